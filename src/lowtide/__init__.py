@@ -1,0 +1,99 @@
+"""lowtide: run an agent's model calls, and bulk LLM work, through provider batch APIs.
+
+An actor whose configuration says `batch_processing: batch` gets its calls answered through Anthropic's Message
+Batches API (half the price, no stream-idle timeouts, results within 24 hours) and receives the same
+`ActorResponse` a live call gives.
+"""
+
+from lowtide._version import __version__
+from lowtide.actor import Actor
+from lowtide.clock import Clock, ManualClock, SystemClock
+from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
+from lowtide.errors import (
+    ActorError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BatchRequestCanceled,
+    BatchRequestError,
+    BatchRequestErrored,
+    BatchRequestExpired,
+    BatchTimeoutError,
+    ConfigurationError,
+    InvalidRequestError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    ProviderCapabilityError,
+    ProviderNotFoundError,
+    RateLimitError,
+    ServerError,
+    StructuredOutputError,
+)
+from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
+from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
+from lowtide.registry import ProviderRegistry, default_registry
+from lowtide.types import (
+    ActorRequest,
+    ActorResponse,
+    ChatMessage,
+    Cost,
+    ProviderIds,
+    TextContent,
+    ThinkingContent,
+    ToolSpec,
+    ToolUseContent,
+    Usage,
+)
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "Actor",
+    "ActorConfiguration",
+    "ActorError",
+    "ActorRequest",
+    "ActorResponse",
+    "AuthenticationError",
+    "BatchProcessingMode",
+    "BatchRequestCanceled",
+    "BatchRequestError",
+    "BatchRequestErrored",
+    "BatchRequestExpired",
+    "BatchSettings",
+    "BatchTimeoutError",
+    "Capability",
+    "ChatMessage",
+    "ClaudeBatchProvider",
+    "ClaudeProvider",
+    "Clock",
+    "ConfigurationError",
+    "Cost",
+    "InvalidRequestError",
+    "ManualClock",
+    "NotFoundError",
+    "Outcome",
+    "OverloadedError",
+    "PermissionDeniedError",
+    "Provider",
+    "ProviderCapabilityError",
+    "ProviderIds",
+    "ProviderNotFoundError",
+    "ProviderOptions",
+    "ProviderRegistry",
+    "RateLimitError",
+    "ServerError",
+    "StructuredOutputError",
+    "SystemClock",
+    "TextContent",
+    "ThinkingContent",
+    "TimeoutPolicy",
+    "ToolSpec",
+    "ToolUseContent",
+    "Usage",
+    "__version__",
+    "default_registry",
+    "load_actors",
+]

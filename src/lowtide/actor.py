@@ -1,0 +1,239 @@
+"""`Actor`: runs model calls for one configuration, through the live or the batch provider its mode selects."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar, overload
+
+from pydantic import BaseModel, ValidationError
+
+from lowtide.clock import Clock, SystemClock
+from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.errors import ActorError, ConfigurationError
+from lowtide.providers.base import Outcome, Provider, ProviderOptions
+from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
+
+__all__ = ["Actor"]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+MessagesInput = Sequence[ChatMessage | Mapping[str, Any]]
+ToolsInput = Sequence[ToolSpec | Mapping[str, Any]]
+
+
+class Actor:
+    """Runs calls for one `ActorConfiguration`; its `batch_processing` mode picks the provider.
+
+    Everything at the edges is injectable: `client` (an `anthropic.AsyncAnthropic`, e.g. the emulator's),
+    `http_client`, `api_key`, `clock`, and the `registry` providers are resolved from.
+    """
+
+    def __init__(
+        self,
+        configuration: ActorConfiguration | Mapping[str, Any],
+        *,
+        registry: ProviderRegistry | None = None,
+        client: Any = None,
+        http_client: Any = None,
+        api_key: str | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.configuration = (
+            configuration
+            if isinstance(configuration, ActorConfiguration)
+            else ActorConfiguration.from_dict(configuration)
+        )
+        self._registry = registry
+        self._client = client
+        self._http_client = http_client
+        self._api_key = api_key
+        self._clock = clock or SystemClock()
+        self._providers: dict[BatchProcessingMode, Provider] = {}
+        self._sync_runner: asyncio.Runner | None = None
+
+    @classmethod
+    def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
+        """The actor `name` from a YAML or TOML file (the only one, when the file holds one)."""
+        return cls(ActorConfiguration.from_file(path, name), **kwargs)
+
+    @property
+    def name(self) -> str:
+        return self.configuration.name
+
+    def request(
+        self,
+        prompt: str | None = None,
+        *,
+        messages: MessagesInput | None = None,
+        system: str | list[dict[str, Any]] | None = None,
+        tools: ToolsInput | None = None,
+        tool_choice: Mapping[str, Any] | None = None,
+        response_model: type[BaseModel] | None = None,
+        custom_id: str | None = None,
+        **params: Any,
+    ) -> ActorRequest:
+        """Build the `ActorRequest` a call would send: the configuration's defaults, then this call's arguments.
+
+        Bad arguments raise `ConfigurationError` here, before anything is sent or paid for.
+        """
+        if (prompt is None) == (messages is None):
+            raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
+        conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
+        config = self.configuration
+        fields: dict[str, Any] = {
+            "model": config.model,
+            "messages": conversation,
+            "max_tokens": config.max_tokens,
+            "system": system if system is not None else config.system_prompt,
+            "tools": list(tools or []),
+            "tool_choice": tool_choice if tool_choice is not None else config.tool_choice,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "top_k": config.top_k,
+            "stop_sequences": config.stop_sequences,
+            "metadata": config.metadata,
+            "thinking": config.thinking,
+            "output_config": config.output_config,
+            "cache_control": config.cache_control,
+            "extra_params": dict(config.extra_params),
+            "response_model": response_model,
+            "custom_id": custom_id,
+        }
+        unknown = set(params) - set(ActorRequest.model_fields)
+        if unknown:
+            raise ConfigurationError(
+                f"Unknown call parameter(s): {', '.join(sorted(unknown))}.", field=sorted(unknown)[0]
+            )
+        fields.update(params)
+        try:
+            return ActorRequest.model_validate(fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ConfigurationError(
+                f"Invalid call to actor {self.name!r}: {where}: {first['msg']}", field=where
+            ) from None
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        response_model: type[ModelT],
+        mode: BatchProcessingMode | str | None = None,
+        **kwargs: Any,
+    ) -> ActorResponse[ModelT]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        response_model: None = None,
+        mode: BatchProcessingMode | str | None = None,
+        **kwargs: Any,
+    ) -> ActorResponse[Any]: ...
+
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        response_model: type[BaseModel] | None = None,
+        mode: BatchProcessingMode | str | None = None,
+        **kwargs: Any,
+    ) -> ActorResponse[Any]:
+        """Answer one call. `mode` overrides the configuration's `batch_processing` for this call only.
+
+        Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
+        (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
+        """
+        request = self.request(prompt, response_model=response_model, **kwargs)
+        return await self.provider(mode).complete(request)
+
+    async def run_many(
+        self,
+        requests: Sequence[ActorRequest | str],
+        *,
+        mode: BatchProcessingMode | str | None = None,
+    ) -> list[Outcome]:
+        """Answer several calls; in batch mode they travel as one batch. Each outcome is a response or its error."""
+        built = [r if isinstance(r, ActorRequest) else self.request(r) for r in requests]
+        return await self.provider(mode).complete_many(built)
+
+    def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:
+        """`run` for scripts without an event loop. All sync calls of one actor share one loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise ActorError("run_sync was called inside a running event loop; use `await actor.run(...)`.")
+        if self._sync_runner is None:
+            self._sync_runner = asyncio.Runner()
+        return self._sync_runner.run(self.run(prompt, **kwargs))
+
+    def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode:
+        """The mode a call will really run in: the override or the configured mode, after any live fallback."""
+        return self._resolve(mode)[0]
+
+    def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
+        """The provider answering calls in `mode` (default: the configured one), built once and reused."""
+        effective, factory = self._resolve(mode)
+        provider = self._providers.get(effective)
+        if provider is None:
+            config = self.configuration
+            options = ProviderOptions(
+                api_key=self._api_key,
+                api_key_env=config.api_key_env,
+                base_url=config.base_url,
+                http_client=self._http_client,
+                client=self._client,
+                clock=self._clock,
+                batch=config.batch,
+                timeout=config.timeout,
+                max_retries=config.max_retries,
+            )
+            provider = factory(options)
+            self._providers[effective] = provider
+        return provider
+
+    def _resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
+        wanted = self._mode(mode)
+        registry = self._registry or default_registry()
+        resolution = registry.resolve(
+            self.configuration.provider, wanted, fallback_to_live=self.configuration.fallback_to_live
+        )
+        return resolution.mode, resolution.factory
+
+    def _mode(self, mode: BatchProcessingMode | str | None) -> BatchProcessingMode:
+        if mode is None:
+            return self.configuration.batch_processing
+        try:
+            return BatchProcessingMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in BatchProcessingMode)
+            raise ConfigurationError(f"Unknown mode {mode!r}; choose one of: {choices}.", field="mode") from None
+
+    async def aclose(self) -> None:
+        providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            await provider.aclose()
+
+    def close(self) -> None:
+        """Close providers and the loop used by `run_sync`."""
+        if self._sync_runner is not None:
+            self._sync_runner.run(self.aclose())
+            self._sync_runner.close()
+            self._sync_runner = None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

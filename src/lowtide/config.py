@@ -1,0 +1,256 @@
+"""Actor configuration: which provider and model an actor uses, its Messages parameters, and how it waits on batches.
+
+Configurations load from a dict, a YAML file or a TOML file. A file holds one actor, or several under `actors`
+(a list, or a table keyed by name) with optional shared `defaults`. Invalid settings fail at load time with a
+`ConfigurationError` that names the actor, the file and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Self, cast
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from lowtide.errors import ConfigurationError
+
+__all__ = [
+    "ActorConfiguration",
+    "BatchProcessingMode",
+    "BatchSettings",
+    "TimeoutPolicy",
+    "load_actors",
+]
+
+DAY = 24 * 3600.0
+
+
+class BatchProcessingMode(StrEnum):
+    """How an actor's calls reach the model: the live Messages API or the Message Batches API."""
+
+    LIVE = "live"
+    BATCH = "batch"
+
+
+class TimeoutPolicy(StrEnum):
+    """What happens to a batch still running when `max_wait` has passed."""
+
+    CANCEL = "cancel"
+    """Ask the API to cancel it: nothing more is charged for requests not yet processed."""
+    LEAVE = "leave"
+    """Leave it running; its results can be collected later with the batch id."""
+
+
+class BatchSettings(BaseModel):
+    """How a batch-mode call waits for its batch."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    poll_interval: float = Field(default=30.0, gt=0, description="Seconds between two status checks.")
+    max_wait: float = Field(
+        default=DAY + 600, gt=0, description="Seconds to wait for a batch to end before giving up on it."
+    )
+    on_timeout: TimeoutPolicy = TimeoutPolicy.CANCEL
+    api_retries: int = Field(
+        default=5, ge=0, le=50, description="Retries of a failed status check or result download (never of create)."
+    )
+
+
+class ActorConfiguration(BaseModel):
+    """One actor: its provider, model, Messages parameters and batch behaviour."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    provider: str = Field(default="anthropic", min_length=1)
+    model: str = Field(min_length=1)
+    system_prompt: str | None = None
+    max_tokens: int = Field(default=1024, ge=1)
+    temperature: float | None = Field(default=None, ge=0.0, le=1.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    top_k: int | None = Field(default=None, ge=1)
+    stop_sequences: list[str] = Field(default_factory=list[str])
+    metadata: dict[str, Any] | None = None
+    thinking: dict[str, Any] | None = None
+    tool_choice: dict[str, Any] | None = None
+    output_config: dict[str, Any] | None = None
+    cache_control: dict[str, Any] | None = None
+    extra_params: dict[str, Any] = Field(
+        default_factory=dict[str, Any], description="Further Messages API parameters, passed through as given."
+    )
+
+    batch_processing: BatchProcessingMode = BatchProcessingMode.LIVE
+    batch: BatchSettings = Field(default_factory=BatchSettings)
+    fallback_to_live: bool = Field(
+        default=False,
+        description="When the provider cannot batch, answer through its live API instead of failing.",
+    )
+
+    api_key_env: str = Field(default="ANTHROPIC_API_KEY", min_length=1)
+    base_url: str | None = None
+    timeout: float = Field(default=600.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=20)
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Self:
+        if any(not s for s in self.stop_sequences):
+            raise ValueError("stop_sequences must not contain empty strings")
+        if self.thinking and self.thinking.get("type") == "enabled":
+            budget = self.thinking.get("budget_tokens")
+            if not isinstance(budget, int) or budget < 1024:
+                raise ValueError("thinking.budget_tokens must be an integer of at least 1024")
+            if budget >= self.max_tokens:
+                raise ValueError(f"thinking.budget_tokens ({budget}) must be less than max_tokens ({self.max_tokens})")
+        return self
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "configuration") -> ActorConfiguration:
+        """Validate one actor's settings, raising `ConfigurationError` naming the field on failure."""
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise _configuration_error(exc, actor=_name_of(data), source=source) from None
+
+    @classmethod
+    def from_file(cls, path: str | Path, name: str | None = None) -> ActorConfiguration:
+        """Load one actor from a YAML or TOML file; `name` picks one when the file holds several."""
+        actors = load_actors(path)
+        if name is None:
+            if len(actors) != 1:
+                raise ConfigurationError(
+                    f"{path} holds {len(actors)} actors ({', '.join(actors)}); say which one with name=...",
+                    field="name",
+                )
+            return next(iter(actors.values()))
+        try:
+            return actors[name]
+        except KeyError:
+            raise ConfigurationError(
+                f"{path} has no actor named {name!r}; it has {', '.join(sorted(actors))}.", field="name"
+            ) from None
+
+
+def load_actors(source: str | Path | Mapping[str, Any]) -> dict[str, ActorConfiguration]:
+    """Load every actor from a YAML or TOML file (by extension) or an already-parsed mapping, keyed by name."""
+    if isinstance(source, Mapping):
+        return _actors_from_document(source, origin="configuration")
+    path = Path(source)
+    return _actors_from_document(_read_document(path), origin=str(path))
+
+
+def _read_document(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"Cannot read configuration file {path}: {exc.strerror}") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".toml":
+            document: object = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            document = yaml.safe_load(text)
+        else:
+            raise ConfigurationError(f"{path}: unknown configuration format {suffix!r}; use .yaml, .yml or .toml")
+    except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"{path} is not valid {suffix.lstrip('.').upper()}: {exc}") from None
+    mapping = _as_mapping(document)
+    if mapping is None:
+        raise ConfigurationError(f"{path} must hold a mapping of settings, not {type(document).__name__}")
+    return mapping
+
+
+def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[str, ActorConfiguration]:
+    if "actors" not in document:
+        actor = ActorConfiguration.from_dict(document, source=origin)
+        return {actor.name: actor}
+    unknown = set(document) - {"actors", "defaults"}
+    if unknown:
+        raise ConfigurationError(
+            f"{origin}: unknown top-level key(s) {', '.join(sorted(unknown))}; expected 'actors' and 'defaults'",
+            field=sorted(unknown)[0],
+        )
+    defaults = _as_mapping(document.get("defaults") or {})
+    if defaults is None:
+        raise ConfigurationError(f"{origin}: 'defaults' must be a mapping", field="defaults")
+    actors: dict[str, ActorConfiguration] = {}
+    for entry in _actor_entries(document["actors"], origin=origin):
+        actor = ActorConfiguration.from_dict(_merge(defaults, entry), source=origin)
+        if actor.name in actors:
+            raise ConfigurationError(f"{origin}: actor {actor.name!r} is defined twice", field="name")
+        actors[actor.name] = actor
+    if not actors:
+        raise ConfigurationError(f"{origin}: 'actors' is empty", field="actors")
+    return actors
+
+
+def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
+    by_name = _as_mapping(raw)
+    if by_name is not None:
+        entries: list[dict[str, Any]] = []
+        for name, body in by_name.items():
+            settings = _as_mapping(body)
+            if settings is None:
+                raise ConfigurationError(f"{origin}: actor {name!r} must be a mapping of settings", field=name)
+            entries.append({"name": name, **settings})
+        return entries
+    if isinstance(raw, list):
+        result: list[dict[str, Any]] = []
+        for index, body in enumerate(cast("list[object]", raw)):
+            settings = _as_mapping(body)
+            if settings is None:
+                raise ConfigurationError(f"{origin}: actors[{index}] must be a mapping of settings", field="actors")
+            result.append(settings)
+        return result
+    raise ConfigurationError(f"{origin}: 'actors' must be a list or a mapping of actors", field="actors")
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge two settings mappings; the override wins, nested mappings (like `batch`) merge key by key."""
+    merged = dict(base)
+    for key, value in override.items():
+        current, incoming = _as_mapping(merged.get(key)), _as_mapping(value)
+        merged[key] = _merge(current, incoming) if current is not None and incoming is not None else value
+    return merged
+
+
+def _as_mapping(value: object) -> dict[str, Any] | None:
+    """`value` as a mapping with string keys (YAML allows others), or None when it is not a mapping."""
+    if not isinstance(value, Mapping):
+        return None
+    return {str(key): item for key, item in cast("Mapping[object, Any]", value).items()}
+
+
+def _name_of(data: Mapping[str, Any]) -> str | None:
+    name = data.get("name")
+    return name if isinstance(name, str) else None
+
+
+_SECRET_HINTS = ("key", "token", "secret", "password", "auth")
+
+
+def _never_echo(error_type: str, field: str) -> bool:
+    # A misplaced `api_key: sk-...` must not end up in an error message or a log.
+    return (
+        error_type in ("missing", "extra_forbidden")
+        or field == "(actor)"
+        or any(hint in field.lower() for hint in _SECRET_HINTS)
+    )
+
+
+def _configuration_error(exc: ValidationError, *, actor: str | None, source: str) -> ConfigurationError:
+    problems: list[str] = []
+    fields: list[str] = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "(actor)"
+        fields.append(field)
+        got = "" if _never_echo(error["type"], field) else f" (got {error['input']!r})"
+        message = error["msg"].removeprefix("Value error, ")
+        problems.append(f"  {field}: {message}{got}")
+    who = f"actor {actor!r}" if actor else "actor"
+    return ConfigurationError(
+        f"Invalid configuration for {who} in {source}:\n" + "\n".join(problems), field=fields[0] if fields else None
+    )

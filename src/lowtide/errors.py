@@ -1,0 +1,281 @@
+"""Every error lowtide raises, in one tree rooted at `ActorError`.
+
+```
+ActorError
+├── ConfigurationError            invalid actor configuration or call arguments; raised before anything is sent
+├── ProviderNotFoundError         no provider registered under that name (with "did you mean ...?")
+├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
+├── StructuredOutputError         the answer did not validate against the requested `response_model`
+├── APIError                      the provider's API refused or failed a call; keeps status code and request id
+│   ├── AuthenticationError       401: missing or invalid API key
+│   ├── PermissionDeniedError     403: the key may not do this
+│   ├── NotFoundError             404: unknown model, batch or route
+│   ├── InvalidRequestError       400, 413, 422 and other 4xx: the request itself is wrong
+│   ├── RateLimitError            429: slow down; `retry_after` says for how long when the API said so
+│   ├── OverloadedError           529: the API is overloaded; retry later
+│   ├── ServerError               500 and other 5xx
+│   └── APIConnectionError        no answer: connection refused or dropped
+│       └── APITimeoutError       no answer in time
+├── BatchTimeoutError             a batch did not end within `max_wait`; it was canceled or left running
+└── BatchRequestError             one request of an ended batch did not succeed; its neighbours are unaffected
+    ├── BatchRequestErrored       the API answered that request with an error (type and message kept)
+    ├── BatchRequestCanceled      the batch was canceled before that request was processed
+    └── BatchRequestExpired       the batch hit its 24 hour limit before that request was processed
+```
+
+Errors never carry an API key: messages are built from the API's own error text, ids and numbers only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lowtide.types import ActorResponse
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "ActorError",
+    "AuthenticationError",
+    "BatchRequestCanceled",
+    "BatchRequestError",
+    "BatchRequestErrored",
+    "BatchRequestExpired",
+    "BatchTimeoutError",
+    "ConfigurationError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "OverloadedError",
+    "PermissionDeniedError",
+    "ProviderCapabilityError",
+    "ProviderNotFoundError",
+    "RateLimitError",
+    "ServerError",
+    "StructuredOutputError",
+]
+
+# Error types after which the same request may succeed if sent again.
+RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+
+
+class ActorError(Exception):
+    """The root of every error lowtide raises."""
+
+
+class ConfigurationError(ActorError):
+    """Raised when an actor configuration, or the arguments of a call, are invalid.
+
+    `field` names the offending setting (dotted path) when one setting is to blame.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ProviderNotFoundError(ConfigurationError):
+    """Raised when no provider is registered under the requested name."""
+
+    def __init__(self, name: str, *, known: Sequence[str], suggestions: Sequence[str]) -> None:
+        hint = f" Did you mean {' or '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        listing = ", ".join(repr(k) for k in sorted(known)) or "none"
+        super().__init__(f"No provider named {name!r}.{hint} Registered providers: {listing}.", field="provider")
+        self.name = name
+        self.suggestions = list(suggestions)
+
+
+class ProviderCapabilityError(ConfigurationError):
+    """Raised when a provider exists but lacks what the call needs, such as batch processing."""
+
+    def __init__(self, provider: str, capability: str, *, hint: str = "") -> None:
+        message = f"Provider {provider!r} does not support {capability}."
+        super().__init__(f"{message} {hint}".strip(), field="batch_processing")
+        self.provider = provider
+        self.capability = capability
+
+
+class StructuredOutputError(ActorError):
+    """Raised when the model's answer does not validate against the requested `response_model`.
+
+    The raw `text` is kept so nothing the model produced (and that was paid for) is lost.
+    """
+
+    def __init__(self, message: str, *, text: str, model_name: str, response: ActorResponse[Any] | None = None) -> None:
+        super().__init__(message)
+        self.text = text
+        self.model_name = model_name
+        self.response = response
+        """The full response (usage, cost, ids) the unparseable answer came in."""
+
+
+class APIError(ActorError):
+    """Raised when the provider's API refused or failed a call."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        request_id: str | None = None,
+        error_type: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.request_id = request_id
+        self.error_type = error_type
+
+    def __str__(self) -> str:
+        parts = [self.message]
+        if self.status_code is not None:
+            parts.append(f"status {self.status_code}")
+        if self.request_id:
+            parts.append(f"request id {self.request_id}")
+        return " | ".join(parts)
+
+    @property
+    def retryable(self) -> bool:
+        """Whether sending the same call again may succeed."""
+        return False
+
+
+class AuthenticationError(APIError):
+    """401: the API key is missing or invalid."""
+
+
+class PermissionDeniedError(APIError):
+    """403: the API key may not perform this call."""
+
+
+class NotFoundError(APIError):
+    """404: the model, batch or route does not exist."""
+
+
+class InvalidRequestError(APIError):
+    """400, 413, 422 and other client errors: the request itself must change before it can succeed."""
+
+
+class RateLimitError(APIError):
+    """429: too many requests; `retry_after` is the wait the API asked for, in seconds, when it gave one."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        request_id: str | None = None,
+        error_type: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, request_id=request_id, error_type=error_type)
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class OverloadedError(APIError):
+    """529: the API is temporarily overloaded."""
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class ServerError(APIError):
+    """500 and other 5xx: the API failed."""
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class APIConnectionError(APIError):
+    """No answer from the API: the connection was refused or dropped."""
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class APITimeoutError(APIConnectionError):
+    """No answer from the API within the client's timeout."""
+
+
+class BatchTimeoutError(ActorError):
+    """Raised when a batch has not ended within `max_wait` seconds.
+
+    `canceled` says whether lowtide asked the API to cancel the batch (the `cancel` policy) or left it
+    running so its results can still be collected later (the `leave` policy).
+    """
+
+    def __init__(self, *, batch_id: str, elapsed: float, max_wait: float, canceled: bool) -> None:
+        action = "cancellation was requested" if canceled else "it was left running"
+        super().__init__(
+            f"Batch {batch_id} did not end within the maximum wait of {max_wait:g} s (waited {elapsed:g} s); {action}."
+        )
+        self.batch_id = batch_id
+        self.elapsed = elapsed
+        self.max_wait = max_wait
+        self.canceled = canceled
+
+
+class BatchRequestError(ActorError):
+    """One request of an ended batch did not succeed."""
+
+    def __init__(self, message: str, *, batch_id: str, custom_id: str) -> None:
+        super().__init__(message)
+        self.batch_id = batch_id
+        self.custom_id = custom_id
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the same request may succeed in a later batch."""
+        return False
+
+
+class BatchRequestErrored(BatchRequestError):
+    """The API answered this request with an error; `error_type` and `api_message` are the API's own."""
+
+    def __init__(self, *, batch_id: str, custom_id: str, error_type: str, api_message: str) -> None:
+        super().__init__(
+            f"Request {custom_id} in batch {batch_id} errored: {error_type}: {api_message}",
+            batch_id=batch_id,
+            custom_id=custom_id,
+        )
+        self.error_type = error_type
+        self.api_message = api_message
+
+    @property
+    def retryable(self) -> bool:
+        return self.error_type in RETRYABLE_ERROR_TYPES
+
+
+class BatchRequestCanceled(BatchRequestError):
+    """The batch was canceled before this request was processed; nothing was charged for it."""
+
+    def __init__(self, *, batch_id: str, custom_id: str) -> None:
+        super().__init__(
+            f"Request {custom_id} in batch {batch_id} was canceled before it was processed.",
+            batch_id=batch_id,
+            custom_id=custom_id,
+        )
+
+
+class BatchRequestExpired(BatchRequestError):
+    """The batch reached its 24 hour limit before this request was processed; nothing was charged for it."""
+
+    def __init__(self, *, batch_id: str, custom_id: str) -> None:
+        super().__init__(
+            f"Request {custom_id} in batch {batch_id} expired before it was processed (24 h limit).",
+            batch_id=batch_id,
+            custom_id=custom_id,
+        )
+
+    @property
+    def retryable(self) -> bool:
+        return True

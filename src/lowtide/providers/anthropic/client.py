@@ -1,0 +1,41 @@
+"""Building the SDK client a provider uses: an injected one, or one made from a key, a base URL and an HTTP client."""
+
+from __future__ import annotations
+
+import os
+
+from anthropic import AsyncAnthropic
+
+from lowtide.errors import ConfigurationError
+from lowtide.providers.base import ProviderOptions
+
+__all__ = ["build_client"]
+
+
+def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
+    """The client to use and whether the provider owns it (and so must close it).
+
+    Without a key the error says which environment variable to set, before anything is sent.
+    """
+    if options.client is not None:
+        if not isinstance(options.client, AsyncAnthropic):
+            raise ConfigurationError(
+                f"client must be an anthropic.AsyncAnthropic, not {type(options.client).__name__}", field="client"
+            )
+        return options.client, False
+    api_key = options.api_key or os.environ.get(options.api_key_env)
+    if not api_key:
+        raise ConfigurationError(
+            f"No Anthropic API key: set the {options.api_key_env} environment variable, pass api_key=..., "
+            "or run against the emulator (lowtide.emulator.Emulator, or ANTHROPIC_BASE_URL pointing at "
+            "`lowtide emulator`).",
+            field="api_key_env",
+        )
+    client = AsyncAnthropic(
+        api_key=api_key,
+        base_url=options.base_url,
+        http_client=options.http_client,
+        timeout=options.timeout,
+        max_retries=options.max_retries,
+    )
+    return client, True

@@ -1,0 +1,49 @@
+"""`ClaudeProvider`: one call, one answer, through the live Messages API (streamed, so long answers never idle out)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from lowtide.config import BatchProcessingMode
+from lowtide.providers.anthropic.client import build_client
+from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
+from lowtide.providers.base import Capability, Provider, ProviderOptions
+from lowtide.types import ActorRequest, ActorResponse, ProviderIds
+
+__all__ = ["ClaudeProvider"]
+
+
+class ClaudeProvider(Provider):
+    """Anthropic's live Messages API through the async SDK client."""
+
+    name: ClassVar[str] = "anthropic"
+    mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {
+            Capability.LIVE,
+            Capability.STRUCTURED_OUTPUT,
+            Capability.TOOLS,
+            Capability.THINKING,
+            Capability.PROMPT_CACHING,
+        }
+    )
+
+    def __init__(self, options: ProviderOptions) -> None:
+        self._client, self._owns_client = build_client(options)
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+        params = to_message_params(request)
+        with translate_errors():
+            async with self._client.messages.stream(**params) as stream:
+                message = await stream.get_final_message()
+                request_id = stream.request_id
+        return to_response(
+            message,
+            request,
+            mode=BatchProcessingMode.LIVE,
+            ids=ProviderIds(request_id=request_id, custom_id=request.custom_id),
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()

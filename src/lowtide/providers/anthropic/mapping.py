@@ -1,0 +1,266 @@
+"""Pure translations between lowtide's types and Anthropic's: request -> Messages params, message -> response,
+batch result line -> outcome, SDK exception -> `ActorError`. No I/O here."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
+from typing import Any, assert_never, cast
+
+import anthropic
+import httpx2
+from anthropic import transform_schema
+from anthropic.types import Message
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+from anthropic.types.messages import MessageBatchIndividualResponse
+from anthropic.types.messages.batch_create_params import Request as BatchEntry
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import (
+    ActorError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BatchRequestCanceled,
+    BatchRequestErrored,
+    BatchRequestExpired,
+    ConfigurationError,
+    InvalidRequestError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    StructuredOutputError,
+)
+from lowtide.pricing import cost_of
+from lowtide.types import ActorRequest, ActorResponse, ContentBlock, ProviderIds, Usage
+
+__all__ = [
+    "CUSTOM_ID_PATTERN",
+    "PROVIDER_NAME",
+    "BatchEntry",
+    "api_error_from_status",
+    "check_custom_id",
+    "to_batch_request",
+    "to_message_params",
+    "to_outcome",
+    "to_response",
+    "translate_errors",
+]
+
+PROVIDER_NAME = "anthropic"
+CUSTOM_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+_OPTIONAL_PARAMS = ("temperature", "top_p", "top_k", "metadata", "thinking", "tool_choice", "cache_control")
+
+
+def to_message_params(request: ActorRequest) -> dict[str, Any]:
+    """The Messages API parameters for `request`, identical for a live call and a batch entry."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": [message.model_dump() for message in request.messages],
+    }
+    if request.system is not None:
+        params["system"] = request.system
+    if request.tools:
+        params["tools"] = [tool.model_dump(exclude_none=True) for tool in request.tools]
+    if request.stop_sequences:
+        params["stop_sequences"] = list(request.stop_sequences)
+    for name in _OPTIONAL_PARAMS:
+        value = getattr(request, name)
+        if value is not None:
+            params[name] = value
+    output_config = dict(request.output_config or {})
+    if request.response_model is not None:
+        output_config["format"] = {"type": "json_schema", "schema": transform_schema(request.response_model)}
+    if output_config:
+        params["output_config"] = output_config
+    clashes = set(request.extra_params) & set(params)
+    if clashes:
+        raise ConfigurationError(
+            f"extra_params repeats parameter(s) already set: {', '.join(sorted(clashes))}", field="extra_params"
+        )
+    params.update(request.extra_params)
+    return params
+
+
+def check_custom_id(custom_id: str) -> str:
+    if not CUSTOM_ID_PATTERN.fullmatch(custom_id):
+        raise ConfigurationError(
+            f"custom_id {custom_id!r} is invalid: use 1 to 64 letters, digits, '_' or '-'", field="custom_id"
+        )
+    return custom_id
+
+
+def to_batch_request(custom_id: str, request: ActorRequest) -> BatchEntry:
+    # `to_message_params` builds the Messages API's parameter shape from validated fields; the SDK's TypedDict
+    # cannot see that through a dynamically built dict, hence the cast at the one place the shape is made.
+    params = cast("MessageCreateParamsNonStreaming", to_message_params(request))
+    return {"custom_id": check_custom_id(custom_id), "params": params}
+
+
+def to_response(
+    message: Message,
+    request: ActorRequest,
+    *,
+    mode: BatchProcessingMode,
+    ids: ProviderIds,
+) -> ActorResponse[Any]:
+    """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
+
+    Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
+    """
+    raw_blocks: list[dict[str, Any]] = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
+    content = _content_blocks(raw_blocks)
+    text = "".join(block["text"] for block in raw_blocks if block.get("type") == "text")
+    usage = Usage(
+        input_tokens=message.usage.input_tokens,
+        output_tokens=message.usage.output_tokens,
+        cache_read_input_tokens=message.usage.cache_read_input_tokens or 0,
+        cache_creation_input_tokens=message.usage.cache_creation_input_tokens or 0,
+    )
+    response: ActorResponse[Any] = ActorResponse[Any].model_validate(
+        {
+            "text": text,
+            "content": content,
+            "stop_reason": message.stop_reason,
+            "stop_sequence": message.stop_sequence,
+            "usage": usage,
+            "cost": cost_of(message.usage.model_dump(mode="json", exclude_none=True), message.model, mode=mode),
+            "model": message.model,
+            "provider": PROVIDER_NAME,
+            "mode": mode,
+            "ids": ids.model_copy(update={"message_id": message.id}),
+        }
+    )
+    if request.response_model is None:
+        return response
+    return response.model_copy(update={"parsed": _parse(request.response_model, response)})
+
+
+_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+_MODELLED_BLOCKS = ("text", "tool_use", "thinking")
+
+
+def _content_blocks(raw_blocks: list[dict[str, Any]]) -> list[ContentBlock]:
+    # Blocks lowtide does not model are kept whole rather than dropped.
+    shaped = [
+        block if block.get("type") in _MODELLED_BLOCKS else {"type": str(block.get("type")), "data": block}
+        for block in raw_blocks
+    ]
+    return _BLOCKS.validate_python(shaped)
+
+
+def _parse(model: type[BaseModel], response: ActorResponse[Any]) -> BaseModel:
+    source = response.text
+    if not source and response.tool_calls:
+        source = json.dumps(response.tool_calls[0].input)
+    try:
+        return model.model_validate_json(source)
+    except ValidationError as exc:
+        raise StructuredOutputError(
+            f"The answer does not fit {model.__name__}: {exc.error_count()} problem(s); first: "
+            f"{_first_problem(exc)}. The raw text is kept on the error and its response.",
+            text=source,
+            model_name=model.__name__,
+            response=response,
+        ) from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(root)"
+    return f"{where}: {first['msg']}"
+
+
+def to_outcome(
+    line: MessageBatchIndividualResponse,
+    request: ActorRequest,
+    *,
+    batch_id: str,
+) -> ActorResponse[Any] | ActorError:
+    """One results line as the caller's outcome: a response, or the error that belongs to that request alone."""
+    result = line.result
+    custom_id = line.custom_id
+    match result.type:
+        case "succeeded":
+            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id)
+            try:
+                return to_response(result.message, request, mode=BatchProcessingMode.BATCH, ids=ids)
+            except StructuredOutputError as exc:
+                return exc
+        case "errored":
+            error = result.error.error
+            return BatchRequestErrored(
+                batch_id=batch_id, custom_id=custom_id, error_type=error.type, api_message=error.message
+            )
+        case "canceled":
+            return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
+        case "expired":
+            return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
+        case _:  # pragma: no cover - a result type newer than this code
+            assert_never(result.type)
+
+
+def api_error_from_status(
+    status: int,
+    message: str,
+    *,
+    request_id: str | None,
+    error_type: str | None,
+    retry_after: float | None = None,
+) -> APIError:
+    """The most specific `APIError` for an HTTP status (and the API's error type, which wins for 529s)."""
+    common: dict[str, Any] = {"status_code": status, "request_id": request_id, "error_type": error_type}
+    if status == 429:
+        return RateLimitError(message, retry_after=retry_after, **common)
+    if status == 529 or error_type == "overloaded_error":
+        return OverloadedError(message, **common)
+    if status >= 500:
+        return ServerError(message, **common)
+    errors: Mapping[int, type[APIError]] = {
+        401: AuthenticationError,
+        403: PermissionDeniedError,
+        404: NotFoundError,
+    }
+    return errors.get(status, InvalidRequestError)(message, **common)
+
+
+@contextmanager
+def translate_errors() -> Generator[None]:
+    """Re-raise every SDK exception as the matching `ActorError`, keeping status code and request id."""
+    try:
+        yield
+    except anthropic.APITimeoutError as exc:
+        raise APITimeoutError("The API did not answer in time.") from exc
+    except anthropic.APIConnectionError as exc:
+        raise APIConnectionError(f"Could not reach the API: {exc.message}") from exc
+    except httpx2.TransportError as exc:
+        # A body streamed after the status line (batch results) fails with the transport's own error.
+        raise APIConnectionError(f"The connection to the API broke: {type(exc).__name__}") from exc
+    except anthropic.APIStatusError as exc:
+        raise api_error_from_status(
+            exc.status_code,
+            exc.api_message or exc.message,
+            request_id=exc.request_id,
+            error_type=exc.type,
+            retry_after=_retry_after(exc.response.headers.get("retry-after")),
+        ) from exc
+    except anthropic.AnthropicError as exc:
+        raise APIError(f"The Anthropic client failed: {exc}") from exc
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

@@ -1,0 +1,80 @@
+"""The interface every provider implements and the capabilities it declares.
+
+A provider answers `ActorRequest`s with `ActorResponse`s in one mode (live or batch). `complete_many` is the
+batch-native entry: it returns one outcome per request, in order, where a failed request is its own `ActorError`
+and never fails its neighbours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from lowtide.clock import Clock, SystemClock
+from lowtide.config import BatchProcessingMode, BatchSettings
+from lowtide.errors import ActorError
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = ["Capability", "Outcome", "Provider", "ProviderOptions"]
+
+Outcome = ActorResponse[Any] | ActorError
+"""What one request of a batch came to: its response, or the error that is its alone."""
+
+
+class Capability(StrEnum):
+    LIVE = "live"
+    BATCH = "batch"
+    STRUCTURED_OUTPUT = "structured_output"
+    TOOLS = "tools"
+    THINKING = "thinking"
+    PROMPT_CACHING = "prompt_caching"
+
+
+@dataclass(frozen=True)
+class ProviderOptions:
+    """What a provider factory needs to build a provider; everything at the edges is injectable.
+
+    `client` is a ready SDK client (tests pass the emulator's); otherwise the provider builds one from
+    `api_key` (or the environment variable `api_key_env` names), `base_url` and `http_client`.
+    """
+
+    api_key: str | None = None
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    base_url: str | None = None
+    http_client: Any = None
+    client: Any = None
+    clock: Clock = field(default_factory=SystemClock)
+    batch: BatchSettings = field(default_factory=BatchSettings)
+    timeout: float = 600.0
+    max_retries: int = 2
+
+
+class Provider(ABC):
+    """A way to get model calls answered: one provider name, one mode, declared capabilities."""
+
+    name: ClassVar[str]
+    mode: ClassVar[BatchProcessingMode]
+    capabilities: ClassVar[frozenset[Capability]]
+
+    @abstractmethod
+    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+        """Answer one request, raising its `ActorError` if it fails."""
+
+    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        """Answer several requests; each outcome is a response or that request's own error."""
+
+        async def one(request: ActorRequest) -> Outcome:
+            try:
+                return await self.complete(request)
+            except ActorError as exc:
+                return exc
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    async def aclose(self) -> None:
+        """Release connections the provider opened itself."""
+        return

@@ -1,0 +1,119 @@
+"""The provider registry: (provider name, mode) -> factory.
+
+Built-in providers register through the `lowtide.providers` entry-point group, exactly as a third-party plugin
+does: each entry point names a callable `register(registry)`. The default registry loads the group on first use.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
+from lowtide.providers.base import Provider, ProviderOptions
+
+__all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
+
+ENTRY_POINT_GROUP = "lowtide.providers"
+
+ProviderFactory = Callable[[ProviderOptions], Provider]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The factory picked for a call, and the mode it will really run in (after any fallback)."""
+
+    factory: ProviderFactory
+    mode: BatchProcessingMode
+    fell_back: bool
+
+
+class ProviderRegistry:
+    """Maps a provider name and a mode to the factory that builds that provider."""
+
+    def __init__(self) -> None:
+        self._factories: dict[tuple[str, BatchProcessingMode], ProviderFactory] = {}
+        self._lock = threading.Lock()
+
+    def register(
+        self, name: str, mode: BatchProcessingMode, factory: ProviderFactory, *, replace: bool = False
+    ) -> None:
+        """Register `factory` for `(name, mode)`; registering a taken slot again needs `replace=True`."""
+        key = (name, BatchProcessingMode(mode))
+        with self._lock:
+            if key in self._factories and not replace:
+                raise ConfigurationError(
+                    f"A provider is already registered as {name!r} for {key[1].value} mode; pass replace=True "
+                    "to override it.",
+                    field="provider",
+                )
+            self._factories[key] = factory
+
+    def names(self) -> list[str]:
+        return sorted({name for name, _ in self._factories})
+
+    def modes(self, name: str) -> list[BatchProcessingMode]:
+        return [mode for mode in BatchProcessingMode if (name, mode) in self._factories]
+
+    def resolve(self, name: str, mode: BatchProcessingMode, *, fallback_to_live: bool = False) -> Resolution:
+        """Find the factory for `(name, mode)`.
+
+        A provider that exists but has no batch factory falls back to live only when `fallback_to_live` is set;
+        otherwise a `ProviderCapabilityError` says so and how to allow it.
+        """
+        mode = BatchProcessingMode(mode)
+        factory = self._factories.get((name, mode))
+        if factory is not None:
+            return Resolution(factory, mode, fell_back=False)
+        known = self.names()
+        if name not in known:
+            raise ProviderNotFoundError(name, known=known, suggestions=difflib.get_close_matches(name, known, n=2))
+        live = self._factories.get((name, BatchProcessingMode.LIVE))
+        if mode is BatchProcessingMode.BATCH and live is not None:
+            if fallback_to_live:
+                return Resolution(live, BatchProcessingMode.LIVE, fell_back=True)
+            raise ProviderCapabilityError(
+                name,
+                "batch processing",
+                hint="Use batch_processing: live, or set fallback_to_live: true to answer through its live API.",
+            )
+        raise ProviderCapabilityError(name, f"{mode.value} mode")
+
+    def load_entry_points(self, eps: Iterable[EntryPoint] | None = None) -> list[str]:
+        """Call the `register(registry)` of every plugin in the entry-point group; returns the names loaded.
+
+        A plugin that fails to import or register raises `ConfigurationError` naming it, rather than vanishing.
+        """
+        loaded: list[str] = []
+        for ep in eps if eps is not None else entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                register = ep.load()
+                register(self)
+            except ConfigurationError:
+                raise
+            except Exception as exc:
+                raise ConfigurationError(
+                    f"Provider plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}",
+                    field="provider",
+                ) from exc
+            loaded.append(ep.name)
+        return loaded
+
+
+_default: ProviderRegistry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> ProviderRegistry:
+    """The process-wide registry, with every installed plugin (the built-ins included) loaded once."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            registry = ProviderRegistry()
+            registry.load_entry_points()
+            _default = registry
+        return _default

@@ -1,0 +1,190 @@
+"""The provider-neutral request and response of one model call: what an actor sends and what it gets back."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any, Generic, Literal, TypeVar, cast
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from lowtide.config import BatchProcessingMode
+
+__all__ = [
+    "ActorRequest",
+    "ActorResponse",
+    "ChatMessage",
+    "ContentBlock",
+    "Cost",
+    "OtherContent",
+    "ProviderIds",
+    "TextContent",
+    "ThinkingContent",
+    "ToolSpec",
+    "ToolUseContent",
+    "Usage",
+]
+
+ParsedT = TypeVar("ParsedT")
+
+
+class ChatMessage(BaseModel):
+    """One turn of the conversation; `content` is text or a list of content blocks in the Messages API's shape."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["user", "assistant"]
+    content: str | list[dict[str, Any]]
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may call. Keys beyond these (`type`, `cache_control`, ...) pass through to the API."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+
+
+class ActorRequest(BaseModel):
+    """Everything one model call needs, with the actor's defaults already applied."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    model: str
+    messages: list[ChatMessage] = Field(min_length=1)
+    max_tokens: int = Field(ge=1)
+    system: str | list[dict[str, Any]] | None = None
+    tools: list[ToolSpec] = Field(default_factory=list[ToolSpec])
+    tool_choice: dict[str, Any] | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    stop_sequences: list[str] = Field(default_factory=list[str])
+    metadata: dict[str, Any] | None = None
+    thinking: dict[str, Any] | None = None
+    output_config: dict[str, Any] | None = None
+    cache_control: dict[str, Any] | None = None
+    extra_params: dict[str, Any] = Field(default_factory=dict[str, Any])
+    response_model: type[BaseModel] | None = Field(default=None, exclude=True)
+    custom_id: str | None = None
+    """The id this request carries inside a batch; lowtide assigns one when it is not given."""
+
+
+class Usage(BaseModel):
+    """Token counts as the API reported them. `input_tokens` excludes cached tokens, as in the Messages API."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+
+class Cost(BaseModel):
+    """What a call cost in US dollars, at the price that applied, and what the other mode would have cost."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total_usd: Decimal
+    input_usd: Decimal
+    output_usd: Decimal
+    pricing: Literal["batch", "live"]
+    live_equivalent_usd: Decimal
+    """What the same tokens cost through the live API: the saving is `live_equivalent_usd - total_usd`."""
+    source: str = "genai-prices"
+    note: str | None = None
+
+    @property
+    def savings_usd(self) -> Decimal:
+        return self.live_equivalent_usd - self.total_usd
+
+
+class ProviderIds(BaseModel):
+    """Ids that tie a response to the provider's records, for support requests and reconciliation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    message_id: str | None = None
+    batch_id: str | None = None
+    custom_id: str | None = None
+    request_id: str | None = None
+
+
+class TextContent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+    citations: list[dict[str, Any]] | None = None
+
+
+class ToolUseContent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ThinkingContent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class OtherContent(BaseModel):
+    """A block lowtide does not model (redacted thinking, server tool results, ...), kept whole in `data`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    data: dict[str, Any]
+
+
+def _block_tag(value: object) -> str:
+    kind = cast("dict[str, object]", value).get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in ("text", "tool_use", "thinking") else "other"
+
+
+ContentBlock = Annotated[
+    Annotated[TextContent, Tag("text")]
+    | Annotated[ToolUseContent, Tag("tool_use")]
+    | Annotated[ThinkingContent, Tag("thinking")]
+    | Annotated[OtherContent, Tag("other")],
+    Discriminator(_block_tag),
+]
+
+
+class ActorResponse(BaseModel, Generic[ParsedT]):
+    """The answer to one call, the same whether it came through the live API or a batch."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    content: list[ContentBlock]
+    parsed: ParsedT | None = None
+    stop_reason: str | None
+    stop_sequence: str | None = None
+    usage: Usage
+    cost: Cost | None
+    model: str
+    provider: str
+    mode: BatchProcessingMode
+    ids: ProviderIds
+
+    @property
+    def tool_calls(self) -> list[ToolUseContent]:
+        return [block for block in self.content if isinstance(block, ToolUseContent)]
+
+    @property
+    def thinking(self) -> str:
+        return "".join(block.thinking for block in self.content if isinstance(block, ThinkingContent))
