@@ -1,0 +1,58 @@
+"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, coverage_report."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["lint", "types", "behave", "robot", "coverage_report"]
+
+TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
+RESULTS = "build/test-results"
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", "src", "features", "robot", "benchmarks", "noxfile.py")
+    session.run("ruff", "format", "--check", "src", "features", "robot", "benchmarks", "noxfile.py")
+
+
+@nox.session
+def types(session: nox.Session) -> None:
+    """pyright in strict mode over src/."""
+    session.install("-e", ".", "pyright>=1.1.390")
+    session.run("pyright", "src")
+
+
+@nox.session
+def behave(session: nox.Session) -> None:
+    """Behave scenarios, measured by coverage (erases data from earlier runs first)."""
+    session.install("-e", ".", *TEST_DEPS)
+    session.run("coverage", "erase")
+    session.run(
+        "coverage", "run", "-p", "-m", "behave",
+        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave",
+        *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session
+def robot(session: nox.Session) -> None:
+    """Robot Framework suites over real processes and sockets, measured by coverage (subprocesses included)."""
+    session.install("-e", ".", *TEST_DEPS)
+    session.run(
+        "coverage", "run", "-p", "-m", "robot",
+        "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
+        *(session.posargs or ["robot"]),
+    )  # fmt: skip
+
+
+@nox.session
+def coverage_report(session: nox.Session) -> None:
+    """Combine the coverage of every run and fail under 97%."""
+    session.install("coverage[toml]>=7.10")
+    session.run("coverage", "combine", success_codes=[0, 1])
+    session.run("coverage", "report")

@@ -1,0 +1,110 @@
+"""`lowtide demo`: a few actors from the bundled configuration run concurrent batch-mode calls against the
+in-process emulator, and the answers, batch ids and costs (batch price beside live price) are printed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, TextIO
+
+from lowtide.actor import Actor
+from lowtide.config import BatchProcessingMode, load_actors
+from lowtide.emulator import Emulator
+from lowtide.errors import ActorError
+from lowtide.types import ActorResponse
+
+__all__ = ["DEMO_CALLS", "DemoCall", "run_demo"]
+
+
+@dataclass(frozen=True)
+class DemoCall:
+    actor: str
+    prompt: str
+
+
+DEMO_CALLS = (
+    DemoCall("planner", "Plan the move of our nightly report job from cron to a task queue."),
+    DemoCall("planner", "Plan adding retries with backoff to the payment webhook handler."),
+    DemoCall("reviewer", "Review: a migration that renames the users.email column in place."),
+    DemoCall("reviewer", "Review: a change that caches feature flags for ten minutes."),
+    DemoCall("summarizer", "Summarize why batch APIs cost half as much as live calls."),
+    DemoCall("summarizer", "Summarize the trade-off between latency and price for agent calls."),
+)
+
+
+def bundled_configuration() -> Path:
+    return Path(str(files("lowtide") / "data" / "demo_actors.yaml"))
+
+
+async def run_demo(
+    out: TextIO,
+    *,
+    config: Path | None = None,
+    processing_seconds: float = 1.0,
+    calls: tuple[DemoCall, ...] = DEMO_CALLS,
+) -> int:
+    """Run the demo, writing a report to `out`; returns the number of calls that failed."""
+    path = config or bundled_configuration()
+    configurations = load_actors(path)
+    emulator = Emulator(processing_seconds=processing_seconds)
+    client = emulator.client()
+    actors = {name: Actor(cfg, client=client) for name, cfg in configurations.items()}
+    selected = [call for call in calls if call.actor in actors] or [
+        DemoCall(name, f"Introduce yourself, {name}.") for name in actors
+    ]
+    out.write(
+        f"lowtide demo: {len(selected)} concurrent calls from {len(actors)} actors ({path.name}), "
+        "in batch mode against the in-process emulator: no API key, no network.\n\n"
+    )
+    started = time.perf_counter()
+    try:
+        outcomes = await asyncio.gather(
+            *(_run(actors[call.actor], call.prompt) for call in selected), return_exceptions=False
+        )
+    finally:
+        for actor in actors.values():
+            await actor.aclose()
+        await client.close()
+    elapsed = time.perf_counter() - started
+
+    batch_total = live_total = Decimal(0)
+    batches: set[str] = set()
+    failures = 0
+    for call, outcome in zip(selected, outcomes, strict=True):
+        out.write(f"[{call.actor}] {call.prompt}\n")
+        if isinstance(outcome, ActorError):
+            failures += 1
+            out.write(f"  failed: {outcome}\n\n")
+            continue
+        batches.add(outcome.ids.batch_id or "?")
+        out.write(f"  answer: {outcome.text}\n")
+        out.write(
+            f"  batch {outcome.ids.batch_id}  custom_id {outcome.ids.custom_id}  mode {outcome.mode.value}  "
+            f"tokens {outcome.usage.input_tokens} in / {outcome.usage.output_tokens} out\n"
+        )
+        cost = outcome.cost
+        if cost is not None:
+            batch_total += cost.total_usd
+            live_total += cost.live_equivalent_usd
+            out.write(f"  cost ${cost.total_usd:.6f} at batch prices (live: ${cost.live_equivalent_usd:.6f})\n")
+        out.write("\n")
+    saved = live_total - batch_total
+    share = f" ({saved / live_total:.0%})" if live_total else ""
+    out.write(
+        f"{len(selected) - failures} of {len(selected)} calls answered through {len(batches)} batch(es) "
+        f"in {elapsed:.1f} s.\n"
+        f"Cost at batch prices: ${batch_total:.6f}. The same calls live: ${live_total:.6f}. "
+        f"Saved ${saved:.6f}{share}.\n"
+    )
+    return failures
+
+
+async def _run(actor: Actor, prompt: str) -> ActorResponse[Any] | ActorError:
+    try:
+        return await actor.run(prompt, mode=BatchProcessingMode.BATCH)
+    except ActorError as exc:
+        return exc
