@@ -1,0 +1,488 @@
+"""The durable record of every batch and every request, in SQLite (WAL), shared safely by several processes.
+
+Every state change is one short transaction (`BEGIN IMMEDIATE`), and bulk changes (thousands of requests joining
+a batch, thousands of results arriving) are written in chunks with `executemany`, not one commit per row.
+Nothing secret is stored: requests are kept as Messages parameters, batches by the API's base URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lowtide.ledger.schema import migrate
+
+__all__ = [
+    "LEDGER_ENV",
+    "BatchRecord",
+    "BatchState",
+    "Ledger",
+    "NewRequest",
+    "OutcomeRow",
+    "RequestRecord",
+    "RequestState",
+    "default_ledger_path",
+]
+
+T = TypeVar("T")
+
+LEDGER_ENV = "LOWTIDE_LEDGER"
+_CHUNK = 1000
+
+
+class RequestState(StrEnum):
+    PENDING = "pending"
+    """Queued by a process, not yet in a batch."""
+    SUBMITTING = "submitting"
+    """In a batch whose creation is in flight or unconfirmed."""
+    WAITING = "waiting-on-batch"
+    """In a batch the API has accepted; waiting for it to end."""
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    """Final: a non-retryable error, or retryable ones until the attempts ran out."""
+    CANCELED = "canceled"
+    EXPIRED = "expired"
+    """Final: expired on every attempt allowed."""
+
+    @property
+    def final(self) -> bool:
+        return self in (RequestState.SUCCEEDED, RequestState.FAILED, RequestState.CANCELED, RequestState.EXPIRED)
+
+
+class BatchState(StrEnum):
+    INTENT = "intent"
+    """Recorded before `create` was called; its outcome is not known yet."""
+    UNKNOWN = "unknown"
+    """`create` was called and its outcome is unknown (timeout, dropped connection, crash): reconcile first."""
+    WAITING = "waiting-on-batch"
+    """The API has the batch; it is processing."""
+    ENDED = "ended"
+    """The API says it ended; results not yet stored."""
+    COLLECTED = "collected"
+    CANCELED = "canceled"
+    """Ended after a cancellation; results stored."""
+    EXPIRED = "expired"
+    """Ended by the 24 hour limit with requests expired; results stored."""
+    FAILED = "failed"
+    """The API refused the create: nothing was processed or charged."""
+
+    @property
+    def outstanding(self) -> bool:
+        return self in (BatchState.INTENT, BatchState.UNKNOWN, BatchState.WAITING, BatchState.ENDED)
+
+
+@dataclass(frozen=True)
+class NewRequest:
+    key: str
+    custom_id: str
+    actor: str
+    model: str
+    params: dict[str, Any]
+    max_attempts: int = 1
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    key: str
+    custom_id: str
+    actor: str
+    model: str
+    params: dict[str, Any]
+    state: RequestState
+    batch_id: str | None
+    attempts: int
+    max_attempts: int
+    response: dict[str, Any] | None
+    error: dict[str, Any] | None
+    cost_usd: Decimal | None
+    live_cost_usd: Decimal | None
+    created_at: float
+    updated_at: float
+    owner: str | None
+    owner_until: float | None
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    id: str
+    provider: str
+    endpoint: str
+    provider_batch_id: str | None
+    state: BatchState
+    processing_status: str | None
+    request_count: int
+    request_bytes: int
+    intent_at: float
+    submitted_at: float | None
+    ended_at: float | None
+    collected_at: float | None
+    counts: dict[str, int] | None
+    owner: str | None
+    owner_until: float | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One request's result as stored: its final (or requeued) state and what came back."""
+
+    key: str
+    state: RequestState
+    response: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    cost_usd: Decimal | None = None
+    live_cost_usd: Decimal | None = None
+
+
+def default_ledger_path() -> Path:
+    """`$LOWTIDE_LEDGER`, else `$XDG_STATE_HOME/lowtide/ledger.sqlite3` (`~/.local/state/...` by default)."""
+    explicit = os.environ.get(LEDGER_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state_home) / "lowtide" / "ledger.sqlite3"
+
+
+class Ledger:
+    """One SQLite ledger file; safe to share between processes, and between threads of one process."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_ledger_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA busy_timeout=30000")
+        migrate(self._db)
+        if os.name == "posix":
+            os.chmod(self.path, 0o600)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Generator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # requests
+
+    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
+        """Insert the requests the ledger does not know (owned by `owner` until `until`); return every record.
+
+        A key the ledger already has is left as it is: the caller attaches to it instead of sending it again.
+        """
+        with self._transaction() as db:
+            for chunk in _chunks(requests):
+                db.executemany(
+                    "INSERT OR IGNORE INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
+                    " max_attempts, created_at, updated_at, owner, owner_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            r.key,
+                            r.custom_id,
+                            r.actor,
+                            r.model,
+                            params := _dumps(r.params),
+                            len(params.encode()),
+                            r.max_attempts,
+                            now,
+                            now,
+                            owner,
+                            until,
+                        )
+                        for r in chunk
+                    ],
+                )
+            return self._requests_by_key(db, [r.key for r in requests])
+
+    def take_over(self, key: str, *, owner: str, until: float, now: float) -> bool:
+        """Own a pending request whose owner's lease ran out (its process died); True when this call took it."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
+                " WHERE key = ? AND state = 'pending' AND (owner IS NULL OR owner = ? OR owner_until < ?)",
+                (owner, until, now, key, owner, now),
+            )
+            return cursor.rowcount == 1
+
+    def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
+        """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
+        with self._transaction() as db:
+            for chunk in _chunks(list(keys)):
+                db.executemany(
+                    "UPDATE requests SET state = 'pending', batch_id = NULL, owner = ?, owner_until = ?,"
+                    " updated_at = ? WHERE key = ?",
+                    [(owner, until, now, key) for key in chunk],
+                )
+
+    def request(self, key: str) -> RequestRecord | None:
+        with self._lock:
+            found = self._requests_by_key(self._db, [key])
+        return found[0] if found else None
+
+    def requests(
+        self,
+        *,
+        batch_id: str | None = None,
+        actor: str | None = None,
+        states: Iterable[RequestState] | None = None,
+    ) -> list[RequestRecord]:
+        clauses, args = _filters(batch_id=batch_id, actor=actor, states=states)
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM requests{clauses} ORDER BY created_at, key", args).fetchall()
+        return [_request(row) for row in rows]
+
+    # batches
+
+    def record_intent(
+        self,
+        batch_id: str,
+        *,
+        provider: str,
+        endpoint: str,
+        members: Sequence[tuple[str, str]],
+        request_bytes: int,
+        owner: str,
+        now: float,
+    ) -> None:
+        """Before `create`: the batch and its members (key, custom_id), in one transaction."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
+                " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, NULL)",
+                (batch_id, provider, endpoint, len(members), request_bytes, now, owner),
+            )
+            for chunk in _chunks(members):
+                db.executemany(
+                    "INSERT INTO batch_members (batch_id, key, custom_id) VALUES (?, ?, ?)",
+                    [(batch_id, key, custom_id) for key, custom_id in chunk],
+                )
+                db.executemany(
+                    "UPDATE requests SET state = 'submitting', batch_id = ?, attempts = attempts + 1,"
+                    " owner = NULL, owner_until = NULL, updated_at = ? WHERE key = ?",
+                    [(batch_id, now, key) for key, _ in chunk],
+                )
+
+    def record_submitted(self, batch_id: str, *, provider_batch_id: str, processing_status: str, now: float) -> None:
+        """Right after `create` answered: the API's batch id, and every member waiting on it."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', processing_status = ?,"
+                " submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
+                (provider_batch_id, processing_status, now, batch_id),
+            )
+            db.execute(
+                "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
+                (now, batch_id, RequestState.SUBMITTING.value),
+            )
+
+    def record_unknown(self, batch_id: str, *, note: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE batches SET state = 'unknown', note = ? WHERE id = ?", (note, batch_id))
+
+    def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
+        """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
+        with self._transaction() as db:
+            db.execute("UPDATE batches SET state = 'failed', note = ? WHERE id = ?", (note, batch_id))
+            db.execute(
+                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
+                " updated_at = ? WHERE batch_id = ? AND state = ?",
+                (now, batch_id, RequestState.SUBMITTING.value),
+            )
+
+    def record_status(
+        self, batch_id: str, *, processing_status: str, counts: dict[str, int] | None, ended_at: float | None
+    ) -> None:
+        with self._transaction() as db:
+            state = BatchState.ENDED.value if processing_status == "ended" else BatchState.WAITING.value
+            db.execute(
+                "UPDATE batches SET processing_status = ?, counts = ?, ended_at = ?,"
+                " state = CASE WHEN state IN ('waiting-on-batch', 'ended') THEN ? ELSE state END WHERE id = ?",
+                (processing_status, _dumps(counts) if counts is not None else None, ended_at, state, batch_id),
+            )
+
+    def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
+        """Store results of `batch_id`; a request that has since moved to another batch is not overwritten."""
+        changed = 0
+        with self._transaction() as db:
+            for chunk in _chunks(outcomes):
+                cursor = db.executemany(
+                    "UPDATE requests SET state = ?, response = ?, error = ?, cost_usd = ?, live_cost_usd = ?,"
+                    " updated_at = ? WHERE key = ? AND batch_id = ?",
+                    [
+                        (
+                            o.state.value,
+                            _dumps(o.response) if o.response is not None else None,
+                            _dumps(o.error) if o.error is not None else None,
+                            str(o.cost_usd) if o.cost_usd is not None else None,
+                            str(o.live_cost_usd) if o.live_cost_usd is not None else None,
+                            now,
+                            o.key,
+                            batch_id,
+                        )
+                        for o in chunk
+                    ],
+                )
+                changed += cursor.rowcount
+        return changed
+
+    def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET state = ?, collected_at = ?, owner = NULL, owner_until = NULL WHERE id = ?",
+                (state.value, now, batch_id),
+            )
+
+    def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        """Reconciliation found the API's batch for an unknown create; False if another record already holds it."""
+        with self._transaction() as db:
+            taken = db.execute("SELECT 1 FROM batches WHERE provider_batch_id = ?", (provider_batch_id,)).fetchone()
+            if taken:
+                return False
+            db.execute(
+                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', submitted_at = ?,"
+                " note = 'reconciled after an unknown create' WHERE id = ?",
+                (provider_batch_id, now, batch_id),
+            )
+            db.execute(
+                "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
+                (now, batch_id, RequestState.SUBMITTING.value),
+            )
+            return True
+
+    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float) -> bool:
+        """Take the right to work on a batch (reconcile, collect) unless a live process holds it."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE batches SET owner = ?, owner_until = ?"
+                " WHERE id = ? AND (owner IS NULL OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
+                (owner, until, batch_id, owner, now),
+            )
+            return cursor.rowcount == 1
+
+    def batch(self, batch_id: str) -> BatchRecord | None:
+        """A batch by lowtide's id or the API's."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM batches WHERE id = ? OR provider_batch_id = ?", (batch_id, batch_id)
+            ).fetchone()
+        return _batch(row) if row is not None else None
+
+    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
+        wanted = [s.value for s in states] if states is not None else None
+        query = "SELECT * FROM batches"
+        args: list[Any] = []
+        if wanted is not None:
+            query += f" WHERE state IN ({', '.join('?' * len(wanted))})"
+            args.extend(wanted)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
+        return [_batch(row) for row in rows]
+
+    def members(self, batch_id: str) -> dict[str, str]:
+        """custom_id -> key for every request sent in `batch_id`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT custom_id, key FROM batch_members WHERE batch_id = ?", (batch_id,)
+            ).fetchall()
+        return {row["custom_id"]: row["key"] for row in rows}
+
+    def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
+        found: dict[str, RequestRecord] = {}
+        for chunk in _chunks(keys, size=500):
+            rows = db.execute(f"SELECT * FROM requests WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            for row in rows:
+                record = _request(row)
+                found[record.key] = record
+        return [found[key] for key in keys if key in found]
+
+
+def _filters(
+    *, batch_id: str | None, actor: str | None, states: Iterable[RequestState] | None
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if batch_id is not None:
+        clauses.append("batch_id = ?")
+        args.append(batch_id)
+    if actor is not None:
+        clauses.append("actor = ?")
+        args.append(actor)
+    if states is not None:
+        wanted = [s.value for s in states]
+        clauses.append(f"state IN ({', '.join('?' * len(wanted))})")
+        args.extend(wanted)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+
+def _request(row: sqlite3.Row) -> RequestRecord:
+    return RequestRecord(
+        key=row["key"],
+        custom_id=row["custom_id"],
+        actor=row["actor"],
+        model=row["model"],
+        params=json.loads(row["params"]),
+        state=RequestState(row["state"]),
+        batch_id=row["batch_id"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        response=json.loads(row["response"]) if row["response"] else None,
+        error=json.loads(row["error"]) if row["error"] else None,
+        cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] else None,
+        live_cost_usd=Decimal(row["live_cost_usd"]) if row["live_cost_usd"] else None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        owner=row["owner"],
+        owner_until=row["owner_until"],
+    )
+
+
+def _batch(row: sqlite3.Row) -> BatchRecord:
+    return BatchRecord(
+        id=row["id"],
+        provider=row["provider"],
+        endpoint=row["endpoint"],
+        provider_batch_id=row["provider_batch_id"],
+        state=BatchState(row["state"]),
+        processing_status=row["processing_status"],
+        request_count=row["request_count"],
+        request_bytes=row["request_bytes"],
+        intent_at=row["intent_at"],
+        submitted_at=row["submitted_at"],
+        ended_at=row["ended_at"],
+        collected_at=row["collected_at"],
+        counts=json.loads(row["counts"]) if row["counts"] else None,
+        owner=row["owner"],
+        owner_until=row["owner_until"],
+        note=row["note"],
+    )
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
