@@ -58,6 +58,27 @@ class BatchSettings(BaseModel):
     api_retries: int = Field(
         default=5, ge=0, le=50, description="Retries of a failed status check or result download (never of create)."
     )
+    coalesce_window: float = Field(
+        default=0.5, ge=0, description="Seconds concurrent calls are gathered before they are sent as one batch."
+    )
+    max_batch_requests: int = Field(
+        default=100_000, ge=1, le=100_000, description="Most requests in one batch (the API allows 100,000)."
+    )
+    max_batch_bytes: int = Field(
+        default=256_000_000, ge=1024, le=256_000_000, description="Most bytes in one batch (the API allows 256 MB)."
+    )
+    max_attempts: int = Field(
+        default=3, ge=1, le=20, description="Batches one request may travel in when it expires or errors retryably."
+    )
+    lease_seconds: float = Field(
+        default=120.0, gt=0, description="How long other processes leave a request or batch to its owner."
+    )
+    reconcile_grace: float = Field(
+        default=60.0, ge=0, description="How long an unknown create is looked for in the API's list before resending."
+    )
+    watch_interval: float = Field(
+        default=1.0, gt=0, description="Seconds between ledger checks while another process does the work."
+    )
 
 
 class ActorConfiguration(BaseModel):

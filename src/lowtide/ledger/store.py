@@ -264,14 +264,15 @@ class Ledger:
         members: Sequence[tuple[str, str]],
         request_bytes: int,
         owner: str,
+        until: float,
         now: float,
     ) -> None:
         """Before `create`: the batch and its members (key, custom_id), in one transaction."""
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
-                " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, NULL)",
-                (batch_id, provider, endpoint, len(members), request_bytes, now, owner),
+                " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?)",
+                (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
             )
             for chunk in _chunks(members):
                 db.executemany(
@@ -371,13 +372,16 @@ class Ledger:
             )
             return True
 
-    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float) -> bool:
-        """Take the right to work on a batch (reconcile, collect) unless a live process holds it."""
+    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float, force: bool = False) -> bool:
+        """Take the right to work on a batch (reconcile) unless another process holds an unexpired lease on it.
+
+        `force` takes it regardless, for a caller that knows the holder is dead.
+        """
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE batches SET owner = ?, owner_until = ?"
-                " WHERE id = ? AND (owner IS NULL OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
-                (owner, until, batch_id, owner, now),
+                " WHERE id = ? AND (? OR owner IS NULL OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
+                (owner, until, batch_id, force, owner, now),
             )
             return cursor.rowcount == 1
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from anthropic.types.messages import MessageBatch
+from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, retry_if_result, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
@@ -112,19 +112,29 @@ class ClaudeBatchProvider(Provider):
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
     async def submit(self, prepared: PreparedBatch) -> MessageBatch:
-        """Create the batch. Retried only when the API refused it outright (429, 529), never on doubt."""
+        """Create the batch for prepared requests."""
+        return await self.create(prepared.entries)
+
+    async def create(self, entries: Sequence[BatchEntry]) -> MessageBatch:
+        """Create a batch. Retried only when the API refused it outright (429, 529), never on doubt."""
 
         async def create() -> MessageBatch:
-            return await self._client.messages.batches.create(requests=prepared.entries)
+            return await self._client.messages.batches.create(requests=entries)
 
         batch = await self._retrying(create, retry_on=(RateLimitError, OverloadedError))
-        log.info("Submitted batch %s with %d request(s).", batch.id, len(prepared.entries))
+        log.info("Submitted batch %s with %d request(s).", batch.id, len(entries))
         return batch
 
     async def retrieve(self, batch_id: str) -> MessageBatch:
         return await self._retrying(lambda: self._client.messages.batches.retrieve(batch_id))
 
-    async def wait(self, batch: MessageBatch | str, *, started_at: float | None = None) -> MessageBatch:
+    async def wait(
+        self,
+        batch: MessageBatch | str,
+        *,
+        started_at: float | None = None,
+        on_status: Callable[[MessageBatch], None] | None = None,
+    ) -> MessageBatch:
         """Poll every `poll_interval` seconds until the batch ends; past `max_wait`, apply the timeout policy.
 
         `started_at` (clock time) lets a caller that parked the batch count the wait from its submission.
@@ -137,7 +147,10 @@ class ClaudeBatchProvider(Provider):
 
         async def poll() -> MessageBatch:
             # The batch we already hold counts as the first look, saving one call.
-            return known.pop() if known else await self.retrieve(batch_id)
+            seen = known.pop() if known else await self.retrieve(batch_id)
+            if on_status is not None:
+                on_status(seen)
+            return seen
 
         def remaining(_: RetryCallState) -> float:
             return max(0.0, min(settings.poll_interval, deadline - self._clock.now()))
@@ -165,22 +178,18 @@ class ClaudeBatchProvider(Provider):
     async def collect(self, batch_id: str, requests: Mapping[str, ActorRequest]) -> dict[str, Outcome]:
         """Stream the results of an ended batch, line by line, into one outcome per `custom_id`.
 
-        A broken stream is retried from the start; lines already mapped are mapped again to the same outcome.
         A request the results never mention gets a `BatchRequestError` saying so.
         """
         outcomes: dict[str, Outcome] = {}
 
-        async def stream() -> None:
-            with translate_errors():
-                decoder = await self._client.messages.batches.results(batch_id)
-                async for line in decoder:
-                    request = requests.get(line.custom_id)
-                    if request is None:
-                        log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, line.custom_id)
-                        continue
-                    outcomes[line.custom_id] = to_outcome(line, request, batch_id=batch_id)
+        def handle(line: MessageBatchIndividualResponse) -> None:
+            request = requests.get(line.custom_id)
+            if request is None:
+                log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, line.custom_id)
+                return
+            outcomes[line.custom_id] = to_outcome(line, batch_id=batch_id, response_model=request.response_model)
 
-        await self._retrying(stream)
+        await self.stream_results(batch_id, handle)
         for custom_id in requests:
             if custom_id not in outcomes:
                 outcomes[custom_id] = BatchRequestError(
@@ -189,6 +198,39 @@ class ClaudeBatchProvider(Provider):
                     custom_id=custom_id,
                 )
         return outcomes
+
+    async def stream_results(
+        self, batch_id: str, handle: Callable[[MessageBatchIndividualResponse], Awaitable[None] | None]
+    ) -> None:
+        """Feed each results line of an ended batch to `handle`, never holding the whole file.
+
+        A broken stream is retried from the start, so `handle` must accept a line it has seen before.
+        """
+
+        async def stream() -> None:
+            with translate_errors():
+                decoder = await self._client.messages.batches.results(batch_id)
+                async for line in decoder:
+                    handled = handle(line)
+                    if handled is not None:
+                        await handled
+
+        await self._retrying(stream)
+
+    async def recent_batches(self, *, created_after: float) -> list[MessageBatch]:
+        """Batches the API lists as created after `created_after` (epoch seconds), newest first."""
+        found: list[MessageBatch] = []
+
+        async def listing() -> None:
+            found.clear()
+            with translate_errors():
+                async for batch in self._client.messages.batches.list(limit=100):
+                    if batch.created_at.timestamp() < created_after:
+                        break
+                    found.append(batch)
+
+        await self._retrying(listing)
+        return found
 
     async def cancel(self, batch_id: str) -> MessageBatch:
         """Ask the API to cancel the batch; it moves to `canceling`, then ends with unprocessed requests canceled."""

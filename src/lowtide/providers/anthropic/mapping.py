@@ -3,6 +3,7 @@ batch result line -> outcome, SDK exception -> `ActorError`. No I/O here."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Generator, Mapping
@@ -45,7 +46,10 @@ __all__ = [
     "PROVIDER_NAME",
     "BatchEntry",
     "api_error_from_status",
+    "batch_entry",
     "check_custom_id",
+    "custom_id_for",
+    "parse_response",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -99,18 +103,29 @@ def check_custom_id(custom_id: str) -> str:
 
 
 def to_batch_request(custom_id: str, request: ActorRequest) -> BatchEntry:
-    # `to_message_params` builds the Messages API's parameter shape from validated fields; the SDK's TypedDict
-    # cannot see that through a dynamically built dict, hence the cast at the one place the shape is made.
-    params = cast("MessageCreateParamsNonStreaming", to_message_params(request))
-    return {"custom_id": check_custom_id(custom_id), "params": params}
+    return batch_entry(custom_id, to_message_params(request))
+
+
+def batch_entry(custom_id: str, params: dict[str, Any]) -> BatchEntry:
+    # `params` come from `to_message_params` (now or before a restart, through the ledger): the Messages API's
+    # parameter shape, built from validated fields. The SDK's TypedDict cannot see that through a dynamically
+    # built dict, hence the cast at the one place the shape is declared.
+    return {"custom_id": check_custom_id(custom_id), "params": cast("MessageCreateParamsNonStreaming", params)}
+
+
+def custom_id_for(key: str) -> str:
+    """The `custom_id` a keyed request carries: the key itself when the API allows it, else a digest of it."""
+    if CUSTOM_ID_PATTERN.fullmatch(key):
+        return key
+    return "k-" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 def to_response(
     message: Message,
-    request: ActorRequest,
     *,
     mode: BatchProcessingMode,
     ids: ProviderIds,
+    response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any]:
     """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
 
@@ -139,9 +154,7 @@ def to_response(
             "ids": ids.model_copy(update={"message_id": message.id}),
         }
     )
-    if request.response_model is None:
-        return response
-    return response.model_copy(update={"parsed": _parse(request.response_model, response)})
+    return response if response_model is None else parse_response(response, response_model)
 
 
 _BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
@@ -157,12 +170,13 @@ def _content_blocks(raw_blocks: list[dict[str, Any]]) -> list[ContentBlock]:
     return _BLOCKS.validate_python(shaped)
 
 
-def _parse(model: type[BaseModel], response: ActorResponse[Any]) -> BaseModel:
+def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> ActorResponse[Any]:
+    """`response` with `parsed` set to its answer validated as `model`; `StructuredOutputError` if it does not fit."""
     source = response.text
     if not source and response.tool_calls:
         source = json.dumps(response.tool_calls[0].input)
     try:
-        return model.model_validate_json(source)
+        parsed = model.model_validate_json(source)
     except ValidationError as exc:
         raise StructuredOutputError(
             f"The answer does not fit {model.__name__}: {exc.error_count()} problem(s); first: "
@@ -171,6 +185,7 @@ def _parse(model: type[BaseModel], response: ActorResponse[Any]) -> BaseModel:
             model_name=model.__name__,
             response=response,
         ) from None
+    return response.model_copy(update={"parsed": parsed})
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -181,9 +196,9 @@ def _first_problem(exc: ValidationError) -> str:
 
 def to_outcome(
     line: MessageBatchIndividualResponse,
-    request: ActorRequest,
     *,
     batch_id: str,
+    response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any] | ActorError:
     """One results line as the caller's outcome: a response, or the error that belongs to that request alone."""
     result = line.result
@@ -192,7 +207,9 @@ def to_outcome(
         case "succeeded":
             ids = ProviderIds(batch_id=batch_id, custom_id=custom_id)
             try:
-                return to_response(result.message, request, mode=BatchProcessingMode.BATCH, ids=ids)
+                return to_response(
+                    result.message, mode=BatchProcessingMode.BATCH, ids=ids, response_model=response_model
+                )
             except StructuredOutputError as exc:
                 return exc
         case "errored":

@@ -1,0 +1,549 @@
+"""The batch engine: durable, coalesced, exactly-once batch calls for one endpoint and key in one process.
+
+Every call is recorded in the ledger under its key before anything is sent. Concurrent calls are gathered for
+`coalesce_window` seconds and flushed as one batch (earlier when the next request would cross the batch limits).
+The intent is committed before `create`, the API's batch id right after. A create whose outcome is unknown is
+reconciled against the API's list of batches before anything is sent again. One poller per batch serves every
+waiter in the process; results are stored as they stream and handed to their waiters. A call whose key the ledger
+already knows attaches to what is there: a stored result, a batch in flight, or work a dead process left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
+from pydantic import BaseModel
+
+from lowtide.batching.crashpoints import crash_during, crashpoint
+from lowtide.batching.records import error_from_json, error_to_json, response_from_json, response_to_json
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings
+from lowtide.errors import (
+    ActorError,
+    APIConnectionError,
+    BatchRequestCanceled,
+    BatchRequestError,
+    BatchRequestExpired,
+    ConfigurationError,
+    ServerError,
+)
+from lowtide.ledger.store import BatchRecord, BatchState, Ledger, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.providers.anthropic.batch import ClaudeBatchProvider
+from lowtide.providers.anthropic.mapping import batch_entry, custom_id_for, parse_response, to_outcome
+from lowtide.types import ActorResponse
+
+__all__ = ["BatchEngine", "Ticket", "owner_id"]
+
+log = logging.getLogger(__name__)
+
+# How far the API's clock may differ from ours when matching an unknown create against the list of batches.
+CLOCK_SKEW = 300.0
+_WRITE_CHUNK = 500
+
+
+def owner_id() -> str:
+    """This process, as the ledger names it: host, pid and a random part (pids are reused)."""
+    return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+
+
+def _owner_alive(owner: str | None, until: float | None, now: float) -> bool:
+    """Whether the process named `owner` may still be working; a dead pid on this host frees its work at once."""
+    if owner is None:
+        return False
+    host, _, rest = owner.partition("/")
+    pid_text = rest.partition("/")[0]
+    if host == socket.gethostname() and pid_text.isdigit():
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # pragma: no cover - someone else's live process
+            return True
+        return True
+    return until is None or until >= now
+
+
+class Ticket(BaseModel):
+    """The handle of a parked request."""
+
+    key: str
+    actor: str
+    state: str
+    batch_id: str | None
+    """The API's batch id, once the batch exists."""
+    ledger_batch_id: str | None
+    attempts: int
+    cost_usd: Decimal | None = None
+
+    @classmethod
+    def of(cls, record: RequestRecord, batch: BatchRecord | None) -> Ticket:
+        return cls(
+            key=record.key,
+            actor=record.actor,
+            state=ticket_state(record, batch),
+            batch_id=batch.provider_batch_id if batch is not None else None,
+            ledger_batch_id=record.batch_id,
+            attempts=record.attempts,
+            cost_usd=record.cost_usd,
+        )
+
+
+def ticket_state(record: RequestRecord, batch: BatchRecord | None) -> str:
+    """The state a user sees: `waiting-on-batch`, `ended`, `collected`, `canceled`, `expired` or `failed`."""
+    match record.state:
+        case RequestState.SUCCEEDED:
+            return "collected"
+        case RequestState.FAILED | RequestState.CANCELED | RequestState.EXPIRED:
+            return record.state.value
+        case RequestState.WAITING if batch is not None and batch.state is BatchState.ENDED:
+            return "ended"
+        case _:
+            return record.state.value
+
+
+@dataclass
+class _Queued:
+    key: str
+    custom_id: str
+    params: dict[str, Any]
+    size: int
+
+
+class BatchEngine:
+    """Runs batch-mode calls for one provider endpoint and key, durably, through one ledger."""
+
+    def __init__(
+        self,
+        provider: ClaudeBatchProvider,
+        ledger: Ledger,
+        *,
+        endpoint: str,
+        settings: BatchSettings,
+        clock: Clock,
+        owner: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.ledger = ledger
+        self.endpoint = endpoint
+        self.settings = settings
+        self._clock = clock
+        self.owner = owner or owner_id()
+        self._queue: list[_Queued] = []
+        self._queue_bytes = 0
+        self._queued_keys: set[str] = set()
+        self._window: asyncio.Task[None] | None = None
+        self._futures: dict[str, asyncio.Future[RequestRecord]] = {}
+        self._pollers: dict[str, asyncio.Task[None]] = {}
+        self._reconciling: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # The calls an actor makes.
+
+    async def run(
+        self, params: dict[str, Any], *, key: str, actor: str, response_model: type[BaseModel] | None = None
+    ) -> ActorResponse[Any]:
+        """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
+        record = await self._final(self._enter(params, key=key, actor=actor))
+        return self.result_of(record, response_model)
+
+    async def submit(self, params: dict[str, Any], *, key: str, actor: str) -> Ticket:
+        """Park one call: return as soon as its batch exists (or its answer is already stored)."""
+        record = self._enter(params, key=key, actor=actor)
+        while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
+            await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
+            record = self._reread(record.key)
+            if record.state is RequestState.PENDING and not self._mine(record):
+                record = self._rescue_pending(record)
+        return self.ticket(record.key)
+
+    async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
+        """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""
+        record = self.ledger.request(key)
+        if record is None:
+            raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
+        return self.result_of(await self._final(record), response_model)
+
+    def ticket(self, key: str) -> Ticket:
+        record = self._reread(key)
+        return Ticket.of(record, self.ledger.batch(record.batch_id) if record.batch_id else None)
+
+    def result_of(self, record: RequestRecord, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
+        """The stored outcome of a final record: its response (parsed into `response_model`), or its error raised."""
+        if record.state is RequestState.SUCCEEDED and record.response is not None:
+            response = response_from_json(record.response)
+            return response if response_model is None else parse_response(response, response_model)
+        raise error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
+
+    async def drain(self) -> None:
+        """Wait for everything this engine started (flushes, creates, pollers) to finish."""
+        while self._tasks or self._queue:
+            if self._queue and self._window is None:
+                self._flush()
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # Entering the ledger.
+
+    def _enter(self, params: dict[str, Any], *, key: str, actor: str) -> RequestRecord:
+        now = self._clock.now()
+        new = NewRequest(
+            key=key,
+            custom_id=custom_id_for(key),
+            actor=actor,
+            model=str(params.get("model", "")),
+            params=params,
+            max_attempts=self.settings.max_attempts,
+        )
+        [record] = self.ledger.claim([new], owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        if _canonical(record.params) != _canonical(params):
+            raise ConfigurationError(
+                f"Key {key!r} already names a different request in the ledger; use a new key for new content.",
+                field="key",
+            )
+        if record.state is RequestState.PENDING and record.owner == self.owner:
+            self._enqueue(record)
+        return record
+
+    def _mine(self, record: RequestRecord) -> bool:
+        return record.key in self._queued_keys or record.key in self._futures
+
+    def _reread(self, key: str) -> RequestRecord:
+        record = self.ledger.request(key)
+        assert record is not None, f"request {key} vanished from the ledger"
+        return record
+
+    # Waiting for a final outcome, whoever is working on it.
+
+    async def _final(self, record: RequestRecord) -> RequestRecord:
+        while not record.state.final:
+            if record.state is RequestState.PENDING:
+                if record.owner == self.owner or self._mine(record):
+                    return await self._future(record.key)
+                record = self._rescue_pending(record)
+                if record.owner == self.owner:
+                    continue
+            elif record.state is RequestState.SUBMITTING:
+                batch = self.ledger.batch(record.batch_id or "")
+                if batch is not None and self._rescue_batch(batch):
+                    return await self._future(record.key)
+            else:  # waiting on a batch the API has
+                self._ensure_poller(record.batch_id or "")
+                return await self._future(record.key)
+            # Another live process is on it: watch the ledger.
+            await self._clock.sleep(self.settings.watch_interval)
+            record = self._reread(record.key)
+        return record
+
+    def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
+        """Take over a pending request whose owner died or whose lease ran out, and queue it here."""
+        now = self._clock.now()
+        if _owner_alive(record.owner, record.owner_until, now) and record.owner != self.owner:
+            return record
+        if self.ledger.take_over(record.key, owner=self.owner, until=now + self.settings.lease_seconds, now=now):
+            record = self._reread(record.key)
+            if record.state is RequestState.PENDING:
+                self._enqueue(record)
+        return self._reread(record.key)
+
+    def _rescue_batch(self, batch: BatchRecord) -> bool:
+        """Reconcile a batch whose create's outcome is unknown, unless a live process is still creating it."""
+        if batch.id in self._reconciling:
+            return True
+        now = self._clock.now()
+        if batch.owner != self.owner and _owner_alive(batch.owner, batch.owner_until, now):
+            return False
+        if not self.ledger.claim_batch(
+            batch.id, owner=self.owner, until=now + self.settings.lease_seconds, now=now, force=True
+        ):
+            return False  # pragma: no cover - lost a race to another process; the caller watches the ledger
+        self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id))
+        return True
+
+    def _future(self, key: str) -> asyncio.Future[RequestRecord]:
+        future = self._futures.get(key)
+        if future is None or future.done():
+            future = asyncio.get_running_loop().create_future()
+            self._futures[key] = future
+        return future
+
+    def _settle(self, keys: Sequence[str]) -> None:
+        """Hand final records to their waiters."""
+        for key in keys:
+            future = self._futures.get(key)
+            if future is None or future.done():
+                continue
+            record = self.ledger.request(key)
+            if record is not None and record.state.final:
+                future.set_result(record)
+                del self._futures[key]
+
+    def _fail(self, keys: Sequence[str], error: ActorError) -> None:
+        for key in keys:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                future.set_exception(error)
+
+    # Coalescing.
+
+    def _enqueue(self, record: RequestRecord) -> None:
+        if record.key in self._queued_keys:
+            return
+        entry = _Queued(record.key, record.custom_id, record.params, len(_canonical(record.params)) + 64)
+        if self._queue and (
+            len(self._queue) + 1 > self.settings.max_batch_requests
+            or self._queue_bytes + entry.size > self.settings.max_batch_bytes
+        ):
+            self._flush()
+        self._queue.append(entry)
+        self._queue_bytes += entry.size
+        self._queued_keys.add(entry.key)
+        self._future(entry.key)
+        if self._window is None:
+            self._window = self._spawn(self._flush_after_window())
+
+    async def _flush_after_window(self) -> None:
+        await self._clock.sleep(self.settings.coalesce_window)
+        self._window = None
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._window is not None and self._window is not asyncio.current_task():
+            self._window.cancel()
+        self._window = None
+        entries, self._queue, self._queue_bytes = self._queue, [], 0
+        if entries:
+            self._spawn(self._dispatch(entries))
+
+    # Exactly-once submission.
+
+    async def _dispatch(self, entries: list[_Queued]) -> None:
+        batch_id = f"lt_{uuid.uuid4().hex}"
+        now = self._clock.now()
+        self.ledger.record_intent(
+            batch_id,
+            provider=self.provider.name,
+            endpoint=self.endpoint,
+            members=[(e.key, e.custom_id) for e in entries],
+            request_bytes=sum(e.size for e in entries),
+            owner=self.owner,
+            until=now + self.settings.lease_seconds,
+            now=now,
+        )
+        self._queued_keys.difference_update(e.key for e in entries)
+        crashpoint("after-intent")
+        keys = [e.key for e in entries]
+        batch_entries = [batch_entry(e.custom_id, e.params) for e in entries]
+        timer = crash_during("during-create")
+        try:
+            remote = await self.provider.create(batch_entries)
+        except (APIConnectionError, ServerError) as exc:
+            # The API may or may not have the batch: find out before anything is sent again.
+            log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
+            self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
+            await self._reconcile(batch_id)
+            return
+        except ActorError as exc:
+            # The API refused the batch: nothing was processed or charged. A later call may try again.
+            self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+            self._fail(keys, exc)
+            return
+        finally:
+            if timer is not None:  # pragma: no cover - only with a crash point set
+                timer.cancel()
+        crashpoint("after-create")
+        self.ledger.record_submitted(
+            batch_id, provider_batch_id=remote.id, processing_status=remote.processing_status, now=self._clock.now()
+        )
+        self._ensure_poller(batch_id, remote)
+
+    async def _reconcile(self, batch_id: str) -> None:
+        """Find the API's batch for an intent whose create is unknown; if it never arrived, send its requests again.
+
+        A candidate is a batch the API created after our intent (less `CLOCK_SKEW`) with the same number of
+        requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
+        """
+        try:
+            record = self.ledger.batch(batch_id)
+            assert record is not None
+            deadline = record.intent_at + self.settings.reconcile_grace
+            while True:
+                candidates = await self.provider.recent_batches(created_after=record.intent_at - CLOCK_SKEW)
+                for remote in sorted(candidates, key=lambda b: b.created_at):
+                    counts = remote.request_counts
+                    total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+                    if total != record.request_count or self.ledger.batch(remote.id) is not None:
+                        continue
+                    if self.ledger.adopt(batch_id, provider_batch_id=remote.id, now=self._clock.now()):
+                        log.info("Batch %s reconciled with the API's %s.", batch_id, remote.id)
+                        self._ensure_poller(batch_id, remote)
+                        return
+                remaining = deadline - self._clock.now()
+                if remaining <= 0:
+                    break
+                await self._clock.sleep(min(self.settings.poll_interval, remaining))
+            # Not in the API's list after the grace period: the create never took effect. Send again.
+            log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
+            keys = list(self.ledger.members(batch_id).values())
+            self.ledger.record_refused(
+                batch_id, note="create never reached the API (reconciled)", now=self._clock.now()
+            )
+            now = self._clock.now()
+            self.ledger.requeue(keys, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+            for key in keys:
+                self._enqueue(self._reread(key))
+        finally:
+            self._reconciling.pop(batch_id, None)
+
+    # Polling and collecting.
+
+    def _ensure_poller(self, batch_id: str, remote: MessageBatch | None = None) -> None:
+        if batch_id in self._pollers:
+            return
+        self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote))
+
+    async def _poll(self, batch_id: str, remote: MessageBatch | None) -> None:
+        record = self.ledger.batch(batch_id)
+        assert record is not None
+        assert record.provider_batch_id is not None
+        members = self.ledger.members(batch_id)
+        keys = list(members.values())
+        for key in keys:
+            self._future(key)
+        try:
+            ended = await self.provider.wait(
+                remote or record.provider_batch_id, on_status=self._status_recorder(batch_id)
+            )
+            await self._collect(batch_id, ended, members)
+        except ActorError as exc:
+            # Timed out or failed for good: the requests stay in the ledger to be collected later.
+            self._fail(keys, exc)
+        finally:
+            self._pollers.pop(batch_id, None)
+
+    def _status_recorder(self, batch_id: str) -> Any:
+        polls = 0
+
+        def record(batch: MessageBatch) -> None:
+            nonlocal polls
+            counts = batch.request_counts.model_dump() if batch.processing_status == "ended" else None
+            ended_at = batch.ended_at.timestamp() if batch.ended_at is not None else None
+            self.ledger.record_status(
+                batch_id, processing_status=batch.processing_status, counts=counts, ended_at=ended_at
+            )
+            polls += 1
+            if polls > 1:
+                crashpoint("while-polling")
+
+        return record
+
+    async def _collect(self, batch_id: str, ended: MessageBatch, members: dict[str, str]) -> None:
+        """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
+        attempts = {r.key: (r.attempts, r.max_attempts) for r in self.ledger.requests(batch_id=batch_id)}
+        rows: list[OutcomeRow] = []
+        seen: set[str] = set()
+        retry: set[str] = set()
+        strangers = 0
+
+        def write() -> None:
+            if not rows:
+                return
+            self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+            crashpoint("while-streaming")
+            self._settle([row.key for row in rows if row.state.final])
+            rows.clear()
+
+        def handle(line: MessageBatchIndividualResponse) -> None:
+            nonlocal strangers
+            key = members.get(line.custom_id)
+            if key is None:
+                strangers += 1
+                return
+            seen.add(line.custom_id)
+            used, allowed = attempts.get(key, (1, 1))
+            row = _row(key, to_outcome(line, batch_id=ended.id), used=used, allowed=allowed)
+            (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
+            rows.append(row)
+            if len(rows) >= _WRITE_CHUNK:
+                write()
+
+        await self.provider.stream_results(ended.id, handle)
+        if strangers and not seen:
+            log.error(
+                "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id
+            )
+        for custom_id, key in members.items():
+            if custom_id not in seen:
+                error = BatchRequestError(
+                    f"Batch {ended.id} ended without a result for request {custom_id}.",
+                    batch_id=ended.id,
+                    custom_id=custom_id,
+                )
+                used, allowed = attempts.get(key, (1, 1))
+                retry_it = bool(strangers and not seen) and used < allowed
+                rows.append(
+                    OutcomeRow(
+                        key, RequestState.PENDING if retry_it else RequestState.FAILED, error=error_to_json(error)
+                    )
+                )
+                if retry_it:
+                    retry.add(key)
+        write()
+        counts = ended.request_counts
+        state = (
+            BatchState.CANCELED
+            if ended.cancel_initiated_at is not None
+            else BatchState.EXPIRED
+            if counts.expired and not counts.succeeded
+            else BatchState.COLLECTED
+        )
+        self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        if retry:
+            now = self._clock.now()
+            self.ledger.requeue(sorted(retry), owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+            for key in sorted(retry):
+                self._enqueue(self._reread(key))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+
+def _row(key: str, outcome: ActorResponse[Any] | ActorError, *, used: int, allowed: int) -> OutcomeRow:
+    """How one result is stored: succeeded, requeued for another attempt, or final."""
+    if isinstance(outcome, ActorResponse):
+        cost = outcome.cost
+        return OutcomeRow(
+            key,
+            RequestState.SUCCEEDED,
+            response=response_to_json(outcome),
+            cost_usd=cost.total_usd if cost else None,
+            live_cost_usd=cost.live_equivalent_usd if cost else None,
+        )
+    error = error_to_json(outcome)
+    if isinstance(outcome, BatchRequestCanceled):
+        return OutcomeRow(key, RequestState.CANCELED, error=error)
+    retryable = isinstance(outcome, BatchRequestError) and outcome.retryable
+    if retryable and used < allowed:
+        return OutcomeRow(key, RequestState.PENDING, error=error)
+    final = RequestState.EXPIRED if isinstance(outcome, BatchRequestExpired) else RequestState.FAILED
+    return OutcomeRow(key, final, error=error)
+
+
+def _canonical(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
