@@ -39,9 +39,9 @@ class ClaudeProvider(Provider):
                 request_id = stream.request_id
         return to_response(
             message,
-            request,
             mode=BatchProcessingMode.LIVE,
             ids=ProviderIds(request_id=request_id, custom_id=request.custom_id),
+            response_model=request.response_model,
         )
 
     async def aclose(self) -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "BatchEntry",
     "api_error_from_status",
     "check_custom_id",
+    "parse_response",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -107,10 +108,10 @@ def to_batch_request(custom_id: str, request: ActorRequest) -> BatchEntry:
 
 def to_response(
     message: Message,
-    request: ActorRequest,
     *,
     mode: BatchProcessingMode,
     ids: ProviderIds,
+    response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any]:
     """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
 
@@ -139,9 +140,7 @@ def to_response(
             "ids": ids.model_copy(update={"message_id": message.id}),
         }
     )
-    if request.response_model is None:
-        return response
-    return response.model_copy(update={"parsed": _parse(request.response_model, response)})
+    return response if response_model is None else parse_response(response, response_model)
 
 
 _BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
@@ -157,12 +156,13 @@ def _content_blocks(raw_blocks: list[dict[str, Any]]) -> list[ContentBlock]:
     return _BLOCKS.validate_python(shaped)
 
 
-def _parse(model: type[BaseModel], response: ActorResponse[Any]) -> BaseModel:
+def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> ActorResponse[Any]:
+    """`response` with `parsed` set to its answer validated as `model`; `StructuredOutputError` if it does not fit."""
     source = response.text
     if not source and response.tool_calls:
         source = json.dumps(response.tool_calls[0].input)
     try:
-        return model.model_validate_json(source)
+        parsed = model.model_validate_json(source)
     except ValidationError as exc:
         raise StructuredOutputError(
             f"The answer does not fit {model.__name__}: {exc.error_count()} problem(s); first: "
@@ -171,6 +171,7 @@ def _parse(model: type[BaseModel], response: ActorResponse[Any]) -> BaseModel:
             model_name=model.__name__,
             response=response,
         ) from None
+    return response.model_copy(update={"parsed": parsed})
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -181,18 +182,25 @@ def _first_problem(exc: ValidationError) -> str:
 
 def to_outcome(
     line: MessageBatchIndividualResponse,
-    request: ActorRequest,
     *,
     batch_id: str,
+    request_id: str | None = None,
+    response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any] | ActorError:
-    """One results line as the caller's outcome: a response, or the error that belongs to that request alone."""
+    """One results line as the caller's outcome: a response, or the error that belongs to that request alone.
+
+    A succeeded answer is parsed into `response_model` when one is given.
+    `request_id` is that of the call that created the batch: the id Anthropic support asks for.
+    """
     result = line.result
     custom_id = line.custom_id
     match result.type:
         case "succeeded":
-            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id)
+            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id, request_id=request_id)
             try:
-                return to_response(result.message, request, mode=BatchProcessingMode.BATCH, ids=ids)
+                return to_response(
+                    result.message, mode=BatchProcessingMode.BATCH, ids=ids, response_model=response_model
+                )
             except StructuredOutputError as exc:
                 return exc
         case "errored":
