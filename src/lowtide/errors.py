@@ -210,7 +210,8 @@ class BatchTimeoutError(ActorError):
     """Raised when a batch has not ended within `max_wait` seconds.
 
     `canceled` says whether lowtide asked the API to cancel the batch (the `cancel` policy) or left it
-    running so its results can still be collected later (the `leave` policy).
+    running (the `leave` policy); either way `ClaudeBatchProvider.collect(batch_id)` picks up its results once
+    it ends, and `custom_ids` names the requests it holds.
     """
 
     def __init__(self, *, batch_id: str, elapsed: float, max_wait: float, canceled: bool) -> None:
@@ -222,6 +223,8 @@ class BatchTimeoutError(ActorError):
         self.elapsed = elapsed
         self.max_wait = max_wait
         self.canceled = canceled
+        self.custom_ids: list[str] = []
+        """The custom ids of the requests in the batch, to join results collected later."""
 
 
 class BatchRequestError(ActorError):

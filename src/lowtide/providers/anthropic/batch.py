@@ -107,8 +107,12 @@ class ClaudeBatchProvider(Provider):
         prepared = PreparedBatch(requests)
         batch = await self.submit(prepared)
         started = self._clock.now()
-        await self.wait(batch, started_at=started)
-        outcomes = await self.collect(batch.id, prepared.requests)
+        try:
+            await self.wait(batch, started_at=started)
+        except BatchTimeoutError as exc:
+            exc.custom_ids = list(prepared.custom_ids)
+            raise
+        outcomes = await self.collect(batch.id, prepared.requests, request_id=_request_id(batch))
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
     async def submit(self, prepared: PreparedBatch) -> MessageBatch:
@@ -175,22 +179,31 @@ class ClaudeBatchProvider(Provider):
         await self._give_up(batch_id, elapsed=self._clock.now() - start)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def collect(self, batch_id: str, requests: Mapping[str, ActorRequest]) -> dict[str, Outcome]:
+    async def collect(
+        self,
+        batch_id: str,
+        requests: Mapping[str, ActorRequest] | None = None,
+        *,
+        request_id: str | None = None,
+    ) -> dict[str, Outcome]:
         """Stream the results of an ended batch, line by line, into one outcome per `custom_id`.
 
-        A request the results never mention gets a `BatchRequestError` saying so.
+        With `requests` (custom_id -> request) lines are joined to them (and parsed into their `response_model`),
+        and a request the results never mention gets a `BatchRequestError` saying so. Without, every line is
+        returned: enough to pick up a batch left running after a timeout, knowing only its id.
         """
         outcomes: dict[str, Outcome] = {}
 
         def handle(line: MessageBatchIndividualResponse) -> None:
-            request = requests.get(line.custom_id)
-            if request is None:
+            request = requests.get(line.custom_id) if requests is not None else None
+            if requests is not None and request is None:
                 log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, line.custom_id)
                 return
-            outcomes[line.custom_id] = to_outcome(line, batch_id=batch_id, response_model=request.response_model)
+            model = request.response_model if request is not None else None
+            outcomes[line.custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
 
         await self.stream_results(batch_id, handle)
-        for custom_id in requests:
+        for custom_id in requests or ():
             if custom_id not in outcomes:
                 outcomes[custom_id] = BatchRequestError(
                     f"Batch {batch_id} ended without a result for request {custom_id}.",
@@ -288,3 +301,9 @@ class ClaudeBatchProvider(Provider):
             reraise=True,
         )
         return await retrying(translated)
+
+
+def _request_id(batch: MessageBatch) -> str | None:
+    """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
+    value = getattr(batch, "_request_id", None)
+    return value if isinstance(value, str) else None

@@ -198,14 +198,19 @@ def to_outcome(
     line: MessageBatchIndividualResponse,
     *,
     batch_id: str,
+    request_id: str | None = None,
     response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any] | ActorError:
-    """One results line as the caller's outcome: a response, or the error that belongs to that request alone."""
+    """One results line as the caller's outcome: a response, or the error that belongs to that request alone.
+
+    A succeeded answer is parsed into `response_model` when one is given.
+    `request_id` is that of the call that created the batch: the id Anthropic support asks for.
+    """
     result = line.result
     custom_id = line.custom_id
     match result.type:
         case "succeeded":
-            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id)
+            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id, request_id=request_id)
             try:
                 return to_response(
                     result.message, mode=BatchProcessingMode.BATCH, ids=ids, response_model=response_model
