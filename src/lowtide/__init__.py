@@ -7,6 +7,7 @@ Batches API (half the price, no stream-idle timeouts, results within 24 hours) a
 
 from lowtide._version import __version__
 from lowtide.actor import Actor
+from lowtide.batching.engine import Ticket
 from lowtide.clock import Clock, ManualClock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
 from lowtide.errors import (
@@ -20,6 +21,7 @@ from lowtide.errors import (
     BatchRequestErrored,
     BatchRequestExpired,
     BatchTimeoutError,
+    BudgetExceededError,
     ConfigurationError,
     InvalidRequestError,
     NotFoundError,
@@ -31,6 +33,7 @@ from lowtide.errors import (
     ServerError,
     StructuredOutputError,
 )
+from lowtide.ledger.store import Ledger, open_ledger
 from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
@@ -64,6 +67,7 @@ __all__ = [
     "BatchRequestExpired",
     "BatchSettings",
     "BatchTimeoutError",
+    "BudgetExceededError",
     "Capability",
     "ChatMessage",
     "ClaudeBatchProvider",
@@ -72,6 +76,7 @@ __all__ = [
     "ConfigurationError",
     "Cost",
     "InvalidRequestError",
+    "Ledger",
     "ManualClock",
     "NotFoundError",
     "Outcome",
@@ -89,6 +94,7 @@ __all__ = [
     "SystemClock",
     "TextContent",
     "ThinkingContent",
+    "Ticket",
     "TimeoutPolicy",
     "ToolSpec",
     "ToolUseContent",
@@ -96,4 +102,5 @@ __all__ = [
     "__version__",
     "default_registry",
     "load_actors",
+    "open_ledger",
 ]

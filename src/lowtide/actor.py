@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
+from lowtide.batching.engine import BatchEngine, Ticket, derive_key, engine_for
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, ConfigurationError
+from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
+from lowtide.ledger.store import Ledger, open_ledger
+from lowtide.pricing import worst_case_cost
+from lowtide.providers.anthropic.batch import ClaudeBatchProvider
+from lowtide.providers.anthropic.mapping import to_message_params
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
@@ -23,6 +30,14 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 MessagesInput = Sequence[ChatMessage | Mapping[str, Any]]
 ToolsInput = Sequence[ToolSpec | Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class _DurableCall:
+    engine: BatchEngine
+    params: dict[str, Any]
+    key: str
+    estimate: Decimal | None
 
 
 class Actor:
@@ -41,6 +56,7 @@ class Actor:
         http_client: Any = None,
         api_key: str | None = None,
         clock: Clock | None = None,
+        ledger: Ledger | str | Path | None = None,
     ) -> None:
         self.configuration = (
             configuration
@@ -54,6 +70,7 @@ class Actor:
         self._clock = clock or SystemClock()
         self._providers: dict[BatchProcessingMode, Provider] = {}
         self._sync_runner: asyncio.Runner | None = None
+        self._ledger: Ledger | str | Path | None = ledger
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -151,8 +168,94 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
+        key = kwargs.pop("key", None)
+        max_cost_usd = kwargs.pop("max_cost_usd", None)
         request = self.request(prompt, response_model=response_model, **kwargs)
-        return await self.provider(mode).complete(request)
+        provider = self.provider(mode)
+        if not isinstance(provider, ClaudeBatchProvider):
+            return await provider.complete(request)
+        call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
+        return await call.engine.run(
+            call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
+        )
+
+    async def submit(
+        self, prompt: str | None = None, *, key: str | None = None, max_cost_usd: float | None = None, **kwargs: Any
+    ) -> Ticket:
+        """Park a batch-mode call: return its ticket as soon as its batch exists, without waiting for the answer.
+
+        `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
+        same key.
+        """
+        request = self.request(prompt, **kwargs)
+        provider = self.provider(BatchProcessingMode.BATCH)
+        if not isinstance(provider, ClaudeBatchProvider):
+            raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
+        call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
+        return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
+
+    async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
+        """The answer of a parked call, waiting for its batch if need be."""
+        return await self._engine().attach(key, response_model)
+
+    def ticket(self, key: str) -> Ticket:
+        """Where a parked call stands, from the ledger, without calling the API."""
+        return self._engine().ticket(key)
+
+    def _durable(
+        self,
+        provider: ClaudeBatchProvider,
+        request: ActorRequest,
+        *,
+        key: str | None,
+        max_cost_usd: float | None,
+    ) -> _DurableCall:
+        """The engine, params, key and worst-case cost of a batch-mode call, after the budget checks.
+
+        A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
+        """
+        params = to_message_params(request)
+        key = key or request.custom_id or derive_key(provider.name, params)
+        engine = self._engine(provider)
+        estimate = None
+        if engine.ledger.request(key) is None:
+            estimate = self._check_budget(engine.ledger, params, max_cost_usd)
+        return _DurableCall(engine, params, key, estimate)
+
+    def _check_budget(self, ledger: Ledger, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
+        """Refuse a request whose worst case would cross the call's or the actor's budget."""
+        limits = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
+        if self.configuration.max_cost_usd is not None:
+            limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, ledger.committed_usd(self.name)))
+        if all(limit is None for _, limit, _ in limits):
+            return worst_case_cost(params, mode=BatchProcessingMode.BATCH)
+        estimate = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
+        if estimate is None:
+            raise ConfigurationError(
+                f"No price is known for model {params.get('model')!r}, so a budget cannot be checked.",
+                field="max_cost_usd",
+            )
+        for scope, limit, committed in limits:
+            if limit is not None and committed + estimate > Decimal(str(limit)):
+                raise BudgetExceededError(
+                    scope=scope, limit_usd=Decimal(str(limit)), spent_usd=committed, estimate_usd=estimate
+                )
+        return estimate
+
+    def _engine(self, provider: ClaudeBatchProvider | None = None) -> BatchEngine:
+        if provider is None:
+            batch_provider = self.provider(BatchProcessingMode.BATCH)
+            if not isinstance(batch_provider, ClaudeBatchProvider):
+                raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
+            provider = batch_provider
+        ledger = self._open_ledger()
+        return engine_for(provider, ledger, settings=self.configuration.batch, clock=self._clock)
+
+    def _open_ledger(self) -> Ledger:
+        if isinstance(self._ledger, Ledger):
+            return self._ledger
+        self._ledger = open_ledger(self._ledger or self.configuration.ledger)
+        return self._ledger
 
     async def run_many(
         self,

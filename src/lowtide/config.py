@@ -111,6 +111,15 @@ class ActorConfiguration(BaseModel):
         description="When the provider cannot batch, answer through its live API instead of failing.",
     )
 
+    max_cost_usd: float | None = Field(
+        default=None,
+        gt=0,
+        description="Budget for everything this actor sends in batch mode, as recorded in the ledger.",
+    )
+    ledger: str | None = Field(
+        default=None, description="Ledger file; default $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3."
+    )
+
     api_key_env: str = Field(default="ANTHROPIC_API_KEY", min_length=1)
     base_url: str | None = None
     timeout: float = Field(default=600.0, gt=0)

@@ -6,6 +6,7 @@ ActorError
 ├── ProviderNotFoundError         no provider registered under that name (with "did you mean ...?")
 ├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
 ├── StructuredOutputError         the answer did not validate against the requested `response_model`
+├── BudgetExceededError           a request's worst-case cost would cross a budget; nothing was sent
 ├── APIError                      the provider's API refused or failed a call; keeps status code and request id
 │   ├── AuthenticationError       401: missing or invalid API key
 │   ├── PermissionDeniedError     403: the key may not do this
@@ -29,6 +30,7 @@ Errors never carry an API key: messages are built from the API's own error text,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ __all__ = [
     "BatchRequestErrored",
     "BatchRequestExpired",
     "BatchTimeoutError",
+    "BudgetExceededError",
     "ConfigurationError",
     "InvalidRequestError",
     "NotFoundError",
@@ -109,6 +112,25 @@ class StructuredOutputError(ActorError):
         self.model_name = model_name
         self.response = response
         """The full response (usage, cost, ids) the unparseable answer came in."""
+
+
+class BudgetExceededError(ActorError):
+    """Raised before submission when a request's worst-case cost would cross a budget; nothing is sent.
+
+    `limit_usd` is the budget, `spent_usd` what is already spent or committed against it, `estimate_usd` the
+    request's worst case (estimated input, output at `max_tokens`).
+    """
+
+    def __init__(self, *, scope: str, limit_usd: Decimal, spent_usd: Decimal, estimate_usd: Decimal) -> None:
+        super().__init__(
+            f"Budget exceeded for {scope}: the request could cost up to ${estimate_usd:.6f}, and with "
+            f"${spent_usd:.6f} already spent or committed that crosses the limit of ${limit_usd:.6f}. "
+            "Nothing was sent."
+        )
+        self.scope = scope
+        self.limit_usd = limit_usd
+        self.spent_usd = spent_usd
+        self.estimate_usd = estimate_usd
 
 
 class APIError(ActorError):

@@ -6,6 +6,7 @@ model it lists without a batch variant, Anthropic's published rule applies: batc
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from decimal import Decimal
@@ -16,7 +17,7 @@ from genai_prices import calc_price, extract_usage
 from lowtide.config import BatchProcessingMode
 from lowtide.types import Cost, Usage
 
-__all__ = ["BATCH_DISCOUNT", "cost_of"]
+__all__ = ["BATCH_DISCOUNT", "cost_of", "estimate_input_tokens", "worst_case_cost"]
 
 log = logging.getLogger(__name__)
 
@@ -56,3 +57,21 @@ def cost_of(usage: Usage | Mapping[str, Any], model: str, *, mode: BatchProcessi
         live_equivalent_usd=live.total_price,
         note=note,
     )
+
+
+# Fewer bytes per token than typical English (about 4) so the estimate errs high, as a budget check must.
+_BYTES_PER_TOKEN = 3
+
+
+def estimate_input_tokens(params: Mapping[str, Any]) -> int:
+    """A deliberately high estimate of a request's input tokens, from the size of what it sends."""
+    sent = {name: params.get(name) for name in ("system", "messages", "tools")}
+    size = len(json.dumps(sent, separators=(",", ":"), default=str).encode())
+    return max(1, -(-size // _BYTES_PER_TOKEN))
+
+
+def worst_case_cost(params: Mapping[str, Any], *, mode: BatchProcessingMode) -> Decimal | None:
+    """The most a request can cost: estimated input, and output at `max_tokens`; `None` for an unpriced model."""
+    usage = Usage(input_tokens=estimate_input_tokens(params), output_tokens=int(params.get("max_tokens", 0)))
+    cost = cost_of(usage, str(params.get("model", "")), mode=mode)
+    return cost.total_usd if cost is not None else None

@@ -11,6 +11,7 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -42,7 +43,7 @@ from lowtide.providers.anthropic.batch import ClaudeBatchProvider
 from lowtide.providers.anthropic.mapping import batch_entry, custom_id_for, parse_response, to_outcome
 from lowtide.types import ActorResponse
 
-__all__ = ["BatchEngine", "Ticket", "owner_id"]
+__all__ = ["BatchEngine", "Ticket", "derive_key", "engine_for", "owner_id"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,33 @@ def _owner_alive(owner: str | None, until: float | None, now: float) -> bool:
             return True
         return True
     return until is None or until >= now
+
+
+def derive_key(provider: str, params: dict[str, Any]) -> str:
+    """The key of a request the caller did not name: a digest of everything it sends.
+
+    The same request made again attaches to the first one's batch or stored answer instead of paying twice.
+    """
+    digest = hashlib.sha256(f"{provider}\n{_canonical(params)}".encode()).hexdigest()
+    return f"auto-{digest[:40]}"
+
+
+_engines: dict[tuple[int, str, str, str, str], BatchEngine] = {}
+
+
+def engine_for(provider: ClaudeBatchProvider, ledger: Ledger, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
+    """The process's engine for this event loop, ledger, endpoint, credential and batch settings.
+
+    Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
+    """
+    loop = asyncio.get_running_loop()
+    index = (id(loop), str(ledger.path), provider.endpoint, provider.credential, settings.model_dump_json())
+    engine = _engines.get(index)
+    if engine is None or engine.closed:
+        engine = _engines[index] = BatchEngine(
+            provider, ledger, endpoint=provider.endpoint, settings=settings, clock=clock
+        )
+    return engine
 
 
 class Ticket(BaseModel):
@@ -146,19 +174,28 @@ class BatchEngine:
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.closed = False
 
     # The calls an actor makes.
 
     async def run(
-        self, params: dict[str, Any], *, key: str, actor: str, response_model: type[BaseModel] | None = None
+        self,
+        params: dict[str, Any],
+        *,
+        key: str,
+        actor: str,
+        response_model: type[BaseModel] | None = None,
+        worst_case_usd: Decimal | None = None,
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
-        record = await self._final(self._enter(params, key=key, actor=actor))
+        record = await self._final(self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd))
         return self.result_of(record, response_model)
 
-    async def submit(self, params: dict[str, Any], *, key: str, actor: str) -> Ticket:
+    async def submit(
+        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
+    ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
-        record = self._enter(params, key=key, actor=actor)
+        record = self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
             record = self._reread(record.key)
@@ -192,13 +229,16 @@ class BatchEngine:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def aclose(self) -> None:
+        self.closed = True
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     # Entering the ledger.
 
-    def _enter(self, params: dict[str, Any], *, key: str, actor: str) -> RequestRecord:
+    def _enter(
+        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
+    ) -> RequestRecord:
         now = self._clock.now()
         new = NewRequest(
             key=key,
@@ -207,6 +247,7 @@ class BatchEngine:
             model=str(params.get("model", "")),
             params=params,
             max_attempts=self.settings.max_attempts,
+            worst_case_usd=worst_case_usd,
         )
         [record] = self.ledger.claim([new], owner=self.owner, until=now + self.settings.lease_seconds, now=now)
         if _canonical(record.params) != _canonical(params):

@@ -46,6 +46,7 @@ MIGRATIONS: tuple[str, ...] = (
         max_attempts   INTEGER NOT NULL DEFAULT 1,
         response       TEXT,                    -- ActorResponse JSON when succeeded
         error          TEXT,                    -- the error, JSON, when it did not
+        worst_case_usd REAL,                    -- the budget check's estimate, while not final
         cost_usd       TEXT,
         live_cost_usd  TEXT,
         created_at     REAL NOT NULL,

@@ -31,6 +31,7 @@ __all__ = [
     "RequestRecord",
     "RequestState",
     "default_ledger_path",
+    "open_ledger",
 ]
 
 T = TypeVar("T")
@@ -88,6 +89,7 @@ class NewRequest:
     model: str
     params: dict[str, Any]
     max_attempts: int = 1
+    worst_case_usd: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -195,8 +197,8 @@ class Ledger:
             for chunk in _chunks(requests):
                 db.executemany(
                     "INSERT OR IGNORE INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
-                    " max_attempts, created_at, updated_at, owner, owner_until)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                    " max_attempts, worst_case_usd, created_at, updated_at, owner, owner_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
                     [
                         (
                             r.key,
@@ -206,6 +208,7 @@ class Ledger:
                             params := _dumps(r.params),
                             len(params.encode()),
                             r.max_attempts,
+                            float(r.worst_case_usd) if r.worst_case_usd is not None else None,
                             now,
                             now,
                             owner,
@@ -235,6 +238,17 @@ class Ledger:
                     " updated_at = ? WHERE key = ?",
                     [(owner, until, now, key) for key in chunk],
                 )
+
+    def committed_usd(self, actor: str) -> Decimal:
+        """What `actor` has spent (stored costs) plus the worst case of its requests not yet answered."""
+        with self._lock:
+            spent, outstanding = self._db.execute(
+                "SELECT COALESCE(SUM(CAST(cost_usd AS REAL)), 0),"
+                " COALESCE(SUM(CASE WHEN state IN ('pending', 'submitting', 'waiting-on-batch')"
+                " THEN worst_case_usd ELSE 0 END), 0) FROM requests WHERE actor = ?",
+                (actor,),
+            ).fetchone()
+        return Decimal(str(spent)) + Decimal(str(outstanding))
 
     def request(self, key: str) -> RequestRecord | None:
         with self._lock:
@@ -490,3 +504,17 @@ def _dumps(value: object) -> str:
 def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+_open: dict[Path, Ledger] = {}
+_open_lock = threading.Lock()
+
+
+def open_ledger(path: str | Path | None = None) -> Ledger:
+    """The process's one `Ledger` for `path` (default location when None), opened on first use."""
+    resolved = (Path(path).expanduser() if path is not None else default_ledger_path()).resolve()
+    with _open_lock:
+        ledger = _open.get(resolved)
+        if ledger is None:
+            ledger = _open[resolved] = Ledger(resolved)
+        return ledger

@@ -9,6 +9,7 @@ them to their requests on `custom_id`. Each request gets its own outcome; one fa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -96,6 +97,19 @@ class ClaudeBatchProvider(Provider):
         self._closable = client
         self._clock = options.clock
         self.settings: BatchSettings = options.batch
+
+    @property
+    def endpoint(self) -> str:
+        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
+        return str(self._client.base_url).rstrip("/")
+
+    @property
+    def credential(self) -> str:
+        """An in-memory identity of the credentials, for grouping calls into batches; never stored or logged."""
+        key = self._client.api_key or self._client.auth_token or ""
+        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
+        owner = "own" if self._owns_client else f"client-{id(self._closable)}"
+        return hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])
