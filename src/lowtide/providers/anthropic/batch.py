@@ -21,6 +21,7 @@ from tenacity.wait import wait_exponential_jitter
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.errors import (
     ActorError,
+    APIConnectionError,
     APIError,
     BatchRequestError,
     BatchTimeoutError,
@@ -108,11 +109,13 @@ class ClaudeBatchProvider(Provider):
         batch = await self.submit(prepared)
         started = self._clock.now()
         try:
-            await self.wait(batch, started_at=started)
+            ended = await self.wait(batch, started_at=started)
         except BatchTimeoutError as exc:
             exc.custom_ids = list(prepared.custom_ids)
             raise
-        outcomes = await self.collect(batch.id, prepared.requests, request_id=_request_id(batch))
+        outcomes = await self.collect(
+            batch.id, prepared.requests, request_id=_request_id(batch), expected=_total(ended)
+        )
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
     async def submit(self, prepared: PreparedBatch) -> MessageBatch:
@@ -172,6 +175,7 @@ class ClaudeBatchProvider(Provider):
         requests: Mapping[str, ActorRequest] | None = None,
         *,
         request_id: str | None = None,
+        expected: int | None = None,
     ) -> dict[str, Outcome]:
         """Stream the results of an ended batch, line by line, into one outcome per `custom_id`.
 
@@ -179,10 +183,12 @@ class ClaudeBatchProvider(Provider):
         and a request the results never mention gets a `BatchRequestError` saying so. Without, every line is
         returned: enough to pick up a batch left running after a timeout, knowing only its id.
         A broken stream is retried from the start; lines already mapped are mapped again to the same outcome.
+        With `expected` (the batch's request count), a download that ends cleanly but short counts as broken.
         """
         outcomes: dict[str, Outcome] = {}
 
         async def stream() -> None:
+            outcomes.clear()
             with translate_errors():
                 decoder = await self._client.messages.batches.results(batch_id)
                 async for line in decoder:
@@ -194,6 +200,10 @@ class ClaudeBatchProvider(Provider):
                     outcomes[line.custom_id] = to_outcome(
                         line, batch_id=batch_id, request_id=request_id, response_model=model
                     )
+            if expected is not None and len(outcomes) < expected:
+                raise APIConnectionError(
+                    f"The results of batch {batch_id} ended after {len(outcomes)} of {expected} lines."
+                )
 
         await self._retrying(stream)
         for custom_id in requests or ():
@@ -267,3 +277,8 @@ def _request_id(batch: MessageBatch) -> str | None:
     """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
     value = getattr(batch, "_request_id", None)
     return value if isinstance(value, str) else None
+
+
+def _total(batch: MessageBatch) -> int:
+    counts = batch.request_counts
+    return counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
