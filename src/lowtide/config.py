@@ -120,7 +120,11 @@ class ActorConfiguration(BaseModel):
         default=None, description="Ledger file; default $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3."
     )
 
-    api_key_env: str = Field(default="ANTHROPIC_API_KEY", min_length=1)
+    api_key_env: str = Field(
+        default="ANTHROPIC_API_KEY",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$",
+        description="The name of the environment variable holding the API key (never the key itself).",
+    )
     base_url: str | None = None
     timeout: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=20)
@@ -177,6 +181,8 @@ def _read_document(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigurationError(f"Cannot read configuration file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigurationError(f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded).") from None
     suffix = path.suffix.lower()
     try:
         if suffix == ".toml":
@@ -186,11 +192,23 @@ def _read_document(path: Path) -> dict[str, Any]:
         else:
             raise ConfigurationError(f"{path}: unknown configuration format {suffix!r}; use .yaml, .yml or .toml")
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigurationError(f"{path} is not valid {suffix.lstrip('.').upper()}: {exc}") from None
+        raise ConfigurationError(f"{path} is not valid {suffix.lstrip('.').upper()}: {_syntax_problem(exc)}") from None
     mapping = _as_mapping(document)
     if mapping is None:
         raise ConfigurationError(f"{path} must hold a mapping of settings, not {type(document).__name__}")
     return mapping
+
+
+def _syntax_problem(exc: yaml.YAMLError | tomllib.TOMLDecodeError) -> str:
+    """Where and what the syntax error is, without quoting the file: the offending line may hold a secret."""
+    if isinstance(exc, tomllib.TOMLDecodeError):
+        # tomllib's message is its own wording plus "(at line L, column C)", never the line's content.
+        return str(exc)
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or "syntax error"
+    if mark is None:
+        return str(problem)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
 
 
 def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[str, ActorConfiguration]:
@@ -262,24 +280,31 @@ def _name_of(data: Mapping[str, Any]) -> str | None:
 _SECRET_HINTS = ("key", "token", "secret", "password", "auth")
 
 
+def _field_named_in(message: str) -> str | None:
+    """The field a cross-field check names first ("thinking.budget_tokens must ..."), if it names one."""
+    first = message.split(" ", 1)[0]
+    return first if first.split(".", 1)[0] in ActorConfiguration.model_fields else None
+
+
 def _never_echo(error_type: str, field: str) -> bool:
     # A misplaced `api_key: sk-...` must not end up in an error message or a log.
-    return (
-        error_type in ("missing", "extra_forbidden")
-        or field == "(actor)"
-        or any(hint in field.lower() for hint in _SECRET_HINTS)
-    )
+    return error_type in ("missing", "extra_forbidden") or any(hint in field.lower() for hint in _SECRET_HINTS)
 
 
 def _configuration_error(exc: ValidationError, *, actor: str | None, source: str) -> ConfigurationError:
     problems: list[str] = []
     fields: list[str] = []
     for error in exc.errors():
-        field = ".".join(str(part) for part in error["loc"]) or "(actor)"
-        fields.append(field)
-        got = "" if _never_echo(error["type"], field) else f" (got {error['input']!r})"
         message = error["msg"].removeprefix("Value error, ")
-        problems.append(f"  {field}: {message}{got}")
+        located = ".".join(str(part) for part in error["loc"])
+        if not located:
+            # A check across fields: its message names the field, and its input is the whole actor, never echoed.
+            fields.append(_field_named_in(message) or "(actor)")
+            problems.append(f"  {message}")
+            continue
+        fields.append(located)
+        got = "" if _never_echo(error["type"], located) else f" (got {error['input']!r})"
+        problems.append(f"  {located}: {message}{got}")
     who = f"actor {actor!r}" if actor else "actor"
     return ConfigurationError(
         f"Invalid configuration for {who} in {source}:\n" + "\n".join(problems), field=fields[0] if fields else None

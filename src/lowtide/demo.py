@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lowtide.actor import Actor
+from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator
 from lowtide.errors import ActorError
@@ -46,13 +47,17 @@ async def run_demo(
     config: Path | None = None,
     processing_seconds: float = 1.0,
     calls: tuple[DemoCall, ...] = DEMO_CALLS,
+    clock: Clock | None = None,
 ) -> int:
-    """Run the demo, writing a report to `out`; returns the number of calls that failed."""
+    """Run the demo, writing a report to `out`; returns the number of calls that failed.
+
+    `clock` is shared by the emulator and the actors (a `ManualClock` makes the demo instant in tests).
+    """
     path = config or bundled_configuration()
     configurations = load_actors(path)
-    emulator = Emulator(processing_seconds=processing_seconds)
+    emulator = Emulator(clock=clock, processing_seconds=processing_seconds)
     client = emulator.client()
-    actors = {name: Actor(cfg, client=client) for name, cfg in configurations.items()}
+    actors = {name: Actor(cfg, client=client, clock=clock) for name, cfg in configurations.items()}
     selected = [call for call in calls if call.actor in actors] or [
         DemoCall(name, f"Introduce yourself, {name}.") for name in actors
     ]

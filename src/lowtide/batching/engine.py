@@ -221,6 +221,19 @@ class BatchEngine:
             return response if response_model is None else parse_response(response, response_model)
         raise error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
 
+    async def collect_once(self, batches: Sequence[BatchRecord]) -> None:
+        """Move outstanding batches forward once: reconcile unknown creates, store results of ended batches.
+
+        A batch still processing is looked at and left; with a short `max_wait` this never waits long.
+        """
+        for batch in batches:
+            if batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
+                if self._rescue_batch(batch):
+                    await self._reconciling[batch.id]
+            elif batch.provider_batch_id is not None:
+                self._ensure_poller(batch.id)
+        await self.drain()
+
     async def drain(self) -> None:
         """Wait for everything this engine started (flushes, creates, pollers) to finish."""
         while self._tasks or self._queue:
@@ -521,7 +534,7 @@ class BatchEngine:
             if len(rows) >= _WRITE_CHUNK:
                 write()
 
-        await self.provider.stream_results(ended.id, handle)
+        await self.provider.stream_results(ended.id, handle, expected=len(members))
         if strangers and not seen:
             log.error(
                 "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id

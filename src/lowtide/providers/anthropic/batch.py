@@ -22,6 +22,7 @@ from tenacity.wait import wait_exponential_jitter
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.errors import (
     ActorError,
+    APIConnectionError,
     APIError,
     BatchRequestError,
     BatchTimeoutError,
@@ -122,11 +123,13 @@ class ClaudeBatchProvider(Provider):
         batch = await self.submit(prepared)
         started = self._clock.now()
         try:
-            await self.wait(batch, started_at=started)
+            ended = await self.wait(batch, started_at=started)
         except BatchTimeoutError as exc:
             exc.custom_ids = list(prepared.custom_ids)
             raise
-        outcomes = await self.collect(batch.id, prepared.requests, request_id=_request_id(batch))
+        outcomes = await self.collect(
+            batch.id, prepared.requests, request_id=_request_id(batch), expected=_total(ended)
+        )
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
     async def submit(self, prepared: PreparedBatch) -> MessageBatch:
@@ -199,12 +202,14 @@ class ClaudeBatchProvider(Provider):
         requests: Mapping[str, ActorRequest] | None = None,
         *,
         request_id: str | None = None,
+        expected: int | None = None,
     ) -> dict[str, Outcome]:
         """Stream the results of an ended batch, line by line, into one outcome per `custom_id`.
 
         With `requests` (custom_id -> request) lines are joined to them (and parsed into their `response_model`),
         and a request the results never mention gets a `BatchRequestError` saying so. Without, every line is
         returned: enough to pick up a batch left running after a timeout, knowing only its id.
+        With `expected` (the batch's request count), a download that ends cleanly but short counts as broken.
         """
         outcomes: dict[str, Outcome] = {}
 
@@ -216,7 +221,7 @@ class ClaudeBatchProvider(Provider):
             model = request.response_model if request is not None else None
             outcomes[line.custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
 
-        await self.stream_results(batch_id, handle)
+        await self.stream_results(batch_id, handle, expected=expected)
         for custom_id in requests or ():
             if custom_id not in outcomes:
                 outcomes[custom_id] = BatchRequestError(
@@ -227,20 +232,29 @@ class ClaudeBatchProvider(Provider):
         return outcomes
 
     async def stream_results(
-        self, batch_id: str, handle: Callable[[MessageBatchIndividualResponse], Awaitable[None] | None]
+        self,
+        batch_id: str,
+        handle: Callable[[MessageBatchIndividualResponse], Awaitable[None] | None],
+        *,
+        expected: int | None = None,
     ) -> None:
         """Feed each results line of an ended batch to `handle`, never holding the whole file.
 
-        A broken stream is retried from the start, so `handle` must accept a line it has seen before.
+        A broken stream (a dropped connection, a line cut short, or fewer lines than `expected`) is retried from
+        the start, so `handle` must accept a line it has seen before.
         """
 
         async def stream() -> None:
+            lines = 0
             with translate_errors():
                 decoder = await self._client.messages.batches.results(batch_id)
                 async for line in decoder:
+                    lines += 1
                     handled = handle(line)
                     if handled is not None:
                         await handled
+            if expected is not None and lines < expected:
+                raise APIConnectionError(f"The results of batch {batch_id} ended after {lines} of {expected} lines.")
 
         await self._retrying(stream)
 
@@ -321,3 +335,8 @@ def _request_id(batch: MessageBatch) -> str | None:
     """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
     value = getattr(batch, "_request_id", None)
     return value if isinstance(value, str) else None
+
+
+def _total(batch: MessageBatch) -> int:
+    counts = batch.request_counts
+    return counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from lowtide.config import BatchProcessingMode
 from lowtide.providers.anthropic.client import build_client
-from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
+from lowtide.providers.anthropic.mapping import split_for_sdk, to_message_params, to_response, translate_errors
 from lowtide.providers.base import Capability, Provider, ProviderOptions
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
@@ -32,9 +32,9 @@ class ClaudeProvider(Provider):
         self._client, self._owns_client = build_client(options)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
-        params = to_message_params(request)
+        named, extra_body = split_for_sdk(to_message_params(request), self._client.messages.stream)
         with translate_errors():
-            async with self._client.messages.stream(**params) as stream:
+            async with self._client.messages.stream(**named, extra_body=extra_body or None) as stream:
                 message = await stream.get_final_message()
                 request_id = stream.request_id
         return to_response(

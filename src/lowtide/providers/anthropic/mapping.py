@@ -4,9 +4,10 @@ batch result line -> outcome, SDK exception -> `ActorError`. No I/O here."""
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from typing import Any, assert_never, cast
 
@@ -50,6 +51,7 @@ __all__ = [
     "check_custom_id",
     "custom_id_for",
     "parse_response",
+    "split_for_sdk",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -92,6 +94,30 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
         )
     params.update(request.extra_params)
     return params
+
+
+def split_for_sdk(params: dict[str, Any], method: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split Messages parameters into those `method` names and the rest, which travel in `extra_body`.
+
+    The SDK's typed signatures lag the API (2.x dropped `temperature`, `top_p` and `top_k`), yet the API still
+    takes them, and a batch entry sends every parameter as it is: live calls must send the same.
+    """
+    accepted = _keyword_parameters(method)
+    named = {name: value for name, value in params.items() if name in accepted}
+    return named, {name: value for name, value in params.items() if name not in accepted}
+
+
+def _keyword_parameters(method: Callable[..., Any]) -> frozenset[str]:
+    function = getattr(method, "__func__", method)
+    cached = _SIGNATURES.get(function)
+    if cached is None:
+        cached = _SIGNATURES[function] = frozenset(inspect.signature(function).parameters) - _SDK_OPTIONS
+    return cached
+
+
+_SIGNATURES: dict[object, frozenset[str]] = {}
+# The SDK's own request options, never Messages parameters.
+_SDK_OPTIONS = frozenset({"self", "extra_headers", "extra_query", "extra_body", "timeout"})
 
 
 def check_custom_id(custom_id: str) -> str:
@@ -263,6 +289,9 @@ def translate_errors() -> Generator[None]:
         raise APITimeoutError("The API did not answer in time.") from exc
     except anthropic.APIConnectionError as exc:
         raise APIConnectionError(f"Could not reach the API: {exc.message}") from exc
+    except json.JSONDecodeError as exc:
+        # The SDK decodes results line by line: a line cut short means the download broke.
+        raise APIConnectionError(f"The results download broke off mid-line (at character {exc.pos}).") from exc
     except httpx2.TransportError as exc:
         # A body streamed after the status line (batch results) fails with the transport's own error.
         raise APIConnectionError(f"The connection to the API broke: {type(exc).__name__}") from exc

@@ -1,0 +1,13 @@
+Feature: The public API
+  As a developer importing lowtide
+  I want the package's `__all__` to list exactly what it exports, in order
+  So that `from lowtide import *`, documentation and type checkers all see the same public API
+
+  Scenario: lowtide.__all__ is sorted and matches what the package exports
+    Then lowtide's __all__ is sorted
+    And every name in lowtide's __all__ is exported
+    And every public object lowtide exports is in its __all__
+    And "from lowtide import *" imports exactly the names in __all__
+
+  Scenario: lowtide reports the installed version
+    Then lowtide.__version__ is the version of the installed distribution

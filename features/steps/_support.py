@@ -1,0 +1,360 @@
+"""Shared state and helpers for lowtide's step modules: one `World` per scenario, kept on `context.world`."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import Enum
+from importlib.metadata import EntryPoint
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import httpx2
+import parse
+import yaml
+from behave import register_type
+
+import lowtide
+from lowtide import (
+    Actor,
+    ActorConfiguration,
+    ActorError,
+    ActorResponse,
+    ManualClock,
+    Outcome,
+    ProviderRegistry,
+)
+from lowtide.registry import ENTRY_POINT_GROUP
+
+if TYPE_CHECKING:
+    from lowtide.emulator import Emulator
+
+T = TypeVar("T")
+
+FEATURES = Path(__file__).resolve().parents[1]
+PLUGINS = FEATURES / "plugins"
+
+# The key every emulator client of these scenarios sends: distinctive, so that a leak into a message is caught.
+API_KEY = "sk-ant-api03-lowtide-scenario-secret-9f2c"
+
+
+@parse.with_pattern(r'[^"]*')
+def _quoted(text: str) -> str:
+    return text
+
+
+# `"{name:Q}"` matches quoted text without quotes in it, so that `asked "{prompt:Q}"` cannot swallow a longer step.
+register_type(Q=_quoted)
+
+
+@dataclass
+class World:
+    """Everything one scenario sets up, does and observes."""
+
+    runner: Any
+    cleanups: list[Callable[[], object]]
+    clock: ManualClock = field(default_factory=ManualClock)
+    emulator: Emulator | None = None
+    client: Any = None
+    registry: ProviderRegistry | None = None
+    actors: dict[str, Actor] = field(default_factory=dict[str, Actor])
+    actor: Actor | None = None
+    tmp: Path | None = None
+    loaded: dict[str, ActorConfiguration] | None = None
+    configuration: ActorConfiguration | None = None
+    plugins_loaded: list[str] = field(default_factory=list[str])
+    resolution: Any = None
+    response: ActorResponse[Any] | None = None
+    answers: list[ActorResponse[Any]] = field(default_factory=list[ActorResponse[Any]])
+    outcomes: list[Outcome] = field(default_factory=list[Outcome])
+    error: BaseException | None = None
+    custom_ids: list[str] = field(default_factory=list[str])
+    started_at: float = 0.0
+    collected: dict[str, Outcome] = field(default_factory=dict[str, Outcome])
+    value: Any = None
+
+    # -- running things ------------------------------------------------------------------------------------------
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.runner.run(coro)
+
+    def attempt(self, action: Callable[[], T]) -> T | None:
+        """Run `action`, keeping the `ActorError` it raises (if any) for the Then steps to examine."""
+        self.error = None
+        try:
+            return action()
+        except ActorError as exc:
+            self.error = exc
+            return None
+
+    def attempt_async(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T | None:
+        self.started_at = self.clock.now()
+        result = self.attempt(lambda: self.run(make()))
+        if isinstance(result, ActorResponse):
+            self.answers.append(result)
+        return result
+
+    def succeeded(self) -> None:
+        if self.error is not None:
+            raise AssertionError(f"expected success, got {type(self.error).__name__}: {self.error}")
+
+    def failure(self) -> BaseException:
+        if self.error is None:
+            raise AssertionError("expected an error, but the call succeeded")
+        return self.error
+
+    def outcome(self, custom_id: str) -> Outcome:
+        """The outcome of the request `custom_id` in the last `run_many`."""
+        self.succeeded()
+        assert custom_id in self.custom_ids, f"no request {custom_id!r} among {self.custom_ids}"
+        outcome = self.outcomes[self.custom_ids.index(custom_id)]
+        own = outcome.ids.custom_id if isinstance(outcome, ActorResponse) else getattr(outcome, "custom_id", custom_id)
+        assert own in (custom_id, None), f"the outcome for {custom_id!r} says it is {own!r}"
+        return outcome
+
+    def answer(self) -> ActorResponse[Any]:
+        self.succeeded()
+        assert self.response is not None, "no response was received"
+        return self.response
+
+    # -- the emulator --------------------------------------------------------------------------------------------
+
+    @property
+    def emu(self) -> Emulator:
+        assert self.emulator is not None, "this scenario has no emulator: add 'Given an emulated Anthropic API ...'"
+        return self.emulator
+
+    def start_emulator(self, **kwargs: Any) -> Emulator:
+        from lowtide.emulator import Emulator
+
+        self.emulator = Emulator(clock=self.clock, **kwargs)
+        self.client = self.client_over(self.transport())
+        return self.emulator
+
+    def transport(self) -> httpx2.AsyncBaseTransport:
+        """The emulator's in-process transport, as `Emulator.transport()` gives it, declaring ASGI spec 2.4.
+
+        With spec 2.4 Starlette streams a response without the task group whose cancellation, on CPython 3.11,
+        hides the rest of the awaiting coroutines from coverage (sys.settrace gets no 'call' event for a frame
+        resumed by `throw()`): what the emulator answers is the same either way.
+        """
+        app = self.emu.app
+
+        async def app_spec_2_4(scope: Any, receive: Any, send: Any) -> None:
+            if scope.get("type") == "http":
+                scope = {**scope, "asgi": {**scope.get("asgi", {}), "spec_version": "2.4"}}
+            await app(scope, receive, send)
+
+        return httpx2.ASGITransport(app=app_spec_2_4)
+
+    def client_over(self, transport: httpx2.AsyncBaseTransport, **options: Any) -> Any:
+        """A real SDK client, as `Emulator.client()` makes it, over `transport`; closed after the scenario."""
+        import anthropic
+
+        client = anthropic.AsyncAnthropic(
+            api_key=API_KEY,
+            base_url=self.emu.base_url,
+            http_client=httpx2.AsyncClient(transport=transport, base_url=self.emu.base_url),
+            max_retries=0,
+            **options,
+        )
+        self.cleanups.append(client.close)
+        return client
+
+    # -- actors --------------------------------------------------------------------------------------------------
+
+    def current_actor(self) -> Actor:
+        assert self.actor is not None, "no actor was set up"
+        return self.actor
+
+    def add_actor(self, settings: Mapping[str, Any], **kwargs: Any) -> Actor:
+        options: dict[str, Any] = {"clock": self.clock, "registry": self.registry}
+        if self.client is not None:
+            options["client"] = self.client
+        options.update(kwargs)
+        actor = Actor(dict(settings), **options)
+        self.cleanups.append(actor.aclose)
+        self.actors[actor.name] = actor
+        self.actor = actor
+        return actor
+
+    # -- files ---------------------------------------------------------------------------------------------------
+
+    def path(self, name: str) -> Path:
+        if self.tmp is None:
+            self.tmp = Path(tempfile.mkdtemp(prefix="lowtide-scenario-"))
+            tmp = self.tmp
+            self.cleanups.append(lambda: shutil.rmtree(tmp, ignore_errors=True))
+        return self.tmp / name
+
+
+def world(context: Any) -> World:
+    """The scenario's `World`, made on first use."""
+    current = getattr(context, "world", None)
+    if not isinstance(current, World):
+        current = World(runner=context.runner, cleanups=context.cleanups)
+        context.world = current
+    return current
+
+
+def plugins_importable() -> None:
+    """Make the scenario plugins under features/plugins importable, as an installed plugin would be."""
+    if str(PLUGINS) not in sys.path:
+        sys.path.insert(0, str(PLUGINS))
+
+
+def entry_point(spec: str) -> EntryPoint:
+    """An entry point of the `lowtide.providers` group from "name = module:attribute"."""
+    name, _, value = (part.strip() for part in spec.partition("="))
+    return EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
+
+
+def error_class(name: str) -> type[BaseException]:
+    cls = getattr(lowtide, name, None)
+    assert isinstance(cls, type), f"lowtide exports no error named {name}"
+    assert issubclass(cls, BaseException), f"lowtide exports no error named {name}"
+    return cls
+
+
+def check_error(error: object, name: str) -> None:
+    """`error` is exactly lowtide's error class `name` (not merely a relative of it)."""
+    expected = error_class(name)
+    assert type(error) is expected, f"expected {name}, got {type(error).__name__}: {error}"
+
+
+def yaml_doc(text: str | None) -> dict[str, Any]:
+    data = yaml.safe_load(text or "") or {}
+    assert isinstance(data, dict), f"expected a mapping, got {data!r}"
+    return data
+
+
+def literal(text: str) -> Any:
+    return ast.literal_eval(text.strip())
+
+
+def dig(obj: Any, dotted: str) -> Any:
+    """`obj.a.b`, or `obj["a"]["b"]`, for `dotted` "a.b"."""
+    for part in dotted.split("."):
+        obj = obj[part] if isinstance(obj, Mapping) else getattr(obj, part)
+    return obj
+
+
+def shown(value: object) -> str:
+    """A value as a feature file writes it."""
+    if isinstance(value, Enum):
+        return str(value.value)
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def emulated_reply_to(prompt: str) -> str:
+    """How the emulated model's plain-text answer to `prompt` begins."""
+    return f'Emulated reply to "{prompt}": '
+
+
+def names(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+class _BreakingStream(httpx2.AsyncByteStream):
+    """A response body that delivers its first half, then loses the connection."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self._body[: len(self._body) // 2]
+        raise httpx2.ReadError("connection reset by peer")
+
+
+class BreakingTransport(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, but breaks the body of the next `breaks` responses whose path ends in `suffix`."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, *, suffix: str, breaks: int = 1) -> None:
+        self._inner = inner
+        self._suffix = suffix
+        self.breaks = breaks
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if self.breaks <= 0 or not request.url.path.endswith(self._suffix) or response.status_code != 200:
+            return response
+        self.breaks -= 1
+        body = await response.aread()
+        await response.aclose()
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-length"]
+        return httpx2.Response(200, headers=headers, stream=_BreakingStream(body), request=request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class DroppingTransport(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, but drops the connection of the next `drops` GETs of a batch's status."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, *, drops: int = 1) -> None:
+        self._inner = inner
+        self.drops = drops
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        path = request.url.path
+        if self.drops > 0 and request.method == "GET" and "/batches/msgbatch_" in path and "/results" not in path:
+            self.drops -= 1
+            raise httpx2.ConnectError("connection reset by peer", request=request)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def unreachable_api(error: type[httpx2.TransportError]) -> httpx2.MockTransport:
+    """A transport on which every request fails with `error`, as a refused connection or a silent server would."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise error("the API is out of reach", request=request)
+
+    return httpx2.MockTransport(handler)
+
+
+class RetryAfterDateTransport(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, rewriting any `retry-after` of the answers as an HTTP date (as RFC 9110 allows)."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if "retry-after" in response.headers:
+            response.headers["retry-after"] = "Wed, 21 Oct 2026 07:28:00 GMT"
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class TruncatingTransport(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, but ends the body of the next results download halfway, as a clean close."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+        self.truncations = 1
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if self.truncations <= 0 or not request.url.path.endswith("/results") or response.status_code != 200:
+            return response
+        self.truncations -= 1
+        body = await response.aread()
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-length"]
+        return httpx2.Response(200, headers=headers, content=body[: len(body) // 2], request=request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -1,0 +1,101 @@
+"""Steps for what responses cost: rates per million tokens, batch against live, cache reads and writes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from _support import world
+from behave import then
+
+from lowtide import ActorResponse, Cost, Usage
+
+MILLION = Decimal(1_000_000)
+
+
+def _expected(usage: Usage, rates: Any) -> tuple[Decimal, Decimal]:
+    """(input cost, output cost) of `usage` at a table row of rates in dollars per million tokens."""
+    input_usd = (
+        usage.input_tokens * Decimal(rates["input"])
+        + usage.cache_creation_input_tokens * Decimal(rates["cache write"])
+        + usage.cache_read_input_tokens * Decimal(rates["cache read"])
+    ) / MILLION
+    return input_usd, usage.output_tokens * Decimal(rates["output"]) / MILLION
+
+
+def _check_rates(response: ActorResponse[Any], rates: Any) -> None:
+    cost = response.cost
+    assert cost is not None, "the response has no cost"
+    input_usd, output_usd = _expected(response.usage, rates)
+    assert (cost.input_usd, cost.output_usd) == (input_usd, output_usd), (cost, input_usd, output_usd)
+    assert cost.total_usd == input_usd + output_usd, cost
+
+
+def _cost(response: ActorResponse[Any] | None) -> Cost:
+    assert response is not None, response
+    assert response.cost is not None, response
+    return response.cost
+
+
+@then("the cost is what the tokens cost at these rates, in dollars per million tokens:")
+def step_cost_rates(context: Any) -> None:
+    [rates] = context.table.rows
+    _check_rates(world(context).answer(), rates)
+
+
+@then("the cost of each outcome is what its tokens cost at these rates, in dollars per million tokens:")
+def step_outcome_cost_rates(context: Any) -> None:
+    w = world(context)
+    w.succeeded()
+    [rates] = context.table.rows
+    for outcome in w.outcomes:
+        assert isinstance(outcome, ActorResponse), outcome
+        _check_rates(outcome, rates)
+
+
+@then("the cost is half of its live equivalent, the saving being the other half")
+def step_cost_half(context: Any) -> None:
+    cost = _cost(world(context).answer())
+    assert cost.total_usd > 0, cost
+    assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
+    assert cost.savings_usd == cost.total_usd, cost
+
+
+@then("the cost's saving is zero")
+def step_cost_no_saving(context: Any) -> None:
+    cost = _cost(world(context).answer())
+    assert cost.live_equivalent_usd == cost.total_usd > 0, cost
+    assert cost.savings_usd == 0, cost
+
+
+@then("the response has no cost")
+def step_no_cost(context: Any) -> None:
+    response = world(context).answer()
+    assert response.cost is None, response.cost
+    assert response.usage.output_tokens > 0, response.usage
+
+
+@then("both answers used the same tokens")
+def step_same_tokens(context: Any) -> None:
+    w = world(context)
+    w.succeeded()
+    live, batch = w.answers[-2:]
+    assert live.mode.value == "live", (live.mode, batch.mode)
+    assert batch.mode.value == "batch", (live.mode, batch.mode)
+    assert live.usage == batch.usage, (live.usage, batch.usage)
+
+
+@then("the batch answer cost half of the live answer, and its live equivalent is the live answer's cost")
+def step_batch_half_of_live(context: Any) -> None:
+    live, batch = world(context).answers[-2:]
+    assert _cost(batch).total_usd * 2 == _cost(live).total_usd, (batch.cost, live.cost)
+    assert _cost(batch).live_equivalent_usd == _cost(live).total_usd, (batch.cost, live.cost)
+
+
+@then('the outcome of "{cheaper}" cost less than the outcome of "{dearer}"')
+def step_cheaper(context: Any, cheaper: str, dearer: str) -> None:
+    w = world(context)
+    low, high = w.outcome(cheaper), w.outcome(dearer)
+    assert isinstance(low, ActorResponse), (low, high)
+    assert isinstance(high, ActorResponse), (low, high)
+    assert _cost(low).total_usd < _cost(high).total_usd, (low.cost, high.cost)

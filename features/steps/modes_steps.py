@@ -1,0 +1,147 @@
+"""Steps for choosing live or batch mode: registries with plugins, run_sync, and how a provider gets its client."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx2
+from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, world
+from behave import given, then, when
+
+from lowtide import ProviderRegistry
+
+
+@given('a provider registry with the plugin "{spec}"')
+def step_registry_with_plugin(context: Any, spec: str) -> None:
+    plugins_importable()
+    registry = ProviderRegistry()
+    registry.load_entry_points([entry_point(spec)])
+    world(context).registry = registry
+
+
+# -- run_sync --------------------------------------------------------------------------------------------------------
+
+
+@when('the script asks the actor "{prompt}" with run_sync')
+def step_run_sync(context: Any, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    response = actor.run_sync(prompt)
+    w.outcomes.append(response)
+    loops = w.value if isinstance(w.value, list) else []
+    loops.append(actor._sync_runner.get_loop() if actor._sync_runner else None)
+    w.value = loops
+
+
+@then('the script got the emulated replies to "{prompts}"')
+def step_run_sync_replies(context: Any, prompts: str) -> None:
+    w = world(context)
+    expected = names(prompts)
+    assert len(w.outcomes) == len(expected), w.outcomes
+    for outcome, prompt in zip(w.outcomes, expected, strict=True):
+        assert outcome.text.startswith(emulated_reply_to(prompt)), outcome
+
+
+@then("both run_sync calls ran on the same event loop")
+def step_run_sync_same_loop(context: Any) -> None:
+    first, second = world(context).value
+    assert first is not None
+    assert first is second
+
+
+@when("the script closes the actor")
+def step_close(context: Any) -> None:
+    world(context).current_actor().close()
+
+
+@then("the actor's run_sync loop is closed")
+def step_run_sync_closed(context: Any) -> None:
+    [loop, *_] = world(context).value
+    assert loop.is_closed()
+
+
+@when('the actor is asked "{prompt:Q}" with run_sync from inside a running event loop')
+def step_run_sync_in_loop(context: Any, prompt: str) -> None:
+    w = world(context)
+
+    async def inside() -> Any:
+        return w.current_actor().run_sync(prompt)
+
+    w.response = w.attempt_async(inside)
+
+
+# -- clients and keys ------------------------------------------------------------------------------------------------
+
+
+@given('the environment variable "{variable}" holds the API key')
+def step_env_key(context: Any, variable: str) -> None:
+    w = world(context)
+    previous = os.environ.get(variable)
+
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = previous
+
+    w.cleanups.append(restore)
+    os.environ[variable] = API_KEY
+
+
+@given('an actor "{name}" in {mode:w} mode, reading its key from "{variable}" and given only an HTTP client')
+def step_actor_own_client(context: Any, name: str, mode: str, variable: str) -> None:
+    w = world(context)
+    seen: list[str] = []
+
+    async def record(request: httpx2.Request) -> None:
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        seen.append(request.headers.get("x-api-key") or bearer)
+
+    http_client = httpx2.AsyncClient(transport=w.transport(), event_hooks={"request": [record]})
+    w.cleanups.append(http_client.aclose)
+    settings = {
+        "name": name,
+        "model": "claude-sonnet-4-5",
+        "batch_processing": mode,
+        "api_key_env": variable,
+        "base_url": w.emu.base_url,
+        "batch": {"poll_interval": 30},
+    }
+    w.add_actor(settings, client=None, http_client=http_client)
+    w.value = {"http_client": http_client, "keys": seen}
+
+
+@when('the actor is asked "{prompt:Q}" and then closed, as an async context manager')
+def step_ask_and_close(context: Any, prompt: str) -> None:
+    w = world(context)
+
+    async def ask() -> Any:
+        async with w.current_actor() as actor:
+            return await actor.run(prompt)
+
+    w.response = w.attempt_async(ask)
+
+
+@then("the API saw the key from the environment")
+def step_saw_env_key(context: Any) -> None:
+    keys = world(context).value["keys"]
+    assert keys, keys
+    assert set(keys) == {API_KEY}, keys
+
+
+@then("the actor's HTTP client is closed")
+def step_http_client_closed(context: Any) -> None:
+    assert world(context).value["http_client"].is_closed
+
+
+@given('an actor "{name}" given a client that is not an Anthropic client')
+def step_actor_odd_client(context: Any, name: str) -> None:
+    world(context).add_actor({"name": name, "model": "claude-sonnet-4-5"}, client=object())
+
+
+@then('the actor still answers "{prompt:Q}" afterwards')
+def step_still_answers(context: Any, prompt: str) -> None:
+    w = world(context)
+    response = w.run(w.current_actor().run(prompt))
+    assert response.text.startswith(emulated_reply_to(prompt)), response.text
