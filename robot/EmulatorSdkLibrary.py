@@ -1,0 +1,274 @@
+"""Robot keywords that run `lowtide emulator` as a separate process and drive it over its socket with the official
+SDK: every Message Batches endpoint, the Messages endpoint, and the admin routes.
+
+The library counts the API calls it makes, so that a test can check the server counted the same ones.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+from robot.api import logger
+from robot.api.deco import keyword, library
+
+LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\n")
+MODEL = "claude-sonnet-4-5"
+
+
+@library(scope="SUITE", auto_keywords=False)
+class EmulatorSdkLibrary:
+    """One emulator process per suite, and one synchronous SDK client talking to it."""
+
+    def __init__(self) -> None:
+        self._workdir = Path(tempfile.mkdtemp(prefix="lowtide-emulator-robot-"))
+        self._process: subprocess.Popen[bytes] | None = None
+        self._url: str | None = None
+        self._client: anthropic.Anthropic | None = None
+        self._calls: Counter[str] = Counter()
+        self._last_error: anthropic.APIStatusError | None = None
+
+    # ------------------------------------------------------------------------------------------------- process
+
+    @keyword("Start Emulator Process")
+    def start_emulator_process(self, processing_seconds: float = 1.0, timeout: float = 30.0) -> str:
+        """Start `lowtide emulator --port 0` and return the base URL announced on its first stdout line."""
+        script = Path(sys.executable).parent / "lowtide"
+        command = [str(script)] if script.is_file() else [sys.executable, "-m", "lowtide.cli"]
+        argv = [*command, "emulator", "--port", "0", "--processing-seconds", f"{processing_seconds:g}"]
+        stdout = self._workdir / "emulator.stdout"
+        stderr = self._workdir / "emulator.stderr"
+        with stdout.open("wb") as out, stderr.open("wb") as err:
+            # Files rather than pipes: the server can never block on a full pipe nobody reads.
+            self._process = subprocess.Popen(
+                argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(os.environ)
+            )
+        logger.info(f"Started {' '.join(argv)} (pid {self._process.pid})")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            printed = stdout.read_text()
+            announced = LISTENING.match(printed)
+            if announced:
+                if printed != announced.group(0):
+                    raise AssertionError(f"The emulator printed more than its one line: {printed!r}")
+                self._url = announced.group(1)
+                self._client = anthropic.Anthropic(base_url=self._url, api_key="any-key", max_retries=0)
+                return self._url
+            if self._process.poll() is not None:
+                raise AssertionError(f"The emulator exited early ({self._process.returncode}): {stderr.read_text()}")
+            time.sleep(0.05)
+        raise AssertionError(f"The emulator did not announce its address within {timeout:g} s: {stderr.read_text()}")
+
+    @keyword("Stop Emulator Process")
+    def stop_emulator_process(self) -> int | None:
+        """SIGTERM, then wait; returns the exit code (None if no emulator was started). Safe in a teardown."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=15)
+        logger.info(
+            f"The emulator exited with {process.returncode}; stderr:\n{(self._workdir / 'emulator.stderr').read_text()}"
+        )
+        return process.returncode
+
+    @keyword("Emulator Port Should Be Closed")
+    def emulator_port_should_be_closed(self) -> None:
+        try:
+            httpx2.get(f"{self._base()}/_emulator/stats", timeout=2)
+        except httpx2.TransportError:
+            return
+        raise AssertionError("The emulator still answers.")
+
+    # ------------------------------------------------------------------------------------------------ messages
+
+    @keyword("Send Message")
+    def send_message(self, text: str, max_tokens: int = 256) -> str:
+        """`POST /v1/messages` with one user turn; returns the reply's text."""
+        self._calls["messages.create"] += 1
+        reply = self._sdk().messages.create(
+            model=MODEL, max_tokens=max_tokens, messages=[{"role": "user", "content": text}]
+        )
+        assert reply.type == "message", reply
+        assert reply.id.startswith("msg_"), reply
+        assert reply.usage.service_tier == "standard", reply.usage
+        block = reply.content[0]
+        assert block.type == "text", reply.content
+        return block.text
+
+    @keyword("Stream Message")
+    def stream_message(self, text: str) -> str:
+        """The same call streamed: returns the text rebuilt from the server-sent events."""
+        self._calls["messages.create"] += 1
+        with self._sdk().messages.stream(
+            model=MODEL, max_tokens=256, messages=[{"role": "user", "content": text}]
+        ) as stream:
+            message = stream.get_final_message()
+        block = message.content[0]
+        assert block.type == "text", message.content
+        return block.text
+
+    @keyword("Message Should Fail With")
+    def message_should_fail_with(self, exception: str, status: int) -> None:
+        """A `POST /v1/messages` that must fail with the SDK exception `exception` and HTTP `status`."""
+        self._calls["messages.create"] += 1
+        failure: anthropic.APIStatusError | None = None
+        try:
+            self._sdk().messages.create(model=MODEL, max_tokens=16, messages=[{"role": "user", "content": "Hello"}])
+        except anthropic.APIStatusError as error:
+            failure = error
+        if failure is None:
+            raise AssertionError(f"The call succeeded; expected {exception}.")
+        assert type(failure).__name__ == exception, type(failure).__name__
+        assert failure.status_code == status, failure.status_code
+        assert failure.request_id is not None, failure.request_id
+        assert failure.request_id.startswith("req_"), failure.request_id
+        self._last_error = failure
+
+    @keyword("Last Error Header Should Be")
+    def last_error_header_should_be(self, name: str, value: str) -> None:
+        assert self._last_error is not None, "no call has failed yet"
+        assert self._last_error.response.headers.get(name) == value, dict(self._last_error.response.headers)
+
+    # ------------------------------------------------------------------------------------------------- batches
+
+    @keyword("Create Batch")
+    def create_batch(self, count: int) -> str:
+        """`POST /v1/messages/batches` with `count` requests r0..r{count-1}; returns the batch id."""
+        requests: list[Any] = [
+            {
+                "custom_id": f"r{index}",
+                "params": {
+                    "model": MODEL,
+                    "max_tokens": 64,
+                    "messages": [{"role": "user", "content": f"Question {index}"}],
+                },
+            }
+            for index in range(count)
+        ]
+        self._calls["batches.create"] += 1
+        batch = self._sdk().messages.batches.create(requests=requests)
+        assert batch.processing_status == "in_progress", batch
+        assert batch.request_counts.processing == count, batch.request_counts
+        assert batch.results_url is None, batch
+        assert batch.id.startswith("msgbatch_"), batch
+        return batch.id
+
+    @keyword("Batch Status Should Be")
+    def batch_status_should_be(self, batch_id: str, status: str) -> None:
+        self._calls["batches.retrieve"] += 1
+        batch = self._sdk().messages.batches.retrieve(batch_id)
+        assert batch.processing_status == status, batch
+
+    @keyword("Wait Until Batch Has Ended")
+    def wait_until_batch_has_ended(self, batch_id: str, timeout: float = 30.0) -> dict[str, int]:
+        """Poll `GET /v1/messages/batches/{id}` until it has ended; returns its request counts."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._calls["batches.retrieve"] += 1
+            batch = self._sdk().messages.batches.retrieve(batch_id)
+            if batch.processing_status == "ended":
+                assert batch.ended_at is not None, batch
+                assert batch.results_url == f"{self._base()}/v1/messages/batches/{batch_id}/results", batch.results_url
+                return batch.request_counts.model_dump()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"Batch {batch_id} is still {batch.processing_status} after {timeout:g} s.")
+            time.sleep(0.1)
+
+    @keyword("Cancel Batch")
+    def cancel_batch(self, batch_id: str) -> str:
+        """`POST /v1/messages/batches/{id}/cancel`; returns the processing status it answers with."""
+        self._calls["batches.cancel"] += 1
+        batch = self._sdk().messages.batches.cancel(batch_id)
+        assert batch.cancel_initiated_at is not None, batch
+        return batch.processing_status
+
+    @keyword("Delete Batch")
+    def delete_batch(self, batch_id: str) -> None:
+        """`DELETE /v1/messages/batches/{id}`, then check the batch is gone (404)."""
+        self._calls["batches.delete"] += 1
+        deleted = self._sdk().messages.batches.delete(batch_id)
+        assert deleted.id == batch_id, deleted
+        assert deleted.type == "message_batch_deleted", deleted
+        self._calls["batches.retrieve"] += 1
+        try:
+            self._sdk().messages.batches.retrieve(batch_id)
+        except anthropic.NotFoundError:
+            return
+        raise AssertionError(f"Batch {batch_id} can still be retrieved after deletion.")
+
+    @keyword("Results Should Be")
+    def results_should_be(self, batch_id: str, result_type: str, count: int) -> None:
+        """`GET .../results` through the SDK: `count` lines, one per custom_id, each of `result_type`; a succeeded
+        one must answer its own request."""
+        self._calls["batches.retrieve"] += 1
+        self._calls["batches.results"] += 1
+        results = {line.custom_id: line.result for line in self._sdk().messages.batches.results(batch_id)}
+        assert sorted(results) == sorted(f"r{index}" for index in range(count)), sorted(results)
+        for custom_id, result in results.items():
+            assert result.type == result_type, (custom_id, result)
+            if result.type == "succeeded":
+                block = result.message.content[0]
+                assert block.type == "text", result.message
+                assert block.text.startswith(f'Emulated reply to "Question {custom_id[1:]}": '), block.text
+                assert result.message.usage.service_tier == "batch", result.message.usage
+
+    @keyword("Listing Should Show Every Batch Newest First")
+    def listing_should_show_every_batch_newest_first(self, page_size: int, *batch_ids: str) -> None:
+        """`GET /v1/messages/batches` page by page (the SDK follows `last_id`): `batch_ids`, oldest given first,
+        must come back newest first, each once."""
+        first = self._sdk().messages.batches.list(limit=page_size)
+        listed: list[str] = []
+        for page in first.iter_pages():
+            self._calls["batches.list"] += 1
+            listed.extend(batch.id for batch in page.data)
+        expected = list(reversed(batch_ids))
+        assert listed[: len(expected)] == expected, listed
+        assert len(set(listed)) == len(listed), listed
+
+    # --------------------------------------------------------------------------------------------------- admin
+
+    @keyword("Arm Fault")
+    def arm_fault(self, route: str, status: int, retry_after: float | None = None) -> None:
+        """`POST /_emulator/faults`: the next call to `route` fails with `status`."""
+        body: dict[str, Any] = {"route": route, "status": status}
+        if retry_after is not None:
+            body["retry_after"] = retry_after
+        response = httpx2.post(f"{self._base()}/_emulator/faults", json=body)
+        assert response.status_code == 200, response.text
+
+    @keyword("Emulator Should Have Counted Every Call")
+    def emulator_should_have_counted_every_call(self) -> None:
+        """`GET /_emulator/stats` must show, route by route, exactly the API calls this library made."""
+        stats = httpx2.get(f"{self._base()}/_emulator/stats").json()
+        logger.info(f"Emulator stats: {stats}; calls made: {dict(self._calls)}")
+        assert stats["calls"] == dict(self._calls), (stats["calls"], dict(self._calls))
+
+    # ------------------------------------------------------------------------------------------------- helpers
+
+    def _sdk(self) -> anthropic.Anthropic:
+        if self._client is None:
+            raise AssertionError("Start the emulator process first.")
+        return self._client
+
+    def _base(self) -> str:
+        if self._url is None:
+            raise AssertionError("Start the emulator process first.")
+        return self._url

@@ -1,0 +1,60 @@
+*** Settings ***
+Documentation       `lowtide emulator` as a separate process on a loopback socket, driven by the official SDK
+...                 through every Message Batches endpoint (create, retrieve, list, results, cancel, delete) and
+...                 the Messages endpoint, plain and streamed; faults armed over the admin route; and the server's
+...                 own count of the calls, checked against the calls made.
+
+Library             EmulatorSdkLibrary.py
+
+Suite Setup         Start Emulator Process    processing_seconds=1
+Suite Teardown      Stop Emulator Process
+
+
+*** Test Cases ***
+The Messages Endpoint Answers Over The Socket
+    ${text}=    Send Message    What is the tide?
+    Should Start With    ${text}    Emulated reply to "What is the tide?":${SPACE}
+    ${streamed}=    Stream Message    What is the tide?
+    Should Be Equal    ${streamed}    ${text}
+
+A Batch Goes From In Progress To Ended With One Result Per Request
+    ${batch}=    Create Batch    3
+    Batch Status Should Be    ${batch}    in_progress
+    ${counts}=    Wait Until Batch Has Ended    ${batch}
+    Should Be Equal As Integers    ${counts}[succeeded]    3
+    Should Be Equal As Integers    ${counts}[processing]    0
+    Results Should Be    ${batch}    succeeded    3
+
+Listing Pages Through Every Batch, Newest First
+    ${first}=    Create Batch    1
+    ${second}=    Create Batch    2
+    ${third}=    Create Batch    1
+    Listing Should Show Every Batch Newest First    1    ${first}    ${second}    ${third}
+
+A Canceled Batch Ends With Its Requests Canceled
+    ${batch}=    Create Batch    2
+    ${status}=    Cancel Batch    ${batch}
+    Should Be Equal    ${status}    canceling
+    ${counts}=    Wait Until Batch Has Ended    ${batch}
+    Should Be Equal As Integers    ${counts}[canceled]    2
+    Results Should Be    ${batch}    canceled    2
+
+An Ended Batch Can Be Deleted, And Is Then Gone
+    ${batch}=    Create Batch    1
+    Wait Until Batch Has Ended    ${batch}
+    Delete Batch    ${batch}
+
+A Fault Armed Over The Admin Route Fails The Next Call Only
+    Arm Fault    messages.create    529    retry_after=2
+    Message Should Fail With    OverloadedError    529
+    Last Error Header Should Be    retry-after    2
+    ${text}=    Send Message    Again
+    Should Start With    ${text}    Emulated reply to "Again":
+
+The Emulator Counted Exactly The Calls Made
+    Emulator Should Have Counted Every Call
+
+The Emulator Stops Cleanly On SIGTERM
+    ${code}=    Stop Emulator Process
+    Should Be Equal As Integers    ${code}    0
+    Emulator Port Should Be Closed

@@ -1,0 +1,22 @@
+"""An offline, faithful Anthropic API (Messages and Message Batches) for lowtide's tests and demos.
+
+`Emulator` serves it to the real `anthropic` SDK in process; `lowtide.emulator.server` serves it on a socket.
+"""
+
+from __future__ import annotations
+
+from lowtide.emulator.batches import BatchSnapshot
+from lowtide.emulator.emulator import Emulator
+from lowtide.emulator.faults import ROUTES, Faults
+from lowtide.emulator.schema import generate_instance
+from lowtide.emulator.server import RunningServer, serve_in_thread
+
+__all__ = [
+    "ROUTES",
+    "BatchSnapshot",
+    "Emulator",
+    "Faults",
+    "RunningServer",
+    "generate_instance",
+    "serve_in_thread",
+]

@@ -1,0 +1,192 @@
+"""The emulator's state and operations, one method per API route and free of HTTP: the web layer authenticates,
+parses and renders; everything here works on decoded JSON and raises `ApiError` for the API's errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lowtide.clock import Clock
+from lowtide.emulator.batches import (
+    Batch,
+    BatchSnapshot,
+    BatchStore,
+    ProcessingStatus,
+    Settlement,
+    paginate,
+    render_batch,
+)
+from lowtide.emulator.cache import PromptCache
+from lowtide.emulator.errors import ApiError, invalid_request, not_found
+from lowtide.emulator.faults import Faults
+from lowtide.emulator.ids import new_id
+from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.messages import build_message
+from lowtide.emulator.outcomes import find_marker
+from lowtide.emulator.prompt import analyze_prompt
+from lowtide.emulator.settlement import result_lines, settle
+from lowtide.emulator.validation import validate_batch_create, validate_message_params
+
+__all__ = ["API_BATCH_BYTES", "API_REQUEST_BYTES", "Backend", "Settings"]
+
+API_BATCH_BYTES = 256 * 1024 * 1024
+API_REQUEST_BYTES = 32 * 1024 * 1024
+_LIST_LIMIT_DEFAULT = 20
+_LIST_LIMIT_MAX = 1000
+
+
+@dataclass
+class Settings:
+    """Tunable behaviour. Batches keep the timings in force when they were created (or, for cancel, canceled)."""
+
+    processing_seconds: float = 0.0
+    cancel_seconds: float = 0.0
+    api_keys: frozenset[str] | None = None
+    max_batch_bytes: int = API_BATCH_BYTES
+    max_request_bytes: int = API_REQUEST_BYTES
+
+
+class Backend:
+    def __init__(self, clock: Clock, settings: Settings) -> None:
+        self.clock = clock
+        self.settings = settings
+        self.faults = Faults()
+        self.calls: Counter[str] = Counter()
+        self.cache = PromptCache()
+        self.batches = BatchStore()
+
+    def reset(self) -> None:
+        # In place, so that tests holding `calls` or `faults` keep seeing the live objects.
+        self.faults.clear()
+        self.calls.clear()
+        self.cache.clear()
+        self.batches.clear()
+
+    def create_message(self, body: object) -> JsonObject:
+        params = validate_message_params(body)
+        marker = find_marker(params)
+        if marker is not None and marker.kind == "errored":
+            raise ApiError(marker.error_type, marker.error_message)
+        prompt = analyze_prompt(params)
+        usage = self.cache.use(prompt.breakpoints, self.clock.now())
+        return build_message(
+            params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
+        )
+
+    def create_batch(self, body: object, base_url: str) -> JsonObject:
+        requests = validate_batch_create(body)
+        batch = Batch(
+            id=new_id("msgbatch"),
+            created_at=self.clock.now(),
+            requests=requests,
+            processing_seconds=self.settings.processing_seconds,
+            cancel_seconds=self.settings.cancel_seconds,
+        )
+        self.batches.add(batch)
+        # The create response shows the batch in progress even when it is due to end at once.
+        return self._render(batch, base_url, status="in_progress")
+
+    def retrieve_batch(self, batch_id: str, base_url: str) -> JsonObject:
+        return self._render(self._find(batch_id), base_url)
+
+    def list_batches(
+        self, *, limit: str | None, after_id: str | None, before_id: str | None, base_url: str
+    ) -> JsonObject:
+        size = _list_limit(limit)
+        if after_id is not None and before_id is not None:
+            raise invalid_request("Only one of after_id and before_id may be given.")
+        ids = self.batches.newest_first()
+        for name, cursor in (("after_id", after_id), ("before_id", before_id)):
+            if cursor is not None and cursor not in ids:
+                raise invalid_request(f"{name}: no Message Batch with id {cursor}")
+        page = paginate(ids, limit=size, after_id=after_id, before_id=before_id)
+        return {
+            "data": [self._render(self._find(batch_id), base_url) for batch_id in page.ids],
+            "has_more": page.has_more,
+            "first_id": page.ids[0] if page.ids else None,
+            "last_id": page.ids[-1] if page.ids else None,
+        }
+
+    def cancel_batch(self, batch_id: str, base_url: str) -> JsonObject:
+        """Start canceling. Canceling twice is harmless; canceling an ended batch is an error, as it can no
+        longer be stopped (the API documents cancel as possible "any time before processing ends")."""
+        batch = self._find(batch_id)
+        now = self.clock.now()
+        status = batch.status(now)
+        if status == "ended":
+            raise invalid_request(f"Message Batch {batch_id} has already ended and can no longer be canceled.")
+        if status == "in_progress":
+            batch.cancel_initiated_at = now
+            batch.cancel_seconds = self.settings.cancel_seconds
+        # With cancel_seconds=0 the batch ends at once, but this response still shows the cancel under way.
+        return self._render(batch, base_url, status="canceling")
+
+    def delete_batch(self, batch_id: str) -> JsonObject:
+        batch = self._find(batch_id)
+        status = batch.status(self.clock.now())
+        if status != "ended":
+            raise invalid_request(
+                f"Message Batch {batch_id} is {status.replace('_', ' ')} and cannot be deleted; "
+                "cancel it first and delete it once it has ended."
+            )
+        self.batches.delete(batch_id)
+        return {"id": batch_id, "type": "message_batch_deleted"}
+
+    def batch_results(self, batch_id: str) -> Iterator[bytes]:
+        batch = self._find(batch_id)
+        status = batch.status(self.clock.now())
+        if status != "ended":
+            raise invalid_request(
+                f"Message Batch {batch_id} is {status.replace('_', ' ')}; its results are available once it has ended."
+            )
+        return result_lines(batch, self._settle(batch))
+
+    def snapshot(self, batch_id: str) -> BatchSnapshot:
+        batch = self.batches.get(batch_id)
+        if batch is None:
+            raise KeyError(batch_id)
+        status = batch.status(self.clock.now())
+        settlement = self._settle(batch) if status == "ended" else None
+        rendered = render_batch(batch, status=status, counts=settlement.counts() if settlement else None, base_url="")
+        return BatchSnapshot(
+            id=batch.id,
+            processing_status=status,
+            created_at=batch.created_at,
+            expires_at=batch.expires_at,
+            ended_at=batch.ended_at if settlement else None,
+            cancel_initiated_at=batch.cancel_initiated_at,
+            requests=tuple(batch.requests),
+            request_counts=rendered["request_counts"],
+            outcomes={custom_id: kind for (custom_id, _), kind in zip(batch.requests, settlement.kinds, strict=True)}
+            if settlement
+            else None,
+        )
+
+    def _find(self, batch_id: str) -> Batch:
+        batch = self.batches.get(batch_id)
+        if batch is None:
+            raise not_found(f"Message Batch {batch_id} not found.")
+        return batch
+
+    def _settle(self, batch: Batch) -> Settlement:
+        if batch.settlement is None:
+            batch.settlement = settle(batch, self.faults, self.cache)
+        return batch.settlement
+
+    def _render(self, batch: Batch, base_url: str, *, status: ProcessingStatus | None = None) -> JsonObject:
+        shown = status if status is not None else batch.status(self.clock.now())
+        counts = self._settle(batch).counts() if shown == "ended" else None
+        return render_batch(batch, status=shown, counts=counts, base_url=base_url)
+
+
+def _list_limit(raw: str | None) -> int:
+    if raw is None:
+        return _LIST_LIMIT_DEFAULT
+    try:
+        limit = int(raw)
+    except ValueError:
+        raise invalid_request("limit: Input should be a valid integer") from None
+    if not 1 <= limit <= _LIST_LIMIT_MAX:
+        raise invalid_request(f"limit: Input should be between 1 and {_LIST_LIMIT_MAX}")
+    return limit

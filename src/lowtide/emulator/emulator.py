@@ -1,0 +1,99 @@
+"""`Emulator`: an offline Anthropic API (Messages and Message Batches) that the real SDK talks to, in process
+through an ASGI transport or over a socket (see `lowtide.emulator.server`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import anthropic
+import httpx2
+from starlette.applications import Starlette
+
+from lowtide.clock import Clock, SystemClock
+from lowtide.emulator.app import build_app
+from lowtide.emulator.backend import API_BATCH_BYTES, API_REQUEST_BYTES, Backend, Settings
+from lowtide.emulator.batches import BatchSnapshot
+from lowtide.emulator.faults import Faults
+
+__all__ = ["Emulator"]
+
+
+class Emulator:
+    """One emulated API account: batches, prompt cache, call counts and faults, all on one clock.
+
+    `processing_seconds` is how long each batch stays `in_progress`; `cancel_seconds` how long a canceled one
+    stays `canceling`. `api_keys=None` accepts any non-empty key. The byte limits default to the API's (32 MB
+    per Messages request, 256 MB per batch) and can be lowered to test the 413 without building huge bodies.
+    """
+
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        processing_seconds: float = 0.0,
+        cancel_seconds: float = 0.0,
+        api_keys: Iterable[str] | None = None,
+        base_url: str = "http://emulator.invalid",
+        *,
+        max_batch_bytes: int = API_BATCH_BYTES,
+        max_request_bytes: int = API_REQUEST_BYTES,
+    ) -> None:
+        if processing_seconds < 0 or cancel_seconds < 0:
+            raise ValueError("processing_seconds and cancel_seconds cannot be negative")
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.base_url = base_url
+        settings = Settings(
+            processing_seconds=processing_seconds,
+            cancel_seconds=cancel_seconds,
+            api_keys=frozenset(api_keys) if api_keys is not None else None,
+            max_batch_bytes=max_batch_bytes,
+            max_request_bytes=max_request_bytes,
+        )
+        self._backend = Backend(self.clock, settings)
+        self.app: Starlette = build_app(self._backend)
+
+    @property
+    def calls(self) -> Counter[str]:
+        """Served API calls by route name (`messages.create`, `batches.create`, ...), failed ones included."""
+        return self._backend.calls
+
+    @property
+    def faults(self) -> Faults:
+        return self._backend.faults
+
+    @property
+    def processing_seconds(self) -> float:
+        return self._backend.settings.processing_seconds
+
+    @processing_seconds.setter
+    def processing_seconds(self, value: float) -> None:
+        self._backend.settings.processing_seconds = value
+
+    @property
+    def cancel_seconds(self) -> float:
+        return self._backend.settings.cancel_seconds
+
+    @cancel_seconds.setter
+    def cancel_seconds(self, value: float) -> None:
+        self._backend.settings.cancel_seconds = value
+
+    def transport(self) -> httpx2.ASGITransport:
+        return httpx2.ASGITransport(app=self.app)
+
+    def http_client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=self.transport(), base_url=self.base_url)
+
+    def client(self, api_key: str = "emulator-key", max_retries: int = 0, **kwargs: Any) -> anthropic.AsyncAnthropic:
+        """The real SDK client, wired to this emulator without sockets. Close it (`await client.close()`)."""
+        return anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=self.base_url, http_client=self.http_client(), max_retries=max_retries, **kwargs
+        )
+
+    def batch(self, batch_id: str) -> BatchSnapshot:
+        """A stored batch as of now: requests, status, counts, per-request outcomes once ended. KeyError if unknown."""
+        return self._backend.snapshot(batch_id)
+
+    def reset(self) -> None:
+        """Forget batches, call counts, faults and the prompt cache."""
+        self._backend.reset()

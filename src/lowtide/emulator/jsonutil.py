@@ -1,0 +1,41 @@
+"""Helpers for decoded JSON: narrowing `object` to precise types for strict checking, and one canonical encoding."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from typing_extensions import TypeIs
+
+__all__ = ["JsonObject", "as_array", "as_object", "canonical", "compact", "is_int", "is_number"]
+
+JsonObject = dict[str, Any]
+
+
+def as_object(value: object) -> JsonObject | None:
+    """`value` as a JSON object, or None when it is anything else."""
+    return cast(JsonObject, value) if isinstance(value, dict) else None
+
+
+def as_array(value: object) -> list[Any] | None:
+    """`value` as a JSON array, or None when it is anything else."""
+    return cast(list[Any], value) if isinstance(value, list) else None
+
+
+def is_int(value: object) -> TypeIs[int]:
+    # JSON has no booleans-as-integers, but Python's bool is an int subclass.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> TypeIs[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def canonical(value: object) -> str:
+    """A stable encoding (sorted keys), so equal requests hash equally whatever their key order."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def compact(value: object) -> str:
+    """The wire encoding of response bodies and JSONL lines."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

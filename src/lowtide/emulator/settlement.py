@@ -1,0 +1,88 @@
+"""How an ended batch's requests come out, and its results file, produced line by line. Settling only decides
+result types; answers are generated while the results stream, which keeps 100,000-request batches fast."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+
+from lowtide.emulator.batches import Batch, Settlement
+from lowtide.emulator.cache import NO_CACHE, PromptCache
+from lowtide.emulator.errors import ApiError
+from lowtide.emulator.faults import Faults
+from lowtide.emulator.ids import derived_id
+from lowtide.emulator.jsonutil import JsonObject, compact
+from lowtide.emulator.messages import build_message
+from lowtide.emulator.outcomes import Outcome, find_marker
+from lowtide.emulator.prompt import analyze_prompt
+from lowtide.emulator.validation import validate_message_params
+
+__all__ = ["result_lines", "settle"]
+
+
+def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
+    """Each request's result type. Requests run in order, so within a batch the first to send a cacheable
+    prefix writes the cache entry and later ones read it."""
+    processed = batch.processed_count()
+    cut_off = "canceled" if batch.cancel_initiated_at is not None else "expired"
+    settlement = Settlement(kinds=[])
+    for index, (custom_id, params) in enumerate(batch.requests):
+        if index >= processed:
+            settlement.kinds.append(cut_off)
+            continue
+        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params)
+        if outcome is not None:
+            settlement.kinds.append(outcome.kind)
+            if outcome.kind == "errored":
+                settlement.errors[index] = outcome
+            continue
+        settlement.kinds.append("succeeded")
+        breakpoints = analyze_prompt(params).breakpoints
+        if breakpoints:
+            settlement.cache[index] = cache.use(breakpoints, batch.ended_at)
+    return settlement
+
+
+def _invalid(params: JsonObject) -> Outcome | None:
+    # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
+    # Messages API would have answered it with.
+    try:
+        validate_message_params(params, in_batch=True)
+    except ApiError as error:
+        return Outcome("errored", error.error_type, error.message)
+    return None
+
+
+def result_lines(batch: Batch, settlement: Settlement) -> Iterator[bytes]:
+    """The JSONL results, one `MessageBatchIndividualResponse` per line, in an order unrelated to the requests'
+    (by a hash of custom_id), so that callers who do not join on custom_id find out."""
+    order = sorted(range(len(batch.requests)), key=lambda index: _shuffle_key(batch.requests[index][0]))
+    for index in order:
+        custom_id, params = batch.requests[index]
+        line = {"custom_id": custom_id, "result": _result(batch, settlement, index, custom_id, params)}
+        yield (compact(line) + "\n").encode()
+
+
+def _shuffle_key(custom_id: str) -> bytes:
+    return hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
+
+
+def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, params: JsonObject) -> JsonObject:
+    kind = settlement.kinds[index]
+    if kind == "succeeded":
+        message = build_message(
+            params,
+            # Derived, so that downloading the results twice gives the same file.
+            message_id=derived_id("msg", batch.id, custom_id),
+            prompt_tokens=analyze_prompt(params).tokens,
+            cache=settlement.cache.get(index, NO_CACHE),
+            service_tier="batch",
+        )
+        return {"type": "succeeded", "message": message}
+    if kind == "errored":
+        outcome = settlement.errors[index]
+        return {
+            "type": "errored",
+            "error": {"type": "error", "error": {"type": outcome.error_type, "message": outcome.error_message}},
+        }
+    return {"type": kind}

@@ -1,0 +1,126 @@
+"""HTTP plumbing shared by the routes: request ids, authentication, size-limited JSON bodies, error responses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable
+
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from lowtide.emulator.errors import ApiError, error_body, error_type_for_status, invalid_request
+from lowtide.emulator.ids import new_id
+from lowtide.emulator.jsonutil import as_object
+
+__all__ = [
+    "RequestIdMiddleware",
+    "api_error_response",
+    "authenticate",
+    "chunked",
+    "http_error_response",
+    "read_json",
+    "require_version",
+    "server_error_response",
+]
+
+_STATE_KEY = "lowtide_request_id"
+_CHUNK_BYTES = 64 * 1024
+
+
+class RequestIdMiddleware:
+    """Gives every response a `request-id` header, and error bodies the same id."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = new_id("req")
+        scope.setdefault("state", {})[_STATE_KEY] = request_id
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["request-id"] = request_id
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
+
+
+def _request_id(request: Request) -> str:
+    state = as_object(request.scope.get("state")) or {}
+    return str(state.get(_STATE_KEY) or new_id("req"))
+
+
+def api_error_response(request: Request, error: Exception) -> Response:
+    assert isinstance(error, ApiError)
+    request_id = _request_id(request)
+    body = error_body(error.error_type, error.message, request_id)
+    # Set here as well: the 500 handler runs outside the middleware that adds the header to other responses.
+    return JSONResponse(body, status_code=error.status, headers={**error.headers, "request-id": request_id})
+
+
+def http_error_response(request: Request, error: Exception) -> Response:
+    """Routing errors (unknown path, wrong method) in the API's error shape rather than Starlette's text."""
+    assert isinstance(error, HTTPException)
+    error_type = error_type_for_status(error.status_code)
+    message = "Not found." if error.status_code == 404 else str(error.detail)
+    return api_error_response(request, ApiError(error_type, message, status=error.status_code))
+
+
+def server_error_response(request: Request, error: Exception) -> Response:
+    return api_error_response(request, ApiError("api_error", "Internal server error"))
+
+
+def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:
+    """The key from `x-api-key` or `Authorization: Bearer`; any non-empty one unless `api_keys` restricts."""
+    key = request.headers.get("x-api-key", "").strip()
+    if not key:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        key = token.strip() if scheme.lower() == "bearer" else ""
+    if not key:
+        raise ApiError("authentication_error", "x-api-key header is required")
+    if api_keys is not None and key not in api_keys:
+        raise ApiError("authentication_error", "invalid x-api-key")
+
+
+def require_version(request: Request) -> None:
+    if not request.headers.get("anthropic-version"):
+        raise invalid_request("anthropic-version: header is required")
+
+
+async def read_json(request: Request, limit: int) -> object:
+    """The decoded body, refusing more than `limit` bytes (413) before reading it whole where possible."""
+    too_large = ApiError("request_too_large", f"Request exceeds the maximum allowed number of bytes ({limit}).")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        raise invalid_request("Invalid JSON body.") from None
+
+
+async def chunked(pieces: Iterable[bytes]) -> AsyncIterator[bytes]:
+    """Gather small pieces into chunks of about 64 KiB: one send per line would make large files slow.
+    The last chunk may be empty, which HTTP bodies allow."""
+    buffer: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        buffer.append(piece)
+        size += len(piece)
+        if size >= _CHUNK_BYTES:
+            yield b"".join(buffer)
+            buffer, size = [], 0
+    yield b"".join(buffer)
