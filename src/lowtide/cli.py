@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(handler=_demo)
 
+    status = commands.add_parser("status", help="show tickets, batches, states and costs from the ledger")
+    _ledger_argument(status)
+    status.add_argument("--actor", help="only this actor's requests")
+    status.add_argument("--json", action="store_true", help="print JSON instead of text")
+    status.set_defaults(handler=_status)
+
+    collect = commands.add_parser("collect", help="fetch the results of ended batches into the ledger")
+    _ledger_argument(collect)
+    collect.add_argument("batch", nargs="*", help="batch ids (default: every outstanding batch)")
+    collect.add_argument("--api-key-env", default="ANTHROPIC_API_KEY", help="environment variable holding the key")
+    collect.set_defaults(handler=_collect)
+
+    cancel = commands.add_parser("cancel", help="cancel an outstanding batch, by batch id or request key")
+    _ledger_argument(cancel)
+    cancel.add_argument("target", help="a batch id (lowtide's or the API's) or a request key")
+    cancel.add_argument("--api-key-env", default="ANTHROPIC_API_KEY", help="environment variable holding the key")
+    cancel.set_defaults(handler=_cancel)
+
     emulator = commands.add_parser("emulator", help="serve the offline Anthropic API on a socket")
     server.add_arguments(emulator)
     emulator.set_defaults(handler=server.run_from_args)
@@ -40,6 +59,58 @@ def _demo(args: argparse.Namespace) -> int:
 
     failures = asyncio.run(run_demo(sys.stdout, config=args.config, processing_seconds=args.processing_seconds))
     return 1 if failures else 0
+
+
+def _ledger_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ledger", type=Path, default=None, help="ledger file (default: $LOWTIDE_LEDGER or the state directory)"
+    )
+
+
+def _status(args: argparse.Namespace) -> int:
+    from lowtide.ledger.store import open_ledger
+    from lowtide.parking import status
+
+    report = status(open_ledger(args.ledger), actor=args.actor)
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2, default=str))
+        return 0
+    print(f"{len(report.batches)} batch(es), {len(report.tickets)} request(s)")
+    for batch in report.batches:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(batch.counts.items()) if v)
+        print(
+            f"  {batch.batch_id or batch.id:<40} {batch.state:<17} {batch.requests:>6} req  {counts:<40}"
+            f" ${batch.cost_usd:.6f} (live ${batch.live_cost_usd:.6f})"
+        )
+    for ticket in report.tickets:
+        print(f"  {ticket.key:<40} {ticket.state:<17} batch {ticket.batch_id or '-'}  attempts {ticket.attempts}")
+    for line in report.actors:
+        states = ", ".join(f"{k} {v}" for k, v in sorted(line.states.items()))
+        print(
+            f"actor {line.actor}: {line.requests} request(s) ({states}); ${line.cost_usd:.6f} at batch prices,"
+            f" ${line.live_cost_usd:.6f} live"
+        )
+    print(f"total: ${report.cost_usd:.6f} at batch prices; the same calls live: ${report.live_cost_usd:.6f}")
+    return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from lowtide.ledger.store import open_ledger
+    from lowtide.parking import collect
+
+    batches = asyncio.run(collect(open_ledger(args.ledger), batch_ids=args.batch or None, api_key_env=args.api_key_env))
+    for batch in batches:
+        print(f"{batch.batch_id or batch.id} {batch.state}")
+    return 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    from lowtide.ledger.store import open_ledger
+    from lowtide.parking import cancel
+
+    batch = asyncio.run(cancel(open_ledger(args.ledger), args.target, api_key_env=args.api_key_env))
+    print(f"{batch.batch_id} cancellation requested ({batch.state})")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

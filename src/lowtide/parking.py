@@ -1,0 +1,196 @@
+"""Parked work, seen and handled from the ledger: what `lowtide status`, `collect` and `cancel` do.
+
+An agent runtime uses the same functions to park a pipeline stage (`actor.submit`), see where it stands
+(`status`), fetch results of ended batches (`collect`) and stop it (`cancel`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from anthropic import AsyncAnthropic
+
+from lowtide.batching.engine import BatchEngine, Ticket, owner_id
+from lowtide.clock import Clock, SystemClock
+from lowtide.config import BatchSettings, TimeoutPolicy
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.store import BatchRecord, BatchState, Ledger
+from lowtide.providers.anthropic.batch import ClaudeBatchProvider
+from lowtide.providers.base import ProviderOptions
+
+__all__ = ["ActorTotals", "BatchSummary", "StatusReport", "cancel", "collect", "status"]
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    id: str
+    batch_id: str | None
+    state: str
+    requests: int
+    counts: dict[str, int]
+    cost_usd: Decimal
+    live_cost_usd: Decimal
+    endpoint: str
+
+
+@dataclass
+class ActorTotals:
+    actor: str
+    requests: int = 0
+    states: dict[str, int] = field(default_factory=dict[str, int])
+    cost_usd: Decimal = Decimal(0)
+    live_cost_usd: Decimal = Decimal(0)
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    tickets: list[Ticket]
+    batches: list[BatchSummary]
+    actors: list[ActorTotals]
+
+    @property
+    def cost_usd(self) -> Decimal:
+        return sum((a.cost_usd for a in self.actors), Decimal(0))
+
+    @property
+    def live_cost_usd(self) -> Decimal:
+        return sum((a.live_cost_usd for a in self.actors), Decimal(0))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tickets": [t.model_dump(mode="json") for t in self.tickets],
+            "batches": [
+                {**b.__dict__, "cost_usd": str(b.cost_usd), "live_cost_usd": str(b.live_cost_usd)} for b in self.batches
+            ],
+            "actors": [
+                {**a.__dict__, "cost_usd": str(a.cost_usd), "live_cost_usd": str(a.live_cost_usd)} for a in self.actors
+            ],
+            "cost_usd": str(self.cost_usd),
+            "live_cost_usd": str(self.live_cost_usd),
+        }
+
+
+def status(ledger: Ledger, *, actor: str | None = None) -> StatusReport:
+    """Every ticket and batch in the ledger with its state, counts and cost, and totals per actor."""
+    records = ledger.requests(actor=actor)
+    batches = {b.id: b for b in ledger.batches()}
+    tickets = [Ticket.of(r, batches.get(r.batch_id or "")) for r in records]
+    per_batch: dict[str, list[Decimal]] = {}
+    totals: dict[str, ActorTotals] = {}
+    for record, ticket in zip(records, tickets, strict=True):
+        line = totals.setdefault(record.actor, ActorTotals(record.actor))
+        line.requests += 1
+        line.states[ticket.state] = line.states.get(ticket.state, 0) + 1
+        line.cost_usd += record.cost_usd or 0
+        line.live_cost_usd += record.live_cost_usd or 0
+        if record.batch_id:
+            sums = per_batch.setdefault(record.batch_id, [Decimal(0), Decimal(0)])
+            sums[0] += record.cost_usd or 0
+            sums[1] += record.live_cost_usd or 0
+    summaries = [
+        _summary(b, *per_batch.get(b.id, [Decimal(0), Decimal(0)]))
+        for b in batches.values()
+        if actor is None or b.id in per_batch
+    ]
+    return StatusReport(tickets=tickets, batches=summaries, actors=sorted(totals.values(), key=lambda a: a.actor))
+
+
+def _summary(batch: BatchRecord, cost: Decimal, live: Decimal) -> BatchSummary:
+    return BatchSummary(
+        id=batch.id,
+        batch_id=batch.provider_batch_id,
+        state=batch.state.value,
+        requests=batch.request_count,
+        counts=batch.counts or {"processing": batch.request_count},
+        cost_usd=cost,
+        live_cost_usd=live,
+        endpoint=batch.endpoint,
+    )
+
+
+async def collect(
+    ledger: Ledger,
+    *,
+    batch_ids: Iterable[str] | None = None,
+    client: AsyncAnthropic | None = None,
+    api_key_env: str = "ANTHROPIC_API_KEY",
+    clock: Clock | None = None,
+) -> list[BatchSummary]:
+    """Fetch the results of ended batches (all outstanding ones, or those named) into the ledger.
+
+    A batch still processing is checked once and left as it is; one whose create is unknown is reconciled.
+    """
+    wanted = set(batch_ids) if batch_ids is not None else None
+    outstanding = [
+        b
+        for b in ledger.batches(states=[BatchState.INTENT, BatchState.UNKNOWN, BatchState.WAITING, BatchState.ENDED])
+        if wanted is None or b.id in wanted or b.provider_batch_id in wanted
+    ]
+    if wanted:
+        known = {b.id for b in outstanding} | {b.provider_batch_id for b in outstanding}
+        missing = wanted - known
+        if missing:
+            raise ConfigurationError(
+                f"No outstanding batch {', '.join(sorted(missing))} in the ledger {ledger.path}.", field="batch"
+            )
+    for endpoint in sorted({b.endpoint for b in outstanding}):
+        engine = _engine(ledger, endpoint, client=client, api_key_env=api_key_env, clock=clock)
+        try:
+            await engine.collect_once([b for b in outstanding if b.endpoint == endpoint])
+        finally:
+            await engine.provider.aclose()
+    return status(ledger).batches
+
+
+async def cancel(
+    ledger: Ledger,
+    target: str,
+    *,
+    client: AsyncAnthropic | None = None,
+    api_key_env: str = "ANTHROPIC_API_KEY",
+    clock: Clock | None = None,
+) -> BatchSummary:
+    """Cancel the outstanding batch named by `target`: a batch id (lowtide's or the API's) or a request key."""
+    batch = ledger.batch(target)
+    if batch is None:
+        request = ledger.request(target)
+        if request is not None and request.batch_id:
+            batch = ledger.batch(request.batch_id)
+    if batch is None:
+        raise ConfigurationError(f"No batch or request {target!r} in the ledger {ledger.path}.", field="target")
+    if not batch.state.outstanding or batch.provider_batch_id is None:
+        raise ConfigurationError(
+            f"Batch {batch.provider_batch_id or batch.id} is {batch.state.value}; only a batch the API is processing"
+            " can be canceled.",
+            field="target",
+        )
+    engine = _engine(ledger, batch.endpoint, client=client, api_key_env=api_key_env, clock=clock)
+    try:
+        remote = await engine.provider.cancel(batch.provider_batch_id)
+        ledger.record_status(batch.id, processing_status=remote.processing_status, counts=None, ended_at=None)
+    finally:
+        await engine.provider.aclose()
+    updated = ledger.batch(batch.id)
+    assert updated is not None
+    return next(b for b in status(ledger).batches if b.id == updated.id)
+
+
+def _engine(
+    ledger: Ledger, endpoint: str, *, client: AsyncAnthropic | None, api_key_env: str, clock: Clock | None
+) -> BatchEngine:
+    options = ProviderOptions(
+        client=client,
+        api_key=None if client is not None else os.environ.get(api_key_env),
+        api_key_env=api_key_env,
+        base_url=endpoint,
+        clock=clock or SystemClock(),
+        batch=BatchSettings(max_wait=1e-9, on_timeout=TimeoutPolicy.LEAVE),  # look once; never wait or cancel here
+    )
+    provider = ClaudeBatchProvider(options)
+    return BatchEngine(
+        provider, ledger, endpoint=endpoint, settings=options.batch, clock=options.clock, owner=owner_id()
+    )
