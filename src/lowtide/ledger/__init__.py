@@ -1,0 +1,1 @@
+"""The durable record of every batch and request (SQLite)."""

@@ -1,0 +1,1 @@
+"""Provider-neutral batch machinery: the durable engine, stored outcomes and crash points for tests."""
