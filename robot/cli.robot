@@ -116,6 +116,17 @@ The Emulator Serves On A Free Port And Stops Cleanly On SIGTERM
     Should Not Contain    ${output}    Traceback
     [Teardown]    Stop Emulator
 
+A Second Emulator On A Busy Port Says So In One Line
+    [Documentation]    `lowtide emulator --port P` where P is taken exits with code 2 and one clear line on stderr,
+    ...    not a traceback.
+    ${url}=    Start Emulator
+    ${port}=    Fetch From Right    ${url}    :
+    ${result}=    Run Lowtide    emulator    --host    127.0.0.1    --port    ${port}
+    Should Be Equal As Integers    ${result.rc}    2
+    Should Contain    ${result.stderr}    cannot listen on 127.0.0.1:${port}
+    Should Not Contain    ${result.stderr}    Traceback
+    [Teardown]    Stop Emulator
+
 A Program Using Only The Official SDK Gets Its Answer From The Emulator
     [Documentation]    Nothing but `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` in the environment points an
     ...    unmodified SDK program at `lowtide emulator`.

@@ -137,20 +137,7 @@ class World:
         return self.emulator
 
     def transport(self) -> httpx2.AsyncBaseTransport:
-        """The emulator's in-process transport, as `Emulator.transport()` gives it, declaring ASGI spec 2.4.
-
-        With spec 2.4 Starlette streams a response without the task group whose cancellation, on CPython 3.11,
-        hides the rest of the awaiting coroutines from coverage (sys.settrace gets no 'call' event for a frame
-        resumed by `throw()`): what the emulator answers is the same either way.
-        """
-        app = self.emu.app
-
-        async def app_spec_2_4(scope: Any, receive: Any, send: Any) -> None:
-            if scope.get("type") == "http":
-                scope = {**scope, "asgi": {**scope.get("asgi", {}), "spec_version": "2.4"}}
-            await app(scope, receive, send)
-
-        return httpx2.ASGITransport(app=app_spec_2_4)
+        return self.emu.transport()
 
     def client_over(self, transport: httpx2.AsyncBaseTransport, **options: Any) -> Any:
         """A real SDK client, as `Emulator.client()` makes it, over `transport`; closed after the scenario."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -50,8 +51,12 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 
 def run(emulator: Emulator, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False) -> int:
-    """Serve until SIGTERM or SIGINT, then return 0 (1 if the server could not start)."""
-    sock = _bind(host, port)
+    """Serve until SIGTERM or SIGINT, then return 0 (2 if the address cannot be listened on, 1 if uvicorn fails)."""
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        print(f"lowtide emulator: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     url = _url(host, sock)
 
     def announce() -> None:
