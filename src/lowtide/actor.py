@@ -228,7 +228,7 @@ class Actor:
         if self.configuration.max_cost_usd is not None:
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, ledger.committed_usd(self.name)))
         if all(limit is None for _, limit, _ in limits):
-            return worst_case_cost(params, mode=BatchProcessingMode.BATCH)
+            return None  # no budget to keep: no estimate to record either
         estimate = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
         if estimate is None:
             raise ConfigurationError(

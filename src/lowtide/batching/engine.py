@@ -174,6 +174,8 @@ class BatchEngine:
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._claims: list[tuple[NewRequest, asyncio.Future[RequestRecord]]] = []
+        self._claiming: asyncio.Task[None] | None = None
         self.closed = False
 
     # The calls an actor makes.
@@ -188,14 +190,14 @@ class BatchEngine:
         worst_case_usd: Decimal | None = None,
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
-        record = await self._final(self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd))
-        return self.result_of(record, response_model)
+        record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        return self.result_of(await self._final(record), response_model)
 
     async def submit(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
     ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
-        record = self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
             record = self._reread(record.key)
@@ -249,10 +251,9 @@ class BatchEngine:
 
     # Entering the ledger.
 
-    def _enter(
+    async def _enter(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
     ) -> RequestRecord:
-        now = self._clock.now()
         new = NewRequest(
             key=key,
             custom_id=custom_id_for(key),
@@ -262,7 +263,11 @@ class BatchEngine:
             max_attempts=self.settings.max_attempts,
             worst_case_usd=worst_case_usd,
         )
-        [record] = self.ledger.claim([new], owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        claimed: asyncio.Future[RequestRecord] = asyncio.get_running_loop().create_future()
+        self._claims.append((new, claimed))
+        if self._claiming is None:
+            self._claiming = self._spawn(self._write_claims())
+        record = await claimed
         if _canonical(record.params) != _canonical(params):
             raise ConfigurationError(
                 f"Key {key!r} already names a different request in the ledger; use a new key for new content.",
@@ -271,6 +276,23 @@ class BatchEngine:
         if record.state is RequestState.PENDING and record.owner == self.owner:
             self._enqueue(record)
         return record
+
+    async def _write_claims(self) -> None:
+        """Record every call that arrived in this turn of the event loop in one transaction."""
+        await asyncio.sleep(0)
+        claims, self._claims, self._claiming = self._claims, [], None
+        now = self._clock.now()
+        try:
+            records = self.ledger.claim(
+                [new for new, _ in claims], owner=self.owner, until=now + self.settings.lease_seconds, now=now
+            )
+        except Exception as exc:  # pragma: no cover - a ledger that cannot be written (disk full, locked)
+            for _, claimed in claims:
+                claimed.set_exception(exc)
+            return
+        by_key = {record.key: record for record in records}
+        for new, claimed in claims:
+            claimed.set_result(by_key[new.key])
 
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
