@@ -173,6 +173,7 @@ class BatchEngine:
         self._futures: dict[str, asyncio.Future[RequestRecord]] = {}
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
+        self._creating: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._claims: list[tuple[NewRequest, asyncio.Future[RequestRecord]]] = []
         self._claiming: asyncio.Task[None] | None = None
@@ -199,7 +200,11 @@ class BatchEngine:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
+            outcome = self._futures.get(record.key)
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
+            failure = outcome.exception() if outcome is not None and outcome.done() else None
+            if failure is not None:
+                raise failure  # the create was refused: say so rather than try again forever
             record = self._reread(record.key)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = self._rescue_pending(record)
@@ -337,8 +342,8 @@ class BatchEngine:
 
     def _rescue_batch(self, batch: BatchRecord) -> bool:
         """Reconcile a batch whose create's outcome is unknown, unless a live process is still creating it."""
-        if batch.id in self._reconciling:
-            return True
+        if batch.id in self._reconciling or batch.id in self._creating:
+            return True  # this process is on it: the caller waits for the outcome
         now = self._clock.now()
         if batch.owner != self.owner and _owner_alive(batch.owner, batch.owner_until, now):
             return False
@@ -424,13 +429,14 @@ class BatchEngine:
         keys = [e.key for e in entries]
         batch_entries = [batch_entry(e.custom_id, e.params) for e in entries]
         timer = crash_during("during-create")
+        self._creating.add(batch_id)
         try:
             remote = await self.provider.create(batch_entries)
         except (APIConnectionError, ServerError) as exc:
             # The API may or may not have the batch: find out before anything is sent again.
             log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
             self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
-            await self._reconcile(batch_id)
+            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id))
             return
         except ActorError as exc:
             # The API refused the batch: nothing was processed or charged. A later call may try again.
@@ -438,6 +444,7 @@ class BatchEngine:
             self._fail(keys, exc)
             return
         finally:
+            self._creating.discard(batch_id)
             if timer is not None:  # pragma: no cover - only with a crash point set
                 timer.cancel()
         crashpoint("after-create")
