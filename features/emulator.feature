@@ -734,6 +734,195 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I send the emulator a raw "POST" to "/v1/messages" that fails inside the emulator
       Then the emulator answers 500 with error type "api_error"
 
+  Rule: An answer can be lost or held back after its call did its work, and answers can come slowly
+
+    Scenario: A create whose answer is dropped still commits its batch, and the SDK sees a lost connection
+      Given the emulator runs on a manual clock
+      And the emulator drops the answer of the next "batches.create" call after doing its work
+      When I create an emulator batch of 3 requests
+      Then the emulator call failed with a dropped connection
+      And the emulator holds 1 batches
+      And the emulator created 1 batch holding "r0=1, r1=1, r2=1"
+      When I create an emulator batch of 3 requests
+      Then the emulator batch is "in_progress" with 3 requests processing
+      And the emulator holds 2 batches
+      And the emulator created 2 batches holding "r0=2, r1=2, r2=2"
+
+    Scenario Outline: Any route's answer can be dropped after its call did its work, once
+      Given the emulator runs on a manual clock
+      And the emulator drops the answer of the next "<route>" call after doing its work
+      When I call the emulator route "<route>"
+      Then the emulator call failed with a dropped connection
+      And the emulator counted 1 "<route>" call
+      When I call the emulator route "<route>"
+      Then the emulator call succeeded
+
+      Examples:
+        | route            |
+        | messages.create  |
+        | batches.create   |
+        | batches.retrieve |
+        | batches.list     |
+        | batches.cancel   |
+        | batches.delete   |
+        | batches.results  |
+
+    Scenario: A delayed answer comes once the emulator clock has moved on by the delay
+      Given the emulator runs on a manual clock with 60 processing seconds
+      And the emulator answers the next 2 "batches.create" calls 30 seconds after doing their work
+      When I create an emulator batch of 2 requests
+      Then the emulator batch is "in_progress" with 2 requests processing
+      And the emulator batch was created 30 seconds before its answer came
+      And the emulator clock slept 1 times for 30 seconds in all
+      When I create an emulator batch of 2 requests
+      And I create an emulator batch of 2 requests
+      Then the emulator clock slept 2 times for 60 seconds in all
+      And the emulator created 3 batches holding "r0=3, r1=3"
+
+    Scenario: Dropped and delayed answers queue up per route, in the order armed
+      Given the emulator runs on a manual clock
+      And the emulator answers the next 1 "batches.create" calls 5 seconds after doing their work
+      And the emulator drops the answer of the next "batches.create" call after doing its work
+      When I create an emulator batch of 1 requests
+      Then the emulator call succeeded
+      When I create an emulator batch of 1 requests
+      Then the emulator call failed with a dropped connection
+      When I create an emulator batch of 1 requests
+      Then the emulator call succeeded
+      And the emulator clock slept 1 times for 5 seconds in all
+
+    Scenario: A call that fails keeps the after-commit fault for the next call that does its work
+      Given the emulator runs on a manual clock
+      And the emulator drops the answer of the next "batches.create" call after doing its work
+      When I post the emulator the batch body {"requests": []}
+      Then the emulator call fails with BadRequestError, status 400 and error type "invalid_request_error"
+      When I create an emulator batch of 1 requests
+      Then the emulator call failed with a dropped connection
+      And the emulator holds 1 batches
+
+    Scenario: Slow results stream each line late, on the emulator clock
+      Given the emulator runs on a manual clock
+      When I create an emulator batch of 3 requests
+      And the emulator streams results one line every 0.5 seconds
+      And I fetch the emulator batch results
+      Then the emulator results are:
+        | custom_id | result    |
+        | r0        | succeeded |
+        | r1        | succeeded |
+        | r2        | succeeded |
+      And the emulator clock slept 3 times for 1.5 seconds in all
+      When I fetch the emulator batch results
+      Then the emulator clock slept 6 times for 3 seconds in all
+
+    Scenario: A slow route pauses before each piece of its answer, for as many calls as asked
+      Given the emulator runs on a manual clock
+      When I create an emulator batch of 1 requests
+      And the emulator makes "batches.retrieve" slow by 2 seconds for 2 calls
+      And I retrieve the emulator batch
+      And I retrieve the emulator batch
+      And I retrieve the emulator batch
+      Then the emulator clock slept 2 times for 4 seconds in all
+      When the emulator makes "batches.retrieve" slow by 1 seconds for 1 call
+      And I retrieve the emulator batch
+      And I retrieve the emulator batch
+      Then the emulator clock slept 3 times for 5 seconds in all
+      When the emulator makes "messages.create" slow by 0.25 seconds
+      And I stream a raw emulator message with the params changed by {}
+      Then the emulator clock slept 0.25 seconds before each event of the stream
+      When the emulator makes "messages.create" slow by 0 seconds
+      And I stream a raw emulator message with the params changed by {}
+      Then the emulator clock did not sleep
+
+    Scenario: Timing faults are checked when they are armed
+      Given the emulator runs on a manual clock
+      Then arming these emulator timing faults raises ValueError:
+        | kind               | route           | seconds | times |
+        | drop_after_commit  | messages.stream |         | 1     |
+        | drop_after_commit  | batches.create  |         | 0     |
+        | delay_after_commit | batches.create  | -1      | 1     |
+        | delay_after_commit | batches.create  | inf     | 1     |
+        | slow               | batches.results | nan     |       |
+        | slow               | batches.results | 1       | 0     |
+        | slow               | nowhere         | 1       |       |
+
+    Scenario: The admin route arms every kind of fault and counts what is pending
+      Given the emulator runs on a manual clock
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.create", "kind": "drop_after_commit", "times": 1}
+      Then the emulator admin answer is {"route": "batches.create", "kind": "drop_after_commit", "pending": 1}
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.create", "kind": "delay_after_commit", "seconds": 3}
+      Then the emulator admin answer is {"route": "batches.create", "kind": "delay_after_commit", "pending": 2}
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.results", "kind": "slow", "seconds": 0.5}
+      Then the emulator admin answer is {"route": "batches.results", "kind": "slow", "pending": 0}
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.list", "status": 500, "times": 2}
+      Then the emulator admin answer is {"route": "batches.list", "kind": "status", "pending": 2}
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.list", "kind": "status", "status": 429, "times": null}
+      Then the emulator admin answer is {"route": "batches.list", "kind": "status", "pending": 3}
+      When I create an emulator batch of 2 requests
+      Then the emulator call failed with a dropped connection
+      When I create an emulator batch of 2 requests
+      Then the emulator clock slept 1 times for 3 seconds in all
+      And the emulator batch was created 3 seconds before its answer came
+      When I fetch the emulator batch results
+      Then the emulator clock slept 3 times for 4 seconds in all
+      When I send the emulator a raw "GET" to "/_emulator/stats"
+      Then the emulator admin answer is {"calls": {"batches.create": 2, "batches.retrieve": 1, "batches.results": 1}, "batches": 2, "created_batches": 2, "created_custom_ids": {"r0": 2, "r1": 2}}
+
+    Scenario: A deleted batch stays counted among the created ones, until a reset
+      Given the emulator runs on a manual clock
+      When I create an emulator batch of 2 requests
+      And I delete the emulator batch
+      Then the emulator holds 0 batches
+      And the emulator created 1 batch holding "r0=1, r1=1"
+      When the emulator is reset
+      Then the emulator has created no batch
+
+  Rule: A state file keeps the emulator's batches across restarts
+
+    Scenario: An emulator started again on its state file serves the same batches, results and counters
+      Given the emulator runs on a manual clock with 100 processing seconds and 10 cancel seconds, keeping its state in a file
+      And the emulator ends request "r1" as errored with "rate_limit_error" saying "Too many requests."
+      When I create an emulator batch of 3 requests with a 4000-character cached system prompt
+      And I create an emulator batch of 4 requests
+      And the emulator clock advances 50 seconds
+      And I cancel the emulator batch
+      And I create an emulator batch of 2 requests
+      And the emulator clock advances 60 seconds
+      And I download the results of every emulator batch
+      And the emulator is started again from its state file
+      Then every emulator batch answers the same results as before, with the statuses "200, 200, 400"
+      And the emulator created 3 batches holding "r0=3, r1=3, r2=2, r3=1"
+      And the emulator counted 3 "batches.create" calls
+      And the emulator counted 1 "batches.cancel" call
+      And inspecting every emulator batch shows "ended, ended, in_progress"
+      When the emulator clock advances 40 seconds
+      And I fetch the emulator batch results
+      Then the emulator results are:
+        | custom_id | result    | error_type       | message            |
+        | r0        | succeeded |                  |                    |
+        | r1        | errored   | rate_limit_error | Too many requests. |
+      When I send the emulator a message with a 4000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+      When I delete the emulator batch
+      And the emulator is started again from its state file
+      Then the emulator holds 2 batches
+      And inspecting every emulator batch shows "ended, ended, gone"
+      When the emulator is reset
+      And the emulator is started again from its state file
+      Then the emulator holds 0 batches
+      And the emulator has created no batch
+
+    Scenario Outline: A state file that cannot be used stops the emulator from starting
+      Then starting the emulator on a state file that <case> raises StateFileError mentioning "<mention>"
+
+      Examples:
+        | case                              | mention                                 |
+        | holds not JSON                                | is not a lowtide emulator state file |
+        | holds [1, 2]                                  | is not a lowtide emulator state file |
+        | holds {"format": "other", "version": 1}       | is not a lowtide emulator state file |
+        | holds {"format": "lowtide-emulator-state", "version": 2} | is not a lowtide emulator state file |
+        | is a directory                                | cannot read                          |
+        | is in a missing directory                     | cannot write                         |
+
   Rule: The emulator serves the same API on a socket
 
     Scenario: The SDK talks to the emulator over a socket, and admin routes drive it
@@ -755,8 +944,28 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | messages.create  | 2     |
         | batches.create   | 1     |
         | batches.results  | 1     |
+      And the socket emulator's stats show 1 batch created, holding "r0=1, r1=1"
       When I reset the socket emulator
       Then the socket emulator's stats show 0 batches and no calls
+
+    Scenario: Over a socket, a dropped answer closes the connection, a delayed one comes late, results trickle
+      Given the emulator serves on a socket
+      When I arm the socket emulator's fault {"route": "batches.create", "kind": "drop_after_commit", "times": 1}
+      And I create a 2-request batch on the socket emulator
+      Then the emulator call failed with a dropped connection
+      And the socket emulator's stats show 1 batch created, holding "r0=1, r1=1"
+      When I arm the socket emulator's fault {"route": "batches.create", "kind": "delay_after_commit", "seconds": 0.3, "times": 1}
+      And I create a 2-request batch on the socket emulator
+      Then the emulator call succeeded
+      And the emulator call took at least 0.3 seconds
+      When I arm the socket emulator's fault {"route": "batches.results", "kind": "slow", "seconds": 0.1}
+      And I fetch the emulator batch results
+      Then the emulator results are:
+        | custom_id | result    |
+        | r0        | succeeded |
+        | r1        | succeeded |
+      And the emulator call took at least 0.2 seconds
+      And the socket emulator's stats show 2 batches created, holding "r0=2, r1=2"
 
     Scenario Outline: Admin routes refuse malformed instructions
       Given the emulator serves on a socket
@@ -771,6 +980,22 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | /_emulator/outcomes | {"custom_id": "a"}                                     |
         | /_emulator/outcomes | {"custom_id": "a", "kind": "errored", "message": 5}   |
         | /_emulator/outcomes | {"custom_id": "a", "kind": "vanished"}                 |
+        | /_emulator/faults   | {"kind": "slow", "seconds": 1}                         |
+        | /_emulator/faults   | {"route": "batches.create", "kind": "explode"}         |
+        | /_emulator/faults   | {"route": "batches.create", "kind": "drop_after_commit", "times": "twice"} |
+        | /_emulator/faults   | {"route": "batches.create", "kind": "delay_after_commit"} |
+        | /_emulator/faults   | {"route": "batches.create", "kind": "delay_after_commit", "seconds": -1} |
+        | /_emulator/faults   | {"route": "batches.results", "kind": "slow", "seconds": "fast"} |
+        | /_emulator/faults   | {"route": "batches.results", "kind": "slow", "seconds": 1, "times": 0} |
+
+    Scenario Outline: `lowtide emulator` says in one line why it cannot start, and returns 2
+      When I run "<command>" expecting it to stop at once
+      Then the command printed "<message>" on stderr and returned 2
+
+      Examples:
+        | command                                                  | message                                            |
+        | lowtide emulator --port <busy-port>                      | lowtide emulator: cannot listen on 127.0.0.1:<busy-port>: |
+        | lowtide emulator --state-file <missing-dir>/state.json   | lowtide emulator: cannot write <missing-dir>/state.json: |
 
     Scenario: `lowtide emulator` announces its address, serves, and ends cleanly on a stop signal
       When I run "lowtide emulator --port 0 --processing-seconds 1 --api-key secret" and stop it after one call

@@ -40,11 +40,20 @@ class EmulatorSdkLibrary:
     # ------------------------------------------------------------------------------------------------- process
 
     @keyword("Start Emulator Process")
-    def start_emulator_process(self, processing_seconds: float = 1.0, timeout: float = 30.0) -> str:
-        """Start `lowtide emulator --port 0` and return the base URL announced on its first stdout line."""
+    def start_emulator_process(
+        self, processing_seconds: float = 1.0, timeout: float = 30.0, state_file: str | None = None
+    ) -> str:
+        """Start `lowtide emulator --port 0` and return the base URL announced on its first stdout line.
+
+        With `state_file`, the emulator keeps its state there (`--state-file`); when the file already exists, the
+        emulator carries on from it, counters included, so this library's count of calls carries on too."""
         script = Path(sys.executable).parent / "lowtide"
         command = [str(script)] if script.is_file() else [sys.executable, "-m", "lowtide.cli"]
         argv = [*command, "emulator", "--port", "0", "--processing-seconds", f"{processing_seconds:g}"]
+        if state_file is not None:
+            argv += ["--state-file", state_file]
+        if state_file is None or not Path(state_file).exists():
+            self._calls.clear()
         stdout = self._workdir / "emulator.stdout"
         stderr = self._workdir / "emulator.stderr"
         with stdout.open("wb") as out, stderr.open("wb") as err:
@@ -88,6 +97,25 @@ class EmulatorSdkLibrary:
             f"The emulator exited with {process.returncode}; stderr:\n{(self._workdir / 'emulator.stderr').read_text()}"
         )
         return process.returncode
+
+    @keyword("Kill Emulator Process")
+    def kill_emulator_process(self) -> None:
+        """SIGKILL: the emulator gets no chance to save anything more than it already had."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        process, self._process = self._process, None
+        assert process is not None, "no emulator is running"
+        process.kill()
+        process.wait(timeout=15)
+        logger.info(f"Killed the emulator (pid {process.pid}): {process.returncode}")
+
+    @keyword("New State File Path")
+    def new_state_file_path(self) -> str:
+        """A path in this suite's scratch folder where no file exists yet."""
+        path = self._workdir / f"state-{time.monotonic_ns()}.json"
+        assert not path.exists(), path
+        return str(path)
 
     @keyword("Emulator Port Should Be Closed")
     def emulator_port_should_be_closed(self) -> None:
@@ -150,25 +178,39 @@ class EmulatorSdkLibrary:
     # ------------------------------------------------------------------------------------------------- batches
 
     @keyword("Create Batch")
-    def create_batch(self, count: int) -> str:
-        """`POST /v1/messages/batches` with `count` requests r0..r{count-1}; returns the batch id."""
-        requests: list[Any] = [
-            {
-                "custom_id": f"r{index}",
-                "params": {
-                    "model": MODEL,
-                    "max_tokens": 64,
-                    "messages": [{"role": "user", "content": f"Question {index}"}],
-                },
-            }
-            for index in range(count)
-        ]
+    def create_batch(self, count: int, prefix: str = "r") -> str:
+        """`POST /v1/messages/batches` with `count` requests r0..r{count-1} (or PREFIX0..); returns the batch id."""
         self._calls["batches.create"] += 1
-        batch = self._sdk().messages.batches.create(requests=requests)
+        batch = self._sdk().messages.batches.create(requests=_requests(count, prefix))
         assert batch.processing_status == "in_progress", batch
         assert batch.request_counts.processing == count, batch.request_counts
         assert batch.results_url is None, batch
         assert batch.id.startswith("msgbatch_"), batch
+        return batch.id
+
+    @keyword("Create Batch Should Lose Its Answer")
+    def create_batch_should_lose_its_answer(self, count: int, prefix: str) -> None:
+        """The same create, which must fail as a lost connection does: `APIConnectionError` (not a timeout)."""
+        self._calls["batches.create"] += 1
+        lost: anthropic.APIConnectionError | None = None
+        try:
+            batch = self._sdk().messages.batches.create(requests=_requests(count, prefix))
+        except anthropic.APIConnectionError as error:
+            lost = error
+        else:
+            raise AssertionError(f"The create was answered: {batch}")
+        logger.info(f"The create lost its answer: {lost!r}, caused by {lost.__cause__!r}")
+        assert not isinstance(lost, anthropic.APITimeoutError), f"The create timed out: {lost!r}"
+        assert isinstance(lost.__cause__, httpx2.RemoteProtocolError), repr(lost.__cause__)
+
+    @keyword("Newest Batch Should Hold")
+    def newest_batch_should_hold(self, count: int) -> str:
+        """`GET /v1/messages/batches?limit=1`: the newest batch, which must hold `count` requests; returns its id."""
+        self._calls["batches.list"] += 1
+        page = self._sdk().messages.batches.list(limit=1)
+        assert len(page.data) == 1, page
+        batch = page.data[0]
+        assert sum(batch.request_counts.model_dump().values()) == count, batch.request_counts
         return batch.id
 
     @keyword("Batch Status Should Be")
@@ -215,20 +257,32 @@ class EmulatorSdkLibrary:
         raise AssertionError(f"Batch {batch_id} can still be retrieved after deletion.")
 
     @keyword("Results Should Be")
-    def results_should_be(self, batch_id: str, result_type: str, count: int) -> None:
+    def results_should_be(self, batch_id: str, result_type: str, count: int, prefix: str = "r") -> None:
         """`GET .../results` through the SDK: `count` lines, one per custom_id, each of `result_type`; a succeeded
         one must answer its own request."""
         self._calls["batches.retrieve"] += 1
         self._calls["batches.results"] += 1
         results = {line.custom_id: line.result for line in self._sdk().messages.batches.results(batch_id)}
-        assert sorted(results) == sorted(f"r{index}" for index in range(count)), sorted(results)
+        assert sorted(results) == sorted(f"{prefix}{index}" for index in range(count)), sorted(results)
         for custom_id, result in results.items():
             assert result.type == result_type, (custom_id, result)
             if result.type == "succeeded":
                 block = result.message.content[0]
                 assert block.type == "text", result.message
-                assert block.text.startswith(f'Emulated reply to "Question {custom_id[1:]}": '), block.text
+                question = f"Question {custom_id.removeprefix(prefix)}"
+                assert block.text.startswith(f'Emulated reply to "{question}": '), block.text
                 assert result.message.usage.service_tier == "batch", result.message.usage
+
+    @keyword("Download Results")
+    def download_results(self, batch_id: str) -> bytes:
+        """`GET .../results` as raw bytes, the JSONL file exactly as served."""
+        self._calls["batches.results"] += 1
+        response = httpx2.get(
+            f"{self._base()}/v1/messages/batches/{batch_id}/results",
+            headers={"x-api-key": "any-key", "anthropic-version": "2023-06-01"},
+        )
+        assert response.status_code == 200, response.text
+        return response.content
 
     @keyword("Listing Should Show Every Batch Newest First")
     def listing_should_show_every_batch_newest_first(self, page_size: int, *batch_ids: str) -> None:
@@ -254,6 +308,26 @@ class EmulatorSdkLibrary:
         response = httpx2.post(f"{self._base()}/_emulator/faults", json=body)
         assert response.status_code == 200, response.text
 
+    @keyword("Arm Fault Of Kind")
+    def arm_fault_of_kind(self, route: str, kind: str, seconds: float | None = None, times: int = 1) -> None:
+        """`POST /_emulator/faults {"route", "kind", "seconds", "times"}`: `drop_after_commit` or `delay_after_commit`
+        (`times` calls), or `slow` (every call)."""
+        body: dict[str, Any] = {"route": route, "kind": kind}
+        if kind != "slow":
+            body["times"] = times
+        if seconds is not None:
+            body["seconds"] = seconds
+        response = httpx2.post(f"{self._base()}/_emulator/faults", json=body)
+        assert response.status_code == 200, response.text
+        assert response.json()["kind"] == kind, response.text
+
+    @keyword("Emulator Should Have Created Each Once")
+    def emulator_should_have_created_each_once(self, prefix: str, count: int) -> None:
+        """`GET /_emulator/stats`: each of PREFIX0..PREFIX{count-1} was created in exactly one batch."""
+        created = httpx2.get(f"{self._base()}/_emulator/stats").json()["created_custom_ids"]
+        mine = {custom_id: times for custom_id, times in created.items() if custom_id.startswith(prefix)}
+        assert mine == {f"{prefix}{index}": 1 for index in range(count)}, mine
+
     @keyword("Emulator Should Have Counted Every Call")
     def emulator_should_have_counted_every_call(self) -> None:
         """`GET /_emulator/stats` must show, route by route, exactly the API calls this library made."""
@@ -272,3 +346,17 @@ class EmulatorSdkLibrary:
         if self._url is None:
             raise AssertionError("Start the emulator process first.")
         return self._url
+
+
+def _requests(count: int, prefix: str) -> list[Any]:
+    return [
+        {
+            "custom_id": f"{prefix}{index}",
+            "params": {
+                "model": MODEL,
+                "max_tokens": 64,
+                "messages": [{"role": "user", "content": f"Question {index}"}],
+            },
+        }
+        for index in range(count)
+    ]

@@ -1,8 +1,9 @@
 *** Settings ***
 Documentation       `lowtide emulator` as a separate process on a loopback socket, driven by the official SDK
 ...                 through every Message Batches endpoint (create, retrieve, list, results, cancel, delete) and
-...                 the Messages endpoint, plain and streamed; faults armed over the admin route; and the server's
-...                 own count of the calls, checked against the calls made.
+...                 the Messages endpoint, plain and streamed; faults armed over the admin route, among them answers
+...                 lost or held back after the work is done; the server's own count of the calls, checked against
+...                 the calls made; and a server killed and started again on its state file.
 
 Library             EmulatorSdkLibrary.py
 
@@ -51,6 +52,28 @@ A Fault Armed Over The Admin Route Fails The Next Call Only
     ${text}=    Send Message    Again
     Should Start With    ${text}    Emulated reply to "Again":
 
+A Create Whose Answer Is Dropped Fails With A Connection Error, Yet Its Batch Exists
+    Arm Fault Of Kind    batches.create    drop_after_commit
+    Create Batch Should Lose Its Answer    3    prefix=lost-
+    ${batch}=    Newest Batch Should Hold    3
+    Emulator Should Have Created Each Once    lost-    3
+    Wait Until Batch Has Ended    ${batch}
+    Results Should Be    ${batch}    succeeded    3    prefix=lost-
+
+A Create Whose Answer Is Delayed Answers Late
+    Arm Fault Of Kind    batches.create    delay_after_commit    seconds=1
+    ${started}=    Get Time    epoch
+    ${batch}=    Create Batch    1    prefix=late-
+    ${ended}=    Get Time    epoch
+    Should Be True    ${ended} - ${started} >= 1
+    Emulator Should Have Created Each Once    late-    1
+
+Slow Results Still Arrive Whole
+    Arm Fault Of Kind    batches.results    slow    seconds=0.05
+    ${batch}=    Create Batch    4    prefix=slow-
+    Wait Until Batch Has Ended    ${batch}
+    Results Should Be    ${batch}    succeeded    4    prefix=slow-
+
 The Emulator Counted Exactly The Calls Made
     Emulator Should Have Counted Every Call
 
@@ -58,3 +81,26 @@ The Emulator Stops Cleanly On SIGTERM
     ${code}=    Stop Emulator Process
     Should Be Equal As Integers    ${code}    0
     Emulator Port Should Be Closed
+
+A Restarted Emulator Serves The Batches Of Its State File
+    [Documentation]    The first server is killed with SIGKILL, so that only what its state file held survives.
+    ${state}=    New State File Path
+    Start Emulator Process    processing_seconds=1    state_file=${state}
+    ${ended}=    Create Batch    2
+    ${canceled}=    Create Batch    3
+    Cancel Batch    ${canceled}
+    Wait Until Batch Has Ended    ${ended}
+    ${before}=    Download Results    ${ended}
+    ${running}=    Create Batch    2
+    Kill Emulator Process
+    Start Emulator Process    processing_seconds=1    state_file=${state}
+    ${after}=    Download Results    ${ended}
+    Should Be Equal    ${before}    ${after}
+    Results Should Be    ${ended}    succeeded    2
+    Wait Until Batch Has Ended    ${canceled}
+    Results Should Be    ${canceled}    canceled    3
+    Wait Until Batch Has Ended    ${running}
+    Results Should Be    ${running}    succeeded    2
+    Emulator Should Have Counted Every Call
+    ${code}=    Stop Emulator Process
+    Should Be Equal As Integers    ${code}    0

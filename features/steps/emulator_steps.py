@@ -11,7 +11,10 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
+import socket
+import tempfile
 import threading
 import time
 import uuid
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
 from ipaddress import IPv4Address
+from pathlib import Path
 from typing import Any, Literal
 
 import anthropic
@@ -30,7 +34,7 @@ from pydantic import UUID4, AnyUrl, BaseModel, Field
 
 from lowtide import cli
 from lowtide.clock import ManualClock
-from lowtide.emulator import Emulator, RunningServer, generate_instance, serve_in_thread
+from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
 
 MODEL = "claude-sonnet-4-5"
 KEY = "emulator-scenario-key"
@@ -155,6 +159,8 @@ class Scenario:
     result_order: list[str] = field(default_factory=list[str])
     raw: httpx2.Response | None = None
     deleted: Any = None
+    settings: dict[str, Any] = field(default_factory=dict[str, Any])
+    downloads: dict[str, httpx2.Response] = field(default_factory=dict[str, httpx2.Response])
 
     @property
     def emu(self) -> Emulator:
@@ -192,6 +198,7 @@ def scenario(context: Any) -> Scenario:
 
 def start(context: Any, **settings: Any) -> Scenario:
     s = scenario(context)
+    s.settings = settings
     s.emulator = Emulator(clock=s.clock, **settings)
     s.client = s.emulator.client(api_key=KEY)
     s.cleanups.append(s.client.close)
@@ -1257,6 +1264,202 @@ def step_negative(context: Any, seconds: float) -> None:
         raise AssertionError("no ValueError")
 
 
+# -- answers lost, late or slow, and the count of what was created ---------------------------------------------------
+
+
+@given('the emulator drops the answer of the next "{route}" call after doing its work')
+def step_drop(context: Any, route: str) -> None:
+    scenario(context).emu.faults.drop_after_commit(route)
+
+
+@given('the emulator answers the next {times:d} "{route}" calls {seconds:g} seconds after doing their work')
+def step_delay(context: Any, times: int, route: str, seconds: float) -> None:
+    scenario(context).emu.faults.delay_after_commit(route, seconds=seconds, times=times)
+
+
+@when("the emulator streams results one line every {seconds:g} seconds")
+def step_slow_results(context: Any, seconds: float) -> None:
+    scenario(context).emu.faults.slow_results(seconds)
+
+
+@when('the emulator makes "{route}" slow by {seconds:g} seconds for {times:d} call')
+@when('the emulator makes "{route}" slow by {seconds:g} seconds for {times:d} calls')
+def step_slow_times(context: Any, route: str, seconds: float, times: int) -> None:
+    scenario(context).emu.faults.slow(route, seconds=seconds, times=times)
+
+
+@when('the emulator makes "{route}" slow by {seconds:g} seconds')
+def step_slow(context: Any, route: str, seconds: float) -> None:
+    """Standing until a reset (or `seconds=0`); the emulator clock's sleeps are counted afresh from here."""
+    s = scenario(context)
+    s.emu.faults.slow(route, seconds=seconds)
+    s.clock.sleeps.clear()
+
+
+@then("the emulator call failed with a dropped connection")
+def step_dropped(context: Any) -> None:
+    error = scenario(context).error
+    assert isinstance(error, anthropic.APIConnectionError), repr(error)
+    assert not isinstance(error, anthropic.APITimeoutError), repr(error)
+    assert isinstance(error.__cause__, httpx2.RemoteProtocolError), repr(error.__cause__)
+
+
+@then("the emulator call took at least {seconds:g} seconds")
+def step_slow_call(context: Any, seconds: float) -> None:
+    assert scenario(context).elapsed >= seconds, scenario(context).elapsed
+
+
+@then("the emulator batch was created {seconds:g} seconds before its answer came")
+def step_created_before(context: Any, seconds: float) -> None:
+    s = scenario(context)
+    assert s.error is None, s.error
+    assert s.batch.created_at.timestamp() == s.clock.now() - seconds, (s.batch.created_at, s.clock.now())
+
+
+@then("the emulator clock slept {seconds:g} seconds before each event of the stream")
+def step_slept_per_event(context: Any, seconds: float) -> None:
+    s = scenario(context)
+    assert s.raw is not None, s.raw
+    assert s.raw.status_code == 200, s.raw.text
+    events = sum(1 for line in s.raw.text.splitlines() if line.startswith("event: "))
+    assert events > 2, s.raw.text
+    assert s.clock.sleeps == [seconds] * events, (events, s.clock.sleeps)
+
+
+@then("the emulator clock did not sleep")
+def step_no_sleep(context: Any) -> None:
+    s = scenario(context)
+    assert s.raw is not None, s.raw
+    assert s.raw.status_code == 200, s.raw.text
+    assert s.clock.sleeps == [], s.clock.sleeps
+
+
+@then("arming these emulator timing faults raises ValueError:")
+def step_bad_timing_faults(context: Any) -> None:
+    faults = scenario(context).emu.faults
+    for row in context.table:
+        kind, route = row["kind"], row["route"]
+        with contextlib.suppress(ValueError):
+            if kind == "drop_after_commit":
+                faults.drop_after_commit(route, times=int(row["times"]))
+            elif kind == "delay_after_commit":
+                faults.delay_after_commit(route, seconds=float(row["seconds"]), times=int(row["times"]))
+            else:
+                times = int(row["times"]) if row["times"] else None
+                faults.slow(route, seconds=float(row["seconds"]), times=times)
+            raise AssertionError(f"armed {dict(row.items())}")
+    assert all(faults.pending(route) == 0 for route in ROUTES)
+    assert all(faults.take_slow(route) is None for route in ROUTES)
+
+
+@when('I post the emulator admin route "{route}" the body {body}')
+def step_admin_post(context: Any, route: str, body: str) -> None:
+    raw_call(scenario(context), "POST", route, content=body.encode())
+
+
+@then("the emulator admin answer is {body}")
+def step_admin_answer(context: Any, body: str) -> None:
+    response = scenario(context).raw
+    assert response is not None, response
+    assert response.status_code == 200, response.text
+    assert response.json() == json.loads(body), response.json()
+
+
+def _created(ids: str) -> dict[str, int]:
+    return {name.strip(): int(count) for name, _, count in (item.partition("=") for item in ids.split(","))}
+
+
+@then('the emulator created {count:d} batch holding "{ids}"')
+@then('the emulator created {count:d} batches holding "{ids}"')
+def step_created(context: Any, count: int, ids: str) -> None:
+    emu = scenario(context).emu
+    assert emu.created_batches == count, emu.created_batches
+    assert dict(emu.created_custom_ids) == _created(ids), emu.created_custom_ids
+
+
+@then("the emulator has created no batch")
+def step_created_none(context: Any) -> None:
+    emu = scenario(context).emu
+    assert emu.created_batches == 0, emu.created_batches
+    assert not emu.created_custom_ids, emu.created_custom_ids
+
+
+# -- the state file --------------------------------------------------------------------------------------------------
+
+
+def scratch_folder(s: Scenario) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="lowtide-emulator-state-"))
+    s.cleanups.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return folder
+
+
+@given(
+    "the emulator runs on a manual clock with {seconds:g} processing seconds and {cancel:g} cancel seconds, "
+    "keeping its state in a file"
+)
+def step_start_state(context: Any, seconds: float, cancel: float) -> None:
+    state_file = scratch_folder(scenario(context)) / "state.json"
+    start(context, processing_seconds=seconds, cancel_seconds=cancel, state_file=state_file)
+
+
+@when("the emulator is started again from its state file")
+def step_restart(context: Any) -> None:
+    s = scenario(context)
+    assert s.settings.get("state_file") is not None, s.settings
+    start(context, **s.settings)
+
+
+@when("I download the results of every emulator batch")
+def step_download_all(context: Any) -> None:
+    s = scenario(context)
+    s.downloads = {batch_id: raw_call(s, "GET", f"/v1/messages/batches/{batch_id}/results") for batch_id in s.batch_ids}
+
+
+@then('every emulator batch answers the same results as before, with the statuses "{statuses}"')
+def step_same_results(context: Any, statuses: str) -> None:
+    s = scenario(context)
+    assert [before.status_code for before in s.downloads.values()] == [int(x) for x in statuses.split(",")]
+    for batch_id, before in s.downloads.items():
+        after = raw_call(s, "GET", f"/v1/messages/batches/{batch_id}/results")
+        assert after.status_code == before.status_code, (after.status_code, after.text)
+        if before.status_code == 200:
+            assert b'"custom_id"' in before.content, before.content
+            assert after.content == before.content, (before.content, after.content)
+        else:
+            assert after.json()["error"] == before.json()["error"], (before.text, after.text)
+
+
+@then('inspecting every emulator batch shows "{statuses}"')
+def step_inspect_all(context: Any, statuses: str) -> None:
+    s = scenario(context)
+    found: list[str] = []
+    for batch_id in s.batch_ids:
+        try:
+            found.append(s.emu.batch(batch_id).processing_status)
+        except KeyError:
+            found.append("gone")
+    assert found == [status.strip() for status in statuses.split(",")], found
+
+
+@then('starting the emulator on a state file that {case} raises StateFileError mentioning "{mention}"')
+def step_bad_state_file(context: Any, case: str, mention: str) -> None:
+    path = scratch_folder(scenario(context)) / "state.json"
+    if case.startswith("holds "):
+        path.write_text(case.removeprefix("holds "), encoding="utf-8")
+    elif case == "is a directory":
+        path.mkdir()
+    else:
+        assert case == "is in a missing directory", case
+        path = path.parent / "missing" / path.name
+    refusal = ""
+    try:
+        Emulator(state_file=path)
+    except StateFileError as error:
+        refusal = str(error)
+    assert mention in refusal, f"a state file that {case}: {refusal!r}"
+    assert str(path) in refusal, refusal
+
+
 # -- the emulator on a socket ----------------------------------------------------------------------------------------
 
 
@@ -1319,7 +1522,20 @@ def step_socket_reset(context: Any) -> None:
 @then("the socket emulator's stats show {count:d} batches and no calls")
 def step_socket_empty(context: Any, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
-    assert stats == {"calls": {}, "batches": count}, stats
+    assert stats == {"calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}}, stats
+
+
+@then('the socket emulator\'s stats show {count:d} batch created, holding "{ids}"')
+@then('the socket emulator\'s stats show {count:d} batches created, holding "{ids}"')
+def step_socket_created(context: Any, count: int, ids: str) -> None:
+    stats = admin(scenario(context), "GET", "/_emulator/stats").json()
+    assert stats["created_batches"] == count, stats
+    assert stats["created_custom_ids"] == _created(ids), stats
+
+
+@when("I create a {count:d}-request batch on the socket emulator")
+def step_socket_create(context: Any, count: int) -> None:
+    create_batch(scenario(context), numbered(count))
 
 
 @when('I post {body} to the socket emulator\'s "{route}"')
@@ -1388,3 +1604,29 @@ def step_cli_answered(context: Any, key: str) -> None:
     assert seen["message"].status_code == 200, seen["message"].text
     assert seen["message"].json()["type"] == "message"
     assert seen["refused"].status_code == 401, seen["refused"].text
+
+
+@when('I run "{command}" expecting it to stop at once')
+def step_cli_refused(context: Any, command: str) -> None:
+    s = scenario(context)
+    busy = socket.create_server(("127.0.0.1", 0))
+    s.cleanups.append(busy.close)
+    values = {"<busy-port>": str(busy.getsockname()[1]), "<missing-dir>": str(scratch_folder(s) / "missing")}
+    for name, value in values.items():
+        command = command.replace(name, value)
+    printed, complained = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(complained):
+        status = cli.main(command.split()[1:])
+    context.emulator_refusal = (printed.getvalue(), complained.getvalue(), status, values)
+
+
+@then('the command printed "{message}" on stderr and returned {status:d}')
+def step_cli_refusal(context: Any, message: str, status: int) -> None:
+    printed, complained, returned, values = context.emulator_refusal
+    for name, value in values.items():
+        message = message.replace(name, value)
+    assert printed == "", printed
+    assert complained.startswith(message), complained
+    assert complained.count("\n") == 1, complained
+    assert complained.endswith("\n"), complained
+    assert returned == status, returned

@@ -10,6 +10,7 @@ from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.faults import ROUTES, Faults
 from lowtide.emulator.schema import generate_instance
 from lowtide.emulator.server import RunningServer, serve_in_thread
+from lowtide.emulator.state import StateFileError
 
 __all__ = [
     "ROUTES",
@@ -17,6 +18,7 @@ __all__ = [
     "Emulator",
     "Faults",
     "RunningServer",
+    "StateFileError",
     "generate_instance",
     "serve_in_thread",
 ]

@@ -9,31 +9,29 @@ from starlette.routing import Route
 
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.errors import invalid_request
-from lowtide.emulator.jsonutil import as_object, is_int, is_number
+from lowtide.emulator.faults import Faults
+from lowtide.emulator.jsonutil import JsonObject, as_object, is_int, is_number
 from lowtide.emulator.outcomes import outcome_kind
 from lowtide.emulator.web import read_json
 
 __all__ = ["admin_routes"]
 
 _ADMIN_BODY_BYTES = 1024 * 1024
+# `status` (the default) fails calls with an HTTP status; the others act once a call has done its work.
+_FAULT_KINDS = ("status", "drop_after_commit", "delay_after_commit", "slow")
 
 
 def admin_routes(backend: Backend) -> list[Route]:
     async def faults(request: Request) -> Response:
         body = as_object(await read_json(request, _ADMIN_BODY_BYTES)) or {}
-        route, status = body.get("route"), body.get("status")
-        times, retry_after, message = body.get("times", 1), body.get("retry_after"), body.get("message")
-        if not isinstance(route, str) or not is_int(status) or not is_int(times):
-            raise invalid_request("expected {'route': str, 'status': int, 'times': int, 'retry_after': float}")
-        if (retry_after is not None and not is_number(retry_after)) or (
-            message is not None and not isinstance(message, str)
-        ):
-            raise invalid_request("retry_after must be a number and message a string")
+        route, kind = body.get("route"), body.get("kind", "status")
         try:
-            backend.faults.fail_next(route, status, times=times, retry_after=retry_after, message=message)
+            if not isinstance(route, str) or kind not in _FAULT_KINDS:
+                raise ValueError(f"expected {{'route': str, 'kind': one of {', '.join(_FAULT_KINDS)}, ...}}")
+            _arm(backend.faults, route, str(kind), body)
         except ValueError as error:
             raise invalid_request(str(error)) from None
-        return JSONResponse({"route": route, "pending": backend.faults.pending(route)})
+        return JSONResponse({"route": route, "kind": kind, "pending": backend.faults.pending(route)})
 
     async def outcomes(request: Request) -> Response:
         body = as_object(await read_json(request, _ADMIN_BODY_BYTES)) or {}
@@ -50,7 +48,14 @@ def admin_routes(backend: Backend) -> list[Route]:
         return JSONResponse({"custom_id": custom_id, "kind": kind})
 
     async def stats(request: Request) -> Response:
-        return JSONResponse({"calls": dict(backend.calls), "batches": len(backend.batches)})
+        return JSONResponse(
+            {
+                "calls": dict(backend.calls),
+                "batches": len(backend.batches),
+                "created_batches": backend.created_batches,
+                "created_custom_ids": dict(backend.created_custom_ids),
+            }
+        )
 
     async def reset(request: Request) -> Response:
         backend.reset()
@@ -62,3 +67,35 @@ def admin_routes(backend: Backend) -> list[Route]:
         Route("/_emulator/stats", stats, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),
     ]
+
+
+def _arm(faults: Faults, route: str, kind: str, body: JsonObject) -> None:
+    """Arm the fault `body` describes; ValueError for a malformed one. Keys a kind does not use are ignored."""
+    times = body.get("times")
+    if times is not None and not is_int(times):
+        raise ValueError("times must be an integer")
+    if kind == "slow":
+        # Standing: every call until a reset, unless `times` limits it.
+        faults.slow(route, seconds=_seconds(body), times=times)
+        return
+    count = times if times is not None else 1
+    if kind == "drop_after_commit":
+        faults.drop_after_commit(route, times=count)
+    elif kind == "delay_after_commit":
+        faults.delay_after_commit(route, seconds=_seconds(body), times=count)
+    else:
+        status, retry_after, message = body.get("status"), body.get("retry_after"), body.get("message")
+        if not is_int(status):
+            raise ValueError("expected {'route': str, 'status': int, 'times': int, 'retry_after': float}")
+        if (retry_after is not None and not is_number(retry_after)) or (
+            message is not None and not isinstance(message, str)
+        ):
+            raise ValueError("retry_after must be a number and message a string")
+        faults.fail_next(route, status, times=count, retry_after=retry_after, message=message)
+
+
+def _seconds(body: JsonObject) -> float:
+    seconds = body.get("seconds")
+    if not is_number(seconds):
+        raise ValueError("this kind of fault needs 'seconds', a number")
+    return seconds

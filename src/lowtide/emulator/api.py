@@ -1,20 +1,39 @@
 """The `/v1` routes: Messages and Message Batches, each counted, authenticated and exposed to faults before it
-touches any state."""
+touches any state, saved to the state file after it did, and exposed to after-commit and slow faults before its
+answer goes out."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from lowtide.emulator.backend import Backend
-from lowtide.emulator.jsonutil import as_object
+from lowtide.emulator.jsonutil import JsonObject, as_object
 from lowtide.emulator.sse import encode_event, message_events
-from lowtide.emulator.web import authenticate, chunked, read_json, require_version
+from lowtide.emulator.web import IN_PROCESS, DroppedResponse, authenticate, chunked, read_json, require_version
 
 __all__ = ["api_routes"]
+
+Wait = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """A streamed answer, piece by piece: gathered into large chunks (`gather`), or sent one piece at a time."""
+
+    pieces: Iterable[bytes]
+    media_type: str
+    headers: dict[str, str] | None = None
+    gather: bool = False
+
+
+_Answer = JsonObject | _Stream
+_Handler = Callable[[Request], Awaitable[_Answer]]
 
 
 def api_routes(backend: Backend) -> list[Route]:
@@ -27,15 +46,28 @@ class _Api:
 
     def routes(self) -> list[Route]:
         batch = "/v1/messages/batches/{batch_id}"
-        return [
-            Route("/v1/messages", self.create_message, methods=["POST"]),
-            Route("/v1/messages/batches", self.create_batch, methods=["POST"]),
-            Route("/v1/messages/batches", self.list_batches, methods=["GET"]),
-            Route(batch, self.retrieve_batch, methods=["GET"]),
-            Route(batch, self.delete_batch, methods=["DELETE"]),
-            Route(f"{batch}/cancel", self.cancel_batch, methods=["POST"]),
-            Route(f"{batch}/results", self.batch_results, methods=["GET"]),
+        table: list[tuple[str, str, str, _Handler]] = [
+            ("/v1/messages", "POST", "messages.create", self.create_message),
+            ("/v1/messages/batches", "POST", "batches.create", self.create_batch),
+            ("/v1/messages/batches", "GET", "batches.list", self.list_batches),
+            (batch, "GET", "batches.retrieve", self.retrieve_batch),
+            (batch, "DELETE", "batches.delete", self.delete_batch),
+            (f"{batch}/cancel", "POST", "batches.cancel", self.cancel_batch),
+            (f"{batch}/results", "GET", "batches.results", self.batch_results),
         ]
+        return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
+
+    def _endpoint(self, route: str, handler: _Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                self._begin(request, route)
+                answer = await handler(request)
+            finally:
+                # Every call counts, failed ones included, and may have changed batches or the cache.
+                self._backend.save()
+            return await self._deliver(request, route, answer)
+
+        return endpoint
 
     def _begin(self, request: Request, route: str) -> None:
         # Counted first, so that a call that fails (auth, fault, validation) still shows in `calls`.
@@ -46,52 +78,85 @@ class _Api:
         if fault is not None:
             raise fault
 
-    async def create_message(self, request: Request) -> Response:
-        self._begin(request, "messages.create")
+    async def _deliver(self, request: Request, route: str, answer: _Answer) -> Response:
+        """The answer of a call that did its work, as the after-commit and slow faults armed for `route` let it go."""
+        faults = self._backend.faults
+        wait = self._wait(request)
+        after = faults.take_after_commit(route)
+        if after is not None and after.kind == "drop":
+            return DroppedResponse(_response(answer, None, wait))
+        if after is not None:
+            await wait(after.seconds)
+        pause = faults.take_slow(route)
+        if pause is not None and not isinstance(answer, _Stream):
+            await wait(pause)
+        return _response(answer, pause, wait)
+
+    def _wait(self, request: Request) -> Wait:
+        """In process, waits are on the emulator clock (a `ManualClock` moves at once); over a socket, real."""
+        in_process = IN_PROCESS in (as_object(request.scope.get("extensions")) or {})
+        return self._backend.clock.sleep if in_process else asyncio.sleep
+
+    async def create_message(self, request: Request) -> _Answer:
         body = await read_json(request, self._backend.settings.max_request_bytes)
         message = self._backend.create_message(body)
         if (as_object(body) or {}).get("stream") is True:
-            return StreamingResponse(
-                _events(message), media_type="text/event-stream", headers={"cache-control": "no-cache"}
-            )
-        return JSONResponse(message)
+            return _Stream(_events(message), "text/event-stream", headers={"cache-control": "no-cache"})
+        return message
 
-    async def create_batch(self, request: Request) -> Response:
-        self._begin(request, "batches.create")
+    async def create_batch(self, request: Request) -> _Answer:
         body = await read_json(request, self._backend.settings.max_batch_bytes)
-        return JSONResponse(self._backend.create_batch(body, str(request.base_url)))
+        return self._backend.create_batch(body, str(request.base_url))
 
-    async def list_batches(self, request: Request) -> Response:
-        self._begin(request, "batches.list")
+    async def list_batches(self, request: Request) -> _Answer:
         query = request.query_params
-        page = self._backend.list_batches(
+        return self._backend.list_batches(
             limit=query.get("limit"),
             after_id=query.get("after_id"),
             before_id=query.get("before_id"),
             base_url=str(request.base_url),
         )
-        return JSONResponse(page)
 
-    async def retrieve_batch(self, request: Request) -> Response:
-        self._begin(request, "batches.retrieve")
-        return JSONResponse(self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url)))
+    async def retrieve_batch(self, request: Request) -> _Answer:
+        return self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url))
 
-    async def cancel_batch(self, request: Request) -> Response:
-        self._begin(request, "batches.cancel")
-        return JSONResponse(self._backend.cancel_batch(request.path_params["batch_id"], str(request.base_url)))
+    async def cancel_batch(self, request: Request) -> _Answer:
+        return self._backend.cancel_batch(request.path_params["batch_id"], str(request.base_url))
 
-    async def delete_batch(self, request: Request) -> Response:
-        self._begin(request, "batches.delete")
-        return JSONResponse(self._backend.delete_batch(request.path_params["batch_id"]))
+    async def delete_batch(self, request: Request) -> _Answer:
+        return self._backend.delete_batch(request.path_params["batch_id"])
 
-    async def batch_results(self, request: Request) -> Response:
-        self._begin(request, "batches.results")
+    async def batch_results(self, request: Request) -> _Answer:
         lines = self._backend.batch_results(request.path_params["batch_id"])
         # The SDK asks for `application/binary` and decodes JSON lines whatever the type; the API serves the
         # `.jsonl` file as a binary download.
-        return StreamingResponse(chunked(lines), media_type="application/binary")
+        return _Stream(lines, "application/binary", gather=True)
 
 
-async def _events(message: dict[str, object]) -> AsyncIterator[bytes]:
+def _response(answer: _Answer, pause: float | None, wait: Wait) -> Response:
+    if not isinstance(answer, _Stream):
+        return JSONResponse(answer)
+    if pause is not None:
+        body = _paced(answer.pieces, pause, wait)
+    elif answer.gather:
+        body = chunked(answer.pieces)
+    else:
+        body = _each(answer.pieces)
+    return StreamingResponse(body, media_type=answer.media_type, headers=answer.headers)
+
+
+def _events(message: JsonObject) -> Iterator[bytes]:
     for name, data in message_events(message):
         yield encode_event(name, data)
+
+
+async def _each(pieces: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+async def _paced(pieces: Iterable[bytes], pause: float, wait: Wait) -> AsyncIterator[bytes]:
+    """One piece (a results line, an event) at a time, each `pause` seconds after the one before."""
+    for piece in pieces:
+        await wait(pause)
+        yield piece

@@ -26,6 +26,7 @@ from lowtide.emulator.messages import build_message
 from lowtide.emulator.outcomes import find_marker
 from lowtide.emulator.prompt import analyze_prompt
 from lowtide.emulator.settlement import result_lines, settle
+from lowtide.emulator.state import SavedState, StateFile
 from lowtide.emulator.validation import validate_batch_create, validate_message_params
 
 __all__ = ["API_BATCH_BYTES", "API_REQUEST_BYTES", "Backend", "Settings"]
@@ -48,20 +49,59 @@ class Settings:
 
 
 class Backend:
-    def __init__(self, clock: Clock, settings: Settings) -> None:
+    """All of one emulator's state. With a `state_file`, it starts from what the file holds (if it exists) and
+    `save()` writes it back; the web layer saves after every call, the rest after every change it makes."""
+
+    def __init__(self, clock: Clock, settings: Settings, state_file: StateFile | None = None) -> None:
         self.clock = clock
         self.settings = settings
-        self.faults = Faults()
+        self.state_file = state_file
+        self.faults = Faults(on_outcomes=self.save)
         self.calls: Counter[str] = Counter()
+        # Exactly-once evidence: for every committed batch, one count per custom_id it holds. Deleting a batch
+        # does not take its counts back.
+        self.created_custom_ids: Counter[str] = Counter()
+        self.created_batches = 0
         self.cache = PromptCache()
         self.batches = BatchStore()
+        if state_file is not None:
+            saved = state_file.read()
+            if saved is not None:
+                self._restore(saved)
+            # At once, so that a file that cannot be written fails the start rather than the first call.
+            self.save()
 
     def reset(self) -> None:
-        # In place, so that tests holding `calls` or `faults` keep seeing the live objects.
+        # In place, so that tests holding `calls`, `created_custom_ids` or `faults` keep seeing the live objects.
         self.faults.clear()
         self.calls.clear()
+        self.created_custom_ids.clear()
+        self.created_batches = 0
         self.cache.clear()
         self.batches.clear()
+        self.save()
+
+    def save(self) -> None:
+        """Write the state file, if there is one."""
+        if self.state_file is not None:
+            self.state_file.write(
+                SavedState(
+                    batches=self.batches.oldest_first(),
+                    calls=dict(self.calls),
+                    created_batches=self.created_batches,
+                    created_custom_ids=dict(self.created_custom_ids),
+                    outcomes=self.faults.outcomes(),
+                    cache=self.cache.entries(),
+                )
+            )
+
+    def _restore(self, saved: SavedState) -> None:
+        self.batches.restore(saved.batches)
+        self.calls.update(saved.calls)
+        self.created_batches = saved.created_batches
+        self.created_custom_ids.update(saved.created_custom_ids)
+        self.faults.restore_outcomes(saved.outcomes)
+        self.cache.restore(saved.cache)
 
     def create_message(self, body: object) -> JsonObject:
         params = validate_message_params(body)
@@ -84,6 +124,8 @@ class Backend:
             cancel_seconds=self.settings.cancel_seconds,
         )
         self.batches.add(batch)
+        self.created_batches += 1
+        self.created_custom_ids.update(custom_id for custom_id, _ in requests)
         # The create response shows the batch in progress even when it is due to end at once.
         return self._render(batch, base_url, status="in_progress")
 
@@ -149,6 +191,8 @@ class Backend:
         status = batch.status(self.clock.now())
         settlement = self._settle(batch) if status == "ended" else None
         rendered = render_batch(batch, status=status, counts=settlement.counts() if settlement else None, base_url="")
+        # Settling fixes outcomes, which the state file keeps.
+        self.save()
         return BatchSnapshot(
             id=batch.id,
             processing_status=status,

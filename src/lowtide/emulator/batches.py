@@ -122,6 +122,13 @@ class BatchStore:
     def newest_first(self) -> list[str]:
         return list(reversed(self._batches))
 
+    def oldest_first(self) -> list[Batch]:
+        return list(self._batches.values())
+
+    def restore(self, batches: list[Batch]) -> None:
+        """Replace every batch with `batches`, given oldest first."""
+        self._batches = {batch.id: batch for batch in batches}
+
     def clear(self) -> None:
         self._batches.clear()
 

@@ -33,6 +33,13 @@ class PromptCache:
     def clear(self) -> None:
         self._expiry.clear()
 
+    def entries(self) -> dict[str, float]:
+        """Every entry's expiry time by prefix key (a copy), for the state file."""
+        return dict(self._expiry)
+
+    def restore(self, entries: dict[str, float]) -> None:
+        self._expiry = dict(entries)
+
     def use(self, breakpoints: Sequence[Breakpoint], now: float) -> CacheUsage:
         """Read the longest warm prefix, write the rest up to the last breakpoint, and refresh every breakpoint."""
         if not breakpoints:

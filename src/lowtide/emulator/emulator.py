@@ -3,6 +3,7 @@ through an ASGI transport or over a socket (see `lowtide.emulator.server`)."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, MutableMapping
 from typing import Any
@@ -16,6 +17,8 @@ from lowtide.emulator.app import build_app
 from lowtide.emulator.backend import API_BATCH_BYTES, API_REQUEST_BYTES, Backend, Settings
 from lowtide.emulator.batches import BatchSnapshot
 from lowtide.emulator.faults import Faults
+from lowtide.emulator.state import StateFile
+from lowtide.emulator.web import IN_PROCESS, ConnectionDropped
 
 __all__ = ["Emulator"]
 
@@ -26,6 +29,10 @@ class Emulator:
     `processing_seconds` is how long each batch stays `in_progress`; `cancel_seconds` how long a canceled one
     stays `canceling`. `api_keys=None` accepts any non-empty key. The byte limits default to the API's (32 MB
     per Messages request, 256 MB per batch) and can be lowered to test the 413 without building huge bodies.
+
+    With a `state_file`, the emulator starts from the state that file holds (if it exists) and writes its state
+    back after every change, so that a new emulator on the same file knows the batches of the one before:
+    `lowtide.emulator.state` says what is kept. `StateFileError` when the file cannot be read or written.
     """
 
     def __init__(
@@ -38,6 +45,7 @@ class Emulator:
         *,
         max_batch_bytes: int = API_BATCH_BYTES,
         max_request_bytes: int = API_REQUEST_BYTES,
+        state_file: str | os.PathLike[str] | None = None,
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
             raise ValueError("processing_seconds and cancel_seconds cannot be negative")
@@ -50,13 +58,24 @@ class Emulator:
             max_batch_bytes=max_batch_bytes,
             max_request_bytes=max_request_bytes,
         )
-        self._backend = Backend(self.clock, settings)
+        self._backend = Backend(self.clock, settings, StateFile(state_file) if state_file is not None else None)
         self.app: Starlette = build_app(self._backend)
 
     @property
     def calls(self) -> Counter[str]:
         """Served API calls by route name (`messages.create`, `batches.create`, ...), failed ones included."""
         return self._backend.calls
+
+    @property
+    def created_custom_ids(self) -> Counter[str]:
+        """For every batch created (committed, whether or not its creator heard back), one count per custom_id in
+        it: a request sent in two batches counts 2. Deleting a batch does not take its counts back."""
+        return self._backend.created_custom_ids
+
+    @property
+    def created_batches(self) -> int:
+        """How many batches were created (committed), deleted ones included."""
+        return self._backend.created_batches
 
     @property
     def faults(self) -> Faults:
@@ -84,15 +103,18 @@ class Emulator:
         In-process there is no connection to lose, and with spec 2.4 Starlette streams a response without the
         task group that listens for a disconnect. Cancelling that group, on CPython 3.11, hides the rest of the
         awaiting coroutines from coverage tools; what the emulator answers is the same either way.
+
+        Calls through this transport wait on the emulator's clock (`delay_after_commit`, `slow`), and an answer
+        a `drop_after_commit` fault loses raises `httpx2.RemoteProtocolError`, as a closed connection would.
         """
         app = self.app
 
-        async def spec_2_4(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-            if scope.get("type") == "http":
-                scope = {**scope, "asgi": {**scope.get("asgi", {}), "spec_version": "2.4"}}
-            await app(scope, receive, send)
+        async def in_process(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+            asgi = {**scope.get("asgi", {}), "spec_version": "2.4"}
+            extensions: dict[str, Any] = {**(scope.get("extensions") or {}), IN_PROCESS: {}}
+            await app({**scope, "asgi": asgi, "extensions": extensions}, receive, send)
 
-        return httpx2.ASGITransport(app=spec_2_4)
+        return _InProcessTransport(app=in_process)
 
     def http_client(self) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(transport=self.transport(), base_url=self.base_url)
@@ -108,5 +130,15 @@ class Emulator:
         return self._backend.snapshot(batch_id)
 
     def reset(self) -> None:
-        """Forget batches, call counts, faults and the prompt cache."""
+        """Forget batches, call counts, the created counts, faults and the prompt cache (and say so in the state
+        file, if there is one)."""
         self._backend.reset()
+
+
+class _InProcessTransport(httpx2.ASGITransport):
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            return await super().handle_async_request(request)
+        except ConnectionDropped:
+            lost = "Server disconnected without sending a response."
+            raise httpx2.RemoteProtocolError(lost, request=request) from None

@@ -1,16 +1,20 @@
-"""Injected failures: API calls that fail with a chosen HTTP status, and batch requests that end badly.
-Tests arm them through `Emulator.faults`, or over a socket through the admin routes."""
+"""Injected failures: API calls that fail with a chosen HTTP status, answers lost or held back after the call did its
+work, slow answers, and batch requests that end badly. Tests arm them through `Emulator.faults`, or over a socket
+through the admin routes."""
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from lowtide.emulator.errors import ERROR_STATUS, ApiError, error_type_for_status
 from lowtide.emulator.outcomes import Outcome, OutcomeKind, outcome_kind
 
-__all__ = ["ROUTES", "Faults"]
+__all__ = ["ROUTES", "AfterCommit", "Faults"]
 
 ROUTES = (
     "messages.create",
@@ -31,16 +35,41 @@ class _Fault:
     message: str | None
 
 
+@dataclass(frozen=True)
+class AfterCommit:
+    """What happens to an answer once its call has done its work: it is lost (`drop`), the connection closing
+    without it, or it is sent `seconds` late (`delay`)."""
+
+    kind: Literal["drop", "delay"]
+    seconds: float = 0.0
+
+
+@dataclass
+class _Queued:
+    action: AfterCommit
+    remaining: int
+
+
+@dataclass
+class _Slow:
+    seconds: float
+    remaining: int | None
+
+
 class Faults:
-    """Queued call failures per route, and standing outcomes per custom_id.
+    """Queued call failures and after-commit faults per route, slow routes, and standing outcomes per custom_id.
 
     Thread-safe, because in server mode a test thread arms faults while the server thread consumes them.
+    `on_outcomes` is called after `outcome` arms a standing outcome, which the emulator's state file records.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_outcomes: Callable[[], None] = lambda: None) -> None:
         self._lock = threading.Lock()
         self._calls: dict[str, deque[_Fault]] = {}
+        self._after_commit: dict[str, deque[_Queued]] = {}
+        self._slow: dict[str, _Slow] = {}
         self._outcomes: dict[str, Outcome] = {}
+        self._on_outcomes = on_outcomes
 
     def fail_next(
         self,
@@ -53,14 +82,41 @@ class Faults:
     ) -> None:
         """Make the next `times` calls to `route` answer `status` with the matching error body, before doing
         anything else. Faults queue up: arming two routes' or one route's faults twice runs them in order."""
-        if route not in ROUTES:
-            raise ValueError(f"unknown route {route!r}; expected one of {', '.join(ROUTES)}")
+        _check_route(route)
         if not 400 <= status <= 599:
             raise ValueError(f"status must be an HTTP error status (400-599), not {status}")
-        if times < 1:
-            raise ValueError("times must be at least 1")
+        _check_times(times)
         with self._lock:
             self._calls.setdefault(route, deque()).append(_Fault(status, times, retry_after, message))
+
+    def drop_after_commit(self, route: str = "batches.create", *, times: int = 1) -> None:
+        """Make the next `times` calls to `route` that succeed do their work (a create commits its batch, which
+        is then listed and processed) and then lose their answer: the connection closes without a response,
+        which the SDK reports as `APIConnectionError`. Queued with `delay_after_commit`, in order."""
+        self._queue_after_commit(route, AfterCommit("drop"), times)
+
+    def delay_after_commit(self, route: str = "batches.create", *, seconds: float, times: int = 1) -> None:
+        """Make the next `times` calls to `route` that succeed do their work, then wait `seconds` before
+        answering as usual: on the emulator clock in process, in real time over a socket."""
+        self._queue_after_commit(route, AfterCommit("delay", _check_seconds(seconds)), times)
+
+    def slow(self, route: str, *, seconds: float, times: int | None = None) -> None:
+        """Make every successful call to `route` (or the next `times` of them) answer slowly: `seconds` before
+        each line of a results file, before each event of a streamed message, before the whole body of any
+        other answer. Replaces an earlier `slow` of the route; `seconds=0` ends it."""
+        _check_route(route)
+        seconds = _check_seconds(seconds)
+        if times is not None:
+            _check_times(times)
+        with self._lock:
+            if seconds == 0:
+                self._slow.pop(route, None)
+            else:
+                self._slow[route] = _Slow(seconds, times)
+
+    def slow_results(self, seconds_per_line: float, *, times: int | None = None) -> None:
+        """`slow("batches.results", ...)`: results files stream one line every `seconds_per_line`."""
+        self.slow("batches.results", seconds=seconds_per_line, times=times)
 
     def outcome(
         self,
@@ -76,11 +132,13 @@ class Faults:
             raise ValueError(f"unknown error type {error_type!r}")
         with self._lock:
             self._outcomes[custom_id] = Outcome(kind, error_type, message)
+        self._on_outcomes()
 
     def pending(self, route: str) -> int:
-        """How many armed failures `route` has left."""
+        """How many armed failures `route` has left: failing calls and lost or late answers."""
         with self._lock:
-            return sum(fault.remaining for fault in self._calls.get(route, ()))
+            failing = sum(fault.remaining for fault in self._calls.get(route, ()))
+            return failing + sum(queued.remaining for queued in self._after_commit.get(route, ()))
 
     def take(self, route: str) -> ApiError | None:
         """The failure this call to `route` must answer with, if one is armed; consumes it."""
@@ -95,14 +153,72 @@ class Faults:
         headers = {"retry-after": _seconds(fault.retry_after)} if fault.retry_after is not None else {}
         return ApiError(error_type_for_status(fault.status), fault.message, status=fault.status, headers=headers)
 
+    def take_after_commit(self, route: str) -> AfterCommit | None:
+        """What becomes of the answer of this successful call to `route`, if a fault is armed; consumes it."""
+        with self._lock:
+            queue = self._after_commit.get(route)
+            if not queue:
+                return None
+            queued = queue[0]
+            queued.remaining -= 1
+            if queued.remaining == 0:
+                queue.popleft()
+            return queued.action
+
+    def take_slow(self, route: str) -> float | None:
+        """The pause before each piece of this successful call's answer, if `route` is slow; counts the call."""
+        with self._lock:
+            slow = self._slow.get(route)
+            if slow is None:
+                return None
+            if slow.remaining is not None:
+                slow.remaining -= 1
+                if slow.remaining == 0:
+                    del self._slow[route]
+            return slow.seconds
+
     def outcome_for(self, custom_id: str) -> Outcome | None:
         with self._lock:
             return self._outcomes.get(custom_id)
 
+    def outcomes(self) -> dict[str, Outcome]:
+        """The standing outcomes by custom_id (a copy)."""
+        with self._lock:
+            return dict(self._outcomes)
+
+    def restore_outcomes(self, outcomes: dict[str, Outcome]) -> None:
+        """Replace the standing outcomes, as a state file recorded them."""
+        with self._lock:
+            self._outcomes = dict(outcomes)
+
     def clear(self) -> None:
         with self._lock:
             self._calls.clear()
+            self._after_commit.clear()
+            self._slow.clear()
             self._outcomes.clear()
+
+    def _queue_after_commit(self, route: str, action: AfterCommit, times: int) -> None:
+        _check_route(route)
+        _check_times(times)
+        with self._lock:
+            self._after_commit.setdefault(route, deque()).append(_Queued(action, times))
+
+
+def _check_route(route: str) -> None:
+    if route not in ROUTES:
+        raise ValueError(f"unknown route {route!r}; expected one of {', '.join(ROUTES)}")
+
+
+def _check_times(times: int) -> None:
+    if times < 1:
+        raise ValueError("times must be at least 1")
+
+
+def _check_seconds(seconds: float) -> float:
+    if not 0 <= seconds < math.inf:
+        raise ValueError(f"seconds must be a finite number, 0 or more, not {seconds}")
+    return float(seconds)
 
 
 def _seconds(value: float) -> str:

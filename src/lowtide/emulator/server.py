@@ -4,6 +4,7 @@ The socket is bound before uvicorn starts, so that port 0 works and the real por
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import socket
 import sys
@@ -16,6 +17,8 @@ from types import FrameType
 import uvicorn
 
 from lowtide.emulator.emulator import Emulator
+from lowtide.emulator.state import StateFileError
+from lowtide.emulator.web import ConnectionDropped
 
 __all__ = ["RunningServer", "add_arguments", "run", "run_from_args", "serve_in_thread"]
 
@@ -38,15 +41,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY",
         help="accept only this API key (repeatable); by default any non-empty key is accepted",
     )
+    parser.add_argument(
+        "--state-file",
+        metavar="PATH",
+        help="keep the emulator's state (batches, outcomes, counters) in PATH, rewritten after every change, and "
+        "start from it if it exists, so that a restarted emulator still serves its batches",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request (off by default)")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    emulator = Emulator(
-        processing_seconds=args.processing_seconds,
-        cancel_seconds=args.cancel_seconds,
-        api_keys=args.api_keys,
-    )
+    try:
+        emulator = Emulator(
+            processing_seconds=args.processing_seconds,
+            cancel_seconds=args.cancel_seconds,
+            api_keys=args.api_keys,
+            state_file=args.state_file,
+        )
+    except StateFileError as error:
+        print(f"lowtide emulator: {error}", file=sys.stderr)
+        return 2
     return run(emulator, host=args.host, port=args.port, access_log=args.access_log)
 
 
@@ -128,7 +142,15 @@ class _Server(uvicorn.Server):
 
 def _server(emulator: Emulator, *, access_log: bool, on_ready: Callable[[], None]) -> _Server:
     config = uvicorn.Config(emulator.app, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+    # After the config, which sets up uvicorn's loggers (keeping the filters they have).
+    logging.getLogger("uvicorn.error").addFilter(_not_a_dropped_connection)
     return _Server(config, on_ready)
+
+
+def _not_a_dropped_connection(record: logging.LogRecord) -> bool:
+    """uvicorn logs the exception that ends an answer as an error; a dropped connection is a fault that was asked
+    for, and its closed connection all that should show."""
+    return record.exc_info is None or not isinstance(record.exc_info[1], ConnectionDropped)
 
 
 @contextmanager

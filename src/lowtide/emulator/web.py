@@ -16,6 +16,9 @@ from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import as_object
 
 __all__ = [
+    "IN_PROCESS",
+    "ConnectionDropped",
+    "DroppedResponse",
     "RequestIdMiddleware",
     "api_error_response",
     "authenticate",
@@ -28,6 +31,29 @@ __all__ = [
 
 _STATE_KEY = "lowtide_request_id"
 _CHUNK_BYTES = 64 * 1024
+
+# The ASGI scope extension that `Emulator.transport()` adds: calls that carry it wait on the emulator's clock,
+# the others (over a socket) in real time.
+IN_PROCESS = "lowtide.emulator.in_process"
+
+
+class ConnectionDropped(Exception):
+    """Raised by `DroppedResponse` after it started an answer it will never finish. Over a socket the server
+    then closes the connection; in process, `Emulator.transport()` raises `httpx2.RemoteProtocolError`."""
+
+
+class DroppedResponse(Response):
+    """An answer lost on the way: the status line and headers of `response` go out (the ASGI server must see a
+    started response, or it would answer 500 in its place), then `ConnectionDropped` ends the call, and the server
+    closes the connection without a body."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(status_code=response.status_code)
+        self.raw_headers = response.raw_headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        raise ConnectionDropped("the emulator dropped the connection without an answer, as a fault asked")
 
 
 class RequestIdMiddleware:
