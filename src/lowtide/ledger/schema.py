@@ -76,16 +76,33 @@ class LedgerVersionError(RuntimeError):
 
 
 def migrate(connection: sqlite3.Connection) -> int:
-    """Bring the schema to `SCHEMA_VERSION`; returns the version it started from."""
-    (current,) = connection.execute("PRAGMA user_version").fetchone()
-    if current > SCHEMA_VERSION:
+    """Bring the schema to `SCHEMA_VERSION`; returns the version it started from.
+
+    Each step runs in one `BEGIN IMMEDIATE` transaction that reads the version again first, so processes that
+    open a new ledger at the same moment apply every step exactly once (SQLite's DDL is transactional).
+    """
+    (started,) = connection.execute("PRAGMA user_version").fetchone()
+    if started > SCHEMA_VERSION:
         raise LedgerVersionError(
-            f"The ledger has schema version {current}, newer than this lowtide understands ({SCHEMA_VERSION}); "
+            f"The ledger has schema version {started}, newer than this lowtide understands ({SCHEMA_VERSION}); "
             "upgrade lowtide."
         )
-    for version in range(current, SCHEMA_VERSION):
-        # One transaction per step: a crash mid-migration leaves the previous version intact.
-        connection.executescript(
-            f"BEGIN IMMEDIATE; {MIGRATIONS[version]}; PRAGMA user_version = {version + 1}; COMMIT;"
-        )
-    return int(current)
+    for version in range(int(started), SCHEMA_VERSION):
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            (current,) = connection.execute("PRAGMA user_version").fetchone()
+            if current <= version:
+                for statement in _statements(MIGRATIONS[version]):
+                    connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {version + 1}")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+    return int(started)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a migration script: comments dropped (they may hold ';'), split on ';'."""
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [statement.strip() for statement in "\n".join(lines).split(";") if statement.strip()]
