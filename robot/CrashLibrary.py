@@ -1,0 +1,704 @@
+"""Robot keywords that kill `lowtide` clients mid-batch and prove that nothing is lost or paid twice.
+
+Every process is real: `lowtide emulator` on a loopback socket, and `resources/crash_client.py`, which runs N keyed
+batch-mode calls through one ledger file and is killed with SIGKILL by `LOWTIDE_CRASHPOINT` at a chosen stage. What
+the suites check afterwards comes from outside the client: its output file, the emulator's own record of the batches
+it created (`GET /_emulator/stats`), and `lowtide status --json` over the ledger.
+
+One instance per suite. `Stop Processes` (a test teardown) stops every process the test started, emulator included;
+`Clean Up` (the suite teardown) does the same and removes the scratch files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+from robot.api import logger
+from robot.api.deco import keyword, library
+
+from lowtide.ledger.schema import MIGRATIONS
+from lowtide.ledger.store import Ledger
+from lowtide.parking import status
+
+API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
+API_KEY = "crash-suite-key"
+LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
+CLIENT = Path(__file__).resolve().parent / "resources" / "crash_client.py"
+CRASHPOINT_ENV = "LOWTIDE_CRASHPOINT"
+REPLY = 'Emulated reply to "question {index}"'
+
+
+class _Process:
+    """A started process whose stdout and stderr go to files, so that it can never block on a full pipe."""
+
+    def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str]) -> None:
+        self.argv = list(argv)
+        self.name = name
+        self.stdout_path = workdir / f"{name}.stdout"
+        self.stderr_path = workdir / f"{name}.stderr"
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(env))
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def seconds(self) -> float:
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, or None if it is still running after `timeout` seconds."""
+        try:
+            code = self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        if self.ended is None:
+            self.ended = time.monotonic()
+        return code
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; returns the exit code."""
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                logger.warn(f"{self.name} (pid {self.popen.pid}) ignored SIGTERM for {timeout:g} s; killing it.")
+                self.popen.kill()
+                self.popen.wait(timeout=timeout)
+        if self.ended is None:
+            self.ended = time.monotonic()
+        return self.popen.returncode
+
+
+class _Client(_Process):
+    def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str], out: Path) -> None:
+        super().__init__(argv, workdir, name, env)
+        self.out = out
+
+
+@library(scope="SUITE", auto_keywords=False)
+class CrashLibrary:
+    """Crash a batch-mode client at a chosen stage, run it again, and check what the API and the ledger hold."""
+
+    def __init__(self) -> None:
+        self._scratch: Path | None = None
+        self._emulator: _Process | None = None
+        self._base_url: str | None = None
+        self._clients: dict[str, _Client] = {}
+        self._processes: list[_Process] = []
+        self._ledgers: list[Path] = []
+        self._started = 0
+        self._creating: sqlite3.Connection | None = None
+
+    # ---------------------------------------------------------------------------------------------- processes
+
+    @keyword("Start Emulator")
+    def start_emulator(self, processing_seconds: float = 1.5, timeout: float = 30.0) -> str:
+        """Start a fresh `lowtide emulator` on a free loopback port; returns its base URL (read from its stdout)."""
+        if self._emulator is not None and self._emulator.popen.poll() is None:
+            raise AssertionError("An emulator is already running; stop it first.")
+        argv = [
+            *self._lowtide(),
+            "emulator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--processing-seconds",
+            f"{processing_seconds:g}",
+        ]
+        process = self._start(argv, "emulator", {"PYTHONUNBUFFERED": "1"})
+        self._emulator = process
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            match = LISTENING.search(process.stdout)
+            if match:
+                self._base_url = match.group(1)
+                logger.info(f"Emulator (pid {process.popen.pid}) listening on {self._base_url}")
+                return self._base_url
+            if process.popen.poll() is not None:
+                raise AssertionError(
+                    f"The emulator exited with code {process.popen.returncode} before listening.\n"
+                    f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+                )
+            time.sleep(0.05)
+        process.stop()
+        raise AssertionError(f"The emulator did not announce its address within {timeout:g} s:\n{process.stderr}")
+
+    @keyword("New Ledger")
+    def new_ledger(self, initialized: bool = False) -> str:
+        """The path of a ledger file in a fresh directory: not there yet, or, `initialized`, created empty (its
+        schema in place, as any earlier run of lowtide would have left it)."""
+        directory = Path(tempfile.mkdtemp(dir=self._workdir, prefix="ledger-"))
+        path = directory / "ledger.sqlite3"
+        self._ledgers.append(path)
+        if initialized:
+            Ledger(path).close()
+        return str(path)
+
+    @keyword("Begin Creating Ledger")
+    def begin_creating_ledger(self, ledger: str) -> None:
+        """Be another process in the middle of creating `ledger`: its file in WAL mode, the schema being written
+        in a transaction that stays open (holding the write lock) until `Finish Creating Ledger`."""
+        if self._creating is not None:
+            raise AssertionError("A ledger is already being created; finish it first.")
+        db = sqlite3.connect(ledger, isolation_level=None, timeout=10.0)
+        db.execute("PRAGMA journal_mode=WAL")
+        # lowtide's own migration, as its `migrate` runs it, without the COMMIT.
+        db.executescript(f"BEGIN IMMEDIATE; {MIGRATIONS[0]}; PRAGMA user_version = 1;")
+        self._creating = db
+
+    @keyword("Finish Creating Ledger")
+    def finish_creating_ledger(self) -> None:
+        """Commit the schema `Begin Creating Ledger` wrote, releasing the write lock."""
+        db, self._creating = self._creating, None
+        if db is None:
+            raise AssertionError("No ledger is being created.")
+        db.execute("COMMIT")
+        db.close()
+
+    @keyword("Wait For Barrier")
+    def wait_for_barrier(self, barrier: str, parties: int = 1, timeout: float = 30.0) -> None:
+        """Wait until `parties` clients have reached `barrier` (their interpreter started, their calls about to)."""
+        deadline = time.monotonic() + timeout
+        while len(list(Path(barrier).glob("ready-*"))) < parties:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"Fewer than {parties} client(s) reached {barrier} within {timeout:g} s.")
+            time.sleep(0.01)
+
+    @keyword("New Barrier")
+    def new_barrier(self) -> str:
+        """A fresh directory for `Start Client    barrier=...`: the clients given it start their calls together."""
+        return tempfile.mkdtemp(dir=self._workdir, prefix="barrier-")
+
+    @keyword("Start Client")
+    def start_client(
+        self,
+        prefix: str,
+        requests: int,
+        ledger: str,
+        crashpoint: str | None = None,
+        name: str | None = None,
+        barrier: str | None = None,
+        parties: int = 2,
+    ) -> str:
+        """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
+
+        With `crashpoint`, `LOWTIDE_CRASHPOINT` is set to it: the client kills itself at that stage. With `barrier`
+        (from `New Barrier`), the client waits until `parties` clients have started before it makes its calls, so
+        that they make them at the same moment rather than one interpreter start-up apart.
+        """
+        self._started += 1
+        name = name or f"client-{self._started}"
+        if name in self._clients:
+            raise AssertionError(f"A client named {name!r} was already started in this suite.")
+        out = self._workdir / f"{name}.jsonl"
+        argv = [
+            sys.executable,
+            str(CLIENT),
+            "--base-url",
+            self._require_base_url(),
+            "--ledger",
+            ledger,
+            "--requests",
+            str(requests),
+            "--prefix",
+            prefix,
+            "--out",
+            str(out),
+            "--api-key-env",
+            API_KEY_ENV,
+        ]
+        if barrier is not None:
+            argv += ["--barrier", barrier, "--parties", str(parties)]
+        env = {API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"}
+        if crashpoint:
+            env[CRASHPOINT_ENV] = crashpoint
+        process = _Client(argv, self._workdir, name, self._environment(env), out)
+        self._processes.append(process)
+        self._clients[name] = process
+        logger.info(
+            f"Started {name} (pid {process.popen.pid}): {requests} request(s) {prefix}-*, "
+            f"{CRASHPOINT_ENV}={crashpoint or '(unset)'}"
+        )
+        return name
+
+    @keyword("Wait For Client")
+    def wait_for_client(self, name: str, timeout: float = 60.0) -> int:
+        """Wait for the client to exit and return its exit code (negative: killed by that signal).
+
+        A client still running after `timeout` seconds is a hang: its stacks are logged (SIGUSR1 makes it print
+        them), it is stopped and the keyword fails.
+        """
+        client = self._client(name)
+        code = client.wait(timeout)
+        if code is None:
+            client.popen.send_signal(signal.SIGUSR1)
+            time.sleep(1.0)
+            client.stop()
+            raise AssertionError(
+                f"{name} was still running after {timeout:g} s (a hang); stopped it.\n"
+                f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr)}"
+            )
+        logger.info(
+            f"{name} exited with code {code} after {client.seconds:.2f} s.\n"
+            f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr)}"
+        )
+        return code
+
+    @keyword("Run Client")
+    def run_client(
+        self,
+        prefix: str,
+        requests: int,
+        ledger: str,
+        crashpoint: str | None = None,
+        name: str | None = None,
+        timeout: float = 60.0,
+    ) -> str:
+        """`Start Client` and `Wait For Client`; returns the client's name (its exit code: `Client Exit Code`)."""
+        name = self.start_client(prefix, requests, ledger, crashpoint=crashpoint, name=name)
+        self.wait_for_client(name, timeout=timeout)
+        return name
+
+    @keyword("Client Exit Code")
+    def client_exit_code(self, name: str) -> int | None:
+        return self._client(name).popen.poll()
+
+    @keyword("Client Should Have Been Killed")
+    def client_should_have_been_killed(self, name: str) -> None:
+        """The client died of SIGKILL (exit code -9, what its crash point does) and wrote no answers."""
+        client = self._client(name)
+        code = client.popen.poll()
+        if code != -signal.SIGKILL:
+            raise AssertionError(
+                f"{name} should have been killed by its crash point (exit code {-signal.SIGKILL}), "
+                f"but its exit code is {code}.\nstdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr)}"
+            )
+        if client.out.exists():
+            raise AssertionError(f"{name} was killed, yet it wrote {client.out}.")
+
+    @keyword("Client Should Have Succeeded")
+    def client_should_have_succeeded(self, name: str) -> None:
+        client = self._client(name)
+        code = client.popen.poll()
+        if code != 0:
+            raise AssertionError(
+                f"{name} should have exited with 0, but its exit code is {code}.\n"
+                f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr)}"
+            )
+
+    @keyword("Client Log Should Contain")
+    def client_log_should_contain(self, name: str, text: str) -> None:
+        client = self._client(name)
+        if text not in client.stderr:
+            raise AssertionError(f"{name}'s log does not contain {text!r}:\n{_tail(client.stderr)}")
+
+    @keyword("Stop Processes")
+    def stop_processes(self) -> None:
+        """Stop every process started since the last call (clients and emulator), even if a test failed midway."""
+        processes, self._processes = self._processes, []
+        self._emulator, self._base_url, self._ledgers = None, None, []
+        self._stop(processes)
+        self._abandon_ledger_creation()
+
+    @keyword("Stop Clients")
+    def stop_clients(self) -> None:
+        """Stop every client still running, leaving the emulator up (for suites that share one)."""
+        clients = [p for p in self._processes if isinstance(p, _Client)]
+        self._processes = [p for p in self._processes if not isinstance(p, _Client)]
+        self._ledgers = []
+        self._stop(clients)
+        self._abandon_ledger_creation()
+
+    @keyword("Clean Up")
+    def clean_up(self) -> None:
+        """Stop every process and remove the scratch files."""
+        try:
+            self.stop_processes()
+        finally:
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+
+    # ------------------------------------------------------------------------------------------ the emulator
+
+    @keyword("Arm Fault")
+    def arm_fault(self, route: str, kind: str, seconds: float | None = None, times: int = 1) -> None:
+        """`POST /_emulator/faults {"route", "kind", "seconds", "times"}`: e.g. `batches.create`
+        `delay_after_commit` (commit, then answer `seconds` later) or `drop_after_commit` (commit, then drop the
+        connection without an answer)."""
+        body: dict[str, Any] = {"route": route, "kind": kind, "times": times}
+        if seconds is not None:
+            body["seconds"] = seconds
+        response = httpx.post(self._require_base_url() + "/_emulator/faults", json=body, timeout=10.0)
+        if response.status_code >= 400:
+            raise AssertionError(
+                f"The emulator refused the fault {body}: {response.status_code} {response.text}\n"
+                f"(Does this emulator have the `{kind}` fault kind yet?)"
+            )
+        logger.info(f"Armed fault {body}: {response.text}")
+
+    @keyword("Reset Emulator")
+    def reset_emulator(self) -> None:
+        """Forget every batch, call count and fault: the emulator as freshly started."""
+        httpx.post(self._require_base_url() + "/_emulator/reset", timeout=10.0).raise_for_status()
+
+    @keyword("Emulator Stats")
+    def emulator_stats(self) -> dict[str, Any]:
+        response = httpx.get(self._require_base_url() + "/_emulator/stats", timeout=10.0)
+        response.raise_for_status()
+        stats: dict[str, Any] = response.json()
+        logger.info(f"Emulator stats: {_short(stats)}")
+        return stats
+
+    @keyword("Emulator Call Count Should Be")
+    def emulator_call_count_should_be(self, route: str, expected: int) -> None:
+        """How many calls of `route` (`batches.create`, ...) the emulator served, failed or refused ones included."""
+        calls = int(self.emulator_stats().get("calls", {}).get(route, 0))
+        if calls != expected:
+            raise AssertionError(f"The emulator served {calls} call(s) of {route}, expected {expected}.")
+
+    @keyword("Emulator Should Hold Batches")
+    def emulator_should_hold_batches(self, expected: int) -> None:
+        """How many batches the emulator has committed, whether or not their creator heard back."""
+        batches = int(self.emulator_stats().get("batches", -1))
+        if batches != expected:
+            raise AssertionError(f"The emulator holds {batches} batch(es), expected {expected}.")
+
+    @keyword("Every Request Should Have Been Created Once")
+    def every_request_should_have_been_created_once(self, prefix: str, requests: int) -> None:
+        """No request paid twice: the emulator's batches hold `PREFIX-1` .. `PREFIX-N` exactly once each.
+
+        First from the API's own list of batches (their request counts add up to N), then from the emulator's
+        `created_custom_ids` (how many committed batches held each custom id), which must be 1 for every one.
+        """
+        listed = self._list_batches()
+        total = sum(sum(int(v) for v in batch["request_counts"].values()) for batch in listed)
+        summary = ", ".join(
+            f"{b['id']} ({b['processing_status']}, {sum(int(v) for v in b['request_counts'].values())})" for b in listed
+        )
+        logger.info(f"The API lists {len(listed)} batch(es): {summary}")
+        if total != requests:
+            raise AssertionError(
+                f"The API's batches hold {total} request(s) in all, expected {requests} (each request once): {summary}"
+            )
+        stats = self.emulator_stats()
+        created = stats.get("created_custom_ids")
+        if not isinstance(created, dict):
+            raise AssertionError(
+                "The emulator's stats have no `created_custom_ids`, so exactly one create per request cannot be "
+                f"proven from it (the API's list of batches does hold {total} request(s) for {requests}). "
+                f"Stats: {_short(stats)}"
+            )
+        expected = {f"{prefix}-{i}" for i in range(1, requests + 1)}
+        counts: dict[str, int] = {str(k): int(v) for k, v in created.items()}
+        missing = sorted(expected - set(counts), key=_natural)
+        twice = {k: v for k, v in sorted(counts.items(), key=lambda kv: _natural(kv[0])) if v != 1}
+        strangers = sorted(set(counts) - expected, key=_natural)
+        problems = []
+        if missing:
+            problems.append(f"{len(missing)} never created: {_few(missing)}")
+        if twice:
+            problems.append(f"{len(twice)} not created exactly once: {_few([f'{k}={v}' for k, v in twice.items()])}")
+        if strangers:
+            problems.append(f"{len(strangers)} unexpected custom ids: {_few(strangers)}")
+        if problems:
+            raise AssertionError("created_custom_ids: " + "; ".join(problems))
+
+    # ---------------------------------------------------------------------------------------- answers, ledger
+
+    @keyword("Answers Should Be Complete")
+    def answers_should_be_complete(self, name: str, prefix: str, requests: int) -> dict[str, dict[str, Any]]:
+        """The client's output answers `PREFIX-1` .. `PREFIX-N` once each, each with the emulator's reply to its
+        own question, its own custom id and a batch id; returns the lines by key."""
+        client = self._client(name)
+        lines = _answers(client)
+        keys = Counter(str(line.get("key")) for line in lines)
+        expected = [f"{prefix}-{i}" for i in range(1, requests + 1)]
+        problems: list[str] = []
+        repeated = sorted((k for k, n in keys.items() if n > 1), key=_natural)
+        if repeated:
+            problems.append(f"answered more than once: {_few(repeated)}")
+        missing = [k for k in expected if k not in keys]
+        if missing:
+            problems.append(f"{len(missing)} not answered: {_few(missing)}")
+        unexpected = sorted(set(keys) - set(expected), key=_natural)
+        if unexpected:
+            problems.append(f"unexpected keys: {_few(unexpected)}")
+        by_key = {str(line.get("key")): line for line in lines}
+        wrong: list[str] = []
+        for index, key in enumerate(expected, start=1):
+            line = by_key.get(key)
+            if line is None:
+                continue
+            text, batch_id = str(line.get("text", "")), str(line.get("batch_id") or "")
+            if "error" in line:
+                wrong.append(f"{key}: {line['error']}: {line.get('message')}")
+            elif not text.startswith(REPLY.format(index=index) + ":"):
+                wrong.append(f"{key}: text {text!r}")
+            elif line.get("custom_id") != key or not batch_id.startswith("msgbatch_"):
+                wrong.append(f"{key}: custom id {line.get('custom_id')!r}, batch id {batch_id!r}")
+        if wrong:
+            problems.append(f"{len(wrong)} wrong answer(s): {_few(wrong)}")
+        if problems:
+            raise AssertionError(f"The answers of {name} are not complete: " + "; ".join(problems))
+        batches = Counter(str(line["batch_id"]) for line in lines)
+        logger.info(f"{name}: {len(lines)} answers from {len(batches)} batch(es): {dict(batches)}")
+        return by_key
+
+    @keyword("Answers Should Be The Same")
+    def answers_should_be_the_same(self, first: str, second: str) -> None:
+        """Both clients' outputs give every key the same text, custom id and batch id."""
+        answers = []
+        for name in (first, second):
+            lines = _answers(self._client(name))
+            fields = ("text", "custom_id", "batch_id")
+            answers.append({line["key"]: tuple(line.get(f) for f in fields) for line in lines})
+        if answers[0] != answers[1]:
+            differ = sorted(
+                (k for k in set(answers[0]) | set(answers[1]) if answers[0].get(k) != answers[1].get(k)), key=_natural
+            )
+            raise AssertionError(
+                f"{first} and {second} differ on {len(differ)} key(s): "
+                + _few([f"{k}: {answers[0].get(k)} vs {answers[1].get(k)}" for k in differ])
+            )
+
+    @keyword("Ledger Status")
+    def ledger_status(self, ledger: str) -> dict[str, Any]:
+        """`lowtide status --ledger LEDGER --json`, parsed."""
+        result = subprocess.run(
+            [*self._lowtide(), "status", "--ledger", ledger, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=self._environment({}),
+            check=False,
+        )
+        if result.returncode != 0:
+            raise AssertionError(f"lowtide status exited with {result.returncode}:\n{result.stderr}")
+        report: dict[str, Any] = json.loads(result.stdout)
+        tickets = Counter(t["state"] for t in report["tickets"])
+        batches = [(b["id"], b["batch_id"], b["state"], b["requests"]) for b in report["batches"]]
+        logger.info(f"Ledger {ledger}: tickets {dict(tickets)}; batches (id, API id, state, requests) {batches}")
+        return report
+
+    @keyword("Every Ticket Should Be Collected")
+    def every_ticket_should_be_collected(self, ledger: str, prefix: str, requests: int) -> None:
+        """`lowtide status --json` lists exactly `PREFIX-1` .. `PREFIX-N`, every one `collected`."""
+        report = self.ledger_status(ledger)
+        states = {t["key"]: t["state"] for t in report["tickets"]}
+        expected = {f"{prefix}-{i}" for i in range(1, requests + 1)}
+        problems = []
+        if set(states) != expected:
+            problems.append(
+                f"keys missing {_few(sorted(expected - set(states), key=_natural))}, "
+                f"unexpected {_few(sorted(set(states) - expected, key=_natural))}"
+            )
+        other = {k: s for k, s in states.items() if s != "collected"}
+        if other:
+            problems.append(f"{len(other)} not collected: {_few([f'{k}={s}' for k, s in sorted(other.items())])}")
+        if problems:
+            raise AssertionError(f"Ledger {ledger}: " + "; ".join(problems))
+
+    @keyword("Ledger Should Show A Crash At")
+    def ledger_should_show_a_crash_at(self, ledger: str, stage: str, requests: int) -> None:
+        """What the ledger holds right after a client died at `stage`: proof that it died where it was meant to.
+
+        `after-intent`, `during-create`, `after-create`: one batch intent without the API's id, every request
+        submitting. `while-polling`: the API's batch id recorded, every request waiting on it. `while-streaming`:
+        the first chunk of results (500, or all when fewer) stored, the batch not marked collected.
+        """
+        # In this process (a `lowtide status` costs an interpreter start-up): the same report, as JSON.
+        opened = Ledger(ledger)
+        try:
+            report = status(opened).as_json()
+        finally:
+            opened.close()
+        states = Counter(t["state"] for t in report["tickets"])
+        batches = report["batches"]
+        logger.info(f"Ledger after the crash: tickets {dict(states)}; batches {batches}")
+        stage = stage.partition(":")[0]
+        problems: list[str] = []
+        if sum(states.values()) != requests:
+            problems.append(f"{sum(states.values())} tickets, expected {requests}")
+        if len(batches) != 1:
+            problems.append(f"{len(batches)} batches, expected 1")
+        batch = batches[0] if batches else {}
+        if stage in ("after-intent", "during-create", "after-create"):
+            if batch.get("state") != "intent" or batch.get("batch_id") is not None:
+                problems.append(f"batch {batch}, expected an intent without the API's id")
+            if states != Counter({"submitting": requests}):
+                problems.append(f"ticket states {dict(states)}, expected all submitting")
+        elif stage == "while-polling":
+            if batch.get("state") != "waiting-on-batch" or not str(batch.get("batch_id")).startswith("msgbatch_"):
+                problems.append(f"batch {batch}, expected waiting-on-batch with the API's id")
+            if states != Counter({"waiting-on-batch": requests}):
+                problems.append(f"ticket states {dict(states)}, expected all waiting-on-batch")
+        elif stage == "while-streaming":
+            stored = min(500, requests)
+            if batch.get("state") != "ended":
+                problems.append(f"batch {batch}, expected ended (results not all collected)")
+            if states["collected"] != stored:
+                problems.append(f"ticket states {dict(states)}, expected {stored} collected (one chunk)")
+        else:
+            raise AssertionError(f"Unknown crash stage {stage!r}.")
+        if problems:
+            raise AssertionError(f"After a crash at {stage}: " + "; ".join(problems))
+
+    @keyword("Log Diagnostics")
+    def log_diagnostics(self) -> None:
+        """For a failed test: the emulator's stats, every client's exit code and log, and every ledger's rows."""
+        if self._base_url is not None:
+            try:
+                stats = self.emulator_stats()
+                logger.info(f"Emulator stats (full): {json.dumps(stats, sort_keys=True)}")
+            except Exception as exc:
+                logger.info(f"No emulator stats: {exc!r}")
+        for process in self._processes:
+            if isinstance(process, _Client):
+                logger.info(
+                    f"{process.name} exit code {process.popen.poll()} after {process.seconds:.2f} s\n"
+                    f"stdout:\n{process.stdout}\nstderr:\n{_tail(process.stderr, 60)}"
+                )
+        for ledger in self._ledgers:
+            if not ledger.exists():
+                continue
+            with sqlite3.connect(ledger, timeout=10.0) as db:
+                batches = db.execute(
+                    "SELECT id, provider_batch_id, state, request_count, owner, note FROM batches ORDER BY intent_at"
+                ).fetchall()
+                requests = db.execute(
+                    "SELECT state, batch_id, owner IS NOT NULL, attempts, COUNT(*) FROM requests"
+                    " GROUP BY state, batch_id, owner IS NOT NULL, attempts"
+                ).fetchall()
+            logger.info(
+                f"Ledger {ledger}\nbatches (id, API id, state, requests, owner, note):\n"
+                + "\n".join(map(str, batches))
+                + "\nrequests (state, batch, owned, attempts, count):\n"
+                + "\n".join(map(str, requests))
+            )
+
+    # -------------------------------------------------------------------------------------------- internals
+
+    @property
+    def _workdir(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="lowtide-crash-"))
+        return self._scratch
+
+    def _lowtide(self) -> list[str]:
+        script = Path(sys.executable).parent / "lowtide"
+        if script.is_file() and os.access(script, os.X_OK):
+            return [str(script)]
+        return [sys.executable, "-m", "lowtide.cli"]
+
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != CRASHPOINT_ENV}
+        env.update(extra)
+        return env
+
+    def _start(self, argv: Sequence[str], name: str, extra_env: Mapping[str, str]) -> _Process:
+        self._started += 1
+        process = _Process(argv, self._workdir, f"{name}-{self._started}", self._environment(extra_env))
+        self._processes.append(process)
+        logger.info(f"Started {' '.join(argv)} (pid {process.popen.pid})")
+        return process
+
+    def _stop(self, processes: Sequence[_Process]) -> None:
+        errors: list[str] = []
+        for process in processes:
+            try:
+                running = process.popen.poll() is None
+                code = process.stop()
+                if running:
+                    logger.info(f"Stopped {process.name} (pid {process.popen.pid}): exit code {code}.")
+            except Exception as exc:
+                errors.append(f"stopping {process.name}: {exc!r}")
+        if errors:
+            raise AssertionError("Stopping processes failed: " + "; ".join(errors))
+
+    def _abandon_ledger_creation(self) -> None:
+        db, self._creating = self._creating, None
+        if db is not None:
+            db.close()
+
+    def _client(self, name: str) -> _Client:
+        client = self._clients.get(name)
+        if client is None:
+            raise AssertionError(f"No client named {name!r} was started in this suite.")
+        return client
+
+    def _require_base_url(self) -> str:
+        if self._base_url is None:
+            raise AssertionError("Start the emulator first.")
+        return self._base_url
+
+    def _list_batches(self) -> list[dict[str, Any]]:
+        """Every batch the API lists (newest first), through the API itself rather than the admin routes."""
+        headers = {"x-api-key": API_KEY, "anthropic-version": "2023-06-01"}
+        found: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"limit": 1000}
+        while True:
+            response = httpx.get(
+                self._require_base_url() + "/v1/messages/batches", params=params, headers=headers, timeout=10.0
+            )
+            response.raise_for_status()
+            page = response.json()
+            found.extend(page["data"])
+            if not page.get("has_more"):
+                return found
+            params["after_id"] = page["last_id"]
+
+
+def _answers(client: _Client) -> list[dict[str, Any]]:
+    """The client's output lines; a client that wrote none fails the keyword."""
+    if not client.out.exists():
+        raise AssertionError(f"{client.name} wrote no output ({client.out}).\nstderr:\n{_tail(client.stderr)}")
+    return [json.loads(line) for line in client.out.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _natural(key: str) -> tuple[str, int]:
+    head, _, tail = key.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (key, -1)
+
+
+def _few(items: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" (and {len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _tail(text: str, lines: int = 30) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _short(stats: Mapping[str, Any]) -> str:
+    """Stats with `created_custom_ids` summarized: it has one entry per request."""
+    created = stats.get("created_custom_ids")
+    if not isinstance(created, dict):
+        return json.dumps(stats, sort_keys=True)
+    histogram = Counter(int(v) for v in created.values())
+    rest = {k: v for k, v in stats.items() if k != "created_custom_ids"}
+    return f"{json.dumps(rest, sort_keys=True)} created_custom_ids: {len(created)} ids, times created {dict(histogram)}"

@@ -1,0 +1,132 @@
+"""A client process for the crash suites: N concurrent keyed calls of one batch-mode actor, through one ledger.
+
+    python crash_client.py --base-url URL --ledger L --requests N --prefix P --out results.jsonl
+
+Request i (1..N) asks `question i` under the key `P-i`. Once every call has its outcome, one JSON line per request
+(in key order) is written to `--out`: key, prompt, text, batch id, custom id; or, for a call that failed, its error.
+With `--barrier DIR --parties K`, K clients wait for each other before their first call (which opens the ledger).
+Exits 0 when every call was answered, 1 otherwise. `LOWTIDE_CRASHPOINT` in the environment makes lowtide kill this
+process with SIGKILL at that stage; nothing here tries to survive that: the next run with the same keys must.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import faulthandler
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lowtide import Actor, ActorResponse
+
+DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base-url", required=True, help="the API (emulator) base URL")
+    parser.add_argument("--ledger", required=True, type=Path, help="the ledger file, shared with other runs")
+    parser.add_argument("--requests", required=True, type=int, help="how many concurrent calls")
+    parser.add_argument("--prefix", required=True, help="keys are PREFIX-1 .. PREFIX-N")
+    parser.add_argument("--out", required=True, type=Path, help="where to write one JSON line per request")
+    parser.add_argument("--model", default="claude-haiku-4-5")
+    parser.add_argument(
+        "--barrier",
+        type=Path,
+        default=None,
+        help="a directory shared with the other clients of a test: start only once --parties of them are ready",
+    )
+    parser.add_argument("--parties", type=int, default=1, help="how many clients meet at --barrier")
+    parser.add_argument(
+        "--api-key-env", default=DEFAULT_API_KEY_ENV, help="the environment variable holding the API key"
+    )
+    return parser.parse_args(argv)
+
+
+def build_actor(args: argparse.Namespace) -> Actor:
+    return Actor(
+        {
+            "name": "crash-client",
+            "model": args.model,
+            "max_tokens": 64,
+            "batch_processing": "batch",
+            "base_url": args.base_url,
+            "api_key_env": args.api_key_env,
+            "batch": {"poll_interval": 0.2, "coalesce_window": 0.3, "reconcile_grace": 1.5, "max_wait": 120},
+        },
+        ledger=args.ledger,
+    )
+
+
+def line_for(key: str, prompt: str, outcome: ActorResponse[Any] | BaseException) -> dict[str, Any]:
+    if isinstance(outcome, ActorResponse):
+        return {
+            "key": key,
+            "prompt": prompt,
+            "text": outcome.text,
+            "batch_id": outcome.ids.batch_id,
+            "custom_id": outcome.ids.custom_id,
+        }
+    return {"key": key, "prompt": prompt, "error": type(outcome).__name__, "message": str(outcome)}
+
+
+def meet(barrier: Path, parties: int, timeout: float = 60.0) -> None:
+    """Wait until `parties` clients (this one included) have checked in at `barrier`: they then start together,
+    rather than one process's interpreter start-up ahead of the other's."""
+    barrier.mkdir(parents=True, exist_ok=True)
+    (barrier / f"ready-{os.getpid()}").touch()
+    deadline = time.monotonic() + timeout
+    while len(list(barrier.glob("ready-*"))) < parties:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"only {len(list(barrier.glob('ready-*')))} of {parties} clients met at {barrier}")
+        time.sleep(0.002)
+
+
+async def run(args: argparse.Namespace) -> int:
+    calls = [(f"{args.prefix}-{i}", f"question {i}") for i in range(1, args.requests + 1)]
+    started = time.monotonic()
+    async with build_actor(args) as actor:
+
+        async def call(key: str, prompt: str) -> ActorResponse[Any]:
+            try:
+                return await actor.run(prompt, key=key)
+            except Exception as exc:
+                # Said at once, not only at the end: a client that hangs afterwards still shows why.
+                logging.getLogger("crash_client").error("%s failed: %s: %s", key, type(exc).__name__, exc)
+                raise
+
+        outcomes = await asyncio.gather(*(call(key, prompt) for key, prompt in calls), return_exceptions=True)
+    lines = [line_for(key, prompt, outcome) for (key, prompt), outcome in zip(calls, outcomes, strict=True)]
+    failed = [line for line in lines if "error" in line]
+    # Written whole and renamed into place: a reader never sees half a file.
+    partial = args.out.with_name(args.out.name + ".partial")
+    partial.write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines), encoding="utf-8")
+    partial.replace(args.out)
+    print(
+        f"pid {os.getpid()}: {len(lines) - len(failed)} of {len(lines)} answered in {time.monotonic() - started:.2f} s",
+        flush=True,
+    )
+    for line in failed[:10]:
+        print(f"{line['key']}: {line['error']}: {line['message']}", file=sys.stderr, flush=True)
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # `kill -USR1 PID` prints every thread's stack to stderr: what a hung client is waiting for.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("lowtide").setLevel(logging.INFO)
+    if args.barrier is not None:
+        meet(args.barrier, args.parties)
+    return asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+*** Settings ***
+Documentation       Two client processes started together on one ledger with the same keys share the work: each
+...                 request is created in exactly one batch, both get every answer, and their answers agree; so too
+...                 when the ledger file is new and both create it at once. One of them killed while polling leaves
+...                 nothing behind that the other does not finish.
+...
+...                 The clients meet at a barrier after their interpreters have started, so that their first calls
+...                 (and so their first use of the ledger) happen at the same moment. One emulator serves the suite,
+...                 reset before each test (and each round): no batch, call or fault of an earlier one is left.
+
+Library             CrashLibrary.py
+
+Suite Setup         Start Emulator    processing_seconds=${PROCESSING}
+Suite Teardown      Clean Up
+Test Setup          Reset Emulator
+Test Teardown       Log Failure And Stop Clients
+
+
+*** Variables ***
+${PROCESSING}       2
+${REQUESTS}         200
+# Opening a fresh ledger at the same moment is a race that a single attempt may miss.
+${FRESH_ROUNDS}     ${2}
+# 20 calls take a client a few seconds, interpreter start-up included; longer is a hang (SQLite waits 30 s for a
+# lock before it gives up).
+${SMALL_RUN_LIMIT}     20
+
+
+*** Test Cases ***
+Two Clients With The Same Keys Pay Once And Agree
+    [Documentation]    On a ledger an earlier run created: both clients exit 0 with all 200 answers, the same ones,
+    ...    and the API created each request in exactly one batch.
+    ${ledger}=    New Ledger    initialized=${True}
+    Run Two Clients Together    shared    ${ledger}
+
+Two Clients Started Together On A Fresh Ledger Pay Once And Agree
+    [Documentation]    The same on a ledger file that does not exist yet, so that both processes create it at once.
+    ...    Run ${FRESH_ROUNDS} times, each on a new ledger and a reset emulator.
+    FOR    ${round}    IN RANGE    1    ${FRESH_ROUNDS + 1}
+        Reset Emulator
+        ${ledger}=    New Ledger
+        Run Two Clients Together    fresh${round}    ${ledger}    requests=20    timeout=${SMALL_RUN_LIMIT}
+    END
+
+A Client Opening A Ledger That Another Process Is Creating Waits For It
+    [Documentation]    Another process has started writing a fresh ledger's schema (its transaction still open) when
+    ...    the client opens the file: the client must wait for that schema and answer every call. This is, made
+    ...    deterministic, what happens when two processes open a new ledger at the same moment.
+    ${ledger}=    New Ledger
+    Begin Creating Ledger    ${ledger}
+    ${barrier}=    New Barrier
+    ${client}=    Start Client    late    20    ${ledger}    barrier=${barrier}    parties=1
+    Wait For Barrier    ${barrier}
+    # Time to open the ledger, read its schema version (0: nothing committed yet) and queue for the write lock.
+    Sleep    1.5s
+    Finish Creating Ledger
+    Wait For Client    ${client}    timeout=${SMALL_RUN_LIMIT}
+    Client Should Have Succeeded    ${client}
+    Answers Should Be Complete    ${client}    late    20
+    Every Request Should Have Been Created Once    late    20
+    Every Ticket Should Be Collected    ${ledger}    late    20
+
+The Second Client Finishes What A First One Killed While Polling Left
+    [Documentation]    Both start together; the first dies at its second status check of a batch. The second polls
+    ...    whatever batch the first was waiting on itself and answers everything; the first, run again, finds every
+    ...    answer in the ledger and creates nothing.
+    ${ledger}=    New Ledger    initialized=${True}
+    ${barrier}=    New Barrier
+    ${first}=    Start Client    shared    ${REQUESTS}    ${ledger}    crashpoint=while-polling    name=doomed
+    ...    barrier=${barrier}
+    ${second}=    Start Client    shared    ${REQUESTS}    ${ledger}    name=survivor    barrier=${barrier}
+    Wait For Client    ${first}
+    Wait For Client    ${second}
+    Client Should Have Been Killed    ${first}
+    Client Should Have Succeeded    ${second}
+    Answers Should Be Complete    ${second}    shared    ${REQUESTS}
+    Every Request Should Have Been Created Once    shared    ${REQUESTS}
+    Every Ticket Should Be Collected    ${ledger}    shared    ${REQUESTS}
+    ${stats}=    Emulator Stats
+    ${again}=    Run Client    shared    ${REQUESTS}    ${ledger}    name=doomed-again
+    Client Should Have Succeeded    ${again}
+    Answers Should Be The Same    ${second}    ${again}
+    Emulator Call Count Should Be    batches.create    ${stats}[calls][batches.create]
+    Every Request Should Have Been Created Once    shared    ${REQUESTS}
+
+
+*** Keywords ***
+Run Two Clients Together
+    [Arguments]    ${prefix}    ${ledger}    ${requests}=${REQUESTS}    ${timeout}=60
+    ${barrier}=    New Barrier
+    ${first}=    Start Client    ${prefix}    ${requests}    ${ledger}    name=${prefix}-first    barrier=${barrier}
+    ${second}=    Start Client    ${prefix}    ${requests}    ${ledger}    name=${prefix}-second    barrier=${barrier}
+    Wait For Client    ${first}    timeout=${timeout}
+    Wait For Client    ${second}    timeout=${timeout}
+    Client Should Have Succeeded    ${first}
+    Client Should Have Succeeded    ${second}
+    Answers Should Be Complete    ${first}    ${prefix}    ${requests}
+    Answers Should Be Complete    ${second}    ${prefix}    ${requests}
+    Answers Should Be The Same    ${first}    ${second}
+    Every Request Should Have Been Created Once    ${prefix}    ${requests}
+    Every Ticket Should Be Collected    ${ledger}    ${prefix}    ${requests}
+
+Log Failure And Stop Clients
+    Run Keyword If Test Failed    Log Diagnostics
+    Stop Clients
