@@ -256,8 +256,12 @@ class LowtideLibrary:
         on_timeout: str = "cancel",
         api_retries: int = 3,
     ) -> Actor:
-        """An actor in batch mode against the emulator; its key comes from the environment variable it names."""
+        """An actor in batch mode against the emulator; its key comes from the environment variable it names.
+
+        Each actor gets a ledger of its own, so no test sees another's keys (or the user's real ledger).
+        """
         os.environ[API_KEY_ENV] = API_KEY
+        ledger = Path(tempfile.mkdtemp(dir=self._workdir, prefix="ledger-")) / "ledger.sqlite3"
         actor = Actor(
             {
                 "name": name,
@@ -272,8 +276,10 @@ class LowtideLibrary:
                     "max_wait": max_wait,
                     "on_timeout": on_timeout,
                     "api_retries": api_retries,
+                    "coalesce_window": 0.05,
                 },
-            }
+            },
+            ledger=ledger,
         )
         self._actors.append(actor)
         self._actor = actor

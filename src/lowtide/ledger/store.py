@@ -167,7 +167,11 @@ class Ledger:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=30000")
-        migrate(self._db)
+        try:
+            migrate(self._db)
+        except BaseException:
+            self._db.close()
+            raise
         if os.name == "posix":
             os.chmod(self.path, 0o600)
 
