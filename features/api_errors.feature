@@ -51,8 +51,8 @@ Feature: API errors
       | 404    | NotFoundError         | not_found_error       | Not found.                                                           |
       | 413    | InvalidRequestError   | request_too_large     | Request exceeds the maximum allowed number of bytes.                 |
       | 429    | RateLimitError        | rate_limit_error      | Number of requests has exceeded your rate limit.                     |
-      | 500    | ServerError           | api_error             | Internal server error                                                |
       | 529    | OverloadedError       | overloaded_error      | Overloaded                                                           |
+    # A 500 is not a refusal: the batch may exist, so the actor reconciles instead of failing (exactly_once.feature).
 
   Scenario Outline: A failed status check or results download in batch mode raises the matching error
     Given an actor "nightly" with:
@@ -203,7 +203,7 @@ Feature: API errors
       """
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And besides its 30 second polls, the actor waited once for between 1 and 2 seconds
+    And besides its coalescing window and its 30 second polls, the actor waited once for between 1 and 2 seconds
 
   Scenario Outline: A retry-after given as an HTTP date is not mistaken for seconds
     Given the API gives its retry-after as an HTTP date

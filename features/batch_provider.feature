@@ -95,8 +95,8 @@ Feature: Calls answered through the Message Batches API
       """
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And the actor waited 30, 30, 30, 30 seconds
-    And the answer arrived 120 seconds after the call
+    And after its 0.5 second coalescing window, the actor waited 30, 30, 30, 30 seconds
+    And the answer arrived 120.5 seconds after the call
     # Four status checks while the batch runs (the creation counts as the first look), and one more by the SDK
     # before it downloads the results.
     And the API received these calls:
@@ -114,7 +114,7 @@ Feature: Calls answered through the Message Batches API
       """
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And the actor waited 50, 50, 50 seconds
+    And after its 0.5 second coalescing window, the actor waited 50, 50, 50 seconds
     And the API received these calls:
       | call             | count |
       | batches.retrieve | 4     |
@@ -130,7 +130,7 @@ Feature: Calls answered through the Message Batches API
     And the timeout error names the batch, a wait of 90 seconds and a maximum of 90 seconds
     And the error message contains "did not end within the maximum wait of 90 s (waited 90 s); cancellation was requested."
     And the timeout error says the batch was canceled
-    And the actor waited 30, 30, 30 seconds
+    And after its 0.5 second coalescing window, the actor waited 30, 30, 30 seconds
     And the API received these calls:
       | call           | count |
       | batches.cancel | 1     |
@@ -160,7 +160,7 @@ Feature: Calls answered through the Message Batches API
       """
     When the actor is asked "Hello"
     Then a BatchTimeoutError is raised
-    And the actor waited 40, 40, 20 seconds
+    And after its 0.5 second coalescing window, the actor waited 40, 40, 20 seconds
     And the timeout error names the batch, a wait of 100 seconds and a maximum of 100 seconds
 
   Scenario: When the cancellation itself is refused, the timeout error says the batch was left running
@@ -185,12 +185,28 @@ Feature: Calls answered through the Message Batches API
       batch_processing: batch
       batch: {poll_interval: 30, max_wait: 60, on_timeout: leave}
       """
-    When the actor is asked "Where were we?"
+    When the actor is asked "Where were we?" with:
+      """
+      custom_id: request-0
+      """
     Then a BatchTimeoutError is raised
     When 60 more seconds pass
     And the actor's batch provider waits for that batch by its id and collects "request-0" asked "Where were we?"
     Then the collected outcome of "request-0" is the emulated reply to "Where were we?"
-    And the actor waited 30, 30 seconds
+    And after its 0.5 second coalescing window, the actor waited 30, 30 seconds
+
+  Scenario: A batch-mode call that runs out of time names its request, so that it can be collected later
+    Given an actor "patient" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30, max_wait: 60, on_timeout: leave}
+      """
+    When the actor is asked "Where were we?" with:
+      """
+      custom_id: where-were-we
+      """
+    Then a BatchTimeoutError is raised
+    And the timeout error names the requests "where-were-we"
 
   Scenario: A batch left running is collected later by its id alone, the timeout error naming its requests
     Given an actor "patient" with:
@@ -337,7 +353,9 @@ Feature: Calls answered through the Message Batches API
     Given an actor "nightly" in batch mode
     When the actor is asked "[[emulator:expired]] Tomorrow"
     Then a BatchRequestExpired is raised
-    And the error message contains "Request request-0 in batch msgbatch_"
+    # Its custom_id is its key, derived from the request when the caller names none.
+    And the error message contains "Request auto-"
+    And the error message contains " in batch msgbatch_"
 
   Scenario Outline: A status check that fails for a moment is retried
     Given an actor "nightly" with:
@@ -348,7 +366,7 @@ Feature: Calls answered through the Message Batches API
     And the API will fail the next "batches.retrieve" call with status <status>
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And besides its 30 second polls, the actor waited once for between <least> and <most> seconds
+    And besides its coalescing window and its 30 second polls, the actor waited once for between <least> and <most> seconds
     And the API received these calls:
       | call             | count |
       | batches.retrieve | 6     |
@@ -367,7 +385,7 @@ Feature: Calls answered through the Message Batches API
     And the API will fail the next "batches.retrieve" call with status 429 and retry-after 7
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And the actor waited 30, 7, 30, 30, 30 seconds
+    And after its 0.5 second coalescing window, the actor waited 30, 7, 30, 30, 30 seconds
 
   Scenario Outline: A results download that fails for a moment is retried
     Given an actor "nightly" in batch mode
@@ -446,13 +464,14 @@ Feature: Calls answered through the Message Batches API
     And the API will fail the next "batches.create" call with status 429 and retry-after 12
     When the actor is asked "Hello"
     Then the answer is the emulated reply to "Hello"
-    And the actor's first wait was 12 seconds
+    And the actor's first wait after its coalescing window was 12 seconds
 
-  Scenario: A batch creation that failed with a server error is not retried, as the batch may exist
+  Scenario: A batch creation that failed with a server error is not retried by the batch provider, as the batch may exist
     Given an actor "nightly" in batch mode
     And the API will fail the next "batches.create" call with status 500
-    When the actor is asked "Hello"
+    When the actor's batch provider is asked "Hello" directly
     Then a ServerError is raised
+    And the API error has status 500 and a request id
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |

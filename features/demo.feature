@@ -15,7 +15,8 @@ Feature: The demo
       | summarizer | Summarize why batch APIs cost half as much as live calls.          |
       | summarizer | Summarize the trade-off between latency and price for agent calls. |
     And the demo printed a batch id for each answer, in batch mode
-    And the demo printed "6 of 6 calls answered through 6 batch(es)"
+    # The actors share their batch settings and client, so their concurrent calls travel in one batch.
+    And the demo printed "6 of 6 calls answered through 1 batch(es)"
     And the demo's total batch cost is half its total live cost, and it says it saved 50%
 
   Scenario: The demo runs the actors of a custom file, introducing actors it has no calls for
@@ -34,8 +35,15 @@ Feature: The demo
       | actor   | prompt                                                             |
       | planner | Plan the move of our nightly report job from cron to a task queue. |
       | planner | Plan adding retries with backoff to the payment webhook handler.   |
-    And the demo printed "2 of 2 calls answered through 2 batch(es)"
+    And the demo printed "2 of 2 calls answered through 1 batch(es)"
     And the demo printed "lowtide demo: 2 concurrent calls from 2 actors (crew.yaml)"
+
+  Scenario: The demo leaves the user's ledger as it was, so that running it again calls the emulator again
+    When the demo runs with batches that take 0 seconds
+    And the demo runs with batches that take 0 seconds
+    Then the demo printed "6 of 6 calls answered through 1 batch(es)"
+    And the two runs of the demo printed different batch ids
+    And the ledger holds no requests and no batches
 
   Scenario: Actors none of the demo's calls are for are asked to introduce themselves
     Given a file "crew.yaml" containing:
@@ -62,7 +70,8 @@ Feature: The demo
     When the demo runs with the actors of "crew.yaml"
     Then the demo reports 2 failed calls
     And the demo printed "2 of 4 calls answered"
-    And the demo printed "failed: Request request-0 in batch msgbatch_"
+    And the demo printed "failed: Request auto-"
+    And the demo printed " in batch msgbatch_"
     And the demo printed "errored: not_found_error: model: gpt-4o"
 
   Scenario: `lowtide demo` runs the demo and exits with 0

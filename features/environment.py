@@ -1,19 +1,58 @@
-"""Behave fixtures: one asyncio.Runner per scenario, so async code runs in one event loop from plain steps."""
+"""Behave fixtures: one asyncio.Runner per scenario, so async code runs in one event loop from plain steps.
+
+Every scenario also gets a ledger of its own: `LOWTIDE_LEDGER` (and `XDG_STATE_HOME`, in case something falls back
+to the default location) point into a temporary directory made for the scenario and removed after it, so that no
+scenario attaches to an answer another one stored, and nothing is written to the real state directory.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
+
+_ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 
 def before_scenario(context: Any, scenario: Any) -> None:
     context.runner = asyncio.Runner()
     context.cleanups = []
+    state = Path(tempfile.mkdtemp(prefix="lowtide-ledger-"))
+    context.saved_environment = {name: os.environ.get(name) for name in _ISOLATED}
+    context.state_dir = state
+    os.environ["XDG_STATE_HOME"] = str(state / "xdg")
+    os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
 
 
 def after_scenario(context: Any, scenario: Any) -> None:
-    for cleanup in reversed(context.cleanups):
-        result = cleanup()
-        if asyncio.iscoroutine(result):
-            context.runner.run(result)
-    context.runner.close()
+    try:
+        for cleanup in reversed(context.cleanups):
+            result = cleanup()
+            if asyncio.iscoroutine(result):
+                context.runner.run(result)
+    finally:
+        context.runner.close()
+        _forget_ledgers_and_engines()
+        for name, value in context.saved_environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(context.state_dir, ignore_errors=True)
+
+
+def _forget_ledgers_and_engines() -> None:
+    """Close every ledger `open_ledger` cached (one connection per path) and drop the engines cached per loop.
+
+    They all belong to the scenario that just ended: its event loop is closed and its files are about to go.
+    """
+    from lowtide.batching import engine
+    from lowtide.ledger import store
+
+    for path, ledger in list(store._open.items()):  # pyright: ignore[reportPrivateUsage]
+        ledger.close()
+        del store._open[path]  # pyright: ignore[reportPrivateUsage]
+    engine._engines.clear()  # pyright: ignore[reportPrivateUsage]

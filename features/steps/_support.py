@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import ast
+import asyncio
+import contextlib
+import inspect
+import io
+import os
+import shlex
 import shutil
+import sqlite3
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
@@ -29,6 +36,7 @@ from lowtide import (
     Outcome,
     ProviderRegistry,
 )
+from lowtide.ledger.store import Ledger, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
@@ -38,6 +46,9 @@ T = TypeVar("T")
 
 FEATURES = Path(__file__).resolve().parents[1]
 PLUGINS = FEATURES / "plugins"
+
+# How long (real time) a call may take before a scenario calls it hung.
+HANG_SECONDS = 5.0
 
 # The key every emulator client of these scenarios sends: distinctive, so that a leak into a message is caught.
 API_KEY = "sk-ant-api03-lowtide-scenario-secret-9f2c"
@@ -77,11 +88,30 @@ class World:
     started_at: float = 0.0
     collected: dict[str, Outcome] = field(default_factory=dict[str, Outcome])
     value: Any = None
+    hooks: Hooks = field(default_factory=lambda: Hooks())
+    asked: dict[str, Any] = field(default_factory=dict[str, Any])
+    """What concurrent calls came back with (a response or an error), by prompt."""
+    tickets: dict[str, Any] = field(default_factory=dict[str, Any])
+    """Tickets of parked calls, by key."""
+    witnessed: dict[str, list[Any]] = field(default_factory=dict[str, list[Any]])
+    """What the ledger had committed each time the API was called, by route."""
 
     # -- running things ------------------------------------------------------------------------------------------
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.runner.run(coro)
+        """Run `coro` on the scenario's loop; a call that never returns fails the step instead of the whole run.
+
+        Time is a `ManualClock` in these scenarios, so a call takes milliseconds of real time: one still waiting
+        after `HANG_SECONDS` is waiting for something that will never happen.
+        """
+
+        async def guarded() -> T:
+            try:
+                return await asyncio.wait_for(coro, HANG_SECONDS)
+            except TimeoutError:
+                raise AssertionError(f"the call hung: no answer after {HANG_SECONDS:g} real seconds") from None
+
+        return self.runner.run(guarded())
 
     def attempt(self, action: Callable[[], T]) -> T | None:
         """Run `action`, keeping the `ActorError` it raises (if any) for the Then steps to examine."""
@@ -137,7 +167,8 @@ class World:
         return self.emulator
 
     def transport(self) -> httpx2.AsyncBaseTransport:
-        return self.emu.transport()
+        """The emulator's in-process transport, through the scenario's `hooks`."""
+        return HookTransport(self.emu.transport(), self.hooks)
 
     def client_over(self, transport: httpx2.AsyncBaseTransport, **options: Any) -> Any:
         """A real SDK client, as `Emulator.client()` makes it, over `transport`; closed after the scenario."""
@@ -169,6 +200,36 @@ class World:
         self.actors[actor.name] = actor
         self.actor = actor
         return actor
+
+    # -- the ledger ----------------------------------------------------------------------------------------------
+
+    @property
+    def ledger_path(self) -> Path:
+        """The scenario's ledger file: where `LOWTIDE_LEDGER` points (environment.py gives each scenario its own)."""
+        return Path(os.environ["LOWTIDE_LEDGER"])
+
+    def ledger(self) -> Ledger:
+        """The scenario's ledger, as the actors open it (one `Ledger` per path in a process)."""
+        return open_ledger(self.ledger_path)
+
+    def in_program(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Run `make()` as a short program would: on an event loop of its own, closed (tasks and all) at the end.
+
+        What the program left running (a poller, say) stops with it, as it would when a process exits; what it
+        recorded stays in the ledger for the next program.
+        """
+        runner = asyncio.Runner()
+        try:
+
+            async def guarded() -> T:
+                try:
+                    return await asyncio.wait_for(make(), HANG_SECONDS)
+                except TimeoutError:
+                    raise AssertionError(f"the program hung: no answer after {HANG_SECONDS:g} real seconds") from None
+
+            return runner.run(guarded())
+        finally:
+            runner.close()
 
     # -- files ---------------------------------------------------------------------------------------------------
 
@@ -345,3 +406,165 @@ class TruncatingTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def route_of(request: httpx2.Request) -> str:
+    """The emulator's name for the API route `request` calls (`batches.create`, `batches.results`, ...)."""
+    method, parts = request.method, request.url.path.strip("/").split("/")
+    if parts[:2] != ["v1", "messages"]:
+        return f"{method} {request.url.path}"
+    rest = parts[2:]
+    if not rest:
+        return "messages.create"
+    if rest == ["batches"]:
+        return "batches.create" if method == "POST" else "batches.list"
+    if len(rest) == 2:
+        return {"GET": "batches.retrieve", "DELETE": "batches.delete"}.get(method, f"{method} {request.url.path}")
+    return {"results": "batches.results", "cancel": "batches.cancel"}.get(rest[2], f"{method} {request.url.path}")
+
+
+@dataclass
+class _Hook:
+    route: str
+    nth: int
+    action: Callable[[], object]
+    seen: int = 0
+
+
+class Hooks:
+    """Actions a scenario wants run just before the API serves a call: the n-th call of a route, or every one.
+
+    They run in the caller's event loop, before the emulator sees the request, so they observe what the caller had
+    committed (to its ledger, say) at the moment it called the API, and can change what the API will do.
+    """
+
+    def __init__(self) -> None:
+        self._once: list[_Hook] = []
+        self._every: list[_Hook] = []
+        self.rewrites: dict[str, Callable[[bytes], bytes]] = {}
+        """How to change the body of every successful answer on a route, as a misbehaving API would."""
+
+    def before(self, route: str, action: Callable[[], object], *, nth: int = 1) -> None:
+        self._once.append(_Hook(route, nth, action))
+
+    def before_every(self, route: str, action: Callable[[], object]) -> None:
+        self._every.append(_Hook(route, 0, action))
+
+    async def fire(self, route: str) -> None:
+        due: list[_Hook] = [hook for hook in self._every if hook.route == route]
+        for hook in list(self._once):
+            if hook.route == route:
+                hook.seen += 1
+                if hook.seen == hook.nth:
+                    self._once.remove(hook)
+                    due.append(hook)
+        for hook in due:
+            result = hook.action()
+            if inspect.isawaitable(result):
+                await result
+
+
+class HookTransport(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, running the `hooks` armed for each one's route first."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, hooks: Hooks) -> None:
+        self._inner = inner
+        self._hooks = hooks
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        route = route_of(request)
+        await self._hooks.fire(route)
+        response = await self._inner.handle_async_request(request)
+        rewrite = self._hooks.rewrites.get(route)
+        if rewrite is None or response.status_code != 200:
+            return response
+        body = rewrite(await response.aread())
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-length"]
+        return httpx2.Response(200, headers=headers, content=body, request=request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+# -- durable batch mode ----------------------------------------------------------------------------------------------
+
+
+def new_program_actor(w: World, name: str) -> Actor:
+    """The actor `name` as a new program builds it: same configuration and ledger, its own client (and engine)."""
+    configuration = w.actors[name].configuration
+    # An actor given no client (one that reaches the API over a socket) builds its own in the new program too.
+    client = w.client_over(w.transport()) if w.client is not None else None
+    actor = Actor(configuration, client=client, clock=w.clock)
+    w.cleanups.append(actor.aclose)
+    return actor
+
+
+def answer_to(w: World, label: str) -> ActorResponse[Any]:
+    outcome = w.asked.get(label)
+    assert isinstance(outcome, ActorResponse), f"{label!r} was not answered: {outcome!r}"
+    return outcome
+
+
+def committed(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The ledger's batches and requests as another process would read them now: committed rows only."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection.row_factory = sqlite3.Row
+    try:
+        return {
+            table: [dict(row) for row in connection.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+            for table in ("batches", "requests")
+        }
+    finally:
+        connection.close()
+
+
+def table_dict(context: Any) -> dict[str, str]:
+    """A two-column table (`field`, `value`) as a dict."""
+    return {row["field"]: row["value"] for row in context.table}
+
+
+def check_fields(obj: Any, expected: dict[str, str]) -> None:
+    for name, value in expected.items():
+        actual = shown(getattr(obj, name))
+        if value.endswith("..."):
+            assert actual.startswith(value[:-3]), f"{name} is {actual!r}, not {value!r}"
+        else:
+            assert actual == value, f"{name} is {actual!r}, not {value!r}"
+
+
+def run_cli(w: World, command: str, *, ledger: Path) -> None:
+    """`lowtide ...` in process, with `--ledger` after the subcommand; a crash is kept as the exit "code", not raised.
+
+    The exit code and both outputs are kept where the command steps of demo_steps read them.
+    """
+    from lowtide.cli import main
+
+    argv = shlex.split(command)
+    assert argv[0] == "lowtide", argv
+    args = [*argv[1:2], "--ledger", str(ledger), *argv[2:]]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code: int | str = main(args)
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+        except Exception as exc:
+            code = f"crashed with {type(exc).__name__}: {exc}"
+    w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+def set_env(w: World, variable: str, value: str | None) -> None:
+    """Set (or with None, unset) a variable for the rest of the scenario; put back as it was afterwards."""
+    previous = os.environ.get(variable)
+
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = previous
+
+    w.cleanups.append(restore)
+    if value is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = value

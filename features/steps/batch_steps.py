@@ -94,22 +94,36 @@ def _seconds(text: str) -> list[float]:
     return [float(item) for item in names(text)]
 
 
-@then("the actor waited {waits} seconds")
-def step_waited(context: Any, waits: str) -> None:
-    sleeps = world(context).clock.sleeps
-    assert sleeps == _seconds(waits), sleeps
+def _after_window(context: Any) -> list[float]:
+    """The actor's waits after the first: its coalescing window, whose length the actor's configuration gives."""
+    w = world(context)
+    sleeps = w.clock.sleeps
+    window = w.current_actor().configuration.batch.coalesce_window
+    assert sleeps, "the actor never waited, not even for its coalescing window"
+    assert sleeps[0] == window, f"the first wait is {sleeps[0]}, not the {window} second coalescing window: {sleeps}"
+    return sleeps[1:]
 
 
-@then("the actor's first wait was {seconds:g} seconds")
-def step_first_wait(context: Any, seconds: float) -> None:
-    sleeps = world(context).clock.sleeps
-    assert sleeps, sleeps
-    assert sleeps[0] == seconds, sleeps
+@then("after its {window:g} second coalescing window, the actor waited {waits} seconds")
+def step_waited_after_window(context: Any, window: float, waits: str) -> None:
+    assert world(context).current_actor().configuration.batch.coalesce_window == window
+    rest = _after_window(context)
+    assert rest == _seconds(waits), world(context).clock.sleeps
 
 
-@then("besides its {poll:g} second polls, the actor waited once for between {least:g} and {most:g} seconds")
-def step_waited_backoff(context: Any, poll: float, least: float, most: float) -> None:
-    others = [sleep for sleep in world(context).clock.sleeps if sleep != poll]
+@then("the actor's first wait after its coalescing window was {seconds:g} seconds")
+def step_first_wait_after_window(context: Any, seconds: float) -> None:
+    rest = _after_window(context)
+    assert rest, world(context).clock.sleeps
+    assert rest[0] == seconds, world(context).clock.sleeps
+
+
+@then(
+    "besides its coalescing window and its {poll:g} second polls,"
+    " the actor waited once for between {least:g} and {most:g} seconds"
+)
+def step_waited_backoff_after_window(context: Any, poll: float, least: float, most: float) -> None:
+    others = [sleep for sleep in _after_window(context) if sleep != poll]
     assert len(others) == 1, world(context).clock.sleeps
     assert least <= others[0] <= most, world(context).clock.sleeps
 
@@ -165,6 +179,13 @@ def step_pick_up(context: Any, custom_id: str, prompt: str) -> None:
         return await provider.collect(batch_id, {custom_id: request})
 
     w.collected = w.attempt_async(pick_up) or {}
+
+
+@when('the actor\'s batch provider is asked "{prompt}" directly')
+def step_provider_complete(context: Any, prompt: str) -> None:
+    w = world(context)
+    request = w.current_actor().request(prompt)
+    w.response = w.attempt_async(lambda: _provider(context).complete(request))
 
 
 @when("the actor's batch provider collects that batch by its id alone")

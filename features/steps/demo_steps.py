@@ -30,6 +30,7 @@ def _run_demo(context: Any, config: Path | None) -> None:
     out = io.StringIO()
     failures = w.attempt_async(lambda: run_demo(out, config=config, processing_seconds=0, clock=ManualClock()))
     w.value = {"out": out.getvalue(), "failures": failures}
+    w.witnessed.setdefault("demo outputs", []).append(out.getvalue())
 
 
 @when("the demo runs with batches that take 0 seconds")
@@ -61,9 +62,20 @@ def step_demo_calls(context: Any) -> None:
 def step_demo_batch_ids(context: Any) -> None:
     out = _output(context)
     batch_lines = re.findall(
-        r"^  batch (msgbatch_\w+)  custom_id request-0  mode batch  tokens \d+ in / \d+ out$", out, re.M
+        r"^  batch (msgbatch_\w+)  custom_id ([\w-]+)  mode batch  tokens \d+ in / \d+ out$", out, re.M
     )
     assert len(batch_lines) == out.count("  answer: "), out
+    # Every call has its own custom_id (its key, derived from the request), so no answer can be mistaken for another.
+    custom_ids = [custom_id for _, custom_id in batch_lines]
+    assert len(set(custom_ids)) == len(custom_ids), custom_ids
+
+
+@then("the two runs of the demo printed different batch ids")
+def step_demo_runs_differ(context: Any) -> None:
+    first, second = (set(re.findall(r"batch (msgbatch_\w+)", out)) for out in world(context).witnessed["demo outputs"])
+    assert first, first
+    assert second, second
+    assert not first & second, f"the second run printed the first run's batches again: {first & second}"
 
 
 @then('the demo printed "{text}"')

@@ -1,0 +1,127 @@
+Feature: The ledger: a durable record of every batch and request
+  As a developer whose batch calls outlive the program that made them
+  I want every batch and request recorded in a local SQLite file that I can place, that survives upgrades, and
+  that holds no secret
+  So that any later program can pick up, inspect and account for my batch work, safely
+
+  Background:
+    Given an emulated Anthropic API whose batches take 120 seconds
+
+  Scenario: A new ledger is a SQLite database in WAL mode, at schema version 1
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor is asked "Plan issue 42"
+    Then the answer is the emulated reply to "Plan issue 42"
+    And the ledger is a SQLite database in WAL mode, at schema version 1, with the tables "batches, batch_members, requests"
+
+  Scenario: An empty file is migrated to the current schema, and then used
+    Given an empty file "team.sqlite3"
+    When the ledger "team.sqlite3" is opened
+    Then the ledger "team.sqlite3" is a SQLite database in WAL mode, at schema version 1, with the tables "batches, batch_members, requests"
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor, given the ledger "team.sqlite3", is asked "Plan issue 42"
+    Then the answer is the emulated reply to "Plan issue 42"
+    And the ledger "team.sqlite3" holds the request for "Plan issue 42", succeeded
+
+  Scenario: A ledger written by a newer lowtide is refused, and left as it is
+    Given a SQLite file "newer.sqlite3" at schema version 2
+    When the ledger "newer.sqlite3" is opened
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 2, newer than this lowtide understands (1); upgrade lowtide."
+    And the file "newer.sqlite3" is still at schema version 2, with no tables
+
+  Scenario: A batch-mode call with a ledger written by a newer lowtide fails before calling the API
+    Given a SQLite file "newer.sqlite3" at schema version 2
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor, given the ledger "newer.sqlite3", is asked "Plan issue 42"
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 2, newer than this lowtide understands (1); upgrade lowtide."
+    And the API received no calls at all
+
+  Scenario Outline: `lowtide status` on a file it cannot use as a ledger says why, and exits with 2
+    Given <a file> "<name>"
+    When "lowtide status" runs on the ledger "<name>"
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: "
+    And the command printed on stderr "<message>"
+
+    Examples:
+      | a file                                 | name          | message                                     |
+      | a SQLite file at schema version 2 named | newer.sqlite3 | newer than this lowtide understands (1)     |
+      | a text file named                      | notes.txt     | notes.txt                                   |
+
+  Scenario Outline: Where the ledger is kept by default
+    Given the environment variable "LOWTIDE_LEDGER" is "<LOWTIDE_LEDGER>"
+    And the environment variable "XDG_STATE_HOME" is "<XDG_STATE_HOME>"
+    Then the default ledger is "<ledger>"
+
+    Examples:
+      | LOWTIDE_LEDGER              | XDG_STATE_HOME | ledger                                 |
+      | /srv/agents/ledger.sqlite3  | /var/state     | /srv/agents/ledger.sqlite3             |
+      | ~/agents/ledger.sqlite3     |                | ~/agents/ledger.sqlite3                |
+      |                             | /var/state     | /var/state/lowtide/ledger.sqlite3      |
+      |                             |                | ~/.local/state/lowtide/ledger.sqlite3  |
+
+  Scenario: Without LOWTIDE_LEDGER, an actor keeps its ledger in the state directory, making the folders it needs
+    Given the environment variable "LOWTIDE_LEDGER" is ""
+    And the environment variable "XDG_STATE_HOME" is the scenario's folder "state"
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor is asked "Plan issue 42"
+    Then the ledger "state/lowtide/ledger.sqlite3" holds the request for "Plan issue 42", succeeded
+
+  Scenario: The ledger an actor's configuration names is used instead of LOWTIDE_LEDGER's
+    Given an actor "planner" in batch mode, whose configuration names the ledger "team.sqlite3"
+    When the actor is asked "Plan issue 42"
+    Then the ledger "team.sqlite3" holds the request for "Plan issue 42", succeeded
+    And no ledger was written where LOWTIDE_LEDGER points
+
+  Scenario: A ledger given to the Actor is used instead of the one its configuration names
+    Given an actor "planner" in batch mode, whose configuration names the ledger "team.sqlite3"
+    When the actor, given the ledger "mine.sqlite3", is asked "Plan issue 42"
+    Then the ledger "mine.sqlite3" holds the request for "Plan issue 42", succeeded
+    And there is no file "team.sqlite3"
+    And no ledger was written where LOWTIDE_LEDGER points
+
+  Scenario: No API key is ever written to the ledger
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {max_attempts: 2}
+      """
+    And the API will fail the next "batches.create" call with status 401
+    When the actor is asked "Plan issue 41"
+    And the actor is asked these prompts at once:
+      | prompt                                       |
+      | Plan issue 42                                |
+      | [[emulator:errored]] Plan issue 43           |
+      | [[emulator:errored:overloaded_error]] Plan 44 |
+    Then the ledger's files hold "Plan issue 42" and "overloaded_error", but not the API key, nor any part of it
+
+  Scenario: The ledger's files can be read and written by their owner alone
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor is asked "Plan issue 42"
+    Then the ledger's files, its WAL and shared-memory files included, are readable by their owner alone
+
+  Scenario: A thousand requests claimed in one call are written in one transaction
+    Given an empty ledger "bulk.sqlite3"
+    When 1000 new requests are claimed in the ledger "bulk.sqlite3" in one call
+    Then the ledger "bulk.sqlite3" holds the 1000 requests, pending, as they were claimed
+    And the claim was written to "bulk.sqlite3" in 1 transaction
+
+  Scenario: Claiming keys the ledger knows leaves their requests as they were
+    Given an empty ledger "bulk.sqlite3"
+    When 3 new requests are claimed in the ledger "bulk.sqlite3" in one call
+    And the same 3 keys and a new one are claimed again, with other params, by another owner
+    Then the claim returned the 3 known requests as they were first claimed, and the new one

@@ -1,0 +1,105 @@
+"""Steps for exactly-once submission: what the ledger had committed when the API was called, lost creates, and
+batches that are not ours."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _support import committed, world
+from behave import given, then
+
+_ROUTES = {
+    "the create": "batches.create",
+    "the first status check": "batches.retrieve",
+    "first asked for its list of batches": "batches.list",
+}
+
+
+@given("the ledger is read whenever the API is called")
+def step_witness(context: Any) -> None:
+    """Before each batch call reaches the API, read what the ledger had committed, as another process would."""
+    w = world(context)
+
+    def witness(route: str) -> None:
+        if w.ledger_path.exists():
+            w.witnessed.setdefault(route, []).append(committed(w.ledger_path))
+
+    for route in set(_ROUTES.values()):
+        w.hooks.before_every(route, lambda route=route: witness(route))
+
+
+def _check_witnessed(context: Any, route: str) -> None:
+    w = world(context)
+    seen = w.witnessed.get(route)
+    assert seen, f"the API was never called on {route}"
+    state = seen[0]
+    [row] = context.table
+    [batch] = state["batches"]
+    requests = {request["key"]: request for request in state["requests"]}
+    request = requests[row["request"]]
+    assert batch["state"] == row["batch state"], batch
+    assert ("yes" if batch["provider_batch_id"] else "no") == row["API batch"], batch
+    if "note" in context.table.headings:
+        assert (batch["note"] or "") == row["note"], batch["note"]
+    assert request["state"] == row["request state"], request
+    assert request["batch_id"] == batch["id"], (request, batch)
+    if "attempts" in context.table.headings:
+        assert str(request["attempts"]) == row["attempts"], request
+
+
+@then("when the API received {call}, the ledger had committed:")
+def step_witnessed(context: Any, call: str) -> None:
+    _check_witnessed(context, _ROUTES[call])
+
+
+@then("when the API was {call}, the ledger had committed:")
+def step_witnessed_list(context: Any, call: str) -> None:
+    _check_witnessed(context, _ROUTES[call])
+
+
+@given("the API will commit the next batch but drop the connection before answering")
+def step_drop_after_commit(context: Any) -> None:
+    world(context).emu.faults.drop_after_commit("batches.create")
+
+
+@then("the second batch was recorded {seconds:g} seconds after the first: the grace period, then the coalescing window")
+def step_second_batch_after(context: Any, seconds: float) -> None:
+    w = world(context)
+    first, second = w.ledger().batches()
+    settings = w.current_actor().configuration.batch
+    assert seconds == settings.reconcile_grace + settings.coalesce_window, settings
+    assert second.intent_at - first.intent_at == seconds, (first.intent_at, second.intent_at)
+
+
+@given('another client creates a batch asking "{prompt}" as lowtide first lists the batches')
+def step_foreign_batch(context: Any, prompt: str) -> None:
+    w = world(context)
+    other = w.emu.client(api_key="sk-ant-someone-else")
+    w.cleanups.append(other.close)
+    params = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": prompt}]}
+
+    async def create() -> None:
+        batch = await other.messages.batches.create(requests=[{"custom_id": "theirs", "params": params}])
+        w.value = {"foreign batch": batch.id}
+
+    w.hooks.before("batches.list", create)
+
+
+@then("the answer did not come from the other client's batch")
+def step_not_foreign(context: Any) -> None:
+    w = world(context)
+    foreign = w.value["foreign batch"]
+    answer = w.answer()
+    assert answer.ids.batch_id != foreign, answer.ids
+    assert [custom_id for custom_id, _ in w.emu.batch(foreign).requests] == ["theirs"]
+
+
+@given('the API\'s results will name the request "{custom_id}" "{other}" instead')
+def step_results_rename(context: Any, custom_id: str, other: str) -> None:
+    old, new = f'"custom_id":"{custom_id}"'.encode(), f'"custom_id":"{other}"'.encode()
+
+    def rename(body: bytes) -> bytes:
+        assert old in body, body[:200]
+        return body.replace(old, new)
+
+    world(context).hooks.rewrites["batches.results"] = rename

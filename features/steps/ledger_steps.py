@@ -1,0 +1,305 @@
+"""Steps for the ledger file: its schema and migrations, where it lives, what it holds, and how it is written."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+import struct
+from pathlib import Path
+from typing import Any
+
+from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
+from behave import given, then, when
+
+from lowtide import Actor
+from lowtide.ledger.schema import SCHEMA_VERSION
+from lowtide.ledger.store import Ledger, NewRequest, RequestState, default_ledger_path, open_ledger
+
+# -- files -----------------------------------------------------------------------------------------------------------
+
+
+def _schema_file(path: Path, version: int) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {version}")
+    connection.commit()
+    connection.close()
+
+
+@given('an empty file "{name}"')
+def step_empty_file(context: Any, name: str) -> None:
+    world(context).path(name).write_bytes(b"")
+
+
+@given('a SQLite file "{name}" at schema version {version:d}')
+@given('a SQLite file at schema version {version:d} named "{name}"')
+def step_schema_file(context: Any, name: str, version: int) -> None:
+    _schema_file(world(context).path(name), version)
+
+
+@given('a text file named "{name}"')
+def step_text_file(context: Any, name: str) -> None:
+    world(context).path(name).write_text("Notes on the tide tables, not a ledger.\n", encoding="utf-8")
+
+
+@given('an empty ledger "{name}"')
+def step_empty_ledger(context: Any, name: str) -> None:
+    w = world(context)
+    ledger = Ledger(w.path(name))
+    w.cleanups.append(ledger.close)
+    w.witnessed.setdefault("ledgers", []).append(ledger)
+
+
+def _opened(w: World, name: str) -> Ledger:
+    ledger = next(ledger for ledger in w.witnessed["ledgers"] if ledger.path == w.path(name))
+    assert isinstance(ledger, Ledger)
+    return ledger
+
+
+@when('the ledger "{name}" is opened')
+def step_open_ledger(context: Any, name: str) -> None:
+    w = world(context)
+    w.error = None
+    try:
+        ledger = Ledger(w.path(name))
+    except Exception as exc:
+        w.error = exc
+        return
+    w.cleanups.append(ledger.close)
+
+
+@then('opening it failed with {name:w}: "{message}"')
+def step_open_failed(context: Any, name: str, message: str) -> None:
+    error = world(context).failure()
+    assert type(error).__name__ == name, f"{type(error).__name__}: {error}"
+    assert str(error) == message, str(error)
+
+
+def _schema(path: Path) -> tuple[str, int, list[str]]:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    finally:
+        connection.close()
+    return mode, version, sorted(tables)
+
+
+@then('the ledger is a SQLite database in WAL mode, at schema version {version:d}, with the tables "{tables}"')
+def step_ledger_schema(context: Any, version: int, tables: str) -> None:
+    _check_schema(world(context).ledger_path, version, tables)
+
+
+@then('the ledger "{name}" is a SQLite database in WAL mode, at schema version {version:d}, with the tables "{tables}"')
+def step_named_ledger_schema(context: Any, name: str, version: int, tables: str) -> None:
+    _check_schema(world(context).path(name), version, tables)
+
+
+def _check_schema(path: Path, version: int, tables: str) -> None:
+    assert version == SCHEMA_VERSION, SCHEMA_VERSION
+    mode, found, names = _schema(path)
+    assert mode == "wal", mode
+    assert found == version, found
+    assert names == sorted(item.strip() for item in tables.split(",")), names
+
+
+@then('the file "{name}" is still at schema version {version:d}, with no tables')
+def step_file_untouched(context: Any, name: str, version: int) -> None:
+    _, found, names = _schema(world(context).path(name))
+    assert (found, names) == (version, []), (found, names)
+
+
+# -- where the ledger lives ------------------------------------------------------------------------------------------
+
+
+@given('the environment variable "{variable}" is "{value:Q}"')
+def step_env(context: Any, variable: str, value: str) -> None:
+    set_env(world(context), variable, value or None)
+
+
+@given('the environment variable "{variable}" is the scenario\'s folder "{name}"')
+def step_env_folder(context: Any, variable: str, name: str) -> None:
+    w = world(context)
+    set_env(w, variable, str(w.path(name)))
+
+
+@then('the default ledger is "{path}"')
+def step_default_ledger(context: Any, path: str) -> None:
+    assert default_ledger_path() == Path(path).expanduser(), default_ledger_path()
+
+
+@given('an actor "{name}" in batch mode, whose configuration names the ledger "{file}"')
+def step_actor_ledger_setting(context: Any, name: str, file: str) -> None:
+    w = world(context)
+    settings = {"name": name, "model": "claude-sonnet-4-5", "batch_processing": "batch", "ledger": str(w.path(file))}
+    w.add_actor(settings)
+
+
+@when('the actor, given the ledger "{file}", is asked "{prompt:Q}"')
+def step_actor_given_ledger(context: Any, file: str, prompt: str) -> None:
+    w = world(context)
+    actor = Actor(w.current_actor().configuration, client=w.client, clock=w.clock, ledger=w.path(file))
+    w.cleanups.append(actor.aclose)
+    w.error = None
+    try:
+        w.response = w.run(actor.run(prompt))
+    except Exception as exc:
+        w.error = exc
+
+
+@then('the ledger "{file}" holds the request for "{prompt}", succeeded')
+def step_named_ledger_holds(context: Any, file: str, prompt: str) -> None:
+    w = world(context)
+    [record] = open_ledger(w.path(file)).requests()
+    assert record.params["messages"] == [{"role": "user", "content": prompt}], record.params
+    assert record.state is RequestState.SUCCEEDED, record
+    assert record.response is not None
+    assert record.response["text"].startswith(emulated_reply_to(prompt))
+
+
+@then("no ledger was written where LOWTIDE_LEDGER points")
+def step_no_default_ledger(context: Any) -> None:
+    path = world(context).ledger_path
+    assert not path.exists(), f"{path} was written"
+
+
+@then('there is no file "{name}"')
+def step_no_file(context: Any, name: str) -> None:
+    assert not world(context).path(name).exists()
+
+
+@when('"{command}" runs on the ledger "{name}"')
+def step_cli_on_named_ledger(context: Any, command: str, name: str) -> None:
+    w = world(context)
+    run_cli(w, command, ledger=w.path(name))
+
+
+# -- what the files hold ---------------------------------------------------------------------------------------------
+
+
+def _files(path: Path) -> list[Path]:
+    return [file for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if file.exists()]
+
+
+@then('the ledger\'s files hold "{present}" and "{also}", but not the API key, nor any part of it')
+def step_no_key_in_files(context: Any, present: str, also: str) -> None:
+    w = world(context)
+    files = _files(w.ledger_path)
+    content = b"".join(file.read_bytes() for file in files)
+    # What a call sends and what came back are there: the scan reads the data, so the key would be found.
+    assert present.encode() in content, [str(f) for f in files]
+    assert also.encode() in content, [str(f) for f in files]
+    secret = API_KEY.removeprefix("sk-ant-api03-")
+    for needle in (API_KEY, secret, secret[len(secret) // 2 :], "9f2c"):
+        assert needle.encode() not in content, f"{needle!r} is in the ledger's files"
+
+
+@then("the ledger's files, its WAL and shared-memory files included, are readable by their owner alone")
+def step_files_private(context: Any) -> None:
+    files = _files(world(context).ledger_path)
+    assert len(files) == 3, files
+    modes = {file.name: oct(stat.S_IMODE(file.stat().st_mode)) for file in files}
+    assert set(modes.values()) == {oct(0o600)}, modes
+
+
+# -- claims ----------------------------------------------------------------------------------------------------------
+
+
+def _new_requests(count: int, *, start: int = 0, topic: str = "tide") -> list[NewRequest]:
+    return [
+        NewRequest(
+            key=f"req-{index:04d}",
+            custom_id=f"req-{index:04d}",
+            actor="planner",
+            model="claude-sonnet-4-5",
+            params={
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 100,
+                "messages": [{"role": "user", "content": f"Question {index} about the {topic}"}],
+            },
+            max_attempts=3,
+        )
+        for index in range(start, start + count)
+    ]
+
+
+def _wal_commits(path: Path) -> int:
+    """Transactions in the WAL since it was last reset: frames of the current generation that end a commit."""
+    wal = Path(f"{path}-wal")
+    data = wal.read_bytes() if wal.exists() else b""
+    if len(data) < 32:
+        return 0
+    page_size = struct.unpack(">I", data[8:12])[0]
+    salts = data[16:24]
+    commits, offset = 0, 32
+    while offset + 24 + page_size <= len(data):
+        header = data[offset : offset + 24]
+        if header[8:16] != salts:
+            break
+        if struct.unpack(">I", header[4:8])[0] != 0:
+            commits += 1
+        offset += 24 + page_size
+    return commits
+
+
+@when('{count:d} new requests are claimed in the ledger "{name}" in one call')
+def step_claim(context: Any, count: int, name: str) -> None:
+    w = world(context)
+    ledger = _opened(w, name)
+    before = _wal_commits(ledger.path)
+    now = w.clock.now()
+    claimed = ledger.claim(_new_requests(count), owner="host/1/claimer", until=now + 120, now=now)
+    w.witnessed["claimed"] = [claimed]
+    w.witnessed["transactions"] = [_wal_commits(ledger.path) - before]
+
+
+@then('the ledger "{name}" holds the {count:d} requests, pending, as they were claimed')
+def step_claimed_rows(context: Any, name: str, count: int) -> None:
+    w = world(context)
+    now = w.clock.now()
+    records = _opened(w, name).requests()
+    [returned] = w.witnessed["claimed"]
+    assert returned == records, "the claim returned other records than the ledger holds"
+    assert len(records) == count, len(records)
+    for record, new in zip(records, _new_requests(count), strict=True):
+        assert (record.key, record.custom_id, record.actor, record.model) == (
+            new.key,
+            new.custom_id,
+            new.actor,
+            new.model,
+        ), record
+        assert record.params == new.params, record
+        assert record.state is RequestState.PENDING, record
+        assert record.batch_id is None, record
+        assert (record.attempts, record.max_attempts) == (0, 3), record
+        assert (record.owner, record.owner_until) == ("host/1/claimer", now + 120), record
+        assert record.response is record.error is record.cost_usd is None, record
+
+
+@then('the claim was written to "{name}" in {count:d} transaction')
+def step_claim_transactions(context: Any, name: str, count: int) -> None:
+    w = world(context)
+    assert _opened(w, name).path.exists()
+    assert w.witnessed["transactions"] == [count], w.witnessed["transactions"]
+
+
+@when("the same {count:d} keys and a new one are claimed again, with other params, by another owner")
+def step_claim_again(context: Any, count: int) -> None:
+    w = world(context)
+    [ledger] = w.witnessed["ledgers"]
+    again = [*_new_requests(count, topic="ebb"), *_new_requests(1, start=count, topic="ebb")]
+    w.clock.advance(10)
+    now = w.clock.now()
+    w.witnessed["claimed again"] = [ledger.claim(again, owner="host/2/other", until=now + 120, now=now)]
+
+
+@then("the claim returned the {count:d} known requests as they were first claimed, and the new one")
+def step_claim_again_result(context: Any, count: int) -> None:
+    w = world(context)
+    [first] = w.witnessed["claimed"]
+    [again] = w.witnessed["claimed again"]
+    assert again[:count] == first, (again[:count], first)
+    new = again[count]
+    assert new.key == f"req-{count:04d}", new
+    assert new.owner == "host/2/other", new
+    assert new.params["messages"][0]["content"] == f"Question {count} about the ebb", new.params
