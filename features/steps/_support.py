@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import sys
 import tempfile
@@ -345,3 +346,16 @@ class TruncatingTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def remember_env(context: Any, variable: str) -> None:
+    """Restore `variable` to what it was when the scenario ends."""
+    previous = os.environ.get(variable)
+
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = previous
+
+    world(context).cleanups.append(restore)
