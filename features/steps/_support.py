@@ -568,3 +568,8 @@ def set_env(w: World, variable: str, value: str | None) -> None:
         os.environ.pop(variable, None)
     else:
         os.environ[variable] = value
+
+
+def remember_env(context: Any, variable: str) -> None:
+    """Restore `variable` to what it was when the scenario ends."""
+    set_env(world(context), variable, os.environ.get(variable))

@@ -5,23 +5,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from _support import check_error, dig, emulated_reply_to, literal, names, shown, world, yaml_doc
+from _support import check_error, dig, emulated_reply_to, literal, names, remember_env, shown, world, yaml_doc
 from behave import given, then, when
 
 from lowtide import ActorResponse, TextContent
-
-
-def _remember_env(context: Any, variable: str) -> None:
-    previous = os.environ.get(variable)
-
-    def restore() -> None:
-        if previous is None:
-            os.environ.pop(variable, None)
-        else:
-            os.environ[variable] = previous
-
-    world(context).cleanups.append(restore)
-
 
 # -- the emulated API ------------------------------------------------------------------------------------------------
 
@@ -73,7 +60,7 @@ def step_actor_in_mode(context: Any, name: str, mode: str) -> None:
 
 @given('an actor "{name}" with no API client, whose key variable "{variable}" is unset')
 def step_actor_without_key(context: Any, name: str, variable: str) -> None:
-    _remember_env(context, variable)
+    remember_env(context, variable)
     os.environ.pop(variable, None)
     world(context).add_actor(_settings(name, f"api_key_env: {variable}"), client=None)
 

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 import httpx2
-from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, world
+from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
 from behave import given, then, when
 
 from lowtide import ProviderRegistry
@@ -76,16 +76,7 @@ def step_run_sync_in_loop(context: Any, prompt: str) -> None:
 
 @given('the environment variable "{variable}" holds the API key')
 def step_env_key(context: Any, variable: str) -> None:
-    w = world(context)
-    previous = os.environ.get(variable)
-
-    def restore() -> None:
-        if previous is None:
-            os.environ.pop(variable, None)
-        else:
-            os.environ[variable] = previous
-
-    w.cleanups.append(restore)
+    remember_env(context, variable)
     os.environ[variable] = API_KEY
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from lowtide.types import ActorResponse
@@ -158,10 +158,8 @@ class APIError(ActorError):
             parts.append(f"request id {self.request_id}")
         return " | ".join(parts)
 
-    @property
-    def retryable(self) -> bool:
-        """Whether sending the same call again may succeed."""
-        return False
+    retryable: ClassVar[bool] = False
+    """Whether sending the same call again may succeed."""
 
 
 class AuthenticationError(APIError):
@@ -195,33 +193,25 @@ class RateLimitError(APIError):
         super().__init__(message, status_code=status_code, request_id=request_id, error_type=error_type)
         self.retry_after = retry_after
 
-    @property
-    def retryable(self) -> bool:
-        return True
+    retryable: ClassVar[bool] = True
 
 
 class OverloadedError(APIError):
     """529: the API is temporarily overloaded."""
 
-    @property
-    def retryable(self) -> bool:
-        return True
+    retryable: ClassVar[bool] = True
 
 
 class ServerError(APIError):
     """500 and other 5xx: the API failed."""
 
-    @property
-    def retryable(self) -> bool:
-        return True
+    retryable: ClassVar[bool] = True
 
 
 class APIConnectionError(APIError):
     """No answer from the API: the connection was refused or dropped."""
 
-    @property
-    def retryable(self) -> bool:
-        return True
+    retryable: ClassVar[bool] = True
 
 
 class APITimeoutError(APIConnectionError):
