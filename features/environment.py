@@ -45,14 +45,10 @@ def after_scenario(context: Any, scenario: Any) -> None:
 
 
 def _forget_ledgers_and_engines() -> None:
-    """Close every ledger `open_ledger` cached (one connection per path) and drop the engines cached per loop.
+    """Close every ledger `open_ledger` cached: they belong to the scenario that just ended, whose files go next.
 
-    They all belong to the scenario that just ended: its event loop is closed and its files are about to go.
+    Engines are kept per event loop, weakly, so they go with the scenario's closed loop.
     """
-    from lowtide.batching import engine
-    from lowtide.ledger import store
+    from lowtide.ledger.store import close_ledgers
 
-    for path, ledger in list(store._open.items()):  # pyright: ignore[reportPrivateUsage]
-        ledger.close()
-        del store._open[path]  # pyright: ignore[reportPrivateUsage]
-    engine._engines.clear()  # pyright: ignore[reportPrivateUsage]
+    close_ledgers()

@@ -12,7 +12,7 @@ from typing import Any, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.batching.engine import BatchEngine, Ticket, derive_key, engine_for
+from lowtide.batching.engine import BatchEngine, Ticket, close_engines_of, derive_key, engine_for, ticket_for
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
@@ -199,8 +199,8 @@ class Actor:
         return await self._engine().attach(key, response_model)
 
     def ticket(self, key: str) -> Ticket:
-        """Where a parked call stands, from the ledger, without calling the API."""
-        return self._engine().ticket(key)
+        """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""
+        return ticket_for(self._open_ledger(), key)
 
     def _durable(
         self,
@@ -219,14 +219,18 @@ class Actor:
         engine = self._engine(provider)
         estimate = None
         if engine.ledger.request(key) is None:
-            estimate = self._check_budget(engine.ledger, params, max_cost_usd)
+            estimate = self._check_budget(engine, params, max_cost_usd)
+            if estimate is not None:
+                # Calls checked in the same moment count against each other before any is recorded.
+                engine.reserve(self.name, estimate)
         return _DurableCall(engine, params, key, estimate)
 
-    def _check_budget(self, ledger: Ledger, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
+    def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
         limits = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
         if self.configuration.max_cost_usd is not None:
-            limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, ledger.committed_usd(self.name)))
+            committed = engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
+            limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
         estimate = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
@@ -324,6 +328,8 @@ class Actor:
     async def aclose(self) -> None:
         providers, self._providers = list(self._providers.values()), {}
         for provider in providers:
+            if isinstance(provider, ClaudeBatchProvider):
+                await close_engines_of(provider)
             await provider.aclose()
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ in-process emulator, and the answers, batch ids and costs (batch price beside li
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,6 +17,7 @@ from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator
 from lowtide.errors import ActorError
+from lowtide.ledger.store import Ledger
 from lowtide.types import ActorResponse
 
 __all__ = ["DEMO_CALLS", "DemoCall", "run_demo"]
@@ -57,7 +59,10 @@ async def run_demo(
     configurations = load_actors(path)
     emulator = Emulator(clock=clock, processing_seconds=processing_seconds)
     client = emulator.client()
-    actors = {name: Actor(cfg, client=client, clock=clock) for name, cfg in configurations.items()}
+    # The emulator's batches are the demo's alone: a ledger of its own, gone when it ends.
+    scratch = tempfile.TemporaryDirectory(prefix="lowtide-demo-")
+    ledger = Ledger(Path(scratch.name) / "ledger.sqlite3")
+    actors = {name: Actor(cfg, client=client, clock=clock, ledger=ledger) for name, cfg in configurations.items()}
     selected = [call for call in calls if call.actor in actors] or [
         DemoCall(name, f"Introduce yourself, {name}.") for name in actors
     ]
@@ -74,6 +79,8 @@ async def run_demo(
         for actor in actors.values():
             await actor.aclose()
         await client.close()
+        ledger.close()
+        scratch.cleanup()
     elapsed = time.perf_counter() - started
 
     batch_total = live_total = Decimal(0)

@@ -17,6 +17,7 @@ import logging
 import os
 import socket
 import uuid
+import weakref
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -35,15 +36,16 @@ from lowtide.errors import (
     BatchRequestCanceled,
     BatchRequestError,
     BatchRequestExpired,
+    BatchTimeoutError,
     ConfigurationError,
     ServerError,
 )
 from lowtide.ledger.store import BatchRecord, BatchState, Ledger, NewRequest, OutcomeRow, RequestRecord, RequestState
-from lowtide.providers.anthropic.batch import ClaudeBatchProvider
+from lowtide.providers.anthropic.batch import ClaudeBatchProvider, request_id_of
 from lowtide.providers.anthropic.mapping import batch_entry, custom_id_for, parse_response, to_outcome
 from lowtide.types import ActorResponse
 
-__all__ = ["BatchEngine", "Ticket", "derive_key", "engine_for", "owner_id"]
+__all__ = ["BatchEngine", "Ticket", "close_engines_of", "derive_key", "engine_for", "owner_id", "ticket_for"]
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +85,11 @@ def derive_key(provider: str, params: dict[str, Any]) -> str:
     return f"auto-{digest[:40]}"
 
 
-_engines: dict[tuple[int, str, str, str, str], BatchEngine] = {}
+# Per event loop (weakly: an engine's tasks and futures belong to its loop, and a new loop may reuse a dead one's
+# id), then per ledger, endpoint, credential and batch settings.
+_engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, str, str], BatchEngine]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def engine_for(provider: ClaudeBatchProvider, ledger: Ledger, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
@@ -91,14 +97,31 @@ def engine_for(provider: ClaudeBatchProvider, ledger: Ledger, *, settings: Batch
 
     Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
     """
-    loop = asyncio.get_running_loop()
-    index = (id(loop), str(ledger.path), provider.endpoint, provider.credential, settings.model_dump_json())
-    engine = _engines.get(index)
+    engines = _engines.setdefault(asyncio.get_running_loop(), {})
+    index = (str(ledger.path), provider.endpoint, provider.credential, settings.model_dump_json())
+    engine = engines.get(index)
     if engine is None or engine.closed:
-        engine = _engines[index] = BatchEngine(
+        engine = engines[index] = BatchEngine(
             provider, ledger, endpoint=provider.endpoint, settings=settings, clock=clock
         )
     return engine
+
+
+async def close_engines_of(provider: ClaudeBatchProvider) -> None:
+    """Close and forget the engines that use `provider` (its actor is closing); others build a new one."""
+    engines = _engines.get(asyncio.get_running_loop(), {})
+    for index, engine in list(engines.items()):
+        if engine.provider is provider:
+            del engines[index]
+            await engine.aclose()
+
+
+def ticket_for(ledger: Ledger, key: str) -> Ticket:
+    """Where the request `key` stands, from the ledger alone (no API call, no event loop needed)."""
+    record = ledger.request(key)
+    if record is None:
+        raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
+    return Ticket.of(record, ledger.batch(record.batch_id) if record.batch_id else None)
 
 
 class Ticket(BaseModel):
@@ -176,6 +199,7 @@ class BatchEngine:
         self._creating: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._claims: list[tuple[NewRequest, asyncio.Future[RequestRecord]]] = []
+        self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
         self.closed = False
 
@@ -218,8 +242,7 @@ class BatchEngine:
         return self.result_of(await self._final(record), response_model)
 
     def ticket(self, key: str) -> Ticket:
-        record = self._reread(key)
-        return Ticket.of(record, self.ledger.batch(record.batch_id) if record.batch_id else None)
+        return ticket_for(self.ledger, key)
 
     def result_of(self, record: RequestRecord, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
         """The stored outcome of a final record: its response (parsed into `response_model`), or its error raised."""
@@ -282,6 +305,13 @@ class BatchEngine:
             self._enqueue(record)
         return record
 
+    def reserve(self, actor: str, amount: Decimal) -> None:
+        """Count a checked call's worst case against its actor until its claim is in the ledger."""
+        self._reserved[actor] = self._reserved.get(actor, Decimal(0)) + amount
+
+    def reserved(self, actor: str) -> Decimal:
+        return self._reserved.get(actor, Decimal(0))
+
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction."""
         await asyncio.sleep(0)
@@ -295,6 +325,9 @@ class BatchEngine:
             for _, claimed in claims:
                 claimed.set_exception(exc)
             return
+        for new, _ in claims:
+            if new.worst_case_usd is not None:
+                self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
         by_key = {record.key: record for record in records}
         for new, claimed in claims:
             claimed.set_result(by_key[new.key])
@@ -358,6 +391,8 @@ class BatchEngine:
         future = self._futures.get(key)
         if future is None or future.done():
             future = asyncio.get_running_loop().create_future()
+            # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
+            future.add_done_callback(_retrieve)
             self._futures[key] = future
         return future
 
@@ -449,7 +484,11 @@ class BatchEngine:
                 timer.cancel()
         crashpoint("after-create")
         self.ledger.record_submitted(
-            batch_id, provider_batch_id=remote.id, processing_status=remote.processing_status, now=self._clock.now()
+            batch_id,
+            provider_batch_id=remote.id,
+            processing_status=remote.processing_status,
+            request_id=request_id_of(remote),
+            now=self._clock.now(),
         )
         self._ensure_poller(batch_id, remote)
 
@@ -460,36 +499,41 @@ class BatchEngine:
         requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
         """
         try:
-            record = self.ledger.batch(batch_id)
-            assert record is not None
-            deadline = record.intent_at + self.settings.reconcile_grace
-            while True:
-                candidates = await self.provider.recent_batches(created_after=record.intent_at - CLOCK_SKEW)
-                for remote in sorted(candidates, key=lambda b: b.created_at):
-                    counts = remote.request_counts
-                    total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
-                    if total != record.request_count or self.ledger.batch(remote.id) is not None:
-                        continue
-                    if self.ledger.adopt(batch_id, provider_batch_id=remote.id, now=self._clock.now()):
-                        log.info("Batch %s reconciled with the API's %s.", batch_id, remote.id)
-                        self._ensure_poller(batch_id, remote)
-                        return
-                remaining = deadline - self._clock.now()
-                if remaining <= 0:
-                    break
-                await self._clock.sleep(min(self.settings.poll_interval, remaining))
-            # Not in the API's list after the grace period: the create never took effect. Send again.
-            log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
-            keys = list(self.ledger.members(batch_id).values())
-            self.ledger.record_refused(
-                batch_id, note="create never reached the API (reconciled)", now=self._clock.now()
-            )
-            now = self._clock.now()
-            self.ledger.requeue(keys, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
-            for key in keys:
-                self._enqueue(self._reread(key))
+            await self._reconcile_once(batch_id)
+        except ActorError as exc:
+            # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
+            log.warning("Could not reconcile batch %s: %s", batch_id, exc)
+            self._fail(list(self.ledger.members(batch_id).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
+
+    async def _reconcile_once(self, batch_id: str) -> None:
+        record = self.ledger.batch(batch_id)
+        assert record is not None
+        deadline = record.intent_at + self.settings.reconcile_grace
+        while True:
+            candidates = await self.provider.recent_batches(created_after=record.intent_at - CLOCK_SKEW)
+            for remote in sorted(candidates, key=lambda b: b.created_at):
+                counts = remote.request_counts
+                total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+                if total != record.request_count or self.ledger.batch(remote.id) is not None:
+                    continue
+                if self.ledger.adopt(batch_id, provider_batch_id=remote.id, now=self._clock.now()):
+                    log.info("Batch %s reconciled with the API's %s.", batch_id, remote.id)
+                    self._ensure_poller(batch_id, remote)
+                    return
+            remaining = deadline - self._clock.now()
+            if remaining <= 0:
+                break
+            await self._clock.sleep(min(self.settings.poll_interval, remaining))
+        # Not in the API's list after the grace period: the create never took effect. Send again.
+        log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
+        keys = list(self.ledger.members(batch_id).values())
+        self.ledger.record_refused(batch_id, note="create never reached the API (reconciled)", now=self._clock.now())
+        now = self._clock.now()
+        self.ledger.requeue(keys, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        for key in keys:
+            self._enqueue(self._reread(key))
 
     # Polling and collecting.
 
@@ -504,15 +548,15 @@ class BatchEngine:
         assert record.provider_batch_id is not None
         members = self.ledger.members(batch_id)
         keys = list(members.values())
-        for key in keys:
-            self._future(key)
         try:
             ended = await self.provider.wait(
                 remote or record.provider_batch_id, on_status=self._status_recorder(batch_id)
             )
-            await self._collect(batch_id, ended, members)
+            await self._collect(batch_id, ended, members, request_id=record.request_id)
+        except BatchTimeoutError as exc:
+            exc.custom_ids = list(members)
+            self._fail(keys, exc)  # the requests stay in the ledger, to be collected later
         except ActorError as exc:
-            # Timed out or failed for good: the requests stay in the ledger to be collected later.
             self._fail(keys, exc)
         finally:
             self._pollers.pop(batch_id, None)
@@ -533,7 +577,9 @@ class BatchEngine:
 
         return record
 
-    async def _collect(self, batch_id: str, ended: MessageBatch, members: dict[str, str]) -> None:
+    async def _collect(
+        self, batch_id: str, ended: MessageBatch, members: dict[str, str], *, request_id: str | None = None
+    ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
         attempts = {r.key: (r.attempts, r.max_attempts) for r in self.ledger.requests(batch_id=batch_id)}
         rows: list[OutcomeRow] = []
@@ -557,7 +603,7 @@ class BatchEngine:
                 return
             seen.add(line.custom_id)
             used, allowed = attempts.get(key, (1, 1))
-            row = _row(key, to_outcome(line, batch_id=ended.id), used=used, allowed=allowed)
+            row = _row(key, to_outcome(line, batch_id=ended.id, request_id=request_id), used=used, allowed=allowed)
             (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
             rows.append(row)
             if len(rows) >= _WRITE_CHUNK:
@@ -605,6 +651,11 @@ class BatchEngine:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _retrieve(future: asyncio.Future[RequestRecord]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _row(key: str, outcome: ActorResponse[Any] | ActorError, *, used: int, allowed: int) -> OutcomeRow:

@@ -15,7 +15,6 @@ from lowtide.errors import (
     BatchRequestError,
     BatchRequestErrored,
     BatchRequestExpired,
-    BatchTimeoutError,
 )
 from lowtide.types import ActorResponse
 
@@ -42,15 +41,6 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
         data.update(error_type=error.error_type, api_message=error.api_message)
-    if isinstance(error, APIError):
-        data.update(
-            api_message=error.message,
-            status_code=error.status_code,
-            request_id=error.request_id,
-            error_type=error.error_type,
-        )
-    if isinstance(error, BatchTimeoutError):
-        data.update(batch_id=error.batch_id, elapsed=error.elapsed, max_wait=error.max_wait, canceled=error.canceled)
     return data
 
 
@@ -71,20 +61,5 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
             return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
         case "BatchRequestError":
             return BatchRequestError(str(data.get("message")), batch_id=batch_id, custom_id=custom_id)
-        case "BatchTimeoutError":
-            return BatchTimeoutError(
-                batch_id=batch_id,
-                elapsed=float(data.get("elapsed", 0.0)),
-                max_wait=float(data.get("max_wait", 0.0)),
-                canceled=bool(data.get("canceled")),
-            )
-        case str() if kind in _API_ERRORS:
-            status = data.get("status_code")
-            return _API_ERRORS[kind](
-                str(data.get("api_message") or data.get("message")),
-                status_code=status if isinstance(status, int) else None,
-                request_id=data.get("request_id"),
-                error_type=data.get("error_type"),
-            )
         case _:
             return ActorError(str(data.get("message", "unknown error")))

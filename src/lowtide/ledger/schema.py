@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from lowtide.errors import ConfigurationError
+
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
 
 MIGRATIONS: tuple[str, ...] = (
@@ -27,6 +29,7 @@ MIGRATIONS: tuple[str, ...] = (
         ended_at          REAL,
         collected_at      REAL,
         counts            TEXT,                 -- the API's request_counts, JSON
+        request_id        TEXT,                 -- the request-id of the create call, for support
         owner             TEXT,                 -- the process working on it (polling, reconciling)
         owner_until       REAL,
         note              TEXT
@@ -71,8 +74,8 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class LedgerVersionError(RuntimeError):
-    pass
+class LedgerVersionError(ConfigurationError):
+    """The ledger was written by a newer lowtide."""
 
 
 def migrate(connection: sqlite3.Connection) -> int:
@@ -85,7 +88,8 @@ def migrate(connection: sqlite3.Connection) -> int:
     if started > SCHEMA_VERSION:
         raise LedgerVersionError(
             f"The ledger has schema version {started}, newer than this lowtide understands ({SCHEMA_VERSION}); "
-            "upgrade lowtide."
+            "upgrade lowtide.",
+            field="ledger",
         )
     for version in range(int(started), SCHEMA_VERSION):
         connection.execute("BEGIN IMMEDIATE")

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lowtide.errors import ConfigurationError
 from lowtide.ledger.schema import migrate
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "OutcomeRow",
     "RequestRecord",
     "RequestState",
+    "close_ledgers",
     "default_ledger_path",
     "open_ledger",
 ]
@@ -128,6 +130,7 @@ class BatchRecord:
     ended_at: float | None
     collected_at: float | None
     counts: dict[str, int] | None
+    request_id: str | None
     owner: str | None
     owner_until: float | None
     note: str | None
@@ -160,20 +163,27 @@ class Ledger:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_ledger_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
+        # main file's permissions, so the main file is made private before SQLite opens it.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        for private in (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))):
+            if private.exists():
+                os.chmod(private, 0o600)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=30000")
         try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=30000")
             migrate(self._db)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise ConfigurationError(f"{self.path} is not a lowtide ledger ({exc}).", field="ledger") from None
         except BaseException:
             self._db.close()
             raise
-        if os.name == "posix":
-            os.chmod(self.path, 0o600)
 
     def close(self) -> None:
         with self._lock:
@@ -303,13 +313,21 @@ class Ledger:
                     [(batch_id, now, key) for key, _ in chunk],
                 )
 
-    def record_submitted(self, batch_id: str, *, provider_batch_id: str, processing_status: str, now: float) -> None:
+    def record_submitted(
+        self,
+        batch_id: str,
+        *,
+        provider_batch_id: str,
+        processing_status: str,
+        request_id: str | None = None,
+        now: float,
+    ) -> None:
         """Right after `create` answered: the API's batch id, and every member waiting on it."""
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', processing_status = ?,"
-                " submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
-                (provider_batch_id, processing_status, now, batch_id),
+                " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
+                (provider_batch_id, processing_status, request_id, now, batch_id),
             )
             db.execute(
                 "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
@@ -495,6 +513,7 @@ def _batch(row: sqlite3.Row) -> BatchRecord:
         ended_at=row["ended_at"],
         collected_at=row["collected_at"],
         counts=json.loads(row["counts"]) if row["counts"] else None,
+        request_id=row["request_id"],
         owner=row["owner"],
         owner_until=row["owner_until"],
         note=row["note"],
@@ -522,3 +541,11 @@ def open_ledger(path: str | Path | None = None) -> Ledger:
         if ledger is None:
             ledger = _open[resolved] = Ledger(resolved)
         return ledger
+
+
+def close_ledgers() -> None:
+    """Close every ledger `open_ledger` opened in this process (tests, and programs that switch ledgers)."""
+    with _open_lock:
+        for ledger in _open.values():
+            ledger.close()
+        _open.clear()

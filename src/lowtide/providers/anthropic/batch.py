@@ -35,7 +35,7 @@ from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch"]
+__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class ClaudeBatchProvider(Provider):
             exc.custom_ids = list(prepared.custom_ids)
             raise
         outcomes = await self.collect(
-            batch.id, prepared.requests, request_id=_request_id(batch), expected=_total(ended)
+            batch.id, prepared.requests, request_id=request_id_of(batch), expected=_total(ended)
         )
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
@@ -331,7 +331,7 @@ class ClaudeBatchProvider(Provider):
         return await retrying(translated)
 
 
-def _request_id(batch: MessageBatch) -> str | None:
+def request_id_of(batch: MessageBatch) -> str | None:
     """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
     value = getattr(batch, "_request_id", None)
     return value if isinstance(value, str) else None
