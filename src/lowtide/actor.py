@@ -218,7 +218,8 @@ class Actor:
         key = key or request.custom_id or derive_key(provider.name, params)
         engine = self._engine(provider)
         estimate = None
-        if engine.ledger.request(key) is None:
+        budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
+        if budgeted and engine.ledger.request(key) is None:
             estimate = self._check_budget(engine, params, max_cost_usd)
             if estimate is not None:
                 # Calls checked in the same moment count against each other before any is recorded.

@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
@@ -43,6 +44,7 @@ from lowtide.errors import (
 from lowtide.ledger.store import BatchRecord, BatchState, Ledger, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider, request_id_of
 from lowtide.providers.anthropic.mapping import batch_entry, custom_id_for, parse_response, to_outcome
+from lowtide.providers.base import Outcome
 from lowtide.types import ActorResponse
 
 __all__ = ["BatchEngine", "Ticket", "close_engines_of", "derive_key", "engine_for", "owner_id", "ticket_for"]
@@ -87,9 +89,9 @@ def derive_key(provider: str, params: dict[str, Any]) -> str:
 
 # Per event loop (weakly: an engine's tasks and futures belong to its loop, and a new loop may reuse a dead one's
 # id), then per ledger, endpoint, credential and batch settings.
-_engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, str, str], BatchEngine]] = (
-    weakref.WeakKeyDictionary()
-)
+_engines: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[Path, str, str, BatchSettings], BatchEngine]
+] = weakref.WeakKeyDictionary()
 
 
 def engine_for(provider: ClaudeBatchProvider, ledger: Ledger, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
@@ -98,7 +100,7 @@ def engine_for(provider: ClaudeBatchProvider, ledger: Ledger, *, settings: Batch
     Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
     """
     engines = _engines.setdefault(asyncio.get_running_loop(), {})
-    index = (str(ledger.path), provider.endpoint, provider.credential, settings.model_dump_json())
+    index = (ledger.path, provider.endpoint, provider.credential, settings)
     engine = engines.get(index)
     if engine is None or engine.closed:
         engine = engines[index] = BatchEngine(
@@ -193,7 +195,7 @@ class BatchEngine:
         self._queue_bytes = 0
         self._queued_keys: set[str] = set()
         self._window: asyncio.Task[None] | None = None
-        self._futures: dict[str, asyncio.Future[RequestRecord]] = {}
+        self._futures: dict[str, asyncio.Future[Outcome]] = {}
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._creating: set[str] = set()
@@ -216,7 +218,7 @@ class BatchEngine:
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
         record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
-        return self.result_of(await self._final(record), response_model)
+        return _deliver(await self._final(record), response_model)
 
     async def submit(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
@@ -239,17 +241,14 @@ class BatchEngine:
         record = self.ledger.request(key)
         if record is None:
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
-        return self.result_of(await self._final(record), response_model)
+        return _deliver(await self._final(record), response_model)
 
     def ticket(self, key: str) -> Ticket:
         return ticket_for(self.ledger, key)
 
     def result_of(self, record: RequestRecord, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
         """The stored outcome of a final record: its response (parsed into `response_model`), or its error raised."""
-        if record.state is RequestState.SUCCEEDED and record.response is not None:
-            response = response_from_json(record.response)
-            return response if response_model is None else parse_response(response, response_model)
-        raise error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
+        return _deliver(_outcome_of(record), response_model)
 
     async def collect_once(self, batches: Sequence[BatchRecord]) -> None:
         """Move outstanding batches forward once: reconcile unknown creates, store results of ended batches.
@@ -296,7 +295,7 @@ class BatchEngine:
         if self._claiming is None:
             self._claiming = self._spawn(self._write_claims())
         record = await claimed
-        if _canonical(record.params) != _canonical(params):
+        if record.params != params and _canonical(record.params) != _canonical(params):
             raise ConfigurationError(
                 f"Key {key!r} already names a different request in the ledger; use a new key for new content.",
                 field="key",
@@ -342,7 +341,7 @@ class BatchEngine:
 
     # Waiting for a final outcome, whoever is working on it.
 
-    async def _final(self, record: RequestRecord) -> RequestRecord:
+    async def _final(self, record: RequestRecord) -> Outcome:
         while not record.state.final:
             if record.state is RequestState.PENDING:
                 if record.owner == self.owner or self._mine(record):
@@ -360,7 +359,7 @@ class BatchEngine:
             # Another live process is on it: watch the ledger.
             await self._clock.sleep(self.settings.watch_interval)
             record = self._reread(record.key)
-        return record
+        return _outcome_of(record)
 
     def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
         """Take over a pending request whose owner died or whose lease ran out, and queue it here."""
@@ -387,7 +386,7 @@ class BatchEngine:
         self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id))
         return True
 
-    def _future(self, key: str) -> asyncio.Future[RequestRecord]:
+    def _future(self, key: str) -> asyncio.Future[Outcome]:
         future = self._futures.get(key)
         if future is None or future.done():
             future = asyncio.get_running_loop().create_future()
@@ -396,16 +395,12 @@ class BatchEngine:
             self._futures[key] = future
         return future
 
-    def _settle(self, keys: Sequence[str]) -> None:
-        """Hand final records to their waiters."""
-        for key in keys:
-            future = self._futures.get(key)
-            if future is None or future.done():
-                continue
-            record = self.ledger.request(key)
-            if record is not None and record.state.final:
-                future.set_result(record)
-                del self._futures[key]
+    def _settle(self, outcomes: Sequence[tuple[str, Outcome]]) -> None:
+        """Hand final outcomes, as they were just stored, to the calls waiting on them."""
+        for key, outcome in outcomes:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                future.set_result(outcome)
 
     def _fail(self, keys: Sequence[str], error: ActorError) -> None:
         for key in keys:
@@ -418,7 +413,7 @@ class BatchEngine:
     def _enqueue(self, record: RequestRecord) -> None:
         if record.key in self._queued_keys:
             return
-        entry = _Queued(record.key, record.custom_id, record.params, len(_canonical(record.params)) + 64)
+        entry = _Queued(record.key, record.custom_id, record.params, record.params_bytes + 64)
         if self._queue and (
             len(self._queue) + 1 > self.settings.max_batch_requests
             or self._queue_bytes + entry.size > self.settings.max_batch_bytes
@@ -581,8 +576,9 @@ class BatchEngine:
         self, batch_id: str, ended: MessageBatch, members: dict[str, str], *, request_id: str | None = None
     ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
-        attempts = {r.key: (r.attempts, r.max_attempts) for r in self.ledger.requests(batch_id=batch_id)}
+        attempts = self.ledger.attempts(batch_id)
         rows: list[OutcomeRow] = []
+        settled: list[tuple[str, Outcome]] = []
         seen: set[str] = set()
         retry: set[str] = set()
         strangers = 0
@@ -592,8 +588,9 @@ class BatchEngine:
                 return
             self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
             crashpoint("while-streaming")
-            self._settle([row.key for row in rows if row.state.final])
+            self._settle(settled)
             rows.clear()
+            settled.clear()
 
         def handle(line: MessageBatchIndividualResponse) -> None:
             nonlocal strangers
@@ -603,9 +600,12 @@ class BatchEngine:
                 return
             seen.add(line.custom_id)
             used, allowed = attempts.get(key, (1, 1))
-            row = _row(key, to_outcome(line, batch_id=ended.id, request_id=request_id), used=used, allowed=allowed)
+            outcome = to_outcome(line, batch_id=ended.id, request_id=request_id)
+            row = _row(key, outcome, used=used, allowed=allowed)
             (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
             rows.append(row)
+            if row.state.final:
+                settled.append((key, outcome))
             if len(rows) >= _WRITE_CHUNK:
                 write()
 
@@ -630,6 +630,8 @@ class BatchEngine:
                 )
                 if retry_it:
                     retry.add(key)
+                else:
+                    settled.append((key, error))
         write()
         counts = ended.request_counts
         state = (
@@ -653,9 +655,21 @@ class BatchEngine:
         return task
 
 
-def _retrieve(future: asyncio.Future[RequestRecord]) -> None:
+def _retrieve(future: asyncio.Future[Outcome]) -> None:
     if not future.cancelled():
         future.exception()
+
+
+def _outcome_of(record: RequestRecord) -> Outcome:
+    if record.state is RequestState.SUCCEEDED and record.response is not None:
+        return response_from_json(record.response)
+    return error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
+
+
+def _deliver(outcome: Outcome, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
+    if isinstance(outcome, ActorError):
+        raise outcome
+    return outcome if response_model is None else parse_response(outcome, response_model)
 
 
 def _row(key: str, outcome: ActorResponse[Any] | ActorError, *, used: int, allowed: int) -> OutcomeRow:

@@ -101,6 +101,7 @@ class RequestRecord:
     actor: str
     model: str
     params: dict[str, Any]
+    params_bytes: int
     state: RequestState
     batch_id: str | None
     attempts: int
@@ -440,6 +441,14 @@ class Ledger:
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [_batch(row) for row in rows]
 
+    def attempts(self, batch_id: str) -> dict[str, tuple[int, int]]:
+        """key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, attempts, max_attempts FROM requests WHERE batch_id = ?", (batch_id,)
+            ).fetchall()
+        return {row["key"]: (row["attempts"], row["max_attempts"]) for row in rows}
+
     def members(self, batch_id: str) -> dict[str, str]:
         """custom_id -> key for every request sent in `batch_id`."""
         with self._lock:
@@ -483,6 +492,7 @@ def _request(row: sqlite3.Row) -> RequestRecord:
         actor=row["actor"],
         model=row["model"],
         params=json.loads(row["params"]),
+        params_bytes=row["params_bytes"],
         state=RequestState(row["state"]),
         batch_id=row["batch_id"],
         attempts=row["attempts"],

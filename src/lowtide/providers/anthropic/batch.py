@@ -9,6 +9,7 @@ them to their requests on `custom_id`. Each request gets its own outcome; one fa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -99,12 +100,12 @@ class ClaudeBatchProvider(Provider):
         self._clock = options.clock
         self.settings: BatchSettings = options.batch
 
-    @property
+    @functools.cached_property
     def endpoint(self) -> str:
         """The API's base URL: what the ledger records of where a batch lives (never the key)."""
         return str(self._client.base_url).rstrip("/")
 
-    @property
+    @functools.cached_property
     def credential(self) -> str:
         """An in-memory identity of the credentials, for grouping calls into batches; never stored or logged."""
         key = self._client.api_key or self._client.auth_token or ""
