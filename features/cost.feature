@@ -98,3 +98,14 @@ Feature: What each call cost
       | mode  |
       | live  |
       | batch |
+
+  Scenario Outline: Every usage is priced exactly as genai-prices prices it, below and above the long-context tier
+    When the usage <usage> of "<model>" is priced in <mode> mode
+    Then the price equals genai-prices' own calculation for that usage, model and mode
+
+    Examples:
+      | usage                                                                                           | model             | mode  |
+      | {"input_tokens": 1200, "output_tokens": 300}                                                    | claude-sonnet-4-5 | batch |
+      | {"input_tokens": 150000, "output_tokens": 900, "cache_read_input_tokens": 60000}                 | claude-sonnet-4-5 | batch |
+      | {"input_tokens": 250000, "output_tokens": 900}                                                  | claude-sonnet-4-5 | live  |
+      | {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 400, "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 300}} | claude-haiku-4-5 | live  |

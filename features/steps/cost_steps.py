@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
 from _support import world
-from behave import then
+from behave import then, when
 
 from lowtide import ActorResponse, Cost, Usage
 
@@ -99,3 +100,24 @@ def step_cheaper(context: Any, cheaper: str, dearer: str) -> None:
     assert isinstance(low, ActorResponse), (low, high)
     assert isinstance(high, ActorResponse), (low, high)
     assert _cost(low).total_usd < _cost(high).total_usd, (low.cost, high.cost)
+
+
+@when('the usage {usage} of "{model}" is priced in {mode} mode')
+def step_price_usage(context: Any, usage: str, model: str, mode: str) -> None:
+    from lowtide.config import BatchProcessingMode
+    from lowtide.pricing import cost_of
+
+    w = world(context)
+    w.value = (json.loads(usage), model, mode, cost_of(json.loads(usage), model, mode=BatchProcessingMode(mode)))
+
+
+@then("the price equals genai-prices' own calculation for that usage, model and mode")
+def step_price_matches_library(context: Any) -> None:
+    from genai_prices import calc_price, extract_usage
+
+    usage, model, mode, cost = world(context).value
+    extracted = extract_usage({"model": model, "usage": usage}, provider_id="anthropic")
+    context_ = {"processing": "batch"} if mode == "batch" else None
+    expected = calc_price(extracted.usage, model, provider_id="anthropic", price_context=context_)
+    assert cost is not None
+    assert (cost.input_usd, cost.output_usd) == (expected.input_price, expected.output_price), (cost, expected)
