@@ -175,6 +175,7 @@ class Actor:
         if not isinstance(provider, ClaudeBatchProvider):
             return await provider.complete(request)
         call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
+        del request  # the params carry everything now; the request need not live through the wait
         return await call.engine.run(
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )

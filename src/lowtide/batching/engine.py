@@ -11,6 +11,7 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
@@ -300,6 +301,8 @@ class BatchEngine:
                 f"Key {key!r} already names a different request in the ledger; use a new key for new content.",
                 field="key",
             )
+        # The same parameters: keep the caller's object, not the ledger's second copy, for as long as the call waits.
+        record = dataclasses.replace(record, params=params)
         if record.state is RequestState.PENDING and record.owner == self.owner:
             self._enqueue(record)
         return record
