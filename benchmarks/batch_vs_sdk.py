@@ -1,0 +1,652 @@
+"""lowtide in batch mode beside the official SDK doing the same batch by hand, both over a socket to `lowtide emulator`.
+
+    python benchmarks/batch_vs_sdk.py [--requests 10000] [--repeat 3] [--memory-requests 100000]
+                                      [--processing-seconds 2] [--poll-interval 1] [--out docs/benchmarks.md]
+
+Every measurement gets a fresh `lowtide emulator` subprocess (same processing time), and every contender runs in a
+subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The contenders:
+
+- `raw-sdk`: `anthropic.AsyncAnthropic`, one `messages.batches.create` with N requests, `retrieve` every
+  `--poll-interval` seconds until the batch ends, then `results` streamed into a dict keyed by `custom_id`.
+- `lowtide`: one `Actor` in batch mode (same model, max_tokens and poll interval, a fresh ledger in a temporary
+  directory), `asyncio.gather` of N `actor.run(...)` calls.
+
+Each contender prints one JSON line: wall seconds from its first call to every answer in hand, peak RSS, CPU seconds,
+the number of answers and a checksum of their texts (both must match: same work). The emulator's `/_emulator/stats`
+gives the API calls each made. The order alternates across repeats; medians and lowtide/raw ratios are reported.
+Performance is judged as ratios against the baseline measured in the same run, never as absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import hashlib
+import importlib
+import json
+import os
+import platform
+import pstats
+import re
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+MODEL = "claude-sonnet-4-5"
+MAX_TOKENS = 256
+API_KEY = "sk-ant-benchmark-not-a-real-key"
+Contender = Literal["raw-sdk", "lowtide"]
+CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "lowtide")
+RESULTS_START = "<!-- benchmark-results:start -->"
+RESULTS_END = "<!-- benchmark-results:end -->"
+_EMULATOR_START_SECONDS = 60.0
+_CONTENDER_TIMEOUT_SECONDS = 4 * 3600.0
+
+
+def prompt(i: int) -> str:
+    return f"question {i}"
+
+
+def key(i: int) -> str:
+    return f"q-{i}"
+
+
+def checksum(texts: dict[str, str], n: int) -> str:
+    """A digest of the answer texts in request order: equal digests mean both contenders got the same answers."""
+    digest = hashlib.sha256()
+    for i in range(n):
+        digest.update(texts.get(key(i), "<missing>").encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident set size so far, in KiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# The contenders, each run in its own process (`--contender NAME`).
+
+
+async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
+    """What a careful user of the official SDK writes: one create, poll, stream the results into a dict."""
+    from anthropic import AsyncAnthropic
+    from anthropic.types.messages import MessageBatch
+
+    async def create(client: AsyncAnthropic) -> MessageBatch:
+        # The request list lives only as long as the create: it is not held while waiting.
+        requests: list[Any] = [
+            {
+                "custom_id": key(i),
+                "params": {
+                    "model": MODEL,
+                    "max_tokens": MAX_TOKENS,
+                    "messages": [{"role": "user", "content": prompt(i)}],
+                },
+            }
+            for i in range(n)
+        ]
+        return await client.messages.batches.create(requests=requests)
+
+    async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
+        started_at, start = time.time(), time.perf_counter()
+        batch = await create(client)
+        while batch.processing_status != "ended":
+            await asyncio.sleep(poll_interval)
+            batch = await client.messages.batches.retrieve(batch.id)
+        texts: dict[str, str] = {}
+        async for line in await client.messages.batches.results(batch.id):
+            if line.result.type == "succeeded":
+                texts[line.custom_id] = "".join(
+                    block.text for block in line.result.message.content if block.type == "text"
+                )
+        return started_at, time.perf_counter() - start, texts
+
+
+async def lowtide_actor(
+    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path
+) -> tuple[float, float, dict[str, str]]:
+    """N concurrent `actor.run` calls of one batch-mode actor."""
+    from lowtide import Actor
+
+    configuration: dict[str, Any] = {
+        "name": "benchmark",
+        "model": MODEL,
+        "max_tokens": MAX_TOKENS,
+        "batch_processing": "batch",
+        "base_url": base_url,
+        "ledger": str(ledger),
+        "batch": {"poll_interval": poll_interval, "coalesce_window": coalesce_window},
+    }
+    async with Actor(configuration, api_key=API_KEY) as actor:
+        started_at, start = time.time(), time.perf_counter()
+        responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
+        elapsed = time.perf_counter() - start
+    return started_at, elapsed, {key(i): response.text for i, response in enumerate(responses)}
+
+
+def run_contender(args: argparse.Namespace) -> int:
+    """Run one contender in this process and print its measurement as one JSON line."""
+    contender: Contender = args.contender
+    # Import what the contender needs before measuring the baseline, so that "at start" includes the imports.
+    importlib.import_module("anthropic" if contender == "raw-sdk" else "lowtide")
+    rss_at_start = peak_rss_kib()
+    cpu_at_start = cpu_seconds()
+    profiler = cProfile.Profile() if args.profile else None
+    with tempfile.TemporaryDirectory(prefix="lowtide-bench-") as scratch:
+        if contender == "raw-sdk":
+            work = raw_sdk(args.base_url, args.requests, args.poll_interval)
+        else:
+            ledger = Path(scratch) / "ledger.sqlite3"
+            work = lowtide_actor(args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger)
+        if profiler is not None:
+            profiler.enable()
+        started_at, elapsed, texts = asyncio.run(work)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(args.profile)
+    result = {
+        "contender": contender,
+        "requests": args.requests,
+        "wall_seconds": round(elapsed, 4),
+        "started_at": started_at,
+        "peak_rss_kib": peak_rss_kib(),
+        "rss_at_start_kib": rss_at_start,
+        "cpu_seconds": round(cpu_seconds() - cpu_at_start, 3),
+        "answers": len(texts),
+        "checksum": checksum(texts, args.requests),
+    }
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+# The orchestrator: one emulator per measurement, one subprocess per contender.
+
+
+@dataclass
+class Measurement:
+    contender: Contender
+    requests: int
+    wall_seconds: float
+    started_at: float
+    peak_rss_kib: int
+    rss_at_start_kib: int
+    cpu_seconds: float
+    answers: int
+    checksum: str
+    calls: dict[str, int] = field(default_factory=dict[str, int])
+    phases: Phases | None = None
+
+    @property
+    def total_calls(self) -> int:
+        return sum(self.calls.values())
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Where a contender's wall time went, from the emulator's batch timestamps (same machine, same clock)."""
+
+    to_create: float
+    """From the first call until the emulator had created the batch (building, recording and uploading it)."""
+    in_batch: float
+    """From creation until the batch ended (the emulator's processing time)."""
+    after_end: float
+    """From the batch's end until every answer was in hand (noticing the end by polling, downloading, storing)."""
+
+
+class Emulator:
+    """A `lowtide emulator` subprocess on a free port, stopped (SIGTERM to its own pid) on exit."""
+
+    def __init__(self, processing_seconds: float, environment: dict[str, str]) -> None:
+        self.processing_seconds = processing_seconds
+        self._environment = environment
+        self._resources = ExitStack()
+        self._process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def __enter__(self) -> Emulator:
+        command = [*lowtide_command(), "emulator", "--port", "0", "--processing-seconds", str(self.processing_seconds)]
+        errors = self._resources.enter_context(tempfile.TemporaryFile(mode="w+"))
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, text=True, env=self._environment
+        )
+        assert self._process.stdout is not None
+        deadline = time.monotonic() + _EMULATOR_START_SECONDS
+        while time.monotonic() < deadline:
+            line = self._process.stdout.readline()
+            if not line:
+                break
+            found = re.search(r"listening on (http://\S+)", line)
+            if found:
+                self.url = found.group(1)
+                return self
+        self._stop()
+        errors.seek(0)
+        message = f"lowtide emulator did not start:\n{errors.read()}"
+        self._resources.close()
+        raise RuntimeError(message)
+
+    def __exit__(self, *_: object) -> None:
+        self._stop()
+        self._resources.close()
+
+    def _stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"{self.url}/_emulator/stats", timeout=300) as answer:
+            stats: dict[str, Any] = json.load(answer)
+        return stats
+
+    def batches(self) -> list[dict[str, Any]]:
+        """The batches the emulator holds (this calls the API's list route: read `stats` first)."""
+        request = urllib.request.Request(
+            f"{self.url}/v1/messages/batches?limit=100",
+            headers={"x-api-key": API_KEY, "anthropic-version": "2023-06-01"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            page: dict[str, Any] = json.load(answer)
+        return list(page["data"])
+
+
+def epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def phases_of(batches: Sequence[dict[str, Any]], started_at: float, wall_seconds: float) -> Phases | None:
+    """The phases of a run that made one batch; None when it made several (then they overlap)."""
+    if len(batches) != 1 or batches[0].get("ended_at") is None:
+        return None
+    created, ended = epoch(batches[0]["created_at"]), epoch(batches[0]["ended_at"])
+    return Phases(to_create=created - started_at, in_batch=ended - created, after_end=started_at + wall_seconds - ended)
+
+
+def check_custom_ids(stats: dict[str, Any], contender: str, n: int) -> None:
+    """Every request was created exactly once (when the emulator reports `created_custom_ids`)."""
+    created = stats.get("created_custom_ids")
+    if created is None:
+        return
+    twice = sum(1 for count in created.values() if count != 1)
+    if len(created) != n or twice:
+        raise RuntimeError(f"{contender} created {len(created)} distinct custom_ids of {n}, {twice} more than once")
+
+
+def subprocess_environment(bytecode: str) -> dict[str, str]:
+    """The environment of the emulator and the contenders.
+
+    `cached` (the default) lets Python cache bytecode, in a directory of the benchmark's own, as it does for packages
+    pip installs: without it every run compiles what it imports, and a large module (genai-prices' 1.6 MB price
+    table) costs tens of MiB of peak memory while it compiles. `as-is` keeps this environment's setting.
+    """
+    environment = dict(os.environ)
+    if bytecode == "cached":
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "lowtide-benchmark-pycache")
+    return environment
+
+
+def lowtide_command() -> list[str]:
+    """The `lowtide` command of this interpreter's environment."""
+    beside = Path(sys.executable).parent / "lowtide"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("lowtide")
+    if found is None:
+        raise SystemExit("lowtide is not installed in this environment (pip install -e .)")
+    return [found]
+
+
+def measure(
+    contender: Contender, n: int, args: argparse.Namespace, *, profile: str | None = None, quiet: bool = False
+) -> Measurement:
+    environment = subprocess_environment(args.bytecode)
+    with Emulator(args.processing_seconds, environment) as emulator:
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--contender",
+            contender,
+            "--base-url",
+            emulator.url,
+            "--requests",
+            str(n),
+            "--poll-interval",
+            str(args.poll_interval),
+            "--coalesce-window",
+            str(args.coalesce_window),
+        ]
+        if profile is not None:
+            command += ["--profile", profile]
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=_CONTENDER_TIMEOUT_SECONDS, check=False, env=environment
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{contender} failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        stats = emulator.stats()
+        check_custom_ids(stats, contender, n)
+        calls = {str(route): int(count) for route, count in stats.get("calls", {}).items()}
+        measurement = Measurement(**result, calls=calls)
+        measurement.phases = phases_of(emulator.batches(), measurement.started_at, measurement.wall_seconds)
+    phases = measurement.phases
+    if quiet:
+        return measurement
+    log(
+        f"  {contender:<8} n={n:<6} {measurement.wall_seconds:8.2f} s  {measurement.peak_rss_kib / 1024:8.1f} MiB"
+        f"  cpu {measurement.cpu_seconds:7.2f} s  calls {measurement.calls}"
+        + (
+            f"  phases {phases.to_create:.2f} + {phases.in_batch:.2f} + {phases.after_end:.2f} s"
+            if phases is not None
+            else ""
+        )
+    )
+    if measurement.answers != n:
+        raise RuntimeError(f"{contender} got {measurement.answers} answers of {n}")
+    return measurement
+
+
+def run_series(n: int, repeat: int, args: argparse.Namespace) -> list[Measurement]:
+    """`repeat` rounds of both contenders, the order alternating from one round to the next."""
+    measurements: list[Measurement] = []
+    for round_ in range(repeat):
+        order = CONTENDERS if round_ % 2 == 0 else CONTENDERS[::-1]
+        log(f"round {round_ + 1}/{repeat} at {n} requests: {' then '.join(order)}")
+        measurements.extend(measure(contender, n, args) for contender in order)
+    checksums = {m.checksum for m in measurements}
+    if len(checksums) != 1:
+        raise RuntimeError(f"The contenders' answers differ (checksums {sorted(checksums)}): not the same work.")
+    return measurements
+
+
+@dataclass(frozen=True)
+class Summary:
+    contender: Contender
+    requests: int
+    runs: int
+    wall_seconds: float
+    wall_range: tuple[float, float]
+    peak_rss_mib: float
+    rss_at_start_mib: float
+    cpu_seconds: float
+    calls: dict[str, int]
+    phases: Phases | None
+
+    @property
+    def growth_mib(self) -> float:
+        return self.peak_rss_mib - self.rss_at_start_mib
+
+
+def summarize(measurements: Sequence[Measurement], contender: Contender) -> Summary:
+    mine = [m for m in measurements if m.contender == contender]
+    walls = [m.wall_seconds for m in mine]
+    routes = sorted({route for m in mine for route in m.calls})
+    return Summary(
+        contender=contender,
+        requests=mine[0].requests,
+        runs=len(mine),
+        wall_seconds=statistics.median(walls),
+        wall_range=(min(walls), max(walls)),
+        peak_rss_mib=statistics.median(m.peak_rss_kib for m in mine) / 1024,
+        rss_at_start_mib=statistics.median(m.rss_at_start_kib for m in mine) / 1024,
+        cpu_seconds=statistics.median(m.cpu_seconds for m in mine),
+        calls={route: int(statistics.median(m.calls.get(route, 0) for m in mine)) for route in routes},
+        phases=median_phases([m.phases for m in mine]),
+    )
+
+
+def median_phases(all_phases: Sequence[Phases | None]) -> Phases | None:
+    known = [p for p in all_phases if p is not None]
+    if not known:
+        return None
+    return Phases(
+        to_create=statistics.median(p.to_create for p in known),
+        in_batch=statistics.median(p.in_batch for p in known),
+        after_end=statistics.median(p.after_end for p in known),
+    )
+
+
+def calls_text(calls: dict[str, int]) -> str:
+    short = {"batches.create": "create", "batches.retrieve": "retrieve", "batches.results": "results"}
+    parts = [f"{short.get(route, route)} {count}" for route, count in sorted(calls.items(), key=lambda kv: kv[0])]
+    return f"{sum(calls.values())} ({', '.join(parts)})"
+
+
+def table(summaries: Sequence[Summary], *, time_target: float | None, memory_target: float) -> list[str]:
+    """The results, where the time went, and the ratios against the targets."""
+    lines = [
+        "| contender | runs | wall time, median (min-max) | peak RSS | RSS at start | growth | CPU time | API calls |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s.contender} | {s.runs} | **{s.wall_seconds:.2f} s** ({s.wall_range[0]:.2f}-{s.wall_range[1]:.2f})"
+            f" | **{s.peak_rss_mib:.0f} MiB** | {s.rss_at_start_mib:.0f} MiB | {s.growth_mib:.0f} MiB"
+            f" | {s.cpu_seconds:.2f} s | {calls_text(s.calls)} |"
+        )
+    if all(s.phases is not None for s in summaries):
+        lines += [
+            "",
+            "| contender | first call to batch created | created to ended | ended to all answers in hand |",
+            "|---|---:|---:|---:|",
+        ]
+        for s in summaries:
+            assert s.phases is not None
+            lines.append(
+                f"| {s.contender} | {s.phases.to_create:.2f} s | {s.phases.in_batch:.2f} s"
+                f" | {s.phases.after_end:.2f} s |"
+            )
+    raw = next(s for s in summaries if s.contender == "raw-sdk")
+    ours = next(s for s in summaries if s.contender == "lowtide")
+    time_ratio = ours.wall_seconds / raw.wall_seconds
+    memory_ratio = ours.peak_rss_mib / raw.peak_rss_mib
+    parts: list[str] = []
+    if time_target is not None:
+        parts.append(f"time **{time_ratio:.2f}x** (target {time_target}x: {met(time_ratio, time_target)})")
+    parts.append(f"peak memory **{memory_ratio:.2f}x** (target {memory_target}x: {met(memory_ratio, memory_target)})")
+    if time_target is None:
+        parts.append(f"time {time_ratio:.2f}x (not a target here)")
+    parts.append(f"memory growth over start {ours.growth_mib / raw.growth_mib:.2f}x")
+    parts.append(f"CPU time {ours.cpu_seconds / raw.cpu_seconds:.2f}x")
+    return [
+        *lines,
+        "",
+        "`retrieve` counts the polls plus the one `messages.batches.results()` makes to find the results URL.",
+        "",
+        "lowtide / raw-sdk: " + ", ".join(parts) + ".",
+    ]
+
+
+def met(ratio: float, target: float) -> str:
+    return "met" if ratio <= target else "missed"
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in ("lowtide", "anthropic", "httpx2", "pydantic"))
+    return [
+        f"- machine: {os.cpu_count()} CPU(s) ({cpu}), {platform.system()} {platform.release()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
+        f"- SQLite {__import__('sqlite3').sqlite_version}",
+    ]
+
+
+def source_revision() -> str:
+    """The git commit of the lowtide tree the benchmark sits in, and whether `src/` has uncommitted changes."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "src"], capture_output=True, text=True, check=True
+        ).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    folders = sorted({str(Path(line[3:].strip()).parent) for line in changed if line.strip()})
+    return f"commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
+
+
+def report(
+    args: argparse.Namespace,
+    main_run: Sequence[Measurement],
+    memory_run: Sequence[Measurement],
+    started: float,
+    loads: Sequence[float],
+    revision: str,
+) -> str:
+    command = " ".join(["python benchmarks/batch_vs_sdk.py", *sys.argv[1:]])
+    lines = [
+        f"Run on {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))},"
+        f" {(time.time() - started) / 60:.1f} minutes in all.",
+        "",
+        f"- lowtide source: {revision}",
+        *machine(),
+        f"- load average (1 min) {loads[0]:.2f} at the start, {loads[-1]:.2f} at the end: the machine is shared",
+        f"- bytecode: {args.bytecode}",
+        f"- command: `{command}`",
+        f"- emulator: `lowtide emulator --port 0 --processing-seconds {args.processing_seconds}`, a fresh one per"
+        f" measurement; poll interval {args.poll_interval} s for both, lowtide's coalesce window"
+        f" {args.coalesce_window} s",
+        "",
+        f"### {args.requests:,} requests, {args.repeat} run(s) each, order alternating",
+        "",
+        *table([summarize(main_run, c) for c in CONTENDERS], time_target=1.2, memory_target=1.5),
+    ]
+    if memory_run:
+        runs = len(memory_run) // len(CONTENDERS)
+        maximum = " (the API's per-batch maximum)" if args.memory_requests == 100_000 else ""
+        lines += [
+            "",
+            f"### {args.memory_requests:,} requests{maximum}, {runs} run(s) each, for memory",
+            "",
+            *table([summarize(memory_run, c) for c in CONTENDERS], time_target=None, memory_target=1.5),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(path: Path, text: str) -> None:
+    """Replace the results block of `path` (between the markers), keeping everything written around it."""
+    block = f"{RESULTS_START}\n{text}{RESULTS_END}"
+    if path.exists():
+        current = path.read_text()
+        if RESULTS_START in current and RESULTS_END in current:
+            before, rest = current.split(RESULTS_START, 1)
+            after = rest.split(RESULTS_END, 1)[1]
+            path.write_text(before + block + after)
+            return
+        path.write_text(current.rstrip("\n") + "\n\n" + block + "\n")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Benchmarks\n\n{block}\n")
+
+
+def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:
+    """One more lowtide run under cProfile (not counted above); the top functions by own time and cumulative time."""
+    target = Path(args.profile)
+    log(f"profiling lowtide at {args.requests} requests into {target}")
+    measure("lowtide", args.requests, args, profile=str(target))
+    stats = pstats.Stats(str(target), stream=out)
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats(40)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=10_000, help="requests in the timed run (default 10000)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each contender in the timed run (default 3)")
+    parser.add_argument(
+        "--memory-requests", type=int, default=100_000, help="requests in the memory run; 0 skips it (default 100000)"
+    )
+    parser.add_argument("--memory-repeat", type=int, default=1, help="runs of each contender in the memory run")
+    parser.add_argument(
+        "--processing-seconds", type=float, default=2.0, help="how long the emulator keeps each batch in progress"
+    )
+    parser.add_argument(
+        "--poll-interval", type=float, default=1.0, help="seconds between status checks, for both (default 1)"
+    )
+    parser.add_argument("--coalesce-window", type=float, default=0.2, help="lowtide's batch.coalesce_window")
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "as-is"),
+        default="cached",
+        help="let Python cache bytecode as after a pip install (cached, default), or keep the environment's setting",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="write the results into this Markdown file")
+    parser.add_argument(
+        "--profile", default=None, help="also profile one lowtide run at --requests with cProfile, into this file"
+    )
+    # Internal: run one contender in this process.
+    parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
+    parser.add_argument("--base-url", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.contender is not None:
+        return run_contender(args)
+    started = time.time()
+    loads = [os.getloadavg()[0]]
+    revision = source_revision()
+    log("warming up (one small uncounted run of each contender: bytecode and disk caches)")
+    for contender in CONTENDERS:
+        measure(contender, 100, args, quiet=True)
+    main_run = run_series(args.requests, args.repeat, args)
+    memory_run = run_series(args.memory_requests, args.memory_repeat, args) if args.memory_requests > 0 else []
+    loads.append(os.getloadavg()[0])
+    if source_revision() != revision:
+        revision += f"; **changed during the run** (now {source_revision()}): the runs may mix versions"
+    text = report(args, main_run, memory_run, started, loads, revision)
+    print(text)
+    if args.out is not None:
+        write_report(args.out, text)
+        log(f"results written to {args.out}")
+    if args.profile:
+        profile_lowtide(args, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
