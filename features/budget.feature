@@ -144,3 +144,30 @@ Feature: Budgets: a request that could cross its budget is never sent
     When the actor is asked "Plan issue 42"
     Then the answer is the emulated reply to "Plan issue 42"
     And the response has no cost
+
+  Scenario: A live call's budget is checked at live prices before anything is sent
+    # The same call fits $0.05 at batch prices (see above) but not at live prices, which are twice as high.
+    Given an actor "planner" with:
+      """
+      batch_processing: live
+      max_tokens: 4000
+      """
+    When the actor is asked "Plan issue 42" with:
+      """
+      max_cost_usd: 0.05
+      """
+    Then a BudgetExceededError is raised
+    And the error message contains "Nothing was sent."
+    And the API received no calls at all
+
+  Scenario: A live call within its budget is answered
+    Given an actor "planner" with:
+      """
+      batch_processing: live
+      max_tokens: 4000
+      """
+    When the actor is asked "Plan issue 42" with:
+      """
+      max_cost_usd: 0.5
+      """
+    Then the answer is the emulated reply to "Plan issue 42"

@@ -173,6 +173,9 @@ class Actor:
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
         if not isinstance(provider, ClaudeBatchProvider):
+            if max_cost_usd is not None:
+                # Live calls are not in the ledger: only the call's own budget applies, at live prices.
+                self._refuse_over(to_message_params(request), max_cost_usd, mode=provider.mode)
             return await provider.complete(request)
         call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
         del request  # the params carry everything now; the request need not live through the wait
@@ -227,15 +230,27 @@ class Actor:
                 engine.reserve(self.name, estimate)
         return _DurableCall(engine, params, key, estimate)
 
+    def _refuse_over(self, params: dict[str, Any], max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
+        """A live call's own budget, at live prices (live calls are not in the ledger)."""
+        self._within_limits(params, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))], mode=mode)
+
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
-        limits = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
+        limits: list[tuple[str, float | None, Decimal]] = [
+            (f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))
+        ]
         if self.configuration.max_cost_usd is not None:
             committed = engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
-        estimate = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
+        return self._within_limits(params, limits, mode=BatchProcessingMode.BATCH)
+
+    def _within_limits(
+        self, params: dict[str, Any], limits: list[tuple[str, float | None, Decimal]], *, mode: BatchProcessingMode
+    ) -> Decimal:
+        """The request's worst case at `mode`'s prices, after checking it against every (scope, limit, committed)."""
+        estimate = worst_case_cost(params, mode=mode)
         if estimate is None:
             raise ConfigurationError(
                 f"No price is known for model {params.get('model')!r}, so a budget cannot be checked.",
