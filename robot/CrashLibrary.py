@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import sqlite3
@@ -30,69 +29,19 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _processes import Process, wait_until_listening
 from lowtide.ledger.schema import MIGRATIONS
 from lowtide.ledger.store import Ledger
 from lowtide.parking import status
 
 API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
 API_KEY = "crash-suite-key"
-LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
 CLIENT = Path(__file__).resolve().parent / "resources" / "crash_client.py"
 CRASHPOINT_ENV = "LOWTIDE_CRASHPOINT"
 REPLY = 'Emulated reply to "question {index}"'
 
 
-class _Process:
-    """A started process whose stdout and stderr go to files, so that it can never block on a full pipe."""
-
-    def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str]) -> None:
-        self.argv = list(argv)
-        self.name = name
-        self.stdout_path = workdir / f"{name}.stdout"
-        self.stderr_path = workdir / f"{name}.stderr"
-        self.started = time.monotonic()
-        self.ended: float | None = None
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(env))
-
-    @property
-    def stdout(self) -> str:
-        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
-
-    @property
-    def seconds(self) -> float:
-        return (self.ended if self.ended is not None else time.monotonic()) - self.started
-
-    def wait(self, timeout: float) -> int | None:
-        """The exit code, or None if it is still running after `timeout` seconds."""
-        try:
-            code = self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-        if self.ended is None:
-            self.ended = time.monotonic()
-        return code
-
-    def stop(self, timeout: float = 10.0) -> int:
-        """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; returns the exit code."""
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                logger.warn(f"{self.name} (pid {self.popen.pid}) ignored SIGTERM for {timeout:g} s; killing it.")
-                self.popen.kill()
-                self.popen.wait(timeout=timeout)
-        if self.ended is None:
-            self.ended = time.monotonic()
-        return self.popen.returncode
-
-
-class _Client(_Process):
+class _Client(Process):
     def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str], out: Path) -> None:
         super().__init__(argv, workdir, name, env)
         self.out = out
@@ -104,10 +53,10 @@ class CrashLibrary:
 
     def __init__(self) -> None:
         self._scratch: Path | None = None
-        self._emulator: _Process | None = None
+        self._emulator: Process | None = None
         self._base_url: str | None = None
         self._clients: dict[str, _Client] = {}
-        self._processes: list[_Process] = []
+        self._processes: list[Process] = []
         self._ledgers: list[Path] = []
         self._started = 0
         self._creating: sqlite3.Connection | None = None
@@ -131,21 +80,8 @@ class CrashLibrary:
         ]
         process = self._start(argv, "emulator", {"PYTHONUNBUFFERED": "1"})
         self._emulator = process
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            match = LISTENING.search(process.stdout)
-            if match:
-                self._base_url = match.group(1)
-                logger.info(f"Emulator (pid {process.popen.pid}) listening on {self._base_url}")
-                return self._base_url
-            if process.popen.poll() is not None:
-                raise AssertionError(
-                    f"The emulator exited with code {process.popen.returncode} before listening.\n"
-                    f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
-                )
-            time.sleep(0.05)
-        process.stop()
-        raise AssertionError(f"The emulator did not announce its address within {timeout:g} s:\n{process.stderr}")
+        self._base_url = wait_until_listening(process, timeout)
+        return self._base_url
 
     @keyword("New Ledger")
     def new_ledger(self, initialized: bool = False) -> str:
@@ -620,14 +556,14 @@ class CrashLibrary:
         env.update(extra)
         return env
 
-    def _start(self, argv: Sequence[str], name: str, extra_env: Mapping[str, str]) -> _Process:
+    def _start(self, argv: Sequence[str], name: str, extra_env: Mapping[str, str]) -> Process:
         self._started += 1
-        process = _Process(argv, self._workdir, f"{name}-{self._started}", self._environment(extra_env))
+        process = Process(argv, self._workdir, f"{name}-{self._started}", self._environment(extra_env))
         self._processes.append(process)
         logger.info(f"Started {' '.join(argv)} (pid {process.popen.pid})")
         return process
 
-    def _stop(self, processes: Sequence[_Process]) -> None:
+    def _stop(self, processes: Sequence[Process]) -> None:
         errors: list[str] = []
         for process in processes:
             try:

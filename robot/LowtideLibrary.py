@@ -12,11 +12,10 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,6 +27,7 @@ from anthropic.types.messages import MessageBatch
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _processes import Process, wait_until_listening
 from lowtide import (
     Actor,
     ActorRequest,
@@ -44,43 +44,10 @@ T = TypeVar("T")
 
 API_KEY_ENV = "LOWTIDE_ROBOT_API_KEY"
 API_KEY = "robot-key"
-LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
 DEMO_TOTALS = re.compile(
     r"Cost at batch prices: \$(?P<batch>[0-9.]+)\. The same calls live: \$(?P<live>[0-9.]+)\. "
     r"Saved \$(?P<saved>[0-9.]+)"
 )
-
-
-class _Process:
-    """A started process whose stdout and stderr go to files, so that it can never block on a full pipe."""
-
-    def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str]) -> None:
-        self.argv = list(argv)
-        self.name = name
-        self.stdout_path = workdir / f"{name}.stdout"
-        self.stderr_path = workdir / f"{name}.stderr"
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(env))
-
-    @property
-    def stdout(self) -> str:
-        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self, timeout: float = 10.0) -> int:
-        """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; returns the exit code."""
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                logger.warn(f"{self.name} (pid {self.popen.pid}) ignored SIGTERM for {timeout:g} s; killing it.")
-                self.popen.kill()
-                self.popen.wait(timeout=timeout)
-        return self.popen.returncode
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -90,8 +57,8 @@ class LowtideLibrary:
     def __init__(self) -> None:
         self._runner = asyncio.Runner()
         self._scratch: Path | None = None
-        self._processes: list[_Process] = []
-        self._emulator: _Process | None = None
+        self._processes: list[Process] = []
+        self._emulator: Process | None = None
         self._base_url: str | None = None
         self._actors: list[Actor] = []
         self._actor: Actor | None = None
@@ -139,28 +106,12 @@ class LowtideLibrary:
             f"{cancel_seconds:g}",
         ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        process = _Process(argv, self._workdir, f"emulator-{len(self._processes) + 1}", env)
+        process = Process(argv, self._workdir, f"emulator-{len(self._processes) + 1}", env)
         self._processes.append(process)
         self._emulator = process
         logger.info(f"Started {' '.join(argv)} (pid {process.popen.pid})")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            match = LISTENING.search(process.stdout)
-            if match:
-                self._base_url = match.group(1)
-                logger.info(f"Emulator listening on {self._base_url}")
-                return self._base_url
-            if process.popen.poll() is not None:
-                raise AssertionError(
-                    f"The emulator exited with code {process.popen.returncode} before listening.\n"
-                    f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
-                )
-            time.sleep(0.05)
-        process.stop()
-        raise AssertionError(
-            f"The emulator did not print its listening line within {timeout:g} s.\n"
-            f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
-        )
+        self._base_url = wait_until_listening(process, timeout)
+        return self._base_url
 
     @keyword("Stop Emulator")
     def stop_emulator(self) -> int | None:
@@ -477,7 +428,7 @@ class LowtideLibrary:
     def _batch_provider(self) -> ClaudeBatchProvider:
         return self._provider if self._provider is not None else self.open_batch_provider()
 
-    def _require_emulator(self) -> _Process:
+    def _require_emulator(self) -> Process:
         if self._emulator is None:
             raise AssertionError("No emulator was started in this suite.")
         return self._emulator

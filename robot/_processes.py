@@ -1,0 +1,87 @@
+"""Processes the Robot libraries start: output to files (never a full pipe), stopped for sure, and the emulator's
+announcement of its address waited for."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from robot.api import logger
+
+__all__ = ["LISTENING", "Process", "wait_until_listening"]
+
+LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
+
+
+class Process:
+    """A started process whose stdout and stderr go to files, so that it can never block on a full pipe."""
+
+    def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str]) -> None:
+        self.argv = list(argv)
+        self.name = name
+        self.stdout_path = workdir / f"{name}.stdout"
+        self.stderr_path = workdir / f"{name}.stderr"
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(env))
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def seconds(self) -> float:
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, or None if it is still running after `timeout` seconds."""
+        try:
+            code = self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        if self.ended is None:
+            self.ended = time.monotonic()
+        return code
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; returns the exit code."""
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                logger.warn(f"{self.name} (pid {self.popen.pid}) ignored SIGTERM for {timeout:g} s; killing it.")
+                self.popen.kill()
+                self.popen.wait(timeout=timeout)
+        if self.ended is None:
+            self.ended = time.monotonic()
+        return self.popen.returncode
+
+
+def wait_until_listening(process: Process, timeout: float) -> str:
+    """The base URL a started `lowtide emulator` announces; stops it and fails if it dies or stays silent."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match = LISTENING.search(process.stdout)
+        if match:
+            logger.info(f"Emulator (pid {process.popen.pid}) listening on {match.group(1)}")
+            return match.group(1)
+        if process.popen.poll() is not None:
+            raise AssertionError(
+                f"The emulator exited with code {process.popen.returncode} before listening.\n"
+                f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+            )
+        time.sleep(0.05)
+    process.stop()
+    raise AssertionError(
+        f"The emulator did not print its listening line within {timeout:g} s.\n"
+        f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+    )
