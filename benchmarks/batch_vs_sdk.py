@@ -508,20 +508,25 @@ def machine() -> list[str]:
     ]
 
 
-def source_revision() -> str:
-    """The git commit of the lowtide tree the benchmark sits in, and whether `src/` has uncommitted changes."""
+def source_revision() -> tuple[str, str]:
+    """Which lowtide source is measured: the last commit that changed `src/`, and any uncommitted changes there.
+
+    Returns the description and a fingerprint that changes whenever the source does (to notice edits mid-run).
+    """
     root = Path(__file__).resolve().parent.parent
+
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True).stdout
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--", "src"], capture_output=True, text=True, check=True
-        ).stdout.split("\n")
+        commit = git("log", "-1", "--format=%h", "--", "src").strip()
+        changed = git("status", "--porcelain", "--", "src").splitlines()
+        diff = git("diff", "HEAD", "--", "src")
     except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout"
+        return "not a git checkout", ""
     folders = sorted({str(Path(line[3:].strip()).parent) for line in changed if line.strip()})
-    return f"commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
+    text = f"src/ as of commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
+    return text, hashlib.sha256(f"{commit}\n{changed}\n{diff}".encode()).hexdigest()
 
 
 def report(
@@ -629,15 +634,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_contender(args)
     started = time.time()
     loads = [os.getloadavg()[0]]
-    revision = source_revision()
+    revision, fingerprint = source_revision()
     log("warming up (one small uncounted run of each contender: bytecode and disk caches)")
     for contender in CONTENDERS:
         measure(contender, 100, args, quiet=True)
     main_run = run_series(args.requests, args.repeat, args)
     memory_run = run_series(args.memory_requests, args.memory_repeat, args) if args.memory_requests > 0 else []
     loads.append(os.getloadavg()[0])
-    if source_revision() != revision:
-        revision += f"; **changed during the run** (now {source_revision()}): the runs may mix versions"
+    now, latest = source_revision()
+    if latest != fingerprint:
+        revision += f"; **src/ changed during the run** (now {now}): the runs may mix versions"
     text = report(args, main_run, memory_run, started, loads, revision)
     print(text)
     if args.out is not None:
