@@ -29,7 +29,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, wait_until_listening
+from _processes import Process, emulator_argv, wait_until_listening
 from lowtide.ledger.schema import MIGRATIONS
 from lowtide.ledger.store import Ledger
 from lowtide.parking import status
@@ -68,16 +68,7 @@ class CrashLibrary:
         """Start a fresh `lowtide emulator` on a free loopback port; returns its base URL (read from its stdout)."""
         if self._emulator is not None and self._emulator.popen.poll() is None:
             raise AssertionError("An emulator is already running; stop it first.")
-        argv = [
-            *self._lowtide(),
-            "emulator",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--processing-seconds",
-            f"{processing_seconds:g}",
-        ]
+        argv = emulator_argv(self._lowtide(), processing_seconds=processing_seconds)
         process = self._start(argv, "emulator", {"PYTHONUNBUFFERED": "1"})
         self._emulator = process
         self._base_url = wait_until_listening(process, timeout)

@@ -27,7 +27,7 @@ from anthropic.types.messages import MessageBatch
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, wait_until_listening
+from _processes import Process, emulator_argv, wait_until_listening
 from lowtide import (
     Actor,
     ActorRequest,
@@ -93,18 +93,9 @@ class LowtideLibrary:
         """Start `lowtide emulator` on a free loopback port and return its base URL, read from its one stdout line."""
         if self._emulator is not None and self._emulator.popen.poll() is None:
             raise AssertionError("An emulator is already running in this suite; stop it first.")
-        argv = [
-            *self.lowtide_command(),
-            "emulator",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--processing-seconds",
-            f"{processing_seconds:g}",
-            "--cancel-seconds",
-            f"{cancel_seconds:g}",
-        ]
+        argv = emulator_argv(
+            self.lowtide_command(), processing_seconds=processing_seconds, cancel_seconds=cancel_seconds
+        )
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         process = Process(argv, self._workdir, f"emulator-{len(self._processes) + 1}", env)
         self._processes.append(process)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from robot.api import logger
 
-__all__ = ["LISTENING", "Process", "wait_until_listening"]
+__all__ = ["LISTENING", "Process", "emulator_argv", "wait_until_listening"]
 
 LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
 
@@ -64,6 +64,25 @@ class Process:
         if self.ended is None:
             self.ended = time.monotonic()
         return self.popen.returncode
+
+
+def emulator_argv(
+    lowtide: Sequence[str], *, processing_seconds: float, cancel_seconds: float | None = None
+) -> list[str]:
+    """`lowtide emulator` on a free loopback port, keeping each batch in progress `processing_seconds`."""
+    argv = [
+        *lowtide,
+        "emulator",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--processing-seconds",
+        f"{processing_seconds:g}",
+    ]
+    if cancel_seconds is not None:
+        argv += ["--cancel-seconds", f"{cancel_seconds:g}"]
+    return argv
 
 
 def wait_until_listening(process: Process, timeout: float) -> str:

@@ -39,13 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     collect = commands.add_parser("collect", help="fetch the results of ended batches into the ledger")
     _ledger_argument(collect)
     collect.add_argument("batch", nargs="*", help="batch ids (default: every outstanding batch)")
-    collect.add_argument("--api-key-env", default="ANTHROPIC_API_KEY", help="environment variable holding the key")
+    _api_key_argument(collect)
     collect.set_defaults(handler=_collect)
 
     cancel = commands.add_parser("cancel", help="cancel an outstanding batch, by batch id or request key")
     _ledger_argument(cancel)
     cancel.add_argument("target", help="a batch id (lowtide's or the API's) or a request key")
-    cancel.add_argument("--api-key-env", default="ANTHROPIC_API_KEY", help="environment variable holding the key")
+    _api_key_argument(cancel)
     cancel.set_defaults(handler=_cancel)
 
     emulator = commands.add_parser("emulator", help="serve the offline Anthropic API on a socket")
@@ -65,6 +65,10 @@ def _ledger_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ledger", type=Path, default=None, help="ledger file (default: $LOWTIDE_LEDGER or the state directory)"
     )
+
+
+def _api_key_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--api-key-env", default="ANTHROPIC_API_KEY", help="environment variable holding the key")
 
 
 def _status(args: argparse.Namespace) -> int:
