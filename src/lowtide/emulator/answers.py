@@ -1,6 +1,12 @@
 """The emulated model: a deterministic answer to a Messages request, a pure function of its params.
 Text quotes the last user text, structured outputs and tool inputs are schema instances, thinking comes first, and
-output is counted at four characters a token and cut at `max_tokens` or at a stop sequence."""
+output is counted at four characters a token and cut at `max_tokens` or at a stop sequence.
+
+With citation-enabled documents, the answer quotes the sentences (or content blocks) that share the most words
+with the question, each in a text block of its own carrying its citation. A system prompt holding a JSON schema
+between `<json_schema>` and `</json_schema>` is answered with an instance of it, as text; with citation-enabled
+documents its free-text strings are quoted sentences, and the answer is split so that each quoted value's block
+carries the citation of its sentence."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lowtide.emulator.content import last_user_text
+from lowtide.emulator.documents import Passage, documents_of
 from lowtide.emulator.ids import derived_id
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, canonical
 from lowtide.emulator.prompt import tokens_for_chars
@@ -27,6 +34,17 @@ _NOT_ANSWER_KEYS = frozenset(
     {"stream", "max_tokens", "stop_sequences", "metadata", "cache_control", "service_tier", "inference_geo", "speed"}
 )
 _TOOL_MARKER = re.compile(r"\[\[emulator:tool:([a-zA-Z0-9_-]{1,128})\]\]")
+_SCHEMA_TAGS = re.compile(r"<json_schema>(.*?)</json_schema>", re.S)
+_WORD = re.compile(r"\w+")
+# Words too common to tell which passage a question is about.
+_COMMON_WORDS = frozenset(
+    _WORD.findall(
+        "the and for are was were what who whom when where which why how does did this that these "
+        "those with from has have had its into about there their they them you your our can"
+    )
+)
+# How many passages a prose answer quotes.
+_CITED_PASSAGES = 3
 
 
 @dataclass(frozen=True)
@@ -62,8 +80,8 @@ def answer(params: Mapping[str, Any], message_id: str) -> Answer:
         }
         planned.append((block, len(block["name"]) + len(canonical(block["input"]))))
     else:
-        text = _reply_text(params, quote, digest)
-        planned.append(({"type": "text", "text": text}, len(text)))
+        for reply in _reply(params, quote, digest, _cited_passages(params, last_text)):
+            planned.append((reply, len(reply["text"])))
     return _limit(planned, params, natural_stop="tool_use" if tool is not None else "end_turn")
 
 
@@ -112,12 +130,94 @@ def _tool_to_call(params: Mapping[str, Any], last_text: str) -> JsonObject | Non
     return by_name.get(marker.group(1)) if marker else None
 
 
-def _reply_text(params: Mapping[str, Any], quote: str, digest: str) -> str:
+def _reply(params: Mapping[str, Any], quote: str, digest: str, passages: list[Passage]) -> list[JsonObject]:
     output_format = as_object((as_object(params.get("output_config")) or {}).get("format"))
     schema = as_object(output_format.get("schema")) if output_format is not None else None
     if schema is not None:
-        return json.dumps(generate_instance(schema, seed=digest[:8]), ensure_ascii=False)
-    return f'Emulated reply to "{quote}": {digest[:16]}'
+        return [_text(json.dumps(generate_instance(schema, seed=digest[:8]), ensure_ascii=False))]
+    instructed = _instructed_schema(params)
+    if instructed is not None:
+        value = generate_instance(instructed, seed=digest[:8], quotes=[passage.text for passage in passages])
+        return _json_blocks(value, {passage.text: passage.citation for passage in reversed(passages)})
+    opening = f'Emulated reply to "{quote}": {digest[:16]}'
+    if not passages:
+        return [_text(opening)]
+    chosen = passages[:_CITED_PASSAGES]
+    blocks = [_text(f"{opening}. The documents say: ")]
+    for number, passage in enumerate(chosen, start=1):
+        ending = "" if number == len(chosen) else " "
+        blocks.append({"type": "text", "text": passage.text + ending, "citations": [passage.citation]})
+    return blocks
+
+
+def _text(text: str) -> JsonObject:
+    return {"type": "text", "text": text}
+
+
+def _cited_passages(params: Mapping[str, Any], question: str) -> list[Passage]:
+    """The passages of citation-enabled documents, those sharing the most words with `question` first."""
+    passages = [passage for document in documents_of(params) if document.cited for passage in document.passages]
+    if not passages:
+        return []
+    asked = _words(question)
+    return sorted(passages, key=lambda passage: -len(_words(passage.text) & asked))
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _COMMON_WORDS}
+
+
+def _instructed_schema(params: Mapping[str, Any]) -> JsonObject | None:
+    """The JSON schema the system prompt asks the answer to follow, between `<json_schema>` tags, if any."""
+    system = params.get("system")
+    if isinstance(system, str):
+        text = system
+    else:
+        blocks = (as_object(item) or {} for item in as_array(system) or [])
+        text = "\n".join(str(block.get("text", "")) for block in blocks)
+    match = _SCHEMA_TAGS.search(text)
+    if match is None:
+        return None
+    try:
+        return as_object(json.loads(match.group(1)))
+    except json.JSONDecodeError:
+        return None
+
+
+def _json_blocks(value: object, citations: Mapping[str, JsonObject]) -> list[JsonObject]:
+    """`value` as JSON text (as `json.dumps` writes it), split into text blocks so that each string value quoted
+    from a document is a block of its own, carrying that passage's citation."""
+    pieces: list[tuple[str, JsonObject | None]] = []
+
+    def plain(text: str) -> None:
+        if pieces and pieces[-1][1] is None:
+            pieces[-1] = (pieces[-1][0] + text, None)
+        else:
+            pieces.append((text, None))
+
+    def emit(node: object) -> None:
+        mapping = as_object(node)
+        items = as_array(node)
+        if isinstance(node, str) and node in citations:
+            pieces.append((json.dumps(node, ensure_ascii=False), citations[node]))
+        elif mapping is not None:
+            plain("{")
+            for position, (key, item) in enumerate(mapping.items()):
+                plain((", " if position else "") + json.dumps(key, ensure_ascii=False) + ": ")
+                emit(item)
+            plain("}")
+        elif items is not None:
+            plain("[")
+            for position, item in enumerate(items):
+                if position:
+                    plain(", ")
+                emit(item)
+            plain("]")
+        else:
+            plain(json.dumps(node, ensure_ascii=False))
+
+    emit(value)
+    return [_text(text) if citation is None else {**_text(text), "citations": [citation]} for text, citation in pieces]
 
 
 def _first_stop(text: str, stops: list[str]) -> tuple[int, str] | None:

@@ -1,5 +1,6 @@
 """What a request costs in input tokens (ceil(chars / 4) over tools, system and messages, the order the model
-reads them in) and where its prompt-cache breakpoints fall; pure functions of the request."""
+reads them in; images and documents as `lowtide.emulator.documents` counts them) and where its prompt-cache
+breakpoints fall; pure functions of the request."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lowtide.emulator.documents import media_tokens
 from lowtide.emulator.jsonutil import as_array, as_object, canonical
 
 __all__ = ["CACHE_TTLS", "Breakpoint", "Prompt", "analyze_prompt", "tokens_for_chars"]
 
 CACHE_TTLS: Mapping[str, float] = {"5m": 300.0, "1h": 3600.0}
+_CHARS_PER_TOKEN = 4
+_MEDIA = ("image", "document")
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class _Piece:
 
 
 def tokens_for_chars(chars: int) -> int:
-    return math.ceil(chars / 4)
+    return math.ceil(chars / _CHARS_PER_TOKEN)
 
 
 def analyze_prompt(params: Mapping[str, Any]) -> Prompt:
@@ -62,8 +66,16 @@ def _without_cache_control(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _block_chars(block: Mapping[str, Any]) -> int:
+    """A block's size in characters: images and documents by what they cost in tokens, not by their base64."""
     if block.get("type") == "text" and isinstance(block.get("text"), str):
         return len(block["text"])
+    tokens = media_tokens(block)
+    if tokens is not None:
+        return tokens * _CHARS_PER_TOKEN
+    inner = as_array(block.get("content")) if block.get("type") == "tool_result" else None
+    if inner is not None and any((as_object(item) or {}).get("type") in _MEDIA for item in inner):
+        rest = {key: value for key, value in block.items() if key not in ("content", "cache_control")}
+        return len(canonical(rest)) + sum(_block_chars(as_object(item) or {}) for item in inner)
     return len(canonical(_without_cache_control(block)))
 
 

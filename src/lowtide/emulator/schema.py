@@ -9,7 +9,7 @@ import hashlib
 import math
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_number
@@ -43,15 +43,21 @@ _HINT_KEY = re.compile(r"(?:^|, )(" + "|".join(_HINT_KEYS) + r"): ")
 _PATTERN_CANDIDATES = ("a", "abc", "A", "ABC", "Abc", "1", "123", "a1", "abc123", "a-b", "a_b", "abc.def", "x" * 8)
 
 
-def generate_instance(schema: Mapping[str, Any], *, seed: str = "") -> Any:
-    """A value valid against `schema`; `seed` flavours the strings so that different requests differ."""
-    return _Generator(schema, seed).value(schema, "value", 0, 0)
+def generate_instance(schema: Mapping[str, Any], *, seed: str = "", quotes: Sequence[str] = ()) -> Any:
+    """A value valid against `schema`; `seed` flavours the strings so that different requests differ.
+
+    With `quotes`, free-text strings (those without a format or pattern, and whose length bounds a quote fits) are
+    the quotes, taken in turn: how the emulated model fills an answer from the documents it was given.
+    """
+    return _Generator(schema, seed, quotes).value(schema, "value", 0, 0)
 
 
 class _Generator:
-    def __init__(self, root: Mapping[str, Any], seed: str) -> None:
+    def __init__(self, root: Mapping[str, Any], seed: str, quotes: Sequence[str] = ()) -> None:
         self._root = root
         self._seed = seed
+        self._quotes = tuple(quotes)
+        self._quoted = 0
 
     def value(self, schema: Mapping[str, Any], name: str, depth: int, variant: int) -> Any:
         if depth > _HARD_DEPTH:
@@ -157,6 +163,9 @@ class _Generator:
         return values
 
     def _string(self, schema: JsonObject, name: str, variant: int) -> str:
+        quote = self._quote(schema)
+        if quote is not None:
+            return quote
         text = _formatted(schema.get("format"), variant, self._seed)
         if text is None:
             text = f"{name} {self._seed}".strip() + (f" {variant + 1}" if variant else "")
@@ -164,6 +173,21 @@ class _Generator:
         if isinstance(pattern, str):
             text = _matching(pattern, text, schema)
         return _fit_length(text, schema)
+
+    def _quote(self, schema: JsonObject) -> str | None:
+        if not self._quotes or "format" in schema or "pattern" in schema:
+            return None
+        shortest = schema.get("minLength")
+        longest = schema.get("maxLength")
+        for step in range(len(self._quotes)):
+            candidate = self._quotes[(self._quoted + step) % len(self._quotes)]
+            if isinstance(shortest, int) and len(candidate) < shortest:
+                continue
+            if isinstance(longest, int) and len(candidate) > longest:
+                continue
+            self._quoted += step + 1
+            return candidate
+        return None
 
 
 def _kind(schema: JsonObject, *, deep: bool) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from lowtide.emulator.jsonutil import JsonObject, as_object, compact
+from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, compact
 
 __all__ = ["encode_event", "message_events"]
 
@@ -65,6 +65,9 @@ def _block_events(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, J
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
         )
+        # A cited block's citations come one per event, before its text, as the SDK's accumulator expects.
+        for citation in as_array(block.get("citations")) or []:
+            yield _delta(index, {"type": "citations_delta", "citation": citation})
         for piece in _chunks(block["text"]):
             yield _delta(index, {"type": "text_delta", "text": piece})
     elif kind == "thinking":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lowtide.emulator.documents import check_citations, check_document_block, check_image_block
 from lowtide.emulator.errors import invalid_request, not_found
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
 
@@ -97,6 +98,7 @@ def validate_message_params(params: object, *, in_batch: bool = False) -> JsonOb
     _check_tool_choice(body.get("tool_choice"), tools, thinking=thinking)
     _check_stop_sequences(body.get("stop_sequences"))
     _check_output_config(body.get("output_config"))
+    check_citations(body)
     _check_sampling(body)
     _check_metadata(body.get("metadata"))
     _check_choices(body)
@@ -252,10 +254,26 @@ def _check_block(item: object, where: str) -> JsonObject:
             raise invalid_request(f"{where}.tool_use: `id` and `name` are required strings")
         if as_object(block.get("input")) is None:
             raise invalid_request(f"{where}.tool_use.input: Input should be a valid dictionary")
-    elif kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
-        raise invalid_request(f"{where}.tool_result.tool_use_id: Field required")
+    elif kind == "image":
+        check_image_block(block, where)
+    elif kind == "document":
+        check_document_block(block, where)
+    elif kind == "tool_result":
+        if not isinstance(block.get("tool_use_id"), str):
+            raise invalid_request(f"{where}.tool_result.tool_use_id: Field required")
+        _check_tool_result_content(block.get("content"), f"{where}.tool_result.content")
     _check_cache_control(block.get("cache_control"), f"{where}.cache_control")
     return block
+
+
+def _check_tool_result_content(value: object, where: str) -> None:
+    """Images and documents inside a tool result are checked as they are at the top of a message."""
+    for index, item in enumerate(as_array(value) or []):
+        block = as_object(item) or {}
+        if block.get("type") == "image":
+            check_image_block(block, f"{where}.{index}")
+        elif block.get("type") == "document":
+            check_document_block(block, f"{where}.{index}")
 
 
 def _check_text_block(block: JsonObject, where: str) -> None:

@@ -7,18 +7,19 @@ import hashlib
 import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
-from typing import Any, assert_never, cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 import anthropic
 import httpx2
 from anthropic import transform_schema
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-from anthropic.types.messages import MessageBatchIndividualResponse
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
@@ -28,6 +29,7 @@ from lowtide.errors import (
     APITimeoutError,
     AuthenticationError,
     BatchRequestCanceled,
+    BatchRequestError,
     BatchRequestErrored,
     BatchRequestExpired,
     ConfigurationError,
@@ -40,7 +42,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.pricing import cost_of
-from lowtide.types import ActorRequest, ActorResponse, ContentBlock, ProviderIds, Usage
+from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
 
 __all__ = [
     "CUSTOM_ID_PATTERN",
@@ -49,8 +51,12 @@ __all__ = [
     "api_error_from_status",
     "batch_entry",
     "check_custom_id",
+    "cites_documents",
     "custom_id_for",
+    "json_text",
+    "line_outcome",
     "parse_response",
+    "response_and_json",
     "split_for_sdk",
     "to_batch_request",
     "to_message_params",
@@ -83,7 +89,10 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
         if value is not None:
             params[name] = value
     output_config = dict(request.output_config or {})
-    if request.response_model is not None:
+    if request.response_model is not None and cites_documents(params["messages"]):
+        # The API refuses citations together with structured outputs: the schema goes in the system prompt instead.
+        params["system"] = _with_json_instruction(request.system, request.response_model)
+    elif request.response_model is not None:
         output_config["format"] = {"type": "json_schema", "schema": transform_schema(request.response_model)}
     if output_config:
         params["output_config"] = output_config
@@ -94,6 +103,45 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
         )
     params.update(request.extra_params)
     return params
+
+
+_JSON_INSTRUCTION = (
+    "Answer only with one JSON value that is an instance of the JSON schema below, with no other text; quote the "
+    "documents in its string values, and cite them there too."
+)
+
+
+def cites_documents(messages: list[dict[str, Any]]) -> bool:
+    """Whether any document of the conversation (tool results included) has citations enabled."""
+    for message in messages:
+        for block in _dicts(message.get("content")):
+            nested = _dicts(block.get("content")) if block.get("type") == "tool_result" else []
+            if any(_cited(item) for item in [block, *nested]):
+                return True
+    return False
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    """The objects of a list of content blocks (nothing, for plain-text content)."""
+    items = cast("list[object]", value) if isinstance(value, list) else []
+    return [cast("dict[str, Any]", item) for item in items if isinstance(item, dict)]
+
+
+def _cited(block: dict[str, Any]) -> bool:
+    citations: object = block.get("citations")
+    enabled = cast("dict[str, Any]", citations).get("enabled") if isinstance(citations, dict) else None
+    return block.get("type") == "document" and enabled is True
+
+
+def _with_json_instruction(system: str | list[dict[str, Any]] | None, model: type[BaseModel]) -> str | list[Any]:
+    """`system` followed by the instruction to answer an instance of `model`'s JSON schema, in `<json_schema>` tags."""
+    schema = json.dumps(model.model_json_schema(), ensure_ascii=False)
+    instruction = f"{_JSON_INSTRUCTION}\n<json_schema>\n{schema}\n</json_schema>"
+    if system is None:
+        return instruction
+    if isinstance(system, str):
+        return f"{system}\n\n{instruction}"
+    return [*system, {"type": "text", "text": instruction}]
 
 
 def split_for_sdk(params: dict[str, Any], method: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -157,43 +205,108 @@ def to_response(
 
     Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
     """
-    raw_blocks: list[dict[str, Any]] = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
-    content = _content_blocks(raw_blocks)
-    text = "".join(block["text"] for block in raw_blocks if block.get("type") == "text")
-    usage = Usage(
-        input_tokens=message.usage.input_tokens,
-        output_tokens=message.usage.output_tokens,
-        cache_read_input_tokens=message.usage.cache_read_input_tokens or 0,
-        cache_creation_input_tokens=message.usage.cache_creation_input_tokens or 0,
-    )
-    response: ActorResponse[Any] = ActorResponse[Any].model_validate(
-        {
-            "text": text,
-            "content": content,
-            "stop_reason": message.stop_reason,
-            "stop_sequence": message.stop_sequence,
-            "usage": usage,
-            "cost": cost_of(message.usage.model_dump(mode="json", exclude_none=True), message.model, mode=mode),
-            "model": message.model,
-            "provider": PROVIDER_NAME,
-            "mode": mode,
-            "ids": ids.model_copy(update={"message_id": message.id}),
-        }
+    response, _ = response_and_json(
+        message.model_dump(mode="json", exclude_none=True), mode=mode, ids=ids.model_dump(exclude={"message_id"})
     )
     return response if response_model is None else parse_response(response, response_model)
 
 
-_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+_RESPONSE = ActorResponse[Any]
 _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 
 
-def _content_blocks(raw_blocks: list[dict[str, Any]]) -> list[ContentBlock]:
+def response_and_json(
+    message: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> tuple[ActorResponse[Any], dict[str, Any]]:
+    """An API message, as JSON, as an `ActorResponse`, and that response in the form the ledger stores it.
+
+    Batch results arrive by the thousand, so this works on the JSON as received rather than on SDK models.
+    The usage and cost of a distinct usage are built once and shared (frozen) by the responses that report it.
+    """
+    blocks: list[dict[str, Any]] = message.get("content") or []
     # Blocks lowtide does not model are kept whole rather than dropped.
-    shaped = [
-        block if block.get("type") in _MODELLED_BLOCKS else {"type": str(block.get("type")), "data": block}
-        for block in raw_blocks
-    ]
-    return _BLOCKS.validate_python(shaped)
+    shaped = [block if block.get("type") in _MODELLED_BLOCKS else _other_block(block) for block in blocks]
+    model = sys.intern(str(message.get("model", "")))
+    stop_reason = message.get("stop_reason")
+    priced = _priced(model, mode, message.get("usage") or {})
+    fields: dict[str, Any] = {
+        "text": "".join([block["text"] for block in blocks if block.get("type") == "text"]),
+        "content": shaped,
+        "stop_reason": sys.intern(stop_reason) if isinstance(stop_reason, str) else stop_reason,
+        "stop_sequence": message.get("stop_sequence"),
+        "model": model,
+        "provider": PROVIDER_NAME,
+        "ids": {**ids, "message_id": message.get("id")},
+    }
+    response = _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+    _share_fields_set(response)
+    _share_fields_set(response.ids)
+    for block in response.content:
+        _share_fields_set(block)
+    return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_set(model: BaseModel) -> None:
+    """Point `model` at one shared copy of its `model_fields_set`.
+
+    pydantic gives every instance its own set of the fields it was given: 200 to 700 bytes, and one more object for
+    the garbage collector to visit, per response, per block and per ids, for as long as a caller holds thousands of
+    answers. These models are frozen, and pydantic copies the set before it changes it (`model_copy`), so instances
+    given the same fields can share one.
+    """
+    fields = model.__pydantic_fields_set__
+    object.__setattr__(model, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
+
+
+def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": str(block.get("type")), "data": {name: value for name, value in block.items() if value is not None}}
+
+
+@dataclass(frozen=True)
+class _Priced:
+    usage: Usage
+    usage_json: dict[str, Any]
+    cost: Cost | None
+    cost_json: dict[str, Any] | None
+
+
+_PRICED: dict[tuple[str, BatchProcessingMode, str], _Priced] = {}
+_PRICED_MAX = 4096
+
+
+def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> _Priced:
+    # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
+    # may depend on is part of the key.
+    key = (model, mode, repr(usage))
+    priced = _PRICED.get(key)
+    if priced is None:
+        if len(_PRICED) >= _PRICED_MAX:
+            _PRICED.clear()
+        priced = _PRICED[key] = _price_usage(model, mode, usage)
+    return priced
+
+
+def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> _Priced:
+    raw = _without_none(dict(usage))
+    counted = Usage(
+        input_tokens=raw.get("input_tokens") or 0,
+        output_tokens=raw.get("output_tokens") or 0,
+        cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
+        cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
+    )
+    cost = cost_of(raw, model, mode=mode)
+    return _Priced(counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None)
+
+
+def _without_none(value: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: _without_none(cast("dict[str, Any]", item)) if isinstance(item, dict) else item
+        for name, item in value.items()
+        if item is not None
+    }
 
 
 def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> ActorResponse[Any]:
@@ -202,7 +315,7 @@ def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> Acto
     if not source and response.tool_calls:
         source = json.dumps(response.tool_calls[0].input)
     try:
-        parsed = model.model_validate_json(source)
+        parsed = model.model_validate_json(json_text(source))
     except ValidationError as exc:
         raise StructuredOutputError(
             f"The answer does not fit {model.__name__}: {exc.error_count()} problem(s); first: "
@@ -214,6 +327,15 @@ def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> Acto
     return response.model_copy(update={"parsed": parsed})
 
 
+_FENCE = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\n(.*?)\n?[ \t]*```\s*\Z", re.S)
+
+
+def json_text(text: str) -> str:
+    """The JSON of an answer, taken out of the Markdown code fence a model may wrap JSON asked for by prompt in."""
+    match = _FENCE.match(text)
+    return match.group(1) if match is not None else text
+
+
 def _first_problem(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "(root)"
@@ -221,39 +343,55 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def to_outcome(
-    line: MessageBatchIndividualResponse,
+    line: Mapping[str, Any],
     *,
     batch_id: str,
     request_id: str | None = None,
     response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any] | ActorError:
-    """One results line as the caller's outcome: a response, or the error that belongs to that request alone.
+    """One results line (as JSON) as the caller's outcome: a response, or the error that belongs to that request alone.
 
     A succeeded answer is parsed into `response_model` when one is given.
     `request_id` is that of the call that created the batch: the id Anthropic support asks for.
     """
-    result = line.result
-    custom_id = line.custom_id
-    match result.type:
-        case "succeeded":
-            ids = ProviderIds(batch_id=batch_id, custom_id=custom_id, request_id=request_id)
-            try:
-                return to_response(
-                    result.message, mode=BatchProcessingMode.BATCH, ids=ids, response_model=response_model
-                )
-            except StructuredOutputError as exc:
-                return exc
-        case "errored":
-            error = result.error.error
-            return BatchRequestErrored(
-                batch_id=batch_id, custom_id=custom_id, error_type=error.type, api_message=error.message
-            )
-        case "canceled":
-            return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
-        case "expired":
-            return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
-        case _:  # pragma: no cover - a result type newer than this code
-            assert_never(result.type)
+    outcome, _ = line_outcome(line, batch_id=batch_id, request_id=request_id)
+    if response_model is None or isinstance(outcome, ActorError):
+        return outcome
+    try:
+        return parse_response(outcome, response_model)
+    except StructuredOutputError as exc:
+        return exc
+
+
+def line_outcome(
+    line: Mapping[str, Any], *, batch_id: str, request_id: str | None = None
+) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+    """`to_outcome` without a response model, and with an answer the response as the ledger stores it."""
+    result: Mapping[str, Any] = line.get("result") or {}
+    custom_id = str(line.get("custom_id"))
+    kind = result.get("type")
+    if kind == "succeeded":
+        ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
+        return response_and_json(result.get("message") or {}, mode=BatchProcessingMode.BATCH, ids=ids)
+    if kind == "errored":
+        envelope: Mapping[str, Any] = result.get("error") or {}
+        error: Mapping[str, Any] = envelope.get("error") or {}
+        return BatchRequestErrored(
+            batch_id=batch_id,
+            custom_id=custom_id,
+            error_type=str(error.get("type")),
+            api_message=str(error.get("message")),
+        ), None
+    if kind == "canceled":
+        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
+    if kind == "expired":
+        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
+    return BatchRequestError(
+        f"Batch {batch_id} returned a result of unknown type {kind!r} for request {custom_id}; "
+        "upgrade lowtide to read it.",
+        batch_id=batch_id,
+        custom_id=custom_id,
+    ), None
 
 
 def api_error_from_status(
