@@ -1,0 +1,49 @@
+"""Bulk runs: many prompts or files, loaded from JSONL or CSV, sent through batches with progress shown as they go."""
+
+from lowtide.bulk.jobs import (
+    FileInfo,
+    InputError,
+    InputProblem,
+    Job,
+    check_jobs,
+    file_block,
+    inspect_file,
+    job_messages,
+    load_csv,
+    load_jsonl,
+)
+from lowtide.bulk.progress import (
+    CallbackReporter,
+    MultiReporter,
+    NullReporter,
+    PlainReporter,
+    ProgressCallback,
+    ProgressReporter,
+    ReporterMode,
+    RichReporter,
+    RunProgress,
+    reporter_for,
+)
+
+__all__ = [
+    "CallbackReporter",
+    "FileInfo",
+    "InputError",
+    "InputProblem",
+    "Job",
+    "MultiReporter",
+    "NullReporter",
+    "PlainReporter",
+    "ProgressCallback",
+    "ProgressReporter",
+    "ReporterMode",
+    "RichReporter",
+    "RunProgress",
+    "check_jobs",
+    "file_block",
+    "inspect_file",
+    "job_messages",
+    "load_csv",
+    "load_jsonl",
+    "reporter_for",
+]
