@@ -97,12 +97,12 @@ Feature: Calls answered through the Message Batches API
     Then the answer is the emulated reply to "Hello"
     And after its 0.5 second coalescing window, the actor waited 30, 30, 30, 30 seconds
     And the answer arrived 120.5 seconds after the call
-    # Four status checks while the batch runs (the creation counts as the first look), and one more by the SDK
-    # before it downloads the results.
+    # Four status checks while the batch runs (the creation counts as the first look); the results are downloaded
+    # from the ended batch's results_url, with no look-up of their own.
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |
-      | batches.retrieve | 5     |
+      | batches.retrieve | 4     |
       | batches.results  | 1     |
       | batches.cancel   | 0     |
 
@@ -117,7 +117,7 @@ Feature: Calls answered through the Message Batches API
     And after its 0.5 second coalescing window, the actor waited 50, 50, 50 seconds
     And the API received these calls:
       | call             | count |
-      | batches.retrieve | 4     |
+      | batches.retrieve | 3     |
 
   Scenario: Past the maximum wait, the batch is canceled and the error says which batch and how long
     Given an actor "impatient" with:
@@ -230,7 +230,7 @@ Feature: Calls answered through the Message Batches API
     Given an actor "hasty" in batch mode
     When the actor's batch provider submits "Hello" and collects its results at once
     Then an APIError is raised
-    And the error message contains "The Anthropic client failed: No `results_url` for the given batch"
+    And the error message contains "has no results to download yet (it is in_progress)"
 
   Scenario: A results file that leaves out a request, or names one not asked for, is reconciled by custom_id
     Given an actor "nightly" in batch mode
@@ -369,7 +369,7 @@ Feature: Calls answered through the Message Batches API
     And besides its coalescing window and its 30 second polls, the actor waited once for between <least> and <most> seconds
     And the API received these calls:
       | call             | count |
-      | batches.retrieve | 6     |
+      | batches.retrieve | 5     |
 
     Examples:
       | status | least | most |

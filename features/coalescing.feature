@@ -21,12 +21,12 @@ Feature: Concurrent calls travel together in one batch
       | Plan the nightly report upload |
     Then every call was answered with the emulated reply to its prompt
     And the answers came in batches of 5
-    # One batch's worth of status checks for five callers: the create's answer is the first look, four polls
-    # while it runs, and one more by the SDK before it downloads the results.
+    # One batch's worth of status checks for five callers: the create's answer is the first look, then four polls
+    # while it runs. The results come from the ended batch's results_url, with no look-up of their own.
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |
-      | batches.retrieve | 5     |
+      | batches.retrieve | 4     |
       | batches.results  | 1     |
     And after its 0.5 second coalescing window, the actor waited 30, 30, 30, 30 seconds
 
@@ -46,7 +46,7 @@ Feature: Concurrent calls travel together in one batch
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |
-      | batches.retrieve | 5     |
+      | batches.retrieve | 4     |
     And the ledger holds these requests:
       | prompt                   | actor    | state     |
       | Plan the cron move       | planner  | succeeded |
@@ -149,7 +149,7 @@ Feature: Concurrent calls travel together in one batch
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |
-      | batches.retrieve | 5     |
+      | batches.retrieve | 4     |
 
   Scenario: A thousand calls at once travel in one batch, each answered with its own reply
     Given an actor "planner" with:
@@ -163,7 +163,7 @@ Feature: Concurrent calls travel together in one batch
     And the API received these calls:
       | call             | count |
       | batches.create   | 1     |
-      | batches.retrieve | 5     |
+      | batches.retrieve | 4     |
       | batches.results  | 1     |
 
   Scenario: An actor closed after its calls does not stop a later actor with the same settings from calling

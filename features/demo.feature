@@ -18,6 +18,9 @@ Feature: The demo
     # The actors share their batch settings and client, so their concurrent calls travel in one batch.
     And the demo printed "6 of 6 calls answered through 1 batch(es)"
     And the demo's total batch cost is half its total live cost, and it says it saved 50%
+    And the demo printed "200 of 200 reviews summarized through 4 batch(es) of at most 50, in input order"
+    And the demo printed "  #0 Emulated reply to"
+    And the demo printed "Summarize review 0: the harbour ferry was late."
 
   Scenario: The demo runs the actors of a custom file, introducing actors it has no calls for
     Given a file "crew.yaml" containing:

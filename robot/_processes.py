@@ -3,15 +3,17 @@ announcement of its address waited for."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from robot.api import logger
 
-__all__ = ["LISTENING", "Process", "emulator_argv", "wait_until_listening"]
+__all__ = ["LISTENING", "Process", "emulator_argv", "lowtide_command", "wait_until_listening"]
 
 LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
 
@@ -64,6 +66,14 @@ class Process:
         if self.ended is None:
             self.ended = time.monotonic()
         return self.popen.returncode
+
+
+def lowtide_command() -> list[str]:
+    """The `lowtide` console script beside this Python, or `python -m lowtide.cli` when there is none."""
+    script = Path(sys.executable).parent / "lowtide"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "lowtide.cli"]
 
 
 def emulator_argv(

@@ -190,12 +190,15 @@ def step_note_calls(context: Any) -> None:
 
 
 def _park(w: World, actor: Actor, prompt: str, key: str, *, in_program: bool) -> None:
+    async def park() -> Ticket:
+        ticket = await actor.submit(prompt, key=key)
+        # The time the ticket came back: the loop goes on running the actor's poller (and moving the clock) after.
+        w.witnessed.setdefault("parked at", []).append((key, w.clock.now()))
+        return ticket
+
     w.error = None
     try:
-        if in_program:
-            ticket = w.in_program(lambda: actor.submit(prompt, key=key))
-        else:
-            ticket = w.run(actor.submit(prompt, key=key))
+        ticket = w.in_program(park) if in_program else w.run(park())
     except ActorError as exc:
         w.error = exc
         return

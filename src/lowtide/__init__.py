@@ -8,6 +8,10 @@ Batches API (half the price, no stream-idle timeouts, results within 24 hours) a
 from lowtide._version import __version__
 from lowtide.actor import Actor
 from lowtide.batching.engine import Ticket
+from lowtide.bulk import InputError, Job, RunProgress
+from lowtide.bulk.plan import RunPlan
+from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
+from lowtide.bulk.runner import BulkRun
 from lowtide.clock import Clock, ManualClock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
 from lowtide.errors import (
@@ -68,6 +72,7 @@ __all__ = [
     "BatchSettings",
     "BatchTimeoutError",
     "BudgetExceededError",
+    "BulkRun",
     "Capability",
     "ChatMessage",
     "ClaudeBatchProvider",
@@ -75,7 +80,11 @@ __all__ = [
     "Clock",
     "ConfigurationError",
     "Cost",
+    "InputError",
     "InvalidRequestError",
+    "ItemResult",
+    "ItemStatus",
+    "Job",
     "Ledger",
     "ManualClock",
     "NotFoundError",
@@ -89,6 +98,9 @@ __all__ = [
     "ProviderOptions",
     "ProviderRegistry",
     "RateLimitError",
+    "RunPlan",
+    "RunProgress",
+    "RunResult",
     "ServerError",
     "StructuredOutputError",
     "SystemClock",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -16,13 +17,18 @@ from lowtide.batching.engine import BatchEngine, Ticket, close_engines_of, deriv
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
-from lowtide.ledger.store import Ledger, open_ledger
+from lowtide.ledger.store import Ledger, open_ledger, stored_json
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider
 from lowtide.providers.anthropic.mapping import to_message_params
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
+
+if TYPE_CHECKING:
+    from lowtide.bulk.plan import RunPlan
+    from lowtide.bulk.results import RunResult
+    from lowtide.bulk.runner import BulkRun, JobInput
 
 __all__ = ["Actor"]
 
@@ -38,6 +44,30 @@ class _DurableCall:
     params: dict[str, Any]
     key: str
     estimate: Decimal | None
+
+
+@dataclass(frozen=True)
+class _PromptTemplate:
+    """The params of every call that gives only a prompt, whose other fields come from the configuration."""
+
+    params: dict[str, Any]
+    """Every param but `messages`."""
+    model: str
+    around: tuple[str, str] | None
+    """The params' JSON as the ledger stores it, before and after the prompt's JSON string."""
+
+    @classmethod
+    def of(cls, params: dict[str, Any]) -> _PromptTemplate:
+        marker = f"lowtide-prompt-{uuid.uuid4().hex}"
+        encoded = stored_json({**params, "messages": [{"role": "user", "content": marker}]})
+        # JSON nests: the params with a prompt are these pieces around the prompt's own JSON string.
+        before, _, after = encoded.partition(stored_json(marker))
+        around = (before, after) if encoded.count(marker) == 1 else None
+        rest = {name: value for name, value in params.items() if name != "messages"}
+        return cls(rest, str(params.get("model", "")), around)
+
+    def with_prompt(self, prompt: str) -> dict[str, Any]:
+        return {**self.params, "messages": [{"role": "user", "content": prompt}]}
 
 
 class Actor:
@@ -71,6 +101,11 @@ class Actor:
         self._providers: dict[BatchProcessingMode, Provider] = {}
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
+        self._templates: dict[type[BaseModel] | None, _PromptTemplate] = {}
+        self._templates_of: ActorConfiguration | None = None
+        self._last_engine: (
+            tuple[asyncio.AbstractEventLoop, ClaudeBatchProvider, ActorConfiguration, BatchEngine] | None
+        ) = None
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -170,6 +205,29 @@ class Actor:
         """
         key = kwargs.pop("key", None)
         max_cost_usd = kwargs.pop("max_cost_usd", None)
+        if not kwargs and isinstance(prompt, str):
+            # A plain prompt: the configuration's part of the params was validated once; only the prompt is new.
+            template = self._prompt_template(response_model)
+            provider = self.provider(mode)
+            if isinstance(provider, ClaudeBatchProvider):
+                if template.around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
+                    # No budget to check, so no dict either: the params are only ever the JSON stored and sent.
+                    params_json = template.around[0] + stored_json(prompt) + template.around[1]
+                    waiting = self._engine(provider).run_json(
+                        params_json,
+                        model=template.model,
+                        key=key or derive_key(provider.name, params_json),
+                        actor=self.name,
+                        response_model=response_model,
+                    )
+                    del params_json  # only the engine holds the params now, and only until they are queued
+                    return await waiting
+                params = template.with_prompt(prompt)
+                waiting = self._wait(
+                    self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model
+                )
+                del params  # only the engine holds the params now, and only until they are queued
+                return await waiting
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
         if not isinstance(provider, ClaudeBatchProvider):
@@ -177,11 +235,28 @@ class Actor:
                 # Live calls are not in the ledger: only the call's own budget applies, at live prices.
                 self._refuse_over(to_message_params(request), max_cost_usd, mode=provider.mode)
             return await provider.complete(request)
-        call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
-        del request  # the params carry everything now; the request need not live through the wait
-        return await call.engine.run(
+        params = to_message_params(request)
+        waiting = self._wait(
+            self._durable(provider, params, key=key or request.custom_id, max_cost_usd=max_cost_usd), response_model
+        )
+        del request, params  # only the engine holds the params now, and only until they are queued
+        return await waiting
+
+    def _wait(self, call: _DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[Any]]:
+        return call.engine.run(
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
+
+    def _prompt_template(self, response_model: type[BaseModel] | None) -> _PromptTemplate:
+        """The params of a call that gives only a prompt: built (and checked) once per response model."""
+        if self._templates_of is not self.configuration:
+            self._templates_of, self._templates = self.configuration, {}
+        template = self._templates.get(response_model)
+        if template is None:
+            template = self._templates[response_model] = _PromptTemplate.of(
+                to_message_params(self.request("", response_model=response_model))
+            )
+        return template
 
     async def submit(
         self, prompt: str | None = None, *, key: str | None = None, max_cost_usd: float | None = None, **kwargs: Any
@@ -195,7 +270,9 @@ class Actor:
         provider = self.provider(BatchProcessingMode.BATCH)
         if not isinstance(provider, ClaudeBatchProvider):
             raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
-        call = self._durable(provider, request, key=key, max_cost_usd=max_cost_usd)
+        call = self._durable(
+            provider, to_message_params(request), key=key or request.custom_id, max_cost_usd=max_cost_usd
+        )
         return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
@@ -209,17 +286,16 @@ class Actor:
     def _durable(
         self,
         provider: ClaudeBatchProvider,
-        request: ActorRequest,
+        params: dict[str, Any],
         *,
         key: str | None,
         max_cost_usd: float | None,
     ) -> _DurableCall:
-        """The engine, params, key and worst-case cost of a batch-mode call, after the budget checks.
+        """The engine, key and worst-case cost of a batch-mode call with `params`, after the budget checks.
 
         A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
         """
-        params = to_message_params(request)
-        key = key or request.custom_id or derive_key(provider.name, params)
+        key = key or derive_key(provider.name, params)
         engine = self._engine(provider)
         estimate = None
         budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
@@ -269,14 +345,57 @@ class Actor:
             if not isinstance(batch_provider, ClaudeBatchProvider):
                 raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
             provider = batch_provider
-        ledger = self._open_ledger()
-        return engine_for(provider, ledger, settings=self.configuration.batch, clock=self._clock)
+        loop = asyncio.get_running_loop()
+        last = self._last_engine
+        if last is not None and last[:3] == (loop, provider, self.configuration) and not last[3].closed:
+            return last[3]  # thousands of calls at once: skip the look-up (and the settings' hash) for each
+        engine = engine_for(provider, self._open_ledger(), settings=self.configuration.batch, clock=self._clock)
+        self._last_engine = (loop, provider, self.configuration, engine)
+        return engine
 
     def _open_ledger(self) -> Ledger:
         if isinstance(self._ledger, Ledger):
             return self._ledger
         self._ledger = open_ledger(self._ledger or self.configuration.ledger)
         return self._ledger
+
+    @property
+    def ledger(self) -> Ledger:
+        """The ledger this actor's batch-mode calls and runs are recorded in (opened on first use)."""
+        return self._open_ledger()
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    # Bulk runs.
+
+    def bulk(self, **options: Any) -> BulkRun:
+        """A bulk run for this actor, to add jobs to (`add`, `add_jobs`) and then `run()` or `plan()`.
+
+        Options are `BulkRun`'s: run_id, defaults, response_model, citations, items_per_batch,
+        max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress.
+        """
+        from lowtide.bulk.runner import BulkRun
+
+        return BulkRun(self, **options)
+
+    @overload
+    async def map(
+        self, inputs: Iterable[JobInput], *, dry_run: Literal[False] = False, **options: Any
+    ) -> RunResult: ...
+
+    @overload
+    async def map(self, inputs: Iterable[JobInput], *, dry_run: Literal[True], **options: Any) -> RunPlan: ...
+
+    async def map(self, inputs: Iterable[JobInput], *, dry_run: bool = False, **options: Any) -> RunResult | RunPlan:
+        """Run many inputs (prompts, `Job`s, or JSONL-shaped mappings) through batches; results in input order.
+
+        `dry_run=True` returns the `RunPlan` instead and sends nothing. Running the same inputs again (or the
+        same `run_id`) resumes the run: answers already in the ledger are not paid for twice.
+        """
+        run = self.bulk(**options).add_jobs(inputs)
+        return await run.plan() if dry_run else await run.run()
 
     async def run_many(
         self,

@@ -1,5 +1,6 @@
-"""The `lowtide` command: `lowtide demo` runs the main job on the embedded emulator, `lowtide emulator` serves the
-offline Anthropic API on a socket."""
+"""The `lowtide` command: `lowtide demo` runs the main job on the embedded emulator, `lowtide run` runs a file of
+inputs through batches, `lowtide status|collect|cancel|retry` work from the ledger, and `lowtide emulator` serves
+the offline Anthropic API on a socket."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lowtide {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    from lowtide.bulk import command as bulk_command
     from lowtide.emulator import server
 
     demo = commands.add_parser("demo", help="run the main job on the in-process emulator (no key, no network)")
@@ -28,9 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--processing-seconds", type=float, default=1.0, help="how long each emulated batch stays in progress"
     )
+    demo.add_argument(
+        "--bulk-items", type=int, default=200, help="reviews in the demo's bulk run (0 to skip it; default 200)"
+    )
     demo.set_defaults(handler=_demo)
 
-    status = commands.add_parser("status", help="show tickets, batches, states and costs from the ledger")
+    status = commands.add_parser("status", help="show tickets, batches, states and costs from the ledger (or a run)")
+    status.add_argument("run", nargs="?", metavar="RUN", help="show this bulk run instead")
     _ledger_argument(status)
     status.add_argument("--actor", help="only this actor's requests")
     status.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -48,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _api_key_argument(cancel)
     cancel.set_defaults(handler=_cancel)
 
+    bulk_command.add_commands(commands, ledger_argument=_ledger_argument)
+
     emulator = commands.add_parser("emulator", help="serve the offline Anthropic API on a socket")
     server.add_arguments(emulator)
     emulator.set_defaults(handler=server.run_from_args)
@@ -57,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _demo(args: argparse.Namespace) -> int:
     from lowtide.demo import run_demo
 
-    failures = asyncio.run(run_demo(sys.stdout, config=args.config, processing_seconds=args.processing_seconds))
+    failures = asyncio.run(
+        run_demo(sys.stdout, config=args.config, processing_seconds=args.processing_seconds, bulk_items=args.bulk_items)
+    )
     return 1 if failures else 0
 
 
@@ -75,6 +85,10 @@ def _status(args: argparse.Namespace) -> int:
     from lowtide.ledger.store import open_ledger
     from lowtide.parking import status
 
+    if args.run is not None:
+        from lowtide.bulk.command import status_of_run
+
+        return status_of_run(args.ledger, args.run, json_output=args.json)
     report = status(open_ledger(args.ledger), actor=args.actor)
     if args.json:
         print(json.dumps(report.as_json(), indent=2, default=str))

@@ -1,5 +1,6 @@
 """`lowtide demo`: a few actors from the bundled configuration run concurrent batch-mode calls against the
-in-process emulator, and the answers, batch ids and costs (batch price beside live price) are printed."""
+in-process emulator, and the answers, batch ids and costs (batch price beside live price) are printed; then one
+actor runs a small bulk run (a data set of reviews, split into batches) and its summary is printed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lowtide.actor import Actor
+from lowtide.bulk.results import RunResult
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator
@@ -50,8 +52,9 @@ async def run_demo(
     processing_seconds: float = 1.0,
     calls: tuple[DemoCall, ...] = DEMO_CALLS,
     clock: Clock | None = None,
+    bulk_items: int = 200,
 ) -> int:
-    """Run the demo, writing a report to `out`; returns the number of calls that failed.
+    """Run the demo, writing a report to `out`; returns the number of calls (and bulk items) that failed.
 
     `clock` is shared by the emulator and the actors (a `ManualClock` makes the demo instant in tests).
     """
@@ -71,17 +74,20 @@ async def run_demo(
         "in batch mode against the in-process emulator: no API key, no network.\n\n"
     )
     started = time.perf_counter()
+    bulk: RunResult | None = None
     try:
         outcomes = await asyncio.gather(
             *(_run(actors[call.actor], call.prompt) for call in selected), return_exceptions=False
         )
+        elapsed = time.perf_counter() - started
+        if bulk_items > 0 and not any(isinstance(outcome, ActorError) for outcome in outcomes):
+            bulk = await _bulk_run(actors.get("summarizer") or next(iter(actors.values())), bulk_items)
     finally:
         for actor in actors.values():
             await actor.aclose()
         await client.close()
         ledger.close()
         scratch.cleanup()
-    elapsed = time.perf_counter() - started
 
     batch_total = live_total = Decimal(0)
     batches: set[str] = set()
@@ -112,7 +118,28 @@ async def run_demo(
         f"Cost at batch prices: ${batch_total:.6f}. The same calls live: ${live_total:.6f}. "
         f"Saved ${saved:.6f}{share}.\n"
     )
+    if bulk is not None:
+        failures += len(bulk) - len(bulk.completed)
+        batch_ids = {item.response.ids.batch_id for item in bulk.completed if item.response is not None}
+        out.write(
+            f"\nBulk run {bulk.run_id}: {len(bulk.completed)} of {len(bulk)} reviews summarized through"
+            f" {len(batch_ids)} batch(es) of at most {_BULK_PER_BATCH}, in input order; ${bulk.cost_usd:.6f} at batch"
+            f" prices (live: ${bulk.live_cost_usd:.6f}).\n"
+        )
+        for item in bulk.items[:3]:
+            out.write(f"  #{item.index} {item.text}\n")
     return failures
+
+
+_BULK_PER_BATCH = 50
+
+
+async def _bulk_run(actor: Actor, count: int) -> RunResult:
+    """A small data set through `actor.map`: one result per input, in order, split into batches."""
+    reviews = [
+        f"Summarize review {n}: the harbour ferry was {('late', 'on time', 'full')[n % 3]}." for n in range(count)
+    ]
+    return await actor.map(reviews, items_per_batch=_BULK_PER_BATCH)
 
 
 async def _run(actor: Actor, prompt: str) -> ActorResponse[Any] | ActorError:

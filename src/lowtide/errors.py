@@ -3,6 +3,7 @@
 ```
 ActorError
 ├── ConfigurationError            invalid actor configuration or call arguments; raised before anything is sent
+│   └── InputError                a bulk run's input file or jobs are wrong (lowtide.bulk); names file and line
 ├── ProviderNotFoundError         no provider registered under that name (with "did you mean ...?")
 ├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
 ├── StructuredOutputError         the answer did not validate against the requested `response_model`

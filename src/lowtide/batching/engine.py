@@ -11,7 +11,6 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import json
 import logging
@@ -19,13 +18,13 @@ import os
 import socket
 import uuid
 import weakref
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
+from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
 
 from lowtide.batching.crashpoints import crash_during, crashpoint
@@ -42,13 +41,31 @@ from lowtide.errors import (
     ConfigurationError,
     ServerError,
 )
-from lowtide.ledger.store import BatchRecord, BatchState, Ledger, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.store import (
+    BatchRecord,
+    BatchState,
+    Ledger,
+    NewRequest,
+    OutcomeRow,
+    RequestRecord,
+    RequestState,
+    stored_json,
+)
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider, request_id_of
-from lowtide.providers.anthropic.mapping import batch_entry, custom_id_for, parse_response, to_outcome
+from lowtide.providers.anthropic.mapping import custom_id_for, line_outcome, parse_response
 from lowtide.providers.base import Outcome
 from lowtide.types import ActorResponse
 
-__all__ = ["BatchEngine", "Ticket", "close_engines_of", "derive_key", "engine_for", "owner_id", "ticket_for"]
+__all__ = [
+    "BatchEngine",
+    "GroupCall",
+    "Ticket",
+    "close_engines_of",
+    "derive_key",
+    "engine_for",
+    "owner_id",
+    "ticket_for",
+]
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +96,12 @@ def _owner_alive(owner: str | None, until: float | None, now: float) -> bool:
     return until is None or until >= now
 
 
-def derive_key(provider: str, params: dict[str, Any]) -> str:
-    """The key of a request the caller did not name: a digest of everything it sends.
+def derive_key(provider: str, params: dict[str, Any] | str) -> str:
+    """The key of a request the caller did not name: a digest of everything it sends (params, or their JSON).
 
     The same request made again attaches to the first one's batch or stored answer instead of paying twice.
     """
-    digest = hashlib.sha256(f"{provider}\n{_canonical(params)}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{provider}\n{_params_json(params)}".encode()).hexdigest()
     return f"auto-{digest[:40]}"
 
 
@@ -165,12 +182,28 @@ def ticket_state(record: RequestRecord, batch: BatchRecord | None) -> str:
             return record.state.value
 
 
-@dataclass
+@dataclass(frozen=True)
+class GroupCall:
+    """One request of a group sent as a batch of its own (`BatchEngine.send_group`)."""
+
+    key: str
+    params: dict[str, Any]
+    size: int
+    """Its bytes in the create request, as the caller's splitting counted them."""
+    worst_case_usd: Decimal | None = None
+
+
+@dataclass(slots=True)
 class _Queued:
     key: str
     custom_id: str
-    params: dict[str, Any]
+    params: dict[str, Any] | str
+    """The Messages params, or (for a call claimed just now) their JSON as the ledger holds it."""
     size: int
+
+
+# What claiming a call gives: the future of its outcome when it is new (queued here), else the record the ledger had.
+_Entered = RequestRecord | asyncio.Future[Outcome]
 
 
 class BatchEngine:
@@ -201,10 +234,16 @@ class BatchEngine:
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._creating: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._claims: list[tuple[NewRequest, asyncio.Future[RequestRecord]]] = []
+        # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
+        self._claims: list[NewRequest] = []
+        self._claimed: list[asyncio.Future[_Entered]] = []
         self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
         self.closed = False
+        self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
+        """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
+        lines as the API sent them). A download broken off and fetched again passes each line once. What it raises
+        is logged, not raised: the answers are already in the ledger."""
 
     # The calls an actor makes.
 
@@ -218,14 +257,36 @@ class BatchEngine:
         worst_case_usd: Decimal | None = None,
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
-        record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
-        return _deliver(await self._final(record), response_model)
+        model = str(params.get("model", ""))
+        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        del params  # queued as JSON once claimed: thousands of waiting calls need not keep their params alive
+        return _deliver(await (self._final(entered) if isinstance(entered, RequestRecord) else entered), response_model)
+
+    async def run_json(
+        self,
+        params: str,
+        *,
+        model: str,
+        key: str,
+        actor: str,
+        response_model: type[BaseModel] | None = None,
+        worst_case_usd: Decimal | None = None,
+    ) -> ActorResponse[Any]:
+        """`run` for params already encoded as the ledger stores them (`stored_json`), of `model`.
+
+        Thousands of calls at once need no dict each: the JSON is what the ledger stores and the batch sends.
+        """
+        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        del params
+        return _deliver(await (self._final(entered) if isinstance(entered, RequestRecord) else entered), response_model)
 
     async def submit(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
     ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
-        record = await self._enter(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        model = str(params.get("model", ""))
+        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        record = entered if isinstance(entered, RequestRecord) else self._reread(key)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             outcome = self._futures.get(record.key)
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
@@ -244,6 +305,51 @@ class BatchEngine:
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return _deliver(await self._final(record), response_model)
 
+    async def send_group(self, calls: Sequence[GroupCall], *, actor: str) -> dict[str, asyncio.Future[Outcome]]:
+        """Send `calls` as one batch of their own, now: a bulk run splits its batches itself, so no window applies.
+
+        The claims are one transaction. A key the ledger already knows attaches as `run` would (its stored answer,
+        or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
+        """
+        now = self._clock.now()
+        records = self.ledger.claim(
+            [
+                NewRequest(
+                    key=call.key,
+                    custom_id=custom_id_for(call.key),
+                    actor=actor,
+                    model=str(call.params.get("model", "")),
+                    params=call.params,
+                    max_attempts=self.settings.max_attempts,
+                    worst_case_usd=call.worst_case_usd,
+                )
+                for call in calls
+            ],
+            owner=self.owner,
+            until=now + self.settings.lease_seconds,
+            now=now,
+        )
+        by_key = {call.key: call for call in calls}
+        futures: dict[str, asyncio.Future[Outcome]] = {}
+        fresh: list[_Queued] = []
+        for record in records:
+            call = by_key[record.key]
+            if record.state is RequestState.PENDING and record.owner != self.owner and not self._mine(record):
+                # Claimed by a process that stopped before its batch existed: it travels in this group instead.
+                record = self._take_abandoned(record) or record
+            if record.state is RequestState.PENDING and record.owner == self.owner and not self._mine(record):
+                fresh.append(_Queued(record.key, record.custom_id, call.params, call.size))
+                futures[record.key] = self._future(record.key)
+            else:
+                futures[record.key] = asyncio.ensure_future(self._final(record))
+        if fresh:
+            self._spawn(self._dispatch(fresh))
+        return futures
+
+    async def outcome(self, key: str) -> Outcome:
+        """The final outcome of a key the ledger knows, waiting for its batch (or taking over dead work) if need be."""
+        return await self._final(self._reread(key))
+
     def ticket(self, key: str) -> Ticket:
         return ticket_for(self.ledger, key)
 
@@ -260,9 +366,31 @@ class BatchEngine:
             if batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
                 if self._rescue_batch(batch):
                     await self._reconciling[batch.id]
-            elif batch.provider_batch_id is not None:
+            elif batch.provider_batch_id is not None and not self.settle_stored(batch):
                 self._ensure_poller(batch.id)
         await self.drain()
+
+    def settle_stored(self, batch: BatchRecord) -> bool:
+        """Mark an ended batch collected when the ledger already holds every member's result; True if it did.
+
+        A process that stopped after storing a batch's results but before saying the batch was collected leaves
+        it `ended` with nothing left to fetch: this closes it without downloading its results again.
+        """
+        if batch.state is not BatchState.ENDED:
+            return False
+        records = self.ledger.requests_for(list(self.ledger.members(batch.id).values()))
+        if not all(record.state.final or record.batch_id != batch.id for record in records):
+            return False
+        counts = batch.counts or {}
+        state = (
+            BatchState.CANCELED
+            if any(record.state is RequestState.CANCELED for record in records)
+            else BatchState.EXPIRED
+            if counts.get("expired") and not counts.get("succeeded")
+            else BatchState.COLLECTED
+        )
+        self.ledger.record_collected(batch.id, state=state, now=self._clock.now())
+        return True
 
     async def drain(self) -> None:
         """Wait for everything this engine started (flushes, creates, pollers) to finish."""
@@ -279,33 +407,31 @@ class BatchEngine:
 
     # Entering the ledger.
 
-    async def _enter(
-        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
-    ) -> RequestRecord:
-        new = NewRequest(
-            key=key,
-            custom_id=custom_id_for(key),
-            actor=actor,
-            model=str(params.get("model", "")),
-            params=params,
-            max_attempts=self.settings.max_attempts,
-            worst_case_usd=worst_case_usd,
+    def _claim(
+        self,
+        params: dict[str, Any] | str,
+        *,
+        model: str,
+        key: str,
+        actor: str,
+        worst_case_usd: Decimal | None = None,
+    ) -> asyncio.Future[_Entered]:
+        """Claim `key` for `params` in the ledger, in one transaction with every call of this moment.
+
+        The future gives a new request's outcome future (it is queued here), or the record of a key the ledger
+        already knew, to attach to; it raises if that key names other params.
+        """
+        claimed: asyncio.Future[_Entered] = asyncio.get_running_loop().create_future()
+        self._claims.append(
+            NewRequest(key, custom_id_for(key), actor, model, params, self.settings.max_attempts, worst_case_usd)
         )
-        claimed: asyncio.Future[RequestRecord] = asyncio.get_running_loop().create_future()
-        self._claims.append((new, claimed))
+        self._claimed.append(claimed)
         if self._claiming is None:
             self._claiming = self._spawn(self._write_claims())
-        record = await claimed
-        if record.params != params and _canonical(record.params) != _canonical(params):
-            raise ConfigurationError(
-                f"Key {key!r} already names a different request in the ledger; use a new key for new content.",
-                field="key",
-            )
-        # The same parameters: keep the caller's object, not the ledger's second copy, for as long as the call waits.
-        record = dataclasses.replace(record, params=params)
-        if record.state is RequestState.PENDING and record.owner == self.owner:
-            self._enqueue(record)
-        return record
+        if self._window is None:
+            # The window counts from the call's arrival: its claim is written while the window runs.
+            self._window = self._spawn(self._flush_after_window(self._clock.now()))
+        return claimed
 
     def reserve(self, actor: str, amount: Decimal) -> None:
         """Count a checked call's worst case against its actor until its claim is in the ledger."""
@@ -315,24 +441,42 @@ class BatchEngine:
         return self._reserved.get(actor, Decimal(0))
 
     async def _write_claims(self) -> None:
-        """Record every call that arrived in this turn of the event loop in one transaction."""
+        """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
-        claims, self._claims, self._claiming = self._claims, [], None
+        claims, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
+        self._claiming = None
         now = self._clock.now()
         try:
-            records = self.ledger.claim(
-                [new for new, _ in claims], owner=self.owner, until=now + self.settings.lease_seconds, now=now
+            inserted, known = self.ledger.claim_new(
+                claims, owner=self.owner, until=now + self.settings.lease_seconds, now=now
             )
         except Exception as exc:  # pragma: no cover - a ledger that cannot be written (disk full, locked)
-            for _, claimed in claims:
+            for claimed in claimed_by:
                 claimed.set_exception(exc)
             return
-        for new, _ in claims:
+        for new in claims:
             if new.worst_case_usd is not None:
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
-        by_key = {record.key: record for record in records}
-        for new, claimed in claims:
-            claimed.set_result(by_key[new.key])
+        records = {record.key: record for record in known}
+        firsts: dict[str, NewRequest] = {}
+        for new, claimed in zip(claims, claimed_by, strict=True):
+            record = records.get(new.key)
+            if record is not None:
+                if record.params != new.params and _canonical(record.params) != _params_json(new.params):
+                    claimed.set_exception(_other_request(new.key))
+                    continue
+                if record.state is RequestState.PENDING and record.owner == self.owner:
+                    self._enqueue(record)
+                claimed.set_result(record)
+            elif new.key not in firsts:
+                # Inserted just now, so this engine owns it: queued as the JSON the ledger holds, to send as it is.
+                firsts[new.key] = new
+                params = inserted[new.key]
+                claimed.set_result(self._queue_entry(_Queued(new.key, new.custom_id, params, len(params) + 64)))
+            elif _params_json(firsts[new.key].params) != _params_json(new.params):
+                claimed.set_exception(_other_request(new.key))  # the same key twice in one moment, for two requests
+            else:
+                claimed.set_result(self._future(new.key))
 
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
@@ -366,14 +510,22 @@ class BatchEngine:
 
     def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
         """Take over a pending request whose owner died or whose lease ran out, and queue it here."""
+        taken = self._take_abandoned(record)
+        if taken is not None and taken.state is RequestState.PENDING:
+            self._enqueue(taken)
+        return self._reread(record.key)
+
+    def _take_abandoned(self, record: RequestRecord) -> RequestRecord | None:
+        """Own a pending request whose owner died or whose lease ran out; its record now, or None if not taken."""
         now = self._clock.now()
         if _owner_alive(record.owner, record.owner_until, now) and record.owner != self.owner:
-            return record
-        if self.ledger.take_over(record.key, owner=self.owner, until=now + self.settings.lease_seconds, now=now):
-            record = self._reread(record.key)
-            if record.state is RequestState.PENDING:
-                self._enqueue(record)
-        return self._reread(record.key)
+            return None
+        # Seen dead (or out of its lease): take it, unless another process took it first.
+        dead = record.owner if record.owner != self.owner else None
+        until = now + self.settings.lease_seconds
+        if self.ledger.take_over(record.key, owner=self.owner, until=until, now=now, dead_owner=dead):
+            return self._reread(record.key)
+        return None
 
     def _rescue_batch(self, batch: BatchRecord) -> bool:
         """Reconcile a batch whose create's outcome is unknown, unless a live process is still creating it."""
@@ -393,8 +545,6 @@ class BatchEngine:
         future = self._futures.get(key)
         if future is None or future.done():
             future = asyncio.get_running_loop().create_future()
-            # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
-            future.add_done_callback(_retrieve)
             self._futures[key] = future
         return future
 
@@ -410,13 +560,19 @@ class BatchEngine:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():
                 future.set_exception(error)
+                # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
+                # (Marked here rather than by a done callback on every future: one callback each costs a context.)
+                future.exception()
 
     # Coalescing.
 
     def _enqueue(self, record: RequestRecord) -> None:
-        if record.key in self._queued_keys:
-            return
-        entry = _Queued(record.key, record.custom_id, record.params, record.params_bytes + 64)
+        self._queue_entry(_Queued(record.key, record.custom_id, record.params, record.params_bytes + 64))
+
+    def _queue_entry(self, entry: _Queued) -> asyncio.Future[Outcome]:
+        """Queue a request for the next batch (once); the future of its outcome."""
+        if entry.key in self._queued_keys:
+            return self._future(entry.key)
         if self._queue and (
             len(self._queue) + 1 > self.settings.max_batch_requests
             or self._queue_bytes + entry.size > self.settings.max_batch_bytes
@@ -425,12 +581,16 @@ class BatchEngine:
         self._queue.append(entry)
         self._queue_bytes += entry.size
         self._queued_keys.add(entry.key)
-        self._future(entry.key)
         if self._window is None:
-            self._window = self._spawn(self._flush_after_window())
+            self._window = self._spawn(self._flush_after_window(self._clock.now()))
+        return self._future(entry.key)
 
-    async def _flush_after_window(self) -> None:
-        await self._clock.sleep(self.settings.coalesce_window)
+    async def _flush_after_window(self, opened: float) -> None:
+        await asyncio.sleep(0)  # the claims of this moment are written first
+        await self._clock.sleep(max(0.0, opened + self.settings.coalesce_window - self._clock.now()))
+        claiming = self._claiming
+        if claiming is not None:
+            await asyncio.shield(claiming)  # calls that arrived in the window are being claimed: they travel in it
         self._window = None
         self._flush()
 
@@ -460,11 +620,13 @@ class BatchEngine:
         self._queued_keys.difference_update(e.key for e in entries)
         crashpoint("after-intent")
         keys = [e.key for e in entries]
-        batch_entries = [batch_entry(e.custom_id, e.params) for e in entries]
+        # Every custom_id here came from `custom_id_for`, so it is valid; params go as the JSON the ledger holds.
+        body = self.provider.batch_body((e.custom_id, _params_json(e.params)) for e in entries)
+        del entries
         timer = crash_during("during-create")
         self._creating.add(batch_id)
         try:
-            remote = await self.provider.create(batch_entries)
+            remote = await self.provider.create_body(body, len(keys))
         except (APIConnectionError, ServerError) as exc:
             # The API may or may not have the batch: find out before anything is sent again.
             log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
@@ -585,34 +747,47 @@ class BatchEngine:
         seen: set[str] = set()
         retry: set[str] = set()
         strangers = 0
+        lines: list[Mapping[str, Any]] = []  # the chunk's lines as received, for `on_results`
 
         def write() -> None:
+            """Store the chunk in hand; once it is stored, hand its outcomes out."""
             if not rows:
                 return
             self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
             crashpoint("while-streaming")
+            if lines and self.on_results is not None:
+                try:
+                    self.on_results(batch_id, ended.id, list(lines))
+                except Exception:
+                    log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
             self._settle(settled)
             rows.clear()
             settled.clear()
+            lines.clear()
 
-        def handle(line: MessageBatchIndividualResponse) -> None:
+        def handle(line: dict[str, Any]) -> None:
             nonlocal strangers
-            key = members.get(line.custom_id)
-            if key is None:
+            custom_id = line.get("custom_id")
+            if not isinstance(custom_id, str) or custom_id not in members:
                 strangers += 1
                 return
-            seen.add(line.custom_id)
+            key = members[custom_id]
+            if custom_id in seen:
+                return  # a download broken off is fetched again from the start: this line is stored already
+            seen.add(custom_id)
             used, allowed = attempts.get(key, (1, 1))
-            outcome = to_outcome(line, batch_id=ended.id, request_id=request_id)
-            row = _row(key, outcome, used=used, allowed=allowed)
+            outcome, stored = line_outcome(line, batch_id=ended.id, request_id=request_id)
+            row = _row(key, outcome, stored, used=used, allowed=allowed)
             (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
             rows.append(row)
             if row.state.final:
                 settled.append((key, outcome))
+            if self.on_results is not None:
+                lines.append(line)
             if len(rows) >= _WRITE_CHUNK:
                 write()
 
-        await self.provider.stream_results(ended.id, handle, expected=len(members))
+        await self.provider.stream_results(ended, handle, expected=len(members))
         if strangers and not seen:
             log.error(
                 "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id
@@ -658,11 +833,6 @@ class BatchEngine:
         return task
 
 
-def _retrieve(future: asyncio.Future[Outcome]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
 def _outcome_of(record: RequestRecord) -> Outcome:
     if record.state is RequestState.SUCCEEDED and record.response is not None:
         return response_from_json(record.response)
@@ -675,14 +845,17 @@ def _deliver(outcome: Outcome, response_model: type[BaseModel] | None) -> ActorR
     return outcome if response_model is None else parse_response(outcome, response_model)
 
 
-def _row(key: str, outcome: ActorResponse[Any] | ActorError, *, used: int, allowed: int) -> OutcomeRow:
-    """How one result is stored: succeeded, requeued for another attempt, or final."""
+def _row(
+    key: str, outcome: ActorResponse[Any] | ActorError, stored: dict[str, Any] | None, *, used: int, allowed: int
+) -> OutcomeRow:
+    """How one result is stored: succeeded (`stored`: its response as JSON), requeued for another attempt, or final."""
     if isinstance(outcome, ActorResponse):
         cost = outcome.cost
         return OutcomeRow(
             key,
             RequestState.SUCCEEDED,
-            response=response_to_json(outcome),
+            # Encoded now, so that the dicts of a chunk's answers do not outlive their line (the collector's work).
+            response=stored_json(stored if stored is not None else response_to_json(outcome)),
             cost_usd=cost.total_usd if cost else None,
             live_cost_usd=cost.live_equivalent_usd if cost else None,
         )
@@ -696,5 +869,19 @@ def _row(key: str, outcome: ActorResponse[Any] | ActorError, *, used: int, allow
     return OutcomeRow(key, final, error=error)
 
 
+def _other_request(key: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"Key {key!r} already names a different request in the ledger; use a new key for new content.", field="key"
+    )
+
+
 def _canonical(params: dict[str, Any]) -> str:
-    return json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
+    return _ENCODE(params)
+
+
+def _params_json(params: dict[str, Any] | str) -> str:
+    return params if isinstance(params, str) else _ENCODE(params)
+
+
+# Built once: `json.dumps` with options builds an encoder on every call.
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode

@@ -32,7 +32,10 @@ def response_to_json(response: ActorResponse[Any]) -> dict[str, Any]:
 
 
 def response_from_json(data: dict[str, Any]) -> ActorResponse[Any]:
-    return ActorResponse[Any].model_validate(data)
+    return _RESPONSE.model_validate(data)
+
+
+_RESPONSE = ActorResponse[Any]  # looked up once: subscripting a generic model on every call costs a hash of it
 
 
 def error_to_json(error: ActorError) -> dict[str, Any]:

@@ -69,6 +69,32 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (batch_id, custom_id)
     );
     """,
+    # 2: bulk runs and their items, in input order.
+    """
+    CREATE TABLE runs (
+        id            TEXT PRIMARY KEY,
+        actor         TEXT NOT NULL,
+        configuration TEXT NOT NULL,            -- the ActorConfiguration, JSON; names a key's variable, never a key
+        options       TEXT NOT NULL,            -- limits, splitting and output options, JSON
+        fingerprint   TEXT NOT NULL,            -- a hash of the items: a run id names one set of inputs
+        item_count    INTEGER NOT NULL,
+        created_at    REAL NOT NULL,
+        updated_at    REAL NOT NULL
+    );
+
+    CREATE TABLE run_items (
+        run_id   TEXT NOT NULL REFERENCES runs(id),
+        idx      INTEGER NOT NULL,              -- the item's place in the input, from 0
+        item_id  TEXT,                          -- the user's own id for it, if any
+        job      TEXT NOT NULL,                 -- the input (prompt, messages, file path, overrides), JSON
+        key      TEXT NOT NULL,                 -- the request key of its latest attempt
+        attempt  INTEGER NOT NULL DEFAULT 1,
+        status   TEXT,                          -- set when the run decided without the API (not-run, failed)
+        reason   TEXT,
+        PRIMARY KEY (run_id, idx)
+    );
+    CREATE INDEX run_items_key ON run_items(key);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

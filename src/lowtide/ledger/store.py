@@ -34,6 +34,7 @@ __all__ = [
     "close_ledgers",
     "default_ledger_path",
     "open_ledger",
+    "stored_json",
 ]
 
 T = TypeVar("T")
@@ -83,13 +84,14 @@ class BatchState(StrEnum):
         return self in (BatchState.INTENT, BatchState.UNKNOWN, BatchState.WAITING, BatchState.ENDED)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewRequest:
     key: str
     custom_id: str
     actor: str
     model: str
-    params: dict[str, Any]
+    params: dict[str, Any] | str
+    """The Messages params, or their JSON as `stored_json` gives it."""
     max_attempts: int = 1
     worst_case_usd: Decimal | None = None
 
@@ -137,13 +139,14 @@ class BatchRecord:
     note: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OutcomeRow:
     """One request's result as stored: its final (or requeued) state and what came back."""
 
     key: str
     state: RequestState
-    response: dict[str, Any] | None = None
+    response: dict[str, Any] | str | None = None
+    """The response, or its JSON already encoded by `stored_json` (so that thousands of dicts need not wait)."""
     error: dict[str, Any] | None = None
     cost_usd: Decimal | None = None
     live_cost_usd: Decimal | None = None
@@ -208,20 +211,63 @@ class Ledger:
 
         A key the ledger already has is left as it is: the caller attaches to it instead of sending it again.
         """
+        inserted, known = self.claim_new(requests, owner=owner, until=until, now=now)
+        records = {record.key: record for record in known}
+        for r in requests:
+            params = inserted.get(r.key)
+            if params is not None and r.key not in records:
+                records[r.key] = RequestRecord(
+                    key=r.key,
+                    custom_id=r.custom_id,
+                    actor=r.actor,
+                    model=r.model,
+                    params=r.params if isinstance(r.params, dict) else json.loads(r.params),
+                    params_bytes=len(params),
+                    state=RequestState.PENDING,
+                    batch_id=None,
+                    attempts=0,
+                    max_attempts=r.max_attempts,
+                    response=None,
+                    error=None,
+                    cost_usd=None,
+                    live_cost_usd=None,
+                    created_at=now,
+                    updated_at=now,
+                    owner=owner,
+                    owner_until=until,
+                )
+        return [records[r.key] for r in requests]
+
+    def claim_new(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> tuple[dict[str, str], list[RequestRecord]]:
+        """`claim`, answered as (key -> params JSON as stored, for the keys inserted; records of the keys known).
+
+        Nothing inserted is read back: the caller has it. Of a key given twice, the first request counts.
+        The JSON is ASCII, so its length is its size in bytes.
+        """
+        inserted: dict[str, str] = {}
+        known: list[RequestRecord] = []
         with self._transaction() as db:
             for chunk in _chunks(requests):
-                db.executemany(
-                    "INSERT OR IGNORE INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
-                    " max_attempts, worst_case_usd, created_at, updated_at, owner, owner_until)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
-                    [
+                keys = list({r.key: None for r in chunk if r.key not in inserted})
+                there = {
+                    row[0]
+                    for row in db.execute(f"SELECT key FROM requests WHERE key IN ({', '.join('?' * len(keys))})", keys)
+                }
+                rows: list[tuple[Any, ...]] = []
+                for r in chunk:
+                    if r.key in there or r.key in inserted:
+                        continue
+                    inserted[r.key] = params = r.params if isinstance(r.params, str) else _dumps(r.params)
+                    rows.append(
                         (
                             r.key,
                             r.custom_id,
                             r.actor,
                             r.model,
-                            params := _dumps(r.params),
-                            len(params.encode()),
+                            params,
+                            len(params),
                             r.max_attempts,
                             float(r.worst_case_usd) if r.worst_case_usd is not None else None,
                             now,
@@ -229,18 +275,26 @@ class Ledger:
                             owner,
                             until,
                         )
-                        for r in chunk
-                    ],
+                    )
+                db.executemany(
+                    "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
+                    " max_attempts, worst_case_usd, created_at, updated_at, owner, owner_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
+                    rows,
                 )
-            return self._requests_by_key(db, [r.key for r in requests])
+                if there:
+                    known.extend(self._requests_by_key(db, sorted(there)))
+        return inserted, known
 
-    def take_over(self, key: str, *, owner: str, until: float, now: float) -> bool:
-        """Own a pending request whose owner's lease ran out (its process died); True when this call took it."""
+    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
+        """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
+        still holding it); True when this call took it."""
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
-                " WHERE key = ? AND state = 'pending' AND (owner IS NULL OR owner = ? OR owner_until < ?)",
-                (owner, until, now, key, owner, now),
+                " WHERE key = ? AND state = 'pending'"
+                " AND (owner IS NULL OR owner = ? OR owner_until < ? OR owner = ?)",
+                (owner, until, now, key, owner, now, dead_owner),
             )
             return cursor.rowcount == 1
 
@@ -308,11 +362,13 @@ class Ledger:
                     "INSERT INTO batch_members (batch_id, key, custom_id) VALUES (?, ?, ?)",
                     [(batch_id, key, custom_id) for key, custom_id in chunk],
                 )
-                db.executemany(
-                    "UPDATE requests SET state = 'submitting', batch_id = ?, attempts = attempts + 1,"
-                    " owner = NULL, owner_until = NULL, updated_at = ? WHERE key = ?",
-                    [(batch_id, now, key) for key, _ in chunk],
-                )
+            # One statement for every member: SQLite walks the members itself, with no binding per row.
+            db.execute(
+                "UPDATE requests SET state = 'submitting', batch_id = ?, attempts = attempts + 1,"
+                " owner = NULL, owner_until = NULL, updated_at = ?"
+                " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = ?)",
+                (batch_id, now, batch_id),
+            )
 
     def record_submitted(
         self,
@@ -371,7 +427,7 @@ class Ledger:
                     [
                         (
                             o.state.value,
-                            _dumps(o.response) if o.response is not None else None,
+                            o.response if isinstance(o.response, str) or o.response is None else _dumps(o.response),
                             _dumps(o.error) if o.error is not None else None,
                             str(o.cost_usd) if o.cost_usd is not None else None,
                             str(o.live_cost_usd) if o.live_cost_usd is not None else None,
@@ -457,6 +513,23 @@ class Ledger:
             ).fetchall()
         return {row["custom_id"]: row["key"] for row in rows}
 
+    # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
+
+    @contextmanager
+    def transaction(self) -> Generator[sqlite3.Connection]:
+        """One `BEGIN IMMEDIATE` transaction on the ledger's connection."""
+        with self._transaction() as db:
+            yield db
+
+    def select(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
+        """The records of `keys` the ledger knows, in the order given."""
+        with self._lock:
+            return self._requests_by_key(self._db, keys)
+
     def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
         found: dict[str, RequestRecord] = {}
         for chunk in _chunks(keys, size=500):
@@ -530,8 +603,16 @@ def _batch(row: sqlite3.Row) -> BatchRecord:
     )
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+def stored_json(value: object) -> str:
+    """`value` as the ledger stores JSON: compact, keys sorted."""
+    return _ENCODE(value)
+
+
+_dumps = stored_json
+
+
+# Built once: `json.dumps` with options builds an encoder on every call, and the ledger encodes every request twice.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True, default=str).encode
 
 
 def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:

@@ -13,10 +13,11 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
+import httpx2
+from anthropic.types.messages import MessageBatch
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, retry_if_result, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
@@ -44,6 +45,9 @@ MAX_BATCH_REQUESTS = 100_000
 MAX_BATCH_BYTES = 256 * 1024 * 1024
 
 T = TypeVar("T")
+
+_JSON_BODY = {"Content-Type": "application/json"}
+_RESULTS_FILE = {"Accept": "application/binary"}
 
 
 class PreparedBatch:
@@ -128,9 +132,7 @@ class ClaudeBatchProvider(Provider):
         except BatchTimeoutError as exc:
             exc.custom_ids = list(prepared.custom_ids)
             raise
-        outcomes = await self.collect(
-            batch.id, prepared.requests, request_id=request_id_of(batch), expected=_total(ended)
-        )
+        outcomes = await self.collect(ended, prepared.requests, request_id=request_id_of(batch), expected=_total(ended))
         return [outcomes[custom_id] for custom_id in prepared.custom_ids]
 
     async def submit(self, prepared: PreparedBatch) -> MessageBatch:
@@ -139,12 +141,34 @@ class ClaudeBatchProvider(Provider):
 
     async def create(self, entries: Sequence[BatchEntry]) -> MessageBatch:
         """Create a batch. Retried only when the API refused it outright (429, 529), never on doubt."""
+        body = self.batch_body(
+            (entry["custom_id"], json.dumps(entry["params"], separators=(",", ":"))) for entry in entries
+        )
+        return await self.create_body(body, len(entries))
+
+    @staticmethod
+    def batch_body(entries: Iterable[tuple[str, str]]) -> bytes:
+        """The body of a create, joined from (custom_id, Messages params as JSON) pairs whose custom_ids are checked.
+
+        Joined from JSON the caller holds (the ledger's), rather than built by the SDK's `batches.create`, which
+        copies every request before it encodes it.
+        """
+        parts = [f'{{"custom_id":"{custom_id}","params":{params}}}' for custom_id, params in entries]
+        return ('{"requests":[' + ",".join(parts) + "]}").encode()
+
+    async def create_body(self, body: bytes, count: int) -> MessageBatch:
+        """Create a batch of `count` requests from its `batch_body`.
+
+        Retried only when the API refused it outright (429, 529), never on doubt.
+        """
 
         async def create() -> MessageBatch:
-            return await self._client.messages.batches.create(requests=entries)
+            return await self._client.post(
+                "/v1/messages/batches", cast_to=MessageBatch, content=body, options={"headers": _JSON_BODY}
+            )
 
         batch = await self._retrying(create, retry_on=(RateLimitError, OverloadedError))
-        log.info("Submitted batch %s with %d request(s).", batch.id, len(entries))
+        log.info("Submitted batch %s with %d request(s).", batch.id, count)
         return batch
 
     async def retrieve(self, batch_id: str) -> MessageBatch:
@@ -199,30 +223,32 @@ class ClaudeBatchProvider(Provider):
 
     async def collect(
         self,
-        batch_id: str,
+        batch: MessageBatch | str,
         requests: Mapping[str, ActorRequest] | None = None,
         *,
         request_id: str | None = None,
         expected: int | None = None,
     ) -> dict[str, Outcome]:
-        """Stream the results of an ended batch, line by line, into one outcome per `custom_id`.
+        """Stream the results of an ended batch (or batch id), line by line, into one outcome per `custom_id`.
 
         With `requests` (custom_id -> request) lines are joined to them (and parsed into their `response_model`),
         and a request the results never mention gets a `BatchRequestError` saying so. Without, every line is
         returned: enough to pick up a batch left running after a timeout, knowing only its id.
         With `expected` (the batch's request count), a download that ends cleanly but short counts as broken.
         """
+        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
         outcomes: dict[str, Outcome] = {}
 
-        def handle(line: MessageBatchIndividualResponse) -> None:
-            request = requests.get(line.custom_id) if requests is not None else None
+        def handle(line: dict[str, Any]) -> None:
+            custom_id = str(line.get("custom_id"))
+            request = requests.get(custom_id) if requests is not None else None
             if requests is not None and request is None:
-                log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, line.custom_id)
+                log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, custom_id)
                 return
             model = request.response_model if request is not None else None
-            outcomes[line.custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
+            outcomes[custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
 
-        await self.stream_results(batch_id, handle, expected=expected)
+        await self.stream_results(batch, handle, expected=expected)
         for custom_id in requests or ():
             if custom_id not in outcomes:
                 outcomes[custom_id] = BatchRequestError(
@@ -234,26 +260,42 @@ class ClaudeBatchProvider(Provider):
 
     async def stream_results(
         self,
-        batch_id: str,
-        handle: Callable[[MessageBatchIndividualResponse], Awaitable[None] | None],
+        batch: MessageBatch | str,
+        handle: Callable[[dict[str, Any]], Awaitable[None] | None],
         *,
         expected: int | None = None,
     ) -> None:
-        """Feed each results line of an ended batch to `handle`, never holding the whole file.
+        """Feed each results line of an ended batch to `handle` as the JSON object the API sent, never holding the
+        whole file. Given the ended batch, its `results_url` is used as it is; given an id, the batch is looked up.
 
-        A broken stream (a dropped connection, a line cut short, or fewer lines than `expected`) is retried from
-        the start, so `handle` must accept a line it has seen before.
+        Lines are decoded with `json.loads` alone: the SDK's decoder would build models for every line, several
+        times the work, and lowtide reads the JSON directly. A broken stream (a dropped connection, a line cut
+        short, or fewer lines than `expected`) is retried from the start, so `handle` must accept a line it has
+        seen before.
         """
+        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
+        known = batch if isinstance(batch, MessageBatch) and batch.results_url else None
 
         async def stream() -> None:
+            nonlocal known
+            if known is None:
+                known = await self._client.messages.batches.retrieve(batch_id)
+            if not known.results_url:
+                raise APIError(f"Batch {batch_id} has no results to download yet (it is {known.processing_status}).")
             lines = 0
-            with translate_errors():
-                decoder = await self._client.messages.batches.results(batch_id)
-                async for line in decoder:
+            response = await self._client.get(
+                known.results_url, cast_to=httpx2.Response, stream=True, options={"headers": _RESULTS_FILE}
+            )
+            try:
+                async for text in response.aiter_lines():
+                    if not text:
+                        continue
                     lines += 1
-                    handled = handle(line)
+                    handled = handle(json.loads(text))
                     if handled is not None:
                         await handled
+            finally:
+                await response.aclose()
             if expected is not None and lines < expected:
                 raise APIConnectionError(f"The results of batch {batch_id} ended after {lines} of {expected} lines.")
 

@@ -1,0 +1,171 @@
+Feature: Bulk runs: many inputs through batches, in order, resumable, within limits
+  As a developer with a data set to process at half price
+  I want to hand an actor thousands of inputs and get one result per input back, in order and grouped
+  So that a run survives restarts without paying twice, keeps to my cost and time limits, and tells me what it did
+
+  Background:
+    Given an emulated Anthropic API whose batches take 60 seconds
+    And an actor "reader" with:
+      """
+      batch_processing: batch
+      max_tokens: 64
+      batch: {poll_interval: 10, max_attempts: 1}
+      """
+
+  Scenario: Results come back one per input, in input order, and grouped by how they ended
+    Given 12 prompts "Review {n}", with prompt 4 ending as errored and prompt 9 as expired
+    When the actor maps the prompts with 5 items per batch
+    Then the run has 12 results, each the emulated reply to its own prompt, in input order
+    And the run's groups are 10 completed, 2 failed, 0 canceled and 0 not run
+    And result 4 failed with BatchRequestErrored
+    And result 9 is expired
+    And the API received 3 batches of 5, 5 and 2 requests
+
+  Scenario Outline: Items are split by count: at and around the limit of a batch
+    When <items> items of <size> bytes are split with at most <count> per batch and <bytes> bytes
+    Then the batches hold <sizes> items
+
+    Examples:
+      | items  | size | count  | bytes     | sizes        |
+      | 10     | 100  | 5      | 256000000 | 5, 5         |
+      | 11     | 100  | 5      | 256000000 | 5, 5, 1      |
+      | 100000 | 10   | 100000 | 256000000 | 100000       |
+      | 100001 | 10   | 100000 | 256000000 | 100000, 1    |
+      | 4      | 100  | 100000 | 400       | 4            |
+      | 5      | 100  | 100000 | 400       | 4, 1         |
+      | 3      | 256000000 | 100000 | 256000000 | 1, 1, 1 |
+
+  Scenario: Items are split by bytes in a real run, each batch under the configured size
+    Given an actor "reader" with:
+      """
+      batch_processing: batch
+      max_tokens: 64
+      batch: {poll_interval: 10, max_attempts: 1, max_batch_bytes: 2048}
+      """
+    And 9 prompts "A long review, padded to about five hundred bytes {n}" padded to 500 bytes
+    When the actor maps the prompts
+    Then every one of the 9 results succeeded
+    And the API received 3 batches of 3, 3 and 3 requests
+
+  Scenario: An item too large for any batch is refused before anything is sent
+    Given an actor "reader" with:
+      """
+      batch_processing: batch
+      batch: {max_batch_bytes: 1024}
+      """
+    And 3 prompts "Review {n}", with prompt 1 padded to 2000 bytes
+    When the actor maps the prompts
+    Then a ConfigurationError is raised
+    And the error message contains "more than a batch may hold (1,024)"
+    And the API received no calls at all
+
+  Scenario: A run started again resumes: stored answers cost nothing and nothing is sent twice
+    Given 6 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch
+    And the actor maps the prompts with 3 items per batch again
+    Then the second run has the same id and the same 6 answers as the first
+    And the API received 2 batches of 3 and 3 requests
+
+  Scenario: A run stopped while its batches were out picks them up again, in a new program
+    Given 6 prompts "Review {n}"
+    When a program starts mapping the prompts with 3 items per batch as run "reviews" and stops once its batches are out
+    And a new program maps the prompts with 3 items per batch as run "reviews"
+    Then the run has 6 results, each the emulated reply to its own prompt, in input order
+    And the API received 2 batches of 3 and 3 requests
+
+  Scenario: A run id names one set of inputs: other inputs under it are refused before anything is sent
+    Given 3 prompts "Review {n}"
+    When the actor maps the prompts as run "reviews"
+    And the actor maps the prompts "Something else" as run "reviews"
+    Then a ConfigurationError is raised
+    And the error message contains "was made with other inputs or actor settings"
+    And the API received 1 batch of 3 requests
+
+  Scenario: The cost limit: what would cross it is not sent, and is reported not run with the reason
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case
+    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
+    And every item not run says "cost limit"
+    And the API received 1 batch of 2 requests
+
+  Scenario: The cost limit counts batches out at their worst case, and waits for them to settle at their real cost
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, 3 batches at a time, and a cost limit of 5 items' worst case
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 3 batches of 3, 3 and 3 requests
+
+  Scenario: The time limit: outstanding batches are canceled, answers already in are kept, the rest fail with the reason
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, 1 batch at a time, and a time limit of 100 seconds
+    Then the run's groups are 3 completed, 6 failed, 0 canceled and 0 not run
+    And results 0 to 2 are the emulated replies to their prompts
+    And 3 failed items say "its batch was canceled" and 3 say "passed before it was sent"
+    And the API received 2 batches of 3 and 3 requests
+    And the API canceled 1 batch
+
+  Scenario: A dry run prints the plan and sends nothing
+    Given 7 prompts "Review {n}"
+    When the actor plans the prompts with 3 items per batch and a cost limit of $5
+    Then the plan has 3 batches of 3, 3 and 1 requests, and a cost range from low to high
+    And the plan says "dry run: nothing was sent"
+    And the API received no calls at all
+    And the ledger has no run
+
+  Scenario: Retry sends only the failed and expired items again, under new keys
+    Given 5 prompts "Review {n}", with prompt 1 ending as errored and prompt 3 as expired, in the first batch only
+    When the actor maps the prompts as run "reviews"
+    And the run "reviews" is retried
+    Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 2 batches of 5 and 2 requests
+    And the second batch held only items 1 and 3
+
+  Scenario: Structured output: answers are parsed, and one that does not validate is a failed item, not a crash
+    Given 3 prompts "Review {n}"
+    When the actor maps the prompts for a Verdict
+    Then every one of the 3 results succeeded, parsed as a Verdict
+    When the actor maps the prompts for a Permit
+    Then the run's groups are 0 completed, 3 failed, 0 canceled and 0 not run
+    And result 0 failed with StructuredOutputError
+
+  Scenario: Progress goes to a callback as results arrive, ending with every item done
+    Given 6 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, reporting progress to a callback
+    Then the callback saw items done rise to 6 of 6, and batches done rise to 2 of 2
+
+  Scenario: The results directory: raw lines per batch and one processed line per input, in order, with no secret
+    Given 5 prompts "Review {n}", with prompt 2 ending as errored
+    When the actor maps the prompts with 2 items per batch into the results directory "out"
+    Then "out/raw" holds 3 files with 5 result lines in all
+    And "out/results.jsonl" has 5 lines with indexes 0 to 4 in order, line 2 failed
+    And no file under "out" contains the API key
+
+  Scenario: Jobs with files: a text document with citations, and an image
+    Given a text file "harbour.txt" with "The harbour opens at dawn. Boats leave at noon."
+    And an image file "chart.png"
+    When the actor maps jobs: "harbour.txt" with "When does it open?" and citations, and "chart.png" with "Describe it."
+    Then every one of the 2 results succeeded
+    And the first request sent a document block with citations enabled, the second an image block
+    And result 0 has citations quoting "harbour.txt"
+
+  Scenario: lowtide status RUN shows the run from the ledger
+    Given 4 prompts "Review {n}", with prompt 0 ending as errored
+    When the actor maps the prompts as run "reviews"
+    And "lowtide status reviews" runs on the scenario's ledger
+    Then the command exits with 0
+    And the command printed "run reviews (actor reader): 4 item(s): 3 succeeded, 1 failed"
+
+  Scenario: Items a stopped program claimed but never put in a batch are sent in the run's own batches
+    Given 6 prompts "Review {n}"
+    And a program that died had claimed items 0 to 3 of run "reviews" for the prompts, before any batch existed
+    When the actor maps the prompts with 3 items per batch as run "reviews"
+    Then the run has 6 results, each the emulated reply to its own prompt, in input order
+    And the API received 2 batches of 3 and 3 requests
+    And every request of the run was created exactly once
+
+  Scenario: A batch whose results were all stored before a stop is closed on resume without downloading them again
+    Given 6 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch as run "reviews"
+    And the ledger is left as if the program had stopped after storing the results of one batch, before closing it
+    And the actor maps the prompts with 3 items per batch as run "reviews"
+    Then every batch of the run "reviews" is collected in the ledger
+    And the API sent the results of 2 batches

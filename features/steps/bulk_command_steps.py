@@ -1,0 +1,120 @@
+"""Steps for `lowtide run`, `lowtide retry` and `lowtide status RUN` against the emulator on a socket."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import shlex
+from typing import Any
+
+import yaml
+from _support import API_KEY, emulated_reply_to, set_env, world
+from behave import given, then, when
+
+
+@given('an actor file "{name}" for that API, with the key in "{variable}":')
+def step_actor_file(context: Any, name: str, variable: str) -> None:
+    w = world(context)
+    [url] = w.witnessed["server url"]
+    set_env(w, variable, API_KEY)
+    settings = {**yaml.safe_load(context.text), "base_url": url, "api_key_env": variable}
+    w.path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
+
+
+def _reviews(context: Any, name: str, count: int, errored: int | None = None) -> None:
+    with world(context).path(name).open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["id", "review"])
+        for n in range(count):
+            writer.writerow([f"r{n}", f"Review {n}" + (" [[emulator:errored]]" if n == errored else "")])
+
+
+@given('a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored')
+def step_csv_errored(context: Any, name: str, count: int, errored: int) -> None:
+    _reviews(context, name, count, errored)
+
+
+@given('a CSV file "{name}" of {count:d} reviews')
+def step_csv(context: Any, name: str, count: int) -> None:
+    _reviews(context, name, count)
+
+
+@given('a JSONL file "{name}" of {count:d} prompts')
+def step_jsonl(context: Any, name: str, count: int) -> None:
+    lines = [json.dumps({"prompt": f"Prompt {n}"}) for n in range(count)]
+    world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@when('"{command}" runs in the scenario\'s folder')
+def step_cli_in_folder(context: Any, command: str) -> None:
+    """`lowtide ...` in process, in the scenario's folder, on the scenario's ledger; the outcome kept as run_cli's."""
+    from lowtide.cli import main
+
+    w = world(context)
+    argv = shlex.split(command)
+    assert argv[0] == "lowtide", argv
+    args = [*argv[1:2], "--ledger", str(w.ledger_path), *argv[2:]]
+    out, err = io.StringIO(), io.StringIO()
+    folder = w.path("actor.yaml").parent
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code: int | str = main(args)
+            except SystemExit as exit_:
+                code = int(exit_.code or 0)
+            except Exception as exc:
+                code = f"crashed with {type(exc).__name__}: {exc}"
+    finally:
+        os.chdir(here)
+    w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+def _lines(context: Any, name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in world(context).path(name).read_text(encoding="utf-8").splitlines()]
+
+
+@then(
+    '"{name}" has {count:d} lines in order, with ids "r0" to "r{last:d}", line {bad:d} failed'
+    ' and the others the emulated replies to "{template}"'
+)
+def step_out_lines(context: Any, name: str, count: int, last: int, bad: int, template: str) -> None:
+    lines = _lines(context, name)
+    assert [line["index"] for line in lines] == list(range(count)), [line["index"] for line in lines]
+    assert [line["id"] for line in lines] == [f"r{n}" for n in range(last + 1)]
+    for n, line in enumerate(lines):
+        if n == bad:
+            assert line["status"] == "failed", line
+            assert line["error"]["type"] == "BatchRequestErrored", line
+        else:
+            prompt = template.replace("...", f"Review {n}")
+            assert line["status"] == "succeeded", line
+            assert line["text"].startswith(emulated_reply_to(prompt)[:30]), line
+
+
+@then('"{name}" has {count:d} lines in order, all succeeded')
+def step_out_all_ok(context: Any, name: str, count: int) -> None:
+    lines = _lines(context, name)
+    assert [line["index"] for line in lines] == list(range(count))
+    assert all(line["status"] == "succeeded" for line in lines), [line["status"] for line in lines]
+
+
+@then('the API received a batch with only the request "{custom_id}"')
+def step_batch_with_only(context: Any, custom_id: str) -> None:
+    w = world(context)
+    counts = w.emu.created_custom_ids
+    assert counts[custom_id] == 1, counts
+    assert w.emu.created_batches == 2, w.emu.created_batches
+    assert sum(counts.values()) == 8, counts
+
+
+@then("the command printed a JSON plan of {count:d} batches with {sizes} requests")
+def step_json_plan(context: Any, count: int, sizes: str) -> None:
+    plan = json.loads(world(context).value["out"])
+    found = [batch["requests"] for batch in plan["batches"]]
+    assert found == [int(n) for n in sizes.replace(" and ", ", ").split(", ")], plan
+    assert len(found) == count, plan

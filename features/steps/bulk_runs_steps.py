@@ -1,0 +1,542 @@
+"""Steps for bulk runs: `actor.map`, `BulkRun`, splitting, limits, retry, results on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+import zlib
+from decimal import Decimal
+from typing import Any
+
+from _support import API_KEY, World, emulated_reply_to, new_program_actor, world
+from behave import given, then, when
+from pydantic import BaseModel, Field
+
+from lowtide.bulk.plan import split
+from lowtide.bulk.progress import RunProgress
+from lowtide.bulk.results import ItemStatus, RunResult
+from lowtide.bulk.runner import BulkRun
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ActorError
+from lowtide.ledger.runs import RunStore
+from lowtide.pricing import worst_case_cost
+from lowtide.providers.anthropic.mapping import to_message_params
+
+
+class Verdict(BaseModel):
+    sentiment: str
+    score: int
+
+
+class Permit(BaseModel):
+    """Its pattern cannot travel in a strict JSON schema, so the emulated answers break it."""
+
+    code: str = Field(pattern=r"^[A-Z]{3}-\d{4}$")
+
+
+MODELS: dict[str, type[BaseModel]] = {"Verdict": Verdict, "Permit": Permit}
+
+
+def _bulk(w: World) -> dict[str, Any]:
+    return w.asked.setdefault("bulk", {})
+
+
+def _prompts(w: World) -> list[Any]:
+    return _bulk(w)["prompts"]
+
+
+def _result(w: World) -> RunResult:
+    result = _bulk(w).get("result")
+    assert isinstance(result, RunResult), f"no run result (error: {w.error!r})"
+    return result
+
+
+def _map(w: World, inputs: list[Any] | None = None, **options: Any) -> RunResult | None:
+    actor = w.current_actor()
+    jobs = inputs if inputs is not None else _prompts(w)
+    w.error = None
+    try:
+        result = w.run(actor.map(jobs, **options))
+    except ActorError as exc:
+        w.error = exc
+        return None
+    _bulk(w).setdefault("results", []).append(result)
+    _bulk(w)["result"] = result
+    return result
+
+
+def _worst(w: World, prompt: str) -> Decimal:
+    params = to_message_params(w.current_actor().request(prompt))
+    worst = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
+    assert worst is not None
+    return worst
+
+
+def _batches(w: World) -> list[Any]:
+    async def listing() -> list[Any]:
+        return [batch async for batch in w.client.messages.batches.list(limit=100)]
+
+    return sorted(w.run(listing()), key=lambda b: (b.created_at, b.id))
+
+
+def _sizes(batch: Any) -> int:
+    c = batch.request_counts
+    return c.processing + c.succeeded + c.errored + c.canceled + c.expired
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(part) for part in text.replace(" and ", ", ").split(", ")]
+
+
+# -- inputs ----------------------------------------------------------------------------------------------------------
+
+
+@given('{count:d} prompts "{template}"')
+def step_prompts(context: Any, count: int, template: str) -> None:
+    _bulk(world(context))["prompts"] = [template.replace("{n}", str(n)) for n in range(count)]
+
+
+@given('{count:d} prompts "{template}", with prompt {bad:d} ending as errored')
+def step_prompts_one_errored(context: Any, count: int, template: str, bad: int) -> None:
+    w = world(context)
+    step_prompts(context, count, template)
+    _prompts(w)[bad] += " [[emulator:errored]]"
+
+
+@given('{count:d} prompts "{template}", with prompt {bad:d} ending as errored and prompt {late:d} as expired')
+def step_prompts_marked(context: Any, count: int, template: str, bad: int, late: int) -> None:
+    w = world(context)
+    step_prompts_one_errored(context, count, template, bad)
+    _prompts(w)[late] += " [[emulator:expired]]"
+
+
+@given(
+    '{count:d} prompts "{template}", with prompt {bad:d} ending as errored and prompt {late:d} as expired,'
+    " in the first batch only"
+)
+def step_prompts_faulted(context: Any, count: int, template: str, bad: int, late: int) -> None:
+    w = world(context)
+    step_prompts(context, count, template)
+    w.emu.faults.outcome(f"reviews-{bad}", "errored")
+    w.emu.faults.outcome(f"reviews-{late}", "expired")
+
+
+@given('{count:d} prompts "{template}" padded to {size:d} bytes')
+def step_prompts_padded(context: Any, count: int, template: str, size: int) -> None:
+    w = world(context)
+    step_prompts(context, count, template)
+    _bulk(w)["prompts"] = [p + " " + "x" * (size - len(p) - 1) for p in _prompts(w)]
+
+
+@given('{count:d} prompts "{template}", with prompt {big:d} padded to {size:d} bytes')
+def step_prompts_one_padded(context: Any, count: int, template: str, big: int, size: int) -> None:
+    w = world(context)
+    step_prompts(context, count, template)
+    _prompts(w)[big] += " " + "x" * size
+
+
+@given('a text file "{name}" with "{text}"')
+def step_text_file(context: Any, name: str, text: str) -> None:
+    world(context).path(name).write_text(text, encoding="utf-8")
+
+
+@given('an image file "{name}"')
+def step_image_file(context: Any, name: str) -> None:
+    world(context).path(name).write_bytes(tiny_png())
+
+
+def tiny_png(width: int = 2, height: int = 2) -> bytes:
+    """A valid PNG of white pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\xff\xff\xff" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+# -- running ---------------------------------------------------------------------------------------------------------
+
+
+@when("the actor maps the prompts")
+def step_map(context: Any) -> None:
+    _map(world(context))
+
+
+@when("the actor maps the prompts with {count:d} items per batch")
+def step_map_per_batch(context: Any, count: int) -> None:
+    _map(world(context), items_per_batch=count)
+
+
+@when("the actor maps the prompts with {count:d} items per batch again")
+def step_map_again(context: Any, count: int) -> None:
+    _map(world(context), items_per_batch=count)
+
+
+@when('the actor maps the prompts with {count:d} items per batch as run "{run_id}"')
+def step_map_per_batch_as(context: Any, count: int, run_id: str) -> None:
+    _map(world(context), items_per_batch=count, run_id=run_id)
+
+
+@when('the actor maps the prompts as run "{run_id}"')
+def step_map_as(context: Any, run_id: str) -> None:
+    _map(world(context), run_id=run_id)
+
+
+@when('the actor maps the prompts "{prompt}" as run "{run_id}"')
+def step_map_other_as(context: Any, prompt: str, run_id: str) -> None:
+    _map(world(context), [prompt], run_id=run_id)
+
+
+@when("the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case")
+def step_map_cost_limit(context: Any, count: int, items: float) -> None:
+    w = world(context)
+    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
+    _map(w, items_per_batch=count, max_cost_usd=limit)
+
+
+@when(
+    "the actor maps the prompts with {count:d} items per batch, {parallel:d} batches at a time,"
+    " and a cost limit of {items:g} items' worst case"
+)
+def step_map_cost_limit_parallel(context: Any, count: int, parallel: int, items: float) -> None:
+    w = world(context)
+    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
+    _map(w, items_per_batch=count, max_parallel_batches=parallel, max_cost_usd=limit)
+
+
+@when(
+    "the actor maps the prompts with {count:d} items per batch, {parallel:d} batch at a time,"
+    " and a time limit of {seconds:g} seconds"
+)
+def step_map_time_limit(context: Any, count: int, parallel: int, seconds: float) -> None:
+    _map(world(context), items_per_batch=count, max_parallel_batches=parallel, time_limit=seconds)
+
+
+@when("the actor maps the prompts for a {model:w}")
+def step_map_model(context: Any, model: str) -> None:
+    _map(world(context), response_model=MODELS[model])
+
+
+@when("the actor maps the prompts with {count:d} items per batch, reporting progress to a callback")
+def step_map_progress(context: Any, count: int) -> None:
+    w = world(context)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, items_per_batch=count, on_progress=seen.append)
+
+
+@when('the actor maps the prompts with {count:d} items per batch into the results directory "{name}"')
+def step_map_results_dir(context: Any, count: int, name: str) -> None:
+    w = world(context)
+    _map(w, items_per_batch=count, results_dir=w.path(name))
+
+
+@when('the actor maps jobs: "{doc}" with "{ask}" and citations, and "{image}" with "{describe}"')
+def step_map_files(context: Any, doc: str, ask: str, image: str, describe: str) -> None:
+    w = world(context)
+    jobs = [
+        {"prompt": ask, "file": str(w.path(doc)), "citations": True},
+        {"prompt": describe, "file": str(w.path(image))},
+    ]
+    _map(w, jobs)
+
+
+@when("the actor plans the prompts with {count:d} items per batch and a cost limit of ${limit:g}")
+def step_plan(context: Any, count: int, limit: float) -> None:
+    w = world(context)
+    _bulk(w)["plan"] = w.run(w.current_actor().map(_prompts(w), dry_run=True, items_per_batch=count,
+                                                   max_cost_usd=limit))  # fmt: skip
+
+
+@when('the run "{run_id}" is retried')
+def step_retry(context: Any, run_id: str) -> None:
+    from lowtide.bulk.runner import retry_run
+
+    w = world(context)
+    result = w.run(retry_run(w.current_actor(), run_id))
+    _bulk(w)["result"] = result
+
+
+@when(
+    'a program starts mapping the prompts with {count:d} items per batch as run "{run_id}"'
+    " and stops once its batches are out"
+)
+def step_program_stops(context: Any, count: int, run_id: str) -> None:
+    w = world(context)
+    actor = new_program_actor(w, w.current_actor().name)
+    expected = -(-len(_prompts(w)) // count)
+
+    async def until_out() -> None:
+        run = BulkRun(actor, run_id=run_id, items_per_batch=count).add_jobs(_prompts(w))
+        task = asyncio.ensure_future(run.run())
+        # Stop as soon as every batch is out: on the scenario's clock, they end 60 virtual seconds later.
+        while w.emu.created_batches < expected or any(b[1] is None for b in RunStore(actor.ledger).batches(run_id)):
+            await asyncio.sleep(0)
+            assert not task.done(), f"the run ended before it was stopped: {task.result()!r}"
+        task.cancel()
+        assert RunStore(actor.ledger).run(run_id) is not None
+
+    w.in_program(until_out)
+
+
+@when('a new program maps the prompts with {count:d} items per batch as run "{run_id}"')
+def step_new_program_maps(context: Any, count: int, run_id: str) -> None:
+    w = world(context)
+    w.actor = new_program_actor(w, w.current_actor().name)
+    _map(w, items_per_batch=count, run_id=run_id)
+
+
+@when("{items:d} items of {size:d} bytes are split with at most {count:d} per batch and {limit:d} bytes")
+def step_split(context: Any, items: int, size: int, count: int, limit: int) -> None:
+    groups = split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)
+    _bulk(world(context))["groups"] = [len(group) for group in groups]
+
+
+# -- outcomes --------------------------------------------------------------------------------------------------------
+
+
+@then("the run has {count:d} results, each the emulated reply to its own prompt, in input order")
+def step_results_in_order(context: Any, count: int) -> None:
+    w = world(context)
+    result = _result(w)
+    assert len(result) == count, len(result)
+    for index, item in enumerate(result):
+        assert item.index == index, (index, item.index)
+        if item.ok:
+            prompt = _prompts(w)[index]
+            assert item.text is not None, (index, item.text)
+            assert item.text.startswith(emulated_reply_to(prompt)[:40]), (index, item.text)
+
+
+@then("results {first:d} to {last:d} are the emulated replies to their prompts")
+def step_some_replies(context: Any, first: int, last: int) -> None:
+    w = world(context)
+    for item in _result(w).items[first : last + 1]:
+        assert item.ok, (item.index, item.status, item.reason)
+        assert item.text is not None, (item.index, item.status, item.reason)
+        assert item.text.startswith(emulated_reply_to(_prompts(w)[item.index])[:40]), item.text
+
+
+@then("the run's groups are {done:d} completed, {failed:d} failed, {canceled:d} canceled and {not_run:d} not run")
+def step_groups(context: Any, done: int, failed: int, canceled: int, not_run: int) -> None:
+    result = _result(world(context))
+    found = (len(result.completed), len(result.failed), len(result.canceled), len(result.not_run))
+    assert found == (done, failed, canceled, not_run), (found, [(i.index, i.status, i.reason) for i in result])
+
+
+@then("result {index:d} failed with {name:w}")
+def step_result_failed(context: Any, index: int, name: str) -> None:
+    item = _result(world(context))[index]
+    assert item.status is ItemStatus.FAILED, item.status
+    assert type(item.error).__name__ == name, repr(item.error)
+
+
+@then("result {index:d} is expired")
+def step_result_expired(context: Any, index: int) -> None:
+    assert _result(world(context))[index].status is ItemStatus.EXPIRED
+
+
+@then("every one of the {count:d} results succeeded")
+def step_all_ok(context: Any, count: int) -> None:
+    w = world(context)
+    w.succeeded()
+    result = _result(w)
+    assert len(result) == count, [(i.index, i.status, i.error, i.reason) for i in result]
+    assert result.ok, [(i.index, i.status, i.error, i.reason) for i in result]
+
+
+@then("every one of the {count:d} results succeeded, parsed as a {model:w}")
+def step_all_parsed(context: Any, count: int, model: str) -> None:
+    step_all_ok(context, count)
+    for item in _result(world(context)):
+        assert isinstance(item.parsed, MODELS[model]), item.parsed
+
+
+@then('every item not run says "{text}"')
+def step_not_run_reason(context: Any, text: str) -> None:
+    items = _result(world(context)).not_run
+    assert items, [i.reason for i in items]
+    assert all(text in (i.reason or "") for i in items), [i.reason for i in items]
+
+
+@then('{first:d} failed items say "{one}" and {second:d} say "{other}"')
+def step_failed_reasons(context: Any, first: int, one: str, second: int, other: str) -> None:
+    reasons = [i.reason or "" for i in _result(world(context)).failed]
+    assert sum(one in r for r in reasons) == first, reasons
+    assert sum(other in r for r in reasons) == second, reasons
+
+
+@then("the API received {count:d} batch of {sizes} requests")
+@then("the API received {count:d} batches of {sizes} requests")
+def step_batches(context: Any, count: int, sizes: str) -> None:
+    batches = _batches(world(context))
+    # Batches created in the same (virtual) instant have no order: compare the sizes, not who came first.
+    assert sorted(_sizes(b) for b in batches) == sorted(_numbers(sizes)), [_sizes(b) for b in batches]
+    assert len(batches) == count
+
+
+@then("the API canceled {count:d} batch")
+@then("the API canceled {count:d} batches")
+def step_canceled(context: Any, count: int) -> None:
+    batches = _batches(world(context))
+    assert sum(1 for b in batches if b.cancel_initiated_at is not None) == count
+
+
+@then("the second batch held only items {items}")
+def step_second_batch(context: Any, items: str) -> None:
+    w = world(context)
+    second = _batches(w)[1]
+
+    async def custom_ids() -> list[str]:
+        return [line.custom_id async for line in await w.client.messages.batches.results(second.id)]
+
+    expected = sorted(f"reviews-{n}-a2" for n in _numbers(items))
+    assert sorted(w.run(custom_ids())) == expected
+
+
+@then("the second run has the same id and the same {count:d} answers as the first")
+def step_same_runs(context: Any, count: int) -> None:
+    first, second = _bulk(world(context))["results"]
+    assert first.run_id == second.run_id
+    assert [i.text for i in first] == [i.text for i in second]
+    assert len(second) == count
+    assert all(i.ok for i in second)
+
+
+@then("the batches hold {sizes} items")
+def step_groups_sizes(context: Any, sizes: str) -> None:
+    assert _bulk(world(context))["groups"] == _numbers(sizes), _bulk(world(context))["groups"]
+
+
+@then("the plan has {count:d} batches of {sizes} requests, and a cost range from low to high")
+def step_plan_batches(context: Any, count: int, sizes: str) -> None:
+    plan = _bulk(world(context))["plan"]
+    assert [b.requests for b in plan.batches] == _numbers(sizes)
+    assert len(plan.batches) == count
+    assert Decimal(0) < plan.cost_low_usd < plan.cost_high_usd, (plan.cost_low_usd, plan.cost_high_usd)
+
+
+@then('the plan says "{text}"')
+def step_plan_says(context: Any, text: str) -> None:
+    lines = _bulk(world(context))["plan"].lines()
+    assert any(text in line for line in lines), lines
+
+
+@then("the ledger has no run")
+def step_no_run(context: Any) -> None:
+    assert RunStore(world(context).ledger()).runs() == []
+
+
+@then("the callback saw items done rise to {items:d} of {total:d}, and batches done rise to {batches:d} of {of:d}")
+def step_progress(context: Any, items: int, total: int, batches: int, of: int) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    done = [p.items_done for p in seen]
+    assert done == sorted(done), done
+    assert done[0] == 0, done
+    last = seen[-1]
+    assert (last.items_done, last.items_total, last.batches_done, last.batches_total) == (items, total, batches, of)
+
+
+@then('"{folder}" holds {count:d} files with {lines:d} result lines in all')
+def step_raw_files(context: Any, folder: str, count: int, lines: int) -> None:
+    files = sorted(world(context).path(folder).glob("*.jsonl"))
+    assert len(files) == count, files
+    found = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    assert len(found) == lines, found
+    assert all("custom_id" in line and "result" in line for line in found), found
+
+
+@then('"{name}" has {count:d} lines with indexes 0 to {last:d} in order, line {bad:d} failed')
+def step_processed(context: Any, name: str, count: int, last: int, bad: int) -> None:
+    lines = [json.loads(line) for line in world(context).path(name).read_text().splitlines()]
+    assert [line["index"] for line in lines] == list(range(last + 1))
+    assert len(lines) == count
+    assert lines[bad]["status"] == "failed", lines[bad]
+    assert lines[bad]["error"]["type"] == "BatchRequestErrored", lines[bad]
+    assert all(line["status"] == "succeeded" and line["text"] for i, line in enumerate(lines) if i != bad)
+
+
+@then('no file under "{folder}" contains the API key')
+def step_no_key(context: Any, folder: str) -> None:
+    for file in world(context).path(folder).rglob("*"):
+        if file.is_file():
+            assert API_KEY not in file.read_text(), file
+
+
+@then("the first request sent a document block with citations enabled, the second an image block")
+def step_blocks(context: Any) -> None:
+    w = world(context)
+    keys = [item.key for item in _result(w)]
+    requests = w.ledger().requests_for(keys)
+    first = requests[0].params["messages"][0]["content"][0]
+    second = requests[1].params["messages"][0]["content"][0]
+    assert first["type"] == "document", first
+    assert first["citations"] == {"enabled": True}, first
+    assert second["type"] == "image", second
+    assert second["source"]["media_type"] == "image/png", second
+
+
+@then('result {index:d} has citations quoting "{title}"')
+def step_citations(context: Any, index: int, title: str) -> None:
+    item = _result(world(context))[index]
+    assert item.citations, item
+    assert all(c.get("document_title") == title and c.get("cited_text") for c in item.citations), item.citations
+
+
+# -- stops in awkward places -----------------------------------------------------------------------------------------
+
+
+@given(
+    'a program that died had claimed items {first:d} to {last:d} of run "{run_id}" for the prompts,'
+    " before any batch existed"
+)
+def step_dead_claims(context: Any, first: int, last: int, run_id: str) -> None:
+    import socket
+
+    from lowtide.ledger.store import NewRequest
+
+    w = world(context)
+    run = BulkRun(w.current_actor(), run_id=run_id, items_per_batch=3).add_jobs(_prompts(w))
+    assert run.record() == run_id
+    dead = f"{socket.gethostname()}/999999/dead"
+    params = {i: to_message_params(w.current_actor().request(messages=[{"role": "user", "content": _prompts(w)[i]}]))
+              for i in range(first, last + 1)}  # fmt: skip
+    now = w.clock.now()
+    w.ledger().claim(
+        [NewRequest(f"{run_id}-{i}", f"{run_id}-{i}", w.current_actor().name, "m", p) for i, p in params.items()],
+        owner=dead,
+        until=now + 3600,
+        now=now,
+    )
+
+
+@when("the ledger is left as if the program had stopped after storing the results of one batch, before closing it")
+def step_unclose_batch(context: Any) -> None:
+    w = world(context)
+    ledger = w.ledger()
+    with ledger.transaction() as db:
+        db.execute("UPDATE batches SET state = 'ended' WHERE id = (SELECT id FROM batches ORDER BY intent_at LIMIT 1)")
+    _bulk(w)["results calls"] = w.emu.calls["batches.results"]
+
+
+@then('every batch of the run "{run_id}" is collected in the ledger')
+def step_all_collected(context: Any, run_id: str) -> None:
+    batches = RunStore(world(context).ledger()).batches(run_id)
+    assert batches, "the run has no batches"
+    assert all(state == "collected" for _, _, state, _ in batches), batches
+
+
+@then("the API sent the results of {count:d} batches")
+def step_results_calls(context: Any, count: int) -> None:
+    assert world(context).emu.calls["batches.results"] == count, world(context).emu.calls
+
+
+@then("every request of the run was created exactly once")
+def step_created_once(context: Any) -> None:
+    w = world(context)
+    created = w.emu.created_custom_ids
+    keys = [item.key for item in _result(w)]
+    assert all(created[key] == 1 for key in keys), {key: created[key] for key in keys}

@@ -1,0 +1,122 @@
+*** Settings ***
+Documentation       `lowtide run` over a 5,000-row CSV, for real: the command in its own process against `lowtide
+...                 emulator` on a loopback socket, killed with SIGKILL midway, started again (it resumes: nothing
+...                 is created twice), then `lowtide retry` sends the failed and expired items again, and `lowtide
+...                 status` reports the run from the ledger. Also: a dry run sends nothing, and a template naming a
+...                 column the CSV lacks is refused before anything is sent.
+...
+...                 Some rows carry `[[emulator:errored]]` (every attempt of them fails); some first attempts are
+...                 armed to fail (`overloaded_error`) or expire through the emulator's `/_emulator/outcomes` route,
+...                 by custom id (`<run id>-<index>`), so that their retry (`<run id>-<index>-a2`) succeeds.
+
+Library             OperatingSystem
+Library             BulkLibrary.py
+
+Suite Setup         Start Emulator    processing_seconds=${PROCESSING}
+Suite Teardown      Clean Up
+Test Setup          Reset Emulator
+Test Teardown       Stop Processes
+
+
+*** Variables ***
+${PROCESSING}       2
+# The resumed run has about 12 s of work here; the killed run's leases (120 s by default) must not be waited for.
+${RESUME_TIMEOUT}   45
+${RUN}              bulk5k
+${ROWS}             ${5000}
+${PER_BATCH}        500
+${BATCHES}          ${10}
+${TEMPLATE}         Review {id}: {review}
+@{MARKED}           42    1234    2718    4999
+@{FLAKY}            7    2500    4321
+@{EXPIRING}         499    3001    4998
+# `lowtide retry` sends every failed and expired item again: the marked rows too, which fail again.
+@{RETRIED}          @{MARKED}    @{FLAKY}    @{EXPIRING}
+
+
+*** Test Cases ***
+A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Failed Again
+    [Documentation]    The run is killed once a batch's results are stored, while the next group of requests is
+    ...    claimed in the ledger but not yet in a batch, with other batches out and more rows unsent. Run again,
+    ...    it takes the dead run's claimed requests over at once, attaches to the batches out and sends the rest:
+    ...    every custom id created exactly once, in well under a minute (a few seconds' work). Then
+    ...    `lowtide retry` sends the failed and expired items, and only them, under `-a2` keys. At the end the
+    ...    results (in `--out` and in the results directory) hold one line per row, in order, and no file holds
+    ...    the API key.
+    ${csv}=    Write Reviews    ${ROWS}    marked=${MARKED}
+    Arm First Attempt Outcomes    ${RUN}    errored=${FLAKY}    expired=${EXPIRING}
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    run-
+    ${ledger}=    Set Variable    ${work}/ledger.sqlite3
+    ${out}=    Set Variable    ${work}/results.jsonl
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    ${RUN}    --items-per-batch    ${PER_BATCH}    --max-parallel-batches    3
+    ...    --out    ${out}    --results-dir    ${work}/resdir    --ledger    ${ledger}    --progress    plain
+
+    ${first}=    Start Lowtide    @{command}
+    Kill Lowtide Midway    ${first}    ${ledger}    batches=${BATCHES}
+    Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    partial=${TRUE}
+    File Should Not Exist    ${out}
+
+    ${again}=    Run Lowtide    @{command}    timeout=${RESUME_TIMEOUT}
+    Should Be Equal As Integers    ${again.rc}    1    msg=Some items failed: exit code 1.\n${again.stderr}
+    Should Contain    ${again.stdout}    run ${RUN}: 5000 item(s): 4990 succeeded, 7 failed, 3 expired;
+    Should Contain    ${again.stdout}    lowtide retry ${RUN}
+    Should Contain    ${again.stderr}    run ${RUN}: 5000/5000 items
+    Should Not Contain    ${again.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}
+    Emulator Should Have Created Batches    ${BATCHES}
+    Results Should Be Complete    ${out}    ${RUN}    ${TEMPLATE}
+
+    ${retry}=    Run Lowtide    retry    ${RUN}    --ledger    ${ledger}    --progress    plain
+    Should Be Equal As Integers    ${retry.rc}    1    msg=The marked rows still fail: exit code 1.\n${retry.stderr}
+    Should Contain    ${retry.stdout}    run ${RUN}: 5000 item(s): 4996 succeeded, 4 failed;
+    Should Not Contain    ${retry.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    retried=${RETRIED}
+    Emulator Should Have Created Batches    ${BATCHES + 1}
+    Results Should Be Complete    ${out}    ${RUN}    ${TEMPLATE}    retried=${TRUE}
+    Results Directory Should Match    ${work}/resdir    ${out}
+
+    ${status}=    Run Lowtide    status    ${RUN}    --ledger    ${ledger}
+    Should Be Equal As Integers    ${status.rc}    0    msg=${status.stderr}
+    Should Contain    ${status.stdout}    run ${RUN} (actor reviewer): 5000 item(s): 4996 succeeded, 4 failed
+    Should Contain    ${status.stdout}    ${BATCHES + 1} batch(es);
+    No File Should Contain The API Key
+    Every Batch Should Be Collected    ${ledger}    ${BATCHES + 1}
+
+A Dry Run Prints The Plan And Sends Nothing
+    [Documentation]    `--dry-run` splits the rows into batches and prices them, prints that, and neither calls
+    ...    the API nor records the run.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    dry-
+    ${plan}=    Run Lowtide    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    dry    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Contain    ${plan.stdout}    run dry: 1200 item(s), 0 already answered, 1200 to send in 3 batch(es)
+    Should Match Regexp    ${plan.stdout}    (?m)^\\s+batch 1: 500 request\\(s\\), [0-9,]+ bytes, \\$[0-9.]+ to \\$[0-9.]+$
+    Should Contain    ${plan.stdout}    batch 3: 200 request(s)
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$[0-9.]+ to \\$[0-9.]+ at batch prices$
+    Should Contain    ${plan.stdout}    dry run: nothing was sent
+    Emulator Should Have Seen No Calls
+    File Should Not Exist    ${work}/results.jsonl
+    ${status}=    Run Lowtide    status    dry    --ledger    ${work}/ledger.sqlite3
+    Should Be Equal As Integers    ${status.rc}    2
+    Should Contain    ${status.stderr}    has no run 'dry'
+
+A Template Naming A Missing Column Is Refused Before Anything Is Sent
+    [Documentation]    Exit code 2, one message naming the file, the line, the missing column and the columns
+    ...    there are; no traceback, no output file, no call.
+    ${csv}=    Write Reviews    50
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    bad-
+    ${result}=    Run Lowtide    run    ${csv}    --actor    ${actor}    --template    Review {review} in {language}
+    ...    --run-id    bad    --out    ${work}/results.jsonl    --ledger    ${work}/ledger.sqlite3
+    Should Be Equal As Integers    ${result.rc}    2    msg=${result.stderr}
+    Should Be Empty    ${result.stdout}
+    Should Contain    ${result.stderr}    reviews.csv, line 1: the template names the column 'language'
+    Should Contain    ${result.stderr}    it has 'id', 'review'
+    Should Not Contain    ${result.stderr}    Traceback
+    File Should Not Exist    ${work}/results.jsonl
+    Emulator Should Have Seen No Calls

@@ -1,0 +1,169 @@
+"""Splitting a run into provider batches, and the plan a dry run prints.
+
+Items go into batches in input order, a batch closing when the next item would cross the request count or the
+byte size allowed (the API's 100,000 requests and 256 MB, or smaller configured caps). A request's size is its
+JSON in the create body: its params, its `custom_id` and the envelope around them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ConfigurationError
+from lowtide.pricing import cost_of, estimate_input_tokens
+from lowtide.types import Usage
+
+__all__ = [
+    "API_MAX_BATCH_BYTES",
+    "API_MAX_BATCH_REQUESTS",
+    "PlannedBatch",
+    "RunPlan",
+    "cost_range",
+    "request_size",
+    "split",
+]
+
+API_MAX_BATCH_REQUESTS = 100_000
+API_MAX_BATCH_BYTES = 256_000_000
+# `{"custom_id": "...", "params": ...}` and the comma between requests, beyond the custom id and params themselves.
+T = TypeVar("T")
+
+_ENVELOPE_BYTES = len('{"custom_id":"","params":},')
+# Input tokens at about four bytes each: the low end of an estimate (the budget check's high end uses three).
+_LOW_BYTES_PER_TOKEN = 4
+
+
+def request_size(custom_id: str, params: Mapping[str, Any]) -> int:
+    """The bytes one request adds to a batch's create body."""
+    encoded = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+    return len(encoded) + len(custom_id.encode()) + _ENVELOPE_BYTES
+
+
+def split(sized: Iterable[tuple[T, int]], *, max_requests: int, max_bytes: int) -> Iterator[list[T]]:
+    """Group `(item, size)` pairs, in order, into batches of at most `max_requests` items and `max_bytes` bytes.
+
+    Lazy: a group is yielded as soon as it is closed, so items can be built as they are sent. An item larger than
+    a whole batch may be is a `ConfigurationError`, raised when it is reached.
+    """
+    if max_requests < 1 or max_requests > API_MAX_BATCH_REQUESTS:
+        raise ConfigurationError(
+            f"items_per_batch must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {max_requests}.",
+            field="items_per_batch",
+        )
+    if max_bytes < 1 or max_bytes > API_MAX_BATCH_BYTES:
+        raise ConfigurationError(
+            f"A batch may hold at most {API_MAX_BATCH_BYTES:,} bytes, not {max_bytes:,}.", field="max_batch_bytes"
+        )
+    group: list[T] = []
+    used = 0
+    for item, size in sized:
+        if size > max_bytes:
+            raise ConfigurationError(
+                f"Item {item} is {size:,} bytes as a batch request, more than a batch may hold ({max_bytes:,}).",
+                field="input",
+            )
+        if group and (len(group) >= max_requests or used + size > max_bytes):
+            yield group
+            group, used = [], 0
+        group.append(item)
+        used += size
+    if group:
+        yield group
+
+
+def cost_range(params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
+    """(low, high) batch-price estimate of one request: input only at ~4 bytes a token, up to the worst case."""
+    model = str(params.get("model", ""))
+    high_input = estimate_input_tokens(params)
+    low_input = max(1, high_input * 3 // _LOW_BYTES_PER_TOKEN)
+    low = cost_of(Usage(input_tokens=low_input), model, mode=BatchProcessingMode.BATCH)
+    high = cost_of(
+        Usage(input_tokens=high_input, output_tokens=int(params.get("max_tokens", 0))),
+        model,
+        mode=BatchProcessingMode.BATCH,
+    )
+    if low is None or high is None:
+        return None
+    return low.total_usd, high.total_usd
+
+
+@dataclass
+class PlannedBatch:
+    requests: int = 0
+    bytes: int = 0
+    cost_low_usd: Decimal = Decimal(0)
+    cost_high_usd: Decimal = Decimal(0)
+
+
+@dataclass
+class RunPlan:
+    """What a run would send: its batches, their sizes and the cost range, before anything is sent."""
+
+    run_id: str
+    items_total: int
+    already_final: int
+    batches: list[PlannedBatch] = field(default_factory=list[PlannedBatch])
+    cost_limit_usd: Decimal | None = None
+    not_run: int = 0
+    """Items past the cost limit: a run would not send them (judged on worst cases, the most pessimistic view)."""
+    unpriced_model: str | None = None
+
+    @property
+    def requests(self) -> int:
+        return sum(batch.requests for batch in self.batches)
+
+    @property
+    def cost_low_usd(self) -> Decimal:
+        return sum((batch.cost_low_usd for batch in self.batches), Decimal(0))
+
+    @property
+    def cost_high_usd(self) -> Decimal:
+        return sum((batch.cost_high_usd for batch in self.batches), Decimal(0))
+
+    def lines(self) -> list[str]:
+        """The plan as a user reads it."""
+        out = [
+            f"run {self.run_id}: {self.items_total} item(s), {self.already_final} already answered,"
+            f" {self.requests} to send in {len(self.batches)} batch(es)"
+        ]
+        for number, batch in enumerate(self.batches, 1):
+            out.append(
+                f"  batch {number}: {batch.requests} request(s), {batch.bytes:,} bytes,"
+                f" ${batch.cost_low_usd:.4f} to ${batch.cost_high_usd:.4f}"
+            )
+        if self.unpriced_model is not None:
+            out.append(f"estimated cost: unknown (no price for model {self.unpriced_model!r})")
+        else:
+            out.append(f"estimated cost: ${self.cost_low_usd:.4f} to ${self.cost_high_usd:.4f} at batch prices")
+        if self.cost_limit_usd is not None:
+            out.append(f"cost limit: ${self.cost_limit_usd:.4f}")
+        if self.not_run:
+            out.append(f"{self.not_run} item(s) would not run: their worst case crosses the cost limit")
+        out.append("dry run: nothing was sent")
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "items_total": self.items_total,
+            "already_final": self.already_final,
+            "requests": self.requests,
+            "batches": [
+                {
+                    "requests": b.requests,
+                    "bytes": b.bytes,
+                    "cost_low_usd": str(b.cost_low_usd),
+                    "cost_high_usd": str(b.cost_high_usd),
+                }
+                for b in self.batches
+            ],
+            "cost_low_usd": str(self.cost_low_usd),
+            "cost_high_usd": str(self.cost_high_usd),
+            "cost_limit_usd": str(self.cost_limit_usd) if self.cost_limit_usd is not None else None,
+            "not_run": self.not_run,
+        }

@@ -1,0 +1,225 @@
+"""What a run gives back: one result per input, in input order and grouped, and the files it writes.
+
+The results directory holds `raw/<batch id>.jsonl` (each batch's result lines as the API sent them) and
+`results.jsonl` (one line per input). Both are appended whole lines at a time as results arrive, so they are safe
+to read while the run goes on; at the end `results.jsonl` is replaced, atomically, by the complete file in input
+order. Nothing secret is written: requests are never copied there, only answers, usage, costs and errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+from lowtide.errors import ActorError
+from lowtide.types import ActorResponse
+
+__all__ = ["ItemResult", "ItemStatus", "ResultsDirectory", "RunResult", "write_lines"]
+
+
+class ItemStatus(StrEnum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    """An error the API gave, an answer that did not validate, or the time limit."""
+    CANCELED = "canceled"
+    EXPIRED = "expired"
+    NOT_RUN = "not-run"
+    """Never sent: the cost limit would have been crossed."""
+    PENDING = "pending"
+    """Not final yet (only seen in the status of a run still going on, or one that was stopped)."""
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """The outcome of one input of a run."""
+
+    index: int
+    id: str | None
+    key: str
+    status: ItemStatus
+    response: ActorResponse[Any] | None = None
+    error: ActorError | None = None
+    reason: str | None = None
+    citations: list[dict[str, Any]] | None = None
+    field_citations: dict[str, list[dict[str, Any]]] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is ItemStatus.SUCCEEDED
+
+    @property
+    def parsed(self) -> Any:
+        return self.response.parsed if self.response is not None else None
+
+    @property
+    def text(self) -> str | None:
+        return self.response.text if self.response is not None else None
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        cost = self.response.cost if self.response is not None else None
+        return cost.total_usd if cost is not None else None
+
+    def as_json(self) -> dict[str, Any]:
+        """The item's line in `results.jsonl` and the `--out` file."""
+        response = self.response
+        parsed = response.parsed if response is not None else None
+        return {
+            "index": self.index,
+            "id": self.id,
+            "key": self.key,
+            "status": self.status.value,
+            "text": response.text if response is not None else None,
+            "parsed": parsed.model_dump(mode="json") if isinstance(parsed, BaseModel) else parsed,
+            "citations": self.citations,
+            "field_citations": self.field_citations,
+            "usage": response.usage.model_dump() if response is not None else None,
+            "cost_usd": str(self.cost_usd) if self.cost_usd is not None else None,
+            "batch_id": response.ids.batch_id if response is not None else _batch_of(self.error),
+            "error": _error_json(self.error, self.reason),
+        }
+
+
+@dataclass
+class RunResult:
+    """Every input's result in input order (`items`, or iterate), and grouped by how it ended."""
+
+    run_id: str
+    items: list[ItemResult]
+    elapsed_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list[str])
+
+    def __iter__(self) -> Iterator[ItemResult]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> ItemResult:
+        return self.items[index]
+
+    def _with(self, *statuses: ItemStatus) -> list[ItemResult]:
+        return [item for item in self.items if item.status in statuses]
+
+    @property
+    def completed(self) -> list[ItemResult]:
+        return self._with(ItemStatus.SUCCEEDED)
+
+    @property
+    def failed(self) -> list[ItemResult]:
+        """Items that failed or expired: what `retry` sends again."""
+        return self._with(ItemStatus.FAILED, ItemStatus.EXPIRED)
+
+    @property
+    def canceled(self) -> list[ItemResult]:
+        return self._with(ItemStatus.CANCELED)
+
+    @property
+    def not_run(self) -> list[ItemResult]:
+        return self._with(ItemStatus.NOT_RUN)
+
+    @property
+    def ok(self) -> bool:
+        return all(item.ok for item in self.items)
+
+    @property
+    def cost_usd(self) -> Decimal:
+        return sum((item.cost_usd or Decimal(0) for item in self.items), Decimal(0))
+
+    @property
+    def live_cost_usd(self) -> Decimal:
+        total = Decimal(0)
+        for item in self.items:
+            cost = item.response.cost if item.response is not None else None
+            total += cost.live_equivalent_usd if cost is not None else Decimal(0)
+        return total
+
+    def counts(self) -> dict[str, int]:
+        found = {status.value: 0 for status in ItemStatus}
+        for item in self.items:
+            found[item.status.value] += 1
+        return found
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
+        return (
+            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};"
+            f" ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
+        )
+
+
+class ResultsDirectory:
+    """The run's results folder: raw result lines per batch, and one processed line per input."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.raw = self.path / "raw"
+        self.raw.mkdir(parents=True, exist_ok=True)
+        self.results_path = self.path / "results.jsonl"
+        self._results: IO[str] | None = None
+
+    def start(self, finished: Sequence[ItemResult]) -> None:
+        """Begin with exactly the items already final (a resumed run), then append as results arrive."""
+        write_lines(self.results_path, (item.as_json() for item in finished))
+        self._results = self.results_path.open("a", encoding="utf-8")
+
+    def add(self, items: Iterable[ItemResult]) -> None:
+        assert self._results is not None, "start() first"
+        text = "".join(_line(item.as_json()) for item in items)
+        if text:
+            self._results.write(text)
+            self._results.flush()
+
+    def add_raw(self, batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+        with (self.raw / f"{_safe(batch_id)}.jsonl").open("a", encoding="utf-8") as out:
+            out.write("".join(_line(line) for line in lines))
+
+    def finish(self, items: Sequence[ItemResult]) -> None:
+        """Replace `results.jsonl` by every input's line, in input order."""
+        if self._results is not None:
+            self._results.close()
+            self._results = None
+        write_lines(self.results_path, (item.as_json() for item in items))
+
+
+def write_lines(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
+    """Write a JSONL file whole and move it into place, so a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("w", encoding="utf-8") as out:
+        for line in lines:
+            out.write(_line(line))
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, path)
+
+
+def _line(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def _batch_of(error: ActorError | None) -> str | None:
+    batch_id = getattr(error, "batch_id", None)
+    return batch_id if isinstance(batch_id, str) else None
+
+
+def _error_json(error: ActorError | None, reason: str | None) -> dict[str, Any] | None:
+    if error is None and reason is None:
+        return None
+    return {
+        "type": type(error).__name__ if error is not None else "RunLimit",
+        "message": str(error) if error is not None else reason,
+        "reason": reason,
+    }

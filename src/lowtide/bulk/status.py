@@ -1,0 +1,92 @@
+"""Where a run stands, from the ledger alone: no API call, no event loop (`lowtide status RUN`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from lowtide.bulk.results import ItemStatus
+from lowtide.bulk.runner import item_status
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.runs import RunStore
+from lowtide.ledger.store import Ledger
+
+__all__ = ["RunBatch", "RunStatus", "run_status"]
+
+
+@dataclass(frozen=True)
+class RunBatch:
+    id: str
+    batch_id: str | None
+    state: str
+    items: int
+
+
+@dataclass
+class RunStatus:
+    run_id: str
+    actor: str
+    items: int
+    counts: dict[str, int]
+    batches: list[RunBatch]
+    cost_usd: Decimal
+    live_cost_usd: Decimal
+    reasons: dict[str, int] = field(default_factory=dict[str, int])
+    options: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    @property
+    def finished(self) -> bool:
+        return self.counts.get(ItemStatus.PENDING.value, 0) == 0
+
+    def lines(self) -> list[str]:
+        counts = ", ".join(f"{n} {status}" for status, n in self.counts.items() if n)
+        out = [
+            f"run {self.run_id} (actor {self.actor}): {self.items} item(s): {counts}",
+            f"  {len(self.batches)} batch(es); ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})",
+        ]
+        out.extend(f"  {b.batch_id or b.id:<40} {b.state:<17} {b.items:>6} item(s)" for b in self.batches)
+        out.extend(f"  {n} item(s): {reason}" for reason, n in sorted(self.reasons.items()))
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "actor": self.actor,
+            "items": self.items,
+            "counts": self.counts,
+            "batches": [b.__dict__ for b in self.batches],
+            "cost_usd": str(self.cost_usd),
+            "live_cost_usd": str(self.live_cost_usd),
+            "reasons": self.reasons,
+            "finished": self.finished,
+        }
+
+
+def run_status(ledger: Ledger, run_id: str) -> RunStatus:
+    store = RunStore(ledger)
+    record = store.run(run_id)
+    if record is None:
+        known = ", ".join(r.id for r in store.runs()[-5:]) or "none"
+        raise ConfigurationError(
+            f"The ledger {ledger.path} has no run {run_id!r} (latest runs: {known}).", field="run_id"
+        )
+    counts = {status.value: 0 for status in ItemStatus}
+    reasons: dict[str, int] = {}
+    cost = Decimal(0)
+    for row in store.items(run_id, with_jobs=False):
+        counts[item_status(row).value] += 1
+        cost += row.cost_usd or Decimal(0)
+        if row.reason:
+            reasons[row.reason] = reasons.get(row.reason, 0) + 1
+    return RunStatus(
+        run_id=run_id,
+        actor=record.actor,
+        items=record.item_count,
+        counts=counts,
+        batches=[RunBatch(*batch) for batch in store.batches(run_id)],
+        cost_usd=cost,
+        live_cost_usd=store.live_cost(run_id),
+        reasons=reasons,
+        options=record.options,
+    )

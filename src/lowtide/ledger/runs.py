@@ -1,0 +1,196 @@
+"""Bulk runs in the ledger: a run's inputs, in order, and which request answers each of them.
+
+A run is written once, with all its items, in one transaction: a process that dies afterwards leaves a run that
+`lowtide run` (the same inputs), `lowtide retry` and `lowtide status` can pick up. An item points at the request key
+of its latest attempt; its outcome is that request's, except where the run decided without asking the API (not run
+for the cost limit, failed at the time limit), which the item records itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from lowtide.ledger.store import Ledger, RequestState
+
+__all__ = ["ItemRow", "NewItem", "RunRecord", "RunStore"]
+
+_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class NewItem:
+    index: int
+    item_id: str | None
+    job: dict[str, Any]
+    key: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    actor: str
+    configuration: dict[str, Any]
+    options: dict[str, Any]
+    fingerprint: str
+    item_count: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """An item as the ledger has it: its latest request's state beside what the run itself decided."""
+
+    index: int
+    item_id: str | None
+    job: dict[str, Any]
+    key: str
+    attempt: int
+    status: str | None
+    reason: str | None
+    request_state: RequestState | None
+    batch_id: str | None
+    cost_usd: Decimal | None
+
+
+class RunStore:
+    """The runs of one ledger."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def run(self, run_id: str) -> RunRecord | None:
+        rows = self.ledger.select("SELECT * FROM runs WHERE id = ?", (run_id,))
+        return _run(rows[0]) if rows else None
+
+    def runs(self) -> list[RunRecord]:
+        return [_run(row) for row in self.ledger.select("SELECT * FROM runs ORDER BY created_at, id")]
+
+    def create(
+        self,
+        run_id: str,
+        *,
+        actor: str,
+        configuration: dict[str, Any],
+        options: dict[str, Any],
+        fingerprint: str,
+        items: Sequence[NewItem],
+        now: float,
+    ) -> bool:
+        """Record a new run and all its items at once; False when the run id is already taken (nothing written)."""
+        with self.ledger.transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO runs (id, actor, configuration, options, fingerprint, item_count,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, actor, _dumps(configuration), _dumps(options), fingerprint, len(items), now, now),
+            )
+            if cursor.rowcount == 0:
+                return False
+            for start in range(0, len(items), _CHUNK):
+                db.executemany(
+                    "INSERT INTO run_items (run_id, idx, item_id, job, key) VALUES (?, ?, ?, ?, ?)",
+                    [(run_id, i.index, i.item_id, _dumps(i.job), i.key) for i in items[start : start + _CHUNK]],
+                )
+        return True
+
+    def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
+        with self.ledger.transaction() as db:
+            db.execute("UPDATE runs SET options = ?, updated_at = ? WHERE id = ?", (_dumps(options), now, run_id))
+
+    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
+        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+        job = "ri.job" if with_jobs else "NULL AS job"
+        rows = self.ledger.select(
+            f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
+            " r.state AS request_state, r.batch_id, r.cost_usd"
+            " FROM run_items ri LEFT JOIN requests r ON r.key = ri.key WHERE ri.run_id = ? ORDER BY ri.idx",
+            (run_id,),
+        )
+        return [_item(row) for row in rows]
+
+    def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
+        """Record what the run decided for items without the API: (index, status, reason); None clears it."""
+        rows = [(status, reason, run_id, index) for index, status, reason in decisions]
+        with self.ledger.transaction() as db:
+            for start in range(0, len(rows), _CHUNK):
+                db.executemany(
+                    "UPDATE run_items SET status = ?, reason = ? WHERE run_id = ? AND idx = ?",
+                    rows[start : start + _CHUNK],
+                )
+            db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
+
+    def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
+        """Point items at the keys of a new attempt (a retry), clearing what the run decided for them."""
+        rows = [(key, run_id, index) for index, key in keys]
+        with self.ledger.transaction() as db:
+            for start in range(0, len(rows), _CHUNK):
+                db.executemany(
+                    "UPDATE run_items SET key = ?, attempt = attempt + 1, status = NULL, reason = NULL"
+                    " WHERE run_id = ? AND idx = ?",
+                    rows[start : start + _CHUNK],
+                )
+            db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
+
+    def outstanding_batches(self, run_id: str) -> list[str]:
+        """The ledger ids of batches still out (intent, unknown, processing, ended) holding items of the run."""
+        rows = self.ledger.select(
+            "SELECT DISTINCT b.id FROM run_items ri JOIN batch_members m ON m.key = ri.key"
+            " JOIN batches b ON b.id = m.batch_id"
+            " WHERE ri.run_id = ? AND b.state IN ('intent', 'unknown', 'waiting-on-batch', 'ended') ORDER BY b.id",
+            (run_id,),
+        )
+        return [str(row["id"]) for row in rows]
+
+    def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
+        """(ledger id, API id, state, items of this run in it) of every batch that held an item of the run."""
+        rows = self.ledger.select(
+            "SELECT b.id, b.provider_batch_id, b.state, COUNT(*) AS n FROM run_items ri"
+            " JOIN batch_members m ON m.key = ri.key JOIN batches b ON b.id = m.batch_id"
+            " WHERE ri.run_id = ? GROUP BY b.id ORDER BY b.intent_at, b.id",
+            (run_id,),
+        )
+        return [(str(r["id"]), r["provider_batch_id"], str(r["state"]), int(r["n"])) for r in rows]
+
+    def live_cost(self, run_id: str) -> Decimal:
+        rows = self.ledger.select(
+            "SELECT r.live_cost_usd FROM run_items ri JOIN requests r ON r.key = ri.key"
+            " WHERE ri.run_id = ? AND r.live_cost_usd IS NOT NULL",
+            (run_id,),
+        )
+        return sum((Decimal(row["live_cost_usd"]) for row in rows), Decimal(0))
+
+
+def _run(row: Any) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        actor=row["actor"],
+        configuration=json.loads(row["configuration"]),
+        options=json.loads(row["options"]),
+        fingerprint=row["fingerprint"],
+        item_count=int(row["item_count"]),
+        created_at=float(row["created_at"]),
+        updated_at=float(row["updated_at"]),
+    )
+
+
+def _item(row: Any) -> ItemRow:
+    return ItemRow(
+        index=int(row["idx"]),
+        item_id=row["item_id"],
+        job=json.loads(row["job"]) if row["job"] is not None else {},
+        key=row["key"],
+        attempt=int(row["attempt"]),
+        status=row["status"],
+        reason=row["reason"],
+        request_state=RequestState(row["request_state"]) if row["request_state"] is not None else None,
+        batch_id=row["batch_id"],
+        cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
+    )
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
