@@ -169,3 +169,9 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the actor maps the prompts with 3 items per batch as run "reviews"
     Then every batch of the run "reviews" is collected in the ledger
     And the API sent the results of 2 batches
+
+  Scenario: Citations with a response model: each field gets the citations whose cited text supports it
+    Given a text file "harbour.txt" with "The harbour opens at dawn. Boats leave at noon."
+    When the actor maps a job "harbour.txt" with "When does it open?" and citations, for an Opening
+    Then every one of the 1 results succeeded, parsed as an Opening
+    And result 0 maps citations to the field "answer", each quoting "harbour.txt" text that holds its value

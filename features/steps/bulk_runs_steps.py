@@ -35,7 +35,11 @@ class Permit(BaseModel):
     code: str = Field(pattern=r"^[A-Z]{3}-\d{4}$")
 
 
-MODELS: dict[str, type[BaseModel]] = {"Verdict": Verdict, "Permit": Permit}
+class Opening(BaseModel):
+    answer: str
+
+
+MODELS: dict[str, type[BaseModel]] = {"Verdict": Verdict, "Permit": Permit, "Opening": Opening}
 
 
 def _bulk(w: World) -> dict[str, Any]:
@@ -348,6 +352,7 @@ def step_all_ok(context: Any, count: int) -> None:
     assert result.ok, [(i.index, i.status, i.error, i.reason) for i in result]
 
 
+@then("every one of the {count:d} results succeeded, parsed as an {model:w}")
 @then("every one of the {count:d} results succeeded, parsed as a {model:w}")
 def step_all_parsed(context: Any, count: int, model: str) -> None:
     step_all_ok(context, count)
@@ -540,3 +545,21 @@ def step_created_once(context: Any) -> None:
     created = w.emu.created_custom_ids
     keys = [item.key for item in _result(w)]
     assert all(created[key] == 1 for key in keys), {key: created[key] for key in keys}
+
+
+@when('the actor maps a job "{doc}" with "{ask}" and citations, for an {model:w}')
+def step_map_cited_model(context: Any, doc: str, ask: str, model: str) -> None:
+    w = world(context)
+    _map(w, [{"prompt": ask, "file": str(w.path(doc)), "citations": True}], response_model=MODELS[model])
+
+
+@then('result {index:d} maps citations to the field "{field}", each quoting "{title}" text that holds its value')
+def step_field_citations(context: Any, index: int, field: str, title: str) -> None:
+    item = _result(world(context))[index]
+    assert item.field_citations is not None, item
+    cited = item.field_citations.get(field)
+    assert cited, item.field_citations
+    value = " ".join(str(getattr(item.parsed, field)).split()).lower()
+    for citation in cited:
+        assert citation.get("document_title") == title, citation
+        assert value in " ".join(str(citation.get("cited_text")).split()).lower(), (value, citation)
