@@ -532,8 +532,9 @@ def check_fields(obj: Any, expected: dict[str, str]) -> None:
             assert actual == value, f"{name} is {actual!r}, not {value!r}"
 
 
-def run_cli(w: World, command: str, *, ledger: Path) -> None:
-    """`lowtide ...` in process, with `--ledger` after the subcommand; a crash is kept as the exit "code", not raised.
+def run_cli(w: World, command: str, *, ledger: Path, cwd: Path | None = None) -> None:
+    """`lowtide ...` in process, with `--ledger` after the subcommand (in `cwd`, when given); a crash is kept as the
+    exit "code", not raised.
 
     The exit code and both outputs are kept where the command steps of demo_steps read them.
     """
@@ -543,13 +544,19 @@ def run_cli(w: World, command: str, *, ledger: Path) -> None:
     assert argv[0] == "lowtide", argv
     args = [*argv[1:2], "--ledger", str(ledger), *argv[2:]]
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code: int | str = main(args)
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-        except Exception as exc:
-            code = f"crashed with {type(exc).__name__}: {exc}"
+    here = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code: int | str = main(args)
+            except SystemExit as exit_:
+                code = int(exit_.code or 0)
+            except Exception as exc:
+                code = f"crashed with {type(exc).__name__}: {exc}"
+    finally:
+        os.chdir(here)
     w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
 
 

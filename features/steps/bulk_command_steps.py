@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
-import os
-import shlex
 from typing import Any
 
 import yaml
-from _support import API_KEY, emulated_reply_to, set_env, world
+from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
 from behave import given, then, when
 
 
@@ -50,28 +46,8 @@ def step_jsonl(context: Any, name: str, count: int) -> None:
 
 @when('"{command}" runs in the scenario\'s folder')
 def step_cli_in_folder(context: Any, command: str) -> None:
-    """`lowtide ...` in process, in the scenario's folder, on the scenario's ledger; the outcome kept as run_cli's."""
-    from lowtide.cli import main
-
     w = world(context)
-    argv = shlex.split(command)
-    assert argv[0] == "lowtide", argv
-    args = [*argv[1:2], "--ledger", str(w.ledger_path), *argv[2:]]
-    out, err = io.StringIO(), io.StringIO()
-    folder = w.path("actor.yaml").parent
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code: int | str = main(args)
-            except SystemExit as exit_:
-                code = int(exit_.code or 0)
-            except Exception as exc:
-                code = f"crashed with {type(exc).__name__}: {exc}"
-    finally:
-        os.chdir(here)
-    w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
+    run_cli(w, command, ledger=w.ledger_path, cwd=w.path("actor.yaml").parent)
 
 
 def _lines(context: Any, name: str) -> list[dict[str, Any]]:
