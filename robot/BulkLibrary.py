@@ -32,7 +32,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, emulator_argv, lowtide_command, wait_until_listening
+from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 # Fake, and distinctive enough that finding it in any file or log means lowtide wrote it there.
@@ -389,17 +389,7 @@ class BulkLibrary:
         self._processes = keep
         if emulator:
             self._emulator, self._base_url = None, None
-        errors: list[str] = []
-        for process in stopping:
-            try:
-                running = process.popen.poll() is None
-                code = process.stop()
-                if running:
-                    logger.info(f"Stopped {process.name}: exit code {code}\nstderr:\n{_tail(process.stderr)}")
-            except Exception as exc:
-                errors.append(f"stopping {process.name}: {exc!r}")
-        if errors:
-            raise AssertionError("; ".join(errors))
+        stop_all(stopping, with_stderr=True)
 
     @keyword("Clean Up")
     def clean_up(self) -> None:

@@ -29,7 +29,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, emulator_argv, wait_until_listening
+from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.ledger.schema import MIGRATIONS
 from lowtide.ledger.store import Ledger
 from lowtide.parking import status
@@ -555,17 +555,7 @@ class CrashLibrary:
         return process
 
     def _stop(self, processes: Sequence[Process]) -> None:
-        errors: list[str] = []
-        for process in processes:
-            try:
-                running = process.popen.poll() is None
-                code = process.stop()
-                if running:
-                    logger.info(f"Stopped {process.name} (pid {process.popen.pid}): exit code {code}.")
-            except Exception as exc:
-                errors.append(f"stopping {process.name}: {exc!r}")
-        if errors:
-            raise AssertionError("Stopping processes failed: " + "; ".join(errors))
+        stop_all(processes)
 
     def _abandon_ledger_creation(self) -> None:
         db, self._creating = self._creating, None

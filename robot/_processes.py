@@ -114,3 +114,20 @@ def wait_until_listening(process: Process, timeout: float) -> str:
         f"The emulator did not print its listening line within {timeout:g} s.\n"
         f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
     )
+
+
+def stop_all(processes: Sequence[Process], *, with_stderr: bool = False) -> None:
+    """Stop `processes`, logging each exit code (and the end of stderr, with `with_stderr`); every failure to stop
+    is reported together, after trying them all."""
+    errors: list[str] = []
+    for process in processes:
+        try:
+            running = process.popen.poll() is None
+            code = process.stop()
+            if running:
+                tail = "\n".join(process.stderr.splitlines()[-40:]) if with_stderr else ""
+                logger.info(f"Stopped {process.name} (pid {process.popen.pid}): exit code {code}.\n{tail}".rstrip())
+        except Exception as exc:
+            errors.append(f"stopping {process.name}: {exc!r}")
+    if errors:
+        raise AssertionError("Stopping processes failed: " + "; ".join(errors))
