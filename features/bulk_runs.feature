@@ -53,9 +53,10 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
       batch_processing: batch
       batch: {max_batch_bytes: 1024}
       """
-    And 3 prompts "Review {n}", with prompt 1 padded to 2000 bytes
-    When the actor maps the prompts
+    And 3 prompts "Review {n}", with prompt 2 padded to 2000 bytes
+    When the actor maps the prompts with 1 items per batch
     Then a ConfigurationError is raised
+    And the error message contains "Job 2 is about"
     And the error message contains "more than a batch may hold (1,024)"
     And the API received no calls at all
 
@@ -175,3 +176,15 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     When the actor maps a job "harbour.txt" with "When does it open?" and citations, for an Opening
     Then every one of the 1 results succeeded, parsed as an Opening
     And result 0 maps citations to the field "answer", each quoting "harbour.txt" text that holds its value
+
+  Scenario: A file too large for any batch is refused before anything is sent, even far down the input
+    Given an actor "reader" with:
+      """
+      batch_processing: batch
+      batch: {max_batch_bytes: 4096}
+      """
+    And an image file "chart.png" of 6000 bytes
+    When the actor maps 5 prompts "Review {n}" and then "Describe it." with "chart.png", 1 item per batch
+    Then a ConfigurationError is raised
+    And the error message contains "Job 5 is about"
+    And the API received no calls at all

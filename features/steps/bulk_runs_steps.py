@@ -150,6 +150,13 @@ def step_image_file(context: Any, name: str) -> None:
     world(context).path(name).write_bytes(tiny_png())
 
 
+@given('an image file "{name}" of {size:d} bytes')
+def step_big_image_file(context: Any, name: str, size: int) -> None:
+    png = tiny_png()
+    # Bytes after the end of a PNG are ignored by readers: the file stays an image of the size wanted.
+    world(context).path(name).write_bytes(png + b"\x00" * (size - len(png)))
+
+
 def tiny_png(width: int = 2, height: int = 2) -> bytes:
     """A valid PNG of white pixels."""
 
@@ -563,3 +570,11 @@ def step_field_citations(context: Any, index: int, field: str, title: str) -> No
     for citation in cited:
         assert citation.get("document_title") == title, citation
         assert value in " ".join(str(citation.get("cited_text")).split()).lower(), (value, citation)
+
+
+@when('the actor maps {count:d} prompts "{template}" and then "{ask}" with "{name}", 1 item per batch')
+def step_map_then_file(context: Any, count: int, template: str, ask: str, name: str) -> None:
+    w = world(context)
+    jobs: list[Any] = [template.replace("{n}", str(n)) for n in range(count)]
+    jobs.append({"prompt": ask, "file": str(w.path(name))})
+    _map(w, jobs, items_per_batch=1)

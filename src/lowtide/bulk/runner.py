@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import BaseModel
 
 from lowtide.batching.engine import BatchEngine, GroupCall, owner_id
-from lowtide.bulk.jobs import Job, check_jobs, job_messages
+from lowtide.bulk.jobs import Job, check_jobs, inspect_file, job_messages
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, request_size, split
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
@@ -281,6 +281,13 @@ class BulkRun:
                     f"Job {index}{_named(job)}: no price is known for model {params.get('model')!r}, so the cost"
                     " limit cannot be kept.",
                     field="max_cost_usd",
+                )
+            size = _estimated_size(job, params)
+            if size > self.max_bytes():
+                raise ConfigurationError(
+                    f"Job {index}{_named(job)} is about {size:,} bytes as a batch request, more than a batch may hold"
+                    f" ({self.max_bytes():,}).",
+                    field="inputs",
                 )
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
         fingerprint = digest.hexdigest()
@@ -809,6 +816,15 @@ def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
     data["overrides"] = {**dict(value.get("overrides") or {}), **{k: v for k, v in value.items() if k not in known
                                                                  and k != "overrides"}}  # fmt: skip
     return data
+
+
+def _estimated_size(job: Job, params: Mapping[str, Any]) -> int:
+    """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
+    size = request_size("x" * 64, params)
+    if job.file is not None:
+        info = inspect_file(job.file)
+        size += info.size if info.kind == "text" else -(-info.size // 3) * 4
+    return size
 
 
 def _named(job: Job) -> str:
