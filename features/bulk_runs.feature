@@ -154,6 +154,9 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And "lowtide status reviews" runs on the scenario's ledger
     Then the command exits with 0
     And the command printed "run reviews (actor reader): 4 item(s): 3 succeeded, 1 failed"
+    When "lowtide status" runs on the scenario's ledger
+    Then the command exits with 0
+    And the command printed "run reviews (actor reader): 4 item(s): 3 succeeded, 1 failed; $"
 
   Scenario: Items a stopped program claimed but never put in a batch are sent in the run's own batches
     Given 6 prompts "Review {n}"

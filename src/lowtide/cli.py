@@ -109,6 +109,9 @@ def _status(args: argparse.Namespace) -> int:
             f" ${line.live_cost_usd:.6f} live"
         )
     print(f"total: ${report.cost_usd:.6f} at batch prices; the same calls live: ${report.live_cost_usd:.6f}")
+    from lowtide.bulk.command import print_runs
+
+    print_runs(open_ledger(args.ledger))
     return 0
 
 

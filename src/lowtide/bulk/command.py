@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.store import Ledger
 
 __all__ = ["add_commands"]
 
@@ -170,3 +171,17 @@ def status_of_run(ledger_path: Path | None, run_id: str, *, json_output: bool) -
     report = run_status(open_ledger(ledger_path), run_id)
     print(json.dumps(report.as_json(), indent=2) if json_output else "\n".join(report.lines()))
     return 0
+
+
+def print_runs(ledger: Ledger, *, latest: int = 10) -> None:
+    """One line for each of the latest bulk runs in the ledger (`lowtide status RUN` shows one in full)."""
+    from lowtide.bulk.status import run_status
+    from lowtide.ledger.runs import RunStore
+
+    runs = RunStore(ledger).runs()
+    for record in runs[-latest:]:
+        report = run_status(ledger, record.id)
+        counts = ", ".join(f"{n} {status}" for status, n in report.counts.items() if n)
+        print(f"run {record.id} (actor {record.actor}): {report.items} item(s): {counts}; ${report.cost_usd:.6f}")
+    if len(runs) > latest:
+        print(f"({len(runs) - latest} older run(s) not shown)")
