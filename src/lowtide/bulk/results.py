@@ -88,7 +88,7 @@ class ItemResult:
         }
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult:
     """Every input's result in input order (`items`, or iterate), and grouped by how it ended."""
 
@@ -96,6 +96,10 @@ class RunResult:
     items: list[ItemResult]
     elapsed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list[str])
+
+    def __repr__(self) -> str:
+        # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
+        return f"<RunResult {self.run_id}: {len(self.items)} item(s), {self.counts()}>"
 
     def __iter__(self) -> Iterator[ItemResult]:
         return iter(self.items)

@@ -19,8 +19,10 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -56,6 +58,9 @@ if TYPE_CHECKING:
 __all__ = ["BulkRun", "JobInput", "item_status", "load_run", "retry_run"]
 
 log = logging.getLogger(__name__)
+
+# Progress reaches the reporters at most this often (real seconds), besides every batch sent or finished.
+_REPORT_EVERY = 0.2
 
 JobInput = Job | str | Mapping[str, Any]
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
@@ -404,6 +409,9 @@ class _Execution:
             owner=owner_id(),
         )
         self.results: list[ItemResult | None] = [None] * len(run.jobs)
+        self.counts = dict.fromkeys(ItemStatus, 0)
+        self.done = 0
+        self.reported_at = -math.inf
         self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
         if self.directory is not None:
             self.engine.on_results = self._raw
@@ -439,7 +447,7 @@ class _Execution:
             for index in self.prepared.attach:
                 self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])))
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
-            self._report()
+            self._report(now=True)
             await self._send(self.prepared.to_send)
             await self._wait_for_answers()
             if timer is not None:
@@ -470,14 +478,14 @@ class _Execution:
                 # Not sent this time (a retry sends only what failed): it stays as the run left it.
                 status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
                 job_id = self.run.jobs[row.index].id
-                self.results[row.index] = ItemResult(row.index, job_id, row.key, status, reason=row.reason)
+                self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
         finished = self.prepared.finished
         for start in range(0, len(finished), 1000):
             chunk = finished[start : start + 1000]
             records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
             for index in chunk:
                 record = records[self.keys[index]]
-                self.results[index] = self._outcome_result(index, self._stored(record), rows[index])
+                self._set(self._outcome_result(index, self._stored(record), rows[index]))
 
     def _stored(self, record: RequestRecord) -> Outcome:
         try:
@@ -531,10 +539,11 @@ class _Execution:
             if remaining["n"] == 0:
                 self.batches_out -= 1
                 self.batches_done += 1
+                self._report(now=True)
 
         for call, index in zip(calls, indexes, strict=True):
             self._watch(index, futures[call.key], on_done=one_done)
-        self._report()
+        self._report(now=True)
 
     async def _capacity(self) -> None:
         while self.batches_out >= self.run.max_parallel_batches and not self.time_up:
@@ -602,7 +611,7 @@ class _Execution:
         elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
             self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
         self.spent += result.cost_usd or Decimal(0)
-        self.results[index] = result
+        self._set(result)
         if self.directory is not None:
             self.directory.add([result])
 
@@ -643,7 +652,7 @@ class _Execution:
         self.decided.update(undecided)
         decided = [ItemResult(i, self.run.jobs[i].id, self.keys[i], status, reason=reason) for i in undecided]
         for result in decided:
-            self.results[result.index] = result
+            self._set(result)
         if self.directory is not None:
             self.directory.add(decided)
         self._report()
@@ -701,24 +710,28 @@ class _Execution:
         if self.directory is not None:
             self.directory.add_raw(provider_batch_id, lines)
 
+    def _set(self, result: ItemResult) -> None:
+        """Record an item's result, keeping the counts progress reports (a snapshot must not walk every item)."""
+        previous = self.results[result.index]
+        if previous is None:
+            self.done += 1
+        else:
+            self.counts[previous.status] -= 1
+        self.counts[result.status] += 1
+        self.results[result.index] = result
+
     def _snapshot(self) -> RunProgress:
-        counts = dict.fromkeys(ItemStatus, 0)
-        for result in self.results:
-            if result is not None:
-                counts[result.status] += 1
-        done = len(self.results) - sum(1 for r in self.results if r is None)
-        remaining_items = len(self.results) - done
-        per_batch = self.run.max_requests()
-        unsent = max(0, remaining_items - self.outstanding)
+        counts = self.counts
+        unsent = max(0, len(self.results) - self.done - self.outstanding)
         return RunProgress(
             run_id=self.run_id,
             items_total=len(self.results),
-            items_done=done,
+            items_done=self.done,
             succeeded=counts[ItemStatus.SUCCEEDED],
             failed=counts[ItemStatus.FAILED] + counts[ItemStatus.EXPIRED],
             canceled=counts[ItemStatus.CANCELED],
             not_run=counts[ItemStatus.NOT_RUN],
-            batches_total=self.batches_sent + -(-unsent // per_batch),
+            batches_total=self.batches_sent + -(-unsent // self.run.max_requests()),
             batches_done=self.batches_done,
             batches_in_flight=self.batches_out,
             cost_usd=self.spent,
@@ -726,7 +739,12 @@ class _Execution:
             elapsed_seconds=self.clock.now() - self.started,
         )
 
-    def _report(self) -> None:
+    def _report(self, *, now: bool = False) -> None:
+        """Tell the reporters, at most every `_REPORT_EVERY` real seconds unless `now` (a batch sent or done)."""
+        moment = time.monotonic()
+        if not now and moment - self.reported_at < _REPORT_EVERY:
+            return
+        self.reported_at = moment
         self.progress.update(self._snapshot())
 
     def _result(self) -> RunResult:
