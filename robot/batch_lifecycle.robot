@@ -166,8 +166,8 @@ A Server Error While Polling Is Retried
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${outcomes[0].ids.batch_id}
     ...    model=claude-sonnet-4-5
     ${retrieve}=    Emulator Call Count    batches.retrieve
-    # The SDK's `batches.results()` looks the batch up once more, to find its `results_url`.
-    Should Be Equal As Integers    ${retrieve}    3    msg=The failed status check, its retry, the results look-up
+    # The results are read from the ended batch's `results_url`, with no further look-up of the batch.
+    Should Be Equal As Integers    ${retrieve}    2    msg=The failed status check and its retry
 
 A Rate Limit While Polling Waits As Long As The API Asks
     [Documentation]    One status check answered with a 429 and `retry-after: 0.2`: lowtide waits the 0.2 s the API
@@ -179,7 +179,7 @@ A Rate Limit While Polling Waits As Long As The API Asks
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${outcomes[0].ids.batch_id}
     ...    model=claude-sonnet-4-5
     ${retrieve}=    Emulator Call Count    batches.retrieve
-    Should Be Equal As Integers    ${retrieve}    3    msg=The limited status check, its retry, the results look-up
+    Should Be Equal As Integers    ${retrieve}    2    msg=The limited status check and its retry
 
 Rate Limited Submission And Result Download Are Retried
     [Documentation]    A 429 on create (refused outright, so safe to retry) and a 429 on the results download.
