@@ -191,3 +191,50 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     Then a ConfigurationError is raised
     And the error message contains "Job 5 is about"
     And the API received no calls at all
+
+  Scenario Outline: A response model named on the command line is imported, or refused with the reason
+    When the response model "<path>" is imported
+    Then <outcome>
+
+    Examples:
+      | path                       | outcome                                                          |
+      | lowtide.types:Usage        | it is the class Usage                                            |
+      | lowtide.types              | it is refused, saying "named as module:Class"                     |
+      | lowtide.nowhere:Thing      | it is refused, saying "Cannot import 'lowtide.nowhere'"           |
+      | lowtide.types:Nothing      | it is refused, saying "'lowtide.types' has no 'Nothing'"         |
+      | lowtide.types:ContentBlock | it is refused, saying "is not a pydantic model"                   |
+
+  Scenario: A run stopped by its cost limit is resumed with a higher one: only what was not run is sent
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case, as run "reviews"
+    And "lowtide status reviews" runs on the scenario's ledger
+    Then the command printed "9 item(s): 2 succeeded, 7 not-run"
+    When the run "reviews" is retried
+    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
+    When the actor maps the prompts with 3 items per batch as run "reviews"
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 4 batches of 2, 3, 3 and 1 requests
+
+  Scenario: A request the API canceled is grouped as canceled
+    Given 3 prompts "Review {n}"
+    And the API will end request "reviews-1" as canceled
+    When the actor maps the prompts as run "reviews"
+    Then the run's groups are 2 completed, 0 failed, 1 canceled and 0 not run
+
+  Scenario: The builder: jobs added one by one, as prompts or messages with their own parameters, run without a loop
+    When a run is built with the prompt "Review 0" at 50 max tokens and the messages "Review 1", and run synchronously
+    Then the synchronous run answered both, the first with at most 50 max tokens
+
+  Scenario Outline: Bad run options are refused before anything is sent
+    When a run is built with <option>
+    Then a ConfigurationError is raised
+    And the error message contains "<message>"
+
+    Examples:
+      | option                   | message                                        |
+      | items_per_batch 0        | items_per_batch must be between 1 and 100,000 |
+      | items_per_batch 100001   | items_per_batch must be between 1 and 100,000 |
+      | max_parallel_batches 0   | max_parallel_batches must be at least 1       |
+      | max_cost_usd 0           | max_cost_usd must be more than 0              |
+      | time_limit 0             | time_limit must be more than 0 seconds        |
+      | run_id "-bad"            | must be 1 to 48 letters, digits               |

@@ -578,3 +578,68 @@ def step_map_then_file(context: Any, count: int, template: str, ask: str, name: 
     jobs: list[Any] = [template.replace("{n}", str(n)) for n in range(count)]
     jobs.append({"prompt": ask, "file": str(w.path(name))})
     _map(w, jobs, items_per_batch=1)
+
+
+@when('the response model "{path}" is imported')
+def step_import_model(context: Any, path: str) -> None:
+    from lowtide.bulk.models import import_model
+
+    w = world(context)
+    w.value = w.attempt(lambda: import_model(path))
+
+
+@then("it is the class {name:w}")
+def step_imported(context: Any, name: str) -> None:
+    w = world(context)
+    w.succeeded()
+    assert w.value.__name__ == name, w.value
+
+
+@then('it is refused, saying "{text}"')
+def step_import_refused(context: Any, text: str) -> None:
+    error = world(context).failure()
+    assert text in str(error), str(error)
+
+
+@when(
+    "the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case,"
+    ' as run "{run_id}"'
+)
+def step_map_cost_limit_as(context: Any, count: int, items: float, run_id: str) -> None:
+    w = world(context)
+    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
+    _map(w, items_per_batch=count, max_cost_usd=limit, run_id=run_id)
+
+
+@given('the API will end request "{custom_id}" as canceled')
+def step_canceled_request(context: Any, custom_id: str) -> None:
+    world(context).emu.faults.outcome(custom_id, "canceled")
+
+
+@when(
+    'a run is built with the prompt "{first}" at {tokens:d} max tokens and the messages "{second}",'
+    " and run synchronously"
+)
+def step_builder_sync(context: Any, first: str, tokens: int, second: str) -> None:
+    w = world(context)
+    run = w.current_actor().bulk(run_id="built").add(first, max_tokens=tokens)
+    run.add(messages=[{"role": "user", "content": second}])
+    _bulk(w)["result"] = run.run_sync()
+    _bulk(w)["prompts"] = [first, second]
+
+
+@then("the synchronous run answered both, the first with at most {tokens:d} max tokens")
+def step_builder_answered(context: Any, tokens: int) -> None:
+    w = world(context)
+    result = _result(w)
+    assert result.ok, result
+    step_results_in_order(context, 2)
+    request = w.ledger().request(result[0].key)
+    assert request is not None
+    assert request.params["max_tokens"] == tokens, request.params
+
+
+@when("a run is built with {option:w} {value}")
+def step_bad_option(context: Any, option: str, value: str) -> None:
+    w = world(context)
+    w.attempt(lambda: w.current_actor().bulk(**{option: json.loads(value)}))
