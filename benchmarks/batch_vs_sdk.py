@@ -481,7 +481,8 @@ def table(summaries: Sequence[Summary], *, time_target: float | None, memory_tar
     return [
         *lines,
         "",
-        "`retrieve` counts the polls plus the one `messages.batches.results()` makes to find the results URL.",
+        "`retrieve` counts the polls; the raw SDK's also counts the one `messages.batches.results()` makes to find"
+        " the results URL, which lowtide reads from the ended batch it polled.",
         "",
         "lowtide / raw-sdk: " + ", ".join(parts) + ".",
     ]

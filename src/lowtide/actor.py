@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.batching.engine import BatchEngine, Ticket, close_engines_of, derive_key, engine_for, ticket_for
+from lowtide.batching.engine import (
+    BatchEngine,
+    Ticket,
+    close_engines_of,
+    derive_key,
+    engine_for,
+    ticket_for,
+)
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
@@ -103,6 +110,7 @@ class Actor:
         self._ledger: Ledger | str | Path | None = ledger
         self._templates: dict[type[BaseModel] | None, _PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
+        self._default_provider: tuple[ActorConfiguration, Provider] | None = None
         self._last_engine: (
             tuple[asyncio.AbstractEventLoop, ClaudeBatchProvider, ActorConfiguration, BatchEngine] | None
         ) = None
@@ -177,6 +185,8 @@ class Actor:
         *,
         response_model: type[ModelT],
         mode: BatchProcessingMode | str | None = None,
+        key: str | None = None,
+        max_cost_usd: float | None = None,
         **kwargs: Any,
     ) -> ActorResponse[ModelT]: ...
 
@@ -187,6 +197,8 @@ class Actor:
         *,
         response_model: None = None,
         mode: BatchProcessingMode | str | None = None,
+        key: str | None = None,
+        max_cost_usd: float | None = None,
         **kwargs: Any,
     ) -> ActorResponse[Any]: ...
 
@@ -196,6 +208,8 @@ class Actor:
         *,
         response_model: type[BaseModel] | None = None,
         mode: BatchProcessingMode | str | None = None,
+        key: str | None = None,
+        max_cost_usd: float | None = None,
         **kwargs: Any,
     ) -> ActorResponse[Any]:
         """Answer one call. `mode` overrides the configuration's `batch_processing` for this call only.
@@ -203,25 +217,48 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
-        key = kwargs.pop("key", None)
-        max_cost_usd = kwargs.pop("max_cost_usd", None)
+        if not kwargs and isinstance(prompt, str) and max_cost_usd is None and self.configuration.max_cost_usd is None:
+            # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this coroutine
+            # waits on the engine's future itself and keeps nothing else alive meanwhile.
+            claim = self._claim_prompt(prompt, key, response_model, mode)
+            if claim is not None:
+                engine, outcome = claim
+                del claim
+                return engine.deliver(await outcome, response_model)
+        return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    def _claim_prompt(
+        self,
+        prompt: str,
+        key: str | None,
+        response_model: type[BaseModel] | None,
+        mode: BatchProcessingMode | str | None,
+    ) -> tuple[BatchEngine, asyncio.Future[Outcome]] | None:
+        """Claim a batch-mode call that gives only a prompt, with params made as JSON straight from the prompt;
+        None when the call is not in batch mode or its params cannot be made so."""
+        template = self._prompt_template(response_model)
+        provider = self.provider(mode)
+        if not isinstance(provider, ClaudeBatchProvider) or template.around is None:
+            return None
+        engine = self._engine(provider)
+        # The configuration's part of the params was checked once; only the prompt is new.
+        params_json = template.around[0] + stored_json(prompt) + template.around[1]
+        key = key or derive_key(provider.name, params_json)
+        return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+
+    async def _run(
+        self,
+        prompt: str | None,
+        response_model: type[BaseModel] | None,
+        mode: BatchProcessingMode | str | None,
+        key: str | None,
+        max_cost_usd: float | None,
+        kwargs: dict[str, Any],
+    ) -> ActorResponse[Any]:
         if not kwargs and isinstance(prompt, str):
-            # A plain prompt: the configuration's part of the params was validated once; only the prompt is new.
             template = self._prompt_template(response_model)
             provider = self.provider(mode)
             if isinstance(provider, ClaudeBatchProvider):
-                if template.around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
-                    # No budget to check, so no dict either: the params are only ever the JSON stored and sent.
-                    params_json = template.around[0] + stored_json(prompt) + template.around[1]
-                    waiting = self._engine(provider).run_json(
-                        params_json,
-                        model=template.model,
-                        key=key or derive_key(provider.name, params_json),
-                        actor=self.name,
-                        response_model=response_model,
-                    )
-                    del params_json  # only the engine holds the params now, and only until they are queued
-                    return await waiting
                 params = template.with_prompt(prompt)
                 waiting = self._wait(
                     self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model
@@ -425,6 +462,9 @@ class Actor:
 
     def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
+        default = self._default_provider
+        if mode is None and default is not None and default[0] is self.configuration:
+            return default[1]  # resolved once, not again for each of thousands of calls
         effective, factory = self._resolve(mode)
         provider = self._providers.get(effective)
         if provider is None:
@@ -442,6 +482,8 @@ class Actor:
             )
             provider = factory(options)
             self._providers[effective] = provider
+        if mode is None:
+            self._default_provider = (self.configuration, provider)
         return provider
 
     def _resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
@@ -462,7 +504,7 @@ class Actor:
             raise ConfigurationError(f"Unknown mode {mode!r}; choose one of: {choices}.", field="mode") from None
 
     async def aclose(self) -> None:
-        providers, self._providers = list(self._providers.values()), {}
+        providers, self._providers, self._default_provider = list(self._providers.values()), {}, None
         for provider in providers:
             if isinstance(provider, ClaudeBatchProvider):
                 await close_engines_of(provider)

@@ -18,7 +18,7 @@ import os
 import socket
 import uuid
 import weakref
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -28,7 +28,7 @@ from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
 
 from lowtide.batching.crashpoints import crash_during, crashpoint
-from lowtide.batching.records import error_from_json, error_to_json, response_from_json, response_to_json
+from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
 from lowtide.errors import (
@@ -235,8 +235,8 @@ class BatchEngine:
         self._creating: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
-        self._claims: list[NewRequest] = []
-        self._claimed: list[asyncio.Future[_Entered]] = []
+        self._claims: list[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
+        self._claimed: list[asyncio.Future[Any]] = []
         self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
         self.closed = False
@@ -258,34 +258,39 @@ class BatchEngine:
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
         model = str(params.get("model", ""))
-        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        outcome = self.claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
         del params  # queued as JSON once claimed: thousands of waiting calls need not keep their params alive
-        return _deliver(await (self._final(entered) if isinstance(entered, RequestRecord) else entered), response_model)
+        return _deliver(await outcome, response_model)
 
-    async def run_json(
+    def claim(
         self,
-        params: str,
+        params: dict[str, Any] | str,
         *,
         model: str,
         key: str,
         actor: str,
-        response_model: type[BaseModel] | None = None,
         worst_case_usd: Decimal | None = None,
-    ) -> ActorResponse[Any]:
-        """`run` for params already encoded as the ledger stores them (`stored_json`), of `model`.
+    ) -> asyncio.Future[Outcome]:
+        """`run` for a caller that waits in its own coroutine: claim `key` for `params` (or their JSON as
+        `stored_json` gives it), with every call of this moment in one transaction; `deliver` what the future gives.
 
-        Thousands of calls at once need no dict each: the JSON is what the ledger stores and the batch sends.
+        The future is the call's outcome itself: a call waits on one future, woken once. It fails if the ledger
+        knows `key` for other params.
         """
-        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
-        del params
-        return _deliver(await (self._final(entered) if isinstance(entered, RequestRecord) else entered), response_model)
+        outcome: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True)
+        return outcome
+
+    @staticmethod
+    def deliver(outcome: Outcome, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
+        """The response of an outcome (parsed into `response_model`), or its error raised."""
+        return _deliver(outcome, response_model)
 
     async def submit(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
     ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
-        model = str(params.get("model", ""))
-        entered = await self._claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         record = entered if isinstance(entered, RequestRecord) else self._reread(key)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             outcome = self._futures.get(record.key)
@@ -407,31 +412,36 @@ class BatchEngine:
 
     # Entering the ledger.
 
+    def _claim_record(
+        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
+    ) -> asyncio.Future[_Entered]:
+        """Claim `key` for `params`; the future gives a new request's outcome future (it is queued here), or the
+        record of a key the ledger already knew. It fails if that key names other params."""
+        claimed: asyncio.Future[_Entered] = asyncio.get_running_loop().create_future()
+        self._claim(params, str(params.get("model", "")), key, actor, worst_case_usd, claimed, until_final=False)
+        return claimed
+
     def _claim(
         self,
         params: dict[str, Any] | str,
-        *,
         model: str,
         key: str,
         actor: str,
-        worst_case_usd: Decimal | None = None,
-    ) -> asyncio.Future[_Entered]:
-        """Claim `key` for `params` in the ledger, in one transaction with every call of this moment.
-
-        The future gives a new request's outcome future (it is queued here), or the record of a key the ledger
-        already knew, to attach to; it raises if that key names other params.
-        """
-        claimed: asyncio.Future[_Entered] = asyncio.get_running_loop().create_future()
+        worst_case_usd: Decimal | None,
+        future: asyncio.Future[Any],
+        *,
+        until_final: bool,
+    ) -> None:
+        # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once.
         self._claims.append(
-            NewRequest(key, custom_id_for(key), actor, model, params, self.settings.max_attempts, worst_case_usd)
+            (key, custom_id_for(key), actor, model, params, self.settings.max_attempts, worst_case_usd, until_final)
         )
-        self._claimed.append(claimed)
+        self._claimed.append(future)
         if self._claiming is None:
             self._claiming = self._spawn(self._write_claims())
         if self._window is None:
             # The window counts from the call's arrival: its claim is written while the window runs.
             self._window = self._spawn(self._flush_after_window(self._clock.now()))
-        return claimed
 
     def reserve(self, actor: str, amount: Decimal) -> None:
         """Count a checked call's worst case against its actor until its claim is in the ledger."""
@@ -443,7 +453,8 @@ class BatchEngine:
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
-        claims, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
+        raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
+        claims = [NewRequest(*claim[:7]) for claim in raw]
         self._claiming = None
         now = self._clock.now()
         try:
@@ -459,7 +470,7 @@ class BatchEngine:
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
         records = {record.key: record for record in known}
         firsts: dict[str, NewRequest] = {}
-        for new, claimed in zip(claims, claimed_by, strict=True):
+        for (*_, until_final), new, claimed in zip(raw, claims, claimed_by, strict=True):
             record = records.get(new.key)
             if record is not None:
                 if record.params != new.params and _canonical(record.params) != _params_json(new.params):
@@ -467,16 +478,46 @@ class BatchEngine:
                     continue
                 if record.state is RequestState.PENDING and record.owner == self.owner:
                     self._enqueue(record)
-                claimed.set_result(record)
+                if not until_final:
+                    claimed.set_result(record)
+                elif record.state.final:
+                    claimed.set_result(_outcome_of(record))
+                else:
+                    self._forward(self._final(record), claimed)
             elif new.key not in firsts:
                 # Inserted just now, so this engine owns it: queued as the JSON the ledger holds, to send as it is.
                 firsts[new.key] = new
                 params = inserted[new.key]
-                claimed.set_result(self._queue_entry(_Queued(new.key, new.custom_id, params, len(params) + 64)))
+                entry = _Queued(new.key, new.custom_id, params, len(params) + 64)
+                if until_final:
+                    self._futures[new.key] = claimed  # the caller's future is the outcome's: it is woken once
+                    self._queue_entry(entry)
+                else:
+                    claimed.set_result(self._queue_entry(entry))
             elif _params_json(firsts[new.key].params) != _params_json(new.params):
                 claimed.set_exception(_other_request(new.key))  # the same key twice in one moment, for two requests
+            elif until_final:
+                self._forward(self._future(new.key), claimed)
             else:
                 claimed.set_result(self._future(new.key))
+
+    def _forward(self, source: Awaitable[Outcome], future: asyncio.Future[Outcome]) -> None:
+        """Resolve `future` with what `source` comes to (a caller attached to work already under way)."""
+
+        async def forward() -> None:
+            try:
+                outcome = await source
+            except asyncio.CancelledError:  # pragma: no cover - the engine closed under a waiting caller
+                future.cancel()
+                raise
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                return
+            if not future.done():
+                future.set_result(outcome)
+
+        self._spawn(forward())
 
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
@@ -618,6 +659,8 @@ class BatchEngine:
             now=now,
         )
         self._queued_keys.difference_update(e.key for e in entries)
+        if not self._queued_keys:
+            self._queued_keys = set()  # a set keeps its size once grown: 100,000 keys leave megabytes behind
         crashpoint("after-intent")
         keys = [e.key for e in entries]
         # Every custom_id here came from `custom_id_for`, so it is valid; params go as the JSON the ledger holds.
@@ -706,18 +749,18 @@ class BatchEngine:
         record = self.ledger.batch(batch_id)
         assert record is not None
         assert record.provider_batch_id is not None
-        members = self.ledger.members(batch_id)
-        keys = list(members.values())
+        # Read while the batch runs, not after it ends: the answers are waited for from then on.
+        members, attempts = self.ledger.members_and_attempts(batch_id)
         try:
             ended = await self.provider.wait(
                 remote or record.provider_batch_id, on_status=self._status_recorder(batch_id)
             )
-            await self._collect(batch_id, ended, members, request_id=record.request_id)
+            await self._collect(batch_id, ended, members, attempts, request_id=record.request_id)
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
-            self._fail(keys, exc)  # the requests stay in the ledger, to be collected later
+            self._fail(list(members.values()), exc)  # the requests stay in the ledger, to be collected later
         except ActorError as exc:
-            self._fail(keys, exc)
+            self._fail(list(members.values()), exc)
         finally:
             self._pollers.pop(batch_id, None)
 
@@ -738,10 +781,15 @@ class BatchEngine:
         return record
 
     async def _collect(
-        self, batch_id: str, ended: MessageBatch, members: dict[str, str], *, request_id: str | None = None
+        self,
+        batch_id: str,
+        ended: MessageBatch,
+        members: dict[str, str],
+        attempts: dict[str, tuple[int, int]],
+        *,
+        request_id: str | None = None,
     ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
-        attempts = self.ledger.attempts(batch_id)
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Outcome]] = []
         seen: set[str] = set()
@@ -850,12 +898,13 @@ def _row(
 ) -> OutcomeRow:
     """How one result is stored: succeeded (`stored`: its response as JSON), requeued for another attempt, or final."""
     if isinstance(outcome, ActorResponse):
+        assert stored is not None, "a response comes with the form it is stored in (line_outcome)"
         cost = outcome.cost
         return OutcomeRow(
             key,
             RequestState.SUCCEEDED,
             # Encoded now, so that the dicts of a chunk's answers do not outlive their line (the collector's work).
-            response=stored_json(stored if stored is not None else response_to_json(outcome)),
+            response=stored_json(stored),
             cost_usd=cost.total_usd if cost else None,
             live_cost_usd=cost.live_equivalent_usd if cost else None,
         )

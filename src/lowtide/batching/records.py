@@ -18,7 +18,7 @@ from lowtide.errors import (
 )
 from lowtide.types import ActorResponse
 
-__all__ = ["error_from_json", "error_to_json", "response_from_json", "response_to_json"]
+__all__ = ["error_from_json", "error_to_json", "response_from_json"]
 
 
 _API_ERRORS: dict[str, type[APIError]] = {
@@ -26,12 +26,9 @@ _API_ERRORS: dict[str, type[APIError]] = {
 }
 
 
-def response_to_json(response: ActorResponse[Any]) -> dict[str, Any]:
-    # `parsed` is left out: it is rebuilt from the text with whatever model the caller asks for.
-    return response.model_dump(mode="json", exclude={"parsed"})
-
-
 def response_from_json(data: dict[str, Any]) -> ActorResponse[Any]:
+    """A response as the ledger stores it (`lowtide.providers.anthropic.mapping.response_and_json` writes it;
+    `parsed` is left out, rebuilt from the text with whatever model the caller asks for)."""
     return _RESPONSE.model_validate(data)
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -177,7 +178,7 @@ class Ledger:
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _wal(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=30000")
@@ -497,14 +498,6 @@ class Ledger:
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [_batch(row) for row in rows]
 
-    def attempts(self, batch_id: str) -> dict[str, tuple[int, int]]:
-        """key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT key, attempts, max_attempts FROM requests WHERE batch_id = ?", (batch_id,)
-            ).fetchall()
-        return {row["key"]: (row["attempts"], row["max_attempts"]) for row in rows}
-
     def members(self, batch_id: str) -> dict[str, str]:
         """custom_id -> key for every request sent in `batch_id`."""
         with self._lock:
@@ -512,6 +505,30 @@ class Ledger:
                 "SELECT custom_id, key FROM batch_members WHERE batch_id = ?", (batch_id,)
             ).fetchall()
         return {row["custom_id"]: row["key"] for row in rows}
+
+    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`.
+
+        A batch may hold 100,000 requests: the two share their strings, and rows are read one by one.
+        """
+        members: dict[str, str] = {}
+        attempts: dict[str, tuple[int, int]] = {}
+        pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            cursor.execute(
+                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.batch_id IS m.batch_id"
+                " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = ?",
+                (batch_id,),
+            )
+            for custom_id, key, made, allowed, current in cursor:
+                key = custom_id if key == custom_id else key
+                members[custom_id] = key
+                if current:
+                    pair = (made, allowed)
+                    attempts[key] = pairs.setdefault(pair, pair)
+        return members, attempts
 
     # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
 
@@ -538,6 +555,20 @@ class Ledger:
                 record = _request(row)
                 found[record.key] = record
         return [found[key] for key in keys if key in found]
+
+
+def _wal(db: sqlite3.Connection, *, patience: float = 30.0) -> None:
+    """Put the file in WAL mode. Switching needs a moment alone with the file, and SQLite may answer "locked"
+    at once, without waiting, while another process opens the same new ledger: so wait and ask again."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:  # pragma: no cover - a race between two first opens of a file
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _filters(

@@ -261,7 +261,7 @@ class ClaudeBatchProvider(Provider):
     async def stream_results(
         self,
         batch: MessageBatch | str,
-        handle: Callable[[dict[str, Any]], Awaitable[None] | None],
+        handle: Callable[[dict[str, Any]], None],
         *,
         expected: int | None = None,
     ) -> None:
@@ -291,9 +291,7 @@ class ClaudeBatchProvider(Provider):
                     if not text:
                         continue
                     lines += 1
-                    handled = handle(json.loads(text))
-                    if handled is not None:
-                        await handled
+                    handle(json.loads(text))
             finally:
                 await response.aclose()
             if expected is not None and lines < expected:

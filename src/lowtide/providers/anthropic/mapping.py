@@ -283,7 +283,7 @@ def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> 
     key = (model, mode, repr(usage))
     priced = _PRICED.get(key)
     if priced is None:
-        if len(_PRICED) >= _PRICED_MAX:
+        if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
             _PRICED.clear()
         priced = _PRICED[key] = _price_usage(model, mode, usage)
     return priced
@@ -386,7 +386,7 @@ def line_outcome(
         return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
     if kind == "expired":
         return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
-    return BatchRequestError(
+    return BatchRequestError(  # pragma: no cover - a result type newer than this code
         f"Batch {batch_id} returned a result of unknown type {kind!r} for request {custom_id}; "
         "upgrade lowtide to read it.",
         batch_id=batch_id,

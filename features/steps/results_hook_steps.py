@@ -1,0 +1,142 @@
+"""Steps for `BatchEngine.on_results`: each chunk of a batch's results handed over as the API sent it."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from _support import names, world
+from behave import given, then
+
+from lowtide import BatchProcessingMode, ClaudeBatchProvider
+from lowtide.batching.engine import engine_for
+from lowtide.ledger.store import RequestState
+
+
+@dataclass
+class _Handed:
+    """What the hook was given: (ledger batch id, API batch id, lines), and what the ledger held at that moment."""
+
+    calls: list[tuple[str, str, list[Mapping[str, Any]]]] = field(default_factory=list[tuple[str, str, list[Any]]])
+    unstored: list[str] = field(default_factory=list[str])
+    log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
+
+
+class _Records(logging.Handler):
+    def __init__(self, into: list[logging.LogRecord]) -> None:
+        super().__init__(logging.ERROR)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record)
+
+
+def _handed(context: Any) -> _Handed:
+    if not hasattr(context, "handed"):
+        context.handed = _Handed()
+    handed: _Handed = context.handed
+    return handed
+
+
+def _attach_hook(context: Any, *, fails: bool) -> None:
+    """Set `on_results` on the engine the actor's batch-mode calls will use (the loop's engine for its settings)."""
+    w = world(context)
+    handed = _handed(context)
+    actor = w.current_actor()
+    ledger = w.ledger()
+
+    def hook(batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+        handed.calls.append((batch_id, provider_batch_id, list(lines)))
+        for line in lines:
+            record = ledger.request(str(line["custom_id"]))
+            if record is None or record.state is not RequestState.SUCCEEDED:
+                handed.unstored.append(str(line["custom_id"]))
+        if fails:
+            raise OSError("the results folder is full")
+
+    async def attach() -> None:
+        provider = actor.provider(BatchProcessingMode.BATCH)
+        assert isinstance(provider, ClaudeBatchProvider), provider
+        engine = engine_for(provider, ledger, settings=actor.configuration.batch, clock=w.clock)
+        engine.on_results = hook
+
+    w.run(attach())
+    if fails:
+        logger = logging.getLogger("lowtide.batching.engine")
+        records = _Records(handed.log)
+        logger.addHandler(records)
+        w.cleanups.append(lambda: logger.removeHandler(records))
+
+
+@given("the actor's batch engine hands each chunk of results to a hook")
+def step_hook(context: Any) -> None:
+    _attach_hook(context, fails=False)
+
+
+@given("the actor's batch engine hands each chunk of results to a hook that fails")
+def step_failing_hook(context: Any) -> None:
+    _attach_hook(context, fails=True)
+
+
+def _lines(context: Any) -> list[Mapping[str, Any]]:
+    return [line for _, _, lines in _handed(context).calls for line in lines]
+
+
+@then("the hook was given each of these results once, as the API sent them: {custom_ids}")
+def step_hook_results(context: Any, custom_ids: str) -> None:
+    w = world(context)
+    lines = _lines(context)
+    given = Counter(str(line["custom_id"]) for line in lines)
+    assert given == Counter(names(custom_ids)), f"the hook was given {dict(given)}"
+    [batch_id] = {provider_batch_id for _, provider_batch_id, _ in _handed(context).calls}
+
+    async def download() -> dict[str, Any]:
+        # The results file as the API serves it, each line decoded by nothing but `json.loads`.
+        client = w.emu.client()
+        batch = await client.messages.batches.retrieve(batch_id)
+        assert batch.results_url is not None, batch
+        response = await client.get(batch.results_url, cast_to=httpx2.Response)
+        return {line["custom_id"]: line for line in map(json.loads, response.text.splitlines())}
+
+    sent = w.run(download())
+    for line in lines:
+        assert line == sent[line["custom_id"]], f"the hook was given {line}, the API sent {sent[line['custom_id']]}"
+
+
+@then("the hook was given each of the {count:d} results once")
+def step_hook_count(context: Any, count: int) -> None:
+    given = Counter(str(line["custom_id"]) for line in _lines(context))
+    assert len(given) == count, f"the hook was given {len(given)} results"
+    assert set(given.values()) == {1}, f"some results were given more than once: {dict(given)}"
+
+
+@then("every result the hook was given was already stored in the ledger when it got it")
+def step_hook_after_store(context: Any) -> None:
+    handed = _handed(context)
+    assert handed.calls, "the hook was never called"
+    assert not handed.unstored, f"the hook got {handed.unstored} before they were stored"
+
+
+@then("the hook was given the ledger's id and the API's id of the batch")
+def step_hook_ids(context: Any) -> None:
+    [batch] = world(context).ledger().batches()
+    ids = {(batch_id, provider_batch_id) for batch_id, provider_batch_id, _ in _handed(context).calls}
+    assert ids == {(batch.id, batch.provider_batch_id)}, f"the hook was given {ids}; the ledger has {batch}"
+
+
+@then("the failure of the hook was logged, naming the batch")
+def step_hook_logged(context: Any) -> None:
+    handed = _handed(context)
+    [batch] = world(context).ledger().batches()
+    assert len(handed.log) == len(handed.calls) >= 1, f"{len(handed.log)} errors logged, {len(handed.calls)} calls"
+    message = handed.log[0].getMessage()
+    assert str(batch.provider_batch_id) in message, message
+    assert "stored all the same" in message, message
+    exc_info = handed.log[0].exc_info
+    assert exc_info is not None, "the error was logged without its traceback"
+    assert "the results folder is full" in str(exc_info[1]), exc_info
