@@ -70,11 +70,12 @@ def _map(w: World, inputs: list[Any] | None = None, **options: Any) -> RunResult
     return result
 
 
-def _worst(w: World, prompt: str) -> Decimal:
-    params = to_message_params(w.current_actor().request(prompt))
+def _cost_limit(w: World, items: float) -> Decimal:
+    """The worst case of `items` requests like the first prompt (the prompts are all of one size)."""
+    params = to_message_params(w.current_actor().request(_prompts(w)[0]))
     worst = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
     assert worst is not None
-    return worst
+    return worst * Decimal(str(items))
 
 
 def _batches(w: World) -> list[Any]:
@@ -204,8 +205,7 @@ def step_map_other_as(context: Any, prompt: str, run_id: str) -> None:
 @when("the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case")
 def step_map_cost_limit(context: Any, count: int, items: float) -> None:
     w = world(context)
-    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
-    _map(w, items_per_batch=count, max_cost_usd=limit)
+    _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items))
 
 
 @when(
@@ -214,8 +214,7 @@ def step_map_cost_limit(context: Any, count: int, items: float) -> None:
 )
 def step_map_cost_limit_parallel(context: Any, count: int, parallel: int, items: float) -> None:
     w = world(context)
-    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
-    _map(w, items_per_batch=count, max_parallel_batches=parallel, max_cost_usd=limit)
+    _map(w, items_per_batch=count, max_parallel_batches=parallel, max_cost_usd=_cost_limit(w, items))
 
 
 @when(
@@ -607,8 +606,7 @@ def step_import_refused(context: Any, text: str) -> None:
 )
 def step_map_cost_limit_as(context: Any, count: int, items: float, run_id: str) -> None:
     w = world(context)
-    limit = _worst(w, _prompts(w)[0]) * Decimal(str(items))
-    _map(w, items_per_batch=count, max_cost_usd=limit, run_id=run_id)
+    _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), run_id=run_id)
 
 
 @given('the API will end request "{custom_id}" as canceled')
