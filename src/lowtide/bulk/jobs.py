@@ -425,9 +425,9 @@ def job_messages(job: Job, *, citations: bool) -> list[dict[str, Any]]:
     return [{"role": "user", "content": [file_block(job.file, citations=cite), {"type": "text", "text": job.prompt}]}]
 
 
-def check_jobs(jobs: Sequence[Job]) -> None:
+def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
     """Check jobs made in code as the loaders check theirs: files present, of a kind and size the API takes, and ids
-    unique. Problems are numbered by the job's index in `jobs`.
+    unique. Problems are numbered by the job's index in `jobs`. Returns what was found of each file, by path.
     """
     problems = _Problems("jobs", label="job")
     if not jobs:
@@ -441,18 +441,20 @@ def check_jobs(jobs: Sequence[Job]) -> None:
                 problems.add(index, f"file {str(job.file)!r} {trouble}")
         _check_id(job.id, index, ids, problems)
     problems.raise_if_any()
+    return files.found
 
 
 class _FileChecks:
-    """Inspects each distinct file once, however many jobs name it."""
+    """Inspects each distinct file once, however many jobs name it; `found` keeps what good files are."""
 
     def __init__(self) -> None:
         self._seen: dict[Path, str | None] = {}
+        self.found: dict[Path, FileInfo] = {}
 
     def check(self, path: Path) -> str | None:
         if path not in self._seen:
             try:
-                _inspect(path)
+                self.found[path] = _inspect(path)
                 self._seen[path] = None
             except _FileProblem as exc:
                 self._seen[path] = str(exc)

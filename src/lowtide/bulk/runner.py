@@ -24,6 +24,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import BaseModel
 
 from lowtide.batching.engine import BatchEngine, GroupCall, owner_id
-from lowtide.bulk.jobs import Job, check_jobs, inspect_file, job_messages
+from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, request_size, split
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
@@ -44,7 +45,7 @@ from lowtide.errors import (
     ProviderCapabilityError,
     StructuredOutputError,
 )
-from lowtide.ledger.runs import ItemRow, NewItem, RunRecord, RunStore
+from lowtide.ledger.runs import ItemRow, NewItem, RunStore
 from lowtide.ledger.store import RequestRecord, RequestState
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider
@@ -191,9 +192,9 @@ class BulkRun:
         )
         spent = prepared.spent
         over_limit = False
-        sized = ((index, params, size) for index, params, size in self.built(prepared, prepared.to_send))
+        built = self.built(prepared, prepared.to_send)
         for group in split(
-            ((entry, entry[2]) for entry in sized), max_requests=self.max_requests(), max_bytes=self.max_bytes()
+            ((entry, entry[2]) for entry in built), max_requests=self.max_requests(), max_bytes=self.max_bytes()
         ):
             batch = PlannedBatch()
             for _, params, size in group:
@@ -267,7 +268,7 @@ class BulkRun:
 
     def _prepare(self, *, write: bool) -> _Prepared:
         """Check every job (nothing is sent before all pass), find or record the run, and sort its items."""
-        check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
+        files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         provider: ClaudeBatchProvider | None = None
         if write:  # a dry run needs no client (nor a key): it sends nothing
             built = self.actor.provider(BatchProcessingMode.BATCH)
@@ -287,7 +288,7 @@ class BulkRun:
                     " limit cannot be kept.",
                     field="max_cost_usd",
                 )
-            size = _estimated_size(job, params)
+            size = _estimated_size(params, files[job.file] if job.file is not None else None)
             if size > self.max_bytes():
                 raise ConfigurationError(
                     f"Job {index}{_named(job)} is about {size:,} bytes as a batch request, more than a batch may hold"
@@ -334,7 +335,7 @@ class BulkRun:
         ]
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
-        return _Prepared(run_id, record, store, provider, keys, rows, finished, attach, to_send, spent)
+        return _Prepared(run_id, store, provider, keys, rows, finished, attach, to_send, spent)
 
     def _settings(self) -> dict[str, Any]:
         configuration = self.actor.configuration.model_dump(mode="json")
@@ -361,30 +362,19 @@ class BulkRun:
         }
 
 
+@dataclass
 class _Prepared:
-    def __init__(
-        self,
-        run_id: str,
-        record: RunRecord | None,
-        store: RunStore,
-        provider: ClaudeBatchProvider | None,
-        keys: list[str],
-        rows: list[ItemRow],
-        finished: list[int],
-        attach: list[int],
-        to_send: list[int],
-        spent: Decimal,
-    ) -> None:
-        self.run_id = run_id
-        self.record = record
-        self.store = store
-        self.provider = provider
-        self.keys = keys
-        self.rows = rows
-        self.finished = finished
-        self.attach = attach
-        self.to_send = to_send
-        self.spent = spent
+    """A run as `_prepare` found it: its keys, and which items are final, out in a batch, or to send."""
+
+    run_id: str
+    store: RunStore
+    provider: ClaudeBatchProvider | None
+    keys: list[str]
+    rows: list[ItemRow]
+    finished: list[int]
+    attach: list[int]
+    to_send: list[int]
+    spent: Decimal
 
 
 class _Execution:
@@ -480,7 +470,7 @@ class _Execution:
                 job_id = self.run.jobs[row.index].id
                 self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
         finished = self.prepared.finished
-        for start in range(0, len(finished), 1000):
+        for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
             chunk = finished[start : start + 1000]
             records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
             for index in chunk:
@@ -588,13 +578,12 @@ class _Execution:
             if done.cancelled():
                 return
             failure = done.exception()
-            outcome: Outcome = (
-                failure
-                if isinstance(failure, ActorError)
-                else done.result()
-                if failure is None
-                else (ActorError(f"{type(failure).__name__}: {failure}"))
-            )
+            if failure is None:
+                outcome: Outcome = done.result()
+            elif isinstance(failure, ActorError):
+                outcome = failure
+            else:
+                outcome = ActorError(f"{type(failure).__name__}: {failure}")
             self._answered(index, outcome)
             if on_done is not None:
                 on_done()
@@ -836,12 +825,11 @@ def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _estimated_size(job: Job, params: Mapping[str, Any]) -> int:
+def _estimated_size(params: Mapping[str, Any], file: FileInfo | None) -> int:
     """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
     size = request_size("x" * 64, params)
-    if job.file is not None:
-        info = inspect_file(job.file)
-        size += info.size if info.kind == "text" else -(-info.size // 3) * 4
+    if file is not None:
+        size += file.size if file.kind == "text" else -(-file.size // 3) * 4
     return size
 
 
