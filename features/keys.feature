@@ -30,6 +30,43 @@ Feature: Request keys: one answer per key, however often it is asked
       | key           | state     | attempts |
       | plan-issue-42 | succeeded | 1        |
 
+  Scenario: A stored answer comes back exactly as the API sent it, integers beyond 64 bits and any script included
+    When the actor is asked "Record the tide" with the key "tide-ticket" and:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties:
+              ticket: {type: integer, const: 123456789012345678901234567890}
+              port: {type: string, const: "Île-de-Bréhat 🌊"}
+              height_m: {type: number, const: 4.25}
+            required: [ticket, port, height_m]
+      """
+    And the API's call counts are noted
+    And the actor is asked "Record the tide" with the key "tide-ticket" and:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties:
+              ticket: {type: integer, const: 123456789012345678901234567890}
+              port: {type: string, const: "Île-de-Bréhat 🌊"}
+              height_m: {type: number, const: 4.25}
+            required: [ticket, port, height_m]
+      """
+    Then both answers called "record_tide" with exactly this input:
+      """
+      {"ticket": 123456789012345678901234567890, "port": "Île-de-Bréhat 🌊", "height_m": 4.25}
+      """
+    And the answer is the same answer as the first one
+    And the API received no calls since they were noted
+
   Scenario: A call without a key gets one derived from the request, and the same request is answered once
     When the actor is asked "Summarize the tide tables"
     And the API's call counts are noted

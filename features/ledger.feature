@@ -125,3 +125,31 @@ Feature: The ledger: a durable record of every batch and request
     When 3 new requests are claimed in the ledger "bulk.sqlite3" in one call
     And the same 3 keys and a new one are claimed again, with other params, by another owner
     Then the claim returned the 3 known requests as they were first claimed, and the new one
+
+  Scenario: Commits leave WAL checkpoints to the ledger's own thread, which runs them once the writes pause
+    Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 0.2 seconds
+    When 10 rounds of 500 new requests, with prompts of 200 bytes, are claimed in it, back to back
+    Then the ledger's own connection leaves checkpoints to its thread
+    And within 10 seconds the database file, without its WAL, holds every request claimed
+    And the ledger holds every request claimed
+
+  Scenario: Writes that never pause are checkpointed all the same, every so often, so the WAL stays small
+    Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 60 seconds, or at most 0.2
+    When requests are claimed in it 50 at a time, every 0.02 seconds, for 1.5 seconds
+    Then the WAL was checkpointed at least 2 times while the writes went on
+    And the database file, without its WAL, holds at least 50 of the requests
+
+  Scenario: If the checkpoint thread fails, commits checkpoint the WAL themselves again, and nothing is lost
+    Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 0.2 seconds
+    And the ledger's folder is then moved elsewhere
+    When 10 rounds of 500 new requests, with prompts of 2000 bytes, are claimed in it, back to back
+    Then one warning said "go back inline: the checkpoint thread failed (unable to open database file)"
+    And the ledger's own connection checkpoints the WAL itself again, every 1000 pages
+    And the ledger holds every request claimed
+    And the database file, without its WAL, holds at least 2500 of the requests
+
+  Scenario: Closing a ledger stops its checkpoint thread and leaves no WAL behind
+    Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 60 seconds
+    When 2 rounds of 100 new requests, with prompts of 200 bytes, are claimed in it, back to back
+    And the checkpointed ledger is closed
+    Then its checkpoint thread has stopped, and no WAL file is left beside the database

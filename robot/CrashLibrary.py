@@ -30,6 +30,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
+from lowtide.batching.engine import RESULTS_PER_TRANSACTION
 from lowtide.ledger.schema import MIGRATIONS
 from lowtide.ledger.store import Ledger
 from lowtide.parking import status
@@ -456,7 +457,8 @@ class CrashLibrary:
 
         `after-intent`, `during-create`, `after-create`: one batch intent without the API's id, every request
         submitting. `while-polling`: the API's batch id recorded, every request waiting on it. `while-streaming`:
-        the first chunk of results (500, or all when fewer) stored, the batch not marked collected.
+        the first chunk of results (`RESULTS_PER_TRANSACTION`, or all when fewer) stored, the batch not marked
+        collected.
         """
         # In this process (a `lowtide status` costs an interpreter start-up): the same report, as JSON.
         opened = Ledger(ledger)
@@ -485,7 +487,7 @@ class CrashLibrary:
             if states != Counter({"waiting-on-batch": requests}):
                 problems.append(f"ticket states {dict(states)}, expected all waiting-on-batch")
         elif stage == "while-streaming":
-            stored = min(500, requests)
+            stored = min(RESULTS_PER_TRANSACTION, requests)
             if batch.get("state") != "ended":
                 problems.append(f"batch {batch}, expected ended (results not all collected)")
             if states["collected"] != stored:

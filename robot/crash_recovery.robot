@@ -19,8 +19,8 @@ Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 *** Variables ***
 ${PROCESSING}       1
 ${REQUESTS}         20
-# More than one chunk of results (500 lines), so that the client dies with part of them stored.
-${STREAMED}         600
+# More than one chunk of results (2,000 lines), so that the client dies with part of them stored.
+${STREAMED}         2400
 # `during-create`: the emulator answers the create 3 s after committing it; the client dies 1 s after sending it.
 ${CREATE_DELAY}     3
 ${CRASH_DELAY}      1

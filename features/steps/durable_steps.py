@@ -92,6 +92,24 @@ def step_ask_with_key(context: Any, prompt: str, key: str) -> None:
     _ask(w, w.current_actor(), prompt, key=key)
 
 
+@when('the actor is asked "{prompt:Q}" with the key "{key}" and:')
+def step_ask_with_key_and(context: Any, prompt: str, key: str) -> None:
+    w = world(context)
+    _ask(w, w.current_actor(), prompt, key=key, **yaml_doc(context.text))
+
+
+@then('both answers called "{tool}" with exactly this input:')
+def step_both_called_exactly(context: Any, tool: str) -> None:
+    w = world(context)
+    expected = json.loads(context.text)
+    assert len(w.answers) >= 2, w.answers
+    for answer in (w.answers[0], w.answers[-1]):
+        [call] = answer.tool_calls
+        assert call.name == tool, call
+        assert call.input == expected, call.input
+        assert all(type(call.input[name]) is type(value) for name, value in expected.items()), call.input
+
+
 @when('actor "{name}" is asked "{prompt:Q}"')
 def step_named_actor_asked(context: Any, name: str, prompt: str) -> None:
     w = world(context)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import stat
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
@@ -303,3 +305,172 @@ def step_claim_again_result(context: Any, count: int) -> None:
     assert new.key == f"req-{count:04d}", new
     assert new.owner == "host/2/other", new
     assert new.params["messages"][0]["content"] == f"Question {count} about the ebb", new.params
+
+
+# -- checkpoints -----------------------------------------------------------------------------------------------------
+
+
+@given('a ledger "{name}" in a folder of its own, whose checkpoints wait for writes to pause {idle:g} seconds')
+def step_checkpointed_ledger(context: Any, name: str, idle: float) -> None:
+    _checkpointed_ledger(context, name, idle=idle)
+
+
+@given(
+    'a ledger "{name}" in a folder of its own, whose checkpoints wait for writes to pause {idle:g} seconds,'
+    " or at most {at_most:g}"
+)
+def step_checkpointed_ledger_at_most(context: Any, name: str, idle: float, at_most: float) -> None:
+    _checkpointed_ledger(context, name, idle=idle, at_most=at_most)
+
+
+def _checkpointed_ledger(context: Any, name: str, *, idle: float, at_most: float = 5.0) -> None:
+    w = world(context)
+    folder = w.path("ledger folder")
+    folder.mkdir()
+    ledger = Ledger(folder / name)
+    ledger.checkpointer.idle, ledger.checkpointer.at_most = idle, at_most
+    w.cleanups.append(ledger.close)
+    w.witnessed["checkpointed"] = [ledger]
+    warnings: list[str] = w.witnessed.setdefault("checkpoint warnings", [])
+    handler = _Kept(warnings)
+    checkpoint_log = logging.getLogger("lowtide.ledger.checkpoint")
+    checkpoint_log.addHandler(handler)
+    w.cleanups.append(lambda: checkpoint_log.removeHandler(handler))
+
+
+class _Kept(logging.Handler):
+    def __init__(self, kept: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.kept = kept
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.kept.append(record.getMessage())
+
+
+@then('one warning said "{text}"')
+def step_checkpoint_warning(context: Any, text: str) -> None:
+    warnings = world(context).witnessed["checkpoint warnings"]
+    assert len(warnings) == 1, warnings
+    assert text in warnings[0], warnings
+
+
+def _checkpointed(w: World) -> Ledger:
+    [ledger] = w.witnessed["checkpointed"]
+    assert isinstance(ledger, Ledger)
+    return ledger
+
+
+@given("the ledger's folder is then moved elsewhere")
+def step_folder_moved(context: Any) -> None:
+    w = world(context)
+    ledger = _checkpointed(w)
+    moved = w.path("moved folder")
+    ledger.path.parent.rename(moved)
+    w.witnessed["ledger file"] = [moved / ledger.path.name]
+
+
+def _ledger_file(w: World) -> Path:
+    return w.witnessed.get("ledger file", [_checkpointed(w).path])[0]
+
+
+@when("{rounds:d} rounds of {count:d} new requests, with prompts of {size:d} bytes, are claimed in it, back to back")
+def step_claim_rounds(context: Any, rounds: int, count: int, size: int) -> None:
+    w = world(context)
+    ledger = _checkpointed(w)
+    for round_ in range(rounds):
+        claims = _new_requests(count, start=round_ * count, topic="x" * size)
+        ledger.claim_new(claims, owner="host/1/claimer", until=w.clock.now() + 120, now=w.clock.now())
+    w.witnessed["claimed count"] = [rounds * count]
+
+
+@when("requests are claimed in it {count:d} at a time, every {pause:g} seconds, for {seconds:g} seconds")
+def step_claim_steadily(context: Any, count: int, pause: float, seconds: float) -> None:
+    w = world(context)
+    ledger = _checkpointed(w)
+    deadline, round_ = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        ledger.claim_new(
+            _new_requests(count, start=round_ * count), owner="host/1/claimer", until=w.clock.now() + 120, now=0.0
+        )
+        round_ += 1
+        time.sleep(pause)
+    w.witnessed["checkpoints while writing"] = [ledger.checkpointer.checkpoints]
+
+
+@then("the ledger's own connection leaves checkpoints to its thread")
+def step_no_inline_checkpoints(context: Any) -> None:
+    ledger = _checkpointed(world(context))
+    assert _autocheckpoint(ledger) == 0, _autocheckpoint(ledger)
+
+
+@then("the ledger's own connection checkpoints the WAL itself again, every {pages:d} pages")
+def step_inline_checkpoints(context: Any, pages: int) -> None:
+    ledger = _checkpointed(world(context))
+    assert _autocheckpoint(ledger) == pages, _autocheckpoint(ledger)
+    assert not ledger.checkpointer.running
+
+
+def _autocheckpoint(ledger: Ledger) -> int:
+    [row] = ledger.select("PRAGMA wal_autocheckpoint")
+    return int(row[0])
+
+
+def _requests_in_main_file(w: World, *, at_least: int, within: float = 10.0) -> int:
+    """Requests the database file holds by itself (a copy of it without its WAL, opened on its own), read again
+    until it holds `at_least` of them or `within` seconds pass. A copy taken while a checkpoint writes the file
+    may be torn: it is taken again."""
+    deadline = time.monotonic() + within
+    while True:
+        copy = w.path(f"copy-{time.monotonic_ns()}.sqlite3")
+        copy.write_bytes(_ledger_file(w).read_bytes())
+        connection = sqlite3.connect(copy)
+        try:
+            (held,) = connection.execute("SELECT COUNT(*) FROM requests").fetchone()
+        except sqlite3.DatabaseError:  # the schema itself is still in the WAL, or the copy is torn
+            held = 0
+        finally:
+            connection.close()
+            copy.unlink()
+        if held >= at_least or time.monotonic() > deadline:
+            return int(held)
+        time.sleep(0.05)
+
+
+@then("within {seconds:g} seconds the database file, without its WAL, holds every request claimed")
+def step_main_file_holds_all(context: Any, seconds: float) -> None:
+    w = world(context)
+    [claimed] = w.witnessed["claimed count"]
+    held = _requests_in_main_file(w, at_least=claimed, within=seconds)
+    # Only the checkpoint thread copies pages into the file: the ledger's connection never does (checked above).
+    assert held == claimed, f"the database file holds {held} of {claimed} requests"
+
+
+@then("the database file, without its WAL, holds at least {count:d} of the requests")
+def step_main_file_holds_some(context: Any, count: int) -> None:
+    held = _requests_in_main_file(world(context), at_least=count)
+    assert held >= count, held
+
+
+@then("the ledger holds every request claimed")
+def step_ledger_holds_all(context: Any) -> None:
+    w = world(context)
+    [claimed] = w.witnessed["claimed count"]
+    assert len(_checkpointed(w).requests()) == claimed
+
+
+@then("the WAL was checkpointed at least {count:d} times while the writes went on")
+def step_checkpoints_while_writing(context: Any, count: int) -> None:
+    [checkpoints] = world(context).witnessed["checkpoints while writing"]
+    assert checkpoints >= count, checkpoints
+
+
+@when("the checkpointed ledger is closed")
+def step_close_checkpointed(context: Any) -> None:
+    _checkpointed(world(context)).close()
+
+
+@then("its checkpoint thread has stopped, and no WAL file is left beside the database")
+def step_closed_cleanly(context: Any) -> None:
+    ledger = _checkpointed(world(context))
+    assert not ledger.checkpointer.running
+    assert not Path(f"{ledger.path}-wal").exists(), sorted(p.name for p in ledger.path.parent.iterdir())

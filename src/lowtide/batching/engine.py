@@ -49,7 +49,7 @@ from lowtide.ledger.store import (
     OutcomeRow,
     RequestRecord,
     RequestState,
-    stored_json,
+    answer_json,
 )
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider, request_id_of
 from lowtide.providers.anthropic.mapping import custom_id_for, line_outcome, parse_response
@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 
 # How far the API's clock may differ from ours when matching an unknown create against the list of batches.
 CLOCK_SKEW = 300.0
-_WRITE_CHUNK = 500
+RESULTS_PER_TRANSACTION = 2000  # results stored (and their callers woken) per transaction
 
 
 def owner_id() -> str:
@@ -832,7 +832,7 @@ class BatchEngine:
                 settled.append((key, outcome))
             if self.on_results is not None:
                 lines.append(line)
-            if len(rows) >= _WRITE_CHUNK:
+            if len(rows) >= RESULTS_PER_TRANSACTION:
                 write()
 
         await self.provider.stream_results(ended, handle, expected=len(members))
@@ -904,7 +904,7 @@ def _row(
             key,
             RequestState.SUCCEEDED,
             # Encoded now, so that the dicts of a chunk's answers do not outlive their line (the collector's work).
-            response=stored_json(stored),
+            response=answer_json(stored),
             cost_usd=cost.total_usd if cost else None,
             live_cost_usd=cost.live_equivalent_usd if cost else None,
         )
