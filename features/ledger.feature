@@ -126,6 +126,12 @@ Feature: The ledger: a durable record of every batch and request
     And the same 3 keys and a new one are claimed again, with other params, by another owner
     Then the claim returned the 3 known requests as they were first claimed, and the new one
 
+  Scenario: A write that fails halfway leaves the ledger as it was
+    Given an empty ledger "bulk.sqlite3"
+    When 3 new requests are claimed in the ledger "bulk.sqlite3" in one call
+    And a batch intent naming 3 claimed requests and one the ledger never saw is recorded in "bulk.sqlite3"
+    Then recording it failed, and "bulk.sqlite3" holds no batch and its 3 requests still pending, as claimed
+
   Scenario: Commits leave WAL checkpoints to the ledger's own thread, which runs them once the writes pause
     Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 0.2 seconds
     When 10 rounds of 500 new requests, with prompts of 200 bytes, are claimed in it, back to back

@@ -474,3 +474,38 @@ def step_closed_cleanly(context: Any) -> None:
     ledger = _checkpointed(world(context))
     assert not ledger.checkpointer.running
     assert not Path(f"{ledger.path}-wal").exists(), sorted(p.name for p in ledger.path.parent.iterdir())
+
+
+@when('a batch intent naming {count:d} claimed requests and one the ledger never saw is recorded in "{name}"')
+def step_intent_with_stranger(context: Any, count: int, name: str) -> None:
+    w = world(context)
+    ledger = _opened(w, name)
+    members = [(new.key, new.custom_id) for new in _new_requests(count)] + [("never-claimed", "never-claimed")]
+    w.error = None
+    try:
+        ledger.record_intent(
+            "lt_half_written",
+            provider="anthropic",
+            endpoint="https://api.anthropic.com",
+            members=members,
+            request_bytes=1000,
+            owner="host/1/claimer",
+            until=w.clock.now() + 120,
+            now=w.clock.now(),
+        )
+    except sqlite3.IntegrityError as exc:
+        w.error = exc
+
+
+@then('recording it failed, and "{name}" holds no batch and its {count:d} requests still pending, as claimed')
+def step_intent_rolled_back(context: Any, name: str, count: int) -> None:
+    w = world(context)
+    assert isinstance(w.error, sqlite3.IntegrityError), w.error
+    ledger = _opened(w, name)
+    assert ledger.batch("lt_half_written") is None
+    assert not ledger.select("SELECT * FROM batch_members")
+    records = ledger.requests()
+    assert len(records) == count, records
+    assert {(r.state, r.batch_id, r.attempts) for r in records} == {(RequestState.PENDING, None, 0)}, records
+    [claimed] = w.witnessed["claimed"]
+    assert records == claimed, "a failed write changed what was claimed"
