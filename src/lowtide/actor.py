@@ -217,34 +217,51 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
-        if not kwargs and isinstance(prompt, str) and max_cost_usd is None and self.configuration.max_cost_usd is None:
-            # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this coroutine
-            # waits on the engine's future itself and keeps nothing else alive meanwhile.
-            claim = self._claim_prompt(prompt, key, response_model, mode)
-            if claim is not None:
-                engine, outcome = claim
-                del claim
-                return engine.deliver(await outcome, response_model)
+        if not kwargs and isinstance(prompt, str):
+            plain = self._plain_batch(response_model, mode)
+            if plain is not None:
+                if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
+                    # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
+                    # coroutine waits on the engine's future itself, with as few locals as it can.
+                    engine, outcome = self._claim_prompt(*plain, prompt, key)
+                    del plain
+                    return engine.deliver(await outcome, response_model)
+                return await self._budgeted_prompt(*plain, prompt, response_model, key, max_cost_usd)
         return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
 
-    def _claim_prompt(
-        self,
-        prompt: str,
-        key: str | None,
-        response_model: type[BaseModel] | None,
-        mode: BatchProcessingMode | str | None,
-    ) -> tuple[BatchEngine, asyncio.Future[Outcome]] | None:
-        """Claim a batch-mode call that gives only a prompt, with params made as JSON straight from the prompt;
-        None when the call is not in batch mode or its params cannot be made so."""
+    def _plain_batch(
+        self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
+    ) -> tuple[ClaudeBatchProvider, _PromptTemplate] | None:
+        """For a call that gives only a prompt: its batch provider and params template; None when not in batch mode."""
         template = self._prompt_template(response_model)
         provider = self.provider(mode)
-        if not isinstance(provider, ClaudeBatchProvider) or template.around is None:
-            return None
+        return (provider, template) if isinstance(provider, ClaudeBatchProvider) else None
+
+    def _claim_prompt(
+        self, provider: ClaudeBatchProvider, template: _PromptTemplate, prompt: str, key: str | None
+    ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
+        """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template."""
+        assert template.around is not None
         engine = self._engine(provider)
         # The configuration's part of the params was checked once; only the prompt is new.
         params_json = template.around[0] + stored_json(prompt) + template.around[1]
         key = key or derive_key(provider.name, params_json)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+
+    async def _budgeted_prompt(
+        self,
+        provider: ClaudeBatchProvider,
+        template: _PromptTemplate,
+        prompt: str,
+        response_model: type[BaseModel] | None,
+        key: str | None,
+        max_cost_usd: float | None,
+    ) -> ActorResponse[Any]:
+        """A batch-mode call that gives only a prompt, checked against the budgets before it is claimed."""
+        params = template.with_prompt(prompt)
+        waiting = self._wait(self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model)
+        del params  # only the engine holds the params now, and only until they are queued
+        return await waiting
 
     async def _run(
         self,
@@ -255,16 +272,6 @@ class Actor:
         max_cost_usd: float | None,
         kwargs: dict[str, Any],
     ) -> ActorResponse[Any]:
-        if not kwargs and isinstance(prompt, str):
-            template = self._prompt_template(response_model)
-            provider = self.provider(mode)
-            if isinstance(provider, ClaudeBatchProvider):
-                params = template.with_prompt(prompt)
-                waiting = self._wait(
-                    self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model
-                )
-                del params  # only the engine holds the params now, and only until they are queued
-                return await waiting
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
         if not isinstance(provider, ClaudeBatchProvider):
