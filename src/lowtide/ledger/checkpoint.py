@@ -86,7 +86,10 @@ class Checkpointer:
         except Exception as exc:
             self._failed = True
             log.warning("WAL checkpoints of %s go back inline: the checkpoint thread failed (%s).", self.path, exc)
-            self._on_failure(exc)
+            try:
+                self._on_failure(exc)
+            except Exception:  # pragma: no cover - the ledger's own connection failing too: its next use says so
+                log.exception("Could not switch %s back to inline WAL checkpoints.", self.path)
         finally:
             if db is not None:
                 db.close()
