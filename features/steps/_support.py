@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import inspect
 import io
+import logging
 import os
 import shlex
 import shutil
@@ -232,6 +233,15 @@ class World:
             runner.close()
 
     # -- files ---------------------------------------------------------------------------------------------------
+
+    def keep_log(self, logger: str, level: int) -> list[logging.LogRecord]:
+        """The records `logger` emits at `level` or above from now to the scenario's end, as they come."""
+        kept: list[logging.LogRecord] = []
+        handler = _Kept(kept, level)
+        target = logging.getLogger(logger)
+        target.addHandler(handler)
+        self.cleanups.append(lambda: target.removeHandler(handler))
+        return kept
 
     def path(self, name: str) -> Path:
         if self.tmp is None:
@@ -580,3 +590,12 @@ def set_env(w: World, variable: str, value: str | None) -> None:
 def remember_env(context: Any, variable: str) -> None:
     """Restore `variable` to what it was when the scenario ends."""
     set_env(world(context), variable, os.environ.get(variable))
+
+
+class _Kept(logging.Handler):
+    def __init__(self, into: list[logging.LogRecord], level: int) -> None:
+        super().__init__(level)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record)

@@ -59,15 +59,6 @@ class BareWriter:
         pass
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
 @dataclass
 class Scene:
     """The run's progress, the reporter under test, and what came out of it."""
@@ -79,7 +70,7 @@ class Scene:
     received: list[RunProgress] = field(default_factory=list[RunProgress])
     callback: Callable[[RunProgress], None] | None = None
     calls: int = 0
-    log: _Records | None = None
+    log: list[logging.LogRecord] | None = None
     closed_output: str | None = None
 
 
@@ -426,11 +417,7 @@ def step_raising_callback(context: Any) -> None:
         raise RuntimeError(f"the dashboard is down (update {state.calls})")
 
     state.callback = callback
-    state.log = _Records()
-    logger = logging.getLogger("lowtide.bulk.progress")
-    logger.addHandler(state.log)
-    log = state.log
-    world(context).cleanups.append(lambda: logger.removeHandler(log))
+    state.log = world(context).keep_log("lowtide.bulk.progress", logging.WARNING)
 
 
 @then('the callback got {count:d} snapshots of the run "{run_id}"')
@@ -453,8 +440,8 @@ def step_callback_failures(context: Any, calls: int, failures: int) -> None:
 def step_logged_once(context: Any) -> None:
     log = scene(context).log
     assert log is not None, "nothing was listening to the log"
-    assert len(log.records) == 1, f"{len(log.records)} warnings were logged"
-    [record] = log.records
+    assert len(log) == 1, f"{len(log)} warnings were logged"
+    [record] = log
     message = record.getMessage()
     assert record.levelno == logging.WARNING, f"the record is at level {record.levelname}"
     assert "The progress callback" in message, f"the warning says {message!r}"

@@ -331,25 +331,12 @@ def _checkpointed_ledger(context: Any, name: str, *, idle: float, at_most: float
     ledger.checkpointer.idle, ledger.checkpointer.at_most = idle, at_most
     w.cleanups.append(ledger.close)
     w.witnessed["checkpointed"] = [ledger]
-    warnings: list[str] = w.witnessed.setdefault("checkpoint warnings", [])
-    handler = _Kept(warnings)
-    checkpoint_log = logging.getLogger("lowtide.ledger.checkpoint")
-    checkpoint_log.addHandler(handler)
-    w.cleanups.append(lambda: checkpoint_log.removeHandler(handler))
-
-
-class _Kept(logging.Handler):
-    def __init__(self, kept: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.kept = kept
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.kept.append(record.getMessage())
+    w.witnessed["checkpoint warnings"] = w.keep_log("lowtide.ledger.checkpoint", logging.WARNING)
 
 
 @then('one warning said "{text}"')
 def step_checkpoint_warning(context: Any, text: str) -> None:
-    warnings = world(context).witnessed["checkpoint warnings"]
+    warnings = [record.getMessage() for record in world(context).witnessed["checkpoint warnings"]]
     assert len(warnings) == 1, warnings
     assert text in warnings[0], warnings
 

@@ -27,15 +27,6 @@ class _Handed:
     log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
 
 
-class _Records(logging.Handler):
-    def __init__(self, into: list[logging.LogRecord]) -> None:
-        super().__init__(logging.ERROR)
-        self.into = into
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.into.append(record)
-
-
 def _handed(context: Any) -> _Handed:
     if not hasattr(context, "handed"):
         context.handed = _Handed()
@@ -67,10 +58,7 @@ def _attach_hook(context: Any, *, fails: bool) -> None:
 
     w.run(attach())
     if fails:
-        logger = logging.getLogger("lowtide.batching.engine")
-        records = _Records(handed.log)
-        logger.addHandler(records)
-        w.cleanups.append(lambda: logger.removeHandler(records))
+        handed.log = w.keep_log("lowtide.batching.engine", logging.ERROR)
 
 
 @given("the actor's batch engine hands each chunk of results to a hook")
