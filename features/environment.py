@@ -1,5 +1,8 @@
 """Behave fixtures: one asyncio.Runner per scenario, so async code runs in one event loop from plain steps.
 
+The loop reports to the scenario: an exception no one retrieved from a task, or any other error the event loop
+would only log, fails the scenario that caused it (lowtide must hand every background error to a waiting call).
+
 Every scenario also gets a ledger of its own: `LOWTIDE_LEDGER` (and `XDG_STATE_HOME`, in case something falls back
 to the default location) point into a temporary directory made for the scenario and removed after it, so that no
 scenario attaches to an answer another one stored, and nothing is written to the real state directory.
@@ -8,6 +11,7 @@ scenario attaches to an answer another one stored, and nothing is written to the
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import shutil
 import tempfile
@@ -19,6 +23,14 @@ _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 def before_scenario(context: Any, scenario: Any) -> None:
     context.runner = asyncio.Runner()
+    loop_errors: list[str] = []
+    context.loop_errors = loop_errors
+
+    def report(loop: asyncio.AbstractEventLoop, details: dict[str, Any]) -> None:
+        exc = details.get("exception")
+        loop_errors.append(f"{details.get('message')}: {exc!r}" if exc is not None else str(details.get("message")))
+
+    context.runner.get_loop().set_exception_handler(report)
     context.cleanups = []
     state = Path(tempfile.mkdtemp(prefix="lowtide-ledger-"))
     context.saved_environment = {name: os.environ.get(name) for name in _ISOLATED}
@@ -35,6 +47,7 @@ def after_scenario(context: Any, scenario: Any) -> None:
                 context.runner.run(result)
     finally:
         context.runner.close()
+        gc.collect()  # a task dropped with an exception nobody retrieved says so when it is collected
         _forget_ledgers_and_engines()
         for name, value in context.saved_environment.items():
             if value is None:
@@ -42,6 +55,8 @@ def after_scenario(context: Any, scenario: Any) -> None:
             else:
                 os.environ[name] = value
         shutil.rmtree(context.state_dir, ignore_errors=True)
+    if context.loop_errors:
+        raise AssertionError("The event loop reported errors nobody handled:\n" + "\n".join(context.loop_errors))
 
 
 def _forget_ledgers_and_engines() -> None:

@@ -16,6 +16,8 @@ from robot.api import logger
 __all__ = ["LISTENING", "Process", "emulator_argv", "lowtide_command", "wait_until_listening"]
 
 LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
+# What asyncio's default handler prints for an error no one handled: lowtide must hand every one to a caller.
+UNHANDLED = re.compile(r"Task exception was never retrieved|Exception in callback|Unhandled exception in event loop")
 
 
 class Process:
@@ -44,14 +46,22 @@ class Process:
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
     def wait(self, timeout: float) -> int | None:
-        """The exit code, or None if it is still running after `timeout` seconds."""
+        """The exit code, or None if it is still running after `timeout` seconds. Fails if the process reported
+        an asyncio error nobody handled."""
         try:
             code = self.popen.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
         if self.ended is None:
             self.ended = time.monotonic()
+        self.check_no_unhandled_errors()
         return code
+
+    def check_no_unhandled_errors(self) -> None:
+        found = UNHANDLED.search(self.stderr)
+        if found:
+            start = max(0, found.start() - 200)
+            raise AssertionError(f"{self.name} reported an error nobody handled:\n{self.stderr[start : start + 3000]}")
 
     def stop(self, timeout: float = 10.0) -> int:
         """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; returns the exit code."""
@@ -65,6 +75,7 @@ class Process:
                 self.popen.wait(timeout=timeout)
         if self.ended is None:
             self.ended = time.monotonic()
+        self.check_no_unhandled_errors()
         return self.popen.returncode
 
 

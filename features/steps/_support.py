@@ -451,6 +451,7 @@ class Hooks:
     def __init__(self) -> None:
         self._once: list[_Hook] = []
         self._every: list[_Hook] = []
+        self._after: list[_Hook] = []
         self.rewrites: dict[str, Callable[[bytes], bytes]] = {}
         """How to change the body of every successful answer on a route, as a misbehaving API would."""
 
@@ -460,18 +461,27 @@ class Hooks:
     def before_every(self, route: str, action: Callable[[], object]) -> None:
         self._every.append(_Hook(route, 0, action))
 
-    async def fire(self, route: str) -> None:
-        due: list[_Hook] = [hook for hook in self._every if hook.route == route]
-        for hook in list(self._once):
-            if hook.route == route:
+    def after(self, route: str, action: Callable[[], object], *, nth: int = 1) -> None:
+        """Run `action` once the API has served the n-th successful call of `route` (a create it committed, say),
+        before the answer reaches the caller; `nth=0`: after every one."""
+        self._after.append(_Hook(route, nth, action))
+
+    async def fire(self, route: str, *, hooks: list[_Hook] | None = None) -> None:
+        every = self._every if hooks is None else [hook for hook in hooks if hook.nth == 0]
+        due: list[_Hook] = [hook for hook in every if hook.route == route]
+        for hook in list(self._once if hooks is None else hooks):
+            if hook.route == route and hook.nth:
                 hook.seen += 1
                 if hook.seen == hook.nth:
-                    self._once.remove(hook)
+                    (self._once if hooks is None else hooks).remove(hook)
                     due.append(hook)
         for hook in due:
             result = hook.action()
             if inspect.isawaitable(result):
                 await result
+
+    async def fire_after(self, route: str) -> None:
+        await self.fire(route, hooks=self._after)
 
 
 class HookTransport(httpx2.AsyncBaseTransport):
@@ -485,6 +495,8 @@ class HookTransport(httpx2.AsyncBaseTransport):
         route = route_of(request)
         await self._hooks.fire(route)
         response = await self._inner.handle_async_request(request)
+        if response.status_code < 400:
+            await self._hooks.fire_after(route)
         rewrite = self._hooks.rewrites.get(route)
         if rewrite is None or response.status_code != 200:
             return response

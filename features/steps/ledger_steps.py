@@ -6,6 +6,8 @@ import logging
 import sqlite3
 import stat
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from typing import Any
 from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
 from behave import given, then, when
 
-from lowtide import Actor
+from lowtide import Actor, LedgerError
 from lowtide.ledger.schema import SCHEMA_VERSION
 from lowtide.ledger.store import Ledger, NewRequest, RequestState, default_ledger_path, open_ledger
 
@@ -480,14 +482,15 @@ def step_intent_with_stranger(context: Any, count: int, name: str) -> None:
             until=w.clock.now() + 120,
             now=w.clock.now(),
         )
-    except sqlite3.IntegrityError as exc:
+    except LedgerError as exc:
         w.error = exc
 
 
 @then('recording it failed, and "{name}" holds no batch and its {count:d} requests still pending, as claimed')
 def step_intent_rolled_back(context: Any, name: str, count: int) -> None:
     w = world(context)
-    assert isinstance(w.error, sqlite3.IntegrityError), w.error
+    assert isinstance(w.error, LedgerError), w.error
+    assert isinstance(w.error.__cause__, sqlite3.IntegrityError), w.error.__cause__
     ledger = _opened(w, name)
     assert ledger.batch("lt_half_written") is None
     assert not ledger.select("SELECT * FROM batch_members")
@@ -496,3 +499,65 @@ def step_intent_rolled_back(context: Any, name: str, count: int) -> None:
     assert {(r.state, r.batch_id, r.attempts) for r in records} == {(RequestState.PENDING, None, 0)}, records
     [claimed] = w.witnessed["claimed"]
     assert records == claimed, "a failed write changed what was claimed"
+
+
+# -- exit ------------------------------------------------------------------------------------------------------------
+
+_EXITING_PROGRAM = """
+import asyncio, sys
+from lowtide import Actor
+from lowtide.emulator import Emulator
+
+async def main() -> None:
+    emulator = Emulator(processing_seconds=0.2)
+    actor = Actor(
+        {"name": "exiting", "model": "claude-haiku-4-5", "batch_processing": "batch",
+         "batch": {"poll_interval": 0.05, "coalesce_window": 0.05}},
+        client=emulator.client(), ledger=sys.argv[1],
+    )
+    answers = await asyncio.gather(*(actor.run(f"question {i}", key=f"exit-{i}") for i in range(20)))
+    print(f"answered {len(answers)}", flush=True)
+
+asyncio.run(main())
+"""
+
+
+@when('a program answers 20 batch-mode calls through the ledger "{name}" and returns without closing anything')
+def step_exiting_program(context: Any, name: str) -> None:
+    w = world(context)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXITING_PROGRAM, str(w.path(name))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    w.value = {"exit": done, "seconds": time.monotonic() - started}
+
+
+@then("the program exited with code 0 within {seconds:d} seconds of starting")
+def step_program_exited(context: Any, seconds: int) -> None:
+    w = world(context)
+    done, took = w.value["exit"], w.value["seconds"]
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "Task exception was never retrieved" not in done.stderr, done.stderr[-2000:]
+    assert took < seconds, f"the program took {took:.1f} s"
+
+
+@then("the program answered {count:d} calls")
+def step_program_answered(context: Any, count: int) -> None:
+    assert world(context).value["exit"].stdout.strip() == f"answered {count}", world(context).value["exit"].stdout
+
+
+@then('the folder of "{name}" holds no "-wal" or "-shm" file, and the ledger holds {count:d} succeeded requests')
+def step_no_wal_left(context: Any, name: str, count: int) -> None:
+    path = world(context).path(name)
+    left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+    assert left == [path.name], left
+    db = sqlite3.connect(path)
+    try:
+        [(succeeded,)] = db.execute("SELECT count(*) FROM requests WHERE state = 'succeeded'").fetchall()
+    finally:
+        db.close()
+    assert succeeded == count, succeeded

@@ -18,6 +18,8 @@ ActorError
 │   ├── ServerError               500 and other 5xx
 │   └── APIConnectionError        no answer: connection refused or dropped
 │       └── APITimeoutError       no answer in time
+├── LedgerError                   the ledger could not be read or written (disk full, locked, removed)
+├── InternalError                 lowtide itself failed (a bug); the waiting calls get this, never a hang
 ├── BatchTimeoutError             a batch did not end within `max_wait`; it was canceled or left running
 └── BatchRequestError             one request of an ended batch did not succeed; its neighbours are unaffected
     ├── BatchRequestErrored       the API answered that request with an error (type and message kept)
@@ -50,7 +52,9 @@ __all__ = [
     "BatchTimeoutError",
     "BudgetExceededError",
     "ConfigurationError",
+    "InternalError",
     "InvalidRequestError",
+    "LedgerError",
     "NotFoundError",
     "OverloadedError",
     "PermissionDeniedError",
@@ -132,6 +136,29 @@ class BudgetExceededError(ActorError):
         self.limit_usd = limit_usd
         self.spent_usd = spent_usd
         self.estimate_usd = estimate_usd
+
+
+class LedgerError(ActorError):
+    """Raised when the ledger could not be read or written (a full disk, a lock held too long, a file removed).
+
+    What the ledger already held stays as it was: a write is one transaction, rolled back whole.
+    """
+
+
+class InternalError(ActorError):
+    """Raised to the calls waiting on work that failed inside lowtide for a reason it does not know (a bug).
+
+    The cause is chained (`__cause__`) and logged; the calls get this error instead of waiting forever.
+    """
+
+
+def classify(exc: BaseException, *, doing: str) -> ActorError:
+    """`exc` as an `ActorError`: itself if it is one, else an `InternalError` saying what lowtide was `doing`."""
+    if isinstance(exc, ActorError):
+        return exc
+    error = InternalError(f"lowtide failed while {doing}: {type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
 
 
 class APIError(ActorError):

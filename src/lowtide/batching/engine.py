@@ -11,6 +11,7 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -28,6 +29,7 @@ from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
 
 from lowtide.batching.crashpoints import crash_during, crashpoint
+from lowtide.batching.reconcile import Candidate, Unresolved, decide
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -40,6 +42,7 @@ from lowtide.errors import (
     BatchTimeoutError,
     ConfigurationError,
     ServerError,
+    classify,
 )
 from lowtide.ledger.store import (
     BatchRecord,
@@ -204,6 +207,8 @@ class _Queued:
 
 # What claiming a call gives: the future of its outcome when it is new (queued here), else the record the ledger had.
 _Entered = RequestRecord | asyncio.Future[Outcome]
+# Who waits on a background task: their keys, or a callable that fails them with the task's error.
+_Waiters = list[str] | Callable[[ActorError], None]
 
 
 class BatchEngine:
@@ -232,7 +237,10 @@ class BatchEngine:
         self._futures: dict[str, asyncio.Future[Outcome]] = {}
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
-        self._creating: set[str] = set()
+        self._creating: dict[str, asyncio.Future[None]] = {}
+        """Intents whose create is in flight here; each future is done once the create came back, however."""
+        self._foreign: set[str] = set()
+        """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
         self._tasks: set[asyncio.Task[Any]] = set()
         # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
         self._claims: list[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
@@ -348,7 +356,7 @@ class BatchEngine:
             else:
                 futures[record.key] = asyncio.ensure_future(self._final(record))
         if fresh:
-            self._spawn(self._dispatch(fresh))
+            self._spawn(self._dispatch(fresh), waiters=[entry.key for entry in fresh])
         return futures
 
     async def outcome(self, key: str) -> Outcome:
@@ -438,10 +446,10 @@ class BatchEngine:
         )
         self._claimed.append(future)
         if self._claiming is None:
-            self._claiming = self._spawn(self._write_claims())
+            self._claiming = self._spawn(self._write_claims(), waiters=[])
         if self._window is None:
             # The window counts from the call's arrival: its claim is written while the window runs.
-            self._window = self._spawn(self._flush_after_window(self._clock.now()))
+            self._window = self._spawn(self._flush_after_window(self._clock.now()), waiters=self._window_failed)
 
     def reserve(self, actor: str, amount: Decimal) -> None:
         """Count a checked call's worst case against its actor until its claim is in the ledger."""
@@ -454,20 +462,29 @@ class BatchEngine:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
-        claims = [NewRequest(*claim[:7]) for claim in raw]
         self._claiming = None
-        now = self._clock.now()
-        try:
-            inserted, known = self.ledger.claim_new(
-                claims, owner=self.owner, until=now + self.settings.lease_seconds, now=now
-            )
-        except Exception as exc:  # pragma: no cover - a ledger that cannot be written (disk full, locked)
-            for claimed in claimed_by:
-                claimed.set_exception(exc)
-            return
-        for new in claims:
+        claims = [NewRequest(*claim[:7]) for claim in raw]
+        for new in claims:  # counted in the ledger from here, or not at all
             if new.worst_case_usd is not None:
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
+        try:
+            self._record_claims(raw, claims, claimed_by)
+        except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
+            error = classify(exc, doing="recording the calls in the ledger")
+            for claimed in claimed_by:
+                if not claimed.done():
+                    claimed.set_exception(error)
+            self._fail([new.key for new in claims], error)
+
+    def _record_claims(
+        self,
+        raw: Sequence[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
+        claims: Sequence[NewRequest],
+        claimed_by: Sequence[asyncio.Future[Any]],
+    ) -> None:
+        now = self._clock.now()
+        until = now + self.settings.lease_seconds
+        inserted, known = self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
         records = {record.key: record for record in known}
         firsts: dict[str, NewRequest] = {}
         for (*_, until_final), new, claimed in zip(raw, claims, claimed_by, strict=True):
@@ -517,7 +534,11 @@ class BatchEngine:
             if not future.done():
                 future.set_result(outcome)
 
-        self._spawn(forward())
+        def failed(error: ActorError) -> None:
+            if not future.done():
+                future.set_exception(error)
+
+        self._spawn(forward(), waiters=failed)
 
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
@@ -579,7 +600,7 @@ class BatchEngine:
             batch.id, owner=self.owner, until=now + self.settings.lease_seconds, now=now, force=True
         ):
             return False  # pragma: no cover - lost a race to another process; the caller watches the ledger
-        self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id))
+        self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id), waiters=self._members_of(batch.id))
         return True
 
     def _future(self, key: str) -> asyncio.Future[Outcome]:
@@ -623,7 +644,7 @@ class BatchEngine:
         self._queue_bytes += entry.size
         self._queued_keys.add(entry.key)
         if self._window is None:
-            self._window = self._spawn(self._flush_after_window(self._clock.now()))
+            self._window = self._spawn(self._flush_after_window(self._clock.now()), waiters=self._window_failed)
         return self._future(entry.key)
 
     async def _flush_after_window(self, opened: float) -> None:
@@ -641,7 +662,7 @@ class BatchEngine:
         self._window = None
         entries, self._queue, self._queue_bytes = self._queue, [], 0
         if entries:
-            self._spawn(self._dispatch(entries))
+            self._spawn(self._dispatch(entries), waiters=[entry.key for entry in entries])
 
     # Exactly-once submission.
 
@@ -667,14 +688,15 @@ class BatchEngine:
         body = self.provider.batch_body((e.custom_id, _params_json(e.params)) for e in entries)
         del entries
         timer = crash_during("during-create")
-        self._creating.add(batch_id)
+        # In flight from here until the create comes back: no reconciliation may adopt a batch this create made.
+        created = self._creating[batch_id] = asyncio.get_running_loop().create_future()
         try:
             remote = await self.provider.create_body(body, len(keys))
         except (APIConnectionError, ServerError) as exc:
             # The API may or may not have the batch: find out before anything is sent again.
             log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
             self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
-            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id))
+            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
             return
         except ActorError as exc:
             # The API refused the batch: nothing was processed or charged. A later call may try again.
@@ -682,17 +704,30 @@ class BatchEngine:
             self._fail(keys, exc)
             return
         finally:
-            self._creating.discard(batch_id)
+            del self._creating[batch_id]
+            created.set_result(None)
             if timer is not None:  # pragma: no cover - only with a crash point set
                 timer.cancel()
         crashpoint("after-create")
-        self.ledger.record_submitted(
-            batch_id,
-            provider_batch_id=remote.id,
-            processing_status=remote.processing_status,
-            request_id=request_id_of(remote),
-            now=self._clock.now(),
-        )
+        try:
+            self.ledger.record_submitted(
+                batch_id,
+                provider_batch_id=remote.id,
+                processing_status=remote.processing_status,
+                request_id=request_id_of(remote),
+                now=self._clock.now(),
+            )
+        except Exception as exc:
+            # The API has the batch, the ledger does not say so. Left `intent`, the next process (or `lowtide
+            # collect`) reconciles it: it adopts this batch, which no other intent can claim. Nothing is resent.
+            log.error("Batch %s was created as %s, but the ledger could not record it: %s", batch_id, remote.id, exc)
+            try:  # not in flight any more: reconciliation adopts it, the one batch this intent can own
+                self.ledger.record_unknown(batch_id, note=f"created as {remote.id}; not recorded: {exc}")
+            except Exception:
+                self._fail(keys, classify(exc, doing=f"recording batch {remote.id} in the ledger"))
+                return
+            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+            return
         self._ensure_poller(batch_id, remote)
 
     async def _reconcile(self, batch_id: str) -> None:
@@ -711,25 +746,97 @@ class BatchEngine:
             self._reconciling.pop(batch_id, None)
 
     async def _reconcile_once(self, batch_id: str) -> None:
-        record = self.ledger.batch(batch_id)
-        assert record is not None
-        deadline = record.intent_at + self.settings.reconcile_grace
+        """Apply `reconcile.decide` until it adopts a batch for this intent or sends its requests again.
+
+        Each look lists the API's batches created since the intent (less `CLOCK_SKEW`) and reads the ledger's other
+        unresolved intents of this endpoint. It never guesses between two intents that could own the same batch:
+        it waits for a create in flight to come back, or for the candidates to end and their custom ids to say.
+        """
+        waiting_for = ""
         while True:
-            candidates = await self.provider.recent_batches(created_after=record.intent_at - CLOCK_SKEW)
-            for remote in sorted(candidates, key=lambda b: b.created_at):
-                counts = remote.request_counts
-                total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
-                if total != record.request_count or self.ledger.batch(remote.id) is not None:
-                    continue
-                if self.ledger.adopt(batch_id, provider_batch_id=remote.id, now=self._clock.now()):
-                    log.info("Batch %s reconciled with the API's %s.", batch_id, remote.id)
-                    self._ensure_poller(batch_id, remote)
+            record = self.ledger.batch(batch_id)
+            assert record is not None
+            if record.provider_batch_id is not None:  # adopted meanwhile: by a look at another intent's candidates
+                self._ensure_poller(batch_id)
+                return
+            if record.state not in (BatchState.INTENT, BatchState.UNKNOWN):  # pragma: no cover - resolved elsewhere
+                self._rewatch(list(self.ledger.members(batch_id).values()))
+                return
+            now = self._clock.now()
+            others = [
+                self._unresolved(other, now)
+                for other in self.ledger.unresolved(provider=self.provider.name, endpoint=self.endpoint)
+                if other.id != batch_id
+            ]
+            listed = {
+                remote.id: remote
+                for remote in await self.provider.recent_batches(created_after=record.intent_at - CLOCK_SKEW)
+                if remote.id not in self._foreign and self.ledger.batch(remote.id) is None
+            }
+            decision = decide(
+                self._unresolved(record, now),
+                others,
+                [_candidate(remote) for remote in listed.values()],
+                now=now,
+                grace=self.settings.reconcile_grace,
+                skew=CLOCK_SKEW,
+            )
+            if decision.action.startswith("wait") and decision.reason != waiting_for:
+                waiting_for = decision.reason
+                log.info("Batch %s waits before it is reconciled: %s.", batch_id, decision.reason)
+            match decision.action:
+                case "adopt":
+                    [candidate] = decision.candidates
+                    if self.ledger.adopt(batch_id, provider_batch_id=candidate.id, now=self._clock.now()):
+                        log.info("Batch %s reconciled with the API's %s.", batch_id, candidate.id)
+                        self._ensure_poller(batch_id, listed[candidate.id])
+                        return
+                case "peek":
+                    among = [batch_id, *(other.id for other in others)]
+                    for candidate in decision.candidates:
+                        await self._assign_by_results(listed[candidate.id], among)
+                case "wait-create":
+                    await self._await_creates(others)
+                case "wait-listing":
+                    remaining = record.intent_at + self.settings.reconcile_grace - now
+                    await self._clock.sleep(min(self.settings.poll_interval, remaining))
+                case "wait-end":
+                    await self._clock.sleep(self.settings.poll_interval)
+                case "resend":
+                    self._resend(batch_id)
                     return
-            remaining = deadline - self._clock.now()
-            if remaining <= 0:
-                break
-            await self._clock.sleep(min(self.settings.poll_interval, remaining))
-        # Not in the API's list after the grace period: the create never took effect. Send again.
+
+    def _unresolved(self, record: BatchRecord, now: float) -> Unresolved:
+        """An intent as reconciliation sees it: in flight while a live process still waits for its create."""
+        if record.id in self._creating:
+            in_flight = True
+        elif record.owner == self.owner or record.state is BatchState.UNKNOWN:
+            in_flight = False  # this process's, and not being created: its outcome is unknown
+        else:
+            in_flight = _owner_alive(record.owner, record.owner_until, now)
+        return Unresolved(record.id, record.request_count, record.intent_at, in_flight)
+
+    async def _await_creates(self, others: Sequence[Unresolved]) -> None:
+        """Wait for a rival create in flight to come back: at once for this process's, by watching the ledger for
+        another process's."""
+        here = [self._creating[other.id] for other in others if other.in_flight and other.id in self._creating]
+        if here:
+            await asyncio.wait(here, return_when=asyncio.FIRST_COMPLETED)
+        else:
+            await self._clock.sleep(self.settings.watch_interval)
+
+    async def _assign_by_results(self, remote: MessageBatch, among: Sequence[str]) -> None:
+        """Read the first custom id of an ended candidate's results: the intent holding that request owns it."""
+        custom_id = await self.provider.first_custom_id(remote)
+        owner = self.ledger.batch_holding(custom_id, among) if custom_id is not None else None
+        if owner is None:
+            log.warning("The API's batch %s holds no request of an unresolved intent; it is not lowtide's.", remote.id)
+            self._foreign.add(remote.id)
+        elif self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
+            log.info("Batch %s reconciled with the API's %s by the custom ids in its results.", owner, remote.id)
+
+    def _resend(self, batch_id: str) -> None:
+        """The create never took effect: mark the intent failed and queue its requests for another batch."""
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
         keys = list(self.ledger.members(batch_id).values())
         self.ledger.record_refused(batch_id, note="create never reached the API (reconciled)", now=self._clock.now())
@@ -738,12 +845,19 @@ class BatchEngine:
         for key in keys:
             self._enqueue(self._reread(key))
 
+    def _rewatch(self, keys: Sequence[str]) -> None:  # pragma: no cover - an intent resolved by another process
+        """Hand the waiters of `keys` to whatever the ledger now says of them."""
+        for key in keys:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                self._forward(self._final(self._reread(key)), future)
+
     # Polling and collecting.
 
     def _ensure_poller(self, batch_id: str, remote: MessageBatch | None = None) -> None:
         if batch_id in self._pollers:
             return
-        self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote))
+        self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote), waiters=self._members_of(batch_id))
 
     async def _poll(self, batch_id: str, remote: MessageBatch | None) -> None:
         record = self.ledger.batch(batch_id)
@@ -874,11 +988,47 @@ class BatchEngine:
             for key in sorted(retry):
                 self._enqueue(self._reread(key))
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None], *, waiters: _Waiters) -> asyncio.Task[None]:
+        """Run `coroutine` as a task of this engine. Should it fail, `waiters` (the keys whose calls wait on it, a
+        callable giving them, or one taking the error) get the error, classified: no call waits on a dead task."""
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(functools.partial(self._task_done, waiters))
         return task
+
+    def _task_done(self, waiters: _Waiters, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()  # retrieved here, so never "Task exception was never retrieved"
+        if exc is None:
+            return
+        error = classify(exc, doing=f"running {getattr(task.get_coro(), '__qualname__', task.get_name())}")
+        log.error("%s failed; its calls get the error.", task.get_name(), exc_info=exc)
+        try:
+            if callable(waiters):
+                waiters(error)
+            else:
+                self._fail(waiters, error)
+        except Exception:  # the ledger itself failing: fail every call of this engine rather than leave any waiting
+            log.exception("Could not tell the calls waiting on %s which failed; failing every call.", task.get_name())
+            self._fail(list(self._futures), error)
+
+    def _members_of(self, batch_id: str) -> Callable[[ActorError], None]:
+        return lambda error: self._fail(list(self.ledger.members(batch_id).values()), error)
+
+    def _window_failed(self, error: ActorError) -> None:
+        """The coalescing window failed: fail what it held and let the next call open a new one."""
+        self._window = None
+        entries, self._queue, self._queue_bytes = self._queue, [], 0
+        self._queued_keys.difference_update(entry.key for entry in entries)
+        self._fail([entry.key for entry in entries], error)
+
+
+def _candidate(remote: MessageBatch) -> Candidate:
+    counts = remote.request_counts
+    total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+    return Candidate(remote.id, total, remote.created_at.timestamp(), remote.processing_status == "ended")
 
 
 def _outcome_of(record: RequestRecord) -> Outcome:

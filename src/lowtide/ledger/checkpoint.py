@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 
 # Pages SQLite's own automatic checkpoint waits for (its default): the fallback after a failure.
 INLINE_PAGES = 1000
+# How long the thread's connection waits for a lock (a WAL being recovered by another process): a checkpoint that
+# cannot run now runs at the next pause, so it need not wait long, and a closing ledger waits for it at most this.
+_CONNECT_TIMEOUT = 5.0
 
 
 class Checkpointer:
@@ -74,7 +77,11 @@ class Checkpointer:
         with self._start_lock:
             thread = self._thread
         if thread is not None:
-            thread.join()
+            # A checkpoint under way finishes in moments (PASSIVE never waits for others); a wait for a lock is
+            # bounded by the connection's timeout. Never block an exit on it for longer than that.
+            thread.join(_CONNECT_TIMEOUT + 1.0)
+            if thread.is_alive():  # pragma: no cover - a file system that stopped answering
+                log.warning("The checkpoint thread of %s did not stop; the ledger closes without it.", self.path)
 
     def _run(self) -> None:
         db: sqlite3.Connection | None = None
@@ -108,4 +115,6 @@ class Checkpointer:
 
     def _connect(self) -> sqlite3.Connection:
         # `mode=rw`: a ledger file that has gone away is an error here, not a new empty database.
-        return sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=rw", uri=True, timeout=30.0, isolation_level=None)
+        return sqlite3.connect(
+            f"{self.path.absolute().as_uri()}?mode=rw", uri=True, timeout=_CONNECT_TIMEOUT, isolation_level=None
+        )

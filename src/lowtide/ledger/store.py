@@ -7,6 +7,7 @@ Nothing secret is stored: requests are kept as Messages parameters, batches by t
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import sqlite3
@@ -22,7 +23,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from lowtide.errors import ConfigurationError
+from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
 from lowtide.ledger.schema import migrate
 
@@ -202,6 +203,7 @@ class Ledger:
         """What checkpoints the WAL, off the writers' path."""
 
     def close(self) -> None:
+        """Stop the checkpoint thread and close the connection (again: nothing)."""
         self.checkpointer.close()
         with self._lock:
             self._db.close()
@@ -213,13 +215,18 @@ class Ledger:
     @contextmanager
     def _transaction(self) -> Generator[sqlite3.Connection]:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise LedgerError(f"The ledger {self.path} could not be written: {exc}.") from exc
         self.checkpointer.written()
 
     # requests
@@ -467,16 +474,20 @@ class Ledger:
             )
 
     def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
-        """Reconciliation found the API's batch for an unknown create; False if another record already holds it."""
+        """Reconciliation found the API's batch for an unknown create; False if another record already holds that
+        batch, or the intent is no longer unresolved."""
         with self._transaction() as db:
             taken = db.execute("SELECT 1 FROM batches WHERE provider_batch_id = ?", (provider_batch_id,)).fetchone()
             if taken:
                 return False
-            db.execute(
+            adopted = db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', submitted_at = ?,"
-                " note = 'reconciled after an unknown create' WHERE id = ?",
+                " note = 'reconciled after an unknown create'"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
                 (provider_batch_id, now, batch_id),
             )
+            if adopted.rowcount != 1:
+                return False  # resolved meanwhile (adopted by another process, or its requests sent again)
             db.execute(
                 "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
                 (now, batch_id, RequestState.SUBMITTING.value),
@@ -514,6 +525,28 @@ class Ledger:
         with self._lock:
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [_batch(row) for row in rows]
+
+    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
+        """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM batches WHERE state IN ('intent', 'unknown') AND provider_batch_id IS NULL"
+                " AND provider = ? AND endpoint = ? ORDER BY intent_at, id",
+                (provider, endpoint),
+            ).fetchall()
+        return [_batch(row) for row in rows]
+
+    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
+        """Which of the batches `among` has a member with `custom_id` (a request is in one unresolved batch)."""
+        if not among:
+            return None
+        marks = ", ".join("?" * len(among))
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT batch_id FROM batch_members WHERE custom_id = ? AND batch_id IN ({marks}) LIMIT 1",
+                (custom_id, *among),
+            ).fetchone()
+        return str(row[0]) if row is not None else None
 
     def members(self, batch_id: str) -> dict[str, str]:
         """custom_id -> key for every request sent in `batch_id`."""
@@ -683,15 +716,26 @@ def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
 
 _open: dict[Path, Ledger] = {}
 _open_lock = threading.Lock()
+_closing_at_exit = False
 
 
 def open_ledger(path: str | Path | None = None) -> Ledger:
-    """The process's one `Ledger` for `path` (default location when None), opened on first use."""
+    """The process's one `Ledger` for `path` (default location when None), opened on first use.
+
+    Every ledger opened here is closed when the program exits (`atexit`), while the interpreter is whole: its
+    checkpoint thread stopped and its last connection closed, which checkpoints the WAL and removes the `-wal` and
+    `-shm` files. Left to the interpreter's final collection instead, a connection closes at no set time, in no set
+    order with its thread.
+    """
     resolved = (Path(path).expanduser() if path is not None else default_ledger_path()).resolve()
+    global _closing_at_exit
     with _open_lock:
         ledger = _open.get(resolved)
         if ledger is None:
             ledger = _open[resolved] = Ledger(resolved)
+        if not _closing_at_exit:
+            atexit.register(close_ledgers)
+            _closing_at_exit = True
         return ledger
 
 

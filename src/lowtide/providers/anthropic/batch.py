@@ -299,6 +299,32 @@ class ClaudeBatchProvider(Provider):
 
         await self._retrying(stream)
 
+    async def first_custom_id(self, batch: MessageBatch | str) -> str | None:
+        """The custom id of the first results line of an ended batch (None when it has none): enough to say whose
+        batch it is, without downloading the rest. Results are only available once a batch has ended."""
+        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
+        known = batch if isinstance(batch, MessageBatch) and batch.results_url else None
+
+        async def peek() -> str | None:
+            nonlocal known
+            if known is None:
+                known = await self._client.messages.batches.retrieve(batch_id)
+            if not known.results_url:
+                raise APIError(f"Batch {batch_id} has no results to read yet (it is {known.processing_status}).")
+            response = await self._client.get(
+                known.results_url, cast_to=httpx2.Response, stream=True, options={"headers": _RESULTS_FILE}
+            )
+            try:
+                async for text in response.aiter_lines():
+                    if text:
+                        custom_id = json.loads(text).get("custom_id")
+                        return custom_id if isinstance(custom_id, str) else None
+            finally:
+                await response.aclose()
+            return None
+
+        return await self._retrying(peek)
+
     async def recent_batches(self, *, created_after: float) -> list[MessageBatch]:
         """Batches the API lists as created after `created_after` (epoch seconds), newest first."""
         found: list[MessageBatch] = []
