@@ -121,9 +121,9 @@ Feature: Reconciliation never guesses, and no call waits on work that died
       | work                        | setup                                                   | method           | failure                        | error         | message                                                                    |
       | recording the calls         | nothing more                                            | claim_new        | RuntimeError: disk on fire     | InternalError | lowtide failed while recording the calls in the ledger: RuntimeError: disk on fire |
       | recording the calls         | nothing more                                            | claim_new        | sqlite3: database is locked    | LedgerError   | could not be written: database is locked                                   |
-      | recording the intent        | nothing more                                            | record_intent    | RuntimeError: disk on fire     | InternalError | lowtide failed while running BatchEngine._dispatch: RuntimeError: disk on fire |
-      | reconciling an unknown create | the API will fail the next "batches.create" call with status 500 | unresolved       | RuntimeError: disk on fire     | InternalError | lowtide failed while running BatchEngine._reconcile: RuntimeError: disk on fire |
-      | polling the batch           | nothing more                                            | record_status    | RuntimeError: disk on fire     | InternalError | lowtide failed while running BatchEngine._poll: RuntimeError: disk on fire |
+      | recording the intent        | nothing more                                            | record_intent    | RuntimeError: disk on fire     | InternalError | lowtide failed while creating a batch: RuntimeError: disk on fire |
+      | reconciling an unknown create | the API will fail the next "batches.create" call with status 500 | unresolved       | RuntimeError: disk on fire     | InternalError | lowtide failed while reconciling a create whose outcome is unknown: RuntimeError: disk on fire |
+      | polling the batch           | nothing more                                            | record_status    | RuntimeError: disk on fire     | InternalError | lowtide failed while waiting for a batch and storing its results: RuntimeError: disk on fire |
       | storing the results         | nothing more                                            | record_outcomes  | sqlite3: disk I/O error        | LedgerError   | could not be written: disk I/O error                                       |
 
   Scenario: The coalescing window failing fails the calls it held, and the next call opens a new window
@@ -134,7 +134,7 @@ Feature: Reconciliation never guesses, and no call waits on work that died
       """
     And the clock fails the next wait of 0.2 seconds with "RuntimeError: the clock stopped"
     When 3 calls ask "question {i}" with the keys "k-{i}" at once
-    Then each of the 3 calls failed with a InternalError saying "lowtide failed while running BatchEngine._flush_after_window: RuntimeError: the clock stopped"
+    Then each of the 3 calls failed with a InternalError saying "lowtide failed while gathering calls into a batch: RuntimeError: the clock stopped"
     When 3 calls ask "question {i}" with the keys "k-{i}" at once
     Then each of the 3 calls was answered with the emulated reply to its question
     And the API created each of the 3 requests exactly once

@@ -30,7 +30,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
-from lowtide.batching.engine import RESULTS_PER_TRANSACTION
+from lowtide.batching.collection import RESULTS_PER_TRANSACTION
 from lowtide.ledger.schema import MIGRATIONS
 from lowtide.ledger.store import Ledger
 from lowtide.parking import status

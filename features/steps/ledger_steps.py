@@ -15,7 +15,7 @@ from typing import Any
 from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
 from behave import given, then, when
 
-from lowtide import Actor, LedgerError
+from lowtide import Actor, ActorError, ActorResponse, LedgerError
 from lowtide.ledger.schema import SCHEMA_VERSION
 from lowtide.ledger.store import Ledger, NewRequest, RequestState, default_ledger_path, open_ledger
 
@@ -561,3 +561,63 @@ def step_no_wal_left(context: Any, name: str, count: int) -> None:
     finally:
         db.close()
     assert succeeded == count, succeeded
+
+
+# -- migrations ------------------------------------------------------------------------------------------------------
+
+_DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@given('a copy of "{name}", a ledger lowtide wrote at schema version {version:d}')
+def step_copy_of_old_ledger(context: Any, name: str, version: int) -> None:
+    source = _DATA / name
+    db = sqlite3.connect(f"{source.as_uri()}?mode=ro", uri=True)
+    try:
+        [(found,)] = db.execute("PRAGMA user_version").fetchall()
+    finally:
+        db.close()
+    assert found == version, found
+    world(context).path(name).write_bytes(source.read_bytes())
+
+
+@when('the actor, given the ledger "{name}", reads back every stored answer')
+def step_read_back(context: Any, name: str) -> None:
+    w = world(context)
+    actor = w.add_actor(dict(w.current_actor().configuration.model_dump()), ledger=str(w.path(name)))
+    ledger = actor.ledger
+    outcomes: dict[str, Any] = {}
+
+    async def read() -> None:
+        for record in ledger.requests():
+            if record.state.final:
+                try:
+                    outcomes[record.key] = await actor.result(record.key)
+                except ActorError as exc:
+                    outcomes[record.key] = exc
+
+    w.run(read())
+    w.value = outcomes
+
+
+@then('the answers read back are the emulated replies to "{prompts}"')
+def step_answers_read_back(context: Any, prompts: str) -> None:
+    outcomes: dict[str, Any] = world(context).value
+    texts = sorted(o.text for o in outcomes.values() if isinstance(o, ActorResponse))
+    expected = [item.strip() for item in prompts.split(",")]
+    assert len(texts) == len(expected), texts
+    for prompt in expected:
+        assert any(text.startswith(emulated_reply_to(prompt)) for text in texts), (prompt, texts)
+
+
+@then('reading back "{key}" raised a {name:w} saying "{text}"')
+def step_read_back_error(context: Any, key: str, name: str, text: str) -> None:
+    outcome = world(context).value[key]
+    assert type(outcome).__name__ == name, outcome
+    assert text in str(outcome), str(outcome)
+
+
+@then('the ledger "{name}" holds batches in the phases "{phases}"')
+def step_phases(context: Any, name: str, phases: str) -> None:
+    ledger = open_ledger(world(context).path(name))
+    found = sorted(batch.phase or "" for batch in ledger.batches())
+    assert found == sorted(item.strip() for item in phases.split(",")), found

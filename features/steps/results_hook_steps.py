@@ -13,8 +13,8 @@ import httpx2
 from _support import names, world
 from behave import given, then
 
-from lowtide import BatchProcessingMode, ClaudeBatchProvider
-from lowtide.batching.engine import engine_for
+from lowtide import BatchProcessingMode
+from lowtide.batching.engines import engine_for
 from lowtide.ledger.store import RequestState
 
 
@@ -51,9 +51,9 @@ def _attach_hook(context: Any, *, fails: bool) -> None:
             raise OSError("the results folder is full")
 
     async def attach() -> None:
-        provider = actor.provider(BatchProcessingMode.BATCH)
-        assert isinstance(provider, ClaudeBatchProvider), provider
-        engine = engine_for(provider, ledger, settings=actor.configuration.batch, clock=w.clock)
+        backend = actor.provider(BatchProcessingMode.BATCH).batch_backend()
+        assert backend is not None, actor.configuration.provider
+        engine = engine_for(backend, ledger, settings=actor.configuration.batch, clock=w.clock)
         engine.on_results = hook
 
     w.run(attach())

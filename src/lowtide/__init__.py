@@ -7,7 +7,7 @@ Batches API (half the price, no stream-idle timeouts, results within 24 hours) a
 
 from lowtide._version import __version__
 from lowtide.actor import Actor
-from lowtide.batching.engine import Ticket
+from lowtide.batching.tickets import Ticket
 from lowtide.bulk import InputError, Job, RunProgress
 from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import ItemResult, ItemStatus, RunResult

@@ -13,21 +13,16 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.batching.engine import (
-    BatchEngine,
-    Ticket,
-    close_engines_of,
-    derive_key,
-    engine_for,
-    ticket_for,
-)
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engines import close_engines_of, engine_for
+from lowtide.batching.keys import derive_key
+from lowtide.batching.tickets import Ticket, ticket_for
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
 from lowtide.pricing import worst_case_cost
-from lowtide.providers.anthropic.batch import ClaudeBatchProvider
-from lowtide.providers.anthropic.mapping import to_message_params
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
@@ -108,12 +103,10 @@ class Actor:
         self._providers: dict[BatchProcessingMode, Provider] = {}
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
-        self._templates: dict[type[BaseModel] | None, _PromptTemplate] = {}
+        self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], _PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
         self._default_provider: tuple[ActorConfiguration, Provider] | None = None
-        self._last_engine: (
-            tuple[asyncio.AbstractEventLoop, ClaudeBatchProvider, ActorConfiguration, BatchEngine] | None
-        ) = None
+        self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -231,26 +224,26 @@ class Actor:
 
     def _plain_batch(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
-    ) -> tuple[ClaudeBatchProvider, _PromptTemplate] | None:
-        """For a call that gives only a prompt: its batch provider and params template; None when not in batch mode."""
-        template = self._prompt_template(response_model)
-        provider = self.provider(mode)
-        return (provider, template) if isinstance(provider, ClaudeBatchProvider) else None
+    ) -> tuple[BatchBackend, _PromptTemplate] | None:
+        """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
+        mode."""
+        backend = self.provider(mode).batch_backend()
+        return None if backend is None else (backend, self._prompt_template(backend, response_model))
 
     def _claim_prompt(
-        self, provider: ClaudeBatchProvider, template: _PromptTemplate, prompt: str, key: str | None
+        self, backend: BatchBackend, template: _PromptTemplate, prompt: str, key: str | None
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
         """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template."""
         assert template.around is not None
-        engine = self._engine(provider)
+        engine = self._engine(backend)
         # The configuration's part of the params was checked once; only the prompt is new.
         params_json = template.around[0] + stored_json(prompt) + template.around[1]
-        key = key or derive_key(provider.name, params_json)
+        key = key or derive_key(backend.name, params_json)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
 
     async def _budgeted_prompt(
         self,
-        provider: ClaudeBatchProvider,
+        backend: BatchBackend,
         template: _PromptTemplate,
         prompt: str,
         response_model: type[BaseModel] | None,
@@ -259,7 +252,7 @@ class Actor:
     ) -> ActorResponse[Any]:
         """A batch-mode call that gives only a prompt, checked against the budgets before it is claimed."""
         params = template.with_prompt(prompt)
-        waiting = self._wait(self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model)
+        waiting = self._wait(self._durable(backend, params, key=key, max_cost_usd=max_cost_usd), response_model)
         del params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
@@ -274,14 +267,15 @@ class Actor:
     ) -> ActorResponse[Any]:
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
-        if not isinstance(provider, ClaudeBatchProvider):
+        backend = provider.batch_backend()
+        if backend is None:
             if max_cost_usd is not None:
-                # Live calls are not in the ledger: only the call's own budget applies, at live prices.
-                self._refuse_over(to_message_params(request), max_cost_usd, mode=provider.mode)
+                # Calls outside the ledger: only the call's own budget applies, at the mode's prices.
+                self._refuse_over(request, max_cost_usd, mode=provider.mode)
             return await provider.complete(request)
-        params = to_message_params(request)
+        params = backend.codec.encode_request(request)
         waiting = self._wait(
-            self._durable(provider, params, key=key or request.custom_id, max_cost_usd=max_cost_usd), response_model
+            self._durable(backend, params, key=key or request.custom_id, max_cost_usd=max_cost_usd), response_model
         )
         del request, params  # only the engine holds the params now, and only until they are queued
         return await waiting
@@ -291,14 +285,14 @@ class Actor:
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
 
-    def _prompt_template(self, response_model: type[BaseModel] | None) -> _PromptTemplate:
-        """The params of a call that gives only a prompt: built (and checked) once per response model."""
+    def _prompt_template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> _PromptTemplate:
+        """The params of a call that gives only a prompt: built (and checked) once per backend and response model."""
         if self._templates_of is not self.configuration:
             self._templates_of, self._templates = self.configuration, {}
-        template = self._templates.get(response_model)
+        template = self._templates.get((backend, response_model))
         if template is None:
-            template = self._templates[response_model] = _PromptTemplate.of(
-                to_message_params(self.request("", response_model=response_model))
+            template = self._templates[backend, response_model] = _PromptTemplate.of(
+                backend.codec.encode_request(self.request("", response_model=response_model))
             )
         return template
 
@@ -311,11 +305,9 @@ class Actor:
         same key.
         """
         request = self.request(prompt, **kwargs)
-        provider = self.provider(BatchProcessingMode.BATCH)
-        if not isinstance(provider, ClaudeBatchProvider):
-            raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
+        backend = self.batch_backend()
         call = self._durable(
-            provider, to_message_params(request), key=key or request.custom_id, max_cost_usd=max_cost_usd
+            backend, backend.codec.encode_request(request), key=key or request.custom_id, max_cost_usd=max_cost_usd
         )
         return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
 
@@ -329,7 +321,7 @@ class Actor:
 
     def _durable(
         self,
-        provider: ClaudeBatchProvider,
+        backend: BatchBackend,
         params: dict[str, Any],
         *,
         key: str | None,
@@ -339,8 +331,8 @@ class Actor:
 
         A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
         """
-        key = key or derive_key(provider.name, params)
-        engine = self._engine(provider)
+        key = key or derive_key(backend.name, params)
+        engine = self._engine(backend)
         estimate = None
         budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
         if budgeted and engine.ledger.request(key) is None:
@@ -350,9 +342,11 @@ class Actor:
                 engine.reserve(self.name, estimate)
         return _DurableCall(engine, params, key, estimate)
 
-    def _refuse_over(self, params: dict[str, Any], max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
-        """A live call's own budget, at live prices (live calls are not in the ledger)."""
-        self._within_limits(params, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))], mode=mode)
+    def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
+        """The budget of a call outside the ledger (a live call), at the mode's prices."""
+        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
+        estimate = worst_case_cost(sent, mode=mode)
+        self._within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
@@ -364,17 +358,17 @@ class Actor:
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
-        return self._within_limits(params, limits, mode=BatchProcessingMode.BATCH)
+        estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+        return self._within_limits(estimate, str(params.get("model", "")), limits)
 
+    @staticmethod
     def _within_limits(
-        self, params: dict[str, Any], limits: list[tuple[str, float | None, Decimal]], *, mode: BatchProcessingMode
+        estimate: Decimal | None, model: str, limits: list[tuple[str, float | None, Decimal]]
     ) -> Decimal:
-        """The request's worst case at `mode`'s prices, after checking it against every (scope, limit, committed)."""
-        estimate = worst_case_cost(params, mode=mode)
+        """The request's worst case, after checking it against every (scope, limit, committed)."""
         if estimate is None:
             raise ConfigurationError(
-                f"No price is known for model {params.get('model')!r}, so a budget cannot be checked.",
-                field="max_cost_usd",
+                f"No price is known for model {model!r}, so a budget cannot be checked.", field="max_cost_usd"
             )
         for scope, limit, committed in limits:
             if limit is not None and committed + estimate > Decimal(str(limit)):
@@ -383,18 +377,32 @@ class Actor:
                 )
         return estimate
 
-    def _engine(self, provider: ClaudeBatchProvider | None = None) -> BatchEngine:
-        if provider is None:
-            batch_provider = self.provider(BatchProcessingMode.BATCH)
-            if not isinstance(batch_provider, ClaudeBatchProvider):
-                raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
-            provider = batch_provider
+    def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
+        """The batch codec of this actor's provider: its requests and results as pure functions, reachable without
+        a key (a dry run needs nothing more). `ProviderCapabilityError` naming `capability` when there is none."""
+        codec = getattr(self._resolve(BatchProcessingMode.BATCH)[1], "codec", None)
+        if isinstance(codec, BatchCodec):
+            return codec
+        backend = self.provider(BatchProcessingMode.BATCH).batch_backend()
+        if backend is None:
+            raise ProviderCapabilityError(self.configuration.provider, capability)
+        return backend.codec
+
+    def batch_backend(self, capability: str = "parking (durable batch mode)") -> BatchBackend:
+        """The batch backend of this actor's provider; `ProviderCapabilityError` naming `capability` when none."""
+        backend = self.provider(BatchProcessingMode.BATCH).batch_backend()
+        if backend is None:
+            raise ProviderCapabilityError(self.configuration.provider, capability)
+        return backend
+
+    def _engine(self, backend: BatchBackend | None = None) -> BatchEngine:
+        backend = backend or self.batch_backend()
         loop = asyncio.get_running_loop()
         last = self._last_engine
-        if last is not None and last[:3] == (loop, provider, self.configuration) and not last[3].closed:
+        if last is not None and last[:3] == (loop, backend, self.configuration) and not last[3].closed:
             return last[3]  # thousands of calls at once: skip the look-up (and the settings' hash) for each
-        engine = engine_for(provider, self._open_ledger(), settings=self.configuration.batch, clock=self._clock)
-        self._last_engine = (loop, provider, self.configuration, engine)
+        engine = engine_for(backend, self._open_ledger(), settings=self.configuration.batch, clock=self._clock)
+        self._last_engine = (loop, backend, self.configuration, engine)
         return engine
 
     def _open_ledger(self) -> Ledger:
@@ -513,8 +521,9 @@ class Actor:
     async def aclose(self) -> None:
         providers, self._providers, self._default_provider = list(self._providers.values()), {}, None
         for provider in providers:
-            if isinstance(provider, ClaudeBatchProvider):
-                await close_engines_of(provider)
+            backend = provider.batch_backend()
+            if backend is not None:
+                await close_engines_of(backend)
             await provider.aclose()
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lowtide.errors import ConfigurationError
+from lowtide.modes import BatchProcessingMode
 
 __all__ = [
     "ActorConfiguration",
@@ -27,13 +28,6 @@ __all__ = [
 ]
 
 DAY = 24 * 3600.0
-
-
-class BatchProcessingMode(StrEnum):
-    """How an actor's calls reach the model: the live Messages API or the Message Batches API."""
-
-    LIVE = "live"
-    BATCH = "batch"
 
 
 class TimeoutPolicy(StrEnum):
@@ -120,10 +114,11 @@ class ActorConfiguration(BaseModel):
         default=None, description="Ledger file; default $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3."
     )
 
-    api_key_env: str = Field(
-        default="ANTHROPIC_API_KEY",
+    api_key_env: str | None = Field(
+        default=None,
         pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$",
-        description="The name of the environment variable holding the API key (never the key itself).",
+        description="The name of the environment variable holding the API key (never the key itself); by default "
+        "the provider's own (ANTHROPIC_API_KEY, OPENAI_API_KEY).",
     )
     base_url: str | None = None
     timeout: float = Field(default=600.0, gt=0)

@@ -6,21 +6,20 @@ An agent runtime uses the same functions to park a pipeline stage (`actor.submit
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from anthropic import AsyncAnthropic
-
-from lowtide.batching.engine import BatchEngine, Ticket, owner_id
+from lowtide.batching.engine import BatchEngine
+from lowtide.batching.keys import owner_id
+from lowtide.batching.tickets import Ticket
 from lowtide.clock import Clock, SystemClock
-from lowtide.config import BatchSettings, TimeoutPolicy
+from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.store import BatchRecord, BatchState, Ledger
-from lowtide.providers.anthropic.batch import ClaudeBatchProvider
 from lowtide.providers.base import ProviderOptions
+from lowtide.registry import ProviderRegistry, default_registry
 
 __all__ = ["ActorTotals", "BatchSummary", "StatusReport", "cancel", "collect", "status"]
 
@@ -116,9 +115,10 @@ async def collect(
     ledger: Ledger,
     *,
     batch_ids: Iterable[str] | None = None,
-    client: AsyncAnthropic | None = None,
-    api_key_env: str = "ANTHROPIC_API_KEY",
+    client: object | None = None,
+    api_key_env: str | None = None,
     clock: Clock | None = None,
+    registry: ProviderRegistry | None = None,
 ) -> list[BatchSummary]:
     """Fetch the results of ended batches (all outstanding ones, or those named) into the ledger.
 
@@ -137,12 +137,14 @@ async def collect(
             raise ConfigurationError(
                 f"No outstanding batch {', '.join(sorted(missing))} in the ledger {ledger.path}.", field="batch"
             )
-    for endpoint in sorted({b.endpoint for b in outstanding}):
-        engine = _engine(ledger, endpoint, client=client, api_key_env=api_key_env, clock=clock)
+    for provider, endpoint in sorted({(b.provider, b.endpoint) for b in outstanding}):
+        engine = _engine(
+            ledger, provider, endpoint, client=client, api_key_env=api_key_env, clock=clock, registry=registry
+        )
         try:
-            await engine.collect_once([b for b in outstanding if b.endpoint == endpoint])
+            await engine.collect_once([b for b in outstanding if (b.provider, b.endpoint) == (provider, endpoint)])
         finally:
-            await engine.provider.aclose()
+            await engine.backend.aclose()
     return status(ledger).batches
 
 
@@ -150,9 +152,10 @@ async def cancel(
     ledger: Ledger,
     target: str,
     *,
-    client: AsyncAnthropic | None = None,
-    api_key_env: str = "ANTHROPIC_API_KEY",
+    client: object | None = None,
+    api_key_env: str | None = None,
     clock: Clock | None = None,
+    registry: ProviderRegistry | None = None,
 ) -> BatchSummary:
     """Cancel the outstanding batch named by `target`: a batch id (lowtide's or the API's) or a request key."""
     batch = ledger.batch(target)
@@ -168,29 +171,44 @@ async def cancel(
             " can be canceled.",
             field="target",
         )
-    engine = _engine(ledger, batch.endpoint, client=client, api_key_env=api_key_env, clock=clock)
+    engine = _engine(
+        ledger, batch.provider, batch.endpoint, client=client, api_key_env=api_key_env, clock=clock, registry=registry
+    )
     try:
-        remote = await engine.provider.cancel(batch.provider_batch_id)
-        ledger.record_status(batch.id, processing_status=remote.processing_status, counts=None, ended_at=None)
+        remote = await engine.backend.cancel(batch.provider_batch_id)
+        ledger.record_status(batch.id, phase=remote.phase.value, counts=None, ended_at=None)
     finally:
-        await engine.provider.aclose()
+        await engine.backend.aclose()
     updated = ledger.batch(batch.id)
     assert updated is not None
     return next(b for b in status(ledger).batches if b.id == updated.id)
 
 
 def _engine(
-    ledger: Ledger, endpoint: str, *, client: AsyncAnthropic | None, api_key_env: str, clock: Clock | None
+    ledger: Ledger,
+    provider: str,
+    endpoint: str,
+    *,
+    client: object | None,
+    api_key_env: str | None,
+    clock: Clock | None,
+    registry: ProviderRegistry | None,
 ) -> BatchEngine:
+    """An engine for the batches of `provider` at `endpoint`, built through the registry as an actor's would be."""
     options = ProviderOptions(
         client=client,
-        api_key=None if client is not None else os.environ.get(api_key_env),
+        api_key=None,
         api_key_env=api_key_env,
         base_url=endpoint,
         clock=clock or SystemClock(),
         batch=BatchSettings(max_wait=1e-9, on_timeout=TimeoutPolicy.LEAVE),  # look once; never wait or cancel here
     )
-    provider = ClaudeBatchProvider(options)
+    factory = (registry or default_registry()).resolve(provider, BatchProcessingMode.BATCH).factory
+    backend = factory(options).batch_backend()
+    if backend is None:
+        raise ConfigurationError(
+            f"Provider {provider!r} has no batch backend to reach its batches with.", field="ledger"
+        )
     return BatchEngine(
-        provider, ledger, endpoint=endpoint, settings=options.batch, clock=options.clock, owner=owner_id()
+        backend, ledger, endpoint=endpoint, settings=options.batch, clock=options.clock, owner=owner_id()
     )

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from lowtide.config import BatchProcessingMode
+from lowtide.modes import BatchProcessingMode
 
 __all__ = [
     "ActorRequest",

@@ -27,7 +27,7 @@ _API_ERRORS: dict[str, type[APIError]] = {
 
 
 def response_from_json(data: dict[str, Any]) -> ActorResponse[Any]:
-    """A response as the ledger stores it (`lowtide.providers.anthropic.mapping.response_and_json` writes it;
+    """A response as the ledger stores it (a provider codec's `line_outcome` gives it;
     `parsed` is left out, rebuilt from the text with whatever model the caller asks for)."""
     return _RESPONSE.model_validate(data)
 

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from lowtide.providers.anthropic.mapping import json_text
+from lowtide.structured import json_text
 from lowtide.types import ActorResponse, TextContent
 
 __all__ = ["Citation", "citations_of", "field_citations"]

@@ -27,36 +27,58 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
-from lowtide.batching.engine import BatchEngine, GroupCall, owner_id
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.engine import BatchEngine, GroupCall
+from lowtide.batching.keys import owner_id
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
-from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, request_size, split
+from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, split
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
-from lowtide.config import BatchProcessingMode
+from lowtide.clock import Clock
+from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
     BatchRequestExpired,
     ConfigurationError,
-    ProviderCapabilityError,
     StructuredOutputError,
 )
 from lowtide.ledger.runs import ItemRow, NewItem, RunStore
-from lowtide.ledger.store import RequestRecord, RequestState
-from lowtide.pricing import worst_case_cost
-from lowtide.providers.anthropic.batch import ClaudeBatchProvider
-from lowtide.providers.anthropic.mapping import custom_id_for, parse_response, to_message_params
+from lowtide.ledger.store import Ledger, RequestRecord, RequestState
 from lowtide.providers.base import Outcome
-from lowtide.types import ActorResponse
+from lowtide.types import ActorRequest, ActorResponse
 
-if TYPE_CHECKING:
-    from lowtide.actor import Actor
+__all__ = ["BulkRun", "JobInput", "RunActor", "item_status", "load_run", "retry_run"]
 
-__all__ = ["BulkRun", "JobInput", "item_status", "load_run", "retry_run"]
+
+class RunActor(Protocol):
+    """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
+    from its defaults, and its provider's batch codec and backend."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def configuration(self) -> ActorConfiguration: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def request(
+        self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
+    ) -> ActorRequest: ...
+
+    def batch_codec(self, capability: str = ...) -> BatchCodec: ...
+
+    def batch_backend(self, capability: str = ...) -> BatchBackend: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +118,7 @@ class BulkRun:
 
     def __init__(
         self,
-        actor: Actor,
+        actor: RunActor,
         *,
         run_id: str | None = None,
         defaults: Mapping[str, Any] | None = None,
@@ -243,6 +265,9 @@ class BulkRun:
         settings = self.actor.configuration.batch
         return min(self.items_per_batch or API_MAX_BATCH_REQUESTS, settings.max_batch_requests)
 
+    def worst_case(self, params: Mapping[str, Any]) -> Decimal | None:
+        return self.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+
     def max_bytes(self) -> int:
         return self.actor.configuration.batch.max_batch_bytes
 
@@ -258,23 +283,25 @@ class BulkRun:
         request = self.actor.request(
             messages=messages, response_model=self.response_model, **{**self.defaults, **job.overrides}
         )
-        return to_message_params(request)
+        return self.codec.encode_request(request)
+
+    @property
+    def codec(self) -> BatchCodec:
+        """The actor's batch codec: enough to build, size and price requests, with no key (a dry run)."""
+        return self.actor.batch_codec("bulk runs (durable batch mode)")
 
     def built(self, prepared: _Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
         """(index, params, size) for `indexes`, built one at a time as they are consumed."""
         for index in indexes:
             params = self._request_params(self.jobs[index])
-            yield index, params, request_size(custom_id_for(prepared.keys[index]), params)
+            yield index, params, self.codec.request_size(self.codec.custom_id_for(prepared.keys[index]), _json(params))
 
     def _prepare(self, *, write: bool) -> _Prepared:
         """Check every job (nothing is sent before all pass), find or record the run, and sort its items."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
-        provider: ClaudeBatchProvider | None = None
+        backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key): it sends nothing
-            built = self.actor.provider(BatchProcessingMode.BATCH)
-            if not isinstance(built, ClaudeBatchProvider):
-                raise ProviderCapabilityError(self.actor.configuration.provider, "bulk runs (durable batch mode)")
-            provider = built
+            backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
         for index, job in enumerate(self.jobs):
@@ -282,13 +309,13 @@ class BulkRun:
                 params = self._request_params(job, with_content=False)
             except ConfigurationError as exc:
                 raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
-            if self.max_cost_usd is not None and worst_case_cost(params, mode=BatchProcessingMode.BATCH) is None:
+            if self.max_cost_usd is not None and self.worst_case(params) is None:
                 raise ConfigurationError(
                     f"Job {index}{_named(job)}: no price is known for model {params.get('model')!r}, so the cost"
                     " limit cannot be kept.",
                     field="max_cost_usd",
                 )
-            size = _estimated_size(params, files[job.file] if job.file is not None else None)
+            size = _estimated_size(self.codec, params, files[job.file] if job.file is not None else None)
             if size > self.max_bytes():
                 raise ConfigurationError(
                     f"Job {index}{_named(job)} is about {size:,} bytes as a batch request, more than a batch may hold"
@@ -335,7 +362,7 @@ class BulkRun:
         ]
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
-        return _Prepared(run_id, store, provider, keys, rows, finished, attach, to_send, spent)
+        return _Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent)
 
     def _settings(self) -> dict[str, Any]:
         configuration = self.actor.configuration.model_dump(mode="json")
@@ -368,7 +395,7 @@ class _Prepared:
 
     run_id: str
     store: RunStore
-    provider: ClaudeBatchProvider | None
+    backend: BatchBackend | None
     keys: list[str]
     rows: list[ItemRow]
     finished: list[int]
@@ -388,12 +415,12 @@ class _Execution:
         self.keys = prepared.keys
         actor = run.actor
         self.clock = actor.clock
-        provider = prepared.provider
-        assert provider is not None, "prepared for a dry run"
+        backend = prepared.backend
+        assert backend is not None, "prepared for a dry run"
         self.engine = BatchEngine(
-            provider,
+            backend,
             actor.ledger,
-            endpoint=provider.endpoint,
+            endpoint=backend.endpoint,
             settings=actor.configuration.batch,
             clock=self.clock,
             owner=owner_id(),
@@ -498,10 +525,7 @@ class _Execution:
             if self.time_up:
                 self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
                 return
-            calls = [
-                GroupCall(self.keys[i], params, size, worst_case_cost(params, mode=BatchProcessingMode.BATCH))
-                for i, params, size in group
-            ]
+            calls = [GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for i, params, size in group]
             if self.run.max_cost_usd is not None:
                 fitting = await self._affordable(calls)
                 if self.time_up:
@@ -611,7 +635,7 @@ class _Execution:
             response: ActorResponse[Any] = outcome
             if self.run.response_model is not None:
                 try:
-                    response = parse_response(outcome, self.run.response_model)
+                    response = self.engine.backend.codec.parse(outcome, self.run.response_model)
                 except StructuredOutputError as exc:
                     return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
             citations, by_field = _citations(response)
@@ -683,7 +707,7 @@ class _Execution:
             if batch is None or batch.provider_batch_id is None:
                 continue
             try:
-                await self.engine.provider.cancel(batch.provider_batch_id)
+                await self.engine.backend.cancel(batch.provider_batch_id)
             except ActorError as exc:
                 log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
         pending = [i for i, r in enumerate(self.results) if r is None]
@@ -753,7 +777,7 @@ class _Execution:
 # Resuming and retrying from the ledger alone.
 
 
-def load_run(actor: Actor, run_id: str, **options: Any) -> BulkRun:
+def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
     """A `BulkRun` rebuilt from the ledger: the run's jobs and options, for `actor` (usually its own settings)."""
     store = RunStore(actor.ledger)
     record = store.run(run_id)
@@ -780,7 +804,7 @@ def load_run(actor: Actor, run_id: str, **options: Any) -> BulkRun:
     return run
 
 
-async def retry_run(actor: Actor, run_id: str, **options: Any) -> RunResult:
+async def retry_run(actor: RunActor, run_id: str, **options: Any) -> RunResult:
     """Send a run's failed and expired items again (new keys: their first answers stay on record); keep the rest."""
     run = load_run(actor, run_id, **options)
     store = RunStore(actor.ledger)
@@ -825,9 +849,13 @@ def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _estimated_size(params: Mapping[str, Any], file: FileInfo | None) -> int:
+def _json(params: Mapping[str, Any]) -> str:
+    return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
     """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
-    size = request_size("x" * 64, params)
+    size = codec.request_size("x" * 64, _json(params))
     if file is not None:
         size += file.size if file.kind == "text" else -(-file.size // 3) * 4
     return size

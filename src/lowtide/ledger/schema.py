@@ -95,6 +95,13 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX run_items_key ON run_items(key);
     """,
+    # 3: provider-neutral batch phases (running, canceling, ended; the in_progress of earlier releases: running), and
+    # the steps of a create made of several calls (an uploaded input file), so that a crash never repeats them.
+    """
+    ALTER TABLE batches RENAME COLUMN processing_status TO phase;
+    UPDATE batches SET phase = 'running' WHERE phase = 'in_progress';
+    ALTER TABLE batches ADD COLUMN create_steps TEXT;  -- {"step": "value"}, JSON
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

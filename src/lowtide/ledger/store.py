@@ -132,7 +132,8 @@ class BatchRecord:
     endpoint: str
     provider_batch_id: str | None
     state: BatchState
-    processing_status: str | None
+    phase: str | None
+    """Where the provider says the batch stands: `running`, `canceling` or `ended` (`batching.backend.Phase`)."""
     request_count: int
     request_bytes: int
     intent_at: float
@@ -400,16 +401,16 @@ class Ledger:
         batch_id: str,
         *,
         provider_batch_id: str,
-        processing_status: str,
+        phase: str,
         request_id: str | None = None,
         now: float,
     ) -> None:
         """Right after `create` answered: the API's batch id, and every member waiting on it."""
         with self._transaction() as db:
             db.execute(
-                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', processing_status = ?,"
+                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', phase = ?,"
                 " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
-                (provider_batch_id, processing_status, request_id, now, batch_id),
+                (provider_batch_id, phase, request_id, now, batch_id),
             )
             db.execute(
                 "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
@@ -431,14 +432,14 @@ class Ledger:
             )
 
     def record_status(
-        self, batch_id: str, *, processing_status: str, counts: dict[str, int] | None, ended_at: float | None
+        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
     ) -> None:
         with self._transaction() as db:
-            state = BatchState.ENDED.value if processing_status == "ended" else BatchState.WAITING.value
+            state = BatchState.ENDED.value if phase == "ended" else BatchState.WAITING.value
             db.execute(
-                "UPDATE batches SET processing_status = ?, counts = ?, ended_at = ?,"
+                "UPDATE batches SET phase = ?, counts = ?, ended_at = ?,"
                 " state = CASE WHEN state IN ('waiting-on-batch', 'ended') THEN ? ELSE state END WHERE id = ?",
-                (processing_status, _dumps(counts) if counts is not None else None, ended_at, state, batch_id),
+                (phase, _dumps(counts) if counts is not None else None, ended_at, state, batch_id),
             )
 
     def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
@@ -525,6 +526,20 @@ class Ledger:
         with self._lock:
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [_batch(row) for row in rows]
+
+    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
+        """A step of a create made of several calls is done (an input file uploaded, say)."""
+        with self._transaction() as db:
+            row = db.execute("SELECT create_steps FROM batches WHERE id = ?", (batch_id,)).fetchone()
+            steps: dict[str, str] = json.loads(row[0]) if row is not None and row[0] else {}
+            steps[step] = value
+            db.execute("UPDATE batches SET create_steps = ? WHERE id = ?", (_dumps(steps), batch_id))
+
+    def create_steps(self, batch_id: str) -> dict[str, str]:
+        """The steps of a create recorded so far, by name."""
+        with self._lock:
+            row = self._db.execute("SELECT create_steps FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        return dict(json.loads(row[0])) if row is not None and row[0] else {}
 
     def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
         """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
@@ -669,7 +684,7 @@ def _batch(row: sqlite3.Row) -> BatchRecord:
         endpoint=row["endpoint"],
         provider_batch_id=row["provider_batch_id"],
         state=BatchState(row["state"]),
-        processing_status=row["processing_status"],
+        phase=row["phase"],
         request_count=row["request_count"],
         request_bytes=row["request_bytes"],
         intent_at=row["intent_at"],

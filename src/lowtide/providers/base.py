@@ -12,12 +12,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError
 from lowtide.types import ActorRequest, ActorResponse
+
+if TYPE_CHECKING:
+    from lowtide.batching.backend import BatchBackend, BatchCodec
 
 __all__ = ["Capability", "Outcome", "Provider", "ProviderOptions"]
 
@@ -43,7 +46,8 @@ class ProviderOptions:
     """
 
     api_key: str | None = None
-    api_key_env: str = "ANTHROPIC_API_KEY"
+    api_key_env: str | None = None
+    """The environment variable holding the key; None: the provider's own (`ANTHROPIC_API_KEY`, ...)."""
     base_url: str | None = None
     http_client: Any = None
     client: Any = None
@@ -59,6 +63,8 @@ class Provider(ABC):
     name: ClassVar[str]
     mode: ClassVar[BatchProcessingMode]
     capabilities: ClassVar[frozenset[Capability]]
+    codec: ClassVar[BatchCodec | None] = None
+    """A batch provider's requests and results as pure functions (no client, no key): what a dry run needs."""
 
     @abstractmethod
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
@@ -74,6 +80,15 @@ class Provider(ABC):
                 return exc
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    def batch_backend(self) -> BatchBackend | None:
+        """The provider's batch API as lowtide's durable engine drives it, if it has one.
+
+        A batch provider that returns one gets the ledger, keys, coalescing, exactly-once create, park and resume,
+        budgets and bulk runs; one that returns None is called through `complete_many`, one batch per call, with
+        none of those.
+        """
+        return None
 
     async def aclose(self) -> None:
         """Release connections the provider opened itself."""

@@ -9,45 +9,33 @@ them to their requests on `custom_id`. Each request gets its own outcome; one fa
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
-import httpx2
 from anthropic.types.messages import MessageBatch
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, retry_if_result, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
 
-from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
-from lowtide.errors import (
-    ActorError,
-    APIConnectionError,
-    APIError,
-    BatchRequestError,
-    BatchTimeoutError,
-    ConfigurationError,
-    OverloadedError,
-    RateLimitError,
+from lowtide.batching.backend import BatchCodec, RemoteBatch
+from lowtide.batching.polling import wait_until_ended
+from lowtide.config import BatchProcessingMode, BatchSettings
+from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
+from lowtide.providers.anthropic.backend import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_REQUESTS,
+    AnthropicBatchBackend,
+    AnthropicBatchCodec,
+    remote_batch,
+    request_id_of,
 )
 from lowtide.providers.anthropic.client import build_client
-from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome, translate_errors
+from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 
 log = logging.getLogger(__name__)
-
-MAX_BATCH_REQUESTS = 100_000
-MAX_BATCH_BYTES = 256 * 1024 * 1024
-
-T = TypeVar("T")
-
-_JSON_BODY = {"Content-Type": "application/json"}
-_RESULTS_FILE = {"Accept": "application/binary"}
 
 
 class PreparedBatch:
@@ -97,25 +85,22 @@ class ClaudeBatchProvider(Provider):
     )
 
     def __init__(self, options: ProviderOptions) -> None:
-        client, self._owns_client = build_client(options)
-        # lowtide decides what is retried: a blind retry of `create` could pay for the same batch twice.
-        self._client = client.with_options(max_retries=0)
-        self._closable = client
+        client, owns_client = build_client(options)
         self._clock = options.clock
         self.settings: BatchSettings = options.batch
+        self.backend = AnthropicBatchBackend(
+            client, owns_client=owns_client, clock=options.clock, settings=options.batch
+        )
 
-    @functools.cached_property
+    codec: ClassVar[BatchCodec | None] = AnthropicBatchCodec()
+
+    def batch_backend(self) -> AnthropicBatchBackend:
+        return self.backend
+
+    @property
     def endpoint(self) -> str:
         """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return str(self._client.base_url).rstrip("/")
-
-    @functools.cached_property
-    def credential(self) -> str:
-        """An in-memory identity of the credentials, for grouping calls into batches; never stored or logged."""
-        key = self._client.api_key or self._client.auth_token or ""
-        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
-        owner = "own" if self._owns_client else f"client-{id(self._closable)}"
-        return hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
+        return self.backend.endpoint
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])
@@ -141,38 +126,11 @@ class ClaudeBatchProvider(Provider):
 
     async def create(self, entries: Sequence[BatchEntry]) -> MessageBatch:
         """Create a batch. Retried only when the API refused it outright (429, 529), never on doubt."""
-        body = self.batch_body(
+        body = self.backend.codec.encode(
             (entry["custom_id"], json.dumps(entry["params"], separators=(",", ":"))) for entry in entries
         )
-        return await self.create_body(body, len(entries))
-
-    @staticmethod
-    def batch_body(entries: Iterable[tuple[str, str]]) -> bytes:
-        """The body of a create, joined from (custom_id, Messages params as JSON) pairs whose custom_ids are checked.
-
-        Joined from JSON the caller holds (the ledger's), rather than built by the SDK's `batches.create`, which
-        copies every request before it encodes it.
-        """
-        parts = [f'{{"custom_id":"{custom_id}","params":{params}}}' for custom_id, params in entries]
-        return ('{"requests":[' + ",".join(parts) + "]}").encode()
-
-    async def create_body(self, body: bytes, count: int) -> MessageBatch:
-        """Create a batch of `count` requests from its `batch_body`.
-
-        Retried only when the API refused it outright (429, 529), never on doubt.
-        """
-
-        async def create() -> MessageBatch:
-            return await self._client.post(
-                "/v1/messages/batches", cast_to=MessageBatch, content=body, options={"headers": _JSON_BODY}
-            )
-
-        batch = await self._retrying(create, retry_on=(RateLimitError, OverloadedError))
-        log.info("Submitted batch %s with %d request(s).", batch.id, count)
-        return batch
-
-    async def retrieve(self, batch_id: str) -> MessageBatch:
-        return await self._retrying(lambda: self._client.messages.batches.retrieve(batch_id))
+        created = await self.backend.create(body, len(entries), intent_id="", steps=_NO_STEPS)
+        return _message_batch(created)
 
     async def wait(
         self,
@@ -185,41 +143,15 @@ class ClaudeBatchProvider(Provider):
 
         `started_at` (clock time) lets a caller that parked the batch count the wait from its submission.
         """
-        settings = self.settings
-        start = self._clock.now() if started_at is None else started_at
-        deadline = start + settings.max_wait
-        known: list[MessageBatch] = [batch] if isinstance(batch, MessageBatch) else []
-        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
-
-        async def poll() -> MessageBatch:
-            # The batch we already hold counts as the first look, saving one call.
-            seen = known.pop() if known else await self.retrieve(batch_id)
-            if on_status is not None:
-                on_status(seen)
-            return seen
-
-        def remaining(_: RetryCallState) -> float:
-            return max(0.0, min(settings.poll_interval, deadline - self._clock.now()))
-
-        def out_of_time(_: RetryCallState) -> bool:
-            return self._clock.now() >= deadline
-
-        def last_seen(state: RetryCallState) -> MessageBatch:
-            assert state.outcome is not None
-            return state.outcome.result()
-
-        polling: AsyncRetrying = AsyncRetrying(
-            sleep=self._clock.sleep,
-            wait=remaining,
-            stop=out_of_time,
-            retry=retry_if_result(lambda b: b.processing_status != "ended"),
-            retry_error_callback=last_seen,
+        ended = await wait_until_ended(
+            self.backend,
+            remote_batch(batch) if isinstance(batch, MessageBatch) else batch,
+            settings=self.settings,
+            clock=self._clock,
+            started_at=started_at,
+            on_status=None if on_status is None else lambda seen: on_status(_message_batch(seen)),
         )
-        latest: MessageBatch = await polling(poll)
-        if latest.processing_status == "ended":
-            return latest
-        await self._give_up(batch_id, elapsed=self._clock.now() - start)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return _message_batch(ended)
 
     async def collect(
         self,
@@ -236,10 +168,11 @@ class ClaudeBatchProvider(Provider):
         returned: enough to pick up a batch left running after a timeout, knowing only its id.
         With `expected` (the batch's request count), a download that ends cleanly but short counts as broken.
         """
-        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
+        remote = remote_batch(batch) if isinstance(batch, MessageBatch) else await self.backend.retrieve(batch)
+        batch_id = remote.id
         outcomes: dict[str, Outcome] = {}
 
-        def handle(line: dict[str, Any]) -> None:
+        def handle(line: Mapping[str, Any]) -> None:
             custom_id = str(line.get("custom_id"))
             request = requests.get(custom_id) if requests is not None else None
             if requests is not None and request is None:
@@ -248,7 +181,7 @@ class ClaudeBatchProvider(Provider):
             model = request.response_model if request is not None else None
             outcomes[custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
 
-        await self.stream_results(batch, handle, expected=expected)
+        await self.backend.stream_results(remote, handle, expected=expected)
         for custom_id in requests or ():
             if custom_id not in outcomes:
                 outcomes[custom_id] = BatchRequestError(
@@ -258,150 +191,30 @@ class ClaudeBatchProvider(Provider):
                 )
         return outcomes
 
-    async def stream_results(
-        self,
-        batch: MessageBatch | str,
-        handle: Callable[[dict[str, Any]], None],
-        *,
-        expected: int | None = None,
-    ) -> None:
-        """Feed each results line of an ended batch to `handle` as the JSON object the API sent, never holding the
-        whole file. Given the ended batch, its `results_url` is used as it is; given an id, the batch is looked up.
-
-        Lines are decoded with `json.loads` alone: the SDK's decoder would build models for every line, several
-        times the work, and lowtide reads the JSON directly. A broken stream (a dropped connection, a line cut
-        short, or fewer lines than `expected`) is retried from the start, so `handle` must accept a line it has
-        seen before.
-        """
-        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
-        known = batch if isinstance(batch, MessageBatch) and batch.results_url else None
-
-        async def stream() -> None:
-            nonlocal known
-            if known is None:
-                known = await self._client.messages.batches.retrieve(batch_id)
-            if not known.results_url:
-                raise APIError(f"Batch {batch_id} has no results to download yet (it is {known.processing_status}).")
-            lines = 0
-            response = await self._client.get(
-                known.results_url, cast_to=httpx2.Response, stream=True, options={"headers": _RESULTS_FILE}
-            )
-            try:
-                async for text in response.aiter_lines():
-                    if not text:
-                        continue
-                    lines += 1
-                    handle(json.loads(text))
-            finally:
-                await response.aclose()
-            if expected is not None and lines < expected:
-                raise APIConnectionError(f"The results of batch {batch_id} ended after {lines} of {expected} lines.")
-
-        await self._retrying(stream)
-
-    async def first_custom_id(self, batch: MessageBatch | str) -> str | None:
-        """The custom id of the first results line of an ended batch (None when it has none): enough to say whose
-        batch it is, without downloading the rest. Results are only available once a batch has ended."""
-        batch_id = batch.id if isinstance(batch, MessageBatch) else batch
-        known = batch if isinstance(batch, MessageBatch) and batch.results_url else None
-
-        async def peek() -> str | None:
-            nonlocal known
-            if known is None:
-                known = await self._client.messages.batches.retrieve(batch_id)
-            if not known.results_url:
-                raise APIError(f"Batch {batch_id} has no results to read yet (it is {known.processing_status}).")
-            response = await self._client.get(
-                known.results_url, cast_to=httpx2.Response, stream=True, options={"headers": _RESULTS_FILE}
-            )
-            try:
-                async for text in response.aiter_lines():
-                    if text:
-                        custom_id = json.loads(text).get("custom_id")
-                        return custom_id if isinstance(custom_id, str) else None
-            finally:
-                await response.aclose()
-            return None
-
-        return await self._retrying(peek)
-
-    async def recent_batches(self, *, created_after: float) -> list[MessageBatch]:
-        """Batches the API lists as created after `created_after` (epoch seconds), newest first."""
-        found: list[MessageBatch] = []
-
-        async def listing() -> None:
-            found.clear()
-            with translate_errors():
-                async for batch in self._client.messages.batches.list(limit=100):
-                    if batch.created_at.timestamp() < created_after:
-                        break
-                    found.append(batch)
-
-        await self._retrying(listing)
-        return found
-
     async def cancel(self, batch_id: str) -> MessageBatch:
         """Ask the API to cancel the batch; it moves to `canceling`, then ends with unprocessed requests canceled."""
-        batch = await self._retrying(lambda: self._client.messages.batches.cancel(batch_id))
-        log.info("Cancellation of batch %s requested (%s).", batch_id, batch.processing_status)
-        return batch
+        return _message_batch(await self.backend.cancel(batch_id))
 
     async def aclose(self) -> None:
-        if self._owns_client:
-            await self._closable.close()
-
-    async def _give_up(self, batch_id: str, *, elapsed: float) -> None:
-        canceled = False
-        if self.settings.on_timeout is TimeoutPolicy.CANCEL:
-            try:
-                await self.cancel(batch_id)
-                canceled = True
-            except APIError as exc:
-                log.warning("Could not cancel batch %s after its maximum wait: %s", batch_id, exc)
-        raise BatchTimeoutError(batch_id=batch_id, elapsed=elapsed, max_wait=self.settings.max_wait, canceled=canceled)
-
-    async def _retrying(
-        self,
-        call: Callable[[], Awaitable[T]],
-        *,
-        retry_on: tuple[type[APIError], ...] | None = None,
-    ) -> T:
-        """Run `call` with SDK errors translated, retrying transient failures with backoff and jitter.
-
-        `retry_on` narrows what is retried; by default every error that says it is retryable is.
-        A wait the API asked for (`retry-after`) is honoured.
-        """
-        backoff = wait_exponential_jitter(initial=1, max=60)
-
-        def should_retry(exc: BaseException) -> bool:
-            if not isinstance(exc, APIError):
-                return False
-            return isinstance(exc, retry_on) if retry_on is not None else exc.retryable
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome is not None else None
-            if isinstance(exc, RateLimitError) and exc.retry_after is not None:
-                return exc.retry_after
-            return backoff(state)
-
-        async def translated() -> T:
-            with translate_errors():
-                return await call()
-
-        retrying: AsyncRetrying = AsyncRetrying(
-            sleep=self._clock.sleep,
-            stop=stop_after_attempt(self.settings.api_retries + 1),
-            wait=wait,
-            retry=retry_if_exception(should_retry),
-            reraise=True,
-        )
-        return await retrying(translated)
+        await self.backend.aclose()
 
 
-def request_id_of(batch: MessageBatch) -> str | None:
-    """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
-    value = getattr(batch, "_request_id", None)
-    return value if isinstance(value, str) else None
+class _NoSteps:
+    """A create of one call has no steps to record."""
+
+    def done(self, step: str, value: str) -> None:  # pragma: no cover - one-call creates record nothing
+        return
+
+    def previous(self, step: str) -> str | None:  # pragma: no cover - one-call creates record nothing
+        return None
+
+
+_NO_STEPS = _NoSteps()
+
+
+def _message_batch(remote: RemoteBatch) -> MessageBatch:
+    assert isinstance(remote.handle, MessageBatch), remote
+    return remote.handle
 
 
 def _total(batch: MessageBatch) -> int:

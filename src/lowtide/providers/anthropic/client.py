@@ -9,7 +9,9 @@ from anthropic import AsyncAnthropic
 from lowtide.errors import ConfigurationError
 from lowtide.providers.base import ProviderOptions
 
-__all__ = ["build_client"]
+__all__ = ["API_KEY_ENV", "build_client"]
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 
 def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
@@ -23,10 +25,11 @@ def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
                 f"client must be an anthropic.AsyncAnthropic, not {type(options.client).__name__}", field="client"
             )
         return options.client, False
-    api_key = options.api_key or os.environ.get(options.api_key_env)
+    variable = options.api_key_env or API_KEY_ENV
+    api_key = options.api_key or os.environ.get(variable)
     if not api_key:
         raise ConfigurationError(
-            f"No Anthropic API key: set the {options.api_key_env} environment variable, pass api_key=..., "
+            f"No Anthropic API key: set the {variable} environment variable, pass api_key=..., "
             "or run against the emulator (lowtide.emulator.Emulator, or ANTHROPIC_BASE_URL pointing at "
             "`lowtide emulator`).",
             field="api_key_env",

@@ -42,6 +42,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.pricing import cost_of
+from lowtide.structured import json_text
 from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
 
 __all__ = [
@@ -325,15 +326,6 @@ def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> Acto
             response=response,
         ) from None
     return response.model_copy(update={"parsed": parsed})
-
-
-_FENCE = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\n(.*?)\n?[ \t]*```\s*\Z", re.S)
-
-
-def json_text(text: str) -> str:
-    """The JSON of an answer, taken out of the Markdown code fence a model may wrap JSON asked for by prompt in."""
-    match = _FENCE.match(text)
-    return match.group(1) if match is not None else text
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -1,0 +1,229 @@
+"""The seam between lowtide's durable batch machinery and a provider's batch API.
+
+The engine, the ledger, bulk runs and the CLI talk to a `BatchBackend` and nothing else; every provider's shapes,
+status names, id rules and error types stay behind it, in `providers/<name>/`. A backend returns neutral records:
+a `RemoteBatch` (with a neutral `Phase` and `Counts`) and result lines as the API sent them, joined on custom id.
+
+The pure half, a `BatchCodec` (requests to the provider's bodies, result lines to outcomes, id and size rules), needs
+no client and no key: a dry run uses it alone. A provider class names its codec (`Provider.codec`) and offers its
+backend through `Provider.batch_backend()`; a third-party provider registered through the
+`lowtide.providers` entry-point group that does gets everything a built-in one gets: the ledger, keys,
+coalescing, exactly-once create, park and resume, budgets and bulk runs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ActorError, APIConnectionError, ServerError
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = [
+    "BatchBackend",
+    "BatchCodec",
+    "BatchLimits",
+    "Counts",
+    "CreateSteps",
+    "Phase",
+    "RemoteBatch",
+    "ResultLine",
+]
+
+ResultLine = Mapping[str, Any]
+"""One line of a batch's results, as the API sent it; it names its request by `custom_id`."""
+
+
+class Phase(StrEnum):
+    """Where a batch stands at the provider, in lowtide's words."""
+
+    RUNNING = "running"
+    """Accepted and processing (or being validated or finalized): wait."""
+    CANCELING = "canceling"
+    """A cancellation was asked for; the batch has not ended yet."""
+    ENDED = "ended"
+    """Ended (completed, canceled, expired, or failed as a whole): its results can be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How many of a batch's requests are in each state."""
+
+    processing: int = 0
+    succeeded: int = 0
+    errored: int = 0
+    canceled: int = 0
+    expired: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.processing + self.succeeded + self.errored + self.canceled + self.expired
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "canceled": self.canceled,
+            "errored": self.errored,
+            "expired": self.expired,
+            "processing": self.processing,
+            "succeeded": self.succeeded,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteBatch:
+    """A batch as the provider reports it."""
+
+    id: str
+    """The provider's id of the batch."""
+    phase: Phase
+    status: str
+    """The provider's own name for its state (`in_progress`, `finalizing`, ...), for people to read."""
+    created_at: float
+    counts: Counts
+    ended_at: float | None = None
+    cancel_requested: bool = False
+    request_id: str | None = None
+    """The id the provider gave the call that returned this record, when it gives one."""
+    intent_id: str | None = None
+    """lowtide's intent id, as the provider echoes it back (batch metadata), when it can."""
+    handle: object = field(default=None, compare=False, repr=False)
+    """The provider's own object, handed back to the backend so that it need not look the batch up again."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLimits:
+    """What one batch may hold, and how long the provider lets it run."""
+
+    max_requests: int
+    max_bytes: int
+    max_hours: float = 24.0
+
+
+class CreateSteps(Protocol):
+    """The ledger's record of a create made of several calls (upload a file, then create), so that a process
+    taking over after a crash reuses what was done (an uploaded file) instead of doing it again."""
+
+    def done(self, step: str, value: str) -> None:
+        """Record that `step` of the create is done, with what it produced (a file id, say)."""
+        ...
+
+    def previous(self, step: str) -> str | None:
+        """What `step` produced in an earlier attempt at this create, if it was recorded."""
+        ...
+
+
+class BatchCodec(ABC):
+    """One provider's batch requests and results, as pure functions: no client, no key, no I/O."""
+
+    name: str
+    """The provider's name (the registry's, and the ledger's `provider`)."""
+    limits: BatchLimits
+
+    @abstractmethod
+    def encode_request(self, request: ActorRequest) -> dict[str, Any]:
+        """The provider's body for one request, as the ledger stores it and keys are derived from."""
+
+    @abstractmethod
+    def custom_id_for(self, key: str) -> str:
+        """The custom id a request keyed `key` carries: valid by the provider's rules, the same for the same key."""
+
+    @abstractmethod
+    def request_size(self, custom_id: str, params_json: str) -> int:
+        """The bytes one request adds to a batch (what `limits.max_bytes` counts)."""
+
+    @abstractmethod
+    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
+        """The batch's input, from (custom id, request body as JSON) pairs whose custom ids are valid."""
+
+    def worst_case_usd(
+        self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
+    ) -> Decimal | None:
+        """The most one request can cost at `mode`'s prices (None when the price is unknown), for budgets."""
+        return None
+
+    @abstractmethod
+    def line_outcome(
+        self, line: ResultLine, *, batch_id: str, request_id: str | None
+    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+        """One result line's outcome, and (for a response) the dict it is stored as."""
+
+    @abstractmethod
+    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+        """The response with its answer parsed into `response_model` (a `StructuredOutputError` if it does not
+        fit)."""
+
+
+class BatchBackend(ABC):
+    """One provider's batch API, as the durable engine needs it: its codec, and the calls that cost money."""
+
+    codec: BatchCodec
+    finds_by_intent: bool = False
+    """Whether the API echoes lowtide's intent id (batch metadata), so that an unknown create is found exactly."""
+
+    @property
+    def name(self) -> str:
+        return self.codec.name
+
+    @property
+    @abstractmethod
+    def endpoint(self) -> str:
+        """Where the batches live (a base URL, never a key): recorded in the ledger."""
+
+    @property
+    @abstractmethod
+    def credential(self) -> str:
+        """An in-memory identity of the credentials, for grouping calls into batches; never stored or logged."""
+
+    # The batch's life.
+
+    @abstractmethod
+    async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
+        """Create the batch. Never retried on doubt: a failure raises its `ActorError`, and `outcome_unknown`
+        says whether the batch may exist all the same."""
+
+    def outcome_unknown(self, error: ActorError) -> bool:
+        """Whether a create that failed with `error` may have made its batch (a timeout, a dropped connection,
+        a server error): then it is reconciled before anything is sent again. Otherwise it was refused."""
+        return isinstance(error, APIConnectionError | ServerError)
+
+    @abstractmethod
+    async def recent(self, *, created_after: float) -> list[RemoteBatch]:
+        """The batches the provider lists as created after `created_after` (epoch seconds)."""
+
+    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
+        """The batch whose metadata names `intent_id`, when `finds_by_intent`."""
+        raise NotImplementedError
+
+    @abstractmethod
+    async def retrieve(self, batch_id: str) -> RemoteBatch:
+        """The batch as the provider reports it now (transient failures retried)."""
+
+    @abstractmethod
+    async def stream_results(
+        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+    ) -> None:
+        """Feed every result line of an ended batch to `handle`, never holding them all. A broken download is
+        fetched again from the start, so `handle` must accept a line it has seen."""
+
+    @abstractmethod
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The custom id of an ended batch's first result line: enough to say whose batch it is."""
+
+    @abstractmethod
+    async def cancel(self, batch_id: str) -> RemoteBatch:
+        """Ask the provider to cancel the batch."""
+
+    async def finished(self, batch: RemoteBatch) -> None:
+        """The batch's results are stored: release what it holds at the provider (an uploaded input file)."""
+        return
+
+    async def aclose(self) -> None:
+        """Release connections the backend opened itself."""
+        return

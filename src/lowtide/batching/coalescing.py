@@ -1,0 +1,62 @@
+"""Coalescing: concurrent calls gathered for `coalesce_window` seconds and flushed as one batch, earlier when the
+next request would cross the batch limits."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lowtide.batching.core import EngineCore, Queued
+from lowtide.errors import (
+    ActorError,
+)
+from lowtide.ledger.store import (
+    RequestRecord,
+)
+from lowtide.providers.base import Outcome
+
+__all__ = ["Coalescing"]
+
+
+class Coalescing(EngineCore):
+    def _enqueue(self, record: RequestRecord) -> None:
+        self._queue_entry(Queued(record.key, record.custom_id, record.params, record.params_bytes + 64))
+
+    def _queue_entry(self, entry: Queued) -> asyncio.Future[Outcome]:
+        """Queue a request for the next batch (once); the future of its outcome."""
+        if entry.key in self._queued_keys:
+            return self._future(entry.key)
+        if self._queue and (
+            len(self._queue) + 1 > self.settings.max_batch_requests
+            or self._queue_bytes + entry.size > self.settings.max_batch_bytes
+        ):
+            self._flush()
+        self._queue.append(entry)
+        self._queue_bytes += entry.size
+        self._queued_keys.add(entry.key)
+        if self._window is None:
+            self._window = self._spawn(self._flush_after_window(self._clock.now()), waiters=self._window_failed)
+        return self._future(entry.key)
+
+    async def _flush_after_window(self, opened: float) -> None:
+        await asyncio.sleep(0)  # the claims of this moment are written first
+        await self._clock.sleep(max(0.0, opened + self.settings.coalesce_window - self._clock.now()))
+        claiming = self._claiming
+        if claiming is not None:
+            await asyncio.shield(claiming)  # calls that arrived in the window are being claimed: they travel in it
+        self._window = None
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._window is not None and self._window is not asyncio.current_task():
+            self._window.cancel()
+        self._window = None
+        entries, self._queue, self._queue_bytes = self._queue, [], 0
+        if entries:
+            self._spawn(self._dispatch(entries), waiters=[entry.key for entry in entries])
+
+    def _window_failed(self, error: ActorError) -> None:
+        """The coalescing window failed: fail what it held and let the next call open a new one."""
+        self._window = None
+        entries, self._queue, self._queue_bytes = self._queue, [], 0
+        self._queued_keys.difference_update(entry.key for entry in entries)
+        self._fail([entry.key for entry in entries], error)

@@ -1,0 +1,202 @@
+"""Polling and collecting: one poller per batch serves every waiter; results are stored as they stream, handed to
+their waiters, and what may succeed next time is queued for another batch."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lowtide.batching.backend import Phase, RemoteBatch
+from lowtide.batching.core import EngineCore
+from lowtide.batching.crashpoints import crashpoint
+from lowtide.batching.policy import result_row
+from lowtide.batching.polling import wait_until_ended
+from lowtide.batching.records import error_to_json
+from lowtide.errors import (
+    ActorError,
+    BatchRequestError,
+    BatchTimeoutError,
+)
+from lowtide.ledger.store import (
+    BatchRecord,
+    BatchState,
+    OutcomeRow,
+    RequestState,
+)
+from lowtide.providers.base import Outcome
+
+__all__ = ["RESULTS_PER_TRANSACTION", "Collection"]
+
+log = logging.getLogger("lowtide.batching.engine")
+
+RESULTS_PER_TRANSACTION = 2000  # results stored (and their callers woken) per transaction
+
+
+class Collection(EngineCore):
+    def settle_stored(self, batch: BatchRecord) -> bool:
+        """Mark an ended batch collected when the ledger already holds every member's result; True if it did.
+
+        A process that stopped after storing a batch's results but before saying the batch was collected leaves
+        it `ended` with nothing left to fetch: this closes it without downloading its results again.
+        """
+        if batch.state is not BatchState.ENDED:
+            return False
+        records = self.ledger.requests_for(list(self.ledger.members(batch.id).values()))
+        if not all(record.state.final or record.batch_id != batch.id for record in records):
+            return False
+        counts = batch.counts or {}
+        state = (
+            BatchState.CANCELED
+            if any(record.state is RequestState.CANCELED for record in records)
+            else BatchState.EXPIRED
+            if counts.get("expired") and not counts.get("succeeded")
+            else BatchState.COLLECTED
+        )
+        self.ledger.record_collected(batch.id, state=state, now=self._clock.now())
+        return True
+
+    def _ensure_poller(self, batch_id: str, remote: RemoteBatch | None = None) -> None:
+        if batch_id in self._pollers:
+            return
+        self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote), waiters=self._members_of(batch_id))
+
+    async def _poll(self, batch_id: str, remote: RemoteBatch | None) -> None:
+        record = self.ledger.batch(batch_id)
+        assert record is not None
+        assert record.provider_batch_id is not None
+        # Read while the batch runs, not after it ends: the answers are waited for from then on.
+        members, attempts = self.ledger.members_and_attempts(batch_id)
+        try:
+            ended = await wait_until_ended(
+                self.backend,
+                remote or record.provider_batch_id,
+                settings=self.settings,
+                clock=self._clock,
+                on_status=self._status_recorder(batch_id),
+            )
+            await self._collect(batch_id, ended, members, attempts, request_id=record.request_id)
+        except BatchTimeoutError as exc:
+            exc.custom_ids = list(members)
+            self._fail(list(members.values()), exc)  # the requests stay in the ledger, to be collected later
+        except ActorError as exc:
+            self._fail(list(members.values()), exc)
+        finally:
+            self._pollers.pop(batch_id, None)
+
+    def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], None]:
+        polls = 0
+
+        def record(batch: RemoteBatch) -> None:
+            nonlocal polls
+            ended = batch.phase is Phase.ENDED
+            counts = batch.counts.as_dict() if ended else None
+            self.ledger.record_status(batch_id, phase=batch.phase.value, counts=counts, ended_at=batch.ended_at)
+            polls += 1
+            if polls > 1:
+                crashpoint("while-polling")
+
+        return record
+
+    async def _collect(
+        self,
+        batch_id: str,
+        ended: RemoteBatch,
+        members: dict[str, str],
+        attempts: dict[str, tuple[int, int]],
+        *,
+        request_id: str | None = None,
+    ) -> None:
+        """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
+        rows: list[OutcomeRow] = []
+        settled: list[tuple[str, Outcome]] = []
+        seen: set[str] = set()
+        retry: set[str] = set()
+        strangers = 0
+        lines: list[Mapping[str, Any]] = []  # the chunk's lines as received, for `on_results`
+
+        def write() -> None:
+            """Store the chunk in hand; once it is stored, hand its outcomes out."""
+            if not rows:
+                return
+            self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+            crashpoint("while-streaming")
+            if lines and self.on_results is not None:
+                try:
+                    self.on_results(batch_id, ended.id, list(lines))
+                except Exception:
+                    log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
+            self._settle(settled)
+            rows.clear()
+            settled.clear()
+            lines.clear()
+
+        def handle(line: Mapping[str, Any]) -> None:
+            nonlocal strangers
+            custom_id = line.get("custom_id")
+            if not isinstance(custom_id, str) or custom_id not in members:
+                strangers += 1
+                return
+            key = members[custom_id]
+            if custom_id in seen:
+                return  # a download broken off is fetched again from the start: this line is stored already
+            seen.add(custom_id)
+            used, allowed = attempts.get(key, (1, 1))
+            outcome, stored = self.backend.codec.line_outcome(line, batch_id=ended.id, request_id=request_id)
+            row = result_row(key, outcome, stored, used=used, allowed=allowed)
+            (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
+            rows.append(row)
+            if row.state.final:
+                settled.append((key, outcome))
+            if self.on_results is not None:
+                lines.append(line)
+            if len(rows) >= RESULTS_PER_TRANSACTION:
+                write()
+
+        await self.backend.stream_results(ended, handle, expected=len(members))
+        if strangers and not seen:
+            log.error(
+                "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id
+            )
+        for custom_id, key in members.items():
+            if custom_id not in seen:
+                error = BatchRequestError(
+                    f"Batch {ended.id} ended without a result for request {custom_id}.",
+                    batch_id=ended.id,
+                    custom_id=custom_id,
+                )
+                used, allowed = attempts.get(key, (1, 1))
+                retry_it = bool(strangers and not seen) and used < allowed
+                rows.append(
+                    OutcomeRow(
+                        key, RequestState.PENDING if retry_it else RequestState.FAILED, error=error_to_json(error)
+                    )
+                )
+                if retry_it:
+                    retry.add(key)
+                else:
+                    settled.append((key, error))
+        write()
+        counts = ended.counts
+        state = (
+            BatchState.CANCELED
+            if ended.cancel_requested
+            else BatchState.EXPIRED
+            if counts.expired and not counts.succeeded
+            else BatchState.COLLECTED
+        )
+        self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        await self._finished(ended)
+        if retry:
+            now = self._clock.now()
+            self.ledger.requeue(sorted(retry), owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+            for key in sorted(retry):
+                self._enqueue(self._reread(key))
+
+    async def _finished(self, ended: RemoteBatch) -> None:
+        """Tell the backend a batch's results are stored (it may delete an uploaded input file); a failure there is
+        logged: the answers are stored, and a file left behind costs nothing."""
+        try:
+            await self.backend.finished(ended)
+        except ActorError as exc:
+            log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)

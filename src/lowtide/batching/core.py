@@ -1,0 +1,189 @@
+"""The state every part of a batch engine shares: its ledger, backend and settings, the futures of waiting calls, and
+background tasks that hand their errors to those calls."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from lowtide.batching.backend import BatchBackend, RemoteBatch
+from lowtide.batching.keys import owner_id
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings
+from lowtide.errors import (
+    ActorError,
+    classify,
+)
+from lowtide.ledger.store import (
+    Ledger,
+    RequestRecord,
+)
+from lowtide.providers.base import Outcome
+
+__all__ = ["EngineCore", "GroupCall", "Queued", "Waiters"]
+
+log = logging.getLogger("lowtide.batching.engine")
+
+
+@dataclass(frozen=True)
+class GroupCall:
+    """One request of a group sent as a batch of its own (`BatchEngine.send_group`)."""
+
+    key: str
+    params: dict[str, Any]
+    size: int
+    """Its bytes in the create request, as the caller's splitting counted them."""
+    worst_case_usd: Decimal | None = None
+
+
+@dataclass(slots=True)
+class Queued:
+    key: str
+    custom_id: str
+    params: dict[str, Any] | str
+    """The Messages params, or (for a call claimed just now) their JSON as the ledger holds it."""
+    size: int
+
+
+# What each background task does, in the words an error gives its waiting calls.
+_DOING = {
+    "_write_claims": "recording the calls in the ledger",
+    "_flush_after_window": "gathering calls into a batch",
+    "_dispatch": "creating a batch",
+    "_reconcile": "reconciling a create whose outcome is unknown",
+    "_poll": "waiting for a batch and storing its results",
+    "forward": "waiting for work already under way",
+}
+
+# Who waits on a background task: their keys, or a callable that fails them with the task's error.
+Waiters = list[str] | Callable[[ActorError], None]
+
+
+class EngineCore:
+    """What the engine's parts (coalescing, submission, collection, the calls) share. The parts call each other
+    through the methods declared here and defined in the part that owns them."""
+
+    def __init__(
+        self,
+        backend: BatchBackend,
+        ledger: Ledger,
+        *,
+        endpoint: str,
+        settings: BatchSettings,
+        clock: Clock,
+        owner: str | None = None,
+    ) -> None:
+        self.backend = backend
+        self.ledger = ledger
+        self.endpoint = endpoint
+        self.settings = settings
+        self._clock = clock
+        self.owner = owner or owner_id()
+        self._queue: list[Queued] = []
+        self._queue_bytes = 0
+        self._queued_keys: set[str] = set()
+        self._window: asyncio.Task[None] | None = None
+        self._futures: dict[str, asyncio.Future[Outcome]] = {}
+        self._pollers: dict[str, asyncio.Task[None]] = {}
+        self._reconciling: dict[str, asyncio.Task[None]] = {}
+        self._creating: dict[str, asyncio.Future[None]] = {}
+        """Intents whose create is in flight here; each future is done once the create came back, however."""
+        self._foreign: set[str] = set()
+        """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
+        self._claims: list[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
+        self._claimed: list[asyncio.Future[Any]] = []
+        self._reserved: dict[str, Decimal] = {}
+        self._claiming: asyncio.Task[None] | None = None
+        self.closed = False
+        self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
+        """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
+        lines as the API sent them). A download broken off and fetched again passes each line once. What it raises
+        is logged, not raised: the answers are already in the ledger."""
+
+    def _mine(self, record: RequestRecord) -> bool:
+        return record.key in self._queued_keys or record.key in self._futures
+
+    def _reread(self, key: str) -> RequestRecord:
+        record = self.ledger.request(key)
+        assert record is not None, f"request {key} vanished from the ledger"
+        return record
+
+    def _future(self, key: str) -> asyncio.Future[Outcome]:
+        future = self._futures.get(key)
+        if future is None or future.done():
+            future = asyncio.get_running_loop().create_future()
+            self._futures[key] = future
+        return future
+
+    def _settle(self, outcomes: Sequence[tuple[str, Outcome]]) -> None:
+        """Hand final outcomes, as they were just stored, to the calls waiting on them."""
+        for key, outcome in outcomes:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                future.set_result(outcome)
+
+    def _fail(self, keys: Sequence[str], error: ActorError) -> None:
+        for key in keys:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                future.set_exception(error)
+                # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
+                # (Marked here rather than by a done callback on every future: one callback each costs a context.)
+                future.exception()
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None], *, waiters: Waiters) -> asyncio.Task[None]:
+        """Run `coroutine` as a task of this engine. Should it fail, `waiters` (the keys whose calls wait on it, a
+        callable giving them, or one taking the error) get the error, classified: no call waits on a dead task."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(functools.partial(self._task_done, waiters))
+        return task
+
+    def _task_done(self, waiters: Waiters, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()  # retrieved here, so never "Task exception was never retrieved"
+        if exc is None:
+            return
+        name = getattr(task.get_coro(), "__name__", "")
+        error = classify(exc, doing=_DOING.get(name, f"running {name or task.get_name()}"))
+        log.error("%s failed; its calls get the error.", task.get_name(), exc_info=exc)
+        try:
+            if callable(waiters):
+                waiters(error)
+            else:
+                self._fail(waiters, error)
+        except Exception:  # the ledger itself failing: fail every call of this engine rather than leave any waiting
+            log.exception("Could not tell the calls waiting on %s which failed; failing every call.", task.get_name())
+            self._fail(list(self._futures), error)
+
+    def _members_of(self, batch_id: str) -> Callable[[ActorError], None]:
+        return lambda error: self._fail(list(self.ledger.members(batch_id).values()), error)
+
+    # Defined by the parts that own them.
+
+    def _enqueue(self, record: RequestRecord) -> None:
+        raise NotImplementedError
+
+    def _ensure_poller(self, batch_id: str, remote: RemoteBatch | None = None) -> None:
+        raise NotImplementedError
+
+    async def _final(self, record: RequestRecord) -> Outcome:
+        raise NotImplementedError
+
+    def _forward(self, source: Awaitable[Outcome], future: asyncio.Future[Outcome]) -> None:
+        raise NotImplementedError
+
+    async def _dispatch(self, entries: list[Queued]) -> None:
+        raise NotImplementedError
+
+    async def _reconcile(self, batch_id: str) -> None:
+        raise NotImplementedError

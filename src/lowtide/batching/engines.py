@@ -1,0 +1,47 @@
+"""The process's engines: one per event loop, ledger, endpoint, credential and batch settings."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from pathlib import Path
+
+from lowtide.batching.backend import BatchBackend
+from lowtide.batching.engine import BatchEngine
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings
+from lowtide.ledger.store import (
+    Ledger,
+)
+
+__all__ = ["close_engines_of", "engine_for"]
+
+# Per event loop (weakly: an engine's tasks and futures belong to its loop, and a new loop may reuse a dead one's
+# id), then per ledger, endpoint, credential and batch settings.
+_engines: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[Path, str, str, BatchSettings], BatchEngine]
+] = weakref.WeakKeyDictionary()
+
+
+def engine_for(backend: BatchBackend, ledger: Ledger, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
+    """The process's engine for this event loop, ledger, endpoint, credential and batch settings.
+
+    Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
+    """
+    engines = _engines.setdefault(asyncio.get_running_loop(), {})
+    index = (ledger.path, backend.endpoint, backend.credential, settings)
+    engine = engines.get(index)
+    if engine is None or engine.closed:
+        engine = engines[index] = BatchEngine(
+            backend, ledger, endpoint=backend.endpoint, settings=settings, clock=clock
+        )
+    return engine
+
+
+async def close_engines_of(backend: BatchBackend) -> None:
+    """Close and forget the engines that use `backend` (its actor is closing); others build a new one."""
+    engines = _engines.get(asyncio.get_running_loop(), {})
+    for index, engine in list(engines.items()):
+        if engine.backend is backend:
+            del engines[index]
+            await engine.aclose()

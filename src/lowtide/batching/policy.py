@@ -1,0 +1,61 @@
+"""What a result comes to in the ledger: stored answer, another attempt, or a final error; and back again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lowtide.batching.records import error_from_json, error_to_json, response_from_json
+from lowtide.errors import (
+    ActorError,
+    BatchRequestCanceled,
+    BatchRequestError,
+    BatchRequestExpired,
+    ConfigurationError,
+)
+from lowtide.ledger.store import (
+    OutcomeRow,
+    RequestRecord,
+    RequestState,
+    answer_json,
+)
+from lowtide.providers.base import Outcome
+from lowtide.types import ActorResponse
+
+__all__ = ["other_request", "result_row", "stored_outcome"]
+
+
+def stored_outcome(record: RequestRecord) -> Outcome:
+    if record.state is RequestState.SUCCEEDED and record.response is not None:
+        return response_from_json(record.response)
+    return error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
+
+
+def result_row(
+    key: str, outcome: ActorResponse[Any] | ActorError, stored: dict[str, Any] | None, *, used: int, allowed: int
+) -> OutcomeRow:
+    """How one result is stored: succeeded (`stored`: its response as JSON), requeued for another attempt, or final."""
+    if isinstance(outcome, ActorResponse):
+        assert stored is not None, "a response comes with the form it is stored in (line_outcome)"
+        cost = outcome.cost
+        return OutcomeRow(
+            key,
+            RequestState.SUCCEEDED,
+            # Encoded now, so that the dicts of a chunk's answers do not outlive their line (the collector's work).
+            response=answer_json(stored),
+            cost_usd=cost.total_usd if cost else None,
+            live_cost_usd=cost.live_equivalent_usd if cost else None,
+        )
+    error = error_to_json(outcome)
+    if isinstance(outcome, BatchRequestCanceled):
+        return OutcomeRow(key, RequestState.CANCELED, error=error)
+    retryable = isinstance(outcome, BatchRequestError) and outcome.retryable
+    if retryable and used < allowed:
+        return OutcomeRow(key, RequestState.PENDING, error=error)
+    final = RequestState.EXPIRED if isinstance(outcome, BatchRequestExpired) else RequestState.FAILED
+    return OutcomeRow(key, final, error=error)
+
+
+def other_request(key: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"Key {key!r} already names a different request in the ledger; use a new key for new content.", field="key"
+    )

@@ -1,0 +1,77 @@
+"""Waiting for a batch to end: a status check every `poll_interval` seconds, up to `max_wait`, then the timeout
+policy. Any provider's batches, through its `BatchBackend`; time through the injected clock."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_result
+
+from lowtide.batching.backend import BatchBackend, Phase, RemoteBatch
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings, TimeoutPolicy
+from lowtide.errors import APIError, BatchTimeoutError
+
+__all__ = ["wait_until_ended"]
+
+log = logging.getLogger(__name__)
+
+
+async def wait_until_ended(
+    backend: BatchBackend,
+    batch: RemoteBatch | str,
+    *,
+    settings: BatchSettings,
+    clock: Clock,
+    started_at: float | None = None,
+    on_status: Callable[[RemoteBatch], None] | None = None,
+) -> RemoteBatch:
+    """Poll until the batch ends and return it; past `max_wait`, cancel it or leave it (`on_timeout`) and raise
+    `BatchTimeoutError`.
+
+    A batch record in hand counts as the first look (one call fewer). The last sleep is shortened so that the final
+    look happens exactly at `max_wait`. `started_at` (clock time) lets a caller that parked the batch count the wait
+    from its submission. `on_status` sees every look.
+    """
+    start = clock.now() if started_at is None else started_at
+    deadline = start + settings.max_wait
+    known: list[RemoteBatch] = [batch] if isinstance(batch, RemoteBatch) else []
+    batch_id = batch.id if isinstance(batch, RemoteBatch) else batch
+
+    async def look() -> RemoteBatch:
+        seen = known.pop() if known else await backend.retrieve(batch_id)
+        if on_status is not None:
+            on_status(seen)
+        return seen
+
+    def remaining(_: RetryCallState) -> float:
+        return max(0.0, min(settings.poll_interval, deadline - clock.now()))
+
+    def out_of_time(_: RetryCallState) -> bool:
+        return clock.now() >= deadline
+
+    def last_seen(state: RetryCallState) -> RemoteBatch:
+        assert state.outcome is not None
+        return state.outcome.result()
+
+    polling: AsyncRetrying = AsyncRetrying(
+        sleep=clock.sleep,
+        wait=remaining,
+        stop=out_of_time,
+        retry=retry_if_result(lambda seen: seen.phase is not Phase.ENDED),
+        retry_error_callback=last_seen,
+    )
+    latest: RemoteBatch = await polling(look)
+    if latest.phase is Phase.ENDED:
+        return latest
+    canceled = False
+    if settings.on_timeout is TimeoutPolicy.CANCEL:
+        try:
+            await backend.cancel(batch_id)
+            canceled = True
+        except APIError as exc:
+            log.warning("Could not cancel batch %s after its maximum wait: %s", batch_id, exc)
+    raise BatchTimeoutError(
+        batch_id=batch_id, elapsed=clock.now() - start, max_wait=settings.max_wait, canceled=canceled
+    )

@@ -1,0 +1,258 @@
+"""Exactly-once submission: the intent recorded before the create, the batch id right after, and a create whose
+outcome is unknown reconciled against the API (`reconcile.decide`) before anything is sent again."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+
+from lowtide.batching.backend import Phase, RemoteBatch
+from lowtide.batching.core import EngineCore, Queued
+from lowtide.batching.crashpoints import crash_during, crashpoint
+from lowtide.batching.keys import owner_alive, params_json
+from lowtide.batching.reconcile import Candidate, Unresolved, decide
+from lowtide.errors import (
+    ActorError,
+    classify,
+)
+from lowtide.ledger.store import (
+    BatchRecord,
+    BatchState,
+    Ledger,
+)
+
+__all__ = ["CLOCK_SKEW", "Submission"]
+
+log = logging.getLogger("lowtide.batching.engine")
+
+# How far the API's clock may differ from ours when matching an unknown create against the list of batches.
+CLOCK_SKEW = 300.0
+
+
+class Submission(EngineCore):
+    async def _dispatch(self, entries: list[Queued]) -> None:
+        batch_id = f"lt_{uuid.uuid4().hex}"
+        now = self._clock.now()
+        self.ledger.record_intent(
+            batch_id,
+            provider=self.backend.name,
+            endpoint=self.endpoint,
+            members=[(e.key, e.custom_id) for e in entries],
+            request_bytes=sum(e.size for e in entries),
+            owner=self.owner,
+            until=now + self.settings.lease_seconds,
+            now=now,
+        )
+        self._queued_keys.difference_update(e.key for e in entries)
+        if not self._queued_keys:
+            self._queued_keys = set()  # a set keeps its size once grown: 100,000 keys leave megabytes behind
+        crashpoint("after-intent")
+        keys = [e.key for e in entries]
+        # Every custom_id here came from the backend's `custom_id_for`, so it is valid; params go as the JSON the
+        # ledger holds.
+        body = self.backend.codec.encode((e.custom_id, params_json(e.params)) for e in entries)
+        del entries
+        timer = crash_during("during-create")
+        # In flight from here until the create comes back: no reconciliation may adopt a batch this create made.
+        created = self._creating[batch_id] = asyncio.get_running_loop().create_future()
+        try:
+            remote = await self.backend.create(body, len(keys), intent_id=batch_id, steps=_Steps(self.ledger, batch_id))
+        except ActorError as exc:
+            if self.backend.outcome_unknown(exc):
+                # The API may or may not have the batch: find out before anything is sent again.
+                log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
+                self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
+                self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+            else:
+                # The API refused the batch: nothing was processed or charged. A later call may try again.
+                self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+                self._fail(keys, exc)
+            return
+        finally:
+            del self._creating[batch_id]
+            created.set_result(None)
+            if timer is not None:  # pragma: no cover - only with a crash point set
+                timer.cancel()
+        crashpoint("after-create")
+        try:
+            self.ledger.record_submitted(
+                batch_id,
+                provider_batch_id=remote.id,
+                phase=remote.phase.value,
+                request_id=remote.request_id,
+                now=self._clock.now(),
+            )
+        except Exception as exc:
+            # The API has the batch, the ledger does not say so. Left `intent`, the next process (or `lowtide
+            # collect`) reconciles it: it adopts this batch, which no other intent can claim. Nothing is resent.
+            log.error("Batch %s was created as %s, but the ledger could not record it: %s", batch_id, remote.id, exc)
+            try:  # not in flight any more: reconciliation adopts it, the one batch this intent can own
+                self.ledger.record_unknown(batch_id, note=f"created as {remote.id}; not recorded: {exc}")
+            except Exception:
+                self._fail(keys, classify(exc, doing=f"recording batch {remote.id} in the ledger"))
+                return
+            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+            return
+        self._ensure_poller(batch_id, remote)
+
+    async def _reconcile(self, batch_id: str) -> None:
+        """Find the API's batch for an intent whose create is unknown; if it never arrived, send its requests again.
+
+        A candidate is a batch the API created after our intent (less `CLOCK_SKEW`) with the same number of
+        requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
+        """
+        try:
+            await self._reconcile_once(batch_id)
+        except ActorError as exc:
+            # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
+            log.warning("Could not reconcile batch %s: %s", batch_id, exc)
+            self._fail(list(self.ledger.members(batch_id).values()), exc)
+        finally:
+            self._reconciling.pop(batch_id, None)
+
+    async def _reconcile_once(self, batch_id: str) -> None:
+        """Apply `reconcile.decide` until it adopts a batch for this intent or sends its requests again.
+
+        Each look lists the API's batches created since the intent (less `CLOCK_SKEW`) and reads the ledger's other
+        unresolved intents of this endpoint. It never guesses between two intents that could own the same batch:
+        it waits for a create in flight to come back, or for the candidates to end and their custom ids to say.
+        """
+        waiting_for = ""
+        while True:
+            record = self.ledger.batch(batch_id)
+            assert record is not None
+            if record.provider_batch_id is not None:  # adopted meanwhile: by a look at another intent's candidates
+                self._ensure_poller(batch_id)
+                return
+            if record.state not in (BatchState.INTENT, BatchState.UNKNOWN):  # pragma: no cover - resolved elsewhere
+                self._rewatch(list(self.ledger.members(batch_id).values()))
+                return
+            now = self._clock.now()
+            others = [
+                self._unresolved(other, now)
+                for other in self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
+                if other.id != batch_id
+            ]
+            if self.backend.finds_by_intent:
+                if await self._find_by_intent(record, now):
+                    return
+                continue
+            listed = {
+                remote.id: remote
+                for remote in await self.backend.recent(created_after=record.intent_at - CLOCK_SKEW)
+                if remote.id not in self._foreign and self.ledger.batch(remote.id) is None
+            }
+            decision = decide(
+                self._unresolved(record, now),
+                others,
+                [_candidate(remote) for remote in listed.values()],
+                now=now,
+                grace=self.settings.reconcile_grace,
+                skew=CLOCK_SKEW,
+            )
+            if decision.action.startswith("wait") and decision.reason != waiting_for:
+                waiting_for = decision.reason
+                log.info("Batch %s waits before it is reconciled: %s.", batch_id, decision.reason)
+            match decision.action:
+                case "adopt":
+                    [candidate] = decision.candidates
+                    if self.ledger.adopt(batch_id, provider_batch_id=candidate.id, now=self._clock.now()):
+                        log.info("Batch %s reconciled with the API's %s.", batch_id, candidate.id)
+                        self._ensure_poller(batch_id, listed[candidate.id])
+                        return
+                case "peek":
+                    among = [batch_id, *(other.id for other in others)]
+                    for candidate in decision.candidates:
+                        await self._assign_by_results(listed[candidate.id], among)
+                case "wait-create":
+                    await self._await_creates(others)
+                case "wait-listing":
+                    remaining = record.intent_at + self.settings.reconcile_grace - now
+                    await self._clock.sleep(min(self.settings.poll_interval, remaining))
+                case "wait-end":
+                    await self._clock.sleep(self.settings.poll_interval)
+                case "resend":
+                    self._resend(batch_id)
+                    return
+
+    async def _find_by_intent(self, record: BatchRecord, now: float) -> bool:
+        """Reconcile exactly, where the API echoes the intent id: adopt the batch that names it, or after the grace
+        period send again. True once resolved."""
+        found = await self.backend.find_by_intent(record.id, created_after=record.intent_at - CLOCK_SKEW)
+        if found is not None:
+            if self.ledger.adopt(record.id, provider_batch_id=found.id, now=self._clock.now()):
+                log.info("Batch %s reconciled with the API's %s by its metadata.", record.id, found.id)
+                self._ensure_poller(record.id, found)
+            return True
+        remaining = record.intent_at + self.settings.reconcile_grace - now
+        if remaining > 0:
+            await self._clock.sleep(min(self.settings.poll_interval, remaining))
+            return False
+        self._resend(record.id)
+        return True
+
+    def _unresolved(self, record: BatchRecord, now: float) -> Unresolved:
+        """An intent as reconciliation sees it: in flight while a live process still waits for its create."""
+        if record.id in self._creating:
+            in_flight = True
+        elif record.owner == self.owner or record.state is BatchState.UNKNOWN:
+            in_flight = False  # this process's, and not being created: its outcome is unknown
+        else:
+            in_flight = owner_alive(record.owner, record.owner_until, now)
+        return Unresolved(record.id, record.request_count, record.intent_at, in_flight)
+
+    async def _await_creates(self, others: Sequence[Unresolved]) -> None:
+        """Wait for a rival create in flight to come back: at once for this process's, by watching the ledger for
+        another process's."""
+        here = [self._creating[other.id] for other in others if other.in_flight and other.id in self._creating]
+        if here:
+            await asyncio.wait(here, return_when=asyncio.FIRST_COMPLETED)
+        else:
+            await self._clock.sleep(self.settings.watch_interval)
+
+    async def _assign_by_results(self, remote: RemoteBatch, among: Sequence[str]) -> None:
+        """Read the first custom id of an ended candidate's results: the intent holding that request owns it."""
+        custom_id = await self.backend.first_custom_id(remote)
+        owner = self.ledger.batch_holding(custom_id, among) if custom_id is not None else None
+        if owner is None:
+            log.warning("The API's batch %s holds no request of an unresolved intent; it is not lowtide's.", remote.id)
+            self._foreign.add(remote.id)
+        elif self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
+            log.info("Batch %s reconciled with the API's %s by the custom ids in its results.", owner, remote.id)
+
+    def _resend(self, batch_id: str) -> None:
+        """The create never took effect: mark the intent failed and queue its requests for another batch."""
+        log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
+        keys = list(self.ledger.members(batch_id).values())
+        self.ledger.record_refused(batch_id, note="create never reached the API (reconciled)", now=self._clock.now())
+        now = self._clock.now()
+        self.ledger.requeue(keys, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        for key in keys:
+            self._enqueue(self._reread(key))
+
+    def _rewatch(self, keys: Sequence[str]) -> None:  # pragma: no cover - an intent resolved by another process
+        """Hand the waiters of `keys` to whatever the ledger now says of them."""
+        for key in keys:
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                self._forward(self._final(self._reread(key)), future)
+
+
+def _candidate(remote: RemoteBatch) -> Candidate:
+    return Candidate(remote.id, remote.counts.total, remote.created_at, remote.phase is Phase.ENDED)
+
+
+class _Steps:
+    """The steps of a create (an uploaded file, say) as the ledger records them for its intent."""
+
+    def __init__(self, ledger: Ledger, batch_id: str) -> None:
+        self._ledger = ledger
+        self._batch_id = batch_id
+
+    def done(self, step: str, value: str) -> None:
+        self._ledger.record_create_step(self._batch_id, step, value)
+
+    def previous(self, step: str) -> str | None:
+        return self._ledger.create_steps(self._batch_id).get(step)

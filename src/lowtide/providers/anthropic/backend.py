@@ -1,0 +1,286 @@
+"""Anthropic's Message Batches API as a `BatchBackend`: every shape, status name and id rule of it stays here.
+
+The SDK client has its own retries off: status checks, result downloads, listings and cancels are retried here
+(tenacity, with backoff and jitter, and the `retry-after` the API asked for); a create only when the API refused it
+outright (429, 529), never on doubt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import httpx2
+from anthropic import AsyncAnthropic
+from anthropic.types.messages import MessageBatch
+from pydantic import BaseModel
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from lowtide.batching.backend import (
+    BatchBackend,
+    BatchCodec,
+    BatchLimits,
+    Counts,
+    CreateSteps,
+    Phase,
+    RemoteBatch,
+    ResultLine,
+)
+from lowtide.clock import Clock
+from lowtide.config import BatchProcessingMode, BatchSettings
+from lowtide.errors import ActorError, APIConnectionError, APIError, OverloadedError, RateLimitError
+from lowtide.pricing import worst_case_cost
+from lowtide.providers.anthropic.mapping import (
+    custom_id_for,
+    line_outcome,
+    parse_response,
+    to_message_params,
+    translate_errors,
+)
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = [
+    "MAX_BATCH_BYTES",
+    "MAX_BATCH_REQUESTS",
+    "AnthropicBatchBackend",
+    "AnthropicBatchCodec",
+    "remote_batch",
+    "request_id_of",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH_REQUESTS = 100_000
+MAX_BATCH_BYTES = 256 * 1024 * 1024
+
+T = TypeVar("T")
+
+_JSON_BODY = {"Content-Type": "application/json"}
+_RESULTS_FILE = {"Accept": "application/binary"}
+_ENVELOPE_BYTES = len('{"custom_id":"","params":},')
+_PHASES = {"in_progress": Phase.RUNNING, "canceling": Phase.CANCELING, "ended": Phase.ENDED}
+
+
+def request_id_of(batch: MessageBatch) -> str | None:
+    """The `request-id` the API gave the call that returned `batch` (the SDK keeps it on the object)."""
+    value = getattr(batch, "_request_id", None)
+    return value if isinstance(value, str) else None
+
+
+def remote_batch(batch: MessageBatch) -> RemoteBatch:
+    """The neutral record of a Message Batch."""
+    counts = batch.request_counts
+    return RemoteBatch(
+        id=batch.id,
+        phase=_PHASES[batch.processing_status],
+        status=batch.processing_status,
+        created_at=batch.created_at.timestamp(),
+        counts=Counts(
+            processing=counts.processing,
+            succeeded=counts.succeeded,
+            errored=counts.errored,
+            canceled=counts.canceled,
+            expired=counts.expired,
+        ),
+        ended_at=batch.ended_at.timestamp() if batch.ended_at is not None else None,
+        cancel_requested=batch.cancel_initiated_at is not None,
+        request_id=request_id_of(batch),
+        handle=batch,
+    )
+
+
+class AnthropicBatchCodec(BatchCodec):
+    """Message Batches requests and results: Messages parameters, `custom_id` rules, result lines."""
+
+    name = "anthropic"
+    limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
+
+    # Requests.
+
+    def encode_request(self, request: ActorRequest) -> dict[str, Any]:
+        return to_message_params(request)
+
+    def custom_id_for(self, key: str) -> str:
+        return custom_id_for(key)
+
+    def request_size(self, custom_id: str, params_json: str) -> int:
+        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
+
+    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
+        """The body of a create, joined from JSON the caller holds (the ledger's), rather than built by the SDK's
+        `batches.create`, which copies every request before it encodes it."""
+        parts = [f'{{"custom_id":"{custom_id}","params":{params}}}' for custom_id, params in entries]
+        return ('{"requests":[' + ",".join(parts) + "]}").encode()
+
+    def worst_case_usd(
+        self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
+    ) -> Decimal | None:
+        return worst_case_cost(params, mode=mode)
+
+    # Answers.
+
+    def line_outcome(
+        self, line: ResultLine, *, batch_id: str, request_id: str | None
+    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+        return line_outcome(line, batch_id=batch_id, request_id=request_id)
+
+    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+        return parse_response(response, response_model)
+
+
+class AnthropicBatchBackend(BatchBackend):
+    """The Message Batches API through one SDK client (its own retries off: lowtide decides what is retried)."""
+
+    codec: BatchCodec = AnthropicBatchCodec()
+
+    def __init__(self, client: AsyncAnthropic, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
+        self._client = client.with_options(max_retries=0)
+        self._closable = client
+        self._owns_client = owns_client
+        self._clock = clock
+        self.settings = settings
+        self._endpoint = str(self._client.base_url).rstrip("/")
+        key = self._client.api_key or self._client.auth_token or ""
+        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
+        owner = "own" if owns_client else f"client-{id(client)}"
+        self._credential = hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    @property
+    def credential(self) -> str:
+        return self._credential
+
+    # The batch's life.
+
+    async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
+        """One call; the Message Batches API takes no metadata, so `intent_id` cannot travel with it."""
+
+        async def create() -> MessageBatch:
+            return await self._client.post(
+                "/v1/messages/batches", cast_to=MessageBatch, content=body, options={"headers": _JSON_BODY}
+            )
+
+        batch = await self._retrying(create, retry_on=(RateLimitError, OverloadedError))
+        log.info("Submitted batch %s with %d request(s).", batch.id, count)
+        return remote_batch(batch)
+
+    async def recent(self, *, created_after: float) -> list[RemoteBatch]:
+        found: list[RemoteBatch] = []
+
+        async def listing() -> None:
+            found.clear()
+            with translate_errors():
+                async for batch in self._client.messages.batches.list(limit=100):
+                    if batch.created_at.timestamp() < created_after:
+                        break  # listed newest first
+                    found.append(remote_batch(batch))
+
+        await self._retrying(listing)
+        return found
+
+    async def retrieve(self, batch_id: str) -> RemoteBatch:
+        return remote_batch(await self._retrying(lambda: self._client.messages.batches.retrieve(batch_id)))
+
+    async def stream_results(
+        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+    ) -> None:
+        """Stream the results file from the ended batch's `results_url`, decoded with `json.loads` alone: the SDK's
+        decoder would build models for every line, several times the work. A broken stream (a dropped connection,
+        a line cut short, or fewer lines than `expected`) is fetched again from the start."""
+
+        async def stream() -> None:
+            url = await self._results_url(batch)
+            lines = 0
+            response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
+            try:
+                async for text in response.aiter_lines():
+                    if not text:
+                        continue
+                    lines += 1
+                    handle(json.loads(text))
+            finally:
+                await response.aclose()
+            if expected is not None and lines < expected:
+                raise APIConnectionError(f"The results of batch {batch.id} ended after {lines} of {expected} lines.")
+
+        await self._retrying(stream)
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        async def peek() -> str | None:
+            url = await self._results_url(batch)
+            response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
+            try:
+                async for text in response.aiter_lines():
+                    if text:
+                        custom_id = json.loads(text).get("custom_id")
+                        return custom_id if isinstance(custom_id, str) else None
+            finally:
+                await response.aclose()
+            return None
+
+        return await self._retrying(peek)
+
+    async def cancel(self, batch_id: str) -> RemoteBatch:
+        batch = await self._retrying(lambda: self._client.messages.batches.cancel(batch_id))
+        log.info("Cancellation of batch %s requested (%s).", batch_id, batch.processing_status)
+        return remote_batch(batch)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._closable.close()
+
+    async def _results_url(self, batch: RemoteBatch) -> str:
+        known = batch.handle if isinstance(batch.handle, MessageBatch) and batch.handle.results_url else None
+        if known is None:
+            known = await self._client.messages.batches.retrieve(batch.id)
+        if not known.results_url:
+            raise APIError(f"Batch {batch.id} has no results to download yet (it is {known.processing_status}).")
+        return known.results_url
+
+    async def _retrying(
+        self,
+        call: Callable[[], Awaitable[T]],
+        *,
+        retry_on: tuple[type[APIError], ...] | None = None,
+    ) -> T:
+        """Run `call` with SDK errors translated, retrying transient failures with backoff and jitter.
+
+        `retry_on` narrows what is retried; by default every error that says it is retryable is.
+        A wait the API asked for (`retry-after`) is honoured.
+        """
+        backoff = wait_exponential_jitter(initial=1, max=60)
+
+        def should_retry(exc: BaseException) -> bool:
+            if retry_on is not None:
+                return isinstance(exc, retry_on)
+            return isinstance(exc, APIError) and exc.retryable
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            if isinstance(exc, RateLimitError) and exc.retry_after is not None:
+                return exc.retry_after
+            return backoff(state)
+
+        async def translated() -> T:
+            with translate_errors():
+                return await call()
+
+        retrying: AsyncRetrying = AsyncRetrying(
+            sleep=self._clock.sleep,
+            stop=stop_after_attempt(self.settings.api_retries + 1),
+            wait=wait,
+            retry=retry_if_exception(should_retry),
+            reraise=True,
+        )
+        return await retrying(translated)
+
+
+_RESULTS_OPTIONS: Any = {"headers": _RESULTS_FILE}
