@@ -516,7 +516,7 @@ def new_program_actor(w: World, name: str) -> Actor:
     configuration = w.actors[name].configuration
     # An actor given no client (one that reaches the API over a socket) builds its own in the new program too.
     client = w.client_over(w.transport()) if w.client is not None else None
-    actor = Actor(configuration, client=client, clock=w.clock)
+    actor = Actor(configuration, client=client, clock=w.clock, registry=w.registry)
     w.cleanups.append(actor.aclose)
     return actor
 

@@ -227,7 +227,7 @@ def step_status_tickets(context: Any) -> None:
     for row in context.table:
         ticket = by_key[row["key"]]
         assert ticket.state == row["state"], ticket
-        has_batch = "yes" if ticket.batch_id and ticket.batch_id.startswith("msgbatch_") else "no"
+        has_batch = "yes" if ticket.batch_id else "no"
         assert has_batch == row["batch"], ticket
         assert str(ticket.attempts) == row["attempts"], ticket
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -52,24 +52,23 @@ class _DurableCall:
 class _PromptTemplate:
     """The params of every call that gives only a prompt, whose other fields come from the configuration."""
 
-    params: dict[str, Any]
-    """Every param but `messages`."""
+    encode: Callable[[str], dict[str, Any]]
+    """The provider's params for a prompt (through its codec)."""
     model: str
     around: tuple[str, str] | None
     """The params' JSON as the ledger stores it, before and after the prompt's JSON string."""
 
     @classmethod
-    def of(cls, params: dict[str, Any]) -> _PromptTemplate:
+    def of(cls, encode: Callable[[str], dict[str, Any]], model: str) -> _PromptTemplate:
         marker = f"lowtide-prompt-{uuid.uuid4().hex}"
-        encoded = stored_json({**params, "messages": [{"role": "user", "content": marker}]})
+        encoded = stored_json(encode(marker))
         # JSON nests: the params with a prompt are these pieces around the prompt's own JSON string.
         before, _, after = encoded.partition(stored_json(marker))
         around = (before, after) if encoded.count(marker) == 1 else None
-        rest = {name: value for name, value in params.items() if name != "messages"}
-        return cls(rest, str(params.get("model", "")), around)
+        return cls(encode, model, around)
 
     def with_prompt(self, prompt: str) -> dict[str, Any]:
-        return {**self.params, "messages": [{"role": "user", "content": prompt}]}
+        return self.encode(prompt)
 
 
 class Actor:
@@ -291,9 +290,12 @@ class Actor:
             self._templates_of, self._templates = self.configuration, {}
         template = self._templates.get((backend, response_model))
         if template is None:
-            template = self._templates[backend, response_model] = _PromptTemplate.of(
-                backend.codec.encode_request(self.request("", response_model=response_model))
-            )
+            encode_request, request = backend.codec.encode_request, self.request
+
+            def encode(prompt: str) -> dict[str, Any]:
+                return encode_request(request(prompt, response_model=response_model))
+
+            template = self._templates[backend, response_model] = _PromptTemplate.of(encode, self.configuration.model)
         return template
 
     async def submit(

@@ -148,6 +148,11 @@ class BatchCodec(ABC):
         """The most one request can cost at `mode`'s prices (None when the price is unknown), for budgets."""
         return None
 
+    def custom_id_of(self, line: ResultLine) -> str | None:
+        """The custom id a result line names (`custom_id` unless the provider calls it otherwise)."""
+        custom_id = line.get("custom_id")
+        return custom_id if isinstance(custom_id, str) else None
+
     @abstractmethod
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None

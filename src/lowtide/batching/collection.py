@@ -131,10 +131,12 @@ class Collection(EngineCore):
             settled.clear()
             lines.clear()
 
+        custom_id_of = self.backend.codec.custom_id_of
+
         def handle(line: Mapping[str, Any]) -> None:
             nonlocal strangers
-            custom_id = line.get("custom_id")
-            if not isinstance(custom_id, str) or custom_id not in members:
+            custom_id = custom_id_of(line)
+            if custom_id is None or custom_id not in members:
                 strangers += 1
                 return
             key = members[custom_id]
