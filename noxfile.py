@@ -1,4 +1,7 @@
-"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, coverage_report."""
+"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, coverage_report.
+
+`nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
+"""
 
 from __future__ import annotations
 
@@ -56,6 +59,18 @@ def robot(session: nox.Session) -> None:
         "coverage", "run", "-p", "-m", "robot",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
         *(session.posargs or ["robot"]),
+    )  # fmt: skip
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """The random-kill soak, long: 200 rounds each of one and of two processes (ROUNDS, SEED: posargs override)."""
+    session.install("-e", ".", *TEST_DEPS)
+    _contain_ledger(session)
+    session.run(
+        "robot", "--outputdir", "build/soak", "--consolewidth", "100",
+        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak",
+        *session.posargs, "robot/random_kill_soak.robot",
     )  # fmt: skip
 
 

@@ -131,6 +131,8 @@ class CrashLibrary:
         name: str | None = None,
         barrier: str | None = None,
         parties: int = 2,
+        max_batch_requests: int | None = None,
+        reconcile_grace: float | None = None,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
@@ -161,6 +163,10 @@ class CrashLibrary:
         ]
         if barrier is not None:
             argv += ["--barrier", barrier, "--parties", str(parties)]
+        if max_batch_requests is not None:
+            argv += ["--max-batch-requests", str(max_batch_requests)]
+        if reconcile_grace is not None:
+            argv += ["--reconcile-grace", str(reconcile_grace)]
         env = {API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"}
         if crashpoint:
             env[CRASHPOINT_ENV] = crashpoint
@@ -274,13 +280,17 @@ class CrashLibrary:
     # ------------------------------------------------------------------------------------------ the emulator
 
     @keyword("Arm Fault")
-    def arm_fault(self, route: str, kind: str, seconds: float | None = None, times: int = 1) -> None:
+    def arm_fault(
+        self, route: str, kind: str, seconds: float | None = None, times: int = 1, status: int | None = None
+    ) -> None:
         """`POST /_emulator/faults {"route", "kind", "seconds", "times"}`: e.g. `batches.create`
         `delay_after_commit` (commit, then answer `seconds` later) or `drop_after_commit` (commit, then drop the
         connection without an answer)."""
         body: dict[str, Any] = {"route": route, "kind": kind, "times": times}
         if seconds is not None:
             body["seconds"] = seconds
+        if status is not None:
+            body["status"] = status
         response = httpx.post(self._require_base_url() + "/_emulator/faults", json=body, timeout=10.0)
         if response.status_code >= 400:
             raise AssertionError(

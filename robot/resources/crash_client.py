@@ -46,6 +46,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--api-key-env", default=DEFAULT_API_KEY_ENV, help="the environment variable holding the API key"
     )
+    parser.add_argument("--max-batch-requests", type=int, default=None, help="most requests in one batch")
+    parser.add_argument("--reconcile-grace", type=float, default=1.5, help="seconds an unknown create is looked for")
     return parser.parse_args(argv)
 
 
@@ -58,7 +60,13 @@ def build_actor(args: argparse.Namespace) -> Actor:
             "batch_processing": "batch",
             "base_url": args.base_url,
             "api_key_env": args.api_key_env,
-            "batch": {"poll_interval": 0.2, "coalesce_window": 0.3, "reconcile_grace": 1.5, "max_wait": 120},
+            "batch": {
+                "poll_interval": 0.2,
+                "coalesce_window": 0.3,
+                "reconcile_grace": args.reconcile_grace,
+                "max_wait": 120,
+                **({"max_batch_requests": args.max_batch_requests} if args.max_batch_requests else {}),
+            },
         },
         ledger=args.ledger,
     )

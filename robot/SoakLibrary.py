@@ -1,0 +1,173 @@
+"""The random-kill soak: batch-mode clients SIGKILLed at random moments, over several batches of the same size, then
+every group of keys run to completion, and the API itself asked whether anything was created twice or lost.
+
+Each round is drawn from `random.Random(f"{seed}:{round}")`, so a failing round replays with the same seed and
+round number (`robot --variable SEED:... --variable FIRST_ROUND:... --variable ROUNDS:1`). One emulator serves every
+round (reset between rounds); each round has its own ledger and its own keys.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+from robot.api import logger
+from robot.api.deco import keyword, library
+
+from CrashLibrary import API_KEY, REPLY, CrashLibrary
+
+# Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
+_FINISH_TIMEOUT = 120.0
+_END_TIMEOUT = 60.0
+
+
+@dataclass
+class _Totals:
+    rounds: int = 0
+    kills: int = 0
+    clients: int = 0
+    batches: int = 0
+    requests: int = 0
+    unknown_creates: int = 0
+    double_creates: int = 0
+    lost_answers: int = 0
+    hangs: int = 0
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list[str])
+
+
+@library(scope="SUITE", auto_keywords=False)
+class SoakLibrary(CrashLibrary):
+    """`Run Soak` drives the rounds; the crash suite's keywords start the emulator and the clients."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._totals = _Totals()
+
+    @keyword("Run Soak")
+    def run_soak(self, rounds: int, seed: str, first_round: int = 1, processes: int = 1) -> dict[str, Any]:
+        """`rounds` rounds from `first_round`, each with `processes` clients on one ledger at once (each with keys of
+        its own, in batches of the same size as the others'); fails at the first round that double-created a request,
+        lost an answer or hung, naming the seed and round that replay it."""
+        totals = self._totals = _Totals()
+        started = time.monotonic()
+        for number in range(int(first_round), int(first_round) + int(rounds)):
+            self.reset_emulator()
+            rng = random.Random(f"{seed}:{number}:{processes}")
+            try:
+                self._round(rng, f"s{number}", int(processes))
+            except AssertionError as exc:
+                totals.failures.append(f"round {number}: {exc}")
+                self.log_diagnostics()
+                raise AssertionError(
+                    f"Soak round {number} (seed {seed!r}, {processes} process(es)) failed; replay it with "
+                    f"--variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}"
+                ) from None
+            finally:
+                self.stop_clients()
+            totals.rounds += 1
+        totals.seconds = time.monotonic() - started
+        summary = {k: v for k, v in vars(totals).items() if k != "failures"}
+        logger.info(f"Soak of {rounds} round(s), seed {seed!r}, {processes} process(es): {summary}", also_console=True)
+        return summary
+
+    def _round(self, rng: random.Random, prefix: str, processes: int) -> None:
+        totals = self._totals
+        size = rng.randint(4, 25)
+        groups = [f"{prefix}p{i}" for i in range(processes)]
+        requests = size * 3  # three batches of the same size per client: same-size intents overlap
+        ledger = self.new_ledger()
+        self._arm_creates(rng)
+        if rng.random() < 0.5:
+            self.arm_fault("batches.results", "slow", seconds=0.002)
+        kills = rng.choice((0, 1, 1, 2, 3))
+        for _ in range(kills):
+            names = [self._client_for(group, requests, ledger, size) for group in groups]
+            time.sleep(rng.uniform(0.05, 3.5))
+            doomed = [name for name in names if rng.random() < 0.8] or names[:1]
+            for name in doomed:
+                self._clients[name].popen.send_signal(signal.SIGKILL)
+                totals.kills += 1
+            for name in names:
+                self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
+            self._arm_creates(rng)
+        finishers = [self._client_for(group, requests, ledger, size) for group in groups]
+        for name in finishers:
+            code = self._wait_or_hang(name)
+            if code != 0:
+                self.client_should_have_succeeded(name)
+        for name, group in zip(finishers, groups, strict=True):
+            self._answers_complete(name, group, requests)
+        self._created_once(groups, requests)
+
+    def _arm_creates(self, rng: random.Random) -> None:
+        """Now and then the next create fails with an unknown outcome (a 500 before it commits, or its answer dropped
+        after it did); the creates after it answer late, so that creates are in flight while others reconcile.
+        (The emulator queues after-commit faults in order.)"""
+        draw = rng.random()
+        if draw < 0.35:
+            self.arm_fault("batches.create", "status", times=1, status=500)
+            self._totals.unknown_creates += 1
+        elif draw < 0.6:
+            self.arm_fault("batches.create", "drop_after_commit", times=1)
+            self._totals.unknown_creates += 1
+        self.arm_fault("batches.create", "delay_after_commit", seconds=round(rng.uniform(0.1, 0.8), 2), times=12)
+
+    def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
+        self._totals.clients += 1
+        return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=2.0)
+
+    def _wait_or_hang(self, name: str) -> int:
+        try:
+            return self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
+        except AssertionError:
+            self._totals.hangs += 1
+            raise
+
+    def _answers_complete(self, name: str, group: str, requests: int) -> None:
+        try:
+            self.answers_should_be_complete(name, group, requests)
+        except AssertionError:
+            self._totals.lost_answers += 1
+            raise
+
+    def _created_once(self, groups: list[str], requests: int) -> None:
+        """Through the official SDK: every batch listed, every one waited for, every result streamed; each custom
+        id of every group in exactly one batch's results. Then the emulator's own count agrees."""
+        client = anthropic.Anthropic(api_key=API_KEY, base_url=self._require_base_url(), max_retries=2)
+        try:
+            deadline = time.monotonic() + _END_TIMEOUT
+            while True:
+                batches = list(client.messages.batches.list(limit=100))
+                if all(batch.processing_status == "ended" for batch in batches):
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"Batches still running after {_END_TIMEOUT:g} s: {[b.id for b in batches]}")
+                time.sleep(0.2)
+            seen: Counter[str] = Counter()
+            for batch in batches:
+                seen.update(result.custom_id for result in client.messages.batches.results(batch.id))
+        finally:
+            client.close()
+        self._totals.batches += len(batches)
+        expected = {f"{group}-{i}" for group in groups for i in range(1, requests + 1)}
+        self._totals.requests += len(expected)
+        twice = {custom_id: n for custom_id, n in seen.items() if n > 1}
+        missing = expected - set(seen)
+        if twice:
+            self._totals.double_creates += len(twice)
+            raise AssertionError(f"created more than once (the SDK's results): {dict(sorted(twice.items())[:10])}")
+        if missing:
+            raise AssertionError(f"never created: {sorted(missing)[:10]}")
+        stats = self.emulator_stats()
+        created = {str(k): int(v) for k, v in stats["created_custom_ids"].items()}
+        if any(n != 1 for n in created.values()) or set(created) != expected:
+            raise AssertionError(f"the emulator's created_custom_ids disagree: {created}")
+
+
+__all__ = ["REPLY", "SoakLibrary"]
