@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,30 @@ class _PromptTemplate:
         return self.encode(prompt)
 
 
+def _check_call(key: object, max_cost_usd: object) -> None:
+    """A call's key and budget as given from Python, refused before anything is recorded or sent."""
+    if key is not None and (not isinstance(key, str) or not key.strip()):
+        shown = repr(key) if isinstance(key, str) else f"the {type(key).__name__} {key!r}"
+        raise ConfigurationError(
+            f"key must be a non-empty string naming the request (or left out to derive one), not {shown}.",
+            field="key",
+        )
+    if max_cost_usd is not None:
+        number = max_cost_usd if isinstance(max_cost_usd, int | float | Decimal) else None
+        if isinstance(max_cost_usd, bool) or number is None or not math.isfinite(number) or number <= 0:
+            raise ConfigurationError(
+                f"max_cost_usd must be a number of dollars above 0, not {max_cost_usd!r}.", field="max_cost_usd"
+            )
+
+
+def _empty_prompt(prompt: str) -> ConfigurationError:
+    what = "empty" if not prompt else "only whitespace"
+    return ConfigurationError(
+        f"The prompt is {what}: the API refuses a message without content. Give the model something to answer.",
+        field="prompt",
+    )
+
+
 class Actor:
     """Runs calls for one `ActorConfiguration`; its `batch_processing` mode picks the provider.
 
@@ -134,6 +159,8 @@ class Actor:
         """
         if (prompt is None) == (messages is None):
             raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
+        if isinstance(prompt, str) and not prompt.strip():
+            raise _empty_prompt(prompt)
         conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
         config = self.configuration
         fields: dict[str, Any] = {
@@ -209,7 +236,11 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
+        if key is not None or max_cost_usd is not None:
+            _check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
+            if not prompt.strip():
+                raise _empty_prompt(prompt)
             plain = self._plain_batch(response_model, mode)
             if plain is not None:
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
@@ -306,6 +337,7 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
+        _check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
         backend = self.batch_backend()
         call = self._durable(

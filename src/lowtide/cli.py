@@ -28,10 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run the main job on the in-process emulator (no key, no network)")
     demo.add_argument("--config", type=Path, default=None, help="an actors file to use instead of the bundled one")
     demo.add_argument(
-        "--processing-seconds", type=float, default=1.0, help="how long each emulated batch stays in progress"
+        "--processing-seconds",
+        type=server.seconds_argument,
+        default=1.0,
+        help="how long each emulated batch stays in progress",
     )
     demo.add_argument(
-        "--bulk-items", type=int, default=200, help="reviews in the demo's bulk run (0 to skip it; default 200)"
+        "--bulk-items", type=_count, default=200, help="reviews in the demo's bulk run (0 to skip it; default 200)"
     )
     demo.set_defaults(handler=_demo)
 
@@ -60,6 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_arguments(emulator)
     emulator.set_defaults(handler=server.run_from_args)
     return parser
+
+
+def _count(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {count}")
+    return count
 
 
 def _demo(args: argparse.Namespace) -> int:

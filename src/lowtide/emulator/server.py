@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import signal
 import socket
 import sys
@@ -20,19 +21,45 @@ from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.state import StateFileError
 from lowtide.emulator.web import ConnectionDropped
 
-__all__ = ["RunningServer", "add_arguments", "run", "run_from_args", "serve_in_thread"]
+__all__ = ["RunningServer", "add_arguments", "run", "run_from_args", "seconds_argument", "serve_in_thread"]
 
 _START_TIMEOUT = 30.0
 
 
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535 (0 picks a free one), not {port}")
+    return port
+
+
+def seconds_argument(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 seconds or more, not {value}")
+    return seconds
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)")
+    parser.add_argument("--port", type=_port, default=0, help="port to listen on; 0 picks a free one (default)")
     parser.add_argument(
-        "--processing-seconds", type=float, default=2.0, help="how long each batch stays in_progress (default: 2)"
+        "--processing-seconds",
+        type=seconds_argument,
+        default=2.0,
+        help="how long each batch stays in_progress (default: 2)",
     )
     parser.add_argument(
-        "--cancel-seconds", type=float, default=0.5, help="how long a canceled batch stays canceling (default: 0.5)"
+        "--cancel-seconds",
+        type=seconds_argument,
+        default=0.5,
+        help="how long a canceled batch stays canceling (default: 0.5)",
     )
     parser.add_argument(
         "--api-key",

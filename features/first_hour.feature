@@ -1,0 +1,51 @@
+Feature: A user's first hour: bad input is refused with one clear line before anything is sent
+  As a developer trying lowtide for the first time
+  I want every mistake I can make from Python or the command line to be named plainly, before anything is paid for
+  So that I fix it at once instead of reading a traceback, or finding out a day later from a failed batch
+
+  Background:
+    Given an emulated Anthropic API whose batches take 60 seconds
+    And an actor "planner" in batch mode
+
+  Scenario Outline: A call with <what> is refused before anything is recorded or sent
+    When the actor's <method> is called with <arguments>
+    Then a ConfigurationError naming "<field>" is raised, saying "<message>"
+    And the API received no calls at all
+    And the ledger holds no request
+
+    Examples:
+      | what                    | method | arguments                             | field        | message                                                |
+      | an empty key            | run    | "Plan it", key=""                     | key          | key must be a non-empty string naming the request      |
+      | a key of spaces         | submit | "Plan it", key="   "                  | key          | key must be a non-empty string naming the request      |
+      | a number for a key      | run    | "Plan it", key=123                    | key          | key must be a non-empty string naming the request (or left out to derive one), not the int 123 |
+      | a number for a key      | submit | "Plan it", key=123                    | key          | not the int 123                                       |
+      | a negative budget       | run    | "Plan it", max_cost_usd=-1            | max_cost_usd | max_cost_usd must be a number of dollars above 0, not -1 |
+      | a budget of nothing     | submit | "Plan it", max_cost_usd=0             | max_cost_usd | above 0, not 0                                         |
+      | a NaN budget            | run    | "Plan it", max_cost_usd=nan           | max_cost_usd | above 0, not nan                                       |
+      | an infinite budget      | run    | "Plan it", max_cost_usd=inf           | max_cost_usd | above 0, not inf                                       |
+      | a budget given as text  | run    | "Plan it", max_cost_usd="5"           | max_cost_usd | above 0, not '5'                                       |
+      | an empty prompt         | run    | ""                                    | prompt       | The prompt is empty: the API refuses a message without content. |
+      | a prompt of whitespace  | run    | "  \n\t "                             | prompt       | The prompt is only whitespace                          |
+      | a prompt of whitespace  | submit | "   "                                 | prompt       | The prompt is only whitespace                          |
+      | an empty prompt, live   | run    | "", mode="live"                       | prompt       | The prompt is empty                                    |
+      | an empty prompt, tools  | run    | "", tools=[]                          | prompt       | The prompt is empty                                    |
+
+  Scenario Outline: `lowtide <command>` with an impossible value says which, and exits with 2
+    When the command "lowtide <command>" runs
+    Then the command exits with 2
+    And the command printed on stderr "<message>"
+
+    Examples:
+      | command                                 | message                                                            |
+      | emulator --port 99999                   | argument --port: a port is from 0 to 65535 (0 picks a free one), not 99999 |
+      | emulator --port http                    | argument --port: not a port number: 'http'                         |
+      | emulator --processing-seconds -1        | argument --processing-seconds: must be 0 seconds or more, not -1   |
+      | emulator --cancel-seconds nan           | argument --cancel-seconds: must be 0 seconds or more, not nan      |
+      | emulator --processing-seconds soon      | argument --processing-seconds: not a number of seconds: 'soon'     |
+      | demo --bulk-items -5                    | argument --bulk-items: must be 0 or more, not -5                   |
+      | demo --bulk-items many                  | argument --bulk-items: not a whole number: 'many'                  |
+      | demo --processing-seconds -2            | argument --processing-seconds: must be 0 seconds or more, not -2   |
+
+  Scenario: `python -m lowtide` is the lowtide command
+    When "python -m lowtide --version" runs in a new process
+    Then it printed the installed version of lowtide and exited with 0
