@@ -439,6 +439,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | stopped    | canceled  |                       |                                                   |
         | too-late   | expired   |                       |                                                   |
         | made-up    | succeeded |                       |                                                   |
+      And every errored emulator result carries a request id of its own, the same on every download
       When I retrieve the emulator batch
       Then the emulator batch is "ended" with counts succeeded=2 errored=2 canceled=1 expired=1
 

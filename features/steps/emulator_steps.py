@@ -1086,6 +1086,19 @@ def step_results(context: Any) -> None:
             assert found == (int(row["cache_writes"]), int(row["cache_reads"])), usage
 
 
+@then("every errored emulator result carries a request id of its own, the same on every download")
+def step_results_request_ids(context: Any) -> None:
+    s = scenario(context)
+    errored = {custom_id: result for custom_id, result in s.results.items() if result.type == "errored"}
+    assert errored, s.results
+    ids = {custom_id: result.error.request_id for custom_id, result in errored.items()}
+    assert all(str(request_id).startswith("req_") for request_id in ids.values()), ids
+    assert len(set(ids.values())) == len(ids), ids
+    fetch_results(s)
+    again = {custom_id: s.results[custom_id].error.request_id for custom_id in errored}
+    assert again == ids, (again, ids)
+
+
 @then("each emulator result answers its own request")
 def step_results_joined(context: Any) -> None:
     for custom_id, result in scenario(context).results.items():

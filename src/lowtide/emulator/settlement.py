@@ -81,8 +81,8 @@ def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, pa
         return {"type": "succeeded", "message": message}
     if kind == "errored":
         outcome = settlement.errors[index]
-        return {
-            "type": "errored",
-            "error": {"type": "error", "error": {"type": outcome.error_type, "message": outcome.error_message}},
-        }
+        error = {"type": outcome.error_type, "message": outcome.error_message}
+        # The API's `ErrorResponse`, request id included; derived, so that the file is the same on every download.
+        request_id = derived_id("req", batch.id, custom_id)
+        return {"type": "errored", "error": {"type": "error", "error": error, "request_id": request_id}}
     return {"type": kind}
