@@ -604,6 +604,35 @@ def step_message_cached_ttl(context: Any, size: int, ttl: str) -> None:
     send(scenario(context), base_params(system=system))
 
 
+@when('I send the emulator a {size:d}-character message for "{model}" with automatic caching')
+def step_message_automatic_cache(context: Any, size: int, model: str) -> None:
+    params = base_params("x" * size, model=model, cache_control={"type": "ephemeral"})
+    send(scenario(context), params)
+
+
+def _tool_of(size: int) -> dict[str, Any]:
+    """A tool whose definition, as JSON with sorted keys and no spaces, is `size` characters long."""
+    tool: dict[str, Any] = {"name": "t", "description": "", "input_schema": {"type": "object"}}
+    bare = len(json.dumps(tool, sort_keys=True, separators=(",", ":")))
+    return {**tool, "description": "d" * (size - bare)}
+
+
+@when("I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool")
+def step_message_tool_cached(context: Any, question: int, tool: int) -> None:
+    tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
+    send(scenario(context), base_params("q" * question, tools=tools))
+
+
+@when(
+    "I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool "
+    'and for "{ttl}" at the question'
+)
+def step_message_tool_and_question_cached(context: Any, question: int, tool: int, ttl: str) -> None:
+    tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
+    text = {"type": "text", "text": "q" * question, "cache_control": {"type": "ephemeral", "ttl": ttl}}
+    send(scenario(context), base_params(tools=tools, messages=[{"role": "user", "content": [text]}]))
+
+
 def reply(context: Any) -> anthropic.types.Message:
     s = scenario(context)
     assert s.error is None, s.error

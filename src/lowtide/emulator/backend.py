@@ -109,7 +109,7 @@ class Backend:
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
         prompt = analyze_prompt(params)
-        usage = self.cache.use(prompt.breakpoints, self.clock.now())
+        usage = self.cache.use(prompt.breakpoints, self.clock.now(), model=params["model"])
         return build_message(
             params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
         )

@@ -39,7 +39,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
         settlement.kinds.append("succeeded")
         breakpoints = analyze_prompt(params).breakpoints
         if breakpoints:
-            settlement.cache[index] = cache.use(breakpoints, batch.ended_at)
+            settlement.cache[index] = cache.use(breakpoints, batch.ended_at, model=params["model"])
     return settlement
 
 
