@@ -794,14 +794,15 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Then the emulator call succeeded
 
       Examples:
-        | route            |
-        | messages.create  |
-        | batches.create   |
-        | batches.retrieve |
-        | batches.list     |
-        | batches.cancel   |
-        | batches.delete   |
-        | batches.results  |
+        | route                 |
+        | messages.create       |
+        | messages.count_tokens |
+        | batches.create        |
+        | batches.retrieve      |
+        | batches.list          |
+        | batches.cancel        |
+        | batches.delete        |
+        | batches.results       |
 
     Scenario: A delayed answer comes once the emulator clock has moved on by the delay
       Given the emulator runs on a manual clock with 60 processing seconds

@@ -388,6 +388,9 @@ def step_call_route(context: Any, route: str) -> None:
     if route == "messages.create":
         send(s, base_params())
         return
+    if route == "messages.count_tokens":
+        s.reply = s.run(lambda: s.sdk.messages.count_tokens(model=MODEL, messages=base_params()["messages"]))
+        return
     if route == "batches.create":
         create_batch(s, numbered(1))
         return

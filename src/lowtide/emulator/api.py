@@ -15,7 +15,15 @@ from starlette.routing import Route
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.jsonutil import JsonObject, as_object
 from lowtide.emulator.sse import encode_event, message_events
-from lowtide.emulator.web import IN_PROCESS, DroppedResponse, authenticate, chunked, read_json, require_version
+from lowtide.emulator.web import (
+    IN_PROCESS,
+    DroppedResponse,
+    authenticate,
+    betas,
+    chunked,
+    read_json,
+    require_version,
+)
 
 __all__ = ["api_routes"]
 
@@ -48,6 +56,7 @@ class _Api:
         batch = "/v1/messages/batches/{batch_id}"
         table: list[tuple[str, str, str, _Handler]] = [
             ("/v1/messages", "POST", "messages.create", self.create_message),
+            ("/v1/messages/count_tokens", "POST", "messages.count_tokens", self.count_tokens),
             ("/v1/messages/batches", "POST", "batches.create", self.create_batch),
             ("/v1/messages/batches", "GET", "batches.list", self.list_batches),
             (batch, "GET", "batches.retrieve", self.retrieve_batch),
@@ -99,14 +108,18 @@ class _Api:
 
     async def create_message(self, request: Request) -> _Answer:
         body = await read_json(request, self._backend.settings.max_request_bytes)
-        message = self._backend.create_message(body)
+        message = self._backend.create_message(body, betas(request))
         if (as_object(body) or {}).get("stream") is True:
             return _Stream(_events(message), "text/event-stream", headers={"cache-control": "no-cache"})
         return message
 
+    async def count_tokens(self, request: Request) -> _Answer:
+        body = await read_json(request, self._backend.settings.max_request_bytes)
+        return self._backend.count_tokens(body, betas(request))
+
     async def create_batch(self, request: Request) -> _Answer:
         body = await read_json(request, self._backend.settings.max_batch_bytes)
-        return self._backend.create_batch(body, str(request.base_url))
+        return self._backend.create_batch(body, str(request.base_url), betas(request))
 
     async def list_batches(self, request: Request) -> _Answer:
         query = request.query_params

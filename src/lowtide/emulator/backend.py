@@ -103,8 +103,8 @@ class Backend:
         self.faults.restore_outcomes(saved.outcomes)
         self.cache.restore(saved.cache)
 
-    def create_message(self, body: object) -> JsonObject:
-        params = validate_message_params(body)
+    def create_message(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
+        params = validate_message_params(body, betas=betas)
         marker = find_marker(params)
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
@@ -114,7 +114,16 @@ class Backend:
             params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
         )
 
-    def create_batch(self, body: object, base_url: str) -> JsonObject:
+    def count_tokens(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
+        """What the same request would report as its input, cached or not: the sum of its usage's input fields."""
+        params = validate_message_params(body, betas=betas, count_tokens=True)
+        tokens = analyze_prompt(params).tokens
+        counted: JsonObject = {"input_tokens": tokens}
+        if params.get("context_management") is not None:
+            counted["context_management"] = {"original_input_tokens": tokens}
+        return counted
+
+    def create_batch(self, body: object, base_url: str, betas: frozenset[str] = frozenset()) -> JsonObject:
         requests = validate_batch_create(body)
         batch = Batch(
             id=new_id("msgbatch"),
@@ -122,6 +131,7 @@ class Backend:
             requests=requests,
             processing_seconds=self.settings.processing_seconds,
             cancel_seconds=self.settings.cancel_seconds,
+            betas=betas,
         )
         self.batches.add(batch)
         self.created_batches += 1

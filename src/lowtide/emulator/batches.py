@@ -63,6 +63,8 @@ class Batch:
     cancel_seconds: float
     cancel_initiated_at: float | None = None
     settlement: Settlement | None = None
+    betas: frozenset[str] = frozenset()
+    """The `anthropic-beta` values of the create call, which apply to every request of the batch."""
 
     @property
     def expires_at(self) -> float:

@@ -18,6 +18,7 @@ __all__ = ["ROUTES", "AfterCommit", "Faults"]
 
 ROUTES = (
     "messages.create",
+    "messages.count_tokens",
     "batches.create",
     "batches.retrieve",
     "batches.list",

@@ -30,7 +30,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
         if index >= processed:
             settlement.kinds.append(cut_off)
             continue
-        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params)
+        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params, batch.betas)
         if outcome is not None:
             settlement.kinds.append(outcome.kind)
             if outcome.kind == "errored":
@@ -43,11 +43,11 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
     return settlement
 
 
-def _invalid(params: JsonObject) -> Outcome | None:
+def _invalid(params: JsonObject, betas: frozenset[str]) -> Outcome | None:
     # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
     # Messages API would have answered it with.
     try:
-        validate_message_params(params, in_batch=True)
+        validate_message_params(params, in_batch=True, betas=betas)
     except ApiError as error:
         return Outcome("errored", error.error_type, error.message)
     return None

@@ -103,6 +103,7 @@ class StateFile:
             "processing_seconds": batch.processing_seconds,
             "cancel_seconds": batch.cancel_seconds,
             "cancel_initiated_at": batch.cancel_initiated_at,
+            "betas": sorted(batch.betas),
             "settlement": _encode_settlement(batch.settlement) if batch.settlement is not None else None,
         }
         text = f'{compact(head)[:-1]},"requests":{requests}}}'
@@ -147,6 +148,8 @@ def _decode_batch(item: Any) -> Batch:
         cancel_seconds=float(item["cancel_seconds"]),
         cancel_initiated_at=float(item["cancel_initiated_at"]) if item["cancel_initiated_at"] is not None else None,
         settlement=_decode_settlement(settlement) if settlement is not None else None,
+        # Files written before batches kept their betas have none.
+        betas=frozenset(str(beta) for beta in item.get("betas", [])),
     )
 
 

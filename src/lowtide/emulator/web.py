@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lowtide.emulator.betas import parse_betas
 from lowtide.emulator.errors import ApiError, error_body, error_type_for_status, invalid_request
 from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import as_object
@@ -22,6 +23,7 @@ __all__ = [
     "RequestIdMiddleware",
     "api_error_response",
     "authenticate",
+    "betas",
     "chunked",
     "http_error_response",
     "read_json",
@@ -112,6 +114,11 @@ def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:
         raise ApiError("authentication_error", "x-api-key header is required")
     if api_keys is not None and key not in api_keys:
         raise ApiError("authentication_error", "invalid x-api-key")
+
+
+def betas(request: Request) -> frozenset[str]:
+    """The betas the request's `anthropic-beta` headers name."""
+    return parse_betas(request.headers.getlist("anthropic-beta"))
 
 
 def require_version(request: Request) -> None:
