@@ -25,6 +25,11 @@ ROUTES = (
     "batches.cancel",
     "batches.delete",
     "batches.results",
+    "files.upload",
+    "files.list",
+    "files.retrieve_metadata",
+    "files.download",
+    "files.delete",
 )
 
 
