@@ -127,3 +127,43 @@ Feature: The emulator serves the calls an agent workflow makes besides sending m
         | custom_id | result  | error_type            | message                          |
         | r0        | errored | invalid_request_error | context_management: Extra inputs |
         | r1        | errored | invalid_request_error | context_management: Extra inputs |
+
+  Rule: A request that asks in words for JSON following a schema gets JSON valid for it
+
+    Scenario Outline: The schema may be given inline or in a fenced block, in the system prompt or the user turn
+      Given the emulator runs on a manual clock
+      When I ask the emulator for a tide reading, with the instruction in the <place>: "<instruction>"
+      Then the emulator reply is one text block holding a valid tide reading
+      When I ask the emulator for a tide reading, with the instruction in the <place>: "<instruction>"
+      Then the emulator reply has the same JSON as before
+
+      Examples:
+        | place       | instruction                                                                         |
+        | system      | Answer in JSON matching this schema: SCHEMA                                         |
+        | user turn   | Where is the tide highest? Reply with JSON that follows this schema: SCHEMA        |
+        | user turn   | Where is the tide highest? Answer in JSON. The schema:\n```json\nSCHEMA\n```        |
+        | system      | ```\nSCHEMA\n```\nYour answer must be JSON, valid against the schema above.         |
+        | system      | Answer in JSON. Example: {"port": "Brest"}. Its schema: SCHEMA                      |
+        | system      | Answer in JSON. Schema: {broken. The real schema: SCHEMA                            |
+        | user turn   | Answer in JSON. ```json\n{broken\n```\nThe schema is: SCHEMA                        |
+        | user turn   | <json_schema>SCHEMA</json_schema>                                                    |
+
+    Scenario Outline: Without both the word JSON and a schema, the reply is prose
+      Given the emulator runs on a manual clock
+      When I ask the emulator for a tide reading, with the instruction in the <place>: "<instruction>"
+      Then the emulator reply text starts with 'Emulated reply to'
+
+      Examples:
+        | place     | instruction                                                     |
+        | user turn | Use this schema: SCHEMA                                          |
+        | user turn | Tell me about JSON.                                              |
+        | user turn | Answer in JSON like {"port": "Brest", "height_m": 6.1}           |
+        | user turn | Answer in JSON following the schema you know.                    |
+        | system    | Answer in JSON matching this schema: {"port": broken}            |
+        | system    | Answer as <json_schema>{broken</json_schema> in JSON: SCHEMA     |
+
+    Scenario: A batch request asking for JSON in words gets a valid instance in its result
+      Given the emulator runs on a manual clock
+      When I create an emulator batch asking for a tide reading in JSON, with the schema in a fenced block
+      And I fetch the emulator batch results
+      Then the emulator result "reading" holds a valid tide reading

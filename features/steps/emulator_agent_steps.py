@@ -14,6 +14,7 @@ from typing import Any
 
 import anthropic
 from behave import then, when
+from pydantic import BaseModel
 
 from lowtide.emulator.pdf import simple_pdf
 
@@ -226,3 +227,64 @@ def step_batch_with_betas(context: Any, count: int, betas: str) -> None:
 @when('I create an emulator batch of {count:d} requests that clear old tool uses, with the betas ""')
 def step_batch_without_betas(context: Any, count: int) -> None:
     step_batch_with_betas(context, count, "")
+
+
+# -- JSON by instruction ---------------------------------------------------------------------------------------------
+
+
+class TideReading(BaseModel):
+    port: str
+    height_m: float
+    high: bool
+
+
+READING_SCHEMA = json.dumps(TideReading.model_json_schema())
+
+
+def _instruction(text: str) -> str:
+    return text.replace("\\n", "\n").replace("SCHEMA", READING_SCHEMA)
+
+
+@when('I ask the emulator for a tide reading, with the instruction in the {place}: "{instruction}"')
+def step_instructed(context: Any, place: str, instruction: str) -> None:
+    s = emulator(context)
+    text = _instruction(instruction)
+    params = _params(text) if place == "user turn" else _params("Where is the tide highest?", system=text)
+    s.params = params
+    s.previous = s.reply
+    s.reply = s.run(lambda: s.sdk.post("/v1/messages", cast_to=anthropic.types.Message, body=params))
+
+
+def _reading(message: Any) -> TideReading:
+    assert [block.type for block in message.content] == ["text"], message.content
+    return TideReading.model_validate_json(message.content[0].text)
+
+
+@then("the emulator reply is one text block holding a valid tide reading")
+def step_reading(context: Any) -> None:
+    s = emulator(context)
+    assert s.error is None, s.error
+    _reading(s.reply)
+
+
+@then("the emulator reply has the same JSON as before")
+def step_same_json(context: Any) -> None:
+    s = emulator(context)
+    assert json.loads(s.reply.content[0].text) == json.loads(s.previous.content[0].text), (s.reply, s.previous)
+
+
+@when("I create an emulator batch asking for a tide reading in JSON, with the schema in a fenced block")
+def step_batch_instructed(context: Any) -> None:
+    s = emulator(context)
+    text = _instruction("Where is the tide highest? Answer in JSON valid against:\\n```json\\nSCHEMA\\n```")
+    batch = s.run(lambda: s.sdk.messages.batches.create(requests=[{"custom_id": "reading", "params": _params(text)}]))
+    assert batch is not None, s.error
+    s.batch = batch
+    s.batch_ids.append(batch.id)
+
+
+@then('the emulator result "{custom_id}" holds a valid tide reading')
+def step_result_reading(context: Any, custom_id: str) -> None:
+    result = emulator(context).results[custom_id]
+    assert result.type == "succeeded", result
+    _reading(result.message)
