@@ -65,7 +65,7 @@ def _b64(raw: bytes) -> str:
 
 
 def _remember(context: Any, metadata: Any) -> None:
-    """Keep a file-metadata answer (a raw SDK response), as the API sent it, and its id among the uploads."""
+    """Keep a file-metadata answer (a raw SDK response) as the API sent it; a failed call (None) keeps nothing."""
     s = emulator(context)
     if metadata is None:
         return
@@ -414,8 +414,8 @@ def _source(context: Any) -> dict[str, Any]:
     return {"type": "file", "file_id": _current_file(context)}
 
 
-def _holding(context: Any, reference: str, source: dict[str, Any]) -> dict[str, Any]:
-    """A user turn whose first block refers to the file as `reference` says, through `source`."""
+def _holding(reference: str, source: dict[str, Any]) -> dict[str, Any]:
+    """The block that holds the file as `reference` says, through `source`."""
     if reference.endswith("as a document with a stray key"):
         return {"type": "document", "source": {**source, "name": "tides.txt"}}
     if reference.endswith("as a document"):
@@ -429,8 +429,9 @@ def _holding(context: Any, reference: str, source: dict[str, Any]) -> dict[str, 
     return {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "image", "source": source}]}
 
 
-def _message(context: Any, reference: str, source: dict[str, Any]) -> dict[str, Any]:
-    block = _holding(context, reference, source)
+def _message(reference: str, source: dict[str, Any]) -> dict[str, Any]:
+    """A request whose last user turn holds the block, then a question; a tool result comes after its call."""
+    block = _holding(reference, source)
     question = {"type": "text", "text": "What does it say?"}
     if block["type"] != "tool_result":
         return {"model": MODEL, "max_tokens": 1024, "messages": [{"role": "user", "content": [block, question]}]}
@@ -460,7 +461,7 @@ def step_send_holding(context: Any, reference: str) -> None:
         source, reference = {"type": "file", "file_id": 42}, "the file as a document"
     else:
         source = _source(context)
-    context.file_reply = _send(context, _message(context, reference, source))
+    context.file_reply = _send(context, _message(reference, source))
     context.file_reference = reference
 
 
@@ -471,7 +472,7 @@ def step_send_inline(context: Any) -> None:
         source = {"type": "text", "media_type": "text/plain", "data": content.decode()}
     else:
         source = {"type": "base64", "media_type": content_type, "data": _b64(content)}
-    _send(context, _message(context, context.file_reference, source))
+    _send(context, _message(context.file_reference, source))
 
 
 @then("both emulator replies counted the same input tokens")
@@ -485,7 +486,7 @@ def step_same_tokens(context: Any) -> None:
 @when("I count the emulator tokens of the message holding the file as {block}")
 def step_count_holding(context: Any, block: str) -> None:
     s = emulator(context)
-    params = _message(context, f"the file as {block}", _source(context))
+    params = _message(f"the file as {block}", _source(context))
     params.pop("max_tokens")
     counted = s.run(lambda: s.sdk.messages.count_tokens(**params))
     assert s.error is None, s.error
