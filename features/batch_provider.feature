@@ -307,11 +307,10 @@ Feature: Calls answered through the Message Batches API
       | text        |          |
 
   Scenario: Cache writes and reads are reported per request
-    Given an actor "nightly" with:
+    Given an actor "nightly" whose system prompt is long enough to cache, with:
       """
       batch_processing: batch
       cache_control: {type: ephemeral}
-      system_prompt: You are the harbour master's assistant and you know every tide table of the coast by heart.
       """
     When the actor runs these prompts as one call of run_many:
       | custom_id | prompt           |

@@ -45,12 +45,11 @@ Feature: What each call cost
     And the batch answer cost half of the live answer, and its live equivalent is the live answer's cost
 
   Scenario: Prompt-cache writes and reads are priced at their own rates
-    Given an actor "nightly" with:
+    Given an actor "nightly" whose system prompt is long enough to cache, with:
       """
       model: claude-sonnet-4-5
       batch_processing: batch
       cache_control: {type: ephemeral}
-      system_prompt: You are the harbour master's assistant and you know every tide table of the coast by heart.
       """
     When the actor runs these prompts as one call of run_many:
       | custom_id | prompt           |

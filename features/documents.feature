@@ -26,7 +26,7 @@ Feature: Documents, images and citations
         | an image whose data is a number        | image.source.base64.data: Input should be a valid string                                  |
         | an image from an ftp URL               | image.source.url.url: Input should be a valid URL with an http or https scheme            |
         | an image whose URL is a number         | image.source.url.url: Input should be a valid string                                      |
-        | an image from a file id                | the emulator has no Files API                                                             |
+        | an image from a file id                | messages.0.content.0.image.source.file.file_id: File 'file_011' not found.               |
         | an image from a video source           | image.source: Input tag 'video' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file' |
         | an image inside a tool result          | messages.2.content.0.tool_result.content.0.image.source.base64.media_type                  |
 
@@ -43,7 +43,7 @@ Feature: Documents, images and citations
         | a document whose content holds a PDF   | document.source.content.content.0: custom content blocks must be text or image blocks     |
         | a document whose content has no text   | document.source.content.content.0.text: text content blocks must be non-empty strings     |
         | a document whose content holds a GIF declared as image/png | content.content.1.image.source.base64: The image was specified using the image/png media type |
-        | a document from a file id              | document.source.file: the emulator has no Files API                                       |
+        | a document from a file id              | messages.0.content.0.document.source.file.file_id: File 'file_011' not found.            |
         | a document from a video source         | document.source: Input tag 'video' found using 'type' does not match any of the expected tags: 'base64', 'text', 'content', 'url', 'file' |
         | a document with a number for a title   | messages.0.content.0.document.title: Input should be a valid string                        |
         | a document with citations "yes"        | messages.0.content.0.document.citations.enabled: Input should be a valid boolean          |

@@ -439,6 +439,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | stopped    | canceled  |                       |                                                   |
         | too-late   | expired   |                       |                                                   |
         | made-up    | succeeded |                       |                                                   |
+      And every errored emulator result carries a request id of its own, the same on every download
       When I retrieve the emulator batch
       Then the emulator batch is "ended" with counts succeeded=2 errored=2 canceled=1 expired=1
 
@@ -610,59 +611,94 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | {"max_tokens": 2, "tool_choice": {"type": "any"}, "tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}}}]} |  |
         | {"max_tokens": 15, "thinking": {"type": "adaptive", "display": "omitted"}}                                               | thinking |
 
-  Rule: Prompt caching reports writes and reads on the emulator clock
+  Rule: Prompt caching reports writes and reads on the emulator clock, for prefixes long enough to cache
 
     Scenario: A cached system prompt is written once, then read until its five minutes are up
       Given the emulator runs on a manual clock
-      When I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 1000 (5m 1000, 1h 0) and cache reads 0
-      When I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+      When I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
+      When I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
       When the emulator clock advances 299 seconds
-      And I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+      And I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
       When the emulator clock advances 300 seconds
-      And I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 1000 (5m 1000, 1h 0) and cache reads 0
+      And I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
 
     Scenario: A one-hour breakpoint lives an hour
       Given the emulator runs on a manual clock
-      When I send the emulator a message with a 4000-character system prompt cached for "1h"
-      Then the emulator usage is input 2, cache writes 1000 (5m 0, 1h 1000) and cache reads 0
+      When I send the emulator a message with a 6000-character system prompt cached for "1h"
+      Then the emulator usage is input 2, cache writes 1500 (5m 0, 1h 1500) and cache reads 0
       When the emulator clock advances 3599 seconds
-      And I send the emulator a message with a 4000-character system prompt cached for "1h"
-      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+      And I send the emulator a message with a 6000-character system prompt cached for "1h"
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
       When the emulator clock advances 3600 seconds
-      And I send the emulator a message with a 4000-character system prompt cached for "1h"
-      Then the emulator usage is input 2, cache writes 1000 (5m 0, 1h 1000) and cache reads 0
+      And I send the emulator a message with a 6000-character system prompt cached for "1h"
+      Then the emulator usage is input 2, cache writes 1500 (5m 0, 1h 1500) and cache reads 0
 
     Scenario: Top-level cache_control caches the whole prompt, per model
       Given the emulator runs on a manual clock
-      When I send the emulator a message with the params changed by {"cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Twelve chars"}]}
-      Then the emulator usage is input 0, cache writes 3 (5m 3, 1h 0) and cache reads 0
-      When I send the emulator a message with the params changed by {"cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Twelve chars"}]}
-      Then the emulator usage is input 0, cache writes 0 (5m 0, 1h 0) and cache reads 3
-      When I send the emulator a message with the params changed by {"model": "claude-haiku-4-5", "cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Twelve chars"}]}
-      Then the emulator usage is input 0, cache writes 3 (5m 3, 1h 0) and cache reads 0
+      When I send the emulator a 6000-character message for "claude-sonnet-4-5" with automatic caching
+      Then the emulator usage is input 0, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
+      When I send the emulator a 6000-character message for "claude-sonnet-4-5" with automatic caching
+      Then the emulator usage is input 0, cache writes 0 (5m 0, 1h 0) and cache reads 1500
+      When I send the emulator a 6000-character message for "claude-opus-4-1-20250805" with automatic caching
+      Then the emulator usage is input 0, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
+
+    Scenario Outline: A prefix shorter than the model's minimum cacheable length is neither written nor read
+      Given the emulator runs on a manual clock
+      When I send the emulator a <short>-character message for "<model>" with automatic caching
+      And I send the emulator a <short>-character message for "<model>" with automatic caching
+      Then the emulator usage is input <below>, cache writes 0 (5m 0, 1h 0) and cache reads 0
+      When I send the emulator a <long>-character message for "<model>" with automatic caching
+      Then the emulator usage is input 0, cache writes <minimum> (5m <minimum>, 1h 0) and cache reads 0
+
+      Examples:
+        | model                     | short | below | long  | minimum |
+        | claude-sonnet-4-5         | 4092  | 1023  | 4096  | 1024    |
+        | claude-opus-4-1-20250805  | 4092  | 1023  | 4096  | 1024    |
+        | claude-sonnet-4-6         | 8188  | 2047  | 8192  | 2048    |
+        | claude-3-5-haiku-20241022 | 8188  | 2047  | 8192  | 2048    |
+        | claude-haiku-4-5          | 16380 | 4095  | 16384 | 4096    |
+        | claude-opus-4-6           | 16380 | 4095  | 16384 | 4096    |
 
     Scenario: The longest warm prefix is read and the rest up to the last breakpoint written
       Given the emulator runs on a manual clock
-      When I send the emulator a message with the params changed by {"tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": [{"type": "text", "text": "A question of forty characters, exactly."}]}]}
-      Then the emulator usage is input 10, cache writes 12 (5m 12, 1h 0) and cache reads 0
-      When I send the emulator a message with the params changed by {"tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": [{"type": "text", "text": "A question of forty characters, exactly.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}]}
-      Then the emulator usage is input 0, cache writes 10 (5m 0, 1h 10) and cache reads 12
+      When I send the emulator a 4000-character question after a 4800-character tool, cached at the tool
+      Then the emulator usage is input 1000, cache writes 1200 (5m 1200, 1h 0) and cache reads 0
+      When I send the emulator a 4000-character question after a 4800-character tool, cached at the tool and for "1h" at the question
+      Then the emulator usage is input 0, cache writes 1000 (5m 0, 1h 1000) and cache reads 1200
+
+    Scenario: A breakpoint too short to cache is passed over for a later one that is long enough
+      Given the emulator runs on a manual clock
+      When I send the emulator a 4000-character question after a 400-character tool, cached at the tool
+      Then the emulator usage is input 1100, cache writes 0 (5m 0, 1h 0) and cache reads 0
+      When I send the emulator a 4000-character question after a 400-character tool, cached at the tool and for "5m" at the question
+      Then the emulator usage is input 0, cache writes 1100 (5m 1100, 1h 0) and cache reads 0
+      When I send the emulator a 4000-character question after a 400-character tool, cached at the tool and for "5m" at the question
+      Then the emulator usage is input 0, cache writes 0 (5m 0, 1h 0) and cache reads 1100
 
     Scenario: Requests in one batch share the cache: the first writes, the later ones read
       Given the emulator runs on a manual clock
-      When I create an emulator batch of 3 requests with a 4000-character cached system prompt
+      When I create an emulator batch of 3 requests with a 6000-character cached system prompt
       And I fetch the emulator batch results
       Then the emulator results are:
         | custom_id | result    | cache_writes | cache_reads |
-        | r0        | succeeded | 1000         | 0           |
-        | r1        | succeeded | 0            | 1000        |
-        | r2        | succeeded | 0            | 1000        |
-      When I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+        | r0        | succeeded | 1500         | 0           |
+        | r1        | succeeded | 0            | 1500        |
+        | r2        | succeeded | 0            | 1500        |
+      When I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
+
+    Scenario: A batch request whose cached prefix is too short reports no cache usage
+      Given the emulator runs on a manual clock
+      When I create an emulator batch of 2 requests with a 400-character cached system prompt
+      And I fetch the emulator batch results
+      Then the emulator results are:
+        | custom_id | result    | cache_writes | cache_reads |
+        | r0        | succeeded | 0            | 0           |
+        | r1        | succeeded | 0            | 0           |
 
   Rule: Streaming replays the same message as server-sent events
 
@@ -758,14 +794,15 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Then the emulator call succeeded
 
       Examples:
-        | route            |
-        | messages.create  |
-        | batches.create   |
-        | batches.retrieve |
-        | batches.list     |
-        | batches.cancel   |
-        | batches.delete   |
-        | batches.results  |
+        | route                 |
+        | messages.create       |
+        | messages.count_tokens |
+        | batches.create        |
+        | batches.retrieve      |
+        | batches.list          |
+        | batches.cancel        |
+        | batches.delete        |
+        | batches.results       |
 
     Scenario: A delayed answer comes once the emulator clock has moved on by the delay
       Given the emulator runs on a manual clock with 60 processing seconds
@@ -881,7 +918,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
     Scenario: An emulator started again on its state file serves the same batches, results and counters
       Given the emulator runs on a manual clock with 100 processing seconds and 10 cancel seconds, keeping its state in a file
       And the emulator ends request "r1" as errored with "rate_limit_error" saying "Too many requests."
-      When I create an emulator batch of 3 requests with a 4000-character cached system prompt
+      When I create an emulator batch of 3 requests with a 6000-character cached system prompt
       And I create an emulator batch of 4 requests
       And the emulator clock advances 50 seconds
       And I cancel the emulator batch
@@ -900,8 +937,8 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | custom_id | result    | error_type       | message            |
         | r0        | succeeded |                  |                    |
         | r1        | errored   | rate_limit_error | Too many requests. |
-      When I send the emulator a message with a 4000-character cached system prompt
-      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1000
+      When I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
       When I delete the emulator batch
       And the emulator is started again from its state file
       Then the emulator holds 2 batches

@@ -175,6 +175,61 @@ class EmulatorSdkLibrary:
         assert self._last_error is not None, "no call has failed yet"
         assert self._last_error.response.headers.get(name) == value, dict(self._last_error.response.headers)
 
+    @keyword("Count Tokens")
+    def count_tokens(self, text: str) -> int:
+        """`POST /v1/messages/count_tokens` for one user turn; returns the count."""
+        self._calls["messages.count_tokens"] += 1
+        counted = self._sdk().messages.count_tokens(model=MODEL, messages=[{"role": "user", "content": text}])
+        return counted.input_tokens
+
+    @keyword("Input Tokens Billed For")
+    def input_tokens_billed_for(self, text: str) -> int:
+        """`POST /v1/messages` with one user turn; returns the input its usage reports, cached or not."""
+        self._calls["messages.create"] += 1
+        usage = (
+            self._sdk().messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": text}]).usage
+        )
+        return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+
+    # --------------------------------------------------------------------------------------------------- files
+
+    @keyword("Upload File")
+    def upload_file(self, filename: str, text: str) -> str:
+        """`POST /v1/files`, a multipart upload of `text` as a plain text file; returns the file id."""
+        self._calls["files.upload"] += 1
+        uploaded = self._sdk().files.upload(file=(filename, text.encode(), "text/plain"))
+        assert uploaded.id.startswith("file_"), uploaded
+        assert (uploaded.filename, uploaded.mime_type, uploaded.size_bytes) == (filename, "text/plain", len(text))
+        assert uploaded.downloadable is False, uploaded
+        return uploaded.id
+
+    @keyword("Create Batch Reading File")
+    def create_batch_reading_file(self, file_id: str, question: str, count: int, prefix: str) -> str:
+        """A batch of `count` requests, each asking `question` about the file as a citation-enabled document."""
+        self._calls["batches.create"] += 1
+        document = {"type": "document", "source": {"type": "file", "file_id": file_id}, "citations": {"enabled": True}}
+        params = {
+            "model": MODEL,
+            "max_tokens": 256,
+            "messages": [{"role": "user", "content": [document, {"type": "text", "text": question}]}],
+        }
+        requests: list[Any] = [{"custom_id": f"{prefix}{index}", "params": params} for index in range(count)]
+        return self._sdk().messages.batches.create(requests=requests).id
+
+    @keyword("Every Result Should Quote The File")
+    def every_result_should_quote_the_file(self, batch_id: str, file_id: str, sentence: str) -> None:
+        """Each result succeeded, quoting `sentence` from the file with a citation naming the file."""
+        self._calls["batches.retrieve"] += 1
+        self._calls["batches.results"] += 1
+        results = list(self._sdk().messages.batches.results(batch_id))
+        assert results, batch_id
+        for line in results:
+            assert line.result.type == "succeeded", line
+            cited = [block for block in line.result.message.content if block.type == "text" and block.citations]
+            assert cited, line.result.message.content
+            assert cited[0].text.strip() == sentence, cited[0]
+            assert cited[0].citations[0].file_id == file_id, cited[0].citations
+
     # ------------------------------------------------------------------------------------------------- batches
 
     @keyword("Create Batch")

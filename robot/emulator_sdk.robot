@@ -1,9 +1,10 @@
 *** Settings ***
 Documentation       `lowtide emulator` as a separate process on a loopback socket, driven by the official SDK
-...                 through every Message Batches endpoint (create, retrieve, list, results, cancel, delete) and
-...                 the Messages endpoint, plain and streamed; faults armed over the admin route, among them answers
-...                 lost or held back after the work is done; the server's own count of the calls, checked against
-...                 the calls made; and a server killed and started again on its state file.
+...                 through every Message Batches endpoint (create, retrieve, list, results, cancel, delete),
+...                 the Messages endpoint, plain and streamed, token counting, and a file upload that a batch
+...                 reads; faults armed over the admin route, among them answers lost or held back after the
+...                 work is done; the server's own count of the calls, checked against the calls made; and a
+...                 server killed and started again on its state file.
 
 Library             EmulatorSdkLibrary.py
 
@@ -73,6 +74,15 @@ Slow Results Still Arrive Whole
     ${batch}=    Create Batch    4    prefix=slow-
     Wait Until Batch Has Ended    ${batch}
     Results Should Be    ${batch}    succeeded    4    prefix=slow-
+
+Tokens Are Counted As Billed, And A Batch Reads An Uploaded File
+    ${counted}=    Count Tokens    What is the tide?
+    ${billed}=    Input Tokens Billed For    What is the tide?
+    Should Be Equal As Integers    ${counted}    ${billed}
+    ${file}=    Upload File    tides.txt    The tide is high at noon. It is low at six.
+    ${batch}=    Create Batch Reading File    ${file}    When is the tide high?    2    prefix=doc-
+    Wait Until Batch Has Ended    ${batch}
+    Every Result Should Quote The File    ${batch}    ${file}    The tide is high at noon.
 
 The Emulator Counted Exactly The Calls Made
     Emulator Should Have Counted Every Call

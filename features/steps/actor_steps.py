@@ -53,6 +53,15 @@ def step_actor_with(context: Any, name: str) -> None:
     world(context).add_actor(_settings(name, context.text))
 
 
+# The API caches nothing shorter than the model's minimum (1,024 tokens for claude-sonnet-4-5): 4,500 characters.
+_LONG_SYSTEM_PROMPT = "You are the harbour master's assistant; you know every tide table of the coast by heart. " * 50
+
+
+@given('an actor "{name}" whose system prompt is long enough to cache, with:')
+def step_actor_long_system_prompt(context: Any, name: str) -> None:
+    world(context).add_actor({**_settings(name, context.text), "system_prompt": _LONG_SYSTEM_PROMPT})
+
+
 @given('an actor "{name}" in {mode:w} mode')
 def step_actor_in_mode(context: Any, name: str, mode: str) -> None:
     world(context).add_actor(_settings(name, f"batch_processing: {mode}"))

@@ -388,6 +388,9 @@ def step_call_route(context: Any, route: str) -> None:
     if route == "messages.create":
         send(s, base_params())
         return
+    if route == "messages.count_tokens":
+        s.reply = s.run(lambda: s.sdk.messages.count_tokens(model=MODEL, messages=base_params()["messages"]))
+        return
     if route == "batches.create":
         create_batch(s, numbered(1))
         return
@@ -602,6 +605,35 @@ def step_message_cached(context: Any, size: int) -> None:
 def step_message_cached_ttl(context: Any, size: int, ttl: str) -> None:
     system = [{"type": "text", "text": "x" * size, "cache_control": {"type": "ephemeral", "ttl": ttl}}]
     send(scenario(context), base_params(system=system))
+
+
+@when('I send the emulator a {size:d}-character message for "{model}" with automatic caching')
+def step_message_automatic_cache(context: Any, size: int, model: str) -> None:
+    params = base_params("x" * size, model=model, cache_control={"type": "ephemeral"})
+    send(scenario(context), params)
+
+
+def _tool_of(size: int) -> dict[str, Any]:
+    """A tool whose definition, as JSON with sorted keys and no spaces, is `size` characters long."""
+    tool: dict[str, Any] = {"name": "t", "description": "", "input_schema": {"type": "object"}}
+    bare = len(json.dumps(tool, sort_keys=True, separators=(",", ":")))
+    return {**tool, "description": "d" * (size - bare)}
+
+
+@when("I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool")
+def step_message_tool_cached(context: Any, question: int, tool: int) -> None:
+    tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
+    send(scenario(context), base_params("q" * question, tools=tools))
+
+
+@when(
+    "I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool "
+    'and for "{ttl}" at the question'
+)
+def step_message_tool_and_question_cached(context: Any, question: int, tool: int, ttl: str) -> None:
+    tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
+    text = {"type": "text", "text": "q" * question, "cache_control": {"type": "ephemeral", "ttl": ttl}}
+    send(scenario(context), base_params(tools=tools, messages=[{"role": "user", "content": [text]}]))
 
 
 def reply(context: Any) -> anthropic.types.Message:
@@ -1084,6 +1116,19 @@ def step_results(context: Any) -> None:
             usage = result.message.usage
             found = (usage.cache_creation_input_tokens, usage.cache_read_input_tokens)
             assert found == (int(row["cache_writes"]), int(row["cache_reads"])), usage
+
+
+@then("every errored emulator result carries a request id of its own, the same on every download")
+def step_results_request_ids(context: Any) -> None:
+    s = scenario(context)
+    errored = {custom_id: result for custom_id, result in s.results.items() if result.type == "errored"}
+    assert errored, s.results
+    ids = {custom_id: result.error.request_id for custom_id, result in errored.items()}
+    assert all(str(request_id).startswith("req_") for request_id in ids.values()), ids
+    assert len(set(ids.values())) == len(ids), ids
+    fetch_results(s)
+    again = {custom_id: s.results[custom_id].error.request_id for custom_id in errored}
+    assert again == ids, (again, ids)
 
 
 @then("each emulator result answers its own request")

@@ -3,10 +3,11 @@ Text quotes the last user text, structured outputs and tool inputs are schema in
 output is counted at four characters a token and cut at `max_tokens` or at a stop sequence.
 
 With citation-enabled documents, the answer quotes the sentences (or content blocks) that share the most words
-with the question, each in a text block of its own carrying its citation. A system prompt holding a JSON schema
-between `<json_schema>` and `</json_schema>` is answered with an instance of it, as text; with citation-enabled
-documents its free-text strings are quoted sentences, and the answer is split so that each quoted value's block
-carries the citation of its sentence."""
+with the question, each in a text block of its own carrying its citation. A request that asks in words for JSON
+following a schema (`lowtide.emulator.instructions`: between `<json_schema>` tags, or an instruction with the
+schema inline or in a fenced block) is answered with an instance of it, as text; with citation-enabled documents
+its free-text strings are quoted sentences, and the answer is split so that each quoted value's block carries the
+citation of its sentence."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 from lowtide.emulator.content import last_user_text
 from lowtide.emulator.documents import Passage, documents_of
 from lowtide.emulator.ids import derived_id
+from lowtide.emulator.instructions import instructed_schema
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, canonical
 from lowtide.emulator.prompt import tokens_for_chars
 from lowtide.emulator.schema import generate_instance
@@ -34,7 +36,6 @@ _NOT_ANSWER_KEYS = frozenset(
     {"stream", "max_tokens", "stop_sequences", "metadata", "cache_control", "service_tier", "inference_geo", "speed"}
 )
 _TOOL_MARKER = re.compile(r"\[\[emulator:tool:([a-zA-Z0-9_-]{1,128})\]\]")
-_SCHEMA_TAGS = re.compile(r"<json_schema>(.*?)</json_schema>", re.S)
 _WORD = re.compile(r"\w+")
 # Words too common to tell which passage a question is about.
 _COMMON_WORDS = frozenset(
@@ -135,7 +136,7 @@ def _reply(params: Mapping[str, Any], quote: str, digest: str, passages: list[Pa
     schema = as_object(output_format.get("schema")) if output_format is not None else None
     if schema is not None:
         return [_text(json.dumps(generate_instance(schema, seed=digest[:8]), ensure_ascii=False))]
-    instructed = _instructed_schema(params)
+    instructed = instructed_schema(params)
     if instructed is not None:
         value = generate_instance(instructed, seed=digest[:8], quotes=[passage.text for passage in passages])
         return _json_blocks(value, {passage.text: passage.citation for passage in reversed(passages)})
@@ -165,23 +166,6 @@ def _cited_passages(params: Mapping[str, Any], question: str) -> list[Passage]:
 
 def _words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _COMMON_WORDS}
-
-
-def _instructed_schema(params: Mapping[str, Any]) -> JsonObject | None:
-    """The JSON schema the system prompt asks the answer to follow, between `<json_schema>` tags, if any."""
-    system = params.get("system")
-    if isinstance(system, str):
-        text = system
-    else:
-        blocks = (as_object(item) or {} for item in as_array(system) or [])
-        text = "\n".join(str(block.get("text", "")) for block in blocks)
-    match = _SCHEMA_TAGS.search(text)
-    if match is None:
-        return None
-    try:
-        return as_object(json.loads(match.group(1)))
-    except json.JSONDecodeError:
-        return None
 
 
 def _json_blocks(value: object, citations: Mapping[str, JsonObject]) -> list[JsonObject]:

@@ -1,4 +1,4 @@
-"""The `/v1` routes: Messages and Message Batches, each counted, authenticated and exposed to faults before it
+"""The `/v1` routes: Messages, Message Batches and Files, each counted, authenticated and exposed to faults before it
 touches any state, saved to the state file after it did, and exposed to after-commit and slow faults before its
 answer goes out."""
 
@@ -6,34 +6,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from lowtide.emulator.backend import Backend
+from lowtide.emulator.files import file_routes
 from lowtide.emulator.jsonutil import JsonObject, as_object
 from lowtide.emulator.sse import encode_event, message_events
-from lowtide.emulator.web import IN_PROCESS, DroppedResponse, authenticate, chunked, read_json, require_version
+from lowtide.emulator.web import (
+    IN_PROCESS,
+    Answer,
+    DroppedResponse,
+    Handler,
+    Streamed,
+    authenticate,
+    betas,
+    chunked,
+    read_json,
+    require_version,
+)
 
 __all__ = ["api_routes"]
 
 Wait = Callable[[float], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class _Stream:
-    """A streamed answer, piece by piece: gathered into large chunks (`gather`), or sent one piece at a time."""
-
-    pieces: Iterable[bytes]
-    media_type: str
-    headers: dict[str, str] | None = None
-    gather: bool = False
-
-
-_Answer = JsonObject | _Stream
-_Handler = Callable[[Request], Awaitable[_Answer]]
 
 
 def api_routes(backend: Backend) -> list[Route]:
@@ -46,18 +43,20 @@ class _Api:
 
     def routes(self) -> list[Route]:
         batch = "/v1/messages/batches/{batch_id}"
-        table: list[tuple[str, str, str, _Handler]] = [
+        table: list[tuple[str, str, str, Handler]] = [
             ("/v1/messages", "POST", "messages.create", self.create_message),
+            ("/v1/messages/count_tokens", "POST", "messages.count_tokens", self.count_tokens),
             ("/v1/messages/batches", "POST", "batches.create", self.create_batch),
             ("/v1/messages/batches", "GET", "batches.list", self.list_batches),
             (batch, "GET", "batches.retrieve", self.retrieve_batch),
             (batch, "DELETE", "batches.delete", self.delete_batch),
             (f"{batch}/cancel", "POST", "batches.cancel", self.cancel_batch),
             (f"{batch}/results", "GET", "batches.results", self.batch_results),
+            *file_routes(self._backend),
         ]
         return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
 
-    def _endpoint(self, route: str, handler: _Handler) -> Callable[[Request], Awaitable[Response]]:
+    def _endpoint(self, route: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 self._begin(request, route)
@@ -78,7 +77,7 @@ class _Api:
         if fault is not None:
             raise fault
 
-    async def _deliver(self, request: Request, route: str, answer: _Answer) -> Response:
+    async def _deliver(self, request: Request, route: str, answer: Answer) -> Response:
         """The answer of a call that did its work, as the after-commit and slow faults armed for `route` let it go."""
         faults = self._backend.faults
         wait = self._wait(request)
@@ -88,7 +87,7 @@ class _Api:
         if after is not None:
             await wait(after.seconds)
         pause = faults.take_slow(route)
-        if pause is not None and not isinstance(answer, _Stream):
+        if pause is not None and not isinstance(answer, Streamed):
             await wait(pause)
         return _response(answer, pause, wait)
 
@@ -97,18 +96,22 @@ class _Api:
         in_process = IN_PROCESS in (as_object(request.scope.get("extensions")) or {})
         return self._backend.clock.sleep if in_process else asyncio.sleep
 
-    async def create_message(self, request: Request) -> _Answer:
+    async def create_message(self, request: Request) -> Answer:
         body = await read_json(request, self._backend.settings.max_request_bytes)
-        message = self._backend.create_message(body)
+        message = self._backend.create_message(body, betas(request))
         if (as_object(body) or {}).get("stream") is True:
-            return _Stream(_events(message), "text/event-stream", headers={"cache-control": "no-cache"})
+            return Streamed(_events(message), "text/event-stream", headers={"cache-control": "no-cache"})
         return message
 
-    async def create_batch(self, request: Request) -> _Answer:
-        body = await read_json(request, self._backend.settings.max_batch_bytes)
-        return self._backend.create_batch(body, str(request.base_url))
+    async def count_tokens(self, request: Request) -> Answer:
+        body = await read_json(request, self._backend.settings.max_request_bytes)
+        return self._backend.count_tokens(body, betas(request))
 
-    async def list_batches(self, request: Request) -> _Answer:
+    async def create_batch(self, request: Request) -> Answer:
+        body = await read_json(request, self._backend.settings.max_batch_bytes)
+        return self._backend.create_batch(body, str(request.base_url), betas(request))
+
+    async def list_batches(self, request: Request) -> Answer:
         query = request.query_params
         return self._backend.list_batches(
             limit=query.get("limit"),
@@ -117,24 +120,24 @@ class _Api:
             base_url=str(request.base_url),
         )
 
-    async def retrieve_batch(self, request: Request) -> _Answer:
+    async def retrieve_batch(self, request: Request) -> Answer:
         return self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url))
 
-    async def cancel_batch(self, request: Request) -> _Answer:
+    async def cancel_batch(self, request: Request) -> Answer:
         return self._backend.cancel_batch(request.path_params["batch_id"], str(request.base_url))
 
-    async def delete_batch(self, request: Request) -> _Answer:
+    async def delete_batch(self, request: Request) -> Answer:
         return self._backend.delete_batch(request.path_params["batch_id"])
 
-    async def batch_results(self, request: Request) -> _Answer:
+    async def batch_results(self, request: Request) -> Answer:
         lines = self._backend.batch_results(request.path_params["batch_id"])
         # The SDK asks for `application/binary` and decodes JSON lines whatever the type; the API serves the
         # `.jsonl` file as a binary download.
-        return _Stream(lines, "application/binary", gather=True)
+        return Streamed(lines, "application/binary", gather=True)
 
 
-def _response(answer: _Answer, pause: float | None, wait: Wait) -> Response:
-    if not isinstance(answer, _Stream):
+def _response(answer: Answer, pause: float | None, wait: Wait) -> Response:
+    if not isinstance(answer, Streamed):
         return JSONResponse(answer)
     if pause is not None:
         body = _paced(answer.pieces, pause, wait)

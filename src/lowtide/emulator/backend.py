@@ -14,12 +14,15 @@ from lowtide.emulator.batches import (
     BatchStore,
     ProcessingStatus,
     Settlement,
+    list_limit,
     paginate,
     render_batch,
 )
 from lowtide.emulator.cache import PromptCache
 from lowtide.emulator.errors import ApiError, invalid_request, not_found
 from lowtide.emulator.faults import Faults
+from lowtide.emulator.file_sources import checked_params
+from lowtide.emulator.filestore import MAX_FILE_BYTES, FileStore
 from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import JsonObject
 from lowtide.emulator.messages import build_message
@@ -27,14 +30,12 @@ from lowtide.emulator.outcomes import find_marker
 from lowtide.emulator.prompt import analyze_prompt
 from lowtide.emulator.settlement import result_lines, settle
 from lowtide.emulator.state import SavedState, StateFile
-from lowtide.emulator.validation import validate_batch_create, validate_message_params
+from lowtide.emulator.validation import validate_batch_create
 
 __all__ = ["API_BATCH_BYTES", "API_REQUEST_BYTES", "Backend", "Settings"]
 
 API_BATCH_BYTES = 256 * 1024 * 1024
 API_REQUEST_BYTES = 32 * 1024 * 1024
-_LIST_LIMIT_DEFAULT = 20
-_LIST_LIMIT_MAX = 1000
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Settings:
     api_keys: frozenset[str] | None = None
     max_batch_bytes: int = API_BATCH_BYTES
     max_request_bytes: int = API_REQUEST_BYTES
+    max_file_bytes: int = MAX_FILE_BYTES
 
 
 class Backend:
@@ -64,6 +66,7 @@ class Backend:
         self.created_batches = 0
         self.cache = PromptCache()
         self.batches = BatchStore()
+        self.files = FileStore()
         if state_file is not None:
             saved = state_file.read()
             if saved is not None:
@@ -79,6 +82,7 @@ class Backend:
         self.created_batches = 0
         self.cache.clear()
         self.batches.clear()
+        self.files.clear()
         self.save()
 
     def save(self) -> None:
@@ -92,6 +96,7 @@ class Backend:
                     created_custom_ids=dict(self.created_custom_ids),
                     outcomes=self.faults.outcomes(),
                     cache=self.cache.entries(),
+                    files=self.files.oldest_first(),
                 )
             )
 
@@ -102,19 +107,29 @@ class Backend:
         self.created_custom_ids.update(saved.created_custom_ids)
         self.faults.restore_outcomes(saved.outcomes)
         self.cache.restore(saved.cache)
+        self.files.restore(saved.files)
 
-    def create_message(self, body: object) -> JsonObject:
-        params = validate_message_params(body)
+    def create_message(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
+        params, _ = checked_params(body, self.files.get, now=self.clock.now(), betas=betas)
         marker = find_marker(params)
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
         prompt = analyze_prompt(params)
-        usage = self.cache.use(prompt.breakpoints, self.clock.now())
+        usage = self.cache.use(prompt.breakpoints, self.clock.now(), model=params["model"])
         return build_message(
             params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
         )
 
-    def create_batch(self, body: object, base_url: str) -> JsonObject:
+    def count_tokens(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
+        """What the same request would report as its input, cached or not: the sum of its usage's input fields."""
+        params, _ = checked_params(body, self.files.get, now=self.clock.now(), betas=betas, count_tokens=True)
+        tokens = analyze_prompt(params).tokens
+        counted: JsonObject = {"input_tokens": tokens}
+        if params.get("context_management") is not None:
+            counted["context_management"] = {"original_input_tokens": tokens}
+        return counted
+
+    def create_batch(self, body: object, base_url: str, betas: frozenset[str] = frozenset()) -> JsonObject:
         requests = validate_batch_create(body)
         batch = Batch(
             id=new_id("msgbatch"),
@@ -122,6 +137,7 @@ class Backend:
             requests=requests,
             processing_seconds=self.settings.processing_seconds,
             cancel_seconds=self.settings.cancel_seconds,
+            betas=betas,
         )
         self.batches.add(batch)
         self.created_batches += 1
@@ -135,7 +151,7 @@ class Backend:
     def list_batches(
         self, *, limit: str | None, after_id: str | None, before_id: str | None, base_url: str
     ) -> JsonObject:
-        size = _list_limit(limit)
+        size = list_limit(limit)
         if after_id is not None and before_id is not None:
             raise invalid_request("Only one of after_id and before_id may be given.")
         ids = self.batches.newest_first()
@@ -215,22 +231,10 @@ class Backend:
 
     def _settle(self, batch: Batch) -> Settlement:
         if batch.settlement is None:
-            batch.settlement = settle(batch, self.faults, self.cache)
+            batch.settlement = settle(batch, self.faults, self.cache, self.files.get)
         return batch.settlement
 
     def _render(self, batch: Batch, base_url: str, *, status: ProcessingStatus | None = None) -> JsonObject:
         shown = status if status is not None else batch.status(self.clock.now())
         counts = self._settle(batch).counts() if shown == "ended" else None
         return render_batch(batch, status=shown, counts=counts, base_url=base_url)
-
-
-def _list_limit(raw: str | None) -> int:
-    if raw is None:
-        return _LIST_LIMIT_DEFAULT
-    try:
-        limit = int(raw)
-    except ValueError:
-        raise invalid_request("limit: Input should be a valid integer") from None
-    if not 1 <= limit <= _LIST_LIMIT_MAX:
-        raise invalid_request(f"limit: Input should be between 1 and {_LIST_LIMIT_MAX}")
-    return limit

@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from lowtide.emulator.cache import CacheUsage
+from lowtide.emulator.errors import invalid_request
 from lowtide.emulator.jsonutil import JsonObject
 from lowtide.emulator.outcomes import Outcome
+from lowtide.emulator.stored_file import StoredFile
 
 __all__ = [
     "BATCH_LIFETIME",
@@ -21,6 +23,7 @@ __all__ = [
     "Page",
     "ProcessingStatus",
     "Settlement",
+    "list_limit",
     "paginate",
     "render_batch",
     "rfc3339",
@@ -28,6 +31,8 @@ __all__ = [
 
 BATCH_LIFETIME = 24 * 3600.0
 RESULT_KINDS = ("succeeded", "errored", "canceled", "expired")
+_LIST_LIMIT_DEFAULT = 20
+_LIST_LIMIT_MAX = 1000
 
 ProcessingStatus = Literal["in_progress", "canceling", "ended"]
 
@@ -43,6 +48,8 @@ class Settlement:
     kinds: list[str]
     errors: dict[int, Outcome] = field(default_factory=dict[int, Outcome])
     cache: dict[int, CacheUsage] = field(default_factory=dict[int, CacheUsage])
+    files: dict[str, StoredFile] = field(default_factory=dict[str, StoredFile])
+    """The uploaded files the batch's requests read when they ran, kept for its results whatever becomes of them."""
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = dict.fromkeys(RESULT_KINDS, 0)
@@ -63,6 +70,8 @@ class Batch:
     cancel_seconds: float
     cancel_initiated_at: float | None = None
     settlement: Settlement | None = None
+    betas: frozenset[str] = frozenset()
+    """The `anthropic-beta` values of the create call, which apply to every request of the batch."""
 
     @property
     def expires_at(self) -> float:
@@ -140,6 +149,19 @@ class BatchStore:
 class Page:
     ids: list[str]
     has_more: bool
+
+
+def list_limit(raw: str | None) -> int:
+    """A list's `limit` query parameter: 1 to 1000, 20 when absent."""
+    if raw is None:
+        return _LIST_LIMIT_DEFAULT
+    try:
+        limit = int(raw)
+    except ValueError:
+        raise invalid_request("limit: Input should be a valid integer") from None
+    if not 1 <= limit <= _LIST_LIMIT_MAX:
+        raise invalid_request(f"limit: Input should be between 1 and {_LIST_LIMIT_MAX}")
+    return limit
 
 
 def paginate(ids: Sequence[str], *, limit: int, after_id: str | None, before_id: str | None) -> Page:

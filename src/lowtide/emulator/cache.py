@@ -1,13 +1,28 @@
-"""The prompt cache: which prefixes are warm, on the emulator's clock, and what a request reads or writes."""
+"""The prompt cache: which prefixes are warm, on the emulator's clock, and what a request reads or writes.
+
+As in the API, a prefix shorter than the model's minimum cacheable length is neither written nor read, however it
+is marked: `MINIMUM_CACHEABLE_TOKENS` holds the minimums the prompt caching guide lists per model family.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lowtide.emulator.prompt import Breakpoint
 
-__all__ = ["NO_CACHE", "CacheUsage", "PromptCache"]
+__all__ = ["MINIMUM_CACHEABLE_TOKENS", "NO_CACHE", "CacheUsage", "PromptCache", "minimum_cacheable_tokens"]
+
+# By model family: a model id (dated or not) starting with a key; any other model caches from 1,024 tokens.
+MINIMUM_CACHEABLE_TOKENS: Mapping[str, int] = {
+    "claude-opus-4-6": 4096,
+    "claude-opus-4-5": 4096,
+    "claude-haiku-4-5": 4096,
+    "claude-sonnet-4-6": 2048,
+    "claude-3-5-haiku": 2048,
+    "claude-3-haiku": 2048,
+}
+_DEFAULT_MINIMUM = 1024
 
 
 @dataclass(frozen=True)
@@ -22,6 +37,13 @@ class CacheUsage:
 
 
 NO_CACHE = CacheUsage()
+
+
+def minimum_cacheable_tokens(model: str) -> int:
+    """The fewest tokens a prefix needs before `model` caches it."""
+    return next(
+        (minimum for family, minimum in MINIMUM_CACHEABLE_TOKENS.items() if model.startswith(family)), _DEFAULT_MINIMUM
+    )
 
 
 class PromptCache:
@@ -40,8 +62,11 @@ class PromptCache:
     def restore(self, entries: dict[str, float]) -> None:
         self._expiry = dict(entries)
 
-    def use(self, breakpoints: Sequence[Breakpoint], now: float) -> CacheUsage:
-        """Read the longest warm prefix, write the rest up to the last breakpoint, and refresh every breakpoint."""
+    def use(self, breakpoints: Sequence[Breakpoint], now: float, *, model: str) -> CacheUsage:
+        """Read the longest warm prefix, write the rest up to the last breakpoint, and refresh every breakpoint;
+        breakpoints closing a prefix shorter than `model`'s minimum are left out, as if unmarked."""
+        minimum = minimum_cacheable_tokens(model)
+        breakpoints = [breakpoint for breakpoint in breakpoints if breakpoint.tokens >= minimum]
         if not breakpoints:
             return NO_CACHE
         hit = -1

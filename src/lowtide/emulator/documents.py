@@ -14,8 +14,8 @@ can quote and cite, and what they cost in input tokens.
 
 The emulator is offline: it never fetches a URL. A URL image or document is accepted (when the URL is http or
 https) and counted at a fixed size (`UNKNOWN_IMAGE_TOKENS`, one PDF page), but the emulated model cannot read it,
-so it quotes and cites nothing from it. File sources (`file_id`) need the Files API, which the emulator does not
-have: they are refused with a 400 that says so.
+so it quotes and cites nothing from it. File sources (`file_id`) are checked for shape here, and resolved from the
+uploaded files by `lowtide.emulator.file_sources` before anything reads them.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def check_image_block(block: JsonObject, where: str) -> None:
     elif kind == "url":
         _check_url(source, f"{where}.image.source.url")
     elif kind == "file":
-        raise _no_files_api(f"{where}.image.source.file")
+        _check_file_source(source, f"{where}.image.source.file")
     else:
         raise _bad_tag(f"{where}.image.source", kind, ("base64", "url", "file"))
 
@@ -114,7 +114,7 @@ def check_document_block(block: JsonObject, where: str) -> None:
     elif kind == "url":
         _check_url(source, f"{where}.document.source.url")
     elif kind == "file":
-        raise _no_files_api(f"{where}.document.source.file")
+        _check_file_source(source, f"{where}.document.source.file")
     else:
         raise _bad_tag(f"{where}.document.source", kind, ("base64", "text", "content", "url", "file"))
     for key in ("title", "context"):
@@ -168,11 +168,13 @@ def _bad_tag(where: str, kind: object, expected: tuple[str, ...]) -> ApiError:
     )
 
 
-def _no_files_api(where: str) -> ApiError:
-    return invalid_request(
-        f"{where}: the emulator has no Files API, so a file_id cannot be resolved; send the file's content "
-        "inline (base64 or text) instead."
-    )
+def _check_file_source(source: JsonObject, where: str) -> None:
+    """The shape of a file source; `lowtide.emulator.file_sources` resolves it from the uploaded files."""
+    for key in source:
+        if key not in ("type", "file_id"):
+            raise invalid_request(f"{where}.{key}: Extra inputs are not permitted")
+    if not isinstance(source.get("file_id"), str):
+        raise invalid_request(f"{where}.file_id: Input should be a valid string")
 
 
 def _check_url(source: JsonObject, where: str) -> None:
@@ -282,6 +284,9 @@ def _passages(block: Mapping[str, Any], index: int, title: str | None) -> Iterat
     source = as_object(block.get("source")) or {}
     kind = source.get("type")
     common: JsonObject = {"document_index": index, "document_title": title}
+    if isinstance(source.get("file_id"), str):
+        # A document read from an uploaded file: its citations name the file, as the API's do.
+        common["file_id"] = source["file_id"]
     if kind == "text" and isinstance(source.get("data"), str):
         text: str = source["data"]
         for start, end in sentence_spans(text):

@@ -1,4 +1,4 @@
-"""`Emulator`: an offline Anthropic API (Messages and Message Batches) that the real SDK talks to, in process
+"""`Emulator`: an offline Anthropic API (Messages, Message Batches and Files) that the real SDK talks to, in process
 through an ASGI transport or over a socket (see `lowtide.emulator.server`)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from lowtide.emulator.app import build_app
 from lowtide.emulator.backend import API_BATCH_BYTES, API_REQUEST_BYTES, Backend, Settings
 from lowtide.emulator.batches import BatchSnapshot
 from lowtide.emulator.faults import Faults
+from lowtide.emulator.filestore import MAX_FILE_BYTES
 from lowtide.emulator.state import StateFile
 from lowtide.emulator.web import IN_PROCESS, ConnectionDropped
 
@@ -24,11 +25,12 @@ __all__ = ["Emulator"]
 
 
 class Emulator:
-    """One emulated API account: batches, prompt cache, call counts and faults, all on one clock.
+    """One emulated API account: batches, uploaded files, prompt cache, call counts and faults, all on one clock.
 
     `processing_seconds` is how long each batch stays `in_progress`; `cancel_seconds` how long a canceled one
     stays `canceling`. `api_keys=None` accepts any non-empty key. The byte limits default to the API's (32 MB
-    per Messages request, 256 MB per batch) and can be lowered to test the 413 without building huge bodies.
+    per Messages request, 256 MB per batch, 500 MB per uploaded file) and can be lowered to test the 413 without
+    building huge bodies.
 
     With a `state_file`, the emulator starts from the state that file holds (if it exists) and writes its state
     back after every change, so that a new emulator on the same file knows the batches of the one before:
@@ -45,6 +47,7 @@ class Emulator:
         *,
         max_batch_bytes: int = API_BATCH_BYTES,
         max_request_bytes: int = API_REQUEST_BYTES,
+        max_file_bytes: int = MAX_FILE_BYTES,
         state_file: str | os.PathLike[str] | None = None,
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
@@ -57,6 +60,7 @@ class Emulator:
             api_keys=frozenset(api_keys) if api_keys is not None else None,
             max_batch_bytes=max_batch_bytes,
             max_request_bytes=max_request_bytes,
+            max_file_bytes=max_file_bytes,
         )
         self._backend = Backend(self.clock, settings, StateFile(state_file) if state_file is not None else None)
         self.app: Starlette = build_app(self._backend)
@@ -129,9 +133,21 @@ class Emulator:
         """A stored batch as of now: requests, status, counts, per-request outcomes once ended. KeyError if unknown."""
         return self._backend.snapshot(batch_id)
 
+    def add_file(
+        self, content: bytes, *, filename: str, mime_type: str | None = None, downloadable: bool = True
+    ) -> str:
+        """Store a file as a tool (the code execution tool, say) would write it, downloadable unless told otherwise,
+        and return its id: uploads through the API are never downloadable. The MIME type is guessed as for an
+        upload when not given."""
+        stored = self._backend.files.add(
+            content, filename=filename, declared_type=mime_type, now=self.clock.now(), downloadable=downloadable
+        )
+        self._backend.save()
+        return stored.id
+
     def reset(self) -> None:
-        """Forget batches, call counts, the created counts, faults and the prompt cache (and say so in the state
-        file, if there is one)."""
+        """Forget batches, uploaded files, call counts, the created counts, faults and the prompt cache (and say so in
+        the state file, if there is one)."""
         self._backend.reset()
 
 

@@ -57,9 +57,15 @@ def default_message(error_type: str) -> str:
     return _DEFAULT_MESSAGES.get(error_type, "Emulated error.")
 
 
-def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
-    """The exact body of every API error response."""
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_body(
+    error_type: str, message: str, request_id: str, details: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The exact body of every API error response. `details` (`{"error_code": ...}`) names a specific cause, which
+    the SDK turns into its own exception class (`FileNotDownloadableError`, say)."""
+    error: dict[str, Any] = {"type": error_type, "message": message}
+    if details is not None:
+        error["details"] = dict(details)
+    return {"type": "error", "error": error, "request_id": request_id}
 
 
 class ApiError(Exception):
@@ -72,8 +78,10 @@ class ApiError(Exception):
         *,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> None:
         self.error_type = error_type
+        self.details = details
         self.message = message if message is not None else default_message(error_type)
         self.status = status if status is not None else ERROR_STATUS.get(error_type, 500)
         self.headers: dict[str, str] = dict(headers or {})

@@ -18,12 +18,18 @@ __all__ = ["ROUTES", "AfterCommit", "Faults"]
 
 ROUTES = (
     "messages.create",
+    "messages.count_tokens",
     "batches.create",
     "batches.retrieve",
     "batches.list",
     "batches.cancel",
     "batches.delete",
     "batches.results",
+    "files.upload",
+    "files.list",
+    "files.retrieve_metadata",
+    "files.download",
+    "files.delete",
 )
 
 

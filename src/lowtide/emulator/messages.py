@@ -22,7 +22,7 @@ def build_message(
 ) -> JsonObject:
     """The reply to validated `params`. `input_tokens` excludes what the cache read or wrote, as in the API."""
     result = answer(params, message_id)
-    return {
+    message: JsonObject = {
         "id": message_id,
         "type": "message",
         "role": "assistant",
@@ -42,3 +42,7 @@ def build_message(
             "service_tier": service_tier,
         },
     }
+    if params.get("context_management") is not None:
+        # The beta's report of what it cleared: the emulated conversations never need clearing.
+        message["context_management"] = {"applied_edits": []}
+    return message

@@ -10,19 +10,20 @@ from lowtide.emulator.batches import Batch, Settlement
 from lowtide.emulator.cache import NO_CACHE, PromptCache
 from lowtide.emulator.errors import ApiError
 from lowtide.emulator.faults import Faults
+from lowtide.emulator.file_sources import checked_params, resolve_file_sources
 from lowtide.emulator.ids import derived_id
 from lowtide.emulator.jsonutil import JsonObject, compact
 from lowtide.emulator.messages import build_message
 from lowtide.emulator.outcomes import Outcome, find_marker
 from lowtide.emulator.prompt import analyze_prompt
-from lowtide.emulator.validation import validate_message_params
+from lowtide.emulator.stored_file import FileLookup
 
 __all__ = ["result_lines", "settle"]
 
 
-def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
+def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup) -> Settlement:
     """Each request's result type. Requests run in order, so within a batch the first to send a cacheable
-    prefix writes the cache entry and later ones read it."""
+    prefix writes the cache entry and later ones read it. File sources are read from `files` as the batch ends."""
     processed = batch.processed_count()
     cut_off = "canceled" if batch.cancel_initiated_at is not None else "expired"
     settlement = Settlement(kinds=[])
@@ -30,7 +31,16 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
         if index >= processed:
             settlement.kinds.append(cut_off)
             continue
-        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params)
+        outcome = faults.outcome_for(custom_id) or find_marker(params)
+        if outcome is None:
+            # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
+            # Messages API would have answered it with.
+            try:
+                params, used = checked_params(params, files, now=batch.ended_at, betas=batch.betas, in_batch=True)
+            except ApiError as error:
+                outcome = Outcome("errored", error.error_type, error.message)
+            else:
+                settlement.files.update(used)
         if outcome is not None:
             settlement.kinds.append(outcome.kind)
             if outcome.kind == "errored":
@@ -39,18 +49,8 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
         settlement.kinds.append("succeeded")
         breakpoints = analyze_prompt(params).breakpoints
         if breakpoints:
-            settlement.cache[index] = cache.use(breakpoints, batch.ended_at)
+            settlement.cache[index] = cache.use(breakpoints, batch.ended_at, model=params["model"])
     return settlement
-
-
-def _invalid(params: JsonObject) -> Outcome | None:
-    # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
-    # Messages API would have answered it with.
-    try:
-        validate_message_params(params, in_batch=True)
-    except ApiError as error:
-        return Outcome("errored", error.error_type, error.message)
-    return None
 
 
 def result_lines(batch: Batch, settlement: Settlement) -> Iterator[bytes]:
@@ -70,6 +70,8 @@ def _shuffle_key(custom_id: str) -> bytes:
 def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, params: JsonObject) -> JsonObject:
     kind = settlement.kinds[index]
     if kind == "succeeded":
+        if settlement.files:
+            params, _ = resolve_file_sources(params, settlement.files.get, now=None)
         message = build_message(
             params,
             # Derived, so that downloading the results twice gives the same file.
@@ -81,8 +83,8 @@ def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, pa
         return {"type": "succeeded", "message": message}
     if kind == "errored":
         outcome = settlement.errors[index]
-        return {
-            "type": "errored",
-            "error": {"type": "error", "error": {"type": outcome.error_type, "message": outcome.error_message}},
-        }
+        error = {"type": outcome.error_type, "message": outcome.error_message}
+        # The API's `ErrorResponse`, request id included; derived, so that the file is the same on every download.
+        request_id = derived_id("req", batch.id, custom_id)
+        return {"type": "errored", "error": {"type": "error", "error": error, "request_id": request_id}}
     return {"type": kind}

@@ -1,17 +1,19 @@
 """The emulator's state in a file, so that an emulator started again on the same file still knows its batches.
 
 What is kept is what the answers are computed from, never the answers themselves: each batch's requests, creation
-time, timings and cancel, the settlement of those whose end has been seen (result types, error details, cache
-usage), the prompt cache and the outcomes armed by custom_id (which batches not yet settled will need), and the
-counters. Call faults are not kept: they were armed for calls to the emulator that stopped.
+time, timings, betas and cancel, the settlement of those whose end has been seen (result types, error details,
+cache usage, the uploaded files they read), the uploaded files (bytes in base64), the prompt cache and the outcomes
+armed by custom_id (which batches not yet settled will need), and the counters. Call faults are not kept: they were
+armed for calls to the emulator that stopped.
 
 The file is JSON, rewritten whole after every change: written beside its final name, then renamed over it, so that
-a reader, or an emulator killed while writing, only ever finds a complete file. A batch's requests, and a settled
-batch as a whole, never change, so each is encoded once and reused by every later write.
+a reader, or an emulator killed while writing, only ever finds a complete file. A batch's requests, a settled batch
+as a whole, and an uploaded file never change, so each is encoded once and reused by every later write.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import threading
@@ -24,6 +26,7 @@ from lowtide.emulator.batches import Batch, Settlement
 from lowtide.emulator.cache import CacheUsage
 from lowtide.emulator.jsonutil import compact
 from lowtide.emulator.outcomes import Outcome, outcome_kind
+from lowtide.emulator.stored_file import StoredFile
 
 __all__ = ["SavedState", "StateFile", "StateFileError"]
 
@@ -43,6 +46,7 @@ class SavedState:
     created_custom_ids: dict[str, int]
     outcomes: dict[str, Outcome]
     cache: dict[str, float]
+    files: list[StoredFile]
 
 
 class StateFile:
@@ -53,6 +57,7 @@ class StateFile:
         self._lock = threading.Lock()
         self._requests: weakref.WeakKeyDictionary[Batch, str] = weakref.WeakKeyDictionary()
         self._settled: weakref.WeakKeyDictionary[Batch, str] = weakref.WeakKeyDictionary()
+        self._files: weakref.WeakKeyDictionary[StoredFile, str] = weakref.WeakKeyDictionary()
 
     def read(self) -> SavedState | None:
         """The saved state, or None when there is no file yet."""
@@ -82,13 +87,20 @@ class StateFile:
                 "cache": state.cache,
             }
             batches = ",".join(self._encode_batch(batch) for batch in state.batches)
-            text = f'{compact(head)[:-1]},"batches":[{batches}]}}\n'
+            files = ",".join(self._encode_file(file) for file in state.files)
+            text = f'{compact(head)[:-1]},"files":[{files}],"batches":[{batches}]}}\n'
             temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
             try:
                 temporary.write_text(text, encoding="utf-8")
                 os.replace(temporary, self.path)
             except OSError as error:
                 raise StateFileError(f"cannot write {self.path}: {error.strerror or error}") from None
+
+    def _encode_file(self, file: StoredFile) -> str:
+        encoded = self._files.get(file)
+        if encoded is None:
+            encoded = self._files[file] = compact(_file_record(file))
+        return encoded
 
     def _encode_batch(self, batch: Batch) -> str:
         settled = self._settled.get(batch)
@@ -103,6 +115,7 @@ class StateFile:
             "processing_seconds": batch.processing_seconds,
             "cancel_seconds": batch.cancel_seconds,
             "cancel_initiated_at": batch.cancel_initiated_at,
+            "betas": sorted(batch.betas),
             "settlement": _encode_settlement(batch.settlement) if batch.settlement is not None else None,
         }
         text = f'{compact(head)[:-1]},"requests":{requests}}}'
@@ -118,7 +131,32 @@ def _encode_settlement(settlement: Settlement) -> dict[str, Any]:
         "kinds": settlement.kinds,
         "errors": [[index, outcome.error_type, outcome.message] for index, outcome in settlement.errors.items()],
         "cache": [[index, usage.read, usage.created_5m, usage.created_1h] for index, usage in settlement.cache.items()],
+        "files": [_file_record(file) for file in settlement.files.values()],
     }
+
+
+def _file_record(file: StoredFile) -> dict[str, Any]:
+    return {
+        "id": file.id,
+        "filename": file.filename,
+        "mime_type": file.mime_type,
+        "created_at": file.created_at,
+        "downloadable": file.downloadable,
+        "expires_at": file.expires_at,
+        "content": base64.b64encode(file.content).decode(),
+    }
+
+
+def _decode_file(item: Any) -> StoredFile:
+    return StoredFile(
+        id=str(item["id"]),
+        filename=str(item["filename"]),
+        mime_type=str(item["mime_type"]),
+        content=base64.b64decode(item["content"], validate=True),
+        created_at=float(item["created_at"]),
+        downloadable=bool(item["downloadable"]),
+        expires_at=float(item["expires_at"]) if item["expires_at"] is not None else None,
+    )
 
 
 def _decode(data: Any) -> SavedState:
@@ -134,6 +172,8 @@ def _decode(data: Any) -> SavedState:
             for custom_id, (kind, error_type, message) in data["outcomes"].items()
         },
         cache={str(key): float(expiry) for key, expiry in data["cache"].items()},
+        # Files written before the emulator had a Files API hold none.
+        files=[_decode_file(item) for item in data.get("files", [])],
     )
 
 
@@ -147,6 +187,8 @@ def _decode_batch(item: Any) -> Batch:
         cancel_seconds=float(item["cancel_seconds"]),
         cancel_initiated_at=float(item["cancel_initiated_at"]) if item["cancel_initiated_at"] is not None else None,
         settlement=_decode_settlement(settlement) if settlement is not None else None,
+        # Files written before batches kept their betas have none.
+        betas=frozenset(str(beta) for beta in item.get("betas", [])),
     )
 
 
@@ -161,6 +203,7 @@ def _decode_settlement(data: Any) -> Settlement:
             int(index): CacheUsage(read=int(read), created_5m=int(created_5m), created_1h=int(created_1h))
             for index, read, created_5m, created_1h in data["cache"]
         },
+        files={file.id: file for file in (_decode_file(item) for item in data.get("files", []))},
     )
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lowtide.emulator.betas import check_beta_params, enabled_beta_params
 from lowtide.emulator.documents import check_citations, check_document_block, check_image_block
 from lowtide.emulator.errors import invalid_request, not_found
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
 
 __all__ = [
+    "COUNT_TOKENS_PARAMS",
     "KNOWN_PARAMS",
     "MAX_BATCH_REQUESTS",
     "MAX_CACHE_BREAKPOINTS",
@@ -44,6 +46,10 @@ KNOWN_PARAMS = frozenset(
         "top_p",
     }
 )
+# The body keys of `POST /v1/messages/count_tokens`: what shapes the prompt, nothing about the output's length.
+COUNT_TOKENS_PARAMS = frozenset(
+    {"model", "messages", "cache_control", "output_config", "speed", "system", "thinking", "tool_choice", "tools"}
+)
 MAX_OUTPUT_TOKENS = 128_000
 MAX_CACHE_BREAKPOINTS = 4
 MAX_BATCH_REQUESTS = 100_000
@@ -73,24 +79,28 @@ _BLOCK_TYPES = frozenset(
 _EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 
 
-def validate_message_params(params: object, *, in_batch: bool = False) -> JsonObject:
-    """`params` as a Messages request, or the `ApiError` the API would answer with.
+def validate_message_params(
+    params: object, *, in_batch: bool = False, betas: frozenset[str] = frozenset(), count_tokens: bool = False
+) -> JsonObject:
+    """`params` as a Messages request (or with `count_tokens`, a token count request), or the `ApiError` the API
+    would answer with. `betas` are the request's `anthropic-beta` values, which enable beta-only parameters.
 
     The model is checked last: the API reports a malformed request (400) before an unknown model (404).
     """
     body = as_object(params)
     if body is None:
         raise invalid_request("The request body must be a JSON object.")
+    known = (COUNT_TOKENS_PARAMS if count_tokens else KNOWN_PARAMS) | enabled_beta_params(betas)
     for key in body:
-        if key not in KNOWN_PARAMS:
+        if key not in known:
             raise invalid_request(f"{key}: Extra inputs are not permitted")
-    for key in ("model", "max_tokens", "messages"):
+    for key in ("model", "messages") if count_tokens else ("model", "max_tokens", "messages"):
         if key not in body:
             raise invalid_request(f"{key}: Field required")
     model = body["model"]
     if not isinstance(model, str):
         raise invalid_request("model: Input should be a valid string")
-    max_tokens = _check_max_tokens(body["max_tokens"], model)
+    max_tokens = None if count_tokens else _check_max_tokens(body["max_tokens"], model)
     _check_messages(body["messages"])
     _check_system(body.get("system"))
     tools = _check_tools(body.get("tools"))
@@ -105,6 +115,7 @@ def validate_message_params(params: object, *, in_batch: bool = False) -> JsonOb
     _check_stream(body.get("stream"), in_batch=in_batch)
     _check_cache_control(body.get("cache_control"), "cache_control")
     _check_breakpoint_count(body)
+    check_beta_params(body, betas)
     if not model.startswith("claude-"):
         raise not_found(f"model: {model}")
     return body
@@ -336,8 +347,8 @@ def _check_custom_tool(tool: JsonObject, name: str, where: str) -> None:
         raise invalid_request(f"{where}.input_schema.type: Input should be 'object'")
 
 
-def _check_thinking(value: object, max_tokens: int) -> bool:
-    """Whether thinking is on."""
+def _check_thinking(value: object, max_tokens: int | None) -> bool:
+    """Whether thinking is on. Without `max_tokens` (a token count), the budget is not compared with it."""
     if value is None:
         return False
     thinking = as_object(value)
@@ -358,7 +369,7 @@ def _check_thinking(value: object, max_tokens: int) -> bool:
     assert isinstance(budget, int)
     if budget < 1024:
         raise invalid_request("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
-    if budget >= max_tokens:
+    if max_tokens is not None and budget >= max_tokens:
         raise invalid_request("`max_tokens` must be greater than `thinking.budget_tokens`.")
     return True
 

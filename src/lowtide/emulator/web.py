@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
@@ -11,19 +12,25 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lowtide.emulator.betas import parse_betas
 from lowtide.emulator.errors import ApiError, error_body, error_type_for_status, invalid_request
 from lowtide.emulator.ids import new_id
-from lowtide.emulator.jsonutil import as_object
+from lowtide.emulator.jsonutil import JsonObject, as_object
 
 __all__ = [
     "IN_PROCESS",
+    "Answer",
     "ConnectionDropped",
     "DroppedResponse",
+    "Handler",
     "RequestIdMiddleware",
+    "Streamed",
     "api_error_response",
     "authenticate",
+    "betas",
     "chunked",
     "http_error_response",
+    "read_body",
     "read_json",
     "require_version",
     "server_error_response",
@@ -35,6 +42,21 @@ _CHUNK_BYTES = 64 * 1024
 # The ASGI scope extension that `Emulator.transport()` adds: calls that carry it wait on the emulator's clock,
 # the others (over a socket) in real time.
 IN_PROCESS = "lowtide.emulator.in_process"
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A streamed answer, piece by piece: gathered into large chunks (`gather`), or sent one piece at a time."""
+
+    pieces: Iterable[bytes]
+    media_type: str
+    headers: dict[str, str] | None = None
+    gather: bool = False
+
+
+# What a route's handler returns: a JSON body, or a stream; the routes' wrapper turns it into the response.
+Answer = JsonObject | Streamed
+Handler = Callable[[Request], Awaitable[Answer]]
 
 
 class ConnectionDropped(Exception):
@@ -85,7 +107,7 @@ def _request_id(request: Request) -> str:
 def api_error_response(request: Request, error: Exception) -> Response:
     assert isinstance(error, ApiError)
     request_id = _request_id(request)
-    body = error_body(error.error_type, error.message, request_id)
+    body = error_body(error.error_type, error.message, request_id, error.details)
     # Set here as well: the 500 handler runs outside the middleware that adds the header to other responses.
     return JSONResponse(body, status_code=error.status, headers={**error.headers, "request-id": request_id})
 
@@ -114,13 +136,18 @@ def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:
         raise ApiError("authentication_error", "invalid x-api-key")
 
 
+def betas(request: Request) -> frozenset[str]:
+    """The betas the request's `anthropic-beta` headers name."""
+    return parse_betas(request.headers.getlist("anthropic-beta"))
+
+
 def require_version(request: Request) -> None:
     if not request.headers.get("anthropic-version"):
         raise invalid_request("anthropic-version: header is required")
 
 
-async def read_json(request: Request, limit: int) -> object:
-    """The decoded body, refusing more than `limit` bytes (413) before reading it whole where possible."""
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refusing more than `limit` bytes (413) before reading it whole where possible."""
     too_large = ApiError("request_too_large", f"Request exceeds the maximum allowed number of bytes ({limit}).")
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -132,8 +159,14 @@ async def read_json(request: Request, limit: int) -> object:
         if size > limit:
             raise too_large
         chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, limit: int) -> object:
+    """The decoded body, refusing more than `limit` bytes (413) before reading it whole where possible."""
+    body = await read_body(request, limit)
     try:
-        return json.loads(b"".join(chunks))
+        return json.loads(body)
     except ValueError:
         raise invalid_request("Invalid JSON body.") from None
 
