@@ -23,6 +23,9 @@ from lowtide.emulator.faults import Faults
 from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import JsonObject
 from lowtide.emulator.messages import build_message
+from lowtide.emulator.openai.backend import OpenAIBackend
+from lowtide.emulator.openai.state import OpenAIStateCodec
+from lowtide.emulator.openai.state import restore as restore_openai
 from lowtide.emulator.outcomes import find_marker
 from lowtide.emulator.prompt import analyze_prompt
 from lowtide.emulator.settlement import result_lines, settle
@@ -64,6 +67,8 @@ class Backend:
         self.created_batches = 0
         self.cache = PromptCache()
         self.batches = BatchStore()
+        self.openai = OpenAIBackend(clock, settings, self.faults, self.cache)
+        self._openai_state = OpenAIStateCodec()
         if state_file is not None:
             saved = state_file.read()
             if saved is not None:
@@ -79,6 +84,7 @@ class Backend:
         self.created_batches = 0
         self.cache.clear()
         self.batches.clear()
+        self.openai.reset()
         self.save()
 
     def save(self) -> None:
@@ -92,6 +98,7 @@ class Backend:
                     created_custom_ids=dict(self.created_custom_ids),
                     outcomes=self.faults.outcomes(),
                     cache=self.cache.entries(),
+                    openai=self._openai_state.encode(self.openai),
                 )
             )
 
@@ -102,6 +109,8 @@ class Backend:
         self.created_custom_ids.update(saved.created_custom_ids)
         self.faults.restore_outcomes(saved.outcomes)
         self.cache.restore(saved.cache)
+        if saved.openai is not None:
+            restore_openai(self.openai, saved.openai)
 
     def create_message(self, body: object) -> JsonObject:
         params = validate_message_params(body)

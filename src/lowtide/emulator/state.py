@@ -43,6 +43,8 @@ class SavedState:
     created_custom_ids: dict[str, int]
     outcomes: dict[str, Outcome]
     cache: dict[str, float]
+    openai: str | None = None
+    """The OpenAI section's JSON text (`lowtide.emulator.openai.state`), or None when it has nothing to keep."""
 
 
 class StateFile:
@@ -82,7 +84,8 @@ class StateFile:
                 "cache": state.cache,
             }
             batches = ",".join(self._encode_batch(batch) for batch in state.batches)
-            text = f'{compact(head)[:-1]},"batches":[{batches}]}}\n'
+            openai = f',"openai":{state.openai}' if state.openai is not None else ""
+            text = f'{compact(head)[:-1]}{openai},"batches":[{batches}]}}\n'
             temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
             try:
                 temporary.write_text(text, encoding="utf-8")
@@ -134,6 +137,7 @@ def _decode(data: Any) -> SavedState:
             for custom_id, (kind, error_type, message) in data["outcomes"].items()
         },
         cache={str(key): float(expiry) for key, expiry in data["cache"].items()},
+        openai=compact(data["openai"]) if data.get("openai") is not None else None,
     )
 
 
