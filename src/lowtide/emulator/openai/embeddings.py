@@ -61,7 +61,7 @@ def _inputs(value: object) -> list[str]:
         found = as_array(value)
         if found is None:
             raise invalid_type("input", "a string or an array", value)
-        items = list(found) if found and not all(is_int(item) for item in found) else [found]
+        items = [found] if found and all(is_int(item) for item in found) else list(found)
     if not items or len(items) > _MAX_INPUTS:
         raise OpenAIError(
             400,

@@ -65,12 +65,12 @@ class OpenAIError(Exception):
         code: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        default_type, default_code, default_message = _defaults(status)
+        default_type, _, default_message = _defaults(status)
         self.status = status
         self.message = message if message is not None else default_message
         self.error_type = error_type if error_type is not None else default_type
         self.param = param
-        self.code = code if code is not None or message is not None else default_code
+        self.code = code
         self.headers: dict[str, str] = dict(headers or {})
         super().__init__(f"{status} {self.error_type}: {self.message}")
 
@@ -90,7 +90,7 @@ def status_error(status: int, message: str | None = None, *, retry_after: float 
     headers = rate_limit_headers(retry_after) if status == 429 else {}
     if retry_after is not None and status != 429:
         headers["retry-after"] = _seconds(retry_after)
-    return OpenAIError(status, message, headers=headers)
+    return OpenAIError(status, message, code=_defaults(status)[1], headers=headers)
 
 
 def rate_limit_headers(retry_after: float | None) -> dict[str, str]:

@@ -78,6 +78,16 @@ class FileStore:
     def restore(self, files: Iterable[StoredFile]) -> None:
         self._files = {stored.id: stored for stored in files}
 
+    def order(self) -> list[str]:
+        """Every file's id, in the order they were added (which breaks ties between files created in one second)."""
+        return list(self._files)
+
+    def reorder(self, ids: Iterable[str]) -> None:
+        """Put the files in the order of `ids` (those it does not name last, as they are)."""
+        ranks = {file_id: rank for rank, file_id in enumerate(ids)}
+        ordered = sorted(self._files.values(), key=lambda stored: ranks.get(stored.id, len(ranks)))
+        self._files = {stored.id: stored for stored in ordered}
+
     def clear(self) -> None:
         self._files.clear()
 

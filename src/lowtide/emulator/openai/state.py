@@ -36,6 +36,7 @@ class OpenAIStateCodec:
             "created_batches": backend.created_batches,
             "created_custom_ids": dict(backend.created_custom_ids),
             "lost": lost,
+            "order": backend.files.order(),
         }
         encoded_files = ",".join(self._file(stored) for stored in files)
         encoded_batches = ",".join(self._batch(batch) for batch in batches)
@@ -99,6 +100,7 @@ def restore(backend: OpenAIBackend, text: str) -> None:
     for batch in batches:
         if batch.settlement is not None:
             backend.add_batch_files(batch)
+    backend.files.reorder(str(file_id) for file_id in data["order"])
 
 
 def _decode_file(item: Any) -> StoredFile:
