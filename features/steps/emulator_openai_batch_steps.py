@@ -117,7 +117,9 @@ def step_file_is(context: Any, name: str, purpose: str, size: int) -> None:
     s = scenario(context)
     found = _file(s, name)
     assert (found.filename, found.purpose, found.bytes, found.status) == (name, purpose, size, "processed"), found
-    assert found.expires_at is None and found.id.startswith("file-") and found.object == "file", found
+    assert found.expires_at is None, found
+    assert found.id.startswith("file-"), found
+    assert found.object == "file", found
     assert found.created_at == int(s.clock.now()), found
 
 
@@ -125,7 +127,8 @@ def step_file_is(context: Any, name: str, purpose: str, size: int) -> None:
 def step_file_reads(context: Any, name: str, text: str) -> None:
     s = scenario(context)
     content = s.run(lambda: s.sdk.files.content(s.file_id(name)))
-    assert content is not None and content.text == text, content
+    assert content is not None, content
+    assert content.text == text, content
 
 
 @step_when('I delete the OpenAI emulator file "{name:Q}"')
@@ -170,7 +173,8 @@ def _listed(s: OpenAIScenario, **params: Any) -> list[str]:
             pages += 1
             body = current.to_dict()
             names.extend(strict(item).filename for item in current.data)
-            assert body["object"] == "list" and body["first_id"] == current.data[0].id, body
+            assert body["object"] == "list", body
+            assert body["first_id"] == current.data[0].id, body
             assert body["last_id"] == current.data[-1].id, body
         s.snapshot["pages"] = pages
         return names
@@ -237,8 +241,10 @@ def create_batch(s: OpenAIScenario, lines: list[Any], endpoint: str, **extra: An
     if batch is None:
         return
     batch = strict(batch)
-    assert batch.status == "validating" and batch.object == "batch", batch
-    assert batch.id.startswith("batch_") and batch.input_file_id == created.id, batch
+    assert batch.status == "validating", batch
+    assert batch.object == "batch", batch
+    assert batch.id.startswith("batch_"), batch
+    assert batch.input_file_id == created.id, batch
     s.batch = batch
     s.batches.append(batch.id)
     refresh(s)
@@ -313,7 +319,8 @@ def step_create_raw(context: Any, body: str) -> None:
 @then("the OpenAI emulator holds no batch")
 def step_no_batch(context: Any) -> None:
     s = scenario(context)
-    assert len(s.emu.openai.batches) == 0 and s.emu.openai.created_batches == 0
+    assert len(s.emu.openai.batches) == 0
+    assert s.emu.openai.created_batches == 0
 
 
 @then('the OpenAI emulator batch is "{status:Q}" with {completed:d} completed, {failed:d} failed of {total:d}')
@@ -323,7 +330,8 @@ def step_batch_is(context: Any, status: str, completed: int, failed: int, total:
     batch = answer if answer is not None else refresh(s)
     assert batch.status == status, batch
     counts = batch.request_counts
-    assert counts is not None and (counts.completed, counts.failed, counts.total) == (completed, failed, total), counts
+    assert counts is not None, counts
+    assert (counts.completed, counts.failed, counts.total) == (completed, failed, total), counts
 
 
 @then("the OpenAI emulator batch's timestamps are {stamps}")
@@ -343,7 +351,8 @@ def step_timestamps(context: Any, stamps: str) -> None:
 @then('the OpenAI emulator batch keeps its metadata {metadata} and the model "{model:Q}"')
 def step_metadata(context: Any, metadata: str, model: str) -> None:
     batch = scenario(context).batch
-    assert batch.metadata == json.loads(metadata) and batch.model == model, batch
+    assert batch.metadata == json.loads(metadata), batch
+    assert batch.model == model, batch
     assert batch.completion_window == "24h", batch
 
 
@@ -376,10 +385,12 @@ def step_output(context: Any, ids: str, body: str) -> None:
     if len(wanted) > 3:
         assert found != wanted, found
     for line in lines:
-        assert set(line) == {"id", "custom_id", "response", "error"} and line["error"] is None, line
+        assert set(line) == {"id", "custom_id", "response", "error"}, line
+        assert line["error"] is None, line
         assert line["id"].startswith("batch_req_"), line
         response = line["response"]
-        assert response["status_code"] == 200 and len(response["request_id"]) == 32, response
+        assert response["status_code"] == 200, response
+        assert len(response["request_id"]) == 32, response
         answer = BODY_TYPES[body].model_validate(response["body"])
         if isinstance(answer, Response):
             assert answer.output_text.startswith('Emulated reply to "'), answer
@@ -389,7 +400,8 @@ def step_output(context: Any, ids: str, body: str) -> None:
 def step_output_file(context: Any, purpose: str) -> None:
     s = scenario(context)
     found = _file(s, s.batch.output_file_id)
-    assert found.purpose == purpose and found.filename == f"{s.batch.id}_output.jsonl", found
+    assert found.purpose == purpose, found
+    assert found.filename == f"{s.batch.id}_output.jsonl", found
     assert found.created_at == s.batch.completed_at, (found, s.batch)
     content = s.run(lambda: s.sdk.files.content(found.id))
     assert found.bytes == len(content.content), (found.bytes, len(content.content))
@@ -405,9 +417,11 @@ def step_error_lines(context: Any) -> None:
         code = None if row["code"] == "-" else row["code"]
         if row["status"] == "-":
             assert line["response"] is None, line
-            assert line["error"]["code"] == code and row["message"] in line["error"]["message"], line
+            assert line["error"]["code"] == code, line
+            assert row["message"] in line["error"]["message"], line
             continue
-        assert line["error"] is None and line["response"]["status_code"] == int(row["status"]), line
+        assert line["error"] is None, line
+        assert line["response"]["status_code"] == int(row["status"]), line
         error = line["response"]["body"]["error"]
         assert set(error) == {"message", "type", "param", "code"}, error
         assert (error["type"], error["code"]) == (row["type"], code), error
@@ -415,25 +429,31 @@ def step_error_lines(context: Any) -> None:
 
 
 @then(
-    'the OpenAI emulator batch failed {seconds:d} seconds after its creation with the error "{code:Q}" on line {line} about "{param:Q}"'
+    "the OpenAI emulator batch failed {seconds:d} seconds after its creation "
+    'with the error "{code:Q}" on line {line} about "{param:Q}"'
 )
 def step_failed_with(context: Any, seconds: int, code: str, line: str, param: str) -> None:
     s = scenario(context)
     batch = refresh(s)
-    assert batch.status == "failed" and batch.failed_at == batch.created_at + seconds, batch
-    assert batch.errors is not None and batch.errors.object == "list" and batch.errors.data, batch
+    assert batch.status == "failed", batch
+    assert batch.failed_at == batch.created_at + seconds, batch
+    assert batch.errors is not None, batch
+    assert batch.errors.object == "list", batch
+    assert batch.errors.data, batch
     error = batch.errors.data[0]
     assert error.code == code, error
     assert error.line == (None if line == "-" else int(line)), error
     assert error.param == (None if param == "-" else param), error
     assert error.message, error
-    assert batch.in_progress_at is None and batch.model is None, batch
+    assert batch.in_progress_at is None, batch
+    assert batch.model is None, batch
 
 
 @then("the OpenAI emulator counted no request of the batch as created")
 def step_not_counted(context: Any) -> None:
     s = scenario(context)
-    assert s.emu.openai.created_batches == 1 and not s.emu.openai.created_custom_ids, s.emu.openai.created_custom_ids
+    assert s.emu.openai.created_batches == 1, s.emu.openai.created_custom_ids
+    assert not s.emu.openai.created_custom_ids, s.emu.openai.created_custom_ids
 
 
 @step_when("I cancel the OpenAI emulator batch")
@@ -442,7 +462,8 @@ def step_cancel(context: Any) -> None:
     answer = s.run(lambda: s.sdk.batches.cancel(s.batch.id))
     if answer is not None:
         answer = strict(answer)
-        assert answer.status == "cancelling" and answer.cancelling_at is not None, answer
+        assert answer.status == "cancelling", answer
+        assert answer.cancelling_at is not None, answer
         s.snapshot["cancel_answer"] = answer
 
 
@@ -459,7 +480,8 @@ def step_list_batches_bad(context: Any, params: str) -> None:
 
 
 @then(
-    "the OpenAI emulator lists its {count:d} batches newest first, {size:d} at a time, with has_more, first_id and last_id"
+    "the OpenAI emulator lists its {count:d} batches newest first, {size:d} at a time, "
+    "with has_more, first_id and last_id"
 )
 def step_list_batches(context: Any, count: int, size: int) -> None:
     s = scenario(context)
@@ -470,7 +492,9 @@ def step_list_batches(context: Any, count: int, size: int) -> None:
         async for current in page.iter_pages():
             body = current.to_dict()
             ids = [strict(batch).id for batch in current.data]
-            assert body["object"] == "list" and body["first_id"] == ids[0] and body["last_id"] == ids[-1], body
+            assert body["object"] == "list", body
+            assert body["first_id"] == ids[0], body
+            assert body["last_id"] == ids[-1], body
             listed.extend(ids)
             assert body["has_more"] == (len(listed) < count), body
         return listed
@@ -491,7 +515,8 @@ def step_delete_batch_file(context: Any, which: str) -> None:
     s = scenario(context)
     file_id = {"input": s.batch.input_file_id, "output": s.batch.output_file_id, "error": s.batch.error_file_id}[which]
     deleted = s.run(lambda: s.sdk.files.delete(file_id))
-    assert deleted is not None and strict(deleted).deleted, repr(s.error)
+    assert deleted is not None, repr(s.error)
+    assert strict(deleted).deleted, repr(s.error)
     refresh(s)
 
 
@@ -528,8 +553,8 @@ def step_fault(context: Any, route: str, status: int, retry: float) -> None:
 
 
 @given(
-    'the OpenAI emulator fails the next "{route:Q}" call with status {status:d}, {times:d} times, retry-after {retry:g} '
-    'and message "{message:Q}"'
+    'the OpenAI emulator fails the next "{route:Q}" call with status {status:d}, {times:d} times, '
+    'retry-after {retry:g} and message "{message:Q}"'
 )
 def step_fault_full(context: Any, route: str, status: int, times: int, retry: float, message: str) -> None:
     scenario(context).emu.faults.fail_next(route, status, times=times, retry_after=retry, message=message)
@@ -602,7 +627,8 @@ def step_call_route(context: Any, route: str) -> None:
 @then("the OpenAI emulator call failed with a dropped connection")
 def step_dropped(context: Any) -> None:
     error = scenario(context).error
-    assert isinstance(error, openai.APIConnectionError) and not isinstance(error, openai.APITimeoutError), repr(error)
+    assert isinstance(error, openai.APIConnectionError), repr(error)
+    assert not isinstance(error, openai.APITimeoutError), repr(error)
     assert isinstance(error.__cause__, httpx2.RemoteProtocolError), repr(error.__cause__)
 
 
@@ -646,7 +672,8 @@ def step_slept(context: Any, times: int, seconds: float) -> None:
 @then("the OpenAI emulator clock slept at least {times:d} times")
 def step_slept_many(context: Any, times: int) -> None:
     sleeps = scenario(context).clock.sleeps
-    assert len(sleeps) >= times and set(sleeps[1:]) == {2.0}, sleeps
+    assert len(sleeps) >= times, sleeps
+    assert set(sleeps[1:]) == {2.0}, sleeps
 
 
 @step_when("I read the OpenAI emulator output file")
@@ -692,7 +719,8 @@ def step_arm(context: Any, kind: str, body: str) -> None:
 @then('the socket OpenAI emulator\'s stats show {count:d} OpenAI batch created, holding "{ids:Q}"')
 def step_socket_stats(context: Any, count: int, ids: str) -> None:
     stats = _admin(scenario(context), "GET", "/_emulator/stats").json()
-    assert stats["openai_created_batches"] == count and stats["openai_batches"] == count, stats
+    assert stats["openai_created_batches"] == count, stats
+    assert stats["openai_batches"] == count, stats
     assert stats["openai_created_custom_ids"] == _created(ids), stats
     assert stats["calls"]["openai.batches.create"] == 2, stats
 
@@ -700,7 +728,8 @@ def step_socket_stats(context: Any, count: int, ids: str) -> None:
 @then("the socket OpenAI emulator admin answer is {status:d}")
 def step_admin_status(context: Any, status: int) -> None:
     response = scenario(context).raw
-    assert response is not None and response.status_code == status, response
+    assert response is not None, response
+    assert response.status_code == status, response
 
 
 # -- the state file --------------------------------------------------------------------------------------------------
@@ -758,7 +787,8 @@ def step_same_after(context: Any) -> None:
     s = scenario(context)
     before, after = s.snapshot["before"], _everything(s)
     assert after == before, (after, before)
-    assert len(after["batches"]) == 3 and any(b["status"] == "cancelled" for b in after["batches"]), after["batches"]
+    assert len(after["batches"]) == 3, after["batches"]
+    assert any(b["status"] == "cancelled" for b in after["batches"]), after["batches"]
     assert any(f["purpose"] == "vision" for f in after["files"]), after["files"]
 
 

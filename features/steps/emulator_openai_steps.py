@@ -161,15 +161,18 @@ def step_raw_anthropic_404(context: Any) -> None:
     assert response is not None
     assert response.status_code == 404, response.text
     body = response.json()
-    assert body["type"] == "error" and body["error"]["type"] == "not_found_error", body
+    assert body["type"] == "error", body
+    assert body["error"]["type"] == "not_found_error", body
 
 
 @then("the OpenAI emulator raw answer is a list of {count:d} files")
 def step_raw_list(context: Any, count: int) -> None:
     response = scenario(context).raw
-    assert response is not None and response.status_code == 200, response
+    assert response is not None, response
+    assert response.status_code == 200, response
     page = response.json()
-    assert page["object"] == "list" and len(page["data"]) == count, page
+    assert page["object"] == "list", page
+    assert len(page["data"]) == count, page
 
 
 @then('the OpenAI emulator call fails with {exception}, status {status:d}, type "{error_type:Q}" and code "{code:Q}"')
@@ -179,10 +182,12 @@ def step_fails(context: Any, exception: str, status: int, error_type: str, code:
     assert type(error).__name__ == exception, f"{type(error).__name__} is not {exception}"
     assert error.status_code == status, error.status_code
     body = error.response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"message", "type", "param", "code"}, body
+    assert set(body) == {"error"}, body
+    assert set(body["error"]) == {"message", "type", "param", "code"}, body
     assert error.type == error_type, error.type
     assert error.code == (None if code == "-" else code), error.code
-    assert error.request_id is not None and error.request_id.startswith("req_"), error.request_id
+    assert error.request_id is not None, error.request_id
+    assert error.request_id.startswith("req_"), error.request_id
 
 
 @then('the OpenAI emulator error names the parameter "{param:Q}"')
@@ -350,7 +355,8 @@ def step_completed(context: Any) -> None:
 @then('the OpenAI emulator answer is a completed response saying "{start}"')
 def step_completed_saying(context: Any, start: str) -> None:
     response = _response(context)
-    assert response.status == "completed" and response.incomplete_details is None, response
+    assert response.status == "completed", response
+    assert response.incomplete_details is None, response
     assert response.output_text.startswith(start.replace('\\"', '"')), response.output_text
     assert response.output[0].type == "message", response.output
 
@@ -376,7 +382,8 @@ def step_chat_saying(context: Any, start: str, finish: str) -> None:
 def step_chat_stopped(context: Any, finish: str, tokens: int) -> None:
     completion = _completion(context)
     assert completion.choices[0].finish_reason == finish, completion
-    assert completion.usage is not None and completion.usage.completion_tokens == tokens, completion.usage
+    assert completion.usage is not None, completion.usage
+    assert completion.usage.completion_tokens == tokens, completion.usage
 
 
 @then("the OpenAI emulator chat completion has {count:d} identical choices")
@@ -390,8 +397,10 @@ def step_chat_choices(context: Any, count: int) -> None:
 def step_incomplete(context: Any, tokens: int) -> None:
     response = _response(context)
     assert response.status == "incomplete", response.status
-    assert response.incomplete_details is not None and response.incomplete_details.reason == "max_output_tokens"
-    assert response.usage is not None and response.usage.output_tokens == tokens, response.usage
+    assert response.incomplete_details is not None
+    assert response.incomplete_details.reason == "max_output_tokens"
+    assert response.usage is not None, response.usage
+    assert response.usage.output_tokens == tokens, response.usage
     assert len(response.output_text) == tokens * 4, response.output_text
 
 
@@ -406,7 +415,8 @@ def step_usage(context: Any, tokens: int, cached: int) -> None:
         assert usage.output_tokens_details.reasoning_tokens == 0, usage
     else:
         usage = _completion(context).usage
-        assert usage is not None and usage.prompt_tokens_details is not None
+        assert usage is not None
+        assert usage.prompt_tokens_details is not None
         found = (usage.prompt_tokens, usage.prompt_tokens_details.cached_tokens)
         assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens, usage
     assert found == (tokens, cached), found
@@ -454,8 +464,10 @@ def step_parsed(context: Any) -> None:
 def step_response_calls(context: Any) -> None:
     response = _response(context)
     calls = [item for item in response.output if item.type == "function_call"]
-    assert len(calls) == 1 and calls[0].name == "lookup_tide", response.output
-    assert calls[0].call_id.startswith("call_") and (calls[0].id or "").startswith("fc_"), calls[0]
+    assert len(calls) == 1, response.output
+    assert calls[0].name == "lookup_tide", response.output
+    assert calls[0].call_id.startswith("call_"), calls[0]
+    assert (calls[0].id or "").startswith("fc_"), calls[0]
     LookupTide.model_validate_json(calls[0].arguments)
 
 
@@ -465,8 +477,10 @@ def step_chat_calls(context: Any) -> None:
     choice = completion.choices[0]
     assert choice.finish_reason == "tool_calls", choice
     calls = choice.message.tool_calls or []
-    assert len(calls) == 1 and calls[0].type == "function", calls
-    assert calls[0].function.name == "lookup_tide" and calls[0].id.startswith("call_"), calls[0]
+    assert len(calls) == 1, calls
+    assert calls[0].type == "function", calls
+    assert calls[0].function.name == "lookup_tide", calls[0]
+    assert calls[0].id.startswith("call_"), calls[0]
     LookupTide.model_validate_json(calls[0].function.arguments)
 
 
@@ -599,7 +613,8 @@ def step_streamed_response(context: Any) -> None:
 @then("the OpenAI emulator stream's events are in OpenAI's order, ending with \"{last}\"")
 def step_stream_events(context: Any, last: str) -> None:
     response = scenario(context).raw
-    assert response is not None and response.status_code == 200, response
+    assert response is not None, response
+    assert response.status_code == 200, response
     assert response.headers["content-type"].startswith("text/event-stream"), response.headers
     text = response.text
     assert "[DONE]" not in text, text[-200:]
@@ -610,7 +625,8 @@ def step_stream_events(context: Any, last: str) -> None:
     assert [data["sequence_number"] for data in datas] == list(range(len(datas))), datas
     assert names[:2] == ["response.created", "response.in_progress"], names
     assert names[-1] == last, names
-    assert "response.output_item.added" in names and "response.output_item.done" in names, names
+    assert "response.output_item.added" in names, names
+    assert "response.output_item.done" in names, names
     from openai.types.responses import ResponseStreamEvent
     from pydantic import TypeAdapter
 
@@ -636,14 +652,16 @@ def step_streamed_completion(context: Any) -> None:
 @then('the OpenAI emulator chat stream ends with a usage chunk and "{done:Q}"')
 def step_chat_stream_end(context: Any, done: str) -> None:
     response = scenario(context).raw
-    assert response is not None and response.status_code == 200, response
+    assert response is not None, response
+    assert response.status_code == 200, response
     blocks = [block for block in response.text.split("\n\n") if block]
     assert blocks[-1] == done, blocks[-1]
     assert all(block.startswith("data: ") for block in blocks), blocks
     from openai.types.chat import ChatCompletionChunk
 
     chunks = [ChatCompletionChunk.model_validate_json(block.removeprefix("data: ")) for block in blocks[:-1]]
-    assert chunks[-1].choices == [] and chunks[-1].usage is not None, chunks[-1]
+    assert chunks[-1].choices == [], chunks[-1]
+    assert chunks[-1].usage is not None, chunks[-1]
     assert all(chunk.usage is None for chunk in chunks[:-1]), chunks
     assert chunks[-2].choices[0].finish_reason is not None, chunks[-2]
 
@@ -689,7 +707,8 @@ def step_vectors(context: Any, count: int, size: int, tokens: int) -> None:
     s = scenario(context)
     assert s.error is None, repr(s.error)
     s.vectors = _vectors(s.reply)
-    assert len(s.vectors) == count and all(len(vector) == size for vector in s.vectors), [len(v) for v in s.vectors]
+    assert len(s.vectors) == count, [len(v) for v in s.vectors]
+    assert all(len(vector) == size for vector in s.vectors), [len(v) for v in s.vectors]
     for vector in s.vectors:
         assert math.isclose(math.sqrt(sum(value * value for value in vector)), 1.0, rel_tol=1e-5), vector[:3]
     assert s.reply.usage.prompt_tokens == tokens == s.reply.usage.total_tokens, s.reply.usage
