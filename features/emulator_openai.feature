@@ -37,6 +37,7 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
         | POST   | /v1/responses        | big      | 413    | invalid_request_error | maximum allowed number        |
         | DELETE | /v1/files            | -        | 405    | invalid_request_error | Invalid method for URL        |
         | GET    | /v1/files/x/y/z      | -        | 404    | invalid_request_error | Invalid URL                   |
+        | POST   | /v1/files            | garbage  | 400    | invalid_request_error | Missing boundary in multipart |
 
     Scenario: An unexpected failure inside the emulator answers 500 in OpenAI's shape
       Given the OpenAI emulator runs on a clock that has stopped working
@@ -62,6 +63,9 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
         | change                                                                             | exception       | status | code                       | param                      |
         | {"model": "claude-sonnet-4-5"}                                                     | NotFoundError   | 404    | model_not_found            | model                      |
         | {"model": null}                                                                    | BadRequestError | 400    | missing_required_parameter | model                      |
+        | {"model": 4}                                                                       | BadRequestError | 400    | invalid_type               | model                      |
+        | {"max_output_tokens": true}                                                        | BadRequestError | 400    | invalid_type               | max_output_tokens          |
+        | {"tools": [null]}                                                                  | BadRequestError | 400    | invalid_type               | tools[0]                   |
         | {"input": null}                                                                    | BadRequestError | 400    | missing_required_parameter | input                      |
         | {"frobnicate": 1}                                                                  | BadRequestError | 400    | unknown_parameter          | frobnicate                 |
         | {"input": 5}                                                                       | BadRequestError | 400    | invalid_type               | input                      |
@@ -166,13 +170,16 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       When I ask the OpenAI emulator's Chat Completions API "What is the tide?"
       Then the OpenAI emulator answer is a chat completion saying "Emulated reply to \"What is the tide?\": " and stopping for "stop"
       And the OpenAI emulator answer used 5 input tokens, 0 of them cached
+      When I ask the OpenAI emulator's Responses API the body changed by {"input": [], "instructions": "Say hi"}
+      Then the OpenAI emulator answer is a completed response saying "Emulated reply to \"\": "
+      And the OpenAI emulator answer used 2 input tokens, 0 of them cached
 
     Scenario: Instructions, system and developer messages are read and counted
       Given the OpenAI emulator runs on a manual clock
-      When I ask the OpenAI emulator's Responses API the body changed by {"instructions": "Be brief and kind.", "input": [{"role": "system", "content": "Answer in French."}, {"role": "developer", "content": [{"type": "input_text", "text": "No emoji."}]}, {"role": "user", "content": "Salut"}, {"role": "assistant", "content": [{"type": "output_text", "text": "Bonjour"}]}, {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "done"}, {"type": "reasoning", "summary": []}, {"role": "user", "content": "Quelle marée ?"}]}
+      When I ask the OpenAI emulator's Responses API the body changed by {"instructions": "Be brief and kind.", "input": [{"role": "system", "content": "Answer in French."}, {"role": "developer", "content": [{"type": "input_text", "text": "No emoji."}]}, {"role": "user", "content": "Salut"}, {"role": "assistant", "content": [{"type": "output_text", "text": "Bonjour"}]}, {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "done"}, {"type": "reasoning", "summary": []}, {"role": "user", "content": "Quelle marée ?"}], "tools": [{"type": "web_search"}], "tool_choice": {"type": "web_search_preview"}}
       Then the OpenAI emulator answer is a completed response saying "Emulated reply to \"Quelle marée ?\": "
       And the OpenAI emulator answer used 22 input tokens, 0 of them cached
-      When I ask the OpenAI emulator's Chat Completions API the body changed by {"messages": [{"role": "system", "content": "Answer in French."}, {"role": "developer", "content": [{"type": "text", "text": "No emoji."}]}, {"role": "user", "content": "Salut"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "done"}, {"role": "user", "content": [{"type": "text", "text": "Quelle marée ?"}]}], "n": 2, "stop": "zzz", "seed": 3, "temperature": 0.5}
+      When I ask the OpenAI emulator's Chat Completions API the body changed by {"messages": [{"role": "system", "content": "Answer in French."}, {"role": "developer", "content": [{"type": "text", "text": "No emoji."}]}, {"role": "user", "content": "Salut"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "done"}, {"role": "user", "content": [{"type": "text", "text": "Quelle marée ?"}]}], "n": 2, "stop": "zzz", "seed": 3, "temperature": 0.5, "tools": [{"type": "custom", "custom": {"name": "grammar"}}]}
       Then the OpenAI emulator answer is a chat completion saying "Emulated reply to \"Quelle marée ?\": " and stopping for "stop"
       And the OpenAI emulator chat completion has 2 identical choices
 
@@ -205,6 +212,8 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide
       Then the OpenAI emulator answer is a completed response saying "Emulated reply"
       When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide and the tool choice "required"
+      Then the OpenAI emulator response calls lookup_tide with valid arguments
+      When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide and the tool choice "lookup_tide"
       Then the OpenAI emulator response calls lookup_tide with valid arguments
       When I ask the OpenAI emulator's Responses API "Tides at Brest? [[emulator:tool:lookup_tide]]" with the tool lookup_tide and the tool choice "none"
       Then the OpenAI emulator answer is a completed response saying "Emulated reply"
@@ -250,10 +259,10 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       And I ask the OpenAI emulator's Responses API a 2000-token question "tides"
       Then the OpenAI emulator answer used 2001 input tokens, 0 of them cached
       When I ask the OpenAI emulator's Chat Completions API a 2000-token question "moons" kept for 24h
-      Then the OpenAI emulator answer used 2001 input tokens, 0 of them cached
+      Then the OpenAI emulator answer used 2002 input tokens, 0 of them cached
       When the OpenAI emulator clock advances 3600 seconds
       And I ask the OpenAI emulator's Chat Completions API a 2000-token question "moons" kept for 24h
-      Then the OpenAI emulator answer used 2001 input tokens, 1920 of them cached
+      Then the OpenAI emulator answer used 2002 input tokens, 1920 of them cached
       When I ask the OpenAI emulator's Responses API a 500-token question "short"
       And I ask the OpenAI emulator's Responses API a 500-token question "short"
       Then the OpenAI emulator answer used 501 input tokens, 0 of them cached
@@ -439,12 +448,14 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
         | custom_id | body                                                                         |
         | a         | {"model": "gpt-4o", "messages": []}                                          |
         | b         | {"model": "gpt-4o", "messages": [{"role": "user", "content": "[[emulator:errored]]"}]} |
-      Then the OpenAI emulator batch is "completed" with 0 completed, 2 failed of 2
+        | c         | {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stream": true}   |
+      Then the OpenAI emulator batch is "completed" with 0 completed, 3 failed of 3
       And the OpenAI emulator batch has an error file and no output file
       And the OpenAI emulator error file holds these lines:
         | custom_id | status | type                  | code        | message                                      |
         | a         | 400    | invalid_request_error | empty_array | Invalid 'messages': empty array              |
         | b         | 400    | invalid_request_error | -           | Emulated invalid_request_error requested by a marker. |
+        | c         | 400    | invalid_request_error | invalid_value | Invalid value                              |
 
     Scenario: Requests can be made to go missing from both files, though counted as completed
       Given the OpenAI emulator runs on a manual clock
@@ -490,6 +501,8 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       When I run an OpenAI emulator batch of 50001 requests to "/v1/embeddings"
       Then the OpenAI emulator batch is "failed" with 0 completed, 0 failed of 0
       And the OpenAI emulator batch failed 0 seconds after its creation with the error "too_many_tasks" on line - about "-"
+      When I run an OpenAI emulator batch to "/v1/responses" of 150 broken lines
+      Then the OpenAI emulator batch lists the first 100 problems, from line 1 on
       Given the OpenAI emulator takes batch input files of at most 300 bytes
       When I run an OpenAI emulator batch of 3 requests to "/v1/responses"
       Then the OpenAI emulator batch failed 0 seconds after its creation with the error "file_too_large" on line - about "-"
@@ -651,10 +664,11 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
     Scenario: Delayed and slow answers wait on the emulator clock
       Given the OpenAI emulator runs on a manual clock
       And the OpenAI emulator delays the answer of the next "openai.files.create" call by 5 seconds
+      And the OpenAI emulator makes "openai.files.create" slow by 1 seconds, 1 time
       And the OpenAI emulator makes "openai.responses.create" slow by 2 seconds, 1 time
       And the OpenAI emulator makes "openai.files.content" slow by 1 seconds
       When I upload "notes.txt" holding "x" to the OpenAI emulator for "user_data"
-      Then the OpenAI emulator clock slept 1 times for 5 seconds in all
+      Then the OpenAI emulator clock slept 2 times for 6 seconds in all
       When I ask the OpenAI emulator's Responses API "Hello", streamed and not
       Then the OpenAI emulator clock slept at least 10 times
       When I run an OpenAI emulator batch of 3 requests to "/v1/responses"
@@ -685,6 +699,8 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       And the socket OpenAI emulator's stats show 1 OpenAI batch created, holding "r0=1, r1=1"
       When I arm the socket OpenAI emulator's outcome {"custom_id": 5, "kind": "missing"}
       Then the socket OpenAI emulator admin answer is 400
+      When I reset the socket OpenAI emulator
+      Then the socket OpenAI emulator's stats show no OpenAI batch, file or call
 
   Rule: A state file keeps the OpenAI files and batches across restarts
 
@@ -701,7 +717,8 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       And I cancel a second OpenAI emulator batch that is still in progress
       And I delete the OpenAI emulator batch's error file
       And I run an OpenAI emulator batch to "/v1/responses" whose input fails validation
+      And I leave an OpenAI emulator batch of 1 request in progress
       And the OpenAI emulator is started again on its state file
       Then the OpenAI emulator serves the same files, batches and output as before
-      And the OpenAI emulator counted 3 batches created, holding "ok=1, gone=1, bad=1, r0=1, r1=1"
+      And the OpenAI emulator counted 4 batches created, holding "ok=1, gone=1, bad=1, r0=1, r1=1, p0=1"
       And the OpenAI emulator still loses request "gone"

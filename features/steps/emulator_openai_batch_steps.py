@@ -294,6 +294,18 @@ def step_run_batch_lines(context: Any, endpoint: str, lines: str) -> None:
     create_batch(scenario(context), json.loads(lines), endpoint)
 
 
+@step_when('I run an OpenAI emulator batch to "{endpoint:Q}" of {count:d} broken lines')
+def step_run_batch_broken(context: Any, endpoint: str, count: int) -> None:
+    create_batch(scenario(context), ["not json"] * count, endpoint)
+
+
+@then("the OpenAI emulator batch lists the first {count:d} problems, from line 1 on")
+def step_first_problems(context: Any, count: int) -> None:
+    batch = refresh(scenario(context))
+    assert batch.errors is not None, batch
+    assert [error.line for error in batch.errors.data or []] == list(range(1, count + 1)), batch.errors
+
+
 @step_when('I run an OpenAI emulator batch to "{endpoint:Q}" whose input fails validation')
 def step_run_batch_invalid(context: Any, endpoint: str) -> None:
     create_batch(scenario(context), ["not json"], endpoint)
@@ -673,7 +685,7 @@ def step_slept(context: Any, times: int, seconds: float) -> None:
 def step_slept_many(context: Any, times: int) -> None:
     sleeps = scenario(context).clock.sleeps
     assert len(sleeps) >= times, sleeps
-    assert set(sleeps[1:]) == {2.0}, sleeps
+    assert set(sleeps[2:]) == {2.0}, sleeps
 
 
 @step_when("I read the OpenAI emulator output file")
@@ -725,6 +737,20 @@ def step_socket_stats(context: Any, count: int, ids: str) -> None:
     assert stats["calls"]["openai.batches.create"] == 2, stats
 
 
+@step_when("I reset the socket OpenAI emulator")
+def step_reset(context: Any) -> None:
+    assert _admin(scenario(context), "POST", "/_emulator/reset").json() == {"reset": True}
+
+
+@then("the socket OpenAI emulator's stats show no OpenAI batch, file or call")
+def step_reset_stats(context: Any) -> None:
+    s = scenario(context)
+    stats = _admin(s, "GET", "/_emulator/stats").json()
+    assert stats["calls"] == {}, stats
+    assert (stats["openai_batches"], stats["openai_created_batches"], stats["openai_created_custom_ids"]) == (0, 0, {})
+    assert s.emu.openai.files.order() == [], s.emu.openai.files.order()
+
+
 @then("the socket OpenAI emulator admin answer is {status:d}")
 def step_admin_status(context: Any, status: int) -> None:
     response = scenario(context).raw
@@ -762,6 +788,16 @@ def step_cancel_second(context: Any) -> None:
     s.batch = first
 
 
+@step_when("I leave an OpenAI emulator batch of 1 request in progress")
+def step_leave_running(context: Any) -> None:
+    s = scenario(context)
+    first = s.batch
+    s.emu.processing_seconds = 100
+    create_batch(s, [request_line("p0", "/v1/responses", 0)], "/v1/responses")
+    assert s.batch.status == "validating", s.batch
+    s.batch = first
+
+
 def _everything(s: OpenAIScenario) -> dict[str, Any]:
     async def read() -> dict[str, Any]:
         files = [item.to_dict() for item in (await s.sdk.files.list()).data]
@@ -787,7 +823,7 @@ def step_same_after(context: Any) -> None:
     s = scenario(context)
     before, after = s.snapshot["before"], _everything(s)
     assert after == before, (after, before)
-    assert len(after["batches"]) == 3, after["batches"]
+    assert len(after["batches"]) == 4, after["batches"]
     assert any(b["status"] == "cancelled" for b in after["batches"]), after["batches"]
     assert any(f["purpose"] == "vision" for f in after["files"]), after["files"]
 

@@ -212,9 +212,6 @@ class OpenAIBackend:
         # With cancel_seconds=0 the batch is cancelled at once, but this answer still shows the cancel under way.
         return self._render(batch, status="cancelling")
 
-    def batch_status(self, batch_id: str) -> BatchStatus:
-        return self.batches.find(batch_id).status(self.clock.now())
-
     # -- the model -----------------------------------------------------------------------------------------------
 
     def create_response(self, body: object) -> tuple[JsonObject, bool]:

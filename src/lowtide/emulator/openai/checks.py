@@ -124,8 +124,6 @@ def check_metadata(value: object, param: str = "metadata") -> dict[str, str] | N
 
 def check_model(value: object, prefixes: tuple[str, ...] = KNOWN_MODEL_PREFIXES) -> str:
     """A model OpenAI serves (by its family's prefix), else the 404 OpenAI answers an unknown model with."""
-    if value is None:
-        raise missing_parameter("model")
     if not isinstance(value, str):
         raise invalid_type("model", "a string", value)
     if not value.startswith(prefixes):

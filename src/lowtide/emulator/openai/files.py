@@ -42,8 +42,9 @@ class StoredFile:
     def pieces(self) -> Iterator[bytes]:
         if self.content is not None:
             yield self.content
-        elif self.lines is not None:
-            yield from self.lines()
+            return
+        assert self.lines is not None, "a file holds content or produces lines"
+        yield from self.lines()
 
     def alive(self, now: float) -> bool:
         return self.expires_at is None or now < self.expires_at

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from lowtide.emulator.answers import answer
 from lowtide.emulator.cache import PromptCache
 from lowtide.emulator.errors import ERROR_STATUS
-from lowtide.emulator.jsonutil import JsonObject, as_array, canonical, compact
+from lowtide.emulator.jsonutil import JsonObject, canonical, compact
 from lowtide.emulator.openai.content import text_tokens
 from lowtide.emulator.openai.errors import status_error
 from lowtide.emulator.outcomes import Outcome, find_marker
@@ -171,14 +171,3 @@ def _use_cache(request: ModelRequest, prefixes: list[tuple[list[Any], int]], cac
         breakpoints.append(Breakpoint(key=key.hexdigest(), tokens=tokens, ttl=ttl))
     read = cache.use(breakpoints, now).read
     return read - read % CACHE_STEP if read >= CACHE_MINIMUM else 0
-
-
-def blocks_text(blocks: list[JsonObject]) -> str:
-    return "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
-
-
-def strings(value: object) -> list[str]:
-    """A `stop` parameter (a string or a list of them) as a list."""
-    if isinstance(value, str):
-        return [value]
-    return [str(item) for item in as_array(value) or []]
