@@ -3,7 +3,8 @@
 What is kept is what the answers are computed from, never the answers themselves: each batch's requests, creation
 time, timings and cancel, the settlement of those whose end has been seen (result types, error details, cache
 usage), the prompt cache and the outcomes armed by custom_id (which batches not yet settled will need), and the
-counters. Call faults are not kept: they were armed for calls to the emulator that stopped.
+counters, and the OpenAI section (`lowtide.emulator.openai.state`). Call faults are not kept: they were armed for
+calls to the emulator that stopped.
 
 The file is JSON, rewritten whole after every change: written beside its final name, then renamed over it, so that
 a reader, or an emulator killed while writing, only ever finds a complete file. A batch's requests, and a settled
