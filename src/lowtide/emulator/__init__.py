@@ -1,7 +1,8 @@
-"""An offline, faithful Anthropic API (Messages, token counting, Message Batches and Files) for lowtide's tests and
-demos.
+"""An offline, faithful Anthropic API (Messages, token counting, Message Batches and Files) and OpenAI API (Files,
+Batches, Responses, Chat Completions, Embeddings) for lowtide's tests and demos.
 
-`Emulator` serves it to the real `anthropic` SDK in process; `lowtide.emulator.server` serves it on a socket.
+`Emulator` serves them to the real `anthropic` and `openai` SDKs in process; `lowtide.emulator.server` serves them on
+one socket.
 """
 
 from __future__ import annotations

@@ -42,6 +42,10 @@ def admin_routes(backend: Backend) -> list[Route]:
         ):
             raise invalid_request("expected {'custom_id': str, 'kind': str, 'error_type': str, 'message': str}")
         try:
+            if kind == "missing":
+                # OpenAI batches only: the request goes missing from both the output and the error file.
+                backend.faults.lose(str(custom_id))
+                return JSONResponse({"custom_id": custom_id, "kind": kind})
             backend.faults.outcome(str(custom_id), outcome_kind(kind), error_type=str(error_type), message=message)
         except ValueError as error:
             raise invalid_request(str(error)) from None
@@ -54,6 +58,9 @@ def admin_routes(backend: Backend) -> list[Route]:
                 "batches": len(backend.batches),
                 "created_batches": backend.created_batches,
                 "created_custom_ids": dict(backend.created_custom_ids),
+                "openai_batches": len(backend.openai.batches),
+                "openai_created_batches": backend.openai.created_batches,
+                "openai_created_custom_ids": dict(backend.openai.created_custom_ids),
             }
         )
 

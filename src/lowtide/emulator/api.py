@@ -28,13 +28,19 @@ from lowtide.emulator.web import (
     require_version,
 )
 
-__all__ = ["api_routes"]
+__all__ = ["anthropic_file_routes", "api_routes"]
 
 Wait = Callable[[float], Awaitable[None]]
 
 
 def api_routes(backend: Backend) -> list[Route]:
+    """The Anthropic routes but the Files API's (`/v1/files` is shared with OpenAI: `anthropic_file_routes`)."""
     return _Api(backend).routes()
+
+
+def anthropic_file_routes(backend: Backend) -> list[Route]:
+    """The Anthropic Files API's routes, for the `/v1/files` dispatcher that tells the two providers' callers apart."""
+    return _Api(backend).file_routes()
 
 
 class _Api:
@@ -52,8 +58,11 @@ class _Api:
             (batch, "DELETE", "batches.delete", self.delete_batch),
             (f"{batch}/cancel", "POST", "batches.cancel", self.cancel_batch),
             (f"{batch}/results", "GET", "batches.results", self.batch_results),
-            *file_routes(self._backend),
         ]
+        return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
+
+    def file_routes(self) -> list[Route]:
+        table = file_routes(self._backend)
         return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
 
     def _endpoint(self, route: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:

@@ -1,5 +1,5 @@
-"""The Starlette application: API and admin routes behind the request-id middleware, with every error in the
-API's JSON shape."""
+"""The Starlette application: the Anthropic, OpenAI and admin routes behind the request-id middleware, with every
+error in the shape of the API its caller speaks."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 
 from lowtide.emulator.admin import admin_routes
-from lowtide.emulator.api import api_routes
+from lowtide.emulator.api import anthropic_file_routes, api_routes
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.errors import ApiError
+from lowtide.emulator.openai.errors import OpenAIError
+from lowtide.emulator.openai.http import by_caller, openai_error_response
+from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.web import RequestIdMiddleware, api_error_response, http_error_response, server_error_response
 
 __all__ = ["build_app"]
@@ -18,12 +21,18 @@ __all__ = ["build_app"]
 
 def build_app(backend: Backend) -> Starlette:
     return Starlette(
-        routes=[*api_routes(backend), *admin_routes(backend)],
+        routes=[
+            *api_routes(backend),
+            *openai_routes(backend, anthropic_files=anthropic_file_routes(backend)),
+            *admin_routes(backend),
+        ],
         middleware=[Middleware(RequestIdMiddleware)],
         exception_handlers={
             ApiError: api_error_response,
-            HTTPException: http_error_response,
+            OpenAIError: openai_error_response,
+            # Routing errors and crashes reach no route's own handling: each caller gets its provider's shape.
+            HTTPException: by_caller(http_error_response, openai_error_response),
             # Starlette still re-raises after answering, so a bug fails the test that hit it.
-            Exception: server_error_response,
+            Exception: by_caller(server_error_response, openai_error_response),
         },
     )

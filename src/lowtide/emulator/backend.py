@@ -26,6 +26,9 @@ from lowtide.emulator.filestore import MAX_FILE_BYTES, FileStore
 from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import JsonObject
 from lowtide.emulator.messages import build_message
+from lowtide.emulator.openai.backend import OpenAIBackend
+from lowtide.emulator.openai.state import OpenAIStateCodec
+from lowtide.emulator.openai.state import restore as restore_openai
 from lowtide.emulator.outcomes import find_marker
 from lowtide.emulator.prompt import analyze_prompt
 from lowtide.emulator.settlement import result_lines, settle
@@ -67,6 +70,8 @@ class Backend:
         self.cache = PromptCache()
         self.batches = BatchStore()
         self.files = FileStore()
+        self.openai = OpenAIBackend(clock, settings, self.faults, self.cache)
+        self._openai_state = OpenAIStateCodec()
         if state_file is not None:
             saved = state_file.read()
             if saved is not None:
@@ -83,6 +88,7 @@ class Backend:
         self.cache.clear()
         self.batches.clear()
         self.files.clear()
+        self.openai.reset()
         self.save()
 
     def save(self) -> None:
@@ -97,6 +103,7 @@ class Backend:
                     outcomes=self.faults.outcomes(),
                     cache=self.cache.entries(),
                     files=self.files.oldest_first(),
+                    openai=self._openai_state.encode(self.openai),
                 )
             )
 
@@ -108,6 +115,8 @@ class Backend:
         self.faults.restore_outcomes(saved.outcomes)
         self.cache.restore(saved.cache)
         self.files.restore(saved.files)
+        if saved.openai is not None:
+            restore_openai(self.openai, saved.openai)
 
     def create_message(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
         params, _ = checked_params(body, self.files.get, now=self.clock.now(), betas=betas)

@@ -1,5 +1,6 @@
-"""`Emulator`: an offline Anthropic API (Messages, Message Batches and Files) that the real SDK talks to, in process
-through an ASGI transport or over a socket (see `lowtide.emulator.server`)."""
+"""`Emulator`: an offline Anthropic API (Messages, token counting, Message Batches and Files) and OpenAI API (Files,
+Batches, Responses, Chat Completions, Embeddings) that the real SDKs talk to, in process through an ASGI transport or
+over a socket (see `lowtide.emulator.server`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import anthropic
 import httpx2
+import openai
 from starlette.applications import Starlette
 
 from lowtide.clock import Clock, SystemClock
@@ -18,6 +20,7 @@ from lowtide.emulator.backend import API_BATCH_BYTES, API_REQUEST_BYTES, Backend
 from lowtide.emulator.batches import BatchSnapshot
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.filestore import MAX_FILE_BYTES
+from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.state import StateFile
 from lowtide.emulator.web import IN_PROCESS, ConnectionDropped
 
@@ -25,7 +28,7 @@ __all__ = ["Emulator"]
 
 
 class Emulator:
-    """One emulated API account: batches, uploaded files, prompt cache, call counts and faults, all on one clock.
+    """One emulated account with each provider: batches, files, prompt cache, call counts and faults, on one clock.
 
     `processing_seconds` is how long each batch stays `in_progress`; `cancel_seconds` how long a canceled one
     stays `canceling`. `api_keys=None` accepts any non-empty key. The byte limits default to the API's (32 MB
@@ -82,6 +85,12 @@ class Emulator:
         return self._backend.created_batches
 
     @property
+    def openai(self) -> OpenAIBackend:
+        """The OpenAI side: its `limits` (lower them to test OpenAI's without 200 MB files), `created_custom_ids` and
+        `created_batches` (the exactly-once evidence, as for Anthropic batches), `files` and `batches`."""
+        return self._backend.openai
+
+    @property
     def faults(self) -> Faults:
         return self._backend.faults
 
@@ -127,6 +136,16 @@ class Emulator:
         """The real SDK client, wired to this emulator without sockets. Close it (`await client.close()`)."""
         return anthropic.AsyncAnthropic(
             api_key=api_key, base_url=self.base_url, http_client=self.http_client(), max_retries=max_retries, **kwargs
+        )
+
+    def openai_client(self, api_key: str = "emulator-key", max_retries: int = 0, **kwargs: Any) -> openai.AsyncOpenAI:
+        """The real OpenAI SDK client, wired to this emulator's OpenAI API without sockets. Close it."""
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=f"{self.base_url}/v1",
+            http_client=self.http_client(),
+            max_retries=max_retries,
+            **kwargs,
         )
 
     def batch(self, batch_id: str) -> BatchSnapshot:

@@ -30,6 +30,18 @@ ROUTES = (
     "files.retrieve_metadata",
     "files.download",
     "files.delete",
+    "openai.files.create",
+    "openai.files.retrieve",
+    "openai.files.list",
+    "openai.files.delete",
+    "openai.files.content",
+    "openai.batches.create",
+    "openai.batches.retrieve",
+    "openai.batches.list",
+    "openai.batches.cancel",
+    "openai.responses.create",
+    "openai.chat.completions.create",
+    "openai.embeddings.create",
 )
 
 
@@ -75,6 +87,7 @@ class Faults:
         self._after_commit: dict[str, deque[_Queued]] = {}
         self._slow: dict[str, _Slow] = {}
         self._outcomes: dict[str, Outcome] = {}
+        self._lost: set[str] = set()
         self._on_outcomes = on_outcomes
 
     def fail_next(
@@ -140,6 +153,27 @@ class Faults:
             self._outcomes[custom_id] = Outcome(kind, error_type, message)
         self._on_outcomes()
 
+    def lose(self, custom_id: str) -> None:
+        """From now on, whenever an OpenAI batch holding `custom_id` ends, that request is written to neither its
+        output nor its error file, though counted as completed (until reset): a fault for testing how a client
+        notices a request that never came back."""
+        with self._lock:
+            self._lost.add(custom_id)
+        self._on_outcomes()
+
+    def is_lost(self, custom_id: str) -> bool:
+        with self._lock:
+            return custom_id in self._lost
+
+    def lost(self) -> set[str]:
+        """The custom ids armed to go missing (a copy)."""
+        with self._lock:
+            return set(self._lost)
+
+    def restore_lost(self, custom_ids: set[str]) -> None:
+        with self._lock:
+            self._lost = set(custom_ids)
+
     def pending(self, route: str) -> int:
         """How many armed failures `route` has left: failing calls and lost or late answers."""
         with self._lock:
@@ -203,6 +237,7 @@ class Faults:
             self._after_commit.clear()
             self._slow.clear()
             self._outcomes.clear()
+            self._lost.clear()
 
     def _queue_after_commit(self, route: str, action: AfterCommit, times: int) -> None:
         _check_route(route)

@@ -3,8 +3,8 @@
 What is kept is what the answers are computed from, never the answers themselves: each batch's requests, creation
 time, timings, betas and cancel, the settlement of those whose end has been seen (result types, error details,
 cache usage, the uploaded files they read), the uploaded files (bytes in base64), the prompt cache and the outcomes
-armed by custom_id (which batches not yet settled will need), and the counters. Call faults are not kept: they were
-armed for calls to the emulator that stopped.
+armed by custom_id (which batches not yet settled will need), the counters, and the OpenAI section
+(`lowtide.emulator.openai.state`). Call faults are not kept: they were armed for calls to the emulator that stopped.
 
 The file is JSON, rewritten whole after every change: written beside its final name, then renamed over it, so that
 a reader, or an emulator killed while writing, only ever finds a complete file. A batch's requests, a settled batch
@@ -47,6 +47,8 @@ class SavedState:
     outcomes: dict[str, Outcome]
     cache: dict[str, float]
     files: list[StoredFile]
+    openai: str | None = None
+    """The OpenAI section's JSON text (`lowtide.emulator.openai.state`), or None when it has nothing to keep."""
 
 
 class StateFile:
@@ -88,7 +90,8 @@ class StateFile:
             }
             batches = ",".join(self._encode_batch(batch) for batch in state.batches)
             files = ",".join(self._encode_file(file) for file in state.files)
-            text = f'{compact(head)[:-1]},"files":[{files}],"batches":[{batches}]}}\n'
+            openai = f',"openai":{state.openai}' if state.openai is not None else ""
+            text = f'{compact(head)[:-1]},"files":[{files}]{openai},"batches":[{batches}]}}\n'
             temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
             try:
                 temporary.write_text(text, encoding="utf-8")
@@ -174,6 +177,7 @@ def _decode(data: Any) -> SavedState:
         cache={str(key): float(expiry) for key, expiry in data["cache"].items()},
         # Files written before the emulator had a Files API hold none.
         files=[_decode_file(item) for item in data.get("files", [])],
+        openai=compact(data["openai"]) if data.get("openai") is not None else None,
     )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "http_error_response",
     "read_body",
     "read_json",
+    "request_id",
     "require_version",
     "server_error_response",
 ]
@@ -102,6 +103,11 @@ class RequestIdMiddleware:
 def _request_id(request: Request) -> str:
     state = as_object(request.scope.get("state")) or {}
     return str(state.get(_STATE_KEY) or new_id("req"))
+
+
+def request_id(request: Request) -> str:
+    """The id `RequestIdMiddleware` gave this request (for providers that send it under another header too)."""
+    return _request_id(request)
 
 
 def api_error_response(request: Request, error: Exception) -> Response:

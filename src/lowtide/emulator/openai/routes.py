@@ -1,0 +1,229 @@
+"""The OpenAI `/v1` routes (Files, Batches, Responses, Chat Completions, Embeddings), each counted in `calls`,
+authenticated by bearer key and exposed to faults before it touches any state, saved to the state file after it
+did, and exposed to after-commit and slow faults before its answer goes out: as the Anthropic routes are, under
+route names starting `openai.`.
+
+`/v1/files` is a path both providers use. A dispatcher in front of it sends each call to the OpenAI file routes or
+to the Anthropic ones by its headers, as the two services would see it: an Anthropic client sends `x-api-key` or
+`anthropic-version`, an OpenAI client neither. Give the Anthropic file routes to `openai_routes(anthropic_files=...)`;
+without them, an Anthropic caller of `/v1/files` gets the 404 of an unknown route."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route, Router
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from lowtide.emulator.backend import Backend
+from lowtide.emulator.errors import ApiError
+from lowtide.emulator.jsonutil import JsonObject, as_object, compact
+from lowtide.emulator.openai.backend import expires_after
+from lowtide.emulator.openai.chat import completion_chunks
+from lowtide.emulator.openai.errors import from_api_error
+from lowtide.emulator.openai.http import authenticate, is_anthropic_caller, read_upload
+from lowtide.emulator.openai.responses import response_events
+from lowtide.emulator.sse import encode_event
+from lowtide.emulator.web import IN_PROCESS, DroppedResponse, chunked, read_json, request_id
+
+__all__ = ["openai_routes"]
+
+Wait = Callable[[float], Awaitable[None]]
+_BATCH_BODY_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """A streamed answer, piece by piece: gathered into large chunks (`gather`), or sent one piece at a time."""
+
+    pieces: Iterable[bytes]
+    media_type: str
+    gather: bool = False
+
+
+_Answer = JsonObject | _Stream
+_Handler = Callable[[Request], Awaitable[_Answer]]
+
+
+def openai_routes(backend: Backend, anthropic_files: Sequence[BaseRoute] = ()) -> list[BaseRoute]:
+    """The OpenAI routes, `/v1/files` behind the dispatcher that gives Anthropic callers `anthropic_files`."""
+    return _OpenAIApi(backend).routes(anthropic_files)
+
+
+class _ByCaller:
+    """An ASGI app sending each call to the OpenAI or the Anthropic app, by the caller's headers."""
+
+    def __init__(self, openai: ASGIApp, anthropic: ASGIApp) -> None:
+        self._openai = openai
+        self._anthropic = anthropic
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self._anthropic if is_anthropic_caller(Headers(scope=scope)) else self._openai
+        await app(scope, receive, send)
+
+
+class _OpenAIApi:
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._openai = backend.openai
+
+    def routes(self, anthropic_files: Sequence[BaseRoute]) -> list[BaseRoute]:
+        batch = "/v1/batches/{batch_id}"
+        table: list[tuple[str, str, str, _Handler]] = [
+            ("/v1/responses", "POST", "openai.responses.create", self.create_response),
+            ("/v1/chat/completions", "POST", "openai.chat.completions.create", self.create_chat_completion),
+            ("/v1/embeddings", "POST", "openai.embeddings.create", self.create_embeddings),
+            ("/v1/batches", "POST", "openai.batches.create", self.create_batch),
+            ("/v1/batches", "GET", "openai.batches.list", self.list_batches),
+            (batch, "GET", "openai.batches.retrieve", self.retrieve_batch),
+            (f"{batch}/cancel", "POST", "openai.batches.cancel", self.cancel_batch),
+        ]
+        file = "/v1/files/{file_id}"
+        files: list[tuple[str, str, str, _Handler]] = [
+            ("/v1/files", "POST", "openai.files.create", self.create_file),
+            ("/v1/files", "GET", "openai.files.list", self.list_files),
+            (file, "GET", "openai.files.retrieve", self.retrieve_file),
+            (file, "DELETE", "openai.files.delete", self.delete_file),
+            (f"{file}/content", "GET", "openai.files.content", self.file_content),
+        ]
+        openai_files = Router(routes=self._routes(files))
+        shared = _ByCaller(openai_files, Router(routes=list(anthropic_files)))
+        return [*self._routes(table), Route("/v1/files{rest:path}", shared)]
+
+    def _routes(self, table: list[tuple[str, str, str, _Handler]]) -> list[BaseRoute]:
+        return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
+
+    def _endpoint(self, route: str, handler: _Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                self._begin(request, route)
+                answer = await handler(request)
+            except ApiError as error:
+                # A fault, or a body the shared plumbing refused: in OpenAI's terms.
+                raise from_api_error(error) from None
+            finally:
+                # Every call counts, failed ones included, and may have changed files, batches or the cache.
+                self._backend.save()
+            return await self._deliver(request, route, answer)
+
+        return endpoint
+
+    def _begin(self, request: Request, route: str) -> None:
+        self._backend.calls[route] += 1
+        authenticate(request, self._backend.settings.api_keys)
+        fault = self._backend.faults.take(route)
+        if fault is not None:
+            raise fault
+
+    async def _deliver(self, request: Request, route: str, answer: _Answer) -> Response:
+        """The answer of a call that did its work, as the after-commit and slow faults armed for `route` let it go."""
+        faults = self._backend.faults
+        wait = self._wait(request)
+        headers = {"x-request-id": request_id(request)}
+        after = faults.take_after_commit(route)
+        if after is not None and after.kind == "drop":
+            return DroppedResponse(_response(answer, None, wait, headers))
+        if after is not None:
+            await wait(after.seconds)
+        pause = faults.take_slow(route)
+        if pause is not None and not isinstance(answer, _Stream):
+            await wait(pause)
+        return _response(answer, pause, wait, headers)
+
+    def _wait(self, request: Request) -> Wait:
+        in_process = IN_PROCESS in (as_object(request.scope.get("extensions")) or {})
+        return self._backend.clock.sleep if in_process else asyncio.sleep
+
+    async def _json(self, request: Request, limit: int | None = None) -> object:
+        return await read_json(request, limit if limit is not None else self._backend.settings.max_request_bytes)
+
+    # -- the model -----------------------------------------------------------------------------------------------
+
+    async def create_response(self, request: Request) -> _Answer:
+        response, stream = self._openai.create_response(await self._json(request))
+        if stream:
+            events = (encode_event(event["type"], event) for event in response_events(response))
+            return _Stream(events, "text/event-stream")
+        return response
+
+    async def create_chat_completion(self, request: Request) -> _Answer:
+        completion, call = self._openai.create_chat_completion(await self._json(request))
+        if call.stream:
+            return _Stream(_chat_stream(completion, call.include_usage), "text/event-stream")
+        return completion
+
+    async def create_embeddings(self, request: Request) -> _Answer:
+        return self._openai.create_embeddings(await self._json(request))
+
+    # -- batches -------------------------------------------------------------------------------------------------
+
+    async def create_batch(self, request: Request) -> _Answer:
+        return self._openai.create_batch(await self._json(request, _BATCH_BODY_BYTES))
+
+    async def list_batches(self, request: Request) -> _Answer:
+        query = request.query_params
+        return self._openai.list_batches(after=query.get("after"), limit=query.get("limit"))
+
+    async def retrieve_batch(self, request: Request) -> _Answer:
+        return self._openai.retrieve_batch(request.path_params["batch_id"])
+
+    async def cancel_batch(self, request: Request) -> _Answer:
+        return self._openai.cancel_batch(request.path_params["batch_id"])
+
+    # -- files ---------------------------------------------------------------------------------------------------
+
+    async def create_file(self, request: Request) -> _Answer:
+        upload = await read_upload(request, self._openai.limits.max_file_bytes)
+        lifetime = expires_after(upload.fields)
+        return self._openai.upload(upload.filename, upload.content, upload.fields.get("purpose"), lifetime)
+
+    async def list_files(self, request: Request) -> _Answer:
+        query = request.query_params
+        return self._openai.list_files(
+            after=query.get("after"), limit=query.get("limit"), order=query.get("order"), purpose=query.get("purpose")
+        )
+
+    async def retrieve_file(self, request: Request) -> _Answer:
+        return self._openai.retrieve_file(request.path_params["file_id"])
+
+    async def delete_file(self, request: Request) -> _Answer:
+        return self._openai.delete_file(request.path_params["file_id"])
+
+    async def file_content(self, request: Request) -> _Answer:
+        return _Stream(self._openai.file_content(request.path_params["file_id"]), "application/octet-stream", True)
+
+
+def _chat_stream(completion: JsonObject, include_usage: bool) -> Iterator[bytes]:
+    for chunk in completion_chunks(completion, include_usage=include_usage):
+        yield f"data: {compact(chunk)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
+def _response(answer: _Answer, pause: float | None, wait: Wait, headers: dict[str, str]) -> Response:
+    if not isinstance(answer, _Stream):
+        return JSONResponse(answer, headers=headers)
+    if pause is not None:
+        body = _paced(answer.pieces, pause, wait)
+    elif answer.gather:
+        body = chunked(answer.pieces)
+    else:
+        body = _each(answer.pieces)
+    stream_headers = {**headers, "cache-control": "no-cache"} if answer.media_type == "text/event-stream" else headers
+    return StreamingResponse(body, media_type=answer.media_type, headers=stream_headers)
+
+
+async def _each(pieces: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+async def _paced(pieces: Iterable[bytes], pause: float, wait: Wait) -> AsyncIterator[bytes]:
+    """One piece (a file's line, an event) at a time, each `pause` seconds after the one before."""
+    for piece in pieces:
+        await wait(pause)
+        yield piece
