@@ -165,3 +165,17 @@ Feature: Reconciliation never guesses, and no call waits on work that died
     When 3 calls ask "question {i}" with the keys "k-{i}" at once
     Then each of the 3 calls failed with a InternalError saying "lowtide failed while recording batch msgbatch_"
     And the event loop reported no unhandled error
+
+  Scenario: An intent another process adopts while this one lists the batches is not sent again
+    Given an actor "agents" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 1, coalesce_window: 0.2, reconcile_grace: 0}
+      """
+    And the API will commit the next batch but drop the connection before answering
+    # The batch is listed, but already claimed by the intent itself: the look that sent it again saw a stale record.
+    And another process adopts the lost batch for its intent just before lowtide first lists the batches
+    When 3 calls ask "question {i}" with the keys "k-{i}" at once
+    Then each of the 3 calls was answered with the emulated reply to its question
+    And the API created each of the 3 requests exactly once
+    And the log says "was reconciled by another process meanwhile; nothing is sent again"

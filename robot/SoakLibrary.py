@@ -120,7 +120,7 @@ class SoakLibrary(CrashLibrary):
 
     def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
         self._totals.clients += 1
-        return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=2.0)
+        return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=5.0)
 
     def _wait_or_hang(self, name: str) -> int:
         try:

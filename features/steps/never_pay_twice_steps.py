@@ -98,6 +98,23 @@ def step_hold_until_listed(context: Any) -> None:
     w.hooks.after("batches.create", listed.wait, nth=0)
 
 
+@given("another process adopts the lost batch for its intent just before lowtide first lists the batches")
+def step_adopted_elsewhere(context: Any) -> None:
+    w = world(context)
+
+    async def adopt() -> None:
+        ledger = w.ledger()
+        [intent] = ledger.batches(states=(BatchState.INTENT, BatchState.UNKNOWN))
+        client = w.emu.client()
+        try:
+            [remote] = [batch async for batch in client.messages.batches.list()]
+        finally:
+            await client.close()
+        assert ledger.adopt(intent.id, provider_batch_id=remote.id, now=w.clock.now())
+
+    w.hooks.before("batches.list", adopt)
+
+
 @given('the ledger\'s "{method}" fails once with "{failure}"')
 def step_ledger_fails(context: Any, method: str, failure: str) -> None:
     w = world(context)

@@ -174,8 +174,8 @@ class Submission(EngineCore):
                 case "wait-end":
                     await self._clock.sleep(self.settings.poll_interval)
                 case "resend":
-                    self._resend(batch_id)
-                    return
+                    if self._resend(batch_id):
+                        return
 
     async def _find_by_intent(self, record: BatchRecord, now: float) -> bool:
         """Reconcile exactly, where the API echoes the intent id: adopt the batch that names it, or after the grace
@@ -190,8 +190,7 @@ class Submission(EngineCore):
         if remaining > 0:
             await self._clock.sleep(min(self.settings.poll_interval, remaining))
             return False
-        self._resend(record.id)
-        return True
+        return self._resend(record.id)
 
     def _unresolved(self, record: BatchRecord, now: float) -> Unresolved:
         """An intent as reconciliation sees it: in flight while a live process still waits for its create."""
@@ -222,15 +221,25 @@ class Submission(EngineCore):
         elif self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
             log.info("Batch %s reconciled with the API's %s by the custom ids in its results.", owner, remote.id)
 
-    def _resend(self, batch_id: str) -> None:
-        """The create never took effect: mark the intent failed and queue its requests for another batch."""
-        log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
-        keys = list(self.ledger.members(batch_id).values())
-        self.ledger.record_refused(batch_id, note="create never reached the API (reconciled)", now=self._clock.now())
+    def _resend(self, batch_id: str) -> bool:
+        """The create never took effect: mark the intent failed and queue its requests for another batch, in one
+        transaction that first checks the intent is still unresolved. False when it was resolved meanwhile (another
+        process adopted a batch for it, after this one listed the batches): then nothing is sent again."""
         now = self._clock.now()
-        self.ledger.requeue(keys, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        keys = self.ledger.give_up_intent(
+            batch_id,
+            note="create never reached the API (reconciled)",
+            owner=self.owner,
+            until=now + self.settings.lease_seconds,
+            now=now,
+        )
+        if keys is None:
+            log.info("Batch %s was reconciled by another process meanwhile; nothing is sent again.", batch_id)
+            return False
+        log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
         for key in keys:
             self._enqueue(self._reread(key))
+        return True
 
     def _rewatch(self, keys: Sequence[str]) -> None:  # pragma: no cover - an intent resolved by another process
         """Hand the waiters of `keys` to whatever the ledger now says of them."""

@@ -421,6 +421,26 @@ class Ledger:
         with self._transaction() as db:
             db.execute("UPDATE batches SET state = 'unknown', note = ? WHERE id = ?", (note, batch_id))
 
+    def give_up_intent(self, batch_id: str, *, note: str, owner: str, until: float, now: float) -> list[str] | None:
+        """Reconciliation found no batch for an unknown create: mark the intent failed and put its requests back to
+        pending (owned by `owner`), in one transaction, only if the intent is still unresolved; its keys, or None
+        when it was resolved meanwhile (another process adopted a batch for it)."""
+        with self._transaction() as db:
+            failed = db.execute(
+                "UPDATE batches SET state = 'failed', note = ?"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
+                (note, batch_id),
+            )
+            if failed.rowcount != 1:
+                return None
+            keys = [str(row[0]) for row in db.execute("SELECT key FROM batch_members WHERE batch_id = ?", (batch_id,))]
+            db.execute(
+                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
+                " owner = ?, owner_until = ?, updated_at = ? WHERE batch_id = ? AND state = ?",
+                (owner, until, now, batch_id, RequestState.SUBMITTING.value),
+            )
+            return keys
+
     def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
         """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
         with self._transaction() as db:
