@@ -47,7 +47,7 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
     Scenario: On /v1/files, Anthropic callers get Anthropic's answer and OpenAI callers OpenAI's
       Given the OpenAI emulator runs on a manual clock
       When I send the OpenAI emulator a raw "GET" to "/v1/files" as an Anthropic client
-      Then the OpenAI emulator raw answer is Anthropic's 404
+      Then the OpenAI emulator raw answer is Anthropic's list of 0 files
       When I send the OpenAI emulator a raw "GET" to "/v1/files" as an OpenAI client
       Then the OpenAI emulator raw answer is a list of 0 files
 

@@ -189,12 +189,19 @@ class CrashLibrary:
         client = self._client(name)
         code = client.wait(timeout)
         if code is None:
-            client.popen.send_signal(signal.SIGUSR1)
+            # Every client still running prints its stacks: a hang is often one client waiting on another.
+            running = [c for c in self._clients.values() if c.popen.poll() is None]
+            for other in running:
+                other.popen.send_signal(signal.SIGUSR1)  # every thread's stack (faulthandler)
+                other.popen.send_signal(signal.SIGUSR2)  # every asyncio task's stack (the client's own handler)
             time.sleep(1.0)
+            for other in running:
+                if other is not client:
+                    logger.info(f"{other.name}, still running too:\nstderr:\n{_tail(other.stderr, 80)}")
             client.stop()
             raise AssertionError(
                 f"{name} was still running after {timeout:g} s (a hang); stopped it.\n"
-                f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr)}"
+                f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr, 80)}"
             )
         logger.info(
             f"{name} exited with code {code} after {client.seconds:.2f} s.\n"

@@ -158,14 +158,15 @@ def step_raw_mentions(context: Any, text: str) -> None:
     assert text in response.json()["error"]["message"], response.text
 
 
-@then("the OpenAI emulator raw answer is Anthropic's 404")
-def step_raw_anthropic_404(context: Any) -> None:
+@then("the OpenAI emulator raw answer is Anthropic's list of {count:d} files")
+def step_raw_anthropic_files(context: Any, count: int) -> None:
+    """The Anthropic Files API answered, in its own shape: no OpenAI `object: list` envelope."""
     response = scenario(context).raw
     assert response is not None
-    assert response.status_code == 404, response.text
+    assert response.status_code == 200, response.text
     body = response.json()
-    assert body["type"] == "error", body
-    assert body["error"]["type"] == "not_found_error", body
+    assert "object" not in body, body
+    assert len(body["data"]) == count, body
 
 
 @then("the OpenAI emulator raw answer is a list of {count:d} files")

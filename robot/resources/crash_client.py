@@ -96,7 +96,15 @@ def meet(barrier: Path, parties: int, timeout: float = 60.0) -> None:
         time.sleep(0.002)
 
 
+def _print_tasks() -> None:
+    """`kill -USR2 PID`: where every asyncio task of this client is waiting (what a hang is waiting for)."""
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=8, file=sys.stderr)
+    sys.stderr.flush()
+
+
 async def run(args: argparse.Namespace) -> int:
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, _print_tasks)
     calls = [(f"{args.prefix}-{i}", f"question {i}") for i in range(1, args.requests + 1)]
     started = time.monotonic()
     async with build_actor(args) as actor:
