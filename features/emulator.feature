@@ -222,16 +222,16 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I create an emulator batch of 100001 requests
       Then the emulator call fails with BadRequestError, status 400 and error type "invalid_request_error"
       And the emulator error message mentions "at most 100000 items"
-      And the emulator call took less than 15 seconds
+      And the emulator call used less than 15 seconds of CPU
       When I create an emulator batch of 100000 requests
-      Then the emulator call took less than 15 seconds
+      Then the emulator call used less than 15 seconds of CPU
       And the emulator batch is "in_progress" with 100000 requests processing
       When the emulator clock advances 60 seconds
       And I retrieve the emulator batch
       Then the emulator batch is "ended" with counts succeeded=100000
       When I download the emulator batch results as raw lines
       Then the emulator results file has 100000 lines
-      And the emulator call took less than 30 seconds
+      And the emulator call used less than 30 seconds of CPU
 
     Scenario: Bodies over the byte limits are refused with 413
       Given the emulator runs on a manual clock with bodies limited to 2000 bytes

@@ -525,24 +525,30 @@ asyncio.run(main())
 @when('a program answers 20 batch-mode calls through the ledger "{name}" and returns without closing anything')
 def step_exiting_program(context: Any, name: str) -> None:
     w = world(context)
-    started = time.monotonic()
-    done = subprocess.run(
+    program = subprocess.Popen(
         [sys.executable, "-c", _EXITING_PROGRAM, str(w.path(name))],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
-        check=False,
     )
-    w.value = {"exit": done, "seconds": time.monotonic() - started}
+    assert program.stdout is not None
+    answered = program.stdout.readline()  # printed once every call has its answer
+    after_answers = time.monotonic()
+    try:
+        rest, stderr = program.communicate(timeout=120)
+    finally:
+        program.kill()
+    done = subprocess.CompletedProcess(program.args, program.returncode, answered + rest, stderr)
+    w.value = {"exit": done, "seconds": time.monotonic() - after_answers}
 
 
-@then("the program exited with code 0 within {seconds:d} seconds of starting")
+@then("the program exited with code 0 within {seconds:d} seconds of answering")
 def step_program_exited(context: Any, seconds: int) -> None:
     w = world(context)
     done, took = w.value["exit"], w.value["seconds"]
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert "Task exception was never retrieved" not in done.stderr, done.stderr[-2000:]
-    assert took < seconds, f"the program took {took:.1f} s"
+    assert took < seconds, f"the program took {took:.1f} s to exit once it had answered"
 
 
 @then("the program answered {count:d} calls")
