@@ -179,6 +179,7 @@ class Actor:
             "output_config": config.output_config,
             "cache_control": config.cache_control,
             "extra_params": dict(config.extra_params),
+            "provider_options": dict(config.provider_options),
             "response_model": response_model,
             "custom_id": custom_id,
         }

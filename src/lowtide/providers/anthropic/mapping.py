@@ -74,6 +74,11 @@ _OPTIONAL_PARAMS = ("temperature", "top_p", "top_k", "metadata", "thinking", "to
 
 def to_message_params(request: ActorRequest) -> dict[str, Any]:
     """The Messages API parameters for `request`, identical for a live call and a batch entry."""
+    if request.provider_options.get(PROVIDER_NAME):
+        raise ConfigurationError(
+            "Anthropic takes no provider options; give further Messages API parameters in extra_params.",
+            field=f"provider_options.{PROVIDER_NAME}",
+        )
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
