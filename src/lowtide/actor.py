@@ -380,7 +380,7 @@ class Actor:
     def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""
         sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        estimate = worst_case_cost(sent, mode=mode)
+        estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
         self._within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
