@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from lowtide.errors import ConfigurationError
-from lowtide.types import ChatMessage
 
 __all__ = ["File", "Image", "Piece", "Text", "ToolCall", "ToolResult", "pieces_of", "system_text"]
 
@@ -73,31 +72,29 @@ def system_text(system: str | list[dict[str, Any]]) -> str:
     texts: list[str] = []
     for index, block in enumerate(system):
         if block.get("type") != "text":
-            raise _unsupported(f"system[{index}].type", f"a {block.get('type')!r} block in the system prompt")
+            raise _unsupported(f"system[{index}].type", f"{block.get('type')!r} blocks in the system prompt")
         texts.append(_text(block, f"system[{index}]"))
     return "\n\n".join(texts)
 
 
-def pieces_of(message: ChatMessage, index: int) -> list[Piece]:
-    """The pieces of one message, in order; `messages[index]` names it in errors."""
-    if isinstance(message.content, str):
-        return [Text(message.content)]
+def pieces_of(role: Literal["user", "assistant"], blocks: list[dict[str, Any]], index: int) -> list[Piece]:
+    """The pieces of the content blocks of one message, in order; `messages[index]` names it in errors."""
     pieces: list[Piece] = []
-    for number, block in enumerate(message.content):
+    for number, block in enumerate(blocks):
         where = f"messages[{index}].content[{number}]"
         kind = block.get("type")
-        if message.role == "assistant" and kind in _SKIPPED:
+        if role == "assistant" and kind in _SKIPPED:
             continue
         if kind == "text":
             pieces.append(Text(_text(block, where)))
-        elif kind == "tool_use" and message.role == "assistant":
+        elif kind == "tool_use" and role == "assistant":
             pieces.append(_tool_call(block, where))
-        elif kind == "tool_result" and message.role == "user":
+        elif kind == "tool_result" and role == "user":
             pieces.append(_tool_result(block, where))
-        elif kind in ("image", "document") and message.role == "user":
+        elif kind in ("image", "document") and role == "user":
             pieces.extend(_media(block, where))
         else:
-            raise _unsupported(f"{where}.type", f"a {kind!r} block in a {message.role} message")
+            raise _unsupported(f"{where}.type", f"{kind!r} blocks in {role} messages")
     return pieces
 
 
@@ -116,13 +113,13 @@ def _image(block: Mapping[str, Any], where: str) -> Image:
         return Image(where, url=_string(source, "url", f"{where}.source"))
     if kind == "file":
         return Image(where, file_id=_string(source, "file_id", f"{where}.source"))
-    raise _unsupported(f"{where}.source.type", f"an image source of type {kind!r}")
+    raise _unsupported(f"{where}.source.type", f"image sources of type {kind!r}")
 
 
 def _document(block: Mapping[str, Any], where: str) -> list[Part]:
     citations: object = block.get("citations")
     if isinstance(citations, dict) and cast("dict[str, Any]", citations).get("enabled") is True:
-        raise _unsupported(f"{where}.citations", "citations: OpenAI does not cite documents")
+        raise _unsupported(f"{where}.citations", "documents with citations enabled: OpenAI does not cite documents")
     source = _source(block, where)
     title = block.get("title")
     title = title if isinstance(title, str) and title else None
@@ -139,7 +136,7 @@ def _document(block: Mapping[str, Any], where: str) -> list[Part]:
     elif kind == "file":
         parts.append(File(where, file_id=_string(source, "file_id", f"{where}.source")))
     else:
-        raise _unsupported(f"{where}.source.type", f"a document source of type {kind!r}")
+        raise _unsupported(f"{where}.source.type", f"document sources of type {kind!r}")
     return parts
 
 
@@ -175,7 +172,7 @@ def _tool_result(block: Mapping[str, Any], where: str) -> ToolResult:
         elif kind in ("image", "document"):
             parts.extend(_media(entry, inner))
         else:
-            raise _unsupported(f"{inner}.type", f"a {kind!r} block in a tool result")
+            raise _unsupported(f"{inner}.type", f"{kind!r} blocks in tool results")
     return ToolResult(call_id, tuple(parts), where)
 
 

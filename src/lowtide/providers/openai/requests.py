@@ -44,7 +44,7 @@ from lowtide.providers.openai.content import (
     pieces_of,
     system_text,
 )
-from lowtide.providers.openai.options import Endpoint, OpenAIOptions, options_of
+from lowtide.providers.openai.options import Endpoint, OpenAIOptions, ReasoningOptions, options_of
 from lowtide.types import ActorRequest, ToolSpec
 
 __all__ = [
@@ -185,14 +185,14 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
         }
     if options.verbosity is not None:
         body["verbosity"] = options.verbosity
-    if options.reasoning is not None:
-        if options.reasoning.summary is not None:
-            raise ConfigurationError(
-                "Chat Completions gives no reasoning summaries; use the Responses endpoint for them.",
-                field="provider_options.openai.reasoning.summary",
-            )
-        if options.reasoning.effort is not None:
-            body["reasoning_effort"] = options.reasoning.effort
+    reasoning = options.reasoning or ReasoningOptions()
+    if reasoning.summary is not None:
+        raise ConfigurationError(
+            "Chat Completions gives no reasoning summaries; use the Responses endpoint for them.",
+            field="provider_options.openai.reasoning.summary",
+        )
+    if reasoning.effort is not None:
+        body["reasoning_effort"] = reasoning.effort
     _common(request, options, body)
     return _with_extra(request, body)
 
@@ -342,26 +342,21 @@ def _responses_input(request: ActorRequest) -> list[ResponseInputItemParam]:
         if isinstance(message.content, str):
             items.append({"role": message.role, "content": message.content})
             continue
-        pending: list[Part] = []
-        for piece in pieces_of(message, index):
-            if isinstance(piece, ToolCall | ToolResult):
-                items.extend(_responses_message(message.role, pending))
-                pending = []
-                items.append(_responses_tool_item(piece))
-            else:
-                pending.append(piece)
-        items.extend(_responses_message(message.role, pending))
+        pieces = pieces_of(message.role, message.content, index)
+        calls = [_responses_tool_item(piece) for piece in pieces if isinstance(piece, ToolCall | ToolResult)]
+        parts = [piece for piece in pieces if isinstance(piece, Text | Image | File)]
+        if message.role == "assistant":
+            # An earlier answer goes back as its text, then its calls; `pieces_of` lets only text through here.
+            text = "".join(part.text for part in parts if isinstance(part, Text))
+            items.extend([{"role": "assistant", "content": text}] if text else [])
+            items.extend(calls)
+        else:
+            # Tool results first, as the Messages API has them, so that each follows the call it answers.
+            items.extend(calls)
+            if parts:
+                content: list[ResponseInputContentParam] = [_responses_part(part) for part in parts]
+                items.append({"role": "user", "content": content})
     return items
-
-
-def _responses_message(role: Literal["user", "assistant"], parts: Sequence[Part]) -> list[ResponseInputItemParam]:
-    if not parts:
-        return []
-    if role == "assistant":
-        # Earlier answers go back as text; `pieces_of` lets only text through in an assistant message.
-        return [{"role": "assistant", "content": "".join(part.text for part in parts if isinstance(part, Text))}]
-    content: list[ResponseInputContentParam] = [_responses_part(part) for part in parts]
-    return [{"role": "user", "content": content}]
 
 
 def _responses_tool_item(piece: ToolCall | ToolResult) -> ResponseInputItemParam:
@@ -424,9 +419,9 @@ def _chat_input(request: ActorRequest) -> list[ChatCompletionMessageParam]:
             )
             messages.append(plain)
         elif message.role == "assistant":
-            messages.append(_chat_answer(pieces_of(message, index)))
+            messages.append(_chat_answer(pieces_of(message.role, message.content, index)))
         else:
-            messages.extend(_chat_user(pieces_of(message, index)))
+            messages.extend(_chat_user(pieces_of(message.role, message.content, index)))
     return messages
 
 
@@ -443,19 +438,16 @@ def _chat_answer(pieces: Sequence[Piece]) -> ChatCompletionMessageParam:
 
 
 def _chat_user(pieces: Sequence[Piece]) -> list[ChatCompletionMessageParam]:
-    """A user turn: its tool results first become `tool` messages, in order, and the rest one user message."""
-    messages: list[ChatCompletionMessageParam] = []
-    pending: list[ChatCompletionContentPartParam] = []
-    for piece in pieces:
-        if isinstance(piece, ToolResult):
-            if pending:
-                messages.append({"role": "user", "content": pending})
-                pending = []
-            messages.append({"role": "tool", "tool_call_id": piece.call_id, "content": _chat_tool_output(piece)})
-        elif not isinstance(piece, ToolCall):
-            pending.append(_chat_part(piece))
-    if pending:
-        messages.append({"role": "user", "content": pending})
+    """A user turn: its tool results first, as `tool` messages (each must follow the call it answers), then the
+    rest as one user message."""
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "tool", "tool_call_id": piece.call_id, "content": _chat_tool_output(piece)}
+        for piece in pieces
+        if isinstance(piece, ToolResult)
+    ]
+    parts = [_chat_part(piece) for piece in pieces if isinstance(piece, Text | Image | File)]
+    if parts:
+        messages.append({"role": "user", "content": parts})
     return messages
 
 
