@@ -15,6 +15,7 @@ from typing import Any
 import httpx2
 import openai
 import yaml
+from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS
 from _support import check_error, dig, shown, world
 from behave import given, then, when
 from pydantic import BaseModel
@@ -35,19 +36,7 @@ from lowtide.providers.openai.codec import (
 )
 from lowtide.providers.openai.live import OpenAIProvider
 
-MODEL = "gpt-5.4-mini"
-OPENAI_KEY = "sk-openai-lowtide-scenario-secret-4b1d"
-"""The key every OpenAI client of these scenarios sends: distinctive, so that a leak into a message is caught."""
 BASE_URL = "https://api.openai.test/v1"
-
-
-class TideRecord(BaseModel):
-    port: str
-    height_m: float
-    note: str | None = None
-
-
-RESPONSE_MODELS: dict[str, type[BaseModel]] = {"TideRecord": TideRecord}
 
 
 @dataclass
