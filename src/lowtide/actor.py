@@ -99,7 +99,8 @@ def _empty_prompt(prompt: str) -> ConfigurationError:
 class Actor:
     """Runs calls for one `ActorConfiguration`; its `batch_processing` mode picks the provider.
 
-    Everything at the edges is injectable: `client` (an `anthropic.AsyncAnthropic`, e.g. the emulator's),
+    Everything at the edges is injectable: `client` (the provider's SDK client, e.g. the emulator's
+    `anthropic.AsyncAnthropic` or `openai.AsyncOpenAI`),
     `http_client`, `api_key`, `clock`, and the `registry` providers are resolved from.
     """
 
