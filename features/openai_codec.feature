@@ -126,6 +126,7 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
               - {type: image, source: {type: file, file_id: file-img1}}
               - {type: document, title: tides.pdf, source: {type: base64, media_type: application/pdf, data: JVBERi0x}}
               - {type: document, source: {type: base64, media_type: application/pdf, data: JVBERi0y}}
+              - {type: document, title: Almanac, source: {type: base64, media_type: application/pdf, data: JVBERi0z}}
               - {type: document, source: {type: url, url: "https://example.com/almanac.pdf"}}
               - {type: document, source: {type: file, file_id: file-pdf1}}
               - {type: document, title: Notice, context: From the port authority, source: {type: text, media_type: text/plain, data: Quay 3 is closed.}}
@@ -134,7 +135,7 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
       When the request is encoded for OpenAI
       Then the OpenAI body holds:
         | path     | value |
-        | input    | [{"role": "user", "content": [{"type": "input_text", "text": "What do these show?"}, {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBORw0KGgo"}, {"type": "input_image", "detail": "auto", "image_url": "https://example.com/chart.png"}, {"type": "input_image", "detail": "auto", "file_id": "file-img1"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0x", "filename": "tides.pdf"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0y", "filename": "document.pdf"}, {"type": "input_file", "file_url": "https://example.com/almanac.pdf"}, {"type": "input_file", "file_id": "file-pdf1"}, {"type": "input_text", "text": "From the port authority"}, {"type": "input_text", "text": "Notice\n\nQuay 3 is closed."}, {"type": "input_text", "text": "No title here."}]}] |
+        | input    | [{"role": "user", "content": [{"type": "input_text", "text": "What do these show?"}, {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBORw0KGgo"}, {"type": "input_image", "detail": "auto", "image_url": "https://example.com/chart.png"}, {"type": "input_image", "detail": "auto", "file_id": "file-img1"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0x", "filename": "tides.pdf"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0y", "filename": "document.pdf"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0z", "filename": "Almanac.pdf"}, {"type": "input_file", "file_url": "https://example.com/almanac.pdf"}, {"type": "input_file", "file_id": "file-pdf1"}, {"type": "input_text", "text": "From the port authority"}, {"type": "input_text", "text": "Notice\n\nQuay 3 is closed."}, {"type": "input_text", "text": "No title here."}]}] |
 
     Scenario: Images and PDFs become image_url and file parts for Chat Completions
       Given an OpenAI request with:

@@ -84,7 +84,8 @@ def to_response(
 
     An answer whose status is `failed` raises the `APIError` its code stands for.
     """
-    body = answer.model_dump(mode="json")
+    # The body as the API sent it (its own key names, nothing the SDK filled in), read as a batch line's is.
+    body = answer.to_dict(mode="json", warnings=False)
     failure = failure_of(body)
     if failure is not None:
         raise failed_response_error(failure, request_id=ids.request_id)

@@ -130,7 +130,7 @@ def _document(block: Mapping[str, Any], where: str) -> list[Part]:
         text = _string(source, "data", f"{where}.source")
         parts.append(Text(f"{title}\n\n{text}" if title else text))
     elif kind == "base64":
-        parts.append(File(where, filename=title or "document.pdf", data_url=_data_url(source, where)))
+        parts.append(File(where, filename=_filename(title), data_url=_data_url(source, where)))
     elif kind == "url":
         parts.append(File(where, url=_string(source, "url", f"{where}.source")))
     elif kind == "file":
@@ -138,6 +138,13 @@ def _document(block: Mapping[str, Any], where: str) -> list[Part]:
     else:
         raise _unsupported(f"{where}.source.type", f"document sources of type {kind!r}")
     return parts
+
+
+def _filename(title: str | None) -> str:
+    """The document's title as a PDF's file name (OpenAI reads a file's kind from its name), else a plain one."""
+    if title is None:
+        return "document.pdf"
+    return title if title.lower().endswith(".pdf") else f"{title}.pdf"
 
 
 def _tool_call(block: Mapping[str, Any], where: str) -> ToolCall:

@@ -80,7 +80,7 @@ def _refuse_unsupported(request: ActorRequest) -> None:
 
 def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
     """The body of `POST /v1/responses` for `request`."""
-    options = options or options_of(request)
+    options = options if options is not None else options_of(request)
     _refuse_unsupported(request)
     if request.stop_sequences:
         raise ConfigurationError(
@@ -123,7 +123,7 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
 
 def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
     """The body of `POST /v1/chat/completions` for `request`."""
-    options = options or options_of(request)
+    options = options if options is not None else options_of(request)
     _refuse_unsupported(request)
     messages: list[ChatCompletionMessageParam] = []
     if request.system is not None:
@@ -223,7 +223,7 @@ _NAME = re.compile(r"[^a-zA-Z0-9_-]")
 
 def schema_name(model: type[BaseModel]) -> str:
     """The schema's name as OpenAI takes it: letters, digits, `_` and `-`, at most 64."""
-    return _NAME.sub("_", model.__name__)[:64] or "answer"
+    return _NAME.sub("_", model.__name__)[:64]
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, object]:
