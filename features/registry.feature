@@ -3,22 +3,26 @@ Feature: Provider registry
   I want providers looked up by name and mode, and third-party providers plugged in through entry points
   So that an actor's configuration picks its provider without code changes, and a bad plugin is caught early
 
-  Scenario: The default registry holds the built-in Anthropic providers, loaded from the installed entry point
+  Scenario: The default registry holds the built-in Anthropic and OpenAI providers, loaded from the installed entry points
     Given the installed package declares the provider entry point "anthropic = lowtide.providers.anthropic:register"
+    And the installed package declares the provider entry point "openai = lowtide.providers.openai:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic"
+    Then the registry lists the providers "anthropic, openai"
     And provider "anthropic" offers the modes "live, batch"
+    And provider "openai" offers the modes "live"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
     Then the lookup gives ClaudeBatchProvider in batch mode
+    When "openai" is looked up in live mode
+    Then the lookup gives OpenAIProvider in live mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic"
-    And the registry lists the providers "anthropic"
+    Then the plugins loaded are "anthropic, openai"
+    And the registry lists the providers "anthropic, openai"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -26,7 +30,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'openai'.
       """
     And the error names the field "provider"
 
@@ -35,7 +39,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic'."
+    And the error message contains "Registered providers: 'anthropic', 'openai'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry

@@ -99,7 +99,8 @@ def _empty_prompt(prompt: str) -> ConfigurationError:
 class Actor:
     """Runs calls for one `ActorConfiguration`; its `batch_processing` mode picks the provider.
 
-    Everything at the edges is injectable: `client` (an `anthropic.AsyncAnthropic`, e.g. the emulator's),
+    Everything at the edges is injectable: `client` (the provider's SDK client, e.g. the emulator's
+    `anthropic.AsyncAnthropic` or `openai.AsyncOpenAI`),
     `http_client`, `api_key`, `clock`, and the `registry` providers are resolved from.
     """
 
@@ -179,6 +180,7 @@ class Actor:
             "output_config": config.output_config,
             "cache_control": config.cache_control,
             "extra_params": dict(config.extra_params),
+            "provider_options": dict(config.provider_options),
             "response_model": response_model,
             "custom_id": custom_id,
         }
@@ -379,7 +381,7 @@ class Actor:
     def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""
         sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        estimate = worst_case_cost(sent, mode=mode)
+        estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
         self._within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:

@@ -97,6 +97,11 @@ class ActorConfiguration(BaseModel):
     extra_params: dict[str, Any] = Field(
         default_factory=dict[str, Any], description="Further Messages API parameters, passed through as given."
     )
+    provider_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict[str, dict[str, Any]],
+        description="Settings only one provider has, under its name (`openai: {endpoint: chat_completions}`); the "
+        "actor's provider reads and checks its own, before anything is sent, and ignores the others'.",
+    )
 
     batch_processing: BatchProcessingMode = BatchProcessingMode.LIVE
     batch: BatchSettings = Field(default_factory=BatchSettings)

@@ -284,7 +284,9 @@ class BatchRequestError(ActorError):
 class BatchRequestErrored(BatchRequestError):
     """The API answered this request with an error; `error_type` and `api_message` are the API's own."""
 
-    def __init__(self, *, batch_id: str, custom_id: str, error_type: str, api_message: str) -> None:
+    def __init__(
+        self, *, batch_id: str, custom_id: str, error_type: str, api_message: str, retryable: bool | None = None
+    ) -> None:
         super().__init__(
             f"Request {custom_id} in batch {batch_id} errored: {error_type}: {api_message}",
             batch_id=batch_id,
@@ -292,9 +294,13 @@ class BatchRequestErrored(BatchRequestError):
         )
         self.error_type = error_type
         self.api_message = api_message
+        self._retryable = retryable
+        """What the provider said of sending it again; None: judged by `error_type` (Anthropic's error types)."""
 
     @property
     def retryable(self) -> bool:
+        if self._retryable is not None:
+            return self._retryable
         return self.error_type in RETRYABLE_ERROR_TYPES
 
 

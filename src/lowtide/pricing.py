@@ -1,7 +1,9 @@
 """What a call cost, through genai-prices, at batch or live prices, with cache reads and writes included.
 
-genai-prices knows Anthropic's batch prices (its `processing: batch` price context) for current models. For a
-model it lists without a batch variant, Anthropic's published rule applies: batch is half of every live rate.
+genai-prices knows Anthropic's and OpenAI's batch prices (its `processing: batch` price context) for current models,
+and OpenAI's flex and priority service tiers. For a model it lists without a batch variant, the provider's published
+rule applies: batch is half of every live rate. Each provider reports usage in its own shape; genai-prices' own
+extractor for that provider reads it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
@@ -20,39 +22,57 @@ from genai_prices.types import PriceCalculation, TieredPrices
 from lowtide.config import BatchProcessingMode
 from lowtide.types import Cost, Usage
 
-__all__ = ["BATCH_DISCOUNT", "cost_of", "estimate_input_tokens", "worst_case_cost"]
+__all__ = ["BATCH_DISCOUNT", "PRICED_PROVIDERS", "cost_of", "estimate_input_tokens", "worst_case_cost"]
 
 log = logging.getLogger(__name__)
 
 BATCH_DISCOUNT = Decimal("0.5")
-_PROVIDER = "anthropic"
 _BATCH_CONTEXT = {"processing": "batch"}
 _PROBE_TOKENS = 1000
+# Service tiers genai-prices prices apart from the standard one (OpenAI's).
+_PRICED_TIERS = frozenset({"flex", "priority"})
 
 
-def cost_of(usage: Usage | Mapping[str, Any], model: str, *, mode: BatchProcessingMode) -> Cost | None:
-    """Price one response's usage at the rates of `mode`; `None` when genai-prices does not know the model."""
-    raw = usage.model_dump() if isinstance(usage, Usage) else dict(usage)
+def cost_of(
+    usage: Usage | Mapping[str, Any],
+    model: str,
+    *,
+    mode: BatchProcessingMode,
+    provider: str = "anthropic",
+    service_tier: str | None = None,
+) -> Cost | None:
+    """Price one response's usage at the rates of `mode`; `None` when genai-prices does not know the model.
+
+    `usage` is the neutral `Usage` or the usage object as `provider`'s API reported it. `service_tier` is the tier
+    that answered a live call, when the provider prices tiers apart (OpenAI's `flex` and `priority`).
+    """
+    shape = _SHAPES.get(provider)
+    if shape is None:
+        log.warning("No usage shape known for provider %r; the cost of model %r is not recorded.", provider, model)
+        return None
+    raw = shape.from_neutral(usage) if isinstance(usage, Usage) else dict(usage)
     try:
-        live = _price(raw, model, batch=False)
-        batch = _price(raw, model, batch=True)
+        if mode is BatchProcessingMode.LIVE:
+            tier = ("service_tier", service_tier) if service_tier in _PRICED_TIERS else None
+            input_usd, output_usd = _price(raw, model, shape, context=tier)
+            return Cost(
+                total_usd=input_usd + output_usd,
+                input_usd=input_usd,
+                output_usd=output_usd,
+                pricing="live",
+                live_equivalent_usd=input_usd + output_usd,
+            )
+        live = _price(raw, model, shape, context=None)
+        batch = _price(raw, model, shape, context=_BATCH)
     except LookupError:
         log.warning("No price known for model %r; its cost is not recorded.", model)
         return None
-    if mode is BatchProcessingMode.LIVE:
-        return Cost(
-            total_usd=live[0] + live[1],
-            input_usd=live[0],
-            output_usd=live[1],
-            pricing="live",
-            live_equivalent_usd=live[0] + live[1],
-        )
     note: str | None = None
     input_usd, output_usd = batch
     live_total = live[0] + live[1]
     if input_usd + output_usd == live_total and live_total > 0:
         input_usd, output_usd = live[0] * BATCH_DISCOUNT, live[1] * BATCH_DISCOUNT
-        note = "genai-prices lists no batch price for this model; Anthropic's 50% batch discount was applied."
+        note = f"genai-prices lists no batch price for this model; {shape.owner}'s 50% batch discount was applied."
     return Cost(
         total_usd=input_usd + output_usd,
         input_usd=input_usd,
@@ -63,9 +83,29 @@ def cost_of(usage: Usage | Mapping[str, Any], model: str, *, mode: BatchProcessi
     )
 
 
-# The usage fields genai-prices' Anthropic extractor reads, as the Messages API reports them.
+_Context = tuple[str, str] | None
+"""One genai-prices price context entry (`processing: batch`, `service_tier: flex`), or none: standard live."""
+_BATCH: _Context = ("processing", "batch")
+
+
+@dataclass(frozen=True, eq=False)
+class _Shape:
+    """How one provider reports usage: genai-prices' name for it, the token kinds priced apart (`fields`), a usage
+    of that shape with 1,000 tokens of each kind (`probes`), and the usage a neutral `Usage` stands for."""
+
+    provider: str
+    owner: str
+    """The provider's name as its users write it, for the batch discount's note."""
+    fields: Callable[[Mapping[str, Any]], dict[str, int]]
+    probes: tuple[tuple[str, dict[str, Any]], ...]
+    from_neutral: Callable[[Usage], dict[str, Any]]
+    flavor: Callable[[Mapping[str, Any]], str]
+    """genai-prices' `api_flavor` of a usage (OpenAI's Chat Completions and Responses shapes differ)."""
+
+
+# Anthropic: the usage fields genai-prices' Anthropic extractor reads, as the Messages API reports them.
 _ZERO = {"input_tokens": 0, "output_tokens": 0}
-_PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
+_ANTHROPIC_PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("input_tokens", {**_ZERO, "input_tokens": _PROBE_TOKENS}),
     ("output_tokens", {**_ZERO, "output_tokens": _PROBE_TOKENS}),
     ("cache_read_input_tokens", {**_ZERO, "cache_read_input_tokens": _PROBE_TOKENS}),
@@ -81,33 +121,7 @@ _PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class _Rates:
-    """Per-token (input, output) USD for each usage field, valid while total input stays under `linear_below`."""
-
-    per_token: dict[str, tuple[Decimal, Decimal]]
-    linear_below: int
-
-
-def _price(raw: Mapping[str, Any], model: str, *, batch: bool) -> tuple[Decimal, Decimal]:
-    """(input, output) USD for `raw` usage. genai-prices is exact but slow (about 0.3 ms a call), so below the
-    first long-context tier, where every token of a kind costs the same, its own per-token rates are used."""
-    rates = _rates(model, batch)
-    fields = _fields(raw)
-    total_input = fields["input_tokens"] + fields["cache_read_input_tokens"] + fields["cache_creation_input_tokens"]
-    if total_input >= rates.linear_below:
-        calculation = _calc(raw, model, batch)
-        return calculation.input_price, calculation.output_price
-    input_usd = output_usd = Decimal(0)
-    for name, count in fields.items():
-        if count:
-            unit_in, unit_out = rates.per_token[name]
-            input_usd += unit_in * count
-            output_usd += unit_out * count
-    return input_usd, output_usd
-
-
-def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
+def _anthropic_fields(raw: Mapping[str, Any]) -> dict[str, int]:
     creation = raw.get("cache_creation")
     one_hour = int(cast("Mapping[str, Any]", creation).get("ephemeral_1h_input_tokens") or 0) if creation else 0
     return {
@@ -120,12 +134,94 @@ def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
+def _anthropic_usage(usage: Usage) -> dict[str, Any]:
+    return usage.model_dump()
+
+
+# OpenAI: input tokens include the cached ones and those written to the cache; the Responses API reports
+# `input_tokens`/`output_tokens` with `input_tokens_details`, Chat Completions `prompt_tokens`/`completion_tokens`
+# with `prompt_tokens_details`.
+def _openai_usage(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+        "output_tokens": usage.output_tokens,
+        "input_tokens_details": {
+            "cached_tokens": usage.cache_read_input_tokens,
+            "cache_write_tokens": usage.cache_creation_input_tokens,
+        },
+    }
+
+
+def _openai_flavor(raw: Mapping[str, Any]) -> str:
+    return "chat" if "prompt_tokens" in raw else "responses"
+
+
+def _openai_fields(raw: Mapping[str, Any]) -> dict[str, int]:
+    chat = "prompt_tokens" in raw
+    details: Mapping[str, Any] = raw.get("prompt_tokens_details" if chat else "input_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0)
+    written = int(details.get("cache_write_tokens") or 0)
+    return {
+        "input_tokens": int(raw.get("prompt_tokens" if chat else "input_tokens") or 0) - cached - written,
+        "output_tokens": int(raw.get("completion_tokens" if chat else "output_tokens") or 0),
+        "cached_tokens": cached,
+        "cache_write_tokens": written,
+    }
+
+
+def _openai_probe(**counts: int) -> dict[str, Any]:
+    return _openai_usage(Usage(**counts))
+
+
+_OPENAI_PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("input_tokens", _openai_probe(input_tokens=_PROBE_TOKENS)),
+    ("output_tokens", _openai_probe(output_tokens=_PROBE_TOKENS)),
+    ("cached_tokens", _openai_probe(cache_read_input_tokens=_PROBE_TOKENS)),
+    ("cache_write_tokens", _openai_probe(cache_creation_input_tokens=_PROBE_TOKENS)),
+)
+
+_SHAPES: dict[str, _Shape] = {
+    "anthropic": _Shape(
+        "anthropic", "Anthropic", _anthropic_fields, _ANTHROPIC_PROBES, _anthropic_usage, lambda _: "default"
+    ),
+    "openai": _Shape("openai", "OpenAI", _openai_fields, _OPENAI_PROBES, _openai_usage, _openai_flavor),
+}
+PRICED_PROVIDERS = frozenset(_SHAPES)
+"""The providers whose usage `cost_of` can read."""
+
+
+@dataclass(frozen=True)
+class _Rates:
+    """Per-token (input, output) USD for each usage field, valid while total input stays under `linear_below`."""
+
+    per_token: dict[str, tuple[Decimal, Decimal]]
+    linear_below: int
+
+
+def _price(raw: Mapping[str, Any], model: str, shape: _Shape, *, context: _Context) -> tuple[Decimal, Decimal]:
+    """(input, output) USD for `raw` usage. genai-prices is exact but slow (about 0.3 ms a call), so below the
+    first long-context tier, where every token of a kind costs the same, its own per-token rates are used."""
+    rates = _rates(model, shape, context)
+    fields = shape.fields(raw)
+    total_input = sum(count for name, count in fields.items() if name != "output_tokens")
+    if total_input >= rates.linear_below:
+        calculation = _calc(raw, model, shape, context)
+        return calculation.input_price, calculation.output_price
+    input_usd = output_usd = Decimal(0)
+    for name, count in fields.items():
+        if count:
+            unit_in, unit_out = rates.per_token[name]
+            input_usd += unit_in * count
+            output_usd += unit_out * count
+    return input_usd, output_usd
+
+
 @functools.cache
-def _rates(model: str, batch: bool) -> _Rates:
+def _rates(model: str, shape: _Shape, context: _Context) -> _Rates:
     per_token: dict[str, tuple[Decimal, Decimal]] = {}
     thresholds: list[int] = []
-    for name, probe in _PROBES:
-        calculation = _calc(probe, model, batch)
+    for name, probe in shape.probes:
+        calculation = _calc(probe, model, shape, context)
         per_token[name] = (calculation.input_price / _PROBE_TOKENS, calculation.output_price / _PROBE_TOKENS)
         for value in vars(calculation.model_price).values():
             if isinstance(value, TieredPrices):
@@ -133,10 +229,12 @@ def _rates(model: str, batch: bool) -> _Rates:
     return _Rates(per_token, min(thresholds, default=2**62))
 
 
-def _calc(raw: Mapping[str, Any], model: str, batch: bool) -> PriceCalculation:
-    extracted = extract_usage({"model": model, "usage": dict(raw)}, provider_id=_PROVIDER)
-    context = _BATCH_CONTEXT if batch else None
-    return calc_price(extracted.usage, model, provider_id=_PROVIDER, price_context=context)
+def _calc(raw: Mapping[str, Any], model: str, shape: _Shape, context: _Context) -> PriceCalculation:
+    extracted = extract_usage(
+        {"model": model, "usage": dict(raw)}, provider_id=shape.provider, api_flavor=shape.flavor(raw)
+    )
+    price_context = dict([context]) if context is not None else None
+    return calc_price(extracted.usage, model, provider_id=shape.provider, price_context=price_context)
 
 
 # Fewer bytes per token than typical English (about 4) so the estimate errs high, as a budget check must.
@@ -150,8 +248,14 @@ def estimate_input_tokens(params: Mapping[str, Any]) -> int:
     return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
-def worst_case_cost(params: Mapping[str, Any], *, mode: BatchProcessingMode) -> Decimal | None:
-    """The most a request can cost: estimated input, and output at `max_tokens`; `None` for an unpriced model."""
+def worst_case_cost(
+    params: Mapping[str, Any], *, mode: BatchProcessingMode, provider: str = "anthropic"
+) -> Decimal | None:
+    """The most a request can cost: estimated input, and output at `max_tokens`; `None` for an unpriced model.
+
+    `params` are the neutral request's `model`, `max_tokens`, `system`, `messages` and `tools` (the Messages API
+    names them the same way).
+    """
     usage = Usage(input_tokens=estimate_input_tokens(params), output_tokens=int(params.get("max_tokens", 0)))
-    cost = cost_of(usage, str(params.get("model", "")), mode=mode)
+    cost = cost_of(usage, str(params.get("model", "")), mode=mode, provider=provider)
     return cost.total_usd if cost is not None else None

@@ -66,6 +66,8 @@ class ActorRequest(BaseModel):
     output_config: dict[str, Any] | None = None
     cache_control: dict[str, Any] | None = None
     extra_params: dict[str, Any] = Field(default_factory=dict[str, Any])
+    provider_options: dict[str, dict[str, Any]] = Field(default_factory=dict[str, dict[str, Any]])
+    """Settings only one provider has, under its name; each provider checks its own and ignores the others'."""
     response_model: type[BaseModel] | None = Field(default=None, exclude=True)
     custom_id: str | None = None
     """The id this request carries inside a batch; lowtide assigns one when it is not given."""

@@ -40,7 +40,7 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
     if isinstance(error, BatchRequestError):
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
-        data.update(error_type=error.error_type, api_message=error.api_message)
+        data.update(error_type=error.error_type, api_message=error.api_message, retryable=error.retryable)
     return data
 
 
@@ -54,6 +54,7 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
                 custom_id=custom_id,
                 error_type=str(data.get("error_type")),
                 api_message=str(data.get("api_message")),
+                retryable=retryable if isinstance(retryable := data.get("retryable"), bool) else None,
             )
         case "BatchRequestCanceled":
             return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)

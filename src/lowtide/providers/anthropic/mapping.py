@@ -19,7 +19,7 @@ from anthropic import transform_schema
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
@@ -42,7 +42,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.pricing import cost_of
-from lowtide.structured import json_text
+from lowtide.structured import json_text, parse_response
 from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
 
 __all__ = [
@@ -74,6 +74,11 @@ _OPTIONAL_PARAMS = ("temperature", "top_p", "top_k", "metadata", "thinking", "to
 
 def to_message_params(request: ActorRequest) -> dict[str, Any]:
     """The Messages API parameters for `request`, identical for a live call and a batch entry."""
+    if request.provider_options.get(PROVIDER_NAME):
+        raise ConfigurationError(
+            "Anthropic takes no provider options; give further Messages API parameters in extra_params.",
+            field=f"provider_options.{PROVIDER_NAME}",
+        )
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -308,30 +313,6 @@ def _without_none(value: dict[str, Any]) -> dict[str, Any]:
         for name, item in value.items()
         if item is not None
     }
-
-
-def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> ActorResponse[Any]:
-    """`response` with `parsed` set to its answer validated as `model`; `StructuredOutputError` if it does not fit."""
-    source = response.text
-    if not source and response.tool_calls:
-        source = json.dumps(response.tool_calls[0].input)
-    try:
-        parsed = model.model_validate_json(json_text(source))
-    except ValidationError as exc:
-        raise StructuredOutputError(
-            f"The answer does not fit {model.__name__}: {exc.error_count()} problem(s); first: "
-            f"{_first_problem(exc)}. The raw text is kept on the error and its response.",
-            text=source,
-            model_name=model.__name__,
-            response=response,
-        ) from None
-    return response.model_copy(update={"parsed": parsed})
-
-
-def _first_problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(root)"
-    return f"{where}: {first['msg']}"
 
 
 def to_outcome(

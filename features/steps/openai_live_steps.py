@@ -1,0 +1,184 @@
+"""Steps for OpenAI actors in live mode (features/openai_live.feature): the official openai SDK against the
+emulator's OpenAI API, in process."""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Any
+
+import httpx2
+import openai
+from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS
+from _openai_support import png
+from _support import remember_env, world, yaml_doc
+from behave import given, then, when
+
+from lowtide import BatchProcessingMode, TextContent
+from lowtide.emulator import Emulator
+from lowtide.emulator.pdf import simple_pdf
+from lowtide.registry import ProviderRegistry
+
+
+def _start(context: Any, **settings: Any) -> None:
+    """The emulator, and the OpenAI SDK client the scenario's actors get, over the scenario's hooked transport."""
+    w = world(context)
+    w.emulator = Emulator(clock=w.clock, **settings)
+    base_url = f"{w.emulator.base_url}/v1"
+    client = openai.AsyncOpenAI(
+        api_key=OPENAI_KEY,
+        base_url=base_url,
+        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
+        max_retries=0,
+    )
+    w.cleanups.append(client.close)
+    w.client = client
+
+
+@given("an emulated OpenAI API")
+def step_openai_emulator(context: Any) -> None:
+    _start(context)
+
+
+@given('an emulated OpenAI API that accepts only the key "{key}"')
+def step_openai_emulator_keys(context: Any, key: str) -> None:
+    _start(context, api_keys=[key])
+
+
+def _settings(name: str, text: str | None = None) -> dict[str, Any]:
+    return {"name": name, "provider": "openai", "model": MODEL, **yaml_doc(text)}
+
+
+@given('an OpenAI actor "{name}" with:')
+def step_openai_actor(context: Any, name: str) -> None:
+    world(context).add_actor(_settings(name, context.text))
+
+
+# OpenAI caches prompts of 1,024 tokens or more; the emulator counts a token per four characters.
+_LONG_SYSTEM_PROMPT = "You are the harbour master's assistant; you know every tide table of the coast by heart. " * 60
+
+
+@given('an OpenAI actor "{name}" whose system prompt is long enough to cache')
+def step_openai_actor_long(context: Any, name: str) -> None:
+    world(context).add_actor({**_settings(name), "system_prompt": _LONG_SYSTEM_PROMPT})
+
+
+@given('an OpenAI actor "{name}" with no API client, whose key variable "{variable}" is unset')
+def step_openai_actor_keyless(context: Any, name: str, variable: str) -> None:
+    remember_env(context, variable)
+    os.environ.pop(variable, None)
+    world(context).add_actor({**_settings(name), "api_key_env": variable}, client=None)
+
+
+@given('an OpenAI actor "{name}" that builds its own client with the key, the emulator\'s base URL and an HTTP client')
+def step_openai_actor_own_client(context: Any, name: str) -> None:
+    w = world(context)
+    base_url = f"{w.emu.base_url}/v1"
+    http = httpx2.AsyncClient(transport=w.transport(), base_url=base_url)
+    w.cleanups.append(http.aclose)
+    w.add_actor({**_settings(name), "base_url": base_url}, client=None, http_client=http, api_key=OPENAI_KEY)
+
+
+@given('an OpenAI actor "{name}" handed an Anthropic client')
+def step_openai_actor_wrong_client(context: Any, name: str) -> None:
+    w = world(context)
+    client = w.emu.client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    w.add_actor(_settings(name), client=client)
+
+
+@given("the OpenAI emulator answers the next Responses call with status {status:d}, asking to wait {seconds:g} seconds")
+def step_openai_fault(context: Any, status: int, seconds: float) -> None:
+    world(context).emu.faults.fail_next("openai.responses.create", status, retry_after=seconds)
+
+
+@when('the OpenAI actor is asked "{prompt:Q}" for a {model:w}')
+def step_openai_ask_model(context: Any, prompt: str, model: str) -> None:
+    w = world(context)
+    w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=RESPONSE_MODELS[model]))
+
+
+@when('the OpenAI actor is told the result "{result}" of its call to "{tool}"')
+def step_openai_tool_result(context: Any, result: str, tool: str) -> None:
+    w = world(context)
+    messages = [
+        {"role": "user", "content": "Record the tide at Brest"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "call_1", "name": tool, "input": {"port": "Brest"}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": result}]},
+    ]
+    tools = [{"name": tool, "input_schema": {"type": "object", "properties": {"port": {"type": "string"}}}}]
+    w.response = w.attempt_async(lambda: w.current_actor().run(messages=messages, tools=tools))
+
+
+@when('the OpenAI actor is asked "{prompt:Q}" with a {width:d} x {height:d} PNG image and a one-page PDF')
+def step_openai_media(context: Any, prompt: str, width: int, height: int) -> None:
+    w = world(context)
+    image = base64.b64encode(png(width, height)).decode()
+    pdf = base64.b64encode(simple_pdf(["Tide tables for Brest: high water 14:02."])).decode()
+    content = [
+        {"type": "text", "text": prompt},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}},
+        {
+            "type": "document",
+            "title": "tides.pdf",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": pdf},
+        },
+    ]
+    w.response = w.attempt_async(lambda: w.current_actor().run(messages=[{"role": "user", "content": content}]))
+
+
+@when('the OpenAI actor is asked "{prompt:Q}" twice')
+def step_openai_twice(context: Any, prompt: str) -> None:
+    w = world(context)
+    for _ in range(2):
+        w.response = w.attempt_async(lambda: w.current_actor().run(prompt))
+
+
+@then('the actor called the OpenAI tool "{tool}" with a string "{text_field}" and a number "{number_field}"')
+def step_openai_tool_called(context: Any, tool: str, text_field: str, number_field: str) -> None:
+    [call] = world(context).answer().tool_calls
+    assert call.name == tool, call
+    assert call.id.startswith("call_"), call
+    assert isinstance(call.input[text_field], str), call.input
+    assert isinstance(call.input[number_field], int | float), call.input
+
+
+@then("the parsed answer is a {model:w}")
+def step_openai_parsed(context: Any, model: str) -> None:
+    response = world(context).answer()
+    assert isinstance(response.parsed, RESPONSE_MODELS[model]), response.parsed
+    assert isinstance(response.content[0], TextContent), response.content
+
+
+@then("the input counted more than {tokens:d} tokens")
+def step_openai_input_tokens(context: Any, tokens: int) -> None:
+    usage = world(context).answer().usage
+    assert usage.input_tokens > tokens, usage
+
+
+@then("the first answer read nothing from the prompt cache, and the second read most of its prompt from it")
+def step_openai_cache(context: Any) -> None:
+    first, second = world(context).answers[-2:]
+    assert first.usage.cache_read_input_tokens == 0, first.usage
+    assert second.usage.cache_read_input_tokens > second.usage.input_tokens, second.usage
+    assert first.usage.total_tokens == second.usage.total_tokens, (first.usage, second.usage)
+
+
+@then('the default registry has the provider "{name}" for live mode only')
+def step_openai_registry(context: Any, name: str) -> None:
+    registry = ProviderRegistry()
+    assert "openai" in registry.load_entry_points()
+    assert registry.modes(name) == [BatchProcessingMode.LIVE], registry.modes(name)
+
+
+@then("once the actor is closed, its OpenAI client is closed too")
+def step_openai_closed(context: Any) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    client = getattr(actor.provider(), "_client", None)
+    assert isinstance(client, openai.AsyncOpenAI), client
+    w.run(actor.aclose())
+    assert client.is_closed(), client

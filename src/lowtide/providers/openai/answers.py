@@ -1,0 +1,276 @@
+"""OpenAI's answers as `ActorResponse`s: a Responses `Response` or a `ChatCompletion`, as the SDK object of a live call
+or as the JSON body a batch output line holds. Pure; usage is priced through genai-prices."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from openai.types.chat import ChatCompletion
+from openai.types.responses import Response
+from pydantic import BaseModel
+
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
+from lowtide.pricing import cost_of
+from lowtide.providers.openai.options import PROVIDER_NAME
+from lowtide.structured import parse_response
+from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
+
+__all__ = [
+    "Failure",
+    "failed_response_error",
+    "failure_of",
+    "response_and_json",
+    "retryable",
+    "to_response",
+    "usage_of",
+]
+
+_RESPONSE = ActorResponse[Any]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A Responses answer whose status is `failed`: the API's error code and message."""
+
+    code: str
+    message: str
+
+
+def failure_of(body: Mapping[str, Any]) -> Failure | None:
+    """The failure a Responses body reports (status `failed`), if it reports one."""
+    if body.get("object") != "response" or body.get("status") != "failed":
+        return None
+    error: Mapping[str, Any] = body.get("error") or {}
+    return Failure(str(error.get("code") or "server_error"), str(error.get("message") or "The response failed."))
+
+
+_NOT_RETRYABLE = frozenset({"insufficient_quota"})
+"""429s that say the account, not the moment, is the problem: sending again cannot help."""
+_RETRYABLE = frozenset({"rate_limit_exceeded", "server_error", "server_is_overloaded", "slow_down", "timeout"})
+
+
+def retryable(status: int | None, code: str | None) -> bool:
+    """Whether a request OpenAI refused with HTTP `status` (if any) and error `code` may succeed if sent again."""
+    if code in _NOT_RETRYABLE:
+        return False
+    if status is not None and (status in (408, 429) or status >= 500):
+        return True
+    return code in _RETRYABLE
+
+
+def failed_response_error(failure: Failure, *, request_id: str | None) -> APIError:
+    """The error a live answer whose status is `failed` stands for, by its code."""
+    if failure.code == "rate_limit_exceeded":
+        return RateLimitError(failure.message, request_id=request_id, error_type=failure.code)
+    if retryable(None, failure.code):
+        return ServerError(failure.message, request_id=request_id, error_type=failure.code)
+    return InvalidRequestError(failure.message, request_id=request_id, error_type=failure.code)
+
+
+def to_response(
+    answer: Response | ChatCompletion,
+    *,
+    mode: BatchProcessingMode,
+    ids: ProviderIds,
+    response_model: type[BaseModel] | None = None,
+) -> ActorResponse[Any]:
+    """A live call's SDK object as an `ActorResponse`, priced at `mode`'s rates (and the tier that answered), and
+    parsed into `response_model` (`StructuredOutputError`, carrying the response, when it does not fit).
+
+    An answer whose status is `failed` raises the `APIError` its code stands for.
+    """
+    # The body as the API sent it (its own key names, nothing the SDK filled in), read as a batch line's is.
+    body = answer.to_dict(mode="json", warnings=False)
+    failure = failure_of(body)
+    if failure is not None:
+        raise failed_response_error(failure, request_id=ids.request_id)
+    response, _ = response_and_json(body, mode=mode, ids=ids.model_dump(exclude={"message_id"}))
+    return response if response_model is None else parse_response(response, response_model)
+
+
+def response_and_json(
+    body: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> tuple[ActorResponse[Any], dict[str, Any]]:
+    """A Responses or Chat Completions body as an `ActorResponse`, and that response as the ledger stores it.
+
+    Batch output arrives by the thousand, so this reads the JSON as received rather than SDK models.
+    """
+    if body.get("object") == "chat.completion":
+        content, stop_reason = _chat_content(body)
+    else:
+        content, stop_reason = _responses_content(body)
+    model = sys.intern(str(body.get("model", "")))
+    tier = body.get("service_tier")
+    priced = _priced(model, mode, tier if isinstance(tier, str) else None, body.get("usage") or {})
+    fields: dict[str, Any] = {
+        "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
+        "content": content,
+        "stop_reason": sys.intern(stop_reason) if stop_reason is not None else None,
+        "stop_sequence": None,
+        "model": model,
+        "provider": PROVIDER_NAME,
+        "ids": {**ids, "message_id": body.get("id")},
+    }
+    response = _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+    return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+
+
+# The Responses API.
+
+_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
+
+
+def _responses_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    content: list[dict[str, Any]] = []
+    refused = False
+    for item in _objects(body.get("output")):
+        kind = item.get("type")
+        if kind == "message":
+            for part in _objects(item.get("content")):
+                refused = refused or part.get("type") == "refusal"
+                content.append(_text_block(part) if part.get("type") == "output_text" else _other(part))
+        elif kind == "function_call":
+            content.append(_tool_use(item, call_id=item.get("call_id"), arguments=item.get("arguments")))
+        elif kind == "reasoning":
+            content.append(_thinking(item))
+        else:
+            content.append(_other(item))
+    return content, _responses_stop(body, content, refused=refused)
+
+
+def _responses_stop(body: Mapping[str, Any], content: list[dict[str, Any]], *, refused: bool) -> str | None:
+    status = body.get("status")
+    if status == "incomplete":
+        details: Mapping[str, Any] = body.get("incomplete_details") or {}
+        reason = str(details.get("reason") or "incomplete")
+        return _INCOMPLETE.get(reason, reason)
+    if status != "completed":
+        return str(status) if status is not None else None
+    if any(block["type"] == "tool_use" for block in content):
+        return "tool_use"
+    return "refusal" if refused else "end_turn"
+
+
+def _thinking(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A reasoning item with text (its reasoning, else its summary) as thinking, signed by its encrypted content;
+    one without text is kept whole."""
+    texts = [str(part.get("text", "")) for part in _objects(item.get("content"))]
+    texts = texts or [str(part.get("text", "")) for part in _objects(item.get("summary"))]
+    if not any(texts):
+        return _other(item)
+    return {"type": "thinking", "thinking": "\n\n".join(texts), "signature": item.get("encrypted_content")}
+
+
+# Chat Completions.
+
+_FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}
+
+
+def _chat_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    choices = _objects(body.get("choices"))
+    if not choices:
+        return [], None
+    choice = choices[0]
+    message: Mapping[str, Any] = choice.get("message") or {}
+    content: list[dict[str, Any]] = []
+    text = message.get("content")
+    if isinstance(text, str) and text:
+        content.append(_text_block({"text": text, "annotations": message.get("annotations")}))
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        content.append({"type": "refusal", "data": {"type": "refusal", "refusal": refusal}})
+    for call in _objects(message.get("tool_calls")):
+        if call.get("type") == "function":
+            function: Mapping[str, Any] = call.get("function") or {}
+            content.append(
+                _tool_use(
+                    {"type": "function_call", **function}, call_id=call.get("id"), arguments=function.get("arguments")
+                )
+            )
+        else:
+            content.append(_other(call))
+    finish = choice.get("finish_reason")
+    if finish == "content_filter" or (finish == "stop" and isinstance(refusal, str) and refusal):
+        return content, "refusal"
+    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+
+
+# Blocks.
+
+
+def _text_block(part: Mapping[str, Any]) -> dict[str, Any]:
+    annotations = _objects(part.get("annotations"))
+    return {"type": "text", "text": str(part.get("text", "")), "citations": annotations or None}
+
+
+def _tool_use(item: Mapping[str, Any], *, call_id: object, arguments: object) -> dict[str, Any]:
+    """A function call as a tool use, its arguments parsed; arguments that are not a JSON object (an answer cut
+    short) keep the call whole instead."""
+    try:
+        parsed: object = json.loads(arguments) if isinstance(arguments, str) else None
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict) or not isinstance(call_id, str):
+        return _other(item)
+    return {"type": "tool_use", "id": call_id, "name": str(item.get("name")), "input": parsed}
+
+
+def _other(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A block lowtide does not model, kept whole."""
+    return {"type": str(item.get("type")), "data": {name: value for name, value in item.items() if value is not None}}
+
+
+def _objects(value: object) -> list[Mapping[str, Any]]:
+    items = cast("list[object]", value) if isinstance(value, list) else []
+    return [cast("Mapping[str, Any]", item) for item in items if isinstance(item, dict)]
+
+
+# Usage and cost.
+
+
+def usage_of(raw: Mapping[str, Any]) -> Usage:
+    """OpenAI's usage (Responses or Chat Completions) in lowtide's terms: `input_tokens` without the cached tokens
+    and those written to the cache, which are counted apart."""
+    chat = "prompt_tokens" in raw
+    details: Mapping[str, Any] = raw.get("prompt_tokens_details" if chat else "input_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0)
+    written = int(details.get("cache_write_tokens") or 0)
+    return Usage(
+        input_tokens=int(raw.get("prompt_tokens" if chat else "input_tokens") or 0) - cached - written,
+        output_tokens=int(raw.get("completion_tokens" if chat else "output_tokens") or 0),
+        cache_read_input_tokens=cached,
+        cache_creation_input_tokens=written,
+    )
+
+
+@dataclass(frozen=True)
+class _Priced:
+    usage: Usage
+    usage_json: dict[str, Any]
+    cost: Cost | None
+    cost_json: dict[str, Any] | None
+
+
+_PRICED: dict[tuple[str, BatchProcessingMode, str | None, str], _Priced] = {}
+_PRICED_MAX = 4096
+
+
+def _priced(model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, Any]) -> _Priced:
+    # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
+    # may depend on is part of the key.
+    key = (model, mode, tier, repr(usage))
+    priced = _PRICED.get(key)
+    if priced is None:
+        if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
+            _PRICED.clear()
+        counted = usage_of(usage)
+        cost = cost_of(usage, model, mode=mode, provider=PROVIDER_NAME, service_tier=tier)
+        priced = _PRICED[key] = _Priced(
+            counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None
+        )
+    return priced

@@ -1,0 +1,47 @@
+"""Building the `AsyncOpenAI` client the OpenAI provider uses: an injected one, or one made from a key, a base URL and
+an HTTP client. The key is handed to the SDK and kept nowhere else."""
+
+from __future__ import annotations
+
+import os
+
+from openai import AsyncOpenAI
+
+from lowtide.errors import ConfigurationError
+from lowtide.providers.base import ProviderOptions
+
+__all__ = ["API_KEY_ENV", "build_client"]
+
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+def build_client(options: ProviderOptions) -> tuple[AsyncOpenAI, bool]:
+    """The client to use and whether the provider owns it (and so must close it).
+
+    Without a key the error says which environment variable to set, before anything is sent. Without a base URL
+    the SDK's own default applies (`OPENAI_BASE_URL`, else OpenAI's API).
+    """
+    if options.client is not None:
+        if not isinstance(options.client, AsyncOpenAI):
+            raise ConfigurationError(
+                f"client must be an openai.AsyncOpenAI for provider openai, not {type(options.client).__name__}",
+                field="client",
+            )
+        return options.client, False
+    variable = options.api_key_env or API_KEY_ENV
+    api_key = options.api_key or os.environ.get(variable)
+    if not api_key:
+        raise ConfigurationError(
+            f"No OpenAI API key: set the {variable} environment variable, pass api_key=..., or run against the "
+            "emulator (lowtide.emulator.Emulator().openai_client(), or OPENAI_BASE_URL pointing at "
+            "`lowtide emulator`'s /v1).",
+            field="api_key_env",
+        )
+    client = AsyncOpenAI(
+        api_key=api_key,
+        base_url=options.base_url,
+        http_client=options.http_client,
+        timeout=options.timeout,
+        max_retries=options.max_retries,
+    )
+    return client, True
