@@ -59,3 +59,18 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
       | lowtide status missing-run                                                                | has no run 'missing-run'                  |
       | lowtide retry missing-run                                                                 | has no run 'missing-run'                  |
+
+  Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
+    Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
+    And the file "minutes.jsonl" in the scenario's folder holds:
+      """
+      {"prompt": "What was decided?"}
+      {"prompt": "Summarise the minutes", "file": "minutes.docx"}
+      """
+    When "lowtide run minutes.jsonl --actor actor.yaml --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed nothing, and on stderr exactly:
+      """
+      lowtide: minutes.jsonl, line 2: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
+      """
+    And the API received no calls at all

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 from typing import Any
@@ -42,6 +43,16 @@ def step_csv(context: Any, name: str, count: int) -> None:
 def step_jsonl(context: Any, name: str, count: int) -> None:
     lines = [json.dumps({"prompt": f"Prompt {n}"}) for n in range(count)]
     world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@given('the file "{name}" in the scenario\'s folder holds the bytes {literal}')
+def step_file_bytes(context: Any, name: str, literal: str) -> None:
+    world(context).path(name).write_bytes(ast.literal_eval(literal))
+
+
+@given('the file "{name}" in the scenario\'s folder holds:')
+def step_file_text(context: Any, name: str) -> None:
+    world(context).path(name).write_text(context.text + "\n", encoding="utf-8")
 
 
 @when('"{command}" runs in the scenario\'s folder')
@@ -94,3 +105,10 @@ def step_json_plan(context: Any, count: int, sizes: str) -> None:
     found = [batch["requests"] for batch in plan["batches"]]
     assert found == [int(n) for n in sizes.replace(" and ", ", ").split(", ")], plan
     assert len(found) == count, plan
+
+
+@then("the command printed nothing, and on stderr exactly:")
+def step_only_stderr(context: Any) -> None:
+    value = world(context).value
+    assert value["out"] == "", f"the command printed:\n{value['out']}"
+    assert value["err"] == context.text + "\n", f"on stderr:\n{value['err']}"

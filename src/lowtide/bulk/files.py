@@ -19,6 +19,7 @@ __all__ = [
     "FileChecks",
     "FileInfo",
     "FileKind",
+    "binary_kind",
     "file_block",
     "inspect_file",
 ]
@@ -52,7 +53,55 @@ _KIND_NAMES = {
 }
 _SUPPORTED = (
     "PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, "
-    ".log, .rst or any other name)"
+    ".log, .rst and other plain-text names)"
+)
+# Kinds the API does not read, by extension: refused whatever their first bytes say, since an office file (a zip
+# archive) whose stored parts happen to decode as UTF-8 would otherwise be sent as text, and be gibberish.
+_OFFICE = "save or export it as PDF or as text first"
+_ARCHIVE = "unpack it and name the files inside, one per job"
+_PICTURE = "convert it to PNG, JPEG, GIF or WebP first"
+_NOT_READ = "send what it holds as one of those instead"
+_UNSUPPORTED_EXTENSIONS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys((".docx", ".docm", ".doc", ".dotx", ".dot"), ("a Word document", _OFFICE)),
+    **dict.fromkeys((".xlsx", ".xlsm", ".xls", ".xlsb"), ("an Excel workbook", _OFFICE)),
+    **dict.fromkeys((".pptx", ".pptm", ".ppt"), ("a PowerPoint presentation", _OFFICE)),
+    **dict.fromkeys((".odt", ".ods", ".odp", ".odg"), ("an OpenDocument file", _OFFICE)),
+    **dict.fromkeys((".pages", ".numbers"), ("an Apple iWork document", _OFFICE)),
+    ".epub": ("an EPUB book", _OFFICE),
+    **dict.fromkeys((".zip", ".jar"), ("a zip archive", _ARCHIVE)),
+    **dict.fromkeys((".gz", ".tgz", ".bz2", ".xz", ".zst"), ("compressed data", _ARCHIVE)),
+    **dict.fromkeys((".tar", ".7z", ".rar"), ("an archive", _ARCHIVE)),
+    **dict.fromkeys((".tif", ".tiff"), ("a TIFF image", _PICTURE)),
+    ".bmp": ("a BMP image", _PICTURE),
+    **dict.fromkeys((".heic", ".heif", ".avif"), ("a HEIF image", _PICTURE)),
+    **dict.fromkeys((".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac"), ("an audio file", _NOT_READ)),
+    **dict.fromkeys((".mp4", ".mov", ".avi", ".mkv", ".webm"), ("a video", _NOT_READ)),
+    **dict.fromkeys((".exe", ".dll", ".so", ".dylib", ".class", ".pyc", ".o"), ("a program", _NOT_READ)),
+    **dict.fromkeys((".sqlite", ".sqlite3"), ("an SQLite database", _NOT_READ)),
+}
+# Kinds the API does not read, by their first bytes. Each signature holds a byte no text starts with (a control
+# character, or one that is not UTF-8), so a text file is never taken for one of these.
+_BINARY_SIGNATURES: tuple[tuple[bytes, str, str], ...] = (
+    (b"PK\x03\x04", "a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives)", _OFFICE),
+    (b"PK\x05\x06", "an empty zip archive", _ARCHIVE),
+    (b"PK\x07\x08", "a zip archive", _ARCHIVE),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an older Office document (.doc, .xls or .ppt)", _OFFICE),
+    (b"\x1f\x8b", "gzip-compressed data", _ARCHIVE),
+    (b"\xfd7zXZ\x00", "xz-compressed data", _ARCHIVE),
+    (b"(\xb5/\xfd", "zstd-compressed data", _ARCHIVE),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", _ARCHIVE),
+    (b"Rar!\x1a\x07", "a RAR archive", _ARCHIVE),
+    (b"II*\x00", "a TIFF image", _PICTURE),
+    (b"MM\x00*", "a TIFF image", _PICTURE),
+    (b"\x7fELF", "a program", _NOT_READ),
+    (b"\xcf\xfa\xed\xfe", "a program", _NOT_READ),
+    (b"\xca\xfe\xba\xbe", "a program", _NOT_READ),
+    (b"SQLite format 3\x00", "an SQLite database", _NOT_READ),
+    (b"OggS\x00", "an Ogg audio or video file", _NOT_READ),
+    (b"\x1aE\xdf\xa3", "a Matroska or WebM video", _NOT_READ),
+    (b"ID3\x02", "an MP3 audio file", _NOT_READ),
+    (b"ID3\x03", "an MP3 audio file", _NOT_READ),
+    (b"ID3\x04", "an MP3 audio file", _NOT_READ),
 )
 # Enough of a file to recognise its kind, and to tell UTF-8 text from binary data, without reading it all.
 _HEAD_BYTES = 4096
@@ -166,6 +215,27 @@ def _sniff(head: bytes) -> str | None:
     return None
 
 
+def binary_kind(head: bytes) -> str | None:
+    """What the first bytes of a file say it is, when they say it is not text: "a PDF", "a zip archive (...)"."""
+    sniffed = _sniff(head)
+    if sniffed is not None:
+        return _KIND_NAMES[sniffed]
+    found = _unsupported(head)
+    return found[0] if found is not None else None
+
+
+def _unsupported(head: bytes) -> tuple[str, str] | None:
+    """(what it is, what to do) for a file whose first bytes announce a kind the API does not read."""
+    for signature, what, advice in _BINARY_SIGNATURES:
+        if head.startswith(signature):
+            return what, advice
+    if head[4:8] == b"ftyp":
+        return "an MP4 or QuickTime video, or a HEIF image", _NOT_READ
+    if head[:4] == b"RIFF" and head[8:12] in (b"WAVE", b"AVI "):
+        return "a WAV audio file" if head[8:12] == b"WAVE" else "an AVI video", _NOT_READ
+    return None
+
+
 def _not_text(head: bytes, *, complete: bool) -> str | None:
     """Why `head` (all of the file when `complete`) is not UTF-8 text, or None; a character cut at the end is fine."""
     if b"\x00" in head:
@@ -201,6 +271,13 @@ def _classify(path: Path, head: bytes, size: int, *, complete: bool) -> FileInfo
             f"rename it to end in {_extension_for(sniffed)}"
         )
     if sniffed is None:
+        unsupported = _UNSUPPORTED_EXTENSIONS.get(suffix) or _unsupported(head)
+        if unsupported is not None:
+            what, advice = unsupported
+            named = f" ({suffix})" if suffix in _UNSUPPORTED_EXTENSIONS else ""
+            raise _FileProblem(
+                f"is {what}{named}, a kind of file the API does not take; it takes {_SUPPORTED}: {advice}"
+            )
         trouble = _not_text(head, complete=complete)
         if trouble is not None and suffix in _TEXT_EXTENSIONS:
             raise _FileProblem(f"is not UTF-8 text: {trouble}; save it as UTF-8")

@@ -26,6 +26,7 @@ from lowtide.bulk.files import (
     FileChecks,
     FileInfo,
     FileKind,
+    binary_kind,
     file_block,
     inspect_file,
 )
@@ -60,6 +61,8 @@ OVERRIDE_KEYS: frozenset[str] = frozenset(ActorRequest.model_fields) - {
 """The Messages parameters one job may set for itself (model, max_tokens, system, temperature, ...)."""
 
 _JOB_KEYS = ("prompt", "messages", "file", "id", "citations")
+# Enough of an input file to tell a PDF, an image or a workbook from text.
+_HEAD_BYTES = 64
 _PROBE_REQUEST: dict[str, Any] = {"model": "probe", "messages": [{"role": "user", "content": "probe"}], "max_tokens": 1}
 
 # -- jobs --------------------------------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ def load_jsonl(path: str | Path) -> list[Job]:
     Raises `InputError` naming the file, the lines and what is wrong with each (the first few of them).
     """
     source = Path(path)
-    raw = _read_input(source)
+    raw = _read_input(source, "JSONL")
     base = source.absolute().parent
     problems = Problems(source)
     files = FileChecks()
@@ -277,15 +280,21 @@ def _json_type(value: object) -> str:
     return "boolean" if isinstance(value, bool) else "number"
 
 
-def _read_input(source: Path) -> bytes:
+def _read_input(source: Path, kind: str) -> bytes:
+    """The bytes of an input file; one whose first bytes say it is not text (a PDF, a workbook) is refused."""
     try:
-        return source.read_bytes()
+        raw = source.read_bytes()
     except FileNotFoundError:
         raise InputError(source, [InputProblem(None, "does not exist")]) from None
     except IsADirectoryError:
         raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
     except OSError as exc:
         raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
+    binary = binary_kind(raw[:_HEAD_BYTES])
+    if binary is not None:
+        problem = f"is {binary}, not {kind} text; export the data as {kind} (UTF-8) and load that"
+        raise InputError(source, [InputProblem(None, problem)])
+    return raw
 
 
 # -- CSV ---------------------------------------------------------------------------------------------------------
@@ -305,7 +314,7 @@ def load_csv(
     `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
     """
     source = Path(path)
-    raw = _read_input(source)
+    raw = _read_input(source, "CSV")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
