@@ -9,9 +9,8 @@ from lowtide.bulk.jobs import (
     file_block,
     inspect_file,
     job_messages,
-    load_csv,
-    load_jsonl,
 )
+from lowtide.bulk.loaders import load_csv, load_jsonl
 from lowtide.bulk.progress import (
     CallbackReporter,
     MultiReporter,

@@ -82,7 +82,7 @@ def _usd(value: str) -> Decimal:
 
 def _run(args: argparse.Namespace) -> int:
     from lowtide.actor import Actor
-    from lowtide.bulk.jobs import load_csv, load_jsonl
+    from lowtide.bulk.loaders import load_csv, load_jsonl
     from lowtide.bulk.models import import_model
 
     suffix = args.input.suffix.lower()
