@@ -74,3 +74,15 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       lowtide: minutes.jsonl, line 2: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
       """
     And the API received no calls at all
+
+  Scenario: A file of Message Batches requests runs as it is: each result keeps its custom_id, each request its params
+    Given the file "requests.jsonl" in the scenario's folder holds:
+      """
+      {"custom_id": "tide-1", "params": {"model": "claude-sonnet-4-5", "max_tokens": 40, "messages": [{"role": "user", "content": "When is high water?"}]}}
+      {"custom_id": "tide-2", "params": {"model": "claude-sonnet-4-5", "max_tokens": 64, "system": "Be brief.", "messages": [{"role": "user", "content": "Name a tide."}]}}
+      """
+    When "lowtide run requests.jsonl --actor actor.yaml --run-id tides --out out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run tides: 2 item(s): 2 succeeded"
+    And "out.jsonl" holds, in order, the ids "tide-1" and "tide-2", answered with the emulated replies to "When is high water?" and "Name a tide."
+    And item 0 of the run "tides" was sent with max_tokens 40 and no system prompt, item 1 with max_tokens 64 and the system prompt "Be brief."

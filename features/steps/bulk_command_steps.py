@@ -112,3 +112,29 @@ def step_only_stderr(context: Any) -> None:
     value = world(context).value
     assert value["out"] == "", f"the command printed:\n{value['out']}"
     assert value["err"] == context.text + "\n", f"on stderr:\n{value['err']}"
+
+
+@then(
+    '"{name}" holds, in order, the ids "{first}" and "{second}", answered with the emulated replies to "{one}"'
+    ' and "{other}"'
+)
+def step_out_ids(context: Any, name: str, first: str, second: str, one: str, other: str) -> None:
+    lines = _lines(context, name)
+    assert [line["id"] for line in lines] == [first, second], lines
+    for line, prompt in zip(lines, (one, other), strict=True):
+        assert line["status"] == "succeeded", line
+        assert line["text"].startswith(emulated_reply_to(prompt)), line
+
+
+@then(
+    'item 0 of the run "{run_id}" was sent with max_tokens {tokens:d} and no system prompt, item 1 with max_tokens'
+    ' {other:d} and the system prompt "{system}"'
+)
+def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system: str) -> None:
+    from lowtide.ledger.runs import RunStore
+
+    ledger = world(context).ledger()
+    keys = [row.key for row in RunStore(ledger).items(run_id, with_jobs=False)]
+    first, second = (record.params for record in ledger.requests_for(keys))
+    assert (first["max_tokens"], first.get("system")) == (tokens, None), first
+    assert (second["max_tokens"], second.get("system")) == (other, system), second

@@ -10,7 +10,7 @@ from lowtide.bulk.jobs import (
     inspect_file,
     job_messages,
 )
-from lowtide.bulk.loaders import load_csv, load_jsonl
+from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
 from lowtide.bulk.progress import (
     CallbackReporter,
     MultiReporter,
@@ -43,6 +43,8 @@ __all__ = [
     "inspect_file",
     "job_messages",
     "load_csv",
+    "load_csv_stream",
     "load_jsonl",
+    "load_jsonl_stream",
     "reporter_for",
 ]

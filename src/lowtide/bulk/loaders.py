@@ -13,6 +13,7 @@ import io
 import json
 import re
 import string
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,7 +23,7 @@ from lowtide.bulk.files import REQUEST_MAX_BYTES, FileChecks, binary_kind
 from lowtide.bulk.jobs import JOB_KEYS, OVERRIDE_KEYS, Job, check_id, override_problems, pydantic_problem, unknown_keys
 from lowtide.bulk.problems import InputError, InputProblem, Problems
 
-__all__ = ["load_csv", "load_jsonl"]
+__all__ = ["load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
 
 # Enough of an input file to tell a PDF, an image or a workbook from text.
 _HEAD_BYTES = 64
@@ -39,31 +40,50 @@ def _resolve(name: str, base: Path) -> Path:
 def load_jsonl(path: str | Path) -> list[Job]:
     """Load jobs from a JSONL file, one JSON object a line; every line is checked before any job is returned.
 
-    A line is `{"prompt": ..., "file": ..., "id": ..., "citations": ...}` or `{"messages": [...], ...}`, plus any
-    Messages parameter to override for that job (`model`, `max_tokens`, `system`, `temperature`, ...). Relative
-    file paths are relative to the JSONL file's folder. Blank lines are skipped; a UTF-8 byte order mark is allowed.
-    Raises `InputError` naming the file, the lines and what is wrong with each (the first few of them).
+    A line is a job, `{"prompt": ..., "file": ..., "id": ..., "citations": ...}` or `{"messages": [...], ...}`, plus
+    any Messages parameter to override for that job (`model`, `max_tokens`, `system`, `temperature`, ...); or, for
+    the whole file, a batch request as the Message Batches API takes it, `{"custom_id": ..., "params": {...}}`, whose
+    custom id becomes the job's id. Relative file paths are relative to the JSONL file's folder. Blank lines are
+    skipped; a UTF-8 byte order mark is allowed. Raises `InputError` naming the file, the lines and what is wrong
+    with each (the first few of them).
     """
     source = Path(path)
-    raw = _read_input(source, "JSONL")
-    base = source.absolute().parent
+    raw = _read_input(source)
+    return _jsonl_jobs(raw.splitlines(), source, source.absolute().parent)
+
+
+def load_jsonl_stream(
+    lines: Iterable[str] | Iterable[bytes], *, name: str = "<stdin>", base: str | Path | None = None
+) -> list[Job]:
+    """Load jobs from JSONL read from a stream (standard input, say), as `load_jsonl` loads a file.
+
+    `lines` is an open text or binary stream, or any iterable of lines. `name` stands for the input in error
+    messages; relative file paths are relative to `base` (default: the working directory). A binary stream
+    (`sys.stdin.buffer`) lets a line that is not UTF-8 be named exactly; a text stream that cannot decode stops there.
+    """
+    return _jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute())
+
+
+def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path) -> list[Job]:
     problems = Problems(source)
     files = FileChecks()
     ids: dict[str, int] = {}
     jobs: list[Job] = []
-    for number, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).splitlines(), start=1):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.add(
-                number,
-                f"is not UTF-8 (the byte 0x{line[exc.start]:02x} at column {exc.start + 1}); save the file as UTF-8",
-            )
-            continue
+    shape: tuple[str, int] | None = None  # the first line's shape, and its number: every line must have it
+    for number, text in _numbered(lines, source, "JSONL", problems):
         if not text.strip():
             continue
         try:
-            job = _jsonl_job(text, base, files)
+            fields = _json_object(text)
+            this = _BATCH_REQUEST if _BATCH_KEYS & fields.keys() else _JOB
+            if shape is None:
+                shape = (this, number)
+            elif this != shape[0]:
+                raise _LineProblem(
+                    f"is {_SHAPES[this]}, but line {shape[1]} is {_SHAPES[shape[0]]}; every line of an input must"
+                    " have the same shape"
+                )
+            job = _batch_request_job(fields) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
         except _LineProblem as exc:
             for message in exc.messages:
                 problems.add(number, message)
@@ -76,20 +96,66 @@ def load_jsonl(path: str | Path) -> list[Job]:
     return jobs
 
 
+def _numbered(
+    lines: Iterable[str] | Iterable[bytes], source: str | Path, kind: str, problems: Problems
+) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line from 1, without a byte order mark; an input whose first bytes say it is not text
+    is refused, and a line that is not UTF-8 is a problem (a text stream that cannot decode ends there)."""
+    iterator = iter(lines)
+    number = 0
+    while True:
+        try:
+            line = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            # A text stream decodes ahead of the line it hands out: the bad byte is somewhere after this line.
+            problems.add(None, _undecodable(exc, after=number))
+            return
+        number += 1
+        if number == 1:
+            _refuse_binary(line if isinstance(line, bytes) else line.encode(errors="replace"), source, kind)
+            line = line.removeprefix(codecs.BOM_UTF8) if isinstance(line, bytes) else line.removeprefix("\ufeff")
+        if isinstance(line, str):
+            yield number, line
+            continue
+        try:
+            yield number, line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.add(
+                number,
+                f"is not UTF-8 (the byte 0x{line[exc.start]:02x} at column {exc.start + 1}); save the file as UTF-8",
+            )
+
+
 class _LineProblem(Exception):
     def __init__(self, *messages: str) -> None:
         super().__init__(*messages)
         self.messages = messages
 
 
-def _jsonl_job(text: str, base: Path, files: FileChecks) -> Job:
+_JOB = "job"
+_BATCH_REQUEST = "batch request"
+_SHAPES = {
+    _JOB: 'a job such as {"prompt": "..."}',
+    _BATCH_REQUEST: 'a batch request such as {"custom_id": "...", "params": {...}}',
+}
+_BATCH_KEYS = frozenset({"custom_id", "params"})
+# The Message Batches API's rule for a custom id.
+_CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def _json_object(text: str) -> dict[str, Any]:
     try:
         item: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _LineProblem(f"is not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(item, dict):
         raise _LineProblem(f'is a JSON {_json_type(item)}, not an object such as {{"prompt": "..."}}')
-    fields = cast(dict[str, Any], item)  # JSON object keys are always strings
+    return cast(dict[str, Any], item)  # JSON object keys are always strings
+
+
+def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:
     unknown = sorted(set(fields) - OVERRIDE_KEYS - set(JOB_KEYS))
     if unknown:
         raise _LineProblem(unknown_keys(unknown, what="key", job_keys=JOB_KEYS))
@@ -116,6 +182,37 @@ def _jsonl_job(text: str, base: Path, files: FileChecks) -> Job:
         raise _LineProblem(*(pydantic_problem(error) for error in exc.errors())) from None
 
 
+def _batch_request_job(fields: dict[str, Any]) -> Job:
+    """A job from a request line of a Message Batches input: its params checked as a job's overrides are."""
+    unknown = sorted(set(fields) - _BATCH_KEYS)
+    if unknown:
+        listed = ", ".join(repr(key) for key in unknown)
+        raise _LineProblem(
+            f"unknown key{'s' * (len(unknown) > 1)} {listed}; a batch request holds custom_id and params"
+        )
+    found: list[str] = []
+    custom_id = fields.get("custom_id")
+    if not isinstance(custom_id, str) or not _CUSTOM_ID.fullmatch(custom_id):
+        got = "nothing" if custom_id is None else json.dumps(custom_id)
+        found.append(f"custom_id: expected 1 to 64 letters, digits, '-' or '_' (the API's rule), got {got}")
+    params = fields.get("params")
+    if not isinstance(params, dict):
+        got = "nothing" if params is None else f"a JSON {_json_type(params)}"
+        raise _LineProblem(*found, f"params: expected an object of Messages parameters, got {got}")
+    params = cast(dict[str, Any], params)
+    if "messages" not in params:
+        found.append("params: no messages; a batch request's params hold the messages to send")
+    overrides = {key: value for key, value in params.items() if key != "messages"}
+    found += [f"params: {problem}" if problem.startswith("unknown") else f"params.{problem}"
+              for problem in override_problems(overrides)]  # fmt: skip
+    if found:
+        raise _LineProblem(*found)
+    try:
+        return Job(messages=params["messages"], id=custom_id, overrides=overrides)
+    except ValidationError as exc:
+        raise _LineProblem(*(f"params.{pydantic_problem(error)}" for error in exc.errors())) from None
+
+
 def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "array"
@@ -126,8 +223,7 @@ def _json_type(value: object) -> str:
     return "boolean" if isinstance(value, bool) else "number"
 
 
-def _read_input(source: Path, kind: str) -> bytes:
-    """The bytes of an input file; one whose first bytes say it is not text (a PDF, a workbook) is refused."""
+def _read_input(source: Path) -> bytes:
     try:
         raw = source.read_bytes()
     except FileNotFoundError:
@@ -136,11 +232,15 @@ def _read_input(source: Path, kind: str) -> bytes:
         raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
     except OSError as exc:
         raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
-    binary = binary_kind(raw[:_HEAD_BYTES])
+    return raw
+
+
+def _refuse_binary(head: bytes, source: str | Path, kind: str) -> None:
+    """Refuse an input whose first bytes say it is not text (a PDF, an image, a workbook)."""
+    binary = binary_kind(head[:_HEAD_BYTES])
     if binary is not None:
         problem = f"is {binary}, not {kind} text; export the data as {kind} (UTF-8) and load that"
         raise InputError(source, [InputProblem(None, problem)])
-    return raw
 
 
 # -- CSV ---------------------------------------------------------------------------------------------------------
@@ -160,13 +260,59 @@ def load_csv(
     `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
     """
     source = Path(path)
-    raw = _read_input(source, "CSV")
+    raw = _read_input(source)
+    return _csv_jobs(_csv_text(raw, source), source, source.absolute().parent, template, file_column, id_column)
+
+
+def load_csv_stream(
+    lines: Iterable[str] | Iterable[bytes],
+    template: str,
+    *,
+    name: str = "<stdin>",
+    base: str | Path | None = None,
+    file_column: str | None = None,
+    id_column: str | None = None,
+) -> list[Job]:
+    """Load one job per row of CSV read from a stream (standard input, say), as `load_csv` loads a file.
+
+    `lines` is an open text or binary stream, or any iterable of lines (with their line ends). `name` stands for
+    the input in error messages; relative file paths are relative to `base` (default: the working directory).
+    """
+    folder = Path(base if base is not None else Path.cwd()).absolute()
+    chunks = iter(lines)
     try:
-        text = raw.decode("utf-8-sig")
+        first = next(chunks, "")
+        if isinstance(first, bytes):
+            text = _csv_text(first + b"".join(cast(Iterator[bytes], chunks)), name)
+        else:
+            _refuse_binary(first.encode(errors="replace"), name, "CSV")
+            text = (first + "".join(cast(Iterator[str], chunks))).removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(name, [InputProblem(None, _undecodable(exc, after=0))]) from None
+    return _csv_jobs(text, name, folder, template, file_column, id_column)
+
+
+def _undecodable(exc: UnicodeDecodeError, *, after: int) -> str:
+    where = f" after line {after}" if after else ""
+    return (
+        f"cannot be read as UTF-8{where}: the byte 0x{exc.object[exc.start]:02x} is not valid UTF-8; save the input"
+        " as UTF-8 (or read it as bytes, so that the line is named)"
+    )
+
+
+def _csv_text(raw: bytes, source: str | Path) -> str:
+    _refuse_binary(raw, source, "CSV")
+    try:
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         problem = InputProblem(line, f"is not UTF-8 (the byte 0x{raw[exc.start]:02x}); save the file as UTF-8")
         raise InputError(source, [problem]) from None
+
+
+def _csv_jobs(
+    text: str, source: str | Path, base: Path, template: str, file_column: str | None, id_column: str | None
+) -> list[Job]:
     problems = Problems(source)
     # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
     # The limit is process-wide, so it is only ever raised, never lowered.
@@ -182,7 +328,6 @@ def load_csv(
         problems.raise_if_any()
     _check_header(header, template, file_column, id_column, problems)
     problems.raise_if_any()
-    base = source.absolute().parent
     files = FileChecks()
     ids: dict[str, int] = {}
     jobs: list[Job] = []
