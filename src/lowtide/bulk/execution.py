@@ -1,0 +1,495 @@
+"""One go at a bulk run: attach to what is out, send what is not, keep the cost and time limits, report progress.
+
+`BulkRun` (runner.py) checks the jobs, records the run and sorts its items (`Prepared`); an `Execution` then does
+the sending and waiting for that one go, and gives back the `RunResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from pydantic import BaseModel
+
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.engine import BatchEngine, GroupCall
+from lowtide.batching.keys import owner_id
+from lowtide.bulk.jobs import Job
+from lowtide.bulk.plan import split
+from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
+from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
+from lowtide.clock import Clock
+from lowtide.config import ActorConfiguration
+from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
+from lowtide.ledger.runs import ItemRow, RunStore
+from lowtide.ledger.store import Ledger, RequestRecord
+from lowtide.providers.base import Outcome
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = ["Execution", "Prepared", "RunActor", "RunDefinition"]
+
+log = logging.getLogger(__name__)
+
+# Progress reaches the reporters at most this often (real seconds), besides every batch sent or finished.
+_REPORT_EVERY = 0.2
+
+
+class RunActor(Protocol):
+    """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
+    from its defaults, and its provider's batch codec and backend."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def configuration(self) -> ActorConfiguration: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def request(
+        self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
+    ) -> ActorRequest: ...
+
+    def batch_codec(self, capability: str = ...) -> BatchCodec: ...
+
+    def batch_backend(self, capability: str = ...) -> BatchBackend: ...
+
+
+class RunDefinition(Protocol):
+    """What an execution needs of its run (`BulkRun` is one): the jobs, the limits and outputs, and how requests
+    are built, sized and priced."""
+
+    actor: RunActor
+    jobs: list[Job]
+    response_model: type[BaseModel] | None
+    max_parallel_batches: int
+    max_cost_usd: Decimal | None
+    time_limit: float | None
+    cancel_grace: float
+    results_dir: Path | None
+    out: Path | None
+    on_progress: ProgressCallback | None
+    progress: ReporterMode
+    progress_stream: TextIO | None
+    progress_interval: float
+
+    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]: ...
+
+    def max_requests(self) -> int: ...
+
+    def max_bytes(self) -> int: ...
+
+    def worst_case(self, params: Mapping[str, Any]) -> Decimal | None: ...
+
+
+@dataclass
+class Prepared:
+    """A run as `_prepare` found it: its keys, and which items are final, out in a batch, or to send."""
+
+    run_id: str
+    store: RunStore
+    backend: BatchBackend | None
+    keys: list[str]
+    rows: list[ItemRow]
+    finished: list[int]
+    attach: list[int]
+    to_send: list[int]
+    spent: Decimal
+
+
+class Execution:
+    """One go at a run: attach to what is out, send what is not, keep the limits, report progress."""
+
+    def __init__(self, run: RunDefinition, prepared: Prepared) -> None:
+        self.run = run
+        self.prepared = prepared
+        self.store = prepared.store
+        self.run_id = prepared.run_id
+        self.keys = prepared.keys
+        actor = run.actor
+        self.clock = actor.clock
+        backend = prepared.backend
+        assert backend is not None, "prepared for a dry run"
+        self.engine = BatchEngine(
+            backend,
+            actor.ledger,
+            endpoint=backend.endpoint,
+            settings=actor.configuration.batch,
+            clock=self.clock,
+            owner=owner_id(),
+        )
+        self.results: list[ItemResult | None] = [None] * len(run.jobs)
+        self.counts = dict.fromkeys(ItemStatus, 0)
+        self.done = 0
+        self.reported_at = -math.inf
+        self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
+        if self.directory is not None:
+            self.engine.on_results = self._raw
+        self.spent = prepared.spent
+        self.reserved = Decimal(0)
+        self.worst: dict[int, Decimal] = {}
+        self.outstanding = 0
+        self.batches_done = 0
+        self.batches_out = 0
+        self.batches_sent = 0
+        self.time_up = False
+        self.decided: set[int] = set()
+        self.changed = asyncio.Event()
+        self.started = self.clock.now()
+        self.progress: ProgressReporter = reporter_for(
+            run.progress,
+            run.progress_stream or sys.stderr,
+            interval=run.progress_interval,
+            clock=self.clock,
+            on_progress=run.on_progress,
+        )
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    async def go(self) -> RunResult:
+        try:
+            for batch_id in self.store.outstanding_batches(self.run_id):
+                batch = self.engine.ledger.batch(batch_id)
+                if batch is not None:
+                    self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
+            self._load_finished()
+            if self.directory is not None:
+                self.directory.start([r for r in self.results if r is not None])
+            for index in self.prepared.attach:
+                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])))
+            timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
+            self._report(now=True)
+            await self._send(self.prepared.to_send)
+            await self._wait_for_answers()
+            if timer is not None:
+                timer.cancel()
+            result = self._result()
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await self.engine.aclose()
+        if self.directory is not None:
+            self.directory.finish(result.items)
+        if self.run.out is not None:
+            write_lines(self.run.out, (item.as_json() for item in result.items))
+        self.progress.close(self._snapshot())
+        return result
+
+    # What is there already.
+
+    def _load_finished(self) -> None:
+        rows = {row.index: row for row in self.prepared.rows}
+        sending = set(self.prepared.to_send)
+        again = sending | set(self.prepared.attach)
+        cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
+        if cleared:
+            self.store.decide(self.run_id, cleared, now=self.clock.now())
+        for row in self.prepared.rows:
+            if row.request_state is None and row.index not in sending:
+                # Not sent this time (a retry sends only what failed): it stays as the run left it.
+                status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
+                job_id = self.run.jobs[row.index].id
+                self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
+        finished = self.prepared.finished
+        for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
+            chunk = finished[start : start + 1000]
+            records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
+            for index in chunk:
+                record = records[self.keys[index]]
+                self._set(self._outcome_result(index, self._stored(record), rows[index]))
+
+    def _stored(self, record: RequestRecord) -> Outcome:
+        try:
+            return self.engine.result_of(record, None)
+        except ActorError as exc:
+            return exc
+
+    # Sending.
+
+    async def _send(self, indexes: Sequence[int]) -> None:
+        position = {index: at for at, index in enumerate(indexes)}
+        groups = split(
+            ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
+            max_requests=self.run.max_requests(),
+            max_bytes=self.run.max_bytes(),
+        )
+        for group in groups:
+            rest = list(indexes[position[group[-1][0]] + 1 :])
+            await self._capacity()
+            if self.time_up:
+                self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
+                return
+            calls = [GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for i, params, size in group]
+            if self.run.max_cost_usd is not None:
+                fitting = await self._affordable(calls)
+                if self.time_up:
+                    self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
+                    return
+                if len(fitting) < len(calls):
+                    skipped = [i for i, _, _ in group[len(fitting) :]] + rest
+                    self._decide(skipped, ItemStatus.NOT_RUN, self._over_limit_reason(calls[len(fitting)]))
+                    if fitting:
+                        await self._dispatch(fitting, [i for i, _, _ in group[: len(fitting)]])
+                    return
+            await self._dispatch(calls, [i for i, _, _ in group])
+
+    async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
+        for call, index in zip(calls, indexes, strict=True):
+            self.worst[index] = call.worst_case_usd or Decimal(0)
+            self.reserved += self.worst[index]
+        futures = await self.engine.send_group(calls, actor=self.run.actor.name)
+        self.batches_out += 1
+        self.batches_sent += 1
+        remaining = {"n": len(indexes)}
+
+        def one_done() -> None:
+            remaining["n"] -= 1
+            if remaining["n"] == 0:
+                self.batches_out -= 1
+                self.batches_done += 1
+                self._report(now=True)
+
+        for call, index in zip(calls, indexes, strict=True):
+            self._watch(index, futures[call.key], on_done=one_done)
+        self._report(now=True)
+
+    async def _capacity(self) -> None:
+        while self.batches_out >= self.run.max_parallel_batches and not self.time_up:
+            await self._next_change()
+
+    async def _affordable(self, calls: list[GroupCall]) -> list[GroupCall]:
+        """The calls of a group that fit the cost limit, after waiting for batches out to settle if need be."""
+        limit = self.run.max_cost_usd
+        assert limit is not None
+        need = sum((c.worst_case_usd or Decimal(0) for c in calls), Decimal(0))
+        while self.spent + self.reserved + need > limit and self.batches_out > 0 and not self.time_up:
+            await self._next_change()
+        fitting: list[GroupCall] = []
+        total = self.spent + self.reserved
+        for call in calls:
+            total += call.worst_case_usd or Decimal(0)
+            if total > limit:
+                break
+            fitting.append(call)
+        return fitting
+
+    def _over_limit_reason(self, call: GroupCall) -> str:
+        return (
+            f"cost limit ${self.run.max_cost_usd}: the run has spent ${self.spent:.6f}, and the worst case of this"
+            f" request (${call.worst_case_usd or 0:.6f}) would cross the limit"
+        )
+
+    def _late_reason(self) -> str:
+        return f"time limit of {self.run.time_limit:g}s passed before it was sent"
+
+    async def _next_change(self) -> None:
+        self.changed.clear()
+        await self.changed.wait()
+
+    # Answers.
+
+    def _watch(self, index: int, future: asyncio.Future[Outcome], *, on_done: Callable[[], None] | None = None) -> None:
+        self.outstanding += 1
+
+        def settled(done: asyncio.Future[Outcome]) -> None:
+            self.outstanding -= 1
+            if done.cancelled():
+                return
+            failure = done.exception()
+            if failure is None:
+                outcome: Outcome = done.result()
+            elif isinstance(failure, ActorError):
+                outcome = failure
+            else:
+                outcome = ActorError(f"{type(failure).__name__}: {failure}")
+            self._answered(index, outcome)
+            if on_done is not None:
+                on_done()
+            self.changed.set()
+            self._report()
+
+        future.add_done_callback(settled)
+
+    def _answered(self, index: int, outcome: Outcome) -> None:
+        self.reserved -= self.worst.pop(index, Decimal(0))
+        result = self._outcome_result(index, outcome, None)
+        if isinstance(result.error, StructuredOutputError):
+            self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
+        elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
+            self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
+        self.spent += result.cost_usd or Decimal(0)
+        self._set(result)
+        if self.directory is not None:
+            self.directory.add([result])
+
+    def _outcome_result(self, index: int, outcome: Outcome, row: ItemRow | None) -> ItemResult:
+        job = self.run.jobs[index]
+        key = self.keys[index]
+        if isinstance(outcome, ActorResponse):
+            response: ActorResponse[Any] = outcome
+            if self.run.response_model is not None:
+                try:
+                    response = self.engine.backend.codec.parse(outcome, self.run.response_model)
+                except StructuredOutputError as exc:
+                    return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
+            citations, by_field = _citations(response)
+            return ItemResult(
+                index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
+                field_citations=by_field,
+            )  # fmt: skip
+        reason = row.reason if row is not None else None
+        if isinstance(outcome, BatchRequestCanceled):
+            if self.time_up or (row is not None and row.status == ItemStatus.FAILED.value):
+                return ItemResult(
+                    index, job.id, key, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason()
+                )
+            return ItemResult(index, job.id, key, ItemStatus.CANCELED, error=outcome)
+        status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
+        return ItemResult(index, job.id, key, status, error=outcome, reason=reason)
+
+    def _cut_reason(self) -> str:
+        return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
+
+    def _decide(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
+        """Items the run settles without the API (not sent for the cost limit, or the time limit)."""
+        undecided = [i for i in indexes if self.results[i] is None]
+        if not undecided:
+            return
+        self.store.decide(self.run_id, [(i, status.value, reason) for i in undecided], now=self.clock.now())
+        self.decided.update(undecided)
+        decided = [ItemResult(i, self.run.jobs[i].id, self.keys[i], status, reason=reason) for i in undecided]
+        for result in decided:
+            self._set(result)
+        if self.directory is not None:
+            self.directory.add(decided)
+        self._report()
+
+    async def _wait_for_answers(self) -> None:
+        while self.outstanding > 0:
+            if self.time_up:
+                # The canceled batches' answers have `cancel_grace` to arrive; then the rest is reported failed.
+                grace_ends = self.clock.now() + self.run.cancel_grace
+                while self.outstanding > 0 and self.clock.now() < grace_ends:
+                    await self._change_or_tick(grace_ends)
+                left = [i for i, r in enumerate(self.results) if r is None]
+                self._decide(left, ItemStatus.FAILED, self._cut_reason())
+                return
+            await self._next_change()
+
+    async def _change_or_tick(self, until: float) -> None:
+        """Wait for an answer, or a tick of the clock (never past `until`), whichever comes first."""
+        change = asyncio.ensure_future(self._next_change())
+        tick = asyncio.ensure_future(self.clock.sleep(min(self._tick(), max(0.0, until - self.clock.now()))))
+        await asyncio.wait({change, tick}, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in (change, tick):
+            waiter.cancel()
+
+    def _tick(self) -> float:
+        """How often limits are looked at: as often as batches are polled, and at least every 5 seconds."""
+        return max(0.01, min(self.run.actor.configuration.batch.poll_interval, 5.0))
+
+    async def _time_limit(self) -> None:
+        assert self.run.time_limit is not None
+        deadline = self.started + self.run.time_limit
+        while (left := deadline - self.clock.now()) > 0:
+            await self.clock.sleep(min(left, self._tick()))
+        self.time_up = True
+        log.warning("Run %s: time limit of %gs passed; canceling its outstanding batches.", self.run_id,
+                    self.run.time_limit)  # fmt: skip
+        for batch_id in self.store.outstanding_batches(self.run_id):
+            batch = self.engine.ledger.batch(batch_id)
+            if batch is None or batch.provider_batch_id is None:
+                continue
+            try:
+                await self.engine.backend.cancel(batch.provider_batch_id)
+            except ActorError as exc:
+                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
+        pending = [i for i, r in enumerate(self.results) if r is None]
+        self.decided.update(pending)
+        self.store.decide(self.run_id, [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending],
+                          now=self.clock.now())  # fmt: skip
+        self.changed.set()
+
+    # Reporting.
+
+    def _raw(self, batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+        del batch_id
+        if self.directory is not None:
+            self.directory.add_raw(provider_batch_id, lines)
+
+    def _set(self, result: ItemResult) -> None:
+        """Record an item's result, keeping the counts progress reports (a snapshot must not walk every item)."""
+        previous = self.results[result.index]
+        if previous is None:
+            self.done += 1
+        else:
+            self.counts[previous.status] -= 1
+        self.counts[result.status] += 1
+        self.results[result.index] = result
+
+    def _snapshot(self) -> RunProgress:
+        counts = self.counts
+        unsent = max(0, len(self.results) - self.done - self.outstanding)
+        return RunProgress(
+            run_id=self.run_id,
+            items_total=len(self.results),
+            items_done=self.done,
+            succeeded=counts[ItemStatus.SUCCEEDED],
+            failed=counts[ItemStatus.FAILED] + counts[ItemStatus.EXPIRED],
+            canceled=counts[ItemStatus.CANCELED],
+            not_run=counts[ItemStatus.NOT_RUN],
+            batches_total=self.batches_sent + -(-unsent // self.run.max_requests()),
+            batches_done=self.batches_done,
+            batches_in_flight=self.batches_out,
+            cost_usd=self.spent,
+            cost_limit_usd=self.run.max_cost_usd,
+            elapsed_seconds=self.clock.now() - self.started,
+        )
+
+    def _report(self, *, now: bool = False) -> None:
+        """Tell the reporters, at most every `_REPORT_EVERY` real seconds unless `now` (a batch sent or done)."""
+        moment = time.monotonic()
+        if not now and moment - self.reported_at < _REPORT_EVERY:
+            return
+        self.reported_at = moment
+        self.progress.update(self._snapshot())
+
+    def _result(self) -> RunResult:
+        items = [
+            r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
+            for i, r in enumerate(self.results)
+        ]
+        return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started)
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+def _citations(
+    response: ActorResponse[Any],
+) -> tuple[list[dict[str, Any]] | None, dict[str, list[dict[str, Any]]] | None]:
+    from lowtide.bulk.citations import citations_of, field_citations
+
+    found = citations_of(response)
+    if not found:
+        return None, None
+    listed = [c.model_dump(exclude_none=True) for c in found]
+    parsed = response.parsed
+    if not isinstance(parsed, BaseModel):
+        return listed, None
+    mapped = field_citations(response, parsed)
+    return listed, {name: [c.model_dump(exclude_none=True) for c in cs] for name, cs in mapped.items()} or None
