@@ -86,3 +86,40 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed "run tides: 2 item(s): 2 succeeded"
     And "out.jsonl" holds, in order, the ids "tide-1" and "tide-2", answered with the emulated replies to "When is high water?" and "Name a tide."
     And item 0 of the run "tides" was sent with max_tokens 40 and no system prompt, item 1 with max_tokens 64 and the system prompt "Be brief."
+
+  Scenario: A cost limit the first batch's worst case crowds does not stop the run: batches go on while the real cost leaves room
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --run-id roomy --max-cost-usd 0.03 --items-per-batch 5 --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed exactly:
+      """
+      run roomy: 20 item(s): 20 succeeded; $0.002400 at batch prices (live: $0.004800)
+      """
+    And the API received 7 batches, of 3, 3, 3, 3, 3, 3 and 2 requests
+
+  Scenario: What the cost limit leaves unsent is not run, and the reason states what the run really spent
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --run-id tight --max-cost-usd 0.009 --items-per-batch 5 --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed exactly:
+      """
+      run tight: 20 item(s): 11 succeeded, 9 not-run; $0.001320 at batch prices (live: $0.002640)
+        9 item(s): cost limit $0.009: the run has spent $0.001320, and the worst case of this request ($0.007725) would cross the limit
+      """
+    And the API received 11 batches, of 1 request each

@@ -82,12 +82,26 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the error message contains "was made with other inputs or actor settings"
     And the API received 1 batch of 3 requests
 
-  Scenario: The cost limit: what would cross it is not sent, and is reported not run with the reason
+  Scenario: The cost limit: batches go on while what was really spent, plus one more worst case, fits; the rest is not run, with the true spend
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 1.5 items' worst case
+    Then the run's groups are 3 completed, 0 failed, 0 canceled and 6 not run
+    And every item not run says the run has spent what its 3 answers cost, and one more worst case would cross the limit
+    And the API received 3 batches of 1, 1 and 1 requests
+
+  Scenario: A batch whose worst case does not fit beside the first is sent in part, and the rest leads the next batch
     Given 9 prompts "Review {n}"
     When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case
-    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
-    And every item not run says "cost limit"
-    And the API received 1 batch of 2 requests
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 7 batches of 2, 2, 1, 1, 1, 1 and 1 requests
+
+  Scenario: A run resumed with a batch out counts that batch at its worst case until it settles
+    Given 9 prompts "Review {n}"
+    When a program starts mapping the prompts with 3 items per batch, 1 batch at a time, as run "reviews" and stops once its first batch is out
+    And a new program maps the prompts with 3 items per batch and a cost limit of 4 items' worst case, as run "reviews"
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 4 batches of 3, 3, 2 and 1 requests
+    And no batch was created before the one the first program left out had ended
 
   Scenario: The cost limit counts batches out at their worst case, and waits for them to settle at their real cost
     Given 9 prompts "Review {n}"
@@ -206,14 +220,14 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
 
   Scenario: A run stopped by its cost limit is resumed with a higher one: only what was not run is sent
     Given 9 prompts "Review {n}"
-    When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case, as run "reviews"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 1.5 items' worst case, as run "reviews"
     And "lowtide status reviews" runs on the scenario's ledger
-    Then the command printed "9 item(s): 2 succeeded, 7 not-run"
+    Then the command printed "9 item(s): 3 succeeded, 6 not-run"
     When the run "reviews" is retried
-    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
+    Then the run's groups are 3 completed, 0 failed, 0 canceled and 6 not run
     When the actor maps the prompts with 3 items per batch as run "reviews"
     Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
-    And the API received 4 batches of 2, 3, 3 and 1 requests
+    And the API received 5 batches of 1, 1, 1, 3 and 3 requests
 
   Scenario: A request the API canceled is grouped as canceled
     Given 3 prompts "Review {n}"

@@ -138,3 +138,24 @@ def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system:
     first, second = (record.params for record in ledger.requests_for(keys))
     assert (first["max_tokens"], first.get("system")) == (tokens, None), first
     assert (second["max_tokens"], second.get("system")) == (other, system), second
+
+
+@then("the command printed exactly:")
+def step_printed_exactly(context: Any) -> None:
+    out = world(context).value["out"]
+    assert out == context.text + "\n", f"the command printed:\n{out}"
+
+
+@then("the API received {count:d} batches, of {sizes} requests")
+@then("the API received {count:d} batches, of {size:d} request each")
+def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -> None:
+    w = world(context)
+    client = w.client_over(w.transport())
+
+    async def listing() -> list[Any]:
+        return [batch async for batch in client.messages.batches.list(limit=100)]
+
+    # Batches created in the same (virtual) instant have no order: compare the sizes, not who came first.
+    found = sorted(sum(dict(batch.request_counts).values()) for batch in w.run(listing()))
+    expected = [size] * count if size else [int(n) for n in sizes.replace(" and ", ", ").split(", ")]
+    assert found == sorted(expected), found

@@ -75,7 +75,9 @@ def _cost_limit(w: World, items: float) -> Decimal:
     params = to_message_params(w.current_actor().request(_prompts(w)[0]))
     worst = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
     assert worst is not None
-    return worst * Decimal(str(items))
+    limit = worst * Decimal(str(items))
+    _bulk(w).setdefault("limit", limit)
+    return limit
 
 
 def _batches(w: World) -> list[Any]:
@@ -274,13 +276,14 @@ def step_retry(context: Any, run_id: str) -> None:
     'a program starts mapping the prompts with {count:d} items per batch as run "{run_id}"'
     " and stops once its batches are out"
 )
-def step_program_stops(context: Any, count: int, run_id: str) -> None:
+def step_program_stops(context: Any, count: int, run_id: str, parallel: int | None = None) -> None:
     w = world(context)
     actor = new_program_actor(w, w.current_actor().name)
-    expected = -(-len(_prompts(w)) // count)
+    expected = parallel or -(-len(_prompts(w)) // count)
 
     async def until_out() -> None:
-        run = BulkRun(actor, run_id=run_id, items_per_batch=count).add_jobs(_prompts(w))
+        run = BulkRun(actor, run_id=run_id, items_per_batch=count, max_parallel_batches=parallel or 4)
+        run.add_jobs(_prompts(w))
         task = asyncio.ensure_future(run.run())
         # Stop as soon as every batch is out: on the scenario's clock, they end 60 virtual seconds later.
         while w.emu.created_batches < expected or any(b[1] is None for b in RunStore(actor.ledger).batches(run_id)):
@@ -290,6 +293,31 @@ def step_program_stops(context: Any, count: int, run_id: str) -> None:
         assert RunStore(actor.ledger).run(run_id) is not None
 
     w.in_program(until_out)
+
+
+@when(
+    'a program starts mapping the prompts with {count:d} items per batch, 1 batch at a time, as run "{run_id}"'
+    " and stops once its first batch is out"
+)
+def step_program_stops_first(context: Any, count: int, run_id: str) -> None:
+    step_program_stops(context, count, run_id, parallel=1)
+
+
+@when(
+    "a new program maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case,"
+    ' as run "{run_id}"'
+)
+def step_new_program_maps_limited(context: Any, count: int, items: float, run_id: str) -> None:
+    w = world(context)
+    w.actor = new_program_actor(w, w.current_actor().name)
+    _map(w, items_per_batch=count, run_id=run_id, max_cost_usd=_cost_limit(w, items))
+
+
+@then("no batch was created before the one the first program left out had ended")
+def step_created_after_first(context: Any) -> None:
+    first, *later = _batches(world(context))
+    assert first.ended_at is not None, first
+    assert all(batch.created_at >= first.ended_at for batch in later), [(b.created_at, b.ended_at) for b in later]
 
 
 @when('a new program maps the prompts with {count:d} items per batch as run "{run_id}"')
@@ -371,6 +399,26 @@ def step_not_run_reason(context: Any, text: str) -> None:
     items = _result(world(context)).not_run
     assert items, [i.reason for i in items]
     assert all(text in (i.reason or "") for i in items), [i.reason for i in items]
+
+
+@then(
+    "every item not run says the run has spent what its {answered:d} answers cost, and one more worst case would"
+    " cross the limit"
+)
+def step_not_run_true_spend(context: Any, answered: int) -> None:
+    w = world(context)
+    result = _result(w)
+    spent = sum((item.cost_usd or Decimal(0) for item in result.completed), Decimal(0))
+    assert len(result.completed) == answered, result
+    assert spent > 0, result
+    limit = _bulk(w)["limit"]
+    worst = _cost_limit(w, 1)
+    expected = (
+        f"cost limit ${limit}: the run has spent ${spent:.6f}, and the worst case of this request (${worst:.6f})"
+        " would cross the limit"
+    )
+    assert spent + worst > limit, (spent, worst, limit)
+    assert [i.reason for i in result.not_run] == [expected] * len(result.not_run), [i.reason for i in result.not_run]
 
 
 @then('{first:d} failed items say "{one}" and {second:d} say "{other}"')

@@ -11,7 +11,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -22,10 +22,12 @@ from pydantic import BaseModel
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
+from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.jobs import Job
-from lowtide.bulk.plan import split
+from lowtide.bulk.plan import Splitter
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
+from lowtide.bulk.tally import BatchTally
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration
 from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
@@ -137,12 +139,9 @@ class Execution:
         self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
         if self.directory is not None:
             self.engine.on_results = self._raw
-        self.spent = prepared.spent
-        self.reserved = Decimal(0)
-        self.worst: dict[int, Decimal] = {}
+        self.budget = RunBudget(run.max_cost_usd, prepared.spent)
+        self.tally = BatchTally()
         self.outstanding = 0
-        self.batches_done = 0
-        self.batches_out = 0
         self.batches_sent = 0
         self.time_up = False
         self.decided: set[int] = set()
@@ -166,8 +165,7 @@ class Execution:
             self._load_finished()
             if self.directory is not None:
                 self.directory.start([r for r in self.results if r is not None])
-            for index in self.prepared.attach:
-                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])))
+            self._attach()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
             self._report(now=True)
             await self._send(self.prepared.to_send)
@@ -209,6 +207,18 @@ class Execution:
                 record = records[self.keys[index]]
                 self._set(self._outcome_result(index, self._stored(record), rows[index]))
 
+    def _attach(self) -> None:
+        """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
+        rows = {row.index: row for row in self.prepared.rows}
+        batches: dict[str, list[int]] = {}
+        for index in self.prepared.attach:
+            batches.setdefault(rows[index].batch_id or "unrecorded", []).append(index)
+        for batch, indexes in batches.items():
+            self.tally.out_with(batch, len(indexes))
+            for index in indexes:
+                self.budget.reserve(index, rows[index].worst_case_usd)
+                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
+
     def _stored(self, record: RequestRecord) -> Outcome:
         try:
             return self.engine.result_of(record, None)
@@ -218,77 +228,56 @@ class Execution:
     # Sending.
 
     async def _send(self, indexes: Sequence[int]) -> None:
+        """Send `indexes` in groups, in order. Under a cost limit a group that does not fit waits for the batches out
+        to settle at their real cost; then what fits is sent and the rest leads the next group. Only when not one
+        request fits, with nothing out, is the rest not run."""
         position = {index: at for at, index in enumerate(indexes)}
-        groups = split(
+        splitter = Splitter(
             ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
             max_requests=self.run.max_requests(),
             max_bytes=self.run.max_bytes(),
         )
-        for group in groups:
-            rest = list(indexes[position[group[-1][0]] + 1 :])
+        while taken := splitter.take():
+            group = [index for (index, _, _), _ in taken]
+            rest = list(indexes[position[group[-1]] + 1 :])
             await self._capacity()
             if self.time_up:
-                self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
+                self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
                 return
-            calls = [GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for i, params, size in group]
-            if self.run.max_cost_usd is not None:
-                fitting = await self._affordable(calls)
-                if self.time_up:
-                    self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
-                    return
-                if len(fitting) < len(calls):
-                    skipped = [i for i, _, _ in group[len(fitting) :]] + rest
-                    self._decide(skipped, ItemStatus.NOT_RUN, self._over_limit_reason(calls[len(fitting)]))
-                    if fitting:
-                        await self._dispatch(fitting, [i for i, _, _ in group[: len(fitting)]])
-                    return
-            await self._dispatch(calls, [i for i, _, _ in group])
+            calls = [
+                GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for (i, params, size), _ in taken
+            ]
+            fitting = await self._affordable(calls)
+            if self.time_up:
+                self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
+                return
+            if not fitting:
+                self._decide(group + rest, ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
+                return
+            splitter.give_back(taken[fitting:])
+            await self._dispatch(calls[:fitting], group[:fitting])
 
     async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
         for call, index in zip(calls, indexes, strict=True):
-            self.worst[index] = call.worst_case_usd or Decimal(0)
-            self.reserved += self.worst[index]
+            self.budget.reserve(index, call.worst_case_usd)
         futures = await self.engine.send_group(calls, actor=self.run.actor.name)
-        self.batches_out += 1
         self.batches_sent += 1
-        remaining = {"n": len(indexes)}
-
-        def one_done() -> None:
-            remaining["n"] -= 1
-            if remaining["n"] == 0:
-                self.batches_out -= 1
-                self.batches_done += 1
-                self._report(now=True)
-
+        batch = f"sent-{self.batches_sent}"
+        self.tally.out_with(batch, len(indexes))
         for call, index in zip(calls, indexes, strict=True):
-            self._watch(index, futures[call.key], on_done=one_done)
+            self._watch(index, futures[call.key], batch=batch)
         self._report(now=True)
 
     async def _capacity(self) -> None:
-        while self.batches_out >= self.run.max_parallel_batches and not self.time_up:
+        while self.tally.out >= self.run.max_parallel_batches and not self.time_up:
             await self._next_change()
 
-    async def _affordable(self, calls: list[GroupCall]) -> list[GroupCall]:
-        """The calls of a group that fit the cost limit, after waiting for batches out to settle if need be."""
-        limit = self.run.max_cost_usd
-        assert limit is not None
-        need = sum((c.worst_case_usd or Decimal(0) for c in calls), Decimal(0))
-        while self.spent + self.reserved + need > limit and self.batches_out > 0 and not self.time_up:
+    async def _affordable(self, calls: list[GroupCall]) -> int:
+        """How many calls of a group fit the cost limit, after waiting for the batches out to settle if need be."""
+        worst_cases = [call.worst_case_usd for call in calls]
+        while not self.budget.fits(worst_cases) and self.tally.out > 0 and not self.time_up:
             await self._next_change()
-        fitting: list[GroupCall] = []
-        total = self.spent + self.reserved
-        for call in calls:
-            total += call.worst_case_usd or Decimal(0)
-            if total > limit:
-                break
-            fitting.append(call)
-        return fitting
-
-    def _over_limit_reason(self, call: GroupCall) -> str:
-        return (
-            f"cost limit ${self.run.max_cost_usd}: the run has spent ${self.spent:.6f}, and the worst case of this"
-            f" request (${call.worst_case_usd or 0:.6f}) would cross the limit"
-        )
+        return self.budget.fitting(worst_cases)
 
     def _late_reason(self) -> str:
         return f"time limit of {self.run.time_limit:g}s passed before it was sent"
@@ -299,7 +288,7 @@ class Execution:
 
     # Answers.
 
-    def _watch(self, index: int, future: asyncio.Future[Outcome], *, on_done: Callable[[], None] | None = None) -> None:
+    def _watch(self, index: int, future: asyncio.Future[Outcome], *, batch: str) -> None:
         self.outstanding += 1
 
         def settled(done: asyncio.Future[Outcome]) -> None:
@@ -314,21 +303,19 @@ class Execution:
             else:
                 outcome = ActorError(f"{type(failure).__name__}: {failure}")
             self._answered(index, outcome)
-            if on_done is not None:
-                on_done()
+            batch_done = self.tally.settled(batch)
             self.changed.set()
-            self._report()
+            self._report(now=batch_done)
 
         future.add_done_callback(settled)
 
     def _answered(self, index: int, outcome: Outcome) -> None:
-        self.reserved -= self.worst.pop(index, Decimal(0))
         result = self._outcome_result(index, outcome, None)
         if isinstance(result.error, StructuredOutputError):
             self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
         elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
             self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
-        self.spent += result.cost_usd or Decimal(0)
+        self.budget.settle(index, result.cost_usd)
         self._set(result)
         if self.directory is not None:
             self.directory.add([result])
@@ -450,9 +437,9 @@ class Execution:
             canceled=counts[ItemStatus.CANCELED],
             not_run=counts[ItemStatus.NOT_RUN],
             batches_total=self.batches_sent + -(-unsent // self.run.max_requests()),
-            batches_done=self.batches_done,
-            batches_in_flight=self.batches_out,
-            cost_usd=self.spent,
+            batches_done=self.tally.done,
+            batches_in_flight=self.tally.out,
+            cost_usd=self.budget.spent,
             cost_limit_usd=self.run.max_cost_usd,
             elapsed_seconds=self.clock.now() - self.started,
         )

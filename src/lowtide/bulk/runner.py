@@ -7,10 +7,11 @@ are waited on, and only what was never sent is sent. `retry` sends failed and ex
 
 Sending: items are built (files read, content blocks made) as their batch is sent, not before; batches are split
 by count and bytes; at most `max_parallel_batches` are out at once. With a cost limit, a batch is sent only if the
-run's cost so far, plus the worst case of the batches out, plus its own worst case stays within the limit (a batch
-that does not fit waits for those out to settle at their real cost, then shrinks to what fits); what is left is
-`not-run`. With a time limit, when it passes the run's outstanding batches are canceled, answers already in are
-kept, and every item without one is `failed` with the reason.
+run's real cost so far, plus the worst case of what is out, plus its own worst case stays within the limit (a batch
+that does not fit waits for those out to settle at their real cost, then sends what fits, and the rest leads the
+next batch); only when not one request fits with nothing out is the rest `not-run`. With a time limit, when it
+passes the run's outstanding batches are canceled, answers already in are kept, and every item without one is
+`failed` with the reason.
 """
 
 from __future__ import annotations

@@ -55,6 +55,8 @@ class ItemRow:
     request_state: RequestState | None
     batch_id: str | None
     cost_usd: Decimal | None
+    worst_case_usd: Decimal | None = None
+    """The budget check's estimate of the latest request, while it is not final."""
 
 
 class RunStore:
@@ -106,7 +108,7 @@ class RunStore:
         job = "ri.job" if with_jobs else "NULL AS job"
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
-            " r.state AS request_state, r.batch_id, r.cost_usd"
+            " r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
             " FROM run_items ri LEFT JOIN requests r ON r.key = ri.key WHERE ri.run_id = ? ORDER BY ri.idx",
             (run_id,),
         )
@@ -189,6 +191,7 @@ def _item(row: Any) -> ItemRow:
         request_state=RequestState(row["request_state"]) if row["request_state"] is not None else None,
         batch_id=row["batch_id"],
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
+        worst_case_usd=Decimal(str(row["worst_case_usd"])) if row["worst_case_usd"] is not None else None,
     )
 
 
