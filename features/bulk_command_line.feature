@@ -123,3 +123,14 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
         9 item(s): cost limit $0.009: the run has spent $0.001320, and the worst case of this request ($0.007725) would cross the limit
       """
     And the API received 11 batches, of 1 request each
+
+  Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
+    Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
+    When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run tides: 5 item(s): 3 succeeded, 1 failed, 1 expired;"
+    And the command printed "send the failed and expired items again with: lowtide retry tides"
+    And the command printed on stderr "run tides: 5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run)"
+    When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress none --json" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed JSON whose "counts" are {"succeeded": 3, "failed": 1, "canceled": 0, "expired": 1, "not-run": 0, "pending": 0}

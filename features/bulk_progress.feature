@@ -20,7 +20,22 @@ Feature: Bulk progress
       | elapsed_seconds   | 62.5  |
 
   Scenario: One line tells the items and their outcomes, the batches, the cost against the limit, and the time left
-    Then the progress line is "run r1: 1000/5000 items (980 ok, 20 failed, 0 canceled, 0 not run) · batches 2/5 done, 1 in flight · $1.23 of $10.00 · ETA 4m10s"
+    Then the progress line is "run r1: 1000/5000 items (980 ok, 20 failed, 0 expired, 0 canceled, 0 not run) · batches 2/5 done, 1 in flight · $1.23 of $10.00 · ETA 4m10s"
+
+  Scenario: Expired items are counted as expired, apart from the failed ones
+    Given a run "r2" whose progress is:
+      | field          | value |
+      | items_total    | 10    |
+      | items_done     | 10    |
+      | succeeded      | 6     |
+      | failed         | 1     |
+      | expired        | 2     |
+      | canceled       | 0     |
+      | not_run        | 1     |
+      | batches_total  | 3     |
+      | batches_done   | 3     |
+      | cost_limit_usd |       |
+    Then the progress line is "run r2: 10/10 items (6 ok, 1 failed, 2 expired, 0 canceled, 1 not run) · batches 3/3 done, 1 in flight · $1.23 spent · done in 1m02s"
 
   Scenario Outline: The time left comes from the rate at which items have finished so far
     When the run has done <done> of <total> items after <elapsed> seconds
@@ -69,7 +84,7 @@ Feature: Bulk progress
   Scenario Outline: A stream that cannot write the middle dot gets bars instead
     Given a plain progress reporter on a stream encoded as <encoding>
     When the run reports its progress at the seconds 0
-    Then the reporter printed "run r1: 0/5000 items (0 ok, 0 failed, 0 canceled, 0 not run) <s> batches 2/5 done, 1 in flight <s> $1.23 of $10.00 <s> ETA unknown"
+    Then the reporter printed "run r1: 0/5000 items (0 ok, 0 failed, 0 expired, 0 canceled, 0 not run) <s> batches 2/5 done, 1 in flight <s> $1.23 of $10.00 <s> ETA unknown"
 
     Examples:
       | encoding | s   |
@@ -82,7 +97,7 @@ Feature: Bulk progress
   Scenario: On a terminal a live bar shows the items, the outcomes, the batches, the cost and the time left
     Given a rich progress reporter on a terminal 160 columns wide
     When the run reports its progress
-    Then the terminal shows "run r1", "1000/5000 items · ETA 4m10s" and "980 ok, 20 failed, 0 canceled, 0 not run · batches 2/5 done, 1 in flight · $1.23 of $10.00"
+    Then the terminal shows "run r1", "1000/5000 items · ETA 4m10s" and "980 ok, 20 failed, 0 expired, 0 canceled, 0 not run · batches 2/5 done, 1 in flight · $1.23 of $10.00"
     And the terminal never showed the count "0/5000"
     When the run has done 2000 of 5000 items after 100 seconds
     And the run reports its progress

@@ -16,7 +16,8 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     Given 12 prompts "Review {n}", with prompt 4 ending as errored and prompt 9 as expired
     When the actor maps the prompts with 5 items per batch
     Then the run has 12 results, each the emulated reply to its own prompt, in input order
-    And the run's groups are 10 completed, 2 failed, 0 canceled and 0 not run
+    And the run's groups are 10 completed, 1 failed, 1 expired, 0 canceled and 0 not run
+    And 2 items are to retry, the failed one and the expired one
     And result 4 failed with BatchRequestErrored
     And result 9 is expired
     And the API received 3 batches of 5, 5 and 2 requests

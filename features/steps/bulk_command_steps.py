@@ -21,12 +21,21 @@ def step_actor_file(context: Any, name: str, variable: str) -> None:
     w.path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 
-def _reviews(context: Any, name: str, count: int, errored: int | None = None) -> None:
+def _reviews(context: Any, name: str, count: int, errored: int | None = None, expired: int | None = None) -> None:
+    marks = {errored: " [[emulator:errored]]", expired: " [[emulator:expired]]"}
     with world(context).path(name).open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
         writer.writerow(["id", "review"])
         for n in range(count):
-            writer.writerow([f"r{n}", f"Review {n}" + (" [[emulator:errored]]" if n == errored else "")])
+            writer.writerow([f"r{n}", f"Review {n}" + marks.get(n, "")])
+
+
+@given(
+    'a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored'
+    " and review {expired:d} as expired"
+)
+def step_csv_errored_expired(context: Any, name: str, count: int, errored: int, expired: int) -> None:
+    _reviews(context, name, count, errored, expired)
 
 
 @given('a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored')
@@ -159,3 +168,9 @@ def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -
     found = sorted(sum(dict(batch.request_counts).values()) for batch in w.run(listing()))
     expected = [size] * count if size else [int(n) for n in sizes.replace(" and ", ", ").split(", ")]
     assert found == sorted(expected), found
+
+
+@then('the command printed JSON whose "{key}" are {value}')
+def step_json_key(context: Any, key: str, value: str) -> None:
+    printed = json.loads(world(context).value["out"])
+    assert printed[key] == json.loads(value), printed

@@ -293,7 +293,7 @@ def step_last_frame(context: Any) -> None:
     assert output(state) == state.closed_output, "the terminal changed after the run was closed"
     last = screen(state).rsplit("run r1", 1)[-1]
     assert "5000/5000 items · done in 5m00s" in last, f"the last frame is:\n{last}"
-    assert "5000 ok, 0 failed, 0 canceled, 0 not run" in last, f"the last frame is:\n{last}"
+    assert "5000 ok, 0 failed, 0 expired, 0 canceled, 0 not run" in last, f"the last frame is:\n{last}"
 
 
 @then("the console shows nothing")

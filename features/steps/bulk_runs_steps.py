@@ -360,9 +360,26 @@ def step_some_replies(context: Any, first: int, last: int) -> None:
 
 @then("the run's groups are {done:d} completed, {failed:d} failed, {canceled:d} canceled and {not_run:d} not run")
 def step_groups(context: Any, done: int, failed: int, canceled: int, not_run: int) -> None:
+    step_groups_expired(context, done, failed, 0, canceled, not_run)
+
+
+@then(
+    "the run's groups are {done:d} completed, {failed:d} failed, {expired:d} expired, {canceled:d} canceled and"
+    " {not_run:d} not run"
+)
+def step_groups_expired(context: Any, done: int, failed: int, expired: int, canceled: int, not_run: int) -> None:
     result = _result(world(context))
-    found = (len(result.completed), len(result.failed), len(result.canceled), len(result.not_run))
-    assert found == (done, failed, canceled, not_run), (found, [(i.index, i.status, i.reason) for i in result])
+    groups = (result.completed, result.failed, result.expired, result.canceled, result.not_run)
+    found = tuple(len(group) for group in groups)
+    assert found == (done, failed, expired, canceled, not_run), (found, [(i.index, i.status) for i in result])
+
+
+@then("{count:d} items are to retry, the failed one and the expired one")
+def step_to_retry(context: Any, count: int) -> None:
+    result = _result(world(context))
+    statuses = [item.status for item in result.to_retry]
+    assert statuses == [ItemStatus.FAILED, ItemStatus.EXPIRED], statuses
+    assert len(statuses) == count, statuses
 
 
 @then("result {index:d} failed with {name:w}")

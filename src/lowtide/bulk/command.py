@@ -159,7 +159,7 @@ def _report(result: Any, *, json_output: bool) -> int:
                 reasons[why] = reasons.get(why, 0) + 1
         for why, count in sorted(reasons.items(), key=lambda pair: -pair[1])[:10]:
             print(f"  {count} item(s): {why}")
-        if result.failed:
+        if result.to_retry:
             print(f"send the failed and expired items again with: lowtide retry {result.run_id}")
     return 0 if result.ok else 1
 

@@ -45,7 +45,7 @@ _ASCII_SEPARATOR = " | "
 class RunProgress:
     """A snapshot of a bulk run: items and batches so far, money spent, time taken.
 
-    `items_done` counts items that reached an end (succeeded, failed, canceled or not run).
+    `items_done` counts items that reached an end (succeeded, failed, expired, canceled or not run).
     """
 
     run_id: str
@@ -61,6 +61,8 @@ class RunProgress:
     cost_usd: Decimal
     cost_limit_usd: Decimal | None
     elapsed_seconds: float
+    expired: int = 0
+    """Items whose request expired in its batch (24 hours) on its last attempt; `retry` sends them again."""
 
     @property
     def finished(self) -> bool:
@@ -88,7 +90,10 @@ class RunProgress:
         return f"{self.items_done}/{self.items_total} items"
 
     def counts_text(self) -> str:
-        return f"{self.succeeded} ok, {self.failed} failed, {self.canceled} canceled, {self.not_run} not run"
+        return (
+            f"{self.succeeded} ok, {self.failed} failed, {self.expired} expired, {self.canceled} canceled,"
+            f" {self.not_run} not run"
+        )
 
     def batches_text(self) -> str:
         return f"batches {self.batches_done}/{self.batches_total} done, {self.batches_in_flight} in flight"

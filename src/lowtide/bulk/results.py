@@ -119,6 +119,16 @@ class RunResult:
 
     @property
     def failed(self) -> list[ItemResult]:
+        """Items that failed: an error the API gave, an answer that did not validate, or the time limit."""
+        return self._with(ItemStatus.FAILED)
+
+    @property
+    def expired(self) -> list[ItemResult]:
+        """Items whose request expired in its batch, on its last attempt."""
+        return self._with(ItemStatus.EXPIRED)
+
+    @property
+    def to_retry(self) -> list[ItemResult]:
         """Items that failed or expired: what `retry` sends again."""
         return self._with(ItemStatus.FAILED, ItemStatus.EXPIRED)
 
