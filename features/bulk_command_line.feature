@@ -101,7 +101,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     Then the command exits with 0
     And the command printed exactly:
       """
-      run roomy: 20 item(s): 20 succeeded; $0.002400 at batch prices (live: $0.004800)
+      run roomy: 20 item(s): 20 succeeded; 7 batch(es); $0.002400 at batch prices (live: $0.004800)
       """
     And the API received 7 batches, of 3, 3, 3, 3, 3, 3 and 2 requests
 
@@ -119,7 +119,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     Then the command exits with 1
     And the command printed exactly:
       """
-      run tight: 20 item(s): 11 succeeded, 9 not-run; $0.001320 at batch prices (live: $0.002640)
+      run tight: 20 item(s): 11 succeeded, 9 not-run; 11 batch(es); $0.001320 at batch prices (live: $0.002640)
         9 item(s): cost limit $0.009: the run has spent $0.001320, and the worst case of this request ($0.007725) would cross the limit
       """
     And the API received 11 batches, of 1 request each
@@ -134,3 +134,19 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress none --json" runs in the scenario's folder
     Then the command exits with 1
     And the command printed JSON whose "counts" are {"succeeded": 3, "failed": 1, "canceled": 0, "expired": 1, "not-run": 0, "pending": 0}
+
+  Scenario: The batches a run used are counted for real: a request expiring on every attempt travels in 3 batches
+    Given an actor file "patient.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 64
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 3}
+      """
+    And a CSV file "tides.csv" of 5 reviews, with review 4 ending as errored and review 2 as expired
+    When "lowtide run tides.csv --actor patient.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run tides: 5 item(s): 3 succeeded, 1 failed, 1 expired; 3 batch(es); $"
+    And the last progress line on stderr says "5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run) · batches 3/3 done, 0 in flight"
+    And the API received 3 batches, of 5, 1 and 1 requests

@@ -36,6 +36,19 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
       | 5      | 100  | 100000 | 400       | 4, 1         |
       | 3      | 256000000 | 100000 | 256000000 | 1, 1, 1 |
 
+  Scenario Outline: A split that cannot be made is refused with the reason
+    When <items> items of <size> bytes are split with at most <count> per batch and <bytes> bytes
+    Then a ConfigurationError is raised
+    And the error message contains "<message>"
+
+    Examples:
+      | items | size | count  | bytes     | message                                                                 |
+      | 1     | 100  | 0      | 256000000 | items_per_batch must be between 1 and 100,000, not 0.                   |
+      | 1     | 100  | 100001 | 256000000 | items_per_batch must be between 1 and 100,000, not 100001.              |
+      | 1     | 100  | 5      | 0         | A batch may hold at most 256,000,000 bytes, not 0.                      |
+      | 1     | 100  | 5      | 256000001 | A batch may hold at most 256,000,000 bytes, not 256,000,001.            |
+      | 2     | 500  | 5      | 400       | Item 0 is 500 bytes as a batch request, more than a batch may hold (400). |
+
   Scenario: Items are split by bytes in a real run, each batch under the configured size
     Given an actor "reader" with:
       """
@@ -44,9 +57,11 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
       batch: {poll_interval: 10, max_attempts: 1, max_batch_bytes: 2048}
       """
     And 9 prompts "A long review, padded to about five hundred bytes {n}" padded to 500 bytes
-    When the actor maps the prompts
+    When the actor maps the prompts, reporting progress to a callback
     Then every one of the 9 results succeeded
     And the API received 3 batches of 3, 3 and 3 requests
+    And the progress counted 3 batches from the first report to the last, ending with 3 of 3 done
+    And the run's result says it used 3 batches
 
   Scenario: An item too large for any batch is refused before anything is sent
     Given an actor "reader" with:
@@ -74,6 +89,15 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And a new program maps the prompts with 3 items per batch as run "reviews"
     Then the run has 6 results, each the emulated reply to its own prompt, in input order
     And the API received 2 batches of 3 and 3 requests
+
+  Scenario: A resumed run counts the batches it finds out, those done before, and those it still has to send
+    Given 9 prompts "Review {n}"
+    When a program starts mapping the prompts with 3 items per batch, 1 batch at a time, as run "reviews" and stops once its first batch is out
+    And a new program maps the prompts with 3 items per batch as run "reviews", reporting progress to a callback
+    Then the first report said "batches 0/3 done, 1 in flight" and the last "batches 3/3 done, 0 in flight"
+    When a new program maps the prompts with 3 items per batch as run "reviews", reporting progress to a callback
+    Then the first report said "batches 3/3 done, 0 in flight" and the last "batches 3/3 done, 0 in flight"
+    And the run's result says it used 3 batches
 
   Scenario: A run id names one set of inputs: other inputs under it are refused before anything is sent
     Given 3 prompts "Review {n}"
@@ -119,6 +143,14 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the API received 2 batches of 3 and 3 requests
     And the API canceled 1 batch
 
+  Scenario: A time limit that passes while a batch waits for room under the cost limit fails it as never sent
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, a cost limit of 4 items' worst case and a time limit of 30 seconds
+    Then the run's groups are 0 completed, 9 failed, 0 canceled and 0 not run
+    And 3 failed items say "its batch was canceled" and 6 say "passed before it was sent"
+    And the API received 1 batch of 3 requests
+    And the API canceled 1 batch
+
   Scenario: A dry run prints the plan and sends nothing
     Given 7 prompts "Review {n}"
     When the actor plans the prompts with 3 items per batch and a cost limit of $5
@@ -133,6 +165,7 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the run "reviews" is retried
     Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run
     And the API received 2 batches of 5 and 2 requests
+    And the run's result says it used 2 batches
     And the second batch held only items 1 and 3
 
   Scenario: Structured output: answers are parsed, and one that does not validate is a failed item, not a crash

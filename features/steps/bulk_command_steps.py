@@ -174,3 +174,10 @@ def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -
 def step_json_key(context: Any, key: str, value: str) -> None:
     printed = json.loads(world(context).value["out"])
     assert printed[key] == json.loads(value), printed
+
+
+@then('the last progress line on stderr says "{text}"')
+def step_last_progress(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    assert lines, "nothing on stderr"
+    assert text in lines[-1], f"the last line on stderr is:\n{lines[-1]}"

@@ -227,6 +227,15 @@ def step_map_time_limit(context: Any, count: int, parallel: int, seconds: float)
     _map(world(context), items_per_batch=count, max_parallel_batches=parallel, time_limit=seconds)
 
 
+@when(
+    "the actor maps the prompts with {count:d} items per batch, a cost limit of {items:g} items' worst case"
+    " and a time limit of {seconds:g} seconds"
+)
+def step_map_cost_and_time(context: Any, count: int, items: float, seconds: float) -> None:
+    w = world(context)
+    _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), time_limit=seconds)
+
+
 @when("the actor maps the prompts for a {model:w}")
 def step_map_model(context: Any, model: str) -> None:
     _map(world(context), response_model=MODELS[model])
@@ -238,6 +247,48 @@ def step_map_progress(context: Any, count: int) -> None:
     seen: list[RunProgress] = []
     _bulk(w)["progress"] = seen
     _map(w, items_per_batch=count, on_progress=seen.append)
+
+
+@when("the actor maps the prompts, reporting progress to a callback")
+def step_map_reporting(context: Any) -> None:
+    w = world(context)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, on_progress=seen.append)
+
+
+@when(
+    'a new program maps the prompts with {count:d} items per batch as run "{run_id}", reporting progress to a callback'
+)
+def step_new_program_reporting(context: Any, count: int, run_id: str) -> None:
+    w = world(context)
+    w.actor = new_program_actor(w, w.current_actor().name)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, items_per_batch=count, run_id=run_id, on_progress=seen.append)
+
+
+@then(
+    "the progress counted {count:d} batches from the first report to the last, ending with {done:d} of {total:d} done"
+)
+def step_progress_batches(context: Any, count: int, done: int, total: int) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    assert {p.batches_total for p in seen} == {count}, [p.batches_total for p in seen]
+    assert (seen[-1].batches_done, seen[-1].batches_total) == (done, total), seen[-1]
+
+
+@then('the first report said "{first}" and the last "{last}"')
+def step_first_last_reports(context: Any, first: str, last: str) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    assert seen[0].batches_text() == first, seen[0].batches_text()
+    assert seen[-1].batches_text() == last, seen[-1].batches_text()
+
+
+@then("the run's result says it used {count:d} batches")
+def step_result_batches(context: Any, count: int) -> None:
+    result = _result(world(context))
+    assert result.batches == count, result.batches
+    assert f"; {count} batch(es); $" in result.summary(), result.summary()
 
 
 @when('the actor maps the prompts with {count:d} items per batch into the results directory "{name}"')
@@ -329,8 +380,9 @@ def step_new_program_maps(context: Any, count: int, run_id: str) -> None:
 
 @when("{items:d} items of {size:d} bytes are split with at most {count:d} per batch and {limit:d} bytes")
 def step_split(context: Any, items: int, size: int, count: int, limit: int) -> None:
-    groups = split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)
-    _bulk(world(context))["groups"] = [len(group) for group in groups]
+    w = world(context)
+    groups = w.attempt(lambda: list(split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)))
+    _bulk(w)["groups"] = [len(group) for group in groups or []]
 
 
 # -- outcomes --------------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.jobs import Job
-from lowtide.bulk.plan import Splitter
+from lowtide.bulk.plan import Splitter, batches_from
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
 from lowtide.bulk.tally import BatchTally
@@ -109,6 +109,8 @@ class Prepared:
     attach: list[int]
     to_send: list[int]
     spent: Decimal
+    sizes: list[int]
+    """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
 
 
 class Execution:
@@ -141,6 +143,7 @@ class Execution:
             self.engine.on_results = self._raw
         self.budget = RunBudget(run.max_cost_usd, prepared.spent)
         self.tally = BatchTally()
+        self.batches_after = [0]  # how many batches the items still to send make, from each place in their order
         self.outstanding = 0
         self.batches_sent = 0
         self.time_up = False
@@ -163,6 +166,7 @@ class Execution:
                 if batch is not None:
                     self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
             self._load_finished()
+            self._count_batches()
             if self.directory is not None:
                 self.directory.start([r for r in self.results if r is not None])
             self._attach()
@@ -172,6 +176,7 @@ class Execution:
             await self._wait_for_answers()
             if timer is not None:
                 timer.cancel()
+            self._recount_batches()
             result = self._result()
         finally:
             for task in self.tasks:
@@ -206,6 +211,25 @@ class Execution:
             for index in chunk:
                 record = records[self.keys[index]]
                 self._set(self._outcome_result(index, self._stored(record), rows[index]))
+
+    def _count_batches(self) -> None:
+        """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
+        how many the items to send should take."""
+        rows = {row.index: row for row in self.prepared.rows}
+        waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
+        self.tally.done = sum(1 for batch in self._batches_in_ledger() if batch not in waiting)
+        sizes = [self.prepared.sizes[index] for index in self.prepared.to_send]
+        self.batches_after = batches_from(sizes, max_requests=self.run.max_requests(), max_bytes=self.run.max_bytes())
+        self.tally.planned = self.batches_after[0]
+
+    def _recount_batches(self) -> None:
+        """At the end, the ledger's count: batches the engine sent again (expired or overloaded requests) count too."""
+        self.tally.planned = 0
+        self.tally.done = max(0, len(self._batches_in_ledger()) - self.tally.out)
+
+    def _batches_in_ledger(self) -> list[str]:
+        # A create the API refused (`failed`) never made a batch.
+        return [batch for batch, _, state, _ in self.store.batches(self.run_id) if state != "failed"]
 
     def _attach(self) -> None:
         """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
@@ -242,6 +266,7 @@ class Execution:
             rest = list(indexes[position[group[-1]] + 1 :])
             await self._capacity()
             if self.time_up:
+                self.tally.planned = 0
                 self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
                 return
             calls = [
@@ -249,12 +274,15 @@ class Execution:
             ]
             fitting = await self._affordable(calls)
             if self.time_up:
+                self.tally.planned = 0
                 self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
                 return
             if not fitting:
+                self.tally.planned = 0
                 self._decide(group + rest, ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
                 return
             splitter.give_back(taken[fitting:])
+            self.tally.planned = self.batches_after[position[group[fitting - 1]] + 1]
             await self._dispatch(calls[:fitting], group[:fitting])
 
     async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
@@ -427,7 +455,6 @@ class Execution:
 
     def _snapshot(self) -> RunProgress:
         counts = self.counts
-        unsent = max(0, len(self.results) - self.done - self.outstanding)
         return RunProgress(
             run_id=self.run_id,
             items_total=len(self.results),
@@ -437,7 +464,7 @@ class Execution:
             expired=counts[ItemStatus.EXPIRED],
             canceled=counts[ItemStatus.CANCELED],
             not_run=counts[ItemStatus.NOT_RUN],
-            batches_total=self.batches_sent + -(-unsent // self.run.max_requests()),
+            batches_total=self.tally.total,
             batches_done=self.tally.done,
             batches_in_flight=self.tally.out,
             cost_usd=self.budget.spent,
@@ -458,7 +485,7 @@ class Execution:
             r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
             for i, r in enumerate(self.results)
         ]
-        return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started)
+        return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started, batches=self.tally.total)
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coroutine)

@@ -25,6 +25,7 @@ __all__ = [
     "PlannedBatch",
     "RunPlan",
     "Splitter",
+    "batches_from",
     "cost_range",
     "request_size",
     "split",
@@ -105,6 +106,28 @@ class Splitter(Generic[T]):
         if self._ahead:
             return self._ahead.popleft()
         return next(self._sized, None)
+
+
+def batches_from(sizes: Sequence[int], *, max_requests: int, max_bytes: int) -> list[int]:
+    """For each place in `sizes`, how many batches `split` makes of the items from there on (and 0 after the last).
+
+    In one pass, so that a run can say how many batches are still to come after each one it sends.
+    """
+    count = len(sizes)
+    ends = [0] * count  # where the group that starts at each place ends
+    end = used = 0
+    for start in range(count):
+        if end <= start:
+            end, used = start, 0
+        while end < count and end - start < max_requests and (end == start or used + sizes[end] <= max_bytes):
+            used += sizes[end]
+            end += 1
+        ends[start] = end
+        used -= sizes[start]
+    after = [0] * (count + 1)
+    for start in range(count - 1, -1, -1):
+        after[start] = 1 + after[ends[start]]
+    return after
 
 
 def cost_range(params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:

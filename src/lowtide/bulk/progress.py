@@ -56,6 +56,7 @@ class RunProgress:
     canceled: int
     not_run: int
     batches_total: int
+    """Batches the run has used (in earlier goes too), and those its items still to send should take."""
     batches_done: int
     batches_in_flight: int
     cost_usd: Decimal

@@ -96,6 +96,8 @@ class RunResult:
     items: list[ItemResult]
     elapsed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list[str])
+    batches: int | None = None
+    """How many batches the run has used, over every go at it (None when not known)."""
 
     def __repr__(self) -> str:
         # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
@@ -164,8 +166,9 @@ class RunResult:
 
     def summary(self) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
+        batches = f" {self.batches} batch(es);" if self.batches is not None else ""
         return (
-            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};"
+            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};{batches}"
             f" ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
         )
 

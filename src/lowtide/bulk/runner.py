@@ -262,6 +262,7 @@ class BulkRun:
             backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
+        sizes: list[int] = []
         for index, job in enumerate(self.jobs):
             try:
                 params = self._request_params(job, with_content=False)
@@ -280,6 +281,7 @@ class BulkRun:
                     f" ({self.max_bytes():,}).",
                     field="inputs",
                 )
+            sizes.append(size)
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
         fingerprint = digest.hexdigest()
         run_id = self.run_id or f"run-{fingerprint[:16]}"
@@ -320,7 +322,11 @@ class BulkRun:
         ]
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
-        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent)
+        # With the run id known, each size counts the job's own custom id instead of the stand-in.
+        sizes = [
+            size - len(_STAND_IN_ID) + len(self.codec.custom_id_for(key)) for size, key in zip(sizes, keys, strict=True)
+        ]
+        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
 
     def _settings(self) -> dict[str, Any]:
         configuration = self.actor.configuration.model_dump(mode="json")
@@ -426,9 +432,13 @@ def _json(params: Mapping[str, Any]) -> str:
     return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+# The longest custom id, standing in for a job's before the run id is known.
+_STAND_IN_ID = "x" * 64
+
+
 def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
     """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
-    size = codec.request_size("x" * 64, _json(params))
+    size = codec.request_size(_STAND_IN_ID, _json(params))
     if file is not None:
         size += file.size if file.kind == "text" else -(-file.size // 3) * 4
     return size

@@ -24,9 +24,8 @@ class BatchTally:
 
     def out_with(self, batch: str, items: int) -> None:
         """`batch` is out with `items` of the run's items in it."""
-        self._waiting[batch] = self._waiting.get(batch, 0) + items
-        if self._waiting[batch] == items:
-            self.out += 1
+        self._waiting[batch] = items
+        self.out += 1
 
     def settled(self, batch: str) -> bool:
         """One item of `batch` is answered; True when it was the last of the batch's items to be."""
