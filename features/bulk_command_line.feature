@@ -21,6 +21,11 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed "run rv: 7 item(s): 6 succeeded, 1 failed"
     And the command printed "lowtide retry rv"
     And "out.jsonl" has 7 lines in order, with ids "r0" to "r6", line 3 failed and the others the emulated replies to "Summarize: ..."
+    And in "out.jsonl" every cost_usd is a JSON number, or null where no answer came
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --progress none --json" runs in the scenario's folder
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "batches" is 1
+    When "lowtide status rv --json" runs in the scenario's folder
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "finished" is true
 
   Scenario: lowtide retry sends the failed rows again; the run then ends with every row answered
     Given a CSV file "clean.csv" of 7 reviews

@@ -186,7 +186,12 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     When the actor maps the prompts with 2 items per batch into the results directory "out"
     Then "out/raw" holds 3 files with 5 result lines in all
     And "out/results.jsonl" has 5 lines with indexes 0 to 4 in order, line 2 failed
+    And in "out/results.jsonl" each answered line's cost_usd is a JSON number with the exact digits of its cost, and line 2's is null
     And no file under "out" contains the API key
+
+  Scenario: A result holding an integer beyond 64 bits is written whole, its cost still an exact JSON number
+    When an item answered with the parsed value {"tide": 1180591620717411303424}, costing $0.0001125, is written to "out.jsonl"
+    Then the line in "out.jsonl" reads the parsed value {"tide": 1180591620717411303424} and the cost 0.0001125, both as JSON numbers
 
   Scenario: Jobs with files: a text document with citations, and an image
     Given a text file "harbour.txt" with "The harbour opens at dawn. Boats leave at noon."

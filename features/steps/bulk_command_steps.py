@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -181,3 +182,23 @@ def step_last_progress(context: Any, text: str) -> None:
     lines = world(context).value["err"].splitlines()
     assert lines, "nothing on stderr"
     assert text in lines[-1], f"the last line on stderr is:\n{lines[-1]}"
+
+
+@then('in "{name}" every cost_usd is a JSON number, or null where no answer came')
+def step_out_costs(context: Any, name: str) -> None:
+    for text in world(context).path(name).read_text(encoding="utf-8").splitlines():
+        line = json.loads(text, parse_float=Decimal)
+        cost = line["cost_usd"]
+        if line["status"] == "succeeded":
+            assert isinstance(cost, Decimal), f"cost_usd is a {type(cost).__name__}: {text}"
+            assert cost > 0, text
+        else:
+            assert cost is None, text
+
+
+@then('the command printed JSON whose "{key}" is the JSON number {number}, and whose "{other}" is {value}')
+def step_json_number(context: Any, key: str, number: str, other: str, value: str) -> None:
+    printed = json.loads(world(context).value["out"], parse_float=Decimal)
+    assert isinstance(printed[key], Decimal), f"{key} is a {type(printed[key]).__name__}: {printed}"
+    assert printed[key] == Decimal(number), printed
+    assert printed[other] == json.loads(value), printed

@@ -587,6 +587,51 @@ def step_processed(context: Any, name: str, count: int, last: int, bad: int) -> 
     assert all(line["status"] == "succeeded" and line["text"] for i, line in enumerate(lines) if i != bad)
 
 
+@then(
+    'in "{name}" each answered line\'s cost_usd is a JSON number with the exact digits of its cost, and line'
+    " {bad:d}'s is null"
+)
+def step_cost_numbers(context: Any, name: str, bad: int) -> None:
+    w = world(context)
+    result = _result(w)
+    for number, text in enumerate(w.path(name).read_text().splitlines()):
+        # Read as the exact decimal a JSON number holds: a string would come back a `str`, a float lose digits.
+        cost = json.loads(text, parse_float=Decimal)["cost_usd"]
+        if number == bad:
+            assert cost is None, text
+            continue
+        expected = result[number].cost_usd
+        assert expected is not None, result[number]
+        assert isinstance(cost, Decimal), f"cost_usd is a {type(cost).__name__}: {text}"
+        assert cost == expected, (cost, expected)
+        assert f'"cost_usd":{expected:f},' in text, text
+
+
+@when('an item answered with the parsed value {parsed}, costing ${cost}, is written to "{name}"')
+def step_write_big_item(context: Any, parsed: str, cost: str, name: str) -> None:
+    from lowtide.bulk.results import ItemResult, write_lines
+    from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
+
+    price = Decimal(cost)
+    response: ActorResponse[Any] = ActorResponse(
+        text="", content=[], parsed=json.loads(parsed), stop_reason="end_turn", usage=Usage(), model="m",
+        provider="anthropic", mode=BatchProcessingMode.BATCH, ids=ProviderIds(),
+        cost=Cost(total_usd=price, input_usd=price, output_usd=Decimal(0), pricing="batch", live_equivalent_usd=price),
+    )  # fmt: skip
+    item = ItemResult(0, "big", "run-0", ItemStatus.SUCCEEDED, response=response)
+    write_lines(world(context).path(name), [item.as_json()])
+
+
+@then('the line in "{name}" reads the parsed value {parsed} and the cost {cost}, both as JSON numbers')
+def step_read_big_item(context: Any, name: str, parsed: str, cost: str) -> None:
+    [text] = world(context).path(name).read_text(encoding="utf-8").splitlines()
+    line = json.loads(text, parse_float=Decimal)
+    assert line["parsed"] == json.loads(parsed), text
+    assert isinstance(line["cost_usd"], Decimal), text
+    assert line["cost_usd"] == Decimal(cost), text
+    assert f'"cost_usd":{cost},' in text, text
+
+
 @then('no file under "{folder}" contains the API key')
 def step_no_key(context: Any, folder: str) -> None:
     for file in world(context).path(folder).rglob("*"):

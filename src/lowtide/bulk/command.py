@@ -148,8 +148,10 @@ async def _closing(actor: Any, work: Any) -> Any:
 
 
 def _report(result: Any, *, json_output: bool) -> int:
+    from lowtide.bulk.results import exact_json
+
     if json_output:
-        print(json.dumps({"run_id": result.run_id, "counts": result.counts(), "cost_usd": str(result.cost_usd)}))
+        print(exact_json(result.as_json()))
     else:
         print(result.summary())
         reasons: dict[str, int] = {}
@@ -165,11 +167,12 @@ def _report(result: Any, *, json_output: bool) -> int:
 
 
 def status_of_run(ledger_path: Path | None, run_id: str, *, json_output: bool) -> int:
+    from lowtide.bulk.results import exact_json
     from lowtide.bulk.status import run_status
     from lowtide.ledger.store import open_ledger
 
     report = run_status(open_ledger(ledger_path), run_id)
-    print(json.dumps(report.as_json(), indent=2) if json_output else "\n".join(report.lines()))
+    print(exact_json(report.as_json(), indent=True) if json_output else "\n".join(report.lines()))
     return 0
 
 
