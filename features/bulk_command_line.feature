@@ -155,3 +155,9 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed "run tides: 5 item(s): 3 succeeded, 1 failed, 1 expired; 3 batch(es); $"
     And the last progress line on stderr says "5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run) · batches 3/3 done, 0 in flight"
     And the API received 3 batches, of 5, 1 and 1 requests
+
+  Scenario: With plain progress, the final line is printed once
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --run-id rv --progress plain --progress-interval 0" runs in the scenario's folder
+    Then the command exits with 1
+    And on stderr, the first line is "run rv: 0/7 items (0 ok, 0 failed, 0 expired, 0 canceled, 0 not run) · batches 0/1 done, 0 in flight · $0.00 spent · ETA unknown"
+    And on stderr, exactly one line says "run rv: 7/7 items (6 ok, 1 failed, 0 expired, 0 canceled, 0 not run) · batches 1/1 done, 0 in flight · $0.0007 spent · done in", and it is the last

@@ -64,17 +64,29 @@ Feature: Bulk progress
 
   # -- plain lines ------------------------------------------------------------------------------------------------
 
-  Scenario: Plain lines come at once, then at most every interval, and a final line always ends the run
+  Scenario: Plain lines come at once, then at most every interval, and a final line ends the run
     Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
     When the run reports its progress at the seconds 0, 10, 29, 30, 45, 61 and 62
     And the run ends at second 70
     Then the reporter printed the lines of the seconds 0, 30, 61 and 70
 
-  Scenario: An interval of 0 prints every update
+  Scenario: An interval of 0 prints every update, and the final line is not printed a second time
     Given a plain progress reporter that prints at most every 0 seconds, by the manual clock
     When the run reports its progress at the seconds 0, 0 and 1
     And the run ends at second 1
-    Then the reporter printed the lines of the seconds 0, 0, 1 and 1
+    Then the reporter printed the lines of the seconds 0, 0 and 1
+
+  Scenario: The final line is printed once, even when the run ends later than its last update said it all
+    Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
+    When the run reports its progress at the seconds 0 and 31
+    And the run ends at second 45, with nothing new since second 31
+    Then the reporter printed the lines of the seconds 0 and 31
+
+  Scenario: The final line is printed when it says something new, even within the interval
+    Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
+    When the run reports its progress at the seconds 0 and 31
+    And the run ends at second 32
+    Then the reporter printed the lines of the seconds 0, 31 and 32
 
   Scenario: A negative interval is refused
     When a plain progress reporter is made to print every -5 seconds
@@ -146,7 +158,7 @@ Feature: Bulk progress
   Scenario: Auto mode prints plain lines into a stream that is not a terminal
     When a reporter is chosen for the mode "auto" on a file
     And the run reports its progress, then ends
-    Then the file holds the progress line twice, without terminal codes
+    Then the file holds the progress line once, without terminal codes
 
   Scenario: With no stream given, progress goes to standard error, leaving standard output to results
     When a reporter is chosen for the mode "plain" with no stream, and the run reports its progress
@@ -173,6 +185,6 @@ Feature: Bulk progress
     Given a callback that raises every time
     When a reporter is chosen for the mode "plain" every 0 seconds on a file, with that callback
     And the run reports its progress 3 times, then ends
-    Then the file holds 4 progress lines
+    Then the file holds 3 progress lines
     And the callback was called 4 times and failed 4 times
     And one warning was logged, saying the callback raised and the run goes on

@@ -202,3 +202,18 @@ def step_json_number(context: Any, key: str, number: str, other: str, value: str
     assert isinstance(printed[key], Decimal), f"{key} is a {type(printed[key]).__name__}: {printed}"
     assert printed[key] == Decimal(number), printed
     assert printed[other] == json.loads(value), printed
+
+
+@then('on stderr, the first line is "{text}"')
+def step_first_stderr(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    assert lines, "nothing on stderr"
+    assert lines[0] == text, f"the first line on stderr is:\n{lines[0]}"
+
+
+@then('on stderr, exactly one line says "{text}", and it is the last')
+def step_one_final_line(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    saying = [line for line in lines if text in line]
+    assert len(saying) == 1, "\n".join(lines)
+    assert lines[-1] == saying[0], "\n".join(lines)

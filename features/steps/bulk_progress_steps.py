@@ -215,6 +215,13 @@ def step_end_at(context: Any, second: float) -> None:
     _reporter(state).close(at_second(state, second))
 
 
+@when("the run ends at second {second:g}, with nothing new since second {last:g}")
+def step_end_unchanged(context: Any, second: float, last: float) -> None:
+    state = scene(context)
+    _move_to(context, second)
+    _reporter(state).close(dataclasses.replace(at_second(state, last), elapsed_seconds=second))
+
+
 @then("the reporter printed the lines of the seconds {seconds}")
 def step_printed_lines(context: Any, seconds: str) -> None:
     state = scene(context)
@@ -381,11 +388,11 @@ def step_report_times(context: Any, times: int) -> None:
     _reporter(state).close(state.progress)
 
 
-@then("the file holds the progress line twice, without terminal codes")
-def step_file_twice(context: Any) -> None:
+@then("the file holds the progress line once, without terminal codes")
+def step_file_once(context: Any) -> None:
     state = scene(context)
     text = output(state)
-    assert text == (state.progress.line() + "\n") * 2, f"the file holds:\n{text!r}"
+    assert text == state.progress.line() + "\n", f"the file holds:\n{text!r}"
 
 
 @then("standard error holds the progress line and standard output nothing")

@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal, Protocol, TextIO, get_args
 
@@ -199,7 +199,8 @@ class RichReporter:
 
 
 class PlainReporter:
-    """One line of progress at most every `interval` seconds (the first at once), and always a final line.
+    """One line of progress at most every `interval` seconds (the first at once), and a final line, unless the line
+    printed last already said the same (the time taken aside).
 
     For logs, CI and anything else that is not a terminal: nothing is redrawn, so the output reads top to bottom.
     """
@@ -211,6 +212,7 @@ class PlainReporter:
         self.interval = interval
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._last: float | None = None
+        self._printed: RunProgress | None = None
         self._separator = _separator_for(stream)
 
     def update(self, progress: RunProgress) -> None:
@@ -221,11 +223,14 @@ class PlainReporter:
         self._write(progress)
 
     def close(self, progress: RunProgress) -> None:
-        self._write(progress)
+        # The run's last update is usually its final state already: a second line saying it again is noise.
+        if self._printed is None or replace(self._printed, elapsed_seconds=0) != replace(progress, elapsed_seconds=0):
+            self._write(progress)
 
     def _write(self, progress: RunProgress) -> None:
         self.stream.write(progress.line(self._separator) + "\n")
         self.stream.flush()
+        self._printed = progress
 
 
 def _separator_for(stream: TextIO) -> str:
