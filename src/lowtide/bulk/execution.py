@@ -23,6 +23,7 @@ from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
 from lowtide.bulk.budget import RunBudget
+from lowtide.bulk.citations import citations_json
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.plan import Splitter, batches_from
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
@@ -358,7 +359,7 @@ class Execution:
                     response = self.engine.backend.codec.parse(outcome, self.run.response_model)
                 except StructuredOutputError as exc:
                     return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
-            citations, by_field = _citations(response)
+            citations, by_field = citations_json(response)
             return ItemResult(
                 index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
                 field_citations=by_field,
@@ -492,19 +493,3 @@ class Execution:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
-
-
-def _citations(
-    response: ActorResponse[Any],
-) -> tuple[list[dict[str, Any]] | None, dict[str, list[dict[str, Any]]] | None]:
-    from lowtide.bulk.citations import citations_of, field_citations
-
-    found = citations_of(response)
-    if not found:
-        return None, None
-    listed = [c.model_dump(exclude_none=True) for c in found]
-    parsed = response.parsed
-    if not isinstance(parsed, BaseModel):
-        return listed, None
-    mapped = field_citations(response, parsed)
-    return listed, {name: [c.model_dump(exclude_none=True) for c in cs] for name, cs in mapped.items()} or None
