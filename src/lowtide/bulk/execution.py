@@ -262,29 +262,34 @@ class Execution:
             max_requests=self.run.max_requests(),
             max_bytes=self.run.max_bytes(),
         )
+
+        def and_after(group: list[int]) -> list[int]:
+            """The group and every item after it: what is decided at once when none of them is to be sent."""
+            return group + list(indexes[position[group[-1]] + 1 :])
+
         while taken := splitter.take():
             group = [index for (index, _, _), _ in taken]
-            rest = list(indexes[position[group[-1]] + 1 :])
             await self._capacity()
             if self.time_up:
-                self.tally.planned = 0
-                self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
+                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
             calls = [
                 GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for (i, params, size), _ in taken
             ]
             fitting = await self._affordable(calls)
             if self.time_up:
-                self.tally.planned = 0
-                self._decide(group + rest, ItemStatus.FAILED, self._late_reason())
+                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
             if not fitting:
-                self.tally.planned = 0
-                self._decide(group + rest, ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
+                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
                 return
             splitter.give_back(taken[fitting:])
             self.tally.planned = self.batches_after[position[group[fitting - 1]] + 1]
             await self._dispatch(calls[:fitting], group[:fitting])
+
+    def _decide_unsent(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
+        self.tally.planned = 0
+        self._decide(indexes, status, reason)
 
     async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
         for call, index in zip(calls, indexes, strict=True):
