@@ -21,6 +21,11 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed "run rv: 7 item(s): 6 succeeded, 1 failed"
     And the command printed "lowtide retry rv"
     And "out.jsonl" has 7 lines in order, with ids "r0" to "r6", line 3 failed and the others the emulated replies to "Summarize: ..."
+    And in "out.jsonl" every cost_usd is a JSON number, or null where no answer came
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --progress none --json" runs in the scenario's folder
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "batches" is 1
+    When "lowtide status rv --json" runs in the scenario's folder
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "finished" is true
 
   Scenario: lowtide retry sends the failed rows again; the run then ends with every row answered
     Given a CSV file "clean.csv" of 7 reviews
@@ -59,3 +64,100 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
       | lowtide status missing-run                                                                | has no run 'missing-run'                  |
       | lowtide retry missing-run                                                                 | has no run 'missing-run'                  |
+
+  Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
+    Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
+    And the file "minutes.jsonl" in the scenario's folder holds:
+      """
+      {"prompt": "What was decided?"}
+      {"prompt": "Summarise the minutes", "file": "minutes.docx"}
+      """
+    When "lowtide run minutes.jsonl --actor actor.yaml --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed nothing, and on stderr exactly:
+      """
+      lowtide: minutes.jsonl, line 2: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
+      """
+    And the API received no calls at all
+
+  Scenario: A file of Message Batches requests runs as it is: each result keeps its custom_id, each request its params
+    Given the file "requests.jsonl" in the scenario's folder holds:
+      """
+      {"custom_id": "tide-1", "params": {"model": "claude-sonnet-4-5", "max_tokens": 40, "messages": [{"role": "user", "content": "When is high water?"}]}}
+      {"custom_id": "tide-2", "params": {"model": "claude-sonnet-4-5", "max_tokens": 64, "system": "Be brief.", "messages": [{"role": "user", "content": "Name a tide."}]}}
+      """
+    When "lowtide run requests.jsonl --actor actor.yaml --run-id tides --out out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run tides: 2 item(s): 2 succeeded"
+    And "out.jsonl" holds, in order, the ids "tide-1" and "tide-2", answered with the emulated replies to "When is high water?" and "Name a tide."
+    And item 0 of the run "tides" was sent with max_tokens 40 and no system prompt, item 1 with max_tokens 64 and the system prompt "Be brief."
+
+  Scenario: A cost limit the first batch's worst case crowds does not stop the run: batches go on while the real cost leaves room
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --run-id roomy --max-cost-usd 0.03 --items-per-batch 5 --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed exactly:
+      """
+      run roomy: 20 item(s): 20 succeeded; 7 batch(es); $0.002400 at batch prices (live: $0.004800)
+      """
+    And the API received 7 batches, of 3, 3, 3, 3, 3, 3 and 2 requests
+
+  Scenario: What the cost limit leaves unsent is not run, and the reason states what the run really spent
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --run-id tight --max-cost-usd 0.009 --items-per-batch 5 --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed exactly:
+      """
+      run tight: 20 item(s): 11 succeeded, 9 not-run; 11 batch(es); $0.001320 at batch prices (live: $0.002640)
+        9 item(s): cost limit $0.009: the run has spent $0.001320, and the worst case of this request ($0.007725) would cross the limit
+      """
+    And the API received 11 batches, of 1 request each
+
+  Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
+    Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
+    When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run tides: 5 item(s): 3 succeeded, 1 failed, 1 expired;"
+    And the command printed "send the failed and expired items again with: lowtide retry tides"
+    And the command printed on stderr "run tides: 5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run)"
+    When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress none --json" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed JSON whose "counts" are {"succeeded": 3, "failed": 1, "canceled": 0, "expired": 1, "not-run": 0, "pending": 0}
+
+  Scenario: The batches a run used are counted for real: a request expiring on every attempt travels in 3 batches
+    Given an actor file "patient.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 64
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 3}
+      """
+    And a CSV file "tides.csv" of 5 reviews, with review 4 ending as errored and review 2 as expired
+    When "lowtide run tides.csv --actor patient.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run tides: 5 item(s): 3 succeeded, 1 failed, 1 expired; 3 batch(es); $"
+    And the last progress line on stderr says "5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run) · batches 3/3 done, 0 in flight"
+    And the API received 3 batches, of 5, 1 and 1 requests
+
+  Scenario: With plain progress, the final line is printed once
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --run-id rv --progress plain --progress-interval 0" runs in the scenario's folder
+    Then the command exits with 1
+    And on stderr, the first line is "run rv: 0/7 items (0 ok, 0 failed, 0 expired, 0 canceled, 0 not run) · batches 0/1 done, 0 in flight · $0.00 spent · ETA unknown"
+    And on stderr, exactly one line says "run rv: 7/7 items (6 ok, 1 failed, 0 expired, 0 canceled, 0 not run) · batches 1/1 done, 0 in flight · $0.0007 spent · done in", and it is the last

@@ -75,16 +75,63 @@ Feature: Bulk inputs
       | scans       | a folder                            | is a folder, not a file; name one file per job                                                                                                                              |
       | empty.txt   | no bytes                            | is empty; there is nothing to send                                                                                                                                          |
       | blank.md    | the bytes b'\xef\xbb\xbf \n\t\n'       | holds no text, only white space; there is nothing to send                                                                                                                   |
-      | report.docx | the bytes b'PK\x03\x04\x14\x00\x06' | is not a kind of file the API takes: it supports PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst or any other name); convert it first |
+      | report.docx | the bytes b'PK\x03\x04\x14\x00\x06' | is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first |
+      | blob.bin    | the bytes b'\x00\x01\x02 frames'    | is not a kind of file the API takes: it supports PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names); convert it first |
       | photo.png   | a JPEG image                        | has the .png extension but holds a JPEG image; rename it to end in .jpg                                                                                                     |
       | scan.pdf    | a PNG image                         | has the .pdf extension but holds a PNG image; rename it to end in .png                                                                                                      |
       | notes.txt   | a PDF                               | holds a PDF but has the .txt extension; rename it to end in .pdf                                                                                                            |
-      | tide.gif    | the text "not a picture"            | has the .gif extension but is not a GIF image (its first bytes say otherwise); the API takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst or any other name) |
+      | tide.gif    | the text "not a picture"            | has the .gif extension but is not a GIF image (its first bytes say otherwise); the API takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names) |
       | latin.txt   | the bytes b'caf\xe9 au lait'        | is not UTF-8 text: the byte 0xe9 at offset 3 is not valid UTF-8; save it as UTF-8                                                                                           |
       | blob.txt    | the bytes b'ab\x00cd'               | is not UTF-8 text: it holds binary data (a NUL byte at offset 2); save it as UTF-8                                                                                          |
       | late.txt    | text of 5000 bytes, then the bytes b'\xff' | is not UTF-8 text: the byte 0xff at offset 5000 is not valid UTF-8; save it as UTF-8                                                                                 |
       | tide.sock   | a socket                            | is not a regular file (a pipe, socket or device); save what it holds to a file                                                                                              |
       | memory.pdf  | a link to /proc/self/mem            | cannot be read: Input/output error                                                                                                                                          |
+
+  Scenario Outline: An office file, an archive or another binary kind is refused by its name or its first bytes, even when they decode as UTF-8
+    Given "<name>" in the input folder is the bytes <bytes>
+    When the block for "<name>" is built
+    Then the input is refused with:
+      """
+      <name>: is <what>, a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): <advice>
+      """
+
+    Examples:
+      | name        | bytes                                                  | what                                                                             | advice                                           |
+      | stored.docx | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a Word document (.docx)                                                          | save or export it as PDF or as text first        |
+      | upload      | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | save or export it as PDF or as text first        |
+      | notes.txt   | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | save or export it as PDF or as text first        |
+      | tides.XLSX  | b'time,height\n06:10,4.2\n'                              | an Excel workbook (.xlsx)                                                        | save or export it as PDF or as text first        |
+      | legacy      | b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 tide table'              | an older Office document (.doc, .xls or .ppt)                                    | save or export it as PDF or as text first        |
+      | chart.tiff  | b'II*\x00 chart'                                         | a TIFF image (.tiff)                                                             | convert it to PNG, JPEG, GIF or WebP first       |
+      | backup      | b'\x1f\x8b\x08 tides'                                    | gzip-compressed data                                                             | unpack it and name the files inside, one per job |
+      | clip        | b'\x00\x00\x00\x18ftypmp42'                              | an MP4 or QuickTime video, or a HEIF image                                       | send what it holds as one of those instead       |
+      | memo        | b'RIFF\x24\x00\x00\x00WAVEfmt '                          | a WAV audio file                                                                 | send what it holds as one of those instead       |
+      | film        | b'RIFF\x24\x00\x00\x00AVI LIST'                          | an AVI video                                                                     | send what it holds as one of those instead       |
+
+  Scenario: A JSONL line naming an office file is refused by line, before anything is sent
+    Given "minutes.docx" in the input folder is the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
+    And the input file "jobs.jsonl" holds:
+      """
+      {"prompt": "Summarise the minutes", "file": "minutes.docx"}
+      """
+    When the jobs are loaded from "jobs.jsonl"
+    Then the input is refused with:
+      """
+      jobs.jsonl, line 1: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
+      """
+
+  Scenario Outline: An input file that is not text at all is refused by its first bytes
+    Given the input file "<name>" holds the bytes <bytes>
+    When the jobs are loaded from <how>
+    Then the input is refused with:
+      """
+      <name>: is <what>, not <kind> text; export the data as <kind> (UTF-8) and load that
+      """
+
+    Examples:
+      | name       | bytes                                   | how                                           | what                                                                             | kind  |
+      | rows.jsonl | b'PK\x03\x04 xl/worksheets/sheet1.xml'   | "rows.jsonl"                                  | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | JSONL |
+      | rows.csv   | b'%PDF-1.7\n%\xe2\xe3\xcf\xd3\n'           | the CSV "rows.csv" with the template "{row}" | a PDF                                                                            | CSV   |
 
   Scenario Outline: Sizes are checked against the API's limits before a file is read
     Given "<name>" in the input folder is <content>
@@ -313,6 +360,110 @@ Feature: Bulk inputs
       jobs.jsonl, line 2: is not UTF-8 (the byte 0xe9 at column 16); save the file as UTF-8
       """
 
+  # -- Message Batches requests -----------------------------------------------------------------------------------
+
+  Scenario: A JSONL file of Message Batches requests: each custom_id becomes the job's id, its params the messages and overrides
+    Given the input file "requests.jsonl" holds:
+      """
+      {"custom_id": "tide-1", "params": {"model": "claude-haiku-4-5", "max_tokens": 100, "system": "Be brief.", "messages": [{"role": "user", "content": "When is high water?"}]}}
+
+      {"custom_id": "tide-2", "params": {"messages": [{"role": "user", "content": "Name a tide."}, {"role": "assistant", "content": "Neap."}, {"role": "user", "content": "Another?"}], "temperature": 0.2}}
+      """
+    When the jobs are loaded from "requests.jsonl"
+    Then the jobs are:
+      | id     | prompt | messages | file | overrides                                                           |
+      | tide-1 |        | 1 turn   |      | {"max_tokens": 100, "model": "claude-haiku-4-5", "system": "Be brief."} |
+      | tide-2 |        | 3 turns  |      | {"temperature": 0.2}                                                |
+    When the messages for job 1 are built, with citations by default
+    Then the messages are:
+      """
+      [{"role": "user", "content": "Name a tide."}, {"role": "assistant", "content": "Neap."}, {"role": "user", "content": "Another?"}]
+      """
+
+  Scenario Outline: A request line that cannot become a job is refused with its line number, as a job's line is
+    Given the input file "requests.jsonl" holds:
+      """
+      {"custom_id": "first", "params": {"max_tokens": 50, "messages": [{"role": "user", "content": "Hi"}]}}
+      <line>
+      """
+    When the jobs are loaded from "requests.jsonl"
+    Then the input is refused with:
+      """
+      requests.jsonl, line 2: <reason>
+      """
+
+    Examples:
+      | line                                                                                              | reason |
+      | {"prompt": "Hi"}                                                                                  | is a job such as {"prompt": "..."}, but line 1 is a batch request such as {"custom_id": "...", "params": {...}}; every line of an input must have the same shape |
+      | {"custom_id": "a b", "params": {"messages": [{"role": "user", "content": "Hi"}]}}                   | custom_id: expected 1 to 64 letters, digits, '-' or '_' (the API's rule), got "a b" |
+      | {"params": {"messages": [{"role": "user", "content": "Hi"}]}}                                      | custom_id: expected 1 to 64 letters, digits, '-' or '_' (the API's rule), got nothing |
+      | {"custom_id": "first", "params": {"messages": [{"role": "user", "content": "Hi"}]}}               | the id 'first' is already used on line 1; ids must be unique |
+      | {"custom_id": "b"}                                                                                 | params: expected an object of Messages parameters, got nothing |
+      | {"custom_id": "b", "params": [1]}                                                                  | params: expected an object of Messages parameters, got a JSON array |
+      | {"custom_id": "b", "params": {"max_tokens": 10}}                                                   | params: no messages; a batch request's params hold the messages to send |
+      | {"custom_id": "b", "params": {"service_tier": "auto", "messages": [{"role": "user", "content": "Hi"}]}} | params: unknown Messages parameter 'service_tier'; use the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
+      | {"custom_id": "b", "params": {"max_tokens": 0, "messages": [{"role": "user", "content": "Hi"}]}}   | params.max_tokens: Input should be greater than or equal to 1 |
+      | {"custom_id": "b", "params": {"messages": [{"role": "robot", "content": "Hi"}]}}                   | params.messages.0.role: Input should be 'user' or 'assistant' |
+      | {"custom_id": "b", "method": "POST", "params": {"messages": [{"role": "user", "content": "Hi"}]}}  | unknown key 'method'; a batch request holds custom_id and params |
+
+  Scenario: A job line first makes every later line a job line
+    Given the input file "jobs.jsonl" holds:
+      """
+      {"prompt": "Hi"}
+      {"custom_id": "b", "params": {"messages": [{"role": "user", "content": "Hi"}]}}
+      """
+    When the jobs are loaded from "jobs.jsonl"
+    Then the input is refused with:
+      """
+      jobs.jsonl, line 2: is a batch request such as {"custom_id": "...", "params": {...}}, but line 1 is a job such as {"prompt": "..."}; every line of an input must have the same shape
+      """
+
+  # -- streams (standard input) -----------------------------------------------------------------------------------
+
+  Scenario: JSONL read from a text stream gives the jobs a file would, files named relative to the working directory
+    Given "scans/a.pdf" in the input folder is a PDF
+    When the jobs are loaded from a text stream named "<stdin>" holding, after a byte order mark:
+      """
+      {"prompt": "Summarise", "file": "scans/a.pdf", "id": "lease-a"}
+
+      {"prompt": "What is a spring tide?", "max_tokens": 50}
+      """
+    Then the jobs are:
+      | id      | prompt                 | file        | overrides           |
+      | lease-a | Summarise              | scans/a.pdf |                     |
+      |         | What is a spring tide? |             | {"max_tokens": 50} |
+
+  Scenario: A Message Batches file read from a binary stream, its files found from the folder given
+    When the jobs are loaded from a binary stream named "-" holding:
+      """
+      {"custom_id": "q-1", "params": {"messages": [{"role": "user", "content": "Hi"}]}}
+      """
+    Then the jobs are:
+      | id  | messages |
+      | q-1 | 1 turn   |
+
+  Scenario Outline: What is wrong with a stream is reported under the name it was given
+    When the jobs are loaded from a <kind> stream named "<name>" holding <content>
+    Then the input is refused with:
+      """
+      <message>
+      """
+
+    Examples:
+      | kind   | name    | content                                                       | message |
+      | text   | <stdin> | the lines '{"prompt": "fine"}\n' and '{"prompt": "x", "temprature": 1}\n'  | <stdin>, line 2: unknown key 'temprature' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
+      | binary | -       | the bytes b'{"prompt": "fine"}\n{"prompt": "caf\xe9"}\n'            | -, line 2: is not UTF-8 (the byte 0xe9 at column 16); save the file as UTF-8 |
+      | UTF-8  | <stdin> | the bytes b'{"prompt": "fine"}\n{"prompt": "caf\xe9"}\n'            | <stdin>: cannot be read as UTF-8: the byte 0xe9 is not valid UTF-8; save the input as UTF-8 (or read it as bytes, so that the line is named) |
+      | binary | upload  | the bytes b'PK\x03\x04 word/document.xml'                         | upload: is a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives), not JSONL text; export the data as JSONL (UTF-8) and load that |
+      | text   | <stdin> | nothing                                                       | <stdin>: holds no jobs; write one JSON object a line, such as {"prompt": "..."} |
+
+  Scenario: A text stream that stops decoding after some lines says after which one
+    When the jobs are loaded from a UTF-8 stream named "<stdin>" holding 3000 good lines, then the bytes b'{"prompt": "caf\xe9"}\n'
+    Then the input is refused, saying it cannot be read as UTF-8 after a line before the bad one:
+      """
+      <stdin>: cannot be read as UTF-8 after line {line}: the byte 0xe9 is not valid UTF-8; save the input as UTF-8 (or read it as bytes, so that the line is named)
+      """
+
   # -- CSV --------------------------------------------------------------------------------------------------------
 
   Scenario: Each row of a CSV file becomes a job, its prompt the template filled in with the row's cells
@@ -331,6 +482,24 @@ Feature: Bulk inputs
       | id | prompt                                             | file                  |
       | L1 | Summarise the lease of Harbour Co, Ltd at 'North 3' | inputs/docs/lease.pdf |
       | L2 | Summarise the lease of Tidewater at 'South\npier'  |                       |
+
+  Scenario Outline: CSV read from a stream gives the jobs a file would, files named relative to the folder given
+    Given "inputs/docs/lease.pdf" in the input folder is a PDF
+    When the jobs are loaded from the CSV <kind> stream named "<stdin>", with files relative to "inputs", the template "Summarise {tenant}", file column "document" and id column "ref", holding:
+      """
+      ref,tenant,document
+      L1,"Harbour Co, Ltd",docs/lease.pdf
+      L2,Tidewater,
+      """
+    Then the jobs are:
+      | id | prompt                     | file                  |
+      | L1 | Summarise Harbour Co, Ltd  | inputs/docs/lease.pdf |
+      | L2 | Summarise Tidewater        |                       |
+
+    Examples:
+      | kind   |
+      | text   |
+      | binary |
 
   Scenario: A CSV without file or id columns gives jobs of the template alone
     Given the input file "questions.csv" holds:
@@ -445,6 +614,21 @@ Feature: Bulk inputs
       """
       leases.csv, line 2: is not UTF-8 (the byte 0xe9); save the file as UTF-8
       """
+
+  Scenario Outline: What is wrong with a CSV stream is reported under the name it was given
+    When the jobs are loaded from the CSV <kind> stream named "<stdin>" with the template "{review}", holding <content>
+    Then the input is refused with:
+      """
+      <message>
+      """
+
+    Examples:
+      | kind   | content                                   | message |
+      | text   | the lines 'id,review\n' and 'r1,\n'        | <stdin>, line 2: the template gives an empty prompt for this row; are its cells empty? |
+      | text   | the lines '%PDF-1.7\n' and 'x\n'           | <stdin>: is a PDF, not CSV text; export the data as CSV (UTF-8) and load that |
+      | binary | the bytes b'review\nfine\ncaf\xe9\n'        | <stdin>, line 3: is not UTF-8 (the byte 0xe9); save the file as UTF-8 |
+      | UTF-8  | the bytes b'review\nfine\ncaf\xe9\n'        | <stdin>: cannot be read as UTF-8: the byte 0xe9 is not valid UTF-8; save the input as UTF-8 (or read it as bytes, so that the line is named) |
+      | text   | nothing                                   | <stdin>: is empty; it needs a header row naming its columns, then one row per job |
 
   Scenario: A CSV header that names a column twice is refused
     Given the input file "leases.csv" holds:

@@ -20,7 +20,22 @@ Feature: Bulk progress
       | elapsed_seconds   | 62.5  |
 
   Scenario: One line tells the items and their outcomes, the batches, the cost against the limit, and the time left
-    Then the progress line is "run r1: 1000/5000 items (980 ok, 20 failed, 0 canceled, 0 not run) · batches 2/5 done, 1 in flight · $1.23 of $10.00 · ETA 4m10s"
+    Then the progress line is "run r1: 1000/5000 items (980 ok, 20 failed, 0 expired, 0 canceled, 0 not run) · batches 2/5 done, 1 in flight · $1.23 of $10.00 · ETA 4m10s"
+
+  Scenario: Expired items are counted as expired, apart from the failed ones
+    Given a run "r2" whose progress is:
+      | field          | value |
+      | items_total    | 10    |
+      | items_done     | 10    |
+      | succeeded      | 6     |
+      | failed         | 1     |
+      | expired        | 2     |
+      | canceled       | 0     |
+      | not_run        | 1     |
+      | batches_total  | 3     |
+      | batches_done   | 3     |
+      | cost_limit_usd |       |
+    Then the progress line is "run r2: 10/10 items (6 ok, 1 failed, 2 expired, 0 canceled, 1 not run) · batches 3/3 done, 1 in flight · $1.23 spent · done in 1m02s"
 
   Scenario Outline: The time left comes from the rate at which items have finished so far
     When the run has done <done> of <total> items after <elapsed> seconds
@@ -49,17 +64,29 @@ Feature: Bulk progress
 
   # -- plain lines ------------------------------------------------------------------------------------------------
 
-  Scenario: Plain lines come at once, then at most every interval, and a final line always ends the run
+  Scenario: Plain lines come at once, then at most every interval, and a final line ends the run
     Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
     When the run reports its progress at the seconds 0, 10, 29, 30, 45, 61 and 62
     And the run ends at second 70
     Then the reporter printed the lines of the seconds 0, 30, 61 and 70
 
-  Scenario: An interval of 0 prints every update
+  Scenario: An interval of 0 prints every update, and the final line is not printed a second time
     Given a plain progress reporter that prints at most every 0 seconds, by the manual clock
     When the run reports its progress at the seconds 0, 0 and 1
     And the run ends at second 1
-    Then the reporter printed the lines of the seconds 0, 0, 1 and 1
+    Then the reporter printed the lines of the seconds 0, 0 and 1
+
+  Scenario: The final line is printed once, even when the run ends later than its last update said it all
+    Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
+    When the run reports its progress at the seconds 0 and 31
+    And the run ends at second 45, with nothing new since second 31
+    Then the reporter printed the lines of the seconds 0 and 31
+
+  Scenario: The final line is printed when it says something new, even within the interval
+    Given a plain progress reporter that prints at most every 30 seconds, by the manual clock
+    When the run reports its progress at the seconds 0 and 31
+    And the run ends at second 32
+    Then the reporter printed the lines of the seconds 0, 31 and 32
 
   Scenario: A negative interval is refused
     When a plain progress reporter is made to print every -5 seconds
@@ -69,7 +96,7 @@ Feature: Bulk progress
   Scenario Outline: A stream that cannot write the middle dot gets bars instead
     Given a plain progress reporter on a stream encoded as <encoding>
     When the run reports its progress at the seconds 0
-    Then the reporter printed "run r1: 0/5000 items (0 ok, 0 failed, 0 canceled, 0 not run) <s> batches 2/5 done, 1 in flight <s> $1.23 of $10.00 <s> ETA unknown"
+    Then the reporter printed "run r1: 0/5000 items (0 ok, 0 failed, 0 expired, 0 canceled, 0 not run) <s> batches 2/5 done, 1 in flight <s> $1.23 of $10.00 <s> ETA unknown"
 
     Examples:
       | encoding | s   |
@@ -82,7 +109,7 @@ Feature: Bulk progress
   Scenario: On a terminal a live bar shows the items, the outcomes, the batches, the cost and the time left
     Given a rich progress reporter on a terminal 160 columns wide
     When the run reports its progress
-    Then the terminal shows "run r1", "1000/5000 items · ETA 4m10s" and "980 ok, 20 failed, 0 canceled, 0 not run · batches 2/5 done, 1 in flight · $1.23 of $10.00"
+    Then the terminal shows "run r1", "1000/5000 items · ETA 4m10s" and "980 ok, 20 failed, 0 expired, 0 canceled, 0 not run · batches 2/5 done, 1 in flight · $1.23 of $10.00"
     And the terminal never showed the count "0/5000"
     When the run has done 2000 of 5000 items after 100 seconds
     And the run reports its progress
@@ -131,7 +158,7 @@ Feature: Bulk progress
   Scenario: Auto mode prints plain lines into a stream that is not a terminal
     When a reporter is chosen for the mode "auto" on a file
     And the run reports its progress, then ends
-    Then the file holds the progress line twice, without terminal codes
+    Then the file holds the progress line once, without terminal codes
 
   Scenario: With no stream given, progress goes to standard error, leaving standard output to results
     When a reporter is chosen for the mode "plain" with no stream, and the run reports its progress
@@ -158,6 +185,6 @@ Feature: Bulk progress
     Given a callback that raises every time
     When a reporter is chosen for the mode "plain" every 0 seconds on a file, with that callback
     And the run reports its progress 3 times, then ends
-    Then the file holds 4 progress lines
+    Then the file holds 3 progress lines
     And the callback was called 4 times and failed 4 times
     And one warning was logged, saying the callback raised and the run goes on

@@ -16,7 +16,8 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     Given 12 prompts "Review {n}", with prompt 4 ending as errored and prompt 9 as expired
     When the actor maps the prompts with 5 items per batch
     Then the run has 12 results, each the emulated reply to its own prompt, in input order
-    And the run's groups are 10 completed, 2 failed, 0 canceled and 0 not run
+    And the run's groups are 10 completed, 1 failed, 1 expired, 0 canceled and 0 not run
+    And 2 items are to retry, the failed one and the expired one
     And result 4 failed with BatchRequestErrored
     And result 9 is expired
     And the API received 3 batches of 5, 5 and 2 requests
@@ -35,6 +36,19 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
       | 5      | 100  | 100000 | 400       | 4, 1         |
       | 3      | 256000000 | 100000 | 256000000 | 1, 1, 1 |
 
+  Scenario Outline: A split that cannot be made is refused with the reason
+    When <items> items of <size> bytes are split with at most <count> per batch and <bytes> bytes
+    Then a ConfigurationError is raised
+    And the error message contains "<message>"
+
+    Examples:
+      | items | size | count  | bytes     | message                                                                 |
+      | 1     | 100  | 0      | 256000000 | items_per_batch must be between 1 and 100,000, not 0.                   |
+      | 1     | 100  | 100001 | 256000000 | items_per_batch must be between 1 and 100,000, not 100001.              |
+      | 1     | 100  | 5      | 0         | A batch may hold at most 256,000,000 bytes, not 0.                      |
+      | 1     | 100  | 5      | 256000001 | A batch may hold at most 256,000,000 bytes, not 256,000,001.            |
+      | 2     | 500  | 5      | 400       | Item 0 is 500 bytes as a batch request, more than a batch may hold (400). |
+
   Scenario: Items are split by bytes in a real run, each batch under the configured size
     Given an actor "reader" with:
       """
@@ -43,9 +57,11 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
       batch: {poll_interval: 10, max_attempts: 1, max_batch_bytes: 2048}
       """
     And 9 prompts "A long review, padded to about five hundred bytes {n}" padded to 500 bytes
-    When the actor maps the prompts
+    When the actor maps the prompts, reporting progress to a callback
     Then every one of the 9 results succeeded
     And the API received 3 batches of 3, 3 and 3 requests
+    And the progress counted 3 batches from the first report to the last, ending with 3 of 3 done
+    And the run's result says it used 3 batches
 
   Scenario: An item too large for any batch is refused before anything is sent
     Given an actor "reader" with:
@@ -74,6 +90,15 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     Then the run has 6 results, each the emulated reply to its own prompt, in input order
     And the API received 2 batches of 3 and 3 requests
 
+  Scenario: A resumed run counts the batches it finds out, those done before, and those it still has to send
+    Given 9 prompts "Review {n}"
+    When a program starts mapping the prompts with 3 items per batch, 1 batch at a time, as run "reviews" and stops once its first batch is out
+    And a new program maps the prompts with 3 items per batch as run "reviews", reporting progress to a callback
+    Then the first report said "batches 0/3 done, 1 in flight" and the last "batches 3/3 done, 0 in flight"
+    When a new program maps the prompts with 3 items per batch as run "reviews", reporting progress to a callback
+    Then the first report said "batches 3/3 done, 0 in flight" and the last "batches 3/3 done, 0 in flight"
+    And the run's result says it used 3 batches
+
   Scenario: A run id names one set of inputs: other inputs under it are refused before anything is sent
     Given 3 prompts "Review {n}"
     When the actor maps the prompts as run "reviews"
@@ -82,12 +107,26 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the error message contains "was made with other inputs or actor settings"
     And the API received 1 batch of 3 requests
 
-  Scenario: The cost limit: what would cross it is not sent, and is reported not run with the reason
+  Scenario: The cost limit: batches go on while what was really spent, plus one more worst case, fits; the rest is not run, with the true spend
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 1.5 items' worst case
+    Then the run's groups are 3 completed, 0 failed, 0 canceled and 6 not run
+    And every item not run says the run has spent what its 3 answers cost, and one more worst case would cross the limit
+    And the API received 3 batches of 1, 1 and 1 requests
+
+  Scenario: A batch whose worst case does not fit beside the first is sent in part, and the rest leads the next batch
     Given 9 prompts "Review {n}"
     When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case
-    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
-    And every item not run says "cost limit"
-    And the API received 1 batch of 2 requests
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 7 batches of 2, 2, 1, 1, 1, 1 and 1 requests
+
+  Scenario: A run resumed with a batch out counts that batch at its worst case until it settles
+    Given 9 prompts "Review {n}"
+    When a program starts mapping the prompts with 3 items per batch, 1 batch at a time, as run "reviews" and stops once its first batch is out
+    And a new program maps the prompts with 3 items per batch and a cost limit of 4 items' worst case, as run "reviews"
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 4 batches of 3, 3, 2 and 1 requests
+    And no batch was created before the one the first program left out had ended
 
   Scenario: The cost limit counts batches out at their worst case, and waits for them to settle at their real cost
     Given 9 prompts "Review {n}"
@@ -104,6 +143,14 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the API received 2 batches of 3 and 3 requests
     And the API canceled 1 batch
 
+  Scenario: A time limit that passes while a batch waits for room under the cost limit fails it as never sent
+    Given 9 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, a cost limit of 4 items' worst case and a time limit of 30 seconds
+    Then the run's groups are 0 completed, 9 failed, 0 canceled and 0 not run
+    And 3 failed items say "its batch was canceled" and 6 say "passed before it was sent"
+    And the API received 1 batch of 3 requests
+    And the API canceled 1 batch
+
   Scenario: A dry run prints the plan and sends nothing
     Given 7 prompts "Review {n}"
     When the actor plans the prompts with 3 items per batch and a cost limit of $5
@@ -118,6 +165,7 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the run "reviews" is retried
     Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run
     And the API received 2 batches of 5 and 2 requests
+    And the run's result says it used 2 batches
     And the second batch held only items 1 and 3
 
   Scenario: Structured output: answers are parsed, and one that does not validate is a failed item, not a crash
@@ -138,7 +186,12 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     When the actor maps the prompts with 2 items per batch into the results directory "out"
     Then "out/raw" holds 3 files with 5 result lines in all
     And "out/results.jsonl" has 5 lines with indexes 0 to 4 in order, line 2 failed
+    And in "out/results.jsonl" each answered line's cost_usd is a JSON number with the exact digits of its cost, and line 2's is null
     And no file under "out" contains the API key
+
+  Scenario: A result holding an integer beyond 64 bits is written whole, its cost still an exact JSON number
+    When an item answered with the parsed value {"tide": 1180591620717411303424}, costing $0.0001125, is written to "out.jsonl"
+    Then the line in "out.jsonl" reads the parsed value {"tide": 1180591620717411303424} and the cost 0.0001125, both as JSON numbers
 
   Scenario: Jobs with files: a text document with citations, and an image
     Given a text file "harbour.txt" with "The harbour opens at dawn. Boats leave at noon."
@@ -206,14 +259,14 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
 
   Scenario: A run stopped by its cost limit is resumed with a higher one: only what was not run is sent
     Given 9 prompts "Review {n}"
-    When the actor maps the prompts with 3 items per batch and a cost limit of 2.5 items' worst case, as run "reviews"
+    When the actor maps the prompts with 3 items per batch and a cost limit of 1.5 items' worst case, as run "reviews"
     And "lowtide status reviews" runs on the scenario's ledger
-    Then the command printed "9 item(s): 2 succeeded, 7 not-run"
+    Then the command printed "9 item(s): 3 succeeded, 6 not-run"
     When the run "reviews" is retried
-    Then the run's groups are 2 completed, 0 failed, 0 canceled and 7 not run
+    Then the run's groups are 3 completed, 0 failed, 0 canceled and 6 not run
     When the actor maps the prompts with 3 items per batch as run "reviews"
     Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
-    And the API received 4 batches of 2, 3, 3 and 1 requests
+    And the API received 5 batches of 1, 1, 1, 3 and 3 requests
 
   Scenario: A request the API canceled is grouped as canceled
     Given 3 prompts "Review {n}"

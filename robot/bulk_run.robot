@@ -2,7 +2,8 @@
 Documentation       `lowtide run` over a 5,000-row CSV, for real: the command in its own process against `lowtide
 ...                 emulator` on a loopback socket, killed with SIGKILL midway, started again (it resumes: nothing
 ...                 is created twice), then `lowtide retry` sends the failed and expired items again, and `lowtide
-...                 status` reports the run from the ledger. Also: a dry run sends nothing, and a template naming a
+...                 status` reports the run from the ledger; the summaries count the batches the run really used, and
+...                 the final progress line is printed once. Also: a dry run sends nothing, and a template naming a
 ...                 column the CSV lacks is refused before anything is sent.
 ...
 ...                 Some rows carry `[[emulator:errored]]` (every attempt of them fails); some first attempts are
@@ -60,9 +61,9 @@ A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Faile
 
     ${again}=    Run Lowtide    @{command}    timeout=${RESUME_TIMEOUT}
     Should Be Equal As Integers    ${again.rc}    1    msg=Some items failed: exit code 1.\n${again.stderr}
-    Should Contain    ${again.stdout}    run ${RUN}: 5000 item(s): 4990 succeeded, 7 failed, 3 expired;
+    Should Contain    ${again.stdout}    run ${RUN}: 5000 item(s): 4990 succeeded, 7 failed, 3 expired; ${BATCHES} batch(es); $
     Should Contain    ${again.stdout}    lowtide retry ${RUN}
-    Should Contain    ${again.stderr}    run ${RUN}: 5000/5000 items
+    Should Contain X Times    ${again.stderr}    run ${RUN}: 5000/5000 items (4990 ok, 7 failed, 3 expired, 0 canceled, 0 not run) · batches ${BATCHES}/${BATCHES} done, 0 in flight    1
     Should Not Contain    ${again.stderr}    Traceback
     Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}
     Emulator Should Have Created Batches    ${BATCHES}
@@ -70,7 +71,7 @@ A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Faile
 
     ${retry}=    Run Lowtide    retry    ${RUN}    --ledger    ${ledger}    --progress    plain
     Should Be Equal As Integers    ${retry.rc}    1    msg=The marked rows still fail: exit code 1.\n${retry.stderr}
-    Should Contain    ${retry.stdout}    run ${RUN}: 5000 item(s): 4996 succeeded, 4 failed;
+    Should Contain    ${retry.stdout}    run ${RUN}: 5000 item(s): 4996 succeeded, 4 failed; ${BATCHES + 1} batch(es); $
     Should Not Contain    ${retry.stderr}    Traceback
     Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    retried=${RETRIED}
     Emulator Should Have Created Batches    ${BATCHES + 1}

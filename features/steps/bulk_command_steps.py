@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -20,12 +22,21 @@ def step_actor_file(context: Any, name: str, variable: str) -> None:
     w.path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 
-def _reviews(context: Any, name: str, count: int, errored: int | None = None) -> None:
+def _reviews(context: Any, name: str, count: int, errored: int | None = None, expired: int | None = None) -> None:
+    marks = {errored: " [[emulator:errored]]", expired: " [[emulator:expired]]"}
     with world(context).path(name).open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
         writer.writerow(["id", "review"])
         for n in range(count):
-            writer.writerow([f"r{n}", f"Review {n}" + (" [[emulator:errored]]" if n == errored else "")])
+            writer.writerow([f"r{n}", f"Review {n}" + marks.get(n, "")])
+
+
+@given(
+    'a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored'
+    " and review {expired:d} as expired"
+)
+def step_csv_errored_expired(context: Any, name: str, count: int, errored: int, expired: int) -> None:
+    _reviews(context, name, count, errored, expired)
 
 
 @given('a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored')
@@ -42,6 +53,16 @@ def step_csv(context: Any, name: str, count: int) -> None:
 def step_jsonl(context: Any, name: str, count: int) -> None:
     lines = [json.dumps({"prompt": f"Prompt {n}"}) for n in range(count)]
     world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@given('the file "{name}" in the scenario\'s folder holds the bytes {literal}')
+def step_file_bytes(context: Any, name: str, literal: str) -> None:
+    world(context).path(name).write_bytes(ast.literal_eval(literal))
+
+
+@given('the file "{name}" in the scenario\'s folder holds:')
+def step_file_text(context: Any, name: str) -> None:
+    world(context).path(name).write_text(context.text + "\n", encoding="utf-8")
 
 
 @when('"{command}" runs in the scenario\'s folder')
@@ -94,3 +115,105 @@ def step_json_plan(context: Any, count: int, sizes: str) -> None:
     found = [batch["requests"] for batch in plan["batches"]]
     assert found == [int(n) for n in sizes.replace(" and ", ", ").split(", ")], plan
     assert len(found) == count, plan
+
+
+@then("the command printed nothing, and on stderr exactly:")
+def step_only_stderr(context: Any) -> None:
+    value = world(context).value
+    assert value["out"] == "", f"the command printed:\n{value['out']}"
+    assert value["err"] == context.text + "\n", f"on stderr:\n{value['err']}"
+
+
+@then(
+    '"{name}" holds, in order, the ids "{first}" and "{second}", answered with the emulated replies to "{one}"'
+    ' and "{other}"'
+)
+def step_out_ids(context: Any, name: str, first: str, second: str, one: str, other: str) -> None:
+    lines = _lines(context, name)
+    assert [line["id"] for line in lines] == [first, second], lines
+    for line, prompt in zip(lines, (one, other), strict=True):
+        assert line["status"] == "succeeded", line
+        assert line["text"].startswith(emulated_reply_to(prompt)), line
+
+
+@then(
+    'item 0 of the run "{run_id}" was sent with max_tokens {tokens:d} and no system prompt, item 1 with max_tokens'
+    ' {other:d} and the system prompt "{system}"'
+)
+def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system: str) -> None:
+    from lowtide.ledger.runs import RunStore
+
+    ledger = world(context).ledger()
+    keys = [row.key for row in RunStore(ledger).items(run_id, with_jobs=False)]
+    first, second = (record.params for record in ledger.requests_for(keys))
+    assert (first["max_tokens"], first.get("system")) == (tokens, None), first
+    assert (second["max_tokens"], second.get("system")) == (other, system), second
+
+
+@then("the command printed exactly:")
+def step_printed_exactly(context: Any) -> None:
+    out = world(context).value["out"]
+    assert out == context.text + "\n", f"the command printed:\n{out}"
+
+
+@then("the API received {count:d} batches, of {sizes} requests")
+@then("the API received {count:d} batches, of {size:d} request each")
+def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -> None:
+    w = world(context)
+    client = w.client_over(w.transport())
+
+    async def listing() -> list[Any]:
+        return [batch async for batch in client.messages.batches.list(limit=100)]
+
+    # Batches created in the same (virtual) instant have no order: compare the sizes, not who came first.
+    found = sorted(sum(dict(batch.request_counts).values()) for batch in w.run(listing()))
+    expected = [size] * count if size else [int(n) for n in sizes.replace(" and ", ", ").split(", ")]
+    assert found == sorted(expected), found
+
+
+@then('the command printed JSON whose "{key}" are {value}')
+def step_json_key(context: Any, key: str, value: str) -> None:
+    printed = json.loads(world(context).value["out"])
+    assert printed[key] == json.loads(value), printed
+
+
+@then('the last progress line on stderr says "{text}"')
+def step_last_progress(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    assert lines, "nothing on stderr"
+    assert text in lines[-1], f"the last line on stderr is:\n{lines[-1]}"
+
+
+@then('in "{name}" every cost_usd is a JSON number, or null where no answer came')
+def step_out_costs(context: Any, name: str) -> None:
+    for text in world(context).path(name).read_text(encoding="utf-8").splitlines():
+        line = json.loads(text, parse_float=Decimal)
+        cost = line["cost_usd"]
+        if line["status"] == "succeeded":
+            assert isinstance(cost, Decimal), f"cost_usd is a {type(cost).__name__}: {text}"
+            assert cost > 0, text
+        else:
+            assert cost is None, text
+
+
+@then('the command printed JSON whose "{key}" is the JSON number {number}, and whose "{other}" is {value}')
+def step_json_number(context: Any, key: str, number: str, other: str, value: str) -> None:
+    printed = json.loads(world(context).value["out"], parse_float=Decimal)
+    assert isinstance(printed[key], Decimal), f"{key} is a {type(printed[key]).__name__}: {printed}"
+    assert printed[key] == Decimal(number), printed
+    assert printed[other] == json.loads(value), printed
+
+
+@then('on stderr, the first line is "{text}"')
+def step_first_stderr(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    assert lines, "nothing on stderr"
+    assert lines[0] == text, f"the first line on stderr is:\n{lines[0]}"
+
+
+@then('on stderr, exactly one line says "{text}", and it is the last')
+def step_one_final_line(context: Any, text: str) -> None:
+    lines = world(context).value["err"].splitlines()
+    saying = [line for line in lines if text in line]
+    assert len(saying) == 1, "\n".join(lines)
+    assert lines[-1] == saying[0], "\n".join(lines)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import ast
 import base64
 import contextlib
+import io
 import json
 import os
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,7 +32,9 @@ from lowtide.bulk import (
     inspect_file,
     job_messages,
     load_csv,
+    load_csv_stream,
     load_jsonl,
+    load_jsonl_stream,
 )
 
 T = TypeVar("T")
@@ -58,6 +61,7 @@ class Inputs:
     messages: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     info: FileInfo | None = None
     made_error: str | None = None
+    value: Any = None
 
 
 def inputs(context: Any) -> Inputs:
@@ -258,6 +262,84 @@ def step_load_csv(context: Any, name: str, template: str) -> None:
 def step_load_csv_columns(context: Any, name: str, template: str, file_column: str, id_column: str) -> None:
     state = inputs(context)
     state.jobs = attempt(context, lambda: load_csv(name, template, file_column=file_column, id_column=id_column)) or []
+
+
+def stream_of(kind: str, content: str) -> Iterable[str] | Iterable[bytes]:
+    """A stream as a feature describes it: a "text" list of lines, a "binary" stream, or a "UTF-8" text stream over
+    bytes (which decodes as it reads); holding "the lines '...' and '...'", "the bytes b'...'" or "nothing"."""
+    if content == "nothing":
+        data = b""
+    elif match := re.fullmatch(r"the bytes (b'.*')", content):
+        data = ast.literal_eval(match[1])
+    else:
+        match = re.fullmatch(r"the lines ('.*') and ('.*')", content)
+        assert match is not None, f"no way to make a stream holding {content!r}"
+        lines: list[str] = [ast.literal_eval(match[1]), ast.literal_eval(match[2])]
+        assert kind == "text", kind
+        return lines
+    return _stream(kind, data)
+
+
+def _stream(kind: str, data: bytes) -> Iterable[str] | Iterable[bytes]:
+    match kind:
+        case "text":
+            return io.StringIO(data.decode("utf-8"))
+        case "binary":
+            return io.BytesIO(data)
+        case "UTF-8":
+            return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+        case _:
+            raise AssertionError(f"no stream of kind {kind!r}")
+
+
+@when('the jobs are loaded from a text stream named "{name}" holding, after a byte order mark:')
+def step_load_text_stream(context: Any, name: str) -> None:
+    state = inputs(context)
+    stream = io.StringIO("\ufeff" + expand(state, context.text) + "\n")
+    state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name)) or []
+
+
+@when('the jobs are loaded from a binary stream named "{name}" holding:')
+def step_load_binary_stream(context: Any, name: str) -> None:
+    state = inputs(context)
+    stream = io.BytesIO((expand(state, context.text) + "\n").encode("utf-8"))
+    state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name, base=state.folder)) or []
+
+
+@when('the jobs are loaded from a UTF-8 stream named "{name}" holding {count:d} good lines, then the bytes {literal}')
+def step_load_stream_bad_late(context: Any, name: str, count: int, literal: str) -> None:
+    state = inputs(context)
+    good = "".join(json.dumps({"prompt": f"Review {n}"}) + "\n" for n in range(count)).encode("utf-8")
+    stream = _stream("UTF-8", good + ast.literal_eval(literal))
+    state.value = count
+    state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name)) or []
+
+
+@when('the jobs are loaded from a {kind} stream named "{name}" holding {content}')
+def step_load_stream(context: Any, kind: str, name: str, content: str) -> None:
+    state = inputs(context)
+    stream = stream_of(kind, content)
+    state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name)) or []
+
+
+@when(
+    'the jobs are loaded from the CSV {kind} stream named "{name}", with files relative to "{base}", the template'
+    ' "{template}", file column "{file_column}" and id column "{id_column}", holding:'
+)
+def step_load_csv_stream(
+    context: Any, kind: str, name: str, base: str, template: str, file_column: str, id_column: str
+) -> None:
+    state = inputs(context)
+    stream = _stream(kind, (context.text + "\n").encode("utf-8"))
+    options: dict[str, Any] = {"name": name, "base": state.folder / base, "file_column": file_column}
+    state.jobs = attempt(context, lambda: load_csv_stream(stream, template, id_column=id_column, **options)) or []
+
+
+@when('the jobs are loaded from the CSV {kind} stream named "{name}" with the template "{template}", holding {content}')
+def step_load_csv_stream_refused(context: Any, kind: str, name: str, template: str, content: str) -> None:
+    state = inputs(context)
+    stream = stream_of(kind, content)
+    state.jobs = attempt(context, lambda: load_csv_stream(stream, template, name=name)) or []
 
 
 @when("the messages for job {index:d} are built, with citations by default")
@@ -494,3 +576,13 @@ def step_inspected(context: Any, kind: str, media_type: str, size: int) -> None:
     info = inputs(context).info
     assert info is not None, "nothing was inspected"
     assert (info.kind, info.media_type, info.size) == (kind, media_type, size), f"the file is {info}"
+
+
+@then("the input is refused, saying it cannot be read as UTF-8 after a line before the bad one:")
+def step_refused_after(context: Any) -> None:
+    error = world(context).failure()
+    assert type(error) is InputError, f"expected an InputError, got {type(error).__name__}: {error}"
+    match = re.search(r" after line (\d+):", str(error))
+    assert match is not None, f"the message names no line:\n{error}"
+    assert 0 < int(match[1]) <= inputs(context).value, f"line {match[1]} is not before the bad line"
+    assert str(error) == context.text.replace("{line}", match[1]), f"the message is:\n{error}"

@@ -75,7 +75,9 @@ def _cost_limit(w: World, items: float) -> Decimal:
     params = to_message_params(w.current_actor().request(_prompts(w)[0]))
     worst = worst_case_cost(params, mode=BatchProcessingMode.BATCH)
     assert worst is not None
-    return worst * Decimal(str(items))
+    limit = worst * Decimal(str(items))
+    _bulk(w).setdefault("limit", limit)
+    return limit
 
 
 def _batches(w: World) -> list[Any]:
@@ -225,6 +227,15 @@ def step_map_time_limit(context: Any, count: int, parallel: int, seconds: float)
     _map(world(context), items_per_batch=count, max_parallel_batches=parallel, time_limit=seconds)
 
 
+@when(
+    "the actor maps the prompts with {count:d} items per batch, a cost limit of {items:g} items' worst case"
+    " and a time limit of {seconds:g} seconds"
+)
+def step_map_cost_and_time(context: Any, count: int, items: float, seconds: float) -> None:
+    w = world(context)
+    _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), time_limit=seconds)
+
+
 @when("the actor maps the prompts for a {model:w}")
 def step_map_model(context: Any, model: str) -> None:
     _map(world(context), response_model=MODELS[model])
@@ -236,6 +247,48 @@ def step_map_progress(context: Any, count: int) -> None:
     seen: list[RunProgress] = []
     _bulk(w)["progress"] = seen
     _map(w, items_per_batch=count, on_progress=seen.append)
+
+
+@when("the actor maps the prompts, reporting progress to a callback")
+def step_map_reporting(context: Any) -> None:
+    w = world(context)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, on_progress=seen.append)
+
+
+@when(
+    'a new program maps the prompts with {count:d} items per batch as run "{run_id}", reporting progress to a callback'
+)
+def step_new_program_reporting(context: Any, count: int, run_id: str) -> None:
+    w = world(context)
+    w.actor = new_program_actor(w, w.current_actor().name)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, items_per_batch=count, run_id=run_id, on_progress=seen.append)
+
+
+@then(
+    "the progress counted {count:d} batches from the first report to the last, ending with {done:d} of {total:d} done"
+)
+def step_progress_batches(context: Any, count: int, done: int, total: int) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    assert {p.batches_total for p in seen} == {count}, [p.batches_total for p in seen]
+    assert (seen[-1].batches_done, seen[-1].batches_total) == (done, total), seen[-1]
+
+
+@then('the first report said "{first}" and the last "{last}"')
+def step_first_last_reports(context: Any, first: str, last: str) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    assert seen[0].batches_text() == first, seen[0].batches_text()
+    assert seen[-1].batches_text() == last, seen[-1].batches_text()
+
+
+@then("the run's result says it used {count:d} batches")
+def step_result_batches(context: Any, count: int) -> None:
+    result = _result(world(context))
+    assert result.batches == count, result.batches
+    assert f"; {count} batch(es); $" in result.summary(), result.summary()
 
 
 @when('the actor maps the prompts with {count:d} items per batch into the results directory "{name}"')
@@ -274,13 +327,14 @@ def step_retry(context: Any, run_id: str) -> None:
     'a program starts mapping the prompts with {count:d} items per batch as run "{run_id}"'
     " and stops once its batches are out"
 )
-def step_program_stops(context: Any, count: int, run_id: str) -> None:
+def step_program_stops(context: Any, count: int, run_id: str, parallel: int | None = None) -> None:
     w = world(context)
     actor = new_program_actor(w, w.current_actor().name)
-    expected = -(-len(_prompts(w)) // count)
+    expected = parallel or -(-len(_prompts(w)) // count)
 
     async def until_out() -> None:
-        run = BulkRun(actor, run_id=run_id, items_per_batch=count).add_jobs(_prompts(w))
+        run = BulkRun(actor, run_id=run_id, items_per_batch=count, max_parallel_batches=parallel or 4)
+        run.add_jobs(_prompts(w))
         task = asyncio.ensure_future(run.run())
         # Stop as soon as every batch is out: on the scenario's clock, they end 60 virtual seconds later.
         while w.emu.created_batches < expected or any(b[1] is None for b in RunStore(actor.ledger).batches(run_id)):
@@ -292,6 +346,31 @@ def step_program_stops(context: Any, count: int, run_id: str) -> None:
     w.in_program(until_out)
 
 
+@when(
+    'a program starts mapping the prompts with {count:d} items per batch, 1 batch at a time, as run "{run_id}"'
+    " and stops once its first batch is out"
+)
+def step_program_stops_first(context: Any, count: int, run_id: str) -> None:
+    step_program_stops(context, count, run_id, parallel=1)
+
+
+@when(
+    "a new program maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case,"
+    ' as run "{run_id}"'
+)
+def step_new_program_maps_limited(context: Any, count: int, items: float, run_id: str) -> None:
+    w = world(context)
+    w.actor = new_program_actor(w, w.current_actor().name)
+    _map(w, items_per_batch=count, run_id=run_id, max_cost_usd=_cost_limit(w, items))
+
+
+@then("no batch was created before the one the first program left out had ended")
+def step_created_after_first(context: Any) -> None:
+    first, *later = _batches(world(context))
+    assert first.ended_at is not None, first
+    assert all(batch.created_at >= first.ended_at for batch in later), [(b.created_at, b.ended_at) for b in later]
+
+
 @when('a new program maps the prompts with {count:d} items per batch as run "{run_id}"')
 def step_new_program_maps(context: Any, count: int, run_id: str) -> None:
     w = world(context)
@@ -301,8 +380,9 @@ def step_new_program_maps(context: Any, count: int, run_id: str) -> None:
 
 @when("{items:d} items of {size:d} bytes are split with at most {count:d} per batch and {limit:d} bytes")
 def step_split(context: Any, items: int, size: int, count: int, limit: int) -> None:
-    groups = split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)
-    _bulk(world(context))["groups"] = [len(group) for group in groups]
+    w = world(context)
+    groups = w.attempt(lambda: list(split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)))
+    _bulk(w)["groups"] = [len(group) for group in groups or []]
 
 
 # -- outcomes --------------------------------------------------------------------------------------------------------
@@ -332,9 +412,26 @@ def step_some_replies(context: Any, first: int, last: int) -> None:
 
 @then("the run's groups are {done:d} completed, {failed:d} failed, {canceled:d} canceled and {not_run:d} not run")
 def step_groups(context: Any, done: int, failed: int, canceled: int, not_run: int) -> None:
+    step_groups_expired(context, done, failed, 0, canceled, not_run)
+
+
+@then(
+    "the run's groups are {done:d} completed, {failed:d} failed, {expired:d} expired, {canceled:d} canceled and"
+    " {not_run:d} not run"
+)
+def step_groups_expired(context: Any, done: int, failed: int, expired: int, canceled: int, not_run: int) -> None:
     result = _result(world(context))
-    found = (len(result.completed), len(result.failed), len(result.canceled), len(result.not_run))
-    assert found == (done, failed, canceled, not_run), (found, [(i.index, i.status, i.reason) for i in result])
+    groups = (result.completed, result.failed, result.expired, result.canceled, result.not_run)
+    found = tuple(len(group) for group in groups)
+    assert found == (done, failed, expired, canceled, not_run), (found, [(i.index, i.status) for i in result])
+
+
+@then("{count:d} items are to retry, the failed one and the expired one")
+def step_to_retry(context: Any, count: int) -> None:
+    result = _result(world(context))
+    statuses = [item.status for item in result.to_retry]
+    assert statuses == [ItemStatus.FAILED, ItemStatus.EXPIRED], statuses
+    assert len(statuses) == count, statuses
 
 
 @then("result {index:d} failed with {name:w}")
@@ -371,6 +468,26 @@ def step_not_run_reason(context: Any, text: str) -> None:
     items = _result(world(context)).not_run
     assert items, [i.reason for i in items]
     assert all(text in (i.reason or "") for i in items), [i.reason for i in items]
+
+
+@then(
+    "every item not run says the run has spent what its {answered:d} answers cost, and one more worst case would"
+    " cross the limit"
+)
+def step_not_run_true_spend(context: Any, answered: int) -> None:
+    w = world(context)
+    result = _result(w)
+    spent = sum((item.cost_usd or Decimal(0) for item in result.completed), Decimal(0))
+    assert len(result.completed) == answered, result
+    assert spent > 0, result
+    limit = _bulk(w)["limit"]
+    worst = _cost_limit(w, 1)
+    expected = (
+        f"cost limit ${limit}: the run has spent ${spent:.6f}, and the worst case of this request (${worst:.6f})"
+        " would cross the limit"
+    )
+    assert spent + worst > limit, (spent, worst, limit)
+    assert [i.reason for i in result.not_run] == [expected] * len(result.not_run), [i.reason for i in result.not_run]
 
 
 @then('{first:d} failed items say "{one}" and {second:d} say "{other}"')
@@ -468,6 +585,51 @@ def step_processed(context: Any, name: str, count: int, last: int, bad: int) -> 
     assert lines[bad]["status"] == "failed", lines[bad]
     assert lines[bad]["error"]["type"] == "BatchRequestErrored", lines[bad]
     assert all(line["status"] == "succeeded" and line["text"] for i, line in enumerate(lines) if i != bad)
+
+
+@then(
+    'in "{name}" each answered line\'s cost_usd is a JSON number with the exact digits of its cost, and line'
+    " {bad:d}'s is null"
+)
+def step_cost_numbers(context: Any, name: str, bad: int) -> None:
+    w = world(context)
+    result = _result(w)
+    for number, text in enumerate(w.path(name).read_text().splitlines()):
+        # Read as the exact decimal a JSON number holds: a string would come back a `str`, a float lose digits.
+        cost = json.loads(text, parse_float=Decimal)["cost_usd"]
+        if number == bad:
+            assert cost is None, text
+            continue
+        expected = result[number].cost_usd
+        assert expected is not None, result[number]
+        assert isinstance(cost, Decimal), f"cost_usd is a {type(cost).__name__}: {text}"
+        assert cost == expected, (cost, expected)
+        assert f'"cost_usd":{expected:f},' in text, text
+
+
+@when('an item answered with the parsed value {parsed}, costing ${cost}, is written to "{name}"')
+def step_write_big_item(context: Any, parsed: str, cost: str, name: str) -> None:
+    from lowtide.bulk.results import ItemResult, write_lines
+    from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
+
+    price = Decimal(cost)
+    response: ActorResponse[Any] = ActorResponse(
+        text="", content=[], parsed=json.loads(parsed), stop_reason="end_turn", usage=Usage(), model="m",
+        provider="anthropic", mode=BatchProcessingMode.BATCH, ids=ProviderIds(),
+        cost=Cost(total_usd=price, input_usd=price, output_usd=Decimal(0), pricing="batch", live_equivalent_usd=price),
+    )  # fmt: skip
+    item = ItemResult(0, "big", "run-0", ItemStatus.SUCCEEDED, response=response)
+    write_lines(world(context).path(name), [item.as_json()])
+
+
+@then('the line in "{name}" reads the parsed value {parsed} and the cost {cost}, both as JSON numbers')
+def step_read_big_item(context: Any, name: str, parsed: str, cost: str) -> None:
+    [text] = world(context).path(name).read_text(encoding="utf-8").splitlines()
+    line = json.loads(text, parse_float=Decimal)
+    assert line["parsed"] == json.loads(parsed), text
+    assert isinstance(line["cost_usd"], Decimal), text
+    assert line["cost_usd"] == Decimal(cost), text
+    assert f'"cost_usd":{cost},' in text, text
 
 
 @then('no file under "{folder}" contains the API key')

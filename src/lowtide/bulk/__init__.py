@@ -9,9 +9,8 @@ from lowtide.bulk.jobs import (
     file_block,
     inspect_file,
     job_messages,
-    load_csv,
-    load_jsonl,
 )
+from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
 from lowtide.bulk.progress import (
     CallbackReporter,
     MultiReporter,
@@ -44,6 +43,8 @@ __all__ = [
     "inspect_file",
     "job_messages",
     "load_csv",
+    "load_csv_stream",
     "load_jsonl",
+    "load_jsonl_stream",
     "reporter_for",
 ]

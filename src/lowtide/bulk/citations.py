@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from lowtide.structured import json_text
 from lowtide.types import ActorResponse, TextContent
 
-__all__ = ["Citation", "citations_of", "field_citations"]
+__all__ = ["Citation", "citations_json", "citations_of", "field_citations"]
 
 
 class Citation(BaseModel):
@@ -136,3 +136,18 @@ def _leaves(value: object) -> list[str]:
 
 def _normal(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def citations_json(
+    response: ActorResponse[Any],
+) -> tuple[list[dict[str, Any]] | None, dict[str, list[dict[str, Any]]] | None]:
+    """An answer's citations as a run's results hold them: all of them, and those of each field of a parsed answer."""
+    found = citations_of(response)
+    if not found:
+        return None, None
+    listed = [c.model_dump(exclude_none=True) for c in found]
+    parsed = response.parsed
+    if not isinstance(parsed, BaseModel):
+        return listed, None
+    mapped = field_citations(response, parsed)
+    return listed, {name: [c.model_dump(exclude_none=True) for c in cs] for name, cs in mapped.items()} or None

@@ -82,7 +82,7 @@ def _usd(value: str) -> Decimal:
 
 def _run(args: argparse.Namespace) -> int:
     from lowtide.actor import Actor
-    from lowtide.bulk.jobs import load_csv, load_jsonl
+    from lowtide.bulk.loaders import load_csv, load_jsonl
     from lowtide.bulk.models import import_model
 
     suffix = args.input.suffix.lower()
@@ -148,8 +148,10 @@ async def _closing(actor: Any, work: Any) -> Any:
 
 
 def _report(result: Any, *, json_output: bool) -> int:
+    from lowtide.bulk.results import exact_json
+
     if json_output:
-        print(json.dumps({"run_id": result.run_id, "counts": result.counts(), "cost_usd": str(result.cost_usd)}))
+        print(exact_json(result.as_json()))
     else:
         print(result.summary())
         reasons: dict[str, int] = {}
@@ -159,17 +161,18 @@ def _report(result: Any, *, json_output: bool) -> int:
                 reasons[why] = reasons.get(why, 0) + 1
         for why, count in sorted(reasons.items(), key=lambda pair: -pair[1])[:10]:
             print(f"  {count} item(s): {why}")
-        if result.failed:
+        if result.to_retry:
             print(f"send the failed and expired items again with: lowtide retry {result.run_id}")
     return 0 if result.ok else 1
 
 
 def status_of_run(ledger_path: Path | None, run_id: str, *, json_output: bool) -> int:
+    from lowtide.bulk.results import exact_json
     from lowtide.bulk.status import run_status
     from lowtide.ledger.store import open_ledger
 
     report = run_status(open_ledger(ledger_path), run_id)
-    print(json.dumps(report.as_json(), indent=2) if json_output else "\n".join(report.lines()))
+    print(exact_json(report.as_json(), indent=True) if json_output else "\n".join(report.lines()))
     return 0
 
 

@@ -1,33 +1,35 @@
-"""The items of a bulk run: `Job`, the content blocks a job's file becomes, and the JSONL and CSV loaders.
+"""The items of a bulk run: `Job` (a prompt with an optional file, or messages, with per-job overrides), the checks
+every job passes before anything is sent, and the messages a job becomes.
 
-Loading checks everything a run needs before anything is sent (every line, every file's kind and size), but reads
-no file contents: a job holds a path, and `file_block` reads and encodes the file only when its request is built,
-so that 20,000 jobs naming 20,000 PDFs cost 20,000 small objects, not gigabytes.
+A job holds its file's path, never its contents: `file_block` reads and encodes the file only when the job's request
+is built, so that 20,000 jobs naming 20,000 PDFs cost 20,000 small objects, not gigabytes. The loaders that make jobs
+from JSONL and CSV are in `lowtide.bulk.loaders`.
 """
 
 from __future__ import annotations
 
-import base64
-import codecs
-import csv
 import difflib
-import io
-import json
-import re
-import stat
-import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lowtide.errors import ConfigurationError
+from lowtide.bulk.files import (
+    IMAGE_MAX_BASE64_BYTES,
+    REQUEST_MAX_BYTES,
+    FileChecks,
+    FileInfo,
+    FileKind,
+    file_block,
+    inspect_file,
+)
+from lowtide.bulk.problems import MAX_PROBLEMS_SHOWN, InputError, InputProblem, Problems
 from lowtide.types import ActorRequest, ChatMessage
 
 __all__ = [
     "IMAGE_MAX_BASE64_BYTES",
+    "JOB_KEYS",
     "MAX_PROBLEMS_SHOWN",
     "OVERRIDE_KEYS",
     "REQUEST_MAX_BYTES",
@@ -36,23 +38,15 @@ __all__ = [
     "InputError",
     "InputProblem",
     "Job",
+    "check_id",
     "check_jobs",
     "file_block",
     "inspect_file",
     "job_messages",
-    "load_csv",
-    "load_jsonl",
     "override_problems",
+    "pydantic_problem",
+    "unknown_keys",
 ]
-
-IMAGE_MAX_BASE64_BYTES = 5 * 1024 * 1024
-"""The API refuses an image whose base64 data is over 5 MB."""
-
-REQUEST_MAX_BYTES = 32 * 1024 * 1024
-"""The API refuses a Messages request over 32 MB, so no single document may be larger (PDFs count base64-encoded)."""
-
-MAX_PROBLEMS_SHOWN = 5
-"""How many problems an `InputError` spells out; the rest are counted."""
 
 OVERRIDE_KEYS: frozenset[str] = frozenset(ActorRequest.model_fields) - {
     "messages",
@@ -62,278 +56,10 @@ OVERRIDE_KEYS: frozenset[str] = frozenset(ActorRequest.model_fields) - {
 }
 """The Messages parameters one job may set for itself (model, max_tokens, system, temperature, ...)."""
 
-FileKind = Literal["pdf", "image", "text"]
+JOB_KEYS = ("prompt", "messages", "file", "id", "citations")
+"""The keys of a JSONL line that are the job's own, beside the Messages parameters it overrides."""
 
-_JOB_KEYS = ("prompt", "messages", "file", "id", "citations")
-_PDF_MEDIA_TYPE = "application/pdf"
-_IMAGE_EXTENSIONS = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
-_TEXT_EXTENSIONS = frozenset(
-    {".txt", ".md", ".csv", ".tsv", ".json", ".jsonl", ".html", ".htm", ".xml", ".log", ".rst"}
-)
-_EXTENSION_FOR = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
-_KIND_NAMES = {
-    _PDF_MEDIA_TYPE: "a PDF",
-    "image/png": "a PNG image",
-    "image/jpeg": "a JPEG image",
-    "image/gif": "a GIF image",
-    "image/webp": "a WebP image",
-}
-_SUPPORTED = (
-    "PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, "
-    ".log, .rst or any other name)"
-)
-# Enough of a file to recognise its kind, and to tell UTF-8 text from binary data, without reading it all.
-_HEAD_BYTES = 4096
 _PROBE_REQUEST: dict[str, Any] = {"model": "probe", "messages": [{"role": "user", "content": "probe"}], "max_tokens": 1}
-
-
-# -- errors ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InputProblem:
-    """One thing wrong with a bulk input: where (`label` and `line`, when known) and what to do about it."""
-
-    line: int | None
-    message: str
-    label: str = "line"
-
-    def __str__(self) -> str:
-        return self.message if self.line is None else f"{self.label} {self.line}: {self.message}"
-
-
-class InputError(ConfigurationError):
-    """Raised when a bulk input (a JSONL or CSV file, a job's file, a list of jobs) cannot be run as it is.
-
-    Raised before anything is sent. `source` names the input; `problems` holds the first few problems found
-    (`MAX_PROBLEMS_SHOWN`), each with its 1-based line (a CSV's header is line 1), and `total` counts them all.
-    """
-
-    def __init__(self, source: str | Path, problems: Sequence[InputProblem], *, total: int | None = None) -> None:
-        self.source = str(source)
-        self.problems = tuple(problems)
-        self.total = max(total or 0, len(self.problems))
-        super().__init__(self._message())
-
-    def _message(self) -> str:
-        if self.total == 1:
-            only = self.problems[0]
-            where = "" if only.line is None else f", {only.label} {only.line}"
-            return f"{self.source}{where}: {only.message}"
-        listing = "".join(f"\n  {problem}" for problem in self.problems)
-        hidden = self.total - len(self.problems)
-        more = f"\n  ... and {hidden} more" if hidden else ""
-        return f"{self.source}: {self.total} problems, nothing was sent:{listing}{more}"
-
-
-class _Problems:
-    """Collects the problems of one input, keeping the first few and counting the rest."""
-
-    def __init__(self, source: str | Path, label: str = "line") -> None:
-        self.source = source
-        self.label = label
-        self.shown: list[InputProblem] = []
-        self.total = 0
-
-    def add(self, line: int | None, message: str) -> None:
-        self.total += 1
-        if len(self.shown) < MAX_PROBLEMS_SHOWN:
-            self.shown.append(InputProblem(line, message, self.label))
-
-    def raise_if_any(self) -> None:
-        if self.total:
-            raise InputError(self.source, self.shown, total=self.total)
-
-
-class _FileProblem(Exception):
-    """Why a job's file cannot be sent, phrased to follow the file's name."""
-
-
-# -- files -------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """What a job's file is, found from its size and first bytes (its contents are not read)."""
-
-    path: Path
-    kind: FileKind
-    media_type: str
-    size: int
-
-
-def inspect_file(path: str | Path) -> FileInfo:
-    """Check that `path` exists and is a kind and size the API accepts, reading only its first few bytes.
-
-    Raises `InputError` naming the file and what to do about it.
-    """
-    file = Path(path)
-    try:
-        return _inspect(file)
-    except _FileProblem as exc:
-        raise InputError(file, [InputProblem(None, str(exc))]) from None
-
-
-def file_block(path: str | Path, *, citations: bool, title: str | None = None) -> dict[str, Any]:
-    """The content block that sends the file at `path`: a document (PDF, text) or an image, base64 where binary.
-
-    `title` defaults to the file's name. Documents carry `citations: {"enabled": true}` when `citations` is true;
-    images never do (the API cites documents only). Raises `InputError` when the file is missing, of a kind the
-    API does not take, or over the API's size limits; the size is checked before the file is read.
-    """
-    file = Path(path)
-    try:
-        _inspect(file)
-        data = _read_bytes(file)
-        # Classify the bytes actually read: the file may have changed since it was first inspected.
-        info = _classify(file, data[:_HEAD_BYTES], len(data), complete=True)
-        if info.kind == "image":
-            return {"type": "image", "source": _base64_source(info.media_type, data)}
-        source = (
-            _base64_source(info.media_type, data)
-            if info.kind == "pdf"
-            else {"type": "text", "media_type": "text/plain", "data": _text(data)}
-        )
-    except _FileProblem as exc:
-        raise InputError(file, [InputProblem(None, str(exc))]) from None
-    block: dict[str, Any] = {"type": "document", "source": source, "title": title if title is not None else file.name}
-    if citations:
-        block["citations"] = {"enabled": True}
-    return block
-
-
-def _base64_source(media_type: str, data: bytes) -> dict[str, Any]:
-    return {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
-
-
-def _inspect(path: Path) -> FileInfo:
-    try:
-        status = path.stat()
-    except FileNotFoundError:
-        raise _FileProblem("does not exist") from None
-    except OSError as exc:
-        raise _FileProblem(f"cannot be read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(status.st_mode):
-        raise _FileProblem("is a folder, not a file; name one file per job")
-    if not stat.S_ISREG(status.st_mode):
-        # Reading a pipe or a device could block for ever, or never end.
-        raise _FileProblem("is not a regular file (a pipe, socket or device); save what it holds to a file")
-    head = _read_bytes(path, _HEAD_BYTES)
-    return _classify(path, head, status.st_size, complete=len(head) >= status.st_size)
-
-
-def _read_bytes(path: Path, limit: int = -1) -> bytes:
-    """The first `limit` bytes of the file, or all of them."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(limit)
-    except OSError as exc:
-        raise _FileProblem(f"cannot be read: {exc.strerror or exc}") from None
-
-
-def _text(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise _FileProblem(
-            f"is not UTF-8 text: the byte 0x{data[exc.start]:02x} at offset {exc.start} is not valid UTF-8; "
-            "save it as UTF-8"
-        ) from None
-
-
-def _sniff(head: bytes) -> str | None:
-    """The media type the first bytes of a file announce, if they announce a PDF or an image."""
-    if head.startswith(b"%PDF-"):
-        return _PDF_MEDIA_TYPE
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-def _not_text(head: bytes, *, complete: bool) -> str | None:
-    """Why `head` (all of the file when `complete`) is not UTF-8 text, or None; a character cut at the end is fine."""
-    if b"\x00" in head:
-        return f"it holds binary data (a NUL byte at offset {head.index(0)})"
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=complete)
-    except UnicodeDecodeError as exc:
-        return f"the byte 0x{head[exc.start]:02x} at offset {exc.start} is not valid UTF-8"
-    return None
-
-
-def _classify(path: Path, head: bytes, size: int, *, complete: bool) -> FileInfo:
-    """The kind of the file from its extension and first bytes; they must agree. Then the size limits."""
-    if size == 0:
-        raise _FileProblem("is empty; there is nothing to send")
-    suffix = path.suffix.lower()
-    sniffed = _sniff(head)
-    if suffix == ".pdf" or suffix in _IMAGE_EXTENSIONS:
-        expected = _PDF_MEDIA_TYPE if suffix == ".pdf" else _IMAGE_EXTENSIONS[suffix]
-        if sniffed is None:
-            raise _FileProblem(
-                f"has the {suffix} extension but is not {_KIND_NAMES[expected]} (its first bytes say otherwise); "
-                f"the API takes {_SUPPORTED}"
-            )
-        if sniffed != expected:
-            raise _FileProblem(
-                f"has the {suffix} extension but holds {_KIND_NAMES[sniffed]}; "
-                f"rename it to end in {_extension_for(sniffed)}"
-            )
-    elif sniffed is not None and suffix:
-        raise _FileProblem(
-            f"holds {_KIND_NAMES[sniffed]} but has the {suffix} extension; "
-            f"rename it to end in {_extension_for(sniffed)}"
-        )
-    if sniffed is None:
-        trouble = _not_text(head, complete=complete)
-        if trouble is not None and suffix in _TEXT_EXTENSIONS:
-            raise _FileProblem(f"is not UTF-8 text: {trouble}; save it as UTF-8")
-        if trouble is not None:
-            raise _FileProblem(f"is not a kind of file the API takes: it supports {_SUPPORTED}; convert it first")
-        if complete and not head.decode("utf-8-sig").strip():
-            raise _FileProblem("holds no text, only white space; there is nothing to send")
-        info = FileInfo(path, "text", "text/plain", size)
-    else:
-        info = FileInfo(path, "pdf" if sniffed == _PDF_MEDIA_TYPE else "image", sniffed, size)
-    _check_size(info)
-    return info
-
-
-def _extension_for(media_type: str) -> str:
-    return ".pdf" if media_type == _PDF_MEDIA_TYPE else _EXTENSION_FOR[media_type]
-
-
-def _check_size(info: FileInfo) -> None:
-    # In bytes, not rounded megabytes: a file just over a limit would otherwise read "5.0 MB, over the 5 MB limit".
-    encoded = 4 * ((info.size + 2) // 3)
-    if info.kind == "image" and encoded > IMAGE_MAX_BASE64_BYTES:
-        raise _FileProblem(
-            f"is {info.size:,} bytes ({encoded:,} once base64-encoded), over the API's limit of "
-            f"{IMAGE_MAX_BASE64_BYTES:,} bytes (5 MB) per image; scale it down or re-encode it"
-        )
-    if info.kind == "pdf" and encoded > REQUEST_MAX_BYTES:
-        raise _FileProblem(
-            f"is {info.size:,} bytes ({encoded:,} once base64-encoded), over the API's limit of "
-            f"{REQUEST_MAX_BYTES:,} bytes (32 MB) per request; split it into smaller PDFs"
-        )
-    if info.kind == "text" and info.size > REQUEST_MAX_BYTES:
-        raise _FileProblem(
-            f"is {info.size:,} bytes, over the API's limit of {REQUEST_MAX_BYTES:,} bytes (32 MB) per request; "
-            "split it into smaller files"
-        )
-
 
 # -- jobs --------------------------------------------------------------------------------------------------------
 
@@ -386,15 +112,15 @@ def override_problems(overrides: Mapping[str, Any]) -> list[str]:
         return []
     unknown = sorted(set(overrides) - OVERRIDE_KEYS)
     if unknown:
-        return [_unknown_keys(unknown, what="Messages parameter")]
+        return [unknown_keys(unknown, what="Messages parameter")]
     try:
         ActorRequest.model_validate({**_PROBE_REQUEST, **overrides})
     except ValidationError as exc:
-        return [_pydantic_problem(error) for error in exc.errors()]
+        return [pydantic_problem(error) for error in exc.errors()]
     return []
 
 
-def _unknown_keys(unknown: Sequence[str], *, what: str, job_keys: Sequence[str] = ()) -> str:
+def unknown_keys(unknown: Sequence[str], *, what: str, job_keys: Sequence[str] = ()) -> str:
     choices = sorted([*job_keys, *OVERRIDE_KEYS])
     parts: list[str] = []
     for key in unknown:
@@ -405,7 +131,7 @@ def _unknown_keys(unknown: Sequence[str], *, what: str, job_keys: Sequence[str] 
     return f"unknown {noun} {', '.join(parts)}; use {own}the Messages parameters {', '.join(sorted(OVERRIDE_KEYS))}"
 
 
-def _pydantic_problem(error: Any) -> str:
+def pydantic_problem(error: Any) -> str:
     where = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
@@ -429,301 +155,24 @@ def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
     """Check jobs made in code as the loaders check theirs: files present, of a kind and size the API takes, and ids
     unique. Problems are numbered by the job's index in `jobs`. Returns what was found of each file, by path.
     """
-    problems = _Problems("jobs", label="job")
+    problems = Problems("jobs", label="job")
     if not jobs:
         problems.add(None, "there are no jobs to run")
-    files = _FileChecks()
+    files = FileChecks()
     ids: dict[str, int] = {}
     for index, job in enumerate(jobs):
         if job.file is not None:
             trouble = files.check(job.file)
             if trouble is not None:
                 problems.add(index, f"file {str(job.file)!r} {trouble}")
-        _check_id(job.id, index, ids, problems)
+        check_id(job.id, index, ids, problems)
     problems.raise_if_any()
     return files.found
 
 
-class _FileChecks:
-    """Inspects each distinct file once, however many jobs name it; `found` keeps what good files are."""
-
-    def __init__(self) -> None:
-        self._seen: dict[Path, str | None] = {}
-        self.found: dict[Path, FileInfo] = {}
-
-    def check(self, path: Path) -> str | None:
-        if path not in self._seen:
-            try:
-                self.found[path] = _inspect(path)
-                self._seen[path] = None
-            except _FileProblem as exc:
-                self._seen[path] = str(exc)
-        return self._seen[path]
-
-
-def _check_id(job_id: str | None, where: int, ids: dict[str, int], problems: _Problems) -> None:
+def check_id(job_id: str | None, where: int, ids: dict[str, int], problems: Problems) -> None:
     if job_id is None:
         return
     first = ids.setdefault(job_id, where)
     if first != where:
         problems.add(where, f"the id {job_id!r} is already used on {problems.label} {first}; ids must be unique")
-
-
-def _resolve(name: str, base: Path) -> Path:
-    """A job's file named in an input: absolute, or relative to the input's folder (not the working directory)."""
-    return (base / Path(name).expanduser()).absolute()
-
-
-def _file_trouble(name: str, path: Path, files: _FileChecks) -> str | None:
-    trouble = files.check(path)
-    if trouble is None:
-        return None
-    where = f" (looked for {path})" if trouble == "does not exist" and not Path(name).is_absolute() else ""
-    return f"file {name!r} {trouble}{where}"
-
-
-# -- JSONL -------------------------------------------------------------------------------------------------------
-
-
-def load_jsonl(path: str | Path) -> list[Job]:
-    """Load jobs from a JSONL file, one JSON object a line; every line is checked before any job is returned.
-
-    A line is `{"prompt": ..., "file": ..., "id": ..., "citations": ...}` or `{"messages": [...], ...}`, plus any
-    Messages parameter to override for that job (`model`, `max_tokens`, `system`, `temperature`, ...). Relative
-    file paths are relative to the JSONL file's folder. Blank lines are skipped; a UTF-8 byte order mark is allowed.
-    Raises `InputError` naming the file, the lines and what is wrong with each (the first few of them).
-    """
-    source = Path(path)
-    raw = _read_input(source)
-    base = source.absolute().parent
-    problems = _Problems(source)
-    files = _FileChecks()
-    ids: dict[str, int] = {}
-    jobs: list[Job] = []
-    for number, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).splitlines(), start=1):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.add(
-                number,
-                f"is not UTF-8 (the byte 0x{line[exc.start]:02x} at column {exc.start + 1}); save the file as UTF-8",
-            )
-            continue
-        if not text.strip():
-            continue
-        try:
-            job = _jsonl_job(text, base, files)
-        except _LineProblem as exc:
-            for message in exc.messages:
-                problems.add(number, message)
-            continue
-        _check_id(job.id, number, ids, problems)
-        jobs.append(job)
-    if not jobs and not problems.total:
-        problems.add(None, 'holds no jobs; write one JSON object a line, such as {"prompt": "..."}')
-    problems.raise_if_any()
-    return jobs
-
-
-class _LineProblem(Exception):
-    def __init__(self, *messages: str) -> None:
-        super().__init__(*messages)
-        self.messages = messages
-
-
-def _jsonl_job(text: str, base: Path, files: _FileChecks) -> Job:
-    try:
-        item: object = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _LineProblem(f"is not valid JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(item, dict):
-        raise _LineProblem(f'is a JSON {_json_type(item)}, not an object such as {{"prompt": "..."}}')
-    fields = cast(dict[str, Any], item)  # JSON object keys are always strings
-    unknown = sorted(set(fields) - OVERRIDE_KEYS - set(_JOB_KEYS))
-    if unknown:
-        raise _LineProblem(_unknown_keys(unknown, what="key", job_keys=_JOB_KEYS))
-    overrides = {key: value for key, value in fields.items() if key in OVERRIDE_KEYS}
-    messages: list[str] = override_problems(overrides)
-    file = fields.get("file")
-    path: Path | None = None
-    if file is not None:
-        if not isinstance(file, str) or not file:
-            messages.append(f"file: expected a path as a string, got {json.dumps(file)}")
-        else:
-            path = _resolve(file, base)
-            trouble = _file_trouble(file, path, files)
-            if trouble is not None:
-                messages.append(trouble)
-    if messages:
-        raise _LineProblem(*messages)
-    job_fields = {key: fields[key] for key in ("prompt", "messages", "citations", "id") if key in fields}
-    if type(job_fields.get("id")) is int:  # a numeric id is the user's id all the same (but not true or false)
-        job_fields["id"] = str(job_fields["id"])
-    try:
-        return Job(**job_fields, file=path, overrides=overrides)
-    except ValidationError as exc:
-        raise _LineProblem(*(_pydantic_problem(error) for error in exc.errors())) from None
-
-
-def _json_type(value: object) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    return "boolean" if isinstance(value, bool) else "number"
-
-
-def _read_input(source: Path) -> bytes:
-    try:
-        return source.read_bytes()
-    except FileNotFoundError:
-        raise InputError(source, [InputProblem(None, "does not exist")]) from None
-    except IsADirectoryError:
-        raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
-    except OSError as exc:
-        raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
-
-
-# -- CSV ---------------------------------------------------------------------------------------------------------
-
-
-def load_csv(
-    path: str | Path,
-    template: str,
-    *,
-    file_column: str | None = None,
-    id_column: str | None = None,
-) -> list[Job]:
-    """Load one job per row of a CSV file, its prompt being `template` filled in with the row's `{column}` values.
-
-    `file_column` names a column of file paths (relative to the CSV's folder; an empty cell means no file),
-    `id_column` a column of ids. The header is line 1; every row is checked before any job is returned. Raises
-    `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
-    """
-    source = Path(path)
-    raw = _read_input(source)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        problem = InputProblem(line, f"is not UTF-8 (the byte 0x{raw[exc.start]:02x}); save the file as UTF-8")
-        raise InputError(source, [problem]) from None
-    problems = _Problems(source)
-    # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
-    # The limit is process-wide, so it is only ever raised, never lowered.
-    if csv.field_size_limit() < REQUEST_MAX_BYTES:
-        csv.field_size_limit(REQUEST_MAX_BYTES)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [cell.strip() for cell in next(reader, list[str]())]
-    except csv.Error as exc:
-        raise InputError(source, [InputProblem(1, f"cannot be read as CSV: {exc}")]) from None
-    if not any(header):
-        problems.add(None, "is empty; it needs a header row naming its columns, then one row per job")
-        problems.raise_if_any()
-    _check_header(header, template, file_column, id_column, problems)
-    problems.raise_if_any()
-    base = source.absolute().parent
-    files = _FileChecks()
-    ids: dict[str, int] = {}
-    jobs: list[Job] = []
-    ended = reader.line_num
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            problems.add(ended + 1, f"cannot be read as CSV: {exc}")
-            break
-        number, ended = ended + 1, reader.line_num
-        if not row:
-            continue
-        job = _csv_job(row, header, template, file_column, id_column, base, files, number, problems)
-        if job is not None:
-            _check_id(job.id, number, ids, problems)
-            jobs.append(job)
-    if not jobs and not problems.total:
-        problems.add(None, "has a header but no rows; add one row per job")
-    problems.raise_if_any()
-    return jobs
-
-
-def _template_columns(template: str) -> list[str]:
-    """The columns `template` names, in order (in nested format specs too); raises `ValueError` for a placeholder
-    that names none, or a template `str.format` cannot parse.
-    """
-    columns: list[str] = []
-    for _, name, spec, _ in string.Formatter().parse(template):
-        if name is None:
-            continue
-        root = re.split(r"[.\[]", name, maxsplit=1)[0]
-        if not root or root.isdigit():
-            raise ValueError(f"the placeholder {{{name}}} must name a column, like {{title}}")
-        columns.append(root)
-        if spec and "{" in spec:
-            columns += _template_columns(spec)
-    return columns
-
-
-def _check_header(
-    header: list[str], template: str, file_column: str | None, id_column: str | None, problems: _Problems
-) -> None:
-    present = ", ".join(repr(column) for column in header)
-    duplicates = sorted({column for column in header if header.count(column) > 1})
-    if duplicates:
-        problems.add(1, f"the header names {', '.join(repr(c) for c in duplicates)} more than once; rename them")
-    try:
-        wanted = [("the template", column) for column in _template_columns(template)]
-    except ValueError as exc:
-        problems.add(None, f"the template {template!r} is not usable: {exc} (write {{{{ and }}}} for braces)")
-        wanted = []
-    wanted += [(what, column) for what, column in (("file_column", file_column), ("id_column", id_column)) if column]
-    for what, column in dict.fromkeys(wanted):
-        if column not in header:
-            close = difflib.get_close_matches(column, header, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            problems.add(1, f"{what} names the column {column!r}, which is not in the header{hint}; it has {present}")
-
-
-def _csv_job(
-    row: list[str],
-    header: list[str],
-    template: str,
-    file_column: str | None,
-    id_column: str | None,
-    base: Path,
-    files: _FileChecks,
-    number: int,
-    problems: _Problems,
-) -> Job | None:
-    if len(row) != len(header):
-        problems.add(
-            number,
-            f"has {len(row)} cells but the header has {len(header)} columns; quote cells that hold commas or newlines",
-        )
-        return None
-    values = dict(zip(header, row, strict=True))
-    try:
-        prompt = template.format_map(values)
-    except (IndexError, AttributeError, TypeError, ValueError) as exc:
-        problems.add(number, f"the template cannot be filled in from this row: {exc}")
-        return None
-    found: list[str] = []
-    if not prompt.strip():
-        found.append("the template gives an empty prompt for this row; are its cells empty?")
-    path: Path | None = None
-    name = values[file_column].strip() if file_column else ""
-    if name:
-        path = _resolve(name, base)
-        trouble = _file_trouble(name, path, files)
-        if trouble is not None:
-            found.append(trouble)
-    for message in found:
-        problems.add(number, message)
-    if found:
-        return None
-    job_id = values[id_column].strip() if id_column else ""
-    return Job(prompt=prompt, file=path, id=job_id or None)

@@ -8,10 +8,11 @@ JSON in the create body: its params, its `custom_id` and the envelope around the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ConfigurationError
@@ -23,6 +24,8 @@ __all__ = [
     "API_MAX_BATCH_REQUESTS",
     "PlannedBatch",
     "RunPlan",
+    "Splitter",
+    "batches_from",
     "cost_range",
     "request_size",
     "split",
@@ -50,30 +53,81 @@ def split(sized: Iterable[tuple[T, int]], *, max_requests: int, max_bytes: int) 
     Lazy: a group is yielded as soon as it is closed, so items can be built as they are sent. An item larger than
     a whole batch may be is a `ConfigurationError`, raised when it is reached.
     """
-    if max_requests < 1 or max_requests > API_MAX_BATCH_REQUESTS:
-        raise ConfigurationError(
-            f"items_per_batch must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {max_requests}.",
-            field="items_per_batch",
-        )
-    if max_bytes < 1 or max_bytes > API_MAX_BATCH_BYTES:
-        raise ConfigurationError(
-            f"A batch may hold at most {API_MAX_BATCH_BYTES:,} bytes, not {max_bytes:,}.", field="max_batch_bytes"
-        )
-    group: list[T] = []
-    used = 0
-    for item, size in sized:
-        if size > max_bytes:
+    splitter = Splitter(sized, max_requests=max_requests, max_bytes=max_bytes)
+    while group := splitter.take():
+        yield [item for item, _ in group]
+
+
+class Splitter(Generic[T]):
+    """`split` one group at a time, where a group may be cut short: its tail, given back, leads the next group.
+
+    A run under a cost limit sends the part of a group that fits and keeps the rest for its next batch.
+    """
+
+    def __init__(self, sized: Iterable[tuple[T, int]], *, max_requests: int, max_bytes: int) -> None:
+        if max_requests < 1 or max_requests > API_MAX_BATCH_REQUESTS:
             raise ConfigurationError(
-                f"Item {item} is {size:,} bytes as a batch request, more than a batch may hold ({max_bytes:,}).",
-                field="input",
+                f"items_per_batch must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {max_requests}.",
+                field="items_per_batch",
             )
-        if group and (len(group) >= max_requests or used + size > max_bytes):
-            yield group
-            group, used = [], 0
-        group.append(item)
-        used += size
-    if group:
-        yield group
+        if max_bytes < 1 or max_bytes > API_MAX_BATCH_BYTES:
+            raise ConfigurationError(
+                f"A batch may hold at most {API_MAX_BATCH_BYTES:,} bytes, not {max_bytes:,}.", field="max_batch_bytes"
+            )
+        self.max_requests = max_requests
+        self.max_bytes = max_bytes
+        self._sized = iter(sized)
+        self._ahead: deque[tuple[T, int]] = deque()
+
+    def take(self) -> list[tuple[T, int]]:
+        """The next group of `(item, size)` pairs, in order; empty when there are no more."""
+        group: list[tuple[T, int]] = []
+        used = 0
+        while pair := self._next():
+            item, size = pair
+            if size > self.max_bytes:
+                most = self.max_bytes
+                raise ConfigurationError(
+                    f"Item {item} is {size:,} bytes as a batch request, more than a batch may hold ({most:,}).",
+                    field="input",
+                )
+            if group and (len(group) >= self.max_requests or used + size > self.max_bytes):
+                self._ahead.appendleft(pair)
+                break
+            group.append(pair)
+            used += size
+        return group
+
+    def give_back(self, pairs: Sequence[tuple[T, int]]) -> None:
+        """Put the tail of a group taken back in front, in its order, to lead the next group."""
+        self._ahead.extendleft(reversed(pairs))
+
+    def _next(self) -> tuple[T, int] | None:
+        if self._ahead:
+            return self._ahead.popleft()
+        return next(self._sized, None)
+
+
+def batches_from(sizes: Sequence[int], *, max_requests: int, max_bytes: int) -> list[int]:
+    """For each place in `sizes`, how many batches `split` makes of the items from there on (and 0 after the last).
+
+    In one pass, so that a run can say how many batches are still to come after each one it sends.
+    """
+    count = len(sizes)
+    ends = [0] * count  # where the group that starts at each place ends
+    end = used = 0
+    for start in range(count):
+        if end <= start:
+            end, used = start, 0
+        while end < count and end - start < max_requests and (end == start or used + sizes[end] <= max_bytes):
+            used += sizes[end]
+            end += 1
+        ends[start] = end
+        used -= sizes[start]
+    after = [0] * (count + 1)
+    for start in range(count - 1, -1, -1):
+        after[start] = 1 + after[ends[start]]
+    return after
 
 
 def cost_range(params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:

@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal, Protocol, TextIO, get_args
 
@@ -45,7 +45,7 @@ _ASCII_SEPARATOR = " | "
 class RunProgress:
     """A snapshot of a bulk run: items and batches so far, money spent, time taken.
 
-    `items_done` counts items that reached an end (succeeded, failed, canceled or not run).
+    `items_done` counts items that reached an end (succeeded, failed, expired, canceled or not run).
     """
 
     run_id: str
@@ -56,11 +56,14 @@ class RunProgress:
     canceled: int
     not_run: int
     batches_total: int
+    """Batches the run has used (in earlier goes too), and those its items still to send should take."""
     batches_done: int
     batches_in_flight: int
     cost_usd: Decimal
     cost_limit_usd: Decimal | None
     elapsed_seconds: float
+    expired: int = 0
+    """Items whose request expired in its batch (24 hours) on its last attempt; `retry` sends them again."""
 
     @property
     def finished(self) -> bool:
@@ -88,7 +91,10 @@ class RunProgress:
         return f"{self.items_done}/{self.items_total} items"
 
     def counts_text(self) -> str:
-        return f"{self.succeeded} ok, {self.failed} failed, {self.canceled} canceled, {self.not_run} not run"
+        return (
+            f"{self.succeeded} ok, {self.failed} failed, {self.expired} expired, {self.canceled} canceled,"
+            f" {self.not_run} not run"
+        )
 
     def batches_text(self) -> str:
         return f"batches {self.batches_done}/{self.batches_total} done, {self.batches_in_flight} in flight"
@@ -193,7 +199,8 @@ class RichReporter:
 
 
 class PlainReporter:
-    """One line of progress at most every `interval` seconds (the first at once), and always a final line.
+    """One line of progress at most every `interval` seconds (the first at once), and a final line, unless the line
+    printed last already said the same (the time taken aside).
 
     For logs, CI and anything else that is not a terminal: nothing is redrawn, so the output reads top to bottom.
     """
@@ -205,6 +212,7 @@ class PlainReporter:
         self.interval = interval
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._last: float | None = None
+        self._printed: RunProgress | None = None
         self._separator = _separator_for(stream)
 
     def update(self, progress: RunProgress) -> None:
@@ -215,11 +223,14 @@ class PlainReporter:
         self._write(progress)
 
     def close(self, progress: RunProgress) -> None:
-        self._write(progress)
+        # The run's last update is usually its final state already: a second line saying it again is noise.
+        if self._printed is None or replace(self._printed, elapsed_seconds=0) != replace(progress, elapsed_seconds=0):
+            self._write(progress)
 
     def _write(self, progress: RunProgress) -> None:
         self.stream.write(progress.line(self._separator) + "\n")
         self.stream.flush()
+        self._printed = progress
 
 
 def _separator_for(stream: TextIO) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -17,12 +18,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
 from pydantic import BaseModel
 
 from lowtide.errors import ActorError
 from lowtide.types import ActorResponse
 
-__all__ = ["ItemResult", "ItemStatus", "ResultsDirectory", "RunResult", "write_lines"]
+__all__ = ["ItemResult", "ItemStatus", "ResultsDirectory", "RunResult", "exact_json", "write_lines"]
 
 
 class ItemStatus(StrEnum):
@@ -82,7 +84,7 @@ class ItemResult:
             "citations": self.citations,
             "field_citations": self.field_citations,
             "usage": response.usage.model_dump() if response is not None else None,
-            "cost_usd": str(self.cost_usd) if self.cost_usd is not None else None,
+            "cost_usd": self.cost_usd,
             "batch_id": response.ids.batch_id if response is not None else _batch_of(self.error),
             "error": _error_json(self.error, self.reason),
         }
@@ -96,6 +98,8 @@ class RunResult:
     items: list[ItemResult]
     elapsed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list[str])
+    batches: int | None = None
+    """How many batches the run has used, over every go at it (None when not known)."""
 
     def __repr__(self) -> str:
         # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
@@ -119,6 +123,16 @@ class RunResult:
 
     @property
     def failed(self) -> list[ItemResult]:
+        """Items that failed: an error the API gave, an answer that did not validate, or the time limit."""
+        return self._with(ItemStatus.FAILED)
+
+    @property
+    def expired(self) -> list[ItemResult]:
+        """Items whose request expired in its batch, on its last attempt."""
+        return self._with(ItemStatus.EXPIRED)
+
+    @property
+    def to_retry(self) -> list[ItemResult]:
         """Items that failed or expired: what `retry` sends again."""
         return self._with(ItemStatus.FAILED, ItemStatus.EXPIRED)
 
@@ -152,10 +166,21 @@ class RunResult:
             found[item.status.value] += 1
         return found
 
+    def as_json(self) -> dict[str, Any]:
+        """The run's summary as `lowtide run --json` prints it (costs as exact numbers through `exact_json`)."""
+        return {
+            "run_id": self.run_id,
+            "counts": self.counts(),
+            "batches": self.batches,
+            "cost_usd": self.cost_usd,
+            "live_cost_usd": self.live_cost_usd,
+        }
+
     def summary(self) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
+        batches = f" {self.batches} batch(es);" if self.batches is not None else ""
         return (
-            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};"
+            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};{batches}"
             f" ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
         )
 
@@ -207,7 +232,40 @@ def write_lines(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
 
 
 def _line(value: Mapping[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+    return exact_json(value) + "\n"
+
+
+def exact_json(value: Mapping[str, Any], *, indent: bool = False) -> str:
+    """`value` as JSON (UTF-8, not ASCII-escaped), its `Decimal`s as JSON numbers with their exact digits.
+
+    A cost is a `Decimal`; as a float it could lose digits, and as a string it would not be a number. orjson writes
+    the digits as they are; what orjson refuses (an integer beyond 64 bits, in a tool's input say) goes through the
+    standard library, the `Decimal`s of the top level still written as numbers.
+    """
+    try:
+        options = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+        return orjson.dumps(value, default=_exact, option=options).decode()
+    except TypeError:
+        pass
+    spacing: dict[str, Any] = {"indent": 2} if indent else {"separators": (",", ":")}
+    colon = ": " if indent else ":"
+    numbers = {key: _number(item) for key, item in value.items() if isinstance(item, Decimal)}
+    marker = secrets.token_hex(16)  # stands in for each number; no other value holds it
+    marked = {key: marker if key in numbers else item for key, item in value.items()}
+    text = json.dumps(marked, ensure_ascii=False, default=str, **spacing)
+    for key, number in numbers.items():
+        pair = f"{json.dumps(key, ensure_ascii=False)}{colon}"
+        text = text.replace(f'{pair}"{marker}"', pair + number, 1)
+    return text
+
+
+def _exact(value: object) -> object:
+    return orjson.Fragment(_number(value)) if isinstance(value, Decimal) else str(value)
+
+
+def _number(value: Decimal) -> str:
+    """The exact digits of a finite `Decimal`, without an exponent (`0.0001125`, never `1.125E-4`)."""
+    return format(value, "f") if value.is_finite() else "null"
 
 
 def _safe(name: str) -> str:

@@ -7,10 +7,11 @@ are waited on, and only what was never sent is sent. `retry` sends failed and ex
 
 Sending: items are built (files read, content blocks made) as their batch is sent, not before; batches are split
 by count and bytes; at most `max_parallel_batches` are out at once. With a cost limit, a batch is sent only if the
-run's cost so far, plus the worst case of the batches out, plus its own worst case stays within the limit (a batch
-that does not fit waits for those out to settle at their real cost, then shrinks to what fits); what is left is
-`not-run`. With a time limit, when it passes the run's outstanding batches are canceled, answers already in are
-kept, and every item without one is `failed` with the reason.
+run's real cost so far, plus the worst case of what is out, plus its own worst case stays within the limit (a batch
+that does not fit waits for those out to settle at their real cost, then sends what fits, and the rest leads the
+next batch); only when not one request fits with nothing out is the rest `not-run`. With a time limit, when it
+passes the run's outstanding batches are canceled, answers already in are kept, and every item without one is
+`failed` with the reason.
 """
 
 from __future__ import annotations
@@ -18,72 +19,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import logging
-import math
 import re
-import sys
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchBackend, BatchCodec
-from lowtide.batching.engine import BatchEngine, GroupCall
-from lowtide.batching.keys import owner_id
+from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, split
-from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
-from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
-from lowtide.clock import Clock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.bulk.progress import ProgressCallback, ReporterMode
+from lowtide.bulk.results import ItemStatus, RunResult
+from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
-    ActorError,
-    BatchRequestCanceled,
-    BatchRequestExpired,
     ConfigurationError,
-    StructuredOutputError,
 )
 from lowtide.ledger.runs import ItemRow, NewItem, RunStore
-from lowtide.ledger.store import Ledger, RequestRecord, RequestState
-from lowtide.providers.base import Outcome
-from lowtide.types import ActorRequest, ActorResponse
+from lowtide.ledger.store import RequestState
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "item_status", "load_run", "retry_run"]
 
-
-class RunActor(Protocol):
-    """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
-    from its defaults, and its provider's batch codec and backend."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def configuration(self) -> ActorConfiguration: ...
-
-    @property
-    def ledger(self) -> Ledger: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    def request(
-        self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
-    ) -> ActorRequest: ...
-
-    def batch_codec(self, capability: str = ...) -> BatchCodec: ...
-
-    def batch_backend(self, capability: str = ...) -> BatchBackend: ...
-
-
-log = logging.getLogger(__name__)
-
-# Progress reaches the reporters at most this often (real seconds), besides every batch sent or finished.
-_REPORT_EVERY = 0.2
 
 JobInput = Job | str | Mapping[str, Any]
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
@@ -246,7 +204,7 @@ class BulkRun:
         if only is not None:
             wanted = set(only)
             prepared.to_send = [index for index in prepared.to_send if index in wanted]
-        return await _Execution(self, prepared).go()
+        return await Execution(self, prepared).go()
 
     def record(self) -> str:
         """Record the run and all its items in the ledger, as `run()` does first, and return its id.
@@ -290,13 +248,13 @@ class BulkRun:
         """The actor's batch codec: enough to build, size and price requests, with no key (a dry run)."""
         return self.actor.batch_codec("bulk runs (durable batch mode)")
 
-    def built(self, prepared: _Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
+    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
         """(index, params, size) for `indexes`, built one at a time as they are consumed."""
         for index in indexes:
             params = self._request_params(self.jobs[index])
             yield index, params, self.codec.request_size(self.codec.custom_id_for(prepared.keys[index]), _json(params))
 
-    def _prepare(self, *, write: bool) -> _Prepared:
+    def _prepare(self, *, write: bool) -> Prepared:
         """Check every job (nothing is sent before all pass), find or record the run, and sort its items."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
@@ -304,6 +262,7 @@ class BulkRun:
             backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
+        sizes: list[int] = []
         for index, job in enumerate(self.jobs):
             try:
                 params = self._request_params(job, with_content=False)
@@ -322,6 +281,7 @@ class BulkRun:
                     f" ({self.max_bytes():,}).",
                     field="inputs",
                 )
+            sizes.append(size)
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
         fingerprint = digest.hexdigest()
         run_id = self.run_id or f"run-{fingerprint[:16]}"
@@ -362,7 +322,11 @@ class BulkRun:
         ]
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
-        return _Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent)
+        # With the run id known, each size counts the job's own custom id instead of the stand-in.
+        sizes = [
+            size - len(_STAND_IN_ID) + len(self.codec.custom_id_for(key)) for size, key in zip(sizes, keys, strict=True)
+        ]
+        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
 
     def _settings(self) -> dict[str, Any]:
         configuration = self.actor.configuration.model_dump(mode="json")
@@ -387,391 +351,6 @@ class BulkRun:
             "results_dir": str(self.results_dir.absolute()) if self.results_dir is not None else None,
             "out": str(self.out.absolute()) if self.out is not None else None,
         }
-
-
-@dataclass
-class _Prepared:
-    """A run as `_prepare` found it: its keys, and which items are final, out in a batch, or to send."""
-
-    run_id: str
-    store: RunStore
-    backend: BatchBackend | None
-    keys: list[str]
-    rows: list[ItemRow]
-    finished: list[int]
-    attach: list[int]
-    to_send: list[int]
-    spent: Decimal
-
-
-class _Execution:
-    """One go at a run: attach to what is out, send what is not, keep the limits, report progress."""
-
-    def __init__(self, run: BulkRun, prepared: _Prepared) -> None:
-        self.run = run
-        self.prepared = prepared
-        self.store = prepared.store
-        self.run_id = prepared.run_id
-        self.keys = prepared.keys
-        actor = run.actor
-        self.clock = actor.clock
-        backend = prepared.backend
-        assert backend is not None, "prepared for a dry run"
-        self.engine = BatchEngine(
-            backend,
-            actor.ledger,
-            endpoint=backend.endpoint,
-            settings=actor.configuration.batch,
-            clock=self.clock,
-            owner=owner_id(),
-        )
-        self.results: list[ItemResult | None] = [None] * len(run.jobs)
-        self.counts = dict.fromkeys(ItemStatus, 0)
-        self.done = 0
-        self.reported_at = -math.inf
-        self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
-        if self.directory is not None:
-            self.engine.on_results = self._raw
-        self.spent = prepared.spent
-        self.reserved = Decimal(0)
-        self.worst: dict[int, Decimal] = {}
-        self.outstanding = 0
-        self.batches_done = 0
-        self.batches_out = 0
-        self.batches_sent = 0
-        self.time_up = False
-        self.decided: set[int] = set()
-        self.changed = asyncio.Event()
-        self.started = self.clock.now()
-        self.progress: ProgressReporter = reporter_for(
-            run.progress,
-            run.progress_stream or sys.stderr,
-            interval=run.progress_interval,
-            clock=self.clock,
-            on_progress=run.on_progress,
-        )
-        self.tasks: set[asyncio.Task[Any]] = set()
-
-    async def go(self) -> RunResult:
-        try:
-            for batch_id in self.store.outstanding_batches(self.run_id):
-                batch = self.engine.ledger.batch(batch_id)
-                if batch is not None:
-                    self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
-            self._load_finished()
-            if self.directory is not None:
-                self.directory.start([r for r in self.results if r is not None])
-            for index in self.prepared.attach:
-                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])))
-            timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
-            self._report(now=True)
-            await self._send(self.prepared.to_send)
-            await self._wait_for_answers()
-            if timer is not None:
-                timer.cancel()
-            result = self._result()
-        finally:
-            for task in self.tasks:
-                task.cancel()
-            await self.engine.aclose()
-        if self.directory is not None:
-            self.directory.finish(result.items)
-        if self.run.out is not None:
-            write_lines(self.run.out, (item.as_json() for item in result.items))
-        self.progress.close(self._snapshot())
-        return result
-
-    # What is there already.
-
-    def _load_finished(self) -> None:
-        rows = {row.index: row for row in self.prepared.rows}
-        sending = set(self.prepared.to_send)
-        again = sending | set(self.prepared.attach)
-        cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
-        if cleared:
-            self.store.decide(self.run_id, cleared, now=self.clock.now())
-        for row in self.prepared.rows:
-            if row.request_state is None and row.index not in sending:
-                # Not sent this time (a retry sends only what failed): it stays as the run left it.
-                status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
-                job_id = self.run.jobs[row.index].id
-                self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
-        finished = self.prepared.finished
-        for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
-            chunk = finished[start : start + 1000]
-            records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
-            for index in chunk:
-                record = records[self.keys[index]]
-                self._set(self._outcome_result(index, self._stored(record), rows[index]))
-
-    def _stored(self, record: RequestRecord) -> Outcome:
-        try:
-            return self.engine.result_of(record, None)
-        except ActorError as exc:
-            return exc
-
-    # Sending.
-
-    async def _send(self, indexes: Sequence[int]) -> None:
-        position = {index: at for at, index in enumerate(indexes)}
-        groups = split(
-            ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
-            max_requests=self.run.max_requests(),
-            max_bytes=self.run.max_bytes(),
-        )
-        for group in groups:
-            rest = list(indexes[position[group[-1][0]] + 1 :])
-            await self._capacity()
-            if self.time_up:
-                self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
-                return
-            calls = [GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for i, params, size in group]
-            if self.run.max_cost_usd is not None:
-                fitting = await self._affordable(calls)
-                if self.time_up:
-                    self._decide([i for i, _, _ in group] + rest, ItemStatus.FAILED, self._late_reason())
-                    return
-                if len(fitting) < len(calls):
-                    skipped = [i for i, _, _ in group[len(fitting) :]] + rest
-                    self._decide(skipped, ItemStatus.NOT_RUN, self._over_limit_reason(calls[len(fitting)]))
-                    if fitting:
-                        await self._dispatch(fitting, [i for i, _, _ in group[: len(fitting)]])
-                    return
-            await self._dispatch(calls, [i for i, _, _ in group])
-
-    async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
-        for call, index in zip(calls, indexes, strict=True):
-            self.worst[index] = call.worst_case_usd or Decimal(0)
-            self.reserved += self.worst[index]
-        futures = await self.engine.send_group(calls, actor=self.run.actor.name)
-        self.batches_out += 1
-        self.batches_sent += 1
-        remaining = {"n": len(indexes)}
-
-        def one_done() -> None:
-            remaining["n"] -= 1
-            if remaining["n"] == 0:
-                self.batches_out -= 1
-                self.batches_done += 1
-                self._report(now=True)
-
-        for call, index in zip(calls, indexes, strict=True):
-            self._watch(index, futures[call.key], on_done=one_done)
-        self._report(now=True)
-
-    async def _capacity(self) -> None:
-        while self.batches_out >= self.run.max_parallel_batches and not self.time_up:
-            await self._next_change()
-
-    async def _affordable(self, calls: list[GroupCall]) -> list[GroupCall]:
-        """The calls of a group that fit the cost limit, after waiting for batches out to settle if need be."""
-        limit = self.run.max_cost_usd
-        assert limit is not None
-        need = sum((c.worst_case_usd or Decimal(0) for c in calls), Decimal(0))
-        while self.spent + self.reserved + need > limit and self.batches_out > 0 and not self.time_up:
-            await self._next_change()
-        fitting: list[GroupCall] = []
-        total = self.spent + self.reserved
-        for call in calls:
-            total += call.worst_case_usd or Decimal(0)
-            if total > limit:
-                break
-            fitting.append(call)
-        return fitting
-
-    def _over_limit_reason(self, call: GroupCall) -> str:
-        return (
-            f"cost limit ${self.run.max_cost_usd}: the run has spent ${self.spent:.6f}, and the worst case of this"
-            f" request (${call.worst_case_usd or 0:.6f}) would cross the limit"
-        )
-
-    def _late_reason(self) -> str:
-        return f"time limit of {self.run.time_limit:g}s passed before it was sent"
-
-    async def _next_change(self) -> None:
-        self.changed.clear()
-        await self.changed.wait()
-
-    # Answers.
-
-    def _watch(self, index: int, future: asyncio.Future[Outcome], *, on_done: Callable[[], None] | None = None) -> None:
-        self.outstanding += 1
-
-        def settled(done: asyncio.Future[Outcome]) -> None:
-            self.outstanding -= 1
-            if done.cancelled():
-                return
-            failure = done.exception()
-            if failure is None:
-                outcome: Outcome = done.result()
-            elif isinstance(failure, ActorError):
-                outcome = failure
-            else:
-                outcome = ActorError(f"{type(failure).__name__}: {failure}")
-            self._answered(index, outcome)
-            if on_done is not None:
-                on_done()
-            self.changed.set()
-            self._report()
-
-        future.add_done_callback(settled)
-
-    def _answered(self, index: int, outcome: Outcome) -> None:
-        self.reserved -= self.worst.pop(index, Decimal(0))
-        result = self._outcome_result(index, outcome, None)
-        if isinstance(result.error, StructuredOutputError):
-            self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
-        elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
-            self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
-        self.spent += result.cost_usd or Decimal(0)
-        self._set(result)
-        if self.directory is not None:
-            self.directory.add([result])
-
-    def _outcome_result(self, index: int, outcome: Outcome, row: ItemRow | None) -> ItemResult:
-        job = self.run.jobs[index]
-        key = self.keys[index]
-        if isinstance(outcome, ActorResponse):
-            response: ActorResponse[Any] = outcome
-            if self.run.response_model is not None:
-                try:
-                    response = self.engine.backend.codec.parse(outcome, self.run.response_model)
-                except StructuredOutputError as exc:
-                    return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
-            citations, by_field = _citations(response)
-            return ItemResult(
-                index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
-                field_citations=by_field,
-            )  # fmt: skip
-        reason = row.reason if row is not None else None
-        if isinstance(outcome, BatchRequestCanceled):
-            if self.time_up or (row is not None and row.status == ItemStatus.FAILED.value):
-                return ItemResult(
-                    index, job.id, key, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason()
-                )
-            return ItemResult(index, job.id, key, ItemStatus.CANCELED, error=outcome)
-        status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
-        return ItemResult(index, job.id, key, status, error=outcome, reason=reason)
-
-    def _cut_reason(self) -> str:
-        return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
-
-    def _decide(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
-        """Items the run settles without the API (not sent for the cost limit, or the time limit)."""
-        undecided = [i for i in indexes if self.results[i] is None]
-        if not undecided:
-            return
-        self.store.decide(self.run_id, [(i, status.value, reason) for i in undecided], now=self.clock.now())
-        self.decided.update(undecided)
-        decided = [ItemResult(i, self.run.jobs[i].id, self.keys[i], status, reason=reason) for i in undecided]
-        for result in decided:
-            self._set(result)
-        if self.directory is not None:
-            self.directory.add(decided)
-        self._report()
-
-    async def _wait_for_answers(self) -> None:
-        while self.outstanding > 0:
-            if self.time_up:
-                # The canceled batches' answers have `cancel_grace` to arrive; then the rest is reported failed.
-                grace_ends = self.clock.now() + self.run.cancel_grace
-                while self.outstanding > 0 and self.clock.now() < grace_ends:
-                    await self._change_or_tick(grace_ends)
-                left = [i for i, r in enumerate(self.results) if r is None]
-                self._decide(left, ItemStatus.FAILED, self._cut_reason())
-                return
-            await self._next_change()
-
-    async def _change_or_tick(self, until: float) -> None:
-        """Wait for an answer, or a tick of the clock (never past `until`), whichever comes first."""
-        change = asyncio.ensure_future(self._next_change())
-        tick = asyncio.ensure_future(self.clock.sleep(min(self._tick(), max(0.0, until - self.clock.now()))))
-        await asyncio.wait({change, tick}, return_when=asyncio.FIRST_COMPLETED)
-        for waiter in (change, tick):
-            waiter.cancel()
-
-    def _tick(self) -> float:
-        """How often limits are looked at: as often as batches are polled, and at least every 5 seconds."""
-        return max(0.01, min(self.run.actor.configuration.batch.poll_interval, 5.0))
-
-    async def _time_limit(self) -> None:
-        assert self.run.time_limit is not None
-        deadline = self.started + self.run.time_limit
-        while (left := deadline - self.clock.now()) > 0:
-            await self.clock.sleep(min(left, self._tick()))
-        self.time_up = True
-        log.warning("Run %s: time limit of %gs passed; canceling its outstanding batches.", self.run_id,
-                    self.run.time_limit)  # fmt: skip
-        for batch_id in self.store.outstanding_batches(self.run_id):
-            batch = self.engine.ledger.batch(batch_id)
-            if batch is None or batch.provider_batch_id is None:
-                continue
-            try:
-                await self.engine.backend.cancel(batch.provider_batch_id)
-            except ActorError as exc:
-                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
-        pending = [i for i, r in enumerate(self.results) if r is None]
-        self.decided.update(pending)
-        self.store.decide(self.run_id, [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending],
-                          now=self.clock.now())  # fmt: skip
-        self.changed.set()
-
-    # Reporting.
-
-    def _raw(self, batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
-        del batch_id
-        if self.directory is not None:
-            self.directory.add_raw(provider_batch_id, lines)
-
-    def _set(self, result: ItemResult) -> None:
-        """Record an item's result, keeping the counts progress reports (a snapshot must not walk every item)."""
-        previous = self.results[result.index]
-        if previous is None:
-            self.done += 1
-        else:
-            self.counts[previous.status] -= 1
-        self.counts[result.status] += 1
-        self.results[result.index] = result
-
-    def _snapshot(self) -> RunProgress:
-        counts = self.counts
-        unsent = max(0, len(self.results) - self.done - self.outstanding)
-        return RunProgress(
-            run_id=self.run_id,
-            items_total=len(self.results),
-            items_done=self.done,
-            succeeded=counts[ItemStatus.SUCCEEDED],
-            failed=counts[ItemStatus.FAILED] + counts[ItemStatus.EXPIRED],
-            canceled=counts[ItemStatus.CANCELED],
-            not_run=counts[ItemStatus.NOT_RUN],
-            batches_total=self.batches_sent + -(-unsent // self.run.max_requests()),
-            batches_done=self.batches_done,
-            batches_in_flight=self.batches_out,
-            cost_usd=self.spent,
-            cost_limit_usd=self.run.max_cost_usd,
-            elapsed_seconds=self.clock.now() - self.started,
-        )
-
-    def _report(self, *, now: bool = False) -> None:
-        """Tell the reporters, at most every `_REPORT_EVERY` real seconds unless `now` (a batch sent or done)."""
-        moment = time.monotonic()
-        if not now and moment - self.reported_at < _REPORT_EVERY:
-            return
-        self.reported_at = moment
-        self.progress.update(self._snapshot())
-
-    def _result(self) -> RunResult:
-        items = [
-            r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
-            for i, r in enumerate(self.results)
-        ]
-        return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started)
-
-    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coroutine)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
 
 
 # Resuming and retrying from the ledger alone.
@@ -853,9 +432,13 @@ def _json(params: Mapping[str, Any]) -> str:
     return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+# The longest custom id, standing in for a job's before the run id is known.
+_STAND_IN_ID = "x" * 64
+
+
 def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
     """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
-    size = codec.request_size("x" * 64, _json(params))
+    size = codec.request_size(_STAND_IN_ID, _json(params))
     if file is not None:
         size += file.size if file.kind == "text" else -(-file.size // 3) * 4
     return size
@@ -879,19 +462,3 @@ def _import_model(path: object) -> type[BaseModel] | None:
     from lowtide.bulk.models import import_model
 
     return import_model(path)
-
-
-def _citations(
-    response: ActorResponse[Any],
-) -> tuple[list[dict[str, Any]] | None, dict[str, list[dict[str, Any]]] | None]:
-    from lowtide.bulk.citations import citations_of, field_citations
-
-    found = citations_of(response)
-    if not found:
-        return None, None
-    listed = [c.model_dump(exclude_none=True) for c in found]
-    parsed = response.parsed
-    if not isinstance(parsed, BaseModel):
-        return listed, None
-    mapped = field_citations(response, parsed)
-    return listed, {name: [c.model_dump(exclude_none=True) for c in cs] for name, cs in mapped.items()} or None

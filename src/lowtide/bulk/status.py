@@ -56,8 +56,8 @@ class RunStatus:
             "items": self.items,
             "counts": self.counts,
             "batches": [b.__dict__ for b in self.batches],
-            "cost_usd": str(self.cost_usd),
-            "live_cost_usd": str(self.live_cost_usd),
+            "cost_usd": self.cost_usd,
+            "live_cost_usd": self.live_cost_usd,
             "reasons": self.reasons,
             "finished": self.finished,
         }

@@ -1,0 +1,500 @@
+"""One go at a bulk run: attach to what is out, send what is not, keep the cost and time limits, report progress.
+
+`BulkRun` (runner.py) checks the jobs, records the run and sorts its items (`Prepared`); an `Execution` then does
+the sending and waiting for that one go, and gives back the `RunResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from pydantic import BaseModel
+
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.engine import BatchEngine, GroupCall
+from lowtide.batching.keys import owner_id
+from lowtide.bulk.budget import RunBudget
+from lowtide.bulk.citations import citations_json
+from lowtide.bulk.jobs import Job
+from lowtide.bulk.plan import Splitter, batches_from
+from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
+from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
+from lowtide.bulk.tally import BatchTally
+from lowtide.clock import Clock
+from lowtide.config import ActorConfiguration
+from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
+from lowtide.ledger.runs import ItemRow, RunStore
+from lowtide.ledger.store import Ledger, RequestRecord
+from lowtide.providers.base import Outcome
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = ["Execution", "Prepared", "RunActor", "RunDefinition"]
+
+log = logging.getLogger(__name__)
+
+# Progress reaches the reporters at most this often (real seconds), besides every batch sent or finished.
+_REPORT_EVERY = 0.2
+
+
+class RunActor(Protocol):
+    """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
+    from its defaults, and its provider's batch codec and backend."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def configuration(self) -> ActorConfiguration: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def request(
+        self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
+    ) -> ActorRequest: ...
+
+    def batch_codec(self, capability: str = ...) -> BatchCodec: ...
+
+    def batch_backend(self, capability: str = ...) -> BatchBackend: ...
+
+
+class RunDefinition(Protocol):
+    """What an execution needs of its run (`BulkRun` is one): the jobs, the limits and outputs, and how requests
+    are built, sized and priced."""
+
+    actor: RunActor
+    jobs: list[Job]
+    response_model: type[BaseModel] | None
+    max_parallel_batches: int
+    max_cost_usd: Decimal | None
+    time_limit: float | None
+    cancel_grace: float
+    results_dir: Path | None
+    out: Path | None
+    on_progress: ProgressCallback | None
+    progress: ReporterMode
+    progress_stream: TextIO | None
+    progress_interval: float
+
+    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]: ...
+
+    def max_requests(self) -> int: ...
+
+    def max_bytes(self) -> int: ...
+
+    def worst_case(self, params: Mapping[str, Any]) -> Decimal | None: ...
+
+
+@dataclass
+class Prepared:
+    """A run as `_prepare` found it: its keys, and which items are final, out in a batch, or to send."""
+
+    run_id: str
+    store: RunStore
+    backend: BatchBackend | None
+    keys: list[str]
+    rows: list[ItemRow]
+    finished: list[int]
+    attach: list[int]
+    to_send: list[int]
+    spent: Decimal
+    sizes: list[int]
+    """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
+
+
+class Execution:
+    """One go at a run: attach to what is out, send what is not, keep the limits, report progress."""
+
+    def __init__(self, run: RunDefinition, prepared: Prepared) -> None:
+        self.run = run
+        self.prepared = prepared
+        self.store = prepared.store
+        self.run_id = prepared.run_id
+        self.keys = prepared.keys
+        actor = run.actor
+        self.clock = actor.clock
+        backend = prepared.backend
+        assert backend is not None, "prepared for a dry run"
+        self.engine = BatchEngine(
+            backend,
+            actor.ledger,
+            endpoint=backend.endpoint,
+            settings=actor.configuration.batch,
+            clock=self.clock,
+            owner=owner_id(),
+        )
+        self.results: list[ItemResult | None] = [None] * len(run.jobs)
+        self.counts = dict.fromkeys(ItemStatus, 0)
+        self.done = 0
+        self.reported_at = -math.inf
+        self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
+        if self.directory is not None:
+            self.engine.on_results = self._raw
+        self.budget = RunBudget(run.max_cost_usd, prepared.spent)
+        self.tally = BatchTally()
+        self.batches_after = [0]  # how many batches the items still to send make, from each place in their order
+        self.outstanding = 0
+        self.batches_sent = 0
+        self.time_up = False
+        self.decided: set[int] = set()
+        self.changed = asyncio.Event()
+        self.started = self.clock.now()
+        self.progress: ProgressReporter = reporter_for(
+            run.progress,
+            run.progress_stream or sys.stderr,
+            interval=run.progress_interval,
+            clock=self.clock,
+            on_progress=run.on_progress,
+        )
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    async def go(self) -> RunResult:
+        try:
+            for batch_id in self.store.outstanding_batches(self.run_id):
+                batch = self.engine.ledger.batch(batch_id)
+                if batch is not None:
+                    self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
+            self._load_finished()
+            self._count_batches()
+            if self.directory is not None:
+                self.directory.start([r for r in self.results if r is not None])
+            self._attach()
+            timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
+            self._report(now=True)
+            await self._send(self.prepared.to_send)
+            await self._wait_for_answers()
+            if timer is not None:
+                timer.cancel()
+            self._recount_batches()
+            result = self._result()
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await self.engine.aclose()
+        if self.directory is not None:
+            self.directory.finish(result.items)
+        if self.run.out is not None:
+            write_lines(self.run.out, (item.as_json() for item in result.items))
+        self.progress.close(self._snapshot())
+        return result
+
+    # What is there already.
+
+    def _load_finished(self) -> None:
+        rows = {row.index: row for row in self.prepared.rows}
+        sending = set(self.prepared.to_send)
+        again = sending | set(self.prepared.attach)
+        cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
+        if cleared:
+            self.store.decide(self.run_id, cleared, now=self.clock.now())
+        for row in self.prepared.rows:
+            if row.request_state is None and row.index not in sending:
+                # Not sent this time (a retry sends only what failed): it stays as the run left it.
+                status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
+                job_id = self.run.jobs[row.index].id
+                self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
+        finished = self.prepared.finished
+        for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
+            chunk = finished[start : start + 1000]
+            records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
+            for index in chunk:
+                record = records[self.keys[index]]
+                self._set(self._outcome_result(index, self._stored(record), rows[index]))
+
+    def _count_batches(self) -> None:
+        """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
+        how many the items to send should take."""
+        rows = {row.index: row for row in self.prepared.rows}
+        waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
+        self.tally.done = sum(1 for batch in self._batches_in_ledger() if batch not in waiting)
+        sizes = [self.prepared.sizes[index] for index in self.prepared.to_send]
+        self.batches_after = batches_from(sizes, max_requests=self.run.max_requests(), max_bytes=self.run.max_bytes())
+        self.tally.planned = self.batches_after[0]
+
+    def _recount_batches(self) -> None:
+        """At the end, the ledger's count: batches the engine sent again (expired or overloaded requests) count too."""
+        self.tally.planned = 0
+        self.tally.done = max(0, len(self._batches_in_ledger()) - self.tally.out)
+
+    def _batches_in_ledger(self) -> list[str]:
+        # A create the API refused (`failed`) never made a batch.
+        return [batch for batch, _, state, _ in self.store.batches(self.run_id) if state != "failed"]
+
+    def _attach(self) -> None:
+        """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
+        rows = {row.index: row for row in self.prepared.rows}
+        batches: dict[str, list[int]] = {}
+        for index in self.prepared.attach:
+            batches.setdefault(rows[index].batch_id or "unrecorded", []).append(index)
+        for batch, indexes in batches.items():
+            self.tally.out_with(batch, len(indexes))
+            for index in indexes:
+                self.budget.reserve(index, rows[index].worst_case_usd)
+                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
+
+    def _stored(self, record: RequestRecord) -> Outcome:
+        try:
+            return self.engine.result_of(record, None)
+        except ActorError as exc:
+            return exc
+
+    # Sending.
+
+    async def _send(self, indexes: Sequence[int]) -> None:
+        """Send `indexes` in groups, in order. Under a cost limit a group that does not fit waits for the batches out
+        to settle at their real cost; then what fits is sent and the rest leads the next group. Only when not one
+        request fits, with nothing out, is the rest not run."""
+        position = {index: at for at, index in enumerate(indexes)}
+        splitter = Splitter(
+            ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
+            max_requests=self.run.max_requests(),
+            max_bytes=self.run.max_bytes(),
+        )
+
+        def and_after(group: list[int]) -> list[int]:
+            """The group and every item after it: what is decided at once when none of them is to be sent."""
+            return group + list(indexes[position[group[-1]] + 1 :])
+
+        while taken := splitter.take():
+            group = [index for (index, _, _), _ in taken]
+            await self._capacity()
+            if self.time_up:
+                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
+                return
+            calls = [
+                GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for (i, params, size), _ in taken
+            ]
+            fitting = await self._affordable(calls)
+            if self.time_up:
+                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
+                return
+            if not fitting:
+                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
+                return
+            splitter.give_back(taken[fitting:])
+            self.tally.planned = self.batches_after[position[group[fitting - 1]] + 1]
+            await self._dispatch(calls[:fitting], group[:fitting])
+
+    def _decide_unsent(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
+        self.tally.planned = 0
+        self._decide(indexes, status, reason)
+
+    async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
+        for call, index in zip(calls, indexes, strict=True):
+            self.budget.reserve(index, call.worst_case_usd)
+        futures = await self.engine.send_group(calls, actor=self.run.actor.name)
+        self.batches_sent += 1
+        batch = f"sent-{self.batches_sent}"
+        self.tally.out_with(batch, len(indexes))
+        for call, index in zip(calls, indexes, strict=True):
+            self._watch(index, futures[call.key], batch=batch)
+        self._report(now=True)
+
+    async def _capacity(self) -> None:
+        while self.tally.out >= self.run.max_parallel_batches and not self.time_up:
+            await self._next_change()
+
+    async def _affordable(self, calls: list[GroupCall]) -> int:
+        """How many calls of a group fit the cost limit, after waiting for the batches out to settle if need be."""
+        worst_cases = [call.worst_case_usd for call in calls]
+        while not self.budget.fits(worst_cases) and self.tally.out > 0 and not self.time_up:
+            await self._next_change()
+        return self.budget.fitting(worst_cases)
+
+    def _late_reason(self) -> str:
+        return f"time limit of {self.run.time_limit:g}s passed before it was sent"
+
+    async def _next_change(self) -> None:
+        self.changed.clear()
+        await self.changed.wait()
+
+    # Answers.
+
+    def _watch(self, index: int, future: asyncio.Future[Outcome], *, batch: str) -> None:
+        self.outstanding += 1
+
+        def settled(done: asyncio.Future[Outcome]) -> None:
+            self.outstanding -= 1
+            if done.cancelled():
+                return
+            failure = done.exception()
+            if failure is None:
+                outcome: Outcome = done.result()
+            elif isinstance(failure, ActorError):
+                outcome = failure
+            else:
+                outcome = ActorError(f"{type(failure).__name__}: {failure}")
+            self._answered(index, outcome)
+            batch_done = self.tally.settled(batch)
+            self.changed.set()
+            self._report(now=batch_done)
+
+        future.add_done_callback(settled)
+
+    def _answered(self, index: int, outcome: Outcome) -> None:
+        result = self._outcome_result(index, outcome, None)
+        if isinstance(result.error, StructuredOutputError):
+            self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
+        elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
+            self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
+        self.budget.settle(index, result.cost_usd)
+        self._set(result)
+        if self.directory is not None:
+            self.directory.add([result])
+
+    def _outcome_result(self, index: int, outcome: Outcome, row: ItemRow | None) -> ItemResult:
+        job = self.run.jobs[index]
+        key = self.keys[index]
+        if isinstance(outcome, ActorResponse):
+            response: ActorResponse[Any] = outcome
+            if self.run.response_model is not None:
+                try:
+                    response = self.engine.backend.codec.parse(outcome, self.run.response_model)
+                except StructuredOutputError as exc:
+                    return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
+            citations, by_field = citations_json(response)
+            return ItemResult(
+                index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
+                field_citations=by_field,
+            )  # fmt: skip
+        reason = row.reason if row is not None else None
+        if isinstance(outcome, BatchRequestCanceled):
+            if self.time_up or (row is not None and row.status == ItemStatus.FAILED.value):
+                return ItemResult(
+                    index, job.id, key, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason()
+                )
+            return ItemResult(index, job.id, key, ItemStatus.CANCELED, error=outcome)
+        status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
+        return ItemResult(index, job.id, key, status, error=outcome, reason=reason)
+
+    def _cut_reason(self) -> str:
+        return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
+
+    def _decide(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
+        """Items the run settles without the API (not sent for the cost limit, or the time limit)."""
+        undecided = [i for i in indexes if self.results[i] is None]
+        if not undecided:
+            return
+        self.store.decide(self.run_id, [(i, status.value, reason) for i in undecided], now=self.clock.now())
+        self.decided.update(undecided)
+        decided = [ItemResult(i, self.run.jobs[i].id, self.keys[i], status, reason=reason) for i in undecided]
+        for result in decided:
+            self._set(result)
+        if self.directory is not None:
+            self.directory.add(decided)
+        self._report()
+
+    async def _wait_for_answers(self) -> None:
+        while self.outstanding > 0:
+            if self.time_up:
+                # The canceled batches' answers have `cancel_grace` to arrive; then the rest is reported failed.
+                grace_ends = self.clock.now() + self.run.cancel_grace
+                while self.outstanding > 0 and self.clock.now() < grace_ends:
+                    await self._change_or_tick(grace_ends)
+                left = [i for i, r in enumerate(self.results) if r is None]
+                self._decide(left, ItemStatus.FAILED, self._cut_reason())
+                return
+            await self._next_change()
+
+    async def _change_or_tick(self, until: float) -> None:
+        """Wait for an answer, or a tick of the clock (never past `until`), whichever comes first."""
+        change = asyncio.ensure_future(self._next_change())
+        tick = asyncio.ensure_future(self.clock.sleep(min(self._tick(), max(0.0, until - self.clock.now()))))
+        await asyncio.wait({change, tick}, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in (change, tick):
+            waiter.cancel()
+
+    def _tick(self) -> float:
+        """How often limits are looked at: as often as batches are polled, and at least every 5 seconds."""
+        return max(0.01, min(self.run.actor.configuration.batch.poll_interval, 5.0))
+
+    async def _time_limit(self) -> None:
+        assert self.run.time_limit is not None
+        deadline = self.started + self.run.time_limit
+        while (left := deadline - self.clock.now()) > 0:
+            await self.clock.sleep(min(left, self._tick()))
+        self.time_up = True
+        log.warning("Run %s: time limit of %gs passed; canceling its outstanding batches.", self.run_id,
+                    self.run.time_limit)  # fmt: skip
+        for batch_id in self.store.outstanding_batches(self.run_id):
+            batch = self.engine.ledger.batch(batch_id)
+            if batch is None or batch.provider_batch_id is None:
+                continue
+            try:
+                await self.engine.backend.cancel(batch.provider_batch_id)
+            except ActorError as exc:
+                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
+        pending = [i for i, r in enumerate(self.results) if r is None]
+        self.decided.update(pending)
+        self.store.decide(self.run_id, [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending],
+                          now=self.clock.now())  # fmt: skip
+        self.changed.set()
+
+    # Reporting.
+
+    def _raw(self, batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+        del batch_id
+        if self.directory is not None:
+            self.directory.add_raw(provider_batch_id, lines)
+
+    def _set(self, result: ItemResult) -> None:
+        """Record an item's result, keeping the counts progress reports (a snapshot must not walk every item)."""
+        previous = self.results[result.index]
+        if previous is None:
+            self.done += 1
+        else:
+            self.counts[previous.status] -= 1
+        self.counts[result.status] += 1
+        self.results[result.index] = result
+
+    def _snapshot(self) -> RunProgress:
+        counts = self.counts
+        return RunProgress(
+            run_id=self.run_id,
+            items_total=len(self.results),
+            items_done=self.done,
+            succeeded=counts[ItemStatus.SUCCEEDED],
+            failed=counts[ItemStatus.FAILED],
+            expired=counts[ItemStatus.EXPIRED],
+            canceled=counts[ItemStatus.CANCELED],
+            not_run=counts[ItemStatus.NOT_RUN],
+            batches_total=self.tally.total,
+            batches_done=self.tally.done,
+            batches_in_flight=self.tally.out,
+            cost_usd=self.budget.spent,
+            cost_limit_usd=self.run.max_cost_usd,
+            elapsed_seconds=self.clock.now() - self.started,
+        )
+
+    def _report(self, *, now: bool = False) -> None:
+        """Tell the reporters, at most every `_REPORT_EVERY` real seconds unless `now` (a batch sent or done)."""
+        moment = time.monotonic()
+        if not now and moment - self.reported_at < _REPORT_EVERY:
+            return
+        self.reported_at = moment
+        self.progress.update(self._snapshot())
+
+    def _result(self) -> RunResult:
+        items = [
+            r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
+            for i, r in enumerate(self.results)
+        ]
+        return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started, batches=self.tally.total)
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
