@@ -302,7 +302,7 @@ Feature: Bulk inputs
     When the jobs are loaded from "jobs.jsonl"
     Then the input is refused with:
       """
-      jobs.jsonl, line 1: unknown keys 'colour', 'temprature' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p
+      jobs.jsonl, line 1: unknown keys 'colour', 'temprature' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, provider_options, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p
       """
 
   Scenario: Every line is checked, and the first five problems are reported together
@@ -325,7 +325,7 @@ Feature: Bulk inputs
         line 2: is not valid JSON: Expecting value (column 1)
         line 3: max_tokens: Input should be greater than or equal to 1
         line 5: file 'gone.pdf' does not exist (looked for {folder}/gone.pdf)
-        line 6: unknown key 'tempreture' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p
+        line 6: unknown key 'tempreture' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, provider_options, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p
         line 7: is a JSON array, not an object such as {"prompt": "..."}
         ... and 2 more
       """
@@ -401,7 +401,7 @@ Feature: Bulk inputs
       | {"custom_id": "b"}                                                                                 | params: expected an object of Messages parameters, got nothing |
       | {"custom_id": "b", "params": [1]}                                                                  | params: expected an object of Messages parameters, got a JSON array |
       | {"custom_id": "b", "params": {"max_tokens": 10}}                                                   | params: no messages; a batch request's params hold the messages to send |
-      | {"custom_id": "b", "params": {"service_tier": "auto", "messages": [{"role": "user", "content": "Hi"}]}} | params: unknown Messages parameter 'service_tier'; use the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
+      | {"custom_id": "b", "params": {"service_tier": "auto", "messages": [{"role": "user", "content": "Hi"}]}} | params: unknown Messages parameter 'service_tier'; use the Messages parameters cache_control, max_tokens, metadata, model, output_config, provider_options, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
       | {"custom_id": "b", "params": {"max_tokens": 0, "messages": [{"role": "user", "content": "Hi"}]}}   | params.max_tokens: Input should be greater than or equal to 1 |
       | {"custom_id": "b", "params": {"messages": [{"role": "robot", "content": "Hi"}]}}                   | params.messages.0.role: Input should be 'user' or 'assistant' |
       | {"custom_id": "b", "method": "POST", "params": {"messages": [{"role": "user", "content": "Hi"}]}}  | unknown key 'method'; a batch request holds custom_id and params |
@@ -451,7 +451,7 @@ Feature: Bulk inputs
 
     Examples:
       | kind   | name    | content                                                       | message |
-      | text   | <stdin> | the lines '{"prompt": "fine"}\n' and '{"prompt": "x", "temprature": 1}\n'  | <stdin>, line 2: unknown key 'temprature' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
+      | text   | <stdin> | the lines '{"prompt": "fine"}\n' and '{"prompt": "x", "temprature": 1}\n'  | <stdin>, line 2: unknown key 'temprature' (did you mean 'temperature'?); use prompt, messages, file, id, citations and the Messages parameters cache_control, max_tokens, metadata, model, output_config, provider_options, stop_sequences, system, temperature, thinking, tool_choice, tools, top_k, top_p |
       | binary | -       | the bytes b'{"prompt": "fine"}\n{"prompt": "caf\xe9"}\n'            | -, line 2: is not UTF-8 (the byte 0xe9 at column 16); save the file as UTF-8 |
       | UTF-8  | <stdin> | the bytes b'{"prompt": "fine"}\n{"prompt": "caf\xe9"}\n'            | <stdin>: cannot be read as UTF-8: the byte 0xe9 is not valid UTF-8; save the input as UTF-8 (or read it as bytes, so that the line is named) |
       | binary | upload  | the bytes b'PK\x03\x04 word/document.xml'                         | upload: is a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives), not JSONL text; export the data as JSONL (UTF-8) and load that |
