@@ -7,7 +7,7 @@ Feature: Budgets: a request that could cross its budget is never sent
   # (its estimated input, and 4,000 output tokens); its emulated answer costs about $0.0001.
 
   Background:
-    Given an emulated Anthropic API whose batches take 120 seconds
+    Given an emulated Anthropic API whose batches take 120 seconds, which also serves "claude-unknown-9"
 
   Scenario: A call whose worst case is over its own budget is refused, and nothing is sent or recorded
     Given an actor "planner" with:

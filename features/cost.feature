@@ -4,7 +4,7 @@ Feature: What each call cost
   So that I can see the batch saving, call by call, and trust the numbers
 
   Background:
-    Given an emulated Anthropic API
+    Given an emulated Anthropic API that also serves the models "claude-3-haiku-20240307, claude-opus-4-1, claude-unknown-9"
 
   Scenario: A batch answer from claude-sonnet-4-5 is priced at the batch rates, half the live price
     Given an actor "nightly" with:

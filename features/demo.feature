@@ -53,7 +53,7 @@ Feature: The demo
       """
       actors:
         - {name: deckhand, model: claude-haiku-4-5}
-        - {name: pilot, model: claude-unknown-9}
+        - {name: pilot, model: claude-mythos-5-1}  # served, but genai-prices has no price for it
       """
     When the demo runs with the actors of "crew.yaml"
     Then the demo reports 0 failed calls

@@ -421,6 +421,8 @@ class TruncatingTransport(httpx2.AsyncBaseTransport):
 def route_of(request: httpx2.Request) -> str:
     """The emulator's name for the API route `request` calls (`batches.create`, `batches.results`, ...)."""
     method, parts = request.method, request.url.path.strip("/").split("/")
+    if parts[:2] == ["v1", "models"] and method == "GET":
+        return "models.list" if len(parts) == 2 else "models.retrieve"
     if parts[:2] != ["v1", "messages"]:
         return f"{method} {request.url.path}"
     rest = parts[2:]

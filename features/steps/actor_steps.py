@@ -23,6 +23,16 @@ def step_emulator_processing(context: Any, seconds: float) -> None:
     world(context).start_emulator(processing_seconds=seconds)
 
 
+@given('an emulated Anthropic API whose batches take {seconds:g} seconds, which also serves "{models}"')
+def step_emulator_processing_models(context: Any, seconds: float, models: str) -> None:
+    world(context).start_emulator(processing_seconds=seconds, extra_models=names(models))
+
+
+@given('an emulated Anthropic API that also serves the models "{models}"')
+def step_emulator_models(context: Any, models: str) -> None:
+    world(context).start_emulator(extra_models=names(models))
+
+
 @given('an emulated Anthropic API that accepts only the key "{key}"')
 def step_emulator_keys(context: Any, key: str) -> None:
     world(context).start_emulator(api_keys=[key])

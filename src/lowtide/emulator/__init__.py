@@ -1,4 +1,4 @@
-"""An offline, faithful Anthropic API (Messages and Message Batches) for lowtide's tests and demos.
+"""An offline, faithful Anthropic API (Messages, Message Batches and Models) for lowtide's tests and demos.
 
 `Emulator` serves it to the real `anthropic` SDK in process; `lowtide.emulator.server` serves it on a socket.
 """

@@ -18,6 +18,7 @@ from lowtide.emulator.batches import (
     render_batch,
 )
 from lowtide.emulator.cache import PromptCache
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import ApiError, invalid_request, not_found
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.ids import new_id
@@ -46,6 +47,7 @@ class Settings:
     api_keys: frozenset[str] | None = None
     max_batch_bytes: int = API_BATCH_BYTES
     max_request_bytes: int = API_REQUEST_BYTES
+    extra_models: tuple[str, ...] = ()
 
 
 class Backend:
@@ -64,6 +66,7 @@ class Backend:
         self.created_batches = 0
         self.cache = PromptCache()
         self.batches = BatchStore()
+        self.models = ModelCatalogue(settings.extra_models)
         if state_file is not None:
             saved = state_file.read()
             if saved is not None:
@@ -104,7 +107,7 @@ class Backend:
         self.cache.restore(saved.cache)
 
     def create_message(self, body: object) -> JsonObject:
-        params = validate_message_params(body)
+        params = validate_message_params(body, models=self.models)
         marker = find_marker(params)
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
@@ -128,6 +131,14 @@ class Backend:
         self.created_custom_ids.update(custom_id for custom_id, _ in requests)
         # The create response shows the batch in progress even when it is due to end at once.
         return self._render(batch, base_url, status="in_progress")
+
+    def list_models(
+        self, *, limit: str | None, after_id: str | None, before_id: str | None, lifecycle: list[str]
+    ) -> JsonObject:
+        return self.models.page(limit=_list_limit(limit), after_id=after_id, before_id=before_id, lifecycle=lifecycle)
+
+    def retrieve_model(self, model_id: str) -> JsonObject:
+        return self.models.retrieve(model_id)
 
     def retrieve_batch(self, batch_id: str, base_url: str) -> JsonObject:
         return self._render(self._find(batch_id), base_url)
@@ -215,7 +226,7 @@ class Backend:
 
     def _settle(self, batch: Batch) -> Settlement:
         if batch.settlement is None:
-            batch.settlement = settle(batch, self.faults, self.cache)
+            batch.settlement = settle(batch, self.faults, self.cache, self.models)
         return batch.settlement
 
     def _render(self, batch: Batch, base_url: str, *, status: ProcessingStatus | None = None) -> JsonObject:

@@ -24,6 +24,8 @@ ROUTES = (
     "batches.cancel",
     "batches.delete",
     "batches.results",
+    "models.list",
+    "models.retrieve",
 )
 
 

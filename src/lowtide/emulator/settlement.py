@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from lowtide.emulator.batches import Batch, Settlement
 from lowtide.emulator.cache import NO_CACHE, PromptCache
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import ApiError
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.ids import derived_id
@@ -20,7 +21,7 @@ from lowtide.emulator.validation import validate_message_params
 __all__ = ["result_lines", "settle"]
 
 
-def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
+def settle(batch: Batch, faults: Faults, cache: PromptCache, models: ModelCatalogue) -> Settlement:
     """Each request's result type. Requests run in order, so within a batch the first to send a cacheable
     prefix writes the cache entry and later ones read it."""
     processed = batch.processed_count()
@@ -30,7 +31,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
         if index >= processed:
             settlement.kinds.append(cut_off)
             continue
-        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params)
+        outcome = faults.outcome_for(custom_id) or find_marker(params) or _invalid(params, models)
         if outcome is not None:
             settlement.kinds.append(outcome.kind)
             if outcome.kind == "errored":
@@ -43,11 +44,11 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache) -> Settlement:
     return settlement
 
 
-def _invalid(params: JsonObject) -> Outcome | None:
+def _invalid(params: JsonObject, models: ModelCatalogue) -> Outcome | None:
     # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
-    # Messages API would have answered it with.
+    # Messages API would have answered it with (an unknown model: `not_found_error`).
     try:
-        validate_message_params(params, in_batch=True)
+        validate_message_params(params, in_batch=True, models=models)
     except ApiError as error:
         return Outcome("errored", error.error_type, error.message)
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.documents import check_citations, check_document_block, check_image_block
 from lowtide.emulator.errors import invalid_request, not_found
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
@@ -73,10 +74,16 @@ _BLOCK_TYPES = frozenset(
 _EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 
 
-def validate_message_params(params: object, *, in_batch: bool = False) -> JsonObject:
+_CATALOGUE = ModelCatalogue()
+
+
+def validate_message_params(
+    params: object, *, in_batch: bool = False, models: ModelCatalogue = _CATALOGUE
+) -> JsonObject:
     """`params` as a Messages request, or the `ApiError` the API would answer with.
 
-    The model is checked last: the API reports a malformed request (400) before an unknown model (404).
+    The model is checked last: the API reports a malformed request (400) before an unknown model (404), which is
+    one `models` does not serve (not in it, or retired). `max_tokens` is checked against the model's own limit.
     """
     body = as_object(params)
     if body is None:
@@ -90,7 +97,7 @@ def validate_message_params(params: object, *, in_batch: bool = False) -> JsonOb
     model = body["model"]
     if not isinstance(model, str):
         raise invalid_request("model: Input should be a valid string")
-    max_tokens = _check_max_tokens(body["max_tokens"], model)
+    max_tokens = _check_max_tokens(body["max_tokens"], model, models.max_tokens(model) or MAX_OUTPUT_TOKENS)
     _check_messages(body["messages"])
     _check_system(body.get("system"))
     tools = _check_tools(body.get("tools"))
@@ -105,7 +112,7 @@ def validate_message_params(params: object, *, in_batch: bool = False) -> JsonOb
     _check_stream(body.get("stream"), in_batch=in_batch)
     _check_cache_control(body.get("cache_control"), "cache_control")
     _check_breakpoint_count(body)
-    if not model.startswith("claude-"):
+    if models.serves(model) is None:
         raise not_found(f"model: {model}")
     return body
 
@@ -166,16 +173,15 @@ def _check_batch_request(item: object, index: int, seen: set[str]) -> tuple[str,
     return custom_id, params
 
 
-def _check_max_tokens(value: object, model: str) -> int:
+def _check_max_tokens(value: object, model: str, limit: int) -> int:
     if not is_int(value):
         raise invalid_request("max_tokens: Input should be a valid integer")
     assert isinstance(value, int)
     if value < 1:
         raise invalid_request("max_tokens: Input should be greater than or equal to 1")
-    if value > MAX_OUTPUT_TOKENS:
+    if value > limit:
         raise invalid_request(
-            f"max_tokens: {value} > {MAX_OUTPUT_TOKENS}, which is the maximum allowed number of output tokens "
-            f"for {model}"
+            f"max_tokens: {value} > {limit}, which is the maximum allowed number of output tokens for {model}"
         )
     return value
 
