@@ -46,7 +46,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 MAX_TOKENS = 256
 API_KEY = "sk-ant-benchmark-not-a-real-key"
 Contender = Literal["raw-sdk", "lowtide"]

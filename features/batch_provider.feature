@@ -9,7 +9,7 @@ Feature: Calls answered through the Message Batches API
   Scenario: Every Messages parameter of the actor and of the call reaches the batch request as sent
     Given an actor "analyst" with:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       batch_processing: batch
       max_tokens: 4096
       system_prompt: You are a careful analyst.
@@ -34,7 +34,7 @@ Feature: Calls answered through the Message Batches API
       | batches.create | 1     |
     And the batch holds exactly the request "quarter-summary" with these params:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       max_tokens: 4096
       messages: [{role: user, content: Summarize the quarter}]
       system: You are a careful analyst.
@@ -75,7 +75,7 @@ Feature: Calls answered through the Message Batches API
     Then the answer is the emulated reply to "How are you?"
     And the batch holds exactly the request "reply-3" with these params:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       max_tokens: 300
       messages:
         - {role: user, content: Hi}

@@ -29,7 +29,7 @@ Feature: The demo
         batch_processing: live
         batch: {poll_interval: 5}
       actors:
-        planner: {model: claude-sonnet-4-5}
+        planner: {model: claude-sonnet-5-5}
         deckhand: {model: claude-haiku-4-5}
       """
     When the demo runs with the actors of "crew.yaml"
@@ -67,7 +67,7 @@ Feature: The demo
     Given a file "crew.yaml" containing:
       """
       actors:
-        - {name: planner, model: claude-sonnet-4-5}
+        - {name: planner, model: claude-sonnet-5-5}
         - {name: reviewer, model: gpt-4o}
       """
     When the demo runs with the actors of "crew.yaml"

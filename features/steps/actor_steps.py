@@ -55,7 +55,7 @@ def step_api_no_calls(context: Any) -> None:
 
 
 def _settings(name: str, text: str | None) -> dict[str, Any]:
-    return {"name": name, "model": "claude-sonnet-4-5", **yaml_doc(text)}
+    return {"name": name, "model": "claude-sonnet-5-5", **yaml_doc(text)}
 
 
 @given('an actor "{name}" with:')

@@ -33,7 +33,7 @@ from lowtide.providers.anthropic.mapping import CUSTOM_ID_PATTERN, batch_entry, 
 
 
 def _settings(name: str, text: str | None) -> dict[str, Any]:
-    return {"name": name, "model": "claude-sonnet-4-5", **yaml_doc(text)}
+    return {"name": name, "model": "claude-sonnet-5-5", **yaml_doc(text)}
 
 
 @given('actors "{first}" and "{second}", each with:')
