@@ -5,6 +5,7 @@ Feature: Budgets: a request that could cross its budget is never sent
 
   # With max_tokens 4000, a call to claude-sonnet-5-5 can cost at most a little over $0.02 at batch prices
   # ($0.020028: its estimated input, and 4,000 output tokens at $5 a million); its emulated answer costs $0.000069.
+  # Before a budget is checked, lowtide asks the API's models endpoint whether the model exists (once).
 
   Background:
     Given an emulated Anthropic API whose batches take 120 seconds, which also serves "claude-unknown-9"
@@ -22,7 +23,7 @@ Feature: Budgets: a request that could cross its budget is never sent
     Then a BudgetExceededError is raised
     And the budget error is for "this call to actor 'planner'", with a limit of $0.01, nothing spent, and the worst case of "Plan issue 42"
     And the error message contains "Nothing was sent."
-    And the API received no calls at all
+    And the API was only asked about the model
     And the ledger holds no requests and no batches
 
   Scenario: A call whose worst case fits its own budget is sent
@@ -128,7 +129,7 @@ Feature: Budgets: a request that could cross its budget is never sent
     Then a ConfigurationError is raised
     And the error message contains "No price is known for model 'claude-unknown-9', so a budget cannot be checked."
     And the error names the field "max_cost_usd"
-    And the API received no calls at all
+    And the API was only asked about the model
 
     Examples:
       | actor budget     | call budget      |
@@ -158,7 +159,7 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
     Then a BudgetExceededError is raised
     And the error message contains "Nothing was sent."
-    And the API received no calls at all
+    And the API was only asked about the model
 
   Scenario: A live call within its budget is answered
     Given an actor "planner" with:

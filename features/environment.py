@@ -36,12 +36,21 @@ def after_scenario(context: Any, scenario: Any) -> None:
     finally:
         context.runner.close()
         _forget_ledgers_and_engines()
+        _forget_what_the_process_learned()
         for name, value in context.saved_environment.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
         shutil.rmtree(context.state_dir, ignore_errors=True)
+
+
+def _forget_what_the_process_learned() -> None:
+    """What a process keeps for its whole life (the models endpoints' answers, the deprecations already reported),
+    forgotten as a new process would, so that no scenario depends on those before it."""
+    from lowtide.providers.anthropic.checks import forget_models
+
+    forget_models()
 
 
 def _forget_ledgers_and_engines() -> None:

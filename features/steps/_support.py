@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
@@ -509,6 +509,12 @@ def new_program_actor(w: World, name: str) -> Actor:
     actor = Actor(configuration, client=client, clock=w.clock)
     w.cleanups.append(actor.aclose)
     return actor
+
+
+async def checked_models(actors: Iterable[Actor]) -> None:
+    """The pre-send checks of each actor's model and settings (which ask the API's models endpoint once per model)."""
+    for actor in actors:
+        await actor.provider().preflight(actor.request("-"))
 
 
 def answer_to(w: World, label: str) -> ActorResponse[Any]:

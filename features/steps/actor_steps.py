@@ -45,6 +45,12 @@ def step_api_calls(context: Any) -> None:
         assert calls[row["call"]] == int(row["count"]), f"{row['call']}: {calls[row['call']]} calls; all: {calls}"
 
 
+@then("the API was only asked about the model")
+def step_api_only_model_checked(context: Any) -> None:
+    calls = {route: count for route, count in world(context).emu.calls.items() if count}
+    assert calls == {"models.retrieve": 1}, calls
+
+
 @then("the API received no calls at all")
 def step_api_no_calls(context: Any) -> None:
     calls = world(context).emu.calls

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
+import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
+from lowtide.arguments import check_call, check_key, check_messages, check_prompt
 from lowtide.batching.engine import (
     BatchEngine,
     Ticket,
@@ -21,15 +22,16 @@ from lowtide.batching.engine import (
     engine_for,
     ticket_for,
 )
+from lowtide.budget import Limit, within_limits
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
+from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
-from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider
 from lowtide.providers.anthropic.mapping import to_message_params
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.templates import PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
 if TYPE_CHECKING:
@@ -51,30 +53,6 @@ class _DurableCall:
     params: dict[str, Any]
     key: str
     estimate: Decimal | None
-
-
-@dataclass(frozen=True)
-class _PromptTemplate:
-    """The params of every call that gives only a prompt, whose other fields come from the configuration."""
-
-    params: dict[str, Any]
-    """Every param but `messages`."""
-    model: str
-    around: tuple[str, str] | None
-    """The params' JSON as the ledger stores it, before and after the prompt's JSON string."""
-
-    @classmethod
-    def of(cls, params: dict[str, Any]) -> _PromptTemplate:
-        marker = f"lowtide-prompt-{uuid.uuid4().hex}"
-        encoded = stored_json({**params, "messages": [{"role": "user", "content": marker}]})
-        # JSON nests: the params with a prompt are these pieces around the prompt's own JSON string.
-        before, _, after = encoded.partition(stored_json(marker))
-        around = (before, after) if encoded.count(marker) == 1 else None
-        rest = {name: value for name, value in params.items() if name != "messages"}
-        return cls(rest, str(params.get("model", "")), around)
-
-    def with_prompt(self, prompt: str) -> dict[str, Any]:
-        return {**self.params, "messages": [{"role": "user", "content": prompt}]}
 
 
 class Actor:
@@ -108,7 +86,7 @@ class Actor:
         self._providers: dict[BatchProcessingMode, Provider] = {}
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
-        self._templates: dict[type[BaseModel] | None, _PromptTemplate] = {}
+        self._templates: dict[type[BaseModel] | None, PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
         self._default_provider: tuple[ActorConfiguration, Provider] | None = None
         self._last_engine: (
@@ -142,6 +120,8 @@ class Actor:
         """
         if (prompt is None) == (messages is None):
             raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
+        if isinstance(prompt, str):
+            check_prompt(prompt)
         conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
         config = self.configuration
         fields: dict[str, Any] = {
@@ -170,13 +150,16 @@ class Actor:
             )
         fields.update(params)
         try:
-            return ActorRequest.model_validate(fields)
+            request = ActorRequest.model_validate(fields)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise ConfigurationError(
                 f"Invalid call to actor {self.name!r}: {where}: {first['msg']}", field=where
             ) from None
+        if prompt is None:
+            check_messages(request.messages)
+        return request
 
     @overload
     async def run(
@@ -217,9 +200,14 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
+        if key is not None or max_cost_usd is not None:
+            check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
             plain = self._plain_batch(response_model, mode)
             if plain is not None:
+                check_prompt(prompt)
+                if not plain[1].checked:
+                    await self._check_template(*plain, prompt, key)
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine waits on the engine's future itself, with as few locals as it can.
@@ -231,14 +219,14 @@ class Actor:
 
     def _plain_batch(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
-    ) -> tuple[ClaudeBatchProvider, _PromptTemplate] | None:
+    ) -> tuple[ClaudeBatchProvider, PromptTemplate] | None:
         """For a call that gives only a prompt: its batch provider and params template; None when not in batch mode."""
         template = self._prompt_template(response_model)
         provider = self.provider(mode)
         return (provider, template) if isinstance(provider, ClaudeBatchProvider) else None
 
     def _claim_prompt(
-        self, provider: ClaudeBatchProvider, template: _PromptTemplate, prompt: str, key: str | None
+        self, provider: ClaudeBatchProvider, template: PromptTemplate, prompt: str, key: str | None
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
         """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template."""
         assert template.around is not None
@@ -248,10 +236,24 @@ class Actor:
         key = key or derive_key(provider.name, params_json)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
 
+    async def _check_template(
+        self, provider: ClaudeBatchProvider, template: PromptTemplate, prompt: str, key: str | None
+    ) -> None:
+        """The provider's pre-send checks of prompt-only calls, made once: only the prompt varies between them. A
+        call the ledger already knows attaches to it unchecked (it was checked when it was first made)."""
+        checking = template.checking
+        if checking is None or checking.get_loop() is not asyncio.get_running_loop() or checking.done():
+            if self._engine(provider).ledger.request(key or derive_key(provider.name, template.with_prompt(prompt))):
+                return
+            checking = template.checking = asyncio.ensure_future(provider.preflight(template.request))
+        # Shielded: a caller that gives up must not cancel the checks the others wait on.
+        await asyncio.shield(checking)
+        template.checked = True
+
     async def _budgeted_prompt(
         self,
         provider: ClaudeBatchProvider,
-        template: _PromptTemplate,
+        template: PromptTemplate,
         prompt: str,
         response_model: type[BaseModel] | None,
         key: str | None,
@@ -259,7 +261,8 @@ class Actor:
     ) -> ActorResponse[Any]:
         """A batch-mode call that gives only a prompt, checked against the budgets before it is claimed."""
         params = template.with_prompt(prompt)
-        waiting = self._wait(self._durable(provider, params, key=key, max_cost_usd=max_cost_usd), response_model)
+        call = await self._durable(provider, params, key=key, max_cost_usd=max_cost_usd, checked=None)
+        waiting = self._wait(call, response_model)
         del params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
@@ -275,14 +278,16 @@ class Actor:
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
         if not isinstance(provider, ClaudeBatchProvider):
+            await provider.preflight(request)
             if max_cost_usd is not None:
                 # Live calls are not in the ledger: only the call's own budget applies, at live prices.
                 self._refuse_over(to_message_params(request), max_cost_usd, mode=provider.mode)
             return await provider.complete(request)
         params = to_message_params(request)
-        waiting = self._wait(
-            self._durable(provider, params, key=key or request.custom_id, max_cost_usd=max_cost_usd), response_model
+        call = await self._durable(
+            provider, params, key=key or request.custom_id, max_cost_usd=max_cost_usd, checked=request
         )
+        waiting = self._wait(call, response_model)
         del request, params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
@@ -291,14 +296,15 @@ class Actor:
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
 
-    def _prompt_template(self, response_model: type[BaseModel] | None) -> _PromptTemplate:
+    def _prompt_template(self, response_model: type[BaseModel] | None) -> PromptTemplate:
         """The params of a call that gives only a prompt: built (and checked) once per response model."""
         if self._templates_of is not self.configuration:
             self._templates_of, self._templates = self.configuration, {}
         template = self._templates.get(response_model)
         if template is None:
-            template = self._templates[response_model] = _PromptTemplate.of(
-                to_message_params(self.request("", response_model=response_model))
+            # Any prompt will do: the template holds everything but the prompt.
+            template = self._templates[response_model] = PromptTemplate.of(
+                self.request("-", response_model=response_model)
             )
         return template
 
@@ -310,37 +316,46 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
+        check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
         provider = self.provider(BatchProcessingMode.BATCH)
         if not isinstance(provider, ClaudeBatchProvider):
             raise ProviderCapabilityError(self.configuration.provider, "parking (durable batch mode)")
-        call = self._durable(
-            provider, to_message_params(request), key=key or request.custom_id, max_cost_usd=max_cost_usd
+        call = await self._durable(
+            provider,
+            to_message_params(request),
+            key=key or request.custom_id,
+            max_cost_usd=max_cost_usd,
+            checked=request,
         )
         return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
         """The answer of a parked call, waiting for its batch if need be."""
-        return await self._engine().attach(key, response_model)
+        return await self._engine().attach(check_key(key), response_model)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""
-        return ticket_for(self._open_ledger(), key)
+        return ticket_for(self._open_ledger(), check_key(key))
 
-    def _durable(
+    async def _durable(
         self,
         provider: ClaudeBatchProvider,
         params: dict[str, Any],
         *,
         key: str | None,
         max_cost_usd: float | None,
+        checked: ActorRequest | None,
     ) -> _DurableCall:
-        """The engine, key and worst-case cost of a batch-mode call with `params`, after the budget checks.
+        """The engine, key and worst-case cost of a batch-mode call with `params`, after the provider's pre-send
+        checks of the request to be `checked` (None: checked already) and the budget checks.
 
         A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
         """
         key = key or derive_key(provider.name, params)
         engine = self._engine(provider)
+        if checked is not None and engine.ledger.request(key) is None:
+            await provider.preflight(checked)
         estimate = None
         budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
         if budgeted and engine.ledger.request(key) is None:
@@ -352,36 +367,17 @@ class Actor:
 
     def _refuse_over(self, params: dict[str, Any], max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """A live call's own budget, at live prices (live calls are not in the ledger)."""
-        self._within_limits(params, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))], mode=mode)
+        within_limits(params, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))], mode=mode)
 
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
-        limits: list[tuple[str, float | None, Decimal]] = [
-            (f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))
-        ]
+        limits: list[Limit] = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
         if self.configuration.max_cost_usd is not None:
             committed = engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
-        return self._within_limits(params, limits, mode=BatchProcessingMode.BATCH)
-
-    def _within_limits(
-        self, params: dict[str, Any], limits: list[tuple[str, float | None, Decimal]], *, mode: BatchProcessingMode
-    ) -> Decimal:
-        """The request's worst case at `mode`'s prices, after checking it against every (scope, limit, committed)."""
-        estimate = worst_case_cost(params, mode=mode)
-        if estimate is None:
-            raise ConfigurationError(
-                f"No price is known for model {params.get('model')!r}, so a budget cannot be checked.",
-                field="max_cost_usd",
-            )
-        for scope, limit, committed in limits:
-            if limit is not None and committed + estimate > Decimal(str(limit)):
-                raise BudgetExceededError(
-                    scope=scope, limit_usd=Decimal(str(limit)), spent_usd=committed, estimate_usd=estimate
-                )
-        return estimate
+        return within_limits(params, limits, mode=BatchProcessingMode.BATCH)
 
     def _engine(self, provider: ClaudeBatchProvider | None = None) -> BatchEngine:
         if provider is None:
@@ -449,7 +445,20 @@ class Actor:
     ) -> list[Outcome]:
         """Answer several calls; in batch mode they travel as one batch. Each outcome is a response or its error."""
         built = [r if isinstance(r, ActorRequest) else self.request(r) for r in requests]
-        return await self.provider(mode).complete_many(built)
+        provider = self.provider(mode)
+        checked: set[tuple[str, int, str]] = set()
+        for request in built:
+            check_messages(request.messages)
+            # The provider checks what varies with the model, max_tokens and tools: once per combination.
+            probe = (
+                request.model,
+                request.max_tokens,
+                json.dumps([tool.model_dump() for tool in request.tools], default=str),
+            )
+            if probe not in checked:
+                checked.add(probe)
+                await provider.preflight(request)
+        return await provider.complete_many(built)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:
         """`run` for scripts without an event loop. All sync calls of one actor share one loop."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel
 
+from lowtide.arguments import check_budget
 from lowtide.batching.engine import BatchEngine, GroupCall, owner_id
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, request_size, split
@@ -51,7 +52,7 @@ from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.batch import ClaudeBatchProvider
 from lowtide.providers.anthropic.mapping import custom_id_for, parse_response, to_message_params
 from lowtide.providers.base import Outcome
-from lowtide.types import ActorResponse
+from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
     from lowtide.actor import Actor
@@ -126,8 +127,7 @@ class BulkRun:
             )
         if max_parallel_batches < 1:
             raise ConfigurationError("max_parallel_batches must be at least 1.", field="max_parallel_batches")
-        if max_cost_usd is not None and Decimal(str(max_cost_usd)) <= 0:
-            raise ConfigurationError("max_cost_usd must be more than 0.", field="max_cost_usd")
+        budget = check_budget(max_cost_usd) if max_cost_usd is not None else None
         if time_limit is not None and time_limit <= 0:
             raise ConfigurationError("time_limit must be more than 0 seconds.", field="time_limit")
         self.actor = actor
@@ -137,7 +137,7 @@ class BulkRun:
         self.citations = citations
         self.items_per_batch = items_per_batch
         self.max_parallel_batches = max_parallel_batches
-        self.max_cost_usd = Decimal(str(max_cost_usd)) if max_cost_usd is not None else None
+        self.max_cost_usd = budget
         self.time_limit = time_limit
         self.cancel_grace = cancel_grace
         self.results_dir = Path(results_dir) if results_dir is not None else None
@@ -183,7 +183,7 @@ class BulkRun:
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        prepared = self._prepare(write=False)
+        prepared = self._prepare(self._check(write=False), write=False)
         plan = RunPlan(
             run_id=prepared.run_id,
             items_total=len(self.jobs),
@@ -220,7 +220,9 @@ class BulkRun:
 
         `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
         """
-        prepared = self._prepare(write=True)
+        checked = self._check(write=True)
+        await self._preflight(checked)
+        prepared = self._prepare(checked, write=True)
         if only is not None:
             wanted = set(only)
             prepared.to_send = [index for index in prepared.to_send if index in wanted]
@@ -231,7 +233,7 @@ class BulkRun:
 
         Nothing is sent: a program can hand the id on (to `lowtide status`, to a later `run`) before running it.
         """
-        return self._prepare(write=True).run_id
+        return self._prepare(self._check(write=True), write=True).run_id
 
     def run_sync(self) -> RunResult:
         """`run` for scripts without an event loop."""
@@ -247,7 +249,10 @@ class BulkRun:
         return self.actor.configuration.batch.max_batch_bytes
 
     def _request_params(self, job: Job, *, with_content: bool = True) -> dict[str, Any]:
-        """The Messages params of a job; without content, a stand-in text (to check a job without reading files)."""
+        return to_message_params(self._request(job, with_content=with_content))
+
+    def _request(self, job: Job, *, with_content: bool = True) -> ActorRequest:
+        """The request of a job; without content, a stand-in text (to check a job without reading files)."""
         citations = job.citations if job.citations is not None else self.citations
         if with_content:
             messages: list[Any] = job_messages(job, citations=citations)
@@ -255,10 +260,9 @@ class BulkRun:
             messages = [message.model_dump() for message in job.messages]
         else:
             messages = [{"role": "user", "content": job.prompt or "-"}]
-        request = self.actor.request(
+        return self.actor.request(
             messages=messages, response_model=self.response_model, **{**self.defaults, **job.overrides}
         )
-        return to_message_params(request)
 
     def built(self, prepared: _Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
         """(index, params, size) for `indexes`, built one at a time as they are consumed."""
@@ -266,8 +270,8 @@ class BulkRun:
             params = self._request_params(self.jobs[index])
             yield index, params, request_size(custom_id_for(prepared.keys[index]), params)
 
-    def _prepare(self, *, write: bool) -> _Prepared:
-        """Check every job (nothing is sent before all pass), find or record the run, and sort its items."""
+    def _check(self, *, write: bool) -> _Checked:
+        """Check every job (nothing is sent before all pass): its file, its params, its cost and size."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         provider: ClaudeBatchProvider | None = None
         if write:  # a dry run needs no client (nor a key): it sends nothing
@@ -277,13 +281,21 @@ class BulkRun:
             provider = built
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
+        probes: dict[str, tuple[int, ActorRequest]] = {}
+        unpriced: ConfigurationError | None = None
         for index, job in enumerate(self.jobs):
             try:
-                params = self._request_params(job, with_content=False)
+                request = self._request(job, with_content=False)
+                params = to_message_params(request)
             except ConfigurationError as exc:
                 raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
-            if self.max_cost_usd is not None and worst_case_cost(params, mode=BatchProcessingMode.BATCH) is None:
-                raise ConfigurationError(
+            # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
+            probe = _canonical({name: params.get(name) for name in ("model", "max_tokens", "tools")})
+            probes.setdefault(probe, (index, request))
+            priceless = self.max_cost_usd is not None and unpriced is None
+            if priceless and worst_case_cost(params, mode=BatchProcessingMode.BATCH) is None:
+                # Raised once the provider has checked the model: a misspelt one is better told as such.
+                unpriced = ConfigurationError(
                     f"Job {index}{_named(job)}: no price is known for model {params.get('model')!r}, so the cost"
                     " limit cannot be kept.",
                     field="max_cost_usd",
@@ -296,7 +308,22 @@ class BulkRun:
                     field="inputs",
                 )
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
-        fingerprint = digest.hexdigest()
+        return _Checked(provider, digest.hexdigest(), list(probes.values()), unpriced)
+
+    async def _preflight(self, checked: _Checked) -> None:
+        """The provider's pre-send checks (which may ask its API), before the run is recorded."""
+        assert checked.provider is not None, "checked for a dry run"
+        for index, request in checked.probes:
+            try:
+                await checked.provider.preflight(request)
+            except ConfigurationError as exc:
+                raise ConfigurationError(f"Job {index}{_named(self.jobs[index])}: {exc}", field=exc.field) from None
+
+    def _prepare(self, checked: _Checked, *, write: bool) -> _Prepared:
+        """Find or record the run of checked jobs, and sort its items."""
+        if checked.unpriced is not None:
+            raise checked.unpriced
+        provider, fingerprint = checked.provider, checked.fingerprint
         run_id = self.run_id or f"run-{fingerprint[:16]}"
         ledger = self.actor.ledger
         store = RunStore(ledger)
@@ -360,6 +387,18 @@ class BulkRun:
             "results_dir": str(self.results_dir.absolute()) if self.results_dir is not None else None,
             "out": str(self.out.absolute()) if self.out is not None else None,
         }
+
+
+@dataclass
+class _Checked:
+    """Jobs that passed every check: the provider to send them with, the run's fingerprint, and one request for
+    each distinct model, max_tokens and tools among them (with the index of its first job)."""
+
+    provider: ClaudeBatchProvider | None
+    fingerprint: str
+    probes: list[tuple[int, ActorRequest]]
+    unpriced: ConfigurationError | None
+    """A cost limit with a job of unknown price: raised once the jobs' models are checked."""
 
 
 @dataclass
@@ -768,7 +807,8 @@ def load_run(actor: Actor, run_id: str, **options: Any) -> BulkRun:
         "citations": bool(saved.get("citations")),
         "items_per_batch": saved.get("items_per_batch"),
         "max_parallel_batches": saved.get("max_parallel_batches") or 4,
-        "max_cost_usd": saved.get("max_cost_usd"),
+        # Recorded as the string of a Decimal.
+        "max_cost_usd": Decimal(saved["max_cost_usd"]) if saved.get("max_cost_usd") is not None else None,
         "time_limit": saved.get("time_limit"),
         "cancel_grace": saved.get("cancel_grace") or 60.0,
         "results_dir": saved.get("results_dir"),

@@ -32,6 +32,7 @@ from lowtide.errors import (
     OverloadedError,
     RateLimitError,
 )
+from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome, translate_errors
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
@@ -116,6 +117,14 @@ class ClaudeBatchProvider(Provider):
         # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
         owner = "own" if self._owns_client else f"client-{id(self._closable)}"
         return hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        # The client as given or built (not the copy without retries), which is what names the endpoint.
+        return directory_for(self._closable, owned=self._owns_client)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        await preflight(self._client, self._models, request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])
