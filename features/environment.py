@@ -46,11 +46,13 @@ def after_scenario(context: Any, scenario: Any) -> None:
 
 
 def _forget_what_the_process_learned() -> None:
-    """What a process keeps for its whole life (the models endpoints' answers, the deprecations already reported),
-    forgotten as a new process would, so that no scenario depends on those before it."""
+    """What a process keeps for its whole life (the models endpoints' answers, the deprecations and unpriced
+    models already reported), forgotten as a new process would, so that no scenario depends on those before it."""
+    from lowtide.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models
 
     forget_models()
+    forget_unpriced()
 
 
 def _forget_ledgers_and_engines() -> None:

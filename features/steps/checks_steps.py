@@ -15,7 +15,7 @@ import httpx2
 from _support import FEATURES, World, literal, world
 from behave import given, then, when
 
-from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, load_actors
+from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, RunPlan, load_actors
 from lowtide.demo import bundled_configuration
 from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.pricing import cost_of
@@ -187,6 +187,23 @@ def step_no_deprecation_warning(context: Any) -> None:
     assert not [item for item in recorded if issubclass(item.category, ModelDeprecationWarning)], recorded
 
 
+# -- answers and costs -------------------------------------------------------------------------------------------------
+
+
+@then("every answer so far has no cost")
+def step_answers_no_cost(context: Any) -> None:
+    w = world(context)
+    assert w.answers, "no answers"
+    assert all(answer.cost is None for answer in w.answers), [answer.cost for answer in w.answers]
+
+
+@then("every answer so far is priced")
+def step_answers_priced(context: Any) -> None:
+    w = world(context)
+    assert w.answers, "no answers"
+    assert all(answer.cost is not None and answer.cost.total_usd > 0 for answer in w.answers), w.answers
+
+
 # -- deprecations ------------------------------------------------------------------------------------------------------
 
 
@@ -232,6 +249,48 @@ def step_replacements_current(context: Any) -> None:
         assert replacement not in DEPRECATIONS, (model, replacement)
         priced = cost_of({"input_tokens": 1000, "output_tokens": 1000}, replacement, mode=BatchProcessingMode.BATCH)
         assert priced is not None, (model, replacement)
+
+
+# -- plans -------------------------------------------------------------------------------------------------------------
+
+
+def _plan(w: World) -> RunPlan:
+    # Where bulk_runs_steps keeps a plan, so that its steps ("the plan says ...") read this one too.
+    plan = w.asked["bulk"]["plan"]
+    assert isinstance(plan, RunPlan), plan
+    return plan
+
+
+@when("the actor plans, in Python, with {count:d} items per batch:")
+def step_plan_python(context: Any, count: int) -> None:
+    w = world(context)
+    inputs = literal(context.text)
+    plan = w.run(w.current_actor().map(inputs, dry_run=True, items_per_batch=count))
+    w.asked.setdefault("bulk", {})["plan"] = plan
+
+
+@then("the plan's batches cost:")
+def step_plan_costs(context: Any) -> None:
+    plan = _plan(world(context))
+    shown = [(batch.cost_text(), batch.priced) for batch in plan.batches]
+    assert len(shown) == len(context.table.rows), shown
+    for row, (text, priced) in zip(context.table, shown, strict=True):
+        if row["cost"] == "unknown":
+            assert (text, priced) == ("cost unknown", False), shown
+        else:
+            assert priced, shown
+            assert re.fullmatch(r"\$\d+\.\d{4} to \$\d+\.\d{4}", text), shown
+    lines = plan.lines()
+    for number, (text, _) in enumerate(shown, 1):
+        assert any(line.startswith(f"  batch {number}: ") and line.endswith(text) for line in lines), lines
+
+
+@then("the plan as JSON has no cost for the run, nor for any batch, and names the model '{model}'")
+def step_plan_json(context: Any, model: str) -> None:
+    shown = _plan(world(context)).as_json()
+    assert (shown["cost_low_usd"], shown["cost_high_usd"]) == (None, None), shown
+    assert all(b["cost_low_usd"] is None and b["cost_high_usd"] is None for b in shown["batches"]), shown
+    assert shown["unpriced_model"] == model, shown
 
 
 # -- the models lowtide's own examples name ----------------------------------------------------------------------------

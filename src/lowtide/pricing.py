@@ -20,7 +20,7 @@ from genai_prices.types import PriceCalculation, TieredPrices
 from lowtide.config import BatchProcessingMode
 from lowtide.types import Cost, Usage
 
-__all__ = ["BATCH_DISCOUNT", "cost_of", "estimate_input_tokens", "worst_case_cost"]
+__all__ = ["BATCH_DISCOUNT", "cost_of", "estimate_input_tokens", "forget_unpriced", "worst_case_cost"]
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,22 @@ _BATCH_CONTEXT = {"processing": "batch"}
 _PROBE_TOKENS = 1000
 
 
+# Models genai-prices has no price for: each is reported once in a process, not once per response.
+_UNPRICED: set[str] = set()
+
+
 def cost_of(usage: Usage | Mapping[str, Any], model: str, *, mode: BatchProcessingMode) -> Cost | None:
-    """Price one response's usage at the rates of `mode`; `None` when genai-prices does not know the model."""
+    """Price one response's usage at the rates of `mode`; `None` (never $0) when genai-prices does not know the
+    model, which is logged once per model in a process."""
+    if model in _UNPRICED:
+        return None
     raw = usage.model_dump() if isinstance(usage, Usage) else dict(usage)
     try:
         live = _price(raw, model, batch=False)
         batch = _price(raw, model, batch=True)
     except LookupError:
-        log.warning("No price known for model %r; its cost is not recorded.", model)
+        _UNPRICED.add(model)
+        log.warning("No price is known for model %r: its cost is unknown, not $0, and is not recorded.", model)
         return None
     if mode is BatchProcessingMode.LIVE:
         return Cost(
@@ -61,6 +69,11 @@ def cost_of(usage: Usage | Mapping[str, Any], model: str, *, mode: BatchProcessi
         live_equivalent_usd=live_total,
         note=note,
     )
+
+
+def forget_unpriced() -> None:
+    """Report unpriced models again, as a new process would (for tests)."""
+    _UNPRICED.clear()
 
 
 # The usage fields genai-prices' Anthropic extractor reads, as the Messages API reports them.

@@ -201,6 +201,7 @@ class BulkRun:
                 estimate = cost_range(params)
                 if estimate is None:
                     plan.unpriced_model = str(params.get("model"))
+                    batch.priced = False
                     estimate = (Decimal(0), Decimal(0))
                 if over_limit or (self.max_cost_usd is not None and spent + estimate[1] > self.max_cost_usd):
                     over_limit = True
