@@ -46,7 +46,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 MAX_TOKENS = 256
 API_KEY = "sk-ant-benchmark-not-a-real-key"
 Contender = Literal["raw-sdk", "lowtide"]
@@ -217,8 +217,9 @@ class Phases:
 class Emulator:
     """A `lowtide emulator` subprocess on a free port, stopped (SIGTERM to its own pid) on exit."""
 
-    def __init__(self, processing_seconds: float, environment: dict[str, str]) -> None:
+    def __init__(self, processing_seconds: float, environment: dict[str, str], models: tuple[str, ...] = ()) -> None:
         self.processing_seconds = processing_seconds
+        self.models = models
         self._environment = environment
         self._resources = ExitStack()
         self._process: subprocess.Popen[str] | None = None
@@ -226,6 +227,8 @@ class Emulator:
 
     def __enter__(self) -> Emulator:
         command = [*lowtide_command(), "emulator", "--port", "0", "--processing-seconds", str(self.processing_seconds)]
+        if self.models:  # names beyond the emulator's catalogue of current models
+            command += ["--models", ",".join(self.models)]
         errors = self._resources.enter_context(tempfile.TemporaryFile(mode="w+"))
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=errors, text=True, env=self._environment

@@ -363,7 +363,8 @@ def measure(
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     try:
-        with Emulator(args.processing_seconds, subprocess_environment(args.bytecode)) as emulator:
+        # batchata 0.4.7 knows no current model: the emulator serves the retired one it does know as well.
+        with Emulator(args.processing_seconds, subprocess_environment(args.bytecode), (args.model,)) as emulator:
             command, answers_file = contender_command(contender, n, args, paths, scratch, emulator.url)
             environment = contender_environment(args, emulator.url, scratch)
             started_at = time.time()
@@ -622,8 +623,8 @@ def report(
         *versions(args, paths),
         f"- load average (1 min) {loads[0]:.2f} at the start, {loads[-1]:.2f} at the end: the machine is shared",
         f"- command: `{command}`",
-        f"- emulator: `lowtide emulator --port 0 --processing-seconds {args.processing_seconds}`, a fresh one per"
-        " measurement",
+        f"- emulator: `lowtide emulator --port 0 --processing-seconds {args.processing_seconds} --models {args.model}`,"
+        " a fresh one per measurement",
         f"- the same for both: {args.items:,} prompts (`question {{i}}`) from one JSONL file, `{args.model}`,"
         f" max_tokens {args.max_tokens}, temperature {args.temperature}, {args.items_per_batch:,} items per batch"
         f" ({batches} batches), at most {args.max_parallel_batches} batches at a time, a status check every"

@@ -118,21 +118,26 @@ Feature: API errors
       | live  |
       | batch |
 
-  Scenario: An unknown model is a NotFoundError in live mode
+  # An unknown model is refused before anything is sent (pre_send_checks.feature); when the models endpoint cannot
+  # say, the call is sent, and the API's own refusal comes back.
+  Scenario: An unknown model the models endpoint could not check is the API's NotFoundError in live mode
     Given an actor "lost" with:
       """
       model: gpt-4o
       """
+    And the API will fail the next "models.retrieve" call with status 503
     When the actor is asked "Hello"
     Then the call fails with NotFoundError
     And the error message contains "model: gpt-4o"
 
-  Scenario: An unknown model in batch mode errors that request alone, as the batch API validates late
+  Scenario: An unknown model the models endpoint could not check errors that request alone in batch mode
+    # The batch API validates each request late, once the batch is processed.
     Given an actor "lost" with:
       """
       model: gpt-4o
       batch_processing: batch
       """
+    And the API will fail the next "models.retrieve" call with status 503
     When the actor is asked "Hello"
     Then the call fails with BatchRequestErrored
     And the batch request error has the type "not_found_error" and says "model: gpt-4o"

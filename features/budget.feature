@@ -3,11 +3,12 @@ Feature: Budgets: a request that could cross its budget is never sent
   I want a spending limit per call or per actor, checked against the worst a request can cost before it is sent
   So that no call, and no actor over all its calls, can cost more than I allowed
 
-  # With max_tokens 4000, a call to claude-sonnet-4-5 can cost at most a little over $0.03 at batch prices
-  # (its estimated input, and 4,000 output tokens); its emulated answer costs about $0.0001.
+  # With max_tokens 4000, a call to claude-sonnet-5-5 can cost at most a little over $0.02 at batch prices
+  # ($0.020028: its estimated input, and 4,000 output tokens at $5 a million); its emulated answer costs $0.000069.
+  # Before a budget is checked, lowtide asks the API's models endpoint whether the model exists (once).
 
   Background:
-    Given an emulated Anthropic API whose batches take 120 seconds
+    Given an emulated Anthropic API whose batches take 120 seconds, which also serves "claude-unknown-9"
 
   Scenario: A call whose worst case is over its own budget is refused, and nothing is sent or recorded
     Given an actor "planner" with:
@@ -22,7 +23,7 @@ Feature: Budgets: a request that could cross its budget is never sent
     Then a BudgetExceededError is raised
     And the budget error is for "this call to actor 'planner'", with a limit of $0.01, nothing spent, and the worst case of "Plan issue 42"
     And the error message contains "Nothing was sent."
-    And the API received no calls at all
+    And the API was only asked about the model
     And the ledger holds no requests and no batches
 
   Scenario: A call whose worst case fits its own budget is sent
@@ -42,14 +43,14 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.0301
+      max_cost_usd: 0.02005
       """
     When the actor is asked "Plan issue 42"
     Then the answer is the emulated reply to "Plan issue 42"
     When the API's call counts are noted
     And the actor is asked "Plan issue 43"
     Then a BudgetExceededError is raised
-    And the budget error is for "actor 'planner'", with a limit of $0.0301, what its answers cost spent, and the worst case of "Plan issue 43"
+    And the budget error is for "actor 'planner'", with a limit of $0.02005, what its answers cost spent, and the worst case of "Plan issue 43"
     And the API received no calls since they were noted
     And the ledger holds 1 request, whose key starts with "auto-"
 
@@ -58,12 +59,12 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.05
+      max_cost_usd: 0.03
       """
     Given the actor parked "Plan issue 42" with the key "plan-issue-42", in a program that then ended
     When the actor is asked "Plan issue 43" with the key "plan-issue-43"
     Then a BudgetExceededError is raised
-    And the budget error is for "actor 'planner'", with a limit of $0.05, the worst case of the parked call spent, and the worst case of "Plan issue 43"
+    And the budget error is for "actor 'planner'", with a limit of $0.03, the worst case of the parked call spent, and the worst case of "Plan issue 43"
     And the API received these calls:
       | call           | count |
       | batches.create | 1     |
@@ -73,7 +74,7 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.05
+      max_cost_usd: 0.03
       """
     When the actor is asked these prompts at once:
       | key           | prompt        |
@@ -87,7 +88,7 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.0301
+      max_cost_usd: 0.02005
       """
     When the actor is asked "Plan issue 42"
     And the actor is asked "Plan issue 43"
@@ -102,13 +103,13 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.0301
+      max_cost_usd: 0.02005
       """
     And an actor "reviewer" with:
       """
       batch_processing: batch
       max_tokens: 4000
-      max_cost_usd: 0.0301
+      max_cost_usd: 0.02005
       """
     When actor "planner" is asked "Plan issue 42"
     And actor "reviewer" is asked "Review issue 42"
@@ -128,7 +129,7 @@ Feature: Budgets: a request that could cross its budget is never sent
     Then a ConfigurationError is raised
     And the error message contains "No price is known for model 'claude-unknown-9', so a budget cannot be checked."
     And the error names the field "max_cost_usd"
-    And the API received no calls at all
+    And the API was only asked about the model
 
     Examples:
       | actor budget     | call budget      |
@@ -146,7 +147,7 @@ Feature: Budgets: a request that could cross its budget is never sent
     And the response has no cost
 
   Scenario: A live call's budget is checked at live prices before anything is sent
-    # The same call fits $0.05 at batch prices (see above) but not at live prices, which are twice as high.
+    # The same call fits $0.03 at batch prices (see above) but not at live prices, which are twice as high.
     Given an actor "planner" with:
       """
       batch_processing: live
@@ -154,11 +155,11 @@ Feature: Budgets: a request that could cross its budget is never sent
       """
     When the actor is asked "Plan issue 42" with:
       """
-      max_cost_usd: 0.05
+      max_cost_usd: 0.03
       """
     Then a BudgetExceededError is raised
     And the error message contains "Nothing was sent."
-    And the API received no calls at all
+    And the API was only asked about the model
 
   Scenario: A live call within its budget is answered
     Given an actor "planner" with:

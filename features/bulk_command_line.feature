@@ -8,7 +8,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
       """
       name: reviewer
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       max_tokens: 64
       batch_processing: batch
       batch: {poll_interval: 0.05, max_attempts: 1}

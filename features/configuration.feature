@@ -6,12 +6,12 @@ Feature: Actor configuration
   Scenario: One actor from a dict
     When the actors are loaded from the dict:
       """
-      {"name": "writer", "model": "claude-sonnet-4-5", "batch_processing": "batch", "batch": {"poll_interval": 5}}
+      {"name": "writer", "model": "claude-sonnet-5-5", "batch_processing": "batch", "batch": {"poll_interval": 5}}
       """
     Then the actors loaded are "writer"
     And the loaded actors have these settings:
       | name   | provider  | model             | batch_processing | batch.poll_interval | batch.max_wait | batch.on_timeout | max_tokens | fallback_to_live |
-      | writer | anthropic | claude-sonnet-4-5 | batch            | 5.0                 | 87000.0        | cancel           | 1024       | False            |
+      | writer | anthropic | claude-sonnet-5-5 | batch            | 5.0                 | 87000.0        | cancel           | 1024       | False            |
 
   Scenario: One actor from a YAML file, loaded by Actor.from_file without naming it
     Given a file "writer.yaml" containing:
@@ -31,7 +31,7 @@ Feature: Actor configuration
     Given a file "team.yaml" containing:
       """
       defaults:
-        model: claude-sonnet-4-5
+        model: claude-sonnet-5-5
         batch_processing: batch
         max_tokens: 800
         batch:
@@ -53,15 +53,15 @@ Feature: Actor configuration
     Then the actors loaded are "planner, reviewer, chatter"
     And the loaded actors have these settings:
       | name     | model             | batch_processing | max_tokens | batch.poll_interval | batch.max_wait | batch.on_timeout | system_prompt |
-      | planner  | claude-sonnet-4-5 | batch            | 800        | 15.0                | 3600.0         | leave            | You plan.     |
+      | planner  | claude-sonnet-5-5 | batch            | 800        | 15.0                | 3600.0         | leave            | You plan.     |
       | reviewer | claude-opus-4-5   | batch            | 800        | 15.0                | 600.0          | leave            |               |
-      | chatter  | claude-sonnet-4-5 | live             | 200        | 15.0                | 3600.0         | leave            |               |
+      | chatter  | claude-sonnet-5-5 | live             | 200        | 15.0                | 3600.0         | leave            |               |
 
   Scenario: Several actors in a TOML file, as a list, share deep-merged defaults
     Given a file "team.toml" containing:
       """
       [defaults]
-      model = "claude-sonnet-4-5"
+      model = "claude-sonnet-5-5"
       batch_processing = "batch"
 
       [defaults.batch]
@@ -83,24 +83,24 @@ Feature: Actor configuration
     Then the actors loaded are "planner, reviewer"
     And the loaded actors have these settings:
       | name     | model             | batch_processing | batch.poll_interval | batch.max_wait | batch.api_retries | fallback_to_live |
-      | planner  | claude-sonnet-4-5 | batch            | 10.0                | 7200.0         | 5                 | False            |
-      | reviewer | claude-sonnet-4-5 | batch            | 10.0                | 900.0          | 1                 | True             |
+      | planner  | claude-sonnet-5-5 | batch            | 10.0                | 7200.0         | 5                 | False            |
+      | reviewer | claude-sonnet-5-5 | batch            | 10.0                | 900.0          | 1                 | True             |
 
   Scenario: Several actors in a dict, as a mapping
     When the actors are loaded from the dict:
       """
-      {"defaults": {"model": "claude-haiku-4-5"}, "actors": {"a": {}, "b": {"model": "claude-sonnet-4-5"}}}
+      {"defaults": {"model": "claude-haiku-4-5"}, "actors": {"a": {}, "b": {"model": "claude-sonnet-5-5"}}}
       """
     Then the loaded actors have these settings:
       | name | model             |
       | a    | claude-haiku-4-5  |
-      | b    | claude-sonnet-4-5 |
+      | b    | claude-sonnet-5-5 |
 
   Scenario: One actor of several is picked by name
     Given a file "team.yml" containing:
       """
       actors:
-        - {name: planner, model: claude-sonnet-4-5}
+        - {name: planner, model: claude-sonnet-5-5}
         - {name: reviewer, model: claude-haiku-4-5}
       """
     When actor "reviewer" is loaded from "team.yml"
@@ -108,13 +108,13 @@ Feature: Actor configuration
     When an Actor is created from "team.yml" with the name "planner"
     Then the actor is called "planner" and has these settings:
       | model             |
-      | claude-sonnet-4-5 |
+      | claude-sonnet-5-5 |
 
   Scenario: A file of several actors needs a name to pick one
     Given a file "team.yaml" containing:
       """
       actors:
-        planner: {model: claude-sonnet-4-5}
+        planner: {model: claude-sonnet-5-5}
         reviewer: {model: claude-haiku-4-5}
       """
     When the only actor is loaded from "team.yaml"
@@ -127,7 +127,7 @@ Feature: Actor configuration
       """
       actors:
         reviewer: {model: claude-haiku-4-5}
-        planner: {model: claude-sonnet-4-5}
+        planner: {model: claude-sonnet-5-5}
       """
     When actor "writer" is loaded from "team.yaml"
     Then a ConfigurationError is raised
@@ -175,7 +175,7 @@ Feature: Actor configuration
   Scenario: An actor name that could not be used as an identifier is refused
     When the actors are loaded from the dict:
       """
-      {"name": "my writer!", "model": "claude-sonnet-4-5"}
+      {"name": "my writer!", "model": "claude-sonnet-5-5"}
       """
     Then a ConfigurationError is raised
     And the error message contains "Invalid configuration for actor 'my writer!' in configuration"
@@ -184,7 +184,7 @@ Feature: Actor configuration
   Scenario: Every problem of an actor is listed, not only the first
     When the actors are loaded from the dict:
       """
-      {"name": "writer", "model": "claude-sonnet-4-5", "temperature": 3, "max_tokens": -1, "batch": {"poll_interval": 0}}
+      {"name": "writer", "model": "claude-sonnet-5-5", "temperature": 3, "max_tokens": -1, "batch": {"poll_interval": 0}}
       """
     Then a ConfigurationError is raised
     And the error message contains "temperature: Input should be less than or equal to 1"
@@ -202,18 +202,18 @@ Feature: Actor configuration
 
     Examples:
       | settings                                                                                                       | field                                   |
-      | {"name": "writer", "model": "claude-sonnet-4-5", "api_key": "sk-ant-api03-secret"}                             | api_key: Extra inputs are not permitted |
-      | {"name": "writer", "model": "claude-sonnet-4-5", "batch": {"api_key": "sk-ant-api03-secret"}}                  | batch.api_key                           |
-      | {"name": "writer", "model": "claude-sonnet-4-5", "api_key_env": 12, "max_tokens": "sk-ant-api03-secret"}       | max_tokens                              |
-      | {"name": "writer", "model": "claude-sonnet-4-5", "auth_token": ["sk-ant-api03-secret"]}                        | auth_token                              |
-      | {"defaults": {"api_key": "sk-ant-api03-secret"}, "actors": [{"name": "writer", "model": "claude-sonnet-4-5"}]} | api_key                                 |
-      | {"api_key": "sk-ant-api03-secret", "actors": [{"name": "writer", "model": "claude-sonnet-4-5"}]}               | unknown top-level key(s) api_key        |
-      | {"name": "writer", "model": "claude-sonnet-4-5", "metadata": {"user_id": "sk-ant-api03-secret"}, "stop_sequences": [""]} | stop_sequences must not contain empty strings |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "api_key": "sk-ant-api03-secret"}                             | api_key: Extra inputs are not permitted |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "batch": {"api_key": "sk-ant-api03-secret"}}                  | batch.api_key                           |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "api_key_env": 12, "max_tokens": "sk-ant-api03-secret"}       | max_tokens                              |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "auth_token": ["sk-ant-api03-secret"]}                        | auth_token                              |
+      | {"defaults": {"api_key": "sk-ant-api03-secret"}, "actors": [{"name": "writer", "model": "claude-sonnet-5-5"}]} | api_key                                 |
+      | {"api_key": "sk-ant-api03-secret", "actors": [{"name": "writer", "model": "claude-sonnet-5-5"}]}               | unknown top-level key(s) api_key        |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "metadata": {"user_id": "sk-ant-api03-secret"}, "stop_sequences": [""]} | stop_sequences must not contain empty strings |
 
   Scenario: A key pasted into api_key_env, which names an environment variable, is refused without being echoed
     When the actors are loaded from the dict:
       """
-      {"name": "writer", "model": "claude-sonnet-4-5", "api_key_env": "sk-ant-api03-secret"}
+      {"name": "writer", "model": "claude-sonnet-5-5", "api_key_env": "sk-ant-api03-secret"}
       """
     Then a ConfigurationError is raised
     And the error names the field "api_key_env"
@@ -222,7 +222,7 @@ Feature: Actor configuration
   Scenario: The same actor name twice in one file is refused
     Given a file "team.yaml" containing:
       """
-      defaults: {model: claude-sonnet-4-5}
+      defaults: {model: claude-sonnet-5-5}
       actors:
         - name: planner
         - name: reviewer
@@ -281,7 +281,7 @@ Feature: Actor configuration
     Given a file "actors.yaml" containing:
       """
       name: writer
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
         api_key: sk-ant-api03-secret
       """
     When the actors are loaded from "actors.yaml"
@@ -294,7 +294,7 @@ Feature: Actor configuration
     Given a file "actors.yaml" holding the Latin-1 bytes of:
       """
       name: writer
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       system_prompt: Réponds en français.
       """
     When the actors are loaded from "actors.yaml"

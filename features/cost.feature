@@ -4,12 +4,12 @@ Feature: What each call cost
   So that I can see the batch saving, call by call, and trust the numbers
 
   Background:
-    Given an emulated Anthropic API
+    Given an emulated Anthropic API that also serves the models "claude-3-haiku-20240307, claude-opus-4-1, claude-unknown-9"
 
-  Scenario: A batch answer from claude-sonnet-4-5 is priced at the batch rates, half the live price
+  Scenario: A batch answer from claude-sonnet-5-5 is priced at the batch rates, half the live price
     Given an actor "nightly" with:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       batch_processing: batch
       """
     When the actor is asked "Summarize the tide tables for the week"
@@ -20,13 +20,13 @@ Feature: What each call cost
       | cost.note    |              |
     And the cost is what the tokens cost at these rates, in dollars per million tokens:
       | input | output | cache write | cache read |
-      | 1.50  | 7.50   | 1.875       | 0.15       |
+      | 1.00  | 5.00   | 1.25        | 0.05       |
     And the cost is half of its live equivalent, the saving being the other half
 
   Scenario: A live answer is priced at the live rates, and is its own live equivalent
     Given an actor "chatter" with:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       """
     When the actor is asked "Summarize the tide tables for the week"
     Then the response has these fields:
@@ -34,7 +34,7 @@ Feature: What each call cost
       | cost.pricing | live  |
     And the cost is what the tokens cost at these rates, in dollars per million tokens:
       | input | output | cache write | cache read |
-      | 3.00  | 15.00  | 3.75        | 0.30       |
+      | 2.00  | 10.00  | 2.50        | 0.10       |
     And the cost's saving is zero
 
   Scenario: The same call costs half as much in batch mode as in live mode
@@ -47,7 +47,7 @@ Feature: What each call cost
   Scenario: Prompt-cache writes and reads are priced at their own rates
     Given an actor "nightly" whose system prompt is long enough to cache, with:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       batch_processing: batch
       cache_control: {type: ephemeral}
       """
@@ -59,7 +59,7 @@ Feature: What each call cost
     And the outcome of "second" read from the prompt cache what "first" wrote
     And the cost of each outcome is what its tokens cost at these rates, in dollars per million tokens:
       | input | output | cache write | cache read |
-      | 1.50  | 7.50   | 1.875       | 0.15       |
+      | 1.00  | 5.00   | 1.25        | 0.05       |
     And the outcome of "second" cost less than the outcome of "first"
 
   Scenario Outline: A model genai-prices lists without a batch price gets Anthropic's 50% discount, and a note
@@ -104,7 +104,7 @@ Feature: What each call cost
 
     Examples:
       | usage                                                                                           | model             | mode  |
-      | {"input_tokens": 1200, "output_tokens": 300}                                                    | claude-sonnet-4-5 | batch |
-      | {"input_tokens": 150000, "output_tokens": 900, "cache_read_input_tokens": 60000}                 | claude-sonnet-4-5 | batch |
-      | {"input_tokens": 250000, "output_tokens": 900}                                                  | claude-sonnet-4-5 | live  |
+      | {"input_tokens": 1200, "output_tokens": 300}                                                    | claude-sonnet-5-5 | batch |
+      | {"input_tokens": 150000, "output_tokens": 900, "cache_read_input_tokens": 60000}                 | claude-sonnet-5-5 | batch |
+      | {"input_tokens": 250000, "output_tokens": 900}                                                  | claude-sonnet-5-5 | live  |
       | {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 400, "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 300}} | claude-haiku-4-5 | live  |

@@ -49,6 +49,7 @@ def after_scenario(context: Any, scenario: Any) -> None:
         context.runner.close()
         gc.collect()  # a task dropped with an exception nobody retrieved says so when it is collected
         _forget_ledgers_and_engines()
+        _forget_what_the_process_learned()
         for name, value in context.saved_environment.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -57,6 +58,16 @@ def after_scenario(context: Any, scenario: Any) -> None:
         shutil.rmtree(context.state_dir, ignore_errors=True)
     if context.loop_errors:
         raise AssertionError("The event loop reported errors nobody handled:\n" + "\n".join(context.loop_errors))
+
+
+def _forget_what_the_process_learned() -> None:
+    """What a process keeps for its whole life (the models endpoints' answers, the deprecations and unpriced
+    models already reported), forgotten as a new process would, so that no scenario depends on those before it."""
+    from lowtide.pricing import forget_unpriced
+    from lowtide.providers.anthropic.checks import forget_models
+
+    forget_models()
+    forget_unpriced()
 
 
 def _forget_ledgers_and_engines() -> None:

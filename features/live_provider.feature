@@ -9,14 +9,14 @@ Feature: Calls answered through the live Messages API
   Scenario: A live call returns the full ActorResponse, priced at live prices
     Given an actor "chatter" with:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       system_prompt: You answer in one line.
       """
     When the actor is asked "Is the harbour open?"
     Then the answer is the emulated reply to "Is the harbour open?"
     And the response has these fields:
       | field         | value             |
-      | model         | claude-sonnet-4-5 |
+      | model         | claude-sonnet-5-5 |
       | provider      | anthropic         |
       | mode          | live              |
       | stop_reason   | end_turn          |
@@ -33,7 +33,7 @@ Feature: Calls answered through the live Messages API
     And the response reports some input and output tokens, and no cache use
     And the cost is what the tokens cost at these rates, in dollars per million tokens:
       | input | output | cache write | cache read |
-      | 3.00  | 15.00  | 3.75        | 0.30       |
+      | 2.00  | 10.00  | 2.50        | 0.10       |
 
   Scenario: A forced tool call comes back as tool calls
     Given an actor "recorder" with:

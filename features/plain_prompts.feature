@@ -28,7 +28,7 @@ Feature: Thousands of plain-prompt calls at once
     When the actor is asked "Plan the cron move" with the key "cron"
     Then the batch holds exactly the request "cron" with these params:
       """
-      model: claude-sonnet-4-5
+      model: claude-sonnet-5-5
       max_tokens: 1024
       system: Answer as a harbour master.
       temperature: 0.2

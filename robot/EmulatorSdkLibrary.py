@@ -22,7 +22,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\n")
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 
 
 @library(scope="SUITE", auto_keywords=False)

@@ -192,7 +192,7 @@ class LowtideLibrary:
     def create_batch_actor(
         self,
         name: str,
-        model: str = "claude-sonnet-4-5",
+        model: str = "claude-sonnet-5-5",
         poll_interval: float = 0.1,
         max_wait: float = 30.0,
         on_timeout: str = "cancel",

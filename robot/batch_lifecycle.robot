@@ -19,7 +19,7 @@ ${CANCELING}        0.3
 Several Calls Travel As One Batch And Come Back At Half Price
     [Documentation]    Submit, poll, results, mapping: `run_many` makes one batch, polls it until it ends, streams
     ...    the results once and maps each line to the response of its request.
-    Create Batch Actor    planner    model=claude-sonnet-4-5    poll_interval=0.15
+    Create Batch Actor    planner    model=claude-sonnet-5-5    poll_interval=0.15
     @{prompts}=    Create List
     ...    Plan the move of the nightly report job to a task queue.
     ...    Plan retries with backoff for the payment webhook.
@@ -30,7 +30,7 @@ Several Calls Travel As One Batch And Come Back At Half Price
     Should Start With    ${batch_id}    msgbatch_
     FOR    ${index}    ${outcome}    IN ENUMERATE    @{outcomes}
         Response Should Be Well Formed    ${outcome}    custom_id=request-${index}    batch_id=${batch_id}
-        ...    model=claude-sonnet-4-5
+        ...    model=claude-sonnet-5-5
         Cost Should Be Half The Live Price    ${outcome}
         # The emulator quotes the prompt it answers: results arrive in any order and must be joined on custom_id.
         Should Contain    ${outcome.text}    ${prompts}[${index}]
@@ -79,9 +79,9 @@ Each Request Of A Partly Failed Batch Gets Its Own Outcome
     Length Should Be    ${outcomes}    5
     ${batch_id}=    Set Variable    ${outcomes[0].ids.batch_id}
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${batch_id}
-    ...    model=claude-sonnet-4-5
+    ...    model=claude-sonnet-5-5
     Response Should Be Well Formed    ${outcomes}[4]    custom_id=request-4    batch_id=${batch_id}
-    ...    model=claude-sonnet-4-5
+    ...    model=claude-sonnet-5-5
     Outcome Should Be A    ${outcomes}[1]    BatchRequestErrored
     Should Be Equal    ${outcomes[1].error_type}    overloaded_error
     Should Be True    ${outcomes[1].retryable}
@@ -131,7 +131,7 @@ A Batch Past Its Maximum Wait Can Be Left Running And Collected Later
     Should Be Equal    ${ended.processing_status}    ended
     ${outcomes}=    Collect Batch Results    ${error.batch_id}
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=parked-1    batch_id=${error.batch_id}
-    ...    model=claude-sonnet-4-5
+    ...    model=claude-sonnet-5-5
     ${cancels}=    Emulator Call Count    batches.cancel
     Should Be Equal As Integers    ${cancels}    0
 
@@ -164,7 +164,7 @@ A Server Error While Polling Is Retried
     Inject Fault    batches.retrieve    500    times=1
     ${outcomes}=    Run Prompts In One Batch    Keep going after a server error.
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${outcomes[0].ids.batch_id}
-    ...    model=claude-sonnet-4-5
+    ...    model=claude-sonnet-5-5
     ${retrieve}=    Emulator Call Count    batches.retrieve
     # The results are read from the ended batch's `results_url`, with no further look-up of the batch.
     Should Be Equal As Integers    ${retrieve}    2    msg=The failed status check and its retry
@@ -177,7 +177,7 @@ A Rate Limit While Polling Waits As Long As The API Asks
     ${outcomes}=    Run Prompts In One Batch    Keep going after a rate limit.
     Last Run Should Have Taken Between    2.2    2.9
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${outcomes[0].ids.batch_id}
-    ...    model=claude-sonnet-4-5
+    ...    model=claude-sonnet-5-5
     ${retrieve}=    Emulator Call Count    batches.retrieve
     Should Be Equal As Integers    ${retrieve}    2    msg=The limited status check and its retry
 
@@ -189,7 +189,7 @@ Rate Limited Submission And Result Download Are Retried
     ${outcomes}=    Run Prompts In One Batch    First of two.    Second of two.
     FOR    ${index}    ${outcome}    IN ENUMERATE    @{outcomes}
         Response Should Be Well Formed    ${outcome}    custom_id=request-${index}
-        ...    batch_id=${outcomes[0].ids.batch_id}    model=claude-sonnet-4-5
+        ...    batch_id=${outcomes[0].ids.batch_id}    model=claude-sonnet-5-5
     END
     ${stats}=    Emulator Stats
     Should Be Equal As Integers    ${stats}[batches]    1    msg=The refused create must not leave a batch

@@ -50,7 +50,7 @@ The Demo Runs The Actors Of A File Given With --config
     ...    system_prompt = "You scout ahead and report in one line."
     ...    ${EMPTY}
     ...    [actors.critic]
-    ...    model = "claude-sonnet-4-5"
+    ...    model = "claude-sonnet-5-5"
     ...    temperature = 0.1
     Create File    ${dir}/crew.toml    ${actors}\n
     ${result}=    Run Lowtide    demo    --config    ${dir}/crew.toml    --processing-seconds    0.5

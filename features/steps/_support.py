@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
@@ -421,6 +421,8 @@ class TruncatingTransport(httpx2.AsyncBaseTransport):
 def route_of(request: httpx2.Request) -> str:
     """The emulator's name for the API route `request` calls (`batches.create`, `batches.results`, ...)."""
     method, parts = request.method, request.url.path.strip("/").split("/")
+    if parts[:2] == ["v1", "models"] and method == "GET":
+        return "models.list" if len(parts) == 2 else "models.retrieve"
     if parts[:2] != ["v1", "messages"]:
         return f"{method} {request.url.path}"
     rest = parts[2:]
@@ -519,6 +521,12 @@ def new_program_actor(w: World, name: str) -> Actor:
     actor = Actor(configuration, client=client, clock=w.clock, registry=w.registry)
     w.cleanups.append(actor.aclose)
     return actor
+
+
+async def checked_models(actors: Iterable[Actor]) -> None:
+    """The pre-send checks of each actor's model and settings (which ask the API's models endpoint once per model)."""
+    for actor in actors:
+        await actor.provider().preflight(actor.request("-"))
 
 
 def answer_to(w: World, label: str) -> ActorResponse[Any]:

@@ -23,6 +23,16 @@ def step_emulator_processing(context: Any, seconds: float) -> None:
     world(context).start_emulator(processing_seconds=seconds)
 
 
+@given('an emulated Anthropic API whose batches take {seconds:g} seconds, which also serves "{models}"')
+def step_emulator_processing_models(context: Any, seconds: float, models: str) -> None:
+    world(context).start_emulator(processing_seconds=seconds, extra_models=names(models))
+
+
+@given('an emulated Anthropic API that also serves the models "{models}"')
+def step_emulator_models(context: Any, models: str) -> None:
+    world(context).start_emulator(extra_models=names(models))
+
+
 @given('an emulated Anthropic API that accepts only the key "{key}"')
 def step_emulator_keys(context: Any, key: str) -> None:
     world(context).start_emulator(api_keys=[key])
@@ -35,6 +45,12 @@ def step_api_calls(context: Any) -> None:
         assert calls[row["call"]] == int(row["count"]), f"{row['call']}: {calls[row['call']]} calls; all: {calls}"
 
 
+@then("the API was only asked about the model")
+def step_api_only_model_checked(context: Any) -> None:
+    calls = {route: count for route, count in world(context).emu.calls.items() if count}
+    assert calls == {"models.retrieve": 1}, calls
+
+
 @then("the API received no calls at all")
 def step_api_no_calls(context: Any) -> None:
     calls = world(context).emu.calls
@@ -45,7 +61,7 @@ def step_api_no_calls(context: Any) -> None:
 
 
 def _settings(name: str, text: str | None) -> dict[str, Any]:
-    return {"name": name, "model": "claude-sonnet-4-5", **yaml_doc(text)}
+    return {"name": name, "model": "claude-sonnet-5-5", **yaml_doc(text)}
 
 
 @given('an actor "{name}" with:')

@@ -23,7 +23,7 @@ def step_file_latin1(context: Any, name: str) -> None:
 
 @given('a file "{name}" containing the actor "{actor}" with "{setting}"')
 def step_file_with_setting(context: Any, name: str, actor: str, setting: str) -> None:
-    settings = {"name": actor, "model": "claude-sonnet-4-5", **yaml_doc(setting)}
+    settings = {"name": actor, "model": "claude-sonnet-5-5", **yaml_doc(setting)}
     world(context).path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 

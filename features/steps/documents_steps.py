@@ -22,7 +22,7 @@ from lowtide.bulk.citations import Citation, citations_of, field_citations
 from lowtide.emulator.pdf import read_pdf, simple_pdf
 from lowtide.providers.anthropic.mapping import parse_response, to_message_params
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 
 
 class Lease(BaseModel):

@@ -36,7 +36,7 @@ from lowtide import cli
 from lowtide.clock import ManualClock
 from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 KEY = "emulator-scenario-key"
 VERSION = {"anthropic-version": "2023-06-01"}
 

@@ -76,7 +76,7 @@ def step_foreign_batch(context: Any, prompt: str) -> None:
     w = world(context)
     other = w.emu.client(api_key="sk-ant-someone-else")
     w.cleanups.append(other.close)
-    params = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": prompt}]}
+    params = {"model": "claude-sonnet-5-5", "max_tokens": 100, "messages": [{"role": "user", "content": prompt}]}
 
     async def create() -> None:
         batch = await other.messages.batches.create(requests=[{"custom_id": "theirs", "params": params}])

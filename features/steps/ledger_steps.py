@@ -135,7 +135,7 @@ def step_default_ledger(context: Any, path: str) -> None:
 @given('an actor "{name}" in batch mode, whose configuration names the ledger "{file}"')
 def step_actor_ledger_setting(context: Any, name: str, file: str) -> None:
     w = world(context)
-    settings = {"name": name, "model": "claude-sonnet-4-5", "batch_processing": "batch", "ledger": str(w.path(file))}
+    settings = {"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch", "ledger": str(w.path(file))}
     w.add_actor(settings)
 
 
@@ -215,9 +215,9 @@ def _new_requests(count: int, *, start: int = 0, topic: str = "tide") -> list[Ne
             key=f"req-{index:04d}",
             custom_id=f"req-{index:04d}",
             actor="planner",
-            model="claude-sonnet-4-5",
+            model="claude-sonnet-5-5",
             params={
-                "model": "claude-sonnet-4-5",
+                "model": "claude-sonnet-5-5",
                 "max_tokens": 100,
                 "messages": [{"role": "user", "content": f"Question {index} about the {topic}"}],
             },

@@ -93,7 +93,7 @@ def step_actor_own_client(context: Any, name: str, mode: str, variable: str) -> 
     w.cleanups.append(http_client.aclose)
     settings = {
         "name": name,
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-5-5",
         "batch_processing": mode,
         "api_key_env": variable,
         "base_url": w.emu.base_url,
@@ -128,7 +128,7 @@ def step_http_client_closed(context: Any) -> None:
 
 @given('an actor "{name}" given a client that is not an Anthropic client')
 def step_actor_odd_client(context: Any, name: str) -> None:
-    world(context).add_actor({"name": name, "model": "claude-sonnet-4-5"}, client=object())
+    world(context).add_actor({"name": name, "model": "claude-sonnet-5-5"}, client=object())
 
 
 @then('the actor still answers "{prompt:Q}" afterwards')

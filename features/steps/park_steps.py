@@ -128,7 +128,7 @@ def step_socket_actor(context: Any, name: str, variable: str) -> None:
     [url] = w.witnessed["server url"]
     set_env(w, variable, API_KEY)
     w.client = None  # the actor builds its own client, as a program run from the command line would
-    settings = {"name": name, "model": "claude-sonnet-4-5", "base_url": url, "api_key_env": variable}
+    settings = {"name": name, "model": "claude-sonnet-5-5", "base_url": url, "api_key_env": variable}
     w.add_actor({**settings, **yaml_doc(context.text)})
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import math
-import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import json
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -14,18 +13,21 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
+from lowtide.arguments import check_call, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import close_engines_of, engine_for
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
+from lowtide.budget import Limit, within_limits
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, BudgetExceededError, ConfigurationError, ProviderCapabilityError
+from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.templates import PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
 if TYPE_CHECKING:
@@ -47,53 +49,6 @@ class _DurableCall:
     params: dict[str, Any]
     key: str
     estimate: Decimal | None
-
-
-@dataclass(frozen=True)
-class _PromptTemplate:
-    """The params of every call that gives only a prompt, whose other fields come from the configuration."""
-
-    encode: Callable[[str], dict[str, Any]]
-    """The provider's params for a prompt (through its codec)."""
-    model: str
-    around: tuple[str, str] | None
-    """The params' JSON as the ledger stores it, before and after the prompt's JSON string."""
-
-    @classmethod
-    def of(cls, encode: Callable[[str], dict[str, Any]], model: str) -> _PromptTemplate:
-        marker = f"lowtide-prompt-{uuid.uuid4().hex}"
-        encoded = stored_json(encode(marker))
-        # JSON nests: the params with a prompt are these pieces around the prompt's own JSON string.
-        before, _, after = encoded.partition(stored_json(marker))
-        around = (before, after) if encoded.count(marker) == 1 else None
-        return cls(encode, model, around)
-
-    def with_prompt(self, prompt: str) -> dict[str, Any]:
-        return self.encode(prompt)
-
-
-def _check_call(key: object, max_cost_usd: object) -> None:
-    """A call's key and budget as given from Python, refused before anything is recorded or sent."""
-    if key is not None and (not isinstance(key, str) or not key.strip()):
-        shown = repr(key) if isinstance(key, str) else f"the {type(key).__name__} {key!r}"
-        raise ConfigurationError(
-            f"key must be a non-empty string naming the request (or left out to derive one), not {shown}.",
-            field="key",
-        )
-    if max_cost_usd is not None:
-        number = max_cost_usd if isinstance(max_cost_usd, int | float | Decimal) else None
-        if isinstance(max_cost_usd, bool) or number is None or not math.isfinite(number) or number <= 0:
-            raise ConfigurationError(
-                f"max_cost_usd must be a number of dollars above 0, not {max_cost_usd!r}.", field="max_cost_usd"
-            )
-
-
-def _empty_prompt(prompt: str) -> ConfigurationError:
-    what = "empty" if not prompt else "only whitespace"
-    return ConfigurationError(
-        f"The prompt is {what}: the API refuses a message without content. Give the model something to answer.",
-        field="prompt",
-    )
 
 
 class Actor:
@@ -128,7 +83,7 @@ class Actor:
         self._providers: dict[BatchProcessingMode, Provider] = {}
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
-        self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], _PromptTemplate] = {}
+        self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
         self._default_provider: tuple[ActorConfiguration, Provider] | None = None
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
@@ -160,8 +115,8 @@ class Actor:
         """
         if (prompt is None) == (messages is None):
             raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
-        if isinstance(prompt, str) and not prompt.strip():
-            raise _empty_prompt(prompt)
+        if isinstance(prompt, str):
+            check_prompt(prompt)
         conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
         config = self.configuration
         fields: dict[str, Any] = {
@@ -191,13 +146,16 @@ class Actor:
             )
         fields.update(params)
         try:
-            return ActorRequest.model_validate(fields)
+            request = ActorRequest.model_validate(fields)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise ConfigurationError(
                 f"Invalid call to actor {self.name!r}: {where}: {first['msg']}", field=where
             ) from None
+        if prompt is None:
+            check_messages(request.messages)
+        return request
 
     @overload
     async def run(
@@ -239,12 +197,13 @@ class Actor:
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
         if key is not None or max_cost_usd is not None:
-            _check_call(key, max_cost_usd)
+            check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
-            if not prompt.strip():
-                raise _empty_prompt(prompt)
+            check_prompt(prompt)
             plain = self._plain_batch(response_model, mode)
             if plain is not None:
+                if not plain[1].checked:
+                    await self._check_template(*plain, prompt, key, mode)
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine waits on the engine's future itself, with as few locals as it can.
@@ -256,14 +215,14 @@ class Actor:
 
     def _plain_batch(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
-    ) -> tuple[BatchBackend, _PromptTemplate] | None:
+    ) -> tuple[BatchBackend, PromptTemplate] | None:
         """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
         mode."""
         backend = self.provider(mode).batch_backend()
         return None if backend is None else (backend, self._prompt_template(backend, response_model))
 
     def _claim_prompt(
-        self, backend: BatchBackend, template: _PromptTemplate, prompt: str, key: str | None
+        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
         """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template."""
         assert template.around is not None
@@ -273,10 +232,30 @@ class Actor:
         key = key or derive_key(backend.name, params_json)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
 
+    async def _check_template(
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompt: str,
+        key: str | None,
+        mode: BatchProcessingMode | str | None,
+    ) -> None:
+        """The provider's pre-send checks of prompt-only calls, made once: only the prompt varies between them. A
+        call the ledger already knows attaches to it unchecked (it was checked when it was first made)."""
+        checking = template.checking
+        if checking is None or checking.get_loop() is not asyncio.get_running_loop() or checking.done():
+            if self._engine(backend).ledger.request(key or derive_key(backend.name, template.with_prompt(prompt))):
+                return
+            preflight = self.provider(mode).preflight(template.request)
+            checking = template.checking = asyncio.ensure_future(preflight)
+        # Shielded: a caller that gives up must not cancel the checks the others wait on.
+        await asyncio.shield(checking)
+        template.checked = True
+
     async def _budgeted_prompt(
         self,
         backend: BatchBackend,
-        template: _PromptTemplate,
+        template: PromptTemplate,
         prompt: str,
         response_model: type[BaseModel] | None,
         key: str | None,
@@ -284,7 +263,8 @@ class Actor:
     ) -> ActorResponse[Any]:
         """A batch-mode call that gives only a prompt, checked against the budgets before it is claimed."""
         params = template.with_prompt(prompt)
-        waiting = self._wait(self._durable(backend, params, key=key, max_cost_usd=max_cost_usd), response_model)
+        call = await self._durable(backend, params, key=key, max_cost_usd=max_cost_usd, checked=None)
+        waiting = self._wait(call, response_model)
         del params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
@@ -301,14 +281,20 @@ class Actor:
         provider = self.provider(mode)
         backend = provider.batch_backend()
         if backend is None:
+            await provider.preflight(request)
             if max_cost_usd is not None:
                 # Calls outside the ledger: only the call's own budget applies, at the mode's prices.
                 self._refuse_over(request, max_cost_usd, mode=provider.mode)
             return await provider.complete(request)
         params = backend.codec.encode_request(request)
-        waiting = self._wait(
-            self._durable(backend, params, key=key or request.custom_id, max_cost_usd=max_cost_usd), response_model
+        call = await self._durable(
+            backend,
+            params,
+            key=key or request.custom_id,
+            max_cost_usd=max_cost_usd,
+            checked=(provider, request),
         )
+        waiting = self._wait(call, response_model)
         del request, params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
@@ -317,7 +303,7 @@ class Actor:
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
 
-    def _prompt_template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> _PromptTemplate:
+    def _prompt_template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> PromptTemplate:
         """The params of a call that gives only a prompt: built (and checked) once per backend and response model."""
         if self._templates_of is not self.configuration:
             self._templates_of, self._templates = self.configuration, {}
@@ -328,7 +314,10 @@ class Actor:
             def encode(prompt: str) -> dict[str, Any]:
                 return encode_request(request(prompt, response_model=response_model))
 
-            template = self._templates[backend, response_model] = _PromptTemplate.of(encode, self.configuration.model)
+            # Any prompt will do for the checks: the template holds everything but the prompt.
+            template = self._templates[backend, response_model] = PromptTemplate.of(
+                encode, request("-", response_model=response_model)
+            )
         return template
 
     async def submit(
@@ -339,36 +328,45 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
-        _check_call(key, max_cost_usd)
+        check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
         backend = self.batch_backend()
-        call = self._durable(
-            backend, backend.codec.encode_request(request), key=key or request.custom_id, max_cost_usd=max_cost_usd
+        call = await self._durable(
+            backend,
+            backend.codec.encode_request(request),
+            key=key or request.custom_id,
+            max_cost_usd=max_cost_usd,
+            checked=(self.provider(BatchProcessingMode.BATCH), request),
         )
         return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
         """The answer of a parked call, waiting for its batch if need be."""
-        return await self._engine().attach(key, response_model)
+        return await self._engine().attach(check_key(key), response_model)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""
-        return ticket_for(self._open_ledger(), key)
+        return ticket_for(self._open_ledger(), check_key(key))
 
-    def _durable(
+    async def _durable(
         self,
         backend: BatchBackend,
         params: dict[str, Any],
         *,
         key: str | None,
         max_cost_usd: float | None,
+        checked: tuple[Provider, ActorRequest] | None,
     ) -> _DurableCall:
-        """The engine, key and worst-case cost of a batch-mode call with `params`, after the budget checks.
+        """The engine, key and worst-case cost of a batch-mode call with `params`, after the provider's pre-send
+        checks of the request to be `checked` (None: checked already) and the budget checks.
 
         A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
         """
         key = key or derive_key(backend.name, params)
         engine = self._engine(backend)
+        if checked is not None and engine.ledger.request(key) is None:
+            provider, request = checked
+            await provider.preflight(request)
         estimate = None
         budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
         if budgeted and engine.ledger.request(key) is None:
@@ -382,36 +380,18 @@ class Actor:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""
         sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
         estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
-        self._within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
+        within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
-        limits: list[tuple[str, float | None, Decimal]] = [
-            (f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))
-        ]
+        limits: list[Limit] = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
         if self.configuration.max_cost_usd is not None:
             committed = engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
         estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-        return self._within_limits(estimate, str(params.get("model", "")), limits)
-
-    @staticmethod
-    def _within_limits(
-        estimate: Decimal | None, model: str, limits: list[tuple[str, float | None, Decimal]]
-    ) -> Decimal:
-        """The request's worst case, after checking it against every (scope, limit, committed)."""
-        if estimate is None:
-            raise ConfigurationError(
-                f"No price is known for model {model!r}, so a budget cannot be checked.", field="max_cost_usd"
-            )
-        for scope, limit, committed in limits:
-            if limit is not None and committed + estimate > Decimal(str(limit)):
-                raise BudgetExceededError(
-                    scope=scope, limit_usd=Decimal(str(limit)), spent_usd=committed, estimate_usd=estimate
-                )
-        return estimate
+        return within_limits(estimate, str(params.get("model", "")), limits)
 
     def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
         """The batch codec of this actor's provider: its requests and results as pure functions, reachable without
@@ -493,7 +473,20 @@ class Actor:
     ) -> list[Outcome]:
         """Answer several calls; in batch mode they travel as one batch. Each outcome is a response or its error."""
         built = [r if isinstance(r, ActorRequest) else self.request(r) for r in requests]
-        return await self.provider(mode).complete_many(built)
+        provider = self.provider(mode)
+        checked: set[tuple[str, int, str]] = set()
+        for request in built:
+            check_messages(request.messages)
+            # The provider checks what varies with the model, max_tokens and tools: once per combination.
+            probe = (
+                request.model,
+                request.max_tokens,
+                json.dumps([tool.model_dump() for tool in request.tools], default=str),
+            )
+            if probe not in checked:
+                checked.add(probe)
+                await provider.preflight(request)
+        return await provider.complete_many(built)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:
         """`run` for scripts without an event loop. All sync calls of one actor share one loop."""

@@ -113,6 +113,7 @@ class ActorConfiguration(BaseModel):
     max_cost_usd: float | None = Field(
         default=None,
         gt=0,
+        allow_inf_nan=False,
         description="Budget for everything this actor sends in batch mode, as recorded in the ledger.",
     )
     ledger: str | None = Field(

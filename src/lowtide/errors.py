@@ -28,6 +28,9 @@ ActorError
 ```
 
 Errors never carry an API key: messages are built from the API's own error text, ids and numbers only.
+
+One warning, not an error: `ModelDeprecationWarning` (a `FutureWarning`, shown by default), once per model in a
+process, when a call names a model its provider has deprecated.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ __all__ = [
     "InternalError",
     "InvalidRequestError",
     "LedgerError",
+    "ModelDeprecationWarning",
     "NotFoundError",
     "OverloadedError",
     "PermissionDeniedError",
@@ -328,3 +332,11 @@ class BatchRequestExpired(BatchRequestError):
     @property
     def retryable(self) -> bool:
         return True
+
+
+class ModelDeprecationWarning(FutureWarning):
+    """A call names a model its provider has deprecated: it still answers until its end of life, then refuses.
+
+    The message names the end of life and what to use instead. A `FutureWarning`, so that Python shows it by
+    default; `warnings.filterwarnings("ignore", category=ModelDeprecationWarning)` silences it.
+    """

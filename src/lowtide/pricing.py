@@ -22,7 +22,14 @@ from genai_prices.types import PriceCalculation, TieredPrices
 from lowtide.config import BatchProcessingMode
 from lowtide.types import Cost, Usage
 
-__all__ = ["BATCH_DISCOUNT", "PRICED_PROVIDERS", "cost_of", "estimate_input_tokens", "worst_case_cost"]
+__all__ = [
+    "BATCH_DISCOUNT",
+    "PRICED_PROVIDERS",
+    "cost_of",
+    "estimate_input_tokens",
+    "forget_unpriced",
+    "worst_case_cost",
+]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +40,10 @@ _PROBE_TOKENS = 1000
 _PRICED_TIERS = frozenset({"flex", "priority"})
 
 
+# Models genai-prices has no price for: each is reported once in a process, not once per response.
+_UNPRICED: set[str] = set()
+
+
 def cost_of(
     usage: Usage | Mapping[str, Any],
     model: str,
@@ -41,11 +52,14 @@ def cost_of(
     provider: str = "anthropic",
     service_tier: str | None = None,
 ) -> Cost | None:
-    """Price one response's usage at the rates of `mode`; `None` when genai-prices does not know the model.
+    """Price one response's usage at the rates of `mode`; `None` (never $0) when genai-prices does not know the
+    model, which is logged once per model in a process.
 
     `usage` is the neutral `Usage` or the usage object as `provider`'s API reported it. `service_tier` is the tier
     that answered a live call, when the provider prices tiers apart (OpenAI's `flex` and `priority`).
     """
+    if model in _UNPRICED:
+        return None
     shape = _SHAPES.get(provider)
     if shape is None:
         log.warning("No usage shape known for provider %r; the cost of model %r is not recorded.", provider, model)
@@ -65,7 +79,8 @@ def cost_of(
         live = _price(raw, model, shape, context=None)
         batch = _price(raw, model, shape, context=_BATCH)
     except LookupError:
-        log.warning("No price known for model %r; its cost is not recorded.", model)
+        _UNPRICED.add(model)
+        log.warning("No price is known for model %r: its cost is unknown, not $0, and is not recorded.", model)
         return None
     note: str | None = None
     input_usd, output_usd = batch
@@ -81,6 +96,11 @@ def cost_of(
         live_equivalent_usd=live_total,
         note=note,
     )
+
+
+def forget_unpriced() -> None:
+    """Report unpriced models again, as a new process would (for tests)."""
+    _UNPRICED.clear()
 
 
 _Context = tuple[str, str] | None

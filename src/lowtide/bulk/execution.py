@@ -30,11 +30,11 @@ from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMo
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
 from lowtide.bulk.tally import BatchTally
 from lowtide.clock import Clock
-from lowtide.config import ActorConfiguration
+from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
 from lowtide.ledger.runs import ItemRow, RunStore
 from lowtide.ledger.store import Ledger, RequestRecord
-from lowtide.providers.base import Outcome
+from lowtide.providers.base import Outcome, Provider
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["Execution", "Prepared", "RunActor", "RunDefinition"]
@@ -47,7 +47,7 @@ _REPORT_EVERY = 0.2
 
 class RunActor(Protocol):
     """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
-    from its defaults, and its provider's batch codec and backend."""
+    from its defaults, its provider (for the pre-send checks), and its batch codec and backend."""
 
     @property
     def name(self) -> str: ...
@@ -64,6 +64,8 @@ class RunActor(Protocol):
     def request(
         self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
     ) -> ActorRequest: ...
+
+    def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider: ...
 
     def batch_codec(self, capability: str = ...) -> BatchCodec: ...
 

@@ -152,6 +152,13 @@ class PlannedBatch:
     bytes: int = 0
     cost_low_usd: Decimal = Decimal(0)
     cost_high_usd: Decimal = Decimal(0)
+    priced: bool = True
+    """False when a request in it names a model with no known price: its cost is unknown (never $0)."""
+
+    def cost_text(self) -> str:
+        if not self.priced:
+            return "cost unknown"
+        return f"${self.cost_low_usd:.4f} to ${self.cost_high_usd:.4f}"
 
 
 @dataclass
@@ -166,6 +173,7 @@ class RunPlan:
     not_run: int = 0
     """Items past the cost limit: a run would not send them (judged on worst cases, the most pessimistic view)."""
     unpriced_model: str | None = None
+    """A model of the run with no known price: the run's cost is then unknown."""
 
     @property
     def requests(self) -> int:
@@ -186,10 +194,7 @@ class RunPlan:
             f" {self.requests} to send in {len(self.batches)} batch(es)"
         ]
         for number, batch in enumerate(self.batches, 1):
-            out.append(
-                f"  batch {number}: {batch.requests} request(s), {batch.bytes:,} bytes,"
-                f" ${batch.cost_low_usd:.4f} to ${batch.cost_high_usd:.4f}"
-            )
+            out.append(f"  batch {number}: {batch.requests} request(s), {batch.bytes:,} bytes, {batch.cost_text()}")
         if self.unpriced_model is not None:
             out.append(f"estimated cost: unknown (no price for model {self.unpriced_model!r})")
         else:
@@ -202,6 +207,8 @@ class RunPlan:
         return out
 
     def as_json(self) -> dict[str, Any]:
+        """The plan as JSON; an unknown cost is null, never 0."""
+        priced = self.unpriced_model is None
         return {
             "run_id": self.run_id,
             "items_total": self.items_total,
@@ -211,13 +218,14 @@ class RunPlan:
                 {
                     "requests": b.requests,
                     "bytes": b.bytes,
-                    "cost_low_usd": str(b.cost_low_usd),
-                    "cost_high_usd": str(b.cost_high_usd),
+                    "cost_low_usd": str(b.cost_low_usd) if b.priced else None,
+                    "cost_high_usd": str(b.cost_high_usd) if b.priced else None,
                 }
                 for b in self.batches
             ],
-            "cost_low_usd": str(self.cost_low_usd),
-            "cost_high_usd": str(self.cost_high_usd),
+            "cost_low_usd": str(self.cost_low_usd) if priced else None,
+            "cost_high_usd": str(self.cost_high_usd) if priced else None,
+            "unpriced_model": self.unpriced_model,
             "cost_limit_usd": str(self.cost_limit_usd) if self.cost_limit_usd is not None else None,
             "not_run": self.not_run,
         }

@@ -21,12 +21,14 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
@@ -39,6 +41,7 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import ItemRow, NewItem, RunStore
 from lowtide.ledger.store import RequestState
+from lowtide.types import ActorRequest
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "item_status", "load_run", "retry_run"]
 
@@ -106,8 +109,7 @@ class BulkRun:
             )
         if max_parallel_batches < 1:
             raise ConfigurationError("max_parallel_batches must be at least 1.", field="max_parallel_batches")
-        if max_cost_usd is not None and Decimal(str(max_cost_usd)) <= 0:
-            raise ConfigurationError("max_cost_usd must be more than 0.", field="max_cost_usd")
+        budget = check_budget(max_cost_usd) if max_cost_usd is not None else None
         if time_limit is not None and time_limit <= 0:
             raise ConfigurationError("time_limit must be more than 0 seconds.", field="time_limit")
         self.actor = actor
@@ -117,7 +119,7 @@ class BulkRun:
         self.citations = citations
         self.items_per_batch = items_per_batch
         self.max_parallel_batches = max_parallel_batches
-        self.max_cost_usd = Decimal(str(max_cost_usd)) if max_cost_usd is not None else None
+        self.max_cost_usd = budget
         self.time_limit = time_limit
         self.cancel_grace = cancel_grace
         self.results_dir = Path(results_dir) if results_dir is not None else None
@@ -163,7 +165,7 @@ class BulkRun:
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        prepared = self._prepare(write=False)
+        prepared = self._prepare(self._check(write=False), write=False)
         plan = RunPlan(
             run_id=prepared.run_id,
             items_total=len(self.jobs),
@@ -181,6 +183,7 @@ class BulkRun:
                 estimate = cost_range(params)
                 if estimate is None:
                     plan.unpriced_model = str(params.get("model"))
+                    batch.priced = False
                     estimate = (Decimal(0), Decimal(0))
                 if over_limit or (self.max_cost_usd is not None and spent + estimate[1] > self.max_cost_usd):
                     over_limit = True
@@ -200,7 +203,9 @@ class BulkRun:
 
         `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
         """
-        prepared = self._prepare(write=True)
+        checked = self._check(write=True)
+        await self._preflight(checked)
+        prepared = self._prepare(checked, write=True)
         if only is not None:
             wanted = set(only)
             prepared.to_send = [index for index in prepared.to_send if index in wanted]
@@ -211,7 +216,7 @@ class BulkRun:
 
         Nothing is sent: a program can hand the id on (to `lowtide status`, to a later `run`) before running it.
         """
-        return self._prepare(write=True).run_id
+        return self._prepare(self._check(write=True), write=True).run_id
 
     def run_sync(self) -> RunResult:
         """`run` for scripts without an event loop."""
@@ -230,7 +235,10 @@ class BulkRun:
         return self.actor.configuration.batch.max_batch_bytes
 
     def _request_params(self, job: Job, *, with_content: bool = True) -> dict[str, Any]:
-        """The Messages params of a job; without content, a stand-in text (to check a job without reading files)."""
+        return self.codec.encode_request(self._request(job, with_content=with_content))
+
+    def _request(self, job: Job, *, with_content: bool = True) -> ActorRequest:
+        """The request of a job; without content, a stand-in text (to check a job without reading files)."""
         citations = job.citations if job.citations is not None else self.citations
         if with_content:
             messages: list[Any] = job_messages(job, citations=citations)
@@ -238,10 +246,9 @@ class BulkRun:
             messages = [message.model_dump() for message in job.messages]
         else:
             messages = [{"role": "user", "content": job.prompt or "-"}]
-        request = self.actor.request(
+        return self.actor.request(
             messages=messages, response_model=self.response_model, **{**self.defaults, **job.overrides}
         )
-        return self.codec.encode_request(request)
 
     @property
     def codec(self) -> BatchCodec:
@@ -254,8 +261,8 @@ class BulkRun:
             params = self._request_params(self.jobs[index])
             yield index, params, self.codec.request_size(self.codec.custom_id_for(prepared.keys[index]), _json(params))
 
-    def _prepare(self, *, write: bool) -> Prepared:
-        """Check every job (nothing is sent before all pass), find or record the run, and sort its items."""
+    def _check(self, *, write: bool) -> _Checked:
+        """Check every job (nothing is sent before all pass): its file, its params, its cost and size."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key): it sends nothing
@@ -263,13 +270,20 @@ class BulkRun:
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
         sizes: list[int] = []
+        probes: dict[str, tuple[int, ActorRequest]] = {}
+        unpriced: ConfigurationError | None = None
         for index, job in enumerate(self.jobs):
             try:
-                params = self._request_params(job, with_content=False)
+                request = self._request(job, with_content=False)
+                params = self.codec.encode_request(request)
             except ConfigurationError as exc:
                 raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
-            if self.max_cost_usd is not None and self.worst_case(params) is None:
-                raise ConfigurationError(
+            # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
+            probe = _canonical({name: params.get(name) for name in ("model", "max_tokens", "tools")})
+            probes.setdefault(probe, (index, request))
+            if self.max_cost_usd is not None and unpriced is None and self.worst_case(params) is None:
+                # Raised once the provider has checked the model: a misspelt one is better told as such.
+                unpriced = ConfigurationError(
                     f"Job {index}{_named(job)}: no price is known for model {params.get('model')!r}, so the cost"
                     " limit cannot be kept.",
                     field="max_cost_usd",
@@ -283,7 +297,22 @@ class BulkRun:
                 )
             sizes.append(size)
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
-        fingerprint = digest.hexdigest()
+        return _Checked(backend, digest.hexdigest(), list(probes.values()), unpriced, sizes)
+
+    async def _preflight(self, checked: _Checked) -> None:
+        """The provider's pre-send checks (which may ask its API), before the run is recorded."""
+        provider = self.actor.provider(BatchProcessingMode.BATCH)
+        for index, request in checked.probes:
+            try:
+                await provider.preflight(request)
+            except ConfigurationError as exc:
+                raise ConfigurationError(f"Job {index}{_named(self.jobs[index])}: {exc}", field=exc.field) from None
+
+    def _prepare(self, checked: _Checked, *, write: bool) -> Prepared:
+        """Find or record the run of checked jobs, and sort its items."""
+        if checked.unpriced is not None:
+            raise checked.unpriced
+        backend, fingerprint, sizes = checked.backend, checked.fingerprint, checked.sizes
         run_id = self.run_id or f"run-{fingerprint[:16]}"
         ledger = self.actor.ledger
         store = RunStore(ledger)
@@ -353,6 +382,20 @@ class BulkRun:
         }
 
 
+@dataclass
+class _Checked:
+    """Jobs that passed every check: the backend to send them with (None for a dry run), the run's fingerprint, one
+    request for each distinct model, max_tokens and tools among them (with the index of its first job), and each
+    job's estimated size."""
+
+    backend: BatchBackend | None
+    fingerprint: str
+    probes: list[tuple[int, ActorRequest]]
+    unpriced: ConfigurationError | None
+    """A cost limit with a job of unknown price: raised once the jobs' models are checked."""
+    sizes: list[int]
+
+
 # Resuming and retrying from the ledger alone.
 
 
@@ -371,7 +414,8 @@ def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
         "citations": bool(saved.get("citations")),
         "items_per_batch": saved.get("items_per_batch"),
         "max_parallel_batches": saved.get("max_parallel_batches") or 4,
-        "max_cost_usd": saved.get("max_cost_usd"),
+        # Recorded as the string of a Decimal.
+        "max_cost_usd": Decimal(saved["max_cost_usd"]) if saved.get("max_cost_usd") is not None else None,
         "time_limit": saved.get("time_limit"),
         "cancel_grace": saved.get("cancel_grace") or 60.0,
         "results_dir": saved.get("results_dir"),

@@ -1,5 +1,5 @@
-"""An offline, faithful Anthropic API (Messages, token counting, Message Batches and Files) and OpenAI API (Files,
-Batches, Responses, Chat Completions, Embeddings) for lowtide's tests and demos.
+"""An offline, faithful Anthropic API (Messages, token counting, Message Batches, Files and Models) and OpenAI API
+(Files, Batches, Responses, Chat Completions, Embeddings) for lowtide's tests and demos.
 
 `Emulator` serves them to the real `anthropic` and `openai` SDKs in process; `lowtide.emulator.server` serves them on
 one socket.

@@ -1,6 +1,6 @@
-"""The `/v1` routes: Messages, Message Batches and Files, each counted, authenticated and exposed to faults before it
-touches any state, saved to the state file after it did, and exposed to after-commit and slow faults before its
-answer goes out."""
+"""The `/v1` routes: Messages, Message Batches, Files and Models, each counted, authenticated and exposed to faults
+before it touches any state, saved to the state file after it did, and exposed to after-commit and slow faults before
+its answer goes out."""
 
 from __future__ import annotations
 
@@ -58,6 +58,9 @@ class _Api:
             (batch, "DELETE", "batches.delete", self.delete_batch),
             (f"{batch}/cancel", "POST", "batches.cancel", self.cancel_batch),
             (f"{batch}/results", "GET", "batches.results", self.batch_results),
+            # The SDK's beta client calls the same paths with `?beta=true`, which routing ignores.
+            ("/v1/models", "GET", "models.list", self.list_models),
+            ("/v1/models/{model_id}", "GET", "models.retrieve", self.retrieve_model),
         ]
         return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
 
@@ -128,6 +131,19 @@ class _Api:
             before_id=query.get("before_id"),
             base_url=str(request.base_url),
         )
+
+    async def list_models(self, request: Request) -> Answer:
+        query = request.query_params
+        return self._backend.list_models(
+            limit=query.get("limit"),
+            after_id=query.get("after_id"),
+            before_id=query.get("before_id"),
+            # The SDK sends a list as `lifecycle[]=active&lifecycle[]=deprecated`.
+            lifecycle=[*query.getlist("lifecycle[]"), *query.getlist("lifecycle")],
+        )
+
+    async def retrieve_model(self, request: Request) -> Answer:
+        return self._backend.retrieve_model(request.path_params["model_id"])
 
     async def retrieve_batch(self, request: Request) -> Answer:
         return self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url))

@@ -19,6 +19,7 @@ from lowtide.emulator.batches import (
     render_batch,
 )
 from lowtide.emulator.cache import PromptCache
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import ApiError, invalid_request, not_found
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.file_sources import checked_params
@@ -51,6 +52,7 @@ class Settings:
     max_batch_bytes: int = API_BATCH_BYTES
     max_request_bytes: int = API_REQUEST_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
+    extra_models: tuple[str, ...] = ()
 
 
 class Backend:
@@ -72,6 +74,7 @@ class Backend:
         self.files = FileStore()
         self.openai = OpenAIBackend(clock, settings, self.faults, self.cache)
         self._openai_state = OpenAIStateCodec()
+        self.models = ModelCatalogue(settings.extra_models)
         if state_file is not None:
             saved = state_file.read()
             if saved is not None:
@@ -119,7 +122,7 @@ class Backend:
             restore_openai(self.openai, saved.openai)
 
     def create_message(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
-        params, _ = checked_params(body, self.files.get, now=self.clock.now(), betas=betas)
+        params, _ = checked_params(body, self.files.get, models=self.models, now=self.clock.now(), betas=betas)
         marker = find_marker(params)
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
@@ -131,7 +134,9 @@ class Backend:
 
     def count_tokens(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
         """What the same request would report as its input, cached or not: the sum of its usage's input fields."""
-        params, _ = checked_params(body, self.files.get, now=self.clock.now(), betas=betas, count_tokens=True)
+        params, _ = checked_params(
+            body, self.files.get, models=self.models, now=self.clock.now(), betas=betas, count_tokens=True
+        )
         tokens = analyze_prompt(params).tokens
         counted: JsonObject = {"input_tokens": tokens}
         if params.get("context_management") is not None:
@@ -153,6 +158,14 @@ class Backend:
         self.created_custom_ids.update(custom_id for custom_id, _ in requests)
         # The create response shows the batch in progress even when it is due to end at once.
         return self._render(batch, base_url, status="in_progress")
+
+    def list_models(
+        self, *, limit: str | None, after_id: str | None, before_id: str | None, lifecycle: list[str]
+    ) -> JsonObject:
+        return self.models.page(limit=list_limit(limit), after_id=after_id, before_id=before_id, lifecycle=lifecycle)
+
+    def retrieve_model(self, model_id: str) -> JsonObject:
+        return self.models.retrieve(model_id)
 
     def retrieve_batch(self, batch_id: str, base_url: str) -> JsonObject:
         return self._render(self._find(batch_id), base_url)
@@ -240,7 +253,7 @@ class Backend:
 
     def _settle(self, batch: Batch) -> Settlement:
         if batch.settlement is None:
-            batch.settlement = settle(batch, self.faults, self.cache, self.files.get)
+            batch.settlement = settle(batch, self.faults, self.cache, self.files.get, self.models)
         return batch.settlement
 
     def _render(self, batch: Batch, base_url: str, *, status: ProcessingStatus | None = None) -> JsonObject:

@@ -1,6 +1,6 @@
-"""`Emulator`: an offline Anthropic API (Messages, token counting, Message Batches and Files) and OpenAI API (Files,
-Batches, Responses, Chat Completions, Embeddings) that the real SDKs talk to, in process through an ASGI transport or
-over a socket (see `lowtide.emulator.server`)."""
+"""`Emulator`: an offline Anthropic API (Messages, token counting, Message Batches, Files and Models) and OpenAI API
+(Files, Batches, Responses, Chat Completions, Embeddings) that the real SDKs talk to, in process through an ASGI
+transport or over a socket (see `lowtide.emulator.server`)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ class Emulator:
     With a `state_file`, the emulator starts from the state that file holds (if it exists) and writes its state
     back after every change, so that a new emulator on the same file knows the batches of the one before:
     `lowtide.emulator.state` says what is kept. `StateFileError` when the file cannot be read or written.
+
+    The emulator serves the models of `lowtide.emulator.catalogue` (`GET /v1/models`), plus `extra_models`: a
+    request naming any other model gets the API's 404 `not_found_error`, as a batch request's errored result.
     """
 
     def __init__(
@@ -52,9 +55,13 @@ class Emulator:
         max_request_bytes: int = API_REQUEST_BYTES,
         max_file_bytes: int = MAX_FILE_BYTES,
         state_file: str | os.PathLike[str] | None = None,
+        extra_models: Iterable[str] = (),
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
             raise ValueError("processing_seconds and cancel_seconds cannot be negative")
+        extra = tuple(extra_models)
+        if isinstance(extra_models, str) or not all(_is_name(name) for name in extra):
+            raise ValueError("extra_models must be model names (non-empty strings), e.g. ('claude-unknown-9',)")
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.base_url = base_url
         settings = Settings(
@@ -64,6 +71,7 @@ class Emulator:
             max_batch_bytes=max_batch_bytes,
             max_request_bytes=max_request_bytes,
             max_file_bytes=max_file_bytes,
+            extra_models=extra,
         )
         self._backend = Backend(self.clock, settings, StateFile(state_file) if state_file is not None else None)
         self.app: Starlette = build_app(self._backend)
@@ -168,6 +176,10 @@ class Emulator:
         """Forget batches, uploaded files, call counts, the created counts, faults and the prompt cache (and say so in
         the state file, if there is one)."""
         self._backend.reset()
+
+
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 class _InProcessTransport(httpx2.ASGITransport):

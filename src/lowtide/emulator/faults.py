@@ -42,6 +42,8 @@ ROUTES = (
     "openai.responses.create",
     "openai.chat.completions.create",
     "openai.embeddings.create",
+    "models.list",
+    "models.retrieve",
 )
 
 

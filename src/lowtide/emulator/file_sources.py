@@ -13,6 +13,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import invalid_request
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object
 from lowtide.emulator.media import IMAGE_MEDIA_TYPES
@@ -26,16 +27,18 @@ def checked_params(
     body: object,
     lookup: FileLookup,
     *,
+    models: ModelCatalogue,
     now: float | None,
     betas: frozenset[str] = frozenset(),
     in_batch: bool = False,
     count_tokens: bool = False,
 ) -> tuple[JsonObject, dict[str, StoredFile]]:
-    """`body` validated as a Messages request with its file sources resolved, and the files it used."""
-    params = validate_message_params(body, in_batch=in_batch, betas=betas, count_tokens=count_tokens)
+    """`body` validated as a Messages request with its file sources resolved, and the files it used; `models` are
+    the models served."""
+    params = validate_message_params(body, in_batch=in_batch, betas=betas, count_tokens=count_tokens, models=models)
     resolved, used = resolve_file_sources(params, lookup, now=now)
     if used:
-        validate_message_params(resolved, in_batch=in_batch, betas=betas, count_tokens=count_tokens)
+        validate_message_params(resolved, in_batch=in_batch, betas=betas, count_tokens=count_tokens, models=models)
     return resolved, used
 
 

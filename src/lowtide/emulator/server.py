@@ -74,6 +74,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the emulator's state (batches, outcomes, counters) in PATH, rewritten after every change, and "
         "start from it if it exists, so that a restarted emulator still serves its batches",
     )
+    parser.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="also serve these models, beside the emulator's catalogue of Claude models (comma-separated, repeatable)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request (off by default)")
 
 
@@ -84,6 +91,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             cancel_seconds=args.cancel_seconds,
             api_keys=args.api_keys,
             state_file=args.state_file,
+            extra_models=[name.strip() for names in args.models for name in names.split(",") if name.strip()],
         )
     except StateFileError as error:
         print(f"lowtide emulator: {error}", file=sys.stderr)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from lowtide.emulator.batches import Batch, Settlement
 from lowtide.emulator.cache import NO_CACHE, PromptCache
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import ApiError
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.file_sources import checked_params, resolve_file_sources
@@ -21,7 +22,7 @@ from lowtide.emulator.stored_file import FileLookup
 __all__ = ["result_lines", "settle"]
 
 
-def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup) -> Settlement:
+def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, models: ModelCatalogue) -> Settlement:
     """Each request's result type. Requests run in order, so within a batch the first to send a cacheable
     prefix writes the cache entry and later ones read it. File sources are read from `files` as the batch ends."""
     processed = batch.processed_count()
@@ -36,7 +37,9 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup) 
             # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
             # Messages API would have answered it with.
             try:
-                params, used = checked_params(params, files, now=batch.ended_at, betas=batch.betas, in_batch=True)
+                params, used = checked_params(
+                    params, files, models=models, now=batch.ended_at, betas=batch.betas, in_batch=True
+                )
             except ApiError as error:
                 outcome = Outcome("errored", error.error_type, error.message)
             else:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from lowtide.emulator.betas import check_beta_params, enabled_beta_params
+from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.documents import check_citations, check_document_block, check_image_block
 from lowtide.emulator.errors import invalid_request, not_found
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
@@ -79,13 +80,23 @@ _BLOCK_TYPES = frozenset(
 _EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 
 
+_CATALOGUE = ModelCatalogue()
+
+
 def validate_message_params(
-    params: object, *, in_batch: bool = False, betas: frozenset[str] = frozenset(), count_tokens: bool = False
+    params: object,
+    *,
+    in_batch: bool = False,
+    betas: frozenset[str] = frozenset(),
+    count_tokens: bool = False,
+    models: ModelCatalogue = _CATALOGUE,
 ) -> JsonObject:
     """`params` as a Messages request (or with `count_tokens`, a token count request), or the `ApiError` the API
-    would answer with. `betas` are the request's `anthropic-beta` values, which enable beta-only parameters.
+    would answer with. `betas` are the request's `anthropic-beta` values, which enable beta-only parameters; `models`
+    are the models served.
 
-    The model is checked last: the API reports a malformed request (400) before an unknown model (404).
+    The model is checked last: the API reports a malformed request (400) before an unknown model (404), which is
+    one `models` does not serve (not in it, or retired). `max_tokens` is checked against the model's own limit.
     """
     body = as_object(params)
     if body is None:
@@ -100,7 +111,11 @@ def validate_message_params(
     model = body["model"]
     if not isinstance(model, str):
         raise invalid_request("model: Input should be a valid string")
-    max_tokens = None if count_tokens else _check_max_tokens(body["max_tokens"], model)
+    max_tokens = (
+        None
+        if count_tokens
+        else _check_max_tokens(body["max_tokens"], model, models.max_tokens(model) or MAX_OUTPUT_TOKENS)
+    )
     _check_messages(body["messages"])
     _check_system(body.get("system"))
     tools = _check_tools(body.get("tools"))
@@ -116,7 +131,7 @@ def validate_message_params(
     _check_cache_control(body.get("cache_control"), "cache_control")
     _check_breakpoint_count(body)
     check_beta_params(body, betas)
-    if not model.startswith("claude-"):
+    if models.serves(model) is None:
         raise not_found(f"model: {model}")
     return body
 
@@ -177,16 +192,15 @@ def _check_batch_request(item: object, index: int, seen: set[str]) -> tuple[str,
     return custom_id, params
 
 
-def _check_max_tokens(value: object, model: str) -> int:
+def _check_max_tokens(value: object, model: str, limit: int) -> int:
     if not is_int(value):
         raise invalid_request("max_tokens: Input should be a valid integer")
     assert isinstance(value, int)
     if value < 1:
         raise invalid_request("max_tokens: Input should be greater than or equal to 1")
-    if value > MAX_OUTPUT_TOKENS:
+    if value > limit:
         raise invalid_request(
-            f"max_tokens: {value} > {MAX_OUTPUT_TOKENS}, which is the maximum allowed number of output tokens "
-            f"for {model}"
+            f"max_tokens: {value} > {limit}, which is the maximum allowed number of output tokens for {model}"
         )
     return value
 

@@ -66,6 +66,12 @@ class Provider(ABC):
     codec: ClassVar[BatchCodec | None] = None
     """A batch provider's requests and results as pure functions (no client, no key): what a dry run needs."""
 
+    async def preflight(self, request: ActorRequest) -> None:
+        """Refuse `request`, with a `ConfigurationError` naming the field, if this provider's API would refuse it
+        (an unknown model, a `max_tokens` beyond the model's limit, a tool it would not take), before anything is
+        recorded or sent. It may ask the API, as long as it remembers the answer; the default checks nothing."""
+        return
+
     @abstractmethod
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         """Answer one request, raising its `ActorError` if it fails."""

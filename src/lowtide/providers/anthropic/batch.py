@@ -9,6 +9,7 @@ them to their requests on `custom_id`. Each request gets its own outcome; one fa
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +29,7 @@ from lowtide.providers.anthropic.backend import (
     remote_batch,
     request_id_of,
 )
+from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
@@ -86,6 +88,9 @@ class ClaudeBatchProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         client, owns_client = build_client(options)
+        self._closable, self._owns_client = client, owns_client
+        # The pre-send checks ask the Models API once per model; a failure is skipped, never retried blindly.
+        self._client = client.with_options(max_retries=0)
         self._clock = options.clock
         self.settings: BatchSettings = options.batch
         self.backend = AnthropicBatchBackend(
@@ -101,6 +106,14 @@ class ClaudeBatchProvider(Provider):
     def endpoint(self) -> str:
         """The API's base URL: what the ledger records of where a batch lives (never the key)."""
         return self.backend.endpoint
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        # The client as given or built (not the copy without retries), which is what names the endpoint.
+        return directory_for(self._closable, owned=self._owns_client)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        await preflight(self._client, self._models, request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from lowtide.config import BatchProcessingMode
+from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.mapping import split_for_sdk, to_message_params, to_response, translate_errors
 from lowtide.providers.base import Capability, Provider, ProviderOptions
@@ -30,6 +32,13 @@ class ClaudeProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        return directory_for(self._client, owned=self._owns_client)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        await preflight(self._client, self._models, request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         named, extra_body = split_for_sdk(to_message_params(request), self._client.messages.stream)
