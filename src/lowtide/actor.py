@@ -391,7 +391,7 @@ class Actor:
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either
         estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-        return within_limits(estimate, str(params.get("model", "")), limits)
+        return within_limits(estimate, engine.backend.codec.model_of(params), limits)
 
     def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
         """The batch codec of this actor's provider: its requests and results as pure functions, reachable without

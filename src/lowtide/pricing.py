@@ -279,3 +279,22 @@ def worst_case_cost(
     usage = Usage(input_tokens=estimate_input_tokens(params), output_tokens=int(params.get("max_tokens", 0)))
     cost = cost_of(usage, str(params.get("model", "")), mode=mode, provider=provider)
     return cost.total_usd if cost is not None else None
+
+
+# Input tokens at about four bytes each: the low end of an estimate (the budget check's high end uses three).
+_LOW_BYTES_PER_TOKEN = 4
+
+
+def cost_range(
+    model: str, *, input_tokens: int, max_output_tokens: int, mode: BatchProcessingMode, provider: str = "anthropic"
+) -> tuple[Decimal, Decimal] | None:
+    """(low, high) estimate of one request, for a dry run: input alone at about four bytes a token, up to
+    `input_tokens` (the high estimate, at three) and output at its maximum; `None` for an unpriced model."""
+    low_input = max(1, input_tokens * _BYTES_PER_TOKEN // _LOW_BYTES_PER_TOKEN)
+    low = cost_of(Usage(input_tokens=low_input), model, mode=mode, provider=provider)
+    high = cost_of(
+        Usage(input_tokens=input_tokens, output_tokens=max_output_tokens), model, mode=mode, provider=provider
+    )
+    if low is None or high is None:
+        return None
+    return low.total_usd, high.total_usd

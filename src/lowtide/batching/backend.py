@@ -148,6 +148,23 @@ class BatchCodec(ABC):
         """The most one request can cost at `mode`'s prices (None when the price is unknown), for budgets."""
         return None
 
+    def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
+        """(low, high) estimate of one request at batch prices, for a dry run (None when the price is unknown).
+        By default: from nothing to its worst case."""
+        high = self.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+        return None if high is None else (Decimal(0), high)
+
+    def model_of(self, params: Mapping[str, Any]) -> str:
+        """The model a request body names (recorded with the request, and what its price is read for)."""
+        model = params.get("model")
+        return model if isinstance(model, str) else ""
+
+    def batch_group(self, params: Mapping[str, Any] | str, model: str) -> str:
+        """What requests travelling in one batch must share (`params` may be the JSON the ledger holds): a
+        provider whose batches take one model or one endpoint each says so here. Requests of different groups are
+        sent in batches of their own. By default every request may travel with any other."""
+        return ""
+
     def custom_id_of(self, line: ResultLine) -> str | None:
         """The custom id a result line names (`custom_id` unless the provider calls it otherwise)."""
         custom_id = line.get("custom_id")
@@ -216,6 +233,12 @@ class BatchBackend(ABC):
     ) -> None:
         """Feed every result line of an ended batch to `handle`, never holding them all. A broken download is
         fetched again from the start, so `handle` must accept a line it has seen."""
+
+    def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
+        """The result line standing for a request the ended `batch` wrote no line for, when the provider leaves such
+        requests out on purpose (canceled before they ran, or a batch that failed as a whole); None when a missing
+        line means the request was lost."""
+        return None
 
     @abstractmethod
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:

@@ -19,15 +19,14 @@ __all__ = ["Coalescing"]
 
 class Coalescing(EngineCore):
     def _enqueue(self, record: RequestRecord) -> None:
-        self._queue_entry(Queued(record.key, record.custom_id, record.params, record.params_bytes + 64))
+        self._queue_entry(Queued(record.key, record.custom_id, record.params, record.params_bytes + 64, record.model))
 
     def _queue_entry(self, entry: Queued) -> asyncio.Future[Outcome]:
         """Queue a request for the next batch (once); the future of its outcome."""
         if entry.key in self._queued_keys:
             return self._future(entry.key)
         if self._queue and (
-            len(self._queue) + 1 > self.settings.max_batch_requests
-            or self._queue_bytes + entry.size > self.settings.max_batch_bytes
+            len(self._queue) + 1 > self.max_requests or self._queue_bytes + entry.size > self.max_bytes
         ):
             self._flush()
         self._queue.append(entry)
@@ -51,8 +50,8 @@ class Coalescing(EngineCore):
             self._window.cancel()
         self._window = None
         entries, self._queue, self._queue_bytes = self._queue, [], 0
-        if entries:
-            self._spawn(self._dispatch(entries), waiters=[entry.key for entry in entries])
+        for group in self._groups(entries):
+            self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
 
     def _window_failed(self, error: ActorError) -> None:
         """The coalescing window failed: fail what it held and let the next call open a new one."""

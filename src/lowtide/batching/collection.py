@@ -160,6 +160,11 @@ class Collection(EngineCore):
             log.error(
                 "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id
             )
+        unanswered = self.backend.unanswered_line
+        for custom_id in [custom_id for custom_id in members if custom_id not in seen]:
+            line = unanswered(ended, custom_id)
+            if line is not None:
+                handle(line)  # a request the provider left out on purpose: the line it stands for
         for custom_id, key in members.items():
             if custom_id not in seen:
                 error = BatchRequestError(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.batching.backend import BatchBackend, RemoteBatch
+from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch
 from lowtide.batching.keys import owner_id
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -46,8 +46,9 @@ class Queued:
     key: str
     custom_id: str
     params: dict[str, Any] | str
-    """The Messages params, or (for a call claimed just now) their JSON as the ledger holds it."""
+    """The provider's request body, or (for a call claimed just now) its JSON as the ledger holds it."""
     size: int
+    model: str = ""
 
 
 # What each background task does, in the words an error gives its waiting calls.
@@ -82,6 +83,10 @@ class EngineCore:
         self.ledger = ledger
         self.endpoint = endpoint
         self.settings = settings
+        # A batch holds what the settings allow and the provider takes, whichever is less.
+        limits = backend.codec.limits
+        self.max_requests = min(settings.max_batch_requests, limits.max_requests)
+        self.max_bytes = min(settings.max_batch_bytes, limits.max_bytes)
         self._clock = clock
         self.owner = owner or owner_id()
         self._queue: list[Queued] = []
@@ -137,6 +142,16 @@ class EngineCore:
                 # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
                 # (Marked here rather than by a done callback on every future: one callback each costs a context.)
                 future.exception()
+
+    def _groups(self, entries: list[Queued]) -> list[list[Queued]]:
+        """`entries` split by what a batch of the provider's must share (`BatchCodec.batch_group`), in order."""
+        codec = self.backend.codec
+        if not entries or type(codec).batch_group is BatchCodec.batch_group:
+            return [entries] if entries else []  # any request may travel with any other: one batch
+        groups: dict[str, list[Queued]] = {}
+        for entry in entries:
+            groups.setdefault(codec.batch_group(entry.params, entry.model), []).append(entry)
+        return list(groups.values())
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None], *, waiters: Waiters) -> asyncio.Task[None]:
         """Run `coroutine` as a task of this engine. Should it fail, `waiters` (the keys whose calls wait on it, a

@@ -58,7 +58,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         worst_case_usd: Decimal | None = None,
     ) -> ActorResponse[Any]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
-        model = str(params.get("model", ""))
+        model = self.backend.codec.model_of(params)
         outcome = self.claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
         del params  # queued as JSON once claimed: thousands of waiting calls need not keep their params alive
         return self.deliver(await outcome, response_model)
@@ -125,7 +125,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                     key=call.key,
                     custom_id=self.backend.codec.custom_id_for(call.key),
                     actor=actor,
-                    model=str(call.params.get("model", "")),
+                    model=self.backend.codec.model_of(call.params),
                     params=call.params,
                     max_attempts=self.settings.max_attempts,
                     worst_case_usd=call.worst_case_usd,
@@ -145,12 +145,12 @@ class BatchEngine(Coalescing, Submission, Collection):
                 # Claimed by a process that stopped before its batch existed: it travels in this group instead.
                 record = self._take_abandoned(record) or record
             if record.state is RequestState.PENDING and record.owner == self.owner and not self._mine(record):
-                fresh.append(Queued(record.key, record.custom_id, call.params, call.size))
+                fresh.append(Queued(record.key, record.custom_id, call.params, call.size, record.model))
                 futures[record.key] = self._future(record.key)
             else:
                 futures[record.key] = asyncio.ensure_future(self._final(record))
-        if fresh:
-            self._spawn(self._dispatch(fresh), waiters=[entry.key for entry in fresh])
+        for group in self._groups(fresh):
+            self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
         return futures
 
     async def outcome(self, key: str) -> Outcome:
@@ -196,7 +196,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         """Claim `key` for `params`; the future gives a new request's outcome future (it is queued here), or the
         record of a key the ledger already knew. It fails if that key names other params."""
         claimed: asyncio.Future[_Entered] = asyncio.get_running_loop().create_future()
-        self._claim(params, str(params.get("model", "")), key, actor, worst_case_usd, claimed, until_final=False)
+        self._claim(params, self.backend.codec.model_of(params), key, actor, worst_case_usd, claimed, until_final=False)
         return claimed
 
     def _claim(
@@ -284,7 +284,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                 # Inserted just now, so this engine owns it: queued as the JSON the ledger holds, to send as it is.
                 firsts[new.key] = new
                 params = inserted[new.key]
-                entry = Queued(new.key, new.custom_id, params, len(params) + 64)
+                entry = Queued(new.key, new.custom_id, params, len(params) + 64, new.model)
                 if until_final:
                     self._futures[new.key] = claimed  # the caller's future is the outcome's: it is woken once
                     self._queue_entry(entry)

@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import ConfigurationError
-from lowtide.pricing import cost_of, estimate_input_tokens
-from lowtide.types import Usage
 
 __all__ = [
     "API_MAX_BATCH_BYTES",
@@ -26,7 +23,6 @@ __all__ = [
     "RunPlan",
     "Splitter",
     "batches_from",
-    "cost_range",
     "request_size",
     "split",
 ]
@@ -37,8 +33,6 @@ API_MAX_BATCH_BYTES = 256_000_000
 T = TypeVar("T")
 
 _ENVELOPE_BYTES = len('{"custom_id":"","params":},')
-# Input tokens at about four bytes each: the low end of an estimate (the budget check's high end uses three).
-_LOW_BYTES_PER_TOKEN = 4
 
 
 def request_size(custom_id: str, params: Mapping[str, Any]) -> int:
@@ -128,22 +122,6 @@ def batches_from(sizes: Sequence[int], *, max_requests: int, max_bytes: int) -> 
     for start in range(count - 1, -1, -1):
         after[start] = 1 + after[ends[start]]
     return after
-
-
-def cost_range(params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
-    """(low, high) batch-price estimate of one request: input only at ~4 bytes a token, up to the worst case."""
-    model = str(params.get("model", ""))
-    high_input = estimate_input_tokens(params)
-    low_input = max(1, high_input * 3 // _LOW_BYTES_PER_TOKEN)
-    low = cost_of(Usage(input_tokens=low_input), model, mode=BatchProcessingMode.BATCH)
-    high = cost_of(
-        Usage(input_tokens=high_input, output_tokens=int(params.get("max_tokens", 0))),
-        model,
-        mode=BatchProcessingMode.BATCH,
-    )
-    if low is None or high is None:
-        return None
-    return low.total_usd, high.total_usd
 
 
 @dataclass

@@ -32,7 +32,7 @@ from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
-from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, cost_range, split
+from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.config import BatchProcessingMode
@@ -180,9 +180,9 @@ class BulkRun:
         ):
             batch = PlannedBatch()
             for _, params, size in group:
-                estimate = cost_range(params)
+                estimate = self.codec.cost_range(params)
                 if estimate is None:
-                    plan.unpriced_model = str(params.get("model"))
+                    plan.unpriced_model = self.codec.model_of(params)
                     batch.priced = False
                     estimate = (Decimal(0), Decimal(0))
                 if over_limit or (self.max_cost_usd is not None and spent + estimate[1] > self.max_cost_usd):
@@ -226,13 +226,14 @@ class BulkRun:
 
     def max_requests(self) -> int:
         settings = self.actor.configuration.batch
-        return min(self.items_per_batch or API_MAX_BATCH_REQUESTS, settings.max_batch_requests)
+        limit = self.codec.limits.max_requests
+        return min(self.items_per_batch or limit, settings.max_batch_requests, limit)
 
     def worst_case(self, params: Mapping[str, Any]) -> Decimal | None:
         return self.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
 
     def max_bytes(self) -> int:
-        return self.actor.configuration.batch.max_batch_bytes
+        return min(self.actor.configuration.batch.max_batch_bytes, self.codec.limits.max_bytes)
 
     def _request_params(self, job: Job, *, with_content: bool = True) -> dict[str, Any]:
         return self.codec.encode_request(self._request(job, with_content=with_content))

@@ -18,8 +18,6 @@ import httpx2
 from anthropic import AsyncAnthropic
 from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
 
 from lowtide.batching.backend import (
     BatchBackend,
@@ -31,10 +29,11 @@ from lowtide.batching.backend import (
     RemoteBatch,
     ResultLine,
 )
+from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, APIConnectionError, APIError, OverloadedError, RateLimitError
-from lowtide.pricing import worst_case_cost
+from lowtide.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.providers.anthropic.mapping import (
     custom_id_for,
     line_outcome,
@@ -121,6 +120,14 @@ class AnthropicBatchCodec(BatchCodec):
         self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
         return worst_case_cost(params, mode=mode)
+
+    def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
+        return cost_range(
+            self.model_of(params),
+            input_tokens=estimate_input_tokens(params),
+            max_output_tokens=int(params.get("max_tokens", 0)),
+            mode=BatchProcessingMode.BATCH,
+        )
 
     # Answers.
 
@@ -246,41 +253,11 @@ class AnthropicBatchBackend(BatchBackend):
         return known.results_url
 
     async def _retrying(
-        self,
-        call: Callable[[], Awaitable[T]],
-        *,
-        retry_on: tuple[type[APIError], ...] | None = None,
+        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
     ) -> T:
-        """Run `call` with SDK errors translated, retrying transient failures with backoff and jitter.
-
-        `retry_on` narrows what is retried; by default every error that says it is retryable is.
-        A wait the API asked for (`retry-after`) is honoured.
-        """
-        backoff = wait_exponential_jitter(initial=1, max=60)
-
-        def should_retry(exc: BaseException) -> bool:
-            if retry_on is not None:
-                return isinstance(exc, retry_on)
-            return isinstance(exc, APIError) and exc.retryable
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome is not None else None
-            if isinstance(exc, RateLimitError) and exc.retry_after is not None:
-                return exc.retry_after
-            return backoff(state)
-
-        async def translated() -> T:
-            with translate_errors():
-                return await call()
-
-        retrying: AsyncRetrying = AsyncRetrying(
-            sleep=self._clock.sleep,
-            stop=stop_after_attempt(self.settings.api_retries + 1),
-            wait=wait,
-            retry=retry_if_exception(should_retry),
-            reraise=True,
+        return await retrying(
+            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
         )
-        return await retrying(translated)
 
 
 _RESULTS_OPTIONS: Any = {"headers": _RESULTS_FILE}

@@ -1,0 +1,121 @@
+"""One batch, outside the ledger: any provider's requests sent through its `BatchBackend` as one batch (one per group
+of requests its batches must keep apart), waited for, and answered request by request. What a batch provider's
+`complete_many` does when called directly, without the durable engine's keys, coalescing or exactly-once create."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lowtide.batching.backend import BatchBackend
+from lowtide.batching.polling import wait_until_ended
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings
+from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
+from lowtide.ledger.store import stored_json
+from lowtide.providers.base import Outcome
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = ["run_batch"]
+
+log = logging.getLogger(__name__)
+
+
+class _NoSteps:
+    """A one-shot create keeps no record of its steps: nothing takes it over after a crash."""
+
+    def done(self, step: str, value: str) -> None:
+        return
+
+    def previous(self, step: str) -> str | None:
+        return None
+
+
+async def run_batch(
+    backend: BatchBackend, requests: Sequence[ActorRequest], *, settings: BatchSettings, clock: Clock
+) -> list[Outcome]:
+    """Each request's outcome, in order. A request's `custom_id` names it (checked unique); without one it is
+    `request-<index>`. Requests whose batches must differ (`BatchCodec.batch_group`) go in batches of their own."""
+    codec = backend.codec
+    if not requests:
+        raise ConfigurationError("A batch needs at least one request.", field="requests")
+    named: dict[str, tuple[int, ActorRequest, dict[str, Any]]] = {}
+    groups: dict[str, list[str]] = {}
+    for index, request in enumerate(requests):
+        name = request.custom_id or f"request-{index}"
+        custom_id = codec.custom_id_for(name)
+        if custom_id in named:
+            raise ConfigurationError(f"custom_id {name!r} is used twice in one batch.", field="custom_id")
+        params = codec.encode_request(request)
+        named[custom_id] = (index, request, params)
+        groups.setdefault(codec.batch_group(params, codec.model_of(params)), []).append(custom_id)
+    for members in groups.values():
+        if len(members) > codec.limits.max_requests:
+            raise ConfigurationError(
+                f"{len(members)} requests exceed the API's limit of {codec.limits.max_requests:,} per batch.",
+                field="requests",
+            )
+    answers = await asyncio.gather(
+        *(_one_batch(backend, {c: named[c][2] for c in members}, settings, clock) for members in groups.values())
+    )
+    outcomes: list[Outcome | None] = [None] * len(requests)
+    for answered in answers:
+        for custom_id, outcome in answered.items():
+            index, request, _ = named[custom_id]
+            outcomes[index] = _parsed(backend, outcome, request)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+async def _one_batch(
+    backend: BatchBackend, members: Mapping[str, dict[str, Any]], settings: BatchSettings, clock: Clock
+) -> dict[str, Outcome]:
+    codec = backend.codec
+    size = sum(codec.request_size(custom_id, stored_json(params)) for custom_id, params in members.items())
+    if size > codec.limits.max_bytes:
+        raise ConfigurationError(
+            f"The batch is {size / 2**20:.1f} MiB, over the API's limit of {codec.limits.max_bytes / 2**20:.0f} MiB;"
+            " split it.",
+            field="requests",
+        )
+    body = codec.encode((custom_id, stored_json(params)) for custom_id, params in members.items())
+    remote = await backend.create(body, len(members), intent_id=f"lt_{uuid.uuid4().hex}", steps=_NoSteps())
+    try:
+        ended = await wait_until_ended(backend, remote, settings=settings, clock=clock)
+    except BatchTimeoutError as exc:
+        exc.custom_ids = list(members)
+        raise
+    outcomes: dict[str, Outcome] = {}
+
+    def handle(line: Mapping[str, Any]) -> None:
+        custom_id = codec.custom_id_of(line)
+        if custom_id is not None and custom_id in members and custom_id not in outcomes:
+            outcomes[custom_id] = codec.line_outcome(line, batch_id=ended.id, request_id=remote.request_id)[0]
+
+    await backend.stream_results(ended, handle, expected=len(members))
+    for custom_id in members:
+        line = backend.unanswered_line(ended, custom_id) if custom_id not in outcomes else None
+        if line is not None:
+            handle(line)
+        elif custom_id not in outcomes:
+            outcomes[custom_id] = BatchRequestError(
+                f"Batch {ended.id} ended without a result for request {custom_id}.",
+                batch_id=ended.id,
+                custom_id=custom_id,
+            )
+    try:
+        await backend.finished(ended)
+    except ActorError as exc:  # the answers are in hand; a file left behind costs nothing
+        log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)
+    return outcomes
+
+
+def _parsed(backend: BatchBackend, outcome: Outcome, request: ActorRequest) -> Outcome:
+    if request.response_model is None or not isinstance(outcome, ActorResponse):
+        return outcome
+    try:
+        return backend.codec.parse(outcome, request.response_model)
+    except ActorError as exc:
+        return exc

@@ -1,0 +1,285 @@
+"""OpenAI's Batch API as a `BatchBackend`: upload the input file, create the batch with lowtide's intent id in its
+metadata, poll it, read its output and error files. Every shape, status name and id rule of it stays here.
+
+A create is two calls. The uploaded file's id is recorded as a step of the create (`CreateSteps`), so the same
+intent sent again reuses it instead of uploading again. The batch carries the intent id in `metadata`, so a create
+whose outcome is unknown is found exactly (`finds_by_intent`), never guessed at by size.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
+
+from openai import AsyncOpenAI
+from openai.types import Batch
+
+from lowtide.batching.backend import BatchBackend, BatchCodec, Counts, CreateSteps, Phase, RemoteBatch, ResultLine
+from lowtide.batching.retrying import retrying
+from lowtide.clock import Clock
+from lowtide.config import BatchSettings
+from lowtide.errors import APIConnectionError, APIError, InvalidRequestError, NotFoundError, RateLimitError
+from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
+from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE, translate_errors
+
+__all__ = ["INTENT_KEY", "OpenAIBatchBackend", "remote_batch"]
+
+log = logging.getLogger(__name__)
+
+INTENT_KEY = "lowtide_intent"
+"""The batch metadata key that carries lowtide's intent id."""
+INPUT_FILE_STEP = "input_file"
+
+_PHASES = {
+    "validating": Phase.RUNNING,
+    "in_progress": Phase.RUNNING,
+    "finalizing": Phase.RUNNING,
+    "cancelling": Phase.CANCELING,
+    "completed": Phase.ENDED,
+    "failed": Phase.ENDED,
+    "expired": Phase.ENDED,
+    "cancelled": Phase.ENDED,
+}
+BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
+T = TypeVar("T")
+
+
+def remote_batch(batch: Batch) -> RemoteBatch:
+    """The neutral record of an OpenAI batch. Requests an ended batch did not finish are counted as it ended them:
+    expired, canceled, or (a batch that failed validation) errored."""
+    counts = batch.request_counts
+    total = counts.total if counts is not None else 0
+    done = counts.completed if counts is not None else 0
+    failed = counts.failed if counts is not None else 0
+    rest = max(0, total - done - failed)
+    phase = _PHASES.get(batch.status, Phase.RUNNING)
+    if phase is not Phase.ENDED:
+        neutral = Counts(processing=rest, succeeded=done, errored=failed)
+    elif batch.status == "expired":
+        neutral = Counts(succeeded=done, errored=failed, expired=rest)
+    elif batch.status == "cancelled":
+        neutral = Counts(succeeded=done, errored=failed, canceled=rest)
+    else:
+        neutral = Counts(succeeded=done, errored=failed + rest)
+    ended = batch.completed_at or batch.failed_at or batch.expired_at or batch.cancelled_at
+    metadata = batch.metadata or {}
+    request_id = getattr(batch, "_request_id", None)
+    return RemoteBatch(
+        id=batch.id,
+        phase=phase,
+        status=batch.status,
+        created_at=float(batch.created_at),
+        counts=neutral,
+        ended_at=float(ended) if ended is not None and phase is Phase.ENDED else None,
+        cancel_requested=batch.cancelling_at is not None or batch.status in ("cancelling", "cancelled"),
+        request_id=request_id if isinstance(request_id, str) else None,
+        intent_id=metadata.get(INTENT_KEY),
+        handle=batch,
+    )
+
+
+class OpenAIBatchBackend(BatchBackend):
+    """The Batch API through one SDK client (its own retries off: lowtide decides what is retried)."""
+
+    codec: BatchCodec = OpenAIBatchCodec()
+    finds_by_intent = True
+
+    def __init__(self, client: AsyncOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
+        self._client = client.with_options(max_retries=0)
+        self._closable = client
+        self._owns_client = owns_client
+        self._clock = clock
+        self.settings = settings
+        self._endpoint = str(self._client.base_url).rstrip("/")
+        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
+        owner = "own" if owns_client else f"client-{id(client)}"
+        self._credential = hashlib.sha256(f"{owner}:{self._client.api_key}".encode()).hexdigest()
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    @property
+    def credential(self) -> str:
+        return self._credential
+
+    # The batch's life.
+
+    async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
+        """Upload the input file (or reuse the one this intent uploaded before), then create the batch naming the
+        intent in its metadata. Only the create of the batch costs money; an upload sent twice costs nothing."""
+        url = _url_of_first_line(body)
+        file_id = steps.previous(INPUT_FILE_STEP)
+        if file_id is None or not await self._file_exists(file_id):
+            file_id = await self._upload(body, intent_id)
+            steps.done(INPUT_FILE_STEP, file_id)
+
+        async def create() -> Batch:
+            return await self._client.batches.create(
+                input_file_id=file_id,
+                endpoint=url,
+                completion_window="24h",
+                metadata={INTENT_KEY: intent_id},
+            )
+
+        # Retried only when refused outright (a rate limit): a create on doubt is reconciled, never blindly resent.
+        batch = await self._retrying(create, retry_on=(RateLimitError,))
+        log.info("Submitted batch %s with %d request(s).", batch.id, count)
+        return remote_batch(batch)
+
+    async def _upload(self, body: bytes, intent_id: str) -> str:
+        async def upload() -> str:
+            uploaded = await self._client.files.create(
+                file=(f"lowtide-{intent_id}.jsonl", body, "application/jsonl"), purpose="batch"
+            )
+            return uploaded.id
+
+        return await self._retrying(upload)
+
+    async def _file_exists(self, file_id: str) -> bool:
+        try:
+            await self._retrying(lambda: self._client.files.retrieve(file_id))
+        except NotFoundError:
+            return False
+        return True
+
+    async def recent(self, *, created_after: float) -> list[RemoteBatch]:
+        found: list[RemoteBatch] = []
+
+        async def listing() -> None:
+            found.clear()
+            async for batch in self._client.batches.list(limit=100):
+                if batch.created_at < created_after:
+                    break  # listed newest first
+                found.append(remote_batch(batch))
+
+        await self._retrying(listing)
+        return found
+
+    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
+        for batch in await self.recent(created_after=created_after):
+            if batch.intent_id == intent_id:
+                return batch
+        return None
+
+    async def retrieve(self, batch_id: str) -> RemoteBatch:
+        return remote_batch(await self._retrying(lambda: self._client.batches.retrieve(batch_id)))
+
+    async def stream_results(
+        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+    ) -> None:
+        """The output file's lines, then the error file's, streamed. A download broken off is fetched again from the
+        start (so `handle` sees lines twice); one that ends cleanly with fewer lines than the batch counts finished
+        is fetched again too, and after the last retry what it holds is taken (the rest were lost)."""
+        known = await self._ended(batch)
+        finished = known.request_counts.completed + known.request_counts.failed if known.request_counts else 0
+        files = [file_id for file_id in (known.output_file_id, known.error_file_id) if file_id]
+        for attempt in range(self.settings.api_retries + 1):
+            lines = 0
+            for file_id in files:
+                lines += await self._retrying(functools.partial(self._read_file, file_id, handle))
+            if lines >= finished or attempt == self.settings.api_retries:
+                if lines < finished:
+                    log.warning("Batch %s counts %d finished requests; its files hold %d.", batch.id, finished, lines)
+                return
+            log.warning("The files of batch %s ended after %d of %d lines; reading them again.", batch.id, lines,
+                        finished)  # fmt: skip
+
+    async def _read_file(self, file_id: str, handle: Callable[[ResultLine], None], *, first_only: bool = False) -> int:
+        """Feed every line of a file (or only its first) to `handle`, and return how many were read."""
+        lines = 0
+        async with self._client.files.with_streaming_response.content(file_id) as response:
+            async for text in response.iter_lines():
+                if not text:
+                    continue
+                try:
+                    line = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise APIConnectionError(f"A line of file {file_id} was cut short.") from exc
+                lines += 1
+                handle(line)
+                if first_only:
+                    break
+        return lines
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        known = await self._ended(batch)
+        firsts: list[ResultLine] = []
+        for file_id in (known.output_file_id, known.error_file_id):
+            if file_id and await self._retrying(
+                functools.partial(self._read_file, file_id, firsts.append, first_only=True)
+            ):
+                custom_id = firsts[-1].get("custom_id")
+                return custom_id if isinstance(custom_id, str) else None
+        return None
+
+    def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
+        """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran
+        none of them; an expired one should list them, and is taken at its word when it does not."""
+        known = batch.handle if isinstance(batch.handle, Batch) else None
+        if batch.status == "cancelled":
+            return {"custom_id": custom_id, "error": {"code": CANCELED_CODE, "message": "The batch was cancelled."}}
+        if batch.status == "expired":
+            return {"custom_id": custom_id, "error": {"code": EXPIRED_CODE, "message": "The batch expired."}}
+        if batch.status == "failed":
+            code, message = _failure(known)
+            return {"custom_id": custom_id, "error": {"code": code, "message": message}}
+        return None
+
+    async def cancel(self, batch_id: str) -> RemoteBatch:
+        batch = await self._retrying(lambda: self._client.batches.cancel(batch_id))
+        log.info("Cancellation of batch %s requested (%s).", batch_id, batch.status)
+        return remote_batch(batch)
+
+    async def finished(self, batch: RemoteBatch) -> None:
+        """Delete the uploaded input file: the answers are stored, and OpenAI would keep it (and count it against
+        the organisation's storage) for 30 days."""
+        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
+        try:
+            await self._retrying(lambda: self._client.files.delete(known.input_file_id))
+        except NotFoundError:
+            return  # deleted already
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._closable.close()
+
+    # Inside.
+
+    async def _raw(self, batch_id: str) -> Batch:
+        return await self._retrying(lambda: self._client.batches.retrieve(batch_id))
+
+    async def _ended(self, batch: RemoteBatch) -> Batch:
+        known = batch.handle if isinstance(batch.handle, Batch) else None
+        if known is None or known.status not in ("completed", "failed", "expired", "cancelled"):
+            known = await self._raw(batch.id)
+        return known
+
+    async def _retrying(
+        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
+    ) -> T:
+        return await retrying(
+            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
+        )
+
+
+def _url_of_first_line(body: bytes) -> BatchEndpoint:
+    first = json.loads(body.split(b"\n", 1)[0])
+    url = first.get("url")
+    if url not in ("/v1/responses", "/v1/chat/completions"):
+        raise InvalidRequestError(f"lowtide sends batches to /v1/responses or /v1/chat/completions, not {url!r}.")
+    return url
+
+
+def _failure(batch: Batch | None) -> tuple[str, str]:
+    """The code and message of a batch that failed as a whole (its input file did not pass validation)."""
+    errors = batch.errors.data if batch is not None and batch.errors is not None and batch.errors.data else []
+    if not errors:
+        return "batch_failed", "The batch failed before any request ran."
+    first = errors[0]
+    where = f" (line {first.line})" if first.line is not None else ""
+    return first.code or "batch_failed", f"{first.message or 'The batch failed.'}{where}"

@@ -1,0 +1,123 @@
+"""OpenAI's Batch API as a `BatchCodec`: a request is one line of the batch's JSONL input file (`method`, `url`,
+`body`), named by a `custom_id`; one batch holds one endpoint and one model; results are output and error file lines.
+Pure: no client, no key."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any, cast
+
+from pydantic import BaseModel
+
+from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ActorError
+from lowtide.pricing import cost_of, cost_range
+from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
+from lowtide.providers.openai.options import PROVIDER_NAME
+from lowtide.types import ActorRequest, ActorResponse, Usage
+
+__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "OpenAIBatchCodec", "body_of", "url_of"]
+
+MAX_BATCH_REQUESTS = 50_000
+MAX_BATCH_BYTES = 200 * 1024 * 1024
+"""OpenAI's limits on one batch's input file: 50,000 requests, 200 MB."""
+
+# `{"custom_id":"",` before the stored request and the newline after it, beyond the custom id itself.
+_ENVELOPE_BYTES = len('{"custom_id":"",') + 1
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# Fewer bytes per token than typical text, so that a budget's estimate errs high.
+_BYTES_PER_TOKEN = 3
+_OUTPUT_LIMITS = ("max_output_tokens", "max_completion_tokens", "max_tokens")
+
+
+def body_of(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The API body of a stored request (`{"method", "url", "body"}`)."""
+    body = params.get("body")
+    return cast("Mapping[str, Any]", body) if isinstance(body, Mapping) else {}
+
+
+def url_of(params: Mapping[str, Any]) -> str:
+    url = params.get("url")
+    return url if isinstance(url, str) else ""
+
+
+class OpenAIBatchCodec(BatchCodec):
+    """Batch API requests and results: a request is stored as its input line without the custom id."""
+
+    name = PROVIDER_NAME
+    limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
+
+    # Requests.
+
+    def encode_request(self, request: ActorRequest) -> dict[str, Any]:
+        encoded = encode_request(request)
+        return {"method": "POST", "url": encoded.url, "body": encoded.body}
+
+    def custom_id_for(self, key: str) -> str:
+        """The key itself when it is a plain id; otherwise a digest of it, which a plain id can never equal."""
+        if _PLAIN_ID.fullmatch(key):
+            return key
+        return "h:" + hashlib.sha256(key.encode()).hexdigest()[:48]
+
+    def request_size(self, custom_id: str, params_json: str) -> int:
+        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
+
+    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
+        """The input file: one line a request, the stored `{"method", "url", "body"}` with its custom id in front."""
+        return "".join(f'{{"custom_id":"{custom_id}",{params[1:]}\n' for custom_id, params in entries).encode()
+
+    def model_of(self, params: Mapping[str, Any]) -> str:
+        model = body_of(params).get("model")
+        return model if isinstance(model, str) else ""
+
+    def batch_group(self, params: Mapping[str, Any] | str, model: str) -> str:
+        """A batch takes one endpoint and one model."""
+        stored: Mapping[str, Any] = json.loads(params) if isinstance(params, str) else params
+        return f"{url_of(stored)} {model}"
+
+    def worst_case_usd(
+        self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
+    ) -> Decimal | None:
+        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
+        cost = cost_of(usage, self.model_of(params), mode=mode, provider=PROVIDER_NAME)
+        return cost.total_usd if cost is not None else None
+
+    def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
+        return cost_range(
+            self.model_of(params),
+            input_tokens=_input_tokens(params),
+            max_output_tokens=_output_limit(params),
+            mode=BatchProcessingMode.BATCH,
+            provider=PROVIDER_NAME,
+        )
+
+    # Answers.
+
+    def line_outcome(
+        self, line: ResultLine, *, batch_id: str, request_id: str | None
+    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+        return line_outcome(line, batch_id=batch_id, request_id=request_id)
+
+    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+        return parse_response(response, response_model)
+
+
+def _input_tokens(params: Mapping[str, Any]) -> int:
+    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
+    body = {name: value for name, value in body_of(params).items() if name not in _OUTPUT_LIMITS}
+    size = len(json.dumps(body, separators=(",", ":"), default=str).encode())
+    return max(1, -(-size // _BYTES_PER_TOKEN))
+
+
+def _output_limit(params: Mapping[str, Any]) -> int:
+    body = body_of(params)
+    for name in _OUTPUT_LIMITS:
+        value = body.get(name)
+        if isinstance(value, int):
+            return value
+    return 0
