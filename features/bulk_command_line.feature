@@ -23,9 +23,9 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And "out.jsonl" has 7 lines in order, with ids "r0" to "r6", line 3 failed and the others the emulated replies to "Summarize: ..."
     And in "out.jsonl" every cost_usd is a JSON number, or null where no answer came
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --progress none --json" runs in the scenario's folder
-    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "batches" is 1
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00048, and whose "batches" is 1
     When "lowtide status rv --json" runs in the scenario's folder
-    Then the command printed JSON whose "cost_usd" is the JSON number 0.00072, and whose "finished" is true
+    Then the command printed JSON whose "cost_usd" is the JSON number 0.00048, and whose "finished" is true
 
   Scenario: lowtide retry sends the failed rows again; the run then ends with every row answered
     Given a CSV file "clean.csv" of 7 reviews
@@ -160,4 +160,4 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --run-id rv --progress plain --progress-interval 0" runs in the scenario's folder
     Then the command exits with 1
     And on stderr, the first line is "run rv: 0/7 items (0 ok, 0 failed, 0 expired, 0 canceled, 0 not run) · batches 0/1 done, 0 in flight · $0.00 spent · ETA unknown"
-    And on stderr, exactly one line says "run rv: 7/7 items (6 ok, 1 failed, 0 expired, 0 canceled, 0 not run) · batches 1/1 done, 0 in flight · $0.0007 spent · done in", and it is the last
+    And on stderr, exactly one line says "run rv: 7/7 items (6 ok, 1 failed, 0 expired, 0 canceled, 0 not run) · batches 1/1 done, 0 in flight · $0.0005 spent · done in", and it is the last

@@ -643,7 +643,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Then the emulator usage is input 0, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
       When I send the emulator a 6000-character message for "claude-sonnet-4-5" with automatic caching
       Then the emulator usage is input 0, cache writes 0 (5m 0, 1h 0) and cache reads 1500
-      When I send the emulator a 6000-character message for "claude-opus-4-1-20250805" with automatic caching
+      When I send the emulator a 6000-character message for "claude-sonnet-5-5" with automatic caching
       Then the emulator usage is input 0, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
 
     Scenario Outline: A prefix shorter than the model's minimum cacheable length is neither written nor read
@@ -657,9 +657,8 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Examples:
         | model                     | short | below | long  | minimum |
         | claude-sonnet-4-5         | 4092  | 1023  | 4096  | 1024    |
-        | claude-opus-4-1-20250805  | 4092  | 1023  | 4096  | 1024    |
+        | claude-sonnet-5-5         | 4092  | 1023  | 4096  | 1024    |
         | claude-sonnet-4-6         | 8188  | 2047  | 8192  | 2048    |
-        | claude-3-5-haiku-20241022 | 8188  | 2047  | 8192  | 2048    |
         | claude-haiku-4-5          | 16380 | 4095  | 16384 | 4096    |
         | claude-opus-4-6           | 16380 | 4095  | 16384 | 4096    |
 

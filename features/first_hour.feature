@@ -15,20 +15,20 @@ Feature: A user's first hour: bad input is refused with one clear line before an
 
     Examples:
       | what                    | method | arguments                             | field        | message                                                |
-      | an empty key            | run    | "Plan it", key=""                     | key          | key must be a non-empty string naming the request      |
-      | a key of spaces         | submit | "Plan it", key="   "                  | key          | key must be a non-empty string naming the request      |
-      | a number for a key      | run    | "Plan it", key=123                    | key          | key must be a non-empty string naming the request (or left out to derive one), not the int 123 |
-      | a number for a key      | submit | "Plan it", key=123                    | key          | not the int 123                                       |
-      | a negative budget       | run    | "Plan it", max_cost_usd=-1            | max_cost_usd | max_cost_usd must be a number of dollars above 0, not -1 |
-      | a budget of nothing     | submit | "Plan it", max_cost_usd=0             | max_cost_usd | above 0, not 0                                         |
-      | a NaN budget            | run    | "Plan it", max_cost_usd=nan           | max_cost_usd | above 0, not nan                                       |
-      | an infinite budget      | run    | "Plan it", max_cost_usd=inf           | max_cost_usd | above 0, not inf                                       |
-      | a budget given as text  | run    | "Plan it", max_cost_usd="5"           | max_cost_usd | above 0, not '5'                                       |
-      | an empty prompt         | run    | ""                                    | prompt       | The prompt is empty: the API refuses a message without content. |
-      | a prompt of whitespace  | run    | "  \n\t "                             | prompt       | The prompt is only whitespace                          |
-      | a prompt of whitespace  | submit | "   "                                 | prompt       | The prompt is only whitespace                          |
-      | an empty prompt, live   | run    | "", mode="live"                       | prompt       | The prompt is empty                                    |
-      | an empty prompt, tools  | run    | "", tools=[]                          | prompt       | The prompt is empty                                    |
+      | an empty key            | run    | "Plan it", key=""                     | key          | key: a key must be a non-empty string naming the call (got str ''). |
+      | a key of spaces         | submit | "Plan it", key="   "                  | key          | key: a key must be a non-empty string naming the call (got str '   '). |
+      | a number for a key      | run    | "Plan it", key=123                    | key          | key: a key must be a non-empty string naming the call (got int 123). |
+      | a number for a key      | submit | "Plan it", key=123                    | key          | (got int 123)                                          |
+      | a negative budget       | run    | "Plan it", max_cost_usd=-1            | max_cost_usd | max_cost_usd: a budget must be a finite number of US dollars more than 0 (got int -1). |
+      | a budget of nothing     | submit | "Plan it", max_cost_usd=0             | max_cost_usd | more than 0 (got int 0)                                |
+      | a NaN budget            | run    | "Plan it", max_cost_usd=nan           | max_cost_usd | more than 0 (got float nan)                            |
+      | an infinite budget      | run    | "Plan it", max_cost_usd=inf           | max_cost_usd | more than 0 (got float inf)                            |
+      | a budget given as text  | run    | "Plan it", max_cost_usd="5"           | max_cost_usd | more than 0 (got str '5')                              |
+      | an empty prompt         | run    | ""                                    | prompt       | prompt: the prompt is empty; the API refuses a message with no text. |
+      | a prompt of whitespace  | run    | "  \n\t "                             | prompt       | the prompt is only whitespace                          |
+      | a prompt of whitespace  | submit | "   "                                 | prompt       | the prompt is only whitespace                          |
+      | an empty prompt, live   | run    | "", mode="live"                       | prompt       | the prompt is empty                                    |
+      | an empty prompt, tools  | run    | "", tools=[]                          | prompt       | the prompt is empty                                    |
 
   Scenario Outline: `lowtide <command>` with an impossible value says which, and exits with 2
     When the command "lowtide <command>" runs

@@ -682,4 +682,4 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
       Examples:
         | model         | provider | says                      |
         | gpt-5.4-mini  | tidepool | No usage shape known      |
-        | gpt-unknown-9 | openai   | No price known for model  |
+        | gpt-unknown-9 | openai   | No price is known for model |

@@ -185,25 +185,8 @@ Feature: An actor answered by OpenAI's live APIs
       """
     Then the answer is the emulated reply to "Is the harbour open?"
 
-  Scenario: OpenAI has no batch mode yet: a batch-mode actor is refused, or answered live when it allows that
-    Given an OpenAI actor "nightly" with:
-      """
-      batch_processing: batch
-      """
-    When the actor is asked "Is the harbour open?"
-    Then a ProviderCapabilityError is raised
-    And the error message contains "fallback_to_live"
-    Given an OpenAI actor "patient" with:
-      """
-      batch_processing: batch
-      fallback_to_live: true
-      """
-    When the actor is asked "Is the harbour open?"
-    Then the answer came through live mode
-    And the answer is the emulated reply to "Is the harbour open?"
-
-  Scenario: The built-in OpenAI provider registers through the plugin entry point, for live mode only
-    Then the default registry has the provider "openai" for live mode only
+  Scenario: The built-in OpenAI provider registers through the plugin entry point, for live and batch modes
+    Then the default registry has the provider "openai" for live and batch modes
 
   Scenario: An actor builds its own OpenAI client from a key, a base URL and an HTTP client, and closes it
     Given an OpenAI actor "own" that builds its own client with the key, the emulator's base URL and an HTTP client

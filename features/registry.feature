@@ -9,13 +9,15 @@ Feature: Provider registry
     And the default provider registry
     Then the registry lists the providers "anthropic, openai"
     And provider "anthropic" offers the modes "live, batch"
-    And provider "openai" offers the modes "live"
+    And provider "openai" offers the modes "live, batch"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
     Then the lookup gives ClaudeBatchProvider in batch mode
     When "openai" is looked up in live mode
     Then the lookup gives OpenAIProvider in live mode
+    When "openai" is looked up in batch mode
+    Then the lookup gives OpenAIBatchProvider in batch mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request

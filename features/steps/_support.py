@@ -529,6 +529,15 @@ async def checked_models(actors: Iterable[Actor]) -> None:
         await actor.provider().preflight(actor.request("-"))
 
 
+def first_prompt(params: Mapping[str, Any]) -> str:
+    """The first message's text of a stored request: Anthropic's params, or an OpenAI batch line's body (Responses
+    `input` or Chat `messages`)."""
+    body = params.get("body", params)
+    messages = body.get("messages") or body.get("input")
+    content = messages[0]["content"]
+    return content if isinstance(content, str) else content[0]["text"]
+
+
 def answer_to(w: World, label: str) -> ActorResponse[Any]:
     outcome = w.asked.get(label)
     assert isinstance(outcome, ActorResponse), f"{label!r} was not answered: {outcome!r}"

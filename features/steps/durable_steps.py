@@ -19,6 +19,7 @@ from _support import (
     check_error,
     checked_models,
     emulated_reply_to,
+    first_prompt,
     names,
     new_program_actor,
     world,
@@ -252,7 +253,7 @@ def step_every_call_answered(context: Any) -> None:
         assert isinstance(outcome, ActorResponse), f"{label!r} was not answered: {outcome!r}"
         assert outcome.text.startswith('Emulated reply to "'), outcome.text
         request = w.ledger().request(label)
-        prompt = request.params["messages"][0]["content"] if request is not None else label
+        prompt = first_prompt(request.params) if request is not None else label
         # The emulated model quotes a long prompt cut short: its beginning names the prompt answered.
         assert outcome.text.startswith(emulated_reply_to(prompt)[:60]), (label, outcome.text)
 

@@ -40,6 +40,11 @@ def step_openai_emulator(context: Any) -> None:
     _start(context)
 
 
+@given("an emulated OpenAI API whose batches take {seconds:g} seconds")
+def step_openai_emulator_slow(context: Any, seconds: float) -> None:
+    _start(context, processing_seconds=seconds)
+
+
 @given('an emulated OpenAI API that accepts only the key "{key}"')
 def step_openai_emulator_keys(context: Any, key: str) -> None:
     _start(context, api_keys=[key])
@@ -167,11 +172,11 @@ def step_openai_cache(context: Any) -> None:
     assert first.usage.total_tokens == second.usage.total_tokens, (first.usage, second.usage)
 
 
-@then('the default registry has the provider "{name}" for live mode only')
+@then('the default registry has the provider "{name}" for live and batch modes')
 def step_openai_registry(context: Any, name: str) -> None:
     registry = ProviderRegistry()
     assert "openai" in registry.load_entry_points()
-    assert registry.modes(name) == [BatchProcessingMode.LIVE], registry.modes(name)
+    assert registry.modes(name) == [BatchProcessingMode.LIVE, BatchProcessingMode.BATCH], registry.modes(name)
 
 
 @then("once the actor is closed, its OpenAI client is closed too")

@@ -33,11 +33,17 @@ class SystemClock:
 
 
 class ManualClock:
-    """Virtual time: `sleep` advances `now` instantly and records how long each wait was."""
+    """Virtual time: `sleep` advances `now` instantly and records how long each wait was.
 
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
+    `settle` is how many turns of the event loop a sleep first gives the other tasks, so that work that takes no
+    time (a call to an in-process API, a ledger write) is done before time moves on: with 0, a task that only
+    sleeps (a deadline's timer, say) races through virtual time while another waits for an answer.
+    """
+
+    def __init__(self, start: float = 1_800_000_000.0, *, settle: int = 0) -> None:
         self._now = start
         self.sleeps: list[float] = []
+        self.settle = settle
 
     def now(self) -> float:
         return self._now
@@ -49,6 +55,8 @@ class ManualClock:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
+        for _ in range(self.settle):
+            await asyncio.sleep(0)
         self.advance(max(0.0, seconds))
         # Yield once so that other tasks sharing this clock can observe the new time.
         await asyncio.sleep(0)

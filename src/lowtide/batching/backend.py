@@ -27,6 +27,7 @@ from lowtide.errors import ActorError, APIConnectionError, ServerError
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [
+    "NO_STEPS",
     "BatchBackend",
     "BatchCodec",
     "BatchLimits",
@@ -107,16 +108,22 @@ class BatchLimits:
 
 
 class CreateSteps(Protocol):
-    """The ledger's record of a create made of several calls (upload a file, then create), so that a process
-    taking over after a crash reuses what was done (an uploaded file) instead of doing it again."""
+    """The ledger's record of a create made of several calls (upload a file, then create): what each step made
+    stays known after a crash, so that whoever gives the intent up releases it (`BatchBackend.abandon`)."""
 
     def done(self, step: str, value: str) -> None:
         """Record that `step` of the create is done, with what it produced (a file id, say)."""
         ...
 
-    def previous(self, step: str) -> str | None:
-        """What `step` produced in an earlier attempt at this create, if it was recorded."""
-        ...
+
+class _NoSteps:
+    """The steps of a create nobody will take over (one outside the ledger): nothing is recorded."""
+
+    def done(self, step: str, value: str) -> None:
+        return
+
+
+NO_STEPS: CreateSteps = _NoSteps()
 
 
 class BatchCodec(ABC):
@@ -247,6 +254,11 @@ class BatchBackend(ABC):
     @abstractmethod
     async def cancel(self, batch_id: str) -> RemoteBatch:
         """Ask the provider to cancel the batch."""
+
+    async def abandon(self, steps: Mapping[str, str]) -> None:
+        """An intent whose create was refused, or never reached the API, is given up (its requests go in another
+        batch): release what the steps of its create made (an uploaded input file). Nothing by default."""
+        return
 
     async def finished(self, batch: RemoteBatch) -> None:
         """The batch's results are stored: release what it holds at the provider (an uploaded input file)."""

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lowtide.batching.backend import BatchBackend
+from lowtide.batching.backend import NO_STEPS, BatchBackend
 from lowtide.batching.polling import wait_until_ended
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -22,16 +22,6 @@ from lowtide.types import ActorRequest, ActorResponse
 __all__ = ["run_batch"]
 
 log = logging.getLogger(__name__)
-
-
-class _NoSteps:
-    """A one-shot create keeps no record of its steps: nothing takes it over after a crash."""
-
-    def done(self, step: str, value: str) -> None:
-        return
-
-    def previous(self, step: str) -> str | None:
-        return None
 
 
 async def run_batch(
@@ -81,7 +71,7 @@ async def _one_batch(
             field="requests",
         )
     body = codec.encode((custom_id, stored_json(params)) for custom_id, params in members.items())
-    remote = await backend.create(body, len(members), intent_id=f"lt_{uuid.uuid4().hex}", steps=_NoSteps())
+    remote = await backend.create(body, len(members), intent_id=f"lt_{uuid.uuid4().hex}", steps=NO_STEPS)
     try:
         ended = await wait_until_ended(backend, remote, settings=settings, clock=clock)
     except BatchTimeoutError as exc:

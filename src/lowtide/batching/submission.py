@@ -69,6 +69,7 @@ class Submission(EngineCore):
                 # The API refused the batch: nothing was processed or charged. A later call may try again.
                 self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
                 self._fail(keys, exc)
+                await self._abandon(batch_id)
             return
         finally:
             del self._creating[batch_id]
@@ -239,7 +240,18 @@ class Submission(EngineCore):
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
         for key in keys:
             self._enqueue(self._reread(key))
+        self._spawn(self._abandon(batch_id), waiters=[])
         return True
+
+    async def _abandon(self, batch_id: str) -> None:
+        """Release what the steps of a given-up create made; a failure costs a file left behind, so it is logged."""
+        steps = self.ledger.create_steps(batch_id)
+        if not steps:
+            return
+        try:
+            await self.backend.abandon(steps)
+        except ActorError as exc:
+            log.warning("Could not release what the create of batch %s made (%s): %s", batch_id, steps, exc)
 
     def _rewatch(self, keys: Sequence[str]) -> None:  # pragma: no cover - an intent resolved by another process
         """Hand the waiters of `keys` to whatever the ledger now says of them."""
@@ -262,6 +274,3 @@ class _Steps:
 
     def done(self, step: str, value: str) -> None:
         self._ledger.record_create_step(self._batch_id, step, value)
-
-    def previous(self, step: str) -> str | None:
-        return self._ledger.create_steps(self._batch_id).get(step)

@@ -150,6 +150,8 @@ class Execution:
         self.outstanding = 0
         self.batches_sent = 0
         self.time_up = False
+        self.canceled: set[str] = set()
+        """The provider ids of the batches this go canceled (at the time limit)."""
         self.decided: set[int] = set()
         self.changed = asyncio.Event()
         self.started = self.clock.now()
@@ -404,6 +406,7 @@ class Execution:
                 # The canceled batches' answers have `cancel_grace` to arrive; then the rest is reported failed.
                 grace_ends = self.clock.now() + self.run.cancel_grace
                 while self.outstanding > 0 and self.clock.now() < grace_ends:
+                    await self._cancel_outstanding()
                     await self._change_or_tick(grace_ends)
                 left = [i for i, r in enumerate(self.results) if r is None]
                 self._decide(left, ItemStatus.FAILED, self._cut_reason())
@@ -430,19 +433,25 @@ class Execution:
         self.time_up = True
         log.warning("Run %s: time limit of %gs passed; canceling its outstanding batches.", self.run_id,
                     self.run.time_limit)  # fmt: skip
-        for batch_id in self.store.outstanding_batches(self.run_id):
-            batch = self.engine.ledger.batch(batch_id)
-            if batch is None or batch.provider_batch_id is None:
-                continue
-            try:
-                await self.engine.backend.cancel(batch.provider_batch_id)
-            except ActorError as exc:
-                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
+        await self._cancel_outstanding()
         pending = [i for i, r in enumerate(self.results) if r is None]
         self.decided.update(pending)
         self.store.decide(self.run_id, [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending],
                           now=self.clock.now())  # fmt: skip
         self.changed.set()
+
+    async def _cancel_outstanding(self) -> None:
+        """Cancel the run's batches that are out, once each: those created since the last look too (a create in
+        flight when the time limit passed comes back after it)."""
+        for batch_id in self.store.outstanding_batches(self.run_id):
+            batch = self.engine.ledger.batch(batch_id)
+            if batch is None or batch.provider_batch_id is None or batch.provider_batch_id in self.canceled:
+                continue
+            self.canceled.add(batch.provider_batch_id)
+            try:
+                await self.engine.backend.cancel(batch.provider_batch_id)
+            except ActorError as exc:
+                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
 
     # Reporting.
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from anthropic.types.messages import MessageBatch
 
-from lowtide.batching.backend import BatchCodec, RemoteBatch
+from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
@@ -142,7 +142,7 @@ class ClaudeBatchProvider(Provider):
         body = self.backend.codec.encode(
             (entry["custom_id"], json.dumps(entry["params"], separators=(",", ":"))) for entry in entries
         )
-        created = await self.backend.create(body, len(entries), intent_id="", steps=_NO_STEPS)
+        created = await self.backend.create(body, len(entries), intent_id="", steps=NO_STEPS)
         return _message_batch(created)
 
     async def wait(
@@ -210,19 +210,6 @@ class ClaudeBatchProvider(Provider):
 
     async def aclose(self) -> None:
         await self.backend.aclose()
-
-
-class _NoSteps:
-    """A create of one call has no steps to record."""
-
-    def done(self, step: str, value: str) -> None:  # pragma: no cover - one-call creates record nothing
-        return
-
-    def previous(self, step: str) -> str | None:  # pragma: no cover - one-call creates record nothing
-        return None
-
-
-_NO_STEPS = _NoSteps()
 
 
 def _message_batch(remote: RemoteBatch) -> MessageBatch:

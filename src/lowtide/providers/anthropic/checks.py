@@ -30,7 +30,7 @@ import anthropic
 from anthropic import AsyncAnthropic
 
 from lowtide.errors import ConfigurationError, ModelDeprecationWarning
-from lowtide.providers.anthropic.mapping import translate_errors
+from lowtide.providers.anthropic.mapping import to_message_params, translate_errors
 from lowtide.providers.anthropic.models import Deprecation, deprecation, max_output_tokens, undated
 from lowtide.types import ActorRequest, ToolSpec
 
@@ -152,7 +152,9 @@ def forget_models() -> None:
 
 
 async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: ActorRequest) -> None:
-    """Refuse `request` if the API would: its tools, its model (asking the endpoint), its `max_tokens`."""
+    """Refuse `request` if the API would: its parameters (encoded as they would be sent, which asks nothing), its
+    tools, its model (asking the endpoint), its `max_tokens`."""
+    to_message_params(request)
     check_tools(request.tools)
     model = request.model
     facts = await directory.facts(client, model)

@@ -1,9 +1,10 @@
 """OpenAI's Batch API as a `BatchBackend`: upload the input file, create the batch with lowtide's intent id in its
 metadata, poll it, read its output and error files. Every shape, status name and id rule of it stays here.
 
-A create is two calls. The uploaded file's id is recorded as a step of the create (`CreateSteps`), so the same
-intent sent again reuses it instead of uploading again. The batch carries the intent id in `metadata`, so a create
-whose outcome is unknown is found exactly (`finds_by_intent`), never guessed at by size.
+A create is two calls. The uploaded file's id is recorded as a step of the create (`CreateSteps`), so that an
+intent given up (refused, or never reaching the API) has its file deleted (`abandon`), even by another process after
+a crash. The batch carries the intent id in `metadata`, so a create whose outcome is unknown is found exactly
+(`finds_by_intent`), never guessed at by size.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal, TypeVar
 
 from openai import AsyncOpenAI
@@ -110,13 +111,10 @@ class OpenAIBatchBackend(BatchBackend):
     # The batch's life.
 
     async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
-        """Upload the input file (or reuse the one this intent uploaded before), then create the batch naming the
-        intent in its metadata. Only the create of the batch costs money; an upload sent twice costs nothing."""
+        """Upload the input file, record it as a step, then create the batch naming the intent in its metadata."""
         url = _url_of_first_line(body)
-        file_id = steps.previous(INPUT_FILE_STEP)
-        if file_id is None or not await self._file_exists(file_id):
-            file_id = await self._upload(body, intent_id)
-            steps.done(INPUT_FILE_STEP, file_id)
+        file_id = await self._upload(body, intent_id)
+        steps.done(INPUT_FILE_STEP, file_id)
 
         async def create() -> Batch:
             return await self._client.batches.create(
@@ -139,13 +137,6 @@ class OpenAIBatchBackend(BatchBackend):
             return uploaded.id
 
         return await self._retrying(upload)
-
-    async def _file_exists(self, file_id: str) -> bool:
-        try:
-            await self._retrying(lambda: self._client.files.retrieve(file_id))
-        except NotFoundError:
-            return False
-        return True
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
         found: list[RemoteBatch] = []
@@ -239,8 +230,17 @@ class OpenAIBatchBackend(BatchBackend):
         """Delete the uploaded input file: the answers are stored, and OpenAI would keep it (and count it against
         the organisation's storage) for 30 days."""
         known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
+        await self._delete(known.input_file_id)
+
+    async def abandon(self, steps: Mapping[str, str]) -> None:
+        """The create was given up: its uploaded input file is deleted."""
+        file_id = steps.get(INPUT_FILE_STEP)
+        if file_id is not None:
+            await self._delete(file_id)
+
+    async def _delete(self, file_id: str) -> None:
         try:
-            await self._retrying(lambda: self._client.files.delete(known.input_file_id))
+            await self._retrying(lambda: self._client.files.delete(file_id))
         except NotFoundError:
             return  # deleted already
 

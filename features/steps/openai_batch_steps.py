@@ -1,0 +1,260 @@
+"""Steps for OpenAI actors in batch mode (features/openai_batch.feature): the Batch API through the official SDK,
+against the emulator's OpenAI API, in process, on the scenario's manual clock."""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+from typing import Any
+
+import httpx2
+import openai
+from _openai_provider_support import OPENAI_KEY, RESPONSE_MODELS
+from _support import World, emulated_reply_to, names, world
+from behave import given, then, when
+
+from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
+from lowtide.bulk.plan import RunPlan
+from lowtide.bulk.results import RunResult
+from lowtide.ledger.store import NewRequest, stored_json
+from lowtide.providers.openai import OpenAIBatchProvider
+from lowtide.providers.openai.batch_backend import INPUT_FILE_STEP, INTENT_KEY
+
+
+def _client(w: World) -> openai.AsyncOpenAI:
+    base_url = f"{w.emu.base_url}/v1"
+    client = openai.AsyncOpenAI(
+        api_key=OPENAI_KEY,
+        base_url=base_url,
+        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
+        max_retries=0,
+    )
+    w.cleanups.append(client.close)
+    return client
+
+
+def _batches(w: World) -> list[Any]:
+    async def listing() -> list[Any]:
+        return [batch async for batch in w.client.batches.list(limit=100)]
+
+    return w.run(listing())
+
+
+def _program_actor(w: World) -> Actor:
+    """The current actor as a new program builds it: the same configuration and ledger, a client of its own."""
+    actor = Actor(w.current_actor().configuration, client=_client(w), clock=w.clock, registry=w.registry)
+    w.cleanups.append(actor.aclose)
+    return actor
+
+
+# -- the emulated account ---------------------------------------------------------------------------------------------
+
+
+@given("the OpenAI API will commit the next batch but drop the connection before answering")
+def step_openai_drop_after_commit(context: Any) -> None:
+    world(context).emu.faults.drop_after_commit("openai.batches.create")
+
+
+@given('the OpenAI API will fail the next "{route}" call with status {status:d}')
+def step_openai_fail_next(context: Any, route: str, status: int) -> None:
+    world(context).emu.faults.fail_next(route, status)
+
+
+@given("OpenAI takes at most {count:d} request in a batch")
+@given("OpenAI takes at most {count:d} requests in a batch")
+def step_openai_batch_limit(context: Any, count: int) -> None:
+    world(context).emu.openai.limits.max_batch_requests = count
+
+
+@given(
+    'the ledger holds an OpenAI intent for the key "{key}" asking "{prompt}", its input file uploaded by a program'
+    " that died before creating the batch"
+)
+def step_openai_orphan_intent(context: Any, key: str, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    backend = actor.batch_backend()
+    params = backend.codec.encode_request(actor.request(prompt))
+    custom_id = backend.codec.custom_id_for(key)
+    ledger = w.ledger()
+    now = w.clock.now()
+    dead = "host:999999:dead"
+    ledger.claim(
+        [
+            NewRequest(
+                key=key, custom_id=custom_id, actor=actor.name, model=backend.codec.model_of(params), params=params
+            )
+        ],
+        owner=dead,
+        until=now - 1,
+        now=now,
+    )
+    batch_id = "lt_orphaned_openai_intent"
+    body = backend.codec.encode([(custom_id, _json(params))])
+    ledger.record_intent(
+        batch_id,
+        provider=backend.name,
+        endpoint=backend.endpoint,
+        members=[(key, custom_id)],
+        request_bytes=len(body),
+        owner=dead,
+        until=now - 1,
+        now=now - 120,
+    )
+
+    async def upload() -> str:
+        uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")
+        return uploaded.id
+
+    ledger.record_create_step(batch_id, INPUT_FILE_STEP, w.run(upload()))
+    w.emu.calls.clear()
+
+
+def _json(params: dict[str, Any]) -> str:
+    return stored_json(params)
+
+
+# -- calls ------------------------------------------------------------------------------------------------------------
+
+
+@when("its OpenAI batch is canceled")
+def step_openai_cancel(context: Any) -> None:
+    w = world(context)
+    [batch] = _batches(w)
+    w.run(w.client.batches.cancel(batch.id))
+
+
+@when('a program parks "{prompt}" with the key "{key}" and ends')
+def step_openai_park_in_program(context: Any, prompt: str, key: str) -> None:
+    w = world(context)
+    actor = _program_actor(w)
+    w.tickets[key] = w.in_program(lambda: actor.submit(prompt, key=key))
+
+
+@when('a later program waits for the result of "{key}"')
+def step_openai_later_result(context: Any, key: str) -> None:
+    w = world(context)
+    actor = _program_actor(w)
+    w.error = None
+    try:
+        w.response = w.in_program(lambda: actor.result(key))
+    except ActorError as exc:
+        w.response, w.error = None, exc
+
+
+@when("the actor {what:w} a bulk run of {count:d} prompts, {size:d} to a batch")
+def step_openai_bulk(context: Any, what: str, count: int, size: int) -> None:
+    w = world(context)
+    prompts = [f"Tide report {n}" for n in range(count)]
+    outcome = w.run(w.current_actor().map(prompts, items_per_batch=size, dry_run=what == "plans"))
+    w.witnessed.setdefault("bulk", []).append(outcome)
+
+
+@when('the OpenAI batch provider answers "{first}" and "{second}" in one batch')
+def step_openai_direct(context: Any, first: str, second: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    provider = actor.provider(BatchProcessingMode.BATCH)
+    assert isinstance(provider, OpenAIBatchProvider), provider
+    w.answers = w.run(provider.complete_many([actor.request(first), actor.request(second)]))
+
+
+# -- what came back ---------------------------------------------------------------------------------------------------
+
+
+@then("every answer was priced at batch prices, half the live equivalent")
+def step_openai_batch_priced(context: Any) -> None:
+    for label, outcome in world(context).asked.items():
+        assert isinstance(outcome, ActorResponse), (label, outcome)
+        cost = outcome.cost
+        assert cost is not None, label
+        assert cost.pricing == "batch", (label, cost)
+        assert cost.total_usd > 0, (label, cost)
+        assert cost.total_usd * 2 == cost.live_equivalent_usd, (label, cost)
+
+
+@then('the answer to "{label}" is the emulated reply to "{prompt}"')
+def step_openai_answer_to(context: Any, label: str, prompt: str) -> None:
+    outcome = world(context).asked[label]
+    assert isinstance(outcome, ActorResponse), outcome
+    assert outcome.text.startswith(emulated_reply_to(prompt)), outcome.text
+
+
+@then("the OpenAI API was sent each of these requests once: {custom_ids}")
+def step_openai_sent_once(context: Any, custom_ids: str) -> None:
+    created = world(context).emu.openai.created_custom_ids
+    assert created == Counter(dict.fromkeys(names(custom_ids), 1)), created
+
+
+@then("the OpenAI API committed {count:d} batch")
+@then("the OpenAI API committed {count:d} batches")
+def step_openai_committed(context: Any, count: int) -> None:
+    assert world(context).emu.openai.created_batches == count, world(context).emu.openai.created_batches
+
+
+@then('the OpenAI batch was created for "{url}" with lowtide\'s intent id in its metadata')
+def step_openai_batch_metadata(context: Any, url: str) -> None:
+    w = world(context)
+    [batch] = _batches(w)
+    assert batch.endpoint == url, batch.endpoint
+    [recorded] = w.ledger().batches()
+    assert batch.metadata == {INTENT_KEY: recorded.id}, (batch.metadata, recorded.id)
+    assert recorded.provider_batch_id == batch.id, recorded
+
+
+@then("the OpenAI account holds no input file any more")
+def step_openai_no_input_file(context: Any) -> None:
+    w = world(context)
+
+    async def purposes() -> list[str]:
+        return [file.purpose async for file in w.client.files.list()]
+
+    assert "batch" not in w.run(purposes()), "an input file was left behind"
+
+
+@then("every OpenAI batch holds requests for one model")
+def step_openai_one_model_each(context: Any) -> None:
+    w = world(context)
+    models: dict[str, set[str]] = {}
+    for outcome in w.asked.values():
+        assert isinstance(outcome, ActorResponse), outcome
+        assert outcome.ids.batch_id is not None
+        models.setdefault(outcome.ids.batch_id, set()).add(outcome.model)
+    assert len(models) == 2, models
+    assert all(len(each) == 1 for each in models.values()), models
+
+
+@then("the answer parsed into a {model:w} with a string port and a number height_m")
+def step_openai_parsed_batch(context: Any, model: str) -> None:
+    response = world(context).answer()
+    assert response.mode is BatchProcessingMode.BATCH, response.mode
+    parsed = response.parsed
+    assert isinstance(parsed, RESPONSE_MODELS[model]), parsed
+    assert isinstance(getattr(parsed, "port", None), str), parsed
+    assert isinstance(getattr(parsed, "height_m", None), float), parsed
+
+
+@then("the plan has {count:d} batches with a cost range above $0")
+def step_openai_plan(context: Any, count: int) -> None:
+    plan = world(context).witnessed["bulk"][-1]
+    assert isinstance(plan, RunPlan), plan
+    assert len(plan.batches) == count, plan.batches
+    assert all(b.priced and Decimal(0) < b.cost_low_usd <= b.cost_high_usd for b in plan.batches), plan.batches
+
+
+@then("the run's {count:d} items succeeded in {batches:d} batches")
+def step_openai_run_result(context: Any, count: int, batches: int) -> None:
+    result = world(context).witnessed["bulk"][-1]
+    assert isinstance(result, RunResult), result
+    assert len(result.completed) == count, result.items
+    assert all(item.response is not None and item.response.mode is BatchProcessingMode.BATCH for item in result.items)
+    assert result.batches == batches, result.batches
+
+
+@then('the outcomes are the emulated replies to "{first}" and "{second}", in order')
+def step_openai_direct_outcomes(context: Any, first: str, second: str) -> None:
+    answers = world(context).answers
+    assert [a.text[: len(emulated_reply_to(p))] for a, p in zip(answers, (first, second), strict=True)] == [
+        emulated_reply_to(first),
+        emulated_reply_to(second),
+    ], answers
