@@ -21,7 +21,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,42 @@ CRASHPOINT_ENV = "LOWTIDE_CRASHPOINT"
 REPLY = 'Emulated reply to "question {index}"'
 
 
+@dataclass(frozen=True)
+class _Provider:
+    """Where the emulator keeps one provider's batches, and what they look like."""
+
+    list_path: str
+    headers: dict[str, str]
+    cursor: str
+    size: Callable[[Mapping[str, Any]], int]
+    """The number of requests a listed batch holds."""
+    batches_stat: str
+    created_stat: str
+    batch_prefix: str
+
+
+_PROVIDERS = {
+    "anthropic": _Provider(
+        list_path="/v1/messages/batches",
+        headers={"x-api-key": API_KEY, "anthropic-version": "2023-06-01"},
+        cursor="after_id",
+        size=lambda batch: sum(int(v) for v in batch["request_counts"].values()),
+        batches_stat="batches",
+        created_stat="created_custom_ids",
+        batch_prefix="msgbatch_",
+    ),
+    "openai": _Provider(
+        list_path="/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="after",
+        size=lambda batch: int(batch["request_counts"]["total"]),
+        batches_stat="openai_batches",
+        created_stat="openai_created_custom_ids",
+        batch_prefix="batch_",
+    ),
+}
+
+
 class _Client(Process):
     def __init__(self, argv: Sequence[str], workdir: Path, name: str, env: Mapping[str, str], out: Path) -> None:
         super().__init__(argv, workdir, name, env)
@@ -56,6 +93,7 @@ class CrashLibrary:
         self._scratch: Path | None = None
         self._emulator: Process | None = None
         self._base_url: str | None = None
+        self._provider = "anthropic"
         self._clients: dict[str, _Client] = {}
         self._processes: list[Process] = []
         self._ledgers: list[Path] = []
@@ -116,6 +154,14 @@ class CrashLibrary:
                 raise AssertionError(f"Fewer than {parties} client(s) reached {barrier} within {timeout:g} s.")
             time.sleep(0.01)
 
+    @keyword("Use Provider")
+    def use_provider(self, provider: str) -> None:
+        """Whose batch API the clients of this suite use (`anthropic` unless said), and so which of the emulator's
+        routes, counters and batch ids the checks read."""
+        if provider not in _PROVIDERS:
+            raise AssertionError(f"No crash client for provider {provider!r}; use one of {sorted(_PROVIDERS)}.")
+        self._provider = provider
+
     @keyword("New Barrier")
     def new_barrier(self) -> str:
         """A fresh directory for `Start Client    barrier=...`: the clients given it start their calls together."""
@@ -160,6 +206,8 @@ class CrashLibrary:
             str(out),
             "--api-key-env",
             API_KEY_ENV,
+            "--provider",
+            self._provider,
         ]
         if barrier is not None:
             argv += ["--barrier", barrier, "--parties", str(parties)]
@@ -329,7 +377,7 @@ class CrashLibrary:
     @keyword("Emulator Should Hold Batches")
     def emulator_should_hold_batches(self, expected: int) -> None:
         """How many batches the emulator has committed, whether or not their creator heard back."""
-        batches = int(self.emulator_stats().get("batches", -1))
+        batches = int(self.emulator_stats().get(_PROVIDERS[self._provider].batches_stat, -1))
         if batches != expected:
             raise AssertionError(f"The emulator holds {batches} batch(es), expected {expected}.")
 
@@ -341,17 +389,16 @@ class CrashLibrary:
         `created_custom_ids` (how many committed batches held each custom id), which must be 1 for every one.
         """
         listed = self._list_batches()
-        total = sum(sum(int(v) for v in batch["request_counts"].values()) for batch in listed)
-        summary = ", ".join(
-            f"{b['id']} ({b['processing_status']}, {sum(int(v) for v in b['request_counts'].values())})" for b in listed
-        )
+        size = _PROVIDERS[self._provider].size
+        total = sum(size(batch) for batch in listed)
+        summary = ", ".join(f"{b['id']} ({b.get('processing_status') or b.get('status')}, {size(b)})" for b in listed)
         logger.info(f"The API lists {len(listed)} batch(es): {summary}")
         if total != requests:
             raise AssertionError(
                 f"The API's batches hold {total} request(s) in all, expected {requests} (each request once): {summary}"
             )
         stats = self.emulator_stats()
-        created = stats.get("created_custom_ids")
+        created = stats.get(_PROVIDERS[self._provider].created_stat)
         if not isinstance(created, dict):
             raise AssertionError(
                 "The emulator's stats have no `created_custom_ids`, so exactly one create per request cannot be "
@@ -404,7 +451,7 @@ class CrashLibrary:
                 wrong.append(f"{key}: {line['error']}: {line.get('message')}")
             elif not text.startswith(REPLY.format(index=index) + ":"):
                 wrong.append(f"{key}: text {text!r}")
-            elif line.get("custom_id") != key or not batch_id.startswith("msgbatch_"):
+            elif line.get("custom_id") != key or not batch_id.startswith(_PROVIDERS[self._provider].batch_prefix):
                 wrong.append(f"{key}: custom id {line.get('custom_id')!r}, batch id {batch_id!r}")
         if wrong:
             problems.append(f"{len(wrong)} wrong answer(s): {_few(wrong)}")
@@ -499,7 +546,8 @@ class CrashLibrary:
             if states != Counter({"submitting": requests}):
                 problems.append(f"ticket states {dict(states)}, expected all submitting")
         elif stage == "while-polling":
-            if batch.get("state") != "waiting-on-batch" or not str(batch.get("batch_id")).startswith("msgbatch_"):
+            prefix = _PROVIDERS[self._provider].batch_prefix
+            if batch.get("state") != "waiting-on-batch" or not str(batch.get("batch_id")).startswith(prefix):
                 problems.append(f"batch {batch}, expected waiting-on-batch with the API's id")
             if states != Counter({"waiting-on-batch": requests}):
                 problems.append(f"ticket states {dict(states)}, expected all waiting-on-batch")
@@ -594,19 +642,19 @@ class CrashLibrary:
 
     def _list_batches(self) -> list[dict[str, Any]]:
         """Every batch the API lists (newest first), through the API itself rather than the admin routes."""
-        headers = {"x-api-key": API_KEY, "anthropic-version": "2023-06-01"}
+        provider = _PROVIDERS[self._provider]
         found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {"limit": 1000}
+        params: dict[str, Any] = {"limit": 100}
         while True:
             response = httpx.get(
-                self._require_base_url() + "/v1/messages/batches", params=params, headers=headers, timeout=10.0
+                self._require_base_url() + provider.list_path, params=params, headers=provider.headers, timeout=10.0
             )
             response.raise_for_status()
             page = response.json()
             found.extend(page["data"])
             if not page.get("has_more"):
                 return found
-            params["after_id"] = page["last_id"]
+            params[provider.cursor] = page["last_id"]
 
 
 def _answers(client: _Client) -> list[dict[str, Any]]:

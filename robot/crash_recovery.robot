@@ -8,7 +8,7 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 (`LOWTIDE_CRASHPOINT`); a create still in flight when it dies is kept in flight by the emulator's
 ...                 `delay_after_commit` fault, which commits the batch and answers only later.
 
-Library             CrashLibrary.py
+Resource            resources/crash.resource
 
 Suite Teardown      Clean Up
 Test Setup          Start Emulator    processing_seconds=${PROCESSING}
@@ -17,6 +17,7 @@ Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 
 *** Variables ***
+${PREFIX}           ${EMPTY}
 ${PROCESSING}       1
 ${REQUESTS}         20
 # More than one chunk of results (2,000 lines), so that the client dies with part of them stored.
@@ -53,28 +54,3 @@ A Create Whose Answer Is Lost Is Reconciled, Not Sent Again
     Every Ticket Should Be Collected    ${ledger}    dropped    ${REQUESTS}
 
 
-*** Keywords ***
-A Client Killed At A Crash Point Loses Nothing And Pays Once
-    [Arguments]    ${crashpoint}    ${requests}    ${create_fault}=${NONE}
-    ${ledger}=    New Ledger
-    IF    $create_fault
-        Arm Fault    batches.create    ${create_fault}    seconds=${CREATE_DELAY}
-    END
-    ${crashed}=    Run Client    crash    ${requests}    ${ledger}    crashpoint=${crashpoint}
-    Client Should Have Been Killed    ${crashed}
-    Ledger Should Show A Crash At    ${ledger}    ${crashpoint}    ${requests}
-    IF    $crashpoint == 'after-intent'
-        Emulator Call Count Should Be    batches.create    0
-    ELSE
-        Emulator Should Hold Batches    1
-    END
-    ${again}=    Run Client    crash    ${requests}    ${ledger}
-    Client Should Have Succeeded    ${again}
-    Answers Should Be Complete    ${again}    crash    ${requests}
-    Emulator Call Count Should Be    batches.create    1
-    Every Request Should Have Been Created Once    crash    ${requests}
-    Every Ticket Should Be Collected    ${ledger}    crash    ${requests}
-
-Stop Everything
-    Run Keyword If Test Failed    Log Diagnostics
-    Stop Processes

@@ -26,6 +26,8 @@ from typing import Any
 from lowtide import Actor, ActorResponse
 
 DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
+MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini"}
+"""Each provider's default model, and (its keys) the providers a client can use."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -35,7 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--requests", required=True, type=int, help="how many concurrent calls")
     parser.add_argument("--prefix", required=True, help="keys are PREFIX-1 .. PREFIX-N")
     parser.add_argument("--out", required=True, type=Path, help="where to write one JSON line per request")
-    parser.add_argument("--model", default="claude-haiku-4-5")
+    parser.add_argument("--provider", default="anthropic", choices=sorted(MODELS), help="whose batch API to use")
+    parser.add_argument("--model", default=None, help="the model (by default, one of the provider's)")
     parser.add_argument(
         "--barrier",
         type=Path,
@@ -55,10 +58,12 @@ def build_actor(args: argparse.Namespace) -> Actor:
     return Actor(
         {
             "name": "crash-client",
-            "model": args.model,
+            "provider": args.provider,
+            "model": args.model or MODELS[args.provider],
             "max_tokens": 64,
             "batch_processing": "batch",
-            "base_url": args.base_url,
+            # The emulator serves both APIs on one socket; the OpenAI SDK's base URL holds the `/v1`.
+            "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
             "batch": {
                 "poll_interval": 0.2,
