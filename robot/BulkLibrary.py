@@ -60,6 +60,10 @@ class _Row:
     review: str
 
 
+# Where the emulator's stats count each provider's batches.
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_"}
+
+
 @library(scope="SUITE", auto_keywords=False)
 class BulkLibrary:
     """Write a CSV and an actor file, run `lowtide run` on them against the emulator, kill it, resume, retry, check."""
@@ -117,15 +121,16 @@ class BulkLibrary:
 
     @keyword("Emulator Should Have Created Each Custom Id Once")
     def emulator_should_have_created_each_custom_id_once(
-        self, run_id: str, items: int, retried: Sequence[int] = (), partial: bool = False
+        self, run_id: str, items: int, retried: Sequence[int] = (), partial: bool = False, provider: str = "anthropic"
     ) -> dict[str, Any]:
         """Nothing paid twice: the emulator's committed batches held `<run id>-0` .. `<run id>-<items - 1>` and
         `<run id>-<i>-a2` for each `retried` index, each exactly once, and no other custom id.
 
-        With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. Returns the
-        stats."""
+        With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. `provider`
+        names whose API's batches are counted (`anthropic` or `openai`). Returns the stats."""
         stats = self._stats()
-        created: dict[str, int] = {str(k): int(v) for k, v in stats.get("created_custom_ids", {}).items()}
+        counted = stats.get(_STAT_PREFIX[provider] + "created_custom_ids", {})
+        created: dict[str, int] = {str(k): int(v) for k, v in counted.items()}
         expected = {f"{run_id}-{i}" for i in range(items)} | {f"{run_id}-{int(i)}-a2" for i in retried}
         problems: list[str] = []
         twice = sorted(f"{k}={v}" for k, v in created.items() if v != 1)
@@ -143,8 +148,8 @@ class BulkLibrary:
         return stats
 
     @keyword("Emulator Should Have Created Batches")
-    def emulator_should_have_created_batches(self, expected: int) -> None:
-        created = int(self._stats().get("created_batches", -1))
+    def emulator_should_have_created_batches(self, expected: int, provider: str = "anthropic") -> None:
+        created = int(self._stats().get(_STAT_PREFIX[provider] + "created_batches", -1))
         if created != expected:
             raise AssertionError(f"The emulator created {created} batch(es), expected {expected}.")
 
@@ -172,18 +177,23 @@ class BulkLibrary:
         return str(path)
 
     @keyword("Write Actor File")
-    def write_actor_file(self, name: str = "reviewer", poll_interval: float = 0.2) -> str:
+    def write_actor_file(self, name: str = "reviewer", poll_interval: float = 0.2, provider: str = "anthropic") -> str:
         """A YAML actor in batch mode against the emulator: `max_attempts: 1` (what fails stays failed until
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
-        cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written."""
+        cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
+        `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
+        model, base_url = (
+            ("gpt-5.4-mini", self._url() + "/v1") if provider == "openai" else ("claude-haiku-4-5", self._url())
+        )
         path.write_text(
             f"name: {name}\n"
-            "model: claude-haiku-4-5\n"
+            f"provider: {provider}\n"
+            f"model: {model}\n"
             "max_tokens: 64\n"
             "system_prompt: You review soups in one line.\n"
             "batch_processing: batch\n"
-            f"base_url: {self._url()}\n"
+            f"base_url: {base_url}\n"
             f"api_key_env: {API_KEY_ENV}\n"
             f"batch: {{poll_interval: {poll_interval:g}, max_attempts: 1, reconcile_grace: 3}}\n",
             encoding="utf-8",
@@ -423,7 +433,7 @@ class BulkLibrary:
         if line.get("index") != index or line.get("id") != row.id or line.get("key") != key:
             found = f"index {line.get('index')}, id {line.get('id')!r}, key {line.get('key')!r}"
             return f"{found}; expected id {row.id!r}, key {key!r}"
-        if not str(line.get("batch_id") or "").startswith("msgbatch_"):
+        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_")):
             return f"batch id {line.get('batch_id')!r}"
         status = line.get("status")
         error: Mapping[str, Any] = line.get("error") or {}

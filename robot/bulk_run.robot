@@ -121,3 +121,32 @@ A Template Naming A Missing Column Is Refused Before Anything Is Sent
     Should Not Contain    ${result.stderr}    Traceback
     File Should Not Exist    ${work}/results.jsonl
     Emulator Should Have Seen No Calls
+
+An OpenAI Actor's Run Goes Through OpenAI's Batch API, Resumable And Paid Once
+    [Documentation]    The same command with `provider: openai` in the actor file: the rows go through the
+    ...    emulator's OpenAI Batch API (one input file and one batch per 500 rows), the results hold one line per
+    ...    row in order, each custom id was created once, and running the command again answers everything from
+    ...    the ledger without a call. A dry run first prices the batches at OpenAI's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=openai
+    ${work}=    New Directory    openai-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    oai    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run oai: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    oai    1200    provider=openai
+    Emulator Should Have Created Batches    3    provider=openai
+    Results Should Be Complete    ${work}/results.jsonl    oai    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run oai: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
