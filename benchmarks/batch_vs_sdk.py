@@ -46,7 +46,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-MODEL = "claude-sonnet-5-5"
+MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
+"""The model of each provider's run: `--provider` picks whose batch API both contenders use."""
+MODEL = MODELS["anthropic"]
 MAX_TOKENS = 256
 API_KEY = "sk-ant-benchmark-not-a-real-key"
 Contender = Literal["raw-sdk", "lowtide"]
@@ -123,18 +125,65 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
         return started_at, time.perf_counter() - start, texts
 
 
+async def raw_openai_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
+    """The same by hand with the official `openai` SDK: the input file written and uploaded, one batch created, polled
+    until it completes, the output file streamed into a dict."""
+    from openai import AsyncOpenAI
+
+    async with AsyncOpenAI(base_url=f"{base_url}/v1", api_key=API_KEY) as client:
+        started_at, start = time.time(), time.perf_counter()
+        lines = (
+            json.dumps(
+                {
+                    "custom_id": key(i),
+                    "method": "POST",
+                    "url": "/v1/responses",
+                    "body": {
+                        "model": MODELS["openai"],
+                        "max_output_tokens": MAX_TOKENS,
+                        "input": [{"role": "user", "content": prompt(i)}],
+                    },
+                }
+            )
+            for i in range(n)
+        )
+        uploaded = await client.files.create(file=("input.jsonl", "\n".join(lines).encode()), purpose="batch")
+        batch = await client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/responses", completion_window="24h"
+        )
+        while batch.status not in ("completed", "failed", "expired", "cancelled"):
+            await asyncio.sleep(poll_interval)
+            batch = await client.batches.retrieve(batch.id)
+        texts: dict[str, str] = {}
+        assert batch.output_file_id is not None, batch
+        async with client.files.with_streaming_response.content(batch.output_file_id) as response:
+            async for text in response.iter_lines():
+                if text:
+                    line = json.loads(text)
+                    body = line["response"]["body"]
+                    texts[line["custom_id"]] = "".join(
+                        part["text"]
+                        for item in body["output"]
+                        if item["type"] == "message"
+                        for part in item["content"]
+                        if part["type"] == "output_text"
+                    )
+        return started_at, time.perf_counter() - start, texts
+
+
 async def lowtide_actor(
-    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path
+    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path, provider: str = "anthropic"
 ) -> tuple[float, float, dict[str, str]]:
     """N concurrent `actor.run` calls of one batch-mode actor."""
     from lowtide import Actor
 
     configuration: dict[str, Any] = {
         "name": "benchmark",
-        "model": MODEL,
+        "provider": provider,
+        "model": MODELS[provider],
         "max_tokens": MAX_TOKENS,
         "batch_processing": "batch",
-        "base_url": base_url,
+        "base_url": base_url + ("/v1" if provider == "openai" else ""),
         "ledger": str(ledger),
         "batch": {"poll_interval": poll_interval, "coalesce_window": coalesce_window},
     }
@@ -149,16 +198,23 @@ def run_contender(args: argparse.Namespace) -> int:
     """Run one contender in this process and print its measurement as one JSON line."""
     contender: Contender = args.contender
     # Import what the contender needs before measuring the baseline, so that "at start" includes the imports.
-    importlib.import_module("anthropic" if contender == "raw-sdk" else "lowtide")
+    # Both import the provider's SDK, and lowtide its provider module (which the registry would import on first use).
+    sdk = "anthropic" if args.provider == "anthropic" else "openai"
+    importlib.import_module(sdk)
+    if contender == "lowtide":
+        importlib.import_module(f"lowtide.providers.{args.provider}")
     rss_at_start = peak_rss_kib()
     cpu_at_start = cpu_seconds()
     profiler = cProfile.Profile() if args.profile else None
     with tempfile.TemporaryDirectory(prefix="lowtide-bench-") as scratch:
         if contender == "raw-sdk":
-            work = raw_sdk(args.base_url, args.requests, args.poll_interval)
+            by_hand = raw_sdk if args.provider == "anthropic" else raw_openai_sdk
+            work = by_hand(args.base_url, args.requests, args.poll_interval)
         else:
             ledger = Path(scratch) / "ledger.sqlite3"
-            work = lowtide_actor(args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger)
+            work = lowtide_actor(
+                args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger, args.provider
+            )
         if profiler is not None:
             profiler.enable()
         started_at, elapsed, texts = asyncio.run(work)
@@ -272,15 +328,29 @@ class Emulator:
             stats: dict[str, Any] = json.load(answer)
         return stats
 
-    def batches(self) -> list[dict[str, Any]]:
-        """The batches the emulator holds (this calls the API's list route: read `stats` first)."""
-        request = urllib.request.Request(
-            f"{self.url}/v1/messages/batches?limit=100",
-            headers={"x-api-key": API_KEY, "anthropic-version": "2023-06-01"},
-        )
+    def batches(self, provider: str = "anthropic") -> list[dict[str, Any]]:
+        """The batches the emulator holds (this calls the API's list route: read `stats` first), each with its
+        `created_at` and `ended_at` as epoch seconds."""
+        if provider == "openai":
+            request = urllib.request.Request(
+                f"{self.url}/v1/batches?limit=100", headers={"authorization": f"Bearer {API_KEY}"}
+            )
+        else:
+            request = urllib.request.Request(
+                f"{self.url}/v1/messages/batches?limit=100",
+                headers={"x-api-key": API_KEY, "anthropic-version": "2023-06-01"},
+            )
         with urllib.request.urlopen(request, timeout=60) as answer:
             page: dict[str, Any] = json.load(answer)
-        return list(page["data"])
+        if provider == "openai":
+            return [
+                {"created_at": float(b["created_at"]), "ended_at": b.get("completed_at") and float(b["completed_at"])}
+                for b in page["data"]
+            ]
+        return [
+            {"created_at": epoch(b["created_at"]), "ended_at": b.get("ended_at") and epoch(b["ended_at"])}
+            for b in page["data"]
+        ]
 
 
 def epoch(stamp: str) -> float:
@@ -291,13 +361,13 @@ def phases_of(batches: Sequence[dict[str, Any]], started_at: float, wall_seconds
     """The phases of a run that made one batch; None when it made several (then they overlap)."""
     if len(batches) != 1 or batches[0].get("ended_at") is None:
         return None
-    created, ended = epoch(batches[0]["created_at"]), epoch(batches[0]["ended_at"])
+    created, ended = batches[0]["created_at"], batches[0]["ended_at"]
     return Phases(to_create=created - started_at, in_batch=ended - created, after_end=started_at + wall_seconds - ended)
 
 
-def check_custom_ids(stats: dict[str, Any], contender: str, n: int) -> None:
+def check_custom_ids(stats: dict[str, Any], contender: str, n: int, provider: str = "anthropic") -> None:
     """Every request was created exactly once (when the emulator reports `created_custom_ids`)."""
-    created = stats.get("created_custom_ids")
+    created = stats.get("openai_created_custom_ids" if provider == "openai" else "created_custom_ids")
     if created is None:
         return
     twice = sum(1 for count in created.values() if count != 1)
@@ -348,6 +418,8 @@ def measure(
             str(args.poll_interval),
             "--coalesce-window",
             str(args.coalesce_window),
+            "--provider",
+            args.provider,
         ]
         if profile is not None:
             command += ["--profile", profile]
@@ -358,10 +430,11 @@ def measure(
             raise RuntimeError(f"{contender} failed ({done.returncode}):\n{done.stderr[-4000:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1])
         stats = emulator.stats()
-        check_custom_ids(stats, contender, n)
+        check_custom_ids(stats, contender, n, args.provider)
         calls = {str(route): int(count) for route, count in stats.get("calls", {}).items()}
         measurement = Measurement(**result, calls=calls)
-        measurement.phases = phases_of(emulator.batches(), measurement.started_at, measurement.wall_seconds)
+        batches = emulator.batches(args.provider)
+        measurement.phases = phases_of(batches, measurement.started_at, measurement.wall_seconds)
     phases = measurement.phases
     if quiet:
         return measurement
@@ -550,6 +623,8 @@ def report(
         *machine(),
         f"- load average (1 min) {loads[0]:.2f} at the start, {loads[-1]:.2f} at the end: the machine is shared",
         f"- bytecode: {args.bytecode}",
+        f"- provider: {args.provider} ({MODELS[args.provider]}; raw-sdk is the official"
+        f" `{'anthropic' if args.provider == 'anthropic' else 'openai'}` SDK)",
         f"- command: `{command}`",
         f"- emulator: `lowtide emulator --port 0 --processing-seconds {args.processing_seconds}`, a fresh one per"
         f" measurement; poll interval {args.poll_interval} s for both, lowtide's coalesce window"
@@ -571,14 +646,18 @@ def report(
     return "\n".join(lines) + "\n"
 
 
-def write_report(path: Path, text: str) -> None:
-    """Replace the results block of `path` (between the markers), keeping everything written around it."""
-    block = f"{RESULTS_START}\n{text}{RESULTS_END}"
+def write_report(path: Path, text: str, provider: str = "anthropic") -> None:
+    """Replace the results block of `path` (between the markers; OpenAI's run has markers of its own), keeping
+    everything written around it."""
+    start, end = (RESULTS_START, RESULTS_END)
+    if provider != "anthropic":
+        start, end = (marker.replace("results:", f"results-{provider}:") for marker in (start, end))
+    block = f"{start}\n{text}{end}"
     if path.exists():
         current = path.read_text()
-        if RESULTS_START in current and RESULTS_END in current:
-            before, rest = current.split(RESULTS_START, 1)
-            after = rest.split(RESULTS_END, 1)[1]
+        if start in current and end in current:
+            before, rest = current.split(start, 1)
+            after = rest.split(end, 1)[1]
             path.write_text(before + block + after)
             return
         path.write_text(current.rstrip("\n") + "\n\n" + block + "\n")
@@ -622,6 +701,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="cached",
         help="let Python cache bytecode as after a pip install (cached, default), or keep the environment's setting",
     )
+    parser.add_argument(
+        "--provider",
+        choices=sorted(MODELS),
+        default="anthropic",
+        help="whose batch API both contenders use: Anthropic's Message Batches (default) or OpenAI's Batch API",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this Markdown file")
     parser.add_argument(
         "--profile", default=None, help="also profile one lowtide run at --requests with cProfile, into this file"
@@ -651,7 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = report(args, main_run, memory_run, started, loads, revision)
     print(text)
     if args.out is not None:
-        write_report(args.out, text)
+        write_report(args.out, text, args.provider)
         log(f"results written to {args.out}")
     if args.profile:
         profile_lowtide(args, sys.stdout)
