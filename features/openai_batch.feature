@@ -78,7 +78,7 @@ Feature: An actor answered by OpenAI's Batch API, durably
       | openai.batches.create | 1     |
       | openai.batches.list   | 1     |
 
-  Scenario: A create the API answered with a server error, and never made, is sent again; its first file is deleted
+  Scenario: A create the API answered with a server error, and never made, is made again from the file already uploaded
     Given the OpenAI API will fail the next "openai.batches.create" call with status 500
     When the actor is asked "When is high tide?" with the key "high"
     Then the answer is the emulated reply to "When is high tide?"
@@ -86,8 +86,8 @@ Feature: An actor answered by OpenAI's Batch API, durably
     And the API received these calls:
       | call                  | count |
       | openai.batches.create | 2     |
-      | openai.files.create   | 2     |
-      | openai.files.delete   | 2     |
+      | openai.files.create   | 1     |
+      | openai.files.delete   | 1     |
     And the OpenAI account holds no input file any more
 
   Scenario: A create the API refused fails its calls at once, and deletes the file it uploaded
@@ -97,17 +97,29 @@ Feature: An actor answered by OpenAI's Batch API, durably
     And the OpenAI API committed 0 batches
     And the OpenAI account holds no input file any more
 
-  Scenario: An intent given up after a crash has the input file it uploaded deleted, and its request sent once
+  Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the ledger holds an OpenAI intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch
     When the actor is asked "When is high tide?" with the key "high"
     Then the answer is the emulated reply to "When is high tide?"
     And the OpenAI API was sent each of these requests once: high
     And the API received these calls:
       | call                  | count |
-      | openai.batches.list   | 1     |
+      | openai.files.create   | 0     |
+      | openai.batches.create | 1     |
+      | openai.files.delete   | 1     |
+    And the OpenAI batch was created from the file the dead program uploaded, under its intent id
+    And the OpenAI account holds no input file any more
+
+  Scenario: An intent taken over whose uploaded file is gone sends its request again, once
+    Given the ledger holds an OpenAI intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch
+    And that input file was deleted since
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the OpenAI API was sent each of these requests once: high
+    And the API received these calls:
+      | call                  | count |
       | openai.files.create   | 1     |
       | openai.batches.create | 1     |
-      | openai.files.delete   | 2     |
     And the OpenAI account holds no input file any more
 
   Scenario: A request OpenAI fails alone fails alone; its neighbours are answered

@@ -18,7 +18,7 @@ from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import RunResult
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
-from lowtide.providers.openai.batch_backend import INPUT_FILE_STEP, INTENT_KEY
+from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP, INTENT_KEY
 
 
 def _client(w: World) -> openai.AsyncOpenAI:
@@ -106,7 +106,18 @@ def step_openai_orphan_intent(context: Any, key: str, prompt: str) -> None:
         uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")
         return uploaded.id
 
-    ledger.record_create_step(batch_id, INPUT_FILE_STEP, w.run(upload()))
+    file_id = w.run(upload())
+    ledger.record_create_step(batch_id, ENDPOINT_STEP, "/v1/responses")
+    ledger.record_create_step(batch_id, INPUT_FILE_STEP, file_id)
+    w.witnessed["orphan"] = [batch_id, file_id]
+    w.emu.calls.clear()
+
+
+@given("that input file was deleted since")
+def step_openai_orphan_file_gone(context: Any) -> None:
+    w = world(context)
+    _, file_id = w.witnessed["orphan"]
+    w.run(w.client.files.delete(file_id))
     w.emu.calls.clear()
 
 
@@ -200,6 +211,15 @@ def step_openai_batch_metadata(context: Any, url: str) -> None:
     [recorded] = w.ledger().batches()
     assert batch.metadata == {INTENT_KEY: recorded.id}, (batch.metadata, recorded.id)
     assert recorded.provider_batch_id == batch.id, recorded
+
+
+@then("the OpenAI batch was created from the file the dead program uploaded, under its intent id")
+def step_openai_resumed(context: Any) -> None:
+    w = world(context)
+    intent, file_id = w.witnessed["orphan"]
+    [batch] = _batches(w)
+    assert batch.input_file_id == file_id, (batch.input_file_id, file_id)
+    assert batch.metadata == {INTENT_KEY: intent}, batch.metadata
 
 
 @then("the OpenAI account holds no input file any more")

@@ -109,7 +109,8 @@ class BatchLimits:
 
 class CreateSteps(Protocol):
     """The ledger's record of a create made of several calls (upload a file, then create): what each step made
-    stays known after a crash, so that whoever gives the intent up releases it (`BatchBackend.abandon`)."""
+    stays known after a crash, so that whoever takes the intent over creates its batch from it (`BatchBackend.resume`)
+    or, giving the intent up, releases it (`BatchBackend.abandon`)."""
 
     def done(self, step: str, value: str) -> None:
         """Record that `step` of the create is done, with what it produced (a file id, say)."""
@@ -254,6 +255,19 @@ class BatchBackend(ABC):
     @abstractmethod
     async def cancel(self, batch_id: str) -> RemoteBatch:
         """Ask the provider to cancel the batch."""
+
+    def resumable(self, steps: Mapping[str, str]) -> bool:
+        """Whether the steps a create left behind (an uploaded input file) are enough to create its batch again
+        with `resume`, rather than sending its requests anew. False by default."""
+        return False
+
+    async def resume(
+        self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
+    ) -> RemoteBatch | None:
+        """Create the batch of an intent whose create never reached the API, from what its steps made (`done`),
+        under the same intent id; None when what they made is gone (then its requests are sent anew). Called only
+        when `resumable(done)`; failures as for `create`."""
+        raise NotImplementedError
 
     async def abandon(self, steps: Mapping[str, str]) -> None:
         """An intent whose create was refused, or never reached the API, is given up (its requests go in another

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Literal
 
 from lowtide.batching.backend import Phase, RemoteBatch
 from lowtide.batching.core import EngineCore, Queued
@@ -54,26 +55,37 @@ class Submission(EngineCore):
         # ledger holds.
         body = self.backend.codec.encode((e.custom_id, params_json(e.params)) for e in entries)
         del entries
+        steps = _Steps(self.ledger, batch_id)
+        created = await self._create(
+            batch_id, keys, lambda: self.backend.create(body, len(keys), intent_id=batch_id, steps=steps)
+        )
+        if created == "unknown":
+            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+
+    async def _create(
+        self, batch_id: str, keys: Sequence[str], create: Callable[[], Awaitable[RemoteBatch]]
+    ) -> Literal["created", "unknown", "refused"]:
+        """Make the intent's batch with `create` and record its id: "created" (its poller started), "unknown" (the
+        outcome is in doubt, recorded: reconcile it before anything is sent again), or "refused" (its calls failed)."""
         timer = crash_during("during-create")
         # In flight from here until the create comes back: no reconciliation may adopt a batch this create made.
-        created = self._creating[batch_id] = asyncio.get_running_loop().create_future()
+        in_flight = self._creating[batch_id] = asyncio.get_running_loop().create_future()
         try:
-            remote = await self.backend.create(body, len(keys), intent_id=batch_id, steps=_Steps(self.ledger, batch_id))
+            remote = await create()
         except ActorError as exc:
             if self.backend.outcome_unknown(exc):
                 # The API may or may not have the batch: find out before anything is sent again.
                 log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
                 self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
-                self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
-            else:
-                # The API refused the batch: nothing was processed or charged. A later call may try again.
-                self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
-                self._fail(keys, exc)
-                await self._abandon(batch_id)
-            return
+                return "unknown"
+            # The API refused the batch: nothing was processed or charged. A later call may try again.
+            self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+            self._fail(keys, exc)
+            await self._abandon(batch_id)
+            return "refused"
         finally:
             del self._creating[batch_id]
-            created.set_result(None)
+            in_flight.set_result(None)
             if timer is not None:  # pragma: no cover - only with a crash point set
                 timer.cancel()
         crashpoint("after-create")
@@ -93,10 +105,10 @@ class Submission(EngineCore):
                 self.ledger.record_unknown(batch_id, note=f"created as {remote.id}; not recorded: {exc}")
             except Exception:
                 self._fail(keys, classify(exc, doing=f"recording batch {remote.id} in the ledger"))
-                return
-            self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
-            return
+                return "refused"
+            return "unknown"
         self._ensure_poller(batch_id, remote)
+        return "created"
 
     async def _reconcile(self, batch_id: str) -> None:
         """Find the API's batch for an intent whose create is unknown; if it never arrived, send its requests again.
@@ -175,7 +187,7 @@ class Submission(EngineCore):
                 case "wait-end":
                     await self._clock.sleep(self.settings.poll_interval)
                 case "resend":
-                    if self._resend(batch_id):
+                    if self._resend(batch_id, intent_at=record.intent_at):
                         return
 
     async def _find_by_intent(self, record: BatchRecord, now: float) -> bool:
@@ -191,7 +203,36 @@ class Submission(EngineCore):
         if remaining > 0:
             await self._clock.sleep(min(self.settings.poll_interval, remaining))
             return False
-        return self._resend(record.id)
+        steps = self.ledger.create_steps(record.id)
+        if steps and self.backend.resumable(steps):
+            return await self._resume(record, steps)
+        return self._resend(record.id, intent_at=record.intent_at)
+
+    async def _resume(self, record: BatchRecord, steps: Mapping[str, str]) -> bool:
+        """Create an intent's batch again from what its create's steps made (an uploaded file), under the same
+        intent: it starts a new attempt in the ledger first, so that no other process sends it meanwhile. True once
+        resolved; False to look again (another process took it, or the outcome is in doubt)."""
+        now = self._clock.now()
+        if not self.ledger.resume_intent(
+            record.id, intent_at=record.intent_at, owner=self.owner, until=now + self.settings.lease_seconds, now=now
+        ):
+            return False  # resolved or resumed by another process since it was read: look again
+        keys = list(self.ledger.members(record.id).values())
+        log.warning("Batch %s never reached the API; created again from what its create left (%s).", record.id,
+                    ", ".join(sorted(steps)))  # fmt: skip
+        recorder = _Steps(self.ledger, record.id)
+
+        async def resume() -> RemoteBatch:
+            remote = await self.backend.resume(steps, len(keys), intent_id=record.id, steps=recorder)
+            if remote is None:
+                raise _Gone
+            return remote
+
+        try:
+            created = await self._create(record.id, keys, resume)
+        except _Gone:  # what the steps made is gone: the requests are sent anew, in another batch
+            return self._resend(record.id, intent_at=now)
+        return created != "unknown"
 
     def _unresolved(self, record: BatchRecord, now: float) -> Unresolved:
         """An intent as reconciliation sees it: in flight while a live process still waits for its create."""
@@ -222,7 +263,7 @@ class Submission(EngineCore):
         elif self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
             log.info("Batch %s reconciled with the API's %s by the custom ids in its results.", owner, remote.id)
 
-    def _resend(self, batch_id: str) -> bool:
+    def _resend(self, batch_id: str, *, intent_at: float | None = None) -> bool:
         """The create never took effect: mark the intent failed and queue its requests for another batch, in one
         transaction that first checks the intent is still unresolved. False when it was resolved meanwhile (another
         process adopted a batch for it, after this one listed the batches): then nothing is sent again."""
@@ -233,6 +274,7 @@ class Submission(EngineCore):
             owner=self.owner,
             until=now + self.settings.lease_seconds,
             now=now,
+            intent_at=intent_at,
         )
         if keys is None:
             log.info("Batch %s was reconciled by another process meanwhile; nothing is sent again.", batch_id)
@@ -263,6 +305,10 @@ class Submission(EngineCore):
 
 def _candidate(remote: RemoteBatch) -> Candidate:
     return Candidate(remote.id, remote.counts.total, remote.created_at, remote.phase is Phase.ENDED)
+
+
+class _Gone(Exception):
+    """What a create's steps made (an uploaded file) is gone: the intent cannot be resumed."""
 
 
 class _Steps:

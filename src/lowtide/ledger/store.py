@@ -421,15 +421,19 @@ class Ledger:
         with self._transaction() as db:
             db.execute("UPDATE batches SET state = 'unknown', note = ? WHERE id = ?", (note, batch_id))
 
-    def give_up_intent(self, batch_id: str, *, note: str, owner: str, until: float, now: float) -> list[str] | None:
+    def give_up_intent(
+        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
+    ) -> list[str] | None:
         """Reconciliation found no batch for an unknown create: mark the intent failed and put its requests back to
-        pending (owned by `owner`), in one transaction, only if the intent is still unresolved; its keys, or None
-        when it was resolved meanwhile (another process adopted a batch for it)."""
+        pending (owned by `owner`), in one transaction, only if the intent is still unresolved (and, given
+        `intent_at`, still the attempt the caller looked at: not resumed since); its keys, or None when it was
+        resolved or resumed meanwhile (another process adopted a batch for it, or is creating it again)."""
         with self._transaction() as db:
             failed = db.execute(
                 "UPDATE batches SET state = 'failed', note = ?"
-                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
-                (note, batch_id),
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
+                " AND (? IS NULL OR intent_at = ?)",
+                (note, batch_id, intent_at, intent_at),
             )
             if failed.rowcount != 1:
                 return None
@@ -440,6 +444,19 @@ class Ledger:
                 (owner, until, now, batch_id, RequestState.SUBMITTING.value),
             )
             return keys
+
+    def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
+        """Take an unresolved intent over to create its batch again from what its create's steps made (an uploaded
+        file): its attempt starts anew at `now` under `owner`, so that every other reconciler waits for this create
+        and finds its batch. Only if it is still unresolved and still the attempt seen at `intent_at`; True if
+        this caller won it."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE batches SET state = 'intent', intent_at = ?, owner = ?, owner_until = ?, note = NULL"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown') AND intent_at = ?",
+                (now, owner, until, batch_id, intent_at),
+            )
+            return cursor.rowcount == 1
 
     def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
         """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""

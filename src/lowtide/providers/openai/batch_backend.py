@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 INTENT_KEY = "lowtide_intent"
 """The batch metadata key that carries lowtide's intent id."""
 INPUT_FILE_STEP = "input_file"
+ENDPOINT_STEP = "endpoint"
 
 _PHASES = {
     "validating": Phase.RUNNING,
@@ -111,11 +112,30 @@ class OpenAIBatchBackend(BatchBackend):
     # The batch's life.
 
     async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
-        """Upload the input file, record it as a step, then create the batch naming the intent in its metadata."""
+        """Upload the input file, record it (and the endpoint) as steps, then create the batch naming the intent in
+        its metadata."""
         url = _url_of_first_line(body)
         file_id = await self._upload(body, intent_id)
+        steps.done(ENDPOINT_STEP, url)
         steps.done(INPUT_FILE_STEP, file_id)
+        return await self._create(file_id, url, count, intent_id=intent_id)
 
+    def resumable(self, steps: Mapping[str, str]) -> bool:
+        return INPUT_FILE_STEP in steps and steps.get(ENDPOINT_STEP) in _ENDPOINTS
+
+    async def resume(
+        self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
+    ) -> RemoteBatch | None:
+        """The batch created from the input file the intent uploaded before (a crash came between the upload and the
+        create), not uploaded again; None when that file is gone."""
+        file_id = done[INPUT_FILE_STEP]
+        try:
+            await self._retrying(lambda: self._client.files.retrieve(file_id))
+        except NotFoundError:
+            return None
+        return await self._create(file_id, _endpoint(done[ENDPOINT_STEP]), count, intent_id=intent_id)
+
+    async def _create(self, file_id: str, url: BatchEndpoint, count: int, *, intent_id: str) -> RemoteBatch:
         async def create() -> Batch:
             return await self._client.batches.create(
                 input_file_id=file_id,
@@ -267,12 +287,18 @@ class OpenAIBatchBackend(BatchBackend):
         )
 
 
+_ENDPOINTS: tuple[BatchEndpoint, ...] = ("/v1/responses", "/v1/chat/completions")
+
+
 def _url_of_first_line(body: bytes) -> BatchEndpoint:
-    first = json.loads(body.split(b"\n", 1)[0])
-    url = first.get("url")
-    if url not in ("/v1/responses", "/v1/chat/completions"):
-        raise InvalidRequestError(f"lowtide sends batches to /v1/responses or /v1/chat/completions, not {url!r}.")
-    return url
+    return _endpoint(json.loads(body.split(b"\n", 1)[0]).get("url"))
+
+
+def _endpoint(url: object) -> BatchEndpoint:
+    for endpoint in _ENDPOINTS:
+        if url == endpoint:
+            return endpoint
+    raise InvalidRequestError(f"lowtide sends batches to /v1/responses or /v1/chat/completions, not {url!r}.")
 
 
 def _failure(batch: Batch | None) -> tuple[str, str]:
