@@ -207,7 +207,7 @@ Feature: An actor answered by OpenAI's live APIs
     Then a ConfigurationError is raised
     And the error names the field "client"
 
-  Scenario: Anthropic takes no provider options of its own, and ignores OpenAI's
+  Scenario: Anthropic checks its own provider options, and ignores OpenAI's
     Given an emulated Anthropic API
     And an actor "claude" with:
       """
@@ -221,4 +221,5 @@ Feature: An actor answered by OpenAI's live APIs
       """
     When the actor is asked "Is the harbour open?"
     Then a ConfigurationError is raised
-    And the error names the field "provider_options.anthropic"
+    And the error names the field "provider_options.anthropic.beta"
+    And the error message contains "Anthropic's own settings are top_k, thinking, output_config, cache_control"

@@ -42,6 +42,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.pricing import cost_of
+from lowtide.providers.anthropic.options import PROVIDER_NAME, anthropic_settings
 from lowtide.structured import json_text, parse_response
 from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
 
@@ -66,19 +67,16 @@ __all__ = [
     "translate_errors",
 ]
 
-PROVIDER_NAME = "anthropic"
 CUSTOM_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
+# In the order the API documents them; Anthropic's own (`top_k`, `thinking`, `cache_control`) come from
+# `anthropic_settings`, the rest from the neutral request.
 _OPTIONAL_PARAMS = ("temperature", "top_p", "top_k", "metadata", "thinking", "tool_choice", "cache_control")
 
 
 def to_message_params(request: ActorRequest) -> dict[str, Any]:
     """The Messages API parameters for `request`, identical for a live call and a batch entry."""
-    if request.provider_options.get(PROVIDER_NAME):
-        raise ConfigurationError(
-            "Anthropic takes no provider options; give further Messages API parameters in extra_params.",
-            field=f"provider_options.{PROVIDER_NAME}",
-        )
+    settings = anthropic_settings(request)
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -91,10 +89,10 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
     if request.stop_sequences:
         params["stop_sequences"] = list(request.stop_sequences)
     for name in _OPTIONAL_PARAMS:
-        value = getattr(request, name)
+        value = settings.get(name) if name in settings else getattr(request, name, None)
         if value is not None:
             params[name] = value
-    output_config = dict(request.output_config or {})
+    output_config = dict(settings.get("output_config") or {})
     if request.response_model is not None and cites_documents(params["messages"]):
         # The API refuses citations together with structured outputs: the schema goes in the system prompt instead.
         params["system"] = _with_json_instruction(request.system, request.response_model)
