@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx2
+import openai
 from pydantic import BaseModel
 
 MODEL = "gpt-5.4-mini"
@@ -16,3 +20,17 @@ class TideRecord(BaseModel):
 
 
 RESPONSE_MODELS: dict[str, type[BaseModel]] = {"TideRecord": TideRecord}
+
+
+def openai_client(w: Any) -> openai.AsyncOpenAI:
+    """The official OpenAI SDK client of a scenario: the emulator's OpenAI API over the scenario's hooked
+    transport, with the scenario's key; closed after the scenario."""
+    base_url = f"{w.emu.base_url}/v1"
+    client = openai.AsyncOpenAI(
+        api_key=OPENAI_KEY,
+        base_url=base_url,
+        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
+        max_retries=0,
+    )
+    w.cleanups.append(client.close)
+    return client

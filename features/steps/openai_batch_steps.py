@@ -7,9 +7,7 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-import httpx2
-import openai
-from _openai_provider_support import OPENAI_KEY, RESPONSE_MODELS
+from _openai_provider_support import RESPONSE_MODELS, openai_client
 from _support import World, emulated_reply_to, names, world
 from behave import given, then, when
 
@@ -21,18 +19,6 @@ from lowtide.providers.openai import OpenAIBatchProvider
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP, INTENT_KEY
 
 
-def _client(w: World) -> openai.AsyncOpenAI:
-    base_url = f"{w.emu.base_url}/v1"
-    client = openai.AsyncOpenAI(
-        api_key=OPENAI_KEY,
-        base_url=base_url,
-        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
-        max_retries=0,
-    )
-    w.cleanups.append(client.close)
-    return client
-
-
 def _batches(w: World) -> list[Any]:
     async def listing() -> list[Any]:
         return [batch async for batch in w.client.batches.list(limit=100)]
@@ -42,7 +28,7 @@ def _batches(w: World) -> list[Any]:
 
 def _program_actor(w: World) -> Actor:
     """The current actor as a new program builds it: the same configuration and ledger, a client of its own."""
-    actor = Actor(w.current_actor().configuration, client=_client(w), clock=w.clock, registry=w.registry)
+    actor = Actor(w.current_actor().configuration, client=openai_client(w), clock=w.clock, registry=w.registry)
     w.cleanups.append(actor.aclose)
     return actor
 

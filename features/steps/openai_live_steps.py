@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx2
 import openai
-from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS
+from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS, openai_client
 from _openai_support import png
 from _support import remember_env, world, yaml_doc
 from behave import given, then, when
@@ -24,15 +24,7 @@ def _start(context: Any, **settings: Any) -> None:
     """The emulator, and the OpenAI SDK client the scenario's actors get, over the scenario's hooked transport."""
     w = world(context)
     w.emulator = Emulator(clock=w.clock, **settings)
-    base_url = f"{w.emulator.base_url}/v1"
-    client = openai.AsyncOpenAI(
-        api_key=OPENAI_KEY,
-        base_url=base_url,
-        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
-        max_retries=0,
-    )
-    w.cleanups.append(client.close)
-    w.client = client
+    w.client = openai_client(w)
 
 
 @given("an emulated OpenAI API")

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.errors import StructuredOutputError
+from lowtide.errors import ActorError, StructuredOutputError
 from lowtide.types import ActorResponse
 
 __all__ = ["json_text", "parse_response"]
@@ -47,3 +47,16 @@ def _first_problem(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "(root)"
     return f"{where}: {first['msg']}"
+
+
+def parsed_outcome(
+    outcome: ActorResponse[Any] | ActorError, model: type[BaseModel] | None
+) -> ActorResponse[Any] | ActorError:
+    """A request's outcome with its answer parsed into `model` (when one is given); an answer that does not fit is
+    the outcome's `StructuredOutputError`, never raised."""
+    if model is None or isinstance(outcome, ActorError):
+        return outcome
+    try:
+        return parse_response(outcome, model)
+    except StructuredOutputError as exc:
+        return exc

@@ -13,6 +13,7 @@ coalescing, exactly-once create, park and resume, budgets and bulk runs.
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ __all__ = [
     "Phase",
     "RemoteBatch",
     "ResultLine",
+    "credential_of",
 ]
 
 ResultLine = Mapping[str, Any]
@@ -115,6 +117,13 @@ class CreateSteps(Protocol):
     def done(self, step: str, value: str) -> None:
         """Record that `step` of the create is done, with what it produced (a file id, say)."""
         ...
+
+
+def credential_of(key: str, *, owned: bool, client: object) -> str:
+    """An in-memory identity of a client's credentials (a digest, never the key), for grouping calls into batches.
+    An injected client (an emulator's, say) is an endpoint of its own, even when base URLs and keys look alike."""
+    owner = "own" if owned else f"client-{id(client)}"
+    return hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
 
 
 class _NoSteps:

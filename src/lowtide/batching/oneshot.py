@@ -17,7 +17,8 @@ from lowtide.config import BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.store import stored_json
 from lowtide.providers.base import Outcome
-from lowtide.types import ActorRequest, ActorResponse
+from lowtide.structured import parsed_outcome
+from lowtide.types import ActorRequest
 
 __all__ = ["run_batch"]
 
@@ -55,7 +56,7 @@ async def run_batch(
     for answered in answers:
         for custom_id, outcome in answered.items():
             index, request, _ = named[custom_id]
-            outcomes[index] = _parsed(backend, outcome, request)
+            outcomes[index] = parsed_outcome(outcome, request.response_model)
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -100,12 +101,3 @@ async def _one_batch(
     except ActorError as exc:  # the answers are in hand; a file left behind costs nothing
         log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)
     return outcomes
-
-
-def _parsed(backend: BatchBackend, outcome: Outcome, request: ActorRequest) -> Outcome:
-    if request.response_model is None or not isinstance(outcome, ActorResponse):
-        return outcome
-    try:
-        return backend.codec.parse(outcome, request.response_model)
-    except ActorError as exc:
-        return exc

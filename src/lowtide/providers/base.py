@@ -8,6 +8,7 @@ and never fails its neighbours.
 from __future__ import annotations
 
 import asyncio
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,22 @@ class ProviderOptions:
     batch: BatchSettings = field(default_factory=BatchSettings)
     timeout: float = 600.0
     max_retries: int = 2
+
+    def api_key_from(self, default_env: str) -> tuple[str | None, str]:
+        """The key given, or else read from `api_key_env` (by default the provider's `default_env`), and the
+        variable it was looked for in, for an error that says which to set."""
+        variable = self.api_key_env or default_env
+        return self.api_key or os.environ.get(variable), variable
+
+    def sdk_settings(self, api_key: str) -> dict[str, Any]:
+        """The arguments every official SDK client takes alike: key, base URL, HTTP client, timeout, retries."""
+        return {
+            "api_key": api_key,
+            "base_url": self.base_url,
+            "http_client": self.http_client,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+        }
 
 
 class Provider(ABC):

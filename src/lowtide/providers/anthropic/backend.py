@@ -7,7 +7,6 @@ outright (429, 529), never on doubt.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -28,6 +27,7 @@ from lowtide.batching.backend import (
     Phase,
     RemoteBatch,
     ResultLine,
+    credential_of,
 )
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
@@ -153,9 +153,7 @@ class AnthropicBatchBackend(BatchBackend):
         self.settings = settings
         self._endpoint = str(self._client.base_url).rstrip("/")
         key = self._client.api_key or self._client.auth_token or ""
-        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
-        owner = "own" if owns_client else f"client-{id(client)}"
-        self._credential = hashlib.sha256(f"{owner}:{key}".encode()).hexdigest()
+        self._credential = credential_of(key, owned=owns_client, client=client)
 
     @property
     def endpoint(self) -> str:

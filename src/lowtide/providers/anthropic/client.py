@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from anthropic import AsyncAnthropic
 
 from lowtide.errors import ConfigurationError
@@ -25,8 +23,7 @@ def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
                 f"client must be an anthropic.AsyncAnthropic, not {type(options.client).__name__}", field="client"
             )
         return options.client, False
-    variable = options.api_key_env or API_KEY_ENV
-    api_key = options.api_key or os.environ.get(variable)
+    api_key, variable = options.api_key_from(API_KEY_ENV)
     if not api_key:
         raise ConfigurationError(
             f"No Anthropic API key: set the {variable} environment variable, pass api_key=..., "
@@ -34,11 +31,4 @@ def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
             "`lowtide emulator`).",
             field="api_key_env",
         )
-    client = AsyncAnthropic(
-        api_key=api_key,
-        base_url=options.base_url,
-        http_client=options.http_client,
-        timeout=options.timeout,
-        max_retries=options.max_retries,
-    )
-    return client, True
+    return AsyncAnthropic(**options.sdk_settings(api_key)), True

@@ -39,11 +39,10 @@ from lowtide.errors import (
     PermissionDeniedError,
     RateLimitError,
     ServerError,
-    StructuredOutputError,
 )
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME, anthropic_settings
-from lowtide.structured import json_text, parse_response
+from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
 
 __all__ = [
@@ -325,13 +324,7 @@ def to_outcome(
     A succeeded answer is parsed into `response_model` when one is given.
     `request_id` is that of the call that created the batch: the id Anthropic support asks for.
     """
-    outcome, _ = line_outcome(line, batch_id=batch_id, request_id=request_id)
-    if response_model is None or isinstance(outcome, ActorError):
-        return outcome
-    try:
-        return parse_response(outcome, response_model)
-    except StructuredOutputError as exc:
-        return exc
+    return parsed_outcome(line_outcome(line, batch_id=batch_id, request_id=request_id)[0], response_model)
 
 
 def line_outcome(

@@ -10,7 +10,6 @@ a crash. The batch carries the intent id in `metadata`, so a create whose outcom
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,7 +18,16 @@ from typing import Literal, TypeVar
 from openai import AsyncOpenAI
 from openai.types import Batch
 
-from lowtide.batching.backend import BatchBackend, BatchCodec, Counts, CreateSteps, Phase, RemoteBatch, ResultLine
+from lowtide.batching.backend import (
+    BatchBackend,
+    BatchCodec,
+    Counts,
+    CreateSteps,
+    Phase,
+    RemoteBatch,
+    ResultLine,
+    credential_of,
+)
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -97,9 +105,7 @@ class OpenAIBatchBackend(BatchBackend):
         self._clock = clock
         self.settings = settings
         self._endpoint = str(self._client.base_url).rstrip("/")
-        # An injected client (an emulator's, say) is its own endpoint even when base URLs look alike.
-        owner = "own" if owns_client else f"client-{id(client)}"
-        self._credential = hashlib.sha256(f"{owner}:{self._client.api_key}".encode()).hexdigest()
+        self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
 
     @property
     def endpoint(self) -> str:

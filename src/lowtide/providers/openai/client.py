@@ -3,8 +3,6 @@ an HTTP client. The key is handed to the SDK and kept nowhere else."""
 
 from __future__ import annotations
 
-import os
-
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
@@ -28,8 +26,7 @@ def build_client(options: ProviderOptions) -> tuple[AsyncOpenAI, bool]:
                 field="client",
             )
         return options.client, False
-    variable = options.api_key_env or API_KEY_ENV
-    api_key = options.api_key or os.environ.get(variable)
+    api_key, variable = options.api_key_from(API_KEY_ENV)
     if not api_key:
         raise ConfigurationError(
             f"No OpenAI API key: set the {variable} environment variable, pass api_key=..., or run against the "
@@ -37,11 +34,4 @@ def build_client(options: ProviderOptions) -> tuple[AsyncOpenAI, bool]:
             "`lowtide emulator`'s /v1).",
             field="api_key_env",
         )
-    client = AsyncOpenAI(
-        api_key=api_key,
-        base_url=options.base_url,
-        http_client=options.http_client,
-        timeout=options.timeout,
-        max_retries=options.max_retries,
-    )
-    return client, True
+    return AsyncOpenAI(**options.sdk_settings(api_key)), True

@@ -30,7 +30,6 @@ from lowtide.errors import (
     PermissionDeniedError,
     RateLimitError,
     ServerError,
-    StructuredOutputError,
 )
 from lowtide.providers.openai.answers import (
     failed_response_error,
@@ -49,7 +48,7 @@ from lowtide.providers.openai.requests import (
     to_chat_body,
     to_responses_body,
 )
-from lowtide.structured import parse_response
+from lowtide.structured import parse_response, parsed_outcome
 from lowtide.types import ActorResponse
 
 __all__ = [
@@ -92,13 +91,7 @@ def to_outcome(
     response_model: type[BaseModel] | None = None,
 ) -> ActorResponse[Any] | ActorError:
     """One output or error file line as the caller's outcome, parsed into `response_model` when one is given."""
-    outcome, _ = line_outcome(line, batch_id=batch_id, request_id=request_id)
-    if response_model is None or isinstance(outcome, ActorError):
-        return outcome
-    try:
-        return parse_response(outcome, response_model)
-    except StructuredOutputError as exc:
-        return exc
+    return parsed_outcome(line_outcome(line, batch_id=batch_id, request_id=request_id)[0], response_model)
 
 
 def line_outcome(
