@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 from lowtide.config import BatchProcessingMode
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
-from lowtide.providers.anthropic.mapping import split_for_sdk, to_message_params, to_response, translate_errors
+from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
 from lowtide.providers.base import Capability, Provider, ProviderOptions
+from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["ClaudeProvider"]

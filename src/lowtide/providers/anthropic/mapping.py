@@ -4,11 +4,10 @@ batch result line -> outcome, SDK exception -> `ActorError`. No I/O here."""
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import re
 import sys
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -58,7 +57,6 @@ __all__ = [
     "line_outcome",
     "parse_response",
     "response_and_json",
-    "split_for_sdk",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -145,30 +143,6 @@ def _with_json_instruction(system: str | list[dict[str, Any]] | None, model: typ
     if isinstance(system, str):
         return f"{system}\n\n{instruction}"
     return [*system, {"type": "text", "text": instruction}]
-
-
-def split_for_sdk(params: dict[str, Any], method: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split Messages parameters into those `method` names and the rest, which travel in `extra_body`.
-
-    The SDK's typed signatures lag the API (2.x dropped `temperature`, `top_p` and `top_k`), yet the API still
-    takes them, and a batch entry sends every parameter as it is: live calls must send the same.
-    """
-    accepted = _keyword_parameters(method)
-    named = {name: value for name, value in params.items() if name in accepted}
-    return named, {name: value for name, value in params.items() if name not in accepted}
-
-
-def _keyword_parameters(method: Callable[..., Any]) -> frozenset[str]:
-    function = getattr(method, "__func__", method)
-    cached = _SIGNATURES.get(function)
-    if cached is None:
-        cached = _SIGNATURES[function] = frozenset(inspect.signature(function).parameters) - _SDK_OPTIONS
-    return cached
-
-
-_SIGNATURES: dict[object, frozenset[str]] = {}
-# The SDK's own request options, never Messages parameters.
-_SDK_OPTIONS = frozenset({"self", "extra_headers", "extra_query", "extra_body", "timeout"})
 
 
 def check_custom_id(custom_id: str) -> str:

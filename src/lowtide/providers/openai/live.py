@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletion
@@ -14,9 +12,10 @@ from lowtide.config import BatchProcessingMode
 from lowtide.providers.base import Capability, Provider, ProviderOptions
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
+from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
-__all__ = ["OpenAIProvider", "split_for_sdk"]
+__all__ = ["OpenAIProvider"]
 
 
 class OpenAIProvider(Provider):
@@ -62,24 +61,3 @@ class OpenAIProvider(Provider):
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.close()
-
-
-def split_for_sdk(body: dict[str, Any], method: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split a body into the parameters `method` names and the rest (`extra_params` the SDK does not know yet),
-    which travel in `extra_body`: a batch line sends every parameter as it is, and a live call sends the same."""
-    accepted = _keyword_parameters(method)
-    named = {name: value for name, value in body.items() if name in accepted}
-    return named, {name: value for name, value in body.items() if name not in accepted}
-
-
-def _keyword_parameters(method: Callable[..., Any]) -> frozenset[str]:
-    function = getattr(method, "__func__", method)
-    cached = _SIGNATURES.get(function)
-    if cached is None:
-        cached = _SIGNATURES[function] = frozenset(inspect.signature(function).parameters) - _SDK_OPTIONS
-    return cached
-
-
-_SIGNATURES: dict[object, frozenset[str]] = {}
-# The SDK's own request options, and `stream` (always off here), never body parameters.
-_SDK_OPTIONS = frozenset({"self", "extra_headers", "extra_query", "extra_body", "timeout", "stream"})
