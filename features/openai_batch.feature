@@ -173,3 +173,55 @@ Feature: An actor answered by OpenAI's Batch API, durably
     When the OpenAI batch provider answers "When is high tide?" and "When is low tide?" in one batch
     Then the outcomes are the emulated replies to "When is high tide?" and "When is low tide?", in order
     And the ledger holds no request
+
+  Scenario: With keep_uploads, the input file stays once the answers are stored
+    Given an OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                | count |
+      | openai.files.create | 1     |
+      | openai.files.delete | 0     |
+    And the OpenAI account still holds the input file of the batch
+
+  Scenario: A batch whose every request failed completes with an error file alone; each request fails with its error
+    When the actor is asked these prompts at once:
+      | prompt                                                 | key  |
+      | [[emulator:errored:invalid_request_error]] Which tide? | bad  |
+      | [[emulator:errored:invalid_request_error]] Which port? | worse |
+    Then the call for "bad" failed with a BatchRequestErrored saying "invalid_request_error"
+    And the call for "worse" failed with a BatchRequestErrored saying "invalid_request_error"
+    And the OpenAI batch has an error file and no output file
+
+  Scenario: A batch that expires sends its requests again in a later batch, until they have had their attempts
+    Given an emulated OpenAI API whose batches take 100000 seconds
+    And an OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 2, max_wait: 200000}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
+    And the OpenAI API committed 2 batches
+    And every OpenAI batch ended "expired"
+
+  Scenario: Parked OpenAI calls are collected, or canceled, by lowtide's collect and cancel
+    Given an emulated OpenAI API whose batches take 600 seconds
+    And an OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    When a program parks "When is high tide?" with the key "high" and ends
+    And a program parks "When is low tide?" with the key "low" and ends
+    And lowtide cancels the OpenAI key "low"
+    And 700 more seconds pass
+    And lowtide collects the ended OpenAI batches
+    Then lowtide status shows these tickets:
+      | key  | state     | batch | attempts |
+      | high | collected | yes   | 1        |
+      | low  | canceled  | yes   | 1        |

@@ -11,7 +11,7 @@ from _openai_provider_support import RESPONSE_MODELS, openai_client
 from _support import World, emulated_reply_to, names, world
 from behave import given, then, when
 
-from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
+from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
 from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import RunResult
 from lowtide.ledger.store import NewRequest, stored_json
@@ -206,6 +206,42 @@ def step_openai_resumed(context: Any) -> None:
     [batch] = _batches(w)
     assert batch.input_file_id == file_id, (batch.input_file_id, file_id)
     assert batch.metadata == {INTENT_KEY: intent}, batch.metadata
+
+
+@then("the OpenAI account still holds the input file of the batch")
+def step_openai_input_kept(context: Any) -> None:
+    w = world(context)
+    [batch] = _batches(w)
+    kept = w.run(w.client.files.retrieve(batch.input_file_id))
+    assert kept.purpose == "batch", kept
+
+
+@then("the OpenAI batch has an error file and no output file")
+def step_openai_error_file_only(context: Any) -> None:
+    [batch] = _batches(world(context))
+    assert batch.status == "completed", batch.status
+    assert batch.output_file_id is None, batch.output_file_id
+    assert batch.error_file_id is not None, batch
+
+
+@then('every OpenAI batch ended "{status}"')
+def step_openai_batches_ended(context: Any, status: str) -> None:
+    statuses = [batch.status for batch in _batches(world(context))]
+    assert statuses and all(each == status for each in statuses), statuses
+
+
+@when('lowtide cancels the OpenAI key "{key}"')
+def step_openai_cancel_key(context: Any, key: str) -> None:
+    w = world(context)
+    client = openai_client(w)
+    w.in_program(lambda: parking.cancel(w.ledger(), key, client=client, clock=w.clock))
+
+
+@when("lowtide collects the ended OpenAI batches")
+def step_openai_collect(context: Any) -> None:
+    w = world(context)
+    client = openai_client(w)
+    w.in_program(lambda: parking.collect(w.ledger(), client=client, clock=w.clock))
 
 
 @then("the OpenAI account holds no input file any more")

@@ -73,6 +73,11 @@ class BatchSettings(BaseModel):
     watch_interval: float = Field(
         default=1.0, gt=0, description="Seconds between ledger checks while another process does the work."
     )
+    keep_uploads: bool = Field(
+        default=False,
+        description="Keep what a create uploaded (OpenAI's input file) once the answers are stored, or the create "
+        "is given up; by default it is deleted.",
+    )
 
 
 class ActorConfiguration(BaseModel):

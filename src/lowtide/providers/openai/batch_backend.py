@@ -253,15 +253,17 @@ class OpenAIBatchBackend(BatchBackend):
         return remote_batch(batch)
 
     async def finished(self, batch: RemoteBatch) -> None:
-        """Delete the uploaded input file: the answers are stored, and OpenAI would keep it (and count it against
-        the organisation's storage) for 30 days."""
+        """Delete the uploaded input file (unless `batch.keep_uploads`): the answers are stored, and OpenAI would
+        keep it (and count it against the organisation's storage) for 30 days."""
+        if self.settings.keep_uploads:
+            return
         known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
         await self._delete(known.input_file_id)
 
     async def abandon(self, steps: Mapping[str, str]) -> None:
-        """The create was given up: its uploaded input file is deleted."""
+        """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
         file_id = steps.get(INPUT_FILE_STEP)
-        if file_id is not None:
+        if file_id is not None and not self.settings.keep_uploads:
             await self._delete(file_id)
 
     async def _delete(self, file_id: str) -> None:
