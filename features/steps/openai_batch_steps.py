@@ -227,7 +227,8 @@ def step_openai_error_file_only(context: Any) -> None:
 @then('every OpenAI batch ended "{status}"')
 def step_openai_batches_ended(context: Any, status: str) -> None:
     statuses = [batch.status for batch in _batches(world(context))]
-    assert statuses and all(each == status for each in statuses), statuses
+    assert statuses, "no batch"
+    assert all(each == status for each in statuses), statuses
 
 
 @when('lowtide cancels the OpenAI key "{key}"')
