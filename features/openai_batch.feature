@@ -225,3 +225,20 @@ Feature: An actor answered by OpenAI's Batch API, durably
       | key  | state     | batch | attempts |
       | high | collected | yes   | 1        |
       | low  | canceled  | yes   | 1        |
+
+  Scenario: A request missing from both files is read for again, then fails alone, saying it came back nowhere
+    Given an OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, api_retries: 1}
+      """
+    And the OpenAI API will lose the request "lost" from both files of its batch
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | Where did it go?   | lost |
+    Then the call for "lost" failed with a BatchRequestError saying "ended without a result for request lost"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                 | count |
+      | openai.files.content | 2     |

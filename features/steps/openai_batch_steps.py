@@ -46,6 +46,11 @@ def step_openai_fail_next(context: Any, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)
 
 
+@given('the OpenAI API will lose the request "{custom_id}" from both files of its batch')
+def step_openai_lose(context: Any, custom_id: str) -> None:
+    world(context).emu.faults.lose(custom_id)
+
+
 @given("OpenAI takes at most {count:d} request in a batch")
 @given("OpenAI takes at most {count:d} requests in a batch")
 def step_openai_batch_limit(context: Any, count: int) -> None:
