@@ -11,3 +11,9 @@ Feature: The public API
 
   Scenario: lowtide reports the installed version
     Then lowtide.__version__ is the version of the installed distribution
+
+  Scenario: Importing lowtide loads no provider's SDK until an actor of that provider needs it
+    When a new Python process imports lowtide
+    Then neither the anthropic nor the openai SDK was imported
+    When a new Python process imports lowtide and asks it for ClaudeBatchProvider
+    Then the anthropic SDK was imported, and the openai SDK was not

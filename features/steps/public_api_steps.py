@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import types
 from importlib.metadata import version
 from typing import Any
 
-from behave import then
+from behave import then, when
 
 import lowtide
 
@@ -47,3 +50,31 @@ def step_star_import(context: Any) -> None:
 @then("lowtide.__version__ is the version of the installed distribution")
 def step_version(context: Any) -> None:
     assert lowtide.__version__ == version("lowtide"), (lowtide.__version__, version("lowtide"))
+
+
+def _modules_after(code: str) -> set[str]:
+    """The top-level modules a fresh interpreter holds after running `code`."""
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted({{name.partition('.')[0] for name in sys.modules}})))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@when("a new Python process imports lowtide")
+def step_import_fresh(context: Any) -> None:
+    context.modules = _modules_after("import lowtide")
+
+
+@when("a new Python process imports lowtide and asks it for ClaudeBatchProvider")
+def step_import_claude(context: Any) -> None:
+    context.modules = _modules_after("import lowtide\nlowtide.ClaudeBatchProvider")
+
+
+@then("neither the anthropic nor the openai SDK was imported")
+def step_no_sdk(context: Any) -> None:
+    assert not {"anthropic", "openai"} & context.modules, sorted({"anthropic", "openai"} & context.modules)
+
+
+@then("the anthropic SDK was imported, and the openai SDK was not")
+def step_anthropic_only(context: Any) -> None:
+    assert "anthropic" in context.modules, "anthropic was not imported"
+    assert "openai" not in context.modules, "openai was imported"

@@ -5,6 +5,8 @@ Batches API (half the price, no stream-idle timeouts, results within 24 hours) a
 `ActorResponse` a live call gives.
 """
 
+import typing as _typing
+
 from lowtide._version import __version__
 from lowtide.actor import Actor
 from lowtide.batching.tickets import Ticket
@@ -41,7 +43,6 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.ledger.store import Ledger, open_ledger
-from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 from lowtide.types import (
@@ -56,6 +57,23 @@ from lowtide.types import (
     ToolUseContent,
     Usage,
 )
+
+if _typing.TYPE_CHECKING:
+    from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
+
+# The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
+# 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one.
+_LAZY = {"ClaudeBatchProvider": "lowtide.providers.anthropic", "ClaudeProvider": "lowtide.providers.anthropic"}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lowtide' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "APIConnectionError",
