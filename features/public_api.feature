@@ -17,3 +17,9 @@ Feature: The public API
     Then neither the anthropic nor the openai SDK was imported
     When a new Python process imports lowtide and asks it for ClaudeBatchProvider
     Then the anthropic SDK was imported, and the openai SDK was not
+
+  Scenario: An Anthropic actor loads no OpenAI SDK, and an OpenAI actor no Anthropic SDK
+    When a new Python process builds an Anthropic actor in batch mode and its provider
+    Then the anthropic SDK was imported, and the openai SDK was not
+    When a new Python process builds an OpenAI actor in batch mode and its provider
+    Then the openai SDK was imported, and the anthropic SDK was not

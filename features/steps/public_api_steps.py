@@ -78,3 +78,28 @@ def step_no_sdk(context: Any) -> None:
 def step_anthropic_only(context: Any) -> None:
     assert "anthropic" in context.modules, "anthropic was not imported"
     assert "openai" not in context.modules, "openai was imported"
+
+
+_BUILD = (
+    "from lowtide import Actor\n"
+    "actor = Actor({{'name': 'a', 'provider': '{provider}', 'model': '{model}', 'max_tokens': 64,"
+    " 'batch_processing': 'batch'}}, api_key='not-a-key')\n"
+    "actor.provider()\n"
+    "actor.batch_codec()"
+)
+
+
+@when("a new Python process builds an Anthropic actor in batch mode and its provider")
+def step_build_anthropic(context: Any) -> None:
+    context.modules = _modules_after(_BUILD.format(provider="anthropic", model="claude-sonnet-5-5"))
+
+
+@when("a new Python process builds an OpenAI actor in batch mode and its provider")
+def step_build_openai(context: Any) -> None:
+    context.modules = _modules_after(_BUILD.format(provider="openai", model="gpt-5.4-mini"))
+
+
+@then("the openai SDK was imported, and the anthropic SDK was not")
+def step_openai_only(context: Any) -> None:
+    assert "openai" in context.modules, "openai was not imported"
+    assert "anthropic" not in context.modules, "anthropic was imported"
