@@ -64,6 +64,8 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
       | lowtide status missing-run                                                                | has no run 'missing-run'                  |
       | lowtide retry missing-run                                                                 | has no run 'missing-run'                  |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |
 
   Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
     Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'

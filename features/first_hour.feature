@@ -49,3 +49,16 @@ Feature: A user's first hour: bad input is refused with one clear line before an
   Scenario: `python -m lowtide` is the lowtide command
     When "python -m lowtide --version" runs in a new process
     Then it printed the installed version of lowtide and exited with 0
+
+  Scenario: A ledger that cannot be created is one line, not a traceback
+    When the command "lowtide status --ledger /proc/nope/ledger.sqlite3" runs
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: The ledger cannot be opened at /proc/nope/ledger.sqlite3: No such file or directory."
+
+  Scenario: A ledger whose pages are damaged is one line saying so, not a traceback
+    Given a ledger with requests in it whose pages were then damaged
+    When lowtide status reads that ledger
+    Then the command exits with 2
+    And the command printed on stderr "damaged"
+    And the command printed on stderr "sqlite3 FILE .recover"
+    And the command printed nothing on stderr that looks like a traceback

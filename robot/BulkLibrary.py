@@ -284,6 +284,25 @@ class BulkLibrary:
             logger.warn(f"{name} was killed just after its claimed requests got their batch intent: {after}")
         return dict(after.batches)
 
+    @keyword("Interrupt Lowtide Once A Batch Is Out")
+    def interrupt_lowtide_once_a_batch_is_out(self, name: str, ledger: str, timeout: float = 60.0) -> Finished:
+        """Ctrl-C (SIGINT) the run `name` once the ledger shows a batch created at the API and not yet settled, as
+        a user would press it while a run waits; returns how it ended."""
+        process = self._process(name)
+        deadline = time.monotonic() + timeout
+        seen = _LedgerView()
+        while not any(seen.batches.get(state, 0) for state in ("waiting-on-batch", "ended")):
+            if process.popen.poll() is not None:
+                raise AssertionError(f"{name} ended before a batch was out; ledger: {seen}")
+            if time.monotonic() > deadline:
+                process.stop()
+                raise AssertionError(f"{name} had no batch out within {timeout:g} s: {seen}")
+            time.sleep(0.01)
+            seen = _ledger_view(Path(ledger))
+        process.popen.send_signal(signal.SIGINT)
+        logger.info(f"Interrupted {name}; ledger: {seen}")
+        return self.wait_for_lowtide(name, timeout=30.0)
+
     # ------------------------------------------------------------------------------------------------ results
 
     @keyword("Results Should Be Complete")

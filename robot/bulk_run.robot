@@ -150,3 +150,23 @@ An OpenAI Actor's Run Goes Through OpenAI's Batch API, Resumable And Paid Once
     Should Contain    ${again.stdout}    run oai: 1200 item(s): 1200 succeeded
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
+
+Ctrl-C Ends A Run With One Line Saying Nothing Is Lost And How To Resume
+    [Documentation]    SIGINT while a batch is out: exit code 130, no traceback, one message that says what is safe
+    ...    and the exact command that resumes; that command then finishes the run, paying for nothing twice.
+    ${csv}=    Write Reviews    600
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    interrupted-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    ctrlc    --items-per-batch    200    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${first}=    Start Lowtide    @{command}
+    ${stopped}=    Interrupt Lowtide Once A Batch Is Out    ${first}    ${work}/ledger.sqlite3
+    Should Be Equal As Integers    ${stopped.rc}    130    msg=${stopped.stderr}
+    Should Contain    ${stopped.stderr}    lowtide: interrupted. Nothing is lost
+    Should Contain    ${stopped.stderr}    lowtide run ${csv} --actor ${actor}
+    Should Not Contain    ${stopped.stderr}    Traceback
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run ctrlc: 600 item(s): 600 succeeded
+    Emulator Should Have Created Each Custom Id Once    ctrlc    600

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import subprocess
 import sys
 from typing import Any
 
 from _support import world
-from behave import then, when
+from behave import given, then, when
 
 from lowtide import ActorError, ConfigurationError, __version__
+from lowtide.cli import main
+from lowtide.ledger.store import Ledger, NewRequest
 
 _NAMES = {"nan": float("nan"), "inf": float("inf")}
 
@@ -68,3 +72,40 @@ def step_python_m_version(context: Any) -> None:
     done = world(context).value
     assert done.returncode == 0, done
     assert done.stdout.strip() == f"lowtide {__version__}", done.stdout
+
+
+@given("a ledger with requests in it whose pages were then damaged")
+def step_damaged_ledger(context: Any) -> None:
+    w = world(context)
+    path = w.path("damaged.sqlite3")
+    ledger = Ledger(path)
+    now = w.clock.now()
+    ledger.claim(
+        [NewRequest(f"k-{i}", f"k-{i}", "a", "m", {"prompt": "x" * 400}) for i in range(400)],
+        owner="someone",
+        until=now,
+        now=now,
+    )
+    ledger.close()
+    size = path.stat().st_size
+    with path.open("r+b") as damaged:  # the header stays, the pages after it are overwritten
+        damaged.seek(size // 3)
+        damaged.write(b"\xff" * (size // 3))
+    w.witnessed["damaged"] = [path]
+
+
+@when("lowtide status reads that ledger")
+def step_status_damaged(context: Any) -> None:
+    w = world(context)
+    [path] = w.witnessed["damaged"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["status", "--ledger", str(path)])
+    w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+@then("the command printed nothing on stderr that looks like a traceback")
+def step_no_traceback(context: Any) -> None:
+    err = world(context).value["err"]
+    assert "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err

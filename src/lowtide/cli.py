@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -148,12 +150,29 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(given)
     try:
         return int(args.handler(args))
     except ActorError as exc:
         print(f"lowtide: {exc}", file=sys.stderr)
         return 2
+    except sqlite3.DatabaseError as exc:
+        # Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads).
+        print(
+            f"lowtide: the ledger is damaged ({exc}); move it aside and start a new one (what it held can be"
+            " recovered with `sqlite3 FILE .recover`).",
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        again = shlex.join(["lowtide", *given])
+        print(
+            f"\nlowtide: interrupted. Nothing is lost: what was sent is recorded in the ledger, and batches already"
+            f" created keep running at the API. Run the same command again to resume without paying twice:\n  {again}",
+            file=sys.stderr,
+        )
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover - exercised through the console script

@@ -32,6 +32,7 @@ from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
+from lowtide.bulk.outputs import check_outputs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import ItemStatus, RunResult
@@ -266,7 +267,8 @@ class BulkRun:
         """Check every job (nothing is sent before all pass): its file, its params, its cost and size."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
-        if write:  # a dry run needs no client (nor a key): it sends nothing
+        if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
+            check_outputs(out=self.out, results_dir=self.results_dir)
             backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())

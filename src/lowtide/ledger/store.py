@@ -174,10 +174,16 @@ class Ledger:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_ledger_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
-        # main file's permissions, so the main file is made private before SQLite opens it.
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
+            # main file's permissions, so the main file is made private before SQLite opens it.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as exc:
+            raise LedgerError(
+                f"The ledger cannot be opened at {self.path}: {exc.strerror or exc}. Choose a place that can be"
+                " written (the actor's `ledger`, LOWTIDE_LEDGER, or --ledger)."
+            ) from None
         for private in (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))):
             if private.exists():
                 os.chmod(private, 0o600)
@@ -196,7 +202,11 @@ class Ledger:
             self._db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise ConfigurationError(f"{self.path} is not a lowtide ledger ({exc}).", field="ledger") from None
+            raise ConfigurationError(
+                f"{self.path} is not a lowtide ledger, or it is damaged ({exc}). Move it aside and start a new one;"
+                " if it was a ledger, what it held can be recovered with `sqlite3 FILE .recover`.",
+                field="ledger",
+            ) from None
         except BaseException:
             self._db.close()
             raise
