@@ -2,7 +2,7 @@
 
 Every state change is one short transaction (`BEGIN IMMEDIATE`), and bulk changes (thousands of requests joining
 a batch, thousands of results arriving) are written in chunks with `executemany`, not one commit per row.
-Nothing secret is stored: requests are kept as Messages parameters, batches by the API's base URL.
+Nothing secret is stored: requests are kept as the provider's request bodies, batches by the API's base URL.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class NewRequest:
     actor: str
     model: str
     params: dict[str, Any] | str
-    """The Messages params, or their JSON as `stored_json` gives it."""
+    """The provider's request body, or its JSON as `stored_json` gives it."""
     max_attempts: int = 1
     worst_case_usd: Decimal | None = None
 
