@@ -131,7 +131,7 @@ Feature: An actor answered by OpenAI's Batch API, durably
     And the answer to "high" is the emulated reply to "When is high tide?"
 
   Scenario: A batch canceled before it ran answers each request as canceled
-    Given an emulated OpenAI API whose batches take 600 seconds
+    Given an emulated OpenAI API whose batches take 100000 seconds
     And an OpenAI actor "tides" with:
       """
       batch_processing: batch
