@@ -50,8 +50,7 @@ class Coalescing(EngineCore):
             self._window.cancel()
         self._window = None
         entries, self._queue, self._queue_bytes = self._queue, [], 0
-        for group in self._groups(entries):
-            self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
+        self._send_groups(entries)
 
     def _window_failed(self, error: ActorError) -> None:
         """The coalescing window failed: fail what it held and let the next call open a new one."""

@@ -97,6 +97,8 @@ class EngineCore:
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._creating: dict[str, asyncio.Future[None]] = {}
+        self._dispatching: set[asyncio.Task[None]] = set()
+        """Batches on their way: intent recorded, create not yet come back."""
         """Intents whose create is in flight here; each future is done once the create came back, however."""
         self._foreign: set[str] = set()
         """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
@@ -142,6 +144,19 @@ class EngineCore:
                 # Work nobody waits on (a collect, a requeue) may fail: that is recorded, not an unhandled error.
                 # (Marked here rather than by a done callback on every future: one callback each costs a context.)
                 future.exception()
+
+    def _send_groups(self, entries: list[Queued]) -> None:
+        """Send `entries` now, one batch per group (`_groups`), each tracked until its create has come back."""
+        for group in self._groups(entries):
+            task = self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
+            self._dispatching.add(task)
+            task.add_done_callback(self._dispatching.discard)
+
+    async def dispatched(self) -> None:
+        """Wait until every batch on its way has been created or refused: what a caller that stops sending (a run
+        whose time limit passed) must wait for before it cancels what is out."""
+        while self._dispatching:
+            await asyncio.wait(list(self._dispatching))
 
     def _groups(self, entries: list[Queued]) -> list[list[Queued]]:
         """`entries` split by what a batch of the provider's must share (`BatchCodec.batch_group`), in order."""

@@ -149,8 +149,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                 futures[record.key] = self._future(record.key)
             else:
                 futures[record.key] = asyncio.ensure_future(self._final(record))
-        for group in self._groups(fresh):
-            self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
+        self._send_groups(fresh)
         return futures
 
     async def outcome(self, key: str) -> Outcome:

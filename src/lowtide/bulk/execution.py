@@ -408,6 +408,9 @@ class Execution:
                 while self.outstanding > 0 and self.clock.now() < grace_ends:
                     await self._cancel_outstanding()
                     await self._change_or_tick(grace_ends)
+                # A batch whose create was on its way is canceled too: nothing is left running once the run gives up.
+                await self.engine.dispatched()
+                await self._cancel_outstanding()
                 left = [i for i, r in enumerate(self.results) if r is None]
                 self._decide(left, ItemStatus.FAILED, self._cut_reason())
                 return
