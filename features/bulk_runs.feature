@@ -207,7 +207,8 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the command printed "run reviews (actor reader): 4 item(s): 3 succeeded, 1 failed"
     When "lowtide status" runs on the scenario's ledger
     Then the command exits with 0
-    And the command printed "run reviews (actor reader): 4 item(s): 3 succeeded, 1 failed; $"
+    And the command printed "latest bulk runs (lowtide runs lists them all; lowtide status RUN shows one):"
+    And the command printed "actor reader: 4 item(s): 3 succeeded, 1 failed; $"
 
   Scenario: Items a stopped program claimed but never put in a batch are sent in the run's own batches
     Given 6 prompts "Review {n}"

@@ -119,7 +119,7 @@ Feature: Actor configuration
       """
     When the only actor is loaded from "team.yaml"
     Then a ConfigurationError is raised
-    And the error message contains "team.yaml holds 2 actors (planner, reviewer); say which one with name=..."
+    And the error message contains "team.yaml holds 2 actors (planner, reviewer); say which one, as in name='planner'."
     And the error names the field "name"
 
   Scenario: Picking an actor the file does not hold lists those it does
@@ -131,8 +131,19 @@ Feature: Actor configuration
       """
     When actor "writer" is loaded from "team.yaml"
     Then a ConfigurationError is raised
-    And the error message contains "team.yaml has no actor named 'writer'; it has planner, reviewer."
+    And the error message contains "team.yaml has no actor named 'writer'. It has planner, reviewer."
     And the error names the field "name"
+
+  Scenario: A misspelt actor name gets the name it most likely meant
+    Given a file "team.yaml" containing:
+      """
+      actors:
+        reviewer: {model: claude-haiku-4-5}
+        planner: {model: claude-sonnet-5-5}
+      """
+    When actor "planer" is loaded from "team.yaml"
+    Then a ConfigurationError is raised
+    And the error message contains "team.yaml has no actor named 'planer'. Did you mean 'planner'? It has planner, reviewer."
 
   Scenario Outline: An invalid setting fails at load time, naming the actor, the file and the field
     Given a file "actors.yaml" containing the actor "writer" with "<setting>"
@@ -149,8 +160,8 @@ Feature: Actor configuration
       | batch: {max_wait: 0}                                               | batch.max_wait      | batch.max_wait: Input should be greater than 0 (got 0)                     |
       | batch: {on_timeout: abandon}                                       | batch.on_timeout    | batch.on_timeout: Input should be 'cancel' or 'leave' (got 'abandon')      |
       | batch: {api_retries: 99}                                           | batch.api_retries   | batch.api_retries: Input should be less than or equal to 50 (got 99)       |
-      | batch: {poll_every: 5}                                             | batch.poll_every    | batch.poll_every: Extra inputs are not permitted                           |
-      | colour: blue                                                       | colour              | colour: Extra inputs are not permitted                                     |
+      | batch: {poll_every: 5}                                             | batch.poll_every    | batch.poll_every: not a known setting; did you mean 'poll_interval'?       |
+      | colour: blue                                                       | colour              | colour: not a known setting (known here: api_key_env, base_url, batch,    |
       | batch_processing: sometimes                                        | batch_processing    | batch_processing: Input should be 'live' or 'batch' (got 'sometimes')      |
       | temperature: 1.5                                                   | temperature         | temperature: Input should be less than or equal to 1 (got 1.5)             |
       | top_p: 0                                                           | top_p               | top_p: Input should be greater than 0 (got 0)                              |
@@ -202,7 +213,7 @@ Feature: Actor configuration
 
     Examples:
       | settings                                                                                                       | field                                   |
-      | {"name": "writer", "model": "claude-sonnet-5-5", "api_key": "sk-ant-api03-secret"}                             | api_key: Extra inputs are not permitted |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "api_key": "sk-ant-api03-secret"}                             | api_key: not a known setting; did you mean 'api_key_env'? |
       | {"name": "writer", "model": "claude-sonnet-5-5", "batch": {"api_key": "sk-ant-api03-secret"}}                  | batch.api_key                           |
       | {"name": "writer", "model": "claude-sonnet-5-5", "api_key_env": 12, "max_tokens": "sk-ant-api03-secret"}       | max_tokens                              |
       | {"name": "writer", "model": "claude-sonnet-5-5", "auth_token": ["sk-ant-api03-secret"]}                        | auth_token                              |

@@ -1030,8 +1030,8 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
 
       Examples:
         | command                                                  | message                                            |
-        | lowtide emulator --port <busy-port>                      | lowtide emulator: cannot listen on 127.0.0.1:<busy-port>: |
-        | lowtide emulator --state-file <missing-dir>/state.json   | lowtide emulator: cannot write <missing-dir>/state.json: |
+        | lowtide emulator --port <busy-port>                      | lowtide: cannot listen on 127.0.0.1:<busy-port>: |
+        | lowtide emulator --state-file <missing-dir>/state.json   | lowtide: cannot write <missing-dir>/state.json: |
 
     Scenario: `lowtide emulator` announces its address, serves, and ends cleanly on a stop signal
       When I run "lowtide emulator --port 0 --processing-seconds 1 --api-key secret" and stop it after one call

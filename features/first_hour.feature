@@ -37,23 +37,23 @@ Feature: A user's first hour: bad input is refused with one clear line before an
 
     Examples:
       | command                                 | message                                                            |
-      | emulator --port 99999                   | argument --port: a port is from 0 to 65535 (0 picks a free one), not 99999 |
-      | emulator --port http                    | argument --port: not a port number: 'http'                         |
-      | emulator --processing-seconds -1        | argument --processing-seconds: must be 0 seconds or more, not -1   |
-      | emulator --cancel-seconds nan           | argument --cancel-seconds: must be 0 seconds or more, not nan      |
-      | emulator --processing-seconds soon      | argument --processing-seconds: not a number of seconds: 'soon'     |
-      | demo --bulk-items -5                    | argument --bulk-items: must be 0 or more, not -5                   |
-      | demo --bulk-items many                  | argument --bulk-items: not a whole number: 'many'                  |
-      | demo --processing-seconds -2            | argument --processing-seconds: must be 0 seconds or more, not -2   |
+      | emulator --port 99999                   | Invalid value for '--port': a port is from 0 to 65535 (0 picks a free one), not 99999 |
+      | emulator --port http                    | Invalid value for '--port': not a port number: 'http'                         |
+      | emulator --processing-seconds -1        | Invalid value for '--processing-seconds': must be 0 seconds or more, not -1   |
+      | emulator --cancel-seconds nan           | Invalid value for '--cancel-seconds': must be 0 seconds or more, not nan      |
+      | emulator --processing-seconds soon      | Invalid value for '--processing-seconds': not a number of seconds: 'soon'     |
+      | demo --bulk-items -5                    | Invalid value for '--bulk-items': must be 0 or more, not -5                   |
+      | demo --bulk-items many                  | Invalid value for '--bulk-items': not a whole number: 'many'                  |
+      | demo --processing-seconds -2            | Invalid value for '--processing-seconds': must be 0 seconds or more, not -2   |
 
   Scenario: `python -m lowtide` is the lowtide command
     When "python -m lowtide --version" runs in a new process
     Then it printed the installed version of lowtide and exited with 0
 
-  Scenario: A ledger that cannot be created is one line, not a traceback
+  Scenario: A ledger that is not there is one line, not a traceback, and reading it leaves no empty ledger behind
     When the command "lowtide status --ledger /proc/nope/ledger.sqlite3" runs
     Then the command exits with 2
-    And the command printed on stderr "lowtide: The ledger cannot be opened at /proc/nope/ledger.sqlite3: No such file or directory."
+    And the command printed on stderr "lowtide: There is no ledger at /proc/nope/ledger.sqlite3. Name the one your programs use with --ledger or $LOWTIDE_LEDGER."
 
   Scenario: A ledger whose pages are damaged is one line saying so, not a traceback
     Given a ledger with requests in it whose pages were then damaged

@@ -156,7 +156,7 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
   Scenario: A batch that is no longer outstanding cannot be canceled
     When the actor is asked "Plan issue 42" with the key "plan-issue-42"
     And lowtide cancels the key "plan-issue-42"
-    Then a ConfigurationError is raised
+    Then a BatchNotOutstanding is raised
     And the error message contains "is collected; only a batch the API is processing can be canceled."
     And the API received these calls:
       | call           | count |
@@ -232,12 +232,12 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
     When the actor is asked "Plan issue 42" with the key "plan-issue-42"
     And the API's call counts are noted
     And "lowtide <command>" runs on the scenario's ledger
-    Then the command exits with 2
+    Then the command exits with <status>
     And the command printed on stderr "<message>"
     And the API received no calls since they were noted
 
     Examples:
-      | command                  | message                                                      |
-      | collect msgbatch_unknown | lowtide: No outstanding batch msgbatch_unknown in the ledger |
-      | cancel plan-issue-99     | lowtide: No batch or request 'plan-issue-99' in the ledger   |
-      | cancel plan-issue-42     | is collected; only a batch the API is processing can be canceled. |
+      | command                  | status | message                                                      |
+      | collect msgbatch_unknown | 2      | lowtide: No outstanding batch msgbatch_unknown in the ledger |
+      | cancel plan-issue-99     | 2      | lowtide: No batch or request 'plan-issue-99' in the ledger   |
+      | cancel plan-issue-42     | 1      | is collected; only a batch the API is processing can be canceled. |

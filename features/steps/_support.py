@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
@@ -571,9 +571,18 @@ def check_fields(obj: Any, expected: dict[str, str]) -> None:
             assert actual == value, f"{name} is {actual!r}, not {value!r}"
 
 
-def run_cli(w: World, command: str, *, ledger: Path, cwd: Path | None = None) -> None:
-    """`lowtide ...` in process, with `--ledger` after the subcommand (in `cwd`, when given); a crash is kept as the
-    exit "code", not raised.
+def run_cli(
+    w: World,
+    command: str,
+    *,
+    ledger: Path | None,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
+    terminal: bool = False,
+) -> None:
+    """`lowtide ...` in process, with `--ledger` after the subcommand unless the command names one or `ledger` is
+    None (in `cwd`, when given; `stdin` piped in, or a terminal there with `terminal`); a crash is kept as the exit
+    "code", not raised.
 
     The exit code and both outputs are kept where the command steps of demo_steps read them.
     """
@@ -581,13 +590,16 @@ def run_cli(w: World, command: str, *, ledger: Path, cwd: Path | None = None) ->
 
     argv = shlex.split(command)
     assert argv[0] == "lowtide", argv
-    args = [*argv[1:2], "--ledger", str(ledger), *argv[2:]]
+    args = argv[1:]
+    if ledger is not None and "--ledger" not in args:
+        args = [*args, "--ledger", str(ledger)]
     out, err = io.StringIO(), io.StringIO()
     here = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
+    given = _Stdin(stdin or b"", terminal=terminal)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(given):
             try:
                 code: int | str = main(args)
             except SystemExit as exit_:
@@ -597,6 +609,27 @@ def run_cli(w: World, command: str, *, ledger: Path, cwd: Path | None = None) ->
     finally:
         os.chdir(here)
     w.value = {"code": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+class _Stdin(io.TextIOWrapper):
+    """Standard input for a command run in process: bytes piped in, or a terminal with nothing typed."""
+
+    def __init__(self, data: bytes, *, terminal: bool) -> None:
+        super().__init__(io.BytesIO(data), encoding="utf-8")
+        self._terminal = terminal
+
+    def isatty(self) -> bool:
+        return self._terminal
+
+
+@contextlib.contextmanager
+def _stdin(stream: io.TextIOWrapper) -> Iterator[None]:
+    previous = sys.stdin
+    sys.stdin = stream
+    try:
+        yield
+    finally:
+        sys.stdin = previous
 
 
 def set_env(w: World, variable: str, value: str | None) -> None:

@@ -374,7 +374,7 @@ def step_cli_not_printed(context: Any, text: str) -> None:
 def _json(context: Any) -> dict[str, Any]:
     result = world(context).value
     assert result["code"] == 0, result
-    return json.loads(result["out"])
+    return json.loads(result["out"], parse_float=Decimal)
 
 
 @then("the command printed JSON with these tickets:")
@@ -405,10 +405,10 @@ def step_cli_json_costs(context: Any) -> None:
     for ticket in data["tickets"]:
         cost = answers[ticket["key"]].cost
         assert cost is not None, ticket
-        assert Decimal(ticket["cost_usd"]) == cost.total_usd, ticket
+        assert Decimal(str(ticket["cost_usd"])) == cost.total_usd, ticket
     batch_price, live_price = _batch_price(list(answers.values())), _live_price(list(answers.values()))
     [actor] = data["actors"]
     [batch] = data["batches"]
     for part in (actor, batch, data):
-        assert Decimal(part["cost_usd"]) == batch_price, part
-        assert Decimal(part["live_cost_usd"]) == live_price, part
+        assert Decimal(str(part["cost_usd"])) == batch_price, part
+        assert Decimal(str(part["live_cost_usd"])) == live_price, part

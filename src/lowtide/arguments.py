@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from lowtide.errors import ConfigurationError
+from lowtide.spelling import argument
 from lowtide.types import ChatMessage
 
 __all__ = ["check_budget", "check_call", "check_key", "check_messages", "check_prompt"]
@@ -62,7 +63,8 @@ def check_budget(amount: object) -> Decimal:
     value = Decimal(str(amount)) if number else None
     if value is None or not value.is_finite() or value <= 0:
         raise ConfigurationError(
-            f"max_cost_usd: a budget must be a finite number of US dollars more than 0 (got {_shown(amount)}).",
+            f"{argument('max_cost_usd')}: a budget must be a finite number of US dollars more than 0"
+            f" (got {_shown(amount)}).",
             field="max_cost_usd",
         )
     return value

@@ -7,6 +7,7 @@ Configurations load from a dict, a YAML file or a TOML file. A file holds one ac
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from lowtide.errors import ConfigurationError
 from lowtide.modes import BatchProcessingMode
+from lowtide.spelling import argument
 
 __all__ = [
     "ActorConfiguration",
@@ -162,15 +164,18 @@ class ActorConfiguration(BaseModel):
         if name is None:
             if len(actors) != 1:
                 raise ConfigurationError(
-                    f"{path} holds {len(actors)} actors ({', '.join(actors)}); say which one with name=...",
+                    f"{path} holds {len(actors)} actors ({', '.join(actors)}); say which one, as in"
+                    f" {argument('name', next(iter(actors)))}.",
                     field="name",
                 )
             return next(iter(actors.values()))
         try:
             return actors[name]
         except KeyError:
+            close = difflib.get_close_matches(name, list(actors), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ConfigurationError(
-                f"{path} has no actor named {name!r}; it has {', '.join(sorted(actors))}.", field="name"
+                f"{path} has no actor named {name!r}.{hint} It has {', '.join(sorted(actors))}.", field="name"
             ) from None
 
 
@@ -309,9 +314,27 @@ def _configuration_error(exc: ValidationError, *, actor: str | None, source: str
             problems.append(f"  {message}")
             continue
         fields.append(located)
+        if error["type"] == "extra_forbidden":
+            problems.append(f"  {located}: {_unknown_setting(error['loc'])}")
+            continue
         got = "" if _never_echo(error["type"], located) else f" (got {error['input']!r})"
         problems.append(f"  {located}: {message}{got}")
     who = f"actor {actor!r}" if actor else "actor"
     return ConfigurationError(
         f"Invalid configuration for {who} in {source}:\n" + "\n".join(problems), field=fields[0] if fields else None
     )
+
+
+def _unknown_setting(location: tuple[int | str, ...]) -> str:
+    """What to say of a setting that is not one: the nearest known name, and the names there are."""
+    model: type[BaseModel] | None = ActorConfiguration
+    for part in location[:-1]:
+        field = model.model_fields.get(str(part)) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    if model is None:
+        return "not a known setting"
+    known = sorted(model.model_fields)
+    close = difflib.get_close_matches(str(location[-1]), known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"not a known setting{hint} (known here: {', '.join(known)})"

@@ -3,7 +3,8 @@
 ```
 ActorError
 ├── ConfigurationError            invalid actor configuration or call arguments; raised before anything is sent
-│   └── InputError                a bulk run's input file or jobs are wrong (lowtide.bulk); names file and line
+│   ├── InputError                a bulk run's input file or jobs are wrong (lowtide.bulk); names file and line
+│   └── BatchNotOutstanding       cancel of a batch that has ended (or never existed at the API): nothing to cancel
 ├── ProviderNotFoundError         no provider registered under that name (with "did you mean ...?")
 ├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
 ├── StructuredOutputError         the answer did not validate against the requested `response_model`
@@ -48,6 +49,7 @@ __all__ = [
     "APITimeoutError",
     "ActorError",
     "AuthenticationError",
+    "BatchNotOutstanding",
     "BatchRequestCanceled",
     "BatchRequestError",
     "BatchRequestErrored",
@@ -86,6 +88,10 @@ class ConfigurationError(ActorError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class BatchNotOutstanding(ConfigurationError):
+    """Raised by `cancel` for a batch that has already ended, or that the API never had: nothing to cancel."""
 
 
 class ProviderNotFoundError(ConfigurationError):

@@ -6,7 +6,7 @@ An agent runtime uses the same functions to park a pipeline stage (`actor.submit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -16,7 +16,7 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
-from lowtide.errors import ConfigurationError
+from lowtide.errors import BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.store import BatchRecord, BatchState, Ledger
 from lowtide.providers.base import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
@@ -34,6 +34,9 @@ class BatchSummary:
     cost_usd: Decimal
     live_cost_usd: Decimal
     endpoint: str
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 @dataclass
@@ -59,25 +62,45 @@ class StatusReport:
     def live_cost_usd(self) -> Decimal:
         return sum((a.live_cost_usd for a in self.actors), Decimal(0))
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(
+        self, *, tickets: Sequence[Ticket] | None = None, batches: Sequence[BatchSummary] | None = None
+    ) -> dict[str, Any]:
+        """The report as JSON values (costs as `Decimal`s: `lowtide.bulk.results.exact_json` writes them as
+        numbers); `tickets` and `batches` replace the report's own, to show part of them."""
         return {
-            "tickets": [t.model_dump(mode="json") for t in self.tickets],
-            "batches": [
-                {**b.__dict__, "cost_usd": str(b.cost_usd), "live_cost_usd": str(b.live_cost_usd)} for b in self.batches
-            ],
-            "actors": [
-                {**a.__dict__, "cost_usd": str(a.cost_usd), "live_cost_usd": str(a.live_cost_usd)} for a in self.actors
-            ],
-            "cost_usd": str(self.cost_usd),
-            "live_cost_usd": str(self.live_cost_usd),
+            "requests": len(self.tickets),
+            "tickets": [t.model_dump() for t in (self.tickets if tickets is None else tickets)],
+            "batches": [b.as_json() for b in (self.batches if batches is None else batches)],
+            "actors": [dict(a.__dict__) for a in self.actors],
+            "cost_usd": self.cost_usd,
+            "live_cost_usd": self.live_cost_usd,
         }
 
 
-def status(ledger: Ledger, *, actor: str | None = None) -> StatusReport:
-    """Every ticket and batch in the ledger with its state, counts and cost, and totals per actor."""
+def status(
+    ledger: Ledger,
+    *,
+    actor: str | None = None,
+    states: Iterable[str] | None = None,
+    batch: str | None = None,
+) -> StatusReport:
+    """Every ticket and batch in the ledger with its state, counts and cost, and totals per actor.
+
+    `actor`, `states` (ticket states: `waiting-on-batch`, `collected`, `failed`, ...) and `batch` (lowtide's batch
+    id or the API's) keep only the tickets that match, and the batches that hold them.
+    """
     records = ledger.requests(actor=actor)
     batches = {b.id: b for b in ledger.batches()}
+    if batch is not None:
+        chosen = {b.id for b in batches.values() if batch in (b.id, b.provider_batch_id)}
+        if not chosen:
+            raise ConfigurationError(f"No batch {batch!r} in the ledger {ledger.path}.", field="batch")
+        records = [r for r in records if r.batch_id in chosen]
     tickets = [Ticket.of(r, batches.get(r.batch_id or "")) for r in records]
+    if states is not None:
+        wanted = set(states)
+        kept = [(r, t) for r, t in zip(records, tickets, strict=True) if t.state in wanted]
+        records, tickets = [r for r, _ in kept], [t for _, t in kept]
     per_batch: dict[str, list[Decimal]] = {}
     totals: dict[str, ActorTotals] = {}
     for record, ticket in zip(records, tickets, strict=True):
@@ -90,10 +113,11 @@ def status(ledger: Ledger, *, actor: str | None = None) -> StatusReport:
             sums = per_batch.setdefault(record.batch_id, [Decimal(0), Decimal(0)])
             sums[0] += record.cost_usd or 0
             sums[1] += record.live_cost_usd or 0
+    narrowed = actor is not None or states is not None or batch is not None
     summaries = [
         _summary(b, *per_batch.get(b.id, [Decimal(0), Decimal(0)]))
         for b in batches.values()
-        if actor is None or b.id in per_batch
+        if not narrowed or b.id in per_batch
     ]
     return StatusReport(tickets=tickets, batches=summaries, actors=sorted(totals.values(), key=lambda a: a.actor))
 
@@ -166,7 +190,7 @@ async def cancel(
     if batch is None:
         raise ConfigurationError(f"No batch or request {target!r} in the ledger {ledger.path}.", field="target")
     if not batch.state.outstanding or batch.provider_batch_id is None:
-        raise ConfigurationError(
+        raise BatchNotOutstanding(
             f"Batch {batch.provider_batch_id or batch.id} is {batch.state.value}; only a batch the API is processing"
             " can be canceled.",
             field="target",

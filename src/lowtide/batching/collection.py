@@ -203,6 +203,7 @@ class Collection(EngineCore):
     async def _finished(self, ended: RemoteBatch) -> None:
         """Tell the backend a batch's results are stored (it may delete an uploaded input file); a failure there is
         logged: the answers are stored, and a file left behind costs nothing."""
+        log.info("The API's batch %s ended; its results are stored.", ended.id)
         try:
             await self.backend.finished(ended)
         except ActorError as exc:

@@ -107,6 +107,7 @@ class Submission(EngineCore):
                 self._fail(keys, classify(exc, doing=f"recording batch {remote.id} in the ledger"))
                 return "refused"
             return "unknown"
+        log.info("Batch %s created at the API as %s, with %d request(s).", batch_id, remote.id, len(keys))
         self._ensure_poller(batch_id, remote)
         return "created"
 

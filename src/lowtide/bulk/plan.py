@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from lowtide.errors import ConfigurationError
+from lowtide.spelling import argument
 
 __all__ = [
     "API_MAX_BATCH_BYTES",
@@ -61,7 +62,7 @@ class Splitter(Generic[T]):
     def __init__(self, sized: Iterable[tuple[T, int]], *, max_requests: int, max_bytes: int) -> None:
         if max_requests < 1 or max_requests > API_MAX_BATCH_REQUESTS:
             raise ConfigurationError(
-                f"items_per_batch must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {max_requests}.",
+                f"{argument('items_per_batch')} must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {max_requests}.",
                 field="items_per_batch",
             )
         if max_bytes < 1 or max_bytes > API_MAX_BATCH_BYTES:

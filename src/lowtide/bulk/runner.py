@@ -42,6 +42,7 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import ItemRow, NewItem, RunStore
 from lowtide.ledger.store import RequestState
+from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "item_status", "load_run", "retry_run"]
@@ -105,14 +106,17 @@ class BulkRun:
             )
         if items_per_batch is not None and not 1 <= items_per_batch <= API_MAX_BATCH_REQUESTS:
             raise ConfigurationError(
-                f"items_per_batch must be between 1 and {API_MAX_BATCH_REQUESTS:,}, not {items_per_batch}.",
+                f"{argument('items_per_batch')} must be between 1 and {API_MAX_BATCH_REQUESTS:,},"
+                f" not {items_per_batch}.",
                 field="items_per_batch",
             )
         if max_parallel_batches < 1:
-            raise ConfigurationError("max_parallel_batches must be at least 1.", field="max_parallel_batches")
+            raise ConfigurationError(
+                f"{argument('max_parallel_batches')} must be at least 1.", field="max_parallel_batches"
+            )
         budget = check_budget(max_cost_usd) if max_cost_usd is not None else None
         if time_limit is not None and time_limit <= 0:
-            raise ConfigurationError("time_limit must be more than 0 seconds.", field="time_limit")
+            raise ConfigurationError(f"{argument('time_limit')} must be more than 0 seconds.", field="time_limit")
         self.actor = actor
         self.run_id = run_id
         self.defaults = dict(defaults or {})
@@ -269,6 +273,7 @@ class BulkRun:
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
             check_outputs(out=self.out, results_dir=self.results_dir)
+            _ = self.actor.ledger  # opened (made, if new) now: a ledger that cannot be is said before any call
             backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())

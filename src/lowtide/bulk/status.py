@@ -33,6 +33,7 @@ class RunStatus:
     cost_usd: Decimal
     live_cost_usd: Decimal
     reasons: dict[str, int] = field(default_factory=dict[str, int])
+    created_at: float = 0.0
     options: dict[str, Any] = field(default_factory=dict[str, Any])
 
     @property
@@ -60,6 +61,7 @@ class RunStatus:
             "live_cost_usd": self.live_cost_usd,
             "reasons": self.reasons,
             "finished": self.finished,
+            "created_at": self.created_at,
         }
 
 
@@ -88,5 +90,6 @@ def run_status(ledger: Ledger, run_id: str) -> RunStatus:
         cost_usd=cost,
         live_cost_usd=store.live_cost(run_id),
         reasons=reasons,
+        created_at=record.created_at,
         options=record.options,
     )

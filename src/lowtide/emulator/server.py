@@ -3,9 +3,8 @@ The socket is bound before uvicorn starts, so that port 0 works and the real por
 
 from __future__ import annotations
 
-import argparse
+import json
 import logging
-import math
 import signal
 import socket
 import sys
@@ -18,98 +17,36 @@ from types import FrameType
 import uvicorn
 
 from lowtide.emulator.emulator import Emulator
-from lowtide.emulator.state import StateFileError
 from lowtide.emulator.web import ConnectionDropped
 
-__all__ = ["RunningServer", "add_arguments", "run", "run_from_args", "seconds_argument", "serve_in_thread"]
+__all__ = ["RunningServer", "run", "serve_in_thread"]
 
 _START_TIMEOUT = 30.0
 
 
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535 (0 picks a free one), not {port}")
-    return port
+def run(
+    emulator: Emulator,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    access_log: bool = False,
+    json_line: bool = False,
+) -> int:
+    """Serve until SIGTERM or SIGINT, then return 0 (2 if the address cannot be listened on, 1 if uvicorn fails).
 
-
-def seconds_argument(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 seconds or more, not {value}")
-    return seconds
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=_port, default=0, help="port to listen on; 0 picks a free one (default)")
-    parser.add_argument(
-        "--processing-seconds",
-        type=seconds_argument,
-        default=2.0,
-        help="how long each batch stays in_progress (default: 2)",
-    )
-    parser.add_argument(
-        "--cancel-seconds",
-        type=seconds_argument,
-        default=0.5,
-        help="how long a canceled batch stays canceling (default: 0.5)",
-    )
-    parser.add_argument(
-        "--api-key",
-        action="append",
-        dest="api_keys",
-        metavar="KEY",
-        help="accept only this API key (repeatable); by default any non-empty key is accepted",
-    )
-    parser.add_argument(
-        "--state-file",
-        metavar="PATH",
-        help="keep the emulator's state (batches, outcomes, counters) in PATH, rewritten after every change, and "
-        "start from it if it exists, so that a restarted emulator still serves its batches",
-    )
-    parser.add_argument(
-        "--models",
-        action="append",
-        default=[],
-        metavar="NAMES",
-        help="also serve these models, beside the emulator's catalogue of Claude models (comma-separated, repeatable)",
-    )
-    parser.add_argument("--access-log", action="store_true", help="log every request (off by default)")
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    try:
-        emulator = Emulator(
-            processing_seconds=args.processing_seconds,
-            cancel_seconds=args.cancel_seconds,
-            api_keys=args.api_keys,
-            state_file=args.state_file,
-            extra_models=[name.strip() for names in args.models for name in names.split(",") if name.strip()],
-        )
-    except StateFileError as error:
-        print(f"lowtide emulator: {error}", file=sys.stderr)
-        return 2
-    return run(emulator, host=args.host, port=args.port, access_log=args.access_log)
-
-
-def run(emulator: Emulator, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False) -> int:
-    """Serve until SIGTERM or SIGINT, then return 0 (2 if the address cannot be listened on, 1 if uvicorn fails)."""
+    Once it accepts connections it prints where, on stdout: `lowtide emulator listening on URL`, or with
+    `json_line` one JSON object, `{"event": "listening", "url": ..., "host": ..., "port": ...}`.
+    """
     try:
         sock = _bind(host, port)
     except OSError as exc:
-        print(f"lowtide emulator: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"lowtide: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     url = _url(host, sock)
+    listening = {"event": "listening", "url": url, "host": host, "port": sock.getsockname()[1]}
 
     def announce() -> None:
-        print(f"lowtide emulator listening on {url}", flush=True)
+        print(json.dumps(listening) if json_line else f"lowtide emulator listening on {url}", flush=True)
 
     server = _server(emulator, access_log=access_log, on_ready=announce)
     with _signals_stop(server):

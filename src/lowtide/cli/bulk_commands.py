@@ -1,0 +1,299 @@
+"""`lowtide run` and `lowtide retry`: bulk runs from the command line, from a file or standard input, to a file or
+standard output."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import click
+
+from lowtide.cli.params import USD, json_option, ledger_option
+from lowtide.errors import ConfigurationError
+
+__all__ = ["COMMANDS"]
+
+T = TypeVar("T")
+_JSONL = (".jsonl", ".ndjson", ".json")
+_STDIO = "-"
+Format = Literal["jsonl", "csv"]
+
+
+def _progress_options(function: Any) -> Any:
+    function = click.option(
+        "--progress",
+        type=click.Choice(["auto", "rich", "plain", "none"]),
+        default="auto",
+        show_default=True,
+        help="Progress on stderr: a live display on a terminal, plain lines elsewhere.",
+    )(function)
+    function = click.option(
+        "--progress-interval", type=float, default=30.0, show_default=True, help="Seconds between plain lines."
+    )(function)
+    return json_option(function)
+
+
+@click.command(
+    short_help="Run a file of inputs through batches.",
+    epilog="""\b
+Input lines (JSONL):
+  {"prompt": "Summarize: ...", "id": "doc-1"}
+  {"messages": [{"role": "user", "content": "..."}], "max_tokens": 512}
+  {"prompt": "What does this contract say about renewal?", "file": "contracts/a.pdf"}
+  {"custom_id": "r1", "params": {"model": "...", "max_tokens": 64, "messages": [...]}}   (a provider batch file)
+
+\b
+Examples:
+  lowtide run reviews.jsonl --actor actor.yaml --out results.jsonl
+  lowtide run reviews.csv --actor actor.yaml --template 'Classify: {text}' --id-column id --dry-run
+  cat prompts.jsonl | lowtide run - --actor actor.yaml --out - > results.jsonl
+  lowtide run big.jsonl --actor actor.yaml --max-cost-usd 20 --items-per-batch 5000 --results-dir out/
+
+\b
+Run the same command again to resume: answers already in the ledger are not paid for twice.""",
+)
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
+@click.option(
+    "--actor",
+    "actor_file",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The actor's YAML or TOML file.",
+)
+@click.option("--name", help="Which actor, when the file holds several.")
+@click.option(
+    "--input-format",
+    type=click.Choice(["jsonl", "csv"]),
+    help="The input's format. Default: from its name (.jsonl, .ndjson, .json or .csv); standard input is JSONL, or"
+    " CSV when --template is given.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Write one JSON line per input here, in input order ('-': standard output, the summary then going to stderr).",
+)
+@click.option("--run-id", help="The run's id. Default: derived from the actor and the inputs.")
+@click.option(
+    "--results-dir",
+    type=click.Path(path_type=Path),
+    help="Write raw and processed results here as they arrive.",
+)
+@click.option("--template", help="CSV: the prompt, with {column} placeholders.")
+@click.option("--file-column", help="CSV: a column naming a file to send with each prompt.")
+@click.option("--id-column", help="CSV: a column holding each row's own id.")
+@click.option("--citations", is_flag=True, help="Ask for citations on files sent as documents.")
+@click.option("--response-model", metavar="MODULE:CLASS", help="Parse answers into this pydantic model.")
+@click.option("--items-per-batch", type=int, help="The most requests in one batch. Default: the provider's limit.")
+@click.option("--max-parallel-batches", type=int, default=4, show_default=True, help="The most batches out at once.")
+@click.option("--max-cost-usd", type=USD, help="Never send a batch whose worst case would cross this many dollars.")
+@click.option("--time-limit", type=float, help="Seconds; then outstanding batches are canceled.")
+@click.option("--dry-run", is_flag=True, help="Print the plan (batches, cost range) and send nothing.")
+@_progress_options
+@ledger_option
+def run(
+    input_path: Path,
+    actor_file: Path,
+    name: str | None,
+    input_format: Format | None,
+    out: Path | None,
+    run_id: str | None,
+    results_dir: Path | None,
+    template: str | None,
+    file_column: str | None,
+    id_column: str | None,
+    citations: bool,
+    response_model: str | None,
+    items_per_batch: int | None,
+    max_parallel_batches: int,
+    max_cost_usd: Decimal | None,
+    time_limit: float | None,
+    dry_run: bool,
+    progress: str,
+    progress_interval: float,
+    json_output: bool,
+    ledger: Path | None,
+) -> int:
+    """Run every input of a JSONL or CSV file (or standard input, '-') through batches, resumably.
+
+    Every input is checked before anything is sent: the file, the model, the limits, the cost limit, and where the
+    results go. Exits 0 when every item succeeded, 1 when some did not (the summary says why;
+    `lowtide retry RUN` sends them again).
+    """
+    from lowtide.actor import Actor
+    from lowtide.bulk.models import import_model
+
+    kind = _format(input_path, input_format, template=template)
+    if kind == "jsonl" and (template or file_column or id_column):
+        raise ConfigurationError("--template, --file-column and --id-column are for CSV inputs.", field="template")
+    if kind == "csv" and not template:
+        raise ConfigurationError("A CSV input needs --template, the prompt with {column} placeholders.")
+    jobs = _load(input_path, kind, template=template, file_column=file_column, id_column=id_column)
+    to_stdout = out == Path(_STDIO)
+    actor = Actor.from_file(actor_file, name, ledger=ledger)
+    bulk = actor.bulk(
+        run_id=run_id,
+        response_model=import_model(response_model) if response_model else None,
+        citations=citations,
+        items_per_batch=items_per_batch,
+        max_parallel_batches=max_parallel_batches,
+        max_cost_usd=max_cost_usd,
+        time_limit=time_limit,
+        results_dir=results_dir,
+        out=None if to_stdout else out,
+        progress=_progress_mode(progress),
+        progress_stream=sys.stderr,
+        progress_interval=progress_interval,
+    ).add_jobs(jobs)
+    if dry_run:
+        plan = asyncio.run(_closing(actor, bulk.plan()))
+        _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
+        return 0
+    result = asyncio.run(_closing(actor, bulk.run()))
+    return _report(result, json_output=json_output, to_stdout=to_stdout)
+
+
+@click.command(
+    short_help="Send a run's failed items again.",
+    epilog="""\b
+Examples:
+  lowtide retry reviews-2f9c1e
+  lowtide retry reviews-2f9c1e --actor actor-bigger-model.yaml --out -""",
+)
+@click.argument("run_id", metavar="RUN")
+@click.option(
+    "--actor",
+    "actor_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="An actor file to use. Default: the settings the run recorded.",
+)
+@click.option("--name", help="Which actor, when the file holds several.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Write the whole run's results here ('-': standard output). Default: the run's own --out.",
+)
+@_progress_options
+@ledger_option
+def retry(
+    run_id: str,
+    actor_file: Path | None,
+    name: str | None,
+    out: Path | None,
+    progress: str,
+    progress_interval: float,
+    json_output: bool,
+    ledger: Path | None,
+) -> int:
+    """Send a run's failed and expired items again, as a new attempt of the same run.
+
+    Items already answered are kept as they are; `lowtide status RUN` shows the run afterwards.
+    """
+    from lowtide.actor import Actor
+    from lowtide.bulk.runner import retry_run
+    from lowtide.cli.ledger_commands import existing_ledger
+    from lowtide.ledger.runs import RunStore
+
+    store = existing_ledger(ledger)
+    if actor_file is not None:
+        actor = Actor.from_file(actor_file, name, ledger=store)
+    else:
+        record = RunStore(store).run(run_id)
+        if record is None:
+            raise ConfigurationError(f"The ledger {store.path} has no run {run_id!r}; see lowtide runs.", field="run")
+        actor = Actor(record.configuration, ledger=store)
+    to_stdout = out == Path(_STDIO)
+    options: dict[str, Any] = {"progress": _progress_mode(progress), "progress_interval": progress_interval}
+    if out is not None and not to_stdout:
+        options["out"] = out
+    result = asyncio.run(_closing(actor, retry_run(actor, run_id, **options)))
+    return _report(result, json_output=json_output, to_stdout=to_stdout)
+
+
+def _progress_mode(given: str) -> str:
+    """The progress display asked for; with -q, none unless asked for by name."""
+    from lowtide.cli.logs import Verbosity
+
+    verbosity = click.get_current_context().find_object(Verbosity)
+    return "none" if given == "auto" and verbosity is not None and verbosity.quiet else given
+
+
+def _format(path: Path, given: Format | None, *, template: str | None) -> Format:
+    if given is not None:
+        return given
+    if path == Path(_STDIO):
+        return "csv" if template else "jsonl"
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in _JSONL:
+        return "jsonl"
+    raise ConfigurationError(
+        f"{path}: unknown input kind {suffix or '(no extension)'!r}; use .jsonl or .csv, or say which with"
+        " --input-format.",
+        field="input_format",
+    )
+
+
+def _load(path: Path, kind: Format, *, template: str | None, file_column: str | None, id_column: str | None) -> Any:
+    from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
+
+    if path == Path(_STDIO):
+        if sys.stdin.isatty():
+            raise ConfigurationError(
+                "INPUT is '-' (standard input) but nothing is piped in; pipe the inputs, as in"
+                " `cat inputs.jsonl | lowtide run - ...`.",
+                field="input",
+            )
+        stream = sys.stdin.buffer
+        if kind == "csv":
+            assert template is not None
+            return load_csv_stream(stream, template, file_column=file_column, id_column=id_column)
+        return load_jsonl_stream(stream)
+    if kind == "csv":
+        assert template is not None
+        return load_csv(path, template, file_column=file_column, id_column=id_column)
+    return load_jsonl(path)
+
+
+async def _closing(actor: Any, work: Awaitable[T]) -> T:
+    try:
+        return await work
+    finally:
+        await actor.aclose()
+
+
+def _summary(value: Any, lines: list[str], *, json_output: bool, to_stderr: bool) -> None:
+    from lowtide.bulk.results import exact_json
+
+    if json_output:
+        click.echo(exact_json(value, indent=True), err=to_stderr)
+    else:
+        for line in lines:
+            click.echo(line, err=to_stderr)
+
+
+def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
+    """The run's summary (on stderr when the results themselves go to stdout), and its exit status."""
+    from lowtide.bulk.results import exact_json
+
+    if to_stdout:
+        for item in result.items:
+            click.echo(exact_json(item.as_json()))
+    lines = [result.summary()]
+    reasons: dict[str, int] = {}
+    for item in result.items:
+        if not item.ok:
+            why = item.reason or (f"{type(item.error).__name__}: {item.error}" if item.error else item.status)
+            reasons[why] = reasons.get(why, 0) + 1
+    lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
+    if result.to_retry:
+        lines.append(f"send the failed and expired items again with: lowtide retry {result.run_id}")
+    _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+    return 0 if result.ok else 1
+
+
+COMMANDS = [run, retry]

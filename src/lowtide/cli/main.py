@@ -1,0 +1,197 @@
+"""The `lowtide` command: the root group, its shared options, and `main`, which turns every error a user can
+cause into one line on stderr and an exit status.
+
+Exit status: 0 when everything asked for was done; 1 when the command ran but not everything succeeded (items
+failed, expired, were canceled or not run; a batch to cancel had already ended); 2 for a usage, configuration or
+environment error (nothing was sent); 3 when the provider's API refused or failed a call (a bad key, no
+connection, a server error); 130 when interrupted (Ctrl-C: what was sent is in the ledger, and the same command
+resumes it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+import sqlite3
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from lowtide._version import __version__
+from lowtide.cli.logs import LEVELS, LOG_LEVEL_ENV, Verbosity
+from lowtide.errors import ActorError, APIError
+from lowtide.spelling import command_line
+
+__all__ = ["EXIT_CODES", "cli", "main", "verbosity_options"]
+
+EXIT_CODES = """\b
+Exit status:
+  0    everything asked for was done
+  1    not everything succeeded: items failed, expired, were canceled or not run; nothing left to cancel
+  2    a usage, configuration or environment error: nothing was sent
+  3    the provider's API refused or failed a call (key, connection, server)
+  130  interrupted: what was sent is in the ledger; run the same command again to resume"""
+
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+def _verbosity(ctx: click.Context) -> Verbosity:
+    found = ctx.find_object(Verbosity)
+    if found is None:  # the command's group was invoked without `main` (click's own test runner, say)
+        found = ctx.ensure_object(Verbosity)
+    return found
+
+
+def _louder(ctx: click.Context, param: click.Parameter, value: int) -> None:
+    if value:
+        verbosity = _verbosity(ctx)
+        verbosity.louder(value)
+        verbosity.apply()
+
+
+def _quieter(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        verbosity = _verbosity(ctx)
+        verbosity.quieter()
+        verbosity.apply()
+
+
+def _level(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value:
+        verbosity = _verbosity(ctx)
+        verbosity.level = LEVELS[value.lower()]
+        verbosity.apply()
+
+
+def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        _level(ctx, param, "debug")
+
+
+def verbosity_options(function: Any) -> Any:
+    """`-v`, `-q`, `--log-level` and `--debug`, taken before or after the command's name alike."""
+    options = [
+        click.option(
+            "-v", "--verbose", count=True, expose_value=False, callback=_louder, help="Say more (-vv: everything)."
+        ),
+        click.option(
+            "-q", "--quiet", is_flag=True, expose_value=False, callback=_quieter, help="Only errors: no warnings."
+        ),
+        click.option(
+            "--log-level",
+            type=click.Choice(list(LEVELS), case_sensitive=False),
+            expose_value=False,
+            callback=_level,
+            help=f"The log level on stderr (default: ${LOG_LEVEL_ENV}, else warning).",
+        ),
+        click.option(
+            "--debug", is_flag=True, expose_value=False, callback=_debug, help="Log everything; tracebacks for errors."
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+class _Commands(click.Group):
+    """lowtide's commands, with the name most likely meant when one is misspelt."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            close = difflib.get_close_matches(args[0], self.list_commands(ctx), n=1) if args else []
+            if close and "No such command" in exc.message:
+                raise click.UsageError(f"{exc.message.rstrip('.')}. Did you mean {close[0]!r}?", ctx) from None
+            raise
+
+
+@click.group(cls=_Commands, context_settings=_CONTEXT, epilog=EXIT_CODES)
+@click.version_option(__version__, "-V", "--version", prog_name="lowtide", message="%(prog)s %(version)s")
+@verbosity_options
+def cli() -> None:
+    """Run model calls through provider batch APIs: half the price, durable, resumable.
+
+    \b
+    Start here:
+      lowtide demo                         the main job on the built-in emulator (no key, no network)
+      lowtide run inputs.jsonl --actor actor.yaml --out results.jsonl
+      lowtide status                       what the ledger holds
+
+    Every command takes -h for its own help and examples.
+    """
+
+
+def _register() -> None:
+    from lowtide.cli import bulk_commands, ledger_commands, other_commands
+
+    for group in (other_commands, ledger_commands, bulk_commands):
+        for command in group.COMMANDS:
+            cli.add_command(verbosity_options(command))
+
+
+_register()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `lowtide` command with `argv` (default: the process's arguments) and return its exit status."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    verbosity = Verbosity.from_environment()
+    with command_line(), verbosity.applied():
+        try:
+            status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)
+        except click.exceptions.Exit as done:
+            return done.exit_code
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()
+            return exc.exit_code
+        except click.ClickException as exc:
+            return _usage_error(exc)
+        except click.exceptions.Abort:  # click's word for Ctrl-C, once it has ended the line
+            return _interrupted(given, first="")
+        except KeyboardInterrupt:
+            return _interrupted(given, first="\n")
+        except APIError as exc:
+            verbosity.uncaught(exc)
+            return _say(str(exc), 3)
+        except ActorError as exc:
+            verbosity.uncaught(exc)
+            return _say(str(exc), 2)
+        except sqlite3.DatabaseError as exc:
+            # Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads).
+            verbosity.uncaught(exc)
+            return _say(
+                f"the ledger is damaged ({exc}); move it aside and start a new one (what it held can be recovered"
+                " with `sqlite3 FILE .recover`).",
+                2,
+            )
+        except OSError as exc:
+            verbosity.uncaught(exc)
+            where = f" {exc.filename}" if exc.filename else ""
+            return _say(f"cannot use{where}: {exc.strerror or exc}.", 2)
+    return int(status or 0)
+
+
+def _say(message: str, status: int) -> int:
+    print(f"lowtide: {message}", file=sys.stderr)
+    return status
+
+
+def _usage_error(exc: click.ClickException) -> int:
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see '{ctx.command_path} --help')" if isinstance(ctx, click.Context) else ""
+    return _say(f"{exc.format_message()}{where}", exc.exit_code)
+
+
+def _interrupted(given: list[str], *, first: str) -> int:
+    again = shlex.join(["lowtide", *given])
+    print(
+        f"{first}lowtide: interrupted. Nothing is lost: what was sent is recorded in the ledger, and batches already"
+        f" created keep running at the API. Run the same command again to resume without paying twice:\n  {again}",
+        file=sys.stderr,
+    )
+    return 130

@@ -1,0 +1,141 @@
+"""`lowtide demo`, `lowtide emulator` and `lowtide completion`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+from click.shell_completion import get_completion_class
+
+from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
+
+__all__ = ["COMMANDS"]
+
+
+@click.command(
+    short_help="Run the main job on the built-in emulator.",
+    epilog="""\b
+Examples:
+  lowtide demo
+  lowtide demo --bulk-items 0 --processing-seconds 0.2
+  lowtide demo --config my-actors.yaml""",
+)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="An actors file to use instead of the bundled one.",
+)
+@click.option(
+    "--processing-seconds", type=SECONDS, default=1.0, show_default=True, help="How long each emulated batch runs."
+)
+@click.option(
+    "--bulk-items", type=COUNT, default=200, show_default=True, help="Reviews in the demo's bulk run (0 skips it)."
+)
+def demo(config: Path | None, processing_seconds: float, bulk_items: int) -> int:
+    """Run the main job on the built-in emulator: no key, no network.
+
+    Plain calls, structured output, a parked call resumed, a budget, and a bulk run, all through batches of the
+    offline Anthropic API that runs in this process. Exits 1 if any call failed.
+    """
+    from lowtide.demo import run_demo
+
+    failures = asyncio.run(
+        run_demo(sys.stdout, config=config, processing_seconds=processing_seconds, bulk_items=bulk_items)
+    )
+    return 1 if failures else 0
+
+
+@click.command(
+    short_help="Serve the offline APIs on a socket.",
+    epilog="""\b
+Examples:
+  lowtide emulator --port 8089
+  lowtide emulator --port 0 --json            # a free port; read it from the JSON line
+  lowtide emulator --processing-seconds 30 --state-file emu.json
+Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_KEY=any""",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
+@click.option("--port", type=PORT, default=0, show_default=True, help="The port to listen on; 0 picks a free one.")
+@click.option(
+    "--processing-seconds", type=SECONDS, default=2.0, show_default=True, help="How long each batch stays in progress."
+)
+@click.option(
+    "--cancel-seconds", type=SECONDS, default=0.5, show_default=True, help="How long a canceled batch stays canceling."
+)
+@click.option(
+    "--api-key",
+    "api_keys",
+    multiple=True,
+    metavar="KEY",
+    help="Accept only this API key (repeatable); by default any non-empty key is accepted.",
+)
+@click.option(
+    "--state-file",
+    type=click.Path(dir_okay=False),
+    help="Keep the emulator's state in this file, rewritten after every change, and start from it if it exists, so"
+    " that a restarted emulator still serves its batches.",
+)
+@click.option(
+    "--models",
+    multiple=True,
+    metavar="NAMES",
+    help="Also serve these models, beside its catalogue (comma-separated, repeatable).",
+)
+@click.option("--access-log", is_flag=True, help="Log every request.")
+@json_option
+def emulator(
+    host: str,
+    port: int,
+    processing_seconds: float,
+    cancel_seconds: float,
+    api_keys: tuple[str, ...],
+    state_file: str | None,
+    models: tuple[str, ...],
+    access_log: bool,
+    json_output: bool,
+) -> int:
+    """Serve the offline Anthropic and OpenAI APIs on a socket, for the official SDKs and any HTTP client.
+
+    Prints where it listens on stdout once it accepts connections (with --json as one JSON object: event, url,
+    host, port), then serves until Ctrl-C or SIGTERM.
+    """
+    from lowtide.emulator.emulator import Emulator
+    from lowtide.emulator.server import run
+    from lowtide.emulator.state import StateFileError
+    from lowtide.errors import ConfigurationError
+
+    try:
+        served = Emulator(
+            processing_seconds=processing_seconds,
+            cancel_seconds=cancel_seconds,
+            api_keys=list(api_keys) or None,
+            state_file=state_file,
+            extra_models=[name.strip() for names in models for name in names.split(",") if name.strip()],
+        )
+    except StateFileError as error:
+        raise ConfigurationError(str(error), field="state_file") from None
+    return run(served, host=host, port=port, access_log=access_log, json_line=json_output)
+
+
+@click.command(
+    short_help="Print shell completion code.",
+    epilog="""\b
+Examples:
+  eval "$(lowtide completion bash)"             # in ~/.bashrc
+  lowtide completion zsh > ~/.zfunc/_lowtide
+  lowtide completion fish > ~/.config/fish/completions/lowtide.fish""",
+)
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+@click.pass_context
+def completion(ctx: click.Context, shell: str) -> int:
+    """Print the shell code that completes lowtide's commands and options."""
+    root = ctx.find_root().command
+    completer = get_completion_class(shell)
+    assert completer is not None  # every shell offered is one click completes
+    click.echo(completer(root, {}, "lowtide", "_LOWTIDE_COMPLETE").source())
+    return 0
+
+
+COMMANDS = [demo, emulator, completion]

@@ -1,0 +1,104 @@
+"""The values the `lowtide` command takes, checked as it parses them (a clear line and exit 2, never a traceback),
+and the options several commands share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+__all__ = ["COUNT", "PORT", "SECONDS", "USD", "api_key_env_option", "json_option", "ledger_option"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Count(click.ParamType[int]):
+    name = "count"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            count = int(str(value))
+        except ValueError:
+            self.fail(f"not a whole number: {value!r}", param, ctx)
+        if count < 0:
+            self.fail(f"must be 0 or more, not {count}", param, ctx)
+        return count
+
+
+class _Port(click.ParamType[int]):
+    name = "port"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            port = int(str(value))
+        except ValueError:
+            self.fail(f"not a port number: {value!r}", param, ctx)
+        if not 0 <= port <= 65535:
+            self.fail(f"a port is from 0 to 65535 (0 picks a free one), not {port}", param, ctx)
+        return port
+
+
+class _Seconds(click.ParamType[float]):
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = float(str(value))
+        except ValueError:
+            self.fail(f"not a number of seconds: {value!r}", param, ctx)
+        if not math.isfinite(seconds) or seconds < 0:
+            self.fail(f"must be 0 seconds or more, not {value}", param, ctx)
+        return seconds
+
+
+class _Usd(click.ParamType[Decimal]):
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Decimal:
+        if isinstance(value, Decimal):
+            return value
+        try:
+            amount = Decimal(str(value))
+        except InvalidOperation:
+            self.fail(f"not an amount of dollars: {value!r}", param, ctx)
+        if not amount.is_finite() or amount <= 0:
+            self.fail(f"must be more than 0: {value!r}", param, ctx)
+        return amount
+
+
+COUNT = _Count()
+PORT = _Port()
+SECONDS = _Seconds()
+USD = _Usd()
+
+
+def ledger_option(function: F) -> F:
+    return click.option(
+        "--ledger",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="The ledger file. Default: $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3.",
+    )(function)
+
+
+def json_option(function: F) -> F:
+    return click.option("--json", "json_output", is_flag=True, help="Print JSON instead of text.")(function)
+
+
+def api_key_env_option(function: F) -> F:
+    return click.option(
+        "--api-key-env",
+        metavar="NAME",
+        default=None,
+        help="The environment variable holding the API key. Default: the provider's own variable.",
+    )(function)
