@@ -7,7 +7,11 @@ Feature: API errors
     Given an emulated Anthropic API whose batches take 60 seconds
 
   Scenario Outline: A failed live call raises the error matching its HTTP status
-    Given an actor "chatter" in live mode
+    Given an actor "chatter" with:
+      """
+      batch_processing: live
+      live: {retries: {rate_limited: 0, overloaded: 0, server: 0}}
+      """
     And the API will fail the next "messages.create" call with status <status>
     When the actor is asked "Hello"
     Then the call fails with <error>
@@ -78,6 +82,7 @@ Feature: API errors
       """
       batch_processing: <mode>
       batch: {api_retries: 0}
+      live: {retries: {rate_limited: 0}}
       """
     And the API will fail the next "<call>" call with status 429 and retry-after 30
     When the actor is asked "Hello"
@@ -90,7 +95,11 @@ Feature: API errors
       | batch | batches.create  |
 
   Scenario Outline: Whether an API error is worth retrying
-    Given an actor "chatter" in live mode
+    Given an actor "chatter" with:
+      """
+      batch_processing: live
+      live: {retries: {rate_limited: 0, overloaded: 0, server: 0}}
+      """
     And the API will fail the next "messages.create" call with status <status>
     When the actor is asked "Hello"
     Then the call fails with <error>
@@ -216,6 +225,7 @@ Feature: API errors
       """
       batch_processing: <mode>
       batch: {api_retries: 0}
+      live: {retries: {rate_limited: 0}}
       """
     And the API will fail the next "<call>" call with status 429 and retry-after 30
     When the actor is asked "Hello"

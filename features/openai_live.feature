@@ -120,6 +120,7 @@ Feature: An actor answered by OpenAI's live APIs
     Given an OpenAI actor "chatter" with:
       """
       system_prompt: You answer in one line.
+      live: {retries: {rate_limited: 0, server: 0}}
       """
     And the OpenAI emulator answers the next Responses call with status 429, asking to wait 20 seconds
     When the actor is asked "Is the harbour open?"

@@ -14,7 +14,7 @@ from lowtide.bulk import InputError, Job, RunProgress
 from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
-from lowtide.clock import Clock, ManualClock, SystemClock
+from lowtide.clock import Clock, ManualClock, SystemClock, VirtualClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
 from lowtide.errors import (
     ActorError,
@@ -30,6 +30,7 @@ from lowtide.errors import (
     BatchTimeoutError,
     BudgetExceededError,
     ConfigurationError,
+    DeadlineExceededError,
     InternalError,
     InvalidRequestError,
     LedgerError,
@@ -103,6 +104,7 @@ __all__ = [
     "Clock",
     "ConfigurationError",
     "Cost",
+    "DeadlineExceededError",
     "InputError",
     "InternalError",
     "InvalidRequestError",
@@ -137,6 +139,7 @@ __all__ = [
     "ToolSpec",
     "ToolUseContent",
     "Usage",
+    "VirtualClock",
     "__version__",
     "default_registry",
     "load_actors",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,6 +25,10 @@ from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
+from lowtide.live.caller import LiveCaller, Middleware
+from lowtide.live.events import Observer
+from lowtide.live.retries import RetryPolicy
+from lowtide.live.scopes import quota_for
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
@@ -69,6 +74,8 @@ class Actor:
         api_key: str | None = None,
         clock: Clock | None = None,
         ledger: Ledger | str | Path | None = None,
+        observers: Sequence[Observer] = (),
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         self.configuration = (
             configuration
@@ -87,6 +94,11 @@ class Actor:
         self._templates_of: ActorConfiguration | None = None
         self._default_provider: tuple[ActorConfiguration, Provider] | None = None
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
+        self._observers = tuple(observers)
+        self._middleware = tuple(middleware)
+        self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -285,6 +297,8 @@ class Actor:
             if max_cost_usd is not None:
                 # Calls outside the ledger: only the call's own budget applies, at the mode's prices.
                 self._refuse_over(request, max_cost_usd, mode=provider.mode)
+            if provider.mode is BatchProcessingMode.LIVE:
+                return await self._live(provider).call(request)
             return await provider.complete(request)
         params = backend.codec.encode_request(request)
         call = await self._durable(
@@ -504,6 +518,27 @@ class Actor:
         """The mode a call will really run in: the override or the configured mode, after any live fallback."""
         return self._resolve(mode)[0]
 
+    def _live(self, provider: Provider) -> LiveCaller:
+        """The caller of `provider`'s live calls in this event loop: through the quota of its scope, shared with
+        every actor of this process calling with the same credentials at the same endpoint."""
+        callers = self._callers.setdefault(asyncio.get_running_loop(), {})
+        caller = callers.get(id(provider))
+        if caller is None:
+            settings = self.configuration.live
+            quota = quota_for(provider.quota_scope(), settings, self._clock)
+            provider.watch_limits(quota.learn)
+            caller = callers[id(provider)] = LiveCaller(
+                provider.complete,
+                quota,
+                clock=self._clock,
+                policy=RetryPolicy(budgets=settings.retries),
+                attempt_timeout=settings.attempt_timeout,
+                deadline=settings.deadline,
+                middleware=self._middleware,
+                observers=self._observers,
+            )
+        return caller
+
     def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
         default = self._default_provider
@@ -522,7 +557,7 @@ class Actor:
                 clock=self._clock,
                 batch=config.batch,
                 timeout=config.timeout,
-                max_retries=config.max_retries,
+                max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
             )
             provider = factory(options)
             self._providers[effective] = provider

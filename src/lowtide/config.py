@@ -25,6 +25,7 @@ __all__ = [
     "ActorConfiguration",
     "BatchProcessingMode",
     "BatchSettings",
+    "LiveSettings",
     "TimeoutPolicy",
     "load_actors",
 ]
@@ -82,6 +83,46 @@ class BatchSettings(BaseModel):
     )
 
 
+_RETRY_CLASSES = ("rate_limited", "overloaded", "server", "connection", "timeout")
+
+
+class LiveSettings(BaseModel):
+    """How live calls share their provider's rate limits, and how they are tried again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_concurrency: int = Field(default=16, ge=1, le=10_000, description="Most live calls in flight at once.")
+    ramp_start: int = Field(
+        default=4, ge=1, description="Calls in flight at first, and again after a 429's pause (slow start)."
+    )
+    ramp_step: int = Field(default=1, ge=1, description="How many more may be in flight after each success.")
+    rpm: int | None = Field(default=None, ge=1, description="Requests per minute (default: what the API says).")
+    input_tpm: int | None = Field(default=None, ge=1, description="Input tokens per minute (default: the API's).")
+    output_tpm: int | None = Field(default=None, ge=1, description="Output tokens per minute (default: the API's).")
+    attempt_timeout: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds one attempt may take, answer included (default: none; `timeout` still bounds each wait"
+        " for the API's next bytes).",
+    )
+    deadline: float | None = Field(
+        default=None, gt=0, description="Seconds a call may take over all its attempts and waits (default: none)."
+    )
+    retries: dict[str, int] = Field(
+        default_factory=lambda: {"rate_limited": 8, "overloaded": 6, "server": 4, "connection": 4, "timeout": 3},
+        description="Retries per error class: rate_limited, overloaded, server, connection, timeout.",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        unknown = sorted(set(self.retries) - set(_RETRY_CLASSES))
+        if unknown:
+            raise ValueError(f"retries: unknown error class(es) {', '.join(unknown)}; use {', '.join(_RETRY_CLASSES)}")
+        if any(n < 0 for n in self.retries.values()):
+            raise ValueError("retries: a budget is a number of retries, 0 or more")
+        return self
+
+
 class ActorConfiguration(BaseModel):
     """One actor: its provider, model, Messages parameters and batch behaviour."""
 
@@ -112,6 +153,7 @@ class ActorConfiguration(BaseModel):
 
     batch_processing: BatchProcessingMode = BatchProcessingMode.LIVE
     batch: BatchSettings = Field(default_factory=BatchSettings)
+    live: LiveSettings = Field(default_factory=LiveSettings)
     fallback_to_live: bool = Field(
         default=False,
         description="When the provider cannot batch, answer through its live API instead of failing.",
@@ -135,7 +177,13 @@ class ActorConfiguration(BaseModel):
     )
     base_url: str | None = None
     timeout: float = Field(default=600.0, gt=0)
-    max_retries: int = Field(default=2, ge=0, le=20)
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        le=20,
+        description="Not used any more: lowtide retries live calls itself, by error class (`live.retries`), so that a"
+        " 429 pauses every call sharing the key; kept so that existing files still load.",
+    )
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:

@@ -22,6 +22,7 @@ ActorError
 ├── LedgerError                   the ledger could not be read or written (disk full, locked, removed)
 ├── InternalError                 lowtide itself failed (a bug); the waiting calls get this, never a hang
 ├── BatchTimeoutError             a batch did not end within `max_wait`; it was canceled or left running
+├── DeadlineExceededError         a live call did not succeed before its deadline (`live.deadline`), over its attempts
 └── BatchRequestError             one request of an ended batch did not succeed; its neighbours are unaffected
     ├── BatchRequestErrored       the API answered that request with an error (type and message kept)
     ├── BatchRequestCanceled      the batch was canceled before that request was processed
@@ -57,6 +58,7 @@ __all__ = [
     "BatchTimeoutError",
     "BudgetExceededError",
     "ConfigurationError",
+    "DeadlineExceededError",
     "InternalError",
     "InvalidRequestError",
     "LedgerError",
@@ -254,6 +256,15 @@ class APIConnectionError(APIError):
 
 class APITimeoutError(APIConnectionError):
     """No answer from the API within the client's timeout."""
+
+
+class DeadlineExceededError(ActorError):
+    """Raised when a live call has not succeeded by its deadline, counting every attempt and every wait between
+    them; `attempts` says how many were made."""
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 class BatchTimeoutError(ActorError):

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.shell_completion import get_completion_class
 
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
+
+if TYPE_CHECKING:
+    from lowtide.emulator.ratelimits import Latency
 
 __all__ = ["COMMANDS"]
 
@@ -83,6 +87,14 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     metavar="NAMES",
     help="Also serve these models, beside its catalogue (comma-separated, repeatable).",
 )
+@click.option("--rpm", type=COUNT, help="Live Messages calls: requests per minute, per API key (default: no limit).")
+@click.option("--input-tpm", type=COUNT, help="Live Messages calls: input tokens per minute, per API key.")
+@click.option("--output-tpm", type=COUNT, help="Live Messages calls: output tokens per minute, per API key.")
+@click.option(
+    "--latency",
+    metavar="SECONDS[,PER_TOKEN]",
+    help="How long a live answer takes: fixed seconds, plus seconds per output token (e.g. 0.5,0.01).",
+)
 @click.option("--access-log", is_flag=True, help="Log every request.")
 @json_option
 def emulator(
@@ -93,6 +105,10 @@ def emulator(
     api_keys: tuple[str, ...],
     state_file: str | None,
     models: tuple[str, ...],
+    rpm: int | None,
+    input_tpm: int | None,
+    output_tpm: int | None,
+    latency: str | None,
     access_log: bool,
     json_output: bool,
 ) -> int:
@@ -102,6 +118,7 @@ def emulator(
     host, port), then serves until Ctrl-C or SIGTERM.
     """
     from lowtide.emulator.emulator import Emulator
+    from lowtide.emulator.ratelimits import RateLimits
     from lowtide.emulator.server import run
     from lowtide.emulator.state import StateFileError
     from lowtide.errors import ConfigurationError
@@ -113,10 +130,29 @@ def emulator(
             api_keys=list(api_keys) or None,
             state_file=state_file,
             extra_models=[name.strip() for names in models for name in names.split(",") if name.strip()],
+            rate_limits=RateLimits(rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None),
+            latency=_latency(latency),
         )
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)
+
+
+def _latency(given: str | None) -> Latency:
+    from lowtide.emulator.ratelimits import Latency
+
+    if not given:
+        return Latency()
+    parts = given.split(",")
+    try:
+        numbers = [float(part) for part in parts]
+        if len(numbers) > 2:
+            raise ValueError(given)
+        return Latency(*numbers)
+    except ValueError:
+        raise click.BadParameter(
+            f"expected SECONDS or SECONDS,PER_TOKEN (two numbers of 0 or more), not {given!r}", param_hint="'--latency'"
+        ) from None
 
 
 @click.command(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from lowtide.emulator.batches import BatchSnapshot
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.faults import ROUTES, Faults
+from lowtide.emulator.ratelimits import Latency, RateLimits
 from lowtide.emulator.schema import generate_instance
 from lowtide.emulator.server import RunningServer, serve_in_thread
 from lowtide.emulator.state import StateFileError
@@ -19,6 +20,8 @@ __all__ = [
     "BatchSnapshot",
     "Emulator",
     "Faults",
+    "Latency",
+    "RateLimits",
     "RunningServer",
     "StateFileError",
     "generate_instance",

@@ -20,7 +20,9 @@ from lowtide.emulator.web import (
     Answer,
     DroppedResponse,
     Handler,
+    Headed,
     Streamed,
+    api_key,
     authenticate,
     betas,
     chunked,
@@ -110,10 +112,15 @@ class _Api:
 
     async def create_message(self, request: Request) -> Answer:
         body = await read_json(request, self._backend.settings.max_request_bytes)
-        message = self._backend.create_message(body, betas(request))
+        message, limits = self._backend.create_message(body, betas(request), api_key=api_key(request))
+        latency = self._backend.settings.latency
+        if latency.fixed or latency.per_output_token:
+            used = as_object(message.get("usage")) or {}
+            output = used.get("output_tokens")
+            await self._wait(request)(latency.of(output if isinstance(output, int) else 0))
         if (as_object(body) or {}).get("stream") is True:
-            return Streamed(_events(message), "text/event-stream", headers={"cache-control": "no-cache"})
-        return message
+            return Streamed(_events(message), "text/event-stream", headers={"cache-control": "no-cache", **limits})
+        return Headed(message, limits) if limits else message
 
     async def count_tokens(self, request: Request) -> Answer:
         body = await read_json(request, self._backend.settings.max_request_bytes)
@@ -162,6 +169,8 @@ class _Api:
 
 
 def _response(answer: Answer, pause: float | None, wait: Wait) -> Response:
+    if isinstance(answer, Headed):
+        return JSONResponse(answer.body, headers=answer.headers)
     if not isinstance(answer, Streamed):
         return JSONResponse(answer)
     if pause is not None:

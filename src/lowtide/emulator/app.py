@@ -3,9 +3,13 @@ error in the shape of the API its caller speaks."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
 
 from lowtide.emulator.admin import admin_routes
 from lowtide.emulator.api import anthropic_file_routes, api_routes
@@ -28,11 +32,21 @@ def build_app(backend: Backend) -> Starlette:
         ],
         middleware=[Middleware(RequestIdMiddleware)],
         exception_handlers={
-            ApiError: api_error_response,
-            OpenAIError: openai_error_response,
+            ApiError: _on_loop(api_error_response),
+            OpenAIError: _on_loop(openai_error_response),
             # Routing errors and crashes reach no route's own handling: each caller gets its provider's shape.
-            HTTPException: by_caller(http_error_response, openai_error_response),
+            HTTPException: _on_loop(by_caller(http_error_response, openai_error_response)),
             # Starlette still re-raises after answering, so a bug fails the test that hit it.
-            Exception: by_caller(server_error_response, openai_error_response),
+            Exception: _on_loop(by_caller(server_error_response, openai_error_response)),
         },
     )
+
+
+def _on_loop(handler: Callable[[Request, Exception], Response]) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """`handler` as a coroutine: Starlette runs a plain function in a worker thread, which a virtual clock (waiting
+    for the event loop to go idle) cannot see, and which costs a thread hop for every error answered."""
+
+    async def handle(request: Request, error: Exception) -> Response:
+        return handler(request, error)
+
+    return handle

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lowtide.clock import Clock
 from lowtide.emulator.batches import (
@@ -25,13 +25,14 @@ from lowtide.emulator.faults import Faults
 from lowtide.emulator.file_sources import checked_params
 from lowtide.emulator.filestore import MAX_FILE_BYTES, FileStore
 from lowtide.emulator.ids import new_id
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.jsonutil import JsonObject, as_object
 from lowtide.emulator.messages import build_message
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.state import OpenAIStateCodec
 from lowtide.emulator.openai.state import restore as restore_openai
 from lowtide.emulator.outcomes import find_marker
 from lowtide.emulator.prompt import analyze_prompt
+from lowtide.emulator.ratelimits import Latency, Quotas, RateLimits
 from lowtide.emulator.settlement import result_lines, settle
 from lowtide.emulator.state import SavedState, StateFile
 from lowtide.emulator.validation import validate_batch_create
@@ -53,6 +54,8 @@ class Settings:
     max_request_bytes: int = API_REQUEST_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
     extra_models: tuple[str, ...] = ()
+    rate_limits: RateLimits = field(default_factory=RateLimits)
+    latency: Latency = field(default_factory=Latency)
 
 
 class Backend:
@@ -64,6 +67,7 @@ class Backend:
         self.settings = settings
         self.state_file = state_file
         self.faults = Faults(on_outcomes=self.save)
+        self.quotas = Quotas(settings.rate_limits)
         self.calls: Counter[str] = Counter()
         # Exactly-once evidence: for every committed batch, one count per custom_id it holds. Deleting a batch
         # does not take its counts back.
@@ -121,15 +125,33 @@ class Backend:
         if saved.openai is not None:
             restore_openai(self.openai, saved.openai)
 
-    def create_message(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:
+    def create_message(
+        self, body: object, betas: frozenset[str] = frozenset(), *, api_key: str = ""
+    ) -> tuple[JsonObject, dict[str, str]]:
+        """A live answer, and the rate-limit headers it carries (none without limits); a 429 `ApiError` when the
+        key's rate limits leave no room for it."""
         params, _ = checked_params(body, self.files.get, models=self.models, now=self.clock.now(), betas=betas)
         marker = find_marker(params)
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
         prompt = analyze_prompt(params)
+        admitted = (
+            self.quotas.admit(
+                api_key, input_tokens=prompt.tokens, max_tokens=params["max_tokens"], now=self.clock.now()
+            )
+            if self.settings.rate_limits.any
+            else None
+        )
         usage = self.cache.use(prompt.breakpoints, self.clock.now(), model=params["model"])
-        return build_message(
+        message = build_message(
             params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
+        )
+        if admitted is None:
+            return message, {}
+        used = as_object(message.get("usage")) or {}
+        output = used.get("output_tokens")
+        return message, self.quotas.settle(
+            admitted, output_tokens=output if isinstance(output, int) else 0, now=self.clock.now()
         )
 
     def count_tokens(self, body: object, betas: frozenset[str] = frozenset()) -> JsonObject:

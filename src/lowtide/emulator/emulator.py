@@ -21,6 +21,7 @@ from lowtide.emulator.batches import BatchSnapshot
 from lowtide.emulator.faults import Faults
 from lowtide.emulator.filestore import MAX_FILE_BYTES
 from lowtide.emulator.openai.backend import OpenAIBackend
+from lowtide.emulator.ratelimits import Latency, RateLimits
 from lowtide.emulator.state import StateFile
 from lowtide.emulator.web import IN_PROCESS, ConnectionDropped
 
@@ -41,6 +42,10 @@ class Emulator:
 
     The emulator serves the models of `lowtide.emulator.catalogue` (`GET /v1/models`), plus `extra_models`: a
     request naming any other model gets the API's 404 `not_found_error`, as a batch request's errored result.
+
+    `rate_limits` limits live Messages calls per API key (requests, input and output tokens per minute), answering
+    a 429 with `retry-after` over them and the `anthropic-ratelimit-*` headers on every live answer; `latency` makes
+    each live answer take a fixed time plus a time per output token, on the emulator's clock.
     """
 
     def __init__(
@@ -56,6 +61,8 @@ class Emulator:
         max_file_bytes: int = MAX_FILE_BYTES,
         state_file: str | os.PathLike[str] | None = None,
         extra_models: Iterable[str] = (),
+        rate_limits: RateLimits | None = None,
+        latency: Latency | None = None,
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
             raise ValueError("processing_seconds and cancel_seconds cannot be negative")
@@ -72,9 +79,16 @@ class Emulator:
             max_request_bytes=max_request_bytes,
             max_file_bytes=max_file_bytes,
             extra_models=extra,
+            rate_limits=rate_limits or RateLimits(),
+            latency=latency or Latency(),
         )
         self._backend = Backend(self.clock, settings, StateFile(state_file) if state_file is not None else None)
         self.app: Starlette = build_app(self._backend)
+
+    @property
+    def rate_limited(self) -> int:
+        """How many live calls were answered 429 for being over `rate_limits`."""
+        return self._backend.quotas.limited
 
     @property
     def calls(self) -> Counter[str]:

@@ -55,8 +55,16 @@ class Streamed:
     gather: bool = False
 
 
+@dataclass(frozen=True)
+class Headed:
+    """A JSON body with headers of its own (the rate-limit headers of a live answer, say)."""
+
+    body: JsonObject
+    headers: dict[str, str]
+
+
 # What a route's handler returns: a JSON body, or a stream; the routes' wrapper turns it into the response.
-Answer = JsonObject | Streamed
+Answer = JsonObject | Streamed | Headed
 Handler = Callable[[Request], Awaitable[Answer]]
 
 
@@ -130,12 +138,18 @@ def server_error_response(request: Request, error: Exception) -> Response:
     return api_error_response(request, ApiError("api_error", "Internal server error"))
 
 
-def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:
-    """The key from `x-api-key` or `Authorization: Bearer`; any non-empty one unless `api_keys` restricts."""
+def api_key(request: Request) -> str:
+    """The key from `x-api-key` or `Authorization: Bearer` ("" when there is none)."""
     key = request.headers.get("x-api-key", "").strip()
     if not key:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         key = token.strip() if scheme.lower() == "bearer" else ""
+    return key
+
+
+def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:
+    """The key from `x-api-key` or `Authorization: Bearer`; any non-empty one unless `api_keys` restricts."""
+    key = api_key(request)
     if not key:
         raise ApiError("authentication_error", "x-api-key header is required")
     if api_keys is not None and key not in api_keys:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError
+from lowtide.live.reports import LimitListener
 from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
@@ -103,6 +104,17 @@ class Provider(ABC):
                 return exc
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    def quota_scope(self) -> str:
+        """Which live rate limits this provider's calls count against: every provider with the same scope in a
+        process shares one quota. A provider that can tell its credentials and endpoint apart names them (as a
+        digest, never the key); by default each provider instance is a scope of its own."""
+        return f"{self.name}:instance-{id(self)}"
+
+    def watch_limits(self, listener: LimitListener) -> None:
+        """Have `listener` told what the API's rate-limit headers say after every live call (and 429); a provider
+        that reads no headers never tells, and the live limiter keeps to the configured limits."""
+        return
 
     def batch_backend(self) -> BatchBackend | None:
         """The provider's batch API as lowtide's durable engine drives it, if it has one.

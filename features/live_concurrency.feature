@@ -1,0 +1,134 @@
+Feature: Live calls at the provider's rate limits, never over them
+  As the author of an agent platform that makes many live calls at once
+  I want concurrent live calls to share the limits of their key, learn them from the API, pause together on a 429,
+  retry by the kind of error, and keep to their deadlines
+  So that 500 agents calling at once run at the limit's speed without a 429 ever reaching them
+
+  Time is virtual: concurrent calls wait together, as they would in real time, but the scenarios take no real time.
+
+  Background:
+    Given a live API emulated on a virtual clock, answering each call in 2 seconds
+
+  Scenario: Calls over the configured requests per minute wait their turn; the API never answers 429
+    Given the API allows 30 requests per minute per key
+    And a live actor with:
+      """
+      live: {rpm: 30, max_concurrency: 8}
+      """
+    When 60 live calls are made at once
+    Then all 60 calls are answered
+    And the API answered no call with 429
+    And the calls took between 60 and 70 seconds
+
+  Scenario: With no limit configured, the limits are learned from the API's rate-limit headers
+    Given the API allows 20 requests per minute per key
+    And a live actor with:
+      """
+      live: {max_concurrency: 50, ramp_start: 2}
+      """
+    When 40 live calls are made at once
+    Then all 40 calls are answered
+    And the API answered no call with 429
+    And the quota knows the limit of 20 requests per minute
+    And the calls took between 60 and 75 seconds
+
+  Scenario: Output tokens are reserved at max_tokens and settled to what each answer used
+    Given the API allows 600 output tokens per minute per key
+    And a live actor with:
+      """
+      max_tokens: 100
+      live: {max_concurrency: 20, ramp_start: 2}
+      """
+    When 30 live calls are made at once
+    Then all 30 calls are answered
+    And the API answered no call with 429
+    And every call was settled with fewer output tokens than it reserved
+
+  Scenario: Input tokens per minute are kept to, with the estimate settled by the real count
+    Given the API allows 400 input tokens per minute per key
+    And a live actor with:
+      """
+      live: {max_concurrency: 20, ramp_start: 2}
+      """
+    When 30 live calls with prompts of 200 characters are made at once
+    Then all 30 calls are answered
+    And the API answered no call with 429
+
+  Scenario: A 429 pauses every call of the scope for retry-after, then the calls start again slowly
+    Given the API allows 10 requests per minute per key
+    And another program has just used up the key's requests
+    And a live actor with:
+      """
+      live: {max_concurrency: 10, ramp_start: 3}
+      """
+    When 12 live calls are made at once
+    Then all 12 calls are answered
+    And the observers saw the scope pause once, and the pause end
+    And at most 3 calls were in flight right after the pause
+    And no call failed with a 429
+
+  Scenario: Two actors on the same key and endpoint share one quota
+    Given the API allows 20 requests per minute per key
+    And a live actor "alpha" with:
+      """
+      live: {rpm: 20}
+      """
+    And a live actor "beta" on the same client with:
+      """
+      live: {rpm: 20}
+      """
+    When "alpha" and "beta" each make 20 live calls at once
+    Then all 40 calls are answered
+    And the API answered no call with 429
+    And the calls took between 60 and 75 seconds
+
+  Scenario Outline: Each kind of error is retried by its own budget, or never
+    Given the API fails the next <times> live call(s) with <status>
+    And a live actor with:
+      """
+      live: {retries: {overloaded: 2, server: 1}}
+      """
+    When one live call is made
+    Then the call <outcome> after <attempts> attempt(s)
+
+    Examples:
+      | status | times | outcome                          | attempts |
+      | 529    | 2     | succeeds                         | 3        |
+      | 529    | 3     | fails with OverloadedError       | 3        |
+      | 500    | 1     | succeeds                         | 2        |
+      | 500    | 2     | fails with ServerError           | 2        |
+      | 400    | 1     | fails with InvalidRequestError   | 1        |
+      | 401    | 1     | fails with AuthenticationError   | 1        |
+
+  Scenario: An attempt that takes longer than the attempt timeout is abandoned and tried again, then given up
+    Given the API answers each live call in 30 seconds
+    And a live actor with:
+      """
+      live: {attempt_timeout: 10, retries: {timeout: 1}}
+      """
+    When one live call is made
+    Then the call fails with APITimeoutError after 2 attempt(s)
+    And the call ended between 20 and 22 seconds after it started
+
+  Scenario: A call's deadline counts every attempt and every wait between them
+    Given the API answers each live call in 30 seconds
+    And a live actor with:
+      """
+      live: {attempt_timeout: 10, deadline: 25}
+      """
+    When one live call is made
+    Then the call fails with DeadlineExceededError after 3 attempt(s)
+    And the call ended between 25 and 25.1 seconds after it started
+
+  Scenario: Middleware runs around each call in order, and may answer without calling the API
+    Given a live actor whose middleware are "outer" and "inner", and "inner" answers "cached" prompts itself
+    When the live call "hello" is made
+    And the live call "cached please" is made
+    Then the middleware saw "outer in, inner in, inner out, outer out, outer in, inner in, inner out, outer out"
+    And the API received 1 live call(s)
+
+  Scenario: Observers receive each step of a call as a typed event, and a failing observer breaks nothing
+    Given a live actor with a failing observer and a recording one
+    When one live call is made
+    Then the call succeeds after 1 attempt(s)
+    And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded

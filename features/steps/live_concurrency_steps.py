@@ -1,0 +1,317 @@
+"""Steps for live mode at the rate limits: an emulator with limits and latency, on a virtual clock."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from _support import world
+from behave import given, then, when
+
+from lowtide import Actor, ActorResponse
+from lowtide.clock import VirtualClock
+from lowtide.emulator import Emulator, Latency, RateLimits
+from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled
+from lowtide.types import ActorRequest
+
+_BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
+
+
+@dataclass
+class Live:
+    clock: VirtualClock = field(default_factory=VirtualClock)
+    latency: float = 2.0
+    limits: dict[str, int] = field(default_factory=dict[str, int])
+    emulator: Emulator | None = None
+    client: Any = None
+    actors: dict[str, Actor] = field(default_factory=dict[str, Actor])
+    events: list[LiveEvent] = field(default_factory=list[LiveEvent])
+    outcomes: list[ActorResponse[Any] | BaseException] = field(default_factory=list[ActorResponse[Any] | BaseException])
+    started: float = 0.0
+    ended: float = 0.0
+    in_flight: int = 0
+    in_flight_seen: list[tuple[float, int]] = field(default_factory=list[tuple[float, int]])
+    middleware_log: list[str] = field(default_factory=list[str])
+
+    def api(self) -> Emulator:
+        if self.emulator is None:
+            self.emulator = Emulator(
+                clock=self.clock, rate_limits=RateLimits(**self.limits), latency=Latency(self.latency)
+            )
+            self.client = self.emulator.client(api_key="live-key")
+        return self.emulator
+
+    def actor(self, name: str = "live", settings: dict[str, Any] | None = None, **options: Any) -> Actor:
+        self.api()
+        configuration = {**_BASE, "name": name, **(settings or {})}
+        actor = Actor(configuration, client=self.client, clock=self.clock, observers=[self.observe], **options)
+        self.actors[name] = actor
+        return actor
+
+    def observe(self, event: LiveEvent) -> None:
+        self.events.append(event)
+        if isinstance(event, QuotaAdmitted):
+            self.in_flight += 1
+            self.in_flight_seen.append((self.clock.now(), self.in_flight))
+        elif isinstance(event, QuotaSettled):
+            self.in_flight -= 1
+
+
+def live(context: Any) -> Live:
+    if not hasattr(context, "live_mode"):
+        context.live_mode = Live()
+    return context.live_mode
+
+
+async def _gather(lv: Live, calls: list[Any]) -> None:
+    lv.started = lv.clock.now()
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    lv.ended = lv.clock.now()
+    lv.outcomes = list(results)
+
+
+# -- the API ----------------------------------------------------------------------------------------------------------
+
+
+@given("a live API emulated on a virtual clock, answering each call in {seconds:g} seconds")
+def step_api(context: Any, seconds: float) -> None:
+    live(context).latency = seconds
+
+
+@given("the API answers each live call in {seconds:g} seconds")
+def step_latency(context: Any, seconds: float) -> None:
+    live(context).latency = seconds
+
+
+@given("the API allows {count:d} {what} per minute per key")
+def step_limit(context: Any, count: int, what: str) -> None:
+    name = {"requests": "rpm", "input tokens": "input_tpm", "output tokens": "output_tpm"}[what]
+    live(context).limits[name] = count
+
+
+@given("another program has just used up the key's requests")
+def step_stranger(context: Any) -> None:
+    lv = live(context)
+    api = lv.api()
+    stranger = api.client(api_key="live-key")
+    rpm = lv.limits["rpm"]
+
+    async def use_up() -> None:
+        await asyncio.gather(
+            *(
+                stranger.messages.create(
+                    model="claude-sonnet-5-5", max_tokens=16, messages=[{"role": "user", "content": f"stranger {n}"}]
+                )
+                for n in range(rpm)
+            )
+        )
+
+    world(context).run(use_up())
+
+
+@given("the API fails the next {times:d} live call(s) with {status:d}")
+def step_fail_next(context: Any, times: int, status: int) -> None:
+    live(context).api().faults.fail_next("messages.create", status, times=times)
+
+
+# -- the actors -------------------------------------------------------------------------------------------------------
+
+
+@given("a live actor with:")
+def step_actor(context: Any) -> None:
+    live(context).actor(settings=yaml.safe_load(context.text))
+
+
+@given('a live actor "{name}" with:')
+def step_named_actor(context: Any, name: str) -> None:
+    live(context).actor(name, yaml.safe_load(context.text))
+
+
+@given('a live actor "{name}" on the same client with:')
+def step_same_client(context: Any, name: str) -> None:
+    live(context).actor(name, yaml.safe_load(context.text))
+
+
+@given('a live actor whose middleware are "outer" and "inner", and "inner" answers "cached" prompts itself')
+def step_middleware(context: Any) -> None:
+    lv = live(context)
+
+    async def outer(request: ActorRequest, call_next: Any) -> ActorResponse[Any]:
+        lv.middleware_log.append("outer in")
+        response = await call_next(request)
+        lv.middleware_log.append("outer out")
+        return response
+
+    remembered: list[ActorResponse[Any]] = []
+
+    async def inner(request: ActorRequest, call_next: Any) -> ActorResponse[Any]:
+        lv.middleware_log.append("inner in")
+        prompt = str(request.messages[-1].content)
+        response = remembered[0] if "cached" in prompt and remembered else await call_next(request)
+        remembered.append(response)
+        lv.middleware_log.append("inner out")
+        return response
+
+    lv.actor(middleware=[outer, inner])
+
+
+@given("a live actor with a failing observer and a recording one")
+def step_observers(context: Any) -> None:
+    lv = live(context)
+
+    def broken(event: LiveEvent) -> None:
+        raise RuntimeError("this observer is broken")
+
+    lv.api()
+    actor = Actor({**_BASE, "name": "observed"}, client=lv.client, clock=lv.clock, observers=[broken, lv.observe])
+    lv.actors["observed"] = actor
+
+
+# -- calls ------------------------------------------------------------------------------------------------------------
+
+
+@when("{count:d} live calls are made at once")
+def step_calls(context: Any, count: int) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+    world(context).run(_gather(lv, [actor.run(f"Question {n}") for n in range(count)]))
+
+
+@when("{count:d} live calls with prompts of {size:d} characters are made at once")
+def step_long_calls(context: Any, count: int, size: int) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+    prompts = [f"Question {n} " + "x" * (size - len(f"Question {n} ")) for n in range(count)]
+    world(context).run(_gather(lv, [actor.run(prompt) for prompt in prompts]))
+
+
+@when('"{first}" and "{second}" each make {count:d} live calls at once')
+def step_two_actors(context: Any, first: str, second: str, count: int) -> None:
+    lv = live(context)
+    calls = [lv.actors[name].run(f"{name} {n}") for name in (first, second) for n in range(count)]
+    world(context).run(_gather(lv, calls))
+
+
+@when("one live call is made")
+def step_one_call(context: Any) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+    world(context).run(_gather(lv, [actor.run("One question")]))
+
+
+@when('the live call "{prompt}" is made')
+def step_named_call(context: Any, prompt: str) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+    world(context).run(_gather(lv, [actor.run(prompt)]))
+
+
+# -- outcomes ---------------------------------------------------------------------------------------------------------
+
+
+@then("all {count:d} calls are answered")
+def step_all_answered(context: Any, count: int) -> None:
+    outcomes = live(context).outcomes
+    failed = [o for o in outcomes if isinstance(o, BaseException)]
+    assert not failed, failed[:3]
+    assert len(outcomes) == count, len(outcomes)
+
+
+@then("the API answered no call with 429")
+def step_no_429(context: Any) -> None:
+    assert live(context).api().rate_limited == 0, live(context).api().rate_limited
+
+
+@then("no call failed with a 429")
+def step_no_429_surfaced(context: Any) -> None:
+    assert not [o for o in live(context).outcomes if isinstance(o, BaseException)]
+
+
+@then("the calls took between {low:g} and {high:g} seconds")
+def step_took(context: Any, low: float, high: float) -> None:
+    lv = live(context)
+    took = lv.ended - lv.started
+    assert low <= took <= high, took
+
+
+@then("the call ended between {low:g} and {high:g} seconds after it started")
+def step_call_took(context: Any, low: float, high: float) -> None:
+    step_took(context, low, high)
+
+
+@then("the quota knows the limit of {count:d} requests per minute")
+def step_learned(context: Any, count: int) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+
+    async def caller() -> Any:
+        return actor._live(actor.provider())  # pyright: ignore[reportPrivateUsage]
+
+    quota = world(context).run(caller()).quota
+    assert quota.known_limits[0] == count, quota.known_limits
+
+
+@then("every call was settled with fewer output tokens than it reserved")
+def step_settled(context: Any) -> None:
+    events = live(context).events
+    reserved = [e.output_tokens for e in events if isinstance(e, QuotaAdmitted)]
+    used = [e.output_tokens for e in events if isinstance(e, QuotaSettled)]
+    assert len(reserved) == len(used) == 30, (len(reserved), len(used))
+    assert max(used) < min(reserved), (max(used), min(reserved))
+
+
+@then("the observers saw the scope pause once, and the pause end")
+def step_paused(context: Any) -> None:
+    events = live(context).events
+    started = [e for e in events if isinstance(e, PauseStarted)]
+    ended = [e for e in events if isinstance(e, PauseEnded)]
+    assert len(started) >= 1, events
+    assert len(ended) == len(started), (started, ended)
+
+
+@then("at most {count:d} calls were in flight right after the pause")
+def step_slow_start(context: Any, count: int) -> None:
+    lv = live(context)
+    ends = [e.until for e in lv.events if isinstance(e, PauseStarted)]
+    after = [n for at, n in lv.in_flight_seen if at >= max(ends) and at < max(ends) + lv.latency]
+    assert after, lv.in_flight_seen
+    assert max(after) <= count, after
+
+
+def _single(context: Any) -> tuple[ActorResponse[Any] | BaseException, int]:
+    lv = live(context)
+    [outcome] = lv.outcomes
+    attempts = sum(1 for e in lv.events if type(e).__name__ == "AttemptStarted")
+    return outcome, attempts
+
+
+@then("the call succeeds after {attempts:d} attempt(s)")
+def step_succeeds(context: Any, attempts: int) -> None:
+    outcome, made = _single(context)
+    assert isinstance(outcome, ActorResponse), outcome
+    assert made == attempts, made
+
+
+@then("the call fails with {name:w} after {attempts:d} attempt(s)")
+def step_fails(context: Any, name: str, attempts: int) -> None:
+    outcome, made = _single(context)
+    assert type(outcome).__name__ == name, repr(outcome)
+    assert made == attempts, made
+
+
+@then('the middleware saw "{order}"')
+def step_middleware_order(context: Any, order: str) -> None:
+    assert live(context).middleware_log == [part.strip() for part in order.split(",")], live(context).middleware_log
+
+
+@then("the API received {count:d} live call(s)")
+def step_api_calls(context: Any, count: int) -> None:
+    assert live(context).api().calls["messages.create"] == count, live(context).api().calls
+
+
+@then("the events seen were {names}")
+def step_events(context: Any, names: str) -> None:
+    seen = [type(e).__name__ for e in live(context).events]
+    assert seen == [n.strip() for n in names.split(",")], seen

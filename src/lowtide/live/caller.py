@@ -1,0 +1,204 @@
+"""`LiveCaller`: one live call at a time as the caller sees it, many at once underneath: admitted by the scope's
+`Quota`, wrapped in the middleware chain, tried again by error class (tenacity) within the attempt timeout and the
+call's deadline, its tokens settled, and every step reported to the observers."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from lowtide.clock import Clock
+from lowtide.errors import APITimeoutError, DeadlineExceededError, RateLimitError
+from lowtide.live.events import (
+    AttemptStarted,
+    CallFailed,
+    CallSucceeded,
+    LiveEvent,
+    Observer,
+    QuotaAdmitted,
+    QuotaSettled,
+    RateLimited,
+    Retried,
+)
+from lowtide.live.quota import Quota
+from lowtide.live.retries import RetryPolicy
+from lowtide.live.timing import within
+from lowtide.types import ActorRequest, ActorResponse
+
+__all__ = ["CallNext", "LiveCaller", "Middleware", "estimate_input_tokens"]
+
+log = logging.getLogger(__name__)
+
+CallNext = Callable[[ActorRequest], Awaitable[ActorResponse[Any]]]
+Middleware = Callable[[ActorRequest, CallNext], Awaitable[ActorResponse[Any]]]
+_numbers = itertools.count(1)
+
+
+def estimate_input_tokens(request: ActorRequest) -> int:
+    """A generous estimate of a request's input tokens before it is sent (about 3.5 characters a token, plus the
+    framing of each message); settled with the real count once the answer says it."""
+    text = request.model_dump_json(include={"system", "messages", "tools"})
+    return max(1, int(len(text) / 3.5) + 8 * len(request.messages))
+
+
+class LiveCaller:
+    """Live calls of one provider through one scope's quota."""
+
+    def __init__(
+        self,
+        complete: CallNext,
+        quota: Quota,
+        *,
+        clock: Clock,
+        policy: RetryPolicy,
+        attempt_timeout: float | None,
+        deadline: float | None,
+        middleware: Sequence[Middleware] = (),
+        observers: Sequence[Observer] = (),
+    ) -> None:
+        self._complete = complete
+        self.quota = quota
+        self._clock = clock
+        self._policy = policy
+        self._attempt_timeout = attempt_timeout
+        self._deadline = deadline
+        self._middleware = tuple(middleware)
+        self._observers = tuple(observers)
+        if self._observers:
+            quota.listeners.append(self.emit)
+
+    def emit(self, event: LiveEvent) -> None:
+        for observer in self._observers:
+            try:
+                observer(event)
+            except Exception:  # an observer's bug must not fail the call it watches
+                log.exception("A live-call observer failed on %s", type(event).__name__)
+
+    async def call(self, request: ActorRequest, *, deadline: float | None = None) -> ActorResponse[Any]:
+        """Answer `request` through the middleware and the retries; `deadline` (seconds from now) overrides the
+        configured one for this call."""
+        seconds = deadline if deadline is not None else self._deadline
+        ends = self._clock.now() + seconds if seconds is not None else None
+        key = request.custom_id or f"live-{next(_numbers)}"
+
+        async def innermost(given: ActorRequest) -> ActorResponse[Any]:
+            return await self._retrying(given, key, ends)
+
+        handler: CallNext = innermost
+        for layer in reversed(self._middleware):
+            handler = _wrap(layer, handler)
+        return await handler(request)
+
+    async def _retrying(self, request: ActorRequest, key: str, ends: float | None) -> ActorResponse[Any]:
+        used: Counter[str] = Counter()
+        plan: dict[str, Any] = {}
+        attempts = 0
+
+        def should_retry(error: BaseException) -> bool:
+            kind = self._policy.retryable(error, used)
+            if kind is None:
+                return False
+            wait = 0.0 if isinstance(error, RateLimitError) else self._policy.wait_after(error, used[kind])
+            used[kind] += 1
+            plan.update(kind=kind, wait=wait)
+            return True
+
+        def stop(state: RetryCallState) -> bool:
+            if ends is not None and self._clock.now() + plan.get("wait", 0.0) >= ends:
+                plan["deadline"] = True
+                return True
+            return False
+
+        def wait(state: RetryCallState) -> float:
+            return float(plan.get("wait", 0.0))
+
+        def before_sleep(state: RetryCallState) -> None:
+            self.emit(Retried(key, attempts, str(plan["kind"]), float(plan["wait"])))
+
+        retrying = AsyncRetrying(
+            sleep=self._clock.sleep,
+            retry=retry_if_exception(should_retry),
+            stop=stop,
+            wait=wait,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        response: ActorResponse[Any] | None = None
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    response = await self._attempt(request, key, attempts, ends)
+            assert response is not None  # tenacity ends its loop only after an attempt that returned
+            self.emit(CallSucceeded(key, attempts, response.cost.total_usd if response.cost is not None else None))
+            return response
+        except BaseException as exc:
+            if plan.get("deadline") and not isinstance(exc, DeadlineExceededError):
+                error = DeadlineExceededError(
+                    f"The call {key!r} did not succeed before its deadline, after {attempts} attempt(s); the last"
+                    f" failure: {exc}",
+                    attempts=attempts,
+                )
+                self.emit(CallFailed(key, attempts, error))
+                raise error from exc
+            if isinstance(exc, Exception):
+                self.emit(CallFailed(key, attempts, exc))
+            raise
+
+    async def _attempt(self, request: ActorRequest, key: str, attempt: int, ends: float | None) -> ActorResponse[Any]:
+        def late() -> Exception:
+            return DeadlineExceededError(
+                f"The call {key!r} reached its deadline on attempt {attempt}.", attempts=attempt
+            )
+
+        estimate = estimate_input_tokens(request)
+        permit = await within(
+            self._clock,
+            None if ends is None else ends - self._clock.now(),
+            self.quota.admit(input_tokens=estimate, output_tokens=request.max_tokens),
+            late,
+        )
+        self.emit(QuotaAdmitted(key, permit.input_tokens, permit.output_tokens, permit.waited))
+        self.emit(AttemptStarted(key, attempt))
+        limit = self._attempt_timeout
+        timeout_is_deadline = False
+        if ends is not None:
+            left = ends - self._clock.now()
+            timeout_is_deadline = limit is None or left < limit
+            limit = left if timeout_is_deadline else limit
+
+        def too_slow() -> Exception:
+            if timeout_is_deadline:
+                return late()
+            return APITimeoutError(f"No answer within the attempt timeout of {self._attempt_timeout:g} s.")
+
+        try:
+            response = await within(self._clock, limit, self._complete(request), too_slow)
+        except RateLimitError as exc:
+            self.quota.release(permit, input_tokens=0, output_tokens=0)  # refused: the API counted nothing
+            self.emit(QuotaSettled(key, 0, 0))
+            self.emit(RateLimited(key, exc.retry_after))
+            self.quota.pause(exc.retry_after if exc.retry_after is not None else self._policy.backoff(attempt))
+            raise
+        except BaseException:
+            self.quota.release(permit)  # what it used is unknown: what it took stays taken
+            self.emit(QuotaSettled(key, permit.input_tokens, permit.output_tokens))
+            raise
+        usage = response.usage
+        used_input = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+        self.quota.release(permit, input_tokens=used_input, output_tokens=usage.output_tokens)
+        self.quota.succeeded()
+        self.emit(QuotaSettled(key, used_input, usage.output_tokens))
+        return response
+
+
+def _wrap(layer: Middleware, inner: CallNext) -> CallNext:
+    async def wrapped(request: ActorRequest) -> ActorResponse[Any]:
+        return await layer(request, inner)
+
+    return wrapped

@@ -1,0 +1,75 @@
+"""Which failed live calls are tried again, how often and after how long: by error class, each with its own budget,
+with exponential backoff and full jitter (through tenacity, sleeping on lowtide's clock), never past a deadline.
+
+Retried: `rate_limited` (429; the wait is the API's `retry-after` when it gave one), `overloaded` (529), `server`
+(500 and other 5xx), `connection` (no answer), `timeout` (no answer in time, the attempt timeout included). Never
+retried: an invalid request, a bad key, a missing permission, a refused budget: the same call would fail again.
+A classifier of one's own (`LiveSettings.classify`) can name other classes, or None for "never".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from lowtide.errors import (
+    ActorError,
+    APIConnectionError,
+    APITimeoutError,
+    OverloadedError,
+    RateLimitError,
+    ServerError,
+)
+
+__all__ = ["DEFAULT_BUDGETS", "Classifier", "RetryPolicy", "classify"]
+
+DEFAULT_BUDGETS: Mapping[str, int] = {"rate_limited": 8, "overloaded": 6, "server": 4, "connection": 4, "timeout": 3}
+
+Classifier = Callable[[BaseException], str | None]
+
+
+def classify(error: BaseException) -> str | None:
+    """The retry class of `error`, or None when trying again cannot help."""
+    match error:
+        case RateLimitError():
+            return "rate_limited"
+        case OverloadedError():
+            return "overloaded"
+        case ServerError():
+            return "server"
+        case APITimeoutError():
+            return "timeout"
+        case APIConnectionError():
+            return "connection"
+        case _:
+            return None
+
+
+@dataclass
+class RetryPolicy:
+    """Budgets per class (retries, not attempts), backoff `base` and `cap` in seconds, and the classifier."""
+
+    budgets: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
+    base: float = 1.0
+    cap: float = 60.0
+    classifier: Classifier = classify
+    rng: random.Random = field(default_factory=random.Random)
+
+    def backoff(self, retry: int) -> float:
+        """Full jitter: a random wait up to `base * 2**retry`, at most `cap`."""
+        return self.rng.uniform(0, min(self.cap, self.base * 2**retry))
+
+    def wait_after(self, error: BaseException, retry: int) -> float:
+        if isinstance(error, RateLimitError) and error.retry_after is not None:
+            return max(0.0, error.retry_after)
+        return self.backoff(retry)
+
+    def retryable(self, error: BaseException, used: Mapping[str, int]) -> str | None:
+        """The class to spend a retry of, if `error` is retryable and its class has budget left."""
+        if not isinstance(error, ActorError):
+            return None
+        kind = self.classifier(error)
+        if kind is None or used.get(kind, 0) >= self.budgets.get(kind, 0):
+            return None
+        return kind

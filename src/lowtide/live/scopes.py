@@ -1,0 +1,33 @@
+"""The quotas of a process: one per scope (a provider's credentials at one endpoint) and event loop, so that every
+actor calling with the same key shares one set of limits, however many actors there are."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+from lowtide.clock import Clock
+from lowtide.config import LiveSettings
+from lowtide.live.quota import Quota, QuotaLimits
+
+__all__ = ["quota_for"]
+
+_QUOTAS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Quota]] = weakref.WeakKeyDictionary()
+
+
+def quota_for(scope: str, settings: LiveSettings, clock: Clock) -> Quota:
+    """The running loop's quota for `scope`, made on first use with `settings` (the first actor's limits stand;
+    what the API's headers say applies to all)."""
+    quotas = _QUOTAS.setdefault(asyncio.get_running_loop(), {})
+    quota = quotas.get(scope)
+    if quota is None:
+        limits = QuotaLimits(
+            max_concurrency=settings.max_concurrency,
+            ramp_start=settings.ramp_start,
+            ramp_step=settings.ramp_step,
+            rpm=settings.rpm,
+            input_tpm=settings.input_tpm,
+            output_tpm=settings.output_tpm,
+        )
+        quota = quotas[scope] = Quota(scope, limits, clock)
+    return quota
