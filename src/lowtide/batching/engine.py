@@ -71,14 +71,15 @@ class BatchEngine(Coalescing, Submission, Collection):
         key: str,
         actor: str,
         worst_case_usd: Decimal | None = None,
+        future: asyncio.Future[Outcome] | None = None,
     ) -> asyncio.Future[Outcome]:
         """`run` for a caller that waits in its own coroutine: claim `key` for `params` (or their JSON as
         `stored_json` gives it), with every call of this moment in one transaction; `deliver` what the future gives.
 
-        The future is the call's outcome itself: a call waits on one future, woken once. It fails if the ledger
-        knows `key` for other params.
+        The future (`future`, when the caller already waits on one) is the call's outcome itself: a call waits on
+        one future, woken once. It fails if the ledger knows `key` for other params.
         """
-        outcome: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        outcome = future if future is not None else asyncio.get_running_loop().create_future()
         self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True)
         return outcome
 
