@@ -244,10 +244,13 @@ class Actor:
         return engine, template.after_check(params_json, key)
 
     def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
-        """How the calls that waited for a template's checks are claimed once they pass."""
+        """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
+        open counts from the first one's arrival (now), so that it runs while the checks do."""
+        arrived = self._clock.now()
 
         def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
-            self._engine(backend).claim(params_json, model=template.model, key=key, actor=self.name, future=outcome)
+            engine = self._engine(backend)
+            engine.claim(params_json, model=template.model, key=key, actor=self.name, future=outcome, arrived=arrived)
 
         return claim
 
