@@ -32,7 +32,7 @@ from lowtide.live.scopes import quota_for
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
-from lowtide.templates import PromptTemplate
+from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
 if TYPE_CHECKING:
@@ -214,14 +214,14 @@ class Actor:
             check_prompt(prompt)
             plain = self._plain_batch(response_model, mode)
             if plain is not None:
-                if not plain[1].checked:
-                    await self._check_template(*plain, prompt, key, mode)
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine waits on the engine's future itself, with as few locals as it can.
-                    engine, outcome = self._claim_prompt(*plain, prompt, key)
+                    engine, outcome = self._claim_prompt(*plain, prompt, key, mode)
                     del plain
                     return engine.deliver(await outcome, response_model)
+                if not plain[1].checked:
+                    await self._check_template(*plain, prompt, key, mode)
                 return await self._budgeted_prompt(*plain, prompt, response_model, key, max_cost_usd)
         return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
 
@@ -234,15 +234,37 @@ class Actor:
         return None if backend is None else (backend, self._prompt_template(backend, response_model))
 
     def _claim_prompt(
-        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompt: str,
+        key: str | None,
+        mode: BatchProcessingMode | str | None,
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
-        """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template."""
+        """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template: at
+        once when the template is checked, else once the checks pass (`PromptTemplate.after_check`)."""
         assert template.around is not None
         engine = self._engine(backend)
         # The configuration's part of the params was checked once; only the prompt is new.
         params_json = template.around[0] + stored_json(prompt) + template.around[1]
         key = key or derive_key(backend.name, params_json)
-        return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+        if template.checked or (not template.check_under_way() and engine.ledger.request(key)):
+            # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
+            return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+        if not template.check_under_way():
+            template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
+        return engine, template.after_check(params_json, key)
+
+    def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
+        """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
+        open counts from the first one's arrival (now), so that it runs while the checks do."""
+        arrived = self._clock.now()
+
+        def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
+            engine = self._engine(backend)
+            engine.claim(params_json, model=template.model, key=key, actor=self.name, future=outcome, arrived=arrived)
+
+        return claim
 
     async def _check_template(
         self,
@@ -252,17 +274,15 @@ class Actor:
         key: str | None,
         mode: BatchProcessingMode | str | None,
     ) -> None:
-        """The provider's pre-send checks of prompt-only calls, made once: only the prompt varies between them. A
-        call the ledger already knows attaches to it unchecked (it was checked when it was first made)."""
-        checking = template.checking
-        if checking is None or checking.get_loop() is not asyncio.get_running_loop() or checking.done():
+        """The provider's pre-send checks of prompt-only calls with a budget, made once: only the prompt varies
+        between them. A call the ledger already knows attaches to it unchecked (it was checked when first made)."""
+        if not template.check_under_way():
             if self._engine(backend).ledger.request(key or derive_key(backend.name, template.with_prompt(prompt))):
                 return
-            preflight = self.provider(mode).preflight(template.request)
-            checking = template.checking = asyncio.ensure_future(preflight)
+            template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
+        assert template.checking is not None
         # Shielded: a caller that gives up must not cancel the checks the others wait on.
-        await asyncio.shield(checking)
-        template.checked = True
+        await asyncio.shield(template.checking)
 
     async def _budgeted_prompt(
         self,

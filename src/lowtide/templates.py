@@ -4,15 +4,20 @@ params are built, checked and encoded once, and each call adds only its prompt."
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from lowtide.ledger.store import stored_json
 from lowtide.types import ActorRequest
 
-__all__ = ["PromptTemplate"]
+__all__ = ["Claim", "PromptTemplate"]
+
+Claim = Callable[[str, str, "asyncio.Future[Any]"], None]
+"""How a call that waited for a template's checks is claimed: (params JSON, key, the outcome its caller waits on)."""
+_Waiting = list[tuple[str, str, "asyncio.Future[Any]"]]
 
 
 @dataclass(eq=False)
@@ -29,6 +34,7 @@ class PromptTemplate:
     checked: bool = False
     checking: asyncio.Future[None] | None = None
     """The checks under way, which the calls that arrive meanwhile wait for."""
+    _waiting: _Waiting = field(default_factory=_Waiting)
 
     @classmethod
     def of(cls, encode: Callable[[str], dict[str, Any]], request: ActorRequest) -> PromptTemplate:
@@ -41,3 +47,49 @@ class PromptTemplate:
 
     def with_prompt(self, prompt: str) -> dict[str, Any]:
         return self.encode(prompt)
+
+    def check_under_way(self) -> bool:
+        """Whether checks of this event loop are under way, which a call arriving now can wait for."""
+        checking = self.checking
+        return checking is not None and checking.get_loop() is asyncio.get_running_loop() and not checking.done()
+
+    def start_check(self, check: Awaitable[None], claim: Claim) -> None:
+        """Start the provider's pre-send checks. Once they pass, `claim(params_json, key, outcome)` claims each call
+        that waited (`after_check`); should they fail, each waiting call's outcome is their error.
+
+        The waiting calls are kept as a list and claimed in one go, in the turn of the event loop the checks end in:
+        thousands arrive at once, and a future, two callbacks and a wake-up each would be so many more objects.
+        """
+        waiting: _Waiting = []
+        self._waiting = waiting
+        checking = self.checking = asyncio.ensure_future(check)
+        checking.add_done_callback(functools.partial(self._checked, waiting, claim))
+
+    def after_check(self, params_json: str, key: str) -> asyncio.Future[Any]:
+        """The outcome of a call that waits for the checks under way, and is claimed once they pass."""
+        outcome: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.append((params_json, key, outcome))
+        return outcome
+
+    def _checked(
+        self,
+        waiting: _Waiting,
+        claim: Claim,
+        checking: asyncio.Future[None],
+    ) -> None:
+        error = None if checking.cancelled() else checking.exception()
+        if error is None and not checking.cancelled():
+            self.checked = True
+        calls, waiting[:] = list(waiting), []
+        for params_json, key, outcome in calls:
+            if outcome.done():
+                continue  # its caller gave up while it waited: it is never claimed
+            if checking.cancelled():
+                outcome.cancel()
+            elif error is not None:
+                outcome.set_exception(error)
+            else:
+                try:
+                    claim(params_json, key, outcome)
+                except Exception as exc:
+                    outcome.set_exception(exc)

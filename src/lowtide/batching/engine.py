@@ -71,15 +71,18 @@ class BatchEngine(Coalescing, Submission, Collection):
         key: str,
         actor: str,
         worst_case_usd: Decimal | None = None,
+        future: asyncio.Future[Outcome] | None = None,
+        arrived: float | None = None,
     ) -> asyncio.Future[Outcome]:
         """`run` for a caller that waits in its own coroutine: claim `key` for `params` (or their JSON as
         `stored_json` gives it), with every call of this moment in one transaction; `deliver` what the future gives.
 
-        The future is the call's outcome itself: a call waits on one future, woken once. It fails if the ledger
-        knows `key` for other params.
+        The future (`future`, when the caller already waits on one) is the call's outcome itself: a call waits on
+        one future, woken once. It fails if the ledger knows `key` for other params. `arrived` is when the call
+        came, if earlier than now (it waited for the pre-send checks): a window it opens counts from then.
         """
-        outcome: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True)
+        outcome = future if future is not None else asyncio.get_running_loop().create_future()
+        self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True, arrived=arrived)
         return outcome
 
     def deliver(self, outcome: Outcome, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
@@ -208,6 +211,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         future: asyncio.Future[Any],
         *,
         until_final: bool,
+        arrived: float | None = None,
     ) -> None:
         # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once.
         self._claims.append(
@@ -227,7 +231,8 @@ class BatchEngine(Coalescing, Submission, Collection):
             self._claiming = self._spawn(self._write_claims(), waiters=[])
         if self._window is None:
             # The window counts from the call's arrival: its claim is written while the window runs.
-            self._window = self._spawn(self._flush_after_window(self._clock.now()), waiters=self._window_failed)
+            opened = self._clock.now() if arrived is None else arrived
+            self._window = self._spawn(self._flush_after_window(opened), waiters=self._window_failed)
 
     def reserve(self, actor: str, amount: Decimal) -> None:
         """Count a checked call's worst case against its actor until its claim is in the ledger."""

@@ -42,7 +42,7 @@ from lowtide.errors import (
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME, anthropic_settings
 from lowtide.structured import json_text, parse_response, parsed_outcome
-from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage
+from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
 
 __all__ = [
     "CUSTOM_ID_PATTERN",
@@ -215,27 +215,10 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": message.get("id")},
     }
-    response = _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
-    _share_fields_set(response)
-    _share_fields_set(response.ids)
-    for block in response.content:
-        _share_fields_set(block)
+    response = share_fields_sets(
+        _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+    )
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
-
-
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
-def _share_fields_set(model: BaseModel) -> None:
-    """Point `model` at one shared copy of its `model_fields_set`.
-
-    pydantic gives every instance its own set of the fields it was given: 200 to 700 bytes, and one more object for
-    the garbage collector to visit, per response, per block and per ids, for as long as a caller holds thousands of
-    answers. These models are frozen, and pydantic copies the set before it changes it (`model_copy`), so instances
-    given the same fields can share one.
-    """
-    fields = model.__pydantic_fields_set__
-    object.__setattr__(model, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
 
 
 def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:

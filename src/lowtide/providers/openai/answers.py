@@ -18,7 +18,7 @@ from lowtide.errors import APIError, InvalidRequestError, RateLimitError, Server
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
+from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
 
 __all__ = [
     "Failure",
@@ -116,7 +116,9 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": body.get("id")},
     }
-    response = _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+    response = share_fields_sets(
+        _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+    )
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
 
 
