@@ -29,8 +29,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """pyright in strict mode over src/."""
-    session.install("-e", ".", "pyright>=1.1.390")
+    """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
+    session.install("-e", ".[pydantic-ai,langchain]", "pyright>=1.1.390")
     session.run("pyright", "src")
 
 
