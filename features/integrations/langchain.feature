@@ -42,3 +42,12 @@ Feature: A LangChain chat model answered through lowtide
     When the model is invoked with "Hello" and a budget of $0.000001
     Then the call fails with lowtide's BudgetExceededError
     And no batch was created and no message was sent
+
+  Scenario: A whole conversation is sent: a system prompt, an image, an earlier tool call and its failed result
+    When the model is invoked with a system prompt, an image, an earlier tool call, its failed result and "What now?"
+    Then the answer quotes "What now?"
+    And the emulator created 1 batch
+
+  Scenario: A tool forced by name is called
+    When the model with a lookup tool it must call is asked "Hello"
+    Then the model calls the lookup tool

@@ -88,3 +88,24 @@ Feature: A pydantic-ai agent answered through lowtide
     Then the run fails with pydantic-ai's UserError
     And the error says "Did you mean 'claude-sonnet-5-5'"
     And no batch was created and no message was sent
+
+  Scenario: A tool that asks for another try, and a prompt with images and a PDF
+    Given a forecast agent whose weather tool asks for another try once, over an actor in batch mode
+    When the agent is asked about two pictures and a PDF "What is the weather here?"
+    Then the agent's output is a forecast
+    And the weather tool was called 2 times
+    And the run made 3 requests, each answered in batch mode
+
+  Scenario: Content lowtide cannot send is the user's error, before anything is sent
+    Given a plain agent over an actor in batch mode
+    When the agent is asked about an audio file
+    Then the run fails with pydantic-ai's UserError
+    And no batch was created and no message was sent
+
+  Scenario: A batch that outlives the actor's max_wait is a request timeout
+    Given an emulated Anthropic API that ends batches after 30.0 seconds
+    And the actor waits at most 0.5 seconds for a batch
+    And a plain agent over an actor in batch mode
+    When the agent is asked "Hello"
+    Then the run fails with pydantic-ai's ModelRequestTimeout
+    And the error's cause is lowtide's BatchTimeoutError

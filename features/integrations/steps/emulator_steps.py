@@ -45,3 +45,8 @@ def step_nothing_sent(context: Any) -> None:
     calls = world(context).emu.calls
     assert calls["batches.create"] == 0, f"a batch was created: {dict(calls)}"
     assert calls["messages.create"] == 0, f"a message was sent: {dict(calls)}"
+
+
+@given("the actor waits at most {seconds:f} seconds for a batch")
+def step_max_wait(context: Any, seconds: float) -> None:
+    world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.1, "max_wait": seconds}

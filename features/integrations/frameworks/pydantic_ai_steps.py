@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import struct
+import zlib
 from decimal import Decimal
 from typing import Any
 
@@ -11,11 +13,12 @@ import pydantic_ai.exceptions
 from _world import World, world
 from behave import given, then, when
 from pydantic import BaseModel
-from pydantic_ai import Agent, NativeOutput, PromptedOutput
-from pydantic_ai.messages import ModelResponse
+from pydantic_ai import Agent, ModelRetry, NativeOutput, PromptedOutput
+from pydantic_ai.messages import AudioUrl, BinaryContent, ImageUrl, ModelResponse
 
 import lowtide.errors
 from lowtide import Actor
+from lowtide.emulator.pdf import simple_pdf
 from lowtide.integrations.pydantic_ai import LowtideModel, LowtideModelSettings
 
 
@@ -259,3 +262,49 @@ def step_error_says(context: Any, text: str) -> None:
     error = world(context).error
     assert error is not None, "the run did not fail"
     assert text in str(error), f"the error says {error}"
+
+
+def tiny_png() -> bytes:
+    """A valid 1x1 PNG (the emulator reads image headers)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+@given("a forecast agent whose weather tool asks for another try once, over an actor in batch mode")
+def step_retrying_agent(context: Any) -> None:
+    w = world(context)
+    agent = Agent(LowtideModel(w.new_actor("batch")), output_type=Forecast)
+
+    @agent.tool_plain(retries=2)
+    def weather(city: str) -> str:  # pyright: ignore[reportUnusedFunction]
+        """Today's weather in a city."""
+        w.tool_calls.append(city)
+        if len(w.tool_calls) == 1:
+            raise ModelRetry("Give the city's full name. [[emulator:tool:weather]]")
+        return f"Sunny in {city}. [[emulator:tool:final_result]]"
+
+    context.agent = agent
+
+
+@when('the agent is asked about two pictures and a PDF "{prompt}"')
+def step_ask_pictures(context: Any, prompt: str) -> None:
+    w = world(context)
+    content = [
+        _prompt(prompt),
+        BinaryContent(tiny_png(), media_type="image/png"),
+        ImageUrl("https://example.com/harbour.png"),
+        BinaryContent(simple_pdf(["Harbour report: calm seas."]), media_type="application/pdf"),
+    ]
+    result = w.attempt(context.agent.run(content))
+    w.results = [] if result is None else [result]
+
+
+@when("the agent is asked about an audio file")
+def step_ask_audio(context: Any) -> None:
+    w = world(context)
+    w.attempt(context.agent.run(["What is said here?", AudioUrl("https://example.com/tide.mp3")]))

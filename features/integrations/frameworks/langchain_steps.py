@@ -6,7 +6,7 @@ from typing import Any
 
 from _world import world
 from behave import given, then, when
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
@@ -136,3 +136,35 @@ def step_invoke_budget(context: Any, prompt: str, budget: float) -> None:
 def step_call_fails(context: Any, name: str) -> None:
     error = world(context).error
     assert isinstance(error, getattr(lowtide.errors, name)), f"expected {name}, got {error!r}"
+
+
+_PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"  # a 1x1 PNG
+
+
+@when('the model is invoked with a system prompt, an image, an earlier tool call, its failed result and "{prompt}"')
+def step_conversation(context: Any, prompt: str) -> None:
+    w = world(context)
+    conversation: list[BaseMessage] = [
+        SystemMessage("You track orders."),
+        HumanMessage(
+            content=[
+                {"type": "text", "text": "Here is the parcel."},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{_PIXEL}"}},
+            ]
+        ),
+        AIMessage(content="Let me look.", tool_calls=[{"name": "lookup", "args": {"order_id": "7"}, "id": "call_1"}]),
+        ToolMessage("The order service is down.", tool_call_id="call_1", status="error"),
+        HumanMessage(prompt),
+    ]
+    w.results = [w.run(context.model.bind_tools([lookup], tool_choice="auto").ainvoke(conversation))]
+
+
+@then('the answer quotes "{text}"')
+def step_answer_quotes(context: Any, text: str) -> None:
+    (answer,) = world(context).results
+    assert text in str(answer.content), f"{answer.content!r} does not quote {text!r}"
+
+
+@when('the model with a lookup tool it must call is asked "{prompt}"')
+def step_forced_tool(context: Any, prompt: str) -> None:
+    context.call = world(context).run(context.model.bind_tools([lookup], tool_choice="lookup").ainvoke(prompt))
