@@ -1,4 +1,5 @@
-"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, coverage_report.
+"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, the integrations'
+scenarios (pydantic_ai, langchain: each with its framework, pinned), coverage_report.
 
 `nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
 """
@@ -11,9 +12,12 @@ import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["lint", "types", "behave", "robot", "coverage_report"]
+nox.options.sessions = ["lint", "types", "behave", "robot", "pydantic_ai", "langchain", "coverage_report"]
 
 TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
+# The frameworks the integrations' scenarios run against: their current releases, pinned.
+PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
+LANGCHAIN = "langchain-core==1.7.2"
 RESULTS = Path("build/test-results").absolute()
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
@@ -29,8 +33,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """pyright in strict mode over src/."""
-    session.install("-e", ".", "pyright>=1.1.390")
+    """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
+    session.install("-e", ".[pydantic-ai,langchain]", "pyright>=1.1.390")
     session.run("pyright", "src")
 
 
@@ -59,6 +63,29 @@ def robot(session: nox.Session) -> None:
         "coverage", "run", "-p", "-m", "robot",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
         *(session.posargs or ["robot"]),
+    )  # fmt: skip
+
+
+@nox.session(name="pydantic_ai")
+def pydantic_ai(session: nox.Session) -> None:
+    """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai.feature`), measured by coverage."""
+    _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
+
+
+@nox.session
+def langchain(session: nox.Session) -> None:
+    """LangChain over lowtide's chat model (`features/integrations/langchain.feature`), measured by coverage."""
+    _integration(session, "langchain", LANGCHAIN, "langchain")
+
+
+def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
+    """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`)."""
+    session.install("-e", f".[{extra}]", pin, *TEST_DEPS)
+    _contain_ledger(session)
+    session.run(
+        "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
+        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
+        *(session.posargs or [f"features/integrations/{name}.feature"]),
     )  # fmt: skip
 
 

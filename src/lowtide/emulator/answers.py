@@ -123,12 +123,14 @@ def _tool_to_call(params: Mapping[str, Any], last_text: str) -> JsonObject | Non
         return None
     if kind == "tool":
         return by_name.get(str(choice.get("name")))
-    if kind == "any":
+    # The last user turn (a tool's result too) may ask for a tool by marker: with `auto` the emulated model calls
+    # a tool only then, and with `any` the one it names, else the first custom tool.
+    marker = _TOOL_MARKER.search(last_text)
+    asked = by_name.get(marker.group(1)) if marker else None
+    if kind == "any" and asked is None:
         custom = [tool for tool in tools if "input_schema" in tool]
         return (custom or tools)[0]
-    # With `auto` the emulated model calls a tool only when the last user turn asks for it by marker.
-    marker = _TOOL_MARKER.search(last_text)
-    return by_name.get(marker.group(1)) if marker else None
+    return asked
 
 
 def _reply(params: Mapping[str, Any], quote: str, digest: str, passages: list[Passage]) -> list[JsonObject]:

@@ -1,0 +1,77 @@
+"""What an integration scenario sets up and observes, kept on `context.world`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lowtide import Actor
+from lowtide.emulator import Emulator
+
+T = TypeVar("T")
+
+# Real seconds a scenario's call may take before it is called hung (batches end in about a second here).
+HANG_SECONDS = 60.0
+
+
+@dataclass
+class World:
+    runner: asyncio.Runner
+    cleanups: list[Any]
+    emulator: Emulator | None = None
+    actor: Actor | None = None
+    settings: dict[str, Any] = field(default_factory=dict[str, Any])
+    results: list[Any] = field(default_factory=list[Any])
+    error: BaseException | None = None
+    tool_calls: list[str] = field(default_factory=list[str])
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list[asyncio.Task[Any]])
+
+    @property
+    def emu(self) -> Emulator:
+        assert self.emulator is not None, "no emulator: add 'Given an emulated Anthropic API'"
+        return self.emulator
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        async def guarded() -> T:
+            try:
+                return await asyncio.wait_for(coro, HANG_SECONDS)
+            except TimeoutError:
+                raise AssertionError(f"the call hung: no answer after {HANG_SECONDS:g} real seconds") from None
+
+        return self.runner.run(guarded())
+
+    def attempt(self, coro: Coroutine[Any, Any, T]) -> T | None:
+        self.error = None
+        try:
+            return self.run(coro)
+        except AssertionError:
+            raise
+        except Exception as exc:
+            self.error = exc
+            return None
+
+    def new_actor(self, mode: str = "batch", **overrides: Any) -> Actor:
+        settings: dict[str, Any] = {
+            "name": "agent",
+            "model": "claude-sonnet-5-5",
+            "max_tokens": 1024,
+            "batch_processing": mode,
+            "batch": {"poll_interval": 0.05, "coalesce_window": 0.5},
+        }
+        settings.update(self.settings)
+        settings.update(overrides)
+        actor = Actor(settings, client=self.emu.client())
+        self.cleanups.append(actor.aclose)
+        self.actor = actor
+        return actor
+
+    def created_requests(self) -> int:
+        return sum(self.emu.created_custom_ids.values())
+
+
+def world(context: Any) -> World:
+    if not hasattr(context, "world"):
+        context.world = World(context.runner, context.cleanups)
+    return context.world

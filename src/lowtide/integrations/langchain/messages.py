@@ -1,0 +1,190 @@
+"""Pure mapping between LangChain's chat messages and lowtide's neutral call: messages, bound tools and tool choice
+as `Actor.run` arguments, and an `ActorResponse` as an `AIMessage`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, cast
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
+from langchain_core.messages.tool import tool_call
+
+from lowtide.types import ActorResponse, TextContent, ToolUseContent
+
+__all__ = ["to_ai_message", "to_arguments", "tool_choice_of", "tool_spec"]
+
+Role = Literal["user", "assistant"]
+Block = dict[str, Any]
+
+
+def to_arguments(
+    messages: Sequence[BaseMessage],
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: object = None,
+    stop: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The `Actor.run` arguments for a chat model call. `tools` are OpenAI-style function tools, as
+    `convert_to_openai_tool` makes them (what `bind_tools` binds)."""
+    system: list[str] = []
+    turns: list[tuple[Role, list[Block]]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            system.extend(block["text"] for block in _blocks(message.content))
+        elif isinstance(message, HumanMessage):
+            _append(turns, "user", _blocks(message.content))
+        elif isinstance(message, ToolMessage):
+            _append(turns, "user", [_tool_result(message)])
+        elif isinstance(message, AIMessage):
+            _append(turns, "assistant", _assistant_blocks(message))
+        else:
+            raise ValueError(f"lowtide's chat model cannot send a {type(message).__name__} to the model.")
+    arguments: dict[str, Any] = {"messages": [{"role": role, "content": blocks} for role, blocks in turns]}
+    if system:
+        arguments["system"] = "\n\n".join(system)
+    if tools:
+        arguments["tools"] = [tool_spec(tool) for tool in tools]
+        choice = tool_choice_of(tool_choice)
+        if choice is not None:
+            arguments["tool_choice"] = choice
+    if stop:
+        arguments["stop_sequences"] = list(stop)
+    return arguments
+
+
+def _append(turns: list[tuple[Role, list[Block]]], role: Role, blocks: list[Block]) -> None:
+    """Consecutive turns of one role become one: the Messages API alternates user and assistant."""
+    if not blocks:
+        return
+    if turns and turns[-1][0] == role:
+        turns[-1][1].extend(blocks)
+    else:
+        turns.append((role, blocks))
+
+
+def _blocks(content: str | list[str | dict[Any, Any]]) -> list[Block]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    blocks: list[Block] = []
+    for item in content:
+        if isinstance(item, str):
+            if item:
+                blocks.append({"type": "text", "text": item})
+            continue
+        kind = item.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": str(item["text"])})
+        elif kind == "image_url":
+            url = item["image_url"]["url"] if isinstance(item.get("image_url"), dict) else str(item.get("image_url"))
+            blocks.append({"type": "image", "source": _image_source(str(url))})
+        elif kind == "image" and "base64" in item:
+            source = {"type": "base64", "media_type": item.get("mime_type"), "data": item["base64"]}
+            blocks.append({"type": "image", "source": source})
+        elif kind == "image" and "url" in item:
+            blocks.append({"type": "image", "source": {"type": "url", "url": item["url"]}})
+        else:
+            raise ValueError(f"lowtide's chat model cannot send a {kind!r} content block to the model.")
+    return blocks
+
+
+def _image_source(url: str) -> Block:
+    if url.startswith("data:") and ";base64," in url:
+        media_type, data = url[len("data:") :].split(";base64,", 1)
+        return {"type": "base64", "media_type": media_type, "data": data}
+    return {"type": "url", "url": url}
+
+
+def _tool_result(message: ToolMessage) -> Block:
+    content = message.content
+    text = content if isinstance(content, str) else "\n".join(block["text"] for block in _blocks(content))
+    block: Block = {"type": "tool_result", "tool_use_id": message.tool_call_id, "content": text}
+    if message.status == "error":
+        block["is_error"] = True
+    return block
+
+
+def _assistant_blocks(message: AIMessage) -> list[Block]:
+    blocks = _text_blocks(message.content)
+    for call in message.tool_calls:
+        blocks.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
+    return blocks
+
+
+def _text_blocks(content: str | list[str | dict[Any, Any]]) -> list[Block]:
+    """The text of an assistant turn (its tool calls travel in `tool_calls`, whatever blocks repeat them)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    texts = [item for item in content if isinstance(item, str)] + [
+        str(item["text"]) for item in content if isinstance(item, dict) and item.get("type") == "text"
+    ]
+    return [{"type": "text", "text": text} for text in texts if text]
+
+
+def tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI-style function tool as lowtide's `ToolSpec` fields; a tool already in that shape is kept."""
+    function = tool.get("function")
+    if not isinstance(function, Mapping):
+        return dict(tool)
+    described = cast("Mapping[str, Any]", function)
+    parameters: dict[str, Any] = dict(described.get("parameters") or {"type": "object", "properties": {}})
+    spec: dict[str, Any] = {"name": described["name"], "input_schema": parameters}
+    if described.get("description"):
+        spec["description"] = described["description"]
+    return spec
+
+
+def tool_choice_of(choice: object) -> dict[str, Any] | None:
+    """LangChain's `tool_choice` (`"auto"`, `"any"`/`"required"`/`True`, `"none"`, a tool's name, or an
+    OpenAI-style `{"type": "function", "function": {"name": ...}}`) in lowtide's terms."""
+    if choice is None or choice is False or choice == "auto":
+        return None if choice is None else {"type": "auto"}
+    if choice is True or choice in ("any", "required"):
+        return {"type": "any"}
+    if choice == "none":
+        return {"type": "none"}
+    if isinstance(choice, str):
+        return {"type": "tool", "name": choice}
+    if isinstance(choice, Mapping):
+        function = cast("Mapping[str, Any]", choice).get("function")
+        if isinstance(function, Mapping) and "name" in function:
+            return {"type": "tool", "name": str(cast("Mapping[str, Any]", function)["name"])}
+    raise ValueError(f"lowtide's chat model does not understand tool_choice={choice!r}.")
+
+
+def to_ai_message(response: ActorResponse[Any]) -> AIMessage:
+    """An `ActorResponse` as LangChain's `AIMessage`: text, tool calls, usage, and lowtide's facts (mode, batch,
+    cost) in `response_metadata`."""
+    text = "".join(block.text for block in response.content if isinstance(block, TextContent))
+    calls = [
+        tool_call(name=block.name, args=dict(block.input), id=block.id)
+        for block in response.content
+        if isinstance(block, ToolUseContent)
+    ]
+    usage = response.usage
+    input_tokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+    metadata: dict[str, Any] = {
+        "model_name": response.model,
+        "model_provider": response.provider,
+        "stop_reason": response.stop_reason,
+        "mode": response.mode.value,
+        "batch_id": response.ids.batch_id,
+        "custom_id": response.ids.custom_id,
+    }
+    if response.cost is not None:
+        metadata["cost_usd"] = response.cost.total_usd
+        metadata["live_equivalent_usd"] = response.cost.live_equivalent_usd
+    return AIMessage(
+        content=text,
+        tool_calls=calls,
+        id=response.ids.message_id,
+        usage_metadata=UsageMetadata(
+            input_tokens=input_tokens,
+            output_tokens=usage.output_tokens,
+            total_tokens=input_tokens + usage.output_tokens,
+            input_token_details=InputTokenDetails(
+                cache_read=usage.cache_read_input_tokens, cache_creation=usage.cache_creation_input_tokens
+            ),
+        ),
+        response_metadata={key: value for key, value in metadata.items() if value is not None},
+    )

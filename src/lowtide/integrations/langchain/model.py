@@ -1,0 +1,123 @@
+"""`LowtideChatModel`: a LangChain chat model answered by a lowtide `Actor`; `abatch` (and `batch`) of many prompts
+travel as one provider batch in batch mode, every call recorded in the actor's ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, PrivateAttr
+
+from lowtide.actor import Actor
+from lowtide.errors import ActorError
+from lowtide.integrations.langchain.messages import to_ai_message, to_arguments
+
+__all__ = ["LowtideChatModel"]
+
+T = TypeVar("T")
+
+
+class LowtideChatModel(BaseChatModel):
+    """A LangChain chat model answered by `actor` (`LowtideChatModel(actor=Actor.from_file(...))`).
+
+    Per call, `key=` names the ledger key (else it is derived from the request, so the same call made again gets
+    the stored answer) and `max_cost_usd=` sets a budget: `model.invoke(prompt, key="summary-42")`. lowtide's
+    errors (`lowtide.ActorError` and its tree) are raised as they are: LangChain has no error types of its own.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    actor: Actor
+    max_cost_usd: float | None = None
+    """A budget for each call, checked against its worst case before anything is sent."""
+
+    _runner: asyncio.Runner | None = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "lowtide"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        config = self.actor.configuration
+        return {"actor": config.name, "provider": config.provider, "model": config.model}
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        arguments = to_arguments(
+            messages, tools=kwargs.pop("tools", None), tool_choice=kwargs.pop("tool_choice", None), stop=stop
+        )
+        kwargs.pop("ls_structured_output_format", None)
+        key = kwargs.pop("key", None)
+        budget = kwargs.pop("max_cost_usd", self.max_cost_usd)
+        response = await self.actor.run(key=key, max_cost_usd=budget, **arguments, **kwargs)
+        message = to_ai_message(response)
+        return ChatResult(generations=[ChatGeneration(message=message)], llm_output={"model_name": response.model})
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._run_sync(lambda: self._agenerate(messages, stop, **kwargs))
+
+    def batch(
+        self,
+        inputs: list[LanguageModelInput],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[AIMessage]:
+        """`abatch` run to the end: in batch mode, one provider batch rather than a call per thread."""
+        return self._run_sync(lambda: self.abatch(inputs, config, return_exceptions=return_exceptions, **kwargs))
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools (functions, pydantic classes, LangChain tools or OpenAI-style dicts); `tool_choice` is
+        `"auto"`, `"any"`, `"none"` or a tool's name."""
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def _run_sync(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Run a coroutine for the synchronous interface, on one event loop this model keeps for it."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise ActorError("A synchronous call was made inside a running event loop; use `ainvoke` or `abatch`.")
+        with self._lock:
+            if self._runner is None:
+                self._runner = asyncio.Runner()
+            return self._runner.run(make())
+
+    def close(self) -> None:
+        """Close the event loop of the synchronous interface, and the actor's providers on it."""
+        with self._lock:
+            if self._runner is not None:
+                self._runner.run(self.actor.aclose())
+                self._runner.close()
+                self._runner = None
