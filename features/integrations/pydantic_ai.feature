@@ -62,6 +62,7 @@ Feature: A pydantic-ai agent answered through lowtide
 
   Scenario Outline: lowtide's errors reach the agent as pydantic-ai's exceptions
     Given <setup>
+    And the actor retries each kind of live error once
     And a plain agent over an actor in <mode> mode
     When the agent is asked "<prompt>"
     Then the run fails with pydantic-ai's <error>

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import weakref
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -14,10 +13,11 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
+from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine
-from lowtide.batching.engines import close_engines_of, engine_for
+from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
 from lowtide.budget import Limit, within_limits
@@ -27,11 +27,9 @@ from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityErr
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
-from lowtide.live.retries import RetryPolicy
-from lowtide.live.scopes import quota_for
 from lowtide.pricing import worst_case_cost
-from lowtide.providers.base import Outcome, Provider, ProviderOptions
-from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.providers.base import Outcome, Provider
+from lowtide.registry import ProviderRegistry
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
@@ -82,23 +80,22 @@ class Actor:
             if isinstance(configuration, ActorConfiguration)
             else ActorConfiguration.from_dict(configuration)
         )
-        self._registry = registry
-        self._client = client
-        self._http_client = http_client
-        self._api_key = api_key
         self._clock = clock or SystemClock()
-        self._providers: dict[BatchProcessingMode, Provider] = {}
+        self._providers = ActorProviders(
+            lambda: self.configuration,
+            registry=registry,
+            client=client,
+            http_client=http_client,
+            api_key=api_key,
+            clock=self._clock,
+            observers=observers,
+            middleware=middleware,
+        )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
-        self._default_provider: tuple[ActorConfiguration, Provider] | None = None
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
-        self._observers = tuple(observers)
-        self._middleware = tuple(middleware)
-        self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
-            weakref.WeakKeyDictionary()
-        )
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -430,7 +427,7 @@ class Actor:
     def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
         """The batch codec of this actor's provider: its requests and results as pure functions, reachable without
         a key (a dry run needs nothing more). `ProviderCapabilityError` naming `capability` when there is none."""
-        codec = getattr(self._resolve(BatchProcessingMode.BATCH)[1], "codec", None)
+        codec = getattr(self._providers.resolve(BatchProcessingMode.BATCH)[1], "codec", None)
         if isinstance(codec, BatchCodec):
             return codec
         backend = self.provider(BatchProcessingMode.BATCH).batch_backend()
@@ -536,79 +533,17 @@ class Actor:
 
     def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode:
         """The mode a call will really run in: the override or the configured mode, after any live fallback."""
-        return self._resolve(mode)[0]
+        return self._providers.resolve(mode)[0]
 
     def _live(self, provider: Provider) -> LiveCaller:
-        """The caller of `provider`'s live calls in this event loop: through the quota of its scope, shared with
-        every actor of this process calling with the same credentials at the same endpoint."""
-        callers = self._callers.setdefault(asyncio.get_running_loop(), {})
-        caller = callers.get(id(provider))
-        if caller is None:
-            settings = self.configuration.live
-            quota = quota_for(provider.quota_scope(), settings, self._clock)
-            provider.watch_limits(quota.learn)
-            caller = callers[id(provider)] = LiveCaller(
-                provider.complete,
-                quota,
-                clock=self._clock,
-                policy=RetryPolicy(budgets=settings.retries),
-                attempt_timeout=settings.attempt_timeout,
-                deadline=settings.deadline,
-                middleware=self._middleware,
-                observers=self._observers,
-            )
-        return caller
+        return self._providers.live(provider)
 
     def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
-        default = self._default_provider
-        if mode is None and default is not None and default[0] is self.configuration:
-            return default[1]  # resolved once, not again for each of thousands of calls
-        effective, factory = self._resolve(mode)
-        provider = self._providers.get(effective)
-        if provider is None:
-            config = self.configuration
-            options = ProviderOptions(
-                api_key=self._api_key,
-                api_key_env=config.api_key_env,
-                base_url=config.base_url,
-                http_client=self._http_client,
-                client=self._client,
-                clock=self._clock,
-                batch=config.batch,
-                timeout=config.timeout,
-                max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
-            )
-            provider = factory(options)
-            self._providers[effective] = provider
-        if mode is None:
-            self._default_provider = (self.configuration, provider)
-        return provider
-
-    def _resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
-        wanted = self._mode(mode)
-        registry = self._registry or default_registry()
-        resolution = registry.resolve(
-            self.configuration.provider, wanted, fallback_to_live=self.configuration.fallback_to_live
-        )
-        return resolution.mode, resolution.factory
-
-    def _mode(self, mode: BatchProcessingMode | str | None) -> BatchProcessingMode:
-        if mode is None:
-            return self.configuration.batch_processing
-        try:
-            return BatchProcessingMode(mode)
-        except ValueError:
-            choices = ", ".join(m.value for m in BatchProcessingMode)
-            raise ConfigurationError(f"Unknown mode {mode!r}; choose one of: {choices}.", field="mode") from None
+        return self._providers.get(mode)
 
     async def aclose(self) -> None:
-        providers, self._providers, self._default_provider = list(self._providers.values()), {}, None
-        for provider in providers:
-            backend = provider.batch_backend()
-            if backend is not None:
-                await close_engines_of(backend)
-            await provider.aclose()
+        await self._providers.aclose()
 
     def close(self) -> None:
         """Close providers and the loop used by `run_sync`."""

@@ -20,6 +20,12 @@ def step_attempts(context: Any, attempts: int) -> None:
     world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.5, "max_attempts": attempts}
 
 
+@given("the actor retries each kind of live error once")
+def step_live_retries(context: Any) -> None:
+    kinds = ("rate_limited", "overloaded", "server", "connection", "timeout")
+    world(context).settings["live"] = {"retries": dict.fromkeys(kinds, 1)}
+
+
 @given("the API answers the next {count:d} calls to {route} with status {status:d}")
 def step_fail_next(context: Any, count: int, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status, times=count)

@@ -1,0 +1,125 @@
+"""The providers of one actor: one per mode, resolved through the registry and built on first use from the actor's
+configuration and what was injected (client, key, clock), and the caller of their live calls in each event loop,
+through the quota of their scope."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lowtide.batching.engines import close_engines_of
+from lowtide.clock import Clock
+from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.errors import ConfigurationError
+from lowtide.live.caller import LiveCaller, Middleware
+from lowtide.live.events import Observer
+from lowtide.live.retries import RetryPolicy
+from lowtide.live.scopes import quota_for
+from lowtide.providers.base import Provider, ProviderOptions
+from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+
+__all__ = ["ActorProviders"]
+
+
+class ActorProviders:
+    """What answers an actor's calls, per mode; `configuration` gives the actor's current configuration."""
+
+    def __init__(
+        self,
+        configuration: Callable[[], ActorConfiguration],
+        *,
+        registry: ProviderRegistry | None,
+        client: Any,
+        http_client: Any,
+        api_key: str | None,
+        clock: Clock,
+        observers: Sequence[Observer],
+        middleware: Sequence[Middleware],
+    ) -> None:
+        self._configuration = configuration
+        self._registry = registry
+        self._client = client
+        self._http_client = http_client
+        self._api_key = api_key
+        self._clock = clock
+        self._observers = tuple(observers)
+        self._middleware = tuple(middleware)
+        self._providers: dict[BatchProcessingMode, Provider] = {}
+        self._default: tuple[ActorConfiguration, Provider] | None = None
+        self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, mode: BatchProcessingMode | str | None = None) -> Provider:
+        """The provider answering calls in `mode` (default: the configured one), built once and reused."""
+        configuration = self._configuration()
+        default = self._default
+        if mode is None and default is not None and default[0] is configuration:
+            return default[1]  # resolved once, not again for each of thousands of calls
+        effective, factory = self.resolve(mode)
+        provider = self._providers.get(effective)
+        if provider is None:
+            options = ProviderOptions(
+                api_key=self._api_key,
+                api_key_env=configuration.api_key_env,
+                base_url=configuration.base_url,
+                http_client=self._http_client,
+                client=self._client,
+                clock=self._clock,
+                batch=configuration.batch,
+                timeout=configuration.timeout,
+                max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
+            )
+            provider = self._providers[effective] = factory(options)
+        if mode is None:
+            self._default = (configuration, provider)
+        return provider
+
+    def resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
+        """The mode a call in `mode` really runs in (after any live fallback), and its provider's factory."""
+        configuration = self._configuration()
+        resolution = (self._registry or default_registry()).resolve(
+            configuration.provider, self.mode(mode), fallback_to_live=configuration.fallback_to_live
+        )
+        return resolution.mode, resolution.factory
+
+    def mode(self, mode: BatchProcessingMode | str | None) -> BatchProcessingMode:
+        if mode is None:
+            return self._configuration().batch_processing
+        try:
+            return BatchProcessingMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in BatchProcessingMode)
+            raise ConfigurationError(f"Unknown mode {mode!r}; choose one of: {choices}.", field="mode") from None
+
+    def live(self, provider: Provider) -> LiveCaller:
+        """The caller of `provider`'s live calls in this event loop: through the quota of its scope, shared with
+        every actor of this process calling with the same credentials at the same endpoint."""
+        callers = self._callers.setdefault(asyncio.get_running_loop(), {})
+        caller = callers.get(id(provider))
+        if caller is None:
+            settings = self._configuration().live
+            quota = quota_for(provider.quota_scope(), settings, self._clock)
+            provider.watch_limits(quota.learn)
+            caller = callers[id(provider)] = LiveCaller(
+                provider.complete,
+                quota,
+                clock=self._clock,
+                policy=RetryPolicy(budgets=settings.retries),
+                attempt_timeout=settings.attempt_timeout,
+                deadline=settings.deadline,
+                middleware=self._middleware,
+                observers=self._observers,
+            )
+        return caller
+
+    async def aclose(self) -> None:
+        providers, self._providers, self._default = list(self._providers.values()), {}, None
+        self._callers = weakref.WeakKeyDictionary()
+        for provider in providers:
+            backend = provider.batch_backend()
+            if backend is not None:
+                await close_engines_of(backend)
+            await provider.aclose()
