@@ -82,6 +82,19 @@ Feature: Live calls at the provider's rate limits, never over them
     And the API answered no call with 429
     And the calls took between 60 and 75 seconds
 
+  Scenario: An OpenAI actor learns OpenAI's limits, requests and tokens together, from its x-ratelimit headers
+    Given the API allows 20 requests per minute per key
+    And the API allows 3000 tokens per minute per key
+    And a live OpenAI actor with:
+      """
+      max_tokens: 100
+      live: {max_concurrency: 50, ramp_start: 2}
+      """
+    When 40 live calls are made at once
+    Then all 40 calls are answered
+    And the API answered no call with 429
+    And the quota knows the limits of 20 requests and 3000 tokens per minute
+
   Scenario Outline: Each kind of error is retried by its own budget, or never
     Given the API fails the next <times> live call(s) with <status>
     And a live actor with:

@@ -87,7 +87,7 @@ def step_latency(context: Any, seconds: float) -> None:
 
 @given("the API allows {count:d} {what} per minute per key")
 def step_limit(context: Any, count: int, what: str) -> None:
-    name = {"requests": "rpm", "input tokens": "input_tpm", "output tokens": "output_tpm"}[what]
+    name = {"requests": "rpm", "input tokens": "input_tpm", "output tokens": "output_tpm", "tokens": "tpm"}[what]
     live(context).limits[name] = count
 
 
@@ -122,6 +122,21 @@ def step_fail_next(context: Any, times: int, status: int) -> None:
 @given("a live actor with:")
 def step_actor(context: Any) -> None:
     live(context).actor(settings=yaml.safe_load(context.text))
+
+
+@given("a live OpenAI actor with:")
+def step_openai_actor(context: Any) -> None:
+    lv = live(context)
+    api = lv.api()
+    settings = {
+        **_BASE,
+        "name": "openai-live",
+        "provider": "openai",
+        "model": "gpt-5-mini",
+        **yaml.safe_load(context.text),
+    }
+    actor = Actor(settings, client=api.openai_client(api_key="live-key"), clock=lv.clock, observers=[lv.observe])
+    lv.actors["openai-live"] = actor
 
 
 @given('a live actor "{name}" with:')
@@ -251,6 +266,18 @@ def step_learned(context: Any, count: int) -> None:
 
     quota = world(context).run(caller()).quota
     assert quota.known_limits[0] == count, quota.known_limits
+
+
+@then("the quota knows the limits of {rpm:d} requests and {tpm:d} tokens per minute")
+def step_learned_openai(context: Any, rpm: int, tpm: int) -> None:
+    lv = live(context)
+    actor = next(iter(lv.actors.values()))
+
+    async def caller() -> Any:
+        return actor._live(actor.provider())  # pyright: ignore[reportPrivateUsage]
+
+    limits = world(context).run(caller()).quota.known_limits
+    assert (limits[0], limits[3]) == (rpm, tpm), limits
 
 
 @then("every call was settled with fewer output tokens than it reserved")

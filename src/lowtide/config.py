@@ -99,6 +99,9 @@ class LiveSettings(BaseModel):
     rpm: int | None = Field(default=None, ge=1, description="Requests per minute (default: what the API says).")
     input_tpm: int | None = Field(default=None, ge=1, description="Input tokens per minute (default: the API's).")
     output_tpm: int | None = Field(default=None, ge=1, description="Output tokens per minute (default: the API's).")
+    tpm: int | None = Field(
+        default=None, ge=1, description="Input and output tokens together per minute, as OpenAI counts them."
+    )
     attempt_timeout: float | None = Field(
         default=None,
         gt=0,

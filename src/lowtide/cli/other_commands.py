@@ -87,9 +87,12 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     metavar="NAMES",
     help="Also serve these models, beside its catalogue (comma-separated, repeatable).",
 )
-@click.option("--rpm", type=COUNT, help="Live Messages calls: requests per minute, per API key (default: no limit).")
+@click.option(
+    "--rpm", type=COUNT, help="Live calls: requests per minute, per provider and API key (default: no limit)."
+)
 @click.option("--input-tpm", type=COUNT, help="Live Messages calls: input tokens per minute, per API key.")
 @click.option("--output-tpm", type=COUNT, help="Live Messages calls: output tokens per minute, per API key.")
+@click.option("--tpm", type=COUNT, help="Live OpenAI calls: tokens (input and output) per minute, per API key.")
 @click.option(
     "--latency",
     metavar="SECONDS[,PER_TOKEN]",
@@ -108,6 +111,7 @@ def emulator(
     rpm: int | None,
     input_tpm: int | None,
     output_tpm: int | None,
+    tpm: int | None,
     latency: str | None,
     access_log: bool,
     json_output: bool,
@@ -130,7 +134,9 @@ def emulator(
             api_keys=list(api_keys) or None,
             state_file=state_file,
             extra_models=[name.strip() for names in models for name in names.split(",") if name.strip()],
-            rate_limits=RateLimits(rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None),
+            rate_limits=RateLimits(
+                rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None, tpm=tpm or None
+            ),
             latency=_latency(latency),
         )
     except StateFileError as error:

@@ -1,10 +1,15 @@
-"""Rate limits as the Messages API enforces them, per API key: requests, input tokens and output tokens per minute,
-each a bucket that refills continuously (a limit of 60 a minute gives back one a second), and a 429
-`rate_limit_error` with `retry-after` when a call does not fit. Every live answer carries the
-`anthropic-ratelimit-*` headers (limit, remaining, and the RFC 3339 time the bucket is full again).
+"""Rate limits as the providers enforce them, per provider and API key, each limit a bucket that refills
+continuously (a limit of 60 a minute gives back one a second), and a 429 with `retry-after` when a call does not
+fit.
 
-Output tokens are reserved at `max_tokens` when a call is admitted and settled to what the answer used, as the API
-does. A call fits when each bucket holds what it needs, or (for a need larger than the whole limit) is full.
+- Anthropic's Messages API: requests, input tokens and output tokens per minute; every live answer carries the
+  `anthropic-ratelimit-*` headers (limit, remaining, and the RFC 3339 time the bucket is full again).
+- OpenAI's Responses and Chat Completions: requests and tokens per minute, tokens counting the input and the
+  answer's maximum; every live answer carries the `x-ratelimit-*` headers (limit, remaining, and the time until
+  the bucket is full again, as `1m30s`).
+
+Output tokens are reserved at the request's maximum when a call is admitted and settled to what the answer used, as
+the APIs do. A call fits when each bucket holds what it needs, or (for a need larger than the whole limit) is full.
 
 `Latency` makes live answers take time: a fixed part plus a part per output token, on the emulator's clock.
 """
@@ -14,12 +19,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 from lowtide.emulator.errors import ApiError
 
 __all__ = ["Admitted", "Latency", "Quotas", "RateLimits"]
 
-_KINDS = ("requests", "input-tokens", "output-tokens")
+Provider = Literal["anthropic", "openai"]
 
 
 @dataclass(frozen=True)
@@ -29,16 +35,18 @@ class RateLimits:
     rpm: int | None = None
     input_tpm: int | None = None
     output_tpm: int | None = None
+    tpm: int | None = None
+    """OpenAI's tokens per minute: input and output together."""
 
     def __post_init__(self) -> None:
-        for name in ("rpm", "input_tpm", "output_tpm"):
+        for name in ("rpm", "input_tpm", "output_tpm", "tpm"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ValueError(f"{name} must be a whole number of at least 1, or None (no limit), not {value!r}")
 
     @property
     def any(self) -> bool:
-        return any(v is not None for v in (self.rpm, self.input_tpm, self.output_tpm))
+        return any(v is not None for v in (self.rpm, self.input_tpm, self.output_tpm, self.tpm))
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,7 @@ class _Bucket:
 class Admitted:
     """A call let through: what it reserved, to settle once its answer is known."""
 
-    key: str
+    account: tuple[Provider, str]
     reserved_output: int
 
 
@@ -94,64 +102,96 @@ class _Account:
 
 
 class Quotas:
-    """The rate limits of every API key on one emulator, on its clock."""
+    """The rate limits of every provider and API key on one emulator, on its clock."""
 
     def __init__(self, limits: RateLimits) -> None:
         self.limits = limits
         self.limited = 0
         """429s sent."""
-        self._accounts: dict[str, _Account] = {}
+        self._accounts: dict[tuple[Provider, str], _Account] = {}
 
-    def _account(self, key: str, now: float) -> _Account:
-        account = self._accounts.get(key)
-        if account is None:
-            account = self._accounts[key] = _Account()
-            for kind, limit in zip(
-                _KINDS, (self.limits.rpm, self.limits.input_tpm, self.limits.output_tpm), strict=True
-            ):
+    def _limits_of(self, provider: Provider) -> dict[str, int | None]:
+        if provider == "openai":
+            return {"requests": self.limits.rpm, "tokens": self.limits.tpm}
+        return {
+            "requests": self.limits.rpm,
+            "input-tokens": self.limits.input_tpm,
+            "output-tokens": self.limits.output_tpm,
+        }
+
+    def _account(self, account: tuple[Provider, str], now: float) -> _Account:
+        found = self._accounts.get(account)
+        if found is None:
+            found = self._accounts[account] = _Account()
+            for kind, limit in self._limits_of(account[0]).items():
                 if limit is not None:
-                    account.buckets[kind] = _Bucket(limit, float(limit), now)
-        for bucket in account.buckets.values():
+                    found.buckets[kind] = _Bucket(limit, float(limit), now)
+        for bucket in found.buckets.values():
             bucket.refill(now)
-        return account
+        return found
 
-    def admit(self, key: str, *, input_tokens: int, max_tokens: int, now: float) -> Admitted:
+    def admit(
+        self, key: str, *, input_tokens: int, max_tokens: int, now: float, provider: Provider = "anthropic"
+    ) -> Admitted:
         """Take a call's share from each bucket, or raise the 429 the API would send, with `retry-after`."""
-        account = self._account(key, now)
-        needs = {"requests": 1, "input-tokens": input_tokens, "output-tokens": max_tokens}
+        name = (provider, key)
+        account = self._account(name, now)
+        needs = {
+            "requests": 1,
+            "input-tokens": input_tokens,
+            "output-tokens": max_tokens,
+            "tokens": input_tokens + max_tokens,
+        }
         short = [kind for kind, bucket in account.buckets.items() if not bucket.fits(needs[kind])]
         if short:
             self.limited += 1
             wait = max(account.buckets[kind].wait_for(needs[kind]) for kind in short)
-            names = {"requests": "requests", "input-tokens": "input tokens", "output-tokens": "output tokens"}
+            limits = ", ".join(f"{account.buckets[k].limit:,} {k.replace('-', ' ')} per minute" for k in short)
             raise ApiError(
                 "rate_limit_error",
-                f"This request would exceed the rate limit for your organization of"
-                f" {', '.join(f'{account.buckets[k].limit:,} {names[k]} per minute' for k in short)}."
-                " Please reduce the prompt length or the maximum tokens requested, or try again later.",
-                headers={"retry-after": str(max(1, math.ceil(wait))), **self._headers(account, now)},
+                f"This request would exceed the rate limit for your organization of {limits}. Please reduce the"
+                " prompt length or the maximum tokens requested, or try again later.",
+                headers={"retry-after": str(max(1, math.ceil(wait))), **self._headers(name, account, now)},
             )
         for kind, bucket in account.buckets.items():
             bucket.level -= min(needs[kind], bucket.limit)
-        return Admitted(key, max_tokens if "output-tokens" in account.buckets else 0)
+        reserves = "output-tokens" in account.buckets or "tokens" in account.buckets
+        return Admitted(name, max_tokens if reserves else 0)
 
     def settle(self, admitted: Admitted, *, output_tokens: int, now: float) -> dict[str, str]:
         """Give back what a call reserved beyond what it used; the headers its answer carries."""
-        account = self._account(admitted.key, now)
-        bucket = account.buckets.get("output-tokens")
-        if bucket is not None:
-            bucket.level = min(float(bucket.limit), bucket.level + max(0, admitted.reserved_output - output_tokens))
-        return self._headers(account, now)
+        account = self._account(admitted.account, now)
+        unused = max(0, admitted.reserved_output - output_tokens)
+        for kind in ("output-tokens", "tokens"):
+            bucket = account.buckets.get(kind)
+            if bucket is not None:
+                bucket.level = min(float(bucket.limit), bucket.level + unused)
+        return self._headers(admitted.account, account, now)
 
-    def _headers(self, account: _Account, now: float) -> dict[str, str]:
+    def _headers(self, name: tuple[Provider, str], account: _Account, now: float) -> dict[str, str]:
         headers: dict[str, str] = {}
         for kind, bucket in account.buckets.items():
-            prefix = f"anthropic-ratelimit-{kind}"
-            headers[f"{prefix}-limit"] = str(bucket.limit)
-            headers[f"{prefix}-remaining"] = str(max(0, math.floor(bucket.level)))
-            headers[f"{prefix}-reset"] = _rfc3339(bucket.full_at(now))
+            remaining = str(max(0, math.floor(bucket.level)))
+            if name[0] == "openai":
+                headers[f"x-ratelimit-limit-{kind}"] = str(bucket.limit)
+                headers[f"x-ratelimit-remaining-{kind}"] = remaining
+                headers[f"x-ratelimit-reset-{kind}"] = _duration(bucket.full_at(now) - now)
+            else:
+                prefix = f"anthropic-ratelimit-{kind}"
+                headers[f"{prefix}-limit"] = str(bucket.limit)
+                headers[f"{prefix}-remaining"] = remaining
+                headers[f"{prefix}-reset"] = _rfc3339(bucket.full_at(now))
         return headers
 
 
 def _rfc3339(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _duration(seconds: float) -> str:
+    """OpenAI's way of saying how long: `20ms`, `1.5s`, `6m0s`."""
+    if seconds < 1:
+        return f"{max(0, round(seconds * 1000))}ms"
+    minutes, rest = divmod(seconds, 60)
+    text = f"{rest:.3f}".rstrip("0").rstrip(".") + "s"
+    return f"{int(minutes)}m{text}" if minutes else text

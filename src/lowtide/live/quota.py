@@ -1,12 +1,13 @@
-"""`Quota`: the live calls of one scope (one provider's credentials at one endpoint), admitted at its rate limits
-and never over them.
+"""`Quota`: the live calls of one scope (one provider's credentials at one endpoint), admitted at its rate limits and
+never over them.
 
-Three buckets, for requests, input tokens and output tokens per minute, each refilling continuously at its limit
-(60 a minute gives back one a second). A limit is what the configuration says, or what the API's rate-limit headers
-say, whichever is lower; the headers also lower what remains when other clients share the key. A call is admitted,
-in arrival order, when the scope is not paused, fewer calls than the concurrency cap are in flight, and each bucket
-holds its share: one request, its estimated input tokens, and its `max_tokens` (reserved, as the API reserves them,
-then settled to what the answer used; the input estimate is settled the same way, as a refund or a debt).
+Buckets for requests, input tokens, output tokens and (where the API counts them together) all tokens per minute,
+each refilling continuously at its limit (60 a minute gives back one a second). A limit is what the configuration
+says, or what the API's rate-limit headers say, whichever is lower; the headers also lower what remains when other
+clients share the key. A call is admitted, in arrival order, when the scope is not paused, fewer calls than the
+concurrency cap are in flight, and each bucket holds its share: one request, its estimated input tokens, and its
+`max_tokens` (reserved, as the API reserves them, then settled to what the answer used; the input estimate is
+settled the same way, as a refund or a debt).
 
 A 429 pauses the whole scope for the API's `retry-after` (or a backoff), then starts slowly: the concurrency cap
 falls back to the ramp's start and grows by one step for each call that succeeds, as it does at startup.
@@ -36,6 +37,8 @@ class QuotaLimits:
     rpm: int | None = None
     input_tpm: int | None = None
     output_tpm: int | None = None
+    tpm: int | None = None
+    """Input and output tokens together (as OpenAI counts them)."""
 
 
 class _Bucket:
@@ -94,6 +97,7 @@ class Quota:
         self._requests = _Bucket(limits.rpm, now)
         self._input = _Bucket(limits.input_tpm, now)
         self._output = _Bucket(limits.output_tpm, now)
+        self._tokens = _Bucket(limits.tpm, now)
         self.cap = min(limits.ramp_start, limits.max_concurrency)
         self.in_flight = 0
         self.paused_until = 0.0
@@ -106,7 +110,7 @@ class Quota:
 
     def _refill(self) -> float:
         now = self.clock.now()
-        for bucket in (self._requests, self._input, self._output):
+        for bucket in (self._requests, self._input, self._output, self._tokens):
             bucket.refill(now)
         return now
 
@@ -124,7 +128,10 @@ class Quota:
                     await self._released.wait()
                     continue
                 wait = max(
-                    self._requests.wait_for(1), self._input.wait_for(input_tokens), self._output.wait_for(output_tokens)
+                    self._requests.wait_for(1),
+                    self._input.wait_for(input_tokens),
+                    self._output.wait_for(output_tokens),
+                    self._tokens.wait_for(input_tokens + output_tokens),
                 )
                 if wait > 0:
                     # At least a millisecond: a shorter wait can be lost in the clock's float (1.8e9 s has steps
@@ -137,6 +144,7 @@ class Quota:
                 self._requests.take(1)
                 self._input.take(input_tokens)
                 self._output.take(output_tokens)
+                self._tokens.take(input_tokens + output_tokens)
                 self.in_flight += 1
                 return Permit(input_tokens, output_tokens, self.clock.now() - started)
 
@@ -146,8 +154,10 @@ class Quota:
         self.in_flight -= 1
         if input_tokens is not None:
             self._input.give(permit.input_tokens - input_tokens)
+            self._tokens.give(permit.input_tokens - input_tokens)
         if output_tokens is not None:
             self._output.give(permit.output_tokens - output_tokens)
+            self._tokens.give(permit.output_tokens - output_tokens)
         self._released.set()
 
     def succeeded(self) -> None:
@@ -176,11 +186,12 @@ class Quota:
             (self._requests, report.requests),
             (self._input, report.input_tokens),
             (self._output, report.output_tokens),
+            (self._tokens, report.tokens),
         ):
             if budget is not None:
                 bucket.learn(budget)
 
     @property
-    def known_limits(self) -> tuple[int | None, int | None, int | None]:
-        """Requests, input and output tokens per minute in force (configured or learned)."""
-        return self._requests.limit, self._input.limit, self._output.limit
+    def known_limits(self) -> tuple[int | None, int | None, int | None, int | None]:
+        """Requests, input, output and all tokens per minute in force (configured or learned)."""
+        return self._requests.limit, self._input.limit, self._output.limit, self._tokens.limit

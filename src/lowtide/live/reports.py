@@ -1,6 +1,7 @@
 """What a provider's rate-limit headers say, in lowtide's words: for requests, input tokens and output tokens per
-minute, the limit, what remains, and when the budget is full again. Each provider reads its own headers into this
-(`anthropic-ratelimit-*`, `x-ratelimit-*`); the live limiter learns from it."""
+minute (or tokens of both kinds, where the API counts them together), the limit, what remains, and when the
+budget is full again. Each provider reads its own headers into this (`anthropic-ratelimit-*`, `x-ratelimit-*`);
+the live limiter learns from it."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ class QuotaReport:
     requests: Budget | None = None
     input_tokens: Budget | None = None
     output_tokens: Budget | None = None
+    tokens: Budget | None = None
+    """Input and output together, where the API counts them as one (OpenAI)."""
     retry_after: float | None = None
     """Seconds the API asked to wait (with a 429)."""
 
     @property
     def empty(self) -> bool:
-        return self.requests is None and self.input_tokens is None and self.output_tokens is None
+        return all(b is None for b in (self.requests, self.input_tokens, self.output_tokens, self.tokens))
 
 
 LimitListener = Callable[[QuotaReport], None]

@@ -28,6 +28,7 @@ def quota_for(scope: str, settings: LiveSettings, clock: Clock) -> Quota:
             rpm=settings.rpm,
             input_tpm=settings.input_tpm,
             output_tpm=settings.output_tpm,
+            tpm=settings.tpm,
         )
         quota = quotas[scope] = Quota(scope, limits, clock)
     return quota

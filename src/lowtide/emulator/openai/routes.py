@@ -29,7 +29,7 @@ from lowtide.emulator.openai.errors import from_api_error
 from lowtide.emulator.openai.http import authenticate, is_anthropic_caller, read_upload
 from lowtide.emulator.openai.responses import response_events
 from lowtide.emulator.sse import encode_event
-from lowtide.emulator.web import IN_PROCESS, DroppedResponse, chunked, read_json, request_id
+from lowtide.emulator.web import IN_PROCESS, DroppedResponse, api_key, chunked, read_json, request_id
 
 __all__ = ["openai_routes"]
 
@@ -44,9 +44,18 @@ class _Stream:
     pieces: Iterable[bytes]
     media_type: str
     gather: bool = False
+    headers: dict[str, str] | None = None
 
 
-_Answer = JsonObject | _Stream
+@dataclass(frozen=True)
+class _Headed:
+    """A JSON body with headers of its own (a live answer's rate-limit headers)."""
+
+    body: JsonObject
+    headers: dict[str, str]
+
+
+_Answer = JsonObject | _Stream | _Headed
 _Handler = Callable[[Request], Awaitable[_Answer]]
 
 
@@ -145,17 +154,49 @@ class _OpenAIApi:
     # -- the model -----------------------------------------------------------------------------------------------
 
     async def create_response(self, request: Request) -> _Answer:
-        response, stream = self._openai.create_response(await self._json(request))
+        body = await self._json(request)
+        response, stream = self._openai.create_response(body)
+        headers = await self._live(request, body, response, ("input_tokens", "output_tokens"), "max_output_tokens")
         if stream:
             events = (encode_event(event["type"], event) for event in response_events(response))
-            return _Stream(events, "text/event-stream")
-        return response
+            return _Stream(events, "text/event-stream", headers=headers)
+        return _Headed(response, headers) if headers else response
 
     async def create_chat_completion(self, request: Request) -> _Answer:
-        completion, call = self._openai.create_chat_completion(await self._json(request))
+        body = await self._json(request)
+        completion, call = self._openai.create_chat_completion(body)
+        headers = await self._live(
+            request, body, completion, ("prompt_tokens", "completion_tokens"), "max_completion_tokens", "max_tokens"
+        )
         if call.stream:
-            return _Stream(_chat_stream(completion, call.include_usage), "text/event-stream")
-        return completion
+            return _Stream(_chat_stream(completion, call.include_usage), "text/event-stream", headers=headers)
+        return _Headed(completion, headers) if headers else completion
+
+    async def _live(
+        self, request: Request, body: object, answer: JsonObject, usage_names: tuple[str, str], *maximums: str
+    ) -> dict[str, str]:
+        """A live answer's rate limits (a 429 when over them; else its headers) and its latency, as configured."""
+        usage = as_object(answer.get("usage")) or {}
+        used_in, used_out = (usage.get(name) for name in usage_names)
+        input_tokens = used_in if isinstance(used_in, int) else 0
+        output_tokens = used_out if isinstance(used_out, int) else 0
+        settings = self._backend.settings
+        headers: dict[str, str] = {}
+        if settings.rate_limits.any:
+            fields = as_object(body) or {}
+            maximum = next((v for name in maximums if isinstance(v := fields.get(name), int)), output_tokens)
+            quotas, now = self._backend.quotas, self._backend.clock.now()
+            try:
+                admitted = quotas.admit(
+                    api_key(request), input_tokens=input_tokens, max_tokens=maximum, now=now, provider="openai"
+                )
+            except ApiError as error:
+                raise from_api_error(error) from None
+            headers = quotas.settle(admitted, output_tokens=output_tokens, now=now)
+        latency = settings.latency
+        if latency.fixed or latency.per_output_token:
+            await self._wait(request)(latency.of(output_tokens))
+        return headers
 
     async def create_embeddings(self, request: Request) -> _Answer:
         return self._openai.create_embeddings(await self._json(request))
@@ -205,8 +246,11 @@ def _chat_stream(completion: JsonObject, include_usage: bool) -> Iterator[bytes]
 
 
 def _response(answer: _Answer, pause: float | None, wait: Wait, headers: dict[str, str]) -> Response:
+    if isinstance(answer, _Headed):
+        return JSONResponse(answer.body, headers={**headers, **answer.headers})
     if not isinstance(answer, _Stream):
         return JSONResponse(answer, headers=headers)
+    headers = {**headers, **(answer.headers or {})}
     if pause is not None:
         body = _paced(answer.pieces, pause, wait)
     elif answer.gather:

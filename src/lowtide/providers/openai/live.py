@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import openai
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
+from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
+from lowtide.live.reports import LimitListener
 from lowtide.providers.base import Capability, Provider, ProviderOptions
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
+from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
@@ -35,20 +40,45 @@ class OpenAIProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)
+        self._clock = options.clock
+        self._listeners: list[LimitListener] = []
+
+    def quota_scope(self) -> str:
+        credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)
+        return f"openai:{self._client.base_url}:{credential}"
+
+    def watch_limits(self, listener: LimitListener) -> None:
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def _tell(self, headers: Mapping[str, str]) -> None:
+        if self._listeners:
+            report = quota_report(headers, now=self._clock.now())
+            if not report.empty or report.retry_after is not None:
+                for listener in self._listeners:
+                    listener(report)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         encoded = encode_request(request)
         answer: Response | ChatCompletion
         with translate_errors():
-            if encoded.endpoint == "responses":
-                create = self._client.responses.create
-                named, extra = split_for_sdk(encoded.body, create)
-                answer = await create(**named, stream=False, extra_body=extra or None)
-            else:
-                complete = self._client.chat.completions.create
-                named, extra = split_for_sdk(encoded.body, complete)
-                answer = await complete(**named, stream=False, extra_body=extra or None)
-        request_id = getattr(answer, "_request_id", None)
+            try:
+                if encoded.endpoint == "responses":
+                    named, extra = split_for_sdk(encoded.body, self._client.responses.create)
+                    raw = await self._client.responses.with_raw_response.create(
+                        **named, stream=False, extra_body=extra or None
+                    )
+                else:
+                    named, extra = split_for_sdk(encoded.body, self._client.chat.completions.create)
+                    raw = await self._client.chat.completions.with_raw_response.create(
+                        **named, stream=False, extra_body=extra or None
+                    )
+            except openai.APIStatusError as exc:
+                self._tell(exc.response.headers)
+                raise
+            self._tell(raw.headers)
+            answer = raw.parse()
+        request_id = getattr(answer, "_request_id", None) or raw.headers.get("x-request-id")
         return to_response(
             answer,
             mode=BatchProcessingMode.LIVE,
