@@ -95,6 +95,16 @@ Feature: Live calls at the provider's rate limits, never over them
     And the API answered no call with 429
     And the quota knows the limits of 20 requests and 3000 tokens per minute
 
+  Scenario: A live spending cap is hard: no call starts unless its worst case fits beside those in flight
+    Given a live actor with:
+      """
+      live: {max_cost_usd: 0.005, max_concurrency: 20}
+      """
+    When 40 live calls are made at once
+    Then some calls are answered and the rest refused with BudgetExceededError, unsent
+    And what the answered calls cost is at most $0.005
+    And at no time did the calls in flight risk more than $0.005 beside what was spent
+
   Scenario Outline: Each kind of error is retried by its own budget, or never
     Given the API fails the next <times> live call(s) with <status>
     And a live actor with:

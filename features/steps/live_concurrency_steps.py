@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import yaml
 from _support import world
 from behave import given, then, when
 
-from lowtide import Actor, ActorResponse
+from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled
@@ -34,6 +35,8 @@ class Live:
     in_flight: int = 0
     in_flight_seen: list[tuple[float, int]] = field(default_factory=list[tuple[float, int]])
     middleware_log: list[str] = field(default_factory=list[str])
+    at_risk: list[Decimal] = field(default_factory=list[Decimal])
+    """Spent plus reserved under the live spending cap, at every event."""
 
     def api(self) -> Emulator:
         if self.emulator is None:
@@ -52,6 +55,9 @@ class Live:
 
     def observe(self, event: LiveEvent) -> None:
         self.events.append(event)
+        for actor in self.actors.values():
+            caps = actor._providers._caps  # pyright: ignore[reportPrivateUsage]
+            self.at_risk.extend(cap.spent + cap.reserved for cap in caps.values())
         if isinstance(event, QuotaAdmitted):
             self.in_flight += 1
             self.in_flight_seen.append((self.clock.now(), self.in_flight))
@@ -278,6 +284,30 @@ def step_learned_openai(context: Any, rpm: int, tpm: int) -> None:
 
     limits = world(context).run(caller()).quota.known_limits
     assert (limits[0], limits[3]) == (rpm, tpm), limits
+
+
+@then("some calls are answered and the rest refused with BudgetExceededError, unsent")
+def step_capped(context: Any) -> None:
+    lv = live(context)
+    answered = [o for o in lv.outcomes if isinstance(o, ActorResponse)]
+    refused = [o for o in lv.outcomes if isinstance(o, BudgetExceededError)]
+    assert answered, lv.outcomes[:3]
+    assert refused, [type(o).__name__ for o in lv.outcomes]
+    assert len(answered) + len(refused) == len(lv.outcomes), [type(o).__name__ for o in lv.outcomes]
+    assert lv.api().calls["messages.create"] == len(answered), (lv.api().calls, len(answered))
+
+
+@then("what the answered calls cost is at most ${limit:g}")
+def step_cap_kept(context: Any, limit: float) -> None:
+    costs = [o.cost.total_usd for o in live(context).outcomes if isinstance(o, ActorResponse) and o.cost is not None]
+    assert sum(costs) <= Decimal(str(limit)), sum(costs)
+
+
+@then("at no time did the calls in flight risk more than ${limit:g} beside what was spent")
+def step_cap_never_over(context: Any, limit: float) -> None:
+    at_risk = live(context).at_risk
+    assert at_risk, "no event saw the cap"
+    assert max(at_risk) <= Decimal(str(limit)), max(at_risk)
 
 
 @then("every call was settled with fewer output tokens than it reserved")

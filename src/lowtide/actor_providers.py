@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from lowtide.batching.engines import close_engines_of
+from lowtide.budget import within_limits
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ConfigurationError
@@ -17,8 +19,11 @@ from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import RetryPolicy
 from lowtide.live.scopes import quota_for
+from lowtide.live.spend import SpendCap
+from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.types import ActorRequest
 
 __all__ = ["ActorProviders"]
 
@@ -51,6 +56,7 @@ class ActorProviders:
         self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
             weakref.WeakKeyDictionary()
         )
+        self._caps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SpendCap] = weakref.WeakKeyDictionary()
 
     def get(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
@@ -100,7 +106,8 @@ class ActorProviders:
         callers = self._callers.setdefault(asyncio.get_running_loop(), {})
         caller = callers.get(id(provider))
         if caller is None:
-            settings = self._configuration().live
+            configuration = self._configuration()
+            settings = configuration.live
             quota = quota_for(provider.quota_scope(), settings, self._clock)
             provider.watch_limits(quota.learn)
             caller = callers[id(provider)] = LiveCaller(
@@ -112,8 +119,21 @@ class ActorProviders:
                 deadline=settings.deadline,
                 middleware=self._middleware,
                 observers=self._observers,
+                spend=self._cap(configuration),
+                worst_case=lambda request: _worst_case(request, configuration),
             )
         return caller
+
+    def _cap(self, configuration: ActorConfiguration) -> SpendCap | None:
+        """The actor's live spending cap in this event loop, shared by its providers."""
+        limit = configuration.live.max_cost_usd
+        if limit is None:
+            return None
+        loop = asyncio.get_running_loop()
+        cap = self._caps.get(loop)
+        if cap is None:
+            cap = self._caps[loop] = SpendCap(Decimal(str(limit)), f"the live calls of actor {configuration.name!r}")
+        return cap
 
     async def aclose(self) -> None:
         providers, self._providers, self._default = list(self._providers.values()), {}, None
@@ -123,3 +143,10 @@ class ActorProviders:
             if backend is not None:
                 await close_engines_of(backend)
             await provider.aclose()
+
+
+def _worst_case(request: ActorRequest, configuration: ActorConfiguration) -> Decimal:
+    """What `request` could cost at most, live: its input as estimated and its `max_tokens` answered."""
+    sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
+    estimate = worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=configuration.provider)
+    return within_limits(estimate, request.model, [])

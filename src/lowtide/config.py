@@ -111,6 +111,13 @@ class LiveSettings(BaseModel):
     deadline: float | None = Field(
         default=None, gt=0, description="Seconds a call may take over all its attempts and waits (default: none)."
     )
+    max_cost_usd: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="A hard cap on what this actor's live calls may cost in the process: a call starts only if what"
+        " was spent, the worst case of the calls in flight and its own worst case fit under it.",
+    )
     retries: dict[str, int] = Field(
         default_factory=lambda: {"rate_limited": 8, "overloaded": 6, "server": 4, "connection": 4, "timeout": 3},
         description="Retries per error class: rate_limited, overloaded, server, connection, timeout.",

@@ -8,6 +8,7 @@ import itertools
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
@@ -27,6 +28,7 @@ from lowtide.live.events import (
 )
 from lowtide.live.quota import Quota
 from lowtide.live.retries import RetryPolicy
+from lowtide.live.spend import SpendCap
 from lowtide.live.timing import within
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -60,8 +62,12 @@ class LiveCaller:
         deadline: float | None,
         middleware: Sequence[Middleware] = (),
         observers: Sequence[Observer] = (),
+        spend: SpendCap | None = None,
+        worst_case: Callable[[ActorRequest], Decimal] | None = None,
     ) -> None:
         self._complete = complete
+        self._spend = spend
+        self._worst_case = worst_case
         self.quota = quota
         self._clock = clock
         self._policy = policy
@@ -92,7 +98,17 @@ class LiveCaller:
         handler: CallNext = innermost
         for layer in reversed(self._middleware):
             handler = _wrap(layer, handler)
-        return await handler(request)
+        if self._spend is None or self._worst_case is None:
+            return await handler(request)
+        worst = self._worst_case(request)
+        await self._spend.reserve(worst)
+        cost = Decimal(0)
+        try:
+            response = await handler(request)
+            cost = response.cost.total_usd if response.cost is not None else worst
+            return response
+        finally:
+            await self._spend.settle(worst, cost)
 
     async def _retrying(self, request: ActorRequest, key: str, ends: float | None) -> ActorResponse[Any]:
         used: Counter[str] = Counter()

@@ -1,0 +1,40 @@
+"""`SpendCap`: a hard limit on what an actor's live calls may cost in a process. A call starts only if what was
+spent, plus the worst case of the calls in flight, plus its own worst case, fits under the limit; when it does not
+fit but calls are in flight (which usually cost less than their worst case), it waits for them to settle and looks
+again; when nothing is in flight and it still does not fit, it is refused (`BudgetExceededError`), unsent."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+from lowtide.errors import BudgetExceededError
+
+__all__ = ["SpendCap"]
+
+
+class SpendCap:
+    def __init__(self, limit_usd: Decimal, scope: str) -> None:
+        self.limit = limit_usd
+        self.scope = scope
+        self.spent = Decimal(0)
+        self.reserved = Decimal(0)
+        self._settled = asyncio.Condition()
+
+    async def reserve(self, worst_case: Decimal) -> None:
+        """Hold `worst_case` for a call about to start, waiting for calls in flight if it does not fit yet."""
+        async with self._settled:
+            while self.spent + self.reserved + worst_case > self.limit:
+                if self.reserved == 0:
+                    raise BudgetExceededError(
+                        scope=self.scope, limit_usd=self.limit, spent_usd=self.spent, estimate_usd=worst_case
+                    )
+                await self._settled.wait()
+            self.reserved += worst_case
+
+    async def settle(self, worst_case: Decimal, cost: Decimal) -> None:
+        """A call ended having cost `cost` (0 when it failed unanswered): its worst case is released."""
+        async with self._settled:
+            self.reserved -= worst_case
+            self.spent += cost
+            self._settled.notify_all()
