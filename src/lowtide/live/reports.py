@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Budget", "LimitListener", "QuotaReport"]
+__all__ = ["Budget", "LimitListener", "LimitWatchers", "QuotaReport", "header_int", "header_number"]
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,40 @@ class QuotaReport:
 
 
 LimitListener = Callable[[QuotaReport], None]
+
+
+class LimitWatchers:
+    """The listeners a provider tells what its rate-limit headers said (`Provider.watch_limits`)."""
+
+    def __init__(self) -> None:
+        self._listeners: list[LimitListener] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._listeners)
+
+    def add(self, listener: LimitListener) -> None:
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def tell(self, report: QuotaReport) -> None:
+        """Tell every listener, unless the headers said nothing of limits."""
+        if report.empty and report.retry_after is None:
+            return
+        for listener in self._listeners:
+            listener(report)
+
+
+def header_int(value: str | None) -> int | None:
+    """A header's whole number; None when absent or not one."""
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def header_number(value: str | None) -> float | None:
+    """A header's number (`retry-after: 1.5`); None when absent or not one."""
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

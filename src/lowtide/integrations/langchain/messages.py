@@ -4,18 +4,16 @@ as `Actor.run` arguments, and an `ActorResponse` as an `AIMessage`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import tool_call
 
+from lowtide.integrations.turns import Block, Role, append_turn
 from lowtide.types import ActorResponse, TextContent, ToolUseContent
 
 __all__ = ["to_ai_message", "to_arguments", "tool_choice_of", "tool_spec"]
-
-Role = Literal["user", "assistant"]
-Block = dict[str, Any]
 
 
 def to_arguments(
@@ -33,11 +31,11 @@ def to_arguments(
         if isinstance(message, SystemMessage):
             system.extend(block["text"] for block in _blocks(message.content))
         elif isinstance(message, HumanMessage):
-            _append(turns, "user", _blocks(message.content))
+            append_turn(turns, "user", _blocks(message.content))
         elif isinstance(message, ToolMessage):
-            _append(turns, "user", [_tool_result(message)])
+            append_turn(turns, "user", [_tool_result(message)])
         elif isinstance(message, AIMessage):
-            _append(turns, "assistant", _assistant_blocks(message))
+            append_turn(turns, "assistant", _assistant_blocks(message))
         else:
             raise ValueError(f"lowtide's chat model cannot send a {type(message).__name__} to the model.")
     arguments: dict[str, Any] = {"messages": [{"role": role, "content": blocks} for role, blocks in turns]}
@@ -51,16 +49,6 @@ def to_arguments(
     if stop:
         arguments["stop_sequences"] = list(stop)
     return arguments
-
-
-def _append(turns: list[tuple[Role, list[Block]]], role: Role, blocks: list[Block]) -> None:
-    """Consecutive turns of one role become one: the Messages API alternates user and assistant."""
-    if not blocks:
-        return
-    if turns and turns[-1][0] == role:
-        turns[-1][1].extend(blocks)
-    else:
-        turns.append((role, blocks))
 
 
 def _blocks(content: str | list[str | dict[Any, Any]]) -> list[Block]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic_ai.exceptions import UserError
@@ -33,13 +33,12 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
 from lowtide.integrations.schema import schema_model
+from lowtide.integrations.turns import Block, Role, append_turn
 from lowtide.types import ActorResponse, ThinkingContent, ToolUseContent
 from lowtide.types import TextContent as LowtideText
 
 __all__ = ["Call", "step_of", "to_call", "to_model_response"]
 
-Role = Literal["user", "assistant"]
-Block = dict[str, Any]
 
 # lowtide's stop reasons (the Messages API's words) in pydantic-ai's, which are OpenTelemetry's.
 _FINISH: dict[str, FinishReason] = {
@@ -101,9 +100,9 @@ def to_call(
                     blocks.append(_tool_result(part))
                 else:
                     raise UserError(f"lowtide's model cannot send a {type(part).__name__} to the model.")
-            _append(turns, "user", blocks)
+            append_turn(turns, "user", blocks)
         else:
-            _append(turns, "assistant", _assistant_blocks(message.parts, system))
+            append_turn(turns, "assistant", _assistant_blocks(message.parts, system))
     if instructions:
         prompts.append(instructions)
     call = Call(
@@ -113,16 +112,6 @@ def to_call(
     )
     _add_tools_and_output(call, parameters, settings)
     return call
-
-
-def _append(turns: list[tuple[Role, list[Block]]], role: Role, blocks: list[Block]) -> None:
-    """Consecutive turns of one role become one: the Messages API alternates user and assistant."""
-    if not blocks:
-        return
-    if turns and turns[-1][0] == role:
-        turns[-1][1].extend(blocks)
-    else:
-        turns.append((role, blocks))
 
 
 def _user_blocks(part: UserPromptPart) -> list[Block]:

@@ -10,7 +10,7 @@ import anthropic
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
-from lowtide.live.reports import LimitListener
+from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
@@ -39,7 +39,7 @@ class ClaudeProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)
-        self._listeners: list[LimitListener] = []
+        self._watchers = LimitWatchers()
 
     @functools.cached_property
     def _models(self) -> ModelDirectory:
@@ -53,15 +53,11 @@ class ClaudeProvider(Provider):
         return f"anthropic:{self._client.base_url}:{credential}"
 
     def watch_limits(self, listener: LimitListener) -> None:
-        if listener not in self._listeners:
-            self._listeners.append(listener)
+        self._watchers.add(listener)
 
     def _tell(self, headers: Mapping[str, str]) -> None:
-        if self._listeners:
-            report = quota_report(headers)
-            if not report.empty or report.retry_after is not None:
-                for listener in self._listeners:
-                    listener(report)
+        if self._watchers:
+            self._watchers.tell(quota_report(headers))
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         named, extra_body = split_for_sdk(to_message_params(request), self._client.messages.stream)

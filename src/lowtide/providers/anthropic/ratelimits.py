@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from lowtide.live.reports import Budget, QuotaReport
+from lowtide.live.reports import Budget, QuotaReport, header_int, header_number
 
 __all__ = ["quota_report"]
 
@@ -17,30 +17,16 @@ def quota_report(headers: Mapping[str, str]) -> QuotaReport:
         requests=_budget(headers, "requests"),
         input_tokens=_budget(headers, "input-tokens"),
         output_tokens=_budget(headers, "output-tokens"),
-        retry_after=_seconds(headers.get("retry-after")),
+        retry_after=header_number(headers.get("retry-after")),
     )
 
 
 def _budget(headers: Mapping[str, str], kind: str) -> Budget | None:
     prefix = f"anthropic-ratelimit-{kind}"
-    limit, remaining = _whole(headers.get(f"{prefix}-limit")), _whole(headers.get(f"{prefix}-remaining"))
+    limit, remaining = header_int(headers.get(f"{prefix}-limit")), header_int(headers.get(f"{prefix}-remaining"))
     if limit is None or remaining is None:
         return None
     return Budget(limit=limit, remaining=remaining, reset_at=_instant(headers.get(f"{prefix}-reset")))
-
-
-def _whole(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _seconds(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def _instant(value: str | None) -> float | None:

@@ -12,7 +12,7 @@ from openai.types.responses import Response
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
-from lowtide.live.reports import LimitListener
+from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.base import Capability, Provider, ProviderOptions
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
@@ -41,22 +41,18 @@ class OpenAIProvider(Provider):
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)
         self._clock = options.clock
-        self._listeners: list[LimitListener] = []
+        self._watchers = LimitWatchers()
 
     def quota_scope(self) -> str:
         credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)
         return f"openai:{self._client.base_url}:{credential}"
 
     def watch_limits(self, listener: LimitListener) -> None:
-        if listener not in self._listeners:
-            self._listeners.append(listener)
+        self._watchers.add(listener)
 
     def _tell(self, headers: Mapping[str, str]) -> None:
-        if self._listeners:
-            report = quota_report(headers, now=self._clock.now())
-            if not report.empty or report.retry_after is not None:
-                for listener in self._listeners:
-                    listener(report)
+        if self._watchers:
+            self._watchers.tell(quota_report(headers, now=self._clock.now()))
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         encoded = encode_request(request)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lowtide.live.reports import Budget, QuotaReport
+from lowtide.live.reports import Budget, QuotaReport, header_int, header_number
 
 __all__ = ["quota_report"]
 
@@ -20,31 +20,17 @@ def quota_report(headers: Mapping[str, str], *, now: float) -> QuotaReport:
     return QuotaReport(
         requests=_budget(headers, "requests", now),
         tokens=_budget(headers, "tokens", now),
-        retry_after=_number(headers.get("retry-after")),
+        retry_after=header_number(headers.get("retry-after")),
     )
 
 
 def _budget(headers: Mapping[str, str], kind: str, now: float) -> Budget | None:
-    limit = _whole(headers.get(f"x-ratelimit-limit-{kind}"))
-    remaining = _whole(headers.get(f"x-ratelimit-remaining-{kind}"))
+    limit = header_int(headers.get(f"x-ratelimit-limit-{kind}"))
+    remaining = header_int(headers.get(f"x-ratelimit-remaining-{kind}"))
     if limit is None or remaining is None:
         return None
     reset = _duration(headers.get(f"x-ratelimit-reset-{kind}"))
     return Budget(limit=limit, remaining=remaining, reset_at=now + reset if reset is not None else None)
-
-
-def _whole(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _number(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def _duration(value: str | None) -> float | None:
