@@ -88,14 +88,16 @@ class LowtideLibrary:
 
     @keyword("Start Emulator")
     def start_emulator(
-        self, processing_seconds: float = 1.0, cancel_seconds: float = 0.5, timeout: float = 30.0
+        self, processing_seconds: float = 1.0, cancel_seconds: float = 0.5, timeout: float = 30.0, *options: str
     ) -> str:
-        """Start `lowtide emulator` on a free loopback port and return its base URL, read from its one stdout line."""
+        """Start `lowtide emulator` on a free loopback port and return its base URL, read from its one stdout line.
+        `options` go to the command as they are (`--rpm`, `120`, say)."""
         if self._emulator is not None and self._emulator.popen.poll() is None:
             raise AssertionError("An emulator is already running in this suite; stop it first.")
         argv = emulator_argv(
             self.lowtide_command(), processing_seconds=processing_seconds, cancel_seconds=cancel_seconds
         )
+        argv += list(options)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         process = Process(argv, self._workdir, f"emulator-{len(self._processes) + 1}", env)
         self._processes.append(process)

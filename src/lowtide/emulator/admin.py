@@ -61,6 +61,7 @@ def admin_routes(backend: Backend) -> list[Route]:
                 "openai_batches": len(backend.openai.batches),
                 "openai_created_batches": backend.openai.created_batches,
                 "openai_created_custom_ids": dict(backend.openai.created_custom_ids),
+                "rate_limited": backend.quotas.limited,
             }
         )
 

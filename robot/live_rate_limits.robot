@@ -1,0 +1,51 @@
+*** Settings ***
+Documentation       Live mode against `lowtide emulator` enforcing rate limits over a real socket, on the real clock:
+...                 a program making many live calls at once through one actor learns the key's limits from the
+...                 API's headers and stays under them, and when another program on the same key has used the
+...                 budget up, the 429s it meets pause its calls and are absorbed: every call is answered, none fails.
+Library             Process
+Library             Collections
+Library             LowtideLibrary.py
+Suite Teardown      Clean Up
+
+
+*** Variables ***
+${CLIENT}       ${CURDIR}/live_client.py
+
+
+*** Test Cases ***
+Many Live Calls Stay Under Limits Learned From The Headers
+    [Documentation]    150 calls at once against 120 requests a minute, nothing configured: the first answers'
+    ...    headers tell the limit; the calls over the first minute's budget wait for it to refill (about 15 s),
+    ...    and the server never has to answer 429.
+    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.2
+    ${summary}=    Run Live Client    ${url}    150
+    Should Be Equal As Integers    ${summary}[answered]    150
+    Should Be Empty    ${summary}[failed]
+    Should Be True    ${summary}[seconds] >= 10    msg=The refill took no time: ${summary}
+    ${stats}=    Emulator Stats
+    Should Be Equal As Integers    ${stats}[rate_limited]    0
+    [Teardown]    Stop Emulator
+
+The 429s Of A Key Another Program Used Up Pause The Calls, And Every Call Is Answered
+    [Documentation]    Another program spends the whole minute's budget first; the actor's first calls meet 429s
+    ...    (it could not know), the quota pauses for retry-after and starts again slowly, and all 30 are answered.
+    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.1
+    ${summary}=    Run Live Client    ${url}    30    --use-up    120
+    Should Be Equal As Integers    ${summary}[answered]    30
+    Should Be Empty    ${summary}[failed]
+    ${stats}=    Emulator Stats
+    Should Be True    ${stats}[rate_limited] >= 1    msg=No 429 was met: ${stats}
+    [Teardown]    Stop Emulator
+
+
+*** Keywords ***
+Run Live Client
+    [Arguments]    ${url}    @{args}
+    ${python}=    Python Executable
+    ${result}=    Run Process    ${python}    ${CLIENT}    ${url}    @{args}    timeout=180s
+    Log    ${result.stderr}
+    Should Be Equal As Integers    ${result.rc}    0    msg=${result.stderr}
+    ${summary}=    Evaluate    json.loads($result.stdout.strip().splitlines()[-1])    modules=json
+    Log    ${summary}    console=True
+    RETURN    ${summary}
