@@ -155,3 +155,20 @@ Feature: Live calls at the provider's rate limits, never over them
     When one live call is made
     Then the call succeeds after 1 attempt(s)
     And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded
+
+  Scenario Outline: Each provider's rate-limit headers are read into lowtide's words; what is not a number is left out
+    When the <provider> headers "<headers>" are read
+    Then the report says <report>
+
+    Examples:
+      | provider  | headers                                                                                                          | report                                                |
+      | anthropic | anthropic-ratelimit-requests-limit=50, anthropic-ratelimit-requests-remaining=49, anthropic-ratelimit-requests-reset=2026-11-22T10:00:30Z | requests 50, 49 left, full at 2026-11-22T10:00:30Z    |
+      | anthropic | anthropic-ratelimit-requests-limit=50, anthropic-ratelimit-requests-remaining=many                               | nothing                                               |
+      | anthropic | anthropic-ratelimit-requests-limit=50, anthropic-ratelimit-requests-remaining=9, anthropic-ratelimit-requests-reset=soon | requests 50, 9 left, full at an unknown time          |
+      | anthropic | retry-after=7                                                                                                    | retry after 7 seconds                                 |
+      | anthropic | retry-after=later                                                                                                | nothing                                               |
+      | openai    | x-ratelimit-limit-tokens=30000, x-ratelimit-remaining-tokens=29000, x-ratelimit-reset-tokens=1m30.5s             | tokens 30000, 29000 left, full in 90.5 seconds        |
+      | openai    | x-ratelimit-limit-requests=500, x-ratelimit-remaining-requests=499, x-ratelimit-reset-requests=120ms             | requests 500, 499 left, full in 0.12 seconds          |
+      | openai    | x-ratelimit-limit-requests=500, x-ratelimit-remaining-requests=499, x-ratelimit-reset-requests=soon              | requests 500, 499 left, full at an unknown time       |
+      | openai    | x-ratelimit-limit-requests=lots, x-ratelimit-remaining-requests=499                                              | nothing                                               |
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -372,3 +373,39 @@ def step_api_calls(context: Any, count: int) -> None:
 def step_events(context: Any, names: str) -> None:
     seen = [type(e).__name__ for e in live(context).events]
     assert seen == [n.strip() for n in names.split(",")], seen
+
+
+@when('the {provider} headers "{headers}" are read')
+def step_read_headers(context: Any, provider: str, headers: str) -> None:
+    from lowtide.providers.anthropic.ratelimits import quota_report as anthropic_report
+    from lowtide.providers.openai.ratelimits import quota_report as openai_report
+
+    given = dict(pair.strip().split("=", 1) for pair in headers.split(","))
+    now = 1_800_000_000.0
+    context.live_report = (anthropic_report(given) if provider == "anthropic" else openai_report(given, now=now), now)
+
+
+@then("the report says {said}")
+def step_report(context: Any, said: str) -> None:
+    report, now = context.live_report
+    if said == "nothing":
+        assert report.empty, report
+        assert report.retry_after is None, report
+        return
+    if said.startswith("retry after"):
+        assert report.retry_after == float(said.split()[2]), report
+        return
+    kind, rest = said.split(" ", 1)
+    budget = report.requests if kind == "requests" else report.tokens
+    assert budget is not None, report
+    limit, left = (int(part.split()[0]) for part in rest.split(", ")[:2])
+    assert (budget.limit, budget.remaining) == (limit, left), budget
+    when = rest.split(", ")[2]
+    if when == "full at an unknown time":
+        assert budget.reset_at is None, budget
+    elif when.startswith("full in"):
+        assert budget.reset_at is not None
+        assert abs(budget.reset_at - now - float(when.split()[2])) < 1e-6, budget
+    else:
+        stamp = datetime.fromisoformat(when.removeprefix("full at ").replace("Z", "+00:00")).timestamp()
+        assert budget.reset_at == stamp, budget
