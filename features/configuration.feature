@@ -165,6 +165,10 @@ Feature: Actor configuration
       | batch_processing: sometimes                                        | batch_processing    | batch_processing: Input should be 'live' or 'batch' (got 'sometimes')      |
       | temperature: 1.5                                                   | temperature         | temperature: Input should be less than or equal to 1 (got 1.5)             |
       | top_p: 0                                                           | top_p               | top_p: Input should be greater than 0 (got 0)                              |
+      | live: {retries: {oops: 1}}                                         | live                | live: retries: unknown error class(es) oops; use rate_limited, overloaded, server, connection, timeout |
+      | live: {max_concurency: 3}                                          | live.max_concurency | live.max_concurency: not a known setting; did you mean 'max_concurrency'?  |
+      | live: {rpm: 0}                                                     | live.rpm            | live.rpm: Input should be greater than or equal to 1 (got 0)               |
+      | live: {deadline: -5}                                               | live.deadline       | live.deadline: Input should be greater than 0 (got -5)                     |
       | max_tokens: 0                                                      | max_tokens          | max_tokens: Input should be greater than or equal to 1                     |
       | timeout: -1                                                        | timeout             | timeout: Input should be greater than 0 (got -1)                           |
       | stop_sequences: ["END", ""]                                        | stop_sequences      | stop_sequences must not contain empty strings                              |
