@@ -42,6 +42,10 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | emulator --processing-seconds -1        | Invalid value for '--processing-seconds': must be 0 seconds or more, not -1   |
       | emulator --cancel-seconds nan           | Invalid value for '--cancel-seconds': must be 0 seconds or more, not nan      |
       | emulator --processing-seconds soon      | Invalid value for '--processing-seconds': not a number of seconds: 'soon'     |
+      | emulator --latency soon                 | Invalid value for '--latency': expected SECONDS or SECONDS,PER_TOKEN (two numbers of 0 or more), not 'soon' |
+      | emulator --latency 1,2,3                | Invalid value for '--latency': expected SECONDS or SECONDS,PER_TOKEN (two numbers of 0 or more), not '1,2,3' |
+      | emulator --latency -1                   | Invalid value for '--latency': expected SECONDS or SECONDS,PER_TOKEN (two numbers of 0 or more), not '-1' |
+      | emulator --rpm -1                       | Invalid value for '--rpm': must be 0 or more, not -1               |
       | demo --bulk-items -5                    | Invalid value for '--bulk-items': must be 0 or more, not -5                   |
       | demo --bulk-items many                  | Invalid value for '--bulk-items': not a whole number: 'many'                  |
       | demo --processing-seconds -2            | Invalid value for '--processing-seconds': must be 0 seconds or more, not -2   |
