@@ -1572,7 +1572,7 @@ def step_socket_reset(context: Any) -> None:
 @then("the socket emulator's stats show {count:d} batches and no calls")
 def step_socket_empty(context: Any, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
-    openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}}
+    openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
     assert stats == {"calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai}, stats
 
 

@@ -47,6 +47,9 @@ class _Bucket:
         self.limit = limit
         self.level = float(limit) if limit is not None else 0.0
         self.at = now
+        self.untracked = 0.0
+        """What calls took while the limit was unknown: counted against the first budget the API tells, since
+        that budget may have been reckoned before the API saw them."""
 
     def refill(self, now: float) -> None:
         if self.limit is not None:
@@ -64,6 +67,8 @@ class _Bucket:
     def take(self, amount: int) -> None:
         if self.limit is not None:
             self.level -= self.need(amount)
+        else:
+            self.untracked += amount
 
     def give(self, amount: float) -> None:
         if self.limit is not None:
@@ -72,7 +77,10 @@ class _Bucket:
     def learn(self, budget: Budget) -> None:
         learned = budget.limit if self.configured is None else min(budget.limit, self.configured)
         if self.limit is None:
-            self.level = float(min(budget.remaining, learned))
+            # The first budget told may not count the other calls sent before it: count them (at worst twice, for
+            # a moment, until the next answers tell).
+            self.level = max(0.0, float(min(budget.remaining, learned)) - self.untracked)
+            self.untracked = 0.0
         self.limit = learned
         self.level = min(self.level, float(budget.remaining), float(learned))
 
