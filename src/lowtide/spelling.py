@@ -12,14 +12,9 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["argument", "command_line", "on_command_line"]
+__all__ = ["argument", "command_line"]
 
 _ON_COMMAND_LINE: ContextVar[bool] = ContextVar("lowtide_on_command_line", default=False)
-
-
-def on_command_line() -> bool:
-    """Whether the code runs for the `lowtide` command."""
-    return _ON_COMMAND_LINE.get()
 
 
 def argument(field: str, value: str | None = None) -> str:
