@@ -1,5 +1,6 @@
 """Serving the emulator on a socket: the `lowtide emulator` command, and `serve_in_thread` for tests.
-The socket is bound before uvicorn starts, so that port 0 works and the real port can be announced."""
+The socket is bound before uvicorn starts, so that port 0 works and the real port can be announced.
+`run_app` and `app_in_thread` do the same for any ASGI app (`lowtide serve` uses them)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.web import ConnectionDropped
 
-__all__ = ["RunningServer", "run", "serve_in_thread"]
+__all__ = ["RunningServer", "app_in_thread", "run", "run_app", "serve_in_thread"]
 
 _START_TIMEOUT = 30.0
 
@@ -37,6 +39,19 @@ def run(
     Once it accepts connections it prints where, on stdout: `lowtide emulator listening on URL`, or with
     `json_line` one JSON object, `{"event": "listening", "url": ..., "host": ..., "port": ...}`.
     """
+    return run_app(emulator.app, "lowtide emulator", host=host, port=port, access_log=access_log, json_line=json_line)
+
+
+def run_app(
+    app: Any,
+    name: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    access_log: bool = False,
+    json_line: bool = False,
+) -> int:
+    """`run` for any ASGI `app`, announced as `{name} listening on URL`."""
     try:
         sock = _bind(host, port)
     except OSError as exc:
@@ -46,9 +61,9 @@ def run(
     listening = {"event": "listening", "url": url, "host": host, "port": sock.getsockname()[1]}
 
     def announce() -> None:
-        print(json.dumps(listening) if json_line else f"lowtide emulator listening on {url}", flush=True)
+        print(json.dumps(listening) if json_line else f"{name} listening on {url}", flush=True)
 
-    server = _server(emulator, access_log=access_log, on_ready=announce)
+    server = _server(app, access_log=access_log, on_ready=announce)
     with _signals_stop(server):
         server.run(sockets=[sock])
     return 0 if server.started else 1
@@ -67,9 +82,16 @@ def serve_in_thread(
 ) -> Generator[RunningServer]:
     """Serve `emulator` (a new one by default) on a socket from a background thread for the `with` block."""
     emulator = emulator if emulator is not None else Emulator()
+    with app_in_thread(emulator.app, host=host, port=port) as (url, bound):
+        yield RunningServer(url=url, port=bound, emulator=emulator)
+
+
+@contextmanager
+def app_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0) -> Generator[tuple[str, int]]:
+    """Serve the ASGI `app` on a socket from a background thread for the `with` block; yields its URL and port."""
     sock = _bind(host, port)
     ready = threading.Event()
-    server = _server(emulator, access_log=False, on_ready=ready.set)
+    server = _server(app, access_log=False, on_ready=ready.set)
 
     def serve() -> None:
         try:
@@ -77,13 +99,13 @@ def serve_in_thread(
         finally:
             ready.set()
 
-    thread = threading.Thread(target=serve, name="lowtide-emulator", daemon=True)
+    thread = threading.Thread(target=serve, name="lowtide-server", daemon=True)
     thread.start()
     ready.wait(_START_TIMEOUT)
     try:
         if not server.started:  # pragma: no cover - only when uvicorn itself fails to start
-            raise RuntimeError("the emulator server did not start")
-        yield RunningServer(url=_url(host, sock), port=sock.getsockname()[1], emulator=emulator)
+            raise RuntimeError("the server did not start")
+        yield _url(host, sock), sock.getsockname()[1]
     finally:
         server.should_exit = True
         thread.join(_START_TIMEOUT)
@@ -112,8 +134,8 @@ class _Server(uvicorn.Server):
         self._on_ready()
 
 
-def _server(emulator: Emulator, *, access_log: bool, on_ready: Callable[[], None]) -> _Server:
-    config = uvicorn.Config(emulator.app, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+def _server(app: Any, *, access_log: bool, on_ready: Callable[[], None]) -> _Server:
+    config = uvicorn.Config(app, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
     # After the config, which sets up uvicorn's loggers (keeping the filters they have).
     logging.getLogger("uvicorn.error").addFilter(_not_a_dropped_connection)
     return _Server(config, on_ready)

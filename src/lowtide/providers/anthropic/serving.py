@@ -1,0 +1,154 @@
+"""The Messages API as `lowtide serve` speaks it: a request body as an actor's call, an `ActorResponse` as the API's
+`Message` (whole, or replayed as server-sent events), and lowtide's errors in the API's error shape. No I/O here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
+
+from lowtide.emulator.sse import encode_event, message_events
+from lowtide.errors import (
+    ActorError,
+    APIError,
+    BatchRequestCanceled,
+    BatchRequestErrored,
+    BatchRequestExpired,
+    BatchTimeoutError,
+    BudgetExceededError,
+    ConfigurationError,
+    DeadlineExceededError,
+    StructuredOutputError,
+)
+from lowtide.types import ActorResponse, OtherContent
+from lowtide.wire import Refusal, ServedCall
+
+__all__ = ["MessagesWire"]
+
+# The body's fields an actor's call takes as they are; `model` and `messages` are checked on their own.
+_PASSED = (
+    "max_tokens",
+    "system",
+    "tools",
+    "tool_choice",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+    "thinking",
+    "output_config",
+    "cache_control",
+)
+_KNOWN = frozenset({"model", "messages", "stream", *_PASSED})
+
+_STATUS_OF_TYPE: Mapping[str, int] = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+_TYPE_OF_STATUS: Mapping[int, str] = {status: kind for kind, status in _STATUS_OF_TYPE.items()}
+
+
+class MessagesWire:
+    """Anthropic's Messages API (`POST /v1/messages`) for `lowtide serve`."""
+
+    @property
+    def path(self) -> str:
+        return "/v1/messages"
+
+    def call(self, body: object) -> ServedCall:
+        """The actor's call for a request body (parsed JSON); raises `Refusal` (400) for a body the API would refuse
+        before anything is sent."""
+        if not isinstance(body, dict):
+            raise _invalid("The request body must be a JSON object.")
+        given = cast("dict[str, Any]", body)
+        unknown = sorted(set(given) - _KNOWN)
+        if unknown:
+            raise _invalid(f"{unknown[0]}: Extra inputs are not permitted (not supported by lowtide serve).")
+        model = given.get("model")
+        if not isinstance(model, str) or not model:
+            raise _invalid("model: Field required (a non-empty string).")
+        messages = given.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise _invalid("messages: Field required (a non-empty list of messages).")
+        max_tokens = given.get("max_tokens")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise _invalid("max_tokens: Field required (an integer of 1 or more).")
+        stream = given.get("stream", False)
+        if not isinstance(stream, bool):
+            raise _invalid("stream: Input should be a valid boolean.")
+        arguments: dict[str, Any] = {"model": model, "messages": messages}
+        arguments.update({name: given[name] for name in _PASSED if given.get(name) is not None})
+        return ServedCall(arguments=arguments, stream=stream)
+
+    def message(self, response: ActorResponse[Any]) -> dict[str, Any]:
+        """The `Message` the API would have answered with."""
+        usage = response.usage
+        return {
+            "id": response.ids.message_id or f"msg_{response.ids.custom_id or 'lowtide'}",
+            "type": "message",
+            "role": "assistant",
+            "model": response.model,
+            "content": [_block(block) for block in response.content],
+            "stop_reason": response.stop_reason,
+            "stop_sequence": response.stop_sequence,
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cache_read_input_tokens": usage.cache_read_input_tokens,
+                "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+            },
+        }
+
+    def events(self, message: Mapping[str, Any]) -> Iterator[bytes]:
+        """`message` replayed as the API streams it: message_start, content blocks, message_delta, message_stop."""
+        for name, data in message_events(message):
+            yield encode_event(name, data)
+
+    def error_body(self, refusal: Refusal) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": refusal.error_type, "message": refusal.message}}
+
+    def error_event(self, refusal: Refusal) -> bytes:
+        return encode_event("error", self.error_body(refusal))
+
+    def refusal(self, error: ActorError) -> Refusal:
+        """A lowtide error as the status and error type the API uses for the same trouble."""
+        return _refusal(error)
+
+
+def _block(block: object) -> dict[str, Any]:
+    if isinstance(block, OtherContent):
+        return {"type": block.type, **block.data}
+    return cast("Any", block).model_dump(mode="json", exclude_none=True)
+
+
+def _invalid(message: str) -> Refusal:
+    return Refusal(400, "invalid_request_error", message)
+
+
+def _refusal(error: ActorError) -> Refusal:
+    message = str(error)
+    match error:
+        case ConfigurationError() | StructuredOutputError():
+            return Refusal(400, "invalid_request_error", message)
+        case BudgetExceededError():
+            return Refusal(402, "billing_error", message)
+        case APIError():
+            status = error.status_code or 502
+            kind = error.error_type or _TYPE_OF_STATUS.get(status, "api_error")
+            return Refusal(status, kind, message)
+        case BatchRequestErrored():
+            return Refusal(_STATUS_OF_TYPE.get(error.error_type, 500), error.error_type, message)
+        case BatchTimeoutError() | DeadlineExceededError() | BatchRequestExpired():
+            return Refusal(504, "timeout_error", message)
+        case BatchRequestCanceled():
+            return Refusal(500, "api_error", message)
+        case _:
+            return Refusal(500, "api_error", message)

@@ -1,0 +1,60 @@
+"""What `lowtide serve` needs from a provider's wire format, and what such a format gives back: the call a request
+body asks for, and a refusal in the API's own terms. Neutral: each provider's package implements `Wire`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from lowtide.errors import ActorError
+from lowtide.types import ActorResponse
+
+__all__ = ["Refusal", "ServedCall", "Wire"]
+
+
+@dataclass(frozen=True)
+class ServedCall:
+    """One request body as an actor's call: the keyword arguments of `Actor.run`, and whether to stream the answer."""
+
+    arguments: dict[str, Any] = field(default_factory=dict[str, Any])
+    stream: bool = False
+
+
+class Refusal(Exception):
+    """A request refused in the API's own terms: an HTTP status, the API's error type and a message."""
+
+    def __init__(self, status: int, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+        self.message = message
+
+
+class Wire(Protocol):
+    """One provider API's request and answer shapes (e.g. `lowtide.providers.anthropic.serving.MessagesWire`)."""
+
+    @property
+    def path(self) -> str:
+        """The route it answers, e.g. `/v1/messages`."""
+        ...
+
+    def call(self, body: object) -> ServedCall:
+        """The call a parsed JSON body asks for; raises `Refusal` for a body the API would refuse unsent."""
+        ...
+
+    def message(self, response: ActorResponse[Any]) -> dict[str, Any]:
+        """The answer as the API's JSON."""
+        ...
+
+    def events(self, message: Mapping[str, Any]) -> Iterator[bytes]:
+        """That answer replayed as the API streams it (server-sent events)."""
+        ...
+
+    def error_body(self, refusal: Refusal) -> dict[str, Any]: ...
+
+    def error_event(self, refusal: Refusal) -> bytes: ...
+
+    def refusal(self, error: ActorError) -> Refusal:
+        """A lowtide error as the status and error type the API uses for the same trouble."""
+        ...
