@@ -324,7 +324,7 @@ def step_plan(context: Any, count: int, limit: float) -> None:
 
 @when('the run "{run_id}" is retried')
 def step_retry(context: Any, run_id: str) -> None:
-    from lowtide.bulk.runner import retry_run
+    from lowtide.bulk.resume import retry_run
 
     w = world(context)
     result = w.run(retry_run(w.current_actor(), run_id))

@@ -34,6 +34,7 @@ from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
 if TYPE_CHECKING:
+    from lowtide.bulk.live_plan import LivePlan
     from lowtide.bulk.plan import RunPlan
     from lowtide.bulk.results import RunResult
     from lowtide.bulk.runner import BulkRun, JobInput
@@ -473,7 +474,8 @@ class Actor:
         """A bulk run for this actor, to add jobs to (`add`, `add_jobs`) and then `run()` or `plan()`.
 
         Options are `BulkRun`'s: run_id, defaults, response_model, citations, items_per_batch,
-        max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress.
+        max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress; and for live
+        runs mode, abort_on, abort_mode, post_process, post_process_timeout.
         """
         from lowtide.bulk.runner import BulkRun
 
@@ -485,16 +487,24 @@ class Actor:
     ) -> RunResult: ...
 
     @overload
-    async def map(self, inputs: Iterable[JobInput], *, dry_run: Literal[True], **options: Any) -> RunPlan: ...
+    async def map(
+        self, inputs: Iterable[JobInput], *, dry_run: Literal[True], **options: Any
+    ) -> RunPlan | LivePlan: ...
 
-    async def map(self, inputs: Iterable[JobInput], *, dry_run: bool = False, **options: Any) -> RunResult | RunPlan:
+    async def map(
+        self, inputs: Iterable[JobInput], *, dry_run: bool = False, **options: Any
+    ) -> RunResult | RunPlan | LivePlan:
         """Run many inputs (prompts, `Job`s, or JSONL-shaped mappings) through batches; results in input order.
 
-        `dry_run=True` returns the `RunPlan` instead and sends nothing. Running the same inputs again (or the
-        same `run_id`) resumes the run: answers already in the ledger are not paid for twice.
+        `mode="live"` answers them by live calls instead, at the actor's live limits (see `BulkRun`).
+        `dry_run=True` returns the plan (`RunPlan`, or `LivePlan` for a live run) instead and sends nothing. Running
+        the same inputs again (or the same `run_id`) resumes the run: answers already in the ledger are not paid for
+        twice.
         """
         run = self.bulk(**options).add_jobs(inputs)
-        return await run.plan() if dry_run else await run.run()
+        if dry_run:
+            return await (run.live_plan() if run.mode == "live" else run.plan())
+        return await run.run()
 
     async def run_many(
         self,
@@ -537,6 +547,11 @@ class Actor:
 
     def _live(self, provider: Provider) -> LiveCaller:
         return self._providers.live(provider)
+
+    def live_caller(self) -> LiveCaller:
+        """The caller of this actor's live calls in the running event loop: its scope's quota, its retries,
+        middleware, observers and spending cap (what a live bulk run sends each item through)."""
+        return self._live(self.provider(BatchProcessingMode.LIVE))
 
     def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""

@@ -34,6 +34,7 @@ from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
 from lowtide.ledger.runs import ItemRow, RunStore
 from lowtide.ledger.store import Ledger, RequestRecord
+from lowtide.live.caller import LiveCaller
 from lowtide.providers.base import Outcome, Provider
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -47,7 +48,7 @@ _REPORT_EVERY = 0.2
 
 class RunActor(Protocol):
     """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
-    from its defaults, its provider (for the pre-send checks), and its batch codec and backend."""
+    from its defaults, its provider (for the pre-send checks), its batch codec and backend, and its live caller."""
 
     @property
     def name(self) -> str: ...
@@ -70,6 +71,8 @@ class RunActor(Protocol):
     def batch_codec(self, capability: str = ...) -> BatchCodec: ...
 
     def batch_backend(self, capability: str = ...) -> BatchBackend: ...
+
+    def live_caller(self) -> LiveCaller: ...
 
 
 class RunDefinition(Protocol):

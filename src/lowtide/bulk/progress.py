@@ -64,6 +64,8 @@ class RunProgress:
     elapsed_seconds: float
     expired: int = 0
     """Items whose request expired in its batch (24 hours) on its last attempt; `retry` sends them again."""
+    calls_in_flight: int | None = None
+    """A live run's calls in flight (None for a batch run, which counts batches instead)."""
 
     @property
     def finished(self) -> bool:
@@ -97,6 +99,8 @@ class RunProgress:
         )
 
     def batches_text(self) -> str:
+        if self.calls_in_flight is not None:
+            return f"live, {self.calls_in_flight} call(s) in flight"
         return f"batches {self.batches_done}/{self.batches_total} done, {self.batches_in_flight} in flight"
 
     def cost_text(self) -> str:

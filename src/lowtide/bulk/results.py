@@ -100,6 +100,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list[str])
     batches: int | None = None
     """How many batches the run has used, over every go at it (None when not known)."""
+    mode: str = "batch"
+    """`batch`, or `live`: its costs are at live prices, and `retry` also sends the items it did not attempt."""
 
     def __repr__(self) -> str:
         # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
@@ -133,7 +135,9 @@ class RunResult:
 
     @property
     def to_retry(self) -> list[ItemResult]:
-        """Items that failed or expired: what `retry` sends again."""
+        """Items that failed or expired (and in a live run, those not attempted): what `retry` sends again."""
+        if self.mode == "live":
+            return self._with(ItemStatus.FAILED, ItemStatus.EXPIRED, ItemStatus.NOT_RUN)
         return self._with(ItemStatus.FAILED, ItemStatus.EXPIRED)
 
     @property
@@ -160,6 +164,19 @@ class RunResult:
             total += cost.live_equivalent_usd if cost is not None else Decimal(0)
         return total
 
+    def usage(self) -> dict[str, int]:
+        """Tokens summed over the answers: input (without the cache), cache reads and writes, output."""
+        names = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+        total: dict[str, int] = dict.fromkeys(names, 0)
+        for item in self.items:
+            if item.response is not None:
+                used = item.response.usage
+                total["input_tokens"] += used.input_tokens
+                total["cache_read_input_tokens"] += used.cache_read_input_tokens
+                total["cache_creation_input_tokens"] += used.cache_creation_input_tokens
+                total["output_tokens"] += used.output_tokens
+        return total
+
     def counts(self) -> dict[str, int]:
         found = {status.value: 0 for status in ItemStatus}
         for item in self.items:
@@ -174,10 +191,19 @@ class RunResult:
             "batches": self.batches,
             "cost_usd": self.cost_usd,
             "live_cost_usd": self.live_cost_usd,
+            "mode": self.mode,
+            "usage": self.usage(),
         }
 
     def summary(self) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
+        if self.mode == "live":
+            used = self.usage()
+            return (
+                f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'}; live; ${self.cost_usd:.6f} at live"
+                f" prices; tokens: {used['input_tokens']:,} in, {used['cache_read_input_tokens']:,} cache read,"
+                f" {used['cache_creation_input_tokens']:,} cache write, {used['output_tokens']:,} out"
+            )
         batches = f" {self.batches} batch(es);" if self.batches is not None else ""
         return (
             f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};{batches}"

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel
 
@@ -32,23 +32,28 @@ from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
+from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess
+from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
-from lowtide.bulk.results import ItemStatus, RunResult
+from lowtide.bulk.results import RunResult
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ConfigurationError,
 )
-from lowtide.ledger.runs import ItemRow, NewItem, RunStore
+from lowtide.ledger.runs import NewItem, RunStore
 from lowtide.ledger.store import RequestState
+from lowtide.live.retries import ERROR_CLASSES
+from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
-__all__ = ["BulkRun", "JobInput", "RunActor", "item_status", "load_run", "retry_run"]
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "item_key"]
 
 
 JobInput = Job | str | Mapping[str, Any]
+RunMode = Literal["batch", "live"]
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 # The settings that shape what is sent; the others (polling, ledger, endpoint, key variable) do not make a new run.
 _SENT_SETTINGS = (
@@ -77,6 +82,12 @@ class BulkRun:
     (seconds), `cancel_grace` (seconds to wait for canceled batches' answers after the time limit),
     `results_dir`, `out` (a JSONL file written at the end), `on_progress`, `progress` ("auto", "rich", "plain",
     "none") with `progress_stream` and `progress_interval`.
+
+    `mode="live"` answers each item by a live call instead (the actor's live caller: its quota, retries, deadlines,
+    middleware and observers), each answer stored in the ledger before it is handed on; `time_limit` is then the
+    whole run's deadline. Live only: `abort_on` (error classes, `lowtide.live.retries.ERROR_CLASSES`, that stop the
+    run), `abort_mode` ("drain": let the calls in flight finish; "cancel": cancel them), and `post_process` (an
+    async callable given each successful `ItemResult`) with `post_process_timeout` (seconds).
     """
 
     def __init__(
@@ -98,7 +109,37 @@ class BulkRun:
         progress: ReporterMode = "none",
         progress_stream: TextIO | None = None,
         progress_interval: float = 30.0,
+        mode: RunMode | str = "batch",
+        abort_on: Iterable[str] = (),
+        abort_mode: AbortMode | str = "drain",
+        post_process: PostProcess | None = None,
+        post_process_timeout: float | None = None,
     ) -> None:
+        if mode not in ("batch", "live"):
+            raise ConfigurationError(f"{argument('mode')} must be 'batch' or 'live', not {mode!r}.", field="mode")
+        live = mode == "live"
+        if isinstance(abort_on, str):
+            abort_on = [part.strip() for part in abort_on.split(",") if part.strip()]
+        aborting = frozenset(abort_on)
+        if unknown := sorted(aborting - set(ERROR_CLASSES)):
+            raise ConfigurationError(
+                f"{argument('abort_on')}: unknown error class(es) {', '.join(unknown)}; choose from"
+                f" {', '.join(ERROR_CLASSES)}.",
+                field="abort_on",
+            )
+        if abort_mode not in ("drain", "cancel"):
+            raise ConfigurationError(
+                f"{argument('abort_mode')} must be 'drain' or 'cancel', not {abort_mode!r}.", field="abort_mode"
+            )
+        if not live and (aborting or post_process is not None or post_process_timeout is not None):
+            raise ConfigurationError(
+                f"{argument('abort_on')} and {argument('post_process')} are for live runs ({argument('mode')}='live').",
+                field="mode",
+            )
+        if post_process_timeout is not None and post_process_timeout <= 0:
+            raise ConfigurationError(
+                f"{argument('post_process_timeout')} must be more than 0 seconds.", field="post_process_timeout"
+            )
         if run_id is not None and not RUN_ID_PATTERN.fullmatch(run_id):
             raise ConfigurationError(
                 f"Run id {run_id!r} must be 1 to 48 letters, digits, '-' or '_', starting with a letter or digit.",
@@ -133,6 +174,11 @@ class BulkRun:
         self.progress: ReporterMode = progress
         self.progress_stream = progress_stream
         self.progress_interval = progress_interval
+        self.mode: RunMode = "live" if live else "batch"
+        self.abort_on = aborting
+        self.abort_mode: AbortMode = "cancel" if abort_mode == "cancel" else "drain"
+        self.post_process = post_process
+        self.post_process_timeout = post_process_timeout
         self.jobs: list[Job] = []
 
     # Adding jobs.
@@ -203,6 +249,12 @@ class BulkRun:
                 plan.batches.append(batch)
         return plan
 
+    async def live_plan(self) -> LivePlan:
+        """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
+        limits make it take. Nothing is sent or written."""
+        prepared = self._prepare(self._check(write=False), write=False)
+        return live_plan(self, prepared)
+
     async def run(self, *, only: Iterable[int] | None = None) -> RunResult:
         """Run (or resume) the run; every input gets a result, in input order.
 
@@ -211,9 +263,11 @@ class BulkRun:
         checked = self._check(write=True)
         await self._preflight(checked)
         prepared = self._prepare(checked, write=True)
-        if only is not None:
-            wanted = set(only)
+        wanted = set(only) if only is not None else None
+        if wanted is not None:
             prepared.to_send = [index for index in prepared.to_send if index in wanted]
+        if self.mode == "live":
+            return await LiveExecution(self, prepared, only=wanted).go()
         return await Execution(self, prepared).go()
 
     def record(self) -> str:
@@ -228,6 +282,14 @@ class BulkRun:
         return asyncio.run(self.run())
 
     # Inside.
+
+    def live_request(self, index: int, key: str) -> ActorRequest:
+        """Item `index`'s live request (its files read now), under its key."""
+        return self._request(self.jobs[index]).model_copy(update={"custom_id": key})
+
+    def live_worst_case(self, request: ActorRequest) -> Decimal | None:
+        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
+        return worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
 
     def max_requests(self) -> int:
         settings = self.actor.configuration.batch
@@ -274,7 +336,10 @@ class BulkRun:
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
             check_outputs(out=self.out, results_dir=self.results_dir)
             _ = self.actor.ledger  # opened (made, if new) now: a ledger that cannot be is said before any call
-            backend = self.actor.batch_backend("bulk runs (durable batch mode)")
+            if self.mode == "batch":
+                backend = self.actor.batch_backend("bulk runs (durable batch mode)")
+        if self.mode == "live":
+            return self._check_live(files)
         digest = hashlib.sha256()
         digest.update(_canonical(self._settings()).encode())
         sizes: list[int] = []
@@ -307,9 +372,32 @@ class BulkRun:
             digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
         return _Checked(backend, digest.hexdigest(), list(probes.values()), unpriced, sizes)
 
+    def _check_live(self, files: Mapping[Path, FileInfo]) -> _Checked:
+        """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit."""
+        del files  # a live request has no batch's size limit
+        digest = hashlib.sha256()
+        digest.update(_canonical(self._settings()).encode())
+        probes: dict[str, tuple[int, ActorRequest]] = {}
+        unpriced: ConfigurationError | None = None
+        for index, job in enumerate(self.jobs):
+            try:
+                request = self._request(job, with_content=False)
+            except ConfigurationError as exc:
+                raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
+            sent = request.model_dump(mode="json", include={"model", "max_tokens", "tools"})
+            probes.setdefault(_canonical(sent), (index, request))
+            if self.max_cost_usd is not None and unpriced is None and self.live_worst_case(request) is None:
+                unpriced = ConfigurationError(
+                    f"Job {index}{_named(job)}: no price is known for model {request.model!r}, so the cost limit"
+                    " cannot be kept.",
+                    field="max_cost_usd",
+                )
+            digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
+        return _Checked(None, digest.hexdigest(), list(probes.values()), unpriced, [0] * len(self.jobs))
+
     async def _preflight(self, checked: _Checked) -> None:
         """The provider's pre-send checks (which may ask its API), before the run is recorded."""
-        provider = self.actor.provider(BatchProcessingMode.BATCH)
+        provider = self.actor.provider(BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH)
         for index, request in checked.probes:
             try:
                 await provider.preflight(request)
@@ -340,14 +428,14 @@ class BulkRun:
                 options=self._options(),
                 fingerprint=fingerprint,
                 items=[
-                    NewItem(index, job.id, job.model_dump(mode="json"), _key(run_id, index, 1))
+                    NewItem(index, job.id, job.model_dump(mode="json"), item_key(run_id, index, 1))
                     for index, job in enumerate(self.jobs)
                 ],
                 now=now,
             )
             record = store.run(run_id)
         rows = store.items(run_id, with_jobs=False) if record is not None else []
-        keys = [row.key for row in rows] or [_key(run_id, index, 1) for index in range(len(self.jobs))]
+        keys = [row.key for row in rows] or [item_key(run_id, index, 1) for index in range(len(self.jobs))]
         finished = [row.index for row in rows if row.request_state is not None and row.request_state.final]
         spent = sum((row.cost_usd or Decimal(0) for row in rows), Decimal(0))
         done = set(finished)
@@ -360,9 +448,11 @@ class BulkRun:
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
-        sizes = [
-            size - len(_STAND_IN_ID) + len(self.codec.custom_id_for(key)) for size, key in zip(sizes, keys, strict=True)
-        ]
+        if self.mode == "batch":
+            sizes = [
+                size - len(_STAND_IN_ID) + len(self.codec.custom_id_for(key))
+                for size, key in zip(sizes, keys, strict=True)
+            ]
         return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
 
     def _settings(self) -> dict[str, Any]:
@@ -373,6 +463,7 @@ class BulkRun:
             "defaults": self.defaults,
             "response_model": _qualified(self.response_model),
             "citations": self.citations,
+            **({"mode": "live"} if self.mode == "live" else {}),  # batch runs keep the ids they always had
         }
 
     def _options(self) -> dict[str, Any]:
@@ -387,6 +478,10 @@ class BulkRun:
             "cancel_grace": self.cancel_grace,
             "results_dir": str(self.results_dir.absolute()) if self.results_dir is not None else None,
             "out": str(self.out.absolute()) if self.out is not None else None,
+            "mode": self.mode,
+            "abort_on": sorted(self.abort_on),
+            "abort_mode": self.abort_mode,
+            "post_process_timeout": self.post_process_timeout,
         }
 
 
@@ -404,64 +499,11 @@ class _Checked:
     sizes: list[int]
 
 
-# Resuming and retrying from the ledger alone.
-
-
-def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
-    """A `BulkRun` rebuilt from the ledger: the run's jobs and options, for `actor` (usually its own settings)."""
-    store = RunStore(actor.ledger)
-    record = store.run(run_id)
-    if record is None:
-        raise ConfigurationError(f"The ledger {actor.ledger.path} has no run {run_id!r}.", field="run_id")
-    saved = dict(record.options)
-    model = _import_model(saved.get("response_model"))
-    kwargs: dict[str, Any] = {
-        "run_id": run_id,
-        "defaults": saved.get("defaults") or {},
-        "response_model": model,
-        "citations": bool(saved.get("citations")),
-        "items_per_batch": saved.get("items_per_batch"),
-        "max_parallel_batches": saved.get("max_parallel_batches") or 4,
-        # Recorded as the string of a Decimal.
-        "max_cost_usd": Decimal(saved["max_cost_usd"]) if saved.get("max_cost_usd") is not None else None,
-        "time_limit": saved.get("time_limit"),
-        "cancel_grace": saved.get("cancel_grace") or 60.0,
-        "results_dir": saved.get("results_dir"),
-        "out": saved.get("out"),
-    }
-    kwargs.update(options)
-    run = BulkRun(actor, **kwargs)
-    run.jobs = [Job.model_validate(row.job) for row in store.items(run_id)]
-    return run
-
-
-async def retry_run(actor: RunActor, run_id: str, **options: Any) -> RunResult:
-    """Send a run's failed and expired items again (new keys: their first answers stay on record); keep the rest."""
-    run = load_run(actor, run_id, **options)
-    store = RunStore(actor.ledger)
-    again = [row for row in store.items(run_id, with_jobs=False) if _retryable(row)]
-    store.new_attempts(run_id, [(row.index, _key(run_id, row.index, row.attempt + 1)) for row in again],
-                       now=actor.clock.now())  # fmt: skip
-    return await run.run(only=[row.index for row in again])
-
-
-def _retryable(row: ItemRow) -> bool:
-    return item_status(row) in (ItemStatus.FAILED, ItemStatus.EXPIRED)
-
-
-def item_status(row: ItemRow) -> ItemStatus:
-    """Where an item stands: what the run decided for it, else its latest request's state."""
-    if row.status is not None:
-        return ItemStatus(row.status)
-    if row.request_state is None or not row.request_state.final:
-        return ItemStatus.PENDING
-    return ItemStatus(row.request_state.value)
-
-
 # Helpers.
 
 
-def _key(run_id: str, index: int, attempt: int) -> str:
+def item_key(run_id: str, index: int, attempt: int) -> str:
+    """The request key of item `index`'s `attempt`."""
     return f"{run_id}-{index}" if attempt == 1 else f"{run_id}-{index}-a{attempt}"
 
 
@@ -506,11 +548,3 @@ def _canonical(value: object) -> str:
 
 def _qualified(model: type[BaseModel] | None) -> str | None:
     return f"{model.__module__}:{model.__qualname__}" if model is not None else None
-
-
-def _import_model(path: object) -> type[BaseModel] | None:
-    if not isinstance(path, str) or not path:
-        return None
-    from lowtide.bulk.models import import_model
-
-    return import_model(path)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.bulk.results import ItemStatus
-from lowtide.bulk.runner import item_status
+from lowtide.bulk.resume import item_status
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.runs import RunStore
 from lowtide.ledger.store import Ledger

@@ -90,8 +90,34 @@ Run the same command again to resume: answers already in the ledger are not paid
 @click.option("--items-per-batch", type=int, help="The most requests in one batch. Default: the provider's limit.")
 @click.option("--max-parallel-batches", type=int, default=4, show_default=True, help="The most batches out at once.")
 @click.option("--max-cost-usd", type=USD, help="Never send a batch whose worst case would cross this many dollars.")
-@click.option("--time-limit", type=float, help="Seconds; then outstanding batches are canceled.")
-@click.option("--dry-run", is_flag=True, help="Print the plan (batches, cost range) and send nothing.")
+@click.option(
+    "--time-limit",
+    type=float,
+    help="Seconds; then outstanding batches are canceled (live: the run's deadline; calls in flight are canceled).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["batch", "live"]),
+    default="batch",
+    show_default=True,
+    help="batch: through the provider's batch API; live: each item a live call at the actor's live limits.",
+)
+@click.option(
+    "--abort-on",
+    metavar="CLASSES",
+    help="Live: stop the run on these error classes (comma-separated: authentication, permission, not_found,"
+    " invalid_request, rate_limited, overloaded, server, connection, timeout, deadline, budget, other).",
+)
+@click.option(
+    "--abort-mode",
+    type=click.Choice(["drain", "cancel"]),
+    default="drain",
+    show_default=True,
+    help="Live: on an abort, let the calls in flight finish (drain) or cancel them.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print the plan (batches or live calls, tokens, cost range, time) and send nothing."
+)
 @_progress_options
 @ledger_option
 def run(
@@ -111,6 +137,9 @@ def run(
     max_parallel_batches: int,
     max_cost_usd: Decimal | None,
     time_limit: float | None,
+    mode: str,
+    abort_on: str | None,
+    abort_mode: str,
     dry_run: bool,
     progress: str,
     progress_interval: float,
@@ -147,9 +176,12 @@ def run(
         progress=_progress_mode(progress),
         progress_stream=sys.stderr,
         progress_interval=progress_interval,
+        mode=mode,
+        abort_on=abort_on or (),
+        abort_mode=abort_mode,
     ).add_jobs(jobs)
     if dry_run:
-        plan = asyncio.run(_closing(actor, bulk.plan()))
+        plan = asyncio.run(_closing(actor, bulk.live_plan() if mode == "live" else bulk.plan()))
         _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
         return 0
     result = asyncio.run(_closing(actor, bulk.run()))
@@ -193,7 +225,7 @@ def retry(
     Items already answered are kept as they are; `lowtide status RUN` shows the run afterwards.
     """
     from lowtide.actor import Actor
-    from lowtide.bulk.runner import retry_run
+    from lowtide.bulk.resume import retry_run
     from lowtide.cli.ledger_commands import existing_ledger
     from lowtide.ledger.runs import RunStore
 
@@ -291,7 +323,8 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
             reasons[why] = reasons.get(why, 0) + 1
     lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
     if result.to_retry:
-        lines.append(f"send the failed and expired items again with: lowtide retry {result.run_id}")
+        what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
+        lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
     return 0 if result.ok else 1
 

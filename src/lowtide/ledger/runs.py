@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.ledger.store import Ledger, RequestState
+from lowtide.ledger.store import Ledger, RequestState, answer_json, stored_json
 
-__all__ = ["ItemRow", "NewItem", "RunRecord", "RunStore"]
+__all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore"]
 
 _CHUNK = 1000
 
@@ -57,6 +57,24 @@ class ItemRow:
     cost_usd: Decimal | None
     worst_case_usd: Decimal | None = None
     """The budget check's estimate of the latest request, while it is not final."""
+
+
+@dataclass(frozen=True)
+class LiveAnswer:
+    """A live item's outcome as the ledger keeps it: the request row of its key (final: `succeeded` or `failed`),
+    and what the run decided for the item beside it (None: the request's state says it)."""
+
+    index: int
+    key: str
+    actor: str
+    model: str
+    params: dict[str, Any]
+    state: RequestState
+    response: dict[str, Any] | None
+    error: dict[str, Any] | None
+    cost_usd: Decimal | None
+    status: str | None = None
+    reason: str | None = None
 
 
 class RunStore:
@@ -135,6 +153,29 @@ class RunStore:
                     " WHERE run_id = ? AND idx = ?",
                     rows[start : start + _CHUNK],
                 )
+            db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
+
+    def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
+        """Store live answers (or final errors) under their items' keys, and the items' decisions, in one
+        transaction: a run started again finds them and calls the API only for items without one. A live request
+        has no batch; its cost is at live prices, so it is its own live equivalent."""
+        requests: list[tuple[Any, ...]] = []
+        for a in answers:
+            params = stored_json(a.params)
+            cost = str(a.cost_usd) if a.cost_usd is not None else None
+            response = answer_json(a.response) if a.response is not None else None
+            error = stored_json(a.error) if a.error is not None else None
+            requests.append((a.key, a.key, a.actor, a.model, params, len(params), a.state.value, response, error,
+                             cost, cost, now, now))  # fmt: skip
+        items = [(a.status, a.reason, run_id, a.index) for a in answers]
+        with self.ledger.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
+                " max_attempts, response, error, cost_usd, live_cost_usd, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?, ?)",
+                requests,
+            )
+            db.executemany("UPDATE run_items SET status = ?, reason = ? WHERE run_id = ? AND idx = ?", items)
             db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
 
     def outstanding_batches(self, run_id: str) -> list[str]:

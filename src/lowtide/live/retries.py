@@ -17,12 +17,18 @@ from lowtide.errors import (
     ActorError,
     APIConnectionError,
     APITimeoutError,
+    AuthenticationError,
+    BudgetExceededError,
+    DeadlineExceededError,
+    InvalidRequestError,
+    NotFoundError,
     OverloadedError,
+    PermissionDeniedError,
     RateLimitError,
     ServerError,
 )
 
-__all__ = ["DEFAULT_BUDGETS", "Classifier", "RetryPolicy", "classify"]
+__all__ = ["DEFAULT_BUDGETS", "ERROR_CLASSES", "Classifier", "RetryPolicy", "classify", "error_class"]
 
 DEFAULT_BUDGETS: Mapping[str, int] = {"rate_limited": 8, "overloaded": 6, "server": 4, "connection": 4, "timeout": 3}
 
@@ -44,6 +50,42 @@ def classify(error: BaseException) -> str | None:
             return "connection"
         case _:
             return None
+
+
+ERROR_CLASSES = (
+    "authentication",
+    "permission",
+    "not_found",
+    "invalid_request",
+    "rate_limited",
+    "overloaded",
+    "server",
+    "connection",
+    "timeout",
+    "deadline",
+    "budget",
+    "other",
+)
+"""Every class `error_class` names: what a bulk run's `abort_on` chooses from."""
+
+
+def error_class(error: BaseException) -> str:
+    """The class of a failed call's final error, in words a user chooses from (`ERROR_CLASSES`)."""
+    match error:
+        case AuthenticationError():
+            return "authentication"
+        case PermissionDeniedError():
+            return "permission"
+        case NotFoundError():
+            return "not_found"
+        case InvalidRequestError():
+            return "invalid_request"
+        case DeadlineExceededError():
+            return "deadline"
+        case BudgetExceededError():
+            return "budget"
+        case _:
+            return classify(error) or "other"
 
 
 @dataclass
