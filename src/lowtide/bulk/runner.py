@@ -133,7 +133,8 @@ class BulkRun:
             )
         if not live and (aborting or post_process is not None or post_process_timeout is not None):
             raise ConfigurationError(
-                f"{argument('abort_on')} and {argument('post_process')} are for live runs ({argument('mode')}='live').",
+                f"{argument('abort_on')} and {argument('post_process')} are for live runs"
+                f" ({argument('mode', 'live')}).",
                 field="mode",
             )
         if post_process_timeout is not None and post_process_timeout <= 0:

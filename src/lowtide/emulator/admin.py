@@ -62,6 +62,8 @@ def admin_routes(backend: Backend) -> list[Route]:
                 "openai_created_batches": backend.openai.created_batches,
                 "openai_created_custom_ids": dict(backend.openai.created_custom_ids),
                 "rate_limited": backend.quotas.limited,
+                "live_answers": dict(backend.live_answers),
+                "abandoned_answers": backend.abandoned_answers,
             }
         )
 

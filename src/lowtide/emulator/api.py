@@ -5,6 +5,8 @@ its answer goes out."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
 from starlette.requests import Request
@@ -118,6 +120,10 @@ class _Api:
             used = as_object(message.get("usage")) or {}
             output = used.get("output_tokens")
             await self._wait(request)(latency.of(output if isinstance(output, int) else 0))
+        if await request.is_disconnected():
+            self._backend.abandoned_answers += 1  # its caller is gone: nobody receives this answer
+        else:
+            self._backend.live_answers[body_digest(body)] += 1
         if (as_object(body) or {}).get("stream") is True:
             return Streamed(_events(message), "text/event-stream", headers={"cache-control": "no-cache", **limits})
         return Headed(message, limits) if limits else message
@@ -166,6 +172,12 @@ class _Api:
         # The SDK asks for `application/binary` and decodes JSON lines whatever the type; the API serves the
         # `.jsonl` file as a binary download.
         return Streamed(lines, "application/binary", gather=True)
+
+
+def body_digest(body: object) -> str:
+    """What tells one live request from another in `live_answers`: its body, without `stream`."""
+    fields = {key: value for key, value in (as_object(body) or {}).items() if key != "stream"}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:24]
 
 
 def _response(answer: Answer, pause: float | None, wait: Wait) -> Response:

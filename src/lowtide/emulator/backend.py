@@ -73,6 +73,10 @@ class Backend:
         # does not take its counts back.
         self.created_custom_ids: Counter[str] = Counter()
         self.created_batches = 0
+        # Live answers delivered, one count per distinct request body (an item of a bulk run: its prompt), and
+        # those whose caller had gone (disconnected) by the time the answer was ready.
+        self.live_answers: Counter[str] = Counter()
+        self.abandoned_answers = 0
         self.cache = PromptCache()
         self.batches = BatchStore()
         self.files = FileStore()
@@ -92,6 +96,8 @@ class Backend:
         self.calls.clear()
         self.created_custom_ids.clear()
         self.created_batches = 0
+        self.live_answers.clear()
+        self.abandoned_answers = 0
         self.cache.clear()
         self.batches.clear()
         self.files.clear()

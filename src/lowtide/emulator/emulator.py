@@ -91,6 +91,17 @@ class Emulator:
         return self._backend.quotas.limited
 
     @property
+    def live_answers(self) -> Counter[str]:
+        """Live Messages answers delivered, one count per distinct request body (without `stream`): a bulk run's
+        item answered twice counts 2. An answer whose caller had disconnected before it was ready is not counted
+        here but in `abandoned_answers`."""
+        return self._backend.live_answers
+
+    @property
+    def abandoned_answers(self) -> int:
+        return self._backend.abandoned_answers
+
+    @property
     def calls(self) -> Counter[str]:
         """Served API calls by route name (`messages.create`, `batches.create`, ...), failed ones included."""
         return self._backend.calls

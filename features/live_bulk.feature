@@ -1,0 +1,162 @@
+Feature: Live bulk runs: many inputs answered by live calls at the rate limits, durably
+  As an operator whose bulk work cannot wait for batches
+  I want `actor.map(inputs, mode="live")` and `lowtide run --mode live` to answer every input by a live call at the
+  actor's limits, with everything bulk runs have (results in order, progress, limits, retry, resume)
+  So that a crash halfway never pays twice, an abort loses nothing, and I can see the plan before paying
+
+  Time is virtual: the emulator answers each call in the time given, on the same clock as the run.
+
+  Background:
+    Given a live API emulated on a virtual clock for bulk runs, answering each call in 2 seconds
+
+  Scenario: A live run answers every input once, in input order, at the configured rate, with usage and cost summed
+    Given the emulated API allows 30 requests per minute per key
+    And a live bulk actor with:
+      """
+      live: {rpm: 30, max_concurrency: 8}
+      """
+    When the actor maps 40 prompts in live mode, with a results directory
+    Then the run's 40 results are in input order, each the emulated reply to its prompt
+    And the API answered each of the 40 prompts exactly once, and no call with 429
+    And the run took between 20 and 30 seconds
+    And progress was reported with calls in flight and ended at 40 of 40 items
+    And the results directory holds 40 lines in input order, each with its usage and cost
+    And the run's summary says "40 succeeded; live;" with its cost and tokens summed over the items
+
+  Scenario: A run killed midway and started again calls the API only for the items without a stored answer
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 20 prompts in live mode and the process dies after 9 answers
+    Then the ledger holds a stored answer for at least 9 of the 20 items
+    When the actor maps the same 20 prompts in live mode again
+    Then all 20 items succeeded
+    And the second go called the API only for the items that had no stored answer
+    And the API answered each of the 20 prompts exactly once, and no call with 429
+
+  Scenario: An authentication error aborts the run; draining lets the calls in flight finish, and retry loses nothing
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    And the emulated API fails the next live call with 401
+    When the actor maps 12 prompts in live mode, aborting on "authentication" by draining
+    Then 3 items succeeded, 1 failed with "AuthenticationError" and 8 were not run with "not attempted: the run aborted on a authentication error"
+    When the run is retried
+    Then all 12 items succeeded
+    And the API answered each of the 12 prompts exactly once, and no call with 429
+
+  Scenario: Cancelling on abort fails the calls in flight with the reason; nothing submitted is lost on retry
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    And the emulated API fails the next live call with 401
+    When the actor maps 12 prompts in live mode, aborting on "authentication" by cancelling
+    Then 0 items succeeded, 4 failed with "AuthenticationError|canceled in flight: the run aborted on a authentication error" and 8 were not run with "not attempted: the run aborted on a authentication error"
+    And no answer was stored for the calls cancelled in flight
+    When the run is retried
+    Then all 12 items succeeded
+    And the API answered each of the 12 prompts exactly once, and no call with 429
+
+  Scenario: An error class not chosen does not abort the run
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    And the emulated API fails the next live call with 401
+    When the actor maps 12 prompts in live mode, aborting on "permission" by draining
+    Then 11 items succeeded, 1 failed with "AuthenticationError" and 0 were not run with "-"
+
+  Scenario: The whole-run deadline cancels the calls in flight and leaves the rest not attempted
+    Given the emulated API answers each live call in 10 seconds
+    And a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 16 prompts in live mode with a time limit of 25 seconds
+    Then 8 items succeeded, 4 failed with "canceled in flight: time limit of 25s passed" and 4 were not run with "not attempted: time limit of 25s passed"
+    And the run took between 25 and 26 seconds
+    When the run is retried
+    Then all 16 items succeeded
+
+  Scenario: A post-processor runs on each answer; its failure or timeout fails the item, the answer kept, and retry runs it again without a second call
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    And a post-processor that fails on prompt 2 and takes 60 seconds on prompt 5, with a timeout of 5 seconds
+    When the actor maps 8 prompts in live mode with the post-processor
+    Then 6 items succeeded, 2 failed with "post-processor" and 0 were not run with "-"
+    And item 2 failed with "post-processor failed: ValueError: cannot file prompt 2" and kept its answer
+    And item 5 failed with "post-processor did not finish within 5s" and kept its answer
+    And the post-processor saw the answers of the 6 other items
+    When the post-processor is mended and the run is retried with it
+    Then all 8 items succeeded
+    And the API answered each of the 8 prompts exactly once, and no call with 429
+
+  Scenario: The cost limit is hard: a call starts only if its worst case fits beside those in flight
+    Given a live bulk actor with:
+      """
+      max_tokens: 1000
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 6 prompts in live mode with a cost limit of $0.02
+    Then all 6 items succeeded
+    And the run's real cost is within $0.02
+    And at most 1 call was in flight at once
+    When the actor maps 3 prompts in live mode with a cost limit of $0.01
+    Then 0 items succeeded, 0 failed with "-" and 3 were not run with "cost limit $0.01"
+    And the API answered each of the 6 prompts exactly once, and no call with 429
+
+  Scenario: A live dry run prints the plan and sends nothing
+    Given a live bulk actor with:
+      """
+      max_tokens: 100
+      live: {rpm: 30, output_tpm: 2000, max_concurrency: 8}
+      """
+    When the actor plans 60 prompts in live mode
+    Then the plan has 60 items to call, their estimated input tokens, 6000 output tokens at most and a cost range
+    And the plan expects about 3m00s at the configured limits, bound by output_tpm
+    And the API was not called, and the ledger holds no run
+
+  Scenario: lowtide run --mode live answers every row by a live call; --dry-run prints the plan and sends nothing
+    Given an emulated Anthropic API served on a socket, whose batches take 0 seconds
+    And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-5-5
+      max_tokens: 64
+      live: {rpm: 600, max_concurrency: 4}
+      """
+    And a CSV file "reviews.csv" of 7 reviews
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --mode live --dry-run" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run rv (live): 7 item(s), 0 already answered, 7 to call"
+    And the command printed "limits: rpm 600; at most 4 call(s) in flight"
+    And the command printed "nothing was sent"
+    And the socket API served no live call
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --mode live --out out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run rv: 7 item(s): 7 succeeded; live;"
+    And the socket API served 7 live calls
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --mode live --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the socket API served 7 live calls
+
+  Scenario: --abort-on is for live runs, and names only known error classes
+    Given an emulated Anthropic API served on a socket, whose batches take 0 seconds
+    And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-5-5
+      max_tokens: 64
+      """
+    And a CSV file "reviews.csv" of 3 reviews
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --abort-on authentication" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "are for live runs (--mode live)"
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --mode live --abort-on authentification" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "unknown error class(es) authentification"
