@@ -16,7 +16,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -31,15 +31,16 @@ from lowtide.bulk.execution import Prepared, RunActor
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
-from lowtide.errors import ActorError, StructuredOutputError
+from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.runs import LiveAnswer
 from lowtide.ledger.store import RequestState
-from lowtide.live.retries import error_class
+from lowtide.live.retries import ERROR_CLASSES, error_class
 from lowtide.live.timing import within
+from lowtide.spelling import argument
 from lowtide.structured import parse_response
 from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["AbortMode", "LiveExecution", "LiveRunDefinition", "PostProcess"]
+__all__ = ["AbortMode", "LiveExecution", "LiveOptions", "LiveRunDefinition", "PostProcess", "check_live_options"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,50 @@ PostProcess = Callable[[ItemResult], Awaitable[object]]
 AbortMode = Literal["drain", "cancel"]
 _REPORT_EVERY = 0.2
 _UNFINISHED = "post-processing did not finish (the run stopped first); `retry` runs it again on the stored answer"
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    abort_on: frozenset[str]
+    abort_mode: AbortMode
+
+
+def check_live_options(
+    mode: str,
+    abort_on: Iterable[str] | str,
+    abort_mode: str,
+    post_process: PostProcess | None,
+    post_process_timeout: float | None,
+) -> LiveOptions | None:
+    """A bulk run's mode and live options, checked: None for a batch run (which takes none of them)."""
+    if mode not in ("batch", "live"):
+        raise ConfigurationError(f"{argument('mode')} must be 'batch' or 'live', not {mode!r}.", field="mode")
+    if isinstance(abort_on, str):
+        abort_on = [part.strip() for part in abort_on.split(",") if part.strip()]
+    aborting = frozenset(abort_on)
+    if unknown := sorted(aborting - set(ERROR_CLASSES)):
+        raise ConfigurationError(
+            f"{argument('abort_on')}: unknown error class(es) {', '.join(unknown)}; choose from"
+            f" {', '.join(ERROR_CLASSES)}.",
+            field="abort_on",
+        )
+    if abort_mode not in ("drain", "cancel"):
+        raise ConfigurationError(
+            f"{argument('abort_mode')} must be 'drain' or 'cancel', not {abort_mode!r}.", field="abort_mode"
+        )
+    if post_process_timeout is not None and post_process_timeout <= 0:
+        raise ConfigurationError(
+            f"{argument('post_process_timeout')} must be more than 0 seconds.", field="post_process_timeout"
+        )
+    if mode == "batch":
+        if aborting or post_process is not None or post_process_timeout is not None:
+            raise ConfigurationError(
+                f"{argument('abort_on')} and {argument('post_process')} are for live runs"
+                f" ({argument('mode', 'live')}).",
+                field="mode",
+            )
+        return None
+    return LiveOptions(aborting, "cancel" if abort_mode == "cancel" else "drain")
 
 
 class LiveRunDefinition(Protocol):

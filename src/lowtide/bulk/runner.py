@@ -32,7 +32,7 @@ from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
-from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess
+from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
@@ -44,7 +44,6 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import NewItem, RunStore
 from lowtide.ledger.store import RequestState
-from lowtide.live.retries import ERROR_CLASSES
 from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
@@ -115,32 +114,7 @@ class BulkRun:
         post_process: PostProcess | None = None,
         post_process_timeout: float | None = None,
     ) -> None:
-        if mode not in ("batch", "live"):
-            raise ConfigurationError(f"{argument('mode')} must be 'batch' or 'live', not {mode!r}.", field="mode")
-        live = mode == "live"
-        if isinstance(abort_on, str):
-            abort_on = [part.strip() for part in abort_on.split(",") if part.strip()]
-        aborting = frozenset(abort_on)
-        if unknown := sorted(aborting - set(ERROR_CLASSES)):
-            raise ConfigurationError(
-                f"{argument('abort_on')}: unknown error class(es) {', '.join(unknown)}; choose from"
-                f" {', '.join(ERROR_CLASSES)}.",
-                field="abort_on",
-            )
-        if abort_mode not in ("drain", "cancel"):
-            raise ConfigurationError(
-                f"{argument('abort_mode')} must be 'drain' or 'cancel', not {abort_mode!r}.", field="abort_mode"
-            )
-        if not live and (aborting or post_process is not None or post_process_timeout is not None):
-            raise ConfigurationError(
-                f"{argument('abort_on')} and {argument('post_process')} are for live runs"
-                f" ({argument('mode', 'live')}).",
-                field="mode",
-            )
-        if post_process_timeout is not None and post_process_timeout <= 0:
-            raise ConfigurationError(
-                f"{argument('post_process_timeout')} must be more than 0 seconds.", field="post_process_timeout"
-            )
+        live = check_live_options(mode, abort_on, abort_mode, post_process, post_process_timeout)
         if run_id is not None and not RUN_ID_PATTERN.fullmatch(run_id):
             raise ConfigurationError(
                 f"Run id {run_id!r} must be 1 to 48 letters, digits, '-' or '_', starting with a letter or digit.",
@@ -175,9 +149,9 @@ class BulkRun:
         self.progress: ReporterMode = progress
         self.progress_stream = progress_stream
         self.progress_interval = progress_interval
-        self.mode: RunMode = "live" if live else "batch"
-        self.abort_on = aborting
-        self.abort_mode: AbortMode = "cancel" if abort_mode == "cancel" else "drain"
+        self.mode: RunMode = "live" if live is not None else "batch"
+        self.abort_on = live.abort_on if live is not None else frozenset[str]()
+        self.abort_mode: AbortMode = live.abort_mode if live is not None else "drain"
         self.post_process = post_process
         self.post_process_timeout = post_process_timeout
         self.jobs: list[Job] = []
