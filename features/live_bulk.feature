@@ -42,7 +42,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       """
     And the emulated API fails the next live call with 401
     When the actor maps 12 prompts in live mode, aborting on "authentication" by draining
-    Then 3 items succeeded, 1 failed with "AuthenticationError" and 8 were not run with "not attempted: the run aborted on a authentication error"
+    Then 3 items succeeded, 1 failed with "AuthenticationError" and 8 were not run with "not attempted: the run aborted on an error of class authentication"
     When the run is retried
     Then all 12 items succeeded
     And the API answered each of the 12 prompts exactly once, and no call with 429
@@ -54,7 +54,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       """
     And the emulated API fails the next live call with 401
     When the actor maps 12 prompts in live mode, aborting on "authentication" by cancelling
-    Then 0 items succeeded, 4 failed with "AuthenticationError|canceled in flight: the run aborted on a authentication error" and 8 were not run with "not attempted: the run aborted on a authentication error"
+    Then 0 items succeeded, 4 failed with "AuthenticationError|canceled in flight: the run aborted on an error of class authentication" and 8 were not run with "not attempted: the run aborted on an error of class authentication"
     And no answer was stored for the calls cancelled in flight
     When the run is retried
     Then all 12 items succeeded
@@ -144,6 +144,27 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --mode live --progress none" runs in the scenario's folder
     Then the command exits with 0
     And the socket API served 7 live calls
+
+  Scenario: lowtide run --mode live --abort-on stops at a bad key; lowtide retry then sends what was not answered
+    Given an emulated Anthropic API served on a socket, whose batches take 0 seconds
+    And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-5-5
+      max_tokens: 64
+      live: {max_concurrency: 1, ramp_start: 1}
+      """
+    And a CSV file "reviews.csv" of 6 reviews
+    And the socket API fails the next live call with 401
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --run-id rv --mode live --abort-on authentication --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run rv: 6 item(s): 1 failed, 5 not-run; live;"
+    And the command printed "5 item(s): not attempted: the run aborted on an error of class authentication"
+    And the command printed "send the failed, expired and not attempted items again with: lowtide retry rv"
+    When "lowtide retry rv --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run rv: 6 item(s): 6 succeeded; live;"
+    And the socket API served 7 live calls, answering 6
 
   Scenario: --abort-on is for live runs, and names only known error classes
     Given an emulated Anthropic API served on a socket, whose batches take 0 seconds

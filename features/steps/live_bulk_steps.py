@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import httpx
 import yaml
 from _support import world
 from behave import given, then, when
@@ -437,3 +438,19 @@ def step_socket_calls(context: Any, count: int) -> None:
     assert emulator.calls["messages.create"] == count, emulator.calls
     assert set(emulator.live_answers.values()) == {1}
     assert len(emulator.live_answers) == count
+
+
+@given("the socket API fails the next live call with {status:d}")
+def step_socket_fault(context: Any, status: int) -> None:
+    [url] = world(context).witnessed["server url"]
+    fault = {"route": "messages.create", "status": status, "times": 1}
+    httpx.post(f"{url}/_emulator/faults", json=fault, timeout=10.0).raise_for_status()
+
+
+@then("the socket API served {count:d} live calls, answering {answered:d}")
+def step_socket_answered(context: Any, count: int, answered: int) -> None:
+    emulator = world(context).emulator
+    assert emulator is not None
+    assert emulator.calls["messages.create"] == count, emulator.calls
+    assert len(emulator.live_answers) == answered, emulator.live_answers
+    assert set(emulator.live_answers.values()) == {1}, emulator.live_answers

@@ -280,7 +280,7 @@ class LiveExecution:
         self._settled(self._failure(index, error, None))
         kind = error_class(error)
         if kind in self.run.abort_on:
-            why = f"the run aborted on a {kind} error (item {index}{_named(job)}: {error})"
+            why = f"the run aborted on an error of class {kind} (item {index}{_named(job)}: {error})"
             self._stop(why, cancel=self.run.abort_mode == "cancel")
 
     async def _post_process(self, result: ItemResult) -> None:
