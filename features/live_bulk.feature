@@ -60,6 +60,53 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     Then all 12 items succeeded
     And the API answered each of the 12 prompts exactly once, and no call with 429
 
+  Scenario: A run started again after an abort keeps the stored failure and calls only the items not attempted
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    And the emulated API fails the next 2 live calls with 401
+    When the actor maps 12 prompts in live mode, aborting on "authentication" by draining
+    Then 2 items succeeded, 2 failed with "AuthenticationError" and 8 were not run with "not attempted: the run aborted on an error of class authentication"
+    When the actor maps the same 12 prompts in live mode again
+    Then 10 items succeeded, 2 failed with "AuthenticationError" and 0 were not run with "-"
+    And the second go called the API only for the items that had no stored answer
+
+  Scenario Outline: Each error class aborts the run when chosen: <class>
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4, retries: {overloaded: 0, server: 0}}
+      """
+    And the emulated API fails the next live call with <status>
+    When the actor maps 12 prompts in live mode, aborting on "<class>" by draining
+    Then 3 items succeeded, 1 failed with "<error>" and 8 were not run with "not attempted: the run aborted on an error of class <class>"
+
+    Examples:
+      | status | class           | error                 |
+      | 401    | authentication  | AuthenticationError   |
+      | 403    | permission      | PermissionDeniedError |
+      | 404    | not_found       | NotFoundError         |
+      | 400    | invalid_request | InvalidRequestError   |
+      | 529    | overloaded      | OverloadedError       |
+      | 500    | server          | ServerError           |
+
+  Scenario Outline: Live options are checked before anything is sent: <option>
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4}
+      """
+    When the actor maps 3 prompts with <option>
+    Then the map is refused with "<message>"
+    And the API was not called, and the ledger holds no run
+
+    Examples:
+      | option                                     | message                                                        |
+      | mode "stream"                              | mode must be 'batch' or 'live', not 'stream'                   |
+      | mode "live" and abort_mode "wait"          | abort_mode must be 'drain' or 'cancel', not 'wait'             |
+      | mode "live" and abort_on "auth"            | abort_on: unknown error class(es) auth; choose from            |
+      | mode "live" and post_process_timeout "0"   | post_process_timeout must be more than 0 seconds               |
+      | mode "batch" and abort_on "authentication" | abort_on and post_process are for live runs (mode='live')      |
+
   Scenario: An error class not chosen does not abort the run
     Given a live bulk actor with:
       """
@@ -119,6 +166,17 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When the actor plans 60 prompts in live mode
     Then the plan has 60 items to call, their estimated input tokens, 6000 output tokens at most and a cost range
     And the plan expects about 3m00s at the configured limits, bound by output_tpm
+    And the API was not called, and the ledger holds no run
+
+  Scenario: A live dry run under a cost limit says what would not run; without limits it gives no time
+    Given a live bulk actor with:
+      """
+      max_tokens: 1000
+      live: {max_concurrency: 8}
+      """
+    When the actor plans 10 prompts in live mode with a cost limit of $0.05
+    Then the live plan says "4 to call", "cost limit: $0.05" and "6 item(s) would not run"
+    And the live plan says "expected time: unknown", "limits: none configured" and "nothing was sent"
     And the API was not called, and the ledger holds no run
 
   Scenario: lowtide run --mode live answers every row by a live call; --dry-run prints the plan and sends nothing

@@ -14,7 +14,7 @@ import yaml
 from _support import world
 from behave import given, then, when
 
-from lowtide import Actor, ItemResult, RunResult
+from lowtide import Actor, ConfigurationError, ItemResult, RunResult
 from lowtide.bulk.live_plan import LivePlan
 from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.resume import retry_run
@@ -48,6 +48,7 @@ class LiveBulk:
     post_process: Any = None
     post_timeout: float | None = None
     kill_after: tuple[int, asyncio.Event] | None = None
+    refusal: object = None
     in_flight: int = 0
     most_in_flight: int = 0
 
@@ -124,8 +125,9 @@ def step_rpm(context: Any, count: int) -> None:
 
 
 @given("the emulated API fails the next live call with {status:d}")
-def step_fail(context: Any, status: int) -> None:
-    lb(context).api().faults.fail_next("messages.create", status, times=1)
+@given("the emulated API fails the next {times:d} live calls with {status:d}")
+def step_fail(context: Any, status: int, times: int = 1) -> None:
+    lb(context).api().faults.fail_next("messages.create", status, times=times)
 
 
 @given("a live bulk actor with:")
@@ -177,13 +179,16 @@ def step_map_crash(context: Any, count: int, answers: int) -> None:
         await asyncio.gather(task, return_exceptions=True)
 
     world(context).run(until_killed())
-    state.calls_before = state.calls()
 
 
 @when("the actor maps the same {count:d} prompts in live mode again")
 def step_map_again(context: Any, count: int) -> None:
     state = lb(context)
-    state.stored_before = _stored(context)
+    _stored(context)
+    assert state.run_id is not None
+    rows = RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False)
+    state.stored_before = sum(1 for row in rows if row.request_state is not None and row.request_state.final)
+    state.calls_before = state.calls()
     state.result = world(context).run(_map(state, _prompts(count)))
 
 
@@ -454,3 +459,40 @@ def step_socket_answered(context: Any, count: int, answered: int) -> None:
     assert emulator.calls["messages.create"] == count, emulator.calls
     assert len(emulator.live_answers) == answered, emulator.live_answers
     assert set(emulator.live_answers.values()) == {1}, emulator.live_answers
+
+
+@when("the actor maps {count:d} prompts with {options}")
+def step_map_options(context: Any, count: int, options: str) -> None:
+    state = lb(context)
+    given: dict[str, Any] = {}
+    for part in options.split(" and "):
+        name, _, value = part.partition(" ")
+        text = value.strip('"')
+        given[name] = float(text) if name == "post_process_timeout" else text
+    state.refusal = world(context).attempt(lambda: world(context).run(state.the_actor.map(_prompts(count), **given)))
+
+
+@then('the map is refused with "{message}"')
+def step_refused(context: Any, message: str) -> None:
+    failure = world(context).failure()
+    assert isinstance(failure, ConfigurationError), failure
+    assert message in str(failure), str(failure)
+
+
+@when("the actor plans {count:d} prompts in live mode with a cost limit of ${limit}")
+def step_plan_limit(context: Any, count: int, limit: str) -> None:
+    state = lb(context)
+    run = state.the_actor.map(_prompts(count), mode="live", dry_run=True, max_cost_usd=Decimal(limit))
+    plan = world(context).run(run)
+    assert isinstance(plan, LivePlan), plan
+    state.plan = plan
+
+
+@then('the live plan says "{first}", "{second}" and "{third}"')
+def step_plan_says(context: Any, first: str, second: str, third: str) -> None:
+    plan = lb(context).plan
+    assert plan is not None
+    text = "\n".join(plan.lines())
+    for part in (first, second, third):
+        assert part in text, text
+    assert plan.as_json()["items"] == plan.items

@@ -15,6 +15,7 @@ from lowtide.errors import (
     BatchRequestError,
     BatchRequestErrored,
     BatchRequestExpired,
+    DeadlineExceededError,
 )
 from lowtide.types import ActorResponse
 
@@ -41,6 +42,13 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
         data.update(error_type=error.error_type, api_message=error.api_message, retryable=error.retryable)
+    if isinstance(error, APIError):  # a live call's error (a live bulk run stores it)
+        data.update(
+            message=error.message, status_code=error.status_code, request_id=error.request_id,
+            error_type=error.error_type,
+        )  # fmt: skip
+    if isinstance(error, DeadlineExceededError):
+        data.update(attempts=error.attempts)
     return data
 
 
@@ -62,5 +70,18 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
             return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
         case "BatchRequestError":
             return BatchRequestError(str(data.get("message")), batch_id=batch_id, custom_id=custom_id)
+        case "DeadlineExceededError":
+            attempts = data.get("attempts")
+            return DeadlineExceededError(
+                str(data.get("message")), attempts=attempts if isinstance(attempts, int) else 0
+            )
+        case str() if kind in _API_ERRORS:
+            status, request_id, error_type = data.get("status_code"), data.get("request_id"), data.get("error_type")
+            return _API_ERRORS[kind](
+                str(data.get("message")),
+                status_code=status if isinstance(status, int) else None,
+                request_id=request_id if isinstance(request_id, str) else None,
+                error_type=error_type if isinstance(error_type, str) else None,
+            )
         case _:
             return ActorError(str(data.get("message", "unknown error")))
