@@ -90,6 +90,17 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       | 529    | overloaded      | OverloadedError       |
       | 500    | server          | ServerError           |
 
+  Scenario: A call past its per-item deadline fails its item; aborting on "deadline" stops the run, and a run started again calls the rest
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4, deadline: 1}
+      """
+    When the actor maps 12 prompts in live mode, aborting on "deadline" by draining
+    Then 0 items succeeded, 4 failed with "DeadlineExceededError" and 8 were not run with "not attempted: the run aborted on an error of class deadline"
+    When the actor maps the same 12 prompts in live mode again
+    Then 0 items succeeded, 12 failed with "DeadlineExceededError" and 0 were not run with "-"
+    And the second go called the API only for the items that had no stored answer
+
   Scenario Outline: Live options are checked before anything is sent: <option>
     Given a live bulk actor with:
       """
@@ -139,6 +150,9 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And item 2 failed with "post-processor failed: ValueError: cannot file prompt 2" and kept its answer
     And item 5 failed with "post-processor did not finish within 5s" and kept its answer
     And the post-processor saw the answers of the 6 other items
+    When the actor maps the same 8 prompts in live mode again
+    Then 6 items succeeded, 2 failed with "post-processor" and 0 were not run with "-"
+    And the second go called the API only for the items that had no stored answer
     When the post-processor is mended and the run is retried with it
     Then all 8 items succeeded
     And the API answered each of the 8 prompts exactly once, and no call with 429

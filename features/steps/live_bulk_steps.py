@@ -351,7 +351,8 @@ def step_second_go(context: Any) -> None:
 def step_counts(context: Any, ok: int, failed: int, why: str, not_run: int, reason: str) -> None:
     result = lb(context).the_result
     counts = result.counts()
-    assert (counts["succeeded"], counts["failed"], counts["not-run"]) == (ok, failed, not_run), counts
+    why_not = sorted({f"{type(item.error).__name__} {item.reason}" for item in result if not item.ok})
+    assert (counts["succeeded"], counts["failed"], counts["not-run"]) == (ok, failed, not_run), (counts, why_not)
     for item in result.failed:
         text = f"{type(item.error).__name__}: {item.error} {item.reason}"
         assert any(part in text for part in why.split("|")), text
