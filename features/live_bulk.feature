@@ -33,6 +33,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When the actor maps the same 20 prompts in live mode again
     Then all 20 items succeeded
     And the second go called the API only for the items that had no stored answer
+    And the second go's progress began from the stored answers, its ETA unknown until it had answers of its own
     And the API answered each of the 20 prompts exactly once, and no call with 429
 
   Scenario: An authentication error aborts the run; draining lets the calls in flight finish, and retry loses nothing

@@ -49,6 +49,7 @@ class LiveBulk:
     post_timeout: float | None = None
     kill_after: tuple[int, asyncio.Event] | None = None
     refusal: object = None
+    progress_before: int = 0
     in_flight: int = 0
     most_in_flight: int = 0
 
@@ -189,6 +190,7 @@ def step_map_again(context: Any, count: int) -> None:
     rows = RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False)
     state.stored_before = sum(1 for row in rows if row.request_state is not None and row.request_state.final)
     state.calls_before = state.calls()
+    state.progress_before = len(state.progress)
     state.result = world(context).run(_map(state, _prompts(count)))
 
 
@@ -497,3 +499,13 @@ def step_plan_says(context: Any, first: str, second: str, third: str) -> None:
     for part in (first, second, third):
         assert part in text, text
     assert plan.as_json()["items"] == plan.items
+
+
+@then("the second go's progress began from the stored answers, its ETA unknown until it had answers of its own")
+def step_second_progress(context: Any) -> None:
+    state = lb(context)
+    first = state.progress[state.progress_before]
+    assert first.items_done == state.stored_before, (first, state.stored_before)
+    assert first.done_before == state.stored_before, first
+    assert first.eta_seconds is None, first
+    assert "ETA unknown" in first.line(), first.line()

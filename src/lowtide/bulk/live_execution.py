@@ -147,6 +147,7 @@ class LiveExecution:
         self.budget = RunBudget(run.max_cost_usd, prepared.spent)
         self.in_flight: dict[int, asyncio.Future[ActorResponse[Any]]] = {}
         self.stop: _Stop | None = None
+        self.done_before = 0
         self.restored: dict[int, ItemResult] = {}
         """Items answered earlier whose post-processing is to run again (no call)."""
         self.changed = asyncio.Event()
@@ -162,6 +163,7 @@ class LiveExecution:
     async def go(self) -> RunResult:
         caller = self.run.actor.live_caller()
         self._load_finished()
+        self.done_before = self.done - len(self.restored)
         if self.directory is not None:
             self.directory.start([r for r in self.results if r is not None and r.index not in self.restored])
         timer = asyncio.ensure_future(self._time_limit()) if self.run.time_limit is not None else None
@@ -383,6 +385,7 @@ class LiveExecution:
             batches_done=0,
             batches_in_flight=0,
             calls_in_flight=len(self.in_flight),
+            done_before=self.done_before,
             cost_usd=self.budget.spent,
             cost_limit_usd=self.run.max_cost_usd,
             elapsed_seconds=self.clock.now() - self.started,

@@ -66,6 +66,8 @@ class RunProgress:
     """Items whose request expired in its batch (24 hours) on its last attempt; `retry` sends them again."""
     calls_in_flight: int | None = None
     """A live run's calls in flight (None for a batch run, which counts batches instead)."""
+    done_before: int = 0
+    """Items already done when this go at the run began (a live run resumed): the ETA counts the pace of this go."""
 
     @property
     def finished(self) -> bool:
@@ -76,13 +78,14 @@ class RunProgress:
     def eta_seconds(self) -> float | None:
         """Seconds until every item is done, at the rate items have finished so far; None until one has."""
         remaining = max(self.items_total - self.items_done, 0)
-        if self.items_done <= 0:
+        done = self.items_done - self.done_before
+        if done <= 0:
             return None
         if remaining == 0:
             return 0.0
         if self.elapsed_seconds <= 0:
             return None
-        return remaining * self.elapsed_seconds / self.items_done
+        return remaining * self.elapsed_seconds / done
 
     def line(self, separator: str = _SEPARATOR) -> str:
         """The progress as one line of text, as `PlainReporter` prints it."""
