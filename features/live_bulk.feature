@@ -158,6 +158,18 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     Then all 8 items succeeded
     And the API answered each of the 8 prompts exactly once, and no call with 429
 
+  Scenario: An answer that does not fit the response model fails its item; it is kept, and never paid for again
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 4 prompts in live mode into a response model no answer fits
+    Then every item failed with the answer that did not fit kept, and its cost counted
+    And the second go called the API only for the items that had no stored answer
+    When the actor maps the same 4 prompts in live mode into that model again
+    Then every item failed with the answer that did not fit kept, and its cost counted
+    And the second go called the API only for the items that had no stored answer
+
   Scenario: The cost limit is hard: a call starts only if its worst case fits beside those in flight
     Given a live bulk actor with:
       """

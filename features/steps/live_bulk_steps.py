@@ -13,8 +13,9 @@ import httpx
 import yaml
 from _support import world
 from behave import given, then, when
+from pydantic import BaseModel, ConfigDict, model_validator
 
-from lowtide import Actor, ConfigurationError, ItemResult, RunResult
+from lowtide import Actor, ConfigurationError, ItemResult, RunResult, StructuredOutputError
 from lowtide.bulk.live_plan import LivePlan
 from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.resume import retry_run
@@ -509,3 +510,41 @@ def step_second_progress(context: Any) -> None:
     assert first.done_before == state.stored_before, first
     assert first.eta_seconds is None, first
     assert "ETA unknown" in first.line(), first.line()
+
+
+class Picky(BaseModel):
+    """A response model no answer fits: its validator refuses every value."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="after")
+    def refuse(self) -> Picky:
+        raise ValueError("no answer fits")
+
+
+@when("the actor maps {count:d} prompts in live mode into a response model no answer fits")
+def step_map_picky(context: Any, count: int) -> None:
+    state = lb(context)
+    state.stored_before = 0
+    state.calls_before = state.calls()
+    state.result = world(context).run(_map(state, _prompts(count), response_model=Picky))
+
+
+@when("the actor maps the same {count:d} prompts in live mode into that model again")
+def step_map_picky_again(context: Any, count: int) -> None:
+    state = lb(context)
+    state.calls_before = state.calls()
+    state.stored_before = count
+    state.result = world(context).run(_map(state, _prompts(count), response_model=Picky))
+
+
+@then("every item failed with the answer that did not fit kept, and its cost counted")
+def step_picky_failed(context: Any) -> None:
+    result = lb(context).the_result
+    for item in result:
+        assert item.status.value == "failed", item
+        assert isinstance(item.error, StructuredOutputError), item.error
+        assert item.response is not None, item
+        assert item.cost_usd is not None, item
+        assert item.cost_usd > 0, item
+    assert result.cost_usd > 0, result.cost_usd
