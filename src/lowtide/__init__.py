@@ -11,6 +11,7 @@ from lowtide._version import __version__
 from lowtide.actor import Actor
 from lowtide.batching.tickets import Ticket
 from lowtide.bulk import InputError, Job, RunProgress
+from lowtide.bulk.live_plan import LivePlan
 from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
@@ -113,6 +114,7 @@ __all__ = [
     "Job",
     "Ledger",
     "LedgerError",
+    "LivePlan",
     "ManualClock",
     "ModelDeprecationWarning",
     "NotFoundError",
