@@ -229,6 +229,10 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --id-column id --run-id rv --mode live --progress none" runs in the scenario's folder
     Then the command exits with 0
     And the socket API served 7 live calls
+    When "lowtide status rv" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "run rv (actor reviewer): 7 item(s): 7 succeeded"
+    And the command printed "0 batch(es); live calls; $"
 
   Scenario: lowtide run --mode live --abort-on stops at a bad key; lowtide retry then sends what was not answered
     Given an emulated Anthropic API served on a socket, whose batches take 0 seconds

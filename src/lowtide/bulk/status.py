@@ -37,14 +37,22 @@ class RunStatus:
     options: dict[str, Any] = field(default_factory=dict[str, Any])
 
     @property
+    def live(self) -> bool:
+        """Whether its items are answered by live calls (`mode="live"`)."""
+        return self.options.get("mode") == "live"
+
+    @property
     def finished(self) -> bool:
         return self.counts.get(ItemStatus.PENDING.value, 0) == 0
 
     def lines(self) -> list[str]:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts.items() if n)
+        money = f"${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
+        if self.live:
+            money = f"live calls; ${self.cost_usd:.6f} at live prices"
         out = [
             f"run {self.run_id} (actor {self.actor}): {self.items} item(s): {counts}",
-            f"  {len(self.batches)} batch(es); ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})",
+            f"  {len(self.batches)} batch(es); {money}",
         ]
         out.extend(f"  {b.batch_id or b.id:<40} {b.state:<17} {b.items:>6} item(s)" for b in self.batches)
         out.extend(f"  {n} item(s): {reason}" for reason, n in sorted(self.reasons.items()))
@@ -61,6 +69,7 @@ class RunStatus:
             "live_cost_usd": self.live_cost_usd,
             "reasons": self.reasons,
             "finished": self.finished,
+            "mode": "live" if self.live else "batch",
             "created_at": self.created_at,
         }
 
