@@ -118,6 +118,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       | mode "live" and abort_on "auth"            | abort_on: unknown error class(es) auth; choose from            |
       | mode "live" and post_process_timeout "0"   | post_process_timeout must be more than 0 seconds               |
       | mode "batch" and abort_on "authentication" | abort_on and post_process are for live runs (mode='live')      |
+      | mode "live" and items_per_batch "10"       | items_per_batch and max_parallel_batches are for batch runs    |
+      | mode "live" and max_parallel_batches "2"   | items_per_batch and max_parallel_batches are for batch runs    |
 
   Scenario: An error class not chosen does not abort the run
     Given a live bulk actor with:
@@ -255,7 +257,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And the command printed "run rv: 6 item(s): 6 succeeded; live;"
     And the socket API served 7 live calls, answering 6
 
-  Scenario: --abort-on is for live runs, and names only known error classes
+  Scenario: --abort-on is for live runs, and names only known error classes; batch options are refused in a live run
     Given an emulated Anthropic API served on a socket, whose batches take 0 seconds
     And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
       """
@@ -270,3 +272,6 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --mode live --abort-on authentification" runs in the scenario's folder
     Then the command exits with 2
     And the command printed on stderr "unknown error class(es) authentification"
+    When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --mode live --max-parallel-batches 2" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "--items-per-batch and --max-parallel-batches are for batch runs"

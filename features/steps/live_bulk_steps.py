@@ -472,7 +472,8 @@ def step_map_options(context: Any, count: int, options: str) -> None:
     for part in options.split(" and "):
         name, _, value = part.partition(" ")
         text = value.strip('"')
-        given[name] = float(text) if name == "post_process_timeout" else text
+        numbers = {"post_process_timeout": float, "items_per_batch": int, "max_parallel_batches": int}
+        given[name] = numbers[name](text) if name in numbers else text
     state.refusal = world(context).attempt(lambda: world(context).run(state.the_actor.map(_prompts(count), **given)))
 
 

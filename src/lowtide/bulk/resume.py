@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from lowtide.bulk.execution import RunActor
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.results import ItemStatus, RunResult
-from lowtide.bulk.runner import BulkRun, item_key
+from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun, item_key
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.runs import ItemRow, RunStore
 from lowtide.ledger.store import RequestState
@@ -35,8 +35,6 @@ def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
         "defaults": saved.get("defaults") or {},
         "response_model": model,
         "citations": bool(saved.get("citations")),
-        "items_per_batch": saved.get("items_per_batch"),
-        "max_parallel_batches": saved.get("max_parallel_batches") or 4,
         # Recorded as the string of a Decimal.
         "max_cost_usd": Decimal(saved["max_cost_usd"]) if saved.get("max_cost_usd") is not None else None,
         "time_limit": saved.get("time_limit"),
@@ -50,6 +48,11 @@ def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
             abort_on=saved.get("abort_on") or (),
             abort_mode=saved.get("abort_mode") or "drain",
             post_process_timeout=saved.get("post_process_timeout"),
+        )
+    else:
+        kwargs.update(
+            items_per_batch=saved.get("items_per_batch"),
+            max_parallel_batches=saved.get("max_parallel_batches") or DEFAULT_PARALLEL_BATCHES,
         )
     kwargs.update(options)
     run = BulkRun(actor, **kwargs)

@@ -53,6 +53,7 @@ __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "item_key"]
 
 JobInput = Job | str | Mapping[str, Any]
 RunMode = Literal["batch", "live"]
+DEFAULT_PARALLEL_BATCHES = 4
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 # The settings that shape what is sent; the others (polling, ledger, endpoint, key variable) do not make a new run.
 _SENT_SETTINGS = (
@@ -77,16 +78,18 @@ class BulkRun:
 
     Options: `run_id` (default: derived from the actor's settings and the inputs, so the same run started again
     resumes), `defaults` (Messages parameters for every job; a job's own win), `response_model`, `citations`
-    (the default for jobs with a file), `items_per_batch`, `max_parallel_batches`, `max_cost_usd`, `time_limit`
-    (seconds), `cancel_grace` (seconds to wait for canceled batches' answers after the time limit),
+    (the default for jobs with a file), `items_per_batch`, `max_parallel_batches` (default 4), `max_cost_usd`,
+    `time_limit` (seconds), `cancel_grace` (seconds to wait for canceled batches' answers after the time limit),
     `results_dir`, `out` (a JSONL file written at the end), `on_progress`, `progress` ("auto", "rich", "plain",
     "none") with `progress_stream` and `progress_interval`.
 
+    A bulk run is a batch run whatever the actor's `batch_processing` (bulk work is what batch APIs are for);
     `mode="live"` answers each item by a live call instead (the actor's live caller: its quota, retries, deadlines,
     middleware and observers), each answer stored in the ledger before it is handed on; `time_limit` is then the
-    whole run's deadline. Live only: `abort_on` (error classes, `lowtide.live.retries.ERROR_CLASSES`, that stop the
-    run), `abort_mode` ("drain": let the calls in flight finish; "cancel": cancel them), and `post_process` (an
-    async callable given each successful `ItemResult`) with `post_process_timeout` (seconds).
+    whole run's deadline, and `items_per_batch` and `max_parallel_batches` are refused. Live only: `abort_on`
+    (error classes, `lowtide.live.retries.ERROR_CLASSES`, that stop the run), `abort_mode` ("drain": let the calls
+    in flight finish; "cancel": cancel them), and `post_process` (an async callable given each successful
+    `ItemResult`) with `post_process_timeout` (seconds).
     """
 
     def __init__(
@@ -98,7 +101,7 @@ class BulkRun:
         response_model: type[BaseModel] | None = None,
         citations: bool = False,
         items_per_batch: int | None = None,
-        max_parallel_batches: int = 4,
+        max_parallel_batches: int | None = None,
         max_cost_usd: float | Decimal | None = None,
         time_limit: float | None = None,
         cancel_grace: float = 60.0,
@@ -115,6 +118,12 @@ class BulkRun:
         post_process_timeout: float | None = None,
     ) -> None:
         live = check_live_options(mode, abort_on, abort_mode, post_process, post_process_timeout)
+        if live is not None and (items_per_batch is not None or max_parallel_batches is not None):
+            raise ConfigurationError(
+                f"{argument('items_per_batch')} and {argument('max_parallel_batches')} are for batch runs; a live"
+                " run's concurrency is the actor's live settings (live.max_concurrency).",
+                field="items_per_batch" if items_per_batch is not None else "max_parallel_batches",
+            )
         if run_id is not None and not RUN_ID_PATTERN.fullmatch(run_id):
             raise ConfigurationError(
                 f"Run id {run_id!r} must be 1 to 48 letters, digits, '-' or '_', starting with a letter or digit.",
@@ -126,7 +135,9 @@ class BulkRun:
                 f" not {items_per_batch}.",
                 field="items_per_batch",
             )
-        if max_parallel_batches < 1:
+        if max_parallel_batches is None:
+            max_parallel_batches = DEFAULT_PARALLEL_BATCHES
+        elif max_parallel_batches < 1:
             raise ConfigurationError(
                 f"{argument('max_parallel_batches')} must be at least 1.", field="max_parallel_batches"
             )

@@ -88,7 +88,7 @@ Run the same command again to resume: answers already in the ledger are not paid
 @click.option("--citations", is_flag=True, help="Ask for citations on files sent as documents.")
 @click.option("--response-model", metavar="MODULE:CLASS", help="Parse answers into this pydantic model.")
 @click.option("--items-per-batch", type=int, help="The most requests in one batch. Default: the provider's limit.")
-@click.option("--max-parallel-batches", type=int, default=4, show_default=True, help="The most batches out at once.")
+@click.option("--max-parallel-batches", type=int, help="The most batches out at once. Default: 4.")
 @click.option("--max-cost-usd", type=USD, help="Never send a batch whose worst case would cross this many dollars.")
 @click.option(
     "--time-limit",
@@ -134,7 +134,7 @@ def run(
     citations: bool,
     response_model: str | None,
     items_per_batch: int | None,
-    max_parallel_batches: int,
+    max_parallel_batches: int | None,
     max_cost_usd: Decimal | None,
     time_limit: float | None,
     mode: str,
@@ -181,7 +181,7 @@ def run(
         abort_mode=abort_mode,
     ).add_jobs(jobs)
     if dry_run:
-        plan = asyncio.run(_closing(actor, bulk.live_plan() if mode == "live" else bulk.plan()))
+        plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
         _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
         return 0
     result = asyncio.run(_closing(actor, bulk.run()))
