@@ -1,10 +1,11 @@
 """A program that makes many live calls at once through one lowtide actor, as an agent platform would: run by
 `live_rate_limits.robot` in a process of its own against `lowtide emulator` over a socket.
 
-    python live_client.py BASE_URL COUNT [--use-up N]
+    python live_client.py BASE_URL COUNT [--use-up N] [--ledger PATH] [--no-share] [--prefix TEXT]
 
 `--use-up N` first spends N requests of the key directly with the SDK (another program on the same key), so that
-the actor meets 429s it could not foresee. Prints one JSON line: answered, failed (by error type), seconds.
+the actor meets 429s it could not foresee. `--ledger` names the actor's ledger (two clients on one ledger share one
+quota; `--no-share` sets `live.share_quota: false`). Prints one JSON line: answered, failed (by error type), seconds.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ async def main() -> None:
     parser.add_argument("base_url")
     parser.add_argument("count", type=int)
     parser.add_argument("--use-up", type=int, default=0)
+    parser.add_argument("--ledger")
+    parser.add_argument("--no-share", action="store_true")
+    parser.add_argument("--prefix", default="Question")
     args = parser.parse_args()
     if args.use_up:
         async with anthropic.AsyncAnthropic(api_key=KEY, base_url=args.base_url, max_retries=0) as other:
@@ -45,12 +49,15 @@ async def main() -> None:
             "max_tokens": 64,
             "batch_processing": "live",
             "base_url": args.base_url,
-            "live": {"max_concurrency": 32, "retries": {"rate_limited": 20}},
+            "live": {"max_concurrency": 32, "retries": {"rate_limited": 20}, "share_quota": not args.no_share},
         },
         api_key=KEY,
+        ledger=args.ledger,
     )
     started = time.monotonic()
-    outcomes = await asyncio.gather(*(actor.run(f"Question {n}") for n in range(args.count)), return_exceptions=True)
+    outcomes = await asyncio.gather(
+        *(actor.run(f"{args.prefix} {n}") for n in range(args.count)), return_exceptions=True
+    )
     seconds = time.monotonic() - started
     await actor.aclose()
     failed = Counter(type(o).__name__ for o in outcomes if isinstance(o, BaseException))

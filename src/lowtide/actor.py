@@ -91,6 +91,7 @@ class Actor:
             clock=self._clock,
             observers=observers,
             middleware=middleware,
+            ledger=self._open_ledger,
         )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger

@@ -15,6 +15,8 @@ from lowtide.budget import within_limits
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.quotas import LedgerQuotaStore
+from lowtide.ledger.store import Ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import RetryPolicy
@@ -42,8 +44,10 @@ class ActorProviders:
         clock: Clock,
         observers: Sequence[Observer],
         middleware: Sequence[Middleware],
+        ledger: Callable[[], Ledger],
     ) -> None:
         self._configuration = configuration
+        self._ledger = ledger
         self._registry = registry
         self._client = client
         self._http_client = http_client
@@ -102,13 +106,15 @@ class ActorProviders:
 
     def live(self, provider: Provider) -> LiveCaller:
         """The caller of `provider`'s live calls in this event loop: through the quota of its scope, shared with
-        every actor of this process calling with the same credentials at the same endpoint."""
+        every actor of this process calling with the same credentials at the same endpoint, and (`live.share_quota`)
+        with every process using the actor's ledger."""
         callers = self._callers.setdefault(asyncio.get_running_loop(), {})
         caller = callers.get(id(provider))
         if caller is None:
             configuration = self._configuration()
             settings = configuration.live
-            quota = quota_for(provider.quota_scope(), settings, self._clock)
+            store = LedgerQuotaStore(self._ledger()) if settings.share_quota else None
+            quota = quota_for(provider.quota_scope(), settings, self._clock, store)
             provider.watch_limits(quota.learn)
             caller = callers[id(provider)] = LiveCaller(
                 provider.complete,

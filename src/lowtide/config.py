@@ -118,6 +118,12 @@ class LiveSettings(BaseModel):
         description="A hard cap on what this actor's live calls may cost in the process: a call starts only if what"
         " was spent, the worst case of the calls in flight and its own worst case fit under it.",
     )
+    share_quota: bool = Field(
+        default=True,
+        description="Share the rate limits (what was used, what the API said, a 429's pause) with every process"
+        " using the actor's ledger, so that processes on one ledger together stay under the limits; false: this"
+        " process counts alone, and live calls never touch the ledger.",
+    )
     retries: dict[str, int] = Field(
         default_factory=lambda: {"rate_limited": 8, "overloaded": 6, "server": 4, "connection": 4, "timeout": 3},
         description="Retries per error class: rate_limited, overloaded, server, connection, timeout.",

@@ -15,7 +15,6 @@ import asyncio
 import logging
 import math
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -392,7 +391,7 @@ class LiveExecution:
         )
 
     def _report(self, *, now: bool = False) -> None:
-        moment = time.monotonic()
+        moment = self.clock.now()  # the run's clock: the tests' virtual one moves it as it moves the calls
         if not now and moment - self.reported_at < _REPORT_EVERY:
             return
         self.reported_at = moment

@@ -102,6 +102,14 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE batches SET phase = 'running' WHERE phase = 'in_progress';
     ALTER TABLE batches ADD COLUMN create_steps TEXT;  -- {"step": "value"}, JSON
     """,
+    # 4: live rate-limit scopes shared by the processes using the ledger (lowtide.ledger.quotas).
+    """
+    CREATE TABLE live_quotas (
+        scope      TEXT PRIMARY KEY,   -- provider, endpoint and a digest of the credentials: never a secret
+        state      TEXT NOT NULL,      -- the buckets and the pause, JSON (lowtide.live.quota_state.ScopeState)
+        updated_at REAL NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

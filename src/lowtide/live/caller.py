@@ -199,7 +199,7 @@ class LiveCaller:
             self.quota.release(permit, input_tokens=0, output_tokens=0)  # refused: the API counted nothing
             self.emit(QuotaSettled(key, 0, 0))
             self.emit(RateLimited(key, exc.retry_after))
-            self.quota.pause(exc.retry_after if exc.retry_after is not None else self._policy.backoff(attempt))
+            await self.quota.pause(exc.retry_after if exc.retry_after is not None else self._policy.backoff(attempt))
             raise
         except BaseException:
             self.quota.release(permit)  # what it used is unknown: what it took stays taken

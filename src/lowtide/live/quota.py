@@ -11,16 +11,24 @@ settled the same way, as a refund or a debt).
 
 A 429 pauses the whole scope for the API's `retry-after` (or a backoff), then starts slowly: the concurrency cap
 falls back to the ramp's start and grows by one step for each call that succeeds, as it does at startup.
+
+The buckets and the pause live in a `QuotaStore`: this process's alone, or the ledger's, shared by every process
+that uses it (two `lowtide run --mode live` on one machine stay under one limit, and a 429 seen by one pauses both).
+The concurrency cap and its ramp are each process's own. What a call settles (a refund of what it reserved, or a
+debt) and what the headers tell are carried to the store with this process's next admission: one round trip per
+call, and none for a call that only ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 
 from lowtide.clock import Clock
 from lowtide.live.events import LiveEvent, Observer, PauseEnded, PauseStarted
-from lowtide.live.reports import Budget, QuotaReport
+from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
+from lowtide.live.reports import QuotaReport
 
 __all__ = ["Permit", "Quota", "QuotaLimits"]
 
@@ -41,50 +49,6 @@ class QuotaLimits:
     """Input and output tokens together (as OpenAI counts them)."""
 
 
-class _Bucket:
-    def __init__(self, limit: int | None, now: float) -> None:
-        self.configured = limit
-        self.limit = limit
-        self.level = float(limit) if limit is not None else 0.0
-        self.at = now
-        self.untracked = 0.0
-        """What calls took while the limit was unknown: counted against the first budget the API tells, since
-        that budget may have been reckoned before the API saw them."""
-
-    def refill(self, now: float) -> None:
-        if self.limit is not None:
-            self.level = min(float(self.limit), self.level + (now - self.at) * self.limit / 60.0)
-        self.at = now
-
-    def need(self, amount: int) -> float:
-        return float(min(amount, self.limit)) if self.limit is not None else 0.0
-
-    def wait_for(self, amount: int) -> float:
-        if self.limit is None:
-            return 0.0
-        return max(0.0, (self.need(amount) - self.level) * 60.0 / self.limit)
-
-    def take(self, amount: int) -> None:
-        if self.limit is not None:
-            self.level -= self.need(amount)
-        else:
-            self.untracked += amount
-
-    def give(self, amount: float) -> None:
-        if self.limit is not None:
-            self.level = min(float(self.limit), self.level + amount)
-
-    def learn(self, budget: Budget) -> None:
-        learned = budget.limit if self.configured is None else min(budget.limit, self.configured)
-        if self.limit is None:
-            # The first budget told may not count the other calls sent before it: count them (at worst twice, for
-            # a moment, until the next answers tell).
-            self.level = max(0.0, float(min(budget.remaining, learned)) - self.untracked)
-            self.untracked = 0.0
-        self.limit = learned
-        self.level = min(self.level, float(budget.remaining), float(learned))
-
-
 @dataclass
 class Permit:
     """One admitted call: what it took from the scope, settled when it ends."""
@@ -94,40 +58,69 @@ class Permit:
     waited: float
 
 
-class Quota:
-    """The limits of one scope, shared by every live call through it in this process."""
+@dataclass
+class _Unsent:
+    """What this process has to tell the store with its next update: refunds (or debts), and the last headers."""
 
-    def __init__(self, name: str, limits: QuotaLimits, clock: Clock) -> None:
+    input: float = 0.0
+    output: float = 0.0
+    report: QuotaReport | None = None
+    pause_until: float = 0.0
+
+    def apply(self, state: ScopeState, limits: QuotaLimits) -> None:
+        if self.report is not None:
+            for bucket, configured, budget in (
+                (state.requests, limits.rpm, self.report.requests),
+                (state.input, limits.input_tpm, self.report.input_tokens),
+                (state.output, limits.output_tpm, self.report.output_tokens),
+                (state.tokens, limits.tpm, self.report.tokens),
+            ):
+                if budget is not None:
+                    bucket.learn(configured, budget)
+        state.input.give(state.input.limit(limits.input_tpm), self.input)
+        state.output.give(state.output.limit(limits.output_tpm), self.output)
+        state.tokens.give(state.tokens.limit(limits.tpm), self.input + self.output)
+        if self.pause_until > state.paused_until:
+            state.paused_until = self.pause_until
+            state.pauses += 1
+        self.input = self.output = 0.0
+        self.report = None
+        self.pause_until = 0.0
+
+
+class Quota:
+    """The limits of one scope, shared by every live call through it in this process (and, with the ledger's
+    store, by every process using that ledger)."""
+
+    def __init__(self, name: str, limits: QuotaLimits, clock: Clock, store: QuotaStore | None = None) -> None:
         self.name = name
         self.limits = limits
         self.clock = clock
-        now = clock.now()
-        self._requests = _Bucket(limits.rpm, now)
-        self._input = _Bucket(limits.input_tpm, now)
-        self._output = _Bucket(limits.output_tpm, now)
-        self._tokens = _Bucket(limits.tpm, now)
+        self.store: QuotaStore = store if store is not None else LocalQuotaStore()
         self.cap = min(limits.ramp_start, limits.max_concurrency)
         self.in_flight = 0
         self.paused_until = 0.0
         self.pauses = 0
+        self._pauses_seen = 0
         self._pause_told = True
+        self._unsent = _Unsent()
+        self._known: tuple[int | None, int | None, int | None, int | None] = (
+            limits.rpm,
+            limits.input_tpm,
+            limits.output_tpm,
+            limits.tpm,
+        )
         self.listeners: list[Observer] = []
         """Told when the scope's pause starts and ends."""
         self._gate = asyncio.Lock()
         self._released = asyncio.Event()
-
-    def _refill(self) -> float:
-        now = self.clock.now()
-        for bucket in (self._requests, self._input, self._output, self._tokens):
-            bucket.refill(now)
-        return now
 
     async def admit(self, *, input_tokens: int, output_tokens: int) -> Permit:
         """Wait (in arrival order) until the call fits, then take its share."""
         started = self.clock.now()
         async with self._gate:
             while True:
-                now = self._refill()
+                now = self.clock.now()
                 if now < self.paused_until:
                     await self.clock.sleep(max(self.paused_until - now, _LEAST_WAIT))
                     continue
@@ -135,11 +128,9 @@ class Quota:
                     self._released.clear()
                     await self._released.wait()
                     continue
-                wait = max(
-                    self._requests.wait_for(1),
-                    self._input.wait_for(input_tokens),
-                    self._output.wait_for(output_tokens),
-                    self._tokens.wait_for(input_tokens + output_tokens),
+                wait = await self.store.update(
+                    self.name,
+                    functools.partial(self._take, now=now, input_tokens=input_tokens, output_tokens=output_tokens),
                 )
                 if wait > 0:
                     # At least a millisecond: a shorter wait can be lost in the clock's float (1.8e9 s has steps
@@ -149,57 +140,97 @@ class Quota:
                 if not self._pause_told:
                     self._pause_told = True
                     self._tell(PauseEnded(self.name))
-                self._requests.take(1)
-                self._input.take(input_tokens)
-                self._output.take(output_tokens)
-                self._tokens.take(input_tokens + output_tokens)
                 self.in_flight += 1
                 return Permit(input_tokens, output_tokens, self.clock.now() - started)
 
+    def _take(self, state: ScopeState, *, now: float, input_tokens: int, output_tokens: int) -> float:
+        """In the store's update: settle what is unsent, refill, and take the call's share if it fits (0.0), else
+        the seconds to wait."""
+        limits = self.limits
+        self._unsent.apply(state, limits)
+        elapsed = state.elapsed(now)
+        needs = (
+            (state.requests, state.requests.limit(limits.rpm), 1),
+            (state.input, state.input.limit(limits.input_tpm), input_tokens),
+            (state.output, state.output.limit(limits.output_tpm), output_tokens),
+            (state.tokens, state.tokens.limit(limits.tpm), input_tokens + output_tokens),
+        )
+        for bucket, limit, _ in needs:
+            bucket.refill(limit, elapsed)
+        self._known = (needs[0][1], needs[1][1], needs[2][1], needs[3][1])
+        if state.pauses > self._pauses_seen:
+            self._pauses_seen = state.pauses
+            if state.paused_until > self.paused_until:
+                self._paused(state.paused_until)  # another process saw a 429
+        if now < state.paused_until:
+            return state.paused_until - now
+        wait = max(bucket.wait_for(limit, amount) for bucket, limit, amount in needs)
+        if wait == 0:
+            for bucket, limit, amount in needs:
+                bucket.take(limit, amount)
+        return wait
+
     def release(self, permit: Permit, *, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
-        """The call ended: its slot back, and its tokens settled to what it used (None: it used what it took)."""
-        self._refill()
+        """The call ended: its slot back, and its tokens settled to what it used (None: it used what it took),
+        told to the store with the next admission."""
         self.in_flight -= 1
         if input_tokens is not None:
-            self._input.give(permit.input_tokens - input_tokens)
-            self._tokens.give(permit.input_tokens - input_tokens)
+            self._unsent.input += permit.input_tokens - input_tokens
         if output_tokens is not None:
-            self._output.give(permit.output_tokens - output_tokens)
-            self._tokens.give(permit.output_tokens - output_tokens)
+            self._unsent.output += permit.output_tokens - output_tokens
         self._released.set()
 
     def succeeded(self) -> None:
         """One more call went through: the concurrency cap grows a step, up to the maximum."""
         self.cap = min(self.limits.max_concurrency, self.cap + self.limits.ramp_step)
 
-    def pause(self, seconds: float) -> float:
-        """A 429: no call is admitted for `seconds` (an earlier, longer pause stands); then a slow start."""
+    async def pause(self, seconds: float) -> float:
+        """A 429: no call is admitted for `seconds` (an earlier, longer pause stands), in this process and every
+        other sharing the store; then a slow start."""
         until = self.clock.now() + seconds
+        self._paused(until)
+        if until >= self._unsent.pause_until:
+            self._unsent.pause_until = until
+        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+        await self.store.update(self.name, self._told)
+        return self.paused_until
+
+    def _told(self, state: ScopeState) -> None:
+        self._unsent.apply(state, self.limits)
+        self._pauses_seen = state.pauses
+        if state.paused_until > self.paused_until:
+            self._paused(state.paused_until)
+
+    def _paused(self, until: float) -> None:
         if until > self.paused_until:
             self.paused_until = until
             self.pauses += 1
             self._pause_told = False
+            self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
             self._tell(PauseStarted(self.name, until))
-        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
-        return self.paused_until
 
     def _tell(self, event: LiveEvent) -> None:
         for listener in self.listeners:
             listener(event)
 
     def learn(self, report: QuotaReport) -> None:
-        """What the API's headers said: limits and what remains (lowering ours when others use the key too)."""
-        self._refill()
-        for bucket, budget in (
-            (self._requests, report.requests),
-            (self._input, report.input_tokens),
-            (self._output, report.output_tokens),
-            (self._tokens, report.tokens),
+        """What the API's headers said: limits and what remains (lowering ours when others use the key too), told
+        to the store with the next admission."""
+        self._unsent.report = report
+        known = list(self._known)
+        for i, (configured, budget) in enumerate(
+            (
+                (self.limits.rpm, report.requests),
+                (self.limits.input_tpm, report.input_tokens),
+                (self.limits.output_tpm, report.output_tokens),
+                (self.limits.tpm, report.tokens),
+            )
         ):
             if budget is not None:
-                bucket.learn(budget)
+                known[i] = budget.limit if configured is None else min(configured, budget.limit)
+        self._known = (known[0], known[1], known[2], known[3])
 
     @property
     def known_limits(self) -> tuple[int | None, int | None, int | None, int | None]:
         """Requests, input, output and all tokens per minute in force (configured or learned)."""
-        return self._requests.limit, self._input.limit, self._output.limit, self._tokens.limit
+        return self._known

@@ -9,15 +9,16 @@ import weakref
 from lowtide.clock import Clock
 from lowtide.config import LiveSettings
 from lowtide.live.quota import Quota, QuotaLimits
+from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["quota_for"]
 
 _QUOTAS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Quota]] = weakref.WeakKeyDictionary()
 
 
-def quota_for(scope: str, settings: LiveSettings, clock: Clock) -> Quota:
-    """The running loop's quota for `scope`, made on first use with `settings` (the first actor's limits stand;
-    what the API's headers say applies to all)."""
+def quota_for(scope: str, settings: LiveSettings, clock: Clock, store: QuotaStore | None = None) -> Quota:
+    """The running loop's quota for `scope`, made on first use with `settings` and `store` (None: this process
+    alone). The first actor's limits and store stand; what the API's headers say applies to all."""
     quotas = _QUOTAS.setdefault(asyncio.get_running_loop(), {})
     quota = quotas.get(scope)
     if quota is None:
@@ -30,5 +31,5 @@ def quota_for(scope: str, settings: LiveSettings, clock: Clock) -> Quota:
             output_tpm=settings.output_tpm,
             tpm=settings.tpm,
         )
-        quota = quotas[scope] = Quota(scope, limits, clock)
+        quota = quotas[scope] = Quota(scope, limits, clock, store)
     return quota
