@@ -273,9 +273,17 @@ class Phases:
 class Emulator:
     """A `lowtide emulator` subprocess on a free port, stopped (SIGTERM to its own pid) on exit."""
 
-    def __init__(self, processing_seconds: float, environment: dict[str, str], models: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        processing_seconds: float,
+        environment: dict[str, str],
+        models: tuple[str, ...] = (),
+        options: Sequence[str] = (),
+    ) -> None:
         self.processing_seconds = processing_seconds
         self.models = models
+        self.options = tuple(options)
+        """Further `lowtide emulator` options (rate limits, latency)."""
         self._environment = environment
         self._resources = ExitStack()
         self._process: subprocess.Popen[str] | None = None
@@ -285,6 +293,7 @@ class Emulator:
         command = [*lowtide_command(), "emulator", "--port", "0", "--processing-seconds", str(self.processing_seconds)]
         if self.models:  # names beyond the emulator's catalogue of current models
             command += ["--models", ",".join(self.models)]
+        command += self.options
         errors = self._resources.enter_context(tempfile.TemporaryFile(mode="w+"))
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=errors, text=True, env=self._environment
@@ -646,11 +655,11 @@ def report(
     return "\n".join(lines) + "\n"
 
 
-def write_report(path: Path, text: str, provider: str = "anthropic") -> None:
-    """Replace the results block of `path` (between the markers; OpenAI's run has markers of its own), keeping
-    everything written around it."""
-    start, end = (RESULTS_START, RESULTS_END)
-    if provider != "anthropic":
+def write_report(path: Path, text: str, provider: str = "anthropic", *, markers: tuple[str, str] | None = None) -> None:
+    """Replace the results block of `path` (between the markers; OpenAI's run has markers of its own, and another
+    benchmark passes its own), keeping everything written around it."""
+    start, end = markers or (RESULTS_START, RESULTS_END)
+    if markers is None and provider != "anthropic":
         start, end = (marker.replace("results:", f"results-{provider}:") for marker in (start, end))
     block = f"{start}\n{text}{end}"
     if path.exists():
