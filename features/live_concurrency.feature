@@ -20,6 +20,21 @@ Feature: Live calls at the provider's rate limits, never over them
     And the API answered no call with 429
     And the calls took between 60 and 70 seconds
 
+  Scenario: Calls keep to the limit's full pace: what remains, rounded down by the API's headers, slows nothing
+    The API says what remains as a whole number, as it was when it admitted the call: a fraction less than the quota
+    counts is no news. 45 requests per minute: 45 at once, then one every 4/3 seconds, each answered in 0.7 seconds.
+
+    Given the API allows 45 requests per minute per key
+    And the API answers each live call in 0.7 seconds
+    And a live actor with:
+      """
+      live: {rpm: 45, max_concurrency: 50}
+      """
+    When 240 live calls are made at once
+    Then all 240 calls are answered
+    And the API answered no call with 429
+    And the calls took between 260.6 and 260.8 seconds
+
   Scenario: With no limit configured, the limits are learned from the API's rate-limit headers
     Given the API allows 20 requests per minute per key
     And a live actor with:

@@ -222,3 +222,22 @@ Feature: Calls answered through the live Messages API
     When the actor is asked "Hello"
     Then the call fails with InvalidRequestError
     And the error message contains "frequency_penalty"
+
+  Scenario Outline: A short answer comes back in one response, a long one streamed
+    Streaming costs the caller more CPU than a short answer itself, and the API asks for long answers to be streamed.
+
+    Given the emulated API notes whether each Messages call asks for a stream
+    And an actor "writer" with:
+      """
+      max_tokens: <max_tokens>
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the Messages call <how> a stream
+
+    Examples:
+      | max_tokens | how             |
+      | 16         | did not ask for |
+      | 4096       | did not ask for |
+      | 4097       | asked for       |
+      | 64000      | asked for       |

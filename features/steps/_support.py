@@ -96,6 +96,8 @@ class World:
     """Tickets of parked calls, by key."""
     witnessed: dict[str, list[Any]] = field(default_factory=dict[str, list[Any]])
     """What the ledger had committed each time the API was called, by route."""
+    streamed: list[bool] = field(default_factory=list[bool])
+    """Whether each live Messages call asked for a stream, in order (when the scenario watches for it)."""
 
     # -- running things ------------------------------------------------------------------------------------------
 

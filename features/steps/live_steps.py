@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import httpx2
 from _support import world
-from behave import when
+from behave import given, then, when
 
 from lowtide import ChatMessage, ToolSpec
 
@@ -33,3 +35,31 @@ def step_ask_typed(context: Any) -> None:
             messages=conversation, tools=[RECORD_TIDE], tool_choice={"type": "tool", "name": "record_tide"}
         )
     )
+
+
+class _StreamWatchingTransport(httpx2.AsyncBaseTransport):
+    """Passes requests on, noting for each Messages call whether its body asks for a stream."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, streamed: list[bool]) -> None:
+        self._inner = inner
+        self._streamed = streamed
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/v1/messages"):
+            self._streamed.append(json.loads(await request.aread()).get("stream") is True)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@given("the emulated API notes whether each Messages call asks for a stream")
+def step_watch_streams(context: Any) -> None:
+    w = world(context)
+    w.client = w.client_over(_StreamWatchingTransport(w.transport(), w.streamed))
+
+
+@then("the Messages call {how} a stream")
+def step_streamed(context: Any, how: str) -> None:
+    expected = {"asked for": True, "did not ask for": False}[how]
+    assert world(context).streamed == [expected], world(context).streamed

@@ -67,7 +67,11 @@ class BucketState:
             # a moment, until the next answers tell).
             self.level = max(0.0, float(min(budget.remaining, limit)) - self.untracked)
             self.untracked = 0.0
-        self.level = min(self.level, float(budget.remaining), float(limit))
+        if budget.remaining <= self.level - 1:
+            # Lowered only by a whole call or more: the API rounds what remains down to a whole number, so a header
+            # a fraction below is the same budget, and taking it as less would slow every call for nothing.
+            self.level = float(budget.remaining)
+        self.level = min(self.level, float(limit))
 
     def as_json(self) -> list[float | int | None]:
         return [self.learned, self.level, self.untracked]

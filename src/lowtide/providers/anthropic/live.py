@@ -1,12 +1,15 @@
-"""`ClaudeProvider`: one call, one answer, through the live Messages API (streamed, so long answers never idle out)."""
+"""`ClaudeProvider`: one call, one answer, through the live Messages API: in one response when it is short, streamed
+when it may be long (so that a long answer never idles out, and the API does not refuse it unstreamed)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import anthropic
+from anthropic import AsyncAPIResponse
+from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
@@ -20,6 +23,10 @@ from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["ClaudeProvider"]
+
+WHOLE_ANSWER_MAX_TOKENS = 4096
+"""The largest `max_tokens` answered in one response: a short answer is quick, and decoding a stream's events costs
+more CPU than the answer itself; above it, the answer is streamed."""
 
 
 class ClaudeProvider(Provider):
@@ -60,13 +67,13 @@ class ClaudeProvider(Provider):
             self._watchers.tell(quota_report(headers))
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
-        named, extra_body = split_for_sdk(to_message_params(request), self._client.messages.stream)
+        params = to_message_params(request)
         with translate_errors():
             try:
-                async with self._client.messages.stream(**named, extra_body=extra_body or None) as stream:
-                    message = await stream.get_final_message()
-                    request_id = stream.request_id
-                    self._tell(stream.response.headers)
+                if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
+                    message, request_id = await self._answer_whole(params)
+                else:
+                    message, request_id = await self._answer_streamed(params)
             except anthropic.APIStatusError as exc:
                 self._tell(exc.response.headers)
                 raise
@@ -76,6 +83,23 @@ class ClaudeProvider(Provider):
             ids=ProviderIds(request_id=request_id, custom_id=request.custom_id),
             response_model=request.response_model,
         )
+
+    async def _answer_whole(self, params: dict[str, Any]) -> tuple[Message, str | None]:
+        named, extra_body = split_for_sdk(params, self._client.messages.create)
+        # The SDK's overloads cannot be resolved from a dict of parameters: say what comes back.
+        raw = cast(
+            AsyncAPIResponse[Message],
+            await self._client.messages.with_raw_response.create(**named, extra_body=extra_body or None),
+        )
+        self._tell(raw.headers)
+        return await raw.parse(), raw.request_id
+
+    async def _answer_streamed(self, params: dict[str, Any]) -> tuple[Message, str | None]:
+        named, extra_body = split_for_sdk(params, self._client.messages.stream)
+        async with self._client.messages.stream(**named, extra_body=extra_body or None) as stream:
+            message = await stream.get_final_message()
+            self._tell(stream.response.headers)
+            return message, stream.request_id
 
     async def aclose(self) -> None:
         if self._owns_client:
