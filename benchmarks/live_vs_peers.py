@@ -81,6 +81,8 @@ class Outcome:
     failures: dict[str, int] = field(default_factory=dict[str, int])
     rate_limited: int = 0
     """Failures the caller received that were 429s."""
+    first_answer: float = 0.0
+    """Seconds from the first call to the first answer in hand (where the contender lets us see it)."""
 
     def fail(self, kind: str, *, rate_limit: bool) -> None:
         self.failures[kind] = self.failures.get(kind, 0) + 1
@@ -108,6 +110,7 @@ async def sdk_semaphore(args: argparse.Namespace) -> tuple[float, Outcome]:
                     outcome.fail(type(error).__name__, rate_limit=isinstance(error, RateLimitError))
                     return
             outcome.texts[key(i)] = "".join(block.text for block in message.content if block.type == "text")
+            outcome.first_answer = outcome.first_answer or time.perf_counter() - start
 
         start = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(args.calls)))
@@ -123,7 +126,11 @@ def _lowtide_configuration(args: argparse.Namespace, ledger: Path) -> dict[str, 
         "batch_processing": "live",
         "base_url": args.base_url,
         "ledger": str(ledger),
-        "live": {"max_concurrency": args.concurrency, "rpm": args.rpm},
+        "live": {
+            "max_concurrency": args.concurrency,
+            "rpm": args.rpm,
+            **({"ramp_start": args.lowtide_ramp_start} if args.lowtide_ramp_start else {}),
+        },
     }
 
 
@@ -142,6 +149,7 @@ async def lowtide_run(args: argparse.Namespace, ledger: Path) -> tuple[float, Ou
                 outcome.fail(type(error).__name__, rate_limit=isinstance(error, RateLimitError))
                 return
             outcome.texts[key(i)] = response.text
+            outcome.first_answer = outcome.first_answer or time.perf_counter() - start
 
         start = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(args.calls)))
@@ -252,6 +260,7 @@ def run_contender(args: argparse.Namespace) -> int:
         "answers": len(outcome.texts),
         "failures": outcome.failures,
         "surfaced_429": outcome.rate_limited,
+        "first_answer_seconds": round(outcome.first_answer, 3),
         "checksum": checksum(outcome.texts, args.calls),
     }
     print(json.dumps(result), flush=True)
@@ -273,6 +282,7 @@ class Measurement:
     failures: dict[str, int]
     surfaced_429: int
     checksum: str
+    first_answer_seconds: float = 0.0
     process_cpu_seconds: float = 0.0
     """The contender's whole process (interpreter start and imports included), from `os.wait4`."""
     requests: int = 0
@@ -291,7 +301,15 @@ class Measurement:
 def contender_command(contender: Contender, args: argparse.Namespace, base_url: str) -> list[str]:
     python = sys.executable if contender != "async-batch-llm" else str(Path(args.abl_venv) / "bin" / "python")
     command = [python, str(Path(__file__).resolve()), "--contender", contender, "--base-url", base_url]
-    for option in ("calls", "rpm", "max_tokens", "concurrency", "sdk_max_retries", "abl_cooldown"):
+    for option in (
+        "calls",
+        "rpm",
+        "max_tokens",
+        "concurrency",
+        "sdk_max_retries",
+        "abl_cooldown",
+        "lowtide_ramp_start",
+    ):
         command += [f"--{option.replace('_', '-')}", str(getattr(args, option))]
     return command
 
@@ -326,6 +344,7 @@ def measure(contender: Contender, args: argparse.Namespace, *, calls: int | None
         f"  {contender:<15} {measurement.wall_seconds:7.2f} s  cpu {measurement.cpu_seconds:6.2f} s"
         f" ({measurement.process_cpu_seconds:.2f} s process)  {measurement.peak_rss_kib / 1024:6.1f} MiB"
         f"  requests {measurement.requests}  429s {measurement.server_429}  failures {measurement.failures}"
+        f"  first answer {measurement.first_answer_seconds:.2f} s"
         f"  load {measurement.load[0]:.2f}-{measurement.load[1]:.2f}"
     )
     if measurement.answers + sum(measurement.failures.values()) != measurement.calls:
@@ -418,7 +437,7 @@ def table(summaries: Sequence[Summary], args: argparse.Namespace) -> list[str]:
         loads = ", ".join(f"{before:.2f}-{after:.2f}" for before, after in s.loads)
         lines.append(
             f"| {s.contender} | {s.runs} | **{s.wall_seconds:.2f} s** ({s.wall_range[0]:.2f}-{s.wall_range[1]:.2f})"
-            f" | **{ideal / s.wall_seconds:.0%}** | {s.server_429:g} | {s.retries:g}"
+            f" | **{ideal / s.wall_seconds:.1%}** | {s.server_429:g} | {s.retries:g}"
             f" | {s.surfaced_429:g} / {s.failures:g} | **{s.cpu_seconds:.2f} s** ({s.process_cpu_seconds:.2f} s)"
             f" | {s.peak_rss_mib:.0f} MiB | {loads} |"
         )
@@ -435,7 +454,7 @@ def verdicts(summaries: Sequence[Summary], ideal: float) -> list[str]:
             continue
         share = ideal / s.wall_seconds
         parts = [
-            f"throughput {share:.0%} of the limit's (target 95%: {met(share >= 0.95)})",
+            f"throughput {share:.1%} of the limit's (target 95%: {met(share >= 0.95)})",
             f"{s.surfaced_429:g} 429s to the caller (target 0: {met(s.surfaced_429 == 0)})",
         ]
         if abl is not None:
@@ -450,7 +469,7 @@ def verdicts(summaries: Sequence[Summary], ideal: float) -> list[str]:
         lines.append(f"- {s.contender}: " + ", ".join(parts) + ".")
     if floor is not None and abl is not None:
         lines.append(
-            f"- async-batch-llm: throughput {ideal / abl.wall_seconds:.0%} of the limit's, CPU time"
+            f"- async-batch-llm: throughput {ideal / abl.wall_seconds:.1%} of the limit's, CPU time"
             f" {abl.cpu_seconds / floor.cpu_seconds:.2f}x the floor's, peak memory"
             f" {abl.peak_rss_mib / floor.peak_rss_mib:.2f}x the floor's."
         )
@@ -476,7 +495,8 @@ def report(
         f"- command: `{command}`",
         f"- emulator: `lowtide emulator --port 0 {' '.join(emulator_options(args))}`, a fresh one per measurement;"
         f" {args.calls:,} calls of `max_tokens` {args.max_tokens}, concurrency {args.concurrency} for every contender",
-        f"- the floor's SDK retries: `max_retries={args.sdk_max_retries}`; async-batch-llm's"
+        f"- lowtide's `live.ramp_start`: {args.lowtide_ramp_start or 'the default (4)'};"
+        f" the floor's SDK retries: `max_retries={args.sdk_max_retries}`; async-batch-llm's"
         f" `RateLimitConfig(cooldown_seconds={args.abl_cooldown:g})`, its other settings the defaults",
         f"- share of the limit: the least possible wall time ({ideal_seconds(args):.2f} s: the emulator's bucket starts"
         f" full, {args.rpm:,} calls, then refills at {args.rpm / 60:g} a second, plus one call's latency; or waves of"
@@ -521,6 +541,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--abl-cooldown", type=float, default=1.0, help="async-batch-llm's cooldown after a 429, seconds (default 1)"
+    )
+    parser.add_argument(
+        "--lowtide-ramp-start",
+        type=int,
+        default=0,
+        help="lowtide's live.ramp_start (default 0: lowtide's own default, 4, growing by one per success)",
     )
     parser.add_argument("--sdk-max-retries", type=int, default=10, help="the floor's SDK max_retries (default 10)")
     parser.add_argument("--bytecode", choices=("cached", "as-is"), default="cached", help="as in batch_vs_sdk.py")
