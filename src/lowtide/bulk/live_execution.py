@@ -3,10 +3,10 @@ scope's quota, retries, middleware and observers), durably.
 
 An answer (or an item's final error) is written to the ledger before the run hands it on, to the results, the
 progress, or the post-processor, so a run killed and started again calls the API only for items with no stored
-answer. Items never started when the run stops (its time limit, an abort, its cost limit) are recorded `not-run`
-with the reason, and `retry` sends them; calls canceled in flight are `failed` with the reason, and `retry` sends
-them too. A post-processor's failure fails its item but keeps the stored answer: a retry runs the post-processor
-again on it, with no second call.
+answer. Items never started when the run stops (its time limit, an abort, its cost limit, Ctrl-C or SIGTERM:
+`interrupts.py`) are recorded `not-run` with the reason, and `retry` sends them; calls canceled in flight are
+`failed` with the reason, and `retry` sends them too. A post-processor's failure fails its item but keeps the
+stored answer: a retry runs the post-processor again on it, with no second call.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from lowtide.batching.records import error_from_json, error_to_json, response_fr
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
 from lowtide.bulk.execution import Prepared, RunActor
+from lowtide.bulk.interrupts import on_interrupt
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
@@ -170,13 +172,15 @@ class LiveExecution:
         work = iter([*self.restored, *self.prepared.to_send])
         workers = max(1, min(self.run.actor.configuration.live.max_concurrency, len(self.prepared.to_send) or 1))
         try:
-            await asyncio.gather(*(self._worker(work, caller.call) for _ in range(workers)))
+            with on_interrupt(self._interrupted, self._interrupted_again) as interrupted:
+                await asyncio.gather(*(self._worker(work, caller.call) for _ in range(workers)))
         finally:
             if timer is not None:
                 timer.cancel()
             for task in self.in_flight.values():
                 task.cancel()
         result = self._result()
+        result.interrupted = interrupted()
         if self.directory is not None:
             self.directory.finish(result.items)
         if self.run.out is not None:
@@ -316,6 +320,25 @@ class LiveExecution:
             for task in self.in_flight.values():
                 task.cancel()
         self.changed.set()
+
+    def _interrupted(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        self._stop(f"interrupted by {name}", cancel=False)
+        log.warning(
+            "Run %s: finishing the %d call(s) in flight and storing their answers; %s again cancels them instead.",
+            self.run_id,
+            len(self.in_flight),
+            name,
+        )
+
+    def _interrupted_again(self, signum: int) -> None:
+        why = f"interrupted twice (by {signal.Signals(signum).name})"
+        assert self.stop is not None
+        if self.stop.in_flight is None:
+            self.stop = _Stop(self.stop.not_started, f"canceled in flight: {why}")
+            log.warning("Run %s: %s; canceling the %d call(s) in flight.", self.run_id, why, len(self.in_flight))
+            for task in self.in_flight.values():
+                task.cancel()
 
     async def _time_limit(self) -> None:
         assert self.run.time_limit is not None
