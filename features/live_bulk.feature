@@ -22,6 +22,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And progress was reported with calls in flight and ended at 40 of 40 items
     And the results directory holds 40 lines in input order, each with its usage and cost
     And the run's summary says "40 succeeded; live;" with its cost and tokens summed over the items
+    And the actor's observers saw each of the 40 items finish after its answer was stored, and the run's progress up to 40 of 40
 
   Scenario: A run killed midway and started again calls the API only for the items without a stored answer
     Given a live bulk actor with:

@@ -26,7 +26,7 @@ from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.runs import RunStore
 from lowtide.ledger.store import RequestState
-from lowtide.live.events import CallSucceeded, LiveEvent, QuotaAdmitted, QuotaSettled
+from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed
 
 _BASE = {"name": "bulk-live", "model": "claude-sonnet-5-5", "max_tokens": 64}
 
@@ -57,6 +57,7 @@ class LiveBulk:
     in_flight: int = 0
     most_in_flight: int = 0
     extra_observer: Any = None
+    unstored_at_finish: int = 0
     in_flight_at_signal: int = 0
 
     def observe(self, event: LiveEvent) -> None:
@@ -72,6 +73,9 @@ class LiveBulk:
                 enough.set()
         if self.extra_observer is not None:
             self.extra_observer(event)
+        if isinstance(event, ItemFinished) and event.status == "succeeded":
+            record = self.the_actor.ledger.request(f"{event.run_id}-{event.index}")
+            self.unstored_at_finish += record is None or record.state is not RequestState.SUCCEEDED
 
     def api(self) -> Emulator:
         if self.emulator is None:
@@ -439,6 +443,28 @@ def _rows(state: LiveBulk) -> list[Any]:
     assert runs, "no run in the ledger"
     state.run_id = runs[-1].id
     return list(RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False))
+
+
+@then(
+    "the actor's observers saw each of the {count:d} items finish after its answer was stored, and the run's"
+    " progress up to {done:d} of {total:d}"
+)
+def step_observed_items(context: Any, count: int, done: int, total: int) -> None:
+    state = lb(context)
+    finished = [e for e in state.events if isinstance(e, ItemFinished)]
+    assert sorted(e.index for e in finished) == list(range(count)), [e.index for e in finished]
+    assert {e.status for e in finished} == {"succeeded"}, {e.status for e in finished}
+    assert {e.run_id for e in finished} == {state.the_result.run_id}
+    assert state.unstored_at_finish == 0, state.unstored_at_finish
+    for event in finished:  # each reported after its call succeeded
+        call = next(
+            i for i, e in enumerate(state.events) if isinstance(e, CallSucceeded) and e.key.endswith(f"-{event.index}")
+        )
+        assert call < state.events.index(event), event
+    progress = [e.progress for e in state.events if isinstance(e, RunProgressed)]
+    assert progress, "no progress event"
+    assert progress[0].items_done == 0, progress[0]
+    assert (progress[-1].items_done, progress[-1].items_total) == (done, total), progress[-1]
 
 
 @then("no answer was stored for the calls cancelled in flight")

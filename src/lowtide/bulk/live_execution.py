@@ -35,6 +35,8 @@ from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunRe
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.runs import LiveAnswer
 from lowtide.ledger.store import RequestState
+from lowtide.live.caller import LiveCaller
+from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import ERROR_CLASSES, error_class
 from lowtide.live.timing import within
 from lowtide.spelling import argument
@@ -152,6 +154,7 @@ class LiveExecution:
         self.restored: dict[int, ItemResult] = {}
         """Items answered earlier whose post-processing is to run again (no call)."""
         self.changed = asyncio.Event()
+        self.caller: LiveCaller | None = None
         self.started = self.clock.now()
         self.progress: ProgressReporter = reporter_for(
             run.progress,
@@ -162,7 +165,7 @@ class LiveExecution:
         )
 
     async def go(self) -> RunResult:
-        caller = self.run.actor.live_caller()
+        caller = self.caller = self.run.actor.live_caller()
         self._load_finished()
         self.done_before = self.done - len(self.restored)
         if self.directory is not None:
@@ -381,6 +384,9 @@ class LiveExecution:
         self._set(result)
         if self.directory is not None:
             self.directory.add([result])
+        if self.caller is not None:
+            event = ItemFinished(self.run_id, result.index, result.id, result.status.value, result.reason)
+            self.caller.emit(event)
         self._report()
 
     def _set(self, result: ItemResult) -> None:
@@ -418,7 +424,10 @@ class LiveExecution:
         if not now and moment - self.reported_at < _REPORT_EVERY:
             return
         self.reported_at = moment
-        self.progress.update(self._snapshot())
+        snapshot = self._snapshot()
+        self.progress.update(snapshot)
+        if self.caller is not None:
+            self.caller.emit(RunProgressed(snapshot))
 
     def _result(self) -> RunResult:
         items = [
