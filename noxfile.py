@@ -34,7 +34,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def types(session: nox.Session) -> None:
     """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
-    session.install("-e", ".[pydantic-ai,langchain]", "pyright>=1.1.390")
+    session.install("-e", ".[pydantic-ai,langchain,postgres]", "pyright>=1.1.390")
     session.run("pyright", "src")
 
 
