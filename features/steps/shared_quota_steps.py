@@ -1,5 +1,5 @@
-"""Steps for the live quota shared through the ledger: two quotas over two connections to one ledger file stand for
-two processes, on one virtual clock."""
+"""Steps for the live quota shared through the ledger: two quotas over two connections to one ledger (a SQLite file,
+or the scenario's PostgreSQL database) stand for two processes, on one virtual clock."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from _support import world
 from behave import given, then, when
 
 from lowtide.clock import VirtualClock
+from lowtide.ledger.postgres import PostgresQuotaStore
 from lowtide.ledger.quotas import LedgerQuotaStore
 from lowtide.ledger.store import Ledger
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
@@ -39,16 +40,23 @@ def shared(context: Any) -> Shared:
     return context.shared_quota
 
 
-def _processes(context: Any, limits: QuotaLimits, *, on_ledger: bool) -> None:
+def _processes(context: Any, limits: QuotaLimits, *, on_ledger: str | None) -> None:
+    """Processes A and B, each with a store of its own: over the ledger `on_ledger` ("SQLite", "PostgreSQL"), or
+    (None) in the process."""
     state = shared(context)
     path = world(context).path("shared.sqlite3")
     for name in ("A", "B"):
         store: QuotaStore
-        if on_ledger:
+        if on_ledger == "SQLite":
             ledger = Ledger(path)  # a connection of its own, as another process would have
             context.add_cleanup(ledger.close)
             store = LedgerQuotaStore(ledger)
+        elif on_ledger == "PostgreSQL":
+            postgres = PostgresQuotaStore(context.postgres_url)  # a pool of its own, as another host would have
+            context.cleanups.append(postgres.aclose)
+            store = postgres
         else:
+            assert on_ledger is None, on_ledger
             store = LocalQuotaStore()
         quota = state.quotas[name] = Quota(_SCOPE, limits, state.clock, store)
         events = state.events[name] = []
@@ -60,24 +68,26 @@ def _limits(**given: int) -> QuotaLimits:
     return QuotaLimits(max_concurrency=1000, ramp_start=given.pop("ramp_start", 1000), **given)
 
 
-@given("two processes on one ledger, each with a live quota of {rpm:d} requests per minute for the same key")
-def step_two_rpm(context: Any, rpm: int) -> None:
-    _processes(context, _limits(rpm=rpm, ramp_start=4 if rpm >= 600 else 1000), on_ledger=True)
+@given("two processes on one {store} ledger, each with a live quota of {rpm:d} requests per minute for the same key")
+def step_two_rpm(context: Any, store: str, rpm: int) -> None:
+    _processes(context, _limits(rpm=rpm, ramp_start=4 if rpm >= 600 else 1000), on_ledger=store)
 
 
 @given("two processes, each with a live quota of {rpm:d} requests per minute for the same key, kept in the process")
 def step_two_local(context: Any, rpm: int) -> None:
-    _processes(context, _limits(rpm=rpm), on_ledger=False)
+    _processes(context, _limits(rpm=rpm), on_ledger=None)
 
 
-@given("two processes on one ledger, each with a live quota of {tpm:d} input tokens per minute for the same key")
-def step_two_tpm(context: Any, tpm: int) -> None:
-    _processes(context, _limits(input_tpm=tpm), on_ledger=True)
+@given(
+    "two processes on one {store} ledger, each with a live quota of {tpm:d} input tokens per minute for the same key"
+)
+def step_two_tpm(context: Any, store: str, tpm: int) -> None:
+    _processes(context, _limits(input_tpm=tpm), on_ledger=store)
 
 
-@given("two processes on one ledger, neither with a configured limit")
-def step_two_unlimited(context: Any) -> None:
-    _processes(context, _limits(), on_ledger=True)
+@given("two processes on one {store} ledger, neither with a configured limit")
+def step_two_unlimited(context: Any, store: str) -> None:
+    _processes(context, _limits(), on_ledger=store)
 
 
 async def _admit(state: Shared, name: str, input_tokens: int = 10) -> Permit:

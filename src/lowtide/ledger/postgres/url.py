@@ -26,7 +26,9 @@ def is_postgres_url(location: object) -> bool:
 def configured_url(location: object) -> str | None:
     """The PostgreSQL URL a ledger setting names (None: `$LOWTIDE_LEDGER`), or None when it names a file."""
     chosen = location if location is not None else os.environ.get(_LEDGER_ENV)
-    return str(chosen) if is_postgres_url(chosen) else None
+    if not is_postgres_url(chosen):
+        return None
+    return re.sub(r"^([^:/]+:)/(?!/)", r"\1//", str(chosen))  # a URL that went through `Path` lost a slash
 
 
 def _password(url: str) -> str | None:
@@ -40,7 +42,7 @@ def _password(url: str) -> str | None:
 def redacted(url: str) -> str:
     """`url` with its password (in the authority, or a `password=` parameter) shown as `***`."""
     text = re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
-    return re.sub(r"^([^:/]+://[^:@/]*:)[^@/]*@", r"\1***@", text)
+    return re.sub(r"^([^:/]+:/+[^:@/]*:)[^@/]*@", r"\1***@", text)
 
 
 def scrub(text: str, url: str) -> str:
