@@ -49,7 +49,8 @@ def ledger_errors(url: str, doing: str) -> Generator[None]:
 
 
 class PostgresPool:
-    """A pool for one URL, opened in the running event loop on first use (and again after `aclose`)."""
+    """A pool for one URL, opened in the running event loop on first use (and again after `aclose`). Its
+    connections are in autocommit mode: a transaction is begun by the code that needs one, and only there."""
 
     def __init__(self, url: str, *, max_size: int = 4) -> None:
         if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
@@ -85,7 +86,7 @@ class PostgresPool:
                 self._url,
                 min_size=1,
                 max_size=self._max_size,
-                kwargs={"application_name": name, "connect_timeout": _CONNECT_TIMEOUT},
+                kwargs={"application_name": name, "connect_timeout": _CONNECT_TIMEOUT, "autocommit": True},
                 open=False,
                 name="lowtide-ledger",
             )
