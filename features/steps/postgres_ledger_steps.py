@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from _support import world
+from _support import set_env, world
 from behave import given, then, when
 from live_concurrency_steps import live
 
@@ -202,3 +202,22 @@ def step_latest(context: Any) -> None:
     from lowtide.ledger.postgres.schema import SCHEMA_VERSION
 
     assert _rows(pg(context).url, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+@given('LOWTIDE_LEDGER is "{value}"')
+def step_env_value(context: Any, value: str) -> None:
+    w = world(context)
+    set_env(w, "LOWTIDE_LEDGER", value if "://" in value else str(w.path(value)))
+
+
+@then('on stderr, the command says the ledger "{shown}" is a PostgreSQL database')
+def step_cli_refused(context: Any, shown: str) -> None:
+    err = world(context).value["err"]
+    assert f"The ledger {shown} is a PostgreSQL database" in err, err
+    assert "needs a SQLite ledger" in err, err
+
+
+@then('"{secret}" appears nowhere in the command\'s output')
+def step_cli_secret(context: Any, secret: str) -> None:
+    value = world(context).value
+    assert secret not in value["out"] + value["err"], value

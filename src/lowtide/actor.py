@@ -458,7 +458,11 @@ class Actor:
     def _open_ledger(self) -> Ledger:
         if isinstance(self._ledger, Ledger):
             return self._ledger
-        refuse_postgres(self._ledger or self.configuration.ledger, "batch mode (and bulk runs and parking)")
+        refuse_postgres(
+            self._ledger or self.configuration.ledger,
+            "batch mode (and bulk runs and parking)",
+            advice=" Or make the actor's calls live (`batch_processing: live`). Nothing was sent.",
+        )
         self._ledger = open_ledger(self._ledger or self.configuration.ledger)
         return self._ledger
 

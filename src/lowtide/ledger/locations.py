@@ -30,13 +30,14 @@ def shared_quota_store(location: Ledger | str | Path | None, open_ledger: Callab
     return LedgerQuotaStore(open_ledger())
 
 
-def refuse_postgres(location: Ledger | str | Path | None, needs: str) -> None:
-    """Raise when `location` names a PostgreSQL database: `needs` (what was asked) needs a SQLite ledger so far."""
+def refuse_postgres(location: Ledger | str | Path | None, needs: str, *, advice: str = "") -> None:
+    """Raise when `location` names a PostgreSQL database: `needs` (what was asked) needs a SQLite ledger so far;
+    `advice` ends the message."""
     url = configured_url(location)
     if url is not None:
         raise ConfigurationError(
             f"The ledger {redacted(url)} is a PostgreSQL database, which so far keeps only the live quota that live"
             f" calls share; {needs} needs a SQLite ledger. Name a file for the ledger (the actor's `ledger`,"
-            " LOWTIDE_LEDGER or --ledger), or call live. Nothing was sent.",
+            f" LOWTIDE_LEDGER or --ledger).{advice}",
             field="ledger",
         )
