@@ -20,6 +20,18 @@ Feature: A PostgreSQL ledger, named by URL
     And no SQLite ledger was made
 
   @postgres
+  Scenario: The database sees each process by its host id
+    Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
+    And LOWTIDE_HOST_ID is "worker-host-7"
+    And a live API emulated on a virtual clock, answering each call in 2 seconds
+    And a live actor with:
+      """
+      live: {rpm: 100}
+      """
+    When 1 live calls are made at once
+    Then the database shows a connection named "lowtide worker-host-7"
+
+  @postgres
   Scenario: The schema is versioned, and a database newer than this lowtide is refused
     Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
     And a live API emulated on a virtual clock, answering each call in 2 seconds

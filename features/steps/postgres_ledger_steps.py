@@ -221,3 +221,14 @@ def step_cli_refused(context: Any, shown: str) -> None:
 def step_cli_secret(context: Any, secret: str) -> None:
     value = world(context).value
     assert secret not in value["out"] + value["err"], value
+
+
+@given('LOWTIDE_HOST_ID is "{host}"')
+def step_host_id(context: Any, host: str) -> None:
+    set_env(world(context), "LOWTIDE_HOST_ID", host)
+
+
+@then('the database shows a connection named "{name}"')
+def step_application_name(context: Any, name: str) -> None:
+    names = [row[0] for row in _rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
+    assert name in names, names

@@ -1,5 +1,6 @@
 """A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory, a server on a free loopback port
-(and a Unix socket in that directory), one database per test, everything stopped and removed at the end.
+(and a Unix socket in that directory), one database per test, everything stopped and removed at the end: by
+`stop()`, at exit, or, when the test process dies without either (SIGKILL), by a watchdog process that outlives it.
 
 Shared by behave (`features/environment.py`) and Robot (`robot/PostgresLibrary.py`). Needs the distribution's
 server (`apt-get install postgresql`: `.ci/run` installs it). PostgreSQL refuses to run as root: when the tests run as
@@ -16,6 +17,7 @@ import contextlib
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -70,6 +72,7 @@ class PostgresCluster:
         self._owner = owner
         self._bin = server_binaries()
         self._stopped = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def data(self) -> Path:
@@ -112,10 +115,31 @@ class PostgresCluster:
                 "-w", "-t", "60", "start",
             )  # fmt: skip
             cluster.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{cluster.password}'")
+            cluster._watch(os.getpid())
         except BaseException:
             cluster.stop()
             raise
         return cluster
+
+    def _watch(self, parent: int) -> None:
+        """A watchdog of its own session that stops and removes the cluster once `parent` is gone, however it went
+        (SIGKILL included, where neither `finally` nor `atexit` runs); `stop()` ends it first."""
+        prefix = " ".join(shlex.quote(p) for p in self._prefix())
+        script = (
+            f"while kill -0 {parent} 2>/dev/null; do sleep 1; done; "
+            f"{prefix} {shlex.quote(str(self._bin / 'pg_ctl'))} -D {shlex.quote(str(self.data))} -m immediate stop; "
+            f"rm -rf {shlex.quote(str(self.directory))}"
+        )
+        self._watchdog = subprocess.Popen(
+            ["sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def _prefix(self) -> list[str]:
+        return ["runuser", "-u", self._owner, "--"] if self._owner is not None else []
 
     def __enter__(self) -> PostgresCluster:
         return self
@@ -144,7 +168,7 @@ class PostgresCluster:
         return self._run(*command, env={"PGPASSWORD": self.password})
 
     def _run(self, *command: str, env: dict[str, str] | None = None) -> str:
-        prefix = ["runuser", "-u", self._owner, "--"] if self._owner is not None else []
+        prefix = self._prefix()
         environment = {**os.environ, "LC_ALL": "C", **(env or {})}
         done = subprocess.run(
             [*prefix, *command], capture_output=True, text=True, env=environment, cwd=self.directory, check=False
@@ -160,6 +184,9 @@ class PostgresCluster:
         if self._stopped:
             return
         self._stopped = True
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
         with contextlib.suppress(Exception):
             if (self.data / "postmaster.pid").exists():
                 self._run(str(self._bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
