@@ -91,6 +91,20 @@ Feature: One live quota for every process on a ledger
       | store      |
       | PostgreSQL |
 
+  Scenario Outline: Updates of one scope from many processes at once are never lost
+    Given 4 processes on one <store> ledger
+    When each process updates the same scope 150 times, all at once
+    Then the scope counted 600 updates
+
+    Examples: SQLite
+      | store  |
+      | SQLite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store      |
+      | PostgreSQL |
+
   Scenario: Live calls keep their quota in the actor's ledger, and no secret with it
     Given a live API emulated on a virtual clock, answering each call in 2 seconds
     And a live actor with:

@@ -17,7 +17,7 @@ from lowtide.ledger.quotas import LedgerQuotaStore
 from lowtide.ledger.store import Ledger
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
 from lowtide.live.quota import Permit, Quota, QuotaLimits
-from lowtide.live.quota_state import LocalQuotaStore, QuotaStore
+from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
 from lowtide.live.reports import Budget, QuotaReport
 
 _SCOPE = "anthropic|https://api.example|digest-of-the-key"
@@ -40,24 +40,26 @@ def shared(context: Any) -> Shared:
     return context.shared_quota
 
 
+def _store(context: Any, on_ledger: str | None) -> QuotaStore:
+    """A store of its own, as another process would have: over the ledger `on_ledger` ("SQLite", "PostgreSQL"),
+    or (None) in the process."""
+    if on_ledger == "SQLite":
+        ledger = Ledger(world(context).path("shared.sqlite3"))  # a connection of its own
+        context.add_cleanup(ledger.close)
+        return LedgerQuotaStore(ledger)
+    if on_ledger == "PostgreSQL":
+        postgres = PostgresQuotaStore(context.postgres_url)  # a pool of its own, as another host would have
+        context.cleanups.append(postgres.aclose)
+        return postgres
+    assert on_ledger is None, on_ledger
+    return LocalQuotaStore()
+
+
 def _processes(context: Any, limits: QuotaLimits, *, on_ledger: str | None) -> None:
-    """Processes A and B, each with a store of its own: over the ledger `on_ledger` ("SQLite", "PostgreSQL"), or
-    (None) in the process."""
+    """Processes A and B, each with a quota over a store of its own (see `_store`)."""
     state = shared(context)
-    path = world(context).path("shared.sqlite3")
     for name in ("A", "B"):
-        store: QuotaStore
-        if on_ledger == "SQLite":
-            ledger = Ledger(path)  # a connection of its own, as another process would have
-            context.add_cleanup(ledger.close)
-            store = LedgerQuotaStore(ledger)
-        elif on_ledger == "PostgreSQL":
-            postgres = PostgresQuotaStore(context.postgres_url)  # a pool of its own, as another host would have
-            context.cleanups.append(postgres.aclose)
-            store = postgres
-        else:
-            assert on_ledger is None, on_ledger
-            store = LocalQuotaStore()
+        store = _store(context, on_ledger)
         quota = state.quotas[name] = Quota(_SCOPE, limits, state.clock, store)
         events = state.events[name] = []
         quota.listeners.append(events.append)
@@ -88,6 +90,33 @@ def step_two_tpm(context: Any, store: str, tpm: int) -> None:
 @given("two processes on one {store} ledger, neither with a configured limit")
 def step_two_unlimited(context: Any, store: str) -> None:
     _processes(context, _limits(), on_ledger=store)
+
+
+@given("{count:d} processes on one {store} ledger")
+def step_many(context: Any, count: int, store: str) -> None:
+    context.stores = [_store(context, store) for _ in range(count)]
+
+
+@when("each process updates the same scope {times:d} times, all at once")
+def step_many_updates(context: Any, times: int) -> None:
+    def count(state: ScopeState) -> None:
+        state.pauses += 1  # read, changed and written back: an update lost in a race would show as one missing
+
+    async def one(store: QuotaStore) -> None:
+        for _ in range(times):
+            await store.update(_SCOPE, count)
+
+    async def every() -> None:
+        await asyncio.gather(*(one(store) for store in context.stores))
+
+    world(context).run(every())
+
+
+@then("the scope counted {total:d} updates")
+def step_counted(context: Any, total: int) -> None:
+    seen: list[int] = []
+    world(context).run(context.stores[0].update(_SCOPE, lambda state: seen.append(state.pauses)))
+    assert seen == [total], seen
 
 
 async def _admit(state: Shared, name: str, input_tokens: int = 10) -> Permit:
