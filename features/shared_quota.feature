@@ -105,6 +105,25 @@ Feature: One live quota for every process on a ledger
       | store      |
       | PostgreSQL |
 
+  Scenario Outline: An update that fails midway changes nothing and leaves the scope free for the others
+    Given 2 processes on one <store> ledger
+    When the first process's update of the scope fails midway
+    And the first process updates the scope once more
+    Then the scope counted 1 updates
+    When the first process's update of the scope fails midway
+    Then the other process updates the scope at once
+    And the scope counted 1 updates
+    And each process's store names the ledger it shares, without a password
+
+    Examples: SQLite
+      | store  |
+      | SQLite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store      |
+      | PostgreSQL |
+
   Scenario: Live calls keep their quota in the actor's ledger, and no secret with it
     Given a live API emulated on a virtual clock, answering each call in 2 seconds
     And a live actor with:

@@ -115,8 +115,49 @@ def step_many_updates(context: Any, times: int) -> None:
 @then("the scope counted {total:d} updates")
 def step_counted(context: Any, total: int) -> None:
     seen: list[int] = []
-    world(context).run(context.stores[0].update(_SCOPE, lambda state: seen.append(state.pauses)))
+    world(context).run(context.stores[-1].update(_SCOPE, lambda state: seen.append(state.pauses)))
     assert seen == [total], seen
+
+
+@when("the first process's update of the scope fails midway")
+def step_update_fails(context: Any) -> None:
+    def broken(state: ScopeState) -> None:
+        state.pauses += 1
+        raise RuntimeError("this change fails after changing the state")
+
+    async def update() -> None:
+        try:
+            await context.stores[0].update(_SCOPE, broken)
+        except RuntimeError:
+            return
+        raise AssertionError("the failing change did not fail")
+
+    world(context).run(update())
+
+
+@when("the first process updates the scope once more")
+def step_first_again(context: Any) -> None:
+    def count(state: ScopeState) -> None:
+        state.pauses += 1
+
+    world(context).run(context.stores[0].update(_SCOPE, count))
+
+
+@then("the other process updates the scope at once")
+def step_other_updates(context: Any) -> None:
+    async def update() -> None:
+        await asyncio.wait_for(context.stores[1].update(_SCOPE, lambda state: None), timeout=30)
+
+    world(context).run(update())  # a lock left behind would hold it until the timeout
+
+
+@then("each process's store names the ledger it shares, without a password")
+def step_shared_named(context: Any) -> None:
+    for store in context.stores:
+        assert store.shared, store
+        if isinstance(store, PostgresQuotaStore):
+            assert ":***@" in store.shared, store.shared
+            assert context.postgres_url != store.shared
 
 
 async def _admit(state: Shared, name: str, input_tokens: int = 10) -> Permit:

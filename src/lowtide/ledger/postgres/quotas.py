@@ -4,7 +4,8 @@ its `live_quotas` table so that they admit calls against one set of buckets and 
 Each update is one short transaction in two round trips to the server: `BEGIN` and the scope's row read `FOR
 UPDATE` (which waits for any other process updating that scope) in the first, the row written back and `COMMIT` in
 the second (several statements in one message: psycopg binds their parameters on the client). The row lock is held
-only while this process computes the change (microseconds), never across a wait. (Pipeline mode would save the
+only while this process computes the change (microseconds), never across a wait. A process's first update of a
+scope makes its row first, committed on its own, so that there is always a row to lock. (Pipeline mode would save the
 same round trips, at about twice the client's CPU.) As on SQLite, nothing expires: a process killed mid-call holds no
 reservation, only budget already taken, which the buckets' refill gives back within a minute.
 """
@@ -26,9 +27,14 @@ T = TypeVar("T")
 
 _CREATE = (
     "INSERT INTO live_quotas (scope, state, updated_at) VALUES (%(scope)s, '{}', %(now)s)"
-    " ON CONFLICT (scope) DO NOTHING; "
+    " ON CONFLICT (scope) DO NOTHING"
 )
-"""Made once per scope and process, in the first update's round trip, so that `FOR UPDATE` has a row to lock."""
+"""Once per scope and process, so that `FOR UPDATE` always has a row to lock."""
+_WRITE = (
+    "INSERT INTO live_quotas (scope, state, updated_at) VALUES (%(scope)s, %(state)s, %(now)s)"
+    " ON CONFLICT (scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at; COMMIT"
+)
+"""The state back and the commit, in one round trip (an upsert: a row someone removed meanwhile is made again)."""
 
 
 class PostgresQuotaStore:
@@ -47,19 +53,18 @@ class PostgresQuotaStore:
         return self._pool.location
 
     async def update(self, scope: str, change: Callable[[ScopeState], T]) -> T:
-        known = scope in self._known
         async with self._pool.connection("keep the live quota") as db:
             cursor = self._cursor(db)
+            if scope not in self._known:
+                # Committed on its own (the connection is in autocommit), before the transaction: a row made
+                # inside it would go with a rollback, and an absent row has nothing for FOR UPDATE to lock.
+                await cursor.execute(_CREATE, {"scope": scope, "now": time.time()})
+                self._known.add(scope)
             await cursor.execute(
-                "BEGIN; "
-                + ("" if known else _CREATE)
-                + "SELECT state FROM live_quotas WHERE scope = %(scope)s FOR UPDATE",
-                {"scope": scope, "now": time.time()},
+                "BEGIN; SELECT state FROM live_quotas WHERE scope = %(scope)s FOR UPDATE", {"scope": scope}
             )
-            while cursor.nextset():
-                pass  # to the SELECT's rows, after BEGIN's (and INSERT's) empty results
+            cursor.nextset()  # past BEGIN's empty result, to the SELECT's row
             row = await cursor.fetchone()
-            self._known.add(scope)
             try:
                 stored = cast("dict[str, object]", orjson.loads(str(row[0]))) if row is not None else {}
                 state = ScopeState.from_json(stored)
@@ -68,8 +73,7 @@ class PostgresQuotaStore:
                 await cursor.execute("ROLLBACK")
                 raise
             await cursor.execute(
-                "UPDATE live_quotas SET state = %(state)s, updated_at = %(now)s WHERE scope = %(scope)s; COMMIT",
-                {"scope": scope, "state": orjson.dumps(state.as_json()).decode(), "now": time.time()},
+                _WRITE, {"scope": scope, "state": orjson.dumps(state.as_json()).decode(), "now": time.time()}
             )
         return result
 
