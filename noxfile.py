@@ -1,5 +1,9 @@
 """Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, the integrations'
-scenarios (pydantic_ai, langchain: each with its framework, pinned), coverage_report.
+scenarios (pydantic_ai, langchain: each with its framework, pinned), postgres, coverage_report.
+
+`nox -s postgres` runs the scenarios tagged `@postgres` and the Robot tests tagged `postgres` against a throwaway
+PostgreSQL cluster of their own (`features/support/postgres.py`); it needs the server installed (`.ci/run` does:
+`apt-get install postgresql`). The `behave` and `robot` sessions leave those out, so nothing else needs PostgreSQL.
 
 `nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
 """
@@ -12,7 +16,7 @@ import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["lint", "types", "behave", "robot", "pydantic_ai", "langchain", "coverage_report"]
+nox.options.sessions = ["lint", "types", "behave", "robot", "pydantic_ai", "langchain", "postgres", "coverage_report"]
 
 TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
@@ -34,13 +38,14 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def types(session: nox.Session) -> None:
     """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
-    session.install("-e", ".[pydantic-ai,langchain]", "pyright>=1.1.390")
+    session.install("-e", ".[pydantic-ai,langchain,postgres]", "pyright>=1.1.390")
     session.run("pyright", "src")
 
 
 @nox.session
 def behave(session: nox.Session) -> None:
-    """Behave scenarios, measured by coverage (erases data from earlier runs first)."""
+    """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
+    (`default_tags` in pyproject.toml)."""
     session.install("-e", ".", *TEST_DEPS)
     _contain_ledger(session)
     session.run("coverage", "erase")
@@ -60,9 +65,27 @@ def robot(session: nox.Session) -> None:
     session.install("-e", ".", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
-        "coverage", "run", "-p", "-m", "robot",
+        "coverage", "run", "-p", "-m", "robot", "--exclude", "postgres",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
         *(session.posargs or ["robot"]),
+    )  # fmt: skip
+
+
+@nox.session
+def postgres(session: nox.Session) -> None:
+    """The PostgreSQL ledger's scenarios (`@postgres`) and Robot tests (tag `postgres`), with `lowtide[postgres]`,
+    on a throwaway cluster each run starts and removes. posargs: the feature files (default: every feature)."""
+    session.install("-e", ".[postgres]", *TEST_DEPS)
+    _contain_ledger(session)
+    session.run(
+        "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
+        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
+        *session.posargs,
+    )  # fmt: skip
+    session.run(
+        "coverage", "run", "-p", "-m", "robot", "--include", "postgres",
+        "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
+        "robot",
     )  # fmt: skip
 
 

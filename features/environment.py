@@ -6,6 +6,9 @@ would only log, fails the scenario that caused it (lowtide must hand every backg
 Every scenario also gets a ledger of its own: `LOWTIDE_LEDGER` (and `XDG_STATE_HOME`, in case something falls back
 to the default location) point into a temporary directory made for the scenario and removed after it, so that no
 scenario attaches to an answer another one stored, and nothing is written to the real state directory.
+
+A scenario tagged `@postgres` gets a PostgreSQL database of its own too (`context.postgres_url`), in a throwaway
+cluster started for the run on the first such scenario and removed at its end (`features/support/postgres.py`).
 """
 
 from __future__ import annotations
@@ -14,11 +17,38 @@ import asyncio
 import gc
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent / "support"))
+
+from postgres import PostgresCluster  # features/support, shared with the Robot suites
+
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
+
+
+def before_all(context: Any) -> None:
+    context.postgres = None
+    context.postgres_databases = 0
+
+
+def after_all(context: Any) -> None:
+    if context.postgres is not None:
+        context.postgres.stop()
+
+
+def _postgres_database(context: Any) -> str:
+    """A new database for the scenario, in the run's cluster (started now if this is the first); dropped after."""
+    if context.postgres is None:
+        context.postgres = PostgresCluster.start()
+    cluster: PostgresCluster = context.postgres
+    context.postgres_databases += 1
+    name = f"scenario_{context.postgres_databases}"
+    url = cluster.create_database(name)
+    context.cleanups.append(lambda: cluster.drop_database(name))  # the first added, so the last to run
+    return url
 
 
 def before_scenario(context: Any, scenario: Any) -> None:
@@ -37,6 +67,8 @@ def before_scenario(context: Any, scenario: Any) -> None:
     context.state_dir = state
     os.environ["XDG_STATE_HOME"] = str(state / "xdg")
     os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
+    if "postgres" in scenario.effective_tags:
+        context.postgres_url = _postgres_database(context)
 
 
 def after_scenario(context: Any, scenario: Any) -> None:

@@ -22,6 +22,7 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And progress was reported with calls in flight and ended at 40 of 40 items
     And the results directory holds 40 lines in input order, each with its usage and cost
     And the run's summary says "40 succeeded; live;" with its cost and tokens summed over the items
+    And the actor's observers saw each of the 40 items finish after its answer was stored, and the run's progress up to 40 of 40
 
   Scenario: A run killed midway and started again calls the API only for the items without a stored answer
     Given a live bulk actor with:
@@ -34,6 +35,37 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     Then all 20 items succeeded
     And the second go called the API only for the items that had no stored answer
     And the second go's progress began from the stored answers, its ETA unknown until it had answers of its own
+    And the API answered each of the 20 prompts exactly once, and no call with 429
+
+  Scenario Outline: <signal> during a live run lets the calls in flight finish and stores their answers; started again, the run pays for nothing twice
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 20 prompts in live mode and <signal> arrives after 9 answers
+    Then the run ended "interrupted by <signal>", exit status <status>, once its calls in flight were answered
+    And every answer the API gave is stored in the ledger
+    And the items never started were recorded not run with "not attempted: interrupted by <signal>"
+    When the actor maps the same 20 prompts in live mode again
+    Then all 20 items succeeded
+    And the second go called the API only for the items that had no stored answer
+    And the API answered each of the 20 prompts exactly once, and no call with 429
+
+    Examples:
+      | signal  | status |
+      | SIGINT  | 130    |
+      | SIGTERM | 143    |
+
+  Scenario: A second Ctrl-C cancels the calls in flight instead of waiting; started again, the run sends them
+    Given a live bulk actor with:
+      """
+      live: {max_concurrency: 4, ramp_start: 4}
+      """
+    When the actor maps 20 prompts in live mode and SIGINT arrives twice after 9 answers
+    Then the run ended "interrupted by SIGINT", its calls in flight canceled with "canceled in flight: interrupted twice (by SIGINT)"
+    And every answer the API gave is stored in the ledger
+    When the actor maps the same 20 prompts in live mode again
+    Then all 20 items succeeded
     And the API answered each of the 20 prompts exactly once, and no call with 429
 
   Scenario: An authentication error aborts the run; draining lets the calls in flight finish, and retry loses nothing

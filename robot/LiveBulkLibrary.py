@@ -149,6 +149,40 @@ class LiveBulkLibrary:
         self._killed = seen
         return seen
 
+    @keyword("Stop Lowtide After Answers")
+    def stop_lowtide_after_answers(
+        self, name: str, ledger: str, answers: int, signame: str = "SIGTERM", timeout: float = 60.0
+    ) -> dict[str, int]:
+        """Send `signame` to `name` once the ledger holds at least `answers` stored answers, as a supervisor or a
+        user's Ctrl-C would, and wait for it to exit: it lets its calls in flight finish, stores their answers and
+        exits 128 + the signal's number. Returns `stored` answers and `delivered` answers after it exited."""
+        process = self._named[name]
+        signum = signal.Signals[signame]
+        deadline = time.monotonic() + float(timeout)
+        while (stored := _stored(Path(ledger))) < int(answers):
+            if process.popen.poll() is not None:
+                raise AssertionError(f"{name} ended before {answers} answers were stored:\n{process.stderr[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} stored only {stored} answers in {timeout} s")
+            time.sleep(0.01)
+        process.popen.send_signal(signum)
+        code = process.wait(60.0)
+        if code != 128 + signum:
+            raise AssertionError(f"{name} should have exited {128 + signum} after {signame}; it exited {code}")
+        if f"interrupted by {signame}" not in process.stderr:
+            raise AssertionError(f"{name} did not say it was interrupted:\n{process.stderr[-3000:]}")
+        stats = self.emulator_stats()
+        seen = {
+            "stored": _stored(Path(ledger)),
+            "delivered": sum(int(n) for n in stats["live_answers"].values()),
+            "abandoned": int(stats["abandoned_answers"]),
+        }
+        logger.info(f"Stopped {name} by {signame} after {process.seconds:.1f} s: {seen}", also_console=True)
+        if seen["stored"] != seen["delivered"] or seen["abandoned"]:
+            raise AssertionError(f"{name} lost answers it was given: {seen}")
+        self._killed = seen
+        return seen
+
     # -- checks ----------------------------------------------------------------------------------------------
 
     @keyword("Results Should Hold Every Item Answered")
@@ -187,6 +221,23 @@ class LiveBulkLibrary:
         logger.info(
             f"{count} items answered; {twice} twice (answers delivered to the killed process it never stored);"
             f" {stats['abandoned_answers']} answers abandoned by it; {stats['rate_limited']} 429(s) sent",
+            also_console=True,
+        )
+        return stats
+
+    @keyword("Every Item Should Have Been Answered Exactly Once")
+    def every_item_should_have_been_answered_exactly_once(self, count: int) -> dict[str, Any]:
+        """The emulator answered every item exactly once, over both processes: nothing was paid for twice."""
+        stats = self.emulator_stats()
+        answers: dict[str, int] = {str(k): int(v) for k, v in stats["live_answers"].items()}
+        if len(answers) != int(count):
+            raise AssertionError(f"The emulator answered {len(answers)} distinct items, expected {count}")
+        again = {k: n for k, n in answers.items() if n != 1}
+        if again:
+            raise AssertionError(f"{len(again)} item(s) answered more than once: {sorted(again.items())[:5]}")
+        logger.info(
+            f"{count} items answered, each once; {stats['abandoned_answers']} answers abandoned;"
+            f" {stats['rate_limited']} 429(s) sent",
             also_console=True,
         )
         return stats

@@ -1,11 +1,13 @@
 """A program that makes many live calls at once through one lowtide actor, as an agent platform would: run by
 `live_rate_limits.robot` in a process of its own against `lowtide emulator` over a socket.
 
-    python live_client.py BASE_URL COUNT [--use-up N] [--ledger PATH] [--no-share] [--prefix TEXT]
+    python live_client.py BASE_URL COUNT [--use-up N] [--ledger PATH|URL] [--no-share] [--prefix TEXT] [--host-id ID]
 
 `--use-up N` first spends N requests of the key directly with the SDK (another program on the same key), so that
 the actor meets 429s it could not foresee. `--ledger` names the actor's ledger (two clients on one ledger share one
-quota; `--no-share` sets `live.share_quota: false`). Prints one JSON line: answered, failed (by error type), seconds.
+quota; a `postgresql://` URL shares it through PostgreSQL; `--no-share` sets `live.share_quota: false`).
+`--host-id` names the "host" the process stands for (LOWTIDE_HOST_ID: what the database sees it as). Prints one
+JSON line: answered, failed (by error type), seconds.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import time
 from collections import Counter
 
@@ -31,7 +34,10 @@ async def main() -> None:
     parser.add_argument("--ledger")
     parser.add_argument("--no-share", action="store_true")
     parser.add_argument("--prefix", default="Question")
+    parser.add_argument("--host-id")
     args = parser.parse_args()
+    if args.host_id:
+        os.environ["LOWTIDE_HOST_ID"] = args.host_id
     if args.use_up:
         async with anthropic.AsyncAnthropic(api_key=KEY, base_url=args.base_url, max_retries=0) as other:
             await asyncio.gather(

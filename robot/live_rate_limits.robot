@@ -6,7 +6,8 @@ Documentation       Live mode against `lowtide emulator` enforcing rate limits o
 Library             Process
 Library             Collections
 Library             LowtideLibrary.py
-Suite Teardown      Clean Up
+Library             PostgresLibrary.py
+Suite Teardown      Run Keywords    Clean Up    AND    Stop PostgreSQL
 
 
 *** Variables ***
@@ -63,6 +64,43 @@ Two Programs On One Ledger Share One Quota, And The Server Never Answers 429
     END
     ${stats}=    Emulator Stats
     Should Be Equal As Integers    ${stats}[rate_limited]    0    msg=The server answered 429: ${stats}
+    [Teardown]    Stop Emulator
+
+Three Hosts On One PostgreSQL Ledger Share One Quota, And The Server Never Answers 429
+    [Documentation]    Three processes, each standing for a host of its own (its own LOWTIDE_HOST_ID), each making 50
+    ...    live calls at once through an actor whose ledger is one PostgreSQL database, on the same key, against 120
+    ...    requests a minute: together 150, so 30 must wait for the refill. The quota they share through the
+    ...    database keeps them all under the limit: every call answered, not one 429, one scope in the database,
+    ...    and the database's password in no output of theirs.
+    [Tags]    postgres
+    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.2
+    ${ledger}=    Create PostgreSQL Database
+    ${password}=    PostgreSQL Password
+    ${dir}=    Create Scratch Directory
+    ${python}=    Python Executable
+    @{processes}=    Create List
+    FOR    ${host}    IN    host-a    host-b    host-c
+        ${process}=    Start Process    ${python}    ${CLIENT}    ${url}    50    --ledger    ${ledger}
+        ...    --host-id    ${host}    --prefix    ${host}    stdout=${dir}/${host}.json    stderr=${dir}/${host}.err
+        Append To List    ${processes}    ${process}
+    END
+    FOR    ${process}    IN    @{processes}
+        ${result}=    Wait For Process    ${process}    timeout=180s    on_timeout=kill
+        Log    ${result.stderr}
+        Should Be Equal As Integers    ${result.rc}    0    msg=${result.stderr}
+        ${summary}=    Evaluate    json.loads($result.stdout.strip().splitlines()[-1])    modules=json
+        Log    ${summary}    console=True
+        Should Be Equal As Integers    ${summary}[answered]    50
+        Should Be Empty    ${summary}[failed]
+        Should Not Contain    ${result.stdout}${result.stderr}    ${password}
+    END
+    ${stats}=    Emulator Stats
+    Should Be Equal As Integers    ${stats}[rate_limited]    0    msg=The server answered 429: ${stats}
+    ${database}=    Evaluate    $ledger.rsplit('/', 1)[1]
+    ${scopes}=    PostgreSQL Query    ${database}    SELECT count(*) FROM live_quotas
+    Should Be Equal As Integers    ${scopes}    1
+    ${scope}=    PostgreSQL Query    ${database}    SELECT scope || state FROM live_quotas
+    Should Not Contain    ${scope}    robot-live-key
     [Teardown]    Stop Emulator
 
 

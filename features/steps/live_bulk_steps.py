@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -16,6 +18,7 @@ from behave import given, then, when
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from lowtide import Actor, ConfigurationError, ItemResult, RunResult, StructuredOutputError
+from lowtide.bulk.interrupts import exit_status
 from lowtide.bulk.live_plan import LivePlan
 from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.resume import retry_run
@@ -23,7 +26,7 @@ from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.runs import RunStore
 from lowtide.ledger.store import RequestState
-from lowtide.live.events import CallSucceeded, LiveEvent, QuotaAdmitted, QuotaSettled
+from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed
 
 _BASE = {"name": "bulk-live", "model": "claude-sonnet-5-5", "max_tokens": 64}
 
@@ -53,6 +56,9 @@ class LiveBulk:
     progress_before: int = 0
     in_flight: int = 0
     most_in_flight: int = 0
+    extra_observer: Any = None
+    unstored_at_finish: int = 0
+    in_flight_at_signal: int = 0
 
     def observe(self, event: LiveEvent) -> None:
         self.events.append(event)
@@ -65,6 +71,11 @@ class LiveBulk:
             answers, enough = self.kill_after
             if sum(isinstance(e, CallSucceeded) for e in self.events) >= answers:
                 enough.set()
+        if self.extra_observer is not None:
+            self.extra_observer(event)
+        if isinstance(event, ItemFinished) and event.status == "succeeded":
+            record = self.the_actor.ledger.request(f"{event.run_id}-{event.index}")
+            self.unstored_at_finish += record is None or record.state is not RequestState.SUCCEEDED
 
     def api(self) -> Emulator:
         if self.emulator is None:
@@ -181,6 +192,30 @@ def step_map_crash(context: Any, count: int, answers: int) -> None:
         await asyncio.gather(task, return_exceptions=True)
 
     world(context).run(until_killed())
+
+
+@when("the actor maps {count:d} prompts in live mode and {name} arrives after {answers:d} answers")
+@when("the actor maps {count:d} prompts in live mode and {name} arrives {twice} after {answers:d} answers")
+def step_map_signal(context: Any, count: int, name: str, answers: int, twice: str = "") -> None:
+    """The signal sent to this process, as a user's Ctrl-C or a supervisor's SIGTERM would be, from inside the run
+    (an observer), once `answers` calls have succeeded; `twice`: sent again at once."""
+    state = lb(context)
+    signum = signal.Signals[name]
+    sent: list[bool] = []
+
+    def observe(event: LiveEvent) -> None:
+        if not sent and sum(isinstance(e, CallSucceeded) for e in state.events) >= answers:
+            sent.append(True)
+            state.in_flight_at_signal = state.in_flight
+            for _ in range(2 if twice == "twice" else 1):
+                os.kill(os.getpid(), signum)
+
+    state.extra_observer = observe
+    try:
+        state.result = world(context).run(_map(state, _prompts(count)))
+    finally:
+        state.extra_observer = None
+    assert sent, "the signal was never sent"
 
 
 @when("the actor maps the same {count:d} prompts in live mode again")
@@ -362,6 +397,74 @@ def step_counts(context: Any, ok: int, failed: int, why: str, not_run: int, reas
     for item in result.not_run:
         assert item.reason is not None, item.reason
         assert reason in item.reason, item.reason
+
+
+@then('the run ended "interrupted by {name}", exit status {status:d}, once its calls in flight were answered')
+def step_interrupted_drained(context: Any, name: str, status: int) -> None:
+    state = lb(context)
+    assert state.the_result.interrupted == name, state.the_result.interrupted
+    assert f"interrupted by {name};" in state.the_result.summary(), state.the_result.summary()
+    assert exit_status(name) == status
+    assert state.in_flight_at_signal > 0, "no call was in flight when the signal came"
+    assert state.in_flight == 0, state.in_flight
+    rows = _rows(state)
+    assert not [row for row in rows if row.status == "failed"], rows
+
+
+@then('the run ended "interrupted by {name}", its calls in flight canceled with "{reason}"')
+def step_interrupted_cancelled(context: Any, name: str, reason: str) -> None:
+    state = lb(context)
+    assert state.the_result.interrupted == name, state.the_result.interrupted
+    cut = [row for row in _rows(state) if row.reason == reason]
+    assert cut, "no call was canceled in flight"
+    assert all(row.status == "failed" for row in cut), cut
+    assert all(row.request_state is None for row in cut), cut
+
+
+@then("every answer the API gave is stored in the ledger")
+def step_every_answer_stored(context: Any) -> None:
+    state = lb(context)
+    given = sum(state.api().live_answers.values())
+    stored = sum(1 for row in _rows(state) if row.request_state is RequestState.SUCCEEDED)
+    assert given == stored > 0, (given, stored)
+
+
+@then('the items never started were recorded not run with "{reason}"')
+def step_not_started(context: Any, reason: str) -> None:
+    state = lb(context)
+    rows = _rows(state)
+    never = [row for row in rows if row.request_state is None]
+    assert never, rows
+    assert all(row.status == "not-run" and row.reason == reason for row in never), never
+
+
+def _rows(state: LiveBulk) -> list[Any]:
+    runs = RunStore(state.the_actor.ledger).runs()
+    assert runs, "no run in the ledger"
+    state.run_id = runs[-1].id
+    return list(RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False))
+
+
+@then(
+    "the actor's observers saw each of the {count:d} items finish after its answer was stored, and the run's"
+    " progress up to {done:d} of {total:d}"
+)
+def step_observed_items(context: Any, count: int, done: int, total: int) -> None:
+    state = lb(context)
+    finished = [e for e in state.events if isinstance(e, ItemFinished)]
+    assert sorted(e.index for e in finished) == list(range(count)), [e.index for e in finished]
+    assert {e.status for e in finished} == {"succeeded"}, {e.status for e in finished}
+    assert {e.run_id for e in finished} == {state.the_result.run_id}
+    assert state.unstored_at_finish == 0, state.unstored_at_finish
+    for event in finished:  # each reported after its call succeeded
+        call = next(
+            i for i, e in enumerate(state.events) if isinstance(e, CallSucceeded) and e.key.endswith(f"-{event.index}")
+        )
+        assert call < state.events.index(event), event
+    progress = [e.progress for e in state.events if isinstance(e, RunProgressed)]
+    assert progress, "no progress event"
+    assert progress[0].items_done == 0, progress[0]
+    assert (progress[-1].items_done, progress[-1].items_total) == (done, total), progress[-1]
 
 
 @then("no answer was stored for the calls cancelled in flight")

@@ -1,5 +1,5 @@
-"""Steps for the live quota shared through the ledger: two quotas over two connections to one ledger file stand for
-two processes, on one virtual clock."""
+"""Steps for the live quota shared through the ledger: two quotas over two connections to one ledger (a SQLite file,
+or the scenario's PostgreSQL database) stand for two processes, on one virtual clock."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from _support import world
 from behave import given, then, when
 
 from lowtide.clock import VirtualClock
+from lowtide.ledger.postgres import PostgresQuotaStore
 from lowtide.ledger.quotas import LedgerQuotaStore
 from lowtide.ledger.store import Ledger
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
 from lowtide.live.quota import Permit, Quota, QuotaLimits
-from lowtide.live.quota_state import LocalQuotaStore, QuotaStore
+from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
 from lowtide.live.reports import Budget, QuotaReport
 
 _SCOPE = "anthropic|https://api.example|digest-of-the-key"
@@ -39,17 +40,26 @@ def shared(context: Any) -> Shared:
     return context.shared_quota
 
 
-def _processes(context: Any, limits: QuotaLimits, *, on_ledger: bool) -> None:
+def _store(context: Any, on_ledger: str | None) -> QuotaStore:
+    """A store of its own, as another process would have: over the ledger `on_ledger` ("SQLite", "PostgreSQL"),
+    or (None) in the process."""
+    if on_ledger == "SQLite":
+        ledger = Ledger(world(context).path("shared.sqlite3"))  # a connection of its own
+        context.add_cleanup(ledger.close)
+        return LedgerQuotaStore(ledger)
+    if on_ledger == "PostgreSQL":
+        postgres = PostgresQuotaStore(context.postgres_url)  # a pool of its own, as another host would have
+        context.cleanups.append(postgres.aclose)
+        return postgres
+    assert on_ledger is None, on_ledger
+    return LocalQuotaStore()
+
+
+def _processes(context: Any, limits: QuotaLimits, *, on_ledger: str | None) -> None:
+    """Processes A and B, each with a quota over a store of its own (see `_store`)."""
     state = shared(context)
-    path = world(context).path("shared.sqlite3")
     for name in ("A", "B"):
-        store: QuotaStore
-        if on_ledger:
-            ledger = Ledger(path)  # a connection of its own, as another process would have
-            context.add_cleanup(ledger.close)
-            store = LedgerQuotaStore(ledger)
-        else:
-            store = LocalQuotaStore()
+        store = _store(context, on_ledger)
         quota = state.quotas[name] = Quota(_SCOPE, limits, state.clock, store)
         events = state.events[name] = []
         quota.listeners.append(events.append)
@@ -60,24 +70,94 @@ def _limits(**given: int) -> QuotaLimits:
     return QuotaLimits(max_concurrency=1000, ramp_start=given.pop("ramp_start", 1000), **given)
 
 
-@given("two processes on one ledger, each with a live quota of {rpm:d} requests per minute for the same key")
-def step_two_rpm(context: Any, rpm: int) -> None:
-    _processes(context, _limits(rpm=rpm, ramp_start=4 if rpm >= 600 else 1000), on_ledger=True)
+@given("two processes on one {store} ledger, each with a live quota of {rpm:d} requests per minute for the same key")
+def step_two_rpm(context: Any, store: str, rpm: int) -> None:
+    _processes(context, _limits(rpm=rpm, ramp_start=4 if rpm >= 600 else 1000), on_ledger=store)
 
 
 @given("two processes, each with a live quota of {rpm:d} requests per minute for the same key, kept in the process")
 def step_two_local(context: Any, rpm: int) -> None:
-    _processes(context, _limits(rpm=rpm), on_ledger=False)
+    _processes(context, _limits(rpm=rpm), on_ledger=None)
 
 
-@given("two processes on one ledger, each with a live quota of {tpm:d} input tokens per minute for the same key")
-def step_two_tpm(context: Any, tpm: int) -> None:
-    _processes(context, _limits(input_tpm=tpm), on_ledger=True)
+@given(
+    "two processes on one {store} ledger, each with a live quota of {tpm:d} input tokens per minute for the same key"
+)
+def step_two_tpm(context: Any, store: str, tpm: int) -> None:
+    _processes(context, _limits(input_tpm=tpm), on_ledger=store)
 
 
-@given("two processes on one ledger, neither with a configured limit")
-def step_two_unlimited(context: Any) -> None:
-    _processes(context, _limits(), on_ledger=True)
+@given("two processes on one {store} ledger, neither with a configured limit")
+def step_two_unlimited(context: Any, store: str) -> None:
+    _processes(context, _limits(), on_ledger=store)
+
+
+@given("{count:d} processes on one {store} ledger")
+def step_many(context: Any, count: int, store: str) -> None:
+    context.stores = [_store(context, store) for _ in range(count)]
+
+
+@when("each process updates the same scope {times:d} times, all at once")
+def step_many_updates(context: Any, times: int) -> None:
+    def count(state: ScopeState) -> None:
+        state.pauses += 1  # read, changed and written back: an update lost in a race would show as one missing
+
+    async def one(store: QuotaStore) -> None:
+        for _ in range(times):
+            await store.update(_SCOPE, count)
+
+    async def every() -> None:
+        await asyncio.gather(*(one(store) for store in context.stores))
+
+    world(context).run(every())
+
+
+@then("the scope counted {total:d} updates")
+def step_counted(context: Any, total: int) -> None:
+    seen: list[int] = []
+    world(context).run(context.stores[-1].update(_SCOPE, lambda state: seen.append(state.pauses)))
+    assert seen == [total], seen
+
+
+@when("the first process's update of the scope fails midway")
+def step_update_fails(context: Any) -> None:
+    def broken(state: ScopeState) -> None:
+        state.pauses += 1
+        raise RuntimeError("this change fails after changing the state")
+
+    async def update() -> None:
+        try:
+            await context.stores[0].update(_SCOPE, broken)
+        except RuntimeError:
+            return
+        raise AssertionError("the failing change did not fail")
+
+    world(context).run(update())
+
+
+@when("the first process updates the scope once more")
+def step_first_again(context: Any) -> None:
+    def count(state: ScopeState) -> None:
+        state.pauses += 1
+
+    world(context).run(context.stores[0].update(_SCOPE, count))
+
+
+@then("the other process updates the scope at once")
+def step_other_updates(context: Any) -> None:
+    async def update() -> None:
+        await asyncio.wait_for(context.stores[1].update(_SCOPE, lambda state: None), timeout=30)
+
+    world(context).run(update())  # a lock left behind would hold it until the timeout
+
+
+@then("each process's store names the ledger it shares, without a password")
+def step_shared_named(context: Any) -> None:
+    for store in context.stores:
+        assert store.shared, store
+        if isinstance(store, PostgresQuotaStore):
+            assert ":***@" in store.shared, store.shared
+            assert context.postgres_url != store.shared
 
 
 async def _admit(state: Shared, name: str, input_tokens: int = 10) -> Permit:

@@ -24,6 +24,7 @@ from lowtide.budget import Limit, within_limits
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
+from lowtide.ledger.locations import refuse_postgres, shared_quota_store
 from lowtide.ledger.store import Ledger, open_ledger, stored_json
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
@@ -91,7 +92,7 @@ class Actor:
             clock=self._clock,
             observers=observers,
             middleware=middleware,
-            ledger=self._open_ledger,
+            quota_store=lambda: shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger),
         )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: Ledger | str | Path | None = ledger
@@ -457,6 +458,11 @@ class Actor:
     def _open_ledger(self) -> Ledger:
         if isinstance(self._ledger, Ledger):
             return self._ledger
+        refuse_postgres(
+            self._ledger or self.configuration.ledger,
+            "batch mode (and bulk runs and parking)",
+            advice=" Or make the actor's calls live (`batch_processing: live`). Nothing was sent.",
+        )
         self._ledger = open_ledger(self._ledger or self.configuration.ledger)
         return self._ledger
 

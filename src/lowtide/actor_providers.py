@@ -8,17 +8,16 @@ import asyncio
 import weakref
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from lowtide.batching.engines import close_engines_of
 from lowtide.budget import within_limits
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.quotas import LedgerQuotaStore
-from lowtide.ledger.store import Ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
+from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import RetryPolicy
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
@@ -28,6 +27,13 @@ from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest
 
 __all__ = ["ActorProviders"]
+
+
+@runtime_checkable
+class _Closing(Protocol):
+    """A quota store holding connections of its own (PostgreSQL's pool)."""
+
+    async def aclose(self) -> None: ...
 
 
 class ActorProviders:
@@ -44,10 +50,13 @@ class ActorProviders:
         clock: Clock,
         observers: Sequence[Observer],
         middleware: Sequence[Middleware],
-        ledger: Callable[[], Ledger],
+        quota_store: Callable[[], QuotaStore],
     ) -> None:
         self._configuration = configuration
-        self._ledger = ledger
+        self._quota_store = quota_store
+        self._stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[QuotaStore]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._registry = registry
         self._client = client
         self._http_client = http_client
@@ -113,7 +122,9 @@ class ActorProviders:
         if caller is None:
             configuration = self._configuration()
             settings = configuration.live
-            store = LedgerQuotaStore(self._ledger()) if settings.share_quota else None
+            store = self._quota_store() if settings.share_quota else None
+            if store is not None:
+                self._stores.setdefault(asyncio.get_running_loop(), []).append(store)
             quota = quota_for(provider.quota_scope(), settings, self._clock, store)
             provider.watch_limits(quota.learn)
             caller = callers[id(provider)] = LiveCaller(
@@ -144,6 +155,9 @@ class ActorProviders:
     async def aclose(self) -> None:
         providers, self._providers, self._default = list(self._providers.values()), {}, None
         self._callers = weakref.WeakKeyDictionary()
+        for store in self._stores.pop(asyncio.get_running_loop(), []):
+            if isinstance(store, _Closing):
+                await store.aclose()  # its connections (a PostgreSQL pool); opened again if another actor uses it
         for provider in providers:
             backend = provider.batch_backend()
             if backend is not None:

@@ -3,10 +3,10 @@ scope's quota, retries, middleware and observers), durably.
 
 An answer (or an item's final error) is written to the ledger before the run hands it on, to the results, the
 progress, or the post-processor, so a run killed and started again calls the API only for items with no stored
-answer. Items never started when the run stops (its time limit, an abort, its cost limit) are recorded `not-run`
-with the reason, and `retry` sends them; calls canceled in flight are `failed` with the reason, and `retry` sends
-them too. A post-processor's failure fails its item but keeps the stored answer: a retry runs the post-processor
-again on it, with no second call.
+answer. Items never started when the run stops (its time limit, an abort, its cost limit, Ctrl-C or SIGTERM:
+`interrupts.py`) are recorded `not-run` with the reason, and `retry` sends them; calls canceled in flight are
+`failed` with the reason, and `retry` sends them too. A post-processor's failure fails its item but keeps the
+stored answer: a retry runs the post-processor again on it, with no second call.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,12 +28,15 @@ from lowtide.batching.records import error_from_json, error_to_json, response_fr
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
 from lowtide.bulk.execution import Prepared, RunActor
+from lowtide.bulk.interrupts import on_interrupt
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.runs import LiveAnswer
 from lowtide.ledger.store import RequestState
+from lowtide.live.caller import LiveCaller
+from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import ERROR_CLASSES, error_class
 from lowtide.live.timing import within
 from lowtide.spelling import argument
@@ -150,6 +154,7 @@ class LiveExecution:
         self.restored: dict[int, ItemResult] = {}
         """Items answered earlier whose post-processing is to run again (no call)."""
         self.changed = asyncio.Event()
+        self.caller: LiveCaller | None = None
         self.started = self.clock.now()
         self.progress: ProgressReporter = reporter_for(
             run.progress,
@@ -160,7 +165,7 @@ class LiveExecution:
         )
 
     async def go(self) -> RunResult:
-        caller = self.run.actor.live_caller()
+        caller = self.caller = self.run.actor.live_caller()
         self._load_finished()
         self.done_before = self.done - len(self.restored)
         if self.directory is not None:
@@ -170,13 +175,15 @@ class LiveExecution:
         work = iter([*self.restored, *self.prepared.to_send])
         workers = max(1, min(self.run.actor.configuration.live.max_concurrency, len(self.prepared.to_send) or 1))
         try:
-            await asyncio.gather(*(self._worker(work, caller.call) for _ in range(workers)))
+            with on_interrupt(self._interrupted, self._interrupted_again) as interrupted:
+                await asyncio.gather(*(self._worker(work, caller.call) for _ in range(workers)))
         finally:
             if timer is not None:
                 timer.cancel()
             for task in self.in_flight.values():
                 task.cancel()
         result = self._result()
+        result.interrupted = interrupted()
         if self.directory is not None:
             self.directory.finish(result.items)
         if self.run.out is not None:
@@ -317,6 +324,25 @@ class LiveExecution:
                 task.cancel()
         self.changed.set()
 
+    def _interrupted(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        self._stop(f"interrupted by {name}", cancel=False)
+        log.warning(
+            "Run %s: finishing the %d call(s) in flight and storing their answers; %s again cancels them instead.",
+            self.run_id,
+            len(self.in_flight),
+            name,
+        )
+
+    def _interrupted_again(self, signum: int) -> None:
+        why = f"interrupted twice (by {signal.Signals(signum).name})"
+        assert self.stop is not None
+        if self.stop.in_flight is None:
+            self.stop = _Stop(self.stop.not_started, f"canceled in flight: {why}")
+            log.warning("Run %s: %s; canceling the %d call(s) in flight.", self.run_id, why, len(self.in_flight))
+            for task in self.in_flight.values():
+                task.cancel()
+
     async def _time_limit(self) -> None:
         assert self.run.time_limit is not None
         await self.clock.sleep(max(0.0, self.started + self.run.time_limit - self.clock.now()))
@@ -358,6 +384,9 @@ class LiveExecution:
         self._set(result)
         if self.directory is not None:
             self.directory.add([result])
+        if self.caller is not None:
+            event = ItemFinished(self.run_id, result.index, result.id, result.status.value, result.reason)
+            self.caller.emit(event)
         self._report()
 
     def _set(self, result: ItemResult) -> None:
@@ -395,7 +424,10 @@ class LiveExecution:
         if not now and moment - self.reported_at < _REPORT_EVERY:
             return
         self.reported_at = moment
-        self.progress.update(self._snapshot())
+        snapshot = self._snapshot()
+        self.progress.update(snapshot)
+        if self.caller is not None:
+            self.caller.emit(RunProgressed(snapshot))
 
     def _result(self) -> RunResult:
         items = [

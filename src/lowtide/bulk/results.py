@@ -102,6 +102,8 @@ class RunResult:
     """How many batches the run has used, over every go at it (None when not known)."""
     mode: str = "batch"
     """`batch`, or `live`: its costs are at live prices, and `retry` also sends the items it did not attempt."""
+    interrupted: str | None = None
+    """The signal (`SIGINT`, `SIGTERM`) that stopped a live run early, its calls in flight answered and stored."""
 
     def __repr__(self) -> str:
         # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
@@ -193,14 +195,17 @@ class RunResult:
             "live_cost_usd": self.live_cost_usd,
             "mode": self.mode,
             "usage": self.usage(),
+            **({"interrupted": self.interrupted} if self.interrupted is not None else {}),
         }
 
     def summary(self) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
         if self.mode == "live":
             used = self.usage()
+            stopped = f" interrupted by {self.interrupted};" if self.interrupted is not None else ""
             return (
-                f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'}; live; ${self.cost_usd:.6f} at live"
+                f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'}; live;{stopped}"
+                f" ${self.cost_usd:.6f} at live"
                 f" prices; tokens: {used['input_tokens']:,} in, {used['cache_read_input_tokens']:,} cache read,"
                 f" {used['cache_creation_input_tokens']:,} cache write, {used['output_tokens']:,} out"
             )

@@ -325,6 +325,15 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
     if result.to_retry:
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
+    if result.interrupted is not None:
+        from lowtide.bulk.interrupts import exit_status
+
+        lines.append(
+            f"interrupted by {result.interrupted}: the calls in flight were answered and their answers stored; run the"
+            " same command again to resume without paying twice"
+        )
+        _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+        return exit_status(result.interrupted)
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
     return 0 if result.ok else 1
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lowtide.bulk.progress import RunProgress
 
 __all__ = [
     "AttemptStarted",
     "CallFailed",
     "CallSucceeded",
+    "ItemFinished",
     "LiveEvent",
     "Observer",
     "PauseEnded",
@@ -18,6 +23,7 @@ __all__ = [
     "QuotaSettled",
     "RateLimited",
     "Retried",
+    "RunProgressed",
 ]
 
 
@@ -84,6 +90,25 @@ class CallFailed:
     error: Exception
 
 
+@dataclass(frozen=True)
+class ItemFinished:
+    """A live bulk run's item reached its end in this go, its outcome stored (after its post-processor, if any)."""
+
+    run_id: str
+    index: int
+    id: str | None
+    status: str
+    """`succeeded`, `failed` or `not-run` (an item's `ItemStatus` value)."""
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class RunProgressed:
+    """A live bulk run's progress, as `on_progress` gets it (at most five times a second, and at the start)."""
+
+    progress: RunProgress
+
+
 LiveEvent = (
     AttemptStarted
     | Retried
@@ -94,5 +119,7 @@ LiveEvent = (
     | QuotaSettled
     | CallSucceeded
     | CallFailed
+    | ItemFinished
+    | RunProgressed
 )
 Observer = Callable[[LiveEvent], None]

@@ -1,0 +1,83 @@
+Feature: A PostgreSQL ledger, named by URL
+  As an operator running live workers on many hosts with one API key
+  I want to name one PostgreSQL database as their ledger (`ledger: postgresql://...`, LOWTIDE_LEDGER)
+  So that their rate limits are counted together, with the database's password never shown anywhere
+
+  Each scenario tagged @postgres has a database of its own in a throwaway cluster (`nox -s postgres`). So far a
+  PostgreSQL ledger keeps the live quota only: what needs the rest of the ledger refuses it, before anything is sent.
+
+  @postgres
+  Scenario: Live calls keep their quota in the PostgreSQL ledger, and no secret with it
+    Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
+    And a live API emulated on a virtual clock, answering each call in 2 seconds
+    And a live actor with:
+      """
+      live: {rpm: 100}
+      """
+    When 5 live calls are made at once
+    Then all 5 calls are answered
+    And the PostgreSQL database holds one shared quota scope, in which the API key does not appear
+    And no SQLite ledger was made
+
+  @postgres
+  Scenario: The database sees each process by its host id
+    Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
+    And LOWTIDE_HOST_ID is "worker-host-7"
+    And a live API emulated on a virtual clock, answering each call in 2 seconds
+    And a live actor with:
+      """
+      live: {rpm: 100}
+      """
+    When 1 live calls are made at once
+    Then the database shows a connection named "lowtide worker-host-7"
+
+  @postgres
+  Scenario: The schema is versioned, and a database newer than this lowtide is refused
+    Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
+    And a live API emulated on a virtual clock, answering each call in 2 seconds
+    And a live actor with:
+      """
+      live: {rpm: 100}
+      """
+    When 1 live calls are made at once
+    Then the PostgreSQL database's schema_version is the latest
+    When another lowtide has moved the database's schema_version one ahead
+    And a new live actor makes a call
+    Then the call fails with a ConfigurationError saying "newer than this lowtide understands"
+
+  @postgres
+  Scenario: Batch mode on a PostgreSQL ledger is refused before anything is sent
+    Given an actor in batch mode whose ledger is the scenario's PostgreSQL database
+    When it makes a call
+    Then the call fails with a ConfigurationError saying "needs a SQLite ledger"
+    And the message names the database with its password shown as ***
+    And the API received no call
+
+  @postgres
+  Scenario: A wrong password is said without the password, in the error and in every log line
+    Given a live actor whose ledger is the scenario's PostgreSQL database, with the wrong password "s3cr%40t-wrong"
+    And every log record of every logger is captured
+    When it makes a call
+    Then the call fails with a LedgerError saying "password authentication failed"
+    And the message names the database with its password shown as ***
+    And neither the password nor its decoded form appears in the error or in any log record
+
+  @postgres
+  Scenario: A database that cannot be reached is said without the password
+    Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw"
+    And every log record of every logger is captured
+    When it makes a call
+    Then the call fails with a LedgerError saying "could not be opened"
+    And neither the password nor its decoded form appears in the error or in any log record
+
+  Scenario Outline: The ledger commands refuse a PostgreSQL URL without showing its password
+    Given LOWTIDE_LEDGER is "<env>"
+    When "<command>" runs without a ledger
+    Then the command exits with 2
+    And on stderr, the command says the ledger "postgresql://ops:***@db.example/lowtide" is a PostgreSQL database
+    And "hunter2" appears nowhere in the command's output
+
+    Examples:
+      | command                                                              | env                                          |
+      | lowtide status --ledger postgresql://ops:hunter2@db.example/lowtide  | ledger.sqlite3                               |
+      | lowtide runs                                                         | postgresql://ops:hunter2@db.example/lowtide  |

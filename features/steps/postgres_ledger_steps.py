@@ -1,0 +1,234 @@
+"""Steps for a ledger named by a `postgresql://` URL: live calls sharing their quota through it, what is refused, and
+the password never shown (the scenario's database: `context.postgres_url`, made in `environment.py`)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from _support import set_env, world
+from behave import given, then, when
+from live_concurrency_steps import live
+
+from lowtide import Actor
+from lowtide.emulator import Emulator
+from lowtide.ledger.store import Ledger
+
+
+@dataclass
+class PostgresWorld:
+    url: str = ""
+    password: str = ""
+    actor: Actor | None = None
+    emulator: Emulator | None = None
+    error: BaseException | None = None
+    records: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
+
+
+def pg(context: Any) -> PostgresWorld:
+    if not hasattr(context, "postgres_world"):
+        context.postgres_world = PostgresWorld(url=context.postgres_url)
+    return context.postgres_world
+
+
+def _rows(url: str, query: str) -> list[tuple[Any, ...]]:
+    import psycopg  # the `postgres` extra: only the @postgres session installs it
+
+    with psycopg.connect(url) as db:
+        return db.execute(query.encode()).fetchall()
+
+
+def _with_password(url: str, password: str, port: int | None = None) -> str:
+    parts = urlsplit(url)
+    netloc = f"{parts.username}:{password}@{parts.hostname}:{port or parts.port}"
+    return parts._replace(netloc=netloc).geturl()
+
+
+def _live_actor(context: Any, url: str) -> None:
+    state = pg(context)
+    state.emulator = Emulator()
+    state.actor = Actor(
+        {"name": "pg-live", "model": "claude-sonnet-5-5", "max_tokens": 32, "batch_processing": "live"},
+        client=state.emulator.client(api_key="live-key"),
+        ledger=url,
+    )
+    context.cleanups.append(state.actor.aclose)
+
+
+@given("LOWTIDE_LEDGER names the scenario's PostgreSQL database")
+def step_env(context: Any) -> None:
+    os.environ["LOWTIDE_LEDGER"] = pg(context).url  # restored after the scenario (environment.py)
+
+
+@given("an actor in batch mode whose ledger is the scenario's PostgreSQL database")
+def step_batch_actor(context: Any) -> None:
+    state = pg(context)
+    state.password = unquote(urlsplit(state.url).password or "")
+    state.emulator = Emulator()
+    state.actor = Actor(
+        {"name": "pg-batch", "model": "claude-sonnet-5-5", "max_tokens": 32, "batch_processing": "batch"},
+        client=state.emulator.client(api_key="batch-key"),
+        ledger=state.url,
+    )
+    context.cleanups.append(state.actor.aclose)
+
+
+@given('a live actor whose ledger is the scenario\'s PostgreSQL database, with the wrong password "{password}"')
+def step_wrong_password(context: Any, password: str) -> None:
+    state = pg(context)
+    state.password = password
+    _live_actor(context, _with_password(state.url, password))
+
+
+@given('a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}"')
+def step_nothing_listens(context: Any, password: str) -> None:
+    state = pg(context)
+    state.password = password
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])  # closed again at once: nothing listens there
+    _live_actor(context, _with_password(state.url, password, port))
+
+
+@given("every log record of every logger is captured")
+def step_capture(context: Any) -> None:
+    state = pg(context)
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            state.records.append(record)
+
+    root = logging.getLogger()
+    handler, level = Keep(logging.DEBUG), root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    loggers = [logging.getLogger(name) for name in ("psycopg", "psycopg.pool", "lowtide")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.DEBUG)
+
+    def restore() -> None:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        for logger, was in zip(loggers, levels, strict=True):
+            logger.setLevel(was)
+
+    context.cleanups.append(restore)
+
+
+@when("it makes a call")
+@when("a new live actor makes a call")
+def step_call(context: Any) -> None:
+    state = pg(context)
+    actor = state.actor
+    assert actor is not None
+
+    async def call() -> None:
+        try:
+            await actor.run("Hello")
+        except Exception as exc:
+            state.error = exc
+
+    world(context).run(call())
+
+
+@when("another lowtide has moved the database's schema_version one ahead")
+def step_newer(context: Any) -> None:
+    _rows(pg(context).url, "UPDATE schema_version SET version = version + 1 RETURNING version")
+    _live_actor(context, pg(context).url)  # a new process: its pool migrates (and checks) on first use
+
+
+@then('the call fails with a {kind} saying "{text}"')
+def step_fails(context: Any, kind: str, text: str) -> None:
+    error = pg(context).error
+    assert error is not None, "the call did not fail"
+    assert kind in {c.__name__ for c in type(error).__mro__}, repr(error)
+    assert text in str(error), str(error)
+
+
+@then("the message names the database with its password shown as ***")
+def step_redacted(context: Any) -> None:
+    state = pg(context)
+    message = str(state.error)
+    assert "postgresql://lowtide:***@127.0.0.1:" in message, message
+    assert state.password not in message, message
+
+
+@then("neither the password nor its decoded form appears in the error or in any log record")
+def step_nowhere(context: Any) -> None:
+    state = pg(context)
+    secrets = {state.password, unquote(state.password)}
+    texts = [str(state.error), repr(state.error)]
+    for record in state.records:
+        texts.append(record.getMessage())
+        if record.exc_info and record.exc_info[1] is not None:
+            texts.append(repr(record.exc_info[1]))
+    for text in texts:
+        for secret in secrets:
+            assert secret not in text, text
+
+
+@then("the API received no call")
+def step_no_call(context: Any) -> None:
+    emulator = pg(context).emulator
+    assert emulator is not None
+    assert sum(emulator.calls.values()) == 0, emulator.calls
+
+
+@then("the PostgreSQL database holds one shared quota scope, in which the API key does not appear")
+def step_scope(context: Any) -> None:
+    rows = _rows(pg(context).url, "SELECT scope, state FROM live_quotas")
+    assert len(rows) == 1, rows
+    scope, state = rows[0]
+    assert "live-key" not in scope, rows
+    assert "live-key" not in state, rows
+    assert '"requests"' in state, state
+
+
+@then("no SQLite ledger was made")
+def step_no_sqlite(context: Any) -> None:
+    made = [p for p in context.state_dir.rglob("*") if p.is_file()]
+    assert not made, made
+    actor = next(iter(live(context).actors.values()))
+    assert not isinstance(actor._ledger, Ledger), actor._ledger  # pyright: ignore[reportPrivateUsage]
+
+
+@then("the PostgreSQL database's schema_version is the latest")
+def step_latest(context: Any) -> None:
+    from lowtide.ledger.postgres.schema import SCHEMA_VERSION
+
+    assert _rows(pg(context).url, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+@given('LOWTIDE_LEDGER is "{value}"')
+def step_env_value(context: Any, value: str) -> None:
+    w = world(context)
+    set_env(w, "LOWTIDE_LEDGER", value if "://" in value else str(w.path(value)))
+
+
+@then('on stderr, the command says the ledger "{shown}" is a PostgreSQL database')
+def step_cli_refused(context: Any, shown: str) -> None:
+    err = world(context).value["err"]
+    assert f"The ledger {shown} is a PostgreSQL database" in err, err
+    assert "needs a SQLite ledger" in err, err
+
+
+@then('"{secret}" appears nowhere in the command\'s output')
+def step_cli_secret(context: Any, secret: str) -> None:
+    value = world(context).value
+    assert secret not in value["out"] + value["err"], value
+
+
+@given('LOWTIDE_HOST_ID is "{host}"')
+def step_host_id(context: Any, host: str) -> None:
+    set_env(world(context), "LOWTIDE_HOST_ID", host)
+
+
+@then('the database shows a connection named "{name}"')
+def step_application_name(context: Any, name: str) -> None:
+    names = [row[0] for row in _rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
+    assert name in names, names

@@ -1,0 +1,203 @@
+"""A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory, a server on a free loopback port
+(and a Unix socket in that directory), one database per test, everything stopped and removed at the end: by
+`stop()`, at exit, or, when the test process dies without either (SIGKILL), by a watchdog process that outlives it.
+
+Shared by behave (`features/environment.py`) and Robot (`robot/PostgresLibrary.py`). Needs the distribution's
+server (`apt-get install postgresql`: `.ci/run` installs it). PostgreSQL refuses to run as root: when the tests run as
+root, the cluster belongs to the `postgres` user the package made, and its programs run through `runuser`.
+
+    with PostgresCluster.start() as cluster:
+        url = cluster.create_database("scenario_1")   # postgresql://lowtide:<password>@127.0.0.1:PORT/scenario_1
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pwd
+import secrets
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["PostgresCluster", "PostgresUnavailable", "server_binaries"]
+
+USER = "lowtide"
+"""The role the tests connect as: a password of its own, so that the tests see a password in every URL."""
+
+
+class PostgresUnavailable(RuntimeError):
+    """No PostgreSQL server is installed here (install the distribution's `postgresql` package)."""
+
+
+def server_binaries() -> Path:
+    """The directory of `initdb`, `pg_ctl` and `postgres`: $LOWTIDE_PG_BIN, else the newest under
+    /usr/lib/postgresql (Debian), else wherever `pg_ctl` is on PATH."""
+    explicit = os.environ.get("LOWTIDE_PG_BIN")
+    if explicit:
+        return Path(explicit)
+    debian = sorted(
+        (p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "postgres").exists()),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+    if debian:
+        return debian[-1]
+    found = shutil.which("pg_ctl")
+    if found and (Path(found).resolve().parent / "postgres").exists():
+        return Path(found).resolve().parent
+    raise PostgresUnavailable(
+        "No PostgreSQL server found: install it (Debian: apt-get install -y postgresql) or set LOWTIDE_PG_BIN."
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class PostgresCluster:
+    """One running cluster of its own; `stop()` (or leaving the `with`, or the program's exit) removes it."""
+
+    def __init__(self, directory: Path, port: int, password: str, owner: str | None) -> None:
+        self.directory = directory
+        self.port = port
+        self.password = password
+        self._owner = owner
+        self._bin = server_binaries()
+        self._stopped = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
+
+    @property
+    def data(self) -> Path:
+        return self.directory / "data"
+
+    @classmethod
+    def start(cls) -> PostgresCluster:
+        """initdb, start on a free loopback port, make the `lowtide` role; the cluster is stopped at exit at
+        the latest, even when the tests are interrupted."""
+        binaries = server_binaries()
+        owner = "postgres" if os.geteuid() == 0 else None
+        directory = Path(tempfile.mkdtemp(prefix="lowtide-pg-"))
+        if owner is not None:
+            account = pwd.getpwnam(owner)
+            os.chown(directory, account.pw_uid, account.pw_gid)
+        directory.chmod(0o700)
+        cluster = cls(directory, _free_port(), secrets.token_urlsafe(18), owner)
+        atexit.register(cluster.stop)
+        try:
+            password_file = directory / "superuser-password"
+            password_file.write_text(cluster.password + "\n")
+            if owner is not None:
+                os.chown(password_file, account.pw_uid, account.pw_gid)
+            cluster._run(
+                str(binaries / "initdb"), "-D", str(cluster.data), "-U", "postgres", "-A", "scram-sha-256",
+                f"--pwfile={password_file}", "--encoding=UTF8", "--locale=C", "--no-sync",
+            )  # fmt: skip
+            password_file.unlink()
+            with (cluster.data / "postgresql.conf").open("a") as conf:
+                conf.write(
+                    "listen_addresses = '127.0.0.1'\n"
+                    f"port = {cluster.port}\n"
+                    f"unix_socket_directories = '{directory}'\n"
+                    "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+                    "max_connections = 200\nshared_buffers = 32MB\n"
+                    "log_min_messages = warning\nlogging_collector = off\n"
+                )
+            cluster._run(
+                str(binaries / "pg_ctl"), "-D", str(cluster.data), "-l", str(directory / "server.log"),
+                "-w", "-t", "60", "start",
+            )  # fmt: skip
+            cluster.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{cluster.password}'")
+            cluster._watch(os.getpid())
+        except BaseException:
+            cluster.stop()
+            raise
+        return cluster
+
+    def _watch(self, parent: int) -> None:
+        """A watchdog of its own session that stops and removes the cluster once `parent` is gone, however it went
+        (SIGKILL included, where neither `finally` nor `atexit` runs); `stop()` ends it first."""
+        prefix = " ".join(shlex.quote(p) for p in self._prefix())
+        script = (
+            f"while kill -0 {parent} 2>/dev/null; do sleep 1; done; "
+            f"{prefix} {shlex.quote(str(self._bin / 'pg_ctl'))} -D {shlex.quote(str(self.data))} -m immediate stop; "
+            f"rm -rf {shlex.quote(str(self.directory))}"
+        )
+        self._watchdog = subprocess.Popen(
+            ["sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def _prefix(self) -> list[str]:
+        return ["runuser", "-u", self._owner, "--"] if self._owner is not None else []
+
+    def __enter__(self) -> PostgresCluster:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    def url(self, database: str, *, password: str | None = None) -> str:
+        """The URL the tests give lowtide: over TCP on loopback, as the `lowtide` role with its password."""
+        secret = self.password if password is None else password
+        return f"postgresql://{USER}:{secret}@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        """A new, empty database owned by `lowtide`; its URL."""
+        self.sql(f'CREATE DATABASE "{name}" OWNER {USER} TEMPLATE template0')
+        return self.url(name)
+
+    def drop_database(self, name: str) -> None:
+        self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def sql(self, statement: str, database: str = "postgres") -> str:
+        """Run `statement` as the superuser over the Unix socket (psql), returning its unaligned output."""
+        psql = self._bin / "psql"
+        command = [str(psql) if psql.exists() else "psql", "-h", str(self.directory), "-p", str(self.port)]
+        command += ["-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-X", "-q", "-A", "-t", "-c", statement]
+        return self._run(*command, env={"PGPASSWORD": self.password})
+
+    def _run(self, *command: str, env: dict[str, str] | None = None) -> str:
+        prefix = self._prefix()
+        environment = {**os.environ, "LC_ALL": "C", **(env or {})}
+        done = subprocess.run(
+            [*prefix, *command], capture_output=True, text=True, env=environment, cwd=self.directory, check=False
+        )
+        if done.returncode != 0:
+            log = self.directory / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"{Path(command[0]).name} failed ({done.returncode}): {done.stderr.strip()}\n{tail}")
+        return done.stdout.strip()
+
+    def stop(self) -> None:
+        """Stop the server (at once: nothing here needs to survive) and remove the directory; idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
+        with contextlib.suppress(Exception):
+            if (self.data / "postmaster.pid").exists():
+                self._run(str(self._bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_cluster() -> Iterator[PostgresCluster]:
+    """A cluster for the length of the `with`."""
+    cluster = PostgresCluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
