@@ -285,9 +285,11 @@ class BulkLibrary:
         return dict(after.batches)
 
     @keyword("Interrupt Lowtide Once A Batch Is Out")
-    def interrupt_lowtide_once_a_batch_is_out(self, name: str, ledger: str, timeout: float = 60.0) -> Finished:
-        """Ctrl-C (SIGINT) the run `name` once the ledger shows a batch created at the API and not yet settled, as
-        a user would press it while a run waits; returns how it ended."""
+    def interrupt_lowtide_once_a_batch_is_out(
+        self, name: str, ledger: str, timeout: float = 60.0, signal_name: str = "SIGINT"
+    ) -> Finished:
+        """Ctrl-C (SIGINT, or the signal named) the run `name` once the ledger shows a batch created at the API and
+        not yet settled, as a user would press it while a run waits; returns how it ended."""
         process = self._process(name)
         deadline = time.monotonic() + timeout
         seen = _LedgerView()
@@ -299,9 +301,17 @@ class BulkLibrary:
                 raise AssertionError(f"{name} had no batch out within {timeout:g} s: {seen}")
             time.sleep(0.01)
             seen = _ledger_view(Path(ledger))
-        process.popen.send_signal(signal.SIGINT)
-        logger.info(f"Interrupted {name}; ledger: {seen}")
+        process.popen.send_signal(signal.Signals[signal_name])
+        logger.info(f"Interrupted {name} ({signal_name}); ledger: {seen}")
         return self.wait_for_lowtide(name, timeout=30.0)
+
+    @keyword("Ledger Should Be Closed")
+    def ledger_should_be_closed(self, ledger: str) -> None:
+        """Beside the ledger no `-wal` or `-shm` file is left: the process that used it closed it on its way out."""
+        path = Path(ledger)
+        left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+        if left != [path.name]:
+            raise AssertionError(f"the ledger was left open: {left}")
 
     # ------------------------------------------------------------------------------------------------ results
 
