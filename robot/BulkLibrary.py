@@ -397,7 +397,7 @@ class BulkLibrary:
         rows = _read_only(
             Path(ledger),
             "SELECT b.provider_batch_id, b.state, b.request_count, COUNT(r.key) FROM batches b"
-            " LEFT JOIN batch_members m ON m.batch_id = b.id LEFT JOIN requests r ON r.key = m.key"
+            " LEFT JOIN batch_members m ON m.batch_id = b.id LEFT JOIN request_view r ON r.key = m.key"
             " AND r.state IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY b.id ORDER BY b.intent_at",
         )
         sent = [row for row in rows if row[0] is not None]
@@ -559,7 +559,7 @@ def _ledger_view(ledger: Path) -> _LedgerView:
     rows = _read_only(
         ledger,
         "SELECT 'batch', state, COUNT(*) FROM batches GROUP BY state"
-        " UNION ALL SELECT 'request', state, COUNT(*) FROM requests WHERE batch_id IS NULL AND state = 'pending'",
+        " UNION ALL SELECT 'request', state, COUNT(*) FROM request_view WHERE batch_id IS NULL AND state = 'pending'",
     )
     batches = {str(state): int(n) for kind, state, n in rows if kind == "batch"}
     unbatched = sum(int(n) for kind, _, n in rows if kind == "request")
@@ -570,7 +570,7 @@ def _unfinished(ledger: Path) -> str:
     """For a run that hangs: its unfinished requests by state and owner, and whether each owner's pid lives."""
     rows = _read_only(
         ledger,
-        "SELECT state, owner, COUNT(*), MIN(key), MAX(owner_until) FROM requests"
+        "SELECT state, owner, COUNT(*), MIN(key), MAX(owner_until) FROM request_view"
         " WHERE state NOT IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY state, owner",
     )
     lines: list[str] = []

@@ -328,9 +328,9 @@ class Ledger:
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
-                " WHERE key = ? AND state = 'pending'"
+                " WHERE key = ? AND (SELECT state FROM request_view WHERE key = ?) = 'pending'"
                 " AND (owner IS NULL OR owner = ? OR owner_until < ? OR owner = ?)",
-                (owner, until, now, key, owner, now, dead_owner),
+                (owner, until, now, key, key, owner, now, dead_owner),
             )
             return cursor.rowcount == 1
 
@@ -350,7 +350,7 @@ class Ledger:
             spent, outstanding = self._db.execute(
                 "SELECT COALESCE(SUM(CAST(cost_usd AS REAL)), 0),"
                 " COALESCE(SUM(CASE WHEN state IN ('pending', 'submitting', 'waiting-on-batch')"
-                " THEN worst_case_usd ELSE 0 END), 0) FROM requests WHERE actor = ?",
+                " THEN worst_case_usd ELSE 0 END), 0) FROM request_view WHERE actor = ?",
                 (actor,),
             ).fetchone()
         return Decimal(str(spent)) + Decimal(str(outstanding))
@@ -369,7 +369,7 @@ class Ledger:
     ) -> list[RequestRecord]:
         clauses, args = _filters(batch_id=batch_id, actor=actor, states=states)
         with self._lock:
-            rows = self._db.execute(f"SELECT * FROM requests{clauses} ORDER BY created_at, key", args).fetchall()
+            rows = self._db.execute(f"SELECT * FROM request_view{clauses} ORDER BY created_at, key", args).fetchall()
         return [_request(row) for row in rows]
 
     # batches
@@ -415,16 +415,13 @@ class Ledger:
         request_id: str | None = None,
         now: float,
     ) -> None:
-        """Right after `create` answered: the API's batch id, and every member waiting on it."""
+        """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
+        waiting on it (`request_view`), with no write of its own."""
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', phase = ?,"
                 " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
                 (provider_batch_id, phase, request_id, now, batch_id),
-            )
-            db.execute(
-                "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
-                (now, batch_id, RequestState.SUBMITTING.value),
             )
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
@@ -490,29 +487,30 @@ class Ledger:
             )
 
     def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
-        """Store results of `batch_id`; a request that has since moved to another batch is not overwritten."""
-        changed = 0
+        """Append results of `batch_id`, in arrival order; returns how many.
+
+        Nothing is updated in place: a request's outcome is its latest result for the batch it is in
+        (`request_view`), so a result of a batch a request has since left is stored and never read as its state.
+        """
         with self._transaction() as db:
-            for chunk in _chunks(outcomes):
-                cursor = db.executemany(
-                    "UPDATE requests SET state = ?, response = ?, error = ?, cost_usd = ?, live_cost_usd = ?,"
-                    " updated_at = ? WHERE key = ? AND batch_id = ?",
-                    [
-                        (
-                            o.state.value,
-                            o.response if isinstance(o.response, str) or o.response is None else _dumps(o.response),
-                            _dumps(o.error) if o.error is not None else None,
-                            str(o.cost_usd) if o.cost_usd is not None else None,
-                            str(o.live_cost_usd) if o.live_cost_usd is not None else None,
-                            now,
-                            o.key,
-                            batch_id,
-                        )
-                        for o in chunk
-                    ],
-                )
-                changed += cursor.rowcount
-        return changed
+            db.executemany(
+                "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        batch_id,
+                        o.key,
+                        o.state.value,
+                        o.response if isinstance(o.response, str) or o.response is None else _dumps(o.response),
+                        _dumps(o.error) if o.error is not None else None,
+                        str(o.cost_usd) if o.cost_usd is not None else None,
+                        str(o.live_cost_usd) if o.live_cost_usd is not None else None,
+                        now,
+                    )
+                    for o in outcomes
+                ],
+            )
+        return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
         with self._transaction() as db:
@@ -534,13 +532,8 @@ class Ledger:
                 " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
                 (provider_batch_id, now, batch_id),
             )
-            if adopted.rowcount != 1:
-                return False  # resolved meanwhile (adopted by another process, or its requests sent again)
-            db.execute(
-                "UPDATE requests SET state = 'waiting-on-batch', updated_at = ? WHERE batch_id = ? AND state = ?",
-                (now, batch_id, RequestState.SUBMITTING.value),
-            )
-            return True
+            # Its members now wait on the batch the API has (`request_view`): nothing more to write.
+            return adopted.rowcount == 1  # else resolved meanwhile (adopted by another process, or sent again)
 
     def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float, force: bool = False) -> bool:
         """Take the right to work on a batch (reconcile) unless another process holds an unexpired lease on it.
@@ -662,7 +655,7 @@ class Ledger:
     def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
         found: dict[str, RequestRecord] = {}
         for chunk in _chunks(keys, size=500):
-            rows = db.execute(f"SELECT * FROM requests WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            rows = db.execute(f"SELECT * FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
             for row in rows:
                 record = _request(row)
                 found[record.key] = record
