@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import default_ledger_path
 from lowtide.ledger.records import (
     BatchRecord,
@@ -615,3 +616,7 @@ def _batch(row: sqlite3.Row) -> BatchRecord:
 def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+_IMPLEMENTS: type[LedgerStore] = Ledger
+"""The type checker's proof that `Ledger` is a `LedgerStore`."""
