@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from lowtide.ledger.schema import REQUEST_OUTCOME, REQUEST_STATE
 from lowtide.ledger.store import Ledger, RequestState, answer_json, stored_json
 
 __all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore"]
@@ -124,10 +125,13 @@ class RunStore:
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
         """Every item of the run in input order, each with its latest request's state, batch and cost."""
         job = "ri.job" if with_jobs else "NULL AS job"
+        # `request_view` spelt out: SQLite cannot flatten a view on the right of a LEFT JOIN, and would build the
+        # whole view (every request of the ledger) to join a run's items to it.
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
-            " r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
-            " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = ? ORDER BY ri.idx",
+            f" {REQUEST_STATE} AS request_state, r.batch_id, o.cost_usd, r.worst_case_usd"
+            f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
+            " ORDER BY ri.idx",
             (run_id,),
         )
         return [_item(row) for row in rows]

@@ -10,7 +10,19 @@ import sqlite3
 
 from lowtide.errors import ConfigurationError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
+__all__ = ["MIGRATIONS", "REQUEST_OUTCOME", "REQUEST_STATE", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
+
+REQUEST_OUTCOME = (
+    "LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS r.batch_id AND key = r.key)"
+    " LEFT JOIN batches b ON b.id = r.batch_id"
+)
+"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: its latest result `o` for
+the batch it is in, and that batch `b`."""
+REQUEST_STATE = (
+    "COALESCE(o.state, CASE WHEN r.state = 'submitting' AND b.provider_batch_id IS NOT NULL"
+    " THEN 'waiting-on-batch' ELSE r.state END)"
+)
+"""`request_view`'s state, over `REQUEST_OUTCOME`'s joins."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: batches and requests.
