@@ -7,19 +7,19 @@ Feature: The ledger: a durable record of every batch and request
   Background:
     Given an emulated Anthropic API whose batches take 120 seconds
 
-  Scenario: A new ledger is a SQLite database in WAL mode, at schema version 4
+  Scenario: A new ledger is a SQLite database in WAL mode, at schema version 5
     Given an actor "planner" with:
       """
       batch_processing: batch
       """
     When the actor is asked "Plan issue 42"
     Then the answer is the emulated reply to "Plan issue 42"
-    And the ledger is a SQLite database in WAL mode, at schema version 4, with the tables "batches, batch_members, live_quotas, requests, run_items, runs"
+    And the ledger is a SQLite database in WAL mode, at schema version 5, with the tables "batches, batch_members, live_quotas, requests, results, run_items, runs"
 
   Scenario: An empty file is migrated to the current schema, and then used
     Given an empty file "team.sqlite3"
     When the ledger "team.sqlite3" is opened
-    Then the ledger "team.sqlite3" is a SQLite database in WAL mode, at schema version 4, with the tables "batches, batch_members, live_quotas, requests, run_items, runs"
+    Then the ledger "team.sqlite3" is a SQLite database in WAL mode, at schema version 5, with the tables "batches, batch_members, live_quotas, requests, results, run_items, runs"
     Given an actor "planner" with:
       """
       batch_processing: batch
@@ -29,19 +29,19 @@ Feature: The ledger: a durable record of every batch and request
     And the ledger "team.sqlite3" holds the request for "Plan issue 42", succeeded
 
   Scenario: A ledger written by a newer lowtide is refused, and left as it is
-    Given a SQLite file "newer.sqlite3" at schema version 5
+    Given a SQLite file "newer.sqlite3" at schema version 6
     When the ledger "newer.sqlite3" is opened
-    Then opening it failed with LedgerVersionError: "The ledger has schema version 5, newer than this lowtide understands (4); upgrade lowtide."
-    And the file "newer.sqlite3" is still at schema version 5, with no tables
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 6, newer than this lowtide understands (5); upgrade lowtide."
+    And the file "newer.sqlite3" is still at schema version 6, with no tables
 
   Scenario: A batch-mode call with a ledger written by a newer lowtide fails before calling the API
-    Given a SQLite file "newer.sqlite3" at schema version 5
+    Given a SQLite file "newer.sqlite3" at schema version 6
     And an actor "planner" with:
       """
       batch_processing: batch
       """
     When the actor, given the ledger "newer.sqlite3", is asked "Plan issue 42"
-    Then opening it failed with LedgerVersionError: "The ledger has schema version 5, newer than this lowtide understands (4); upgrade lowtide."
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 6, newer than this lowtide understands (5); upgrade lowtide."
     And the API received no calls at all
 
   Scenario Outline: `lowtide status` on a file it cannot use as a ledger says why, and exits with 2
@@ -53,7 +53,7 @@ Feature: The ledger: a durable record of every batch and request
 
     Examples:
       | a file                                 | name          | message                                     |
-      | a SQLite file at schema version 5 named | newer.sqlite3 | newer than this lowtide understands (4)     |
+      | a SQLite file at schema version 6 named | newer.sqlite3 | newer than this lowtide understands (5)     |
       | a text file named                      | notes.txt     | notes.txt                                   |
 
   Scenario Outline: Where the ledger is kept by default
@@ -174,8 +174,22 @@ Feature: The ledger: a durable record of every batch and request
       model: claude-haiku-4-5
       """
     When the actor, given the ledger "ledger-v2.sqlite3", reads back every stored answer
-    Then the ledger "ledger-v2.sqlite3" is a SQLite database in WAL mode, at schema version 4, with the tables "batches, batch_members, live_quotas, requests, run_items, runs"
+    Then the ledger "ledger-v2.sqlite3" is a SQLite database in WAL mode, at schema version 5, with the tables "batches, batch_members, live_quotas, requests, results, run_items, runs"
     And the answers read back are the emulated replies to "old question 0, old question 1, old question 2, old question 3, old question 4, review 0, review 1, review 2, review 3"
     And reading back "old-errored" raised a BatchRequestErrored saying "invalid_request_error: bad request"
     And the ledger "ledger-v2.sqlite3" holds batches in the phases "ended, ended, ended, running"
+    And the API received no calls at all
+
+  Scenario: A ledger written before results were appended (schema 4) opens, migrated, with every answer readable
+    Given a copy of "ledger-v4.sqlite3", a ledger lowtide wrote at schema version 4
+    And an actor "old" with:
+      """
+      batch_processing: batch
+      model: claude-haiku-4-5
+      """
+    When the actor, given the ledger "ledger-v4.sqlite3", reads back every stored answer
+    Then the ledger "ledger-v4.sqlite3" is a SQLite database in WAL mode, at schema version 5, with the tables "batches, batch_members, live_quotas, requests, results, run_items, runs"
+    And the answers read back are the emulated replies to "old question 0, old question 1, old question 2, old question 3, old question 4, review 0, review 1, review 2, review 3"
+    And reading back "old-errored" raised a BatchRequestErrored saying "invalid_request_error: bad request"
+    And the ledger "ledger-v4.sqlite3" holds batches in the phases "ended, ended, ended, running"
     And the API received no calls at all

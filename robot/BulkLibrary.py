@@ -285,9 +285,11 @@ class BulkLibrary:
         return dict(after.batches)
 
     @keyword("Interrupt Lowtide Once A Batch Is Out")
-    def interrupt_lowtide_once_a_batch_is_out(self, name: str, ledger: str, timeout: float = 60.0) -> Finished:
-        """Ctrl-C (SIGINT) the run `name` once the ledger shows a batch created at the API and not yet settled, as
-        a user would press it while a run waits; returns how it ended."""
+    def interrupt_lowtide_once_a_batch_is_out(
+        self, name: str, ledger: str, timeout: float = 60.0, signal_name: str = "SIGINT"
+    ) -> Finished:
+        """Ctrl-C (SIGINT, or the signal named) the run `name` once the ledger shows a batch created at the API and
+        not yet settled, as a user would press it while a run waits; returns how it ended."""
         process = self._process(name)
         deadline = time.monotonic() + timeout
         seen = _LedgerView()
@@ -299,9 +301,17 @@ class BulkLibrary:
                 raise AssertionError(f"{name} had no batch out within {timeout:g} s: {seen}")
             time.sleep(0.01)
             seen = _ledger_view(Path(ledger))
-        process.popen.send_signal(signal.SIGINT)
-        logger.info(f"Interrupted {name}; ledger: {seen}")
+        process.popen.send_signal(signal.Signals[signal_name])
+        logger.info(f"Interrupted {name} ({signal_name}); ledger: {seen}")
         return self.wait_for_lowtide(name, timeout=30.0)
+
+    @keyword("Ledger Should Be Closed")
+    def ledger_should_be_closed(self, ledger: str) -> None:
+        """Beside the ledger no `-wal` or `-shm` file is left: the process that used it closed it on its way out."""
+        path = Path(ledger)
+        left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+        if left != [path.name]:
+            raise AssertionError(f"the ledger was left open: {left}")
 
     # ------------------------------------------------------------------------------------------------ results
 
@@ -387,7 +397,7 @@ class BulkLibrary:
         rows = _read_only(
             Path(ledger),
             "SELECT b.provider_batch_id, b.state, b.request_count, COUNT(r.key) FROM batches b"
-            " LEFT JOIN batch_members m ON m.batch_id = b.id LEFT JOIN requests r ON r.key = m.key"
+            " LEFT JOIN batch_members m ON m.batch_id = b.id LEFT JOIN request_view r ON r.key = m.key"
             " AND r.state IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY b.id ORDER BY b.intent_at",
         )
         sent = [row for row in rows if row[0] is not None]
@@ -549,7 +559,7 @@ def _ledger_view(ledger: Path) -> _LedgerView:
     rows = _read_only(
         ledger,
         "SELECT 'batch', state, COUNT(*) FROM batches GROUP BY state"
-        " UNION ALL SELECT 'request', state, COUNT(*) FROM requests WHERE batch_id IS NULL AND state = 'pending'",
+        " UNION ALL SELECT 'request', state, COUNT(*) FROM request_view WHERE batch_id IS NULL AND state = 'pending'",
     )
     batches = {str(state): int(n) for kind, state, n in rows if kind == "batch"}
     unbatched = sum(int(n) for kind, _, n in rows if kind == "request")
@@ -560,7 +570,7 @@ def _unfinished(ledger: Path) -> str:
     """For a run that hangs: its unfinished requests by state and owner, and whether each owner's pid lives."""
     rows = _read_only(
         ledger,
-        "SELECT state, owner, COUNT(*), MIN(key), MAX(owner_until) FROM requests"
+        "SELECT state, owner, COUNT(*), MIN(key), MAX(owner_until) FROM request_view"
         " WHERE state NOT IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY state, owner",
     )
     lines: list[str] = []

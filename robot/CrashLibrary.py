@@ -585,7 +585,7 @@ class CrashLibrary:
                     "SELECT id, provider_batch_id, state, request_count, owner, note FROM batches ORDER BY intent_at"
                 ).fetchall()
                 requests = db.execute(
-                    "SELECT state, batch_id, owner IS NOT NULL, attempts, COUNT(*) FROM requests"
+                    "SELECT state, batch_id, owner IS NOT NULL, attempts, COUNT(*) FROM request_view"
                     " GROUP BY state, batch_id, owner IS NOT NULL, attempts"
                 ).fetchall()
             logger.info(

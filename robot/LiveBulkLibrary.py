@@ -260,7 +260,7 @@ def _stored(ledger: Path) -> int:
     try:
         db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=5.0)
         try:
-            (count,) = db.execute("SELECT COUNT(*) FROM requests WHERE state = 'succeeded'").fetchone()
+            (count,) = db.execute("SELECT COUNT(*) FROM request_view WHERE state = 'succeeded'").fetchone()
         finally:
             db.close()
     except sqlite3.OperationalError:

@@ -151,6 +151,26 @@ An OpenAI Actor's Run Goes Through OpenAI's Batch API, Resumable And Paid Once
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
 
+SIGTERM Ends A Run As Ctrl-C Does, The Ledger Closed
+    [Documentation]    SIGTERM while a batch is out (a service manager stopping the run): exit code 143, no
+    ...    traceback, no `-wal` or `-shm` file left beside the ledger; the same command then finishes the run.
+    ${csv}=    Write Reviews    300
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    terminated-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    sigterm    --items-per-batch    100    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${first}=    Start Lowtide    @{command}
+    ${stopped}=    Interrupt Lowtide Once A Batch Is Out    ${first}    ${work}/ledger.sqlite3    signal_name=SIGTERM
+    Should Be Equal As Integers    ${stopped.rc}    143    msg=${stopped.stderr}
+    Should Contain    ${stopped.stderr}    lowtide: interrupted. Nothing is lost
+    Should Not Contain    ${stopped.stderr}    Traceback
+    Ledger Should Be Closed    ${work}/ledger.sqlite3
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run sigterm: 300 item(s): 300 succeeded
+    Emulator Should Have Created Each Custom Id Once    sigterm    300
+    Ledger Should Be Closed    ${work}/ledger.sqlite3
+
 Ctrl-C Ends A Run With One Line Saying Nothing Is Lost And How To Resume
     [Documentation]    SIGINT while a batch is out: exit code 130, no traceback, one message that says what is safe
     ...    and the exact command that resumes; that command then finishes the run, paying for nothing twice.
@@ -166,7 +186,9 @@ Ctrl-C Ends A Run With One Line Saying Nothing Is Lost And How To Resume
     Should Contain    ${stopped.stderr}    lowtide: interrupted. Nothing is lost
     Should Contain    ${stopped.stderr}    lowtide run ${csv} --actor ${actor}
     Should Not Contain    ${stopped.stderr}    Traceback
+    Ledger Should Be Closed    ${work}/ledger.sqlite3
     ${again}=    Run Lowtide    @{command}
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
     Should Contain    ${again.stdout}    run ctrlc: 600 item(s): 600 succeeded
+    Ledger Should Be Closed    ${work}/ledger.sqlite3
     Emulator Should Have Created Each Custom Id Once    ctrlc    600

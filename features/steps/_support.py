@@ -547,13 +547,14 @@ def answer_to(w: World, label: str) -> ActorResponse[Any]:
 
 
 def committed(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """The ledger's batches and requests as another process would read them now: committed rows only."""
+    """The ledger's batches and requests (each in the state its rows and results give it) as another process would
+    read them now: committed rows only."""
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     connection.row_factory = sqlite3.Row
     try:
         return {
-            table: [dict(row) for row in connection.execute(f"SELECT * FROM {table} ORDER BY rowid")]
-            for table in ("batches", "requests")
+            "batches": [dict(row) for row in connection.execute("SELECT * FROM batches ORDER BY rowid")],
+            "requests": [dict(row) for row in connection.execute("SELECT * FROM request_view ORDER BY created_at")],
         }
     finally:
         connection.close()

@@ -563,7 +563,7 @@ def step_no_wal_left(context: Any, name: str, count: int) -> None:
     assert left == [path.name], left
     db = sqlite3.connect(path)
     try:
-        [(succeeded,)] = db.execute("SELECT count(*) FROM requests WHERE state = 'succeeded'").fetchall()
+        [(succeeded,)] = db.execute("SELECT count(*) FROM request_view WHERE state = 'succeeded'").fetchall()
     finally:
         db.close()
     assert succeeded == count, succeeded

@@ -5,16 +5,24 @@ Exit status: 0 when everything asked for was done; 1 when the command ran but no
 failed, expired, were canceled or not run; a batch to cancel had already ended); 2 for a usage, configuration or
 environment error (nothing was sent); 3 when the provider's API refused or failed a call (a bad key, no
 connection, a server error); 130 when interrupted (Ctrl-C: what was sent is in the ledger, and the same command
-resumes it).
+resumes it), 143 when terminated (SIGTERM), likewise.
+
+SIGTERM is turned into an exception, as Ctrl-C is, so that the program ends through its ordinary exit: the ledger is
+closed (`atexit`), its WAL checkpointed and its `-wal` and `-shm` files removed. A live run's own handlers, installed
+while it goes, drain it first (`bulk.interrupts`).
 """
 
 from __future__ import annotations
 
 import difflib
 import shlex
+import signal
 import sqlite3
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import click
@@ -141,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the `lowtide` command with `argv` (default: the process's arguments) and return its exit status."""
     given = list(sys.argv[1:] if argv is None else argv)
     verbosity = Verbosity.from_environment()
-    with command_line(), verbosity.applied():
+    with command_line(), verbosity.applied(), _terminate_as_exception():
         try:
             status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)
         except click.exceptions.Exit as done:
@@ -155,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _interrupted(given, first="")
         except KeyboardInterrupt:
             return _interrupted(given, first="\n")
+        except Terminated:
+            return _interrupted(given, first="\n", status=128 + signal.SIGTERM)
         except APIError as exc:
             verbosity.uncaught(exc)
             return _say(str(exc), 3)
@@ -187,11 +197,34 @@ def _usage_error(exc: click.ClickException) -> int:
     return _say(f"{exc.format_message()}{where}", exc.exit_code)
 
 
-def _interrupted(given: list[str], *, first: str) -> int:
+class Terminated(SystemExit):
+    """SIGTERM arrived: raised where the program is, so that it ends through its ordinary exit (a `SystemExit`,
+    which asyncio lets through from any task, as it does KeyboardInterrupt)."""
+
+
+@contextmanager
+def _terminate_as_exception() -> Generator[None]:
+    """While the command runs, SIGTERM raises `Terminated` (the default handler would end the process at once,
+    skipping `atexit`: the ledger would stay open, its `-wal` and `-shm` files behind)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _interrupted(given: list[str], *, first: str, status: int = 130) -> int:
     again = shlex.join(["lowtide", *given])
     print(
         f"{first}lowtide: interrupted. Nothing is lost: what was sent is recorded in the ledger, and batches already"
         f" created keep running at the API. Run the same command again to resume without paying twice:\n  {again}",
         file=sys.stderr,
     )
-    return 130
+    return status

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from lowtide.ledger.schema import REQUEST_OUTCOME, REQUEST_STATE
 from lowtide.ledger.store import Ledger, RequestState, answer_json, stored_json
 
 __all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore"]
@@ -124,10 +125,13 @@ class RunStore:
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
         """Every item of the run in input order, each with its latest request's state, batch and cost."""
         job = "ri.job" if with_jobs else "NULL AS job"
+        # `request_view` spelt out: SQLite cannot flatten a view on the right of a LEFT JOIN, and would build the
+        # whole view (every request of the ledger) to join a run's items to it.
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
-            " r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
-            " FROM run_items ri LEFT JOIN requests r ON r.key = ri.key WHERE ri.run_id = ? ORDER BY ri.idx",
+            f" {REQUEST_STATE} AS request_state, r.batch_id, o.cost_usd, r.worst_case_usd"
+            f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
+            " ORDER BY ri.idx",
             (run_id,),
         )
         return [_item(row) for row in rows]
@@ -160,20 +164,26 @@ class RunStore:
         transaction: a run started again finds them and calls the API only for items without one. A live request
         has no batch; its cost is at live prices, so it is its own live equivalent."""
         requests: list[tuple[Any, ...]] = []
+        results: list[tuple[Any, ...]] = []
         for a in answers:
             params = stored_json(a.params)
             cost = str(a.cost_usd) if a.cost_usd is not None else None
             response = answer_json(a.response) if a.response is not None else None
             error = stored_json(a.error) if a.error is not None else None
-            requests.append((a.key, a.key, a.actor, a.model, params, len(params), a.state.value, response, error,
-                             cost, cost, now, now))  # fmt: skip
+            requests.append((a.key, a.key, a.actor, a.model, params, len(params), a.state.value, now, now))
+            results.append((a.key, a.state.value, response, error, cost, cost, now))
         items = [(a.status, a.reason, run_id, a.index) for a in answers]
         with self.ledger.transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
-                " max_attempts, response, error, cost_usd, live_cost_usd, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?, ?)",
+                " max_attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?)",
                 requests,
+            )
+            # The answer is appended: the request's outcome is its latest result with no batch (`request_view`).
+            db.executemany(
+                "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
+                " VALUES (NULL, ?, ?, ?, ?, ?, ?, ?)",
+                results,
             )
             db.executemany("UPDATE run_items SET status = ?, reason = ? WHERE run_id = ? AND idx = ?", items)
             db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
@@ -202,7 +212,7 @@ class RunStore:
 
     def live_cost(self, run_id: str) -> Decimal:
         rows = self.ledger.select(
-            "SELECT r.live_cost_usd FROM run_items ri JOIN requests r ON r.key = ri.key"
+            "SELECT r.live_cost_usd FROM run_items ri JOIN request_view r ON r.key = ri.key"
             " WHERE ri.run_id = ? AND r.live_cost_usd IS NOT NULL",
             (run_id,),
         )

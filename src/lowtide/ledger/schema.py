@@ -10,7 +10,19 @@ import sqlite3
 
 from lowtide.errors import ConfigurationError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
+__all__ = ["MIGRATIONS", "REQUEST_OUTCOME", "REQUEST_STATE", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
+
+REQUEST_OUTCOME = (
+    "LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS r.batch_id AND key = r.key)"
+    " LEFT JOIN batches b ON b.id = r.batch_id"
+)
+"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: its latest result `o` for
+the batch it is in, and that batch `b`."""
+REQUEST_STATE = (
+    "COALESCE(o.state, CASE WHEN r.state = 'submitting' AND b.provider_batch_id IS NOT NULL"
+    " THEN 'waiting-on-batch' ELSE r.state END)"
+)
+"""`request_view`'s state, over `REQUEST_OUTCOME`'s joins."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: batches and requests.
@@ -109,6 +121,40 @@ MIGRATIONS: tuple[str, ...] = (
         state      TEXT NOT NULL,      -- the buckets and the pause, JSON (lowtide.live.quota_state.ScopeState)
         updated_at REAL NOT NULL
     );
+    """,
+    # 5: results appended in arrival order, never updated in place: a request's outcome is its latest result row for
+    # the batch it is in (`request_view`), and a request in a batch the API has is waiting on it without a write of
+    # its own. The answers stored in place by earlier releases move to `results`, every one still readable.
+    """
+    CREATE TABLE results (
+        seq           INTEGER PRIMARY KEY,      -- arrival order
+        batch_id      TEXT,                     -- the batch it came from; NULL for a live answer
+        key           TEXT NOT NULL,
+        state         TEXT NOT NULL,            -- the request's state it brings (final, or pending for a retry)
+        response      TEXT,
+        error         TEXT,
+        cost_usd      TEXT,
+        live_cost_usd TEXT,
+        at            REAL NOT NULL
+    );
+    -- By batch first: a batch's results land in one region of the index, however large the ledger has grown.
+    CREATE INDEX results_batch_key ON results(batch_id, key);
+    INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)
+        SELECT batch_id, key, state, response, error, cost_usd, live_cost_usd, updated_at FROM requests
+        WHERE state IN ('succeeded', 'failed', 'canceled', 'expired') ORDER BY updated_at, key;
+    UPDATE requests SET response = NULL, error = NULL, cost_usd = NULL, live_cost_usd = NULL
+        WHERE state IN ('succeeded', 'failed', 'canceled', 'expired');
+    CREATE VIEW request_view AS
+        SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,
+            COALESCE(o.state, CASE WHEN r.state = 'submitting' AND b.provider_batch_id IS NOT NULL
+                THEN 'waiting-on-batch' ELSE r.state END) AS state,
+            r.batch_id, r.attempts, r.max_attempts, o.response, o.error, r.worst_case_usd, o.cost_usd,
+            o.live_cost_usd, r.created_at, COALESCE(o.at, r.updated_at) AS updated_at, r.owner, r.owner_until
+        FROM requests r
+        LEFT JOIN results o ON o.seq = (
+            SELECT MAX(seq) FROM results WHERE batch_id IS r.batch_id AND key = r.key
+        )
+        LEFT JOIN batches b ON b.id = r.batch_id;
     """,
 )
 

@@ -1,0 +1,173 @@
+"""`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite here; PostgreSQL next).
+
+The engine, bulk runs, parking and the CLI call these methods and nothing else of a store: no SQL outside one. They
+are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store on
+another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
+being read back, and a batch's members are waiting on it through one row, not one write each. Results are appended
+in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
+`Ledger` (`lowtide.ledger.sqlite`) implements it, checked by the type checker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Protocol
+
+from lowtide.ledger.records import BatchRecord, BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
+
+__all__ = ["LedgerStore"]
+
+
+class LedgerStore(Protocol):
+    """Requests, batches and their members, results, and the owners' leases on them, in one durable store."""
+
+    @property
+    def path(self) -> Path:
+        """Where the store is, as people are told (a file; for a remote store, its address without secrets)."""
+        ...
+
+    # requests
+
+    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
+        """Insert the requests the ledger does not know (owned by `owner` until `until`); return every record."""
+        ...
+
+    def claim_new(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> tuple[dict[str, str], list[RequestRecord]]:
+        """`claim`, answered as (key -> params JSON as stored, for the keys inserted; records of the keys known)."""
+        ...
+
+    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
+        """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
+        still holding it); True when this call took it."""
+        ...
+
+    def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
+        """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
+        ...
+
+    def committed_usd(self, actor: str) -> Decimal:
+        """What `actor` has spent (stored costs) plus the worst case of its requests not yet answered."""
+        ...
+
+    def request(self, key: str) -> RequestRecord | None: ...
+
+    def requests(
+        self,
+        *,
+        batch_id: str | None = None,
+        actor: str | None = None,
+        states: Iterable[RequestState] | None = None,
+    ) -> list[RequestRecord]: ...
+
+    def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
+        """The records of `keys` the ledger knows, in the order given."""
+        ...
+
+    # batches
+
+    def record_intent(
+        self,
+        batch_id: str,
+        *,
+        provider: str,
+        endpoint: str,
+        members: Sequence[tuple[str, str]],
+        request_bytes: int,
+        owner: str,
+        until: float,
+        now: float,
+    ) -> None:
+        """Before `create`: the batch and its members (key, custom_id), in one transaction."""
+        ...
+
+    def record_submitted(
+        self,
+        batch_id: str,
+        *,
+        provider_batch_id: str,
+        phase: str,
+        request_id: str | None = None,
+        now: float,
+    ) -> None:
+        """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
+        waiting on it (`request_view`), with no write of its own."""
+        ...
+
+    def record_unknown(self, batch_id: str, *, note: str) -> None: ...
+
+    def give_up_intent(
+        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
+    ) -> list[str] | None:
+        """Reconciliation found no batch for an unknown create: mark the intent failed and put its requests back to
+        pending (owned by `owner`), in one transaction, only if the intent is still unresolved (and, given
+        `intent_at`, still the attempt the caller looked at: not resumed since); its keys, or None when it was
+        resolved or resumed meanwhile (another process adopted a batch for it, or is creating it again)."""
+        ...
+
+    def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
+        """Take an unresolved intent over to create its batch again from what its create's steps made (an uploaded
+        file): its attempt starts anew at `now` under `owner`, so that every other reconciler waits for this create
+        and finds its batch. Only if it is still unresolved and still the attempt seen at `intent_at`; True if
+        this caller won it."""
+        ...
+
+    def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
+        """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
+        ...
+
+    def record_status(
+        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
+    ) -> None: ...
+
+    def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
+        """Append results of `batch_id`, in arrival order; returns how many."""
+        ...
+
+    def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None: ...
+
+    def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        """Reconciliation found the API's batch for an unknown create; False if another record already holds that
+        batch, or the intent is no longer unresolved."""
+        ...
+
+    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float, force: bool = False) -> bool:
+        """Take the right to work on a batch (reconcile) unless another process holds an unexpired lease on it."""
+        ...
+
+    def batch(self, batch_id: str) -> BatchRecord | None:
+        """A batch by lowtide's id or the API's."""
+        ...
+
+    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]: ...
+
+    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
+        """A step of a create made of several calls is done (an input file uploaded, say)."""
+        ...
+
+    def create_steps(self, batch_id: str) -> dict[str, str]:
+        """The steps of a create recorded so far, by name."""
+        ...
+
+    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
+        """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
+        ...
+
+    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
+        """Which of the batches `among` has a member with `custom_id` (a request is in one unresolved batch)."""
+        ...
+
+    def members(self, batch_id: str) -> dict[str, str]:
+        """custom_id -> key for every request sent in `batch_id`."""
+        ...
+
+    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
+        ...
+
+    def close(self) -> None:
+        """Stop the checkpoint thread and close the connection (again: nothing)."""
+        ...

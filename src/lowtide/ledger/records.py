@@ -1,0 +1,158 @@
+"""What the ledger holds, as the rest of lowtide sees it: request and batch states and records, the rows a batch's
+results become, and the JSON the ledger stores (whatever store keeps them)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "BatchRecord",
+    "BatchState",
+    "NewRequest",
+    "OutcomeRow",
+    "RequestRecord",
+    "RequestState",
+    "answer_json",
+    "stored_json",
+]
+
+
+class RequestState(StrEnum):
+    PENDING = "pending"
+    """Queued by a process, not yet in a batch."""
+    SUBMITTING = "submitting"
+    """In a batch whose creation is in flight or unconfirmed."""
+    WAITING = "waiting-on-batch"
+    """In a batch the API has accepted; waiting for it to end."""
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    """Final: a non-retryable error, or retryable ones until the attempts ran out."""
+    CANCELED = "canceled"
+    EXPIRED = "expired"
+    """Final: expired on every attempt allowed."""
+
+    @property
+    def final(self) -> bool:
+        return self in (RequestState.SUCCEEDED, RequestState.FAILED, RequestState.CANCELED, RequestState.EXPIRED)
+
+
+class BatchState(StrEnum):
+    INTENT = "intent"
+    """Recorded before `create` was called; its outcome is not known yet."""
+    UNKNOWN = "unknown"
+    """`create` was called and its outcome is unknown (timeout, dropped connection, crash): reconcile first."""
+    WAITING = "waiting-on-batch"
+    """The API has the batch; it is processing."""
+    ENDED = "ended"
+    """The API says it ended; results not yet stored."""
+    COLLECTED = "collected"
+    CANCELED = "canceled"
+    """Ended after a cancellation; results stored."""
+    EXPIRED = "expired"
+    """Ended by the 24 hour limit with requests expired; results stored."""
+    FAILED = "failed"
+    """The API refused the create: nothing was processed or charged."""
+
+    @property
+    def outstanding(self) -> bool:
+        return self in (BatchState.INTENT, BatchState.UNKNOWN, BatchState.WAITING, BatchState.ENDED)
+
+
+@dataclass(frozen=True, slots=True)
+class NewRequest:
+    key: str
+    custom_id: str
+    actor: str
+    model: str
+    params: dict[str, Any] | str
+    """The provider's request body, or its JSON as `stored_json` gives it."""
+    max_attempts: int = 1
+    worst_case_usd: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    key: str
+    custom_id: str
+    actor: str
+    model: str
+    params: dict[str, Any]
+    params_bytes: int
+    state: RequestState
+    batch_id: str | None
+    attempts: int
+    max_attempts: int
+    response: dict[str, Any] | None
+    error: dict[str, Any] | None
+    cost_usd: Decimal | None
+    live_cost_usd: Decimal | None
+    created_at: float
+    updated_at: float
+    owner: str | None
+    owner_until: float | None
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    id: str
+    provider: str
+    endpoint: str
+    provider_batch_id: str | None
+    state: BatchState
+    phase: str | None
+    """Where the provider says the batch stands: `running`, `canceling` or `ended` (`batching.backend.Phase`)."""
+    request_count: int
+    request_bytes: int
+    intent_at: float
+    submitted_at: float | None
+    ended_at: float | None
+    collected_at: float | None
+    counts: dict[str, int] | None
+    request_id: str | None
+    owner: str | None
+    owner_until: float | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRow:
+    """One request's result as stored: its final (or requeued) state and what came back."""
+
+    key: str
+    state: RequestState
+    response: dict[str, Any] | str | None = None
+    """The response, or its JSON already encoded by `answer_json` (so that thousands of dicts need not wait)."""
+    error: dict[str, Any] | None = None
+    cost_usd: Decimal | None = None
+    live_cost_usd: Decimal | None = None
+
+
+def stored_json(value: object) -> str:
+    """`value` as the ledger stores JSON: compact, keys sorted."""
+    return _ENCODE(value)
+
+
+_dumps = stored_json
+
+
+def answer_json(value: object) -> str:
+    """An answer as the ledger stores it: the same JSON as `stored_json` gives (compact, keys sorted), though not
+    ASCII-escaped, written by orjson, several times faster for the thousands of answers a batch brings.
+
+    What orjson refuses (an integer beyond 64 bits, a key that is not a string) is written by `stored_json`.
+    Requests keep `stored_json` alone: their JSON is hashed into keys, and must not change from one version to the next.
+    """
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return stored_json(value)
+
+
+# Built once: `json.dumps` with options builds an encoder on every call, and the ledger encodes every request twice.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True, default=str).encode
