@@ -178,3 +178,27 @@ Feature: Concurrent calls travel together in one batch
     And the API received these calls:
       | call           | count |
       | batches.create | 2     |
+
+  Scenario: Once a thousand calls are answered, nothing lowtide kept from the garbage collector stays kept from it
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    And the garbage collector's freezes are counted
+    When the actor is asked 1000 numbered questions at once
+    Then every call was answered with the emulated reply to its prompt
+    And lowtide froze what was alive while the calls waited
+    And the garbage collector sees every object again
+
+  Scenario: A program that froze objects itself for the garbage collector keeps them frozen, and lowtide freezes nothing
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    And the garbage collector's freezes are counted
+    And the program froze its own objects for the garbage collector
+    When the actor is asked 1000 numbered questions at once
+    Then every call was answered with the emulated reply to its prompt
+    And lowtide neither froze nor thawed anything

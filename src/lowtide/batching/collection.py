@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lowtide.batching.backend import Phase, RemoteBatch
+from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.core import EngineCore
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.batching.policy import result_row
@@ -127,6 +128,7 @@ class Collection(EngineCore):
                 except Exception:
                     log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
             self._settle(settled)
+            freeze_survivors(len(settled))  # the answers just handed out live as long as their callers keep them
             rows.clear()
             settled.clear()
             lines.clear()
@@ -193,6 +195,7 @@ class Collection(EngineCore):
             else BatchState.COLLECTED
         )
         self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        thaw()
         await self._finished(ended)
         if retry:
             now = self._clock.now()

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from lowtide.batching.coalescing import Coalescing
 from lowtide.batching.collection import Collection
+from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.core import GroupCall, Queued
 from lowtide.batching.keys import canonical_json, owner_alive, params_json
 from lowtide.batching.policy import other_request, stored_outcome
@@ -188,6 +189,7 @@ class BatchEngine(Coalescing, Submission, Collection):
 
     async def aclose(self) -> None:
         self.closed = True
+        thaw()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
@@ -227,6 +229,8 @@ class BatchEngine(Coalescing, Submission, Collection):
             )
         )
         self._claimed.append(future)
+        if len(self._claimed) % MANY == 0:
+            freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
         if self._claiming is None:
             self._claiming = self._spawn(self._write_claims(), waiters=[])
         if self._window is None:
@@ -252,6 +256,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
         try:
             self._record_claims(raw, claims, claimed_by)
+            freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
             error = classify(exc, doing="recording the calls in the ledger")
             for claimed in claimed_by:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 import httpx2
+import orjson
 from anthropic import AsyncAnthropic
 from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
@@ -197,20 +198,27 @@ class AnthropicBatchBackend(BatchBackend):
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
     ) -> None:
-        """Stream the results file from the ended batch's `results_url`, decoded with `json.loads` alone: the SDK's
-        decoder would build models for every line, several times the work. A broken stream (a dropped connection,
-        a line cut short, or fewer lines than `expected`) is fetched again from the start."""
+        """Stream the results file from the ended batch's `results_url`, each line decoded once, by orjson, from the
+        bytes as they came: the SDK's decoder would build models for every line, several times the work. A broken
+        stream (a dropped connection, a line cut short, or fewer lines than `expected`) is fetched again from the
+        start."""
 
         async def stream() -> None:
             url = await self._results_url(batch)
             lines = 0
             response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
             try:
-                async for text in response.aiter_lines():
-                    if not text:
-                        continue
+                rest = b""
+                async for chunk in response.aiter_bytes():
+                    parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
+                    rest = parts.pop()
+                    for part in parts:
+                        if part.strip():
+                            lines += 1
+                            handle(decoded_line(part))
+                if rest.strip():
                     lines += 1
-                    handle(json.loads(text))
+                    handle(decoded_line(rest))
             finally:
                 await response.aclose()
             if expected is not None and lines < expected:
@@ -259,3 +267,22 @@ class AnthropicBatchBackend(BatchBackend):
 
 
 _RESULTS_OPTIONS: Any = {"headers": _RESULTS_FILE}
+
+
+def decoded_line(line: bytes) -> ResultLine:
+    """One line of a results file as JSON: by orjson, several times faster, unless the line holds a run of 19 digits or
+    more (orjson would read an integer beyond 64 bits as a float, without a word), or orjson refuses it (a line cut
+    short): then by `json`, which reads every integer exactly and says where a line broke."""
+    if _LONG_RUN not in line.translate(_DIGITS_AS_ZERO):
+        try:
+            value: ResultLine = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return value
+    return json.loads(line)
+
+
+# Every digit read as 0, so that a run of 19 zeros is a run of 19 digits: ten times faster than a regex.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19

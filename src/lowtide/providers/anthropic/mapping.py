@@ -42,7 +42,16 @@ from lowtide.errors import (
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME, anthropic_settings
 from lowtide.structured import json_text, parse_response, parsed_outcome
-from lowtide.types import ActorRequest, ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
+from lowtide.types import (
+    ActorRequest,
+    ActorResponse,
+    Cost,
+    ProviderIds,
+    TextContent,
+    Usage,
+    built,
+    share_fields_sets,
+)
 
 __all__ = [
     "CUSTOM_ID_PATTERN",
@@ -215,10 +224,83 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": message.get("id")},
     }
-    response = share_fields_sets(
-        _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
-    )
+    response = _built_response(fields, priced, mode) if _plain_text(blocks, fields) else None
+    if response is None:  # a shape lowtide does not build by hand: validated, as any answer from outside is
+        response = share_fields_sets(
+            _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+        )
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+
+
+# The fields each built instance was given: what validating the same JSON would have recorded (`model_fields_set`).
+_RESPONSE_FIELDS = frozenset(
+    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
+)
+_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
+_TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
+
+
+def _plain_text(blocks: list[dict[str, Any]], fields: Mapping[str, Any]) -> bool:
+    """Whether an answer has the shape of nearly every answer: text blocks alone (no citations), and ids, stop
+    reason and sequence that are strings or null. Such an answer is built without validation (`_built_response`)."""
+    for block in blocks:
+        if block.get("type") != "text" or not isinstance(block.get("text"), str) or block.get("citations") is not None:
+            return False
+        if not _TEXT_BLOCK_KEYS.issuperset(block):
+            return False
+    ids: Mapping[str, object] = fields["ids"]
+    return (
+        _IDS_FIELDS.issuperset(ids)
+        and len(ids) == len(_IDS_FIELDS)
+        and all(value is None or isinstance(value, str) for value in ids.values())
+        and all(value is None or isinstance(value, str) for value in (fields["stop_reason"], fields["stop_sequence"]))
+    )
+
+
+def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
+    """The response `model_validate` would give for a `_plain_text` answer, built directly: the same field values,
+    the same fields set, the same shared sets (`share_fields_sets`)."""
+    content: list[Any] = [
+        built(TextContent, {"type": "text", "text": block["text"], "citations": None}, _text_fields(block))
+        for block in fields["content"]
+    ]
+    ids = fields["ids"]
+    provider_ids = built(
+        ProviderIds,
+        {
+            "message_id": ids["message_id"],
+            "batch_id": ids["batch_id"],
+            "custom_id": ids["custom_id"],
+            "request_id": ids["request_id"],
+        },
+        _IDS_FIELDS,
+    )
+    return built(
+        _RESPONSE,
+        {
+            "text": fields["text"],
+            "content": content,
+            "parsed": None,
+            "stop_reason": fields["stop_reason"],
+            "stop_sequence": fields["stop_sequence"],
+            "usage": priced.usage,
+            "cost": priced.cost,
+            "model": fields["model"],
+            "provider": fields["provider"],
+            "mode": mode,
+            "ids": provider_ids,
+        },
+        _RESPONSE_FIELDS,
+    )
+
+
+_TEXT_ONLY: frozenset[str] = frozenset(("type", "text"))
+_TEXT_AND_CITATIONS: frozenset[str] = frozenset(("type", "text", "citations"))
+
+
+def _text_fields(block: Mapping[str, Any]) -> frozenset[str]:
+    """The fields a `_plain_text` block gives: `citations` too when the API sent it (as null)."""
+    return _TEXT_AND_CITATIONS if "citations" in block else _TEXT_ONLY
 
 
 def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:

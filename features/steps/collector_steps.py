@@ -1,0 +1,52 @@
+"""Steps about the garbage collector while many batch calls wait (`lowtide.batching.collector`)."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from behave import given, then  # pyright: ignore[reportUnknownVariableType]
+
+
+@given("the garbage collector's freezes are counted")
+def step_count_freezes(context: Any) -> None:
+    freeze, unfreeze = gc.freeze, gc.unfreeze
+    context.freezes = {"freeze": 0, "unfreeze": 0}
+
+    def counted_freeze() -> None:
+        context.freezes["freeze"] += 1
+        freeze()
+
+    def counted_unfreeze() -> None:
+        context.freezes["unfreeze"] += 1
+        unfreeze()
+
+    gc.freeze, gc.unfreeze = counted_freeze, counted_unfreeze
+
+    def restore() -> None:
+        gc.freeze, gc.unfreeze = freeze, unfreeze
+
+    context.add_cleanup(restore)
+
+
+@given("the program froze its own objects for the garbage collector")
+def step_program_froze(context: Any) -> None:
+    gc.freeze()
+    context.add_cleanup(gc.unfreeze)
+    context.freezes = {"freeze": 0, "unfreeze": 0}  # counted from here on
+
+
+@then("lowtide froze what was alive while the calls waited")
+def step_froze_while_waiting(context: Any) -> None:
+    assert context.freezes["freeze"] >= 1, "nothing was frozen"
+
+
+@then("the garbage collector sees every object again")
+def step_nothing_frozen(context: Any) -> None:
+    assert gc.get_freeze_count() == 0, f"{gc.get_freeze_count()} objects are still frozen"
+
+
+@then("lowtide neither froze nor thawed anything")
+def step_program_frozen_kept(context: Any) -> None:
+    assert context.freezes == {"freeze": 0, "unfreeze": 0}, context.freezes
+    assert gc.get_freeze_count() > 0, "the program's frozen objects were thawed"
