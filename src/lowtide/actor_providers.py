@@ -21,7 +21,7 @@ from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import RetryPolicy
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
-from lowtide.pricing import worst_case_cost
+from lowtide.pricing import load_prices_in_background, worst_case_cost
 from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest
@@ -120,6 +120,7 @@ class ActorProviders:
         callers = self._callers.setdefault(asyncio.get_running_loop(), {})
         caller = callers.get(id(provider))
         if caller is None:
+            load_prices_in_background()  # while the first call is checked and sent, not when it is answered
             configuration = self._configuration()
             settings = configuration.live
             store = self._quota_store() if settings.share_quota else None

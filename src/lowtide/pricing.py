@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
 from genai_prices import calc_price, extract_usage
+from genai_prices.data_snapshot import get_snapshot
 from genai_prices.types import PriceCalculation, TieredPrices
 
 from lowtide.config import BatchProcessingMode
@@ -28,6 +30,7 @@ __all__ = [
     "cost_of",
     "estimate_input_tokens",
     "forget_unpriced",
+    "load_prices_in_background",
     "worst_case_cost",
 ]
 
@@ -96,6 +99,21 @@ def cost_of(
         live_equivalent_usd=live_total,
         note=note,
     )
+
+
+_loading_lock = threading.Lock()
+_loading: threading.Thread | None = None
+
+
+def load_prices_in_background() -> None:
+    """Start loading genai-prices' price table (about 0.2 s of CPU, once a process) in a thread of its own, so that
+    the first answer priced does not hold up the event loop, and every call waiting on it, for that long. Called as
+    live calls begin; a later `cost_of` finds the table loaded, or waits only for what is left of the load."""
+    global _loading
+    with _loading_lock:
+        if _loading is None:
+            _loading = threading.Thread(target=get_snapshot, name="lowtide-prices", daemon=False)
+            _loading.start()
 
 
 def forget_unpriced() -> None:
