@@ -302,7 +302,8 @@ def chat_answered(context: Any, finish: str) -> None:
     choice = answer.choices[0]
     assert choice.message.content, answer
     assert choice.finish_reason == finish, answer
-    assert answer.usage is not None and answer.usage.completion_tokens > 0, answer
+    assert answer.usage is not None, answer
+    assert answer.usage.completion_tokens > 0, answer
     assert answer.usage.total_tokens == answer.usage.prompt_tokens + answer.usage.completion_tokens, answer
     assert answer.id.startswith("chatcmpl-"), answer.id
 
@@ -313,7 +314,8 @@ def response_answered(context: Any) -> None:
     assert answer.object == "response", answer
     assert answer.status == "completed", answer
     assert answer.output_text, answer
-    assert answer.usage is not None and answer.usage.output_tokens > 0, answer
+    assert answer.usage is not None, answer
+    assert answer.usage.output_tokens > 0, answer
     assert answer.id.startswith("resp_"), answer.id
 
 
@@ -346,7 +348,9 @@ def same_chat(context: Any) -> None:
     assert first.usage == second.usage, (first, second)
 
 
-@then('behind lowtide serve the emulator created {batches:d} OpenAI batch(es) holding {requests:d} request(s) to "{path}"')
+@then(
+    'behind lowtide serve the emulator created {batches:d} OpenAI batch(es) holding {requests:d} request(s) to "{path}"'
+)
 def created_openai(context: Any, batches: int, requests: int, path: str) -> None:
     upstream = _served_emulator(context).openai
     assert upstream.created_batches == batches, upstream.created_batches
@@ -376,7 +380,8 @@ def chunks_rebuild(context: Any) -> None:
 def usage_last(context: Any) -> None:
     last = _state(context).chunks[-1]
     assert last.choices == [], last
-    assert last.usage is not None and last.usage.completion_tokens > 0, last
+    assert last.usage is not None, last
+    assert last.usage.completion_tokens > 0, last
     assert all(chunk.usage is None for chunk in _state(context).chunks[:-1])
 
 
@@ -401,8 +406,10 @@ def response_stream_text(context: Any) -> None:
     events = _state(context).events
     streamed = "".join(event.delta for event in events if event.type == "response.output_text.delta")
     final = events[-1].response
-    assert final.status == "completed" and final.output_text == streamed, (final, streamed)
-    assert final.usage is not None and final.usage.output_tokens > 0, final
+    assert final.status == "completed", final
+    assert final.output_text == streamed, (final, streamed)
+    assert final.usage is not None, final
+    assert final.usage.output_tokens > 0, final
 
 
 @then('the served chat completion calls "{name}" with arguments that are a JSON object, finish reason "{finish}"')
@@ -427,7 +434,8 @@ def response_calls(context: Any, name: str) -> None:
 def chunks_call(context: Any, name: str, finish: str) -> None:
     chunks = _state(context).chunks
     deltas = [call for chunk in chunks for call in (chunk.choices[0].delta.tool_calls or [])]
-    assert deltas[0].function.name == name and deltas[0].id, deltas
+    assert deltas[0].function.name == name, deltas
+    assert deltas[0].id, deltas
     arguments = "".join(delta.function.arguments or "" for delta in deltas)
     assert isinstance(json.loads(arguments), dict), arguments
     assert chunks[-1].choices[0].finish_reason == finish, chunks[-1]
@@ -436,7 +444,8 @@ def chunks_call(context: Any, name: str, finish: str) -> None:
 def _fits_tide(text: str) -> None:
     value = json.loads(text)
     assert set(value) == {"place", "height_m"}, value
-    assert isinstance(value["place"], str) and isinstance(value["height_m"], int | float), value
+    assert isinstance(value["place"], str), value
+    assert isinstance(value["height_m"], int | float), value
 
 
 @then('the served chat completion\'s text is JSON fitting the schema "{name}"')
