@@ -1,5 +1,6 @@
 """Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, the integrations'
-scenarios (pydantic_ai, langchain: each with its framework, pinned), postgres, coverage_report.
+scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients (`lowtide serve` with the official
+TypeScript SDKs under node, and curl), postgres, coverage_report.
 
 `nox -s postgres` runs the scenarios tagged `@postgres` and the Robot tests tagged `postgres` against a throwaway
 PostgreSQL cluster of their own (`features/support/postgres.py`); it needs the server installed (`.ci/run` does:
@@ -10,13 +11,24 @@ PostgreSQL cluster of their own (`features/support/postgres.py`); it needs the s
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["lint", "types", "behave", "robot", "pydantic_ai", "langchain", "postgres", "coverage_report"]
+nox.options.sessions = [
+    "lint",
+    "types",
+    "behave",
+    "robot",
+    "pydantic_ai",
+    "langchain",
+    "serve_clients",
+    "postgres",
+    "coverage_report",
+]
 
 TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
@@ -60,13 +72,15 @@ def behave(session: nox.Session) -> None:
 def robot(session: nox.Session) -> None:
     """Robot Framework suites over real processes and sockets, measured by coverage (subprocesses included).
 
-    Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS.
+    Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites tagged
+    `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them.
     """
     session.install("-e", ".", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot", "--exclude", "postgres",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
+        "--exclude", "serve-client",
         *(session.posargs or ["robot"]),
     )  # fmt: skip
 
@@ -86,6 +100,28 @@ def postgres(session: nox.Session) -> None:
         "coverage", "run", "-p", "-m", "robot", "--include", "postgres",
         "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
         "robot",
+    )  # fmt: skip
+
+
+@nox.session(name="serve_clients")
+def serve_clients(session: nox.Session) -> None:
+    """`lowtide serve` over a socket, in front of `lowtide emulator`, with the official TypeScript SDKs (pinned in
+    robot/clients/package.json, installed by npm into build/serve-clients beside copies of the client programs)
+    under node, and curl: `robot/serve_clients.robot`, measured by coverage."""
+    clients = Path("build/serve-clients").absolute()
+    clients.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "client.mjs", "curl.sh"):
+        shutil.copyfile(Path("robot/clients") / name, clients / name)
+    session.run(
+        "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
+    )
+    session.install("-e", ".", *TEST_DEPS)
+    _contain_ledger(session)
+    session.run(
+        "coverage", "run", "-p", "-m", "robot",
+        "--outputdir", "build/robot-serve-clients", "--xunit", f"{RESULTS}/serve_clients.xml",
+        "--consolewidth", "100", "--include", "serve-client", "--variable", f"CLIENTS_DIR:{clients}",
+        *(session.posargs or ["robot/serve_clients.robot"]),
     )  # fmt: skip
 
 

@@ -16,7 +16,6 @@ from behave import given, then, when  # pyright: ignore[reportUnknownVariableTyp
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import app_in_thread, serve_in_thread
-from lowtide.providers.anthropic.serving import MessagesWire
 from lowtide.serve import build_app
 
 _MODEL = "claude-haiku-5-5"
@@ -74,7 +73,7 @@ def serve_in_background(context: Any, key: str) -> None:
             "batch": {"poll_interval": 0.05, "coalesce_window": 0.2},
         }
     )
-    app = build_app(actor, MessagesWire(), client_keys=[key])
+    app = build_app(actor, client_keys=[key])
     url, _ = context.serve_stack.enter_context(app_in_thread(app))
     _served(context).url = url
 

@@ -3,32 +3,50 @@ body asks for, and a refusal in the API's own terms. Neutral: each provider's pa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lowtide.errors import ActorError
 from lowtide.types import ActorResponse
 
-__all__ = ["Refusal", "ServedCall", "Wire"]
+__all__ = ["Refusal", "ServedCall", "Wire", "Wires"]
 
 
 @dataclass(frozen=True)
 class ServedCall:
-    """One request body as an actor's call: the keyword arguments of `Actor.run`, and whether to stream the answer."""
+    """One request body as an actor's call: the keyword arguments of `Actor.run` (plain JSON, so that their digest can
+    key the ledger), whether to stream the answer, and what of the request the answer echoes back (some APIs repeat
+    the request's settings in their answer, or shape a stream by them)."""
 
     arguments: dict[str, Any] = field(default_factory=dict[str, Any])
     stream: bool = False
+    echo: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 class Refusal(Exception):
     """A request refused in the API's own terms: an HTTP status, the API's error type and a message."""
 
-    def __init__(self, status: int, error_type: str, message: str) -> None:
+    def __init__(
+        self,
+        status: int,
+        error_type: str,
+        message: str,
+        *,
+        code: str | None = None,
+        param: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.error_type = error_type
         self.message = message
+        self.code = code
+        """The API's finer error code, for APIs that give one beside the type."""
+        self.param = param
+        """The request's field at fault, for APIs that name it."""
+        self.headers: Mapping[str, str] = dict(headers or {})
+        """Headers the answer carries, e.g. one telling SDKs not to retry."""
 
 
 class Wire(Protocol):
@@ -43,11 +61,11 @@ class Wire(Protocol):
         """The call a parsed JSON body asks for; raises `Refusal` for a body the API would refuse unsent."""
         ...
 
-    def message(self, response: ActorResponse[Any]) -> dict[str, Any]:
-        """The answer as the API's JSON."""
+    def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:
+        """The answer to `call` as the API's JSON."""
         ...
 
-    def events(self, message: Mapping[str, Any]) -> Iterator[bytes]:
+    def events(self, message: Mapping[str, Any], call: ServedCall) -> Iterator[bytes]:
         """That answer replayed as the API streams it (server-sent events)."""
         ...
 
@@ -58,3 +76,7 @@ class Wire(Protocol):
     def refusal(self, error: ActorError) -> Refusal:
         """A lowtide error as the status and error type the API uses for the same trouble."""
         ...
+
+
+Wires = Sequence[Wire]
+"""The wires one provider serves (`Provider.serving_wires`): each answers its own path."""

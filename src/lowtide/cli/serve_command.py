@@ -1,4 +1,5 @@
-"""`lowtide serve`: the Anthropic Messages API on a socket, answered through an actor's batch mode."""
+"""`lowtide serve`: the actor's provider's APIs (Anthropic's Messages; OpenAI's Chat Completions and Responses) on a
+socket, answered through the actor's batch mode."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ __all__ = ["COMMANDS"]
 
 
 @click.command(
-    short_help="Serve the Messages API, answered through batches.",
+    short_help="Serve the Messages or OpenAI APIs, answered through batches.",
     epilog="""\b
 Examples:
   LOWTIDE_SERVE_KEY=local-secret lowtide serve --actor actor.yaml --port 8787
   lowtide serve --actor actors.yaml --name reviewer --port 0 --json --client-key local-secret
-Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=local-secret""",
+Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=local-secret
+(an OpenAI actor: OPENAI_BASE_URL=http://127.0.0.1:8787/v1 OPENAI_API_KEY=local-secret)""",
 )
 @click.option(
     "--actor",
@@ -50,9 +52,10 @@ def serve(
     access_log: bool,
     json_output: bool,
 ) -> int:
-    """Serve the Anthropic Messages API (POST /v1/messages, streamed or not) and answer every request through the
-    actor's batch mode: concurrent requests from any client coalesce into batches at half the live price, and a
-    request sent again (the same body, or the same Idempotency-Key header) is answered from the ledger.
+    """Serve the API of the actor's provider (Anthropic: POST /v1/messages; OpenAI: POST /v1/chat/completions and
+    POST /v1/responses; streamed or not) and answer every request through the actor's batch mode: concurrent
+    requests from any client coalesce into batches at half the live price, and a request sent again (the same body,
+    or the same Idempotency-Key header) is answered from the ledger.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object), then serves until
     Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended.
@@ -60,7 +63,6 @@ def serve(
     from lowtide.actor import Actor
     from lowtide.emulator.server import run_app
     from lowtide.errors import ConfigurationError
-    from lowtide.providers.anthropic.serving import MessagesWire
     from lowtide.serve import CLIENT_KEY_ENV, build_app
 
     keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
@@ -70,7 +72,7 @@ def serve(
             field="client_key",
         )
     actor = Actor.from_file(actor_file, name, ledger=ledger)
-    app = build_app(actor, MessagesWire(), client_keys=keys)
+    app = build_app(actor, client_keys=keys)
     return run_app(app, "lowtide serve", host=host, port=port, access_log=access_log, json_line=json_output)
 
 

@@ -23,6 +23,7 @@ from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
     from lowtide.batching.backend import BatchBackend, BatchCodec
+    from lowtide.wire import Wire
 
 __all__ = ["Capability", "Outcome", "Provider", "ProviderOptions"]
 
@@ -124,6 +125,11 @@ class Provider(ABC):
         none of those.
         """
         return None
+
+    def serving_wires(self) -> Sequence[Wire]:
+        """The APIs `lowtide serve` speaks for an actor of this provider, each on its own path (the Messages API for
+        Anthropic; Chat Completions and Responses for OpenAI). None by default: such an actor cannot be served."""
+        return ()
 
     async def aclose(self) -> None:
         """Release connections the provider opened itself."""

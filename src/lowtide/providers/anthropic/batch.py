@@ -34,6 +34,7 @@ from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.types import ActorRequest, ActorResponse
+from lowtide.wire import Wire
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 
@@ -101,6 +102,11 @@ class ClaudeBatchProvider(Provider):
 
     def batch_backend(self) -> AnthropicBatchBackend:
         return self.backend
+
+    def serving_wires(self) -> Sequence[Wire]:
+        from lowtide.providers.anthropic.serving import MessagesWire
+
+        return (MessagesWire(),)
 
     @property
     def endpoint(self) -> str:

@@ -88,7 +88,7 @@ class MessagesWire:
         arguments.update({name: given[name] for name in _PASSED if given.get(name) is not None})
         return ServedCall(arguments=arguments, stream=stream)
 
-    def message(self, response: ActorResponse[Any]) -> dict[str, Any]:
+    def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:
         """The `Message` the API would have answered with."""
         usage = response.usage
         return {
@@ -107,7 +107,7 @@ class MessagesWire:
             },
         }
 
-    def events(self, message: Mapping[str, Any]) -> Iterator[bytes]:
+    def events(self, message: Mapping[str, Any], call: ServedCall) -> Iterator[bytes]:
         """`message` replayed as the API streams it: message_start, content blocks, message_delta, message_stop."""
         for name, data in message_events(message):
             yield encode_event(name, data)

@@ -20,6 +20,7 @@ from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.client import build_client
 from lowtide.types import ActorRequest, ActorResponse
+from lowtide.wire import Wire
 
 __all__ = ["OpenAIBatchProvider"]
 
@@ -48,6 +49,11 @@ class OpenAIBatchProvider(Provider):
 
     def batch_backend(self) -> OpenAIBatchBackend:
         return self.backend
+
+    def serving_wires(self) -> Sequence[Wire]:
+        from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
+
+        return (ChatCompletionsWire(), ResponsesWire())
 
     @property
     def endpoint(self) -> str:
