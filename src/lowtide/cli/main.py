@@ -206,18 +206,20 @@ class Terminated(SystemExit):
 def _terminate_as_exception() -> Generator[None]:
     """While the command runs, SIGTERM raises `Terminated` (the default handler would end the process at once,
     skipping `atexit`: the ledger would stay open, its `-wal` and `-shm` files behind)."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def terminate(signum: int, frame: FrameType | None) -> None:
         raise Terminated(128 + signum)
 
-    signal.signal(signal.SIGTERM, terminate)
+    # Whatever handled SIGTERM before (the default, or a tool's such as coverage's, which saves its data and dies)
+    # is put back after: ending through the ordinary exit runs every `atexit` hook, theirs included.
+    previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _interrupted(given: list[str], *, first: str, status: int = 130) -> int:
