@@ -127,24 +127,13 @@ class LiveBulkLibrary:
         make; returns what the ledger and the emulator showed right after the kill: `stored` answers,
         `delivered` (answers the emulator gave to a connected caller), `abandoned` (answers whose caller was gone)."""
         process = self._named[name]
-        deadline = time.monotonic() + float(timeout)
-        while (stored := _stored(Path(ledger))) < int(answers):
-            if process.popen.poll() is not None:
-                raise AssertionError(f"{name} ended before {answers} answers were stored:\n{process.stderr[-3000:]}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{name} stored only {stored} answers in {timeout} s")
-            time.sleep(0.01)
+        self._wait_until_stored(name, ledger, int(answers), float(timeout))
         process.popen.send_signal(signal.SIGKILL)
         code = process.wait(30.0)
         if code != -signal.SIGKILL:
             raise AssertionError(f"{name} should have died of SIGKILL; its exit code is {code}")
         time.sleep(1.0)  # the emulator finishes the calls it had in flight (their callers gone)
-        stats = self.emulator_stats()
-        seen = {
-            "stored": _stored(Path(ledger)),
-            "delivered": sum(int(n) for n in stats["live_answers"].values()),
-            "abandoned": int(stats["abandoned_answers"]),
-        }
+        seen = self._seen(ledger)
         logger.info(f"Killed {name} after {process.seconds:.1f} s: {seen}", also_console=True)
         self._killed = seen
         return seen
@@ -158,30 +147,38 @@ class LiveBulkLibrary:
         exits 128 + the signal's number. Returns `stored` answers and `delivered` answers after it exited."""
         process = self._named[name]
         signum = signal.Signals[signame]
-        deadline = time.monotonic() + float(timeout)
-        while (stored := _stored(Path(ledger))) < int(answers):
-            if process.popen.poll() is not None:
-                raise AssertionError(f"{name} ended before {answers} answers were stored:\n{process.stderr[-3000:]}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{name} stored only {stored} answers in {timeout} s")
-            time.sleep(0.01)
+        self._wait_until_stored(name, ledger, int(answers), float(timeout))
         process.popen.send_signal(signum)
         code = process.wait(60.0)
         if code != 128 + signum:
             raise AssertionError(f"{name} should have exited {128 + signum} after {signame}; it exited {code}")
         if f"interrupted by {signame}" not in process.stderr:
             raise AssertionError(f"{name} did not say it was interrupted:\n{process.stderr[-3000:]}")
-        stats = self.emulator_stats()
-        seen = {
-            "stored": _stored(Path(ledger)),
-            "delivered": sum(int(n) for n in stats["live_answers"].values()),
-            "abandoned": int(stats["abandoned_answers"]),
-        }
+        seen = self._seen(ledger)
         logger.info(f"Stopped {name} by {signame} after {process.seconds:.1f} s: {seen}", also_console=True)
         if seen["stored"] != seen["delivered"] or seen["abandoned"]:
             raise AssertionError(f"{name} lost answers it was given: {seen}")
         self._killed = seen
         return seen
+
+    def _wait_until_stored(self, name: str, ledger: str, answers: int, timeout: float) -> None:
+        process = self._named[name]
+        deadline = time.monotonic() + timeout
+        while (stored := _stored(Path(ledger))) < answers:
+            if process.popen.poll() is not None:
+                raise AssertionError(f"{name} ended before {answers} answers were stored:\n{process.stderr[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} stored only {stored} answers in {timeout} s")
+            time.sleep(0.01)
+
+    def _seen(self, ledger: str) -> dict[str, int]:
+        """Answers `stored` in the ledger, `delivered` by the emulator to a connected caller, `abandoned` by it."""
+        stats = self.emulator_stats()
+        return {
+            "stored": _stored(Path(ledger)),
+            "delivered": sum(int(n) for n in stats["live_answers"].values()),
+            "abandoned": int(stats["abandoned_answers"]),
+        }
 
     # -- checks ----------------------------------------------------------------------------------------------
 
