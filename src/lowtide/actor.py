@@ -25,7 +25,7 @@ from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.locations import refuse_postgres, shared_quota_store
-from lowtide.ledger.store import Ledger, open_ledger, stored_json
+from lowtide.ledger.store import LedgerStore, open_ledger, stored_json
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.pricing import worst_case_cost
@@ -73,7 +73,7 @@ class Actor:
         http_client: Any = None,
         api_key: str | None = None,
         clock: Clock | None = None,
-        ledger: Ledger | str | Path | None = None,
+        ledger: LedgerStore | str | Path | None = None,
         observers: Sequence[Observer] = (),
         middleware: Sequence[Middleware] = (),
     ) -> None:
@@ -95,7 +95,7 @@ class Actor:
             quota_store=lambda: shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger),
         )
         self._sync_runner: asyncio.Runner | None = None
-        self._ledger: Ledger | str | Path | None = ledger
+        self._ledger: LedgerStore | str | Path | None = ledger
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
@@ -455,8 +455,8 @@ class Actor:
         self._last_engine = (loop, backend, self.configuration, engine)
         return engine
 
-    def _open_ledger(self) -> Ledger:
-        if isinstance(self._ledger, Ledger):
+    def _open_ledger(self) -> LedgerStore:
+        if self._ledger is not None and not isinstance(self._ledger, str | Path):
             return self._ledger
         refuse_postgres(
             self._ledger or self.configuration.ledger,
@@ -467,7 +467,7 @@ class Actor:
         return self._ledger
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> LedgerStore:
         """The ledger this actor's batch-mode calls and runs are recorded in (opened on first use)."""
         return self._open_ledger()
 

@@ -17,7 +17,7 @@ from lowtide.batching.tickets import Ticket
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.errors import BatchNotOutstanding, ConfigurationError
-from lowtide.ledger.store import BatchRecord, BatchState, Ledger
+from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
 from lowtide.providers.base import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 
@@ -78,7 +78,7 @@ class StatusReport:
 
 
 def status(
-    ledger: Ledger,
+    ledger: LedgerStore,
     *,
     actor: str | None = None,
     states: Iterable[str] | None = None,
@@ -94,7 +94,7 @@ def status(
     if batch is not None:
         chosen = {b.id for b in batches.values() if batch in (b.id, b.provider_batch_id)}
         if not chosen:
-            raise ConfigurationError(f"No batch {batch!r} in the ledger {ledger.path}.", field="batch")
+            raise ConfigurationError(f"No batch {batch!r} in the ledger {ledger.location}.", field="batch")
         records = [r for r in records if r.batch_id in chosen]
     tickets = [Ticket.of(r, batches.get(r.batch_id or "")) for r in records]
     if states is not None:
@@ -136,7 +136,7 @@ def _summary(batch: BatchRecord, cost: Decimal, live: Decimal) -> BatchSummary:
 
 
 async def collect(
-    ledger: Ledger,
+    ledger: LedgerStore,
     *,
     batch_ids: Iterable[str] | None = None,
     client: object | None = None,
@@ -159,7 +159,7 @@ async def collect(
         missing = wanted - known
         if missing:
             raise ConfigurationError(
-                f"No outstanding batch {', '.join(sorted(missing))} in the ledger {ledger.path}.", field="batch"
+                f"No outstanding batch {', '.join(sorted(missing))} in the ledger {ledger.location}.", field="batch"
             )
     for provider, endpoint in sorted({(b.provider, b.endpoint) for b in outstanding}):
         engine = _engine(
@@ -173,7 +173,7 @@ async def collect(
 
 
 async def cancel(
-    ledger: Ledger,
+    ledger: LedgerStore,
     target: str,
     *,
     client: object | None = None,
@@ -188,7 +188,7 @@ async def cancel(
         if request is not None and request.batch_id:
             batch = ledger.batch(request.batch_id)
     if batch is None:
-        raise ConfigurationError(f"No batch or request {target!r} in the ledger {ledger.path}.", field="target")
+        raise ConfigurationError(f"No batch or request {target!r} in the ledger {ledger.location}.", field="target")
     if not batch.state.outstanding or batch.provider_batch_id is None:
         raise BatchNotOutstanding(
             f"Batch {batch.provider_batch_id or batch.id} is {batch.state.value}; only a batch the API is processing"
@@ -209,7 +209,7 @@ async def cancel(
 
 
 def _engine(
-    ledger: Ledger,
+    ledger: LedgerStore,
     provider: str,
     endpoint: str,
     *,

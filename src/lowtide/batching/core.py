@@ -20,7 +20,7 @@ from lowtide.errors import (
     classify,
 )
 from lowtide.ledger.store import (
-    Ledger,
+    LedgerStore,
     RequestRecord,
 )
 from lowtide.providers.base import Outcome
@@ -72,7 +72,7 @@ class EngineCore:
     def __init__(
         self,
         backend: BatchBackend,
-        ledger: Ledger,
+        ledger: LedgerStore,
         *,
         endpoint: str,
         settings: BatchSettings,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from pathlib import Path
 
 from lowtide.batching.backend import BatchBackend
 from lowtide.batching.engine import BatchEngine
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
 from lowtide.ledger.store import (
-    Ledger,
+    LedgerStore,
 )
 
 __all__ = ["close_engines_of", "engine_for"]
@@ -19,17 +18,17 @@ __all__ = ["close_engines_of", "engine_for"]
 # Per event loop (weakly: an engine's tasks and futures belong to its loop, and a new loop may reuse a dead one's
 # id), then per ledger, endpoint, credential and batch settings.
 _engines: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[Path, str, str, BatchSettings], BatchEngine]
+    asyncio.AbstractEventLoop, dict[tuple[str, str, str, BatchSettings], BatchEngine]
 ] = weakref.WeakKeyDictionary()
 
 
-def engine_for(backend: BatchBackend, ledger: Ledger, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
+def engine_for(backend: BatchBackend, ledger: LedgerStore, *, settings: BatchSettings, clock: Clock) -> BatchEngine:
     """The process's engine for this event loop, ledger, endpoint, credential and batch settings.
 
     Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
     """
     engines = _engines.setdefault(asyncio.get_running_loop(), {})
-    index = (ledger.path, backend.endpoint, backend.credential, settings)
+    index = (ledger.location, backend.endpoint, backend.credential, settings)
     engine = engines.get(index)
     if engine is None or engine.closed:
         engine = engines[index] = BatchEngine(

@@ -21,7 +21,7 @@ from lowtide.errors import (
 from lowtide.ledger.store import (
     BatchRecord,
     BatchState,
-    Ledger,
+    LedgerStore,
 )
 
 __all__ = ["CLOCK_SKEW", "Submission"]
@@ -315,7 +315,7 @@ class _Gone(Exception):
 class _Steps:
     """The steps of a create (an uploaded file, say) as the ledger records them for its intent."""
 
-    def __init__(self, ledger: Ledger, batch_id: str) -> None:
+    def __init__(self, ledger: LedgerStore, batch_id: str) -> None:
         self._ledger = ledger
         self._batch_id = batch_id
 

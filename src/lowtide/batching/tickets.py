@@ -12,7 +12,7 @@ from lowtide.errors import (
 from lowtide.ledger.store import (
     BatchRecord,
     BatchState,
-    Ledger,
+    LedgerStore,
     RequestRecord,
     RequestState,
 )
@@ -20,7 +20,7 @@ from lowtide.ledger.store import (
 __all__ = ["Ticket", "ticket_for", "ticket_state"]
 
 
-def ticket_for(ledger: Ledger, key: str) -> Ticket:
+def ticket_for(ledger: LedgerStore, key: str) -> Ticket:
     """Where the request `key` stands, from the ledger alone (no API call, no event loop needed)."""
     record = ledger.request(key)
     if record is None:

@@ -32,8 +32,9 @@ from lowtide.bulk.tally import BatchTally
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
-from lowtide.ledger.runs import ItemRow, RunStore
-from lowtide.ledger.store import Ledger, RequestRecord
+from lowtide.ledger.interface import LedgerStore, RunLedger
+from lowtide.ledger.runs import ItemRow
+from lowtide.ledger.store import RequestRecord
 from lowtide.live.caller import LiveCaller
 from lowtide.providers.base import Outcome, Provider
 from lowtide.types import ActorRequest, ActorResponse
@@ -57,7 +58,7 @@ class RunActor(Protocol):
     def configuration(self) -> ActorConfiguration: ...
 
     @property
-    def ledger(self) -> Ledger: ...
+    def ledger(self) -> LedgerStore: ...
 
     @property
     def clock(self) -> Clock: ...
@@ -107,7 +108,7 @@ class Prepared:
     """A run as `_prepare` found it: its keys, and which items are final, out in a batch, or to send."""
 
     run_id: str
-    store: RunStore
+    store: RunLedger
     backend: BatchBackend | None
     keys: list[str]
     rows: list[ItemRow]

@@ -203,7 +203,7 @@ class LiveExecution:
         finished = self.prepared.finished
         for start in range(0, len(finished), 1000):
             chunk = finished[start : start + 1000]
-            records = {r.key: r for r in self.store.ledger.requests_for([self.keys[i] for i in chunk])}
+            records = {r.key: r for r in self.run.actor.ledger.requests_for([self.keys[i] for i in chunk])}
             for index in chunk:
                 record, row = records[self.keys[index]], rows[index]
                 if record.state is RequestState.SUCCEEDED and record.response is not None:

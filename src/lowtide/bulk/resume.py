@@ -14,7 +14,7 @@ from lowtide.bulk.jobs import Job
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun, item_key
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.runs import ItemRow, RunStore
+from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestState
 
 __all__ = ["item_status", "load_run", "retry_run"]
@@ -24,10 +24,10 @@ _SUCCEEDED = RequestState.SUCCEEDED
 
 def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
     """A `BulkRun` rebuilt from the ledger: the run's jobs and options, for `actor` (usually its own settings)."""
-    store = RunStore(actor.ledger)
+    store = actor.ledger.run_store
     record = store.run(run_id)
     if record is None:
-        raise ConfigurationError(f"The ledger {actor.ledger.path} has no run {run_id!r}.", field="run_id")
+        raise ConfigurationError(f"The ledger {actor.ledger.location} has no run {run_id!r}.", field="run_id")
     saved = dict(record.options)
     model = _import_model(saved.get("response_model"))
     kwargs: dict[str, Any] = {
@@ -67,7 +67,7 @@ async def retry_run(actor: RunActor, run_id: str, **options: Any) -> RunResult:
     post-processing failed keeps its answer: only the post-processor runs again (given `post_process=`).
     """
     run = load_run(actor, run_id, **options)
-    store = RunStore(actor.ledger)
+    store = actor.ledger.run_store
     live = run.mode == "live"
     again = [row for row in store.items(run_id, with_jobs=False) if _retryable(row, live=live)]
     # A new key for each item sent again; not for one never sent, nor (live) one whose answer is stored.

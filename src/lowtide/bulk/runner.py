@@ -42,7 +42,7 @@ from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ConfigurationError,
 )
-from lowtide.ledger.runs import NewItem, RunStore
+from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
 from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
@@ -397,11 +397,11 @@ class BulkRun:
         backend, fingerprint, sizes = checked.backend, checked.fingerprint, checked.sizes
         run_id = self.run_id or f"run-{fingerprint[:16]}"
         ledger = self.actor.ledger
-        store = RunStore(ledger)
+        store = ledger.run_store
         record = store.run(run_id)
         if record is not None and record.fingerprint != fingerprint:
             raise ConfigurationError(
-                f"Run {run_id!r} in {ledger.path} was made with other inputs or actor settings; resume it with the"
+                f"Run {run_id!r} in {ledger.location} was made with other inputs or actor settings; resume it with the"
                 " same ones, or give this run a new id.",
                 field="run_id",
             )

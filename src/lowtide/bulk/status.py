@@ -9,8 +9,7 @@ from typing import Any
 from lowtide.bulk.results import ItemStatus
 from lowtide.bulk.resume import item_status
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.runs import RunStore
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.interface import LedgerStore
 
 __all__ = ["RunBatch", "RunStatus", "run_status"]
 
@@ -74,13 +73,13 @@ class RunStatus:
         }
 
 
-def run_status(ledger: Ledger, run_id: str) -> RunStatus:
-    store = RunStore(ledger)
+def run_status(ledger: LedgerStore, run_id: str) -> RunStatus:
+    store = ledger.run_store
     record = store.run(run_id)
     if record is None:
         known = ", ".join(r.id for r in store.runs()[-5:]) or "none"
         raise ConfigurationError(
-            f"The ledger {ledger.path} has no run {run_id!r} (latest runs: {known}).", field="run_id"
+            f"The ledger {ledger.location} has no run {run_id!r} (latest runs: {known}).", field="run_id"
         )
     counts = {status.value: 0 for status in ItemStatus}
     reasons: dict[str, int] = {}

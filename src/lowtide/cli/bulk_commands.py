@@ -227,15 +227,16 @@ def retry(
     from lowtide.actor import Actor
     from lowtide.bulk.resume import retry_run
     from lowtide.cli.ledger_commands import existing_ledger
-    from lowtide.ledger.runs import RunStore
 
     store = existing_ledger(ledger)
     if actor_file is not None:
         actor = Actor.from_file(actor_file, name, ledger=store)
     else:
-        record = RunStore(store).run(run_id)
+        record = store.run_store.run(run_id)
         if record is None:
-            raise ConfigurationError(f"The ledger {store.path} has no run {run_id!r}; see lowtide runs.", field="run")
+            raise ConfigurationError(
+                f"The ledger {store.location} has no run {run_id!r}; see lowtide runs.", field="run"
+            )
         actor = Actor(record.configuration, ledger=store)
     to_stdout = out == Path(_STDIO)
     options: dict[str, Any] = {"progress": _progress_mode(progress), "progress_interval": progress_interval}

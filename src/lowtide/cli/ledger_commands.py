@@ -13,7 +13,7 @@ import click
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.locations import refuse_postgres
-from lowtide.ledger.store import Ledger, default_ledger_path, open_ledger
+from lowtide.ledger.store import LedgerStore, default_ledger_path, open_ledger
 
 __all__ = ["COMMANDS", "existing_ledger"]
 
@@ -21,7 +21,7 @@ _TICKET_STATES = ("waiting-on-batch", "ended", "collected", "canceled", "expired
 _SHOWN = 20
 
 
-def existing_ledger(path: Path | None) -> Ledger:
+def existing_ledger(path: Path | None) -> LedgerStore:
     """The ledger at `path` (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs."""
     refuse_postgres(path, "this command")
@@ -94,9 +94,9 @@ def status(
     tickets = report.tickets[-shown:] if shown else report.tickets
     batches = report.batches[-shown:] if shown else report.batches
     if json_output:
-        _print_json({"ledger": str(store.path), **report.as_json(tickets=tickets, batches=batches)})
+        _print_json({"ledger": store.location, **report.as_json(tickets=tickets, batches=batches)})
         return 0
-    _echo(f"ledger {store.path}: {len(report.batches)} batch(es), {len(report.tickets)} request(s)")
+    _echo(f"ledger {store.location}: {len(report.batches)} batch(es), {len(report.tickets)} request(s)")
     for summary in batches:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items()) if v)
         _echo(
@@ -126,28 +126,27 @@ def status(
     return 0
 
 
-def _run_status(store: Ledger, run_id: str, *, json_output: bool) -> int:
+def _run_status(store: LedgerStore, run_id: str, *, json_output: bool) -> int:
     from lowtide.bulk.status import run_status
 
     report = run_status(store, run_id)
     if json_output:
-        _print_json({"ledger": str(store.path), **report.as_json()})
+        _print_json({"ledger": store.location, **report.as_json()})
     else:
-        _echo(f"ledger {store.path}")
+        _echo(f"ledger {store.location}")
         for line in report.lines():
             _echo(line)
     return 0
 
 
-def _run_lines(store: Ledger, *, latest: int, actor: str | None = None) -> list[str]:
+def _run_lines(store: LedgerStore, *, latest: int, actor: str | None = None) -> list[str]:
     return [_run_line(report) for report in _runs(store, latest=latest, actor=actor)]
 
 
-def _runs(store: Ledger, *, latest: int, actor: str | None) -> list[Any]:
+def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
     from lowtide.bulk.status import run_status
-    from lowtide.ledger.runs import RunStore
 
-    records = [r for r in RunStore(store).runs() if actor is None or r.actor == actor]
+    records = [r for r in store.run_store.runs() if actor is None or r.actor == actor]
     chosen = records[-latest:] if latest else records
     return [run_status(store, record.id) for record in reversed(chosen)]
 
@@ -180,9 +179,9 @@ def runs(ledger: Path | None, actor: str | None, limit: int, json_output: bool) 
     store = existing_ledger(ledger)
     reports = _runs(store, latest=limit, actor=actor)
     if json_output:
-        _print_json({"ledger": str(store.path), "runs": [r.as_json() for r in reports]})
+        _print_json({"ledger": store.location, "runs": [r.as_json() for r in reports]})
         return 0
-    _echo(f"ledger {store.path}: {len(reports)} run(s) shown")
+    _echo(f"ledger {store.location}: {len(reports)} run(s) shown")
     for report in reports:
         _echo(f"  {_run_line(report)}")
     return 0
@@ -211,7 +210,7 @@ def collect(batches: tuple[str, ...], ledger: Path | None, api_key_env: str | No
     store = existing_ledger(ledger)
     summaries = asyncio.run(collect_batches(store, batch_ids=batches or None, api_key_env=api_key_env))
     if json_output:
-        _print_json({"ledger": str(store.path), "batches": [s.as_json() for s in summaries]})
+        _print_json({"ledger": store.location, "batches": [s.as_json() for s in summaries]})
         return 0
     for summary in summaries:
         _echo(f"{summary.batch_id or summary.id} {summary.state}")
@@ -243,11 +242,11 @@ def cancel(target: str, ledger: Path | None, api_key_env: str | None, json_outpu
         summary = asyncio.run(cancel_batch(store, target, api_key_env=api_key_env))
     except BatchNotOutstanding as exc:
         if json_output:
-            _print_json({"ledger": str(store.path), "canceled": False, "reason": str(exc)})
+            _print_json({"ledger": store.location, "canceled": False, "reason": str(exc)})
         click.echo(f"lowtide: {exc}", err=True)
         return 1
     if json_output:
-        _print_json({"ledger": str(store.path), "canceled": True, "batch": summary.as_json()})
+        _print_json({"ledger": store.location, "canceled": True, "batch": summary.as_json()})
     else:
         _echo(f"{summary.batch_id} cancellation requested ({summary.state})")
     return 0

@@ -12,20 +12,87 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lowtide.ledger.records import BatchRecord, BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
 
-__all__ = ["LedgerStore"]
+if TYPE_CHECKING:
+    from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
+    from lowtide.live.quota_state import QuotaStore
+
+__all__ = ["LedgerStore", "RunLedger"]
+
+
+class RunLedger(Protocol):
+    """The bulk runs a ledger keeps: each run's inputs in order, and which request answers each of them."""
+
+    def run(self, run_id: str) -> RunRecord | None: ...
+
+    def runs(self) -> list[RunRecord]:
+        """Every run, oldest first."""
+        ...
+
+    def create(
+        self,
+        run_id: str,
+        *,
+        actor: str,
+        configuration: dict[str, Any],
+        options: dict[str, Any],
+        fingerprint: str,
+        items: Sequence[NewItem],
+        now: float,
+    ) -> bool:
+        """Record a new run and all its items at once; False when the run id is already taken (nothing written)."""
+        ...
+
+    def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None: ...
+
+    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
+        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+        ...
+
+    def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
+        """Record what the run decided for items without the API: (index, status, reason); None clears it."""
+        ...
+
+    def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
+        """Point items at the keys of a new attempt (a retry), clearing what the run decided for them."""
+        ...
+
+    def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
+        """Store live answers (or final errors) under their items' keys, and the items' decisions, at once."""
+        ...
+
+    def outstanding_batches(self, run_id: str) -> list[str]:
+        """The ledger ids of batches still out (intent, unknown, processing, ended) holding items of the run."""
+        ...
+
+    def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
+        """(ledger id, API id, state, items of this run in it) of every batch that held an item of the run."""
+        ...
+
+    def live_cost(self, run_id: str) -> Decimal:
+        """What the run's answers would have cost live."""
+        ...
 
 
 class LedgerStore(Protocol):
     """Requests, batches and their members, results, and the owners' leases on them, in one durable store."""
 
     @property
-    def path(self) -> Path:
-        """Where the store is, as people are told (a file; for a remote store, its address without secrets)."""
+    def location(self) -> str:
+        """Where the store is, as people are told: a file's path, or a database's URL with its password hidden."""
+        ...
+
+    @property
+    def run_store(self) -> RunLedger:
+        """The bulk runs kept in this store."""
+        ...
+
+    @property
+    def quota_store(self) -> QuotaStore:
+        """The live quota scopes kept in this store, shared by every process using it."""
         ...
 
     # requests

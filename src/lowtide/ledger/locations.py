@@ -12,14 +12,13 @@ from pathlib import Path
 
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.postgres.url import configured_url, redacted
-from lowtide.ledger.quotas import LedgerQuotaStore
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.store import LedgerStore
 from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["refuse_postgres", "shared_quota_store"]
 
 
-def shared_quota_store(location: Ledger | str | Path | None, open_ledger: Callable[[], Ledger]) -> QuotaStore:
+def shared_quota_store(location: LedgerStore | str | Path | None, open_ledger: Callable[[], LedgerStore]) -> QuotaStore:
     """The store of the live quota shared through the ledger at `location` (None: `$LOWTIDE_LEDGER` or the default
     file): the PostgreSQL database a URL names, else the SQLite ledger `open_ledger` opens."""
     url = configured_url(location)
@@ -27,10 +26,10 @@ def shared_quota_store(location: Ledger | str | Path | None, open_ledger: Callab
         from lowtide.ledger.postgres.quotas import PostgresQuotaStore  # psycopg is imported only for such a URL
 
         return PostgresQuotaStore(url)
-    return LedgerQuotaStore(open_ledger())
+    return open_ledger().quota_store
 
 
-def refuse_postgres(location: Ledger | str | Path | None, needs: str, *, advice: str = "") -> None:
+def refuse_postgres(location: LedgerStore | str | Path | None, needs: str, *, advice: str = "") -> None:
     """Raise when `location` names a PostgreSQL database: `needs` (what was asked) needs a SQLite ledger so far;
     `advice` ends the message."""
     url = configured_url(location)

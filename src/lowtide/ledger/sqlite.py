@@ -17,7 +17,7 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
@@ -33,6 +33,10 @@ from lowtide.ledger.records import (
     stored_json,
 )
 from lowtide.ledger.schema import migrate
+
+if TYPE_CHECKING:
+    from lowtide.ledger.quotas import LedgerQuotaStore
+    from lowtide.ledger.runs import RunStore
 
 __all__ = ["Ledger"]
 
@@ -86,6 +90,22 @@ class Ledger:
             raise
         self.checkpointer = Checkpointer(self.path, on_failure=self._checkpoint_inline)
         """What checkpoints the WAL, off the writers' path."""
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
+    def run_store(self) -> RunStore:
+        from lowtide.ledger.runs import RunStore  # runs.py builds on this module
+
+        return RunStore(self)
+
+    @property
+    def quota_store(self) -> LedgerQuotaStore:
+        from lowtide.ledger.quotas import LedgerQuotaStore  # quotas.py builds on this module
+
+        return LedgerQuotaStore(self)
 
     def close(self) -> None:
         """Stop the checkpoint thread and close the connection (again: nothing)."""

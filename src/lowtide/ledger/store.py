@@ -11,6 +11,7 @@ import atexit
 import threading
 from pathlib import Path
 
+from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.location import LEDGER_ENV, default_ledger_path
 from lowtide.ledger.records import (
     BatchRecord,
@@ -29,10 +30,12 @@ __all__ = [
     "BatchRecord",
     "BatchState",
     "Ledger",
+    "LedgerStore",
     "NewRequest",
     "OutcomeRow",
     "RequestRecord",
     "RequestState",
+    "RunLedger",
     "answer_json",
     "close_ledgers",
     "default_ledger_path",
