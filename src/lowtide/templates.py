@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.ledger.store import stored_json
 from lowtide.types import ActorRequest
 
@@ -69,6 +70,8 @@ class PromptTemplate:
         """The outcome of a call that waits for the checks under way, and is claimed once they pass."""
         outcome: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting.append((params_json, key, outcome))
+        if len(self._waiting) % MANY == 0:
+            freeze_survivors(MANY)  # thousands of calls arriving at once wait for the checks, then for their batch
         return outcome
 
     def _checked(
@@ -81,6 +84,8 @@ class PromptTemplate:
         if error is None and not checking.cancelled():
             self.checked = True
         calls, waiting[:] = list(waiting), []
+        if error is not None or checking.cancelled():
+            thaw()  # no batch is sent for the calls that waited: nothing of theirs stays out of the collector's sight
         for params_json, key, outcome in calls:
             if outcome.done():
                 continue  # its caller gave up while it waited: it is never claimed

@@ -154,6 +154,7 @@ class BatchEngine(Coalescing, Submission, Collection):
             else:
                 futures[record.key] = asyncio.ensure_future(self._final(record))
         self._send_groups(fresh)
+        freeze_survivors(len(futures))  # a bulk run's group waits on its batch: thousands of calls and their items
         return futures
 
     async def outcome(self, key: str) -> Outcome:

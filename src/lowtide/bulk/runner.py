@@ -165,6 +165,7 @@ class BulkRun:
         self.abort_mode: AbortMode = live.abort_mode if live is not None else "drain"
         self.post_process = post_process
         self.post_process_timeout = post_process_timeout
+        self._codec: BatchCodec | None = None
         self.jobs: list[Job] = []
 
     # Adding jobs.
@@ -307,7 +308,10 @@ class BulkRun:
     @property
     def codec(self) -> BatchCodec:
         """The actor's batch codec: enough to build, size and price requests, with no key (a dry run)."""
-        return self.actor.batch_codec("bulk runs (durable batch mode)")
+        codec = self._codec
+        if codec is None:  # looked up once: it is asked for several times per item
+            codec = self._codec = self.actor.batch_codec("bulk runs (durable batch mode)")
+        return codec
 
     def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
         """(index, params, size) for `indexes`, built one at a time as they are consumed."""
