@@ -47,6 +47,38 @@ Feature: Live calls at the provider's rate limits, never over them
     And the quota knows the limit of 20 requests per minute
     And the calls took between 60 and 75 seconds
 
+  Scenario: A cold start ramps up while the limit is unknown, and opens to max_concurrency once the headers tell it
+    The startup ramp guards a limit nobody told: 4 calls first. Their answers' headers tell the limit and what
+    remains, and from then the known budget governs admission: the cap opens to 40 at once (growing one per
+    success, it would be 8, then 16, then 32). 4, then 40, 40: three waves of 2 seconds.
+
+    Given the API allows 600 requests per minute per key
+    And a live actor with:
+      """
+      live: {max_concurrency: 40}
+      """
+    When 84 live calls are made at once
+    Then all 84 calls are answered
+    And the API answered no call with 429
+    And at most 4 calls were in flight before the first answer
+    And 40 calls were in flight at once right after the first answers
+    And the calls took between 6 and 6.1 seconds
+
+  Scenario: After a 429 the calls start slowly again, though the headers tell the budget
+    The first call is refused with a 429 and pauses the scope; the answers after the pause tell the limit, but the
+    cap grows by one per success (4, then 8 in flight), not at once.
+
+    Given the API allows 600 requests per minute per key
+    And the API fails the next 1 live call(s) with 429
+    And a live actor with:
+      """
+      live: {max_concurrency: 40}
+      """
+    When 84 live calls are made at once
+    Then all 84 calls are answered
+    And no call failed with a 429
+    And at most 8 calls were in flight in the second round after the pause
+
   Scenario: Output tokens are reserved at max_tokens and settled to what each answer used
     Given the API allows 600 output tokens per minute per key
     And a live actor with:

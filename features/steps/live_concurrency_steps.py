@@ -338,6 +338,32 @@ def step_slow_start(context: Any, count: int) -> None:
     assert max(after) <= count, after
 
 
+@then("at most {count:d} calls were in flight before the first answer")
+def step_ramp_start(context: Any, count: int) -> None:
+    lv = live(context)
+    before = [n for at, n in lv.in_flight_seen if at < lv.started + lv.latency]
+    assert before, lv.in_flight_seen
+    assert max(before) <= count, before
+
+
+@then("{count:d} calls were in flight at once right after the first answers")
+def step_opened(context: Any, count: int) -> None:
+    lv = live(context)
+    first = lv.started + lv.latency
+    after = [n for at, n in lv.in_flight_seen if first <= at < first + lv.latency]
+    assert after, lv.in_flight_seen
+    assert max(after) == count, after
+
+
+@then("at most {count:d} calls were in flight in the second round after the pause")
+def step_slow_after_pause(context: Any, count: int) -> None:
+    lv = live(context)
+    ended = max(e.until for e in lv.events if isinstance(e, PauseStarted)) + lv.latency
+    after = [n for at, n in lv.in_flight_seen if ended <= at < ended + lv.latency]
+    assert after, lv.in_flight_seen
+    assert max(after) <= count, (after, lv.in_flight_seen)
+
+
 def _single(context: Any) -> tuple[ActorResponse[Any] | BaseException, int]:
     lv = live(context)
     [outcome] = lv.outcomes

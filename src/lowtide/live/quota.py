@@ -9,8 +9,13 @@ concurrency cap are in flight, and each bucket holds its share: one request, its
 `max_tokens` (reserved, as the API reserves them, then settled to what the answer used; the input estimate is
 settled the same way, as a refund or a debt).
 
+The startup ramp (the concurrency cap starting at `ramp_start`, growing by `ramp_step` with each success) protects
+a scope whose limit nobody has told: once the API's rate-limit headers have told this process the scope's limits
+and what remains, the buckets hold admission to that known budget, and the cap opens to `max_concurrency` at once.
+
 A 429 pauses the whole scope for the API's `retry-after` (or a backoff), then starts slowly: the concurrency cap
-falls back to the ramp's start and grows by one step for each call that succeeds, as it does at startup.
+falls back to the ramp's start and grows by one step for each call that succeeds, headers or not, until it is
+back at `max_concurrency`.
 
 The buckets and the pause live in a `QuotaStore`: this process's alone, or the ledger's, shared by every process
 that uses it (two `lowtide run --mode live` on one machine stay under one limit, and a 429 seen by one pauses both).
@@ -103,6 +108,8 @@ class Quota:
         self.pauses = 0
         self._pauses_seen = 0
         self._pause_told = True
+        self._slow_start = False
+        """After a pause: the cap grows a step per success, and the headers do not open it."""
         self._unsent = _Unsent()
         self._known: tuple[int | None, int | None, int | None, int | None] = (
             limits.rpm,
@@ -183,6 +190,8 @@ class Quota:
     def succeeded(self) -> None:
         """One more call went through: the concurrency cap grows a step, up to the maximum."""
         self.cap = min(self.limits.max_concurrency, self.cap + self.limits.ramp_step)
+        if self.cap >= self.limits.max_concurrency:
+            self._slow_start = False
 
     async def pause(self, seconds: float) -> float:
         """A 429: no call is admitted for `seconds` (an earlier, longer pause stands), in this process and every
@@ -191,7 +200,7 @@ class Quota:
         self._paused(until)
         if until >= self._unsent.pause_until:
             self._unsent.pause_until = until
-        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+        self._slow_down()
         await self.store.update(self.name, self._told)
         return self.paused_until
 
@@ -206,8 +215,12 @@ class Quota:
             self.paused_until = until
             self.pauses += 1
             self._pause_told = False
-            self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+            self._slow_down()
             self._tell(PauseStarted(self.name, until))
+
+    def _slow_down(self) -> None:
+        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+        self._slow_start = self.cap < self.limits.max_concurrency
 
     def _tell(self, event: LiveEvent) -> None:
         for listener in self.listeners:
@@ -215,8 +228,14 @@ class Quota:
 
     def learn(self, report: QuotaReport) -> None:
         """What the API's headers said: limits and what remains (lowering ours when others use the key too), told
-        to the store with the next admission."""
+        to the store with the next admission. An answer's headers that tell a budget end the startup ramp: the
+        buckets now hold admission to the known budget, so the cap opens to `max_concurrency` (not during the slow
+        start after a pause, nor on a 429's headers)."""
         self._unsent.report = report
+        opens = not report.empty and report.retry_after is None and not self._slow_start
+        if opens and self.cap < self.limits.max_concurrency:
+            self.cap = self.limits.max_concurrency
+            self._released.set()  # the calls waiting for a slot may go now
         known = list(self._known)
         for i, (configured, budget) in enumerate(
             (
