@@ -170,6 +170,25 @@ Feature: Live calls at the provider's rate limits, never over them
       | 400    | 1     | fails with InvalidRequestError   | 1        |
       | 401    | 1     | fails with AuthenticationError   | 1        |
 
+  Scenario Outline: A classifier of one's own decides which errors are retried, and under which budget
+    The actor's classifier puts invalid requests (400) in the "server" class (a budget of 1 retry here) and says
+    "never" (None) of overloaded answers (529); other errors it leaves to lowtide's own classifier.
+
+    Given the API fails the next <times> live call(s) with <status>
+    And a live actor whose error classifier retries invalid requests as "server" and never overloaded answers, with:
+      """
+      live: {retries: {server: 1, overloaded: 6}}
+      """
+    When one live call is made
+    Then the call <outcome> after <attempts> attempt(s)
+
+    Examples:
+      | status | times | outcome                          | attempts |
+      | 400    | 1     | succeeds                         | 2        |
+      | 400    | 2     | fails with InvalidRequestError   | 2        |
+      | 529    | 1     | fails with OverloadedError       | 1        |
+      | 500    | 2     | fails with ServerError           | 2        |
+
   Scenario: An attempt that takes longer than the attempt timeout is abandoned and tried again, then given up
     Given the API answers each live call in 30 seconds
     And a live actor with:

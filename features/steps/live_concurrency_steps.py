@@ -15,7 +15,9 @@ from behave import given, then, when
 from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
+from lowtide.errors import InvalidRequestError, OverloadedError
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled
+from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
 
 _BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
@@ -177,6 +179,18 @@ def step_middleware(context: Any) -> None:
         return response
 
     lv.actor(middleware=[outer, inner])
+
+
+@given('a live actor whose error classifier retries invalid requests as "server" and never overloaded answers, with:')
+def step_classifier(context: Any) -> None:
+    def classifier(error: BaseException) -> str | None:
+        if isinstance(error, InvalidRequestError):
+            return "server"
+        if isinstance(error, OverloadedError):
+            return None
+        return classify(error)
+
+    live(context).actor(settings=yaml.safe_load(context.text), retry_classifier=classifier)
 
 
 @given("a live actor with a failing observer and a recording one")
