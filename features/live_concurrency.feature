@@ -22,7 +22,8 @@ Feature: Live calls at the provider's rate limits, never over them
 
   Scenario: Calls keep to the limit's full pace: what remains, rounded down by the API's headers, slows nothing
     The API says what remains as a whole number, as it was when it admitted the call: a fraction less than the quota
-    counts is no news. 45 requests per minute: 45 at once, then one every 4/3 seconds, each answered in 0.7 seconds.
+    counts is no news. 45 requests per minute: 45 at once, then one every 4/3 seconds, each answered in 0.7 seconds
+    (260.70 seconds), the bucket getting no refill for the 0.25 seconds the first calls may take to reach the API.
 
     Given the API allows 45 requests per minute per key
     And the API answers each live call in 0.7 seconds
@@ -33,7 +34,7 @@ Feature: Live calls at the provider's rate limits, never over them
     When 240 live calls are made at once
     Then all 240 calls are answered
     And the API answered no call with 429
-    And the calls took between 260.6 and 260.8 seconds
+    And the calls took between 260.9 and 261.0 seconds
 
   Scenario: With no limit configured, the limits are learned from the API's rate-limit headers
     Given the API allows 20 requests per minute per key
@@ -78,6 +79,21 @@ Feature: Live calls at the provider's rate limits, never over them
     Then all 84 calls are answered
     And no call failed with a 429
     And at most 8 calls were in flight in the second round after the pause
+
+  Scenario: Calls on their way to the API get no refill from its full bucket, and the API never answers 429
+    The API counts a call when it arrives: the first 30 calls, taken from a full bucket, arrive 0.2 seconds late,
+    while the API's full bucket gets no refill. Counting that refill would put the quota ahead of the API.
+
+    Given the API allows 60 requests per minute per key
+    And the API answers each live call in 0.1 seconds
+    And the first 30 calls take 0.2 seconds to reach the API, and the others none
+    And a live actor with:
+      """
+      live: {rpm: 60, max_concurrency: 30, ramp_start: 30}
+      """
+    When 100 live calls are made at once
+    Then all 100 calls are answered
+    And the API answered no call with 429
 
   Scenario: Output tokens are reserved at max_tokens and settled to what each answer used
     Given the API allows 600 output tokens per minute per key

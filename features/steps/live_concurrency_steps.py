@@ -8,6 +8,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+import anthropic
+import httpx2
 import yaml
 from _support import world
 from behave import given, then, when
@@ -449,3 +451,23 @@ def step_report(context: Any, said: str) -> None:
     else:
         stamp = datetime.fromisoformat(when.removeprefix("full at ").replace("Z", "+00:00")).timestamp()
         assert budget.reset_at == stamp, budget
+
+
+@given("the first {count:d} calls take {seconds:g} seconds to reach the API, and the others none")
+def step_on_the_way(context: Any, count: int, seconds: float) -> None:
+    lv = live(context)
+    api = lv.api()
+    inner = api.transport()
+    clock = lv.clock
+    sent = [0]
+
+    class Slow(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            if request.url.path.endswith("/messages"):
+                sent[0] += 1
+                if sent[0] <= count:
+                    await clock.sleep(seconds)
+            return await inner.handle_async_request(request)
+
+    http = httpx2.AsyncClient(transport=Slow(), base_url=api.base_url)
+    lv.client = anthropic.AsyncAnthropic(api_key="live-key", base_url=api.base_url, http_client=http, max_retries=0)

@@ -27,7 +27,6 @@ call, and none for a call that only ends.
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
 from dataclasses import dataclass
 
@@ -41,8 +40,9 @@ __all__ = ["Permit", "Quota", "QuotaLimits"]
 _LEAST_WAIT = 0.001
 _ON_THE_WAY = 0.25
 """Seconds a call admitted here may take to reach the API and be counted there (a loaded machine's event loop and
-a new connection included). While the API's bucket is full, the calls on their way lose it the refill of that
-time; the quota's bucket holds back what they took for as long, so as not to count a refill the API never had."""
+a new connection included). A call taken from a full bucket leaves the API's bucket full until it arrives, with no
+refill meanwhile: the quota's bucket gets none either for that long, so as not to count a refill the API never
+had."""
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,9 @@ class Quota:
             limits.output_tpm,
             limits.tpm,
         )
-        self._recent: collections.deque[tuple[float, Permit]] = collections.deque()
-        """The calls admitted in the last `_ON_THE_WAY` seconds and not yet ended, with when."""
+        self._no_refill: list[tuple[float, float]] = [(0.0, 0.0)] * 4
+        """For each bucket (requests, input, output, all tokens): from when until when it gets no refill, after a
+        call taken from it full."""
         self.listeners: list[Observer] = []
         """Told when the scope's pause starts and ends."""
         self._gate = asyncio.Lock()
@@ -155,9 +156,7 @@ class Quota:
                     self._pause_told = True
                     self._tell(PauseEnded(self.name))
                 self.in_flight += 1
-                permit = Permit(input_tokens, output_tokens, self.clock.now() - started)
-                self._recent.append((now, permit))
-                return permit
+                return Permit(input_tokens, output_tokens, self.clock.now() - started)
 
     def _take(self, state: ScopeState, *, now: float, input_tokens: int, output_tokens: int) -> float:
         """In the store's update: settle what is unsent, refill, and take the call's share if it fits (0.0), else
@@ -165,24 +164,15 @@ class Quota:
         limits = self.limits
         self._unsent.apply(state, limits)
         elapsed = state.elapsed(now)
+        since = now - elapsed
         needs = (
             (state.requests, state.requests.limit(limits.rpm), 1),
             (state.input, state.input.limit(limits.input_tpm), input_tokens),
             (state.output, state.output.limit(limits.output_tpm), output_tokens),
             (state.tokens, state.tokens.limit(limits.tpm), input_tokens + output_tokens),
         )
-        recent = self._recent
-        while recent and recent[0][0] < now - _ON_THE_WAY:
-            recent.popleft()
-        on_the_way = (
-            len(recent),
-            sum(r[1].input_tokens for r in recent),
-            sum(r[1].output_tokens for r in recent),
-            sum(r[1].input_tokens + r[1].output_tokens for r in recent),
-        )
-        for (bucket, limit, _), taken in zip(needs, on_the_way, strict=True):
-            bucket.refill(limit, elapsed)
-            bucket.hold_back(limit, taken)
+        for (bucket, limit, _), (start, end) in zip(needs, self._no_refill, strict=True):
+            bucket.refill(limit, elapsed - max(0.0, min(now, end) - max(since, start)))
         self._known = (needs[0][1], needs[1][1], needs[2][1], needs[3][1])
         if state.pauses > self._pauses_seen:
             self._pauses_seen = state.pauses
@@ -192,7 +182,9 @@ class Quota:
             return state.paused_until - now
         wait = max(bucket.wait_for(limit, amount) for bucket, limit, amount in needs)
         if wait == 0:
-            for bucket, limit, amount in needs:
+            for i, (bucket, limit, amount) in enumerate(needs):
+                if bucket.full(limit) and self._no_refill[i][1] <= now:
+                    self._no_refill[i] = (now, now + _ON_THE_WAY)
                 bucket.take(limit, amount)
         return wait
 
@@ -200,10 +192,6 @@ class Quota:
         """The call ended: its slot back, and its tokens settled to what it used (None: it used what it took),
         told to the store with the next admission."""
         self.in_flight -= 1
-        for i, (_, recent) in enumerate(self._recent):
-            if recent is permit:  # it ended: the API has counted it
-                del self._recent[i]
-                break
         if input_tokens is not None:
             self._unsent.input += permit.input_tokens - input_tokens
         if output_tokens is not None:

@@ -44,11 +44,9 @@ class BucketState:
             self.untracked = 0.0
         self.level = min(float(limit), self.level + elapsed * limit / 60.0)
 
-    def hold_back(self, limit: int | None, on_the_way: float) -> None:
-        """Keep what remains at most the limit less what calls on their way to the API took: the API counts them
-        only once they arrive, and its full bucket gets no refill meanwhile."""
-        if limit is not None and self.level is not None:
-            self.level = min(self.level, float(limit) - min(on_the_way, float(limit)))
+    def full(self, limit: int | None) -> bool:
+        """At its limit (a refill now would be lost)."""
+        return limit is not None and self.level is not None and self.level >= limit
 
     def wait_for(self, limit: int | None, amount: int) -> float:
         if limit is None or self.level is None:
