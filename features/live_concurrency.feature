@@ -117,6 +117,24 @@ Feature: Live calls at the provider's rate limits, never over them
     Then all 30 calls are answered
     And the API answered no call with 429
 
+  Scenario Outline: Configured input and output tokens per minute are kept to though the API limits neither
+    The API tells no token limits: only the configuration holds these calls back (unheld, they take 4 seconds).
+
+    Given the API allows 600 requests per minute per key
+    And a live actor with:
+      """
+      max_tokens: 100
+      live: {input_tpm: <input_tpm>, output_tpm: <output_tpm>, max_concurrency: 20}
+      """
+    When 30 live calls with prompts of 200 characters are made at once
+    Then all 30 calls are answered
+    And the calls took between <low> and <high> seconds
+
+    Examples:
+      | input_tpm | output_tpm | low | high |
+      | 400       | 3000       | 170 | 185  |
+      | 4000      | 300        | 310 | 325  |
+
   Scenario: A 429 pauses every call of the scope for retry-after, then the calls start again slowly
     Given the API allows 10 requests per minute per key
     And another program has just used up the key's requests
