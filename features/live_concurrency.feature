@@ -256,6 +256,32 @@ Feature: Live calls at the provider's rate limits, never over them
     Then the call succeeds after 1 attempt(s)
     And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded
 
+  Scenario Outline: A retried call tells the observers why it was retried, and a 429 that it was rate limited
+    Given the API fails the next 1 live call(s) with <status>
+    And a live actor with:
+      """
+      live: {retries: {rate_limited: 1, overloaded: 1}}
+      """
+    When one live call is made
+    Then the call succeeds after 2 attempt(s)
+    And the events seen were <events>
+    And the observers were told the retry was for "<reason>"
+
+    Examples:
+      | status | reason       | events                                                                                                                           |
+      | 529    | overloaded   | QuotaAdmitted, AttemptStarted, QuotaSettled, Retried, QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded                  |
+      | 429    | rate_limited | QuotaAdmitted, AttemptStarted, QuotaSettled, RateLimited, PauseStarted, Retried, PauseEnded, QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded |
+
+  Scenario: A call that fails for good tells the observers, with its error
+    Given the API fails the next 1 live call(s) with 400
+    And a live actor with:
+      """
+      live: {}
+      """
+    When one live call is made
+    Then the call fails with InvalidRequestError after 1 attempt(s)
+    And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallFailed
+
   Scenario Outline: Each provider's rate-limit headers are read into lowtide's words; what is not a number is left out
     When the <provider> headers "<headers>" are read
     Then the report says <report>

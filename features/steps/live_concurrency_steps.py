@@ -18,7 +18,7 @@ from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.errors import InvalidRequestError, OverloadedError
-from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled
+from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled, Retried
 from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
 
@@ -415,6 +415,12 @@ def step_api_calls(context: Any, count: int) -> None:
 def step_events(context: Any, names: str) -> None:
     seen = [type(e).__name__ for e in live(context).events]
     assert seen == [n.strip() for n in names.split(",")], seen
+
+
+@then('the observers were told the retry was for "{reason}"')
+def step_retry_reason(context: Any, reason: str) -> None:
+    retried = [e for e in live(context).events if isinstance(e, Retried)]
+    assert [e.reason for e in retried] == [reason], retried
 
 
 @when('the {provider} headers "{headers}" are read')
