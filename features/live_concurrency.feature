@@ -203,6 +203,21 @@ Feature: Live calls at the provider's rate limits, never over them
       | 500    | 2     | fails with ServerError           | 2        |
       | 400    | 1     | fails with InvalidRequestError   | 1        |
       | 401    | 1     | fails with AuthenticationError   | 1        |
+      | 403    | 1     | fails with PermissionDeniedError | 1        |
+
+  Scenario Outline: A connection lost before the answer arrives is retried by the connection budget
+    Given the API's connection drops after each of the next <times> live call(s) is answered
+    And a live actor with:
+      """
+      live: {retries: {connection: 1}}
+      """
+    When one live call is made
+    Then the call <outcome> after <attempts> attempt(s)
+
+    Examples:
+      | times | outcome                        | attempts |
+      | 1     | succeeds                       | 2        |
+      | 2     | fails with APIConnectionError  | 2        |
 
   Scenario Outline: A classifier of one's own decides which errors are retried, and under which budget
     The actor's classifier puts invalid requests (400) in the "server" class (a budget of 1 retry here) and says

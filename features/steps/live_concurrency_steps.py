@@ -127,6 +127,11 @@ def step_fail_next(context: Any, times: int, status: int) -> None:
     live(context).api().faults.fail_next("messages.create", status, times=times)
 
 
+@given("the API's connection drops after each of the next {times:d} live call(s) is answered")
+def step_drop(context: Any, times: int) -> None:
+    live(context).api().faults.drop_after_commit("messages.create", times=times)
+
+
 # -- the actors -------------------------------------------------------------------------------------------------------
 
 
