@@ -22,7 +22,8 @@ Feature: Live calls at the provider's rate limits, never over them
 
   Scenario: Calls keep to the limit's full pace: what remains, rounded down by the API's headers, slows nothing
     The API says what remains as a whole number, as it was when it admitted the call: a fraction less than the quota
-    counts is no news. 45 requests per minute: 45 at once, then one every 4/3 seconds, each answered in 0.7 seconds.
+    counts is no news. 45 requests per minute: 45 at once, then one every 4/3 seconds, each answered in 0.7 seconds
+    (260.70 seconds), the bucket getting no refill for the 0.25 seconds the first calls may take to reach the API.
 
     Given the API allows 45 requests per minute per key
     And the API answers each live call in 0.7 seconds
@@ -33,7 +34,7 @@ Feature: Live calls at the provider's rate limits, never over them
     When 240 live calls are made at once
     Then all 240 calls are answered
     And the API answered no call with 429
-    And the calls took between 260.6 and 260.8 seconds
+    And the calls took between 260.9 and 261.0 seconds
 
   Scenario: With no limit configured, the limits are learned from the API's rate-limit headers
     Given the API allows 20 requests per minute per key
@@ -46,6 +47,53 @@ Feature: Live calls at the provider's rate limits, never over them
     And the API answered no call with 429
     And the quota knows the limit of 20 requests per minute
     And the calls took between 60 and 75 seconds
+
+  Scenario: A cold start ramps up while the limit is unknown, and opens to max_concurrency once the headers tell it
+    The startup ramp guards a limit nobody told: 4 calls first. Their answers' headers tell the limit and what
+    remains, and from then the known budget governs admission: the cap opens to 40 at once (growing one per
+    success, it would be 8, then 16, then 32). 4, then 40, 40: three waves of 2 seconds.
+
+    Given the API allows 600 requests per minute per key
+    And a live actor with:
+      """
+      live: {max_concurrency: 40}
+      """
+    When 84 live calls are made at once
+    Then all 84 calls are answered
+    And the API answered no call with 429
+    And at most 4 calls were in flight before the first answer
+    And 40 calls were in flight at once right after the first answers
+    And the calls took between 6 and 6.1 seconds
+
+  Scenario: After a 429 the calls start slowly again, though the headers tell the budget
+    The first call is refused with a 429 and pauses the scope; the answers after the pause tell the limit, but the
+    cap grows by one per success (4, then 8 in flight), not at once.
+
+    Given the API allows 600 requests per minute per key
+    And the API fails the next 1 live call(s) with 429
+    And a live actor with:
+      """
+      live: {max_concurrency: 40}
+      """
+    When 84 live calls are made at once
+    Then all 84 calls are answered
+    And no call failed with a 429
+    And at most 8 calls were in flight in the second round after the pause
+
+  Scenario: Calls on their way to the API get no refill from its full bucket, and the API never answers 429
+    The API counts a call when it arrives: the first 30 calls, taken from a full bucket, arrive 0.2 seconds late,
+    while the API's full bucket gets no refill. Counting that refill would put the quota ahead of the API.
+
+    Given the API allows 60 requests per minute per key
+    And the API answers each live call in 0.1 seconds
+    And the first 30 calls take 0.2 seconds to reach the API, and the others none
+    And a live actor with:
+      """
+      live: {rpm: 60, max_concurrency: 30, ramp_start: 30}
+      """
+    When 100 live calls are made at once
+    Then all 100 calls are answered
+    And the API answered no call with 429
 
   Scenario: Output tokens are reserved at max_tokens and settled to what each answer used
     Given the API allows 600 output tokens per minute per key
@@ -68,6 +116,24 @@ Feature: Live calls at the provider's rate limits, never over them
     When 30 live calls with prompts of 200 characters are made at once
     Then all 30 calls are answered
     And the API answered no call with 429
+
+  Scenario Outline: Configured input and output tokens per minute are kept to though the API limits neither
+    The API tells no token limits: only the configuration holds these calls back (unheld, they take 4 seconds).
+
+    Given the API allows 600 requests per minute per key
+    And a live actor with:
+      """
+      max_tokens: 100
+      live: {input_tpm: <input_tpm>, output_tpm: <output_tpm>, max_concurrency: 20}
+      """
+    When 30 live calls with prompts of 200 characters are made at once
+    Then all 30 calls are answered
+    And the calls took between <low> and <high> seconds
+
+    Examples:
+      | input_tpm | output_tpm | low | high |
+      | 400       | 3000       | 170 | 185  |
+      | 4000      | 300        | 310 | 325  |
 
   Scenario: A 429 pauses every call of the scope for retry-after, then the calls start again slowly
     Given the API allows 10 requests per minute per key
@@ -137,6 +203,40 @@ Feature: Live calls at the provider's rate limits, never over them
       | 500    | 2     | fails with ServerError           | 2        |
       | 400    | 1     | fails with InvalidRequestError   | 1        |
       | 401    | 1     | fails with AuthenticationError   | 1        |
+      | 403    | 1     | fails with PermissionDeniedError | 1        |
+
+  Scenario Outline: A connection lost before the answer arrives is retried by the connection budget
+    Given the API's connection drops after each of the next <times> live call(s) is answered
+    And a live actor with:
+      """
+      live: {retries: {connection: 1}}
+      """
+    When one live call is made
+    Then the call <outcome> after <attempts> attempt(s)
+
+    Examples:
+      | times | outcome                        | attempts |
+      | 1     | succeeds                       | 2        |
+      | 2     | fails with APIConnectionError  | 2        |
+
+  Scenario Outline: A classifier of one's own decides which errors are retried, and under which budget
+    The actor's classifier puts invalid requests (400) in the "server" class (a budget of 1 retry here) and says
+    "never" (None) of overloaded answers (529); other errors it leaves to lowtide's own classifier.
+
+    Given the API fails the next <times> live call(s) with <status>
+    And a live actor whose error classifier retries invalid requests as "server" and never overloaded answers, with:
+      """
+      live: {retries: {server: 1, overloaded: 6}}
+      """
+    When one live call is made
+    Then the call <outcome> after <attempts> attempt(s)
+
+    Examples:
+      | status | times | outcome                          | attempts |
+      | 400    | 1     | succeeds                         | 2        |
+      | 400    | 2     | fails with InvalidRequestError   | 2        |
+      | 529    | 1     | fails with OverloadedError       | 1        |
+      | 500    | 2     | fails with ServerError           | 2        |
 
   Scenario: An attempt that takes longer than the attempt timeout is abandoned and tried again, then given up
     Given the API answers each live call in 30 seconds
@@ -170,6 +270,32 @@ Feature: Live calls at the provider's rate limits, never over them
     When one live call is made
     Then the call succeeds after 1 attempt(s)
     And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded
+
+  Scenario Outline: A retried call tells the observers why it was retried, and a 429 that it was rate limited
+    Given the API fails the next 1 live call(s) with <status>
+    And a live actor with:
+      """
+      live: {retries: {rate_limited: 1, overloaded: 1}}
+      """
+    When one live call is made
+    Then the call succeeds after 2 attempt(s)
+    And the events seen were <events>
+    And the observers were told the retry was for "<reason>"
+
+    Examples:
+      | status | reason       | events                                                                                                                           |
+      | 529    | overloaded   | QuotaAdmitted, AttemptStarted, QuotaSettled, Retried, QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded                  |
+      | 429    | rate_limited | QuotaAdmitted, AttemptStarted, QuotaSettled, RateLimited, PauseStarted, Retried, PauseEnded, QuotaAdmitted, AttemptStarted, QuotaSettled, CallSucceeded |
+
+  Scenario: A call that fails for good tells the observers, with its error
+    Given the API fails the next 1 live call(s) with 400
+    And a live actor with:
+      """
+      live: {}
+      """
+    When one live call is made
+    Then the call fails with InvalidRequestError after 1 attempt(s)
+    And the events seen were QuotaAdmitted, AttemptStarted, QuotaSettled, CallFailed
 
   Scenario Outline: Each provider's rate-limit headers are read into lowtide's words; what is not a number is left out
     When the <provider> headers "<headers>" are read

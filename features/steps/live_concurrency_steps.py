@@ -8,6 +8,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+import anthropic
+import httpx2
 import yaml
 from _support import world
 from behave import given, then, when
@@ -15,7 +17,9 @@ from behave import given, then, when
 from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
-from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled
+from lowtide.errors import InvalidRequestError, OverloadedError
+from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled, Retried
+from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
 
 _BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
@@ -123,6 +127,11 @@ def step_fail_next(context: Any, times: int, status: int) -> None:
     live(context).api().faults.fail_next("messages.create", status, times=times)
 
 
+@given("the API's connection drops after each of the next {times:d} live call(s) is answered")
+def step_drop(context: Any, times: int) -> None:
+    live(context).api().faults.drop_after_commit("messages.create", times=times)
+
+
 # -- the actors -------------------------------------------------------------------------------------------------------
 
 
@@ -177,6 +186,18 @@ def step_middleware(context: Any) -> None:
         return response
 
     lv.actor(middleware=[outer, inner])
+
+
+@given('a live actor whose error classifier retries invalid requests as "server" and never overloaded answers, with:')
+def step_classifier(context: Any) -> None:
+    def classifier(error: BaseException) -> str | None:
+        if isinstance(error, InvalidRequestError):
+            return "server"
+        if isinstance(error, OverloadedError):
+            return None
+        return classify(error)
+
+    live(context).actor(settings=yaml.safe_load(context.text), retry_classifier=classifier)
 
 
 @given("a live actor with a failing observer and a recording one")
@@ -338,6 +359,32 @@ def step_slow_start(context: Any, count: int) -> None:
     assert max(after) <= count, after
 
 
+@then("at most {count:d} calls were in flight before the first answer")
+def step_ramp_start(context: Any, count: int) -> None:
+    lv = live(context)
+    before = [n for at, n in lv.in_flight_seen if at < lv.started + lv.latency]
+    assert before, lv.in_flight_seen
+    assert max(before) <= count, before
+
+
+@then("{count:d} calls were in flight at once right after the first answers")
+def step_opened(context: Any, count: int) -> None:
+    lv = live(context)
+    first = lv.started + lv.latency
+    after = [n for at, n in lv.in_flight_seen if first <= at < first + lv.latency]
+    assert after, lv.in_flight_seen
+    assert max(after) == count, after
+
+
+@then("at most {count:d} calls were in flight in the second round after the pause")
+def step_slow_after_pause(context: Any, count: int) -> None:
+    lv = live(context)
+    ended = max(e.until for e in lv.events if isinstance(e, PauseStarted)) + lv.latency
+    after = [n for at, n in lv.in_flight_seen if ended <= at < ended + lv.latency]
+    assert after, lv.in_flight_seen
+    assert max(after) <= count, (after, lv.in_flight_seen)
+
+
 def _single(context: Any) -> tuple[ActorResponse[Any] | BaseException, int]:
     lv = live(context)
     [outcome] = lv.outcomes
@@ -375,6 +422,12 @@ def step_events(context: Any, names: str) -> None:
     assert seen == [n.strip() for n in names.split(",")], seen
 
 
+@then('the observers were told the retry was for "{reason}"')
+def step_retry_reason(context: Any, reason: str) -> None:
+    retried = [e for e in live(context).events if isinstance(e, Retried)]
+    assert [e.reason for e in retried] == [reason], retried
+
+
 @when('the {provider} headers "{headers}" are read')
 def step_read_headers(context: Any, provider: str, headers: str) -> None:
     from lowtide.providers.anthropic.ratelimits import quota_report as anthropic_report
@@ -409,3 +462,23 @@ def step_report(context: Any, said: str) -> None:
     else:
         stamp = datetime.fromisoformat(when.removeprefix("full at ").replace("Z", "+00:00")).timestamp()
         assert budget.reset_at == stamp, budget
+
+
+@given("the first {count:d} calls take {seconds:g} seconds to reach the API, and the others none")
+def step_on_the_way(context: Any, count: int, seconds: float) -> None:
+    lv = live(context)
+    api = lv.api()
+    inner = api.transport()
+    clock = lv.clock
+    sent = [0]
+
+    class Slow(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            if request.url.path.endswith("/messages"):
+                sent[0] += 1
+                if sent[0] <= count:
+                    await clock.sleep(seconds)
+            return await inner.handle_async_request(request)
+
+    http = httpx2.AsyncClient(transport=Slow(), base_url=api.base_url)
+    lv.client = anthropic.AsyncAnthropic(api_key="live-key", base_url=api.base_url, http_client=http, max_retries=0)

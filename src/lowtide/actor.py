@@ -28,6 +28,7 @@ from lowtide.ledger.locations import refuse_postgres, shared_quota_store
 from lowtide.ledger.store import LedgerStore, open_ledger, stored_json
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
+from lowtide.live.retries import Classifier
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Outcome, Provider
 from lowtide.registry import ProviderRegistry
@@ -61,7 +62,9 @@ class Actor:
 
     Everything at the edges is injectable: `client` (the provider's SDK client, e.g. the emulator's
     `anthropic.AsyncAnthropic` or `openai.AsyncOpenAI`),
-    `http_client`, `api_key`, `clock`, and the `registry` providers are resolved from.
+    `http_client`, `api_key`, `clock`, and the `registry` providers are resolved from. Live calls go through
+    `middleware` and tell `observers`; `retry_classifier` names the retry class of a failed live call's error (one
+    of `live.retries`' classes, or None: never retried), in place of lowtide's own (`lowtide.live.retries.classify`).
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class Actor:
         ledger: LedgerStore | str | Path | None = None,
         observers: Sequence[Observer] = (),
         middleware: Sequence[Middleware] = (),
+        retry_classifier: Classifier | None = None,
     ) -> None:
         self.configuration = (
             configuration
@@ -92,6 +96,7 @@ class Actor:
             clock=self._clock,
             observers=observers,
             middleware=middleware,
+            classifier=retry_classifier,
             quota_store=lambda: shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger),
         )
         self._sync_runner: asyncio.Runner | None = None

@@ -18,7 +18,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.quota_state import QuotaStore
-from lowtide.live.retries import RetryPolicy
+from lowtide.live.retries import Classifier, RetryPolicy, classify
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
 from lowtide.pricing import load_prices_in_background, worst_case_cost
@@ -51,7 +51,9 @@ class ActorProviders:
         observers: Sequence[Observer],
         middleware: Sequence[Middleware],
         quota_store: Callable[[], QuotaStore],
+        classifier: Classifier | None = None,
     ) -> None:
+        self._classifier = classifier or classify
         self._configuration = configuration
         self._quota_store = quota_store
         self._stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[QuotaStore]] = (
@@ -132,7 +134,7 @@ class ActorProviders:
                 provider.complete,
                 quota,
                 clock=self._clock,
-                policy=RetryPolicy(budgets=settings.retries),
+                policy=RetryPolicy(budgets=settings.retries, classifier=self._classifier),
                 attempt_timeout=settings.attempt_timeout,
                 deadline=settings.deadline,
                 middleware=self._middleware,

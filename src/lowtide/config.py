@@ -93,7 +93,9 @@ class LiveSettings(BaseModel):
 
     max_concurrency: int = Field(default=16, ge=1, le=10_000, description="Most live calls in flight at once.")
     ramp_start: int = Field(
-        default=4, ge=1, description="Calls in flight at first, and again after a 429's pause (slow start)."
+        default=4,
+        ge=1,
+        description="Calls in flight at first (until the API's headers tell the limit), and after a 429's pause.",
     )
     ramp_step: int = Field(default=1, ge=1, description="How many more may be in flight after each success.")
     rpm: int | None = Field(default=None, ge=1, description="Requests per minute (default: what the API says).")

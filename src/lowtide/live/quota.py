@@ -9,8 +9,13 @@ concurrency cap are in flight, and each bucket holds its share: one request, its
 `max_tokens` (reserved, as the API reserves them, then settled to what the answer used; the input estimate is
 settled the same way, as a refund or a debt).
 
+The startup ramp (the concurrency cap starting at `ramp_start`, growing by `ramp_step` with each success) protects
+a scope whose limit nobody has told: once the API's rate-limit headers have told this process the scope's limits
+and what remains, the buckets hold admission to that known budget, and the cap opens to `max_concurrency` at once.
+
 A 429 pauses the whole scope for the API's `retry-after` (or a backoff), then starts slowly: the concurrency cap
-falls back to the ramp's start and grows by one step for each call that succeeds, as it does at startup.
+falls back to the ramp's start and grows by one step for each call that succeeds, headers or not, until it is
+back at `max_concurrency`.
 
 The buckets and the pause live in a `QuotaStore`: this process's alone, or the ledger's, shared by every process
 that uses it (two `lowtide run --mode live` on one machine stay under one limit, and a 429 seen by one pauses both).
@@ -33,6 +38,11 @@ from lowtide.live.reports import QuotaReport
 __all__ = ["Permit", "Quota", "QuotaLimits"]
 
 _LEAST_WAIT = 0.001
+_ON_THE_WAY = 0.25
+"""Seconds a call admitted here may take to reach the API and be counted there (a loaded machine's event loop and
+a new connection included). A call taken from a full bucket leaves the API's bucket full until it arrives, with no
+refill meanwhile: the quota's bucket gets none either for that long, so as not to count a refill the API never
+had."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,8 @@ class Quota:
         self.pauses = 0
         self._pauses_seen = 0
         self._pause_told = True
+        self._slow_start = False
+        """After a pause: the cap grows a step per success, and the headers do not open it."""
         self._unsent = _Unsent()
         self._known: tuple[int | None, int | None, int | None, int | None] = (
             limits.rpm,
@@ -110,6 +122,9 @@ class Quota:
             limits.output_tpm,
             limits.tpm,
         )
+        self._no_refill: list[tuple[float, float]] = [(0.0, 0.0)] * 4
+        """For each bucket (requests, input, output, all tokens): from when until when it gets no refill, after a
+        call taken from it full."""
         self.listeners: list[Observer] = []
         """Told when the scope's pause starts and ends."""
         self._gate = asyncio.Lock()
@@ -149,14 +164,15 @@ class Quota:
         limits = self.limits
         self._unsent.apply(state, limits)
         elapsed = state.elapsed(now)
+        since = now - elapsed
         needs = (
             (state.requests, state.requests.limit(limits.rpm), 1),
             (state.input, state.input.limit(limits.input_tpm), input_tokens),
             (state.output, state.output.limit(limits.output_tpm), output_tokens),
             (state.tokens, state.tokens.limit(limits.tpm), input_tokens + output_tokens),
         )
-        for bucket, limit, _ in needs:
-            bucket.refill(limit, elapsed)
+        for (bucket, limit, _), (start, end) in zip(needs, self._no_refill, strict=True):
+            bucket.refill(limit, elapsed - max(0.0, min(now, end) - max(since, start)))
         self._known = (needs[0][1], needs[1][1], needs[2][1], needs[3][1])
         if state.pauses > self._pauses_seen:
             self._pauses_seen = state.pauses
@@ -166,7 +182,9 @@ class Quota:
             return state.paused_until - now
         wait = max(bucket.wait_for(limit, amount) for bucket, limit, amount in needs)
         if wait == 0:
-            for bucket, limit, amount in needs:
+            for i, (bucket, limit, amount) in enumerate(needs):
+                if bucket.full(limit) and self._no_refill[i][1] <= now:
+                    self._no_refill[i] = (now, now + _ON_THE_WAY)
                 bucket.take(limit, amount)
         return wait
 
@@ -183,6 +201,8 @@ class Quota:
     def succeeded(self) -> None:
         """One more call went through: the concurrency cap grows a step, up to the maximum."""
         self.cap = min(self.limits.max_concurrency, self.cap + self.limits.ramp_step)
+        if self.cap >= self.limits.max_concurrency:
+            self._slow_start = False
 
     async def pause(self, seconds: float) -> float:
         """A 429: no call is admitted for `seconds` (an earlier, longer pause stands), in this process and every
@@ -191,7 +211,7 @@ class Quota:
         self._paused(until)
         if until >= self._unsent.pause_until:
             self._unsent.pause_until = until
-        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+        self._slow_down()
         await self.store.update(self.name, self._told)
         return self.paused_until
 
@@ -206,8 +226,12 @@ class Quota:
             self.paused_until = until
             self.pauses += 1
             self._pause_told = False
-            self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+            self._slow_down()
             self._tell(PauseStarted(self.name, until))
+
+    def _slow_down(self) -> None:
+        self.cap = min(self.limits.ramp_start, self.limits.max_concurrency)
+        self._slow_start = self.cap < self.limits.max_concurrency
 
     def _tell(self, event: LiveEvent) -> None:
         for listener in self.listeners:
@@ -215,8 +239,14 @@ class Quota:
 
     def learn(self, report: QuotaReport) -> None:
         """What the API's headers said: limits and what remains (lowering ours when others use the key too), told
-        to the store with the next admission."""
+        to the store with the next admission. An answer's headers that tell a budget end the startup ramp: the
+        buckets now hold admission to the known budget, so the cap opens to `max_concurrency` (not during the slow
+        start after a pause, nor on a 429's headers)."""
         self._unsent.report = report
+        opens = not report.empty and report.retry_after is None and not self._slow_start
+        if opens and self.cap < self.limits.max_concurrency:
+            self.cap = self.limits.max_concurrency
+            self._released.set()  # the calls waiting for a slot may go now
         known = list(self._known)
         for i, (configured, budget) in enumerate(
             (

@@ -44,6 +44,10 @@ class BucketState:
             self.untracked = 0.0
         self.level = min(float(limit), self.level + elapsed * limit / 60.0)
 
+    def full(self, limit: int | None) -> bool:
+        """At its limit (a refill now would be lost)."""
+        return limit is not None and self.level is not None and self.level >= limit
+
     def wait_for(self, limit: int | None, amount: int) -> float:
         if limit is None or self.level is None:
             return 0.0

@@ -4,7 +4,8 @@ with exponential backoff and full jitter (through tenacity, sleeping on lowtide'
 Retried: `rate_limited` (429; the wait is the API's `retry-after` when it gave one), `overloaded` (529), `server`
 (500 and other 5xx), `connection` (no answer), `timeout` (no answer in time, the attempt timeout included). Never
 retried: an invalid request, a bad key, a missing permission, a refused budget: the same call would fail again.
-A classifier of one's own (`LiveSettings.classify`) can name other classes, or None for "never".
+A classifier of one's own (`Actor(retry_classifier=...)`) can put an error in another class, or say None for
+"never"; a class it names has the budget `live.retries` gives it (none when not given).
 """
 
 from __future__ import annotations
