@@ -2,9 +2,10 @@
 scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients (`lowtide serve` with the official
 TypeScript SDKs under node, and curl), postgres, coverage_report.
 
-`nox -s postgres` runs the scenarios tagged `@postgres` and the Robot tests tagged `postgres` against a throwaway
-PostgreSQL cluster of their own (`features/support/postgres.py`); it needs the server installed (`.ci/run` does:
-`apt-get install postgresql`). The `behave` and `robot` sessions leave those out, so nothing else needs PostgreSQL.
+`nox -s postgres` runs the scenarios tagged `@postgres`, the ledger's own scenarios (tagged `@stores`) again with a
+PostgreSQL database as their ledger, and the Robot tests tagged `postgres`, against a throwaway PostgreSQL cluster of
+their own (`features/support/postgres.py`); it needs the server installed (`.ci/run` does: `apt-get install
+postgresql`). The `behave` and `robot` sessions leave those out, so nothing else needs PostgreSQL.
 
 `nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
 """
@@ -87,13 +88,19 @@ def robot(session: nox.Session) -> None:
 
 @nox.session
 def postgres(session: nox.Session) -> None:
-    """The PostgreSQL ledger's scenarios (`@postgres`) and Robot tests (tag `postgres`), with `lowtide[postgres]`,
-    on a throwaway cluster each run starts and removes. posargs: the feature files (default: every feature)."""
+    """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
+    PostgreSQL database, and Robot tests (tag `postgres`), with `lowtide[postgres]`, on a throwaway cluster each run
+    starts and removes. posargs: the feature files (default: every feature)."""
     session.install("-e", ".[postgres]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
+        *session.posargs,
+    )  # fmt: skip
+    session.run(
+        "coverage", "run", "-p", "-m", "behave", "-D", "store=postgres", "--tags=@stores and not @sqlite",
+        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres-stores",
         *session.posargs,
     )  # fmt: skip
     session.run(

@@ -1,3 +1,4 @@
+@stores
 Feature: Budgets: a request that could cross its budget is never sent
   As a developer letting an agent spend money on its own
   I want a spending limit per call or per actor, checked against the worst a request can cost before it is sent

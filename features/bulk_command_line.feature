@@ -1,3 +1,4 @@
+@stores
 Feature: Bulk runs from the command line: lowtide run, retry and status RUN
   As an operator with a file of inputs
   I want `lowtide run` to send every row through batches and write one result line per row, in order
@@ -62,12 +63,16 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run jobs.jsonl --actor actor.yaml --template 'x {y}'                              | --template, --file-column and --id-column are for CSV inputs |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --response-model nowhere | module:Class                              |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
-      | lowtide status missing-run                                                                | There is no ledger at                     |
-      | lowtide retry missing-run                                                                 | There is no ledger at                     |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --ledger /proc/nope/l.sqlite3 | The ledger cannot be opened at /proc/nope/l.sqlite3: No such file or directory. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be between 1 and 100,000, not 0. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | --out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |
+
+    @sqlite
+    Examples: with no ledger file there
+      | command                                                                                   | message                                   |
+      | lowtide status missing-run                                                                | There is no ledger at                     |
+      | lowtide retry missing-run                                                                 | There is no ledger at                     |
 
   Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
     Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'

@@ -1,3 +1,4 @@
+@stores
 Feature: Bulk runs: many inputs through batches, in order, resumable, within limits
   As a developer with a data set to process at half price
   I want to hand an actor thousands of inputs and get one result per input back, in order and grouped

@@ -1,3 +1,4 @@
+@stores
 Feature: Concurrent calls travel together in one batch
   As a developer running many agent calls at the same time
   I want concurrent batch-mode calls to one API gathered for a short window and sent as one batch, polled once

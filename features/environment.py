@@ -9,6 +9,10 @@ scenario attaches to an answer another one stored, and nothing is written to the
 
 A scenario tagged `@postgres` gets a PostgreSQL database of its own too (`context.postgres_url`), in a throwaway
 cluster started for the run on the first such scenario and removed at its end (`features/support/postgres.py`).
+
+The same scenarios run on either store: with `-D store=postgres` (`nox -s postgres`), every scenario tagged `@stores`
+and not `@sqlite` (what only a SQLite file has: its WAL, its permissions, its migrations) gets a PostgreSQL database
+of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file.
 """
 
 from __future__ import annotations
@@ -47,8 +51,18 @@ def _postgres_database(context: Any) -> str:
     context.postgres_databases += 1
     name = f"scenario_{context.postgres_databases}"
     url = cluster.create_database(name)
-    context.cleanups.append(lambda: cluster.drop_database(name))  # the first added, so the last to run
+
+    def drop() -> None:
+        _forget_ledgers_and_engines()  # their connections first: the database goes with the scenario
+        cluster.drop_database(name)
+
+    context.cleanups.append(drop)  # the first added, so the last to run
     return url
+
+
+def store(context: Any) -> str:
+    """The store the `@stores` scenarios run on: `sqlite` (default) or `postgres` (`-D store=postgres`)."""
+    return str(context.config.userdata.get("store", "sqlite"))
 
 
 def before_scenario(context: Any, scenario: Any) -> None:
@@ -67,8 +81,11 @@ def before_scenario(context: Any, scenario: Any) -> None:
     context.state_dir = state
     os.environ["XDG_STATE_HOME"] = str(state / "xdg")
     os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
-    if "postgres" in scenario.effective_tags:
+    tags = scenario.effective_tags
+    if "postgres" in tags:
         context.postgres_url = _postgres_database(context)
+    elif store(context) == "postgres" and "stores" in tags and "sqlite" not in tags:
+        os.environ["LOWTIDE_LEDGER"] = context.postgres_url = _postgres_database(context)
 
 
 def after_scenario(context: Any, scenario: Any) -> None:

@@ -1,3 +1,4 @@
+@stores
 Feature: Every request is submitted exactly once
   As a developer paying for every batch request
   I want lowtide to record a batch before creating it, never to retry a create blindly, and to reconcile a create

@@ -1,3 +1,4 @@
+@stores
 Feature: Request keys: one answer per key, however often it is asked
   As a developer whose agent may ask the same thing twice, or be restarted while its batches run
   I want every batch-mode call recorded under a key, and a call whose key is known to attach to what is there

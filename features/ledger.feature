@@ -1,3 +1,4 @@
+@stores
 Feature: The ledger: a durable record of every batch and request
   As a developer whose batch calls outlive the program that made them
   I want every batch and request recorded in a local SQLite file that I can place, that survives upgrades, and
@@ -7,6 +8,7 @@ Feature: The ledger: a durable record of every batch and request
   Background:
     Given an emulated Anthropic API whose batches take 120 seconds
 
+  @sqlite
   Scenario: A new ledger is a SQLite database in WAL mode, at schema version 5
     Given an actor "planner" with:
       """
@@ -16,6 +18,7 @@ Feature: The ledger: a durable record of every batch and request
     Then the answer is the emulated reply to "Plan issue 42"
     And the ledger is a SQLite database in WAL mode, at schema version 5, with the tables "batches, batch_members, live_quotas, requests, results, run_items, runs"
 
+  @sqlite
   Scenario: An empty file is migrated to the current schema, and then used
     Given an empty file "team.sqlite3"
     When the ledger "team.sqlite3" is opened
@@ -28,12 +31,14 @@ Feature: The ledger: a durable record of every batch and request
     Then the answer is the emulated reply to "Plan issue 42"
     And the ledger "team.sqlite3" holds the request for "Plan issue 42", succeeded
 
+  @sqlite
   Scenario: A ledger written by a newer lowtide is refused, and left as it is
     Given a SQLite file "newer.sqlite3" at schema version 6
     When the ledger "newer.sqlite3" is opened
     Then opening it failed with LedgerVersionError: "The ledger has schema version 6, newer than this lowtide understands (5); upgrade lowtide."
     And the file "newer.sqlite3" is still at schema version 6, with no tables
 
+  @sqlite
   Scenario: A batch-mode call with a ledger written by a newer lowtide fails before calling the API
     Given a SQLite file "newer.sqlite3" at schema version 6
     And an actor "planner" with:
@@ -44,6 +49,7 @@ Feature: The ledger: a durable record of every batch and request
     Then opening it failed with LedgerVersionError: "The ledger has schema version 6, newer than this lowtide understands (5); upgrade lowtide."
     And the API received no calls at all
 
+  @sqlite
   Scenario Outline: `lowtide status` on a file it cannot use as a ledger says why, and exits with 2
     Given <a file> "<name>"
     When "lowtide status" runs on the ledger "<name>"
@@ -56,6 +62,7 @@ Feature: The ledger: a durable record of every batch and request
       | a SQLite file at schema version 6 named | newer.sqlite3 | newer than this lowtide understands (5)     |
       | a text file named                      | notes.txt     | notes.txt                                   |
 
+  @sqlite
   Scenario Outline: Where the ledger is kept by default
     Given the environment variable "LOWTIDE_LEDGER" is "<LOWTIDE_LEDGER>"
     And the environment variable "XDG_STATE_HOME" is "<XDG_STATE_HOME>"
@@ -68,6 +75,7 @@ Feature: The ledger: a durable record of every batch and request
       |                             | /var/state     | /var/state/lowtide/ledger.sqlite3      |
       |                             |                | ~/.local/state/lowtide/ledger.sqlite3  |
 
+  @sqlite
   Scenario: Without LOWTIDE_LEDGER, an actor keeps its ledger in the state directory, making the folders it needs
     Given the environment variable "LOWTIDE_LEDGER" is ""
     And the environment variable "XDG_STATE_HOME" is the scenario's folder "state"
@@ -106,6 +114,7 @@ Feature: The ledger: a durable record of every batch and request
       | [[emulator:errored:overloaded_error]] Plan 44 |
     Then the ledger's files hold "Plan issue 42" and "overloaded_error", but not the API key, nor any part of it
 
+  @sqlite
   Scenario: The ledger's files can be read and written by their owner alone
     Given an actor "planner" with:
       """
@@ -114,6 +123,7 @@ Feature: The ledger: a durable record of every batch and request
     When the actor is asked "Plan issue 42"
     Then the ledger's files, its WAL and shared-memory files included, are readable by their owner alone
 
+  @sqlite
   Scenario: A thousand requests claimed in one call are written in one transaction
     Given an empty ledger "bulk.sqlite3"
     When 1000 new requests are claimed in the ledger "bulk.sqlite3" in one call
@@ -126,12 +136,14 @@ Feature: The ledger: a durable record of every batch and request
     And the same 3 keys and a new one are claimed again, with other params, by another owner
     Then the claim returned the 3 known requests as they were first claimed, and the new one
 
+  @sqlite
   Scenario: A write that fails halfway leaves the ledger as it was
     Given an empty ledger "bulk.sqlite3"
     When 3 new requests are claimed in the ledger "bulk.sqlite3" in one call
     And a batch intent naming 3 claimed requests and one the ledger never saw is recorded in "bulk.sqlite3"
     Then recording it failed, and "bulk.sqlite3" holds no batch and its 3 requests still pending, as claimed
 
+  @sqlite
   Scenario: Commits leave WAL checkpoints to the ledger's own thread, which runs them once the writes pause
     Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 0.2 seconds
     When 10 rounds of 500 new requests, with prompts of 200 bytes, are claimed in it, back to back
@@ -139,12 +151,14 @@ Feature: The ledger: a durable record of every batch and request
     And within 10 seconds the database file, without its WAL, holds every request claimed
     And the ledger holds every request claimed
 
+  @sqlite
   Scenario: Writes that never pause are checkpointed all the same, every so often, so the WAL stays small
     Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 60 seconds, or at most 0.2
     When requests are claimed in it 50 at a time, every 0.02 seconds, for 1.5 seconds
     Then the WAL was checkpointed at least 2 times while the writes went on
     And the database file, without its WAL, holds at least 50 of the requests
 
+  @sqlite
   Scenario: If the checkpoint thread fails, commits checkpoint the WAL themselves again, and nothing is lost
     Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 0.2 seconds
     And the ledger's folder is then moved elsewhere
@@ -154,18 +168,21 @@ Feature: The ledger: a durable record of every batch and request
     And the ledger holds every request claimed
     And the database file, without its WAL, holds at least 2500 of the requests
 
+  @sqlite
   Scenario: Closing a ledger stops its checkpoint thread and leaves no WAL behind
     Given a ledger "busy.sqlite3" in a folder of its own, whose checkpoints wait for writes to pause 60 seconds
     When 2 rounds of 100 new requests, with prompts of 200 bytes, are claimed in it, back to back
     And the checkpointed ledger is closed
     Then its checkpoint thread has stopped, and no WAL file is left beside the database
 
+  @sqlite
   Scenario: A program that used the ledger and exits without closing anything exits at once and leaves no -wal or -shm file
     When a program answers 20 batch-mode calls through the ledger "exit.sqlite3" and returns without closing anything
     Then the program exited with code 0 within 10 seconds of answering
     And the program answered 20 calls
     And the folder of "exit.sqlite3" holds no "-wal" or "-shm" file, and the ledger holds 20 succeeded requests
 
+  @sqlite
   Scenario: A ledger written by the release before the provider-neutral phases opens, migrated, with every answer readable
     Given a copy of "ledger-v2.sqlite3", a ledger lowtide wrote at schema version 2
     And an actor "old" with:
@@ -180,6 +197,7 @@ Feature: The ledger: a durable record of every batch and request
     And the ledger "ledger-v2.sqlite3" holds batches in the phases "ended, ended, ended, running"
     And the API received no calls at all
 
+  @sqlite
   Scenario: A ledger written before results were appended (schema 4) opens, migrated, with every answer readable
     Given a copy of "ledger-v4.sqlite3", a ledger lowtide wrote at schema version 4
     And an actor "old" with:

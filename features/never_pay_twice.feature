@@ -1,3 +1,4 @@
+@stores
 Feature: Reconciliation never guesses, and no call waits on work that died
   As a developer whose creates sometimes fail in ways that leave their outcome unknown
   I want lowtide to adopt a listed batch for an unknown create only when no other unresolved create could own it,
@@ -120,10 +121,14 @@ Feature: Reconciliation never guesses, and no call waits on work that died
     Examples:
       | work                        | setup                                                   | method           | failure                        | error         | message                                                                    |
       | recording the calls         | nothing more                                            | claim_new        | RuntimeError: disk on fire     | InternalError | lowtide failed while recording the calls in the ledger: RuntimeError: disk on fire |
-      | recording the calls         | nothing more                                            | claim_new        | sqlite3: database is locked    | LedgerError   | could not be written: database is locked                                   |
       | recording the intent        | nothing more                                            | record_intent    | RuntimeError: disk on fire     | InternalError | lowtide failed while creating a batch: RuntimeError: disk on fire |
       | reconciling an unknown create | the API will fail the next "batches.create" call with status 500 | unresolved       | RuntimeError: disk on fire     | InternalError | lowtide failed while reconciling a create whose outcome is unknown: RuntimeError: disk on fire |
       | polling the batch           | nothing more                                            | record_status    | RuntimeError: disk on fire     | InternalError | lowtide failed while waiting for a batch and storing its results: RuntimeError: disk on fire |
+
+    @sqlite
+    Examples: SQLite's own errors
+      | work                        | setup                                                   | method           | failure                        | error         | message                                                                    |
+      | recording the calls         | nothing more                                            | claim_new        | sqlite3: database is locked    | LedgerError   | could not be written: database is locked                                   |
       | storing the results         | nothing more                                            | record_outcomes  | sqlite3: disk I/O error        | LedgerError   | could not be written: disk I/O error                                       |
 
   Scenario: The coalescing window failing fails the calls it held, and the next call opens a new window

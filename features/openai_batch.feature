@@ -1,3 +1,4 @@
+@stores
 Feature: An actor answered by OpenAI's Batch API, durably
   As a developer whose agents run on OpenAI models
   I want `provider: openai` with `batch_processing: batch` to go through OpenAI's Batch API

@@ -1,3 +1,4 @@
+@stores
 Feature: Parking calls, and seeing, collecting and cancelling them from the ledger
   As a developer whose pipeline stage need not wait a day for its batch
   I want to park a call with a ticket, see where every call and batch stands, collect ended batches and cancel

@@ -1,3 +1,4 @@
+@stores
 Feature: Collecting and cancelling parked batches from the command line
   As an operator of programs that park their batch calls
   I want `lowtide collect` and `lowtide cancel` to reach the API named in the ledger, with the key from my environment

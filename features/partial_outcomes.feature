@@ -1,3 +1,4 @@
+@stores
 Feature: Requests that expire or fail for a moment are sent again
   As a developer whose batch requests sometimes expire or meet an overloaded API
   I want those requests sent again in a later batch, up to a number of attempts I choose, and the others final

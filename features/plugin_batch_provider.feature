@@ -1,3 +1,4 @@
+@stores
 Feature: A third-party batch provider gets everything the built-in one gets
   As the author of a provider plugin for a batch API lowtide does not ship
   I want my provider, registered through the entry-point group, to be driven by lowtide's durable engine

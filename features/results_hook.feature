@@ -1,3 +1,4 @@
+@stores
 Feature: Each batch's results handed over as the API sent them
   As a developer whose bulk runs keep the API's own results files
   I want each chunk of a batch's results handed to me as the API sent it, once lowtide has stored it

@@ -37,7 +37,7 @@ from lowtide import (
     Outcome,
     ProviderRegistry,
 )
-from lowtide.ledger.store import Ledger, open_ledger
+from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
@@ -211,9 +211,10 @@ class World:
         """The scenario's ledger file: where `LOWTIDE_LEDGER` points (environment.py gives each scenario its own)."""
         return Path(os.environ["LOWTIDE_LEDGER"])
 
-    def ledger(self) -> Ledger:
-        """The scenario's ledger, as the actors open it (one `Ledger` per path in a process)."""
-        return open_ledger(self.ledger_path)
+    def ledger(self) -> LedgerStore:
+        """The scenario's ledger, as the actors open it (one per location in a process): its SQLite file, or the
+        PostgreSQL database `LOWTIDE_LEDGER` names when the scenario runs on that store."""
+        return open_ledger(os.environ["LOWTIDE_LEDGER"])
 
     def in_program(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """Run `make()` as a short program would: on an event loop of its own, closed (tasks and all) at the end.
@@ -546,10 +547,24 @@ def answer_to(w: World, label: str) -> ActorResponse[Any]:
     return outcome
 
 
-def committed(path: Path) -> dict[str, list[dict[str, Any]]]:
+def committed(location: str) -> dict[str, list[dict[str, Any]]] | None:
     """The ledger's batches and requests (each in the state its rows and results give it) as another process would
-    read them now: committed rows only."""
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    read them now, through a connection of its own: committed rows only. None before the ledger exists."""
+    if location.startswith("postgres"):
+        import psycopg
+        from psycopg.rows import dict_row
+
+        with psycopg.connect(location, autocommit=True) as db, db.cursor(row_factory=dict_row) as cursor:
+            if cursor.execute("SELECT to_regclass('batches') AS t").fetchone() == {"t": None}:
+                return None
+            batches = cursor.execute("SELECT * FROM batches ORDER BY intent_at, id").fetchall()
+            return {
+                "batches": batches,
+                "requests": cursor.execute("SELECT * FROM request_view ORDER BY created_at").fetchall(),
+            }
+    if not Path(location).exists():
+        return None
+    connection = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     connection.row_factory = sqlite3.Row
     try:
         return {

@@ -141,10 +141,9 @@ def step_out_ids(context: Any, name: str, first: str, second: str, one: str, oth
     ' {other:d} and the system prompt "{system}"'
 )
 def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system: str) -> None:
-    from lowtide.ledger.runs import RunStore
 
     ledger = world(context).ledger()
-    keys = [row.key for row in RunStore(ledger).items(run_id, with_jobs=False)]
+    keys = [row.key for row in ledger.run_store.items(run_id, with_jobs=False)]
     first, second = (record.params for record in ledger.requests_for(keys))
     assert (first["max_tokens"], first.get("system")) == (tokens, None), first
     assert (second["max_tokens"], second.get("system")) == (other, system), second

@@ -19,7 +19,6 @@ from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.ledger.runs import RunStore
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
@@ -345,11 +344,11 @@ def step_program_stops(context: Any, count: int, run_id: str, parallel: int | No
         run.add_jobs(_prompts(w))
         task = asyncio.ensure_future(run.run())
         # Stop as soon as every batch is out: on the scenario's clock, they end 60 virtual seconds later.
-        while w.emu.created_batches < expected or any(b[1] is None for b in RunStore(actor.ledger).batches(run_id)):
+        while w.emu.created_batches < expected or any(b[1] is None for b in actor.ledger.run_store.batches(run_id)):
             await asyncio.sleep(0)
             assert not task.done(), f"the run ended before it was stopped: {task.result()!r}"
         task.cancel()
-        assert RunStore(actor.ledger).run(run_id) is not None
+        assert actor.ledger.run_store.run(run_id) is not None
 
     w.in_program(until_out)
 
@@ -602,7 +601,7 @@ def step_plan_says(context: Any, text: str) -> None:
 
 @then("the ledger has no run")
 def step_no_run(context: Any) -> None:
-    assert RunStore(world(context).ledger()).runs() == []
+    assert world(context).ledger().run_store.runs() == []
 
 
 @then("the callback saw items done rise to {items:d} of {total:d}, and batches done rise to {batches:d} of {of:d}")
@@ -744,7 +743,7 @@ def step_unclose_batch(context: Any) -> None:
 
 @then('every batch of the run "{run_id}" is collected in the ledger')
 def step_all_collected(context: Any, run_id: str) -> None:
-    batches = RunStore(world(context).ledger()).batches(run_id)
+    batches = world(context).ledger().run_store.batches(run_id)
     assert batches, "the run has no batches"
     assert all(state == "collected" for _, _, state, _ in batches), batches
 

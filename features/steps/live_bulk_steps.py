@@ -24,7 +24,6 @@ from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.resume import retry_run
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
-from lowtide.ledger.runs import RunStore
 from lowtide.ledger.store import RequestState
 from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed
 
@@ -223,7 +222,7 @@ def step_map_again(context: Any, count: int) -> None:
     state = lb(context)
     _stored(context)
     assert state.run_id is not None
-    rows = RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False)
+    rows = state.the_actor.ledger.run_store.items(state.run_id, with_jobs=False)
     state.stored_before = sum(1 for row in rows if row.request_state is not None and row.request_state.final)
     state.calls_before = state.calls()
     state.progress_before = len(state.progress)
@@ -291,7 +290,7 @@ def step_plan(context: Any, count: int) -> None:
 def _stored(context: Any) -> int:
     state = lb(context)
     assert state.run_id is not None or state.prompts
-    store = RunStore(state.the_actor.ledger)
+    store = state.the_actor.ledger.run_store
     runs = store.runs()
     assert runs, "no run in the ledger"
     rows = store.items(runs[-1].id, with_jobs=False)
@@ -439,10 +438,10 @@ def step_not_started(context: Any, reason: str) -> None:
 
 
 def _rows(state: LiveBulk) -> list[Any]:
-    runs = RunStore(state.the_actor.ledger).runs()
+    runs = state.the_actor.ledger.run_store.runs()
     assert runs, "no run in the ledger"
     state.run_id = runs[-1].id
-    return list(RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False))
+    return list(state.the_actor.ledger.run_store.items(state.run_id, with_jobs=False))
 
 
 @then(
@@ -471,7 +470,7 @@ def step_observed_items(context: Any, count: int, done: int, total: int) -> None
 def step_cancelled_unstored(context: Any) -> None:
     state = lb(context)
     assert state.run_id is not None
-    rows = RunStore(state.the_actor.ledger).items(state.run_id, with_jobs=False)
+    rows = state.the_actor.ledger.run_store.items(state.run_id, with_jobs=False)
     cut = [row for row in rows if row.reason and row.reason.startswith("canceled in flight")]
     assert cut, rows
     assert all(row.request_state is None for row in cut), cut
@@ -533,7 +532,7 @@ def step_plan_time(context: Any, duration: str, limit: str) -> None:
 def step_not_called(context: Any) -> None:
     state = lb(context)
     assert sum(state.api().calls.values()) == 0, state.api().calls
-    assert RunStore(state.the_actor.ledger).runs() == []
+    assert state.the_actor.ledger.run_store.runs() == []
 
 
 @then("the socket API served no live call")

@@ -14,7 +14,7 @@ from _support import set_env, world
 from behave import given, then, when
 from live_concurrency_steps import live
 
-from lowtide import Actor
+from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
 from lowtide.ledger.store import Ledger
 
@@ -26,6 +26,7 @@ class PostgresWorld:
     actor: Actor | None = None
     emulator: Emulator | None = None
     error: BaseException | None = None
+    answer: ActorResponse[Any] | None = None
     records: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
 
 
@@ -70,7 +71,13 @@ def step_batch_actor(context: Any) -> None:
     state.password = unquote(urlsplit(state.url).password or "")
     state.emulator = Emulator()
     state.actor = Actor(
-        {"name": "pg-batch", "model": "claude-sonnet-5-5", "max_tokens": 32, "batch_processing": "batch"},
+        {
+            "name": "pg-batch",
+            "model": "claude-sonnet-5-5",
+            "max_tokens": 32,
+            "batch_processing": "batch",
+            "batch": {"poll_interval": 0.1, "coalesce_window": 0.05},
+        },
         client=state.emulator.client(api_key="batch-key"),
         ledger=state.url,
     )
@@ -129,7 +136,7 @@ def step_call(context: Any) -> None:
 
     async def call() -> None:
         try:
-            await actor.run("Hello")
+            state.answer = await actor.run("Hello")
         except Exception as exc:
             state.error = exc
 
@@ -193,7 +200,7 @@ def step_scope(context: Any) -> None:
 def step_no_sqlite(context: Any) -> None:
     made = [p for p in context.state_dir.rglob("*") if p.is_file()]
     assert not made, made
-    actor = next(iter(live(context).actors.values()))
+    actor = pg(context).actor or next(iter(live(context).actors.values()))
     assert not isinstance(actor._ledger, Ledger), actor._ledger  # pyright: ignore[reportPrivateUsage]
 
 
@@ -210,11 +217,31 @@ def step_env_value(context: Any, value: str) -> None:
     set_env(w, "LOWTIDE_LEDGER", value if "://" in value else str(w.path(value)))
 
 
-@then('on stderr, the command says the ledger "{shown}" is a PostgreSQL database')
-def step_cli_refused(context: Any, shown: str) -> None:
+@then('on stderr, the command says the ledger "{shown}" could not be opened')
+def step_cli_unreachable(context: Any, shown: str) -> None:
     err = world(context).value["err"]
-    assert f"The ledger {shown} is a PostgreSQL database" in err, err
-    assert "needs a SQLite ledger" in err, err
+    assert f"The PostgreSQL ledger at {shown} could not be opened" in err, err
+    assert "Traceback" not in err, err
+
+
+@then("the call is answered")
+def step_answered(context: Any) -> None:
+    state = pg(context)
+    assert state.error is None, state.error
+    assert state.answer is not None
+
+
+@then("the PostgreSQL database holds the request and its answer, in which the API key does not appear")
+def step_request_stored(context: Any) -> None:
+    state = pg(context)
+    assert state.answer is not None
+    rows = _rows(state.url, "SELECT key, state, response FROM request_view")
+    assert len(rows) == 1, rows
+    assert rows[0][1] == "succeeded", rows
+    assert f'"message_id":"{state.answer.ids.message_id}"' in str(rows[0][2]), rows
+    everything = repr(_rows(state.url, "SELECT * FROM requests")) + repr(_rows(state.url, "SELECT * FROM batches"))
+    everything += repr(_rows(state.url, "SELECT * FROM results"))
+    assert "batch-key" not in everything, everything
 
 
 @then('"{secret}" appears nowhere in the command\'s output')

@@ -24,7 +24,7 @@ from lowtide.budget import Limit, within_limits
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
-from lowtide.ledger.locations import refuse_postgres, shared_quota_store
+from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.store import LedgerStore, open_ledger, stored_json
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
@@ -463,11 +463,6 @@ class Actor:
     def _open_ledger(self) -> LedgerStore:
         if self._ledger is not None and not isinstance(self._ledger, str | Path):
             return self._ledger
-        refuse_postgres(
-            self._ledger or self.configuration.ledger,
-            "batch mode (and bulk runs and parking)",
-            advice=" Or make the actor's calls live (`batch_processing: live`). Nothing was sent.",
-        )
         self._ledger = open_ledger(self._ledger or self.configuration.ledger)
         return self._ledger
 

@@ -68,6 +68,7 @@ class Collection(EngineCore):
         assert record.provider_batch_id is not None
         # Read while the batch runs, not after it ends: the answers are waited for from then on.
         members, attempts = self.ledger.members_and_attempts(batch_id)
+        collected = False
         try:
             ended = await wait_until_ended(
                 self.backend,
@@ -77,6 +78,7 @@ class Collection(EngineCore):
                 on_status=self._status_recorder(batch_id),
             )
             await self._collect(batch_id, ended, members, attempts, request_id=record.request_id)
+            collected = True
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             self._fail(list(members.values()), exc)  # the requests stay in the ledger, to be collected later
@@ -84,6 +86,8 @@ class Collection(EngineCore):
             self._fail(list(members.values()), exc)
         finally:
             self._pollers.pop(batch_id, None)
+            if not collected:  # left to be collected later: by whichever process looks next
+                self.ledger.release_batch(batch_id, owner=self.owner)
 
     def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], None]:
         polls = 0

@@ -89,6 +89,9 @@ class EngineCore:
         self.max_bytes = min(settings.max_batch_bytes, limits.max_bytes)
         self._clock = clock
         self.owner = owner or owner_id()
+        # Other processes, on any host, leave this engine's work to it while its lease lives (a heartbeat, where the
+        # store keeps one).
+        ledger.keep_alive(self.owner, lease_seconds=settings.lease_seconds, now=clock.now)
         self._queue: list[Queued] = []
         self._queue_bytes = 0
         self._queued_keys: set[str] = set()

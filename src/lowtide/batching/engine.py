@@ -194,6 +194,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        self.ledger.let_go(self.owner)  # what it still held is free for other processes at once
 
     def _claim_record(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
@@ -341,13 +342,55 @@ class BatchEngine(Coalescing, Submission, Collection):
                 batch = self.ledger.batch(record.batch_id or "")
                 if batch is not None and self._rescue_batch(batch):
                     return await self._future(record.key)
-            else:  # waiting on a batch the API has
-                self._ensure_poller(record.batch_id or "")
+            elif self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
                 return await self._future(record.key)
             # Another live process is on it: watch the ledger.
-            await self._clock.sleep(self.settings.watch_interval)
-            record = self._reread(record.key)
+            record = await self._watch(record)
         return stored_outcome(record)
+
+    def _poll_here(self, batch_id: str) -> bool:
+        """Poll a batch the API has here, unless another live process (on any host) polls it: one poller per batch
+        across processes, by the batch's lease. True when this engine polls it."""
+        if batch_id in self._pollers:
+            return True
+        batch = self.ledger.batch(batch_id)
+        now = self._clock.now()
+        if batch is None or (
+            batch.owner not in (None, self.owner) and owner_alive(batch.owner, batch.owner_until, now)
+        ):
+            return False
+        dead = batch.owner if batch.owner != self.owner else None
+        until = now + self.settings.lease_seconds
+        if not self.ledger.claim_batch(batch_id, owner=self.owner, until=until, now=now, dead_owner=dead):
+            return False  # another process took it first: it polls, this one watches
+        self._ensure_poller(batch_id)
+        return True
+
+    async def _watch(self, record: RequestRecord) -> RequestRecord:
+        """Wait for another process's work on `record`, and read it again. Where the store announces changes
+        (`notices`), until its batch's next announcement, or at most a quarter of the lease (its owner may have
+        died); else for `watch_interval`."""
+        notices = self.ledger.notices
+        if notices is None or record.batch_id is None:
+            await self._clock.sleep(self.settings.watch_interval)
+            return self._reread(record.key)
+        event = notices.watch(record.batch_id)
+        try:
+            again = self._reread(record.key)  # watched first, read then: an announcement between is not missed
+            if again != record:
+                return again
+            woken = asyncio.ensure_future(event.wait())
+            timer = asyncio.ensure_future(
+                self._clock.sleep(max(self.settings.watch_interval, self.settings.lease_seconds / 4))
+            )
+            try:
+                await asyncio.wait((woken, timer), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                woken.cancel()
+                timer.cancel()
+            return self._reread(record.key)
+        finally:
+            notices.unwatch(record.batch_id, event)
 
     def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
         """Take over a pending request whose owner died or whose lease ran out, and queue it here."""

@@ -5,25 +5,27 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import uuid
 from typing import Any
+
+from lowtide.hosts import host_id
 
 __all__ = ["canonical_json", "derive_key", "owner_alive", "owner_id", "params_json"]
 
 
 def owner_id() -> str:
-    """This process, as the ledger names it: host, pid and a random part (pids are reused)."""
-    return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+    """This process, as the ledger names it: host (`hosts.host_id`), pid and a random part (pids are reused)."""
+    return f"{host_id()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
 
 
 def owner_alive(owner: str | None, until: float | None, now: float) -> bool:
-    """Whether the process named `owner` may still be working; a dead pid on this host frees its work at once."""
+    """Whether the process named `owner` may still be working: on this host, while its pid lives (a dead one frees
+    its work at once); elsewhere, until its lease (`until`: where the ledger keeps heartbeats, the owner's) runs out."""
     if owner is None:
         return False
     host, _, rest = owner.partition("/")
     pid_text = rest.partition("/")[0]
-    if host == socket.gethostname() and pid_text.isdigit():
+    if host == host_id() and pid_text.isdigit():
         try:
             os.kill(int(pid_text), 0)
         except ProcessLookupError:

@@ -12,7 +12,7 @@ import click
 
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.locations import refuse_postgres
+from lowtide.ledger.postgres.url import configured_url
 from lowtide.ledger.store import LedgerStore, default_ledger_path, open_ledger
 
 __all__ = ["COMMANDS", "existing_ledger"]
@@ -23,8 +23,11 @@ _SHOWN = 20
 
 def existing_ledger(path: Path | None) -> LedgerStore:
     """The ledger at `path` (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
-    reads the ledger never leaves an empty one behind where the user expected theirs."""
-    refuse_postgres(path, "this command")
+    reads the ledger never leaves an empty one behind where the user expected theirs. A `postgresql://` URL names a
+    database, which must exist on its server (its tables are made if it has none)."""
+    url = configured_url(path)
+    if url is not None:
+        return open_ledger(url)
     where = (path.expanduser() if path is not None else default_ledger_path()).absolute()
     if not where.is_file():
         raise ConfigurationError(

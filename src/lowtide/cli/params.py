@@ -87,7 +87,8 @@ def ledger_option(function: F) -> F:
         "--ledger",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
-        help="The ledger file. Default: $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3.",
+        help="The ledger: a SQLite file, or a PostgreSQL database's postgresql:// URL. Default: $LOWTIDE_LEDGER,"
+        " else ~/.local/state/lowtide/ledger.sqlite3.",
     )(function)
 
 

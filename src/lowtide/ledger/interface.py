@@ -10,7 +10,8 @@ in arrival order; a request's state is derived from what is stored for it (its l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
     from lowtide.live.quota_state import QuotaStore
 
-__all__ = ["LedgerStore", "RunLedger"]
+__all__ = ["BatchNotices", "LedgerStore", "RunLedger"]
 
 
 class RunLedger(Protocol):
@@ -77,6 +78,17 @@ class RunLedger(Protocol):
         ...
 
 
+class BatchNotices(Protocol):
+    """Announcements that a batch changed (results stored, its state moved), from every process using the store."""
+
+    def watch(self, batch_id: str) -> asyncio.Event:
+        """An event set at the next announcement about `batch_id`, for the running event loop; `unwatch` it after.
+        Watch first, then read the store: an announcement between the two is not missed."""
+        ...
+
+    def unwatch(self, batch_id: str, event: asyncio.Event) -> None: ...
+
+
 class LedgerStore(Protocol):
     """Requests, batches and their members, results, and the owners' leases on them, in one durable store."""
 
@@ -93,6 +105,24 @@ class LedgerStore(Protocol):
     @property
     def quota_store(self) -> QuotaStore:
         """The live quota scopes kept in this store, shared by every process using it."""
+        ...
+
+    @property
+    def notices(self) -> BatchNotices | None:
+        """Announcements of batches that changed, where the store makes them (PostgreSQL's `NOTIFY`); None where
+        a process waiting on another's work reads the store every `watch_interval` instead."""
+        ...
+
+    # owners
+
+    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
+        """`owner` (an engine of this process) is alive: renew its lease now and from then on, on the clock `now`
+        reads, while the process lives. A store whose processes tell each other's liveness otherwise (SQLite: one
+        host, the pid) may do nothing."""
+        ...
+
+    def let_go(self, owner: str) -> None:
+        """`owner` stops: end its lease, so that what it held is free for other processes at once."""
         ...
 
     # requests
@@ -201,8 +231,23 @@ class LedgerStore(Protocol):
         batch, or the intent is no longer unresolved."""
         ...
 
-    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float, force: bool = False) -> bool:
-        """Take the right to work on a batch (reconcile) unless another process holds an unexpired lease on it."""
+    def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool:
+        """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
+        on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
+        gets it. `force` takes it regardless."""
+        ...
+
+    def release_batch(self, batch_id: str, *, owner: str) -> None:
+        """`owner` stops working on a batch it holds (it stopped polling it): any process may take it now."""
         ...
 
     def batch(self, batch_id: str) -> BatchRecord | None:
@@ -235,6 +280,18 @@ class LedgerStore(Protocol):
         """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
         ...
 
+    # moving a ledger (`lowtide ledger copy`)
+
+    def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
+        """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
+        ...
+
+    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
+        """Write the rows of another ledger (`export_rows`'s, table by table in `COPIED`'s order) in one
+        transaction, into a store that holds nothing yet: checked in that transaction, raising `ConfigurationError`
+        when it holds anything. Returns how many rows of each table were written."""
+        ...
+
     def close(self) -> None:
-        """Stop the checkpoint thread and close the connection (again: nothing)."""
+        """Release what the store holds open: connections, threads (again: nothing)."""
         ...

@@ -7,18 +7,22 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 __all__ = [
+    "COPIED",
     "BatchRecord",
     "BatchState",
     "NewRequest",
     "OutcomeRow",
     "RequestRecord",
     "RequestState",
+    "Row",
     "answer_json",
+    "batch_record",
+    "request_record",
     "stored_json",
 ]
 
@@ -62,6 +66,33 @@ class BatchState(StrEnum):
     @property
     def outstanding(self) -> bool:
         return self in (BatchState.INTENT, BatchState.UNKNOWN, BatchState.WAITING, BatchState.ENDED)
+
+
+COPIED: dict[str, tuple[str, ...]] = {
+    "batches": (
+        "id", "provider", "endpoint", "provider_batch_id", "state", "phase", "request_count", "request_bytes",
+        "intent_at", "submitted_at", "ended_at", "collected_at", "counts", "request_id", "owner", "owner_until", "note",
+        "create_steps",
+    ),
+    "requests": (
+        "key", "custom_id", "actor", "model", "params", "params_bytes", "state", "batch_id", "attempts", "max_attempts",
+        "worst_case_usd", "created_at", "updated_at", "owner", "owner_until",
+    ),
+    "batch_members": ("batch_id", "custom_id", "key"),
+    "results": ("batch_id", "key", "state", "response", "error", "cost_usd", "live_cost_usd", "at"),
+    "runs": ("id", "actor", "configuration", "options", "fingerprint", "item_count", "created_at", "updated_at"),
+    "run_items": ("run_id", "idx", "item_id", "job", "key", "attempt", "status", "reason"),
+    "live_quotas": ("scope", "state", "updated_at"),
+}  # fmt: skip
+"""What a ledger holds, table by table in an order its references allow, as every store keeps it: the rows a copy
+moves from one store to another (`LedgerStore.export_rows` and `load`; results in arrival order, a live answer's
+batch None)."""
+
+
+class Row(Protocol):
+    """A row of a store's query, its columns by name (SQLite's `sqlite3.Row`, psycopg's `dict_row`)."""
+
+    def __getitem__(self, name: str, /) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +187,50 @@ def answer_json(value: object) -> str:
 
 # Built once: `json.dumps` with options builds an encoder on every call, and the ledger encodes every request twice.
 _ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True, default=str).encode
+
+
+def request_record(row: Row) -> RequestRecord:
+    """A request as a store's row of `request_view` gives it (columns by name)."""
+    return RequestRecord(
+        key=row["key"],
+        custom_id=row["custom_id"],
+        actor=row["actor"],
+        model=row["model"],
+        params=json.loads(row["params"]),
+        params_bytes=row["params_bytes"],
+        state=RequestState(row["state"]),
+        batch_id=row["batch_id"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        response=json.loads(row["response"]) if row["response"] else None,
+        error=json.loads(row["error"]) if row["error"] else None,
+        cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] else None,
+        live_cost_usd=Decimal(row["live_cost_usd"]) if row["live_cost_usd"] else None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        owner=row["owner"],
+        owner_until=row["owner_until"],
+    )
+
+
+def batch_record(row: Row) -> BatchRecord:
+    """A batch as a store's row of `batches` gives it (columns by name)."""
+    return BatchRecord(
+        id=row["id"],
+        provider=row["provider"],
+        endpoint=row["endpoint"],
+        provider_batch_id=row["provider_batch_id"],
+        state=BatchState(row["state"]),
+        phase=row["phase"],
+        request_count=row["request_count"],
+        request_bytes=row["request_bytes"],
+        intent_at=row["intent_at"],
+        submitted_at=row["submitted_at"],
+        ended_at=row["ended_at"],
+        collected_at=row["collected_at"],
+        counts=json.loads(row["counts"]) if row["counts"] else None,
+        request_id=row["request_id"],
+        owner=row["owner"],
+        owner_until=row["owner_until"],
+        note=row["note"],
+    )

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from lowtide.ledger.records import Row
 from lowtide.ledger.schema import REQUEST_OUTCOME, REQUEST_STATE
 from lowtide.ledger.store import Ledger, RequestState, answer_json, stored_json
 
-__all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore"]
+__all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore", "item_row", "run_record"]
 
 _CHUNK = 1000
 
@@ -86,10 +87,10 @@ class RunStore:
 
     def run(self, run_id: str) -> RunRecord | None:
         rows = self.ledger.select("SELECT * FROM runs WHERE id = ?", (run_id,))
-        return _run(rows[0]) if rows else None
+        return run_record(rows[0]) if rows else None
 
     def runs(self) -> list[RunRecord]:
-        return [_run(row) for row in self.ledger.select("SELECT * FROM runs ORDER BY created_at, id")]
+        return [run_record(row) for row in self.ledger.select("SELECT * FROM runs ORDER BY created_at, id")]
 
     def create(
         self,
@@ -134,7 +135,7 @@ class RunStore:
             " ORDER BY ri.idx",
             (run_id,),
         )
-        return [_item(row) for row in rows]
+        return [item_row(row) for row in rows]
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         """Record what the run decided for items without the API: (index, status, reason); None clears it."""
@@ -219,7 +220,8 @@ class RunStore:
         return sum((Decimal(row["live_cost_usd"]) for row in rows), Decimal(0))
 
 
-def _run(row: Any) -> RunRecord:
+def run_record(row: Row) -> RunRecord:
+    """A run as a store's row of `runs` gives it."""
     return RunRecord(
         id=row["id"],
         actor=row["actor"],
@@ -232,7 +234,8 @@ def _run(row: Any) -> RunRecord:
     )
 
 
-def _item(row: Any) -> ItemRow:
+def item_row(row: Row) -> ItemRow:
+    """An item as a store's row of a run's items (with its latest request's state) gives it."""
     return ItemRow(
         index=int(row["idx"]),
         item_id=row["item_id"],

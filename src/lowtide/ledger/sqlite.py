@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -24,12 +24,15 @@ from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import default_ledger_path
 from lowtide.ledger.records import (
+    COPIED,
     BatchRecord,
     BatchState,
     NewRequest,
     OutcomeRow,
     RequestRecord,
     RequestState,
+    batch_record,
+    request_record,
     stored_json,
 )
 from lowtide.ledger.schema import migrate
@@ -106,6 +109,17 @@ class Ledger:
         from lowtide.ledger.quotas import LedgerQuotaStore  # quotas.py builds on this module
 
         return LedgerQuotaStore(self)
+
+    @property
+    def notices(self) -> None:
+        """None: a process waiting on another's work reads the file every `watch_interval`."""
+        return None
+
+    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
+        """Nothing: the processes sharing a file are on one host, where a dead pid tells (`batching.keys`)."""
+
+    def let_go(self, owner: str) -> None:
+        """Nothing (see `keep_alive`)."""
 
     def close(self) -> None:
         """Stop the checkpoint thread and close the connection (again: nothing)."""
@@ -264,7 +278,7 @@ class Ledger:
         clauses, args = _filters(batch_id=batch_id, actor=actor, states=states)
         with self._lock:
             rows = self._db.execute(f"SELECT * FROM request_view{clauses} ORDER BY created_at, key", args).fetchall()
-        return [_request(row) for row in rows]
+        return [request_record(row) for row in rows]
 
     # batches
 
@@ -429,18 +443,33 @@ class Ledger:
             # Its members now wait on the batch the API has (`request_view`): nothing more to write.
             return adopted.rowcount == 1  # else resolved meanwhile (adopted by another process, or sent again)
 
-    def claim_batch(self, batch_id: str, *, owner: str, until: float, now: float, force: bool = False) -> bool:
-        """Take the right to work on a batch (reconcile) unless another process holds an unexpired lease on it.
-
-        `force` takes it regardless, for a caller that knows the holder is dead.
-        """
+    def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool:
+        """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
+        on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
+        gets it. `force` takes it regardless."""
         with self._transaction() as db:
             cursor = db.execute(
-                "UPDATE batches SET owner = ?, owner_until = ?"
-                " WHERE id = ? AND (? OR owner IS NULL OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
-                (owner, until, batch_id, force, owner, now),
+                "UPDATE batches SET owner = ?, owner_until = ? WHERE id = ? AND (? OR owner IS NULL OR owner = ?"
+                " OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
+                (owner, until, batch_id, force, owner, dead_owner, now),
             )
             return cursor.rowcount == 1
+
+    def release_batch(self, batch_id: str, *, owner: str) -> None:
+        """`owner` stops working on a batch it holds (it stopped polling it): any process may take it now."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET owner = NULL, owner_until = NULL WHERE id = ? AND owner = ?", (batch_id, owner)
+            )
 
     def batch(self, batch_id: str) -> BatchRecord | None:
         """A batch by lowtide's id or the API's."""
@@ -448,7 +477,7 @@ class Ledger:
             row = self._db.execute(
                 "SELECT * FROM batches WHERE id = ? OR provider_batch_id = ?", (batch_id, batch_id)
             ).fetchone()
-        return _batch(row) if row is not None else None
+        return batch_record(row) if row is not None else None
 
     def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
         wanted = [s.value for s in states] if states is not None else None
@@ -459,7 +488,7 @@ class Ledger:
             args.extend(wanted)
         with self._lock:
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
-        return [_batch(row) for row in rows]
+        return [batch_record(row) for row in rows]
 
     def record_create_step(self, batch_id: str, step: str, value: str) -> None:
         """A step of a create made of several calls is done (an input file uploaded, say)."""
@@ -483,7 +512,7 @@ class Ledger:
                 " AND provider = ? AND endpoint = ? ORDER BY intent_at, id",
                 (provider, endpoint),
             ).fetchall()
-        return [_batch(row) for row in rows]
+        return [batch_record(row) for row in rows]
 
     def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
         """Which of the batches `among` has a member with `custom_id` (a request is in one unresolved batch)."""
@@ -529,6 +558,38 @@ class Ledger:
                     attempts[key] = pairs.setdefault(pair, pair)
         return members, attempts
 
+    # moving a ledger
+
+    def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
+        """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
+        columns = ", ".join(COPIED[table])
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            cursor.execute(f"SELECT {columns} FROM {table} ORDER BY rowid")
+            while chunk := cursor.fetchmany(_CHUNK):
+                yield [tuple(row) for row in chunk]
+
+    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
+        """Write another ledger's rows in one transaction, into a ledger that holds nothing yet."""
+        written: dict[str, int] = {}
+        with self._transaction() as db:
+            held = [t for t in COPIED if db.execute(f"SELECT EXISTS (SELECT 1 FROM {t})").fetchone()[0]]
+            if held:
+                raise ConfigurationError(
+                    f"The ledger {self.path} is not empty (it holds {', '.join(held)}): a copy goes into a new ledger,"
+                    " and nothing was written.",
+                    field="ledger",
+                )
+            for table, chunks in tables:
+                columns = COPIED[table]
+                insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                written[table] = 0
+                for chunk in chunks:
+                    db.executemany(insert, chunk)
+                    written[table] += len(chunk)
+        return written
+
     # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
 
     @contextmanager
@@ -551,7 +612,7 @@ class Ledger:
         for chunk in _chunks(keys, size=500):
             rows = db.execute(f"SELECT * FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
             for row in rows:
-                record = _request(row)
+                record = request_record(row)
                 found[record.key] = record
         return [found[key] for key in keys if key in found]
 
@@ -586,51 +647,6 @@ def _filters(
         clauses.append(f"state IN ({', '.join('?' * len(wanted))})")
         args.extend(wanted)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
-
-
-def _request(row: sqlite3.Row) -> RequestRecord:
-    return RequestRecord(
-        key=row["key"],
-        custom_id=row["custom_id"],
-        actor=row["actor"],
-        model=row["model"],
-        params=json.loads(row["params"]),
-        params_bytes=row["params_bytes"],
-        state=RequestState(row["state"]),
-        batch_id=row["batch_id"],
-        attempts=row["attempts"],
-        max_attempts=row["max_attempts"],
-        response=json.loads(row["response"]) if row["response"] else None,
-        error=json.loads(row["error"]) if row["error"] else None,
-        cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] else None,
-        live_cost_usd=Decimal(row["live_cost_usd"]) if row["live_cost_usd"] else None,
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        owner=row["owner"],
-        owner_until=row["owner_until"],
-    )
-
-
-def _batch(row: sqlite3.Row) -> BatchRecord:
-    return BatchRecord(
-        id=row["id"],
-        provider=row["provider"],
-        endpoint=row["endpoint"],
-        provider_batch_id=row["provider_batch_id"],
-        state=BatchState(row["state"]),
-        phase=row["phase"],
-        request_count=row["request_count"],
-        request_bytes=row["request_bytes"],
-        intent_at=row["intent_at"],
-        submitted_at=row["submitted_at"],
-        ended_at=row["ended_at"],
-        collected_at=row["collected_at"],
-        counts=json.loads(row["counts"]) if row["counts"] else None,
-        request_id=row["request_id"],
-        owner=row["owner"],
-        owner_until=row["owner_until"],
-        note=row["note"],
-    )
 
 
 def _chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:

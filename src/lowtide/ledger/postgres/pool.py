@@ -1,5 +1,6 @@
-"""Connections to a PostgreSQL ledger: a pool of async psycopg connections opened from a `postgresql://` URL, the
-schema migrated on the first one, and every driver error turned into a `LedgerError` that never holds the password.
+"""Connections to a PostgreSQL ledger: pools of psycopg connections opened from a `postgresql://` URL (async, for the
+live quota; plain, for the ledger store, whose interface is synchronous), the schema migrated on the first
+connection, and every driver error turned into a `LedgerError` that never holds the password.
 
 psycopg is an optional dependency (`pip install 'lowtide[postgres]'`): without it, a PostgreSQL URL is refused with
 that instruction, and nothing else in lowtide imports it.
@@ -10,29 +11,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import os
-import socket
 from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING
 
 from lowtide.errors import ConfigurationError, LedgerError
+from lowtide.hosts import HOST_ID_ENV, host_id
 from lowtide.ledger.postgres.url import redacted, scrub
 
 if TYPE_CHECKING:
-    from psycopg import AsyncConnection
+    from psycopg import AsyncConnection, Connection
     from psycopg.rows import TupleRow
-    from psycopg_pool import AsyncConnectionPool
+    from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-__all__ = ["HOST_ID_ENV", "PostgresPool", "host_id"]
+__all__ = ["HOST_ID_ENV", "PostgresPool", "SyncPool", "host_id", "ledger_errors", "need_psycopg"]
 
-HOST_ID_ENV = "LOWTIDE_HOST_ID"
 _CONNECT_TIMEOUT = 10
-
-
-def host_id() -> str:
-    """What this process calls its host: `$LOWTIDE_HOST_ID`, else the machine's name. Shown to the server as the
-    connections' `application_name`, so that an operator sees who holds what (`pg_stat_activity`)."""
-    return os.environ.get(HOST_ID_ENV) or socket.gethostname()
 
 
 @contextlib.contextmanager
@@ -48,15 +41,83 @@ def ledger_errors(url: str, doing: str) -> Generator[None]:
         raise LedgerError(f"The PostgreSQL ledger at {redacted(url)} could not {doing}: {detail}") from None
 
 
+def need_psycopg() -> None:
+    """Raise a `ConfigurationError` saying how to install psycopg, when it is missing."""
+    if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
+        raise ConfigurationError("A PostgreSQL ledger needs psycopg: pip install 'lowtide[postgres]'.", field="ledger")
+
+
+def _application_name() -> str:
+    """The connections' `application_name`: an operator sees which host holds what (`pg_stat_activity`)."""
+    return f"lowtide {host_id()}"[:63]
+
+
+def connect(url: str, *, autocommit: bool = True) -> Connection[TupleRow]:
+    """One plain connection (the listener's, the schema's), named for this host, errors left to the caller."""
+    from psycopg import Connection
+
+    return Connection.connect(
+        url, application_name=_application_name(), connect_timeout=_CONNECT_TIMEOUT, autocommit=autocommit
+    )
+
+
+def migrated(url: str) -> None:
+    """Connect once and bring the schema up to date; a refused connection or a wrong password is said at once, with
+    the server's reason (a pool would only time out)."""
+    from lowtide.ledger.postgres.schema import migrate
+
+    with ledger_errors(url, "be opened"), connect(url) as first:
+        migrate(first)
+
+
+class SyncPool:
+    """A pool of plain connections for one URL, opened (and the schema migrated) when made. Connections are in
+    autocommit mode: a transaction is begun by the code that needs one, and only there."""
+
+    def __init__(self, url: str, *, max_size: int = 4) -> None:
+        need_psycopg()
+        from psycopg_pool import ConnectionPool
+
+        self.url = url
+        migrated(url)
+        with ledger_errors(url, "be opened"):
+            self._pool: ConnectionPool[Connection[TupleRow]] = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max_size,
+                kwargs={
+                    "application_name": _application_name(),
+                    "connect_timeout": _CONNECT_TIMEOUT,
+                    "autocommit": True,
+                },
+                open=False,
+                name="lowtide-ledger",
+            )
+            self._pool.open(wait=True, timeout=_CONNECT_TIMEOUT)
+
+    @contextlib.contextmanager
+    def connection(self, doing: str) -> Generator[Connection[TupleRow]]:
+        """A connection of the pool for the length of the `with`; errors said as `LedgerError` (`doing`: what
+        could not be done)."""
+        with ledger_errors(self.url, doing), self._pool.connection() as connection:
+            yield connection
+
+    @contextlib.contextmanager
+    def transaction(self, doing: str) -> Generator[Connection[TupleRow]]:
+        """One transaction on a connection of the pool: committed when the `with` ends, rolled back if it raises."""
+        with self.connection(doing) as connection, connection.transaction():
+            yield connection
+
+    def close(self) -> None:
+        self._pool.close()
+
+
 class PostgresPool:
     """A pool for one URL, opened in the running event loop on first use (and again after `aclose`). Its
     connections are in autocommit mode: a transaction is begun by the code that needs one, and only there."""
 
     def __init__(self, url: str, *, max_size: int = 4) -> None:
-        if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
-            raise ConfigurationError(
-                "A PostgreSQL ledger needs psycopg: pip install 'lowtide[postgres]'.", field="ledger"
-            )
+        need_psycopg()
         self._url = url
         self._max_size = max_size
         self._pool: AsyncConnectionPool[AsyncConnection[TupleRow]] | None = None
@@ -68,20 +129,13 @@ class PostgresPool:
         return redacted(self._url)
 
     async def _open(self) -> AsyncConnectionPool[AsyncConnection[TupleRow]]:
-        from psycopg import AsyncConnection
         from psycopg_pool import AsyncConnectionPool
 
-        from lowtide.ledger.postgres.schema import migrate
-
-        name = f"lowtide {host_id()}"[:63]
+        name = _application_name()
         # The first connection is made here, not by the pool's workers: a refused connection or a wrong password is
         # said at once, with the server's reason (the pool would only time out), and the schema is brought up to date.
+        await asyncio.to_thread(migrated, self._url)
         with ledger_errors(self._url, "be opened"):
-            first = await AsyncConnection.connect(self._url, application_name=name, connect_timeout=_CONNECT_TIMEOUT)
-            try:
-                await migrate(first)
-            finally:
-                await first.close()
             pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
                 self._url,
                 min_size=1,

@@ -4,18 +4,26 @@ As with the SQLite ledger (`lowtide.ledger.schema`), a migration is appended to 
 released, and a database newer than the code refuses to be used rather than be misread. Processes on any number of
 hosts may connect to a new database at once: each step runs in one transaction under an advisory lock, reads the
 version again first, and so is applied exactly once (PostgreSQL's DDL is transactional).
+
+The tables are the SQLite ledger's (the same columns, the same meaning), so that `lowtide ledger copy` moves a ledger
+row for row: JSON is kept as the text lowtide wrote (the exact bytes: jsonb would reorder keys and drop duplicates),
+costs as the exact digits of their `Decimal`, times as seconds since the epoch.
 """
 
 from __future__ import annotations
 
 from typing import LiteralString
 
-from psycopg import AsyncConnection
+from psycopg import Connection
 from psycopg.rows import TupleRow
 
 from lowtide.ledger.schema import LedgerVersionError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+__all__ = ["MIGRATIONS", "NOTICE_CHANNEL", "SCHEMA_VERSION", "migrate"]
+
+NOTICE_CHANNEL = "lowtide_batches"
+"""The `LISTEN`/`NOTIFY` channel on which a batch's changes (results stored, state changed) are announced, with the
+batch's ledger id as the payload."""
 
 MIGRATIONS: tuple[LiteralString, ...] = (
     # 1: live rate-limit scopes shared by every process using the database (lowtide.ledger.postgres.quotas).
@@ -26,6 +34,125 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         updated_at DOUBLE PRECISION NOT NULL
     )
     """,
+    # 2: the ledger itself: batches, requests, members, results appended in arrival order, bulk runs, and the leases
+    # of the processes that own work (heartbeats). The SQLite ledger's tables at its schema version 5.
+    """
+    CREATE TABLE batches (
+        id                TEXT PRIMARY KEY,     -- lowtide's own id, recorded before the API is called
+        provider          TEXT NOT NULL,
+        endpoint          TEXT NOT NULL,        -- the API's base URL; never a key
+        provider_batch_id TEXT UNIQUE,          -- the API's id, once known
+        state             TEXT NOT NULL,        -- see BatchState
+        phase             TEXT,
+        request_count     INTEGER NOT NULL,
+        request_bytes     BIGINT NOT NULL,
+        intent_at         DOUBLE PRECISION NOT NULL,
+        submitted_at      DOUBLE PRECISION,
+        ended_at          DOUBLE PRECISION,
+        collected_at      DOUBLE PRECISION,
+        counts            TEXT,                 -- the API's request counts, JSON
+        request_id        TEXT,                 -- the request-id of the create call, for support
+        owner             TEXT,                 -- the process working on it (creating, reconciling, polling)
+        owner_until       DOUBLE PRECISION,
+        note              TEXT,
+        create_steps      TEXT                  -- {"step": "value"}, JSON: what a create of several calls made
+    );
+    CREATE INDEX batches_state ON batches(state);
+    CREATE INDEX batches_unresolved ON batches(provider, endpoint) WHERE provider_batch_id IS NULL;
+
+    CREATE TABLE requests (
+        key            TEXT PRIMARY KEY,        -- the caller's key, or one derived from the request
+        custom_id      TEXT NOT NULL,
+        actor          TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        params         TEXT NOT NULL,           -- the provider's request body, JSON; never a key
+        params_bytes   INTEGER NOT NULL,
+        state          TEXT NOT NULL,           -- pending, submitting; or final, for a live answer
+        batch_id       TEXT REFERENCES batches(id),
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        max_attempts   INTEGER NOT NULL DEFAULT 1,
+        worst_case_usd DOUBLE PRECISION,        -- the budget check's estimate, while not final
+        created_at     DOUBLE PRECISION NOT NULL,
+        updated_at     DOUBLE PRECISION NOT NULL,
+        owner          TEXT,                    -- the process that queued it, until it is in a batch
+        owner_until    DOUBLE PRECISION
+    );
+    CREATE INDEX requests_batch ON requests(batch_id);
+    CREATE INDEX requests_actor ON requests(actor);
+
+    -- Which requests went into which batch, over every attempt: results are confirmed against it.
+    CREATE TABLE batch_members (
+        batch_id  TEXT NOT NULL REFERENCES batches(id),
+        custom_id TEXT NOT NULL,
+        key       TEXT NOT NULL REFERENCES requests(key),
+        PRIMARY KEY (batch_id, custom_id)
+    );
+    CREATE INDEX batch_members_key ON batch_members(key);
+
+    -- Every result in arrival order, never updated: a request's outcome is its latest result for the batch it is in
+    -- ('' for a live answer, which has none).
+    CREATE TABLE results (
+        seq           BIGSERIAL PRIMARY KEY,
+        batch_id      TEXT NOT NULL,
+        key           TEXT NOT NULL,
+        state         TEXT NOT NULL,
+        response      TEXT,
+        error         TEXT,
+        cost_usd      TEXT,
+        live_cost_usd TEXT,
+        at            DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX results_batch_key ON results(batch_id, key, seq);
+
+    -- The processes that own work, each renewing its lease while it lives (a heartbeat): a process on any host whose
+    -- lease ran out is dead to the others, and its work is taken over by exactly one of them.
+    CREATE TABLE owners (
+        owner       TEXT PRIMARY KEY,
+        host        TEXT NOT NULL,
+        pid         INTEGER NOT NULL,
+        started_at  DOUBLE PRECISION NOT NULL,
+        lease_until DOUBLE PRECISION NOT NULL
+    );
+
+    CREATE VIEW request_view AS
+        SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,
+            COALESCE(o.state, CASE WHEN r.state = 'submitting' AND b.provider_batch_id IS NOT NULL
+                THEN 'waiting-on-batch' ELSE r.state END) AS state,
+            r.batch_id, r.attempts, r.max_attempts, o.response, o.error, r.worst_case_usd, o.cost_usd,
+            o.live_cost_usd, r.created_at, COALESCE(o.at, r.updated_at) AS updated_at, r.owner,
+            COALESCE(w.lease_until, r.owner_until) AS owner_until
+        FROM requests r
+        LEFT JOIN LATERAL (
+            SELECT x.state, x.response, x.error, x.cost_usd, x.live_cost_usd, x.at FROM results x
+            WHERE x.batch_id = COALESCE(r.batch_id, '') AND x.key = r.key ORDER BY x.seq DESC LIMIT 1
+        ) o ON TRUE
+        LEFT JOIN batches b ON b.id = r.batch_id
+        LEFT JOIN owners w ON w.owner = r.owner;
+
+    CREATE TABLE runs (
+        id            TEXT PRIMARY KEY,
+        actor         TEXT NOT NULL,
+        configuration TEXT NOT NULL,            -- the ActorConfiguration, JSON; names a key's variable, never a key
+        options       TEXT NOT NULL,            -- limits, splitting and output options, JSON
+        fingerprint   TEXT NOT NULL,            -- a hash of the items: a run id names one set of inputs
+        item_count    INTEGER NOT NULL,
+        created_at    DOUBLE PRECISION NOT NULL,
+        updated_at    DOUBLE PRECISION NOT NULL
+    );
+
+    CREATE TABLE run_items (
+        run_id   TEXT NOT NULL REFERENCES runs(id),
+        idx      INTEGER NOT NULL,              -- the item's place in the input, from 0
+        item_id  TEXT,                          -- the user's own id for it, if any
+        job      TEXT NOT NULL,                 -- the input (prompt, messages, file path, overrides), JSON
+        key      TEXT NOT NULL,                 -- the request key of its latest attempt
+        attempt  INTEGER NOT NULL DEFAULT 1,
+        status   TEXT,                          -- set when the run decided without the API (not-run, failed)
+        reason   TEXT,
+        PRIMARY KEY (run_id, idx)
+    );
+    CREATE INDEX run_items_key ON run_items(key);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -33,16 +160,16 @@ SCHEMA_VERSION = len(MIGRATIONS)
 _LOCK = 0x6C6F77746964  # pg_advisory_xact_lock key: "lowtid", so that no two processes migrate at once
 
 
-async def migrate(connection: AsyncConnection[TupleRow]) -> int:
-    """Bring the schema to `SCHEMA_VERSION`; returns the version it started from."""
-    async with connection.transaction():
-        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-        await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        cursor = await connection.execute("SELECT version FROM schema_version")
-        row = await cursor.fetchone()
+def migrate(connection: Connection[TupleRow]) -> int:
+    """Bring the schema to `SCHEMA_VERSION`; returns the version it started from. The connection is left outside
+    any transaction."""
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = connection.execute("SELECT version FROM schema_version").fetchone()
         started = int(str(row[0])) if row is not None else 0
         if row is None:
-            await connection.execute("INSERT INTO schema_version (version) VALUES (0)")
+            connection.execute("INSERT INTO schema_version (version) VALUES (0)")
         if started > SCHEMA_VERSION:
             raise LedgerVersionError(
                 f"The ledger has schema version {started}, newer than this lowtide understands ({SCHEMA_VERSION}); "
@@ -50,6 +177,6 @@ async def migrate(connection: AsyncConnection[TupleRow]) -> int:
                 field="ledger",
             )
         for version in range(started, SCHEMA_VERSION):
-            await connection.execute(MIGRATIONS[version])
-            await connection.execute("UPDATE schema_version SET version = %s", (version + 1,))
+            connection.execute(MIGRATIONS[version])
+            connection.execute("UPDATE schema_version SET version = %s", (version + 1,))
     return started

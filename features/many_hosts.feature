@@ -1,0 +1,49 @@
+Feature: Many hosts, one PostgreSQL ledger
+  As an operator running lowtide workers on many machines against one API key
+  I want them to share one PostgreSQL ledger with the guarantees one process has on SQLite
+  So that a key asked on two hosts is paid for once, a batch is polled by one of them, and a host that dies loses
+  nothing: another takes its work over once its lease has run out
+
+  Each scenario runs on the real clock, with an emulated API served on a loopback socket, and a PostgreSQL database of
+  its own. "Hosts" are told apart by LOWTIDE_HOST_ID: processes of one machine with different host ids know each
+  other's liveness only by their leases in the database, as processes on different machines do.
+
+  @postgres
+  Scenario: A key asked on two hosts is created once; one host polls its batch, the other is woken by the database
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    When host "host-a" asks for the keys "k-1" to "k-5", and once their batch exists host "host-b" asks for the same keys
+    Then both hosts got the emulated replies for the 5 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" had its answers less than 2 seconds after host "host-a"
+    And the ledger holds 5 requests and 1 batch, collected
+
+  @postgres
+  Scenario: A host killed while it polled a batch: another takes the batch over once its lease has run out
+    Given an emulated API on a socket, whose batches take 4 seconds
+    And host "host-a" is a separate process that submits the keys "k-1" to "k-3" on the scenario's PostgreSQL ledger with a lease of 2 seconds, and keeps polling
+    When host "host-a" is killed with SIGKILL once its batch exists
+    And host "host-b" asks for the keys "k-1" to "k-3" with a lease of 2 seconds
+    Then host "host-b" got the emulated replies for the 3 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" took the batch over only after host "host-a"'s lease had run out
+
+  @postgres
+  Scenario: Work of a host whose lease ran out is taken over by exactly one of the hosts that saw it
+    Given the scenario's PostgreSQL ledger holds the pending request "orphan", claimed by host "host-a" whose lease ended
+    When 8 processes on other hosts try to take "orphan" over at once
+    Then exactly 1 of them took it
+
+  @postgres
+  Scenario: A host that stops ends its lease at once: its pending work is free for others without waiting
+    Given the scenario's PostgreSQL ledger holds the pending request "handed-on", claimed by host "host-a" while it keeps its lease
+    Then another host cannot take "handed-on" over
+    When host "host-a" closes its ledger
+    Then another host takes "handed-on" over at once
+
+  @postgres
+  Scenario: A notice reaches every process listening on the ledger, in whatever event loop it waits
+    Given 3 processes listening for the notices of the scenario's PostgreSQL ledger, each waiting on the batch "lt_watched"
+    When another process stores results for the batch "lt_watched"
+    Then all 3 processes were woken within 2 seconds

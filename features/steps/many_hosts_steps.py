@@ -1,0 +1,429 @@
+"""Steps for many hosts on one PostgreSQL ledger: real processes (or engines of one process given different host ids),
+the real clock, an emulated API on a loopback socket, and the scenario's database (`context.postgres_url`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+from _support import emulated_reply_to
+from behave import given, then, when
+
+from lowtide import Actor, ActorResponse
+from lowtide.emulator import Emulator
+from lowtide.emulator.server import app_in_thread
+from lowtide.hosts import HOST_ID_ENV
+from lowtide.ledger.records import NewRequest
+from lowtide.ledger.store import LedgerStore, open_ledger
+
+_MODEL = "claude-sonnet-5-5"
+_HANG = 60.0
+
+
+@dataclass
+class Hosts:
+    url: str = ""
+    emulator: Emulator | None = None
+    api: str = ""
+    requests: list[tuple[str, str, float]] = field(default_factory=list[tuple[str, str, float]])
+    """(method, path, when) of every call the API received."""
+    actors: dict[str, Actor] = field(default_factory=dict[str, Actor])
+    answered: dict[str, list[tuple[ActorResponse[Any], float]]] = field(
+        default_factory=dict[str, list[tuple[ActorResponse[Any], float]]]
+    )
+    prompts: dict[str, str] = field(default_factory=dict[str, str])
+    killed_at: float = 0.0
+    lease_ended: float = 0.0
+    taken: list[bool] = field(default_factory=list[bool])
+    woken: list[float] = field(default_factory=list[float])
+
+
+def hosts(context: Any) -> Hosts:
+    if not hasattr(context, "many_hosts"):
+        context.many_hosts = Hosts(url=context.postgres_url)
+        saved = os.environ.get(HOST_ID_ENV)
+
+        def restore() -> None:
+            if saved is None:
+                os.environ.pop(HOST_ID_ENV, None)
+            else:
+                os.environ[HOST_ID_ENV] = saved
+
+        context.cleanups.append(restore)
+    return context.many_hosts
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _keys(first: str, last: str) -> list[str]:
+    stem = first.rsplit("-", 1)[0]
+    return [f"{stem}-{n}" for n in range(int(first.rsplit("-", 1)[1]), int(last.rsplit("-", 1)[1]) + 1)]
+
+
+def _actor_settings(name: str, *, poll: float, lease: float, watch: float) -> dict[str, Any]:
+    return {
+        "name": name,
+        "model": _MODEL,
+        "max_tokens": 64,
+        "batch_processing": "batch",
+        "batch": {"poll_interval": poll, "coalesce_window": 0.1, "lease_seconds": lease, "watch_interval": watch},
+    }
+
+
+@given("an emulated API on a socket, whose batches take {seconds:g} seconds")
+def step_api_on_socket(context: Any, seconds: float) -> None:
+    state = hosts(context)
+    port = _free_port()
+    state.api = f"http://127.0.0.1:{port}"
+    state.emulator = emulator = Emulator(processing_seconds=seconds, base_url=state.api)
+
+    async def recorded(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            state.requests.append((str(scope["method"]), str(scope["path"]), time.time()))
+        await emulator.app(scope, receive, send)
+
+    serving = app_in_thread(recorded, port=port)
+    serving.__enter__()
+    context.cleanups.append(lambda: serving.__exit__(None, None, None))
+
+
+@given('host "{host}" runs an actor on the scenario\'s PostgreSQL ledger, polling every {poll:g} seconds')
+def step_host_actor(context: Any, host: str, poll: float) -> None:
+    state = hosts(context)
+    client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
+    # Reading the ledger every 30 seconds at most: only the database's notice can wake a waiting host sooner.
+    actor = Actor(_actor_settings(f"agent-{host}", poll=poll, lease=30, watch=30), client=client, ledger=state.url)
+    state.actors[host] = actor
+    context.cleanups.append(actor.aclose)
+
+
+async def _ask(state: Hosts, host: str, keys: list[str]) -> None:
+    os.environ[HOST_ID_ENV] = host  # the host its engine is made on, and the one it judges others' liveness from
+    actor = state.actors[host]
+
+    async def one(key: str) -> tuple[ActorResponse[Any], float]:
+        state.prompts[key] = f"Question {key}"
+        answer = await actor.run(f"Question {key}", key=key)
+        return answer, time.time()
+
+    state.answered[host] = list(await asyncio.wait_for(asyncio.gather(*(one(key) for key in keys)), _HANG))
+
+
+async def _batch_exists(url: str) -> None:
+    ledger = open_ledger(url)
+    deadline = time.monotonic() + _HANG
+    while not any(batch.provider_batch_id for batch in ledger.batches()):
+        assert time.monotonic() < deadline, "no batch was created"
+        await asyncio.sleep(0.05)
+
+
+@when(
+    'host "{first}" asks for the keys "{low}" to "{high}", and once their batch exists host "{second}" asks for the'
+    " same keys"
+)
+def step_two_hosts_ask(context: Any, first: str, low: str, high: str, second: str) -> None:
+    state = hosts(context)
+    keys = _keys(low, high)
+
+    async def both() -> None:
+        asking = asyncio.ensure_future(_ask(state, first, keys))
+        await _batch_exists(state.url)
+        await _ask(state, second, keys)
+        await asking
+
+    context.runner.run(both())
+
+
+@then("both hosts got the emulated replies for the {count:d} keys")
+def step_both_answered(context: Any, count: int) -> None:
+    state = hosts(context)
+    assert len(state.answered) == 2, state.answered.keys()
+    for host in state.answered:
+        step_host_answered(context, host, count)
+
+
+@then('host "{host}" got the emulated replies for the {count:d} keys')
+def step_host_answered(context: Any, host: str, count: int) -> None:
+    state = hosts(context)
+    answers = state.answered[host]
+    assert len(answers) == count, answers
+    for (answer, _), key in zip(answers, sorted(state.prompts), strict=True):
+        assert answer.text.startswith(emulated_reply_to(state.prompts[key])), (key, answer.text)
+
+
+@then("the API created {count:d} batch, with each custom id once")
+def step_created_once(context: Any, count: int) -> None:
+    emulator = hosts(context).emulator
+    assert emulator is not None
+    assert emulator.created_batches == count, emulator.created_batches
+    assert emulator.created_custom_ids, "no request was created"
+    assert set(emulator.created_custom_ids.values()) == {1}, emulator.created_custom_ids
+
+
+@then('host "{later}" had its answers less than {seconds:g} seconds after host "{earlier}"')
+def step_woken_soon(context: Any, later: str, seconds: float, earlier: str) -> None:
+    state = hosts(context)
+    first = max(at for _, at in state.answered[earlier])
+    then_ = max(at for _, at in state.answered[later])
+    # Its own poller would have looked again only after 100 seconds: the database's notice woke it.
+    assert then_ - first < seconds, then_ - first
+
+
+@then("the ledger holds {requests:d} requests and {batches:d} batch, collected")
+def step_ledger_holds(context: Any, requests: int, batches: int) -> None:
+    ledger = open_ledger(hosts(context).url)
+    assert len(ledger.requests()) == requests, ledger.requests()
+    held = ledger.batches()
+    assert [batch.state.value for batch in held] == ["collected"] * batches, held
+
+
+_PROGRAM = textwrap.dedent(
+    """
+    import asyncio, sys
+    import anthropic
+    from lowtide import Actor
+
+    api, ledger, lease, keys = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+
+    async def main():
+        client = anthropic.AsyncAnthropic(base_url=api, api_key="hosts-key", max_retries=0)
+        settings = {"name": "agent-host-a", "model": "MODEL", "max_tokens": 64, "batch_processing": "batch",
+                    "batch": {"poll_interval": 0.2, "coalesce_window": 0.1, "lease_seconds": lease,
+                              "watch_interval": 0.5}}
+        actor = Actor(settings, client=client, ledger=ledger)
+        await asyncio.gather(*(actor.submit(f"Question {key}", key=key) for key in keys))
+        print("submitted", flush=True)
+        await asyncio.gather(*(actor.result(key) for key in keys))
+
+    asyncio.run(main())
+    """
+).replace("MODEL", _MODEL)
+
+
+@given(
+    'host "{host}" is a separate process that submits the keys "{low}" to "{high}" on the scenario\'s PostgreSQL'
+    " ledger with a lease of {lease:g} seconds, and keeps polling"
+)
+def step_separate_host(context: Any, host: str, low: str, high: str, lease: float) -> None:
+    state = hosts(context)
+    keys = _keys(low, high)
+    for key in keys:
+        state.prompts[key] = f"Question {key}"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _PROGRAM, state.api, state.url, str(lease), *keys],
+        stdout=subprocess.PIPE,
+        env={**os.environ, HOST_ID_ENV: host},
+        text=True,
+    )
+    context.many_hosts_process = process
+
+    def stop() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        process.wait()
+
+    context.cleanups.append(stop)
+
+
+@when('host "{host}" is killed with SIGKILL once its batch exists')
+def step_kill_host(context: Any, host: str) -> None:
+    state = hosts(context)
+    process: subprocess.Popen[str] = context.many_hosts_process
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.strip() == "submitted", line
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    state.killed_at = time.time()
+    import psycopg
+
+    with psycopg.connect(state.url) as db:
+        row = db.execute("SELECT max(lease_until) FROM owners WHERE host = %s", (host,)).fetchone()
+    assert row is not None, "the killed host kept no lease"
+    assert row[0] is not None, "the killed host kept no lease"
+    state.lease_ended = float(row[0])
+
+
+@when('host "{host}" asks for the keys "{low}" to "{high}" with a lease of {lease:g} seconds')
+def step_host_asks(context: Any, host: str, low: str, high: str, lease: float) -> None:
+    state = hosts(context)
+    client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
+    state.actors[host] = actor = Actor(
+        _actor_settings(f"agent-{host}", poll=0.2, lease=lease, watch=0.5), client=client, ledger=state.url
+    )
+    context.cleanups.append(actor.aclose)
+    context.runner.run(_ask(state, host, _keys(low, high)))
+
+
+@then('host "{taker}" took the batch over only after host "{dead}"\'s lease had run out')
+def step_taken_after_lease(context: Any, taker: str, dead: str) -> None:
+    state = hosts(context)
+    looks = [at for method, path, at in state.requests if method == "GET" and "/messages/batches/" in path]
+    after_kill = [at for at in looks if at > state.killed_at]
+    assert after_kill, "nobody looked at the batch after the kill"
+    # Nobody polled the batch between the kill and the end of the dead host's lease: its batch was left to it.
+    assert min(after_kill) >= state.lease_ended, (min(after_kill) - state.lease_ended, state.requests)
+
+
+# -- leases and notices, on the store itself --------------------------------------------------------------------------
+
+
+def _pending(ledger: LedgerStore, key: str, owner: str, until: float) -> None:
+    request = NewRequest(key=key, custom_id=key, actor="agents", model=_MODEL, params={"prompt": key})
+    ledger.claim([request], owner=owner, until=until, now=time.time())
+
+
+@given(
+    'the scenario\'s PostgreSQL ledger holds the pending request "{key}", claimed by host "{host}" whose lease ended'
+)
+def step_orphan(context: Any, key: str, host: str) -> None:
+    state = hosts(context)
+    _pending(open_ledger(state.url), key, f"{host}/4242/cafe", until=time.time() - 1)
+
+
+@when('{count:d} processes on other hosts try to take "{key}" over at once')
+def step_contenders(context: Any, count: int, key: str) -> None:
+    state = hosts(context)
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+    stores = [PostgresLedger(state.url) for _ in range(count)]  # a connection pool each, as processes have
+    start = threading.Barrier(count)
+    taken: list[bool] = []
+
+    def contend(n: int) -> None:
+        start.wait()
+        now = time.time()
+        taken.append(stores[n].take_over(key, owner=f"host-{n}/1/x", until=now + 60, now=now))
+
+    threads = [threading.Thread(target=contend, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(_HANG)
+    for store in stores:
+        store.close()
+    state.taken = taken
+
+
+@then("exactly {count:d} of them took it")
+def step_exactly(context: Any, count: int) -> None:
+    taken = hosts(context).taken
+    assert taken.count(True) == count, taken
+
+
+@given(
+    'the scenario\'s PostgreSQL ledger holds the pending request "{key}", claimed by host "{host}" while it keeps'
+    " its lease"
+)
+def step_kept(context: Any, key: str, host: str) -> None:
+    state = hosts(context)
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+    holder = PostgresLedger(state.url)  # the other host's own connection to the database
+    context.many_hosts_holder = holder
+    owner = f"{host}/4242/cafe"
+    holder.keep_alive(owner, lease_seconds=60, now=time.time)
+    _pending(holder, key, owner, until=time.time() + 1)  # the row's own lease ends at once: the heartbeat holds it
+
+
+@then('another host cannot take "{key}" over')
+def step_cannot(context: Any, key: str) -> None:
+    now = time.time() + 5  # after the row's own lease, within the heartbeat's
+    assert not open_ledger(hosts(context).url).take_over(key, owner="host-z/1/y", until=now + 60, now=now)
+
+
+@when('host "{host}" closes its ledger')
+def step_close_holder(context: Any, host: str) -> None:
+    context.many_hosts_holder.close()
+
+
+@then('another host takes "{key}" over at once')
+def step_takes(context: Any, key: str) -> None:
+    now = time.time()
+    assert open_ledger(hosts(context).url).take_over(key, owner="host-z/1/y", until=now + 60, now=now)
+
+
+@given(
+    "{count:d} processes listening for the notices of the scenario's PostgreSQL ledger, each waiting on the batch"
+    ' "{batch_id}"'
+)
+def step_listeners(context: Any, count: int, batch_id: str) -> None:
+    state = hosts(context)
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+    ready = threading.Barrier(count + 1)
+    woken: list[float] = []
+
+    def listen() -> None:
+        store = PostgresLedger(state.url)
+
+        async def wait() -> None:
+            notices = store.notices
+            event = notices.watch(batch_id)
+            ready.wait()
+            try:
+                await asyncio.wait_for(event.wait(), _HANG)
+                woken.append(time.time())
+            finally:
+                notices.unwatch(batch_id, event)
+
+        try:
+            asyncio.run(wait())
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=listen) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    ready.wait(_HANG)
+    context.many_hosts_listeners = threads
+    state.woken = woken
+
+
+@when('another process stores results for the batch "{batch_id}"')
+def step_store_results(context: Any, batch_id: str) -> None:
+    state = hosts(context)
+    ledger = open_ledger(state.url)
+    now = time.time()
+    _pending(ledger, "watched-1", "host-q/1/z", until=now + 60)
+    ledger.record_intent(
+        batch_id,
+        provider="anthropic",
+        endpoint=state.api or "http://api.invalid",
+        members=[("watched-1", "watched-1")],
+        request_bytes=10,
+        owner="host-q/1/z",
+        until=now + 60,
+        now=now,
+    )
+    context.many_hosts_stored_at = time.time()
+    from lowtide.ledger.records import OutcomeRow, RequestState
+
+    ledger.record_outcomes(
+        batch_id, [OutcomeRow("watched-1", RequestState.SUCCEEDED, response={"text": "hi"})], now=now
+    )
+
+
+@then("all {count:d} processes were woken within {seconds:g} seconds")
+def step_all_woken(context: Any, count: int, seconds: float) -> None:
+    for thread in context.many_hosts_listeners:
+        thread.join(_HANG)
+    woken = hosts(context).woken
+    assert len(woken) == count, woken
+    assert max(woken) - context.many_hosts_stored_at < seconds, [at - context.many_hosts_stored_at for at in woken]

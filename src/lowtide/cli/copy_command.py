@@ -1,0 +1,56 @@
+"""`lowtide ledger copy`: a ledger moved to another store (a SQLite file into a PostgreSQL database shared by many
+hosts, say), everything it holds included."""
+
+from __future__ import annotations
+
+import click
+
+from lowtide.cli.params import json_option
+
+__all__ = ["COMMANDS"]
+
+_SAID = (("requests", "request(s)"), ("batches", "batch(es)"), ("results", "result(s)"), ("runs", "run(s)"))
+
+
+@click.group(short_help="Work on a ledger as a whole.")
+def ledger() -> None:
+    """Work on a ledger as a whole: move it to another store."""
+
+
+@ledger.command(
+    short_help="Copy a ledger, answers included, into a new one.",
+    epilog="""\b
+Examples:
+  lowtide ledger copy ~/.local/state/lowtide/ledger.sqlite3 postgresql://lowtide@db.internal/lowtide
+  lowtide ledger copy postgresql://lowtide@db.internal/lowtide backup.sqlite3""",
+)
+@click.argument("source")
+@click.argument("target")
+@json_option
+def copy(source: str, target: str, json_output: bool) -> int:
+    """Copy everything the ledger SOURCE holds (requests, batches, answers, bulk runs, live quotas) into TARGET.
+
+    Each is a SQLite file or a PostgreSQL database's postgresql:// URL. TARGET must hold nothing yet: a copy never
+    overwrites a ledger. It is written in one transaction, so a copy that fails leaves it empty. Stop the programs
+    using SOURCE first: what they write during the copy may be missed.
+    """
+    from pathlib import Path
+
+    from lowtide.cli.ledger_commands import existing_ledger
+    from lowtide.ledger.copy import copy_ledger
+    from lowtide.ledger.store import open_ledger
+
+    given = existing_ledger(Path(source))
+    into = open_ledger(target)
+    counts = copy_ledger(given, into)
+    if json_output:
+        from lowtide.bulk.results import exact_json
+
+        click.echo(exact_json({"source": given.location, "target": into.location, "rows": counts}, indent=True))
+    else:
+        said = ", ".join(f"{counts.get(table, 0)} {words}" for table, words in _SAID)
+        click.echo(f"Copied {said} from {given.location} to {into.location}.")
+    return 0
+
+
+COMMANDS = [ledger]
