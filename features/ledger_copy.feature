@@ -1,0 +1,34 @@
+Feature: Moving a ledger to another store
+  As an operator whose workers outgrew one machine
+  I want `lowtide ledger copy` to move everything a SQLite ledger holds into a PostgreSQL database, and back
+  So that answers already paid for, runs and batches still out are never lost or paid for twice on the new store
+
+  DATABASE stands for the scenario's PostgreSQL database: its URL, with its password.
+
+  @postgres
+  Scenario: A SQLite ledger copied into PostgreSQL answers every key from there, with no call to the API
+    Given a SQLite ledger in which an actor answered 12 calls in batch mode, and a bulk run of 5 prompts
+    When `lowtide ledger copy ledger.sqlite3 DATABASE` runs
+    Then the command exits with 0
+    And the command printed "Copied 17 request(s), 2 batch(es), 17 result(s), 1 run(s)"
+    And the password of the scenario's database appears nowhere in the command's output
+    And an actor on the scenario's database answers the same 12 calls from its ledger: same answers, same costs
+    And the API received no more calls
+    And the bulk run reads back from the scenario's database with its 5 items succeeded, in order
+
+  @postgres
+  Scenario: A copy never writes into a ledger that holds anything
+    Given a SQLite ledger in which an actor answered 3 calls in batch mode, and a bulk run of 2 prompts
+    And `lowtide ledger copy ledger.sqlite3 DATABASE` has run
+    When `lowtide ledger copy ledger.sqlite3 DATABASE` runs
+    Then the command exits with 2
+    And on stderr, the command says "is not empty" and "nothing was written"
+    And the scenario's database holds 5 requests, as after the first copy
+
+  @postgres
+  Scenario: A PostgreSQL ledger copied back into a new SQLite file holds the same rows
+    Given a SQLite ledger in which an actor answered 4 calls in batch mode, and a bulk run of 3 prompts
+    And `lowtide ledger copy ledger.sqlite3 DATABASE` has run
+    When `lowtide ledger copy DATABASE back.sqlite3` runs
+    Then the command exits with 0
+    And "back.sqlite3" holds the same requests, batches, results and runs as "ledger.sqlite3"

@@ -1,0 +1,121 @@
+"""Steps for `lowtide ledger copy`: a SQLite ledger with answers and a bulk run, copied into the scenario's PostgreSQL
+database (`context.postgres_url`) and back, read through the stores and the actors that use them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from _support import run_cli, world
+from behave import given, then, when
+
+from lowtide import ActorResponse
+from lowtide.ledger.records import COPIED
+from lowtide.ledger.store import open_ledger
+
+_SETTINGS = {"name": "mover", "model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "batch"}
+
+
+@given("a SQLite ledger in which an actor answered {calls:d} calls in batch mode, and a bulk run of {items:d} prompts")
+def step_sqlite_with_answers(context: Any, calls: int, items: int) -> None:
+    w = world(context)
+    w.start_emulator()
+    ledger = str(w.path("ledger.sqlite3"))
+    actor = w.add_actor(_SETTINGS, ledger=ledger)
+
+    async def work() -> tuple[list[ActorResponse[Any]], str]:
+        import asyncio
+
+        answers = list(await asyncio.gather(*(actor.run(f"Move {n}", key=f"move-{n}") for n in range(calls))))
+        result = await actor.map([f"Item {n}" for n in range(items)], run_id="moved-run")
+        return answers, result.run_id
+
+    answers, run_id = w.run(work())
+    context.copy_answers = answers
+    context.copy_run = run_id
+    context.copy_calls = Counter(w.emu.calls)
+
+
+def _command(context: Any, command: str) -> None:
+    w = world(context)
+    argv = command.replace("DATABASE", context.postgres_url)
+    run_cli(w, argv, ledger=None, cwd=w.path("ledger.sqlite3").parent)
+
+
+@when("`{command}` runs")
+def step_copy_runs(context: Any, command: str) -> None:
+    _command(context, command)
+
+
+@given("`{command}` has run")
+def step_copy_ran(context: Any, command: str) -> None:
+    _command(context, command)
+    assert world(context).value["code"] == 0, world(context).value
+
+
+@then("the password of the scenario's database appears nowhere in the command's output")
+def step_no_password(context: Any) -> None:
+    value = world(context).value
+    password = unquote(urlsplit(context.postgres_url).password or "")
+    assert password, context.postgres_url
+    assert password not in value["out"] + value["err"], value
+
+
+@then("an actor on the scenario's database answers the same {calls:d} calls from its ledger: same answers, same costs")
+def step_same_answers(context: Any, calls: int) -> None:
+    w = world(context)
+    actor = w.add_actor({**_SETTINGS, "name": "mover"}, ledger=context.postgres_url)
+
+    async def again() -> list[ActorResponse[Any]]:
+        import asyncio
+
+        return list(await asyncio.gather(*(actor.run(f"Move {n}", key=f"move-{n}") for n in range(calls))))
+
+    answers = w.run(again())
+    for before, after in zip(context.copy_answers, answers, strict=True):
+        assert after.text == before.text, (before.text, after.text)
+        assert after.ids == before.ids, (before.ids, after.ids)
+        assert after.cost == before.cost, (before.cost, after.cost)
+
+
+@then("the API received no more calls")
+def step_no_more_calls(context: Any) -> None:
+    calls = Counter(world(context).emu.calls)
+    assert calls == context.copy_calls, (context.copy_calls, calls)
+
+
+@then("the bulk run reads back from the scenario's database with its {items:d} items succeeded, in order")
+def step_run_back(context: Any, items: int) -> None:
+    runs = open_ledger(context.postgres_url).run_store
+    record = runs.run(context.copy_run)
+    assert record is not None, runs.runs()
+    rows = runs.items(context.copy_run)
+    assert [row.index for row in rows] == list(range(items)), rows
+    assert {row.request_state.value if row.request_state else None for row in rows} == {"succeeded"}, rows
+
+
+@then('on stderr, the command says "{first}" and "{second}"')
+def step_stderr_two(context: Any, first: str, second: str) -> None:
+    err = world(context).value["err"]
+    assert first in err, err
+    assert second in err, err
+    assert "Traceback" not in err, err
+
+
+@then("the scenario's database holds {count:d} requests, as after the first copy")
+def step_db_holds(context: Any, count: int) -> None:
+    assert len(open_ledger(context.postgres_url).requests()) == count
+
+
+@then('"{copy}" holds the same requests, batches, results and runs as "{original}"')
+def step_same_rows(context: Any, copy: str, original: str) -> None:
+    w = world(context)
+    first, second = open_ledger(w.path(original)), open_ledger(w.path(copy))
+    for table in COPIED:
+        rows = [row for chunk in first.export_rows(table) for row in chunk]
+        again = [row for chunk in second.export_rows(table) for row in chunk]
+        if table != "results":  # results keep their arrival order; other rows have none
+            rows, again = sorted(rows, key=repr), sorted(again, key=repr)
+        assert again == rows, (table, rows[:2], again[:2])
+    assert [r.key for r in second.requests()] == [r.key for r in first.requests()]
