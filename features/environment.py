@@ -7,8 +7,9 @@ Every scenario also gets a ledger of its own: `LOWTIDE_LEDGER` (and `XDG_STATE_H
 to the default location) point into a temporary directory made for the scenario and removed after it, so that no
 scenario attaches to an answer another one stored, and nothing is written to the real state directory.
 
-A scenario tagged `@postgres` gets a PostgreSQL database of its own too (`context.postgres_url`), in a throwaway
-cluster started for the run on the first such scenario and removed at its end (`features/support/postgres.py`).
+A scenario tagged `@postgres` gets a PostgreSQL database of its own too (`context.postgres_url`: a schema of its own,
+first on the URL's search path, in one database of a throwaway cluster started for the run on the first such scenario
+and removed at its end: `features/support/postgres.py`).
 
 The same scenarios run on either store: with `-D store=postgres` (`nox -s postgres`), every scenario tagged `@stores`
 and not `@sqlite` (what only a SQLite file has: its WAL, its permissions, its migrations) gets a PostgreSQL database
@@ -33,28 +34,37 @@ from postgres import PostgresCluster  # features/support, shared with the Robot 
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 
+class _Run:
+    """What the whole run shares: set on the context before every scenario, whose own attributes behave discards at
+    its end, so it is changed in place, never replaced."""
+
+    def __init__(self) -> None:
+        self.postgres: PostgresCluster | None = None
+        self.databases = 0
+
+
 def before_all(context: Any) -> None:
-    context.postgres = None
-    context.postgres_databases = 0
+    context.run_wide = _Run()
 
 
 def after_all(context: Any) -> None:
-    if context.postgres is not None:
-        context.postgres.stop()
+    if context.run_wide.postgres is not None:
+        context.run_wide.postgres.stop()
 
 
 def _postgres_database(context: Any) -> str:
-    """A new database for the scenario, in the run's cluster (started now if this is the first); dropped after."""
-    if context.postgres is None:
-        context.postgres = PostgresCluster.start()
-    cluster: PostgresCluster = context.postgres
-    context.postgres_databases += 1
-    name = f"scenario_{context.postgres_databases}"
-    url = cluster.create_database(name)
+    """A new database for the scenario, in the run's one cluster (started now if this is the first); dropped after."""
+    run: _Run = context.run_wide
+    if run.postgres is None:
+        run.postgres = PostgresCluster.start()
+    cluster = run.postgres
+    run.databases += 1
+    name = f"scenario_{run.databases}"
+    url = cluster.create_schema("scenarios", name)  # a schema of its own: a database each is far slower
 
     def drop() -> None:
-        _forget_ledgers_and_engines()  # their connections first: the database goes with the scenario
-        cluster.drop_database(name)
+        _forget_ledgers_and_engines()  # their connections first: the schema goes with the scenario
+        cluster.drop_schema("scenarios", name)
 
     context.cleanups.append(drop)  # the first added, so the last to run
     return url

@@ -157,6 +157,18 @@ class PostgresCluster:
         self.sql(f'CREATE DATABASE "{name}" OWNER {USER} TEMPLATE template0')
         return self.url(name)
 
+    def create_schema(self, database: str, name: str) -> str:
+        """A new, empty schema owned by `lowtide` in `database` (made first if need be); the URL of the database
+        with that schema first on its search path. Much cheaper than a database of its own (no files to copy, no
+        checkpoint to drop it): what a run of hundreds of scenarios needs."""
+        if self.sql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'") != "1":
+            self.create_database(database)
+        self.sql(f'CREATE SCHEMA "{name}" AUTHORIZATION {USER}', database)
+        return f"{self.url(database)}?options=-csearch_path%3D{name}"
+
+    def drop_schema(self, database: str, name: str) -> None:
+        self.sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE', database)
+
     def drop_database(self, name: str) -> None:
         self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

@@ -164,5 +164,5 @@ class Listener:
 
     def _listen(self, db: Connection[TupleRow]) -> None:  # until stopped, or the connection fails
         while not self._stop.is_set():
-            for notice in db.notifies(timeout=0.5):
+            for notice in db.notifies(timeout=0.2):
                 self._wake(notice.payload)
