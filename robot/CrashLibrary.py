@@ -179,6 +179,10 @@ class CrashLibrary:
         parties: int = 2,
         max_batch_requests: int | None = None,
         reconcile_grace: float | None = None,
+        host_id: str | None = None,
+        lease_seconds: float | None = None,
+        shared_prefix: str | None = None,
+        shared: int = 0,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
@@ -215,7 +219,13 @@ class CrashLibrary:
             argv += ["--max-batch-requests", str(max_batch_requests)]
         if reconcile_grace is not None:
             argv += ["--reconcile-grace", str(reconcile_grace)]
+        if lease_seconds is not None:
+            argv += ["--lease-seconds", str(lease_seconds)]
+        if shared_prefix is not None:
+            argv += ["--shared-prefix", shared_prefix, "--shared", str(shared)]
         env = {API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"}
+        if host_id is not None:
+            env["LOWTIDE_HOST_ID"] = host_id  # a host of its own: known to the others by its lease alone
         if crashpoint:
             env[CRASHPOINT_ENV] = crashpoint
         process = _Client(argv, self._workdir, name, self._environment(env), out)
@@ -382,12 +392,14 @@ class CrashLibrary:
             raise AssertionError(f"The emulator holds {batches} batch(es), expected {expected}.")
 
     @keyword("Every Request Should Have Been Created Once")
-    def every_request_should_have_been_created_once(self, prefix: str, requests: int) -> None:
+    def every_request_should_have_been_created_once(self, prefix: str, requests: int, *more: str) -> None:
         """No request paid twice: the emulator's batches hold `PREFIX-1` .. `PREFIX-N` exactly once each.
 
         First from the API's own list of batches (their request counts add up to N), then from the emulator's
         `created_custom_ids` (how many committed batches held each custom id), which must be 1 for every one.
         """
+        expected = _keys(prefix, requests, more)
+        requests = len(expected)
         listed = self._list_batches()
         size = _PROVIDERS[self._provider].size
         total = sum(size(batch) for batch in listed)
@@ -405,7 +417,6 @@ class CrashLibrary:
                 f"proven from it (the API's list of batches does hold {total} request(s) for {requests}). "
                 f"Stats: {_short(stats)}"
             )
-        expected = {f"{prefix}-{i}" for i in range(1, requests + 1)}
         counts: dict[str, int] = {str(k): int(v) for k, v in created.items()}
         missing = sorted(expected - set(counts), key=_natural)
         twice = {k: v for k, v in sorted(counts.items(), key=lambda kv: _natural(kv[0])) if v != 1}
@@ -423,13 +434,15 @@ class CrashLibrary:
     # ---------------------------------------------------------------------------------------- answers, ledger
 
     @keyword("Answers Should Be Complete")
-    def answers_should_be_complete(self, name: str, prefix: str, requests: int) -> dict[str, dict[str, Any]]:
+    def answers_should_be_complete(
+        self, name: str, prefix: str, requests: int, *more: str
+    ) -> dict[str, dict[str, Any]]:
         """The client's output answers `PREFIX-1` .. `PREFIX-N` once each, each with the emulator's reply to its
         own question, its own custom id and a batch id; returns the lines by key."""
         client = self._client(name)
         lines = _answers(client)
         keys = Counter(str(line.get("key")) for line in lines)
-        expected = [f"{prefix}-{i}" for i in range(1, requests + 1)]
+        expected = sorted(_keys(prefix, requests, more), key=_natural)
         problems: list[str] = []
         repeated = sorted((k for k, n in keys.items() if n > 1), key=_natural)
         if repeated:
@@ -442,7 +455,8 @@ class CrashLibrary:
             problems.append(f"unexpected keys: {_few(unexpected)}")
         by_key = {str(line.get("key")): line for line in lines}
         wrong: list[str] = []
-        for index, key in enumerate(expected, start=1):
+        for key in expected:
+            index = int(key.rsplit("-", 1)[1])
             line = by_key.get(key)
             if line is None:
                 continue
@@ -662,6 +676,12 @@ def _answers(client: _Client) -> list[dict[str, Any]]:
     if not client.out.exists():
         raise AssertionError(f"{client.name} wrote no output ({client.out}).\nstderr:\n{_tail(client.stderr)}")
     return [json.loads(line) for line in client.out.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _keys(prefix: str, requests: int, more: Sequence[str]) -> set[str]:
+    """`PREFIX-1` .. `PREFIX-N`, and those of each further `PREFIX N` pair given as two words in `more`."""
+    pairs = [(prefix, int(requests)), *((more[i], int(more[i + 1])) for i in range(0, len(more), 2))]
+    return {f"{p}-{i}" for p, n in pairs for i in range(1, n + 1)}
 
 
 def _natural(key: str) -> tuple[str, int]:

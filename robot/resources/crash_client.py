@@ -33,7 +33,9 @@ MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini"}
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--base-url", required=True, help="the API (emulator) base URL")
-    parser.add_argument("--ledger", required=True, type=Path, help="the ledger file, shared with other runs")
+    parser.add_argument(
+        "--ledger", required=True, help="the ledger: a file, or a PostgreSQL URL, shared with other runs"
+    )
     parser.add_argument("--requests", required=True, type=int, help="how many concurrent calls")
     parser.add_argument("--prefix", required=True, help="keys are PREFIX-1 .. PREFIX-N")
     parser.add_argument("--out", required=True, type=Path, help="where to write one JSON line per request")
@@ -51,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--max-batch-requests", type=int, default=None, help="most requests in one batch")
     parser.add_argument("--reconcile-grace", type=float, default=1.5, help="seconds an unknown create is looked for")
+    parser.add_argument("--lease-seconds", type=float, default=None, help="how long others leave this one's work")
+    parser.add_argument("--shared-prefix", default=None, help="also ask SHARED_PREFIX-1 .. -M, as other clients do")
+    parser.add_argument("--shared", type=int, default=0, help="how many shared keys (M)")
     return parser.parse_args(argv)
 
 
@@ -71,6 +76,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
                 "reconcile_grace": args.reconcile_grace,
                 "max_wait": 120,
                 **({"max_batch_requests": args.max_batch_requests} if args.max_batch_requests else {}),
+                **({"lease_seconds": args.lease_seconds} if args.lease_seconds else {}),
             },
         },
         ledger=args.ledger,
@@ -111,6 +117,8 @@ def _print_tasks() -> None:
 async def run(args: argparse.Namespace) -> int:
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, _print_tasks)
     calls = [(f"{args.prefix}-{i}", f"question {i}") for i in range(1, args.requests + 1)]
+    if args.shared_prefix:
+        calls += [(f"{args.shared_prefix}-{i}", f"question {i}") for i in range(1, args.shared + 1)]
     started = time.monotonic()
     async with build_actor(args) as actor:
 
