@@ -219,6 +219,8 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     And the API received 2 batches of 3 and 3 requests
     And every request of the run was created exactly once
 
+  # Made by changing the SQLite file's rows by hand.
+  @sqlite
   Scenario: A batch whose results were all stored before a stop is closed on resume without downloading them again
     Given 6 prompts "Review {n}"
     When the actor maps the prompts with 3 items per batch as run "reviews"

@@ -127,6 +127,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       | 529    | overloaded      | OverloadedError       |
       | 500    | server          | ServerError           |
 
+  # Deadlines on the virtual clock, which moves on while a task waits on a socket (a PostgreSQL ledger's).
+  @sqlite
   Scenario: A call past its per-item deadline fails its item; aborting on "deadline" stops the run, and a run started again calls the rest
     Given a live bulk actor with:
       """
@@ -166,6 +168,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When the actor maps 12 prompts in live mode, aborting on "permission" by draining
     Then 11 items succeeded, 1 failed with "AuthenticationError" and 0 were not run with "-"
 
+  # Deadlines on the virtual clock, which moves on while a task waits on a socket (a PostgreSQL ledger's).
+  @sqlite
   Scenario: The whole-run deadline cancels the calls in flight and leaves the rest not attempted
     Given the emulated API answers each live call in 10 seconds
     And a live bulk actor with:

@@ -20,6 +20,16 @@ Feature: Many hosts, one PostgreSQL ledger
     And the ledger holds 5 requests and 1 batch, collected
 
   @postgres
+  Scenario: Calls made on two hosts at the same moment travel in one batch, sent by the host whose window closes first
+    Given an emulated API on a socket, whose batches take 1 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1.5 seconds
+    When host "host-a" asks for the keys "a-1" to "a-5" while host "host-b" asks for the keys "b-1" to "b-5"
+    Then both hosts got the emulated replies for their 5 keys
+    And the API created 1 batch, with each custom id once
+    And that batch holds the 10 requests of both hosts
+
+  @postgres
   Scenario: A host killed while it polled a batch: another takes the batch over once its lease has run out
     Given an emulated API on a socket, whose batches take 4 seconds
     And host "host-a" is a separate process that submits the keys "k-1" to "k-3" on the scenario's PostgreSQL ledger with a lease of 2 seconds, and keeps polling

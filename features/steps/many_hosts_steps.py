@@ -44,6 +44,7 @@ class Hosts:
         default_factory=dict[str, list[tuple[ActorResponse[Any], float]]]
     )
     prompts: dict[str, str] = field(default_factory=dict[str, str])
+    client: anthropic.AsyncAnthropic | None = None
     killed_at: float = 0.0
     lease_ended: float = 0.0
     taken: list[bool] = field(default_factory=list[bool])
@@ -76,13 +77,13 @@ def _keys(first: str, last: str) -> list[str]:
     return [f"{stem}-{n}" for n in range(int(first.rsplit("-", 1)[1]), int(last.rsplit("-", 1)[1]) + 1)]
 
 
-def _actor_settings(name: str, *, poll: float, lease: float, watch: float) -> dict[str, Any]:
+def _actor_settings(name: str, *, poll: float, lease: float, watch: float, window: float = 0.1) -> dict[str, Any]:
     return {
         "name": name,
         "model": _MODEL,
         "max_tokens": 64,
         "batch_processing": "batch",
-        "batch": {"poll_interval": poll, "coalesce_window": 0.1, "lease_seconds": lease, "watch_interval": watch},
+        "batch": {"poll_interval": poll, "coalesce_window": window, "lease_seconds": lease, "watch_interval": watch},
     }
 
 
@@ -111,6 +112,55 @@ def step_host_actor(context: Any, host: str, poll: float) -> None:
     actor = Actor(_actor_settings(f"agent-{host}", poll=poll, lease=30, watch=30), client=client, ledger=state.url)
     state.actors[host] = actor
     context.cleanups.append(actor.aclose)
+
+
+@given('host "{host}" runs an actor on the scenario\'s PostgreSQL ledger, gathering calls for {window:g} seconds')
+def step_host_window(context: Any, host: str, window: float) -> None:
+    state = hosts(context)
+    # One client for both: an injected client is a credential of its own, and calls go in one batch only when made
+    # with the same credentials (processes that build their own clients from one key share them).
+    if state.client is None:
+        state.client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
+    client = state.client
+    settings = _actor_settings(f"agent-{host}", poll=0.2, lease=30, watch=30, window=window)
+    actor = Actor(settings, client=client, ledger=state.url)
+    state.actors[host] = actor
+    context.cleanups.append(actor.aclose)
+
+
+@when(
+    'host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for the keys "{b_low}" to "{b_high}"'
+)
+def step_both_at_once(context: Any, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str) -> None:
+    state = hosts(context)
+
+    async def both() -> None:
+        # Each host's engine is made under its own host id, in turn, then both ask in the same moment.
+        asking = asyncio.ensure_future(_ask(state, first, _keys(a_low, a_high)))
+        await asyncio.sleep(0)
+        await _ask(state, second, _keys(b_low, b_high))
+        await asking
+
+    context.runner.run(both())
+
+
+@then("both hosts got the emulated replies for their {count:d} keys")
+def step_both_own(context: Any, count: int) -> None:
+    state = hosts(context)
+    for host, answers in state.answered.items():
+        assert len(answers) == count, (host, answers)
+        for answer, _ in answers:
+            key = answer.ids.custom_id or ""
+            assert answer.text.startswith(emulated_reply_to(state.prompts[key])), (host, key, answer.text)
+
+
+@then("that batch holds the {count:d} requests of both hosts")
+def step_batch_holds(context: Any, count: int) -> None:
+    state = hosts(context)
+    [batch] = [b for b in open_ledger(state.url).batches() if b.provider_batch_id]
+    assert batch.request_count == count, batch
+    batch_ids = {answer.ids.batch_id for answers in state.answered.values() for answer, _ in answers}
+    assert batch_ids == {batch.provider_batch_id}, batch_ids
 
 
 async def _ask(state: Hosts, host: str, keys: list[str]) -> None:

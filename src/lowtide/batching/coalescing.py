@@ -50,7 +50,24 @@ class Coalescing(EngineCore):
             self._window.cancel()
         self._window = None
         entries, self._queue, self._queue_bytes = self._queue, [], 0
-        self._send_groups(entries)
+        self._send_groups(entries + self._gathered(entries))
+
+    def _gathered(self, entries: list[Queued]) -> list[Queued]:
+        """What other processes claimed for this scope and have not sent yet, taken to travel in this batch (where
+        the store gathers calls across processes): one batch where each process would have sent its own."""
+        room = self.max_requests - len(entries)
+        if room <= 0 or self.closed:
+            return []
+        now = self._clock.now()
+        taken = self.ledger.take_pending(
+            self.scope,
+            owner=self.owner,
+            until=now + self.settings.lease_seconds,
+            now=now,
+            limit=room,
+            max_bytes=self.max_bytes - sum(entry.size for entry in entries),
+        )
+        return [Queued(t.key, t.custom_id, t.params, t.params_bytes + 64, t.model) for t in taken]
 
     def _window_failed(self, error: ActorError) -> None:
         """The coalescing window failed: fail what it held and let the next call open a new one."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
@@ -89,6 +90,11 @@ class EngineCore:
         self.max_bytes = min(settings.max_batch_bytes, limits.max_bytes)
         self._clock = clock
         self.owner = owner or owner_id()
+        self.scope = hashlib.sha256(
+            f"lowtide-batch-scope\n{backend.name}\n{endpoint}\n{backend.credential}".encode()
+        ).hexdigest()[:32]
+        """Which engines, in any process, may send this one's requests in their batches (`take_pending`): those of
+        the same provider, endpoint and credentials. A digest of a digest: never a secret."""
         # Other processes, on any host, leave this engine's work to it while its lease lives (a heartbeat, where the
         # store keeps one).
         ledger.keep_alive(self.owner, lease_seconds=settings.lease_seconds, now=clock.now)

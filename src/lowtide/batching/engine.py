@@ -133,6 +133,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                     params=call.params,
                     max_attempts=self.settings.max_attempts,
                     worst_case_usd=call.worst_case_usd,
+                    scope=self.scope,
                 )
                 for call in calls
             ],
@@ -252,7 +253,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         await asyncio.sleep(0)
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None
-        claims = [NewRequest(*claim[:7]) for claim in raw]
+        claims = [NewRequest(*claim[:7], scope=self.scope) for claim in raw]
         for new in claims:  # counted in the ledger from here, or not at all
             if new.worst_case_usd is not None:
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd

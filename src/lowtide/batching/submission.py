@@ -36,7 +36,7 @@ class Submission(EngineCore):
     async def _dispatch(self, entries: list[Queued]) -> None:
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
-        self.ledger.record_intent(
+        recorded = self.ledger.record_intent(
             batch_id,
             provider=self.backend.name,
             endpoint=self.endpoint,
@@ -49,6 +49,10 @@ class Submission(EngineCore):
         self._queued_keys.difference_update(e.key for e in entries)
         if not self._queued_keys:
             self._queued_keys = set()  # a set keeps its size once grown: 100,000 keys leave megabytes behind
+        if len(recorded) < len(entries):
+            entries = self._left_out(entries, recorded)
+            if not entries:
+                return
         crashpoint("after-intent")
         keys = [e.key for e in entries]
         # Every custom_id here came from the backend's `custom_id_for`, so it is valid; params go as the JSON the
@@ -61,6 +65,17 @@ class Submission(EngineCore):
         )
         if created == "unknown":
             self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+
+    def _left_out(self, entries: list[Queued], recorded: Sequence[str]) -> list[Queued]:
+        """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing
+        across processes): their calls here wait for that batch, as any call attached to another's work does."""
+        kept = set(recorded)
+        for entry in entries:
+            if entry.key not in kept:
+                future = self._futures.pop(entry.key, None)
+                if future is not None and not future.done():
+                    self._forward(self._final(self._reread(entry.key)), future)
+        return [entry for entry in entries if entry.key in kept]
 
     async def _create(
         self, batch_id: str, keys: Sequence[str], create: Callable[[], Awaitable[RemoteBatch]]

@@ -15,7 +15,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lowtide.ledger.records import BatchRecord, BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import (
+    BatchRecord,
+    BatchState,
+    NewRequest,
+    OutcomeRow,
+    PendingRequest,
+    RequestRecord,
+    RequestState,
+)
 
 if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
@@ -177,8 +185,20 @@ class LedgerStore(Protocol):
         owner: str,
         until: float,
         now: float,
-    ) -> None:
-        """Before `create`: the batch and its members (key, custom_id), in one transaction."""
+    ) -> list[str]:
+        """Before `create`: the batch and its members (key, custom_id), in one transaction. Only requests still
+        pending and owned by `owner` join it: returns their keys (a store that gathers calls across processes may
+        have taken others into another process's batch meanwhile, `take_pending`)."""
+        ...
+
+    def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]:
+        """Coalescing across processes: take the pending requests of `scope` that other processes claimed (oldest
+        first, at most `limit` of them and `max_bytes` of params), owned by `owner` from now on, to send in its
+        next batch; their callers, wherever they are, wait for that batch. Rows another process is putting into a
+        batch of its own are skipped, not waited for. A store whose processes each batch their own calls (SQLite:
+        one host) takes nothing."""
         ...
 
     def record_submitted(

@@ -17,6 +17,7 @@ __all__ = [
     "BatchState",
     "NewRequest",
     "OutcomeRow",
+    "PendingRequest",
     "RequestRecord",
     "RequestState",
     "Row",
@@ -105,6 +106,21 @@ class NewRequest:
     """The provider's request body, or its JSON as `stored_json` gives it."""
     max_attempts: int = 1
     worst_case_usd: Decimal | None = None
+    scope: str = ""
+    """Which engines may send it in a batch of theirs: a digest of its provider, endpoint and credentials (never a
+    secret), for a store that gathers the calls of every process into shared batches (`LedgerStore.take_pending`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRequest:
+    """A pending request taken from another process into this one's batch: what the batch needs of it."""
+
+    key: str
+    custom_id: str
+    params: str
+    """The provider's request body, as the ledger holds its JSON."""
+    params_bytes: int
+    model: str
 
 
 @dataclass(frozen=True)

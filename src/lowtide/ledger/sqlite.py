@@ -29,6 +29,7 @@ from lowtide.ledger.records import (
     BatchState,
     NewRequest,
     OutcomeRow,
+    PendingRequest,
     RequestRecord,
     RequestState,
     batch_record,
@@ -293,8 +294,9 @@ class Ledger:
         owner: str,
         until: float,
         now: float,
-    ) -> None:
-        """Before `create`: the batch and its members (key, custom_id), in one transaction."""
+    ) -> list[str]:
+        """Before `create`: the batch and its members (key, custom_id), in one transaction; their keys. (No other
+        process takes a request this one claimed: `take_pending` takes nothing here.)"""
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
@@ -313,6 +315,13 @@ class Ledger:
                 " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = ?)",
                 (batch_id, now, batch_id),
             )
+        return [key for key, _ in members]
+
+    def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]:
+        """Nothing: the processes sharing a file each batch the calls they claimed."""
+        return []
 
     def record_submitted(
         self,

@@ -38,6 +38,7 @@ from lowtide.ledger.records import (
     BatchState,
     NewRequest,
     OutcomeRow,
+    PendingRequest,
     RequestRecord,
     RequestState,
     batch_record,
@@ -175,16 +176,18 @@ class PostgresLedger:
                     given.add(r.key)
                     params_of[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
                     worst = float(r.worst_case_usd) if r.worst_case_usd is not None else None
-                    rows.append((r.key, r.custom_id, r.actor, r.model, params, len(params), r.max_attempts, worst))
+                    rows.append(
+                        (r.key, r.custom_id, r.actor, r.model, params, len(params), r.max_attempts, worst, r.scope)
+                    )
                 if not rows:
                     continue
                 columns = list(zip(*rows, strict=True))
                 cursor = db.execute(
                     "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, max_attempts,"
-                    " worst_case_usd, state, created_at, updated_at, owner, owner_until)"
-                    " SELECT k, c, a, m, p, n, x, w, 'pending', %s, %s, %s, %s FROM unnest("
+                    " worst_case_usd, scope, state, created_at, updated_at, owner, owner_until)"
+                    " SELECT k, c, a, m, p, n, x, w, s, 'pending', %s, %s, %s, %s FROM unnest("
                     "%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::int[],"
-                    " %s::float8[]) AS t(k, c, a, m, p, n, x, w)"
+                    " %s::float8[], %s::text[]) AS t(k, c, a, m, p, n, x, w, s)"
                     " ON CONFLICT (key) DO NOTHING RETURNING key",
                     (now, now, owner, until, *(list(column) for column in columns)),
                 )
@@ -267,8 +270,21 @@ class PostgresLedger:
         owner: str,
         until: float,
         now: float,
-    ) -> None:
+    ) -> list[str]:
         with self._pool.transaction("record a batch before creating it") as db:
+            # Locked first: a request another process is taking into its batch (`take_pending`) is waited for, and
+            # then found not to be this owner's any more.
+            mine: set[str] = set()
+            for chunk in _chunks(members):
+                rows = db.execute(
+                    "SELECT key FROM requests WHERE key = ANY(%s) AND state = 'pending' AND owner = %s"
+                    " ORDER BY key FOR UPDATE",
+                    ([key for key, _ in chunk], owner),
+                ).fetchall()
+                mine.update(str(row[0]) for row in rows)
+            members = [(key, custom_id) for key, custom_id in members if key in mine]
+            if not members:
+                return []
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
                 " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",
@@ -286,6 +302,33 @@ class PostgresLedger:
                 " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = %s)",
                 (batch_id, now, batch_id),
             )
+        return [key for key, _ in members]
+
+    def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]:
+        if not scope or limit <= 0:
+            return []
+        with self._pool.transaction("gather the calls of other processes") as db:
+            rows = db.execute(
+                "SELECT key, custom_id, params, params_bytes, model FROM requests"
+                " WHERE scope = %s AND state = 'pending' AND owner IS DISTINCT FROM %s"
+                " ORDER BY created_at, key LIMIT %s FOR UPDATE SKIP LOCKED",
+                (scope, owner, limit),
+            ).fetchall()
+            taken: list[PendingRequest] = []
+            size = 0
+            for key, custom_id, params, params_bytes, model in rows:
+                size += int(params_bytes) + 64
+                if size > max_bytes:
+                    break
+                taken.append(PendingRequest(str(key), str(custom_id), str(params), int(params_bytes), str(model)))
+            if taken:
+                db.execute(
+                    "UPDATE requests SET owner = %s, owner_until = %s, updated_at = %s WHERE key = ANY(%s)",
+                    (owner, until, now, [t.key for t in taken]),
+                )
+        return taken
 
     def record_submitted(
         self,

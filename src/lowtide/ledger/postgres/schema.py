@@ -75,10 +75,13 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         created_at     DOUBLE PRECISION NOT NULL,
         updated_at     DOUBLE PRECISION NOT NULL,
         owner          TEXT,                    -- the process that queued it, until it is in a batch
-        owner_until    DOUBLE PRECISION
+        owner_until    DOUBLE PRECISION,
+        scope          TEXT NOT NULL DEFAULT '' -- which engines may send it: a digest of provider, endpoint, key
     );
     CREATE INDEX requests_batch ON requests(batch_id);
     CREATE INDEX requests_actor ON requests(actor);
+    -- The calls waiting for a batch, by scope: what a process flushing its window takes from the others.
+    CREATE INDEX requests_pending ON requests(scope, created_at) WHERE state = 'pending';
 
     -- Which requests went into which batch, over every attempt: results are confirmed against it.
     CREATE TABLE batch_members (
