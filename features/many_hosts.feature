@@ -24,7 +24,7 @@ Feature: Many hosts, one PostgreSQL ledger
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1.5 seconds
-    When host "host-a" asks for the keys "a-1" to "a-5" while host "host-b" asks for the keys "b-1" to "b-5"
+    When host "host-a" asks for the keys "a-1" to "a-5" while host "host-b" asks for "b-1" to "b-5"
     Then both hosts got the emulated replies for their 5 keys
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts

@@ -128,9 +128,7 @@ def step_host_window(context: Any, host: str, window: float) -> None:
     context.cleanups.append(actor.aclose)
 
 
-@when(
-    'host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for the keys "{b_low}" to "{b_high}"'
-)
+@when('host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for "{b_low}" to "{b_high}"')
 def step_both_at_once(context: Any, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str) -> None:
     state = hosts(context)
 
