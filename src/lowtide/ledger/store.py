@@ -2,7 +2,7 @@
 exits, and the names the rest of lowtide imports from here.
 
 `records` holds what the ledger holds (states, records, stored JSON), `sqlite` the SQLite store (`Ledger`),
-`location` where it lives by default.
+`memory` one in the process's memory for tests (`MemoryLedger`), `location` where it lives by default.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.location import LEDGER_ENV, default_ledger_path
+from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -31,6 +32,7 @@ __all__ = [
     "BatchState",
     "Ledger",
     "LedgerStore",
+    "MemoryLedger",
     "NewRequest",
     "OutcomeRow",
     "RequestRecord",
