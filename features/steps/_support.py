@@ -37,7 +37,7 @@ from lowtide import (
     Outcome,
     ProviderRegistry,
 )
-from lowtide.ledger.store import Ledger, open_ledger
+from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
@@ -98,6 +98,8 @@ class World:
     """What the ledger had committed each time the API was called, by route."""
     streamed: list[bool] = field(default_factory=list[bool])
     """Whether each live Messages call asked for a stream, in order (when the scenario watches for it)."""
+    store: LedgerStore | None = None
+    """The ledger object the scenario's actors were given (a `MemoryLedger`), when not the scenario's file."""
 
     # -- running things ------------------------------------------------------------------------------------------
 
@@ -211,9 +213,10 @@ class World:
         """The scenario's ledger file: where `LOWTIDE_LEDGER` points (environment.py gives each scenario its own)."""
         return Path(os.environ["LOWTIDE_LEDGER"])
 
-    def ledger(self) -> Ledger:
-        """The scenario's ledger, as the actors open it (one `Ledger` per path in a process)."""
-        return open_ledger(self.ledger_path)
+    def ledger(self) -> LedgerStore:
+        """The scenario's ledger, as the actors open it (one `Ledger` per path in a process), or the store object
+        they were given."""
+        return self.store if self.store is not None else open_ledger(self.ledger_path)
 
     def in_program(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """Run `make()` as a short program would: on an event loop of its own, closed (tasks and all) at the end.
