@@ -528,3 +528,20 @@ Feature: Every ledger store keeps the same guarantees
     Examples: PostgreSQL
       | store    |
       | postgres |
+
+  Scenario Outline: The live quota kept in the store keeps each scope's state from one change to the next
+    Given a <store> ledger store
+    When the store's quota scope "key-a" is paused until 1500
+    And the store's quota scope "key-a" is paused until 1600
+    Then the store's quota scope "key-a" is paused until 1600, after 2 pauses
+    And the store's quota scope "key-b" is paused until 0, after 0 pauses
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |

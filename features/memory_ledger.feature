@@ -62,6 +62,23 @@ Feature: A ledger in memory, for tests
       | plan-issue-42 | succeeded | 1        |
     And no SQLite ledger file was made
 
+  Scenario: lowtide.parking sees and collects the batches of the memory ledger
+    Given the API will fail the next "batches.results" call with status 401
+    When the actor is asked "Plan issue 42" with the key "plan-issue-42"
+    Then an AuthenticationError is raised
+    And lowtide status shows these tickets:
+      | key           | state | batch | attempts |
+      | plan-issue-42 | ended | yes   | 1        |
+    When lowtide collects the ended batches
+    Then lowtide status shows these tickets:
+      | key           | state     | batch | attempts |
+      | plan-issue-42 | collected | yes   | 1        |
+    When the API's call counts are noted
+    And the actor waits for the result of "plan-issue-42"
+    Then the answer is the emulated reply to "Plan issue 42"
+    And the API received no calls since they were noted
+    And no SQLite ledger file was made
+
   Scenario: A bulk run keeps its run and items in the memory ledger
     Given 7 prompts "Review {n}", with prompt 3 ending as errored
     When the actor maps the prompts with 4 items per batch as run "reviews"

@@ -15,6 +15,7 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem
+from lowtide.live.quota_state import ScopeState
 
 PROVIDER = "anthropic"
 ENDPOINT = "https://api.anthropic.test"
@@ -575,3 +576,23 @@ def step_no_batch(context: Any, batch: str) -> None:
     store = contract(context).store
     assert store.batch(batch) is None, store.batch(batch)
     assert store.members(batch) == {}, store.members(batch)
+
+
+# -- the live quota --------------------------------------------------------------------------------------------------
+
+
+@when('the store\'s quota scope "{scope}" is paused until {until:g}')
+def step_quota_pause(context: Any, scope: str, until: float) -> None:
+    def pause(state: ScopeState) -> int:
+        state.paused_until = until
+        state.pauses += 1
+        return state.pauses
+
+    before = context.runner.run(contract(context).store.quota_store.update(scope, lambda s: s.pauses))
+    assert context.runner.run(contract(context).store.quota_store.update(scope, pause)) == before + 1
+
+
+@then('the store\'s quota scope "{scope}" is paused until {until:g}, after {pauses:d} pauses')
+def step_quota_state(context: Any, scope: str, until: float, pauses: int) -> None:
+    seen = context.runner.run(contract(context).store.quota_store.update(scope, lambda s: (s.paused_until, s.pauses)))
+    assert seen == (until, pauses), seen
