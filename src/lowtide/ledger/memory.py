@@ -138,6 +138,8 @@ class MemoryLedger:
                     r.owner, r.owner_until, r.updated_at = owner, until, now
 
     def committed_usd(self, actor: str) -> Decimal:
+        """Summed as Decimals, exactly (the SQLite store sums in floating point: 0.1 + 0.2 is 0.30000000000000004
+        there)."""
         spent = outstanding = Decimal(0)
         t = self.tables
         with self.lock:
