@@ -32,6 +32,17 @@ Feature: The ledger: a durable record of every batch and request
     And the ledger "team.sqlite3" holds the request for "Plan issue 42", succeeded
 
   @sqlite
+  Scenario: A ledger closed in the middle of a program is opened again by its next call
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    When the actor, given the ledger "team.sqlite3", is asked "Plan issue 42"
+    And every ledger the program opened is closed
+    And the actor, given the ledger "team.sqlite3", is asked "Plan issue 43"
+    Then the answer is the emulated reply to "Plan issue 43"
+
+  @sqlite
   Scenario: A ledger written by a newer lowtide is refused, and left as it is
     Given a SQLite file "newer.sqlite3" at schema version 6
     When the ledger "newer.sqlite3" is opened

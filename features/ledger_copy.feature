@@ -32,3 +32,15 @@ Feature: Moving a ledger to another store
     When `lowtide ledger copy DATABASE back.sqlite3` runs
     Then the command exits with 0
     And "back.sqlite3" holds the same requests, batches, results and runs as "ledger.sqlite3"
+
+  Scenario: A test's in-memory ledger saved to a SQLite file, and that file loaded into memory, hold the same rows
+    Given an in-memory ledger in which an actor answered 6 calls in batch mode, and a bulk run of 4 prompts
+    When it is copied into the new SQLite file "saved.sqlite3", and that file into a new in-memory ledger
+    Then the three ledgers hold the same requests, batches, members, results and runs
+    And an actor given the SQLite file "saved.sqlite3" answers the same 6 calls from it, with no call to the API
+
+  Scenario: A copy into a ledger that holds anything is refused, and nothing is written
+    Given an in-memory ledger in which an actor answered 2 calls in batch mode, and a bulk run of 1 prompts
+    When it is copied into the new SQLite file "saved.sqlite3", and that file into a new in-memory ledger
+    Then copying it into "saved.sqlite3" again is refused with "is not empty"
+    And copying it into the in-memory copy again is refused with "is not empty"

@@ -98,6 +98,8 @@ class World:
     """What the ledger had committed each time the API was called, by route."""
     streamed: list[bool] = field(default_factory=list[bool])
     """Whether each live Messages call asked for a stream, in order (when the scenario watches for it)."""
+    store: LedgerStore | None = None
+    """The ledger object the scenario's actors were given (a `MemoryLedger`), when not the scenario's file."""
 
     # -- running things ------------------------------------------------------------------------------------------
 
@@ -213,8 +215,9 @@ class World:
 
     def ledger(self) -> LedgerStore:
         """The scenario's ledger, as the actors open it (one per location in a process): its SQLite file, or the
-        PostgreSQL database `LOWTIDE_LEDGER` names when the scenario runs on that store."""
-        return open_ledger(os.environ["LOWTIDE_LEDGER"])
+        PostgreSQL database `LOWTIDE_LEDGER` names when the scenario runs on that store; or the store object the
+        actors were given."""
+        return self.store if self.store is not None else open_ledger(os.environ["LOWTIDE_LEDGER"])
 
     def in_program(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """Run `make()` as a short program would: on an event loop of its own, closed (tasks and all) at the end.

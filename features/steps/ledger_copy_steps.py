@@ -10,7 +10,8 @@ from urllib.parse import unquote, urlsplit
 from _support import run_cli, world
 from behave import given, then, when
 
-from lowtide import ActorResponse
+from lowtide import ActorResponse, ConfigurationError, MemoryLedger
+from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.records import COPIED
 from lowtide.ledger.store import open_ledger
 
@@ -19,9 +20,20 @@ _SETTINGS = {"name": "mover", "model": "claude-sonnet-5-5", "max_tokens": 64, "b
 
 @given("a SQLite ledger in which an actor answered {calls:d} calls in batch mode, and a bulk run of {items:d} prompts")
 def step_sqlite_with_answers(context: Any, calls: int, items: int) -> None:
+    _answered(context, str(world(context).path("ledger.sqlite3")), calls, items)
+
+
+@given(
+    "an in-memory ledger in which an actor answered {calls:d} calls in batch mode, and a bulk run of {items:d} prompts"
+)
+def step_memory_with_answers(context: Any, calls: int, items: int) -> None:
+    context.copy_memory = MemoryLedger()
+    _answered(context, context.copy_memory, calls, items)
+
+
+def _answered(context: Any, ledger: Any, calls: int, items: int) -> None:
     w = world(context)
     w.start_emulator()
-    ledger = str(w.path("ledger.sqlite3"))
     actor = w.add_actor(_SETTINGS, ledger=ledger)
 
     async def work() -> tuple[list[ActorResponse[Any]], str]:
@@ -119,3 +131,70 @@ def step_same_rows(context: Any, copy: str, original: str) -> None:
             rows, again = sorted(rows, key=repr), sorted(again, key=repr)
         assert again == rows, (table, rows[:2], again[:2])
     assert [r.key for r in second.requests()] == [r.key for r in first.requests()]
+
+
+@when('it is copied into the new SQLite file "{name}", and that file into a new in-memory ledger')
+def step_memory_round_trip(context: Any, name: str) -> None:
+    w = world(context)
+    saved = open_ledger(w.path(name))
+    counts = copy_ledger(context.copy_memory, saved)
+    assert counts["requests"] > 0, counts
+    context.copy_back = MemoryLedger()
+    copy_ledger(saved, context.copy_back)
+
+
+def _rows(ledger: Any) -> dict[str, list[tuple[Any, ...]]]:
+    every = {table: [row for chunk in ledger.export_rows(table) for row in chunk] for table in COPIED}
+    return {table: rows if table == "results" else sorted(rows, key=repr) for table, rows in every.items()}
+
+
+@then("the three ledgers hold the same requests, batches, members, results and runs")
+def step_three_same(context: Any) -> None:
+    first = _rows(context.copy_memory)
+    assert first["requests"], first
+    assert first["run_items"], first
+    saved = _rows(open_ledger(world(context).path("saved.sqlite3")))
+    back = _rows(context.copy_back)
+    for table in COPIED:
+        assert saved[table] == first[table], (table, first[table][:2], saved[table][:2])
+        assert back[table] == first[table], (table, first[table][:2], back[table][:2])
+
+
+@then('an actor given the SQLite file "{name}" answers the same {calls:d} calls from it, with no call to the API')
+def step_file_answers(context: Any, name: str, calls: int) -> None:
+    w = world(context)
+    noted = Counter(w.emu.calls)
+    actor = w.add_actor({**_SETTINGS, "name": "mover"}, ledger=str(w.path(name)))
+
+    async def again() -> list[ActorResponse[Any]]:
+        import asyncio
+
+        return list(await asyncio.gather(*(actor.run(f"Move {n}", key=f"move-{n}") for n in range(calls))))
+
+    for before, after in zip(context.copy_answers, w.run(again()), strict=True):
+        assert (after.text, after.ids, after.cost) == (before.text, before.ids, before.cost), (before, after)
+    assert Counter(w.emu.calls) == noted, (noted, w.emu.calls)
+
+
+@then('copying it into "{name}" again is refused with "{text}"')
+def step_file_refused(context: Any, name: str, text: str) -> None:
+    target = open_ledger(world(context).path(name))
+    before = _rows(target)
+    assert text in _refusal(context.copy_memory, target)
+    assert _rows(target) == before
+
+
+@then('copying it into the in-memory copy again is refused with "{text}"')
+def step_memory_refused(context: Any, text: str) -> None:
+    before = _rows(context.copy_back)
+    assert text in _refusal(context.copy_memory, context.copy_back)
+    assert _rows(context.copy_back) == before
+
+
+def _refusal(source: Any, target: Any) -> str:
+    """The message of the copy's refusal (it must refuse)."""
+    try:
+        copy_ledger(source, target)
+    except ConfigurationError as exc:
+        return str(exc)
+    raise AssertionError("the copy was not refused")

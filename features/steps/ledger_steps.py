@@ -19,7 +19,7 @@ from behave import given, then, when
 from lowtide import Actor, ActorError, ActorResponse, LedgerError
 from lowtide.ledger.records import COPIED
 from lowtide.ledger.schema import SCHEMA_VERSION
-from lowtide.ledger.store import Ledger, NewRequest, RequestState, default_ledger_path, open_ledger
+from lowtide.ledger.store import Ledger, NewRequest, RequestState, close_ledgers, default_ledger_path, open_ledger
 
 # -- files -----------------------------------------------------------------------------------------------------------
 
@@ -151,6 +151,11 @@ def step_actor_given_ledger(context: Any, file: str, prompt: str) -> None:
         w.response = w.run(actor.run(prompt))
     except Exception as exc:
         w.error = exc
+
+
+@when("every ledger the program opened is closed")
+def step_close_ledgers(context: Any) -> None:
+    close_ledgers()
 
 
 @then('the ledger "{file}" holds the request for "{prompt}", succeeded')

@@ -45,7 +45,7 @@ from lowtide.errors import (
     ServerError,
     StructuredOutputError,
 )
-from lowtide.ledger.store import Ledger, open_ledger
+from lowtide.ledger.store import Ledger, MemoryLedger, open_ledger
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 from lowtide.types import (
@@ -116,6 +116,7 @@ __all__ = [
     "LedgerError",
     "LivePlan",
     "ManualClock",
+    "MemoryLedger",
     "ModelDeprecationWarning",
     "NotFoundError",
     "Outcome",

@@ -18,7 +18,7 @@ __all__ = ["close_engines_of", "engine_for"]
 # Per event loop (weakly: an engine's tasks and futures belong to its loop, and a new loop may reuse a dead one's
 # id), then per ledger, endpoint, credential and batch settings.
 _engines: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, str, str, BatchSettings], BatchEngine]
+    asyncio.AbstractEventLoop, dict[tuple[int, str, str, BatchSettings], BatchEngine]
 ] = weakref.WeakKeyDictionary()
 
 
@@ -28,7 +28,10 @@ def engine_for(backend: BatchBackend, ledger: LedgerStore, *, settings: BatchSet
     Actors that share all of these share one engine, so their concurrent calls travel in the same batches.
     """
     engines = _engines.setdefault(asyncio.get_running_loop(), {})
-    index = (ledger.location, backend.endpoint, backend.credential, settings)
+    # The ledger object itself, not its `location`: stores in memory all say "memory", and a file's ledger closed
+    # and opened again is a new object. (`open_ledger` gives one object per file; the engine holds it, so its id is
+    # not reused while the entry lives.)
+    index = (id(ledger), backend.endpoint, backend.credential, settings)
     engine = engines.get(index)
     if engine is None or engine.closed:
         engine = engines[index] = BatchEngine(

@@ -5,7 +5,8 @@ are shaped for many rows at once (claims, intents, results and requeues take who
 another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
 being read back, and a batch's members are waiting on it through one row, not one write each. Results are appended
 in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
-`Ledger` (`lowtide.ledger.sqlite`) implements it, checked by the type checker.
+`Ledger` (`lowtide.ledger.sqlite`) and `MemoryLedger` (`lowtide.ledger.memory`, for tests) implement it, checked by
+the type checker; `features/ledger_store.feature` holds every store to the same scenarios.
 """
 
 from __future__ import annotations

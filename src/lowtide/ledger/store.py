@@ -2,8 +2,8 @@
 exits, and the names the rest of lowtide imports from here.
 
 `records` holds what the ledger holds (states, records, stored JSON), `sqlite` the SQLite store (`Ledger`),
-`postgres` the PostgreSQL store (`PostgresLedger`, chosen by a `postgresql://` URL), `location` where it lives by
-default.
+`postgres` the PostgreSQL store (`PostgresLedger`, chosen by a `postgresql://` URL), `memory` one in the process's
+memory for tests (`MemoryLedger`), `location` where it lives by default.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.location import LEDGER_ENV, default_ledger_path
+from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.postgres.url import configured_url
 from lowtide.ledger.records import (
     BatchRecord,
@@ -33,6 +34,7 @@ __all__ = [
     "BatchState",
     "Ledger",
     "LedgerStore",
+    "MemoryLedger",
     "NewRequest",
     "OutcomeRow",
     "RequestRecord",

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, LiteralString, TypeVar
 
-from lowtide.errors import ConfigurationError
+from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
 from lowtide.ledger.postgres.pool import SyncPool
@@ -272,24 +272,35 @@ class PostgresLedger:
         now: float,
     ) -> list[str]:
         with self._pool.transaction("record a batch before creating it") as db:
-            # Locked first: a request another process is taking into its batch (`take_pending`) is waited for, and
-            # then found not to be this owner's any more.
-            mine: set[str] = set()
-            for chunk in _chunks(members):
-                rows = db.execute(
-                    "SELECT key FROM requests WHERE key = ANY(%s) AND state = 'pending' AND owner = %s"
-                    " ORDER BY key FOR UPDATE",
-                    ([key for key, _ in chunk], owner),
-                ).fetchall()
-                mine.update(str(row[0]) for row in rows)
-            members = [(key, custom_id) for key, custom_id in members if key in mine]
-            if not members:
-                return []
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
                 " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",
                 (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
             )
+            # Locked first: a request another process is taking into its batch (`take_pending`) is waited for, and
+            # then found not to be this owner's any more: it stays out.
+            mine: set[str] = set()
+            known: set[str] = set()
+            for chunk in _chunks(members):
+                rows = db.execute(
+                    "SELECT key, state = 'pending' AND (owner IS NULL OR owner = %s) FROM requests"
+                    " WHERE key = ANY(%s) ORDER BY key FOR UPDATE",
+                    (owner, [key for key, _ in chunk]),
+                ).fetchall()
+                known.update(str(key) for key, _ in rows)
+                mine.update(str(key) for key, free in rows if free)
+            strangers = sorted({key for key, _ in members} - known)
+            if strangers:  # a batch of requests the ledger does not hold would be answered to nobody
+                raise LedgerError(
+                    f"The ledger {self.location} could not record batch {batch_id}: it holds no request"
+                    f" {', '.join(strangers[:5])}."
+                )
+            if len(mine) < len(members):
+                members = [(key, custom_id) for key, custom_id in members if key in mine]
+                if not members:
+                    db.execute("DELETE FROM batches WHERE id = %s", (batch_id,))
+                    return []
+                db.execute("UPDATE batches SET request_count = %s WHERE id = %s", (len(members), batch_id))
             for chunk in _chunks(members):
                 db.execute(
                     "INSERT INTO batch_members (batch_id, key, custom_id)"

@@ -1,0 +1,598 @@
+"""Steps of ledger_store.feature: the `LedgerStore` contract, driven through the interface alone on whichever store
+the scenario's Examples name (`_stores.open_store`), with every time given outright."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from _stores import open_store
+from _support import names, shown
+from behave import given, then, when
+
+from lowtide.errors import LedgerError
+from lowtide.ledger.interface import LedgerStore, RunLedger
+from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem
+from lowtide.live.quota_state import ScopeState
+
+PROVIDER = "anthropic"
+ENDPOINT = "https://api.anthropic.test"
+ACTOR = "planner"
+
+
+@dataclass
+class Contract:
+    store: LedgerStore
+    claimed: list[RequestRecord] = field(default_factory=list[RequestRecord])
+    inserted: dict[str, str] = field(default_factory=dict[str, str])
+    known: list[RequestRecord] = field(default_factory=list[RequestRecord])
+    created: bool | None = None
+    jobs: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict[str, dict[int, dict[str, Any]]])
+    """The inputs each run was first created with, by item."""
+
+    @property
+    def runs(self) -> RunLedger:
+        return self.store.run_store
+
+
+def contract(context: Any) -> Contract:
+    found = getattr(context, "contract", None)
+    assert isinstance(found, Contract), "no store: add 'Given a <store> ledger store'"
+    return found
+
+
+def _request(key: str, *, prompt: str | None = None, actor: str = ACTOR, **options: Any) -> NewRequest:
+    params = {"model": "claude-sonnet-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": prompt}]}
+    params["messages"][0]["content"] = prompt if prompt is not None else f"Plan {key}"
+    return NewRequest(key, f"c-{key}", actor, "claude-sonnet-5-5", params, **options)
+
+
+def _prompt(params: dict[str, Any]) -> str:
+    return str(params["messages"][0]["content"])
+
+
+def _money(text: str) -> Decimal | None:
+    return Decimal(text) if text else None
+
+
+def _time(text: str) -> float | None:
+    return float(text) if text else None
+
+
+def _none_or(text: str) -> list[str]:
+    return [] if text in ("none", "") else names(text)
+
+
+def _check(label: str, column: str, actual: object, expected: str) -> None:
+    if isinstance(actual, float) or (isinstance(actual, int) and not isinstance(actual, bool) and expected):
+        assert actual == _time(expected), f"{label}: {column} is {actual!r}, not {expected!r}"
+    elif isinstance(actual, Decimal):
+        assert actual == _money(expected), f"{label}: {column} is {actual!r}, not {expected!r}"
+    else:
+        assert shown(actual) == expected, f"{label}: {column} is {shown(actual)!r}, not {expected!r}"
+
+
+# -- the store and its requests --------------------------------------------------------------------------------------
+
+
+@given("a {kind:w} ledger store")
+def step_store(context: Any, kind: str) -> None:
+    context.contract = Contract(open_store(context, kind))
+
+
+@given('the requests {keys} are claimed by "{owner}" until {until:g} at {now:g}')
+@when('the requests {keys} are claimed by "{owner}" until {until:g} at {now:g}')
+def step_claim(context: Any, keys: str, owner: str, until: float, now: float) -> None:
+    c = contract(context)
+    c.claimed = c.store.claim([_request(key) for key in names(keys)], owner=owner, until=until, now=now)
+
+
+@given('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
+@when('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
+def step_claim_table(context: Any, owner: str, until: float, now: float) -> None:
+    c = contract(context)
+    requests = [
+        _request(
+            row["key"],
+            prompt=row.get("prompt") or None,
+            actor=row.get("actor") or ACTOR,
+            max_attempts=int(row.get("max attempts") or 1),
+            worst_case_usd=_money(row.get("worst case") or ""),
+        )
+        for row in (r.as_dict() for r in context.table)
+    ]
+    c.inserted, c.known = c.store.claim_new(requests, owner=owner, until=until, now=now)
+
+
+@then('the claim inserted {inserted}, and knew {known} owned by "{owner}"')
+def step_claim_new_answer(context: Any, inserted: str, known: str, owner: str) -> None:
+    c = contract(context)
+    assert sorted(c.inserted) == sorted(names(inserted)), c.inserted
+    assert [r.key for r in c.known] == names(known), c.known
+    assert all(r.owner == owner for r in c.known), c.known
+    for key, params in c.inserted.items():
+        stored = c.store.request(key)
+        assert stored is not None, key
+        assert stored.params_bytes == len(params), (stored.params_bytes, params)
+
+
+@then("the claim handed back the records of {keys}, owned by {owners}")
+def step_claim_answer(context: Any, keys: str, owners: str) -> None:
+    c = contract(context)
+    assert [r.key for r in c.claimed] == names(keys), c.claimed
+    assert [r.owner for r in c.claimed] == names(owners), c.claimed
+
+
+@then('the request "{key}" asks "{prompt}"')
+def step_request_asks(context: Any, key: str, prompt: str) -> None:
+    record = contract(context).store.request(key)
+    assert record is not None, key
+    assert _prompt(record.params) == prompt, record.params
+
+
+_REQUEST_FIELDS = {
+    "state": lambda r: r.state,
+    "batch": lambda r: r.batch_id,
+    "attempts": lambda r: r.attempts,
+    "owner": lambda r: r.owner,
+    "until": lambda r: r.owner_until,
+    "updated": lambda r: r.updated_at,
+    "answer": lambda r: (r.response or {}).get("text"),
+    "cost": lambda r: r.cost_usd,
+    "live cost": lambda r: r.live_cost_usd,
+}
+
+
+@then("the store reads these requests:")
+def step_requests_read(context: Any) -> None:
+    store = contract(context).store
+    rows = [row.as_dict() for row in context.table]
+    # Read one by one and all at once: both are how callers read them.
+    together = {r.key: r for r in store.requests_for([row["key"] for row in rows])}
+    for row in rows:
+        record = store.request(row["key"])
+        assert record is not None, f"the store has no request {row['key']!r}"
+        assert together[row["key"]] == record, (together[row["key"]], record)
+        for column, expected in row.items():
+            if column != "key":
+                _check(row["key"], column, _REQUEST_FIELDS[column](record), expected)
+
+
+@then("the store holds these requests in the state {state}: {keys}")
+def step_requests_in_state(context: Any, state: str, keys: str) -> None:
+    found = contract(context).store.requests(states=[RequestState(state)])
+    assert [r.key for r in found] == names(keys), [r.key for r in found]
+
+
+@then("the store holds these requests of the {actor:w}: {keys}")
+def step_requests_of_actor(context: Any, actor: str, keys: str) -> None:
+    found = contract(context).store.requests(actor=actor)
+    assert [r.key for r in found] == names(keys), [r.key for r in found]
+
+
+@then('the store holds these requests in the batch "{batch}": {keys}')
+def step_requests_in_batch(context: Any, batch: str, keys: str) -> None:
+    found = contract(context).store.requests(batch_id=batch)
+    assert [r.key for r in found] == names(keys), [r.key for r in found]
+
+
+@given('{keys} is requeued by "{owner}" until {until:g} at {now:g}')
+@when('{keys} is requeued by "{owner}" until {until:g} at {now:g}')
+def step_requeue(context: Any, keys: str, owner: str, until: float, now: float) -> None:
+    contract(context).store.requeue(names(keys), owner=owner, until=until, now=now)
+
+
+@then("these take-overs go as follows, in order:")
+def step_take_overs(context: Any) -> None:
+    store = contract(context).store
+    for number, row in enumerate(context.table, start=1):
+        taken = store.take_over(
+            row["key"],
+            owner=row["owner"],
+            until=float(row["until"]),
+            now=float(row["at"]),
+            dead_owner=row["dead owner"] or None,
+        )
+        assert taken == (row["taken"] == "yes"), f"take-over {number} ({dict(row.as_dict())}): taken is {taken}"
+
+
+@then("the {actor:w} has committed ${amount}")
+def step_committed(context: Any, actor: str, amount: str) -> None:
+    committed = contract(context).store.committed_usd(actor)
+    assert committed == Decimal(amount), committed
+
+
+# -- batches ---------------------------------------------------------------------------------------------------------
+
+
+def _intent(
+    context: Any, batch: str, keys: str, *, provider: str, endpoint: str, owner: str, until: float, now: float
+) -> None:
+    members = [(key, f"c-{key}") for key in names(keys)]
+    contract(context).store.record_intent(
+        batch,
+        provider=provider,
+        endpoint=endpoint,
+        members=members,
+        request_bytes=100 * len(members),
+        owner=owner,
+        until=until,
+        now=now,
+    )
+
+
+@given('the batch "{batch}" is recorded holding {keys} by "{owner}" until {until:g} at {now:g}')
+@when('the batch "{batch}" is recorded holding {keys} by "{owner}" until {until:g} at {now:g}')
+def step_intent(context: Any, batch: str, keys: str, owner: str, until: float, now: float) -> None:
+    _intent(context, batch, keys, provider=PROVIDER, endpoint=ENDPOINT, owner=owner, until=until, now=now)
+
+
+@given('the batch "{batch}" of "{provider}" at "{endpoint}" is recorded holding {keys} at {now:g}')
+def step_intent_elsewhere(context: Any, batch: str, provider: str, endpoint: str, keys: str, now: float) -> None:
+    _intent(context, batch, keys, provider=provider, endpoint=endpoint, owner="worker-1", until=now + 100, now=now)
+
+
+@given('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
+@when('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
+def step_submitted(context: Any, batch: str, api: str, now: float) -> None:
+    contract(context).store.record_submitted(batch, provider_batch_id=api, phase="running", request_id="req-1", now=now)
+
+
+@given('the create of "{batch}" has an unknown outcome: "{note}"')
+@when('the create of "{batch}" has an unknown outcome: "{note}"')
+def step_unknown(context: Any, batch: str, note: str) -> None:
+    contract(context).store.record_unknown(batch, note=note)
+
+
+@when('the create of "{batch}" is refused at {now:g}: "{note}"')
+def step_refused(context: Any, batch: str, now: float, note: str) -> None:
+    contract(context).store.record_refused(batch, note=note, now=now)
+
+
+@when('the batch "{batch}" ends at {now:g} with {succeeded:d} succeeded and {errored:d} errored')
+def step_ended(context: Any, batch: str, now: float, succeeded: int, errored: int) -> None:
+    counts = {"succeeded": succeeded, "errored": errored}
+    contract(context).store.record_status(batch, phase="ended", counts=counts, ended_at=now)
+
+
+@given('these results of "{batch}" arrive at {now:g}:')
+@when('these results of "{batch}" arrive at {now:g}:')
+def step_results(context: Any, batch: str, now: float) -> None:
+    outcomes = [
+        OutcomeRow(
+            key=row["key"],
+            state=RequestState(row["state"]),
+            response={"text": row["answer"]} if row.get("answer") else None,
+            error={"class": "BatchRequestErrored", "message": "no"} if row["state"] == "failed" else None,
+            cost_usd=_money(row.get("cost") or ""),
+            live_cost_usd=_money(row.get("live cost") or ""),
+        )
+        for row in (r.as_dict() for r in context.table)
+    ]
+    assert contract(context).store.record_outcomes(batch, outcomes, now=now) == len(outcomes)
+
+
+@given('the batch "{batch}" is collected at {now:g}')
+@when('the batch "{batch}" is collected at {now:g}')
+def step_collected(context: Any, batch: str, now: float) -> None:
+    contract(context).store.record_collected(batch, state=BatchState.COLLECTED, now=now)
+
+
+_BATCH_FIELDS = {
+    "id": lambda b: b.id,
+    "state": lambda b: b.state,
+    "API batch": lambda b: b.provider_batch_id,
+    "requests": lambda b: b.request_count,
+    "intent at": lambda b: b.intent_at,
+    "submitted at": lambda b: b.submitted_at,
+    "ended at": lambda b: b.ended_at,
+    "collected at": lambda b: b.collected_at,
+    "phase": lambda b: b.phase,
+    "owner": lambda b: b.owner,
+    "until": lambda b: b.owner_until,
+    "note": lambda b: b.note,
+    "counts": lambda b: ", ".join(f"{k}={v}" for k, v in sorted((b.counts or {}).items())),
+}
+
+
+@then("the store reads these batches:")
+def step_batches_read(context: Any) -> None:
+    store = contract(context).store
+    for row in context.table:
+        record = store.batch(row["batch"])
+        assert record is not None, f"the store has no batch {row['batch']!r}"
+        for column in context.table.headings:
+            if column != "batch":
+                _check(row["batch"], column, _BATCH_FIELDS[column](record), row[column])
+
+
+@then("the store holds these batches in the state {state}: {batches}")
+def step_batches_in_state(context: Any, state: str, batches: str) -> None:
+    found = contract(context).store.batches(states=[BatchState(state)])
+    assert [b.id for b in found] == names(batches), found
+
+
+@then("the store holds no batches in the state {state}")
+def step_no_batches_in_state(context: Any, state: str) -> None:
+    found = contract(context).store.batches(states=[BatchState(state)])
+    assert found == [], found
+
+
+@then("these reconciliations go as follows, in order:")
+def step_reconciliations(context: Any) -> None:
+    store = contract(context).store
+    for number, row in enumerate(context.table, start=1):
+        now, seen = float(row["at"]), _time(row["seen at"])
+        action, batch, owner = row["action"], row["batch"], row["owner"]
+        outcome: object
+        if action == "resume":
+            assert seen is not None, "a resume names the attempt it saw"
+            outcome = store.resume_intent(batch, intent_at=seen, owner=owner, until=now + 100, now=now)
+        elif action == "give up":
+            note = f"no batch was found for it ({row['at']})"
+            outcome = store.give_up_intent(batch, note=note, owner=owner, until=now + 100, now=now, intent_at=seen)
+        elif action == "adopt":
+            outcome = store.adopt(batch, provider_batch_id=row["API batch"], now=now)
+        else:
+            raise AssertionError(f"no action {action!r}")
+        expected: object
+        if action == "give up":
+            expected = None if row["outcome"] == "lost" else names(row["outcome"])
+        else:
+            expected = {"won": True, "lost": False}[row["outcome"]]
+        assert outcome == expected, f"reconciliation {number} ({row.as_dict()}): {outcome!r}, not {expected!r}"
+
+
+@then("these batch claims go as follows, in order:")
+def step_batch_claims(context: Any) -> None:
+    store = contract(context).store
+    for number, row in enumerate(context.table, start=1):
+        taken = store.claim_batch(
+            row["batch"],
+            owner=row["owner"],
+            until=float(row["until"]),
+            now=float(row["at"]),
+            force=row["force"] == "yes",
+        )
+        assert taken == (row["taken"] == "yes"), f"batch claim {number} ({row.as_dict()}): taken is {taken}"
+
+
+@then('the batch "{batch}" has these members:')
+def step_members(context: Any, batch: str) -> None:
+    store = contract(context).store
+    members, attempts = store.members_and_attempts(batch)
+    assert members == store.members(batch), (members, store.members(batch))
+    assert members == {row["custom id"]: row["key"] for row in context.table}, members
+    expected = {
+        row["key"]: tuple(int(n) for n in row["attempts"].split(" of ")) for row in context.table if row["attempts"]
+    }
+    assert attempts == expected, attempts
+
+
+@when('the step "{step}" of the create of "{batch}" is recorded as "{value}"')
+def step_create_step(context: Any, step: str, batch: str, value: str) -> None:
+    contract(context).store.record_create_step(batch, step, value)
+
+
+@then('the create steps of "{batch}" are {steps}')
+def step_create_steps(context: Any, batch: str, steps: str) -> None:
+    found = contract(context).store.create_steps(batch)
+    expected = dict(pair.split("=", 1) for pair in _none_or(steps))
+    assert found == expected, found
+
+
+@then('the unresolved intents of "{provider}" are {batches}')
+def step_unresolved(context: Any, provider: str, batches: str) -> None:
+    found = contract(context).store.unresolved(provider=provider, endpoint=ENDPOINT)
+    assert [b.id for b in found] == names(batches), [b.id for b in found]
+
+
+@then('of the batches {among}, the one holding "{custom_id}" is {answer}')
+@then('of no batches, the one holding "{custom_id}" is {answer}')
+def step_batch_holding(context: Any, custom_id: str, answer: str, among: str = "") -> None:
+    found = contract(context).store.batch_holding(custom_id, names(among))
+    assert found == (None if answer == "none" else answer), found
+
+
+# -- runs ------------------------------------------------------------------------------------------------------------
+
+
+@when('the run "{run_id}" is created at {now:g} with the fingerprint "{fingerprint}" and items {keys}')
+def step_create_run(context: Any, run_id: str, now: float, fingerprint: str, keys: str) -> None:
+    c = contract(context)
+    items = [NewItem(index, f"item-{index}", {"prompt": f"Plan {key}"}, key) for index, key in enumerate(names(keys))]
+    c.jobs.setdefault(run_id, {i.index: i.job for i in items})
+    c.created = c.runs.create(
+        run_id,
+        actor=ACTOR,
+        configuration={"name": ACTOR, "model": "claude-sonnet-5-5"},
+        options={"items_per_batch": 2},
+        fingerprint=fingerprint,
+        items=items,
+        now=now,
+    )
+
+
+@then("the run was created")
+def step_run_created(context: Any) -> None:
+    assert contract(context).created is True
+
+
+@then("the run was not created")
+def step_run_not_created(context: Any) -> None:
+    assert contract(context).created is False
+
+
+@then("the store's runs are {runs}")
+def step_runs(context: Any, runs: str) -> None:
+    assert [r.id for r in contract(context).runs.runs()] == names(runs)
+
+
+@then('the store has no run "{run_id}"')
+def step_no_run(context: Any, run_id: str) -> None:
+    assert contract(context).runs.run(run_id) is None
+
+
+@then('the run "{run_id}" has the fingerprint "{fingerprint}", {count:d} items, and was updated at {now:g}')
+@then('the run "{run_id}" has the fingerprint "{fingerprint}", {count:d} item, and was updated at {now:g}')
+def step_run_record(context: Any, run_id: str, fingerprint: str, count: int, now: float) -> None:
+    c = contract(context)
+    record = c.runs.run(run_id)
+    assert record is not None, run_id
+    assert (record.fingerprint, record.item_count, record.updated_at) == (fingerprint, count, now), record
+    assert record.actor == ACTOR, record
+    assert record.configuration["name"] == ACTOR, record
+    assert len(c.runs.items(run_id)) == count
+
+
+_ITEM_FIELDS = {
+    "key": lambda i: i.key,
+    "attempt": lambda i: i.attempt,
+    "state": lambda i: i.request_state,
+    "batch": lambda i: i.batch_id,
+    "cost": lambda i: i.cost_usd,
+    "status": lambda i: i.status,
+    "reason": lambda i: i.reason,
+}
+
+
+@then('the run "{run_id}" reads these items:')
+def step_items(context: Any, run_id: str) -> None:
+    c = contract(context)
+    runs = c.runs
+    items: list[ItemRow] = runs.items(run_id)
+    assert [i.index for i in items] == sorted(i.index for i in items), "items not in input order"
+    bare = {i.index: i for i in runs.items(run_id, with_jobs=False)}
+    by_index = {i.index: i for i in items}
+    for row in context.table:
+        item = by_index[int(row["index"])]
+        assert item.job == c.jobs[run_id][item.index], item.job
+        assert item.item_id == f"item-{item.index}", item.item_id
+        assert bare[item.index].job == {}, bare[item.index].job
+        for column in context.table.headings:
+            if column != "index":
+                _check(f"item {item.index}", column, _ITEM_FIELDS[column](item), row[column])
+
+
+@then('the run "{run_id}" has no outstanding batches')
+def step_no_outstanding(context: Any, run_id: str) -> None:
+    assert contract(context).runs.outstanding_batches(run_id) == []
+
+
+@then('the run "{run_id}" has the outstanding batches {batches}')
+def step_outstanding(context: Any, run_id: str, batches: str) -> None:
+    found = contract(context).runs.outstanding_batches(run_id)
+    assert found == names(batches), found
+
+
+@then('the run "{run_id}" was in these batches:')
+def step_run_batches(context: Any, run_id: str) -> None:
+    found = contract(context).runs.batches(run_id)
+    expected = [(row["batch"], row["API batch"] or None, row["state"], int(row["items"])) for row in context.table]
+    assert found == expected, found
+
+
+@when('the run "{run_id}" decides at {now:g} that item {index:d} is "{status}" for "{reason}"')
+def step_decide(context: Any, run_id: str, now: float, index: int, status: str, reason: str) -> None:
+    contract(context).runs.decide(run_id, [(index, status, reason)], now=now)
+
+
+@when('the run "{run_id}" makes a new attempt of item {index:d} under the key "{key}" at {now:g}')
+def step_new_attempt(context: Any, run_id: str, index: int, key: str, now: float) -> None:
+    contract(context).runs.new_attempts(run_id, [(index, key)], now=now)
+
+
+@when(
+    'the run "{run_id}" records at {now:g} the live answer "{text}" for item {index:d} under the key "{key}",'
+    " costing {cost}"
+)
+def step_record_live(context: Any, run_id: str, now: float, text: str, index: int, key: str, cost: str) -> None:
+    answer = LiveAnswer(
+        index=index,
+        key=key,
+        actor=ACTOR,
+        model="claude-sonnet-5-5",
+        params={"messages": [{"role": "user", "content": f"Plan {key}"}]},
+        state=RequestState.SUCCEEDED,
+        response={"text": text},
+        error=None,
+        cost_usd=Decimal(cost),
+    )
+    contract(context).runs.record_live(run_id, [answer], now=now)
+
+
+@then('the request "{key}" reads the live answer "{text}", costing {cost} at batch and live prices')
+def step_live_request(context: Any, key: str, text: str, cost: str) -> None:
+    record = contract(context).store.request(key)
+    assert record is not None, key
+    assert (record.state, record.batch_id, record.attempts) == (RequestState.SUCCEEDED, None, 1), record
+    assert (record.response or {}).get("text") == text, record.response
+    assert record.cost_usd == record.live_cost_usd == Decimal(cost), record
+
+
+@then('the run "{run_id}" would have cost ${amount} live')
+def step_live_cost(context: Any, run_id: str, amount: str) -> None:
+    assert contract(context).runs.live_cost(run_id) == Decimal(amount)
+
+
+@when('the options of the run "{run_id}" are changed to a cost limit of {limit:d} at {now:g}')
+def step_update_options(context: Any, run_id: str, limit: int, now: float) -> None:
+    contract(context).runs.update_options(run_id, {"max_cost_usd": limit}, now=now)
+
+
+@then('the run "{run_id}" has the options: {options}')
+def step_options(context: Any, run_id: str, options: str) -> None:
+    record = contract(context).runs.run(run_id)
+    assert record is not None, run_id
+    expected = {name: int(value) for name, value in (pair.split("=", 1) for pair in names(options))}
+    assert record.options == expected, record.options
+
+
+# -- integrity -------------------------------------------------------------------------------------------------------
+
+
+def _refused(action: Any) -> None:
+    try:
+        action()
+    except LedgerError:
+        return
+    raise AssertionError("the change was not refused")
+
+
+@then('recording the batch "{batch}" holding {keys} is refused with a LedgerError')
+def step_intent_refused(context: Any, batch: str, keys: str) -> None:
+    _refused(lambda: step_intent(context, batch, keys, "worker-2", 2000, 1900))
+
+
+@then('recording "{batch}" as created as the API\'s batch "{api}" is refused with a LedgerError')
+def step_submitted_refused(context: Any, batch: str, api: str) -> None:
+    _refused(lambda: step_submitted(context, batch, api, 1900))
+
+
+@then('the store has no batch "{batch}"')
+def step_no_batch(context: Any, batch: str) -> None:
+    store = contract(context).store
+    assert store.batch(batch) is None, store.batch(batch)
+    assert store.members(batch) == {}, store.members(batch)
+
+
+# -- the live quota --------------------------------------------------------------------------------------------------
+
+
+@when('the store\'s quota scope "{scope}" is paused until {until:g}')
+def step_quota_pause(context: Any, scope: str, until: float) -> None:
+    def pause(state: ScopeState) -> int:
+        state.paused_until = until
+        state.pauses += 1
+        return state.pauses
+
+    before = context.runner.run(contract(context).store.quota_store.update(scope, lambda s: s.pauses))
+    assert context.runner.run(contract(context).store.quota_store.update(scope, pause)) == before + 1
+
+
+@then('the store\'s quota scope "{scope}" is paused until {until:g}, after {pauses:d} pauses')
+def step_quota_state(context: Any, scope: str, until: float, pauses: int) -> None:
+    seen = context.runner.run(contract(context).store.quota_store.update(scope, lambda s: (s.paused_until, s.pauses)))
+    assert seen == (until, pauses), seen

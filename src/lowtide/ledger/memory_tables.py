@@ -1,0 +1,198 @@
+"""What a `MemoryLedger` holds: the rows of the SQLite schema's tables as Python objects, and `request_view`
+(`MemoryTables.view_state`, `MemoryTables.record`) over them. Read and written under the ledger's one lock only.
+
+Results are appended: only each (batch, key)'s latest is kept, since no query reads an older one.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TypeVar
+
+from lowtide.ledger.records import BatchRecord, BatchState, RequestRecord, RequestState
+from lowtide.live.quota_state import ScopeState
+
+__all__ = ["MemoryQuotaStore", "MemoryTables", "StoredBatch", "StoredRequest", "StoredResult", "batch_record"]
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class StoredRequest:
+    """A row of `requests`: its own state column, which `view_state` reads through its latest result."""
+
+    key: str
+    custom_id: str
+    actor: str
+    model: str
+    params: str
+    state: RequestState
+    batch_id: str | None
+    attempts: int
+    max_attempts: int
+    worst_case_usd: Decimal | None
+    created_at: float
+    updated_at: float
+    owner: str | None
+    owner_until: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResult:
+    """A row of `results`, appended in arrival order (`seq`)."""
+
+    seq: int
+    batch_id: str | None
+    key: str
+    state: RequestState
+    response: str | None
+    error: str | None
+    cost_usd: Decimal | None
+    live_cost_usd: Decimal | None
+    at: float
+
+
+@dataclass(slots=True)
+class StoredBatch:
+    id: str
+    provider: str
+    endpoint: str
+    provider_batch_id: str | None
+    state: BatchState
+    request_count: int
+    request_bytes: int
+    intent_at: float
+    owner: str | None
+    owner_until: float | None
+    phase: str | None = None
+    submitted_at: float | None = None
+    ended_at: float | None = None
+    collected_at: float | None = None
+    counts: dict[str, int] | None = None
+    request_id: str | None = None
+    note: str | None = None
+    create_steps: dict[str, str] = field(default_factory=dict[str, str])
+
+
+class MemoryTables:
+    """What a `MemoryLedger` holds; read and written under its lock only (its run store shares both)."""
+
+    def __init__(self) -> None:
+        self.requests: dict[str, StoredRequest] = {}
+        self.batches: dict[str, StoredBatch] = {}
+        self.by_provider_id: dict[str, str] = {}
+        """The API's batch id -> lowtide's (the SQLite column is UNIQUE)."""
+        self.members: dict[str, dict[str, str]] = {}
+        """batch id -> custom_id -> key, over every attempt (`batch_members`)."""
+        self.batches_of_key: dict[str, list[str]] = {}
+        """key -> the batches it was sent in, one entry per member row."""
+        self.latest: dict[tuple[str | None, str], StoredResult] = {}
+        """(batch id, key) -> its latest result: the only one any query reads (older ones are never read)."""
+        self.seq = 0
+
+    def append(
+        self,
+        batch_id: str | None,
+        key: str,
+        state: RequestState,
+        *,
+        response: str | None,
+        error: str | None,
+        cost_usd: Decimal | None,
+        live_cost_usd: Decimal | None,
+        at: float,
+    ) -> None:
+        self.seq += 1
+        self.latest[(batch_id, key)] = StoredResult(
+            self.seq, batch_id, key, state, response, error, cost_usd, live_cost_usd, at
+        )
+
+    def outcome(self, r: StoredRequest) -> StoredResult | None:
+        """The request's latest result for the batch it is in (none when it is in no batch: its live answer)."""
+        return self.latest.get((r.batch_id, r.key))
+
+    def view_state(self, r: StoredRequest) -> RequestState:
+        """`request_view`'s state: the latest result's, else the row's, `submitting` in a batch the API has reading
+        as `waiting-on-batch`."""
+        outcome = self.outcome(r)
+        if outcome is not None:
+            return outcome.state
+        if r.state == RequestState.SUBMITTING and r.batch_id is not None:
+            batch = self.batches.get(r.batch_id)
+            if batch is not None and batch.provider_batch_id is not None:
+                return RequestState.WAITING
+        return r.state
+
+    def record(self, r: StoredRequest) -> RequestRecord:
+        o = self.outcome(r)
+        return RequestRecord(
+            key=r.key,
+            custom_id=r.custom_id,
+            actor=r.actor,
+            model=r.model,
+            params=json.loads(r.params),
+            params_bytes=len(r.params),
+            state=self.view_state(r),
+            batch_id=r.batch_id,
+            attempts=r.attempts,
+            max_attempts=r.max_attempts,
+            response=json.loads(o.response) if o is not None and o.response else None,
+            error=json.loads(o.error) if o is not None and o.error else None,
+            cost_usd=o.cost_usd if o is not None else None,
+            live_cost_usd=o.live_cost_usd if o is not None else None,
+            created_at=r.created_at,
+            updated_at=o.at if o is not None else r.updated_at,
+            owner=r.owner,
+            owner_until=r.owner_until,
+        )
+
+
+class MemoryQuotaStore:
+    """The live quota scopes of the actors sharing one `MemoryLedger`; each change runs under the ledger's lock."""
+
+    shared: str | None = None
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self._states: dict[str, ScopeState] = {}
+
+    def states(self) -> list[tuple[str, ScopeState]]:
+        with self._lock:
+            return list(self._states.items())
+
+    def load(self, scope: str, state: ScopeState) -> None:
+        with self._lock:
+            self._states[scope] = state
+
+    async def update(self, scope: str, change: Callable[[ScopeState], T]) -> T:
+        with self._lock:
+            state = self._states.get(scope)
+            if state is None:
+                state = self._states[scope] = ScopeState()
+            return change(state)
+
+
+def batch_record(b: StoredBatch) -> BatchRecord:
+    return BatchRecord(
+        id=b.id,
+        provider=b.provider,
+        endpoint=b.endpoint,
+        provider_batch_id=b.provider_batch_id,
+        state=b.state,
+        phase=b.phase,
+        request_count=b.request_count,
+        request_bytes=b.request_bytes,
+        intent_at=b.intent_at,
+        submitted_at=b.submitted_at,
+        ended_at=b.ended_at,
+        collected_at=b.collected_at,
+        counts=dict(b.counts) if b.counts is not None else None,
+        request_id=b.request_id,
+        owner=b.owner,
+        owner_until=b.owner_until,
+        note=b.note,
+    )
