@@ -10,11 +10,6 @@ import typing as _typing
 from lowtide._version import __version__
 from lowtide.actor import Actor
 from lowtide.batching.tickets import Ticket
-from lowtide.bulk import InputError, Job, RunProgress
-from lowtide.bulk.live_plan import LivePlan
-from lowtide.bulk.plan import RunPlan
-from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
-from lowtide.bulk.runner import BulkRun
 from lowtide.clock import Clock, ManualClock, SystemClock, VirtualClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
 from lowtide.errors import (
@@ -62,11 +57,29 @@ from lowtide.types import (
 )
 
 if _typing.TYPE_CHECKING:
+    from lowtide.bulk import InputError, Job, RunProgress
+    from lowtide.bulk.live_plan import LivePlan
+    from lowtide.bulk.plan import RunPlan
+    from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
+    from lowtide.bulk.runner import BulkRun
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 
 # The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
-# 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one.
-_LAZY = {"ClaudeBatchProvider": "lowtide.providers.anthropic", "ClaudeProvider": "lowtide.providers.anthropic"}
+# 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one. So are the bulk runs' (`lowtide.bulk`, which
+# `Actor.bulk` and `Actor.map` import when called): a program that only calls `Actor.run` never loads them.
+_LAZY = {
+    "BulkRun": "lowtide.bulk.runner",
+    "ClaudeBatchProvider": "lowtide.providers.anthropic",
+    "ClaudeProvider": "lowtide.providers.anthropic",
+    "InputError": "lowtide.bulk",
+    "ItemResult": "lowtide.bulk.results",
+    "ItemStatus": "lowtide.bulk.results",
+    "Job": "lowtide.bulk",
+    "LivePlan": "lowtide.bulk.live_plan",
+    "RunPlan": "lowtide.bulk.plan",
+    "RunProgress": "lowtide.bulk",
+    "RunResult": "lowtide.bulk.results",
+}
 
 
 def __getattr__(name: str) -> object:

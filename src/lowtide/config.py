@@ -8,18 +8,21 @@ Configurations load from a dict, a YAML file or a TOML file. A file holds one ac
 from __future__ import annotations
 
 import difflib
-import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lowtide.errors import ConfigurationError
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
+
+if TYPE_CHECKING:
+    import tomllib
+
+    import yaml
 
 __all__ = [
     "ActorConfiguration",
@@ -261,6 +264,11 @@ def _read_document(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigurationError(f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded).") from None
     suffix = path.suffix.lower()
+    # The parsers are imported here, for the files that need them: an actor configured in Python loads neither.
+    import tomllib
+
+    import yaml
+
     try:
         if suffix == ".toml":
             document: object = tomllib.loads(text)
@@ -278,6 +286,8 @@ def _read_document(path: Path) -> dict[str, Any]:
 
 def _syntax_problem(exc: yaml.YAMLError | tomllib.TOMLDecodeError) -> str:
     """Where and what the syntax error is, without quoting the file: the offending line may hold a secret."""
+    import tomllib
+
     if isinstance(exc, tomllib.TOMLDecodeError):
         # tomllib's message is its own wording plus "(at line L, column C)", never the line's content.
         return str(exc)

@@ -9,17 +9,17 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal, Protocol, TextIO, get_args
-
-from rich.console import Console, RenderableType
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO, get_args
 
 from lowtide.clock import Clock, SystemClock
 from lowtide.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import TaskID
 
 __all__ = [
     "CallbackReporter",
@@ -155,31 +155,16 @@ class NullReporter:
         pass
 
 
-class _RunBar(Progress):
-    """A rich progress bar with a second line holding the counts, batches and cost, which would crowd the bar."""
-
-    def get_renderables(self) -> Iterable[RenderableType]:
-        yield self.make_tasks_table(self.tasks)
-        for task in self.tasks:
-            yield Text(str(task.fields.get("details", "")), style="dim")
-
-
 class RichReporter:
     """A live progress bar on a terminal, drawn by rich, refreshed on each update (no thread of its own)."""
 
     def __init__(self, console: Console | None = None) -> None:
+        from rich.console import Console  # rich is imported when a bar is drawn, not with lowtide
+
+        from lowtide.bulk.run_bar import RunBar
+
         self.console = console if console is not None else Console(stderr=True)
-        self._bar = _RunBar(
-            TextColumn("run {task.fields[run_id]}", markup=False),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("items · {task.fields[eta]}", markup=False),
-            console=self.console,
-            auto_refresh=False,
-            # Swapping sys.stdout under the caller's program is a surprise a library should not spring.
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
+        self._bar = RunBar(self.console)
         self._task: TaskID | None = None
         self._closed = False
 
@@ -319,6 +304,8 @@ def reporter_for(
         mode = "rich" if _is_terminal(out) else "plain"
     reporters: list[ProgressReporter] = []
     if mode == "rich":
+        from rich.console import Console
+
         reporters.append(RichReporter(Console(file=out)))
     elif mode == "plain":
         reporters.append(PlainReporter(out, interval=interval, clock=clock))

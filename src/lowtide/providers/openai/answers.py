@@ -18,7 +18,7 @@ from lowtide.errors import APIError, InvalidRequestError, RateLimitError, Server
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
+from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
 
 __all__ = [
     "Failure",
@@ -116,10 +116,73 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": body.get("id")},
     }
-    response = share_fields_sets(
-        _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
-    )
+    response = _built_response(fields, priced, mode) if _plain_text(fields) else None
+    if response is None:  # a shape lowtide does not build by hand: validated, as any answer from outside is
+        response = share_fields_sets(
+            _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
+        )
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+
+
+# The fields each built instance was given: what validating the same JSON would have recorded (`model_fields_set`).
+_RESPONSE_FIELDS = frozenset(
+    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
+)
+_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
+_TEXT_FIELDS = frozenset(("type", "text", "citations"))
+
+
+def _plain_text(fields: Mapping[str, Any]) -> bool:
+    """Whether an answer has the shape of nearly every answer: text blocks alone, without annotations (as
+    `_text_block` shapes them), and ids and a stop reason that are strings or null. Such an answer is built without
+    validating again what this module just shaped (`_built_response`)."""
+    for block in fields["content"]:
+        if block["type"] != "text" or block["citations"] is not None or len(block) != len(_TEXT_FIELDS):
+            return False
+    ids: Mapping[str, object] = fields["ids"]
+    return (
+        _IDS_FIELDS.issuperset(ids)
+        and len(ids) == len(_IDS_FIELDS)
+        and all(value is None or isinstance(value, str) for value in ids.values())
+        and (fields["stop_reason"] is None or isinstance(fields["stop_reason"], str))
+    )
+
+
+def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
+    """The response `model_validate` would give for a `_plain_text` answer, built directly: the same field values,
+    the same fields set, the same shared sets (`share_fields_sets`)."""
+    content: list[Any] = [
+        built(TextContent, {"type": "text", "text": block["text"], "citations": None}, _TEXT_FIELDS)
+        for block in fields["content"]
+    ]
+    ids = fields["ids"]
+    provider_ids = built(
+        ProviderIds,
+        {
+            "message_id": ids["message_id"],
+            "batch_id": ids["batch_id"],
+            "custom_id": ids["custom_id"],
+            "request_id": ids["request_id"],
+        },
+        _IDS_FIELDS,
+    )
+    return built(
+        _RESPONSE,
+        {
+            "text": fields["text"],
+            "content": content,
+            "parsed": None,
+            "stop_reason": fields["stop_reason"],
+            "stop_sequence": None,
+            "usage": priced.usage,
+            "cost": priced.cost,
+            "model": fields["model"],
+            "provider": fields["provider"],
+            "mode": mode,
+            "ids": provider_ids,
+        },
+        _RESPONSE_FIELDS,
+    )
 
 
 # The Responses API.
