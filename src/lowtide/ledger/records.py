@@ -4,6 +4,7 @@ results become, and the JSON the ledger stores (whatever store keeps them)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -23,6 +24,7 @@ __all__ = [
     "Row",
     "answer_json",
     "batch_record",
+    "claimed_records",
     "request_record",
     "stored_json",
 ]
@@ -250,3 +252,41 @@ def batch_record(row: Row) -> BatchRecord:
         owner_until=row["owner_until"],
         note=row["note"],
     )
+
+
+def claimed_records(
+    requests: Sequence[NewRequest],
+    inserted: dict[str, str],
+    known: Sequence[RequestRecord],
+    *,
+    owner: str,
+    until: float,
+    now: float,
+) -> list[RequestRecord]:
+    """`LedgerStore.claim`'s answer from `claim_new`'s: the records of `requests` in order, those inserted just now
+    built from what was sent (nothing is read back), the others as the store had them."""
+    records = {record.key: record for record in known}
+    for r in requests:
+        params = inserted.get(r.key)
+        if params is not None and r.key not in records:
+            records[r.key] = RequestRecord(
+                key=r.key,
+                custom_id=r.custom_id,
+                actor=r.actor,
+                model=r.model,
+                params=r.params if isinstance(r.params, dict) else json.loads(r.params),
+                params_bytes=len(params),
+                state=RequestState.PENDING,
+                batch_id=None,
+                attempts=0,
+                max_attempts=r.max_attempts,
+                response=None,
+                error=None,
+                cost_usd=None,
+                live_cost_usd=None,
+                created_at=now,
+                updated_at=now,
+                owner=owner,
+                owner_until=until,
+            )
+    return [records[r.key] for r in requests]

@@ -42,6 +42,7 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
     batch_record,
+    claimed_records,
     request_record,
     stored_json,
 )
@@ -129,31 +130,7 @@ class PostgresLedger:
 
     def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
         inserted, known = self.claim_new(requests, owner=owner, until=until, now=now)
-        records = {record.key: record for record in known}
-        for r in requests:
-            params = inserted.get(r.key)
-            if params is not None and r.key not in records:
-                records[r.key] = RequestRecord(
-                    key=r.key,
-                    custom_id=r.custom_id,
-                    actor=r.actor,
-                    model=r.model,
-                    params=r.params if isinstance(r.params, dict) else json.loads(r.params),
-                    params_bytes=len(params),
-                    state=RequestState.PENDING,
-                    batch_id=None,
-                    attempts=0,
-                    max_attempts=r.max_attempts,
-                    response=None,
-                    error=None,
-                    cost_usd=None,
-                    live_cost_usd=None,
-                    created_at=now,
-                    updated_at=now,
-                    owner=owner,
-                    owner_until=until,
-                )
-        return [records[r.key] for r in requests]
+        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
 
     def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
