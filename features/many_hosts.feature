@@ -57,3 +57,11 @@ Feature: Many hosts, one PostgreSQL ledger
     Given 3 processes listening for the notices of the scenario's PostgreSQL ledger, each waiting on the batch "lt_watched"
     When another process stores results for the batch "lt_watched"
     Then all 3 processes were woken within 2 seconds
+
+  @postgres
+  Scenario: Processes gathering the same pending calls at once leave each with one of them, never waiting on a lock
+    Given the scenario's PostgreSQL ledger holds 200 pending calls of one scope, claimed by host "host-a"
+    And another process is putting the calls "call-1" to "call-20" into a batch of its own, its transaction open
+    When 4 processes on other hosts gather the pending calls of that scope at once, 80 each at most
+    Then none of them waited for the open transaction
+    And every call but "call-1" to "call-20" is now one of theirs, and those 20 are still host "host-a"'s

@@ -475,3 +475,79 @@ def step_all_woken(context: Any, count: int, seconds: float) -> None:
     woken = hosts(context).woken
     assert len(woken) == count, woken
     assert max(woken) - context.many_hosts_stored_at < seconds, [at - context.many_hosts_stored_at for at in woken]
+
+
+# -- gathering pending calls across processes (SKIP LOCKED) ----------------------------------------------------------
+
+
+@given('the scenario\'s PostgreSQL ledger holds {count:d} pending calls of one scope, claimed by host "{host}"')
+def step_pending_scope(context: Any, count: int, host: str) -> None:
+    state = hosts(context)
+    ledger = open_ledger(state.url)
+    requests = [
+        NewRequest(key=f"call-{n}", custom_id=f"call-{n}", actor="agents", model=_MODEL, params={"n": n}, scope="s1")
+        for n in range(1, count + 1)
+    ]
+    ledger.claim(requests, owner=f"{host}/4242/cafe", until=time.time() + 60, now=time.time())
+    context.many_hosts_pending = count
+
+
+@given('another process is putting the calls "{low}" to "{high}" into a batch of its own, its transaction open')
+def step_locked(context: Any, low: str, high: str) -> None:
+    import psycopg
+
+    holder = psycopg.connect(hosts(context).url)  # a transaction left open until the scenario's end
+    holder.execute("SELECT key FROM requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
+    context.cleanups.append(holder.close)
+    context.many_hosts_locked = set(_keys(low, high))
+
+
+@when("{count:d} processes on other hosts gather the pending calls of that scope at once, {limit:d} each at most")
+def step_gather(context: Any, count: int, limit: int) -> None:
+    state = hosts(context)
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+    stores = [PostgresLedger(state.url) for _ in range(count)]
+    start = threading.Barrier(count)
+    taken: list[list[str]] = [[] for _ in range(count)]
+    took: list[float] = [0.0] * count
+
+    def gather(n: int) -> None:
+        start.wait()
+        began = time.monotonic()
+        rows = stores[n].take_pending(
+            "s1", owner=f"host-{n}/1/x", until=time.time() + 60, now=time.time(), limit=limit, max_bytes=10**9
+        )
+        took[n] = time.monotonic() - began
+        taken[n] = [row.key for row in rows]
+
+    threads = [threading.Thread(target=gather, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(_HANG)
+    for store in stores:
+        store.close()
+    context.many_hosts_taken = taken
+    context.many_hosts_took = took
+
+
+@then("none of them waited for the open transaction")
+def step_no_wait(context: Any) -> None:
+    assert max(context.many_hosts_took) < 5, context.many_hosts_took  # a wait would last until the scenario's end
+
+
+@then('every call but "{low}" to "{high}" is now one of theirs, and those {count:d} are still host "{host}"\'s')
+def step_taken_once(context: Any, low: str, high: str, count: int, host: str) -> None:
+    locked = set(_keys(low, high))
+    assert len(locked) == count, locked
+    taken = {key for keys in context.many_hosts_taken for key in keys}
+    assert not locked & taken, sorted(locked & taken)
+    owners = {record.key: record.owner for record in open_ledger(hosts(context).url).requests()}
+    gatherers = {f"host-{n}/1/x" for n in range(len(context.many_hosts_taken))}
+    for key, owner in owners.items():
+        if key in locked:
+            assert owner == f"{host}/4242/cafe", (key, owner)
+        else:
+            assert owner in gatherers, (key, owner)  # each row has one owner: the gatherer that took it last
+    assert taken == set(owners) - locked, sorted(set(owners) - locked - taken)[:5]
