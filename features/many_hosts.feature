@@ -59,9 +59,12 @@ Feature: Many hosts, one PostgreSQL ledger
     Then all 3 processes were woken within 2 seconds
 
   @postgres
-  Scenario: Processes gathering the same pending calls at once leave each with one of them, never waiting on a lock
+  Scenario: Gathering pending calls skips those another process's intent holds, and a scope another process gathers
     Given the scenario's PostgreSQL ledger holds 200 pending calls of one scope, claimed by host "host-a"
     And another process is putting the calls "call-1" to "call-20" into a batch of its own, its transaction open
-    When 4 processes on other hosts gather the pending calls of that scope at once, 80 each at most
-    Then none of them waited for the open transaction
-    And every call but "call-1" to "call-20" is now one of theirs, and those 20 are still host "host-a"'s
+    When a process on another host gathers the pending calls of that scope
+    Then it took them at once, without waiting for the open transaction
+    And it took every call but "call-1" to "call-20", which are still host "host-a"'s
+    When another process is gathering the pending calls of that scope, its transaction open
+    And a process on a third host gathers the pending calls of that scope
+    Then it took none of them, at once

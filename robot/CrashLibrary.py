@@ -183,6 +183,7 @@ class CrashLibrary:
         lease_seconds: float | None = None,
         shared_prefix: str | None = None,
         shared: int = 0,
+        coalesce_window: float | None = None,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
@@ -223,6 +224,8 @@ class CrashLibrary:
             argv += ["--lease-seconds", str(lease_seconds)]
         if shared_prefix is not None:
             argv += ["--shared-prefix", shared_prefix, "--shared", str(shared)]
+        if coalesce_window is not None:
+            argv += ["--coalesce-window", str(coalesce_window)]
         env = {API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"}
         if host_id is not None:
             env["LOWTIDE_HOST_ID"] = host_id  # a host of its own: known to the others by its lease alone

@@ -502,52 +502,52 @@ def step_locked(context: Any, low: str, high: str) -> None:
     context.many_hosts_locked = set(_keys(low, high))
 
 
-@when("{count:d} processes on other hosts gather the pending calls of that scope at once, {limit:d} each at most")
-def step_gather(context: Any, count: int, limit: int) -> None:
-    state = hosts(context)
-    from lowtide.ledger.postgres.ledger import PostgresLedger
-
-    stores = [PostgresLedger(state.url) for _ in range(count)]
-    start = threading.Barrier(count)
-    taken: list[list[str]] = [[] for _ in range(count)]
-    took: list[float] = [0.0] * count
-
-    def gather(n: int) -> None:
-        start.wait()
-        began = time.monotonic()
-        rows = stores[n].take_pending(
-            "s1", owner=f"host-{n}/1/x", until=time.time() + 60, now=time.time(), limit=limit, max_bytes=10**9
-        )
-        took[n] = time.monotonic() - began
-        taken[n] = [row.key for row in rows]
-
-    threads = [threading.Thread(target=gather, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(_HANG)
-    for store in stores:
-        store.close()
-    context.many_hosts_taken = taken
-    context.many_hosts_took = took
+def _gather(context: Any, owner: str) -> None:
+    started = time.monotonic()
+    rows = open_ledger(hosts(context).url).take_pending(
+        "s1", owner=owner, until=time.time() + 60, now=time.time(), limit=10_000, max_bytes=10**9
+    )
+    context.many_hosts_took = time.monotonic() - started
+    context.many_hosts_taken = {row.key for row in rows}
 
 
-@then("none of them waited for the open transaction")
+@when("a process on another host gathers the pending calls of that scope")
+def step_gather(context: Any) -> None:
+    _gather(context, "host-g/1/x")
+
+
+@when("a process on a third host gathers the pending calls of that scope")
+def step_gather_third(context: Any) -> None:
+    _gather(context, "host-t/1/x")
+
+
+@when("another process is gathering the pending calls of that scope, its transaction open")
+def step_gathering_elsewhere(context: Any) -> None:
+    import psycopg
+
+    from lowtide.ledger.postgres.ledger import _GATHERING  # pyright: ignore[reportPrivateUsage]
+
+    holder = psycopg.connect(hosts(context).url)  # the transaction stays open until the scenario's end
+    holder.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_GATHERING, "s1"))
+    context.cleanups.append(holder.close)
+
+
+@then("it took them at once, without waiting for the open transaction")
 def step_no_wait(context: Any) -> None:
-    assert max(context.many_hosts_took) < 5, context.many_hosts_took  # a wait would last until the scenario's end
+    assert context.many_hosts_took < 5, context.many_hosts_took  # a wait would last until the scenario's end
+    assert context.many_hosts_taken
 
 
-@then('every call but "{low}" to "{high}" is now one of theirs, and those {count:d} are still host "{host}"\'s')
-def step_taken_once(context: Any, low: str, high: str, count: int, host: str) -> None:
+@then('it took every call but "{low}" to "{high}", which are still host "{host}"\'s')
+def step_took_all_but(context: Any, low: str, high: str, host: str) -> None:
     locked = set(_keys(low, high))
-    assert len(locked) == count, locked
-    taken = {key for keys in context.many_hosts_taken for key in keys}
-    assert not locked & taken, sorted(locked & taken)
     owners = {record.key: record.owner for record in open_ledger(hosts(context).url).requests()}
-    gatherers = {f"host-{n}/1/x" for n in range(len(context.many_hosts_taken))}
+    assert context.many_hosts_taken == set(owners) - locked, sorted(set(owners) - locked - context.many_hosts_taken)
     for key, owner in owners.items():
-        if key in locked:
-            assert owner == f"{host}/4242/cafe", (key, owner)
-        else:
-            assert owner in gatherers, (key, owner)  # each row has one owner: the gatherer that took it last
-    assert taken == set(owners) - locked, sorted(set(owners) - locked - taken)[:5]
+        assert owner == (f"{host}/4242/cafe" if key in locked else "host-g/1/x"), (key, owner)
+
+
+@then("it took none of them, at once")
+def step_took_none(context: Any) -> None:
+    assert context.many_hosts_took < 5, context.many_hosts_took
+    assert context.many_hosts_taken == set(), sorted(context.many_hosts_taken)[:5]

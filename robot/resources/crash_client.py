@@ -54,6 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-batch-requests", type=int, default=None, help="most requests in one batch")
     parser.add_argument("--reconcile-grace", type=float, default=1.5, help="seconds an unknown create is looked for")
     parser.add_argument("--lease-seconds", type=float, default=None, help="how long others leave this one's work")
+    parser.add_argument("--coalesce-window", type=float, default=0.3, help="seconds calls are gathered for")
     parser.add_argument("--shared-prefix", default=None, help="also ask SHARED_PREFIX-1 .. -M, as other clients do")
     parser.add_argument("--shared", type=int, default=0, help="how many shared keys (M)")
     return parser.parse_args(argv)
@@ -72,7 +73,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
             "api_key_env": args.api_key_env,
             "batch": {
                 "poll_interval": 0.2,
-                "coalesce_window": 0.3,
+                "coalesce_window": args.coalesce_window,
                 "reconcile_grace": args.reconcile_grace,
                 "max_wait": 120,
                 **({"max_batch_requests": args.max_batch_requests} if args.max_batch_requests else {}),

@@ -60,6 +60,7 @@ __all__ = ["PostgresLedger"]
 T = TypeVar("T")
 
 _CHUNK = 1000
+_GATHERING = 0x6C74  # the advisory lock space of gathering a scope's pending calls ("lt")
 _NOTIFY: LiteralString = f"SELECT pg_notify('{NOTICE_CHANNEL}', %s)"
 _BATCH: LiteralString = (
     "SELECT b.id, b.provider, b.endpoint, b.provider_batch_id, b.state, b.phase, b.request_count, b.request_bytes,"
@@ -298,6 +299,10 @@ class PostgresLedger:
         if not scope or limit <= 0:
             return []
         with self._pool.transaction("gather the calls of other processes") as db:
+            # One process at a time gathers a scope: another flushing it right now takes these calls itself.
+            free = db.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", (_GATHERING, scope)).fetchone()
+            if free is None or not free[0]:
+                return []
             rows = db.execute(
                 "SELECT key, custom_id, params, params_bytes, model FROM requests"
                 " WHERE scope = %s AND state = 'pending' AND owner IS DISTINCT FROM %s"
