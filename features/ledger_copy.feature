@@ -44,3 +44,10 @@ Feature: Moving a ledger to another store
     When it is copied into the new SQLite file "saved.sqlite3", and that file into a new in-memory ledger
     Then copying it into "saved.sqlite3" again is refused with "is not empty"
     And copying it into the in-memory copy again is refused with "is not empty"
+
+  Scenario: Copying a ledger that is not there says so, and makes nothing
+    Given a SQLite ledger in which an actor answered 1 calls in batch mode, and a bulk run of 1 prompts
+    When `lowtide ledger copy missing.sqlite3 copy.sqlite3` runs
+    Then the command exits with 2
+    And on stderr, the command says "There is no ledger at" and "missing.sqlite3 to copy."
+    And no file "copy.sqlite3" was made

@@ -51,7 +51,7 @@ def _answered(context: Any, ledger: Any, calls: int, items: int) -> None:
 
 def _command(context: Any, command: str) -> None:
     w = world(context)
-    argv = command.replace("DATABASE", context.postgres_url)
+    argv = command.replace("DATABASE", context.postgres_url) if "DATABASE" in command else command
     run_cli(w, argv, ledger=None, cwd=w.path("ledger.sqlite3").parent)
 
 
@@ -198,3 +198,8 @@ def _refusal(source: Any, target: Any) -> str:
     except ConfigurationError as exc:
         return str(exc)
     raise AssertionError("the copy was not refused")
+
+
+@then('no file "{name}" was made')
+def step_no_file(context: Any, name: str) -> None:
+    assert not world(context).path(name).exists()

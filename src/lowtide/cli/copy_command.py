@@ -36,11 +36,16 @@ def copy(source: str, target: str, json_output: bool) -> int:
     """
     from pathlib import Path
 
-    from lowtide.cli.ledger_commands import existing_ledger
+    from lowtide.errors import ConfigurationError
     from lowtide.ledger.copy import copy_ledger
+    from lowtide.ledger.postgres.url import configured_url
     from lowtide.ledger.store import open_ledger
 
-    given = existing_ledger(Path(source))
+    if configured_url(source) is None and not Path(source).expanduser().is_file():
+        raise ConfigurationError(
+            f"There is no ledger at {Path(source).expanduser().absolute()} to copy.", field="ledger"
+        )
+    given = open_ledger(source)
     into = open_ledger(target)
     counts = copy_ledger(given, into)
     if json_output:
