@@ -47,9 +47,8 @@ from lowtide.types import (
     ActorResponse,
     Cost,
     ProviderIds,
-    TextContent,
     Usage,
-    built,
+    built_text_answer,
     share_fields_sets,
 )
 
@@ -232,10 +231,7 @@ def response_and_json(
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
 
 
-# The fields each built instance was given: what validating the same JSON would have recorded (`model_fields_set`).
-_RESPONSE_FIELDS = frozenset(
-    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
-)
+# The ids a `_plain_text` answer has (as `types.built_text_answer` builds them).
 _IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
 
@@ -258,49 +254,10 @@ def _plain_text(blocks: list[dict[str, Any]], fields: Mapping[str, Any]) -> bool
 
 
 def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
-    """The response `model_validate` would give for a `_plain_text` answer, built directly: the same field values,
-    the same fields set, the same shared sets (`share_fields_sets`)."""
-    content: list[Any] = [
-        built(TextContent, {"type": "text", "text": block["text"], "citations": None}, _text_fields(block))
-        for block in fields["content"]
-    ]
-    ids = fields["ids"]
-    provider_ids = built(
-        ProviderIds,
-        {
-            "message_id": ids["message_id"],
-            "batch_id": ids["batch_id"],
-            "custom_id": ids["custom_id"],
-            "request_id": ids["request_id"],
-        },
-        _IDS_FIELDS,
+    """The response `model_validate` would give for a `_plain_text` answer, built directly (`built_text_answer`)."""
+    return built_text_answer(
+        fields, usage=priced.usage, cost=priced.cost, mode=mode, stop_sequence=fields["stop_sequence"]
     )
-    return built(
-        _RESPONSE,
-        {
-            "text": fields["text"],
-            "content": content,
-            "parsed": None,
-            "stop_reason": fields["stop_reason"],
-            "stop_sequence": fields["stop_sequence"],
-            "usage": priced.usage,
-            "cost": priced.cost,
-            "model": fields["model"],
-            "provider": fields["provider"],
-            "mode": mode,
-            "ids": provider_ids,
-        },
-        _RESPONSE_FIELDS,
-    )
-
-
-_TEXT_ONLY: frozenset[str] = frozenset(("type", "text"))
-_TEXT_AND_CITATIONS: frozenset[str] = frozenset(("type", "text", "citations"))
-
-
-def _text_fields(block: Mapping[str, Any]) -> frozenset[str]:
-    """The fields a `_plain_text` block gives: `citations` too when the API sent it (as null)."""
-    return _TEXT_AND_CITATIONS if "citations" in block else _TEXT_ONLY
 
 
 def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:

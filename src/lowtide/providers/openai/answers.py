@@ -18,7 +18,7 @@ from lowtide.errors import APIError, InvalidRequestError, RateLimitError, Server
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
+from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, built_text_answer, share_fields_sets
 
 __all__ = [
     "Failure",
@@ -124,10 +124,7 @@ def response_and_json(
     return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
 
 
-# The fields each built instance was given: what validating the same JSON would have recorded (`model_fields_set`).
-_RESPONSE_FIELDS = frozenset(
-    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
-)
+# The ids a `_plain_text` answer has (as `types.built_text_answer` builds them).
 _IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _TEXT_FIELDS = frozenset(("type", "text", "citations"))
 
@@ -149,40 +146,8 @@ def _plain_text(fields: Mapping[str, Any]) -> bool:
 
 
 def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
-    """The response `model_validate` would give for a `_plain_text` answer, built directly: the same field values,
-    the same fields set, the same shared sets (`share_fields_sets`)."""
-    content: list[Any] = [
-        built(TextContent, {"type": "text", "text": block["text"], "citations": None}, _TEXT_FIELDS)
-        for block in fields["content"]
-    ]
-    ids = fields["ids"]
-    provider_ids = built(
-        ProviderIds,
-        {
-            "message_id": ids["message_id"],
-            "batch_id": ids["batch_id"],
-            "custom_id": ids["custom_id"],
-            "request_id": ids["request_id"],
-        },
-        _IDS_FIELDS,
-    )
-    return built(
-        _RESPONSE,
-        {
-            "text": fields["text"],
-            "content": content,
-            "parsed": None,
-            "stop_reason": fields["stop_reason"],
-            "stop_sequence": None,
-            "usage": priced.usage,
-            "cost": priced.cost,
-            "model": fields["model"],
-            "provider": fields["provider"],
-            "mode": mode,
-            "ids": provider_ids,
-        },
-        _RESPONSE_FIELDS,
-    )
+    """The response `model_validate` would give for a `_plain_text` answer, built directly (`built_text_answer`)."""
+    return built_text_answer(fields, usage=priced.usage, cost=priced.cost, mode=mode, stop_sequence=None)
 
 
 # The Responses API.
