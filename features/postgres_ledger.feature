@@ -71,6 +71,7 @@ Feature: A PostgreSQL ledger, named by URL
     Then the call fails with a LedgerError saying "could not be opened"
     And neither the password nor its decoded form appears in the error or in any log record
 
+  @postgres
   Scenario Outline: The ledger commands say a PostgreSQL ledger they cannot reach without showing its password
     Given LOWTIDE_LEDGER is "<env>"
     When "<command>" runs without a ledger
@@ -82,3 +83,18 @@ Feature: A PostgreSQL ledger, named by URL
       | command                                                              | env                                          |
       | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide  | ledger.sqlite3                               |
       | lowtide runs                                                         | postgresql://ops:hunter2@127.0.0.1:9/lowtide  |
+
+  Scenario Outline: Without psycopg installed, a PostgreSQL ledger is refused with how to install it, and no password
+    Given psycopg is not installed
+    And LOWTIDE_LEDGER is "<env>"
+    When "<command>" runs without a ledger
+    Then the command exits with 2
+    And the command printed on stderr "A PostgreSQL ledger needs psycopg: pip install 'lowtide[postgres]'."
+    And "hunter2" appears nowhere in the command's output
+
+    Examples:
+      | command                                                              | env                                          |
+      | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide | ledger.sqlite3                               |
+      | lowtide runs                                                         | postgresql://ops:hunter2@127.0.0.1:9/lowtide |
+      | lowtide ledger copy postgresql://ops:hunter2@h/db copy.sqlite3       | ledger.sqlite3                               |
+

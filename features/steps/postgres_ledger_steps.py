@@ -259,3 +259,17 @@ def step_host_id(context: Any, host: str) -> None:
 def step_application_name(context: Any, name: str) -> None:
     names = [row[0] for row in _rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
     assert name in names, names
+
+
+@given("psycopg is not installed")
+def step_no_psycopg(context: Any) -> None:
+    """As on a machine without `lowtide[postgres]`: lowtide looks psycopg up before it imports it."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> Any:
+        return None if name.split(".")[0] in ("psycopg", "psycopg_pool") else real(name, package)
+
+    importlib.util.find_spec = find_spec
+    context.cleanups.append(lambda: setattr(importlib.util, "find_spec", real))

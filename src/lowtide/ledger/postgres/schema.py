@@ -12,12 +12,13 @@ costs as the exact digits of their `Decimal`, times as seconds since the epoch.
 
 from __future__ import annotations
 
-from typing import LiteralString
-
-from psycopg import Connection
-from psycopg.rows import TupleRow
+from typing import TYPE_CHECKING, LiteralString
 
 from lowtide.ledger.schema import LedgerVersionError
+
+if TYPE_CHECKING:  # psycopg is the `postgres` extra: a URL without it is refused by `pool.need_psycopg`, not here
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 __all__ = ["MIGRATIONS", "NOTICE_CHANNEL", "SCHEMA_VERSION", "migrate"]
 
