@@ -41,6 +41,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And the second go's progress began from the stored answers, its ETA unknown until it had answers of its own
     And the API answered each of the 20 prompts exactly once, and no call with 429
 
+  # Signals and calls in flight on the virtual clock, which moves on while a task waits on a socket.
+  @sqlite
   Scenario Outline: <signal> during a live run lets the calls in flight finish and stores their answers; started again, the run pays for nothing twice
     Given a live bulk actor with:
       """

@@ -90,11 +90,14 @@ class EngineCore:
         self.max_bytes = min(settings.max_batch_bytes, limits.max_bytes)
         self._clock = clock
         self.owner = owner or owner_id()
+        shaping = settings.model_dump_json(exclude={"coalesce_window", "lease_seconds", "watch_interval"})
         self.scope = hashlib.sha256(
-            f"lowtide-batch-scope\n{backend.name}\n{endpoint}\n{backend.credential}".encode()
+            f"lowtide-batch-scope\n{backend.name}\n{endpoint}\n{backend.credential}\n{shaping}".encode()
         ).hexdigest()[:32]
         """Which engines, in any process, may send this one's requests in their batches (`take_pending`): those of
-        the same provider, endpoint and credentials. A digest of a digest: never a secret."""
+        the same provider, endpoint, credentials and settings of a batch's run (actors whose poll interval, limits
+        or attempts differ send their own batches; how long each gathers or waits is its own). A digest of a digest:
+        never a secret."""
         # Other processes, on any host, leave this engine's work to it while its lease lives (a heartbeat, where the
         # store keeps one).
         ledger.keep_alive(self.owner, lease_seconds=settings.lease_seconds, now=clock.now)
