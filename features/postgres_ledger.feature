@@ -55,6 +55,17 @@ Feature: A PostgreSQL ledger, named by URL
     And no SQLite ledger was made
 
   @postgres
+  Scenario: A batch call whose ledger write waits on a lock held elsewhere leaves the event loop running
+    Given an actor in batch mode whose ledger is the scenario's PostgreSQL database
+    And another connection holds the ledger's requests table locked, released by itself after 5 seconds at the latest
+    When it starts a call while a ticker counts every 0.01 seconds in the same event loop, for 1 second
+    Then the ticker advanced at least 40 times meanwhile
+    And the call is not answered yet: the database shows its write waiting on the lock
+    When the other connection commits
+    Then the started call is answered within 30 seconds
+    And the PostgreSQL database holds the request and its answer, in which the API key does not appear
+
+  @postgres
   Scenario: A wrong password is said without the password, in the error and in every log line
     Given a live actor whose ledger is the scenario's PostgreSQL database, with the wrong password "s3cr%40t-wrong"
     And every log record of every logger is captured

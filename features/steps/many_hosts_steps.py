@@ -525,7 +525,7 @@ def step_gather_third(context: Any) -> None:
 def step_gathering_elsewhere(context: Any) -> None:
     import psycopg
 
-    from lowtide.ledger.postgres.ledger import _GATHERING  # pyright: ignore[reportPrivateUsage]
+    from lowtide.ledger.postgres.claims import _GATHERING  # pyright: ignore[reportPrivateUsage]
 
     holder = psycopg.connect(hosts(context).url)  # the transaction stays open until the scenario's end
     holder.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_GATHERING, "s1"))

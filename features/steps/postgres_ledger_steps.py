@@ -3,9 +3,11 @@ the password never shown (the scenario's database: `context.postgres_url`, made 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -28,6 +30,11 @@ class PostgresWorld:
     error: BaseException | None = None
     answer: ActorResponse[Any] | None = None
     records: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
+    locker: Any = None
+    """Another connection (psycopg's), holding a lock in a transaction it has not ended."""
+    locker_lock: threading.Lock = field(default_factory=threading.Lock)
+    started: asyncio.Task[ActorResponse[Any]] | None = None
+    ticks: int = 0
 
 
 def pg(context: Any) -> PostgresWorld:
@@ -273,3 +280,91 @@ def step_no_psycopg(context: Any) -> None:
 
     importlib.util.find_spec = find_spec
     context.cleanups.append(lambda: setattr(importlib.util, "find_spec", real))
+
+
+def _release(state: PostgresWorld) -> None:
+    """End the other connection's transaction (its locks go), once: by the scenario, or by its safety timer."""
+    with state.locker_lock:
+        locker, state.locker = state.locker, None
+    if locker is not None:
+        locker.commit()
+        locker.close()
+
+
+@given(
+    "another connection holds the ledger's requests table locked, released by itself after {seconds:g}"
+    " seconds at the latest"
+)
+def step_lock_requests(context: Any, seconds: float) -> None:
+    import psycopg
+
+    state = pg(context)
+    assert state.actor is not None
+    state.actor.ledger  # opened now (the schema made): the lock is on the ledger's own table  # noqa: B018
+    locker = psycopg.connect(state.url)  # not in autocommit: the transaction stays open until committed
+    locker.execute("LOCK TABLE requests IN EXCLUSIVE MODE")  # reads go on; inserts and row locks wait
+    state.locker = locker
+    # Should the event loop be blocked by the write (a sync store), no step could release it: this thread does.
+    timer = threading.Timer(seconds, _release, args=(state,))
+    timer.daemon = True
+    timer.start()
+    context.cleanups.append(timer.cancel)
+    context.cleanups.append(lambda: _release(state))
+
+
+@when(
+    "it starts a call while a ticker counts every {interval:g} seconds in the same event loop, for {seconds:g} second"
+)
+def step_call_with_ticker(context: Any, interval: float, seconds: float) -> None:
+    state = pg(context)
+    actor = state.actor
+    assert actor is not None
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(interval)
+            state.ticks += 1
+
+    async def start() -> None:
+        state.started = asyncio.ensure_future(actor.run("Hello"))
+        ticker = asyncio.ensure_future(tick())
+        await asyncio.sleep(seconds)
+        ticker.cancel()
+
+    world(context).run(start())
+
+
+@then("the call is not answered yet: the database shows its write waiting on the lock")
+def step_waiting_on_lock(context: Any) -> None:
+    state = pg(context)
+    assert state.started is not None
+    assert not state.started.done(), "the call was answered while the requests table was locked"
+    waiting = _rows(
+        state.url,
+        "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name LIKE 'lowtide %'",
+    )
+    assert any("requests" in str(query) for (query,) in waiting), waiting
+
+
+@then("the ticker advanced at least {count:d} times meanwhile")
+def step_ticks(context: Any, count: int) -> None:
+    ticks = pg(context).ticks
+    assert ticks >= count, f"the ticker advanced {ticks} times: the event loop was blocked"
+
+
+@when("the other connection commits")
+def step_commit(context: Any) -> None:
+    _release(pg(context))
+
+
+@then("the started call is answered within {seconds:g} seconds")
+def step_started_answered(context: Any, seconds: float) -> None:
+    state = pg(context)
+    started = state.started
+    assert started is not None
+
+    async def wait() -> None:
+        state.answer = await asyncio.wait_for(started, seconds)
+
+    world(context).run(wait())
+    assert state.answer is not None

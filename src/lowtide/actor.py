@@ -222,7 +222,11 @@ class Actor:
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine waits on the engine's future itself, with as few locals as it can.
-                    engine, outcome = self._claim_prompt(*plain, prompt, key, mode)
+                    engine, outcome = (
+                        self._claim_checked(*plain, prompt, key)
+                        if plain[1].checked
+                        else await self._claim_prompt(*plain, prompt, key, mode)
+                    )
                     del plain
                     return engine.deliver(await outcome, response_model)
                 if not plain[1].checked:
@@ -238,7 +242,18 @@ class Actor:
         backend = self.provider(mode).batch_backend()
         return None if backend is None else (backend, self._prompt_template(backend, response_model))
 
-    def _claim_prompt(
+    def _claim_checked(
+        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+    ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
+        """Claim a batch-mode call that gives only a prompt, of a checked template: its params made as JSON straight
+        from the template (the configuration's part was checked once; only the prompt is new)."""
+        assert template.around is not None
+        engine = self._engine(backend)
+        params_json = template.around[0] + stored_json(prompt) + template.around[1]
+        key = key or derive_key(backend.name, params_json)
+        return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+
+    async def _claim_prompt(
         self,
         backend: BatchBackend,
         template: PromptTemplate,
@@ -246,14 +261,14 @@ class Actor:
         key: str | None,
         mode: BatchProcessingMode | str | None,
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
-        """Claim a batch-mode call that gives only a prompt, its params made as JSON straight from the template: at
-        once when the template is checked, else once the checks pass (`PromptTemplate.after_check`)."""
+        """`_claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
+        the checks pass (`PromptTemplate.after_check`)."""
         assert template.around is not None
         engine = self._engine(backend)
-        # The configuration's part of the params was checked once; only the prompt is new.
         params_json = template.around[0] + stored_json(prompt) + template.around[1]
         key = key or derive_key(backend.name, params_json)
-        if template.checked or (not template.check_under_way() and engine.ledger.request(key)):
+        known = not template.check_under_way() and await engine.ledger.request(key) is not None
+        if template.checked or known:
             # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
             return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
         if not template.check_under_way():
@@ -281,9 +296,12 @@ class Actor:
     ) -> None:
         """The provider's pre-send checks of prompt-only calls with a budget, made once: only the prompt varies
         between them. A call the ledger already knows attaches to it unchecked (it was checked when first made)."""
-        if not template.check_under_way():
-            if self._engine(backend).ledger.request(key or derive_key(backend.name, template.with_prompt(prompt))):
-                return
+        ledger = self._engine(backend).ledger
+        if not template.check_under_way() and await ledger.request(
+            key or derive_key(backend.name, template.with_prompt(prompt))
+        ):
+            return
+        if not template.check_under_way():  # (looked again: another call may have started it meanwhile)
             template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
         assert template.checking is not None
         # Shielded: a caller that gives up must not cancel the checks the others wait on.
@@ -403,13 +421,13 @@ class Actor:
         """
         key = key or derive_key(backend.name, params)
         engine = self._engine(backend)
-        if checked is not None and engine.ledger.request(key) is None:
+        if checked is not None and await engine.ledger.request(key) is None:
             provider, request = checked
             await provider.preflight(request)
         estimate = None
         budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
-        if budgeted and engine.ledger.request(key) is None:
-            estimate = self._check_budget(engine, params, max_cost_usd)
+        if budgeted and await engine.ledger.request(key) is None:
+            estimate = await self._check_budget(engine, params, max_cost_usd)
             if estimate is not None:
                 # Calls checked in the same moment count against each other before any is recorded.
                 engine.reserve(self.name, estimate)
@@ -421,11 +439,13 @@ class Actor:
         estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
         within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
-    def _check_budget(self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None) -> Decimal | None:
+    async def _check_budget(
+        self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None
+    ) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
         limits: list[Limit] = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
         if self.configuration.max_cost_usd is not None:
-            committed = engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
+            committed = await engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
             limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
         if all(limit is None for _, limit, _ in limits):
             return None  # no budget to keep: no estimate to record either

@@ -114,7 +114,7 @@ class CreateSteps(Protocol):
     stays known after a crash, so that whoever takes the intent over creates its batch from it (`BatchBackend.resume`)
     or, giving the intent up, releases it (`BatchBackend.abandon`)."""
 
-    def done(self, step: str, value: str) -> None:
+    async def done(self, step: str, value: str) -> None:
         """Record that `step` of the create is done, with what it produced (a file id, say)."""
         ...
 
@@ -129,7 +129,7 @@ def credential_of(key: str, *, owned: bool, client: object) -> str:
 class _NoSteps:
     """The steps of a create nobody will take over (one outside the ledger): nothing is recorded."""
 
-    def done(self, step: str, value: str) -> None:
+    async def done(self, step: str, value: str) -> None:
         return
 
 

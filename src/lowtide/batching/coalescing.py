@@ -50,16 +50,22 @@ class Coalescing(EngineCore):
             self._window.cancel()
         self._window = None
         entries, self._queue, self._queue_bytes = self._queue, [], 0
-        self._send_groups(entries + self._gathered(entries))
+        # The calls other processes left for this scope join them (a round trip to a remote store): on the way.
+        task = self._spawn(self._send_gathered(entries), waiters=[entry.key for entry in entries])
+        self._dispatching.add(task)
+        task.add_done_callback(self._dispatching.discard)
 
-    def _gathered(self, entries: list[Queued]) -> list[Queued]:
+    async def _send_gathered(self, entries: list[Queued]) -> None:
+        self._send_groups(entries + await self._gathered(entries))
+
+    async def _gathered(self, entries: list[Queued]) -> list[Queued]:
         """What other processes claimed for this scope and have not sent yet, taken to travel in this batch (where
         the store gathers calls across processes): one batch where each process would have sent its own."""
         room = self.max_requests - len(entries)
         if room <= 0 or self.closed:
             return []
         now = self._clock.now()
-        taken = self.ledger.take_pending(
+        taken = await self.ledger.take_pending(
             self.scope,
             owner=self.owner,
             until=now + self.settings.lease_seconds,

@@ -3,8 +3,9 @@ their waiters, and what may succeed next time is queued for another batch."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from lowtide.batching.backend import Phase, RemoteBatch
@@ -35,7 +36,7 @@ RESULTS_PER_TRANSACTION = 2000  # results stored (and their callers woken) per t
 
 
 class Collection(EngineCore):
-    def settle_stored(self, batch: BatchRecord) -> bool:
+    async def settle_stored(self, batch: BatchRecord) -> bool:
         """Mark an ended batch collected when the ledger already holds every member's result; True if it did.
 
         A process that stopped after storing a batch's results but before saying the batch was collected leaves
@@ -43,7 +44,7 @@ class Collection(EngineCore):
         """
         if batch.state is not BatchState.ENDED:
             return False
-        records = self.ledger.requests_for(list(self.ledger.members(batch.id).values()))
+        records = await self.ledger.requests_for(list((await self.ledger.members(batch.id)).values()))
         if not all(record.state.final or record.batch_id != batch.id for record in records):
             return False
         counts = batch.counts or {}
@@ -54,7 +55,7 @@ class Collection(EngineCore):
             if counts.get("expired") and not counts.get("succeeded")
             else BatchState.COLLECTED
         )
-        self.ledger.record_collected(batch.id, state=state, now=self._clock.now())
+        await self.ledger.record_collected(batch.id, state=state, now=self._clock.now())
         return True
 
     def _ensure_poller(self, batch_id: str, remote: RemoteBatch | None = None) -> None:
@@ -63,11 +64,11 @@ class Collection(EngineCore):
         self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote), waiters=self._members_of(batch_id))
 
     async def _poll(self, batch_id: str, remote: RemoteBatch | None) -> None:
-        record = self.ledger.batch(batch_id)
+        record = await self.ledger.batch(batch_id)
         assert record is not None
         assert record.provider_batch_id is not None
         # Read while the batch runs, not after it ends: the answers are waited for from then on.
-        members, attempts = self.ledger.members_and_attempts(batch_id)
+        members, attempts = await self.ledger.members_and_attempts(batch_id)
         collected = False
         try:
             ended = await wait_until_ended(
@@ -87,16 +88,16 @@ class Collection(EngineCore):
         finally:
             self._pollers.pop(batch_id, None)
             if not collected:  # left to be collected later: by whichever process looks next
-                self.ledger.release_batch(batch_id, owner=self.owner)
+                await self.ledger.release_batch(batch_id, owner=self.owner)
 
-    def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], None]:
+    def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], Awaitable[None]]:
         polls = 0
 
-        def record(batch: RemoteBatch) -> None:
+        async def record(batch: RemoteBatch) -> None:
             nonlocal polls
             ended = batch.phase is Phase.ENDED
             counts = batch.counts.as_dict() if ended else None
-            self.ledger.record_status(batch_id, phase=batch.phase.value, counts=counts, ended_at=batch.ended_at)
+            await self.ledger.record_status(batch_id, phase=batch.phase.value, counts=counts, ended_at=batch.ended_at)
             polls += 1
             if polls > 1:
                 crashpoint("while-polling")
@@ -119,23 +120,35 @@ class Collection(EngineCore):
         retry: set[str] = set()
         strangers = 0
         lines: list[Mapping[str, Any]] = []  # the chunk's lines as received, for `on_results`
+        writing: asyncio.Task[None] | None = None
+        """The last chunk's write: each chunk is stored after the one before, while the download goes on."""
 
-        def write() -> None:
-            """Store the chunk in hand; once it is stored, hand its outcomes out."""
-            if not rows:
-                return
-            self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+        async def store(
+            before: asyncio.Task[None] | None,
+            rows: list[OutcomeRow],
+            settled: list[tuple[str, Outcome]],
+            lines: list[Mapping[str, Any]],
+        ) -> None:
+            """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""
+            if before is not None:
+                await before
+            await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
             crashpoint("while-streaming")
             if lines and self.on_results is not None:
                 try:
-                    self.on_results(batch_id, ended.id, list(lines))
+                    self.on_results(batch_id, ended.id, lines)
                 except Exception:
                     log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
             self._settle(settled)
             freeze_survivors(len(settled))  # the answers just handed out live as long as their callers keep them
-            rows.clear()
-            settled.clear()
-            lines.clear()
+
+        def write() -> None:
+            """Store the chunk in hand, after the chunks before it (the stream is not held up meanwhile)."""
+            nonlocal writing, rows, settled, lines
+            if not rows:
+                return
+            writing = asyncio.ensure_future(store(writing, rows, settled, lines))
+            rows, settled, lines = [], [], []
 
         custom_id_of = self.backend.codec.custom_id_of
 
@@ -161,35 +174,45 @@ class Collection(EngineCore):
             if len(rows) >= RESULTS_PER_TRANSACTION:
                 write()
 
-        await self.backend.stream_results(ended, handle, expected=len(members))
-        if strangers and not seen:
-            log.error(
-                "Batch %s holds none of the requests of %s; it was not ours. Sending them again.", ended.id, batch_id
-            )
-        unanswered = self.backend.unanswered_line
-        for custom_id in [custom_id for custom_id in members if custom_id not in seen]:
-            line = unanswered(ended, custom_id)
-            if line is not None:
-                handle(line)  # a request the provider left out on purpose: the line it stands for
-        for custom_id, key in members.items():
-            if custom_id not in seen:
-                error = BatchRequestError(
-                    f"Batch {ended.id} ended without a result for request {custom_id}.",
-                    batch_id=ended.id,
-                    custom_id=custom_id,
+        try:
+            await self.backend.stream_results(ended, handle, expected=len(members))
+            if strangers and not seen:
+                log.error(
+                    "Batch %s holds none of the requests of %s; it was not ours. Sending them again.",
+                    ended.id,
+                    batch_id,
                 )
-                used, allowed = attempts.get(key, (1, 1))
-                retry_it = bool(strangers and not seen) and used < allowed
-                rows.append(
-                    OutcomeRow(
-                        key, RequestState.PENDING if retry_it else RequestState.FAILED, error=error_to_json(error)
+            unanswered = self.backend.unanswered_line
+            for custom_id in [custom_id for custom_id in members if custom_id not in seen]:
+                line = unanswered(ended, custom_id)
+                if line is not None:
+                    handle(line)  # a request the provider left out on purpose: the line it stands for
+            for custom_id, key in members.items():
+                if custom_id not in seen:
+                    error = BatchRequestError(
+                        f"Batch {ended.id} ended without a result for request {custom_id}.",
+                        batch_id=ended.id,
+                        custom_id=custom_id,
                     )
-                )
-                if retry_it:
-                    retry.add(key)
-                else:
-                    settled.append((key, error))
-        write()
+                    used, allowed = attempts.get(key, (1, 1))
+                    retry_it = bool(strangers and not seen) and used < allowed
+                    rows.append(
+                        OutcomeRow(
+                            key, RequestState.PENDING if retry_it else RequestState.FAILED, error=error_to_json(error)
+                        )
+                    )
+                    if retry_it:
+                        retry.add(key)
+                    else:
+                        settled.append((key, error))
+            write()
+            if writing is not None:
+                await writing
+        except BaseException:
+            if writing is not None:  # the chunks still being stored go with the collection that failed
+                writing.cancel()
+                writing.add_done_callback(_retrieved)
+            raise
         counts = ended.counts
         state = (
             BatchState.CANCELED
@@ -198,14 +221,15 @@ class Collection(EngineCore):
             if counts.expired and not counts.succeeded
             else BatchState.COLLECTED
         )
-        self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        await self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
         thaw()
         await self._finished(ended)
         if retry:
             now = self._clock.now()
-            self.ledger.requeue(sorted(retry), owner=self.owner, until=now + self.settings.lease_seconds, now=now)
-            for key in sorted(retry):
-                self._enqueue(self._reread(key))
+            again = sorted(retry)
+            await self.ledger.requeue(again, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+            for record in await self.ledger.requests_for(again):
+                self._enqueue(record)
 
     async def _finished(self, ended: RemoteBatch) -> None:
         """Tell the backend a batch's results are stored (it may delete an uploaded input file); a failure there is
@@ -215,3 +239,9 @@ class Collection(EngineCore):
             await self.backend.finished(ended)
         except ActorError as exc:
             log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    """Retrieve a dropped write's error (its collection failed first and says why)."""
+    if not task.cancelled():
+        task.exception()

@@ -20,6 +20,7 @@ from lowtide.errors import (
     ActorError,
     classify,
 )
+from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.store import (
     LedgerStore,
     RequestRecord,
@@ -56,6 +57,7 @@ class Queued:
 _DOING = {
     "_write_claims": "recording the calls in the ledger",
     "_flush_after_window": "gathering calls into a batch",
+    "_send_gathered": "gathering calls into a batch",
     "_dispatch": "creating a batch",
     "_reconcile": "reconciling a create whose outcome is unknown",
     "_poll": "waiting for a batch and storing its results",
@@ -81,7 +83,8 @@ class EngineCore:
         owner: str | None = None,
     ) -> None:
         self.backend = backend
-        self.ledger = ledger
+        self.ledger = async_ledger(ledger)
+        """The ledger as the event loop calls it: every call awaited (a remote store never blocks the loop)."""
         self.endpoint = endpoint
         self.settings = settings
         # A batch holds what the settings allow and the provider takes, whichever is less.
@@ -100,7 +103,7 @@ class EngineCore:
         never a secret."""
         # Other processes, on any host, leave this engine's work to it while its lease lives (a heartbeat, where the
         # store keeps one).
-        ledger.keep_alive(self.owner, lease_seconds=settings.lease_seconds, now=clock.now)
+        self.ledger.keep_alive(self.owner, lease_seconds=settings.lease_seconds, now=clock.now)
         self._queue: list[Queued] = []
         self._queue_bytes = 0
         self._queued_keys: set[str] = set()
@@ -129,8 +132,8 @@ class EngineCore:
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
 
-    def _reread(self, key: str) -> RequestRecord:
-        record = self.ledger.request(key)
+    async def _reread(self, key: str) -> RequestRecord:
+        record = await self.ledger.request(key)
         assert record is not None, f"request {key} vanished from the ledger"
         return record
 
@@ -208,7 +211,20 @@ class EngineCore:
             self._fail(list(self._futures), error)
 
     def _members_of(self, batch_id: str) -> Callable[[ActorError], None]:
-        return lambda error: self._fail(list(self.ledger.members(batch_id).values()), error)
+        """What fails the calls waiting on a batch's members with a task's error (they are read from the ledger)."""
+
+        def fail(error: ActorError) -> None:
+            self._spawn(self._fail_members(batch_id, error), waiters=[])
+
+        return fail
+
+    async def _fail_members(self, batch_id: str, error: ActorError) -> None:
+        try:
+            keys = list((await self.ledger.members(batch_id)).values())
+        except Exception:  # the ledger itself failing: fail every call of this engine rather than leave any waiting
+            log.exception("Could not read the members of batch %s; failing every call.", batch_id)
+            keys = list(self._futures)
+        self._fail(keys, error)
 
     # Defined by the parts that own them.
 
@@ -220,6 +236,10 @@ class EngineCore:
 
     async def _final(self, record: RequestRecord) -> Outcome:
         raise NotImplementedError
+
+    async def _final_of(self, key: str) -> Outcome:
+        """`_final` of the record the ledger holds for `key` now."""
+        return await self._final(await self._reread(key))
 
     def _forward(self, source: Awaitable[Outcome], future: asyncio.Future[Outcome]) -> None:
         raise NotImplementedError

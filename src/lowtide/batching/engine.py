@@ -24,7 +24,7 @@ from lowtide.batching.core import GroupCall, Queued
 from lowtide.batching.keys import canonical_json, owner_alive, params_json
 from lowtide.batching.policy import other_request, stored_outcome
 from lowtide.batching.submission import Submission
-from lowtide.batching.tickets import Ticket, ticket_for
+from lowtide.batching.tickets import Ticket, ticket_of
 from lowtide.errors import (
     ActorError,
     ConfigurationError,
@@ -97,21 +97,21 @@ class BatchEngine(Coalescing, Submission, Collection):
     ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
-        record = entered if isinstance(entered, RequestRecord) else self._reread(key)
+        record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             outcome = self._futures.get(record.key)
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
             failure = outcome.exception() if outcome is not None and outcome.done() else None
             if failure is not None:
                 raise failure  # the create was refused: say so rather than try again forever
-            record = self._reread(record.key)
+            record = await self._reread(record.key)
             if record.state is RequestState.PENDING and not self._mine(record):
-                record = self._rescue_pending(record)
-        return self.ticket(record.key)
+                record = await self._rescue_pending(record)
+        return await self.ticket(record.key)
 
     async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
         """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""
-        record = self.ledger.request(key)
+        record = await self.ledger.request(key)
         if record is None:
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return self.deliver(await self._final(record), response_model)
@@ -123,7 +123,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
         """
         now = self._clock.now()
-        records = self.ledger.claim(
+        records = await self.ledger.claim(
             [
                 NewRequest(
                     key=call.key,
@@ -148,7 +148,7 @@ class BatchEngine(Coalescing, Submission, Collection):
             call = by_key[record.key]
             if record.state is RequestState.PENDING and record.owner != self.owner and not self._mine(record):
                 # Claimed by a process that stopped before its batch existed: it travels in this group instead.
-                record = self._take_abandoned(record) or record
+                record = await self._take_abandoned(record) or record
             if record.state is RequestState.PENDING and record.owner == self.owner and not self._mine(record):
                 fresh.append(Queued(record.key, record.custom_id, call.params, call.size, record.model))
                 futures[record.key] = self._future(record.key)
@@ -160,10 +160,12 @@ class BatchEngine(Coalescing, Submission, Collection):
 
     async def outcome(self, key: str) -> Outcome:
         """The final outcome of a key the ledger knows, waiting for its batch (or taking over dead work) if need be."""
-        return await self._final(self._reread(key))
+        return await self._final_of(key)
 
-    def ticket(self, key: str) -> Ticket:
-        return ticket_for(self.ledger, key)
+    async def ticket(self, key: str) -> Ticket:
+        """Where `key` stands, from the ledger alone (`tickets.ticket_for`, awaited)."""
+        record = await self.ledger.request(key)
+        return ticket_of(key, record, await self.ledger.batch(record.batch_id) if record and record.batch_id else None)
 
     def result_of(self, record: RequestRecord, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
         """The stored outcome of a final record: its response (parsed into `response_model`), or its error raised."""
@@ -176,9 +178,9 @@ class BatchEngine(Coalescing, Submission, Collection):
         """
         for batch in batches:
             if batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
-                if self._rescue_batch(batch):
+                if await self._rescue_batch(batch):
                     await self._reconciling[batch.id]
-            elif batch.provider_batch_id is not None and not self.settle_stored(batch):
+            elif batch.provider_batch_id is not None and not await self.settle_stored(batch):
                 self._ensure_poller(batch.id)
         await self.drain()
 
@@ -195,7 +197,7 @@ class BatchEngine(Coalescing, Submission, Collection):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
-        self.ledger.let_go(self.owner)  # what it still held is free for other processes at once
+        await self.ledger.let_go(self.owner)  # what it still held is free for other processes at once
 
     def _claim_record(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
@@ -258,7 +260,7 @@ class BatchEngine(Coalescing, Submission, Collection):
             if new.worst_case_usd is not None:
                 self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
         try:
-            self._record_claims(raw, claims, claimed_by)
+            await self._record_claims(raw, claims, claimed_by)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
             error = classify(exc, doing="recording the calls in the ledger")
@@ -267,7 +269,7 @@ class BatchEngine(Coalescing, Submission, Collection):
                     claimed.set_exception(error)
             self._fail([new.key for new in claims], error)
 
-    def _record_claims(
+    async def _record_claims(
         self,
         raw: Sequence[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
         claims: Sequence[NewRequest],
@@ -275,7 +277,7 @@ class BatchEngine(Coalescing, Submission, Collection):
     ) -> None:
         now = self._clock.now()
         until = now + self.settings.lease_seconds
-        inserted, known = self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
+        inserted, known = await self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
         records = {record.key: record for record in known}
         firsts: dict[str, NewRequest] = {}
         for (*_, until_final), new, claimed in zip(raw, claims, claimed_by, strict=True):
@@ -336,25 +338,25 @@ class BatchEngine(Coalescing, Submission, Collection):
             if record.state is RequestState.PENDING:
                 if record.owner == self.owner or self._mine(record):
                     return await self._future(record.key)
-                record = self._rescue_pending(record)
+                record = await self._rescue_pending(record)
                 if record.owner == self.owner:
                     continue
             elif record.state is RequestState.SUBMITTING:
-                batch = self.ledger.batch(record.batch_id or "")
-                if batch is not None and self._rescue_batch(batch):
+                batch = await self.ledger.batch(record.batch_id or "")
+                if batch is not None and await self._rescue_batch(batch):
                     return await self._future(record.key)
-            elif self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
+            elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
                 return await self._future(record.key)
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
         return stored_outcome(record)
 
-    def _poll_here(self, batch_id: str) -> bool:
+    async def _poll_here(self, batch_id: str) -> bool:
         """Poll a batch the API has here, unless another live process (on any host) polls it: one poller per batch
         across processes, by the batch's lease. True when this engine polls it."""
         if batch_id in self._pollers:
             return True
-        batch = self.ledger.batch(batch_id)
+        batch = await self.ledger.batch(batch_id)
         now = self._clock.now()
         if batch is None or (
             batch.owner not in (None, self.owner) and owner_alive(batch.owner, batch.owner_until, now)
@@ -362,7 +364,7 @@ class BatchEngine(Coalescing, Submission, Collection):
             return False
         dead = batch.owner if batch.owner != self.owner else None
         until = now + self.settings.lease_seconds
-        if not self.ledger.claim_batch(batch_id, owner=self.owner, until=until, now=now, dead_owner=dead):
+        if not await self.ledger.claim_batch(batch_id, owner=self.owner, until=until, now=now, dead_owner=dead):
             return False  # another process took it first: it polls, this one watches
         self._ensure_poller(batch_id)
         return True
@@ -374,10 +376,10 @@ class BatchEngine(Coalescing, Submission, Collection):
         notices = self.ledger.notices
         if notices is None or record.batch_id is None:
             await self._clock.sleep(self.settings.watch_interval)
-            return self._reread(record.key)
+            return await self._reread(record.key)
         event = notices.watch(record.batch_id)
         try:
-            again = self._reread(record.key)  # watched first, read then: an announcement between is not missed
+            again = await self._reread(record.key)  # watched first, read then: an announcement between is not missed
             if again != record:
                 return again
             woken = asyncio.ensure_future(event.wait())
@@ -389,18 +391,19 @@ class BatchEngine(Coalescing, Submission, Collection):
             finally:
                 woken.cancel()
                 timer.cancel()
-            return self._reread(record.key)
+            return await self._reread(record.key)
         finally:
             notices.unwatch(record.batch_id, event)
 
-    def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
+    async def _rescue_pending(self, record: RequestRecord) -> RequestRecord:
         """Take over a pending request whose owner died or whose lease ran out, and queue it here."""
-        taken = self._take_abandoned(record)
+        taken = await self._take_abandoned(record)
         if taken is not None and taken.state is RequestState.PENDING:
             self._enqueue(taken)
-        return self._reread(record.key)
+            return taken
+        return await self._reread(record.key)
 
-    def _take_abandoned(self, record: RequestRecord) -> RequestRecord | None:
+    async def _take_abandoned(self, record: RequestRecord) -> RequestRecord | None:
         """Own a pending request whose owner died or whose lease ran out; its record now, or None if not taken."""
         now = self._clock.now()
         if owner_alive(record.owner, record.owner_until, now) and record.owner != self.owner:
@@ -408,20 +411,22 @@ class BatchEngine(Coalescing, Submission, Collection):
         # Seen dead (or out of its lease): take it, unless another process took it first.
         dead = record.owner if record.owner != self.owner else None
         until = now + self.settings.lease_seconds
-        if self.ledger.take_over(record.key, owner=self.owner, until=until, now=now, dead_owner=dead):
-            return self._reread(record.key)
+        if await self.ledger.take_over(record.key, owner=self.owner, until=until, now=now, dead_owner=dead):
+            return await self._reread(record.key)
         return None
 
-    def _rescue_batch(self, batch: BatchRecord) -> bool:
+    async def _rescue_batch(self, batch: BatchRecord) -> bool:
         """Reconcile a batch whose create's outcome is unknown, unless a live process is still creating it."""
         if batch.id in self._reconciling or batch.id in self._creating:
             return True  # this process is on it: the caller waits for the outcome
         now = self._clock.now()
         if batch.owner != self.owner and owner_alive(batch.owner, batch.owner_until, now):
             return False
-        if not self.ledger.claim_batch(
+        if not await self.ledger.claim_batch(
             batch.id, owner=self.owner, until=now + self.settings.lease_seconds, now=now, force=True
         ):
             return False  # pragma: no cover - lost a race to another process; the caller watches the ledger
+        if batch.id in self._reconciling or batch.id in self._creating:
+            return True  # another call of this process took it while the lease was being taken
         self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id), waiters=self._members_of(batch.id))
         return True

@@ -4,7 +4,7 @@ policy. Any provider's batches, through its `BatchBackend`; time through the inj
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
@@ -25,14 +25,14 @@ async def wait_until_ended(
     settings: BatchSettings,
     clock: Clock,
     started_at: float | None = None,
-    on_status: Callable[[RemoteBatch], None] | None = None,
+    on_status: Callable[[RemoteBatch], Awaitable[None] | None] | None = None,
 ) -> RemoteBatch:
     """Poll until the batch ends and return it; past `max_wait`, cancel it or leave it (`on_timeout`) and raise
     `BatchTimeoutError`.
 
     A batch record in hand counts as the first look (one call fewer). The last sleep is shortened so that the final
     look happens exactly at `max_wait`. `started_at` (clock time) lets a caller that parked the batch count the wait
-    from its submission. `on_status` sees every look.
+    from its submission. `on_status` sees every look (awaited, when it gives an awaitable: a ledger write).
     """
     start = clock.now() if started_at is None else started_at
     deadline = start + settings.max_wait
@@ -42,7 +42,9 @@ async def wait_until_ended(
     async def look() -> RemoteBatch:
         seen = known.pop() if known else await backend.retrieve(batch_id)
         if on_status is not None:
-            on_status(seen)
+            recorded = on_status(seen)
+            if recorded is not None:
+                await recorded
         return seen
 
     def remaining(_: RetryCallState) -> float:

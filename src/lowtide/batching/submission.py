@@ -18,10 +18,10 @@ from lowtide.errors import (
     ActorError,
     classify,
 )
+from lowtide.ledger.interface import AsyncLedgerStore
 from lowtide.ledger.store import (
     BatchRecord,
     BatchState,
-    LedgerStore,
 )
 
 __all__ = ["CLOCK_SKEW", "Submission"]
@@ -36,7 +36,7 @@ class Submission(EngineCore):
     async def _dispatch(self, entries: list[Queued]) -> None:
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
-        recorded = self.ledger.record_intent(
+        recorded = await self.ledger.record_intent(
             batch_id,
             provider=self.backend.name,
             endpoint=self.endpoint,
@@ -74,7 +74,7 @@ class Submission(EngineCore):
             if entry.key not in kept:
                 future = self._futures.pop(entry.key, None)
                 if future is not None and not future.done():
-                    self._forward(self._final(self._reread(entry.key)), future)
+                    self._forward(self._final_of(entry.key), future)
         return [entry for entry in entries if entry.key in kept]
 
     async def _create(
@@ -91,10 +91,10 @@ class Submission(EngineCore):
             if self.backend.outcome_unknown(exc):
                 # The API may or may not have the batch: find out before anything is sent again.
                 log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
-                self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
+                await self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
                 return "unknown"
             # The API refused the batch: nothing was processed or charged. A later call may try again.
-            self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+            await self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
             self._fail(keys, exc)
             await self._abandon(batch_id)
             return "refused"
@@ -105,7 +105,7 @@ class Submission(EngineCore):
                 timer.cancel()
         crashpoint("after-create")
         try:
-            self.ledger.record_submitted(
+            await self.ledger.record_submitted(
                 batch_id,
                 provider_batch_id=remote.id,
                 phase=remote.phase.value,
@@ -117,7 +117,7 @@ class Submission(EngineCore):
             # collect`) reconciles it: it adopts this batch, which no other intent can claim. Nothing is resent.
             log.error("Batch %s was created as %s, but the ledger could not record it: %s", batch_id, remote.id, exc)
             try:  # not in flight any more: reconciliation adopts it, the one batch this intent can own
-                self.ledger.record_unknown(batch_id, note=f"created as {remote.id}; not recorded: {exc}")
+                await self.ledger.record_unknown(batch_id, note=f"created as {remote.id}; not recorded: {exc}")
             except Exception:
                 self._fail(keys, classify(exc, doing=f"recording batch {remote.id} in the ledger"))
                 return "refused"
@@ -137,7 +137,7 @@ class Submission(EngineCore):
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
-            self._fail(list(self.ledger.members(batch_id).values()), exc)
+            self._fail(list((await self.ledger.members(batch_id)).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
 
@@ -150,18 +150,18 @@ class Submission(EngineCore):
         """
         waiting_for = ""
         while True:
-            record = self.ledger.batch(batch_id)
+            record = await self.ledger.batch(batch_id)
             assert record is not None
             if record.provider_batch_id is not None:  # adopted meanwhile: by a look at another intent's candidates
                 self._ensure_poller(batch_id)
                 return
             if record.state not in (BatchState.INTENT, BatchState.UNKNOWN):  # pragma: no cover - resolved elsewhere
-                self._rewatch(list(self.ledger.members(batch_id).values()))
+                self._rewatch(list((await self.ledger.members(batch_id)).values()))
                 return
             now = self._clock.now()
             others = [
                 self._unresolved(other, now)
-                for other in self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
+                for other in await self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
                 if other.id != batch_id
             ]
             if self.backend.finds_by_intent:
@@ -171,7 +171,7 @@ class Submission(EngineCore):
             listed = {
                 remote.id: remote
                 for remote in await self.backend.recent(created_after=record.intent_at - CLOCK_SKEW)
-                if remote.id not in self._foreign and self.ledger.batch(remote.id) is None
+                if remote.id not in self._foreign and await self.ledger.batch(remote.id) is None
             }
             decision = decide(
                 self._unresolved(record, now),
@@ -187,7 +187,7 @@ class Submission(EngineCore):
             match decision.action:
                 case "adopt":
                     [candidate] = decision.candidates
-                    if self.ledger.adopt(batch_id, provider_batch_id=candidate.id, now=self._clock.now()):
+                    if await self.ledger.adopt(batch_id, provider_batch_id=candidate.id, now=self._clock.now()):
                         log.info("Batch %s reconciled with the API's %s.", batch_id, candidate.id)
                         self._ensure_poller(batch_id, listed[candidate.id])
                         return
@@ -203,7 +203,7 @@ class Submission(EngineCore):
                 case "wait-end":
                     await self._clock.sleep(self.settings.poll_interval)
                 case "resend":
-                    if self._resend(batch_id, intent_at=record.intent_at):
+                    if await self._resend(batch_id, intent_at=record.intent_at):
                         return
 
     async def _find_by_intent(self, record: BatchRecord, now: float) -> bool:
@@ -211,7 +211,7 @@ class Submission(EngineCore):
         period send again. True once resolved."""
         found = await self.backend.find_by_intent(record.id, created_after=record.intent_at - CLOCK_SKEW)
         if found is not None:
-            if self.ledger.adopt(record.id, provider_batch_id=found.id, now=self._clock.now()):
+            if await self.ledger.adopt(record.id, provider_batch_id=found.id, now=self._clock.now()):
                 log.info("Batch %s reconciled with the API's %s by its metadata.", record.id, found.id)
                 self._ensure_poller(record.id, found)
             return True
@@ -219,21 +219,21 @@ class Submission(EngineCore):
         if remaining > 0:
             await self._clock.sleep(min(self.settings.poll_interval, remaining))
             return False
-        steps = self.ledger.create_steps(record.id)
+        steps = await self.ledger.create_steps(record.id)
         if steps and self.backend.resumable(steps):
             return await self._resume(record, steps)
-        return self._resend(record.id, intent_at=record.intent_at)
+        return await self._resend(record.id, intent_at=record.intent_at)
 
     async def _resume(self, record: BatchRecord, steps: Mapping[str, str]) -> bool:
         """Create an intent's batch again from what its create's steps made (an uploaded file), under the same
         intent: it starts a new attempt in the ledger first, so that no other process sends it meanwhile. True once
         resolved; False to look again (another process took it, or the outcome is in doubt)."""
         now = self._clock.now()
-        if not self.ledger.resume_intent(
+        if not await self.ledger.resume_intent(
             record.id, intent_at=record.intent_at, owner=self.owner, until=now + self.settings.lease_seconds, now=now
         ):
             return False  # resolved or resumed by another process since it was read: look again
-        keys = list(self.ledger.members(record.id).values())
+        keys = list((await self.ledger.members(record.id)).values())
         log.warning("Batch %s never reached the API; created again from what its create left (%s).", record.id,
                     ", ".join(sorted(steps)))  # fmt: skip
         recorder = _Steps(self.ledger, record.id)
@@ -247,7 +247,7 @@ class Submission(EngineCore):
         try:
             created = await self._create(record.id, keys, resume)
         except _Gone:  # what the steps made is gone: the requests are sent anew, in another batch
-            return self._resend(record.id, intent_at=now)
+            return await self._resend(record.id, intent_at=now)
         return created != "unknown"
 
     def _unresolved(self, record: BatchRecord, now: float) -> Unresolved:
@@ -272,19 +272,19 @@ class Submission(EngineCore):
     async def _assign_by_results(self, remote: RemoteBatch, among: Sequence[str]) -> None:
         """Read the first custom id of an ended candidate's results: the intent holding that request owns it."""
         custom_id = await self.backend.first_custom_id(remote)
-        owner = self.ledger.batch_holding(custom_id, among) if custom_id is not None else None
+        owner = await self.ledger.batch_holding(custom_id, among) if custom_id is not None else None
         if owner is None:
             log.warning("The API's batch %s holds no request of an unresolved intent; it is not lowtide's.", remote.id)
             self._foreign.add(remote.id)
-        elif self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
+        elif await self.ledger.adopt(owner, provider_batch_id=remote.id, now=self._clock.now()):
             log.info("Batch %s reconciled with the API's %s by the custom ids in its results.", owner, remote.id)
 
-    def _resend(self, batch_id: str, *, intent_at: float | None = None) -> bool:
+    async def _resend(self, batch_id: str, *, intent_at: float | None = None) -> bool:
         """The create never took effect: mark the intent failed and queue its requests for another batch, in one
         transaction that first checks the intent is still unresolved. False when it was resolved meanwhile (another
         process adopted a batch for it, after this one listed the batches): then nothing is sent again."""
         now = self._clock.now()
-        keys = self.ledger.give_up_intent(
+        keys = await self.ledger.give_up_intent(
             batch_id,
             note="create never reached the API (reconciled)",
             owner=self.owner,
@@ -296,14 +296,14 @@ class Submission(EngineCore):
             log.info("Batch %s was reconciled by another process meanwhile; nothing is sent again.", batch_id)
             return False
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
-        for key in keys:
-            self._enqueue(self._reread(key))
+        for record in await self.ledger.requests_for(keys):
+            self._enqueue(record)
         self._spawn(self._abandon(batch_id), waiters=[])
         return True
 
     async def _abandon(self, batch_id: str) -> None:
         """Release what the steps of a given-up create made; a failure costs a file left behind, so it is logged."""
-        steps = self.ledger.create_steps(batch_id)
+        steps = await self.ledger.create_steps(batch_id)
         if not steps:
             return
         try:
@@ -316,7 +316,7 @@ class Submission(EngineCore):
         for key in keys:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():
-                self._forward(self._final(self._reread(key)), future)
+                self._forward(self._final_of(key), future)
 
 
 def _candidate(remote: RemoteBatch) -> Candidate:
@@ -330,9 +330,9 @@ class _Gone(Exception):
 class _Steps:
     """The steps of a create (an uploaded file, say) as the ledger records them for its intent."""
 
-    def __init__(self, ledger: LedgerStore, batch_id: str) -> None:
+    def __init__(self, ledger: AsyncLedgerStore, batch_id: str) -> None:
         self._ledger = ledger
         self._batch_id = batch_id
 
-    def done(self, step: str, value: str) -> None:
-        self._ledger.record_create_step(self._batch_id, step, value)
+    async def done(self, step: str, value: str) -> None:
+        await self._ledger.record_create_step(self._batch_id, step, value)

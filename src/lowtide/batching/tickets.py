@@ -17,15 +17,20 @@ from lowtide.ledger.store import (
     RequestState,
 )
 
-__all__ = ["Ticket", "ticket_for", "ticket_state"]
+__all__ = ["Ticket", "ticket_for", "ticket_of", "ticket_state"]
 
 
 def ticket_for(ledger: LedgerStore, key: str) -> Ticket:
     """Where the request `key` stands, from the ledger alone (no API call, no event loop needed)."""
     record = ledger.request(key)
+    return ticket_of(key, record, ledger.batch(record.batch_id) if record is not None and record.batch_id else None)
+
+
+def ticket_of(key: str, record: RequestRecord | None, batch: BatchRecord | None) -> Ticket:
+    """The ticket of `key` from its record and its batch's, as the ledger gave them (None: no such key)."""
     if record is None:
         raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
-    return Ticket.of(record, ledger.batch(record.batch_id) if record.batch_id else None)
+    return Ticket.of(record, batch)
 
 
 class Ticket(BaseModel):

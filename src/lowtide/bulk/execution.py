@@ -170,11 +170,11 @@ class Execution:
 
     async def go(self) -> RunResult:
         try:
-            for batch_id in self.store.outstanding_batches(self.run_id):
-                batch = self.engine.ledger.batch(batch_id)
+            for batch_id in await self.engine.ledger.run_store.outstanding_batches(self.run_id):
+                batch = await self.engine.ledger.batch(batch_id)
                 if batch is not None:
-                    self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
-            self._load_finished()
+                    await self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
+            await self._load_finished()
             self._count_batches()
             if self.directory is not None:
                 self.directory.start([r for r in self.results if r is not None])
@@ -200,13 +200,13 @@ class Execution:
 
     # What is there already.
 
-    def _load_finished(self) -> None:
+    async def _load_finished(self) -> None:
         rows = {row.index: row for row in self.prepared.rows}
         sending = set(self.prepared.to_send)
         again = sending | set(self.prepared.attach)
         cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
         if cleared:
-            self.store.decide(self.run_id, cleared, now=self.clock.now())
+            await self.engine.ledger.run_store.decide(self.run_id, cleared, now=self.clock.now())
         for row in self.prepared.rows:
             if row.request_state is None and row.index not in sending:
                 # Not sent this time (a retry sends only what failed): it stays as the run left it.
@@ -216,7 +216,7 @@ class Execution:
         finished = self.prepared.finished
         for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
             chunk = finished[start : start + 1000]
-            records = {r.key: r for r in self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
+            records = {r.key: r for r in await self.engine.ledger.requests_for([self.keys[i] for i in chunk])}
             for index in chunk:
                 record = records[self.keys[index]]
                 self._set(self._outcome_result(index, self._stored(record), rows[index]))
@@ -443,15 +443,15 @@ class Execution:
         await self._cancel_outstanding()
         pending = [i for i, r in enumerate(self.results) if r is None]
         self.decided.update(pending)
-        self.store.decide(self.run_id, [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending],
-                          now=self.clock.now())  # fmt: skip
+        decisions = [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending]
+        await self.engine.ledger.run_store.decide(self.run_id, decisions, now=self.clock.now())
         self.changed.set()
 
     async def _cancel_outstanding(self) -> None:
         """Cancel the run's batches that are out, once each: those created since the last look too (a create in
         flight when the time limit passed comes back after it)."""
-        for batch_id in self.store.outstanding_batches(self.run_id):
-            batch = self.engine.ledger.batch(batch_id)
+        for batch_id in await self.engine.ledger.run_store.outstanding_batches(self.run_id):
+            batch = await self.engine.ledger.batch(batch_id)
             if batch is None or batch.provider_batch_id is None or batch.provider_batch_id in self.canceled:
                 continue
             self.canceled.add(batch.provider_batch_id)

@@ -33,6 +33,8 @@ from lowtide.bulk.jobs import Job
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
+from lowtide.ledger.inline import async_ledger
+from lowtide.ledger.interface import AsyncRunLedger
 from lowtide.ledger.runs import LiveAnswer
 from lowtide.ledger.store import RequestState
 from lowtide.live.caller import LiveCaller
@@ -137,6 +139,7 @@ class LiveExecution:
         self.run = run
         self.prepared = prepared
         self.store = prepared.store
+        self._runs: AsyncRunLedger | None = None
         self.run_id = prepared.run_id
         self.keys = prepared.keys
         self.only = only
@@ -164,9 +167,16 @@ class LiveExecution:
             on_progress=run.on_progress,
         )
 
+    @property
+    def runs(self) -> AsyncRunLedger:
+        """The run's rows as the event loop writes them (its answers and decisions, awaited)."""
+        if self._runs is None:
+            self._runs = async_ledger(self.run.actor.ledger).run_store
+        return self._runs
+
     async def go(self) -> RunResult:
         caller = self.caller = self.run.actor.live_caller()
-        self._load_finished()
+        await self._load_finished()
         self.done_before = self.done - len(self.restored)
         if self.directory is not None:
             self.directory.start([r for r in self.results if r is not None and r.index not in self.restored])
@@ -193,7 +203,7 @@ class LiveExecution:
 
     # What is there already.
 
-    def _load_finished(self) -> None:
+    async def _load_finished(self) -> None:
         rows = {row.index: row for row in self.prepared.rows}
         sending = set(self.prepared.to_send)
         for row in self.prepared.rows:
@@ -201,9 +211,10 @@ class LiveExecution:
                 status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
                 self._set(ItemResult(row.index, self.run.jobs[row.index].id, row.key, status, reason=row.reason))
         finished = self.prepared.finished
+        ledger = async_ledger(self.run.actor.ledger)  # (the run's own store, the same ledger's)
         for start in range(0, len(finished), 1000):
             chunk = finished[start : start + 1000]
-            records = {r.key: r for r in self.run.actor.ledger.requests_for([self.keys[i] for i in chunk])}
+            records = {r.key: r for r in await ledger.requests_for([self.keys[i] for i in chunk])}
             for index in chunk:
                 record, row = records[self.keys[index]], rows[index]
                 if record.state is RequestState.SUCCEEDED and record.response is not None:
@@ -262,9 +273,9 @@ class LiveExecution:
         job = self.run.jobs[index]
         params = request.model_dump(mode="json", exclude={"response_model", "custom_id"}, exclude_none=True)
 
-        def store(state: RequestState, **fields: Any) -> None:
+        async def store(state: RequestState, **fields: Any) -> None:
             answer = LiveAnswer(index, self.keys[index], self.run.actor.name, request.model, params, state, **fields)
-            self.store.record_live(self.run_id, [answer], now=self.clock.now())
+            await self.runs.record_live(self.run_id, [answer], now=self.clock.now())
 
         response = outcome.response if isinstance(outcome, StructuredOutputError) else outcome
         if isinstance(response, ActorResponse):
@@ -274,7 +285,9 @@ class LiveExecution:
             status, reason = (None, None) if result.ok else (ItemStatus.FAILED.value, result.reason)
             if result.ok and self.run.post_process is not None:
                 status, reason = ItemStatus.FAILED.value, _UNFINISHED  # until the post-processor says otherwise
-            store(RequestState.SUCCEEDED, response=answer, error=None, cost_usd=cost, status=status, reason=reason)
+            await store(
+                RequestState.SUCCEEDED, response=answer, error=None, cost_usd=cost, status=status, reason=reason
+            )
             self.budget.settle(index, cost)
             if result.ok and self.run.post_process is not None:
                 self._set(_failed(result, _UNFINISHED))
@@ -283,7 +296,7 @@ class LiveExecution:
                 self._settled(result)
             return
         error = outcome if isinstance(outcome, ActorError) else ActorError(f"{type(outcome).__name__}: {outcome}")
-        store(RequestState.FAILED, response=None, error=error_to_json(error), cost_usd=None)
+        await store(RequestState.FAILED, response=None, error=error_to_json(error), cost_usd=None)
         self.budget.settle(index, None)
         self._settled(self._failure(index, error, None))
         kind = error_class(error)
@@ -306,10 +319,10 @@ class LiveExecution:
             if isinstance(exc, TimeoutError):
                 reason = str(exc)
             reason += " (the answer is stored: `retry` runs the post-processor again, with no second call)"
-            self.store.decide(self.run_id, [(result.index, ItemStatus.FAILED.value, reason)], now=self.clock.now())
+            await self.runs.decide(self.run_id, [(result.index, ItemStatus.FAILED.value, reason)], now=self.clock.now())
             self._settled(_failed(result, reason))
             return
-        self.store.decide(self.run_id, [(result.index, None, None)], now=self.clock.now())
+        await self.runs.decide(self.run_id, [(result.index, None, None)], now=self.clock.now())
         self._settled(result)
 
     # Stopping.

@@ -7,6 +7,12 @@ being read back, and a batch's members are waiting on it through one row, not on
 in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
 `Ledger` (`lowtide.ledger.sqlite`) and `MemoryLedger` (`lowtide.ledger.memory`, for tests) implement it, checked by
 the type checker; `features/ledger_store.feature` holds every store to the same scenarios.
+
+`AsyncLedgerStore` is the same store as the event loop calls it: the methods the engine, the actor's batch path and
+bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks the loop for a
+round trip. `lowtide.ledger.inline.async_ledger` gives a store's: PostgreSQL's own (psycopg's async connections), or
+for a local store (SQLite, memory) its sync methods called inline, with no thread. The CLI, parking and `ledger copy`
+keep calling the sync `LedgerStore`.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
     from lowtide.live.quota_state import QuotaStore
 
-__all__ = ["BatchNotices", "LedgerStore", "RunLedger"]
+__all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "RunLedger"]
 
 
 class RunLedger(Protocol):
@@ -316,3 +322,132 @@ class LedgerStore(Protocol):
     def close(self) -> None:
         """Release what the store holds open: connections, threads (again: nothing)."""
         ...
+
+
+class AsyncRunLedger(Protocol):
+    """What a bulk run asks of its ledger's runs while it runs (from the event loop), awaited; each method means
+    what `RunLedger`'s of the same name means."""
+
+    async def decide(
+        self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float
+    ) -> None: ...
+
+    async def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None: ...
+
+    async def outstanding_batches(self, run_id: str) -> list[str]: ...
+
+    async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]: ...
+
+
+class AsyncLedgerStore(Protocol):
+    """The ledger's hot path, awaited: what the engine, the actor's batch path and bulk runs ask of a store from the
+    event loop. Each method means what `LedgerStore`'s of the same name means; only how it is called differs."""
+
+    @property
+    def location(self) -> str: ...
+
+    @property
+    def run_store(self) -> AsyncRunLedger: ...
+
+    @property
+    def notices(self) -> BatchNotices | None: ...
+
+    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
+        """As `LedgerStore.keep_alive` (once per engine, when it is made)."""
+        ...
+
+    async def let_go(self, owner: str) -> None: ...
+
+    async def claim(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> list[RequestRecord]: ...
+
+    async def claim_new(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> tuple[dict[str, str], list[RequestRecord]]: ...
+
+    async def take_over(
+        self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None
+    ) -> bool: ...
+
+    async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None: ...
+
+    async def committed_usd(self, actor: str) -> Decimal: ...
+
+    async def request(self, key: str) -> RequestRecord | None: ...
+
+    async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
+
+    async def record_intent(
+        self,
+        batch_id: str,
+        *,
+        provider: str,
+        endpoint: str,
+        members: Sequence[tuple[str, str]],
+        request_bytes: int,
+        owner: str,
+        until: float,
+        now: float,
+    ) -> list[str]: ...
+
+    async def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]: ...
+
+    async def record_submitted(
+        self,
+        batch_id: str,
+        *,
+        provider_batch_id: str,
+        phase: str,
+        request_id: str | None = None,
+        now: float,
+    ) -> None: ...
+
+    async def record_unknown(self, batch_id: str, *, note: str) -> None: ...
+
+    async def give_up_intent(
+        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
+    ) -> list[str] | None: ...
+
+    async def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool: ...
+
+    async def record_refused(self, batch_id: str, *, note: str, now: float) -> None: ...
+
+    async def record_status(
+        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
+    ) -> None: ...
+
+    async def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int: ...
+
+    async def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None: ...
+
+    async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool: ...
+
+    async def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool: ...
+
+    async def release_batch(self, batch_id: str, *, owner: str) -> None: ...
+
+    async def batch(self, batch_id: str) -> BatchRecord | None: ...
+
+    async def record_create_step(self, batch_id: str, step: str, value: str) -> None: ...
+
+    async def create_steps(self, batch_id: str) -> dict[str, str]: ...
+
+    async def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]: ...
+
+    async def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None: ...
+
+    async def members(self, batch_id: str) -> dict[str, str]: ...
+
+    async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]: ...

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.postgres.pool import SyncPool, connect, host_id, ledger_errors
+from lowtide.ledger.postgres.steps import Op, Sql, run
 
 if TYPE_CHECKING:
     from psycopg import Connection
     from psycopg.rows import TupleRow
 
-__all__ = ["Heartbeat", "Listener"]
+__all__ = ["Heartbeat", "Listener", "end_leases", "renew_leases"]
 
 log = logging.getLogger("lowtide.ledger")
 
@@ -36,71 +37,96 @@ class Heartbeat:
     def __init__(self, pool: SyncPool) -> None:
         self._pool = pool
         self._owners: dict[str, tuple[float, Callable[[], float]]] = {}
+        self._fresh: set[str] = set()
+        """Owners kept without waiting (`keep(..., wait=False)`), whose rows the thread makes on its next beat."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._poke = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def keep(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
-        """Renew `owner`'s lease now and from then on, while the process lives, on the clock `now` reads."""
-        self._renew({owner: (lease_seconds, now)}, started=True)
+    def keep(self, owner: str, *, lease_seconds: float, now: Callable[[], float], wait: bool = True) -> None:
+        """Renew `owner`'s lease now and from then on, while the process lives, on the clock `now` reads. Without
+        `wait` (an event loop's caller), the thread makes its row at once, while the caller goes on: until then the
+        rows `owner` claims carry their own lease (`owner_until`), as long."""
+        if wait:
+            self._renew({owner: (lease_seconds, now)}, started=True)
         with self._lock:
             self._owners[owner] = (lease_seconds, now)
+            if not wait:
+                self._fresh.add(owner)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="lowtide-heartbeat", daemon=True)
                 self._thread.start()
+        if not wait:
+            self._poke.set()
+
+    def forget(self, owner: str) -> None:
+        """Stop renewing `owner`'s lease (`end_leases` ends it)."""
+        with self._lock:
+            self._owners.pop(owner, None)
+            self._fresh.discard(owner)
 
     def let_go(self, owner: str) -> None:
         """Stop renewing `owner`'s lease and end it: its work is free for any other process at once."""
-        with self._lock:
-            self._owners.pop(owner, None)
-        self._end([owner])
+        self.forget(owner)
+        run(self._pool, "end this process's leases", end_leases([owner]))
 
     def close(self) -> None:
         """End every lease this process holds, and stop the thread."""
         self._stop.set()
+        self._poke.set()
         with self._lock:
             owners, self._owners = list(self._owners), {}
             thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=5)
         try:
-            self._end(owners)
+            run(self._pool, "end this process's leases", end_leases(owners))
         except LedgerError as exc:  # the database is gone: the leases run out by themselves
             log.warning("Could not end this process's leases: %s", exc)
 
     def _run(self) -> None:
         while True:
             with self._lock:
-                owners = dict(self._owners)
-            period = min((lease for lease, _ in owners.values()), default=30.0) / 3
-            if self._stop.wait(period):
+                period = min((lease for lease, _ in self._owners.values()), default=30.0) / 3
+            self._poke.wait(period)
+            self._poke.clear()
+            if self._stop.is_set():
                 return
             with self._lock:
-                owners = {owner: held for owner, held in self._owners.items() if owner in owners}
+                owners = dict(self._owners)
+                fresh, self._fresh = self._fresh, set()
             try:
-                self._renew(owners, started=False)
+                self._renew({o: held for o, held in owners.items() if o in fresh}, started=True)
+                self._renew({o: held for o, held in owners.items() if o not in fresh}, started=False)
             except LedgerError as exc:  # the next beat tries again; a lease that runs out meanwhile is taken over
+                with self._lock:
+                    self._fresh |= {o for o in fresh if o in self._owners}
                 log.warning("Could not renew this process's leases: %s", exc)
 
     def _renew(self, owners: dict[str, tuple[float, Callable[[], float]]], *, started: bool) -> None:
-        if not owners:
-            return
-        rows = [(owner, now() + lease, now()) for owner, (lease, now) in owners.items()]
-        with self._pool.transaction("renew this process's leases") as db:
-            for owner, until, at in rows:
-                if started:
-                    db.execute(
-                        "INSERT INTO owners (owner, host, pid, started_at, lease_until) VALUES (%s, %s, %s, %s, %s)"
-                        " ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until",
-                        (owner, host_id(), os.getpid(), at, until),
-                    )
-                else:
-                    db.execute("UPDATE owners SET lease_until = %s WHERE owner = %s", (until, owner))
-
-    def _end(self, owners: list[str]) -> None:
         if owners:
-            with self._pool.transaction("end this process's leases") as db:
-                db.execute("UPDATE owners SET lease_until = 0 WHERE owner = ANY(%s)", (owners,))
+            rows = [(owner, now() + lease, now()) for owner, (lease, now) in owners.items()]
+            run(self._pool, "renew this process's leases", renew_leases(rows, started=started))
+
+
+def renew_leases(rows: list[tuple[str, float, float]], *, started: bool) -> Op[None]:
+    """(owner, lease until, now) for each: a started owner's row made (or renewed), others' renewed."""
+    for owner, until, at in rows:
+        if started:
+            yield Sql(
+                "INSERT INTO owners (owner, host, pid, started_at, lease_until) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until",
+                (owner, host_id(), os.getpid(), at, until),
+            )
+        else:
+            yield Sql("UPDATE owners SET lease_until = %s WHERE owner = %s", (until, owner))
+
+
+def end_leases(owners: list[str]) -> Op[None]:
+    """The owners' leases ended: their work is free for any process at once."""
+    if owners:
+        yield Sql("UPDATE owners SET lease_until = 0 WHERE owner = ANY(%s)", (owners,))
 
 
 class Listener:

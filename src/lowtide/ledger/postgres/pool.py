@@ -1,6 +1,6 @@
-"""Connections to a PostgreSQL ledger: pools of psycopg connections opened from a `postgresql://` URL (async, for the
-live quota; plain, for the ledger store, whose interface is synchronous), the schema migrated on the first
-connection, and every driver error turned into a `LedgerError` that never holds the password.
+"""Connections to a PostgreSQL ledger: pools of psycopg connections opened from a `postgresql://` URL (async, for an
+event loop's ledger and the live quota; plain, for the sync ledger's callers and threads), the schema migrated on the
+first connection, and every driver error turned into a `LedgerError` that never holds the password.
 
 psycopg is an optional dependency (`pip install 'lowtide[postgres]'`): without it, a PostgreSQL URL is refused with
 that instruction, and nothing else in lowtide imports it.

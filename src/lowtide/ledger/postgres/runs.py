@@ -1,5 +1,7 @@
 """`PostgresRunStore`: bulk runs in a PostgreSQL ledger, with the meaning of the SQLite ledger's `RunStore`
-(`lowtide.ledger.runs`): a run and all its items written at once, each item pointing at its latest request.
+(`lowtide.ledger.runs`): a run and all its items written at once, each item pointing at its latest request; and
+`AsyncPostgresRunStore`, the same for an event loop (a bulk run's decisions and live answers, awaited). Each
+operation is written once (`steps.Op`), driven by either face.
 
 A run id taken on two hosts at once is recorded by one of them (`ON CONFLICT DO NOTHING`): the other is told it was
 taken, and resumes that run as any process would.
@@ -10,16 +12,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any, LiteralString
+from typing import Any, TypeVar
 
-from lowtide.ledger.interface import RunLedger
-from lowtide.ledger.postgres.pool import SyncPool
+from lowtide.ledger.interface import AsyncRunLedger, RunLedger
+from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
+from lowtide.ledger.postgres.steps import CHUNK, Op, Sql, run, run_async
 from lowtide.ledger.records import answer_json, stored_json
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, run_record
 
-__all__ = ["PostgresRunStore"]
+__all__ = ["AsyncPostgresRunStore", "PostgresRunStore"]
 
-_CHUNK = 1000
+T = TypeVar("T")
 
 
 class PostgresRunStore:
@@ -28,12 +31,14 @@ class PostgresRunStore:
     def __init__(self, pool: SyncPool) -> None:
         self._pool = pool
 
+    def _read(self, op: Op[T]) -> T:
+        return run(self._pool, "read runs", op, transaction=False)
+
     def run(self, run_id: str) -> RunRecord | None:
-        rows = self._select("SELECT * FROM runs WHERE id = %s", (run_id,))
-        return run_record(rows[0]) if rows else None
+        return self._read(_run(run_id))
 
     def runs(self) -> list[RunRecord]:
-        return [run_record(row) for row in self._select("SELECT * FROM runs ORDER BY created_at, id", ())]
+        return self._read(_runs())
 
     def create(
         self,
@@ -46,134 +51,207 @@ class PostgresRunStore:
         items: Sequence[NewItem],
         now: float,
     ) -> bool:
-        with self._pool.transaction("record a run") as db:
-            cursor = db.execute(
-                "INSERT INTO runs (id, actor, configuration, options, fingerprint, item_count, created_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (run_id, actor, _dumps(configuration), _dumps(options), fingerprint, len(items), now, now),
-            )
-            if cursor.rowcount == 0:
-                return False
-            for start in range(0, len(items), _CHUNK):
-                chunk = items[start : start + _CHUNK]
-                db.execute(
-                    "INSERT INTO run_items (run_id, idx, item_id, job, key) SELECT %s, i, d, j, k"
-                    " FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[]) AS t(i, d, j, k)",
-                    (
-                        run_id,
-                        [i.index for i in chunk],
-                        [i.item_id for i in chunk],
-                        [_dumps(i.job) for i in chunk],
-                        [i.key for i in chunk],
-                    ),
-                )
-        return True
+        op = _create(
+            run_id,
+            actor=actor,
+            configuration=configuration,
+            options=options,
+            fingerprint=fingerprint,
+            items=items,
+            now=now,
+        )
+        return run(self._pool, "record a run", op)
 
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
-        with self._pool.transaction("record a run's options") as db:
-            db.execute("UPDATE runs SET options = %s, updated_at = %s WHERE id = %s", (_dumps(options), now, run_id))
+        run(self._pool, "record a run's options", _update_options(run_id, options, now=now))
 
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        rows = self._select(
-            "SELECT ri.idx, ri.item_id, CASE WHEN %s THEN ri.job END AS job, ri.key, ri.attempt, ri.status,"
-            " ri.reason, r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
-            " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = %s ORDER BY ri.idx",
-            (with_jobs, run_id),
-        )
-        return [item_row(row) for row in rows]
+        return self._read(_items(run_id, with_jobs=with_jobs))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
-        rows = list(decisions)
-        with self._pool.transaction("record a run's decisions") as db:
-            for start in range(0, len(rows), _CHUNK):
-                chunk = rows[start : start + _CHUNK]
-                db.execute(
-                    "UPDATE run_items ri SET status = t.s, reason = t.r"
-                    " FROM unnest(%s::int[], %s::text[], %s::text[]) AS t(i, s, r)"
-                    " WHERE ri.run_id = %s AND ri.idx = t.i",
-                    ([i for i, _, _ in chunk], [s for _, s, _ in chunk], [r for _, _, r in chunk], run_id),
-                )
-            db.execute("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+        run(self._pool, "record a run's decisions", _decide(run_id, decisions, now=now))
 
     def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
-        rows = list(keys)
-        with self._pool.transaction("record a run's new attempts") as db:
-            for start in range(0, len(rows), _CHUNK):
-                chunk = rows[start : start + _CHUNK]
-                db.execute(
-                    "UPDATE run_items ri SET key = t.k, attempt = ri.attempt + 1, status = NULL, reason = NULL"
-                    " FROM unnest(%s::int[], %s::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i",
-                    ([i for i, _ in chunk], [k for _, k in chunk], run_id),
-                )
-            db.execute("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+        run(self._pool, "record a run's new attempts", _new_attempts(run_id, keys, now=now))
 
     def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
-        with self._pool.transaction("store live answers") as db:
-            for a in answers:
-                params = stored_json(a.params)
-                cost = str(a.cost_usd) if a.cost_usd is not None else None
-                db.execute(
-                    "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
-                    " max_attempts, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, 1, 1, %s, %s)"
-                    " ON CONFLICT (key) DO UPDATE SET custom_id = excluded.custom_id, actor = excluded.actor,"
-                    " model = excluded.model, params = excluded.params, params_bytes = excluded.params_bytes,"
-                    " state = excluded.state, batch_id = NULL, attempts = 1, max_attempts = 1, worst_case_usd = NULL,"
-                    " created_at = excluded.created_at, updated_at = excluded.updated_at, owner = NULL,"
-                    " owner_until = NULL",
-                    (a.key, a.key, a.actor, a.model, params, len(params), a.state.value, now, now),
-                )
-                # The answer is appended: the request's outcome is its latest result with no batch ('').
-                db.execute(
-                    "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
-                    " VALUES ('', %s, %s, %s, %s, %s, %s, %s)",
-                    (
-                        a.key,
-                        a.state.value,
-                        answer_json(a.response) if a.response is not None else None,
-                        stored_json(a.error) if a.error is not None else None,
-                        cost,
-                        cost,
-                        now,
-                    ),
-                )
-                db.execute(
-                    "UPDATE run_items SET status = %s, reason = %s WHERE run_id = %s AND idx = %s",
-                    (a.status, a.reason, run_id, a.index),
-                )
-            db.execute("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+        run(self._pool, "store live answers", _record_live(run_id, answers, now=now))
 
     def outstanding_batches(self, run_id: str) -> list[str]:
-        rows = self._select(
-            "SELECT DISTINCT b.id FROM run_items ri JOIN batch_members m ON m.key = ri.key"
-            " JOIN batches b ON b.id = m.batch_id"
-            " WHERE ri.run_id = %s AND b.state IN ('intent', 'unknown', 'waiting-on-batch', 'ended') ORDER BY b.id",
-            (run_id,),
-        )
-        return [str(row["id"]) for row in rows]
+        return self._read(_outstanding_batches(run_id))
 
     def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
-        rows = self._select(
-            "SELECT b.id, b.provider_batch_id, b.state, b.intent_at, COUNT(*) AS n FROM batch_members m"
-            " JOIN run_items ri ON ri.key = m.key JOIN batches b ON b.id = m.batch_id"
-            " WHERE ri.run_id = %s GROUP BY b.id ORDER BY b.intent_at, b.id",
-            (run_id,),
-        )
-        return [(str(r["id"]), r["provider_batch_id"], str(r["state"]), int(r["n"])) for r in rows]
+        return self._read(_batches(run_id))
 
     def live_cost(self, run_id: str) -> Decimal:
-        rows = self._select(
-            "SELECT r.live_cost_usd FROM run_items ri JOIN request_view r ON r.key = ri.key"
-            " WHERE ri.run_id = %s AND r.live_cost_usd IS NOT NULL",
-            (run_id,),
+        return self._read(_live_cost(run_id))
+
+
+class AsyncPostgresRunStore:
+    """The runs of one PostgreSQL ledger, as an event loop calls them."""
+
+    def __init__(self, pool: PostgresPool) -> None:
+        self._pool = pool
+
+    async def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
+        await run_async(self._pool, "record a run's decisions", _decide(run_id, decisions, now=now))
+
+    async def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
+        await run_async(self._pool, "store live answers", _record_live(run_id, answers, now=now))
+
+    async def outstanding_batches(self, run_id: str) -> list[str]:
+        return await run_async(self._pool, "read runs", _outstanding_batches(run_id), transaction=False)
+
+    async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
+        return await run_async(self._pool, "read runs", _batches(run_id), transaction=False)
+
+
+# The operations.
+
+
+def _run(run_id: str) -> Op[RunRecord | None]:
+    rows = (yield Sql("SELECT * FROM runs WHERE id = %s", (run_id,))).dicts()
+    return run_record(rows[0]) if rows else None
+
+
+def _runs() -> Op[list[RunRecord]]:
+    return [run_record(row) for row in (yield Sql("SELECT * FROM runs ORDER BY created_at, id", ())).dicts()]
+
+
+def _create(
+    run_id: str,
+    *,
+    actor: str,
+    configuration: dict[str, Any],
+    options: dict[str, Any],
+    fingerprint: str,
+    items: Sequence[NewItem],
+    now: float,
+) -> Op[bool]:
+    reply = yield Sql(
+        "INSERT INTO runs (id, actor, configuration, options, fingerprint, item_count, created_at, updated_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+        (run_id, actor, _dumps(configuration), _dumps(options), fingerprint, len(items), now, now),
+    )
+    if reply.rowcount == 0:
+        return False
+    for start in range(0, len(items), CHUNK):
+        chunk = items[start : start + CHUNK]
+        yield Sql(
+            "INSERT INTO run_items (run_id, idx, item_id, job, key) SELECT %s, i, d, j, k"
+            " FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[]) AS t(i, d, j, k)",
+            (
+                run_id,
+                [i.index for i in chunk],
+                [i.item_id for i in chunk],
+                [_dumps(i.job) for i in chunk],
+                [i.key for i in chunk],
+            ),
         )
-        return sum((Decimal(row["live_cost_usd"]) for row in rows), Decimal(0))
+    return True
 
-    def _select(self, sql: LiteralString, args: Sequence[Any]) -> list[dict[str, Any]]:
-        from psycopg.rows import dict_row
 
-        with self._pool.connection("read runs") as db, db.cursor(row_factory=dict_row) as cursor:
-            cursor.execute(sql, args)
-            return cursor.fetchall()
+def _update_options(run_id: str, options: dict[str, Any], *, now: float) -> Op[None]:
+    yield Sql("UPDATE runs SET options = %s, updated_at = %s WHERE id = %s", (_dumps(options), now, run_id))
+
+
+def _items(run_id: str, *, with_jobs: bool) -> Op[list[ItemRow]]:
+    reply = yield Sql(
+        "SELECT ri.idx, ri.item_id, CASE WHEN %s THEN ri.job END AS job, ri.key, ri.attempt, ri.status,"
+        " ri.reason, r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
+        " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = %s ORDER BY ri.idx",
+        (with_jobs, run_id),
+    )
+    return [item_row(row) for row in reply.dicts()]
+
+
+def _decide(run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> Op[None]:
+    rows = list(decisions)
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        yield Sql(
+            "UPDATE run_items ri SET status = t.s, reason = t.r"
+            " FROM unnest(%s::int[], %s::text[], %s::text[]) AS t(i, s, r)"
+            " WHERE ri.run_id = %s AND ri.idx = t.i",
+            ([i for i, _, _ in chunk], [s for _, s, _ in chunk], [r for _, _, r in chunk], run_id),
+        )
+    yield Sql("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+
+
+def _new_attempts(run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> Op[None]:
+    rows = list(keys)
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        yield Sql(
+            "UPDATE run_items ri SET key = t.k, attempt = ri.attempt + 1, status = NULL, reason = NULL"
+            " FROM unnest(%s::int[], %s::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i",
+            ([i for i, _ in chunk], [k for _, k in chunk], run_id),
+        )
+    yield Sql("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+
+
+def _record_live(run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> Op[None]:
+    for a in answers:
+        params = stored_json(a.params)
+        cost = str(a.cost_usd) if a.cost_usd is not None else None
+        yield Sql(
+            "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
+            " max_attempts, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, 1, 1, %s, %s)"
+            " ON CONFLICT (key) DO UPDATE SET custom_id = excluded.custom_id, actor = excluded.actor,"
+            " model = excluded.model, params = excluded.params, params_bytes = excluded.params_bytes,"
+            " state = excluded.state, batch_id = NULL, attempts = 1, max_attempts = 1, worst_case_usd = NULL,"
+            " created_at = excluded.created_at, updated_at = excluded.updated_at, owner = NULL,"
+            " owner_until = NULL",
+            (a.key, a.key, a.actor, a.model, params, len(params), a.state.value, now, now),
+        )
+        # The answer is appended: the request's outcome is its latest result with no batch ('').
+        yield Sql(
+            "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
+            " VALUES ('', %s, %s, %s, %s, %s, %s, %s)",
+            (
+                a.key,
+                a.state.value,
+                answer_json(a.response) if a.response is not None else None,
+                stored_json(a.error) if a.error is not None else None,
+                cost,
+                cost,
+                now,
+            ),
+        )
+        yield Sql(
+            "UPDATE run_items SET status = %s, reason = %s WHERE run_id = %s AND idx = %s",
+            (a.status, a.reason, run_id, a.index),
+        )
+    yield Sql("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
+
+
+def _outstanding_batches(run_id: str) -> Op[list[str]]:
+    reply = yield Sql(
+        "SELECT DISTINCT b.id FROM run_items ri JOIN batch_members m ON m.key = ri.key"
+        " JOIN batches b ON b.id = m.batch_id"
+        " WHERE ri.run_id = %s AND b.state IN ('intent', 'unknown', 'waiting-on-batch', 'ended') ORDER BY b.id",
+        (run_id,),
+    )
+    return [str(row[0]) for row in reply.rows]
+
+
+def _batches(run_id: str) -> Op[list[tuple[str, str | None, str, int]]]:
+    reply = yield Sql(
+        "SELECT b.id, b.provider_batch_id, b.state, b.intent_at, COUNT(*) AS n FROM batch_members m"
+        " JOIN run_items ri ON ri.key = m.key JOIN batches b ON b.id = m.batch_id"
+        " WHERE ri.run_id = %s GROUP BY b.id ORDER BY b.intent_at, b.id",
+        (run_id,),
+    )
+    return [(str(r["id"]), r["provider_batch_id"], str(r["state"]), int(r["n"])) for r in reply.dicts()]
+
+
+def _live_cost(run_id: str) -> Op[Decimal]:
+    reply = yield Sql(
+        "SELECT r.live_cost_usd FROM run_items ri JOIN request_view r ON r.key = ri.key"
+        " WHERE ri.run_id = %s AND r.live_cost_usd IS NOT NULL",
+        (run_id,),
+    )
+    return sum((Decimal(row[0]) for row in reply.rows), Decimal(0))
 
 
 def _dumps(value: object) -> str:
@@ -182,3 +260,5 @@ def _dumps(value: object) -> str:
 
 _IMPLEMENTS: type[RunLedger] = PostgresRunStore
 """The type checker's proof that `PostgresRunStore` is a `RunLedger`."""
+_IMPLEMENTS_ASYNC: type[AsyncRunLedger] = AsyncPostgresRunStore
+"""... and that `AsyncPostgresRunStore` is an `AsyncRunLedger`."""

@@ -124,8 +124,8 @@ class OpenAIBatchBackend(BatchBackend):
         its metadata."""
         url = _url_of_first_line(body)
         file_id = await self._upload(body, intent_id)
-        steps.done(ENDPOINT_STEP, url)
-        steps.done(INPUT_FILE_STEP, file_id)
+        await steps.done(ENDPOINT_STEP, url)
+        await steps.done(INPUT_FILE_STEP, file_id)
         return await self._create(file_id, url, count, intent_id=intent_id)
 
     def resumable(self, steps: Mapping[str, str]) -> bool:

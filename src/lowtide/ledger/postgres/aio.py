@@ -1,0 +1,224 @@
+"""`AsyncPostgresLedger`: a PostgreSQL ledger as an event loop calls it (`AsyncLedgerStore`).
+
+The same operations as `PostgresLedger` (`claims`, `batches`, `results`), driven on psycopg's `AsyncConnection`s from
+a `psycopg_pool.AsyncConnectionPool` of the loop's own (`pool.PostgresPool`): while the server answers, or a row
+another process has locked is waited for, the loop runs everything else. The pool opens on first use and closes
+when the last engine of the loop that keeps an owner alive lets go (a later call opens it again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal
+from typing import TypeVar
+
+from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
+from lowtide.ledger.postgres import batches, claims, results
+from lowtide.ledger.postgres.notices import Heartbeat, end_leases
+from lowtide.ledger.postgres.pool import PostgresPool
+from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
+from lowtide.ledger.postgres.steps import Op, run_async
+from lowtide.ledger.records import (
+    BatchRecord,
+    BatchState,
+    NewRequest,
+    OutcomeRow,
+    PendingRequest,
+    RequestRecord,
+    claimed_records,
+)
+
+__all__ = ["AsyncPostgresLedger"]
+
+T = TypeVar("T")
+
+
+class AsyncPostgresLedger:
+    """One PostgreSQL ledger in one event loop; made by `PostgresLedger.asynchronous()`."""
+
+    def __init__(self, url: str, *, heartbeat: Heartbeat, notices: Callable[[], BatchNotices]) -> None:
+        self._pool = PostgresPool(url)
+        self._heartbeat = heartbeat
+        self._notices = notices
+        self._owners: set[str] = set()
+
+    @property
+    def location(self) -> str:
+        return self._pool.location
+
+    @property
+    def notices(self) -> BatchNotices:
+        return self._notices()
+
+    @property
+    def run_store(self) -> AsyncPostgresRunStore:
+        return AsyncPostgresRunStore(self._pool)
+
+    async def _run(self, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+        return await run_async(self._pool, doing, op, transaction=transaction)
+
+    # owners
+
+    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
+        """The heartbeat's thread makes `owner`'s row: the loop does not wait for it."""
+        self._owners.add(owner)
+        self._heartbeat.keep(owner, lease_seconds=lease_seconds, now=now, wait=False)
+
+    async def let_go(self, owner: str) -> None:
+        self._heartbeat.forget(owner)
+        self._owners.discard(owner)
+        await self._run("end this process's leases", end_leases([owner]))
+        if not self._owners:
+            await self._pool.aclose()  # the loop's last engine has closed: so do its connections
+
+    # requests
+
+    async def claim(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> list[RequestRecord]:
+        inserted, known = await self.claim_new(requests, owner=owner, until=until, now=now)
+        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
+
+    async def claim_new(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> tuple[dict[str, str], list[RequestRecord]]:
+        return await self._run("record the calls", claims.claim_new(requests, owner=owner, until=until, now=now))
+
+    async def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
+        op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)
+        return await self._run("take over a request", op)
+
+    async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
+        await self._run("queue requests again", claims.requeue(keys, owner=owner, until=until, now=now))
+
+    async def committed_usd(self, actor: str) -> Decimal:
+        return await self._run("read what an actor committed", claims.committed_usd(actor), transaction=False)
+
+    async def request(self, key: str) -> RequestRecord | None:
+        found = await self.requests_for([key])
+        return found[0] if found else None
+
+    async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
+        return await self._run("read requests", claims.requests_by_key(keys), transaction=False)
+
+    # batches
+
+    async def record_intent(
+        self,
+        batch_id: str,
+        *,
+        provider: str,
+        endpoint: str,
+        members: Sequence[tuple[str, str]],
+        request_bytes: int,
+        owner: str,
+        until: float,
+        now: float,
+    ) -> list[str]:
+        op = batches.record_intent(
+            batch_id,
+            provider=provider,
+            endpoint=endpoint,
+            members=members,
+            request_bytes=request_bytes,
+            owner=owner,
+            until=until,
+            now=now,
+            location=self.location,
+        )
+        return await self._run("record a batch before creating it", op)
+
+    async def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]:
+        op = claims.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
+        return await self._run("gather the calls of other processes", op)
+
+    async def record_submitted(
+        self,
+        batch_id: str,
+        *,
+        provider_batch_id: str,
+        phase: str,
+        request_id: str | None = None,
+        now: float,
+    ) -> None:
+        op = batches.record_submitted(
+            batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
+        )
+        await self._run("record a created batch", op)
+
+    async def record_unknown(self, batch_id: str, *, note: str) -> None:
+        await self._run("record a create whose outcome is unknown", batches.record_unknown(batch_id, note=note))
+
+    async def give_up_intent(
+        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
+    ) -> list[str] | None:
+        op = batches.give_up_intent(batch_id, note=note, owner=owner, until=until, now=now, intent_at=intent_at)
+        return await self._run("give up a create", op)
+
+    async def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
+        op = batches.resume_intent(batch_id, intent_at=intent_at, owner=owner, until=until, now=now)
+        return await self._run("resume a create", op)
+
+    async def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
+        await self._run("record a refused create", batches.record_refused(batch_id, note=note, now=now))
+
+    async def record_status(
+        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
+    ) -> None:
+        op = batches.record_status(batch_id, phase=phase, counts=counts, ended_at=ended_at)
+        await self._run("record a batch's status", op)
+
+    async def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
+        return await self._run("store a batch's results", results.record_outcomes(batch_id, outcomes, now=now))
+
+    async def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
+        await self._run("record a collected batch", batches.record_collected(batch_id, state=state, now=now))
+
+    async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        return await self._run("adopt a batch", batches.adopt(batch_id, provider_batch_id=provider_batch_id, now=now))
+
+    async def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool:
+        op = batches.claim_batch(batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner)
+        return await self._run("take a batch's lease", op)
+
+    async def release_batch(self, batch_id: str, *, owner: str) -> None:
+        await self._run("release a batch's lease", batches.release_batch(batch_id, owner=owner))
+
+    async def batch(self, batch_id: str) -> BatchRecord | None:
+        return await self._run("read a batch", batches.batch(batch_id), transaction=False)
+
+    async def record_create_step(self, batch_id: str, step: str, value: str) -> None:
+        await self._run("record a step of a create", batches.record_create_step(batch_id, step, value))
+
+    async def create_steps(self, batch_id: str) -> dict[str, str]:
+        return await self._run("read the steps of a create", batches.create_steps(batch_id), transaction=False)
+
+    async def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
+        op = batches.unresolved(provider=provider, endpoint=endpoint)
+        return await self._run("read unresolved creates", op, transaction=False)
+
+    async def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
+        op = batches.batch_holding(custom_id, among)
+        return await self._run("read a batch's members", op, transaction=False)
+
+    async def members(self, batch_id: str) -> dict[str, str]:
+        return await self._run("read a batch's members", batches.members(batch_id), transaction=False)
+
+    async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        op = batches.members_and_attempts(batch_id)
+        return await self._run("read a batch's members", op, transaction=False)
+
+
+_IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger
+"""The type checker's proof that `AsyncPostgresLedger` is an `AsyncLedgerStore`."""

@@ -1,0 +1,273 @@
+"""The PostgreSQL ledger's batches: intents and their members, creates recorded, refused, given up or resumed,
+adoptions, batches' leases and statuses, and reads. Operations (`steps.Op`), run by either driver.
+
+A take-over, a lease, an adoption, a given-up or resumed intent is one guarded `UPDATE`, which PostgreSQL re-checks
+on the row's newest version when another transaction changed it meanwhile: exactly one contender wins. Every change
+other processes may wait on is announced (`NOTIFY`) in the transaction that makes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from lowtide.errors import LedgerError
+from lowtide.ledger.postgres.steps import BATCH, LEASE_OVER, NOTIFY, Op, Sql, chunks
+from lowtide.ledger.records import BatchRecord, BatchState, batch_record, stored_json
+
+__all__ = [
+    "adopt",
+    "batch",
+    "batch_holding",
+    "batches",
+    "claim_batch",
+    "create_steps",
+    "give_up_intent",
+    "members",
+    "members_and_attempts",
+    "record_collected",
+    "record_create_step",
+    "record_intent",
+    "record_refused",
+    "record_status",
+    "record_submitted",
+    "record_unknown",
+    "release_batch",
+    "resume_intent",
+    "unresolved",
+]
+
+
+def record_intent(
+    batch_id: str,
+    *,
+    provider: str,
+    endpoint: str,
+    members: Sequence[tuple[str, str]],
+    request_bytes: int,
+    owner: str,
+    until: float,
+    now: float,
+    location: str,
+) -> Op[list[str]]:
+    yield Sql(
+        "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
+        " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",
+        (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
+    )
+    # Locked first: a request another process is taking into its batch (`take_pending`) is waited for, and then
+    # found not to be this owner's any more: it stays out.
+    mine: set[str] = set()
+    known: set[str] = set()
+    for chunk in chunks(members):
+        reply = yield Sql(
+            "SELECT key, state = 'pending' AND (owner IS NULL OR owner = %s) FROM requests"
+            " WHERE key = ANY(%s) ORDER BY key FOR UPDATE",
+            (owner, [key for key, _ in chunk]),
+        )
+        known.update(str(key) for key, _ in reply.rows)
+        mine.update(str(key) for key, free in reply.rows if free)
+    strangers = sorted({key for key, _ in members} - known)
+    if strangers:  # a batch of requests the ledger does not hold would be answered to nobody
+        raise LedgerError(
+            f"The ledger {location} could not record batch {batch_id}: it holds no request {', '.join(strangers[:5])}."
+        )
+    if len(mine) < len(members):
+        members = [(key, custom_id) for key, custom_id in members if key in mine]
+        if not members:
+            yield Sql("DELETE FROM batches WHERE id = %s", (batch_id,))
+            return []
+        yield Sql("UPDATE batches SET request_count = %s WHERE id = %s", (len(members), batch_id))
+    for chunk in chunks(members):
+        yield Sql(
+            "INSERT INTO batch_members (batch_id, key, custom_id)"
+            " SELECT %s, k, c FROM unnest(%s::text[], %s::text[]) AS t(k, c)",
+            (batch_id, [key for key, _ in chunk], [custom_id for _, custom_id in chunk]),
+        )
+    yield Sql(
+        "UPDATE requests SET state = 'submitting', batch_id = %s, attempts = attempts + 1,"
+        " owner = NULL, owner_until = NULL, updated_at = %s"
+        " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = %s)",
+        (batch_id, now, batch_id),
+    )
+    return [key for key, _ in members]
+
+
+def record_submitted(
+    batch_id: str, *, provider_batch_id: str, phase: str, request_id: str | None, now: float
+) -> Op[None]:
+    yield Sql(
+        "UPDATE batches SET provider_batch_id = %s, state = 'waiting-on-batch', phase = %s,"
+        " request_id = %s, submitted_at = COALESCE(submitted_at, %s) WHERE id = %s",
+        (provider_batch_id, phase, request_id, now, batch_id),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+
+
+def record_unknown(batch_id: str, *, note: str) -> Op[None]:
+    yield Sql("UPDATE batches SET state = 'unknown', note = %s WHERE id = %s", (note, batch_id))
+
+
+def give_up_intent(
+    batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None
+) -> Op[list[str] | None]:
+    failed = yield Sql(
+        "UPDATE batches SET state = 'failed', note = %(note)s"
+        " WHERE id = %(id)s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
+        " AND (%(at)s::float8 IS NULL OR intent_at = %(at)s)",
+        {"note": note, "id": batch_id, "at": intent_at},
+    )
+    if failed.rowcount != 1:
+        return None
+    keys = [str(row[0]) for row in (yield Sql("SELECT key FROM batch_members WHERE batch_id = %s", (batch_id,))).rows]
+    yield Sql(
+        "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = GREATEST(attempts - 1, 0),"
+        " owner = %s, owner_until = %s, updated_at = %s WHERE batch_id = %s AND state = 'submitting'",
+        (owner, until, now, batch_id),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+    return keys
+
+
+def resume_intent(batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> Op[bool]:
+    reply = yield Sql(
+        "UPDATE batches SET state = 'intent', intent_at = %s, owner = %s, owner_until = %s, note = NULL"
+        " WHERE id = %s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown') AND intent_at = %s",
+        (now, owner, until, batch_id, intent_at),
+    )
+    return reply.rowcount == 1
+
+
+def record_refused(batch_id: str, *, note: str, now: float) -> Op[None]:
+    yield Sql("UPDATE batches SET state = 'failed', note = %s WHERE id = %s", (note, batch_id))
+    yield Sql(
+        "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = GREATEST(attempts - 1, 0),"
+        " updated_at = %s WHERE batch_id = %s AND state = 'submitting'",
+        (now, batch_id),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+
+
+def record_status(batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None) -> Op[None]:
+    state = BatchState.ENDED.value if phase == "ended" else BatchState.WAITING.value
+    yield Sql(
+        "UPDATE batches SET phase = %s, counts = %s, ended_at = %s,"
+        " state = CASE WHEN state IN ('waiting-on-batch', 'ended') THEN %s ELSE state END WHERE id = %s",
+        (phase, stored_json(counts) if counts is not None else None, ended_at, state, batch_id),
+    )
+
+
+def record_collected(batch_id: str, *, state: BatchState, now: float) -> Op[None]:
+    yield Sql(
+        "UPDATE batches SET state = %s, collected_at = %s, owner = NULL, owner_until = NULL WHERE id = %s",
+        (state.value, now, batch_id),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+
+
+def adopt(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
+    from psycopg.errors import UniqueViolation
+
+    try:  # in a savepoint: another host adopting the same batch meanwhile wins
+        adopted = yield Sql(
+            "UPDATE batches SET provider_batch_id = %(api)s, state = 'waiting-on-batch',"
+            " submitted_at = %(now)s, note = 'reconciled after an unknown create'"
+            " WHERE id = %(id)s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
+            " AND NOT EXISTS (SELECT 1 FROM batches WHERE provider_batch_id = %(api)s)",
+            {"api": provider_batch_id, "now": now, "id": batch_id},
+            savepoint=True,
+        )
+    except UniqueViolation:
+        return False
+    if adopted.rowcount == 1:
+        yield Sql(NOTIFY, (batch_id,))
+    return adopted.rowcount == 1
+
+
+def claim_batch(
+    batch_id: str, *, owner: str, until: float, now: float, force: bool, dead_owner: str | None
+) -> Op[bool]:
+    reply = yield Sql(
+        "UPDATE batches b SET owner = %(owner)s, owner_until = %(until)s"
+        " WHERE b.id = %(id)s AND (%(force)s OR b.owner IS NULL OR b.owner = %(owner)s OR b.owner = %(dead)s"
+        f" OR {LEASE_OVER.format(t='b')} IS NULL OR {LEASE_OVER.format(t='b')} < %(now)s)",
+        {"owner": owner, "until": until, "id": batch_id, "force": force, "dead": dead_owner, "now": now},
+    )
+    return reply.rowcount == 1
+
+
+def release_batch(batch_id: str, *, owner: str) -> Op[None]:
+    yield Sql("UPDATE batches SET owner = NULL, owner_until = NULL WHERE id = %s AND owner = %s", (batch_id, owner))
+    yield Sql(NOTIFY, (batch_id,))
+
+
+def batch(batch_id: str) -> Op[BatchRecord | None]:
+    reply = yield Sql(f"{BATCH} WHERE b.id = %(id)s OR b.provider_batch_id = %(id)s", {"id": batch_id})
+    rows = reply.dicts()
+    return batch_record(rows[0]) if rows else None
+
+
+def batches(*, states: Iterable[BatchState] | None) -> Op[list[BatchRecord]]:
+    wanted = [s.value for s in states] if states is not None else None
+    reply = yield Sql(
+        f"{BATCH} WHERE (%(states)s::text[] IS NULL OR b.state = ANY(%(states)s)) ORDER BY b.intent_at, b.id",
+        {"states": wanted},
+    )
+    return [batch_record(row) for row in reply.dicts()]
+
+
+def record_create_step(batch_id: str, step: str, value: str) -> Op[None]:
+    row = (yield Sql("SELECT create_steps FROM batches WHERE id = %s FOR UPDATE", (batch_id,))).one()
+    steps: dict[str, str] = json.loads(str(row[0])) if row is not None and row[0] else {}
+    steps[step] = value
+    yield Sql("UPDATE batches SET create_steps = %s WHERE id = %s", (stored_json(steps), batch_id))
+
+
+def create_steps(batch_id: str) -> Op[dict[str, str]]:
+    row = (yield Sql("SELECT create_steps FROM batches WHERE id = %s", (batch_id,))).one()
+    return dict(json.loads(str(row[0]))) if row is not None and row[0] else {}
+
+
+def unresolved(*, provider: str, endpoint: str) -> Op[list[BatchRecord]]:
+    reply = yield Sql(
+        f"{BATCH} WHERE b.state IN ('intent', 'unknown') AND b.provider_batch_id IS NULL"
+        " AND b.provider = %s AND b.endpoint = %s ORDER BY b.intent_at, b.id",
+        (provider, endpoint),
+    )
+    return [batch_record(row) for row in reply.dicts()]
+
+
+def batch_holding(custom_id: str, among: Sequence[str]) -> Op[str | None]:
+    if not among:
+        return None
+    row = (
+        yield Sql(
+            "SELECT batch_id FROM batch_members WHERE custom_id = %s AND batch_id = ANY(%s) LIMIT 1",
+            (custom_id, list(among)),
+        )
+    ).one()
+    return str(row[0]) if row is not None else None
+
+
+def members(batch_id: str) -> Op[dict[str, str]]:
+    reply = yield Sql("SELECT custom_id, key FROM batch_members WHERE batch_id = %s", (batch_id,))
+    return {str(custom_id): str(key) for custom_id, key in reply.rows}
+
+
+def members_and_attempts(batch_id: str) -> Op[tuple[dict[str, str], dict[str, tuple[int, int]]]]:
+    found: dict[str, str] = {}
+    attempts: dict[str, tuple[int, int]] = {}
+    pairs: dict[tuple[int, int], tuple[int, int]] = {}
+    reply = yield Sql(
+        "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.batch_id = m.batch_id"
+        " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = %s",
+        (batch_id,),
+    )
+    for custom_id, key, made, allowed, current in reply.rows:
+        custom_id, key = str(custom_id), str(key)
+        key = custom_id if key == custom_id else key
+        found[custom_id] = key
+        if current:
+            pair = (int(made), int(allowed))
+            attempts[key] = pairs.setdefault(pair, pair)
+    return found, attempts

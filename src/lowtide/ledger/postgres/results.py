@@ -1,0 +1,38 @@
+"""The PostgreSQL ledger's results: a batch's outcomes appended in arrival order, and announced. An operation
+(`steps.Op`), run by either driver."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql
+from lowtide.ledger.records import OutcomeRow, stored_json
+
+__all__ = ["record_outcomes"]
+
+
+def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> Op[int]:
+    if not outcomes:
+        return 0
+    keys: list[str] = []
+    states: list[str] = []
+    responses: list[str | None] = []
+    errors: list[str | None] = []
+    costs: list[str | None] = []
+    live_costs: list[str | None] = []
+    for o in outcomes:
+        keys.append(o.key)
+        states.append(o.state.value)
+        responses.append(o.response if isinstance(o.response, str) or o.response is None else stored_json(o.response))
+        errors.append(stored_json(o.error) if o.error is not None else None)
+        costs.append(str(o.cost_usd) if o.cost_usd is not None else None)
+        live_costs.append(str(o.live_cost_usd) if o.live_cost_usd is not None else None)
+    # WITH ORDINALITY keeps the arrival order in `seq`.
+    yield Sql(
+        "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
+        " SELECT %s, k, s, r, e, c, l, %s FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[]) WITH ORDINALITY AS t(k, s, r, e, c, l, n) ORDER BY n",
+        (batch_id, now, keys, states, responses, errors, costs, live_costs),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+    return len(outcomes)

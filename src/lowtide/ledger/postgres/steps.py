@@ -1,0 +1,160 @@
+"""The PostgreSQL ledger's operations, written once, run by either driver ("sans-IO").
+
+Each operation is a generator: it yields the statements it needs (`Sql`) one at a time and is sent each one's
+answer (`Reply`: its rows, its row count), then returns what the operation comes to. It does no I/O of its own, so
+one operation serves both faces of the store: `run` drives it on a plain connection (the CLI, parking, `ledger
+copy`: `PostgresLedger`), `run_async` on an async one (the event loop's hot path: `AsyncPostgresLedger`), each driver
+owning the transaction the operation runs in. An operation that must survive a statement's failure (an adoption
+losing a race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the
+operation, which may catch it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, LiteralString, TypeVar
+
+from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection, AsyncCursor, Connection, Cursor
+    from psycopg.rows import TupleRow
+    from psycopg.sql import Composed
+
+    from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
+
+__all__ = ["BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "Op", "Reply", "Sql", "chunks", "run", "run_async"]
+
+T = TypeVar("T")
+
+CHUNK = 1000
+NOTIFY: LiteralString = f"SELECT pg_notify('{NOTICE_CHANNEL}', %s)"
+BATCH: LiteralString = (
+    "SELECT b.id, b.provider, b.endpoint, b.provider_batch_id, b.state, b.phase, b.request_count, b.request_bytes,"
+    " b.intent_at, b.submitted_at, b.ended_at, b.collected_at, b.counts, b.request_id, b.owner,"
+    " COALESCE(w.lease_until, b.owner_until) AS owner_until, b.note"
+    " FROM batches b LEFT JOIN owners w ON w.owner = b.owner"
+)
+"""A batch as the ledger's readers see it: its owner's lease is the owner's heartbeat, when it keeps one."""
+LEASE_OVER: LiteralString = "COALESCE((SELECT lease_until FROM owners WHERE owner = {t}.owner), {t}.owner_until)"
+"""How long the owner of a row of table `{t}` is still working on it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sql:
+    """One statement of an operation, with its parameters."""
+
+    query: LiteralString | Composed
+    params: Sequence[Any] | Mapping[str, Any] | None = None
+    savepoint: bool = False
+    """Run in a savepoint: should it fail, the error is thrown into the operation, and the transaction goes on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a statement answered: its rows (none for a statement that returns none) and how many rows it touched."""
+
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+    columns: tuple[str, ...]
+
+    def one(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """The rows as dicts of their columns (what `records.request_record` and `batch_record` read)."""
+        columns = self.columns
+        return [dict(zip(columns, row, strict=True)) for row in self.rows]
+
+
+Op = Generator[Sql, Reply, T]
+"""An operation: statements out, replies in, its result returned."""
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def run(pool: SyncPool, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+    """Drive `op` on a plain connection of `pool`, in one transaction (or, for a single read, none)."""
+    with pool.connection(doing) as db:
+        if not transaction:
+            return _drive(db, op)
+        with db.transaction():
+            return _drive(db, op)
+
+
+async def run_async(pool: PostgresPool, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+    """Drive `op` on an async connection of `pool`, in one transaction (or, for a single read, none): the event
+    loop goes on while the server answers."""
+    async with pool.connection(doing) as db:
+        if not transaction:
+            return await _drive_async(db, op)
+        async with db.transaction():
+            return await _drive_async(db, op)
+
+
+def _drive(db: Connection[TupleRow], op: Op[T]) -> T:
+    from psycopg import Error
+
+    try:
+        step = next(op)
+        while True:
+            try:
+                if step.savepoint:
+                    with db.transaction():
+                        reply = _reply(db.execute(step.query, step.params))
+                else:
+                    reply = _reply(db.execute(step.query, step.params))
+            except Error as exc:
+                if not step.savepoint:
+                    raise
+                step = op.throw(exc)
+                continue
+            step = op.send(reply)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    finally:
+        op.close()
+
+
+async def _drive_async(db: AsyncConnection[TupleRow], op: Op[T]) -> T:
+    from psycopg import Error
+
+    try:
+        step = next(op)
+        while True:
+            try:
+                if step.savepoint:
+                    async with db.transaction():
+                        reply = await _reply_async(await db.execute(step.query, step.params))
+                else:
+                    reply = await _reply_async(await db.execute(step.query, step.params))
+            except Error as exc:
+                if not step.savepoint:
+                    raise
+                step = op.throw(exc)
+                continue
+            step = op.send(reply)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    finally:
+        op.close()
+
+
+def _reply(cursor: Cursor[TupleRow]) -> Reply:
+    described = cursor.description
+    if described is None:
+        return Reply([], cursor.rowcount, ())
+    return Reply(cursor.fetchall(), cursor.rowcount, tuple(column.name for column in described))
+
+
+async def _reply_async(cursor: AsyncCursor[TupleRow]) -> Reply:
+    described = cursor.description
+    if described is None:
+        return Reply([], cursor.rowcount, ())
+    return Reply(await cursor.fetchall(), cursor.rowcount, tuple(column.name for column in described))
