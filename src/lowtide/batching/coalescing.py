@@ -39,9 +39,9 @@ class Coalescing(EngineCore):
     async def _flush_after_window(self, opened: float) -> None:
         await asyncio.sleep(0)  # the claims of this moment are written first
         await self._clock.sleep(max(0.0, opened + self.settings.coalesce_window - self._clock.now()))
-        claiming = self._claiming
-        if claiming is not None:
-            await asyncio.shield(claiming)  # calls that arrived in the window are being claimed: they travel in it
+        writing = [writer for writer in self._claim_writes if not writer.done()]
+        if writing:  # calls that arrived in the window are being claimed: they travel in it
+            await asyncio.wait(writing)
         self._window = None
         self._flush()
 

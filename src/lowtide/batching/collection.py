@@ -64,13 +64,14 @@ class Collection(EngineCore):
         self._pollers[batch_id] = self._spawn(self._poll(batch_id, remote), waiters=self._members_of(batch_id))
 
     async def _poll(self, batch_id: str, remote: RemoteBatch | None) -> None:
-        record = await self.ledger.batch(batch_id)
-        assert record is not None
-        assert record.provider_batch_id is not None
-        # Read while the batch runs, not after it ends: the answers are waited for from then on.
-        members, attempts = await self.ledger.members_and_attempts(batch_id)
         collected = False
-        try:
+        members: dict[str, str] = {}
+        try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
+            record = await self.ledger.batch(batch_id)
+            assert record is not None
+            assert record.provider_batch_id is not None
+            # Read while the batch runs, not after it ends: the answers are waited for from then on.
+            members, attempts = await self.ledger.members_and_attempts(batch_id)
             ended = await wait_until_ended(
                 self.backend,
                 remote or record.provider_batch_id,
@@ -205,6 +206,9 @@ class Collection(EngineCore):
                         retry.add(key)
                     else:
                         settled.append((key, error))
+            # The last chunk's callers are woken once the batch is collected too: a caller given its answer finds
+            # the batch closed, as it would if the ledger answered at once.
+            last, settled = settled, []
             write()
             if writing is not None:
                 await writing
@@ -222,6 +226,8 @@ class Collection(EngineCore):
             else BatchState.COLLECTED
         )
         await self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        self._settle(last)
+        freeze_survivors(len(last))
         thaw()
         await self._finished(ended)
         if retry:

@@ -123,6 +123,8 @@ class EngineCore:
         self._claimed: list[asyncio.Future[Any]] = []
         self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
+        self._claim_writes: set[asyncio.Task[None]] = set()
+        """Claim writers still writing: with a remote store, the next one starts while one waits for the server."""
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results

@@ -237,7 +237,9 @@ class BatchEngine(Coalescing, Submission, Collection):
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
         if self._claiming is None:
-            self._claiming = self._spawn(self._write_claims(), waiters=[])
+            writer = self._claiming = self._spawn(self._write_claims(), waiters=[])
+            self._claim_writes.add(writer)
+            writer.add_done_callback(self._claim_writes.discard)
         if self._window is None:
             # The window counts from the call's arrival: its claim is written while the window runs.
             opened = self._clock.now() if arrived is None else arrived
@@ -256,9 +258,6 @@ class BatchEngine(Coalescing, Submission, Collection):
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None
         claims = [NewRequest(*claim[:7], scope=self.scope) for claim in raw]
-        for new in claims:  # counted in the ledger from here, or not at all
-            if new.worst_case_usd is not None:
-                self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
         try:
             await self._record_claims(raw, claims, claimed_by)
             freeze_survivors(len(claims))
@@ -268,6 +267,12 @@ class BatchEngine(Coalescing, Submission, Collection):
                 if not claimed.done():
                     claimed.set_exception(error)
             self._fail([new.key for new in claims], error)
+        finally:
+            # Counted in the ledger from here, or not at all; reserved until then (a remote store's write takes a
+            # while, during which other calls' budget checks must still see these).
+            for new in claims:
+                if new.worst_case_usd is not None:
+                    self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
 
     async def _record_claims(
         self,

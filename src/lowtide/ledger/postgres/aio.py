@@ -8,6 +8,7 @@ when the last engine of the loop that keeps an owner alive lets go (a later call
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TypeVar
@@ -15,9 +16,9 @@ from typing import TypeVar
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
 from lowtide.ledger.postgres import batches, claims, results
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
-from lowtide.ledger.postgres.pool import PostgresPool
+from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
-from lowtide.ledger.postgres.steps import Op, run_async
+from lowtide.ledger.postgres.steps import Op, run, run_async
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -36,8 +37,9 @@ T = TypeVar("T")
 class AsyncPostgresLedger:
     """One PostgreSQL ledger in one event loop; made by `PostgresLedger.asynchronous()`."""
 
-    def __init__(self, url: str, *, heartbeat: Heartbeat, notices: Callable[[], BatchNotices]) -> None:
+    def __init__(self, url: str, *, sync: SyncPool, heartbeat: Heartbeat, notices: Callable[[], BatchNotices]) -> None:
         self._pool = PostgresPool(url)
+        self._sync = sync
         self._heartbeat = heartbeat
         self._notices = notices
         self._owners: set[str] = set()
@@ -55,6 +57,11 @@ class AsyncPostgresLedger:
         return AsyncPostgresRunStore(self._pool)
 
     async def _run(self, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # A task being cancelled (its loop closing, the program stopping) cleans up (a poller releases its
+            # batch): the pool's own tasks may be cancelled already, so the write goes on a plain connection.
+            return run(self._sync, doing, op, transaction=transaction)
         return await run_async(self._pool, doing, op, transaction=transaction)
 
     # owners

@@ -99,7 +99,7 @@ class PostgresLedger:
             face = self._loops.get(loop)
             if face is None:
                 face = self._loops[loop] = AsyncPostgresLedger(
-                    self.url, heartbeat=self._heartbeat, notices=lambda: self.notices
+                    self.url, sync=self._pool, heartbeat=self._heartbeat, notices=lambda: self.notices
                 )
             return face
 
