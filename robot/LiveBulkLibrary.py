@@ -122,7 +122,9 @@ class LiveBulkLibrary:
         return code
 
     @keyword("Kill Lowtide After Answers")
-    def kill_lowtide_after_answers(self, name: str, ledger: str, answers: int, timeout: float = 180.0) -> dict[str, int]:
+    def kill_lowtide_after_answers(
+        self, name: str, ledger: str, answers: int, timeout: float = 180.0
+    ) -> dict[str, int]:
         """SIGKILL `name` once the ledger (read-only) holds at least `answers` stored answers, with calls still to
         make; returns what the ledger and the emulator showed right after the kill: `stored` answers,
         `delivered` (answers the emulator gave to a connected caller), `abandoned` (answers whose caller was gone)."""
