@@ -35,6 +35,9 @@ TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
+# Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
+PABOT = "robotframework-pabot==5.2.2"
+ROBOT_PROCESSES = "3"
 RESULTS = Path("build/test-results").absolute()
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
@@ -73,15 +76,18 @@ def behave(session: nox.Session) -> None:
 def robot(session: nox.Session) -> None:
     """Robot Framework suites over real processes and sockets, measured by coverage (subprocesses included).
 
-    Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites tagged
-    `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them.
+    The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process, the longest first,
+    as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases and rate limits,
+    not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites
+    tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them.
     """
-    session.install("-e", ".", *TEST_DEPS)
+    session.install("-e", ".", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     session.run(
-        "coverage", "run", "-p", "-m", "robot", "--exclude", "postgres",
+        "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
+        "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
+        "--exclude", "postgres", "--exclude", "serve-client",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
-        "--exclude", "serve-client",
         *(session.posargs or ["robot"]),
     )  # fmt: skip
 

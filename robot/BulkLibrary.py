@@ -83,7 +83,7 @@ class BulkLibrary:
     # ------------------------------------------------------------------------------------------- the emulator
 
     @keyword("Start Emulator")
-    def start_emulator(self, processing_seconds: float = 2.0, timeout: float = 30.0) -> str:
+    def start_emulator(self, processing_seconds: float = 2.0, timeout: float = 120.0) -> str:
         """Start `lowtide emulator` on a free loopback port, each batch in progress `processing_seconds`; returns
         its base URL."""
         if self._emulator is not None and self._emulator.popen.poll() is None:
@@ -215,7 +215,7 @@ class BulkLibrary:
         return process.name
 
     @keyword("Wait For Lowtide")
-    def wait_for_lowtide(self, name: str, timeout: float = 60.0) -> Finished:
+    def wait_for_lowtide(self, name: str, timeout: float = 180.0) -> Finished:
         """Wait for the process to exit; one still running after `timeout` seconds is stopped and fails."""
         process = self._process(name)
         code = process.wait(timeout)
@@ -238,12 +238,12 @@ class BulkLibrary:
         return finished
 
     @keyword("Run Lowtide")
-    def run_lowtide(self, *args: str, timeout: float = 60.0) -> Finished:
+    def run_lowtide(self, *args: str, timeout: float = 180.0) -> Finished:
         """`lowtide ARGS...` to its end: `${result.rc}`, `${result.stdout}`, `${result.stderr}`."""
         return self.wait_for_lowtide(self.start_lowtide(*args), timeout=timeout)
 
     @keyword("Kill Lowtide Midway")
-    def kill_lowtide_midway(self, name: str, ledger: str, batches: int, timeout: float = 60.0) -> dict[str, int]:
+    def kill_lowtide_midway(self, name: str, ledger: str, batches: int, timeout: float = 180.0) -> dict[str, int]:
         """SIGKILL the run `name` midway, as the ledger (read-only) shows it: at least one batch with its results
         stored, and a group of requests claimed (`pending`) but not yet in a batch, the moment before their
         batch's intent is written. Returns the ledger's batch states after the kill.
@@ -286,7 +286,7 @@ class BulkLibrary:
 
     @keyword("Interrupt Lowtide Once A Batch Is Out")
     def interrupt_lowtide_once_a_batch_is_out(
-        self, name: str, ledger: str, timeout: float = 60.0, signal_name: str = "SIGINT"
+        self, name: str, ledger: str, timeout: float = 180.0, signal_name: str = "SIGINT"
     ) -> Finished:
         """Ctrl-C (SIGINT, or the signal named) the run `name` once the ledger shows a batch created at the API and
         not yet settled, as a user would press it while a run waits; returns how it ended."""
@@ -303,7 +303,7 @@ class BulkLibrary:
             seen = _ledger_view(Path(ledger))
         process.popen.send_signal(signal.Signals[signal_name])
         logger.info(f"Interrupted {name} ({signal_name}); ledger: {seen}")
-        return self.wait_for_lowtide(name, timeout=30.0)
+        return self.wait_for_lowtide(name, timeout=90.0)
 
     @keyword("Ledger Should Be Closed")
     def ledger_should_be_closed(self, ledger: str) -> None:

@@ -103,7 +103,7 @@ class CrashLibrary:
     # ---------------------------------------------------------------------------------------------- processes
 
     @keyword("Start Emulator")
-    def start_emulator(self, processing_seconds: float = 1.5, timeout: float = 30.0) -> str:
+    def start_emulator(self, processing_seconds: float = 1.5, timeout: float = 120.0) -> str:
         """Start a fresh `lowtide emulator` on a free loopback port; returns its base URL (read from its stdout)."""
         if self._emulator is not None and self._emulator.popen.poll() is None:
             raise AssertionError("An emulator is already running; stop it first.")
@@ -146,7 +146,7 @@ class CrashLibrary:
         db.close()
 
     @keyword("Wait For Barrier")
-    def wait_for_barrier(self, barrier: str, parties: int = 1, timeout: float = 30.0) -> None:
+    def wait_for_barrier(self, barrier: str, parties: int = 1, timeout: float = 120.0) -> None:
         """Wait until `parties` clients have reached `barrier` (their interpreter started, their calls about to)."""
         deadline = time.monotonic() + timeout
         while len(list(Path(barrier).glob("ready-*"))) < parties:
@@ -241,7 +241,7 @@ class CrashLibrary:
         return name
 
     @keyword("Wait For Client")
-    def wait_for_client(self, name: str, timeout: float = 60.0) -> int:
+    def wait_for_client(self, name: str, timeout: float = 180.0) -> int:
         """Wait for the client to exit and return its exit code (negative: killed by that signal).
 
         A client still running after `timeout` seconds is a hang: its stacks are logged (SIGUSR1 makes it print
@@ -278,7 +278,7 @@ class CrashLibrary:
         ledger: str,
         crashpoint: str | None = None,
         name: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = 180.0,
     ) -> str:
         """`Start Client` and `Wait For Client`; returns the client's name (its exit code: `Client Exit Code`)."""
         name = self.start_client(prefix, requests, ledger, crashpoint=crashpoint, name=name)
@@ -386,6 +386,16 @@ class CrashLibrary:
         calls = int(self.emulator_stats().get("calls", {}).get(route, 0))
         if calls != expected:
             raise AssertionError(f"The emulator served {calls} call(s) of {route}, expected {expected}.")
+
+    @keyword("Wait Until The Emulator Holds Batches")
+    def wait_until_the_emulator_holds_batches(self, count: int, timeout: float = 120.0) -> None:
+        """Wait until the emulator has committed `count` batches (a client's create went through)."""
+        stat = _PROVIDERS[self._provider].batches_stat
+        deadline = time.monotonic() + timeout
+        while int(self.emulator_stats().get(stat, 0)) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"The emulator held fewer than {count} batch(es) after {timeout:g} s.")
+            time.sleep(0.1)
 
     @keyword("Emulator Should Hold Batches")
     def emulator_should_hold_batches(self, expected: int) -> None:

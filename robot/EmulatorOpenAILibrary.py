@@ -36,7 +36,7 @@ class EmulatorOpenAILibrary:
     # ------------------------------------------------------------------------------------------------- process
 
     @keyword("Start OpenAI Emulator Process")
-    def start_openai_emulator_process(self, processing_seconds: float = 1.0, timeout: float = 30.0) -> str:
+    def start_openai_emulator_process(self, processing_seconds: float = 1.0, timeout: float = 120.0) -> str:
         """Start `lowtide emulator --port 0`, point `OPENAI_BASE_URL` and `OPENAI_API_KEY` at it, and build the
         client the way a program would: from the environment alone. Returns the base URL."""
         argv = emulator_argv(lowtide_command(), processing_seconds=processing_seconds)
@@ -107,7 +107,7 @@ class EmulatorOpenAILibrary:
         return checked.id
 
     @keyword("Wait Until OpenAI Batch Is Done")
-    def wait_until_openai_batch_is_done(self, batch_id: str, timeout: float = 30.0) -> dict[str, Any]:
+    def wait_until_openai_batch_is_done(self, batch_id: str, timeout: float = 120.0) -> dict[str, Any]:
         """Poll `GET /v1/batches/{id}` until it is `completed`, `failed`, `expired` or `cancelled`; returns the
         batch as a dictionary, and logs every status seen on the way."""
         deadline = time.monotonic() + float(timeout)

@@ -41,7 +41,7 @@ class EmulatorSdkLibrary:
 
     @keyword("Start Emulator Process")
     def start_emulator_process(
-        self, processing_seconds: float = 1.0, timeout: float = 30.0, state_file: str | None = None
+        self, processing_seconds: float = 1.0, timeout: float = 120.0, state_file: str | None = None
     ) -> str:
         """Start `lowtide emulator --port 0` and return the base URL announced on its first stdout line.
 
@@ -275,7 +275,7 @@ class EmulatorSdkLibrary:
         assert batch.processing_status == status, batch
 
     @keyword("Wait Until Batch Has Ended")
-    def wait_until_batch_has_ended(self, batch_id: str, timeout: float = 30.0) -> dict[str, int]:
+    def wait_until_batch_has_ended(self, batch_id: str, timeout: float = 120.0) -> dict[str, int]:
         """Poll `GET /v1/messages/batches/{id}` until it has ended; returns its request counts."""
         deadline = time.monotonic() + timeout
         while True:

@@ -111,7 +111,7 @@ class LiveBulkLibrary:
         return process.name
 
     @keyword("Wait For Lowtide")
-    def wait_for_lowtide(self, name: str, timeout: float = 60.0) -> int:
+    def wait_for_lowtide(self, name: str, timeout: float = 180.0) -> int:
         """The exit code of `name`; fails if it runs past `timeout` seconds."""
         process = self._named[name]
         code = process.wait(float(timeout))
@@ -122,7 +122,9 @@ class LiveBulkLibrary:
         return code
 
     @keyword("Kill Lowtide After Answers")
-    def kill_lowtide_after_answers(self, name: str, ledger: str, answers: int, timeout: float = 60.0) -> dict[str, int]:
+    def kill_lowtide_after_answers(
+        self, name: str, ledger: str, answers: int, timeout: float = 180.0
+    ) -> dict[str, int]:
         """SIGKILL `name` once the ledger (read-only) holds at least `answers` stored answers, with calls still to
         make; returns what the ledger and the emulator showed right after the kill: `stored` answers,
         `delivered` (answers the emulator gave to a connected caller), `abandoned` (answers whose caller was gone)."""
@@ -140,7 +142,7 @@ class LiveBulkLibrary:
 
     @keyword("Stop Lowtide After Answers")
     def stop_lowtide_after_answers(
-        self, name: str, ledger: str, answers: int, signame: str = "SIGTERM", timeout: float = 60.0
+        self, name: str, ledger: str, answers: int, signame: str = "SIGTERM", timeout: float = 180.0
     ) -> dict[str, int]:
         """Send `signame` to `name` once the ledger holds at least `answers` stored answers, as a supervisor or a
         user's Ctrl-C would, and wait for it to exit: it lets its calls in flight finish, stores their answers and

@@ -88,7 +88,7 @@ class LowtideLibrary:
 
     @keyword("Start Emulator")
     def start_emulator(
-        self, processing_seconds: float = 1.0, cancel_seconds: float = 0.5, timeout: float = 30.0, *options: str
+        self, processing_seconds: float = 1.0, cancel_seconds: float = 0.5, timeout: float = 120.0, *options: str
     ) -> str:
         """Start `lowtide emulator` on a free loopback port and return its base URL, read from its one stdout line.
         `options` go to the command as they are (`--rpm`, `120`, say)."""

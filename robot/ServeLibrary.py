@@ -50,7 +50,7 @@ class ServeLibrary:
     # ------------------------------------------------------------------------------------------------- processes
 
     @keyword("Start Emulator And Servers")
-    def start_emulator_and_servers(self, processing_seconds: float = 0.5, timeout: float = 30.0) -> None:
+    def start_emulator_and_servers(self, processing_seconds: float = 0.5, timeout: float = 120.0) -> None:
         """Start `lowtide emulator --port 0`, then `lowtide serve --port 0` for an Anthropic and for an OpenAI actor
         (actor files pointing at the emulator, the upstream key in the environment only)."""
         argv = emulator_argv(lowtide_command(), processing_seconds=processing_seconds)

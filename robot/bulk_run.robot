@@ -21,8 +21,9 @@ Test Teardown       Stop Processes
 
 *** Variables ***
 ${PROCESSING}       2
-# The resumed run has about 12 s of work here; the killed run's leases (120 s by default) must not be waited for.
-${RESUME_TIMEOUT}   45
+# The resumed run has about 12 s of work here (several times that on a busy machine); the killed run's leases (120 s
+# by default) must not be waited for.
+${RESUME_TIMEOUT}   100
 ${RUN}              bulk5k
 ${ROWS}             ${5000}
 ${PER_BATCH}        500

@@ -25,7 +25,7 @@ A 2,000-Item Live Run Killed Midway And Resumed Answers Every Item Once
     ${killed}=    Kill Lowtide After Answers    ${first}    ${ledger}    800
     Should Be True    ${killed}[stored] < 2000    msg=Not midway: ${killed}
     ${second}=    Start Lowtide    @{run}
-    ${rc}=    Wait For Lowtide    ${second}    timeout=90
+    ${rc}=    Wait For Lowtide    ${second}    timeout=240
     Should Be Equal As Integers    ${rc}    0
     Results Should Hold Every Item Answered    ${out}    2000
     Every Item Should Have Been Answered Once    2000
@@ -45,7 +45,7 @@ A 2,000-Item Live Run Stopped Midway By SIGTERM And Resumed Pays For Every Item 
     ${stopped}=    Stop Lowtide After Answers    ${first}    ${ledger}    800    SIGTERM
     Should Be True    ${stopped}[stored] < 2000    msg=Not midway: ${stopped}
     ${second}=    Start Lowtide    @{run}
-    ${rc}=    Wait For Lowtide    ${second}    timeout=90
+    ${rc}=    Wait For Lowtide    ${second}    timeout=240
     Should Be Equal As Integers    ${rc}    0
     Results Should Hold Every Item Answered    ${out}    2000
     Every Item Should Have Been Answered Exactly Once    2000

@@ -3,17 +3,20 @@
 
     python live_client.py BASE_URL COUNT [--use-up N] [--ledger PATH|URL] [--no-share] [--prefix TEXT] [--host-id ID]
 
-`--use-up N` first spends N requests of the key directly with the SDK (another program on the same key), so that
-the actor meets 429s it could not foresee. `--ledger` names the actor's ledger (two clients on one ledger share one
-quota; a `postgresql://` URL shares it through PostgreSQL; `--no-share` sets `live.share_quota: false`).
-`--host-id` names the "host" the process stands for (LOWTIDE_HOST_ID: what the database sees it as). Prints one
-JSON line: answered, failed (by error type), seconds.
+`--use-up N` first spends N requests of the key directly with the SDK (another program on the same key), and that
+program goes on spending what the key earns back (faster than it refills) until the actor has met a 429 (its quota
+paused) or a minute has passed: so the actor meets 429s it could not foresee, however long this machine took to
+start its calls. `--ledger` names the actor's ledger (two clients on one ledger share one quota; a `postgresql://`
+URL shares it through PostgreSQL; `--no-share` sets `live.share_quota: false`). `--host-id` names the "host" the
+process stands for (LOWTIDE_HOST_ID: what the database sees it as). Prints one JSON line: answered, failed (by error
+type), seconds, and pauses (how often the actor's quota paused for a 429).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -22,6 +25,7 @@ from collections import Counter
 import anthropic
 
 from lowtide import Actor
+from lowtide.live.events import LiveEvent, PauseStarted
 
 KEY = "robot-live-key"
 
@@ -38,16 +42,15 @@ async def main() -> None:
     args = parser.parse_args()
     if args.host_id:
         os.environ["LOWTIDE_HOST_ID"] = args.host_id
-    if args.use_up:
-        async with anthropic.AsyncAnthropic(api_key=KEY, base_url=args.base_url, max_retries=0) as other:
-            await asyncio.gather(
-                *(
-                    other.messages.create(
-                        model="claude-sonnet-5-5", max_tokens=16, messages=[{"role": "user", "content": f"other {n}"}]
-                    )
-                    for n in range(args.use_up)
-                )
-            )
+    paused = asyncio.Event()
+    pauses = 0
+
+    def observe(event: LiveEvent) -> None:
+        nonlocal pauses
+        if isinstance(event, PauseStarted):
+            pauses += 1
+            paused.set()
+
     actor = Actor(
         {
             "name": "live-robot",
@@ -59,16 +62,65 @@ async def main() -> None:
         },
         api_key=KEY,
         ledger=args.ledger,
+        observers=[observe],
     )
+    other = OtherProgram(args.base_url)
+    if args.use_up:
+        await other.spend(args.use_up)
+        other.keep_spending(until=paused)
     started = time.monotonic()
     outcomes = await asyncio.gather(
         *(actor.run(f"{args.prefix} {n}") for n in range(args.count)), return_exceptions=True
     )
     seconds = time.monotonic() - started
     await actor.aclose()
+    await other.close()
     failed = Counter(type(o).__name__ for o in outcomes if isinstance(o, BaseException))
     answered = sum(1 for o in outcomes if not isinstance(o, BaseException))
-    print(json.dumps({"answered": answered, "failed": dict(failed), "seconds": round(seconds, 2)}))
+    print(json.dumps({"answered": answered, "failed": dict(failed), "seconds": round(seconds, 2), "pauses": pauses}))
+
+
+class OtherProgram:
+    """Another program on the same key, calling the API directly (no retries): it spends the key's budget."""
+
+    def __init__(self, base_url: str) -> None:
+        self._client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0)
+        self._spender: asyncio.Task[None] | None = None
+
+    async def spend(self, count: int) -> None:
+        """Make `count` calls at once (all of them answered: `count` is at most the key's limit)."""
+        await asyncio.gather(*(self._call(f"other {n}") for n in range(count)))
+
+    def keep_spending(self, *, until: asyncio.Event) -> None:
+        """Go on calling four times a second (faster than 120 a minute refill), each 429 ignored, until `until` is
+        set or a minute has passed: whatever the key earns back meanwhile is spent again."""
+
+        async def spending() -> None:
+            deadline = time.monotonic() + 60
+            calls: set[asyncio.Task[None]] = set()
+            while not until.is_set() and time.monotonic() < deadline:
+                call = asyncio.create_task(self._call("other, again", refused_ok=True))
+                calls.add(call)
+                call.add_done_callback(calls.discard)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(until.wait(), 0.25)
+            await asyncio.gather(*calls)
+
+        self._spender = asyncio.create_task(spending())
+
+    async def _call(self, text: str, *, refused_ok: bool = False) -> None:
+        try:
+            await self._client.messages.create(
+                model="claude-sonnet-5-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+            )
+        except anthropic.RateLimitError:
+            if not refused_ok:
+                raise
+
+    async def close(self) -> None:
+        if self._spender is not None:
+            await self._spender
+        await self._client.close()
 
 
 if __name__ == "__main__":

@@ -29,12 +29,14 @@ Many Live Calls Stay Under Limits Learned From The Headers
     [Teardown]    Stop Emulator
 
 The 429s Of A Key Another Program Used Up Pause The Calls, And Every Call Is Answered
-    [Documentation]    Another program spends the whole minute's budget first; the actor's first calls meet 429s
-    ...    (it could not know), the quota pauses for retry-after and starts again slowly, and all 30 are answered.
+    [Documentation]    Another program spends the whole minute's budget first, and goes on spending what the key
+    ...    earns back until the actor has met a 429; the actor's first calls meet 429s (it could not know), its quota
+    ...    pauses for retry-after and starts again slowly, and all 30 are answered.
     ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.1
     ${summary}=    Run Live Client    ${url}    30    --use-up    120
     Should Be Equal As Integers    ${summary}[answered]    30
     Should Be Empty    ${summary}[failed]
+    Should Be True    ${summary}[pauses] >= 1    msg=The actor met no 429: ${summary}
     ${stats}=    Emulator Stats
     Should Be True    ${stats}[rate_limited] >= 1    msg=No 429 was met: ${stats}
     [Teardown]    Stop Emulator

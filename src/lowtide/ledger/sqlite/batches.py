@@ -1,0 +1,308 @@
+"""The batches of a SQLite ledger: intents before a create, what each create step left, results appended in arrival
+order, leases of the batch's poller, adoption of a batch whose create outcome was unknown, and reading them back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from lowtide.ledger.records import (
+    BatchRecord,
+    BatchState,
+    OutcomeRow,
+    PendingRequest,
+    RequestState,
+    batch_record,
+    stored_json,
+)
+from lowtide.ledger.sqlite.connection import chunks
+from lowtide.ledger.sqlite.requests import RequestRows
+
+
+class BatchRows(RequestRows):
+    """The batches, members and results tables of a ledger file."""
+
+    def record_intent(
+        self,
+        batch_id: str,
+        *,
+        provider: str,
+        endpoint: str,
+        members: Sequence[tuple[str, str]],
+        request_bytes: int,
+        owner: str,
+        until: float,
+        now: float,
+    ) -> list[str]:
+        """Before `create`: the batch and its members (key, custom_id), in one transaction; their keys. (No other
+        process takes a request this one claimed: `take_pending` takes nothing here.)"""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
+                " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?)",
+                (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
+            )
+            for chunk in chunks(members):
+                db.executemany(
+                    "INSERT INTO batch_members (batch_id, key, custom_id) VALUES (?, ?, ?)",
+                    [(batch_id, key, custom_id) for key, custom_id in chunk],
+                )
+            # One statement for every member: SQLite walks the members itself, with no binding per row.
+            db.execute(
+                "UPDATE requests SET state = 'submitting', batch_id = ?, attempts = attempts + 1,"
+                " owner = NULL, owner_until = NULL, updated_at = ?"
+                " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = ?)",
+                (batch_id, now, batch_id),
+            )
+        return [key for key, _ in members]
+
+    def take_pending(
+        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    ) -> list[PendingRequest]:
+        """Nothing: the processes sharing a file each batch the calls they claimed."""
+        return []
+
+    def record_submitted(
+        self,
+        batch_id: str,
+        *,
+        provider_batch_id: str,
+        phase: str,
+        request_id: str | None = None,
+        now: float,
+    ) -> None:
+        """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
+        waiting on it (`request_view`), with no write of its own."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', phase = ?,"
+                " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
+                (provider_batch_id, phase, request_id, now, batch_id),
+            )
+
+    def record_unknown(self, batch_id: str, *, note: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE batches SET state = 'unknown', note = ? WHERE id = ?", (note, batch_id))
+
+    def give_up_intent(
+        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
+    ) -> list[str] | None:
+        """Reconciliation found no batch for an unknown create: mark the intent failed and put its requests back to
+        pending (owned by `owner`), in one transaction, only if the intent is still unresolved (and, given
+        `intent_at`, still the attempt the caller looked at: not resumed since); its keys, or None when it was
+        resolved or resumed meanwhile (another process adopted a batch for it, or is creating it again)."""
+        with self._transaction() as db:
+            failed = db.execute(
+                "UPDATE batches SET state = 'failed', note = ?"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
+                " AND (? IS NULL OR intent_at = ?)",
+                (note, batch_id, intent_at, intent_at),
+            )
+            if failed.rowcount != 1:
+                return None
+            keys = [str(row[0]) for row in db.execute("SELECT key FROM batch_members WHERE batch_id = ?", (batch_id,))]
+            db.execute(
+                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
+                " owner = ?, owner_until = ?, updated_at = ? WHERE batch_id = ? AND state = ?",
+                (owner, until, now, batch_id, RequestState.SUBMITTING.value),
+            )
+            return keys
+
+    def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
+        """Take an unresolved intent over to create its batch again from what its create's steps made (an uploaded
+        file): its attempt starts anew at `now` under `owner`, so that every other reconciler waits for this create
+        and finds its batch. Only if it is still unresolved and still the attempt seen at `intent_at`; True if
+        this caller won it."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE batches SET state = 'intent', intent_at = ?, owner = ?, owner_until = ?, note = NULL"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown') AND intent_at = ?",
+                (now, owner, until, batch_id, intent_at),
+            )
+            return cursor.rowcount == 1
+
+    def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
+        """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
+        with self._transaction() as db:
+            db.execute("UPDATE batches SET state = 'failed', note = ? WHERE id = ?", (note, batch_id))
+            db.execute(
+                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
+                " updated_at = ? WHERE batch_id = ? AND state = ?",
+                (now, batch_id, RequestState.SUBMITTING.value),
+            )
+
+    def record_status(
+        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
+    ) -> None:
+        with self._transaction() as db:
+            state = BatchState.ENDED.value if phase == "ended" else BatchState.WAITING.value
+            db.execute(
+                "UPDATE batches SET phase = ?, counts = ?, ended_at = ?,"
+                " state = CASE WHEN state IN ('waiting-on-batch', 'ended') THEN ? ELSE state END WHERE id = ?",
+                (phase, stored_json(counts) if counts is not None else None, ended_at, state, batch_id),
+            )
+
+    def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
+        """Append results of `batch_id`, in arrival order; returns how many.
+
+        Nothing is updated in place: a request's outcome is its latest result for the batch it is in
+        (`request_view`), so a result of a batch a request has since left is stored and never read as its state.
+        """
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        batch_id,
+                        o.key,
+                        o.state.value,
+                        o.response if isinstance(o.response, str) or o.response is None else stored_json(o.response),
+                        stored_json(o.error) if o.error is not None else None,
+                        str(o.cost_usd) if o.cost_usd is not None else None,
+                        str(o.live_cost_usd) if o.live_cost_usd is not None else None,
+                        now,
+                    )
+                    for o in outcomes
+                ],
+            )
+        return len(outcomes)
+
+    def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET state = ?, collected_at = ?, owner = NULL, owner_until = NULL WHERE id = ?",
+                (state.value, now, batch_id),
+            )
+
+    def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        """Reconciliation found the API's batch for an unknown create; False if another record already holds that
+        batch, or the intent is no longer unresolved."""
+        with self._transaction() as db:
+            taken = db.execute("SELECT 1 FROM batches WHERE provider_batch_id = ?", (provider_batch_id,)).fetchone()
+            if taken:
+                return False
+            adopted = db.execute(
+                "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', submitted_at = ?,"
+                " note = 'reconciled after an unknown create'"
+                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
+                (provider_batch_id, now, batch_id),
+            )
+            # Its members now wait on the batch the API has (`request_view`): nothing more to write.
+            return adopted.rowcount == 1  # else resolved meanwhile (adopted by another process, or sent again)
+
+    def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool:
+        """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
+        on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
+        gets it. `force` takes it regardless."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE batches SET owner = ?, owner_until = ? WHERE id = ? AND (? OR owner IS NULL OR owner = ?"
+                " OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
+                (owner, until, batch_id, force, owner, dead_owner, now),
+            )
+            return cursor.rowcount == 1
+
+    def release_batch(self, batch_id: str, *, owner: str) -> None:
+        """`owner` stops working on a batch it holds (it stopped polling it): any process may take it now."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE batches SET owner = NULL, owner_until = NULL WHERE id = ? AND owner = ?", (batch_id, owner)
+            )
+
+    def batch(self, batch_id: str) -> BatchRecord | None:
+        """A batch by lowtide's id or the API's."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM batches WHERE id = ? OR provider_batch_id = ?", (batch_id, batch_id)
+            ).fetchone()
+        return batch_record(row) if row is not None else None
+
+    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
+        wanted = [s.value for s in states] if states is not None else None
+        query = "SELECT * FROM batches"
+        args: list[Any] = []
+        if wanted is not None:
+            query += f" WHERE state IN ({', '.join('?' * len(wanted))})"
+            args.extend(wanted)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
+        return [batch_record(row) for row in rows]
+
+    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
+        """A step of a create made of several calls is done (an input file uploaded, say)."""
+        with self._transaction() as db:
+            row = db.execute("SELECT create_steps FROM batches WHERE id = ?", (batch_id,)).fetchone()
+            steps: dict[str, str] = json.loads(row[0]) if row is not None and row[0] else {}
+            steps[step] = value
+            db.execute("UPDATE batches SET create_steps = ? WHERE id = ?", (stored_json(steps), batch_id))
+
+    def create_steps(self, batch_id: str) -> dict[str, str]:
+        """The steps of a create recorded so far, by name."""
+        with self._lock:
+            row = self._db.execute("SELECT create_steps FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        return dict(json.loads(row[0])) if row is not None and row[0] else {}
+
+    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
+        """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM batches WHERE state IN ('intent', 'unknown') AND provider_batch_id IS NULL"
+                " AND provider = ? AND endpoint = ? ORDER BY intent_at, id",
+                (provider, endpoint),
+            ).fetchall()
+        return [batch_record(row) for row in rows]
+
+    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
+        """Which of the batches `among` has a member with `custom_id` (a request is in one unresolved batch)."""
+        if not among:
+            return None
+        marks = ", ".join("?" * len(among))
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT batch_id FROM batch_members WHERE custom_id = ? AND batch_id IN ({marks}) LIMIT 1",
+                (custom_id, *among),
+            ).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def members(self, batch_id: str) -> dict[str, str]:
+        """custom_id -> key for every request sent in `batch_id`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT custom_id, key FROM batch_members WHERE batch_id = ?", (batch_id,)
+            ).fetchall()
+        return {row["custom_id"]: row["key"] for row in rows}
+
+    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`.
+
+        A batch may hold 100,000 requests: the two share their strings, and rows are read one by one.
+        """
+        members: dict[str, str] = {}
+        attempts: dict[str, tuple[int, int]] = {}
+        pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            cursor.execute(
+                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.batch_id IS m.batch_id"
+                " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = ?",
+                (batch_id,),
+            )
+            for custom_id, key, made, allowed, current in cursor:
+                key = custom_id if key == custom_id else key
+                members[custom_id] = key
+                if current:
+                    pair = (made, allowed)
+                    attempts[key] = pairs.setdefault(pair, pair)
+        return members, attempts

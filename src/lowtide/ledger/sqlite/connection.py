@@ -1,0 +1,132 @@
+"""`SqliteFile`: a ledger's SQLite file opened for lowtide: private, in WAL mode, migrated, one connection shared by
+the process's threads, its transactions (`BEGIN IMMEDIATE`) and the checkpoints of its WAL off the writers' path.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lowtide.errors import ConfigurationError, LedgerError
+from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
+from lowtide.ledger.location import default_ledger_path
+from lowtide.ledger.schema import migrate
+
+T = TypeVar("T")
+
+CHUNK = 1000
+"""Rows per statement batch (`executemany`) and per `IN (...)` list."""
+_CACHE_KIB = 8192  # SQLite's page cache per connection (its default is 2 MiB)
+
+
+class SqliteFile:
+    """The connection to one SQLite ledger file (WAL), its transactions and its checkpoints."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_ledger_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
+            # main file's permissions, so the main file is made private before SQLite opens it.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as exc:
+            raise LedgerError(
+                f"The ledger cannot be opened at {self.path}: {exc.strerror or exc}. Choose a place that can be"
+                " written (the actor's `ledger`, LOWTIDE_LEDGER, or --ledger)."
+            ) from None
+        for private in (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))):
+            if private.exists():
+                os.chmod(private, 0o600)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        try:
+            _wal(self._db)
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            # Results arrive in no particular order: a cache that holds a batch's rows spares rereading pages.
+            self._db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+            migrate(self._db)
+            # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise ConfigurationError(
+                f"{self.path} is not a lowtide ledger, or it is damaged ({exc}). Move it aside and start a new one;"
+                " if it was a ledger, what it held can be recovered with `sqlite3 FILE .recover`.",
+                field="ledger",
+            ) from None
+        except BaseException:
+            self._db.close()
+            raise
+        self.checkpointer = Checkpointer(self.path, on_failure=self._checkpoint_inline)
+        """What checkpoints the WAL, off the writers' path."""
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def close(self) -> None:
+        """Stop the checkpoint thread and close the connection (again: nothing)."""
+        self.checkpointer.close()
+        with self._lock:
+            self._db.close()
+
+    def _checkpoint_inline(self, _: Exception) -> None:
+        with self._lock:
+            self._db.execute(f"PRAGMA wal_autocheckpoint={INLINE_PAGES}")
+
+    @contextmanager
+    def _transaction(self) -> Generator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise LedgerError(f"The ledger {self.path} could not be written: {exc}.") from exc
+        self.checkpointer.written()
+
+    # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
+
+    @contextmanager
+    def transaction(self) -> Generator[sqlite3.Connection]:
+        """One `BEGIN IMMEDIATE` transaction on the ledger's connection."""
+        with self._transaction() as db:
+            yield db
+
+    def select(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+
+def _wal(db: sqlite3.Connection, *, patience: float = 30.0) -> None:
+    """Put the file in WAL mode. Switching needs a moment alone with the file, and SQLite may answer "locked"
+    at once, without waiting, while another process opens the same new ledger: so wait and ask again."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:  # pragma: no cover - a race between two first opens of a file
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

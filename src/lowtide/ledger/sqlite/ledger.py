@@ -1,0 +1,90 @@
+"""`Ledger`: the ledger in one SQLite file (WAL), shared safely by several processes and threads.
+
+Every state change is one short transaction (`BEGIN IMMEDIATE`), and bulk changes (thousands of requests joining
+a batch, thousands of results arriving) are written in chunks with `executemany`, not one commit per row. Results
+are appended (`results`), never updated in place. Nothing secret is stored: requests are kept as the provider's
+request bodies, batches by the API's base URL. The file and its transactions are `connection.py`'s; requests,
+batches and results are `requests.py`'s and `batches.py`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.records import (
+    COPIED,
+)
+from lowtide.ledger.sqlite.batches import BatchRows
+from lowtide.ledger.sqlite.connection import CHUNK
+
+if TYPE_CHECKING:
+    from lowtide.ledger.quotas import LedgerQuotaStore
+    from lowtide.ledger.runs import RunStore
+
+__all__ = ["Ledger"]
+
+
+class Ledger(BatchRows):
+    """One SQLite ledger file; safe to share between processes, and between threads of one process."""
+
+    @property
+    def run_store(self) -> RunStore:
+        from lowtide.ledger.runs import RunStore  # runs.py builds on this module
+
+        return RunStore(self)
+
+    @property
+    def quota_store(self) -> LedgerQuotaStore:
+        from lowtide.ledger.quotas import LedgerQuotaStore  # quotas.py builds on this module
+
+        return LedgerQuotaStore(self)
+
+    @property
+    def notices(self) -> None:
+        """None: a process waiting on another's work reads the file every `watch_interval`."""
+        return None
+
+    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
+        """Nothing: the processes sharing a file are on one host, where a dead pid tells (`batching.keys`)."""
+
+    def let_go(self, owner: str) -> None:
+        """Nothing (see `keep_alive`)."""
+
+    # moving a ledger
+
+    def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
+        """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
+        columns = ", ".join(COPIED[table])
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            cursor.execute(f"SELECT {columns} FROM {table} ORDER BY rowid")
+            while chunk := cursor.fetchmany(CHUNK):
+                yield [tuple(row) for row in chunk]
+
+    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
+        """Write another ledger's rows in one transaction, into a ledger that holds nothing yet."""
+        written: dict[str, int] = {}
+        with self._transaction() as db:
+            held = [t for t in COPIED if db.execute(f"SELECT EXISTS (SELECT 1 FROM {t})").fetchone()[0]]
+            if held:
+                raise ConfigurationError(
+                    f"The ledger {self.path} is not empty (it holds {', '.join(held)}): a copy goes into a new ledger,"
+                    " and nothing was written.",
+                    field="ledger",
+                )
+            for table, chunks in tables:
+                columns = COPIED[table]
+                insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                written[table] = 0
+                for chunk in chunks:
+                    db.executemany(insert, chunk)
+                    written[table] += len(chunk)
+        return written
+
+
+_IMPLEMENTS: type[LedgerStore] = Ledger
+"""The type checker's proof that `Ledger` is a `LedgerStore`."""

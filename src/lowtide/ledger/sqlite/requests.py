@@ -1,0 +1,161 @@
+"""The requests of a SQLite ledger: claims of new keys, take-overs of a dead owner's, requeues, and reading them back
+(a request's state comes from `request_view`, which derives it from its latest result)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+from lowtide.ledger.records import (
+    NewRequest,
+    RequestRecord,
+    RequestState,
+    claimed_records,
+    request_record,
+    stored_json,
+)
+from lowtide.ledger.sqlite.connection import SqliteFile, chunks
+
+
+class RequestRows(SqliteFile):
+    """The requests table of a ledger file."""
+
+    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
+        """Insert the requests the ledger does not know (owned by `owner` until `until`); return every record.
+
+        A key the ledger already has is left as it is: the caller attaches to it instead of sending it again.
+        """
+        inserted, known = self.claim_new(requests, owner=owner, until=until, now=now)
+        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
+
+    def claim_new(
+        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    ) -> tuple[dict[str, str], list[RequestRecord]]:
+        """`claim`, answered as (key -> params JSON as stored, for the keys inserted; records of the keys known).
+
+        Nothing inserted is read back: the caller has it. Of a key given twice, the first request counts.
+        The JSON is ASCII, so its length is its size in bytes.
+        """
+        inserted: dict[str, str] = {}
+        known: list[RequestRecord] = []
+        with self._transaction() as db:
+            for chunk in chunks(requests):
+                keys = list({r.key: None for r in chunk if r.key not in inserted})
+                there = {
+                    row[0]
+                    for row in db.execute(f"SELECT key FROM requests WHERE key IN ({', '.join('?' * len(keys))})", keys)
+                }
+                rows: list[tuple[Any, ...]] = []
+                for r in chunk:
+                    if r.key in there or r.key in inserted:
+                        continue
+                    inserted[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
+                    rows.append(
+                        (
+                            r.key,
+                            r.custom_id,
+                            r.actor,
+                            r.model,
+                            params,
+                            len(params),
+                            r.max_attempts,
+                            float(r.worst_case_usd) if r.worst_case_usd is not None else None,
+                            now,
+                            now,
+                            owner,
+                            until,
+                        )
+                    )
+                db.executemany(
+                    "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
+                    " max_attempts, worst_case_usd, created_at, updated_at, owner, owner_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+                if there:
+                    known.extend(self._requests_by_key(db, sorted(there)))
+        return inserted, known
+
+    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
+        """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
+        still holding it); True when this call took it."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
+                " WHERE key = ? AND (SELECT state FROM request_view WHERE key = ?) = 'pending'"
+                " AND (owner IS NULL OR owner = ? OR owner_until < ? OR owner = ?)",
+                (owner, until, now, key, key, owner, now, dead_owner),
+            )
+            return cursor.rowcount == 1
+
+    def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
+        """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
+        with self._transaction() as db:
+            for chunk in chunks(list(keys)):
+                db.executemany(
+                    "UPDATE requests SET state = 'pending', batch_id = NULL, owner = ?, owner_until = ?,"
+                    " updated_at = ? WHERE key = ?",
+                    [(owner, until, now, key) for key in chunk],
+                )
+
+    def committed_usd(self, actor: str) -> Decimal:
+        """What `actor` has spent (stored costs) plus the worst case of its requests not yet answered."""
+        with self._lock:
+            spent, outstanding = self._db.execute(
+                "SELECT COALESCE(SUM(CAST(cost_usd AS REAL)), 0),"
+                " COALESCE(SUM(CASE WHEN state IN ('pending', 'submitting', 'waiting-on-batch')"
+                " THEN worst_case_usd ELSE 0 END), 0) FROM request_view WHERE actor = ?",
+                (actor,),
+            ).fetchone()
+        return Decimal(str(spent)) + Decimal(str(outstanding))
+
+    def request(self, key: str) -> RequestRecord | None:
+        with self._lock:
+            found = self._requests_by_key(self._db, [key])
+        return found[0] if found else None
+
+    def requests(
+        self,
+        *,
+        batch_id: str | None = None,
+        actor: str | None = None,
+        states: Iterable[RequestState] | None = None,
+    ) -> list[RequestRecord]:
+        clauses, args = _filters(batch_id=batch_id, actor=actor, states=states)
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM request_view{clauses} ORDER BY created_at, key", args).fetchall()
+        return [request_record(row) for row in rows]
+
+    def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
+        """The records of `keys` the ledger knows, in the order given."""
+        with self._lock:
+            return self._requests_by_key(self._db, keys)
+
+    def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
+        found: dict[str, RequestRecord] = {}
+        for chunk in chunks(keys, size=500):
+            rows = db.execute(f"SELECT * FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            for row in rows:
+                record = request_record(row)
+                found[record.key] = record
+        return [found[key] for key in keys if key in found]
+
+
+def _filters(
+    *, batch_id: str | None, actor: str | None, states: Iterable[RequestState] | None
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if batch_id is not None:
+        clauses.append("batch_id = ?")
+        args.append(batch_id)
+    if actor is not None:
+        clauses.append("actor = ?")
+        args.append(actor)
+    if states is not None:
+        wanted = [s.value for s in states]
+        clauses.append(f"state IN ({', '.join('?' * len(wanted))})")
+        args.extend(wanted)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
