@@ -30,6 +30,14 @@ Feature: Many hosts, one PostgreSQL ledger
     And that batch holds the 10 requests of both hosts
 
   @postgres
+  Scenario: Calls another host gathered while they were queued here travel in this host's batch, each once
+    Given an emulated API on a socket, whose batches take 1 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
+    When host "host-a" asks for the keys "q-1" to "q-3", and while its window is open another host gathers them and stops before its intent
+    Then host "host-a" got the emulated replies for the 3 keys
+    And the API created 1 batch, with each custom id once
+
+  @postgres
   Scenario: A host killed while it polled a batch: another takes the batch over once its lease has run out
     Given an emulated API on a socket, whose batches take 4 seconds
     And host "host-a" is a separate process that submits the keys "k-1" to "k-3" on the scenario's PostgreSQL ledger with a lease of 2 seconds, and keeps polling

@@ -198,6 +198,42 @@ def step_two_hosts_ask(context: Any, first: str, low: str, high: str, second: st
     context.runner.run(both())
 
 
+@when(
+    'host "{host}" asks for the keys "{low}" to "{high}", and while its window is open another host gathers them and'
+    " stops before its intent"
+)
+def step_gathered_away(context: Any, host: str, low: str, high: str) -> None:
+    state = hosts(context)
+    keys = _keys(low, high)
+
+    def gather_claimed() -> None:
+        # Once the claims are in the ledger (the window lasts a second), a process on another host takes them into
+        # a batch of its own and stops before it writes the intent: host-a's window then takes them back.
+        import psycopg
+
+        deadline = time.monotonic() + _HANG
+        with psycopg.connect(state.url, autocommit=True) as db:
+            while True:
+                with contextlib.suppress(psycopg.errors.UndefinedTable):  # the ledger's tables are not made yet
+                    rows = db.execute("SELECT scope FROM requests WHERE key = ANY(%s)", (keys,)).fetchall()
+                    if len(rows) == len(keys):
+                        break
+                assert time.monotonic() < deadline, "the calls were never claimed"
+                time.sleep(0.01)
+        [scope] = {row[0] for row in rows}
+        taken = open_ledger(state.url).take_pending(
+            str(scope), owner="host-g/1/x", until=time.time() + 60, now=time.time(), limit=100, max_bytes=10**9
+        )
+        assert sorted(row.key for row in taken) == sorted(keys), taken
+
+    async def ask() -> None:
+        asking = asyncio.ensure_future(_ask(state, host, keys))
+        await asyncio.to_thread(gather_claimed)
+        await asking
+
+    context.runner.run(ask())
+
+
 @then("both hosts got the emulated replies for the {count:d} keys")
 def step_both_answered(context: Any, count: int) -> None:
     state = hosts(context)

@@ -56,7 +56,12 @@ class Coalescing(EngineCore):
         task.add_done_callback(self._dispatching.discard)
 
     async def _send_gathered(self, entries: list[Queued]) -> None:
-        self._send_groups(entries + await self._gathered(entries))
+        # A call taken back from another process's gathering may be queued here already (in `entries`, or in a
+        # batch on its way): it travels there, once. Those taken are queued from here until their intent is
+        # written, so that a call attaching to them meanwhile (`_enqueue`) does not queue them a second time.
+        gathered = [entry for entry in await self._gathered(entries) if entry.key not in self._queued_keys]
+        self._queued_keys.update(entry.key for entry in gathered)
+        self._send_groups(entries + gathered)
 
     async def _gathered(self, entries: list[Queued]) -> list[Queued]:
         """What other processes claimed for this scope and have not sent yet, taken to travel in this batch (where

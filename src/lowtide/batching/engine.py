@@ -341,7 +341,10 @@ class BatchEngine(Coalescing, Submission, Collection):
     async def _final(self, record: RequestRecord) -> Outcome:
         while not record.state.final:
             if record.state is RequestState.PENDING:
-                if record.owner == self.owner or self._mine(record):
+                if self._mine(record):
+                    return await self._future(record.key)
+                if record.owner == self.owner:  # this engine's, on its way nowhere (left out of an intent): queued
+                    self._enqueue(record)
                     return await self._future(record.key)
                 record = await self._rescue_pending(record)
                 if record.owner == self.owner:

@@ -36,19 +36,21 @@ class Submission(EngineCore):
     async def _dispatch(self, entries: list[Queued]) -> None:
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
-        recorded = await self.ledger.record_intent(
-            batch_id,
-            provider=self.backend.name,
-            endpoint=self.endpoint,
-            members=[(e.key, e.custom_id) for e in entries],
-            request_bytes=sum(e.size for e in entries),
-            owner=self.owner,
-            until=now + self.settings.lease_seconds,
-            now=now,
-        )
-        self._queued_keys.difference_update(e.key for e in entries)
-        if not self._queued_keys:
-            self._queued_keys = set()  # a set keeps its size once grown: 100,000 keys leave megabytes behind
+        try:
+            recorded = await self.ledger.record_intent(
+                batch_id,
+                provider=self.backend.name,
+                endpoint=self.endpoint,
+                members=[(e.key, e.custom_id) for e in entries],
+                request_bytes=sum(e.size for e in entries),
+                owner=self.owner,
+                until=now + self.settings.lease_seconds,
+                now=now,
+            )
+        finally:  # in the intent, or (its write failed) free to be queued again by a later call
+            self._queued_keys.difference_update(e.key for e in entries)
+            if not self._queued_keys:
+                self._queued_keys = set()  # a set keeps its size once grown: 100,000 keys leave megabytes behind
         if len(recorded) < len(entries):
             entries = self._left_out(entries, recorded)
             if not entries:
