@@ -267,10 +267,15 @@ class Actor:
         engine = self._engine(backend)
         params_json = template.around[0] + stored_json(prompt) + template.around[1]
         key = key or derive_key(backend.name, params_json)
-        known = not template.check_under_way() and await engine.ledger.request(key) is not None
-        if template.checked or known:
-            # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
-            return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+        arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
+        try:
+            known = not template.check_under_way() and await engine.ledger.request(key) is not None
+            if template.checked or known:
+                # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
+                came = engine.arrival_of(arrival)
+                return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name, arrived=came)
+        finally:
+            engine.arrived(arrival)
         if not template.check_under_way():
             template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
         return engine, template.after_check(params_json, key)

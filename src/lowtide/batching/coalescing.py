@@ -38,10 +38,15 @@ class Coalescing(EngineCore):
 
     async def _flush_after_window(self, opened: float) -> None:
         await asyncio.sleep(0)  # the claims of this moment are written first
-        await self._clock.sleep(max(0.0, opened + self.settings.coalesce_window - self._clock.now()))
-        writing = [writer for writer in self._claim_writes if not writer.done()]
-        if writing:  # calls that arrived in the window are being claimed: they travel in it
-            await asyncio.wait(writing)
+        closes = opened + self.settings.coalesce_window
+        await self._clock.sleep(max(0.0, closes - self._clock.now()))
+        # Calls that arrived in the window and are still on their way to the ledger (reading it first, or their
+        # claim being written) travel in it: waited for, as the claims they lead to, until none is left.
+        while under_way := [
+            *(writer for writer, came in self._claim_writes.items() if came <= closes and not writer.done()),
+            *(arrival for arrival, came in self._arrivals.items() if came <= closes),
+        ]:
+            await asyncio.wait(under_way)
         self._window = None
         self._flush()
 

@@ -123,13 +123,33 @@ class EngineCore:
         self._claimed: list[asyncio.Future[Any]] = []
         self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
-        self._claim_writes: set[asyncio.Task[None]] = set()
-        """Claim writers still writing: with a remote store, the next one starts while one waits for the server."""
+        self._claim_writes: dict[asyncio.Task[None], float] = {}
+        """Claim writers still writing, with when the first of their calls arrived: with a remote store, the next one
+        starts while one waits for the server."""
+        self._arrivals: dict[asyncio.Future[None], float] = {}
+        """Calls on their way to their claim that wait for something first (a ledger read), with when they came."""
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
         lines as the API sent them). A download broken off and fetched again passes each line once. What it raises
         is logged, not raised: the answers are already in the ledger."""
+
+    def arrive(self) -> asyncio.Future[None]:
+        """A call that came now and waits for something (a ledger read) before its claim: a window that is open
+        when it came waits for it until `arrived` (on a remote store the read takes a while, and a virtual clock
+        moves meanwhile). Its time is `arrival_of` it, for `claim(arrived=...)`."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._arrivals[done] = self._clock.now()
+        return done
+
+    def arrival_of(self, arrival: asyncio.Future[None]) -> float:
+        return self._arrivals[arrival]
+
+    def arrived(self, arrival: asyncio.Future[None]) -> None:
+        """The call of `arrival` is claimed, or gave up."""
+        self._arrivals.pop(arrival, None)
+        if not arrival.done():
+            arrival.set_result(None)
 
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures

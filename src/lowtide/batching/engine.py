@@ -236,14 +236,16 @@ class BatchEngine(Coalescing, Submission, Collection):
         self._claimed.append(future)
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
+        came = self._clock.now() if arrived is None else arrived
         if self._claiming is None:
             writer = self._claiming = self._spawn(self._write_claims(), waiters=[])
-            self._claim_writes.add(writer)
-            writer.add_done_callback(self._claim_writes.discard)
+            self._claim_writes[writer] = came
+            writer.add_done_callback(self._claim_writes.pop)
+        elif came < self._claim_writes.get(self._claiming, came):
+            self._claim_writes[self._claiming] = came
         if self._window is None:
             # The window counts from the call's arrival: its claim is written while the window runs.
-            opened = self._clock.now() if arrived is None else arrived
-            self._window = self._spawn(self._flush_after_window(opened), waiters=self._window_failed)
+            self._window = self._spawn(self._flush_after_window(came), waiters=self._window_failed)
 
     def reserve(self, actor: str, amount: Decimal) -> None:
         """Count a checked call's worst case against its actor until its claim is in the ledger."""
