@@ -20,8 +20,11 @@ def owner_id() -> str:
 
 def owner_alive(owner: str | None, until: float | None, now: float) -> bool:
     """Whether the process named `owner` may still be working: on this host, while its pid lives (a dead one frees
-    its work at once); elsewhere, until its lease (`until`: where the ledger keeps heartbeats, the owner's) runs out."""
+    its work at once); elsewhere, until its lease (`until`: where the ledger keeps heartbeats, the owner's) runs out.
+    A lease ended (0: its engine let go, or its event loop closed) frees its work at once, wherever it ran."""
     if owner is None:
+        return False
+    if until is not None and until <= 0:  # its lease was ended (`let_go`, or its event loop closed): work is free
         return False
     host, _, rest = owner.partition("/")
     pid_text = rest.partition("/")[0]

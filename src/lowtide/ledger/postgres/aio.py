@@ -43,6 +43,8 @@ class AsyncPostgresLedger:
         self._heartbeat = heartbeat
         self._notices = notices
         self._owners: set[str] = set()
+        self._guards: dict[str, asyncio.Task[None]] = {}
+        """A task per owner that ends its lease when its event loop closes (its tasks cancelled) while it is kept."""
 
     @property
     def location(self) -> str:
@@ -70,8 +72,31 @@ class AsyncPostgresLedger:
         """The heartbeat's thread makes `owner`'s row: the loop does not wait for it."""
         self._owners.add(owner)
         self._heartbeat.keep(owner, lease_seconds=lease_seconds, now=now, wait=False)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop to outlive: its engine's `aclose` ends the lease
+            return
+        if owner not in self._guards:
+            self._guards[owner] = loop.create_task(self._end_with_loop(owner), name="lowtide-owner-lease")
+
+    async def _end_with_loop(self, owner: str) -> None:
+        """Wait until the loop's tasks are cancelled (the loop closing, the program stopping) and end `owner`'s lease
+        then, unless its engine let go first: a lease never outlives the loop that held it (the heartbeat's thread
+        would renew it for as long as the process lives)."""
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            if self._guards.get(owner) is asyncio.current_task():
+                del self._guards[owner]
+                self._heartbeat.forget(owner)
+                self._owners.discard(owner)
+                # On a plain connection: the loop's pool is being cancelled with everything else.
+                run(self._sync, "end this process's leases", end_leases([owner]))
 
     async def let_go(self, owner: str) -> None:
+        guard = self._guards.pop(owner, None)
+        if guard is not None and guard is not asyncio.current_task():
+            guard.cancel()
         self._heartbeat.forget(owner)
         self._owners.discard(owner)
         await self._run("end this process's leases", end_leases([owner]))
