@@ -5,11 +5,12 @@
 
 `--use-up N` first spends N requests of the key directly with the SDK (another program on the same key), and that
 program goes on spending what the key earns back (faster than it refills) until the actor has met a 429 (its quota
-paused) or a minute has passed: so the actor meets 429s it could not foresee, however long this machine took to
-start its calls. `--ledger` names the actor's ledger (two clients on one ledger share one quota; a `postgresql://`
-URL shares it through PostgreSQL; `--no-share` sets `live.share_quota: false`). `--host-id` names the "host" the
-process stands for (LOWTIDE_HOST_ID: what the database sees it as). Prints one JSON line: answered, failed (by error
-type), seconds, and pauses (how often the actor's quota paused for a 429).
+paused) or a minute has passed, and the actor's calls start once that program has met a 429 (the key is empty): so
+the actor meets 429s it could not foresee, however long this machine took to start its calls. `--ledger` names the
+actor's ledger (two clients on one ledger share one quota; a `postgresql://` URL shares it through PostgreSQL;
+`--no-share` sets `live.share_quota: false`). `--host-id` names the "host" the process stands for (LOWTIDE_HOST_ID:
+what the database sees it as). Prints one JSON line: answered, failed (by error type), seconds, pauses (how often
+the actor's quota paused for a 429) and other_refused (the other program's 429s).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ async def main() -> None:
     if args.use_up:
         await other.spend(args.use_up)
         other.keep_spending(until=paused)
+        await asyncio.wait_for(other.drained.wait(), 60)  # the key is empty when the actor's calls start
     started = time.monotonic()
     outcomes = await asyncio.gather(
         *(actor.run(f"{args.prefix} {n}") for n in range(args.count)), return_exceptions=True
@@ -77,7 +79,17 @@ async def main() -> None:
     await other.close()
     failed = Counter(type(o).__name__ for o in outcomes if isinstance(o, BaseException))
     answered = sum(1 for o in outcomes if not isinstance(o, BaseException))
-    print(json.dumps({"answered": answered, "failed": dict(failed), "seconds": round(seconds, 2), "pauses": pauses}))
+    print(
+        json.dumps(
+            {
+                "answered": answered,
+                "failed": dict(failed),
+                "seconds": round(seconds, 2),
+                "pauses": pauses,
+                "other_refused": other.refused,
+            }
+        )
+    )
 
 
 class OtherProgram:
@@ -85,28 +97,28 @@ class OtherProgram:
 
     def __init__(self, base_url: str) -> None:
         self._client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0)
-        self._spender: asyncio.Task[None] | None = None
+        self._spenders: list[asyncio.Task[None]] = []
+        self.drained = asyncio.Event()
+        self.refused = 0
+        """The 429s this program met (the actor's are its quota's `pauses`)."""
 
     async def spend(self, count: int) -> None:
         """Make `count` calls at once (all of them answered: `count` is at most the key's limit)."""
         await asyncio.gather(*(self._call(f"other {n}") for n in range(count)))
 
     def keep_spending(self, *, until: asyncio.Event) -> None:
-        """Go on calling four times a second (faster than 120 a minute refill), each 429 ignored, until `until` is
-        set or a minute has passed: whatever the key earns back meanwhile is spent again."""
+        """Go on calling, two calls at a time each 50 ms after the last answer (a 429 ignored), until `until` is set or
+        a minute has passed: a token the key earns back (one every half second at 120 a minute) is spent within
+        about 50 ms, so the key stays empty. `drained` is set at the first 429: the key is empty now."""
 
         async def spending() -> None:
             deadline = time.monotonic() + 60
-            calls: set[asyncio.Task[None]] = set()
             while not until.is_set() and time.monotonic() < deadline:
-                call = asyncio.create_task(self._call("other, again", refused_ok=True))
-                calls.add(call)
-                call.add_done_callback(calls.discard)
+                await self._call("other, again", refused_ok=True)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(until.wait(), 0.25)
-            await asyncio.gather(*calls)
+                    await asyncio.wait_for(until.wait(), 0.05)
 
-        self._spender = asyncio.create_task(spending())
+        self._spenders = [asyncio.create_task(spending()) for _ in range(2)]
 
     async def _call(self, text: str, *, refused_ok: bool = False) -> None:
         try:
@@ -116,10 +128,11 @@ class OtherProgram:
         except anthropic.RateLimitError:
             if not refused_ok:
                 raise
+            self.refused += 1
+            self.drained.set()
 
     async def close(self) -> None:
-        if self._spender is not None:
-            await self._spender
+        await asyncio.gather(*self._spenders)
         await self._client.close()
 
 
