@@ -10,9 +10,6 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
   Background:
     Given a live API emulated on a virtual clock for bulk runs, answering each call in 2 seconds
 
-  # The rate is measured on the virtual clock, which moves on while a task waits on a socket: a PostgreSQL ledger's
-  # shared quota would let it run ahead. The same run on PostgreSQL is the Robot suite's, on the real clock.
-  @sqlite
   Scenario: A live run answers every input once, in input order, at the configured rate, with usage and cost summed
     Given the emulated API allows 30 requests per minute per key
     And a live bulk actor with:
@@ -29,7 +26,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And the actor's observers saw each of the 40 items finish after its answer was stored, and the run's progress up to 40 of 40
 
   Scenario: A run killed midway and started again calls the API only for the items without a stored answer
-    Given a live bulk actor with:
+    Given each live answer takes 0.01 seconds longer than the one before
+    And a live bulk actor with:
       """
       live: {max_concurrency: 4, ramp_start: 4}
       """
@@ -41,10 +39,9 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And the second go's progress began from the stored answers, its ETA unknown until it had answers of its own
     And the API answered each of the 20 prompts exactly once, and no call with 429
 
-  # Signals and calls in flight on the virtual clock, which moves on while a task waits on a socket.
-  @sqlite
   Scenario Outline: <signal> during a live run lets the calls in flight finish and stores their answers; started again, the run pays for nothing twice
-    Given a live bulk actor with:
+    Given each live answer takes 0.01 seconds longer than the one before
+    And a live bulk actor with:
       """
       live: {max_concurrency: 4, ramp_start: 4}
       """
@@ -63,7 +60,8 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       | SIGTERM | 143    |
 
   Scenario: A second Ctrl-C cancels the calls in flight instead of waiting; started again, the run sends them
-    Given a live bulk actor with:
+    Given each live answer takes 0.01 seconds longer than the one before
+    And a live bulk actor with:
       """
       live: {max_concurrency: 4, ramp_start: 4}
       """
@@ -129,8 +127,6 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
       | 529    | overloaded      | OverloadedError       |
       | 500    | server          | ServerError           |
 
-  # Deadlines on the virtual clock, which moves on while a task waits on a socket (a PostgreSQL ledger's).
-  @sqlite
   Scenario: A call past its per-item deadline fails its item; aborting on "deadline" stops the run, and a run started again calls the rest
     Given a live bulk actor with:
       """
@@ -170,8 +166,6 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     When the actor maps 12 prompts in live mode, aborting on "permission" by draining
     Then 11 items succeeded, 1 failed with "AuthenticationError" and 0 were not run with "-"
 
-  # Deadlines on the virtual clock, which moves on while a task waits on a socket (a PostgreSQL ledger's).
-  @sqlite
   Scenario: The whole-run deadline cancels the calls in flight and leaves the rest not attempted
     Given the emulated API answers each live call in 10 seconds
     And a live bulk actor with:

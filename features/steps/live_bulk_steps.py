@@ -34,6 +34,7 @@ _BASE = {"name": "bulk-live", "model": "claude-sonnet-5-5", "max_tokens": 64}
 class LiveBulk:
     clock: VirtualClock = field(default_factory=VirtualClock)
     latency: float = 2.0
+    stagger: float = 0.0
     limits: dict[str, int] = field(default_factory=dict[str, int])
     emulator: Emulator | None = None
     actor: Actor | None = None
@@ -68,7 +69,9 @@ class LiveBulk:
             self.in_flight -= 1
         if self.kill_after is not None:
             answers, enough = self.kill_after
-            if sum(isinstance(e, CallSucceeded) for e in self.events) >= answers:
+            # Answers handed on (stored first): on a store across the network, a call's answer is stored some
+            # time after the call succeeded, and a kill in between loses it, as it would lose a call in flight.
+            if sum(isinstance(e, ItemFinished) and e.status == "succeeded" for e in self.events) >= answers:
                 enough.set()
         if self.extra_observer is not None:
             self.extra_observer(event)
@@ -78,9 +81,8 @@ class LiveBulk:
 
     def api(self) -> Emulator:
         if self.emulator is None:
-            self.emulator = Emulator(
-                clock=self.clock, rate_limits=RateLimits(**self.limits), latency=Latency(self.latency)
-            )
+            latency = _Staggered(self.latency, step=self.stagger)
+            self.emulator = Emulator(clock=self.clock, rate_limits=RateLimits(**self.limits), latency=latency)
         return self.emulator
 
     @property
@@ -97,9 +99,23 @@ class LiveBulk:
         return self.api().calls["messages.create"]
 
 
+@dataclass(frozen=True)
+class _Staggered(Latency):
+    """`Latency`, each answer `step` seconds slower than the one before."""
+
+    step: float = 0.0
+    answered: list[int] = field(default_factory=lambda: [0])
+
+    def of(self, output_tokens: int) -> float:
+        self.answered[0] += 1
+        return super().of(output_tokens) + self.step * self.answered[0]
+
+
 def lb(context: Any) -> LiveBulk:
     if not hasattr(context, "live_bulk"):
-        context.live_bulk = LiveBulk()
+        # On a PostgreSQL ledger, time stands still while the loop waits on the server, as it does for a local one.
+        on_server = getattr(context, "postgres_url", None) is not None
+        context.live_bulk = LiveBulk(clock=VirtualClock(wait_for_io=on_server))
     return context.live_bulk
 
 
@@ -129,6 +145,13 @@ def step_api(context: Any, seconds: float) -> None:
 @given("the emulated API answers each live call in {seconds:g} seconds")
 def step_latency(context: Any, seconds: float) -> None:
     lb(context).latency = seconds
+
+
+@given("each live answer takes {step:g} seconds longer than the one before")
+def step_stagger(context: Any, step: float) -> None:
+    """No two answers at the same instant: which calls are in flight when something happens does not depend on the
+    order in which the event loop wakes calls answered together (a ledger across the network reorders them)."""
+    lb(context).stagger = step
 
 
 @given("the emulated API allows {count:d} requests per minute per key")
@@ -187,7 +210,7 @@ def step_map_crash(context: Any, count: int, answers: int) -> None:
         state.kill_after = (answers, enough)
         task = asyncio.ensure_future(_map(state, _prompts(count)))
         await asyncio.wait({task, asyncio.ensure_future(enough.wait())}, return_when=asyncio.FIRST_COMPLETED)
-        task.cancel()  # as a SIGKILL would: the calls in flight are lost, nothing after them runs
+        task.cancel()  # as a kill would: the calls in flight are lost (an answer being stored is kept)
         await asyncio.gather(task, return_exceptions=True)
 
     world(context).run(until_killed())

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import selectors
+import socket
 import time
 from typing import Protocol, runtime_checkable
 
@@ -76,16 +78,20 @@ class VirtualClock(_VirtualTime):
     """Virtual time in which concurrent waits overlap: time moves only when every task of the event loop waits,
     and then straight to the earliest wake-up; everything due then wakes together.
 
-    For work that waits only on the event loop (the emulator in process, the clock itself): a wait on a socket or
-    a thread looks idle from here, and time would move on without it.
+    For work that waits only on the event loop (the emulator in process, the clock itself): a wait on a thread looks
+    idle from here, and time would move on without it. So would a wait on a socket, unless `wait_for_io`: then time
+    stands still while the loop waits on any file descriptor (a database across the network answering in real
+    time), so that real I/O takes no virtual time. Only for loops with no socket that waits for good (a listening
+    server).
     """
 
     _IDLE_TURNS = 3
     """Turns of the loop in a row with nothing ready before time moves (work that only yields, as the in-process
     transport does, shows as ready on every turn)."""
 
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
+    def __init__(self, start: float = 1_800_000_000.0, *, wait_for_io: bool = False) -> None:
         super().__init__(start)
+        self.wait_for_io = wait_for_io
         self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
         self._driver: asyncio.Task[None] | None = None
@@ -104,6 +110,10 @@ class VirtualClock(_VirtualTime):
         while self._sleepers:
             idle = 0
             while idle < self._IDLE_TURNS:
+                if self.wait_for_io and _waiting_on_io(loop):
+                    idle = 0
+                    await asyncio.sleep(0.0005)  # real time: the answer comes from outside the loop
+                    continue
                 await asyncio.sleep(0)
                 idle = idle + 1 if _nothing_ready(loop) else 0
             due = self._sleepers[0][0]
@@ -119,3 +129,14 @@ def _nothing_ready(loop: asyncio.AbstractEventLoop) -> bool:
     standard event loops all have it."""
     ready = getattr(loop, "_ready", None)
     return ready is None or len(ready) == 0
+
+
+def _waiting_on_io(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether `loop` waits on a file descriptor other than its own wake-up pipe. The selector event loops keep
+    their selector and that pipe private."""
+    selector = getattr(loop, "_selector", None)
+    if not isinstance(selector, selectors.BaseSelector):
+        return False
+    own = getattr(loop, "_ssock", None)
+    own_fd = own.fileno() if isinstance(own, socket.socket) else -1
+    return any(fd != own_fd for fd in selector.get_map())

@@ -40,7 +40,7 @@ from lowtide.ledger.store import RequestState
 from lowtide.live.caller import LiveCaller
 from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import ERROR_CLASSES, error_class
-from lowtide.live.timing import within
+from lowtide.live.timing import finishing, within
 from lowtide.spelling import argument
 from lowtide.structured import parse_response
 from lowtide.types import ActorRequest, ActorResponse
@@ -237,7 +237,7 @@ class LiveExecution:
     async def _worker(self, work: Iterator[int], call: Callable[[ActorRequest], Awaitable[ActorResponse[Any]]]) -> None:
         for index in work:  # shared by every worker: each takes the next item
             if self.stop is not None:
-                self._not_started(index)
+                await self._not_started(index)
                 continue
             restored = self.restored.get(index)
             if restored is not None:
@@ -248,11 +248,11 @@ class LiveExecution:
             while not self.budget.fits([worst]) and self.in_flight and self.stop is None:
                 await self._next_change()
             if self.stop is not None:
-                self._not_started(index)
+                await self._not_started(index)
                 continue
             if not self.budget.fits([worst]):
                 self.stop = _Stop(self.budget.refusal(worst), None)
-                self._not_started(index)
+                await self._not_started(index)
                 continue
             self.budget.reserve(index, worst)
             task = self.in_flight[index] = asyncio.ensure_future(call(request))
@@ -262,7 +262,7 @@ class LiveExecution:
             if task.cancelled():
                 self.budget.release(index)
                 reason = self.stop.in_flight if self.stop is not None else None
-                self._decide(index, ItemStatus.FAILED, reason or "its call was canceled in flight")
+                await self._decide(index, ItemStatus.FAILED, reason or "its call was canceled in flight")
             else:
                 failure = task.exception()
                 await self._answered(index, request, task.result() if failure is None else failure)
@@ -275,7 +275,8 @@ class LiveExecution:
 
         async def store(state: RequestState, **fields: Any) -> None:
             answer = LiveAnswer(index, self.keys[index], self.run.actor.name, request.model, params, state, **fields)
-            await self.runs.record_live(self.run_id, [answer], now=self.clock.now())
+            # Stored even if the run is canceled meanwhile: an answer paid for is never paid for again.
+            await finishing(self.runs.record_live(self.run_id, [answer], now=self.clock.now()))
 
         response = outcome.response if isinstance(outcome, StructuredOutputError) else outcome
         if isinstance(response, ActorResponse):
@@ -361,14 +362,14 @@ class LiveExecution:
         await self.clock.sleep(max(0.0, self.started + self.run.time_limit - self.clock.now()))
         self._stop(f"time limit of {self.run.time_limit:g}s passed", cancel=True)
 
-    def _not_started(self, index: int) -> None:
+    async def _not_started(self, index: int) -> None:
         if index in self.restored:
             return  # it keeps its stored answer, and the reason recorded before
         assert self.stop is not None
-        self._decide(index, ItemStatus.NOT_RUN, self.stop.not_started)
+        await self._decide(index, ItemStatus.NOT_RUN, self.stop.not_started)
 
-    def _decide(self, index: int, status: ItemStatus, reason: str) -> None:
-        self.store.decide(self.run_id, [(index, status.value, reason)], now=self.clock.now())
+    async def _decide(self, index: int, status: ItemStatus, reason: str) -> None:
+        await self.runs.decide(self.run_id, [(index, status.value, reason)], now=self.clock.now())
         self._settled(ItemResult(index, self.run.jobs[index].id, self.keys[index], status, reason=reason))
 
     async def _next_change(self) -> None:

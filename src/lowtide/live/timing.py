@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from lowtide.clock import Clock
 
-__all__ = ["within"]
+__all__ = ["finishing", "within"]
 
 T = TypeVar("T")
 
@@ -36,3 +36,17 @@ async def within(clock: Clock, seconds: float | None, work: Awaitable[T], timed_
     if timer_won:
         raise timed_out()
     return task.result()
+
+
+async def finishing(work: Awaitable[T]) -> T:
+    """`work`'s result, `work` carried to its end even when the caller is canceled meanwhile (the cancellation is
+    raised once `work` has ended): for a write that must not be cut short, such as storing an answer already paid for
+    on a store across the network."""
+    task: asyncio.Future[T] = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task})
+        raise

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.hosts import HOST_ID_ENV, host_id
+from lowtide.ledger.postgres.migration import migration
+from lowtide.ledger.postgres.steps import run_on, run_on_async
 from lowtide.ledger.postgres.url import redacted, scrub
 
 if TYPE_CHECKING:
@@ -64,10 +66,20 @@ def connect(url: str, *, autocommit: bool = True) -> Connection[TupleRow]:
 def migrated(url: str) -> None:
     """Connect once and bring the schema up to date; a refused connection or a wrong password is said at once, with
     the server's reason (a pool would only time out)."""
-    from lowtide.ledger.postgres.schema import migrate
-
     with ledger_errors(url, "be opened"), connect(url) as first:
-        migrate(first)
+        run_on(first, migration())
+
+
+async def migrated_async(url: str) -> None:
+    """`migrated`, the loop going on while the server answers."""
+    from psycopg import AsyncConnection
+
+    with ledger_errors(url, "be opened"):
+        first = await AsyncConnection.connect(
+            url, application_name=_application_name(), connect_timeout=_CONNECT_TIMEOUT, autocommit=True
+        )
+        async with first:
+            await run_on_async(first, migration())
 
 
 class SyncPool:
@@ -134,7 +146,7 @@ class PostgresPool:
         name = _application_name()
         # The first connection is made here, not by the pool's workers: a refused connection or a wrong password is
         # said at once, with the server's reason (the pool would only time out), and the schema is brought up to date.
-        await asyncio.to_thread(migrated, self._url)
+        await migrated_async(self._url)
         with ledger_errors(self._url, "be opened"):
             pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
                 self._url,

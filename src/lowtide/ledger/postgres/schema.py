@@ -12,15 +12,9 @@ costs as the exact digits of their `Decimal`, times as seconds since the epoch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, LiteralString
+from typing import LiteralString
 
-from lowtide.ledger.schema import LedgerVersionError
-
-if TYPE_CHECKING:  # psycopg is the `postgres` extra: a URL without it is refused by `pool.need_psycopg`, not here
-    from psycopg import Connection
-    from psycopg.rows import TupleRow
-
-__all__ = ["MIGRATIONS", "NOTICE_CHANNEL", "SCHEMA_VERSION", "migrate"]
+__all__ = ["LOCK", "MIGRATIONS", "NOTICE_CHANNEL", "SCHEMA_VERSION"]
 
 NOTICE_CHANNEL = "lowtide_batches"
 """The `LISTEN`/`NOTIFY` channel on which a batch's changes (results stored, state changed) are announced, with the
@@ -161,26 +155,5 @@ MIGRATIONS: tuple[LiteralString, ...] = (
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_LOCK = 0x6C6F77746964  # pg_advisory_xact_lock key: "lowtid", so that no two processes migrate at once
-
-
-def migrate(connection: Connection[TupleRow]) -> int:
-    """Bring the schema to `SCHEMA_VERSION`; returns the version it started from. The connection is left outside
-    any transaction."""
-    with connection.transaction():
-        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-        connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = connection.execute("SELECT version FROM schema_version").fetchone()
-        started = int(str(row[0])) if row is not None else 0
-        if row is None:
-            connection.execute("INSERT INTO schema_version (version) VALUES (0)")
-        if started > SCHEMA_VERSION:
-            raise LedgerVersionError(
-                f"The ledger has schema version {started}, newer than this lowtide understands ({SCHEMA_VERSION}); "
-                "upgrade lowtide.",
-                field="ledger",
-            )
-        for version in range(started, SCHEMA_VERSION):
-            connection.execute(MIGRATIONS[version])
-            connection.execute("UPDATE schema_version SET version = %s", (version + 1,))
-    return started
+LOCK = 0x6C6F77746964
+"""The `pg_advisory_xact_lock` key (\"lowtid\") under which a migration runs: no two processes migrate at once."""

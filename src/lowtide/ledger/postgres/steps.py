@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
     from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 
-__all__ = ["BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "Op", "Reply", "Sql", "chunks", "run", "run_async"]
+__all__ = [
+    "BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "Op", "Reply", "Sql",
+    "chunks", "run", "run_async", "run_on", "run_on_async",
+]  # fmt: skip
 
 T = TypeVar("T")
 
@@ -94,6 +97,18 @@ async def run_async(pool: PostgresPool, doing: str, op: Op[T], *, transaction: b
             return await _drive_async(db, op)
         async with db.transaction():
             return await _drive_async(db, op)
+
+
+def run_on(db: Connection[TupleRow], op: Op[T]) -> T:
+    """Drive `op` in one transaction on `db`, a connection of no pool (the schema's first connection)."""
+    with db.transaction():
+        return _drive(db, op)
+
+
+async def run_on_async(db: AsyncConnection[TupleRow], op: Op[T]) -> T:
+    """Drive `op` in one transaction on `db`, an async connection of no pool."""
+    async with db.transaction():
+        return await _drive_async(db, op)
 
 
 def _drive(db: Connection[TupleRow], op: Op[T]) -> T:
