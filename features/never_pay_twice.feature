@@ -126,7 +126,7 @@ Feature: Reconciliation never guesses, and no call waits on work that died
 
     Examples:
       | work                        | setup                                                   | method           | failure                        | error         | message                                                                    |
-      | recording the calls         | nothing more                                            | claim_new        | RuntimeError: disk on fire     | InternalError | lowtide failed while recording the calls in the ledger: RuntimeError: disk on fire |
+      | recording the calls         | the actor answered a first call                         | claim_new        | RuntimeError: disk on fire     | InternalError | lowtide failed while recording the calls in the ledger: RuntimeError: disk on fire |
       | recording the intent        | nothing more                                            | record_intent    | RuntimeError: disk on fire     | InternalError | lowtide failed while creating a batch: RuntimeError: disk on fire |
       | reconciling an unknown create | the API will fail the next "batches.create" call with status 500 | unresolved       | RuntimeError: disk on fire     | InternalError | lowtide failed while reconciling a create whose outcome is unknown: RuntimeError: disk on fire |
       | polling the batch           | nothing more                                            | record_status    | RuntimeError: disk on fire     | InternalError | lowtide failed while waiting for a batch and storing its results: RuntimeError: disk on fire |

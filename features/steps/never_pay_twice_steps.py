@@ -117,10 +117,31 @@ def step_adopted_elsewhere(context: Any) -> None:
 
 @given('the ledger\'s "{method}" fails once with "{failure}"')
 def step_ledger_fails(context: Any, method: str, failure: str) -> None:
+    """The ledger's `method` raises once. A store of its own async face (PostgreSQL's) fails there, where the engine
+    calls it; a local store fails in its sync method, which the engine's inline face calls."""
     w = world(context)
     ledger = w.ledger()
-    real = getattr(ledger, method)
     kind, _, message = failure.partition(": ")
+    fired: list[bool] = []
+
+    def fault() -> Exception:
+        fired.append(True)
+        return RuntimeError(message)
+
+    if hasattr(ledger, "asynchronous"):
+        from lowtide.ledger.postgres.aio import AsyncPostgresLedger as face  # (its faces already made fail too)
+
+        real_async = getattr(face, method)
+
+        async def failing_async(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if fired:
+                return await real_async(self, *args, **kwargs)
+            raise fault()
+
+        setattr(face, method, failing_async)
+        w.cleanups.append(lambda: setattr(face, method, real_async))
+        return
+    real = getattr(ledger, method)
 
     def failing(*args: Any, **kwargs: Any) -> Any:
         setattr(ledger, method, real)  # once
@@ -128,10 +149,20 @@ def step_ledger_fails(context: Any, method: str, failure: str) -> None:
             # Raised inside a real transaction, as SQLite would: the store rolls it back and says so.
             with ledger.transaction():
                 raise sqlite3.OperationalError(message)
-        raise RuntimeError(message)
+        raise fault()
 
     setattr(ledger, method, failing)
     w.cleanups.append(lambda: setattr(ledger, method, real))
+
+
+@given("the actor answered a first call")
+def step_first_call(context: Any) -> None:
+    """Its checks done: calls made at once now reach the ledger in the same turn of the event loop, and so are
+    recorded in one transaction on any store (before, each reads the ledger first, which on a remote store ends in
+    turns of its own)."""
+    w = world(context)
+    _ask_all(w, w.current_actor(), {"k-0": "question 0"})
+    assert isinstance(w.asked["k-0"], ActorResponse), w.asked["k-0"]
 
 
 @given("nothing more")

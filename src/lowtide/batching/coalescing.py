@@ -39,16 +39,23 @@ class Coalescing(EngineCore):
     async def _flush_after_window(self, opened: float) -> None:
         await asyncio.sleep(0)  # the claims of this moment are written first
         closes = opened + self.settings.coalesce_window
-        await self._clock.sleep(max(0.0, closes - self._clock.now()))
-        # Calls that arrived in the window and are still on their way to the ledger (reading it first, or their
-        # claim being written) travel in it: waited for, as the claims they lead to, until none is left.
+        try:
+            await self._clock.sleep(max(0.0, closes - self._clock.now()))
+        except Exception:
+            await self._under_way(closes)  # those fail with the window (`_window_failed`), as those queued do
+            raise
+        await self._under_way(closes)
+        self._window = None
+        self._flush()
+
+    async def _under_way(self, closes: float) -> None:
+        """Wait for the calls that arrived in the window closing at `closes` and are still on their way to the
+        ledger (reading it first, or their claim being written): they travel in it, as the claims they lead to."""
         while under_way := [
             *(writer for writer, came in self._claim_writes.items() if came <= closes and not writer.done()),
             *(arrival for arrival, came in self._arrivals.items() if came <= closes),
         ]:
             await asyncio.wait(under_way)
-        self._window = None
-        self._flush()
 
     def _flush(self) -> None:
         if self._window is not None and self._window is not asyncio.current_task():
