@@ -98,9 +98,13 @@ class BatchEngine(Coalescing, Submission, Collection):
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
+        outcome = None if isinstance(entered, RequestRecord) else entered
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
-            outcome = self._futures.get(record.key)
+            # The call's future as long as it is the engine's: once failed it is dropped, maybe while the ledger
+            # was read (a remote one), and the refusal must still be seen.
+            outcome = self._futures.get(record.key, outcome)
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
+            outcome = self._futures.get(record.key, outcome)
             failure = outcome.exception() if outcome is not None and outcome.done() else None
             if failure is not None:
                 raise failure  # the create was refused: say so rather than try again forever
