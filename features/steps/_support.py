@@ -525,7 +525,17 @@ def new_program_actor(w: World, name: str) -> Actor:
     # An actor given no client (one that reaches the API over a socket) builds its own in the new program too.
     client = w.client_over(w.transport()) if w.client is not None else None
     actor = Actor(configuration, client=client, clock=w.clock, registry=w.registry)
-    w.cleanups.append(actor.aclose)
+
+    async def close() -> None:
+        try:
+            await actor.aclose()
+        except RuntimeError as exc:
+            # Its client's connections belong to a program's event loop, closed with it: dropped, as when a
+            # process exits.
+            if "Event loop is closed" not in str(exc):
+                raise
+
+    w.cleanups.append(close)
     return actor
 
 

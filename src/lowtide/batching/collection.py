@@ -66,6 +66,7 @@ class Collection(EngineCore):
     async def _poll(self, batch_id: str, remote: RemoteBatch | None) -> None:
         collected = False
         members: dict[str, str] = {}
+        failure: ActorError | None = None
         try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
             record = await self.ledger.batch(batch_id)
             assert record is not None
@@ -83,13 +84,17 @@ class Collection(EngineCore):
             collected = True
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
-            self._fail(list(members.values()), exc)  # the requests stay in the ledger, to be collected later
+            failure = exc  # the requests stay in the ledger, to be collected later
         except ActorError as exc:
-            self._fail(list(members.values()), exc)
+            failure = exc
         finally:
             self._pollers.pop(batch_id, None)
-            if not collected:  # left to be collected later: by whichever process looks next
-                await self.ledger.release_batch(batch_id, owner=self.owner)
+            try:
+                if not collected:  # left to be collected later: by whichever process looks next
+                    await self.ledger.release_batch(batch_id, owner=self.owner)
+            finally:
+                if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
+                    self._fail(list(members.values()), failure)
 
     def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], Awaitable[None]]:
         polls = 0
