@@ -100,18 +100,23 @@ class BatchEngine(Coalescing, Submission, Collection):
         record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
         outcome = None if isinstance(entered, RequestRecord) else entered
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
-            # The call's future as long as it is the engine's: once failed it is dropped, maybe while the ledger
-            # was read (a remote one), and the refusal must still be seen.
-            outcome = self._futures.get(record.key, outcome)
             await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
-            outcome = self._futures.get(record.key, outcome)
-            failure = outcome.exception() if outcome is not None and outcome.done() else None
-            if failure is not None:
-                raise failure  # the create was refused: say so rather than try again forever
+            outcome = self._refused(record.key, outcome)
             record = await self._reread(record.key)
+            # Looked at again after the read: on a remote store the refusal may come while the ledger is read, and
+            # the request is then pending and no longer this engine's. Taking it back would send it again.
+            outcome = self._refused(record.key, outcome)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = await self._rescue_pending(record)
         return await self.ticket(record.key)
+
+    def _refused(self, key: str, outcome: asyncio.Future[Outcome] | None) -> asyncio.Future[Outcome] | None:
+        """The future of a parked call's outcome while it is the engine's (once failed it is dropped, and the
+        last one seen is kept); its failure raised: the create was refused, which is said rather than retried."""
+        outcome = self._futures.get(key, outcome)
+        if outcome is not None and outcome.done() and (failure := outcome.exception()) is not None:
+            raise failure
+        return outcome
 
     async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
         """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""

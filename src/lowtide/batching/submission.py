@@ -95,11 +95,9 @@ class Submission(EngineCore):
                 log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
                 await self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
                 return "unknown"
-            # The API refused the batch: nothing was processed or charged. A later call may try again. Its calls
-            # are told first: once the ledger shows them pending again (a remote store's write takes a while), a
-            # parked call would otherwise take its request back and send it again, the refusal never said.
-            self._fail(keys, exc)
+            # The API refused the batch: nothing was processed or charged. A later call may try again.
             await self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+            self._fail(keys, exc)
             await self._abandon(batch_id)
             return "refused"
         finally:
