@@ -37,7 +37,7 @@ Feature: Reconciliation never guesses, and no call waits on work that died
 
   Scenario: Two unknown creates of the same size wait for their batches to end and are told apart by custom ids
     Given the API will commit the next 2 batches but drop the connection before answering
-    And the API holds its answer to the first create it commits until lowtide logs "has an unknown outcome"
+    And the first create waits, before it reaches the API, until lowtide logs "has an unknown outcome"
     And an actor "agents" with:
       """
       batch_processing: batch
