@@ -245,13 +245,18 @@ class Actor:
     def _claim_checked(
         self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
-        """Claim a batch-mode call that gives only a prompt, of a checked template: its params made as JSON straight
-        from the template (the configuration's part was checked once; only the prompt is new)."""
-        assert template.around is not None
-        engine = self._engine(backend)
-        params_json = template.around[0] + stored_json(prompt) + template.around[1]
-        key = key or derive_key(backend.name, params_json)
+        """Claim a batch-mode call that gives only a prompt, of a checked template."""
+        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
+
+    def _prompt_call(
+        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+    ) -> tuple[BatchEngine, str, str]:
+        """The engine, params JSON and key of a call that gives only a prompt: its params made as JSON straight from
+        the template (the configuration's part was checked once; only the prompt is new)."""
+        assert template.around is not None
+        params_json = template.around[0] + stored_json(prompt) + template.around[1]
+        return self._engine(backend), params_json, key or derive_key(backend.name, params_json)
 
     async def _claim_prompt(
         self,
@@ -263,10 +268,7 @@ class Actor:
     ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
         """`_claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
         the checks pass (`PromptTemplate.after_check`)."""
-        assert template.around is not None
-        engine = self._engine(backend)
-        params_json = template.around[0] + stored_json(prompt) + template.around[1]
-        key = key or derive_key(backend.name, params_json)
+        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
         arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
         try:
             known = not template.check_under_way() and await engine.ledger.request(key) is not None
