@@ -271,7 +271,7 @@ class Actor:
         engine, params_json, key = self._prompt_call(backend, template, prompt, key)
         arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
         try:
-            known = not template.check_under_way() and await engine.ledger.request(key) is not None
+            known = not template.check_under_way() and await engine.knows(key)
             if template.checked or known:
                 # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
                 came = engine.arrival_of(arrival)
@@ -303,8 +303,8 @@ class Actor:
     ) -> None:
         """The provider's pre-send checks of prompt-only calls with a budget, made once: only the prompt varies
         between them. A call the ledger already knows attaches to it unchecked (it was checked when first made)."""
-        ledger = self._engine(backend).ledger
-        if not template.check_under_way() and await ledger.request(
+        engine = self._engine(backend)
+        if not template.check_under_way() and await engine.knows(
             key or derive_key(backend.name, template.with_prompt(prompt))
         ):
             return
@@ -428,12 +428,13 @@ class Actor:
         """
         key = key or derive_key(backend.name, params)
         engine = self._engine(backend)
-        if checked is not None and await engine.ledger.request(key) is None:
+        budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
+        known = (checked is not None or budgeted) and await engine.knows(key)
+        if checked is not None and not known:
             provider, request = checked
             await provider.preflight(request)
         estimate = None
-        budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
-        if budgeted and await engine.ledger.request(key) is None:
+        if budgeted and not known:
             estimate = await self._check_budget(engine, params, max_cost_usd)
             if estimate is not None:
                 # Calls checked in the same moment count against each other before any is recorded.

@@ -22,6 +22,7 @@ from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.core import GroupCall, Queued
 from lowtide.batching.keys import canonical_json, owner_alive, params_json
+from lowtide.batching.lookups import Lookups
 from lowtide.batching.policy import other_request, stored_outcome
 from lowtide.batching.submission import Submission
 from lowtide.batching.tickets import Ticket, ticket_of
@@ -46,7 +47,7 @@ __all__ = ["BatchEngine", "GroupCall"]
 _Entered = RequestRecord | asyncio.Future[Outcome]
 
 
-class BatchEngine(Coalescing, Submission, Collection):
+class BatchEngine(Coalescing, Submission, Collection, Lookups):
     """Runs batch-mode calls for one provider endpoint and key, durably, through one ledger."""
 
     async def run(

@@ -1,0 +1,38 @@
+"""Which keys the ledger knows, asked by many calls at once: the keys asked in one turn of the event loop are read
+in one query, so that thousands of calls arriving together take one connection of a remote store, not one each."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lowtide.batching.core import EngineCore
+from lowtide.errors import classify
+
+__all__ = ["Lookups"]
+
+
+class Lookups(EngineCore):
+    def knows(self, key: str) -> asyncio.Future[bool]:
+        """Whether the ledger has a request under `key` (read with every other key asked in this moment)."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._asked.setdefault(key, []).append(answer)
+        if self._reading is None:
+            self._reading = self._spawn(self._read_asked(), waiters=[])
+        return answer
+
+    async def _read_asked(self) -> None:
+        await asyncio.sleep(0)  # every call of this moment asks first
+        asked, self._asked, self._reading = self._asked, {}, None
+        try:
+            known = {record.key for record in await self.ledger.requests_for(list(asked))}
+        except Exception as exc:  # a ledger that cannot be read: each call that asked says so
+            error = classify(exc, doing="reading the ledger")
+            for answers in asked.values():
+                for answer in answers:
+                    if not answer.done():
+                        answer.set_exception(error)
+            return
+        for key, answers in asked.items():
+            for answer in answers:
+                if not answer.done():  # (a caller that gave up cancelled its own)
+                    answer.set_result(key in known)
