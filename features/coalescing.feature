@@ -167,6 +167,18 @@ Feature: Concurrent calls travel together in one batch
       | batches.retrieve | 4     |
       | batches.results  | 1     |
 
+  Scenario: A thousand calls at once, the actor's first, ask the ledger about their keys together, not one by one
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    And the ledger's reads of requests are counted
+    When the actor is asked 1000 numbered questions at once
+    Then the ledger was asked about the calls' keys in at most 3 reads
+    And every call was answered with the emulated reply to its prompt
+    And the answers came in batches of 1000
+
   Scenario: An actor closed after its calls does not stop a later actor with the same settings from calling
     Given actors "planner" with their own API clients, each with:
       """

@@ -1,0 +1,59 @@
+"""Steps that count how often the ledger is asked about requests: thousands of calls at once must not each make a
+read of their own (on a remote store each would take a connection from a small pool)."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from _support import world
+from behave import given, then
+
+_READS = ("request", "requests_for")
+
+
+@given("the ledger's reads of requests are counted")
+def step_count_reads(context: Any) -> None:
+    """Counted where the engine reads: a store's own async face (PostgreSQL's), else the local store's methods its
+    inline face calls."""
+    w = world(context)
+    ledger = w.ledger()
+    reads = w.witnessed["ledger reads"] = Counter[str]()
+    if hasattr(ledger, "asynchronous"):
+        from lowtide.ledger.postgres.aio import AsyncPostgresLedger as face
+
+        for method in _READS:
+            real_async = getattr(face, method)
+
+            def counted_async(real: Callable[..., Any], name: str) -> Callable[..., Any]:
+                @functools.wraps(real)
+                async def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+                    reads[name] += 1
+                    return await real(self, *args, **kwargs)
+
+                return read
+
+            setattr(face, method, counted_async(real_async, method))
+            w.cleanups.append(functools.partial(setattr, face, method, real_async))
+        return
+    for method in _READS:
+        real = getattr(ledger, method)
+
+        def counted(real: Callable[..., Any], name: str) -> Callable[..., Any]:
+            def read(*args: Any, **kwargs: Any) -> Any:
+                reads[name] += 1
+                return real(*args, **kwargs)
+
+            return read
+
+        setattr(ledger, method, counted(real, method))
+        w.cleanups.append(functools.partial(setattr, ledger, method, real))
+
+
+@then("the ledger was asked about the calls' keys in at most {most:d} reads")
+def step_reads_at_most(context: Any, most: int) -> None:
+    reads: Counter[str] = world(context).witnessed["ledger reads"]
+    total = sum(reads.values())
+    assert 0 < total <= most, f"the ledger was read {total} times ({dict(reads)}), expected 1 to {most}"
