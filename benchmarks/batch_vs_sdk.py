@@ -671,9 +671,10 @@ def run_series(
 
 
 def sizes_of(text: str, repeat: int) -> list[tuple[int, int]]:
-    """`--sizes`: comma-separated request counts, each with its own number of runs after a colon if given."""
+    """`--sizes`: comma-separated request counts, each with its own number of runs after a colon if given; empty for
+    none (the bulk run alone)."""
     sizes: list[tuple[int, int]] = []
-    for part in text.split(","):
+    for part in filter(None, (part.strip() for part in text.split(","))):
         count, _, runs = part.strip().partition(":")
         sizes.append((int(count.replace("_", "")), int(runs) if runs else repeat))
     return sizes

@@ -121,6 +121,13 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
     And the API received 7 batches of 2, 2, 1, 1, 1, 1 and 1 requests
 
+  Scenario: Jobs of a prompt alone are recorded as the jobs they stand for, and the run's id names the run as before
+    Given 3 prompts "Résumez l'avis \"{n}\" — en bref 🌊"
+    When the actor runs the prompts as run "mixed", the first alone, the second with the id "avis-é" and the third with max_tokens 50
+    Then the run has 3 results, each the emulated reply to its own prompt, in input order
+    And the ledger holds the run's fingerprint and jobs as each job written out on its own gives them
+    And the API received 1 batch of 3 requests
+
   Scenario: A run resumed with a batch out counts that batch at its worst case until it settles
     Given 9 prompts "Review {n}"
     When a program starts mapping the prompts with 3 items per batch, 1 batch at a time, as run "reviews" and stops once its first batch is out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import struct
 import zlib
@@ -206,6 +207,39 @@ def step_map_as(context: Any, run_id: str) -> None:
 @when('the actor maps the prompts "{prompt}" as run "{run_id}"')
 def step_map_other_as(context: Any, prompt: str, run_id: str) -> None:
     _map(world(context), [prompt], run_id=run_id)
+
+
+@when(
+    'the actor runs the prompts as run "{run_id}", the first alone, the second with the id "{item_id}" and the third with max_tokens {max_tokens:d}'
+)
+def step_run_mixed(context: Any, run_id: str, item_id: str, max_tokens: int) -> None:
+    """Three ways to give a job: a prompt alone, a prompt with an id (both made from the run's template) and a prompt
+    with an override (built on its own)."""
+    w = world(context)
+    first, second, third = _prompts(w)[:3]
+    run = w.current_actor().bulk(run_id=run_id, progress="none")
+    run.add_jobs([first, {"prompt": second, "id": item_id}, {"prompt": third, "max_tokens": max_tokens}])
+    _bulk(w)["run"] = run
+    _bulk(w)["result"] = w.run(run.run())
+
+
+@then("the ledger holds the run's fingerprint and jobs as each job written out on its own gives them")
+def step_fingerprint_general(context: Any) -> None:
+    """What every release wrote, job by job: a run recorded before (or by another path) resumes under the same id."""
+    w = world(context)
+    run: BulkRun = _bulk(w)["run"]
+
+    def canonical(value: object) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+    digest = hashlib.sha256(canonical(run.fingerprint_settings()).encode())
+    for job in run.jobs:
+        digest.update(b"\x00" + canonical(job.model_dump(mode="json")).encode())
+    store = w.current_actor().ledger.run_store
+    assert run.run_id is not None
+    record = store.run(run.run_id)
+    assert record is not None and record.fingerprint == digest.hexdigest(), (record, digest.hexdigest())
+    assert [row.job for row in store.items(run.run_id)] == [job.model_dump(mode="json") for job in run.jobs]
 
 
 @when("the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case")

@@ -37,10 +37,13 @@ class GroupCall:
     """One request of a group sent as a batch of its own (`BatchEngine.send_group`)."""
 
     key: str
-    params: dict[str, Any]
+    params: dict[str, Any] | str
+    """The provider's request body, or its JSON as `stored_json` gives it (then `model` is given too)."""
     size: int
     """Its bytes in the create request, as the caller's splitting counted them."""
     worst_case_usd: Decimal | None = None
+    model: str | None = None
+    """The request's model (None: read from `params`)."""
 
 
 @dataclass(slots=True)

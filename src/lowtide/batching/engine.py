@@ -11,6 +11,7 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -133,29 +134,35 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
         """
         now = self._clock.now()
-        records = await self.ledger.claim(
-            [
-                NewRequest(
-                    key=call.key,
-                    custom_id=self.backend.codec.custom_id_for(call.key),
-                    actor=actor,
-                    model=self.backend.codec.model_of(call.params),
-                    params=call.params,
-                    max_attempts=self.settings.max_attempts,
-                    worst_case_usd=call.worst_case_usd,
-                    scope=self.scope,
-                )
-                for call in calls
-            ],
-            owner=self.owner,
-            until=now + self.settings.lease_seconds,
-            now=now,
+        codec = self.backend.codec
+        news = [
+            NewRequest(
+                key=call.key,
+                custom_id=codec.custom_id_for(call.key),
+                actor=actor,
+                model=call.model if call.model is not None else codec.model_of(_decoded(call.params)),
+                params=call.params,
+                max_attempts=self.settings.max_attempts,
+                worst_case_usd=call.worst_case_usd,
+                scope=self.scope,
+            )
+            for call in calls
+        ]
+        # What was inserted is not read back (nor made into records): the group has it.
+        inserted, known = await self.ledger.claim_new(
+            news, owner=self.owner, until=now + self.settings.lease_seconds, now=now
         )
-        by_key = {call.key: call for call in calls}
+        records = {record.key: record for record in known}
         futures: dict[str, asyncio.Future[Outcome]] = {}
         fresh: list[Queued] = []
-        for record in records:
-            call = by_key[record.key]
+        for new, call in zip(news, calls, strict=True):
+            record = records.get(new.key)
+            if record is None:
+                if new.key in futures:
+                    continue  # the same key twice in one group: it travels once
+                fresh.append(Queued(new.key, new.custom_id, inserted[new.key], call.size, new.model))
+                futures[new.key] = self._future(new.key)
+                continue
             if record.state is RequestState.PENDING and record.owner != self.owner and not self._mine(record):
                 # Claimed by a process that stopped before its batch existed: it travels in this group instead.
                 record = await self._take_abandoned(record) or record
@@ -450,3 +457,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             return True  # another call of this process took it while the lease was being taken
         self._reconciling[batch.id] = self._spawn(self._reconcile(batch.id), waiters=self._members_of(batch.id))
         return True
+
+
+def _decoded(params: dict[str, Any] | str) -> dict[str, Any]:
+    return params if isinstance(params, dict) else json.loads(params)

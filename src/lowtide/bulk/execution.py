@@ -24,7 +24,7 @@ from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
-from lowtide.bulk.jobs import Job
+from lowtide.bulk.jobs import Jobs
 from lowtide.bulk.plan import Splitter, batches_from
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
@@ -81,7 +81,7 @@ class RunDefinition(Protocol):
     are built, sized and priced."""
 
     actor: RunActor
-    jobs: list[Job]
+    jobs: Jobs
     response_model: type[BaseModel] | None
     max_parallel_batches: int
     max_cost_usd: Decimal | None
@@ -94,13 +94,15 @@ class RunDefinition(Protocol):
     progress_stream: TextIO | None
     progress_interval: float
 
-    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]: ...
+    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any] | str, int]]: ...
+
+    def model_of(self, params: Mapping[str, Any] | str) -> str: ...
 
     def max_requests(self) -> int: ...
 
     def max_bytes(self) -> int: ...
 
-    def worst_case(self, params: Mapping[str, Any]) -> Decimal | None: ...
+    def worst_case(self, params: Mapping[str, Any] | str) -> Decimal | None: ...
 
 
 @dataclass
@@ -211,7 +213,7 @@ class Execution:
             if row.request_state is None and row.index not in sending:
                 # Not sent this time (a retry sends only what failed): it stays as the run left it.
                 status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
-                job_id = self.run.jobs[row.index].id
+                job_id = self.run.jobs.id_of(row.index)
                 self._set(ItemResult(row.index, job_id, row.key, status, reason=row.reason))
         finished = self.prepared.finished
         for start in range(0, len(finished), 1000):  # a thousand records at a time: each holds its whole answer
@@ -249,7 +251,12 @@ class Execution:
         for batch, indexes in batches.items():
             self.tally.out_with(batch, len(indexes))
             for index in indexes:
-                self.budget.reserve(index, rows[index].worst_case_usd)
+                worst_case = rows[index].worst_case_usd
+                if worst_case is None and self.budget.limit is not None:
+                    # Sent by a run with no cost limit, which priced nothing: priced now, as this run would have.
+                    [(_, params, _)] = self.run.built(self.prepared, [index])
+                    worst_case = self.run.worst_case(params)
+                self.budget.reserve(index, worst_case)
                 self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
 
     def _stored(self, record: RequestRecord) -> Outcome:
@@ -282,7 +289,8 @@ class Execution:
                 self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
             calls = [
-                GroupCall(self.keys[i], params, size, self.run.worst_case(params)) for (i, params, size), _ in taken
+                GroupCall(self.keys[i], params, size, self.run.worst_case(params), self.run.model_of(params))
+                for (i, params, size), _ in taken
             ]
             fitting = await self._affordable(calls)
             if self.time_up:
@@ -363,7 +371,7 @@ class Execution:
             self.directory.add([result])
 
     def _outcome_result(self, index: int, outcome: Outcome, row: ItemRow | None) -> ItemResult:
-        job = self.run.jobs[index]
+        item_id = self.run.jobs.id_of(index)
         key = self.keys[index]
         if isinstance(outcome, ActorResponse):
             response: ActorResponse[Any] = outcome
@@ -371,21 +379,21 @@ class Execution:
                 try:
                     response = self.engine.backend.codec.parse(outcome, self.run.response_model)
                 except StructuredOutputError as exc:
-                    return ItemResult(index, job.id, key, ItemStatus.FAILED, response=outcome, error=exc)
+                    return ItemResult(index, item_id, key, ItemStatus.FAILED, response=outcome, error=exc)
             citations, by_field = citations_json(response)
             return ItemResult(
-                index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
+                index, item_id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
                 field_citations=by_field,
             )  # fmt: skip
         reason = row.reason if row is not None else None
         if isinstance(outcome, BatchRequestCanceled):
             if self.time_up or (row is not None and row.status == ItemStatus.FAILED.value):
                 return ItemResult(
-                    index, job.id, key, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason()
+                    index, item_id, key, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason()
                 )
-            return ItemResult(index, job.id, key, ItemStatus.CANCELED, error=outcome)
+            return ItemResult(index, item_id, key, ItemStatus.CANCELED, error=outcome)
         status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
-        return ItemResult(index, job.id, key, status, error=outcome, reason=reason)
+        return ItemResult(index, item_id, key, status, error=outcome, reason=reason)
 
     def _cut_reason(self) -> str:
         return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
@@ -397,7 +405,7 @@ class Execution:
             return
         self.store.decide(self.run_id, [(i, status.value, reason) for i in undecided], now=self.clock.now())
         self.decided.update(undecided)
-        decided = [ItemResult(i, self.run.jobs[i].id, self.keys[i], status, reason=reason) for i in undecided]
+        decided = [ItemResult(i, self.run.jobs.id_of(i), self.keys[i], status, reason=reason) for i in undecided]
         for result in decided:
             self._set(result)
         if self.directory is not None:
@@ -506,7 +514,7 @@ class Execution:
 
     def _result(self) -> RunResult:
         items = [
-            r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
+            r if r is not None else ItemResult(i, self.run.jobs.id_of(i), self.keys[i], ItemStatus.PENDING)
             for i, r in enumerate(self.results)
         ]
         return RunResult(self.run_id, items, elapsed_seconds=self.clock.now() - self.started, batches=self.tally.total)

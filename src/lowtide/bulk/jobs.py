@@ -9,9 +9,9 @@ from JSONL and CSV are in `lowtide.bulk.loaders`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -38,6 +38,7 @@ __all__ = [
     "InputError",
     "InputProblem",
     "Job",
+    "Jobs",
     "check_id",
     "check_jobs",
     "file_block",
@@ -104,6 +105,53 @@ class Job(BaseModel):
             hint = ": a file needs a prompt saying what to do with it" if self.file is not None else ""
             raise ValueError(f"give a prompt or messages{hint}")
         return self
+
+
+class Jobs(Sequence[Job]):
+    """A run's jobs, in order. A prompt given alone is kept as the string it is (a `Job` of that prompt when read):
+    100,000 prompts cost the run no object of their own."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, jobs: Iterable[Job | str] = ()) -> None:
+        self._items: list[Job | str] = []
+        for job in jobs:
+            self.append(job)
+
+    def append(self, job: Job | str) -> None:
+        if isinstance(job, str) and (not job or job.isspace()):
+            job = Job(prompt=job)  # refused as any blank prompt is
+        self._items.append(job)
+
+    def prompt_alone(self, index: int) -> str | None:
+        """The prompt of job `index` when it was given alone (no id, file, messages or overrides)."""
+        item = self._items[index]
+        return item if isinstance(item, str) else None
+
+    def id_of(self, index: int) -> str | None:
+        item = self._items[index]
+        return None if isinstance(item, str) else item.id
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Job: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Job]: ...
+
+    def __getitem__(self, index: int | slice) -> Job | list[Job]:
+        if isinstance(index, slice):
+            return [_job_of(item) for item in self._items[index]]
+        return _job_of(self._items[index])
+
+    def __iter__(self) -> Iterator[Job]:
+        return (_job_of(item) for item in self._items)
+
+
+def _job_of(item: Job | str) -> Job:
+    return Job.model_construct(prompt=item) if isinstance(item, str) else item
 
 
 def override_problems(overrides: Mapping[str, Any]) -> list[str]:

@@ -29,7 +29,7 @@ from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
 from lowtide.bulk.execution import Prepared, RunActor
 from lowtide.bulk.interrupts import on_interrupt
-from lowtide.bulk.jobs import Job
+from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
@@ -104,7 +104,7 @@ class LiveRunDefinition(Protocol):
     """What a live execution needs of its run (`BulkRun` is one)."""
 
     actor: RunActor
-    jobs: list[Job]
+    jobs: Jobs
     response_model: type[BaseModel] | None
     max_cost_usd: Decimal | None
     time_limit: float | None
@@ -209,7 +209,7 @@ class LiveExecution:
         for row in self.prepared.rows:
             if row.request_state is None and row.index not in sending:
                 status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
-                self._set(ItemResult(row.index, self.run.jobs[row.index].id, row.key, status, reason=row.reason))
+                self._set(ItemResult(row.index, self.run.jobs.id_of(row.index), row.key, status, reason=row.reason))
         finished = self.prepared.finished
         ledger = async_ledger(self.run.actor.ledger)  # (the run's own store, the same ledger's)
         for start in range(0, len(finished), 1000):
@@ -370,7 +370,7 @@ class LiveExecution:
 
     async def _decide(self, index: int, status: ItemStatus, reason: str) -> None:
         await self.runs.decide(self.run_id, [(index, status.value, reason)], now=self.clock.now())
-        self._settled(ItemResult(index, self.run.jobs[index].id, self.keys[index], status, reason=reason))
+        self._settled(ItemResult(index, self.run.jobs.id_of(index), self.keys[index], status, reason=reason))
 
     async def _next_change(self) -> None:
         self.changed.clear()
@@ -391,7 +391,7 @@ class LiveExecution:
         )
 
     def _failure(self, index: int, error: ActorError, reason: str | None) -> ItemResult:
-        return ItemResult(index, self.run.jobs[index].id, self.keys[index], ItemStatus.FAILED, error=error,
+        return ItemResult(index, self.run.jobs.id_of(index), self.keys[index], ItemStatus.FAILED, error=error,
                           reason=reason)  # fmt: skip
 
     def _settled(self, result: ItemResult) -> None:
@@ -445,7 +445,7 @@ class LiveExecution:
 
     def _result(self) -> RunResult:
         items = [
-            r if r is not None else ItemResult(i, self.run.jobs[i].id, self.keys[i], ItemStatus.PENDING)
+            r if r is not None else ItemResult(i, self.run.jobs.id_of(i), self.keys[i], ItemStatus.PENDING)
             for i, r in enumerate(self.results)
         ]
         notes = [self.stop.not_started] if self.stop is not None else []

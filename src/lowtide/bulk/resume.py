@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.bulk.execution import RunActor
-from lowtide.bulk.jobs import Job
+from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun, item_key
 from lowtide.errors import ConfigurationError
@@ -56,7 +56,7 @@ def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
         )
     kwargs.update(options)
     run = BulkRun(actor, **kwargs)
-    run.jobs = [Job.model_validate(row.job) for row in store.items(run_id)]
+    run.jobs = Jobs(Job.model_validate(row.job) for row in store.items(run_id))
     return run
 
 

@@ -17,11 +17,9 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -30,11 +28,13 @@ from pydantic import BaseModel
 
 from lowtide.arguments import check_budget
 from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
 from lowtide.bulk.execution import Execution, Prepared, RunActor
-from lowtide.bulk.jobs import FileInfo, Job, check_jobs, job_messages
+from lowtide.bulk.jobs import Job, Jobs, check_jobs, job_messages
 from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs
+from lowtide.bulk.plain import PlainJobs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import RunResult
@@ -166,7 +166,9 @@ class BulkRun:
         self.post_process = post_process
         self.post_process_timeout = post_process_timeout
         self._codec: BatchCodec | None = None
-        self.jobs: list[Job] = []
+        self._plain: PlainJobs | None = None
+        """The template of the prompt-only jobs, as the last check found it."""
+        self.jobs = Jobs()
 
     # Adding jobs.
 
@@ -191,10 +193,8 @@ class BulkRun:
     def add_jobs(self, inputs: Iterable[JobInput]) -> BulkRun:
         """Add jobs: `Job`s, prompts, or mappings shaped like a line of a JSONL input."""
         for value in inputs:
-            if isinstance(value, Job):
+            if isinstance(value, Job | str):
                 self.jobs.append(value)
-            elif isinstance(value, str):
-                self.jobs.append(Job(prompt=value))
             else:
                 self.jobs.append(_job(_split_overrides(value), where=f"job {len(self.jobs)}"))
         return self
@@ -217,7 +217,8 @@ class BulkRun:
             ((entry, entry[2]) for entry in built), max_requests=self.max_requests(), max_bytes=self.max_bytes()
         ):
             batch = PlannedBatch()
-            for _, params, size in group:
+            for _, built_params, size in group:
+                params = built_params if isinstance(built_params, dict) else json.loads(built_params)
                 estimate = self.codec.cost_range(params)
                 if estimate is None:
                     plan.unpriced_model = self.codec.model_of(params)
@@ -272,9 +273,12 @@ class BulkRun:
 
     def live_request(self, index: int, key: str) -> ActorRequest:
         """Item `index`'s live request (its files read now), under its key."""
-        return self._request(self.jobs[index]).model_copy(update={"custom_id": key})
+        return self.job_request(self.jobs[index]).model_copy(update={"custom_id": key})
 
     def live_worst_case(self, request: ActorRequest) -> Decimal | None:
+        """A live request's worst-case cost, where a budget needs it (`budgeted`); None where none does."""
+        if not self.budgeted:
+            return None
         sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
         return worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
 
@@ -283,16 +287,28 @@ class BulkRun:
         limit = self.codec.limits.max_requests
         return min(self.items_per_batch or limit, settings.max_batch_requests, limit)
 
-    def worst_case(self, params: Mapping[str, Any]) -> Decimal | None:
+    def worst_case(self, params: Mapping[str, Any] | str) -> Decimal | None:
+        """A request's worst-case cost, where a budget needs it (`budgeted`); None where none does (pricing each of
+        100,000 requests costs a tenth of a second per thousand, for nothing)."""
+        if not self.budgeted:
+            return None
+        if isinstance(params, str):
+            return self.codec.worst_case_usd(json.loads(params), params, mode=BatchProcessingMode.BATCH)
         return self.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a cost limit counts this run's requests: the run's own, or its actor's (which counts what the
+        actor's requests in the ledger may cost, these among them)."""
+        return self.max_cost_usd is not None or self.actor.configuration.max_cost_usd is not None
 
     def max_bytes(self) -> int:
         return min(self.actor.configuration.batch.max_batch_bytes, self.codec.limits.max_bytes)
 
     def _request_params(self, job: Job, *, with_content: bool = True) -> dict[str, Any]:
-        return self.codec.encode_request(self._request(job, with_content=with_content))
+        return self.codec.encode_request(self.job_request(job, with_content=with_content))
 
-    def _request(self, job: Job, *, with_content: bool = True) -> ActorRequest:
+    def job_request(self, job: Job, *, with_content: bool = True) -> ActorRequest:
         """The request of a job; without content, a stand-in text (to check a job without reading files)."""
         citations = job.citations if job.citations is not None else self.citations
         if with_content:
@@ -313,13 +329,28 @@ class BulkRun:
             codec = self._codec = self.actor.batch_codec("bulk runs (durable batch mode)")
         return codec
 
-    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], int]]:
-        """(index, params, size) for `indexes`, built one at a time as they are consumed."""
+    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any] | str, int]]:
+        """(index, params, size) for `indexes`, built one at a time as they are consumed. A prompt-only job's params
+        are their JSON, made from the run's template (`PlainJobs`)."""
+        plain, codec = self._plain, self.codec
         for index in indexes:
-            params = self._request_params(self.jobs[index])
-            yield index, params, self.codec.request_size(self.codec.custom_id_for(prepared.keys[index]), _json(params))
+            prompt = self.plain_prompt(index) if plain is not None else None
+            if plain is not None and prompt is not None:
+                params: dict[str, Any] | str = plain.params_json(prompt)
+                size = codec.request_size(codec.custom_id_for(prepared.keys[index]), params)
+            else:
+                params = self._request_params(self.jobs[index])
+                size = codec.request_size(codec.custom_id_for(prepared.keys[index]), params_text(params))
+            yield index, params, size
 
-    def _check(self, *, write: bool) -> _Checked:
+    def model_of(self, params: Mapping[str, Any] | str) -> str:
+        """The model of params `built` gave."""
+        if isinstance(params, str):
+            assert self._plain is not None
+            return self._plain.model
+        return self.codec.model_of(params)
+
+    def _check(self, *, write: bool) -> Checked:
         """Check every job (nothing is sent before all pass): its file, its params, its cost and size."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
@@ -329,72 +360,36 @@ class BulkRun:
             if self.mode == "batch":
                 backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         if self.mode == "live":
-            return self._check_live(files)
-        digest = hashlib.sha256()
-        digest.update(_canonical(self._settings()).encode())
-        sizes: list[int] = []
-        probes: dict[str, tuple[int, ActorRequest]] = {}
-        unpriced: ConfigurationError | None = None
-        for index, job in enumerate(self.jobs):
-            try:
-                request = self._request(job, with_content=False)
-                params = self.codec.encode_request(request)
-            except ConfigurationError as exc:
-                raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
-            # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
-            probe = _canonical({name: params.get(name) for name in ("model", "max_tokens", "tools")})
-            probes.setdefault(probe, (index, request))
-            if self.max_cost_usd is not None and unpriced is None and self.worst_case(params) is None:
-                # Raised once the provider has checked the model: a misspelt one is better told as such.
-                unpriced = ConfigurationError(
-                    f"Job {index}{_named(job)}: no price is known for model {params.get('model')!r}, so the cost"
-                    " limit cannot be kept.",
-                    field="max_cost_usd",
-                )
-            size = _estimated_size(self.codec, params, files[job.file] if job.file is not None else None)
-            if size > self.max_bytes():
-                raise ConfigurationError(
-                    f"Job {index}{_named(job)} is about {size:,} bytes as a batch request, more than a batch may hold"
-                    f" ({self.max_bytes():,}).",
-                    field="inputs",
-                )
-            sizes.append(size)
-            digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
-        return _Checked(backend, digest.hexdigest(), list(probes.values()), unpriced, sizes)
+            return check_live_jobs(self, write=write)
+        self._plain = self._plain_jobs()
+        return check_batch_jobs(self, files, self._plain, backend=backend, write=write)
 
-    def _check_live(self, files: Mapping[Path, FileInfo]) -> _Checked:
-        """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit."""
-        del files  # a live request has no batch's size limit
-        digest = hashlib.sha256()
-        digest.update(_canonical(self._settings()).encode())
-        probes: dict[str, tuple[int, ActorRequest]] = {}
-        unpriced: ConfigurationError | None = None
-        for index, job in enumerate(self.jobs):
-            try:
-                request = self._request(job, with_content=False)
-            except ConfigurationError as exc:
-                raise ConfigurationError(f"Job {index}{_named(job)}: {exc}", field=exc.field) from None
-            sent = request.model_dump(mode="json", include={"model", "max_tokens", "tools"})
-            probes.setdefault(_canonical(sent), (index, request))
-            if self.max_cost_usd is not None and unpriced is None and self.live_worst_case(request) is None:
-                unpriced = ConfigurationError(
-                    f"Job {index}{_named(job)}: no price is known for model {request.model!r}, so the cost limit"
-                    " cannot be kept.",
-                    field="max_cost_usd",
-                )
-            digest.update(b"\x00" + _canonical(job.model_dump(mode="json")).encode())
-        return _Checked(None, digest.hexdigest(), list(probes.values()), unpriced, [0] * len(self.jobs))
+    def plain_prompt(self, index: int) -> str | None:
+        """Job `index`'s prompt when the run's template makes its request (a prompt alone, or with an id only)."""
+        prompt = self.jobs.prompt_alone(index)
+        return prompt if prompt is not None else PlainJobs.prompt_of(self.jobs[index])
 
-    async def _preflight(self, checked: _Checked) -> None:
+    def _plain_jobs(self) -> PlainJobs | None:
+        """The template of this run's prompt-only jobs, or None when the general path must build each (a request
+        that cannot be built says so, with its job, there)."""
+        try:
+            return PlainJobs.of(
+                lambda prompt: self._request_params(Job(prompt=prompt)),
+                lambda prompt: self.job_request(Job(prompt=prompt)),
+            )
+        except ConfigurationError:
+            return None
+
+    async def _preflight(self, checked: Checked) -> None:
         """The provider's pre-send checks (which may ask its API), before the run is recorded."""
         provider = self.actor.provider(BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH)
         for index, request in checked.probes:
             try:
                 await provider.preflight(request)
             except ConfigurationError as exc:
-                raise ConfigurationError(f"Job {index}{_named(self.jobs[index])}: {exc}", field=exc.field) from None
+                raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
 
-    def _prepare(self, checked: _Checked, *, write: bool) -> Prepared:
+    def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
         """Find or record the run of checked jobs, and sort its items."""
         if checked.unpriced is not None:
             raise checked.unpriced
@@ -409,22 +404,25 @@ class BulkRun:
                 " same ones, or give this run a new id.",
                 field="run_id",
             )
+        created = False
         if record is None and write:
             now = self.actor.clock.now()
-            store.create(
+            created = store.create(
                 run_id,
                 actor=self.actor.name,
                 configuration=self.actor.configuration.model_dump(mode="json"),
                 options=self._options(),
                 fingerprint=fingerprint,
                 items=[
-                    NewItem(index, job.id, job.model_dump(mode="json"), item_key(run_id, index, 1))
-                    for index, job in enumerate(self.jobs)
+                    NewItem(index, job.id, job_text, item_key(run_id, index, 1))
+                    for index, (job, job_text) in enumerate(zip(self.jobs, checked.jobs_json, strict=True))
                 ],
                 now=now,
             )
+            checked.jobs_json.clear()  # in the ledger now: 100,000 strings need not stay for the run's length
             record = store.run(run_id)
-        rows = store.items(run_id, with_jobs=False) if record is not None else []
+        # A run recorded just now has nothing final or out yet: its rows are not read back.
+        rows = store.items(run_id, with_jobs=False) if record is not None and not created else []
         keys = [row.key for row in rows] or [item_key(run_id, index, 1) for index in range(len(self.jobs))]
         finished = [row.index for row in rows if row.request_state is not None and row.request_state.final]
         spent = sum((row.cost_usd or Decimal(0) for row in rows), Decimal(0))
@@ -440,12 +438,13 @@ class BulkRun:
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
         if self.mode == "batch":
             sizes = [
-                size - len(_STAND_IN_ID) + len(self.codec.custom_id_for(key))
+                size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key))
                 for size, key in zip(sizes, keys, strict=True)
             ]
         return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
 
-    def _settings(self) -> dict[str, Any]:
+    def fingerprint_settings(self) -> dict[str, Any]:
+        """The run's settings that make it what it is (with its jobs, its fingerprint)."""
         configuration = self.actor.configuration.model_dump(mode="json")
         return {
             "actor": self.actor.name,
@@ -475,20 +474,6 @@ class BulkRun:
         }
 
 
-@dataclass
-class _Checked:
-    """Jobs that passed every check: the backend to send them with (None for a dry run), the run's fingerprint, one
-    request for each distinct model, max_tokens and tools among them (with the index of its first job), and each
-    job's estimated size."""
-
-    backend: BatchBackend | None
-    fingerprint: str
-    probes: list[tuple[int, ActorRequest]]
-    unpriced: ConfigurationError | None
-    """A cost limit with a job of unknown price: raised once the jobs' models are checked."""
-    sizes: list[int]
-
-
 # Helpers.
 
 
@@ -510,30 +495,6 @@ def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
     data["overrides"] = {**dict(value.get("overrides") or {}), **{k: v for k, v in value.items() if k not in known
                                                                  and k != "overrides"}}  # fmt: skip
     return data
-
-
-def _json(params: Mapping[str, Any]) -> str:
-    return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-# The longest custom id, standing in for a job's before the run id is known.
-_STAND_IN_ID = "x" * 64
-
-
-def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
-    """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
-    size = codec.request_size(_STAND_IN_ID, _json(params))
-    if file is not None:
-        size += file.size if file.kind == "text" else -(-file.size // 3) * 4
-    return size
-
-
-def _named(job: Job) -> str:
-    return f" ({job.id})" if job.id else ""
-
-
-def _canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _qualified(model: type[BaseModel] | None) -> str | None:

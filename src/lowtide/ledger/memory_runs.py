@@ -16,7 +16,7 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.interface import RunLedger
 from lowtide.ledger.memory_tables import StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
+from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, job_text
 
 if TYPE_CHECKING:
     from lowtide.ledger.memory import MemoryLedger
@@ -106,7 +106,7 @@ class MemoryRunStore:
         for i in items:
             if i.index in rows:
                 raise LedgerError(f"The ledger memory could not be written: item {i.index} is twice in run {run_id}.")
-            rows[i.index] = _Item(i.index, i.item_id, _dumps(i.job), i.key)
+            rows[i.index] = _Item(i.index, i.item_id, job_text(i), i.key)
         with self.ledger.lock:
             if run_id in self._runs:
                 return False

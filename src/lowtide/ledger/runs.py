@@ -27,7 +27,8 @@ _CHUNK = 1000
 class NewItem:
     index: int
     item_id: str | None
-    job: dict[str, Any]
+    job: dict[str, Any] | str
+    """The job, or its JSON as `stored_json` gives it."""
     key: str
 
 
@@ -43,7 +44,7 @@ class RunRecord:
     updated_at: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemRow:
     """An item as the ledger has it: its latest request's state beside what the run itself decided."""
 
@@ -115,7 +116,7 @@ class RunStore:
             for start in range(0, len(items), _CHUNK):
                 db.executemany(
                     "INSERT INTO run_items (run_id, idx, item_id, job, key) VALUES (?, ?, ?, ?, ?)",
-                    [(run_id, i.index, i.item_id, _dumps(i.job), i.key) for i in items[start : start + _CHUNK]],
+                    [(run_id, i.index, i.item_id, job_text(i), i.key) for i in items[start : start + _CHUNK]],
                 )
         return True
 
@@ -249,6 +250,11 @@ def item_row(row: Row) -> ItemRow:
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
         worst_case_usd=Decimal(str(row["worst_case_usd"])) if row["worst_case_usd"] is not None else None,
     )
+
+
+def job_text(item: NewItem) -> str:
+    """The JSON of an item's job, as every store keeps it."""
+    return item.job if isinstance(item.job, str) else stored_json(item.job)
 
 
 def _dumps(value: object) -> str:

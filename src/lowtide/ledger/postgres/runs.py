@@ -18,7 +18,7 @@ from lowtide.ledger.interface import AsyncRunLedger, RunLedger
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.steps import CHUNK, Op, Sql, run, run_async
 from lowtide.ledger.records import answer_json, stored_json
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, run_record
+from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, job_text, run_record
 
 __all__ = ["AsyncPostgresRunStore", "PostgresRunStore"]
 
@@ -144,7 +144,7 @@ def _create(
                 run_id,
                 [i.index for i in chunk],
                 [i.item_id for i in chunk],
-                [_dumps(i.job) for i in chunk],
+                [job_text(i) for i in chunk],
                 [i.key for i in chunk],
             ),
         )

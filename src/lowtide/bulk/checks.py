@@ -1,0 +1,204 @@
+"""A bulk run's jobs checked before anything is sent: each job's request built (its file not read), its size as a
+batch request, its price where a cost limit needs it, the provider's pre-send checks noted once per distinct model,
+max_tokens and tools, and the run's fingerprint (the run's settings and every job's JSON), which says whether a run
+id given again names the same run.
+
+Prompt-only jobs are checked through the run's template (`PlainJobs`): one request built and encoded, each job
+adding its prompt's JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Protocol
+
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.bulk.jobs import FileInfo, Job, Jobs
+from lowtide.bulk.plain import PlainJobs, job_json
+from lowtide.errors import ConfigurationError
+from lowtide.types import ActorRequest
+
+__all__ = ["STAND_IN_ID", "Checked", "CheckedRun", "check_batch_jobs", "check_live_jobs", "named", "named_id"]
+
+STAND_IN_ID = "x" * 64
+"""The longest custom id, standing in for a job's before the run id is known."""
+
+
+@dataclass
+class Checked:
+    """Jobs that passed every check: the backend to send them with (None for a dry run), the run's fingerprint, one
+    request for each distinct model, max_tokens and tools among them (with the index of its first job), and each
+    job's estimated size."""
+
+    backend: BatchBackend | None
+    fingerprint: str
+    probes: list[tuple[int, ActorRequest]]
+    unpriced: ConfigurationError | None
+    """A cost limit with a job of unknown price: raised once the jobs' models are checked."""
+    sizes: list[int]
+    jobs_json: list[str]
+    """Each job's JSON, as the ledger keeps it (empty for a dry run, which writes nothing)."""
+
+
+class CheckedRun(Protocol):
+    """What the checks need of a run (`BulkRun`)."""
+
+    jobs: Jobs
+    max_cost_usd: Decimal | None
+
+    @property
+    def codec(self) -> BatchCodec: ...
+
+    def max_bytes(self) -> int: ...
+
+    def worst_case(self, params: Mapping[str, Any] | str) -> Decimal | None: ...
+
+    def live_worst_case(self, request: ActorRequest) -> Decimal | None: ...
+
+    def job_request(self, job: Job, *, with_content: bool = True) -> ActorRequest: ...
+
+    def plain_prompt(self, index: int) -> str | None: ...
+
+    def fingerprint_settings(self) -> dict[str, Any]: ...
+
+
+def check_batch_jobs(
+    run: CheckedRun,
+    files: Mapping[Path, FileInfo],
+    plain: PlainJobs | None,
+    *,
+    backend: BatchBackend | None,
+    write: bool,
+) -> Checked:
+    """Every job of a batch run checked (`plain`: the template of its prompt-only jobs, if one could be made)."""
+    digest = _digest(run)
+    sizes: list[int] = []
+    jobs_json: list[str] = []
+    probes: dict[str, tuple[int, ActorRequest]] = {}
+    unpriced: ConfigurationError | None = None
+    plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
+    codec, max_bytes = run.codec, run.max_bytes()
+    for index in range(len(run.jobs)):
+        item_id = run.jobs.id_of(index)
+        prompt = run.plain_prompt(index) if plain is not None else None
+        if plain is not None and prompt is not None:
+            # The run's template with this prompt: built, encoded and checked as a whole once.
+            params_json = plain.params_json(prompt)
+            probes.setdefault(plain_probe, (index, plain.params.request))
+            if run.max_cost_usd is not None and unpriced is None and run.worst_case(params_json) is None:
+                unpriced = _unpriced(index, item_id, plain.model)
+            size = codec.request_size(STAND_IN_ID, params_json)
+            job_text = plain.job_json(prompt, item_id)
+        else:
+            job = run.jobs[index]
+            size, job_text, unpriced_job = _check_job(run, index, job, files, probes, price=unpriced is None)
+            unpriced = unpriced or unpriced_job
+        if size > max_bytes:
+            raise ConfigurationError(
+                f"Job {index}{named_id(item_id)} is about {size:,} bytes as a batch request, more than a batch may"
+                f" hold ({max_bytes:,}).",
+                field="inputs",
+            )
+        sizes.append(size)
+        digest.update(b"\x00" + job_text.encode())
+        if write:
+            jobs_json.append(job_text)
+    return Checked(backend, digest.hexdigest(), list(probes.values()), unpriced, sizes, jobs_json)
+
+
+def check_live_jobs(run: CheckedRun, *, write: bool) -> Checked:
+    """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit."""
+    digest = _digest(run)
+    probes: dict[str, tuple[int, ActorRequest]] = {}
+    unpriced: ConfigurationError | None = None
+    jobs_json: list[str] = []
+    for index, job in enumerate(run.jobs):
+        try:
+            request = run.job_request(job, with_content=False)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
+        sent = request.model_dump(mode="json", include={"model", "max_tokens", "tools"})
+        probes.setdefault(canonical(sent), (index, request))
+        if run.max_cost_usd is not None and unpriced is None and run.live_worst_case(request) is None:
+            unpriced = _unpriced(index, job.id, request.model)
+        job_text = job_json(job)
+        digest.update(b"\x00" + job_text.encode())
+        if write:
+            jobs_json.append(job_text)
+    return Checked(None, digest.hexdigest(), list(probes.values()), unpriced, [0] * len(run.jobs), jobs_json)
+
+
+def _check_job(
+    run: CheckedRun,
+    index: int,
+    job: Job,
+    files: Mapping[Path, FileInfo],
+    probes: dict[str, tuple[int, ActorRequest]],
+    *,
+    price: bool,
+) -> tuple[int, str, ConfigurationError | None]:
+    """A job the run's template does not make: its request built (files not read), the provider's checks noted once
+    per model, max_tokens and tools; its estimated size, its JSON, and (`price`: looked for) why the cost limit cannot
+    be kept."""
+    try:
+        request = run.job_request(job, with_content=False)
+        params = run.codec.encode_request(request)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
+    # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
+    probes.setdefault(_probe(params), (index, request))
+    unpriced = None
+    if price and run.max_cost_usd is not None and run.worst_case(params) is None:
+        # Raised once the provider has checked the model: a misspelt one is better told as such.
+        unpriced = _unpriced(index, job.id, params.get("model"))
+    size = _estimated_size(run.codec, params, files[job.file] if job.file is not None else None)
+    return size, job_json(job), unpriced
+
+
+def _digest(run: CheckedRun) -> Any:
+    digest = hashlib.sha256()
+    digest.update(canonical(run.fingerprint_settings()).encode())
+    return digest
+
+
+def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
+    """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
+    size = codec.request_size(STAND_IN_ID, params_text(params))
+    if file is not None:
+        size += file.size if file.kind == "text" else -(-file.size // 3) * 4
+    return size
+
+
+def _probe(params: Mapping[str, Any]) -> str:
+    """What the provider's pre-send checks look at in a request: they are made once per distinct one."""
+    return canonical({name: params.get(name) for name in ("model", "max_tokens", "tools")})
+
+
+def _unpriced(index: int, item_id: str | None, model: object) -> ConfigurationError:
+    return ConfigurationError(
+        f"Job {index}{named_id(item_id)}: no price is known for model {model!r}, so the cost limit cannot be kept.",
+        field="max_cost_usd",
+    )
+
+
+def named(job: Job) -> str:
+    return named_id(job.id)
+
+
+def named_id(item_id: str | None) -> str:
+    return f" ({item_id})" if item_id else ""
+
+
+def params_text(params: Mapping[str, Any]) -> str:
+    """Params as JSON, to size them."""
+    return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def canonical(value: object) -> str:
+    """JSON with keys sorted: the same value gives the same text (fingerprints, probes)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
