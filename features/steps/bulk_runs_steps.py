@@ -238,7 +238,8 @@ def step_fingerprint_general(context: Any) -> None:
     store = w.current_actor().ledger.run_store
     assert run.run_id is not None
     record = store.run(run.run_id)
-    assert record is not None and record.fingerprint == digest.hexdigest(), (record, digest.hexdigest())
+    assert record is not None
+    assert record.fingerprint == digest.hexdigest(), (record, digest.hexdigest())
     assert [row.job for row in store.items(run.run_id)] == [job.model_dump(mode="json") for job in run.jobs]
 
 
