@@ -123,7 +123,7 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
 
   Scenario: Jobs of a prompt alone are recorded as the jobs they stand for, and the run's id names the run as before
     Given 3 prompts "Résumez l'avis \"{n}\" — en bref 🌊"
-    When the actor runs the prompts as run "mixed", the first alone, the second with the id "avis-é" and the third with max_tokens 50
+    When the actor runs the prompts as run "mixed": alone, with the id "avis-é", with max_tokens 50
     Then the run has 3 results, each the emulated reply to its own prompt, in input order
     And the ledger holds the run's fingerprint and jobs as each job written out on its own gives them
     And the API received 1 batch of 3 requests

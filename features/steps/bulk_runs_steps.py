@@ -209,9 +209,7 @@ def step_map_other_as(context: Any, prompt: str, run_id: str) -> None:
     _map(world(context), [prompt], run_id=run_id)
 
 
-@when(
-    'the actor runs the prompts as run "{run_id}", the first alone, the second with the id "{item_id}" and the third with max_tokens {max_tokens:d}'
-)
+@when('the actor runs the prompts as run "{run_id}": alone, with the id "{item_id}", with max_tokens {max_tokens:d}')
 def step_run_mixed(context: Any, run_id: str, item_id: str, max_tokens: int) -> None:
     """Three ways to give a job: a prompt alone, a prompt with an id (both made from the run's template) and a prompt
     with an override (built on its own)."""
