@@ -1,5 +1,6 @@
 """Which keys the ledger knows, asked by many calls at once: the keys asked in one turn of the event loop are read
-in one query, so that thousands of calls arriving together take one connection of a remote store, not one each."""
+in one query, so that thousands of calls arriving together take one connection of a remote store, not one each. A
+local store (a file, memory) is read at once, inline: the answer is there before the caller awaits it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 
 from lowtide.batching.core import EngineCore
 from lowtide.errors import classify
+from lowtide.ledger.inline import InlineAsyncLedger
 
 __all__ = ["Lookups"]
 
@@ -15,6 +17,13 @@ class Lookups(EngineCore):
     def knows(self, key: str) -> asyncio.Future[bool]:
         """Whether the ledger has a request under `key` (read with every other key asked in this moment)."""
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        ledger = self.ledger
+        if isinstance(ledger, InlineAsyncLedger):
+            try:
+                answer.set_result(ledger.sync.request(key) is not None)
+            except Exception as exc:
+                answer.set_exception(classify(exc, doing="reading the ledger"))
+            return answer
         self._asked.setdefault(key, []).append(answer)
         if self._reading is None:
             self._reading = self._spawn(self._read_asked(), waiters=[])
