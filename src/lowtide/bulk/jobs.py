@@ -25,7 +25,7 @@ from lowtide.bulk.files import (
     inspect_file,
 )
 from lowtide.bulk.problems import MAX_PROBLEMS_SHOWN, InputError, InputProblem, Problems
-from lowtide.types import ActorRequest, ChatMessage
+from lowtide.types import ActorRequest, ChatMessage, built
 
 __all__ = [
     "IMAGE_MAX_BASE64_BYTES",
@@ -128,6 +128,10 @@ class Jobs(Sequence[Job]):
         item = self._items[index]
         return item if isinstance(item, str) else None
 
+    def given(self) -> Iterator[tuple[int, Job]]:
+        """The jobs given as `Job`s (not as a prompt alone), with their indexes: those with more to check."""
+        return ((index, item) for index, item in enumerate(self._items) if not isinstance(item, str))
+
     def id_of(self, index: int) -> str | None:
         item = self._items[index]
         return None if isinstance(item, str) else item.id
@@ -151,7 +155,21 @@ class Jobs(Sequence[Job]):
 
 
 def _job_of(item: Job | str) -> Job:
-    return Job.model_construct(prompt=item) if isinstance(item, str) else item
+    """The `Job` of a prompt alone, built as validation would (the prompt was checked when it was added)."""
+    if not isinstance(item, str):
+        return item
+    values: dict[str, Any] = {
+        "prompt": item,
+        "messages": None,
+        "file": None,
+        "citations": None,
+        "id": None,
+        "overrides": {},
+    }
+    return built(Job, values, _PROMPT_ONLY)
+
+
+_PROMPT_ONLY = frozenset(("prompt",))
 
 
 def override_problems(overrides: Mapping[str, Any]) -> list[str]:
@@ -208,7 +226,8 @@ def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
         problems.add(None, "there are no jobs to run")
     files = FileChecks()
     ids: dict[str, int] = {}
-    for index, job in enumerate(jobs):
+    # A prompt given alone has neither a file nor an id: nothing more to check.
+    for index, job in jobs.given() if isinstance(jobs, Jobs) else enumerate(jobs):
         if job.file is not None:
             trouble = files.check(job.file)
             if trouble is not None:

@@ -39,7 +39,7 @@ class ItemStatus(StrEnum):
     """Not final yet (only seen in the status of a run still going on, or one that was stopped)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemResult:
     """The outcome of one input of a run."""
 

@@ -414,8 +414,8 @@ class BulkRun:
                 options=self._options(),
                 fingerprint=fingerprint,
                 items=[
-                    NewItem(index, job.id, job_text, item_key(run_id, index, 1))
-                    for index, (job, job_text) in enumerate(zip(self.jobs, checked.jobs_json, strict=True))
+                    NewItem(index, self.jobs.id_of(index), job_text, item_key(run_id, index, 1))
+                    for index, job_text in enumerate(checked.jobs_json)
                 ],
                 now=now,
             )
