@@ -23,13 +23,17 @@ class RunBudget:
         self._worst: dict[int, Decimal] = {}
 
     def reserve(self, index: int, worst_case: Decimal | None) -> None:
-        """Count item `index`'s worst case against the limit until its answer arrives."""
+        """Count item `index`'s worst case against the limit until its answer arrives (with no limit, nothing is
+        kept: a run of 100,000 items needs no dict of zeros)."""
+        if self.limit is None:
+            return
         self.release(index)
         self._worst[index] = worst_case or Decimal(0)
         self.reserved += self._worst[index]
 
     def release(self, index: int) -> None:
-        self.reserved -= self._worst.pop(index, Decimal(0))
+        if self._worst:
+            self.reserved -= self._worst.pop(index, Decimal(0))
 
     def settle(self, index: int, cost: Decimal | None) -> None:
         """Item `index` is answered: its worst case is released and its real cost (if any) spent."""
