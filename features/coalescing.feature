@@ -179,6 +179,17 @@ Feature: Concurrent calls travel together in one batch
     And every call was answered with the emulated reply to its prompt
     And the answers came in batches of 1000
 
+  Scenario: First calls at once on a ledger that cannot be read each fail saying so, and nothing reaches the API
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    And the ledger cannot be read for requests
+    When the actor is asked 3 numbered questions at once
+    Then every call failed with an InternalError saying "while reading the ledger"
+    And the API received no calls at all
+
   Scenario: An actor closed after its calls does not stop a later actor with the same settings from calling
     Given actors "planner" with their own API clients, each with:
       """

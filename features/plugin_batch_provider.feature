@@ -76,3 +76,14 @@ Feature: A third-party batch provider gets everything the built-in one gets
     When the actor maps the prompts "review 1, review 2, review 3, review 4, review 5" in batches of 2
     Then the run's answers are, in order, "tidepool: review 1, tidepool: review 2, tidepool: review 3, tidepool: review 4, tidepool: review 5"
     And the tidepool API created each of the 5 requests exactly once, in 3 batches
+
+  Scenario: A bulk run through a provider whose requests carry the prompt twice builds each request on its own
+    Given a plugin actor "echo" of the provider "tidepool" with:
+      """
+      model: tide-echo
+      batch_processing: batch
+      batch: {poll_interval: 10, coalesce_window: 0.5, reconcile_grace: 60}
+      """
+    When the actor maps the prompts "review 1, review 2, review 3" in batches of 2
+    Then the run's answers are, in order, "tidepool: review 1, tidepool: review 2, tidepool: review 3"
+    And the tidepool API created each of the 3 requests exactly once, in 2 batches

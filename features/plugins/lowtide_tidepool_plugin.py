@@ -124,7 +124,10 @@ class TidepoolCodec(BatchCodec):
     limits = BatchLimits(max_requests=1000, max_bytes=1_000_000, max_hours=1.0)
 
     def encode_request(self, request: ActorRequest) -> dict[str, Any]:
-        return {"model": request.model, "prompt": _text_of(request), "limit": request.max_tokens}
+        params = {"model": request.model, "prompt": _text_of(request), "limit": request.max_tokens}
+        if request.model.endswith("-echo"):  # a model whose requests carry their prompt twice (a cache key of it)
+            params["echo"] = _text_of(request)
+        return params
 
     def custom_id_for(self, key: str) -> str:
         return "tp-" + hashlib.sha256(key.encode()).hexdigest()[:16]

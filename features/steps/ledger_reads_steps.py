@@ -57,3 +57,39 @@ def step_reads_at_most(context: Any, most: int) -> None:
     reads: Counter[str] = world(context).witnessed["ledger reads"]
     total = sum(reads.values())
     assert 0 < total <= most, f"the ledger was read {total} times ({dict(reads)}), expected 1 to {most}"
+
+
+@given("the ledger cannot be read for requests")
+def step_unreadable(context: Any) -> None:
+    """Every read of requests fails, as a disk or a server that went away would make it."""
+    w = world(context)
+    ledger = w.ledger()
+    if hasattr(ledger, "asynchronous"):
+        from lowtide.ledger.postgres.aio import AsyncPostgresLedger as face
+
+        for method in _READS:
+            real_async = getattr(face, method)
+
+            async def failing_async(self: Any, *args: Any, **kwargs: Any) -> Any:
+                raise OSError("the server went away")
+
+            setattr(face, method, failing_async)
+            w.cleanups.append(functools.partial(setattr, face, method, real_async))
+        return
+    for method in _READS:
+        real = getattr(ledger, method)
+
+        def failing(*args: Any, **kwargs: Any) -> Any:
+            raise OSError("the disk went away")
+
+        setattr(ledger, method, failing)
+        w.cleanups.append(functools.partial(setattr, ledger, method, real))
+
+
+@then('every call failed with an {name:w} saying "{text}"')
+def step_every_call_failed(context: Any, name: str, text: str) -> None:
+    asked = world(context).asked
+    assert asked, "no call was made"
+    for key, outcome in asked.items():
+        assert type(outcome).__name__ == name, f"{key}: {outcome!r}"
+        assert text in str(outcome), f"{key}: {outcome}"

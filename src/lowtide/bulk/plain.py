@@ -46,21 +46,18 @@ class PlainJobs:
         """The template of a run whose prompt-only job with prompt P has the params `encode(P)` and the request
         `request(P)`; None when the pieces cannot be cut (the prompt shows up twice, or not as it is)."""
         template = PromptTemplate.of(encode, request("-"))
-        if template.around is None:
-            return None
         prompt_marker, id_marker = "lowtide-plain-prompt-4c1f", "lowtide-plain-id-4c1f"
         encoded = job_json(Job(prompt=prompt_marker, id=id_marker))
         before, _, rest = encoded.partition(stored_json(id_marker))
         between, _, after = rest.partition(stored_json(prompt_marker))
-        if encoded.count(prompt_marker) != 1 or encoded.count(id_marker) != 1 or not after:
-            return None  # (the id after the prompt, or either one missing: the general path serves)
         plain = cls(template, (before, between, after))
-        sample = Job(prompt=_SAMPLE_PROMPT, id=_SAMPLE_ID)
-        if plain.job_json(_SAMPLE_PROMPT, _SAMPLE_ID) != job_json(sample):
+        # Pieces that were not cut as expected (the prompt twice in the params, the id after the prompt) give other
+        # JSON for the sample than building it does: the general path serves.
+        if template.around is None or plain.job_json(_SAMPLE_PROMPT, _SAMPLE_ID) != job_json(
+            Job(prompt=_SAMPLE_PROMPT, id=_SAMPLE_ID)
+        ):
             return None
-        if plain.params_json(_SAMPLE_PROMPT) != stored_json(encode(_SAMPLE_PROMPT)):
-            return None
-        return plain
+        return plain if plain.params_json(_SAMPLE_PROMPT) == stored_json(encode(_SAMPLE_PROMPT)) else None
 
     @staticmethod
     def prompt_of(job: Job) -> str | None:
