@@ -15,6 +15,7 @@ while it goes, drain it first (`bulk.interrupts`).
 from __future__ import annotations
 
 import difflib
+import functools
 import shlex
 import signal
 import sqlite3
@@ -149,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the `lowtide` command with `argv` (default: the process's arguments) and return its exit status."""
     given = list(sys.argv[1:] if argv is None else argv)
     verbosity = Verbosity.from_environment()
-    with command_line(), verbosity.applied(), _terminate_as_exception():
+    with command_line(), verbosity.applied(), _terminate_as_exception() as terminated:
         try:
             status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)
         except click.exceptions.Exit as done:
@@ -159,10 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.exit_code
         except click.ClickException as exc:
             return _usage_error(exc)
-        except click.exceptions.Abort:  # click's word for Ctrl-C, once it has ended the line
-            return _interrupted(given, first="")
-        except KeyboardInterrupt:
-            return _interrupted(given, first="\n")
+        except click.exceptions.Abort:  # click's word for Ctrl-C (or SIGTERM in a loop), once it has ended the line
+            return _interrupted(given, first="", status=128 + signal.SIGTERM if terminated else 130)
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM inside an event loop (`_terminate_as_exception`)
+            return _interrupted(given, first="\n", status=128 + signal.SIGTERM if terminated else 130)
         except Terminated:
             return _interrupted(given, first="\n", status=128 + signal.SIGTERM)
         except APIError as exc:
@@ -203,21 +204,33 @@ class Terminated(SystemExit):
 
 
 @contextmanager
-def _terminate_as_exception() -> Generator[None]:
-    """While the command runs, SIGTERM raises `Terminated` (the default handler would end the process at once,
-    skipping `atexit`: the ledger would stay open, its `-wal` and `-shm` files behind)."""
+def _terminate_as_exception() -> Generator[list[int]]:
+    """While the command runs, SIGTERM ends it through its ordinary exit (the default handler would end the process
+    at once, skipping `atexit`: the ledger would stay open, its `-wal` and `-shm` files behind). Yields the signals
+    that came.
+
+    Inside `asyncio.run`, SIGTERM does what Ctrl-C does there: the runner cancels its main task, which unwinds
+    through every `finally` and ends as `KeyboardInterrupt`. Raised from the handler instead, in the middle of
+    whatever task runs (an HTTP request half sent), the exception could leave coroutines to be collected
+    mid-flight, and their errors printed. Elsewhere it raises `Terminated`."""
+    terminated: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield terminated
         return
 
     def terminate(signum: int, frame: FrameType | None) -> None:
+        terminated.append(signum)
+        interrupt = signal.getsignal(signal.SIGINT)
+        if isinstance(interrupt, functools.partial) and getattr(interrupt.func, "__name__", "") == "_on_sigint":
+            interrupt(signal.SIGINT, frame)  # asyncio's runner: cancels its main task (a second time, raises)
+            return
         raise Terminated(128 + signum)
 
     # Whatever handled SIGTERM before (the default, or a tool's such as coverage's, which saves its data and dies)
     # is put back after: ending through the ordinary exit runs every `atexit` hook, theirs included.
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
-        yield
+        yield terminated
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
