@@ -130,10 +130,10 @@ class EngineCore:
         """Claim writers still writing, with when the first of their calls arrived: with a remote store, the next one
         starts while one waits for the server."""
         self._arrivals: dict[asyncio.Future[None], float] = {}
+        """Calls on their way to their claim that wait for something first (a ledger read), with when they came."""
         self._asked: dict[str, list[asyncio.Future[bool]]] = {}
         """Keys asked of the ledger in this turn of the event loop (`knows`), with who waits for each answer."""
         self._reading: asyncio.Task[None] | None = None
-        """Calls on their way to their claim that wait for something first (a ledger read), with when they came."""
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results

@@ -21,6 +21,7 @@ from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.jobs import FileInfo, Job, Jobs
 from lowtide.bulk.plain import PlainJobs, job_json
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.store import stored_json
 from lowtide.types import ActorRequest
 
 __all__ = ["STAND_IN_ID", "Checked", "CheckedRun", "check_batch_jobs", "check_live_jobs", "named", "named_id"]
@@ -123,7 +124,7 @@ def check_live_jobs(run: CheckedRun, *, write: bool) -> Checked:
         except ConfigurationError as exc:
             raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
         sent = request.model_dump(mode="json", include={"model", "max_tokens", "tools"})
-        probes.setdefault(canonical(sent), (index, request))
+        probes.setdefault(stored_json(sent), (index, request))
         if run.max_cost_usd is not None and unpriced is None and run.live_worst_case(request) is None:
             unpriced = _unpriced(index, job.id, request.model)
         job_text = job_json(job)
@@ -162,7 +163,7 @@ def _check_job(
 
 def _digest(run: CheckedRun) -> Any:
     digest = hashlib.sha256()
-    digest.update(canonical(run.fingerprint_settings()).encode())
+    digest.update(stored_json(run.fingerprint_settings()).encode())
     return digest
 
 
@@ -176,7 +177,7 @@ def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo
 
 def _probe(params: Mapping[str, Any]) -> str:
     """What the provider's pre-send checks look at in a request: they are made once per distinct one."""
-    return canonical({name: params.get(name) for name in ("model", "max_tokens", "tools")})
+    return stored_json({name: params.get(name) for name in ("model", "max_tokens", "tools")})
 
 
 def _unpriced(index: int, item_id: str | None, model: object) -> ConfigurationError:
@@ -197,8 +198,3 @@ def named_id(item_id: str | None) -> str:
 def params_text(params: Mapping[str, Any]) -> str:
     """Params as JSON, to size them."""
     return json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def canonical(value: object) -> str:
-    """JSON with keys sorted: the same value gives the same text (fingerprints, probes)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
