@@ -13,3 +13,20 @@ Feature: Answers built without a second validation are the answers validation gi
       | provider  |
       | anthropic |
       | openai    |
+
+  Scenario Outline: A bulk run of <provider> holds its plain answers as their fields, and builds the same responses
+    Given an actor of <provider> in batch mode against the emulator, on an in-memory ledger
+    When it maps the prompts "one", "two" and "three" in batch mode
+    Then every item holds its answer as a TextAnswer, not as a response
+    And every item's response, built when read, equals the one validated from its own JSON
+    And every item's text, usage, cost and batch id are those of its response
+
+    Examples:
+      | provider  |
+      | anthropic |
+      | openai    |
+
+  Scenario: An answer of several text blocks, some giving null citations, is built as validation builds it
+    Given a text answer of the blocks "Calm " (with null citations) and "seas." (without)
+    When its response is built
+    Then its response equals the one validated from the same fields, with the same fields set in each part

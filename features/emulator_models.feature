@@ -37,7 +37,7 @@ Feature: The emulator's Models API, and the models it serves
       Examples:
         | lifecycles   | models                     |
         | ["retired"]    | claude-mythos-preview      |
-        | ["deprecated"] | claude-sonnet-4-5-20250929 |
+        | ["deprecated"] | claude-opus-4-5-20251101, claude-sonnet-4-5-20250929 |
 
     Scenario: All three lifecycles list every model of the catalogue
       When the models are listed with the lifecycles ["active", "deprecated", "retired"]

@@ -8,7 +8,10 @@ from behave import given, then, when
 from pydantic import BaseModel
 
 from lowtide import Actor, ActorResponse, MemoryLedger
+from lowtide.answers import TextAnswer
 from lowtide.emulator import Emulator
+from lowtide.modes import BatchProcessingMode
+from lowtide.types import Usage
 
 _MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
 
@@ -61,3 +64,76 @@ def step_equal(context: Any) -> None:
     assert again == answer, (again, answer)
     assert again.model_dump_json() == answer.model_dump_json()
     assert answer.model_copy() == answer
+
+
+@when('it maps the prompts "{first}", "{second}" and "{third}" in batch mode')
+def step_map(context: Any, first: str, second: str, third: str) -> None:
+    context.built_run = context.runner.run(context.built_actor.map([first, second, third], progress="none"))
+
+
+@then("every item holds its answer as a TextAnswer, not as a response")
+def step_held(context: Any) -> None:
+    items = list(context.built_run)
+    assert len(items) == 3, items
+    assert all(item.ok for item in items), items
+    for item in items:
+        assert isinstance(item.answer, TextAnswer), type(item.answer)
+
+
+@then("every item's response, built when read, equals the one validated from its own JSON")
+def step_item_responses(context: Any) -> None:
+    for item in context.built_run:
+        response = item.response
+        assert response is not None
+        again = _validated(response)
+        assert again == response
+        assert again.model_dump_json() == response.model_dump_json()
+        for built_part, validated in zip(_parts(response), _parts(again), strict=True):
+            assert built_part.model_fields_set == validated.model_fields_set, type(built_part)
+        assert item.response == response, "built anew, and equal each time"
+
+
+@then("every item's text, usage, cost and batch id are those of its response")
+def step_item_fields(context: Any) -> None:
+    for item in context.built_run:
+        response = item.response
+        assert response is not None
+        assert response.cost is not None
+        assert (item.text, item.usage, item.cost_usd) == (response.text, response.usage, response.cost.total_usd)
+        line = item.as_json()
+        assert line["batch_id"], line
+        assert line["batch_id"] == response.ids.batch_id, line
+        assert line["usage"] == response.usage.model_dump(), line
+
+
+@given('a text answer of the blocks "{first}" (with null citations) and "{second}" (without)')
+def step_two_blocks(context: Any, first: str, second: str) -> None:
+    usage = Usage(input_tokens=3, output_tokens=2)
+    context.block_fields = {
+        "text": first + second,
+        "content": [{"type": "text", "text": first, "citations": None}, {"type": "text", "text": second}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "model": "claude-sonnet-5-5",
+        "provider": "anthropic",
+        "ids": {"message_id": "msg_1", "batch_id": "msgbatch_1", "custom_id": "c-1", "request_id": None},
+    }
+    context.held = TextAnswer(context.block_fields, usage=usage, cost=None, mode=BatchProcessingMode.BATCH)
+
+
+@when("its response is built")
+def step_build(context: Any) -> None:
+    context.built_answer = context.held.response()
+
+
+@then("its response equals the one validated from the same fields, with the same fields set in each part")
+def step_same_as_validated(context: Any) -> None:
+    fields = context.block_fields
+    validated = ActorResponse[Any].model_validate(
+        {**fields, "usage": context.held.usage, "cost": None, "mode": BatchProcessingMode.BATCH}
+    )
+    answer: ActorResponse[Any] = context.built_answer
+    assert answer == validated, (answer, validated)
+    assert answer.model_dump_json(exclude_unset=True) == validated.model_dump_json(exclude_unset=True)
+    for built_part, validated_part in zip(_parts(answer), _parts(validated), strict=True):
+        assert built_part.model_fields_set == validated_part.model_fields_set, type(built_part)

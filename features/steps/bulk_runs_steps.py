@@ -697,7 +697,7 @@ def step_write_big_item(context: Any, parsed: str, cost: str, name: str) -> None
         provider="anthropic", mode=BatchProcessingMode.BATCH, ids=ProviderIds(),
         cost=Cost(total_usd=price, input_usd=price, output_usd=Decimal(0), pricing="batch", live_equivalent_usd=price),
     )  # fmt: skip
-    item = ItemResult(0, "big", "run-0", ItemStatus.SUCCEEDED, response=response)
+    item = ItemResult(0, "big", "run-0", ItemStatus.SUCCEEDED, answer=response)
     write_lines(world(context).path(name), [item.as_json()])
 
 

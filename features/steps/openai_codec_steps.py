@@ -21,16 +21,17 @@ from behave import given, then, when
 from pydantic import BaseModel
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, StructuredOutputError, ToolUseContent
+from lowtide.answers import response_of
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
-from lowtide.errors import APIError, BatchRequestError, RateLimitError
+from lowtide.errors import ActorError, APIError, BatchRequestError, RateLimitError
 from lowtide.pricing import cost_of
 from lowtide.providers.base import ProviderOptions
 from lowtide.providers.openai.codec import (
     Encoded,
+    answer_and_json,
     batch_line,
     encode_request,
     line_outcome,
-    response_and_json,
     to_outcome,
     translate_errors,
 )
@@ -275,7 +276,8 @@ def step_failed_answer(context: Any, code: str, message: str) -> None:
 def step_read_batch(context: Any) -> None:
     w = world(context)
     w.error = None
-    w.response, _ = response_and_json(state(context).answer, mode=BatchProcessingMode.BATCH, ids={})
+    answer, _ = answer_and_json(state(context).answer, mode=BatchProcessingMode.BATCH, ids={})
+    w.response = response_of(answer)
 
 
 def _ask_live(context: Any, request_id: str, response_model: type[BaseModel] | None) -> None:
@@ -352,7 +354,8 @@ def step_line_text(context: Any, custom_id: str, text: str) -> None:
 @when('the line is read as an outcome of the batch "{batch_id}"')
 def step_read_line(context: Any, batch_id: str) -> None:
     s = state(context)
-    s.outcome, s.stored = line_outcome(s.line, batch_id=batch_id, request_id="req_create")
+    outcome, s.stored = line_outcome(s.line, batch_id=batch_id, request_id="req_create")
+    s.outcome = outcome if isinstance(outcome, ActorError) else response_of(outcome)  # a TextAnswer built
 
 
 @when('the line is read as an outcome of the batch "{batch_id}" for a {model:w}')

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_messages, check_prompt
-from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.backend import BatchBackend, BatchCodec, Settled
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
@@ -244,7 +244,7 @@ class Actor:
 
     def _claim_checked(
         self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
-    ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
+    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
         """Claim a batch-mode call that gives only a prompt, of a checked template."""
         engine, params_json, key = self._prompt_call(backend, template, prompt, key)
         return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
@@ -265,7 +265,7 @@ class Actor:
         prompt: str,
         key: str | None,
         mode: BatchProcessingMode | str | None,
-    ) -> tuple[BatchEngine, asyncio.Future[Outcome]]:
+    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
         """`_claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
         the checks pass (`PromptTemplate.after_check`)."""
         engine, params_json, key = self._prompt_call(backend, template, prompt, key)

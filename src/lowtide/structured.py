@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from lowtide.answers import Answer, response_of
 from lowtide.errors import ActorError, StructuredOutputError
 from lowtide.types import ActorResponse
 
@@ -49,14 +50,15 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def parsed_outcome(
-    outcome: ActorResponse[Any] | ActorError, model: type[BaseModel] | None
-) -> ActorResponse[Any] | ActorError:
+def parsed_outcome(outcome: Answer | ActorError, model: type[BaseModel] | None) -> ActorResponse[Any] | ActorError:
     """A request's outcome with its answer parsed into `model` (when one is given); an answer that does not fit is
-    the outcome's `StructuredOutputError`, never raised."""
-    if model is None or isinstance(outcome, ActorError):
+    the outcome's `StructuredOutputError`, never raised. An answer held as its fields comes back built."""
+    if isinstance(outcome, ActorError):
         return outcome
+    response = response_of(outcome)
+    if model is None:
+        return response
     try:
-        return parse_response(outcome, model)
+        return parse_response(response, model)
     except StructuredOutputError as exc:
         return exc

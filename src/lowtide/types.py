@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal, TypeVar, cast
 
@@ -23,7 +22,6 @@ __all__ = [
     "ToolSpec",
     "ToolUseContent",
     "Usage",
-    "built_text_answer",
 ]
 
 ParsedT = TypeVar("ParsedT")
@@ -237,61 +235,3 @@ def shared_fields_set(fields: frozenset[str]) -> set[str]:
     if shared is None:
         shared = _FIELDS_SETS[fields] = set(fields)
     return shared
-
-
-_ANSWER_FIELDS = frozenset(
-    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
-)
-_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
-_TEXT_ONLY: frozenset[str] = frozenset(("type", "text"))
-_TEXT_AND_CITATIONS: frozenset[str] = frozenset(("type", "text", "citations"))
-
-
-def built_text_answer(
-    fields: Mapping[str, Any],
-    *,
-    usage: Usage,
-    cost: Cost | None,
-    mode: BatchProcessingMode,
-    stop_sequence: str | None,
-) -> ActorResponse[Any]:
-    """The response `model_validate` would give for an answer of text blocks alone (each `{"type": "text", "text":
-    ..., "citations": None}`, `citations` given or not), string or null ids, stop reason and sequence, built directly
-    (`built`): the same field values, the same fields set, the same shared sets. A provider's batch path checks the
-    shape first; `usage` and `cost` are the answer's, already built."""
-    content: list[Any] = [
-        built(
-            TextContent,
-            {"type": "text", "text": block["text"], "citations": None},
-            _TEXT_AND_CITATIONS if "citations" in block else _TEXT_ONLY,
-        )
-        for block in fields["content"]
-    ]
-    ids = fields["ids"]
-    provider_ids = built(
-        ProviderIds,
-        {
-            "message_id": ids["message_id"],
-            "batch_id": ids["batch_id"],
-            "custom_id": ids["custom_id"],
-            "request_id": ids["request_id"],
-        },
-        _IDS_FIELDS,
-    )
-    return built(
-        ActorResponse[Any],
-        {
-            "text": fields["text"],
-            "content": content,
-            "parsed": None,
-            "stop_reason": fields["stop_reason"],
-            "stop_sequence": stop_sequence,
-            "usage": usage,
-            "cost": cost,
-            "model": fields["model"],
-            "provider": fields["provider"],
-            "mode": mode,
-            "ids": provider_ids,
-        },
-        _ANSWER_FIELDS,
-    )

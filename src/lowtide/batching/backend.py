@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from lowtide.answers import Answer
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError, APIConnectionError, ServerError
 from lowtide.types import ActorRequest, ActorResponse
@@ -37,11 +38,16 @@ __all__ = [
     "Phase",
     "RemoteBatch",
     "ResultLine",
+    "Settled",
     "credential_of",
 ]
 
 ResultLine = Mapping[str, Any]
 """One line of a batch's results, as the API sent it; it names its request by `custom_id`."""
+
+Settled = Answer | ActorError
+"""What one result line comes to: an answer (an `ActorResponse`, or a `TextAnswer` that builds one when asked), or
+the error that belongs to that request alone."""
 
 
 class Phase(StrEnum):
@@ -190,8 +196,10 @@ class BatchCodec(ABC):
     @abstractmethod
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
-        """One result line's outcome, and (for a response) the dict it is stored as."""
+    ) -> tuple[Settled, dict[str, Any] | None]:
+        """One result line's outcome, and (for an answer) the dict it is stored as. An answer of text blocks alone
+        may be given as a `TextAnswer` (`answers`): about a tenth of the memory of its response, for runs that hold
+        thousands."""
 
     @abstractmethod
     def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:

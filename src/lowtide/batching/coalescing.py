@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from lowtide.batching.backend import Settled
 from lowtide.batching.core import EngineCore, Queued
 from lowtide.errors import (
     ActorError,
@@ -12,7 +13,6 @@ from lowtide.errors import (
 from lowtide.ledger.store import (
     RequestRecord,
 )
-from lowtide.providers.base import Outcome
 
 __all__ = ["Coalescing"]
 
@@ -21,7 +21,7 @@ class Coalescing(EngineCore):
     def _enqueue(self, record: RequestRecord) -> None:
         self._queue_entry(Queued(record.key, record.custom_id, record.params, record.params_bytes + 64, record.model))
 
-    def _queue_entry(self, entry: Queued) -> asyncio.Future[Outcome]:
+    def _queue_entry(self, entry: Queued) -> asyncio.Future[Settled]:
         """Queue a request for the next batch (once); the future of its outcome."""
         if entry.key in self._queued_keys:
             return self._future(entry.key)

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from lowtide.batching.backend import Phase, RemoteBatch
+from lowtide.batching.backend import Phase, RemoteBatch, Settled
 from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.core import EngineCore
 from lowtide.batching.crashpoints import crashpoint
@@ -26,7 +26,6 @@ from lowtide.ledger.store import (
     OutcomeRow,
     RequestState,
 )
-from lowtide.providers.base import Outcome
 
 __all__ = ["RESULTS_PER_TRANSACTION", "Collection"]
 
@@ -121,7 +120,7 @@ class Collection(EngineCore):
     ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
         rows: list[OutcomeRow] = []
-        settled: list[tuple[str, Outcome]] = []
+        settled: list[tuple[str, Settled]] = []
         seen: set[str] = set()
         retry: set[str] = set()
         strangers = 0
@@ -132,7 +131,7 @@ class Collection(EngineCore):
         async def store(
             before: asyncio.Task[None] | None,
             rows: list[OutcomeRow],
-            settled: list[tuple[str, Outcome]],
+            settled: list[tuple[str, Settled]],
             lines: list[Mapping[str, Any]],
         ) -> None:
             """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch
+from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, Settled
 from lowtide.batching.keys import owner_id
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -25,7 +25,6 @@ from lowtide.ledger.store import (
     LedgerStore,
     RequestRecord,
 )
-from lowtide.providers.base import Outcome
 
 __all__ = ["EngineCore", "GroupCall", "Queued", "Waiters"]
 
@@ -111,7 +110,7 @@ class EngineCore:
         self._queue_bytes = 0
         self._queued_keys: set[str] = set()
         self._window: asyncio.Task[None] | None = None
-        self._futures: dict[str, asyncio.Future[Outcome]] = {}
+        self._futures: dict[str, asyncio.Future[Settled]] = {}
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._creating: dict[str, asyncio.Future[None]] = {}
@@ -165,14 +164,14 @@ class EngineCore:
         assert record is not None, f"request {key} vanished from the ledger"
         return record
 
-    def _future(self, key: str) -> asyncio.Future[Outcome]:
+    def _future(self, key: str) -> asyncio.Future[Settled]:
         future = self._futures.get(key)
         if future is None or future.done():
             future = asyncio.get_running_loop().create_future()
             self._futures[key] = future
         return future
 
-    def _settle(self, outcomes: Sequence[tuple[str, Outcome]]) -> None:
+    def _settle(self, outcomes: Sequence[tuple[str, Settled]]) -> None:
         """Hand final outcomes, as they were just stored, to the calls waiting on them."""
         for key, outcome in outcomes:
             future = self._futures.pop(key, None)
@@ -262,14 +261,14 @@ class EngineCore:
     def _ensure_poller(self, batch_id: str, remote: RemoteBatch | None = None) -> None:
         raise NotImplementedError
 
-    async def _final(self, record: RequestRecord) -> Outcome:
+    async def _final(self, record: RequestRecord) -> Settled:
         raise NotImplementedError
 
-    async def _final_of(self, key: str) -> Outcome:
+    async def _final_of(self, key: str) -> Settled:
         """`_final` of the record the ledger holds for `key` now."""
         return await self._final(await self._reread(key))
 
-    def _forward(self, source: Awaitable[Outcome], future: asyncio.Future[Outcome]) -> None:
+    def _forward(self, source: Awaitable[Settled], future: asyncio.Future[Settled]) -> None:
         raise NotImplementedError
 
     async def _dispatch(self, entries: list[Queued]) -> None:

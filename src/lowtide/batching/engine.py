@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from lowtide.answers import response_of
+from lowtide.batching.backend import Settled
 from lowtide.batching.coalescing import Coalescing
 from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
@@ -39,13 +41,12 @@ from lowtide.ledger.store import (
     RequestRecord,
     RequestState,
 )
-from lowtide.providers.base import Outcome
 from lowtide.types import ActorResponse
 
 __all__ = ["BatchEngine", "GroupCall"]
 
 # What claiming a call gives: the future of its outcome when it is new (queued here), else the record the ledger had.
-_Entered = RequestRecord | asyncio.Future[Outcome]
+_Entered = RequestRecord | asyncio.Future[Settled]
 
 
 class BatchEngine(Coalescing, Submission, Collection, Lookups):
@@ -74,9 +75,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         key: str,
         actor: str,
         worst_case_usd: Decimal | None = None,
-        future: asyncio.Future[Outcome] | None = None,
+        future: asyncio.Future[Settled] | None = None,
         arrived: float | None = None,
-    ) -> asyncio.Future[Outcome]:
+    ) -> asyncio.Future[Settled]:
         """`run` for a caller that waits in its own coroutine: claim `key` for `params` (or their JSON as
         `stored_json` gives it), with every call of this moment in one transaction; `deliver` what the future gives.
 
@@ -88,11 +89,12 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True, arrived=arrived)
         return outcome
 
-    def deliver(self, outcome: Outcome, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
+    def deliver(self, outcome: Settled, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
         """The response of an outcome (parsed into `response_model`), or its error raised."""
         if isinstance(outcome, ActorError):
             raise outcome
-        return outcome if response_model is None else self.backend.codec.parse(outcome, response_model)
+        response = response_of(outcome)
+        return response if response_model is None else self.backend.codec.parse(response, response_model)
 
     async def submit(
         self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
@@ -112,7 +114,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                 record = await self._rescue_pending(record)
         return await self.ticket(record.key)
 
-    def _refused(self, key: str, outcome: asyncio.Future[Outcome] | None) -> asyncio.Future[Outcome] | None:
+    def _refused(self, key: str, outcome: asyncio.Future[Settled] | None) -> asyncio.Future[Settled] | None:
         """The future of a parked call's outcome while it is the engine's (once failed it is dropped, and the
         last one seen is kept); its failure raised: the create was refused, which is said rather than retried."""
         outcome = self._futures.get(key, outcome)
@@ -127,7 +129,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return self.deliver(await self._final(record), response_model)
 
-    async def send_group(self, calls: Sequence[GroupCall], *, actor: str) -> dict[str, asyncio.Future[Outcome]]:
+    async def send_group(self, calls: Sequence[GroupCall], *, actor: str) -> dict[str, asyncio.Future[Settled]]:
         """Send `calls` as one batch of their own, now: a bulk run splits its batches itself, so no window applies.
 
         The claims are one transaction. A key the ledger already knows attaches as `run` would (its stored answer,
@@ -153,7 +155,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             news, owner=self.owner, until=now + self.settings.lease_seconds, now=now
         )
         records = {record.key: record for record in known}
-        futures: dict[str, asyncio.Future[Outcome]] = {}
+        futures: dict[str, asyncio.Future[Settled]] = {}
         fresh: list[Queued] = []
         for new, call in zip(news, calls, strict=True):
             record = records.get(new.key)
@@ -175,7 +177,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         freeze_survivors(len(futures))  # a bulk run's group waits on its batch: thousands of calls and their items
         return futures
 
-    async def outcome(self, key: str) -> Outcome:
+    async def outcome(self, key: str) -> Settled:
         """The final outcome of a key the ledger knows, waiting for its batch (or taking over dead work) if need be."""
         return await self._final_of(key)
 
@@ -335,7 +337,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             else:
                 claimed.set_result(self._future(new.key))
 
-    def _forward(self, source: Awaitable[Outcome], future: asyncio.Future[Outcome]) -> None:
+    def _forward(self, source: Awaitable[Settled], future: asyncio.Future[Settled]) -> None:
         """Resolve `future` with what `source` comes to (a caller attached to work already under way)."""
 
         async def forward() -> None:
@@ -357,7 +359,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
 
         self._spawn(forward(), waiters=failed)
 
-    async def _final(self, record: RequestRecord) -> Outcome:
+    async def _final(self, record: RequestRecord) -> Settled:
         while not record.state.final:
             if record.state is RequestState.PENDING:
                 if self._mine(record):

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lowtide.batching.backend import NO_STEPS, BatchBackend
+from lowtide.batching.backend import NO_STEPS, BatchBackend, Settled
 from lowtide.batching.polling import wait_until_ended
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -62,7 +62,7 @@ async def run_batch(
 
 async def _one_batch(
     backend: BatchBackend, members: Mapping[str, dict[str, Any]], settings: BatchSettings, clock: Clock
-) -> dict[str, Outcome]:
+) -> dict[str, Settled]:
     codec = backend.codec
     size = sum(codec.request_size(custom_id, stored_json(params)) for custom_id, params in members.items())
     if size > codec.limits.max_bytes:
@@ -78,7 +78,7 @@ async def _one_batch(
     except BatchTimeoutError as exc:
         exc.custom_ids = list(members)
         raise
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, Settled] = {}
 
     def handle(line: Mapping[str, Any]) -> None:
         custom_id = codec.custom_id_of(line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lowtide.batching.backend import Settled
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.errors import (
     ActorError,
@@ -18,23 +19,19 @@ from lowtide.ledger.store import (
     RequestState,
     answer_json,
 )
-from lowtide.providers.base import Outcome
-from lowtide.types import ActorResponse
 
 __all__ = ["other_request", "result_row", "stored_outcome"]
 
 
-def stored_outcome(record: RequestRecord) -> Outcome:
+def stored_outcome(record: RequestRecord) -> Settled:
     if record.state is RequestState.SUCCEEDED and record.response is not None:
         return response_from_json(record.response)
     return error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
 
 
-def result_row(
-    key: str, outcome: ActorResponse[Any] | ActorError, stored: dict[str, Any] | None, *, used: int, allowed: int
-) -> OutcomeRow:
+def result_row(key: str, outcome: Settled, stored: dict[str, Any] | None, *, used: int, allowed: int) -> OutcomeRow:
     """How one result is stored: succeeded (`stored`: its response as JSON), requeued for another attempt, or final."""
-    if isinstance(outcome, ActorResponse):
+    if not isinstance(outcome, ActorError):
         assert stored is not None, "a response comes with the form it is stored in (line_outcome)"
         cost = outcome.cost
         return OutcomeRow(

@@ -19,7 +19,8 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
-from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.answers import TextAnswer, response_of
+from lowtide.batching.backend import BatchBackend, BatchCodec, Settled
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
 from lowtide.bulk.budget import RunBudget
@@ -36,8 +37,8 @@ from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestRecord
 from lowtide.live.caller import LiveCaller
-from lowtide.providers.base import Outcome, Provider
-from lowtide.types import ActorRequest, ActorResponse
+from lowtide.providers.base import Provider
+from lowtide.types import ActorRequest
 
 __all__ = ["Execution", "Prepared", "RunActor", "RunDefinition"]
 
@@ -259,7 +260,7 @@ class Execution:
                 self.budget.reserve(index, worst_case)
                 self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
 
-    def _stored(self, record: RequestRecord) -> Outcome:
+    def _stored(self, record: RequestRecord) -> Settled:
         try:
             return self.engine.result_of(record, None)
         except ActorError as exc:
@@ -338,16 +339,16 @@ class Execution:
 
     # Answers.
 
-    def _watch(self, index: int, future: asyncio.Future[Outcome], *, batch: str) -> None:
+    def _watch(self, index: int, future: asyncio.Future[Settled], *, batch: str) -> None:
         self.outstanding += 1
 
-        def settled(done: asyncio.Future[Outcome]) -> None:
+        def settled(done: asyncio.Future[Settled]) -> None:
             self.outstanding -= 1
             if done.cancelled():
                 return
             failure = done.exception()
             if failure is None:
-                outcome: Outcome = done.result()
+                outcome: Settled = done.result()
             elif isinstance(failure, ActorError):
                 outcome = failure
             else:
@@ -359,7 +360,7 @@ class Execution:
 
         future.add_done_callback(settled)
 
-    def _answered(self, index: int, outcome: Outcome) -> None:
+    def _answered(self, index: int, outcome: Settled) -> None:
         result = self._outcome_result(index, outcome, None)
         if isinstance(result.error, StructuredOutputError):
             self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
@@ -370,19 +371,22 @@ class Execution:
         if self.directory is not None:
             self.directory.add([result])
 
-    def _outcome_result(self, index: int, outcome: Outcome, row: ItemRow | None) -> ItemResult:
+    def _outcome_result(self, index: int, outcome: Settled, row: ItemRow | None) -> ItemResult:
         item_id = self.run.jobs.id_of(index)
         key = self.keys[index]
-        if isinstance(outcome, ActorResponse):
-            response: ActorResponse[Any] = outcome
+        if isinstance(outcome, TextAnswer) and self.run.response_model is None:
+            # Text alone has no citations: the answer is kept as it came, its response built only when read.
+            return ItemResult(index, item_id, key, ItemStatus.SUCCEEDED, answer=outcome)
+        if not isinstance(outcome, ActorError):
+            response = response_of(outcome)
             if self.run.response_model is not None:
                 try:
-                    response = self.engine.backend.codec.parse(outcome, self.run.response_model)
+                    response = self.engine.backend.codec.parse(response, self.run.response_model)
                 except StructuredOutputError as exc:
-                    return ItemResult(index, item_id, key, ItemStatus.FAILED, response=outcome, error=exc)
+                    return ItemResult(index, item_id, key, ItemStatus.FAILED, answer=outcome, error=exc)
             citations, by_field = citations_json(response)
             return ItemResult(
-                index, item_id, key, ItemStatus.SUCCEEDED, response=response, citations=citations,
+                index, item_id, key, ItemStatus.SUCCEEDED, answer=response, citations=citations,
                 field_citations=by_field,
             )  # fmt: skip
         reason = row.reason if row is not None else None

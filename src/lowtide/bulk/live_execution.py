@@ -384,10 +384,10 @@ class LiveExecution:
             try:
                 response = parse_response(response, self.run.response_model)
             except StructuredOutputError as exc:
-                return ItemResult(index, job.id, key, ItemStatus.FAILED, response=response, error=exc, reason=str(exc))
+                return ItemResult(index, job.id, key, ItemStatus.FAILED, answer=response, error=exc, reason=str(exc))
         citations, by_field = citations_json(response)
         return ItemResult(
-            index, job.id, key, ItemStatus.SUCCEEDED, response=response, citations=citations, field_citations=by_field
+            index, job.id, key, ItemStatus.SUCCEEDED, answer=response, citations=citations, field_citations=by_field
         )
 
     def _failure(self, index: int, error: ActorError, reason: str | None) -> ItemResult:
@@ -454,7 +454,7 @@ class LiveExecution:
 
 def _failed(result: ItemResult, reason: str | None) -> ItemResult:
     return ItemResult(
-        result.index, result.id, result.key, ItemStatus.FAILED, response=result.response, error=result.error,
+        result.index, result.id, result.key, ItemStatus.FAILED, answer=result.answer, error=result.error,
         reason=reason, citations=result.citations, field_citations=result.field_citations,
     )  # fmt: skip
 

@@ -21,8 +21,9 @@ from typing import IO, Any
 import orjson
 from pydantic import BaseModel
 
+from lowtide.answers import Answer, response_of
 from lowtide.errors import ActorError
-from lowtide.types import ActorResponse
+from lowtide.types import ActorResponse, Usage
 
 __all__ = ["ItemResult", "ItemStatus", "ResultsDirectory", "RunResult", "exact_json", "write_lines"]
 
@@ -41,17 +42,29 @@ class ItemStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ItemResult:
-    """The outcome of one input of a run."""
+    """The outcome of one input of a run.
+
+    Its answer is held as the batch gave it (`answer`): for the answers of text alone, a `TextAnswer` of about a
+    tenth of the memory of a response, so that a run of 100,000 items is not 100,000 responses held at once.
+    `response` builds the `ActorResponse` when read (anew each time); `text`, `parsed`, `cost_usd` and `usage` are
+    read without building it.
+    """
 
     index: int
     id: str | None
     key: str
     status: ItemStatus
-    response: ActorResponse[Any] | None = None
+    answer: Answer | None = None
+    """The answer (when the item has one), as the batch gave it."""
     error: ActorError | None = None
     reason: str | None = None
     citations: list[dict[str, Any]] | None = None
     field_citations: dict[str, list[dict[str, Any]]] | None = None
+
+    @property
+    def response(self) -> ActorResponse[Any] | None:
+        """The item's `ActorResponse`, None when it has no answer."""
+        return response_of(self.answer) if self.answer is not None else None
 
     @property
     def ok(self) -> bool:
@@ -59,33 +72,37 @@ class ItemResult:
 
     @property
     def parsed(self) -> Any:
-        return self.response.parsed if self.response is not None else None
+        return self.answer.parsed if isinstance(self.answer, ActorResponse) else None
 
     @property
     def text(self) -> str | None:
-        return self.response.text if self.response is not None else None
+        return self.answer.text if self.answer is not None else None
+
+    @property
+    def usage(self) -> Usage | None:
+        return self.answer.usage if self.answer is not None else None
 
     @property
     def cost_usd(self) -> Decimal | None:
-        cost = self.response.cost if self.response is not None else None
+        cost = self.answer.cost if self.answer is not None else None
         return cost.total_usd if cost is not None else None
 
     def as_json(self) -> dict[str, Any]:
         """The item's line in `results.jsonl` and the `--out` file."""
-        response = self.response
-        parsed = response.parsed if response is not None else None
+        answer = self.answer
+        parsed = self.parsed
         return {
             "index": self.index,
             "id": self.id,
             "key": self.key,
             "status": self.status.value,
-            "text": response.text if response is not None else None,
+            "text": answer.text if answer is not None else None,
             "parsed": parsed.model_dump(mode="json") if isinstance(parsed, BaseModel) else parsed,
             "citations": self.citations,
             "field_citations": self.field_citations,
-            "usage": response.usage.model_dump() if response is not None else None,
+            "usage": answer.usage.model_dump() if answer is not None else None,
             "cost_usd": self.cost_usd,
-            "batch_id": response.ids.batch_id if response is not None else _batch_of(self.error),
+            "batch_id": _batch_of(answer, self.error),
             "error": _error_json(self.error, self.reason),
         }
 
@@ -162,7 +179,7 @@ class RunResult:
     def live_cost_usd(self) -> Decimal:
         total = Decimal(0)
         for item in self.items:
-            cost = item.response.cost if item.response is not None else None
+            cost = item.answer.cost if item.answer is not None else None
             total += cost.live_equivalent_usd if cost is not None else Decimal(0)
         return total
 
@@ -171,8 +188,8 @@ class RunResult:
         names = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
         total: dict[str, int] = dict.fromkeys(names, 0)
         for item in self.items:
-            if item.response is not None:
-                used = item.response.usage
+            if item.answer is not None:
+                used = item.answer.usage
                 total["input_tokens"] += used.input_tokens
                 total["cache_read_input_tokens"] += used.cache_read_input_tokens
                 total["cache_creation_input_tokens"] += used.cache_creation_input_tokens
@@ -303,7 +320,9 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def _batch_of(error: ActorError | None) -> str | None:
+def _batch_of(answer: Answer | None, error: ActorError | None) -> str | None:
+    if answer is not None:
+        return answer.ids.batch_id if isinstance(answer, ActorResponse) else answer.batch_id
     batch_id = getattr(error, "batch_id", None)
     return batch_id if isinstance(batch_id, str) else None
 

@@ -108,11 +108,14 @@ CATALOGUE: tuple[ModelEntry, ...] = (
     ),
     _model("claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-02-17", "sonnet"),
     _model("claude-opus-4-6", "Claude Opus 4.6", "2026-02-05", "opus"),
-    _model("claude-opus-4-5-20251101", "Claude Opus 4.5", "2025-11-24", "opus", 64_000,
-           aliases=("claude-opus-4-5",), max_input_tokens=200_000),
+    # Deprecated at least 60 days before retirement, as Anthropic's policy gives; the SDK names only the retirement.
+    _model(
+        "claude-opus-4-5-20251101", "Claude Opus 4.5", "2025-11-24", "opus", 64_000,
+        aliases=("claude-opus-4-5",), lifecycle="deprecated", deprecated="2026-11-23", retires="2027-01-22",
+        max_input_tokens=200_000,
+    ),
     _model("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "2025-10-15", "haiku", 64_000,
            aliases=("claude-haiku-4-5",), max_input_tokens=200_000),
-    # Deprecated at least 60 days before retirement, as Anthropic's policy gives; the SDK names only the retirement.
     _model(
         "claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", "2025-09-29", "sonnet", 64_000,
         aliases=("claude-sonnet-4-5",), lifecycle="deprecated", deprecated="2026-09-30", retires="2026-11-30",

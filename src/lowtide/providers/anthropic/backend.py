@@ -27,13 +27,14 @@ from lowtide.batching.backend import (
     Phase,
     RemoteBatch,
     ResultLine,
+    Settled,
     credential_of,
 )
 from lowtide.batching.lines import decoded_line
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, BatchSettings
-from lowtide.errors import ActorError, APIConnectionError, APIError, OverloadedError, RateLimitError
+from lowtide.errors import APIConnectionError, APIError, OverloadedError, RateLimitError
 from lowtide.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.providers.anthropic.mapping import (
     custom_id_for,
@@ -134,7 +135,7 @@ class AnthropicBatchCodec(BatchCodec):
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+    ) -> tuple[Settled, dict[str, Any] | None]:
         return line_outcome(line, batch_id=batch_id, request_id=request_id)
 
     def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:

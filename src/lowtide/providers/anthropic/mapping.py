@@ -20,6 +20,8 @@ from anthropic.types.message_create_params import MessageCreateParamsNonStreamin
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
 from pydantic import BaseModel
 
+from lowtide.answers import Answer, TextAnswer, response_of
+from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
@@ -48,7 +50,6 @@ from lowtide.types import (
     Cost,
     ProviderIds,
     Usage,
-    built_text_answer,
     share_fields_sets,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "CUSTOM_ID_PATTERN",
     "PROVIDER_NAME",
     "BatchEntry",
+    "answer_and_json",
     "api_error_from_status",
     "batch_entry",
     "check_custom_id",
@@ -64,7 +66,6 @@ __all__ = [
     "json_text",
     "line_outcome",
     "parse_response",
-    "response_and_json",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -190,9 +191,10 @@ def to_response(
 
     Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
     """
-    response, _ = response_and_json(
+    answer, _ = answer_and_json(
         message.model_dump(mode="json", exclude_none=True), mode=mode, ids=ids.model_dump(exclude={"message_id"})
     )
+    response = response_of(answer)
     return response if response_model is None else parse_response(response, response_model)
 
 
@@ -200,9 +202,9 @@ _RESPONSE = ActorResponse[Any]
 _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 
 
-def response_and_json(
+def answer_and_json(
     message: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
-) -> tuple[ActorResponse[Any], dict[str, Any]]:
+) -> tuple[Answer, dict[str, Any]]:
     """An API message, as JSON, as an `ActorResponse`, and that response in the form the ledger stores it.
 
     Batch results arrive by the thousand, so this works on the JSON as received rather than on SDK models.
@@ -223,15 +225,15 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": message.get("id")},
     }
-    response = _built_response(fields, priced, mode) if _plain_text(blocks, fields) else None
-    if response is None:  # a shape lowtide does not build by hand: validated, as any answer from outside is
-        response = share_fields_sets(
+    answer: Answer | None = _held_answer(fields, priced, mode) if _plain_text(blocks, fields) else None
+    if answer is None:  # a shape lowtide does not hold as fields: validated, as any answer from outside is
+        answer = share_fields_sets(
             _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
         )
-    return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+    return answer, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
 
 
-# The ids a `_plain_text` answer has (as `types.built_text_answer` builds them).
+# The ids a `_plain_text` answer has (as `answers.TextAnswer` holds them).
 _IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
 
@@ -253,11 +255,9 @@ def _plain_text(blocks: list[dict[str, Any]], fields: Mapping[str, Any]) -> bool
     )
 
 
-def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
-    """The response `model_validate` would give for a `_plain_text` answer, built directly (`built_text_answer`)."""
-    return built_text_answer(
-        fields, usage=priced.usage, cost=priced.cost, mode=mode, stop_sequence=fields["stop_sequence"]
-    )
+def _held_answer(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> TextAnswer:
+    """A `_plain_text` answer held as its fields: its response is built when asked for (`TextAnswer.response`)."""
+    return TextAnswer(fields, usage=priced.usage, cost=priced.cost, mode=mode)
 
 
 def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -325,14 +325,14 @@ def to_outcome(
 
 def line_outcome(
     line: Mapping[str, Any], *, batch_id: str, request_id: str | None = None
-) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+) -> tuple[Settled, dict[str, Any] | None]:
     """`to_outcome` without a response model, and with an answer the response as the ledger stores it."""
     result: Mapping[str, Any] = line.get("result") or {}
     custom_id = str(line.get("custom_id"))
     kind = result.get("type")
     if kind == "succeeded":
         ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
-        return response_and_json(result.get("message") or {}, mode=BatchProcessingMode.BATCH, ids=ids)
+        return answer_and_json(result.get("message") or {}, mode=BatchProcessingMode.BATCH, ids=ids)
     if kind == "errored":
         envelope: Mapping[str, Any] = result.get("error") or {}
         error: Mapping[str, Any] = envelope.get("error") or {}

@@ -1,7 +1,7 @@
 """What lowtide knows of Anthropic's models without asking the API: the most output tokens each may write
 (`max_tokens`), and which are deprecated, with their end of life and what to use instead.
 
-The deprecations are the SDK's own table (`DEPRECATED_MODELS` of `anthropic.resources.messages`, anthropic 2.12),
+The deprecations are the SDK's own table (`DEPRECATED_MODELS` of `anthropic.resources.messages`, anthropic 2.13),
 with dates written as dates and a replacement for each: the current model of the same line. The limits are those of
 Anthropic's model pages. The API's models endpoint, when it can be reached, has the last word on both.
 """
@@ -54,6 +54,8 @@ DEPRECATIONS: Mapping[str, Deprecation] = {
     "claude-mythos-preview": _until("2026-06-30", "claude-mythos-5-2"),
     "claude-sonnet-4-5": _until("2026-11-30", _SONNET),
     "claude-sonnet-4-5-20250929": _until("2026-11-30", _SONNET),
+    "claude-opus-4-5": _until("2027-01-22", _OPUS),
+    "claude-opus-4-5-20251101": _until("2027-01-22", _OPUS),
 }
 
 # The most output tokens (`max_tokens`) of each model the installed SDK names, by id without a date suffix.

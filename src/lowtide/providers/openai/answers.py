@@ -13,18 +13,19 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel
 
+from lowtide.answers import Answer, TextAnswer, response_of
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, built_text_answer, share_fields_sets
+from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
 
 __all__ = [
     "Failure",
+    "answer_and_json",
     "failed_response_error",
     "failure_of",
-    "response_and_json",
     "retryable",
     "to_response",
     "usage_of",
@@ -89,13 +90,14 @@ def to_response(
     failure = failure_of(body)
     if failure is not None:
         raise failed_response_error(failure, request_id=ids.request_id)
-    response, _ = response_and_json(body, mode=mode, ids=ids.model_dump(exclude={"message_id"}))
+    held, _ = answer_and_json(body, mode=mode, ids=ids.model_dump(exclude={"message_id"}))
+    response = response_of(held)
     return response if response_model is None else parse_response(response, response_model)
 
 
-def response_and_json(
+def answer_and_json(
     body: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
-) -> tuple[ActorResponse[Any], dict[str, Any]]:
+) -> tuple[Answer, dict[str, Any]]:
     """A Responses or Chat Completions body as an `ActorResponse`, and that response as the ledger stores it.
 
     Batch output arrives by the thousand, so this reads the JSON as received rather than SDK models.
@@ -116,15 +118,15 @@ def response_and_json(
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": body.get("id")},
     }
-    response = _built_response(fields, priced, mode) if _plain_text(fields) else None
-    if response is None:  # a shape lowtide does not build by hand: validated, as any answer from outside is
-        response = share_fields_sets(
+    answer: Answer | None = _held_answer(fields, priced, mode) if _plain_text(fields) else None
+    if answer is None:  # a shape lowtide does not hold as fields: validated, as any answer from outside is
+        answer = share_fields_sets(
             _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
         )
-    return response, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+    return answer, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
 
 
-# The ids a `_plain_text` answer has (as `types.built_text_answer` builds them).
+# The ids a `_plain_text` answer has (as `answers.TextAnswer` holds them).
 _IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _TEXT_FIELDS = frozenset(("type", "text", "citations"))
 
@@ -145,9 +147,9 @@ def _plain_text(fields: Mapping[str, Any]) -> bool:
     )
 
 
-def _built_response(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> ActorResponse[Any]:
-    """The response `model_validate` would give for a `_plain_text` answer, built directly (`built_text_answer`)."""
-    return built_text_answer(fields, usage=priced.usage, cost=priced.cost, mode=mode, stop_sequence=None)
+def _held_answer(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> TextAnswer:
+    """A `_plain_text` answer held as its fields: its response is built when asked for (`TextAnswer.response`)."""
+    return TextAnswer(fields, usage=priced.usage, cost=priced.cost, mode=mode)
 
 
 # The Responses API.

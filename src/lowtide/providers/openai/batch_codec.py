@@ -13,9 +13,8 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine
+from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine, Settled
 from lowtide.config import BatchProcessingMode
-from lowtide.errors import ActorError
 from lowtide.pricing import cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import PROVIDER_NAME
@@ -103,7 +102,7 @@ class OpenAIBatchCodec(BatchCodec):
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+    ) -> tuple[Settled, dict[str, Any] | None]:
         return line_outcome(line, batch_id=batch_id, request_id=request_id)
 
     def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:

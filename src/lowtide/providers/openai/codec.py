@@ -14,6 +14,7 @@ import httpx2
 import openai
 from pydantic import BaseModel
 
+from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
@@ -32,9 +33,9 @@ from lowtide.errors import (
     ServerError,
 )
 from lowtide.providers.openai.answers import (
+    answer_and_json,
     failed_response_error,
     failure_of,
-    response_and_json,
     retryable,
     to_response,
     usage_of,
@@ -56,6 +57,7 @@ __all__ = [
     "PROVIDER_NAME",
     "Encoded",
     "OpenAIOptions",
+    "answer_and_json",
     "api_error_from_status",
     "batch_line",
     "encode_request",
@@ -63,7 +65,6 @@ __all__ = [
     "line_outcome",
     "options_of",
     "parse_response",
-    "response_and_json",
     "retryable",
     "strict_schema",
     "to_chat_body",
@@ -96,7 +97,7 @@ def to_outcome(
 
 def line_outcome(
     line: Mapping[str, Any], *, batch_id: str, request_id: str | None = None
-) -> tuple[ActorResponse[Any] | ActorError, dict[str, Any] | None]:
+) -> tuple[Settled, dict[str, Any] | None]:
     """A batch output or error file line (as JSON) as its request's outcome, and for an answer the response as the
     ledger stores it: succeeded (status 200), errored (the API's status, code and message), expired
     (`batch_expired`) or canceled (`batch_cancelled`).
@@ -117,7 +118,7 @@ def line_outcome(
         failure = failure_of(body)
         if failure is None:
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": answer.get("request_id") or request_id}
-            return response_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
+            return answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
         return _errored(batch_id, custom_id, None, failure.code, failure.message), None
     if isinstance(status, int):
         detail: Mapping[str, Any] = body.get("error") or {}

@@ -1,0 +1,154 @@
+"""An answer as a batch result hands it over: an `ActorResponse`, or a `TextAnswer` that builds one when asked.
+
+Nearly every answer is text blocks alone. A batch of 100,000 brings 100,000 of them, and a bulk run holds every one
+until it returns: as `ActorResponse`s that is about 1 KB each (the response, its ids, its block and their dicts), as
+`TextAnswer`s about a tenth of it. The providers' batch codecs give a `TextAnswer` for an answer of that shape;
+whoever needs the response builds it (`response_of`), the same one `model_validate` would give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lowtide.modes import BatchProcessingMode
+from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built
+
+__all__ = ["Answer", "TextAnswer", "response_of"]
+
+
+class TextAnswer:
+    """An answer of text blocks alone (no citations), with string or null ids, stop reason and sequence, held as
+    its fields. `response()` builds its `ActorResponse`, anew each time it is called."""
+
+    __slots__ = (
+        "_blocks",
+        "batch_id",
+        "cost",
+        "custom_id",
+        "message_id",
+        "mode",
+        "model",
+        "provider",
+        "request_id",
+        "stop_reason",
+        "stop_sequence",
+        "text",
+        "usage",
+    )
+
+    text: str
+    stop_reason: str | None
+    stop_sequence: str | None
+    usage: Usage
+    cost: Cost | None
+    model: str
+    provider: str
+    mode: BatchProcessingMode
+    message_id: str | None
+    batch_id: str | None
+    custom_id: str | None
+    request_id: str | None
+    _blocks: bool | tuple[tuple[str, bool], ...]
+    """The blocks: each block's text and whether it gave `citations` (as null); a bool alone stands for the one
+    block of most answers, holding `text` (the bool says whether it gave `citations`)."""
+
+    def __init__(
+        self,
+        fields: Mapping[str, Any],
+        *,
+        usage: Usage,
+        cost: Cost | None,
+        mode: BatchProcessingMode,
+    ) -> None:
+        """From a provider's shaped answer: `text`, `content` (each block `{"type": "text", "text": ...}`, with
+        `citations` null or absent), `stop_reason`, `stop_sequence`, `model`, `provider` and `ids` (its four ids).
+        The provider checks the shape; `usage` and `cost` are the answer's, already built."""
+        blocks: Sequence[Mapping[str, Any]] = fields["content"]
+        text: str = fields["text"]
+        self._blocks = (
+            "citations" in blocks[0]
+            if len(blocks) == 1 and blocks[0]["text"] == text
+            else tuple((block["text"], "citations" in block) for block in blocks)
+        )
+        self.text = text
+        self.stop_reason = fields["stop_reason"]
+        self.stop_sequence = fields["stop_sequence"]
+        self.usage = usage
+        self.cost = cost
+        self.model = fields["model"]
+        self.provider = fields["provider"]
+        self.mode = mode
+        ids: Mapping[str, str | None] = fields["ids"]
+        self.message_id = ids["message_id"]
+        self.batch_id = ids["batch_id"]
+        self.custom_id = ids["custom_id"]
+        self.request_id = ids["request_id"]
+
+    def response(self) -> ActorResponse[Any]:
+        """The `ActorResponse` (built directly: the same field values, fields set and shared sets as validation
+        would give, without validating again what the provider checked)."""
+        blocks = ((self.text, self._blocks),) if isinstance(self._blocks, bool) else self._blocks
+        content: list[Any] = [
+            built(
+                TextContent,
+                {"type": "text", "text": text, "citations": None},
+                _TEXT_AND_CITATIONS if cited else _TEXT_ONLY,
+            )
+            for text, cited in blocks
+        ]
+        ids = built(
+            ProviderIds,
+            {
+                "message_id": self.message_id,
+                "batch_id": self.batch_id,
+                "custom_id": self.custom_id,
+                "request_id": self.request_id,
+            },
+            _IDS_FIELDS,
+        )
+        return built(
+            _RESPONSE,
+            {
+                "text": self.text,
+                "content": content,
+                "parsed": None,
+                "stop_reason": self.stop_reason,
+                "stop_sequence": self.stop_sequence,
+                "usage": self.usage,
+                "cost": self.cost,
+                "model": self.model,
+                "provider": self.provider,
+                "mode": self.mode,
+                "ids": ids,
+            },
+            _ANSWER_FIELDS,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TextAnswer):
+            return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, like the response it stands for
+
+    def __repr__(self) -> str:
+        return f"TextAnswer(message_id={self.message_id!r}, custom_id={self.custom_id!r}, text={self.text[:40]!r})"
+
+
+Answer = ActorResponse[Any] | TextAnswer
+"""An answer as a batch result gives it: built, or held as its fields until asked for."""
+
+
+def response_of(answer: Answer) -> ActorResponse[Any]:
+    """The `ActorResponse` of an answer (itself, or built from a `TextAnswer`)."""
+    return answer if isinstance(answer, ActorResponse) else answer.response()
+
+
+_RESPONSE = ActorResponse[Any]  # looked up once: subscripting a generic model on every call costs a hash of it
+_ANSWER_FIELDS = frozenset(
+    ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
+)
+_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
+_TEXT_ONLY: frozenset[str] = frozenset(("type", "text"))
+_TEXT_AND_CITATIONS: frozenset[str] = frozenset(("type", "text", "citations"))
