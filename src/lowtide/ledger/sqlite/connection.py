@@ -22,7 +22,9 @@ T = TypeVar("T")
 
 CHUNK = 1000
 """Rows per statement batch (`executemany`) and per `IN (...)` list."""
-_CACHE_KIB = 8192  # SQLite's page cache per connection (its default is 2 MiB)
+_CACHE_KIB = 2048
+"""SQLite's page cache per connection (about its default). Results are appended in arrival order, so a larger cache
+spares little: 8 MiB instead of 2 took the same CPU at 100,000 requests in one batch, and 6 MiB more memory."""
 
 
 class SqliteFile:
@@ -51,7 +53,6 @@ class SqliteFile:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=30000")
-            # Results arrive in no particular order: a cache that holds a batch's rows spares rereading pages.
             self._db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             migrate(self._db)
             # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
