@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
@@ -15,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_messages, check_prompt
-from lowtide.batching.backend import BatchBackend, BatchCodec, Settled
+from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
@@ -25,14 +24,14 @@ from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
-from lowtide.ledger.store import LedgerStore, open_ledger, stored_json
+from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
 from lowtide.pricing import worst_case_cost
+from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.providers.base import Outcome, Provider
 from lowtide.registry import ProviderRegistry
-from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 
 if TYPE_CHECKING:
@@ -47,14 +46,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 MessagesInput = Sequence[ChatMessage | Mapping[str, Any]]
 ToolsInput = Sequence[ToolSpec | Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class _DurableCall:
-    engine: BatchEngine
-    params: dict[str, Any]
-    key: str
-    estimate: Decimal | None
 
 
 class Actor:
@@ -101,8 +92,7 @@ class Actor:
         )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: LedgerStore | str | Path | None = ledger
-        self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
-        self._templates_of: ActorConfiguration | None = None
+        self._prompts = PromptCalls(self, self._engine, self._durable, self._wait)
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
 
     @classmethod
@@ -217,118 +207,22 @@ class Actor:
             check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
             check_prompt(prompt)
-            plain = self._plain_batch(response_model, mode)
+            plain = self._prompts.plain(response_model, mode)
             if plain is not None:
                 if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine waits on the engine's future itself, with as few locals as it can.
                     engine, outcome = (
-                        self._claim_checked(*plain, prompt, key)
+                        self._prompts.claim_checked(*plain, prompt, key)
                         if plain[1].checked
-                        else await self._claim_prompt(*plain, prompt, key, mode)
+                        else await self._prompts.claim(*plain, prompt, key, mode)
                     )
                     del plain
                     return engine.deliver(await outcome, response_model)
                 if not plain[1].checked:
-                    await self._check_template(*plain, prompt, key, mode)
-                return await self._budgeted_prompt(*plain, prompt, response_model, key, max_cost_usd)
+                    await self._prompts.check(*plain, prompt, key, mode)
+                return await self._prompts.budgeted(*plain, prompt, response_model, key, max_cost_usd)
         return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
-
-    def _plain_batch(
-        self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
-    ) -> tuple[BatchBackend, PromptTemplate] | None:
-        """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
-        mode."""
-        backend = self.provider(mode).batch_backend()
-        return None if backend is None else (backend, self._prompt_template(backend, response_model))
-
-    def _claim_checked(
-        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
-    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
-        """Claim a batch-mode call that gives only a prompt, of a checked template."""
-        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
-        return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name)
-
-    def _prompt_call(
-        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
-    ) -> tuple[BatchEngine, str, str]:
-        """The engine, params JSON and key of a call that gives only a prompt: its params made as JSON straight from
-        the template (the configuration's part was checked once; only the prompt is new)."""
-        assert template.around is not None
-        params_json = template.around[0] + stored_json(prompt) + template.around[1]
-        return self._engine(backend), params_json, key or derive_key(backend.name, params_json)
-
-    async def _claim_prompt(
-        self,
-        backend: BatchBackend,
-        template: PromptTemplate,
-        prompt: str,
-        key: str | None,
-        mode: BatchProcessingMode | str | None,
-    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
-        """`_claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
-        the checks pass (`PromptTemplate.after_check`)."""
-        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
-        arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
-        try:
-            known = not template.check_under_way() and await engine.knows(key)
-            if template.checked or known:
-                # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
-                came = engine.arrival_of(arrival)
-                return engine, engine.claim(params_json, model=template.model, key=key, actor=self.name, arrived=came)
-        finally:
-            engine.arrived(arrival)
-        if not template.check_under_way():
-            template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
-        return engine, template.after_check(params_json, key)
-
-    def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
-        """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
-        open counts from the first one's arrival (now), so that it runs while the checks do."""
-        arrived = self._clock.now()
-
-        def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
-            engine = self._engine(backend)
-            engine.claim(params_json, model=template.model, key=key, actor=self.name, future=outcome, arrived=arrived)
-
-        return claim
-
-    async def _check_template(
-        self,
-        backend: BatchBackend,
-        template: PromptTemplate,
-        prompt: str,
-        key: str | None,
-        mode: BatchProcessingMode | str | None,
-    ) -> None:
-        """The provider's pre-send checks of prompt-only calls with a budget, made once: only the prompt varies
-        between them. A call the ledger already knows attaches to it unchecked (it was checked when first made)."""
-        engine = self._engine(backend)
-        if not template.check_under_way() and await engine.knows(
-            key or derive_key(backend.name, template.with_prompt(prompt))
-        ):
-            return
-        if not template.check_under_way():  # (looked again: another call may have started it meanwhile)
-            template.start_check(self.provider(mode).preflight(template.request), self._claimer(backend, template))
-        assert template.checking is not None
-        # Shielded: a caller that gives up must not cancel the checks the others wait on.
-        await asyncio.shield(template.checking)
-
-    async def _budgeted_prompt(
-        self,
-        backend: BatchBackend,
-        template: PromptTemplate,
-        prompt: str,
-        response_model: type[BaseModel] | None,
-        key: str | None,
-        max_cost_usd: float | None,
-    ) -> ActorResponse[Any]:
-        """A batch-mode call that gives only a prompt, checked against the budgets before it is claimed."""
-        params = template.with_prompt(prompt)
-        call = await self._durable(backend, params, key=key, max_cost_usd=max_cost_usd, checked=None)
-        waiting = self._wait(call, response_model)
-        del params  # only the engine holds the params now, and only until they are queued
-        return await waiting
 
     async def _run(
         self,
@@ -362,27 +256,10 @@ class Actor:
         del request, params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
-    def _wait(self, call: _DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[Any]]:
+    def _wait(self, call: DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[Any]]:
         return call.engine.run(
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
-
-    def _prompt_template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> PromptTemplate:
-        """The params of a call that gives only a prompt: built (and checked) once per backend and response model."""
-        if self._templates_of is not self.configuration:
-            self._templates_of, self._templates = self.configuration, {}
-        template = self._templates.get((backend, response_model))
-        if template is None:
-            encode_request, request = backend.codec.encode_request, self.request
-
-            def encode(prompt: str) -> dict[str, Any]:
-                return encode_request(request(prompt, response_model=response_model))
-
-            # Any prompt will do for the checks: the template holds everything but the prompt.
-            template = self._templates[backend, response_model] = PromptTemplate.of(
-                encode, request("-", response_model=response_model)
-            )
-        return template
 
     async def submit(
         self, prompt: str | None = None, *, key: str | None = None, max_cost_usd: float | None = None, **kwargs: Any
@@ -420,7 +297,7 @@ class Actor:
         key: str | None,
         max_cost_usd: float | None,
         checked: tuple[Provider, ActorRequest] | None,
-    ) -> _DurableCall:
+    ) -> DurableCall:
         """The engine, key and worst-case cost of a batch-mode call with `params`, after the provider's pre-send
         checks of the request to be `checked` (None: checked already) and the budget checks.
 
@@ -439,7 +316,7 @@ class Actor:
             if estimate is not None:
                 # Calls checked in the same moment count against each other before any is recorded.
                 engine.reserve(self.name, estimate)
-        return _DurableCall(engine, params, key, estimate)
+        return DurableCall(engine, params, key, estimate)
 
     def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""

@@ -1,0 +1,198 @@
+"""An actor's batch-mode calls that give only a prompt: the common call, which thousands make at once.
+
+Everything but the prompt comes from the configuration, so the params are built, checked and encoded once per
+backend and response model (`PromptTemplate`) and each call adds only its prompt's JSON. The provider's pre-send
+checks run once, for the first call the ledger does not know; the calls that arrive meanwhile wait for them and are
+claimed together when they pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel
+
+from lowtide.batching.backend import BatchBackend, Settled
+from lowtide.batching.engine import BatchEngine
+from lowtide.batching.keys import derive_key
+from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.ledger.store import stored_json
+from lowtide.providers.base import Provider
+from lowtide.templates import Claim, PromptTemplate
+from lowtide.types import ActorRequest, ActorResponse
+
+if TYPE_CHECKING:
+    from lowtide.actor import Actor
+
+__all__ = ["DurableCall", "PromptCalls"]
+
+
+@dataclass(frozen=True)
+class DurableCall:
+    """A batch-mode call past its checks: its engine, params, key and worst case."""
+
+    engine: BatchEngine
+    params: dict[str, Any]
+    key: str
+    estimate: Decimal | None
+
+
+class Durable(Protocol):
+    """The actor's checks of a batch-mode call with `params` (pre-send checks, budgets), giving the call to wait on."""
+
+    def __call__(
+        self,
+        backend: BatchBackend,
+        params: dict[str, Any],
+        *,
+        key: str | None,
+        max_cost_usd: float | None,
+        checked: tuple[Provider, ActorRequest] | None,
+    ) -> Awaitable[DurableCall]: ...
+
+
+Wait = Callable[[DurableCall, type[BaseModel] | None], Awaitable[ActorResponse[Any]]]
+"""The actor's wait for a checked call's answer."""
+
+
+class PromptCalls:
+    """The batch path of one actor's calls that give only a prompt (`Actor.run(prompt)` in durable batch mode)."""
+
+    def __init__(
+        self,
+        actor: Actor,
+        engine: Callable[[BatchBackend], BatchEngine],
+        durable: Durable,
+        wait: Wait,
+    ) -> None:
+        self._actor = actor
+        self._engine = engine
+        self._durable = durable
+        self._wait = wait
+        self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
+        self._templates_of: ActorConfiguration | None = None
+
+    def plain(
+        self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
+    ) -> tuple[BatchBackend, PromptTemplate] | None:
+        """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
+        mode."""
+        backend = self._actor.provider(mode).batch_backend()
+        return None if backend is None else (backend, self._template(backend, response_model))
+
+    def claim_checked(
+        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
+        """Claim a call of a checked template."""
+        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
+        return engine, engine.claim(params_json, model=template.model, key=key, actor=self._actor.name)
+
+    def _prompt_call(
+        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+    ) -> tuple[BatchEngine, str, str]:
+        """The engine, params JSON and key of a call: its params made as JSON straight from the template (the
+        configuration's part was checked once; only the prompt is new)."""
+        assert template.around is not None
+        params_json = template.around[0] + stored_json(prompt) + template.around[1]
+        return self._engine(backend), params_json, key or derive_key(backend.name, params_json)
+
+    async def claim(
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompt: str,
+        key: str | None,
+        mode: BatchProcessingMode | str | None,
+    ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
+        """`claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
+        the checks pass (`PromptTemplate.after_check`)."""
+        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
+        arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
+        try:
+            known = not template.check_under_way() and await engine.knows(key)
+            if template.checked or known:
+                # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
+                came = engine.arrival_of(arrival)
+                actor = self._actor.name
+                return engine, engine.claim(params_json, model=template.model, key=key, actor=actor, arrived=came)
+        finally:
+            engine.arrived(arrival)
+        if not template.check_under_way():
+            template.start_check(
+                self._actor.provider(mode).preflight(template.request), self._claimer(backend, template)
+            )
+        return engine, template.after_check(params_json, key)
+
+    def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
+        """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
+        open counts from the first one's arrival (now), so that it runs while the checks do."""
+        arrived = self._actor.clock.now()
+        actor = self._actor.name
+
+        def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
+            engine = self._engine(backend)
+            engine.claim(params_json, model=template.model, key=key, actor=actor, future=outcome, arrived=arrived)
+
+        return claim
+
+    async def check(
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompt: str,
+        key: str | None,
+        mode: BatchProcessingMode | str | None,
+    ) -> None:
+        """The provider's pre-send checks of calls with a budget, made once: only the prompt varies between them. A
+        call the ledger already knows attaches to it unchecked (it was checked when first made)."""
+        engine = self._engine(backend)
+        if not template.check_under_way() and await engine.knows(
+            key or derive_key(backend.name, template.with_prompt(prompt))
+        ):
+            return
+        if not template.check_under_way():  # (looked again: another call may have started it meanwhile)
+            template.start_check(
+                self._actor.provider(mode).preflight(template.request), self._claimer(backend, template)
+            )
+        assert template.checking is not None
+        # Shielded: a caller that gives up must not cancel the checks the others wait on.
+        await asyncio.shield(template.checking)
+
+    async def budgeted(
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompt: str,
+        response_model: type[BaseModel] | None,
+        key: str | None,
+        max_cost_usd: float | None,
+    ) -> ActorResponse[Any]:
+        """A call checked against the budgets before it is claimed."""
+        params = template.with_prompt(prompt)
+        call = await self._durable(backend, params, key=key, max_cost_usd=max_cost_usd, checked=None)
+        waiting = self._wait(call, response_model)
+        del params  # only the engine holds the params now, and only until they are queued
+        return await waiting
+
+    def _template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> PromptTemplate:
+        """The params of a call that gives only a prompt: built (and checked) once per backend and response model,
+        and anew when the actor's configuration changes."""
+        configuration = self._actor.configuration
+        if self._templates_of is not configuration:
+            self._templates_of, self._templates = configuration, {}
+        template = self._templates.get((backend, response_model))
+        if template is None:
+            encode_request, request = backend.codec.encode_request, self._actor.request
+
+            def encode(prompt: str) -> dict[str, Any]:
+                return encode_request(request(prompt, response_model=response_model))
+
+            # Any prompt will do for the checks: the template holds everything but the prompt.
+            template = self._templates[backend, response_model] = PromptTemplate.of(
+                encode, request("-", response_model=response_model)
+            )
+        return template
