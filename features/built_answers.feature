@@ -30,3 +30,26 @@ Feature: Answers built without a second validation are the answers validation gi
     Given a text answer of the blocks "Calm " (with null citations) and "seas." (without)
     When its response is built
     Then its response equals the one validated from the same fields, with the same fields set in each part
+
+  Scenario Outline: A bulk run of <provider> read back from the ledger holds its answers as their fields too
+    Given an actor of <provider> in batch mode against the emulator, on an in-memory ledger
+    When it maps the prompts "one", "two" and "three" in batch mode
+    And it maps the same prompts again, the run read back from the ledger
+    Then the second run sent nothing and holds every answer as a TextAnswer
+    And every item's response equals the first run's, and the one validated from its own JSON
+
+    Examples:
+      | provider  |
+      | anthropic |
+      | openai    |
+
+  Scenario Outline: A stored answer that is not text alone is read back validated, as it was stored
+    Given the stored answer <answer>
+    When it is read back from the ledger's JSON
+    Then it is an ActorResponse equal to the one validated from that JSON
+
+    Examples:
+      | answer                                                                                                                   |
+      | with a tool call                                                                                                         |
+      | with a text block citing a document                                                                                      |
+      | with a field a later lowtide added                                                                                       |

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from behave import given, then, when
@@ -9,6 +10,7 @@ from pydantic import BaseModel
 
 from lowtide import Actor, ActorResponse, MemoryLedger
 from lowtide.answers import TextAnswer
+from lowtide.batching.records import answer_from_json, response_from_json
 from lowtide.emulator import Emulator
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import Usage
@@ -137,3 +139,82 @@ def step_same_as_validated(context: Any) -> None:
     assert answer.model_dump_json(exclude_unset=True) == validated.model_dump_json(exclude_unset=True)
     for built_part, validated_part in zip(_parts(answer), _parts(validated), strict=True):
         assert built_part.model_fields_set == validated_part.model_fields_set, type(built_part)
+
+
+@when("it maps the same prompts again, the run read back from the ledger")
+def step_map_again(context: Any) -> None:
+    context.first_run = context.built_run
+    context.batches_before = len(context.built_actor.ledger.batches())
+    context.built_run = context.runner.run(context.built_actor.map(["one", "two", "three"], progress="none"))
+
+
+@then("the second run sent nothing and holds every answer as a TextAnswer")
+def step_second_run(context: Any) -> None:
+    assert context.built_run.run_id == context.first_run.run_id, (context.built_run, context.first_run)
+    assert len(context.built_actor.ledger.batches()) == context.batches_before
+    for item in context.built_run:
+        assert item.ok, item
+        assert isinstance(item.answer, TextAnswer), type(item.answer)
+
+
+@then("every item's response equals the first run's, and the one validated from its own JSON")
+def step_same_responses(context: Any) -> None:
+    for again, first in zip(context.built_run, context.first_run, strict=True):
+        response = again.response
+        assert response is not None
+        assert response == first.response, (response, first.response)
+        assert response.model_dump_json() == first.response.model_dump_json()
+        validated = _validated(response)
+        for built_part, validated_part in zip(_parts(response), _parts(validated), strict=True):
+            assert built_part.model_fields_set == validated_part.model_fields_set, type(built_part)
+
+
+_STORED_BASE: dict[str, Any] = {
+    "text": "",
+    "content": [],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "model": "claude-sonnet-5-5",
+    "provider": "anthropic",
+    "ids": {"message_id": "msg_1", "batch_id": "msgbatch_1", "custom_id": "c-1", "request_id": None},
+    "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+    "cost": None,
+    "mode": "batch",
+}
+_STORED: dict[str, dict[str, Any]] = {
+    "with a tool call": {
+        "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "tide"}}],
+    },
+    "with a text block citing a document": {
+        "text": "Low tide at six.",
+        "content": [
+            {
+                "type": "text",
+                "text": "Low tide at six.",
+                "citations": [{"type": "char_location", "cited_text": "six", "document_index": 0}],
+            }
+        ],
+    },
+    "with a field a later lowtide added": {
+        "text": "Calm.",
+        "content": [{"type": "text", "text": "Calm."}],
+        "service_tier": "batch",
+    },
+}
+
+
+@given("the stored answer {answer}")
+def step_stored_answer(context: Any, answer: str) -> None:
+    context.stored_answer = {**_STORED_BASE, **_STORED[answer]}
+
+
+@when("it is read back from the ledger's JSON")
+def step_read_back(context: Any) -> None:
+    context.read_back = answer_from_json(json.loads(json.dumps(context.stored_answer)))
+
+
+@then("it is an ActorResponse equal to the one validated from that JSON")
+def step_read_back_validated(context: Any) -> None:
+    assert isinstance(context.read_back, ActorResponse), type(context.read_back)
+    assert context.read_back == response_from_json(context.stored_answer)

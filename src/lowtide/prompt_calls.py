@@ -111,9 +111,12 @@ class PromptCalls:
         """`claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
         the checks pass (`PromptTemplate.after_check`)."""
         engine, params_json, key = self._prompt_call(backend, template, prompt, key)
+        if template.check_under_way():
+            # The checks an earlier call started are under way: this call waits for them, with no read of its own.
+            return engine, template.after_check(params_json, key)
         arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
         try:
-            known = not template.check_under_way() and await engine.knows(key)
+            known = await engine.knows(key)
             if template.checked or known:
                 # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
                 came = engine.arrival_of(arrival)
@@ -122,10 +125,13 @@ class PromptCalls:
         finally:
             engine.arrived(arrival)
         if not template.check_under_way():
-            template.start_check(
-                self._actor.provider(mode).preflight(template.request), self._claimer(backend, template)
-            )
+            self._start_check(backend, template, mode)
         return engine, template.after_check(params_json, key)
+
+    def _start_check(
+        self, backend: BatchBackend, template: PromptTemplate, mode: BatchProcessingMode | str | None
+    ) -> None:
+        template.start_check(self._actor.provider(mode).preflight(template.request), self._claimer(backend, template))
 
     def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
         """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
@@ -155,9 +161,7 @@ class PromptCalls:
         ):
             return
         if not template.check_under_way():  # (looked again: another call may have started it meanwhile)
-            template.start_check(
-                self._actor.provider(mode).preflight(template.request), self._claimer(backend, template)
-            )
+            self._start_check(backend, template, mode)
         assert template.checking is not None
         # Shielded: a caller that gives up must not cancel the checks the others wait on.
         await asyncio.shield(template.checking)

@@ -186,10 +186,6 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         record = await self.ledger.request(key)
         return ticket_of(key, record, await self.ledger.batch(record.batch_id) if record and record.batch_id else None)
 
-    def result_of(self, record: RequestRecord, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
-        """The stored outcome of a final record: its response (parsed into `response_model`), or its error raised."""
-        return self.deliver(stored_outcome(record), response_model)
-
     async def collect_once(self, batches: Sequence[BatchRecord]) -> None:
         """Move outstanding batches forward once: reconcile unknown creates, store results of ended batches.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lowtide.batching.backend import Settled
-from lowtide.batching.records import error_from_json, error_to_json, response_from_json
+from lowtide.batching.records import answer_from_json, error_from_json, error_to_json
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -25,7 +25,7 @@ __all__ = ["other_request", "result_row", "stored_outcome"]
 
 def stored_outcome(record: RequestRecord) -> Settled:
     if record.state is RequestState.SUCCEEDED and record.response is not None:
-        return response_from_json(record.response)
+        return answer_from_json(record.response)
     return error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
 
 

@@ -23,6 +23,7 @@ from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import BatchBackend, BatchCodec, Settled
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
+from lowtide.batching.policy import stored_outcome
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
 from lowtide.bulk.jobs import Jobs
@@ -261,10 +262,8 @@ class Execution:
                 self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
 
     def _stored(self, record: RequestRecord) -> Settled:
-        try:
-            return self.engine.result_of(record, None)
-        except ActorError as exc:
-            return exc
+        """A final request's outcome as stored: its answer (held as its fields when it is text alone) or its error."""
+        return stored_outcome(record)
 
     # Sending.
 

@@ -205,59 +205,68 @@ _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 def answer_and_json(
     message: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
 ) -> tuple[Answer, dict[str, Any]]:
-    """An API message, as JSON, as an `ActorResponse`, and that response in the form the ledger stores it.
+    """An API message, as JSON, as an answer (a `TextAnswer` when it is text alone, else a validated
+    `ActorResponse`), and that answer in the form the ledger stores it. `ids` are the answer's batch id, custom id
+    and request id; the message gives its own id.
 
     Batch results arrive by the thousand, so this works on the JSON as received rather than on SDK models.
     The usage and cost of a distinct usage are built once and shared (frozen) by the responses that report it.
     """
     blocks: list[dict[str, Any]] = message.get("content") or []
-    # Blocks lowtide does not model are kept whole rather than dropped.
-    shaped = [block if block.get("type") in _MODELLED_BLOCKS else _other_block(block) for block in blocks]
+    text_alone = _text_alone(blocks)
     model = sys.intern(str(message.get("model", "")))
     stop_reason = message.get("stop_reason")
+    stop_sequence = message.get("stop_sequence")
+    message_id = message.get("id")
     priced = _priced(model, mode, message.get("usage") or {})
-    fields: dict[str, Any] = {
+    stored: dict[str, Any] = {
         "text": "".join([block["text"] for block in blocks if block.get("type") == "text"]),
-        "content": shaped,
+        # Blocks lowtide does not model are kept whole rather than dropped.
+        "content": blocks if text_alone else [_shaped(block) for block in blocks],
         "stop_reason": sys.intern(stop_reason) if isinstance(stop_reason, str) else stop_reason,
-        "stop_sequence": message.get("stop_sequence"),
+        "stop_sequence": stop_sequence,
         "model": model,
         "provider": PROVIDER_NAME,
-        "ids": {**ids, "message_id": message.get("id")},
+        "ids": {**ids, "message_id": message_id},
+        "usage": priced.usage_json,
+        "cost": priced.cost_json,
+        "mode": mode.value,
     }
-    answer: Answer | None = _held_answer(fields, priced, mode) if _plain_text(blocks, fields) else None
-    if answer is None:  # a shape lowtide does not hold as fields: validated, as any answer from outside is
-        answer = share_fields_sets(
-            _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
-        )
-    return answer, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+    if (
+        text_alone
+        and _string_or_null(message_id)
+        and _string_or_null(stop_reason)
+        and _string_or_null(stop_sequence)
+        and len(ids) == len(_GIVEN_IDS)
+        and _GIVEN_IDS.issuperset(ids)
+    ):
+        return TextAnswer(stored, usage=priced.usage, cost=priced.cost, mode=mode), stored
+    # A shape lowtide does not hold as fields: validated, as any answer from outside is.
+    fields = {**stored, "usage": priced.usage, "cost": priced.cost, "mode": mode}
+    return share_fields_sets(_RESPONSE.model_validate(fields)), stored
 
 
-# The ids a `_plain_text` answer has (as `answers.TextAnswer` holds them).
-_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
+# The ids a caller gives (a `TextAnswer` holds these and the message's own id).
+_GIVEN_IDS = frozenset(("batch_id", "custom_id", "request_id"))
 _TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
 
 
-def _plain_text(blocks: list[dict[str, Any]], fields: Mapping[str, Any]) -> bool:
-    """Whether an answer has the shape of nearly every answer: text blocks alone (no citations), and ids, stop
-    reason and sequence that are strings or null. Such an answer is built without validation (`_built_response`)."""
+def _text_alone(blocks: list[dict[str, Any]]) -> bool:
+    """Whether an answer's blocks are text alone, as nearly every answer's are: no citations, nothing else."""
     for block in blocks:
         if block.get("type") != "text" or not isinstance(block.get("text"), str) or block.get("citations") is not None:
             return False
         if not _TEXT_BLOCK_KEYS.issuperset(block):
             return False
-    ids: Mapping[str, object] = fields["ids"]
-    return (
-        _IDS_FIELDS.issuperset(ids)
-        and len(ids) == len(_IDS_FIELDS)
-        and all(value is None or isinstance(value, str) for value in ids.values())
-        and all(value is None or isinstance(value, str) for value in (fields["stop_reason"], fields["stop_sequence"]))
-    )
+    return True
 
 
-def _held_answer(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> TextAnswer:
-    """A `_plain_text` answer held as its fields: its response is built when asked for (`TextAnswer.response`)."""
-    return TextAnswer(fields, usage=priced.usage, cost=priced.cost, mode=mode)
+def _string_or_null(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _shaped(block: dict[str, Any]) -> dict[str, Any]:
+    return block if block.get("type") in _MODELLED_BLOCKS else _other_block(block)
 
 
 def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:

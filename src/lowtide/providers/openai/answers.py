@@ -98,7 +98,9 @@ def to_response(
 def answer_and_json(
     body: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
 ) -> tuple[Answer, dict[str, Any]]:
-    """A Responses or Chat Completions body as an `ActorResponse`, and that response as the ledger stores it.
+    """A Responses or Chat Completions body as an answer (a `TextAnswer` when it is text alone, else a validated
+    `ActorResponse`), and that answer as the ledger stores it. `ids` are the answer's batch id, custom id and
+    request id; the body gives its own id.
 
     Batch output arrives by the thousand, so this reads the JSON as received rather than SDK models.
     """
@@ -108,48 +110,43 @@ def answer_and_json(
         content, stop_reason = _responses_content(body)
     model = sys.intern(str(body.get("model", "")))
     tier = body.get("service_tier")
+    message_id = body.get("id")
     priced = _priced(model, mode, tier if isinstance(tier, str) else None, body.get("usage") or {})
-    fields: dict[str, Any] = {
+    stored: dict[str, Any] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
         "stop_reason": sys.intern(stop_reason) if stop_reason is not None else None,
         "stop_sequence": None,
         "model": model,
         "provider": PROVIDER_NAME,
-        "ids": {**ids, "message_id": body.get("id")},
+        "ids": {**ids, "message_id": message_id},
+        "usage": priced.usage_json,
+        "cost": priced.cost_json,
+        "mode": mode.value,
     }
-    answer: Answer | None = _held_answer(fields, priced, mode) if _plain_text(fields) else None
-    if answer is None:  # a shape lowtide does not hold as fields: validated, as any answer from outside is
-        answer = share_fields_sets(
-            _RESPONSE.model_validate({**fields, "usage": priced.usage, "cost": priced.cost, "mode": mode})
-        )
-    return answer, {**fields, "usage": priced.usage_json, "cost": priced.cost_json, "mode": mode.value}
+    if (
+        _text_alone(content)
+        and (message_id is None or isinstance(message_id, str))
+        and len(ids) == len(_GIVEN_IDS)
+        and _GIVEN_IDS.issuperset(ids)
+    ):
+        return TextAnswer(stored, usage=priced.usage, cost=priced.cost, mode=mode), stored
+    # A shape lowtide does not hold as fields: validated, as any answer from outside is.
+    fields = {**stored, "usage": priced.usage, "cost": priced.cost, "mode": mode}
+    return share_fields_sets(_RESPONSE.model_validate(fields)), stored
 
 
-# The ids a `_plain_text` answer has (as `answers.TextAnswer` holds them).
-_IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
+# The ids a caller gives (a `TextAnswer` holds these and the body's own id).
+_GIVEN_IDS = frozenset(("batch_id", "custom_id", "request_id"))
 _TEXT_FIELDS = frozenset(("type", "text", "citations"))
 
 
-def _plain_text(fields: Mapping[str, Any]) -> bool:
-    """Whether an answer has the shape of nearly every answer: text blocks alone, without annotations (as
-    `_text_block` shapes them), and ids and a stop reason that are strings or null. Such an answer is built without
-    validating again what this module just shaped (`_built_response`)."""
-    for block in fields["content"]:
-        if block["type"] != "text" or block["citations"] is not None or len(block) != len(_TEXT_FIELDS):
-            return False
-    ids: Mapping[str, object] = fields["ids"]
-    return (
-        _IDS_FIELDS.issuperset(ids)
-        and len(ids) == len(_IDS_FIELDS)
-        and all(value is None or isinstance(value, str) for value in ids.values())
-        and (fields["stop_reason"] is None or isinstance(fields["stop_reason"], str))
+def _text_alone(content: list[dict[str, Any]]) -> bool:
+    """Whether an answer's blocks (as `_text_block` shapes them) are text alone, without annotations, as nearly
+    every answer's are. The stop reason is a string or null by construction."""
+    return all(
+        block["type"] == "text" and block["citations"] is None and len(block) == len(_TEXT_FIELDS) for block in content
     )
-
-
-def _held_answer(fields: Mapping[str, Any], priced: _Priced, mode: BatchProcessingMode) -> TextAnswer:
-    """A `_plain_text` answer held as its fields: its response is built when asked for (`TextAnswer.response`)."""
-    return TextAnswer(fields, usage=priced.usage, cost=priced.cost, mode=mode)
 
 
 # The Responses API.
