@@ -59,3 +59,9 @@ Feature: Collecting and cancelling parked batches from the command line
     And lowtide status shows these tickets:
       | key           | state            | batch | attempts |
       | plan-issue-42 | waiting-on-batch | yes   | 1        |
+
+  Scenario: An actor closed between two calls builds its client anew for the next one
+    When the actor is asked "Chart the harbour" with the key "one"
+    And the actor is closed
+    And the actor is asked "Chart the estuary" with the key "two"
+    Then the answer is the emulated reply to "Chart the estuary"

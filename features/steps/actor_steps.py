@@ -260,3 +260,10 @@ def step_tool_called(context: Any, tool: str, text_field: str, number_field: str
     assert call.id.startswith("toolu_"), call
     assert isinstance(call.input[text_field], str), call.input
     assert isinstance(call.input[number_field], int | float), call.input
+
+
+@when("the actor is closed")
+def step_actor_closed(context: Any) -> None:
+    w = world(context)
+    w.succeeded()
+    w.run(w.current_actor().aclose())

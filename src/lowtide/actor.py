@@ -470,6 +470,7 @@ class Actor:
         return self._providers.get(mode)
 
     async def aclose(self) -> None:
+        self._prompts.forget()  # its providers are closed: a later call builds them anew
         await self._providers.aclose()
 
     def close(self) -> None:

@@ -75,14 +75,31 @@ class PromptCalls:
         self._wait = wait
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
         self._templates_of: ActorConfiguration | None = None
+        self._plain: dict[
+            tuple[BatchProcessingMode | str | None, type[BaseModel] | None], tuple[BatchBackend, PromptTemplate] | None
+        ] = {}
+        self._plain_of: ActorConfiguration | None = None
 
     def plain(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
     ) -> tuple[BatchBackend, PromptTemplate] | None:
         """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
-        mode."""
+        mode. Looked up once per mode and response model, while the actor's configuration stays the same object."""
+        configuration = self._actor.configuration
+        if self._plain_of is not configuration:
+            self._plain_of, self._plain = configuration, {}
+        looked_up = (mode, response_model)
+        if looked_up in self._plain:
+            return self._plain[looked_up]
         backend = self._actor.provider(mode).batch_backend()
-        return None if backend is None else (backend, self._template(backend, response_model))
+        found = None if backend is None else (backend, self._template(backend, response_model))
+        self._plain[looked_up] = found
+        return found
+
+    def forget(self) -> None:
+        """Forget the backends and templates looked up: the actor's providers were closed."""
+        self._plain_of = self._templates_of = None
+        self._plain, self._templates = {}, {}
 
     def claim_checked(
         self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
