@@ -22,9 +22,10 @@ T = TypeVar("T")
 
 CHUNK = 1000
 """Rows per statement batch (`executemany`) and per `IN (...)` list."""
-_CACHE_KIB = 2048
-"""SQLite's page cache per connection (about its default). Results are appended in arrival order, so a larger cache
-spares little: 8 MiB instead of 2 took the same CPU at 100,000 requests in one batch, and 6 MiB more memory."""
+_CACHE_KIB = 8192
+"""SQLite's page cache per connection (its default is 2 MiB). A transaction whose dirty pages outgrow the cache spills
+them to the WAL and writes them again at commit: at 100,000 requests in one batch, 8 MiB instead of 2 made 30% fewer
+writes and 63% fewer reads (`strace -c`: 207,000 and 69,500 calls against 296,000 and 186,000), for 6 MiB of memory."""
 
 
 class SqliteFile:
