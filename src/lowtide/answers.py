@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lowtide.modes import BatchProcessingMode
-from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built
+from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
 
-__all__ = ["Answer", "TextAnswer", "response_of"]
+__all__ = ["Answer", "TextAnswer", "answer_of", "response_of"]
 
 
 class TextAnswer:
@@ -138,6 +138,30 @@ class TextAnswer:
 
 Answer = ActorResponse[Any] | TextAnswer
 """An answer as a batch result gives it: built, or held as its fields until asked for."""
+
+
+def answer_of(
+    stored: dict[str, Any], *, text_alone: bool, usage: Usage, cost: Cost | None, mode: BatchProcessingMode
+) -> Answer:
+    """The answer a provider shaped as the ledger stores it (`stored`: `text`, `content`, `stop_reason`,
+    `stop_sequence`, `model`, `provider`, `ids`, and the JSON of `usage`, `cost` and `mode`), with `usage` and `cost`
+    already built. Held as its fields when its blocks are text alone (the provider says: `text_alone`) and its ids,
+    stop reason and sequence are strings or null; validated otherwise, as any answer from outside is."""
+    ids: Mapping[str, object] = stored["ids"]
+    if (
+        text_alone
+        and len(ids) == len(_IDS_FIELDS)
+        and _IDS_FIELDS.issuperset(ids)
+        and all(value is None or isinstance(value, str) for value in ids.values())
+        and _string_or_null(stored["stop_reason"])
+        and _string_or_null(stored["stop_sequence"])
+    ):
+        return TextAnswer(stored, usage=usage, cost=cost, mode=mode)
+    return share_fields_sets(_RESPONSE.model_validate({**stored, "usage": usage, "cost": cost, "mode": mode}))
+
+
+def _string_or_null(value: object) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def response_of(answer: Answer) -> ActorResponse[Any]:

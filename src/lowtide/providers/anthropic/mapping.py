@@ -20,7 +20,7 @@ from anthropic.types.message_create_params import MessageCreateParamsNonStreamin
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, TextAnswer, response_of
+from lowtide.answers import Answer, answer_of, response_of
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
@@ -50,7 +50,6 @@ from lowtide.types import (
     Cost,
     ProviderIds,
     Usage,
-    share_fields_sets,
 )
 
 __all__ = [
@@ -198,7 +197,6 @@ def to_response(
     return response if response_model is None else parse_response(response, response_model)
 
 
-_RESPONSE = ActorResponse[Any]
 _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 
 
@@ -232,22 +230,10 @@ def answer_and_json(
         "cost": priced.cost_json,
         "mode": mode.value,
     }
-    if (
-        text_alone
-        and _string_or_null(message_id)
-        and _string_or_null(stop_reason)
-        and _string_or_null(stop_sequence)
-        and len(ids) == len(_GIVEN_IDS)
-        and _GIVEN_IDS.issuperset(ids)
-    ):
-        return TextAnswer(stored, usage=priced.usage, cost=priced.cost, mode=mode), stored
-    # A shape lowtide does not hold as fields: validated, as any answer from outside is.
-    fields = {**stored, "usage": priced.usage, "cost": priced.cost, "mode": mode}
-    return share_fields_sets(_RESPONSE.model_validate(fields)), stored
+    answer = answer_of(stored, text_alone=text_alone, usage=priced.usage, cost=priced.cost, mode=mode)
+    return answer, stored
 
 
-# The ids a caller gives (a `TextAnswer` holds these and the message's own id).
-_GIVEN_IDS = frozenset(("batch_id", "custom_id", "request_id"))
 _TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
 
 
@@ -259,10 +245,6 @@ def _text_alone(blocks: list[dict[str, Any]]) -> bool:
         if not _TEXT_BLOCK_KEYS.issuperset(block):
             return False
     return True
-
-
-def _string_or_null(value: object) -> bool:
-    return value is None or isinstance(value, str)
 
 
 def _shaped(block: dict[str, Any]) -> dict[str, Any]:

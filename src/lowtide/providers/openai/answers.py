@@ -13,13 +13,13 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, TextAnswer, response_of
+from lowtide.answers import Answer, answer_of, response_of
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, Usage, share_fields_sets
+from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
 
 __all__ = [
     "Failure",
@@ -30,8 +30,6 @@ __all__ = [
     "to_response",
     "usage_of",
 ]
-
-_RESPONSE = ActorResponse[Any]
 
 
 @dataclass(frozen=True)
@@ -124,20 +122,11 @@ def answer_and_json(
         "cost": priced.cost_json,
         "mode": mode.value,
     }
-    if (
-        _text_alone(content)
-        and (message_id is None or isinstance(message_id, str))
-        and len(ids) == len(_GIVEN_IDS)
-        and _GIVEN_IDS.issuperset(ids)
-    ):
-        return TextAnswer(stored, usage=priced.usage, cost=priced.cost, mode=mode), stored
-    # A shape lowtide does not hold as fields: validated, as any answer from outside is.
-    fields = {**stored, "usage": priced.usage, "cost": priced.cost, "mode": mode}
-    return share_fields_sets(_RESPONSE.model_validate(fields)), stored
+    text_alone = _text_alone(content)
+    answer = answer_of(stored, text_alone=text_alone, usage=priced.usage, cost=priced.cost, mode=mode)
+    return answer, stored
 
 
-# The ids a caller gives (a `TextAnswer` holds these and the body's own id).
-_GIVEN_IDS = frozenset(("batch_id", "custom_id", "request_id"))
 _TEXT_FIELDS = frozenset(("type", "text", "citations"))
 
 
