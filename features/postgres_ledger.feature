@@ -109,3 +109,10 @@ Feature: A PostgreSQL ledger, named by URL
       | lowtide runs                                                         | postgresql://ops:hunter2@127.0.0.1:9/lowtide |
       | lowtide ledger copy postgresql://ops:hunter2@h/db copy.sqlite3       | ledger.sqlite3                               |
 
+
+  @postgres
+  Scenario: A program that ends while the ledger's connection pool is at work exits
+    # psycopg_pool's async workers catch a cancellation that lands in the middle of a task of theirs and wait for the
+    # next one: a loop ended by cancelling its tasks alone would wait for them forever.
+    When a program opens the PostgreSQL ledger's connection pool, gives its workers a task of 30 seconds and returns
+    Then the program exits within 15 seconds, with status 0

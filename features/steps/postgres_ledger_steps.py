@@ -7,7 +7,10 @@ import asyncio
 import logging
 import os
 import socket
+import subprocess
+import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -368,3 +371,50 @@ def step_started_answered(context: Any, seconds: float) -> None:
 
     world(context).run(wait())
     assert state.answer is not None
+
+
+_POOL_AT_WORK = """
+import asyncio, sys
+from psycopg_pool.pool_async import MaintenanceTask
+from lowtide.ledger.postgres.pool import PostgresPool
+
+class Slow(MaintenanceTask):
+    async def _run(self, pool):
+        await asyncio.sleep(30)
+
+async def main():
+    pool = PostgresPool(sys.argv[1])
+    async with pool.connection("be read") as connection:
+        await connection.execute("SELECT 1")
+    opened = pool._pool  # the psycopg pool lowtide opened (a private field: this reproduces what its workers do)
+    for _ in range(opened.num_workers):  # every worker busy when the loop ends
+        opened.run_task(Slow(opened))
+    await asyncio.sleep(0.5)
+
+asyncio.run(main())
+print("exited")
+"""
+
+
+@when("a program opens the PostgreSQL ledger's connection pool, gives its workers a task of 30 seconds and returns")
+def step_pool_at_work(context: Any) -> None:
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _POOL_AT_WORK, context.postgres_url],
+            capture_output=True, text=True, timeout=15, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        context.pool_program = None
+    else:
+        context.pool_program = (done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+@then("the program exits within {seconds:d} seconds, with status 0")
+def step_pool_program_exited(context: Any, seconds: int) -> None:
+    ended = context.pool_program
+    assert ended is not None, f"the program was still running after {seconds} seconds"
+    status, out, err, took = ended
+    assert status == 0, (status, err[-2000:])
+    assert "exited" in out, (out, err[-2000:])
+    assert took < seconds, took

@@ -126,7 +126,13 @@ class SyncPool:
 
 class PostgresPool:
     """A pool for one URL, opened in the running event loop on first use (and again after `aclose`). Its
-    connections are in autocommit mode: a transaction is begun by the code that needs one, and only there."""
+    connections are in autocommit mode: a transaction is begun by the code that needs one, and only there.
+
+    A pool left open is closed when its event loop's tasks are cancelled (the end of `asyncio.run`): psycopg_pool's
+    async workers catch a cancellation that lands while they run a task of theirs and go back to waiting for the
+    next, so a loop that only cancelled them would wait for them forever and the program would never exit. Closed,
+    they are told to stop and do.
+    """
 
     def __init__(self, url: str, *, max_size: int = 4) -> None:
         need_psycopg()
@@ -134,6 +140,7 @@ class PostgresPool:
         self._max_size = max_size
         self._pool: AsyncConnectionPool[AsyncConnection[TupleRow]] | None = None
         self._opening = asyncio.Lock()
+        self._guard: asyncio.Task[None] | None = None
 
     @property
     def location(self) -> str:
@@ -157,7 +164,18 @@ class PostgresPool:
                 name="lowtide-ledger",
             )
             await pool.open(wait=True, timeout=_CONNECT_TIMEOUT)
+        self._guard = asyncio.get_running_loop().create_task(self._close_with_loop(pool), name="lowtide-ledger-pool")
         return pool
+
+    async def _close_with_loop(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]]) -> None:
+        """Wait until the loop's tasks are cancelled, then close `pool` if it is still this one's (`aclose` closes
+        it otherwise)."""
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            if self._pool is pool:
+                self._pool = None
+                await pool.close()
 
     @contextlib.asynccontextmanager
     async def connection(self, doing: str) -> AsyncGenerator[AsyncConnection[TupleRow]]:
@@ -173,5 +191,8 @@ class PostgresPool:
 
     async def aclose(self) -> None:
         pool, self._pool = self._pool, None
+        guard, self._guard = self._guard, None
+        if guard is not None and guard is not asyncio.current_task():
+            guard.cancel()
         if pool is not None:
             await pool.close()
