@@ -52,4 +52,5 @@ Feature: Answers built without a second validation are the answers validation gi
       | answer                                                                                                                   |
       | with a tool call                                                                                                         |
       | with a text block citing a document                                                                                      |
+      | with a text block whose citations are an empty list                                                                      |
       | with a field a later lowtide added                                                                                       |

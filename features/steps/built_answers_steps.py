@@ -196,6 +196,10 @@ _STORED: dict[str, dict[str, Any]] = {
             }
         ],
     },
+    "with a text block whose citations are an empty list": {
+        "text": "Calm.",
+        "content": [{"type": "text", "text": "Calm.", "citations": []}],
+    },
     "with a field a later lowtide added": {
         "text": "Calm.",
         "content": [{"type": "text", "text": "Calm."}],

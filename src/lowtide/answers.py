@@ -9,12 +9,12 @@ whoever needs the response builds it (`response_of`), the same one `model_valida
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
 
-__all__ = ["Answer", "TextAnswer", "answer_of", "response_of"]
+__all__ = ["Answer", "TextAnswer", "answer_of", "response_of", "text_alone"]
 
 
 class TextAnswer:
@@ -152,12 +152,34 @@ def answer_of(
         text_alone
         and len(ids) == len(_IDS_FIELDS)
         and _IDS_FIELDS.issuperset(ids)
-        and all(value is None or isinstance(value, str) for value in ids.values())
+        and _string_or_null(ids["message_id"])
+        and _string_or_null(ids["batch_id"])
+        and _string_or_null(ids["custom_id"])
+        and _string_or_null(ids["request_id"])
         and _string_or_null(stored["stop_reason"])
         and _string_or_null(stored["stop_sequence"])
     ):
         return TextAnswer(stored, usage=usage, cost=cost, mode=mode)
     return share_fields_sets(_RESPONSE.model_validate({**stored, "usage": usage, "cost": cost, "mode": mode}))
+
+
+def text_alone(blocks: Sequence[object]) -> bool:
+    """Whether an answer's blocks are text alone, as nearly every answer's are: each a dict of `type` "text", a
+    string `text` and, if any, `citations` null; nothing else. (Read from the API's JSON, a provider's shaping or
+    the ledger's: any may hold something else.)"""
+    for block in blocks:
+        if not isinstance(block, dict):
+            return False
+        fields = cast("dict[str, object]", block)
+        if (
+            fields.get("type") != "text"
+            or not isinstance(fields.get("text"), str)
+            or fields.get("citations") is not None
+        ):
+            return False
+        if not _TEXT_AND_CITATIONS.issuperset(fields):
+            return False
+    return True
 
 
 def _string_or_null(value: object) -> bool:

@@ -74,11 +74,11 @@ class PromptCalls:
         self._durable = durable
         self._wait = wait
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
-        self._templates_of: ActorConfiguration | None = None
         self._plain: dict[
             tuple[BatchProcessingMode | str | None, type[BaseModel] | None], tuple[BatchBackend, PromptTemplate] | None
         ] = {}
-        self._plain_of: ActorConfiguration | None = None
+        self._looked_up_for: ActorConfiguration | None = None
+        """The configuration the two caches above were filled for: another one (or None) empties them."""
 
     def plain(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
@@ -86,8 +86,8 @@ class PromptCalls:
         """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
         mode. Looked up once per mode and response model, while the actor's configuration stays the same object."""
         configuration = self._actor.configuration
-        if self._plain_of is not configuration:
-            self._plain_of, self._plain = configuration, {}
+        if self._looked_up_for is not configuration:
+            self._looked_up_for, self._plain, self._templates = configuration, {}, {}
         looked_up = (mode, response_model)
         if looked_up in self._plain:
             return self._plain[looked_up]
@@ -98,8 +98,7 @@ class PromptCalls:
 
     def forget(self) -> None:
         """Forget the backends and templates looked up: the actor's providers were closed."""
-        self._plain_of = self._templates_of = None
-        self._plain, self._templates = {}, {}
+        self._looked_up_for = None
 
     def claim_checked(
         self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
@@ -201,10 +200,7 @@ class PromptCalls:
 
     def _template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> PromptTemplate:
         """The params of a call that gives only a prompt: built (and checked) once per backend and response model,
-        and anew when the actor's configuration changes."""
-        configuration = self._actor.configuration
-        if self._templates_of is not configuration:
-            self._templates_of, self._templates = configuration, {}
+        and anew when the actor's configuration changes (`plain`)."""
         template = self._templates.get((backend, response_model))
         if template is None:
             encode_request, request = backend.codec.encode_request, self._actor.request

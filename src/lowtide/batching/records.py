@@ -6,10 +6,12 @@ What is stored must come back as the same exception class with the same fields, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from lowtide import errors
-from lowtide.answers import Answer, TextAnswer
+from lowtide.answers import Answer, answer_of, text_alone
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -40,77 +42,59 @@ _RESPONSE = ActorResponse[Any]  # looked up once: subscripting a generic model o
 
 
 def answer_from_json(data: dict[str, Any]) -> Answer:
-    """A stored answer, as `response_from_json` gives it: held as its fields (`TextAnswer`) when it is text blocks
-    alone in the form the providers store such answers, so that a run read back (a resumed bulk run, `lowtide
-    collect`) neither validates every answer again nor holds every response; validated otherwise."""
-    if not _text_alone(data):
+    """A stored answer, as `response_from_json` gives it: held as its fields (`TextAnswer`, through `answer_of`)
+    when it is text blocks alone in the form the providers store such answers, so that a run read back (a resumed
+    bulk run, `lowtide collect`) neither validates every answer again nor holds every response; validated otherwise."""
+    if not _stored_shape(data):
         return response_from_json(data)
-    return TextAnswer(data, usage=_usage(data["usage"]), cost=_cost(data["cost"]), mode=_MODES[data["mode"]])
+    blocks: list[object] = data["content"]
+    usage, cost = _validated(_USAGES, Usage, data["usage"]), data["cost"]
+    return answer_of(
+        data,
+        text_alone=text_alone(blocks),
+        usage=usage,
+        cost=None if cost is None else _validated(_COSTS, Cost, cost),
+        mode=_MODES[data["mode"]],
+    )
 
 
 _STORED_FIELDS = frozenset(
     ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
 )
-_TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
-_ID_NAMES = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _MODES = {mode.value: mode for mode in BatchProcessingMode}
 
 
-def _text_alone(data: Mapping[str, Any]) -> bool:
-    """Whether a stored answer has exactly the fields a `TextAnswer` holds, each of the type validation would
-    accept as it is: text blocks alone without citations, string or null ids, stop reason and sequence."""
+def _stored_shape(data: Mapping[str, Any]) -> bool:
+    """Whether a stored answer has exactly the fields a `TextAnswer` holds, the ones `answer_of` does not look at of
+    the type validation would accept as they are (`answer_of` looks at the blocks, ids, stop reason and sequence)."""
     if len(data) != len(_STORED_FIELDS) or not _STORED_FIELDS.issuperset(data):
         return False
-    if not isinstance(data["text"], str) or data["mode"] not in _MODES:
+    if not isinstance(data["text"], str) or not isinstance(data["model"], str) or not isinstance(data["provider"], str):
         return False
-    if not isinstance(data["model"], str) or not isinstance(data["provider"], str):
-        return False
-    if not all(value is None or isinstance(value, str) for value in (data["stop_reason"], data["stop_sequence"])):
-        return False
-    ids, blocks, usage, cost = data["ids"], data["content"], data["usage"], data["cost"]
-    if not isinstance(ids, dict) or len(cast("dict[str, Any]", ids)) != len(_ID_NAMES):
-        return False
-    if not _ID_NAMES.issuperset(cast("dict[str, Any]", ids)):
-        return False
-    if not all(value is None or isinstance(value, str) for value in cast("dict[str, Any]", ids).values()):
-        return False
-    if not isinstance(usage, dict) or not (cost is None or isinstance(cost, dict)) or not isinstance(blocks, list):
-        return False
-    for block in cast("list[Any]", blocks):
-        if not isinstance(block, dict):
-            return False
-        fields = cast("dict[str, Any]", block)
-        if fields.get("type") != "text" or not isinstance(fields.get("text"), str) or fields.get("citations"):
-            return False
-        if not _TEXT_BLOCK_KEYS.issuperset(fields):
-            return False
-    return True
+    return (
+        data["mode"] in _MODES
+        and isinstance(data["content"], list)
+        and isinstance(data["ids"], dict)
+        and isinstance(data["usage"], dict)
+        and (data["cost"] is None or isinstance(data["cost"], dict))
+    )
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
 _USAGES: dict[str, Usage] = {}
-_COSTS: dict[str, Cost | None] = {}
+_COSTS: dict[str, Cost] = {}
 _KNOWN_MAX = 4096  # distinct usages and costs kept: answers of one run repeat a few of them many times
 
 
-def _usage(data: dict[str, Any]) -> Usage:
+def _validated(known: dict[str, ModelT], model: type[ModelT], data: dict[str, Any]) -> ModelT:
+    """`data` validated as `model`, once per distinct value (its repr: JSON read back keeps its keys' order)."""
     key = repr(data)
-    usage = _USAGES.get(key)
-    if usage is None:
-        if len(_USAGES) >= _KNOWN_MAX:  # pragma: no cover - a bound on memory, not behaviour
-            _USAGES.clear()
-        usage = _USAGES[key] = Usage.model_validate(data)
-    return usage
-
-
-def _cost(data: dict[str, Any] | None) -> Cost | None:
-    if data is None:
-        return None
-    key = repr(data)
-    if key not in _COSTS:
-        if len(_COSTS) >= _KNOWN_MAX:  # pragma: no cover - a bound on memory, not behaviour
-            _COSTS.clear()
-        _COSTS[key] = Cost.model_validate(data)
-    return _COSTS[key]
+    found = known.get(key)
+    if found is None:
+        if len(known) >= _KNOWN_MAX:  # pragma: no cover - a bound on memory, not behaviour
+            known.clear()
+        found = known[key] = model.model_validate(data)
+    return found
 
 
 def error_to_json(error: ActorError) -> dict[str, Any]:

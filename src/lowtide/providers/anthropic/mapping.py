@@ -20,7 +20,7 @@ from anthropic.types.message_create_params import MessageCreateParamsNonStreamin
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, answer_of, response_of
+from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
@@ -211,7 +211,7 @@ def answer_and_json(
     The usage and cost of a distinct usage are built once and shared (frozen) by the responses that report it.
     """
     blocks: list[dict[str, Any]] = message.get("content") or []
-    text_alone = _text_alone(blocks)
+    alone = text_alone(blocks)
     model = sys.intern(str(message.get("model", "")))
     stop_reason = message.get("stop_reason")
     stop_sequence = message.get("stop_sequence")
@@ -220,7 +220,7 @@ def answer_and_json(
     stored: dict[str, Any] = {
         "text": "".join([block["text"] for block in blocks if block.get("type") == "text"]),
         # Blocks lowtide does not model are kept whole rather than dropped.
-        "content": blocks if text_alone else [_shaped(block) for block in blocks],
+        "content": blocks if alone else [_shaped(block) for block in blocks],
         "stop_reason": sys.intern(stop_reason) if isinstance(stop_reason, str) else stop_reason,
         "stop_sequence": stop_sequence,
         "model": model,
@@ -230,21 +230,8 @@ def answer_and_json(
         "cost": priced.cost_json,
         "mode": mode.value,
     }
-    answer = answer_of(stored, text_alone=text_alone, usage=priced.usage, cost=priced.cost, mode=mode)
+    answer = answer_of(stored, text_alone=alone, usage=priced.usage, cost=priced.cost, mode=mode)
     return answer, stored
-
-
-_TEXT_BLOCK_KEYS = frozenset(("type", "text", "citations"))
-
-
-def _text_alone(blocks: list[dict[str, Any]]) -> bool:
-    """Whether an answer's blocks are text alone, as nearly every answer's are: no citations, nothing else."""
-    for block in blocks:
-        if block.get("type") != "text" or not isinstance(block.get("text"), str) or block.get("citations") is not None:
-            return False
-        if not _TEXT_BLOCK_KEYS.issuperset(block):
-            return False
-    return True
 
 
 def _shaped(block: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, answer_of, response_of
+from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
 from lowtide.pricing import cost_of
@@ -122,20 +122,8 @@ def answer_and_json(
         "cost": priced.cost_json,
         "mode": mode.value,
     }
-    text_alone = _text_alone(content)
-    answer = answer_of(stored, text_alone=text_alone, usage=priced.usage, cost=priced.cost, mode=mode)
+    answer = answer_of(stored, text_alone=text_alone(content), usage=priced.usage, cost=priced.cost, mode=mode)
     return answer, stored
-
-
-_TEXT_FIELDS = frozenset(("type", "text", "citations"))
-
-
-def _text_alone(content: list[dict[str, Any]]) -> bool:
-    """Whether an answer's blocks (as `_text_block` shapes them) are text alone, without annotations, as nearly
-    every answer's are. The stop reason is a string or null by construction."""
-    return all(
-        block["type"] == "text" and block["citations"] is None and len(block) == len(_TEXT_FIELDS) for block in content
-    )
 
 
 # The Responses API.
