@@ -131,7 +131,7 @@ class RunStore:
         # whole view (every request of the ledger) to join a run's items to it.
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
-            f" {REQUEST_STATE} AS request_state, r.batch_id, o.cost_usd, r.worst_case_usd"
+            f" {REQUEST_STATE} AS request_state, b.id AS batch_id, o.cost_usd, r.worst_case_usd"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
             " ORDER BY ri.idx",
             (run_id,),
@@ -178,7 +178,8 @@ class RunStore:
         with self.ledger.transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
-                " max_attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?)",
+                " max_attempts, created_at, updated_at, left_batch) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?,"
+                " (SELECT batch_id FROM batch_members WHERE key = ?1 ORDER BY rowid DESC LIMIT 1))",
                 requests,
             )
             # The answer is appended: the request's outcome is its latest result with no batch (`request_view`).
@@ -202,11 +203,11 @@ class RunStore:
 
     def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         """(ledger id, API id, state, items of this run in it) of every batch that held an item of the run."""
-        # Members first, each looked up by key: batch_members has no index on key, and SQLite's own choice (for each
-        # batch, a scan of the run's items) took seconds for a run of 100,000 items.
+        # The run's items first, and each one's memberships by key (SQLite's own choice, for each batch a scan of the
+        # run's items, took seconds for a run of 100,000 items).
         rows = self.ledger.select(
-            "SELECT b.id, b.provider_batch_id, b.state, COUNT(*) AS n FROM batch_members m"
-            " CROSS JOIN run_items ri ON ri.key = m.key CROSS JOIN batches b ON b.id = m.batch_id"
+            "SELECT b.id, b.provider_batch_id, b.state, COUNT(*) AS n FROM run_items ri"
+            " CROSS JOIN batch_members m ON m.key = ri.key CROSS JOIN batches b ON b.id = m.batch_id"
             " WHERE ri.run_id = ? GROUP BY b.id ORDER BY b.intent_at, b.id",
             (run_id,),
         )

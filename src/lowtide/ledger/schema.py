@@ -10,19 +10,45 @@ import sqlite3
 
 from lowtide.errors import ConfigurationError
 
-__all__ = ["MIGRATIONS", "REQUEST_OUTCOME", "REQUEST_STATE", "SCHEMA_VERSION", "LedgerVersionError", "migrate"]
+__all__ = [
+    "CURRENT_BATCH",
+    "MIGRATIONS",
+    "NEW_FORM",
+    "REQUEST_OUTCOME",
+    "REQUEST_STATE",
+    "SCHEMA_VERSION",
+    "LedgerVersionError",
+    "migrate",
+    "statements",
+]
 
-REQUEST_OUTCOME = (
-    "LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS r.batch_id AND key = r.key)"
-    " LEFT JOIN batches b ON b.id = r.batch_id"
+CURRENT_BATCH = (
+    "NULLIF((SELECT m.batch_id FROM batch_members m WHERE m.key = r.key ORDER BY m.rowid DESC LIMIT 1), r.left_batch)"
 )
-"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: its latest result `o` for
-the batch it is in, and that batch `b`."""
+"""The batch a request `r` is in: its latest membership, unless that is the batch it last left (requeued for a
+retry, refused, or given up); NULL when it is in none."""
+REQUEST_OUTCOME = (
+    f"LEFT JOIN batches b ON b.id = {CURRENT_BATCH}"
+    " LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key)"
+)
+"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: the batch `b` it is in, and
+its latest result `o` from that batch (from no batch, a live answer, when it is in none)."""
 REQUEST_STATE = (
-    "COALESCE(o.state, CASE WHEN r.state = 'submitting' AND b.provider_batch_id IS NOT NULL"
-    " THEN 'waiting-on-batch' ELSE r.state END)"
+    "COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL"
+    " THEN 'waiting-on-batch' ELSE 'submitting' END)"
 )
 """`request_view`'s state, over `REQUEST_OUTCOME`'s joins."""
+
+NEW_FORM = """
+    UPDATE requests SET left_batch = (
+        SELECT m.batch_id FROM batch_members m WHERE m.key = requests.key ORDER BY m.rowid DESC LIMIT 1
+    ) WHERE batch_id IS NULL;
+    UPDATE requests SET state = 'pending', attempts = MAX(attempts - 1, 0), owner = NULL, owner_until = NULL,
+        batch_id = NULL WHERE batch_id IS NOT NULL;
+"""
+"""Requests as schema 5 kept them (a request in a batch: `batch_id` set, its attempt counted, `submitting`) brought to
+the form of 6 (a request in a batch: its row as before it joined; one out of any: `left_batch`, its latest batch).
+Part of migration 6, and of loading a copy (whose rows are in the form of 5): never edited."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: batches and requests.
@@ -159,6 +185,31 @@ MIGRATIONS: tuple[str, ...] = (
         )
         LEFT JOIN batches b ON b.id = r.batch_id;
     """,
+    # 6: a request's batch is its latest membership (`batch_members`, found by key), unless it has left it since: the
+    # intent before a create appends members and rewrites no request. A request's row is written again only when it
+    # leaves a batch (requeued for a retry, refused, given up: `left_batch`, and the attempt it made counted then).
+    # Requests in a batch move to the new form: their row as it was before they joined, the batch in the members.
+    f"""
+    ALTER TABLE requests ADD COLUMN left_batch TEXT;  -- the batch it last left; `batch_id` is unused from here on
+    CREATE INDEX batch_members_key ON batch_members(key);
+    DROP INDEX IF EXISTS requests_batch;
+    {NEW_FORM}
+    DROP VIEW request_view;
+    CREATE VIEW request_view AS
+        SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,
+            COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL
+                THEN 'waiting-on-batch' ELSE 'submitting' END) AS state,
+            b.id AS batch_id, r.attempts + (b.id IS NOT NULL) AS attempts, r.max_attempts, o.response, o.error,
+            r.worst_case_usd, o.cost_usd, o.live_cost_usd, r.created_at,
+            COALESCE(o.at, b.intent_at, r.updated_at) AS updated_at,
+            CASE WHEN b.id IS NULL THEN r.owner END AS owner,
+            CASE WHEN b.id IS NULL THEN r.owner_until END AS owner_until
+        FROM requests r
+        LEFT JOIN batches b ON b.id = NULLIF(
+            (SELECT m.batch_id FROM batch_members m WHERE m.key = r.key ORDER BY m.rowid DESC LIMIT 1), r.left_batch
+        )
+        LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -186,7 +237,7 @@ def migrate(connection: sqlite3.Connection) -> int:
         try:
             (current,) = connection.execute("PRAGMA user_version").fetchone()
             if current <= version:
-                for statement in _statements(MIGRATIONS[version]):
+                for statement in statements(MIGRATIONS[version]):
                     connection.execute(statement)
                 connection.execute(f"PRAGMA user_version = {version + 1}")
         except BaseException:
@@ -196,7 +247,7 @@ def migrate(connection: sqlite3.Connection) -> int:
     return int(started)
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """The statements of a migration script: comments dropped (they may hold ';'), split on ';'."""
     lines = [line.split("--", 1)[0] for line in script.splitlines()]
     return [statement.strip() for statement in "\n".join(lines).split(";") if statement.strip()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from sqlite3 import Connection
 from typing import Any
 
 from lowtide.ledger.records import (
@@ -12,7 +13,6 @@ from lowtide.ledger.records import (
     BatchState,
     OutcomeRow,
     PendingRequest,
-    RequestState,
     batch_record,
     stored_json,
 )
@@ -48,13 +48,7 @@ class BatchRows(RequestRows):
                     "INSERT INTO batch_members (batch_id, key, custom_id) VALUES (?, ?, ?)",
                     [(batch_id, key, custom_id) for key, custom_id in chunk],
                 )
-            # One statement for every member: SQLite walks the members itself, with no binding per row.
-            db.execute(
-                "UPDATE requests SET state = 'submitting', batch_id = ?, attempts = attempts + 1,"
-                " owner = NULL, owner_until = NULL, updated_at = ?"
-                " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = ?)",
-                (batch_id, now, batch_id),
-            )
+            # Nothing more: a request's batch is its latest membership (`request_view`), its row is not rewritten.
         return [key for key, _ in members]
 
     def take_pending(
@@ -102,11 +96,7 @@ class BatchRows(RequestRows):
             if failed.rowcount != 1:
                 return None
             keys = [str(row[0]) for row in db.execute("SELECT key FROM batch_members WHERE batch_id = ?", (batch_id,))]
-            db.execute(
-                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
-                " owner = ?, owner_until = ?, updated_at = ? WHERE batch_id = ? AND state = ?",
-                (owner, until, now, batch_id, RequestState.SUBMITTING.value),
-            )
+            _leave(db, batch_id, owner=(owner, until), now=now)
             return keys
 
     def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
@@ -126,11 +116,7 @@ class BatchRows(RequestRows):
         """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
         with self._transaction() as db:
             db.execute("UPDATE batches SET state = 'failed', note = ? WHERE id = ?", (note, batch_id))
-            db.execute(
-                "UPDATE requests SET state = 'pending', batch_id = NULL, attempts = MAX(attempts - 1, 0),"
-                " updated_at = ? WHERE batch_id = ? AND state = ?",
-                (now, batch_id, RequestState.SUBMITTING.value),
-            )
+            _leave(db, batch_id, owner=None, now=now)
 
     def record_status(
         self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
@@ -295,14 +281,28 @@ class BatchRows(RequestRows):
             cursor = self._db.cursor()
             cursor.row_factory = None
             cursor.execute(
-                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.batch_id IS m.batch_id"
+                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.left_batch IS NOT m.batch_id AND NOT EXISTS"
+                " (SELECT 1 FROM batch_members l WHERE l.key = m.key AND l.rowid > m.rowid)"
                 " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = ?",
                 (batch_id,),
             )
             for custom_id, key, made, allowed, current in cursor:
                 key = custom_id if key == custom_id else key
                 members[custom_id] = key
-                if current:
-                    pair = (made, allowed)
+                if current:  # the attempt it is making now counts
+                    pair = (made + 1, allowed)
                     attempts[key] = pairs.setdefault(pair, pair)
         return members, attempts
+
+
+def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, now: float) -> None:
+    """The requests in `batch_id` (an intent that came to nothing: refused, or given up) leave it, back to pending
+    with the attempt not counted, owned by `owner` (lease-holder and until) or by none."""
+    db.execute(
+        "UPDATE requests SET state = 'pending', left_batch = :batch, owner = :owner, owner_until = :until,"
+        " updated_at = :now"
+        " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = :batch) AND left_batch IS NOT :batch"
+        " AND (SELECT l.batch_id FROM batch_members l WHERE l.key = requests.key ORDER BY l.rowid DESC LIMIT 1)"
+        " = :batch",
+        {"batch": batch_id, "owner": owner[0] if owner else None, "until": owner[1] if owner else None, "now": now},
+    )

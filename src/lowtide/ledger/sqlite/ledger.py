@@ -17,6 +17,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import (
     COPIED,
 )
+from lowtide.ledger.schema import CURRENT_BATCH, NEW_FORM, statements
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
 
@@ -57,11 +58,11 @@ class Ledger(BatchRows):
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
         """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
-        columns = ", ".join(COPIED[table])
+        query = _EXPORTED.get(table, f"SELECT {', '.join(COPIED[table])} FROM {table} ORDER BY rowid")
         with self._lock:
             cursor = self._db.cursor()
             cursor.row_factory = None
-            cursor.execute(f"SELECT {columns} FROM {table} ORDER BY rowid")
+            cursor.execute(query)
             while chunk := cursor.fetchmany(CHUNK):
                 yield [tuple(row) for row in chunk]
 
@@ -83,8 +84,21 @@ class Ledger(BatchRows):
                 for chunk in chunks:
                     db.executemany(insert, chunk)
                     written[table] += len(chunk)
+            for statement in statements(NEW_FORM):
+                db.execute(statement)
         return written
 
+
+_EXPORTED = {
+    "requests": "SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,"
+    " CASE WHEN b.id IS NULL THEN r.state ELSE 'submitting' END, b.id, r.attempts + (b.id IS NOT NULL), r.max_attempts,"
+    " r.worst_case_usd, r.created_at, CASE WHEN b.id IS NULL THEN r.updated_at ELSE b.intent_at END,"
+    " CASE WHEN b.id IS NULL THEN r.owner END, CASE WHEN b.id IS NULL THEN r.owner_until END"
+    f" FROM requests r LEFT JOIN batches b ON b.id = {CURRENT_BATCH} ORDER BY r.rowid",
+}
+"""Tables whose rows a copy takes in another form than this store keeps them: a request as schema 5 kept it (the form
+every store copies), its batch and the attempt it is making read from its memberships (`schema.NEW_FORM` is the way
+back)."""
 
 _IMPLEMENTS: type[LedgerStore] = Ledger
 """The type checker's proof that `Ledger` is a `LedgerStore`."""

@@ -16,6 +16,7 @@ from lowtide.ledger.records import (
     request_record,
     stored_json,
 )
+from lowtide.ledger.schema import CURRENT_BATCH
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
 
 
@@ -94,9 +95,11 @@ class RequestRows(SqliteFile):
         """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
         with self._transaction() as db:
             for chunk in chunks(list(keys)):
+                # It leaves the batch it is in (if any), and the attempt it made there counts.
                 db.executemany(
-                    "UPDATE requests SET state = 'pending', batch_id = NULL, owner = ?, owner_until = ?,"
-                    " updated_at = ? WHERE key = ?",
+                    f"UPDATE requests AS r SET state = 'pending', owner = ?, owner_until = ?, updated_at = ?,"
+                    f" attempts = attempts + ({CURRENT_BATCH} IS NOT NULL),"
+                    f" left_batch = COALESCE({CURRENT_BATCH}, left_batch) WHERE key = ?",
                     [(owner, until, now, key) for key in chunk],
                 )
 
@@ -148,9 +151,9 @@ def _filters(
 ) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     args: list[Any] = []
-    if batch_id is not None:
-        clauses.append("batch_id = ?")
-        args.append(batch_id)
+    if batch_id is not None:  # its members first: the view finds each one's batch
+        clauses.append("key IN (SELECT key FROM batch_members WHERE batch_id = ?) AND batch_id = ?")
+        args.extend((batch_id, batch_id))
     if actor is not None:
         clauses.append("actor = ?")
         args.append(actor)

@@ -1,0 +1,107 @@
+"""Steps for a ledger written by an earlier lowtide with requests in flight: read after the migration as that lowtide
+read it, and worked on from there."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from _support import world
+from behave import then, when
+
+from lowtide.ledger.copy import copy_ledger
+from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.records import OutcomeRow, RequestState
+from lowtide.ledger.sqlite import Ledger
+
+_DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _writer() -> ModuleType:
+    """`features/data/ledger_v5.py`, which wrote the schema-5 ledger and says what a lowtide reads from it."""
+    spec = importlib.util.spec_from_file_location("ledger_v5", _DATA / "ledger_v5.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@when('the ledger "{name}" is opened by this lowtide')
+def step_open_old(context: Any, name: str) -> None:
+    w = world(context)
+    w.value = Ledger(w.path(name))
+    w.cleanups.append(w.value.close)
+
+
+@then('it reads every request, batch member, run item and copied row as schema 5\'s lowtide read them ("{expected}")')
+def step_reads_as_before(context: Any, expected: str) -> None:
+    read: dict[str, Any] = _writer().what_it_reads(world(context).value)
+    before: dict[str, Any] = json.loads((_DATA / expected).read_text())
+    assert read.keys() == before.keys(), read.keys()
+    for part, rows in before.items():
+        assert read[part] == rows, (part, read[part], rows)
+
+
+@when('batch "{batch}" answers "{answered}" and sends "{retried}" back for a retry')
+def step_batch_answers(context: Any, batch: str, answered: str, retried: str) -> None:
+    ledger: Ledger = world(context).value
+    ledger.record_outcomes(
+        batch,
+        [
+            OutcomeRow(answered, RequestState.SUCCEEDED, {"id": "msg", "text": answered}),
+            OutcomeRow(retried, RequestState.PENDING, error={"type": "overloaded_error"}),
+        ],
+        now=20.0,
+    )
+    ledger.requeue([retried], owner="host:3", until=300.0, now=20.0)
+
+
+@when('"{keys}" go into batch "{batch}"')
+def step_into_batch(context: Any, keys: str, batch: str) -> None:
+    ledger: Ledger = world(context).value
+    members = [(k.strip(), f"c-{k.strip()}") for k in keys.split(",")]
+    ledger.record_intent(batch, provider="anthropic", endpoint="https://api.anthropic.com", members=members,
+                         request_bytes=10, owner="host:3", until=300.0, now=21.0)  # fmt: skip
+
+
+@when('the API takes batch "{batch}"')
+def step_api_takes(context: Any, batch: str) -> None:
+    world(context).value.record_submitted(batch, provider_batch_id=f"msgbatch_{batch}", phase="running", now=22.0)
+
+
+@when('the create of batch "{batch}" is refused')
+def step_refused(context: Any, batch: str) -> None:
+    world(context).value.record_refused(batch, note="refused", now=23.0)
+
+
+@then("the requests read")
+def step_requests_read(context: Any) -> None:
+    ledger: Ledger = world(context).value
+    for row in context.table:
+        record = ledger.request(row["key"])
+        assert record is not None, row["key"]
+        found = [record.state.value, record.batch_id or "", str(record.attempts), record.owner or ""]
+        wanted = [row["state"], row["batch"], row["attempts"], row["owner"]]
+        assert found == wanted, (row["key"], found, wanted)
+
+
+@when('it is copied into a new in-memory ledger, and that into the new SQLite file "{name}"')
+def step_copy_through_memory(context: Any, name: str) -> None:
+    w = world(context)
+    memory = MemoryLedger()
+    copy_ledger(w.value, memory)
+    copy = Ledger(w.path(name))
+    w.cleanups.append(copy.close)
+    copy_ledger(memory, copy)
+    context.ledger_copies = [memory, copy]
+
+
+@then('both copies read every request, batch member, run item and copied row as it does ("{expected}")')
+def step_copies_read_the_same(context: Any, expected: str) -> None:
+    before: dict[str, Any] = json.loads((_DATA / expected).read_text())
+    for copy in context.ledger_copies:
+        assert _writer().what_it_reads(copy) == before, copy.location
