@@ -43,7 +43,9 @@ class BatchRows(RequestRows):
                 " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?)",
                 (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
             )
-            for chunk in chunks(members):
+            # In key order: the index by key then takes them in one pass, not 100,000 scattered inserts whose pages
+            # outgrow the cache and are written again and again (242 MiB written for a batch that size, against 26).
+            for chunk in chunks(sorted(members)):
                 db.executemany(
                     "INSERT INTO batch_members (batch_id, key, custom_id) VALUES (?, ?, ?)",
                     [(batch_id, key, custom_id) for key, custom_id in chunk],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 from lowtide.ledger.records import (
@@ -42,7 +43,9 @@ class RequestRows(SqliteFile):
         inserted: dict[str, str] = {}
         known: list[RequestRecord] = []
         with self._transaction() as db:
-            for chunk in chunks(requests):
+            # In key order (a stable sort: of a key given twice the first still counts), for the key's index: see
+            # `record_intent`.
+            for chunk in chunks(sorted(requests, key=_key)):
                 keys = list({r.key: None for r in chunk if r.key not in inserted})
                 there = {
                     row[0]
@@ -144,6 +147,9 @@ class RequestRows(SqliteFile):
                 record = request_record(row)
                 found[record.key] = record
         return [found[key] for key in keys if key in found]
+
+
+_key = attrgetter("key")
 
 
 def _filters(
