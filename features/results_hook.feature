@@ -24,6 +24,18 @@ Feature: Each batch's results handed over as the API sent them
     And every result the hook was given was already stored in the ledger when it got it
     And the hook was given the ledger's id and the API's id of the batch
 
+  Scenario: A large batch's results are stored and handed over in chunks that grow, the first answers soon
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    And the actor's batch engine hands each chunk of results to a hook
+    When the actor is asked 9000 numbered questions at once
+    Then every call was answered with the emulated reply to its prompt
+    And the hook was given each of the 9000 results once
+    And the hook was given chunks of 2000, 4000 and 3000 results, in that order
+
   Scenario: A results download broken off and fetched again hands each line over once
     Given the connection will break halfway through the next results download
     And an actor "planner" with:

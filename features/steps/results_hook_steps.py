@@ -103,6 +103,13 @@ def step_hook_count(context: Any, count: int) -> None:
     assert set(given.values()) == {1}, f"some results were given more than once: {dict(given)}"
 
 
+@then("the hook was given chunks of {sizes} results, in that order")
+def step_hook_chunks(context: Any, sizes: str) -> None:
+    given = [len(lines) for _, _, lines in _handed(context).calls]
+    wanted = [int(size) for size in sizes.replace(" and ", ", ").split(", ")]
+    assert given == wanted, f"the hook was given chunks of {given}"
+
+
 @then("every result the hook was given was already stored in the ledger when it got it")
 def step_hook_after_store(context: Any) -> None:
     handed = _handed(context)
