@@ -31,10 +31,11 @@ Feature: Each batch's results handed over as the API sent them
       batch: {poll_interval: 30}
       """
     And the actor's batch engine hands each chunk of results to a hook
-    When the actor is asked 9000 numbered questions at once
+    And a batch's results are stored 20 at a time at first, then twice as many each time, at most 50
+    When the actor is asked 150 numbered questions at once
     Then every call was answered with the emulated reply to its prompt
-    And the hook was given each of the 9000 results once
-    And the hook was given chunks of 2000, 4000 and 3000 results, in that order
+    And the hook was given each of the 150 results once
+    And the hook was given chunks of 20, 40, 50 and 40 results, in that order
 
   Scenario: A results download broken off and fetched again hands each line over once
     Given the connection will break halfway through the next results download

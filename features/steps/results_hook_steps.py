@@ -14,6 +14,7 @@ from _support import names, world
 from behave import given, then
 
 from lowtide import BatchProcessingMode
+from lowtide.batching import collection
 from lowtide.batching.engines import engine_for
 from lowtide.ledger.store import RequestState
 
@@ -101,6 +102,19 @@ def step_hook_count(context: Any, count: int) -> None:
     given = Counter(str(line["custom_id"]) for line in _lines(context))
     assert len(given) == count, f"the hook was given {len(given)} results"
     assert set(given.values()) == {1}, f"some results were given more than once: {dict(given)}"
+
+
+@given("a batch's results are stored {first:d} at a time at first, then twice as many each time, at most {most:d}")
+def step_chunk_sizes(context: Any, first: int, most: int) -> None:
+    """The sizes lowtide uses (2,000 growing to 10,000), made small so that a scenario sees them grow in a moment."""
+    defaults = (collection.RESULTS_PER_TRANSACTION, collection.MOST_RESULTS_PER_TRANSACTION)
+    assert defaults == (2000, 10_000), defaults
+    collection.RESULTS_PER_TRANSACTION, collection.MOST_RESULTS_PER_TRANSACTION = first, most
+
+    def restore() -> None:
+        collection.RESULTS_PER_TRANSACTION, collection.MOST_RESULTS_PER_TRANSACTION = defaults
+
+    world(context).cleanups.append(restore)
 
 
 @then("the hook was given chunks of {sizes} results, in that order")

@@ -178,8 +178,8 @@ class RunStore:
         with self.ledger.transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
-                " max_attempts, created_at, updated_at, left_batch) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?,"
-                " (SELECT batch_id FROM batch_members WHERE key = ?1 ORDER BY rowid DESC LIMIT 1))",
+                " max_attempts, created_at, updated_at, left_seq) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?,"
+                " COALESCE((SELECT MAX(seq) FROM batch_members WHERE key = ?1), 0))",
                 requests,
             )
             # The answer is appended: the request's outcome is its latest result with no batch (`request_view`).

@@ -11,7 +11,7 @@ import sqlite3
 from lowtide.errors import ConfigurationError
 
 __all__ = [
-    "CURRENT_BATCH",
+    "LATEST_MEMBERSHIP",
     "MIGRATIONS",
     "NEW_FORM",
     "REQUEST_OUTCOME",
@@ -22,17 +22,16 @@ __all__ = [
     "statements",
 ]
 
-CURRENT_BATCH = (
-    "NULLIF((SELECT m.batch_id FROM batch_members m WHERE m.key = r.key ORDER BY m.rowid DESC LIMIT 1), r.left_batch)"
-)
-"""The batch a request `r` is in: its latest membership, unless that is the batch it last left (requeued for a
-retry, refused, or given up); NULL when it is in none."""
+LATEST_MEMBERSHIP = "SELECT MAX(seq) FROM batch_members WHERE key = r.key"
+"""The `seq` of the latest membership of a request `r` (NULL when it was never in a batch)."""
 REQUEST_OUTCOME = (
-    f"LEFT JOIN batches b ON b.id = {CURRENT_BATCH}"
+    f"LEFT JOIN batch_members m ON m.seq = ({LATEST_MEMBERSHIP}) AND m.seq > r.left_seq"
+    " LEFT JOIN batches b ON b.id = m.batch_id"
     " LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key)"
 )
-"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: the batch `b` it is in, and
-its latest result `o` from that batch (from no batch, a live answer, when it is in none)."""
+"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: the membership `m` it is in
+(its latest, unless it has left it since) and that batch `b`, and its latest result `o` from that batch (from no
+batch, a live answer, when it is in none)."""
 REQUEST_STATE = (
     "COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL"
     " THEN 'waiting-on-batch' ELSE 'submitting' END)"
@@ -40,15 +39,16 @@ REQUEST_STATE = (
 """`request_view`'s state, over `REQUEST_OUTCOME`'s joins."""
 
 NEW_FORM = """
-    UPDATE requests SET left_batch = (
-        SELECT m.batch_id FROM batch_members m WHERE m.key = requests.key ORDER BY m.rowid DESC LIMIT 1
-    ) WHERE batch_id IS NULL;
+    UPDATE requests SET left_seq = COALESCE((
+        SELECT MAX(m.seq) FROM batch_members m WHERE m.key = requests.key AND (requests.batch_id IS NULL
+            OR m.seq < (SELECT MAX(l.seq) FROM batch_members l WHERE l.key = requests.key))
+    ), 0);
     UPDATE requests SET state = 'pending', attempts = MAX(attempts - 1, 0), owner = NULL, owner_until = NULL,
         batch_id = NULL WHERE batch_id IS NOT NULL;
 """
 """Requests as schema 5 kept them (a request in a batch: `batch_id` set, its attempt counted, `submitting`) brought to
-the form of 6 (a request in a batch: its row as before it joined; one out of any: `left_batch`, its latest batch).
-Part of migration 6, and of loading a copy (whose rows are in the form of 5): never edited."""
+the form of 6 (a request in a batch: its row as before it joined, in its latest membership; `left_seq`: the latest
+membership it left). Part of migration 6, and of loading a copy (whose rows are in the form of 5): never edited."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: batches and requests.
@@ -185,14 +185,25 @@ MIGRATIONS: tuple[str, ...] = (
         )
         LEFT JOIN batches b ON b.id = r.batch_id;
     """,
-    # 6: a request's batch is its latest membership (`batch_members`, found by key), unless it has left it since: the
-    # intent before a create appends members and rewrites no request. A request's row is written again only when it
-    # leaves a batch (requeued for a retry, refused, given up: `left_batch`, and the attempt it made counted then).
-    # Requests in a batch move to the new form: their row as it was before they joined, the batch in the members.
+    # 6: a request's batch is its latest membership (`batch_members`, numbered in the order they were made and found
+    # by key), unless it has left it since: the intent before a create appends members and rewrites no request. A
+    # request's row is written again only when it leaves a batch (requeued for a retry, with the attempt it made
+    # counted then; refused or given up): `left_seq`, the membership it left. Requests in a batch move to that form:
+    # their row as it was before they joined. `requests.batch_id` is unused from here on.
     f"""
-    ALTER TABLE requests ADD COLUMN left_batch TEXT;  -- the batch it last left; `batch_id` is unused from here on
+    CREATE TABLE members (
+        seq       INTEGER PRIMARY KEY,          -- the order memberships were made in (kept by VACUUM)
+        batch_id  TEXT NOT NULL REFERENCES batches(id),
+        custom_id TEXT NOT NULL,
+        key       TEXT NOT NULL REFERENCES requests(key),
+        UNIQUE (batch_id, custom_id)
+    );
+    INSERT INTO members (batch_id, custom_id, key) SELECT batch_id, custom_id, key FROM batch_members ORDER BY rowid;
+    DROP TABLE batch_members;
+    ALTER TABLE members RENAME TO batch_members;
     CREATE INDEX batch_members_key ON batch_members(key);
     DROP INDEX IF EXISTS requests_batch;
+    ALTER TABLE requests ADD COLUMN left_seq INTEGER NOT NULL DEFAULT 0;
     {NEW_FORM}
     DROP VIEW request_view;
     CREATE VIEW request_view AS
@@ -205,9 +216,9 @@ MIGRATIONS: tuple[str, ...] = (
             CASE WHEN b.id IS NULL THEN r.owner END AS owner,
             CASE WHEN b.id IS NULL THEN r.owner_until END AS owner_until
         FROM requests r
-        LEFT JOIN batches b ON b.id = NULLIF(
-            (SELECT m.batch_id FROM batch_members m WHERE m.key = r.key ORDER BY m.rowid DESC LIMIT 1), r.left_batch
-        )
+        LEFT JOIN batch_members m ON m.seq = (SELECT MAX(seq) FROM batch_members WHERE key = r.key)
+            AND m.seq > r.left_seq
+        LEFT JOIN batches b ON b.id = m.batch_id
         LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key);
     """,
 )

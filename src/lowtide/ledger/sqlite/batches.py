@@ -283,8 +283,8 @@ class BatchRows(RequestRows):
             cursor = self._db.cursor()
             cursor.row_factory = None
             cursor.execute(
-                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, r.left_batch IS NOT m.batch_id AND NOT EXISTS"
-                " (SELECT 1 FROM batch_members l WHERE l.key = m.key AND l.rowid > m.rowid)"
+                # A request in a later batch has left this one: only the latest membership can be past `left_seq`.
+                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, m.seq > r.left_seq"
                 " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = ?",
                 (batch_id,),
             )
@@ -300,11 +300,10 @@ class BatchRows(RequestRows):
 def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, now: float) -> None:
     """The requests in `batch_id` (an intent that came to nothing: refused, or given up) leave it, back to pending
     with the attempt not counted, owned by `owner` (lease-holder and until) or by none."""
+    in_batch = "(SELECT m.seq FROM batch_members m WHERE m.batch_id = :batch AND m.key = requests.key)"
     db.execute(
-        "UPDATE requests SET state = 'pending', left_batch = :batch, owner = :owner, owner_until = :until,"
-        " updated_at = :now"
-        " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = :batch) AND left_batch IS NOT :batch"
-        " AND (SELECT l.batch_id FROM batch_members l WHERE l.key = requests.key ORDER BY l.rowid DESC LIMIT 1)"
-        " = :batch",
+        f"UPDATE requests SET state = 'pending', left_seq = {in_batch}, owner = :owner, owner_until = :until,"
+        f" updated_at = :now WHERE key IN (SELECT key FROM batch_members WHERE batch_id = :batch)"
+        f" AND left_seq < {in_batch}",
         {"batch": batch_id, "owner": owner[0] if owner else None, "until": owner[1] if owner else None, "now": now},
     )

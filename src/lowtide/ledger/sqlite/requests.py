@@ -17,7 +17,6 @@ from lowtide.ledger.records import (
     request_record,
     stored_json,
 )
-from lowtide.ledger.schema import CURRENT_BATCH
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
 
 
@@ -100,9 +99,8 @@ class RequestRows(SqliteFile):
             for chunk in chunks(list(keys)):
                 # It leaves the batch it is in (if any), and the attempt it made there counts.
                 db.executemany(
-                    f"UPDATE requests AS r SET state = 'pending', owner = ?, owner_until = ?, updated_at = ?,"
-                    f" attempts = attempts + ({CURRENT_BATCH} IS NOT NULL),"
-                    f" left_batch = COALESCE({CURRENT_BATCH}, left_batch) WHERE key = ?",
+                    f"UPDATE requests SET state = 'pending', owner = ?, owner_until = ?, updated_at = ?,"
+                    f" attempts = attempts + ({_LATEST} > left_seq), left_seq = MAX(left_seq, {_LATEST}) WHERE key = ?",
                     [(owner, until, now, key) for key in chunk],
                 )
 
@@ -150,6 +148,8 @@ class RequestRows(SqliteFile):
 
 
 _key = attrgetter("key")
+_LATEST = "COALESCE((SELECT MAX(seq) FROM batch_members WHERE key = requests.key), 0)"
+"""The latest membership of the request an UPDATE of `requests` is at (0: none)."""
 
 
 def _filters(
