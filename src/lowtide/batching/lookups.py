@@ -8,7 +8,6 @@ import asyncio
 
 from lowtide.batching.core import EngineCore
 from lowtide.errors import classify
-from lowtide.ledger.inline import InlineAsyncLedger
 
 __all__ = ["Lookups"]
 
@@ -17,10 +16,10 @@ class Lookups(EngineCore):
     def knows(self, key: str) -> asyncio.Future[bool]:
         """Whether the ledger has a request under `key` (read with every other key asked in this moment)."""
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        ledger = self.ledger
-        if isinstance(ledger, InlineAsyncLedger):
+        local = self.ledger.inline
+        if local is not None:
             try:
-                answer.set_result(ledger.sync.request(key) is not None)
+                answer.set_result(local.request(key) is not None)
             except Exception as exc:
                 answer.set_exception(classify(exc, doing="reading the ledger"))
             return answer

@@ -58,6 +58,11 @@ class InlineAsyncLedger:
         return self.sync.notices
 
     @property
+    def inline(self) -> LedgerStore:
+        """The store: it answers at once."""
+        return self.sync
+
+    @property
     def run_store(self) -> InlineAsyncRunLedger:
         return InlineAsyncRunLedger(self.sync.run_store)
 

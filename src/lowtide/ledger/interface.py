@@ -352,6 +352,12 @@ class AsyncLedgerStore(Protocol):
     @property
     def notices(self) -> BatchNotices | None: ...
 
+    @property
+    def inline(self) -> LedgerStore | None:
+        """The store itself when it answers at once, in this process (a file, memory): a caller may read it without
+        awaiting. None for a store across the network, whose reads are gathered (`batching.lookups`)."""
+        ...
+
     def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
         """As `LedgerStore.keep_alive` (once per engine, when it is made)."""
         ...

@@ -55,6 +55,11 @@ class AsyncPostgresLedger:
         return self._notices()
 
     @property
+    def inline(self) -> None:
+        """None: the database is across the network."""
+        return None
+
+    @property
     def run_store(self) -> AsyncPostgresRunStore:
         return AsyncPostgresRunStore(self._pool)
 
