@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.ledger.records import Row
-from lowtide.ledger.schema import REQUEST_OUTCOME, REQUEST_STATE
+from lowtide.ledger.schema import REQUEST_OUTCOME, REQUEST_STATE, latest_membership
 from lowtide.ledger.store import Ledger, RequestState, answer_json, stored_json
 
 __all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "RunStore", "item_row", "run_record"]
@@ -179,7 +179,7 @@ class RunStore:
             db.executemany(
                 "INSERT OR REPLACE INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
                 " max_attempts, created_at, updated_at, left_seq) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?,"
-                " COALESCE((SELECT MAX(seq) FROM batch_members WHERE key = ?1), 0))",
+                f" {latest_membership('?1')})",
                 requests,
             )
             # The answer is appended: the request's outcome is its latest result with no batch (`request_view`).

@@ -11,27 +11,36 @@ import sqlite3
 from lowtide.errors import ConfigurationError
 
 __all__ = [
-    "LATEST_MEMBERSHIP",
     "MIGRATIONS",
     "NEW_FORM",
+    "REQUEST_BATCH",
     "REQUEST_OUTCOME",
     "REQUEST_STATE",
     "SCHEMA_VERSION",
     "LedgerVersionError",
+    "latest_membership",
     "migrate",
     "statements",
 ]
 
-LATEST_MEMBERSHIP = "SELECT MAX(seq) FROM batch_members WHERE key = r.key"
-"""The `seq` of the latest membership of a request `r` (NULL when it was never in a batch)."""
-REQUEST_OUTCOME = (
-    f"LEFT JOIN batch_members m ON m.seq = ({LATEST_MEMBERSHIP}) AND m.seq > r.left_seq"
+
+def latest_membership(key: str) -> str:
+    """SQL for the `seq` of the latest membership of the request whose key is the SQL `key` (0: never in a batch)."""
+    return f"COALESCE((SELECT MAX(seq) FROM batch_members WHERE key = {key}), 0)"
+
+
+REQUEST_BATCH = (
+    f"LEFT JOIN batch_members m ON m.seq = {latest_membership('r.key')} AND m.seq > r.left_seq"
     " LEFT JOIN batches b ON b.id = m.batch_id"
+)
+"""The joins, on `requests r`, of the membership `m` it is in (its latest, unless it has left it since) and that
+batch `b`; both NULL when it is in none."""
+REQUEST_OUTCOME = (
+    f"{REQUEST_BATCH}"
     " LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key)"
 )
-"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: the membership `m` it is in
-(its latest, unless it has left it since) and that batch `b`, and its latest result `o` from that batch (from no
-batch, a live answer, when it is in none)."""
+"""`request_view`'s joins, for a query on `requests r` that cannot go through the view: `REQUEST_BATCH`'s, and its
+latest result `o` from that batch (from no batch, a live answer, when it is in none)."""
 REQUEST_STATE = (
     "COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL"
     " THEN 'waiting-on-batch' ELSE 'submitting' END)"
@@ -42,7 +51,7 @@ NEW_FORM = """
     UPDATE requests SET left_seq = COALESCE((
         SELECT MAX(m.seq) FROM batch_members m WHERE m.key = requests.key AND (requests.batch_id IS NULL
             OR m.seq < (SELECT MAX(l.seq) FROM batch_members l WHERE l.key = requests.key))
-    ), 0);
+    ), 0) WHERE key IN (SELECT key FROM batch_members);
     UPDATE requests SET state = 'pending', attempts = MAX(attempts - 1, 0), owner = NULL, owner_until = NULL,
         batch_id = NULL WHERE batch_id IS NOT NULL;
 """

@@ -17,7 +17,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import (
     COPIED,
 )
-from lowtide.ledger.schema import LATEST_MEMBERSHIP, NEW_FORM, statements
+from lowtide.ledger.schema import NEW_FORM, REQUEST_BATCH, statements
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
 
@@ -94,8 +94,7 @@ _EXPORTED = {
     " CASE WHEN b.id IS NULL THEN r.state ELSE 'submitting' END, b.id, r.attempts + (b.id IS NOT NULL), r.max_attempts,"
     " r.worst_case_usd, r.created_at, CASE WHEN b.id IS NULL THEN r.updated_at ELSE b.intent_at END,"
     " CASE WHEN b.id IS NULL THEN r.owner END, CASE WHEN b.id IS NULL THEN r.owner_until END"
-    f" FROM requests r LEFT JOIN batch_members m ON m.seq = ({LATEST_MEMBERSHIP}) AND m.seq > r.left_seq"
-    " LEFT JOIN batches b ON b.id = m.batch_id ORDER BY r.rowid",
+    f" FROM requests r {REQUEST_BATCH} ORDER BY r.rowid",
 }
 """Tables whose rows a copy takes in another form than this store keeps them: a request as schema 5 kept it (the form
 every store copies), its batch and the attempt it is making read from its memberships (`schema.NEW_FORM` is the way

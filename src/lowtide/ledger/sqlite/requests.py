@@ -17,6 +17,7 @@ from lowtide.ledger.records import (
     request_record,
     stored_json,
 )
+from lowtide.ledger.schema import latest_membership
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
 
 
@@ -148,8 +149,8 @@ class RequestRows(SqliteFile):
 
 
 _key = attrgetter("key")
-_LATEST = "COALESCE((SELECT MAX(seq) FROM batch_members WHERE key = requests.key), 0)"
-"""The latest membership of the request an UPDATE of `requests` is at (0: none)."""
+_LATEST = latest_membership("requests.key")
+"""The latest membership of the request an UPDATE of `requests` is at."""
 
 
 def _filters(
