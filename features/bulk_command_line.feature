@@ -147,7 +147,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed on stderr "run tides: 5/5 items (3 ok, 1 failed, 1 expired, 0 canceled, 0 not run)"
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress none --json" runs in the scenario's folder
     Then the command exits with 1
-    And the command printed JSON whose "counts" are {"succeeded": 3, "failed": 1, "canceled": 0, "expired": 1, "not-run": 0, "pending": 0}
+    And the command printed JSON whose "counts" are {"succeeded": 3, "failed": 1, "canceled": 0, "expired": 1, "not-run": 0, "waiting": 0, "pending": 0}
 
   Scenario: The batches a run used are counted for real: a request expiring on every attempt travels in 3 batches
     Given an actor file "patient.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":

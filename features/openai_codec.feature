@@ -565,7 +565,7 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
         | {"status_code": 200, "request_id": "r", "body": {"id": "resp_f", "object": "response", "status": "failed", "error": {"code": "server_error", "message": "Failed."}, "output": []}} | null | BatchRequestErrored | server_error | retryable |
         | {"status_code": 200, "request_id": "r", "body": {"id": "resp_f", "object": "response", "status": "failed", "error": null, "output": []}}                        | null | BatchRequestErrored | server_error        | retryable |
         | null                                                                                                                                      | {"code": "timeout", "message": "Took too long."}            | BatchRequestErrored  | timeout             | retryable     |
-        | null                                                                                                                                      | null                                                        | BatchRequestError    |                     | not retryable |
+        | null                                                                                                                                      | null                                                        | BatchRequestUnreadable |                   | not retryable |
 
     Scenario: An errored outcome comes back from the ledger as it was, OpenAI's verdict on retrying included
       Given the OpenAI batch line:

@@ -25,6 +25,7 @@ ActorError
 ├── DeadlineExceededError         a live call did not succeed before its deadline (`live.deadline`), over its attempts
 └── BatchRequestError             one request of an ended batch did not succeed; its neighbours are unaffected
     ├── BatchRequestErrored       the API answered that request with an error (type and message kept)
+    ├── BatchRequestUnreadable    the API's result line for that request could not be read; the raw line is kept
     ├── BatchRequestCanceled      the batch was canceled before that request was processed
     └── BatchRequestExpired       the batch hit its 24 hour limit before that request was processed
 ```
@@ -55,6 +56,7 @@ __all__ = [
     "BatchRequestError",
     "BatchRequestErrored",
     "BatchRequestExpired",
+    "BatchRequestUnreadable",
     "BatchTimeoutError",
     "BudgetExceededError",
     "ConfigurationError",
@@ -323,6 +325,26 @@ class BatchRequestErrored(BatchRequestError):
         if self._retryable is not None:
             return self._retryable
         return self.error_type in RETRYABLE_ERROR_TYPES
+
+
+class BatchRequestUnreadable(BatchRequestError):
+    """The API answered this request, but lowtide could not read its result line: not JSON (a line cut off), not
+    UTF-8, a string with an unpaired surrogate, or a shape this version of lowtide does not know.
+
+    Nothing is lost: `raw_line` keeps the line as it came (bytes that are not UTF-8 as `\\xNN` escapes), in the
+    ledger and in a bulk run's raw results; `reason` says what was wrong with it. Never sent again on its own: the
+    API has answered it, and may have charged for the answer.
+    """
+
+    def __init__(self, *, batch_id: str, custom_id: str, raw_line: str, reason: str) -> None:
+        super().__init__(
+            f"Request {custom_id} in batch {batch_id}: lowtide could not read its result line ({reason}); the raw"
+            " line is kept with this error.",
+            batch_id=batch_id,
+            custom_id=custom_id,
+        )
+        self.raw_line = raw_line
+        self.reason = reason
 
 
 class BatchRequestCanceled(BatchRequestError):

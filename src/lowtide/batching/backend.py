@@ -39,11 +39,32 @@ __all__ = [
     "RemoteBatch",
     "ResultLine",
     "Settled",
+    "UnreadableLine",
     "credential_of",
 ]
 
 ResultLine = Mapping[str, Any]
 """One line of a batch's results, as the API sent it; it names its request by `custom_id`."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableLine:
+    """A whole line of a batch's results that lowtide could not read as a JSON object (not JSON, not UTF-8, a string
+    with an unpaired surrogate): handed on as it came, so that its request becomes an error that keeps it
+    (`BatchRequestUnreadable`), and a bulk run's raw results keep its bytes."""
+
+    raw: bytes
+    """The line as the API sent it, without its newline."""
+    reason: str
+    """What is wrong with it, in a few words."""
+    custom_id: str | None = None
+    """The custom id the line names, when one can be made out of it."""
+
+    @property
+    def text(self) -> str:
+        """The line as text: bytes that are not UTF-8 as `\\xNN` escapes."""
+        return self.raw.decode("utf-8", "backslashreplace")
+
 
 Settled = Answer | ActorError
 """What one result line comes to: an answer (an `ActorResponse`, or a `TextAnswer` that builds one when asked), or
@@ -254,10 +275,13 @@ class BatchBackend(ABC):
 
     @abstractmethod
     async def stream_results(
-        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+        self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
     ) -> None:
-        """Feed every result line of an ended batch to `handle`, never holding them all. A broken download is
-        fetched again from the start, so `handle` must accept a line it has seen."""
+        """Feed every result line of an ended batch to `handle`, never holding them all; a whole line that cannot be
+        read as JSON goes as an `UnreadableLine` (`batching.lines.read_line` tells), never stopping the others. A
+        broken download (a dropped connection, a last line cut short) is fetched again from the start, so `handle`
+        must accept a line it has seen; one that stays broken raises its `ActorError`, and the batch's requests wait
+        for the next collection."""
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """The result line standing for a request the ended `batch` wrote no line for, when the provider leaves such

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
-from lowtide.batching.backend import Phase, RemoteBatch, Settled
+from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.core import EngineCore
 from lowtide.batching.crashpoints import crashpoint
+from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unreadable
 from lowtide.batching.policy import result_row
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.records import error_to_json
@@ -71,10 +71,12 @@ class Collection(EngineCore):
         collected = False
         members: dict[str, str] = {}
         failure: ActorError | None = None
+        provider_batch_id: str | None = None
         try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
             record = await self.ledger.batch(batch_id)
             assert record is not None
             assert record.provider_batch_id is not None
+            provider_batch_id = record.provider_batch_id
             # Read while the batch runs, not after it ends: the answers are waited for from then on.
             members, attempts = await self.ledger.members_and_attempts(batch_id)
             ended = await wait_until_ended(
@@ -91,6 +93,11 @@ class Collection(EngineCore):
             failure = exc  # the requests stay in the ledger, to be collected later
         except ActorError as exc:
             failure = exc
+            log.warning(
+                "Could not finish collecting batch %s: %s: %s. Its %d request(s) wait on it in the ledger; `lowtide"
+                " collect`, `actor.result(key)` or the same call or run again collects them.",
+                provider_batch_id or batch_id, type(exc).__name__, exc, len(members),
+            )  # fmt: skip
         finally:
             self._pollers.pop(batch_id, None)
             try:
@@ -123,13 +130,20 @@ class Collection(EngineCore):
         *,
         request_id: str | None = None,
     ) -> None:
-        """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time."""
+        """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time.
+
+        A line that cannot be read or mapped is its request's `BatchRequestUnreadable` (the line kept), never the
+        batch's failure. A download that stays broken after the backend's retries keeps what arrived (stored, handed
+        out) and raises: the other requests wait on the batch, which the next collection reads again.
+        """
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
         seen: set[str] = set()
         retry: set[str] = set()
         strangers = 0
-        lines: list[Mapping[str, Any]] = []  # the chunk's lines as received, for `on_results`
+        nameless: dict[bytes, UnreadableLine] = {}
+        """Lines that could not be read and name no request (by their bytes: a download read again repeats them)."""
+        lines: list[ResultLine | UnreadableLine] = []  # the chunk's lines as received, for `on_results`
         writing: asyncio.Task[None] | None = None
         """The last chunk's write: each chunk is stored after the one before, while the download goes on."""
         chunk = RESULTS_PER_TRANSACTION
@@ -138,7 +152,7 @@ class Collection(EngineCore):
             before: asyncio.Task[None] | None,
             rows: list[OutcomeRow],
             settled: list[tuple[str, Settled]],
-            lines: list[Mapping[str, Any]],
+            lines: list[ResultLine | UnreadableLine],
         ) -> None:
             """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""
             if before is not None:
@@ -156,27 +170,40 @@ class Collection(EngineCore):
         def write() -> None:
             """Store the chunk in hand, after the chunks before it (the stream is not held up meanwhile)."""
             nonlocal writing, rows, settled, lines, chunk
-            if not rows:
+            if not rows and not lines:
                 return
             writing = asyncio.ensure_future(store(writing, rows, settled, lines))
             rows, settled, lines = [], [], []
             chunk = min(2 * chunk, MOST_RESULTS_PER_TRANSACTION)
 
-        custom_id_of = self.backend.codec.custom_id_of
+        codec = self.backend.codec
 
-        def handle(line: Mapping[str, Any]) -> None:
+        def handle(line: ResultLine | UnreadableLine) -> None:
             nonlocal strangers
-            custom_id = custom_id_of(line)
+            custom_id = custom_id_of(codec, line)
             if custom_id is None or custom_id not in members:
+                if isinstance(line, UnreadableLine) and custom_id is None:
+                    if line.raw not in nameless:  # kept for the requests without a result, and in the raw results
+                        nameless[line.raw] = line
+                        if self.on_results is not None:
+                            lines.append(line)
+                    return
                 strangers += 1
                 return
             key = members[custom_id]
             if custom_id in seen:
                 return  # a download broken off is fetched again from the start: this line is stored already
             seen.add(custom_id)
-            used, allowed = attempts.get(key, (1, 1))
-            outcome, stored = self.backend.codec.line_outcome(line, batch_id=ended.id, request_id=request_id)
-            row = result_row(key, outcome, stored, used=used, allowed=allowed)
+            if key not in attempts:
+                return  # it has left this batch (an earlier look stored its result and sent it again): not its state
+            used, allowed = attempts[key]
+            outcome, stored = outcome_of(codec, line, custom_id, batch_id=ended.id, request_id=request_id)
+            try:
+                row = result_row(key, outcome, stored, used=used, allowed=allowed)
+            except Exception as exc:  # an answer the ledger cannot hold as it came: kept as its line
+                log.warning("Could not store the answer of request %s in batch %s: %s", custom_id, ended.id, exc)
+                outcome = unreadable(ended.id, custom_id, raw_text(line), f"{type(exc).__name__}: {exc}")
+                row = result_row(key, outcome, None, used=used, allowed=allowed)
             (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
             rows.append(row)
             if row.state.final:
@@ -187,7 +214,16 @@ class Collection(EngineCore):
                 write()
 
         try:
-            await self.backend.stream_results(ended, handle, expected=len(members))
+            try:
+                await self.backend.stream_results(ended, handle, expected=len(members))
+            except ActorError:
+                # Broken for good this time: what arrived is kept, the rest waits on the batch for the next look.
+                write()
+                if writing is not None:
+                    await writing
+                await self._requeue(retry)
+                thaw()
+                raise
             if strangers and not seen:
                 log.error(
                     "Batch %s holds none of the requests of %s; it was not ours. Sending them again.",
@@ -200,12 +236,8 @@ class Collection(EngineCore):
                 if line is not None:
                     handle(line)  # a request the provider left out on purpose: the line it stands for
             for custom_id, key in members.items():
-                if custom_id not in seen:
-                    error = BatchRequestError(
-                        f"Batch {ended.id} ended without a result for request {custom_id}.",
-                        batch_id=ended.id,
-                        custom_id=custom_id,
-                    )
+                if custom_id not in seen and key in attempts:
+                    error = self._missing(ended.id, custom_id, list(nameless.values()))
                     used, allowed = attempts.get(key, (1, 1))
                     retry_it = bool(strangers and not seen) and used < allowed
                     rows.append(
@@ -224,7 +256,7 @@ class Collection(EngineCore):
             if writing is not None:
                 await writing
         except BaseException:
-            if writing is not None:  # the chunks still being stored go with the collection that failed
+            if writing is not None and not writing.done():  # the chunks still being stored go with the collection
                 writing.cancel()
                 writing.add_done_callback(_retrieved)
             raise
@@ -241,12 +273,34 @@ class Collection(EngineCore):
         freeze_survivors(len(last))
         thaw()
         await self._finished(ended)
-        if retry:
-            now = self._clock.now()
-            again = sorted(retry)
-            await self.ledger.requeue(again, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
-            for record in await self.ledger.requests_for(again):
-                self._enqueue(record)
+        await self._requeue(retry)
+
+    @staticmethod
+    def _missing(batch_id: str, custom_id: str, nameless: list[UnreadableLine]) -> BatchRequestError:
+        """The error of a request an ended batch gave no result for: lost, or maybe in a line that named nobody."""
+        if not nameless:
+            return BatchRequestError(
+                f"Batch {batch_id} ended without a result for request {custom_id}.",
+                batch_id=batch_id,
+                custom_id=custom_id,
+            )
+        return unreadable(
+            batch_id,
+            custom_id,
+            "\n".join(line.text for line in nameless),
+            f"no line of the batch's results names it; {len(nameless)} line(s) that name no request could not be"
+            f" read ({nameless[0].reason}), and are kept here",
+        )
+
+    async def _requeue(self, retry: set[str]) -> None:
+        """Queue again, for a later batch, the requests whose stored result says they may succeed next time."""
+        if not retry:
+            return
+        now = self._clock.now()
+        again = sorted(retry)
+        await self.ledger.requeue(again, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
+        for record in await self.ledger.requests_for(again):
+            self._enqueue(record)
 
     async def _finished(self, ended: RemoteBatch) -> None:
         """Tell the backend a batch's results are stored (it may delete an uploaded input file); a failure there is

@@ -7,12 +7,12 @@ import asyncio
 import functools
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, Settled
+from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.keys import owner_id
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -134,10 +134,11 @@ class EngineCore:
         """Keys asked of the ledger in this turn of the event loop (`knows`), with who waits for each answer."""
         self._reading: asyncio.Task[None] | None = None
         self.closed = False
-        self.on_results: Callable[[str, str, Sequence[Mapping[str, Any]]], None] | None = None
+        self.on_results: Callable[[str, str, Sequence[ResultLine | UnreadableLine]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
-        lines as the API sent them). A download broken off and fetched again passes each line once. What it raises
-        is logged, not raised: the answers are already in the ledger."""
+        lines as the API sent them: a line lowtide could not read as an `UnreadableLine`, its bytes kept). A download
+        broken off and fetched again passes each line once. What it raises is logged, not raised: the answers are
+        already in the ledger."""
 
     def arrive(self) -> asyncio.Future[None]:
         """A call that came now and waits for something (a ledger read) before its claim: a window that is open

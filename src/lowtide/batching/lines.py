@@ -1,46 +1,101 @@
-"""A results file's lines, split from the bytes as they arrive and each decoded once: what every backend that
-downloads a JSONL file of results needs, at the pace of thousands of lines a second."""
+"""A results file's lines, split from the bytes as they arrive and each read once: what every backend that downloads a
+JSONL file of results needs, at the pace of thousands of lines a second.
+
+A whole line (its newline came) that is not a JSON object lowtide can keep (not JSON, not UTF-8, a string with an
+unpaired surrogate) is an `UnreadableLine`, handed on like any other: its request gets an error that keeps it, and
+the lines after it are read as usual. A last line without its newline that cannot be read is a download cut short
+(`json.JSONDecodeError`), which the backend fetches again.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncGenerator, AsyncIterable
 
 import orjson
 
-from lowtide.batching.backend import ResultLine
+from lowtide.batching.backend import ResultLine, UnreadableLine
 
-__all__ = ["decoded_line", "split_lines"]
+__all__ = ["decoded_line", "read_line", "split_lines"]
 
 
-async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[bytes]:
-    """The non-blank lines of a stream of byte chunks, a line cut across chunks joined first. No line is decoded
-    as text: `decoded_line` reads the bytes."""
+async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[bytes, bool]]:
+    """The non-blank lines of a stream of byte chunks, a line cut across chunks joined first, each with whether it
+    was whole (its newline came: only the last may lack one). No line is decoded as text: `read_line` reads the
+    bytes."""
     rest = b""
     async for chunk in chunks:
         parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
         rest = parts.pop()
         for part in parts:
             if part.strip():
-                yield part
+                yield part, True
     if rest.strip():
-        yield rest
+        yield rest, False
+
+
+def read_line(line: bytes, *, whole: bool = True) -> ResultLine | UnreadableLine:
+    """One line of a results file as a JSON object (`decoded_line`), or, when it cannot be read as one, an
+    `UnreadableLine` naming its custom id if one can be made out. A last line that did not end with its newline
+    (`whole=False`) and cannot be read was cut short: `json.JSONDecodeError`, so that the download is fetched again."""
+    try:
+        value = decoded_line(line)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError: both ValueErrors
+        if not whole:
+            if isinstance(exc, json.JSONDecodeError):
+                raise
+            text = line.decode("utf-8", "replace")
+            raise json.JSONDecodeError(f"the line ends mid-character ({exc})", text, len(text)) from exc
+        return UnreadableLine(line, _reason(exc), _custom_id_in(line))
+    if not isinstance(value, dict):
+        return UnreadableLine(line, f"a JSON {type(value).__name__}, not an object", None)
+    return value
 
 
 def decoded_line(line: bytes) -> ResultLine:
     """One line of a results file as JSON: by orjson, several times faster, unless the line holds a run of 19 digits or
     more (orjson would read an integer beyond 64 bits as a float, without a word), or orjson refuses it (a line cut
-    short): then by `json`, which reads every integer exactly and says where a line broke (`json.JSONDecodeError`)."""
+    short): then by `json`, which reads every integer exactly and says where a line broke (`json.JSONDecodeError`).
+
+    `json` would read an unpaired surrogate (`"\\ud800"`) into a string no UTF-8 file or ledger can hold: such a line is
+    refused (`ValueError`), as orjson refuses it."""
     if _LONG_RUN not in line.translate(_DIGITS_AS_ZERO):
         try:
             value: ResultLine = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            pass
+        except orjson.JSONDecodeError as exc:
+            if "surrogate" in str(exc):
+                raise ValueError(f"a string holds an unpaired surrogate ({exc})") from None
         else:
             return value
-    return json.loads(line)
+    value = json.loads(line)
+    if _SURROGATE_ESCAPE.search(line):
+        try:
+            json.dumps(value, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            raise ValueError("a string holds an unpaired surrogate") from None
+    return value
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8: byte 0x{exc.object[exc.start]:02x} at {exc.start}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc.msg} at character {exc.pos}"
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    return str(exc)
+
+
+def _custom_id_in(line: bytes) -> str | None:
+    """The custom id a line names, read from its bytes: enough to give the error to the right request."""
+    found = _CUSTOM_ID.search(line)
+    return found.group(1).decode("ascii") if found else None
 
 
 # Every digit read as 0, so that a run of 19 zeros is a run of 19 digits: ten times faster than a regex.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 19
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+# Custom ids are plain ids (letters, digits, `_`, `-`, `:` for OpenAI's digests): no escapes to undo.
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')

@@ -10,7 +10,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lowtide.batching.backend import NO_STEPS, BatchBackend, Settled
+from lowtide.batching.backend import NO_STEPS, BatchBackend, ResultLine, Settled, UnreadableLine
+from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -80,10 +81,11 @@ async def _one_batch(
         raise
     outcomes: dict[str, Settled] = {}
 
-    def handle(line: Mapping[str, Any]) -> None:
-        custom_id = codec.custom_id_of(line)
+    def handle(line: ResultLine | UnreadableLine) -> None:
+        custom_id = custom_id_of(codec, line)
         if custom_id is not None and custom_id in members and custom_id not in outcomes:
-            outcomes[custom_id] = codec.line_outcome(line, batch_id=ended.id, request_id=remote.request_id)[0]
+            outcome, _ = outcome_of(codec, line, custom_id, batch_id=ended.id, request_id=remote.request_id)
+            outcomes[custom_id] = outcome
 
     await backend.stream_results(ended, handle, expected=len(members))
     for custom_id in members:

@@ -19,6 +19,7 @@ from lowtide.errors import (
     BatchRequestError,
     BatchRequestErrored,
     BatchRequestExpired,
+    BatchRequestUnreadable,
     DeadlineExceededError,
 )
 from lowtide.modes import BatchProcessingMode
@@ -103,6 +104,8 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
         data.update(error_type=error.error_type, api_message=error.api_message, retryable=error.retryable)
+    if isinstance(error, BatchRequestUnreadable):
+        data.update(raw_line=error.raw_line, reason=error.reason)
     if isinstance(error, APIError):  # a live call's error (a live bulk run stores it)
         data.update(
             message=error.message, status_code=error.status_code, request_id=error.request_id,
@@ -124,6 +127,13 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
                 error_type=str(data.get("error_type")),
                 api_message=str(data.get("api_message")),
                 retryable=retryable if isinstance(retryable := data.get("retryable"), bool) else None,
+            )
+        case "BatchRequestUnreadable":
+            return BatchRequestUnreadable(
+                batch_id=batch_id,
+                custom_id=custom_id,
+                raw_line=str(data.get("raw_line", "")),
+                reason=str(data.get("reason", "")),
             )
         case "BatchRequestCanceled":
             return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)

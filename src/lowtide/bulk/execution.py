@@ -20,7 +20,7 @@ from typing import Any, Protocol, TextIO
 from pydantic import BaseModel
 
 from lowtide.answers import TextAnswer, response_of
-from lowtide.batching.backend import BatchBackend, BatchCodec, Settled
+from lowtide.batching.backend import BatchBackend, BatchCodec, ResultLine, Settled, UnreadableLine
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
 from lowtide.batching.policy import stored_outcome
@@ -33,10 +33,17 @@ from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunRe
 from lowtide.bulk.tally import BatchTally
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
+from lowtide.errors import (
+    ActorError,
+    BatchRequestCanceled,
+    BatchRequestError,
+    BatchRequestExpired,
+    StructuredOutputError,
+    classify,
+)
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.runs import ItemRow
-from lowtide.ledger.store import RequestRecord
+from lowtide.ledger.store import BatchRecord, RequestRecord, RequestState
 from lowtide.live.caller import LiveCaller
 from lowtide.providers.base import Provider
 from lowtide.types import ActorRequest
@@ -342,22 +349,75 @@ class Execution:
         self.outstanding += 1
 
         def settled(done: asyncio.Future[Settled]) -> None:
-            self.outstanding -= 1
             if done.cancelled():
+                self.outstanding -= 1
                 return
             failure = done.exception()
             if failure is None:
                 outcome: Settled = done.result()
-            elif isinstance(failure, ActorError):
+            elif isinstance(failure, BatchRequestError):
                 outcome = failure
             else:
-                outcome = ActorError(f"{type(failure).__name__}: {failure}")
+                # Not the request's own outcome: the work around it failed (a download cut, the API unreachable, a
+                # batch past its max wait). Where the item stands is the ledger's to say.
+                error = failure if isinstance(failure, ActorError) else classify(failure, doing="collecting an answer")
+                self._spawn(self._unsettled(index, error, batch))
+                return
+            self.outstanding -= 1
             self._answered(index, outcome)
-            batch_done = self.tally.settled(batch)
-            self.changed.set()
-            self._report(now=batch_done)
+            self._counted(batch)
 
         future.add_done_callback(settled)
+
+    def _counted(self, batch: str) -> None:
+        batch_done = self.tally.settled(batch)
+        self.changed.set()
+        self._report(now=batch_done)
+
+    async def _unsettled(self, index: int, error: ActorError, batch: str) -> None:
+        """An item whose call failed for a reason of lowtide's or the API's, not the request's: final if the ledger
+        has its outcome after all; waiting on its batch (the API has it) or pending (a create whose outcome is unknown)
+        if its request is not final, which the same run again collects; failed if it is in no batch (its create was
+        refused: `lowtide retry` sends it again) or the ledger has no trace of it."""
+        key = self.keys[index]
+        try:
+            try:
+                record = await self.engine.ledger.request(key)
+                batch_record = await self.engine.ledger.batch(record.batch_id) if record and record.batch_id else None
+                if record is not None and record.state is RequestState.PENDING:
+                    # In no batch: its create was refused, nothing sent. Failed, so that `lowtide retry` sends it.
+                    reason = f"{type(error).__name__}: {error}"
+                    await self.engine.ledger.run_store.decide(
+                        self.run_id, [(index, ItemStatus.FAILED.value, reason)], now=self.clock.now()
+                    )
+            except ActorError:  # the ledger cannot say: the error is all there is to report
+                record, batch_record = None, None
+            if record is None or record.state is RequestState.PENDING:
+                self._answered(index, error)
+            elif record.state.final:
+                self._answered(index, self._stored(record))
+            else:
+                self._set_unfinished(index, error, record.state, batch_record)
+        finally:
+            self.outstanding -= 1  # only now: the run waits for every item's word before it ends
+            self._counted(batch)
+
+    def _set_unfinished(self, index: int, error: ActorError, state: RequestState, batch: BatchRecord | None) -> None:
+        """An item whose request is in a batch, not answered yet: waiting (the API has the batch) or pending."""
+        api_batch = batch.provider_batch_id if batch is not None else None
+        cause = f"{type(error).__name__}: {error}"
+        if state is RequestState.WAITING and api_batch is not None:
+            status = ItemStatus.WAITING
+            reason = f"waits on batch {api_batch}, whose results were not collected ({cause})"
+        else:
+            status = ItemStatus.PENDING
+            reason = f"its batch's create has an unknown outcome, reconciled before anything is resent ({cause})"
+        result = ItemResult(
+            index, self.run.jobs.id_of(index), self.keys[index], status, error=error, reason=reason, batch_id=api_batch
+        )
+        self._set(result)
+        if self.directory is not None:
+            self.directory.add([result])
 
     def _answered(self, index: int, outcome: Settled) -> None:
         result = self._outcome_result(index, outcome, None)
@@ -473,7 +533,7 @@ class Execution:
 
     # Reporting.
 
-    def _raw(self, batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+    def _raw(self, batch_id: str, provider_batch_id: str, lines: Sequence[ResultLine | UnreadableLine]) -> None:
         del batch_id
         if self.directory is not None:
             self.directory.add_raw(provider_batch_id, lines)

@@ -3,14 +3,17 @@
 The results directory holds `raw/<batch id>.jsonl` (each batch's result lines as the API sent them) and
 `results.jsonl` (one line per input). Both are appended whole lines at a time as results arrive, so they are safe
 to read while the run goes on; at the end `results.jsonl` is replaced, atomically, by the complete file in input
-order. Nothing secret is written: requests are never copied there, only answers, usage, costs and errors.
+order (written beside it, then renamed: a crash leaves the old file or the new one). Nothing secret is written:
+requests are never copied there, only answers, usage, costs and errors.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -22,6 +25,8 @@ import orjson
 from pydantic import BaseModel
 
 from lowtide.answers import Answer, response_of
+from lowtide.batching.backend import ResultLine, UnreadableLine
+from lowtide.bulk.outputs import RAW_FOLDER, RESULTS_FILE
 from lowtide.errors import ActorError
 from lowtide.types import ActorResponse, Usage
 
@@ -36,8 +41,13 @@ class ItemStatus(StrEnum):
     EXPIRED = "expired"
     NOT_RUN = "not-run"
     """Never sent: the cost limit would have been crossed."""
+    WAITING = "waiting"
+    """In a batch the API has, its answer not collected yet: the batch's results could not be read this time (a
+    connection cut, the API failing), or the run stopped before they came. Nothing is lost: the same run again,
+    `lowtide retry`, or `lowtide collect` collects it, never paying twice."""
     PENDING = "pending"
-    """Not final yet (only seen in the status of a run still going on, or one that was stopped)."""
+    """Not final yet and in no batch the API has: not sent, or its batch's create has an unknown outcome, which is
+    reconciled before anything is sent again (only seen in the status of a run going on, or one that stopped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,8 @@ class ItemResult:
     reason: str | None = None
     citations: list[dict[str, Any]] | None = None
     field_citations: dict[str, list[dict[str, Any]]] | None = None
+    batch_id: str | None = None
+    """The API's id of the batch the item waits on (`waiting`), when its answer or error does not name it."""
 
     @property
     def response(self) -> ActorResponse[Any] | None:
@@ -102,7 +114,7 @@ class ItemResult:
             "field_citations": self.field_citations,
             "usage": answer.usage.model_dump() if answer is not None else None,
             "cost_usd": self.cost_usd,
-            "batch_id": _batch_of(answer, self.error),
+            "batch_id": self.batch_id or _batch_of(answer, self.error),
             "error": _error_json(self.error, self.reason),
         }
 
@@ -162,6 +174,11 @@ class RunResult:
     @property
     def canceled(self) -> list[ItemResult]:
         return self._with(ItemStatus.CANCELED)
+
+    @property
+    def waiting(self) -> list[ItemResult]:
+        """Items in a batch the API has whose answers are not collected yet: the same run again collects them."""
+        return self._with(ItemStatus.WAITING)
 
     @property
     def not_run(self) -> list[ItemResult]:
@@ -234,14 +251,21 @@ class RunResult:
 
 
 class ResultsDirectory:
-    """The run's results folder: raw result lines per batch, and one processed line per input."""
+    """The run's results folder: raw result lines per batch, and one processed line per input.
+
+    Both are appended whole lines at a time. A process that died mid-line leaves a torn last line: a run resumed
+    rewrites `results.jsonl` whole (`start`), and cuts a raw file back to its last whole line before it appends to
+    it, skipping the lines of requests it already holds (a batch whose results are read again).
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.raw = self.path / "raw"
+        self.raw = self.path / RAW_FOLDER
         self.raw.mkdir(parents=True, exist_ok=True)
-        self.results_path = self.path / "results.jsonl"
+        self.results_path = self.path / RESULTS_FILE
         self._results: IO[str] | None = None
+        self._raw_held: dict[Path, set[bytes]] = {}
+        """For each raw file appended to by this process: the custom ids (or whole lines) it holds."""
 
     def start(self, finished: Sequence[ItemResult]) -> None:
         """Begin with exactly the items already final (a resumed run), then append as results arrive."""
@@ -255,9 +279,24 @@ class ResultsDirectory:
             self._results.write(text)
             self._results.flush()
 
-    def add_raw(self, batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
-        with (self.raw / f"{_safe(batch_id)}.jsonl").open("a", encoding="utf-8") as out:
-            out.write("".join(_line(line) for line in lines))
+    def add_raw(self, batch_id: str, lines: Sequence[ResultLine | UnreadableLine]) -> None:
+        """Append a chunk of a batch's result lines as the API sent them (a line lowtide could not read, as its bytes),
+        each request's line once."""
+        path = self.raw / f"{_safe(batch_id)}.jsonl"
+        held = self._raw_held.get(path)
+        if held is None:
+            held = self._raw_held[path] = _whole_lines(path)
+        out = bytearray()
+        for line in lines:
+            raw = line.raw if isinstance(line, UnreadableLine) else _line(line).encode()[:-1]
+            name = _named_in(raw) or raw
+            if name in held:
+                continue
+            held.add(name)
+            out += raw + b"\n"
+        if out:
+            with path.open("ab") as handle:
+                handle.write(out)
 
     def finish(self, items: Sequence[ItemResult]) -> None:
         """Replace `results.jsonl` by every input's line, in input order."""
@@ -268,15 +307,60 @@ class ResultsDirectory:
 
 
 def write_lines(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
-    """Write a JSONL file whole and move it into place, so a reader sees the old file or the new one, never half."""
+    """Write a JSONL file whole beside `path` and move it into place, so a reader (or a crash) sees the old file or the
+    new one, never half of either. The new file takes the old one's permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    with partial.open("w", encoding="utf-8") as out:
-        for line in lines:
-            out.write(_line(line))
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(partial, path)
+    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = 0o666  # less the umask, as for any new file
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            for line in lines:
+                out.write(_line(line))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (where the system lets a folder be synced)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - a folder that cannot be opened (Windows)
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # pragma: no cover - file systems that refuse it
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _whole_lines(path: Path) -> set[bytes]:
+    """What a raw results file holds (each line's custom id, or the line), once a torn last line is cut off."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return set()
+    whole = data.rfind(b"\n") + 1
+    if whole < len(data):  # the last line was cut short by a process that died while writing it
+        os.truncate(path, whole)
+    return {_named_in(line) or line for line in data[:whole].split(b"\n") if line}
+
+
+def _named_in(line: bytes) -> bytes | None:
+    found = _CUSTOM_ID.search(line)
+    return found.group(1) if found else None
+
+
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([^"\\]{1,128})"')
 
 
 def _line(value: Mapping[str, Any]) -> str:

@@ -86,6 +86,8 @@ def item_status(row: ItemRow) -> ItemStatus:
     """Where an item stands: what the run decided for it, else its latest request's state."""
     if row.status is not None:
         return ItemStatus(row.status)
+    if row.request_state is RequestState.WAITING:
+        return ItemStatus.WAITING  # in a batch the API has, its answer not collected yet
     if row.request_state is None or not row.request_state.final:
         return ItemStatus.PENDING
     return ItemStatus(row.request_state.value)

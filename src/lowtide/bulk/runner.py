@@ -33,7 +33,7 @@ from lowtide.bulk.execution import Execution, Prepared, RunActor
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, job_messages
 from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
-from lowtide.bulk.outputs import check_outputs
+from lowtide.bulk.outputs import check_outputs, check_owned
 from lowtide.bulk.plain import PlainJobs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
@@ -80,8 +80,13 @@ class BulkRun:
     resumes), `defaults` (Messages parameters for every job; a job's own win), `response_model`, `citations`
     (the default for jobs with a file), `items_per_batch`, `max_parallel_batches` (default 4), `max_cost_usd`,
     `time_limit` (seconds), `cancel_grace` (seconds to wait for canceled batches' answers after the time limit),
-    `results_dir`, `out` (a JSONL file written at the end), `on_progress`, `progress` ("auto", "rich", "plain",
+    `results_dir`, `out` (a JSONL file written at the end), `sources` (the files the run was read from, never to be
+    written over; the files its jobs send are never either), `on_progress`, `progress` ("auto", "rich", "plain",
     "none") with `progress_stream` and `progress_interval`.
+
+    Nothing a user gave is written over: before anything is recorded or sent, an `out` or `results_dir` that would
+    write over one of the run's inputs is refused, and so is an existing results file (`out`, `results.jsonl` in
+    `results_dir`) that holds anything but this run's own results (it is replaced when the run resumes or retries).
 
     A bulk run is a batch run whatever the actor's `batch_processing` (bulk work is what batch APIs are for);
     `mode="live"` answers each item by a live call instead (the actor's live caller: its quota, retries, deadlines,
@@ -107,6 +112,7 @@ class BulkRun:
         cancel_grace: float = 60.0,
         results_dir: str | Path | None = None,
         out: str | Path | None = None,
+        sources: Iterable[str | Path | tuple[str | Path, str]] = (),
         on_progress: ProgressCallback | None = None,
         progress: ReporterMode = "none",
         progress_stream: TextIO | None = None,
@@ -156,6 +162,11 @@ class BulkRun:
         self.cancel_grace = cancel_grace
         self.results_dir = Path(results_dir) if results_dir is not None else None
         self.out = Path(out) if out is not None else None
+        self.sources = [
+            (Path(given[0]), given[1]) if isinstance(given, tuple) else (Path(given), "a file the run reads")
+            for given in sources
+        ]
+        """The files the run reads (with what each is, in the user's words): never written over."""
         self.on_progress = on_progress
         self.progress: ReporterMode = progress
         self.progress_stream = progress_stream
@@ -249,6 +260,7 @@ class BulkRun:
         `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
         """
         checked = self._check(write=True)
+        check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         await self._preflight(checked)
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
@@ -263,7 +275,9 @@ class BulkRun:
 
         Nothing is sent: a program can hand the id on (to `lowtide status`, to a later `run`) before running it.
         """
-        return self._prepare(self._check(write=True), write=True).run_id
+        checked = self._check(write=True)
+        check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
+        return self._prepare(checked, write=True).run_id
 
     def run_sync(self) -> RunResult:
         """`run` for scripts without an event loop."""
@@ -355,7 +369,8 @@ class BulkRun:
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
-            check_outputs(out=self.out, results_dir=self.results_dir)
+            sent = ((path, "a file a job sends") for path in files)
+            check_outputs(out=self.out, results_dir=self.results_dir, inputs=[*self.sources, *sent])
             _ = self.actor.ledger  # opened (made, if new) now: a ledger that cannot be is said before any call
             if self.mode == "batch":
                 backend = self.actor.batch_backend("bulk runs (durable batch mode)")
@@ -394,7 +409,7 @@ class BulkRun:
         if checked.unpriced is not None:
             raise checked.unpriced
         backend, fingerprint, sizes = checked.backend, checked.fingerprint, checked.sizes
-        run_id = self.run_id or f"run-{fingerprint[:16]}"
+        run_id = self._run_id(checked)
         ledger = self.actor.ledger
         store = ledger.run_store
         record = store.run(run_id)
@@ -442,6 +457,10 @@ class BulkRun:
                 for size, key in zip(sizes, keys, strict=True)
             ]
         return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
+
+    def _run_id(self, checked: Checked) -> str:
+        """The run's id: the one given, else derived from its settings and jobs."""
+        return self.run_id or f"run-{checked.fingerprint[:16]}"
 
     def fingerprint_settings(self) -> dict[str, Any]:
         """The run's settings that make it what it is (with its jobs, its fingerprint)."""

@@ -34,6 +34,8 @@ class RunStatus:
     reasons: dict[str, int] = field(default_factory=dict[str, int])
     created_at: float = 0.0
     options: dict[str, Any] = field(default_factory=dict[str, Any])
+    waiting: dict[str, int] = field(default_factory=dict[str, int])
+    """Items waiting on a batch the API has, by that batch's id: their answers are to be collected."""
 
     @property
     def live(self) -> bool:
@@ -42,7 +44,7 @@ class RunStatus:
 
     @property
     def finished(self) -> bool:
-        return self.counts.get(ItemStatus.PENDING.value, 0) == 0
+        return self.counts.get(ItemStatus.PENDING.value, 0) == 0 and self.counts.get(ItemStatus.WAITING.value, 0) == 0
 
     def lines(self) -> list[str]:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts.items() if n)
@@ -55,6 +57,11 @@ class RunStatus:
         ]
         out.extend(f"  {b.batch_id or b.id:<40} {b.state:<17} {b.items:>6} item(s)" for b in self.batches)
         out.extend(f"  {n} item(s): {reason}" for reason, n in sorted(self.reasons.items()))
+        out.extend(
+            f"  {n} item(s) wait on batch {batch}, their answers not collected yet: `lowtide collect` fetches them,"
+            f" and `lowtide retry {self.run_id}` (or the run's command again) writes them to its results"
+            for batch, n in sorted(self.waiting.items())
+        )
         return out
 
     def as_json(self) -> dict[str, Any]:
@@ -68,6 +75,7 @@ class RunStatus:
             "live_cost_usd": self.live_cost_usd,
             "reasons": self.reasons,
             "finished": self.finished,
+            "waiting": self.waiting,
             "mode": "live" if self.live else "batch",
             "created_at": self.created_at,
         }
@@ -83,21 +91,29 @@ def run_status(ledger: LedgerStore, run_id: str) -> RunStatus:
         )
     counts = {status.value: 0 for status in ItemStatus}
     reasons: dict[str, int] = {}
+    waiting: dict[str, int] = {}
     cost = Decimal(0)
+    batches = [RunBatch(*batch) for batch in store.batches(run_id)]
+    api_ids = {batch.id: batch.batch_id or batch.id for batch in batches}
     for row in store.items(run_id, with_jobs=False):
-        counts[item_status(row).value] += 1
+        status = item_status(row)
+        counts[status.value] += 1
         cost += row.cost_usd or Decimal(0)
         if row.reason:
             reasons[row.reason] = reasons.get(row.reason, 0) + 1
+        if status is ItemStatus.WAITING and row.batch_id is not None:
+            batch = api_ids.get(row.batch_id, row.batch_id)
+            waiting[batch] = waiting.get(batch, 0) + 1
     return RunStatus(
         run_id=run_id,
         actor=record.actor,
         items=record.item_count,
         counts=counts,
-        batches=[RunBatch(*batch) for batch in store.batches(run_id)],
+        batches=batches,
         cost_usd=cost,
         live_cost_usd=store.live_cost(run_id),
         reasons=reasons,
         created_at=record.created_at,
         options=record.options,
+        waiting=waiting,
     )

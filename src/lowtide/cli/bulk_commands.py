@@ -173,6 +173,7 @@ def run(
         time_limit=time_limit,
         results_dir=results_dir,
         out=None if to_stdout else out,
+        sources=[(input_path, "the run's input"), (actor_file, "the actor file")],
         progress=_progress_mode(progress),
         progress_stream=sys.stderr,
         progress_interval=progress_interval,
@@ -242,6 +243,8 @@ def retry(
     options: dict[str, Any] = {"progress": _progress_mode(progress), "progress_interval": progress_interval}
     if out is not None and not to_stdout:
         options["out"] = out
+    if actor_file is not None:
+        options["sources"] = [(actor_file, "the actor file")]
     result = asyncio.run(_closing(actor, retry_run(actor, run_id, **options)))
     return _report(result, json_output=json_output, to_stdout=to_stdout)
 
@@ -326,6 +329,11 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
     if result.to_retry:
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
+    if result.waiting:
+        lines.append(
+            f"{len(result.waiting)} item(s) are in batches whose answers were not collected: run the same command again"
+            f" (or lowtide retry {result.run_id}) to collect them; nothing is sent or paid for twice"
+        )
     if result.interrupted is not None:
         from lowtide.bulk.interrupts import exit_status
 

@@ -28,6 +28,7 @@ from lowtide.emulator.web import (
     authenticate,
     betas,
     chunked,
+    cut_off,
     read_json,
     require_version,
 )
@@ -105,6 +106,9 @@ class _Api:
         pause = faults.take_slow(route)
         if pause is not None and not isinstance(answer, Streamed):
             await wait(pause)
+        cut = faults.take_cut(route) if isinstance(answer, Streamed) else None
+        if isinstance(answer, Streamed) and cut is not None:  # each line sent as it comes, up to the cut
+            answer = Streamed(cut_off(answer.pieces, cut), answer.media_type, answer.headers)
         return _response(answer, pause, wait)
 
     def _wait(self, request: Request) -> Wait:

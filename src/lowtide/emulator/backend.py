@@ -248,7 +248,7 @@ class Backend:
             raise invalid_request(
                 f"Message Batch {batch_id} is {status.replace('_', ' ')}; its results are available once it has ended."
             )
-        return result_lines(batch, self._settle(batch))
+        return result_lines(batch, self._settle(batch), self.faults)
 
     def snapshot(self, batch_id: str) -> BatchSnapshot:
         batch = self.batches.get(batch_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, MutableMapping
+from collections.abc import AsyncIterator, Iterable, MutableMapping
 from typing import Any
 
 import anthropic
@@ -209,8 +209,46 @@ def _is_name(value: object) -> bool:
 
 class _InProcessTransport(httpx2.ASGITransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """The app's answer; one it dropped (`ConnectionDropped`) is lost as over a socket: before its body, the call
+        fails; part way through, what was sent arrives, then the body breaks."""
+        app = self.app
+        started: list[MutableMapping[str, Any]] = []
+        sent: list[bytes] = []
+
+        async def watched(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+            async def keep(message: MutableMapping[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    started.append(message)
+                elif message["type"] == "http.response.body" and message.get("body"):
+                    sent.append(message["body"])
+                await send(message)
+
+            await app(scope, receive, keep)
+
+        transport = httpx2.ASGITransport(app=watched, root_path=self.root_path, client=self.client)
         try:
-            return await super().handle_async_request(request)
+            return await transport.handle_async_request(request)
         except ConnectionDropped:
-            lost = "Server disconnected without sending a response."
-            raise httpx2.RemoteProtocolError(lost, request=request) from None
+            if not sent:
+                lost = "Server disconnected without sending a response."
+                raise httpx2.RemoteProtocolError(lost, request=request) from None
+            start = started[0]
+            return httpx2.Response(
+                start["status"], headers=start.get("headers", []), stream=_BrokenStream(sent, request), request=request
+            )
+
+
+class _BrokenStream(httpx2.AsyncByteStream):
+    """A body that breaks after the bytes the app sent before it dropped the connection."""
+
+    def __init__(self, sent: list[bytes], request: httpx2.Request) -> None:
+        self._sent = sent
+        self._request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in self._sent:
+            yield part
+        raise httpx2.RemoteProtocolError(
+            "peer closed connection without sending complete message body (incomplete chunked read)",
+            request=self._request,
+        )

@@ -1,6 +1,6 @@
 """Injected failures: API calls that fail with a chosen HTTP status, answers lost or held back after the call did its
-work, slow answers, and batch requests that end badly. Tests arm them through `Emulator.faults`, or over a socket
-through the admin routes."""
+work, slow answers, downloads cut off part way, batch requests that end badly, and result lines a client cannot read.
+Tests arm them through `Emulator.faults`, or over a socket through the admin routes."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from lowtide.emulator.errors import ERROR_STATUS, ApiError, error_type_for_status
 from lowtide.emulator.outcomes import Outcome, OutcomeKind, outcome_kind
 
-__all__ = ["ROUTES", "AfterCommit", "Faults"]
+__all__ = ["GARBLE_KINDS", "ROUTES", "AfterCommit", "Faults", "GarbleKind", "garbled_line"]
 
 ROUTES = (
     "messages.create",
@@ -47,6 +47,12 @@ ROUTES = (
 )
 
 
+GarbleKind = Literal["bad-json", "not-utf8", "unknown-shape", "lone-surrogate"]
+"""How a garbled result line is wrong: JSON cut off mid-line (then a newline), bytes that are not UTF-8 in its text,
+a shape the API does not have, or an unpaired surrogate (`\\ud800`) escaped in its text."""
+GARBLE_KINDS: tuple[GarbleKind, ...] = get_args(GarbleKind)
+
+
 @dataclass
 class _Fault:
     status: int
@@ -71,6 +77,12 @@ class _Queued:
 
 
 @dataclass
+class _Cut:
+    after_lines: int
+    remaining: int
+
+
+@dataclass
 class _Slow:
     seconds: float
     remaining: int | None
@@ -90,6 +102,8 @@ class Faults:
         self._slow: dict[str, _Slow] = {}
         self._outcomes: dict[str, Outcome] = {}
         self._lost: set[str] = set()
+        self._garbled: dict[str, GarbleKind] = {}
+        self._cuts: dict[str, deque[_Cut]] = {}
         self._on_outcomes = on_outcomes
 
     def fail_next(
@@ -163,6 +177,43 @@ class Faults:
             self._lost.add(custom_id)
         self._on_outcomes()
 
+    def garble(self, custom_id: str, kind: GarbleKind) -> None:
+        """From now on, whenever a batch holding `custom_id` ends (either provider's), that request's result line is
+        one a client cannot read as an answer, of `kind` (`GARBLE_KINDS`), until reset. Not kept in the state file:
+        a fault for testing how a client keeps what it cannot read, and reads the other lines all the same."""
+        if kind not in GARBLE_KINDS:
+            raise ValueError(f"unknown kind of garbled line {kind!r}; expected one of {', '.join(GARBLE_KINDS)}")
+        with self._lock:
+            self._garbled[custom_id] = kind
+
+    def garbled(self, custom_id: str) -> GarbleKind | None:
+        """How the result line of `custom_id` is garbled, if it is."""
+        with self._lock:
+            return self._garbled.get(custom_id)
+
+    def cut(self, route: str, *, after_lines: int, times: int = 1) -> None:
+        """Make the next `times` successful downloads from `route` (a batch's results, `batches.results`, or an OpenAI
+        file's content, `openai.files.content`) stop after `after_lines` lines, the connection breaking mid-body: the
+        client sees the lines before the cut, then a transport error (`httpx.RemoteProtocolError`). Queued in order."""
+        _check_route(route)
+        _check_times(times)
+        if after_lines < 0:
+            raise ValueError(f"after_lines must be 0 or more, not {after_lines}")
+        with self._lock:
+            self._cuts.setdefault(route, deque()).append(_Cut(after_lines, times))
+
+    def take_cut(self, route: str) -> int | None:
+        """After how many lines this successful download from `route` breaks, if a cut is armed; consumes it."""
+        with self._lock:
+            queue = self._cuts.get(route)
+            if not queue:
+                return None
+            cut = queue[0]
+            cut.remaining -= 1
+            if cut.remaining == 0:
+                queue.popleft()
+            return cut.after_lines
+
     def is_lost(self, custom_id: str) -> bool:
         with self._lock:
             return custom_id in self._lost
@@ -180,7 +231,8 @@ class Faults:
         """How many armed failures `route` has left: failing calls and lost or late answers."""
         with self._lock:
             failing = sum(fault.remaining for fault in self._calls.get(route, ()))
-            return failing + sum(queued.remaining for queued in self._after_commit.get(route, ()))
+            cuts = sum(cut.remaining for cut in self._cuts.get(route, ()))
+            return failing + cuts + sum(queued.remaining for queued in self._after_commit.get(route, ()))
 
     def take(self, route: str) -> ApiError | None:
         """The failure this call to `route` must answer with, if one is armed; consumes it."""
@@ -240,6 +292,8 @@ class Faults:
             self._slow.clear()
             self._outcomes.clear()
             self._lost.clear()
+            self._garbled.clear()
+            self._cuts.clear()
 
     def _queue_after_commit(self, route: str, action: AfterCommit, times: int) -> None:
         _check_route(route)
@@ -266,3 +320,24 @@ def _check_seconds(seconds: float) -> float:
 
 def _seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
+
+
+# Where a garbled line's fault goes: into the first text of the answer (or of the error), so that the line still names
+# its request and would be read as an answer but for the fault.
+_TEXT_FIELDS = (b'"text":"', b'"content":"', b'"message":"')
+
+
+def garbled_line(line: bytes, kind: GarbleKind, *, unknown_shape: bytes) -> bytes:
+    """`line` (one JSON result line, newline included) garbled as `kind`; `unknown_shape` is the line of a shape the
+    provider's API does not have, naming the same request (each provider's results give it)."""
+    if kind == "unknown-shape":
+        return unknown_shape
+    if kind == "bad-json":
+        named = line.find(b'"custom_id":"')
+        named_end = line.find(b'"', named + len(b'"custom_id":"')) + 1 if named >= 0 else 0
+        return line[: min(max(named_end + 1, len(line) // 2), len(line) - 3)] + b"\n"
+    at = next((line.find(field) + len(field) for field in _TEXT_FIELDS if line.find(field) >= 0), -1)
+    fault = b"\xff\xfe" if kind == "not-utf8" else b"\\ud800"
+    if at < 0:  # no text at all: the fault goes into a field of its own
+        return b'{"garbled":"' + fault + b'",' + line[1:]
+    return line[:at] + fault + line[at:]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, cast
 
+import orjson
 from typing_extensions import TypeIs
 
-__all__ = ["JsonObject", "as_array", "as_object", "canonical", "compact", "is_int", "is_number"]
+__all__ = ["JsonObject", "as_array", "as_object", "canonical", "compact", "is_int", "is_number", "surrogate_error"]
 
 JsonObject = dict[str, Any]
 
@@ -39,3 +41,19 @@ def canonical(value: object) -> str:
 def compact(value: object) -> str:
     """The wire encoding of response bodies and JSONL lines."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def surrogate_error(body: bytes) -> str | None:
+    """What the APIs' strict JSON readers say of `body` when a string in it escapes an unpaired surrogate
+    (`"\\ud800"`), which Python's `json` reads without a word: `no low surrogate in string: line 1 column 10 (char
+    9)`. None when it escapes none."""
+    if not _SURROGATE_ESCAPE.search(body):
+        return None
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        return str(error) if "surrogate" in str(error) else None
+    return None

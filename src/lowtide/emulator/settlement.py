@@ -10,7 +10,7 @@ from lowtide.emulator.batches import Batch, Settlement
 from lowtide.emulator.cache import NO_CACHE, PromptCache
 from lowtide.emulator.catalogue import ModelCatalogue
 from lowtide.emulator.errors import ApiError
-from lowtide.emulator.faults import Faults
+from lowtide.emulator.faults import Faults, garbled_line
 from lowtide.emulator.file_sources import checked_params, resolve_file_sources
 from lowtide.emulator.ids import derived_id
 from lowtide.emulator.jsonutil import JsonObject, compact
@@ -56,14 +56,20 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
     return settlement
 
 
-def result_lines(batch: Batch, settlement: Settlement) -> Iterator[bytes]:
+def result_lines(batch: Batch, settlement: Settlement, faults: Faults) -> Iterator[bytes]:
     """The JSONL results, one `MessageBatchIndividualResponse` per line, in an order unrelated to the requests'
-    (by a hash of custom_id), so that callers who do not join on custom_id find out."""
+    (by a hash of custom_id), so that callers who do not join on custom_id find out. A request whose line a fault
+    garbles (`Faults.garble`) gets that line instead."""
     order = sorted(range(len(batch.requests)), key=lambda index: _shuffle_key(batch.requests[index][0]))
     for index in order:
         custom_id, params = batch.requests[index]
         line = {"custom_id": custom_id, "result": _result(batch, settlement, index, custom_id, params)}
-        yield (compact(line) + "\n").encode()
+        encoded = (compact(line) + "\n").encode()
+        garbled = faults.garbled(custom_id)
+        if garbled is not None:
+            unknown = {"custom_id": custom_id, "result": {"type": "teleported", "destination": "elsewhere"}}
+            encoded = garbled_line(encoded, garbled, unknown_shape=(compact(unknown) + "\n").encode())
+        yield encoded
 
 
 def _shuffle_key(custom_id: str) -> bytes:

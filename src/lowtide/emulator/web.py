@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from starlette.datastructures import MutableHeaders
@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from lowtide.emulator.betas import parse_betas
 from lowtide.emulator.errors import ApiError, error_body, error_type_for_status, invalid_request
 from lowtide.emulator.ids import new_id
-from lowtide.emulator.jsonutil import JsonObject, as_object
+from lowtide.emulator.jsonutil import JsonObject, as_object, surrogate_error
 
 __all__ = [
     "IN_PROCESS",
@@ -29,6 +29,7 @@ __all__ = [
     "authenticate",
     "betas",
     "chunked",
+    "cut_off",
     "http_error_response",
     "read_body",
     "read_json",
@@ -85,6 +86,16 @@ class DroppedResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         raise ConnectionDropped("the emulator dropped the connection without an answer, as a fault asked")
+
+
+def cut_off(pieces: Iterable[bytes], after: int) -> Iterator[bytes]:
+    """The first `after` pieces (lines of a file produced line by line), then `ConnectionDropped`: a download whose
+    connection breaks part way (`Faults.cut`). Over a socket the server closes the connection mid-body; in process,
+    `Emulator.transport()` gives what came before, then `httpx2.RemoteProtocolError`."""
+    for count, piece in enumerate(pieces):
+        if count == after:
+            raise ConnectionDropped(f"the emulator broke the connection after {after} line(s), as a fault asked")
+        yield piece
 
 
 class RequestIdMiddleware:
@@ -183,12 +194,18 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 async def read_json(request: Request, limit: int) -> object:
-    """The decoded body, refusing more than `limit` bytes (413) before reading it whole where possible."""
+    """The decoded body, refusing more than `limit` bytes (413) before reading it whole where possible, and a body
+    with an unpaired surrogate escaped in a string (`"\\ud800"`), which Python's `json` would take, as the API
+    refuses it: 400, `The request body is not valid JSON: no low surrogate in string: line 1 column ...`."""
     body = await read_body(request, limit)
     try:
-        return json.loads(body)
+        value = json.loads(body)
     except ValueError:
         raise invalid_request("Invalid JSON body.") from None
+    surrogate = surrogate_error(body)
+    if surrogate is not None:
+        raise invalid_request(f"The request body is not valid JSON: {surrogate}")
+    return value
 
 
 async def chunked(pieces: Iterable[bytes]) -> AsyncIterator[bytes]:

@@ -257,9 +257,10 @@ class OpenAIBackend:
         settlement = batch.settlement
         assert settlement is not None
         lifetime = batch.output_lifetime if batch.output_lifetime is not None else BATCH_FILE_LIFETIME
+        faults = self.faults
         wanted: tuple[tuple[Literal["output", "error"], bool, Callable[[], Iterable[bytes]]], ...] = (
-            ("output", settlement.has("succeeded"), lambda: output_lines(batch, settlement, self.lookup)),
-            ("error", settlement.has("errored", "expired", "canceled"), lambda: error_lines(batch, settlement)),
+            ("output", settlement.has("succeeded"), lambda: output_lines(batch, settlement, self.lookup, faults)),
+            ("error", settlement.has("errored", "expired", "canceled"), lambda: error_lines(batch, settlement, faults)),
         )
         for which, present, lines in wanted:
             file_id = batch.file_id(which)

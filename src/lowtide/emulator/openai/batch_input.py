@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from lowtide.emulator.jsonutil import JsonObject, as_object
+from lowtide.emulator.jsonutil import JsonObject, as_object, surrogate_error
 
 __all__ = ["MAX_BATCH_INPUT_BYTES", "MAX_BATCH_REQUESTS", "BatchInput", "read_batch_input"]
 
@@ -64,7 +64,7 @@ def read_batch_input(
 
 def _read_line(line: bytes, number: int, endpoint: str, found: BatchInput, seen: set[str]) -> None:
     try:
-        request = as_object(json.loads(line))
+        request = None if surrogate_error(line) is not None else as_object(json.loads(line))
     except ValueError:
         request = None
     if request is None:

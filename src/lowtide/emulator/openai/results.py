@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lowtide.emulator.errors import ERROR_STATUS
-from lowtide.emulator.faults import Faults
+from lowtide.emulator.faults import Faults, garbled_line
 from lowtide.emulator.jsonutil import JsonObject, compact
 from lowtide.emulator.openai.batches import OpenAIBatch, RequestKind, Settlement
 from lowtide.emulator.openai.chat import build_completion, completion_id
@@ -114,8 +114,8 @@ def settle(batch: OpenAIBatch, verdicts: list[Verdict], faults: Faults) -> Settl
     return settlement
 
 
-def output_lines(batch: OpenAIBatch, settlement: Settlement, files: FileLookup) -> Iterator[bytes]:
-    """The output file: one line per answered request."""
+def output_lines(batch: OpenAIBatch, settlement: Settlement, files: FileLookup, faults: Faults) -> Iterator[bytes]:
+    """The output file: one line per answered request (garbled where `Faults.garble` says)."""
     for index in _shuffled(batch):
         if settlement.kinds[index] != "succeeded":
             continue
@@ -126,11 +126,12 @@ def output_lines(batch: OpenAIBatch, settlement: Settlement, files: FileLookup) 
             line = _line(batch, custom_id, 200, answered)
         except OpenAIError as error:  # pragma: no cover - only when a file a request names was deleted since
             line = _line(batch, custom_id, error.status, error.body())
-        yield (compact(line) + "\n").encode()
+        yield _encoded(batch, custom_id, line, faults)
 
 
-def error_lines(batch: OpenAIBatch, settlement: Settlement) -> Iterator[bytes]:
-    """The error file: one line per request that failed, expired or was canceled."""
+def error_lines(batch: OpenAIBatch, settlement: Settlement, faults: Faults) -> Iterator[bytes]:
+    """The error file: one line per request that failed, expired or was canceled (garbled where `Faults.garble`
+    says)."""
     for index in _shuffled(batch):
         kind = settlement.kinds[index]
         custom_id = batch.requests[index][0]
@@ -146,7 +147,16 @@ def error_lines(batch: OpenAIBatch, settlement: Settlement) -> Iterator[bytes]:
             }
         else:
             continue
-        yield (compact(line) + "\n").encode()
+        yield _encoded(batch, custom_id, line, faults)
+
+
+def _encoded(batch: OpenAIBatch, custom_id: str, line: JsonObject, faults: Faults) -> bytes:
+    encoded = (compact(line) + "\n").encode()
+    garbled = faults.garbled(custom_id)
+    if garbled is None:
+        return encoded
+    unknown = {"id": derived_hex("batch_req_", batch.id, custom_id), "custom_id": custom_id, "outcome": "teleported"}
+    return garbled_line(encoded, garbled, unknown_shape=(compact(unknown) + "\n").encode())
 
 
 def _line(batch: OpenAIBatch, custom_id: str, status: int, body: JsonObject) -> JsonObject:

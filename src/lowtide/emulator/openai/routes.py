@@ -29,7 +29,7 @@ from lowtide.emulator.openai.errors import from_api_error
 from lowtide.emulator.openai.http import authenticate, is_anthropic_caller, read_upload
 from lowtide.emulator.openai.responses import response_events
 from lowtide.emulator.sse import encode_event
-from lowtide.emulator.web import IN_PROCESS, DroppedResponse, api_key, chunked, read_json, request_id
+from lowtide.emulator.web import IN_PROCESS, DroppedResponse, api_key, chunked, cut_off, read_json, request_id
 
 __all__ = ["openai_routes"]
 
@@ -142,6 +142,9 @@ class _OpenAIApi:
         pause = faults.take_slow(route)
         if pause is not None and not isinstance(answer, _Stream):
             await wait(pause)
+        cut = faults.take_cut(route) if isinstance(answer, _Stream) else None
+        if isinstance(answer, _Stream) and cut is not None:  # each line sent as it comes, up to the cut
+            answer = _Stream(cut_off(answer.pieces, cut), answer.media_type, headers=answer.headers)
         return _response(answer, pause, wait, headers)
 
     def _wait(self, request: Request) -> Wait:

@@ -7,7 +7,7 @@ outright (429, 529), never on doubt.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from decimal import Decimal
@@ -28,9 +28,10 @@ from lowtide.batching.backend import (
     RemoteBatch,
     ResultLine,
     Settled,
+    UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import decoded_line
+from lowtide.batching.lines import read_line, split_lines
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, BatchSettings
@@ -197,29 +198,22 @@ class AnthropicBatchBackend(BatchBackend):
         return remote_batch(await self._retrying(lambda: self._client.messages.batches.retrieve(batch_id)))
 
     async def stream_results(
-        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+        self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
     ) -> None:
-        """Stream the results file from the ended batch's `results_url`, each line decoded once, by orjson, from the
-        bytes as they came: the SDK's decoder would build models for every line, several times the work. A broken
-        stream (a dropped connection, a line cut short, or fewer lines than `expected`) is fetched again from the
-        start."""
+        """Stream the results file from the ended batch's `results_url`, each line read once, by orjson, from the bytes
+        as they came: the SDK's decoder would build models for every line, several times the work. A whole line that
+        cannot be read goes to `handle` as an `UnreadableLine`. A broken stream (a dropped connection, a last line
+        cut short, or fewer lines than `expected`) is fetched again from the start."""
 
         async def stream() -> None:
             url = await self._results_url(batch)
             lines = 0
             response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
             try:
-                rest = b""
-                async for chunk in response.aiter_bytes():
-                    parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
-                    rest = parts.pop()
-                    for part in parts:
-                        if part.strip():
-                            lines += 1
-                            handle(decoded_line(part))
-                if rest.strip():
-                    lines += 1
-                    handle(decoded_line(rest))
+                async with contextlib.aclosing(split_lines(response.aiter_bytes())) as raw_lines:
+                    async for raw, whole in raw_lines:
+                        lines += 1
+                        handle(read_line(raw, whole=whole))
             finally:
                 await response.aclose()
             if expected is not None and lines < expected:
@@ -232,9 +226,10 @@ class AnthropicBatchBackend(BatchBackend):
             url = await self._results_url(batch)
             response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
             try:
-                async for text in response.aiter_lines():
-                    if text:
-                        custom_id = json.loads(text).get("custom_id")
+                async with contextlib.aclosing(split_lines(response.aiter_bytes())) as raw_lines:
+                    async for raw, whole in raw_lines:
+                        line = read_line(raw, whole=whole)
+                        custom_id = line.custom_id if isinstance(line, UnreadableLine) else line.get("custom_id")
                         return custom_id if isinstance(custom_id, str) else None
             finally:
                 await response.aclose()

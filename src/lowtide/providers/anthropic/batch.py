@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 
 from anthropic.types.messages import MessageBatch
 
-from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch
+from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch, ResultLine, UnreadableLine
+from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
@@ -31,8 +32,9 @@ from lowtide.providers.anthropic.backend import (
 )
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
-from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_outcome
+from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
+from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire
 
@@ -191,14 +193,17 @@ class ClaudeBatchProvider(Provider):
         batch_id = remote.id
         outcomes: dict[str, Outcome] = {}
 
-        def handle(line: Mapping[str, Any]) -> None:
-            custom_id = str(line.get("custom_id"))
+        codec = self.backend.codec
+
+        def handle(line: ResultLine | UnreadableLine) -> None:
+            custom_id = str(custom_id_of(codec, line))
             request = requests.get(custom_id) if requests is not None else None
             if requests is not None and request is None:
                 log.warning("Batch %s returned a result for unknown custom_id %r.", batch_id, custom_id)
                 return
             model = request.response_model if request is not None else None
-            outcomes[custom_id] = to_outcome(line, batch_id=batch_id, request_id=request_id, response_model=model)
+            outcome, _ = outcome_of(codec, line, custom_id, batch_id=batch_id, request_id=request_id)
+            outcomes[custom_id] = parsed_outcome(outcome, model)
 
         await self.backend.stream_results(remote, handle, expected=expected)
         for custom_id in requests or ():

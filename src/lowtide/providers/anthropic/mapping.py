@@ -30,9 +30,9 @@ from lowtide.errors import (
     APITimeoutError,
     AuthenticationError,
     BatchRequestCanceled,
-    BatchRequestError,
     BatchRequestErrored,
     BatchRequestExpired,
+    BatchRequestUnreadable,
     ConfigurationError,
     InvalidRequestError,
     NotFoundError,
@@ -324,11 +324,12 @@ def line_outcome(
         return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
     if kind == "expired":
         return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
-    return BatchRequestError(  # pragma: no cover - a result type newer than this code
-        f"Batch {batch_id} returned a result of unknown type {kind!r} for request {custom_id}; "
-        "upgrade lowtide to read it.",
+    # A result type newer than this code: kept as it came, for a later lowtide to read.
+    return BatchRequestUnreadable(
         batch_id=batch_id,
         custom_id=custom_id,
+        raw_line=json.dumps(line, ensure_ascii=False),
+        reason=f"a result of unknown type {kind!r}; a newer lowtide may read it",
     ), None
 
 

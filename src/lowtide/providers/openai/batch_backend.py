@@ -27,9 +27,10 @@ from lowtide.batching.backend import (
     Phase,
     RemoteBatch,
     ResultLine,
+    UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import decoded_line, split_lines
+from lowtide.batching.lines import read_line, split_lines
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -189,11 +190,12 @@ class OpenAIBatchBackend(BatchBackend):
         return remote_batch(await self._retrying(lambda: self._client.batches.retrieve(batch_id)))
 
     async def stream_results(
-        self, batch: RemoteBatch, handle: Callable[[ResultLine], None], *, expected: int | None = None
+        self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
     ) -> None:
-        """The output file's lines, then the error file's, streamed. A download broken off is fetched again from the
-        start (so `handle` sees lines twice); one that ends cleanly with fewer lines than the batch counts finished
-        is fetched again too, and after the last retry what it holds is taken (the rest were lost)."""
+        """The output file's lines, then the error file's, streamed; a whole line that cannot be read goes to `handle`
+        as an `UnreadableLine`. A download broken off is fetched again from the start (so `handle` sees lines twice);
+        one that ends cleanly with fewer lines than the batch counts finished is fetched again too, and after the last
+        retry what it holds is taken (the API wrote no more: the rest were lost)."""
         known = await self._ended(batch)
         finished = known.request_counts.completed + known.request_counts.failed if known.request_counts else 0
         files = [file_id for file_id in (known.output_file_id, known.error_file_id) if file_id]
@@ -208,7 +210,9 @@ class OpenAIBatchBackend(BatchBackend):
             log.warning("The files of batch %s ended after %d of %d lines; reading them again.", batch.id, lines,
                         finished)  # fmt: skip
 
-    async def _read_file(self, file_id: str, handle: Callable[[ResultLine], None], *, first_only: bool = False) -> int:
+    async def _read_file(
+        self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
+    ) -> int:
         """Feed every line of a file (or only its first) to `handle`, and return how many were read."""
         lines = 0
         async with (
@@ -216,9 +220,9 @@ class OpenAIBatchBackend(BatchBackend):
             # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
             contextlib.aclosing(split_lines(response.iter_bytes())) as raw_lines,
         ):
-            async for raw in raw_lines:
+            async for raw, whole in raw_lines:
                 try:
-                    line = decoded_line(raw)
+                    line = read_line(raw, whole=whole)
                 except json.JSONDecodeError as exc:
                     raise APIConnectionError(f"A line of file {file_id} was cut short.") from exc
                 lines += 1
@@ -229,12 +233,13 @@ class OpenAIBatchBackend(BatchBackend):
 
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
         known = await self._ended(batch)
-        firsts: list[ResultLine] = []
+        firsts: list[ResultLine | UnreadableLine] = []
         for file_id in (known.output_file_id, known.error_file_id):
             if file_id and await self._retrying(
                 functools.partial(self._read_file, file_id, firsts.append, first_only=True)
             ):
-                custom_id = firsts[-1].get("custom_id")
+                first = firsts[-1]
+                custom_id = first.custom_id if isinstance(first, UnreadableLine) else first.get("custom_id")
                 return custom_id if isinstance(custom_id, str) else None
         return None
 
