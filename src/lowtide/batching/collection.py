@@ -94,9 +94,9 @@ class Collection(EngineCore):
         except ActorError as exc:
             failure = exc
             log.warning(
-                "Could not finish collecting batch %s: %s: %s. Its %d request(s) wait on it in the ledger; `lowtide"
-                " collect`, `actor.result(key)` or the same call or run again collects them.",
-                provider_batch_id or batch_id, type(exc).__name__, exc, len(members),
+                "Could not finish collecting batch %s: %s: %s. Its requests not answered yet wait on it in the"
+                " ledger; `lowtide collect`, `actor.result(key)` or the same call or run again collects them.",
+                provider_batch_id or batch_id, type(exc).__name__, exc,
             )  # fmt: skip
         finally:
             self._pollers.pop(batch_id, None)

@@ -63,17 +63,16 @@ def decoded_line(line: bytes) -> ResultLine:
     if _LONG_RUN not in line.translate(_DIGITS_AS_ZERO):
         try:
             value: ResultLine = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            if "surrogate" in str(exc):
-                raise ValueError(f"a string holds an unpaired surrogate ({exc})") from None
+        except orjson.JSONDecodeError:
+            pass
         else:
             return value
     value = json.loads(line)
     if _SURROGATE_ESCAPE.search(line):
         try:
             json.dumps(value, ensure_ascii=False).encode()
-        except UnicodeEncodeError:
-            raise ValueError("a string holds an unpaired surrogate") from None
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"a string holds an unpaired surrogate (\\u{ord(exc.object[exc.start]):04x})") from None
     return value
 
 

@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.errors import invalid_request
-from lowtide.emulator.faults import Faults
+from lowtide.emulator.faults import Faults, garble_kind
 from lowtide.emulator.jsonutil import JsonObject, as_object, is_int, is_number
 from lowtide.emulator.outcomes import outcome_kind
 from lowtide.emulator.web import read_json
@@ -18,7 +18,7 @@ __all__ = ["admin_routes"]
 
 _ADMIN_BODY_BYTES = 1024 * 1024
 # `status` (the default) fails calls with an HTTP status; the others act once a call has done its work.
-_FAULT_KINDS = ("status", "drop_after_commit", "delay_after_commit", "slow")
+_FAULT_KINDS = ("status", "drop_after_commit", "delay_after_commit", "slow", "cut")
 
 
 def admin_routes(backend: Backend) -> list[Route]:
@@ -42,6 +42,11 @@ def admin_routes(backend: Backend) -> list[Route]:
         ):
             raise invalid_request("expected {'custom_id': str, 'kind': str, 'error_type': str, 'message': str}")
         try:
+            if kind == "garbled":
+                # Either provider: the request's result line is one a client cannot read, as `how` says.
+                how = garble_kind(body.get("how"))
+                backend.faults.garble(str(custom_id), how)
+                return JSONResponse({"custom_id": custom_id, "kind": kind, "how": how})
             if kind == "missing":
                 # OpenAI batches only: the request goes missing from both the output and the error file.
                 backend.faults.lose(str(custom_id))
@@ -89,6 +94,12 @@ def _arm(faults: Faults, route: str, kind: str, body: JsonObject) -> None:
         faults.slow(route, seconds=_seconds(body), times=times)
         return
     count = times if times is not None else 1
+    if kind == "cut":
+        after = body.get("after_lines")
+        if not is_int(after):
+            raise ValueError("a cut needs 'after_lines', an integer")
+        faults.cut(route, after_lines=after, times=count)
+        return
     if kind == "drop_after_commit":
         faults.drop_after_commit(route, times=count)
     elif kind == "delay_after_commit":

@@ -14,7 +14,7 @@ from typing import Literal, get_args
 from lowtide.emulator.errors import ERROR_STATUS, ApiError, error_type_for_status
 from lowtide.emulator.outcomes import Outcome, OutcomeKind, outcome_kind
 
-__all__ = ["GARBLE_KINDS", "ROUTES", "AfterCommit", "Faults", "GarbleKind", "garbled_line"]
+__all__ = ["GARBLE_KINDS", "ROUTES", "AfterCommit", "Faults", "GarbleKind", "garble_kind", "garbled_line"]
 
 ROUTES = (
     "messages.create",
@@ -51,6 +51,14 @@ GarbleKind = Literal["bad-json", "not-utf8", "unknown-shape", "lone-surrogate"]
 """How a garbled result line is wrong: JSON cut off mid-line (then a newline), bytes that are not UTF-8 in its text,
 a shape the API does not have, or an unpaired surrogate (`\\ud800`) escaped in its text."""
 GARBLE_KINDS: tuple[GarbleKind, ...] = get_args(GarbleKind)
+
+
+def garble_kind(value: object) -> GarbleKind:
+    """`value` as a kind of garbled line; ValueError naming the kinds when it is none."""
+    for kind in GARBLE_KINDS:
+        if value == kind:
+            return kind
+    raise ValueError(f"unknown kind of garbled line {value!r}; expected one of {', '.join(GARBLE_KINDS)}")
 
 
 @dataclass
@@ -181,10 +189,9 @@ class Faults:
         """From now on, whenever a batch holding `custom_id` ends (either provider's), that request's result line is
         one a client cannot read as an answer, of `kind` (`GARBLE_KINDS`), until reset. Not kept in the state file:
         a fault for testing how a client keeps what it cannot read, and reads the other lines all the same."""
-        if kind not in GARBLE_KINDS:
-            raise ValueError(f"unknown kind of garbled line {kind!r}; expected one of {', '.join(GARBLE_KINDS)}")
+        checked = garble_kind(kind)
         with self._lock:
-            self._garbled[custom_id] = kind
+            self._garbled[custom_id] = checked
 
     def garbled(self, custom_id: str) -> GarbleKind | None:
         """How the result line of `custom_id` is garbled, if it is."""
