@@ -62,7 +62,9 @@ def step_file_bytes(context: Any, name: str, literal: str) -> None:
 
 @given('the file "{name}" in the scenario\'s folder holds:')
 def step_file_text(context: Any, name: str) -> None:
-    world(context).path(name).write_text(context.text + "\n", encoding="utf-8")
+    path = world(context).path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(context.text + "\n", encoding="utf-8")
 
 
 @when('"{command}" runs in the scenario\'s folder')

@@ -45,6 +45,6 @@ def raw_text(line: ResultLine | UnreadableLine) -> str:
     if isinstance(line, UnreadableLine):
         return line.text
     try:
-        return json.dumps(line, ensure_ascii=False, default=str)
+        return json.dumps(line, ensure_ascii=False, default=str, separators=(",", ":"))
     except (TypeError, ValueError):  # pragma: no cover - what json.loads gave, json.dumps takes
         return repr(line)

@@ -329,11 +329,9 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
     if result.to_retry:
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
-    if result.waiting:
-        lines.append(
-            f"{len(result.waiting)} item(s) are in batches whose answers were not collected: run the same command again"
-            f" (or lowtide retry {result.run_id}) to collect them; nothing is sent or paid for twice"
-        )
+    waiting = waiting_line(result)
+    if waiting is not None:
+        lines.append(waiting)
     if result.interrupted is not None:
         from lowtide.bulk.interrupts import exit_status
 
@@ -345,6 +343,16 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
         return exit_status(result.interrupted)
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
     return 0 if result.ok else 1
+
+
+def waiting_line(result: Any) -> str | None:
+    """What to do about a run's items waiting on batches the API has (None when none waits)."""
+    if not result.waiting:
+        return None
+    return (
+        f"{len(result.waiting)} item(s) are in batches whose answers were not collected: run the same command again"
+        f" (or lowtide retry {result.run_id}) to collect them; nothing is sent or paid for twice"
+    )
 
 
 COMMANDS = [run, retry]

@@ -328,7 +328,7 @@ def line_outcome(
     return BatchRequestUnreadable(
         batch_id=batch_id,
         custom_id=custom_id,
-        raw_line=json.dumps(line, ensure_ascii=False),
+        raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
         reason=f"a result of unknown type {kind!r}; a newer lowtide may read it",
     ), None
 

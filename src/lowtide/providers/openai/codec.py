@@ -131,7 +131,7 @@ def line_outcome(
     return BatchRequestUnreadable(
         batch_id=batch_id,
         custom_id=custom_id,
-        raw_line=json.dumps(line, ensure_ascii=False),
+        raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
         reason="a line with neither a response nor an error; a newer lowtide may read it",
     ), None
 
