@@ -42,6 +42,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | POST   | /v1/messages         | not json  | 400    | invalid_request_error |
         | POST   | /v1/messages/batches | [1, 2, 3] | 400    | invalid_request_error |
         | POST   | /v1/messages         | [1, 2, 3] | 400    | invalid_request_error |
+        | POST   | /v1/messages         | {"model": "claude-sonnet-5-5", "max_tokens": 5, "messages": [{"role": "user", "content": "x \ud800"}]} | 400 | invalid_request_error |
 
   Rule: Messages params are validated as the API validates them
 
@@ -892,6 +893,8 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Then the emulator admin answer is {"route": "batches.create", "kind": "delay_after_commit", "pending": 2}
       When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.results", "kind": "slow", "seconds": 0.5}
       Then the emulator admin answer is {"route": "batches.results", "kind": "slow", "pending": 0}
+      When I post the emulator admin route "/_emulator/faults" the body {"route": "openai.files.content", "kind": "cut", "after_lines": 2, "times": 2}
+      Then the emulator admin answer is {"route": "openai.files.content", "kind": "cut", "pending": 2}
       When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.list", "status": 500, "times": 2}
       Then the emulator admin answer is {"route": "batches.list", "kind": "status", "pending": 2}
       When I post the emulator admin route "/_emulator/faults" the body {"route": "batches.list", "kind": "status", "status": 429, "times": null}
@@ -1026,6 +1029,9 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | /_emulator/faults   | {"route": "batches.create", "kind": "delay_after_commit", "seconds": -1} |
         | /_emulator/faults   | {"route": "batches.results", "kind": "slow", "seconds": "fast"} |
         | /_emulator/faults   | {"route": "batches.results", "kind": "slow", "seconds": 1, "times": 0} |
+        | /_emulator/faults   | {"route": "batches.results", "kind": "cut"}            |
+        | /_emulator/faults   | {"route": "batches.results", "kind": "cut", "after_lines": -1} |
+        | /_emulator/outcomes | {"custom_id": "a", "kind": "garbled", "how": "mangled"} |
 
     Scenario Outline: `lowtide emulator` says in one line why it cannot start, and returns 2
       When I run "<command>" expecting it to stop at once
