@@ -59,6 +59,18 @@ Feature: An item whose batch exists is never failed for a reason of lowtide's
       Then the run's items are 3 succeeded, 1 failed and 0 waiting
       And the Anthropic API created "mixed-0", "mixed-2" and "mixed-3" once, and item 1 once per attempt
 
+    Scenario: A retryable error that arrived before the download broke is sent again at once; the rest waits
+      Given an emulated Anthropic API whose batches take 60 seconds
+      And an actor "reader" of the Anthropic API in batch mode, with 2 attempts a request
+      And 2 prompts "Review {n}"
+      And the first result line of the run "flaky" ends as errored with overloaded_error, in the first batch only
+      And every download of a batch's results will break after 1 lines, 6 times in a row
+      When the actor maps the prompts as run "flaky"
+      Then the run's items are 1 succeeded, 0 failed and 1 waiting
+      And the item whose first line errored succeeded in a batch of its own, the other waits on the first batch
+      When the actor maps the prompts as run "flaky"
+      Then every one of the 2 results succeeded
+
     Scenario: One call whose results cannot be read raises the error; its request waits on its batch and is answered later
       Given an emulated Anthropic API whose batches take 60 seconds
       And an actor "reader" of the Anthropic API in batch mode

@@ -4,6 +4,7 @@ lone surrogate past every check, and the files a bulk run writes (never over wha
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -45,6 +46,11 @@ def _result(context: Any) -> RunResult:
     return result
 
 
+def _line_order(custom_id: str) -> bytes:
+    """Where the emulator writes a request's result line: in the order of a digest of its custom id."""
+    return hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
+
+
 def _indexes(text: str) -> list[int]:
     return [int(part) for part in text.replace(" and ", ", ").split(", ")]
 
@@ -63,6 +69,42 @@ def step_provider_actor(context: Any, name: str, provider: str) -> None:
     else:
         w.add_actor({"name": name, "model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "batch",
                      "batch": batch})  # fmt: skip
+
+
+@given('an actor "{name}" of the {provider} API in batch mode, with {attempts:d} attempts a request')
+def step_provider_actor_attempts(context: Any, name: str, provider: str, attempts: int) -> None:
+    step_provider_actor(context, name, provider)
+    w = world(context)
+    settings = w.current_actor().configuration.model_dump(mode="json")
+    w.add_actor({**settings, "batch": {**settings["batch"], "max_attempts": attempts}})
+
+
+@given('the first result line of the run "{run_id}" ends as errored with {error_type:w}, in the first batch only')
+def step_first_line_errored(context: Any, run_id: str, error_type: str) -> None:
+    """The emulator writes a batch's result lines in the order of a digest of their custom ids: the one first in it
+    fails once (an outcome armed by custom id; the retry has its own)."""
+    w = world(context)
+    count = len(w.asked["bulk"]["prompts"])
+    keys = sorted((f"{run_id}-{n}" for n in range(count)), key=_line_order)
+    w.asked["first line"] = keys[0]
+    w.emu.faults.outcome(keys[0], "errored", error_type=error_type)
+    # The first batch's outcomes are settled as it ends: the outcome is taken back before its results are read.
+    w.hooks.before("batches.results", lambda: w.emu.faults.restore_outcomes({}))
+
+
+@then("the item whose first line errored succeeded in a batch of its own, the other waits on the first batch")
+def step_first_line_retried(context: Any) -> None:
+    w = world(context)
+    first = w.asked["first line"]
+    result = _result(context)
+    [answered] = [item for item in result if item.key == first]
+    [waiting] = [item for item in result if item.key != first]
+    assert answered.status is ItemStatus.SUCCEEDED, answered
+    assert waiting.status is ItemStatus.WAITING, waiting
+    assert answered.as_json()["batch_id"] != waiting.batch_id, (answered.as_json(), waiting)
+    created, made = _created(context, "Anthropic")
+    assert created == {first: 2, waiting.key: 1}, created
+    assert made == 2, made
 
 
 @given("every download of a batch's results will break after {lines:d} lines, {times:d} times in a row")

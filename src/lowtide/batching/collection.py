@@ -72,6 +72,8 @@ class Collection(EngineCore):
         members: dict[str, str] = {}
         failure: ActorError | None = None
         provider_batch_id: str | None = None
+        requeued: set[str] = set()
+        """Requests a collection cut short stored as retryable and queued again: their calls wait on the next batch."""
         try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
             record = await self.ledger.batch(batch_id)
             assert record is not None
@@ -86,7 +88,7 @@ class Collection(EngineCore):
                 clock=self._clock,
                 on_status=self._status_recorder(batch_id),
             )
-            await self._collect(batch_id, ended, members, attempts, request_id=record.request_id)
+            await self._collect(batch_id, ended, members, attempts, request_id=record.request_id, requeued=requeued)
             collected = True
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
@@ -105,7 +107,7 @@ class Collection(EngineCore):
                     await self.ledger.release_batch(batch_id, owner=self.owner)
             finally:
                 if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
-                    self._fail(list(members.values()), failure)
+                    self._fail([key for key in members.values() if key not in requeued], failure)
 
     def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], Awaitable[None]]:
         polls = 0
@@ -129,12 +131,14 @@ class Collection(EngineCore):
         attempts: dict[str, tuple[int, int]],
         *,
         request_id: str | None = None,
+        requeued: set[str] | None = None,
     ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time.
 
         A line that cannot be read or mapped is its request's `BatchRequestUnreadable` (the line kept), never the
         batch's failure. A download that stays broken after the backend's retries keeps what arrived (stored, handed
-        out) and raises: the other requests wait on the batch, which the next collection reads again.
+        out, what may succeed next time queued again and added to `requeued`) and raises: the other requests wait on
+        the batch, which the next collection reads again.
         """
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
@@ -222,6 +226,8 @@ class Collection(EngineCore):
                 if writing is not None:
                     await writing
                 await self._requeue(retry)
+                if requeued is not None:
+                    requeued.update(retry)
                 thaw()
                 raise
             if strangers and not seen:
