@@ -2,7 +2,8 @@
 have paid for answers it cannot hand over, and one that wrote over what a user gave would lose it.
 
 - `check_outputs`: `out` can be written and `results_dir` made; neither writes over a file the run reads (its input,
-  its actor file, a file a job sends), compared by resolved path and by file identity (symlinks, hard links).
+  its actor file, a file a job sends), compared by file identity (device and inode: every spelling of a path, and
+  symbolic and hard links to one file, are that file).
 - `check_owned`: an existing results file (`out`, or `results.jsonl` in `results_dir`) is replaced only by the run
   whose results it holds (its lines' `key` is `<run id>-<index>`): another run's, or anything else, is refused.
 """
