@@ -39,6 +39,8 @@ LANGCHAIN = "langchain-core==1.7.2"
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
 RESULTS = Path("build/test-results").absolute()
+# The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
+README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
 
@@ -157,7 +159,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
     session.run(
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
-        *(session.posargs or [f"features/integrations/{name}.feature"]),
+        *(session.posargs or [f"features/integrations/{name}.feature", README_EXAMPLES]),
     )  # fmt: skip
 
 

@@ -315,3 +315,36 @@ Feature: Actor configuration
     When the actors are loaded from "actors.yaml"
     Then a ConfigurationError is raised
     And the error message contains "actors.yaml"
+
+  Scenario: LOWTIDE_POLL_INTERVAL replaces every actor's poll interval, so examples run against the emulator unedited
+    Given the environment variable "LOWTIDE_POLL_INTERVAL" is "0.2"
+    And a file "actors.yaml" containing:
+      """
+      defaults:
+        batch: {poll_interval: 60}
+      actors:
+        planner: {model: claude-sonnet-5-5}
+        writer: {model: claude-haiku-4-5}
+      """
+    When the actors are loaded from "actors.yaml"
+    Then the loaded actors have these settings:
+      | name    | batch.poll_interval |
+      | planner | 0.2                 |
+      | writer  | 0.2                 |
+
+  Scenario Outline: A LOWTIDE_POLL_INTERVAL that is not a number of seconds is refused, naming the variable
+    Given the environment variable "LOWTIDE_POLL_INTERVAL" is "<value>"
+    When the actors are loaded from the dict:
+      """
+      {"name": "writer", "model": "claude-sonnet-5-5"}
+      """
+    Then a ConfigurationError is raised
+    And the error message contains "LOWTIDE_POLL_INTERVAL must be a number of seconds above 0 (got '<value>')"
+    And the error names the field "LOWTIDE_POLL_INTERVAL"
+
+    Examples:
+      | value |
+      | soon  |
+      | 0     |
+      | -5    |
+      | inf   |

@@ -583,6 +583,15 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I answer the emulator's tool call with "Found it"
       Then the emulator reply text starts with 'Emulated reply to "Found it": '
 
+    Scenario: An agent that must call a tool every step reaches its output tool
+      Given the emulator runs on a manual clock
+      When I ask the emulator with the weather and final_result tools and tool choice {"type": "any"}
+      Then the emulator reply calls the tool "weather"
+      When I answer the emulator's last tool call with "Sunny in Paris." keeping tool choice any
+      Then the emulator reply calls the tool "final_result"
+      When I answer the emulator's last tool call with "Final result processed." keeping tool choice any
+      Then the emulator reply calls the tool "final_result"
+
     Scenario: With tool choice auto the emulated model calls a tool only when a marker asks
       Given the emulator runs on a manual clock
       When I ask the emulator with the Lookup tool and tool choice {"type": "auto"}

@@ -866,6 +866,42 @@ def step_tool_result(context: Any, text: str) -> None:
     send(s, {**s.params, "messages": messages, "tool_choice": {"type": "auto"}})
 
 
+@when("I ask the emulator with the weather and final_result tools and tool choice {choice}")
+def step_agent_tools(context: Any, choice: str) -> None:
+    weather = {
+        "name": "weather",
+        "description": "Today's weather in a city.",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+    final = {
+        "name": "final_result",
+        "description": "The final response which ends this conversation",
+        "input_schema": Lookup.model_json_schema(),
+    }
+    send(scenario(context), base_params("Weather in Paris?", tools=[weather, final], tool_choice=json.loads(choice)))
+
+
+@then('the emulator reply calls the tool "{name}"')
+def step_reply_calls(context: Any, name: str) -> None:
+    message = reply(context)
+    assert message.stop_reason == "tool_use", message
+    calls = [block for block in message.content if block.type == "tool_use"]
+    assert [call.name for call in calls] == [name], message.content
+
+
+@when('I answer the emulator\'s last tool call with "{text}" keeping tool choice any')
+def step_tool_result_any(context: Any, text: str) -> None:
+    s = scenario(context)
+    call = reply(context)
+    tool_use = next(block for block in call.content if block.type == "tool_use")
+    messages = [
+        *s.params["messages"],
+        {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in call.content]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use.id, "content": text}]},
+    ]
+    send(s, {**s.params, "messages": messages})
+
+
 # -- streaming -------------------------------------------------------------------------------------------------------
 
 

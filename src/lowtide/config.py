@@ -8,6 +8,8 @@ Configurations load from a dict, a YAML file or a TOML file. A file holds one ac
 from __future__ import annotations
 
 import difflib
+import math
+import os
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -84,6 +86,36 @@ class BatchSettings(BaseModel):
         description="Keep what a create uploaded (OpenAI's input file) once the answers are stored, or the create "
         "is given up; by default it is deleted.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _poll_interval_from_environment(cls, data: object) -> object:
+        """`$LOWTIDE_POLL_INTERVAL`, when set, replaces every actor's `poll_interval` in this process: examples
+        written for the real API (a status check a minute) run against the emulator without editing them."""
+        override = poll_interval_override()
+        if override is None or not isinstance(data, Mapping):
+            return data
+        return {**cast("Mapping[str, object]", data), "poll_interval": override}
+
+
+POLL_INTERVAL_VARIABLE = "LOWTIDE_POLL_INTERVAL"
+
+
+def poll_interval_override() -> float | None:
+    """The poll interval `$LOWTIDE_POLL_INTERVAL` sets (seconds, above 0), or None when it is unset or empty."""
+    text = os.environ.get(POLL_INTERVAL_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigurationError(
+            f"{POLL_INTERVAL_VARIABLE} must be a number of seconds above 0 (got {text!r}).",
+            field=POLL_INTERVAL_VARIABLE,
+        )
+    return seconds
 
 
 _RETRY_CLASSES = ("rate_limited", "overloaded", "server", "connection", "timeout")

@@ -124,13 +124,33 @@ def _tool_to_call(params: Mapping[str, Any], last_text: str) -> JsonObject | Non
     if kind == "tool":
         return by_name.get(str(choice.get("name")))
     # The last user turn (a tool's result too) may ask for a tool by marker: with `auto` the emulated model calls
-    # a tool only then, and with `any` the one it names, else the first custom tool.
+    # a tool only then, and with `any` the one it names, else the first custom tool. Once a tool has answered, `any`
+    # moves on to the last tool not called yet in the conversation (an agent's output tool, listed after its
+    # function tools), so that an agent which must call a tool every step reaches its final answer.
     marker = _TOOL_MARKER.search(last_text)
     asked = by_name.get(marker.group(1)) if marker else None
     if kind == "any" and asked is None:
-        custom = [tool for tool in tools if "input_schema" in tool]
-        return (custom or tools)[0]
+        custom = [tool for tool in tools if "input_schema" in tool] or tools
+        called = _called_tools(params)
+        if not called:
+            return custom[0]
+        fresh = [tool for tool in custom if tool.get("name") not in called]
+        return (fresh or custom)[-1]
     return asked
+
+
+def _called_tools(params: Mapping[str, Any]) -> set[str]:
+    """The names of the tools the assistant turns of the conversation called."""
+    called: set[str] = set()
+    for message in as_array(params.get("messages")) or []:
+        turn = as_object(message)
+        if turn is None or turn.get("role") != "assistant":
+            continue
+        for block in as_array(turn.get("content")) or []:
+            item = as_object(block)
+            if item is not None and item.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
+                called.add(str(item.get("name")))
+    return called
 
 
 def _reply(params: Mapping[str, Any], quote: str, digest: str, passages: list[Passage]) -> list[JsonObject]:

@@ -1,0 +1,256 @@
+"""README.md's examples, run as written: its code blocks read in order and run in one working directory against
+`lowtide emulator` (shared by the Robot suite `robot/readme_examples.robot` and the integrations' scenarios).
+
+Every ```python and ```bash block runs as it is. A YAML or TOML block whose first line is a comment naming a file
+(`# actors.yaml`) is written to that file, so the blocks after it use it as a reader would. Nothing in a block is
+edited: what differs from the real API comes from the environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, keys
+the emulator takes, `LOWTIDE_LEDGER` in the working directory, `LOWTIDE_POLL_INTERVAL`).
+
+An HTML comment just before a block (invisible on the rendered page) may say how it runs:
+`<!-- readme-test: background -->` (a server: started, waited for on the port its `--port` names, stopped at the
+end), `<!-- readme-test: exit=1 -->` (the status it ends with), `<!-- readme-test: needs=pydantic-ai -->` (runs
+only where that framework is installed), `<!-- readme-test: skip=REASON -->` (not run; REASON says why).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Block", "BlockRun", "ReadmeRunner", "blocks_of"]
+
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_DIRECTIVE = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
+_FILE_NAME = re.compile(r"^#\s*([\w.-]+\.(?:ya?ml|toml|json|jsonl|csv|txt))\s*$")
+_PORT = re.compile(r"--port\s+(\d+)")
+RUN_LANGUAGES = ("python", "bash")
+FILE_LANGUAGES = ("yaml", "toml")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of the README."""
+
+    number: int
+    line: int
+    language: str
+    text: str
+    heading: str
+    directives: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def file_name(self) -> str | None:
+        """The file a YAML or TOML block is, when its first line names one."""
+        if self.language not in FILE_LANGUAGES:
+            return None
+        first = self.text.splitlines()[0] if self.text else ""
+        match = _FILE_NAME.match(first)
+        return match.group(1) if match else None
+
+    @property
+    def runs(self) -> bool:
+        return self.language in RUN_LANGUAGES
+
+    def __str__(self) -> str:
+        return f"block {self.number} ({self.language}, README.md line {self.line}, under {self.heading!r})"
+
+
+@dataclass
+class BlockRun:
+    block: Block
+    status: int | None
+    output: str
+    seconds: float
+    skipped: str | None = None
+
+
+def blocks_of(readme: Path) -> list[Block]:
+    """The README's fenced blocks, in order, each with the directives of the comments just above it."""
+    blocks: list[Block] = []
+    heading = ""
+    pending: dict[str, str] = {}
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        fence = _FENCE.match(line)
+        if line.startswith("#") and not fence:
+            heading = line.lstrip("#").strip()
+        directive = _DIRECTIVE.search(line)
+        if directive:
+            for part in directive.group(1).split(";"):
+                key, _, value = part.strip().partition("=")
+                if key:
+                    pending[key.strip()] = value.strip()
+            index += 1
+            continue
+        if fence:
+            start = index + 1
+            end = start
+            while end < len(lines) and lines[end].rstrip() != "```":
+                end += 1
+            blocks.append(
+                Block(len(blocks) + 1, index + 1, fence.group(1), "\n".join(lines[start:end]) + "\n", heading, pending)
+            )
+            pending = {}
+            index = end + 1
+            continue
+        if line.strip():
+            pending = {}  # a directive belongs to the block right after it
+        index += 1
+    return blocks
+
+
+class ReadmeRunner:
+    """Runs a README's blocks in order in `workdir`, against an emulator it starts (and stops at `close`)."""
+
+    def __init__(self, readme: Path, workdir: Path, *, python: str = sys.executable, timeout: float = 300.0) -> None:
+        self.readme = readme
+        self.workdir = workdir
+        self.python = python
+        self.timeout = timeout
+        self._background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
+        self._emulator: subprocess.Popen[bytes] | None = None
+        self.environment: dict[str, str] = {}
+
+    def start(self, processing_seconds: float = 1.0) -> None:
+        """Start `lowtide emulator` on a free loopback port and set the environment the blocks run in."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        bindir = str(Path(self.python).parent)
+        log = (self.workdir / "emulator.log").open("wb")
+        self._emulator = subprocess.Popen(
+            [self.python, "-m", "lowtide", "emulator", "--host", "127.0.0.1", "--port", "0",
+             "--processing-seconds", str(processing_seconds)],
+            stdout=subprocess.PIPE, stderr=log, cwd=self.workdir, env={**os.environ, "PATH": _path(bindir)},
+            start_new_session=True,
+        )  # fmt: skip
+        url = _announced_url(self._emulator, self.timeout)
+        self.environment = {
+            **os.environ,
+            "PATH": _path(bindir),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-readme-example",
+            "OPENAI_BASE_URL": f"{url}/v1",
+            "OPENAI_API_KEY": "sk-readme-example",
+            "LOWTIDE_LEDGER": str(self.workdir / "ledger.sqlite3"),
+            "XDG_STATE_HOME": str(self.workdir / "state"),
+            "LOWTIDE_POLL_INTERVAL": "0.2",
+            "PYTHONUNBUFFERED": "1",
+        }
+
+    def run_all(self, *, needs: str | None = None) -> Iterator[BlockRun]:
+        """Each block in order: files written, code run (only the blocks needing `needs`, when given, and their
+        files), background servers started."""
+        for block in blocks_of(self.readme):
+            if block.file_name is not None:
+                (self.workdir / block.file_name).write_text(block.text, encoding="utf-8")
+                continue
+            if not block.runs:
+                continue
+            needed = block.directives.get("needs")
+            if "skip" in block.directives:
+                yield BlockRun(block, None, "", 0.0, skipped=block.directives["skip"] or "no reason given")
+            elif needed != needs:
+                yield BlockRun(block, None, "", 0.0, skipped=f"needs {needed}" if needed else "not this session's")
+            else:
+                yield self.run(block)
+
+    def run(self, block: Block) -> BlockRun:
+        started = time.monotonic()
+        script = self.workdir / f"block-{block.number}.{'py' if block.language == 'python' else 'sh'}"
+        script.write_text(block.text, encoding="utf-8")
+        command = [self.python, str(script)] if block.language == "python" else ["bash", "-e", str(script)]
+        if "background" in block.directives:
+            output = self.workdir / f"block-{block.number}.log"
+            process = subprocess.Popen(
+                command, cwd=self.workdir, env=self.environment, stdout=output.open("wb"), stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+            self._background.append((block, process, output))
+            for port in _PORT.findall(block.text):
+                _wait_for_port(int(port), process, output, self.timeout)
+            return BlockRun(block, 0, f"started in the background (pid {process.pid})", time.monotonic() - started)
+        try:
+            done = subprocess.run(
+                command, cwd=self.workdir, env=self.environment, capture_output=True, timeout=self.timeout,
+                start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as expired:
+            text = (expired.stdout or b"").decode(errors="replace") + (expired.stderr or b"").decode(errors="replace")
+            return BlockRun(block, None, f"timed out after {self.timeout:.0f} s\n{text}", time.monotonic() - started)
+        text = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+        return BlockRun(block, done.returncode, text, time.monotonic() - started)
+
+    def close(self) -> str:
+        """Stop the background servers and the emulator; what the servers printed."""
+        printed: list[str] = []
+        for block, process, output in reversed(self._background):
+            _stop(process)
+            printed.append(f"--- {block} ---\n{output.read_text(errors='replace')}")
+        self._background.clear()
+        if self._emulator is not None:
+            _stop(self._emulator)
+            self._emulator = None
+        return "\n".join(printed)
+
+
+def expected_status(block: Block) -> int:
+    return int(block.directives.get("exit", "0"))
+
+
+def _path(bindir: str) -> str:
+    return os.pathsep.join([bindir, os.environ.get("PATH", "")])
+
+
+def _announced_url(process: subprocess.Popen[bytes], timeout: float) -> str:
+    """The URL `lowtide emulator` prints on its first line once it listens."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline().decode()
+        if not line:
+            break
+        match = re.search(r"http://127\.0\.0\.1:\d+", line)
+        if match:
+            return match.group(0)
+    _stop(process)
+    raise AssertionError("lowtide emulator did not announce its address")
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], output: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server ended with {process.returncode}:\n{output.read_text(errors='replace')}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listened on port {port} within {timeout:.0f} s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):  # ended meanwhile
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def describe(run: BlockRun) -> str:
+    """A failed run, for the test's message: the block and what it printed."""
+    return f"{run.block} ended with {run.status} (expected {expected_status(run.block)}):\n{run.block.text}\n" + (
+        f"--- output ---\n{run.output}"
+    )

@@ -1,0 +1,54 @@
+"""Robot keywords that run README.md's examples as written (`features/support/readme.py`), against a `lowtide
+emulator` process, in a scratch directory of the suite's own."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from robot.api import logger
+from robot.api.deco import keyword, library
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
+
+from readme import ReadmeRunner, describe, expected_status  # features/support, shared with the behave scenarios
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+@library(scope="SUITE", auto_keywords=False)
+class ReadmeLibrary:
+    def __init__(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="lowtide-readme-"))
+        self._runner = ReadmeRunner(README, self._scratch / "work", python=sys.executable)
+        self._skipped: dict[str, str] = {}
+
+    @keyword("Run The README's Examples")
+    def run_the_readmes_examples(self) -> None:
+        """Every python and bash block, in order; fails listing each block that did not end as it should."""
+        self._runner.start()
+        failures: list[str] = []
+        for run in self._runner.run_all():
+            if run.skipped is not None:
+                self._skipped[str(run.block)] = run.skipped
+                logger.info(f"skipped {run.block}: {run.skipped}")
+                continue
+            logger.info(f"{run.block}: status {run.status} in {run.seconds:.1f} s\n{run.output}")
+            if run.status != expected_status(run.block) or "Traceback (most recent call last)" in run.output:
+                failures.append(describe(run))
+        if failures:
+            raise AssertionError("\n\n".join(failures))
+
+    @keyword("The Examples Not Run Should Be")
+    def the_examples_not_run_should_be(self, *reasons: str) -> None:
+        """The reasons of the blocks left out, in order: nothing is left out silently."""
+        actual = list(self._skipped.values())
+        if actual != list(reasons):
+            raise AssertionError(f"blocks left out: {self._skipped}; expected the reasons {list(reasons)}")
+
+    @keyword("Clean Up README Examples")
+    def clean_up(self) -> None:
+        logger.info(self._runner.close())
+        shutil.rmtree(self._scratch, ignore_errors=True)
