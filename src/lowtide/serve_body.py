@@ -79,7 +79,8 @@ def parse_json(body: bytes) -> object:
         if where is not None:
             raise _invalid(
                 f"{where}: the text holds a lone surrogate (a \\ud800-\\udfff escape that is not half of a pair),"
-                " which is not valid Unicode."
+                " which is not valid Unicode.",
+                param=where,
             )
     return value
 
@@ -139,8 +140,8 @@ def _finite(text: str) -> float:
     return number
 
 
-def _invalid(message: str) -> Refusal:
-    return Refusal(400, "invalid_request_error", message)
+def _invalid(message: str, *, param: str | None = None) -> Refusal:
+    return Refusal(400, "invalid_request_error", message, param=param)
 
 
 def _too_large(limit: int) -> Refusal:

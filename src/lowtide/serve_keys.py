@@ -16,6 +16,7 @@ within the retention. A request still waiting on its batch is never past its ret
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -40,9 +41,7 @@ class ClientKeys:
     def __init__(self, keys: Sequence[str]) -> None:
         if not keys or not all(keys):
             raise ValueError("lowtide serve needs a client key to authenticate its clients")
-        self._scopes = [
-            (key.encode(), hashlib.pbkdf2_hmac("sha256", key.encode(), _SALT, _ITERATIONS).hex()[:32]) for key in keys
-        ]
+        self._scopes = [(key.encode(), _scope(key)) for key in keys]
 
     def scope(self, headers: Mapping[str, str]) -> str | None:
         """The scope of the client key these request headers carry, None when they carry none of the server's."""
@@ -59,6 +58,12 @@ class ClientKeys:
             if hmac.compare_digest(sent, key):
                 found = scope
         return found
+
+
+@functools.lru_cache(maxsize=64)
+def _scope(key: str) -> str:
+    """A client key's scope: slow to compute on purpose (and so computed once per key in a process)."""
+    return hashlib.pbkdf2_hmac("sha256", key.encode(), _SALT, _ITERATIONS).hex()[:32]
 
 
 def request_key(
