@@ -81,13 +81,13 @@ def serve(
 ) -> int:
     """Serve the API of the actor's provider (Anthropic: POST /v1/messages; OpenAI: POST /v1/chat/completions and
     POST /v1/responses; streamed or not) and answer every request through the actor's batch mode: concurrent
-    requests from any client coalesce into batches at half the live price, and a request sent again (the same body,
-    or the same Idempotency-Key header) is answered from the ledger.
+    requests from any client coalesce into batches at half the live price, and a request sent again by the same
+    client key (the same body, or the same Idempotency-Key header) is answered from the ledger.
 
     Clients are not trusted: a request for another model than the actor's (unless --allow-model names it), a body
     over the size limit, not JSON, nested too deep or not Unicode, and whatever the API would refuse, are refused
     before anything is sent, in the API's error shape. The same Idempotency-Key from two client keys names two
-    requests.
+    requests; one used again after --idempotency-ttl is a new request.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object), then serves until
     Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended.
@@ -103,9 +103,9 @@ def serve(
             f"lowtide serve needs a key for its clients: give --client-key KEY or set {CLIENT_KEY_ENV}.",
             field="client_key",
         )
-    actor = Actor.from_file(actor_file, name, ledger=ledger)
     if not idempotency_ttl > 0:
         raise ConfigurationError("--idempotency-ttl must be more than 0 seconds.", field="idempotency_ttl")
+    actor = Actor.from_file(actor_file, name, ledger=ledger)
     app = build_app(
         actor,
         client_keys=keys,
