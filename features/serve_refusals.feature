@@ -56,6 +56,16 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | /v1/responses        | holding a number too large for a float | 1e999 is too large a number     |
       | /v1/chat/completions | not JSON                               | Expecting value (line 1, column 1) |
 
+  Scenario Outline: A surrogate pair (a character beyond the first plane, written as two escapes) is text, and answered
+    When a request body holding an emoji written as a surrogate pair is posted to lowtide serve at "<path>"
+    Then lowtide serve answers 200 with the API's answer
+    And the emulator behind lowtide serve was sent 1 request(s) in batches, none live
+
+    Examples:
+      | path                 |
+      | /v1/messages         |
+      | /v1/chat/completions |
+
   Scenario: A body nested 128 levels deep is read, and refused only for what it says
     When a request body nested 125 levels deep is posted to lowtide serve at "/v1/messages"
     Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
@@ -118,6 +128,10 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | /v1/chat/completions | presence_penalty  | -3     | decimal_below_min_value | Invalid 'presence_penalty': decimal below minimum value. Expected a value >= -2, but got -3 instead. |
       | /v1/responses        | max_output_tokens | 0      | integer_below_min_value | Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. |
       | /v1/responses        | top_p             | "high" | invalid_type            | Invalid type for 'top_p': expected a decimal, but got a string instead. |
+      | /v1/chat/completions | max_tokens        | 1.5    | invalid_type            | Invalid type for 'max_tokens': expected an integer, but got a decimal instead. |
+      | /v1/chat/completions | temperature       | [1]    | invalid_type            | Invalid type for 'temperature': expected a decimal, but got an array instead. |
+      | /v1/responses        | top_p             | true   | invalid_type            | Invalid type for 'top_p': expected a decimal, but got a boolean instead. |
+      | /v1/responses        | temperature       | {}     | invalid_type            | Invalid type for 'temperature': expected a decimal, but got an object instead. |
 
   Scenario Outline: A streamed request the provider would refuse gets a 400, not a stream that ends in an error
     When a streamed request with <name> set to <value> is posted to lowtide serve at "<path>"
@@ -149,3 +163,97 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
     When "OPTIONS" is sent to lowtide serve at "/v1/messages/batches"
     Then lowtide serve answers 404 in the API's error shape, type "not_found_error", code "-"
     And nothing was sent upstream
+
+  Scenario Outline: A Messages body the API would refuse is refused naming what is wrong
+    When the raw body <body> is posted to lowtide serve at "/v1/messages"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
+    And its message is "<message>"
+    And nothing was sent upstream
+
+    Examples:
+      | body                                                                                                  | message |
+      | [1]                                                                                                   | The request body must be a JSON object. |
+      | {"model": "claude-haiku-5-5", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}], "n": 2} | n: Extra inputs are not permitted (not supported by lowtide serve). |
+      | {"model": 7, "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}]}                        | model: Input should be a non-empty string |
+      | {"model": "claude-haiku-5-5", "max_tokens": 5, "messages": {}}                                        | messages: Input should be a non-empty list of messages |
+      | {"model": "claude-haiku-5-5", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}], "stream": "yes"} | stream: Input should be a valid boolean |
+
+  Scenario Outline: A field the API requires is refused as "Field required"
+    When a request without <name> is posted to lowtide serve at "/v1/messages"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
+    And its message is "<name>: Field required"
+
+    Examples:
+      | name       |
+      | model      |
+      | messages   |
+      | max_tokens |
+
+  Scenario Outline: A request with no client key is refused with 401 before its body is read
+    When a request with no client key is posted to lowtide serve at "<path>"
+    Then lowtide serve answers 401 in the API's error shape, type "<type>", code "<code>"
+    And nothing was sent upstream
+
+    Examples:
+      | path          | type                  | code            |
+      | /v1/messages  | authentication_error  | -               |
+      | /v1/responses | invalid_request_error | invalid_api_key |
+
+  Scenario: A large body is read off the event loop, and refused like a small one
+    Given lowtide serve runs an Anthropic and an OpenAI actor, with
+      | option      | value   |
+      | client keys | key-a   |
+      | body limit  | 3000000 |
+    When a request of 2000000 bytes with a lone surrogate in its last key is posted to lowtide serve at "/v1/messages"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "metadata.\ud800: the text holds a lone surrogate"
+    And nothing was sent upstream
+
+  Scenario: A client that leaves in the middle of its body leaves no error behind
+    When a client sends lowtide serve a part of a body at "/v1/messages", then disconnects
+    Then lowtide serve's access log shows "POST /v1/messages 400"
+    And lowtide serve logged no error and no traceback
+    And nothing was sent upstream
+
+  Scenario: A check that fails in a way lowtide does not expect is a 400, logged in one line
+    Given lowtide serve runs an Anthropic actor behind a wire whose checks fail in a way lowtide does not expect
+    When a request asking its checks to fail is posted to lowtide serve at "/v1/messages"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "could not read this request (TypeError: a check failed on this body)"
+    And lowtide serve logged "could not read a request to /v1/messages (TypeError)" at warning level, in one line, and no traceback
+    And nothing was sent upstream
+
+  Scenario Outline: A call that fails in a way lowtide does not expect is a 500 in the API's shape, streamed or not
+    Given lowtide serve runs an Anthropic and an OpenAI actor that fail in a way lowtide does not expect
+    When a request for the model "<model>" is posted to lowtide serve at "<path>"
+    Then lowtide serve answers 500 in the API's error shape, type "<type>", code "-"
+    And its message says "RuntimeError: an error lowtide does not expect"
+    And lowtide serve logged "request failed" at warning level, in one line, and no traceback
+    When a streamed request is posted to lowtide serve at "<path>"
+    Then the stream ends with an error event of type "<type>"
+
+    Examples:
+      | path                 | model            | type         |
+      | /v1/messages         | claude-haiku-5-5 | api_error    |
+      | /v1/chat/completions | gpt-5.4-mini     | server_error |
+
+  Scenario: A ledger lowtide serve cannot read is a 500 in the API's shape
+    Given lowtide serve runs an Anthropic and an OpenAI actor whose ledger cannot be read
+    When client "key-a" asks "What is a tide?" at "/v1/responses" with Idempotency-Key "tide-12"
+    Then lowtide serve answers 500 in the API's error shape, type "server_error", code "-"
+    And its message says "reading the ledger"
+    And the emulator behind lowtide serve was sent 0 request(s) in batches, none live
+
+  Scenario Outline: lowtide serve is not built with a limit or a retention it cannot keep
+    When lowtide serve is built with <option> <value>
+    Then building it fails saying "<words>"
+
+    Examples:
+      | option          | value | words                                        |
+      | max_body_bytes  | 0     | max_body_bytes must be 1 or more             |
+      | idempotency_ttl | 0     | idempotency_ttl must be more than 0 seconds  |
+
+  Scenario: The command refuses a retention of 0 seconds before it starts
+    When "lowtide serve --actor actor.yaml --client-key key-a --idempotency-ttl 0" runs without a ledger
+    Then on stderr, the last line is "lowtide: --idempotency-ttl must be more than 0 seconds."
+    And the command exits with 2

@@ -24,6 +24,7 @@ from lowtide.emulator.server import app_in_thread, serve_in_thread
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest
+from lowtide.providers.anthropic.serving import MessagesWire
 from lowtide.serve import build_app
 from lowtide.serve_keys import ledger_key, request_key
 
@@ -100,16 +101,68 @@ def guarded_emulator(context: Any, model: str) -> None:
 def serve_both(context: Any) -> None:
     """The table's rows (option, value): client keys (comma-separated), body limit (bytes), allowed models
     (comma-separated), idempotency ttl (seconds)."""
-    guarded = _guarded(context)
     options = {row["option"]: row["value"] for row in context.table}
-    keys = [key.strip() for key in options.get("client keys", "local-secret").split(",")]
-    allowed = [name.strip() for name in options.get("allowed models", "").split(",") if name.strip()]
-    limit = int(options["body limit"]) if "body limit" in options else None
-    ttl = float(options.get("idempotency ttl", 86400))
+    _start(
+        context,
+        keys=[key.strip() for key in options.get("client keys", "key-a").split(",")],
+        allow_models=[name.strip() for name in options.get("allowed models", "").split(",") if name.strip()],
+        max_body_bytes=int(options["body limit"]) if "body limit" in options else None,
+        idempotency_ttl=float(options.get("idempotency ttl", 86400)),
+    )
+
+
+@given("lowtide serve runs an Anthropic and an OpenAI actor that fail in a way lowtide does not expect")
+def serve_failing(context: Any) -> None:
+    _start(context, actor_class=_Unexpected)
+
+
+@given("lowtide serve runs an Anthropic and an OpenAI actor whose ledger cannot be read")
+def serve_unreadable_ledger(context: Any) -> None:
+    _start(context, ledger=_UnreadableLedger)
+
+
+@given("lowtide serve runs an Anthropic actor behind a wire whose checks fail in a way lowtide does not expect")
+def serve_fragile(context: Any) -> None:
+    _start(context, wires={"anthropic": [_FragileWire()]})
+
+
+class _Unexpected(Actor):
+    """An actor whose calls fail with an error that is no `ActorError`: what lowtide serve never expects."""
+
+    async def run(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("an error lowtide does not expect")
+
+
+class _UnreadableLedger(MemoryLedger):
+    def request(self, key: str) -> Any:
+        raise OSError("the ledger cannot be read")
+
+
+class _FragileWire(MessagesWire):
+    """The Messages API, but a check of its fails, for a body asking for it, with an error that is no `Refusal`."""
+
+    def call(self, body: object) -> Any:
+        if isinstance(body, dict) and "fail-the-check" in json.dumps(body):
+            raise TypeError("a check failed on this body")
+        return super().call(body)
+
+
+def _start(
+    context: Any,
+    *,
+    keys: list[str] | None = None,
+    actor_class: type[Actor] = Actor,
+    ledger: type[MemoryLedger] | None = None,
+    wires: dict[str, list[Any]] | None = None,
+    **options: Any,
+) -> None:
+    """Both actors served, each by an app of its own on a loopback socket, with `--access-log`."""
+    guarded = _guarded(context)
     os.environ[_UPSTREAM_ENV] = "sk-upstream-never-shown"
     context.cleanups.append(lambda: os.environ.pop(_UPSTREAM_ENV, None))
+    guarded.actors = []
     for provider, base_url in (("anthropic", guarded.emulator_url), ("openai", f"{guarded.emulator_url}/v1")):
-        actor = Actor(
+        actor = actor_class(
             {
                 "name": f"guarded-{provider}",
                 "provider": provider,
@@ -121,10 +174,12 @@ def serve_both(context: Any) -> None:
                 "batch": {"poll_interval": 0.05, "coalesce_window": 0.05},
             },
             clock=guarded.clock,
+            ledger=ledger() if ledger is not None else None,
         )
         guarded.actors.append(actor)
-        app = build_app(actor, client_keys=keys, allow_models=allowed, max_body_bytes=limit, idempotency_ttl=ttl)
-        url, _ = guarded.stack.enter_context(app_in_thread(app))
+        served = (wires or {}).get(provider)
+        app = build_app(actor, served, client_keys=keys or ["key-a"], **options)
+        url, _ = guarded.stack.enter_context(app_in_thread(app, access_log=True))
         guarded.urls[provider] = url
 
 
@@ -152,6 +207,10 @@ def _bad_body(path: str, what: str) -> bytes:
         return json.dumps(_request(path, "cafe")).encode().replace(b"cafe", b"caf\xff")
     if what == "holding a lone surrogate":
         return json.dumps(_request(path, "x \ud800")).encode()
+    if what == "holding an emoji written as a surrogate pair":
+        body = json.dumps(_request(path, "A tide \N{WATER WAVE}")).encode()
+        assert b"\\ud83c\\udf0a" in body, body
+        return body
     if what == "holding NaN":
         return json.dumps(_request(path, temperature=float("nan"))).encode()
     if what == "holding a number too large for a float":
@@ -164,17 +223,19 @@ def _bad_body(path: str, what: str) -> bytes:
 # Sending.
 
 
-def _headers(key: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {"x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01", **(extra or {})}
+def _headers(key: str | None, extra: dict[str, str] | None = None) -> dict[str, str]:
+    given = {"x-api-key": key} if key is not None else {}
+    return {**given, "content-type": "application/json", "anthropic-version": "2023-06-01", **(extra or {})}
 
 
-def _send(context: Any, method: str, path: str, content: bytes, key: str = "key-a", **extra: str) -> Answer:
+def _send(context: Any, method: str, path: str, content: bytes, key: str | None = "key-a", **extra: str) -> Answer:
     guarded = _guarded(context)
     guarded.path = path
     response = httpx.request(
         method, f"{guarded.urls[_provider(path)]}{path}", content=content, headers=_headers(key, extra), timeout=60
     )
-    body = response.json() if response.content else None
+    json_body = response.headers.get("content-type") == "application/json"
+    body = response.json() if json_body else response.text
     guarded.answer = Answer(response.status_code, dict(response.headers), body)
     return guarded.answer
 
@@ -220,6 +281,63 @@ def _read_answer(sock: socket.socket) -> Answer:
 @when('a request body {what} is posted to lowtide serve at "{path}"')
 def post_bad(context: Any, what: str, path: str) -> None:
     _send(context, "POST", path, _bad_body(path, what))
+
+
+@when('the raw body {body} is posted to lowtide serve at "{path}"')
+def post_raw(context: Any, body: str, path: str) -> None:
+    _send(context, "POST", path, body.encode())
+
+
+@when('a request without {name} is posted to lowtide serve at "{path}"')
+def post_without(context: Any, name: str, path: str) -> None:
+    body = _request(path)
+    del body[name]
+    _send(context, "POST", path, json.dumps(body).encode())
+
+
+@when('a request with no client key is posted to lowtide serve at "{path}"')
+def post_keyless(context: Any, path: str) -> None:
+    _send(context, "POST", path, json.dumps(_request(path)).encode(), key=None)
+
+
+@when('a request of {size:d} bytes with a lone surrogate in its last key is posted to lowtide serve at "{path}"')
+def post_large_surrogate(context: Any, size: int, path: str) -> None:
+    body = json.dumps(_request(path, "x" * size, metadata={"\ud800": "late"})).encode()
+    _send(context, "POST", path, body)
+
+
+@when('a client sends lowtide serve a part of a body at "{path}", then disconnects')
+def post_and_leave(context: Any, path: str) -> None:
+    guarded = _guarded(context)
+    guarded.path = path
+    host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
+        "content-length: 1000\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head.encode() + b'{"model": ')
+
+
+@when('a streamed request is posted to lowtide serve at "{path}"')
+def post_streamed(context: Any, path: str) -> None:
+    _send(context, "POST", path, json.dumps(_request(path, stream=True)).encode())
+
+
+@when('a request asking its checks to fail is posted to lowtide serve at "{path}"')
+def post_failing_check(context: Any, path: str) -> None:
+    _send(context, "POST", path, json.dumps(_request(path, "fail-the-check")).encode())
+
+
+@when("lowtide serve is built with {option} {value}")
+def build_with(context: Any, option: str, value: str) -> None:
+    actor = Actor({"name": "built", "provider": "anthropic", "model": _MODELS["anthropic"]})
+    try:
+        build_app(actor, client_keys=["key-a"], **{option: json.loads(value)})
+    except ValueError as error:
+        context.build_error = error
+    else:
+        context.build_error = None
 
 
 @when('"{method}" is sent to lowtide serve at "{path}"')
@@ -328,6 +446,38 @@ def answered(context: Any) -> None:
     assert answer.status == 200, answer
     expected = {"/v1/messages": "message", "/v1/chat/completions": "chat.completion", "/v1/responses": "response"}
     assert answer.body.get("type", answer.body.get("object")) == expected[_guarded(context).path], answer.body
+
+
+@then('lowtide serve logged "{words}" at warning level, in one line, and no traceback')
+def logged_warning(context: Any, words: str) -> None:
+    records = _guarded(context).records
+    warned = [record for record in records if record.levelno >= logging.WARNING]
+    assert [record for record in warned if words in record.getMessage()], [r.getMessage() for r in warned]
+    assert all("\n" not in record.getMessage() for record in warned), [r.getMessage() for r in warned]
+    assert not [record for record in records if record.exc_info and record.levelno >= logging.WARNING], records
+
+
+@then('the stream ends with an error event of type "{kind}"')
+def stream_error(context: Any, kind: str) -> None:
+    answer = _guarded(context).answer
+    assert answer is not None
+    assert answer.status == 200, answer
+    events = [line.removeprefix("data: ") for line in str(answer.body).splitlines() if line.startswith("data: ")]
+    last = json.loads(events[-1])
+    error = last["error"]
+    assert error["type"] == kind, last
+
+
+@then('lowtide serve\'s access log shows "{line}"')
+def access_log_shows(context: Any, line: str) -> None:
+    records = _guarded(context).records
+    deadline = time.monotonic() + 30
+    while True:
+        lines = [record.getMessage() for record in list(records) if record.name == "lowtide.access"]
+        if any(logged.startswith(f"{line} ") for logged in lines):
+            return
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.02)
 
 
 @then("nothing was sent upstream")

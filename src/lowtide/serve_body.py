@@ -120,7 +120,8 @@ def _surrogate_at(value: object) -> str | None:
                 return where or "body"
         elif isinstance(item, dict):
             for key, inner in cast("dict[str, object]", item).items():
-                inner_where = f"{where}.{key}" if where else key
+                shown = key.encode("utf-8", "backslashreplace").decode("utf-8")  # a path that is text itself
+                inner_where = f"{where}.{shown}" if where else shown
                 if _SURROGATE.search(key):
                     return inner_where
                 stack.append((inner, inner_where))
