@@ -78,14 +78,10 @@ def _check_numbers(given: JSON) -> None:
             expected = "an integer" if integer else "a decimal"
             message = f"Invalid type for '{name}': expected {expected}, but got {_json_type(value)} instead."
             raise invalid(message, name, code="invalid_type")
-        if value < lowest or (highest is not None and value > highest):
-            below = value < lowest
-            words = (
-                f"below minimum value. Expected a value >= {lowest:g}"
-                if below
-                else (f"above maximum value. Expected a value <= {highest:g}")
-            )
-            message = f"Invalid '{name}': {kind} {words}, but got {value:g} instead."
+        below = value < lowest
+        if below or (highest is not None and value > highest):
+            side, bound = ("below minimum", f">= {lowest:g}") if below else ("above maximum", f"<= {highest:g}")
+            message = f"Invalid '{name}': {kind} {side} value. Expected a value {bound}, but got {value} instead."
             raise invalid(message, name, code=f"{kind}_{'below_min' if below else 'above_max'}_value")
 
 
