@@ -1,63 +1,83 @@
 """`lowtide serve`: an HTTP server that answers live-looking API calls through an actor's batch mode, so that concurrent
 requests from any client coalesce into batches, with the ledger underneath: a request sent again (the same body, or
-the same `Idempotency-Key`) gets the stored answer instead of being paid twice.
+the same `Idempotency-Key`, by the same client key) gets the stored answer instead of being paid twice.
 
-The server is neutral: what a request body means and how answers and errors look on the wire belong to the `Wire`s the
-actor's provider serves (`Provider.serving_wires`: the Messages API for Anthropic, Chat Completions and Responses for
-OpenAI), each mounted on its own path."""
+The server is neutral: what a request body means, which model names are the actor's, and how answers and errors look
+on the wire belong to the `Wire`s the actor's provider serves (`Provider.serving_wires`: the Messages API for
+Anthropic, Chat Completions and Responses for OpenAI), each mounted on its own path. Its clients are not trusted:
+whatever it refuses (a wrong key, a method or path it does not serve, a body too large, not JSON, too deep, not
+Unicode, a model it does not answer, what the API would refuse) is refused before anything is recorded or sent, in
+the API's error shape, never with a 500 or a traceback."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Route, request_response
+from starlette.types import Receive, Scope, Send
 
 from lowtide.actor import Actor
 from lowtide.errors import ActorError, ConfigurationError
+from lowtide.ledger.inline import async_ledger
 from lowtide.modes import BatchProcessingMode
+from lowtide.serve_body import read_json
+from lowtide.serve_keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
 from lowtide.types import ActorResponse
 from lowtide.wire import Refusal, ServedCall, Wire
 
-__all__ = ["CLIENT_KEY_ENV", "build_app", "request_key"]
+__all__ = ["CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
 
 CLIENT_KEY_ENV = "LOWTIDE_SERVE_KEY"
 _KEEPALIVE_SECONDS = 15.0
 _log = logging.getLogger("lowtide.serve")
 
 
-def request_key(actor_name: str, path: str, arguments: Mapping[str, Any], idempotency_key: str | None) -> str:
-    """The ledger key of a request: from the client's `Idempotency-Key`, else a digest of the call's arguments (so
-    that a streamed request and the same one unstreamed share one answer)."""
-    if idempotency_key:
-        seed = f"idempotency\0{idempotency_key}"
-    else:
-        seed = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(f"{actor_name}\0{path}\0{seed}".encode()).hexdigest()[:40]
-    return f"serve-{digest}"
+@dataclass(frozen=True)
+class _Served:
+    """What every endpoint of one app shares."""
+
+    actor: Actor
+    clients: ClientKeys
+    models: tuple[str, ...]
+    """The models clients may ask for: the actor's, then those `--allow-model` names."""
+    max_body_bytes: int | None
+    idempotency_ttl: float
 
 
-def build_app(actor: Actor, wires: Sequence[Wire] | None = None, *, client_keys: Sequence[str]) -> Starlette:
+def build_app(
+    actor: Actor,
+    wires: Sequence[Wire] | None = None,
+    *,
+    client_keys: Sequence[str],
+    allow_models: Sequence[str] = (),
+    max_body_bytes: int | None = None,
+    idempotency_ttl: float = IDEMPOTENCY_TTL,
+) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
-    `actor` in batch mode, for clients holding one of `client_keys`."""
-    if not client_keys or not all(client_keys):
-        raise ValueError("lowtide serve needs a client key to authenticate its clients")
+    `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
+    `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
+    one request for `idempotency_ttl` seconds."""
+    if max_body_bytes is not None and max_body_bytes < 1:
+        raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
+    if not idempotency_ttl > 0:
+        raise ValueError(f"idempotency_ttl must be more than 0 seconds, not {idempotency_ttl}")
+    clients = ClientKeys(client_keys)
     served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
     if not served:
         raise ConfigurationError(
             f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
             field="provider",
         )
-    keys = [key.encode() for key in client_keys]
-    routes = [Route(wire.path, _answerer(actor, wire, keys), methods=["POST"]) for wire in served]
+    models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
+    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl)
+    routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
     paths = ", ".join(f"POST {wire.path}" for wire in served)
 
     async def not_found(request: Request) -> Response:
@@ -68,55 +88,86 @@ def build_app(actor: Actor, wires: Sequence[Wire] | None = None, *, client_keys:
         )
         return _refused(served[0], refusal)
 
-    routes.append(Route("/{path:path}", not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]))
+    routes.append(Route("/{path:path}", _AnyMethod(not_found)))
     return Starlette(routes=routes)
 
 
-def _answerer(actor: Actor, wire: Wire, keys: Sequence[bytes]) -> Callable[[Request], Awaitable[Response]]:
+class _AnyMethod:
+    """An endpoint as an ASGI app, which a `Route` calls for every method (a function gets GET alone unless its
+    methods are listed, and Starlette's own 405 for the others), so that it answers each in the API's shape."""
+
+    def __init__(self, endpoint: Callable[[Request], Awaitable[Response]]) -> None:
+        self._app = request_response(endpoint)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+
+def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint answering `wire.path`."""
-
-    def refuse(status: int, error_type: str, message: str) -> JSONResponse:
-        return _refused(wire, Refusal(status, error_type, message))
-
-    def authorized(request: Request) -> bool:
-        given = request.headers.get("x-api-key")
-        if given is None:
-            scheme, _, token = request.headers.get("authorization", "").partition(" ")
-            given = token.strip() if scheme.lower() == "bearer" else None
-        # Compared in constant time; the key itself is never logged.
-        return given is not None and any(hmac.compare_digest(given.encode(), key) for key in keys)
+    actor = served.actor
+    limit = served.max_body_bytes or wire.max_body_bytes
 
     async def answer(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(401, "authentication_error", "invalid x-api-key")
+        if request.method != "POST":
+            message = f"{request.method} {wire.path} is not allowed: lowtide serve answers POST {wire.path}."
+            return _refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
+        scope = served.clients.scope(request.headers)
+        if scope is None:
+            return _refused(wire, Refusal(401, "authentication_error", "invalid x-api-key"))
         try:
-            body: object = json.loads(await request.body())
-        except ValueError:
-            return refuse(400, "invalid_request_error", "The request body is not valid JSON.")
-        try:
-            call = wire.call(body)
+            call = wire.call(await read_json(request, limit))
             arguments = _with_actor_options(actor, call.arguments)
-            # Checked here, and encoded as the provider will send it, so that a bad request is refused before the
-            # stream opens and before anything is sent.
-            backend = actor.provider(BatchProcessingMode.BATCH).batch_backend()
-            checked = actor.request(**arguments)
-            if backend is not None:
-                backend.codec.encode_request(checked)
+            await _check(served, wire, arguments)
         except ActorError as error:
             return _refused(wire, wire.refusal(error))
         except Refusal as refusal:
             return _refused(wire, refusal)
-        key = request_key(actor.name, wire.path, call.arguments, request.headers.get("idempotency-key"))
+        except ClientDisconnect:
+            return Response(status_code=400)  # no one is left to read it; the access log shows the request
+        except Exception as error:  # a body some check could not read: the client's to fix, never a crash here
+            _log.warning("lowtide serve could not read a request to %s (%s)", wire.path, type(error).__name__)
+            _log.debug("traceback", exc_info=True)
+            message = f"lowtide serve could not read this request ({type(error).__name__}: {error})."
+            return _refused(wire, Refusal(400, "invalid_request_error", message))
+        try:
+            key = await ledger_key(
+                async_ledger(actor.ledger),
+                now=actor.clock.now(),
+                ttl=served.idempotency_ttl,
+                actor_name=actor.name,
+                path=wire.path,
+                scope=scope,
+                arguments=call.arguments,
+                idempotency_key=request.headers.get("idempotency-key"),
+            )
+        except Exception as error:
+            return _refused(wire, _failure(wire, error))
         outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
         if call.stream:
             return StreamingResponse(_streamed(wire, call, outcome), media_type="text/event-stream")
         try:
             response = await outcome
-        except ActorError as error:
-            return _refused(wire, wire.refusal(error))
+        except Exception as error:
+            return _refused(wire, _failure(wire, error))
         return JSONResponse(wire.message(response, call))
 
     return answer
+
+
+async def _check(served: _Served, wire: Wire, arguments: Mapping[str, Any]) -> None:
+    """Refuse the call, before anything is recorded or sent, for a model the server does not answer, or what the
+    actor's provider would refuse: the request built as the actor builds it, encoded as the provider will send it,
+    and its pre-send checks (which may ask the API about the model, once)."""
+    refused = wire.model_refusal(str(arguments["model"]), served.models)
+    if refused is not None:
+        raise refused
+    provider = served.actor.provider(BatchProcessingMode.BATCH)
+    checked = served.actor.request(**arguments)
+    backend = provider.batch_backend()
+    if backend is not None:
+        backend.codec.encode_request(checked)
+    await provider.preflight(checked)
 
 
 def _with_actor_options(actor: Actor, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,10 +182,24 @@ def _with_actor_options(actor: Actor, arguments: Mapping[str, Any]) -> dict[str,
     return {**arguments, "provider_options": merged}
 
 
-def _refused(wire: Wire, refusal: Refusal) -> JSONResponse:
+def _failure(wire: Wire, error: BaseException) -> Refusal:
+    """A call that failed after its checks, as the API would answer: lowtide's errors as the wire maps them, anything
+    else a 500 in the API's shape (its traceback logged at debug level)."""
+    if isinstance(error, ActorError):
+        return wire.refusal(error)
+    _log.debug("traceback", exc_info=error)
+    return Refusal(500, "api_error", f"lowtide serve failed to answer: {type(error).__name__}: {error}")
+
+
+def _logged(refusal: Refusal) -> Refusal:
     if refusal.status >= 500:
         _log.warning("request failed: %s", refusal.message)
-    return JSONResponse(wire.error_body(refusal), status_code=refusal.status, headers=dict(refusal.headers))
+    return refusal
+
+
+def _refused(wire: Wire, refusal: Refusal) -> JSONResponse:
+    body = wire.error_body(_logged(refusal))
+    return JSONResponse(body, status_code=refusal.status, headers=dict(refusal.headers))
 
 
 async def _streamed(wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorResponse[Any]]) -> AsyncIterator[bytes]:
@@ -147,8 +212,8 @@ async def _streamed(wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorR
                 break
             yield b": waiting on a batch\n\n"
         response = outcome.result()
-    except ActorError as error:
-        yield wire.error_event(wire.refusal(error))
+    except Exception as error:
+        yield wire.error_event(_logged(_failure(wire, error)))
         return
     for event in wire.events(wire.message(response, call), call):
         yield event

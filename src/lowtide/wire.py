@@ -1,5 +1,6 @@
 """What `lowtide serve` needs from a provider's wire format, and what such a format gives back: the call a request
-body asks for, and a refusal in the API's own terms. Neutral: each provider's package implements `Wire`."""
+body asks for, the models it may ask for, and a refusal in the API's own terms. Neutral: each provider's package
+implements `Wire`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ from typing import Any, Protocol
 from lowtide.errors import ActorError
 from lowtide.types import ActorResponse
 
-__all__ = ["Refusal", "ServedCall", "Wire", "Wires"]
+__all__ = ["REFUSAL_TYPES", "Refusal", "ServedCall", "Wire", "Wires"]
+
+REFUSAL_TYPES = frozenset(
+    {"invalid_request_error", "authentication_error", "not_found_error", "request_too_large", "api_error"}
+)
+"""The error types of the refusals `lowtide serve` makes on its own: a body it cannot read or a method it does not
+serve, a wrong key, a path it does not serve, a body over the limit, a failure of its own."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +32,11 @@ class ServedCall:
 
 
 class Refusal(Exception):
-    """A request refused in the API's own terms: an HTTP status, the API's error type and a message."""
+    """A request refused in the API's own terms: an HTTP status, the API's error type and a message.
+
+    The refusals `lowtide serve` makes itself, before any wire has read the body, name their type as the Messages API
+    does (`REFUSAL_TYPES`); a wire whose API names them otherwise translates them in `error_body`.
+    """
 
     def __init__(
         self,
@@ -57,8 +68,19 @@ class Wire(Protocol):
         """The route it answers, e.g. `/v1/messages`."""
         ...
 
+    @property
+    def max_body_bytes(self) -> int:
+        """The most bytes the API takes in one request body: a larger one is refused (413) before it is read."""
+        ...
+
     def call(self, body: object) -> ServedCall:
         """The call a parsed JSON body asks for; raises `Refusal` for a body the API would refuse unsent."""
+        ...
+
+    def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:
+        """None when a request naming `model` asks for one of the `served` models (by its own name, or by the dated or
+        undated name of the same model, as the provider names them); else the API's answer to a model this key
+        cannot use."""
         ...
 
     def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:

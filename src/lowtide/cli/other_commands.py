@@ -98,7 +98,9 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     metavar="SECONDS[,PER_TOKEN]",
     help="How long a live answer takes: fixed seconds, plus seconds per output token (e.g. 0.5,0.01).",
 )
-@click.option("--access-log", is_flag=True, help="Log every request.")
+@click.option(
+    "--access-log", is_flag=True, help="Log a line per request: method, path, status, duration (never keys or bodies)."
+)
 @json_option
 def emulator(
     host: str,

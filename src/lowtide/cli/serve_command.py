@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from lowtide.cli.params import PORT, json_option, ledger_option
+from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
 
 __all__ = ["COMMANDS"]
 
@@ -39,8 +39,32 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     metavar="KEY",
     help="The key clients must send (x-api-key or Authorization: Bearer), repeatable. Default: $LOWTIDE_SERVE_KEY.",
 )
+@click.option(
+    "--allow-model",
+    "allow_models",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests for this model, repeatable. Default: only the actor's model (by its dated or undated"
+    " name); any other is refused as the API refuses a model the key cannot use.",
+)
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="BYTES",
+    help="Refuse (413) a request body larger than this. Default: the API's own limit (Messages 32 MB, OpenAI 50 MB).",
+)
+@click.option(
+    "--idempotency-ttl",
+    type=SECONDS,
+    default=24 * 3600.0,
+    show_default=True,
+    help="Seconds an Idempotency-Key names the same request; sent again later, it is a new request.",
+)
 @ledger_option
-@click.option("--access-log", is_flag=True, help="Log every request (never its headers or keys).")
+@click.option(
+    "--access-log", is_flag=True, help="Log a line per request: method, path, status, duration (never keys or bodies)."
+)
 @json_option
 def serve(
     actor_file: Path,
@@ -48,14 +72,22 @@ def serve(
     host: str,
     port: int,
     client_keys: tuple[str, ...],
+    allow_models: tuple[str, ...],
+    max_body_bytes: int | None,
+    idempotency_ttl: float,
     ledger: Path | None,
     access_log: bool,
     json_output: bool,
 ) -> int:
     """Serve the API of the actor's provider (Anthropic: POST /v1/messages; OpenAI: POST /v1/chat/completions and
     POST /v1/responses; streamed or not) and answer every request through the actor's batch mode: concurrent
-    requests from any client coalesce into batches at half the live price, and a request sent again (the same body,
-    or the same Idempotency-Key header) is answered from the ledger.
+    requests from any client coalesce into batches at half the live price, and a request sent again by the same
+    client key (the same body, or the same Idempotency-Key header) is answered from the ledger.
+
+    Clients are not trusted: a request for another model than the actor's (unless --allow-model names it), a body
+    over the size limit, not JSON, nested too deep or not Unicode, and whatever the API would refuse, are refused
+    before anything is sent, in the API's error shape. The same Idempotency-Key from two client keys names two
+    requests; one used again after --idempotency-ttl is a new request.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object), then serves until
     Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended.
@@ -71,8 +103,16 @@ def serve(
             f"lowtide serve needs a key for its clients: give --client-key KEY or set {CLIENT_KEY_ENV}.",
             field="client_key",
         )
+    if not idempotency_ttl > 0:
+        raise ConfigurationError("--idempotency-ttl must be more than 0 seconds.", field="idempotency_ttl")
     actor = Actor.from_file(actor_file, name, ledger=ledger)
-    app = build_app(actor, client_keys=keys)
+    app = build_app(
+        actor,
+        client_keys=keys,
+        allow_models=allow_models,
+        max_body_bytes=max_body_bytes,
+        idempotency_ttl=idempotency_ttl,
+    )
     return run_app(app, "lowtide serve", host=host, port=port, access_log=access_log, json_line=json_output)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import uvicorn
 
+from lowtide.emulator.access_log import AccessLog
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.web import ConnectionDropped
 
@@ -87,11 +88,13 @@ def serve_in_thread(
 
 
 @contextmanager
-def app_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0) -> Generator[tuple[str, int]]:
+def app_in_thread(
+    app: Any, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False
+) -> Generator[tuple[str, int]]:
     """Serve the ASGI `app` on a socket from a background thread for the `with` block; yields its URL and port."""
     sock = _bind(host, port)
     ready = threading.Event()
-    server = _server(app, access_log=False, on_ready=ready.set)
+    server = _server(app, access_log=access_log, on_ready=ready.set)
 
     def serve() -> None:
         try:
@@ -135,7 +138,10 @@ class _Server(uvicorn.Server):
 
 
 def _server(app: Any, *, access_log: bool, on_ready: Callable[[], None]) -> _Server:
-    config = uvicorn.Config(app, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+    # uvicorn's own access log is off: at its log level (warning) it would log nothing, and it would log the query
+    # string and the client's address. Ours logs a line per request on lowtide's log (`access_log.py`).
+    served = AccessLog(app) if access_log else app
+    config = uvicorn.Config(served, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
     # After the config, which sets up uvicorn's loggers (keeping the filters they have).
     logging.getLogger("uvicorn.error").addFilter(_not_a_dropped_connection)
     return _Server(config, on_ready)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from lowtide.emulator.sse import encode_event, message_events
@@ -19,10 +19,14 @@ from lowtide.errors import (
     DeadlineExceededError,
     StructuredOutputError,
 )
+from lowtide.providers.anthropic.models import undated
 from lowtide.types import ActorResponse, OtherContent
 from lowtide.wire import Refusal, ServedCall
 
-__all__ = ["MessagesWire"]
+__all__ = ["MAX_REQUEST_BYTES", "MessagesWire"]
+
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+"""The Messages API refuses a request body over 32 MB (413 `request_too_large`)."""
 
 # The body's fields an actor's call takes as they are; `model` and `messages` are checked on their own.
 _PASSED = (
@@ -40,6 +44,13 @@ _PASSED = (
     "cache_control",
 )
 _KNOWN = frozenset({"model", "messages", "stream", *_PASSED})
+# The API's ranges of the numbers it takes: (lowest, highest or None, whether it must be an integer).
+_RANGES: Mapping[str, tuple[float, float | None, bool]] = {
+    "max_tokens": (1, None, True),
+    "temperature": (0, 1, False),
+    "top_p": (0, 1, False),
+    "top_k": (0, None, True),
+}
 
 _STATUS_OF_TYPE: Mapping[str, int] = {
     "invalid_request_error": 400,
@@ -63,6 +74,10 @@ class MessagesWire:
     def path(self) -> str:
         return "/v1/messages"
 
+    @property
+    def max_body_bytes(self) -> int:
+        return MAX_REQUEST_BYTES
+
     def call(self, body: object) -> ServedCall:
         """The actor's call for a request body (parsed JSON); raises `Refusal` (400) for a body the API would refuse
         before anything is sent."""
@@ -73,20 +88,33 @@ class MessagesWire:
         if unknown:
             raise _invalid(f"{unknown[0]}: Extra inputs are not permitted (not supported by lowtide serve).")
         model = given.get("model")
+        if model is None:
+            raise _invalid("model: Field required")
         if not isinstance(model, str) or not model:
-            raise _invalid("model: Field required (a non-empty string).")
+            raise _invalid("model: Input should be a non-empty string")
         messages = given.get("messages")
+        if messages is None:
+            raise _invalid("messages: Field required")
         if not isinstance(messages, list) or not messages:
-            raise _invalid("messages: Field required (a non-empty list of messages).")
-        max_tokens = given.get("max_tokens")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise _invalid("max_tokens: Field required (an integer of 1 or more).")
+            raise _invalid("messages: Input should be a non-empty list of messages")
+        if "max_tokens" not in given:
+            raise _invalid("max_tokens: Field required")
+        for name, (lowest, highest, integer) in _RANGES.items():
+            _in_range(given, name, lowest, highest, integer=integer)
         stream = given.get("stream", False)
         if not isinstance(stream, bool):
-            raise _invalid("stream: Input should be a valid boolean.")
+            raise _invalid("stream: Input should be a valid boolean")
         arguments: dict[str, Any] = {"model": model, "messages": messages}
         arguments.update({name: given[name] for name in _PASSED if given.get(name) is not None})
         return ServedCall(arguments=arguments, stream=stream)
+
+    def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:
+        """The API's 404 for a model it does not serve this key, unless `model` names one of `served`: the same id,
+        or the undated alias of a dated one (`claude-haiku-4-5` for `claude-haiku-4-5-20251001`) or the reverse.
+        Two different snapshots of one model are different models (their prices may differ)."""
+        if any(model in (name, undated(name)) or undated(model) == name for name in served):
+            return None
+        return Refusal(404, "not_found_error", f"model: {model} (lowtide serve answers {', '.join(served)} here)")
 
     def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:
         """The `Message` the API would have answered with."""
@@ -131,6 +159,20 @@ def _block(block: object) -> dict[str, Any]:
 
 def _invalid(message: str) -> Refusal:
     return Refusal(400, "invalid_request_error", message)
+
+
+def _in_range(given: Mapping[str, Any], name: str, lowest: float, highest: float | None, *, integer: bool) -> None:
+    """A number the body gives within the API's range, refused in the API's words; one left out (or null, for those
+    the body may leave out) is the actor's to choose."""
+    value: object = given.get(name)
+    if value is None and (name not in given or name != "max_tokens"):
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or (integer and not isinstance(value, int)):
+        raise _invalid(f"{name}: Input should be a valid {'integer' if integer else 'number'}")
+    if value < lowest:
+        raise _invalid(f"{name}: Input should be greater than or equal to {lowest:g}")
+    if highest is not None and value > highest:
+        raise _invalid(f"{name}: Input should be less than or equal to {highest:g}")
 
 
 def _refusal(error: ActorError) -> Refusal:

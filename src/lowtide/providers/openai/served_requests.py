@@ -41,6 +41,18 @@ _CHAT_KNOWN = frozenset(
 _RESPONSES_KNOWN = frozenset(
     {*_COMMON, *_OPTIONS, *_RESPONSES_EXTRA} | {"input", "instructions", "max_output_tokens", "parallel_tool_calls"}
 )
+# OpenAI's ranges of the numbers it takes: (lowest, highest or None, whether it must be an integer).
+_RANGES: dict[str, tuple[float, float | None, bool]] = {
+    "max_tokens": (1, None, True),
+    "max_completion_tokens": (1, None, True),
+    "max_output_tokens": (1, None, True),
+    "temperature": (0, 2, False),
+    "top_p": (0, 1, False),
+    "presence_penalty": (-2, 2, False),
+    "frequency_penalty": (-2, 2, False),
+    "top_logprobs": (0, 20, True),
+    "max_tool_calls": (1, None, True),
+}
 _UNSERVED = {
     "previous_response_id": "lowtide serve keeps no conversations: send the whole input each time",
     "conversation": "lowtide serve keeps no conversations: send the whole input each time",
@@ -51,8 +63,36 @@ _UNSERVED = {
 }
 
 
-def invalid(message: str, param: str | None = None) -> Refusal:
-    return Refusal(400, "invalid_request_error", message, param=param)
+def invalid(message: str, param: str | None = None, *, code: str | None = None) -> Refusal:
+    return Refusal(400, "invalid_request_error", message, param=param, code=code)
+
+
+def _check_numbers(given: JSON) -> None:
+    """The numbers the body gives within OpenAI's ranges, refused in OpenAI's words and codes (null: left out)."""
+    for name, (lowest, highest, integer) in _RANGES.items():
+        value: object = given.get(name)
+        if value is None:
+            continue
+        kind = "integer" if integer else "decimal"
+        if isinstance(value, bool) or not isinstance(value, int | float) or (integer and not isinstance(value, int)):
+            expected = "an integer" if integer else "a decimal"
+            message = f"Invalid type for '{name}': expected {expected}, but got {_json_type(value)} instead."
+            raise invalid(message, name, code="invalid_type")
+        below = value < lowest
+        if below or (highest is not None and value > highest):
+            side, bound = ("below minimum", f">= {lowest:g}") if below else ("above maximum", f"<= {highest:g}")
+            message = f"Invalid '{name}': {kind} {side} value. Expected a value {bound}, but got {value} instead."
+            raise invalid(message, name, code=f"{kind}_{'below_min' if below else 'above_max'}_value")
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, float):
+        return "a decimal"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _fields(body: object, known: frozenset[str]) -> JSON:
@@ -69,6 +109,7 @@ def _fields(body: object, known: frozenset[str]) -> JSON:
         raise invalid("you must provide a model parameter (a non-empty string).", "model")
     if not isinstance(given.get("stream", False), bool):
         raise invalid("stream must be a boolean.", "stream")
+    _check_numbers(given)
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -93,13 +134,10 @@ def _call(
 
 
 def _max_tokens(given: JSON, *names: str) -> JSON:
+    """The first of `names` the body gives (checked already), as the call's `max_tokens`."""
     for name in names:
-        value = given.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise invalid(f"{name} must be an integer of 1 or more.", name)
-        return {"max_tokens": value}
+        if name in given:
+            return {"max_tokens": given[name]}
     return {}
 
 

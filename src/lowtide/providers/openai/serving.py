@@ -5,8 +5,9 @@ API's server-sent events), and lowtide's errors in OpenAI's error shape. No I/O 
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from lowtide.emulator.jsonutil import compact
@@ -30,9 +31,13 @@ from lowtide.providers.openai.served_requests import chat_call, responses_call
 from lowtide.types import ActorResponse, OtherContent, TextContent, ThinkingContent, ToolUseContent, Usage
 from lowtide.wire import Refusal, ServedCall
 
-__all__ = ["ChatCompletionsWire", "ResponsesWire"]
+__all__ = ["MAX_REQUEST_BYTES", "ChatCompletionsWire", "ResponsesWire"]
 
 JSON = dict[str, Any]
+
+MAX_REQUEST_BYTES = 50 * 1024 * 1024
+"""The most OpenAI takes in one request: 50 MB of payload (its limit on a request's image and file inputs, the
+largest a Chat Completions or Responses body can be)."""
 
 _NO_RETRY = {"x-should-retry": "false"}
 """Tells the official SDKs that sending the same request again cannot help (they retry 429s and 5xx otherwise)."""
@@ -45,20 +50,44 @@ _TYPE_OF_STATUS: Mapping[int, str] = {
     422: "invalid_request_error",
     429: "rate_limit_exceeded",
 }
-# serve's own refusals, named as the Messages API names them, in OpenAI's words.
-_OWN_CODES: Mapping[str, tuple[str, str]] = {
+# serve's own refusals, named as the Messages API names them, in OpenAI's words (their type, and their code unless
+# the refusal gives one).
+_OWN_CODES: Mapping[str, tuple[str, str | None]] = {
     "authentication_error": ("invalid_request_error", "invalid_api_key"),
     "not_found_error": ("invalid_request_error", "unknown_url"),
+    "request_too_large": ("invalid_request_error", "request_too_large"),
+    "api_error": ("server_error", None),
 }
+_SNAPSHOT = re.compile(r"(?P<name>.+)-\d{4}-\d{2}-\d{2}")
+"""A model's dated snapshot (`gpt-4o-2024-08-06`), whose undated name (`gpt-4o`) is the alias OpenAI resolves."""
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
 
 
 class _OpenAIWire:
-    """What both endpoints share: errors."""
+    """What both endpoints share: the size limit, the models, errors."""
+
+    @property
+    def max_body_bytes(self) -> int:
+        return MAX_REQUEST_BYTES
+
+    def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:
+        """OpenAI's 404 `model_not_found` for a model this key cannot use, unless `model` names one of `served`: the
+        same id, or the undated alias of a dated snapshot or the reverse. Two snapshots are two models."""
+        if any(model in (name, _undated(name)) or _undated(model) == name for name in served):
+            return None
+        return Refusal(
+            404,
+            "invalid_request_error",
+            f"The model `{model}` does not exist or you do not have access to it"
+            f" (lowtide serve answers {', '.join(served)} here).",
+            code="model_not_found",
+            param="model",
+        )
 
     def error_body(self, refusal: Refusal) -> JSON:
-        error_type, code = _OWN_CODES.get(refusal.error_type, (refusal.error_type, refusal.code))
-        return {"error": {"message": refusal.message, "type": error_type, "param": refusal.param, "code": code}}
+        error_type, code = _OWN_CODES.get(refusal.error_type, (refusal.error_type, None))
+        body = {"message": refusal.message, "type": error_type, "param": refusal.param, "code": refusal.code or code}
+        return {"error": body}
 
     def refusal(self, error: ActorError) -> Refusal:
         """A lowtide error as the status, type and code OpenAI uses for the same trouble."""
@@ -181,6 +210,11 @@ class ResponsesWire(_OpenAIWire):
     def error_event(self, refusal: Refusal) -> bytes:
         body = self.error_body(refusal)["error"]
         return encode_event("error", {"type": "error", "sequence_number": 0, **body, "error": body})
+
+
+def _undated(model: str) -> str:
+    found = _SNAPSHOT.fullmatch(model)
+    return found["name"] if found else model
 
 
 def _output(response: ActorResponse[Any]) -> list[JSON]:

@@ -1,0 +1,116 @@
+"""Who a `lowtide serve` client is, and the ledger key of its request.
+
+A client is known by the key it sends (`x-api-key`, or `Authorization: Bearer`), compared in constant time with each
+key the server was given. Each of those keys has a scope: a slow digest of it (PBKDF2, computed once when the server
+starts), mixed into the ledger key of every request its clients send, so that one client's requests never share a
+ledger key with another's (the same `Idempotency-Key`, or the same body, from two client keys are two requests), and
+so that no client key can be read back from the ledger, nor guessed from it at any useful speed.
+
+A request's ledger key is `serve-` and a digest of the actor's name, the route, the client's scope and either its
+`Idempotency-Key` or the call's arguments. An `Idempotency-Key` is kept for a retention (`idempotency_ttl`): a key
+whose request ended longer ago than that after it was first sent names a new request. Nothing is deleted for that:
+the ledger keeps every request, its answer and cost; the key of the new request is the next generation of the same
+derivation (a generation number in the digest), found by reading the generations in turn until one is free or still
+within the retention. A request still waiting on its batch is never past its retention.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lowtide.errors import classify
+from lowtide.ledger.interface import AsyncLedgerStore
+
+__all__ = ["IDEMPOTENCY_TTL", "ClientKeys", "ledger_key", "request_key"]
+
+IDEMPOTENCY_TTL = 24 * 3600.0
+"""How long an `Idempotency-Key` names the same request, by default: a day."""
+
+_SALT = b"lowtide serve client scope"
+_ITERATIONS = 100_000
+
+
+class ClientKeys:
+    """The keys `lowtide serve` accepts, each with its scope (computed once, here)."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        if not keys or not all(keys):
+            raise ValueError("lowtide serve needs a client key to authenticate its clients")
+        self._scopes = [(key.encode(), _scope(key)) for key in keys]
+
+    def scope(self, headers: Mapping[str, str]) -> str | None:
+        """The scope of the client key these request headers carry, None when they carry none of the server's."""
+        given = headers.get("x-api-key")
+        if given is None:
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            given = token.strip() if scheme.lower() == "bearer" else None
+        if given is None:
+            return None
+        sent = given.encode()
+        found = None
+        for key, scope in self._scopes:
+            # Every key compared, in constant time: how long the check takes says nothing of which key is close.
+            if hmac.compare_digest(sent, key):
+                found = scope
+        return found
+
+
+@functools.lru_cache(maxsize=64)
+def _scope(key: str) -> str:
+    """A client key's scope: slow to compute on purpose (and so computed once per key in a process)."""
+    return hashlib.pbkdf2_hmac("sha256", key.encode(), _SALT, _ITERATIONS).hex()[:32]
+
+
+def request_key(
+    actor_name: str,
+    path: str,
+    scope: str,
+    arguments: Mapping[str, Any],
+    idempotency_key: str | None,
+    generation: int = 0,
+) -> str:
+    """The ledger key of a request: from the client's `Idempotency-Key`, else a digest of the call's arguments (so that
+    a streamed request and the same one unstreamed share one answer), in the client's `scope`; `generation` counts
+    the times an `Idempotency-Key` outlived its retention."""
+    if idempotency_key:
+        seed = f"idempotency\0{idempotency_key}"
+        if generation:
+            seed += f"\0{generation}"
+    else:
+        seed = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
+    text = f"{actor_name}\0{path}\0{scope}\0{seed}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return f"serve-{digest}"
+
+
+async def ledger_key(
+    ledger: AsyncLedgerStore,
+    *,
+    now: float,
+    ttl: float,
+    actor_name: str,
+    path: str,
+    scope: str,
+    arguments: Mapping[str, Any],
+    idempotency_key: str | None,
+) -> str:
+    """The request's ledger key (`request_key`), of the first generation whose request is unknown to the ledger,
+    still waiting, or first sent less than `ttl` seconds before `now`. Without an `Idempotency-Key`, the arguments'
+    digest names one request for as long as the ledger keeps it."""
+    generation = 0
+    while True:
+        key = request_key(actor_name, path, scope, arguments, idempotency_key, generation)
+        if not idempotency_key:
+            return key
+        try:
+            record = await ledger.request(key)
+        except Exception as exc:
+            raise classify(exc, doing="reading the ledger") from exc
+        if record is None or not record.state.final or now - record.created_at < ttl:
+            return key
+        generation += 1
