@@ -451,6 +451,8 @@ def route_of(request: httpx2.Request) -> str:
     rest = parts[2:]
     if not rest:
         return "messages.create"
+    if rest == ["count_tokens"]:
+        return "messages.count_tokens"
     if rest == ["batches"]:
         return "batches.create" if method == "POST" else "batches.list"
     if len(rest) == 2:

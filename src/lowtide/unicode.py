@@ -14,12 +14,16 @@ from typing import cast
 from pydantic import BaseModel
 
 from lowtide.errors import ConfigurationError
-from lowtide.types import ActorRequest
+from lowtide.types import ActorRequest, ChatMessage
 
 __all__ = ["check_request_text", "check_text"]
 
-# The fields of a request that hold no text: skipped rather than walked.
-_NOT_TEXT = frozenset({"max_tokens", "temperature", "top_p", "top_k", "response_model"})
+# The fields of a request that may hold text, but its messages (walked apart), in their order.
+_TEXT_FIELDS = tuple(
+    name
+    for name in ActorRequest.model_fields
+    if name not in {"messages", "max_tokens", "temperature", "top_p", "top_k", "response_model"}
+)
 
 
 def check_text(value: object, where: str) -> None:
@@ -28,28 +32,40 @@ def check_text(value: object, where: str) -> None:
     stack: list[tuple[object, str]] = [(value, where)]
     while stack:
         item, place = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii():
-                _refuse_surrogates(item, place)
-        elif isinstance(item, BaseModel):
-            fields = {**{name: getattr(item, name) for name in type(item).model_fields}, **(item.model_extra or {})}
-            stack.extend((field, _join(place, name)) for name, field in fields.items())
-        elif isinstance(item, Mapping):
+        kind = type(item)
+        if kind is str:
+            if not cast("str", item).isascii():
+                _refuse_surrogates(cast("str", item), place)
+        elif kind is dict or (kind is not list and isinstance(item, Mapping)):
             for key, field in cast("Mapping[object, object]", item).items():
-                name = str(key)
                 if isinstance(key, str) and not key.isascii():
                     _refuse_surrogates(key, place or "(the request)", what="a key")
-                stack.append((field, _join(place, name)))
-        elif isinstance(item, list | tuple):
+                stack.append((field, _join(place, str(key))))
+        elif kind is list or kind is tuple:
             stack.extend((field, _join(place, str(index))) for index, field in enumerate(cast("list[object]", item)))
+        elif isinstance(item, BaseModel):
+            # A model's fields are its `__dict__`; a model that allows more keeps them apart.
+            stack.extend((field, _join(place, name)) for name, field in vars(item).items())
+            stack.extend((field, _join(place, name)) for name, field in (item.model_extra or {}).items())
 
 
 def check_request_text(request: ActorRequest) -> None:
     """Every string a request would send is valid Unicode (its prompt and messages, system prompt, tools, stop
     sequences, metadata, settings)."""
-    for name in type(request).model_fields:
-        if name not in _NOT_TEXT:
-            check_text(getattr(request, name), name)
+    messages = request.messages
+    if len(messages) != 1 or not _ascii_text(messages[0]):  # a prompt alone, the common call, needs no walk
+        check_text(messages, "messages")
+    for name in _TEXT_FIELDS:
+        value: object = getattr(request, name)
+        if value is None or (type(value) is str and value.isascii()):
+            continue
+        if value:
+            check_text(value, name)
+
+
+def _ascii_text(message: ChatMessage) -> bool:
+    content = message.content
+    return isinstance(content, str) and content.isascii()
 
 
 def _refuse_surrogates(text: str, where: str, *, what: str = "the text") -> None:

@@ -135,11 +135,14 @@ def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: b
     checked = Checked(None, "", [], None, [], [], added=True)
     probes = _Probes(checked)
     for index, job in enumerate(run.jobs):
+        if job.prompt is not None and not job.prompt.isascii():
+            _check_prompt_text(job.prompt, index, job.id)
         try:
             request = run.job_request(job, with_content=False)
         except ConfigurationError as exc:
             raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
-        probes.note(stored_json(request.model_dump(mode="json", exclude=_CONVERSATION)), index, request)
+        # Jobs differ in their settings only by their overrides (the rest is the run's): one probe for each.
+        probes.note(stored_json(job.overrides) if job.overrides else "", index, request)
         if run.max_cost_usd is not None and checked.unpriced is None and run.live_worst_case(request) is None:
             checked.unpriced = _unpriced(index, job.id, request.model)
         job_text = job_json(job)
@@ -151,9 +154,6 @@ def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: b
             checked.jobs_json.append(job_text)
     checked.fingerprint = digest.hexdigest()
     return checked
-
-
-_CONVERSATION = {"messages", "custom_id", "response_model"}
 
 
 class _Probes:
@@ -202,6 +202,8 @@ def _check_job(
     """A job the run's template does not make: its request built (files not read), the provider's checks noted once
     per model, max_tokens and tools; its estimated size, its JSON, and (`price`: looked for) why the cost limit cannot
     be kept."""
+    if job.prompt is not None and not job.prompt.isascii():
+        _check_prompt_text(job.prompt, index, job.id)
     try:
         request = run.job_request(job, with_content=False)
         params = run.codec.encode_request(request)

@@ -87,8 +87,10 @@ class OpenAIBatchProvider(Provider):
 
     async def _limits(self, request: ActorRequest, encoded: Encoded) -> InputLimits:
         # A line of a batch is a request as OpenAI takes one, within its input file (less its custom id and url).
-        most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, self.settings.max_batch_bytes) - _LINE_ROOM
-        return await input_limits(self._checking, self._models, request, encoded, max_bytes=most, where="OpenAI")
+        configured = self.settings.max_batch_bytes
+        most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM
+        where = "OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)"
+        return await input_limits(self._checking, self._models, request, encoded, max_bytes=most, where=where)
 
     @property
     def endpoint(self) -> str:
