@@ -79,6 +79,23 @@ Feature: What each provider's API would refuse of a request is refused before it
         | Anthropic |
         | OpenAI    |
 
+    Scenario Outline: A <provider> bulk run with one job larger than a batch may hold is refused naming the job, and not recorded
+      Given <provider>'s emulated API and an actor "reader" in batch mode, with:
+        """
+        batch: {max_batch_bytes: 2000000}
+        """
+      When the actor maps three prompts, batched, the second of 2100 thousand characters
+      Then a ConfigurationError is raised
+      And the error message contains "Job 1 is about"
+      And the error message contains "bytes as a batch request, more than a batch may hold (2,000,000)"
+      And the ledger has no run
+      And the API received no calls at all
+
+      Examples:
+        | provider  |
+        | Anthropic |
+        | OpenAI    |
+
   Rule: A request's input tokens are within the model's context window, counted by the API only when they may not be
 
     Scenario Outline: A <provider> prompt beyond the model's context window is refused in <mode> mode after one count

@@ -19,7 +19,7 @@ from typing import Any, cast
 from lowtide.errors import ConfigurationError
 from lowtide.types import ActorRequest
 
-__all__ = ["NO_LIMITS", "InputLimits", "bounded_by_bytes", "check_input", "json_size", "largest_part"]
+__all__ = ["NO_LIMITS", "InputLimits", "body_json", "bounded_by_bytes", "byte_size", "check_input", "largest_part"]
 
 _MIB = 1024 * 1024
 # Content blocks whose tokens their JSON's bytes bound: text, and the turns of a tool call.
@@ -129,11 +129,15 @@ def largest_part(request: ActorRequest) -> str:
     return max(sizes, key=lambda name: sizes[name])
 
 
-def json_size(body: object, *, ascii_json: bool) -> int:
-    """The bytes of `body` as JSON: as a live call sends it (UTF-8), or as a batch stores it (ASCII-escaped)."""
-    if ascii_json:
-        return len(json.dumps(body, separators=(",", ":"), default=str))
-    return len(json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+def body_json(body: object, *, ascii_json: bool) -> str:
+    """`body` as JSON, made once: as a live call sends it (UTF-8), or as a batch stores it (ASCII-escaped). Its
+    bytes (`byte_size`) are what the size limit counts; their digest, what a count is kept under."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=ascii_json, default=str)
+
+
+def byte_size(text: str) -> int:
+    """The bytes of `text` in UTF-8 (its length, for ASCII, without encoding it)."""
+    return len(text) if text.isascii() else len(text.encode())
 
 
 def _weight(value: object) -> int:

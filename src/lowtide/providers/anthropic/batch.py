@@ -21,7 +21,7 @@ from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
-from lowtide.limits import InputLimits
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.providers.anthropic.backend import (
     MAX_BATCH_BYTES,
     MAX_BATCH_REQUESTS,
@@ -127,18 +127,21 @@ class ClaudeBatchProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         params = await preflight(self._client, self._models, request)
-        limits = await self._limits(request, params)
-        await check_request_input(self._client, self._models, request, params, limits=limits, ascii_json=True)
+        body = body_json(params, ascii_json=True)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, params, body, limits=limits)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, to_message_params(request))
+        return await self._limits(request, byte_size(body_json(to_message_params(request), ascii_json=True)))
 
-    async def _limits(self, request: ActorRequest, params: dict[str, Any]) -> InputLimits:
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
         # A request travels in a batch: the batch's limit is its own (less the room its custom id takes).
         configured = self.settings.max_batch_bytes
         most = min(MAX_BATCH_BYTES, configured) - _ENTRY_ROOM
         where = "the Message Batches API" if configured >= _API_BATCH_BYTES else "a batch (batch.max_batch_bytes)"
-        return await input_limits(self._client, self._models, request, params, max_bytes=most, where=where)
+        return await input_limits(
+            self._client, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
+        )
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])

@@ -7,13 +7,12 @@ cheap bound of `lowtide.limits` does not settle it; each count is kept for the p
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 import anthropic
 from anthropic import AsyncAnthropic
 
-from lowtide.limits import InputLimits, check_input, json_size
+from lowtide.limits import InputLimits, byte_size, check_input
 from lowtide.providers.anthropic.checks import ModelDirectory, ModelFacts
 from lowtide.providers.anthropic.mapping import translate_errors
 from lowtide.providers.anthropic.models import context_window
@@ -35,13 +34,13 @@ async def input_limits(
     client: AsyncAnthropic,
     directory: ModelDirectory,
     request: ActorRequest,
-    params: dict[str, Any],
     *,
+    body_bytes: int,
     max_bytes: int,
     where: str,
 ) -> InputLimits:
-    """The limits of requests like `request` (sent as `params`: its model and tools), in a mode taking `max_bytes` a
-    request."""
+    """The limits of requests like `request` (its model and tools; its body `body_bytes` long), in a mode taking
+    `max_bytes` a request."""
     facts = await directory.facts(client, request.model)
     window = facts.max_input_tokens if isinstance(facts, ModelFacts) else None
     if window is None:
@@ -50,7 +49,7 @@ async def input_limits(
         max_bytes=max_bytes,
         window=window,
         fixed_tokens=TOOL_USE_TOKENS if request.tools else 0,
-        body_bytes=json_size(params, ascii_json=False),
+        body_bytes=body_bytes,
         model=request.model,
         where=where,
     )
@@ -61,20 +60,24 @@ async def check_request_input(
     directory: ModelDirectory,
     request: ActorRequest,
     params: dict[str, Any],
+    body: str,
     *,
     limits: InputLimits,
-    ascii_json: bool,
 ) -> None:
-    """Refuse `request` (sent as `params`) over the byte limit or its model's context window."""
-    size = json_size(params, ascii_json=ascii_json)
-    await check_input(request, size=size, limits=limits, count=lambda: count_input_tokens(client, directory, params))
+    """Refuse `request` (sent as `params`, whose JSON is `body`) over the byte limit or its model's context window."""
+    await check_input(
+        request, size=byte_size(body), limits=limits, count=lambda: count_input_tokens(client, directory, params, body)
+    )
 
 
-async def count_input_tokens(client: AsyncAnthropic, directory: ModelDirectory, params: dict[str, Any]) -> int | None:
-    """The input tokens of `params` by the API's token counting, asked once per request in a process; None when
-    the endpoint cannot say (logged once per endpoint: the request goes on, and the API has the last word)."""
+async def count_input_tokens(
+    client: AsyncAnthropic, directory: ModelDirectory, params: dict[str, Any], body: str
+) -> int | None:
+    """The input tokens of `params` (whose JSON is `body`) by the API's token counting, asked once per request in a
+    process; None when the endpoint cannot say (logged once per endpoint: the request goes on, and the API has the
+    last word)."""
     counted = {name: value for name, value in params.items() if name in _COUNTED_PARAMS}
-    key = hashlib.sha256(json.dumps(counted, sort_keys=True, default=str).encode()).hexdigest()
+    key = hashlib.sha256(body.encode()).hexdigest()
 
     async def ask() -> int | None:
         try:

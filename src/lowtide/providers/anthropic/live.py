@@ -13,7 +13,7 @@ from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
-from lowtide.limits import InputLimits
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
@@ -56,15 +56,21 @@ class ClaudeProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         params = await preflight(self._client, self._models, request)
-        limits = await self._limits(request, params)
-        await check_request_input(self._client, self._models, request, params, limits=limits, ascii_json=False)
+        body = body_json(params, ascii_json=False)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, params, body, limits=limits)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, to_message_params(request))
+        return await self._limits(request, byte_size(body_json(to_message_params(request), ascii_json=False)))
 
-    async def _limits(self, request: ActorRequest, params: dict[str, Any]) -> InputLimits:
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
         return await input_limits(
-            self._client, self._models, request, params, max_bytes=MAX_REQUEST_BYTES, where="the Messages API"
+            self._client,
+            self._models,
+            request,
+            body_bytes=body_bytes,
+            max_bytes=MAX_REQUEST_BYTES,
+            where="the Messages API",
         )
 
     def quota_scope(self) -> str:

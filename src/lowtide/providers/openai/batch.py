@@ -16,7 +16,7 @@ from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import run_batch
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.limits import InputLimits
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
@@ -29,7 +29,7 @@ from lowtide.providers.openai.checks import (
     preflight,
 )
 from lowtide.providers.openai.client import build_client
-from lowtide.providers.openai.requests import Encoded, encode_request
+from lowtide.providers.openai.requests import encode_request
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire
 
@@ -79,18 +79,21 @@ class OpenAIBatchProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         encoded = await preflight(self._checking, self._models, request)
-        limits = await self._limits(request, encoded)
-        await check_request_input(self._checking, self._models, request, encoded, limits=limits, ascii_json=True)
+        body = body_json(encoded.body, ascii_json=True)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._checking, self._models, request, encoded, body, limits=limits)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, encode_request(request))
+        return await self._limits(request, byte_size(body_json(encode_request(request).body, ascii_json=True)))
 
-    async def _limits(self, request: ActorRequest, encoded: Encoded) -> InputLimits:
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
         # A line of a batch is a request as OpenAI takes one, within its input file (less its custom id and url).
         configured = self.settings.max_batch_bytes
         most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM
         where = "OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)"
-        return await input_limits(self._checking, self._models, request, encoded, max_bytes=most, where=where)
+        return await input_limits(
+            self._checking, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
+        )
 
     @property
     def endpoint(self) -> str:

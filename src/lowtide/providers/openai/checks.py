@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import logging
 import weakref
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ import openai
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
-from lowtide.limits import InputLimits, check_input, json_size
+from lowtide.limits import InputLimits, byte_size, check_input
 from lowtide.providers.asked import AskedOnce
 from lowtide.providers.openai.codec import translate_errors
 from lowtide.providers.openai.models import context_window, undated
@@ -160,20 +159,20 @@ async def input_limits(
     client: AsyncOpenAI,
     directory: ModelDirectory,
     request: ActorRequest,
-    encoded: Encoded,
     *,
+    body_bytes: int,
     max_bytes: int,
     where: str,
 ) -> InputLimits:
-    """The limits of requests like `request` (sent as `encoded`: its model and tools), in a mode taking `max_bytes`
-    a request."""
+    """The limits of requests like `request` (its model and tools; its body `body_bytes` long), in a mode taking
+    `max_bytes` a request."""
     known = await directory.serves(client, request.model)
     window = context_window(request.model) or (context_window(known.id) if known.id is not None else None)
     return InputLimits(
         max_bytes=max_bytes,
         window=window,
         fixed_tokens=TOOL_TOKENS if request.tools else 0,
-        body_bytes=json_size(encoded.body, ascii_json=False),
+        body_bytes=body_bytes,
         model=request.model,
         where=where,
     )
@@ -184,25 +183,29 @@ async def check_request_input(
     directory: ModelDirectory,
     request: ActorRequest,
     encoded: Encoded,
+    body: str,
     *,
     limits: InputLimits,
-    ascii_json: bool,
 ) -> None:
-    """Refuse `request` (sent as `encoded`) over the byte limit or its model's context window."""
-    size = json_size(encoded.body, ascii_json=ascii_json)
+    """Refuse `request` (sent as `encoded`, whose JSON is `body`) over the byte limit or its model's context
+    window."""
     await check_input(
-        request, size=size, limits=limits, count=lambda: count_input_tokens(client, directory, request, encoded)
+        request,
+        size=byte_size(body),
+        limits=limits,
+        count=lambda: count_input_tokens(client, directory, request, encoded, body),
     )
 
 
 async def count_input_tokens(
-    client: AsyncOpenAI, directory: ModelDirectory, request: ActorRequest, encoded: Encoded
+    client: AsyncOpenAI, directory: ModelDirectory, request: ActorRequest, encoded: Encoded, body: str
 ) -> int | None:
-    """The input tokens of `request` by OpenAI's token counting, asked once per request in a process; None when
-    the endpoint cannot say (logged once per endpoint: the request goes on, and the API has the last word)."""
-    body = encoded.body if encoded.endpoint == "responses" else _as_responses(request)
-    counted = {name: body[name] for name in _COUNTED if name in body}
-    key = hashlib.sha256(json.dumps(counted, sort_keys=True, default=str).encode()).hexdigest()
+    """The input tokens of `request` (sent as `encoded`, whose JSON is `body`) by OpenAI's token counting, asked
+    once per request in a process; None when the endpoint cannot say (logged once per endpoint: the request goes on,
+    and the API has the last word)."""
+    sent = encoded.body if encoded.endpoint == "responses" else _as_responses(request)
+    counted = {name: sent[name] for name in _COUNTED if name in sent}
+    key = hashlib.sha256(body.encode()).hexdigest()
 
     async def ask() -> int | None:
         try:

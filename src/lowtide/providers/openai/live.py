@@ -13,7 +13,7 @@ from openai.types.responses import Response
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
-from lowtide.limits import InputLimits
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.base import Capability, Provider, ProviderOptions
 from lowtide.providers.openai.checks import (
@@ -25,7 +25,7 @@ from lowtide.providers.openai.checks import (
     preflight,
 )
 from lowtide.providers.openai.client import build_client
-from lowtide.providers.openai.codec import Encoded, encode_request, to_response, translate_errors
+from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
@@ -59,15 +59,16 @@ class OpenAIProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         encoded = await preflight(self._client, self._models, request)
-        limits = await self._limits(request, encoded)
-        await check_request_input(self._client, self._models, request, encoded, limits=limits, ascii_json=False)
+        body = body_json(encoded.body, ascii_json=False)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, encoded, body, limits=limits)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, encode_request(request))
+        return await self._limits(request, byte_size(body_json(encode_request(request).body, ascii_json=False)))
 
-    async def _limits(self, request: ActorRequest, encoded: Encoded) -> InputLimits:
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
         return await input_limits(
-            self._client, self._models, request, encoded, max_bytes=MAX_REQUEST_BYTES, where="OpenAI"
+            self._client, self._models, request, body_bytes=body_bytes, max_bytes=MAX_REQUEST_BYTES, where="OpenAI"
         )
 
     def quota_scope(self) -> str:
