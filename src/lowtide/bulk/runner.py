@@ -251,7 +251,9 @@ class BulkRun:
         `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
         """
         checked = self._check(write=True)
-        await self._preflight(checked)
+        if not self._recorded(checked):
+            # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
+            await self._preflight(checked)
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
@@ -413,6 +415,11 @@ class BulkRun:
             yield
         except ConfigurationError as exc:
             raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
+
+    def _recorded(self, checked: Checked) -> bool:
+        """Whether the ledger holds this run already, made of these jobs and settings."""
+        record = self.actor.ledger.run_store.run(self.run_id or f"run-{checked.fingerprint[:16]}")
+        return record is not None and record.fingerprint == checked.fingerprint
 
     def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
         """Find or record the run of checked jobs, and sort its items."""
