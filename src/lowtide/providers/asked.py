@@ -5,11 +5,10 @@ others. A provider's pre-send checks use it, so that thousands of calls cost one
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["AskedOnce", "SkipNotice"]
+__all__ = ["AskedOnce"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -58,16 +57,3 @@ class AskedOnce(Generic[K, V]):
         if self._asking.get(key) is done:
             del self._asking[key]
 
-
-class SkipNotice:
-    """Says once (a warning on `log`) that a check is skipped because the API could not answer it."""
-
-    def __init__(self, log: logging.Logger, what: str) -> None:
-        self._log = log
-        self._what = what
-        self._said = False
-
-    def say(self, endpoint: str, why: str) -> None:
-        if not self._said:
-            self._said = True
-            self._log.warning("The %s of %s %s: %s", self._what, endpoint, why, "skipped before sending.")
