@@ -56,4 +56,3 @@ class AskedOnce(Generic[K, V]):
     def _forget(self, key: K, done: asyncio.Task[V]) -> None:
         if self._asking.get(key) is done:
             del self._asking[key]
-
