@@ -49,12 +49,11 @@ Feature: Anthropic's own settings live under provider_options.anthropic
       thinking: {type: enabled, budget_tokens: 1024}
       """
 
-  Scenario Outline: A setting given wrongly, or twice, is refused before anything is sent
-    Given an actor "deep" with:
+  Scenario Outline: A setting given wrongly, or twice, is refused as the actor is configured, before anything is sent
+    When an actor "deep" is configured with:
       """
       <settings>
       """
-    When the actor is asked "Plan the cron move"
     Then a ConfigurationError is raised
     And the error names the field "<field>"
     And the error message contains "<message>"
@@ -64,5 +63,5 @@ Feature: Anthropic's own settings live under provider_options.anthropic
       | settings                                                                                            | field                                 | message                                                                           |
       | {max_tokens: 2048, top_k: 5, provider_options: {anthropic: {top_k: 6}}}                             | provider_options.anthropic.top_k      | top_k is given twice, as top_k and as provider_options.anthropic.top_k; keep one. |
       | {max_tokens: 2048, provider_options: {anthropic: {top_k: 0}}}                                       | provider_options.anthropic.top_k      | Input should be greater than or equal to 1                                        |
-      | {max_tokens: 2048, provider_options: {anthropic: {thinking: {type: enabled, budget_tokens: 4096}}}} | thinking                              | thinking.budget_tokens (4096) must be less than max_tokens (2048)                 |
+      | {max_tokens: 2048, provider_options: {anthropic: {thinking: {type: enabled, budget_tokens: 4096}}}} | thinking.budget_tokens                | thinking.budget_tokens (4096) must be less than max_tokens (2048)                 |
       | {max_tokens: 2048, provider_options: {anthropic: {temprature: 1}}}                                  | provider_options.anthropic.temprature | extra_params                                                                      |

@@ -539,4 +539,5 @@ Feature: Calls answered through the Message Batches API
     When the actor runs 100 copies of a 2700000 character prompt with run_many
     Then a ConfigurationError is raised
     And the error message contains "over the API's limit of 256 MB; split it."
-    And the API was only asked about the model
+    And the API was asked nothing but look-ups
+    And the API counted tokens 1 time

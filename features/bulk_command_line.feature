@@ -74,6 +74,17 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide status missing-run                                                                | There is no ledger at                     |
       | lowtide retry missing-run                                                                 | There is no ledger at                     |
 
+  Scenario: A JSONL job whose text is not valid Unicode is refused with exit 2, naming the job, before anything is sent
+    Given a file "odd.jsonl" containing:
+      """
+      {"prompt": "A fine review"}
+      {"prompt": "A review cut mid-character \ud83d"}
+      """
+    When "lowtide run odd.jsonl --actor actor.yaml --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "Job 1: prompt: the text is not valid Unicode: a lone surrogate (U+D83D) at character 27"
+    And the API received no calls at all
+
   Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
     Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
     And the file "minutes.jsonl" in the scenario's folder holds:

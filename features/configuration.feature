@@ -163,15 +163,15 @@ Feature: Actor configuration
       | batch: {poll_every: 5}                                             | batch.poll_every    | batch.poll_every: not a known setting; did you mean 'poll_interval'?       |
       | colour: blue                                                       | colour              | colour: not a known setting (known here: api_key_env, base_url, batch,    |
       | batch_processing: sometimes                                        | batch_processing    | batch_processing: Input should be 'live' or 'batch' (got 'sometimes')      |
-      | temperature: 1.5                                                   | temperature         | temperature: Input should be less than or equal to 1 (got 1.5)             |
-      | top_p: 0                                                           | top_p               | top_p: Input should be greater than 0 (got 0)                              |
+      | temperature: 1.5                                                   | temperature         | temperature: 1.5 is outside the range the Messages API takes, 0 to 1.      |
+      | top_p: 1.5                                                         | top_p               | top_p: 1.5 is outside the range the Messages API takes, 0 to 1.            |
       | live: {retries: {oops: 1}}                                         | live                | live: retries: unknown error class(es) oops; use rate_limited, overloaded, server, connection, timeout |
       | live: {max_concurency: 3}                                          | live.max_concurency | live.max_concurency: not a known setting; did you mean 'max_concurrency'?  |
       | live: {rpm: 0}                                                     | live.rpm            | live.rpm: Input should be greater than or equal to 1 (got 0)               |
       | live: {deadline: -5}                                               | live.deadline       | live.deadline: Input should be greater than 0 (got -5)                     |
       | max_tokens: 0                                                      | max_tokens          | max_tokens: Input should be greater than or equal to 1                     |
       | timeout: -1                                                        | timeout             | timeout: Input should be greater than 0 (got -1)                           |
-      | stop_sequences: ["END", ""]                                        | stop_sequences      | stop_sequences must not contain empty strings                              |
+      | stop_sequences: ["END", ""]                                        | stop_sequences.1    | stop_sequences.1: the stop sequence is empty; the Messages API wants each to hold something besides whitespace. |
       | {max_tokens: 2000, thinking: {type: enabled, budget_tokens: 4000}} | thinking.budget_tokens | thinking.budget_tokens (4000) must be less than max_tokens (2000)      |
       | {max_tokens: 2000, thinking: {type: enabled, budget_tokens: 2000}} | thinking.budget_tokens | thinking.budget_tokens (2000) must be less than max_tokens (2000)      |
       | thinking: {type: enabled, budget_tokens: 512}                      | thinking.budget_tokens | thinking.budget_tokens must be an integer of at least 1024           |
@@ -202,7 +202,7 @@ Feature: Actor configuration
       {"name": "writer", "model": "claude-sonnet-5-5", "temperature": 3, "max_tokens": -1, "batch": {"poll_interval": 0}}
       """
     Then a ConfigurationError is raised
-    And the error message contains "temperature: Input should be less than or equal to 1"
+    And the error message contains "temperature: 3 is outside the range the Messages API takes, 0 to 1."
     And the error message contains "max_tokens: Input should be greater than or equal to 1"
     And the error message contains "batch.poll_interval: Input should be greater than 0"
 
@@ -223,7 +223,7 @@ Feature: Actor configuration
       | {"name": "writer", "model": "claude-sonnet-5-5", "auth_token": ["sk-ant-api03-secret"]}                        | auth_token                              |
       | {"defaults": {"api_key": "sk-ant-api03-secret"}, "actors": [{"name": "writer", "model": "claude-sonnet-5-5"}]} | api_key                                 |
       | {"api_key": "sk-ant-api03-secret", "actors": [{"name": "writer", "model": "claude-sonnet-5-5"}]}               | unknown top-level key(s) api_key        |
-      | {"name": "writer", "model": "claude-sonnet-5-5", "metadata": {"user_id": "sk-ant-api03-secret"}, "stop_sequences": [""]} | stop_sequences must not contain empty strings |
+      | {"name": "writer", "model": "claude-sonnet-5-5", "metadata": {"user_id": "sk-ant-api03-secret"}, "stop_sequences": [""]} | stop_sequences.0: the stop sequence is empty |
 
   Scenario: A key pasted into api_key_env, which names an environment variable, is refused without being echoed
     When the actors are loaded from the dict:

@@ -101,7 +101,7 @@ Feature: The demo
     When the command "lowtide demo --config crew.yaml" runs
     Then the command exits with 2
     And the command printed on stderr "lowtide: Invalid configuration for actor 'reviewer'"
-    And the command printed on stderr "temperature: Input should be less than or equal to 1"
+    And the command printed on stderr "temperature: 7 is outside the range the Messages API takes, 0 to 1."
 
   Scenario: `lowtide --version` prints the version
     When the command "lowtide --version" runs

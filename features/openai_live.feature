@@ -130,8 +130,9 @@ Feature: An actor answered by OpenAI's live APIs
     Then a ServerError is raised
     And the error is retryable
 
-  Scenario: An unknown model is a NotFoundError with OpenAI's code
-    Given an OpenAI actor "lost" with:
+  Scenario: An unknown model the models endpoint could not check is a NotFoundError with OpenAI's code
+    Given the OpenAI API's models endpoint refuses connections
+    And an OpenAI actor "lost" with:
       """
       model: claude-sonnet-4-5
       """
@@ -159,12 +160,11 @@ Feature: An actor answered by OpenAI's live APIs
     Then an InvalidRequestError is raised
     And the error message contains "harbour_mode"
 
-  Scenario: What the Responses API cannot do is refused before anything is sent
-    Given an OpenAI actor "stopper" with:
+  Scenario: What the Responses API cannot do is refused as the actor is configured, before anything is sent
+    When an OpenAI actor "stopper" is configured with:
       """
       stop_sequences: [END]
       """
-    When the actor is asked "Hello"
     Then a ConfigurationError is raised
     And the error names the field "stop_sequences"
     And the API received no calls at all
@@ -179,7 +179,9 @@ Feature: An actor answered by OpenAI's live APIs
       max_cost_usd: 0.0001
       """
     Then a BudgetExceededError is raised
-    And the API received no calls at all
+    And the API received only these calls:
+      | call                   | count |
+      | openai.models.retrieve | 1     |
     When the actor is asked "Is the harbour open?" with:
       """
       max_cost_usd: 0.01
@@ -216,11 +218,10 @@ Feature: An actor answered by OpenAI's live APIs
       """
     When the actor is asked "Is the harbour open?"
     Then the answer is the emulated reply to "Is the harbour open?"
-    Given an actor "claude-too" with:
+    When an actor "claude-too" is configured with:
       """
       provider_options: {anthropic: {beta: true}}
       """
-    When the actor is asked "Is the harbour open?"
     Then a ConfigurationError is raised
     And the error names the field "provider_options.anthropic.beta"
     And the error message contains "Anthropic's own settings are top_k, thinking, output_config, cache_control"

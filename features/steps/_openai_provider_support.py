@@ -22,14 +22,14 @@ class TideRecord(BaseModel):
 RESPONSE_MODELS: dict[str, type[BaseModel]] = {"TideRecord": TideRecord}
 
 
-def openai_client(w: Any) -> openai.AsyncOpenAI:
+def openai_client(w: Any, transport: httpx2.AsyncBaseTransport | None = None) -> openai.AsyncOpenAI:
     """The official OpenAI SDK client of a scenario: the emulator's OpenAI API over the scenario's hooked
-    transport, with the scenario's key; closed after the scenario."""
+    transport (or `transport`), with the scenario's key; closed after the scenario."""
     base_url = f"{w.emu.base_url}/v1"
     client = openai.AsyncOpenAI(
         api_key=OPENAI_KEY,
         base_url=base_url,
-        http_client=httpx2.AsyncClient(transport=w.transport(), base_url=base_url),
+        http_client=httpx2.AsyncClient(transport=transport or w.transport(), base_url=base_url),
         max_retries=0,
     )
     w.cleanups.append(client.close)

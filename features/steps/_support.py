@@ -331,6 +331,23 @@ def names(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+class PathRefused(httpx2.AsyncBaseTransport):
+    """Passes requests to `inner`, but refuses the connection of every call to a path starting with `prefix` (the
+    models endpoint, say)."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, prefix: str) -> None:
+        self._inner = inner
+        self._prefix = prefix
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.startswith(self._prefix):
+            raise httpx2.ConnectError("connection refused", request=request)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 class _BreakingStream(httpx2.AsyncByteStream):
     """A response body that delivers its first half, then loses the connection."""
 
@@ -437,6 +454,8 @@ def route_of(request: httpx2.Request) -> str:
     rest = parts[2:]
     if not rest:
         return "messages.create"
+    if rest == ["count_tokens"]:
+        return "messages.count_tokens"
     if rest == ["batches"]:
         return "batches.create" if method == "POST" else "batches.list"
     if len(rest) == 2:

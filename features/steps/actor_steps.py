@@ -69,6 +69,12 @@ def step_actor_with(context: Any, name: str) -> None:
     world(context).add_actor(_settings(name, context.text))
 
 
+@when('an actor "{name}" is configured with:')
+def step_actor_configured(context: Any, name: str) -> None:
+    w = world(context)
+    w.attempt(lambda: w.add_actor(_settings(name, context.text)))
+
+
 # The API caches nothing shorter than the model's minimum (1,024 tokens for claude-sonnet-4-5): 4,500 characters.
 _LONG_SYSTEM_PROMPT = "You are the harbour master's assistant; you know every tide table of the coast by heart. " * 50
 

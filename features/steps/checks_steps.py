@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx2
-from _support import FEATURES, World, literal, world
+from _support import FEATURES, PathRefused, World, literal, world
 from behave import given, then, when
 
 from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, RunPlan, load_actors
@@ -24,25 +24,10 @@ from lowtide.providers.anthropic.models import DEPRECATIONS
 # -- the API -----------------------------------------------------------------------------------------------------------
 
 
-class _ModelsRefused(httpx2.AsyncBaseTransport):
-    """Passes requests to `inner`, but refuses the connection of every call to the models endpoint."""
-
-    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
-        self._inner = inner
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if request.url.path.startswith("/v1/models"):
-            raise httpx2.ConnectError("connection refused", request=request)
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
 @given("the API's models endpoint refuses connections")
 def step_models_refused(context: Any) -> None:
     w = world(context)
-    w.client = w.client_over(_ModelsRefused(w.transport()))
+    w.client = w.client_over(PathRefused(w.transport(), "/v1/models"))
 
 
 @then("the API received only these calls:")

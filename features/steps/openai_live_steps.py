@@ -11,7 +11,7 @@ import httpx2
 import openai
 from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS, openai_client
 from _openai_support import png
-from _support import remember_env, world, yaml_doc
+from _support import PathRefused, remember_env, world, yaml_doc
 from behave import given, then, when
 
 from lowtide import BatchProcessingMode, TextContent
@@ -49,6 +49,18 @@ def _settings(name: str, text: str | None = None) -> dict[str, Any]:
 @given('an OpenAI actor "{name}" with:')
 def step_openai_actor(context: Any, name: str) -> None:
     world(context).add_actor(_settings(name, context.text))
+
+
+@when('an OpenAI actor "{name}" is configured with:')
+def step_openai_actor_configured(context: Any, name: str) -> None:
+    w = world(context)
+    w.attempt(lambda: w.add_actor(_settings(name, context.text)))
+
+
+@given("the OpenAI API's models endpoint refuses connections")
+def step_openai_models_refused(context: Any) -> None:
+    w = world(context)
+    w.client = openai_client(w, PathRefused(w.transport(), "/v1/models"))
 
 
 # OpenAI caches prompts of 1,024 tokens or more; the emulator counts a token per four characters.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -33,6 +32,7 @@ from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.providers.base import Outcome, Provider
 from lowtide.registry import ProviderRegistry
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
+from lowtide.unicode import check_request_text
 
 if TYPE_CHECKING:
     from lowtide.bulk.live_plan import LivePlan
@@ -162,6 +162,7 @@ class Actor:
             ) from None
         if prompt is None:
             check_messages(request.messages)
+        check_request_text(request)
         return request
 
     @overload
@@ -427,18 +428,12 @@ class Actor:
         """Answer several calls; in batch mode they travel as one batch. Each outcome is a response or its error."""
         built = [r if isinstance(r, ActorRequest) else self.request(r) for r in requests]
         provider = self.provider(mode)
-        checked: set[tuple[str, int, str]] = set()
         for request in built:
             check_messages(request.messages)
-            # The provider checks what varies with the model, max_tokens and tools: once per combination.
-            probe = (
-                request.model,
-                request.max_tokens,
-                json.dumps([tool.model_dump() for tool in request.tools], default=str),
-            )
-            if probe not in checked:
-                checked.add(probe)
-                await provider.preflight(request)
+            check_request_text(request)
+            # Each request whole (its size and input tokens are its own); what the provider asks its API (the model,
+            # a count) it asks once per model or request.
+            await provider.preflight(request)
         return await provider.complete_many(built)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:

@@ -11,16 +11,19 @@ from decimal import Decimal
 from lowtide.errors import ConfigurationError
 from lowtide.spelling import argument
 from lowtide.types import ChatMessage
+from lowtide.unicode import check_text
 
 __all__ = ["check_budget", "check_call", "check_key", "check_messages", "check_prompt"]
 
 
 def check_prompt(prompt: str) -> None:
-    """A prompt with something in it: the API refuses a message with no text."""
+    """A prompt with something in it (the API refuses a message with no text), of valid Unicode."""
     if not prompt or prompt.isspace():
         raise ConfigurationError(
             f"prompt: the prompt is {_blank(prompt)}; the API refuses a message with no text.", field="prompt"
         )
+    if not prompt.isascii():
+        check_text(prompt, "prompt")
 
 
 def check_messages(messages: Sequence[ChatMessage]) -> None:
@@ -49,11 +52,13 @@ def check_messages(messages: Sequence[ChatMessage]) -> None:
 
 
 def check_key(key: object) -> str:
-    """A key naming a call: a string with something in it."""
+    """A key naming a call: a string with something in it, of valid Unicode (the ledger stores it as UTF-8)."""
     if not isinstance(key, str) or not key.strip():
         raise ConfigurationError(
             f"key: a key must be a non-empty string naming the call (got {_shown(key)}).", field="key"
         )
+    if not key.isascii():
+        check_text(key, "key")
     return key
 
 

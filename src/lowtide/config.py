@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from lowtide.errors import ConfigurationError
 from lowtide.modes import BatchProcessingMode
+from lowtide.parameters import ParameterCheck
 from lowtide.spelling import argument
 
 if TYPE_CHECKING:
@@ -186,9 +187,11 @@ class ActorConfiguration(BaseModel):
     model: str = Field(min_length=1)
     system_prompt: str | None = None
     max_tokens: int = Field(default=1024, ge=1)
-    temperature: float | None = Field(default=None, ge=0.0, le=1.0)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    top_k: int | None = Field(default=None, ge=1)
+    # Their ranges are the provider's (`temperature` is 0 to 1 for Anthropic, 0 to 2 for OpenAI): checked by its
+    # parameter check as the actor loads (`_check_parameters`).
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
     stop_sequences: list[str] = Field(default_factory=list[str])
     metadata: dict[str, Any] | None = None
     thinking: dict[str, Any] | None = None
@@ -239,15 +242,14 @@ class ActorConfiguration(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _check_consistency(self) -> Self:
-        if any(not s for s in self.stop_sequences):
-            raise ValueError("stop_sequences must not contain empty strings")
-        if self.thinking and self.thinking.get("type") == "enabled":
-            budget = self.thinking.get("budget_tokens")
-            if not isinstance(budget, int) or budget < 1024:
-                raise ValueError("thinking.budget_tokens must be an integer of at least 1024")
-            if budget >= self.max_tokens:
-                raise ValueError(f"thinking.budget_tokens ({budget}) must be less than max_tokens ({self.max_tokens})")
+    def _check_parameters(self) -> Self:
+        """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them."""
+        check = _parameter_check(self.provider)
+        if check is not None:
+            try:
+                check(self)
+            except ConfigurationError as exc:
+                raise _Refused(exc) from None
         return self
 
     @classmethod
@@ -256,7 +258,7 @@ class ActorConfiguration(BaseModel):
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
-            raise _configuration_error(exc, actor=_name_of(data), source=source) from None
+            raise _configuration_error(exc, data, source=source) from None
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None) -> ActorConfiguration:
@@ -278,6 +280,43 @@ class ActorConfiguration(BaseModel):
             raise ConfigurationError(
                 f"{path} has no actor named {name!r}.{hint} It has {', '.join(sorted(actors))}.", field="name"
             ) from None
+
+
+class _Refused(ValueError):
+    """A provider's refusal of an actor's parameters, through pydantic's validation, keeping the field it names."""
+
+    def __init__(self, refusal: ConfigurationError) -> None:
+        super().__init__(str(refusal))
+        self.field = refusal.field
+
+
+def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
+    """The provider's refusal of an actor's parameters as given, when other settings failed validation (pydantic then
+    skips the check across fields): so that every problem is listed. Nothing when they cannot be read as given."""
+    provider = data.get("provider", "anthropic")
+    check = _parameter_check(provider) if isinstance(provider, str) else None
+    if check is None:
+        return None
+    known = {name: value for name, value in data.items() if name in ActorConfiguration.model_fields}
+    try:
+        check(ActorConfiguration.model_construct(**known))
+    except ConfigurationError as exc:
+        return _Refused(exc)
+    except Exception:  # a setting of the wrong type (already listed): the check cannot read the others
+        return None
+    return None
+
+
+def _parameter_check(provider: str) -> ParameterCheck | None:
+    """The parameter check `provider` registered with the default registry; None for a provider it does not know
+    (registered elsewhere, or misspelt: said when the actor resolves its provider), or when its plugins cannot
+    load (said then too)."""
+    from lowtide.registry import default_registry  # the registry's modules import this one
+
+    try:
+        return default_registry().parameter_check(provider)
+    except ConfigurationError:
+        return None
 
 
 def load_actors(source: str | Path | Mapping[str, Any]) -> dict[str, ActorConfiguration]:
@@ -400,8 +439,9 @@ _SECRET_HINTS = ("key", "token", "secret", "password", "auth")
 
 
 def _field_named_in(message: str) -> str | None:
-    """The field a cross-field check names first ("thinking.budget_tokens must ..."), if it names one."""
-    first = message.split(" ", 1)[0]
+    """The field a cross-field check names first ("thinking.budget_tokens must ...", "temperature: ..."), if it
+    names one."""
+    first = message.split(" ", 1)[0].removesuffix(":")
     return first if first.split(".", 1)[0] in ActorConfiguration.model_fields else None
 
 
@@ -410,7 +450,7 @@ def _never_echo(error_type: str, field: str) -> bool:
     return error_type in ("missing", "extra_forbidden") or any(hint in field.lower() for hint in _SECRET_HINTS)
 
 
-def _configuration_error(exc: ValidationError, *, actor: str | None, source: str) -> ConfigurationError:
+def _configuration_error(exc: ValidationError, data: Mapping[str, Any], *, source: str) -> ConfigurationError:
     problems: list[str] = []
     fields: list[str] = []
     for error in exc.errors():
@@ -418,7 +458,9 @@ def _configuration_error(exc: ValidationError, *, actor: str | None, source: str
         located = ".".join(str(part) for part in error["loc"])
         if not located:
             # A check across fields: its message names the field, and its input is the whole actor, never echoed.
-            fields.append(_field_named_in(message) or "(actor)")
+            refusal = (error.get("ctx") or {}).get("error")
+            field = refusal.field if isinstance(refusal, _Refused) else None
+            fields.append(field or _field_named_in(message) or "(actor)")
             problems.append(f"  {message}")
             continue
         fields.append(located)
@@ -427,6 +469,12 @@ def _configuration_error(exc: ValidationError, *, actor: str | None, source: str
             continue
         got = "" if _never_echo(error["type"], located) else f" (got {error['input']!r})"
         problems.append(f"  {located}: {message}{got}")
+    if all(error["loc"] for error in exc.errors()):
+        refused = _parameter_problem(data)
+        if refused is not None:
+            fields.append(refused.field or _field_named_in(str(refused)) or "(actor)")
+            problems.append(f"  {refused}")
+    actor = _name_of(data)
     who = f"actor {actor!r}" if actor else "actor"
     return ConfigurationError(
         f"Invalid configuration for {who} in {source}:\n" + "\n".join(problems), field=fields[0] if fields else None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lowtide.actor import Actor
-from lowtide.bulk.results import RunResult
+from lowtide.bulk.results import RunResult, usd
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator
@@ -123,8 +123,8 @@ async def run_demo(
         batch_ids = {item.response.ids.batch_id for item in bulk.completed if item.response is not None}
         out.write(
             f"\nBulk run {bulk.run_id}: {len(bulk.completed)} of {len(bulk)} reviews summarized through"
-            f" {len(batch_ids)} batch(es) of at most {_BULK_PER_BATCH}, in input order; ${bulk.cost_usd:.6f} at batch"
-            f" prices (live: ${bulk.live_cost_usd:.6f}).\n"
+            f" {len(batch_ids)} batch(es) of at most {_BULK_PER_BATCH}, in input order; {usd(bulk.cost_usd)} at batch"
+            f" prices (live: {usd(bulk.live_cost_usd)}).\n"
         )
         for item in bulk.items[:3]:
             out.write(f"  #{item.index} {item.text}\n")

@@ -3,7 +3,9 @@
 Everything but the prompt comes from the configuration, so the params are built, checked and encoded once per
 backend and response model (`PromptTemplate`) and each call adds only its prompt's JSON. The provider's pre-send
 checks run once, for the first call the ledger does not know; the calls that arrive meanwhile wait for them and are
-claimed together when they pass.
+claimed together when they pass. Each call's params are measured against what the provider takes of one request
+(`Provider.input_limits`, found with the checks): one that may not fit (a prompt near the model's context window,
+or over the API's size) is checked whole before it is claimed (`Provider.preflight`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.store import stored_json
+from lowtide.limits import bounded_by_bytes
 from lowtide.providers.base import Provider
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
@@ -79,6 +82,8 @@ class PromptCalls:
         ] = {}
         self._looked_up_for: ActorConfiguration | None = None
         """The configuration the two caches above were filled for: another one (or None) empties them."""
+        self._alone: set[asyncio.Task[None]] = set()
+        """Calls being checked whole before they are claimed."""
 
     def plain(
         self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
@@ -105,7 +110,50 @@ class PromptCalls:
     ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
         """Claim a call of a checked template."""
         engine, params_json, key = self._prompt_call(backend, template, prompt, key)
-        return engine, engine.claim(params_json, model=template.model, key=key, actor=self._actor.name)
+        return engine, self._claim(engine, template, params_json, key)
+
+    def _claim(
+        self,
+        engine: BatchEngine,
+        template: PromptTemplate,
+        params_json: str,
+        key: str,
+        *,
+        future: asyncio.Future[Any] | None = None,
+        arrived: float | None = None,
+    ) -> asyncio.Future[Any]:
+        """Claim a call whose template passed its checks: at once when its params fit the provider's limits, else
+        once it passed them whole (its outcome their error, if it does not)."""
+        actor = self._actor.name
+        if template.fits(params_json):
+            return engine.claim(params_json, model=template.model, key=key, actor=actor, future=future, arrived=arrived)
+        outcome = future if future is not None else asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(self._claim_alone(engine, template, params_json, key, outcome, arrived))
+        self._alone.add(task)
+        task.add_done_callback(self._alone.discard)
+        return outcome
+
+    async def _claim_alone(
+        self,
+        engine: BatchEngine,
+        template: PromptTemplate,
+        params_json: str,
+        key: str,
+        outcome: asyncio.Future[Any],
+        arrived: float | None,
+    ) -> None:
+        provider = template.provider
+        assert provider is not None
+        try:
+            await provider.preflight(template.request_of(params_json))
+        except Exception as exc:
+            if not outcome.done():
+                outcome.set_exception(exc)
+            return
+        if not outcome.done():
+            engine.claim(
+                params_json, model=template.model, key=key, actor=self._actor.name, future=outcome, arrived=arrived
+            )
 
     def _prompt_call(
         self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
@@ -133,11 +181,13 @@ class PromptCalls:
         arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
         try:
             known = await engine.knows(key)
-            if template.checked or known:
+            if known:
                 # A call the ledger already knows attaches to it unchecked (it was checked when it was first made).
                 came = engine.arrival_of(arrival)
                 actor = self._actor.name
                 return engine, engine.claim(params_json, model=template.model, key=key, actor=actor, arrived=came)
+            if template.checked:
+                return engine, self._claim(engine, template, params_json, key, arrived=engine.arrival_of(arrival))
         finally:
             engine.arrived(arrival)
         if not template.check_under_way():
@@ -147,17 +197,23 @@ class PromptCalls:
     def _start_check(
         self, backend: BatchBackend, template: PromptTemplate, mode: BatchProcessingMode | str | None
     ) -> None:
-        template.start_check(self._actor.provider(mode).preflight(template.request), self._claimer(backend, template))
+        provider = template.provider = self._actor.provider(mode)
+        template.start_check(self._checks(provider, template), self._claimer(backend, template))
+
+    @staticmethod
+    async def _checks(provider: Provider, template: PromptTemplate) -> None:
+        """The provider's pre-send checks of the template, and its limits, which each call is measured against (a
+        template whose content its bytes do not bound has none: each call is checked whole)."""
+        await provider.preflight(template.request)
+        template.limits = await provider.input_limits(template.request) if bounded_by_bytes(template.request) else None
 
     def _claimer(self, backend: BatchBackend, template: PromptTemplate) -> Claim:
         """How the calls that waited for a template's checks are claimed once they pass: the coalescing window they
         open counts from the first one's arrival (now), so that it runs while the checks do."""
         arrived = self._actor.clock.now()
-        actor = self._actor.name
 
         def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
-            engine = self._engine(backend)
-            engine.claim(params_json, model=template.model, key=key, actor=actor, future=outcome, arrived=arrived)
+            self._claim(self._engine(backend), template, params_json, key, future=outcome, arrived=arrived)
 
         return claim
 
@@ -191,9 +247,15 @@ class PromptCalls:
         key: str | None,
         max_cost_usd: float | None,
     ) -> ActorResponse[Any]:
-        """A call checked against the budgets before it is claimed."""
+        """A call checked against the budgets before it is claimed (and checked whole first, when its params may not
+        fit the provider's limits)."""
         params = template.with_prompt(prompt)
-        call = await self._durable(backend, params, key=key, max_cost_usd=max_cost_usd, checked=None)
+        checked = None
+        limits, provider = template.limits, template.provider
+        if limits is None or not limits.fits(template.size_with(prompt)):
+            assert provider is not None
+            checked = (provider, template.request_with(prompt))
+        call = await self._durable(backend, params, key=key, max_cost_usd=max_cost_usd, checked=checked)
         waiting = self._wait(call, response_model)
         del params  # only the engine holds the params now, and only until they are queued
         return await waiting

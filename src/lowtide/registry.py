@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
+from lowtide.modes import BatchProcessingMode
+from lowtide.parameters import ParameterCheck
 from lowtide.providers.base import Provider, ProviderOptions
 
 __all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
@@ -37,6 +38,7 @@ class ProviderRegistry:
 
     def __init__(self) -> None:
         self._factories: dict[tuple[str, BatchProcessingMode], ProviderFactory] = {}
+        self._checks: dict[str, ParameterCheck] = {}
         self._lock = threading.Lock()
 
     def register(
@@ -52,6 +54,16 @@ class ProviderRegistry:
                     field="provider",
                 )
             self._factories[key] = factory
+
+    def register_parameters(self, name: str, check: ParameterCheck) -> None:
+        """Register the check of `name`'s parameters (its API's ranges and refusals), which an actor of that provider
+        is checked by as its configuration loads (`parameter_check`); a later registration replaces it."""
+        with self._lock:
+            self._checks[name] = check
+
+    def parameter_check(self, name: str) -> ParameterCheck | None:
+        """The check `name` registered for its parameters, if any."""
+        return self._checks.get(name)
 
     def names(self) -> list[str]:
         return sorted({name for name, _ in self._factories})

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.ledger.store import stored_json
-from lowtide.types import ActorRequest
+from lowtide.limits import NO_LIMITS, InputLimits
+from lowtide.types import ActorRequest, ChatMessage
+
+if TYPE_CHECKING:
+    from lowtide.providers.base import Provider
 
 __all__ = ["Claim", "PromptTemplate"]
 
@@ -35,6 +40,11 @@ class PromptTemplate:
     checked: bool = False
     checking: asyncio.Future[None] | None = None
     """The checks under way, which the calls that arrive meanwhile wait for."""
+    provider: Provider | None = None
+    """The provider the checks were made with (which checks a call whole, when it must be)."""
+    limits: InputLimits | None = NO_LIMITS
+    """What the provider takes of one request of this template (`Provider.input_limits`, found by the checks): a
+    call whose params fit is claimed as it comes; one that may not is checked whole first. None: every call is."""
     _waiting: _Waiting = field(default_factory=_Waiting)
 
     @classmethod
@@ -48,6 +58,26 @@ class PromptTemplate:
 
     def with_prompt(self, prompt: str) -> dict[str, Any]:
         return self.encode(prompt)
+
+    def fits(self, params_json: str) -> bool:
+        """Whether a call whose params are `params_json` is within the provider's limits without checking it whole
+        (its size, and surely its model's context window)."""
+        return self.limits is not None and self.limits.fits(len(params_json))
+
+    def size_with(self, prompt: str) -> int:
+        """The bytes of the params of a call with `prompt`, as the ledger stores them."""
+        if self.around is not None:
+            return len(self.around[0]) + len(stored_json(prompt)) + len(self.around[1])
+        return len(stored_json(self.encode(prompt)))
+
+    def request_with(self, prompt: str) -> ActorRequest:
+        """The whole request of a call of this template with `prompt` (to check it alone)."""
+        return self.request.model_copy(update={"messages": [ChatMessage(role="user", content=prompt)]})
+
+    def request_of(self, params_json: str) -> ActorRequest:
+        """The whole request of a call of this template whose params are `params_json`."""
+        assert self.around is not None
+        return self.request_with(json.loads(params_json[len(self.around[0]) : len(params_json) - len(self.around[1])]))
 
     def check_under_way(self) -> bool:
         """Whether checks of this event loop are under way, which a call arriving now can wait for."""

@@ -1,10 +1,13 @@
-"""A bulk run's jobs checked before anything is sent: each job's request built (its file not read), its size as a
-batch request, its price where a cost limit needs it, the provider's pre-send checks noted once per distinct model,
-max_tokens and tools, and the run's fingerprint (the run's settings and every job's JSON), which says whether a run
-id given again names the same run.
+"""A bulk run's jobs checked before anything is sent: each job's request built (its file not read), its text valid
+Unicode, its size as a batch request, its price where a cost limit needs it, the provider's pre-send checks noted
+once per distinct model, max_tokens and tools (for a live run, per distinct settings: a live job's parameters are
+not encoded here), and the run's fingerprint (the run's settings and every job's JSON), which says whether a run id
+given again names the same run.
 
 Prompt-only jobs are checked through the run's template (`PlainJobs`): one request built and encoded, each job
-adding its prompt's JSON.
+adding its prompt's JSON. Each job's size is kept, with the probe it belongs to: once the provider has given each
+probe's limits (`Provider.input_limits`), every job is measured against them without asking the API
+(`BulkRun._preflight`), and only one that may not fit is checked whole.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,7 +25,9 @@ from lowtide.bulk.jobs import FileInfo, Job, Jobs
 from lowtide.bulk.plain import PlainJobs, job_json
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.store import stored_json
+from lowtide.limits import bounded_by_bytes
 from lowtide.types import ActorRequest
+from lowtide.unicode import check_text
 
 __all__ = ["STAND_IN_ID", "Checked", "CheckedRun", "check_batch_jobs", "check_live_jobs", "named", "named_id"]
 
@@ -44,6 +49,15 @@ class Checked:
     sizes: list[int]
     jobs_json: list[str]
     """Each job's JSON, as the ledger keeps it (empty for a dry run, which writes nothing)."""
+    probe_of: list[int] = field(default_factory=list[int])
+    """For each job, the place in `probes` of the request whose limits it is measured against."""
+    whole: list[int] = field(default_factory=list[int])
+    """Jobs to check whole (`Provider.preflight`) whatever their size: their bytes do not bound their tokens."""
+    bytes_only: list[int] = field(default_factory=list[int])
+    """Jobs measured against the byte limit alone: a PDF's tokens are counted by the API when it is sent."""
+    added: bool = False
+    """Whether `sizes` are what each job adds to its probe's body (a live run's jobs, not encoded here) rather than
+    whole request sizes."""
 
 
 class CheckedRun(Protocol):
@@ -78,60 +92,102 @@ def check_batch_jobs(
 ) -> Checked:
     """Every job of a batch run checked (`plain`: the template of its prompt-only jobs, if one could be made)."""
     digest = _digest(run)
-    sizes: list[int] = []
-    jobs_json: list[str] = []
-    probes: dict[str, tuple[int, ActorRequest]] = {}
-    unpriced: ConfigurationError | None = None
+    checked = Checked(backend, "", [], None, [], [])
+    probes = _Probes(checked)
     plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
     codec, max_bytes = run.codec, run.max_bytes()
     for index in range(len(run.jobs)):
         item_id = run.jobs.id_of(index)
         prompt = run.plain_prompt(index) if plain is not None else None
         if plain is not None and prompt is not None:
+            if not prompt.isascii():
+                _check_prompt_text(prompt, index, item_id)
             # The run's template with this prompt: built, encoded and checked as a whole once.
             params_json = plain.params_json(prompt)
-            probes.setdefault(plain_probe, (index, plain.params.request))
-            if run.max_cost_usd is not None and unpriced is None and run.worst_case(params_json) is None:
-                unpriced = _unpriced(index, item_id, plain.model)
+            probes.note(plain_probe, index, plain.params.request)
+            if run.max_cost_usd is not None and checked.unpriced is None and run.worst_case(params_json) is None:
+                checked.unpriced = _unpriced(index, item_id, plain.model)
             size = codec.request_size(STAND_IN_ID, params_json)
             job_text = plain.job_json(prompt, item_id)
         else:
             job = run.jobs[index]
-            size, job_text, unpriced_job = _check_job(run, index, job, files, probes, price=unpriced is None)
-            unpriced = unpriced or unpriced_job
+            size, job_text, unpriced_job = _check_job(run, index, job, files, probes, price=checked.unpriced is None)
+            checked.unpriced = checked.unpriced or unpriced_job
         if size > max_bytes:
             raise ConfigurationError(
                 f"Job {index}{named_id(item_id)} is about {size:,} bytes as a batch request, more than a batch may"
                 f" hold ({max_bytes:,}).",
                 field="inputs",
             )
-        sizes.append(size)
+        checked.sizes.append(size)
         digest.update(b"\x00" + job_text.encode())
         if write:
-            jobs_json.append(job_text)
-    return Checked(backend, digest.hexdigest(), list(probes.values()), unpriced, sizes, jobs_json)
+            checked.jobs_json.append(job_text)
+    checked.fingerprint = digest.hexdigest()
+    return checked
 
 
-def check_live_jobs(run: CheckedRun, *, write: bool) -> Checked:
-    """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit."""
+def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: bool) -> Checked:
+    """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit. The
+    provider's checks are noted once per distinct settings (everything but the conversation), and each job's size
+    is what its JSON adds to its probe's."""
     digest = _digest(run)
-    probes: dict[str, tuple[int, ActorRequest]] = {}
-    unpriced: ConfigurationError | None = None
-    jobs_json: list[str] = []
+    checked = Checked(None, "", [], None, [], [], added=True)
+    probes = _Probes(checked)
     for index, job in enumerate(run.jobs):
+        if job.prompt is not None and not job.prompt.isascii():
+            _check_prompt_text(job.prompt, index, job.id)
         try:
             request = run.job_request(job, with_content=False)
         except ConfigurationError as exc:
             raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
-        sent = request.model_dump(mode="json", include={"model", "max_tokens", "tools"})
-        probes.setdefault(stored_json(sent), (index, request))
-        if run.max_cost_usd is not None and unpriced is None and run.live_worst_case(request) is None:
-            unpriced = _unpriced(index, job.id, request.model)
+        # Jobs differ in their settings only by their overrides (the rest is the run's): one probe for each.
+        probes.note(stored_json(job.overrides) if job.overrides else "", index, request)
+        if run.max_cost_usd is not None and checked.unpriced is None and run.live_worst_case(request) is None:
+            checked.unpriced = _unpriced(index, job.id, request.model)
         job_text = job_json(job)
+        file = files[job.file] if job.file is not None else None
+        _note_content(checked, index, request, file)
+        checked.sizes.append(len(job_text) + (_file_bytes(file) if file is not None else 0))
         digest.update(b"\x00" + job_text.encode())
         if write:
-            jobs_json.append(job_text)
-    return Checked(None, digest.hexdigest(), list(probes.values()), unpriced, [0] * len(run.jobs), jobs_json)
+            checked.jobs_json.append(job_text)
+    checked.fingerprint = digest.hexdigest()
+    return checked
+
+
+class _Probes:
+    """The distinct requests the provider checks, and which one each job is measured against."""
+
+    def __init__(self, checked: Checked) -> None:
+        self._checked = checked
+        self._places: dict[str, int] = {}
+
+    @property
+    def checked(self) -> Checked:
+        return self._checked
+
+    def note(self, key: str, index: int, request: ActorRequest) -> None:
+        place = self._places.get(key)
+        if place is None:
+            place = self._places[key] = len(self._checked.probes)
+            self._checked.probes.append((index, request))
+        self._checked.probe_of.append(place)
+
+
+def _check_prompt_text(prompt: str, index: int, item_id: str | None) -> None:
+    try:
+        check_text(prompt, "prompt")
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"Job {index}{named_id(item_id)}: {exc}", field=exc.field) from None
+
+
+def _note_content(checked: Checked, index: int, request: ActorRequest, file: FileInfo | None) -> None:
+    """Whether job `index` is measured as usual, checked whole, or by its bytes alone (a PDF's)."""
+    if file is not None and file.kind == "pdf":
+        checked.bytes_only.append(index)
+    elif not bounded_by_bytes(request):
+        checked.whole.append(index)
 
 
 def _check_job(
@@ -139,25 +195,29 @@ def _check_job(
     index: int,
     job: Job,
     files: Mapping[Path, FileInfo],
-    probes: dict[str, tuple[int, ActorRequest]],
+    probes: _Probes,
     *,
     price: bool,
 ) -> tuple[int, str, ConfigurationError | None]:
     """A job the run's template does not make: its request built (files not read), the provider's checks noted once
     per model, max_tokens and tools; its estimated size, its JSON, and (`price`: looked for) why the cost limit cannot
     be kept."""
+    if job.prompt is not None and not job.prompt.isascii():
+        _check_prompt_text(job.prompt, index, job.id)
     try:
         request = run.job_request(job, with_content=False)
         params = run.codec.encode_request(request)
     except ConfigurationError as exc:
         raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
     # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
-    probes.setdefault(_probe(params), (index, request))
+    probes.note(_probe(params), index, request)
+    file = files[job.file] if job.file is not None else None
+    _note_content(probes.checked, index, request, file)
     unpriced = None
     if price and run.max_cost_usd is not None and run.worst_case(params) is None:
         # Raised once the provider has checked the model: a misspelt one is better told as such.
         unpriced = _unpriced(index, job.id, params.get("model"))
-    size = _estimated_size(run.codec, params, files[job.file] if job.file is not None else None)
+    size = _estimated_size(run.codec, params, file)
     return size, job_json(job), unpriced
 
 
@@ -170,9 +230,12 @@ def _digest(run: CheckedRun) -> Any:
 def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
     """A job's size as a batch request before its file is read: PDFs and images travel as base64, a third larger."""
     size = codec.request_size(STAND_IN_ID, params_text(params))
-    if file is not None:
-        size += file.size if file.kind == "text" else -(-file.size // 3) * 4
-    return size
+    return size + _file_bytes(file) if file is not None else size
+
+
+def _file_bytes(file: FileInfo) -> int:
+    """What a file adds to a request: its text, or its base64."""
+    return file.size if file.kind == "text" else -(-file.size // 3) * 4
 
 
 def _probe(params: Mapping[str, Any]) -> str:

@@ -189,11 +189,22 @@ class RunResult:
         return all(item.ok for item in self.items)
 
     @property
-    def cost_usd(self) -> Decimal:
+    def unpriced(self) -> int:
+        """How many answers have no known cost (their model has no price): the run's cost is then unknown."""
+        return sum(1 for item in self.items if item.answer is not None and item.answer.cost is None)
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        """What the run's answers cost; None (unknown, never $0) when one of them has no known price."""
+        if self.unpriced:
+            return None
         return sum((item.cost_usd or Decimal(0) for item in self.items), Decimal(0))
 
     @property
-    def live_cost_usd(self) -> Decimal:
+    def live_cost_usd(self) -> Decimal | None:
+        """What the same answers cost through the live API; None when one of them has no known price."""
+        if self.unpriced:
+            return None
         total = Decimal(0)
         for item in self.items:
             cost = item.answer.cost if item.answer is not None else None
@@ -239,15 +250,24 @@ class RunResult:
             stopped = f" interrupted by {self.interrupted};" if self.interrupted is not None else ""
             return (
                 f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'}; live;{stopped}"
-                f" ${self.cost_usd:.6f} at live"
-                f" prices; tokens: {used['input_tokens']:,} in, {used['cache_read_input_tokens']:,} cache read,"
+                f" {usd(self.cost_usd)} at live prices{self._unknown()};"
+                f" tokens: {used['input_tokens']:,} in, {used['cache_read_input_tokens']:,} cache read,"
                 f" {used['cache_creation_input_tokens']:,} cache write, {used['output_tokens']:,} out"
             )
         batches = f" {self.batches} batch(es);" if self.batches is not None else ""
         return (
             f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};{batches}"
-            f" ${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
+            f" {usd(self.cost_usd)} at batch prices (live: {usd(self.live_cost_usd)}){self._unknown()}"
         )
+
+    def _unknown(self) -> str:
+        unpriced = self.unpriced
+        return f" (no price is known for {unpriced} answer(s))" if unpriced else ""
+
+
+def usd(amount: Decimal | None) -> str:
+    """An amount of US dollars as summaries show it: "unknown" when it is not known, never $0."""
+    return "unknown" if amount is None else f"${amount:.6f}"
 
 
 class ResultsDirectory:

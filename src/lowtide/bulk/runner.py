@@ -17,9 +17,10 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -44,6 +45,7 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
+from lowtide.limits import InputLimits
 from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
@@ -261,7 +263,9 @@ class BulkRun:
         """
         checked = self._check(write=True)
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
-        await self._preflight(checked)
+        if not self._recorded(checked):
+            # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
+            await self._preflight(checked)
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
@@ -375,7 +379,7 @@ class BulkRun:
             if self.mode == "batch":
                 backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         if self.mode == "live":
-            return check_live_jobs(self, write=write)
+            return check_live_jobs(self, files, write=write)
         self._plain = self._plain_jobs()
         return check_batch_jobs(self, files, self._plain, backend=backend, write=write)
 
@@ -396,13 +400,41 @@ class BulkRun:
             return None
 
     async def _preflight(self, checked: Checked) -> None:
-        """The provider's pre-send checks (which may ask its API), before the run is recorded."""
+        """The provider's pre-send checks (which may ask its API), before the run is recorded: of each distinct
+        request (`checked.probes`), then of each job against its probe's limits, measured without asking the API;
+        only a job that may not fit (near its model's context window, or over the API's size) is checked whole."""
         provider = self.actor.provider(BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH)
+        limits: list[InputLimits] = []
         for index, request in checked.probes:
-            try:
+            with self._job_named(index):
                 await provider.preflight(request)
-            except ConfigurationError as exc:
-                raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
+                limits.append(await provider.input_limits(request))
+        whole = set(checked.whole)
+        bytes_only = set(checked.bytes_only)
+        for index, size in enumerate(checked.sizes):
+            probe = limits[checked.probe_of[index]]
+            if checked.added:
+                size += probe.body_bytes
+            if index in bytes_only:
+                fits = probe.max_bytes is None or size <= probe.max_bytes
+            else:
+                fits = index not in whole and probe.fits(size)
+            if not fits:
+                with self._job_named(index):
+                    await provider.preflight(self.job_request(self.jobs[index]))
+
+    @contextlib.contextmanager
+    def _job_named(self, index: int) -> Generator[None]:
+        """A `ConfigurationError` raised within, said of job `index`."""
+        try:
+            yield
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
+
+    def _recorded(self, checked: Checked) -> bool:
+        """Whether the ledger holds this run already, made of these jobs and settings."""
+        record = self.actor.ledger.run_store.run(self.run_id or f"run-{checked.fingerprint[:16]}")
+        return record is not None and record.fingerprint == checked.fingerprint
 
     def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
         """Find or record the run of checked jobs, and sort its items."""

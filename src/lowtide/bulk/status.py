@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from lowtide.bulk.results import ItemStatus
+from lowtide.bulk.results import ItemStatus, usd
 from lowtide.bulk.resume import item_status
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore
@@ -29,8 +29,9 @@ class RunStatus:
     items: int
     counts: dict[str, int]
     batches: list[RunBatch]
-    cost_usd: Decimal
-    live_cost_usd: Decimal
+    cost_usd: Decimal | None
+    """What its answers cost; None (unknown, never $0) when one of them has no known price."""
+    live_cost_usd: Decimal | None
     reasons: dict[str, int] = field(default_factory=dict[str, int])
     created_at: float = 0.0
     options: dict[str, Any] = field(default_factory=dict[str, Any])
@@ -48,9 +49,9 @@ class RunStatus:
 
     def lines(self) -> list[str]:
         counts = ", ".join(f"{n} {status}" for status, n in self.counts.items() if n)
-        money = f"${self.cost_usd:.6f} at batch prices (live: ${self.live_cost_usd:.6f})"
+        money = f"{usd(self.cost_usd)} at batch prices (live: {usd(self.live_cost_usd)})"
         if self.live:
-            money = f"live calls; ${self.cost_usd:.6f} at live prices"
+            money = f"live calls; {usd(self.cost_usd)} at live prices"
         out = [
             f"run {self.run_id} (actor {self.actor}): {self.items} item(s): {counts}",
             f"  {len(self.batches)} batch(es); {money}",
@@ -95,10 +96,12 @@ def run_status(ledger: LedgerStore, run_id: str) -> RunStatus:
     cost = Decimal(0)
     batches = [RunBatch(*batch) for batch in store.batches(run_id)]
     api_ids = {batch.id: batch.batch_id or batch.id for batch in batches}
+    unpriced = 0
     for row in store.items(run_id, with_jobs=False):
         status = item_status(row)
         counts[status.value] += 1
         cost += row.cost_usd or Decimal(0)
+        unpriced += status is ItemStatus.SUCCEEDED and row.cost_usd is None
         if row.reason:
             reasons[row.reason] = reasons.get(row.reason, 0) + 1
         if status is ItemStatus.WAITING and row.batch_id is not None:
@@ -110,8 +113,8 @@ def run_status(ledger: LedgerStore, run_id: str) -> RunStatus:
         items=record.item_count,
         counts=counts,
         batches=batches,
-        cost_usd=cost,
-        live_cost_usd=store.live_cost(run_id),
+        cost_usd=None if unpriced else cost,
+        live_cost_usd=None if unpriced else store.live_cost(run_id),
         reasons=reasons,
         created_at=record.created_at,
         options=record.options,

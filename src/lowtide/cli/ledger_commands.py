@@ -155,10 +155,12 @@ def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
 
 
 def _run_line(report: Any) -> str:
+    from lowtide.bulk.results import usd
+
     counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
     started = datetime.fromtimestamp(report.created_at, UTC).strftime("%Y-%m-%d %H:%M")
     return (
-        f"{report.run_id:<32} {started}  actor {report.actor}: {report.items} item(s): {counts}; ${report.cost_usd:.6f}"
+        f"{report.run_id:<32} {started}  actor {report.actor}: {report.items} item(s): {counts}; {usd(report.cost_usd)}"
     )
 
 

@@ -33,19 +33,26 @@ from lowtide.emulator.web import (
     require_version,
 )
 
-__all__ = ["anthropic_file_routes", "api_routes"]
+__all__ = ["anthropic_file_routes", "anthropic_model_routes", "api_routes"]
 
 Wait = Callable[[float], Awaitable[None]]
 
 
 def api_routes(backend: Backend) -> list[Route]:
-    """The Anthropic routes but the Files API's (`/v1/files` is shared with OpenAI: `anthropic_file_routes`)."""
+    """The Anthropic routes but the Files and Models APIs' (`/v1/files` and `/v1/models` are shared with OpenAI:
+    `anthropic_file_routes`, `anthropic_model_routes`)."""
     return _Api(backend).routes()
 
 
 def anthropic_file_routes(backend: Backend) -> list[Route]:
     """The Anthropic Files API's routes, for the `/v1/files` dispatcher that tells the two providers' callers apart."""
     return _Api(backend).file_routes()
+
+
+def anthropic_model_routes(backend: Backend) -> list[Route]:
+    """The Anthropic Models API's routes, for the `/v1/models` dispatcher that tells the two providers' callers
+    apart. The SDK's beta client calls the same paths with `?beta=true`, which routing ignores."""
+    return _Api(backend).model_routes()
 
 
 class _Api:
@@ -63,7 +70,11 @@ class _Api:
             (batch, "DELETE", "batches.delete", self.delete_batch),
             (f"{batch}/cancel", "POST", "batches.cancel", self.cancel_batch),
             (f"{batch}/results", "GET", "batches.results", self.batch_results),
-            # The SDK's beta client calls the same paths with `?beta=true`, which routing ignores.
+        ]
+        return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
+
+    def model_routes(self) -> list[Route]:
+        table: list[tuple[str, str, str, Handler]] = [
             ("/v1/models", "GET", "models.list", self.list_models),
             ("/v1/models/{model_id}", "GET", "models.retrieve", self.retrieve_model),
         ]

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from lowtide.emulator.admin import admin_routes
-from lowtide.emulator.api import anthropic_file_routes, api_routes
+from lowtide.emulator.api import anthropic_file_routes, anthropic_model_routes, api_routes
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.errors import ApiError
 from lowtide.emulator.openai.errors import OpenAIError
@@ -27,7 +27,11 @@ def build_app(backend: Backend) -> Starlette:
     return Starlette(
         routes=[
             *api_routes(backend),
-            *openai_routes(backend, anthropic_files=anthropic_file_routes(backend)),
+            *openai_routes(
+                backend,
+                anthropic_files=anthropic_file_routes(backend),
+                anthropic_models=anthropic_model_routes(backend),
+            ),
             *admin_routes(backend),
         ],
         middleware=[Middleware(RequestIdMiddleware)],

@@ -141,6 +141,7 @@ class Backend:
         if marker is not None and marker.kind == "errored":
             raise ApiError(marker.error_type, marker.error_message)
         prompt = analyze_prompt(params)
+        self.models.check_window(params["model"], prompt.tokens)
         admitted = (
             self.quotas.admit(
                 api_key, input_tokens=prompt.tokens, max_tokens=params["max_tokens"], now=self.clock.now()

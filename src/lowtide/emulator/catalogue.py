@@ -191,6 +191,12 @@ class ModelCatalogue:
         entry = self._names.get(name)
         return entry.max_tokens if entry is not None else None
 
+    def check_window(self, name: str, tokens: int) -> None:
+        """Refuse a prompt of `tokens` input tokens over the context window of the model `name` names."""
+        entry = self._names.get(name)
+        if entry is not None and tokens > entry.max_input_tokens:
+            raise invalid_request(f"prompt is too long: {tokens} tokens > {entry.max_input_tokens} maximum")
+
 
 def _day(day: date) -> str:
     return f"{day.isoformat()}T00:00:00Z"

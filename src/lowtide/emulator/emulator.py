@@ -33,8 +33,8 @@ class Emulator:
 
     `processing_seconds` is how long each batch stays `in_progress`; `cancel_seconds` how long a canceled one
     stays `canceling`. `api_keys=None` accepts any non-empty key. The byte limits default to the API's (32 MB
-    per Messages request, 256 MB per batch, 500 MB per uploaded file) and can be lowered to test the 413 without
-    building huge bodies.
+    per Messages request, 256 MB per batch, 500 MB per uploaded file; 50 MB per OpenAI request) and can be lowered
+    to test the 413 without building huge bodies (`max_request_bytes` lowers both APIs').
 
     With a `state_file`, the emulator starts from the state that file holds (if it exists) and writes its state
     back after every change, so that a new emulator on the same file knows the batches of the one before:
@@ -57,7 +57,7 @@ class Emulator:
         base_url: str = "http://emulator.invalid",
         *,
         max_batch_bytes: int = API_BATCH_BYTES,
-        max_request_bytes: int = API_REQUEST_BYTES,
+        max_request_bytes: int | None = None,
         max_file_bytes: int = MAX_FILE_BYTES,
         state_file: str | os.PathLike[str] | None = None,
         extra_models: Iterable[str] = (),
@@ -76,13 +76,15 @@ class Emulator:
             cancel_seconds=cancel_seconds,
             api_keys=frozenset(api_keys) if api_keys is not None else None,
             max_batch_bytes=max_batch_bytes,
-            max_request_bytes=max_request_bytes,
+            max_request_bytes=max_request_bytes if max_request_bytes is not None else API_REQUEST_BYTES,
             max_file_bytes=max_file_bytes,
             extra_models=extra,
             rate_limits=rate_limits or RateLimits(),
             latency=latency or Latency(),
         )
         self._backend = Backend(self.clock, settings, StateFile(state_file) if state_file is not None else None)
+        if max_request_bytes is not None:
+            self._backend.openai.limits.max_request_bytes = max_request_bytes
         self.app: Starlette = build_app(self._backend)
 
     @property

@@ -16,7 +16,7 @@ from lowtide.emulator.ids import derived_id
 from lowtide.emulator.jsonutil import JsonObject, compact
 from lowtide.emulator.messages import build_message
 from lowtide.emulator.outcomes import Outcome, find_marker
-from lowtide.emulator.prompt import analyze_prompt
+from lowtide.emulator.prompt import Breakpoint, analyze_prompt
 from lowtide.emulator.stored_file import FileLookup
 
 __all__ = ["result_lines", "settle"]
@@ -33,6 +33,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
             settlement.kinds.append(cut_off)
             continue
         outcome = faults.outcome_for(custom_id) or find_marker(params)
+        breakpoints: tuple[Breakpoint, ...] = ()
         if outcome is None:
             # The batch endpoint validates params asynchronously: a bad request errors alone, with the error the
             # Messages API would have answered it with.
@@ -40,17 +41,19 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
                 params, used = checked_params(
                     params, files, models=models, now=batch.ended_at, betas=batch.betas, in_batch=True
                 )
+                prompt = analyze_prompt(params)
+                models.check_window(params["model"], prompt.tokens)
             except ApiError as error:
                 outcome = Outcome("errored", error.error_type, error.message)
             else:
                 settlement.files.update(used)
+                breakpoints = prompt.breakpoints
         if outcome is not None:
             settlement.kinds.append(outcome.kind)
             if outcome.kind == "errored":
                 settlement.errors[index] = outcome
             continue
         settlement.kinds.append("succeeded")
-        breakpoints = analyze_prompt(params).breakpoints
         if breakpoints:
             settlement.cache[index] = cache.use(breakpoints, batch.ended_at, model=params["model"])
     return settlement

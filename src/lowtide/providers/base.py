@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError
+from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.live.reports import LimitListener
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -87,9 +88,18 @@ class Provider(ABC):
 
     async def preflight(self, request: ActorRequest) -> None:
         """Refuse `request`, with a `ConfigurationError` naming the field, if this provider's API would refuse it
-        (an unknown model, a `max_tokens` beyond the model's limit, a tool it would not take), before anything is
-        recorded or sent. It may ask the API, as long as it remembers the answer; the default checks nothing."""
+        (an unknown model, a `max_tokens` beyond the model's limit, a tool it would not take, a body over its size
+        limit, more input tokens than the model's context window), before anything is recorded or sent. It may ask
+        the API, as long as it remembers the answer; the default checks nothing."""
         return
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        """The limits of requests like `request` (its model, settings and tools; any text): the bytes one request's
+        body may hold in this mode, and the model's context window. Asked once per distinct model, settings and
+        tools by the paths that send many requests (bulk runs, prompt-only calls), after `preflight` passed for
+        one of them; each request is then measured against them without asking the API, and only one that may not
+        fit is given to `preflight` whole. The default knows no limits."""
+        return NO_LIMITS
 
     @abstractmethod
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:

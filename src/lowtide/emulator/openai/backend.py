@@ -14,6 +14,7 @@ from lowtide.emulator.faults import Faults
 from lowtide.emulator.jsonutil import JsonObject
 from lowtide.emulator.openai.batch_input import MAX_BATCH_INPUT_BYTES, MAX_BATCH_REQUESTS, read_batch_input
 from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
+from lowtide.emulator.openai.catalogue import page, retrieve
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import ChatCall, read_chat_call
 from lowtide.emulator.openai.checks import check_keys, check_metadata, require_object, required
@@ -21,7 +22,7 @@ from lowtide.emulator.openai.embeddings import create_embeddings
 from lowtide.emulator.openai.errors import OpenAIError, invalid_type, invalid_value
 from lowtide.emulator.openai.files import BATCH_FILE_LIFETIME, PURPOSES, FileStore, StoredFile, render_file
 from lowtide.emulator.openai.ids import new_alnum, new_hex
-from lowtide.emulator.openai.model import generate
+from lowtide.emulator.openai.model import generate, input_tokens
 from lowtide.emulator.openai.responses import build_response
 from lowtide.emulator.openai.responses_params import read_responses_call
 from lowtide.emulator.openai.results import ENDPOINTS, Verdict, error_lines, judge, output_lines, settle, with_faults
@@ -29,7 +30,16 @@ from lowtide.emulator.openai.results import ENDPOINTS, Verdict, error_lines, jud
 __all__ = ["OpenAIBackend", "OpenAILimits", "expires_after"]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_REQUEST_BYTES = 50 * 1024 * 1024
+"""The most bytes a live request's body may hold (as much as its files may)."""
 _BATCH_KEYS = ("input_file_id", "endpoint", "completion_window", "metadata", "output_expires_after")
+# The body of `POST /v1/responses/input_tokens`: what shapes the prompt, and what names it.
+_COUNT_KEYS = (
+    "model", "input", "instructions", "tools", "tool_choice", "text", "reasoning", "parallel_tool_calls",
+    "conversation", "previous_response_id", "truncation", "personality",
+)  # fmt: skip
+# The model a count names when its body names none.
+_COUNT_MODEL = "gpt-4o"
 
 
 class _Settings(Protocol):
@@ -45,6 +55,7 @@ class OpenAILimits:
     """OpenAI's limits, lower in tests that check them without building 200 MB files."""
 
     max_file_bytes: int = MAX_FILE_BYTES
+    max_request_bytes: int = MAX_REQUEST_BYTES
     max_batch_requests: int = MAX_BATCH_REQUESTS
     max_batch_input_bytes: int = MAX_BATCH_INPUT_BYTES
 
@@ -221,6 +232,25 @@ class OpenAIBackend:
         now = self.clock.now()
         generated = generate(call.request, response_id, cache=self.cache, now=now)
         return build_response(call, generated, response_id=response_id, created_at=now), call.stream
+
+    def count_input_tokens(self, body: object) -> JsonObject:
+        """What the same Responses request would report as its input tokens (`InputTokenCountResponse`); a prompt
+        over its model's window is counted, not refused."""
+        params = require_object(body)
+        check_keys(params, _COUNT_KEYS)
+        asked = {
+            key: value for key, value in params.items() if key not in ("conversation", "personality", "truncation")
+        }
+        asked.setdefault("model", _COUNT_MODEL)
+        asked.setdefault("input", "")
+        call = read_responses_call(asked, self.lookup, counting=True)
+        return {"object": "response.input_tokens", "input_tokens": input_tokens(call.request)}
+
+    def list_models(self) -> JsonObject:
+        return page()
+
+    def retrieve_model(self, model_id: str) -> JsonObject:
+        return retrieve(model_id)
 
     def create_chat_completion(self, body: object) -> tuple[JsonObject, ChatCall]:
         call = read_chat_call(body, self.lookup)

@@ -22,7 +22,7 @@ from lowtide.emulator.openai.checks import (
 )
 from lowtide.emulator.openai.content import FileLookup, file_media, image_media
 from lowtide.emulator.openai.errors import OpenAIError, invalid_type, invalid_value, missing_parameter
-from lowtide.emulator.openai.model import ModelRequest
+from lowtide.emulator.openai.model import ModelRequest, check_window
 from lowtide.emulator.openai.responses_params import JSON_OBJECT_SCHEMA
 
 __all__ = ["CHAT_PARAMS", "ChatCall", "read_chat_call"]
@@ -105,6 +105,7 @@ def read_chat_call(body: object, files: FileLookup, *, in_batch: bool = False) -
         require_object(options or {}, "stream_options").get("include_usage"), "stream_options.include_usage"
     )
     check_model(params["model"])
+    check_window(request, "chat")
     return ChatCall(request, choices, stream, include_usage or False)
 
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection
 
 from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
+from lowtide.emulator.openai.catalogue import Kind, find, model_not_found
 from lowtide.emulator.openai.errors import (
     OpenAIError,
     above_maximum,
@@ -17,7 +18,6 @@ from lowtide.emulator.openai.errors import (
 )
 
 __all__ = [
-    "KNOWN_MODEL_PREFIXES",
     "check_bool",
     "check_integer",
     "check_keys",
@@ -30,8 +30,6 @@ __all__ = [
     "required",
 ]
 
-# Chat and Responses models; embeddings have their own check.
-KNOWN_MODEL_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4", "codex-", "computer-use-", "ft:gpt-")
 _FUNCTION_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _METADATA_PAIRS = 16
 _METADATA_KEY = 64
@@ -122,17 +120,12 @@ def check_metadata(value: object, param: str = "metadata") -> dict[str, str] | N
     return {key: str(item) for key, item in metadata.items()}
 
 
-def check_model(value: object, prefixes: tuple[str, ...] = KNOWN_MODEL_PREFIXES) -> str:
-    """A model OpenAI serves (by its family's prefix), else the 404 OpenAI answers an unknown model with."""
+def check_model(value: object, kind: Kind = "text") -> str:
+    """A model of `kind` the account may use (`catalogue`), else the 404 OpenAI answers an unknown model with."""
     if not isinstance(value, str):
         raise invalid_type("model", "a string", value)
-    if not value.startswith(prefixes):
-        raise OpenAIError(
-            404,
-            f"The model `{value}` does not exist or you do not have access to it.",
-            param="model",
-            code="model_not_found",
-        )
+    if find(value, kind) is None:
+        raise model_not_found(value)
     return value
 
 

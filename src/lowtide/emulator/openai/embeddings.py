@@ -31,7 +31,7 @@ def create_embeddings(body: object) -> JsonObject:
     encoding = params.get("encoding_format") or "float"
     if encoding not in ("float", "base64"):
         raise invalid_value("encoding_format", encoding, ("float", "base64"))
-    model = check_model(params["model"], ("text-embedding-",))
+    model = check_model(params["model"], "embedding")
     dimensions = check_integer(params.get("dimensions"), "dimensions", minimum=1)
     native = _DIMENSIONS.get(model, _DEFAULT_DIMENSIONS)
     if dimensions is not None and (model == "text-embedding-ada-002" or dimensions > native):

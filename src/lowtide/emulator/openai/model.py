@@ -21,12 +21,22 @@ from lowtide.emulator.answers import answer
 from lowtide.emulator.cache import PromptCache
 from lowtide.emulator.errors import ERROR_STATUS
 from lowtide.emulator.jsonutil import JsonObject, canonical, compact
+from lowtide.emulator.openai.catalogue import find
 from lowtide.emulator.openai.content import text_tokens
-from lowtide.emulator.openai.errors import status_error
+from lowtide.emulator.openai.errors import OpenAIError, status_error
 from lowtide.emulator.outcomes import Outcome, find_marker
 from lowtide.emulator.prompt import Breakpoint
 
-__all__ = ["DEFAULT_MAX_TOKENS", "Generated", "ModelRequest", "generate", "is_missing", "outcome_marker"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "Generated",
+    "ModelRequest",
+    "check_window",
+    "generate",
+    "input_tokens",
+    "is_missing",
+    "outcome_marker",
+]
 
 DEFAULT_MAX_TOKENS = 32_768
 CACHE_MINIMUM = 1024
@@ -101,6 +111,39 @@ def generate(request: ModelRequest, answer_id: str, *, cache: PromptCache | None
         input_tokens=prefixes[-1][1] if prefixes else 1,
         cached_tokens=cached,
         output_tokens=result.output_tokens,
+    )
+
+
+def input_tokens(request: ModelRequest) -> int:
+    """What the request's prompt counts, as its usage reports it (cached or not)."""
+    last = 1
+    for _, tokens in _prefix_tokens(request):
+        last = tokens
+    return last
+
+
+def check_window(request: ModelRequest, api: Literal["responses", "chat"]) -> None:
+    """Refuse a prompt over its model's context window, as each API words it."""
+    model = find(request.model)
+    window = model.window if model is not None else None
+    if window is None:
+        return
+    tokens = input_tokens(request)
+    if tokens <= window:
+        return
+    if api == "responses":
+        raise OpenAIError(
+            400,
+            "Your input exceeds the context window of this model. Please adjust your input and try again.",
+            param="input",
+            code="context_length_exceeded",
+        )
+    raise OpenAIError(
+        400,
+        f"This model's maximum context length is {window} tokens. However, your messages resulted in {tokens} tokens."
+        " Please reduce the length of the messages.",
+        param="messages",
+        code="context_length_exceeded",
     )
 
 

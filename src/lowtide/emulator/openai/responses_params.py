@@ -21,7 +21,7 @@ from lowtide.emulator.openai.checks import (
 )
 from lowtide.emulator.openai.content import FileLookup, file_media, image_media
 from lowtide.emulator.openai.errors import OpenAIError, invalid_type, invalid_value, missing_parameter
-from lowtide.emulator.openai.model import ModelRequest
+from lowtide.emulator.openai.model import ModelRequest, check_window
 
 __all__ = ["RESPONSES_PARAMS", "ResponsesCall", "read_responses_call"]
 
@@ -56,9 +56,12 @@ class ResponsesCall:
     echo: JsonObject = field(default_factory=dict[str, object])
 
 
-def read_responses_call(body: object, files: FileLookup, *, in_batch: bool = False) -> ResponsesCall:
+def read_responses_call(
+    body: object, files: FileLookup, *, in_batch: bool = False, counting: bool = False
+) -> ResponsesCall:
     """The checked request, or the `OpenAIError` OpenAI answers with. The model is checked last, as OpenAI reports a
-    malformed request before an unknown model."""
+    malformed request before an unknown model, then the prompt against its context window (unless `counting` its
+    tokens, which tells how far over it is)."""
     params = require_object(body)
     check_keys(params, RESPONSES_PARAMS)
     required(params, "model")
@@ -110,6 +113,8 @@ def read_responses_call(body: object, files: FileLookup, *, in_batch: bool = Fal
         "reasoning": as_object(params.get("reasoning")) or {"effort": None, "summary": None},
         "truncation": params.get("truncation") or "disabled",
     }
+    if not counting:
+        check_window(request, "responses")
     return ResponsesCall(request, stream, echo)
 
 

@@ -3,10 +3,11 @@ authenticated by bearer key and exposed to faults before it touches any state, s
 did, and exposed to after-commit and slow faults before its answer goes out: as the Anthropic routes are, under
 route names starting `openai.`.
 
-`/v1/files` is a path both providers use. A dispatcher in front of it sends each call to the OpenAI file routes or
-to the Anthropic ones by its headers, as the two services would see it: an Anthropic client sends `x-api-key` or
-`anthropic-version`, an OpenAI client neither. Give the Anthropic file routes to `openai_routes(anthropic_files=...)`;
-without them, an Anthropic caller of `/v1/files` gets the 404 of an unknown route."""
+`/v1/files` and `/v1/models` are paths both providers use. A dispatcher in front of each sends each call to the OpenAI
+routes or to the Anthropic ones by its headers, as the two services would see it: an Anthropic client sends
+`x-api-key` or `anthropic-version`, an OpenAI client neither. Give the Anthropic routes to
+`openai_routes(anthropic_files=..., anthropic_models=...)`; without them, an Anthropic caller of those paths gets the
+404 of an unknown route."""
 
 from __future__ import annotations
 
@@ -59,9 +60,12 @@ _Answer = JsonObject | _Stream | _Headed
 _Handler = Callable[[Request], Awaitable[_Answer]]
 
 
-def openai_routes(backend: Backend, anthropic_files: Sequence[BaseRoute] = ()) -> list[BaseRoute]:
-    """The OpenAI routes, `/v1/files` behind the dispatcher that gives Anthropic callers `anthropic_files`."""
-    return _OpenAIApi(backend).routes(anthropic_files)
+def openai_routes(
+    backend: Backend, anthropic_files: Sequence[BaseRoute] = (), anthropic_models: Sequence[BaseRoute] = ()
+) -> list[BaseRoute]:
+    """The OpenAI routes, `/v1/files` and `/v1/models` behind the dispatchers that give Anthropic callers
+    `anthropic_files` and `anthropic_models`."""
+    return _OpenAIApi(backend).routes(anthropic_files, anthropic_models)
 
 
 class _ByCaller:
@@ -81,10 +85,11 @@ class _OpenAIApi:
         self._backend = backend
         self._openai = backend.openai
 
-    def routes(self, anthropic_files: Sequence[BaseRoute]) -> list[BaseRoute]:
+    def routes(self, anthropic_files: Sequence[BaseRoute], anthropic_models: Sequence[BaseRoute]) -> list[BaseRoute]:
         batch = "/v1/batches/{batch_id}"
         table: list[tuple[str, str, str, _Handler]] = [
             ("/v1/responses", "POST", "openai.responses.create", self.create_response),
+            ("/v1/responses/input_tokens", "POST", "openai.responses.input_tokens", self.count_input_tokens),
             ("/v1/chat/completions", "POST", "openai.chat.completions.create", self.create_chat_completion),
             ("/v1/embeddings", "POST", "openai.embeddings.create", self.create_embeddings),
             ("/v1/batches", "POST", "openai.batches.create", self.create_batch),
@@ -100,9 +105,17 @@ class _OpenAIApi:
             (file, "DELETE", "openai.files.delete", self.delete_file),
             (f"{file}/content", "GET", "openai.files.content", self.file_content),
         ]
-        openai_files = Router(routes=self._routes(files))
-        shared = _ByCaller(openai_files, Router(routes=list(anthropic_files)))
-        return [*self._routes(table), Route("/v1/files{rest:path}", shared)]
+        models: list[tuple[str, str, str, _Handler]] = [
+            ("/v1/models", "GET", "openai.models.list", self.list_models),
+            ("/v1/models/{model_id}", "GET", "openai.models.retrieve", self.retrieve_model),
+        ]
+        shared_files = _ByCaller(Router(routes=self._routes(files)), Router(routes=list(anthropic_files)))
+        shared_models = _ByCaller(Router(routes=self._routes(models)), Router(routes=list(anthropic_models)))
+        return [
+            *self._routes(table),
+            Route("/v1/files{rest:path}", shared_files),
+            Route("/v1/models{rest:path}", shared_models),
+        ]
 
     def _routes(self, table: list[tuple[str, str, str, _Handler]]) -> list[BaseRoute]:
         return [Route(path, self._endpoint(name, handler), methods=[method]) for path, method, name, handler in table]
@@ -152,7 +165,7 @@ class _OpenAIApi:
         return self._backend.clock.sleep if in_process else asyncio.sleep
 
     async def _json(self, request: Request, limit: int | None = None) -> object:
-        return await read_json(request, limit if limit is not None else self._backend.settings.max_request_bytes)
+        return await read_json(request, limit if limit is not None else self._openai.limits.max_request_bytes)
 
     # -- the model -----------------------------------------------------------------------------------------------
 
@@ -200,6 +213,15 @@ class _OpenAIApi:
         if latency.fixed or latency.per_output_token:
             await self._wait(request)(latency.of(output_tokens))
         return headers
+
+    async def count_input_tokens(self, request: Request) -> _Answer:
+        return self._openai.count_input_tokens(await self._json(request))
+
+    async def list_models(self, request: Request) -> _Answer:
+        return self._openai.list_models()
+
+    async def retrieve_model(self, request: Request) -> _Answer:
+        return self._openai.retrieve_model(request.path_params["model_id"])
 
     async def create_embeddings(self, request: Request) -> _Answer:
         return self._openai.create_embeddings(await self._json(request))

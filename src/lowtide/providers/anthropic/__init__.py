@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.config import BatchProcessingMode
+from lowtide.modes import BatchProcessingMode
+from lowtide.parameters import LazyCheck
 from lowtide.providers.lazy import LazyProvider
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ _CLASSES = {
 
 
 def register(registry: ProviderRegistry) -> None:
+    registry.register_parameters("anthropic", LazyCheck("lowtide.providers.anthropic.parameters", "check_parameters"))
     registry.register("anthropic", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["ClaudeProvider"], "ClaudeProvider"))
     registry.register(
         "anthropic", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["ClaudeBatchProvider"], "ClaudeBatchProvider")

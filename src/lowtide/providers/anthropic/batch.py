@@ -22,6 +22,7 @@ from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.providers.anthropic.backend import (
     MAX_BATCH_BYTES,
     MAX_BATCH_REQUESTS,
@@ -32,7 +33,8 @@ from lowtide.providers.anthropic.backend import (
 )
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
-from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request
+from lowtide.providers.anthropic.inputs import check_request_input, input_limits
+from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
 from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
 from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
@@ -41,6 +43,11 @@ from lowtide.wire import Wire
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 
 log = logging.getLogger(__name__)
+
+_API_BATCH_BYTES = 256_000_000
+"""The API's 256 MB, as an actor's `batch.max_batch_bytes` counts it."""
+_ENTRY_ROOM = 128
+"""The bytes a request's custom id and its entry's keys add to it in a batch."""
 
 
 class PreparedBatch:
@@ -121,7 +128,22 @@ class ClaudeBatchProvider(Provider):
         return directory_for(self._closable, owned=self._owns_client)
 
     async def preflight(self, request: ActorRequest) -> None:
-        await preflight(self._client, self._models, request)
+        params = await preflight(self._client, self._models, request)
+        body = body_json(params, ascii_json=True)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, params, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return await self._limits(request, byte_size(body_json(to_message_params(request), ascii_json=True)))
+
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
+        # A request travels in a batch: the batch's limit is its own (less the room its custom id takes).
+        configured = self.settings.max_batch_bytes
+        most = min(MAX_BATCH_BYTES, configured) - _ENTRY_ROOM
+        where = "the Message Batches API" if configured >= _API_BATCH_BYTES else "a batch (batch.max_batch_bytes)"
+        return await input_limits(
+            self._client, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
+        )
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         [outcome] = await self.complete_many([request])

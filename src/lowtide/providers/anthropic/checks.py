@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import anthropic
 from anthropic import AsyncAnthropic
@@ -32,6 +33,7 @@ from anthropic import AsyncAnthropic
 from lowtide.errors import ConfigurationError, ModelDeprecationWarning
 from lowtide.providers.anthropic.mapping import to_message_params, translate_errors
 from lowtide.providers.anthropic.models import Deprecation, deprecation, max_output_tokens, undated
+from lowtide.providers.asked import AskedOnce
 from lowtide.types import ActorRequest, ToolSpec
 
 __all__ = ["TOOL_NAME", "ModelDirectory", "ModelFacts", "check_tools", "directory_for", "forget_models", "preflight"]
@@ -53,6 +55,8 @@ class ModelFacts:
     lifecycle: str
     max_tokens: int | None
     end_of_life: date | None
+    max_input_tokens: int | None = None
+    """The model's context window, when the endpoint says."""
 
 
 class _Skipped:
@@ -75,7 +79,9 @@ class ModelDirectory:
         self._known: dict[str, ModelFacts | None] = {}
         self._asking: dict[str, asyncio.Task[ModelFacts | _Skipped | None]] = {}
         self._names: list[str] | None = None
-        self._said_skipped = False
+        self._said: set[str] = set()
+        self.counts: AskedOnce[str, int | None] = AskedOnce()
+        """Input tokens the endpoint counted, by a digest of what was counted."""
 
     async def facts(self, client: AsyncAnthropic, model: str) -> ModelFacts | _Skipped | None:
         """The endpoint's facts about `model`, None when it has no such model, `SKIPPED` when it cannot say."""
@@ -108,13 +114,20 @@ class ModelDirectory:
             self._skipping(f"answered {exc.status_code}")
             return SKIPPED
         retires = info.retires_at.date() if info.retires_at is not None else None
-        facts = self._known[model] = ModelFacts(info.id, info.lifecycle, info.max_tokens, retires)
+        facts = self._known[model] = ModelFacts(
+            info.id, info.lifecycle, info.max_tokens, retires, max_input_tokens=info.max_input_tokens
+        )
         return facts
 
     def _skipping(self, why: str) -> None:
-        if not self._said_skipped:
-            self._said_skipped = True
-            log.warning("The models endpoint of %s %s: model names are not checked before sending.", self.endpoint, why)
+        self.said_once(why, what="models endpoint")
+
+    def said_once(self, why: str, *, what: str) -> None:
+        """Log, once per endpoint and check (`what`: "models endpoint", "token counting"), that it was skipped."""
+        if what not in self._said:
+            self._said.add(what)
+            checked = "model names are" if what == "models endpoint" else "input tokens are"
+            log.warning("The %s of %s %s: %s not checked before sending.", what, self.endpoint, why, checked)
 
     async def names(self, client: AsyncAnthropic) -> list[str]:
         """Every model id the endpoint lists, with the undated alias of each dated one; empty if it cannot list."""
@@ -151,10 +164,11 @@ def forget_models() -> None:
     _WARNED.clear()
 
 
-async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: ActorRequest) -> None:
+async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: ActorRequest) -> dict[str, Any]:
     """Refuse `request` if the API would: its parameters (encoded as they would be sent, which asks nothing), its
-    tools, its model (asking the endpoint), its `max_tokens`."""
-    to_message_params(request)
+    tools, its model (asking the endpoint), its `max_tokens`. The Messages parameters it is sent as, when it passes
+    (its size and input tokens are checked apart: `inputs.check_request_input`)."""
+    params = to_message_params(request)
     check_tools(request.tools)
     model = request.model
     facts = await directory.facts(client, model)
@@ -177,6 +191,7 @@ async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: 
             f"max_tokens: {request.max_tokens} is more than {model!r} may write (at most {limit} output tokens).",
             field="max_tokens",
         )
+    return params
 
 
 def check_tools(tools: Sequence[ToolSpec]) -> None:

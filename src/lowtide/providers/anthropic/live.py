@@ -13,9 +13,11 @@ from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
+from lowtide.providers.anthropic.inputs import MAX_REQUEST_BYTES, check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
 from lowtide.providers.anthropic.ratelimits import quota_report
 from lowtide.providers.base import Capability, Provider, ProviderOptions
@@ -53,7 +55,23 @@ class ClaudeProvider(Provider):
         return directory_for(self._client, owned=self._owns_client)
 
     async def preflight(self, request: ActorRequest) -> None:
-        await preflight(self._client, self._models, request)
+        params = await preflight(self._client, self._models, request)
+        body = body_json(params, ascii_json=False)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, params, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return await self._limits(request, byte_size(body_json(to_message_params(request), ascii_json=False)))
+
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
+        return await input_limits(
+            self._client,
+            self._models,
+            request,
+            body_bytes=body_bytes,
+            max_bytes=MAX_REQUEST_BYTES,
+            where="the Messages API",
+        )
 
     def quota_scope(self) -> str:
         credential = credential_of(self._client.api_key or "", owned=self._owns_client, client=self._client)

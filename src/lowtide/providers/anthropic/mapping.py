@@ -42,7 +42,8 @@ from lowtide.errors import (
     ServerError,
 )
 from lowtide.pricing import cost_of
-from lowtide.providers.anthropic.options import PROVIDER_NAME, anthropic_settings
+from lowtide.providers.anthropic.options import PROVIDER_NAME
+from lowtide.providers.anthropic.parameters import check_parameters
 from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.types import (
     ActorRequest,
@@ -75,13 +76,14 @@ __all__ = [
 CUSTOM_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 # In the order the API documents them; Anthropic's own (`top_k`, `thinking`, `cache_control`) come from
-# `anthropic_settings`, the rest from the neutral request.
+# `check_parameters` (the request's Anthropic settings), the rest from the neutral request.
 _OPTIONAL_PARAMS = ("temperature", "top_p", "top_k", "metadata", "thinking", "tool_choice", "cache_control")
 
 
 def to_message_params(request: ActorRequest) -> dict[str, Any]:
-    """The Messages API parameters for `request`, identical for a live call and a batch entry."""
-    settings = anthropic_settings(request)
+    """The Messages API parameters for `request`, identical for a live call and a batch entry; what the API would
+    refuse of its parameters raises `ConfigurationError` naming the field."""
+    settings = check_parameters(request)
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,

@@ -1,9 +1,10 @@
 """What lowtide knows of Anthropic's models without asking the API: the most output tokens each may write
-(`max_tokens`), and which are deprecated, with their end of life and what to use instead.
+(`max_tokens`), the most input tokens each reads (its context window), and which are deprecated, with their end of
+life and what to use instead.
 
 The deprecations are the SDK's own table (`DEPRECATED_MODELS` of `anthropic.resources.messages`, anthropic 2.13),
 with dates written as dates and a replacement for each: the current model of the same line. The limits are those of
-Anthropic's model pages. The API's models endpoint, when it can be reached, has the last word on both.
+Anthropic's model pages. The API's models endpoint, when it can be reached, has the last word on them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-__all__ = ["DEPRECATIONS", "MAX_OUTPUT_TOKENS", "Deprecation", "deprecation", "max_output_tokens", "undated"]
+__all__ = [
+    "CONTEXT_WINDOWS",
+    "DEPRECATIONS",
+    "MAX_OUTPUT_TOKENS",
+    "Deprecation",
+    "context_window",
+    "deprecation",
+    "max_output_tokens",
+    "undated",
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,15 @@ MAX_OUTPUT_TOKENS: Mapping[str, int] = {
     "claude-sonnet-4-5": 64_000,
 }
 
+# The context window (the most input tokens) of each model, by id without a date suffix: a million tokens for the
+# current models, 200,000 for the 4.5 generation.
+CONTEXT_WINDOWS: Mapping[str, int] = {
+    **dict.fromkeys(MAX_OUTPUT_TOKENS, 1000000),
+    "claude-haiku-4-5": 200_000,
+    "claude-opus-4-5": 200_000,
+    "claude-sonnet-4-5": 200_000,
+}
+
 _DATED = re.compile(r"^(?P<name>.+)-\d{8}$")
 
 
@@ -93,6 +112,11 @@ def undated(model: str) -> str:
 def max_output_tokens(model: str) -> int | None:
     """The most output tokens `model` may write, as far as lowtide knows; None for a model it does not know."""
     return MAX_OUTPUT_TOKENS.get(undated(model))
+
+
+def context_window(model: str) -> int | None:
+    """The most input tokens `model` reads, as far as lowtide knows; None for a model it does not know."""
+    return CONTEXT_WINDOWS.get(undated(model))
 
 
 def deprecation(model: str) -> Deprecation | None:

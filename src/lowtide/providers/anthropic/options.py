@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lowtide.errors import ConfigurationError
-from lowtide.types import ActorRequest
+from lowtide.parameters import Parameters
 
 __all__ = ["PROVIDER_NAME", "AnthropicOptions", "anthropic_settings"]
 
@@ -35,9 +35,10 @@ _PREFIX = f"provider_options.{PROVIDER_NAME}"
 SETTINGS = ("top_k", "thinking", "output_config", "cache_control")
 
 
-def anthropic_settings(request: ActorRequest) -> dict[str, Any]:
-    """The request's Anthropic settings, from `provider_options.anthropic` or their top-level shorthand, checked:
-    a `ConfigurationError` names a wrong one, or one given both ways."""
+def anthropic_settings(request: Parameters) -> dict[str, Any]:
+    """The Anthropic settings of a request (or an actor), from `provider_options.anthropic` or their top-level
+    shorthand: a `ConfigurationError` names a wrong one, or one given both ways. Their values' ranges are checked by
+    `parameters.check_parameters`."""
     given = request.provider_options.get(PROVIDER_NAME) or {}
     try:
         options = AnthropicOptions.model_validate(given)
@@ -60,17 +61,4 @@ def anthropic_settings(request: ActorRequest) -> dict[str, Any]:
         value = nested if nested is not None else shorthand
         if value is not None:
             settings[name] = value
-    _check_thinking(settings.get("thinking"), request.max_tokens)
     return settings
-
-
-def _check_thinking(thinking: dict[str, Any] | None, max_tokens: int) -> None:
-    if not thinking or thinking.get("type") != "enabled":
-        return
-    budget = thinking.get("budget_tokens")
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1024:
-        raise ConfigurationError("thinking.budget_tokens must be an integer of at least 1024", field="thinking")
-    if budget >= max_tokens:
-        raise ConfigurationError(
-            f"thinking.budget_tokens ({budget}) must be less than max_tokens ({max_tokens})", field="thinking"
-        )

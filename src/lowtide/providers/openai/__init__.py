@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.config import BatchProcessingMode
+from lowtide.modes import BatchProcessingMode
+from lowtide.parameters import LazyCheck
 from lowtide.providers.lazy import LazyProvider
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ _CLASSES = {
 
 
 def register(registry: ProviderRegistry) -> None:
+    registry.register_parameters("openai", LazyCheck("lowtide.providers.openai.parameters", "check_parameters"))
     registry.register("openai", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["OpenAIProvider"], "OpenAIProvider"))
     registry.register(
         "openai", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["OpenAIBatchProvider"], "OpenAIBatchProvider")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -12,8 +13,17 @@ from openai.types.responses import Response
 
 from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
+from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.providers.base import Capability, Provider, ProviderOptions
+from lowtide.providers.openai.checks import (
+    MAX_REQUEST_BYTES,
+    ModelDirectory,
+    check_request_input,
+    directory_for,
+    input_limits,
+    preflight,
+)
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
 from lowtide.providers.openai.ratelimits import quota_report
@@ -42,6 +52,24 @@ class OpenAIProvider(Provider):
         self._client, self._owns_client = build_client(options)
         self._clock = options.clock
         self._watchers = LimitWatchers()
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        return directory_for(self._client, owned=self._owns_client)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        encoded = await preflight(self._client, self._models, request)
+        body = body_json(encoded.body, ascii_json=False)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._client, self._models, request, encoded, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return await self._limits(request, byte_size(body_json(encode_request(request).body, ascii_json=False)))
+
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
+        return await input_limits(
+            self._client, self._models, request, body_bytes=body_bytes, max_bytes=MAX_REQUEST_BYTES, where="OpenAI"
+        )
 
     def quota_scope(self) -> str:
         credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)

@@ -10,7 +10,7 @@ from openai.types.shared import ReasoningEffort
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lowtide.errors import ConfigurationError
-from lowtide.types import ActorRequest
+from lowtide.parameters import Parameters
 
 __all__ = ["PROVIDER_NAME", "Endpoint", "OpenAIOptions", "ReasoningOptions", "options_of"]
 
@@ -50,8 +50,8 @@ class OpenAIOptions(BaseModel):
 _PREFIX = f"provider_options.{PROVIDER_NAME}"
 
 
-def options_of(request: ActorRequest) -> OpenAIOptions:
-    """The request's OpenAI settings, or the `ConfigurationError` naming the first wrong one."""
+def options_of(request: Parameters) -> OpenAIOptions:
+    """The OpenAI settings of a request (or an actor), or the `ConfigurationError` naming the first wrong one."""
     given = request.provider_options.get(PROVIDER_NAME) or {}
     try:
         return OpenAIOptions.model_validate(given)

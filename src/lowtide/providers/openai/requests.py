@@ -20,13 +20,12 @@ from lowtide.providers.openai.conversation import (
     responses_input,
     responses_tool,
 )
-from lowtide.providers.openai.options import Endpoint, OpenAIOptions, ReasoningOptions, options_of
+from lowtide.providers.openai.options import Endpoint, OpenAIOptions, ReasoningOptions
+from lowtide.providers.openai.parameters import check_parameters
 from lowtide.types import ActorRequest
 
 __all__ = [
     "ENDPOINT_URLS",
-    "MAX_STOP_SEQUENCES",
-    "MIN_OUTPUT_TOKENS",
     "Encoded",
     "encode_request",
     "schema_name",
@@ -37,9 +36,6 @@ __all__ = [
 
 ENDPOINT_URLS: dict[Endpoint, str] = {"responses": "/v1/responses", "chat_completions": "/v1/chat/completions"}
 """The path of each endpoint, as a batch input line's `url` names it."""
-MAX_STOP_SEQUENCES = 4
-MIN_OUTPUT_TOKENS = 16
-"""The least `max_output_tokens` the Responses API takes."""
 
 
 @dataclass(frozen=True)
@@ -55,44 +51,17 @@ class Encoded:
 
 
 def encode_request(request: ActorRequest) -> Encoded:
-    """The endpoint the request's `provider_options.openai.endpoint` picks (Responses by default), and its body."""
-    options = options_of(request)
+    """The endpoint the request's `provider_options.openai.endpoint` picks (Responses by default), and its body;
+    what OpenAI would refuse of its parameters raises `ConfigurationError` naming the field."""
+    options = check_parameters(request)
     if options.endpoint == "chat_completions":
         return Encoded("chat_completions", to_chat_body(request, options))
     return Encoded("responses", to_responses_body(request, options))
 
 
-_REFUSED: dict[str, str] = {
-    "top_k": "OpenAI has no top_k; use temperature or top_p.",
-    "thinking": "OpenAI models reason by `provider_options.openai.reasoning` (effort, summary), not `thinking`.",
-    "output_config": "OpenAI has no output_config: give `response_model` for structured output, and "
-    "`provider_options.openai.reasoning` or `verbosity` for effort.",
-    "cache_control": "OpenAI caches long prompts by itself; steer it with `provider_options.openai.prompt_cache_key` "
-    "and `prompt_cache_retention` instead of cache_control.",
-}
-
-
-def _refuse_unsupported(request: ActorRequest) -> None:
-    for name, reason in _REFUSED.items():
-        if getattr(request, name) is not None:
-            raise ConfigurationError(f"{name} cannot be sent to OpenAI: {reason}", field=name)
-
-
 def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
-    """The body of `POST /v1/responses` for `request`."""
-    options = options if options is not None else options_of(request)
-    _refuse_unsupported(request)
-    if request.stop_sequences:
-        raise ConfigurationError(
-            "stop_sequences cannot be sent to the Responses API, which has none; set "
-            "`provider_options.openai.endpoint: chat_completions` to use them.",
-            field="stop_sequences",
-        )
-    if request.max_tokens < MIN_OUTPUT_TOKENS:
-        raise ConfigurationError(
-            f"max_tokens is {request.max_tokens}; the Responses API needs at least {MIN_OUTPUT_TOKENS}.",
-            field="max_tokens",
-        )
+    """The body of `POST /v1/responses` for `request` (whose parameters `options` were checked for, if given)."""
+    options = options if options is not None else check_parameters(request)
     body: dict[str, Any] = {
         "model": request.model,
         "input": responses_input(request),
@@ -122,9 +91,9 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
 
 
 def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
-    """The body of `POST /v1/chat/completions` for `request`."""
-    options = options if options is not None else options_of(request)
-    _refuse_unsupported(request)
+    """The body of `POST /v1/chat/completions` for `request` (whose parameters `options` were checked for, if
+    given)."""
+    options = options if options is not None else check_parameters(request)
     messages: list[ChatCompletionMessageParam] = []
     if request.system is not None:
         text = system_text(request.system)
@@ -140,12 +109,6 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
         "max_completion_tokens": request.max_tokens,
     }
     if request.stop_sequences:
-        if len(request.stop_sequences) > MAX_STOP_SEQUENCES:
-            raise ConfigurationError(
-                f"stop_sequences holds {len(request.stop_sequences)} sequences; Chat Completions takes at most "
-                f"{MAX_STOP_SEQUENCES}.",
-                field="stop_sequences",
-            )
         body["stop"] = list(request.stop_sequences)
     if request.tools:
         body["tools"] = [chat_tool(tool, index) for index, tool in enumerate(request.tools)]
@@ -180,21 +143,12 @@ def _common(request: ActorRequest, options: OpenAIOptions, body: dict[str, Any])
         if value is not None:
             body[name] = value
     if request.metadata is not None:
-        body["metadata"] = _metadata(request.metadata)
+        body["metadata"] = {key: str(value) for key, value in request.metadata.items()}
     settings = options.model_dump(
         include={"service_tier", "prompt_cache_key", "prompt_cache_retention", "store", "safety_identifier"},
         exclude_none=True,
     )
     body.update(settings)
-
-
-def _metadata(metadata: dict[str, Any]) -> dict[str, str]:
-    wrong = sorted(key for key, value in metadata.items() if not isinstance(value, str))
-    if wrong:
-        raise ConfigurationError(
-            f"OpenAI's metadata holds strings only; metadata.{wrong[0]} is not one.", field=f"metadata.{wrong[0]}"
-        )
-    return {key: str(value) for key, value in metadata.items()}
 
 
 _NOT_EXTRA = {

@@ -1,0 +1,107 @@
+"""OpenAI's rules for a call's parameters, checked as an actor loads (registered with the registry) and on every
+request as it is encoded, so that what the API would refuse is refused before anything is recorded or sent:
+
+- `temperature` from 0 to 2, `top_p` from 0 to 1;
+- no `top_k`, `thinking`, `output_config` or `cache_control` (OpenAI has other means, named in the refusal);
+- stop sequences: none on the Responses API; at most 4 on Chat Completions, none empty, none twice;
+- `max_tokens` at least 16 on the Responses API;
+- `metadata`: at most 16 pairs, keys of at most 64 characters, string values of at most 512;
+- `provider_options.openai` as `OpenAIOptions` reads it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lowtide.errors import ConfigurationError
+from lowtide.parameters import Parameters
+from lowtide.providers.openai.options import OpenAIOptions, options_of
+
+__all__ = ["MAX_STOP_SEQUENCES", "MIN_OUTPUT_TOKENS", "check_parameters"]
+
+MAX_STOP_SEQUENCES = 4
+MIN_OUTPUT_TOKENS = 16
+"""The least `max_output_tokens` the Responses API takes."""
+_RANGES = {"temperature": (0.0, 2.0), "top_p": (0.0, 1.0)}
+_METADATA_PAIRS = 16
+_METADATA_KEY = 64
+_METADATA_VALUE = 512
+
+_REFUSED: dict[str, str] = {
+    "top_k": "OpenAI has no top_k; use temperature or top_p.",
+    "thinking": "OpenAI models reason by `provider_options.openai.reasoning` (effort, summary), not `thinking`.",
+    "output_config": "OpenAI has no output_config: give `response_model` for structured output, and "
+    "`provider_options.openai.reasoning` or `verbosity` for effort.",
+    "cache_control": "OpenAI caches long prompts by itself; steer it with `provider_options.openai.prompt_cache_key` "
+    "and `prompt_cache_retention` instead of cache_control.",
+}
+
+
+def check_parameters(parameters: Parameters) -> OpenAIOptions:
+    """Refuse what OpenAI would refuse of `parameters` (a `ConfigurationError` naming the field); their OpenAI
+    settings (`options_of`) when all is well."""
+    options = options_of(parameters)
+    for name, reason in _REFUSED.items():
+        if getattr(parameters, name) is not None:
+            raise ConfigurationError(f"{name} cannot be sent to OpenAI: {reason}", field=name)
+    for name, (low, high) in _RANGES.items():
+        value = getattr(parameters, name)
+        if value is not None and not low <= value <= high:
+            raise ConfigurationError(
+                f"{name}: {value:g} is outside the range OpenAI takes, {low:g} to {high:g}.", field=name
+            )
+    if options.endpoint == "responses":
+        if parameters.stop_sequences:
+            raise ConfigurationError(
+                "stop_sequences cannot be sent to the Responses API, which has none; set "
+                "`provider_options.openai.endpoint: chat_completions` to use them.",
+                field="stop_sequences",
+            )
+        if parameters.max_tokens < MIN_OUTPUT_TOKENS:
+            raise ConfigurationError(
+                f"max_tokens is {parameters.max_tokens}; the Responses API needs at least {MIN_OUTPUT_TOKENS}.",
+                field="max_tokens",
+            )
+    _check_stop_sequences(parameters.stop_sequences)
+    _check_metadata(parameters.metadata)
+    return options
+
+
+def _check_stop_sequences(sequences: list[str]) -> None:
+    if len(sequences) > MAX_STOP_SEQUENCES:
+        raise ConfigurationError(
+            f"stop_sequences holds {len(sequences)} sequences; Chat Completions takes at most {MAX_STOP_SEQUENCES}.",
+            field="stop_sequences",
+        )
+    for index, sequence in enumerate(sequences):
+        where = f"stop_sequences.{index}"
+        if not sequence:
+            raise ConfigurationError(f"{where}: the stop sequence is empty; OpenAI refuses it.", field=where)
+        if sequence in sequences[:index]:
+            raise ConfigurationError(
+                f"{where}: {sequence!r} is given twice; OpenAI wants each stop sequence once.", field=where
+            )
+
+
+def _check_metadata(metadata: dict[str, Any] | None) -> None:
+    """OpenAI's metadata: 16 pairs of strings at most, short keys and values. Values are never echoed."""
+    if metadata is None:
+        return
+    if len(metadata) > _METADATA_PAIRS:
+        raise ConfigurationError(
+            f"metadata: {len(metadata)} pairs; OpenAI takes at most {_METADATA_PAIRS}.", field="metadata"
+        )
+    for key, value in metadata.items():
+        where = f"metadata.{key}"
+        if len(key) > _METADATA_KEY:
+            raise ConfigurationError(
+                f"metadata: a key of {len(key)} characters; OpenAI takes keys of at most {_METADATA_KEY}.",
+                field="metadata",
+            )
+        if not isinstance(value, str):
+            raise ConfigurationError(f"OpenAI's metadata holds strings only; {where} is not one.", field=where)
+        if len(value) > _METADATA_VALUE:
+            raise ConfigurationError(
+                f"{where}: a value of {len(value)} characters; OpenAI takes values of at most {_METADATA_VALUE}.",
+                field=where,
+            )
