@@ -13,8 +13,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from lowtide.endpoints import base_url_problem
 from lowtide.errors import ConfigurationError
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
@@ -205,6 +206,14 @@ class ActorConfiguration(BaseModel):
         description="Not used any more: lowtide retries live calls itself, by error class (`live.retries`), so that a"
         " 429 pauses every call sharing the key; kept so that existing files still load.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        problem = None if value is None else base_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:

@@ -33,7 +33,13 @@ from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunRe
 from lowtide.bulk.tally import BatchTally
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, BatchRequestCanceled, BatchRequestExpired, StructuredOutputError
+from lowtide.errors import (
+    ActorError,
+    APIUnreachableError,
+    BatchRequestCanceled,
+    BatchRequestExpired,
+    StructuredOutputError,
+)
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestRecord
@@ -158,6 +164,9 @@ class Execution:
         self.outstanding = 0
         self.batches_sent = 0
         self.time_up = False
+        self.unreachable: APIUnreachableError | None = None
+        """Set when a call could not connect to the API: nothing more is sent in this go (each batch would fail the
+        same way), and what was not sent waits for the run to be started again."""
         self.canceled: set[str] = set()
         """The provider ids of the batches this go canceled (at the time limit)."""
         self.decided: set[int] = set()
@@ -285,6 +294,9 @@ class Execution:
         while taken := splitter.take():
             group = [index for (index, _, _), _ in taken]
             await self._capacity()
+            if self.unreachable is not None:
+                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, f"not sent: {self.unreachable}")
+                return
             if self.time_up:
                 self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
@@ -350,6 +362,8 @@ class Execution:
                 outcome: Settled = done.result()
             elif isinstance(failure, ActorError):
                 outcome = failure
+                if isinstance(failure, APIUnreachableError):
+                    self.unreachable = failure
             else:
                 outcome = ActorError(f"{type(failure).__name__}: {failure}")
             self._answered(index, outcome)

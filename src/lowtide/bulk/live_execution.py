@@ -32,7 +32,7 @@ from lowtide.bulk.interrupts import on_interrupt
 from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
-from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
+from lowtide.errors import ActorError, APIUnreachableError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import AsyncRunLedger
 from lowtide.ledger.runs import LiveAnswer
@@ -304,6 +304,8 @@ class LiveExecution:
         if kind in self.run.abort_on:
             why = f"the run aborted on an error of class {kind} (item {index}{_named(job)}: {error})"
             self._stop(why, cancel=self.run.abort_mode == "cancel")
+        elif isinstance(error, APIUnreachableError):  # every call would fail the same way: start no more
+            self._stop(f"the API could not be reached ({error})", cancel=False)
 
     async def _post_process(self, result: ItemResult) -> None:
         process = self.run.post_process

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from lowtide.cli.params import USD, json_option, ledger_option
-from lowtide.errors import ConfigurationError
+from lowtide.errors import APIError, ConfigurationError
 
 __all__ = ["COMMANDS"]
 
@@ -323,7 +323,8 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
             why = item.reason or (f"{type(item.error).__name__}: {item.error}" if item.error else item.status)
             reasons[why] = reasons.get(why, 0) + 1
     lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
-    if result.to_retry:
+    failure = _api_failure(result)
+    if result.to_retry and failure is None:
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
     if result.interrupted is not None:
@@ -336,7 +337,28 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
         _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
         return exit_status(result.interrupted)
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+    if failure is not None:
+        kept = (
+            "every answer already paid for is stored"
+            if result.mode == "live"
+            else "batches already created keep running at the API and their requests wait in the ledger"
+        )
+        click.echo(
+            f"lowtide: the API refused or failed a call: {failure}. Nothing is lost: {kept}; run the same command"
+            " again to resume once the cause is fixed.",
+            err=True,
+        )
+        return 3
     return 0 if result.ok else 1
+
+
+def _api_failure(result: Any) -> APIError | None:
+    """The first error of an item that failed because the API refused or failed a call (not an answer of its own:
+    a connection, a key, a refused create), if one did."""
+    for item in result.items:
+        if isinstance(item.error, APIError):
+            return item.error
+    return None
 
 
 COMMANDS = [run, retry]

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
-from lowtide.errors import ConfigurationError
+from lowtide.errors import APIError, ConfigurationError
 from lowtide.ledger.postgres.url import configured_url
 from lowtide.ledger.store import LedgerStore, default_ledger_path, open_ledger
 
@@ -211,7 +211,15 @@ def collect(batches: tuple[str, ...], ledger: Path | None, api_key_env: str | No
     from lowtide.parking import collect as collect_batches
 
     store = existing_ledger(ledger)
-    summaries = asyncio.run(collect_batches(store, batch_ids=batches or None, api_key_env=api_key_env))
+    try:
+        summaries = asyncio.run(collect_batches(store, batch_ids=batches or None, api_key_env=api_key_env))
+    except APIError as exc:
+        click.echo(
+            f"lowtide: {exc}. The batches it could not look at stay as they were in the ledger (nothing is lost);"
+            " run lowtide collect again once the API can be reached.",
+            err=True,
+        )
+        return 3
     if json_output:
         _print_json({"ledger": store.location, "batches": [s.as_json() for s in summaries]})
         return 0
@@ -248,6 +256,9 @@ def cancel(target: str, ledger: Path | None, api_key_env: str | None, json_outpu
             _print_json({"ledger": store.location, "canceled": False, "reason": str(exc)})
         click.echo(f"lowtide: {exc}", err=True)
         return 1
+    except APIError as exc:
+        click.echo(f"lowtide: could not cancel {target}: {exc}. Nothing was changed; the batch runs on.", err=True)
+        return 3
     if json_output:
         _print_json({"ledger": store.location, "canceled": True, "batch": summary.as_json()})
     else:
