@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, TextIO
 
 from pydantic import BaseModel
 
+from lowtide.arguments import check_seconds
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
@@ -85,10 +86,8 @@ def check_live_options(
         raise ConfigurationError(
             f"{argument('abort_mode')} must be 'drain' or 'cancel', not {abort_mode!r}.", field="abort_mode"
         )
-    if post_process_timeout is not None and post_process_timeout <= 0:
-        raise ConfigurationError(
-            f"{argument('post_process_timeout')} must be more than 0 seconds.", field="post_process_timeout"
-        )
+    if post_process_timeout is not None:
+        check_seconds("post_process_timeout", post_process_timeout)
     if mode == "batch":
         if aborting or post_process is not None or post_process_timeout is not None:
             raise ConfigurationError(

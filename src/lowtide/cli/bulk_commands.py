@@ -144,7 +144,7 @@ def run(
     progress: str,
     progress_interval: float,
     json_output: bool,
-    ledger: Path | None,
+    ledger: str | None,
 ) -> int:
     """Run every input of a JSONL or CSV file (or standard input, '-') through batches, resumably.
 
@@ -218,7 +218,7 @@ def retry(
     progress: str,
     progress_interval: float,
     json_output: bool,
-    ledger: Path | None,
+    ledger: str | None,
 ) -> int:
     """Send a run's failed and expired items again, as a new attempt of the same run.
 
@@ -324,7 +324,7 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
             reasons[why] = reasons.get(why, 0) + 1
     lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
     failure = _api_failure(result)
-    if result.to_retry and failure is None:
+    if result.to_retry and (failure is None or result.mode == "live"):
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
     if result.interrupted is not None:
@@ -338,14 +338,15 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
         return exit_status(result.interrupted)
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
     if failure is not None:
-        kept = (
-            "every answer already paid for is stored"
-            if result.mode == "live"
-            else "batches already created keep running at the API and their requests wait in the ledger"
-        )
+        if result.mode == "live":
+            then = f"every answer already paid for is stored; send the rest with lowtide retry {result.run_id}"
+        else:
+            then = (
+                "batches already created keep running at the API and their requests wait in the ledger; run the"
+                " same command again to resume"
+            )
         click.echo(
-            f"lowtide: the API refused or failed a call: {failure}. Nothing is lost: {kept}; run the same command"
-            " again to resume once the cause is fixed.",
+            f"lowtide: the API refused or failed a call: {failure}. Nothing is lost: {then} once the cause is fixed.",
             err=True,
         )
         return 3

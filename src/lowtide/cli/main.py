@@ -152,7 +152,10 @@ _register()
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `lowtide` command with `argv` (default: the process's arguments) and return its exit status."""
     given = list(sys.argv[1:] if argv is None else argv)
-    verbosity = Verbosity.from_environment()
+    try:
+        verbosity = Verbosity.from_environment()
+    except ActorError as exc:
+        return _say(str(exc), 2)
     with command_line(), verbosity.applied(), _terminate_as_exception() as terminated:
         try:
             status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)

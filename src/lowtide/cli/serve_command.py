@@ -48,7 +48,7 @@ def serve(
     host: str,
     port: int,
     client_keys: tuple[str, ...],
-    ledger: Path | None,
+    ledger: str | None,
     access_log: bool,
     json_output: bool,
 ) -> int:
