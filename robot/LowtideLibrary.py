@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +86,27 @@ class LowtideLibrary:
     def create_scratch_directory(self) -> str:
         """A fresh directory, removed by `Clean Up`."""
         return tempfile.mkdtemp(dir=self._workdir, prefix="scratch-")
+
+    @keyword("Create Directory Another User May Read")
+    def create_directory_another_user_may_read(self) -> str:
+        """A fresh directory (removed by `Clean Up`) that a user other than this one may enter and read."""
+        self._workdir.chmod(0o711)
+        path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="shared-"))
+        path.chmod(0o755)
+        return str(path)
+
+    @keyword("Run Lowtide As A User Whom File Modes Stop")
+    def run_lowtide_as_a_user_whom_file_modes_stop(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`lowtide args` as a user for whom a read-only mode counts: `nobody` (through `setpriv`) when this process
+        is root, whom no mode stops; this user otherwise. Coverage does not measure it (`nobody` could not write its
+        data)."""
+        argv = [*self.lowtide_command(), *args]
+        if os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+        env = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90, check=False)
+        logger.info(f"{' '.join(argv)}: rc {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
+        return done
 
     @keyword("Start Emulator")
     def start_emulator(
