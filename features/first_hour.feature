@@ -29,6 +29,20 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | a prompt of whitespace  | submit | "   "                                 | prompt       | the prompt is only whitespace                          |
       | an empty prompt, live   | run    | "", mode="live"                       | prompt       | the prompt is empty                                    |
       | an empty prompt, tools  | run    | "", tools=[]                          | prompt       | the prompt is empty                                    |
+      | bytes for a prompt      | run    | b"Plan it"                            | prompt       | prompt: a prompt is text (a str), not bytes (decode it). |
+      | a number for a prompt   | submit | 123                                   | prompt       | prompt: a prompt is text (a str), not int 123.         |
+      | an unknown map option   | map    | ["Plan it"], colour="red"             | colour       | Unknown bulk run option(s): colour. The options are abort_mode, abort_on, cancel_grace |
+      | a misspelt map option   | map    | ["Plan it"], time_limt=60             | time_limt    | Unknown bulk run option(s): time_limt. Did you mean 'time_limit'? |
+
+  Scenario Outline: An Actor made from <what> is refused with a ConfigurationError, not a TypeError
+    When an Actor is made from <configuration>
+    Then a ConfigurationError naming "configuration" is raised, saying "An actor's configuration is an ActorConfiguration or a mapping of its settings (name, model, ...), not <type>."
+
+    Examples:
+      | what              | configuration | type     |
+      | a file's name     | "actors.yaml" | str      |
+      | nothing           | None          | NoneType |
+      | a list            | [1, 2]        | list     |
 
   Scenario Outline: `lowtide <command>` with an impossible value says which, and exits with 2
     When the command "lowtide <command>" runs

@@ -136,6 +136,16 @@ def _refusing_transport(w: Any) -> Any:
     return unreachable_api(httpx2.ConnectError, cause=refused, tried=w.tried)
 
 
+@when("an Actor is made from {configuration}")
+def step_actor_made_from(context: Any, configuration: str) -> None:
+    import ast
+
+    from lowtide import Actor
+
+    w = world(context)
+    w.attempt(lambda: Actor(ast.literal_eval(configuration), client=w.client, clock=w.clock))
+
+
 # -- files and command lines -----------------------------------------------------------------------------------------
 
 

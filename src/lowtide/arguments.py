@@ -16,8 +16,13 @@ from lowtide.types import ChatMessage
 __all__ = ["check_budget", "check_call", "check_count", "check_key", "check_messages", "check_prompt", "check_seconds"]
 
 
-def check_prompt(prompt: str) -> None:
-    """A prompt with something in it: the API refuses a message with no text."""
+def check_prompt(prompt: object) -> None:
+    """A prompt: text (bytes would be sent as their Python repr) with something in it, which the API needs."""
+    if not isinstance(prompt, str):
+        hint = " (decode it)" if isinstance(prompt, bytes | bytearray) else ""
+        raise ConfigurationError(
+            f"prompt: a prompt is text (a str), not {_shown(prompt) if not hint else 'bytes'}{hint}.", field="prompt"
+        )
     if not prompt or prompt.isspace():
         raise ConfigurationError(
             f"prompt: the prompt is {_blank(prompt)}; the API refuses a message with no text.", field="prompt"

@@ -268,6 +268,13 @@ class ActorConfiguration(_Settings):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "configuration") -> ActorConfiguration:
         """Validate one actor's settings, raising `ConfigurationError` naming the field on failure."""
+        given = cast("object", data)  # what an untyped caller passed
+        if not isinstance(given, Mapping):
+            raise ConfigurationError(
+                f"An actor's configuration is an ActorConfiguration or a mapping of its settings (name, model, ...),"
+                f" not {type(given).__name__}.",
+                field="configuration",
+            )
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
