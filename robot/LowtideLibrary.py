@@ -108,6 +108,31 @@ class LowtideLibrary:
         logger.info(f"{' '.join(argv)}: rc {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
         return done
 
+    @keyword("Ask Lowtide Serve In Front Of")
+    def ask_lowtide_serve_in_front_of(self, actor_file: str, upstream: str) -> tuple[int, Any]:
+        """Start `lowtide serve` for `actor_file` (its ledger beside it), its upstream `ANTHROPIC_BASE_URL` set to
+        `upstream`; send it one Messages request; stop it. Returns the answer's status and JSON body."""
+        folder = Path(actor_file).parent
+        argv = [*self.lowtide_command(), "serve", "--actor", actor_file, "--port", "0", "--client-key", "local-secret"]
+        argv += ["--ledger", str(folder / "serve.sqlite3")]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "ANTHROPIC_BASE_URL": upstream, "ANTHROPIC_API_KEY": API_KEY}
+        process = Process(argv, self._workdir, f"serve-{len(self._processes) + 1}", env)
+        self._processes.append(process)
+        try:
+            deadline = time.monotonic() + 60
+            while (found := re.search(r"lowtide serve listening on (http://\S+)", process.stdout)) is None:
+                if process.popen.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"lowtide serve did not start:\n{process.stdout}\n{process.stderr}")
+                time.sleep(0.05)
+            body = {"model": "claude-sonnet-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}
+            answer = httpx.post(
+                f"{found.group(1)}/v1/messages", json=body, headers={"x-api-key": "local-secret"}, timeout=60
+            )
+            logger.info(f"lowtide serve answered {answer.status_code}: {answer.text}")
+            return answer.status_code, answer.json()
+        finally:
+            process.stop()
+
     @keyword("Start Emulator")
     def start_emulator(
         self, processing_seconds: float = 1.0, cancel_seconds: float = 0.5, timeout: float = 120.0, *options: str

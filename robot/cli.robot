@@ -182,7 +182,7 @@ A Batch Whose API Goes Away Is Kept Waiting: Exit 3, Then The Same Command Finis
     ${url}=    Start Emulator    20    0.5    120    --state-file    ${dir}/emulator.json
     ${port}=    Fetch From Right    ${url}    :
     ${run}=    Start Process    @{LOWTIDE}    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
-    ...    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}    stdout=${dir}/run.out
+    ...    --run-id    tides    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}    stdout=${dir}/run.out
     ...    stderr=${dir}/run.err    env:ANTHROPIC_BASE_URL=${url}    env:ANTHROPIC_API_KEY=sk-ant-robot-key
     Wait Until Keyword Succeeds    60s    0.2s    The Emulator Holds A Batch
     Stop Emulator
@@ -199,6 +199,11 @@ A Batch Whose API Goes Away Is Kept Waiting: Exit 3, Then The Same Command Finis
     Should Be Equal As Integers    ${collect.rc}    3    msg=${collect.stderr}
     Should Contain    ${collect.stderr}    could not connect to 127.0.0.1:${port} (connection refused)
     Should Contain    ${collect.stderr}    stay as they were in the ledger
+    ${cancel}=    Run Process    @{LOWTIDE}    cancel    tides-0    --ledger    ${dir}/ledger.sqlite3
+    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    Should Be Equal As Integers    ${cancel.rc}    3    msg=${cancel.stderr}
+    Should Contain    ${cancel.stderr}
+    ...    lowtide: could not cancel tides-0: could not connect to 127.0.0.1:${port} (connection refused). Nothing was changed
     Start Emulator    20    0.5    120    --port    ${port}    --state-file    ${dir}/emulator.json
     ${again}=    Run Lowtide With    ${dir}    ${url}    sk-ant-robot-key
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
@@ -206,6 +211,16 @@ A Batch Whose API Goes Away Is Kept Waiting: Exit 3, Then The Same Command Finis
     ${stats}=    Emulator Stats
     Should Be Equal As Integers    ${stats}[batches]    1
     [Teardown]    Stop Emulator
+
+Lowtide Serve Answers An Upstream Where Nothing Listens In The API's Error Shape
+    [Documentation]    A client of `lowtide serve` whose upstream API cannot be reached gets, within seconds, a 502
+    ...    in the Messages API's error shape naming where the server could not connect.
+    ${dir}=    Write A Batch Actor And Two Prompts
+    ${status}    ${body}=    Ask Lowtide Serve In Front Of    ${dir}/actor.yaml    http://127.0.0.1:1
+    Should Be Equal As Integers    ${status}    502
+    Should Be Equal    ${body}[type]    error
+    Should Be Equal    ${body}[error][type]    api_error
+    Should Be Equal    ${body}[error][message]    could not connect to 127.0.0.1:1 (connection refused)
 
 Lowtide Status Reads A Ledger In A Folder It Cannot Write, And Writes Nothing There
     [Documentation]    A ledger on a read-only file in a read-only folder: `lowtide status` and `lowtide runs`, run by
@@ -260,7 +275,8 @@ Run Lowtide With
     [Documentation]    `lowtide run` of the folder's prompts, with this base URL and key, its ledger in the folder.
     [Arguments]    ${dir}    ${base_url}    ${key}
     ${result}=    Run Process    @{LOWTIDE}    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
-    ...    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}    env:ANTHROPIC_BASE_URL=${base_url}
+    ...    --run-id    tides    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}
+    ...    env:ANTHROPIC_BASE_URL=${base_url}
     ...    env:ANTHROPIC_API_KEY=${key}    timeout=${RUN_TIMEOUT}    on_timeout=kill
     Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
     RETURN    ${result}
