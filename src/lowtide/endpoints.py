@@ -19,6 +19,7 @@ import unicodedata
 from urllib.parse import urlsplit
 
 from lowtide.errors import APIUnreachableError, ConfigurationError
+from lowtide.ledger.location import redacted
 
 __all__ = ["UNREACHABLE_WAITS", "base_url_problem", "check_api_key", "check_base_url", "unreachable"]
 
@@ -37,7 +38,7 @@ def check_base_url(value: str, *, source: str = "base_url") -> str:
     if problem is None:
         return value
     where = "base_url" if source == "base_url" else f"base_url (from {source})"
-    shown = f" {_redacted(value)!r}" if value.strip() else ""
+    shown = f" {redacted(value)!r}" if value.strip() else ""
     raise ConfigurationError(f"{where}{shown} {problem}", field="base_url")
 
 
@@ -135,14 +136,3 @@ def _kind_of(character: str) -> str:
     if unicodedata.category(character).startswith("C"):
         return f"a control character (U+{ord(character):04X})"
     return f"a character beyond ASCII (U+{ord(character):04X})"
-
-
-def _redacted(url: str) -> str:
-    """`url` with the password of its user part, if it has one, shown as `***`."""
-    scheme, separator, rest = url.partition("://")
-    if not separator or "@" not in rest.split("/", 1)[0]:
-        return url
-    user, _, host = rest.partition("@")
-    if ":" in user:
-        user = user.split(":", 1)[0] + ":***"
-    return f"{scheme}://{user}@{host}"

@@ -77,9 +77,8 @@ def ledger_location(given: str | Path | None, *, source: str = "ledger") -> Ledg
         explicit = os.environ.get(LEDGER_ENV)
         if explicit:
             return ledger_location(explicit, source=f"${LEDGER_ENV}")
-        state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-        return LedgerLocation("sqlite", str(Path(state_home) / "lowtide" / "ledger.sqlite3"))
-    found = _read(str(given))
+        return LedgerLocation("sqlite", str(_state_file()))
+    found = _read(str(given), path=isinstance(given, Path))
     if isinstance(found, LedgerLocation):
         return found
     shown = f" {redacted(str(given))!r}" if str(given).strip() else ""
@@ -96,14 +95,17 @@ def default_ledger_path() -> Path:
     """The SQLite file a ledger is kept in when none is named: the one `$LOWTIDE_LEDGER` names (as a path or
     `sqlite:`), else `$XDG_STATE_HOME/lowtide/ledger.sqlite3` (`~/.local/state/...` by default)."""
     location = ledger_location(None)
-    if location.scheme == "sqlite":
-        return Path(location.target)
+    return Path(location.target) if location.scheme == "sqlite" else _state_file()
+
+
+def _state_file() -> Path:
     state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state_home) / "lowtide" / "ledger.sqlite3"
 
 
-def _read(text: str) -> LedgerLocation | str:
-    """The location `text` names, or what is wrong with it."""
+def _read(text: str, *, path: bool = False) -> LedgerLocation | str:
+    """The location `text` names, or what is wrong with it. With `path` (it was given as a `Path`), a scheme lowtide
+    has no store for is part of a file's name."""
     if not text.strip():
         return f"is empty; {_KINDS}."
     found = _SCHEME.match(text)
@@ -117,6 +119,8 @@ def _read(text: str) -> LedgerLocation | str:
             return "takes no name: write memory:" if rest.strip("/") else LedgerLocation("memory", "")
         case "sqlite":
             return _sqlite(rest)
+        case None if path:
+            return LedgerLocation("sqlite", str(Path(text).expanduser()))
         case None:
             return (
                 f"names no kind of ledger lowtide has ({named}:); {_KINDS} (./name for a file whose name holds a"
