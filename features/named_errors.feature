@@ -40,6 +40,33 @@ Feature: Errors name their cause, and the command exits as documented
     Then a ConfigurationError naming "api_key" is raised, saying "The API key (from the api_key argument) holds a space at its start"
     And the error message does not hold "sk-ant-secret"
 
+  Scenario Outline: An OpenAI actor is checked the same way: <what>
+    Given an OpenAI actor "scout" in batch mode that builds its own client, with "<variable>" set to "<value>"
+    When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError naming "<field>" is raised, saying "<message>"
+    And the error message does not hold "sk-openai-secret"
+    And the ledger holds no request
+
+    Examples:
+      | what                            | variable        | value                  | field    | message                                                                           |
+      | a base URL with no scheme       | OPENAI_BASE_URL | api.openai.example/v1  | base_url | base_url (from $OPENAI_BASE_URL) 'api.openai.example/v1' is not an http:// or https:// URL (it has no scheme) |
+      | an empty base URL               | OPENAI_BASE_URL |                        | base_url | base_url (from $OPENAI_BASE_URL) is empty                                         |
+      | a key ending in a newline       | OPENAI_API_KEY  | sk-openai-secret\n     | api_key  | The API key (from $OPENAI_API_KEY) holds a newline at its end                     |
+
+  Scenario Outline: An OpenAI API whose connections are refused is an APIUnreachableError too, in <mode> mode
+    Given an OpenAI actor "scout" in <mode> mode whose API refuses connections
+    When the actor is asked "Is the harbour open?"
+    Then the call fails with APIUnreachableError
+    And the error message is:
+      """
+      could not connect to openai.invalid:80 (connection refused)
+      """
+
+    Examples:
+      | mode  |
+      | live  |
+      | batch |
+
   Scenario: A bulk run whose API refuses connections sends nothing more after the first batch, and loses nothing
     The first batch's create is tried four times in 3.5 seconds, then its items fail naming host, port and reason;
     the others are not sent (each would fail the same way) and say why. None is recorded as failed in the ledger:

@@ -36,6 +36,40 @@ def step_actor_given_key(context: Any, name: str, key: str) -> None:
     w.add_actor(settings, client=None, api_key=key.replace("\\n", "\n").replace("\\t", "\t"))
 
 
+@given('an OpenAI actor "{name}" in {mode:w} mode whose API refuses connections')
+def step_openai_actor_refused(context: Any, name: str, mode: str) -> None:
+    import openai
+    from httpx2 import AsyncClient
+
+    w = world(context)
+    base = "http://openai.invalid/v1"
+    client = openai.AsyncOpenAI(
+        api_key="sk-openai-scenario",
+        base_url=base,
+        http_client=AsyncClient(transport=_refusing_transport(w), base_url=base),
+        max_retries=0,
+    )
+    w.cleanups.append(client.close)
+    settings = {"name": name, "provider": "openai", "model": "gpt-5.4-mini", "batch_processing": mode}
+    w.add_actor(settings, client=client)
+
+
+@given('an OpenAI actor "{name}" in batch mode that builds its own client, with "{variable}" set to "{value}"')
+def step_openai_actor_own_client(context: Any, name: str, variable: str, value: str) -> None:
+    w = world(context)
+    for name_of in {variable, "OPENAI_API_KEY"}:
+        remember_env(context, name_of)
+    os.environ["OPENAI_API_KEY"] = "sk-openai-scenario"
+    os.environ[variable] = value.replace("\\n", "\n")
+    settings = {"name": name, "provider": "openai", "model": "gpt-5.4-mini", "batch_processing": "batch"}
+    w.add_actor(settings, client=None)
+
+
+@given('an OpenAI actor "{name}" in batch mode that builds its own client, with "{variable}" set to ""')
+def step_openai_actor_empty_variable(context: Any, name: str, variable: str) -> None:
+    step_openai_actor_own_client(context, name, variable, "")
+
+
 @then('the error message does not hold "{text}"')
 def step_error_not_holding(context: Any, text: str) -> None:
     error = world(context).failure()
