@@ -174,14 +174,45 @@ Feature: API errors
     And the API error has status 413 and a request id
     And the API error says "Request exceeds the maximum allowed number of bytes (2000)." with the error type "request_too_large"
 
-  Scenario Outline: An API that cannot be reached is an APIConnectionError, in either mode
+  Scenario Outline: An API whose connections are refused is an APIUnreachableError naming host and port, within seconds, in either mode
+    Nothing listens at the configured address: almost always the configuration (a wrong base URL, an emulator or
+    proxy not running). The call is tried again only three times, 0.5, 1 and 2 seconds apart (not the half minute a
+    dropped connection gets), then fails naming where it tried to connect.
+
     Given an Anthropic API whose connections are refused
+    And an actor "offline" in <mode> mode
+    When the actor is asked "Hello"
+    Then the call fails with APIUnreachableError
+    And the error message is:
+      """
+      could not connect to emulator.invalid:80 (connection refused)
+      """
+    And the error has no status code and no request id
+    And "POST <path>" was tried 4 times, 0.5, 1 and 2 seconds apart on the clock
+
+    Examples:
+      | mode  | path                |
+      | live  | /v1/messages        |
+      | batch | /v1/messages/batches |
+
+  Scenario: An API whose host name does not resolve is an APIUnreachableError saying so
+    Given an Anthropic API whose host name does not resolve
+    And an actor "offline" in batch mode
+    When the actor is asked "Hello"
+    Then the call fails with APIUnreachableError
+    And the error message is:
+      """
+      could not connect to emulator.invalid:80 (host not found)
+      """
+
+  Scenario Outline: A connection dropped mid-call is an APIConnectionError, retried as transient, in either mode
+    Given an Anthropic API whose connections drop mid-call
     And an actor "offline" in <mode> mode
     When the actor is asked "Hello"
     Then the call fails with APIConnectionError
     And the error message is:
       """
-      Could not reach the API: Connection error.
+      The connection to the API failed: Connection error.
       """
     And the error has no status code and no request id
     And the error is retryable

@@ -64,7 +64,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --response-model nowhere | module:Class                              |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --ledger /proc/nope/l.sqlite3 | The ledger cannot be opened at /proc/nope/l.sqlite3: No such file or directory. |
-      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be between 1 and 100,000, not 0. |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be a whole number between 1 and 100,000, not 0. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | --out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |
 

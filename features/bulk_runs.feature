@@ -294,9 +294,9 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
 
     Examples:
       | option                   | message                                        |
-      | items_per_batch 0        | items_per_batch must be between 1 and 100,000 |
-      | items_per_batch 100001   | items_per_batch must be between 1 and 100,000 |
-      | max_parallel_batches 0   | max_parallel_batches must be at least 1       |
+      | items_per_batch 0        | items_per_batch must be a whole number between 1 and 100,000 |
+      | items_per_batch 100001   | items_per_batch must be a whole number between 1 and 100,000 |
+      | max_parallel_batches 0   | max_parallel_batches must be a whole number at least 1 |
       | max_cost_usd 0           | max_cost_usd: a budget must be a finite number of US dollars more than 0 (got int 0). |
       | time_limit 0             | time_limit must be more than 0 seconds        |
       | run_id "-bad"            | must be 1 to 48 letters, digits               |

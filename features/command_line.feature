@@ -20,9 +20,10 @@ Feature: The lowtide command behaves like a well-kept CLI
     Then the command exits with 0
     And the command printed "Usage: lowtide [OPTIONS] COMMAND [ARGS]..."
     And the command printed a line for each of the commands run, retry, status, runs, collect, cancel, demo, emulator, completion
-    And the command printed "2    a usage, configuration or environment error: nothing was sent"
-    And the command printed "3    the provider's API refused or failed a call (key, connection, server)"
-    And the command printed "130  interrupted: what was sent is in the ledger; run the same command again to resume"
+    And the command printed "2    a usage, configuration or environment error (a malformed base URL, a key holding whitespace, ...):"
+    And the command printed "said at once, nothing was sent"
+    And the command printed "3    the provider's API refused or failed a call (key, connection, server): what was sent is in the"
+    And the command printed "130  interrupted (143: terminated): what was sent is in the ledger; run the same command again to resume"
 
   Scenario Outline: `lowtide <command> --help` says what the command does and shows how it is used
     When "lowtide <command> --help" runs without a ledger
@@ -71,8 +72,8 @@ Feature: The lowtide command behaves like a well-kept CLI
       | command                                                             | message                                                                  |
       | lowtide run jobs.jsonl --actor team.yaml                            | team.yaml holds 2 actors (reviewer, planner); say which one, as in --name reviewer. |
       | lowtide run jobs.jsonl --actor team.yaml --name planer              | team.yaml has no actor named 'planer'. Did you mean 'planner'?           |
-      | lowtide run jobs.jsonl --actor actor.yaml --max-parallel-batches 0  | lowtide: --max-parallel-batches must be at least 1.                      |
-      | lowtide run jobs.jsonl --actor actor.yaml --time-limit -3           | lowtide: --time-limit must be more than 0 seconds.                       |
+      | lowtide run jobs.jsonl --actor actor.yaml --max-parallel-batches 0  | lowtide: --max-parallel-batches must be a whole number at least 1, not 0. |
+      | lowtide run jobs.jsonl --actor actor.yaml --time-limit -3           | lowtide: --time-limit must be more than 0 seconds, not -3.0.            |
 
   Scenario: Inputs piped in and results piped out: the results alone on stdout, in order, the summary on stderr
     When "lowtide run - --actor actor.yaml --run-id piped --out - --progress none" runs in the scenario's folder with "jobs.jsonl" piped in

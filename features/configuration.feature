@@ -283,8 +283,8 @@ Feature: Actor configuration
       | actors.json | {"name": "writer"} | unknown configuration format '.json'; use .yaml, .yml or .toml |
       | actors.yaml | name: [writer      | actors.yaml is not valid YAML                                  |
       | actors.toml | name = "writer     | actors.toml is not valid TOML                                  |
-      | actors.yaml | - just a list      | must hold a mapping of settings, not list                      |
-      | actors.yaml | # only a comment   | must hold a mapping of settings, not NoneType                  |
+      | actors.yaml | - just a list      | actors.yaml holds a list at its top level; an actor file holds one actor's settings |
+      | actors.yaml | # only a comment   | actors.yaml is empty; an actor file holds one actor's settings |
 
   Scenario: A missing file is named in the error
     When the actors are loaded from "nowhere.yaml"

@@ -272,7 +272,9 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And the command printed "run rv (actor reviewer): 7 item(s): 7 succeeded"
     And the command printed "0 batch(es); live calls; $"
 
-  Scenario: lowtide run --mode live --abort-on stops at a bad key; lowtide retry then sends what was not answered
+  Scenario: lowtide run --mode live --abort-on stops at a bad key, exiting 3; lowtide retry then sends what was not answered
+    The API refused a call (the key): exit status 3, as for every command, and the last line says so.
+
     Given an emulated Anthropic API served on a socket, whose batches take 0 seconds
     And an actor file "actor.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
       """
@@ -284,7 +286,9 @@ Feature: Live bulk runs: many inputs answered by live calls at the rate limits, 
     And a CSV file "reviews.csv" of 6 reviews
     And the socket API fails the next live call with 401
     When "lowtide run reviews.csv --actor actor.yaml --template 'Summarize: {review}' --run-id rv --mode live --abort-on authentication --progress none" runs in the scenario's folder
-    Then the command exits with 1
+    Then the command exits with 3
+    And the command printed on stderr "lowtide: the API refused or failed a call: invalid x-api-key"
+    And the command printed on stderr "send the rest with lowtide retry rv once the cause is fixed."
     And the command printed "run rv: 6 item(s): 1 failed, 5 not-run; live;"
     And the command printed "5 item(s): not attempted: the run aborted on an error of class authentication"
     And the command printed "send the failed, expired and not attempted items again with: lowtide retry rv"

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +86,52 @@ class LowtideLibrary:
     def create_scratch_directory(self) -> str:
         """A fresh directory, removed by `Clean Up`."""
         return tempfile.mkdtemp(dir=self._workdir, prefix="scratch-")
+
+    @keyword("Create Directory Another User May Read")
+    def create_directory_another_user_may_read(self) -> str:
+        """A fresh directory (removed by `Clean Up`) that a user other than this one may enter and read."""
+        self._workdir.chmod(0o711)
+        path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="shared-"))
+        path.chmod(0o755)
+        return str(path)
+
+    @keyword("Run Lowtide As A User Whom File Modes Stop")
+    def run_lowtide_as_a_user_whom_file_modes_stop(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`lowtide args` as a user for whom a read-only mode counts: `nobody` (through `setpriv`) when this process
+        is root, whom no mode stops; this user otherwise. Coverage does not measure it (`nobody` could not write its
+        data)."""
+        argv = [*self.lowtide_command(), *args]
+        if os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+        env = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90, check=False)
+        logger.info(f"{' '.join(argv)}: rc {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
+        return done
+
+    @keyword("Ask Lowtide Serve In Front Of")
+    def ask_lowtide_serve_in_front_of(self, actor_file: str, upstream: str) -> tuple[int, Any]:
+        """Start `lowtide serve` for `actor_file` (its ledger beside it), its upstream `ANTHROPIC_BASE_URL` set to
+        `upstream`; send it one Messages request; stop it. Returns the answer's status and JSON body."""
+        folder = Path(actor_file).parent
+        argv = [*self.lowtide_command(), "serve", "--actor", actor_file, "--port", "0", "--client-key", "local-secret"]
+        argv += ["--ledger", str(folder / "serve.sqlite3")]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "ANTHROPIC_BASE_URL": upstream, "ANTHROPIC_API_KEY": API_KEY}
+        process = Process(argv, self._workdir, f"serve-{len(self._processes) + 1}", env)
+        self._processes.append(process)
+        try:
+            deadline = time.monotonic() + 60
+            while (found := re.search(r"lowtide serve listening on (http://\S+)", process.stdout)) is None:
+                if process.popen.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"lowtide serve did not start:\n{process.stdout}\n{process.stderr}")
+                time.sleep(0.05)
+            body = {"model": "claude-sonnet-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}
+            answer = httpx.post(
+                f"{found.group(1)}/v1/messages", json=body, headers={"x-api-key": "local-secret"}, timeout=60
+            )
+            logger.info(f"lowtide serve answered {answer.status_code}: {answer.text}")
+            return answer.status_code, answer.json()
+        finally:
+            process.stop()
 
     @keyword("Start Emulator")
     def start_emulator(

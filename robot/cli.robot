@@ -1,7 +1,9 @@
 *** Settings ***
 Documentation       The `lowtide` command from a shell: `lowtide demo` (bundled and own actors files, invalid ones),
 ...                 `lowtide --version`, and `lowtide emulator`, which serves the official SDK over a socket and
-...                 stops cleanly on SIGTERM.
+...                 stops cleanly on SIGTERM; the exit statuses of a setup that is wrong (2, at once) and of an
+...                 API that cannot be reached (3, within seconds, nothing lost); `lowtide status` on a ledger
+...                 it cannot write.
 
 Library             OperatingSystem
 Library             Process
@@ -145,6 +147,109 @@ A Program Using Only The Official SDK Gets Its Answer From The Emulator
     Should Be Equal As Integers    ${calls}    1
     [Teardown]    Stop Emulator
 
+A Malformed Base URL Or A Key Holding A Newline Exits 2 At Once, Naming It, Never The Key
+    [Documentation]    A configuration error is said before anything is recorded or sent: exit 2, one line naming
+    ...    `base_url` or the key's variable, and nothing of the key itself.
+    ${dir}=    Write A Batch Actor And Two Prompts
+    ${result}=    Run Lowtide With    ${dir}    htp://127.0.0.1:1    sk-ant-robot-key
+    Should Be Equal As Integers    ${result.rc}    2    msg=${result.stderr}
+    Should Be Equal    ${result.stderr}
+    ...    lowtide: base_url (from $ANTHROPIC_BASE_URL) 'htp://127.0.0.1:1' is not an http:// or https:// URL (its scheme is 'htp'); write it as https://host[:port][/path].
+    ${result}=    Run Lowtide With    ${dir}    http://127.0.0.1:1    sk-ant-robot-key\n
+    Should Be Equal As Integers    ${result.rc}    2    msg=${result.stderr}
+    Should Start With    ${result.stderr}    lowtide: The API key (from $ANTHROPIC_API_KEY) holds a newline at its end;
+    Should Not Contain    ${result.stderr}    sk-ant-robot-key
+    File Should Not Exist    ${dir}/results.jsonl
+
+An API Where Nothing Listens Exits 3 Within Seconds, Naming Host And Port
+    [Documentation]    Nothing listens on 127.0.0.1:1: the create is tried four times in 3.5 s (not for 35 s), then
+    ...    the run sends nothing more and exits 3, saying where it could not connect and how to resume.
+    ${dir}=    Write A Batch Actor And Two Prompts
+    ${result}=    Run Lowtide With    ${dir}    http://127.0.0.1:1    sk-ant-robot-key
+    Should Be Equal As Integers    ${result.rc}    3    msg=${result.stderr}
+    Should Contain    ${result.stdout}    2 item(s): APIUnreachableError: could not connect to 127.0.0.1:1 (connection refused)
+    Should Contain    ${result.stderr}
+    ...    lowtide: the API refused or failed a call: could not connect to 127.0.0.1:1 (connection refused). Nothing is lost:
+    Should Contain    ${result.stderr}    run the same command again to resume once the cause is fixed.
+    Should Not Contain    ${result.stderr}    Traceback
+
+A Batch Whose API Goes Away Is Kept Waiting: Exit 3, Then The Same Command Finishes It
+    [Documentation]    The batch is created, then the emulator stops: the run's status checks cannot connect, so
+    ...    it exits 3 saying how to resume; its requests stay waiting on their batch in the ledger, `lowtide
+    ...    collect` exits 3 too, and nothing is failed. With the API back (the same emulator state, on the same
+    ...    port), the same command finishes the run, paying for nothing twice.
+    ${dir}=    Write A Batch Actor And Two Prompts
+    ${url}=    Start Emulator    20    0.5    120    --state-file    ${dir}/emulator.json
+    ${port}=    Fetch From Right    ${url}    :
+    ${run}=    Start Process    @{LOWTIDE}    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
+    ...    --run-id    tides    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}    stdout=${dir}/run.out
+    ...    stderr=${dir}/run.err    env:ANTHROPIC_BASE_URL=${url}    env:ANTHROPIC_API_KEY=sk-ant-robot-key
+    Wait Until Keyword Succeeds    60s    0.2s    The Emulator Holds A Batch
+    Stop Emulator
+    ${result}=    Wait For Process    ${run}    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
+    Should Be Equal As Integers    ${result.rc}    3    msg=${result.stderr}
+    Should Contain    ${result.stderr}    could not connect to 127.0.0.1:${port} (connection refused)
+    Should Contain    ${result.stderr}    batches already created keep running at the API
+    ${status}=    Run Lowtide    status    --ledger    ${dir}/ledger.sqlite3
+    Should Be Equal As Integers    ${status.rc}    0    msg=${status.stderr}
+    Should Contain    ${status.stdout}    actor reader: 2 request(s) (waiting-on-batch 2)
+    ${collect}=    Run Process    @{LOWTIDE}    collect    --ledger    ${dir}/ledger.sqlite3
+    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    Should Be Equal As Integers    ${collect.rc}    3    msg=${collect.stderr}
+    Should Contain    ${collect.stderr}    could not connect to 127.0.0.1:${port} (connection refused)
+    Should Contain    ${collect.stderr}    stay as they were in the ledger
+    ${cancel}=    Run Process    @{LOWTIDE}    cancel    tides-0    --ledger    ${dir}/ledger.sqlite3
+    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    Should Be Equal As Integers    ${cancel.rc}    3    msg=${cancel.stderr}
+    Should Contain    ${cancel.stderr}
+    ...    lowtide: could not cancel tides-0: could not connect to 127.0.0.1:${port} (connection refused). Nothing was changed
+    Start Emulator    20    0.5    120    --port    ${port}    --state-file    ${dir}/emulator.json
+    ${again}=    Run Lowtide With    ${dir}    ${url}    sk-ant-robot-key
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    2 item(s): 2 succeeded; 1 batch(es)
+    ${stats}=    Emulator Stats
+    Should Be Equal As Integers    ${stats}[batches]    1
+    [Teardown]    Stop Emulator
+
+Lowtide Serve Answers An Upstream Where Nothing Listens In The API's Error Shape
+    [Documentation]    A client of `lowtide serve` whose upstream API cannot be reached gets, within seconds, a 502
+    ...    in the Messages API's error shape naming where the server could not connect.
+    ${dir}=    Write A Batch Actor And Two Prompts
+    ${status}    ${body}=    Ask Lowtide Serve In Front Of    ${dir}/actor.yaml    http://127.0.0.1:1
+    Should Be Equal As Integers    ${status}    502
+    Should Be Equal    ${body}[type]    error
+    Should Be Equal    ${body}[error][type]    api_error
+    Should Be Equal    ${body}[error][message]    could not connect to 127.0.0.1:1 (connection refused)
+
+Lowtide Status Reads A Ledger In A Folder It Cannot Write, And Writes Nothing There
+    [Documentation]    A ledger on a read-only file in a read-only folder: `lowtide status` and `lowtide runs`, run by
+    ...    a user whom those modes stop (`nobody`, when the suite runs as root), read it through SQLite's read-only
+    ...    modes; the file keeps its bytes and no `-wal` or `-shm` file appears beside it.
+    ${url}=    Start Emulator    0
+    ${dir}=    Create Directory Another User May Read
+    Create File    ${dir}/actor.yaml
+    ...    name: reader\nmodel: claude-sonnet-5-5\nbatch_processing: batch\nmax_tokens: 64\nbatch: {poll_interval: 0.2}\n
+    Create File    ${dir}/prompts.jsonl    {"prompt": "Is the harbour open?"}\n{"prompt": "When is high tide?"}\n
+    ${made}=    Run Lowtide With    ${dir}    ${url}    sk-ant-robot-key
+    Should Be Equal As Integers    ${made.rc}    0    msg=${made.stderr}
+    Run Process    chmod    0444    ${dir}/ledger.sqlite3
+    Run Process    chmod    0555    ${dir}
+    ${before}=    Evaluate    hashlib.sha256(pathlib.Path($dir, "ledger.sqlite3").read_bytes()).hexdigest()
+    ...    modules=hashlib,pathlib
+    ${status}=    Run Lowtide As A User Whom File Modes Stop    status    --ledger    ${dir}/ledger.sqlite3
+    Should Be Equal As Integers    ${status.returncode}    0    msg=${status.stderr}
+    Should Contain    ${status.stdout}    actor reader: 2 request(s) (collected 2)
+    ${runs}=    Run Lowtide As A User Whom File Modes Stop    runs    --ledger    ${dir}/ledger.sqlite3
+    Should Be Equal As Integers    ${runs.returncode}    0    msg=${runs.stderr}
+    Should Contain    ${runs.stdout}    1 run(s) shown
+    ${after}=    Evaluate    hashlib.sha256(pathlib.Path($dir, "ledger.sqlite3").read_bytes()).hexdigest()
+    ...    modules=hashlib,pathlib
+    Should Be Equal    ${after}    ${before}
+    @{files}=    List Directory    ${dir}
+    Should Be Equal    ${files}    ${{["actor.yaml", "ledger.sqlite3", "prompts.jsonl", "results.jsonl"]}}
+    [Teardown]    Run Keywords    Run Process    chmod    0755    ${dir}    AND    Stop Emulator
+
 
 *** Keywords ***
 Find The Lowtide Command
@@ -157,3 +262,25 @@ Run Lowtide
     ${result}=    Run Process    @{LOWTIDE}    @{args}    timeout=${RUN_TIMEOUT}    on_timeout=kill
     Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
     RETURN    ${result}
+
+Write A Batch Actor And Two Prompts
+    [Documentation]    A scratch folder holding `actor.yaml` (batch mode, quick polls) and `prompts.jsonl` (two prompts).
+    ${dir}=    Create Scratch Directory
+    Create File    ${dir}/actor.yaml
+    ...    name: reader\nmodel: claude-sonnet-5-5\nbatch_processing: batch\nmax_tokens: 64\nbatch: {poll_interval: 0.2}\n
+    Create File    ${dir}/prompts.jsonl    {"prompt": "Is the harbour open?"}\n{"prompt": "When is high tide?"}\n
+    RETURN    ${dir}
+
+Run Lowtide With
+    [Documentation]    `lowtide run` of the folder's prompts, with this base URL and key, its ledger in the folder.
+    [Arguments]    ${dir}    ${base_url}    ${key}
+    ${result}=    Run Process    @{LOWTIDE}    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
+    ...    --run-id    tides    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}
+    ...    env:ANTHROPIC_BASE_URL=${base_url}
+    ...    env:ANTHROPIC_API_KEY=${key}    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
+    RETURN    ${result}
+
+The Emulator Holds A Batch
+    ${stats}=    Emulator Stats
+    Should Be True    ${stats}[batches] >= 1

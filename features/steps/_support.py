@@ -99,6 +99,8 @@ class World:
     """Tickets of parked calls, by key."""
     witnessed: dict[str, list[Any]] = field(default_factory=dict[str, list[Any]])
     """What the ledger had committed each time the API was called, by route."""
+    tried: list[str] = field(default_factory=list[str])
+    """The method and path of each request made to an API that cannot be reached (when the scenario watches)."""
     streamed: list[bool] = field(default_factory=list[bool])
     """Whether each live Messages call asked for a stream, in order (when the scenario watches for it)."""
     store: LedgerStore | None = None
@@ -399,11 +401,17 @@ class DroppingTransport(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def unreachable_api(error: type[httpx2.TransportError]) -> httpx2.MockTransport:
-    """A transport on which every request fails with `error`, as a refused connection or a silent server would."""
+def unreachable_api(
+    error: type[httpx2.TransportError], *, cause: OSError | None = None, tried: list[str] | None = None
+) -> httpx2.MockTransport:
+    """A transport on which every request fails with `error` (raised from `cause`, the OS error beneath it, as a
+    real transport does), as a refused connection, a dropped one or a silent server would. Each request's method and
+    path is added to `tried`."""
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        raise error("the API is out of reach", request=request)
+        if tried is not None:
+            tried.append(f"{request.method} {request.url.path}")
+        raise error("the API is out of reach", request=request) from cause
 
     return httpx2.MockTransport(handler)
 

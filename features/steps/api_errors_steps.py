@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import re
+import socket
 from typing import Any
 
 import httpx2
@@ -23,7 +26,28 @@ def step_emulator_small_bodies(context: Any, limit: int) -> None:
 
 @given("an Anthropic API whose connections are refused")
 def step_api_refuses(context: Any) -> None:
-    _use_transport(context, unreachable_api(httpx2.ConnectError))
+    refused = ConnectionRefusedError(errno.ECONNREFUSED, "Connect call failed")
+    _use_transport(context, unreachable_api(httpx2.ConnectError, cause=refused, tried=world(context).tried))
+
+
+@given("an Anthropic API whose host name does not resolve")
+def step_api_unknown_host(context: Any) -> None:
+    unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    _use_transport(context, unreachable_api(httpx2.ConnectError, cause=unknown, tried=world(context).tried))
+
+
+@given("an Anthropic API whose connections drop mid-call")
+def step_api_drops(context: Any) -> None:
+    reset = ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
+    _use_transport(context, unreachable_api(httpx2.ReadError, cause=reset, tried=world(context).tried))
+
+
+@then('"{call}" was tried {times:d} times, {waits} seconds apart on the clock')
+def step_tried(context: Any, call: str, times: int, waits: str) -> None:
+    w = world(context)
+    assert w.tried.count(call) == times, w.tried
+    expected = [float(wait) for wait in re.findall(r"[0-9.]+", waits)]
+    assert w.clock.sleeps[-len(expected) :] == expected, w.clock.sleeps
 
 
 @given("an Anthropic API that never answers in time")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
+import inspect
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -122,7 +124,7 @@ class Actor:
         """
         if (prompt is None) == (messages is None):
             raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
-        if isinstance(prompt, str):
+        if prompt is not None:
             check_prompt(prompt)
         conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
         config = self.configuration
@@ -392,6 +394,15 @@ class Actor:
         """
         from lowtide.bulk.runner import BulkRun
 
+        known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigurationError(
+                f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
+                field=unknown[0],
+            )
         return BulkRun(self, **options)
 
     @overload

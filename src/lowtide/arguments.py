@@ -5,6 +5,7 @@ Each raises `ConfigurationError` with a one-line message naming the argument, be
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -13,11 +14,17 @@ from lowtide.spelling import argument
 from lowtide.types import ChatMessage
 from lowtide.unicode import check_text
 
-__all__ = ["check_budget", "check_call", "check_key", "check_messages", "check_prompt"]
+__all__ = ["check_budget", "check_call", "check_count", "check_key", "check_messages", "check_prompt", "check_seconds"]
 
 
-def check_prompt(prompt: str) -> None:
-    """A prompt with something in it (the API refuses a message with no text), of valid Unicode."""
+def check_prompt(prompt: object) -> None:
+    """A prompt: text (bytes would be sent as their Python repr) with something in it, which the API needs, of valid
+    Unicode."""
+    if not isinstance(prompt, str):
+        hint = " (decode it)" if isinstance(prompt, bytes | bytearray) else ""
+        raise ConfigurationError(
+            f"prompt: a prompt is text (a str), not {_shown(prompt) if not hint else 'bytes'}{hint}.", field="prompt"
+        )
     if not prompt or prompt.isspace():
         raise ConfigurationError(
             f"prompt: the prompt is {_blank(prompt)}; the API refuses a message with no text.", field="prompt"
@@ -72,6 +79,24 @@ def check_budget(amount: object) -> Decimal:
             f" (got {_shown(amount)}).",
             field="max_cost_usd",
         )
+    return value
+
+
+def check_seconds(name: str, value: object, *, zero: bool = False) -> float:
+    """A duration in seconds: a finite number more than 0 (or 0 too, with `zero`); a bool is no number here."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    seconds = float(value) if number else math.nan  # pyright: ignore[reportArgumentType]
+    if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero):
+        least = "0 seconds or more" if zero else "more than 0 seconds"
+        raise ConfigurationError(f"{argument(name)} must be {least}, not {value!r}.", field=name)
+    return seconds
+
+
+def check_count(name: str, value: object, *, least: int = 1, most: int | None = None) -> int:
+    """A whole number from `least` to `most`; a bool or a float is no count here."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < least or (most is not None and value > most):
+        span = f"between {least:,} and {most:,}" if most is not None else f"at least {least:,}"
+        raise ConfigurationError(f"{argument(name)} must be a whole number {span}, not {value!r}.", field=name)
     return value
 
 

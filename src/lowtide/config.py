@@ -13,19 +13,17 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import Any, Literal, Self, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from lowtide.config_files import as_mapping, read_document
+from lowtide.endpoints import base_url_problem
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.location import ledger_problem, redacted
 from lowtide.modes import BatchProcessingMode
 from lowtide.parameters import ParameterCheck
 from lowtide.spelling import argument
-
-if TYPE_CHECKING:
-    import tomllib
-
-    import yaml
 
 __all__ = [
     "ActorConfiguration",
@@ -48,10 +46,45 @@ class TimeoutPolicy(StrEnum):
     """Leave it running; its results can be collected later with the batch id."""
 
 
-class BatchSettings(BaseModel):
-    """How a batch-mode call waits for its batch."""
+class _Settings(BaseModel):
+    """What every settings model shares: unknown keys refused, frozen, numbers finite and never `true` or `false`
+    (YAML's `yes` is `true`, which pydantic would take as 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _number_not_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        numbers = _numbers_in(field.annotation) if field is not None else None
+        if numbers == "itself" and isinstance(value, bool):
+            raise ValueError(f"expected a number, not {str(value).lower()}")
+        if numbers == "values":
+            _no_boolean_values(value)
+        return value
+
+
+def _no_boolean_values(value: object) -> None:
+    if isinstance(value, Mapping):
+        for key, item in cast("Mapping[object, object]", value).items():
+            if isinstance(item, bool):
+                raise ValueError(f"{key}: expected a number, not {str(item).lower()}")
+
+
+def _numbers_in(annotation: object) -> Literal["itself", "values"] | None:
+    """Whether a field's annotation is a number (`int`, `float | None`, ...), or a mapping to numbers."""
+    if annotation is int or annotation is float:
+        return "itself"
+    arguments = get_args(annotation)
+    if get_origin(annotation) is dict:
+        return "values" if len(arguments) == 2 and arguments[1] in (int, float) else None
+    if arguments and bool not in arguments and any(argument in (int, float) for argument in arguments):
+        return "itself"
+    return None
+
+
+class BatchSettings(_Settings):
+    """How a batch-mode call waits for its batch."""
 
     poll_interval: float = Field(default=30.0, gt=0, description="Seconds between two status checks.")
     max_wait: float = Field(
@@ -122,10 +155,8 @@ def poll_interval_override() -> float | None:
 _RETRY_CLASSES = ("rate_limited", "overloaded", "server", "connection", "timeout")
 
 
-class LiveSettings(BaseModel):
+class LiveSettings(_Settings):
     """How live calls share their provider's rate limits, and how they are tried again."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_concurrency: int = Field(default=16, ge=1, le=10_000, description="Most live calls in flight at once.")
     ramp_start: int = Field(
@@ -177,10 +208,10 @@ class LiveSettings(BaseModel):
         return self
 
 
-class ActorConfiguration(BaseModel):
+class ActorConfiguration(_Settings):
     """One actor: its provider, model, Messages parameters and batch behaviour."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False)
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     provider: str = Field(default="anthropic", min_length=1)
@@ -241,6 +272,22 @@ class ActorConfiguration(BaseModel):
         " 429 pauses every call sharing the key; kept so that existing files still load.",
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        problem = None if value is None else base_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("ledger")
+    @classmethod
+    def _check_ledger(cls, value: str | None) -> str | None:
+        problem = None if value is None else ledger_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
     @model_validator(mode="after")
     def _check_parameters(self) -> Self:
         """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them."""
@@ -255,6 +302,13 @@ class ActorConfiguration(BaseModel):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "configuration") -> ActorConfiguration:
         """Validate one actor's settings, raising `ConfigurationError` naming the field on failure."""
+        given = cast("object", data)  # what an untyped caller passed
+        if not isinstance(given, Mapping):
+            raise ConfigurationError(
+                f"An actor's configuration is an ActorConfiguration or a mapping of its settings (name, model, ...),"
+                f" not {type(given).__name__}.",
+                field="configuration",
+            )
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
@@ -324,49 +378,7 @@ def load_actors(source: str | Path | Mapping[str, Any]) -> dict[str, ActorConfig
     if isinstance(source, Mapping):
         return _actors_from_document(source, origin="configuration")
     path = Path(source)
-    return _actors_from_document(_read_document(path), origin=str(path))
-
-
-def _read_document(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"Cannot read configuration file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded).") from None
-    suffix = path.suffix.lower()
-    # The parsers are imported here, for the files that need them: an actor configured in Python loads neither.
-    import tomllib
-
-    import yaml
-
-    try:
-        if suffix == ".toml":
-            document: object = tomllib.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            document = yaml.safe_load(text)
-        else:
-            raise ConfigurationError(f"{path}: unknown configuration format {suffix!r}; use .yaml, .yml or .toml")
-    except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigurationError(f"{path} is not valid {suffix.lstrip('.').upper()}: {_syntax_problem(exc)}") from None
-    mapping = _as_mapping(document)
-    if mapping is None:
-        raise ConfigurationError(f"{path} must hold a mapping of settings, not {type(document).__name__}")
-    return mapping
-
-
-def _syntax_problem(exc: yaml.YAMLError | tomllib.TOMLDecodeError) -> str:
-    """Where and what the syntax error is, without quoting the file: the offending line may hold a secret."""
-    import tomllib
-
-    if isinstance(exc, tomllib.TOMLDecodeError):
-        # tomllib's message is its own wording plus "(at line L, column C)", never the line's content.
-        return str(exc)
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or "syntax error"
-    if mark is None:
-        return str(problem)
-    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return _actors_from_document(read_document(path), origin=str(path))
 
 
 def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[str, ActorConfiguration]:
@@ -379,7 +391,7 @@ def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[s
             f"{origin}: unknown top-level key(s) {', '.join(sorted(unknown))}; expected 'actors' and 'defaults'",
             field=sorted(unknown)[0],
         )
-    defaults = _as_mapping(document.get("defaults") or {})
+    defaults = as_mapping(document.get("defaults") or {})
     if defaults is None:
         raise ConfigurationError(f"{origin}: 'defaults' must be a mapping", field="defaults")
     actors: dict[str, ActorConfiguration] = {}
@@ -394,11 +406,11 @@ def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[s
 
 
 def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
-    by_name = _as_mapping(raw)
+    by_name = as_mapping(raw)
     if by_name is not None:
         entries: list[dict[str, Any]] = []
         for name, body in by_name.items():
-            settings = _as_mapping(body)
+            settings = as_mapping(body)
             if settings is None:
                 raise ConfigurationError(f"{origin}: actor {name!r} must be a mapping of settings", field=name)
             entries.append({"name": name, **settings})
@@ -406,7 +418,7 @@ def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
     if isinstance(raw, list):
         result: list[dict[str, Any]] = []
         for index, body in enumerate(cast("list[object]", raw)):
-            settings = _as_mapping(body)
+            settings = as_mapping(body)
             if settings is None:
                 raise ConfigurationError(f"{origin}: actors[{index}] must be a mapping of settings", field="actors")
             result.append(settings)
@@ -418,16 +430,9 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     """Deep-merge two settings mappings; the override wins, nested mappings (like `batch`) merge key by key."""
     merged = dict(base)
     for key, value in override.items():
-        current, incoming = _as_mapping(merged.get(key)), _as_mapping(value)
+        current, incoming = as_mapping(merged.get(key)), as_mapping(value)
         merged[key] = _merge(current, incoming) if current is not None and incoming is not None else value
     return merged
-
-
-def _as_mapping(value: object) -> dict[str, Any] | None:
-    """`value` as a mapping with string keys (YAML allows others), or None when it is not a mapping."""
-    if not isinstance(value, Mapping):
-        return None
-    return {str(key): item for key, item in cast("Mapping[object, Any]", value).items()}
 
 
 def _name_of(data: Mapping[str, Any]) -> str | None:
@@ -467,7 +472,10 @@ def _configuration_error(exc: ValidationError, data: Mapping[str, Any], *, sourc
         if error["type"] == "extra_forbidden":
             problems.append(f"  {located}: {_unknown_setting(error['loc'])}")
             continue
-        got = "" if _never_echo(error["type"], located) else f" (got {error['input']!r})"
+        given = error["input"]
+        if located in ("ledger", "base_url") and isinstance(given, str):
+            given = redacted(given)  # a URL's password, if it holds one, is never echoed
+        got = "" if _never_echo(error["type"], located) else f" (got {given!r})"
         problems.append(f"  {located}: {message}{got}")
     if all(error["loc"] for error in exc.errors()):
         refused = _parameter_problem(data)

@@ -17,8 +17,9 @@ ActorError
 │   ├── RateLimitError            429: slow down; `retry_after` says for how long when the API said so
 │   ├── OverloadedError           529: the API is overloaded; retry later
 │   ├── ServerError               500 and other 5xx
-│   └── APIConnectionError        no answer: connection refused or dropped
-│       └── APITimeoutError       no answer in time
+│   └── APIConnectionError        no answer: the connection dropped, or could not be made
+│       ├── APITimeoutError       no answer in time
+│       └── APIUnreachableError   no connection at all (refused, unknown host): nothing of that call was sent
 ├── LedgerError                   the ledger could not be read or written (disk full, locked, removed)
 ├── InternalError                 lowtide itself failed (a bug); the waiting calls get this, never a hang
 ├── BatchTimeoutError             a batch did not end within `max_wait`; it was canceled or left running
@@ -49,6 +50,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "APIUnreachableError",
     "ActorError",
     "AuthenticationError",
     "BatchNotOutstanding",
@@ -258,6 +260,19 @@ class APIConnectionError(APIError):
 
 class APITimeoutError(APIConnectionError):
     """No answer from the API within the client's timeout."""
+
+
+class APIUnreachableError(APIConnectionError):
+    """The connection to the API could not be made at all: refused (nothing listens at that address), a host name
+    that does not resolve, no route. Nothing of the call was sent. Almost always the configuration (the base URL,
+    an emulator or proxy not running), so it is retried only for a few seconds; `host`, `port` and `reason` say
+    where and why."""
+
+    def __init__(self, message: str, *, host: str, port: int, reason: str) -> None:
+        super().__init__(message)
+        self.host = host
+        self.port = port
+        self.reason = reason
 
 
 class DeadlineExceededError(ActorError):

@@ -16,7 +16,7 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
-from lowtide.errors import BatchNotOutstanding, ConfigurationError
+from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
 from lowtide.providers.base import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
@@ -146,7 +146,9 @@ async def collect(
 ) -> list[BatchSummary]:
     """Fetch the results of ended batches (all outstanding ones, or those named) into the ledger.
 
-    A batch still processing is checked once and left as it is; one whose create is unknown is reconciled.
+    A batch still processing is checked once and left as it is; one whose create is unknown is reconciled. When the
+    API refused or failed a look (it could not be reached, say), every other batch is still collected, and then the
+    first such `APIError` is raised: the batches it concerns stay in the ledger as they were, for a later collect.
     """
     wanted = set(batch_ids) if batch_ids is not None else None
     outstanding = [
@@ -161,14 +163,18 @@ async def collect(
             raise ConfigurationError(
                 f"No outstanding batch {', '.join(sorted(missing))} in the ledger {ledger.location}.", field="batch"
             )
+    failures: list[APIError] = []
     for provider, endpoint in sorted({(b.provider, b.endpoint) for b in outstanding}):
         engine = _engine(
             ledger, provider, endpoint, client=client, api_key_env=api_key_env, clock=clock, registry=registry
         )
         try:
-            await engine.collect_once([b for b in outstanding if (b.provider, b.endpoint) == (provider, endpoint)])
+            at_endpoint = [b for b in outstanding if (b.provider, b.endpoint) == (provider, endpoint)]
+            failures += await engine.collect_once(at_endpoint)
         finally:
             await engine.backend.aclose()
+    if failures:
+        raise failures[0]
     return status(ledger).batches
 
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer
 from lowtide.config import BatchProcessingMode
-from lowtide.errors import ActorError, APIConnectionError, ServerError
+from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [
@@ -258,8 +258,9 @@ class BatchBackend(ABC):
 
     def outcome_unknown(self, error: ActorError) -> bool:
         """Whether a create that failed with `error` may have made its batch (a timeout, a dropped connection,
-        a server error): then it is reconciled before anything is sent again. Otherwise it was refused."""
-        return isinstance(error, APIConnectionError | ServerError)
+        a server error): then it is reconciled before anything is sent again. Otherwise it was refused, or never
+        sent (a connection that could not be made)."""
+        return isinstance(error, APIConnectionError | ServerError) and not isinstance(error, APIUnreachableError)
 
     @abstractmethod
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:

@@ -18,6 +18,7 @@ from lowtide.clock import Clock
 from lowtide.config import BatchSettings
 from lowtide.errors import (
     ActorError,
+    APIError,
     classify,
 )
 from lowtide.ledger.inline import async_ledger
@@ -119,6 +120,8 @@ class EngineCore:
         """Intents whose create is in flight here; each future is done once the create came back, however."""
         self._foreign: set[str] = set()
         """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
+        self._api_failures: list[APIError] | None = None
+        """While a one-off `collect_once` runs: the API errors its work met (it has no callers to tell)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
         self._claims: list[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
@@ -180,6 +183,8 @@ class EngineCore:
                 future.set_result(outcome)
 
     def _fail(self, keys: Sequence[str], error: ActorError) -> None:
+        if self._api_failures is not None and isinstance(error, APIError):
+            self._api_failures.append(error)
         for key in keys:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():

@@ -31,6 +31,7 @@ from lowtide.batching.submission import Submission
 from lowtide.batching.tickets import Ticket, ticket_of
 from lowtide.errors import (
     ActorError,
+    APIError,
     ConfigurationError,
     classify,
 )
@@ -186,18 +187,25 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         record = await self.ledger.request(key)
         return ticket_of(key, record, await self.ledger.batch(record.batch_id) if record and record.batch_id else None)
 
-    async def collect_once(self, batches: Sequence[BatchRecord]) -> None:
-        """Move outstanding batches forward once: reconcile unknown creates, store results of ended batches.
+    async def collect_once(self, batches: Sequence[BatchRecord]) -> list[APIError]:
+        """Move outstanding batches forward once: reconcile unknown creates, store results of ended batches. Returns
+        the API errors met on the way (a batch that could not be looked at stays as it was in the ledger).
 
         A batch still processing is looked at and left; with a short `max_wait` this never waits long.
         """
-        for batch in batches:
-            if batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
-                if await self._rescue_batch(batch):
-                    await self._reconciling[batch.id]
-            elif batch.provider_batch_id is not None and not await self.settle_stored(batch):
-                self._ensure_poller(batch.id)
-        await self.drain()
+        failures: list[APIError] = []
+        self._api_failures = failures
+        try:
+            for batch in batches:
+                if batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
+                    if await self._rescue_batch(batch):
+                        await self._reconciling[batch.id]
+                elif batch.provider_batch_id is not None and not await self.settle_stored(batch):
+                    self._ensure_poller(batch.id)
+            await self.drain()
+        finally:
+            self._api_failures = None
+        return failures
 
     async def drain(self) -> None:
         """Wait for everything this engine started (flushes, creates, pollers) to finish."""

@@ -1,6 +1,8 @@
 """Retrying a batch API call that failed for a reason that may pass: backoff with jitter, the wait the API asked for
 (`retry-after`), time through the injected clock. Every backend's non-create calls go through here; a create only
-when the API refused it outright, never on doubt."""
+when the API refused it outright, never on doubt. A connection that could not be made at all (`APIUnreachableError`:
+refused, unknown host) is almost always the configuration: it is tried again only a few times, within seconds
+(`endpoints.UNREACHABLE_WAITS`), not for the half minute a transient failure gets."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from tenacity.wait import wait_exponential_jitter
 
 from lowtide.clock import Clock
-from lowtide.errors import APIError, RateLimitError
+from lowtide.endpoints import UNREACHABLE_WAITS
+from lowtide.errors import APIError, APIUnreachableError, RateLimitError
 
 __all__ = ["retrying"]
 
@@ -31,20 +34,33 @@ async def retrying(
     times with backoff and jitter.
 
     `retry_on` narrows what is retried; by default every error that says it is retryable is. A wait the API asked
-    for (`retry-after`) is honoured.
+    for (`retry-after`) is honoured. A connection that could not be made is retried at most
+    `len(UNREACHABLE_WAITS)` times (and never more than `retries`), after those short waits, whatever `retry_on`
+    says: nothing was sent.
     """
     backoff = wait_exponential_jitter(initial=1, max=60)
+    unreachable = 0
 
     def should_retry(exc: BaseException) -> bool:
+        nonlocal unreachable
+        if isinstance(exc, APIUnreachableError):
+            unreachable += 1
+            return unreachable <= min(retries, len(UNREACHABLE_WAITS))
         if retry_on is not None:
             return isinstance(exc, retry_on)
         return isinstance(exc, APIError) and exc.retryable
 
     def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome is not None else None
+        exc = _error(state)
+        if isinstance(exc, APIUnreachableError):
+            return UNREACHABLE_WAITS[unreachable - 1]
         if isinstance(exc, RateLimitError) and exc.retry_after is not None:
             return exc.retry_after
         return backoff(state)
+
+    def stop(state: RetryCallState) -> bool:
+        # Past `retries` attempts; an unreachable API has its own, smaller count (`should_retry`).
+        return state.attempt_number > retries and not isinstance(_error(state), APIUnreachableError)
 
     async def translated() -> T:
         with translate():
@@ -52,9 +68,13 @@ async def retrying(
 
     attempts: AsyncRetrying = AsyncRetrying(
         sleep=clock.sleep,
-        stop=stop_after_attempt(retries + 1),
+        stop=stop,
         wait=wait,
         retry=retry_if_exception(should_retry),
         reraise=True,
     )
     return await attempts(translated)
+
+
+def _error(state: RetryCallState) -> BaseException | None:
+    return state.outcome.exception() if state.outcome is not None else None

@@ -35,6 +35,7 @@ from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import (
     ActorError,
+    APIUnreachableError,
     BatchRequestCanceled,
     BatchRequestError,
     BatchRequestExpired,
@@ -165,6 +166,9 @@ class Execution:
         self.outstanding = 0
         self.batches_sent = 0
         self.time_up = False
+        self.unreachable: APIUnreachableError | None = None
+        """Set when a call could not connect to the API: nothing more is sent in this go (each batch would fail the
+        same way), and what was not sent waits for the run to be started again."""
         self.canceled: set[str] = set()
         """The provider ids of the batches this go canceled (at the time limit)."""
         self.decided: set[int] = set()
@@ -292,6 +296,9 @@ class Execution:
         while taken := splitter.take():
             group = [index for (index, _, _), _ in taken]
             await self._capacity()
+            if self.unreachable is not None:
+                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, f"not sent: {self.unreachable}")
+                return
             if self.time_up:
                 self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
@@ -361,6 +368,8 @@ class Execution:
                 # Not the request's own outcome: the work around it failed (a download cut, the API unreachable, a
                 # batch past its max wait). Where the item stands is the ledger's to say.
                 error = failure if isinstance(failure, ActorError) else classify(failure, doing="collecting an answer")
+                if isinstance(error, APIUnreachableError):
+                    self.unreachable = error  # nothing more is sent: the run ends saying so
                 self._spawn(self._unsettled(index, error, batch))
                 return
             self.outstanding -= 1

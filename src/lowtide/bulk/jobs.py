@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -25,6 +25,7 @@ from lowtide.bulk.files import (
     inspect_file,
 )
 from lowtide.bulk.problems import MAX_PROBLEMS_SHOWN, InputError, InputProblem, Problems
+from lowtide.errors import ConfigurationError
 from lowtide.types import ActorRequest, ChatMessage, built
 
 __all__ = [
@@ -41,8 +42,11 @@ __all__ = [
     "Jobs",
     "check_id",
     "check_jobs",
+    "described",
     "file_block",
     "inspect_file",
+    "job_from",
+    "job_input",
     "job_messages",
     "override_problems",
     "pydantic_problem",
@@ -201,6 +205,58 @@ def pydantic_problem(error: Any) -> str:
     where = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
+
+
+def job_input(value: object, *, where: str) -> Job | str:
+    """One input given in code (`BulkRun.add_jobs`, `Actor.map`) as a job: a `Job`, a prompt (kept as the string it
+    is), or a mapping shaped like a JSONL line. Anything else (None, a number, bytes, an empty prompt or mapping, a
+    key no job has) is a `ConfigurationError` naming `where` (its index) and what an input is."""
+    if isinstance(value, Job):
+        return value
+    if isinstance(value, str):
+        return value if value.strip() else job_from({"prompt": value}, where=where)
+    fields = cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+    if fields:
+        return job_from(_split_overrides(fields), where=where)
+    raise ConfigurationError(f"{where} is {described(cast('object', value))}; {_AN_INPUT}", field="inputs")
+
+
+def job_from(data: Mapping[str, Any], *, where: str) -> Job:
+    """The job `data` (a job's fields, its Messages parameters under `overrides`) describes, or a
+    `ConfigurationError` naming `where` and each problem, in one line."""
+    try:
+        return Job.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = "; ".join(pydantic_problem(error).removeprefix("overrides: ") for error in exc.errors())
+        raise ConfigurationError(f"{where}: {problems}", field="inputs") from None
+
+
+def described(value: object) -> str:
+    """`value` as an error names what was given instead of an input: its type, and itself when short."""
+    if value is None:
+        return "None"
+    if isinstance(value, Mapping):
+        return "an empty mapping" if not value else "a mapping"
+    if isinstance(value, bytes | bytearray):
+        return f"{type(value).__name__} (a prompt is text: decode it)"
+    shown = repr(value)
+    return f"{type(value).__name__} {shown if len(shown) <= 40 else shown[:37] + '...'}"
+
+
+_AN_INPUT = (
+    'each input is a prompt (a non-empty string), a Job, or a mapping shaped like a JSONL line ({"prompt": ...} or'
+    ' {"messages": [...]}, with "file", "id", "citations" and Messages parameters).'
+)
+
+
+def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSONL-shaped mapping as a job's fields: what is not one of them is a Messages parameter it overrides."""
+    known = set(Job.model_fields) - {"overrides"}
+    data = {k: v for k, v in value.items() if k in known}
+    given: object = value.get("overrides") or {}
+    extra = {k: v for k, v in value.items() if k not in known and k != "overrides"}
+    data["overrides"] = {**cast("Mapping[str, Any]", given), **extra} if isinstance(given, Mapping) else given
+    return data
 
 
 def job_messages(job: Job, *, citations: bool) -> list[dict[str, Any]]:

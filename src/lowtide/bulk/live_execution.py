@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, TextIO
 
 from pydantic import BaseModel
 
+from lowtide.arguments import check_seconds
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
@@ -32,7 +33,7 @@ from lowtide.bulk.interrupts import on_interrupt
 from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
 from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
-from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
+from lowtide.errors import ActorError, APIUnreachableError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import AsyncRunLedger
 from lowtide.ledger.runs import LiveAnswer
@@ -85,10 +86,8 @@ def check_live_options(
         raise ConfigurationError(
             f"{argument('abort_mode')} must be 'drain' or 'cancel', not {abort_mode!r}.", field="abort_mode"
         )
-    if post_process_timeout is not None and post_process_timeout <= 0:
-        raise ConfigurationError(
-            f"{argument('post_process_timeout')} must be more than 0 seconds.", field="post_process_timeout"
-        )
+    if post_process_timeout is not None:
+        check_seconds("post_process_timeout", post_process_timeout)
     if mode == "batch":
         if aborting or post_process is not None or post_process_timeout is not None:
             raise ConfigurationError(
@@ -304,6 +303,8 @@ class LiveExecution:
         if kind in self.run.abort_on:
             why = f"the run aborted on an error of class {kind} (item {index}{_named(job)}: {error})"
             self._stop(why, cancel=self.run.abort_mode == "cancel")
+        elif isinstance(error, APIUnreachableError):  # every call would fail the same way: start no more
+            self._stop(f"the API could not be reached ({error})", cancel=False)
 
     async def _post_process(self, result: ItemResult) -> None:
         process = self.run.post_process

@@ -23,15 +23,15 @@ import re
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 from pydantic import BaseModel
 
-from lowtide.arguments import check_budget
+from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
 from lowtide.bulk.execution import Execution, Prepared, RunActor
-from lowtide.bulk.jobs import Job, Jobs, check_jobs, job_messages
+from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
 from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs, check_owned
@@ -137,21 +137,16 @@ class BulkRun:
                 f"Run id {run_id!r} must be 1 to 48 letters, digits, '-' or '_', starting with a letter or digit.",
                 field="run_id",
             )
-        if items_per_batch is not None and not 1 <= items_per_batch <= API_MAX_BATCH_REQUESTS:
-            raise ConfigurationError(
-                f"{argument('items_per_batch')} must be between 1 and {API_MAX_BATCH_REQUESTS:,},"
-                f" not {items_per_batch}.",
-                field="items_per_batch",
-            )
+        if items_per_batch is not None:
+            check_count("items_per_batch", items_per_batch, most=API_MAX_BATCH_REQUESTS)
         if max_parallel_batches is None:
             max_parallel_batches = DEFAULT_PARALLEL_BATCHES
-        elif max_parallel_batches < 1:
-            raise ConfigurationError(
-                f"{argument('max_parallel_batches')} must be at least 1.", field="max_parallel_batches"
-            )
+        check_count("max_parallel_batches", max_parallel_batches)
         budget = check_budget(max_cost_usd) if max_cost_usd is not None else None
-        if time_limit is not None and time_limit <= 0:
-            raise ConfigurationError(f"{argument('time_limit')} must be more than 0 seconds.", field="time_limit")
+        if time_limit is not None:
+            check_seconds("time_limit", time_limit)
+        check_seconds("cancel_grace", cancel_grace, zero=True)
+        check_seconds("progress_interval", progress_interval, zero=True)
         self.actor = actor
         self.run_id = run_id
         self.defaults = dict(defaults or {})
@@ -200,16 +195,21 @@ class BulkRun:
         if file is not None:
             data["file"] = Path(file).expanduser().absolute()
         data["overrides"] = overrides
-        self.jobs.append(_job(data, where=f"job {len(self.jobs)}"))
+        self.jobs.append(job_from(data, where=f"job {len(self.jobs)}"))
         return self
 
     def add_jobs(self, inputs: Iterable[JobInput]) -> BulkRun:
-        """Add jobs: `Job`s, prompts, or mappings shaped like a line of a JSONL input."""
-        for value in inputs:
-            if isinstance(value, Job | str):
-                self.jobs.append(value)
-            else:
-                self.jobs.append(_job(_split_overrides(value), where=f"job {len(self.jobs)}"))
+        """Add jobs: `Job`s, prompts, or mappings shaped like a line of a JSONL input. Anything else (None, a number,
+        bytes, an empty prompt or mapping, a key no job has) is a `ConfigurationError` naming its index in `inputs`,
+        before anything is recorded or sent."""
+        given = cast("object", inputs)  # whatever a caller passed, typed or not
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            hint = " (one prompt: put it in a list)" if isinstance(given, str) else ""
+            raise ConfigurationError(
+                f"inputs must be a list of prompts, Jobs or mappings, not {described(given)}{hint}.", field="inputs"
+            )
+        for index, value in enumerate(cast("Iterable[object]", inputs)):
+            self.jobs.append(job_input(value, where=f"inputs[{index}]"))
         return self
 
     # Running.
@@ -531,21 +531,6 @@ class BulkRun:
 def item_key(run_id: str, index: int, attempt: int) -> str:
     """The request key of item `index`'s `attempt`."""
     return f"{run_id}-{index}" if attempt == 1 else f"{run_id}-{index}-a{attempt}"
-
-
-def _job(data: Mapping[str, Any], *, where: str) -> Job:
-    try:
-        return Job.model_validate(dict(data))
-    except ValueError as exc:
-        raise ConfigurationError(f"Invalid {where}: {exc}", field="inputs") from None
-
-
-def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
-    known = set(Job.model_fields) - {"overrides"}
-    data = {k: v for k, v in value.items() if k in known}
-    data["overrides"] = {**dict(value.get("overrides") or {}), **{k: v for k, v in value.items() if k not in known
-                                                                 and k != "overrides"}}  # fmt: skip
-    return data
 
 
 def _qualified(model: type[BaseModel] | None) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from lowtide.cli.params import USD, json_option, ledger_option
-from lowtide.errors import ConfigurationError
+from lowtide.errors import APIError, ConfigurationError
 
 __all__ = ["COMMANDS"]
 
@@ -144,7 +144,7 @@ def run(
     progress: str,
     progress_interval: float,
     json_output: bool,
-    ledger: Path | None,
+    ledger: str | None,
 ) -> int:
     """Run every input of a JSONL or CSV file (or standard input, '-') through batches, resumably.
 
@@ -219,7 +219,7 @@ def retry(
     progress: str,
     progress_interval: float,
     json_output: bool,
-    ledger: Path | None,
+    ledger: str | None,
 ) -> int:
     """Send a run's failed and expired items again, as a new attempt of the same run.
 
@@ -326,7 +326,8 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
             why = item.reason or (f"{type(item.error).__name__}: {item.error}" if item.error else item.status)
             reasons[why] = reasons.get(why, 0) + 1
     lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
-    if result.to_retry:
+    failure = _api_failure(result)
+    if result.to_retry and (failure is None or result.mode == "live"):
         what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
         lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
     waiting = waiting_line(result)
@@ -342,6 +343,19 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
         _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
         return exit_status(result.interrupted)
     _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+    if failure is not None:
+        if result.mode == "live":
+            then = f"every answer already paid for is stored; send the rest with lowtide retry {result.run_id}"
+        else:
+            then = (
+                "batches already created keep running at the API and their requests wait in the ledger; run the"
+                " same command again to resume"
+            )
+        click.echo(
+            f"lowtide: the API refused or failed a call: {failure}. Nothing is lost: {then} once the cause is fixed.",
+            err=True,
+        )
+        return 3
     return 0 if result.ok else 1
 
 
@@ -353,6 +367,15 @@ def waiting_line(result: Any) -> str | None:
         f"{len(result.waiting)} item(s) are in batches whose answers were not collected: run the same command again"
         f" (or lowtide retry {result.run_id}) to collect them; nothing is sent or paid for twice"
     )
+
+
+def _api_failure(result: Any) -> APIError | None:
+    """The first error of an item that failed because the API refused or failed a call (not an answer of its own:
+    a connection, a key, a refused create), if one did."""
+    for item in result.items:
+        if isinstance(item.error, APIError):
+            return item.error
+    return None
 
 
 COMMANDS = [run, retry]

@@ -34,18 +34,16 @@ def copy(source: str, target: str, json_output: bool) -> int:
     overwrites a ledger. It is written in one transaction, so a copy that fails leaves it empty. Stop the programs
     using SOURCE first: what they write during the copy may be missed.
     """
-    from pathlib import Path
-
+    from lowtide.cli.ledger_commands import existing_ledger
     from lowtide.errors import ConfigurationError
     from lowtide.ledger.copy import copy_ledger
-    from lowtide.ledger.postgres.url import configured_url
-    from lowtide.ledger.store import open_ledger
+    from lowtide.ledger.store import ledger_location, open_ledger
 
-    if configured_url(source) is None and not Path(source).expanduser().is_file():
-        raise ConfigurationError(
-            f"There is no ledger at {Path(source).expanduser().absolute()} to copy.", field="ledger"
-        )
-    given = open_ledger(source)
+    location = ledger_location(source, source="SOURCE")
+    if location.scheme == "sqlite" and not location.path.is_file():
+        raise ConfigurationError(f"There is no ledger at {location.path} to copy.", field="ledger")
+    given = existing_ledger(source, read_only=True, source="SOURCE")
+    ledger_location(target, source="TARGET")
     into = open_ledger(target)
     counts = copy_ledger(given, into)
     if json_output:

@@ -4,6 +4,7 @@ from the command line. Each reads an existing ledger and says which; none create
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,8 @@ from typing import Any
 import click
 
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
-from lowtide.errors import ConfigurationError
-from lowtide.ledger.postgres.url import configured_url
-from lowtide.ledger.store import LedgerStore, default_ledger_path, open_ledger
+from lowtide.errors import APIError, ConfigurationError
+from lowtide.ledger.store import LedgerStore, ledger_location, open_ledger
 
 __all__ = ["COMMANDS", "existing_ledger"]
 
@@ -21,20 +21,35 @@ _TICKET_STATES = ("waiting-on-batch", "ended", "collected", "canceled", "expired
 _SHOWN = 20
 
 
-def existing_ledger(path: Path | None) -> LedgerStore:
-    """The ledger at `path` (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
+def existing_ledger(given: str | Path | None, *, read_only: bool = False, source: str = "--ledger") -> LedgerStore:
+    """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs. A `postgresql://` URL names a
-    database, which must exist on its server (its tables are made if it has none)."""
-    url = configured_url(path)
-    if url is not None:
-        return open_ledger(url)
-    where = (path.expanduser() if path is not None else default_ledger_path()).absolute()
+    database, which must exist on its server (its tables are made if it has none).
+
+    `read_only` (a command that only reads): a SQLite file that cannot be written here (a read-only file, directory
+    or file system) is opened so that nothing is written (`SqliteFile`); one that can is opened as usual, which
+    leaves no `-wal` or `-shm` file behind."""
+    location = ledger_location(given, source=source)
+    if location.scheme == "postgresql":
+        return open_ledger(location.target)
+    if location.scheme == "memory":
+        raise ConfigurationError(
+            "memory: is a ledger in one process's memory, gone when it ends: there is none here to read. Name the"
+            " ledger your programs use with --ledger or $LOWTIDE_LEDGER.",
+            field="ledger",
+        )
+    where = location.path
     if not where.is_file():
         raise ConfigurationError(
             f"There is no ledger at {where}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
-    return open_ledger(where)
+    return open_ledger(where, read_only=read_only and not _can_write(where))
+
+
+def _can_write(path: Path) -> bool:
+    """Whether SQLite can write the file at `path` and make its `-wal` and `-shm` files beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
 
 def _echo(line: str = "", *, err: bool = False) -> None:
@@ -76,7 +91,7 @@ Examples:
 @json_option
 def status(
     run: str | None,
-    ledger: Path | None,
+    ledger: str | None,
     actor: str | None,
     states: tuple[str, ...],
     batch: str | None,
@@ -89,7 +104,7 @@ def status(
     """
     from lowtide.parking import status as ledger_status
 
-    store = existing_ledger(ledger)
+    store = existing_ledger(ledger, read_only=True)
     if run is not None:
         return _run_status(store, run, json_output=json_output)
     report = ledger_status(store, actor=actor, states=states or None, batch=batch)
@@ -176,12 +191,12 @@ Examples:
 @click.option("--actor", help="Only this actor's runs.")
 @click.option("--limit", type=COUNT, default=_SHOWN, show_default=True, help="Show the newest N runs (0: all).")
 @json_option
-def runs(ledger: Path | None, actor: str | None, limit: int, json_output: bool) -> int:
+def runs(ledger: str | None, actor: str | None, limit: int, json_output: bool) -> int:
     """List the bulk runs in the ledger, newest first: items, where they stand, cost.
 
     `lowtide status RUN` shows one run in full; `lowtide retry RUN` sends its failed items again.
     """
-    store = existing_ledger(ledger)
+    store = existing_ledger(ledger, read_only=True)
     reports = _runs(store, latest=limit, actor=actor)
     if json_output:
         _print_json({"ledger": store.location, "runs": [r.as_json() for r in reports]})
@@ -204,7 +219,7 @@ Examples:
 @ledger_option
 @api_key_env_option
 @json_option
-def collect(batches: tuple[str, ...], ledger: Path | None, api_key_env: str | None, json_output: bool) -> int:
+def collect(batches: tuple[str, ...], ledger: str | None, api_key_env: str | None, json_output: bool) -> int:
     """Fetch the results of ended batches into the ledger, and say where each batch stands.
 
     A batch still processing is checked once and left as it is; a batch whose create never got an answer is
@@ -213,7 +228,15 @@ def collect(batches: tuple[str, ...], ledger: Path | None, api_key_env: str | No
     from lowtide.parking import collect as collect_batches
 
     store = existing_ledger(ledger)
-    summaries = asyncio.run(collect_batches(store, batch_ids=batches or None, api_key_env=api_key_env))
+    try:
+        summaries = asyncio.run(collect_batches(store, batch_ids=batches or None, api_key_env=api_key_env))
+    except APIError as exc:
+        click.echo(
+            f"lowtide: {exc}. The batches it could not look at stay as they were in the ledger (nothing is lost);"
+            " run lowtide collect again once the API can be reached.",
+            err=True,
+        )
+        return 3
     if json_output:
         _print_json({"ledger": store.location, "batches": [s.as_json() for s in summaries]})
         return 0
@@ -233,7 +256,7 @@ Examples:
 @ledger_option
 @api_key_env_option
 @json_option
-def cancel(target: str, ledger: Path | None, api_key_env: str | None, json_output: bool) -> int:
+def cancel(target: str, ledger: str | None, api_key_env: str | None, json_output: bool) -> int:
     """Cancel an outstanding batch, named by its id or by the key of a request in it.
 
     Requests the API had not yet answered end as canceled; answers already made are still collected and paid for.
@@ -250,6 +273,9 @@ def cancel(target: str, ledger: Path | None, api_key_env: str | None, json_outpu
             _print_json({"ledger": store.location, "canceled": False, "reason": str(exc)})
         click.echo(f"lowtide: {exc}", err=True)
         return 1
+    except APIError as exc:
+        click.echo(f"lowtide: could not cancel {target}: {exc}. Nothing was changed; the batch runs on.", err=True)
+        return 3
     if json_output:
         _print_json({"ledger": store.location, "canceled": True, "batch": summary.as_json()})
     else:

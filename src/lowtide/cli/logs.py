@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TextIO
 
-from lowtide.errors import ModelDeprecationWarning
+from lowtide.errors import ConfigurationError, ModelDeprecationWarning
 
 __all__ = ["LEVELS", "LOG_LEVEL_ENV", "Verbosity"]
 
@@ -45,7 +45,14 @@ class Verbosity:
 
     @classmethod
     def from_environment(cls) -> Verbosity:
+        """The level `$LOWTIDE_LOG_LEVEL` names (warning when it is unset or empty); a name that is no level is a
+        `ConfigurationError` listing those there are."""
         named = os.environ.get(LOG_LEVEL_ENV, "").strip().lower()
+        if named and named not in LEVELS:
+            raise ConfigurationError(
+                f"${LOG_LEVEL_ENV} is {named!r}, which is not a log level; use one of {', '.join(LEVELS)}.",
+                field="log_level",
+            )
         return cls(level=LEVELS.get(named, logging.WARNING))
 
     @property

@@ -3,9 +3,10 @@ cause into one line on stderr and an exit status.
 
 Exit status: 0 when everything asked for was done; 1 when the command ran but not everything succeeded (items
 failed, expired, were canceled or not run; a batch to cancel had already ended); 2 for a usage, configuration or
-environment error (nothing was sent); 3 when the provider's API refused or failed a call (a bad key, no
-connection, a server error); 130 when interrupted (Ctrl-C: what was sent is in the ledger, and the same command
-resumes it), 143 when terminated (SIGTERM), likewise.
+environment error, said at once (nothing was sent: a malformed base URL, an API key holding whitespace, an unknown
+ledger scheme or log level); 3 when the provider's API refused or failed a call (a bad key, a connection that could
+not be made after a few seconds of retries, a server error: what was sent is in the ledger, and the same command
+resumes it); 130 when interrupted (Ctrl-C: likewise), 143 when terminated (SIGTERM), likewise.
 
 SIGTERM is turned into an exception, as Ctrl-C is, so that the program ends through its ordinary exit: the ledger is
 closed (`atexit`), its WAL checkpointed and its `-wal` and `-shm` files removed. A live run's own handlers, installed
@@ -39,9 +40,11 @@ EXIT_CODES = """\b
 Exit status:
   0    everything asked for was done
   1    not everything succeeded: items failed, expired, were canceled or not run; nothing left to cancel
-  2    a usage, configuration or environment error: nothing was sent
-  3    the provider's API refused or failed a call (key, connection, server)
-  130  interrupted: what was sent is in the ledger; run the same command again to resume"""
+  2    a usage, configuration or environment error (a malformed base URL, a key holding whitespace, ...):
+       said at once, nothing was sent
+  3    the provider's API refused or failed a call (key, connection, server): what was sent is in the
+       ledger; run the same command again to resume
+  130  interrupted (143: terminated): what was sent is in the ledger; run the same command again to resume"""
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
@@ -149,7 +152,10 @@ _register()
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `lowtide` command with `argv` (default: the process's arguments) and return its exit status."""
     given = list(sys.argv[1:] if argv is None else argv)
-    verbosity = Verbosity.from_environment()
+    try:
+        verbosity = Verbosity.from_environment()
+    except ActorError as exc:
+        return _say(str(exc), 2)
     with command_line(), verbosity.applied(), _terminate_as_exception() as terminated:
         try:
             status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-__all__ = ["COUNT", "PORT", "SECONDS", "USD", "api_key_env_option", "json_option", "ledger_option"]
+__all__ = ["COUNT", "LEDGER", "PORT", "SECONDS", "USD", "api_key_env_option", "json_option", "ledger_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,7 +75,22 @@ class _Usd(click.ParamType[Decimal]):
         return amount
 
 
+class _Ledger(click.ParamType[str]):
+    """A ledger location, read as every ledger setting is (`ledger.location.ledger_location`)."""
+
+    name = "ledger"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from lowtide.ledger.location import ledger_problem, redacted
+
+        problem = ledger_problem(str(value))
+        if problem is not None:
+            self.fail(f"{redacted(str(value))!r} {problem}", param, ctx)
+        return str(value)
+
+
 COUNT = _Count()
+LEDGER = _Ledger()
 PORT = _Port()
 SECONDS = _Seconds()
 USD = _Usd()
@@ -85,10 +99,10 @@ USD = _Usd()
 def ledger_option(function: F) -> F:
     return click.option(
         "--ledger",
-        type=click.Path(path_type=Path, dir_okay=False),
+        type=LEDGER,
         default=None,
-        help="The ledger: a SQLite file, or a PostgreSQL database's postgresql:// URL. Default: $LOWTIDE_LEDGER,"
-        " else ~/.local/state/lowtide/ledger.sqlite3.",
+        help="The ledger: a SQLite file (a path, or sqlite:///absolute/path, sqlite:relative/path), or a PostgreSQL"
+        " database's postgresql:// URL. Default: $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3.",
     )(function)
 
 

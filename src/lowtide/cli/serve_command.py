@@ -75,7 +75,7 @@ def serve(
     allow_models: tuple[str, ...],
     max_body_bytes: int | None,
     idempotency_ttl: float,
-    ledger: Path | None,
+    ledger: str | None,
     access_log: bool,
     json_output: bool,
 ) -> int:

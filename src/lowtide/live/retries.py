@@ -2,7 +2,9 @@
 with exponential backoff and full jitter (through tenacity, sleeping on lowtide's clock), never past a deadline.
 
 Retried: `rate_limited` (429; the wait is the API's `retry-after` when it gave one), `overloaded` (529), `server`
-(500 and other 5xx), `connection` (no answer), `timeout` (no answer in time, the attempt timeout included). Never
+(500 and other 5xx), `connection` (no answer; a connection that could not be made at all, refused or to an unknown
+host, at most `len(endpoints.UNREACHABLE_WAITS)` times within seconds: it is almost always the configuration),
+`timeout` (no answer in time, the attempt timeout included). Never
 retried: an invalid request, a bad key, a missing permission, a refused budget: the same call would fail again.
 A classifier of one's own (`Actor(retry_classifier=...)`) can put an error in another class, or say None for
 "never"; a class it names has the budget `live.retries` gives it (none when not given).
@@ -14,10 +16,12 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from lowtide.endpoints import UNREACHABLE_WAITS
 from lowtide.errors import (
     ActorError,
     APIConnectionError,
     APITimeoutError,
+    APIUnreachableError,
     AuthenticationError,
     BudgetExceededError,
     DeadlineExceededError,
@@ -106,13 +110,19 @@ class RetryPolicy:
     def wait_after(self, error: BaseException, retry: int) -> float:
         if isinstance(error, RateLimitError) and error.retry_after is not None:
             return max(0.0, error.retry_after)
+        if isinstance(error, APIUnreachableError):
+            return UNREACHABLE_WAITS[min(retry, len(UNREACHABLE_WAITS) - 1)]
         return self.backoff(retry)
 
     def retryable(self, error: BaseException, used: Mapping[str, int]) -> str | None:
-        """The class to spend a retry of, if `error` is retryable and its class has budget left."""
+        """The class to spend a retry of, if `error` is retryable and its class has budget left (an unreachable
+        API: at most as many retries as `UNREACHABLE_WAITS` has waits)."""
         if not isinstance(error, ActorError):
             return None
         kind = self.classifier(error)
-        if kind is None or used.get(kind, 0) >= self.budgets.get(kind, 0):
+        budget = self.budgets.get(kind, 0) if kind is not None else 0
+        if isinstance(error, APIUnreachableError):
+            budget = min(budget, len(UNREACHABLE_WAITS))
+        if kind is None or used.get(kind, 0) >= budget:
             return None
         return kind

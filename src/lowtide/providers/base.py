@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings
+from lowtide.endpoints import check_api_key, check_base_url
 from lowtide.errors import ActorError
 from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.live.reports import LimitListener
@@ -62,15 +63,28 @@ class ProviderOptions:
 
     def api_key_from(self, default_env: str) -> tuple[str | None, str]:
         """The key given, or else read from `api_key_env` (by default the provider's `default_env`), and the
-        variable it was looked for in, for an error that says which to set."""
+        variable it was looked for in, for an error that says which to set. A key that could not travel in a header
+        as it is (whitespace, a control character) is a `ConfigurationError` naming where it came from."""
         variable = self.api_key_env or default_env
-        return self.api_key or os.environ.get(variable), variable
+        if self.api_key:
+            return check_api_key(self.api_key, source="the api_key argument"), variable
+        key = os.environ.get(variable)
+        return (check_api_key(key, source=f"${variable}") if key else key), variable
 
-    def sdk_settings(self, api_key: str) -> dict[str, Any]:
+    def base_url_from(self, default_env: str) -> str | None:
+        """The base URL given, or else the one in `default_env` (the provider's own variable, which its SDK would
+        read), checked: a malformed one is a `ConfigurationError` now, not a connection error after retries. None:
+        neither is set, and the SDK's default address applies."""
+        if self.base_url is not None:
+            return check_base_url(self.base_url)
+        from_env = os.environ.get(default_env)
+        return None if from_env is None else check_base_url(from_env, source=f"${default_env}")
+
+    def sdk_settings(self, api_key: str, base_url: str | None) -> dict[str, Any]:
         """The arguments every official SDK client takes alike: key, base URL, HTTP client, timeout, retries."""
         return {
             "api_key": api_key,
-            "base_url": self.base_url,
+            "base_url": base_url,
             "http_client": self.http_client,
             "timeout": self.timeout,
             "max_retries": self.max_retries,

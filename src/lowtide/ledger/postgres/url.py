@@ -6,16 +6,16 @@ of a URL that leaves this package, and `scrub` takes the password out of any tex
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from lowtide.ledger.location import ledger_location, redacted
 
 __all__ = ["configured_url", "is_postgres_url", "redacted", "scrub"]
 
 _SCHEME = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
 """`postgresql://` or `postgres://`; one slash is enough, since `Path` folds `//` into `/`."""
-_LEDGER_ENV = "LOWTIDE_LEDGER"
 
 
 def is_postgres_url(location: object) -> bool:
@@ -24,11 +24,13 @@ def is_postgres_url(location: object) -> bool:
 
 
 def configured_url(location: object) -> str | None:
-    """The PostgreSQL URL a ledger setting names (None: `$LOWTIDE_LEDGER`), or None when it names a file."""
-    chosen = location if location is not None else os.environ.get(_LEDGER_ENV)
-    if not is_postgres_url(chosen):
+    """The PostgreSQL URL a ledger setting names (None: `$LOWTIDE_LEDGER`), or None when it names another kind of
+    ledger (or is a ledger object already). A location lowtide cannot read is a `ConfigurationError`
+    (`location.ledger_location`)."""
+    if location is not None and not isinstance(location, str | Path):
         return None
-    return re.sub(r"^([^:/]+:)/(?!/)", r"\1//", str(chosen))  # a URL that went through `Path` lost a slash
+    found = ledger_location(location)
+    return found.target if found.scheme == "postgresql" else None
 
 
 def _password(url: str) -> str | None:
@@ -37,12 +39,6 @@ def _password(url: str) -> str | None:
     except ValueError:
         return None
     return password
-
-
-def redacted(url: str) -> str:
-    """`url` with its password (in the authority, or a `password=` parameter) shown as `***`."""
-    text = re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
-    return re.sub(r"^([^:/]+:/+[^:@/]*:)[^@/]*@", r"\1***@", text)
 
 
 def scrub(text: str, url: str) -> str:

@@ -4,6 +4,7 @@ the process's threads, its transactions (`BEGIN IMMEDIATE`) and the checkpoints 
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -16,9 +17,11 @@ from typing import Any, TypeVar
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
 from lowtide.ledger.location import default_ledger_path
-from lowtide.ledger.schema import migrate
+from lowtide.ledger.schema import SCHEMA_VERSION, LedgerVersionError, migrate
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 CHUNK = 1000
 """Rows per statement batch (`executemany`) and per `IN (...)` list."""
@@ -29,35 +32,33 @@ writes and 63% fewer reads (`strace -c`: 207,000 and 69,500 calls against 296,00
 
 
 class SqliteFile:
-    """The connection to one SQLite ledger file (WAL), its transactions and its checkpoints."""
+    """The connection to one SQLite ledger file (WAL), its transactions and its checkpoints.
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    `read_only`: for a process that only reads (`lowtide status` on a ledger it cannot write): nothing is created,
+    migrated or written. The file is opened with SQLite's `mode=ro`, which still makes the `-shm` file readers of a
+    WAL share; where even that cannot be made (a read-only directory or file system), with `immutable=1`, which reads
+    the main file alone (writes still in a `-wal` left beside it are not seen, and a warning says so).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser() if path is not None else default_ledger_path()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
-            # main file's permissions, so the main file is made private before SQLite opens it.
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-        except OSError as exc:
-            raise LedgerError(
-                f"The ledger cannot be opened at {self.path}: {exc.strerror or exc}. Choose a place that can be"
-                " written (the actor's `ledger`, LOWTIDE_LEDGER, or --ledger)."
-            ) from None
-        for private in (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))):
-            if private.exists():
-                os.chmod(private, 0o600)
+        self.read_only = read_only
+        self._db = _read_only(self.path) if read_only else _writable(self.path)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
         try:
-            _wal(self._db)
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            if not read_only:
+                _wal(self._db)
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
-            migrate(self._db)
-            # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            if read_only:
+                _check_version(self._db, self.path)
+            else:
+                migrate(self._db)
+                # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
+                self._db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigurationError(
@@ -113,6 +114,70 @@ class SqliteFile:
     def select(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._db.execute(sql, args).fetchall()
+
+
+def _writable(path: Path) -> sqlite3.Connection:
+    """A connection to the ledger file at `path`, made (private) if it does not exist."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Prompts and answers live here: the file is the user's alone. SQLite gives its -wal and -shm files the
+        # main file's permissions, so the main file is made private before SQLite opens it.
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise LedgerError(
+            f"The ledger cannot be opened at {path}: {exc.strerror or exc}. Choose a place that can be"
+            " written (the actor's `ledger`, LOWTIDE_LEDGER, or --ledger)."
+        ) from None
+    for private in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm"))):
+        if private.exists():
+            os.chmod(private, 0o600)
+    return sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A connection that reads the ledger at `path` and writes nothing: `mode=ro`, else (no `-shm` can be made
+    beside it) `immutable=1`."""
+    uri = path.absolute().as_uri()
+    for mode in ("mode=ro", "immutable=1"):
+        db = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the -shm is made (or not) at the first read
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if mode == "immutable=1":
+                raise LedgerError(f"The ledger {path} cannot be read: {exc}.") from None
+            continue
+        if mode == "immutable=1":
+            wal = path.with_name(path.name + "-wal")
+            if wal.is_file() and wal.stat().st_size > 0:
+                log.warning(
+                    "The ledger %s is read from its main file alone: its -wal holds writes not yet copied into it,"
+                    " which cannot be read from a place where nothing can be written. What is shown may be older"
+                    " than what the ledger holds.",
+                    path,
+                )
+        return db
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _check_version(db: sqlite3.Connection, path: Path) -> None:
+    """A ledger opened read-only cannot be migrated: it must hold this lowtide's schema already."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version > SCHEMA_VERSION:
+        raise LedgerVersionError(
+            f"The ledger has schema version {version}, newer than this lowtide understands ({SCHEMA_VERSION}); "
+            "upgrade lowtide.",
+            field="ledger",
+        )
+    if version == 0:
+        raise ConfigurationError(f"{path} holds no lowtide ledger.", field="ledger")
+    if version < SCHEMA_VERSION:
+        raise ConfigurationError(
+            f"The ledger {path} has schema version {version}, older than this lowtide's ({SCHEMA_VERSION}), and it is"
+            " opened read-only here, so it cannot be brought up to date: run any lowtide command that writes to it"
+            " (lowtide collect, say) once where it can be written.",
+            field="ledger",
+        )
 
 
 def _wal(db: sqlite3.Connection, *, patience: float = 30.0) -> None:

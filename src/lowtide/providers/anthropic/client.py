@@ -7,15 +7,18 @@ from anthropic import AsyncAnthropic
 from lowtide.errors import ConfigurationError
 from lowtide.providers.base import ProviderOptions
 
-__all__ = ["API_KEY_ENV", "build_client"]
+__all__ = ["API_KEY_ENV", "BASE_URL_ENV", "build_client"]
 
+BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 
 def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
     """The client to use and whether the provider owns it (and so must close it).
 
-    Without a key the error says which environment variable to set, before anything is sent.
+    Without a key the error says which environment variable to set, before anything is sent. The base URL is the
+    actor's, else `ANTHROPIC_BASE_URL`, else Anthropic's API; a malformed one, or a key holding whitespace, is
+    refused here, before anything is sent.
     """
     if options.client is not None:
         if not isinstance(options.client, AsyncAnthropic):
@@ -31,4 +34,4 @@ def build_client(options: ProviderOptions) -> tuple[AsyncAnthropic, bool]:
             "`lowtide emulator`).",
             field="api_key_env",
         )
-    return AsyncAnthropic(**options.sdk_settings(api_key)), True
+    return AsyncAnthropic(**options.sdk_settings(api_key, options.base_url_from(BASE_URL_ENV))), True

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
+from lowtide.endpoints import unreachable
 from lowtide.errors import (
     ActorError,
     APIConnectionError,
@@ -367,7 +368,9 @@ def translate_errors() -> Generator[None]:
     except anthropic.APITimeoutError as exc:
         raise APITimeoutError("The API did not answer in time.") from exc
     except anthropic.APIConnectionError as exc:
-        raise APIConnectionError(f"Could not reach the API: {exc.message}") from exc
+        raise unreachable(exc, str(exc.request.url)) or APIConnectionError(
+            f"The connection to the API failed: {exc.message}"
+        ) from exc
     except json.JSONDecodeError as exc:
         # The SDK decodes results line by line: a line cut short means the download broke.
         raise APIConnectionError(f"The results download broke off mid-line (at character {exc.pos}).") from exc

@@ -8,16 +8,18 @@ from openai import AsyncOpenAI
 from lowtide.errors import ConfigurationError
 from lowtide.providers.base import ProviderOptions
 
-__all__ = ["API_KEY_ENV", "build_client"]
+__all__ = ["API_KEY_ENV", "BASE_URL_ENV", "build_client"]
 
+BASE_URL_ENV = "OPENAI_BASE_URL"
 API_KEY_ENV = "OPENAI_API_KEY"
 
 
 def build_client(options: ProviderOptions) -> tuple[AsyncOpenAI, bool]:
     """The client to use and whether the provider owns it (and so must close it).
 
-    Without a key the error says which environment variable to set, before anything is sent. Without a base URL
-    the SDK's own default applies (`OPENAI_BASE_URL`, else OpenAI's API).
+    Without a key the error says which environment variable to set, before anything is sent. The base URL is the
+    actor's, else `OPENAI_BASE_URL`, else OpenAI's API; a malformed one, or a key holding whitespace, is refused
+    here, before anything is sent.
     """
     if options.client is not None:
         if not isinstance(options.client, AsyncOpenAI):
@@ -34,4 +36,4 @@ def build_client(options: ProviderOptions) -> tuple[AsyncOpenAI, bool]:
             "`lowtide emulator`'s /v1).",
             field="api_key_env",
         )
-    return AsyncOpenAI(**options.sdk_settings(api_key)), True
+    return AsyncOpenAI(**options.sdk_settings(api_key, options.base_url_from(BASE_URL_ENV))), True

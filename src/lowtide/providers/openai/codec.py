@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
+from lowtide.endpoints import unreachable
 from lowtide.errors import (
     ActorError,
     APIConnectionError,
@@ -179,7 +180,9 @@ def translate_errors() -> Generator[None]:
     except openai.APITimeoutError as exc:
         raise APITimeoutError("The OpenAI API did not answer in time.") from exc
     except openai.APIConnectionError as exc:
-        raise APIConnectionError(f"Could not reach the OpenAI API: {exc.message}") from exc
+        raise unreachable(exc, str(exc.request.url)) or APIConnectionError(
+            f"The connection to the OpenAI API failed: {exc.message}"
+        ) from exc
     except json.JSONDecodeError as exc:
         raise APIConnectionError(f"The download broke off mid-line (at character {exc.pos}).") from exc
     except httpx2.TransportError as exc:
