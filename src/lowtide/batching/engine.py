@@ -135,12 +135,13 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         The claims are one transaction. A key the ledger already knows attaches as `run` would (its stored answer,
         or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
         """
-        now = self._clock.now()
         codec = self.backend.codec
+        identity = await self.identity()
+        now = self._clock.now()
         news = [
             NewRequest(
                 key=call.key,
-                custom_id=codec.custom_id_for(call.key),
+                custom_id=codec.custom_id_for(call.key, identity),
                 actor=actor,
                 model=call.model if call.model is not None else codec.model_of(_decoded(call.params)),
                 params=call.params,
@@ -235,11 +236,11 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         until_final: bool,
         arrived: float | None = None,
     ) -> None:
-        # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once.
+        # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once. Its
+        # custom id is made as its claim is written, with the ledger's identity.
         self._claims.append(
             (
                 key,
-                self.backend.codec.custom_id_for(key),
                 actor,
                 model,
                 params,
@@ -272,10 +273,18 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
+        failure: Exception | None = None
+        try:
+            identity = await self.identity()  # read once; the calls arriving meanwhile are written with these
+        except Exception as exc:
+            identity, failure = "", exc
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None
-        claims = [NewRequest(*claim[:7], scope=self.scope) for claim in raw]
         try:
+            if failure is not None:
+                raise failure
+            custom_id_for = self.backend.codec.custom_id_for
+            claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
             await self._record_claims(raw, claims, claimed_by)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
@@ -283,17 +292,17 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             for claimed in claimed_by:
                 if not claimed.done():
                     claimed.set_exception(error)
-            self._fail([new.key for new in claims], error)
+            self._fail([claim[0] for claim in raw], error)
         finally:
             # Counted in the ledger from here, or not at all; reserved until then (a remote store's write takes a
             # while, during which other calls' budget checks must still see these).
-            for new in claims:
-                if new.worst_case_usd is not None:
-                    self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
+            for claim in raw:
+                if claim[5] is not None:
+                    self._reserved[claim[1]] = self.reserved(claim[1]) - claim[5]
 
     async def _record_claims(
         self,
-        raw: Sequence[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
+        raw: Sequence[tuple[str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
         claims: Sequence[NewRequest],
         claimed_by: Sequence[asyncio.Future[Any]],
     ) -> None:

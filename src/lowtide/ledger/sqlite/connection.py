@@ -56,6 +56,7 @@ class SqliteFile:
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             migrate(self._db)
+            (self._identity,) = self._db.execute("SELECT id FROM identity").fetchone()
             # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
             self._db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
@@ -74,6 +75,10 @@ class SqliteFile:
     @property
     def location(self) -> str:
         return str(self.path)
+
+    def identity(self) -> str:
+        """The ledger's own id: random, made with the ledger (schema 7), never changed."""
+        return str(self._identity)
 
     def close(self) -> None:
         """Stop the checkpoint thread and close the connection (again: nothing)."""
