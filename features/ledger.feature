@@ -216,6 +216,10 @@ Feature: The ledger: a durable record of every batch and request
     And it reads every request, batch member, run item and copied row as schema 5's lowtide read them ("ledger-v5.json")
     When it is copied into a new in-memory ledger, and that into the new SQLite file "copy.sqlite3"
     Then both copies read every request, batch member, run item and copied row as it does ("ledger-v5.json")
+    # The migration gave it an identity; its requests in flight keep the custom ids they were sent with (above), and a
+    # request claimed from now on carries the identity. Each copy is a ledger of its own, with an identity of its own.
+    And it has an identity made by the migration, kept when it is opened again, and each copy has one of its own
+    And a request claimed in it now carries its identity in its custom id, beside those claimed before
     When batch "b2" answers "b" and sends "d" back for a retry
     And "d, i" go into batch "b6"
     And the API takes batch "b6"
