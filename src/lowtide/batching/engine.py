@@ -135,9 +135,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         The claims are one transaction. A key the ledger already knows attaches as `run` would (its stored answer,
         or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
         """
+        now = self._clock.now()
         codec = self.backend.codec
         identity = await self.identity()
-        now = self._clock.now()
         news = [
             NewRequest(
                 key=call.key,
@@ -273,6 +273,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
+        now = self._clock.now()  # when they are claimed: not after the first claims wait for the ledger's identity
         failure: Exception | None = None
         try:
             identity = await self.identity()  # read once; the calls arriving meanwhile are written with these
@@ -285,7 +286,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                 raise failure
             custom_id_for = self.backend.codec.custom_id_for
             claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
-            await self._record_claims(raw, claims, claimed_by)
+            await self._record_claims(raw, claims, claimed_by, now)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
             error = classify(exc, doing="recording the calls in the ledger")
@@ -305,8 +306,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         raw: Sequence[tuple[str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
         claims: Sequence[NewRequest],
         claimed_by: Sequence[asyncio.Future[Any]],
+        now: float,
     ) -> None:
-        now = self._clock.now()
         until = now + self.settings.lease_seconds
         inserted, known = await self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
         records = {record.key: record for record in known}
