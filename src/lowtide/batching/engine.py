@@ -273,17 +273,11 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
         await asyncio.sleep(0)
-        now = self._clock.now()  # when they are claimed: not after the first claims wait for the ledger's identity
-        failure: Exception | None = None
-        try:
-            identity = await self.identity()  # read once; the calls arriving meanwhile are written with these
-        except Exception as exc:
-            identity, failure = "", exc
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None
+        now = self._clock.now()  # when they are claimed: not after the first claims wait for the ledger's identity
         try:
-            if failure is not None:
-                raise failure
+            identity = await self.identity()  # read once, by the first claims (on a remote store, a round trip)
             custom_id_for = self.backend.codec.custom_id_for
             claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
             await self._record_claims(raw, claims, claimed_by, now)
