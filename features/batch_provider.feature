@@ -257,7 +257,7 @@ Feature: Calls answered through the Message Batches API
       | mode          | batch            |
       | stop_reason   | end_turn         |
       | stop_sequence |                  |
-      | ids.custom_id | tide-1           |
+      | ids.custom_id | tide-1_<identity> |
       | parsed        |                  |
     And the response ids start with:
       | field          | prefix    |
@@ -319,8 +319,13 @@ Feature: Calls answered through the Message Batches API
     Then the outcome of "first" wrote to the prompt cache and read nothing from it
     And the outcome of "second" read from the prompt cache what "first" wrote
 
+  # max_attempts 1: what may succeed next time is not sent again (partial_outcomes.feature), so all stay in one batch.
   Scenario: Each request of a batch gets its own outcome; failures do not touch their neighbours
-    Given an actor "nightly" in batch mode
+    Given an actor "nightly" with:
+      """
+      batch_processing: batch
+      batch: {max_attempts: 1}
+      """
     And the API will end request "throttled" as errored with rate_limit_error "Too many requests from this workspace."
     When the actor runs these prompts as one call of run_many:
       | custom_id  | prompt                                         |
@@ -340,7 +345,7 @@ Feature: Calls answered through the Message Batches API
       | throttled  | BatchRequestErrored  | rate_limit_error      | Too many requests from this workspace.                | True      |
       | stopped    | BatchRequestCanceled |                       |                                                       | False     |
       | too-late   | BatchRequestExpired  |                       |                                                       | True      |
-    And the outcome of "invalid" is a BatchRequestErrored saying "Request invalid in batch msgbatch_"
+    And the outcome of "invalid" is a BatchRequestErrored saying "Request invalid_"
     And the outcome of "stopped" is a BatchRequestCanceled saying "was canceled before it was processed."
     And the outcome of "too-late" is a BatchRequestExpired saying "expired before it was processed (24 h limit)."
     And all outcomes came from the same batch
@@ -476,15 +481,17 @@ Feature: Calls answered through the Message Batches API
       | batches.create   | 1     |
       | batches.retrieve | 0     |
 
-  Scenario Outline: Invalid custom ids are refused before anything is sent
+  # The batch provider called directly is one batch outside the ledger: no keys, no coalescing, no exactly-once
+  # create (calling it twice pays twice). A request's custom_id is sent as it is, so the API's rules apply to it.
+  Scenario Outline: Outside the ledger, invalid custom ids are refused before anything is sent
     Given an actor "nightly" in batch mode
-    When the actor runs these prompts as one call of run_many:
+    When the actor's batch provider completes these prompts directly, outside the ledger:
       | custom_id   | prompt |
       | <custom_id> | Hello  |
     Then a ConfigurationError is raised
     And the error message contains "is invalid: use 1 to 64 letters, digits, '_' or '-'"
     And the error names the field "custom_id"
-    And the API was only asked about the model
+    And the API received no calls at all
 
     Examples:
       | custom_id                                                         |
@@ -493,16 +500,16 @@ Feature: Calls answered through the Message Batches API
       | café                                                              |
       | a-custom-id-of-sixty-five-characters-is-one-more-than-the-api-all |
 
-  Scenario: A custom id of 64 characters is accepted
+  Scenario: Outside the ledger, a custom id of 64 characters is accepted
     Given an actor "nightly" in batch mode
-    When the actor runs these prompts as one call of run_many:
+    When the actor's batch provider completes these prompts directly, outside the ledger:
       | custom_id                                                        | prompt |
       | a-custom-id-of-sixty-four-characters-is-the-most-the-api-allows1 | Hello  |
     Then the outcome of "a-custom-id-of-sixty-four-characters-is-the-most-the-api-allows1" is the emulated reply to "Hello"
 
-  Scenario: The same custom id twice in one batch is refused before anything is sent
+  Scenario: Outside the ledger, the same custom id twice in one batch is refused before anything is sent
     Given an actor "nightly" in batch mode
-    When the actor runs these prompts as one call of run_many:
+    When the actor's batch provider completes these prompts directly, outside the ledger:
       | custom_id | prompt  |
       | twin      | Hello   |
       | other     | Hi      |
@@ -512,11 +519,11 @@ Feature: Calls answered through the Message Batches API
       """
       custom_id 'twin' is used twice in one batch.
       """
-    And the API was only asked about the model
+    And the API received no calls at all
 
-  Scenario: A batch of no requests is refused before anything is sent
+  Scenario: Outside the ledger, a batch of no requests is refused before anything is sent
     Given an actor "nightly" in batch mode
-    When the actor runs an empty list of requests with run_many
+    When the actor's batch provider completes an empty list of requests directly
     Then a ConfigurationError is raised
     And the error message is:
       """
@@ -524,20 +531,19 @@ Feature: Calls answered through the Message Batches API
       """
     And the API received no calls at all
 
-  Scenario: More requests than the API takes in one batch are refused before anything is sent
+  Scenario: Outside the ledger, more requests than the API takes in one batch are refused before anything is sent
     Given an actor "nightly" in batch mode
-    When the actor runs 100001 copies of a 10 character prompt with run_many
+    When the actor's batch provider completes 100001 copies of a 10 character prompt directly
     Then a ConfigurationError is raised
     And the error message is:
       """
       100001 requests exceed the API's limit of 100000 per batch.
       """
-    And the API was only asked about the model
+    And the API received no calls at all
 
-  Scenario: A batch larger than the API takes is refused before anything is sent
+  Scenario: Outside the ledger, a batch larger than the API takes is refused before anything is sent
     Given an actor "nightly" in batch mode
-    When the actor runs 100 copies of a 2700000 character prompt with run_many
+    When the actor's batch provider completes 100 copies of a 2700000 character prompt directly
     Then a ConfigurationError is raised
     And the error message contains "over the API's limit of 256 MB; split it."
-    And the API was asked nothing but look-ups
-    And the API counted tokens 1 time
+    And the API received no calls at all

@@ -95,6 +95,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
     os.environ["XDG_STATE_HOME"] = str(state / "xdg")
     os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
     tags = scenario.effective_tags
+    context.new_postgres_database = lambda: _postgres_database(context)  # a second one, where a scenario needs it
     if "postgres" in tags:
         context.postgres_url = _postgres_database(context)
     elif store(context) == "postgres" and "stores" in tags and "sqlite" not in tags:

@@ -138,6 +138,10 @@ Feature: Every request is submitted exactly once
       | key  | state     | attempts |
       | cron | succeeded | 1        |
 
+  # The Message Batches API shows a batch's custom ids only once it has ended: adopted as the only candidate, the other
+  # client's batch is found out by its results, which name no request of this ledger. It is kept apart (never a
+  # candidate again, nothing of it stored or counted), and the intent is reconciled again: no batch of its own is
+  # listed, so after the grace period its request is sent again, once, its attempt not counted twice.
   Scenario: Results of a batch that holds none of the requests are not attached to them
     Given the API will fail the next "batches.create" call with status 500
     # While lowtide looks for its batch, someone else's one-request batch appears: it looks like the lost create.
@@ -150,7 +154,13 @@ Feature: Every request is submitted exactly once
       | batches.create | 3     |
     And the ledger holds these requests:
       | key  | state     | attempts |
-      | cron | succeeded | 2        |
+      | cron | succeeded | 1        |
+    And the ledger holds these batches, oldest first:
+      | state     | requests | API batch | note                                                     |
+      | failed    | 1        | no        | create never reached the API (reconciled)                |
+      | failed    | 0        | yes       | not this ledger's: it held none of this ledger's requests |
+      | collected | 1        | yes       |                                                          |
+    And the ledger counts nothing of the other client's batch
 
   Scenario: A result naming a request the batch did not hold is attached to none, and the one it replaced fails
     Given the API's results will name the request "tide-2" "tide-9" instead
@@ -159,7 +169,7 @@ Feature: Every request is submitted exactly once
       | tide-1 | When is high tide? |
       | tide-2 | When is low tide?  |
     Then the answer to "tide-1" came from the batch that holds exactly "tide-1, tide-2"
-    And the call for "tide-2" failed with a BatchRequestError saying "ended without a result for request tide-2."
+    And the call for "tide-2" failed with a BatchRequestError saying "ended without a result for request tide-2_"
     And the ledger holds these requests:
       | key    | state     | attempts | error             |
       | tide-1 | succeeded | 1        |                   |
@@ -167,5 +177,5 @@ Feature: Every request is submitted exactly once
     When the API's call counts are noted
     And the actor is asked "When is low tide?" with the key "tide-2"
     Then a BatchRequestError is raised
-    And the error message contains "ended without a result for request tide-2."
+    And the error message contains "ended without a result for request tide-2_"
     And the API received no calls since they were noted

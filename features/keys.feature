@@ -12,14 +12,16 @@ Feature: Request keys: one answer per key, however often it is asked
       batch: {poll_interval: 30}
       """
 
-  Scenario: A call with the caller's key is recorded under it, and the key is its custom_id
+  # The ledger's identity (random, made with the ledger) in every custom id: no other ledger's request is ever the
+  # same, so that a batch another ledger made from the same inputs with the same API key is never taken for its own.
+  Scenario: A call with the caller's key is recorded under it, its custom_id the key and the ledger's identity
     When the actor is asked "Plan issue 42" with the key "plan-issue-42"
     Then the answer is the emulated reply to "Plan issue 42"
-    And the answer's custom_id is "plan-issue-42"
+    And the answer's custom_id is its key "plan-issue-42" and the ledger's identity, "plan-issue-42_<identity>"
     And the answer to "Plan issue 42" came from the batch that holds exactly "plan-issue-42"
     And the ledger holds these requests:
-      | key           | custom_id     | actor   | state     | attempts | prompt        | cost     |
-      | plan-issue-42 | plan-issue-42 | planner | succeeded | 1        | Plan issue 42 | recorded |
+      | key           | custom_id                | actor   | state     | attempts | prompt        | cost     |
+      | plan-issue-42 | plan-issue-42_<identity> | planner | succeeded | 1        | Plan issue 42 | recorded |
 
   Scenario: Asking again with a known key returns the stored answer without calling the API
     When the actor is asked "Plan issue 42" with the key "plan-issue-42"

@@ -237,6 +237,62 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  # Found out when its results name none of the ledger's requests (another ledger's or program's batch): the intent
+  # is reconciled again, its request still in it, and the batch is held by a record of its own, so that no
+  # reconciliation adopts it again.
+  Scenario Outline: An adopted batch that held none of the intent's requests is disowned, and kept apart
+    Given a <store> ledger store
+    And the requests alpha are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha by "worker-1" until 1100 at 1010
+    And the create of "b1" has an unknown outcome: "create outcome unknown: APIConnectionError"
+    Then these reconciliations go as follows, in order:
+      | owner    | action | batch | seen at | at   | API batch  | outcome |
+      | worker-1 | adopt  | b1    |         | 1200 | msgbatch_9 | won     |
+      | worker-1 | disown | b1    |         | 1300 | msgbatch_8 | lost    |
+      | worker-1 | disown | b1    |         | 1310 | msgbatch_9 | won     |
+      | worker-1 | disown | b1    |         | 1320 | msgbatch_9 | lost    |
+      | worker-1 | adopt  | b1    |         | 1330 | msgbatch_9 | lost    |
+    And the store reads these batches:
+      | batch      | id                 | state   | API batch  | requests | counts | note                                                                   |
+      | b1         | b1                 | unknown |            | 1        |        | adopted an API batch that held none of its requests; reconciled again  |
+      | msgbatch_9 | foreign-msgbatch_9 | failed  | msgbatch_9 | 0        |        | not this ledger's: it held none of this ledger's requests               |
+    And the store reads these requests:
+      | key   | state      | batch | attempts |
+      | alpha | submitting | b1    | 1        |
+    And the unresolved intents of "anthropic" are b1
+    And the planner has committed $0
+    And these reconciliations go as follows, in order:
+      | owner    | action  | batch | seen at | at   | API batch | outcome |
+      | worker-1 | give up | b1    |         | 1400 |           | alpha   |
+    And the store reads these requests:
+      | key   | state   | batch | attempts | owner    |
+      | alpha | pending |       | 0        | worker-1 |
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
+  Scenario Outline: A ledger has an identity of its own, made with it and kept for its life
+    Given a <store> ledger store
+    Then the store's identity is 12 lowercase hex digits, the same each time it is read and when it is opened again
+    And another new <store> ledger store has an identity of its own
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: A create the API refused puts its requests back without counting the attempt
     Given a <store> ledger store
     And the requests alpha are claimed by "worker-1" until 1100 at 1000

@@ -81,7 +81,8 @@ Feature: Requests that expire or fail for a moment are sent again
     When the actor is asked "[[emulator:errored]] When is high tide?" with the key "tide"
     Then a BatchRequestErrored is raised
     And the error is not retryable
-    And the error message contains "Request tide in batch msgbatch_"
+    And the error message contains "Request tide_"
+    And the error message contains " in batch msgbatch_"
     And the error message contains "errored: invalid_request_error: Emulated invalid_request_error requested by a marker."
     And the API received these calls:
       | call           | count |

@@ -32,6 +32,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _custom_ids import keys_created
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -99,12 +100,20 @@ class BulkLibrary:
         httpx.post(self._url() + "/_emulator/reset", timeout=10.0).raise_for_status()
 
     @keyword("Arm First Attempt Outcomes")
-    def arm_first_attempt_outcomes(self, run_id: str, errored: Sequence[int] = (), expired: Sequence[int] = ()) -> None:
+    def arm_first_attempt_outcomes(
+        self, run_id: str, ledger: str, errored: Sequence[int] = (), expired: Sequence[int] = ()
+    ) -> None:
         """Make the first attempt of these items end badly: `errored` ones with an `overloaded_error`, `expired`
-        ones expired. Armed by custom_id (`<run id>-<index>`), so a retry (`<run id>-<index>-a2`) succeeds."""
+        ones expired. Armed by custom_id (`<run id>-<index>` and the identity of the run's `ledger`, made now if it
+        is not there yet), so a retry (`<run id>-<index>-a2`) succeeds."""
+        from lowtide.ledger.sqlite import Ledger
+
+        made = Ledger(ledger)
+        identity = made.identity()
+        made.close()
         for kinds, kind in ((errored, "errored"), (expired, "expired")):
             for index in (int(i) for i in kinds):
-                body = {"custom_id": f"{run_id}-{index}", "kind": kind, "error_type": FLAKY_ERROR}
+                body = {"custom_id": f"{run_id}-{index}_{identity}", "kind": kind, "error_type": FLAKY_ERROR}
                 response = httpx.post(self._url() + "/_emulator/outcomes", json=body, timeout=10.0)
                 if response.status_code >= 400:
                     raise AssertionError(f"The emulator refused the outcome {body}: {response.text}")
@@ -123,14 +132,15 @@ class BulkLibrary:
     def emulator_should_have_created_each_custom_id_once(
         self, run_id: str, items: int, retried: Sequence[int] = (), partial: bool = False, provider: str = "anthropic"
     ) -> dict[str, Any]:
-        """Nothing paid twice: the emulator's committed batches held `<run id>-0` .. `<run id>-<items - 1>` and
-        `<run id>-<i>-a2` for each `retried` index, each exactly once, and no other custom id.
+        """Nothing paid twice: the emulator's committed batches held the custom ids of `<run id>-0` ..
+        `<run id>-<items - 1>` and `<run id>-<i>-a2` for each `retried` index (each key with the ledger's identity),
+        each exactly once, and no other custom id.
 
         With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. `provider`
         names whose API's batches are counted (`anthropic` or `openai`). Returns the stats."""
         stats = self._stats()
         counted = stats.get(_STAT_PREFIX[provider] + "created_custom_ids", {})
-        created: dict[str, int] = {str(k): int(v) for k, v in counted.items()}
+        created = dict(keys_created(counted))
         expected = {f"{run_id}-{i}" for i in range(items)} | {f"{run_id}-{int(i)}-a2" for i in retried}
         problems: list[str] = []
         twice = sorted(f"{k}={v}" for k, v in created.items() if v != 1)

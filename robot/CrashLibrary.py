@@ -30,6 +30,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.collection import RESULTS_PER_TRANSACTION
 from lowtide.ledger.schema import MIGRATIONS
@@ -430,7 +431,7 @@ class CrashLibrary:
                 f"proven from it (the API's list of batches does hold {total} request(s) for {requests}). "
                 f"Stats: {_short(stats)}"
             )
-        counts: dict[str, int] = {str(k): int(v) for k, v in created.items()}
+        counts = dict(keys_created(created))  # by key: each custom id is its key and the ledger's identity
         missing = sorted(expected - set(counts), key=_natural)
         twice = {k: v for k, v in sorted(counts.items(), key=lambda kv: _natural(kv[0])) if v != 1}
         strangers = sorted(set(counts) - expected, key=_natural)
@@ -478,7 +479,9 @@ class CrashLibrary:
                 wrong.append(f"{key}: {line['error']}: {line.get('message')}")
             elif not text.startswith(REPLY.format(index=index) + ":"):
                 wrong.append(f"{key}: text {text!r}")
-            elif line.get("custom_id") != key or not batch_id.startswith(_PROVIDERS[self._provider].batch_prefix):
+            elif key_of(str(line.get("custom_id"))) != key or not batch_id.startswith(
+                _PROVIDERS[self._provider].batch_prefix
+            ):
                 wrong.append(f"{key}: custom id {line.get('custom_id')!r}, batch id {batch_id!r}")
         if wrong:
             problems.append(f"{len(wrong)} wrong answer(s): {_few(wrong)}")

@@ -246,6 +246,7 @@ class LowtideLibrary:
         max_wait: float = 30.0,
         on_timeout: str = "cancel",
         api_retries: int = 3,
+        max_attempts: int = 3,
     ) -> Actor:
         """An actor in batch mode against the emulator; its key comes from the environment variable it names.
 
@@ -267,6 +268,7 @@ class LowtideLibrary:
                     "max_wait": max_wait,
                     "on_timeout": on_timeout,
                     "api_retries": api_retries,
+                    "max_attempts": max_attempts,
                     "coalesce_window": 0.05,
                 },
             },
@@ -278,10 +280,12 @@ class LowtideLibrary:
 
     @keyword("Run Prompts In One Batch")
     def run_prompts_in_one_batch(self, *prompts: str) -> list[Outcome]:
-        """`actor.run_many` over the prompts; returns one outcome (response or error) per prompt, in order."""
+        """`actor.run_many` over the prompts, keyed `request-0`, `request-1`, ...; returns one outcome (response or
+        error) per prompt, in order."""
         actor = self._require_actor()
         started = time.monotonic()
-        outcomes = self._run(actor.run_many(list(prompts)))
+        keys = [f"request-{index}" for index in range(len(prompts))]
+        outcomes = self._run(actor.run_many(list(prompts), keys=keys))
         self._last_run_seconds = time.monotonic() - started
         logger.info(f"run_many took {self._last_run_seconds:.3f} s")
         for prompt, outcome in zip(prompts, outcomes, strict=True):
@@ -314,7 +318,7 @@ class LowtideLibrary:
             response = self._run(actor.run(prompt, custom_id=custom_id))
         except BatchTimeoutError as exc:
             logger.info(f"BatchTimeoutError after {time.monotonic() - started:.2f} s: {exc}")
-            self._sent[exc.batch_id] = {custom_id: request}
+            self._sent[exc.batch_id] = {self._custom_id(custom_id): request}  # as the ledger sent it
             return exc
         raise AssertionError(f"Expected BatchTimeoutError, got a response: {response!r}")
 
@@ -325,9 +329,21 @@ class LowtideLibrary:
         if not ok:
             raise AssertionError(f"Expected {kind}, got {type(outcome).__name__}: {outcome!r}")
 
+    def _custom_id(self, key: str) -> str:
+        """The custom id the current actor's ledger gives a request keyed `key` (the key and its identity)."""
+        actor = self._require_actor()
+        return actor.batch_codec().custom_id_for(key, actor.ledger.identity())
+
+    @keyword("Outcome Should Name The Request")
+    def outcome_should_name_the_request(self, outcome: Outcome, key: str) -> None:
+        """A request's own error names its custom id: `key` with the ledger's identity."""
+        if getattr(outcome, "custom_id", None) != self._custom_id(key):
+            raise AssertionError(f"{outcome!r} names {getattr(outcome, 'custom_id', None)}, not the request {key}")
+
     @keyword("Response Should Be Well Formed")
     def response_should_be_well_formed(self, response: Outcome, custom_id: str, batch_id: str, model: str) -> None:
-        """Text, content, usage, cost at batch prices and every id a batch-mode response carries."""
+        """Text, content, usage, cost at batch prices and every id a batch-mode response carries. `custom_id` is the
+        request's own (a batch outside the ledger), or its key in the current actor's ledger."""
         if not isinstance(response, ActorResponse):
             raise AssertionError(f"Expected a response, got {type(response).__name__}: {response!r}")
         problems: list[str] = []
@@ -348,8 +364,8 @@ class LowtideLibrary:
         ids = response.ids
         if ids.batch_id != batch_id:
             problems.append(f"batch id {ids.batch_id} is not {batch_id}")
-        if ids.custom_id != custom_id:
-            problems.append(f"custom id {ids.custom_id} is not {custom_id}")
+        if ids.custom_id != custom_id and (self._actor is None or ids.custom_id != self._custom_id(custom_id)):
+            problems.append(f"custom id {ids.custom_id} is not {custom_id}, nor the ledger's custom id of that key")
         if not (ids.message_id or "").startswith("msg_"):
             problems.append(f"message id {ids.message_id}")
         cost = response.cost

@@ -19,6 +19,7 @@ import anthropic
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _custom_ids import key_of, keys_created
 from CrashLibrary import API_KEY, REPLY, CrashLibrary
 
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
@@ -151,7 +152,7 @@ class SoakLibrary(CrashLibrary):
                 time.sleep(0.2)
             seen: Counter[str] = Counter()
             for batch in batches:
-                seen.update(result.custom_id for result in client.messages.batches.results(batch.id))
+                seen.update(key_of(result.custom_id) for result in client.messages.batches.results(batch.id))
         finally:
             client.close()
         self._totals.batches += len(batches)
@@ -165,7 +166,7 @@ class SoakLibrary(CrashLibrary):
         if missing:
             raise AssertionError(f"never created: {sorted(missing)[:10]}")
         stats = self.emulator_stats()
-        created = {str(k): int(v) for k, v in stats["created_custom_ids"].items()}
+        created = dict(keys_created(stats["created_custom_ids"]))
         if any(n != 1 for n in created.values()) or set(created) != expected:
             raise AssertionError(f"the emulator's created_custom_ids disagree: {created}")
 

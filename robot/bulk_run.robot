@@ -46,10 +46,10 @@ A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Faile
     ...    results (in `--out` and in the results directory) hold one line per row, in order, and no file holds
     ...    the API key.
     ${csv}=    Write Reviews    ${ROWS}    marked=${MARKED}
-    Arm First Attempt Outcomes    ${RUN}    errored=${FLAKY}    expired=${EXPIRING}
     ${actor}=    Write Actor File
     ${work}=    New Directory    run-
     ${ledger}=    Set Variable    ${work}/ledger.sqlite3
+    Arm First Attempt Outcomes    ${RUN}    ${ledger}    errored=${FLAKY}    expired=${EXPIRING}
     ${out}=    Set Variable    ${work}/results.jsonl
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    ${RUN}    --items-per-batch    ${PER_BATCH}    --max-parallel-batches    3

@@ -129,8 +129,8 @@ class TidepoolCodec(BatchCodec):
             params["echo"] = _text_of(request)
         return params
 
-    def custom_id_for(self, key: str) -> str:
-        return "tp-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    def custom_id_for(self, key: str, ledger: str | None) -> str:
+        return "tp-" + hashlib.sha256(f"{ledger}\n{key}".encode()).hexdigest()[:16]
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json) + len(custom_id) + 16

@@ -13,16 +13,31 @@ from lowtide.ledger.store import Ledger, LedgerStore, MemoryLedger, open_ledger
 STORES = ("memory", "sqlite", "postgres")
 
 
-def open_store(context: Any, kind: str) -> LedgerStore:
-    """A new, empty store of `kind`, closed after the scenario."""
+def open_store(context: Any, kind: str, *, fresh: bool = False) -> LedgerStore:
+    """A new, empty store of `kind`, closed after the scenario (`fresh`: another one beside the scenario's)."""
     store: LedgerStore
     if kind == "memory":
         store = MemoryLedger()
     elif kind == "sqlite":
-        store = Ledger(world(context).path("contract.sqlite3"))
+        store = Ledger(world(context).path("other.sqlite3" if fresh else "contract.sqlite3"))
     elif kind == "postgres":
-        store = open_ledger(context.postgres_url)
+        store = open_ledger(context.new_postgres_database() if fresh else context.postgres_url)
     else:
         raise AssertionError(f"no store {kind!r}: one of {', '.join(STORES)}")
     world(context).cleanups.append(store.close)
     return store
+
+
+def reopened(context: Any, store: LedgerStore) -> LedgerStore:
+    """`store` opened again as a new object (a file, a database), as another process would; memory is itself."""
+    again: LedgerStore
+    if isinstance(store, MemoryLedger):
+        return store
+    if isinstance(store, Ledger):
+        again = Ledger(store.path)
+    else:
+        from lowtide.ledger.postgres.ledger import PostgresLedger
+
+        again = PostgresLedger(context.postgres_url)
+    world(context).cleanups.append(again.close)
+    return again

@@ -215,10 +215,14 @@ def step_same_batch(context: Any) -> None:
 
 @then("the response has these fields:")
 def step_response_fields(context: Any) -> None:
-    response = world(context).answer()
+    w = world(context)
+    response = w.answer()
     for row in context.table:
         actual = shown(dig(response, row["field"]))
-        assert actual == row["value"], f"{row['field']} is {actual!r}, not {row['value']!r}"
+        expected = (
+            row["value"].replace("<identity>", w.ledger().identity()) if "<identity>" in row["value"] else row["value"]
+        )
+        assert actual == expected, f"{row['field']} is {actual!r}, not {expected!r}"
 
 
 @then("the response ids start with:")

@@ -37,9 +37,10 @@ def step_fail_next_times(context: Any, times: int, route: str, status: int) -> N
     world(context).emu.faults.fail_next(route, status, times=times)
 
 
-@given('the API will end request "{custom_id}" as errored with {error_type:w} "{message}"')
-def step_outcome_errored(context: Any, custom_id: str, error_type: str, message: str) -> None:
-    world(context).emu.faults.outcome(custom_id, "errored", error_type=error_type, message=message)
+@given('the API will end request "{key}" as errored with {error_type:w} "{message}"')
+def step_outcome_errored(context: Any, key: str, error_type: str, message: str) -> None:
+    w = world(context)
+    w.emu.faults.outcome(w.custom_id(key), "errored", error_type=error_type, message=message)
 
 
 @given("the connection will break halfway through the next results download")
@@ -57,13 +58,13 @@ def step_truncated_results(context: Any) -> None:
 # -- what the batch holds --------------------------------------------------------------------------------------------
 
 
-@then('the batch holds exactly the request "{custom_id}" with these params:')
-def step_batch_holds(context: Any, custom_id: str) -> None:
+@then('the batch holds exactly the request "{key}" with these params:')
+def step_batch_holds(context: Any, key: str) -> None:
     w = world(context)
     batch_id = w.answer().ids.batch_id
     assert batch_id is not None
     requests = list(w.emu.batch(batch_id).requests)
-    assert requests == [(custom_id, yaml_doc(context.text))], requests
+    assert requests == [(w.custom_id(key), yaml_doc(context.text))], requests
 
 
 def _timeout(context: Any) -> BatchTimeoutError:
@@ -167,18 +168,20 @@ def _provider(context: Any) -> ClaudeBatchProvider:
     return provider
 
 
-@when('the actor\'s batch provider waits for that batch by its id and collects "{custom_id}" asked "{prompt}"')
-def step_pick_up(context: Any, custom_id: str, prompt: str) -> None:
+@when('the actor\'s batch provider waits for that batch by its id and collects "{key}" asked "{prompt}"')
+def step_pick_up(context: Any, key: str, prompt: str) -> None:
     w = world(context)
     batch_id = _timeout(context).batch_id
     provider = _provider(context)
+    custom_id = w.custom_id(key)  # as the ledger gave it
     request = w.current_actor().request(prompt, custom_id=custom_id)
 
     async def pick_up() -> Any:
         await provider.wait(batch_id)
         return await provider.collect(batch_id, {custom_id: request})
 
-    w.collected = w.attempt_async(pick_up) or {}
+    collected = w.attempt_async(pick_up) or {}
+    w.collected = {key: collected[custom_id]} if custom_id in collected else collected
 
 
 @when('the actor\'s batch provider is asked "{prompt}" directly')
@@ -194,23 +197,26 @@ def step_collect_by_id(context: Any) -> None:
     batch_id = _timeout(context).batch_id
     provider = _provider(context)
     w.value = batch_id
-    w.collected = w.attempt_async(lambda: provider.collect(batch_id)) or {}
+    collected = w.attempt_async(lambda: provider.collect(batch_id)) or {}
+    keys = {record.custom_id: record.key for record in w.ledger().requests()}
+    w.collected = {keys.get(custom_id, custom_id): outcome for custom_id, outcome in collected.items()}
 
 
-@then('the timeout error names the requests "{custom_ids}"')
-def step_timeout_custom_ids(context: Any, custom_ids: str) -> None:
-    assert _timeout(context).custom_ids == names(custom_ids), _timeout(context).custom_ids
+@then('the timeout error names the requests "{keys}"')
+def step_timeout_custom_ids(context: Any, keys: str) -> None:
+    w = world(context)
+    assert _timeout(context).custom_ids == [w.custom_id(key) for key in names(keys)], _timeout(context).custom_ids
 
 
-@then('the collected outcomes name that batch and the requests "{custom_ids}"')
-def step_collected_ids(context: Any, custom_ids: str) -> None:
+@then('the collected outcomes name that batch and the requests "{keys}"')
+def step_collected_ids(context: Any, keys: str) -> None:
     w = world(context)
     w.succeeded()
-    assert sorted(w.collected) == sorted(names(custom_ids)), list(w.collected)
-    for custom_id, outcome in w.collected.items():
+    assert sorted(w.collected) == sorted(names(keys)), list(w.collected)
+    for key, outcome in w.collected.items():
         assert isinstance(outcome, ActorResponse), outcome
         assert outcome.ids.batch_id == w.value, outcome.ids
-        assert outcome.ids.custom_id == custom_id, outcome.ids
+        assert outcome.ids.custom_id == w.custom_id(key), outcome.ids
 
 
 @when('the actor\'s batch provider submits "{prompt}" and collects its results at once')
@@ -313,17 +319,26 @@ def step_cache_read(context: Any, custom_id: str, writer: str) -> None:
 # -- requests lowtide refuses to send --------------------------------------------------------------------------------
 
 
-@when("the actor runs an empty list of requests with run_many")
-def step_run_many_empty(context: Any) -> None:
+@when("the actor's batch provider completes these prompts directly, outside the ledger:")
+def step_complete_many_directly(context: Any) -> None:
     w = world(context)
-    w.outcomes = w.attempt_async(lambda: w.current_actor().run_many([])) or []
+    actor = w.current_actor()
+    w.custom_ids = [row.get("custom_id") or f"request-{index}" for index, row in enumerate(context.table)]
+    requests = [actor.request(row["prompt"], custom_id=row.get("custom_id") or None) for row in context.table]
+    w.outcomes = w.attempt_async(lambda: _provider(context).complete_many(requests)) or []
 
 
-@when("the actor runs {count:d} copies of a {chars:d} character prompt with run_many")
-def step_run_many_copies(context: Any, count: int, chars: int) -> None:
+@when("the actor's batch provider completes an empty list of requests directly")
+def step_complete_many_empty(context: Any) -> None:
+    w = world(context)
+    w.outcomes = w.attempt_async(lambda: _provider(context).complete_many([])) or []
+
+
+@when("the actor's batch provider completes {count:d} copies of a {chars:d} character prompt directly")
+def step_complete_many_copies(context: Any, count: int, chars: int) -> None:
     w = world(context)
     request = w.current_actor().request("x" * chars)
-    w.outcomes = w.attempt_async(lambda: w.current_actor().run_many([request] * count)) or []
+    w.outcomes = w.attempt_async(lambda: _provider(context).complete_many([request] * count)) or []
 
 
 # -- API errors ------------------------------------------------------------------------------------------------------

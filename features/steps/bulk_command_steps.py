@@ -102,11 +102,11 @@ def step_out_all_ok(context: Any, name: str, count: int) -> None:
     assert all(line["status"] == "succeeded" for line in lines), [line["status"] for line in lines]
 
 
-@then('the API received a batch with only the request "{custom_id}"')
-def step_batch_with_only(context: Any, custom_id: str) -> None:
+@then('the API received a batch with only the request "{key}"')
+def step_batch_with_only(context: Any, key: str) -> None:
     w = world(context)
     counts = w.emu.created_custom_ids
-    assert counts[custom_id] == 1, counts
+    assert counts[w.custom_id(key)] == 1, counts
     assert w.emu.created_batches == 2, w.emu.created_batches
     assert sum(counts.values()) == 8, counts
 

@@ -130,8 +130,8 @@ def step_prompts_marked(context: Any, count: int, template: str, bad: int, late:
 def step_prompts_faulted(context: Any, count: int, template: str, bad: int, late: int) -> None:
     w = world(context)
     step_prompts(context, count, template)
-    w.emu.faults.outcome(f"reviews-{bad}", "errored")
-    w.emu.faults.outcome(f"reviews-{late}", "expired")
+    w.emu.faults.outcome(w.custom_id(f"reviews-{bad}"), "errored")
+    w.emu.faults.outcome(w.custom_id(f"reviews-{late}"), "expired")
 
 
 @given('{count:d} prompts "{template}" padded to {size:d} bytes')
@@ -600,7 +600,7 @@ def step_second_batch(context: Any, items: str) -> None:
     async def custom_ids() -> list[str]:
         return [line.custom_id async for line in await w.client.messages.batches.results(second.id)]
 
-    expected = sorted(f"reviews-{n}-a2" for n in _numbers(items))
+    expected = sorted(w.custom_id(f"reviews-{n}-a2") for n in _numbers(items))
     assert sorted(w.run(custom_ids())) == expected
 
 
@@ -758,6 +758,7 @@ def step_dead_claims(context: Any, first: int, last: int, run_id: str) -> None:
               for i in range(first, last + 1)}  # fmt: skip
     now = w.clock.now()
     w.ledger().claim(
+        # Custom ids as a lowtide before ledger identities gave them (the key itself): never made again once claimed.
         [NewRequest(f"{run_id}-{i}", f"{run_id}-{i}", w.current_actor().name, "m", p) for i, p in params.items()],
         owner=dead,
         until=now + 3600,
@@ -790,8 +791,9 @@ def step_results_calls(context: Any, count: int) -> None:
 def step_created_once(context: Any) -> None:
     w = world(context)
     created = w.emu.created_custom_ids
-    keys = [item.key for item in _result(w)]
-    assert all(created[key] == 1 for key in keys), {key: created[key] for key in keys}
+    # Each by the custom id the ledger holds for it: a request claimed before (by an older lowtide) keeps its own.
+    custom_ids = [record.custom_id for record in w.ledger().requests_for([item.key for item in _result(w)])]
+    assert all(created[custom_id] == 1 for custom_id in custom_ids), {c: created[c] for c in custom_ids}
 
 
 @when('the actor maps a job "{doc}" with "{ask}" and citations, for an {model:w}')
@@ -850,9 +852,10 @@ def step_map_cost_limit_as(context: Any, count: int, items: float, run_id: str) 
     _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), run_id=run_id)
 
 
-@given('the API will end request "{custom_id}" as canceled')
-def step_canceled_request(context: Any, custom_id: str) -> None:
-    world(context).emu.faults.outcome(custom_id, "canceled")
+@given('the API will end request "{key}" as canceled')
+def step_canceled_request(context: Any, key: str) -> None:
+    w = world(context)
+    w.emu.faults.outcome(w.custom_id(key), "canceled")
 
 
 @when(

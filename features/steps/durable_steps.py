@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from behave import given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, Ticket
 from lowtide.ledger.store import NewRequest
-from lowtide.providers.anthropic.mapping import CUSTOM_ID_PATTERN, batch_entry, custom_id_for, to_message_params
+from lowtide.providers.anthropic.mapping import CUSTOM_ID_PATTERN, batch_entry, to_message_params
 
 # -- actors ----------------------------------------------------------------------------------------------------------
 
@@ -286,6 +287,14 @@ def step_answer_custom_id(context: Any, custom_id: str) -> None:
     assert world(context).answer().ids.custom_id == custom_id, world(context).answer().ids
 
 
+@then('the answer\'s custom_id is its key "{key}" and the ledger\'s identity, "{key2}_<identity>"')
+def step_answer_custom_id_of_key(context: Any, key: str, key2: str) -> None:
+    w = world(context)
+    identity = w.current_actor().ledger.identity()
+    assert re.fullmatch(r"[0-9a-f]{12}", identity), identity
+    assert w.answer().ids.custom_id == f"{key2}_{identity}" == w.custom_id(key), w.answer().ids
+
+
 @then("the answer's custom_id is derived from its key, and valid for the API")
 def step_answer_custom_id_derived(context: Any) -> None:
     custom_id = world(context).answer().ids.custom_id or ""
@@ -345,7 +354,7 @@ def step_answer_batch_holds(context: Any, label: str, custom_ids: str) -> None:
     batch_id = answer_to(w, label).ids.batch_id
     assert batch_id is not None
     held = sorted(custom_id for custom_id, _ in w.emu.batch(batch_id).requests)
-    assert held == sorted(names(custom_ids)), held
+    assert held == sorted(w.custom_id(key) for key in names(custom_ids)), held
 
 
 @then("{name:w} is raised again, the same as the first time")
@@ -382,10 +391,11 @@ def step_api_committed(context: Any, count: int) -> None:
     assert world(context).emu.created_batches == count, world(context).emu.created_batches
 
 
-@then("the API was sent each of these requests once: {custom_ids}")
-def step_api_sent_once(context: Any, custom_ids: str) -> None:
-    created = world(context).emu.created_custom_ids
-    assert created == Counter(dict.fromkeys(names(custom_ids), 1)), created
+@then("the API was sent each of these requests once: {keys}")
+def step_api_sent_once(context: Any, keys: str) -> None:
+    w = world(context)
+    created = w.emu.created_custom_ids
+    assert created == Counter({w.custom_id(key): 1 for key in names(keys)}), created
 
 
 # -- the ledger ------------------------------------------------------------------------------------------------------
@@ -415,7 +425,8 @@ def step_ledger_requests(context: Any) -> None:
         assert record is not None, f"no request {row[by]!r} in {sorted(records)}"
         for column in context.table.headings:
             actual = _REQUEST_COLUMNS[column](record)
-            assert actual == row[column], f"{row[by]}.{column} is {actual!r}, not {row[column]!r}"
+            expected = row[column].replace("<identity>", world(context).ledger().identity())
+            assert actual == expected, f"{row[by]}.{column} is {actual!r}, not {expected!r}"
 
 
 @then('the ledger holds {count:d} request, whose key starts with "{prefix}"')
@@ -476,7 +487,7 @@ def _claim_for(w: World, owner: str, key: str, prompt: str, *, lease: float = 12
     params = to_message_params(actor.request(prompt))
     new = NewRequest(
         key=key,
-        custom_id=custom_id_for(key),
+        custom_id=w.custom_id(key),
         actor=actor.name,
         model=actor.configuration.model,
         params=params,

@@ -96,12 +96,26 @@ def step_not_foreign(context: Any) -> None:
     assert [custom_id for custom_id, _ in w.emu.batch(foreign).requests] == ["theirs"]
 
 
-@given('the API\'s results will name the request "{custom_id}" "{other}" instead')
-def step_results_rename(context: Any, custom_id: str, other: str) -> None:
-    old, new = f'"custom_id":"{custom_id}"'.encode(), f'"custom_id":"{other}"'.encode()
+@given('the API\'s results will name the request "{key}" "{other}" instead')
+def step_results_rename(context: Any, key: str, other: str) -> None:
+    w = world(context)
 
     def rename(body: bytes) -> bytes:
+        old, new = f'"custom_id":"{w.custom_id(key)}"'.encode(), f'"custom_id":"{other}"'.encode()
         assert old in body, body[:200]
         return body.replace(old, new)
 
-    world(context).hooks.rewrites["batches.results"] = rename
+    w.hooks.rewrites["batches.results"] = rename
+
+
+@then("the ledger counts nothing of the other client's batch")
+def step_foreign_not_counted(context: Any) -> None:
+    w = world(context)
+    ledger = w.ledger()
+    foreign = ledger.batch(w.value["foreign batch"])
+    assert foreign is not None, "the other client's batch is not kept apart in the ledger"
+    assert (foreign.id, foreign.counts, foreign.request_count) == (f"foreign-{foreign.provider_batch_id}", None, 0)
+    assert not ledger.members(foreign.id), ledger.members(foreign.id)
+    answer = w.answer()
+    assert answer.cost is not None, answer
+    assert ledger.committed_usd(w.current_actor().name) == answer.cost.total_usd, ledger.committed_usd("x")

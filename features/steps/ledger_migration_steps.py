@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -14,8 +15,9 @@ from behave import then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.memory import MemoryLedger
-from lowtide.ledger.records import OutcomeRow, RequestState
+from lowtide.ledger.records import NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.sqlite import Ledger
+from lowtide.providers.anthropic.backend import AnthropicBatchCodec
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -98,6 +100,31 @@ def step_copy_through_memory(context: Any, name: str) -> None:
     w.cleanups.append(copy.close)
     copy_ledger(memory, copy)
     context.ledger_copies = [memory, copy]
+
+
+@then("it has an identity made by the migration, kept when it is opened again, and each copy has one of its own")
+def step_identity_after_migration(context: Any) -> None:
+    w = world(context)
+    ledger: Ledger = w.value
+    identity = ledger.identity()
+    assert re.fullmatch(r"[0-9a-f]{12}", identity), identity
+    again = Ledger(ledger.path)
+    w.cleanups.append(again.close)
+    assert again.identity() == identity
+    copies = [copy.identity() for copy in context.ledger_copies]
+    assert len({identity, *copies}) == 3, (identity, copies)
+
+
+@then("a request claimed in it now carries its identity in its custom id, beside those claimed before")
+def step_claimed_now(context: Any) -> None:
+    ledger: Ledger = world(context).value
+    before = {record.key: record.custom_id for record in ledger.requests()}
+    key = "claimed-now"
+    custom_id = AnthropicBatchCodec().custom_id_for(key, ledger.identity())
+    params = {"model": "claude-haiku-4-5", "max_tokens": 8, "messages": [{"role": "user", "content": "now"}]}
+    ledger.claim([NewRequest(key, custom_id, "old", "claude-haiku-4-5", params)], owner="host:3", until=300.0, now=30.0)
+    after = {record.key: record.custom_id for record in ledger.requests()}
+    assert after == {**before, key: f"{key}_{ledger.identity()}"}, after
 
 
 @then('both copies read every request, batch member, run item and copied row as it does ("{expected}")')

@@ -3,11 +3,12 @@ the scenario's Examples name (`_stores.open_store`), with every time given outri
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from _stores import open_store
+from _stores import open_store, reopened
 from _support import names, shown
 from behave import given, then, when
 
@@ -198,6 +199,22 @@ def step_take_overs(context: Any) -> None:
         assert taken == (row["taken"] == "yes"), f"take-over {number} ({dict(row.as_dict())}): taken is {taken}"
 
 
+@then("the store's identity is 12 lowercase hex digits, the same each time it is read and when it is opened again")
+def step_identity(context: Any) -> None:
+    store = contract(context).store
+    identity = store.identity()
+    assert re.fullmatch(r"[0-9a-f]{12}", identity), identity
+    assert store.identity() == identity
+    again = reopened(context, store)
+    assert again.identity() == identity, (again.identity(), identity)
+
+
+@then("another new {kind:w} ledger store has an identity of its own")
+def step_other_identity(context: Any, kind: str) -> None:
+    other = open_store(context, kind, fresh=True)
+    assert other.identity() != contract(context).store.identity(), other.identity()
+
+
 @then("the {actor:w} has committed ${amount}")
 def step_committed(context: Any, actor: str, amount: str) -> None:
     committed = contract(context).store.committed_usd(actor)
@@ -335,6 +352,8 @@ def step_reconciliations(context: Any) -> None:
             outcome = store.give_up_intent(batch, note=note, owner=owner, until=now + 100, now=now, intent_at=seen)
         elif action == "adopt":
             outcome = store.adopt(batch, provider_batch_id=row["API batch"], now=now)
+        elif action == "disown":
+            outcome = store.disown(batch, provider_batch_id=row["API batch"], now=now)
         else:
             raise AssertionError(f"no action {action!r}")
         expected: object

@@ -145,10 +145,11 @@ def step_both_at_once(context: Any, first: str, a_low: str, a_high: str, second:
 @then("both hosts got the emulated replies for their {count:d} keys")
 def step_both_own(context: Any, count: int) -> None:
     state = hosts(context)
+    keys = {record.custom_id: record.key for record in open_ledger(state.url).requests()}
     for host, answers in state.answered.items():
         assert len(answers) == count, (host, answers)
         for answer, _ in answers:
-            key = answer.ids.custom_id or ""
+            key = keys[answer.ids.custom_id or ""]
             assert answer.text.startswith(emulated_reply_to(state.prompts[key])), (host, key, answer.text)
 
 

@@ -14,7 +14,6 @@ from behave import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.ledger.store import BatchState
-from lowtide.providers.anthropic.mapping import custom_id_for
 
 _ENGINE_LOG = "lowtide.batching.engine"
 
@@ -255,7 +254,7 @@ def step_each_failed(context: Any, count: int, name: str, text: str) -> None:
 @then("the API created each of the {count:d} requests exactly once")
 def step_created_once(context: Any, count: int) -> None:
     w = world(context)
-    expected = Counter({custom_id_for(key): 1 for key in _prompts(w)})
+    expected = Counter({w.custom_id(key): 1 for key in _prompts(w)})
     assert len(expected) == count, expected
     created = w.emu.created_custom_ids
     twice = {custom_id: n for custom_id, n in created.items() if n > 1}

@@ -46,9 +46,10 @@ def step_openai_fail_next(context: Any, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)
 
 
-@given('the OpenAI API will lose the request "{custom_id}" from both files of its batch')
-def step_openai_lose(context: Any, custom_id: str) -> None:
-    world(context).emu.faults.lose(custom_id)
+@given('the OpenAI API will lose the request "{key}" from both files of its batch')
+def step_openai_lose(context: Any, key: str) -> None:
+    w = world(context)
+    w.emu.faults.lose(w.custom_id(key))
 
 
 @given("OpenAI takes at most {count:d} request in a batch")
@@ -66,7 +67,7 @@ def step_openai_orphan_intent(context: Any, key: str, prompt: str) -> None:
     actor = w.current_actor()
     backend = actor.batch_backend()
     params = backend.codec.encode_request(actor.request(prompt))
-    custom_id = backend.codec.custom_id_for(key)
+    custom_id = w.custom_id(key)
     ledger = w.ledger()
     now = w.clock.now()
     dead = "host:999999:dead"
@@ -182,10 +183,11 @@ def step_openai_answer_to(context: Any, label: str, prompt: str) -> None:
     assert outcome.text.startswith(emulated_reply_to(prompt)), outcome.text
 
 
-@then("the OpenAI API was sent each of these requests once: {custom_ids}")
-def step_openai_sent_once(context: Any, custom_ids: str) -> None:
-    created = world(context).emu.openai.created_custom_ids
-    assert created == Counter(dict.fromkeys(names(custom_ids), 1)), created
+@then("the OpenAI API was sent each of these requests once: {keys}")
+def step_openai_sent_once(context: Any, keys: str) -> None:
+    w = world(context)
+    created = w.emu.openai.created_custom_ids
+    assert created == Counter({w.custom_id(key): 1 for key in names(keys)}), created
 
 
 @then("the OpenAI API committed {count:d} batch")

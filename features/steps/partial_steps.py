@@ -15,27 +15,27 @@ def _first_batch_only(w: World) -> None:
     w.hooks.before("batches.results", w.emu.faults.clear)
 
 
-@given('the API will end request "{custom_id}" as expired in the first batch only')
-def step_expired_once(context: Any, custom_id: str) -> None:
+@given('the API will end request "{key}" as expired in the first batch only')
+def step_expired_once(context: Any, key: str) -> None:
     w = world(context)
-    w.emu.faults.outcome(custom_id, "expired")
+    w.emu.faults.outcome(w.custom_id(key), "expired")
     _first_batch_only(w)
 
 
-@given('the API will end request "{custom_id}" as errored with {error_type:w} in the first batch only')
-def step_errored_once(context: Any, custom_id: str, error_type: str) -> None:
+@given('the API will end request "{key}" as errored with {error_type:w} in the first batch only')
+def step_errored_once(context: Any, key: str, error_type: str) -> None:
     w = world(context)
-    w.emu.faults.outcome(custom_id, "errored", error_type=error_type)
+    w.emu.faults.outcome(w.custom_id(key), "errored", error_type=error_type)
     _first_batch_only(w)
 
 
-@then('the error names the request "{custom_id}" and the last of the {count:d} batches it was sent in')
-def step_error_names_last_batch(context: Any, custom_id: str, count: int) -> None:
+@then('the error names the request "{key}" and the last of the {count:d} batches it was sent in')
+def step_error_names_last_batch(context: Any, key: str, count: int) -> None:
     w = world(context)
     error = w.failure()
     assert isinstance(error, BatchRequestError), error
     batches = w.ledger().batches()
     assert len(batches) == count, batches
-    assert error.custom_id == custom_id, error
+    assert error.custom_id == w.custom_id(key), error
     assert error.batch_id == batches[-1].provider_batch_id, (error.batch_id, batches)
-    assert f"Request {custom_id} in batch {error.batch_id}" in str(error), str(error)
+    assert f"Request {w.custom_id(key)} in batch {error.batch_id}" in str(error), str(error)

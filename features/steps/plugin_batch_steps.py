@@ -50,11 +50,8 @@ def step_drop_create(context: Any) -> None:
 
 @given('the tidepool API will fail the request with the key "{key}"')
 def step_fail_request(context: Any, key: str) -> None:
-    api = _api()
-    import lowtide_tidepool_plugin
-
-    # The custom id comes from the plugin's own rule, not lowtide's.
-    api.fail_custom_ids.add(lowtide_tidepool_plugin.TidepoolCodec().custom_id_for(key))
+    # The custom id comes from the plugin's own rule (with the ledger's identity), not lowtide's.
+    _api().fail_custom_ids.add(world(context).custom_id(key))
 
 
 @when("lowtide collects the tidepool batches")

@@ -44,8 +44,9 @@ def _attach_hook(context: Any, *, fails: bool) -> None:
 
     def hook(batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
         handed.calls.append((batch_id, provider_batch_id, list(lines)))
+        keys = ledger.members(batch_id)  # custom id -> key
         for line in lines:
-            record = ledger.request(str(line["custom_id"]))
+            record = ledger.request(keys.get(str(line["custom_id"]), ""))
             if record is None or record.state is not RequestState.SUCCEEDED:
                 handed.unstored.append(str(line["custom_id"]))
         if fails:
@@ -76,12 +77,12 @@ def _lines(context: Any) -> list[Mapping[str, Any]]:
     return [line for _, _, lines in _handed(context).calls for line in lines]
 
 
-@then("the hook was given each of these results once, as the API sent them: {custom_ids}")
-def step_hook_results(context: Any, custom_ids: str) -> None:
+@then("the hook was given each of these results once, as the API sent them: {keys}")
+def step_hook_results(context: Any, keys: str) -> None:
     w = world(context)
     lines = _lines(context)
     given = Counter(str(line["custom_id"]) for line in lines)
-    assert given == Counter(names(custom_ids)), f"the hook was given {dict(given)}"
+    assert given == Counter(w.custom_id(key) for key in names(keys)), f"the hook was given {dict(given)}"
     [batch_id] = {provider_batch_id for _, provider_batch_id, _ in _handed(context).calls}
 
     async def download() -> dict[str, Any]:

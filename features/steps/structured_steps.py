@@ -158,5 +158,5 @@ def step_outcome_structured_error(context: Any, custom_id: str) -> None:
     assert isinstance(outcome, StructuredOutputError), outcome
     assert outcome.response is not None, outcome
     assert outcome.text == outcome.response.text, outcome
-    assert outcome.response.ids.custom_id == custom_id, outcome.response.ids
+    assert outcome.response.ids.custom_id == world(context).custom_id(custom_id), outcome.response.ids
     assert (outcome.response.ids.batch_id or "").startswith("msgbatch_"), outcome.response.ids

@@ -29,6 +29,7 @@ from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
+from lowtide.many import ManyCalls
 from lowtide.pricing import worst_case_cost
 from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.providers.base import Outcome, Provider
@@ -95,6 +96,7 @@ class Actor:
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: LedgerStore | str | Path | None = ledger
         self._prompts = PromptCalls(self, self._engine, self._durable, self._wait)
+        self._many = ManyCalls(self, self._engine, self._live)
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
 
     @classmethod
@@ -435,17 +437,30 @@ class Actor:
         requests: Sequence[ActorRequest | str],
         *,
         mode: BatchProcessingMode | str | None = None,
+        keys: Sequence[str | None] | None = None,
+        max_cost_usd: float | None = None,
     ) -> list[Outcome]:
-        """Answer several calls; in batch mode they travel as one batch. Each outcome is a response or its error."""
-        built = [r if isinstance(r, ActorRequest) else self.request(r) for r in requests]
-        provider = self.provider(mode)
-        for request in built:
-            check_messages(request.messages)
-            check_request_text(request)
-            # Each request whole (its size and input tokens are its own); what the provider asks its API (the model,
-            # a count) it asks once per model or request.
-            await provider.preflight(request)
-        return await provider.complete_many(built)
+        """Answer several calls at once; the outcomes in input order, each a response or that request's own error.
+
+        In batch mode each call goes through the ledger as `run`'s does, under its key: `keys[i]` (one key or None
+        per request), else the request's `custom_id`, else one derived from what it sends. So a key the ledger
+        knows attaches to what is there (asking again never pays again), and the new ones travel in as few batches as
+        the engine's windows and limits allow, with whatever `run` calls it is gathering at the moment. The same key
+        given twice for one request is asked once; for two different requests it is refused.
+
+        Refused before anything is recorded or sent, with the error raised: bad arguments, a key the ledger holds for
+        another request, the provider's pre-send checks (once per model, max_tokens and tools), and budgets: the
+        worst cases of the call's new requests together must fit `max_cost_usd`, and, with what the actor has spent
+        or committed, the actor's `max_cost_usd`; all are sent or none is.
+
+        In the list: a request's answer (parsed into its `response_model`), its own `BatchRequestError` (errored,
+        canceled, expired), or its `StructuredOutputError`. An error that ends a request's wait without an outcome
+        of its own (the API refused the create, the batch outlived `max_wait`, the ledger failed) is raised once every
+        request has settled, the first in input order; what did arrive is in the ledger, and the same call made
+        again returns it without paying again. Live, each request is its own call through the actor's live caller
+        (quota, retries, middleware), and every error is that request's own, in the list; keys are not used.
+        """
+        return await self._many.run(requests, mode=mode, keys=keys, max_cost_usd=max_cost_usd)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:
         """`run` for scripts without an event loop. All sync calls of one actor share one loop."""

@@ -139,12 +139,16 @@ class BudgetExceededError(ActorError):
     """Raised before submission when a request's worst-case cost would cross a budget; nothing is sent.
 
     `limit_usd` is the budget, `spent_usd` what is already spent or committed against it, `estimate_usd` the
-    request's worst case (estimated input, output at `max_tokens`).
+    request's worst case (estimated input, output at `max_tokens`), or its `requests` requests' together (one call of
+    `run_many`).
     """
 
-    def __init__(self, *, scope: str, limit_usd: Decimal, spent_usd: Decimal, estimate_usd: Decimal) -> None:
+    def __init__(
+        self, *, scope: str, limit_usd: Decimal, spent_usd: Decimal, estimate_usd: Decimal, requests: int = 1
+    ) -> None:
+        what = "the request could cost" if requests == 1 else f"its {requests} requests could together cost"
         super().__init__(
-            f"Budget exceeded for {scope}: the request could cost up to ${estimate_usd:.6f}, and with "
+            f"Budget exceeded for {scope}: {what} up to ${estimate_usd:.6f}, and with "
             f"${spent_usd:.6f} already spent or committed that crosses the limit of ${limit_usd:.6f}. "
             "Nothing was sent."
         )

@@ -175,8 +175,12 @@ class BatchCodec(ABC):
         """The provider's body for one request, as the ledger stores it and keys are derived from."""
 
     @abstractmethod
-    def custom_id_for(self, key: str) -> str:
-        """The custom id a request keyed `key` carries: valid by the provider's rules, the same for the same key."""
+    def custom_id_for(self, key: str, ledger: str | None) -> str:
+        """The custom id a request keyed `key` carries: valid by the provider's rules, the same for the same key and
+        ledger. `ledger` is the identity of the ledger that claims the request (`LedgerStore.identity`): the custom
+        id must carry it, so that no request of another ledger (another file, another database, using the same API
+        key with the same inputs) ever has the same one, and a batch of theirs is never taken for one of its own.
+        None for a batch outside any ledger (`oneshot.run_batch`), where the key alone names the request."""
 
     @abstractmethod
     def request_size(self, custom_id: str, params_json: str) -> int:

@@ -88,7 +88,15 @@ class Collection(EngineCore):
                 clock=self._clock,
                 on_status=self._status_recorder(batch_id),
             )
-            await self._collect(batch_id, ended, members, attempts, request_id=record.request_id, requeued=requeued)
+            await self._collect(
+                batch_id,
+                ended,
+                members,
+                attempts,
+                request_id=record.request_id,
+                requeued=requeued,
+                adopted=record.adopted,
+            )
             collected = True
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
@@ -132,13 +140,15 @@ class Collection(EngineCore):
         *,
         request_id: str | None = None,
         requeued: set[str] | None = None,
+        adopted: bool = False,
     ) -> None:
         """Stream results into the ledger in chunks, settle waiters, and requeue what may succeed next time.
 
         A line that cannot be read or mapped is its request's `BatchRequestUnreadable` (the line kept), never the
         batch's failure. A download that stays broken after the backend's retries keeps what arrived (stored, handed
         out, what may succeed next time queued again and added to `requeued`) and raises: the other requests wait on
-        the batch, which the next collection reads again.
+        the batch, which the next collection reads again. A batch reconciliation `adopted` none of whose lines is this
+        ledger's was another's: it is disowned (`_disown`).
         """
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
@@ -230,6 +240,9 @@ class Collection(EngineCore):
                     requeued.update(retry)
                 thaw()
                 raise
+            if strangers and not seen and adopted:
+                await self._disown(batch_id, ended, members)
+                return
             if strangers and not seen:
                 log.error(
                     "Batch %s holds none of the requests of %s; it was not ours. Sending them again.",
@@ -307,6 +320,28 @@ class Collection(EngineCore):
         await self.ledger.requeue(again, owner=self.owner, until=now + self.settings.lease_seconds, now=now)
         for record in await self.ledger.requests_for(again):
             self._enqueue(record)
+
+    async def _disown(self, batch_id: str, ended: RemoteBatch, members: Mapping[str, str]) -> None:
+        """The batch reconciliation adopted for `batch_id` held none of this ledger's custom ids (each carries the
+        ledger's identity): another ledger's or program's, of the same size and time. Nothing of it is stored or
+        counted, it is never a candidate again (kept apart in the ledger), and the intent is reconciled again: its
+        own batch if the API lists one by now, else its requests sent again, once."""
+        self._foreign.add(ended.id)
+        if await self.ledger.disown(batch_id, provider_batch_id=ended.id, now=self._clock.now()):
+            log.error(
+                "The API's batch %s, adopted for %s after an unknown create, holds none of this ledger's requests:"
+                " it is another's, and nothing of it is counted. Reconciling %s again.",
+                ended.id,
+                batch_id,
+                batch_id,
+            )
+            if batch_id not in self._reconciling:
+                self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=self._members_of(batch_id))
+            return
+        for key in members.values():  # pragma: no cover - resolved by another process meanwhile: what it says goes
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                self._forward(self._final_of(key), future)
 
     async def _finished(self, ended: RemoteBatch) -> None:
         """Tell the backend a batch's results are stored (it may delete an uploaded input file); a failure there is

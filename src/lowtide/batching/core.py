@@ -124,7 +124,8 @@ class EngineCore:
         """While a one-off `collect_once` runs: the API errors its work met (it has no callers to tell)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         # The calls waiting for their claim to be written, and their futures (two lists: no pair per call).
-        self._claims: list[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
+        self._claims: list[tuple[str, str, str, dict[str, Any] | str, int, Decimal | None, bool]] = []
+        """(key, actor, model, params, max attempts, worst case, until final) of each call."""
         self._claimed: list[asyncio.Future[Any]] = []
         self._reserved: dict[str, Decimal] = {}
         self._claiming: asyncio.Task[None] | None = None
@@ -136,12 +137,19 @@ class EngineCore:
         self._asked: dict[str, list[asyncio.Future[bool]]] = {}
         """Keys asked of the ledger in this turn of the event loop (`knows`), with who waits for each answer."""
         self._reading: asyncio.Task[None] | None = None
+        self._identity: str | None = None
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[ResultLine | UnreadableLine]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
         lines as the API sent them: a line lowtide could not read as an `UnreadableLine`, its bytes kept). A download
         broken off and fetched again passes each line once. What it raises is logged, not raised: the answers are
         already in the ledger."""
+
+    async def identity(self) -> str:
+        """The ledger's identity, which every custom id this engine gives carries (read once: it never changes)."""
+        if self._identity is None:
+            self._identity = await self.ledger.identity()
+        return self._identity
 
     def arrive(self) -> asyncio.Future[None]:
         """A call that came now and waits for something (a ledger read) before its claim: a window that is open

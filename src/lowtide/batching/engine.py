@@ -138,10 +138,11 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         """
         now = self._clock.now()
         codec = self.backend.codec
+        identity = await self.identity()
         news = [
             NewRequest(
                 key=call.key,
-                custom_id=codec.custom_id_for(call.key),
+                custom_id=codec.custom_id_for(call.key, identity),
                 actor=actor,
                 model=call.model if call.model is not None else codec.model_of(_decoded(call.params)),
                 params=call.params,
@@ -243,11 +244,11 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         until_final: bool,
         arrived: float | None = None,
     ) -> None:
-        # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once.
+        # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once. Its
+        # custom id is made as its claim is written, with the ledger's identity.
         self._claims.append(
             (
                 key,
-                self.backend.codec.custom_id_for(key),
                 actor,
                 model,
                 params,
@@ -282,30 +283,33 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         await asyncio.sleep(0)
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None
-        claims = [NewRequest(*claim[:7], scope=self.scope) for claim in raw]
+        now = self._clock.now()  # when they are claimed: not after the first claims wait for the ledger's identity
         try:
-            await self._record_claims(raw, claims, claimed_by)
+            identity = await self.identity()  # read once, by the first claims (on a remote store, a round trip)
+            custom_id_for = self.backend.codec.custom_id_for
+            claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
+            await self._record_claims(raw, claims, claimed_by, now)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
             error = classify(exc, doing="recording the calls in the ledger")
             for claimed in claimed_by:
                 if not claimed.done():
                     claimed.set_exception(error)
-            self._fail([new.key for new in claims], error)
+            self._fail([claim[0] for claim in raw], error)
         finally:
             # Counted in the ledger from here, or not at all; reserved until then (a remote store's write takes a
             # while, during which other calls' budget checks must still see these).
-            for new in claims:
-                if new.worst_case_usd is not None:
-                    self._reserved[new.actor] = self.reserved(new.actor) - new.worst_case_usd
+            for claim in raw:
+                if claim[5] is not None:
+                    self._reserved[claim[1]] = self.reserved(claim[1]) - claim[5]
 
     async def _record_claims(
         self,
-        raw: Sequence[tuple[str, str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
+        raw: Sequence[tuple[str, str, str, dict[str, Any] | str, int, Decimal | None, bool]],
         claims: Sequence[NewRequest],
         claimed_by: Sequence[asyncio.Future[Any]],
+        now: float,
     ) -> None:
-        now = self._clock.now()
         until = now + self.settings.lease_seconds
         inserted, known = await self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
         records = {record.key: record for record in known}

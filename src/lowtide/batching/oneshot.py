@@ -29,8 +29,11 @@ log = logging.getLogger(__name__)
 async def run_batch(
     backend: BatchBackend, requests: Sequence[ActorRequest], *, settings: BatchSettings, clock: Clock
 ) -> list[Outcome]:
-    """Each request's outcome, in order. A request's `custom_id` names it (checked unique); without one it is
-    `request-<index>`. Requests whose batches must differ (`BatchCodec.batch_group`) go in batches of their own."""
+    """Each request's outcome, in order, from batches made outside the ledger: nothing is recorded, so that calling
+    this twice pays twice, and a create whose outcome is in doubt is raised, never reconciled (the durable engine,
+    through `Actor.run_many`, is the path that pays once). A request's `custom_id` names it (checked unique); without
+    one it is `request-<index>`. Requests whose batches must differ (`BatchCodec.batch_group`) go in batches of their
+    own."""
     codec = backend.codec
     if not requests:
         raise ConfigurationError("A batch needs at least one request.", field="requests")
@@ -38,7 +41,7 @@ async def run_batch(
     groups: dict[str, list[str]] = {}
     for index, request in enumerate(requests):
         name = request.custom_id or f"request-{index}"
-        custom_id = codec.custom_id_for(name)
+        custom_id = codec.custom_id_for(name, None)  # outside any ledger: no other's can be taken for it
         if custom_id in named:
             raise ConfigurationError(f"custom_id {name!r} is used twice in one batch.", field="custom_id")
         params = codec.encode_request(request)

@@ -130,6 +130,8 @@ class Prepared:
     spent: Decimal
     sizes: list[int]
     """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
+    identity: str
+    """The ledger's identity, which its custom ids carry (`BatchCodec.custom_id_for`)."""
 
 
 class Execution:

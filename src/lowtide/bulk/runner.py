@@ -355,10 +355,12 @@ class BulkRun:
             prompt = self.plain_prompt(index) if plain is not None else None
             if plain is not None and prompt is not None:
                 params: dict[str, Any] | str = plain.params_json(prompt)
-                size = codec.request_size(codec.custom_id_for(prepared.keys[index]), params)
+                size = codec.request_size(codec.custom_id_for(prepared.keys[index], prepared.identity), params)
             else:
                 params = self._request_params(self.jobs[index])
-                size = codec.request_size(codec.custom_id_for(prepared.keys[index]), params_text(params))
+                size = codec.request_size(
+                    codec.custom_id_for(prepared.keys[index], prepared.identity), params_text(params)
+                )
             yield index, params, size
 
     def model_of(self, params: Mapping[str, Any] | str) -> str:
@@ -483,12 +485,13 @@ class BulkRun:
         waiting = set(attach)
         to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
+        identity = ledger.identity()
         if self.mode == "batch":
             sizes = [
-                size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key))
+                size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key, identity))
                 for size, key in zip(sizes, keys, strict=True)
             ]
-        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes)
+        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes, identity)
 
     def _run_id(self, checked: Checked) -> str:
         """The run's id: the one given, else derived from its settings and jobs."""

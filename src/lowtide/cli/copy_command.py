@@ -32,7 +32,9 @@ def copy(source: str, target: str, json_output: bool) -> int:
 
     Each is a SQLite file or a PostgreSQL database's postgresql:// URL. TARGET must hold nothing yet: a copy never
     overwrites a ledger. It is written in one transaction, so a copy that fails leaves it empty. Stop the programs
-    using SOURCE first: what they write during the copy may be missed.
+    using SOURCE first: what they write during the copy may be missed, and the copy and SOURCE must not both go on
+    with the work in flight. TARGET keeps an identity of its own: the requests copied keep their custom ids, and new
+    ones carry TARGET's.
     """
     from lowtide.cli.ledger_commands import existing_ledger
     from lowtide.errors import ConfigurationError

@@ -12,7 +12,12 @@ __all__ = ["copy_ledger"]
 
 def copy_ledger(source: LedgerStore, target: LedgerStore) -> dict[str, int]:
     """Copy everything `source` holds into `target`, which must hold nothing, in one transaction of the target's: a
-    copy that fails leaves it empty. Returns how many rows of each table were copied."""
+    copy that fails leaves it empty. Returns how many rows of each table were copied.
+
+    The ledger's identity is not copied: `target` keeps the one it was made with. The requests copied keep the custom
+    ids they were sent with (rows of `requests` and `batch_members`), which is all their batches need; the requests
+    `target` claims from now on carry its own identity, so that a copy and its source never make the same custom id.
+    """
     same_place = source.location == target.location and source.location != "memory"  # two in-memory ledgers differ
     if source is target or same_place:
         raise ConfigurationError(f"{source.location} is both the ledger copied and the copy.", field="ledger")

@@ -53,6 +53,9 @@ class InlineAsyncLedger:
     def location(self) -> str:
         return self.sync.location
 
+    async def identity(self) -> str:
+        return self.sync.identity()
+
     @property
     def notices(self) -> BatchNotices | None:
         return self.sync.notices
@@ -165,6 +168,9 @@ class InlineAsyncLedger:
 
     async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
         return self.sync.adopt(batch_id, provider_batch_id=provider_batch_id, now=now)
+
+    async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        return self.sync.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
 
     async def claim_batch(
         self,

@@ -112,6 +112,12 @@ class LedgerStore(Protocol):
         """Where the store is, as people are told: a file's path, or a database's URL with its password hidden."""
         ...
 
+    def identity(self) -> str:
+        """The ledger's own id: random, made when the ledger was made, never changed (a copy has its own). Every
+        custom id the ledger's requests are given carries it (`BatchCodec.custom_id_for`), so that no other ledger's
+        batch can be taken for one of this one's."""
+        ...
+
     @property
     def run_store(self) -> RunLedger:
         """The bulk runs kept in this store."""
@@ -258,6 +264,14 @@ class LedgerStore(Protocol):
         batch, or the intent is no longer unresolved."""
         ...
 
+    def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        """The API's batch `provider_batch_id`, adopted for the intent `batch_id`, held none of its requests once it
+        ended (another ledger's or program's): the intent is unresolved again (`unknown`, no API batch, noted
+        `DISOWNED`), and that batch is kept apart in a record of its own (`foreign-<API id>`, `failed`, no members,
+        noted `FOREIGN`), so that no reconciliation adopts it again and nothing of it is counted. Only while the
+        intent still holds that batch and is not collected; True if this call did it."""
+        ...
+
     def claim_batch(
         self,
         batch_id: str,
@@ -346,6 +360,8 @@ class AsyncLedgerStore(Protocol):
     @property
     def location(self) -> str: ...
 
+    async def identity(self) -> str: ...
+
     @property
     def run_store(self) -> AsyncRunLedger: ...
 
@@ -430,6 +446,8 @@ class AsyncLedgerStore(Protocol):
     async def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None: ...
 
     async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool: ...
+
+    async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool: ...
 
     async def claim_batch(
         self,

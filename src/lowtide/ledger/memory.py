@@ -14,6 +14,7 @@ is a copy the caller may change.
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
@@ -23,6 +24,9 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.memory_tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest, batch_record
 from lowtide.ledger.records import (
+    ADOPTED,
+    DISOWNED,
+    FOREIGN,
     BatchRecord,
     BatchState,
     NewRequest,
@@ -30,6 +34,7 @@ from lowtide.ledger.records import (
     PendingRequest,
     RequestRecord,
     RequestState,
+    foreign_batch_id,
     stored_json,
 )
 
@@ -40,6 +45,8 @@ __all__ = ["MemoryLedger"]
 
 _UNANSWERED = (RequestState.PENDING, RequestState.SUBMITTING, RequestState.WAITING)
 _UNRESOLVED = (BatchState.INTENT, BatchState.UNKNOWN)
+_ADOPTABLE = (BatchState.WAITING, BatchState.ENDED)
+"""Where an adopted batch stands until its results are stored (a `disown` is possible until then)."""
 
 
 class MemoryLedger:
@@ -51,6 +58,7 @@ class MemoryLedger:
         self.tables = MemoryTables()
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store: MemoryRunStore | None = None
+        self._identity = secrets.token_hex(6)
 
     def __repr__(self) -> str:
         return f"<MemoryLedger at {id(self):#x}>"
@@ -58,6 +66,10 @@ class MemoryLedger:
     @property
     def location(self) -> str:
         return "memory"
+
+    def identity(self) -> str:
+        """Random, made with the object: two MemoryLedgers are two ledgers."""
+        return self._identity
 
     @property
     def run_store(self) -> MemoryRunStore:
@@ -349,7 +361,25 @@ class MemoryLedger:
             if b is None:
                 return False  # resolved meanwhile (adopted by another caller, or sent again)
             self._give_provider_id(b, provider_batch_id)
-            b.state, b.submitted_at, b.note = BatchState.WAITING, now, "reconciled after an unknown create"
+            b.state, b.submitted_at, b.note = BatchState.WAITING, now, ADOPTED
+            return True
+
+    def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        with self.lock:
+            b = self.tables.batches.get(batch_id)
+            if b is None or b.provider_batch_id != provider_batch_id or b.state not in _ADOPTABLE:
+                return False
+            del self.tables.by_provider_id[provider_batch_id]
+            b.provider_batch_id, b.state, b.note = None, BatchState.UNKNOWN, DISOWNED
+            b.phase = b.counts = b.submitted_at = b.ended_at = None
+            foreign = StoredBatch(
+                foreign_batch_id(provider_batch_id), b.provider, b.endpoint, None, BatchState.FAILED, 0, 0, now,
+                None, None, note=FOREIGN,
+            )  # fmt: skip
+            if foreign.id in self.tables.batches:
+                raise _refused(f"the batch id {foreign.id} is taken")
+            self.tables.batches[foreign.id] = foreign
+            self._give_provider_id(foreign, provider_batch_id)
             return True
 
     def claim_batch(

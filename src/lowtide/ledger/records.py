@@ -13,7 +13,10 @@ from typing import Any, Protocol
 import orjson
 
 __all__ = [
+    "ADOPTED",
     "COPIED",
+    "DISOWNED",
+    "FOREIGN",
     "BatchRecord",
     "BatchState",
     "NewRequest",
@@ -25,9 +28,24 @@ __all__ = [
     "answer_json",
     "batch_record",
     "claimed_records",
+    "foreign_batch_id",
     "request_record",
     "stored_json",
 ]
+
+
+ADOPTED = "reconciled after an unknown create"
+"""The note of an intent that reconciliation gave a listed batch (`LedgerStore.adopt`)."""
+DISOWNED = "adopted an API batch that held none of its requests; reconciled again"
+"""The note of an intent whose adopted batch turned out to be another ledger's or program's (`LedgerStore.disown`)."""
+FOREIGN = "not this ledger's: it held none of this ledger's requests"
+"""The note of the record that keeps such a batch apart (`foreign-<API batch id>`, no members), so that it is never
+a candidate again and nothing of it is counted."""
+
+
+def foreign_batch_id(provider_batch_id: str) -> str:
+    """The ledger's id of the record that keeps another's batch apart (`LedgerStore.disown`)."""
+    return f"foreign-{provider_batch_id}"
 
 
 class RequestState(StrEnum):
@@ -167,6 +185,11 @@ class BatchRecord:
     owner: str | None
     owner_until: float | None
     note: str | None
+
+    @property
+    def adopted(self) -> bool:
+        """Whether reconciliation gave this intent a listed batch (rather than its create's own answer)."""
+        return self.note == ADOPTED
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,6 +230,17 @@ MIGRATIONS: tuple[str, ...] = (
         LEFT JOIN batches b ON b.id = m.batch_id
         LEFT JOIN results o ON o.seq = (SELECT MAX(seq) FROM results WHERE batch_id IS b.id AND key = r.key);
     """,
+    # 7: the ledger's own identity, random, made once (when the ledger is made, or first opened by a lowtide that
+    # knows it) and never changed: a part of every custom id made from then on, so that a batch another ledger made
+    # from the same inputs with the same API key is never taken for this one's. Requests already claimed keep the
+    # custom ids they were sent with (stored with them, never made again). A copy keeps its own (`IDENTITY`).
+    """
+    CREATE TABLE identity (
+        one INTEGER PRIMARY KEY CHECK (one = 1),
+        id  TEXT NOT NULL                       -- 12 lowercase hex digits
+    );
+    INSERT INTO identity (one, id) VALUES (1, lower(hex(randomblob(6))));
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -44,11 +44,17 @@ class AsyncPostgresLedger:
         self._notices = notices
         self._owners: set[str] = set()
         self._guards: dict[str, asyncio.Task[None]] = {}
+        self._identity: str | None = None
         """A task per owner that ends its lease when its event loop closes (its tasks cancelled) while it is kept."""
 
     @property
     def location(self) -> str:
         return self._pool.location
+
+    async def identity(self) -> str:
+        if self._identity is None:  # made once with the ledger, never changed: read once
+            self._identity = await self._run("read the ledger's identity", claims.identity(), transaction=False)
+        return self._identity
 
     @property
     def notices(self) -> BatchNotices:
@@ -215,6 +221,10 @@ class AsyncPostgresLedger:
 
     async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
         return await self._run("adopt a batch", batches.adopt(batch_id, provider_batch_id=provider_batch_id, now=now))
+
+    async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        op = batches.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
+        return await self._run("disown a batch", op)
 
     async def claim_batch(
         self,

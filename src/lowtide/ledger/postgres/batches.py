@@ -13,7 +13,16 @@ from collections.abc import Iterable, Sequence
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.postgres.steps import BATCH, LEASE_OVER, NOTIFY, Op, Sql, chunks
-from lowtide.ledger.records import BatchRecord, BatchState, batch_record, stored_json
+from lowtide.ledger.records import (
+    ADOPTED,
+    DISOWNED,
+    FOREIGN,
+    BatchRecord,
+    BatchState,
+    batch_record,
+    foreign_batch_id,
+    stored_json,
+)
 
 __all__ = [
     "adopt",
@@ -22,6 +31,7 @@ __all__ = [
     "batches",
     "claim_batch",
     "create_steps",
+    "disown",
     "give_up_intent",
     "members",
     "members_and_attempts",
@@ -171,10 +181,10 @@ def adopt(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
     try:  # in a savepoint: another host adopting the same batch meanwhile wins
         adopted = yield Sql(
             "UPDATE batches SET provider_batch_id = %(api)s, state = 'waiting-on-batch',"
-            " submitted_at = %(now)s, note = 'reconciled after an unknown create'"
+            " submitted_at = %(now)s, note = %(note)s"
             " WHERE id = %(id)s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
             " AND NOT EXISTS (SELECT 1 FROM batches WHERE provider_batch_id = %(api)s)",
-            {"api": provider_batch_id, "now": now, "id": batch_id},
+            {"api": provider_batch_id, "now": now, "id": batch_id, "note": ADOPTED},
             savepoint=True,
         )
     except UniqueViolation:
@@ -182,6 +192,27 @@ def adopt(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
     if adopted.rowcount == 1:
         yield Sql(NOTIFY, (batch_id,))
     return adopted.rowcount == 1
+
+
+def disown(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
+    """`LedgerStore.disown`: the intent unknown again, the batch kept apart as foreign, in one transaction."""
+    reply = yield Sql(
+        "UPDATE batches SET provider_batch_id = NULL, state = 'unknown', phase = NULL, counts = NULL,"
+        " submitted_at = NULL, ended_at = NULL, note = %s"
+        " WHERE id = %s AND provider_batch_id = %s AND state IN ('waiting-on-batch', 'ended')"
+        " RETURNING provider, endpoint",
+        (DISOWNED, batch_id, provider_batch_id),
+    )
+    row = reply.one()
+    if row is None:
+        return False
+    yield Sql(
+        "INSERT INTO batches (id, provider, endpoint, provider_batch_id, state, request_count, request_bytes,"
+        " intent_at, note) VALUES (%s, %s, %s, %s, 'failed', 0, 0, %s, %s)",
+        (foreign_batch_id(provider_batch_id), row[0], row[1], provider_batch_id, now, FOREIGN),
+    )
+    yield Sql(NOTIFY, (batch_id,))
+    return True
 
 
 def claim_batch(

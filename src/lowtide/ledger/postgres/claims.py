@@ -21,6 +21,7 @@ from lowtide.ledger.records import (
 __all__ = [
     "claim_new",
     "committed_usd",
+    "identity",
     "requests",
     "requests_by_key",
     "requeue",
@@ -90,6 +91,13 @@ def requeue(keys: Iterable[str], *, owner: str, until: float, now: float) -> Op[
             " updated_at = %s WHERE key = ANY(%s)",
             (owner, until, now, list(chunk)),
         )
+
+
+def identity() -> Op[str]:
+    """The ledger's own id (schema 3), which every custom id of its claims carries."""
+    row = (yield Sql("SELECT id FROM identity")).one()
+    assert row is not None, "the ledger has no identity (schema 3 makes it)"
+    return str(row[0])
 
 
 def committed_usd(actor: str) -> Op[Decimal]:

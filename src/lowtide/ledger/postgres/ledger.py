@@ -72,10 +72,16 @@ class PostgresLedger:
             weakref.WeakKeyDictionary()
         )
         """Each event loop's async face (its pool of async connections belongs to that loop)."""
+        self._identity: str | None = None
 
     @property
     def location(self) -> str:
         return redacted(self.url)
+
+    def identity(self) -> str:
+        if self._identity is None:  # made once with the ledger, never changed: read once
+            self._identity = run(self._pool, "read the ledger's identity", claims.identity(), transaction=False)
+        return self._identity
 
     @property
     def run_store(self) -> PostgresRunStore:
@@ -244,6 +250,10 @@ class PostgresLedger:
     def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
         op = batches.adopt(batch_id, provider_batch_id=provider_batch_id, now=now)
         return run(self._pool, "adopt a batch", op)
+
+    def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        op = batches.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
+        return run(self._pool, "disown a batch", op)
 
     def claim_batch(
         self,

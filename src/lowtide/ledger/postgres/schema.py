@@ -151,6 +151,15 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     );
     CREATE INDEX run_items_key ON run_items(key);
     """,
+    # 3: the ledger's own identity, as the SQLite ledger's schema 7 has it: random, made once, a part of every custom
+    # id made from then on. (gen_random_uuid: PostgreSQL 13 and later.)
+    """
+    CREATE TABLE identity (
+        one INTEGER PRIMARY KEY CHECK (one = 1),
+        id  TEXT NOT NULL                       -- 12 lowercase hex digits
+    );
+    INSERT INTO identity (one, id) VALUES (1, substr(md5(gen_random_uuid()::text), 1, 12));
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,11 +9,15 @@ from sqlite3 import Connection
 from typing import Any
 
 from lowtide.ledger.records import (
+    ADOPTED,
+    DISOWNED,
+    FOREIGN,
     BatchRecord,
     BatchState,
     OutcomeRow,
     PendingRequest,
     batch_record,
+    foreign_batch_id,
     stored_json,
 )
 from lowtide.ledger.sqlite.connection import chunks
@@ -173,12 +177,41 @@ class BatchRows(RequestRows):
                 return False
             adopted = db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', submitted_at = ?,"
-                " note = 'reconciled after an unknown create'"
-                " WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
-                (provider_batch_id, now, batch_id),
+                " note = ? WHERE id = ? AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')",
+                (provider_batch_id, now, ADOPTED, batch_id),
             )
             # Its members now wait on the batch the API has (`request_view`): nothing more to write.
             return adopted.rowcount == 1  # else resolved meanwhile (adopted by another process, or sent again)
+
+    def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
+        """The adopted batch held none of the intent's requests: the intent is unknown again (its members still in
+        it, their attempt as it was), and the batch is kept apart as foreign; True if this call did it."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT provider, endpoint FROM batches WHERE id = ? AND provider_batch_id = ?"
+                " AND state IN ('waiting-on-batch', 'ended')",
+                (batch_id, provider_batch_id),
+            ).fetchone()
+            if row is None:
+                return False
+            db.execute(
+                "UPDATE batches SET provider_batch_id = NULL, state = 'unknown', phase = NULL, counts = NULL,"
+                " submitted_at = NULL, ended_at = NULL, note = ? WHERE id = ?",
+                (DISOWNED, batch_id),
+            )
+            db.execute(
+                "INSERT INTO batches (id, provider, endpoint, provider_batch_id, state, request_count, request_bytes,"
+                " intent_at, note) VALUES (?, ?, ?, ?, 'failed', 0, 0, ?, ?)",
+                (
+                    foreign_batch_id(provider_batch_id),
+                    row["provider"],
+                    row["endpoint"],
+                    provider_batch_id,
+                    now,
+                    FOREIGN,
+                ),
+            )
+            return True
 
     def claim_batch(
         self,

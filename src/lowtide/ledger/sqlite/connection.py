@@ -59,6 +59,7 @@ class SqliteFile:
                 migrate(self._db)
                 # Commits never checkpoint inline: a thread of the ledger's own does (see `checkpoint`).
                 self._db.execute("PRAGMA wal_autocheckpoint=0")
+            (self._identity,) = self._db.execute("SELECT id FROM identity").fetchone()
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigurationError(
@@ -75,6 +76,10 @@ class SqliteFile:
     @property
     def location(self) -> str:
         return str(self.path)
+
+    def identity(self) -> str:
+        """The ledger's own id: random, made with the ledger (schema 7), never changed."""
+        return str(self._identity)
 
     def close(self) -> None:
         """Stop the checkpoint thread and close the connection (again: nothing)."""

@@ -107,8 +107,8 @@ class AnthropicBatchCodec(BatchCodec):
     def encode_request(self, request: ActorRequest) -> dict[str, Any]:
         return to_message_params(request)
 
-    def custom_id_for(self, key: str) -> str:
-        return custom_id_for(key)
+    def custom_id_for(self, key: str, ledger: str | None) -> str:
+        return custom_id_for(key, ledger)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

@@ -1,10 +1,14 @@
 """`ClaudeBatchProvider`: answers requests through Anthropic's Message Batches API.
 
-One call of `complete_many` is one batch: submit (`POST /v1/messages/batches`), poll (`GET .../{id}`) every
-`poll_interval` seconds until the batch ends or `max_wait` passes, then stream the results line by line and join
-them to their requests on `custom_id`. Each request gets its own outcome; one failure never fails its neighbours.
+Through an actor (`run`, `run_many`, `submit`, bulk runs), calls go through lowtide's durable engine, over this
+provider's `backend`: the ledger, keys, coalescing, exactly-once create, park and resume, budgets.
 
-`submit`, `wait`, `collect` and `cancel` are public so that a caller can park a batch and pick it up later.
+Called directly, the provider's own methods work outside the ledger. One call of `complete_many` is one batch:
+submit (`POST /v1/messages/batches`), poll (`GET .../{id}`) every `poll_interval` seconds until the batch ends or
+`max_wait` passes, then stream the results line by line and join them to their requests on `custom_id`. Each request
+gets its own outcome; one failure never fails its neighbours. Nothing is recorded: no key, and calling it twice pays
+twice; a create whose outcome is in doubt is raised, never reconciled. `submit`, `wait`, `collect` and `cancel` are
+public so that a caller can handle a batch by its id, outside the ledger too.
 """
 
 from __future__ import annotations
@@ -146,12 +150,15 @@ class ClaudeBatchProvider(Provider):
         )
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])
         if isinstance(outcome, ActorError):
             raise outcome
         return outcome
 
     async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        """The requests as one batch, outside the ledger: each named by its own `custom_id` (else `request-<index>`),
+        nothing recorded, so that calling it twice pays twice. `Actor.run_many` is the same through the ledger."""
         prepared = PreparedBatch(requests)
         batch = await self.submit(prepared)
         started = self._clock.now()

@@ -175,11 +175,15 @@ def batch_entry(custom_id: str, params: dict[str, Any]) -> BatchEntry:
     return {"custom_id": check_custom_id(custom_id), "params": cast("MessageCreateParamsNonStreaming", params)}
 
 
-def custom_id_for(key: str) -> str:
-    """The `custom_id` a keyed request carries: the key itself when the API allows it, else a digest of it."""
-    if CUSTOM_ID_PATTERN.fullmatch(key):
-        return key
-    return "k-" + hashlib.sha256(key.encode()).hexdigest()[:40]
+def custom_id_for(key: str, ledger: str | None) -> str:
+    """The `custom_id` a keyed request carries in the ledger whose identity is `ledger`: the key and the ledger's
+    identity, `<key>_<ledger>`, when the API allows it (1 to 64 letters, digits, `_` or `-`), else `k-` and a digest of
+    both, which no such id can equal. Outside any ledger (None), the key itself, or a digest of it."""
+    custom_id = key if ledger is None else f"{key}_{ledger}"
+    if CUSTOM_ID_PATTERN.fullmatch(custom_id):
+        return custom_id
+    named = key if ledger is None else f"{ledger}\n{key}"
+    return "k-" + hashlib.sha256(named.encode()).hexdigest()[:40]
 
 
 def to_response(

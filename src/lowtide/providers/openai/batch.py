@@ -3,7 +3,7 @@ the actor's `provider_options.openai.endpoint` picks), at half the live price.
 
 Through an actor, calls go through lowtide's durable engine (ledger, keys, coalescing, exactly-once create by the
 intent id in the batch's metadata, park and resume, budgets, bulk runs). Called directly, `complete_many` is one
-batch per endpoint and model, outside the ledger.
+batch per endpoint and model, outside the ledger: no key, nothing recorded, and calling it twice pays twice.
 """
 
 from __future__ import annotations
@@ -101,12 +101,15 @@ class OpenAIBatchProvider(Provider):
         return self.backend.endpoint
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])
         if isinstance(outcome, ActorError):
             raise outcome
         return outcome
 
     async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        """The requests as one batch per endpoint and model, outside the ledger (`oneshot.run_batch`): nothing
+        recorded, so that calling it twice pays twice. `Actor.run_many` is the same through the ledger."""
         return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:

@@ -57,11 +57,14 @@ class OpenAIBatchCodec(BatchCodec):
         encoded = encode_request(request)
         return {"method": "POST", "url": encoded.url, "body": encoded.body}
 
-    def custom_id_for(self, key: str) -> str:
-        """The key itself when it is a plain id; otherwise a digest of it, which a plain id can never equal."""
-        if _PLAIN_ID.fullmatch(key):
-            return key
-        return "h:" + hashlib.sha256(key.encode()).hexdigest()[:48]
+    def custom_id_for(self, key: str, ledger: str | None) -> str:
+        """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
+        ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
+        custom_id = key if ledger is None else f"{key}_{ledger}"
+        if _PLAIN_ID.fullmatch(custom_id):
+            return custom_id
+        named = key if ledger is None else f"{ledger}\n{key}"
+        return "h:" + hashlib.sha256(named.encode()).hexdigest()[:48]
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

@@ -1,0 +1,246 @@
+"""`Actor.run_many`: several calls at once, each answered as `run` would answer it, in input order.
+
+In batch mode they go through the durable engine, as `run`'s do: a key each (given, the request's `custom_id`, or
+derived from what it sends), recorded in the ledger before anything is sent, coalesced with the engine's concurrent
+calls (`run`, other `run_many`s) into as few batches as the windows and limits allow, each answered once however often
+it is asked. Live, each is one call through the actor's live caller (its quota, retries, middleware, spending cap). A
+provider without a batch backend (a plugin with `complete`/`complete_many` alone) answers them with `complete_many`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from lowtide.arguments import check_budget, check_key, check_messages
+from lowtide.batching.backend import BatchBackend, Settled
+from lowtide.batching.engine import BatchEngine
+from lowtide.batching.keys import canonical_json, derive_key, params_json
+from lowtide.batching.policy import other_request
+from lowtide.budget import Limit, within_limits
+from lowtide.config import BatchProcessingMode
+from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
+from lowtide.live.caller import LiveCaller
+from lowtide.pricing import worst_case_cost
+from lowtide.providers.base import Outcome, Provider
+from lowtide.types import ActorRequest
+from lowtide.unicode import check_request_text
+
+if TYPE_CHECKING:
+    from lowtide.actor import Actor
+
+__all__ = ["ManyCalls"]
+
+_PRICED = {"model", "max_tokens", "messages", "system", "tools"}
+"""What a live call's worst case is estimated from (`pricing.worst_case_cost`)."""
+
+
+class ManyCalls:
+    """The `run_many` of one actor."""
+
+    def __init__(
+        self, actor: Actor, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
+    ) -> None:
+        self._actor = actor
+        self._engine = engine
+        self._live = live
+
+    async def run(
+        self,
+        requests: Sequence[ActorRequest | str],
+        *,
+        mode: BatchProcessingMode | str | None,
+        keys: Sequence[str | None] | None,
+        max_cost_usd: float | None,
+    ) -> list[Outcome]:
+        """Each request's outcome, in input order (see `Actor.run_many`)."""
+        named = _named(keys, len(requests))
+        if max_cost_usd is not None:
+            check_budget(max_cost_usd)
+        built: list[ActorRequest] = []
+        for given in requests:
+            if isinstance(given, ActorRequest):
+                check_messages(given.messages)
+                check_request_text(given)  # one built by `Actor.request` was checked there
+                built.append(given)
+            else:
+                built.append(self._actor.request(given))
+        if not built:
+            return []
+        provider = self._actor.provider(mode)
+        backend = provider.batch_backend()
+        if backend is None:
+            return await self._outside_ledger(provider, built, max_cost_usd)
+        return await self._durable(provider, backend, built, named, max_cost_usd)
+
+    async def _outside_ledger(
+        self, provider: Provider, built: list[ActorRequest], max_cost_usd: float | None
+    ) -> list[Outcome]:
+        """Live calls, each through the live caller; or a provider without a batch backend's `complete_many`. No
+        ledger: only the call's own budget applies, at the mode's prices."""
+        await _preflight(provider, built)
+        if max_cost_usd is not None:
+            sent = [request.model_dump(mode="json", include=_PRICED) for request in built]
+            provider_name = self._actor.configuration.provider
+            estimates = [worst_case_cost(s, mode=provider.mode, provider=provider_name) for s in sent]
+            self._within(estimates, [r.model for r in built], [self._call_limit(max_cost_usd)])
+        if provider.mode is not BatchProcessingMode.LIVE:
+            return await provider.complete_many(built)
+        caller = self._live(provider)
+
+        async def one(request: ActorRequest) -> Outcome:
+            try:
+                return await caller.call(request)
+            except ActorError as exc:  # a live call's error is its own: its neighbours are answered all the same
+                return exc
+
+        return list(await asyncio.gather(*(one(request) for request in built)))
+
+    async def _durable(
+        self,
+        provider: Provider,
+        backend: BatchBackend,
+        built: list[ActorRequest],
+        named: list[str | None],
+        max_cost_usd: float | None,
+    ) -> list[Outcome]:
+        """Through the durable engine: checked (keys, pre-send checks, budgets) before anything is recorded or sent,
+        then claimed together, in one moment, with whatever else the engine is gathering."""
+        codec = backend.codec
+        engine = self._engine(backend)
+        params = [codec.encode_request(request) for request in built]
+        keys = [
+            given or request.custom_id or derive_key(backend.name, sent)
+            for given, request, sent in zip(named, built, params, strict=True)
+        ]
+        first: dict[str, int] = {}  # each key's first request: a key given twice for the same request travels once
+        for index, key in enumerate(keys):
+            seen = first.setdefault(key, index)
+            if seen != index and params_json(params[seen]) != params_json(params[index]):
+                raise ConfigurationError(
+                    f"keys: requests {seen} and {index} have the same key {key!r} but differ; a key names one request.",
+                    field="keys",
+                )
+        arrival = engine.arrive()  # a window open now waits for these calls while they are checked
+        try:
+            known = await _known(engine, first, params)
+            fresh = [index for key, index in first.items() if key not in known]
+            await _preflight(provider, [built[index] for index in fresh])
+            estimates = await self._budget(engine, {keys[i]: params[i] for i in fresh}, max_cost_usd)
+            came = engine.arrival_of(arrival)
+            claimed = {
+                key: engine.claim(
+                    params[index],
+                    model=codec.model_of(params[index]),
+                    key=key,
+                    actor=self._actor.name,
+                    worst_case_usd=estimates.get(key),
+                    arrived=came,
+                )
+                for key, index in first.items()
+            }
+        finally:
+            engine.arrived(arrival)
+        del params  # the engine holds them now, until they are queued
+        try:
+            await asyncio.wait(claimed.values())
+        except asyncio.CancelledError:  # the caller gave up: as a cancelled `run`, its calls stop waiting
+            for future in claimed.values():
+                future.cancel()
+            raise
+        outcomes: list[Outcome] = []
+        failure: BaseException | None = None
+        for key, request in zip(keys, built, strict=True):
+            future = claimed[key]
+            error = future.exception()
+            if error is not None:
+                # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
+                # raised once every request has settled. What did arrive is in the ledger under its key.
+                failure = failure or error
+                continue
+            outcomes.append(_delivered(engine, future.result(), request))
+        if failure is not None:
+            raise failure
+        return outcomes
+
+    async def _budget(
+        self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], max_cost_usd: float | None
+    ) -> dict[str, Decimal]:
+        """The worst case of each request new to the ledger, reserved in the engine, once their sum fits the call's
+        budget and the actor's (what it has spent or committed, and what calls of this moment reserved)."""
+        configured = self._actor.configuration.max_cost_usd
+        if (max_cost_usd is None and configured is None) or not fresh:
+            return {}
+        limits: list[Limit] = [self._call_limit(max_cost_usd)]
+        if configured is not None:
+            committed = await engine.ledger.committed_usd(self._actor.name) + engine.reserved(self._actor.name)
+            limits.append((f"actor {self._actor.name!r}", configured, committed))
+        codec = engine.backend.codec
+        estimates = {
+            key: codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH) for key, params in fresh.items()
+        }
+        self._within(list(estimates.values()), [codec.model_of(params) for params in fresh.values()], limits)
+        reserved: dict[str, Decimal] = {}
+        for key, estimate in estimates.items():
+            assert estimate is not None  # (`_within` refused an unpriced request)
+            engine.reserve(self._actor.name, estimate)  # counted against calls checked in the same moment
+            reserved[key] = estimate
+        return reserved
+
+    def _call_limit(self, max_cost_usd: float | None) -> Limit:
+        return (f"this call of run_many to actor {self._actor.name!r}", max_cost_usd, Decimal(0))
+
+    @staticmethod
+    def _within(estimates: Sequence[Decimal | None], models: Sequence[str], limits: Sequence[Limit]) -> None:
+        """The requests' worst cases together against every limit: all fit, or none is sent."""
+        for estimate, model in zip(estimates, models, strict=True):
+            if estimate is None:
+                within_limits(None, model, limits)  # raises: no price is known for the model
+        total = sum((estimate for estimate in estimates if estimate is not None), Decimal(0))
+        within_limits(total, models[0], limits, requests=len(estimates))
+
+
+def _named(keys: Sequence[str | None] | None, count: int) -> list[str | None]:
+    """The keys given, one (or None) per request, each checked."""
+    if keys is None:
+        return [None] * count
+    if isinstance(keys, str):
+        raise ConfigurationError("keys: give a list of keys, one (or None) per request, not a string.", field="keys")
+    given = list(keys)
+    if len(given) != count:
+        raise ConfigurationError(
+            f"keys: {len(given)} key(s) for {count} request(s); give one key (or None) per request.", field="keys"
+        )
+    return [None if key is None else check_key(key) for key in given]
+
+
+async def _known(engine: BatchEngine, first: dict[str, int], params: list[dict[str, Any]]) -> set[str]:
+    """The keys the ledger already knows (they attach to what is there, unchecked: they were checked when first made);
+    one that names another request is refused before anything is recorded."""
+    answers = await asyncio.gather(*(engine.knows(key) for key in first))
+    known = {key for key, knows in zip(first, answers, strict=True) if knows}
+    if known:
+        for record in await engine.ledger.requests_for(list(known)):
+            sent = params[first[record.key]]
+            if record.params != sent and canonical_json(record.params) != params_json(sent):
+                raise other_request(record.key)
+    return known
+
+
+async def _preflight(provider: Provider, requests: Sequence[ActorRequest]) -> None:
+    """The provider's pre-send checks of each request whole: its size and input tokens are its own; what the provider
+    asks its API (the model, a count) it remembers, so the same model is asked once."""
+    for request in requests:
+        await provider.preflight(request)
+
+
+def _delivered(engine: BatchEngine, outcome: Settled, request: ActorRequest) -> Outcome:
+    """A request's own outcome: its answer (parsed into its response model), or its own error as stored."""
+    if isinstance(outcome, ActorError):
+        return outcome
+    try:
+        return engine.deliver(outcome, request.response_model)
+    except StructuredOutputError as exc:  # an answer that does not fit the model is that request's own failure
+        return exc
