@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
