@@ -26,11 +26,16 @@ class ReadmeLibrary:
         self._skipped: dict[str, str] = {}
 
     @keyword("Run The README's Examples")
-    def run_the_readmes_examples(self) -> None:
-        """Every python and bash block, in order; fails listing each block that did not end as it should."""
+    def run_the_readmes_examples(self, database: str | None = None) -> None:
+        """Every python and bash block, in order; fails listing each block that did not end as it should. With a
+        PostgreSQL `database`, the blocks that need one run too, given its URL as `DATABASE_URL`."""
         self._runner.start()
+        needs: set[str | None] = {None}
+        if database is not None:
+            self._runner.environment["DATABASE_URL"] = database
+            needs.add("postgres")
         failures: list[str] = []
-        for run in self._runner.run_all():
+        for run in self._runner.run_all(needs=needs):
             if run.skipped is not None:
                 self._skipped[str(run.block)] = run.skipped
                 logger.info(f"skipped {run.block}: {run.skipped}")
@@ -50,5 +55,9 @@ class ReadmeLibrary:
 
     @keyword("Clean Up README Examples")
     def clean_up(self) -> None:
+        """Stop what the examples started, and start afresh (a suite's next test runs them all again)."""
         logger.info(self._runner.close())
         shutil.rmtree(self._scratch, ignore_errors=True)
+        self._scratch = Path(tempfile.mkdtemp(prefix="lowtide-readme-"))
+        self._runner = ReadmeRunner(README, self._scratch / "work", python=sys.executable)
+        self._skipped = {}

@@ -1,17 +1,30 @@
 *** Settings ***
-Documentation       README.md's examples run as written: every python and bash block, in order, in one directory,
-...                 against a `lowtide emulator` process (its address, keys, a ledger and a short poll interval given
-...                 by the environment, never by editing a block). The pydantic-ai and LangChain examples run in those
-...                 frameworks' nox sessions (`features/integrations/readme_examples.feature`).
+Documentation       README.md's examples run as written: every python and bash block, in order, in a copy of the
+...                 checkout, against a `lowtide emulator` process (its address, keys, a home directory of their own
+...                 and a short poll interval given by the environment, never by editing a block). The pydantic-ai
+...                 and LangChain examples run in those frameworks' nox sessions
+...                 (`features/integrations/readme_examples.feature`); the PostgreSQL one in the `postgres` session.
 
 Library             ReadmeLibrary.py
+Library             PostgresLibrary.py
 
-Suite Teardown      Clean Up README Examples
+Test Teardown       Clean Up README Examples
 
 
 *** Test Cases ***
 Every Example In The README Runs As Written
     Run The README's Examples
+    The Examples Not Run Should Be
+    ...    the test suite itself
+    ...    needs pydantic-ai
+    ...    needs langchain
+    ...    needs postgres
+
+The README's Examples Run With A PostgreSQL Ledger Too
+    [Documentation]    The same blocks in order, and the one that moves the ledger into a PostgreSQL database.
+    [Tags]    postgres
+    ${database}=    Create PostgreSQL Database
+    Run The README's Examples    ${database}
     The Examples Not Run Should Be
     ...    the test suite itself
     ...    needs pydantic-ai

@@ -4,7 +4,8 @@
 Every ```python and ```bash block runs as it is. A YAML or TOML block whose first line is a comment naming a file
 (`# actors.yaml`) is written to that file, so the blocks after it use it as a reader would. Nothing in a block is
 edited: what differs from the real API comes from the environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, keys
-the emulator takes, `LOWTIDE_LEDGER` in the working directory, `LOWTIDE_POLL_INTERVAL`).
+the emulator takes, a home directory of the run's own, so the default ledger is the examples', `LOWTIDE_POLL_INTERVAL`). The
+working directory is a copy of the checkout, as a reader's would be.
 
 An HTML comment just before a block (invisible on the rendered page) may say how it runs:
 `<!-- readme-test: background -->` (a server: started, waited for on the port its `--port` names, stopped at the
@@ -17,12 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +35,11 @@ _DIRECTIVE = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
 _FILE_NAME = re.compile(r"^#\s*([\w.-]+\.(?:ya?ml|toml|json|jsonl|csv|txt))\s*$")
 _PORT = re.compile(r"--port\s+(\d+)")
 RUN_LANGUAGES = ("python", "bash")
+# Where a test run points lowtide: the examples use the reader's defaults instead.
+_ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LOWTIDE_SERVE_KEY", "LOWTIDE_LOG_LEVEL")
+_NOT_COPIED = shutil.ignore_patterns(
+    ".git", ".nox", ".venv", ".ci-venv", "build", "node_modules", "__pycache__", "*.egg-info", ".coverage*"
+)
 FILE_LANGUAGES = ("yaml", "toml")
 
 
@@ -113,9 +120,13 @@ def blocks_of(readme: Path) -> list[Block]:
 class ReadmeRunner:
     """Runs a README's blocks in order in `workdir`, against an emulator it starts (and stops at `close`)."""
 
-    def __init__(self, readme: Path, workdir: Path, *, python: str = sys.executable, timeout: float = 300.0) -> None:
+    def __init__(
+        self, readme: Path, workdir: Path, *, python: str = sys.executable, timeout: float = 300.0, copy: bool = True
+    ) -> None:
         self.readme = readme
         self.workdir = workdir
+        self.copy = copy
+        """Run in a copy of the checkout README.md is in, as a reader does (`pip install .` works there)."""
         self.python = python
         self.timeout = timeout
         self._background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
@@ -124,7 +135,11 @@ class ReadmeRunner:
 
     def start(self, processing_seconds: float = 1.0) -> None:
         """Start `lowtide emulator` on a free loopback port and set the environment the blocks run in."""
+        if self.copy:
+            shutil.copytree(self.readme.parent, self.workdir, ignore=_NOT_COPIED, dirs_exist_ok=True)
         self.workdir.mkdir(parents=True, exist_ok=True)
+        home = self.workdir / "home"
+        home.mkdir(exist_ok=True)
         bindir = str(Path(self.python).parent)
         log = (self.workdir / "emulator.log").open("wb")
         self._emulator = subprocess.Popen(
@@ -134,22 +149,24 @@ class ReadmeRunner:
             start_new_session=True,
         )  # fmt: skip
         url = _announced_url(self._emulator, self.timeout)
+        outside = {name: value for name, value in os.environ.items() if name not in _ISOLATED}
         self.environment = {
-            **os.environ,
+            **outside,
+            # A home of its own: the default ledger (~/.local/state/lowtide/ledger.sqlite3) is the examples' alone.
+            "HOME": str(home),
+            "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip"),
             "PATH": _path(bindir),
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": "sk-ant-readme-example",
             "OPENAI_BASE_URL": f"{url}/v1",
             "OPENAI_API_KEY": "sk-readme-example",
-            "LOWTIDE_LEDGER": str(self.workdir / "ledger.sqlite3"),
-            "XDG_STATE_HOME": str(self.workdir / "state"),
             "LOWTIDE_POLL_INTERVAL": "0.2",
             "PYTHONUNBUFFERED": "1",
         }
 
-    def run_all(self, *, needs: str | None = None) -> Iterator[BlockRun]:
-        """Each block in order: files written, code run (only the blocks needing `needs`, when given, and their
-        files), background servers started."""
+    def run_all(self, *, needs: Collection[str | None] = (None,)) -> Iterator[BlockRun]:
+        """Each block in order: files written, code run (the blocks that need nothing, or what `needs` names: a
+        framework installed, a database at hand), background servers started; the others skipped, saying why."""
         for block in blocks_of(self.readme):
             if block.file_name is not None:
                 (self.workdir / block.file_name).write_text(block.text, encoding="utf-8")
@@ -159,8 +176,8 @@ class ReadmeRunner:
             needed = block.directives.get("needs")
             if "skip" in block.directives:
                 yield BlockRun(block, None, "", 0.0, skipped=block.directives["skip"] or "no reason given")
-            elif needed != needs:
-                yield BlockRun(block, None, "", 0.0, skipped=f"needs {needed}" if needed else "not this session's")
+            elif needed not in needs:
+                yield BlockRun(block, None, "", 0.0, skipped=f"needs {needed}")
             else:
                 yield self.run(block)
 
@@ -179,16 +196,25 @@ class ReadmeRunner:
             for port in _PORT.findall(block.text):
                 _wait_for_port(int(port), process, output, self.timeout)
             return BlockRun(block, 0, f"started in the background (pid {process.pid})", time.monotonic() - started)
-        try:
-            done = subprocess.run(
-                command, cwd=self.workdir, env=self.environment, capture_output=True, timeout=self.timeout,
+        printed = self.workdir / f"block-{block.number}.out"
+        with printed.open("wb") as out:
+            # A file, not a pipe: a server the block leaves in the background would hold a pipe open.
+            process = subprocess.Popen(
+                command, cwd=self.workdir, env=self.environment, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
-        except subprocess.TimeoutExpired as expired:
-            text = (expired.stdout or b"").decode(errors="replace") + (expired.stderr or b"").decode(errors="replace")
-            return BlockRun(block, None, f"timed out after {self.timeout:.0f} s\n{text}", time.monotonic() - started)
-        text = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
-        return BlockRun(block, done.returncode, text, time.monotonic() - started)
+        timeout = float(block.directives.get("timeout", self.timeout))
+        status: int | None
+        try:
+            status = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            status = None
+        finally:
+            _stop(process)  # the whole group: what the block left in the background goes with it
+        text = printed.read_text(errors="replace")
+        if status is None:
+            text = f"timed out after {timeout:.0f} s\n{text}"
+        return BlockRun(block, status, text, time.monotonic() - started)
 
     def close(self) -> str:
         """Stop the background servers and the emulator; what the servers printed."""
@@ -239,14 +265,24 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], output: Path, ti
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):  # ended meanwhile
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
+    """End the process and everything in its process group (what a block started in the background too)."""
+    with contextlib.suppress(ProcessLookupError):  # nothing left of the group
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:  # the group's other members, which are not our children to wait for
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def describe(run: BlockRun) -> str:

@@ -20,7 +20,7 @@ def step_run_readme(context: Any, framework: str) -> None:
     runner = ReadmeRunner(README, context.state_dir / "readme", python=sys.executable)
     context.cleanups.append(runner.close)
     runner.start(processing_seconds=0.5)
-    context.readme_runs = [run for run in runner.run_all(needs=framework) if run.skipped is None]
+    context.readme_runs = [run for run in runner.run_all(needs={framework}) if run.skipped is None]
 
 
 @then("each of those examples ended as the README says")
