@@ -33,10 +33,14 @@ def _provider(context: Any) -> str:
 
 
 def _created(context: Any, provider: str) -> tuple[dict[str, int], int]:
-    emu = world(context).emu
-    if provider == "OpenAI":
-        return dict(emu.openai.created_custom_ids), emu.openai.created_batches
-    return dict(emu.created_custom_ids), emu.created_batches
+    """How often the API created each request, by the request's key (its custom id without the ledger's identity),
+    and how many batches it created."""
+    w = world(context)
+    emu = w.emu
+    created = emu.openai.created_custom_ids if provider == "OpenAI" else emu.created_custom_ids
+    suffix = f"_{w.current_actor().ledger.identity()}"
+    by_key = {custom_id.removesuffix(suffix): count for custom_id, count in created.items()}
+    return by_key, emu.openai.created_batches if provider == "OpenAI" else emu.created_batches
 
 
 def _result(context: Any) -> RunResult:
@@ -85,9 +89,9 @@ def step_first_line_errored(context: Any, run_id: str, error_type: str) -> None:
     fails once (an outcome armed by custom id; the retry has its own)."""
     w = world(context)
     count = len(w.asked["bulk"]["prompts"])
-    keys = sorted((f"{run_id}-{n}" for n in range(count)), key=_line_order)
+    keys = sorted((f"{run_id}-{n}" for n in range(count)), key=lambda key: _line_order(w.custom_id(key)))
     w.asked["first line"] = keys[0]
-    w.emu.faults.outcome(keys[0], "errored", error_type=error_type)
+    w.emu.faults.outcome(w.custom_id(keys[0]), "errored", error_type=error_type)
     # The first batch's outcomes are settled as it ends: the outcome is taken back before its results are read.
     w.hooks.before("batches.results", lambda: w.emu.faults.restore_outcomes({}))
 
@@ -117,10 +121,11 @@ def step_cut_next(context: Any, lines: int) -> None:
     world(context).emu.faults.cut(_RESULTS_ROUTE[_provider(context)], after_lines=lines)
 
 
-@given('the {provider} API will garble the result line of "{custom_id}" as {kind}')
-def step_garble(context: Any, provider: str, custom_id: str, kind: str) -> None:
+@given('the {provider} API will garble the result line of "{key}" as {kind}')
+def step_garble(context: Any, provider: str, key: str, kind: str) -> None:
     assert provider == _provider(context), provider
-    world(context).emu.faults.garble(custom_id, garble_kind(kind))
+    w = world(context)
+    w.emu.faults.garble(w.custom_id(key), garble_kind(kind))
 
 
 @then("the {provider} API was sent the results download {count:d} times")
@@ -281,7 +286,7 @@ def step_ledger_raw(context: Any, key: str) -> None:
     assert record.error is not None, record
     assert record.error["class"] == "BatchRequestUnreadable", record.error
     raw = record.error["raw_line"]
-    assert f'"custom_id":"{key}"' in raw, raw
+    assert f'"custom_id":"{world(context).custom_id(key)}"' in raw, raw
     error = _result(context)[int(key.rsplit("-", 1)[1])].error
     assert isinstance(error, BatchRequestUnreadable), error
     assert error.raw_line == raw, error
@@ -293,13 +298,13 @@ def step_raw_results(context: Any, folder: str, key: str) -> None:
     [path] = list((w.path(folder) / "raw").iterdir())
     lines = path.read_bytes().split(b"\n")
     assert lines[-1] == b"", "the raw results end with a newline"
-    named = [line for line in lines[:-1] if f'"custom_id":"{key}"'.encode() in line]
+    named = [line for line in lines[:-1] if f'"custom_id":"{w.custom_id(key)}"'.encode() in line]
     assert len(named) == 1, named
     others = [json.loads(line) for line in lines[:-1] if line not in named]
-    keys = sorted(line["custom_id"] for line in others)
-    expected = sorted(item.key for item in _result(context) if item.key != key)
-    assert keys == expected, keys
-    kind = w.emu.faults.garbled(key)
+    custom_ids = sorted(line["custom_id"] for line in others)
+    expected = sorted(w.custom_id(item.key) for item in _result(context) if item.key != key)
+    assert custom_ids == expected, custom_ids
+    kind = w.emu.faults.garbled(w.custom_id(key))
     assert kind is not None
     if kind == "unknown-shape":
         return  # whole JSON: kept as lowtide read it
@@ -345,7 +350,7 @@ def step_engine_sends(context: Any, first: str, second: str, third: str) -> None
                     "max_tokens": 64,
                     "messages": [{"role": "user", "content": prompt}],
                 }
-                calls.append(GroupCall(key, params, codec.request_size(codec.custom_id_for(key), stored_json(params))))
+                calls.append(GroupCall(key, params, codec.request_size(w.custom_id(key), stored_json(params))))
             futures = await engine.send_group(calls, actor=actor.name)
             return list(await asyncio.gather(*(futures[key] for key in keys), return_exceptions=True))
         finally:
@@ -491,4 +496,7 @@ def step_torn_raw(context: Any, folder: str) -> None:
 def step_raw_whole(context: Any, folder: str) -> None:
     [path] = list((world(context).path(folder) / "raw").iterdir())
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert sorted(line["custom_id"] for line in lines) == sorted(item.key for item in _result(context)), lines
+    w = world(context)
+    assert sorted(line["custom_id"] for line in lines) == sorted(w.custom_id(item.key) for item in _result(context)), (
+        lines
+    )
