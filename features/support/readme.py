@@ -4,8 +4,8 @@
 Every ```python and ```bash block runs as it is. A YAML or TOML block whose first line is a comment naming a file
 (`# actors.yaml`) is written to that file, so the blocks after it use it as a reader would. Nothing in a block is
 edited: what differs from the real API comes from the environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, keys
-the emulator takes, a home directory of the run's own, so the default ledger is the examples', `LOWTIDE_POLL_INTERVAL`). The
-working directory is a copy of the checkout, as a reader's would be.
+the emulator takes, a home directory of the run's own, so the default ledger is the examples',
+`LOWTIDE_POLL_INTERVAL`). The working directory is a copy of the checkout, as a reader's would be.
 
 An HTML comment just before a block (invisible on the rendered page) may say how it runs:
 `<!-- readme-test: background -->` (a server: started, waited for on the port its `--port` names, stopped at the
