@@ -22,6 +22,7 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 
 API_KEY_ENV = "LOWTIDE_ROBOT_KEY"
@@ -73,17 +74,24 @@ class ResultsLibrary:
         self._admin("/_emulator/faults", body)
 
     @keyword("Garble Result Line")
-    def garble_result_line(self, custom_id: str, how: str) -> None:
-        """The result line of `custom_id` is one no client can read, as `how` says (`bad-json`, `not-utf8`, ...)."""
+    def garble_result_line(self, key: str, how: str, ledger: str) -> None:
+        """The result line of the request keyed `key` in `ledger` (made now if need be: a custom id carries its
+        ledger's identity) is one no client can read, as `how` says (`bad-json`, `not-utf8`, ...)."""
+        from lowtide.ledger.store import close_ledgers, open_ledger
+
+        try:
+            custom_id = f"{key}_{open_ledger(ledger).identity()}"
+        finally:
+            close_ledgers()  # the run is another process: leave the file to it
         self._admin("/_emulator/outcomes", {"custom_id": custom_id, "kind": "garbled", "how": how})
 
     @keyword("Emulator Should Have Created Each Once")
-    def emulator_should_have_created_each_once(self, provider: str, *custom_ids: str) -> None:
-        """The emulator's committed batches held exactly these custom ids, each once: nothing paid twice."""
-        created = {str(k): int(v) for k, v in self._stats().get(_CREATED[provider], {}).items()}
-        expected = dict.fromkeys(custom_ids, 1)
+    def emulator_should_have_created_each_once(self, provider: str, *keys: str) -> None:
+        """The emulator's committed batches held the requests of exactly these keys, each once: nothing paid twice."""
+        created = dict(keys_created(self._stats().get(_CREATED[provider], {})))
+        expected = dict.fromkeys(keys, 1)
         if created != expected:
-            raise AssertionError(f"Created custom ids {created}, expected each of {sorted(custom_ids)} once.")
+            raise AssertionError(f"Created {created} (by key), expected each of {sorted(keys)} once.")
 
     @keyword("Emulator Should Have Seen No Calls")
     def emulator_should_have_seen_no_calls(self) -> None:
@@ -174,18 +182,16 @@ class ResultsLibrary:
         return lines
 
     @keyword("Raw Results Should Hold Each Line Once")
-    def raw_results_should_hold_each_line_once(self, directory: str, *custom_ids: str) -> bytes:
-        """The results directory's raw results (one batch) hold one line per custom id, each once, whole; returns the
-        file's bytes."""
+    def raw_results_should_hold_each_line_once(self, directory: str, *keys: str) -> bytes:
+        """The results directory's raw results (one batch) hold one line per request key (its custom id the key and
+        the ledger's identity), each once, whole; returns the file's bytes."""
         [path] = list((Path(directory) / "raw").iterdir())
         data = path.read_bytes()
         if not data.endswith(b"\n"):
             raise AssertionError(f"{path} ends mid-line.")
-        named = sorted(
-            next((c for c in custom_ids if f'"custom_id":"{c}"'.encode() in line), "?") for line in data.splitlines()
-        )
-        if named != sorted(custom_ids):
-            raise AssertionError(f"{path} holds lines of {named}, expected each of {sorted(custom_ids)} once.")
+        named = sorted(_named_key(line, keys) for line in data.splitlines())
+        if named != sorted(keys):
+            raise AssertionError(f"{path} holds lines of {named}, expected each of {sorted(keys)} once.")
         return data
 
     # ------------------------------------------------------------------------------------------- tear down
@@ -237,3 +243,15 @@ class ResultsLibrary:
         process = Process(argv, self._workdir, f"{name}-{self._started}", env)
         self._processes.append(process)
         return process
+
+
+def _named_key(line: bytes, keys: Sequence[str]) -> str:
+    """The key whose request a raw result line names ("?" for none): read from its custom id, where it is whole
+    JSON, else found in its bytes."""
+    for key in keys:
+        if f'"custom_id":"{key}_'.encode() in line or f'"custom_id":"{key}"'.encode() in line:
+            return key
+    try:
+        return key_of(str(json.loads(line)["custom_id"]))
+    except (ValueError, KeyError, TypeError):
+        return "?"
