@@ -19,15 +19,20 @@ from lowtide.config import BatchSettings
 from lowtide.errors import (
     ActorError,
     APIError,
+    InternalError,
     classify,
 )
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.store import (
+    BatchRecord,
     LedgerStore,
     RequestRecord,
 )
 
-__all__ = ["EngineCore", "GroupCall", "Queued", "Waiters"]
+__all__ = ["REREAD_CHUNK", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
+
+REREAD_CHUNK = 2_000
+"""Most keys read in one query when calls read their records again together (`EngineCore._reread`)."""
 
 log = logging.getLogger("lowtide.batching.engine")
 
@@ -137,6 +142,13 @@ class EngineCore:
         self._asked: dict[str, list[asyncio.Future[bool]]] = {}
         """Keys asked of the ledger in this turn of the event loop (`knows`), with who waits for each answer."""
         self._reading: asyncio.Task[None] | None = None
+        self._rereads: dict[str, list[asyncio.Future[RequestRecord | None]]] = {}
+        """Records asked again in this turn of the event loop (`_reread`), with who waits for each."""
+        self._rereading: asyncio.Task[None] | None = None
+        self._batch_reads: dict[str, asyncio.Future[BatchRecord | None]] = {}
+        """Batches being read (`_batch`): the calls that ask for one while it is read share the read."""
+        self._poll_decisions: dict[str, asyncio.Future[bool]] = {}
+        """Whether this engine polls a batch, being decided (`_poll_here`): the calls waiting on it share it."""
         self._identity: str | None = None
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[ResultLine | UnreadableLine]], None] | None = None
@@ -172,9 +184,59 @@ class EngineCore:
         return record.key in self._queued_keys or record.key in self._futures
 
     async def _reread(self, key: str) -> RequestRecord:
-        record = await self.ledger.request(key)
-        assert record is not None, f"request {key} vanished from the ledger"
+        """The ledger's record of `key` now. A remote store is read once for every key asked in the same turn of the
+        event loop: thousands of calls waiting on another process's batch wake together when it ends, and read the
+        ledger together (one query per `REREAD_CHUNK` keys), not each through a connection of the pool in turn."""
+        local = self.ledger.inline
+        if local is not None:
+            record = local.request(key)
+        else:
+            answer: asyncio.Future[RequestRecord | None] = asyncio.get_running_loop().create_future()
+            self._rereads.setdefault(key, []).append(answer)
+            if self._rereading is None:
+                self._rereading = asyncio.ensure_future(self._read_again())
+            record = await answer
+        if record is None:
+            raise InternalError(f"request {key} vanished from the ledger")
         return record
+
+    async def _read_again(self) -> None:
+        await asyncio.sleep(0)  # every call of this moment asks first
+        asked, self._rereads, self._rereading = self._rereads, {}, None
+        keys = list(asked)
+        try:
+            records: dict[str, RequestRecord] = {}
+            for start in range(0, len(keys), REREAD_CHUNK):
+                for record in await self.ledger.requests_for(keys[start : start + REREAD_CHUNK]):
+                    records[record.key] = record
+        except BaseException as exc:  # each caller gets the error (a cancellation too: the engine is closing)
+            error = exc if isinstance(exc, asyncio.CancelledError) else classify(exc, doing="reading the ledger")
+            for answers in asked.values():
+                for answer in answers:
+                    if not answer.done():
+                        answer.set_exception(error)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        for key, answers in asked.items():
+            for answer in answers:
+                if not answer.done():  # (a caller that gave up cancelled its own)
+                    answer.set_result(records.get(key))
+
+    async def _batch(self, batch_id: str) -> BatchRecord | None:
+        """The ledger's record of a batch now; the calls that ask for the same batch in one turn of the event loop
+        share one read (one that has begun is not joined: it may predate what the caller saw)."""
+        reading = self._batch_reads.get(batch_id)
+        if reading is None:
+            reading = asyncio.ensure_future(self._read_batch(batch_id))
+            self._batch_reads[batch_id] = reading
+            reading.add_done_callback(functools.partial(shared_done, self._batch_reads, batch_id))
+        return await asyncio.shield(reading)
+
+    async def _read_batch(self, batch_id: str) -> BatchRecord | None:
+        await asyncio.sleep(0)  # every call of this moment asks first
+        self._batch_reads.pop(batch_id, None)
+        return await self.ledger.batch(batch_id)
 
     def _future(self, key: str) -> asyncio.Future[Settled]:
         future = self._futures.get(key)
@@ -290,3 +352,12 @@ class EngineCore:
 
     async def _reconcile(self, batch_id: str) -> None:
         raise NotImplementedError
+
+
+def shared_done(shared: dict[str, asyncio.Future[Any]], key: str, done: asyncio.Future[Any]) -> None:
+    """A read or decision shared by several calls is over: the next asks again. Its error is retrieved here, so
+    that one whose callers all gave up is not reported as never retrieved (each caller that waited got it)."""
+    if shared.get(key) is done:
+        del shared[key]
+    if not done.cancelled():
+        done.exception()

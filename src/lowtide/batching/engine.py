@@ -11,6 +11,7 @@ already knows attaches to what is there: a stored result, a batch in flight, or 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Awaitable, Sequence
 from decimal import Decimal
@@ -23,7 +24,7 @@ from lowtide.batching.backend import Settled
 from lowtide.batching.coalescing import Coalescing
 from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
-from lowtide.batching.core import GroupCall, Queued
+from lowtide.batching.core import GroupCall, Queued, shared_done
 from lowtide.batching.keys import canonical_json, owner_alive, params_json
 from lowtide.batching.lookups import Lookups
 from lowtide.batching.policy import other_request, stored_outcome
@@ -379,7 +380,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                 if record.owner == self.owner:
                     continue
             elif record.state is RequestState.SUBMITTING:
-                batch = await self.ledger.batch(record.batch_id or "")
+                batch = await self._batch(record.batch_id or "")
                 if batch is not None and await self._rescue_batch(batch):
                     return await self._future(record.key)
             elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
@@ -390,10 +391,21 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
 
     async def _poll_here(self, batch_id: str) -> bool:
         """Poll a batch the API has here, unless another live process (on any host) polls it: one poller per batch
-        across processes, by the batch's lease. True when this engine polls it."""
+        across processes, by the batch's lease. True when this engine polls it. The calls waiting on one batch decide
+        it once, together: thousands of them finding its poller dead ask the ledger once, not each in turn."""
         if batch_id in self._pollers:
             return True
-        batch = await self.ledger.batch(batch_id)
+        deciding = self._poll_decisions.get(batch_id)
+        if deciding is None:
+            deciding = asyncio.ensure_future(self._decide_poll(batch_id))
+            self._poll_decisions[batch_id] = deciding
+            deciding.add_done_callback(functools.partial(shared_done, self._poll_decisions, batch_id))
+        return await asyncio.shield(deciding)
+
+    async def _decide_poll(self, batch_id: str) -> bool:
+        if batch_id in self._pollers:
+            return True
+        batch = await self._batch(batch_id)
         now = self._clock.now()
         if batch is None or (
             batch.owner not in (None, self.owner) and owner_alive(batch.owner, batch.owner_until, now)
