@@ -26,6 +26,7 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.policy import stored_outcome
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
+from lowtide.bulk.decisions import Decisions
 from lowtide.bulk.jobs import Jobs
 from lowtide.bulk.plan import Splitter, batches_from
 from lowtide.bulk.progress import ProgressCallback, ProgressReporter, ReporterMode, RunProgress, reporter_for
@@ -140,7 +141,6 @@ class Execution:
     def __init__(self, run: RunDefinition, prepared: Prepared) -> None:
         self.run = run
         self.prepared = prepared
-        self.store = prepared.store
         self.run_id = prepared.run_id
         self.keys = prepared.keys
         actor = run.actor
@@ -174,6 +174,8 @@ class Execution:
         self.canceled: set[str] = set()
         """The provider ids of the batches this go canceled (at the time limit)."""
         self.decided: set[int] = set()
+        self.decisions = Decisions(self.engine.ledger.run_store, self.run_id, self.clock)
+        """The items' decisions, written in order from the event loop (never a blocking write from a callback)."""
         self.changed = asyncio.Event()
         self.started = self.clock.now()
         self.progress: ProgressReporter = reporter_for(
@@ -192,7 +194,7 @@ class Execution:
                 if batch is not None:
                     await self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
             await self._load_finished()
-            self._count_batches()
+            await self._count_batches()
             if self.directory is not None:
                 self.directory.start([r for r in self.results if r is not None])
             self._attach()
@@ -202,11 +204,16 @@ class Execution:
             await self._wait_for_answers()
             if timer is not None:
                 timer.cancel()
-            self._recount_batches()
+            await self.decisions.flush()
+            await self._recount_batches()
             result = self._result()
         finally:
             for task in self.tasks:
                 task.cancel()
+            try:
+                await self.decisions.flush()
+            except Exception as exc:  # the go failed already: that failure is the one to raise
+                log.warning("Run %s: some of its items' decisions were not written: %s", self.run_id, exc)
             await self.engine.aclose()
         if self.directory is not None:
             self.directory.finish(result.items)
@@ -223,7 +230,7 @@ class Execution:
         again = sending | set(self.prepared.attach)
         cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
         if cleared:
-            await self.engine.ledger.run_store.decide(self.run_id, cleared, now=self.clock.now())
+            await self.decisions.decide(cleared)
         for row in self.prepared.rows:
             if row.request_state is None and row.index not in sending:
                 # Not sent this time (a retry sends only what failed): it stays as the run left it.
@@ -238,24 +245,25 @@ class Execution:
                 record = records[self.keys[index]]
                 self._set(self._outcome_result(index, self._stored(record), rows[index]))
 
-    def _count_batches(self) -> None:
+    async def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
         how many the items to send should take."""
         rows = {row.index: row for row in self.prepared.rows}
         waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
-        self.tally.done = sum(1 for batch in self._batches_in_ledger() if batch not in waiting)
+        self.tally.done = sum(1 for batch in await self._batches_in_ledger() if batch not in waiting)
         sizes = [self.prepared.sizes[index] for index in self.prepared.to_send]
         self.batches_after = batches_from(sizes, max_requests=self.run.max_requests(), max_bytes=self.run.max_bytes())
         self.tally.planned = self.batches_after[0]
 
-    def _recount_batches(self) -> None:
+    async def _recount_batches(self) -> None:
         """At the end, the ledger's count: batches the engine sent again (expired or overloaded requests) count too."""
         self.tally.planned = 0
-        self.tally.done = max(0, len(self._batches_in_ledger()) - self.tally.out)
+        self.tally.done = max(0, len(await self._batches_in_ledger()) - self.tally.out)
 
-    def _batches_in_ledger(self) -> list[str]:
+    async def _batches_in_ledger(self) -> list[str]:
         # A create the API refused (`failed`) never made a batch.
-        return [batch for batch, _, state, _ in self.store.batches(self.run_id) if state != "failed"]
+        batches = await self.engine.ledger.run_store.batches(self.run_id)
+        return [batch for batch, _, state, _ in batches if state != "failed"]
 
     def _attach(self) -> None:
         """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
@@ -398,9 +406,7 @@ class Execution:
                 if record is not None and record.state is RequestState.PENDING:
                     # In no batch: its create was refused, nothing sent. Failed, so that `lowtide retry` sends it.
                     reason = f"{type(error).__name__}: {error}"
-                    await self.engine.ledger.run_store.decide(
-                        self.run_id, [(index, ItemStatus.FAILED.value, reason)], now=self.clock.now()
-                    )
+                    await self.decisions.decide([(index, ItemStatus.FAILED.value, reason)])
             except ActorError:  # the ledger cannot say: the error is all there is to report
                 record, batch_record = None, None
             if record is None or record.state is RequestState.PENDING:
@@ -433,9 +439,9 @@ class Execution:
     def _answered(self, index: int, outcome: Settled) -> None:
         result = self._outcome_result(index, outcome, None)
         if isinstance(result.error, StructuredOutputError):
-            self.store.decide(self.run_id, [(index, ItemStatus.FAILED.value, str(result.error))], now=self.clock.now())
+            self.decisions.add([(index, ItemStatus.FAILED.value, str(result.error))])
         elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
-            self.store.decide(self.run_id, [(index, None, None)], now=self.clock.now())
+            self.decisions.add([(index, None, None)])
         self.budget.settle(index, result.cost_usd)
         self._set(result)
         if self.directory is not None:
@@ -477,7 +483,7 @@ class Execution:
         undecided = [i for i in indexes if self.results[i] is None]
         if not undecided:
             return
-        self.store.decide(self.run_id, [(i, status.value, reason) for i in undecided], now=self.clock.now())
+        self.decisions.add([(i, status.value, reason) for i in undecided])
         self.decided.update(undecided)
         decided = [ItemResult(i, self.run.jobs.id_of(i), self.keys[i], status, reason=reason) for i in undecided]
         for result in decided:
@@ -525,8 +531,7 @@ class Execution:
         await self._cancel_outstanding()
         pending = [i for i, r in enumerate(self.results) if r is None]
         self.decided.update(pending)
-        decisions = [(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending]
-        await self.engine.ledger.run_store.decide(self.run_id, decisions, now=self.clock.now())
+        await self.decisions.decide([(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending])
         self.changed.set()
 
     async def _cancel_outstanding(self) -> None:

@@ -9,6 +9,7 @@ taken, and resumes that run as any process would.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -69,12 +70,14 @@ class PostgresRunStore:
         return self._read(_items(run_id, with_jobs=with_jobs))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
+        _not_on_a_loop("decide")
         run(self._pool, "record a run's decisions", _decide(run_id, decisions, now=now))
 
     def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
         run(self._pool, "record a run's new attempts", _new_attempts(run_id, keys, now=now))
 
     def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
+        _not_on_a_loop("record_live")
         run(self._pool, "store live answers", _record_live(run_id, answers, now=now))
 
     def outstanding_batches(self, run_id: str) -> list[str]:
@@ -85,6 +88,20 @@ class PostgresRunStore:
 
     def live_cost(self, run_id: str) -> Decimal:
         return self._read(_live_cost(run_id))
+
+
+def _not_on_a_loop(method: str) -> None:
+    """Refuse a blocking write of a running run's items from an event loop's thread. The run's own awaited writes,
+    in a transaction on another connection, may hold the very rows it waits for, and they commit only when the loop
+    runs again: a deadlock PostgreSQL cannot see. The loop writes through `AsyncPostgresRunStore`."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(
+        f"PostgresRunStore.{method} blocks: from an event loop, write through the ledger's async face "
+        "(AsyncPostgresRunStore), or the loop may wait on rows its own transaction holds"
+    )
 
 
 class AsyncPostgresRunStore:
