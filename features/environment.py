@@ -22,6 +22,7 @@ of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import gc
 import os
 import shutil
@@ -78,7 +79,14 @@ def store(context: Any) -> str:
     return str(context.config.userdata.get("store", "sqlite"))
 
 
+STUCK_SECONDS = 600.0
+"""A scenario still running after this many real seconds is stuck (the longest take well under a minute on a loaded
+machine): every thread's stack is printed and the process ends, so that a hang fails the run at once and says where,
+even one that blocks the event loop (which no `asyncio.wait_for` can interrupt)."""
+
+
 def before_scenario(context: Any, scenario: Any) -> None:
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
     context.runner = asyncio.Runner()
     loop_errors: list[str] = []
     context.loop_errors = loop_errors
@@ -103,6 +111,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
 
 
 def after_scenario(context: Any, scenario: Any) -> None:
+    faulthandler.cancel_dump_traceback_later()
     try:
         for cleanup in reversed(context.cleanups):
             result = cleanup()

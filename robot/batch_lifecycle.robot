@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       An actor configured with `batch_processing: batch` gets its model calls answered through the
 ...                 Message Batches API of `lowtide emulator`, a separate process on a loopback socket: submit,
 ...                 poll, stream the results, map each line to its own outcome; time out, cancel, survive faults.

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide run` over a 5,000-row CSV, for real: the command in its own process against `lowtide
 ...                 emulator` on a loopback socket, killed with SIGKILL midway, started again (it resumes: nothing
 ...                 is created twice), then `lowtide retry` sends the failed and expired items again, and `lowtide

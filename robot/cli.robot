@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       The `lowtide` command from a shell: `lowtide demo` (bundled and own actors files, invalid ones),
 ...                 `lowtide --version`, and `lowtide emulator`, which serves the official SDK over a socket and
 ...                 stops cleanly on SIGTERM; the exit statuses of a setup that is wrong (2, at once) and of an

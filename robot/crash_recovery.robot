@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       A batch-mode client killed with SIGKILL at any stage of a batch's life loses no answer and pays
 ...                 for nothing twice: the same program run again with the same keys and the same ledger finishes
 ...                 the work, every request is answered once, and the API created each request in exactly one batch.

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide emulator` as a separate process on a loopback socket, driven through its OpenAI API by
 ...                 the official openai SDK, configured only by OPENAI_BASE_URL and OPENAI_API_KEY as any program
 ...                 would be: a batch's whole life cycle (upload its input, create it, poll it through validating,

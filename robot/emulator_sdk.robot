@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide emulator` as a separate process on a loopback socket, driven by the official SDK
 ...                 through every Message Batches endpoint (create, retrieve, list, results, cancel, delete),
 ...                 the Messages endpoint, plain and streamed, token counting, and a file upload that a batch

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       A live bulk run through the command line (`lowtide run --mode live`) against a `lowtide emulator`
 ...                 process enforcing rate limits and latency over a real socket: 2,000 items, the run stopped
 ...                 midway and started again with the same command. It ends with every item answered, in order, none

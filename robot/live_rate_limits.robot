@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       Live mode against `lowtide emulator` enforcing rate limits over a real socket, on the real clock:
 ...                 a program making many live calls at once through one actor learns the key's limits from the
 ...                 API's headers and stays under them, and when another program on the same key has used the

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       Three worker processes, each standing for a host of its own (its own LOWTIDE_HOST_ID, so that the
 ...                 others know it only by its lease in the database), share one PostgreSQL ledger in batch mode and
 ...                 answer 30,000 concurrent calls between them: 9,000 keys of each host's own and the same 1,000 keys

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       The crash suite over OpenAI's Batch API: a batch-mode OpenAI client killed with SIGKILL at any
 ...                 stage of a batch's life (the input file uploaded or not, the create in flight, the batch polled,
 ...                 its output file half stored) loses no answer and pays for nothing twice. Run again with the same

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       The random-kill soak: batch-mode clients SIGKILLed at random moments across the whole life cycle
 ...                 (intent, create in flight, reconciliation, polling, streaming results), over three batches of the
 ...                 same size per client, with creates answered late and some failing with an unknown outcome (a 500,

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       README.md's examples run as written: every python and bash block, in order, in a copy of the
 ...                 checkout, against a `lowtide emulator` process (its address, keys, a home directory of their own
 ...                 and a short poll interval given by the environment, never by editing a block). The pydantic-ai

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       What a bulk run must never lose, for real: `lowtide run` in its own process against `lowtide
 ...                 emulator` on a loopback socket. An `--out` that is the run's input (by its path, a symbolic or a
 ...                 hard link) is refused before anything is sent, the input intact. A results download the emulator

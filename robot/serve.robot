@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide serve` as a real process on a loopback socket, configured by an actor file and pointed at
 ...                 `lowtide emulator` (another process), answered through batches: the official anthropic and openai
 ...                 Python SDKs are its clients, unmodified but for their base URL. Plain and streamed requests,

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide serve` over a socket, in front of `lowtide emulator`, with clients in other languages: the
 ...                 official TypeScript SDKs (`@anthropic-ai/sdk` and `openai`, pinned in `robot/clients/package.json`)
 ...                 under node, and curl. Run by the `serve_clients` nox session, which installs the SDKs into

@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       A real `lowtide serve` process facing clients it cannot trust, and `--access-log`: a body streamed
 ...                 past the API's own limit is refused with 413 without being held (the server's peak memory stays
 ...                 well under the body's size), a Content-Length over the limit is refused before any body is sent,

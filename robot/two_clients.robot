@@ -1,4 +1,5 @@
 *** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       Two client processes started together on one ledger with the same keys share the work: each
 ...                 request is created in exactly one batch, both get every answer, and their answers agree; so too
 ...                 when the ledger file is new and both create it at once. One of them killed while polling leaves

@@ -7,8 +7,10 @@ frameworks await their own tasks and threads, which virtual time would race past
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,13 @@ from typing import Any
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 
+STUCK_SECONDS = 600.0
+"""A scenario running this many real seconds is stuck: every thread's stack is printed and the process ends (as in
+features/environment.py), so a hang fails the session at once, saying where."""
+
+
 def before_scenario(context: Any, scenario: Any) -> None:
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
     context.runner = asyncio.Runner()
     context.cleanups = []
     state = Path(tempfile.mkdtemp(prefix="lowtide-integration-"))
@@ -31,6 +39,7 @@ def after_scenario(context: Any, scenario: Any) -> None:
     from lowtide.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models
 
+    faulthandler.cancel_dump_traceback_later()
     try:
         for cleanup in reversed(context.cleanups):
             result = cleanup()
