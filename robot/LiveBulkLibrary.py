@@ -59,7 +59,7 @@ class LiveBulkLibrary:
         """`lowtide emulator` on a free loopback port with these options (`--rpm`, `--input-tpm`, `--latency`)."""
         argv = [*emulator_argv(lowtide_command(), processing_seconds=0), *limits]
         self._emulator = self._start(argv, "emulator")
-        self._url = wait_until_listening(self._emulator, 30.0)
+        self._url = wait_until_listening(self._emulator, 120.0)
         return self._url
 
     @keyword("Emulator Stats")

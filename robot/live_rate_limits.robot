@@ -20,7 +20,7 @@ Many Live Calls Stay Under Limits Learned From The Headers
     [Documentation]    150 calls at once against 120 requests a minute, nothing configured: the first answers'
     ...    headers tell the limit; the calls over the first minute's budget wait for it to refill (about 15 s),
     ...    and the server never has to answer 429.
-    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.2
+    ${url}=    Start Emulator    1.0    0.5    120.0    --rpm    120    --latency    0.2
     ${summary}=    Run Live Client    ${url}    150
     Should Be Equal As Integers    ${summary}[answered]    150
     Should Be Empty    ${summary}[failed]
@@ -33,7 +33,7 @@ The 429s Of A Key Another Program Used Up Pause The Calls, And Every Call Is Ans
     [Documentation]    Another program spends the whole minute's budget first, and goes on spending what the key
     ...    earns back until the actor has met a 429; the actor's first calls meet 429s (it could not know), its quota
     ...    pauses for retry-after and starts again slowly, and all 30 are answered.
-    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.1
+    ${url}=    Start Emulator    1.0    0.5    120.0    --rpm    120    --latency    0.1
     ${summary}=    Run Live Client    ${url}    30    --use-up    120
     Should Be Equal As Integers    ${summary}[answered]    30
     Should Be Empty    ${summary}[failed]
@@ -49,7 +49,7 @@ Two Programs On One Ledger Share One Quota, And The Server Never Answers 429
     ...    they share through the ledger (requests taken, limits learned from the headers) keeps them both under
     ...    the limit: every call answered, and not one 429. (The same two with `--no-share`, counting alone, met
     ...    36 429s when tried by hand; `features/shared_quota.feature` shows the difference on a virtual clock.)
-    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.2
+    ${url}=    Start Emulator    1.0    0.5    120.0    --rpm    120    --latency    0.2
     ${dir}=    Create Scratch Directory
     ${python}=    Python Executable
     ${first}=    Start Process    ${python}    ${CLIENT}    ${url}    75    --ledger    ${dir}/shared.sqlite3
@@ -76,7 +76,7 @@ Three Hosts On One PostgreSQL Ledger Share One Quota, And The Server Never Answe
     ...    database keeps them all under the limit: every call answered, not one 429, one scope in the database,
     ...    and the database's password in no output of theirs.
     [Tags]    postgres
-    ${url}=    Start Emulator    1.0    0.5    30.0    --rpm    120    --latency    0.2
+    ${url}=    Start Emulator    1.0    0.5    120.0    --rpm    120    --latency    0.2
     ${ledger}=    Create PostgreSQL Database
     ${password}=    PostgreSQL Password
     ${dir}=    Create Scratch Directory
