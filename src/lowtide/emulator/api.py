@@ -16,7 +16,6 @@ from starlette.routing import Route
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.files import file_routes
 from lowtide.emulator.jsonutil import JsonObject, as_object
-from lowtide.emulator.sse import encode_event, message_events
 from lowtide.emulator.web import (
     IN_PROCESS,
     Answer,
@@ -32,6 +31,8 @@ from lowtide.emulator.web import (
     read_json,
     require_version,
 )
+from lowtide.http.sse import encode_event
+from lowtide.providers.anthropic.stream_events import message_events
 
 __all__ = ["anthropic_file_routes", "anthropic_model_routes", "api_routes"]
 

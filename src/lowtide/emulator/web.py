@@ -16,6 +16,7 @@ from lowtide.emulator.betas import parse_betas
 from lowtide.emulator.errors import ApiError, error_body, error_type_for_status, invalid_request
 from lowtide.emulator.ids import new_id
 from lowtide.emulator.jsonutil import JsonObject, as_object, surrogate_error
+from lowtide.http.dropped import ConnectionDropped
 
 __all__ = [
     "IN_PROCESS",
@@ -67,11 +68,6 @@ class Headed:
 # What a route's handler returns: a JSON body, or a stream; the routes' wrapper turns it into the response.
 Answer = JsonObject | Streamed | Headed
 Handler = Callable[[Request], Awaitable[Answer]]
-
-
-class ConnectionDropped(Exception):
-    """Raised by `DroppedResponse` after it started an answer it will never finish. Over a socket the server
-    then closes the connection; in process, `Emulator.transport()` raises `httpx2.RemoteProtocolError`."""
 
 
 class DroppedResponse(Response):

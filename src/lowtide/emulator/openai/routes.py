@@ -23,14 +23,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lowtide.emulator.backend import Backend
 from lowtide.emulator.errors import ApiError
-from lowtide.emulator.jsonutil import JsonObject, as_object, compact
+from lowtide.emulator.jsonutil import JsonObject, as_object
 from lowtide.emulator.openai.backend import expires_after
-from lowtide.emulator.openai.chat import completion_chunks
 from lowtide.emulator.openai.errors import from_api_error
 from lowtide.emulator.openai.http import authenticate, is_anthropic_caller, read_upload
-from lowtide.emulator.openai.responses import response_events
-from lowtide.emulator.sse import encode_event
 from lowtide.emulator.web import IN_PROCESS, DroppedResponse, api_key, chunked, cut_off, read_json, request_id
+from lowtide.http.sse import data_line, encode_event
+from lowtide.providers.openai.stream_events import completion_chunks, response_events
 
 __all__ = ["openai_routes"]
 
@@ -266,7 +265,7 @@ class _OpenAIApi:
 
 def _chat_stream(completion: JsonObject, include_usage: bool) -> Iterator[bytes]:
     for chunk in completion_chunks(completion, include_usage=include_usage):
-        yield f"data: {compact(chunk)}\n\n".encode()
+        yield data_line(chunk)
     yield b"data: [DONE]\n\n"
 
 

@@ -1,27 +1,26 @@
-"""The server-sent events of a streamed Message, derived from the finished message so that the SDK's
-accumulator (`messages.stream(...).get_final_message()`) rebuilds exactly the non-streaming reply."""
+"""The server-sent events of a streamed Message, derived from the finished message so that the SDK's accumulator
+(`messages.stream(...).get_final_message()`) rebuilds exactly the non-streaming reply. Pure: `lowtide serve`'s
+Messages wire replays an answer with them, and the emulator streams its own answers with them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
-from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, compact
+from lowtide.http.sse import compact
 
-__all__ = ["encode_event", "message_events"]
+__all__ = ["message_events"]
 
 _CHUNK = 24
 
-
-def encode_event(name: str, data: Mapping[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {compact(data)}\n\n".encode()
+JSON = dict[str, Any]
 
 
-def message_events(message: Mapping[str, Any]) -> Iterator[tuple[str, JsonObject]]:
+def message_events(message: Mapping[str, Any]) -> Iterator[tuple[str, JSON]]:
     """`(event name, data)` pairs in the API's order: message_start, ping, per block start/deltas/stop,
     message_delta with the stop reason and the cumulative usage, message_stop."""
-    usage: JsonObject = dict(as_object(message["usage"]) or {})
-    start: JsonObject = {
+    usage: JSON = dict(_object(message["usage"]))
+    start: JSON = {
         **message,
         "content": [],
         "stop_reason": None,
@@ -49,16 +48,20 @@ def message_events(message: Mapping[str, Any]) -> Iterator[tuple[str, JsonObject
     yield "message_stop", {"type": "message_stop"}
 
 
+def _object(value: object) -> JSON:
+    return cast(JSON, value) if isinstance(value, dict) else {}
+
+
 def _chunks(text: str) -> Iterator[str]:
     for start in range(0, len(text), _CHUNK):
         yield text[start : start + _CHUNK]
 
 
-def _delta(index: int, delta: JsonObject) -> tuple[str, JsonObject]:
+def _delta(index: int, delta: JSON) -> tuple[str, JSON]:
     return "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
 
 
-def _block_events(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, JsonObject]]:
+def _block_events(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, JSON]]:
     kind = block["type"]
     if kind == "text":
         yield (
@@ -66,7 +69,8 @@ def _block_events(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, J
             {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
         )
         # A cited block's citations come one per event, before its text, as the SDK's accumulator expects.
-        for citation in as_array(block.get("citations")) or []:
+        citations = block.get("citations")
+        for citation in cast(list[Any], citations) if isinstance(citations, list) else []:
             yield _delta(index, {"type": "citations_delta", "citation": citation})
         for piece in _chunks(block["text"]):
             yield _delta(index, {"type": "text_delta", "text": piece})
@@ -77,7 +81,7 @@ def _block_events(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, J
             yield _delta(index, {"type": "thinking_delta", "thinking": piece})
         yield _delta(index, {"type": "signature_delta", "signature": block["signature"]})
     else:
-        opening: JsonObject = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        opening: JSON = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}
         # The API opens tool input with an empty fragment before the JSON itself.
         yield _delta(index, {"type": "input_json_delta", "partial_json": ""})
