@@ -13,7 +13,7 @@ from click.shell_completion import get_completion_class
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
 if TYPE_CHECKING:
-    from lowtide.emulator.ratelimits import Latency
+    from lowtide.emulator.core.ratelimits import Latency
 
 __all__ = ["COMMANDS"]
 
@@ -123,10 +123,10 @@ def emulator(
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object: event, url,
     host, port), then serves until Ctrl-C or SIGTERM.
     """
+    from lowtide.emulator.core.ratelimits import RateLimits
+    from lowtide.emulator.core.state import StateFileError
     from lowtide.emulator.emulator import Emulator
-    from lowtide.emulator.ratelimits import RateLimits
     from lowtide.emulator.server import run
-    from lowtide.emulator.state import StateFileError
     from lowtide.errors import ConfigurationError
 
     try:
@@ -147,7 +147,7 @@ def emulator(
 
 
 def _latency(given: str | None) -> Latency:
-    from lowtide.emulator.ratelimits import Latency
+    from lowtide.emulator.core.ratelimits import Latency
 
     if not given:
         return Latency()

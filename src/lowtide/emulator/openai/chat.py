@@ -4,7 +4,7 @@ too."""
 
 from __future__ import annotations
 
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.chat_params import ChatCall
 from lowtide.emulator.openai.ids import derived_alnum, derived_hex
 from lowtide.emulator.openai.model import Generated
