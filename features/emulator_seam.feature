@@ -57,6 +57,12 @@ Feature: The emulator is one folder per API, composed from a list, and outside t
       When the plugged emulator is reset
       Then the tidepool emulation holds no tide
 
+    Scenario: An emulator of some of the APIs serves those alone, and says which it lacks
+      Given an emulator of the Anthropic emulation and the plugin emulation "tidepool = lowtide_tidepool_emulation:TidepoolEmulation" alone
+      When a caller with no key of either lists the models
+      Then the answer is the emulator's own 404 for an unknown route
+      And asking the emulator for its OpenAI emulation raises EmulationError mentioning "serves no OpenAIEmulation (it serves: anthropic, tidepool)"
+
     Scenario Outline: An emulation that cannot be composed is refused, naming it
       Then composing the emulator with the entry point "<entry point>" raises EmulationError mentioning "<mention>"
 

@@ -18,6 +18,7 @@ from behave import given, then, when
 
 import lowtide
 from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator, installed_emulations
+from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, load_emulations
 
 PACKAGE = Path(lowtide.__file__).parent
@@ -194,6 +195,38 @@ def step_plugged(context: Any, spec: str) -> None:
 @given('an emulator on a state file of the installed emulations and the plugin emulation "{spec}"')
 def step_plugged_state(context: Any, spec: str) -> None:
     _make(context, spec, state=True)
+
+
+@given('an emulator of the Anthropic emulation and the plugin emulation "{spec}" alone')
+def step_some(context: Any, spec: str) -> None:
+    s = seam(context)
+    s.emulations = (AnthropicEmulation, *load_emulations(_entry_points(spec)))
+    s.emulator = Emulator(emulations=s.emulations)
+
+
+@when("a caller with no key of either lists the models")
+def step_nobody_lists(context: Any) -> None:
+    _call(context, "GET", "/v1/models", {})
+
+
+@then("the answer is the emulator's own 404 for an unknown route")
+def step_own_404(context: Any) -> None:
+    reply = seam(context).reply
+    assert reply.status_code == 404, (reply.status_code, reply.text)
+    body = reply.json()
+    assert body["error"] == {"type": "not_found_error", "message": "Not found."}, body
+    assert body["request_id"] == reply.headers["request-id"], (body, reply.headers)
+
+
+@then('asking the emulator for its OpenAI emulation raises EmulationError mentioning "{mention}"')
+def step_lacks_openai(context: Any, mention: str) -> None:
+    refusal: EmulationError | None = None
+    try:
+        seam(context).emu.openai  # noqa: B018 - the handle is what is asked for
+    except EmulationError as error:
+        refusal = error
+    assert refusal is not None, "the emulator gave an OpenAI emulation it was not composed with"
+    assert mention in str(refusal), str(refusal)
 
 
 @when("the plugged emulator is made again on its state file")

@@ -25,8 +25,8 @@ from lowtide.emulator.core.state import StateFileError
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import RunningServer, serve_in_thread
 
+# `ROUTES` too (`__getattr__`): every route name faults may be armed for, of every installed emulation.
 __all__ = [
-    "ROUTES",
     "ApiError",
     "BatchSnapshot",
     "Emulation",
@@ -44,5 +44,11 @@ __all__ = [
     "serve_in_thread",
 ]
 
-ROUTES: tuple[str, ...] = tuple(name for kind in installed_emulations() for name in kind.route_names)
-"""Every route name faults may be armed for, of every installed emulation."""
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """`ROUTES`: every route name faults may be armed for, of every installed emulation. Read when first asked for,
+    not on import: importing the emulator loads no plugin (an emulation that fails to load fails the emulator made
+    with it, with its `EmulationError`, not every import)."""
+    if name == "ROUTES":
+        return tuple(route for kind in installed_emulations() for route in kind.route_names)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
