@@ -13,6 +13,7 @@ Feature: The emulator is one folder per API, composed from a list, and outside t
         | lowtide.demo                |
       And no module of lowtide.emulator.core imports an emulation of lowtide.emulator
       And no emulation of lowtide.emulator imports another emulation
+      And the plugin emulation "lowtide_tidepool_emulation" imports of the emulator what lowtide.emulator exports alone
 
   Rule: The emulator serves the emulations of the entry-point group, each a folder
 

@@ -13,8 +13,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lowtide.emulator import ApiError, Emulation, ErrorHandler, RouteRow, Shared
-from lowtide.emulator.core.http import Answer, read_json
+from lowtide.emulator import Answer, ApiError, Emulation, ErrorHandler, RouteRow, Shared, read_json
 
 MODELS = ("tide-1", "tide-2")
 

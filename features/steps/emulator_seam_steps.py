@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from _support import plugins_importable
+from _support import PLUGINS, plugins_importable
 from behave import given, then, when
 
 import lowtide
+import lowtide.emulator
 from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator, installed_emulations
 from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, load_emulations
@@ -139,6 +140,15 @@ def step_emulations_apart(context: Any) -> None:
     }
     wrong = {module: names for module, names in wrong.items() if names}
     assert not wrong, f"emulations importing each other: {wrong}"
+
+
+@then('the plugin emulation "{module}" imports of the emulator what lowtide.emulator exports alone')
+def step_plugin_public(context: Any, module: str) -> None:
+    path = PLUGINS / f"{module}.py"
+    names = {name for name in _imports(path, module) if _inside(name, EMULATOR)}
+    public = {EMULATOR, *(f"{EMULATOR}.{name}" for name in lowtide.emulator.__all__)}
+    assert names, f"{path} imports nothing of the emulator"
+    assert names <= public, f"{path} reaches past lowtide.emulator's exports: {sorted(names - public)}"
 
 
 # -- the emulations of the entry-point group --------------------------------------------------------------------------

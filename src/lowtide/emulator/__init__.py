@@ -3,7 +3,9 @@
 
 `Emulator` serves them to the real `anthropic` and `openai` SDKs in process; `lowtide.emulator.server` serves them on
 one socket. Each API is an emulation (`emulator/<name>/`: an `Emulation` subclass, made on the `Shared` state, giving
-its `RouteRow`s), composed from the `lowtide.emulators` entry-point group; a plugin package ships one the same way.
+its `RouteRow`s), composed from the `lowtide.emulators` entry-point group; a plugin package ships one the same way,
+from what this package exports: `Emulation`, `Shared`, `RouteRow`, `ErrorHandler`, `ApiError`, and for its handlers
+`Handler`, `Answer` (a JSON object, a `Streamed` body or a `Headed` one) and `read_json`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from lowtide.emulator.core.emulation import (
 )
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.faults import Faults
+from lowtide.emulator.core.http import Answer, Handler, Headed, Streamed, read_json
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
 from lowtide.emulator.core.schema import generate_instance
 from lowtide.emulator.core.state import StateFileError
@@ -27,6 +30,7 @@ from lowtide.emulator.server import RunningServer, serve_in_thread
 
 # `ROUTES` too (`__getattr__`): every route name faults may be armed for, of every installed emulation.
 __all__ = [
+    "Answer",
     "ApiError",
     "BatchSnapshot",
     "Emulation",
@@ -34,13 +38,17 @@ __all__ = [
     "Emulator",
     "ErrorHandler",
     "Faults",
+    "Handler",
+    "Headed",
     "Latency",
     "RateLimits",
     "RouteRow",
     "RunningServer",
     "Shared",
     "StateFileError",
+    "Streamed",
     "generate_instance",
+    "read_json",
     "serve_in_thread",
 ]
 
