@@ -17,7 +17,7 @@ from behave import given, then, when
 
 from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, RunPlan, load_actors
 from lowtide.demo import bundled_configuration
-from lowtide.emulator.catalogue import ModelCatalogue
+from lowtide.emulator.anthropic.catalogue import ModelCatalogue
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.models import DEPRECATIONS
 

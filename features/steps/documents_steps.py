@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from lowtide import ActorResponse
 from lowtide.bulk.citations import Citation, citations_of, field_citations
-from lowtide.emulator.pdf import read_pdf, simple_pdf
+from lowtide.emulator.core.pdf import read_pdf, simple_pdf
 from lowtide.providers.anthropic.mapping import parse_response, to_message_params
 
 MODEL = "claude-sonnet-5-5"

@@ -16,7 +16,7 @@ import anthropic
 from behave import then, when
 from pydantic import BaseModel
 
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 
 MODEL = "claude-sonnet-4-5"
 CLEAR_TOOL_USES = {"edits": [{"type": "clear_tool_uses_20250919"}]}

@@ -19,7 +19,7 @@ import httpx2
 from behave import given, then, when
 
 from lowtide.emulator import Emulator
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 
 MODEL = "claude-sonnet-4-5"
 FILES_BETA = "files-api-2025-04-14"

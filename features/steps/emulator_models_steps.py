@@ -20,7 +20,7 @@ from behave import then, when
 
 from lowtide import cli
 from lowtide.emulator import Emulator
-from lowtide.emulator.catalogue import CATALOGUE
+from lowtide.emulator.anthropic.catalogue import CATALOGUE
 
 _HEADERS = {"x-api-key": "emulator-models-key", "anthropic-version": "2023-06-01"}
 

@@ -31,7 +31,7 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
 from lowtide.emulator import Emulator, serve_in_thread
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 
 BODY_TYPES: dict[str, Any] = {
     "Response": Response,

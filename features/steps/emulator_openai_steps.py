@@ -34,7 +34,7 @@ from openai.types.responses import Response
 from pydantic import BaseModel, Field
 
 from lowtide.clock import ManualClock
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 
 PDF_PAGE = "Tides at Brest!!"
 LOOKUP_TIDE = {

@@ -23,8 +23,8 @@ from behave import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
-from lowtide.emulator.server import app_in_thread
 from lowtide.hosts import HOST_ID_ENV
+from lowtide.http.server import app_in_thread
 from lowtide.ledger.records import NewRequest
 from lowtide.ledger.store import LedgerStore, open_ledger
 

@@ -16,7 +16,7 @@ from behave import given, then, when
 
 from lowtide import BatchProcessingMode, TextContent
 from lowtide.emulator import Emulator
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 from lowtide.registry import ProviderRegistry
 
 

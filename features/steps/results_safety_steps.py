@@ -20,7 +20,7 @@ from lowtide import parking
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.status import run_status
-from lowtide.emulator.faults import garble_kind
+from lowtide.emulator.core.faults import garble_kind
 from lowtide.errors import ActorError, BatchRequestUnreadable
 from lowtide.ledger.store import RequestState, stored_json
 

@@ -20,7 +20,8 @@ from behave import given, then, when  # pyright: ignore[reportUnknownVariableTyp
 
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
-from lowtide.emulator.server import app_in_thread, serve_in_thread
+from lowtide.emulator.server import serve_in_thread
+from lowtide.http.server import app_in_thread
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest

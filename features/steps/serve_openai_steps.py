@@ -15,7 +15,7 @@ import openai
 from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
 
 from lowtide.actor import Actor
-from lowtide.emulator.server import app_in_thread
+from lowtide.http.server import app_in_thread
 from lowtide.serve import build_app
 
 _MODEL = "gpt-5.4-mini"

@@ -15,7 +15,8 @@ from behave import given, then, when  # pyright: ignore[reportUnknownVariableTyp
 
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
-from lowtide.emulator.server import app_in_thread, serve_in_thread
+from lowtide.emulator.server import serve_in_thread
+from lowtide.http.server import app_in_thread
 from lowtide.serve import build_app
 
 _MODEL = "claude-haiku-5-5"

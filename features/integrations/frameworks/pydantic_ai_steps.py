@@ -18,7 +18,7 @@ from pydantic_ai.messages import AudioUrl, BinaryContent, ImageUrl, ModelRespons
 
 import lowtide.errors
 from lowtide import Actor
-from lowtide.emulator.pdf import simple_pdf
+from lowtide.emulator.core.pdf import simple_pdf
 from lowtide.integrations.pydantic_ai import LowtideModel, LowtideModelSettings
 
 

@@ -13,7 +13,7 @@ from click.shell_completion import get_completion_class
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
 if TYPE_CHECKING:
-    from lowtide.emulator.ratelimits import Latency
+    from lowtide.emulator.core.ratelimits import Latency
 
 __all__ = ["COMMANDS"]
 
@@ -44,10 +44,15 @@ def demo(config: Path | None, processing_seconds: float, bulk_items: int) -> int
     offline Anthropic API that runs in this process. Exits 1 if any call failed.
     """
     from lowtide.demo import run_demo
+    from lowtide.emulator.core.emulation import EmulationError
+    from lowtide.errors import ConfigurationError
 
-    failures = asyncio.run(
-        run_demo(sys.stdout, config=config, processing_seconds=processing_seconds, bulk_items=bulk_items)
-    )
+    try:
+        failures = asyncio.run(
+            run_demo(sys.stdout, config=config, processing_seconds=processing_seconds, bulk_items=bulk_items)
+        )
+    except EmulationError as error:  # an installed emulation that cannot be loaded, named
+        raise ConfigurationError(str(error)) from None
     return 1 if failures else 0
 
 
@@ -118,15 +123,17 @@ def emulator(
     access_log: bool,
     json_output: bool,
 ) -> int:
-    """Serve the offline Anthropic and OpenAI APIs on a socket, for the official SDKs and any HTTP client.
+    """Serve the offline Anthropic and OpenAI APIs on a socket, for the official SDKs and any HTTP client, beside
+    any other API installed in the `lowtide.emulators` entry-point group.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object: event, url,
     host, port), then serves until Ctrl-C or SIGTERM.
     """
+    from lowtide.emulator.core.emulation import EmulationError
+    from lowtide.emulator.core.ratelimits import RateLimits
+    from lowtide.emulator.core.state import StateFileError
     from lowtide.emulator.emulator import Emulator
-    from lowtide.emulator.ratelimits import RateLimits
     from lowtide.emulator.server import run
-    from lowtide.emulator.state import StateFileError
     from lowtide.errors import ConfigurationError
 
     try:
@@ -143,11 +150,13 @@ def emulator(
         )
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
+    except EmulationError as error:  # an installed emulation that cannot be loaded, named
+        raise ConfigurationError(str(error)) from None
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)
 
 
 def _latency(given: str | None) -> Latency:
-    from lowtide.emulator.ratelimits import Latency
+    from lowtide.emulator.core.ratelimits import Latency
 
     if not given:
         return Latency()

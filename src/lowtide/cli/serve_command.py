@@ -93,8 +93,8 @@ def serve(
     Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended.
     """
     from lowtide.actor import Actor
-    from lowtide.emulator.server import run_app
     from lowtide.errors import ConfigurationError
+    from lowtide.http.server import run_app
     from lowtide.serve import CLIENT_KEY_ENV, build_app
 
     keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]

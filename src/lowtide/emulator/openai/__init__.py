@@ -1,3 +1,3 @@
-"""The OpenAI half of the emulator: Files, Batches, Responses, Chat Completions and Embeddings, served from the
-same app, port and state as the Anthropic API. Kept free of imports, so that `lowtide.emulator.backend` can import
-its modules without importing the routes, which import the backend."""
+"""The OpenAI API's emulation: Files, Batches, Responses, Chat Completions, Embeddings and Models, served from the
+same app, port and state as every other emulation (`emulation.OpenAIEmulation`, the `openai` entry point of
+`lowtide.emulators`). Kept free of imports: the entry point names its module."""

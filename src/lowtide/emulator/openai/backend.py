@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from lowtide.clock import Clock
-from lowtide.emulator.cache import PromptCache
-from lowtide.emulator.faults import Faults
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.cache import PromptCache
+from lowtide.emulator.core.faults import Faults
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.batch_input import MAX_BATCH_INPUT_BYTES, MAX_BATCH_REQUESTS, read_batch_input
 from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
 from lowtide.emulator.openai.catalogue import page, retrieve

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from lowtide.emulator.jsonutil import JsonObject, as_object, surrogate_error
+from lowtide.emulator.core.jsonutil import JsonObject, as_object, surrogate_error
 
 __all__ = ["MAX_BATCH_INPUT_BYTES", "MAX_BATCH_REQUESTS", "BatchInput", "read_batch_input"]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.errors import OpenAIError, no_such
 from lowtide.emulator.openai.ids import derived_alnum
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.errors import OpenAIError
 
 __all__ = ["CATALOGUE", "Kind", "OpenAIModel", "find", "model_not_found", "page", "retrieve"]

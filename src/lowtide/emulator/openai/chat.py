@@ -1,19 +1,15 @@
 """The `ChatCompletion` object (as `openai.types.chat.ChatCompletion` reads it) built from the emulated model's
-answer, and its `ChatCompletionChunk`s in OpenAI's order, from which the SDK's `chat.completions.stream()` helper
-rebuilds the non-streamed completion. A chat stream is `data:` lines only, ended by `data: [DONE]`."""
+answer. Its streamed form is `lowtide.providers.openai.stream_events.completion_chunks`, which `lowtide serve` uses
+too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.chat_params import ChatCall
 from lowtide.emulator.openai.ids import derived_alnum, derived_hex
 from lowtide.emulator.openai.model import Generated
-from lowtide.emulator.openai.responses import chunks
 
-__all__ = ["build_completion", "completion_chunks"]
+__all__ = ["build_completion", "completion_id"]
 
 SYSTEM_FINGERPRINT = "fp_lowtide_emulator"
 
@@ -60,35 +56,3 @@ def build_completion(
 
 def completion_id(seed: str) -> str:
     return derived_hex("chatcmpl-", seed, length=29)
-
-
-def completion_chunks(completion: Mapping[str, Any], *, include_usage: bool) -> Iterator[JsonObject]:
-    """Per choice: the role, the text in pieces, each tool call (its id and name, then its arguments in pieces),
-    and a last chunk with the finish reason; then, when asked for, one chunk with no choices and the usage."""
-    head = {key: completion[key] for key in ("id", "created", "model", "service_tier", "system_fingerprint")}
-    head["object"] = "chat.completion.chunk"
-    tail = {"usage": None} if include_usage else {}
-
-    def chunk(index: int, delta: JsonObject, finish: str | None = None) -> JsonObject:
-        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return {**head, "choices": [choice], **tail}
-
-    for choice in completion["choices"]:
-        index, message = choice["index"], choice["message"]
-        text = message["content"]
-        yield chunk(index, {"role": "assistant", "content": "" if text is not None else None, "refusal": None})
-        for piece in chunks(text or ""):
-            yield chunk(index, {"content": piece})
-        for position, call in enumerate(message.get("tool_calls") or []):
-            opening = {
-                "index": position,
-                "id": call["id"],
-                "type": "function",
-                "function": {"name": call["function"]["name"], "arguments": ""},
-            }
-            yield chunk(index, {"tool_calls": [opening]})
-            for piece in chunks(call["function"]["arguments"]):
-                yield chunk(index, {"tool_calls": [{"index": position, "function": {"arguments": piece}}]})
-        yield chunk(index, {}, choice["finish_reason"])
-    if include_usage:
-        yield {**head, "choices": [], "usage": completion["usage"]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowtide.emulator.jsonutil import JsonObject, as_array
+from lowtide.emulator.core.jsonutil import JsonObject, as_array
 from lowtide.emulator.openai.checks import (
     check_bool,
     check_integer,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from lowtide.emulator.jsonutil import JsonObject, as_array, as_object, is_int, is_number
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, is_int, is_number
 from lowtide.emulator.openai.catalogue import Kind, find, model_not_found
 from lowtide.emulator.openai.errors import (
     OpenAIError,

@@ -17,10 +17,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lowtide.emulator.jsonutil import JsonObject
-from lowtide.emulator.media import IMAGE_MEDIA_TYPES, decode_base64, image_info
+from lowtide.emulator.core.jsonutil import JsonObject
+from lowtide.emulator.core.media import IMAGE_MEDIA_TYPES, decode_base64, image_info
+from lowtide.emulator.core.pdf import is_pdf, read_pdf
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value, no_such
-from lowtide.emulator.pdf import is_pdf, read_pdf
 
 __all__ = ["PDF_PAGE_IMAGE_TOKENS", "FileLookup", "Media", "file_media", "image_media", "text_tokens"]
 

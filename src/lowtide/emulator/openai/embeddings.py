@@ -9,7 +9,7 @@ import math
 import random
 import struct
 
-from lowtide.emulator.jsonutil import JsonObject, as_array, is_int
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, is_int
 from lowtide.emulator.openai.checks import check_integer, check_keys, check_model, require_object, required
 from lowtide.emulator.openai.content import text_tokens
 from lowtide.emulator.openai.errors import OpenAIError, invalid_type, invalid_value

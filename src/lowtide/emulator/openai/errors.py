@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lowtide.emulator.errors import ERROR_STATUS, ApiError, default_message
+from lowtide.emulator.core.errors import ERROR_STATUS, ApiError, default_message
 
 __all__ = [
     "OpenAIError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.errors import OpenAIError, no_such
 
 __all__ = ["BATCH_FILE_LIFETIME", "PURPOSES", "FileStore", "StoredFile", "render_file"]

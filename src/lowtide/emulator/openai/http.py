@@ -1,26 +1,17 @@
-"""HTTP plumbing of the OpenAI routes: telling an OpenAI caller from an Anthropic one, bearer authentication,
-multipart uploads, and OpenAI's error responses (for the routes' own errors, unknown paths and crashes)."""
+"""HTTP plumbing of the OpenAI routes: bearer authentication, multipart uploads, and OpenAI's error responses (for
+the routes' own errors, and the unknown paths and crashes its callers meet)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from starlette.datastructures import Headers, UploadFile
+from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from lowtide.emulator.core.http import request_id
 from lowtide.emulator.openai.errors import OpenAIError, missing_parameter
-from lowtide.emulator.web import request_id
 
-__all__ = [
-    "Upload",
-    "authenticate",
-    "by_caller",
-    "is_anthropic_caller",
-    "openai_error_response",
-    "read_upload",
-]
+__all__ = ["Upload", "authenticate", "openai_error_response", "read_upload"]
 
 _NO_KEY = (
     "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth "
@@ -30,22 +21,6 @@ _NO_KEY = (
 )
 # Room for the multipart boundaries and the other fields around an upload's bytes.
 _FORM_OVERHEAD = 64 * 1024
-
-Handler = Callable[[Request, Exception], Response]
-
-
-def is_anthropic_caller(headers: Headers) -> bool:
-    """Anthropic's clients send `x-api-key` or `anthropic-version`; OpenAI's send neither (only a bearer key)."""
-    return "x-api-key" in headers or "anthropic-version" in headers
-
-
-def by_caller(anthropic: Handler, openai: Handler) -> Handler:
-    """An exception handler answering each caller in its own provider's error shape."""
-
-    def handle(request: Request, error: Exception) -> Response:
-        return (anthropic if is_anthropic_caller(request.headers) else openai)(request, error)
-
-    return handle
 
 
 def authenticate(request: Request, api_keys: frozenset[str] | None) -> None:

@@ -1,5 +1,5 @@
 """The emulated OpenAI model. Responses and Chat Completions requests are read into one `ModelRequest`, which is
-answered by the emulator's deterministic answer generator (`lowtide.emulator.answers`, the one the Messages API
+answered by the emulator's deterministic answer generator (`lowtide.emulator.core.answers`, the one the Messages API
 uses): the same quoting reply, schema instances for structured output and tool arguments, the same
 `[[emulator:tool:NAME]]` rule for calling a tool when the choice is `auto`, and the same outcome markers.
 
@@ -17,15 +17,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lowtide.emulator.answers import answer
-from lowtide.emulator.cache import PromptCache
-from lowtide.emulator.errors import ERROR_STATUS
-from lowtide.emulator.jsonutil import JsonObject, canonical, compact
+from lowtide.emulator.core.answers import answer
+from lowtide.emulator.core.cache import PromptCache
+from lowtide.emulator.core.errors import ERROR_STATUS
+from lowtide.emulator.core.jsonutil import JsonObject, canonical, compact
+from lowtide.emulator.core.outcomes import Outcome, find_marker
+from lowtide.emulator.core.prompt import Breakpoint
 from lowtide.emulator.openai.catalogue import find
 from lowtide.emulator.openai.content import text_tokens
 from lowtide.emulator.openai.errors import OpenAIError, status_error
-from lowtide.emulator.outcomes import Outcome, find_marker
-from lowtide.emulator.prompt import Breakpoint
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -212,5 +212,5 @@ def _use_cache(request: ModelRequest, prefixes: list[tuple[list[Any], int]], cac
         key = running.copy()
         key.update(canonical(pieces).encode())
         breakpoints.append(Breakpoint(key=key.hexdigest(), tokens=tokens, ttl=ttl))
-    read = cache.use(breakpoints, now, model=request.model).read
+    read = cache.use(breakpoints, now, minimum=CACHE_MINIMUM).read
     return read - read % CACHE_STEP if read >= CACHE_MINIMUM else 0

@@ -1,21 +1,15 @@
 """The `Response` object of the Responses API (as `openai.types.responses.Response` reads it) built from the emulated
-model's answer, and its server-sent events in OpenAI's order, from which the SDK's `responses.stream()` helper
-rebuilds exactly the non-streamed object. A Responses stream ends with `response.completed` (or
-`response.incomplete`), with no `[DONE]` line."""
+model's answer. Its streamed form is `lowtide.providers.openai.stream_events.response_events`, which `lowtide serve`
+uses too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
-from lowtide.emulator.jsonutil import JsonObject
+from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.ids import derived_alnum, derived_hex
 from lowtide.emulator.openai.model import Generated
 from lowtide.emulator.openai.responses_params import ResponsesCall
 
-__all__ = ["build_response", "chunks", "response_events"]
-
-_CHUNK = 24
+__all__ = ["build_response"]
 
 
 def build_response(
@@ -71,48 +65,3 @@ def build_response(
             "total_tokens": generated.input_tokens + generated.output_tokens,
         },
     }
-
-
-def chunks(text: str) -> Iterator[str]:
-    for start in range(0, len(text), _CHUNK):
-        yield text[start : start + _CHUNK]
-
-
-def response_events(response: Mapping[str, Any]) -> Iterator[JsonObject]:
-    """The stream's events (each with its `type` and `sequence_number`), in OpenAI's order: `response.created`,
-    `response.in_progress`, each output item added, filled and done, then `response.completed`."""
-    sequence = 0
-
-    def event(kind: str, **fields: Any) -> JsonObject:
-        nonlocal sequence
-        sequence += 1
-        return {"type": kind, "sequence_number": sequence - 1, **fields}
-
-    opening: JsonObject = {**response, "status": "in_progress", "output": [], "usage": None, "completed_at": None}
-    opening["incomplete_details"] = None
-    yield event("response.created", response=opening)
-    yield event("response.in_progress", response=opening)
-    for index, item in enumerate(response["output"]):
-        common = {"item_id": item["id"], "output_index": index}
-        if item["type"] == "message":
-            yield event(
-                "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
-            )
-            part = item["content"][0]
-            empty = {**part, "text": ""}
-            yield event("response.content_part.added", **common, content_index=0, part=empty)
-            for piece in chunks(part["text"]):
-                yield event("response.output_text.delta", **common, content_index=0, delta=piece, logprobs=[])
-            yield event("response.output_text.done", **common, content_index=0, text=part["text"], logprobs=[])
-            yield event("response.content_part.done", **common, content_index=0, part=part)
-        else:
-            opened = {**item, "status": "in_progress", "arguments": ""}
-            yield event("response.output_item.added", output_index=index, item=opened)
-            for piece in chunks(item["arguments"]):
-                yield event("response.function_call_arguments.delta", **common, delta=piece)
-            yield event(
-                "response.function_call_arguments.done", **common, arguments=item["arguments"], name=item["name"]
-            )
-        yield event("response.output_item.done", output_index=index, item=item)
-    final = "response.incomplete" if response["status"] == "incomplete" else "response.completed"
-    yield event(final, response=dict(response))

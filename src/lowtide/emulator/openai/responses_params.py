@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lowtide.emulator.jsonutil import JsonObject, as_array, as_object
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
 from lowtide.emulator.openai.checks import (
     check_bool,
     check_integer,

@@ -12,9 +12,9 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lowtide.emulator.errors import ERROR_STATUS
-from lowtide.emulator.faults import Faults, garbled_line
-from lowtide.emulator.jsonutil import JsonObject, compact
+from lowtide.emulator.core.errors import ERROR_STATUS
+from lowtide.emulator.core.faults import Faults, garbled_line
+from lowtide.emulator.core.jsonutil import JsonObject, compact
 from lowtide.emulator.openai.batches import OpenAIBatch, RequestKind, Settlement
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import read_chat_call

@@ -1,4 +1,4 @@
-"""The OpenAI section of the emulator's state file (`lowtide.emulator.state` writes it under `"openai"`): uploaded
+"""The OpenAI section of the emulator's state file (`OpenAIEmulation.saved()` gives it, under `"openai"`): uploaded
 files with their bytes, batches with their requests, settlements and deleted output files, the exactly-once
 counters, and the custom ids armed to go missing. Output and error files are not kept: they are produced from their
 batch. An uploaded file, and a batch's requests, never change, so each is encoded once and reused by later writes."""
@@ -6,11 +6,10 @@ batch. An uploaded file, and a batch's requests, never change, so each is encode
 from __future__ import annotations
 
 import base64
-import json
 import weakref
 from typing import Any, cast
 
-from lowtide.emulator.jsonutil import JsonObject, compact
+from lowtide.emulator.core.jsonutil import JsonObject, compact
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.batches import OpenAIBatch, RequestKind, Settlement
 from lowtide.emulator.openai.files import StoredFile
@@ -88,9 +87,9 @@ class OpenAIStateCodec:
         return f'{compact(head)[:-1]},"requests":{requests}}}'
 
 
-def restore(backend: OpenAIBackend, text: str) -> None:
-    """Put the section `text` back into `backend`, whose batch files are produced again from their batches."""
-    data: Any = json.loads(text)
+def restore(backend: OpenAIBackend, data: Any) -> None:
+    """Put the section `data` (decoded JSON) back into `backend`, whose batch files are produced again from their
+    batches."""
     backend.created_batches = int(data["created_batches"])
     backend.created_custom_ids.update({str(key): int(count) for key, count in data["created_custom_ids"].items()})
     backend.faults.restore_lost({str(custom_id) for custom_id in data["lost"]})

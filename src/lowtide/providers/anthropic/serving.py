@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from lowtide.emulator.sse import encode_event, message_events
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -19,7 +18,9 @@ from lowtide.errors import (
     DeadlineExceededError,
     StructuredOutputError,
 )
+from lowtide.http.sse import encode_event
 from lowtide.providers.anthropic.models import undated
+from lowtide.providers.anthropic.stream_events import message_events
 from lowtide.types import ActorResponse, OtherContent
 from lowtide.wire import Refusal, ServedCall
 

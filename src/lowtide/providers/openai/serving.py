@@ -10,10 +10,6 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from lowtide.emulator.jsonutil import compact
-from lowtide.emulator.openai.chat import completion_chunks
-from lowtide.emulator.openai.responses import response_events
-from lowtide.emulator.sse import encode_event
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -26,8 +22,10 @@ from lowtide.errors import (
     DeadlineExceededError,
     StructuredOutputError,
 )
+from lowtide.http.sse import data_line, encode_event
 from lowtide.providers.openai.answers import retryable
 from lowtide.providers.openai.served_requests import chat_call, responses_call
+from lowtide.providers.openai.stream_events import completion_chunks, response_events
 from lowtide.types import ActorResponse, OtherContent, TextContent, ThinkingContent, ToolUseContent, Usage
 from lowtide.wire import Refusal, ServedCall
 
@@ -279,7 +277,7 @@ def _chat_usage(usage: Usage) -> JSON:
 
 
 def _data(body: Mapping[str, Any]) -> bytes:
-    return f"data: {compact(body)}\n\n".encode()
+    return data_line(body)
 
 
 def _refusal(error: ActorError) -> Refusal:

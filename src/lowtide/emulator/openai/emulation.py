@@ -1,0 +1,122 @@
+"""The OpenAI API as an emulation (the `openai` entry point of `lowtide.emulators`): Files, Batches, Responses, Chat
+Completions, Embeddings and Models, answered in OpenAI's shapes and errors, every answer with its `x-request-id`.
+OpenAI's clients send nothing of their own (a bearer key, which other APIs' clients send too), so on a path other
+APIs share it gets the calls no other emulation claims (`default_caller`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.core.http import request_id
+from lowtide.emulator.openai.backend import OpenAIBackend, OpenAILimits
+from lowtide.emulator.openai.batches import OpenAIBatchStore
+from lowtide.emulator.openai.errors import OpenAIError, from_api_error
+from lowtide.emulator.openai.files import FileStore
+from lowtide.emulator.openai.http import authenticate, openai_error_response
+from lowtide.emulator.openai.routes import openai_routes
+from lowtide.emulator.openai.state import OpenAIStateCodec, restore
+
+__all__ = ["OpenAIEmulation"]
+
+
+class OpenAIEmulation(Emulation):
+    """The emulated OpenAI account (`Emulator.openai`): its `limits` (lower them to test OpenAI's without 200 MB
+    files), `created_custom_ids` and `created_batches` (the exactly-once evidence, as for Anthropic batches), `files`
+    and `batches`.
+
+    `created_custom_ids` counts, for every batch created whose input file passed validation, one per custom id in it
+    (a request sent in two batches counts 2); `created_batches` counts every batch created."""
+
+    name = "openai"
+    route_names = (
+        "openai.files.create",
+        "openai.files.retrieve",
+        "openai.files.list",
+        "openai.files.delete",
+        "openai.files.content",
+        "openai.batches.create",
+        "openai.batches.retrieve",
+        "openai.batches.list",
+        "openai.batches.cancel",
+        "openai.responses.create",
+        "openai.responses.input_tokens",
+        "openai.chat.completions.create",
+        "openai.embeddings.create",
+        "openai.models.list",
+        "openai.models.retrieve",
+    )
+    default_caller = True
+
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
+        self.backend = OpenAIBackend(shared.clock, shared.settings, shared.faults, shared.cache)
+        if shared.settings.max_request_bytes is not None:
+            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
+        self._state = OpenAIStateCodec()
+
+    @property
+    def limits(self) -> OpenAILimits:
+        return self.backend.limits
+
+    @property
+    def created_custom_ids(self) -> Counter[str]:
+        return self.backend.created_custom_ids
+
+    @property
+    def created_batches(self) -> int:
+        return self.backend.created_batches
+
+    @property
+    def files(self) -> FileStore:
+        return self.backend.files
+
+    @property
+    def batches(self) -> OpenAIBatchStore:
+        return self.backend.batches
+
+    # -- the emulation ---------------------------------------------------------------------------------------------
+
+    def routes(self) -> Sequence[RouteRow]:
+        return openai_routes(self.shared, self.backend)
+
+    def begin(self, request: Request) -> None:
+        authenticate(request, self.shared.settings.api_keys)
+
+    def translate(self, error: ApiError) -> Exception:
+        return from_api_error(error)
+
+    def answer_headers(self, request: Request) -> dict[str, str]:
+        return {"x-request-id": request_id(request)}
+
+    def error_response(self, request: Request, error: Exception) -> Response:
+        return openai_error_response(request, error)
+
+    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
+        return {OpenAIError: openai_error_response}
+
+    def stats(self) -> Mapping[str, object]:
+        backend = self.backend
+        return {
+            "openai_batches": len(backend.batches),
+            "openai_created_batches": backend.created_batches,
+            "openai_created_custom_ids": dict(backend.created_custom_ids),
+        }
+
+    def reset(self) -> None:
+        self.backend.reset()
+
+    def saved(self) -> Mapping[str, str]:
+        section = self._state.encode(self.backend)
+        return {"openai": section} if section is not None else {}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("openai")
+        if section is not None:
+            restore(self.backend, section)
