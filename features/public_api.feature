@@ -3,11 +3,24 @@ Feature: The public API
   I want the package's `__all__` to list exactly what it exports, in order
   So that `from lowtide import *`, documentation and type checkers all see the same public API
 
-  Scenario: lowtide.__all__ is sorted and matches what the package exports
-    Then lowtide's __all__ is sorted
-    And every name in lowtide's __all__ is exported
-    And every public object lowtide exports is in its __all__
-    And "from lowtide import *" imports exactly the names in __all__
+  Scenario Outline: <module>.__all__ is sorted and matches what the package exports
+    Then <module>'s __all__ is sorted
+    And every name in <module>'s __all__ is exported
+    And every public object <module> exports is in its __all__
+    And "from <module> import *" imports exactly the names in __all__
+
+    Examples:
+      | module            |
+      | lowtide           |
+      | lowtide.providers |
+      | lowtide.testing   |
+
+  Scenario: A provider plugin, and lowtide's own fake provider, need nothing but the public faces
+    # lowtide for the request and answer types, the errors, the clock and the registry; lowtide.providers for the
+    # provider contract. An internal module may move in any release; these do not.
+    Then features/plugins/lowtide_tidepool_plugin.py imports nothing of lowtide but "lowtide" and "lowtide.providers"
+    And features/plugins/lowtide_echo_plugin.py imports nothing of lowtide but "lowtide" and "lowtide.providers"
+    And src/lowtide/testing imports nothing of lowtide but "lowtide", "lowtide.providers", "lowtide.testing.fake_api" and "lowtide.testing.fake_provider"
 
   Scenario: lowtide reports the installed version
     Then lowtide.__version__ is the version of the installed distribution

@@ -11,7 +11,6 @@ from lowtide import (
     ActorRequest,
     ActorResponse,
     BatchProcessingMode,
-    Capability,
     InvalidRequestError,
     Provider,
     ProviderIds,
@@ -29,7 +28,6 @@ class EchoProvider(Provider):
 
     name: ClassVar[str] = "echo"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.LIVE})
 
     def __init__(self, options: ProviderOptions) -> None:
         self.options = options
@@ -56,7 +54,6 @@ class EchoProvider(Provider):
 class NightlyProvider(EchoProvider):
     name: ClassVar[str] = "nightly"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.BATCH})
 
 
 def register(registry: ProviderRegistry) -> None:

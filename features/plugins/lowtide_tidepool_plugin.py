@@ -3,7 +3,8 @@
 Its shapes are its own, unlike Anthropic's: custom ids `tp-<16 hex>`, batches `queued` -> `working` -> `done`,
 inputs as JSON lines `{"id", "body"}`, results `{"id", "answer"}` or `{"id", "failure"}`, and metadata that echoes
 lowtide's intent id (so an unknown create is found exactly). Tests reach the API through `TidepoolAPI.shared`: what
-was created, and faults to arm. Its entry point is `lowtide_tidepool_plugin:register`.
+was created, and faults to arm. Its entry point is `lowtide_tidepool_plugin:register`. It imports nothing of lowtide
+but `lowtide` and `lowtide.providers`, the faces a provider author has (`features/public_api.feature` checks).
 """
 
 from __future__ import annotations
@@ -25,24 +26,23 @@ from lowtide import (
     APIConnectionError,
     BatchProcessingMode,
     BatchRequestErrored,
-    Capability,
     Clock,
     Cost,
-    Provider,
     ProviderIds,
-    ProviderOptions,
     ProviderRegistry,
     StructuredOutputError,
     TextContent,
     Usage,
 )
-from lowtide.batching.backend import (
+from lowtide.providers import (
     BatchBackend,
     BatchCodec,
     BatchLimits,
     Counts,
     CreateSteps,
     Phase,
+    Provider,
+    ProviderOptions,
     RemoteBatch,
     ResultLine,
 )
@@ -244,7 +244,6 @@ class TidepoolBackend(BatchBackend):
 class TidepoolProvider(Provider):
     name: ClassVar[str] = "tidepool"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.BATCH})
     codec: ClassVar[BatchCodec | None] = TidepoolBackend.codec
 
     def __init__(self, options: ProviderOptions) -> None:

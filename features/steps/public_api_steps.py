@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import subprocess
 import sys
 import types
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from behave import then, when
@@ -14,37 +17,67 @@ from behave import then, when
 import lowtide
 
 
-@then("lowtide's __all__ is sorted")
-def step_all_sorted(context: Any) -> None:
-    assert lowtide.__all__ == sorted(lowtide.__all__), [
-        (a, b) for a, b in zip(lowtide.__all__, sorted(lowtide.__all__), strict=True) if a != b
-    ]
-    assert len(set(lowtide.__all__)) == len(lowtide.__all__)
+def _module(name: str) -> types.ModuleType:
+    return importlib.import_module(name)
 
 
-@then("every name in lowtide's __all__ is exported")
-def step_all_exported(context: Any) -> None:
-    missing = [name for name in lowtide.__all__ if not hasattr(lowtide, name)]
+def _all_order(name: str) -> tuple[int, str]:
+    """The order of an `__all__` as ruff keeps it: CONSTANTS, then Classes, then functions, each sorted."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+
+
+@then("{name}'s __all__ is sorted")
+def step_all_sorted(context: Any, name: str) -> None:
+    listed: list[str] = list(_module(name).__all__)
+    ordered = sorted(listed, key=_all_order)
+    assert listed == ordered, [(a, b) for a, b in zip(listed, ordered, strict=True) if a != b]
+    assert len(set(listed)) == len(listed)
+
+
+@then("every name in {name}'s __all__ is exported")
+def step_all_exported(context: Any, name: str) -> None:
+    module = _module(name)
+    missing = [listed for listed in module.__all__ if not hasattr(module, listed)]
     assert not missing, missing
 
 
-@then("every public object lowtide exports is in its __all__")
-def step_exports_listed(context: Any) -> None:
+@then("every public object {name} exports is in its __all__")
+def step_exports_listed(context: Any, name: str) -> None:
+    module = _module(name)
     public = {
-        name
-        for name, value in vars(lowtide).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        exported
+        for exported, value in vars(module).items()
+        if not exported.startswith("_") and not isinstance(value, types.ModuleType)
     }
-    unlisted = public - set(lowtide.__all__)
+    unlisted = public - set(module.__all__)
     assert not unlisted, sorted(unlisted)
 
 
-@then('"from lowtide import *" imports exactly the names in __all__')
-def step_star_import(context: Any) -> None:
+@then('"from {name} import *" imports exactly the names in __all__')
+def step_star_import(context: Any, name: str) -> None:
     namespace: dict[str, Any] = {}
-    exec("from lowtide import *", namespace)
+    exec(f"from {name} import *", namespace)
     namespace.pop("__builtins__", None)
-    assert sorted(namespace) == sorted(lowtide.__all__), sorted(set(namespace) ^ set(lowtide.__all__))
+    listed = _module(name).__all__
+    assert sorted(namespace) == sorted(listed), sorted(set(namespace) ^ set(listed))
+
+
+@then("{path} imports nothing of lowtide but {allowed}")
+def step_imports_only(context: Any, path: str, allowed: str) -> None:
+    """Every `lowtide` module the files of `path` (a file, or a folder's modules) import is one of `allowed`."""
+    faces = {face.strip().strip('"') for face in allowed.replace(" and ", ", ").split(",")}
+    root = Path(__file__).resolve().parents[2]
+    files = sorted((root / path).rglob("*.py")) if (root / path).is_dir() else [root / path]
+    assert files, path
+    found: set[tuple[str, str]] = set()
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add((file.name, node.module))
+            elif isinstance(node, ast.Import):
+                found.update((file.name, alias.name) for alias in node.names)
+    internal = sorted((name, module) for name, module in found if module.startswith("lowtide") and module not in faces)
+    assert not internal, internal
 
 
 @then("lowtide.__version__ is the version of the installed distribution")

@@ -23,7 +23,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.modes import BatchProcessingMode
-from lowtide.providers.base import Capability, Provider
+from lowtide.providers.base import Provider
 from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
 from lowtide.registry import ProviderRegistry
 from lowtide.serve import build_app
@@ -246,7 +246,6 @@ class _Silent(Provider):
 
     name: ClassVar[str] = "silent"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.BATCH})
 
     async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
         raise NotImplementedError

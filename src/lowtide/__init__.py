@@ -43,7 +43,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.ledger.store import Ledger, MemoryLedger, open_ledger
-from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
+from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 from lowtide.types import (
     ActorRequest,
@@ -115,7 +115,6 @@ __all__ = [
     "BatchTimeoutError",
     "BudgetExceededError",
     "BulkRun",
-    "Capability",
     "ChatMessage",
     "ClaudeBatchProvider",
     "ClaudeProvider",

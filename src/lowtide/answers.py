@@ -1,4 +1,5 @@
-"""An answer as a batch result hands it over: an `ActorResponse`, or a `TextAnswer` that builds one when asked.
+"""An answer as a batch result hands it over: an `ActorResponse`, or a `TextAnswer` that builds one when asked; and
+what one request comes to (`Outcome`, `Settled`: its answer, or the error that is its alone).
 
 Nearly every answer is text blocks alone. A batch of 100,000 brings 100,000 of them, and a bulk run holds every one
 until it returns: as `ActorResponse`s that is about 1 KB each (the response, its ids, its block and their dicts), as
@@ -11,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from lowtide.errors import ActorError
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
 
-__all__ = ["Answer", "TextAnswer", "answer_of", "response_of", "text_alone"]
+__all__ = ["Answer", "Outcome", "Settled", "TextAnswer", "answer_of", "response_of", "text_alone"]
 
 
 class TextAnswer:
@@ -138,6 +140,13 @@ class TextAnswer:
 
 Answer = ActorResponse[Any] | TextAnswer
 """An answer as a batch result gives it: built, or held as its fields until asked for."""
+
+Outcome = ActorResponse[Any] | ActorError
+"""What one request of a batch came to, as its caller gets it: its response, or the error that is its alone."""
+
+Settled = Answer | ActorError
+"""What one result line comes to: an answer (an `ActorResponse`, or a `TextAnswer` that builds one when asked), or
+the error that belongs to that request alone."""
 
 
 def answer_of(

@@ -26,6 +26,7 @@ from lowtide.parameters import ParameterCheck
 from lowtide.spelling import argument
 
 __all__ = [
+    "DEFAULT_PROVIDER",
     "ActorConfiguration",
     "BatchProcessingMode",
     "BatchSettings",
@@ -35,6 +36,9 @@ __all__ = [
 ]
 
 DAY = 24 * 3600.0
+
+DEFAULT_PROVIDER = "anthropic"
+"""The provider of an actor that names none: the one place neutral code names a provider."""
 
 
 class TimeoutPolicy(StrEnum):
@@ -214,7 +218,7 @@ class ActorConfiguration(_Settings):
     model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False)
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    provider: str = Field(default="anthropic", min_length=1)
+    provider: str = Field(default=DEFAULT_PROVIDER, min_length=1)
     model: str = Field(min_length=1)
     system_prompt: str | None = None
     max_tokens: int = Field(default=1024, ge=1)
@@ -347,7 +351,7 @@ class _Refused(ValueError):
 def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
     """The provider's refusal of an actor's parameters as given, when other settings failed validation (pydantic then
     skips the check across fields): so that every problem is listed. Nothing when they cannot be read as given."""
-    provider = data.get("provider", "anthropic")
+    provider = data.get("provider", DEFAULT_PROVIDER)
     check = _parameter_check(provider) if isinstance(provider, str) else None
     if check is None:
         return None

@@ -77,9 +77,6 @@ __all__ = [
     "StructuredOutputError",
 ]
 
-# Error types after which the same request may succeed if sent again.
-RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
-
 
 class ActorError(Exception):
     """The root of every error lowtide raises."""
@@ -324,10 +321,20 @@ class BatchRequestError(ActorError):
 
 
 class BatchRequestErrored(BatchRequestError):
-    """The API answered this request with an error; `error_type` and `api_message` are the API's own."""
+    """The API answered this request with an error; `error_type` and `api_message` are the API's own. The rest is
+    the provider's word, said by its codec as it reads the result line: `retryable`, whether the same request may
+    succeed in a later batch; `kind`, which of lowtide's `APIError`s a live call refused the same way would have
+    raised (a `RateLimitError`, say), when it says (for mappings to other libraries' errors)."""
 
     def __init__(
-        self, *, batch_id: str, custom_id: str, error_type: str, api_message: str, retryable: bool | None = None
+        self,
+        *,
+        batch_id: str,
+        custom_id: str,
+        error_type: str,
+        api_message: str,
+        retryable: bool = False,
+        kind: type[APIError] | None = None,
     ) -> None:
         super().__init__(
             f"Request {custom_id} in batch {batch_id} errored: {error_type}: {api_message}",
@@ -337,13 +344,11 @@ class BatchRequestErrored(BatchRequestError):
         self.error_type = error_type
         self.api_message = api_message
         self._retryable = retryable
-        """What the provider said of sending it again; None: judged by `error_type` (Anthropic's error types)."""
+        self.kind = kind
 
     @property
     def retryable(self) -> bool:
-        if self._retryable is not None:
-            return self._retryable
-        return self.error_type in RETRYABLE_ERROR_TYPES
+        return self._retryable
 
 
 class BatchRequestUnreadable(BatchRequestError):

@@ -1,9 +1,10 @@
 """What a call cost, through genai-prices, at batch or live prices, with cache reads and writes included.
 
-genai-prices knows Anthropic's and OpenAI's batch prices (its `processing: batch` price context) for current models,
-and OpenAI's flex and priority service tiers. For a model it lists without a batch variant, the provider's published
-rule applies: batch is half of every live rate. Each provider reports usage in its own shape; genai-prices' own
-extractor for that provider reads it.
+genai-prices knows the providers' batch prices (its `processing: batch` price context) for current models, and the
+service tiers a provider prices apart (`UsageShape.priced_tiers`). For a model it lists without a batch variant, the
+providers' published rule applies: batch is half of every live rate. Each provider reports usage in its own shape,
+which it describes in a `UsageShape` (registered with the registry: `ProviderRegistry.register_pricing`), and
+genai-prices' own extractor for that provider reads it. A provider without one has no cost recorded.
 """
 
 from __future__ import annotations
@@ -15,19 +16,22 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from genai_prices import calc_price, extract_usage
 from genai_prices.data_snapshot import get_snapshot
 from genai_prices.types import PriceCalculation, TieredPrices
 
-from lowtide.config import BatchProcessingMode
+from lowtide.config import DEFAULT_PROVIDER, BatchProcessingMode
+from lowtide.errors import ConfigurationError
 from lowtide.types import Cost, Usage
 
 __all__ = [
     "BATCH_DISCOUNT",
-    "PRICED_PROVIDERS",
+    "PROBE_TOKENS",
+    "UsageShape",
     "cost_of",
+    "cost_range",
     "estimate_input_tokens",
     "forget_unpriced",
     "load_prices_in_background",
@@ -37,14 +41,37 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BATCH_DISCOUNT = Decimal("0.5")
-_BATCH_CONTEXT = {"processing": "batch"}
-_PROBE_TOKENS = 1000
-# Service tiers genai-prices prices apart from the standard one (OpenAI's).
-_PRICED_TIERS = frozenset({"flex", "priority"})
+PROBE_TOKENS = 1000
+"""The tokens of each kind in a `UsageShape`'s probes."""
+
+
+@dataclass(frozen=True, eq=False)
+class UsageShape:
+    """How one provider reports usage, for genai-prices: its name there (`genai_provider`), the token kinds priced
+    apart (`fields`), a usage of that shape with `PROBE_TOKENS` of each kind (`probes`), and the usage a neutral
+    `Usage` stands for (`from_neutral`). A provider registers its own (`ProviderRegistry.register_pricing`)."""
+
+    genai_provider: str
+    """The provider's id in genai-prices."""
+    owner: str
+    """The provider's name as its users write it, for the batch discount's note."""
+    fields: Callable[[Mapping[str, Any]], dict[str, int]]
+    """A usage as the API reported it -> the count of each token kind priced apart (input tokens without the cached
+    ones, say), named as in `probes`."""
+    probes: tuple[tuple[str, dict[str, Any]], ...]
+    """For each token kind of `fields`: a usage of the API's shape with `PROBE_TOKENS` of that kind alone."""
+    from_neutral: Callable[[Usage], dict[str, Any]]
+    """The usage of the API's shape a neutral `Usage` stands for."""
+    flavor: Callable[[Mapping[str, Any]], str] = lambda _: "default"
+    """genai-prices' `api_flavor` of a usage (one provider's APIs may report usage in shapes of their own)."""
+    priced_tiers: frozenset[str] = frozenset()
+    """Service tiers genai-prices prices apart from the standard one (`service_tier` in its price context)."""
 
 
 # Models genai-prices has no price for: each is reported once in a process, not once per response.
 _UNPRICED: set[str] = set()
+# Providers that registered no usage shape: each is reported once in a process.
+_UNSHAPED: set[str] = set()
 
 
 def cost_of(
@@ -52,25 +79,28 @@ def cost_of(
     model: str,
     *,
     mode: BatchProcessingMode,
-    provider: str = "anthropic",
+    provider: str | UsageShape = DEFAULT_PROVIDER,
     service_tier: str | None = None,
 ) -> Cost | None:
     """Price one response's usage at the rates of `mode`; `None` (never $0) when genai-prices does not know the
     model, which is logged once per model in a process.
 
-    `usage` is the neutral `Usage` or the usage object as `provider`'s API reported it. `service_tier` is the tier
-    that answered a live call, when the provider prices tiers apart (OpenAI's `flex` and `priority`).
+    `provider` is the provider's name (its usage shape found through the default registry) or its `UsageShape`;
+    `usage` is the neutral `Usage` or the usage object as that provider's API reported it. `service_tier` is the tier
+    that answered a live call, when the provider prices tiers apart (`UsageShape.priced_tiers`).
     """
     if model in _UNPRICED:
         return None
-    shape = _SHAPES.get(provider)
+    shape = _shape_of(provider)
     if shape is None:
-        log.warning("No usage shape known for provider %r; the cost of model %r is not recorded.", provider, model)
+        if provider not in _UNSHAPED:
+            _UNSHAPED.add(str(provider))
+            log.warning("No usage shape known for provider %r: the costs of its answers are not recorded.", provider)
         return None
     raw = shape.from_neutral(usage) if isinstance(usage, Usage) else dict(usage)
     try:
         if mode is BatchProcessingMode.LIVE:
-            tier = ("service_tier", service_tier) if service_tier in _PRICED_TIERS else None
+            tier = ("service_tier", service_tier) if service_tier in shape.priced_tiers else None
             input_usd, output_usd = _price(raw, model, shape, context=tier)
             return Cost(
                 total_usd=input_usd + output_usd,
@@ -117,8 +147,9 @@ def load_prices_in_background() -> None:
 
 
 def forget_unpriced() -> None:
-    """Report unpriced models again, as a new process would (for tests)."""
+    """Report unpriced models (and providers with no usage shape) again, as a new process would (for tests)."""
     _UNPRICED.clear()
+    _UNSHAPED.clear()
 
 
 _Context = tuple[str, str] | None
@@ -126,106 +157,27 @@ _Context = tuple[str, str] | None
 _BATCH: _Context = ("processing", "batch")
 
 
-@dataclass(frozen=True, eq=False)
-class _Shape:
-    """How one provider reports usage: genai-prices' name for it, the token kinds priced apart (`fields`), a usage
-    of that shape with 1,000 tokens of each kind (`probes`), and the usage a neutral `Usage` stands for."""
-
-    provider: str
-    owner: str
-    """The provider's name as its users write it, for the batch discount's note."""
-    fields: Callable[[Mapping[str, Any]], dict[str, int]]
-    probes: tuple[tuple[str, dict[str, Any]], ...]
-    from_neutral: Callable[[Usage], dict[str, Any]]
-    flavor: Callable[[Mapping[str, Any]], str]
-    """genai-prices' `api_flavor` of a usage (OpenAI's Chat Completions and Responses shapes differ)."""
+_shapes: dict[str, UsageShape] = {}
+"""The usage shapes found through the registry, by provider name."""
 
 
-# Anthropic: the usage fields genai-prices' Anthropic extractor reads, as the Messages API reports them.
-_ZERO = {"input_tokens": 0, "output_tokens": 0}
-_ANTHROPIC_PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("input_tokens", {**_ZERO, "input_tokens": _PROBE_TOKENS}),
-    ("output_tokens", {**_ZERO, "output_tokens": _PROBE_TOKENS}),
-    ("cache_read_input_tokens", {**_ZERO, "cache_read_input_tokens": _PROBE_TOKENS}),
-    ("cache_creation_input_tokens", {**_ZERO, "cache_creation_input_tokens": _PROBE_TOKENS}),
-    (
-        "ephemeral_1h_input_tokens",
-        {
-            **_ZERO,
-            "cache_creation_input_tokens": _PROBE_TOKENS,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": _PROBE_TOKENS},
-        },
-    ),
-)
+def _shape_of(provider: str | UsageShape) -> UsageShape | None:
+    """The usage shape given, or the one `provider` registered with the default registry (as its parameter check
+    is found); None for a provider that registered none, or when the plugins cannot load (said when an actor
+    resolves its provider)."""
+    if isinstance(provider, UsageShape):
+        return provider
+    shape = _shapes.get(provider)
+    if shape is None:
+        from lowtide.registry import default_registry  # the registry's modules import this one
 
-
-def _anthropic_fields(raw: Mapping[str, Any]) -> dict[str, int]:
-    creation = raw.get("cache_creation")
-    one_hour = int(cast("Mapping[str, Any]", creation).get("ephemeral_1h_input_tokens") or 0) if creation else 0
-    return {
-        "input_tokens": int(raw.get("input_tokens") or 0),
-        "output_tokens": int(raw.get("output_tokens") or 0),
-        "cache_read_input_tokens": int(raw.get("cache_read_input_tokens") or 0),
-        # 1 hour cache writes are priced apart from the 5 minute ones they are counted with.
-        "cache_creation_input_tokens": int(raw.get("cache_creation_input_tokens") or 0) - one_hour,
-        "ephemeral_1h_input_tokens": one_hour,
-    }
-
-
-def _anthropic_usage(usage: Usage) -> dict[str, Any]:
-    return usage.model_dump()
-
-
-# OpenAI: input tokens include the cached ones and those written to the cache; the Responses API reports
-# `input_tokens`/`output_tokens` with `input_tokens_details`, Chat Completions `prompt_tokens`/`completion_tokens`
-# with `prompt_tokens_details`.
-def _openai_usage(usage: Usage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
-        "output_tokens": usage.output_tokens,
-        "input_tokens_details": {
-            "cached_tokens": usage.cache_read_input_tokens,
-            "cache_write_tokens": usage.cache_creation_input_tokens,
-        },
-    }
-
-
-def _openai_flavor(raw: Mapping[str, Any]) -> str:
-    return "chat" if "prompt_tokens" in raw else "responses"
-
-
-def _openai_fields(raw: Mapping[str, Any]) -> dict[str, int]:
-    chat = "prompt_tokens" in raw
-    details: Mapping[str, Any] = raw.get("prompt_tokens_details" if chat else "input_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0)
-    written = int(details.get("cache_write_tokens") or 0)
-    return {
-        "input_tokens": int(raw.get("prompt_tokens" if chat else "input_tokens") or 0) - cached - written,
-        "output_tokens": int(raw.get("completion_tokens" if chat else "output_tokens") or 0),
-        "cached_tokens": cached,
-        "cache_write_tokens": written,
-    }
-
-
-def _openai_probe(**counts: int) -> dict[str, Any]:
-    return _openai_usage(Usage(**counts))
-
-
-_OPENAI_PROBES: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("input_tokens", _openai_probe(input_tokens=_PROBE_TOKENS)),
-    ("output_tokens", _openai_probe(output_tokens=_PROBE_TOKENS)),
-    ("cached_tokens", _openai_probe(cache_read_input_tokens=_PROBE_TOKENS)),
-    ("cache_write_tokens", _openai_probe(cache_creation_input_tokens=_PROBE_TOKENS)),
-)
-
-_SHAPES: dict[str, _Shape] = {
-    "anthropic": _Shape(
-        "anthropic", "Anthropic", _anthropic_fields, _ANTHROPIC_PROBES, _anthropic_usage, lambda _: "default"
-    ),
-    "openai": _Shape("openai", "OpenAI", _openai_fields, _OPENAI_PROBES, _openai_usage, _openai_flavor),
-}
-PRICED_PROVIDERS = frozenset(_SHAPES)
-"""The providers whose usage `cost_of` can read."""
+        try:
+            shape = default_registry().usage_shape(provider)
+        except ConfigurationError:
+            return None
+        if shape is not None:
+            _shapes[provider] = shape
+    return shape
 
 
 @dataclass(frozen=True)
@@ -236,7 +188,7 @@ class _Rates:
     linear_below: int
 
 
-def _price(raw: Mapping[str, Any], model: str, shape: _Shape, *, context: _Context) -> tuple[Decimal, Decimal]:
+def _price(raw: Mapping[str, Any], model: str, shape: UsageShape, *, context: _Context) -> tuple[Decimal, Decimal]:
     """(input, output) USD for `raw` usage. genai-prices is exact but slow (about 0.3 ms a call), so below the
     first long-context tier, where every token of a kind costs the same, its own per-token rates are used."""
     rates = _rates(model, shape, context)
@@ -255,24 +207,24 @@ def _price(raw: Mapping[str, Any], model: str, shape: _Shape, *, context: _Conte
 
 
 @functools.cache
-def _rates(model: str, shape: _Shape, context: _Context) -> _Rates:
+def _rates(model: str, shape: UsageShape, context: _Context) -> _Rates:
     per_token: dict[str, tuple[Decimal, Decimal]] = {}
     thresholds: list[int] = []
     for name, probe in shape.probes:
         calculation = _calc(probe, model, shape, context)
-        per_token[name] = (calculation.input_price / _PROBE_TOKENS, calculation.output_price / _PROBE_TOKENS)
+        per_token[name] = (calculation.input_price / PROBE_TOKENS, calculation.output_price / PROBE_TOKENS)
         for value in vars(calculation.model_price).values():
             if isinstance(value, TieredPrices):
                 thresholds.extend(tier.start for tier in value.tiers)
     return _Rates(per_token, min(thresholds, default=2**62))
 
 
-def _calc(raw: Mapping[str, Any], model: str, shape: _Shape, context: _Context) -> PriceCalculation:
+def _calc(raw: Mapping[str, Any], model: str, shape: UsageShape, context: _Context) -> PriceCalculation:
     extracted = extract_usage(
-        {"model": model, "usage": dict(raw)}, provider_id=shape.provider, api_flavor=shape.flavor(raw)
+        {"model": model, "usage": dict(raw)}, provider_id=shape.genai_provider, api_flavor=shape.flavor(raw)
     )
     price_context = dict([context]) if context is not None else None
-    return calc_price(extracted.usage, model, provider_id=shape.provider, price_context=price_context)
+    return calc_price(extracted.usage, model, provider_id=shape.genai_provider, price_context=price_context)
 
 
 # Fewer bytes per token than typical English (about 4) so the estimate errs high, as a budget check must.
@@ -287,12 +239,12 @@ def estimate_input_tokens(params: Mapping[str, Any]) -> int:
 
 
 def worst_case_cost(
-    params: Mapping[str, Any], *, mode: BatchProcessingMode, provider: str = "anthropic"
+    params: Mapping[str, Any], *, mode: BatchProcessingMode, provider: str | UsageShape = DEFAULT_PROVIDER
 ) -> Decimal | None:
     """The most a request can cost: estimated input, and output at `max_tokens`; `None` for an unpriced model.
 
-    `params` are the neutral request's `model`, `max_tokens`, `system`, `messages` and `tools` (the Messages API
-    names them the same way).
+    `params` are the neutral request's `model`, `max_tokens`, `system`, `messages` and `tools` (a provider whose
+    body names them the same way may pass its body).
     """
     usage = Usage(input_tokens=estimate_input_tokens(params), output_tokens=int(params.get("max_tokens", 0)))
     cost = cost_of(usage, str(params.get("model", "")), mode=mode, provider=provider)
@@ -304,7 +256,12 @@ _LOW_BYTES_PER_TOKEN = 4
 
 
 def cost_range(
-    model: str, *, input_tokens: int, max_output_tokens: int, mode: BatchProcessingMode, provider: str = "anthropic"
+    model: str,
+    *,
+    input_tokens: int,
+    max_output_tokens: int,
+    mode: BatchProcessingMode,
+    provider: str | UsageShape = DEFAULT_PROVIDER,
 ) -> tuple[Decimal, Decimal] | None:
     """(low, high) estimate of one request, for a dry run: input alone at about four bytes a token, up to
     `input_tokens` (the high estimate, at three) and output at its maximum; `None` for an unpriced model."""

@@ -1,7 +1,10 @@
-"""The provider registry: (provider name, mode) -> factory.
+"""The provider registry: (provider name, mode) -> factory, and each provider's rules as data.
 
 Built-in providers register through the `lowtide.providers` entry-point group, exactly as a third-party plugin
 does: each entry point names a callable `register(registry)`. The default registry loads the group on first use.
+Besides its factories a provider registers the rules neutral code asks for by its name: the check of its
+parameters (`register_parameters`), the shape of its usage for pricing (`register_pricing`), and what it takes as a
+custom id a user gives (`register_custom_ids`).
 """
 
 from __future__ import annotations
@@ -11,11 +14,16 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
 from lowtide.modes import BatchProcessingMode
 from lowtide.parameters import ParameterCheck
 from lowtide.providers.base import Provider, ProviderOptions
+
+if TYPE_CHECKING:
+    from lowtide.custom_ids import CustomIdRule
+    from lowtide.pricing import UsageShape
 
 __all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
 
@@ -39,6 +47,8 @@ class ProviderRegistry:
     def __init__(self) -> None:
         self._factories: dict[tuple[str, BatchProcessingMode], ProviderFactory] = {}
         self._checks: dict[str, ParameterCheck] = {}
+        self._usage: dict[str, UsageShape] = {}
+        self._custom_ids: dict[str, CustomIdRule] = {}
         self._lock = threading.Lock()
 
     def register(
@@ -64,6 +74,25 @@ class ProviderRegistry:
     def parameter_check(self, name: str) -> ParameterCheck | None:
         """The check `name` registered for its parameters, if any."""
         return self._checks.get(name)
+
+    def register_pricing(self, name: str, shape: UsageShape) -> None:
+        """Register how `name`'s API reports usage, so that its answers and budgets are priced through genai-prices
+        (`pricing.cost_of`); a provider that registers none has its costs unrecorded, with a warning."""
+        with self._lock:
+            self._usage[name] = shape
+
+    def usage_shape(self, name: str) -> UsageShape | None:
+        """The usage shape `name` registered, if any."""
+        return self._usage.get(name)
+
+    def register_custom_ids(self, name: str, rule: CustomIdRule) -> None:
+        """Register what `name`'s API takes as a custom id a user gives (a batch file's lines in its format)."""
+        with self._lock:
+            self._custom_ids[name] = rule
+
+    def custom_id_rule(self, name: str) -> CustomIdRule | None:
+        """The custom id rule `name` registered, if any (None: any id a job may have)."""
+        return self._custom_ids.get(name)
 
     def names(self) -> list[str]:
         return sorted({name for name, _ in self._factories})

@@ -12,7 +12,7 @@ from lowtide.answers import Answer, response_of
 from lowtide.errors import ActorError, StructuredOutputError
 from lowtide.types import ActorResponse
 
-__all__ = ["json_text", "parse_response"]
+__all__ = ["json_text", "parse_response", "parsed_outcome"]
 
 _FENCE = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\n(.*?)\n?[ \t]*```\s*\Z", re.S)
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lowtide.answers import Answer
+from lowtide.answers import Settled
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
 from lowtide.types import ActorRequest, ActorResponse
@@ -64,11 +64,6 @@ class UnreadableLine:
     def text(self) -> str:
         """The line as text: bytes that are not UTF-8 as `\\xNN` escapes."""
         return self.raw.decode("utf-8", "backslashreplace")
-
-
-Settled = Answer | ActorError
-"""What one result line comes to: an answer (an `ActorResponse`, or a `TextAnswer` that builds one when asked), or
-the error that belongs to that request alone."""
 
 
 class Phase(StrEnum):

@@ -104,6 +104,8 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
         data.update(error_type=error.error_type, api_message=error.api_message, retryable=error.retryable)
+        if error.kind is not None:
+            data.update(kind=error.kind.__name__)
     if isinstance(error, BatchRequestUnreadable):
         data.update(raw_line=error.raw_line, reason=error.reason)
     if isinstance(error, APIError):  # a live call's error (a live bulk run stores it)
@@ -126,7 +128,8 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
                 custom_id=custom_id,
                 error_type=str(data.get("error_type")),
                 api_message=str(data.get("api_message")),
-                retryable=retryable if isinstance(retryable := data.get("retryable"), bool) else None,
+                retryable=data.get("retryable") is True,  # stored with every such error: the provider's word
+                kind=_api_error_class(data.get("kind")),
             )
         case "BatchRequestUnreadable":
             return BatchRequestUnreadable(
@@ -156,3 +159,9 @@ def error_from_json(data: dict[str, Any]) -> ActorError:
             )
         case _:
             return ActorError(str(data.get("message", "unknown error")))
+
+
+def _api_error_class(name: object) -> type[errors.APIError] | None:
+    """The `APIError` class a stored error's `kind` names, if it names one."""
+    found: object = getattr(errors, name, None) if isinstance(name, str) else None
+    return found if isinstance(found, type) and issubclass(found, errors.APIError) else None

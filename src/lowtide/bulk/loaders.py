@@ -22,6 +22,9 @@ from pydantic import ValidationError
 from lowtide.bulk.files import REQUEST_MAX_BYTES, FileChecks, binary_kind
 from lowtide.bulk.jobs import JOB_KEYS, OVERRIDE_KEYS, Job, check_id, override_problems, pydantic_problem, unknown_keys
 from lowtide.bulk.problems import InputError, InputProblem, Problems
+from lowtide.config import DEFAULT_PROVIDER
+from lowtide.custom_ids import CustomIdRule
+from lowtide.errors import ConfigurationError
 
 __all__ = ["load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
 
@@ -37,23 +40,28 @@ def _resolve(name: str, base: Path) -> Path:
 # -- JSONL -------------------------------------------------------------------------------------------------------
 
 
-def load_jsonl(path: str | Path) -> list[Job]:
+def load_jsonl(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> list[Job]:
     """Load jobs from a JSONL file, one JSON object a line; every line is checked before any job is returned.
 
     A line is a job, `{"prompt": ..., "file": ..., "id": ..., "citations": ...}` or `{"messages": [...], ...}`, plus
     any Messages parameter to override for that job (`model`, `max_tokens`, `system`, `temperature`, ...); or, for
-    the whole file, a batch request as the Message Batches API takes it, `{"custom_id": ..., "params": {...}}`, whose
-    custom id becomes the job's id. Relative file paths are relative to the JSONL file's folder. Blank lines are
-    skipped; a UTF-8 byte order mark is allowed. Raises `InputError` naming the file, the lines and what is wrong
-    with each (the first few of them).
+    the whole file, a batch request in the Messages-shaped batch format, `{"custom_id": ..., "params": {...}}`, whose
+    custom id becomes the job's id and must be one `provider`'s API takes (its `CustomIdRule`, registered with the
+    default registry; by default the default provider's, whose batch API takes this format). Relative file paths are
+    relative to the JSONL file's folder. Blank lines are skipped; a UTF-8 byte order mark is allowed. Raises
+    `InputError` naming the file, the lines and what is wrong with each (the first few of them).
     """
     source = Path(path)
     raw = _read_input(source)
-    return _jsonl_jobs(raw.splitlines(), source, source.absolute().parent)
+    return _jsonl_jobs(raw.splitlines(), source, source.absolute().parent, provider)
 
 
 def load_jsonl_stream(
-    lines: Iterable[str] | Iterable[bytes], *, name: str = "<stdin>", base: str | Path | None = None
+    lines: Iterable[str] | Iterable[bytes],
+    *,
+    name: str = "<stdin>",
+    base: str | Path | None = None,
+    provider: str = DEFAULT_PROVIDER,
 ) -> list[Job]:
     """Load jobs from JSONL read from a stream (standard input, say), as `load_jsonl` loads a file.
 
@@ -61,10 +69,10 @@ def load_jsonl_stream(
     messages; relative file paths are relative to `base` (default: the working directory). A binary stream
     (`sys.stdin.buffer`) lets a line that is not UTF-8 be named exactly; a text stream that cannot decode stops there.
     """
-    return _jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute())
+    return _jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute(), provider)
 
 
-def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path) -> list[Job]:
+def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str) -> list[Job]:
     problems = Problems(source)
     files = FileChecks()
     ids: dict[str, int] = {}
@@ -83,7 +91,7 @@ def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base
                     f"is {_SHAPES[this]}, but line {shape[1]} is {_SHAPES[shape[0]]}; every line of an input must"
                     " have the same shape"
                 )
-            job = _batch_request_job(fields) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
+            job = _batch_request_job(fields, provider) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
         except _LineProblem as exc:
             for message in exc.messages:
                 problems.add(number, message)
@@ -141,8 +149,19 @@ _SHAPES = {
     _BATCH_REQUEST: 'a batch request such as {"custom_id": "...", "params": {...}}',
 }
 _BATCH_KEYS = frozenset({"custom_id", "params"})
-# The Message Batches API's rule for a custom id.
-_CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_ANY_ID = CustomIdRule(re.compile(r".+", re.S), "a string that is not empty")
+"""The rule for a batch request's custom id whose provider registered none: it is a job's id, nothing more."""
+
+
+def _custom_id_rule(provider: str) -> CustomIdRule:
+    """The rule `provider` registered for custom ids (through the default registry, where its parameter check is
+    found too); any non-empty string when it registered none, or its plugins cannot load."""
+    from lowtide.registry import default_registry  # the registry's modules import lowtide.config, as this one does
+
+    try:
+        return default_registry().custom_id_rule(provider) or _ANY_ID
+    except ConfigurationError:
+        return _ANY_ID
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -182,8 +201,9 @@ def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:
         raise _LineProblem(*(pydantic_problem(error) for error in exc.errors())) from None
 
 
-def _batch_request_job(fields: dict[str, Any]) -> Job:
-    """A job from a request line of a Message Batches input: its params checked as a job's overrides are."""
+def _batch_request_job(fields: dict[str, Any], provider: str) -> Job:
+    """A job from a batch request line: its custom id by `provider`'s rule, its params checked as a job's overrides
+    are."""
     unknown = sorted(set(fields) - _BATCH_KEYS)
     if unknown:
         listed = ", ".join(repr(key) for key in unknown)
@@ -192,9 +212,10 @@ def _batch_request_job(fields: dict[str, Any]) -> Job:
         )
     found: list[str] = []
     custom_id = fields.get("custom_id")
-    if not isinstance(custom_id, str) or not _CUSTOM_ID.fullmatch(custom_id):
+    rule = _custom_id_rule(provider)
+    if not isinstance(custom_id, str) or not rule.allows(custom_id):
         got = "nothing" if custom_id is None else json.dumps(custom_id)
-        found.append(f"custom_id: expected 1 to 64 letters, digits, '-' or '_' (the API's rule), got {got}")
+        found.append(f"custom_id: expected {rule.described} (the API's rule), got {got}")
     params = fields.get("params")
     if not isinstance(params, dict):
         got = "nothing" if params is None else f"a JSON {_json_type(params)}"

@@ -1,5 +1,145 @@
-"""Providers: the interface every provider implements, and the built-in Anthropic providers."""
+"""What a provider author imports: the one public face of lowtide's provider contract.
 
-from lowtide.providers.base import Capability, Provider, ProviderOptions
+A provider is a `Provider` class registered by name and mode with a `ProviderRegistry` (from `lowtide`), through the
+`lowtide.providers` entry-point group (`register(registry)`). A batch provider names its `codec` (a `BatchCodec`:
+requests to its API's bodies and result lines to outcomes, as pure functions) and returns its `BatchBackend` (the
+API calls) from `batch_backend()`; the durable engine then gives it the ledger, keys, coalescing, exactly-once
+create, park and resume, budgets and bulk runs. Its rules are its own, handed to the registry as data: the check of
+its parameters (`register_parameters`, `ParameterCheck`), how its API reports usage for pricing
+(`register_pricing`, `UsageShape`), what it takes as a custom id a user gives (`register_custom_ids`,
+`CustomIdRule`); its errors are mapped by `translating` (`SdkErrors`), its result lines say for themselves whether a
+failed request may be retried (`BatchRequestErrored(retryable=...)`, from `lowtide`).
 
-__all__ = ["Capability", "Provider", "ProviderOptions"]
+The request and answer types, the error tree, the clock and the modes come from `lowtide` itself. Everything here is
+documented where it is defined; `lowtide.testing.FakeBatchProvider` is a complete minimal batch provider written
+against this face alone.
+"""
+
+from lowtide.answers import Answer, Outcome, Settled, TextAnswer, answer_of, response_of, text_alone
+from lowtide.batching.backend import (
+    NO_STEPS,
+    BatchBackend,
+    BatchCodec,
+    BatchLimits,
+    Counts,
+    CreateSteps,
+    Phase,
+    RemoteBatch,
+    ResultLine,
+    UnreadableLine,
+    credential_of,
+)
+from lowtide.batching.lines import read_line, split_lines
+from lowtide.batching.oneshot import run_batch
+from lowtide.batching.polling import wait_until_ended
+from lowtide.batching.retrying import retrying
+from lowtide.content import (
+    ContentRules,
+    FilePart,
+    ImagePart,
+    Part,
+    Piece,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    pieces_of,
+    system_text,
+)
+from lowtide.custom_ids import CustomIdRule
+from lowtide.endpoints import check_api_key, check_base_url, unreachable
+from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
+from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
+from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
+from lowtide.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
+from lowtide.providers.asked import AskedOnce
+from lowtide.providers.base import Provider, ProviderOptions
+from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.sdk import split_for_sdk
+from lowtide.providers.sdk_errors import (
+    SdkErrors,
+    StatusError,
+    api_error_class,
+    api_error_from_status,
+    seconds_of,
+    translating,
+)
+from lowtide.structured import json_text, parse_response, parsed_outcome
+from lowtide.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
+
+__all__ = [
+    "NO_LIMITS",
+    "NO_STEPS",
+    "PROBE_TOKENS",
+    "REFUSAL_TYPES",
+    "Answer",
+    "AskedOnce",
+    "BatchBackend",
+    "BatchCodec",
+    "BatchLimits",
+    "Budget",
+    "ContentRules",
+    "Counts",
+    "CreateSteps",
+    "CustomIdRule",
+    "FilePart",
+    "ImagePart",
+    "InputLimits",
+    "LazyCheck",
+    "LazyProvider",
+    "LimitListener",
+    "LimitWatchers",
+    "Outcome",
+    "ParameterCheck",
+    "Parameters",
+    "Part",
+    "Phase",
+    "Piece",
+    "Provider",
+    "ProviderOptions",
+    "QuotaReport",
+    "Refusal",
+    "RemoteBatch",
+    "ResultLine",
+    "SdkErrors",
+    "ServedCall",
+    "Settled",
+    "StatusError",
+    "TextAnswer",
+    "TextPart",
+    "ToolCall",
+    "ToolResult",
+    "UnreadableLine",
+    "UsageShape",
+    "Wire",
+    "answer_of",
+    "api_error_class",
+    "api_error_from_status",
+    "body_json",
+    "byte_size",
+    "check_api_key",
+    "check_base_url",
+    "check_input",
+    "cost_of",
+    "cost_range",
+    "credential_of",
+    "estimate_input_tokens",
+    "header_int",
+    "header_number",
+    "json_text",
+    "parse_response",
+    "parsed_outcome",
+    "pieces_of",
+    "read_line",
+    "response_of",
+    "retrying",
+    "run_batch",
+    "seconds_of",
+    "split_for_sdk",
+    "split_lines",
+    "system_text",
+    "text_alone",
+    "translating",
+    "unreachable",
+    "wait_until_ended",
+    "worst_case_cost",
+]

@@ -1,8 +1,9 @@
-"""The interface every provider implements and the capabilities it declares.
+"""The interface every provider implements.
 
 A provider answers `ActorRequest`s with `ActorResponse`s in one mode (live or batch). `complete_many` is the
 batch-native entry: it returns one outcome per request, in order, where a failed request is its own `ActorError`
-and never fails its neighbours.
+and never fails its neighbours. What a provider can do is said where it is checked: the modes it is registered for,
+the parameters its check accepts (`ProviderRegistry.register_parameters`), and what its `preflight` refuses.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from lowtide.answers import Outcome
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.endpoints import check_api_key, check_base_url
@@ -27,19 +28,7 @@ if TYPE_CHECKING:
     from lowtide.batching.backend import BatchBackend, BatchCodec
     from lowtide.wire import Wire
 
-__all__ = ["Capability", "Outcome", "Provider", "ProviderOptions"]
-
-Outcome = ActorResponse[Any] | ActorError
-"""What one request of a batch came to: its response, or the error that is its alone."""
-
-
-class Capability(StrEnum):
-    LIVE = "live"
-    BATCH = "batch"
-    STRUCTURED_OUTPUT = "structured_output"
-    TOOLS = "tools"
-    THINKING = "thinking"
-    PROMPT_CACHING = "prompt_caching"
+__all__ = ["Outcome", "Provider", "ProviderOptions"]
 
 
 @dataclass(frozen=True)
@@ -92,11 +81,10 @@ class ProviderOptions:
 
 
 class Provider(ABC):
-    """A way to get model calls answered: one provider name, one mode, declared capabilities."""
+    """A way to get model calls answered: one provider name, one mode."""
 
     name: ClassVar[str]
     mode: ClassVar[BatchProcessingMode]
-    capabilities: ClassVar[frozenset[Capability]]
     codec: ClassVar[BatchCodec | None] = None
     """A batch provider's requests and results as pure functions (no client, no key): what a dry run needs."""
 

@@ -66,16 +66,6 @@ _API_CATEGORIES: list[tuple[type[APIError], Category]] = [
     (ServerError, ModelServerError),
 ]
 
-# By the error type a batch request ended with (the same names lowtide's tree judges retries by).
-_BATCH_CATEGORIES: dict[str, type[ModelAPIError]] = {
-    "authentication_error": ModelAuthenticationError,
-    "not_found_error": ModelNotFoundError,
-    "rate_limit_error": ModelRateLimitError,
-    "overloaded_error": ModelOverloadedError,
-    "api_error": ModelServerError,
-    "timeout_error": ModelServerError,
-}
-
 
 @contextmanager
 def mapped_errors(model_name: str) -> Generator[None]:
@@ -107,7 +97,10 @@ def to_pydantic_ai(error: ActorError, model_name: str) -> Exception:
     if isinstance(error, APIError):
         return _http_error(error, model_name)
     if isinstance(error, BatchRequestErrored):
-        category = _BATCH_CATEGORIES.get(error.error_type, ModelRequestRejectedError)
+        # By the API error the provider says the request's error is (`kind`); a request refused, when it says none.
+        kind = error.kind
+        found = next((category for api, category in _API_CATEGORIES if kind and issubclass(kind, api)), None)
+        category = found or ModelRequestRejectedError
         return category(model_name, str(error), provider_error_type=error.error_type, body=error.api_message)
     if isinstance(error, BatchRequestExpired):
         return ModelUnavailableError(model_name, str(error), provider_error_type="expired")

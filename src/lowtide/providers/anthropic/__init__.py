@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from lowtide.modes import BatchProcessingMode
 from lowtide.parameters import LazyCheck
+from lowtide.providers.anthropic import rules
 from lowtide.providers.lazy import LazyProvider
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ _CLASSES = {
 
 def register(registry: ProviderRegistry) -> None:
     registry.register_parameters("anthropic", LazyCheck("lowtide.providers.anthropic.parameters", "check_parameters"))
+    registry.register_pricing("anthropic", rules.USAGE)
+    registry.register_custom_ids("anthropic", rules.CUSTOM_IDS)
     registry.register("anthropic", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["ClaudeProvider"], "ClaudeProvider"))
     registry.register(
         "anthropic", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["ClaudeBatchProvider"], "ClaudeBatchProvider")

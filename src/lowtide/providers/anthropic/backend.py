@@ -44,6 +44,7 @@ from lowtide.providers.anthropic.mapping import (
     to_message_params,
     translate_errors,
 )
+from lowtide.providers.anthropic.rules import USAGE
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [
@@ -122,7 +123,7 @@ class AnthropicBatchCodec(BatchCodec):
     def worst_case_usd(
         self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
-        return worst_case_cost(params, mode=mode)
+        return worst_case_cost(params, mode=mode, provider=USAGE)
 
     def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
         return cost_range(
@@ -130,6 +131,7 @@ class AnthropicBatchCodec(BatchCodec):
             input_tokens=estimate_input_tokens(params),
             max_output_tokens=int(params.get("max_tokens", 0)),
             mode=BatchProcessingMode.BATCH,
+            provider=USAGE,
         )
 
     # Answers.

@@ -39,7 +39,7 @@ from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, pr
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
-from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
+from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire
@@ -90,15 +90,6 @@ class ClaudeBatchProvider(Provider):
 
     name: ClassVar[str] = "anthropic"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.BATCH,
-            Capability.STRUCTURED_OUTPUT,
-            Capability.TOOLS,
-            Capability.THINKING,
-            Capability.PROMPT_CACHING,
-        }
-    )
 
     def __init__(self, options: ProviderOptions) -> None:
         client, owns_client = build_client(options)

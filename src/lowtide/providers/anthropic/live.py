@@ -20,7 +20,7 @@ from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import MAX_REQUEST_BYTES, check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
 from lowtide.providers.anthropic.ratelimits import quota_report
-from lowtide.providers.base import Capability, Provider, ProviderOptions
+from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
@@ -36,15 +36,6 @@ class ClaudeProvider(Provider):
 
     name: ClassVar[str] = "anthropic"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.LIVE,
-            Capability.STRUCTURED_OUTPUT,
-            Capability.TOOLS,
-            Capability.THINKING,
-            Capability.PROMPT_CACHING,
-        }
-    )
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
-from collections.abc import Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -23,28 +22,20 @@ from pydantic import BaseModel
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
-from lowtide.endpoints import unreachable
 from lowtide.errors import (
     ActorError,
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    AuthenticationError,
     BatchRequestCanceled,
     BatchRequestErrored,
     BatchRequestExpired,
     BatchRequestUnreadable,
     ConfigurationError,
-    InvalidRequestError,
-    NotFoundError,
     OverloadedError,
-    PermissionDeniedError,
-    RateLimitError,
-    ServerError,
 )
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters
+from lowtide.providers.anthropic.rules import CUSTOM_IDS, ERROR_KINDS, RETRYABLE_ERROR_TYPES, USAGE
+from lowtide.providers.sdk_errors import SdkErrors, StatusError, seconds_of, translating
 from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.types import (
     ActorRequest,
@@ -57,9 +48,9 @@ from lowtide.types import (
 __all__ = [
     "CUSTOM_ID_PATTERN",
     "PROVIDER_NAME",
+    "SDK_ERRORS",
     "BatchEntry",
     "answer_and_json",
-    "api_error_from_status",
     "batch_entry",
     "check_custom_id",
     "cites_documents",
@@ -74,7 +65,7 @@ __all__ = [
     "translate_errors",
 ]
 
-CUSTOM_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+CUSTOM_ID_PATTERN = CUSTOM_IDS.pattern
 
 # In the order the API documents them; Anthropic's own (`top_k`, `thinking`, `cache_control`) come from
 # `check_parameters` (the request's Anthropic settings), the rest from the neutral request.
@@ -281,7 +272,7 @@ def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]
         cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
         cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
     )
-    cost = cost_of(raw, model, mode=mode)
+    cost = cost_of(raw, model, mode=mode, provider=USAGE)
     return _Priced(counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None)
 
 
@@ -321,11 +312,14 @@ def line_outcome(
     if kind == "errored":
         envelope: Mapping[str, Any] = result.get("error") or {}
         error: Mapping[str, Any] = envelope.get("error") or {}
+        error_type = str(error.get("type"))
         return BatchRequestErrored(
             batch_id=batch_id,
             custom_id=custom_id,
-            error_type=str(error.get("type")),
+            error_type=error_type,
             api_message=str(error.get("message")),
+            retryable=error_type in RETRYABLE_ERROR_TYPES,
+            kind=ERROR_KINDS.get(error_type),
         ), None
     if kind == "canceled":
         return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
@@ -340,64 +334,36 @@ def line_outcome(
     ), None
 
 
-def api_error_from_status(
-    status: int,
-    message: str,
-    *,
-    request_id: str | None,
-    error_type: str | None,
-    retry_after: float | None = None,
-) -> APIError:
-    """The most specific `APIError` for an HTTP status (and the API's error type, which wins for 529s)."""
-    common: dict[str, Any] = {"status_code": status, "request_id": request_id, "error_type": error_type}
-    if status == 429:
-        return RateLimitError(message, retry_after=retry_after, **common)
-    if status == 529 or error_type == "overloaded_error":
-        return OverloadedError(message, **common)
-    if status >= 500:
-        return ServerError(message, **common)
-    errors: Mapping[int, type[APIError]] = {
-        401: AuthenticationError,
-        403: PermissionDeniedError,
-        404: NotFoundError,
-    }
-    return errors.get(status, InvalidRequestError)(message, **common)
+def _status_error(exc: anthropic.APIStatusError) -> StatusError:
+    return StatusError(
+        exc.status_code,
+        exc.api_message or exc.message,
+        request_id=exc.request_id,
+        error_type=exc.type,
+        retry_after=seconds_of(exc.response.headers.get("retry-after")),
+    )
 
 
-@contextmanager
-def translate_errors() -> Generator[None]:
+def _url_of(exc: anthropic.APIConnectionError) -> str:
+    return str(exc.request.url)
+
+
+SDK_ERRORS = SdkErrors(
+    client="Anthropic",
+    api="API",
+    status=anthropic.APIStatusError,
+    read_status=_status_error,
+    connection=anthropic.APIConnectionError,
+    url_of=_url_of,
+    base=anthropic.AnthropicError,
+    timeout=anthropic.APITimeoutError,
+    broken=(httpx2.TransportError,),
+    by_type={"overloaded_error": OverloadedError},
+)
+"""The Anthropic SDK's exceptions, as `translating` reads them: an `overloaded_error` is overloaded, whatever its
+status."""
+
+
+def translate_errors() -> AbstractContextManager[None]:
     """Re-raise every SDK exception as the matching `ActorError`, keeping status code and request id."""
-    try:
-        yield
-    except anthropic.APITimeoutError as exc:
-        raise APITimeoutError("The API did not answer in time.") from exc
-    except anthropic.APIConnectionError as exc:
-        raise unreachable(exc, str(exc.request.url)) or APIConnectionError(
-            f"The connection to the API failed: {exc.message}"
-        ) from exc
-    except json.JSONDecodeError as exc:
-        # The SDK decodes results line by line: a line cut short means the download broke.
-        raise APIConnectionError(f"The results download broke off mid-line (at character {exc.pos}).") from exc
-    except httpx2.TransportError as exc:
-        # A body streamed after the status line (batch results) fails with the transport's own error.
-        raise APIConnectionError(f"The connection to the API broke: {type(exc).__name__}") from exc
-    except anthropic.APIStatusError as exc:
-        raise api_error_from_status(
-            exc.status_code,
-            exc.api_message or exc.message,
-            request_id=exc.request_id,
-            error_type=exc.type,
-            retry_after=_retry_after(exc.response.headers.get("retry-after")),
-        ) from exc
-    except anthropic.AnthropicError as exc:
-        raise APIError(f"The Anthropic client failed: {exc}") from exc
-
-
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
+    return translating(SDK_ERRORS)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from lowtide.modes import BatchProcessingMode
 from lowtide.parameters import LazyCheck
 from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.openai import rules
 
 if TYPE_CHECKING:
     from lowtide.providers.openai.batch import OpenAIBatchProvider
@@ -31,6 +32,7 @@ _CLASSES = {
 
 def register(registry: ProviderRegistry) -> None:
     registry.register_parameters("openai", LazyCheck("lowtide.providers.openai.parameters", "check_parameters"))
+    registry.register_pricing("openai", rules.USAGE)
     registry.register("openai", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["OpenAIProvider"], "OpenAIProvider"))
     registry.register(
         "openai", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["OpenAIBatchProvider"], "OpenAIBatchProvider")

@@ -18,6 +18,7 @@ from lowtide.config import BatchProcessingMode
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
+from lowtide.providers.openai.rules import USAGE
 from lowtide.structured import parse_response
 from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
 
@@ -275,7 +276,7 @@ def _priced(model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapp
         if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
             _PRICED.clear()
         counted = usage_of(usage)
-        cost = cost_of(usage, model, mode=mode, provider=PROVIDER_NAME, service_tier=tier)
+        cost = cost_of(usage, model, mode=mode, provider=USAGE, service_tier=tier)
         priced = _PRICED[key] = _Priced(
             counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None
         )

@@ -17,7 +17,7 @@ from lowtide.batching.oneshot import run_batch
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
 from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.providers.base import Capability, Outcome, Provider, ProviderOptions
+from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
 from lowtide.providers.openai.checks import (
@@ -44,15 +44,6 @@ class OpenAIBatchProvider(Provider):
 
     name: ClassVar[str] = "openai"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.BATCH,
-            Capability.STRUCTURED_OUTPUT,
-            Capability.TOOLS,
-            Capability.THINKING,
-            Capability.PROMPT_CACHING,
-        }
-    )
     codec: ClassVar[BatchCodec | None] = OpenAIBatchCodec()
 
     def __init__(self, options: ProviderOptions) -> None:

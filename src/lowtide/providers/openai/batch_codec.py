@@ -18,6 +18,7 @@ from lowtide.config import BatchProcessingMode
 from lowtide.pricing import cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import PROVIDER_NAME
+from lowtide.providers.openai.rules import USAGE
 from lowtide.types import ActorRequest, ActorResponse, Usage
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "OpenAIBatchCodec", "body_of", "url_of"]
@@ -89,7 +90,7 @@ class OpenAIBatchCodec(BatchCodec):
         self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
         usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=PROVIDER_NAME)
+        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
         return cost.total_usd if cost is not None else None
 
     def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
@@ -98,7 +99,7 @@ class OpenAIBatchCodec(BatchCodec):
             input_tokens=_input_tokens(params),
             max_output_tokens=_output_limit(params),
             mode=BatchProcessingMode.BATCH,
-            provider=PROVIDER_NAME,
+            provider=USAGE,
         )
 
     # Answers.

@@ -6,8 +6,8 @@ so it is said here. No I/O."""
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 import httpx2
@@ -16,22 +16,13 @@ from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
 from lowtide.config import BatchProcessingMode
-from lowtide.endpoints import unreachable
 from lowtide.errors import (
     ActorError,
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    AuthenticationError,
     BatchRequestCanceled,
     BatchRequestErrored,
     BatchRequestExpired,
     BatchRequestUnreadable,
-    InvalidRequestError,
-    NotFoundError,
     PermissionDeniedError,
-    RateLimitError,
-    ServerError,
 )
 from lowtide.providers.openai.answers import (
     answer_and_json,
@@ -50,16 +41,17 @@ from lowtide.providers.openai.requests import (
     to_chat_body,
     to_responses_body,
 )
+from lowtide.providers.sdk_errors import SdkErrors, StatusError, api_error_class, seconds_of, translating
 from lowtide.structured import parse_response, parsed_outcome
 from lowtide.types import ActorResponse
 
 __all__ = [
     "ENDPOINT_URLS",
     "PROVIDER_NAME",
+    "SDK_ERRORS",
     "Encoded",
     "OpenAIOptions",
     "answer_and_json",
-    "api_error_from_status",
     "batch_line",
     "encode_request",
     "failed_response_error",
@@ -144,74 +136,51 @@ def _errored(batch_id: str, custom_id: str, status: int | None, code: str, messa
         error_type=code,
         api_message=message,
         retryable=retryable(status, code),
+        kind=api_error_class(status, code, by_type=SDK_ERRORS.by_type) if status is not None else None,
     )
 
 
-def api_error_from_status(
-    status: int,
-    message: str,
-    *,
-    request_id: str | None,
-    error_type: str | None,
-    retry_after: float | None = None,
-) -> APIError:
-    """The most specific `APIError` for an HTTP status and OpenAI's error code.
-
-    A 429 for `insufficient_quota` is the account's standing, not a rate: it is a `PermissionDeniedError`, which
-    is not retried.
-    """
-    common: dict[str, Any] = {"status_code": status, "request_id": request_id, "error_type": error_type}
-    if error_type == "insufficient_quota":
-        return PermissionDeniedError(message, **common)
-    if status == 429:
-        return RateLimitError(message, retry_after=retry_after, **common)
-    if status >= 500:
-        return ServerError(message, **common)
-    errors: Mapping[int, type[APIError]] = {401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError}
-    return errors.get(status, InvalidRequestError)(message, **common)
+def _status_error(exc: openai.APIStatusError) -> StatusError:
+    detail: object = exc.body
+    message = cast("dict[str, object]", detail).get("message") if isinstance(detail, dict) else None
+    headers = exc.response.headers
+    return StatusError(
+        exc.status_code,
+        message if isinstance(message, str) and message else exc.message,
+        request_id=exc.request_id,
+        error_type=exc.code or exc.type,
+        # The wait OpenAI asked for: `retry-after-ms`, else `retry-after` in seconds.
+        retry_after=_first(
+            seconds_of(headers.get("retry-after-ms"), scale=1000.0), seconds_of(headers.get("retry-after"))
+        ),
+    )
 
 
-@contextmanager
-def translate_errors() -> Generator[None]:
+def _first(*waits: float | None) -> float | None:
+    return next((wait for wait in waits if wait is not None), None)
+
+
+def _url_of(exc: openai.APIConnectionError) -> str:
+    return str(exc.request.url)
+
+
+SDK_ERRORS = SdkErrors(
+    client="OpenAI",
+    api="OpenAI API",
+    status=openai.APIStatusError,
+    read_status=_status_error,
+    connection=openai.APIConnectionError,
+    url_of=_url_of,
+    base=openai.OpenAIError,
+    timeout=openai.APITimeoutError,
+    broken=(httpx2.TransportError,),
+    by_type={"insufficient_quota": PermissionDeniedError},
+)
+"""The OpenAI SDK's exceptions, as `translating` reads them: a 429 for `insufficient_quota` is the account's
+standing, not a rate: a `PermissionDeniedError`, which is not retried."""
+
+
+def translate_errors() -> AbstractContextManager[None]:
     """Re-raise every SDK exception as the matching `ActorError`, keeping status code, request id, OpenAI's error
     code and the wait a 429 asked for."""
-    try:
-        yield
-    except openai.APITimeoutError as exc:
-        raise APITimeoutError("The OpenAI API did not answer in time.") from exc
-    except openai.APIConnectionError as exc:
-        raise unreachable(exc, str(exc.request.url)) or APIConnectionError(
-            f"The connection to the OpenAI API failed: {exc.message}"
-        ) from exc
-    except json.JSONDecodeError as exc:
-        raise APIConnectionError(f"The download broke off mid-line (at character {exc.pos}).") from exc
-    except httpx2.TransportError as exc:
-        # A body streamed after the status line (a batch's file) fails with the transport's own error.
-        raise APIConnectionError(f"The connection to the OpenAI API broke: {type(exc).__name__}") from exc
-    except openai.APIStatusError as exc:
-        detail: object = exc.body
-        message = cast("dict[str, object]", detail).get("message") if isinstance(detail, dict) else None
-        raise api_error_from_status(
-            exc.status_code,
-            message if isinstance(message, str) and message else exc.message,
-            request_id=exc.request_id,
-            error_type=exc.code or exc.type,
-            retry_after=_retry_after(exc.response.headers),
-        ) from exc
-    except openai.OpenAIError as exc:
-        raise APIError(f"The OpenAI client failed: {type(exc).__name__}: {exc}") from exc
-
-
-def _retry_after(headers: httpx2.Headers) -> float | None:
-    """The wait OpenAI asked for: `retry-after-ms`, else `retry-after` in seconds."""
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / scale
-        except ValueError:
-            continue
-        if seconds >= 0:
-            return seconds
-    return None
+    return translating(SDK_ERRORS)

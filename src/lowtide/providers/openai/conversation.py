@@ -28,9 +28,10 @@ from openai.types.responses import (
     ToolChoiceFunctionParam,
 )
 
+from lowtide.content import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of
 from lowtide.errors import ConfigurationError
-from lowtide.providers.openai.content import File, Image, Part, Piece, Text, ToolCall, ToolResult, pieces_of
 from lowtide.providers.openai.options import Endpoint
+from lowtide.providers.openai.rules import CONTENT
 from lowtide.types import ActorRequest, ToolSpec
 
 __all__ = ["apply_tool_choice", "chat_input", "chat_tool", "responses_input", "responses_tool"]
@@ -122,12 +123,12 @@ def responses_input(request: ActorRequest) -> list[ResponseInputItemParam]:
         if isinstance(message.content, str):
             items.append({"role": message.role, "content": message.content})
             continue
-        pieces = pieces_of(message.role, message.content, index)
+        pieces = pieces_of(message.role, message.content, index, rules=CONTENT)
         calls = [_responses_tool_item(piece) for piece in pieces if isinstance(piece, ToolCall | ToolResult)]
-        parts = [piece for piece in pieces if isinstance(piece, Text | Image | File)]
+        parts = [piece for piece in pieces if isinstance(piece, TextPart | ImagePart | FilePart)]
         if message.role == "assistant":
             # An earlier answer goes back as its text, then its calls; `pieces_of` lets only text through here.
-            text = "".join(part.text for part in parts if isinstance(part, Text))
+            text = "".join(part.text for part in parts if isinstance(part, TextPart))
             items.extend([{"role": "assistant", "content": text}] if text else [])
             items.extend(calls)
         else:
@@ -142,8 +143,8 @@ def responses_input(request: ActorRequest) -> list[ResponseInputItemParam]:
 def _responses_tool_item(piece: ToolCall | ToolResult) -> ResponseInputItemParam:
     if isinstance(piece, ToolCall):
         return {"type": "function_call", "call_id": piece.call_id, "name": piece.name, "arguments": piece.arguments}
-    if all(isinstance(part, Text) for part in piece.parts):
-        output = "".join(part.text for part in piece.parts if isinstance(part, Text))
+    if all(isinstance(part, TextPart) for part in piece.parts):
+        output = "".join(part.text for part in piece.parts if isinstance(part, TextPart))
         return {"type": "function_call_output", "call_id": piece.call_id, "output": output}
     outputs = [_output_part(part) for part in piece.parts]
     return {"type": "function_call_output", "call_id": piece.call_id, "output": outputs}
@@ -151,9 +152,9 @@ def _responses_tool_item(piece: ToolCall | ToolResult) -> ResponseInputItemParam
 
 def _output_part(part: Part) -> ResponseFunctionCallOutputItemParam:
     """A part of a tool's output: the same JSON as in a message, under the SDK's own types for outputs."""
-    if isinstance(part, Text):
+    if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
-    if isinstance(part, Image):
+    if isinstance(part, ImagePart):
         if part.file_id is not None:
             return {"type": "input_image", "detail": "auto", "file_id": part.file_id}
         return {"type": "input_image", "detail": "auto", "image_url": part.url}
@@ -165,9 +166,9 @@ def _output_part(part: Part) -> ResponseFunctionCallOutputItemParam:
 
 
 def _responses_part(part: Part) -> ResponseInputTextParam | ResponseInputImageParam | ResponseInputFileParam:
-    if isinstance(part, Text):
+    if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
-    if isinstance(part, Image):
+    if isinstance(part, ImagePart):
         image: ResponseInputImageParam = {"type": "input_image", "detail": "auto"}
         if part.file_id is not None:
             image["file_id"] = part.file_id
@@ -199,14 +200,14 @@ def chat_input(request: ActorRequest) -> list[ChatCompletionMessageParam]:
             )
             messages.append(plain)
         elif message.role == "assistant":
-            messages.append(_chat_answer(pieces_of(message.role, message.content, index)))
+            messages.append(_chat_answer(pieces_of(message.role, message.content, index, rules=CONTENT)))
         else:
-            messages.extend(_chat_user(pieces_of(message.role, message.content, index)))
+            messages.extend(_chat_user(pieces_of(message.role, message.content, index, rules=CONTENT)))
     return messages
 
 
 def _chat_answer(pieces: Sequence[Piece]) -> ChatCompletionMessageParam:
-    text = "".join(piece.text for piece in pieces if isinstance(piece, Text))
+    text = "".join(piece.text for piece in pieces if isinstance(piece, TextPart))
     calls: list[ChatCompletionMessageFunctionToolCallParam] = [
         {"id": piece.call_id, "type": "function", "function": {"name": piece.name, "arguments": piece.arguments}}
         for piece in pieces
@@ -225,7 +226,7 @@ def _chat_user(pieces: Sequence[Piece]) -> list[ChatCompletionMessageParam]:
         for piece in pieces
         if isinstance(piece, ToolResult)
     ]
-    parts = [_chat_part(piece) for piece in pieces if isinstance(piece, Text | Image | File)]
+    parts = [_chat_part(piece) for piece in pieces if isinstance(piece, TextPart | ImagePart | FilePart)]
     if parts:
         messages.append({"role": "user", "content": parts})
     return messages
@@ -234,7 +235,7 @@ def _chat_user(pieces: Sequence[Piece]) -> list[ChatCompletionMessageParam]:
 def _chat_tool_output(piece: ToolResult) -> list[ChatCompletionContentPartTextParam]:
     texts: list[ChatCompletionContentPartTextParam] = []
     for part in piece.parts:
-        if not isinstance(part, Text):
+        if not isinstance(part, TextPart):
             raise ConfigurationError(
                 "Chat Completions takes only text in a tool result; use the Responses endpoint for images and files "
                 f"({piece.where}).",
@@ -245,9 +246,9 @@ def _chat_tool_output(piece: ToolResult) -> list[ChatCompletionContentPartTextPa
 
 
 def _chat_part(part: Part) -> ChatCompletionContentPartParam:
-    if isinstance(part, Text):
+    if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
-    if isinstance(part, Image):
+    if isinstance(part, ImagePart):
         if part.url is None:
             raise ConfigurationError(
                 f"Chat Completions takes images by URL only, not by file id ({part.where}); use the Responses "
@@ -258,7 +259,7 @@ def _chat_part(part: Part) -> ChatCompletionContentPartParam:
     return _chat_file(part)
 
 
-def _chat_file(part: File) -> ChatFile:
+def _chat_file(part: FilePart) -> ChatFile:
     file: FileFile = {}
     if part.file_id is not None:
         file["file_id"] = part.file_id

@@ -15,7 +15,7 @@ from lowtide.batching.backend import credential_of
 from lowtide.config import BatchProcessingMode
 from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.providers.base import Capability, Provider, ProviderOptions
+from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.providers.openai.checks import (
     MAX_REQUEST_BYTES,
     ModelDirectory,
@@ -38,15 +38,6 @@ class OpenAIProvider(Provider):
 
     name: ClassVar[str] = "openai"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.LIVE,
-            Capability.STRUCTURED_OUTPUT,
-            Capability.TOOLS,
-            Capability.THINKING,
-            Capability.PROMPT_CACHING,
-        }
-    )
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options)

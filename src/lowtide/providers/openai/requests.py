@@ -11,8 +11,8 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel
 
+from lowtide.content import system_text
 from lowtide.errors import ConfigurationError
-from lowtide.providers.openai.content import system_text
 from lowtide.providers.openai.conversation import (
     apply_tool_choice,
     chat_input,
@@ -22,6 +22,7 @@ from lowtide.providers.openai.conversation import (
 )
 from lowtide.providers.openai.options import Endpoint, OpenAIOptions, ReasoningOptions
 from lowtide.providers.openai.parameters import check_parameters
+from lowtide.providers.openai.rules import CONTENT
 from lowtide.types import ActorRequest
 
 __all__ = [
@@ -68,7 +69,7 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
         "max_output_tokens": request.max_tokens,
     }
     if request.system is not None:
-        body["instructions"] = system_text(request.system)
+        body["instructions"] = system_text(request.system, rules=CONTENT)
     if request.tools:
         body["tools"] = [responses_tool(tool, index) for index, tool in enumerate(request.tools)]
     apply_tool_choice(request, body, "responses")
@@ -96,7 +97,7 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
     options = options if options is not None else check_parameters(request)
     messages: list[ChatCompletionMessageParam] = []
     if request.system is not None:
-        text = system_text(request.system)
+        text = system_text(request.system, rules=CONTENT)
         messages.append(
             {"role": "developer", "content": text}
             if options.system_role == "developer"

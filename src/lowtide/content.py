@@ -1,6 +1,6 @@
-"""A conversation's content blocks (in the Messages API's shape, as lowtide's `ChatMessage` holds them) read into
-what OpenAI's APIs can carry: text, images, files, tool calls and tool results. Pure; a block OpenAI cannot carry
-raises `ConfigurationError` naming it, before anything is sent."""
+"""A conversation's content blocks (lowtide's own, in the Messages shape `ChatMessage` holds) read into pieces any
+provider's request encoder can write in its API's shape: text, images, files, tool calls and tool results. Pure; a
+block the provider cannot carry (`ContentRules`) raises `ConfigurationError` naming it, before anything is sent."""
 
 from __future__ import annotations
 
@@ -11,16 +11,40 @@ from typing import Any, Literal, cast
 
 from lowtide.errors import ConfigurationError
 
-__all__ = ["File", "Image", "Piece", "Text", "ToolCall", "ToolResult", "pieces_of", "system_text"]
+__all__ = [
+    "ContentRules",
+    "FilePart",
+    "ImagePart",
+    "Part",
+    "Piece",
+    "TextPart",
+    "ToolCall",
+    "ToolResult",
+    "pieces_of",
+    "system_text",
+]
 
 
 @dataclass(frozen=True)
-class Text:
+class ContentRules:
+    """What one provider's API can carry of lowtide's content blocks."""
+
+    provider: str
+    """The provider's name as its users write it, in a refusal ("... cannot take 'x' blocks ...")."""
+    skipped: frozenset[str] = frozenset()
+    """Block types of an assistant turn the provider's models cannot read back (another provider's signed
+    thinking, say): left out of the conversation rather than refused."""
+    cites_documents: bool = False
+    """Whether the API can cite documents; if not, a document asking for citations is refused."""
+
+
+@dataclass(frozen=True)
+class TextPart:
     text: str
 
 
 @dataclass(frozen=True)
-class Image:
+class ImagePart:
     """An image by URL (http(s) or a base64 data URL) or by an uploaded file's id."""
 
     where: str
@@ -30,7 +54,7 @@ class Image:
 
 
 @dataclass(frozen=True)
-class File:
+class FilePart:
     """A file (a PDF) inline as a base64 data URL, by URL, or by an uploaded file's id."""
 
     where: str
@@ -41,7 +65,7 @@ class File:
     file_id: str | None = None
 
 
-Part = Text | Image | File
+Part = TextPart | ImagePart | FilePart
 
 
 @dataclass(frozen=True)
@@ -61,87 +85,88 @@ class ToolResult:
 
 Piece = Part | ToolCall | ToolResult
 
-_SKIPPED = frozenset({"thinking", "redacted_thinking"})
-"""Assistant blocks no OpenAI model can read back (another model's thinking, signed for Anthropic): left out."""
 
-
-def system_text(system: str | list[dict[str, Any]]) -> str:
+def system_text(system: str | list[dict[str, Any]], *, rules: ContentRules) -> str:
     """The system prompt as one text: its text blocks, a blank line between them."""
     if isinstance(system, str):
         return system
     texts: list[str] = []
     for index, block in enumerate(system):
         if block.get("type") != "text":
-            raise _unsupported(f"system[{index}].type", f"{block.get('type')!r} blocks in the system prompt")
+            raise _unsupported(rules, f"system[{index}].type", f"{block.get('type')!r} blocks in the system prompt")
         texts.append(_text(block, f"system[{index}]"))
     return "\n\n".join(texts)
 
 
-def pieces_of(role: Literal["user", "assistant"], blocks: list[dict[str, Any]], index: int) -> list[Piece]:
+def pieces_of(
+    role: Literal["user", "assistant"], blocks: list[dict[str, Any]], index: int, *, rules: ContentRules
+) -> list[Piece]:
     """The pieces of the content blocks of one message, in order; `messages[index]` names it in errors."""
     pieces: list[Piece] = []
     for number, block in enumerate(blocks):
         where = f"messages[{index}].content[{number}]"
         kind = block.get("type")
-        if role == "assistant" and kind in _SKIPPED:
+        if role == "assistant" and kind in rules.skipped:
             continue
         if kind == "text":
-            pieces.append(Text(_text(block, where)))
+            pieces.append(TextPart(_text(block, where)))
         elif kind == "tool_use" and role == "assistant":
             pieces.append(_tool_call(block, where))
         elif kind == "tool_result" and role == "user":
-            pieces.append(_tool_result(block, where))
+            pieces.append(_tool_result(block, where, rules))
         elif kind in ("image", "document") and role == "user":
-            pieces.extend(_media(block, where))
+            pieces.extend(_media(block, where, rules))
         else:
-            raise _unsupported(f"{where}.type", f"{kind!r} blocks in {role} messages")
+            raise _unsupported(rules, f"{where}.type", f"{kind!r} blocks in {role} messages")
     return pieces
 
 
-def _media(block: Mapping[str, Any], where: str) -> list[Part]:
+def _media(block: Mapping[str, Any], where: str, rules: ContentRules) -> list[Part]:
     if block.get("type") == "image":
-        return [_image(block, where)]
-    return _document(block, where)
+        return [_image(block, where, rules)]
+    return _document(block, where, rules)
 
 
-def _image(block: Mapping[str, Any], where: str) -> Image:
+def _image(block: Mapping[str, Any], where: str, rules: ContentRules) -> ImagePart:
     source = _source(block, where)
     kind = source.get("type")
     if kind == "base64":
-        return Image(where, url=_data_url(source, where))
+        return ImagePart(where, url=_data_url(source, where))
     if kind == "url":
-        return Image(where, url=_string(source, "url", f"{where}.source"))
+        return ImagePart(where, url=_string(source, "url", f"{where}.source"))
     if kind == "file":
-        return Image(where, file_id=_string(source, "file_id", f"{where}.source"))
-    raise _unsupported(f"{where}.source.type", f"image sources of type {kind!r}")
+        return ImagePart(where, file_id=_string(source, "file_id", f"{where}.source"))
+    raise _unsupported(rules, f"{where}.source.type", f"image sources of type {kind!r}")
 
 
-def _document(block: Mapping[str, Any], where: str) -> list[Part]:
+def _document(block: Mapping[str, Any], where: str, rules: ContentRules) -> list[Part]:
     citations: object = block.get("citations")
-    if isinstance(citations, dict) and cast("dict[str, Any]", citations).get("enabled") is True:
-        raise _unsupported(f"{where}.citations", "documents with citations enabled: OpenAI does not cite documents")
+    cited = isinstance(citations, dict) and cast("dict[str, Any]", citations).get("enabled") is True
+    if cited and not rules.cites_documents:
+        what = f"documents with citations enabled: {rules.provider} does not cite documents"
+        raise _unsupported(rules, f"{where}.citations", what)
     source = _source(block, where)
     title = block.get("title")
     title = title if isinstance(title, str) and title else None
     context = block.get("context")
-    parts: list[Part] = [Text(context)] if isinstance(context, str) and context else []
+    parts: list[Part] = [TextPart(context)] if isinstance(context, str) and context else []
     kind = source.get("type")
     if kind == "text":
         text = _string(source, "data", f"{where}.source")
-        parts.append(Text(f"{title}\n\n{text}" if title else text))
+        parts.append(TextPart(f"{title}\n\n{text}" if title else text))
     elif kind == "base64":
-        parts.append(File(where, filename=_filename(title), data_url=_data_url(source, where)))
+        parts.append(FilePart(where, filename=_filename(title), data_url=_data_url(source, where)))
     elif kind == "url":
-        parts.append(File(where, url=_string(source, "url", f"{where}.source")))
+        parts.append(FilePart(where, url=_string(source, "url", f"{where}.source")))
     elif kind == "file":
-        parts.append(File(where, file_id=_string(source, "file_id", f"{where}.source")))
+        parts.append(FilePart(where, file_id=_string(source, "file_id", f"{where}.source")))
     else:
-        raise _unsupported(f"{where}.source.type", f"document sources of type {kind!r}")
+        raise _unsupported(rules, f"{where}.source.type", f"document sources of type {kind!r}")
     return parts
 
 
 def _filename(title: str | None) -> str:
-    """The document's title as a PDF's file name (OpenAI reads a file's kind from its name), else a plain one."""
+    """The document's title as a PDF's file name (an API may read a file's kind from its name), else a plain one."""
     if title is None:
         return "document.pdf"
     return title if title.lower().endswith(".pdf") else f"{title}.pdf"
@@ -158,13 +183,13 @@ def _tool_call(block: Mapping[str, Any], where: str) -> ToolCall:
     )
 
 
-def _tool_result(block: Mapping[str, Any], where: str) -> ToolResult:
+def _tool_result(block: Mapping[str, Any], where: str, rules: ContentRules) -> ToolResult:
     call_id = _string(block, "tool_use_id", where)
     content: object = block.get("content")
     if content is None:
         return ToolResult(call_id, (), where)
     if isinstance(content, str):
-        return ToolResult(call_id, (Text(content),), where)
+        return ToolResult(call_id, (TextPart(content),), where)
     if not isinstance(content, list):
         raise ConfigurationError(f"{where}.content must be text or a list of blocks.", field=f"{where}.content")
     parts: list[Part] = []
@@ -175,11 +200,11 @@ def _tool_result(block: Mapping[str, Any], where: str) -> ToolResult:
         entry = cast("dict[str, Any]", item)
         kind = entry.get("type")
         if kind == "text":
-            parts.append(Text(_text(entry, inner)))
+            parts.append(TextPart(_text(entry, inner)))
         elif kind in ("image", "document"):
-            parts.extend(_media(entry, inner))
+            parts.extend(_media(entry, inner, rules))
         else:
-            raise _unsupported(f"{inner}.type", f"{kind!r} blocks in tool results")
+            raise _unsupported(rules, f"{inner}.type", f"{kind!r} blocks in tool results")
     return ToolResult(call_id, tuple(parts), where)
 
 
@@ -206,5 +231,5 @@ def _string(block: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _unsupported(field: str, what: str) -> ConfigurationError:
-    return ConfigurationError(f"OpenAI cannot take {what} ({field}).", field=field)
+def _unsupported(rules: ContentRules, field: str, what: str) -> ConfigurationError:
+    return ConfigurationError(f"{rules.provider} cannot take {what} ({field}).", field=field)

@@ -1,0 +1,69 @@
+"""OpenAI's rules as data, which neutral code asks for by the provider's name (`register` hands them to the
+registry): how the Responses and Chat Completions APIs report usage, for genai-prices; and what they can carry of
+lowtide's content blocks, for the neutral reader its request encoders use. Pure, and light: no SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lowtide.content import ContentRules
+from lowtide.pricing import PROBE_TOKENS, UsageShape
+from lowtide.types import Usage
+
+__all__ = ["CONTENT", "USAGE"]
+
+CONTENT = ContentRules(provider="OpenAI", skipped=frozenset({"thinking", "redacted_thinking"}))
+"""No OpenAI model can read back another provider's thinking (signed for it): left out. No document is cited."""
+
+
+# Input tokens include the cached ones and those written to the cache; the Responses API reports
+# `input_tokens`/`output_tokens` with `input_tokens_details`, Chat Completions `prompt_tokens`/`completion_tokens`
+# with `prompt_tokens_details`.
+def _from_neutral(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+        "output_tokens": usage.output_tokens,
+        "input_tokens_details": {
+            "cached_tokens": usage.cache_read_input_tokens,
+            "cache_write_tokens": usage.cache_creation_input_tokens,
+        },
+    }
+
+
+def _flavor(raw: Mapping[str, Any]) -> str:
+    return "chat" if "prompt_tokens" in raw else "responses"
+
+
+def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
+    chat = "prompt_tokens" in raw
+    details: Mapping[str, Any] = raw.get("prompt_tokens_details" if chat else "input_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0)
+    written = int(details.get("cache_write_tokens") or 0)
+    return {
+        "input_tokens": int(raw.get("prompt_tokens" if chat else "input_tokens") or 0) - cached - written,
+        "output_tokens": int(raw.get("completion_tokens" if chat else "output_tokens") or 0),
+        "cached_tokens": cached,
+        "cache_write_tokens": written,
+    }
+
+
+def _probe(**counts: int) -> dict[str, Any]:
+    return _from_neutral(Usage(**counts))
+
+
+USAGE = UsageShape(
+    genai_provider="openai",
+    owner="OpenAI",
+    fields=_fields,
+    probes=(
+        ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
+        ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
+        ("cached_tokens", _probe(cache_read_input_tokens=PROBE_TOKENS)),
+        ("cache_write_tokens", _probe(cache_creation_input_tokens=PROBE_TOKENS)),
+    ),
+    from_neutral=_from_neutral,
+    flavor=_flavor,
+    priced_tiers=frozenset({"flex", "priority"}),
+)
+"""How OpenAI's APIs report usage, for genai-prices (flex and priority tiers priced apart)."""
