@@ -30,9 +30,11 @@ from pydantic import BaseModel
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
-from lowtide.bulk.execution import Execution, Prepared, RunActor
+from lowtide.bulk.definition import Prepared, RunActor
+from lowtide.bulk.execution import Execution
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
-from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
+from lowtide.bulk.live_execution import LiveExecution
+from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs, check_owned
 from lowtide.bulk.plain import PlainJobs
