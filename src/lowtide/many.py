@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from lowtide.actor_face import ActorFace
 from lowtide.arguments import check_budget, check_key, check_messages
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
@@ -28,9 +29,6 @@ from lowtide.providers.base import Outcome, Provider
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
-if TYPE_CHECKING:
-    from lowtide.actor import Actor
-
 __all__ = ["ManyCalls"]
 
 _PRICED = {"model", "max_tokens", "messages", "system", "tools"}
@@ -41,7 +39,7 @@ class ManyCalls:
     """The `run_many` of one actor."""
 
     def __init__(
-        self, actor: Actor, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
+        self, actor: ActorFace, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
     ) -> None:
         self._actor = actor
         self._engine = engine

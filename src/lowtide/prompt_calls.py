@@ -14,10 +14,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import derive_key
@@ -27,9 +28,6 @@ from lowtide.limits import bounded_by_bytes
 from lowtide.providers.base import Provider
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
-
-if TYPE_CHECKING:
-    from lowtide.actor import Actor
 
 __all__ = ["DurableCall", "PromptCalls"]
 
@@ -67,7 +65,7 @@ class PromptCalls:
 
     def __init__(
         self,
-        actor: Actor,
+        actor: ActorFace,
         engine: Callable[[BatchBackend], BatchEngine],
         durable: Durable,
         wait: Wait,

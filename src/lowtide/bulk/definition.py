@@ -9,47 +9,32 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
+from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.jobs import Jobs
 from lowtide.bulk.live_options import AbortMode, PostProcess
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
-from lowtide.clock import Clock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.live.caller import LiveCaller
-from lowtide.providers.base import Provider
 from lowtide.types import ActorRequest
 
 __all__ = ["LiveRunDefinition", "Prepared", "RunActor", "RunDefinition", "RunOutputs"]
 
 
-class RunActor(Protocol):
-    """What a bulk run needs of its actor (`lowtide.Actor` is one): its settings, ledger and clock, requests built
-    from its defaults, its provider (for the pre-send checks), its batch codec and backend, and its live caller."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def configuration(self) -> ActorConfiguration: ...
+class RunActor(ActorFace, Protocol):
+    """What a bulk run needs of its actor (`lowtide.Actor` is one): besides what every part of its calls needs
+    (`ActorFace`: its settings and clock, requests built from its defaults, its provider for the pre-send checks),
+    its ledger, its batch codec and backend, and its live caller."""
 
     @property
     def ledger(self) -> LedgerStore: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    def request(
-        self, prompt: str | None = None, *, response_model: type[BaseModel] | None = None, **params: Any
-    ) -> ActorRequest: ...
-
-    def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider: ...
 
     def batch_codec(self, capability: str = ...) -> BatchCodec: ...
 
@@ -123,3 +108,8 @@ class Prepared:
     """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
     identity: str
     """The ledger's identity, which its custom ids carry (`BatchCodec.custom_id_for`)."""
+
+    @cached_property
+    def row_of(self) -> dict[int, ItemRow]:
+        """The rows read back, by item index."""
+        return {row.index: row for row in self.rows}

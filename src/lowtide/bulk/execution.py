@@ -110,7 +110,7 @@ class Execution:
     # What is there already.
 
     async def _load_finished(self) -> None:
-        rows = {row.index: row for row in self.prepared.rows}
+        rows = self.prepared.row_of
         sending = set(self.prepared.to_send)
         again = sending | set(self.prepared.attach)
         cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
@@ -123,7 +123,7 @@ class Execution:
     def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
         how many the items to send should take."""
-        rows = {row.index: row for row in self.prepared.rows}
+        rows = self.prepared.row_of
         waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
         self.tally.done = sum(1 for batch in self._batches_in_ledger() if batch not in waiting)
         sizes = [self.prepared.sizes[index] for index in self.prepared.to_send]
@@ -141,7 +141,7 @@ class Execution:
 
     def _attach(self) -> None:
         """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
-        rows = {row.index: row for row in self.prepared.rows}
+        rows = self.prepared.row_of
         batches: dict[str, list[int]] = {}
         for index in self.prepared.attach:
             batches.setdefault(rows[index].batch_id or "unrecorded", []).append(index)

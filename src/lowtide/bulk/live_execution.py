@@ -112,7 +112,7 @@ class LiveExecution:
     # What is there already.
 
     async def _load_finished(self) -> None:
-        rows = {row.index: row for row in self.prepared.rows}
+        rows = self.prepared.row_of
         self.state.keep_unsent(self.prepared.rows, set(self.prepared.to_send))
         ledger = async_ledger(self.run.actor.ledger)  # (the run's own store, the same ledger's)
         async for index, record in self.state.records(ledger, self.prepared.finished):
