@@ -91,8 +91,8 @@ def check_batch_jobs(
     write: bool,
 ) -> Checked:
     """Every job of a batch run checked (`plain`: the template of its prompt-only jobs, if one could be made)."""
-    digest = _digest(run)
     checked = Checked(backend, "", [], None, [], [])
+    kept = _Kept(run, checked, write=write)
     probes = _Probes(checked)
     plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
     codec, max_bytes = run.codec, run.max_bytes()
@@ -119,20 +119,16 @@ def check_batch_jobs(
                 f" hold ({max_bytes:,}).",
                 field="inputs",
             )
-        checked.sizes.append(size)
-        digest.update(b"\x00" + job_text.encode())
-        if write:
-            checked.jobs_json.append(job_text)
-    checked.fingerprint = digest.hexdigest()
-    return checked
+        kept.job(job_text, size)
+    return kept.done()
 
 
 def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: bool) -> Checked:
     """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit. The
     provider's checks are noted once per distinct settings (everything but the conversation), and each job's size
     is what its JSON adds to its probe's."""
-    digest = _digest(run)
     checked = Checked(None, "", [], None, [], [], added=True)
+    kept = _Kept(run, checked, write=write)
     probes = _Probes(checked)
     for index, job in enumerate(run.jobs):
         if job.prompt is not None and not job.prompt.isascii():
@@ -148,12 +144,8 @@ def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: b
         job_text = job_json(job)
         file = files[job.file] if job.file is not None else None
         _note_content(checked, index, request, file)
-        checked.sizes.append(len(job_text) + (_file_bytes(file) if file is not None else 0))
-        digest.update(b"\x00" + job_text.encode())
-        if write:
-            checked.jobs_json.append(job_text)
-    checked.fingerprint = digest.hexdigest()
-    return checked
+        kept.job(job_text, len(job_text) + (_file_bytes(file) if file is not None else 0))
+    return kept.done()
 
 
 class _Probes:
@@ -221,10 +213,24 @@ def _check_job(
     return size, job_json(job), unpriced
 
 
-def _digest(run: CheckedRun) -> Any:
-    digest = hashlib.sha256()
-    digest.update(stored_json(run.fingerprint_settings()).encode())
-    return digest
+class _Kept:
+    """What the checks keep of each job: its size, its JSON (for the ledger; a dry run writes nothing), and the run's
+    fingerprint, the digest of the run's settings and of every job's JSON."""
+
+    def __init__(self, run: CheckedRun, checked: Checked, *, write: bool) -> None:
+        self._digest = hashlib.sha256(stored_json(run.fingerprint_settings()).encode())
+        self._checked = checked
+        self._write = write
+
+    def job(self, job_text: str, size: int) -> None:
+        self._checked.sizes.append(size)
+        self._digest.update(b"\x00" + job_text.encode())
+        if self._write:
+            self._checked.jobs_json.append(job_text)
+
+    def done(self) -> Checked:
+        self._checked.fingerprint = self._digest.hexdigest()
+        return self._checked
 
 
 def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:
