@@ -46,6 +46,8 @@ class Underway:
 
 
 class _Records(Protocol):
+    """What reading final requests back needs of a ledger (`AsyncLedgerStore` is one)."""
+
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
 
 
