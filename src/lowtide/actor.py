@@ -20,7 +20,7 @@ from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.budget import Limit, within_limits
+from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
@@ -30,7 +30,6 @@ from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
 from lowtide.many import ManyCalls
-from lowtide.pricing import worst_case_cost
 from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.providers.base import Outcome, Provider
 from lowtide.registry import ProviderRegistry
@@ -325,8 +324,7 @@ class Actor:
 
     def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""
-        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
+        estimate = worst_case_of(request, mode=mode, provider=self.configuration.provider)
         within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     async def _check_budget(

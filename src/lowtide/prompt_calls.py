@@ -117,9 +117,9 @@ class PromptCalls:
         params_json: str,
         key: str,
         *,
-        future: asyncio.Future[Any] | None = None,
+        future: asyncio.Future[Settled] | None = None,
         arrived: float | None = None,
-    ) -> asyncio.Future[Any]:
+    ) -> asyncio.Future[Settled]:
         """Claim a call whose template passed its checks: at once when its params fit the provider's limits, else
         once it passed them whole (its outcome their error, if it does not)."""
         actor = self._actor.name
@@ -137,7 +137,7 @@ class PromptCalls:
         template: PromptTemplate,
         params_json: str,
         key: str,
-        outcome: asyncio.Future[Any],
+        outcome: asyncio.Future[Settled],
         arrived: float | None,
     ) -> None:
         provider = template.provider
@@ -210,7 +210,7 @@ class PromptCalls:
         open counts from the first one's arrival (now), so that it runs while the checks do."""
         arrived = self._actor.clock.now()
 
-        def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
+        def claim(params_json: str, key: str, outcome: asyncio.Future[Settled]) -> None:
             self._claim(self._engine(backend), template, params_json, key, future=outcome, arrived=arrived)
 
         return claim

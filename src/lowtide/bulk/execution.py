@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Coroutine, Sequence
 
 from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import ResultLine, Settled, UnreadableLine
@@ -76,7 +75,7 @@ class Execution:
         self.canceled: set[str] = set()
         """The provider ids of the batches this go canceled (at the time limit)."""
         self.decided: set[int] = set()
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
 
     async def go(self) -> RunResult:
         state = self.state
@@ -405,7 +404,7 @@ class Execution:
         if self.state.directory is not None:
             self.state.directory.add_raw(provider_batch_id, lines)
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+    def _spawn(self, coroutine: Coroutine[object, None, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coroutine)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)

@@ -16,6 +16,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
@@ -173,8 +174,12 @@ class LiveExecution:
         job = self.run.jobs[index]
         params = request.model_dump(mode="json", exclude={"response_model", "custom_id"}, exclude_none=True)
 
-        async def store(state: RequestState, **fields: Any) -> None:
-            answer = LiveAnswer(index, self.keys[index], self.run.actor.name, request.model, params, state, **fields)
+        async def store(
+            state: RequestState, response: dict[str, Any] | None, error: dict[str, Any] | None, cost: Decimal | None,
+            status: str | None = None, reason: str | None = None,
+        ) -> None:  # fmt: skip
+            key, actor = self.keys[index], self.run.actor.name
+            answer = LiveAnswer(index, key, actor, request.model, params, state, response, error, cost, status, reason)
             # Stored even if the run is canceled meanwhile: an answer paid for is never paid for again.
             await finishing(self.runs.record_live(self.run_id, [answer], now=self.clock.now()))
 
@@ -186,9 +191,7 @@ class LiveExecution:
             status, reason = (None, None) if result.ok else (ItemStatus.FAILED.value, result.reason)
             if result.ok and self.run.post_process is not None:
                 status, reason = ItemStatus.FAILED.value, _UNFINISHED  # until the post-processor says otherwise
-            await store(
-                RequestState.SUCCEEDED, response=answer, error=None, cost_usd=cost, status=status, reason=reason
-            )
+            await store(RequestState.SUCCEEDED, answer, None, cost, status, reason)
             self.budget.settle(index, cost)
             if result.ok and self.run.post_process is not None:
                 self.state.set(_failed(result, _UNFINISHED))
@@ -197,7 +200,7 @@ class LiveExecution:
                 self._settled(result)
             return
         error = outcome if isinstance(outcome, ActorError) else ActorError(f"{type(outcome).__name__}: {outcome}")
-        await store(RequestState.FAILED, response=None, error=error_to_json(error), cost_usd=None)
+        await store(RequestState.FAILED, None, error_to_json(error), None)
         self.budget.settle(index, None)
         self._settled(self._failure(index, error, None))
         kind = error_class(error)

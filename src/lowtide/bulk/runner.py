@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.budget import worst_case_of
 from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
@@ -48,7 +49,6 @@ from lowtide.errors import (
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
 from lowtide.limits import InputLimits
-from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
@@ -299,8 +299,7 @@ class BulkRun:
         """A live request's worst-case cost, where a budget needs it (`budgeted`); None where none does."""
         if not self.budgeted:
             return None
-        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        return worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
+        return worst_case_of(request, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
 
     def max_requests(self) -> int:
         settings = self.actor.configuration.batch
