@@ -61,11 +61,14 @@ class RunOutputs(Protocol):
 
 
 class RunDefinition(RunOutputs, Protocol):
-    """What a batch execution needs of its run besides: how many batches at once, the time limit's grace, and how
-    requests are built, sized and priced."""
+    """What a batch execution (and its dry run, `batch_plan`) needs of its run besides: how many batches at once,
+    the time limit's grace, its batch codec, and how requests are built, sized and priced."""
 
     max_parallel_batches: int
     cancel_grace: float
+
+    @property
+    def codec(self) -> BatchCodec: ...
 
     def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any] | str, int]]: ...
 

@@ -17,10 +17,9 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
@@ -30,7 +29,7 @@ from pydantic import BaseModel
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.budget import worst_case_of
-from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
+from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, params_text, preflight
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
@@ -39,7 +38,7 @@ from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs, check_owned
 from lowtide.bulk.plain import PlainJobs
-from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
+from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import RunResult
 from lowtide.config import BatchProcessingMode
@@ -48,7 +47,6 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
-from lowtide.limits import InputLimits
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
@@ -218,39 +216,7 @@ class BulkRun:
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        prepared = self._prepare(self._check(write=False), write=False)
-        plan = RunPlan(
-            run_id=prepared.run_id,
-            items_total=len(self.jobs),
-            already_final=len(self.jobs) - len(prepared.to_send),
-            cost_limit_usd=self.max_cost_usd,
-        )
-        spent = prepared.spent
-        over_limit = False
-        built = self.built(prepared, prepared.to_send)
-        for group in split(
-            ((entry, entry[2]) for entry in built), max_requests=self.max_requests(), max_bytes=self.max_bytes()
-        ):
-            batch = PlannedBatch()
-            for _, built_params, size in group:
-                params = built_params if isinstance(built_params, dict) else json.loads(built_params)
-                estimate = self.codec.cost_range(params)
-                if estimate is None:
-                    plan.unpriced_model = self.codec.model_of(params)
-                    batch.priced = False
-                    estimate = (Decimal(0), Decimal(0))
-                if over_limit or (self.max_cost_usd is not None and spent + estimate[1] > self.max_cost_usd):
-                    over_limit = True
-                    plan.not_run += 1
-                    continue
-                spent += estimate[1]
-                batch.requests += 1
-                batch.bytes += size
-                batch.cost_low_usd += estimate[0]
-                batch.cost_high_usd += estimate[1]
-            if batch.requests:
-                plan.batches.append(batch)
-        return plan
+        return batch_plan(self, self._prepare(self._check(write=False), write=False))
 
     async def live_plan(self) -> LivePlan:
         """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
@@ -267,7 +233,8 @@ class BulkRun:
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
-            await self._preflight(checked)
+            mode = BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
+            await preflight(self, checked, self.actor.provider(mode))
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
@@ -402,41 +369,9 @@ class BulkRun:
         except ConfigurationError:
             return None
 
-    async def _preflight(self, checked: Checked) -> None:
-        """The provider's pre-send checks (which may ask its API), before the run is recorded: of each distinct
-        request (`checked.probes`), then of each job against its probe's limits, measured without asking the API;
-        only a job that may not fit (near its model's context window, or over the API's size) is checked whole."""
-        provider = self.actor.provider(BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH)
-        limits: list[InputLimits] = []
-        for index, request in checked.probes:
-            with self._job_named(index):
-                await provider.preflight(request)
-                limits.append(await provider.input_limits(request))
-        whole = set(checked.whole)
-        bytes_only = set(checked.bytes_only)
-        for index, size in enumerate(checked.sizes):
-            probe = limits[checked.probe_of[index]]
-            if checked.added:
-                size += probe.body_bytes
-            if index in bytes_only:
-                fits = probe.max_bytes is None or size <= probe.max_bytes
-            else:
-                fits = index not in whole and probe.fits(size)
-            if not fits:
-                with self._job_named(index):
-                    await provider.preflight(self.job_request(self.jobs[index]))
-
-    @contextlib.contextmanager
-    def _job_named(self, index: int) -> Generator[None]:
-        """A `ConfigurationError` raised within, said of job `index`."""
-        try:
-            yield
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
-
     def _recorded(self, checked: Checked) -> bool:
         """Whether the ledger holds this run already, made of these jobs and settings."""
-        record = self.actor.ledger.run_store.run(self.run_id or f"run-{checked.fingerprint[:16]}")
+        record = self.actor.ledger.run_store.run(self._run_id(checked))
         return record is not None and record.fingerprint == checked.fingerprint
 
     def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
