@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
-import inspect
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -392,17 +390,9 @@ class Actor:
         max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress; and for live
         runs mode, abort_on, abort_mode, post_process, post_process_timeout.
         """
-        from lowtide.bulk.runner import BulkRun
+        from lowtide.bulk.runner import BulkRun, check_run_options
 
-        known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], known, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ConfigurationError(
-                f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
-                field=unknown[0],
-            )
+        check_run_options(options)
         return BulkRun(self, **options)
 
     @overload

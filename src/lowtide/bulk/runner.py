@@ -17,6 +17,8 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
+import difflib
+import inspect
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,7 +52,7 @@ from lowtide.ledger.store import RequestState
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
-__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "item_key"]
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options", "item_key"]
 
 
 JobInput = Job | str | Mapping[str, Any]
@@ -465,6 +467,19 @@ class BulkRun:
 
 
 # Helpers.
+
+
+def check_run_options(options: Mapping[str, object]) -> None:
+    """Refuse a `BulkRun` option by a name it does not take (`Actor.bulk`'s keywords), naming the closest one."""
+    known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ConfigurationError(
+            f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
+            field=unknown[0],
+        )
 
 
 def item_key(run_id: str, index: int, attempt: int) -> str:
