@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
-import inspect
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -20,7 +18,7 @@ from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.budget import Limit, within_limits
+from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
@@ -30,7 +28,6 @@ from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
 from lowtide.many import ManyCalls
-from lowtide.pricing import worst_case_cost
 from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.providers.base import Outcome, Provider
 from lowtide.registry import ProviderRegistry
@@ -325,8 +322,7 @@ class Actor:
 
     def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
         """The budget of a call outside the ledger (a live call), at the mode's prices."""
-        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        estimate = worst_case_cost(sent, mode=mode, provider=self.configuration.provider)
+        estimate = worst_case_of(request, mode=mode, provider=self.configuration.provider)
         within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     async def _check_budget(
@@ -394,17 +390,9 @@ class Actor:
         max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress; and for live
         runs mode, abort_on, abort_mode, post_process, post_process_timeout.
         """
-        from lowtide.bulk.runner import BulkRun
+        from lowtide.bulk.runner import BulkRun, check_run_options
 
-        known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], known, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ConfigurationError(
-                f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
-                field=unknown[0],
-            )
+        check_run_options(options)
         return BulkRun(self, **options)
 
     @overload

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from lowtide.batching.engines import close_engines_of
-from lowtide.budget import within_limits
+from lowtide.budget import within_limits, worst_case_of
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ConfigurationError
@@ -21,7 +21,7 @@ from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier, RetryPolicy, classify
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
-from lowtide.pricing import load_prices_in_background, worst_case_cost
+from lowtide.pricing import load_prices_in_background
 from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest
@@ -170,6 +170,5 @@ class ActorProviders:
 
 def _worst_case(request: ActorRequest, configuration: ActorConfiguration) -> Decimal:
     """What `request` could cost at most, live: its input as estimated and its `max_tokens` answered."""
-    sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-    estimate = worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=configuration.provider)
+    estimate = worst_case_of(request, mode=BatchProcessingMode.LIVE, provider=configuration.provider)
     return within_limits(estimate, request.model, [])

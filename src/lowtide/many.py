@@ -12,36 +12,30 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from lowtide.actor_face import ActorFace
 from lowtide.arguments import check_budget, check_key, check_messages
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import canonical_json, derive_key, params_json
 from lowtide.batching.policy import other_request
-from lowtide.budget import Limit, within_limits
+from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
-from lowtide.pricing import worst_case_cost
 from lowtide.providers.base import Outcome, Provider
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
-if TYPE_CHECKING:
-    from lowtide.actor import Actor
-
 __all__ = ["ManyCalls"]
-
-_PRICED = {"model", "max_tokens", "messages", "system", "tools"}
-"""What a live call's worst case is estimated from (`pricing.worst_case_cost`)."""
 
 
 class ManyCalls:
     """The `run_many` of one actor."""
 
     def __init__(
-        self, actor: Actor, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
+        self, actor: ActorFace, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
     ) -> None:
         self._actor = actor
         self._engine = engine
@@ -82,9 +76,8 @@ class ManyCalls:
         ledger: only the call's own budget applies, at the mode's prices."""
         await _preflight(provider, built)
         if max_cost_usd is not None:
-            sent = [request.model_dump(mode="json", include=_PRICED) for request in built]
             provider_name = self._actor.configuration.provider
-            estimates = [worst_case_cost(s, mode=provider.mode, provider=provider_name) for s in sent]
+            estimates = [worst_case_of(r, mode=provider.mode, provider=provider_name) for r in built]
             self._within(estimates, [r.model for r in built], [self._call_limit(max_cost_usd)])
         if provider.mode is not BatchProcessingMode.LIVE:
             return await provider.complete_many(built)

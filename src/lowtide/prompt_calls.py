@@ -14,10 +14,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import derive_key
@@ -27,9 +28,6 @@ from lowtide.limits import bounded_by_bytes
 from lowtide.providers.base import Provider
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
-
-if TYPE_CHECKING:
-    from lowtide.actor import Actor
 
 __all__ = ["DurableCall", "PromptCalls"]
 
@@ -67,7 +65,7 @@ class PromptCalls:
 
     def __init__(
         self,
-        actor: Actor,
+        actor: ActorFace,
         engine: Callable[[BatchBackend], BatchEngine],
         durable: Durable,
         wait: Wait,
@@ -119,9 +117,9 @@ class PromptCalls:
         params_json: str,
         key: str,
         *,
-        future: asyncio.Future[Any] | None = None,
+        future: asyncio.Future[Settled] | None = None,
         arrived: float | None = None,
-    ) -> asyncio.Future[Any]:
+    ) -> asyncio.Future[Settled]:
         """Claim a call whose template passed its checks: at once when its params fit the provider's limits, else
         once it passed them whole (its outcome their error, if it does not)."""
         actor = self._actor.name
@@ -139,7 +137,7 @@ class PromptCalls:
         template: PromptTemplate,
         params_json: str,
         key: str,
-        outcome: asyncio.Future[Any],
+        outcome: asyncio.Future[Settled],
         arrived: float | None,
     ) -> None:
         provider = template.provider
@@ -212,7 +210,7 @@ class PromptCalls:
         open counts from the first one's arrival (now), so that it runs while the checks do."""
         arrived = self._actor.clock.now()
 
-        def claim(params_json: str, key: str, outcome: asyncio.Future[Any]) -> None:
+        def claim(params_json: str, key: str, outcome: asyncio.Future[Settled]) -> None:
             self._claim(self._engine(backend), template, params_json, key, future=outcome, arrived=arrived)
 
         return claim

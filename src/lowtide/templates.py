@@ -17,13 +17,14 @@ from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.types import ActorRequest, ChatMessage
 
 if TYPE_CHECKING:
+    from lowtide.batching.backend import Settled
     from lowtide.providers.base import Provider
 
 __all__ = ["Claim", "PromptTemplate"]
 
-Claim = Callable[[str, str, "asyncio.Future[Any]"], None]
+Claim = Callable[[str, str, "asyncio.Future[Settled]"], None]
 """How a call that waited for a template's checks is claimed: (params JSON, key, the outcome its caller waits on)."""
-_Waiting = list[tuple[str, str, "asyncio.Future[Any]"]]
+_Waiting = list[tuple[str, str, "asyncio.Future[Settled]"]]
 
 
 @dataclass(eq=False)
@@ -96,9 +97,9 @@ class PromptTemplate:
         checking = self.checking = asyncio.ensure_future(check)
         checking.add_done_callback(functools.partial(self._checked, waiting, claim))
 
-    def after_check(self, params_json: str, key: str) -> asyncio.Future[Any]:
+    def after_check(self, params_json: str, key: str) -> asyncio.Future[Settled]:
         """The outcome of a call that waits for the checks under way, and is claimed once they pass."""
-        outcome: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        outcome: asyncio.Future[Settled] = asyncio.get_running_loop().create_future()
         self._waiting.append((params_json, key, outcome))
         if len(self._waiting) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once wait for the checks, then for their batch

@@ -7,29 +7,43 @@ given again names the same run.
 Prompt-only jobs are checked through the run's template (`PlainJobs`): one request built and encoded, each job
 adding its prompt's JSON. Each job's size is kept, with the probe it belongs to: once the provider has given each
 probe's limits (`Provider.input_limits`), every job is measured against them without asking the API
-(`BulkRun._preflight`), and only one that may not fit is checked whole.
+(`preflight`), and only one that may not fit is checked whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.jobs import FileInfo, Job, Jobs
 from lowtide.bulk.plain import PlainJobs, job_json
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.store import stored_json
-from lowtide.limits import bounded_by_bytes
+from lowtide.limits import InputLimits, bounded_by_bytes
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_text
 
-__all__ = ["STAND_IN_ID", "Checked", "CheckedRun", "check_batch_jobs", "check_live_jobs", "named", "named_id"]
+if TYPE_CHECKING:
+    from lowtide.providers.base import Provider
+
+__all__ = [
+    "STAND_IN_ID",
+    "Checked",
+    "CheckedRun",
+    "check_batch_jobs",
+    "check_live_jobs",
+    "named",
+    "named_id",
+    "params_text",
+    "preflight",
+]
 
 STAND_IN_ID = "x" * 64
 """The longest custom id, standing in for a job's before the run id is known."""
@@ -91,8 +105,8 @@ def check_batch_jobs(
     write: bool,
 ) -> Checked:
     """Every job of a batch run checked (`plain`: the template of its prompt-only jobs, if one could be made)."""
-    digest = _digest(run)
     checked = Checked(backend, "", [], None, [], [])
+    kept = _Kept(run, checked, write=write)
     probes = _Probes(checked)
     plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
     codec, max_bytes = run.codec, run.max_bytes()
@@ -119,20 +133,16 @@ def check_batch_jobs(
                 f" hold ({max_bytes:,}).",
                 field="inputs",
             )
-        checked.sizes.append(size)
-        digest.update(b"\x00" + job_text.encode())
-        if write:
-            checked.jobs_json.append(job_text)
-    checked.fingerprint = digest.hexdigest()
-    return checked
+        kept.job(job_text, size)
+    return kept.done()
 
 
 def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: bool) -> Checked:
     """A live run's jobs: each request built (its files read later, as it is sent) and priced for the limit. The
     provider's checks are noted once per distinct settings (everything but the conversation), and each job's size
     is what its JSON adds to its probe's."""
-    digest = _digest(run)
     checked = Checked(None, "", [], None, [], [], added=True)
+    kept = _Kept(run, checked, write=write)
     probes = _Probes(checked)
     for index, job in enumerate(run.jobs):
         if job.prompt is not None and not job.prompt.isascii():
@@ -148,12 +158,41 @@ def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: b
         job_text = job_json(job)
         file = files[job.file] if job.file is not None else None
         _note_content(checked, index, request, file)
-        checked.sizes.append(len(job_text) + (_file_bytes(file) if file is not None else 0))
-        digest.update(b"\x00" + job_text.encode())
-        if write:
-            checked.jobs_json.append(job_text)
-    checked.fingerprint = digest.hexdigest()
-    return checked
+        kept.job(job_text, len(job_text) + (_file_bytes(file) if file is not None else 0))
+    return kept.done()
+
+
+async def preflight(run: CheckedRun, checked: Checked, provider: Provider) -> None:
+    """The provider's pre-send checks (which may ask its API), before the run is recorded: of each distinct request
+    (`checked.probes`), then of each job against its probe's limits, measured without asking the API; only a job that
+    may not fit (near its model's context window, or over the API's size) is checked whole."""
+    limits: list[InputLimits] = []
+    for index, request in checked.probes:
+        with _job_named(run.jobs, index):
+            await provider.preflight(request)
+            limits.append(await provider.input_limits(request))
+    whole = set(checked.whole)
+    bytes_only = set(checked.bytes_only)
+    for index, size in enumerate(checked.sizes):
+        probe = limits[checked.probe_of[index]]
+        if checked.added:
+            size += probe.body_bytes
+        if index in bytes_only:
+            fits = probe.max_bytes is None or size <= probe.max_bytes
+        else:
+            fits = index not in whole and probe.fits(size)
+        if not fits:
+            with _job_named(run.jobs, index):
+                await provider.preflight(run.job_request(run.jobs[index]))
+
+
+@contextlib.contextmanager
+def _job_named(jobs: Jobs, index: int) -> Generator[None]:
+    """A `ConfigurationError` raised within, said of job `index`."""
+    try:
+        yield
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"Job {index}{named(jobs[index])}: {exc}", field=exc.field) from None
 
 
 class _Probes:
@@ -221,10 +260,24 @@ def _check_job(
     return size, job_json(job), unpriced
 
 
-def _digest(run: CheckedRun) -> Any:
-    digest = hashlib.sha256()
-    digest.update(stored_json(run.fingerprint_settings()).encode())
-    return digest
+class _Kept:
+    """What the checks keep of each job: its size, its JSON (for the ledger; a dry run writes nothing), and the run's
+    fingerprint, the digest of the run's settings and of every job's JSON."""
+
+    def __init__(self, run: CheckedRun, checked: Checked, *, write: bool) -> None:
+        self._digest = hashlib.sha256(stored_json(run.fingerprint_settings()).encode())
+        self._checked = checked
+        self._write = write
+
+    def job(self, job_text: str, size: int) -> None:
+        self._checked.sizes.append(size)
+        self._digest.update(b"\x00" + job_text.encode())
+        if self._write:
+            self._checked.jobs_json.append(job_text)
+
+    def done(self) -> Checked:
+        self._checked.fingerprint = self._digest.hexdigest()
+        return self._checked
 
 
 def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo | None) -> int:

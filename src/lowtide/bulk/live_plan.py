@@ -18,8 +18,7 @@ from lowtide.config import BatchProcessingMode
 from lowtide.pricing import cost_range, estimate_input_tokens
 
 if TYPE_CHECKING:
-    from lowtide.bulk.execution import Prepared
-    from lowtide.bulk.live_execution import LiveRunDefinition
+    from lowtide.bulk.definition import LiveRunDefinition, Prepared
 
 __all__ = ["LivePlan", "live_plan"]
 

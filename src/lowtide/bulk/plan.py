@@ -12,10 +12,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from lowtide.errors import ConfigurationError
 from lowtide.spelling import argument
+
+if TYPE_CHECKING:
+    from lowtide.bulk.definition import Prepared, RunDefinition
 
 __all__ = [
     "API_MAX_BATCH_BYTES",
@@ -23,6 +26,7 @@ __all__ = [
     "PlannedBatch",
     "RunPlan",
     "Splitter",
+    "batch_plan",
     "batches_from",
     "request_size",
     "split",
@@ -208,3 +212,39 @@ class RunPlan:
             "cost_limit_usd": str(self.cost_limit_usd) if self.cost_limit_usd is not None else None,
             "not_run": self.not_run,
         }
+
+
+def batch_plan(run: RunDefinition, prepared: Prepared) -> RunPlan:
+    """The plan of `run`'s items still to send: their batches, sizes and cost range at batch prices."""
+    plan = RunPlan(
+        run_id=prepared.run_id,
+        items_total=len(run.jobs),
+        already_final=len(run.jobs) - len(prepared.to_send),
+        cost_limit_usd=run.max_cost_usd,
+    )
+    spent = prepared.spent
+    over_limit = False
+    built = run.built(prepared, prepared.to_send)
+    for group in split(
+        ((entry, entry[2]) for entry in built), max_requests=run.max_requests(), max_bytes=run.max_bytes()
+    ):
+        batch = PlannedBatch()
+        for _, built_params, size in group:
+            params = built_params if isinstance(built_params, dict) else json.loads(built_params)
+            estimate = run.codec.cost_range(params)
+            if estimate is None:
+                plan.unpriced_model = run.codec.model_of(params)
+                batch.priced = False
+                estimate = (Decimal(0), Decimal(0))
+            if over_limit or (run.max_cost_usd is not None and spent + estimate[1] > run.max_cost_usd):
+                over_limit = True
+                plan.not_run += 1
+                continue
+            spent += estimate[1]
+            batch.requests += 1
+            batch.bytes += size
+            batch.cost_low_usd += estimate[0]
+            batch.cost_high_usd += estimate[1]
+        if batch.requests:
+            plan.batches.append(batch)
+    return plan

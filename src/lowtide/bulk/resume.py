@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lowtide.bulk.execution import RunActor
+from lowtide.bulk.definition import RunActor
 from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun, item_key

@@ -17,10 +17,11 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import difflib
+import inspect
 import json
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
@@ -29,14 +30,17 @@ from pydantic import BaseModel
 
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
-from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, named, params_text
-from lowtide.bulk.execution import Execution, Prepared, RunActor
+from lowtide.budget import worst_case_of
+from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, params_text, preflight
+from lowtide.bulk.definition import Prepared, RunActor
+from lowtide.bulk.execution import Execution
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
-from lowtide.bulk.live_execution import AbortMode, LiveExecution, PostProcess, check_live_options
+from lowtide.bulk.live_execution import LiveExecution
+from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
 from lowtide.bulk.outputs import check_outputs, check_owned
 from lowtide.bulk.plain import PlainJobs
-from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, PlannedBatch, RunPlan, split
+from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import RunResult
 from lowtide.config import BatchProcessingMode
@@ -45,12 +49,10 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
-from lowtide.limits import InputLimits
-from lowtide.pricing import worst_case_cost
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 
-__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "item_key"]
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options", "item_key"]
 
 
 JobInput = Job | str | Mapping[str, Any]
@@ -216,39 +218,7 @@ class BulkRun:
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        prepared = self._prepare(self._check(write=False), write=False)
-        plan = RunPlan(
-            run_id=prepared.run_id,
-            items_total=len(self.jobs),
-            already_final=len(self.jobs) - len(prepared.to_send),
-            cost_limit_usd=self.max_cost_usd,
-        )
-        spent = prepared.spent
-        over_limit = False
-        built = self.built(prepared, prepared.to_send)
-        for group in split(
-            ((entry, entry[2]) for entry in built), max_requests=self.max_requests(), max_bytes=self.max_bytes()
-        ):
-            batch = PlannedBatch()
-            for _, built_params, size in group:
-                params = built_params if isinstance(built_params, dict) else json.loads(built_params)
-                estimate = self.codec.cost_range(params)
-                if estimate is None:
-                    plan.unpriced_model = self.codec.model_of(params)
-                    batch.priced = False
-                    estimate = (Decimal(0), Decimal(0))
-                if over_limit or (self.max_cost_usd is not None and spent + estimate[1] > self.max_cost_usd):
-                    over_limit = True
-                    plan.not_run += 1
-                    continue
-                spent += estimate[1]
-                batch.requests += 1
-                batch.bytes += size
-                batch.cost_low_usd += estimate[0]
-                batch.cost_high_usd += estimate[1]
-            if batch.requests:
-                plan.batches.append(batch)
-        return plan
+        return batch_plan(self, self._prepare(self._check(write=False), write=False))
 
     async def live_plan(self) -> LivePlan:
         """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
@@ -265,7 +235,8 @@ class BulkRun:
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
-            await self._preflight(checked)
+            mode = BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
+            await preflight(self, checked, self.actor.provider(mode))
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
@@ -297,8 +268,7 @@ class BulkRun:
         """A live request's worst-case cost, where a budget needs it (`budgeted`); None where none does."""
         if not self.budgeted:
             return None
-        sent = request.model_dump(mode="json", include={"model", "max_tokens", "messages", "system", "tools"})
-        return worst_case_cost(sent, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
+        return worst_case_of(request, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
 
     def max_requests(self) -> int:
         settings = self.actor.configuration.batch
@@ -401,41 +371,9 @@ class BulkRun:
         except ConfigurationError:
             return None
 
-    async def _preflight(self, checked: Checked) -> None:
-        """The provider's pre-send checks (which may ask its API), before the run is recorded: of each distinct
-        request (`checked.probes`), then of each job against its probe's limits, measured without asking the API;
-        only a job that may not fit (near its model's context window, or over the API's size) is checked whole."""
-        provider = self.actor.provider(BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH)
-        limits: list[InputLimits] = []
-        for index, request in checked.probes:
-            with self._job_named(index):
-                await provider.preflight(request)
-                limits.append(await provider.input_limits(request))
-        whole = set(checked.whole)
-        bytes_only = set(checked.bytes_only)
-        for index, size in enumerate(checked.sizes):
-            probe = limits[checked.probe_of[index]]
-            if checked.added:
-                size += probe.body_bytes
-            if index in bytes_only:
-                fits = probe.max_bytes is None or size <= probe.max_bytes
-            else:
-                fits = index not in whole and probe.fits(size)
-            if not fits:
-                with self._job_named(index):
-                    await provider.preflight(self.job_request(self.jobs[index]))
-
-    @contextlib.contextmanager
-    def _job_named(self, index: int) -> Generator[None]:
-        """A `ConfigurationError` raised within, said of job `index`."""
-        try:
-            yield
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"Job {index}{named(self.jobs[index])}: {exc}", field=exc.field) from None
-
     def _recorded(self, checked: Checked) -> bool:
         """Whether the ledger holds this run already, made of these jobs and settings."""
-        record = self.actor.ledger.run_store.run(self.run_id or f"run-{checked.fingerprint[:16]}")
+        record = self.actor.ledger.run_store.run(self._run_id(checked))
         return record is not None and record.fingerprint == checked.fingerprint
 
     def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
@@ -529,6 +467,19 @@ class BulkRun:
 
 
 # Helpers.
+
+
+def check_run_options(options: Mapping[str, object]) -> None:
+    """Refuse a `BulkRun` option by a name it does not take (`Actor.bulk`'s keywords), naming the closest one."""
+    known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ConfigurationError(
+            f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
+            field=unknown[0],
+        )
 
 
 def item_key(run_id: str, index: int, attempt: int) -> str:
