@@ -119,7 +119,7 @@ class LedgerRegistry:
         with self._lock:
             taken = [name for name in names if name in self._schemes]
             if not replace and (taken or (kind.takes_paths and self._paths is not None)):
-                what = f"the scheme {taken[0]}:" if taken else "a location with no scheme (a path)"
+                what = f"the scheme {taken[0]!r}" if taken else "a location with no scheme (a path)"
                 raise ConfigurationError(
                     f"A kind of ledger is already registered for {what}; pass replace=True to override it.",
                     field="ledger",
