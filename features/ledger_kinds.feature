@@ -41,6 +41,35 @@ Feature: Kinds of ledger, chosen by the scheme of a ledger's location
       | cron | succeeded | 1        | recorded |
     And the ledger at "scratch:notes" is the actor's, opened once in this process
 
+  Scenario: A store another package installs is one lowtide's commands read and refuse, as they do the built-in ones
+    Given an emulated Anthropic API whose batches take 120 seconds
+    And the package "lowtide-shelf" is installed for a new process, declaring the ledger entry point "shelf = lowtide_shelf_ledger:register"
+    And the ledger shelf is the scenario's folder "shelf"
+    And a ledger registry with the installed kinds
+    When the ledger entry point "shelf = lowtide_shelf_ledger:register" is loaded into it
+    And an actor "planner" keeps its ledger at "shelf:notes", with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30, max_attempts: 1}
+      """
+    And the actor is asked "Plan the cron move" with the key "cron"
+    And "lowtide status --ledger shelf:notes" runs in a new process with that package installed
+    Then the command exits with 0
+    And the command printed "cron"
+    And the command printed "succeeded"
+    When "lowtide status --ledger shelf:drafts" runs in a new process with that package installed
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: There is no ledger at shelf:drafts. Name the one your programs use with --ledger or $LOWTIDE_LEDGER."
+    When "lowtide runs --ledger shelf:Notes" runs in a new process with that package installed
+    Then the command exits with 2
+    And the command printed on stderr "'shelf:Notes' names no ledger on the shelf: write shelf:NAME (lower-case letters, digits, dashes)."
+    When "lowtide status --ledger mysql://db/x" runs in a new process with that package installed
+    Then the command exits with 2
+    And the command printed on stderr "use a SQLite file (a path, sqlite:///absolute/path or sqlite:relative/path), postgresql://user@host/database, shelf:NAME (a ledger on the shelf $LOWTIDE_SHELF) or memory: (this process only)"
+    When "lowtide status --ledger shelf:notes" runs in a new process without that package
+    Then the command exits with 2
+    And the command printed on stderr "'shelf:notes' names no kind of ledger lowtide has (shelf:)"
+
   Scenario: A scheme another kind has is refused, unless the new kind replaces it; a scheme of one letter is a drive
     Given a ledger registry with the installed kinds
     When a kind of ledger is registered for the scheme "postgres"

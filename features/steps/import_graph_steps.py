@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from _support import FEATURES, world
 from behave import given, then, when
-from import_graph import cycles, import_graph, shown
+from import_graph import cycles, import_graph, problems, shown
+
+
+@given("the groups of lowtide's modules that still import one another, being untangled, are:")
+def step_untangling(context: Any) -> None:
+    context.untangling = [frozenset(name.strip() for name in row["modules"].split(",")) for row in context.table]
 
 
 @given('the source of the package "{path}"')
 def step_package_source(context: Any, path: str) -> None:
     context.package = FEATURES.parent / path
+
+
+@given('a copy of the package "{path}" in which "{module}" also runs "{statement}"')
+def step_package_copy(context: Any, path: str, module: str, statement: str) -> None:
+    source = FEATURES.parent / path
+    copy = world(context).path("source") / source.name
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    changed = copy.parent / module
+    assert changed.is_file(), f"{module} is not a module of {path}"
+    lines = changed.read_text(encoding="utf-8").splitlines()
+    changed.write_text("\n".join([*lines, statement]) + "\n", encoding="utf-8")
+    context.package = copy
+    context.added = f"{module}:{len(lines) + 1}"
 
 
 @given('a package "{name}" whose modules are:')
@@ -36,18 +55,29 @@ def step_graph_size(context: Any, count: int) -> None:
 
 @then("no module reaches itself through the graph")
 def step_no_cycle(context: Any) -> None:
-    found = [shown(cycle, context.package.parent) for cycle in cycles(context.graph)]
-    assert not found, "import cycles at run time:\n" + "\n".join(found)
+    found = problems(context.graph, context.package.parent)
+    assert not found, "\n".join(found)
 
 
-@then("no module reaches itself through the graph, but for the cycles still being removed:")
+@then("no module reaches itself through the graph, but in the groups being untangled")
 def step_no_cycle_but(context: Any) -> None:
-    listed = {row["cycle"] for row in context.table}
-    found = {" -> ".join([c[0].importer, *(e.imported for e in c)]): c for c in cycles(context.graph)}
-    unlisted = [shown(cycle, context.package.parent) for name, cycle in found.items() if name not in listed]
-    assert not unlisted, "import cycles at run time:\n" + "\n".join(unlisted)
-    gone = sorted(listed - set(found))
-    assert not gone, "no longer a cycle (remove it from the scenario's list):\n" + "\n".join(gone)
+    found = problems(context.graph, context.package.parent, context.untangling)
+    assert not found, "\n".join(found)
+
+
+@then('the check for cycles fails, saying only that "{cycle}" is an import cycle, naming where the import added is')
+def step_check_fails(context: Any, cycle: str) -> None:
+    found = problems(context.graph, context.package.parent, context.untangling)
+    assert len(found) == 1, "\n".join(found) or "the check passed"
+    prefix = f"import cycle at run time: {cycle} ("
+    assert found[0].startswith(prefix), found[0]
+    assert context.added in found[0][len(prefix) :].rstrip(")").split(", "), (context.added, found[0])
+
+
+@then('the check for cycles fails, saying only: "{message}"')
+def step_check_fails_saying(context: Any, message: str) -> None:
+    found = problems(context.graph, context.package.parent, context.untangling)
+    assert found == [message], "\n".join(found) or "the check passed"
 
 
 @then("the cycles found are:")

@@ -1,12 +1,16 @@
 """Steps of ledger_kinds.feature: the kinds of ledger by scheme (`lowtide.ledger.kinds`), the built-in ones and a
-plugin's (features/plugins/lowtide_scratch_ledger.py)."""
+plugin's (features/plugins/lowtide_scratch_ledger.py, and lowtide_shelf_ledger.py installed for a new process)."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from _support import plugins_importable, world, yaml_doc
+from _support import PLUGINS, plugins_importable, set_env, world, yaml_doc
 from behave import given, then, when
 
 from lowtide.errors import ConfigurationError
@@ -105,3 +109,53 @@ def step_opened_once(context: Any, location: str) -> None:
     w = world(context)
     again = open_ledger(ledger_location(location, registry=_registry(context)))
     assert again is w.store is w.current_actor().ledger, (again, w.store)
+
+
+@given('the package "{name}" is installed for a new process, declaring the ledger entry point "{spec}"')
+def step_package_installed(context: Any, name: str, spec: str) -> None:
+    """A distribution's metadata (`entry_points.txt`) in a folder of its own, which a new process has on its path
+    (`"..." runs in a new process`); this process is left as it was (its registry caches the installed kinds)."""
+    site = world(context).path("site-packages")
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{spec}\n", encoding="utf-8")
+    context.site_packages = site
+
+
+@given('the ledger shelf is the scenario\'s folder "{name}"')
+def step_shelf(context: Any, name: str) -> None:
+    w = world(context)
+    shelf = w.path(name)
+    shelf.mkdir()
+    set_env(w, "LOWTIDE_SHELF", str(shelf))
+
+
+@when('"{command}" runs in a new process with that package installed')
+def step_cli_installed(context: Any, command: str) -> None:
+    _cli_process(context, command, installed=True)
+
+
+@when('"{command}" runs in a new process without that package')
+def step_cli_not_installed(context: Any, command: str) -> None:
+    _cli_process(context, command, installed=False)
+
+
+def _cli_process(context: Any, command: str, *, installed: bool) -> None:
+    """`lowtide ...` as a process of its own, the scenario plugins importable but only the package installed by
+    `step_package_installed` declaring an entry point (`installed`); its exit code and outputs kept as `run_cli` keeps
+    them."""
+    w = world(context)
+    argv = shlex.split(command)
+    assert argv[0] == "lowtide", argv
+    paths = [str(context.site_packages)] if installed else []
+    paths += [str(PLUGINS), *filter(None, [os.environ.get("PYTHONPATH")])]
+    done = subprocess.run(
+        [sys.executable, "-m", "lowtide", *argv[1:]],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    w.value = {"code": done.returncode, "out": done.stdout, "err": done.stderr}

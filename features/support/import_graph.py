@@ -15,11 +15,11 @@ takes the name `c` from `a.b`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Edge", "cycles", "import_graph", "shown"]
+__all__ = ["Edge", "cycles", "groups", "import_graph", "problems", "shown"]
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,41 @@ def import_graph(package: Path) -> dict[str, dict[str, Edge]]:
 def cycles(graph: dict[str, dict[str, Edge]]) -> list[list[Edge]]:
     """One cycle for each group of modules that reach one another (a strongly connected component), as its edges,
     beginning at the group's first module by name; none when the graph has no cycle."""
-    found: list[list[Edge]] = []
-    for group in _components(graph):
-        start = min(group)
-        found.append(_path_back(graph, start, group))
-    return sorted(found, key=lambda cycle: cycle[0].importer)
+    return [cycle for _, cycle in groups(graph)]
+
+
+def groups(graph: dict[str, dict[str, Edge]]) -> list[tuple[frozenset[str], list[Edge]]]:
+    """Each group of modules that reach one another (a strongly connected component), with one cycle through its
+    first module by name (the shortest), by that module. A group may hold more modules than its cycle shows: a new
+    import that draws a module into a group leaves the group's shortest cycle as it was, so a group is known by all
+    of its modules."""
+    found = [(frozenset(group), _path_back(graph, min(group), group)) for group in _components(graph)]
+    return sorted(found, key=lambda item: item[1][0].importer)
+
+
+def problems(graph: dict[str, dict[str, Edge]], root: Path, allowed: Collection[frozenset[str]] = ()) -> list[str]:
+    """What is wrong with the cycles of `graph` when only the groups `allowed` may remain (each as all its modules):
+    a group not allowed, as cycles that pass through every module of it not in an allowed group it grew from (so a
+    module drawn into an allowed group is named, with where the import that draws it is written); a group allowed
+    that is gone."""
+    found = groups(graph)
+    said: list[str] = []
+    for group, _ in found:
+        if group in allowed:
+            continue
+        grown = next((known for known in allowed if known < group), frozenset[str]())
+        covered = set(grown)
+        shown_cycles: list[list[Edge]] = []
+        for module in sorted(group):
+            if module not in covered:
+                through = _path_back(graph, module, group)
+                shown_cycles.append(through)
+                covered.update(edge.importer for edge in through)
+        said += [f"import cycle at run time: {shown(through, root)}" for through in shown_cycles]
+    for group in sorted(allowed, key=sorted):
+        if not any(group <= found_group for found_group, _ in found):
+            said.append(f"no longer a cycle (remove it from the list): {', '.join(sorted(group))}")
+    return said
 
 
 def shown(cycle: list[Edge], root: Path) -> str:

@@ -3,7 +3,8 @@ through (`location.ledger_location`), a store opened through (`store.open_ledger
 
 A store says what lowtide needs to know of its locations in a `LedgerKind`: its schemes, the target a location names,
 how to open a store there, its live quota store alone (without opening the rest), how to show a location (its
-password hidden), whether it can be opened read-only, and where a ledger that must exist is not. It registers the
+password hidden), whether it can be opened read-only, where a ledger that must exist is not, and what an error of its
+store's own means to a user. It registers the
 kind through the `lowtide.ledgers` entry-point group (a callable `register(registry)`), exactly as the built-in
 stores do: a path or `sqlite:` (`ledger/sqlite/kind.py`), `postgresql:` (`ledger/postgres/kind.py`), `memory:`
 (`ledger/memory/kind.py`). Nothing outside a store's folder names its scheme.
@@ -95,6 +96,12 @@ class LedgerKind(ABC):
         read-only, where `opens_read_only`)."""
         return True
 
+    def failure(self, error: BaseException) -> str | None:
+        """What `error`, raised by this kind's store and not a `LedgerError`, means to a user, in one line that says
+        what to do (a SQLite file whose pages are damaged, found while reading it); None for an error it does not
+        know. The CLI asks every kind (`LedgerRegistry.failure`) before it shows an error as a crash."""
+        return None
+
 
 class LedgerRegistry:
     """The kinds of ledger by scheme: every store's, registered as its entry point says (`load_entry_points`)."""
@@ -148,6 +155,15 @@ class LedgerRegistry:
         """Every kind: the one that takes paths first, those of one process's memory last, the rest by scheme (entry
         points load in no set order)."""
         return sorted(self._kinds, key=lambda k: (k is not self._paths, k.in_process, k.scheme))
+
+    def failure(self, error: BaseException) -> str | None:
+        """What `error` means to a user, said by the first kind that knows it (`LedgerKind.failure`); None if none
+        does."""
+        for kind in self.kinds():
+            said = kind.failure(error)
+            if said is not None:
+                return said
+        return None
 
     def load_entry_points(self, eps: Iterable[EntryPoint] | None = None) -> list[str]:
         """Call the `register(registry)` of every store in the entry-point group; returns the names loaded. One

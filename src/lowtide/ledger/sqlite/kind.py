@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
@@ -54,6 +55,15 @@ class SqliteKind(LedgerKind):
         """Whether SQLite can write the file and make its `-wal` and `-shm` files beside it."""
         path = Path(target)
         return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+    def failure(self, error: BaseException) -> str | None:
+        """Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads)."""
+        if not isinstance(error, sqlite3.DatabaseError):
+            return None
+        return (
+            f"the ledger is damaged ({error}); move it aside and start a new one (what it held can be recovered"
+            " with `sqlite3 FILE .recover`)."
+        )
 
 
 def register(registry: LedgerRegistry) -> None:
