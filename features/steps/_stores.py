@@ -8,7 +8,9 @@ from typing import Any
 
 from _support import world
 
-from lowtide.ledger.store import Ledger, LedgerStore, MemoryLedger, open_ledger
+from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import LedgerStore, open_ledger
 
 STORES = ("memory", "sqlite", "postgres")
 

@@ -14,7 +14,8 @@ from behave import given, then, when
 
 from lowtide import ActorError, ConfigurationError, __version__
 from lowtide.cli import main
-from lowtide.ledger.store import Ledger, NewRequest
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import NewRequest
 
 _NAMES = {"nan": float("nan"), "inf": float("inf")}
 

@@ -18,8 +18,9 @@ from behave import given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, LedgerError
 from lowtide.ledger.records import COPIED
-from lowtide.ledger.schema import SCHEMA_VERSION
-from lowtide.ledger.store import Ledger, NewRequest, RequestState, close_ledgers, default_ledger_path, open_ledger
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.sqlite.schema import SCHEMA_VERSION
+from lowtide.ledger.store import NewRequest, RequestState, close_ledgers, default_ledger_path, open_ledger
 
 # -- files -----------------------------------------------------------------------------------------------------------
 
@@ -347,7 +348,7 @@ def _checkpointed_ledger(context: Any, name: str, *, idle: float, at_most: float
     ledger.checkpointer.idle, ledger.checkpointer.at_most = idle, at_most
     w.cleanups.append(ledger.close)
     w.witnessed["checkpointed"] = [ledger]
-    w.witnessed["checkpoint warnings"] = w.keep_log("lowtide.ledger.checkpoint", logging.WARNING)
+    w.witnessed["checkpoint warnings"] = w.keep_log("lowtide.ledger.sqlite.checkpoint", logging.WARNING)
 
 
 @then('one warning said "{text}"')

@@ -13,7 +13,8 @@ from behave import given, then, when
 
 from lowtide import APIUnreachableError, LedgerError
 from lowtide.bulk.results import ItemStatus, RunResult
-from lowtide.ledger.store import Ledger, NewRequest, open_ledger
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import NewRequest, open_ledger
 from lowtide.parking import collect, status
 
 # -- a client built from the environment -----------------------------------------------------------------------------

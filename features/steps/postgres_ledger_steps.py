@@ -21,7 +21,7 @@ from live_concurrency_steps import live
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.sqlite import Ledger
 
 
 @dataclass

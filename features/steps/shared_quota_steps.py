@@ -12,9 +12,9 @@ from _support import world
 from behave import given, then, when
 
 from lowtide.clock import VirtualClock
-from lowtide.ledger.postgres import PostgresQuotaStore
-from lowtide.ledger.quotas import LedgerQuotaStore
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.postgres.quotas import PostgresQuotaStore
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
 from lowtide.live.quota import Permit, Quota, QuotaLimits
 from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState

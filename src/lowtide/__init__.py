@@ -42,7 +42,9 @@ from lowtide.errors import (
     ServerError,
     StructuredOutputError,
 )
-from lowtide.ledger.store import Ledger, MemoryLedger, open_ledger
+from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import open_ledger
 from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 from lowtide.types import (

@@ -19,7 +19,7 @@ from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator
 from lowtide.errors import ActorError
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.sqlite import Ledger
 from lowtide.types import ActorResponse
 
 __all__ = ["DEMO_CALLS", "DemoCall", "run_demo"]

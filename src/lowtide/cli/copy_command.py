@@ -42,11 +42,11 @@ def copy(source: str, target: str, json_output: bool) -> int:
     from lowtide.ledger.store import ledger_location, open_ledger
 
     location = ledger_location(source, source="SOURCE")
-    if location.scheme == "sqlite" and not location.path.is_file():
-        raise ConfigurationError(f"There is no ledger at {location.path} to copy.", field="ledger")
+    missing = location.kind.missing(location.target)
+    if missing is not None:
+        raise ConfigurationError(f"There is no ledger at {missing} to copy.", field="ledger")
     given = existing_ledger(source, read_only=True, source="SOURCE")
-    ledger_location(target, source="TARGET")
-    into = open_ledger(target)
+    into = open_ledger(ledger_location(target, source="TARGET"))
     counts = copy_ledger(given, into)
     if json_output:
         from lowtide.bulk.results import exact_json

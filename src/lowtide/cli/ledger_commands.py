@@ -4,7 +4,6 @@ from the command line. Each reads an existing ledger and says which; none create
 from __future__ import annotations
 
 import asyncio
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,33 +22,27 @@ _SHOWN = 20
 
 def existing_ledger(given: str | Path | None, *, read_only: bool = False, source: str = "--ledger") -> LedgerStore:
     """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
-    reads the ledger never leaves an empty one behind where the user expected theirs. A `postgresql://` URL names a
-    database, which must exist on its server (its tables are made if it has none).
+    reads the ledger never leaves an empty one behind where the user expected theirs (a database named by a URL must
+    exist on its server; its tables are made if it has none).
 
-    `read_only` (a command that only reads): a SQLite file that cannot be written here (a read-only file, directory
-    or file system) is opened so that nothing is written (`SqliteFile`); one that can is opened as usual, which
-    leaves no `-wal` or `-shm` file behind."""
+    `read_only` (a command that only reads): a ledger this process cannot write (a SQLite file in a read-only
+    directory or file system) is opened so that nothing is written, where its kind can; one it can write is opened as
+    usual (a SQLite file then leaves no `-wal` or `-shm` file behind)."""
     location = ledger_location(given, source=source)
-    if location.scheme == "postgresql":
-        return open_ledger(location.target)
-    if location.scheme == "memory":
+    kind = location.kind
+    if kind.in_process:
         raise ConfigurationError(
-            "memory: is a ledger in one process's memory, gone when it ends: there is none here to read. Name the"
+            f"{location} is a ledger in one process's memory, gone when it ends: there is none here to read. Name the"
             " ledger your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
-    where = location.path
-    if not where.is_file():
+    missing = kind.missing(location.target)
+    if missing is not None:
         raise ConfigurationError(
-            f"There is no ledger at {where}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
+            f"There is no ledger at {missing}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
-    return open_ledger(where, read_only=read_only and not _can_write(where))
-
-
-def _can_write(path: Path) -> bool:
-    """Whether SQLite can write the file at `path` and make its `-wal` and `-shm` files beside it."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return open_ledger(location, read_only=read_only and not kind.writable(location.target))
 
 
 def _echo(line: str = "", *, err: bool = False) -> None:

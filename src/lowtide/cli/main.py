@@ -19,7 +19,6 @@ import difflib
 import functools
 import shlex
 import signal
-import sqlite3
 import sys
 import threading
 from collections.abc import Generator, Sequence
@@ -178,18 +177,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ActorError as exc:
             verbosity.uncaught(exc)
             return _say(str(exc), 2)
-        except sqlite3.DatabaseError as exc:
-            # Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads).
-            verbosity.uncaught(exc)
-            return _say(
-                f"the ledger is damaged ({exc}); move it aside and start a new one (what it held can be recovered"
-                " with `sqlite3 FILE .recover`).",
-                2,
-            )
         except OSError as exc:
             verbosity.uncaught(exc)
             where = f" {exc.filename}" if exc.filename else ""
             return _say(f"cannot use{where}: {exc.strerror or exc}.", 2)
+        except Exception as exc:
+            # An error of a ledger store's own that its kind can say (a SQLite file whose pages are damaged), else a
+            # crash, shown as one.
+            from lowtide.ledger.kinds import ledger_registry
+
+            said = ledger_registry().failure(exc)
+            if said is None:
+                raise
+            verbosity.uncaught(exc)
+            return _say(said, 2)
     return int(status or 0)
 
 

@@ -18,7 +18,8 @@ def copy_ledger(source: LedgerStore, target: LedgerStore) -> dict[str, int]:
     ids they were sent with (rows of `requests` and `batch_members`), which is all their batches need; the requests
     `target` claims from now on carry its own identity, so that a copy and its source never make the same custom id.
     """
-    same_place = source.location == target.location and source.location != "memory"  # two in-memory ledgers differ
+    # One ledger opened twice (read-only and not) is two objects; two in-memory ledgers share a location, not a ledger.
+    same_place = source.location == target.location and source.identity() == target.identity()
     if source is target or same_place:
         raise ConfigurationError(f"{source.location} is both the ledger copied and the copy.", field="ledger")
     return target.load((table, source.export_rows(table)) for table in COPIED)

@@ -1,12 +1,13 @@
-"""`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite here; PostgreSQL next).
+"""`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite, PostgreSQL, memory, a plugin's).
 
 The engine, bulk runs, parking and the CLI call these methods and nothing else of a store: no SQL outside one. They
 are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store on
 another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
 being read back, and a batch's members are waiting on it through one row, not one write each. Results are appended
 in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
-`Ledger` (`lowtide.ledger.sqlite`) and `MemoryLedger` (`lowtide.ledger.memory`, for tests) implement it, checked by
-the type checker; `features/ledger_store.feature` holds every store to the same scenarios.
+`Ledger` (`lowtide.ledger.sqlite`), `PostgresLedger` (`lowtide.ledger.postgres`) and `MemoryLedger`
+(`lowtide.ledger.memory`, for tests) implement it, checked by the type checker; `features/ledger_store.feature` holds
+every store to the same scenarios. A store is chosen by the scheme of its location (`kinds.LedgerKind`).
 
 `AsyncLedgerStore` is the same store as the event loop calls it: the methods the engine, the actor's batch path and
 bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks the loop for a
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lowtide.errors import ConfigurationError
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -31,12 +33,16 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
 )
+from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
 
 if TYPE_CHECKING:
-    from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
     from lowtide.live.quota_state import QuotaStore
 
-__all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "RunLedger"]
+__all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "LedgerVersionError", "RunLedger"]
+
+
+class LedgerVersionError(ConfigurationError):
+    """The ledger was written by a newer lowtide: it refuses to open rather than be misread (every store)."""
 
 
 class RunLedger(Protocol):

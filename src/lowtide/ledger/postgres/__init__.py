@@ -2,19 +2,14 @@
 `postgresql://` URL wherever a ledger path is accepted. psycopg 3 is an optional dependency:
 `pip install 'lowtide[postgres]'`.
 
-- `url`: telling a URL from a path, and saying it without its password;
+- `kind`: the `postgresql:` and `postgres:` schemes, registered as a kind of ledger (psycopg imported only when one
+  is opened);
+- `url`: a URL's password removed from any text (`scrub`);
 - `pool`: the sync and async connection pools, errors as `LedgerError` (password removed);
-- `schema`: the versioned schema (`schema_version`) and its migrations;
+- `schema`: the versioned schema (`schema_version`); `migration`: bringing it up to date;
 - `steps`: operations as generators of statements, and their sync and async drivers;
 - `claims`, `batches`, `results`, `copying`: the operations on requests, batches, results, and a ledger's rows;
 - `ledger`: `PostgresLedger`, the sync `LedgerStore`; `aio`: `AsyncPostgresLedger`, its event loop's face;
 - `notices`: the owners' heartbeat and the batches' notices; `runs`: bulk runs;
 - `quotas`: `PostgresQuotaStore`, the live quota scopes in `live_quotas`.
 """
-
-from __future__ import annotations
-
-from lowtide.ledger.postgres.quotas import PostgresQuotaStore
-from lowtide.ledger.postgres.url import configured_url, is_postgres_url, redacted
-
-__all__ = ["PostgresQuotaStore", "configured_url", "is_postgres_url", "redacted"]

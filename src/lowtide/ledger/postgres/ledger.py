@@ -30,13 +30,15 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.postgres import batches, claims, copying, results
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
 from lowtide.ledger.postgres.pool import SyncPool
+from lowtide.ledger.postgres.quotas import PostgresQuotaStore
+from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
 from lowtide.ledger.postgres.steps import run
 from lowtide.ledger.postgres.url import redacted
@@ -50,10 +52,6 @@ from lowtide.ledger.records import (
     RequestState,
     claimed_records,
 )
-
-if TYPE_CHECKING:
-    from lowtide.ledger.postgres.quotas import PostgresQuotaStore
-    from lowtide.ledger.postgres.runs import PostgresRunStore
 
 __all__ = ["PostgresLedger"]
 
@@ -85,14 +83,10 @@ class PostgresLedger:
 
     @property
     def run_store(self) -> PostgresRunStore:
-        from lowtide.ledger.postgres.runs import PostgresRunStore  # runs.py builds on this package
-
         return PostgresRunStore(self._pool)
 
     @property
     def quota_store(self) -> PostgresQuotaStore:
-        from lowtide.ledger.postgres.quotas import PostgresQuotaStore
-
         if self._quotas is None:
             self._quotas = PostgresQuotaStore(self.url)
         return self._quotas

@@ -6,9 +6,9 @@ a new database at once, each step is applied exactly once (PostgreSQL's DDL is t
 
 from __future__ import annotations
 
+from lowtide.ledger.interface import LedgerVersionError
 from lowtide.ledger.postgres.schema import LOCK, MIGRATIONS, SCHEMA_VERSION
 from lowtide.ledger.postgres.steps import Op, Sql
-from lowtide.ledger.schema import LedgerVersionError
 
 __all__ = ["migration"]
 

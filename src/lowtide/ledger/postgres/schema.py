@@ -1,6 +1,6 @@
 """The PostgreSQL ledger's schema, versioned in a `schema_version` table and migrated forward on first connection.
 
-As with the SQLite ledger (`lowtide.ledger.schema`), a migration is appended to `MIGRATIONS`, never edited once
+As with the SQLite ledger (`lowtide.ledger.sqlite.schema`), a migration is appended to `MIGRATIONS`, never edited once
 released, and a database newer than the code refuses to be used rather than be misread. Processes on any number of
 hosts may connect to a new database at once: each step runs in one transaction under an advisory lock, reads the
 version again first, and so is applied exactly once (PostgreSQL's DDL is transactional).

@@ -12,8 +12,9 @@ operation, which may catch it.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, LiteralString, TypeVar
+from typing import TYPE_CHECKING, Any, LiteralString, Protocol, TypeVar
 
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
 
@@ -22,10 +23,8 @@ if TYPE_CHECKING:
     from psycopg.rows import TupleRow
     from psycopg.sql import Composed
 
-    from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
-
 __all__ = [
-    "BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "Op", "Reply", "Sql",
+    "BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections", "Op", "Reply", "Sql",
     "chunks", "run", "run_async", "run_on", "run_on_async",
 ]  # fmt: skip
 
@@ -75,12 +74,24 @@ Op = Generator[Sql, Reply, T]
 """An operation: statements out, replies in, its result returned."""
 
 
+class Connections(Protocol):
+    """Where `run` takes a plain connection from (`pool.SyncPool`)."""
+
+    def connection(self, doing: str) -> AbstractContextManager[Connection[TupleRow]]: ...
+
+
+class AsyncConnections(Protocol):
+    """Where `run_async` takes an async connection from (`pool.PostgresPool`)."""
+
+    def connection(self, doing: str) -> AbstractAsyncContextManager[AsyncConnection[TupleRow]]: ...
+
+
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
 
-def run(pool: SyncPool, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+def run(pool: Connections, doing: str, op: Op[T], *, transaction: bool = True) -> T:
     """Drive `op` on a plain connection of `pool`, in one transaction (or, for a single read, none)."""
     with pool.connection(doing) as db:
         if not transaction:
@@ -89,7 +100,7 @@ def run(pool: SyncPool, doing: str, op: Op[T], *, transaction: bool = True) -> T
             return _drive(db, op)
 
 
-async def run_async(pool: PostgresPool, doing: str, op: Op[T], *, transaction: bool = True) -> T:
+async def run_async(pool: AsyncConnections, doing: str, op: Op[T], *, transaction: bool = True) -> T:
     """Drive `op` on an async connection of `pool`, in one transaction (or, for a single read, none): the event
     loop goes on while the server answers."""
     async with pool.connection(doing) as db:

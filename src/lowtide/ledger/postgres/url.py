@@ -1,4 +1,4 @@
-"""PostgreSQL ledger locations: telling a `postgresql://` URL from a file path, and saying it without its password.
+"""A PostgreSQL ledger's URL, said without its password.
 
 A URL's password is a secret: lowtide never logs it, stores it or puts it in a message. `redacted` is the only form
 of a URL that leaves this package, and `scrub` takes the password out of any text (a driver's error message).
@@ -7,30 +7,11 @@ of a URL that leaves this package, and `scrub` takes the password out of any tex
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from lowtide.ledger.location import ledger_location, redacted
+from lowtide.ledger.location import redacted
 
-__all__ = ["configured_url", "is_postgres_url", "redacted", "scrub"]
-
-_SCHEME = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
-"""`postgresql://` or `postgres://`; one slash is enough, since `Path` folds `//` into `/`."""
-
-
-def is_postgres_url(location: object) -> bool:
-    """Whether a ledger location (a string, a Path, a `Ledger`: anything) names a PostgreSQL database."""
-    return isinstance(location, str | Path) and bool(_SCHEME.match(str(location)))
-
-
-def configured_url(location: object) -> str | None:
-    """The PostgreSQL URL a ledger setting names (None: `$LOWTIDE_LEDGER`), or None when it names another kind of
-    ledger (or is a ledger object already). A location lowtide cannot read is a `ConfigurationError`
-    (`location.ledger_location`)."""
-    if location is not None and not isinstance(location, str | Path):
-        return None
-    found = ledger_location(location)
-    return found.target if found.scheme == "postgresql" else None
+__all__ = ["redacted", "scrub"]
 
 
 def _password(url: str) -> str | None:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lowtide.errors import ConfigurationError, LedgerError
-from lowtide.ledger.checkpoint import INLINE_PAGES, Checkpointer
+from lowtide.ledger.interface import LedgerVersionError
 from lowtide.ledger.location import default_ledger_path
-from lowtide.ledger.schema import SCHEMA_VERSION, LedgerVersionError, migrate
+from lowtide.ledger.sqlite.checkpoint import INLINE_PAGES, Checkpointer
+from lowtide.ledger.sqlite.schema import SCHEMA_VERSION, migrate
 
 T = TypeVar("T")
 

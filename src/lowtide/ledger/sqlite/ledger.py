@@ -4,26 +4,22 @@ Every state change is one short transaction (`BEGIN IMMEDIATE`), and bulk change
 a batch, thousands of results arriving) are written in chunks with `executemany`, not one commit per row. Results
 are appended (`results`), never updated in place. Nothing secret is stored: requests are kept as the provider's
 request bodies, batches by the API's base URL. The file and its transactions are `connection.py`'s; requests,
-batches and results are `requests.py`'s and `batches.py`'s.
+batches and results are `requests.py`'s and `batches.py`'s; bulk runs `runs.py`'s, the live quota `quotas.py`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import (
-    COPIED,
-)
-from lowtide.ledger.schema import NEW_FORM, REQUEST_BATCH, statements
+from lowtide.ledger.records import COPIED
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
-
-if TYPE_CHECKING:
-    from lowtide.ledger.quotas import LedgerQuotaStore
-    from lowtide.ledger.runs import RunStore
+from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
+from lowtide.ledger.sqlite.runs import RunStore
+from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, statements
 
 __all__ = ["Ledger"]
 
@@ -33,14 +29,10 @@ class Ledger(BatchRows):
 
     @property
     def run_store(self) -> RunStore:
-        from lowtide.ledger.runs import RunStore  # runs.py builds on this module
-
         return RunStore(self)
 
     @property
     def quota_store(self) -> LedgerQuotaStore:
-        from lowtide.ledger.quotas import LedgerQuotaStore  # quotas.py builds on this module
-
         return LedgerQuotaStore(self)
 
     @property

@@ -17,8 +17,8 @@ from lowtide.ledger.records import (
     request_record,
     stored_json,
 )
-from lowtide.ledger.schema import latest_membership
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
+from lowtide.ledger.sqlite.schema import latest_membership
 
 
 class RequestRows(SqliteFile):

@@ -1,11 +1,11 @@
 """`MemoryLedger`: the ledger in this process's memory, for tests and throwaway programs.
 
-The same `LedgerStore` as the SQLite `Ledger`, with the same semantics (the SQL of `schema.py` is the spec): results
-are appended, a request's state is derived from its latest result for the batch it is in (`view_state`), a request
-`submitting` in a batch whose API id is recorded is `waiting-on-batch`, and every guarded change (`take_over`,
-`give_up_intent`, `resume_intent`, `adopt`, `claim_batch`) checks and writes under one lock, so that of two callers
-only one wins. What would break a constraint of the SQLite schema (a batch id used twice, a member that is not a
-request, an API batch id held by two batches) raises `LedgerError` with nothing written.
+The same `LedgerStore` as the SQLite `Ledger`, with the same semantics (the SQL of `sqlite/schema.py` is the spec):
+results are appended, a request's state is derived from its latest result for the batch it is in (`view_state`), a
+request `submitting` in a batch whose API id is recorded is `waiting-on-batch`, and every guarded change
+(`take_over`, `give_up_intent`, `resume_intent`, `adopt`, `claim_batch`) checks and writes under one lock, so that of
+two callers only one wins. What would break a constraint of the SQLite schema (a batch id used twice, a member that is
+not a request, an API batch id held by two batches) raises `LedgerError` with nothing written.
 
 Nothing outlives the object: a program that stops loses what it held, and no other process sees it. Stored JSON
 (parameters, answers, errors, a run's inputs) is kept as text, as the SQLite store keeps it, so a record read back
@@ -18,11 +18,13 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.memory_tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest, batch_record
+from lowtide.ledger.memory.copy import load_into, rows_of
+from lowtide.ledger.memory.runs import MemoryRunStore
+from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest, batch_record
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
@@ -37,9 +39,6 @@ from lowtide.ledger.records import (
     foreign_batch_id,
     stored_json,
 )
-
-if TYPE_CHECKING:
-    from lowtide.ledger.memory_runs import MemoryRunStore
 
 __all__ = ["MemoryLedger"]
 
@@ -57,7 +56,7 @@ class MemoryLedger:
         """Held for every read and change, by the run store and the quota store too."""
         self.tables = MemoryTables()
         self._quota_store = MemoryQuotaStore(self.lock)
-        self._run_store: MemoryRunStore | None = None
+        self._run_store = MemoryRunStore(self.lock, self.tables)
         self._identity = secrets.token_hex(6)
 
     def __repr__(self) -> str:
@@ -73,12 +72,7 @@ class MemoryLedger:
 
     @property
     def run_store(self) -> MemoryRunStore:
-        from lowtide.ledger.memory_runs import MemoryRunStore  # it builds on this module
-
-        with self.lock:
-            if self._run_store is None:
-                self._run_store = MemoryRunStore(self)
-            return self._run_store
+        return self._run_store
 
     @property
     def quota_store(self) -> MemoryQuotaStore:
@@ -99,15 +93,11 @@ class MemoryLedger:
         """Nothing (see `keep_alive`)."""
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
-        from lowtide.ledger.memory_copy import rows_of
-
         with self.lock:
             rows = rows_of(self, table)
         yield rows
 
     def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
-        from lowtide.ledger.memory_copy import load_into
-
         with self.lock:
             return load_into(self, tables)
 

@@ -1,4 +1,4 @@
-"""`MemoryRunStore`: the bulk runs of a `MemoryLedger`, with the semantics of the SQLite `RunStore` (`runs.py`).
+"""`MemoryRunStore`: the bulk runs of a `MemoryLedger`, with the semantics of the SQLite `RunStore` (`sqlite/runs.py`).
 
 A run and its items are written at once (or not at all); an item points at the request key of its latest attempt,
 and reads that request's state as the ledger derives it. Everything runs under the ledger's one lock.
@@ -7,19 +7,17 @@ and reads that request's state as the ledger derives it. Everything runs under t
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import RunLedger
-from lowtide.ledger.memory_tables import StoredRequest
+from lowtide.ledger.memory.tables import MemoryTables, StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, job_text
-
-if TYPE_CHECKING:
-    from lowtide.ledger.memory import MemoryLedger
 
 __all__ = ["MemoryRunStore"]
 
@@ -52,23 +50,24 @@ class _Item:
 class MemoryRunStore:
     """The runs of one `MemoryLedger`."""
 
-    def __init__(self, ledger: MemoryLedger) -> None:
-        self.ledger = ledger
+    def __init__(self, lock: threading.RLock, tables: MemoryTables) -> None:
+        self._lock = lock
+        self._tables = tables
         self._runs: dict[str, _Run] = {}
         self._items: dict[str, dict[int, _Item]] = {}
 
-    # a copy's rows (`memory_copy`)
+    # a copy's rows (`copy.py`)
 
     def stored_runs(self) -> list[_Run]:
-        with self.ledger.lock:
+        with self._lock:
             return list(self._runs.values())
 
     def stored_items(self) -> list[tuple[str, list[_Item]]]:
-        with self.ledger.lock:
+        with self._lock:
             return [(run_id, sorted(items.values(), key=lambda i: i.index)) for run_id, items in self._items.items()]
 
     def load_run(self, v: dict[str, Any]) -> None:
-        with self.ledger.lock:
+        with self._lock:
             self._runs[v["id"]] = _Run(
                 v["id"], v["actor"], v["configuration"], v["options"], v["fingerprint"], int(v["item_count"]),
                 float(v["created_at"]), float(v["updated_at"]),
@@ -76,18 +75,18 @@ class MemoryRunStore:
             self._items.setdefault(v["id"], {})
 
     def load_item(self, v: dict[str, Any]) -> None:
-        with self.ledger.lock:
+        with self._lock:
             self._items.setdefault(v["run_id"], {})[int(v["idx"])] = _Item(
                 int(v["idx"]), v["item_id"], v["job"], v["key"], int(v["attempt"]), v["status"], v["reason"]
             )
 
     def run(self, run_id: str) -> RunRecord | None:
-        with self.ledger.lock:
+        with self._lock:
             found = self._runs.get(run_id)
             return _record(found) if found is not None else None
 
     def runs(self) -> list[RunRecord]:
-        with self.ledger.lock:
+        with self._lock:
             found = [_record(r) for r in self._runs.values()]
         return sorted(found, key=lambda r: (r.created_at, r.id))
 
@@ -107,7 +106,7 @@ class MemoryRunStore:
             if i.index in rows:
                 raise LedgerError(f"The ledger memory could not be written: item {i.index} is twice in run {run_id}.")
             rows[i.index] = _Item(i.index, i.item_id, job_text(i), i.key)
-        with self.ledger.lock:
+        with self._lock:
             if run_id in self._runs:
                 return False
             self._runs[run_id] = _Run(
@@ -117,15 +116,15 @@ class MemoryRunStore:
         return True
 
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
-        with self.ledger.lock:
+        with self._lock:
             found = self._runs.get(run_id)
             if found is not None:
                 found.options, found.updated_at = _dumps(options), now
 
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        t = self.ledger.tables
+        t = self._tables
         rows: list[ItemRow] = []
-        with self.ledger.lock:
+        with self._lock:
             for index in sorted(self._items.get(run_id, {})):
                 i = self._items[run_id][index]
                 r = t.requests.get(i.key)
@@ -148,7 +147,7 @@ class MemoryRunStore:
         return rows
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
-        with self.ledger.lock:
+        with self._lock:
             items = self._items.get(run_id, {})
             for index, status, reason in decisions:
                 item = items.get(index)
@@ -157,7 +156,7 @@ class MemoryRunStore:
             self._touch(run_id, now)
 
     def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
-        with self.ledger.lock:
+        with self._lock:
             items = self._items.get(run_id, {})
             for index, key in keys:
                 item = items.get(index)
@@ -170,8 +169,8 @@ class MemoryRunStore:
         rows = [
             (a, stored_json(a.params), answer_json(a.response) if a.response is not None else None) for a in answers
         ]
-        t = self.ledger.tables
-        with self.ledger.lock:
+        t = self._tables
+        with self._lock:
             for a, params, response in rows:
                 t.requests[a.key] = StoredRequest(
                     key=a.key,
@@ -207,8 +206,8 @@ class MemoryRunStore:
             self._touch(run_id, now)
 
     def outstanding_batches(self, run_id: str) -> list[str]:
-        t = self.ledger.tables
-        with self.ledger.lock:
+        t = self._tables
+        with self._lock:
             found = {
                 batch_id
                 for item in self._items.get(run_id, {}).values()
@@ -218,9 +217,9 @@ class MemoryRunStore:
         return sorted(found)
 
     def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
-        t = self.ledger.tables
+        t = self._tables
         counts: dict[str, int] = {}
-        with self.ledger.lock:
+        with self._lock:
             for item in self._items.get(run_id, {}).values():
                 for batch_id in t.batches_of_key.get(item.key, ()):
                     counts[batch_id] = counts.get(batch_id, 0) + 1
@@ -228,9 +227,9 @@ class MemoryRunStore:
             return [(b.id, b.provider_batch_id, b.state.value, counts[b.id]) for b in held]
 
     def live_cost(self, run_id: str) -> Decimal:
-        t = self.ledger.tables
+        t = self._tables
         total = Decimal(0)
-        with self.ledger.lock:
+        with self._lock:
             for item in self._items.get(run_id, {}).values():
                 r = t.requests.get(item.key)
                 outcome = t.outcome(r) if r is not None else None

@@ -10,28 +10,39 @@ import json
 import time
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import orjson
 
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.memory_tables import StoredBatch, StoredRequest
+from lowtide.ledger.memory.runs import MemoryRunStore
+from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.records import COPIED, BatchState, RequestState, stored_json
 from lowtide.live.quota_state import ScopeState
 
-if TYPE_CHECKING:
-    from lowtide.ledger.memory import MemoryLedger
-
-__all__ = ["load_into", "rows_of"]
+__all__ = ["Held", "load_into", "rows_of"]
 
 Row = tuple[Any, ...]
+
+
+class Held(Protocol):
+    """What a `MemoryLedger` holds, as a copy reads and writes it (under the ledger's lock)."""
+
+    @property
+    def tables(self) -> MemoryTables: ...
+
+    @property
+    def run_store(self) -> MemoryRunStore: ...
+
+    @property
+    def quota_store(self) -> MemoryQuotaStore: ...
 
 
 def _money(value: Decimal | None) -> str | None:
     return str(value) if value is not None else None
 
 
-def rows_of(ledger: MemoryLedger, table: str) -> list[Row]:
+def rows_of(ledger: Held, table: str) -> list[Row]:
     """Every row of `table`, its columns as `COPIED` lists them."""
     t = ledger.tables
     runs = ledger.run_store
@@ -74,7 +85,7 @@ def rows_of(ledger: MemoryLedger, table: str) -> list[Row]:
     raise ValueError(f"no table {table!r}")
 
 
-def load_into(ledger: MemoryLedger, tables: Iterable[tuple[str, Iterable[list[Row]]]]) -> dict[str, int]:
+def load_into(ledger: Held, tables: Iterable[tuple[str, Iterable[list[Row]]]]) -> dict[str, int]:
     """Write another ledger's rows into `ledger`, which must hold nothing; how many rows of each table."""
     if any(rows_of(ledger, table) for table in COPIED):
         raise ConfigurationError(
@@ -94,7 +105,7 @@ def load_into(ledger: MemoryLedger, tables: Iterable[tuple[str, Iterable[list[Ro
     return written
 
 
-def _load_row(ledger: MemoryLedger, table: str, v: dict[str, Any]) -> None:
+def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
     t = ledger.tables
     if table == "batches":
         t.batches[v["id"]] = StoredBatch(

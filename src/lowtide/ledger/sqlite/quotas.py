@@ -14,7 +14,7 @@ from typing import TypeVar, cast
 
 import orjson
 
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.sqlite.connection import SqliteFile
 from lowtide.live.quota_state import ScopeState
 
 __all__ = ["LedgerQuotaStore"]
@@ -25,7 +25,7 @@ T = TypeVar("T")
 class LedgerQuotaStore:
     """The quota scopes kept in `ledger`, shared by every process that opens it."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: SqliteFile) -> None:
         self.ledger = ledger
 
     @property

@@ -1,4 +1,4 @@
-"""The ledger's SQLite schema, versioned through `PRAGMA user_version` and migrated forward on open.
+"""The SQLite ledger's schema, versioned through `PRAGMA user_version` and migrated forward on open.
 
 A migration is appended to `MIGRATIONS`, never edited once released: a ledger written by an older lowtide opens
 in a newer one. A ledger newer than the code refuses to open rather than be misread.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from lowtide.errors import ConfigurationError
+from lowtide.ledger.interface import LedgerVersionError
 
 __all__ = [
     "MIGRATIONS",
@@ -17,7 +17,6 @@ __all__ = [
     "REQUEST_OUTCOME",
     "REQUEST_STATE",
     "SCHEMA_VERSION",
-    "LedgerVersionError",
     "latest_membership",
     "migrate",
     "statements",
@@ -149,7 +148,7 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE batches SET phase = 'running' WHERE phase = 'in_progress';
     ALTER TABLE batches ADD COLUMN create_steps TEXT;  -- {"step": "value"}, JSON
     """,
-    # 4: live rate-limit scopes shared by the processes using the ledger (lowtide.ledger.quotas).
+    # 4: live rate-limit scopes shared by the processes using the ledger (lowtide.ledger.sqlite.quotas).
     """
     CREATE TABLE live_quotas (
         scope      TEXT PRIMARY KEY,   -- provider, endpoint and a digest of the credentials: never a secret
@@ -244,10 +243,6 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class LedgerVersionError(ConfigurationError):
-    """The ledger was written by a newer lowtide."""
 
 
 def migrate(connection: sqlite3.Connection) -> int:

@@ -1,0 +1,89 @@
+"""Steps of import_cycles.feature: the import graph of a package's source (`features/support/import_graph.py`)."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from _support import FEATURES, world
+from behave import given, then, when
+from import_graph import cycles, import_graph, problems, shown
+
+
+@given("the groups of lowtide's modules that still import one another, being untangled, are:")
+def step_untangling(context: Any) -> None:
+    context.untangling = [frozenset(name.strip() for name in row["modules"].split(",")) for row in context.table]
+
+
+@given('the source of the package "{path}"')
+def step_package_source(context: Any, path: str) -> None:
+    context.package = FEATURES.parent / path
+
+
+@given('a copy of the package "{path}" in which "{module}" also runs "{statement}"')
+def step_package_copy(context: Any, path: str, module: str, statement: str) -> None:
+    source = FEATURES.parent / path
+    copy = world(context).path("source") / source.name
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    changed = copy.parent / module
+    assert changed.is_file(), f"{module} is not a module of {path}"
+    lines = changed.read_text(encoding="utf-8").splitlines()
+    changed.write_text("\n".join([*lines, statement]) + "\n", encoding="utf-8")
+    context.package = copy
+    context.added = f"{module}:{len(lines) + 1}"
+
+
+@given('a package "{name}" whose modules are:')
+def step_package_made(context: Any, name: str) -> None:
+    package = world(context).path(name)
+    for row in context.table:
+        module = package / row["module"]
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text(row["source"].replace("\\n", "\n") + "\n", encoding="utf-8")
+    context.package = package
+
+
+@when("its imports are drawn as a graph")
+def step_graph_drawn(context: Any) -> None:
+    context.graph = import_graph(context.package)
+
+
+@then("the graph has more than {count:d} modules")
+def step_graph_size(context: Any, count: int) -> None:
+    assert len(context.graph) > count, sorted(context.graph)
+
+
+@then("no module reaches itself through the graph")
+def step_no_cycle(context: Any) -> None:
+    found = problems(context.graph, context.package.parent)
+    assert not found, "\n".join(found)
+
+
+@then("no module reaches itself through the graph, but in the groups being untangled")
+def step_no_cycle_but(context: Any) -> None:
+    found = problems(context.graph, context.package.parent, context.untangling)
+    assert not found, "\n".join(found)
+
+
+@then('the check for cycles fails, saying only that a cycle runs through "{name}", naming where the import added is')
+def step_check_fails(context: Any, name: str) -> None:
+    found = problems(context.graph, context.package.parent, context.untangling)
+    assert len(found) == 1, "\n".join(found) or "the check passed"
+    said = found[0]
+    assert said.startswith(f"import cycle at run time: {name} -> "), said
+    modules, _, where = said.removeprefix("import cycle at run time: ").partition(" (")
+    assert modules.endswith(f" -> {name}"), said
+    assert context.added in where.rstrip(")").split(", "), (context.added, said)
+
+
+@then("the check for cycles fails, saying only that the group being untangled is no longer a cycle, to be removed")
+def step_check_fails_gone(context: Any) -> None:
+    found = problems(context.graph, context.package.parent, context.untangling)
+    expected = [f"no longer a cycle (remove it from the list): {', '.join(sorted(g))}" for g in context.untangling]
+    assert found == expected, "\n".join(found) or "the check passed"
+
+
+@then("the cycles found are:")
+def step_cycles_found(context: Any) -> None:
+    found = [shown(cycle, context.package.parent) for cycle in cycles(context.graph)]
+    assert found == context.text.splitlines(), "\n".join(found)

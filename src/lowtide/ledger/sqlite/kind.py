@@ -1,0 +1,70 @@
+"""The SQLite store as a kind of ledger: a path (the default: `$LOWTIDE_LEDGER`, else the user's state directory),
+`sqlite:///absolute/path` or `sqlite:relative/path`; registered through the `lowtide.ledgers` entry points."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
+from lowtide.ledger.sqlite.ledger import Ledger
+
+__all__ = ["SqliteKind", "register"]
+
+
+class SqliteKind(LedgerKind):
+    """A ledger in a file on this machine, opened read-only where a command only reads one it cannot write."""
+
+    scheme = "sqlite"
+    example = "a SQLite file (a path, sqlite:///absolute/path or sqlite:relative/path)"
+    takes_paths = True
+    opens_read_only = True
+
+    def target(self, text: str, rest: str | None) -> str:
+        """The file's path, `~` expanded: `text` itself (a path), or what follows `sqlite:`, a URL with no host
+        (`sqlite:///abs/path`) or a relative path (`sqlite:relative/path`)."""
+        if rest is None:
+            return str(Path(text).expanduser())
+        if rest.startswith("//"):
+            host, slash, path = rest[2:].partition("/")
+            if host not in ("", "localhost"):
+                raise NotALocation(
+                    f"names a file on {host!r}, but a SQLite ledger is a file on this machine: write"
+                    " sqlite:///absolute/path or sqlite:relative/path."
+                )
+            rest = slash + path
+        if not rest.strip():
+            raise NotALocation("names no file: write sqlite:///absolute/path or sqlite:relative/path.")
+        return str(Path(rest).expanduser())
+
+    def place(self, target: str) -> str:
+        return str(Path(target).resolve())
+
+    def open(self, target: str, *, read_only: bool) -> Ledger:
+        return Ledger(Path(target).absolute(), read_only=read_only)
+
+    def shown(self, target: str) -> str:
+        return target
+
+    def missing(self, target: str) -> str | None:
+        path = Path(target).absolute()
+        return None if path.is_file() else str(path)
+
+    def writable(self, target: str) -> bool:
+        """Whether SQLite can write the file and make its `-wal` and `-shm` files beside it."""
+        path = Path(target)
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+    def failure(self, error: BaseException) -> str | None:
+        """Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads)."""
+        if not isinstance(error, sqlite3.DatabaseError):
+            return None
+        return (
+            f"the ledger is damaged ({error}); move it aside and start a new one (what it held can be recovered"
+            " with `sqlite3 FILE .recover`)."
+        )
+
+
+def register(registry: LedgerRegistry) -> None:
+    registry.register(SqliteKind())
