@@ -8,19 +8,11 @@ Feature: No import cycle at run time
   (`importlib.import_module`, an entry point) is a plugin's seam, not an import. Importing `a.b.c` runs the
   `__init__` of the packages `a` and `a.b` first, so those count too (`features/support/import_graph.py`).
 
-  Background:
-    # The one group left is the provider rules' work of issue 30 (a provider's parameter check out of `config.py`):
-    # the row goes when it does, and the check fails while a row names a group that is gone. A group is known by all
-    # of its modules: one drawn into it by a new import is a new cycle.
-    Given the groups of lowtide's modules that still import one another, being untangled, are:
-      | modules |
-      | lowtide.batching.backend, lowtide.batching.lines, lowtide.batching.oneshot, lowtide.batching.outcomes, lowtide.batching.polling, lowtide.config, lowtide.pricing, lowtide.providers, lowtide.providers.base, lowtide.providers.lazy, lowtide.registry |
-
   Scenario: lowtide's source has no import cycle
     Given the source of the package "src/lowtide"
     When its imports are drawn as a graph
     Then the graph has more than 200 modules
-    And no module reaches itself through the graph, but in the groups being untangled
+    And no module reaches itself through the graph
 
   Scenario Outline: The check fails on an import added to lowtide's source that closes a cycle: <what>
     Given a copy of the package "src/lowtide" in which "<module>" also runs "<statement>"
@@ -28,18 +20,9 @@ Feature: No import cycle at run time
     Then the check for cycles fails, saying only that a cycle runs through "<name>", naming where the import added is
 
     Examples:
-      | what                              | module                  | statement                        | name                 |
-      | a new cycle                       | lowtide/ledger/kinds.py | from lowtide.ledger import store | lowtide.ledger.kinds |
-      | a module drawn into a known group | lowtide/spelling.py     | from lowtide import registry     | lowtide.spelling     |
-
-  Scenario: A group being untangled that no longer imports itself fails the check, so that its row goes
-    Given a package "lowtide" whose modules are:
-      | module      | source                       |
-      | __init__.py |                              |
-      | config.py   | from lowtide import registry |
-      | registry.py |                              |
-    When its imports are drawn as a graph
-    Then the check for cycles fails, saying only that the group being untangled is no longer a cycle, to be removed
+      | what                                 | module                  | statement                        | name                 |
+      | a new cycle                          | lowtide/ledger/kinds.py | from lowtide.ledger import store | lowtide.ledger.kinds |
+      | a module importing the layer above it | lowtide/spelling.py     | from lowtide import config       | lowtide.config       |
 
   Scenario: A cycle closed by an import inside a function is found, and named with where each import is written
     Given a package "loop" whose modules are:

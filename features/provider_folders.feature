@@ -24,7 +24,7 @@ Feature: A provider is its folder: neutral code knows no provider's names, shape
       | retry-after-ms        | a provider's header                   |
     Then they are found only here:
       | module                          | text                        | why                                                  |
-      | config.py                       | anthropic                   | DEFAULT_PROVIDER: the provider of an actor naming none |
+      | settings.py                     | anthropic                   | DEFAULT_PROVIDER: the provider of an actor naming none |
       | __init__.py                     | lowtide.providers.anthropic | the default provider's classes, exported lazily       |
       | __init__.py                     | ClaudeBatchProvider         | the default provider's classes, exported lazily       |
       | __init__.py                     | ClaudeProvider              | the default provider's classes, exported lazily       |

@@ -10,11 +10,6 @@ from behave import given, then, when
 from import_graph import cycles, import_graph, problems, shown
 
 
-@given("the groups of lowtide's modules that still import one another, being untangled, are:")
-def step_untangling(context: Any) -> None:
-    context.untangling = [frozenset(name.strip() for name in row["modules"].split(",")) for row in context.table]
-
-
 @given('the source of the package "{path}"')
 def step_package_source(context: Any, path: str) -> None:
     context.package = FEATURES.parent / path
@@ -59,28 +54,15 @@ def step_no_cycle(context: Any) -> None:
     assert not found, "\n".join(found)
 
 
-@then("no module reaches itself through the graph, but in the groups being untangled")
-def step_no_cycle_but(context: Any) -> None:
-    found = problems(context.graph, context.package.parent, context.untangling)
-    assert not found, "\n".join(found)
-
-
 @then('the check for cycles fails, saying only that a cycle runs through "{name}", naming where the import added is')
 def step_check_fails(context: Any, name: str) -> None:
-    found = problems(context.graph, context.package.parent, context.untangling)
+    found = problems(context.graph, context.package.parent)
     assert len(found) == 1, "\n".join(found) or "the check passed"
     said = found[0]
     assert said.startswith(f"import cycle at run time: {name} -> "), said
     modules, _, where = said.removeprefix("import cycle at run time: ").partition(" (")
     assert modules.endswith(f" -> {name}"), said
     assert context.added in where.rstrip(")").split(", "), (context.added, said)
-
-
-@then("the check for cycles fails, saying only that the group being untangled is no longer a cycle, to be removed")
-def step_check_fails_gone(context: Any) -> None:
-    found = problems(context.graph, context.package.parent, context.untangling)
-    expected = [f"no longer a cycle (remove it from the list): {', '.join(sorted(g))}" for g in context.untangling]
-    assert found == expected, "\n".join(found) or "the check passed"
 
 
 @then("the cycles found are:")

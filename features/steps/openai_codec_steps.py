@@ -25,7 +25,7 @@ from lowtide.answers import response_of
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.errors import ActorError, APIError, BatchRequestError, RateLimitError
 from lowtide.pricing import cost_of
-from lowtide.providers.base import ProviderOptions
+from lowtide.provider import ProviderOptions
 from lowtide.providers.openai.codec import (
     Encoded,
     answer_and_json,

@@ -23,7 +23,7 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.modes import BatchProcessingMode
-from lowtide.providers.base import Provider
+from lowtide.provider import Provider
 from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
 from lowtide.registry import ProviderRegistry
 from lowtide.serve import build_app

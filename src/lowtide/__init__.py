@@ -45,7 +45,7 @@ from lowtide.errors import (
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import open_ledger
-from lowtide.providers.base import Outcome, Provider, ProviderOptions
+from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 from lowtide.types import (
     ActorRequest,

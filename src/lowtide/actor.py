@@ -29,7 +29,7 @@ from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
 from lowtide.many import ManyCalls
 from lowtide.prompt_calls import DurableCall, PromptCalls
-from lowtide.providers.base import Outcome, Provider
+from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 from lowtide.unicode import check_request_text

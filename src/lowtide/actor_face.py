@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.providers.base import Provider
+from lowtide.provider import Provider
 from lowtide.types import ActorRequest
 
 __all__ = ["ActorFace"]

@@ -22,7 +22,7 @@ from lowtide.live.retries import Classifier, RetryPolicy, classify
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
 from lowtide.pricing import load_prices_in_background
-from lowtide.providers.base import Provider, ProviderOptions
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import BudgetExceededError, ConfigurationError
+from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import worst_case_cost
 from lowtide.types import ActorRequest
 

@@ -21,10 +21,10 @@ from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import canonical_json, derive_key, params_json
 from lowtide.batching.policy import other_request
 from lowtide.budget import Limit, within_limits, worst_case_of
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
-from lowtide.providers.base import Outcome, Provider
+from lowtide.modes import BatchProcessingMode
+from lowtide.provider import Outcome, Provider
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 

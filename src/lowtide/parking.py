@@ -18,7 +18,7 @@ from lowtide.clock import Clock, SystemClock
 from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
-from lowtide.providers.base import ProviderOptions
+from lowtide.provider import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 
 __all__ = ["ActorTotals", "BatchSummary", "StatusReport", "cancel", "collect", "status"]

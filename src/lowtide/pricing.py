@@ -22,8 +22,9 @@ from genai_prices import calc_price, extract_usage
 from genai_prices.data_snapshot import get_snapshot
 from genai_prices.types import PriceCalculation, TieredPrices
 
-from lowtide.config import DEFAULT_PROVIDER, BatchProcessingMode
 from lowtide.errors import ConfigurationError
+from lowtide.modes import BatchProcessingMode
+from lowtide.settings import DEFAULT_PROVIDER
 from lowtide.types import Cost, Usage
 
 __all__ = [

@@ -25,7 +25,7 @@ from lowtide.batching.keys import derive_key
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.store import stored_json
 from lowtide.limits import bounded_by_bytes
-from lowtide.providers.base import Provider
+from lowtide.provider import Provider
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
 

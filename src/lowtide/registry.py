@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
 from lowtide.modes import BatchProcessingMode
 from lowtide.parameters import ParameterCheck
-from lowtide.providers.base import Provider, ProviderOptions
+from lowtide.provider import Provider, ProviderOptions
 
 if TYPE_CHECKING:
     from lowtide.custom_ids import CustomIdRule

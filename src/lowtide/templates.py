@@ -18,7 +18,7 @@ from lowtide.types import ActorRequest, ChatMessage
 
 if TYPE_CHECKING:
     from lowtide.batching.backend import Settled
-    from lowtide.providers.base import Provider
+    from lowtide.provider import Provider
 
 __all__ = ["Claim", "PromptTemplate"]
 

@@ -24,8 +24,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from lowtide.answers import Settled
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
+from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [

@@ -15,7 +15,6 @@ from typing import Any
 from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.keys import owner_id
 from lowtide.clock import Clock
-from lowtide.config import BatchSettings
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -28,6 +27,7 @@ from lowtide.ledger.store import (
     LedgerStore,
     RequestRecord,
 )
+from lowtide.settings import BatchSettings
 
 __all__ = ["REREAD_CHUNK", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 

@@ -8,10 +8,10 @@ import weakref
 from lowtide.batching.backend import BatchBackend
 from lowtide.batching.engine import BatchEngine
 from lowtide.clock import Clock
-from lowtide.config import BatchSettings
 from lowtide.ledger.store import (
     LedgerStore,
 )
+from lowtide.settings import BatchSettings
 
 __all__ = ["close_engines_of", "engine_for"]
 

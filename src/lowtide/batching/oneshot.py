@@ -15,9 +15,9 @@ from lowtide.batching.backend import NO_STEPS, BatchBackend, ResultLine, Unreada
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
 from lowtide.clock import Clock
-from lowtide.config import BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.store import stored_json
+from lowtide.settings import BatchSettings
 from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest
 

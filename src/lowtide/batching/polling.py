@@ -10,8 +10,8 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from lowtide.batching.backend import BatchBackend, Phase, RemoteBatch
 from lowtide.clock import Clock
-from lowtide.config import BatchSettings, TimeoutPolicy
 from lowtide.errors import APIError, BatchTimeoutError
+from lowtide.settings import BatchSettings, TimeoutPolicy
 
 __all__ = ["wait_until_ended"]
 

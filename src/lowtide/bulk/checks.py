@@ -31,7 +31,7 @@ from lowtide.types import ActorRequest
 from lowtide.unicode import check_text
 
 if TYPE_CHECKING:
-    from lowtide.providers.base import Provider
+    from lowtide.provider import Provider
 
 __all__ = [
     "STAND_IN_ID",

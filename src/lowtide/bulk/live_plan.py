@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lowtide.bulk.progress import format_duration
-from lowtide.config import BatchProcessingMode
+from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_range, estimate_input_tokens
 
 if TYPE_CHECKING:

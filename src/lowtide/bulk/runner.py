@@ -43,12 +43,12 @@ from lowtide.bulk.plain import PlainJobs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.results import RunResult
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ConfigurationError,
 )
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
+from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
 from lowtide.types import ActorRequest
 

@@ -51,8 +51,8 @@ from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_i
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
 from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
 from lowtide.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
-from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.providers.lazy import LazyProvider
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.providers.sdk_errors import (

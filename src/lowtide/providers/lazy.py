@@ -11,7 +11,7 @@ from lowtide.batching.backend import BatchCodec
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from lowtide.providers.base import Provider, ProviderOptions
+    from lowtide.provider import Provider, ProviderOptions
 
     ProviderFactory = Callable[[ProviderOptions], Provider]
 

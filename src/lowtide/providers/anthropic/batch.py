@@ -27,6 +27,7 @@ from lowtide.batching.polling import wait_until_ended
 from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
 from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.providers.anthropic.backend import (
     MAX_BATCH_BYTES,
     MAX_BATCH_REQUESTS,
@@ -39,7 +40,6 @@ from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, pr
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
-from lowtide.providers.base import Outcome, Provider, ProviderOptions
 from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire

@@ -12,15 +12,15 @@ from anthropic import AsyncAPIResponse
 from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
-from lowtide.config import BatchProcessingMode
 from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
+from lowtide.modes import BatchProcessingMode
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import MAX_REQUEST_BYTES, check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
 from lowtide.providers.anthropic.ratelimits import quota_report
-from lowtide.providers.base import Provider, ProviderOptions
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 

@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -31,6 +30,7 @@ from lowtide.errors import (
     ConfigurationError,
     OverloadedError,
 )
+from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters

@@ -14,8 +14,8 @@ from openai.types.responses import Response
 from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
+from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE

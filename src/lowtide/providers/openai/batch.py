@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import run_batch
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
 from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.providers.base import Outcome, Provider, ProviderOptions
+from lowtide.modes import BatchProcessingMode
+from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
 from lowtide.providers.openai.checks import (

@@ -14,7 +14,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine, Settled
-from lowtide.config import BatchProcessingMode
+from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import PROVIDER_NAME

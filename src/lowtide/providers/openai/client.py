@@ -6,7 +6,7 @@ from __future__ import annotations
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
-from lowtide.providers.base import ProviderOptions
+from lowtide.provider import ProviderOptions
 
 __all__ = ["API_KEY_ENV", "BASE_URL_ENV", "build_client"]
 

@@ -15,7 +15,6 @@ import openai
 from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
-from lowtide.config import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -24,6 +23,7 @@ from lowtide.errors import (
     BatchRequestUnreadable,
     PermissionDeniedError,
 )
+from lowtide.modes import BatchProcessingMode
 from lowtide.providers.openai.answers import (
     answer_and_json,
     failed_response_error,

@@ -12,10 +12,10 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
 from lowtide.batching.backend import credential_of
-from lowtide.config import BatchProcessingMode
 from lowtide.limits import InputLimits, body_json, byte_size
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.providers.base import Provider, ProviderOptions
+from lowtide.modes import BatchProcessingMode
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.openai.checks import (
     MAX_REQUEST_BYTES,
     ModelDirectory,

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from lowtide.answers import Outcome
 from lowtide.clock import Clock, SystemClock
-from lowtide.config import BatchProcessingMode, BatchSettings
 from lowtide.endpoints import check_api_key, check_base_url
 from lowtide.errors import ActorError
 from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.live.reports import LimitListener
+from lowtide.modes import BatchProcessingMode
+from lowtide.settings import BatchSettings
 from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
