@@ -44,8 +44,8 @@ __all__ = ["Actor"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
-MessagesInput = Sequence[ChatMessage | Mapping[str, Any]]
-ToolsInput = Sequence[ToolSpec | Mapping[str, Any]]
+MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
+ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
 
 
 class Actor:
@@ -60,11 +60,11 @@ class Actor:
 
     def __init__(
         self,
-        configuration: ActorConfiguration | Mapping[str, Any],
+        configuration: ActorConfiguration | Mapping[str, object],
         *,
         registry: ProviderRegistry | None = None,
-        client: Any = None,
-        http_client: Any = None,
+        client: object = None,
+        http_client: object = None,
         api_key: str | None = None,
         clock: Clock | None = None,
         ledger: LedgerStore | str | Path | None = None,
@@ -110,12 +110,12 @@ class Actor:
         prompt: str | None = None,
         *,
         messages: MessagesInput | None = None,
-        system: str | list[dict[str, Any]] | None = None,
+        system: str | list[dict[str, object]] | None = None,
         tools: ToolsInput | None = None,
-        tool_choice: Mapping[str, Any] | None = None,
+        tool_choice: Mapping[str, object] | None = None,
         response_model: type[BaseModel] | None = None,
         custom_id: str | None = None,
-        **params: Any,
+        **params: object,
     ) -> ActorRequest:
         """Build the `ActorRequest` a call would send: the configuration's defaults, then this call's arguments.
 
@@ -125,9 +125,11 @@ class Actor:
             raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
         if prompt is not None:
             check_prompt(prompt)
-        conversation: list[Any] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
+        conversation: list[object] = (
+            [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
+        )
         config = self.configuration
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "model": config.model,
             "messages": conversation,
             "max_tokens": config.max_tokens,
@@ -175,7 +177,7 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         key: str | None = None,
         max_cost_usd: float | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> ActorResponse[ModelT]: ...
 
     @overload
@@ -187,8 +189,8 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         key: str | None = None,
         max_cost_usd: float | None = None,
-        **kwargs: Any,
-    ) -> ActorResponse[Any]: ...
+        **kwargs: object,
+    ) -> ActorResponse[object]: ...
 
     async def run(
         self,
@@ -258,7 +260,7 @@ class Actor:
         del request, params  # only the engine holds the params now, and only until they are queued
         return await waiting
 
-    def _wait(self, call: DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[Any]]:
+    def _wait(self, call: DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[object]]:
         return call.engine.run(
             call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
         )
@@ -283,6 +285,12 @@ class Actor:
         )
         return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
 
+    @overload
+    async def result(self, key: str, *, response_model: type[ModelT]) -> ActorResponse[ModelT]: ...
+
+    @overload
+    async def result(self, key: str, *, response_model: None = None) -> ActorResponse[object]: ...
+
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
         """The answer of a parked call, waiting for its batch if need be."""
         return await self._engine().attach(check_key(key), response_model)
@@ -294,7 +302,7 @@ class Actor:
     async def _durable(
         self,
         backend: BatchBackend,
-        params: dict[str, Any],
+        params: dict[str, object],
         *,
         key: str | None,
         max_cost_usd: float | None,
@@ -326,7 +334,7 @@ class Actor:
         within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
 
     async def _check_budget(
-        self, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None
+        self, engine: BatchEngine, params: dict[str, object], max_cost_usd: float | None
     ) -> Decimal | None:
         """Refuse a request whose worst case would cross the call's or the actor's budget."""
         limits: list[Limit] = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
@@ -397,16 +405,16 @@ class Actor:
 
     @overload
     async def map(
-        self, inputs: Iterable[JobInput], *, dry_run: Literal[False] = False, **options: Any
+        self, inputs: Iterable[JobInput], *, dry_run: Literal[False] = False, **options: object
     ) -> RunResult: ...
 
     @overload
     async def map(
-        self, inputs: Iterable[JobInput], *, dry_run: Literal[True], **options: Any
+        self, inputs: Iterable[JobInput], *, dry_run: Literal[True], **options: object
     ) -> RunPlan | LivePlan: ...
 
     async def map(
-        self, inputs: Iterable[JobInput], *, dry_run: bool = False, **options: Any
+        self, inputs: Iterable[JobInput], *, dry_run: bool = False, **options: object
     ) -> RunResult | RunPlan | LivePlan:
         """Run many inputs (prompts, `Job`s, or JSONL-shaped mappings) through batches; results in input order.
 

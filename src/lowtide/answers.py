@@ -87,11 +87,11 @@ class TextAnswer:
         self.custom_id = ids["custom_id"]
         self.request_id = ids["request_id"]
 
-    def response(self) -> ActorResponse[Any]:
+    def response(self) -> ActorResponse[object]:
         """The `ActorResponse` (built directly: the same field values, fields set and shared sets as validation
         would give, without validating again what the provider checked)."""
         blocks = ((self.text, self._blocks),) if isinstance(self._blocks, bool) else self._blocks
-        content: list[Any] = [
+        content: list[object] = [
             built(
                 TextContent,
                 {"type": "text", "text": text, "citations": None},
@@ -138,10 +138,10 @@ class TextAnswer:
         return f"TextAnswer(message_id={self.message_id!r}, custom_id={self.custom_id!r}, text={self.text[:40]!r})"
 
 
-Answer = ActorResponse[Any] | TextAnswer
+Answer = ActorResponse[object] | TextAnswer
 """An answer as a batch result gives it: built, or held as its fields until asked for."""
 
-Outcome = ActorResponse[Any] | ActorError
+Outcome = ActorResponse[object] | ActorError
 """What one request of a batch came to, as its caller gets it: its response, or the error that is its alone."""
 
 Settled = Answer | ActorError
@@ -195,12 +195,12 @@ def _string_or_null(value: object) -> bool:
     return value is None or isinstance(value, str)
 
 
-def response_of(answer: Answer) -> ActorResponse[Any]:
+def response_of(answer: Answer) -> ActorResponse[object]:
     """The `ActorResponse` of an answer (itself, or built from a `TextAnswer`)."""
     return answer if isinstance(answer, ActorResponse) else answer.response()
 
 
-_RESPONSE = ActorResponse[Any]  # looked up once: subscripting a generic model on every call costs a hash of it
+_RESPONSE = ActorResponse[object]  # looked up once: subscripting a generic model on every call costs a hash of it
 _ANSWER_FIELDS = frozenset(
     ("text", "content", "stop_reason", "stop_sequence", "usage", "cost", "model", "provider", "mode", "ids")
 )

@@ -56,16 +56,16 @@ class ActorConfiguration(SettingsModel):
     top_p: float | None = None
     top_k: int | None = None
     stop_sequences: list[str] = Field(default_factory=list[str])
-    metadata: dict[str, Any] | None = None
-    thinking: dict[str, Any] | None = None
-    tool_choice: dict[str, Any] | None = None
-    output_config: dict[str, Any] | None = None
-    cache_control: dict[str, Any] | None = None
-    extra_params: dict[str, Any] = Field(
-        default_factory=dict[str, Any], description="Further Messages API parameters, passed through as given."
+    metadata: dict[str, object] | None = None
+    thinking: dict[str, object] | None = None
+    tool_choice: dict[str, object] | None = None
+    output_config: dict[str, object] | None = None
+    cache_control: dict[str, object] | None = None
+    extra_params: dict[str, object] = Field(
+        default_factory=dict[str, object], description="Further Messages API parameters, passed through as given."
     )
-    provider_options: dict[str, dict[str, Any]] = Field(
-        default_factory=dict[str, dict[str, Any]],
+    provider_options: dict[str, dict[str, object]] = Field(
+        default_factory=dict[str, dict[str, object]],
         description="Settings only one provider has, under its name (`openai: {endpoint: chat_completions}`); the "
         "actor's provider reads and checks its own, before anything is sent, and ignores the others'.",
     )
@@ -132,7 +132,7 @@ class ActorConfiguration(SettingsModel):
         return self
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "configuration") -> ActorConfiguration:
+    def from_dict(cls, data: Mapping[str, object], *, source: str = "configuration") -> ActorConfiguration:
         """Validate one actor's settings, raising `ConfigurationError` naming the field on failure."""
         given = cast("object", data)  # what an untyped caller passed
         if not isinstance(given, Mapping):
@@ -205,7 +205,7 @@ def _parameter_check(provider: str) -> ParameterCheck | None:
         return None
 
 
-def load_actors(source: str | Path | Mapping[str, Any]) -> dict[str, ActorConfiguration]:
+def load_actors(source: str | Path | Mapping[str, object]) -> dict[str, ActorConfiguration]:
     """Load every actor from a YAML or TOML file (by extension) or an already-parsed mapping, keyed by name."""
     if isinstance(source, Mapping):
         return _actors_from_document(source, origin="configuration")
@@ -213,7 +213,7 @@ def load_actors(source: str | Path | Mapping[str, Any]) -> dict[str, ActorConfig
     return _actors_from_document(read_document(path), origin=str(path))
 
 
-def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[str, ActorConfiguration]:
+def _actors_from_document(document: Mapping[str, object], *, origin: str) -> dict[str, ActorConfiguration]:
     if "actors" not in document:
         actor = ActorConfiguration.from_dict(document, source=origin)
         return {actor.name: actor}
@@ -237,10 +237,10 @@ def _actors_from_document(document: Mapping[str, Any], *, origin: str) -> dict[s
     return actors
 
 
-def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
+def _actor_entries(raw: object, *, origin: str) -> list[dict[str, object]]:
     by_name = as_mapping(raw)
     if by_name is not None:
-        entries: list[dict[str, Any]] = []
+        entries: list[dict[str, object]] = []
         for name, body in by_name.items():
             settings = as_mapping(body)
             if settings is None:
@@ -248,7 +248,7 @@ def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
             entries.append({"name": name, **settings})
         return entries
     if isinstance(raw, list):
-        result: list[dict[str, Any]] = []
+        result: list[dict[str, object]] = []
         for index, body in enumerate(cast("list[object]", raw)):
             settings = as_mapping(body)
             if settings is None:
@@ -258,7 +258,7 @@ def _actor_entries(raw: object, *, origin: str) -> list[dict[str, Any]]:
     raise ConfigurationError(f"{origin}: 'actors' must be a list or a mapping of actors", field="actors")
 
 
-def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def _merge(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:
     """Deep-merge two settings mappings; the override wins, nested mappings (like `batch`) merge key by key."""
     merged = dict(base)
     for key, value in override.items():
@@ -267,7 +267,7 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
-def _name_of(data: Mapping[str, Any]) -> str | None:
+def _name_of(data: Mapping[str, object]) -> str | None:
     name = data.get("name")
     return name if isinstance(name, str) else None
 
@@ -287,7 +287,7 @@ def _never_echo(error_type: str, field: str) -> bool:
     return error_type in ("missing", "extra_forbidden") or any(hint in field.lower() for hint in _SECRET_HINTS)
 
 
-def _configuration_error(exc: ValidationError, data: Mapping[str, Any], *, source: str) -> ConfigurationError:
+def _configuration_error(exc: ValidationError, data: Mapping[str, object], *, source: str) -> ConfigurationError:
     problems: list[str] = []
     fields: list[str] = []
     for error in exc.errors():

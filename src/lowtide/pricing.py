@@ -56,14 +56,14 @@ class UsageShape:
     """The provider's id in genai-prices."""
     owner: str
     """The provider's name as its users write it, for the batch discount's note."""
-    fields: Callable[[Mapping[str, Any]], dict[str, int]]
+    fields: Callable[[Mapping[str, object]], dict[str, int]]
     """A usage as the API reported it -> the count of each token kind priced apart (input tokens without the cached
     ones, say), named as in `probes`."""
-    probes: tuple[tuple[str, dict[str, Any]], ...]
+    probes: tuple[tuple[str, dict[str, object]], ...]
     """For each token kind of `fields`: a usage of the API's shape with `PROBE_TOKENS` of that kind alone."""
-    from_neutral: Callable[[Usage], dict[str, Any]]
+    from_neutral: Callable[[Usage], dict[str, object]]
     """The usage of the API's shape a neutral `Usage` stands for."""
-    flavor: Callable[[Mapping[str, Any]], str] = lambda _: "default"
+    flavor: Callable[[Mapping[str, object]], str] = lambda _: "default"
     """genai-prices' `api_flavor` of a usage (one provider's APIs may report usage in shapes of their own)."""
     priced_tiers: frozenset[str] = frozenset()
     """Service tiers genai-prices prices apart from the standard one (`service_tier` in its price context)."""
@@ -76,7 +76,7 @@ _UNSHAPED: set[str] = set()
 
 
 def cost_of(
-    usage: Usage | Mapping[str, Any],
+    usage: Usage | Mapping[str, object],
     model: str,
     *,
     mode: BatchProcessingMode,
@@ -189,7 +189,7 @@ class _Rates:
     linear_below: int
 
 
-def _price(raw: Mapping[str, Any], model: str, shape: UsageShape, *, context: _Context) -> tuple[Decimal, Decimal]:
+def _price(raw: Mapping[str, object], model: str, shape: UsageShape, *, context: _Context) -> tuple[Decimal, Decimal]:
     """(input, output) USD for `raw` usage. genai-prices is exact but slow (about 0.3 ms a call), so below the
     first long-context tier, where every token of a kind costs the same, its own per-token rates are used."""
     rates = _rates(model, shape, context)
@@ -220,7 +220,7 @@ def _rates(model: str, shape: UsageShape, context: _Context) -> _Rates:
     return _Rates(per_token, min(thresholds, default=2**62))
 
 
-def _calc(raw: Mapping[str, Any], model: str, shape: UsageShape, context: _Context) -> PriceCalculation:
+def _calc(raw: Mapping[str, object], model: str, shape: UsageShape, context: _Context) -> PriceCalculation:
     extracted = extract_usage(
         {"model": model, "usage": dict(raw)}, provider_id=shape.genai_provider, api_flavor=shape.flavor(raw)
     )
@@ -232,7 +232,7 @@ def _calc(raw: Mapping[str, Any], model: str, shape: UsageShape, context: _Conte
 _BYTES_PER_TOKEN = 3
 
 
-def estimate_input_tokens(params: Mapping[str, Any]) -> int:
+def estimate_input_tokens(params: Mapping[str, object]) -> int:
     """A deliberately high estimate of a request's input tokens, from the size of what it sends."""
     sent = {name: params.get(name) for name in ("system", "messages", "tools")}
     size = len(json.dumps(sent, separators=(",", ":"), default=str).encode())

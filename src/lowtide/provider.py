@@ -13,7 +13,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lowtide.answers import Outcome
 from lowtide.clock import Clock, SystemClock
@@ -44,8 +44,8 @@ class ProviderOptions:
     api_key_env: str | None = None
     """The environment variable holding the key; None: the provider's own (`ANTHROPIC_API_KEY`, ...)."""
     base_url: str | None = None
-    http_client: Any = None
-    client: Any = None
+    http_client: object = None
+    client: object = None
     clock: Clock = field(default_factory=SystemClock)
     batch: BatchSettings = field(default_factory=BatchSettings)
     timeout: float = 600.0
@@ -70,7 +70,7 @@ class ProviderOptions:
         from_env = os.environ.get(default_env)
         return None if from_env is None else check_base_url(from_env, source=f"${default_env}")
 
-    def sdk_settings(self, api_key: str, base_url: str | None) -> dict[str, Any]:
+    def sdk_settings(self, api_key: str, base_url: str | None) -> dict[str, object]:
         """The arguments every official SDK client takes alike: key, base URL, HTTP client, timeout, retries."""
         return {
             "api_key": api_key,
@@ -105,7 +105,7 @@ class Provider(ABC):
         return NO_LIMITS
 
     @abstractmethod
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """Answer one request, raising its `ActorError` if it fails."""
 
     async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:

@@ -12,7 +12,7 @@ import math
 import os
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, Self, cast, get_args, get_origin
+from typing import Literal, Self, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -52,7 +52,7 @@ class SettingsModel(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _number_not_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+    def _number_not_boolean(cls, value: object, info: ValidationInfo) -> object:
         field = cls.model_fields.get(info.field_name or "")
         numbers = _numbers_in(field.annotation) if field is not None else None
         if numbers == "itself" and isinstance(value, bool):

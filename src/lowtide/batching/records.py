@@ -33,13 +33,13 @@ _API_ERRORS: dict[str, type[APIError]] = {
 }
 
 
-def response_from_json(data: dict[str, Any]) -> ActorResponse[Any]:
+def response_from_json(data: dict[str, object]) -> ActorResponse[object]:
     """A response as the ledger stores it (a provider codec's `line_outcome` gives it;
     `parsed` is left out, rebuilt from the text with whatever model the caller asks for)."""
     return _RESPONSE.model_validate(data)
 
 
-_RESPONSE = ActorResponse[Any]  # looked up once: subscripting a generic model on every call costs a hash of it
+_RESPONSE = ActorResponse[object]  # looked up once: subscripting a generic model on every call costs a hash of it
 
 
 def answer_from_json(data: dict[str, Any]) -> Answer:
@@ -65,7 +65,7 @@ _STORED_FIELDS = frozenset(
 _MODES = {mode.value: mode for mode in BatchProcessingMode}
 
 
-def _stored_shape(data: Mapping[str, Any]) -> bool:
+def _stored_shape(data: Mapping[str, object]) -> bool:
     """Whether a stored answer has exactly the fields a `TextAnswer` holds, the ones `answer_of` does not look at of
     the type validation would accept as they are (`answer_of` looks at the blocks, ids, stop reason and sequence)."""
     if len(data) != len(_STORED_FIELDS) or not _STORED_FIELDS.issuperset(data):
@@ -87,7 +87,7 @@ _COSTS: dict[str, Cost] = {}
 _KNOWN_MAX = 4096  # distinct usages and costs kept: answers of one run repeat a few of them many times
 
 
-def _validated(known: dict[str, ModelT], model: type[ModelT], data: dict[str, Any]) -> ModelT:
+def _validated(known: dict[str, ModelT], model: type[ModelT], data: dict[str, object]) -> ModelT:
     """`data` validated as `model`, once per distinct value (its repr: JSON read back keeps its keys' order)."""
     key = repr(data)
     found = known.get(key)
@@ -98,8 +98,8 @@ def _validated(known: dict[str, ModelT], model: type[ModelT], data: dict[str, An
     return found
 
 
-def error_to_json(error: ActorError) -> dict[str, Any]:
-    data: dict[str, Any] = {"class": type(error).__name__, "message": str(error)}
+def error_to_json(error: ActorError) -> dict[str, object]:
+    data: dict[str, object] = {"class": type(error).__name__, "message": str(error)}
     if isinstance(error, BatchRequestError):
         data.update(batch_id=error.batch_id, custom_id=error.custom_id)
     if isinstance(error, BatchRequestErrored):
@@ -118,7 +118,7 @@ def error_to_json(error: ActorError) -> dict[str, Any]:
     return data
 
 
-def error_from_json(data: dict[str, Any]) -> ActorError:
+def error_from_json(data: dict[str, object]) -> ActorError:
     kind = data.get("class")
     batch_id, custom_id = str(data.get("batch_id", "")), str(data.get("custom_id", ""))
     match kind:

@@ -64,7 +64,11 @@ OVERRIDE_KEYS: frozenset[str] = frozenset(ActorRequest.model_fields) - {
 JOB_KEYS = ("prompt", "messages", "file", "id", "citations")
 """The keys of a JSONL line that are the job's own, beside the Messages parameters it overrides."""
 
-_PROBE_REQUEST: dict[str, Any] = {"model": "probe", "messages": [{"role": "user", "content": "probe"}], "max_tokens": 1}
+_PROBE_REQUEST: dict[str, object] = {
+    "model": "probe",
+    "messages": [{"role": "user", "content": "probe"}],
+    "max_tokens": 1,
+}
 
 # -- jobs --------------------------------------------------------------------------------------------------------
 
@@ -95,7 +99,7 @@ class Job(BaseModel):
 
     @field_validator("overrides")
     @classmethod
-    def _known_overrides(cls, overrides: dict[str, Any]) -> dict[str, Any]:
+    def _known_overrides(cls, overrides: dict[str, object]) -> dict[str, object]:
         problems = override_problems(overrides)
         if problems:
             raise ValueError("; ".join(problems))
@@ -162,7 +166,7 @@ def _job_of(item: Job | str) -> Job:
     """The `Job` of a prompt alone, built as validation would (the prompt was checked when it was added)."""
     if not isinstance(item, str):
         return item
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "prompt": item,
         "messages": None,
         "file": None,
@@ -176,7 +180,7 @@ def _job_of(item: Job | str) -> Job:
 _PROMPT_ONLY = frozenset(("prompt",))
 
 
-def override_problems(overrides: Mapping[str, Any]) -> list[str]:
+def override_problems(overrides: Mapping[str, object]) -> list[str]:
     """What is wrong with a job's Messages parameter overrides: unknown names, or values the API would refuse."""
     if not overrides:
         return []
@@ -215,13 +219,13 @@ def job_input(value: object, *, where: str) -> Job | str:
         return value
     if isinstance(value, str):
         return value if value.strip() else job_from({"prompt": value}, where=where)
-    fields = cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+    fields = cast("Mapping[str, object]", value) if isinstance(value, Mapping) else None
     if fields:
         return job_from(_split_overrides(fields), where=where)
     raise ConfigurationError(f"{where} is {described(cast('object', value))}; {_AN_INPUT}", field="inputs")
 
 
-def job_from(data: Mapping[str, Any], *, where: str) -> Job:
+def job_from(data: Mapping[str, object], *, where: str) -> Job:
     """The job `data` (a job's fields, its Messages parameters under `overrides`) describes, or a
     `ConfigurationError` naming `where` and each problem, in one line."""
     try:
@@ -249,17 +253,17 @@ _AN_INPUT = (
 )
 
 
-def _split_overrides(value: Mapping[str, Any]) -> dict[str, Any]:
+def _split_overrides(value: Mapping[str, object]) -> dict[str, object]:
     """A JSONL-shaped mapping as a job's fields: what is not one of them is a Messages parameter it overrides."""
     known = set(Job.model_fields) - {"overrides"}
     data = {k: v for k, v in value.items() if k in known}
     given: object = value.get("overrides") or {}
     extra = {k: v for k, v in value.items() if k not in known and k != "overrides"}
-    data["overrides"] = {**cast("Mapping[str, Any]", given), **extra} if isinstance(given, Mapping) else given
+    data["overrides"] = {**cast("Mapping[str, object]", given), **extra} if isinstance(given, Mapping) else given
     return data
 
 
-def job_messages(job: Job, *, citations: bool) -> list[dict[str, Any]]:
+def job_messages(job: Job, *, citations: bool) -> list[dict[str, object]]:
     """The `messages` of the request for `job`: its conversation, or one user turn with the file block first.
 
     `citations` is the run's default; the job's own `citations`, when set, wins. The file is read here.

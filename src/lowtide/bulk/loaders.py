@@ -164,14 +164,14 @@ def _custom_id_rule(provider: str) -> CustomIdRule:
         return _ANY_ID
 
 
-def _json_object(text: str) -> dict[str, Any]:
+def _json_object(text: str) -> dict[str, object]:
     try:
         item: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _LineProblem(f"is not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(item, dict):
         raise _LineProblem(f'is a JSON {_json_type(item)}, not an object such as {{"prompt": "..."}}')
-    return cast(dict[str, Any], item)  # JSON object keys are always strings
+    return cast(dict[str, object], item)  # JSON object keys are always strings
 
 
 def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:

@@ -68,13 +68,13 @@ class ItemResult:
     """The answer (when the item has one), as the batch gave it."""
     error: ActorError | None = None
     reason: str | None = None
-    citations: list[dict[str, Any]] | None = None
-    field_citations: dict[str, list[dict[str, Any]]] | None = None
+    citations: list[dict[str, object]] | None = None
+    field_citations: dict[str, list[dict[str, object]]] | None = None
     batch_id: str | None = None
     """The API's id of the batch the item waits on (`waiting`), when its answer or error does not name it."""
 
     @property
-    def response(self) -> ActorResponse[Any] | None:
+    def response(self) -> ActorResponse[object] | None:
         """The item's `ActorResponse`, None when it has no answer."""
         return response_of(self.answer) if self.answer is not None else None
 
@@ -83,7 +83,7 @@ class ItemResult:
         return self.status is ItemStatus.SUCCEEDED
 
     @property
-    def parsed(self) -> Any:
+    def parsed(self) -> object:
         return self.answer.parsed if isinstance(self.answer, ActorResponse) else None
 
     @property
@@ -99,7 +99,7 @@ class ItemResult:
         cost = self.answer.cost if self.answer is not None else None
         return cost.total_usd if cost is not None else None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The item's line in `results.jsonl` and the `--out` file."""
         answer = self.answer
         parsed = self.parsed
@@ -230,7 +230,7 @@ class RunResult:
             found[item.status.value] += 1
         return found
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The run's summary as `lowtide run --json` prints it (costs as exact numbers through `exact_json`)."""
         return {
             "run_id": self.run_id,
@@ -326,7 +326,7 @@ class ResultsDirectory:
         write_lines(self.results_path, (item.as_json() for item in items))
 
 
-def write_lines(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
+def write_lines(path: Path, lines: Iterable[Mapping[str, object]]) -> None:
     """Write a JSONL file whole beside `path` and move it into place, so a reader (or a crash) sees the old file or the
     new one, never half of either. The new file takes the old one's permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -383,7 +383,7 @@ def _named_in(line: bytes) -> bytes | None:
 _CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([^"\\]{1,128})"')
 
 
-def _line(value: Mapping[str, Any]) -> str:
+def _line(value: Mapping[str, object]) -> str:
     return exact_json(value) + "\n"
 
 
@@ -431,7 +431,7 @@ def _batch_of(answer: Answer | None, error: ActorError | None) -> str | None:
     return batch_id if isinstance(batch_id, str) else None
 
 
-def _error_json(error: ActorError | None, reason: str | None) -> dict[str, Any] | None:
+def _error_json(error: ActorError | None, reason: str | None) -> dict[str, object] | None:
     if error is None and reason is None:
         return None
     return {

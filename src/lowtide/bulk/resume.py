@@ -60,7 +60,7 @@ def load_run(actor: RunActor, run_id: str, **options: Any) -> BulkRun:
     return run
 
 
-async def retry_run(actor: RunActor, run_id: str, **options: Any) -> RunResult:
+async def retry_run(actor: RunActor, run_id: str, **options: object) -> RunResult:
     """Send a run's failed and expired items again (new keys: their first answers stay on record); keep the rest.
 
     In a live run, items it did not attempt are sent too, and an item whose answer is stored but whose

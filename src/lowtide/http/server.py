@@ -26,7 +26,7 @@ _START_TIMEOUT = 30.0
 
 
 def run_app(
-    app: Any,
+    app: object,
     name: str,
     *,
     host: str = "127.0.0.1",
@@ -59,7 +59,7 @@ def run_app(
 
 @contextmanager
 def app_in_thread(
-    app: Any, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False
+    app: object, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False
 ) -> Generator[tuple[str, int]]:
     """Serve the ASGI `app` on a socket from a background thread for the `with` block; yields its URL and port."""
     sock = _bind(host, port)

@@ -36,8 +36,8 @@ __all__ = ["CallNext", "LiveCaller", "Middleware", "estimate_input_tokens"]
 
 log = logging.getLogger(__name__)
 
-CallNext = Callable[[ActorRequest], Awaitable[ActorResponse[Any]]]
-Middleware = Callable[[ActorRequest, CallNext], Awaitable[ActorResponse[Any]]]
+CallNext = Callable[[ActorRequest], Awaitable[ActorResponse[object]]]
+Middleware = Callable[[ActorRequest, CallNext], Awaitable[ActorResponse[object]]]
 _numbers = itertools.count(1)
 
 
@@ -85,14 +85,14 @@ class LiveCaller:
             except Exception:  # an observer's bug must not fail the call it watches
                 log.exception("A live-call observer failed on %s", type(event).__name__)
 
-    async def call(self, request: ActorRequest, *, deadline: float | None = None) -> ActorResponse[Any]:
+    async def call(self, request: ActorRequest, *, deadline: float | None = None) -> ActorResponse[object]:
         """Answer `request` through the middleware and the retries; `deadline` (seconds from now) overrides the
         configured one for this call."""
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
 
-        async def innermost(given: ActorRequest) -> ActorResponse[Any]:
+        async def innermost(given: ActorRequest) -> ActorResponse[object]:
             return await self._retrying(given, key, ends)
 
         handler: CallNext = innermost
@@ -166,7 +166,9 @@ class LiveCaller:
                 self.emit(CallFailed(key, attempts, exc))
             raise
 
-    async def _attempt(self, request: ActorRequest, key: str, attempt: int, ends: float | None) -> ActorResponse[Any]:
+    async def _attempt(
+        self, request: ActorRequest, key: str, attempt: int, ends: float | None
+    ) -> ActorResponse[object]:
         def late() -> Exception:
             return DeadlineExceededError(
                 f"The call {key!r} reached its deadline on attempt {attempt}.", attempts=attempt
@@ -214,7 +216,7 @@ class LiveCaller:
 
 
 def _wrap(layer: Middleware, inner: CallNext) -> CallNext:
-    async def wrapped(request: ActorRequest) -> ActorResponse[Any]:
+    async def wrapped(request: ActorRequest) -> ActorResponse[object]:
         return await layer(request, inner)
 
     return wrapped

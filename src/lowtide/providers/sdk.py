@@ -10,7 +10,7 @@ from typing import Any
 __all__ = ["split_for_sdk"]
 
 
-def split_for_sdk(body: dict[str, Any], method: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_for_sdk(body: dict[str, object], method: Callable[..., object]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split a request body into the parameters `method` names and the rest, which travel in `extra_body`.
 
     An SDK's typed signatures lag its API (anthropic 2.x dropped `temperature`, `top_p` and `top_k`), yet the API
@@ -21,7 +21,7 @@ def split_for_sdk(body: dict[str, Any], method: Callable[..., Any]) -> tuple[dic
     return named, {name: value for name, value in body.items() if name not in accepted}
 
 
-def _keyword_parameters(method: Callable[..., Any]) -> frozenset[str]:
+def _keyword_parameters(method: Callable[..., object]) -> frozenset[str]:
     function = getattr(method, "__func__", method)
     cached = _SIGNATURES.get(function)
     if cached is None:

@@ -186,11 +186,11 @@ class FakeBatchAPI:
         scripted = batch.outcomes[request.custom_id]
         return "canceled" if batch.canceled_at is not None and isinstance(scripted, Reply) else scripted
 
-    def results(self, batch: FakeBatch) -> list[dict[str, Any]]:
+    def results(self, batch: FakeBatch) -> list[dict[str, object]]:
         """The result lines of an ended batch, in the order of its requests."""
         return [self._line(request, self.outcome(batch, request)) for request in batch.requests]
 
-    def _line(self, request: FakeRequest, outcome: FakeOutcome) -> dict[str, Any]:
+    def _line(self, request: FakeRequest, outcome: FakeOutcome) -> dict[str, object]:
         match outcome:
             case Reply(text=text):
                 answer = self.respond(request) if text is None else text

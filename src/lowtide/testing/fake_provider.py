@@ -75,13 +75,13 @@ class FakeBatchCodec(BatchCodec):
         self.price_per_request = price_per_request
         self._content = ContentRules(provider=f"The fake provider {name!r}")
 
-    def encode_request(self, request: ActorRequest) -> dict[str, Any]:
+    def encode_request(self, request: ActorRequest) -> dict[str, object]:
         if request.tools:
             raise ConfigurationError(f"tools: the fake provider {self.name!r} calls no tools.", field="tools")
         messages = [
             {"role": message.role, "text": self._text(message, index)} for index, message in enumerate(request.messages)
         ]
-        body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
+        body: dict[str, object] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
         if request.system is not None:
             body["system"] = system_text(request.system, rules=self._content)
         body.update(request.model_dump(mode="json", include=set(_SETTINGS), exclude_defaults=True))
@@ -110,18 +110,18 @@ class FakeBatchCodec(BatchCodec):
         ).encode()
 
     def worst_case_usd(
-        self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
+        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
         return self.price_per_request * (2 if mode is BatchProcessingMode.LIVE else 1)
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[Settled, dict[str, Any] | None]:
+    ) -> tuple[Settled, dict[str, object] | None]:
         custom_id = str(line.get("custom_id"))
-        reply: Mapping[str, Any] | None = line.get("reply")
+        reply: Mapping[str, object] | None = line.get("reply")
         if reply is not None:
             return self._answer(reply, batch_id=batch_id, custom_id=custom_id, request_id=request_id)
-        failure: Mapping[str, Any] | None = line.get("failure")
+        failure: Mapping[str, object] | None = line.get("failure")
         if failure is not None:
             error = BatchRequestErrored(
                 batch_id=batch_id,
@@ -171,7 +171,7 @@ class FakeBatchCodec(BatchCodec):
         }
         return answer_of(stored, text_alone=True, usage=usage, cost=cost, mode=mode), stored
 
-    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         return parse_response(response, response_model)
 
 
@@ -304,7 +304,7 @@ class FakeBatchProvider(Provider):
         """What the fake API would refuse (tools, anything but text) is refused before anything is recorded."""
         self.backend.codec.encode_request(request)
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as a batch of its own, outside the ledger (the actor's calls go through the durable engine)."""
         outcome = (await self.complete_many([request]))[0]
         if isinstance(outcome, ActorResponse):

@@ -81,7 +81,7 @@ class AnthropicStateCodec:
         return text
 
 
-def _encode_settlement(settlement: Settlement) -> dict[str, Any]:
+def _encode_settlement(settlement: Settlement) -> dict[str, object]:
     return {
         "kinds": settlement.kinds,
         "errors": [[index, outcome.error_type, outcome.message] for index, outcome in settlement.errors.items()],
@@ -90,7 +90,7 @@ def _encode_settlement(settlement: Settlement) -> dict[str, Any]:
     }
 
 
-def _file_record(file: StoredFile) -> dict[str, Any]:
+def _file_record(file: StoredFile) -> dict[str, object]:
     return {
         "id": file.id,
         "filename": file.filename,
@@ -144,5 +144,5 @@ def _decode_settlement(data: Any) -> Settlement:
     )
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return str(value) if value is not None else None

@@ -56,13 +56,13 @@ class Answer:
     output_tokens: int
 
 
-def request_digest(params: Mapping[str, Any]) -> str:
+def request_digest(params: Mapping[str, object]) -> str:
     """A hash of everything in the request that shapes the answer; cache breakpoints do not."""
     relevant = {key: value for key, value in params.items() if key not in _NOT_ANSWER_KEYS}
     return hashlib.sha256(canonical(_strip_cache_control(relevant)).encode()).hexdigest()
 
 
-def answer(params: Mapping[str, Any], message_id: str) -> Answer:
+def answer(params: Mapping[str, object], message_id: str) -> Answer:
     """The content, stop reason and output tokens for validated `params`; tool use ids derive from `message_id`."""
     digest = request_digest(params)
     last_text = last_user_text(params)
@@ -101,12 +101,12 @@ def _quote(text: str) -> str:
     return flat if len(flat) <= _QUOTE_LIMIT else flat[: _QUOTE_LIMIT - 1] + "…"
 
 
-def _thinking_enabled(params: Mapping[str, Any]) -> bool:
+def _thinking_enabled(params: Mapping[str, object]) -> bool:
     thinking = as_object(params.get("thinking"))
     return thinking is not None and thinking.get("type") in ("enabled", "adaptive")
 
 
-def _thinking(params: Mapping[str, Any], quote: str, digest: str) -> tuple[JsonObject, int]:
+def _thinking(params: Mapping[str, object], quote: str, digest: str) -> tuple[JsonObject, int]:
     text = f'The user wrote: "{quote}". A short, direct answer fits; reasoning trace {digest[:8]}.'
     signature = base64.b64encode(hashlib.sha512(f"{digest}:{text}".encode()).digest()).decode()
     shown = "" if (as_object(params.get("thinking")) or {}).get("display") == "omitted" else text
@@ -114,7 +114,7 @@ def _thinking(params: Mapping[str, Any], quote: str, digest: str) -> tuple[JsonO
     return {"type": "thinking", "thinking": shown, "signature": signature}, len(text)
 
 
-def _tool_to_call(params: Mapping[str, Any], last_text: str) -> JsonObject | None:
+def _tool_to_call(params: Mapping[str, object], last_text: str) -> JsonObject | None:
     tools = [tool for tool in (as_object(item) for item in as_array(params.get("tools")) or []) if tool is not None]
     choice = as_object(params.get("tool_choice")) or {"type": "auto"}
     by_name = {str(tool.get("name")): tool for tool in tools}
@@ -139,7 +139,7 @@ def _tool_to_call(params: Mapping[str, Any], last_text: str) -> JsonObject | Non
     return asked
 
 
-def _called_tools(params: Mapping[str, Any]) -> set[str]:
+def _called_tools(params: Mapping[str, object]) -> set[str]:
     """The names of the tools the assistant turns of the conversation called."""
     called: set[str] = set()
     for message in as_array(params.get("messages")) or []:
@@ -153,7 +153,7 @@ def _called_tools(params: Mapping[str, Any]) -> set[str]:
     return called
 
 
-def _reply(params: Mapping[str, Any], quote: str, digest: str, passages: list[Passage]) -> list[JsonObject]:
+def _reply(params: Mapping[str, object], quote: str, digest: str, passages: list[Passage]) -> list[JsonObject]:
     output_format = as_object((as_object(params.get("output_config")) or {}).get("format"))
     schema = as_object(output_format.get("schema")) if output_format is not None else None
     if schema is not None:
@@ -177,7 +177,7 @@ def _text(text: str) -> JsonObject:
     return {"type": "text", "text": text}
 
 
-def _cited_passages(params: Mapping[str, Any], question: str) -> list[Passage]:
+def _cited_passages(params: Mapping[str, object], question: str) -> list[Passage]:
     """The passages of citation-enabled documents, those sharing the most words with `question` first."""
     passages = [passage for document in documents_of(params) if document.cited for passage in document.passages]
     if not passages:

@@ -46,7 +46,7 @@ def tokens_for_chars(chars: int) -> int:
     return math.ceil(chars / _CHARS_PER_TOKEN)
 
 
-def analyze_prompt(params: Mapping[str, Any]) -> Prompt:
+def analyze_prompt(params: Mapping[str, object]) -> Prompt:
     """The request's input tokens and its cache breakpoints (in prompt order; empty without `cache_control`)."""
     pieces = _pieces(params)
     total = max(1, tokens_for_chars(sum(piece.chars for piece in pieces)))
@@ -60,7 +60,7 @@ def _ttl(control: object) -> float | None:
     return CACHE_TTLS.get(str(settings.get("ttl") or "5m"), CACHE_TTLS["5m"])
 
 
-def _without_cache_control(block: Mapping[str, Any]) -> dict[str, Any]:
+def _without_cache_control(block: Mapping[str, object]) -> dict[str, object]:
     # Marking a block as a breakpoint must not change the prefix it closes.
     return {key: value for key, value in block.items() if key != "cache_control"}
 
@@ -79,7 +79,7 @@ def _block_chars(block: Mapping[str, Any]) -> int:
     return len(canonical(_without_cache_control(block)))
 
 
-def _pieces(params: Mapping[str, Any]) -> list[_Piece]:
+def _pieces(params: Mapping[str, object]) -> list[_Piece]:
     pieces: list[_Piece] = []
     for item in as_array(params.get("tools")) or []:
         tool = as_object(item) or {}
@@ -105,7 +105,7 @@ def _pieces(params: Mapping[str, Any]) -> list[_Piece]:
     return pieces
 
 
-def _breakpoints(params: Mapping[str, Any], pieces: list[_Piece]) -> list[Breakpoint]:
+def _breakpoints(params: Mapping[str, object], pieces: list[_Piece]) -> list[Breakpoint]:
     # Top-level `cache_control` is automatic caching: a breakpoint on the last block of the prompt.
     automatic = _ttl(params.get("cache_control"))
     if automatic is None and all(piece.ttl is None for piece in pieces):

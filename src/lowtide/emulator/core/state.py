@@ -44,7 +44,7 @@ class SavedState:
     calls: dict[str, int]
     outcomes: dict[str, Outcome]
     cache: dict[str, float]
-    document: Mapping[str, Any]
+    document: Mapping[str, object]
 
 
 class StateFile:
@@ -115,5 +115,5 @@ def _decode(data: Any) -> SavedState:
     )
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return str(value) if value is not None else None

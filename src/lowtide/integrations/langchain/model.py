@@ -48,7 +48,7 @@ class LowtideChatModel(BaseChatModel):
         return "lowtide"
 
     @property
-    def _identifying_params(self) -> dict[str, Any]:
+    def _identifying_params(self) -> dict[str, object]:
         config = self.actor.configuration
         return {"actor": config.name, "provider": config.provider, "model": config.model}
 
@@ -84,24 +84,24 @@ class LowtideChatModel(BaseChatModel):
         config: RunnableConfig | list[RunnableConfig] | None = None,
         *,
         return_exceptions: bool = False,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> list[AIMessage]:
         """`abatch` run to the end: in batch mode, one provider batch rather than a call per thread."""
         return self._run_sync(lambda: self.abatch(inputs, config, return_exceptions=return_exceptions, **kwargs))
 
     def bind_tools(
         self,
-        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        tools: Sequence[dict[str, object] | type | Callable[..., object] | BaseTool],
         *,
         tool_choice: str | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools (functions, pydantic classes, LangChain tools or OpenAI-style dicts); `tool_choice` is
         `"auto"`, `"any"`, `"none"` or a tool's name."""
         formatted = [convert_to_openai_tool(tool) for tool in tools]
         return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 
-    def _run_sync(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    def _run_sync(self, make: Callable[[], Coroutine[object, object, T]]) -> T:
         """Run a coroutine for the synchronous interface, on one event loop this model keeps for it."""
         try:
             asyncio.get_running_loop()

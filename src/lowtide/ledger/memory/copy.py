@@ -22,7 +22,7 @@ from lowtide.live.quota_state import ScopeState
 
 __all__ = ["Held", "load_into", "rows_of"]
 
-Row = tuple[Any, ...]
+Row = tuple[object, ...]
 
 
 class Held(Protocol):

@@ -95,8 +95,8 @@ class MemoryRunStore:
         run_id: str,
         *,
         actor: str,
-        configuration: dict[str, Any],
-        options: dict[str, Any],
+        configuration: dict[str, object],
+        options: dict[str, object],
         fingerprint: str,
         items: Sequence[NewItem],
         now: float,
@@ -115,7 +115,7 @@ class MemoryRunStore:
             self._items[run_id] = rows
         return True
 
-    def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
+    def update_options(self, run_id: str, options: dict[str, object], *, now: float) -> None:
         with self._lock:
             found = self._runs.get(run_id)
             if found is not None:

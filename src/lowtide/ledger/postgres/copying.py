@@ -41,7 +41,7 @@ def export_rows(pool: SyncPool, table: str) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def load(
-    pool: SyncPool, location: str, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]
+    pool: SyncPool, location: str, tables: Iterable[tuple[str, Iterable[list[tuple[object, ...]]]]]
 ) -> dict[str, int]:
     """`LedgerStore.load`, into the ledger at `location` (as people are told it)."""
     from psycopg import sql

@@ -17,7 +17,7 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from anthropic.types.messages import MessageBatch
 
@@ -140,7 +140,7 @@ class ClaudeBatchProvider(Provider):
             self._client, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
         )
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])
         if isinstance(outcome, ActorError):

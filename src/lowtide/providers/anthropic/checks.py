@@ -25,7 +25,6 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 import anthropic
 from anthropic import AsyncAnthropic
@@ -164,7 +163,7 @@ def forget_models() -> None:
     _WARNED.clear()
 
 
-async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: ActorRequest) -> dict[str, Any]:
+async def preflight(client: AsyncAnthropic, directory: ModelDirectory, request: ActorRequest) -> dict[str, object]:
     """Refuse `request` if the API would: its parameters (encoded as they would be sent, which asks nothing), its
     tools, its model (asking the endpoint), its `max_tokens`. The Messages parameters it is sent as, when it passes
     (its size and input tokens are checked apart: `inputs.check_request_input`)."""

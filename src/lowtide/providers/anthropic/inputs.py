@@ -59,7 +59,7 @@ async def check_request_input(
     client: AsyncAnthropic,
     directory: ModelDirectory,
     request: ActorRequest,
-    params: dict[str, Any],
+    params: dict[str, object],
     body: str,
     *,
     limits: InputLimits,

@@ -23,11 +23,11 @@ class AnthropicOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     top_k: int | None = Field(default=None, ge=1)
-    thinking: dict[str, Any] | None = None
+    thinking: dict[str, object] | None = None
     """Extended thinking: `{type: enabled, budget_tokens: N}` (N from 1024, below `max_tokens`), or `adaptive`."""
-    output_config: dict[str, Any] | None = None
+    output_config: dict[str, object] | None = None
     """`effort`, and a `format` lowtide fills in from `response_model`."""
-    cache_control: dict[str, Any] | None = None
+    cache_control: dict[str, object] | None = None
     """Automatic prompt caching of the whole request: `{type: ephemeral, ttl: 5m | 1h}`."""
 
 

@@ -51,7 +51,7 @@ def check_parameters(parameters: Parameters) -> dict[str, Any]:
     return settings
 
 
-def _check_thinking(thinking: dict[str, Any] | None, max_tokens: int) -> None:
+def _check_thinking(thinking: dict[str, object] | None, max_tokens: int) -> None:
     if not thinking or thinking.get("type") != "enabled":
         return
     budget = thinking.get("budget_tokens")
@@ -67,7 +67,7 @@ def _check_thinking(thinking: dict[str, Any] | None, max_tokens: int) -> None:
         )
 
 
-def _check_metadata(metadata: dict[str, Any] | None) -> None:
+def _check_metadata(metadata: dict[str, object] | None) -> None:
     """Only `user_id`, a string; its value is never echoed (it may be anything a user pasted)."""
     if metadata is None:
         return

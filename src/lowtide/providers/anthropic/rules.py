@@ -59,7 +59,7 @@ def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
-def _from_neutral(usage: Usage) -> dict[str, Any]:
+def _from_neutral(usage: Usage) -> dict[str, object]:
     return usage.model_dump()
 
 

@@ -84,7 +84,7 @@ class MessagesWire:
         before anything is sent."""
         if not isinstance(body, dict):
             raise _invalid("The request body must be a JSON object.")
-        given = cast("dict[str, Any]", body)
+        given = cast("dict[str, object]", body)
         unknown = sorted(set(given) - _KNOWN)
         if unknown:
             raise _invalid(f"{unknown[0]}: Extra inputs are not permitted (not supported by lowtide serve).")
@@ -105,7 +105,7 @@ class MessagesWire:
         stream = given.get("stream", False)
         if not isinstance(stream, bool):
             raise _invalid("stream: Input should be a valid boolean")
-        arguments: dict[str, Any] = {"model": model, "messages": messages}
+        arguments: dict[str, object] = {"model": model, "messages": messages}
         arguments.update({name: given[name] for name in _PASSED if given.get(name) is not None})
         return ServedCall(arguments=arguments, stream=stream)
 
@@ -117,7 +117,7 @@ class MessagesWire:
             return None
         return Refusal(404, "not_found_error", f"model: {model} (lowtide serve answers {', '.join(served)} here)")
 
-    def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:
+    def message(self, response: ActorResponse[object], call: ServedCall) -> dict[str, object]:
         """The `Message` the API would have answered with."""
         usage = response.usage
         return {
@@ -136,12 +136,12 @@ class MessagesWire:
             },
         }
 
-    def events(self, message: Mapping[str, Any], call: ServedCall) -> Iterator[bytes]:
+    def events(self, message: Mapping[str, object], call: ServedCall) -> Iterator[bytes]:
         """`message` replayed as the API streams it: message_start, content blocks, message_delta, message_stop."""
         for name, data in message_events(message):
             yield encode_event(name, data)
 
-    def error_body(self, refusal: Refusal) -> dict[str, Any]:
+    def error_body(self, refusal: Refusal) -> dict[str, object]:
         return {"type": "error", "error": {"type": refusal.error_type, "message": refusal.message}}
 
     def error_event(self, refusal: Refusal) -> bytes:
@@ -152,7 +152,7 @@ class MessagesWire:
         return _refusal(error)
 
 
-def _block(block: object) -> dict[str, Any]:
+def _block(block: object) -> dict[str, object]:
     if isinstance(block, OtherContent):
         return {"type": block.type, **block.data}
     return cast("Any", block).model_dump(mode="json", exclude_none=True)
@@ -162,7 +162,7 @@ def _invalid(message: str) -> Refusal:
     return Refusal(400, "invalid_request_error", message)
 
 
-def _in_range(given: Mapping[str, Any], name: str, lowest: float, highest: float | None, *, integer: bool) -> None:
+def _in_range(given: Mapping[str, object], name: str, lowest: float, highest: float | None, *, integer: bool) -> None:
     """A number the body gives within the API's range, refused in the API's words; one left out (or null, for those
     the body may leave out) is the actor's to choose."""
     value: object = given.get(name)

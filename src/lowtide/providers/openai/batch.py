@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import run_batch
@@ -91,7 +91,7 @@ class OpenAIBatchProvider(Provider):
         """The API's base URL: what the ledger records of where a batch lives (never the key)."""
         return self.backend.endpoint
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])
         if isinstance(outcome, ActorError):

@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any, cast
+from typing import cast
 
 from pydantic import BaseModel
 
@@ -35,13 +35,13 @@ _BYTES_PER_TOKEN = 3
 _OUTPUT_LIMITS = ("max_output_tokens", "max_completion_tokens", "max_tokens")
 
 
-def body_of(params: Mapping[str, Any]) -> Mapping[str, Any]:
+def body_of(params: Mapping[str, object]) -> Mapping[str, object]:
     """The API body of a stored request (`{"method", "url", "body"}`)."""
     body = params.get("body")
-    return cast("Mapping[str, Any]", body) if isinstance(body, Mapping) else {}
+    return cast("Mapping[str, object]", body) if isinstance(body, Mapping) else {}
 
 
-def url_of(params: Mapping[str, Any]) -> str:
+def url_of(params: Mapping[str, object]) -> str:
     url = params.get("url")
     return url if isinstance(url, str) else ""
 
@@ -54,7 +54,7 @@ class OpenAIBatchCodec(BatchCodec):
 
     # Requests.
 
-    def encode_request(self, request: ActorRequest) -> dict[str, Any]:
+    def encode_request(self, request: ActorRequest) -> dict[str, object]:
         encoded = encode_request(request)
         return {"method": "POST", "url": encoded.url, "body": encoded.body}
 
@@ -74,11 +74,11 @@ class OpenAIBatchCodec(BatchCodec):
         """The input file: one line a request, the stored `{"method", "url", "body"}` with its custom id in front."""
         return "".join(f'{{"custom_id":"{custom_id}",{params[1:]}\n' for custom_id, params in entries).encode()
 
-    def model_of(self, params: Mapping[str, Any]) -> str:
+    def model_of(self, params: Mapping[str, object]) -> str:
         model = body_of(params).get("model")
         return model if isinstance(model, str) else ""
 
-    def batch_group(self, params: Mapping[str, Any] | str, model: str) -> str:
+    def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
         """A batch takes one endpoint and one model. Thousands of queued requests are grouped at once, so the url is
         read from the end of the stored JSON (keys sorted: `url` comes last) rather than parsing every body."""
         url = _stored_url(params) if isinstance(params, str) else None
@@ -87,13 +87,13 @@ class OpenAIBatchCodec(BatchCodec):
         return f"{url} {model}"
 
     def worst_case_usd(
-        self, params: Mapping[str, Any], params_json: str | None, *, mode: BatchProcessingMode
+        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
         usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
         cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
         return cost.total_usd if cost is not None else None
 
-    def cost_range(self, params: Mapping[str, Any]) -> tuple[Decimal, Decimal] | None:
+    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
         return cost_range(
             self.model_of(params),
             input_tokens=_input_tokens(params),
@@ -106,10 +106,10 @@ class OpenAIBatchCodec(BatchCodec):
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[Settled, dict[str, Any] | None]:
+    ) -> tuple[Settled, dict[str, object] | None]:
         return line_outcome(line, batch_id=batch_id, request_id=request_id)
 
-    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         return parse_response(response, response_model)
 
 
@@ -125,14 +125,14 @@ def _stored_url(params_json: str) -> str | None:
     return None if '"' in url or "\\" in url else url
 
 
-def _input_tokens(params: Mapping[str, Any]) -> int:
+def _input_tokens(params: Mapping[str, object]) -> int:
     """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
     body = {name: value for name, value in body_of(params).items() if name not in _OUTPUT_LIMITS}
     size = len(json.dumps(body, separators=(",", ":"), default=str).encode())
     return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
-def _output_limit(params: Mapping[str, Any]) -> int:
+def _output_limit(params: Mapping[str, object]) -> int:
     body = body_of(params)
     for name in _OUTPUT_LIMITS:
         value = body.get(name)

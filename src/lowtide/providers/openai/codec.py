@@ -72,18 +72,18 @@ EXPIRED_CODE = "batch_expired"
 CANCELED_CODE = "batch_cancelled"
 
 
-def batch_line(custom_id: str, encoded: Encoded) -> dict[str, Any]:
+def batch_line(custom_id: str, encoded: Encoded) -> dict[str, object]:
     """One line of a batch's input file: the request's endpoint and body, named by `custom_id`."""
     return {"custom_id": custom_id, "method": "POST", "url": encoded.url, "body": encoded.body}
 
 
 def to_outcome(
-    line: Mapping[str, Any],
+    line: Mapping[str, object],
     *,
     batch_id: str,
     request_id: str | None = None,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any] | ActorError:
+) -> ActorResponse[object] | ActorError:
     """One output or error file line as the caller's outcome, parsed into `response_model` when one is given."""
     return parsed_outcome(line_outcome(line, batch_id=batch_id, request_id=request_id)[0], response_model)
 

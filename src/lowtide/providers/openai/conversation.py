@@ -4,7 +4,7 @@ Completions messages and tools. Pure; built on the SDK's own parameter types, so
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from openai.types.chat import (
     ChatCompletionContentPartParam,
@@ -87,7 +87,7 @@ def chat_tool(tool: ToolSpec, index: int) -> ChatCompletionFunctionToolParam:
 _CHOICES: dict[str, Literal["auto", "required", "none"]] = {"auto": "auto", "any": "required", "none": "none"}
 
 
-def apply_tool_choice(request: ActorRequest, body: dict[str, Any], endpoint: Endpoint) -> None:
+def apply_tool_choice(request: ActorRequest, body: dict[str, object], endpoint: Endpoint) -> None:
     """The Messages API's `tool_choice` (`auto`, `any`, `tool` with a name, `none`) in the endpoint's words."""
     choice = request.tool_choice
     if choice is None:

@@ -11,8 +11,6 @@ request as it is encoded, so that what the API would refuse is refused before an
 
 from __future__ import annotations
 
-from typing import Any
-
 from lowtide.errors import ConfigurationError
 from lowtide.parameters import Parameters
 from lowtide.providers.openai.options import OpenAIOptions, options_of
@@ -83,7 +81,7 @@ def _check_stop_sequences(sequences: list[str]) -> None:
             )
 
 
-def _check_metadata(metadata: dict[str, Any] | None) -> None:
+def _check_metadata(metadata: dict[str, object] | None) -> None:
     """OpenAI's metadata: 16 pairs of strings at most, short keys and values. Values are never echoed."""
     if metadata is None:
         return

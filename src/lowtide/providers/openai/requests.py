@@ -60,10 +60,10 @@ def encode_request(request: ActorRequest) -> Encoded:
     return Encoded("responses", to_responses_body(request, options))
 
 
-def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
+def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, object]:
     """The body of `POST /v1/responses` for `request` (whose parameters `options` were checked for, if given)."""
     options = options if options is not None else check_parameters(request)
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "model": request.model,
         "input": responses_input(request),
         "max_output_tokens": request.max_tokens,
@@ -73,7 +73,7 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
     if request.tools:
         body["tools"] = [responses_tool(tool, index) for index, tool in enumerate(request.tools)]
     apply_tool_choice(request, body, "responses")
-    text: dict[str, Any] = {}
+    text: dict[str, object] = {}
     if request.response_model is not None:
         text["format"] = {
             "type": "json_schema",
@@ -91,7 +91,7 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
     return _with_extra(request, body)
 
 
-def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, Any]:
+def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, object]:
     """The body of `POST /v1/chat/completions` for `request` (whose parameters `options` were checked for, if
     given)."""
     options = options if options is not None else check_parameters(request)
@@ -104,7 +104,7 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
             else {"role": "system", "content": text}
         )
     messages.extend(chat_input(request))
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "model": request.model,
         "messages": messages,
         "max_completion_tokens": request.max_tokens,
@@ -137,7 +137,7 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
     return _with_extra(request, body)
 
 
-def _common(request: ActorRequest, options: OpenAIOptions, body: dict[str, Any]) -> None:
+def _common(request: ActorRequest, options: OpenAIOptions, body: dict[str, object]) -> None:
     """The settings both endpoints name the same way."""
     for name in ("temperature", "top_p"):
         value = getattr(request, name)
@@ -158,7 +158,7 @@ _NOT_EXTRA = {
 }
 
 
-def _with_extra(request: ActorRequest, body: dict[str, Any]) -> dict[str, Any]:
+def _with_extra(request: ActorRequest, body: dict[str, object]) -> dict[str, object]:
     for name, reason in _NOT_EXTRA.items():
         if name in request.extra_params:
             raise ConfigurationError(f"extra_params cannot set {name}: {reason}.", field=f"extra_params.{name}")

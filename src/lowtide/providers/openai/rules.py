@@ -20,7 +20,7 @@ CONTENT = ContentRules(provider="OpenAI", skipped=frozenset({"thinking", "redact
 # Input tokens include the cached ones and those written to the cache; the Responses API reports
 # `input_tokens`/`output_tokens` with `input_tokens_details`, Chat Completions `prompt_tokens`/`completion_tokens`
 # with `prompt_tokens_details`.
-def _from_neutral(usage: Usage) -> dict[str, Any]:
+def _from_neutral(usage: Usage) -> dict[str, object]:
     return {
         "input_tokens": usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
         "output_tokens": usage.output_tokens,
@@ -31,7 +31,7 @@ def _from_neutral(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _flavor(raw: Mapping[str, Any]) -> str:
+def _flavor(raw: Mapping[str, object]) -> str:
     return "chat" if "prompt_tokens" in raw else "responses"
 
 
@@ -48,7 +48,7 @@ def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
-def _probe(**counts: int) -> dict[str, Any]:
+def _probe(**counts: int) -> dict[str, object]:
     return _from_neutral(Usage(**counts))
 
 
