@@ -56,7 +56,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def types(session: nox.Session) -> None:
     """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
-    session.install("-e", ".[pydantic-ai,langchain,postgres]", "pyright>=1.1.390")
+    session.install("-e", ".[pydantic-ai,langchain,postgres,gemini]", "pyright>=1.1.390")
     session.run("pyright", "src")
 
 
@@ -64,7 +64,7 @@ def types(session: nox.Session) -> None:
 def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
     (`default_tags` in pyproject.toml)."""
-    session.install("-e", ".", *TEST_DEPS)
+    session.install("-e", ".[gemini]", *TEST_DEPS)
     _contain_ledger(session)
     session.run("coverage", "erase")
     session.run(
@@ -83,7 +83,7 @@ def robot(session: nox.Session) -> None:
     not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites
     tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them.
     """
-    session.install("-e", ".", *TEST_DEPS, PABOT)
+    session.install("-e", ".[gemini]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",

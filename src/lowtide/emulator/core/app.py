@@ -59,6 +59,7 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
     """Each emulation's routes, by path in the order they come; a path several emulations serve, one route that
     sends each call to its caller's emulation."""
     by_path: dict[str, dict[Emulation, list[BaseRoute]]] = {}
+    methods: dict[str, set[str]] = {}
     for emulation in emulations:
         named = set(emulation.route_names)
         for path, method, name, handler in emulation.routes():
@@ -66,12 +67,16 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
                 raise EmulationError(f"the emulation {emulation.name!r} serves {name!r}, not in its route_names")
             route = Route(path, endpoint(emulation, name, handler), methods=[method])
             by_path.setdefault(path, {}).setdefault(emulation, []).append(route)
+            methods.setdefault(path, set()).add(method)
     routes: list[BaseRoute] = []
     for path, serving in by_path.items():
         if len(serving) == 1:
             routes.extend(*serving.values())
         else:
-            routes.append(Route(path, _ByCaller({emulation: Router(own) for emulation, own in serving.items()})))
+            # Only the methods its emulations serve there: a call of another method goes on to the routes after it
+            # (Gemini's `POST /v1/models/{model}:generateContent` also matches `/v1/models/{model_id}`).
+            apps = _ByCaller({emulation: Router(own) for emulation, own in serving.items()})
+            routes.append(Route(path, apps, methods=sorted(methods[path])))
     return routes
 
 
