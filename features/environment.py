@@ -34,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
+from step_context import Context  # features/support: the typed context every step and hook takes
 
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
@@ -47,16 +48,16 @@ class _Run:
         self.databases = 0
 
 
-def before_all(context: Any) -> None:
+def before_all(context: Context) -> None:
     context.run_wide = _Run()
 
 
-def after_all(context: Any) -> None:
+def after_all(context: Context) -> None:
     if context.run_wide.postgres is not None:
         context.run_wide.postgres.stop()
 
 
-def _postgres_database(context: Any) -> str:
+def _postgres_database(context: Context) -> str:
     """A new database for the scenario, in the run's one cluster (started now if this is the first); dropped after."""
     run: _Run = context.run_wide
     if run.postgres is None:
@@ -74,7 +75,7 @@ def _postgres_database(context: Any) -> str:
     return url
 
 
-def store(context: Any) -> str:
+def store(context: Context) -> str:
     """The store the `@stores` scenarios run on: `sqlite` (default) or `postgres` (`-D store=postgres`)."""
     return str(context.config.userdata.get("store", "sqlite"))
 
@@ -85,7 +86,7 @@ machine): every thread's stack is printed and the process ends, so that a hang f
 even one that blocks the event loop (which no `asyncio.wait_for` can interrupt)."""
 
 
-def before_scenario(context: Any, scenario: Any) -> None:
+def before_scenario(context: Context, scenario: Any) -> None:
     faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
     context.runner = asyncio.Runner()
     loop_errors: list[str] = []
@@ -110,7 +111,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
         os.environ["LOWTIDE_LEDGER"] = context.postgres_url = _postgres_database(context)
 
 
-def after_scenario(context: Any, scenario: Any) -> None:
+def after_scenario(context: Context, scenario: Any) -> None:
     faulthandler.cancel_dump_traceback_later()
     try:
         for cleanup in reversed(context.cleanups):

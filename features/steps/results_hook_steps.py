@@ -12,6 +12,7 @@ from typing import Any
 import httpx2
 from _support import names, world
 from behave import given, then
+from step_context import Context
 
 from lowtide import BatchProcessingMode
 from lowtide.batching import collection
@@ -28,14 +29,14 @@ class _Handed:
     log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
 
 
-def _handed(context: Any) -> _Handed:
+def _handed(context: Context) -> _Handed:
     if not hasattr(context, "handed"):
         context.handed = _Handed()
     handed: _Handed = context.handed
     return handed
 
 
-def _attach_hook(context: Any, *, fails: bool) -> None:
+def _attach_hook(context: Context, *, fails: bool) -> None:
     """Set `on_results` on the engine the actor's batch-mode calls will use (the loop's engine for its settings)."""
     w = world(context)
     handed = _handed(context)
@@ -64,21 +65,21 @@ def _attach_hook(context: Any, *, fails: bool) -> None:
 
 
 @given("the actor's batch engine hands each chunk of results to a hook")
-def step_hook(context: Any) -> None:
+def step_hook(context: Context) -> None:
     _attach_hook(context, fails=False)
 
 
 @given("the actor's batch engine hands each chunk of results to a hook that fails")
-def step_failing_hook(context: Any) -> None:
+def step_failing_hook(context: Context) -> None:
     _attach_hook(context, fails=True)
 
 
-def _lines(context: Any) -> list[Mapping[str, Any]]:
+def _lines(context: Context) -> list[Mapping[str, Any]]:
     return [line for _, _, lines in _handed(context).calls for line in lines]
 
 
 @then("the hook was given each of these results once, as the API sent them: {keys}")
-def step_hook_results(context: Any, keys: str) -> None:
+def step_hook_results(context: Context, keys: str) -> None:
     w = world(context)
     lines = _lines(context)
     given = Counter(str(line["custom_id"]) for line in lines)
@@ -99,14 +100,14 @@ def step_hook_results(context: Any, keys: str) -> None:
 
 
 @then("the hook was given each of the {count:d} results once")
-def step_hook_count(context: Any, count: int) -> None:
+def step_hook_count(context: Context, count: int) -> None:
     given = Counter(str(line["custom_id"]) for line in _lines(context))
     assert len(given) == count, f"the hook was given {len(given)} results"
     assert set(given.values()) == {1}, f"some results were given more than once: {dict(given)}"
 
 
 @given("a batch's results are stored {first:d} at a time at first, then twice as many each time, at most {most:d}")
-def step_chunk_sizes(context: Any, first: int, most: int) -> None:
+def step_chunk_sizes(context: Context, first: int, most: int) -> None:
     """The sizes lowtide uses (2,000 growing to 10,000), made small so that a scenario sees them grow in a moment."""
     defaults = (collection.RESULTS_PER_TRANSACTION, collection.MOST_RESULTS_PER_TRANSACTION)
     assert defaults == (2000, 10_000), defaults
@@ -119,28 +120,28 @@ def step_chunk_sizes(context: Any, first: int, most: int) -> None:
 
 
 @then("the hook was given chunks of {sizes} results, in that order")
-def step_hook_chunks(context: Any, sizes: str) -> None:
+def step_hook_chunks(context: Context, sizes: str) -> None:
     given = [len(lines) for _, _, lines in _handed(context).calls]
     wanted = [int(size) for size in sizes.replace(" and ", ", ").split(", ")]
     assert given == wanted, f"the hook was given chunks of {given}"
 
 
 @then("every result the hook was given was already stored in the ledger when it got it")
-def step_hook_after_store(context: Any) -> None:
+def step_hook_after_store(context: Context) -> None:
     handed = _handed(context)
     assert handed.calls, "the hook was never called"
     assert not handed.unstored, f"the hook got {handed.unstored} before they were stored"
 
 
 @then("the hook was given the ledger's id and the API's id of the batch")
-def step_hook_ids(context: Any) -> None:
+def step_hook_ids(context: Context) -> None:
     [batch] = world(context).ledger().batches()
     ids = {(batch_id, provider_batch_id) for batch_id, provider_batch_id, _ in _handed(context).calls}
     assert ids == {(batch.id, batch.provider_batch_id)}, f"the hook was given {ids}; the ledger has {batch}"
 
 
 @then("the failure of the hook was logged, naming the batch")
-def step_hook_logged(context: Any) -> None:
+def step_hook_logged(context: Context) -> None:
     handed = _handed(context)
     [batch] = world(context).ledger().batches()
     assert len(handed.log) == len(handed.calls) >= 1, f"{len(handed.log)} errors logged, {len(handed.calls)} calls"
