@@ -5,7 +5,9 @@
 In every Python file under the paths, each `context: Any` (a parameter annotation: `(?<![\\w.])context: Any\\b`)
 becomes `context: Context`, and a file that then names `Context` without importing or defining it gets
 `from step_context import Context` (features/support/step_context.py) below `from __future__ import annotations`
-(or above its first import).
+(or above its first import). The step decorators are imported from step_context instead of behave (`from behave import
+given, then, when` becomes `from step_context import given, then, when`: behave's typed decorators accept only
+functions of behave's own `Context`; step_context's are behave's at run time).
 Then `ruff check --fix --select I,F401` sorts that import in and drops a `typing.Any` no longer used, and
 `ruff format` formats the files it changed (ruff from PATH, or this Python's `-m ruff`). Running it twice changes
 nothing the second time. A module with attributes of its own on the context defines its own `Context` Protocol
@@ -24,11 +26,21 @@ ANNOTATION = re.compile(r"(?<![\w.])context: Any\b")
 HAS_CONTEXT = re.compile(r"^(?:from \S+ import [^\n]*\bContext\b|class Context\b)", re.MULTILINE)
 FUTURE = "from __future__ import annotations\n"
 IMPORT = "from step_context import Context\n"
+BEHAVE_IMPORT = re.compile(r"^from behave import ([^\n#(]+?)(?:  # pyright: ignore\[[A-Za-z]+\])?$", re.MULTILINE)
+DECORATORS = {"given", "when", "then", "step"}
 FIRST_IMPORT = re.compile(r"^(?:import|from) ", re.MULTILINE)
+
+
+def _decorators(match: re.Match[str]) -> str:
+    names = [name.strip() for name in match.group(1).split(",")]
+    if not all(name.split(" as ")[0].strip() in DECORATORS for name in names):
+        return match.group(0)
+    return f"from step_context import {', '.join(names)}"
 
 
 def rewrite(text: str) -> str:
     text = ANNOTATION.sub("context: Context", text)
+    text = BEHAVE_IMPORT.sub(_decorators, text)
     if "context: Context" in text and not HAS_CONTEXT.search(text):
         if FUTURE in text:
             text = text.replace(FUTURE, FUTURE + "\n" + IMPORT, 1)

@@ -33,8 +33,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
+from typing import Protocol
+
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
-from step_context import Context  # features/support: the typed context every step and hook takes
+from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    run_wide: _Run
+
 
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 

@@ -77,9 +77,10 @@ class OpenAIScenario:
 
 
 def scenario(context: Context) -> OpenAIScenario:
-    if not hasattr(context, "openai_scenario"):
-        context.openai_scenario = OpenAIScenario(runner=context.runner, cleanups=context.cleanups)
-    return context.openai_scenario
+    current = getattr(context, "openai_scenario", None)
+    if not isinstance(current, OpenAIScenario):
+        current = context.openai_scenario = OpenAIScenario(runner=context.runner, cleanups=context.cleanups)
+    return current
 
 
 def start(context: Context, **settings: Any) -> OpenAIScenario:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx2
 import parse
 import yaml
-from behave import register_type
+from behave.api.step_matchers import register_type
 from step_context import Context
 
 import lowtide

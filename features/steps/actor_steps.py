@@ -6,8 +6,7 @@ import os
 from typing import Any
 
 from _support import check_error, dig, emulated_reply_to, literal, names, remember_env, shown, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, TextContent
 

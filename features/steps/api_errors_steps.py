@@ -9,8 +9,7 @@ from typing import Any
 
 import httpx2
 from _support import DroppingTransport, RetryAfterDateTransport, unreachable_api, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import APIError, BatchRequestErrored, RateLimitError
 

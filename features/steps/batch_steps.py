@@ -14,8 +14,7 @@ from _support import (
     world,
     yaml_doc,
 )
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BatchTimeoutError, ClaudeBatchProvider
 from lowtide.providers.anthropic.batch import PreparedBatch

@@ -5,8 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from _support import World, world
-from behave import then
-from step_context import Context
+from step_context import Context, then
 
 from lowtide import ActorResponse, BatchProcessingMode, BudgetExceededError
 from lowtide.pricing import worst_case_cost

@@ -3,18 +3,33 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from behave import given, then, when
 from pydantic import BaseModel
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
-from lowtide import Actor, ActorResponse, MemoryLedger
-from lowtide.answers import TextAnswer
+from lowtide import Actor, ActorResponse, MemoryLedger, RunResult
+from lowtide.answers import Answer, TextAnswer
 from lowtide.batching.records import answer_from_json, response_from_json
 from lowtide.emulator import Emulator
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import Usage
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    built_actor: Actor
+    built_answer: ActorResponse[Any]
+    built_run: RunResult
+    first_run: RunResult
+    batches_before: int
+    block_fields: dict[str, Any]
+    held: TextAnswer
+    stored_answer: dict[str, Any]
+    read_back: Answer
+
 
 _MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
 

@@ -10,8 +10,7 @@ from typing import Any
 
 import yaml
 from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 
 @given('an actor file "{name}" for that API, with the key in "{variable}":')

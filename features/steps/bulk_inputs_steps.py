@@ -17,12 +17,12 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from _support import world
-from behave import given, then, when
 from pydantic import ValidationError
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.bulk import (
     FileInfo,
@@ -37,6 +37,13 @@ from lowtide.bulk import (
     load_jsonl,
     load_jsonl_stream,
 )
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    bulk_inputs: Inputs
+
 
 T = TypeVar("T")
 

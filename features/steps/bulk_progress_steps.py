@@ -11,15 +11,22 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, TextIO, cast
+from typing import Any, Protocol, TextIO, cast
 
 from _support import names, world
-from behave import given, then, when
 from rich.console import Console
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.bulk import CallbackReporter, MultiReporter, PlainReporter, ProgressReporter, RichReporter, RunProgress
 from lowtide.bulk.progress import reporter_for
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    bulk_progress: Scene
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _BASE = RunProgress(

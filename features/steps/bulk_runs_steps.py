@@ -11,9 +11,8 @@ from decimal import Decimal
 from typing import Any
 
 from _support import API_KEY, World, emulated_reply_to, new_program_actor, world
-from behave import given, then, when
 from pydantic import BaseModel, Field
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide.bulk.plan import split
 from lowtide.bulk.progress import RunProgress

@@ -13,8 +13,7 @@ from typing import Any
 
 import httpx2
 from _support import FEATURES, PathRefused, World, literal, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, RunPlan, load_actors
 from lowtide.demo import bundled_configuration

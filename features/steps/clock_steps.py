@@ -5,8 +5,7 @@ from __future__ import annotations
 import time
 
 from _support import names, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Clock, SystemClock
 

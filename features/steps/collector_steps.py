@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import gc
+from typing import Protocol
 
-from behave import given, then  # pyright: ignore[reportUnknownVariableType]
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    freezes: dict[str, int]
 
 
 @given("the garbage collector's freezes are counted")

@@ -11,8 +11,7 @@ import sys
 from typing import Any
 
 from _support import run_cli, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide.providers.anthropic.checks import forget_models
 

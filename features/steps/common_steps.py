@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from _support import API_KEY, check_error, world
-from behave import then
-from step_context import Context
+from step_context import Context, then
 
 
 @then("a {name:w} is raised")

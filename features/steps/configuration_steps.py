@@ -6,8 +6,7 @@ from typing import Any
 
 import yaml
 from _support import dig, literal, names, shown, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorConfiguration, load_actors
 

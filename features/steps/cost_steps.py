@@ -7,8 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from _support import world
-from behave import then, when
-from step_context import Context
+from step_context import Context, then, when
 
 from lowtide import ActorResponse, Cost, Usage
 

@@ -11,8 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from _support import emulated_reply_to, world
-from behave import then, when
-from step_context import Context
+from step_context import Context, then, when
 
 from lowtide.cli import main
 from lowtide.clock import ManualClock

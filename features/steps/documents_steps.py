@@ -10,18 +10,30 @@ import base64
 import json
 import struct
 import zlib
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import anthropic
 from _support import world
-from behave import given, then, when
 from pydantic import BaseModel, Field
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorResponse
 from lowtide.bulk.citations import Citation, citations_of, field_citations
 from lowtide.emulator.core.pdf import read_pdf, simple_pdf
 from lowtide.providers.anthropic.mapping import parse_response, to_message_params
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    asked_messages: list[dict[str, Any]]
+    berth: "Berth"
+    built_answer: ActorResponse[Any]
+    document_text: str
+    field_citations: Any
+    pdfs: dict[str, bytes]
+
 
 MODEL = "claude-sonnet-5-5"
 

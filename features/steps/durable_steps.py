@@ -26,8 +26,7 @@ from _support import (
     world,
     yaml_doc,
 )
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, Ticket
 from lowtide.ledger.store import NewRequest

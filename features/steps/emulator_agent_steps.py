@@ -10,14 +10,22 @@ import base64
 import json
 import struct
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 import anthropic
-from behave import then, when
 from pydantic import BaseModel
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import then, when
 
 from lowtide.emulator.core.pdf import simple_pdf
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    beta_count: Any
+    token_count: int | None
+
 
 MODEL = "claude-sonnet-4-5"
 CLEAR_TOOL_USES = {"edits": [{"type": "clear_tool_uses_20250919"}]}

@@ -11,16 +11,32 @@ import base64
 import datetime
 import struct
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 import _support  # noqa: F401  (registers the `Q` step type: quoted text, possibly empty)
 import anthropic
 import httpx2
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.emulator import Emulator
 from lowtide.emulator.core.pdf import simple_pdf
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    batch_file: str
+    download: tuple[bytes, str | None]
+    file_entry: tuple[str, str, bytes]
+    file_ids: list[str]
+    file_json: dict[str, Any]
+    file_reference: str
+    file_reply: Any
+    listed: list[str]
+    page: Any
+    token_count: int
+
 
 MODEL = "claude-sonnet-4-5"
 FILES_BETA = "files-api-2025-04-14"

@@ -16,8 +16,7 @@ from typing import Any
 import anthropic
 import httpx2
 from _support import World, literal, names, shown, world
-from behave import then, when
-from step_context import Context
+from step_context import Context, then, when
 
 from lowtide import cli
 from lowtide.emulator import Emulator

@@ -24,12 +24,11 @@ from _openai_support import (
     strict,
     when,
 )
-from behave import given, then
-from behave import when as step_when
 from openai.types import Batch, CreateEmbeddingResponse, FileDeleted, FileObject
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
-from step_context import Context
+from step_context import Context, given, then
+from step_context import when as step_when
 
 from lowtide.emulator import Emulator, serve_in_thread
 from lowtide.emulator.core.pdf import simple_pdf

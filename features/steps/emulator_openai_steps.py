@@ -27,12 +27,11 @@ from _openai_support import (
     strict,
     webp,
 )
-from behave import given, then, when
 from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel, Field
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide.clock import ManualClock
 from lowtide.emulator.core.pdf import simple_pdf

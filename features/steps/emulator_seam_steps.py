@@ -10,18 +10,25 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from _support import PLUGINS, plugins_importable
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide
 import lowtide.emulator
 from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator, installed_emulations
 from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, load_emulations
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_seam: Seam
+
 
 PACKAGE = Path(lowtide.__file__).parent
 EMULATOR = "lowtide.emulator"

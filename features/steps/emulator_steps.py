@@ -24,18 +24,26 @@ from decimal import Decimal
 from enum import Enum
 from ipaddress import IPv4Address
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import anthropic
 import httpx2
 from anthropic.lib._parse._transform import transform_schema
-from behave import given, then, when
 from pydantic import UUID4, AnyUrl, BaseModel, Field
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import cli
 from lowtide.clock import ManualClock
 from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_command: tuple[str, int, dict[str, httpx2.Response]]
+    emulator_refusal: tuple[str, str, int, dict[str, str]]
+
 
 MODEL = "claude-sonnet-5-5"
 KEY = "emulator-scenario-key"
@@ -194,13 +202,14 @@ async def _awaited(make: Callable[[], Awaitable[Any]]) -> Any:
     return await make()
 
 
-def scenario(context: Context) -> Scenario:
-    if not hasattr(context, "emulator_scenario"):
-        context.emulator_scenario = Scenario(runner=context.runner, cleanups=context.cleanups)
-    return context.emulator_scenario
+def scenario(context: StepContext) -> Scenario:
+    current = getattr(context, "emulator_scenario", None)
+    if not isinstance(current, Scenario):
+        current = context.emulator_scenario = Scenario(runner=context.runner, cleanups=context.cleanups)
+    return current
 
 
-def start(context: Context, **settings: Any) -> Scenario:
+def start(context: StepContext, **settings: Any) -> Scenario:
     s = scenario(context)
     s.settings = settings
     s.emulator = Emulator(clock=s.clock, **settings)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 
 from _support import committed, world
-from behave import given, then
-from step_context import Context
+from step_context import Context, given, then
 
 _ROUTES = {
     "the create": "batches.create",

@@ -3,13 +3,21 @@ scenario's clock, registered under a name of the test's choice with the registry
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from _support import world
-from behave import given, then, when
 from pydantic import BaseModel
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry, parking
 from lowtide.testing import Failure, FakeBatchAPI, FakeBatchProvider, FakeOutcome, Reply
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    fake_apis: dict[str, FakeBatchAPI]
 
 
 class Tide(BaseModel):

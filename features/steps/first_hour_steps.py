@@ -10,8 +10,7 @@ import sys
 from typing import Any
 
 from _support import world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ActorError, ConfigurationError, __version__
 from lowtide.cli import main

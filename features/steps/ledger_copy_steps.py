@@ -4,17 +4,28 @@ database (`context.postgres_url`) and back, read through the stores and the acto
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from _support import run_cli, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorResponse, ConfigurationError, MemoryLedger
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.records import COPIED
 from lowtide.ledger.store import open_ledger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    copy_answers: list[ActorResponse[Any]]
+    copy_back: MemoryLedger
+    copy_calls: Counter[str]
+    copy_memory: MemoryLedger
+    copy_run: str
+
 
 _SETTINGS = {"name": "mover", "model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "batch"}
 

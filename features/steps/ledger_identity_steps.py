@@ -5,14 +5,21 @@ from __future__ import annotations
 import os
 import re
 from decimal import Decimal
+from typing import Protocol
 
 from _support import World, emulated_reply_to, names, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, Outcome
 from lowtide.ledger.records import FOREIGN
 from lowtide.ledger.store import LedgerStore, open_ledger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    answers_by_ledger: dict[str, list[Outcome]]
 
 
 def _ledgers(w: World) -> dict[str, LedgerStore]:

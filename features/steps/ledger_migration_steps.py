@@ -8,17 +8,25 @@ import json
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from _support import world
-from behave import then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import LedgerStore
 from lowtide.providers.anthropic.backend import AnthropicBatchCodec
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    ledger_copies: list[LedgerStore]
+
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _support import world
-from behave import given, then
-from step_context import Context
+from step_context import Context, given, then
 
 _READS = ("request", "requests_for")
 

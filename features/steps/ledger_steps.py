@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, LedgerError
 from lowtide.ledger.records import COPIED

@@ -6,18 +6,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from _stores import open_store, reopened
 from _support import names, shown
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    contract: Contract
+
 
 PROVIDER = "anthropic"
 ENDPOINT = "https://api.anthropic.test"

@@ -12,8 +12,7 @@ import httpx2
 import openai
 from _openai_provider_support import OPENAI_KEY, openai_client
 from _support import PathRefused, World, literal, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide.emulator import Emulator
 

@@ -9,14 +9,14 @@ import os
 import signal
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import yaml
 from _support import world
-from behave import given, then, when
 from pydantic import BaseModel, ConfigDict, model_validator
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ConfigurationError, ItemResult, RunResult, StructuredOutputError
 from lowtide.bulk.interrupts import exit_status
@@ -27,6 +27,13 @@ from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.store import RequestState
 from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    live_bulk: LiveBulk
+
 
 _BASE = {"name": "bulk-live", "model": "claude-sonnet-5-5", "max_tokens": 64}
 

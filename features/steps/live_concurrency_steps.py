@@ -6,14 +6,14 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anthropic
 import httpx2
 import yaml
 from _support import world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
@@ -22,6 +22,16 @@ from lowtide.errors import InvalidRequestError, OverloadedError
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled, Retried
 from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
+
+if TYPE_CHECKING:
+    from lowtide.live.reports import QuotaReport
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    live_report: tuple[QuotaReport, float]
+
 
 _BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
 
@@ -71,10 +81,11 @@ class Live:
             self.in_flight -= 1
 
 
-def live(context: Context) -> Live:
-    if not hasattr(context, "live_mode"):
-        context.live_mode = Live()
-    return context.live_mode
+def live(context: StepContext) -> Live:
+    current = getattr(context, "live_mode", None)
+    if not isinstance(current, Live):
+        current = context.live_mode = Live()
+    return current
 
 
 async def _gather(lv: Live, calls: list[Any]) -> None:

@@ -6,8 +6,7 @@ import json
 
 import httpx2
 from _support import world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ChatMessage, ToolSpec
 

@@ -15,12 +15,12 @@ import threading
 import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anthropic
 from _support import emulated_reply_to
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
@@ -28,6 +28,24 @@ from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
 from lowtide.ledger.records import NewRequest
 from lowtide.ledger.store import LedgerStore, open_ledger
+
+if TYPE_CHECKING:
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    many_hosts: Hosts
+    many_hosts_holder: PostgresLedger
+    many_hosts_listeners: list[threading.Thread]
+    many_hosts_locked: set[str]
+    many_hosts_pending: int
+    many_hosts_process: subprocess.Popen[str]
+    many_hosts_stored_at: float
+    many_hosts_taken: set[str]
+    many_hosts_took: float
+
 
 _MODEL = "claude-sonnet-5-5"
 _HANG = 60.0

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import MemoryLedger
 

@@ -7,8 +7,7 @@ from typing import Any
 
 import httpx2
 from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ProviderRegistry
 

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import API_KEY, remember_env, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import APIUnreachableError, LedgerError
 from lowtide.bulk.results import ItemStatus, RunResult

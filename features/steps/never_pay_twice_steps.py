@@ -10,8 +10,7 @@ from collections import Counter
 from typing import Any
 
 from _support import World, check_error, emulated_reply_to, new_program_actor, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.ledger.store import BatchState

@@ -9,8 +9,7 @@ from typing import Any
 
 from _openai_provider_support import RESPONSE_MODELS, openai_client
 from _support import World, emulated_reply_to, names, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
 from lowtide.bulk.plan import RunPlan

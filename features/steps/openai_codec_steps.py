@@ -10,16 +10,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 import openai
 import yaml
 from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS
 from _support import check_error, dig, shown, world
-from behave import given, then, when
 from pydantic import BaseModel
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, StructuredOutputError, ToolUseContent
 from lowtide.answers import response_of
@@ -37,6 +37,13 @@ from lowtide.providers.openai.codec import (
     translate_errors,
 )
 from lowtide.providers.openai.live import OpenAIProvider
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    openai_codec: CodecState
+
 
 BASE_URL = "https://api.openai.test/v1"
 

@@ -12,8 +12,7 @@ import openai
 from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS, openai_client
 from _openai_support import png
 from _support import PathRefused, remember_env, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode, TextContent
 from lowtide.emulator import Emulator

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from _support import World, world
-from behave import given, then
-from step_context import Context
+from step_context import Context, given, then
 
 from lowtide import BatchRequestError
 

@@ -6,8 +6,7 @@ import re
 from typing import Any
 
 from _support import entry_point, plugins_importable, world, yaml_doc
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BudgetExceededError, ProviderRegistry, parking
 

@@ -12,17 +12,24 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from _support import set_env, world
-from behave import given, then, when
 from live_concurrency_steps import live
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
 from lowtide.ledger.store import Ledger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    postgres_world: PostgresWorld
+    pool_program: tuple[int, str, str, float] | None
 
 
 @dataclass

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from _neutral_code import Finding, findings, neutral_modules
 from _support import world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    fake_package: Path
+    found_words: list[Finding]
+
 
 _PACKAGE = Path(lowtide.__file__).parent
 

@@ -10,12 +10,18 @@ import sys
 import types
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from behave import then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import then, when
 
 import lowtide
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    modules: set[str]
 
 
 def _module(name: str) -> types.ModuleType:

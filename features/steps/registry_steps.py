@@ -6,8 +6,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from _support import entry_point, names, plugins_importable, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode, ProviderRegistry, default_registry
 from lowtide.registry import ENTRY_POINT_GROUP

@@ -7,17 +7,23 @@ import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from _support import names, world
-from behave import given, then
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then
 
 from lowtide import BatchProcessingMode
 from lowtide.batching import collection
 from lowtide.batching.engines import engine_for
 from lowtide.ledger.store import RequestState
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    handed: _Handed
 
 
 @dataclass

@@ -14,8 +14,7 @@ from unittest import mock
 from _openai_provider_support import MODEL as OPENAI_MODEL
 from _openai_provider_support import openai_client
 from _support import check_error, emulated_reply_to, world
-from behave import given, step, then, when
-from step_context import Context
+from step_context import Context, given, step, then, when
 
 from lowtide import parking
 from lowtide.batching.engine import BatchEngine, GroupCall

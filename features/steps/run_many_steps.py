@@ -7,8 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from _support import World, answer_to, check_error, emulated_reply_to, literal, names, new_program_actor, world
-from behave import given, then, when
-from step_context import Context
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, Outcome
 from lowtide.batching.keys import derive_key

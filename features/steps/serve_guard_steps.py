@@ -13,12 +13,13 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
+from lowtide import ActorError
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import serve_in_thread
@@ -29,6 +30,16 @@ from lowtide.ledger.records import NewRequest
 from lowtide.providers.anthropic.serving import MessagesWire
 from lowtide.serve import build_app
 from lowtide.serve_keys import ledger_key, request_key
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    build_error: ActorError | ValueError | None
+    derived: str
+    guarded: Guarded
+    waiting: tuple[Any, str]
+
 
 _UPSTREAM_ENV = "LOWTIDE_SERVE_GUARD_UPSTREAM_KEY"
 _MODELS = {"anthropic": "claude-haiku-5-5", "openai": "gpt-5.4-mini"}

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.actor import Actor
 from lowtide.errors import (
@@ -30,6 +30,14 @@ from lowtide.registry import ProviderRegistry
 from lowtide.serve import build_app
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Refusal, ServedCall, Wire
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    build_error: ActorError | ValueError | None
+    openai_shapes: Shapes
+
 
 _WIRES: dict[str, Wire] = {"/v1/chat/completions": ChatCompletionsWire(), "/v1/responses": ResponsesWire()}
 

@@ -7,17 +7,34 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 import openai
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.actor import Actor
 from lowtide.http.server import app_in_thread
 from lowtide.serve import build_app
+
+if TYPE_CHECKING:
+    from serve_steps import Served
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_url: str
+    serve_stack: ExitStack
+    served: Served
+    served_openai: ServedOpenAI
+    tool_conversation: list[dict[str, Any]]
+    tool_input: list[dict[str, Any]]
+    tool_name: str
+
 
 _MODEL = "gpt-5.4-mini"
 _UPSTREAM_ENV = "LOWTIDE_SERVE_TEST_OPENAI_KEY"

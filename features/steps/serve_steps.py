@@ -7,18 +7,27 @@ import asyncio
 import os
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anthropic
 import httpx
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import serve_in_thread
 from lowtide.http.server import app_in_thread
 from lowtide.serve import build_app
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_url: str
+    serve_stack: ExitStack
+    served: Served
+
 
 _MODEL = "claude-haiku-5-5"
 _UPSTREAM_ENV = "LOWTIDE_SERVE_TEST_UPSTREAM_KEY"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from _support import world
-from behave import given, then, when
-from step_context import Context
+from live_concurrency_steps import live
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.clock import VirtualClock
 from lowtide.ledger.postgres import PostgresQuotaStore
@@ -19,6 +21,14 @@ from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
 from lowtide.live.quota import Permit, Quota, QuotaLimits
 from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
 from lowtide.live.reports import Budget, QuotaReport
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    shared_quota: Shared
+    stores: list[QuotaStore]
+
 
 _SCOPE = "anthropic|https://api.example|digest-of-the-key"
 
@@ -337,7 +347,7 @@ def step_b_refilled(context: Context, seconds: int) -> None:
 
 @then("the actor's ledger holds one shared quota scope, in which the API key does not appear")
 def step_ledger_scope(context: Context) -> None:
-    actor = next(iter(context.live_mode.actors.values()))  # the live actor of live_concurrency_steps
+    actor = next(iter(live(context).actors.values()))  # the live actor of live_concurrency_steps
     path = actor.ledger.path
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT scope, state FROM live_quotas").fetchall()
@@ -349,5 +359,5 @@ def step_ledger_scope(context: Context) -> None:
 
 @then("no ledger was opened for the actor")
 def step_no_ledger(context: Context) -> None:
-    actor = next(iter(context.live_mode.actors.values()))  # the live actor of live_concurrency_steps
+    actor = next(iter(live(context).actors.values()))  # the live actor of live_concurrency_steps
     assert not isinstance(actor._ledger, Ledger), actor._ledger  # pyright: ignore[reportPrivateUsage]

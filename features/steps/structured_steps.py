@@ -10,9 +10,8 @@ from typing import Any
 
 from _support import world
 from anthropic import transform_schema
-from behave import then, when
 from pydantic import BaseModel, Field
-from step_context import Context
+from step_context import Context, then, when
 
 from lowtide import ActorResponse, StructuredOutputError
 

@@ -5,6 +5,9 @@ hook takes this Protocol instead (`context: Context`, written by `.ci/type_step_
 keeps attributes of its own on the context declares them in a Protocol of its own derived from this one
 (`class Context(step_context.Context, Protocol): ...`), so that each attribute has one declared type and a misspelt
 one is an error. Nothing here exists at run time beyond the Protocol itself: behave passes its own `Context`.
+
+The step decorators come from here too: behave's (typeshed's stubs) accept only functions of behave's own `Context`,
+which matches no Protocol that declares attributes. At run time they are behave's, unchanged.
 """
 
 from __future__ import annotations
@@ -12,10 +15,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from behave.configuration import Configuration
 from behave.model import Table
+
+if TYPE_CHECKING:
+    _Step = TypeVar("_Step", bound=Callable[..., None])
+
+    def given(step_text: str, **kwargs: object) -> Callable[[_Step], _Step]: ...
+    def when(step_text: str, **kwargs: object) -> Callable[[_Step], _Step]: ...
+    def then(step_text: str, **kwargs: object) -> Callable[[_Step], _Step]: ...
+    def step(step_text: str, **kwargs: object) -> Callable[[_Step], _Step]: ...
+
+else:
+    from behave import given, step, then, when
+
+__all__ = ["Context", "given", "step", "then", "when"]
 
 
 class Context(Protocol):
@@ -50,6 +66,15 @@ class Context(Protocol):
     `-D store=postgres`, `@stores` ones."""
     new_postgres_database: Callable[[], str]
     """Another PostgreSQL database for the scenario, where it needs a second one (features/ only)."""
+
+    # -- the scenario states that helpers shared by several step modules make on first use ------------------------
+    # Declared `object`: each is made and read by its one helper, which checks that it is its own kind (isinstance).
+
     world: object
-    """The scenario's `World`, made on first use by `world(context)` (features/steps/_support.py, or
-    features/integrations/steps/_world.py: each checks that it is its own kind)."""
+    """The `World`: `world(context)` of features/steps/_support.py or features/integrations/steps/_world.py."""
+    emulator_scenario: object
+    """The emulator scenario (`Scenario`): `scenario(context)` of features/steps/emulator_steps.py."""
+    openai_scenario: object
+    """The OpenAI emulator scenario (`OpenAIScenario`): `scenario(context)` of features/steps/_openai_support.py."""
+    live_mode: object
+    """The live-mode scenario (`Live`): `live(context)` of features/steps/live_concurrency_steps.py."""

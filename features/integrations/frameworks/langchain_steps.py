@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from _world import world
-from behave import given, then, when
+from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 from pydantic import BaseModel
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide.errors
 from lowtide.integrations.langchain import LowtideChatModel
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    model: LowtideChatModel
+    prompts: list[str]
+    chain: Runnable[LanguageModelInput, AIMessage]
+    conversation: list[BaseMessage]
+    call: AIMessage
+    final: AIMessage
+    tool_result: str
 
 
 class Verdict(BaseModel):

@@ -7,20 +7,29 @@ import re
 import struct
 import zlib
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import pydantic_ai.exceptions
 from _world import World, world
-from behave import given, then, when
 from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry, NativeOutput, PromptedOutput
 from pydantic_ai.messages import AudioUrl, BinaryContent, ImageUrl, ModelResponse
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide.errors
 from lowtide import Actor
 from lowtide.emulator.core.pdf import simple_pdf
 from lowtide.integrations.pydantic_ai import LowtideModel, LowtideModelSettings
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    agent: Agent[None, Any]
+    first_batch_id: str
+    run_count: int
+    tool_prompt: bool
 
 
 class Forecast(BaseModel):

@@ -74,6 +74,7 @@ class World:
 
 
 def world(context: Context) -> World:
-    if not hasattr(context, "world"):
-        context.world = World(context.runner, context.cleanups)
-    return context.world
+    current = getattr(context, "world", None)
+    if not isinstance(current, World):
+        current = context.world = World(context.runner, context.cleanups)
+    return current

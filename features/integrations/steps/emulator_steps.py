@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from _world import world
-from behave import given, then
-from step_context import Context
+from step_context import Context, given, then
 
 
 @given("an emulated Anthropic API that ends batches after {seconds:f} seconds")

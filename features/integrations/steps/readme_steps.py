@@ -5,12 +5,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from behave import then, when
-from step_context import Context
+from step_context import Context as StepContext
+from step_context import then, when
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
+from typing import Protocol
+
 from readme import BlockRun, ReadmeRunner, describe, expected_status  # features/support, shared with Robot
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    readme_runs: list[BlockRun]
+
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
