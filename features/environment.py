@@ -86,7 +86,7 @@ def _postgres_database(context: Context) -> str:
 
 def store(context: Context) -> str:
     """The store the `@stores` scenarios run on: `sqlite` (default) or `postgres` (`-D store=postgres`)."""
-    return str(context.config.userdata.get("store", "sqlite"))
+    return str((context.config.userdata or {}).get("store", "sqlite"))
 
 
 STUCK_SECONDS = 600.0
@@ -96,7 +96,7 @@ even one that blocks the event loop (which no `asyncio.wait_for` can interrupt).
 
 
 def before_scenario(context: Context, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
     context.runner = asyncio.Runner()
     loop_errors: list[str] = []
     context.loop_errors = loop_errors

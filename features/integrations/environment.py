@@ -28,7 +28,7 @@ features/environment.py), so a hang fails the session at once, saying where."""
 
 
 def before_scenario(context: Context, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
     context.runner = asyncio.Runner()
     context.cleanups = []
     state = Path(tempfile.mkdtemp(prefix="lowtide-integration-"))

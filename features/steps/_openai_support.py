@@ -130,8 +130,8 @@ def raw_call(
             await response.aread()
             return response
 
-    s.raw = s.runner.run(call())
-    return s.raw
+    raw = s.raw = s.runner.run(call())
+    return raw
 
 
 def png(width: int, height: int) -> bytes:

@@ -60,8 +60,8 @@ API_KEY = "sk-ant-api03-lowtide-scenario-secret-9f2c"
 
 
 @parse.with_pattern(r'[^"]*')
-def _quoted(text: str) -> str:
-    return text
+def _quoted(string: str) -> str:
+    return string
 
 
 # `"{name:Q}"` matches quoted text without quotes in it, so that `asked "{prompt:Q}"` cannot swallow a longer step.

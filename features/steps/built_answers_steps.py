@@ -179,6 +179,7 @@ def step_same_responses(context: Context) -> None:
         response = again.response
         assert response is not None
         assert response == first.response, (response, first.response)
+        assert first.response is not None, first
         assert response.model_dump_json() == first.response.model_dump_json()
         validated = _validated(response)
         for built_part, validated_part in zip(_parts(response), _parts(validated), strict=True):

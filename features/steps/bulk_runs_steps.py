@@ -20,6 +20,7 @@ from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
+from lowtide.ledger.store import Ledger
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
@@ -770,6 +771,7 @@ def step_dead_claims(context: Context, first: int, last: int, run_id: str) -> No
 def step_unclose_batch(context: Context) -> None:
     w = world(context)
     ledger = w.ledger()
+    assert isinstance(ledger, Ledger), ledger  # a SQLite file: its SQL below
     with ledger.transaction() as db:
         db.execute("UPDATE batches SET state = 'ended' WHERE id = (SELECT id FROM batches ORDER BY intent_at LIMIT 1)")
     _bulk(w)["results calls"] = w.emu.calls["batches.results"]

@@ -215,11 +215,11 @@ def _sdk_day(text: str) -> date:
     " life"
 )
 def step_deprecations_match_sdk(context: Context) -> None:
+    # The SDK's one table (its Messages resource warns from this same table, imported).
     from anthropic._data import DEPRECATED_MODELS as DATA_TABLE
-    from anthropic.resources.messages.messages import DEPRECATED_MODELS as MESSAGES_TABLE
 
     # The SDK drops models long retired from its tables (2.13 did); lowtide keeps them, to name their replacement.
-    sdk = {model: _sdk_day(day) for table in (DATA_TABLE, MESSAGES_TABLE) for model, day in table.items()}
+    sdk = {model: _sdk_day(day) for model, day in DATA_TABLE.items()}
     ours = {model: deprecation.end_of_life for model, deprecation in DEPRECATIONS.items()}
     assert sdk, "the SDK's tables are empty: read them from where this SDK keeps them"
     differ = {model: (ours.get(model), day) for model, day in sdk.items() if ours.get(model) != day}

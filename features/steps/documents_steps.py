@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 import anthropic
 from _support import world
+from anthropic.types import CitationCharLocation, CitationContentBlockLocation, CitationPageLocation
 from pydantic import BaseModel, Field
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -510,8 +511,12 @@ def step_cited_blocks(context: Context) -> None:
     cited = [block for block in reply(context).content if block.type == "text" and block.citations]
     assert len(cited) == len(context.table.rows), [block.model_dump() for block in cited]
     for block, row in zip(cited, context.table, strict=True):
+        assert block.citations is not None, block
         assert len(block.citations) == 1, block
         citation = block.citations[0]
+        assert isinstance(citation, CitationCharLocation | CitationPageLocation | CitationContentBlockLocation), (
+            citation
+        )
         assert " ".join(block.text.split()) == row["text"], (block.text, row["text"])
         assert citation.type == row["type"], citation
         assert " ".join(citation.cited_text.split()) == row["cited text"], citation
@@ -528,6 +533,7 @@ def step_citations_quote(context: Context) -> None:
     ]
     assert citations
     for citation in citations:
+        assert isinstance(citation, CitationCharLocation), citation
         assert document[citation.start_char_index : citation.end_char_index] == citation.cited_text, citation
 
 

@@ -528,6 +528,7 @@ def step_after_lease(context: Context) -> None:
 async def _record_intent(w: World, owner: str, key: str, prompt: str, *, created: bool) -> None:
     new = _claim_for(w, owner, key, prompt)
     now = w.clock.now()
+    assert isinstance(new.params, dict), new.params
     entry = batch_entry(new.custom_id, new.params)
     w.ledger().record_intent(
         "lt_left-by-a-dead-program",

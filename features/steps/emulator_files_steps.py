@@ -422,8 +422,10 @@ def step_refused_download(context: Context, exception: str, status: int, code: s
     error = emulator(context).error
     assert isinstance(error, anthropic.APIStatusError), error
     assert (type(error).__name__, error.status_code, error.error_code) == (exception, status, code), error
-    assert error.body["error"]["details"] == {"error_code": code}, error.body
-    assert error.body["request_id"] == error.request_id, error.body
+    body = error.body
+    assert isinstance(body, dict), body
+    assert body["error"]["details"] == {"error_code": code}, body
+    assert body["request_id"] == error.request_id, body
 
 
 # -- messages and batches reading files ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 import anthropic
 import httpx2
 from _support import World, literal, names, shown, world
+from anthropic.types.beta import BetaModelInfo
 from step_context import Context, then, when
 
 from lowtide import cli
@@ -208,7 +209,7 @@ def step_list_beta(context: Context, limit: int) -> None:
 def step_beta_page(context: Context, count: int) -> None:
     page = _kept(world(context), "beta page")
     assert len(page.data) == count, page
-    assert isinstance(page.data[0], anthropic.types.beta.BetaModelInfo), page
+    assert isinstance(page.data[0], BetaModelInfo), page
 
 
 @then("the beta client called the same paths as the plain one, {paths}")

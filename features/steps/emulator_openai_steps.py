@@ -28,7 +28,7 @@ from _openai_support import (
     webp,
 )
 from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 from openai.types.responses import Response
 from pydantic import BaseModel, Field
 from step_context import Context, given, then, when
@@ -136,6 +136,13 @@ def step_raw_anthropic(context: Context, method: str, path: str) -> None:
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" as an OpenAI client')
 def step_raw_openai(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path)
+
+
+def _function_calls(completion: ChatCompletion) -> list[ChatCompletionMessageFunctionToolCall]:
+    """The tool calls of the completion's first choice: function calls, as the emulator makes them."""
+    calls = completion.choices[0].message.tool_calls or []
+    assert all(isinstance(call, ChatCompletionMessageFunctionToolCall) for call in calls), calls
+    return [call for call in calls if isinstance(call, ChatCompletionMessageFunctionToolCall)]
 
 
 @then('the OpenAI emulator raw answer is {status:d} with type "{error_type:Q}" and code "{code:Q}"')
@@ -580,7 +587,7 @@ def step_stream_both(context: Context, api: str, question: str, tools: str) -> N
             # The helper's get_final_response() wants `response.completed`; an incomplete answer ends otherwise.
             async with s.sdk.responses.stream(**body) as stream:
                 async for event in stream:
-                    if event.type in ("response.completed", "response.incomplete"):
+                    if event.type == "response.completed" or event.type == "response.incomplete":
                         return event.response
             raise AssertionError("the stream ended without its final event")
         async with s.sdk.chat.completions.stream(**body) as stream:
@@ -652,7 +659,7 @@ def step_streamed_completion(context: Context) -> None:
 
     def projection(completion: ChatCompletion) -> Any:
         choice = completion.choices[0]
-        calls = [(call.function.name, call.function.arguments) for call in choice.message.tool_calls or []]
+        calls = [(call.function.name, call.function.arguments) for call in _function_calls(completion)]
         return choice.message.content, calls, choice.finish_reason, completion.model
 
     assert projection(streamed) == projection(plain), (projection(streamed), projection(plain))

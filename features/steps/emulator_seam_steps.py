@@ -19,9 +19,9 @@ from step_context import given, then, when
 
 import lowtide
 import lowtide.emulator
-from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator, installed_emulations
+from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator
 from lowtide.emulator.anthropic.emulation import AnthropicEmulation
-from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, load_emulations
+from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, installed_emulations, load_emulations
 
 
 class Context(StepContext, Protocol):

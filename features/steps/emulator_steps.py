@@ -24,11 +24,13 @@ from decimal import Decimal
 from enum import Enum
 from ipaddress import IPv4Address
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import anthropic
 import httpx2
 from anthropic.lib._parse._transform import transform_schema
+from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
+from anthropic.types.messages.batch_create_params import Request
 from pydantic import UUID4, AnyUrl, BaseModel, Field
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -253,7 +255,7 @@ def send(s: Scenario, params: dict[str, Any], client: anthropic.AsyncAnthropic |
 
 
 def create_batch(s: Scenario, requests: list[dict[str, Any]]) -> None:
-    batch = s.run(lambda: s.sdk.messages.batches.create(requests=requests))
+    batch = s.run(lambda: s.sdk.messages.batches.create(requests=cast("list[Request]", requests)))
     s.reply = batch
     if batch is not None:
         s.batch = batch
@@ -288,8 +290,8 @@ def raw_call(
             await response.aread()
             return response
 
-    s.raw = s.runner.run(call())
-    return s.raw
+    raw = s.raw = s.runner.run(call())
+    return raw
 
 
 # -- setting up ------------------------------------------------------------------------------------------------------
@@ -414,7 +416,7 @@ def step_call_route(context: Context, route: str) -> None:
         return
     # The other routes act on a batch: an in-progress one to cancel, an ended one otherwise.
     s.emu.processing_seconds = 60 if route == "batches.cancel" else 0
-    s.batch = s.runner.run(batches.create(requests=numbered(1)))
+    s.batch = s.runner.run(batches.create(requests=cast("list[Request]", numbered(1))))
     batch_id = s.batch.id
     actions: dict[str, Callable[[], Awaitable[Any]]] = {
         "batches.retrieve": lambda: batches.retrieve(batch_id),
@@ -537,7 +539,7 @@ def step_raw_jsonl(context: Context, content_type: str) -> None:
     assert response.headers["content-type"].startswith(content_type), response.headers
     assert response.text.endswith("\n"), response.text[-20:]
     for line in response.text.splitlines():
-        anthropic.types.messages.MessageBatchIndividualResponse.model_validate_json(line)
+        MessageBatchIndividualResponse.model_validate_json(line)
 
 
 @then("downloading the emulator results again gives the same file")
@@ -964,7 +966,7 @@ def step_event_names(context: Context, names: str) -> None:
 @then('the emulator stream is served as "{content_type}"')
 def step_stream_type(context: Context, content_type: str) -> None:
     response = scenario(context).raw
-    assert response is not None, response.headers
+    assert response is not None, "no raw response was kept"
     assert response.headers["content-type"].startswith(content_type), response.headers
 
 
@@ -985,9 +987,7 @@ def step_create_cached_batch(context: Context, count: int, size: int) -> None:
 @when("I post the emulator the batch body {body}")
 def step_post_batch_body(context: Context, body: str) -> None:
     s = scenario(context)
-    s.reply = s.run(
-        lambda: s.sdk.post("/v1/messages/batches", cast_to=anthropic.types.messages.MessageBatch, body=json.loads(body))
-    )
+    s.reply = s.run(lambda: s.sdk.post("/v1/messages/batches", cast_to=MessageBatch, body=json.loads(body)))
 
 
 @when("I create an emulator batch whose requests change the params by:")

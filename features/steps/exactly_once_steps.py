@@ -4,9 +4,13 @@ batches that are not ours."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from _support import committed, world
 from step_context import Context, given, then
+
+if TYPE_CHECKING:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 _ROUTES = {
     "the create": "batches.create",
@@ -77,7 +81,11 @@ def step_foreign_batch(context: Context, prompt: str) -> None:
     w = world(context)
     other = w.emu.client(api_key="sk-ant-someone-else")
     w.cleanups.append(other.close)
-    params = {"model": "claude-sonnet-5-5", "max_tokens": 100, "messages": [{"role": "user", "content": prompt}]}
+    params: MessageCreateParamsNonStreaming = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": prompt}],
+    }
 
     async def create() -> None:
         batch = await other.messages.batches.create(requests=[{"custom_id": "theirs", "params": params}])

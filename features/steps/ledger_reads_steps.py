@@ -20,7 +20,8 @@ def step_count_reads(context: Context) -> None:
     inline face calls."""
     w = world(context)
     ledger = w.ledger()
-    reads = w.witnessed["ledger reads"] = Counter[str]()
+    reads = Counter[str]()
+    w.witnessed["ledger reads"] = [reads]
     if hasattr(ledger, "asynchronous"):
         from lowtide.ledger.postgres.aio import AsyncPostgresLedger as face
 
@@ -54,7 +55,7 @@ def step_count_reads(context: Context) -> None:
 
 @then("the ledger was asked about the calls' keys in at most {most:d} reads")
 def step_reads_at_most(context: Context, most: int) -> None:
-    reads: Counter[str] = world(context).witnessed["ledger reads"]
+    [reads] = world(context).witnessed["ledger reads"]
     total = sum(reads.values())
     assert 0 < total <= most, f"the ledger was read {total} times ({dict(reads)}), expected 1 to {most}"
 

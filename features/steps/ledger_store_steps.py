@@ -38,7 +38,7 @@ class Contract:
     inserted: dict[str, str] = field(default_factory=dict[str, str])
     known: list[RequestRecord] = field(default_factory=list[RequestRecord])
     created: bool | None = None
-    jobs: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict[str, dict[int, dict[str, Any]]])
+    jobs: dict[str, dict[int, dict[str, Any] | str]] = field(default_factory=dict[str, dict[int, dict[str, Any] | str]])
     """The inputs each run was first created with, by item."""
 
     @property

@@ -525,6 +525,7 @@ def step_post_seen(context: Context, count: int) -> None:
 @then("the run's real cost is within ${limit}")
 def step_within(context: Context, limit: str) -> None:
     result = lb(context).the_result
+    assert result.cost_usd is not None, result
     assert 0 < result.cost_usd <= Decimal(limit), result.cost_usd
 
 
@@ -681,4 +682,5 @@ def step_picky_failed(context: Context) -> None:
         assert item.response is not None, item
         assert item.cost_usd is not None, item
         assert item.cost_usd > 0, item
+    assert result.cost_usd is not None, result
     assert result.cost_usd > 0, result.cost_usd

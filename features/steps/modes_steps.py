@@ -9,7 +9,7 @@ import httpx2
 from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
 from step_context import Context, given, then, when
 
-from lowtide import ProviderRegistry
+from lowtide import ActorResponse, ProviderRegistry
 
 
 @given('a provider registry with the plugin "{spec}"')
@@ -40,6 +40,7 @@ def step_run_sync_replies(context: Context, prompts: str) -> None:
     expected = names(prompts)
     assert len(w.outcomes) == len(expected), w.outcomes
     for outcome, prompt in zip(w.outcomes, expected, strict=True):
+        assert isinstance(outcome, ActorResponse), outcome
         assert outcome.text.startswith(emulated_reply_to(prompt)), outcome
 
 

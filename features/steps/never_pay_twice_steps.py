@@ -13,7 +13,7 @@ from _support import World, check_error, emulated_reply_to, new_program_actor, w
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
-from lowtide.ledger.store import BatchState
+from lowtide.ledger.store import BatchState, Ledger
 
 _ENGINE_LOG = "lowtide.batching.engine"
 
@@ -146,6 +146,7 @@ def step_ledger_fails(context: Context, method: str, failure: str) -> None:
         setattr(ledger, method, real)  # once
         if kind == "sqlite3":
             # Raised inside a real transaction, as SQLite would: the store rolls it back and says so.
+            assert isinstance(ledger, Ledger), ledger
             with ledger.transaction():
                 raise sqlite3.OperationalError(message)
         raise fault()
@@ -222,7 +223,7 @@ def step_two_actors(
     w = world(context)
     w.value = {"prompts": {key1: prompt1, key2: prompt2}}
 
-    async def both() -> list[Any]:
+    async def both() -> tuple[ActorResponse[Any] | BaseException, ActorResponse[Any] | BaseException]:
         return await asyncio.gather(
             w.actors[first].run(prompt1, key=key1), w.actors[second].run(prompt2, key=key2), return_exceptions=True
         )

@@ -159,7 +159,9 @@ def step_openai_direct(context: Context, first: str, second: str) -> None:
     actor = w.current_actor()
     provider = actor.provider(BatchProcessingMode.BATCH)
     assert isinstance(provider, OpenAIBatchProvider), provider
-    w.answers = w.run(provider.complete_many([actor.request(first), actor.request(second)]))
+    outcomes = w.run(provider.complete_many([actor.request(first), actor.request(second)]))
+    w.answers = [outcome for outcome in outcomes if isinstance(outcome, ActorResponse)]
+    assert len(w.answers) == len(outcomes), outcomes
 
 
 # -- what came back ---------------------------------------------------------------------------------------------------

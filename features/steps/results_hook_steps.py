@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,6 +16,7 @@ from step_context import given, then
 
 from lowtide import BatchProcessingMode
 from lowtide.batching import collection
+from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.batching.engines import engine_for
 from lowtide.ledger.store import RequestState
 
@@ -30,7 +31,9 @@ class Context(StepContext, Protocol):
 class _Handed:
     """What the hook was given: (ledger batch id, API batch id, lines), and what the ledger held at that moment."""
 
-    calls: list[tuple[str, str, list[Mapping[str, Any]]]] = field(default_factory=list[tuple[str, str, list[Any]]])
+    calls: list[tuple[str, str, list[ResultLine | UnreadableLine]]] = field(
+        default_factory=list[tuple[str, str, list[ResultLine | UnreadableLine]]]
+    )
     unstored: list[str] = field(default_factory=list[str])
     log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
 
@@ -49,13 +52,14 @@ def _attach_hook(context: Context, *, fails: bool) -> None:
     actor = w.current_actor()
     ledger = w.ledger()
 
-    def hook(batch_id: str, provider_batch_id: str, lines: Sequence[Mapping[str, Any]]) -> None:
+    def hook(batch_id: str, provider_batch_id: str, lines: Sequence[ResultLine | UnreadableLine]) -> None:
         handed.calls.append((batch_id, provider_batch_id, list(lines)))
         keys = ledger.members(batch_id)  # custom id -> key
         for line in lines:
-            record = ledger.request(keys.get(str(line["custom_id"]), ""))
+            custom_id = str(line.custom_id if isinstance(line, UnreadableLine) else line["custom_id"])
+            record = ledger.request(keys.get(custom_id, ""))
             if record is None or record.state is not RequestState.SUCCEEDED:
-                handed.unstored.append(str(line["custom_id"]))
+                handed.unstored.append(custom_id)
         if fails:
             raise OSError("the results folder is full")
 
@@ -80,8 +84,12 @@ def step_failing_hook(context: Context) -> None:
     _attach_hook(context, fails=True)
 
 
-def _lines(context: Context) -> list[Mapping[str, Any]]:
-    return [line for _, _, lines in _handed(context).calls for line in lines]
+def _lines(context: Context) -> list[ResultLine]:
+    """The lines handed over, all read (these scenarios' API sends no unreadable line)."""
+    handed = [line for _, _, lines in _handed(context).calls for line in lines]
+    read = [line for line in handed if not isinstance(line, UnreadableLine)]
+    assert len(read) == len(handed), handed
+    return read
 
 
 @then("the hook was given each of these results once, as the API sent them: {keys}")

@@ -434,17 +434,15 @@ def step_holds_results(context: Context, name: str, run_id: str, count: int) -> 
 
 @when('the actor runs the prompts as run "{run_id}", writing its results to "{name}", but the rename never happens')
 def step_map_no_rename(context: Context, run_id: str, name: str) -> None:
-    import lowtide.bulk.results as results
-
     w = world(context)
-    real = results.os.replace
+    real = os.replace
 
     def broken(source: Any, target: Any) -> None:
         if Path(target).name == name:
             raise OSError(28, "No space left on device (the rename never happens)")
         real(source, target)
 
-    with mock.patch.object(results.os, "replace", broken):
+    with mock.patch.object(os, "replace", broken):
         _map_into(w, run_id, out=w.path(name))
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolParam
+from openai.types.shared_params import FunctionDefinition
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -31,7 +33,7 @@ class Context(StepContext, Protocol):
     serve_stack: ExitStack
     served: Served
     served_openai: ServedOpenAI
-    tool_conversation: list[dict[str, Any]]
+    tool_conversation: list[ChatCompletionMessageParam]
     tool_input: list[dict[str, Any]]
     tool_name: str
 
@@ -103,7 +105,7 @@ def serve_with_budget(context: Context, budget: float) -> None:
     _start(context, budget)
 
 
-def _user(text: str) -> list[dict[str, Any]]:
+def _user(text: str) -> list[ChatCompletionMessageParam]:
     return [{"role": "user", "content": text}]
 
 
@@ -204,8 +206,12 @@ def stream_response(context: Context, prompt: str) -> None:
     _state(context).events = context.runner.run(stream())
 
 
-def _chat_tool(name: str) -> list[dict[str, Any]]:
-    function = {"name": name, "description": "The next tide at a port.", "parameters": _TIDE_TOOL_PARAMETERS}
+def _chat_tool(name: str) -> list[ChatCompletionToolParam]:
+    function: FunctionDefinition = {
+        "name": name,
+        "description": "The next tide at a port.",
+        "parameters": _TIDE_TOOL_PARAMETERS,
+    }
     return [{"type": "function", "function": function}]
 
 
@@ -315,7 +321,7 @@ def post_text(context: Context, text: str, path: str) -> None:
 @then('the served chat completion answers with text, finish reason "{finish}" and its usage')
 def chat_answered(context: Context, finish: str) -> None:
     answer = _state(context).answers[-1]
-    assert isinstance(answer, openai.types.chat.ChatCompletion), answer
+    assert isinstance(answer, ChatCompletion), answer
     assert answer.object == "chat.completion", answer
     choice = answer.choices[0]
     assert choice.message.content, answer

@@ -348,6 +348,7 @@ def step_b_refilled(context: Context, seconds: int) -> None:
 @then("the actor's ledger holds one shared quota scope, in which the API key does not appear")
 def step_ledger_scope(context: Context) -> None:
     actor = next(iter(live(context).actors.values()))  # the live actor of live_concurrency_steps
+    assert isinstance(actor.ledger, Ledger), actor.ledger
     path = actor.ledger.path
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT scope, state FROM live_quotas").fetchall()

@@ -99,6 +99,7 @@ def step_parsed_plan(context: Context) -> None:
 def step_parsed_is_text(context: Context) -> None:
     response = world(context).answer()
     assert response.parsed == Plan.model_validate_json(response.text), response.text
+    assert response.parsed is not None, response
     assert response.parsed.model_dump(mode="json") == json.loads(response.text), response.text
 
 

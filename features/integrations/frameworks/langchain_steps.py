@@ -55,13 +55,13 @@ def _prompts(count: int) -> list[str]:
 def step_abatch(context: Context, count: int) -> None:
     w = world(context)
     context.prompts = _prompts(count)
-    w.results = w.run(context.model.abatch(context.prompts))
+    w.results = w.run(context.model.abatch([*context.prompts]))
 
 
 @when("the model is given {count:d} prompts with batch")
 def step_batch(context: Context, count: int) -> None:
     context.prompts = _prompts(count)
-    world(context).results = context.model.batch(context.prompts)
+    world(context).results = context.model.batch([*context.prompts])
 
 
 @then("{count:d} answers come back, each quoting its own prompt, in order")

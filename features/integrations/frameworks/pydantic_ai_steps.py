@@ -169,6 +169,17 @@ def _responses(result: Any) -> list[ModelResponse]:
     return [message for message in result.all_messages() if isinstance(message, ModelResponse)]
 
 
+def _details(response: ModelResponse) -> dict[str, Any]:
+    """What lowtide's model adds to each response (mode, batch id, costs): always there."""
+    assert response.provider_details is not None, response
+    return response.provider_details
+
+
+def _cost(response: ModelResponse) -> Decimal:
+    assert response.usage.cost is not None, response.usage
+    return response.usage.cost
+
+
 @then("the agent's output is a forecast")
 @then("every run's output is a forecast")
 def step_output_forecast(context: Context) -> None:
@@ -196,7 +207,7 @@ def step_tool_times(context: Context, count: int) -> None:
 def step_requests_mode(context: Context, count: int, mode: str) -> None:
     (result,) = world(context).results
     assert result.usage.requests == count, f"{result.usage.requests} requests"
-    modes = [response.provider_details["mode"] for response in _responses(result)]
+    modes = [_details(response)["mode"] for response in _responses(result)]
     assert modes == [mode] * count, f"answered in {modes}"
 
 
@@ -204,10 +215,10 @@ def step_requests_mode(context: Context, count: int, mode: str) -> None:
 def step_cost(context: Context, mode: str) -> None:
     (result,) = world(context).results
     responses = _responses(result)
-    total = sum((response.usage.cost for response in responses), Decimal(0))
+    total = sum((_cost(response) for response in responses), Decimal(0))
     assert total > 0, "the responses cost nothing"
     assert result.usage.cost == total, f"run cost {result.usage.cost}, responses {total}"
-    live = sum((response.provider_details["live_equivalent_usd"] for response in responses), Decimal(0))
+    live = sum((_details(response)["live_equivalent_usd"] for response in responses), Decimal(0))
     expected = live / 2 if mode == "batch" else live
     assert abs(total - expected) <= Decimal("0.000002"), f"cost {total}, live price {live}"
 
@@ -217,7 +228,7 @@ def step_one_batch_per_step(context: Context) -> None:
     per_step: dict[int, set[str]] = {}
     for result in world(context).results:
         for step, response in enumerate(_responses(result), start=1):
-            per_step.setdefault(step, set()).add(response.provider_details["batch_id"])
+            per_step.setdefault(step, set()).add(_details(response)["batch_id"])
     assert sorted(per_step) == [1, 2], f"steps {sorted(per_step)}"
     assert all(len(batches) == 1 for batches in per_step.values()), f"batches per step: {per_step}"
     assert per_step[1] != per_step[2], "both steps claim the same batch"
@@ -225,7 +236,7 @@ def step_one_batch_per_step(context: Context) -> None:
 
 @then("the resumed runs' first responses came from the first batch")
 def step_resumed_first(context: Context) -> None:
-    first = {_responses(result)[0].provider_details["batch_id"] for result in world(context).results}
+    first = {_details(_responses(result)[0])["batch_id"] for result in world(context).results}
     assert first == {context.first_batch_id}, f"first steps came from {first}, not {context.first_batch_id}"
 
 
