@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from lowtide.live.reports import QuotaReport
 
 
-class Context(StepContext, Protocol):
+class LiveContext(StepContext, Protocol):
+    """What `live(context)` keeps on the context; the modules that call it (step modules of their own, importing
+    this one: no isinstance check on `Live` holds across the two copies of it) declare `live_mode` too."""
+
+    live_mode: Live
+
+
+class Context(LiveContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     live_report: tuple[QuotaReport, float]
@@ -81,11 +88,10 @@ class Live:
             self.in_flight -= 1
 
 
-def live(context: StepContext) -> Live:
-    current = getattr(context, "live_mode", None)
-    if not isinstance(current, Live):
-        current = context.live_mode = Live()
-    return current
+def live(context: LiveContext) -> Live:
+    if not hasattr(context, "live_mode"):
+        context.live_mode = Live()
+    return context.live_mode
 
 
 async def _gather(lv: Live, calls: list[Any]) -> None:

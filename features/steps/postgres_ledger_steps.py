@@ -16,8 +16,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from _support import set_env, world
-from live_concurrency_steps import live
-from step_context import Context as StepContext
+from live_concurrency_steps import LiveContext, live
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
@@ -25,8 +24,8 @@ from lowtide.emulator import Emulator
 from lowtide.ledger.store import Ledger
 
 
-class Context(StepContext, Protocol):
-    """What this module keeps on the scenario's context."""
+class Context(LiveContext, Protocol):
+    """What this module keeps on the scenario's context (and live_concurrency_steps' live actors: `live(context)`)."""
 
     postgres_world: PostgresWorld
     pool_program: tuple[int, str, str, float] | None

@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from _support import world
-from live_concurrency_steps import live
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -22,11 +21,16 @@ from lowtide.live.quota import Permit, Quota, QuotaLimits
 from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
 from lowtide.live.reports import Budget, QuotaReport
 
+if TYPE_CHECKING:
+    from live_concurrency_steps import Live
+
 
 class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     shared_quota: Shared
+    live_mode: Live
+    """live_concurrency_steps' live actors, where a scenario uses both."""
     stores: list[QuotaStore]
 
 
@@ -347,7 +351,7 @@ def step_b_refilled(context: Context, seconds: int) -> None:
 
 @then("the actor's ledger holds one shared quota scope, in which the API key does not appear")
 def step_ledger_scope(context: Context) -> None:
-    actor = next(iter(live(context).actors.values()))  # the live actor of live_concurrency_steps
+    actor = next(iter(context.live_mode.actors.values()))  # the live actor of live_concurrency_steps
     assert isinstance(actor.ledger, Ledger), actor.ledger
     path = actor.ledger.path
     with sqlite3.connect(path) as db:
@@ -360,5 +364,5 @@ def step_ledger_scope(context: Context) -> None:
 
 @then("no ledger was opened for the actor")
 def step_no_ledger(context: Context) -> None:
-    actor = next(iter(live(context).actors.values()))  # the live actor of live_concurrency_steps
+    actor = next(iter(context.live_mode.actors.values()))  # the live actor of live_concurrency_steps
     assert not isinstance(actor._ledger, Ledger), actor._ledger  # pyright: ignore[reportPrivateUsage]

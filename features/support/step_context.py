@@ -64,8 +64,10 @@ class Context(Protocol):
     postgres_url: str
     """The scenario's PostgreSQL database (a schema of its own); set only for `@postgres` scenarios and, under
     `-D store=postgres`, `@stores` ones."""
-    new_postgres_database: Callable[[], str]
-    """Another PostgreSQL database for the scenario, where it needs a second one (features/ only)."""
+
+    def new_postgres_database(self) -> str:
+        """Another PostgreSQL database for the scenario, where it needs a second one (features/ only)."""
+        ...
 
     # -- the scenario states that helpers shared by several step modules make on first use ------------------------
     # Declared `object`: each is made and read by its one helper, which checks that it is its own kind (isinstance).
@@ -76,5 +78,3 @@ class Context(Protocol):
     """The emulator scenario (`Scenario`): `scenario(context)` of features/steps/emulator_steps.py."""
     openai_scenario: object
     """The OpenAI emulator scenario (`OpenAIScenario`): `scenario(context)` of features/steps/_openai_support.py."""
-    live_mode: object
-    """The live-mode scenario (`Live`): `live(context)` of features/steps/live_concurrency_steps.py."""
