@@ -55,9 +55,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """pyright in strict mode over src/, the integrations' frameworks installed so that they type-check too."""
-    session.install("-e", ".[pydantic-ai,langchain,postgres,gemini]", "pyright>=1.1.390")
-    session.run("pyright", "src")
+    """pyright over src/ (strict) and over the test code, features/ and robot/'s libraries (basic; [tool.pyright] in
+    pyproject.toml), with the integrations' frameworks and the test tools installed so that they type-check too."""
+    session.install("-e", ".[pydantic-ai,langchain,postgres,gemini]", *TEST_DEPS, "pyright>=1.1.390")
+    session.run("pyright")
 
 
 @nox.session

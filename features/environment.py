@@ -33,7 +33,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
+from typing import Protocol
+
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
+from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    run_wide: _Run
+
 
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
@@ -47,16 +57,16 @@ class _Run:
         self.databases = 0
 
 
-def before_all(context: Any) -> None:
+def before_all(context: Context) -> None:
     context.run_wide = _Run()
 
 
-def after_all(context: Any) -> None:
+def after_all(context: Context) -> None:
     if context.run_wide.postgres is not None:
         context.run_wide.postgres.stop()
 
 
-def _postgres_database(context: Any) -> str:
+def _postgres_database(context: Context) -> str:
     """A new database for the scenario, in the run's one cluster (started now if this is the first); dropped after."""
     run: _Run = context.run_wide
     if run.postgres is None:
@@ -74,9 +84,9 @@ def _postgres_database(context: Any) -> str:
     return url
 
 
-def store(context: Any) -> str:
+def store(context: Context) -> str:
     """The store the `@stores` scenarios run on: `sqlite` (default) or `postgres` (`-D store=postgres`)."""
-    return str(context.config.userdata.get("store", "sqlite"))
+    return str((context.config.userdata or {}).get("store", "sqlite"))
 
 
 STUCK_SECONDS = 600.0
@@ -85,8 +95,8 @@ machine): every thread's stack is printed and the process ends, so that a hang f
 even one that blocks the event loop (which no `asyncio.wait_for` can interrupt)."""
 
 
-def before_scenario(context: Any, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
+def before_scenario(context: Context, scenario: Any) -> None:
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
     context.runner = asyncio.Runner()
     loop_errors: list[str] = []
     context.loop_errors = loop_errors
@@ -110,7 +120,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
         os.environ["LOWTIDE_LEDGER"] = context.postgres_url = _postgres_database(context)
 
 
-def after_scenario(context: Any, scenario: Any) -> None:
+def after_scenario(context: Context, scenario: Any) -> None:
     faulthandler.cancel_dump_traceback_later()
     try:
         for cleanup in reversed(context.cleanups):

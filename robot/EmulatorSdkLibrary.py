@@ -18,6 +18,7 @@ from typing import Any
 
 import anthropic
 import httpx2
+from anthropic.types import CitationsSearchResultLocation, CitationsWebSearchResultLocation
 from robot.api import logger
 from robot.api.deco import keyword, library
 
@@ -69,9 +70,9 @@ class EmulatorSdkLibrary:
             if announced:
                 if printed != announced.group(0):
                     raise AssertionError(f"The emulator printed more than its one line: {printed!r}")
-                self._url = announced.group(1)
-                self._client = anthropic.Anthropic(base_url=self._url, api_key="any-key", max_retries=0)
-                return self._url
+                url = self._url = announced.group(1)
+                self._client = anthropic.Anthropic(base_url=url, api_key="any-key", max_retries=0)
+                return url
             if self._process.poll() is not None:
                 raise AssertionError(f"The emulator exited early ({self._process.returncode}): {stderr.read_text()}")
             time.sleep(0.05)
@@ -189,7 +190,7 @@ class EmulatorSdkLibrary:
         usage = (
             self._sdk().messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": text}]).usage
         )
-        return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+        return usage.input_tokens + (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
 
     # --------------------------------------------------------------------------------------------------- files
 
@@ -228,7 +229,11 @@ class EmulatorSdkLibrary:
             cited = [block for block in line.result.message.content if block.type == "text" and block.citations]
             assert cited, line.result.message.content
             assert cited[0].text.strip() == sentence, cited[0]
-            assert cited[0].citations[0].file_id == file_id, cited[0].citations
+            citations = cited[0].citations or []
+            assert citations, cited[0]
+            citation = citations[0]
+            assert not isinstance(citation, CitationsWebSearchResultLocation | CitationsSearchResultLocation), citation
+            assert citation.file_id == file_id, citations
 
     # ------------------------------------------------------------------------------------------------- batches
 

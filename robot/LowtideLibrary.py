@@ -38,6 +38,7 @@ from lowtide import (
     ClaudeBatchProvider,
     Outcome,
     ProviderOptions,
+    TimeoutPolicy,
 )
 from lowtide.providers.anthropic.batch import PreparedBatch
 
@@ -393,7 +394,9 @@ class LowtideLibrary:
         """A `ClaudeBatchProvider` built directly from options (base URL and key), as a caller parking batches would."""
         if self._provider is not None:
             self._run(self._provider.aclose())
-        settings = BatchSettings(poll_interval=poll_interval, max_wait=max_wait, on_timeout="leave", api_retries=3)
+        settings = BatchSettings(
+            poll_interval=poll_interval, max_wait=max_wait, on_timeout=TimeoutPolicy.LEAVE, api_retries=3
+        )
         options = ProviderOptions(api_key=API_KEY, base_url=self._require_base_url(), batch=settings)
         self._provider = ClaudeBatchProvider(options)
         return self._provider

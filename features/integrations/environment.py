@@ -15,6 +15,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+
+from step_context import Context  # features/support: the typed context every step and hook takes
+
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 
@@ -23,8 +27,8 @@ STUCK_SECONDS = 600.0
 features/environment.py), so a hang fails the session at once, saying where."""
 
 
-def before_scenario(context: Any, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__)
+def before_scenario(context: Context, scenario: Any) -> None:
+    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
     context.runner = asyncio.Runner()
     context.cleanups = []
     state = Path(tempfile.mkdtemp(prefix="lowtide-integration-"))
@@ -34,7 +38,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
     os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
 
 
-def after_scenario(context: Any, scenario: Any) -> None:
+def after_scenario(context: Context, scenario: Any) -> None:
     from lowtide.ledger.store import close_ledgers
     from lowtide.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models

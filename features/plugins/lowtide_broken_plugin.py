@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import lowtide_vendor_sdk_not_installed  # noqa: F401  # the point of this module: its import fails
+# The point of this module: its import fails.
+import lowtide_vendor_sdk_not_installed  # noqa: F401  # pyright: ignore[reportMissingImports]
 
 
 def register(registry: object) -> None:  # pragma: no cover - never reached

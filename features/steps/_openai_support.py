@@ -15,6 +15,7 @@ from typing import Any
 import httpx2
 import openai
 from pydantic import BaseModel
+from step_context import Context
 
 from lowtide.clock import ManualClock
 from lowtide.emulator import Emulator, RunningServer
@@ -75,13 +76,14 @@ class OpenAIScenario:
         return self.files.get(name, name)
 
 
-def scenario(context: Any) -> OpenAIScenario:
-    if not hasattr(context, "openai_scenario"):
-        context.openai_scenario = OpenAIScenario(runner=context.runner, cleanups=context.cleanups)
-    return context.openai_scenario
+def scenario(context: Context) -> OpenAIScenario:
+    current = getattr(context, "openai_scenario", None)
+    if not isinstance(current, OpenAIScenario):
+        current = context.openai_scenario = OpenAIScenario(runner=context.runner, cleanups=context.cleanups)
+    return current
 
 
-def start(context: Any, **settings: Any) -> OpenAIScenario:
+def start(context: Context, **settings: Any) -> OpenAIScenario:
     s = scenario(context)
     s.emulator = Emulator(clock=s.clock, **settings)
     connect(s)
@@ -128,8 +130,8 @@ def raw_call(
             await response.aread()
             return response
 
-    s.raw = s.runner.run(call())
-    return s.raw
+    raw = s.raw = s.runner.run(call())
+    return raw
 
 
 def png(width: int, height: int) -> bytes:

@@ -4,9 +4,8 @@ database, `context.postgres_url`, which `environment.py` makes for a scenario ta
 
 from __future__ import annotations
 
-from typing import Any
-
 from _support import world
+from step_context import Context
 
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.sqlite import Ledger
@@ -15,7 +14,7 @@ from lowtide.ledger.store import LedgerStore, open_ledger
 STORES = ("memory", "sqlite", "postgres")
 
 
-def open_store(context: Any, kind: str, *, fresh: bool = False) -> LedgerStore:
+def open_store(context: Context, kind: str, *, fresh: bool = False) -> LedgerStore:
     """A new, empty store of `kind`, closed after the scenario (`fresh`: another one beside the scenario's)."""
     store: LedgerStore
     if kind == "memory":
@@ -30,7 +29,7 @@ def open_store(context: Any, kind: str, *, fresh: bool = False) -> LedgerStore:
     return store
 
 
-def reopened(context: Any, store: LedgerStore) -> LedgerStore:
+def reopened(context: Context, store: LedgerStore) -> LedgerStore:
     """`store` opened again as a new object (a file, a database), as another process would; memory is itself."""
     again: LedgerStore
     if isinstance(store, MemoryLedger):

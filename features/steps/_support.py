@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx2
 import parse
 import yaml
-from behave import register_type
+from behave.api.step_matchers import register_type
+from step_context import Context
 
 import lowtide
 from lowtide import (
@@ -59,8 +60,8 @@ API_KEY = "sk-ant-api03-lowtide-scenario-secret-9f2c"
 
 
 @parse.with_pattern(r'[^"]*')
-def _quoted(text: str) -> str:
-    return text
+def _quoted(string: str) -> str:
+    return string
 
 
 # `"{name:Q}"` matches quoted text without quotes in it, so that `asked "{prompt:Q}"` cannot swallow a longer step.
@@ -272,7 +273,7 @@ class World:
         return self.tmp / name
 
 
-def world(context: Any) -> World:
+def world(context: Context) -> World:
     """The scenario's `World`, made on first use."""
     current = getattr(context, "world", None)
     if not isinstance(current, World):
@@ -628,7 +629,7 @@ def committed(location: str) -> dict[str, list[dict[str, Any]]] | None:
         connection.close()
 
 
-def table_dict(context: Any) -> dict[str, str]:
+def table_dict(context: Context) -> dict[str, str]:
     """A two-column table (`field`, `value`) as a dict."""
     return {row["field"]: row["value"] for row in context.table}
 
@@ -720,7 +721,7 @@ def set_env(w: World, variable: str, value: str | None) -> None:
         os.environ[variable] = value
 
 
-def remember_env(context: Any, variable: str) -> None:
+def remember_env(context: Context, variable: str) -> None:
     """Restore `variable` to what it was when the scenario ends."""
     set_env(world(context), variable, os.environ.get(variable))
 

@@ -9,41 +9,41 @@ from typing import Any
 
 import httpx2
 from _support import DroppingTransport, RetryAfterDateTransport, unreachable_api, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import APIError, BatchRequestErrored, RateLimitError
 
 
-def _use_transport(context: Any, transport: httpx2.AsyncBaseTransport, **options: Any) -> None:
+def _use_transport(context: Context, transport: httpx2.AsyncBaseTransport, **options: Any) -> None:
     w = world(context)
     w.client = w.client_over(transport, **options)
 
 
 @given("an emulated Anthropic API that takes request bodies of at most {limit:d} bytes")
-def step_emulator_small_bodies(context: Any, limit: int) -> None:
+def step_emulator_small_bodies(context: Context, limit: int) -> None:
     world(context).start_emulator(max_request_bytes=limit)
 
 
 @given("an Anthropic API whose connections are refused")
-def step_api_refuses(context: Any) -> None:
+def step_api_refuses(context: Context) -> None:
     refused = ConnectionRefusedError(errno.ECONNREFUSED, "Connect call failed")
     _use_transport(context, unreachable_api(httpx2.ConnectError, cause=refused, tried=world(context).tried))
 
 
 @given("an Anthropic API whose host name does not resolve")
-def step_api_unknown_host(context: Any) -> None:
+def step_api_unknown_host(context: Context) -> None:
     unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     _use_transport(context, unreachable_api(httpx2.ConnectError, cause=unknown, tried=world(context).tried))
 
 
 @given("an Anthropic API whose connections drop mid-call")
-def step_api_drops(context: Any) -> None:
+def step_api_drops(context: Context) -> None:
     reset = ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
     _use_transport(context, unreachable_api(httpx2.ReadError, cause=reset, tried=world(context).tried))
 
 
 @then('"{call}" was tried {times:d} times, {waits} seconds apart on the clock')
-def step_tried(context: Any, call: str, times: int, waits: str) -> None:
+def step_tried(context: Context, call: str, times: int, waits: str) -> None:
     w = world(context)
     assert w.tried.count(call) == times, w.tried
     expected = [float(wait) for wait in re.findall(r"[0-9.]+", waits)]
@@ -51,28 +51,28 @@ def step_tried(context: Any, call: str, times: int, waits: str) -> None:
 
 
 @given("an Anthropic API that never answers in time")
-def step_api_times_out(context: Any) -> None:
+def step_api_times_out(context: Context) -> None:
     _use_transport(context, unreachable_api(httpx2.ReadTimeout), timeout=0.5)
 
 
 @given("the connection will drop on the next status check of a batch")
-def step_drop_status_check(context: Any) -> None:
+def step_drop_status_check(context: Context) -> None:
     _use_transport(context, DroppingTransport(world(context).transport()))
 
 
 @given("the API gives its retry-after as an HTTP date")
-def step_retry_after_date(context: Any) -> None:
+def step_retry_after_date(context: Context) -> None:
     _use_transport(context, RetryAfterDateTransport(world(context).transport()))
 
 
 @when("the actor is asked a prompt of {chars:d} characters")
-def step_ask_long(context: Any, chars: int) -> None:
+def step_ask_long(context: Context, chars: int) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().run("x" * chars))
 
 
 @then('the API error says "{message}" with the error type "{error_type}"')
-def step_api_error_says(context: Any, message: str, error_type: str) -> None:
+def step_api_error_says(context: Context, message: str, error_type: str) -> None:
     error = world(context).failure()
     assert isinstance(error, APIError), error
     assert (error.message, error.error_type) == (message, error_type), (error.message, error.error_type)
@@ -80,7 +80,7 @@ def step_api_error_says(context: Any, message: str, error_type: str) -> None:
 
 
 @then("the rate limit error asks to wait {seconds:g} seconds and says it is retryable")
-def step_rate_limit(context: Any, seconds: float) -> None:
+def step_rate_limit(context: Context, seconds: float) -> None:
     error = world(context).failure()
     assert isinstance(error, RateLimitError), error
     assert error.retry_after == seconds, (error.retry_after, error.retryable)
@@ -88,14 +88,14 @@ def step_rate_limit(context: Any, seconds: float) -> None:
 
 
 @then("the rate limit error does not say how long to wait")
-def step_rate_limit_no_wait(context: Any) -> None:
+def step_rate_limit_no_wait(context: Context) -> None:
     error = world(context).failure()
     assert isinstance(error, RateLimitError), error
     assert error.retry_after is None, error.retry_after
 
 
 @then('the batch request error has the type "{error_type}" and says "{message}"')
-def step_batch_request_error(context: Any, error_type: str, message: str) -> None:
+def step_batch_request_error(context: Context, error_type: str, message: str) -> None:
     error = world(context).failure()
     assert isinstance(error, BatchRequestErrored), error
     assert error.error_type == error_type, (error.error_type, error.api_message)
@@ -103,7 +103,7 @@ def step_batch_request_error(context: Any, error_type: str, message: str) -> Non
 
 
 @then("the error has no status code and no request id")
-def step_no_status(context: Any) -> None:
+def step_no_status(context: Context) -> None:
     error = world(context).failure()
     assert isinstance(error, APIError), error
     assert error.status_code is None, (error.status_code, error.request_id)

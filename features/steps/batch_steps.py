@@ -14,7 +14,7 @@ from _support import (
     world,
     yaml_doc,
 )
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BatchTimeoutError, ClaudeBatchProvider
 from lowtide.providers.anthropic.batch import PreparedBatch
@@ -23,34 +23,34 @@ from lowtide.providers.anthropic.batch import PreparedBatch
 
 
 @given('the API will fail the next "{route}" call with status {status:d}')
-def step_fail_next(context: Any, route: str, status: int) -> None:
+def step_fail_next(context: Context, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)
 
 
 @given('the API will fail the next "{route}" call with status {status:d} and retry-after {seconds:g}')
-def step_fail_next_retry_after(context: Any, route: str, status: int, seconds: float) -> None:
+def step_fail_next_retry_after(context: Context, route: str, status: int, seconds: float) -> None:
     world(context).emu.faults.fail_next(route, status, retry_after=seconds)
 
 
 @given('the API will fail the next {times:d} "{route}" calls with status {status:d}')
-def step_fail_next_times(context: Any, times: int, route: str, status: int) -> None:
+def step_fail_next_times(context: Context, times: int, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status, times=times)
 
 
 @given('the API will end request "{key}" as errored with {error_type:w} "{message}"')
-def step_outcome_errored(context: Any, key: str, error_type: str, message: str) -> None:
+def step_outcome_errored(context: Context, key: str, error_type: str, message: str) -> None:
     w = world(context)
     w.emu.faults.outcome(w.custom_id(key), "errored", error_type=error_type, message=message)
 
 
 @given("the connection will break halfway through the next results download")
-def step_breaking_results(context: Any) -> None:
+def step_breaking_results(context: Context) -> None:
     w = world(context)
     w.client = w.client_over(BreakingTransport(w.transport(), suffix="/results"))
 
 
 @given("the next results download will end halfway through, as if the connection closed cleanly")
-def step_truncated_results(context: Any) -> None:
+def step_truncated_results(context: Context) -> None:
     w = world(context)
     w.client = w.client_over(TruncatingTransport(w.transport()))
 
@@ -59,7 +59,7 @@ def step_truncated_results(context: Any) -> None:
 
 
 @then('the batch holds exactly the request "{key}" with these params:')
-def step_batch_holds(context: Any, key: str) -> None:
+def step_batch_holds(context: Context, key: str) -> None:
     w = world(context)
     batch_id = w.answer().ids.batch_id
     assert batch_id is not None
@@ -67,14 +67,14 @@ def step_batch_holds(context: Any, key: str) -> None:
     assert requests == [(w.custom_id(key), yaml_doc(context.text))], requests
 
 
-def _timeout(context: Any) -> BatchTimeoutError:
+def _timeout(context: Context) -> BatchTimeoutError:
     error = world(context).failure()
     assert isinstance(error, BatchTimeoutError), error
     return error
 
 
 @then("that batch has ended with its request canceled")
-def step_batch_canceled(context: Any) -> None:
+def step_batch_canceled(context: Context) -> None:
     w = world(context)
     snapshot = w.emu.batch(_timeout(context).batch_id)
     assert snapshot.processing_status == "ended", snapshot
@@ -82,7 +82,7 @@ def step_batch_canceled(context: Any) -> None:
 
 
 @then("that batch is still in progress")
-def step_batch_in_progress(context: Any) -> None:
+def step_batch_in_progress(context: Context) -> None:
     w = world(context)
     snapshot = w.emu.batch(_timeout(context).batch_id)
     assert snapshot.processing_status == "in_progress", snapshot
@@ -95,7 +95,7 @@ def _seconds(text: str) -> list[float]:
     return [float(item) for item in names(text)]
 
 
-def _after_window(context: Any) -> list[float]:
+def _after_window(context: Context) -> list[float]:
     """The actor's waits after the first: its coalescing window, whose length the actor's configuration gives."""
     w = world(context)
     sleeps = w.clock.sleeps
@@ -106,14 +106,14 @@ def _after_window(context: Any) -> list[float]:
 
 
 @then("after its {window:g} second coalescing window, the actor waited {waits} seconds")
-def step_waited_after_window(context: Any, window: float, waits: str) -> None:
+def step_waited_after_window(context: Context, window: float, waits: str) -> None:
     assert world(context).current_actor().configuration.batch.coalesce_window == window
     rest = _after_window(context)
     assert rest == _seconds(waits), world(context).clock.sleeps
 
 
 @then("the actor's first wait after its coalescing window was {seconds:g} seconds")
-def step_first_wait_after_window(context: Any, seconds: float) -> None:
+def step_first_wait_after_window(context: Context, seconds: float) -> None:
     rest = _after_window(context)
     assert rest, world(context).clock.sleeps
     assert rest[0] == seconds, world(context).clock.sleeps
@@ -123,26 +123,26 @@ def step_first_wait_after_window(context: Any, seconds: float) -> None:
     "besides its coalescing window and its {poll:g} second polls,"
     " the actor waited once for between {least:g} and {most:g} seconds"
 )
-def step_waited_backoff_after_window(context: Any, poll: float, least: float, most: float) -> None:
+def step_waited_backoff_after_window(context: Context, poll: float, least: float, most: float) -> None:
     others = [sleep for sleep in _after_window(context) if sleep != poll]
     assert len(others) == 1, world(context).clock.sleeps
     assert least <= others[0] <= most, world(context).clock.sleeps
 
 
 @then("the answer arrived {seconds:g} seconds after the call")
-def step_arrived_after(context: Any, seconds: float) -> None:
+def step_arrived_after(context: Context, seconds: float) -> None:
     w = world(context)
     w.answer()
     assert w.clock.now() - w.started_at == seconds, w.clock.now() - w.started_at
 
 
 @when("{seconds:g} more seconds pass")
-def step_time_passes(context: Any, seconds: float) -> None:
+def step_time_passes(context: Context, seconds: float) -> None:
     world(context).clock.advance(seconds)
 
 
 @then("the timeout error names the batch, a wait of {elapsed:g} seconds and a maximum of {max_wait:g} seconds")
-def step_timeout_numbers(context: Any, elapsed: float, max_wait: float) -> None:
+def step_timeout_numbers(context: Context, elapsed: float, max_wait: float) -> None:
     error = _timeout(context)
     world(context).emu.batch(error.batch_id)  # the batch the API created
     assert error.batch_id in str(error), str(error)
@@ -150,26 +150,26 @@ def step_timeout_numbers(context: Any, elapsed: float, max_wait: float) -> None:
 
 
 @then("the timeout error says the batch was canceled")
-def step_timeout_canceled(context: Any) -> None:
+def step_timeout_canceled(context: Context) -> None:
     assert _timeout(context).canceled is True
 
 
 @then("the timeout error says the batch was not canceled")
-def step_timeout_not_canceled(context: Any) -> None:
+def step_timeout_not_canceled(context: Context) -> None:
     assert _timeout(context).canceled is False
 
 
 # -- the provider's own steps: submit, wait, collect -----------------------------------------------------------------
 
 
-def _provider(context: Any) -> ClaudeBatchProvider:
+def _provider(context: Context) -> ClaudeBatchProvider:
     provider = world(context).current_actor().provider("batch")
     assert isinstance(provider, ClaudeBatchProvider), provider
     return provider
 
 
 @when('the actor\'s batch provider waits for that batch by its id and collects "{key}" asked "{prompt}"')
-def step_pick_up(context: Any, key: str, prompt: str) -> None:
+def step_pick_up(context: Context, key: str, prompt: str) -> None:
     w = world(context)
     batch_id = _timeout(context).batch_id
     provider = _provider(context)
@@ -185,14 +185,14 @@ def step_pick_up(context: Any, key: str, prompt: str) -> None:
 
 
 @when('the actor\'s batch provider is asked "{prompt}" directly')
-def step_provider_complete(context: Any, prompt: str) -> None:
+def step_provider_complete(context: Context, prompt: str) -> None:
     w = world(context)
     request = w.current_actor().request(prompt)
     w.response = w.attempt_async(lambda: _provider(context).complete(request))
 
 
 @when("the actor's batch provider collects that batch by its id alone")
-def step_collect_by_id(context: Any) -> None:
+def step_collect_by_id(context: Context) -> None:
     w = world(context)
     batch_id = _timeout(context).batch_id
     provider = _provider(context)
@@ -203,13 +203,13 @@ def step_collect_by_id(context: Any) -> None:
 
 
 @then('the timeout error names the requests "{keys}"')
-def step_timeout_custom_ids(context: Any, keys: str) -> None:
+def step_timeout_custom_ids(context: Context, keys: str) -> None:
     w = world(context)
     assert _timeout(context).custom_ids == [w.custom_id(key) for key in names(keys)], _timeout(context).custom_ids
 
 
 @then('the collected outcomes name that batch and the requests "{keys}"')
-def step_collected_ids(context: Any, keys: str) -> None:
+def step_collected_ids(context: Context, keys: str) -> None:
     w = world(context)
     w.succeeded()
     assert sorted(w.collected) == sorted(names(keys)), list(w.collected)
@@ -220,7 +220,7 @@ def step_collected_ids(context: Any, keys: str) -> None:
 
 
 @when('the actor\'s batch provider submits "{prompt}" and collects its results at once')
-def step_collect_early(context: Any, prompt: str) -> None:
+def step_collect_early(context: Context, prompt: str) -> None:
     w = world(context)
     provider = _provider(context)
     prepared = PreparedBatch([w.current_actor().request(prompt)])
@@ -233,7 +233,7 @@ def step_collect_early(context: Any, prompt: str) -> None:
 
 
 @when('the actor\'s batch provider submits "{prompts}" as "{ids}" and, once it ends, collects only "{wanted}"')
-def step_collect_some(context: Any, prompts: str, ids: str, wanted: str) -> None:
+def step_collect_some(context: Context, prompts: str, ids: str, wanted: str) -> None:
     w = world(context)
     actor = w.current_actor()
     provider = _provider(context)
@@ -257,7 +257,7 @@ def step_collect_some(context: Any, prompts: str, ids: str, wanted: str) -> None
 
 
 @then('the collected outcome of "{custom_id}" is the emulated reply to "{prompt}"')
-def step_collected_reply(context: Any, custom_id: str, prompt: str) -> None:
+def step_collected_reply(context: Context, custom_id: str, prompt: str) -> None:
     w = world(context)
     w.succeeded()
     outcome = w.collected[custom_id]
@@ -266,7 +266,7 @@ def step_collected_reply(context: Any, custom_id: str, prompt: str) -> None:
 
 
 @then('the collected outcome of "{custom_id}" is a {name:w} saying "{text}"')
-def step_collected_error(context: Any, custom_id: str, name: str, text: str) -> None:
+def step_collected_error(context: Context, custom_id: str, name: str, text: str) -> None:
     w = world(context)
     w.succeeded()
     outcome = w.collected[custom_id]
@@ -275,7 +275,7 @@ def step_collected_error(context: Any, custom_id: str, name: str, text: str) -> 
 
 
 @then('nothing was collected for "{custom_id}"')
-def step_nothing_collected(context: Any, custom_id: str) -> None:
+def step_nothing_collected(context: Context, custom_id: str) -> None:
     w = world(context)
     w.succeeded()
     assert custom_id not in w.collected, w.collected
@@ -285,7 +285,7 @@ def step_nothing_collected(context: Any, custom_id: str) -> None:
 
 
 @then("the failed outcomes are:")
-def step_failed_outcomes(context: Any) -> None:
+def step_failed_outcomes(context: Context) -> None:
     w = world(context)
     for row in context.table:
         outcome = w.outcome(row["custom_id"])
@@ -296,21 +296,21 @@ def step_failed_outcomes(context: Any) -> None:
             assert actual == row[key], f"{row['custom_id']}.{key} is {actual!r}, not {row[key]!r}"
 
 
-def _usage(context: Any, custom_id: str) -> Any:
+def _usage(context: Context, custom_id: str) -> Any:
     outcome = world(context).outcome(custom_id)
     assert isinstance(outcome, ActorResponse), outcome
     return outcome.usage
 
 
 @then('the outcome of "{custom_id}" wrote to the prompt cache and read nothing from it')
-def step_cache_write(context: Any, custom_id: str) -> None:
+def step_cache_write(context: Context, custom_id: str) -> None:
     usage = _usage(context, custom_id)
     assert usage.cache_creation_input_tokens > 0, usage
     assert usage.cache_read_input_tokens == 0, usage
 
 
 @then('the outcome of "{custom_id}" read from the prompt cache what "{writer}" wrote')
-def step_cache_read(context: Any, custom_id: str, writer: str) -> None:
+def step_cache_read(context: Context, custom_id: str, writer: str) -> None:
     usage, written = _usage(context, custom_id), _usage(context, writer)
     assert usage.cache_read_input_tokens == written.cache_creation_input_tokens > 0, (usage, written)
     assert usage.cache_creation_input_tokens == 0, usage
@@ -320,7 +320,7 @@ def step_cache_read(context: Any, custom_id: str, writer: str) -> None:
 
 
 @when("the actor's batch provider completes these prompts directly, outside the ledger:")
-def step_complete_many_directly(context: Any) -> None:
+def step_complete_many_directly(context: Context) -> None:
     w = world(context)
     actor = w.current_actor()
     w.custom_ids = [row.get("custom_id") or f"request-{index}" for index, row in enumerate(context.table)]
@@ -329,13 +329,13 @@ def step_complete_many_directly(context: Any) -> None:
 
 
 @when("the actor's batch provider completes an empty list of requests directly")
-def step_complete_many_empty(context: Any) -> None:
+def step_complete_many_empty(context: Context) -> None:
     w = world(context)
     w.outcomes = w.attempt_async(lambda: _provider(context).complete_many([])) or []
 
 
 @when("the actor's batch provider completes {count:d} copies of a {chars:d} character prompt directly")
-def step_complete_many_copies(context: Any, count: int, chars: int) -> None:
+def step_complete_many_copies(context: Context, count: int, chars: int) -> None:
     w = world(context)
     request = w.current_actor().request("x" * chars)
     w.outcomes = w.attempt_async(lambda: _provider(context).complete_many([request] * count)) or []
@@ -345,7 +345,7 @@ def step_complete_many_copies(context: Any, count: int, chars: int) -> None:
 
 
 @then("the API error has status {status:d} and a request id")
-def step_api_error_ids(context: Any, status: int) -> None:
+def step_api_error_ids(context: Context, status: int) -> None:
     error = world(context).failure()
     assert getattr(error, "status_code", None) == status, error
     request_id = getattr(error, "request_id", None) or ""

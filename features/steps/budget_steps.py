@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from _support import World, world
-from behave import then
+from step_context import Context, then
 
 from lowtide import ActorResponse, BatchProcessingMode, BudgetExceededError
 from lowtide.pricing import worst_case_cost
@@ -37,7 +36,7 @@ def _spent(w: World, spent: str) -> Decimal:
 
 
 @then('the budget error is for "{scope}", with a limit of ${limit}, {spent} spent, and the worst case of "{prompt}"')
-def step_budget_error(context: Any, scope: str, limit: str, spent: str, prompt: str) -> None:
+def step_budget_error(context: Context, scope: str, limit: str, spent: str, prompt: str) -> None:
     w = world(context)
     error = w.failure()
     assert isinstance(error, BudgetExceededError), error
@@ -50,7 +49,7 @@ def step_budget_error(context: Any, scope: str, limit: str, spent: str, prompt: 
 
 
 @then("{answered:d} call was answered and {refused:d} was refused with {name:w}")
-def step_answered_and_refused(context: Any, answered: int, refused: int, name: str) -> None:
+def step_answered_and_refused(context: Context, answered: int, refused: int, name: str) -> None:
     outcomes = list(world(context).asked.values())
     got_answers = [o for o in outcomes if isinstance(o, ActorResponse)]
     got_refusals = [o for o in outcomes if type(o).__name__ == name]
@@ -59,6 +58,6 @@ def step_answered_and_refused(context: Any, answered: int, refused: int, name: s
 
 @then("the API was sent {count:d} request")
 @then("the API was sent {count:d} requests")
-def step_api_sent_requests(context: Any, count: int) -> None:
+def step_api_sent_requests(context: Context, count: int) -> None:
     created = world(context).emu.created_custom_ids
     assert sum(created.values()) == count, created

@@ -3,23 +3,39 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from behave import given, then, when
 from pydantic import BaseModel
+from step_context import Context as StepContext
+from step_context import given, then, when
 
-from lowtide import Actor, ActorResponse, MemoryLedger
-from lowtide.answers import TextAnswer
+from lowtide import Actor, ActorResponse, MemoryLedger, RunResult
+from lowtide.answers import Answer, TextAnswer
 from lowtide.batching.records import answer_from_json, response_from_json
 from lowtide.emulator import Emulator
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import Usage
 
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    built_actor: Actor
+    built_answer: ActorResponse[Any]
+    built_run: RunResult
+    first_run: RunResult
+    batches_before: int
+    block_fields: dict[str, Any]
+    held: TextAnswer
+    stored_answer: dict[str, Any]
+    read_back: Answer
+
+
 _MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
 
 
 @given("an actor of {provider} in batch mode against the emulator, on an in-memory ledger")
-def step_actor(context: Any, provider: str) -> None:
+def step_actor(context: Context, provider: str) -> None:
     emulator = Emulator()
     client = emulator.openai_client() if provider == "openai" else emulator.client()
     context.built_actor = Actor(
@@ -39,7 +55,7 @@ def step_actor(context: Any, provider: str) -> None:
 
 
 @when('it is asked "{prompt}" in batch mode')
-def step_ask(context: Any, prompt: str) -> None:
+def step_ask(context: Context, prompt: str) -> None:
     context.built_answer = context.runner.run(context.built_actor.run(prompt))
 
 
@@ -52,7 +68,7 @@ def _parts(answer: ActorResponse[Any]) -> list[BaseModel]:
 
 
 @then("the answer, its content blocks and its ids each have the fields set validation would give them")
-def step_fields_set(context: Any) -> None:
+def step_fields_set(context: Context) -> None:
     answer: ActorResponse[Any] = context.built_answer
     assert answer.content, answer
     for built, validated in zip(_parts(answer), _parts(_validated(answer)), strict=True):
@@ -60,7 +76,7 @@ def step_fields_set(context: Any) -> None:
 
 
 @then("the answer equals the one validated from its own JSON")
-def step_equal(context: Any) -> None:
+def step_equal(context: Context) -> None:
     answer: ActorResponse[Any] = context.built_answer
     again = _validated(answer)
     assert again == answer, (again, answer)
@@ -69,12 +85,12 @@ def step_equal(context: Any) -> None:
 
 
 @when('it maps the prompts "{first}", "{second}" and "{third}" in batch mode')
-def step_map(context: Any, first: str, second: str, third: str) -> None:
+def step_map(context: Context, first: str, second: str, third: str) -> None:
     context.built_run = context.runner.run(context.built_actor.map([first, second, third], progress="none"))
 
 
 @then("every item holds its answer as a TextAnswer, not as a response")
-def step_held(context: Any) -> None:
+def step_held(context: Context) -> None:
     items = list(context.built_run)
     assert len(items) == 3, items
     assert all(item.ok for item in items), items
@@ -83,7 +99,7 @@ def step_held(context: Any) -> None:
 
 
 @then("every item's response, built when read, equals the one validated from its own JSON")
-def step_item_responses(context: Any) -> None:
+def step_item_responses(context: Context) -> None:
     for item in context.built_run:
         response = item.response
         assert response is not None
@@ -96,7 +112,7 @@ def step_item_responses(context: Any) -> None:
 
 
 @then("every item's text, usage, cost and batch id are those of its response")
-def step_item_fields(context: Any) -> None:
+def step_item_fields(context: Context) -> None:
     for item in context.built_run:
         response = item.response
         assert response is not None
@@ -109,7 +125,7 @@ def step_item_fields(context: Any) -> None:
 
 
 @given('a text answer of the blocks "{first}" (with null citations) and "{second}" (without)')
-def step_two_blocks(context: Any, first: str, second: str) -> None:
+def step_two_blocks(context: Context, first: str, second: str) -> None:
     usage = Usage(input_tokens=3, output_tokens=2)
     context.block_fields = {
         "text": first + second,
@@ -124,12 +140,12 @@ def step_two_blocks(context: Any, first: str, second: str) -> None:
 
 
 @when("its response is built")
-def step_build(context: Any) -> None:
+def step_build(context: Context) -> None:
     context.built_answer = context.held.response()
 
 
 @then("its response equals the one validated from the same fields, with the same fields set in each part")
-def step_same_as_validated(context: Any) -> None:
+def step_same_as_validated(context: Context) -> None:
     fields = context.block_fields
     validated = ActorResponse[Any].model_validate(
         {**fields, "usage": context.held.usage, "cost": None, "mode": BatchProcessingMode.BATCH}
@@ -142,14 +158,14 @@ def step_same_as_validated(context: Any) -> None:
 
 
 @when("it maps the same prompts again, the run read back from the ledger")
-def step_map_again(context: Any) -> None:
+def step_map_again(context: Context) -> None:
     context.first_run = context.built_run
     context.batches_before = len(context.built_actor.ledger.batches())
     context.built_run = context.runner.run(context.built_actor.map(["one", "two", "three"], progress="none"))
 
 
 @then("the second run sent nothing and holds every answer as a TextAnswer")
-def step_second_run(context: Any) -> None:
+def step_second_run(context: Context) -> None:
     assert context.built_run.run_id == context.first_run.run_id, (context.built_run, context.first_run)
     assert len(context.built_actor.ledger.batches()) == context.batches_before
     for item in context.built_run:
@@ -158,11 +174,12 @@ def step_second_run(context: Any) -> None:
 
 
 @then("every item's response equals the first run's, and the one validated from its own JSON")
-def step_same_responses(context: Any) -> None:
+def step_same_responses(context: Context) -> None:
     for again, first in zip(context.built_run, context.first_run, strict=True):
         response = again.response
         assert response is not None
         assert response == first.response, (response, first.response)
+        assert first.response is not None, first
         assert response.model_dump_json() == first.response.model_dump_json()
         validated = _validated(response)
         for built_part, validated_part in zip(_parts(response), _parts(validated), strict=True):
@@ -209,16 +226,16 @@ _STORED: dict[str, dict[str, Any]] = {
 
 
 @given("the stored answer {answer}")
-def step_stored_answer(context: Any, answer: str) -> None:
+def step_stored_answer(context: Context, answer: str) -> None:
     context.stored_answer = {**_STORED_BASE, **_STORED[answer]}
 
 
 @when("it is read back from the ledger's JSON")
-def step_read_back(context: Any) -> None:
+def step_read_back(context: Context) -> None:
     context.read_back = answer_from_json(json.loads(json.dumps(context.stored_answer)))
 
 
 @then("it is an ActorResponse equal to the one validated from that JSON")
-def step_read_back_validated(context: Any) -> None:
+def step_read_back_validated(context: Context) -> None:
     assert isinstance(context.read_back, ActorResponse), type(context.read_back)
     assert context.read_back == response_from_json(context.stored_answer)

@@ -10,11 +10,11 @@ from typing import Any
 
 import yaml
 from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 
 @given('an actor file "{name}" for that API, with the key in "{variable}":')
-def step_actor_file(context: Any, name: str, variable: str) -> None:
+def step_actor_file(context: Context, name: str, variable: str) -> None:
     w = world(context)
     [url] = w.witnessed["server url"]
     set_env(w, variable, API_KEY)
@@ -22,7 +22,7 @@ def step_actor_file(context: Any, name: str, variable: str) -> None:
     w.path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 
-def _reviews(context: Any, name: str, count: int, errored: int | None = None, expired: int | None = None) -> None:
+def _reviews(context: Context, name: str, count: int, errored: int | None = None, expired: int | None = None) -> None:
     marks = {errored: " [[emulator:errored]]", expired: " [[emulator:expired]]"}
     with world(context).path(name).open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
@@ -35,45 +35,45 @@ def _reviews(context: Any, name: str, count: int, errored: int | None = None, ex
     'a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored'
     " and review {expired:d} as expired"
 )
-def step_csv_errored_expired(context: Any, name: str, count: int, errored: int, expired: int) -> None:
+def step_csv_errored_expired(context: Context, name: str, count: int, errored: int, expired: int) -> None:
     _reviews(context, name, count, errored, expired)
 
 
 @given('a CSV file "{name}" of {count:d} reviews, with review {errored:d} ending as errored')
-def step_csv_errored(context: Any, name: str, count: int, errored: int) -> None:
+def step_csv_errored(context: Context, name: str, count: int, errored: int) -> None:
     _reviews(context, name, count, errored)
 
 
 @given('a CSV file "{name}" of {count:d} reviews')
-def step_csv(context: Any, name: str, count: int) -> None:
+def step_csv(context: Context, name: str, count: int) -> None:
     _reviews(context, name, count)
 
 
 @given('a JSONL file "{name}" of {count:d} prompts')
-def step_jsonl(context: Any, name: str, count: int) -> None:
+def step_jsonl(context: Context, name: str, count: int) -> None:
     lines = [json.dumps({"prompt": f"Prompt {n}"}) for n in range(count)]
     world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 @given('the file "{name}" in the scenario\'s folder holds the bytes {literal}')
-def step_file_bytes(context: Any, name: str, literal: str) -> None:
+def step_file_bytes(context: Context, name: str, literal: str) -> None:
     world(context).path(name).write_bytes(ast.literal_eval(literal))
 
 
 @given('the file "{name}" in the scenario\'s folder holds:')
-def step_file_text(context: Any, name: str) -> None:
+def step_file_text(context: Context, name: str) -> None:
     path = world(context).path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(context.text + "\n", encoding="utf-8")
 
 
 @when('"{command}" runs in the scenario\'s folder')
-def step_cli_in_folder(context: Any, command: str) -> None:
+def step_cli_in_folder(context: Context, command: str) -> None:
     w = world(context)
     run_cli(w, command, ledger=w.ledger_path, cwd=w.path("actor.yaml").parent)
 
 
-def _lines(context: Any, name: str) -> list[dict[str, Any]]:
+def _lines(context: Context, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in world(context).path(name).read_text(encoding="utf-8").splitlines()]
 
 
@@ -81,7 +81,7 @@ def _lines(context: Any, name: str) -> list[dict[str, Any]]:
     '"{name}" has {count:d} lines in order, with ids "r0" to "r{last:d}", line {bad:d} failed'
     ' and the others the emulated replies to "{template}"'
 )
-def step_out_lines(context: Any, name: str, count: int, last: int, bad: int, template: str) -> None:
+def step_out_lines(context: Context, name: str, count: int, last: int, bad: int, template: str) -> None:
     lines = _lines(context, name)
     assert [line["index"] for line in lines] == list(range(count)), [line["index"] for line in lines]
     assert [line["id"] for line in lines] == [f"r{n}" for n in range(last + 1)]
@@ -96,14 +96,14 @@ def step_out_lines(context: Any, name: str, count: int, last: int, bad: int, tem
 
 
 @then('"{name}" has {count:d} lines in order, all succeeded')
-def step_out_all_ok(context: Any, name: str, count: int) -> None:
+def step_out_all_ok(context: Context, name: str, count: int) -> None:
     lines = _lines(context, name)
     assert [line["index"] for line in lines] == list(range(count))
     assert all(line["status"] == "succeeded" for line in lines), [line["status"] for line in lines]
 
 
 @then('the API received a batch with only the request "{key}"')
-def step_batch_with_only(context: Any, key: str) -> None:
+def step_batch_with_only(context: Context, key: str) -> None:
     w = world(context)
     counts = w.emu.created_custom_ids
     assert counts[w.custom_id(key)] == 1, counts
@@ -112,7 +112,7 @@ def step_batch_with_only(context: Any, key: str) -> None:
 
 
 @then("the command printed a JSON plan of {count:d} batches with {sizes} requests")
-def step_json_plan(context: Any, count: int, sizes: str) -> None:
+def step_json_plan(context: Context, count: int, sizes: str) -> None:
     plan = json.loads(world(context).value["out"])
     found = [batch["requests"] for batch in plan["batches"]]
     assert found == [int(n) for n in sizes.replace(" and ", ", ").split(", ")], plan
@@ -120,7 +120,7 @@ def step_json_plan(context: Any, count: int, sizes: str) -> None:
 
 
 @then("the command printed nothing, and on stderr exactly:")
-def step_only_stderr(context: Any) -> None:
+def step_only_stderr(context: Context) -> None:
     value = world(context).value
     assert value["out"] == "", f"the command printed:\n{value['out']}"
     assert value["err"] == context.text + "\n", f"on stderr:\n{value['err']}"
@@ -130,7 +130,7 @@ def step_only_stderr(context: Any) -> None:
     '"{name}" holds, in order, the ids "{first}" and "{second}", answered with the emulated replies to "{one}"'
     ' and "{other}"'
 )
-def step_out_ids(context: Any, name: str, first: str, second: str, one: str, other: str) -> None:
+def step_out_ids(context: Context, name: str, first: str, second: str, one: str, other: str) -> None:
     lines = _lines(context, name)
     assert [line["id"] for line in lines] == [first, second], lines
     for line, prompt in zip(lines, (one, other), strict=True):
@@ -142,7 +142,7 @@ def step_out_ids(context: Any, name: str, first: str, second: str, one: str, oth
     'item 0 of the run "{run_id}" was sent with max_tokens {tokens:d} and no system prompt, item 1 with max_tokens'
     ' {other:d} and the system prompt "{system}"'
 )
-def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system: str) -> None:
+def step_sent_params(context: Context, run_id: str, tokens: int, other: int, system: str) -> None:
 
     ledger = world(context).ledger()
     keys = [row.key for row in ledger.run_store.items(run_id, with_jobs=False)]
@@ -152,14 +152,14 @@ def step_sent_params(context: Any, run_id: str, tokens: int, other: int, system:
 
 
 @then("the command printed exactly:")
-def step_printed_exactly(context: Any) -> None:
+def step_printed_exactly(context: Context) -> None:
     out = world(context).value["out"]
     assert out == context.text + "\n", f"the command printed:\n{out}"
 
 
 @then("the API received {count:d} batches, of {sizes} requests")
 @then("the API received {count:d} batches, of {size:d} request each")
-def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -> None:
+def step_batch_sizes(context: Context, count: int, sizes: str = "", size: int = 0) -> None:
     w = world(context)
     client = w.client_over(w.transport())
 
@@ -173,20 +173,20 @@ def step_batch_sizes(context: Any, count: int, sizes: str = "", size: int = 0) -
 
 
 @then('the command printed JSON whose "{key}" are {value}')
-def step_json_key(context: Any, key: str, value: str) -> None:
+def step_json_key(context: Context, key: str, value: str) -> None:
     printed = json.loads(world(context).value["out"])
     assert printed[key] == json.loads(value), printed
 
 
 @then('the last progress line on stderr says "{text}"')
-def step_last_progress(context: Any, text: str) -> None:
+def step_last_progress(context: Context, text: str) -> None:
     lines = world(context).value["err"].splitlines()
     assert lines, "nothing on stderr"
     assert text in lines[-1], f"the last line on stderr is:\n{lines[-1]}"
 
 
 @then('in "{name}" every cost_usd is a JSON number, or null where no answer came')
-def step_out_costs(context: Any, name: str) -> None:
+def step_out_costs(context: Context, name: str) -> None:
     for text in world(context).path(name).read_text(encoding="utf-8").splitlines():
         line = json.loads(text, parse_float=Decimal)
         cost = line["cost_usd"]
@@ -198,7 +198,7 @@ def step_out_costs(context: Any, name: str) -> None:
 
 
 @then('the command printed JSON whose "{key}" is the JSON number {number}, and whose "{other}" is {value}')
-def step_json_number(context: Any, key: str, number: str, other: str, value: str) -> None:
+def step_json_number(context: Context, key: str, number: str, other: str, value: str) -> None:
     printed = json.loads(world(context).value["out"], parse_float=Decimal)
     assert isinstance(printed[key], Decimal), f"{key} is a {type(printed[key]).__name__}: {printed}"
     assert printed[key] == Decimal(number), printed
@@ -206,14 +206,14 @@ def step_json_number(context: Any, key: str, number: str, other: str, value: str
 
 
 @then('on stderr, the first line is "{text}"')
-def step_first_stderr(context: Any, text: str) -> None:
+def step_first_stderr(context: Context, text: str) -> None:
     lines = world(context).value["err"].splitlines()
     assert lines, "nothing on stderr"
     assert lines[0] == text, f"the first line on stderr is:\n{lines[0]}"
 
 
 @then('on stderr, exactly one line says "{text}", and it is the last')
-def step_one_final_line(context: Any, text: str) -> None:
+def step_one_final_line(context: Context, text: str) -> None:
     lines = world(context).value["err"].splitlines()
     saying = [line for line in lines if text in line]
     assert len(saying) == 1, "\n".join(lines)

@@ -17,11 +17,12 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from _support import world
-from behave import given, then, when
 from pydantic import ValidationError
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.bulk import (
     FileInfo,
@@ -36,6 +37,13 @@ from lowtide.bulk import (
     load_jsonl,
     load_jsonl_stream,
 )
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    bulk_inputs: Inputs
+
 
 T = TypeVar("T")
 
@@ -64,7 +72,7 @@ class Inputs:
     value: Any = None
 
 
-def inputs(context: Any) -> Inputs:
+def inputs(context: Context) -> Inputs:
     current = getattr(context, "bulk_inputs", None)
     if not isinstance(current, Inputs):
         folder = world(context).path("")
@@ -85,7 +93,7 @@ def inside(folder: Path) -> Iterator[None]:
         os.chdir(previous)
 
 
-def attempt(context: Any, action: Callable[[], T]) -> T | None:
+def attempt(context: Context, action: Callable[[], T]) -> T | None:
     """Run `action` in the scenario's folder, keeping the lowtide error it raises for the Then steps."""
     state = inputs(context)
     with inside(state.folder):
@@ -150,17 +158,17 @@ def _sparse(path: Path, head: bytes, size: int) -> None:
 
 
 @given('"{name}" in the input folder is {content}')
-def step_make_file(context: Any, name: str, content: str) -> None:
+def step_make_file(context: Context, name: str, content: str) -> None:
     make_file(inputs(context).folder / name, content)
 
 
 @when('"{name}" in the input folder is replaced by {content}')
-def step_replace_file(context: Any, name: str, content: str) -> None:
+def step_replace_file(context: Context, name: str, content: str) -> None:
     make_file(inputs(context).folder / name, content)
 
 
 @given('the input file "{name}" holds:')
-def step_input_text(context: Any, name: str) -> None:
+def step_input_text(context: Context, name: str) -> None:
     state = inputs(context)
     path = state.folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -168,7 +176,7 @@ def step_input_text(context: Any, name: str) -> None:
 
 
 @given('the input file "{name}" holds, after a byte order mark:')
-def step_input_text_bom(context: Any, name: str) -> None:
+def step_input_text_bom(context: Context, name: str) -> None:
     state = inputs(context)
     path = state.folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -176,37 +184,37 @@ def step_input_text_bom(context: Any, name: str) -> None:
 
 
 @given('the input file "{name}" holds, after a byte order mark and with Windows line ends:')
-def step_input_text_windows(context: Any, name: str) -> None:
+def step_input_text_windows(context: Context, name: str) -> None:
     state = inputs(context)
     text = expand(state, context.text).replace("\n", "\r\n") + "\r\n"
     (state.folder / name).write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
 
 
 @given('the input file "{name}" holds the bytes {literal}')
-def step_input_bytes(context: Any, name: str, literal: str) -> None:
+def step_input_bytes(context: Context, name: str, literal: str) -> None:
     (inputs(context).folder / name).write_bytes(ast.literal_eval(literal))
 
 
 @given('the input file "{name}" holds a good line, then:')
-def step_input_good_then(context: Any, name: str) -> None:
+def step_input_good_then(context: Context, name: str) -> None:
     state = inputs(context)
     good = json.dumps({"prompt": "Summarise", "file": "a.pdf", "id": "first"})
     (state.folder / name).write_text(f"{good}\n{expand(state, context.text)}\n", encoding="utf-8")
 
 
 @given('the input file "{name}" holds {count:d} lines, each asking to summarise "{file}"')
-def step_input_many(context: Any, name: str, count: int, file: str) -> None:
+def step_input_many(context: Context, name: str, count: int, file: str) -> None:
     lines = (json.dumps({"prompt": f"Summarise item {i}", "file": file, "id": f"item-{i}"}) for i in range(count))
     (inputs(context).folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 @given('the input file "{name}" holds a header of {size:d} characters')
-def step_input_big_header(context: Any, name: str, size: int) -> None:
+def step_input_big_header(context: Context, name: str, size: int) -> None:
     (inputs(context).folder / name).write_text(f"{'x' * size}\nrow\n", encoding="utf-8")
 
 
 @given('the input file "{name}" holds a header "{column}" and one cell of {size:d} characters')
-def step_input_big_cell(context: Any, name: str, column: str, size: int) -> None:
+def step_input_big_cell(context: Context, name: str, column: str, size: int) -> None:
     (inputs(context).folder / name).write_text(f"{column}\n{'x' * size}\n", encoding="utf-8")
 
 
@@ -214,43 +222,43 @@ def step_input_big_cell(context: Any, name: str, column: str, size: int) -> None
 
 
 @when('the block for "{name:Q}" is built')
-def step_build_block(context: Any, name: str) -> None:
+def step_build_block(context: Context, name: str) -> None:
     state = inputs(context)
     state.block = attempt(context, lambda: file_block(name, citations=False))
 
 
 @when('the block for "{name:Q}" is built with citations')
-def step_build_block_citations(context: Any, name: str) -> None:
+def step_build_block_citations(context: Context, name: str) -> None:
     state = inputs(context)
     state.block = attempt(context, lambda: file_block(name, citations=True))
 
 
 @when('the block for "{name:Q}" is built with the title "{title:Q}"')
-def step_build_block_title(context: Any, name: str, title: str) -> None:
+def step_build_block_title(context: Context, name: str, title: str) -> None:
     state = inputs(context)
     state.block = attempt(context, lambda: file_block(name, citations=False, title=title))
 
 
 @when("the block for a file whose name is {length:d} characters long is built")
-def step_build_block_long_name(context: Any, length: int) -> None:
+def step_build_block_long_name(context: Context, length: int) -> None:
     state = inputs(context)
     state.block = attempt(context, lambda: file_block("x" * (length - 4) + ".pdf", citations=False))
 
 
 @when("the jobs are loaded from a file whose name is {length:d} characters long")
-def step_load_long_name(context: Any, length: int) -> None:
+def step_load_long_name(context: Context, length: int) -> None:
     state = inputs(context)
     state.jobs = attempt(context, lambda: load_jsonl("x" * (length - 6) + ".jsonl")) or []
 
 
 @when('the jobs are loaded from "{name:Q}"')
-def step_load_jsonl(context: Any, name: str) -> None:
+def step_load_jsonl(context: Context, name: str) -> None:
     state = inputs(context)
     state.jobs = attempt(context, lambda: load_jsonl(name)) or []
 
 
 @when('the jobs are loaded from the CSV "{name:Q}" with the template "{template:Q}"')
-def step_load_csv(context: Any, name: str, template: str) -> None:
+def step_load_csv(context: Context, name: str, template: str) -> None:
     state = inputs(context)
     state.jobs = attempt(context, lambda: load_csv(name, template)) or []
 
@@ -259,7 +267,7 @@ def step_load_csv(context: Any, name: str, template: str) -> None:
     'the jobs are loaded from the CSV "{name:Q}" with the template "{template:Q}", '
     'file column "{file_column:Q}" and id column "{id_column:Q}"'
 )
-def step_load_csv_columns(context: Any, name: str, template: str, file_column: str, id_column: str) -> None:
+def step_load_csv_columns(context: Context, name: str, template: str, file_column: str, id_column: str) -> None:
     state = inputs(context)
     state.jobs = attempt(context, lambda: load_csv(name, template, file_column=file_column, id_column=id_column)) or []
 
@@ -293,21 +301,21 @@ def _stream(kind: str, data: bytes) -> Iterable[str] | Iterable[bytes]:
 
 
 @when('the jobs are loaded from a text stream named "{name}" holding, after a byte order mark:')
-def step_load_text_stream(context: Any, name: str) -> None:
+def step_load_text_stream(context: Context, name: str) -> None:
     state = inputs(context)
     stream = io.StringIO("\ufeff" + expand(state, context.text) + "\n")
     state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name)) or []
 
 
 @when('the jobs are loaded from a binary stream named "{name}" holding:')
-def step_load_binary_stream(context: Any, name: str) -> None:
+def step_load_binary_stream(context: Context, name: str) -> None:
     state = inputs(context)
     stream = io.BytesIO((expand(state, context.text) + "\n").encode("utf-8"))
     state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name, base=state.folder)) or []
 
 
 @when('the jobs are loaded from a UTF-8 stream named "{name}" holding {count:d} good lines, then the bytes {literal}')
-def step_load_stream_bad_late(context: Any, name: str, count: int, literal: str) -> None:
+def step_load_stream_bad_late(context: Context, name: str, count: int, literal: str) -> None:
     state = inputs(context)
     good = "".join(json.dumps({"prompt": f"Review {n}"}) + "\n" for n in range(count)).encode("utf-8")
     stream = _stream("UTF-8", good + ast.literal_eval(literal))
@@ -316,7 +324,7 @@ def step_load_stream_bad_late(context: Any, name: str, count: int, literal: str)
 
 
 @when('the jobs are loaded from a {kind} stream named "{name}" holding {content}')
-def step_load_stream(context: Any, kind: str, name: str, content: str) -> None:
+def step_load_stream(context: Context, kind: str, name: str, content: str) -> None:
     state = inputs(context)
     stream = stream_of(kind, content)
     state.jobs = attempt(context, lambda: load_jsonl_stream(stream, name=name)) or []
@@ -327,7 +335,7 @@ def step_load_stream(context: Any, kind: str, name: str, content: str) -> None:
     ' "{template}", file column "{file_column}" and id column "{id_column}", holding:'
 )
 def step_load_csv_stream(
-    context: Any, kind: str, name: str, base: str, template: str, file_column: str, id_column: str
+    context: Context, kind: str, name: str, base: str, template: str, file_column: str, id_column: str
 ) -> None:
     state = inputs(context)
     stream = _stream(kind, (context.text + "\n").encode("utf-8"))
@@ -336,26 +344,26 @@ def step_load_csv_stream(
 
 
 @when('the jobs are loaded from the CSV {kind} stream named "{name}" with the template "{template}", holding {content}')
-def step_load_csv_stream_refused(context: Any, kind: str, name: str, template: str, content: str) -> None:
+def step_load_csv_stream_refused(context: Context, kind: str, name: str, template: str, content: str) -> None:
     state = inputs(context)
     stream = stream_of(kind, content)
     state.jobs = attempt(context, lambda: load_csv_stream(stream, template, name=name)) or []
 
 
 @when("the messages for job {index:d} are built, with citations by default")
-def step_messages_citing(context: Any, index: int) -> None:
+def step_messages_citing(context: Context, index: int) -> None:
     state = inputs(context)
     state.messages = attempt(context, lambda: job_messages(state.jobs[index], citations=True)) or []
 
 
 @when("the messages for job {index:d} are built, without citations by default")
-def step_messages_plain(context: Any, index: int) -> None:
+def step_messages_plain(context: Context, index: int) -> None:
     state = inputs(context)
     state.messages = attempt(context, lambda: job_messages(state.jobs[index], citations=False)) or []
 
 
 @when("these jobs made in code are checked:")
-def step_check_jobs(context: Any) -> None:
+def step_check_jobs(context: Context) -> None:
     jobs = [
         Job(prompt=row["prompt"], file=Path(row["file"]) if row["file"] else None, id=row["id"] or None)
         for row in context.table
@@ -364,7 +372,7 @@ def step_check_jobs(context: Any) -> None:
 
 
 @when('a job is made in code with the prompt "{prompt:Q}" and the overrides {overrides}')
-def step_make_job(context: Any, prompt: str, overrides: str) -> None:
+def step_make_job(context: Context, prompt: str, overrides: str) -> None:
     state = inputs(context)
     try:
         Job(prompt=prompt, overrides=json.loads(overrides))
@@ -373,7 +381,7 @@ def step_make_job(context: Any, prompt: str, overrides: str) -> None:
 
 
 @when('"{name:Q}" is inspected')
-def step_inspect(context: Any, name: str) -> None:
+def step_inspect(context: Context, name: str) -> None:
     state = inputs(context)
     state.info = attempt(context, lambda: inspect_file(name))
 
@@ -381,7 +389,7 @@ def step_inspect(context: Any, name: str) -> None:
 # -- outcomes --------------------------------------------------------------------------------------------------------
 
 
-def the_block(context: Any) -> dict[str, Any]:
+def the_block(context: Context) -> dict[str, Any]:
     world(context).succeeded()
     block = inputs(context).block
     assert block is not None, "no block was built"
@@ -396,7 +404,7 @@ def check_base64(state: Inputs, source: dict[str, Any], name: str, media_type: s
 
 
 @then('the block is a document titled "{title}", holding the bytes of "{name}" in base64 as "{media_type}"')
-def step_document_block(context: Any, title: str, name: str, media_type: str) -> None:
+def step_document_block(context: Context, title: str, name: str, media_type: str) -> None:
     block = the_block(context)
     assert block["type"] == "document", f"the block is a {block['type']!r}"
     assert block["title"] == title, f"the block is titled {block['title']!r}"
@@ -404,14 +412,14 @@ def step_document_block(context: Any, title: str, name: str, media_type: str) ->
 
 
 @then('the block is an image holding the bytes of "{name}" in base64 as "{media_type}"')
-def step_image_block(context: Any, name: str, media_type: str) -> None:
+def step_image_block(context: Context, name: str, media_type: str) -> None:
     block = the_block(context)
     assert block["type"] == "image", f"the block is a {block['type']!r}"
     check_base64(inputs(context), block["source"], name, media_type)
 
 
 @then('the block is a text document titled "{title}" holding "{text}"')
-def step_text_block(context: Any, title: str, text: str) -> None:
+def step_text_block(context: Context, title: str, text: str) -> None:
     block = the_block(context)
     expected = {"type": "text", "media_type": "text/plain", "data": text}
     assert block["type"] == "document", f"the block is a {block['type']!r}"
@@ -420,31 +428,31 @@ def step_text_block(context: Any, title: str, text: str) -> None:
 
 
 @then("the block asks for citations")
-def step_block_cites(context: Any) -> None:
+def step_block_cites(context: Context) -> None:
     block = the_block(context)
     assert block.get("citations") == {"enabled": True}, f"the block is {block!r}"
 
 
 @then("the block does not ask for citations")
-def step_block_does_not_cite(context: Any) -> None:
+def step_block_does_not_cite(context: Context) -> None:
     block = the_block(context)
     assert "citations" not in block, f"the block has citations: {block['citations']!r}"
 
 
 @then("the block has no title and does not ask for citations")
-def step_block_bare(context: Any) -> None:
+def step_block_bare(context: Context) -> None:
     block = the_block(context)
     assert set(block) == {"type", "source"}, f"the block has the keys {sorted(block)}"
 
 
 @then("the block's base64 data is {size:d} bytes long")
-def step_block_size(context: Any, size: int) -> None:
+def step_block_size(context: Context, size: int) -> None:
     data = the_block(context)["source"]["data"]
     assert len(data) == size, f"the base64 data is {len(data)} bytes long"
 
 
 @then("the input is refused with:")
-def step_refused(context: Any) -> None:
+def step_refused(context: Context) -> None:
     error = world(context).failure()
     assert type(error) is InputError, f"expected an InputError, got {type(error).__name__}: {error}"
     expected = expand(inputs(context), context.text)
@@ -452,14 +460,14 @@ def step_refused(context: Any) -> None:
 
 
 @then('the input error ends with "{text}"')
-def step_refused_ending(context: Any, text: str) -> None:
+def step_refused_ending(context: Context, text: str) -> None:
     error = world(context).failure()
     assert type(error) is InputError, f"expected an InputError, got {type(error).__name__}: {error}"
     assert str(error).endswith(text), f"the message is:\n{error}"
 
 
 @then("the input error counts {total:d} problems and shows {shown:d}")
-def step_refused_counts(context: Any, total: int, shown: int) -> None:
+def step_refused_counts(context: Context, total: int, shown: int) -> None:
     error = world(context).failure()
     assert isinstance(error, InputError), f"expected an InputError, got {type(error).__name__}"
     assert (error.total, len(error.problems)) == (total, shown), f"{error.total} problems, {len(error.problems)} shown"
@@ -486,7 +494,7 @@ def shown_job(job: Job, column: str, folder: Path) -> str:
 
 
 @then("the jobs are:")
-def step_jobs_are(context: Any) -> None:
+def step_jobs_are(context: Context) -> None:
     world(context).succeeded()
     state = inputs(context)
     actual = [[shown_job(job, column, state.folder) for column in context.table.headings] for job in state.jobs]
@@ -497,7 +505,7 @@ def step_jobs_are(context: Any) -> None:
 
 
 @then('{count:d} jobs are loaded, each holding the path of "{name}" and no bytes')
-def step_many_jobs(context: Any, count: int, name: str) -> None:
+def step_many_jobs(context: Context, count: int, name: str) -> None:
     world(context).succeeded()
     state = inputs(context)
     assert len(state.jobs) == count, f"{len(state.jobs)} jobs were loaded"
@@ -511,7 +519,7 @@ def step_many_jobs(context: Any, count: int, name: str) -> None:
 
 
 @then("1 job is loaded, whose prompt is {size:d} characters long")
-def step_one_job(context: Any, size: int) -> None:
+def step_one_job(context: Context, size: int) -> None:
     world(context).succeeded()
     jobs = inputs(context).jobs
     assert len(jobs) == 1, f"{len(jobs)} jobs were loaded"
@@ -519,7 +527,7 @@ def step_one_job(context: Any, size: int) -> None:
 
 
 @then('the messages are one user turn holding a document block of "{name}", then the text "{text}"')
-def step_file_then_text(context: Any, name: str, text: str) -> None:
+def step_file_then_text(context: Context, name: str, text: str) -> None:
     world(context).succeeded()
     state = inputs(context)
     [turn] = state.messages
@@ -532,13 +540,13 @@ def step_file_then_text(context: Any, name: str, text: str) -> None:
 
 
 @then("the messages are:")
-def step_messages_are(context: Any) -> None:
+def step_messages_are(context: Context) -> None:
     world(context).succeeded()
     messages = inputs(context).messages
     assert messages == json.loads(context.text), f"the messages are {json.dumps(messages)}"
 
 
-def the_document(context: Any) -> dict[str, Any]:
+def the_document(context: Context) -> dict[str, Any]:
     world(context).succeeded()
     [turn] = inputs(context).messages
     document: dict[str, Any] = turn["content"][0]
@@ -547,31 +555,31 @@ def the_document(context: Any) -> dict[str, Any]:
 
 
 @then("the document block asks for citations")
-def step_document_cites(context: Any) -> None:
+def step_document_cites(context: Context) -> None:
     document = the_document(context)
     assert document.get("citations") == {"enabled": True}, f"the document block is {document!r}"
 
 
 @then("the document block does not ask for citations")
-def step_document_does_not_cite(context: Any) -> None:
+def step_document_does_not_cite(context: Context) -> None:
     document = the_document(context)
     assert "citations" not in document, f"the document block asks for citations: {document['citations']!r}"
 
 
 @then("the jobs passed the check")
-def step_jobs_passed(context: Any) -> None:
+def step_jobs_passed(context: Context) -> None:
     world(context).succeeded()
 
 
 @then('making the job failed, saying "{reason}"')
-def step_make_failed(context: Any, reason: str) -> None:
+def step_make_failed(context: Context, reason: str) -> None:
     made = inputs(context).made_error
     assert made is not None, "the job was made"
     assert reason in made, f"{reason!r} is not in:\n{made}"
 
 
 @then('it is a "{kind}" of type "{media_type}" and {size:d} bytes')
-def step_inspected(context: Any, kind: str, media_type: str, size: int) -> None:
+def step_inspected(context: Context, kind: str, media_type: str, size: int) -> None:
     world(context).succeeded()
     info = inputs(context).info
     assert info is not None, "nothing was inspected"
@@ -579,7 +587,7 @@ def step_inspected(context: Any, kind: str, media_type: str, size: int) -> None:
 
 
 @then("the input is refused, saying it cannot be read as UTF-8 after a line before the bad one:")
-def step_refused_after(context: Any) -> None:
+def step_refused_after(context: Context) -> None:
     error = world(context).failure()
     assert type(error) is InputError, f"expected an InputError, got {type(error).__name__}: {error}"
     match = re.search(r" after line (\d+):", str(error))

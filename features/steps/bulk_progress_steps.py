@@ -11,14 +11,22 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, TextIO, cast
+from typing import Any, Protocol, TextIO, cast
 
 from _support import names, world
-from behave import given, then, when
 from rich.console import Console
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.bulk import CallbackReporter, MultiReporter, PlainReporter, ProgressReporter, RichReporter, RunProgress
 from lowtide.bulk.progress import reporter_for
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    bulk_progress: Scene
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _BASE = RunProgress(
@@ -74,7 +82,7 @@ class Scene:
     closed_output: str | None = None
 
 
-def scene(context: Any) -> Scene:
+def scene(context: Context) -> Scene:
     current = getattr(context, "bulk_progress", None)
     if not isinstance(current, Scene):
         current = Scene()
@@ -119,14 +127,14 @@ def screen(state: Scene) -> str:
 
 
 @given('a run "{run_id}" whose progress is:')
-def step_progress(context: Any, run_id: str) -> None:
+def step_progress(context: Context, run_id: str) -> None:
     state = scene(context)
     values = {row["field"]: _value(row["field"], row["value"]) for row in context.table}
     state.progress = dataclasses.replace(state.progress, run_id=run_id, **values)
 
 
 @when("the run has done {done:d} of {total:d} items after {elapsed:g} seconds")
-def step_done_after(context: Any, done: int, total: int, elapsed: float) -> None:
+def step_done_after(context: Context, done: int, total: int, elapsed: float) -> None:
     state = scene(context)
     state.progress = dataclasses.replace(
         state.progress, items_done=done, items_total=total, succeeded=done, failed=0, elapsed_seconds=elapsed
@@ -134,26 +142,26 @@ def step_done_after(context: Any, done: int, total: int, elapsed: float) -> None
 
 
 @when("the run has spent ${spent} of a limit of {limit}")
-def step_spent(context: Any, spent: str, limit: str) -> None:
+def step_spent(context: Context, spent: str, limit: str) -> None:
     state = scene(context)
     ceiling = None if limit == "none" else Decimal(limit.removeprefix("$"))
     state.progress = dataclasses.replace(state.progress, cost_usd=Decimal(spent), cost_limit_usd=ceiling)
 
 
 @then('the progress line is "{line}"')
-def step_line_is(context: Any, line: str) -> None:
+def step_line_is(context: Context, line: str) -> None:
     actual = scene(context).progress.line()
     assert actual == line, f"the line is:\n{actual}"
 
 
 @then('the progress line shows "{text}"')
-def step_line_shows(context: Any, text: str) -> None:
+def step_line_shows(context: Context, text: str) -> None:
     actual = scene(context).progress.line()
     assert f" · {text} · " in actual, f"the line is:\n{actual}"
 
 
 @then('the progress says "{text}", and the seconds left are {seconds}')
-def step_eta(context: Any, text: str, seconds: str) -> None:
+def step_eta(context: Context, text: str, seconds: str) -> None:
     progress = scene(context).progress
     assert progress.line().endswith(f" · {text}"), f"the line is:\n{progress.line()}"
     eta = progress.eta_seconds
@@ -168,7 +176,7 @@ def step_eta(context: Any, text: str, seconds: str) -> None:
 
 
 @given("a plain progress reporter that prints at most every {interval:g} seconds, by the manual clock")
-def step_plain_reporter(context: Any, interval: float) -> None:
+def step_plain_reporter(context: Context, interval: float) -> None:
     state = scene(context)
     clock = world(context).clock
     state.stream = io.StringIO()
@@ -177,7 +185,7 @@ def step_plain_reporter(context: Any, interval: float) -> None:
 
 
 @given("a plain progress reporter on a stream encoded as {encoding}")
-def step_plain_encoded(context: Any, encoding: str) -> None:
+def step_plain_encoded(context: Context, encoding: str) -> None:
     state = scene(context)
     state.stream = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
     state.start = world(context).clock.now()
@@ -185,7 +193,7 @@ def step_plain_encoded(context: Any, encoding: str) -> None:
 
 
 @when("a plain progress reporter is made to print every {interval:g} seconds")
-def step_plain_negative(context: Any, interval: float) -> None:
+def step_plain_negative(context: Context, interval: float) -> None:
     world(context).attempt(lambda: PlainReporter(io.StringIO(), interval=interval))
 
 
@@ -194,14 +202,14 @@ def _reporter(state: Scene) -> ProgressReporter:
     return state.reporter
 
 
-def _move_to(context: Any, second: float) -> None:
+def _move_to(context: Context, second: float) -> None:
     state = scene(context)
     clock = world(context).clock
     clock.advance(state.start + second - clock.now())
 
 
 @when("the run reports its progress at the seconds {seconds}")
-def step_report_at(context: Any, seconds: str) -> None:
+def step_report_at(context: Context, seconds: str) -> None:
     state = scene(context)
     for second in seconds_of(seconds):
         _move_to(context, second)
@@ -209,21 +217,21 @@ def step_report_at(context: Any, seconds: str) -> None:
 
 
 @when("the run ends at second {second:g}")
-def step_end_at(context: Any, second: float) -> None:
+def step_end_at(context: Context, second: float) -> None:
     state = scene(context)
     _move_to(context, second)
     _reporter(state).close(at_second(state, second))
 
 
 @when("the run ends at second {second:g}, with nothing new since second {last:g}")
-def step_end_unchanged(context: Any, second: float, last: float) -> None:
+def step_end_unchanged(context: Context, second: float, last: float) -> None:
     state = scene(context)
     _move_to(context, second)
     _reporter(state).close(dataclasses.replace(at_second(state, last), elapsed_seconds=second))
 
 
 @then("the reporter printed the lines of the seconds {seconds}")
-def step_printed_lines(context: Any, seconds: str) -> None:
+def step_printed_lines(context: Context, seconds: str) -> None:
     state = scene(context)
     expected = [at_second(state, second).line() for second in seconds_of(seconds)]
     actual = output(state).splitlines()
@@ -231,7 +239,7 @@ def step_printed_lines(context: Any, seconds: str) -> None:
 
 
 @then('the reporter printed "{line}"')
-def step_printed(context: Any, line: str) -> None:
+def step_printed(context: Context, line: str) -> None:
     actual = output(scene(context))
     assert actual == line + "\n", f"the reporter printed:\n{actual}"
 
@@ -240,33 +248,33 @@ def step_printed(context: Any, line: str) -> None:
 
 
 @given("a rich progress reporter on a terminal {width:d} columns wide")
-def step_rich_terminal(context: Any, width: int) -> None:
+def step_rich_terminal(context: Context, width: int) -> None:
     state = scene(context)
     state.stream = Console(file=io.StringIO(), force_terminal=True, width=width)
     state.reporter = RichReporter(state.stream)
 
 
 @given("a rich progress reporter on a console that is not a terminal")
-def step_rich_file(context: Any) -> None:
+def step_rich_file(context: Context) -> None:
     state = scene(context)
     state.stream = Console(file=io.StringIO(), force_terminal=False, width=160)
     state.reporter = RichReporter(state.stream)
 
 
 @when("the run reports its progress")
-def step_report(context: Any) -> None:
+def step_report(context: Context) -> None:
     state = scene(context)
     _reporter(state).update(state.progress)
 
 
 @when("the run is closed")
-def step_close(context: Any) -> None:
+def step_close(context: Context) -> None:
     state = scene(context)
     _reporter(state).close(state.progress)
 
 
 @when("the run is closed twice, then reports its progress again")
-def step_close_then_report(context: Any) -> None:
+def step_close_then_report(context: Context) -> None:
     state = scene(context)
     _reporter(state).close(state.progress)
     _reporter(state).close(dataclasses.replace(state.progress, items_done=2))
@@ -275,7 +283,7 @@ def step_close_then_report(context: Any) -> None:
 
 
 @then('the terminal shows "{first}", "{second}" and "{third}"')
-def step_terminal_shows_three(context: Any, first: str, second: str, third: str) -> None:
+def step_terminal_shows_three(context: Context, first: str, second: str, third: str) -> None:
     shown = screen(scene(context))
     for text in (first, second, third):
         assert text in shown, f"{text!r} is not on the terminal:\n{shown}"
@@ -283,19 +291,19 @@ def step_terminal_shows_three(context: Any, first: str, second: str, third: str)
 
 @then('the terminal shows "{text}"')
 @then('the console shows "{text}"')
-def step_terminal_shows(context: Any, text: str) -> None:
+def step_terminal_shows(context: Context, text: str) -> None:
     shown = screen(scene(context))
     assert text in shown, f"{text!r} is not on the terminal:\n{shown}"
 
 
 @then('the terminal never showed the count "{count}"')
-def step_terminal_never(context: Any, count: str) -> None:
+def step_terminal_never(context: Context, count: str) -> None:
     shown = screen(scene(context))
     assert not re.search(rf"(?<!\d){re.escape(count)}", shown), f"{count!r} was on the terminal:\n{shown}"
 
 
 @then("the terminal's last frame is the finished run")
-def step_last_frame(context: Any) -> None:
+def step_last_frame(context: Context) -> None:
     state = scene(context)
     assert output(state) == state.closed_output, "the terminal changed after the run was closed"
     last = screen(state).rsplit("run r1", 1)[-1]
@@ -304,7 +312,7 @@ def step_last_frame(context: Any) -> None:
 
 
 @then("the console shows nothing")
-def step_console_empty(context: Any) -> None:
+def step_console_empty(context: Context) -> None:
     shown = output(scene(context))
     assert shown == "", f"the console shows:\n{shown}"
 
@@ -328,7 +336,7 @@ def _stream(kind: str) -> Any:
             raise AssertionError(f"no stream {kind!r}")
 
 
-def _choose(context: Any, mode: str, rest: str, interval: float = 30.0) -> None:
+def _choose(context: Context, mode: str, rest: str, interval: float = 30.0) -> None:
     state = scene(context)
     callback: Callable[[RunProgress], None] | None = None
     if rest.endswith(", with a callback"):
@@ -344,17 +352,17 @@ def _choose(context: Any, mode: str, rest: str, interval: float = 30.0) -> None:
 
 
 @when('a reporter is chosen for the mode "{mode:Q}" on {rest}')
-def step_choose(context: Any, mode: str, rest: str) -> None:
+def step_choose(context: Context, mode: str, rest: str) -> None:
     _choose(context, mode, rest)
 
 
 @when('a reporter is chosen for the mode "{mode:Q}" every {interval:g} seconds on {rest}')
-def step_choose_every(context: Any, mode: str, interval: float, rest: str) -> None:
+def step_choose_every(context: Context, mode: str, interval: float, rest: str) -> None:
     _choose(context, mode, rest, interval)
 
 
 @when('a reporter is chosen for the mode "{mode:Q}" with no stream, and the run reports its progress')
-def step_choose_default_stream(context: Any, mode: str) -> None:
+def step_choose_default_stream(context: Context, mode: str) -> None:
     state = scene(context)
     err, out = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
@@ -365,7 +373,7 @@ def step_choose_default_stream(context: Any, mode: str) -> None:
 
 
 @then("the reporter is {kinds}")
-def step_reporter_is(context: Any, kinds: str) -> None:
+def step_reporter_is(context: Context, kinds: str) -> None:
     world(context).succeeded()
     reporter = _reporter(scene(context))
     parts = reporter.reporters if isinstance(reporter, MultiReporter) else (reporter,)
@@ -374,14 +382,14 @@ def step_reporter_is(context: Any, kinds: str) -> None:
 
 
 @when("the run reports its progress, then ends")
-def step_report_and_end(context: Any) -> None:
+def step_report_and_end(context: Context) -> None:
     state = scene(context)
     _reporter(state).update(state.progress)
     _reporter(state).close(state.progress)
 
 
 @when("the run reports its progress {times:d} times, then ends")
-def step_report_times(context: Any, times: int) -> None:
+def step_report_times(context: Context, times: int) -> None:
     state = scene(context)
     for _ in range(times):
         _reporter(state).update(state.progress)
@@ -389,25 +397,25 @@ def step_report_times(context: Any, times: int) -> None:
 
 
 @then("the file holds the progress line once, without terminal codes")
-def step_file_once(context: Any) -> None:
+def step_file_once(context: Context) -> None:
     state = scene(context)
     text = output(state)
     assert text == state.progress.line() + "\n", f"the file holds:\n{text!r}"
 
 
 @then("standard error holds the progress line and standard output nothing")
-def step_stderr(context: Any) -> None:
+def step_stderr(context: Context) -> None:
     state = scene(context)
     assert output(state) == state.progress.line() + "\n", f"standard error holds:\n{output(state)}"
 
 
 @then("the file is empty")
-def step_file_empty(context: Any) -> None:
+def step_file_empty(context: Context) -> None:
     assert output(scene(context)) == "", "the file is not empty"
 
 
 @then("the file holds {count:d} progress lines")
-def step_file_lines(context: Any, count: int) -> None:
+def step_file_lines(context: Context, count: int) -> None:
     state = scene(context)
     assert output(state).splitlines() == [state.progress.line()] * count, f"the file holds:\n{output(state)}"
 
@@ -416,7 +424,7 @@ def step_file_lines(context: Any, count: int) -> None:
 
 
 @given("a callback that raises every time")
-def step_raising_callback(context: Any) -> None:
+def step_raising_callback(context: Context) -> None:
     state = scene(context)
 
     def callback(progress: RunProgress) -> None:
@@ -428,14 +436,14 @@ def step_raising_callback(context: Any) -> None:
 
 
 @then('the callback got {count:d} snapshots of the run "{run_id}"')
-def step_callback_got(context: Any, count: int, run_id: str) -> None:
+def step_callback_got(context: Context, count: int, run_id: str) -> None:
     received = scene(context).received
     assert len(received) == count, f"the callback got {len(received)} snapshots"
     assert all(progress.run_id == run_id for progress in received), f"the snapshots are {received}"
 
 
 @then("the callback was called {calls:d} times and failed {failures:d} times")
-def step_callback_failures(context: Any, calls: int, failures: int) -> None:
+def step_callback_failures(context: Context, calls: int, failures: int) -> None:
     state = scene(context)
     reporter = _reporter(state)
     assert isinstance(reporter, MultiReporter), f"the reporter is a {type(reporter).__name__}"
@@ -444,7 +452,7 @@ def step_callback_failures(context: Any, calls: int, failures: int) -> None:
 
 
 @then("one warning was logged, saying the callback raised and the run goes on")
-def step_logged_once(context: Any) -> None:
+def step_logged_once(context: Context) -> None:
     log = scene(context).log
     assert log is not None, "nothing was listening to the log"
     assert len(log) == 1, f"{len(log)} warnings were logged"

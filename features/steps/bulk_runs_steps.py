@@ -11,8 +11,8 @@ from decimal import Decimal
 from typing import Any
 
 from _support import API_KEY, World, emulated_reply_to, new_program_actor, world
-from behave import given, then, when
 from pydantic import BaseModel, Field
+from step_context import Context, given, then, when
 
 from lowtide.bulk.plan import split
 from lowtide.bulk.progress import RunProgress
@@ -20,6 +20,7 @@ from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
+from lowtide.ledger.store import Ledger
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
@@ -105,19 +106,19 @@ def _numbers(text: str) -> list[int]:
 
 
 @given('{count:d} prompts "{template}"')
-def step_prompts(context: Any, count: int, template: str) -> None:
+def step_prompts(context: Context, count: int, template: str) -> None:
     _bulk(world(context))["prompts"] = [template.replace("{n}", str(n)) for n in range(count)]
 
 
 @given('{count:d} prompts "{template}", with prompt {bad:d} ending as errored')
-def step_prompts_one_errored(context: Any, count: int, template: str, bad: int) -> None:
+def step_prompts_one_errored(context: Context, count: int, template: str, bad: int) -> None:
     w = world(context)
     step_prompts(context, count, template)
     _prompts(w)[bad] += " [[emulator:errored]]"
 
 
 @given('{count:d} prompts "{template}", with prompt {bad:d} ending as errored and prompt {late:d} as expired')
-def step_prompts_marked(context: Any, count: int, template: str, bad: int, late: int) -> None:
+def step_prompts_marked(context: Context, count: int, template: str, bad: int, late: int) -> None:
     w = world(context)
     step_prompts_one_errored(context, count, template, bad)
     _prompts(w)[late] += " [[emulator:expired]]"
@@ -127,7 +128,7 @@ def step_prompts_marked(context: Any, count: int, template: str, bad: int, late:
     '{count:d} prompts "{template}", with prompt {bad:d} ending as errored and prompt {late:d} as expired,'
     " in the first batch only"
 )
-def step_prompts_faulted(context: Any, count: int, template: str, bad: int, late: int) -> None:
+def step_prompts_faulted(context: Context, count: int, template: str, bad: int, late: int) -> None:
     w = world(context)
     step_prompts(context, count, template)
     w.emu.faults.outcome(w.custom_id(f"reviews-{bad}"), "errored")
@@ -135,31 +136,31 @@ def step_prompts_faulted(context: Any, count: int, template: str, bad: int, late
 
 
 @given('{count:d} prompts "{template}" padded to {size:d} bytes')
-def step_prompts_padded(context: Any, count: int, template: str, size: int) -> None:
+def step_prompts_padded(context: Context, count: int, template: str, size: int) -> None:
     w = world(context)
     step_prompts(context, count, template)
     _bulk(w)["prompts"] = [p + " " + "x" * (size - len(p) - 1) for p in _prompts(w)]
 
 
 @given('{count:d} prompts "{template}", with prompt {big:d} padded to {size:d} bytes')
-def step_prompts_one_padded(context: Any, count: int, template: str, big: int, size: int) -> None:
+def step_prompts_one_padded(context: Context, count: int, template: str, big: int, size: int) -> None:
     w = world(context)
     step_prompts(context, count, template)
     _prompts(w)[big] += " " + "x" * size
 
 
 @given('a text file "{name}" with "{text}"')
-def step_text_file(context: Any, name: str, text: str) -> None:
+def step_text_file(context: Context, name: str, text: str) -> None:
     world(context).path(name).write_text(text, encoding="utf-8")
 
 
 @given('an image file "{name}"')
-def step_image_file(context: Any, name: str) -> None:
+def step_image_file(context: Context, name: str) -> None:
     world(context).path(name).write_bytes(tiny_png())
 
 
 @given('an image file "{name}" of {size:d} bytes')
-def step_big_image_file(context: Any, name: str, size: int) -> None:
+def step_big_image_file(context: Context, name: str, size: int) -> None:
     png = tiny_png()
     # Bytes after the end of a PNG are ignored by readers: the file stays an image of the size wanted.
     world(context).path(name).write_bytes(png + b"\x00" * (size - len(png)))
@@ -180,37 +181,37 @@ def tiny_png(width: int = 2, height: int = 2) -> bytes:
 
 
 @when("the actor maps the prompts")
-def step_map(context: Any) -> None:
+def step_map(context: Context) -> None:
     _map(world(context))
 
 
 @when("the actor maps the prompts with {count:d} items per batch")
-def step_map_per_batch(context: Any, count: int) -> None:
+def step_map_per_batch(context: Context, count: int) -> None:
     _map(world(context), items_per_batch=count)
 
 
 @when("the actor maps the prompts with {count:d} items per batch again")
-def step_map_again(context: Any, count: int) -> None:
+def step_map_again(context: Context, count: int) -> None:
     _map(world(context), items_per_batch=count)
 
 
 @when('the actor maps the prompts with {count:d} items per batch as run "{run_id}"')
-def step_map_per_batch_as(context: Any, count: int, run_id: str) -> None:
+def step_map_per_batch_as(context: Context, count: int, run_id: str) -> None:
     _map(world(context), items_per_batch=count, run_id=run_id)
 
 
 @when('the actor maps the prompts as run "{run_id}"')
-def step_map_as(context: Any, run_id: str) -> None:
+def step_map_as(context: Context, run_id: str) -> None:
     _map(world(context), run_id=run_id)
 
 
 @when('the actor maps the prompts "{prompt}" as run "{run_id}"')
-def step_map_other_as(context: Any, prompt: str, run_id: str) -> None:
+def step_map_other_as(context: Context, prompt: str, run_id: str) -> None:
     _map(world(context), [prompt], run_id=run_id)
 
 
 @when('the actor runs the prompts as run "{run_id}": alone, with the id "{item_id}", with max_tokens {max_tokens:d}')
-def step_run_mixed(context: Any, run_id: str, item_id: str, max_tokens: int) -> None:
+def step_run_mixed(context: Context, run_id: str, item_id: str, max_tokens: int) -> None:
     """Three ways to give a job: a prompt alone, a prompt with an id (both made from the run's template) and a prompt
     with an override (built on its own)."""
     w = world(context)
@@ -222,7 +223,7 @@ def step_run_mixed(context: Any, run_id: str, item_id: str, max_tokens: int) -> 
 
 
 @then("the ledger holds the run's fingerprint and jobs as each job written out on its own gives them")
-def step_fingerprint_general(context: Any) -> None:
+def step_fingerprint_general(context: Context) -> None:
     """What every release wrote, job by job: a run recorded before (or by another path) resumes under the same id."""
     w = world(context)
     run: BulkRun = _bulk(w)["run"]
@@ -242,7 +243,7 @@ def step_fingerprint_general(context: Any) -> None:
 
 
 @when("the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case")
-def step_map_cost_limit(context: Any, count: int, items: float) -> None:
+def step_map_cost_limit(context: Context, count: int, items: float) -> None:
     w = world(context)
     _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items))
 
@@ -251,7 +252,7 @@ def step_map_cost_limit(context: Any, count: int, items: float) -> None:
     "the actor maps the prompts with {count:d} items per batch, {parallel:d} batches at a time,"
     " and a cost limit of {items:g} items' worst case"
 )
-def step_map_cost_limit_parallel(context: Any, count: int, parallel: int, items: float) -> None:
+def step_map_cost_limit_parallel(context: Context, count: int, parallel: int, items: float) -> None:
     w = world(context)
     _map(w, items_per_batch=count, max_parallel_batches=parallel, max_cost_usd=_cost_limit(w, items))
 
@@ -260,7 +261,7 @@ def step_map_cost_limit_parallel(context: Any, count: int, parallel: int, items:
     "the actor maps the prompts with {count:d} items per batch, {parallel:d} batch at a time,"
     " and a time limit of {seconds:g} seconds"
 )
-def step_map_time_limit(context: Any, count: int, parallel: int, seconds: float) -> None:
+def step_map_time_limit(context: Context, count: int, parallel: int, seconds: float) -> None:
     w = world(context)
     w.clock.settle = _SETTLE
     _map(w, items_per_batch=count, max_parallel_batches=parallel, time_limit=seconds)
@@ -270,19 +271,19 @@ def step_map_time_limit(context: Any, count: int, parallel: int, seconds: float)
     "the actor maps the prompts with {count:d} items per batch, a cost limit of {items:g} items' worst case"
     " and a time limit of {seconds:g} seconds"
 )
-def step_map_cost_and_time(context: Any, count: int, items: float, seconds: float) -> None:
+def step_map_cost_and_time(context: Context, count: int, items: float, seconds: float) -> None:
     w = world(context)
     w.clock.settle = _SETTLE
     _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), time_limit=seconds)
 
 
 @when("the actor maps the prompts for a {model:w}")
-def step_map_model(context: Any, model: str) -> None:
+def step_map_model(context: Context, model: str) -> None:
     _map(world(context), response_model=MODELS[model])
 
 
 @when("the actor maps the prompts with {count:d} items per batch, reporting progress to a callback")
-def step_map_progress(context: Any, count: int) -> None:
+def step_map_progress(context: Context, count: int) -> None:
     w = world(context)
     seen: list[RunProgress] = []
     _bulk(w)["progress"] = seen
@@ -290,7 +291,7 @@ def step_map_progress(context: Any, count: int) -> None:
 
 
 @when("the actor maps the prompts, reporting progress to a callback")
-def step_map_reporting(context: Any) -> None:
+def step_map_reporting(context: Context) -> None:
     w = world(context)
     seen: list[RunProgress] = []
     _bulk(w)["progress"] = seen
@@ -300,7 +301,7 @@ def step_map_reporting(context: Any) -> None:
 @when(
     'a new program maps the prompts with {count:d} items per batch as run "{run_id}", reporting progress to a callback'
 )
-def step_new_program_reporting(context: Any, count: int, run_id: str) -> None:
+def step_new_program_reporting(context: Context, count: int, run_id: str) -> None:
     w = world(context)
     w.actor = new_program_actor(w, w.current_actor().name)
     seen: list[RunProgress] = []
@@ -311,34 +312,34 @@ def step_new_program_reporting(context: Any, count: int, run_id: str) -> None:
 @then(
     "the progress counted {count:d} batches from the first report to the last, ending with {done:d} of {total:d} done"
 )
-def step_progress_batches(context: Any, count: int, done: int, total: int) -> None:
+def step_progress_batches(context: Context, count: int, done: int, total: int) -> None:
     seen: list[RunProgress] = _bulk(world(context))["progress"]
     assert {p.batches_total for p in seen} == {count}, [p.batches_total for p in seen]
     assert (seen[-1].batches_done, seen[-1].batches_total) == (done, total), seen[-1]
 
 
 @then('the first report said "{first}" and the last "{last}"')
-def step_first_last_reports(context: Any, first: str, last: str) -> None:
+def step_first_last_reports(context: Context, first: str, last: str) -> None:
     seen: list[RunProgress] = _bulk(world(context))["progress"]
     assert seen[0].batches_text() == first, seen[0].batches_text()
     assert seen[-1].batches_text() == last, seen[-1].batches_text()
 
 
 @then("the run's result says it used {count:d} batches")
-def step_result_batches(context: Any, count: int) -> None:
+def step_result_batches(context: Context, count: int) -> None:
     result = _result(world(context))
     assert result.batches == count, result.batches
     assert f"; {count} batch(es); $" in result.summary(), result.summary()
 
 
 @when('the actor maps the prompts with {count:d} items per batch into the results directory "{name}"')
-def step_map_results_dir(context: Any, count: int, name: str) -> None:
+def step_map_results_dir(context: Context, count: int, name: str) -> None:
     w = world(context)
     _map(w, items_per_batch=count, results_dir=w.path(name))
 
 
 @when('the actor maps jobs: "{doc}" with "{ask}" and citations, and "{image}" with "{describe}"')
-def step_map_files(context: Any, doc: str, ask: str, image: str, describe: str) -> None:
+def step_map_files(context: Context, doc: str, ask: str, image: str, describe: str) -> None:
     w = world(context)
     jobs = [
         {"prompt": ask, "file": str(w.path(doc)), "citations": True},
@@ -348,14 +349,14 @@ def step_map_files(context: Any, doc: str, ask: str, image: str, describe: str) 
 
 
 @when("the actor plans the prompts with {count:d} items per batch and a cost limit of ${limit:g}")
-def step_plan(context: Any, count: int, limit: float) -> None:
+def step_plan(context: Context, count: int, limit: float) -> None:
     w = world(context)
     _bulk(w)["plan"] = w.run(w.current_actor().map(_prompts(w), dry_run=True, items_per_batch=count,
                                                    max_cost_usd=limit))  # fmt: skip
 
 
 @when('the run "{run_id}" is retried')
-def step_retry(context: Any, run_id: str) -> None:
+def step_retry(context: Context, run_id: str) -> None:
     from lowtide.bulk.resume import retry_run
 
     w = world(context)
@@ -367,7 +368,7 @@ def step_retry(context: Any, run_id: str) -> None:
     'a program starts mapping the prompts with {count:d} items per batch as run "{run_id}"'
     " and stops once its batches are out"
 )
-def step_program_stops(context: Any, count: int, run_id: str, parallel: int | None = None) -> None:
+def step_program_stops(context: Context, count: int, run_id: str, parallel: int | None = None) -> None:
     w = world(context)
     actor = new_program_actor(w, w.current_actor().name)
     expected = parallel or -(-len(_prompts(w)) // count)
@@ -390,7 +391,7 @@ def step_program_stops(context: Any, count: int, run_id: str, parallel: int | No
     'a program starts mapping the prompts with {count:d} items per batch, 1 batch at a time, as run "{run_id}"'
     " and stops once its first batch is out"
 )
-def step_program_stops_first(context: Any, count: int, run_id: str) -> None:
+def step_program_stops_first(context: Context, count: int, run_id: str) -> None:
     step_program_stops(context, count, run_id, parallel=1)
 
 
@@ -398,28 +399,28 @@ def step_program_stops_first(context: Any, count: int, run_id: str) -> None:
     "a new program maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case,"
     ' as run "{run_id}"'
 )
-def step_new_program_maps_limited(context: Any, count: int, items: float, run_id: str) -> None:
+def step_new_program_maps_limited(context: Context, count: int, items: float, run_id: str) -> None:
     w = world(context)
     w.actor = new_program_actor(w, w.current_actor().name)
     _map(w, items_per_batch=count, run_id=run_id, max_cost_usd=_cost_limit(w, items))
 
 
 @then("no batch was created before the one the first program left out had ended")
-def step_created_after_first(context: Any) -> None:
+def step_created_after_first(context: Context) -> None:
     first, *later = _batches(world(context))
     assert first.ended_at is not None, first
     assert all(batch.created_at >= first.ended_at for batch in later), [(b.created_at, b.ended_at) for b in later]
 
 
 @when('a new program maps the prompts with {count:d} items per batch as run "{run_id}"')
-def step_new_program_maps(context: Any, count: int, run_id: str) -> None:
+def step_new_program_maps(context: Context, count: int, run_id: str) -> None:
     w = world(context)
     w.actor = new_program_actor(w, w.current_actor().name)
     _map(w, items_per_batch=count, run_id=run_id)
 
 
 @when("{items:d} items of {size:d} bytes are split with at most {count:d} per batch and {limit:d} bytes")
-def step_split(context: Any, items: int, size: int, count: int, limit: int) -> None:
+def step_split(context: Context, items: int, size: int, count: int, limit: int) -> None:
     w = world(context)
     groups = w.attempt(lambda: list(split(((i, size) for i in range(items)), max_requests=count, max_bytes=limit)))
     _bulk(w)["groups"] = [len(group) for group in groups or []]
@@ -429,7 +430,7 @@ def step_split(context: Any, items: int, size: int, count: int, limit: int) -> N
 
 
 @then("the run has {count:d} results, each the emulated reply to its own prompt, in input order")
-def step_results_in_order(context: Any, count: int) -> None:
+def step_results_in_order(context: Context, count: int) -> None:
     w = world(context)
     result = _result(w)
     assert len(result) == count, len(result)
@@ -442,7 +443,7 @@ def step_results_in_order(context: Any, count: int) -> None:
 
 
 @then("results {first:d} to {last:d} are the emulated replies to their prompts")
-def step_some_replies(context: Any, first: int, last: int) -> None:
+def step_some_replies(context: Context, first: int, last: int) -> None:
     w = world(context)
     for item in _result(w).items[first : last + 1]:
         assert item.ok, (item.index, item.status, item.reason)
@@ -451,7 +452,7 @@ def step_some_replies(context: Any, first: int, last: int) -> None:
 
 
 @then("the run's groups are {done:d} completed, {failed:d} failed, {canceled:d} canceled and {not_run:d} not run")
-def step_groups(context: Any, done: int, failed: int, canceled: int, not_run: int) -> None:
+def step_groups(context: Context, done: int, failed: int, canceled: int, not_run: int) -> None:
     step_groups_expired(context, done, failed, 0, canceled, not_run)
 
 
@@ -459,7 +460,7 @@ def step_groups(context: Any, done: int, failed: int, canceled: int, not_run: in
     "the run's groups are {done:d} completed, {failed:d} failed, {expired:d} expired, {canceled:d} canceled and"
     " {not_run:d} not run"
 )
-def step_groups_expired(context: Any, done: int, failed: int, expired: int, canceled: int, not_run: int) -> None:
+def step_groups_expired(context: Context, done: int, failed: int, expired: int, canceled: int, not_run: int) -> None:
     result = _result(world(context))
     groups = (result.completed, result.failed, result.expired, result.canceled, result.not_run)
     found = tuple(len(group) for group in groups)
@@ -467,7 +468,7 @@ def step_groups_expired(context: Any, done: int, failed: int, expired: int, canc
 
 
 @then("{count:d} items are to retry, the failed one and the expired one")
-def step_to_retry(context: Any, count: int) -> None:
+def step_to_retry(context: Context, count: int) -> None:
     result = _result(world(context))
     statuses = [item.status for item in result.to_retry]
     assert statuses == [ItemStatus.FAILED, ItemStatus.EXPIRED], statuses
@@ -475,19 +476,19 @@ def step_to_retry(context: Any, count: int) -> None:
 
 
 @then("result {index:d} failed with {name:w}")
-def step_result_failed(context: Any, index: int, name: str) -> None:
+def step_result_failed(context: Context, index: int, name: str) -> None:
     item = _result(world(context))[index]
     assert item.status is ItemStatus.FAILED, item.status
     assert type(item.error).__name__ == name, repr(item.error)
 
 
 @then("result {index:d} is expired")
-def step_result_expired(context: Any, index: int) -> None:
+def step_result_expired(context: Context, index: int) -> None:
     assert _result(world(context))[index].status is ItemStatus.EXPIRED
 
 
 @then("every one of the {count:d} results succeeded")
-def step_all_ok(context: Any, count: int) -> None:
+def step_all_ok(context: Context, count: int) -> None:
     w = world(context)
     w.succeeded()
     result = _result(w)
@@ -497,14 +498,14 @@ def step_all_ok(context: Any, count: int) -> None:
 
 @then("every one of the {count:d} results succeeded, parsed as an {model:w}")
 @then("every one of the {count:d} results succeeded, parsed as a {model:w}")
-def step_all_parsed(context: Any, count: int, model: str) -> None:
+def step_all_parsed(context: Context, count: int, model: str) -> None:
     step_all_ok(context, count)
     for item in _result(world(context)):
         assert isinstance(item.parsed, MODELS[model]), item.parsed
 
 
 @then('every item not run says "{text}"')
-def step_not_run_reason(context: Any, text: str) -> None:
+def step_not_run_reason(context: Context, text: str) -> None:
     items = _result(world(context)).not_run
     assert items, [i.reason for i in items]
     assert all(text in (i.reason or "") for i in items), [i.reason for i in items]
@@ -514,7 +515,7 @@ def step_not_run_reason(context: Any, text: str) -> None:
     "every item not run says the run has spent what its {answered:d} answers cost, and one more worst case would"
     " cross the limit"
 )
-def step_not_run_true_spend(context: Any, answered: int) -> None:
+def step_not_run_true_spend(context: Context, answered: int) -> None:
     w = world(context)
     result = _result(w)
     spent = sum((item.cost_usd or Decimal(0) for item in result.completed), Decimal(0))
@@ -531,7 +532,7 @@ def step_not_run_true_spend(context: Any, answered: int) -> None:
 
 
 @then('{first:d} failed items say "{one}" and {second:d} say "{other}"')
-def step_failed_reasons(context: Any, first: int, one: str, second: int, other: str) -> None:
+def step_failed_reasons(context: Context, first: int, one: str, second: int, other: str) -> None:
     reasons = [i.reason or "" for i in _result(world(context)).failed]
     assert sum(one in r for r in reasons) == first, reasons
     assert sum(other in r for r in reasons) == second, reasons
@@ -542,7 +543,7 @@ def step_failed_reasons(context: Any, first: int, one: str, second: int, other: 
 
 
 @then('every item was answered with the emulated reply to its prompt, or failed saying "{canceled}" or "{unsent}"')
-def step_answered_or_cut(context: Any, canceled: str, unsent: str) -> None:
+def step_answered_or_cut(context: Context, canceled: str, unsent: str) -> None:
     w = world(context)
     for item, prompt in zip(_result(w).items, _prompts(w), strict=True):
         if item.status is ItemStatus.SUCCEEDED:
@@ -554,7 +555,7 @@ def step_answered_or_cut(context: Any, canceled: str, unsent: str) -> None:
 
 
 @then('at least the last {count:d} items failed saying "{reason}", and no item before a sent one did')
-def step_unsent_last(context: Any, count: int, reason: str) -> None:
+def step_unsent_last(context: Context, count: int, reason: str) -> None:
     unsent = [reason in (item.reason or "") for item in _result(world(context)).items]
     assert all(unsent[-count:]), unsent
     first = unsent.index(True)
@@ -562,7 +563,7 @@ def step_unsent_last(context: Any, count: int, reason: str) -> None:
 
 
 @then("every batch the API received ended, or was canceled")
-def step_nothing_left_running(context: Any) -> None:
+def step_nothing_left_running(context: Context) -> None:
     """Nothing is left running (and paid for) once a run has given up on it."""
     batches = _batches(world(context))
     left = [b.id for b in batches if b.processing_status != "ended" and b.cancel_initiated_at is None]
@@ -570,7 +571,7 @@ def step_nothing_left_running(context: Any) -> None:
 
 
 @then("the API received at most {count:d} batch, of {size:d} requests")
-def step_at_most_batches(context: Any, count: int, size: int) -> None:
+def step_at_most_batches(context: Context, count: int, size: int) -> None:
     batches = _batches(world(context))
     assert len(batches) <= count, batches
     assert all(_sizes(b) == size for b in batches), [_sizes(b) for b in batches]
@@ -578,7 +579,7 @@ def step_at_most_batches(context: Any, count: int, size: int) -> None:
 
 @then("the API received {count:d} batch of {sizes} requests")
 @then("the API received {count:d} batches of {sizes} requests")
-def step_batches(context: Any, count: int, sizes: str) -> None:
+def step_batches(context: Context, count: int, sizes: str) -> None:
     batches = _batches(world(context))
     # Batches created in the same (virtual) instant have no order: compare the sizes, not who came first.
     assert sorted(_sizes(b) for b in batches) == sorted(_numbers(sizes)), [_sizes(b) for b in batches]
@@ -587,13 +588,13 @@ def step_batches(context: Any, count: int, sizes: str) -> None:
 
 @then("the API canceled {count:d} batch")
 @then("the API canceled {count:d} batches")
-def step_canceled(context: Any, count: int) -> None:
+def step_canceled(context: Context, count: int) -> None:
     batches = _batches(world(context))
     assert sum(1 for b in batches if b.cancel_initiated_at is not None) == count
 
 
 @then("the second batch held only items {items}")
-def step_second_batch(context: Any, items: str) -> None:
+def step_second_batch(context: Context, items: str) -> None:
     w = world(context)
     second = _batches(w)[1]
 
@@ -605,7 +606,7 @@ def step_second_batch(context: Any, items: str) -> None:
 
 
 @then("the second run has the same id and the same {count:d} answers as the first")
-def step_same_runs(context: Any, count: int) -> None:
+def step_same_runs(context: Context, count: int) -> None:
     first, second = _bulk(world(context))["results"]
     assert first.run_id == second.run_id
     assert [i.text for i in first] == [i.text for i in second]
@@ -614,12 +615,12 @@ def step_same_runs(context: Any, count: int) -> None:
 
 
 @then("the batches hold {sizes} items")
-def step_groups_sizes(context: Any, sizes: str) -> None:
+def step_groups_sizes(context: Context, sizes: str) -> None:
     assert _bulk(world(context))["groups"] == _numbers(sizes), _bulk(world(context))["groups"]
 
 
 @then("the plan has {count:d} batches of {sizes} requests, and a cost range from low to high")
-def step_plan_batches(context: Any, count: int, sizes: str) -> None:
+def step_plan_batches(context: Context, count: int, sizes: str) -> None:
     plan = _bulk(world(context))["plan"]
     assert [b.requests for b in plan.batches] == _numbers(sizes)
     assert len(plan.batches) == count
@@ -627,18 +628,18 @@ def step_plan_batches(context: Any, count: int, sizes: str) -> None:
 
 
 @then('the plan says "{text}"')
-def step_plan_says(context: Any, text: str) -> None:
+def step_plan_says(context: Context, text: str) -> None:
     lines = _bulk(world(context))["plan"].lines()
     assert any(text in line for line in lines), lines
 
 
 @then("the ledger has no run")
-def step_no_run(context: Any) -> None:
+def step_no_run(context: Context) -> None:
     assert world(context).ledger().run_store.runs() == []
 
 
 @then("the callback saw items done rise to {items:d} of {total:d}, and batches done rise to {batches:d} of {of:d}")
-def step_progress(context: Any, items: int, total: int, batches: int, of: int) -> None:
+def step_progress(context: Context, items: int, total: int, batches: int, of: int) -> None:
     seen: list[RunProgress] = _bulk(world(context))["progress"]
     done = [p.items_done for p in seen]
     assert done == sorted(done), done
@@ -648,7 +649,7 @@ def step_progress(context: Any, items: int, total: int, batches: int, of: int) -
 
 
 @then('"{folder}" holds {count:d} files with {lines:d} result lines in all')
-def step_raw_files(context: Any, folder: str, count: int, lines: int) -> None:
+def step_raw_files(context: Context, folder: str, count: int, lines: int) -> None:
     files = sorted(world(context).path(folder).glob("*.jsonl"))
     assert len(files) == count, files
     found = [json.loads(line) for f in files for line in f.read_text().splitlines()]
@@ -657,7 +658,7 @@ def step_raw_files(context: Any, folder: str, count: int, lines: int) -> None:
 
 
 @then('"{name}" has {count:d} lines with indexes 0 to {last:d} in order, line {bad:d} failed')
-def step_processed(context: Any, name: str, count: int, last: int, bad: int) -> None:
+def step_processed(context: Context, name: str, count: int, last: int, bad: int) -> None:
     lines = [json.loads(line) for line in world(context).path(name).read_text().splitlines()]
     assert [line["index"] for line in lines] == list(range(last + 1))
     assert len(lines) == count
@@ -670,7 +671,7 @@ def step_processed(context: Any, name: str, count: int, last: int, bad: int) -> 
     'in "{name}" each answered line\'s cost_usd is a JSON number with the exact digits of its cost, and line'
     " {bad:d}'s is null"
 )
-def step_cost_numbers(context: Any, name: str, bad: int) -> None:
+def step_cost_numbers(context: Context, name: str, bad: int) -> None:
     w = world(context)
     result = _result(w)
     for number, text in enumerate(w.path(name).read_text().splitlines()):
@@ -687,7 +688,7 @@ def step_cost_numbers(context: Any, name: str, bad: int) -> None:
 
 
 @when('an item answered with the parsed value {parsed}, costing ${cost}, is written to "{name}"')
-def step_write_big_item(context: Any, parsed: str, cost: str, name: str) -> None:
+def step_write_big_item(context: Context, parsed: str, cost: str, name: str) -> None:
     from lowtide.bulk.results import ItemResult, write_lines
     from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
 
@@ -702,7 +703,7 @@ def step_write_big_item(context: Any, parsed: str, cost: str, name: str) -> None
 
 
 @then('the line in "{name}" reads the parsed value {parsed} and the cost {cost}, both as JSON numbers')
-def step_read_big_item(context: Any, name: str, parsed: str, cost: str) -> None:
+def step_read_big_item(context: Context, name: str, parsed: str, cost: str) -> None:
     [text] = world(context).path(name).read_text(encoding="utf-8").splitlines()
     line = json.loads(text, parse_float=Decimal)
     assert line["parsed"] == json.loads(parsed), text
@@ -712,14 +713,14 @@ def step_read_big_item(context: Any, name: str, parsed: str, cost: str) -> None:
 
 
 @then('no file under "{folder}" contains the API key')
-def step_no_key(context: Any, folder: str) -> None:
+def step_no_key(context: Context, folder: str) -> None:
     for file in world(context).path(folder).rglob("*"):
         if file.is_file():
             assert API_KEY not in file.read_text(), file
 
 
 @then("the first request sent a document block with citations enabled, the second an image block")
-def step_blocks(context: Any) -> None:
+def step_blocks(context: Context) -> None:
     w = world(context)
     keys = [item.key for item in _result(w)]
     requests = w.ledger().requests_for(keys)
@@ -732,7 +733,7 @@ def step_blocks(context: Any) -> None:
 
 
 @then('result {index:d} has citations quoting "{title}"')
-def step_citations(context: Any, index: int, title: str) -> None:
+def step_citations(context: Context, index: int, title: str) -> None:
     item = _result(world(context))[index]
     assert item.citations, item
     assert all(c.get("document_title") == title and c.get("cited_text") for c in item.citations), item.citations
@@ -745,7 +746,7 @@ def step_citations(context: Any, index: int, title: str) -> None:
     'a program that died had claimed items {first:d} to {last:d} of run "{run_id}" for the prompts,'
     " before any batch existed"
 )
-def step_dead_claims(context: Any, first: int, last: int, run_id: str) -> None:
+def step_dead_claims(context: Context, first: int, last: int, run_id: str) -> None:
     import socket
 
     from lowtide.ledger.store import NewRequest
@@ -767,28 +768,29 @@ def step_dead_claims(context: Any, first: int, last: int, run_id: str) -> None:
 
 
 @when("the ledger is left as if the program had stopped after storing the results of one batch, before closing it")
-def step_unclose_batch(context: Any) -> None:
+def step_unclose_batch(context: Context) -> None:
     w = world(context)
     ledger = w.ledger()
+    assert isinstance(ledger, Ledger), ledger  # a SQLite file: its SQL below
     with ledger.transaction() as db:
         db.execute("UPDATE batches SET state = 'ended' WHERE id = (SELECT id FROM batches ORDER BY intent_at LIMIT 1)")
     _bulk(w)["results calls"] = w.emu.calls["batches.results"]
 
 
 @then('every batch of the run "{run_id}" is collected in the ledger')
-def step_all_collected(context: Any, run_id: str) -> None:
+def step_all_collected(context: Context, run_id: str) -> None:
     batches = world(context).ledger().run_store.batches(run_id)
     assert batches, "the run has no batches"
     assert all(state == "collected" for _, _, state, _ in batches), batches
 
 
 @then("the API sent the results of {count:d} batches")
-def step_results_calls(context: Any, count: int) -> None:
+def step_results_calls(context: Context, count: int) -> None:
     assert world(context).emu.calls["batches.results"] == count, world(context).emu.calls
 
 
 @then("every request of the run was created exactly once")
-def step_created_once(context: Any) -> None:
+def step_created_once(context: Context) -> None:
     w = world(context)
     created = w.emu.created_custom_ids
     # Each by the custom id the ledger holds for it: a request claimed before (by an older lowtide) keeps its own.
@@ -797,13 +799,13 @@ def step_created_once(context: Any) -> None:
 
 
 @when('the actor maps a job "{doc}" with "{ask}" and citations, for an {model:w}')
-def step_map_cited_model(context: Any, doc: str, ask: str, model: str) -> None:
+def step_map_cited_model(context: Context, doc: str, ask: str, model: str) -> None:
     w = world(context)
     _map(w, [{"prompt": ask, "file": str(w.path(doc)), "citations": True}], response_model=MODELS[model])
 
 
 @then('result {index:d} maps citations to the field "{field}", each quoting "{title}" text that holds its value')
-def step_field_citations(context: Any, index: int, field: str, title: str) -> None:
+def step_field_citations(context: Context, index: int, field: str, title: str) -> None:
     item = _result(world(context))[index]
     assert item.field_citations is not None, item
     cited = item.field_citations.get(field)
@@ -815,7 +817,7 @@ def step_field_citations(context: Any, index: int, field: str, title: str) -> No
 
 
 @when('the actor maps {count:d} prompts "{template}" and then "{ask}" with "{name}", 1 item per batch')
-def step_map_then_file(context: Any, count: int, template: str, ask: str, name: str) -> None:
+def step_map_then_file(context: Context, count: int, template: str, ask: str, name: str) -> None:
     w = world(context)
     jobs: list[Any] = [template.replace("{n}", str(n)) for n in range(count)]
     jobs.append({"prompt": ask, "file": str(w.path(name))})
@@ -823,7 +825,7 @@ def step_map_then_file(context: Any, count: int, template: str, ask: str, name: 
 
 
 @when('the response model "{path}" is imported')
-def step_import_model(context: Any, path: str) -> None:
+def step_import_model(context: Context, path: str) -> None:
     from lowtide.bulk.models import import_model
 
     w = world(context)
@@ -831,14 +833,14 @@ def step_import_model(context: Any, path: str) -> None:
 
 
 @then("it is the class {name:w}")
-def step_imported(context: Any, name: str) -> None:
+def step_imported(context: Context, name: str) -> None:
     w = world(context)
     w.succeeded()
     assert w.value.__name__ == name, w.value
 
 
 @then('it is refused, saying "{text}"')
-def step_import_refused(context: Any, text: str) -> None:
+def step_import_refused(context: Context, text: str) -> None:
     error = world(context).failure()
     assert text in str(error), str(error)
 
@@ -847,13 +849,13 @@ def step_import_refused(context: Any, text: str) -> None:
     "the actor maps the prompts with {count:d} items per batch and a cost limit of {items:g} items' worst case,"
     ' as run "{run_id}"'
 )
-def step_map_cost_limit_as(context: Any, count: int, items: float, run_id: str) -> None:
+def step_map_cost_limit_as(context: Context, count: int, items: float, run_id: str) -> None:
     w = world(context)
     _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), run_id=run_id)
 
 
 @given('the API will end request "{key}" as canceled')
-def step_canceled_request(context: Any, key: str) -> None:
+def step_canceled_request(context: Context, key: str) -> None:
     w = world(context)
     w.emu.faults.outcome(w.custom_id(key), "canceled")
 
@@ -862,7 +864,7 @@ def step_canceled_request(context: Any, key: str) -> None:
     'a run is built with the prompt "{first}" at {tokens:d} max tokens and the messages "{second}",'
     " and run synchronously"
 )
-def step_builder_sync(context: Any, first: str, tokens: int, second: str) -> None:
+def step_builder_sync(context: Context, first: str, tokens: int, second: str) -> None:
     w = world(context)
     run = w.current_actor().bulk(run_id="built").add(first, max_tokens=tokens)
     run.add(messages=[{"role": "user", "content": second}])
@@ -871,7 +873,7 @@ def step_builder_sync(context: Any, first: str, tokens: int, second: str) -> Non
 
 
 @then("the synchronous run answered both, the first with at most {tokens:d} max tokens")
-def step_builder_answered(context: Any, tokens: int) -> None:
+def step_builder_answered(context: Context, tokens: int) -> None:
     w = world(context)
     result = _result(w)
     assert result.ok, result
@@ -882,6 +884,6 @@ def step_builder_answered(context: Any, tokens: int) -> None:
 
 
 @when("a run is built with {option:w} {value}")
-def step_bad_option(context: Any, option: str, value: str) -> None:
+def step_bad_option(context: Context, option: str, value: str) -> None:
     w = world(context)
     w.attempt(lambda: w.current_actor().bulk(**{option: json.loads(value)}))

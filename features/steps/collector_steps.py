@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import Protocol
 
-from behave import given, then  # pyright: ignore[reportUnknownVariableType]
+from step_context import Context as StepContext
+from step_context import given, then
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    freezes: dict[str, int]
 
 
 @given("the garbage collector's freezes are counted")
-def step_count_freezes(context: Any) -> None:
+def step_count_freezes(context: Context) -> None:
     # The test run freezes what outlives each scenario (environment.py); a program that froze nothing is what
     # lowtide's collector expects by default, so the scenario starts from one.
     gc.unfreeze()
@@ -33,23 +40,23 @@ def step_count_freezes(context: Any) -> None:
 
 
 @given("the program froze its own objects for the garbage collector")
-def step_program_froze(context: Any) -> None:
+def step_program_froze(context: Context) -> None:
     gc.freeze()
     context.add_cleanup(gc.unfreeze)
     context.freezes = {"freeze": 0, "unfreeze": 0}  # counted from here on
 
 
 @then("lowtide froze what was alive while the calls waited")
-def step_froze_while_waiting(context: Any) -> None:
+def step_froze_while_waiting(context: Context) -> None:
     assert context.freezes["freeze"] >= 1, "nothing was frozen"
 
 
 @then("the garbage collector sees every object again")
-def step_nothing_frozen(context: Any) -> None:
+def step_nothing_frozen(context: Context) -> None:
     assert gc.get_freeze_count() == 0, f"{gc.get_freeze_count()} objects are still frozen"
 
 
 @then("lowtide neither froze nor thawed anything")
-def step_program_frozen_kept(context: Any) -> None:
+def step_program_frozen_kept(context: Context) -> None:
     assert context.freezes == {"freeze": 0, "unfreeze": 0}, context.freezes
     assert gc.get_freeze_count() > 0, "the program's frozen objects were thawed"

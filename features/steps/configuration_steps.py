@@ -6,65 +6,65 @@ from typing import Any
 
 import yaml
 from _support import dig, literal, names, shown, world, yaml_doc
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorConfiguration, load_actors
 
 
 @given('a file "{name}" containing:')
-def step_file(context: Any, name: str) -> None:
+def step_file(context: Context, name: str) -> None:
     world(context).path(name).write_text(context.text + "\n", encoding="utf-8")
 
 
 @given('a file "{name}" holding the Latin-1 bytes of:')
-def step_file_latin1(context: Any, name: str) -> None:
+def step_file_latin1(context: Context, name: str) -> None:
     world(context).path(name).write_bytes((context.text + "\n").encode("latin-1"))
 
 
 @given('a file "{name}" containing the actor "{actor}" with "{setting}"')
-def step_file_with_setting(context: Any, name: str, actor: str, setting: str) -> None:
+def step_file_with_setting(context: Context, name: str, actor: str, setting: str) -> None:
     settings = {"name": actor, "model": "claude-sonnet-5-5", **yaml_doc(setting)}
     world(context).path(name).write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 
 @when("the actors are loaded from the dict:")
-def step_load_dict(context: Any) -> None:
+def step_load_dict(context: Context) -> None:
     w = world(context)
     w.loaded = w.attempt(lambda: load_actors(literal(context.text)))
 
 
 @when('the actors are loaded from "{name}"')
-def step_load_file(context: Any, name: str) -> None:
+def step_load_file(context: Context, name: str) -> None:
     w = world(context)
     w.loaded = w.attempt(lambda: load_actors(w.path(name)))
 
 
 @when('actor "{actor}" is loaded from "{name}"')
-def step_load_named(context: Any, actor: str, name: str) -> None:
+def step_load_named(context: Context, actor: str, name: str) -> None:
     w = world(context)
     w.configuration = w.attempt(lambda: ActorConfiguration.from_file(w.path(name), actor))
 
 
 @when('the only actor is loaded from "{name}"')
-def step_load_only(context: Any, name: str) -> None:
+def step_load_only(context: Context, name: str) -> None:
     w = world(context)
     w.configuration = w.attempt(lambda: ActorConfiguration.from_file(str(w.path(name))))
 
 
 @when('an Actor is created from "{name}" with the name "{actor}"')
-def step_actor_from_file_named(context: Any, name: str, actor: str) -> None:
+def step_actor_from_file_named(context: Context, name: str, actor: str) -> None:
     w = world(context)
     w.actor = w.attempt(lambda: Actor.from_file(w.path(name), actor, clock=w.clock))
 
 
 @when('an Actor is created from "{name}"')
-def step_actor_from_file(context: Any, name: str) -> None:
+def step_actor_from_file(context: Context, name: str) -> None:
     w = world(context)
     w.actor = w.attempt(lambda: Actor.from_file(w.path(name), clock=w.clock))
 
 
 @then('the actors loaded are "{expected}"')
-def step_actors_loaded(context: Any, expected: str) -> None:
+def step_actors_loaded(context: Context, expected: str) -> None:
     w = world(context)
     w.succeeded()
     assert w.loaded is not None
@@ -78,7 +78,7 @@ def _check_settings(configuration: ActorConfiguration, row: Any) -> None:
 
 
 @then("the loaded actors have these settings:")
-def step_loaded_settings(context: Any) -> None:
+def step_loaded_settings(context: Context) -> None:
     w = world(context)
     w.succeeded()
     assert w.loaded is not None
@@ -88,7 +88,7 @@ def step_loaded_settings(context: Any) -> None:
 
 
 @then('the actor is called "{actor}" and has these settings:')
-def step_actor_settings(context: Any, actor: str) -> None:
+def step_actor_settings(context: Context, actor: str) -> None:
     w = world(context)
     w.succeeded()
     assert w.current_actor().name == actor, w.current_actor().name
@@ -97,7 +97,7 @@ def step_actor_settings(context: Any, actor: str) -> None:
 
 
 @then('the configuration loaded is "{actor}" with model "{model}"')
-def step_configuration_loaded(context: Any, actor: str, model: str) -> None:
+def step_configuration_loaded(context: Context, actor: str, model: str) -> None:
     w = world(context)
     w.succeeded()
     assert w.configuration is not None

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from _support import world
-from behave import then, when
+from step_context import Context, then, when
 
 from lowtide import ActorResponse, Cost, Usage
 
@@ -39,13 +39,13 @@ def _cost(response: ActorResponse[Any] | None) -> Cost:
 
 
 @then("the cost is what the tokens cost at these rates, in dollars per million tokens:")
-def step_cost_rates(context: Any) -> None:
+def step_cost_rates(context: Context) -> None:
     [rates] = context.table.rows
     _check_rates(world(context).answer(), rates)
 
 
 @then("the cost of each outcome is what its tokens cost at these rates, in dollars per million tokens:")
-def step_outcome_cost_rates(context: Any) -> None:
+def step_outcome_cost_rates(context: Context) -> None:
     w = world(context)
     w.succeeded()
     [rates] = context.table.rows
@@ -55,7 +55,7 @@ def step_outcome_cost_rates(context: Any) -> None:
 
 
 @then("the cost is half of its live equivalent, the saving being the other half")
-def step_cost_half(context: Any) -> None:
+def step_cost_half(context: Context) -> None:
     cost = _cost(world(context).answer())
     assert cost.total_usd > 0, cost
     assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
@@ -63,21 +63,21 @@ def step_cost_half(context: Any) -> None:
 
 
 @then("the cost's saving is zero")
-def step_cost_no_saving(context: Any) -> None:
+def step_cost_no_saving(context: Context) -> None:
     cost = _cost(world(context).answer())
     assert cost.live_equivalent_usd == cost.total_usd > 0, cost
     assert cost.savings_usd == 0, cost
 
 
 @then("the response has no cost")
-def step_no_cost(context: Any) -> None:
+def step_no_cost(context: Context) -> None:
     response = world(context).answer()
     assert response.cost is None, response.cost
     assert response.usage.output_tokens > 0, response.usage
 
 
 @then("both answers used the same tokens")
-def step_same_tokens(context: Any) -> None:
+def step_same_tokens(context: Context) -> None:
     w = world(context)
     w.succeeded()
     live, batch = w.answers[-2:]
@@ -87,14 +87,14 @@ def step_same_tokens(context: Any) -> None:
 
 
 @then("the batch answer cost half of the live answer, and its live equivalent is the live answer's cost")
-def step_batch_half_of_live(context: Any) -> None:
+def step_batch_half_of_live(context: Context) -> None:
     live, batch = world(context).answers[-2:]
     assert _cost(batch).total_usd * 2 == _cost(live).total_usd, (batch.cost, live.cost)
     assert _cost(batch).live_equivalent_usd == _cost(live).total_usd, (batch.cost, live.cost)
 
 
 @then('the outcome of "{cheaper}" cost less than the outcome of "{dearer}"')
-def step_cheaper(context: Any, cheaper: str, dearer: str) -> None:
+def step_cheaper(context: Context, cheaper: str, dearer: str) -> None:
     w = world(context)
     low, high = w.outcome(cheaper), w.outcome(dearer)
     assert isinstance(low, ActorResponse), (low, high)
@@ -103,7 +103,7 @@ def step_cheaper(context: Any, cheaper: str, dearer: str) -> None:
 
 
 @when('the usage {usage} of "{model}" is priced in {mode} mode')
-def step_price_usage(context: Any, usage: str, model: str, mode: str) -> None:
+def step_price_usage(context: Context, usage: str, model: str, mode: str) -> None:
     from lowtide.config import BatchProcessingMode
     from lowtide.pricing import cost_of
 
@@ -112,7 +112,7 @@ def step_price_usage(context: Any, usage: str, model: str, mode: str) -> None:
 
 
 @then("the price equals genai-prices' own calculation for that usage, model and mode")
-def step_price_matches_library(context: Any) -> None:
+def step_price_matches_library(context: Context) -> None:
     from genai_prices import calc_price, extract_usage
 
     usage, model, mode, cost = world(context).value

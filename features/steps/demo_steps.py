@@ -9,23 +9,22 @@ import shlex
 from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 from _support import emulated_reply_to, world
-from behave import then, when
+from step_context import Context, then, when
 
 from lowtide.cli import main
 from lowtide.clock import ManualClock
 from lowtide.demo import run_demo
 
 
-def _output(context: Any) -> str:
+def _output(context: Context) -> str:
     w = world(context)
     w.succeeded()
     return w.value["out"]
 
 
-def _run_demo(context: Any, config: Path | None) -> None:
+def _run_demo(context: Context, config: Path | None) -> None:
     w = world(context)
     out = io.StringIO()
     failures = w.attempt_async(lambda: run_demo(out, config=config, processing_seconds=0, clock=ManualClock()))
@@ -34,23 +33,23 @@ def _run_demo(context: Any, config: Path | None) -> None:
 
 
 @when("the demo runs with batches that take 0 seconds")
-def step_demo(context: Any) -> None:
+def step_demo(context: Context) -> None:
     _run_demo(context, None)
 
 
 @when('the demo runs with the actors of "{name}"')
-def step_demo_config(context: Any, name: str) -> None:
+def step_demo_config(context: Context, name: str) -> None:
     _run_demo(context, world(context).path(name))
 
 
 @then("the demo reports {failures:d} failed calls")
-def step_demo_failures(context: Any, failures: int) -> None:
+def step_demo_failures(context: Context, failures: int) -> None:
     _output(context)
     assert world(context).value["failures"] == failures, world(context).value
 
 
 @then("the demo printed these calls with their answers:")
-def step_demo_calls(context: Any) -> None:
+def step_demo_calls(context: Context) -> None:
     out = _output(context)
     for row in context.table:
         call = f"[{row['actor']}] {row['prompt']}\n  answer: {emulated_reply_to(row['prompt'])}"
@@ -59,7 +58,7 @@ def step_demo_calls(context: Any) -> None:
 
 
 @then("the demo printed a batch id for each answer, in batch mode")
-def step_demo_batch_ids(context: Any) -> None:
+def step_demo_batch_ids(context: Context) -> None:
     out = _output(context)
     batch_lines = re.findall(
         r"^  batch (msgbatch_\w+)  custom_id ([\w-]+)  mode batch  tokens \d+ in / \d+ out$", out, re.M
@@ -71,7 +70,7 @@ def step_demo_batch_ids(context: Any) -> None:
 
 
 @then("the two runs of the demo printed different batch ids")
-def step_demo_runs_differ(context: Any) -> None:
+def step_demo_runs_differ(context: Context) -> None:
     first, second = (set(re.findall(r"batch (msgbatch_\w+)", out)) for out in world(context).witnessed["demo outputs"])
     assert first, first
     assert second, second
@@ -79,13 +78,13 @@ def step_demo_runs_differ(context: Any) -> None:
 
 
 @then('the demo printed "{text}"')
-def step_demo_printed(context: Any, text: str) -> None:
+def step_demo_printed(context: Context, text: str) -> None:
     out = _output(context)
     assert text in out, f"{text!r} not in:\n{out}"
 
 
 @then("the demo's total batch cost is half its total live cost, and it says it saved 50%")
-def step_demo_costs(context: Any) -> None:
+def step_demo_costs(context: Context) -> None:
     out = _output(context)
     found = re.search(
         r"Cost at batch prices: \$([\d.]+)\. The same calls live: \$([\d.]+)\. Saved \$([\d.]+) \(50%\)\.", out
@@ -100,7 +99,7 @@ def step_demo_costs(context: Any) -> None:
 
 
 @then("the demo printed no cost for the pilot's call")
-def step_demo_no_cost(context: Any) -> None:
+def step_demo_no_cost(context: Context) -> None:
     out = _output(context)
     pilot = out[out.index("[pilot]") :]
     pilot = pilot[: pilot.index("\n\n")]
@@ -113,7 +112,7 @@ def step_demo_no_cost(context: Any) -> None:
 
 
 @when('the command "{command}" runs')
-def step_command(context: Any, command: str) -> None:
+def step_command(context: Context, command: str) -> None:
     w = world(context)
     argv = shlex.split(command)
     assert argv[0] == "lowtide", argv
@@ -128,24 +127,24 @@ def step_command(context: Any, command: str) -> None:
 
 
 @then("the command exits with {code:d}")
-def step_command_exit(context: Any, code: int) -> None:
+def step_command_exit(context: Context, code: int) -> None:
     result = world(context).value
     assert result["code"] == code, result
 
 
 @then('the command printed "{text}"')
-def step_command_printed(context: Any, text: str) -> None:
+def step_command_printed(context: Context, text: str) -> None:
     out = world(context).value["out"]
     assert text in out, f"{text!r} not in:\n{out}"
 
 
 @then('the command printed on stderr "{text}"')
-def step_command_stderr(context: Any, text: str) -> None:
+def step_command_stderr(context: Context, text: str) -> None:
     err = world(context).value["err"]
     assert text in err, f"{text!r} not in:\n{err}"
 
 
 @then("the command printed the installed version of lowtide")
-def step_command_version(context: Any) -> None:
+def step_command_version(context: Context) -> None:
     out = world(context).value["out"]
     assert out.strip() == f"lowtide {version('lowtide')}", out

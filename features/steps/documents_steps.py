@@ -10,17 +10,31 @@ import base64
 import json
 import struct
 import zlib
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import anthropic
 from _support import world
-from behave import given, then, when
+from anthropic.types import CitationCharLocation, CitationContentBlockLocation, CitationPageLocation
 from pydantic import BaseModel, Field
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorResponse
 from lowtide.bulk.citations import Citation, citations_of, field_citations
 from lowtide.emulator.core.pdf import read_pdf, simple_pdf
 from lowtide.providers.anthropic.mapping import parse_response, to_message_params
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    asked_messages: list[dict[str, Any]]
+    berth: "Berth"
+    built_answer: ActorResponse[Any]
+    document_text: str
+    field_citations: Any
+    pdfs: dict[str, bytes]
+
 
 MODEL = "claude-sonnet-5-5"
 
@@ -237,13 +251,13 @@ TURNS: dict[str, Any] = {
 # -- the emulator, driven through the SDK ----------------------------------------------------------------------------
 
 
-def emulator_scenario(context: Any) -> Any:
+def emulator_scenario(context: Context) -> Any:
     s = getattr(context, "emulator_scenario", None)
     assert s is not None, "start the emulator first: 'Given the emulator runs on a manual clock'"
     return s
 
 
-def send(context: Any, messages: list[dict[str, Any]], **params: Any) -> None:
+def send(context: Context, messages: list[dict[str, Any]], **params: Any) -> None:
     """Send a Messages request through the SDK's generic post (which sends any body), keeping the reply or error."""
     s = emulator_scenario(context)
     s.params = {"model": MODEL, "max_tokens": 1024, "messages": messages, **params}
@@ -251,26 +265,26 @@ def send(context: Any, messages: list[dict[str, Any]], **params: Any) -> None:
     s.reply = s.run(lambda: s.sdk.post("/v1/messages", cast_to=anthropic.types.Message, body=s.params))
 
 
-def reply(context: Any) -> anthropic.types.Message:
+def reply(context: Context) -> anthropic.types.Message:
     s = emulator_scenario(context)
     assert s.error is None, s.error
     assert isinstance(s.reply, anthropic.types.Message), s.reply
     return s.reply
 
 
-def pdfs(context: Any) -> dict[str, bytes]:
+def pdfs(context: Context) -> dict[str, bytes]:
     if not hasattr(context, "pdfs"):
         context.pdfs = {}
     return context.pdfs
 
 
 @given('a PDF "{name}" with the pages:')
-def step_pdf(context: Any, name: str) -> None:
+def step_pdf(context: Context, name: str) -> None:
     pdfs(context)[name] = simple_pdf([row["text"] for row in context.table])
 
 
 @given('a Flate-compressed PDF "{name}" saying "{text}"')
-def step_compressed_pdf(context: Any, name: str, text: str) -> None:
+def step_compressed_pdf(context: Context, name: str, text: str) -> None:
     # Kerned words in a TJ array, as many PDF writers set text.
     words = b" ".join(b"(" + word.encode() + b")" for word in text.split())
     stream = b"BT /F1 11 Tf 50 700 Td [" + words.replace(b") (", b") -400 (") + b"] TJ ET"
@@ -278,7 +292,7 @@ def step_compressed_pdf(context: Any, name: str, text: str) -> None:
 
 
 @given('a PDF "{name}" of {count:d} pages whose text the emulator cannot read')
-def step_unreadable_pdf(context: Any, name: str, count: int) -> None:
+def step_unreadable_pdf(context: Context, name: str, count: int) -> None:
     pdfs(context)[name] = pdf_with_streams([b"\xff\xd8\xff\xe0 scanned page"] * count, filter_name="DCTDecode")
 
 
@@ -306,7 +320,7 @@ MINUTES_PAGE = (
 
 
 @given('a PDF "{name}" written without a catalog, with escapes, hex strings and inline images')
-def step_messy_pdf(context: Any, name: str) -> None:
+def step_messy_pdf(context: Context, name: str) -> None:
     pdfs(context)[name] = raw_pdf(
         [
             b"<< /Type /Page /Contents 2 0 R >>",
@@ -323,7 +337,7 @@ def step_messy_pdf(context: Any, name: str) -> None:
 
 
 @given('a PDF "{name}" whose page tree names a missing page, a page twice and a page without content')
-def step_tree_pdf(context: Any, name: str) -> None:
+def step_tree_pdf(context: Context, name: str) -> None:
     pdfs(context)[name] = raw_pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -339,17 +353,17 @@ def step_tree_pdf(context: Any, name: str) -> None:
 
 
 @when("I send the emulator a user turn holding {block}")
-def step_send_turn(context: Any, block: str) -> None:
+def step_send_turn(context: Context, block: str) -> None:
     send(context, TURNS[block]())
 
 
 @when("I send the emulator two text documents, citations enabled on the second only")
-def step_send_mixed_citations(context: Any) -> None:
+def step_send_mixed_citations(context: Context) -> None:
     send(context, user_turn(text_document("One."), text_document("Two.", cited=True)))
 
 
 @when("I send the emulator a cited text document together with an output format")
-def step_send_citations_and_format(context: Any) -> None:
+def step_send_citations_and_format(context: Context) -> None:
     output_format = {"type": "json_schema", "schema": Berth.model_json_schema()}
     send(context, user_turn(text_document("Berth 7 is deep.", cited=True)), output_config={"format": output_format})
 
@@ -358,7 +372,7 @@ def step_send_citations_and_format(context: Any) -> None:
     'I create an emulator batch where "{both}" asks for citations and an output format, and "{plain}" asks for '
     "citations alone"
 )
-def step_batch_citations(context: Any, both: str, plain: str) -> None:
+def step_batch_citations(context: Context, both: str, plain: str) -> None:
     s = emulator_scenario(context)
     messages = user_turn(text_document("Berth 7 is deep.", cited=True), text="How deep is berth 7?")
     params = {"model": MODEL, "max_tokens": 1024, "messages": messages}
@@ -377,46 +391,46 @@ def step_batch_citations(context: Any, both: str, plain: str) -> None:
 
 
 @when('I send the emulator a {kind} image of {width:d}x{height:d} pixels, saying "{text}"')
-def step_send_image(context: Any, kind: str, width: int, height: int, text: str) -> None:
+def step_send_image(context: Context, kind: str, width: int, height: int, text: str) -> None:
     media_type = MEDIA_TYPES.get(kind, "image/webp")
     send(context, user_turn(image_block(IMAGES[kind](width, height), media_type), text=text))
 
 
 @when('I send the emulator an image that is a {kind}, saying "{text}"')
-def step_send_sizeless_image(context: Any, kind: str, text: str) -> None:
+def step_send_sizeless_image(context: Context, kind: str, text: str) -> None:
     raw, media_type = SIZELESS_IMAGES[kind]
     send(context, user_turn(image_block(raw, media_type), text=text))
 
 
 @when('I send the emulator an image from the URL "{url}", saying "{text}"')
-def step_send_image_url(context: Any, url: str, text: str) -> None:
+def step_send_image_url(context: Context, url: str, text: str) -> None:
     send(context, user_turn(with_source("image", {"type": "url", "url": url}), text=text))
 
 
 @when('I send the emulator the text document "{title}" {cited:w} citations, saying "{question}":')
-def step_send_text_document(context: Any, title: str, cited: str, question: str) -> None:
+def step_send_text_document(context: Context, title: str, cited: str, question: str) -> None:
     context.document_text = context.text
     send(context, user_turn(text_document(context.text, title, cited=cited == "with"), text=question))
 
 
 @when('I send the emulator "{name}" with citations, saying "{question}"')
-def step_send_pdf(context: Any, name: str, question: str) -> None:
+def step_send_pdf(context: Context, name: str, question: str) -> None:
     send(context, user_turn(pdf_block(pdfs(context)[name], name, cited=True), text=question))
 
 
 @when('I send the emulator custom content with citations, saying "{question}":')
-def step_send_custom_content(context: Any, question: str) -> None:
+def step_send_custom_content(context: Context, question: str) -> None:
     blocks = [{"type": "text", "text": row["text"]} for row in context.table]
     send(context, user_turn(content_document(blocks, citations={"enabled": True}), text=question))
 
 
 @when('I send the emulator the custom content "{content}" with citations, saying "{question}"')
-def step_send_content_string(context: Any, content: str, question: str) -> None:
+def step_send_content_string(context: Context, content: str, question: str) -> None:
     send(context, user_turn(content_document(content, citations={"enabled": True}), text=question))
 
 
 @when('I send the emulator a tool result holding the cited text document "{title}", saying "{question}":')
-def step_send_tool_document(context: Any, title: str, question: str) -> None:
+def step_send_tool_document(context: Context, title: str, question: str) -> None:
     context.document_text = context.text
     messages = in_tool_result(text_document(context.text, title, cited=True))
     messages[-1]["content"].append({"type": "text", "text": question})
@@ -424,13 +438,13 @@ def step_send_tool_document(context: Any, title: str, question: str) -> None:
 
 
 @when('I send the emulator the PDFs "{first}" and "{second}" with citations, saying "{question}"')
-def step_send_two_pdfs(context: Any, first: str, second: str, question: str) -> None:
+def step_send_two_pdfs(context: Context, first: str, second: str, question: str) -> None:
     blocks = [pdf_block(pdfs(context)[name], name, cited=True) for name in (first, second)]
     send(context, user_turn(*blocks, text=question))
 
 
 @when('I send the emulator a URL document and the text document "{title}" with citations, saying "{question}":')
-def step_send_url_and_text(context: Any, title: str, question: str) -> None:
+def step_send_url_and_text(context: Context, title: str, question: str) -> None:
     url_document = with_source(
         "document", {"type": "url", "url": "https://example.com/rules.pdf"}, citations={"enabled": True}
     )
@@ -442,23 +456,23 @@ def _json_system(model: type[BaseModel]) -> str:
 
 
 @when('I send the emulator a system prompt asking for a Berth as JSON, saying "{question}"')
-def step_send_json_system(context: Any, question: str) -> None:
+def step_send_json_system(context: Context, question: str) -> None:
     send(context, [{"role": "user", "content": question}], system=_json_system(Berth))
 
 
 @when('I send the emulator the text document "{title}" with citations and a system prompt asking for a Berth as JSON:')
-def step_send_json_system_document(context: Any, title: str) -> None:
+def step_send_json_system_document(context: Context, title: str) -> None:
     system = [{"type": "text", "text": "You describe berths."}, {"type": "text", "text": _json_system(Berth)}]
     send(context, user_turn(text_document(context.text, title, cited=True), text="Describe berth 7"), system=system)
 
 
 @when('I send the emulator the system prompt "{system}", saying "{question}"')
-def step_send_system(context: Any, system: str, question: str) -> None:
+def step_send_system(context: Context, system: str, question: str) -> None:
     send(context, [{"role": "user", "content": question}], system=system)
 
 
 @then('the emulator batch result "{custom_id}" is errored saying "{text}"')
-def step_batch_errored(context: Any, custom_id: str, text: str) -> None:
+def step_batch_errored(context: Context, custom_id: str, text: str) -> None:
     result = emulator_scenario(context).results[custom_id]
     assert result.type == "errored", result
     assert result.error.error.type == "invalid_request_error", result
@@ -466,20 +480,20 @@ def step_batch_errored(context: Any, custom_id: str, text: str) -> None:
 
 
 @then('the emulator batch result "{custom_id}" succeeded with citations')
-def step_batch_cited(context: Any, custom_id: str) -> None:
+def step_batch_cited(context: Context, custom_id: str) -> None:
     result = emulator_scenario(context).results[custom_id]
     assert result.type == "succeeded", result
     assert any(block.citations for block in result.message.content if block.type == "text"), result.message
 
 
 @then("the emulator reply used {count:d} input tokens")
-def step_input_tokens(context: Any, count: int) -> None:
+def step_input_tokens(context: Context, count: int) -> None:
     usage = reply(context).usage
     assert usage.input_tokens == count, usage
 
 
 @then("the emulator reply has no citations")
-def step_no_citations(context: Any) -> None:
+def step_no_citations(context: Context) -> None:
     cited = [block for block in reply(context).content if block.type == "text" and block.citations]
     assert not cited, cited
 
@@ -493,12 +507,16 @@ def _location(citation: Any) -> tuple[int, int]:
 
 
 @then("the emulator reply's cited blocks are:")
-def step_cited_blocks(context: Any) -> None:
+def step_cited_blocks(context: Context) -> None:
     cited = [block for block in reply(context).content if block.type == "text" and block.citations]
     assert len(cited) == len(context.table.rows), [block.model_dump() for block in cited]
     for block, row in zip(cited, context.table, strict=True):
+        assert block.citations is not None, block
         assert len(block.citations) == 1, block
         citation = block.citations[0]
+        assert isinstance(citation, CitationCharLocation | CitationPageLocation | CitationContentBlockLocation), (
+            citation
+        )
         assert " ".join(block.text.split()) == row["text"], (block.text, row["text"])
         assert citation.type == row["type"], citation
         assert " ".join(citation.cited_text.split()) == row["cited text"], citation
@@ -508,18 +526,19 @@ def step_cited_blocks(context: Any) -> None:
 
 
 @then("every citation of the emulator reply quotes the text document at the characters it names")
-def step_citations_quote(context: Any) -> None:
+def step_citations_quote(context: Context) -> None:
     document: str = context.document_text
     citations = [
         citation for block in reply(context).content if block.type == "text" for citation in block.citations or []
     ]
     assert citations
     for citation in citations:
+        assert isinstance(citation, CitationCharLocation), citation
         assert document[citation.start_char_index : citation.end_char_index] == citation.cited_text, citation
 
 
 @then("the emulator reads the pages of the PDFs as:")
-def step_pdf_pages(context: Any) -> None:
+def step_pdf_pages(context: Context) -> None:
     for row in context.table:
         pages = read_pdf(pdfs(context)[row["document"]]).pages
         shown = " ".join(pages[int(row["page"]) - 1].split())
@@ -527,7 +546,7 @@ def step_pdf_pages(context: Any) -> None:
 
 
 @then("the emulator reply is one text block of JSON, a valid Berth")
-def step_reply_berth(context: Any) -> None:
+def step_reply_berth(context: Context) -> None:
     content = reply(context).content
     assert len(content) == 1, content
     assert content[0].type == "text", content
@@ -538,7 +557,7 @@ def step_reply_berth(context: Any) -> None:
     "the emulator reply is JSON for a valid Berth whose every free-text string is a block of its own, citing a "
     "sentence that holds it"
 )
-def step_reply_cited_berth(context: Any) -> None:
+def step_reply_cited_berth(context: Context) -> None:
     blocks = [block for block in reply(context).content if block.type == "text"]
     berth = Berth.model_validate_json("".join(block.text for block in blocks))
     context.berth = berth
@@ -552,7 +571,7 @@ def step_reply_cited_berth(context: Any) -> None:
 
 
 @then("the Berth's strings too short or too long for a sentence are:")
-def step_berth_strings(context: Any) -> None:
+def step_berth_strings(context: Context) -> None:
     for row in context.table:
         assert getattr(context.berth, row["field"]) == row["value"], (row["field"], context.berth)
 
@@ -560,33 +579,33 @@ def step_berth_strings(context: Any) -> None:
 # -- lowtide: actors and bulk.citations ------------------------------------------------------------------------------
 
 
-def document_turn(context: Any, name: str, prompt: str, *, cited: bool) -> list[dict[str, Any]]:
+def document_turn(context: Context, name: str, prompt: str, *, cited: bool) -> list[dict[str, Any]]:
     return user_turn(pdf_block(pdfs(context)[name], name, cited=cited), text=prompt)
 
 
 @when('the actor is asked "{prompt:Q}" about "{name}" {cited:w} citations, for a Lease')
-def step_ask_lease(context: Any, prompt: str, name: str, cited: str) -> None:
+def step_ask_lease(context: Context, prompt: str, name: str, cited: str) -> None:
     w = world(context)
     context.asked_messages = document_turn(context, name, prompt, cited=cited == "with")
     w.response = w.attempt_async(lambda: w.current_actor().run(messages=context.asked_messages, response_model=Lease))
 
 
 @when('the actor is asked "{prompt:Q}" about "{name}" with citations')
-def step_ask_document(context: Any, prompt: str, name: str) -> None:
+def step_ask_document(context: Context, prompt: str, name: str) -> None:
     w = world(context)
     messages = document_turn(context, name, prompt, cited=True)
     w.response = w.attempt_async(lambda: w.current_actor().run(messages=messages))
 
 
 @then("the parsed Lease is:")
-def step_parsed_lease(context: Any) -> None:
+def step_parsed_lease(context: Context) -> None:
     parsed = world(context).answer().parsed
     assert isinstance(parsed, Lease), parsed
     for row in context.table:
         assert str(getattr(parsed, row["field"])) == row["value"], (row["field"], getattr(parsed, row["field"]))
 
 
-def _check_field_citations(context: Any, found: dict[str, list[Citation]]) -> None:
+def _check_field_citations(context: Context, found: dict[str, list[Citation]]) -> None:
     expected: dict[str, list[tuple[str, str]]] = {}
     for row in context.table:
         expected.setdefault(row["field"], []).append((row["cited text"], row["pages"]))
@@ -602,7 +621,7 @@ def _check_field_citations(context: Any, found: dict[str, list[Citation]]) -> No
 
 
 @then("the field citations are:")
-def step_field_citations(context: Any) -> None:
+def step_field_citations(context: Context) -> None:
     found = getattr(context, "field_citations", None)
     if found is None:
         response = world(context).answer()
@@ -613,28 +632,28 @@ def step_field_citations(context: Any) -> None:
 
 
 @then('the fields "{names}" have no citations')
-def step_fields_uncited(context: Any, names: str) -> None:
+def step_fields_uncited(context: Context, names: str) -> None:
     found: dict[str, list[Citation]] = context.field_citations
     for name in (part.strip() for part in names.split(",")):
         assert name not in found, (name, found[name])
 
 
 @then("the answer's citations are those of its fields, in the order of its text")
-def step_answer_citations(context: Any) -> None:
+def step_answer_citations(context: Context) -> None:
     found: dict[str, list[Citation]] = context.field_citations
     expected = [*found["tenant"], *found["rent"], *found["clauses"]]
     assert citations_of(world(context).answer()) == expected, citations_of(world(context).answer())
 
 
 @then("the answer has no citations and no field citations")
-def step_answer_uncited(context: Any) -> None:
+def step_answer_uncited(context: Context) -> None:
     response = world(context).answer()
     assert isinstance(response.parsed, Lease), response.parsed
     assert citations_of(response) == []
     assert field_citations(response, response.parsed) == {}
 
 
-def _lease_params(context: Any, **extra: Any) -> dict[str, Any]:
+def _lease_params(context: Context, **extra: Any) -> dict[str, Any]:
     """The params lowtide builds for the Lease asked for last, or for one about a cited text document."""
     actor = world(context).current_actor()
     messages = getattr(context, "asked_messages", None)
@@ -651,7 +670,7 @@ def _instruction_schema(text: str) -> Any:
 
 
 @then("lowtide asked for the Lease in the system prompt, between json_schema tags, with no output format")
-def step_asked_by_prompt(context: Any) -> None:
+def step_asked_by_prompt(context: Context) -> None:
     params = _lease_params(context)
     assert "format" not in params.get("output_config", {}), params.get("output_config")
     assert _instruction_schema(params["system"]) == Lease.model_json_schema(), params["system"]
@@ -659,7 +678,7 @@ def step_asked_by_prompt(context: Any) -> None:
 
 
 @then("lowtide asked for the Lease through the output format, leaving the system prompt alone")
-def step_asked_by_format(context: Any) -> None:
+def step_asked_by_format(context: Context) -> None:
     params = _lease_params(context)
     assert params["output_config"]["format"]["type"] == "json_schema", params["output_config"]
     assert "system" not in params, params["system"]
@@ -669,7 +688,7 @@ def step_asked_by_format(context: Any) -> None:
     'lowtide\'s params for a Lease about a cited text document have the system prompt "{system}" followed by the '
     "schema instruction"
 )
-def step_params_system_text(context: Any, system: str) -> None:
+def step_params_system_text(context: Context, system: str) -> None:
     text = _lease_params(context)["system"]
     assert text.startswith(f"{system}\n\nAnswer only with one JSON value"), text
     assert _instruction_schema(text) == Lease.model_json_schema()
@@ -679,7 +698,7 @@ def step_params_system_text(context: Any, system: str) -> None:
     "lowtide's params for a Lease about a cited text document, with system blocks, end with a block holding the "
     "schema instruction"
 )
-def step_params_system_blocks(context: Any) -> None:
+def step_params_system_blocks(context: Context) -> None:
     blocks = _lease_params(context, system=[{"type": "text", "text": "You read leases."}])["system"]
     assert blocks[0] == {"type": "text", "text": "You read leases."}, blocks
     assert len(blocks) == 2, blocks
@@ -687,7 +706,7 @@ def step_params_system_blocks(context: Any) -> None:
 
 
 @given("an answer made of these text blocks:")
-def step_answer_blocks(context: Any) -> None:
+def step_answer_blocks(context: Context) -> None:
     content: list[dict[str, Any]] = []
     for row in context.table:
         block: dict[str, Any] = {"type": "text", "text": row["text"].replace("\\n", "\n")}
@@ -712,26 +731,26 @@ def step_answer_blocks(context: Any) -> None:
 
 @when("lowtide parses it as a {model:w} and maps its citations onto the fields")
 @when("lowtide parses it as an {model:w} and maps its citations onto the fields")
-def step_parse_and_map(context: Any, model: str) -> None:
+def step_parse_and_map(context: Context, model: str) -> None:
     parsed = parse_response(context.built_answer, ANSWER_MODELS[model]).parsed
     assert isinstance(parsed, ANSWER_MODELS[model]), parsed
     context.field_citations = field_citations(context.built_answer, parsed)
 
 
 @then("the response opens with a thinking block, before the text blocks of the answer")
-def step_thinking_first(context: Any) -> None:
+def step_thinking_first(context: Context) -> None:
     kinds = [block.type for block in world(context).answer().content]
     assert kinds[0] == "thinking", kinds
     assert set(kinds[1:]) == {"text"}, kinds
 
 
 @when("lowtide maps its citations onto the fields of a Lease")
-def step_map_only(context: Any) -> None:
+def step_map_only(context: Context) -> None:
     lease = Lease(tenant="Ann Smith", rent="900 euros", term_years=2, kind="residential", clauses=[])
     context.field_citations = field_citations(context.built_answer, lease)
 
 
 @then("the answer has {count:d} citation and no field citations")
-def step_built_citations(context: Any, count: int) -> None:
+def step_built_citations(context: Context, count: int) -> None:
     assert len(citations_of(context.built_answer)) == count, citations_of(context.built_answer)
     assert context.field_citations == {}, context.field_citations

@@ -26,7 +26,7 @@ from _support import (
     world,
     yaml_doc,
 )
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, Ticket
 from lowtide.ledger.store import NewRequest
@@ -40,14 +40,14 @@ def _settings(name: str, text: str | None) -> dict[str, Any]:
 
 
 @given('actors "{first}" and "{second}", each with:')
-def step_two_actors(context: Any, first: str, second: str) -> None:
+def step_two_actors(context: Context, first: str, second: str) -> None:
     w = world(context)
     for name in (first, second):
         w.add_actor(_settings(name, context.text))
 
 
 @given('actors "{name}" with their own API clients, each with:')
-def step_own_client_actors(context: Any, name: str) -> None:
+def step_own_client_actors(context: Context, name: str) -> None:
     """Actors that build (and so own, and close) their client: given only an HTTP client to the emulator and a key."""
     w = world(context)
     w.witnessed["own-client actor"] = [_settings(name, context.text)]
@@ -62,7 +62,7 @@ def _own_client_actor(w: World) -> Actor:
 
 
 @when('a first such actor is asked "{prompt:Q}" and then closed')
-def step_first_own_actor(context: Any, prompt: str) -> None:
+def step_first_own_actor(context: Context, prompt: str) -> None:
     w = world(context)
     actor = _own_client_actor(w)
 
@@ -75,7 +75,7 @@ def step_first_own_actor(context: Any, prompt: str) -> None:
 
 
 @when('a second such actor is asked "{prompt:Q}"')
-def step_second_own_actor(context: Any, prompt: str) -> None:
+def step_second_own_actor(context: Context, prompt: str) -> None:
     w = world(context)
     actor = _own_client_actor(w)
     w.response = w.attempt_async(lambda: actor.run(prompt))
@@ -90,19 +90,19 @@ def _ask(w: World, actor: Actor, prompt: str, **kwargs: Any) -> None:
 
 
 @when('the actor is asked "{prompt:Q}" with the key "{key}"')
-def step_ask_with_key(context: Any, prompt: str, key: str) -> None:
+def step_ask_with_key(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     _ask(w, w.current_actor(), prompt, key=key)
 
 
 @when('the actor is asked "{prompt:Q}" with the key "{key}" and:')
-def step_ask_with_key_and(context: Any, prompt: str, key: str) -> None:
+def step_ask_with_key_and(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     _ask(w, w.current_actor(), prompt, key=key, **yaml_doc(context.text))
 
 
 @then('both answers called "{tool}" with exactly this input:')
-def step_both_called_exactly(context: Any, tool: str) -> None:
+def step_both_called_exactly(context: Context, tool: str) -> None:
     w = world(context)
     expected = json.loads(context.text)
     assert len(w.answers) >= 2, w.answers
@@ -114,13 +114,13 @@ def step_both_called_exactly(context: Any, tool: str) -> None:
 
 
 @when('actor "{name}" is asked "{prompt:Q}"')
-def step_named_actor_asked(context: Any, name: str, prompt: str) -> None:
+def step_named_actor_asked(context: Context, name: str, prompt: str) -> None:
     w = world(context)
     _ask(w, w.actors[name], prompt)
 
 
 @when('a new program\'s actor "{name}" is asked "{prompt:Q}" with the key "{key}"')
-def step_new_program_asks(context: Any, name: str, prompt: str, key: str) -> None:
+def step_new_program_asks(context: Context, name: str, prompt: str, key: str) -> None:
     w = world(context)
     actor = new_program_actor(w, name)
     w.started_at = w.clock.now()
@@ -132,7 +132,7 @@ def step_new_program_asks(context: Any, name: str, prompt: str, key: str) -> Non
 
 
 @when('the actor and a new program\'s actor ask "{prompt:Q}" with the key "{key}" at once')
-def step_two_programs_at_once(context: Any, prompt: str, key: str) -> None:
+def step_two_programs_at_once(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     first, second = w.current_actor(), new_program_actor(w, w.current_actor().name)
 
@@ -144,7 +144,7 @@ def step_two_programs_at_once(context: Any, prompt: str, key: str) -> None:
 
 
 @then("both were answered with the same answer")
-def step_both_same(context: Any) -> None:
+def step_both_same(context: Context) -> None:
     w = world(context)
     first, second = w.answers
     assert first.text.startswith('Emulated reply to "'), first.text
@@ -153,7 +153,7 @@ def step_both_same(context: Any) -> None:
 
 @when("the actor is asked these prompts at once:")
 @when("these calls are made at once:")
-def step_ask_at_once(context: Any) -> None:
+def step_ask_at_once(context: Context) -> None:
     """Every row is one call (`prompt`, and optionally the `key` and the `actor` to ask), all started together."""
     w = world(context)
     rows = [row.as_dict() for row in context.table]
@@ -179,7 +179,7 @@ def step_ask_at_once(context: Any) -> None:
 
 
 @when("the actor is asked {count:d} prompts of {chars:d} characters at once")
-def step_ask_long_prompts_at_once(context: Any, count: int, chars: int) -> None:
+def step_ask_long_prompts_at_once(context: Context, count: int, chars: int) -> None:
     w = world(context)
     actor = w.current_actor()
     prompts = [f"Prompt {index}: " + "x" * (chars - len(f"Prompt {index}: ")) for index in range(count)]
@@ -192,7 +192,7 @@ def step_ask_long_prompts_at_once(context: Any, count: int, chars: int) -> None:
 
 
 @when("the actor is asked {count:d} numbered questions at once")
-def step_ask_numbered(context: Any, count: int) -> None:
+def step_ask_numbered(context: Context, count: int) -> None:
     w = world(context)
     actor = w.current_actor()
     keys = [f"question-{index:05d}" for index in range(count)]
@@ -205,7 +205,7 @@ def step_ask_numbered(context: Any, count: int) -> None:
 
 
 @when("the API's call counts are noted")
-def step_note_calls(context: Any) -> None:
+def step_note_calls(context: Context) -> None:
     w = world(context)
     w.witnessed["noted calls"] = [Counter(w.emu.calls)]
 
@@ -230,14 +230,14 @@ def _park(w: World, actor: Actor, prompt: str, key: str, *, in_program: bool) ->
 
 
 @when('the actor parks "{prompt:Q}" with the key "{key}"')
-def step_park(context: Any, prompt: str, key: str) -> None:
+def step_park(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     _park(w, w.current_actor(), prompt, key, in_program=False)
 
 
 @given('the actor parked "{prompt:Q}" with the key "{key}", in a program that then ended')
 @when('the actor parks "{prompt:Q}" with the key "{key}", in a program that then ends')
-def step_park_in_program(context: Any, prompt: str, key: str) -> None:
+def step_park_in_program(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     _park(w, new_program_actor(w, w.current_actor().name), prompt, key, in_program=True)
     w.succeeded()
@@ -247,7 +247,7 @@ def step_park_in_program(context: Any, prompt: str, key: str) -> None:
 
 
 @then("every call was answered with the emulated reply to its prompt")
-def step_every_call_answered(context: Any) -> None:
+def step_every_call_answered(context: Context) -> None:
     w = world(context)
     assert w.asked, "no calls were made"
     for label, outcome in w.asked.items():
@@ -260,14 +260,14 @@ def step_every_call_answered(context: Any) -> None:
 
 
 @then('the call for "{label}" failed with a {name:w} saying "{text}"')
-def step_call_failed_with(context: Any, label: str, name: str, text: str) -> None:
+def step_call_failed_with(context: Context, label: str, name: str, text: str) -> None:
     outcome = world(context).asked.get(label)
     check_error(outcome, name)
     assert text in str(outcome), str(outcome)
 
 
 @then("the answers came in batches of {sizes}")
-def step_batch_sizes(context: Any, sizes: str) -> None:
+def step_batch_sizes(context: Context, sizes: str) -> None:
     w = world(context)
     per_batch = Counter(answer_to(w, label).ids.batch_id for label in w.asked)
     assert sorted(per_batch.values(), reverse=True) == [int(size) for size in names(sizes)], per_batch
@@ -275,7 +275,7 @@ def step_batch_sizes(context: Any, sizes: str) -> None:
 
 
 @then("all answers came from one batch")
-def step_one_batch(context: Any) -> None:
+def step_one_batch(context: Context) -> None:
     w = world(context)
     batch_ids = {answer_to(w, label).ids.batch_id for label in w.asked}
     assert len(batch_ids) == 1, batch_ids
@@ -283,12 +283,12 @@ def step_one_batch(context: Any) -> None:
 
 
 @then('the answer\'s custom_id is "{custom_id}"')
-def step_answer_custom_id(context: Any, custom_id: str) -> None:
+def step_answer_custom_id(context: Context, custom_id: str) -> None:
     assert world(context).answer().ids.custom_id == custom_id, world(context).answer().ids
 
 
 @then('the answer\'s custom_id is its key "{key}" and the ledger\'s identity, "{key2}_<identity>"')
-def step_answer_custom_id_of_key(context: Any, key: str, key2: str) -> None:
+def step_answer_custom_id_of_key(context: Context, key: str, key2: str) -> None:
     w = world(context)
     identity = w.current_actor().ledger.identity()
     assert re.fullmatch(r"[0-9a-f]{12}", identity), identity
@@ -296,14 +296,14 @@ def step_answer_custom_id_of_key(context: Any, key: str, key2: str) -> None:
 
 
 @then("the answer's custom_id is derived from its key, and valid for the API")
-def step_answer_custom_id_derived(context: Any) -> None:
+def step_answer_custom_id_derived(context: Context) -> None:
     custom_id = world(context).answer().ids.custom_id or ""
     assert custom_id.startswith("k-"), custom_id
     assert CUSTOM_ID_PATTERN.fullmatch(custom_id), custom_id
 
 
 @then("the answer is the same answer as the first one")
-def step_same_answer(context: Any) -> None:
+def step_same_answer(context: Context) -> None:
     w = world(context)
     assert len(w.answers) >= 2, w.answers
     first, last = w.answers[0], w.answers[-1]
@@ -311,14 +311,14 @@ def step_same_answer(context: Any) -> None:
 
 
 @then("the two answers came from different batches")
-def step_different_batches(context: Any) -> None:
+def step_different_batches(context: Context) -> None:
     w = world(context)
     first, last = w.answers[0], w.answers[-1]
     assert first.ids.batch_id != last.ids.batch_id, (first.ids, last.ids)
 
 
 @then('the answer came from the batch of the ticket "{key}"')
-def step_answer_from_ticket_batch(context: Any, key: str) -> None:
+def step_answer_from_ticket_batch(context: Context, key: str) -> None:
     w = world(context)
     ticket: Ticket = w.tickets[key]
     assert ticket.batch_id is not None, (ticket, w.answer().ids)
@@ -326,7 +326,7 @@ def step_answer_from_ticket_batch(context: Any, key: str) -> None:
 
 
 @then('the answer came from another batch than the ticket "{key}"')
-def step_answer_not_from_ticket_batch(context: Any, key: str) -> None:
+def step_answer_not_from_ticket_batch(context: Context, key: str) -> None:
     w = world(context)
     ticket: Ticket = w.tickets[key]
     assert ticket.batch_id is not None, ticket
@@ -334,7 +334,7 @@ def step_answer_not_from_ticket_batch(context: Any, key: str) -> None:
 
 
 @then("the batch was recorded {seconds:g} seconds after the call")
-def step_batch_recorded_after(context: Any, seconds: float) -> None:
+def step_batch_recorded_after(context: Context, seconds: float) -> None:
     ledger = world(context).ledger()
     [request] = ledger.requests()
     [batch] = ledger.batches()
@@ -342,14 +342,14 @@ def step_batch_recorded_after(context: Any, seconds: float) -> None:
 
 
 @then("every batch the ledger recorded is at most {size:d} bytes")
-def step_batches_at_most(context: Any, size: int) -> None:
+def step_batches_at_most(context: Context, size: int) -> None:
     batches = world(context).ledger().batches()
     assert batches, "the ledger recorded no batch"
     assert all(batch.request_bytes <= size for batch in batches), [b.request_bytes for b in batches]
 
 
 @then('the answer to "{label}" came from the batch that holds exactly "{custom_ids}"')
-def step_answer_batch_holds(context: Any, label: str, custom_ids: str) -> None:
+def step_answer_batch_holds(context: Context, label: str, custom_ids: str) -> None:
     w = world(context)
     batch_id = answer_to(w, label).ids.batch_id
     assert batch_id is not None
@@ -358,7 +358,7 @@ def step_answer_batch_holds(context: Any, label: str, custom_ids: str) -> None:
 
 
 @then("{name:w} is raised again, the same as the first time")
-def step_raised_again(context: Any, name: str) -> None:
+def step_raised_again(context: Context, name: str) -> None:
     w = world(context)
     [first], again = w.witnessed["noted error"], w.failure()
     check_error(again, name)
@@ -369,7 +369,7 @@ def step_raised_again(context: Any, name: str) -> None:
 
 
 @when("the error is noted")
-def step_note_error(context: Any) -> None:
+def step_note_error(context: Context) -> None:
     w = world(context)
     w.witnessed["noted error"] = [w.failure()]
     w.witnessed["noted calls"] = [Counter(w.emu.calls)]
@@ -379,7 +379,7 @@ def step_note_error(context: Any) -> None:
 
 
 @then("the API received no calls since they were noted")
-def step_no_calls_since(context: Any) -> None:
+def step_no_calls_since(context: Context) -> None:
     w = world(context)
     [noted] = w.witnessed["noted calls"]
     assert Counter(w.emu.calls) == noted, (noted, w.emu.calls)
@@ -387,12 +387,12 @@ def step_no_calls_since(context: Any) -> None:
 
 @then("the API committed {count:d} batch")
 @then("the API committed {count:d} batches")
-def step_api_committed(context: Any, count: int) -> None:
+def step_api_committed(context: Context, count: int) -> None:
     assert world(context).emu.created_batches == count, world(context).emu.created_batches
 
 
 @then("the API was sent each of these requests once: {keys}")
-def step_api_sent_once(context: Any, keys: str) -> None:
+def step_api_sent_once(context: Context, keys: str) -> None:
     w = world(context)
     created = w.emu.created_custom_ids
     assert created == Counter({w.custom_id(key): 1 for key in names(keys)}), created
@@ -415,7 +415,7 @@ _REQUEST_COLUMNS = {
 
 
 @then("the ledger holds these requests:")
-def step_ledger_requests(context: Any) -> None:
+def step_ledger_requests(context: Context) -> None:
     """Rows name requests by `key`, or by `prompt` when their keys were derived."""
     by = "key" if "key" in context.table.headings else "prompt"
     records = {_REQUEST_COLUMNS[by](record): record for record in world(context).ledger().requests()}
@@ -431,14 +431,14 @@ def step_ledger_requests(context: Any) -> None:
 
 @then('the ledger holds {count:d} request, whose key starts with "{prefix}"')
 @then('the ledger holds {count:d} requests, whose keys start with "{prefix}"')
-def step_ledger_request_keys(context: Any, count: int, prefix: str) -> None:
+def step_ledger_request_keys(context: Context, count: int, prefix: str) -> None:
     records = world(context).ledger().requests()
     assert len(records) == count, records
     assert all(record.key.startswith(prefix) for record in records), [record.key for record in records]
 
 
 @then("the ledger holds no requests and no batches")
-def step_ledger_empty(context: Any) -> None:
+def step_ledger_empty(context: Context) -> None:
     w = world(context)
     if not w.ledger_path.exists():
         return
@@ -448,7 +448,7 @@ def step_ledger_empty(context: Any) -> None:
 
 
 @then("the ledger holds these batches, oldest first:")
-def step_ledger_batches(context: Any) -> None:
+def step_ledger_batches(context: Context) -> None:
     batches = world(context).ledger().batches()
     assert len(batches) == len(context.table.rows), batches
     for batch, row in zip(batches, context.table, strict=True):
@@ -462,7 +462,7 @@ def step_ledger_batches(context: Any) -> None:
 
 
 @then('the ledger records for the request "{key}" the cost of its answer, at batch and live prices')
-def step_ledger_cost_of(context: Any, key: str) -> None:
+def step_ledger_cost_of(context: Context, key: str) -> None:
     w = world(context)
     record = w.ledger().request(key)
     assert record is not None
@@ -499,7 +499,7 @@ def _claim_for(w: World, owner: str, key: str, prompt: str, *, lease: float = 12
 
 
 @given('the ledger holds the request "{key}" asking "{prompt}", claimed by a program that has since died')
-def step_claimed_by_dead(context: Any, key: str, prompt: str) -> None:
+def step_claimed_by_dead(context: Context, key: str, prompt: str) -> None:
     w = world(context)
     _claim_for(w, _dead_program(), key, prompt)
 
@@ -508,14 +508,14 @@ def step_claimed_by_dead(context: Any, key: str, prompt: str) -> None:
     'the ledger holds the request "{key}" asking "{prompt}",'
     " claimed by a program on another host whose lease ends in {seconds:g} seconds"
 )
-def step_claimed_elsewhere(context: Any, key: str, prompt: str, seconds: float) -> None:
+def step_claimed_elsewhere(context: Context, key: str, prompt: str, seconds: float) -> None:
     w = world(context)
     _claim_for(w, "build-server-7/4242/cafe", key, prompt, lease=seconds)
     w.witnessed["lease ends"] = [w.clock.now() + seconds]
 
 
 @then("the batch was recorded once the other program's lease had run out")
-def step_after_lease(context: Any) -> None:
+def step_after_lease(context: Context) -> None:
     w = world(context)
     [lease_ends] = w.witnessed["lease ends"]
     [batch] = w.ledger().batches()
@@ -528,6 +528,7 @@ def step_after_lease(context: Any) -> None:
 async def _record_intent(w: World, owner: str, key: str, prompt: str, *, created: bool) -> None:
     new = _claim_for(w, owner, key, prompt)
     now = w.clock.now()
+    assert isinstance(new.params, dict), new.params
     entry = batch_entry(new.custom_id, new.params)
     w.ledger().record_intent(
         "lt_left-by-a-dead-program",
@@ -548,7 +549,7 @@ async def _record_intent(w: World, owner: str, key: str, prompt: str, *, created
     'the ledger holds a batch of the request "{key}" asking "{prompt}",'
     " recorded by a program that died before creating it"
 )
-def step_intent_dead_before_create(context: Any, key: str, prompt: str) -> None:
+def step_intent_dead_before_create(context: Context, key: str, prompt: str) -> None:
     w = world(context)
     w.run(_record_intent(w, _dead_program(), key, prompt, created=False))
 
@@ -557,6 +558,6 @@ def step_intent_dead_before_create(context: Any, key: str, prompt: str) -> None:
     'the ledger holds a batch of the request "{key}" asking "{prompt}",'
     " recorded by a program that died once the API had created it"
 )
-def step_intent_dead_after_create(context: Any, key: str, prompt: str) -> None:
+def step_intent_dead_after_create(context: Context, key: str, prompt: str) -> None:
     w = world(context)
     w.run(_record_intent(w, _dead_program(), key, prompt, created=True))

@@ -10,20 +10,29 @@ import base64
 import json
 import struct
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 import anthropic
-from behave import then, when
 from pydantic import BaseModel
+from step_context import Context as StepContext
+from step_context import then, when
 
 from lowtide.emulator.core.pdf import simple_pdf
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    beta_count: Any
+    token_count: int | None
+
 
 MODEL = "claude-sonnet-4-5"
 CLEAR_TOOL_USES = {"edits": [{"type": "clear_tool_uses_20250919"}]}
 CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27"
 
 
-def emulator(context: Any) -> Any:
+def emulator(context: Context) -> Any:
     """The emulator scenario of `emulator_steps` (a `Scenario`): emulator, SDK client, last reply and error."""
     s = getattr(context, "emulator_scenario", None)
     assert s is not None, "start the emulator first: 'Given the emulator runs on a manual clock'"
@@ -102,7 +111,7 @@ def _changed(change: str, *, counting: bool = False) -> dict[str, Any]:
 
 
 @when("I count the tokens of the emulator message {request}")
-def step_count_named(context: Any, request: str) -> None:
+def step_count_named(context: Context, request: str) -> None:
     s = emulator(context)
     s.params = _named_request(request)
     counted = s.run(lambda: s.sdk.messages.count_tokens(**_without_output_settings(s.params)))
@@ -111,7 +120,7 @@ def step_count_named(context: Any, request: str) -> None:
 
 
 @when("I count the tokens of an emulator request with the params changed by {change}")
-def step_count_changed(context: Any, change: str) -> None:
+def step_count_changed(context: Context, change: str) -> None:
     s = emulator(context)
     body = _changed(change, counting=True)
     counted = s.run(
@@ -121,14 +130,14 @@ def step_count_changed(context: Any, change: str) -> None:
 
 
 @when("I send the emulator the message whose tokens I counted")
-def step_send_counted(context: Any) -> None:
+def step_send_counted(context: Context) -> None:
     s = emulator(context)
     s.previous = s.reply
     s.reply = s.run(lambda: s.sdk.post("/v1/messages", cast_to=anthropic.types.Message, body=s.params))
 
 
 @then("the emulator token count equals the input, cache writes and cache reads of the reply")
-def step_count_matches(context: Any) -> None:
+def step_count_matches(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     usage = s.reply.usage
@@ -138,13 +147,13 @@ def step_count_matches(context: Any) -> None:
 
 
 @then("the emulator reply read {tokens:d} tokens from the cache")
-def step_cache_read(context: Any, tokens: int) -> None:
+def step_cache_read(context: Context, tokens: int) -> None:
     usage = emulator(context).reply.usage
     assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (tokens, 0), usage
 
 
 @then("the emulator counted {tokens:d} input tokens")
-def step_counted_tokens(context: Any, tokens: int) -> None:
+def step_counted_tokens(context: Context, tokens: int) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     assert context.token_count == tokens, context.token_count
@@ -154,7 +163,7 @@ def step_counted_tokens(context: Any, tokens: int) -> None:
 
 
 @when('I send the emulator, with the betas "{betas}", a message with the params changed by {change}')
-def step_message_with_betas(context: Any, betas: str, change: str) -> None:
+def step_message_with_betas(context: Context, betas: str, change: str) -> None:
     s = emulator(context)
     s.params = _changed(change)
     headers = {"anthropic-beta": betas} if betas else {}
@@ -165,12 +174,12 @@ def step_message_with_betas(context: Any, betas: str, change: str) -> None:
 
 
 @when('I send the emulator, with the betas "", a message with the params changed by {change}')
-def step_message_without_betas(context: Any, change: str) -> None:
+def step_message_without_betas(context: Context, change: str) -> None:
     step_message_with_betas(context, "", change)
 
 
 @when("I send the emulator a beta message that clears old tool uses")
-def step_beta_message(context: Any) -> None:
+def step_beta_message(context: Context) -> None:
     s = emulator(context)
     s.reply = s.run(
         lambda: s.sdk.beta.messages.create(
@@ -180,7 +189,7 @@ def step_beta_message(context: Any) -> None:
 
 
 @then("the emulator beta reply applied no context management edit")
-def step_beta_reply(context: Any) -> None:
+def step_beta_reply(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     assert s.reply.context_management is not None, s.reply
@@ -188,7 +197,7 @@ def step_beta_reply(context: Any) -> None:
 
 
 @when("I count the tokens of the emulator beta message that clears old tool uses")
-def step_beta_count(context: Any) -> None:
+def step_beta_count(context: Context) -> None:
     s = emulator(context)
     params = _without_output_settings(_params("Tide at Brest?"))
     context.beta_count = s.run(
@@ -199,7 +208,7 @@ def step_beta_count(context: Any) -> None:
 
 
 @then("the emulator beta count's original input tokens equal its input tokens")
-def step_beta_count_original(context: Any) -> None:
+def step_beta_count_original(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     counted = context.beta_count
@@ -208,7 +217,7 @@ def step_beta_count_original(context: Any) -> None:
 
 
 @when('I create an emulator batch of {count:d} requests that clear old tool uses, with the betas "{betas}"')
-def step_batch_with_betas(context: Any, count: int, betas: str) -> None:
+def step_batch_with_betas(context: Context, count: int, betas: str) -> None:
     s = emulator(context)
     requests = [
         {"custom_id": f"r{index}", "params": _params(f"Question {index}", context_management=CLEAR_TOOL_USES)}
@@ -225,7 +234,7 @@ def step_batch_with_betas(context: Any, count: int, betas: str) -> None:
 
 
 @when('I create an emulator batch of {count:d} requests that clear old tool uses, with the betas ""')
-def step_batch_without_betas(context: Any, count: int) -> None:
+def step_batch_without_betas(context: Context, count: int) -> None:
     step_batch_with_betas(context, count, "")
 
 
@@ -246,7 +255,7 @@ def _instruction(text: str) -> str:
 
 
 @when('I ask the emulator for a tide reading, with the instruction in the {place}: "{instruction}"')
-def step_instructed(context: Any, place: str, instruction: str) -> None:
+def step_instructed(context: Context, place: str, instruction: str) -> None:
     s = emulator(context)
     text = _instruction(instruction)
     params = _params(text) if place == "user turn" else _params("Where is the tide highest?", system=text)
@@ -261,20 +270,20 @@ def _reading(message: Any) -> TideReading:
 
 
 @then("the emulator reply is one text block holding a valid tide reading")
-def step_reading(context: Any) -> None:
+def step_reading(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     _reading(s.reply)
 
 
 @then("the emulator reply has the same JSON as before")
-def step_same_json(context: Any) -> None:
+def step_same_json(context: Context) -> None:
     s = emulator(context)
     assert json.loads(s.reply.content[0].text) == json.loads(s.previous.content[0].text), (s.reply, s.previous)
 
 
 @when("I create an emulator batch asking for a tide reading in JSON, with the schema in a fenced block")
-def step_batch_instructed(context: Any) -> None:
+def step_batch_instructed(context: Context) -> None:
     s = emulator(context)
     text = _instruction("Where is the tide highest? Answer in JSON valid against:\\n```json\\nSCHEMA\\n```")
     batch = s.run(lambda: s.sdk.messages.batches.create(requests=[{"custom_id": "reading", "params": _params(text)}]))
@@ -284,7 +293,7 @@ def step_batch_instructed(context: Any) -> None:
 
 
 @then('the emulator result "{custom_id}" holds a valid tide reading')
-def step_result_reading(context: Any, custom_id: str) -> None:
+def step_result_reading(context: Context, custom_id: str) -> None:
     result = emulator(context).results[custom_id]
     assert result.type == "succeeded", result
     _reading(result.message)

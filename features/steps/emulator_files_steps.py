@@ -11,15 +11,32 @@ import base64
 import datetime
 import struct
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 import _support  # noqa: F401  (registers the `Q` step type: quoted text, possibly empty)
 import anthropic
 import httpx2
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.emulator import Emulator
 from lowtide.emulator.core.pdf import simple_pdf
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    batch_file: str
+    download: tuple[bytes, str | None]
+    file_entry: tuple[str, str, bytes]
+    file_ids: list[str]
+    file_json: dict[str, Any]
+    file_reference: str
+    file_reply: Any
+    listed: list[str]
+    page: Any
+    token_count: int
+
 
 MODEL = "claude-sonnet-4-5"
 FILES_BETA = "files-api-2025-04-14"
@@ -27,7 +44,7 @@ KEY = "emulator-scenario-key"
 BOUNDARY = "tide-boundary"
 
 
-def emulator(context: Any) -> Any:
+def emulator(context: Context) -> Any:
     """The emulator scenario of `emulator_steps` (a `Scenario`): emulator, SDK client, last reply and error."""
     s = getattr(context, "emulator_scenario", None)
     assert s is not None, "start the emulator first: 'Given the emulator runs on a manual clock'"
@@ -64,7 +81,7 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-def _remember(context: Any, metadata: Any) -> None:
+def _remember(context: Context, metadata: Any) -> None:
     """Keep a file-metadata answer (a raw SDK response) as the API sent it; a failed call (None) keeps nothing."""
     s = emulator(context)
     if metadata is None:
@@ -73,20 +90,22 @@ def _remember(context: Any, metadata: Any) -> None:
     s.reply = context.file_json
 
 
-def _uploads(context: Any) -> list[str]:
+def _uploads(context: Context) -> list[str]:
     if not hasattr(context, "file_ids"):
         context.file_ids = []
     ids: list[str] = context.file_ids
     return ids
 
 
-def _current_file(context: Any) -> str:
+def _current_file(context: Context) -> str:
     ids = _uploads(context)
     assert ids, "no file was uploaded"
     return ids[-1]
 
 
-def upload(context: Any, filename: str, content_type: str, content: bytes, *, beta: bool = False, **extra: Any) -> None:
+def upload(
+    context: Context, filename: str, content_type: str, content: bytes, *, beta: bool = False, **extra: Any
+) -> None:
     s = emulator(context)
     files = s.sdk.beta.files if beta else s.sdk.files
     betas: dict[str, Any] = {"betas": [FILES_BETA]} if beta else {}
@@ -96,7 +115,7 @@ def upload(context: Any, filename: str, content_type: str, content: bytes, *, be
     _uploads(context).append(context.file_json["id"])
 
 
-def post_upload(context: Any, fields: dict[str, str], file: tuple[str, bytes, str] | None) -> None:
+def post_upload(context: Context, fields: dict[str, str], file: tuple[str, bytes, str] | None) -> None:
     """`POST /v1/files` with the form `fields` and `file` (as (name, bytes, type)), through the SDK."""
     s = emulator(context)
     files = [("file", file)] if file is not None else None
@@ -110,7 +129,7 @@ def post_upload(context: Any, fields: dict[str, str], file: tuple[str, bytes, st
 
 
 @given("the emulator runs on a manual clock and takes files of at most {size:d} bytes")
-def step_start_file_limit(context: Any, size: int) -> None:
+def step_start_file_limit(context: Context, size: int) -> None:
     context.execute_steps("Given the emulator runs on a manual clock")
     s = emulator(context)
     s.emulator = Emulator(clock=s.clock, max_file_bytes=size)
@@ -119,7 +138,7 @@ def step_start_file_limit(context: Any, size: int) -> None:
 
 
 @given('a tool wrote the emulator file "{filename}" holding "{text}"')
-def step_tool_file(context: Any, filename: str, text: str) -> None:
+def step_tool_file(context: Context, filename: str, text: str) -> None:
     s = emulator(context)
     _uploads(context).append(s.emu.add_file(text.replace("\\n", "\n").encode(), filename=filename))
 
@@ -128,36 +147,36 @@ def step_tool_file(context: Any, filename: str, text: str) -> None:
 
 
 @when('I upload "{filename}" to the emulator as "{content_type}" with the files beta, holding "{text}"')
-def step_upload_beta(context: Any, filename: str, content_type: str, text: str) -> None:
+def step_upload_beta(context: Context, filename: str, content_type: str, text: str) -> None:
     upload(context, filename, content_type, text.encode(), beta=True)
 
 
 @when('I upload "{filename}" to the emulator as "{content_type}", holding "{text}"')
-def step_upload(context: Any, filename: str, content_type: str, text: str) -> None:
+def step_upload(context: Context, filename: str, content_type: str, text: str) -> None:
     upload(context, filename, content_type, text.encode())
 
 
 @when(
     'I upload "{filename}" to the emulator as "{content_type}", holding "{text}", to expire after {seconds:d} seconds'
 )
-def step_upload_expiring(context: Any, filename: str, content_type: str, text: str, seconds: int) -> None:
+def step_upload_expiring(context: Context, filename: str, content_type: str, text: str, seconds: int) -> None:
     upload(context, filename, content_type, text.encode(), expires_in_seconds=seconds)
 
 
 @when("I upload {file} to the emulator")
-def step_upload_named(context: Any, file: str) -> None:
+def step_upload_named(context: Context, file: str) -> None:
     context.file_entry = FILES[file]
     filename, content_type, content = FILES[file]
     upload(context, filename, content_type, content)
 
 
 @when('I upload to the emulator a file named "{name:Q}", declared as "{declared}", holding {content}')
-def step_upload_form(context: Any, name: str, declared: str, content: str) -> None:
+def step_upload_form(context: Context, name: str, declared: str, content: str) -> None:
     upload(context, name, declared, CONTENTS[content])
 
 
 @when("I upload {count:d} files to the emulator, one second apart")
-def step_upload_many(context: Any, count: int) -> None:
+def step_upload_many(context: Context, count: int) -> None:
     s = emulator(context)
     for index in range(count):
         upload(context, f"file-{index + 1}.txt", "text/plain", f"File {index + 1}.".encode())
@@ -174,7 +193,7 @@ _REFUSED: dict[str, tuple[dict[str, str], tuple[str, bytes, str] | None]] = {
 
 
 @when("I post the emulator's files route {upload}")
-def step_post_refused(context: Any, upload: str) -> None:
+def step_post_refused(context: Context, upload: str) -> None:
     s = emulator(context)
     if upload == "a JSON body":
         s.run(lambda: s.sdk.post("/v1/files", cast_to=httpx2.Response, body={"file": "tides.txt"}))
@@ -196,7 +215,7 @@ _MALFORMED: dict[str, str] = {
 
 
 @when("I send the emulator's files route a raw form {form}")
-def step_post_malformed(context: Any, form: str) -> None:
+def step_post_malformed(context: Context, form: str) -> None:
     """A body the SDK would never build, sent as it is; the answer is kept raw, where `emulator_steps` keeps one."""
     s = emulator(context)
     headers = {
@@ -215,7 +234,7 @@ def step_post_malformed(context: Any, form: str) -> None:
 
 
 @then('the emulator\'s raw answer mentions "{text}"')
-def step_raw_mentions(context: Any, text: str) -> None:
+def step_raw_mentions(context: Context, text: str) -> None:
     response = emulator(context).raw
     assert text in response.json()["error"]["message"], response.text
 
@@ -224,21 +243,21 @@ def step_raw_mentions(context: Any, text: str) -> None:
 
 
 @when("I retrieve the emulator file's metadata with the files beta")
-def step_retrieve_beta(context: Any) -> None:
+def step_retrieve_beta(context: Context) -> None:
     s = emulator(context)
     file_id = _current_file(context)
     _remember(context, s.run(lambda: s.sdk.beta.files.with_raw_response.retrieve_metadata(file_id, betas=[FILES_BETA])))
 
 
 @when("I retrieve the emulator file's metadata")
-def step_retrieve(context: Any) -> None:
+def step_retrieve(context: Context) -> None:
     s = emulator(context)
     file_id = _current_file(context)
     _remember(context, s.run(lambda: s.sdk.files.with_raw_response.retrieve_metadata(file_id)))
 
 
 @then('the emulator file is described as "{name}", "{mime}", {size:d} bytes, {downloadable}, {expiry}')
-def step_described(context: Any, name: str, mime: str, size: int, downloadable: str, expiry: str) -> None:
+def step_described(context: Context, name: str, mime: str, size: int, downloadable: str, expiry: str) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     if getattr(context, "file_json", {}).get("id") != _current_file(context):
@@ -263,31 +282,31 @@ def step_described(context: Any, name: str, mime: str, size: int, downloadable: 
 
 
 @then('the emulator stored the file as "{stored:Q}" of type "{mime}"')
-def step_stored(context: Any, stored: str, mime: str) -> None:
+def step_stored(context: Context, stored: str, mime: str) -> None:
     data = context.file_json
     assert (data["filename"], data["mime_type"]) == (stored, mime), data
 
 
 @when("I delete the emulator file")
-def step_delete(context: Any) -> None:
+def step_delete(context: Context) -> None:
     s = emulator(context)
     file_id = _current_file(context)
     s.reply = s.run(lambda: s.sdk.files.delete(file_id))
 
 
 @then("the emulator answered that the file was deleted")
-def step_deleted(context: Any) -> None:
+def step_deleted(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     assert (s.reply.id, s.reply.type) == (_current_file(context), "file_deleted"), s.reply
 
 
-def _nth(context: Any, ordinal: str) -> str:
+def _nth(context: Context, ordinal: str) -> str:
     return _uploads(context)[int(ordinal.rstrip("stndrh")) - 1]
 
 
 @when("I list the emulator files {size:d} at a time")
-def step_list_all(context: Any, size: int) -> None:
+def step_list_all(context: Context, size: int) -> None:
     s = emulator(context)
 
     async def walk() -> list[str]:
@@ -297,26 +316,26 @@ def step_list_all(context: Any, size: int) -> None:
 
 
 @then("the emulator listed all {count:d} files, newest first")
-def step_listed_all(context: Any, count: int) -> None:
+def step_listed_all(context: Context, count: int) -> None:
     assert context.listed == list(reversed(_uploads(context)))
     assert len(context.listed) == count, context.listed
 
 
 @when("I list the emulator files with the ids of the {first}, {second} and {third} uploads and an unknown one")
-def step_list_ids(context: Any, first: str, second: str, third: str) -> None:
+def step_list_ids(context: Context, first: str, second: str, third: str) -> None:
     s = emulator(context)
     ids = [_nth(context, ordinal) for ordinal in (first, second, third)] + ["file_01Unknown"]
     context.page = s.run(lambda: s.sdk.files.list(ids=ids))
 
 
 @then("the emulator listed the {first}, {second} and {third} uploads, on a single page")
-def step_listed_ids(context: Any, first: str, second: str, third: str) -> None:
+def step_listed_ids(context: Context, first: str, second: str, third: str) -> None:
     page = context.page
     assert [file.id for file in page.data] == [_nth(context, ordinal) for ordinal in (first, second, third)], page
     assert page.next_page is None, page
 
 
-def _beta_list(context: Any, query: str) -> None:
+def _beta_list(context: Context, query: str) -> None:
     s = emulator(context)
     headers = {"anthropic-beta": FILES_BETA}
     response = s.run(lambda: s.sdk.get(f"/v1/files?{query}", cast_to=httpx2.Response, options={"headers": headers}))
@@ -324,16 +343,16 @@ def _beta_list(context: Any, query: str) -> None:
 
 
 @when("I list one page of {size:d} emulator files with the files beta")
-def step_beta_page(context: Any, size: int) -> None:
+def step_beta_page(context: Context, size: int) -> None:
     _beta_list(context, f"limit={size}")
 
 
 @when("I list one page of {size:d} emulator files with the files beta, {where} the {ordinal} upload")
-def step_beta_page_cursor(context: Any, size: int, where: str, ordinal: str) -> None:
+def step_beta_page_cursor(context: Context, size: int, where: str, ordinal: str) -> None:
     _beta_list(context, f"limit={size}&{where}_id={_nth(context, ordinal)}")
 
 
-def _check_beta_page(context: Any, ordinals: list[str], more: bool) -> None:
+def _check_beta_page(context: Context, ordinals: list[str], more: bool) -> None:
     page = context.page
     ids = [_nth(context, ordinal) for ordinal in ordinals]
     assert [file["id"] for file in page["data"]] == ids, page
@@ -346,22 +365,22 @@ def _check_beta_page(context: Any, ordinals: list[str], more: bool) -> None:
 
 
 @then("the emulator file page holds the {first} and {second} uploads and has more")
-def step_beta_page_two(context: Any, first: str, second: str) -> None:
+def step_beta_page_two(context: Context, first: str, second: str) -> None:
     _check_beta_page(context, [first, second], True)
 
 
 @then("the emulator file page holds the {first}, {second} and {third} uploads and has no more")
-def step_beta_page_three(context: Any, first: str, second: str, third: str) -> None:
+def step_beta_page_three(context: Context, first: str, second: str, third: str) -> None:
     _check_beta_page(context, [first, second, third], False)
 
 
 @then("the emulator file page is empty and has no more")
-def step_beta_page_empty(context: Any) -> None:
+def step_beta_page_empty(context: Context) -> None:
     _check_beta_page(context, [], False)
 
 
 @when('I list the emulator files with the query "{query}" {header}')
-def step_list_query(context: Any, query: str, header: str) -> None:
+def step_list_query(context: Context, query: str, header: str) -> None:
     s = emulator(context)
     if query == "101 ids":
         query = "&".join(f"ids[]=file_{index}" for index in range(101))
@@ -374,7 +393,7 @@ def step_list_query(context: Any, query: str, header: str) -> None:
 
 
 @when('I download the emulator file "{file_id}"')
-def step_download_id(context: Any, file_id: str) -> None:
+def step_download_id(context: Context, file_id: str) -> None:
     s = emulator(context)
 
     async def download() -> Any:
@@ -385,12 +404,12 @@ def step_download_id(context: Any, file_id: str) -> None:
 
 
 @when("I download the emulator file")
-def step_download(context: Any) -> None:
+def step_download(context: Context) -> None:
     step_download_id(context, _current_file(context))
 
 
 @then('the emulator served "{text}" as "{content_type}"')
-def step_served(context: Any, text: str, content_type: str) -> None:
+def step_served(context: Context, text: str, content_type: str) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     content, served_type = context.download
@@ -399,18 +418,20 @@ def step_served(context: Any, text: str, content_type: str) -> None:
 
 
 @then('the emulator refused the download with {exception}, status {status:d} and error code "{code}"')
-def step_refused_download(context: Any, exception: str, status: int, code: str) -> None:
+def step_refused_download(context: Context, exception: str, status: int, code: str) -> None:
     error = emulator(context).error
     assert isinstance(error, anthropic.APIStatusError), error
     assert (type(error).__name__, error.status_code, error.error_code) == (exception, status, code), error
-    assert error.body["error"]["details"] == {"error_code": code}, error.body
-    assert error.body["request_id"] == error.request_id, error.body
+    body = error.body
+    assert isinstance(body, dict), body
+    assert body["error"]["details"] == {"error_code": code}, body
+    assert body["request_id"] == error.request_id, body
 
 
 # -- messages and batches reading files ------------------------------------------------------------------------------
 
 
-def _source(context: Any) -> dict[str, Any]:
+def _source(context: Context) -> dict[str, Any]:
     return {"type": "file", "file_id": _current_file(context)}
 
 
@@ -445,7 +466,7 @@ def _message(reference: str, source: dict[str, Any]) -> dict[str, Any]:
     return {"model": MODEL, "max_tokens": 1024, "messages": turns, "tools": tools}
 
 
-def _send(context: Any, params: dict[str, Any]) -> Any:
+def _send(context: Context, params: dict[str, Any]) -> Any:
     s = emulator(context)
     s.params = params
     s.previous = s.reply
@@ -454,7 +475,7 @@ def _send(context: Any, params: dict[str, Any]) -> Any:
 
 
 @when("I send the emulator a message holding {reference}")
-def step_send_holding(context: Any, reference: str) -> None:
+def step_send_holding(context: Context, reference: str) -> None:
     if reference.startswith('the file id "'):
         source: dict[str, Any] = {"type": "file", "file_id": reference.split('"')[1]}
     elif reference == "a file source whose id is a number":
@@ -466,7 +487,7 @@ def step_send_holding(context: Any, reference: str) -> None:
 
 
 @when("I send the emulator the same message with the file's content inline")
-def step_send_inline(context: Any) -> None:
+def step_send_inline(context: Context) -> None:
     _, content_type, content = context.file_entry
     if content_type == "text/plain":
         source = {"type": "text", "media_type": "text/plain", "data": content.decode()}
@@ -476,7 +497,7 @@ def step_send_inline(context: Any) -> None:
 
 
 @then("both emulator replies counted the same input tokens")
-def step_same_tokens(context: Any) -> None:
+def step_same_tokens(context: Context) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     by_file, inline = s.previous.usage.input_tokens, s.reply.usage.input_tokens
@@ -484,7 +505,7 @@ def step_same_tokens(context: Any) -> None:
 
 
 @when("I count the emulator tokens of the message holding the file as {block}")
-def step_count_holding(context: Any, block: str) -> None:
+def step_count_holding(context: Context, block: str) -> None:
     s = emulator(context)
     params = _message(f"the file as {block}", _source(context))
     params.pop("max_tokens")
@@ -494,12 +515,12 @@ def step_count_holding(context: Any, block: str) -> None:
 
 
 @then("the emulator token count equals the input of the reply holding the file")
-def step_count_equals(context: Any) -> None:
+def step_count_equals(context: Context) -> None:
     assert context.token_count == context.file_reply.usage.input_tokens, (context.token_count, context.file_reply)
 
 
 @when('I ask the emulator "{question}" about the file, with citations')
-def step_ask_cited(context: Any, question: str) -> None:
+def step_ask_cited(context: Context, question: str) -> None:
     document = {"type": "document", "source": _source(context), "citations": {"enabled": True}}
     text = {"type": "text", "text": question}
     _send(context, {"model": MODEL, "max_tokens": 1024, "messages": [{"role": "user", "content": [document, text]}]})
@@ -514,14 +535,14 @@ def _quotes_citing(message: Any, text: str, file_id: str) -> None:
 
 
 @then('the emulator reply quotes "{text}" citing the file')
-def step_reply_quotes(context: Any, text: str) -> None:
+def step_reply_quotes(context: Context, text: str) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     _quotes_citing(s.reply, text, _current_file(context))
 
 
 @when('I create an emulator batch asking "{question}" about the file, and about "{missing}"')
-def step_batch_files(context: Any, question: str, missing: str) -> None:
+def step_batch_files(context: Context, question: str, missing: str) -> None:
     s = emulator(context)
 
     def asking(file_id: str) -> dict[str, Any]:
@@ -541,14 +562,14 @@ def step_batch_files(context: Any, question: str, missing: str) -> None:
 
 
 @then('the emulator result "{custom_id}" quotes "{text}" citing the first file')
-def step_result_quotes_again(context: Any, custom_id: str, text: str) -> None:
+def step_result_quotes_again(context: Context, custom_id: str, text: str) -> None:
     """The results as the emulator serves them now (after a restart, say), not as they were fetched before."""
     context.execute_steps("When I fetch the emulator batch results")
     step_result_quotes(context, custom_id, text)
 
 
 @then('the emulator result "{custom_id}" quotes "{text}" citing the file')
-def step_result_quotes(context: Any, custom_id: str, text: str) -> None:
+def step_result_quotes(context: Context, custom_id: str, text: str) -> None:
     s = emulator(context)
     assert s.error is None, s.error
     result = s.results[custom_id]

@@ -4,6 +4,8 @@ step text names "Gemini", so that it cannot clash with the other step modules.""
 
 from __future__ import annotations
 
+from step_context import Context
+
 import json
 import os
 from contextlib import ExitStack
@@ -13,7 +15,7 @@ from typing import Any
 import _support  # noqa: F401  (registers the Q type of quoted step text)
 import httpx2
 import openai
-from behave import given, then, when
+from step_context import given, then, when
 from google import genai
 from google.genai import errors, types
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,19 +67,19 @@ def _client(emulator: Emulator, version: str, key: str = KEY) -> genai.Client:
     return genai.Client(api_key=key, http_options=options)
 
 
-def _start(context: Any, version: str, api_keys: list[str] | None = None) -> GeminiScenario:
+def _start(context: Context, version: str, api_keys: list[str] | None = None) -> GeminiScenario:
     emulator = Emulator(clock=ManualClock(), api_keys=api_keys)
     s = context.gemini = GeminiScenario(emulator=emulator, version=version)
     s.client = _client(emulator, version)
     return s
 
 
-def _s(context: Any) -> GeminiScenario:
+def _s(context: Context) -> GeminiScenario:
     return context.gemini
 
 
 def _call(
-    context: Any,
+    context: Context,
     model: str,
     prompt: str,
     config: types.GenerateContentConfig | None = None,
@@ -103,17 +105,17 @@ def _text(answer: types.GenerateContentResponse | None) -> str:
 
 
 @given('the Gemini emulator runs on a manual clock, called through API version "{version}"')
-def step_start(context: Any, version: str) -> None:
+def step_start(context: Context, version: str) -> None:
     _start(context, version)
 
 
 @given('the Gemini emulator runs on a manual clock and accepts only the key "{key}"')
-def step_start_keys(context: Any, key: str) -> None:
+def step_start_keys(context: Context, key: str) -> None:
     _start(context, "v1beta", [key])
 
 
 @given("the Gemini emulator serves on a socket and GOOGLE_GEMINI_BASE_URL names it")
-def step_socket(context: Any) -> None:
+def step_socket(context: Context) -> None:
     emulator = Emulator()
     context.gemini = GeminiScenario(emulator=emulator)
     stack = ExitStack()
@@ -132,22 +134,22 @@ def step_socket(context: Any) -> None:
 
 
 @when('a google-genai client made with only an API key asks "{model}" "{prompt}"')
-def step_plain_client(context: Any, model: str, prompt: str) -> None:
+def step_plain_client(context: Context, model: str, prompt: str) -> None:
     _call(context, model, prompt, client=genai.Client(api_key=KEY))
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}"')
-def step_ask(context: Any, model: str, prompt: str) -> None:
+def step_ask(context: Context, model: str, prompt: str) -> None:
     _call(context, model, prompt)
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}" again')
-def step_ask_again(context: Any, model: str, prompt: str) -> None:
+def step_ask_again(context: Context, model: str, prompt: str) -> None:
     _call(context, model, prompt)
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}" given {setting}')
-def step_ask_with(context: Any, model: str, prompt: str, setting: str) -> None:
+def step_ask_with(context: Context, model: str, prompt: str, setting: str) -> None:
     configs = {
         "nothing more": types.GenerateContentConfig(),
         "a temperature of 2.5": types.GenerateContentConfig(temperature=2.5),
@@ -159,7 +161,7 @@ def step_ask_with(context: Any, model: str, prompt: str, setting: str) -> None:
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}" with the function "{name}" forced')
-def step_ask_tool(context: Any, model: str, prompt: str, name: str) -> None:
+def step_ask_tool(context: Context, model: str, prompt: str, name: str) -> None:
     declaration = types.FunctionDeclaration(name=name, description="The tide", parameters_json_schema=LOOKUP_TIDE)
     config = types.GenerateContentConfig(
         tools=[types.Tool(function_declarations=[declaration])],
@@ -171,24 +173,24 @@ def step_ask_tool(context: Any, model: str, prompt: str, name: str) -> None:
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}" for JSON of a voyage schema')
-def step_ask_json(context: Any, model: str, prompt: str) -> None:
+def step_ask_json(context: Context, model: str, prompt: str) -> None:
     config = types.GenerateContentConfig(response_mime_type="application/json", response_json_schema=VOYAGE)
     _call(context, model, prompt, config)
 
 
 @when('I ask the Gemini emulator\'s "{model}" "{prompt}" stopping at the word {stop}')
-def step_ask_stop(context: Any, model: str, prompt: str, stop: str) -> None:
+def step_ask_stop(context: Context, model: str, prompt: str, stop: str) -> None:
     _call(context, model, prompt, types.GenerateContentConfig(stop_sequences=[stop]))
 
 
 @when('I ask the Gemini emulator with the key "{key}"')
-def step_ask_key(context: Any, key: str) -> None:
+def step_ask_key(context: Context, key: str) -> None:
     s = _s(context)
     _call(context, "gemini-2.5-flash", "Hello", client=_client(s.emulator, s.version, key))
 
 
 @when("I call the Gemini emulator raw without a key")
-def step_raw(context: Any) -> None:
+def step_raw(context: Context) -> None:
     s = _s(context)
 
     async def send() -> httpx2.Response:
@@ -199,7 +201,7 @@ def step_raw(context: Any) -> None:
 
 
 @when('I stream the Gemini emulator\'s "{model}" "{prompt}"')
-def step_stream(context: Any, model: str, prompt: str) -> None:
+def step_stream(context: Context, model: str, prompt: str) -> None:
     s = _s(context)
     assert s.client is not None
     client = s.client
@@ -212,23 +214,23 @@ def step_stream(context: Any, model: str, prompt: str) -> None:
 
 
 @when('the Gemini emulator\'s "{route}" fails next with {status:d} asking for a wait of {seconds:d} seconds')
-def step_fault_wait(context: Any, route: str, status: int, seconds: int) -> None:
+def step_fault_wait(context: Context, route: str, status: int, seconds: int) -> None:
     _s(context).emulator.faults.fail_next(route, status, retry_after=seconds)
 
 
 @when('the Gemini emulator\'s "{route}" fails next with {status:d}')
-def step_fault(context: Any, route: str, status: int) -> None:
+def step_fault(context: Context, route: str, status: int) -> None:
     _s(context).emulator.faults.fail_next(route, status)
 
 
 @then('the Gemini emulator answer\'s text quotes "{prompt}"')
-def step_quotes(context: Any, prompt: str) -> None:
+def step_quotes(context: Context, prompt: str) -> None:
     text = _text(_s(context).answer)
     assert f'"{prompt}"' in text, text
 
 
 @then('the Gemini emulator answer finished with "{reason}"')
-def step_finished(context: Any, reason: str) -> None:
+def step_finished(context: Context, reason: str) -> None:
     answer = _s(context).answer
     assert answer is not None
     assert answer.candidates
@@ -236,7 +238,7 @@ def step_finished(context: Any, reason: str) -> None:
 
 
 @then("the Gemini emulator answer's usage adds up, with thinking tokens counted apart")
-def step_usage(context: Any) -> None:
+def step_usage(context: Context) -> None:
     usage = _s(context).answer.usage_metadata  # type: ignore[union-attr]
     assert usage is not None
     assert usage.prompt_token_count, usage
@@ -247,20 +249,20 @@ def step_usage(context: Any) -> None:
 
 
 @then("the Gemini emulator answer is the same text as before")
-def step_same(context: Any) -> None:
+def step_same(context: Context) -> None:
     s = _s(context)
     assert _text(s.answer) == _text(s.previous)
 
 
 @then("the Gemini emulator answer reports no thinking tokens")
-def step_no_thinking(context: Any) -> None:
+def step_no_thinking(context: Context) -> None:
     usage = _s(context).answer.usage_metadata  # type: ignore[union-attr]
     assert usage is not None
     assert usage.thoughts_token_count is None, usage
 
 
 @then('the Gemini emulator counts the same prompt tokens for "{prompt}"')
-def step_count(context: Any, prompt: str) -> None:
+def step_count(context: Context, prompt: str) -> None:
     s = _s(context)
     assert s.client is not None
     assert s.answer is not None
@@ -270,7 +272,7 @@ def step_count(context: Any, prompt: str) -> None:
 
 
 @then('the Gemini emulator lists "{name}" with a window of {window:d} tokens')
-def step_lists(context: Any, name: str, window: int) -> None:
+def step_lists(context: Context, name: str, window: int) -> None:
     s = _s(context)
     assert s.client is not None
     client = s.client
@@ -283,7 +285,7 @@ def step_lists(context: Any, name: str, window: int) -> None:
 
 
 @then('the Gemini emulator describes "{model}" with at most {limit:d} output tokens')
-def step_describes(context: Any, model: str, limit: int) -> None:
+def step_describes(context: Context, model: str, limit: int) -> None:
     s = _s(context)
     assert s.client is not None
     described = context.runner.run(s.client.aio.models.get(model=model))
@@ -291,7 +293,7 @@ def step_describes(context: Any, model: str, limit: int) -> None:
 
 
 @then('an OpenAI caller of the same emulator still lists OpenAI\'s models at "/v1/models"')
-def step_openai_models(context: Any) -> None:
+def step_openai_models(context: Context) -> None:
     client: openai.AsyncOpenAI = _s(context).emulator.openai_client()
 
     async def listed() -> list[str]:
@@ -306,18 +308,18 @@ def step_openai_models(context: Any) -> None:
 
 
 @then("the Gemini emulator stream came in more than one piece")
-def step_pieces(context: Any) -> None:
+def step_pieces(context: Context) -> None:
     assert len(_s(context).chunks) > 1, _s(context).chunks
 
 
 @then("the Gemini emulator stream's pieces make the text a plain call gives")
-def step_pieces_text(context: Any) -> None:
+def step_pieces_text(context: Context) -> None:
     s = _s(context)
     assert "".join(_text(chunk) for chunk in s.chunks) == _text(s.answer)
 
 
 @then('only the last piece of the Gemini emulator stream says "{reason}" and the answer\'s usage')
-def step_last_piece(context: Any, reason: str) -> None:
+def step_last_piece(context: Context, reason: str) -> None:
     s = _s(context)
     reasons = [chunk.candidates[0].finish_reason if chunk.candidates else None for chunk in s.chunks]
     assert reasons[-1] == reason, reasons
@@ -329,7 +331,7 @@ def step_last_piece(context: Any, reason: str) -> None:
 
 
 @then('the Gemini emulator answer calls "{name}" with arguments valid against its declaration')
-def step_called(context: Any, name: str) -> None:
+def step_called(context: Context, name: str) -> None:
     answer = _s(context).answer
     assert answer is not None
     assert answer.function_calls, answer
@@ -339,17 +341,17 @@ def step_called(context: Any, name: str) -> None:
 
 
 @then("the Gemini emulator answer's text is JSON valid against the voyage schema")
-def step_json(context: Any) -> None:
+def step_json(context: Context) -> None:
     Voyage.model_validate(json.loads(_text(_s(context).answer)))
 
 
 @then('the Gemini emulator answer\'s text is "{text}"')
-def step_text_is(context: Any, text: str) -> None:
+def step_text_is(context: Context, text: str) -> None:
     assert _text(_s(context).answer) == text, _text(_s(context).answer)
 
 
 @then('the Gemini emulator call fails with {code:d} "{status}" mentioning "{mention}"')
-def step_fails(context: Any, code: int, status: str, mention: str) -> None:
+def step_fails(context: Context, code: int, status: str, mention: str) -> None:
     error = _s(context).error
     assert error is not None, _s(context).answer
     assert (error.code, error.status) == (code, status), error
@@ -357,12 +359,12 @@ def step_fails(context: Any, code: int, status: str, mention: str) -> None:
 
 
 @then('the Gemini emulator error does not mention "{text}"')
-def step_not_mention(context: Any, text: str) -> None:
+def step_not_mention(context: Context, text: str) -> None:
     assert text not in str(_s(context).error)
 
 
 @then('the Gemini emulator error asks for a retry delay of "{delay}"')
-def step_retry_delay(context: Any, delay: str) -> None:
+def step_retry_delay(context: Context, delay: str) -> None:
     error = _s(context).error
     assert error is not None
     details = error.details["error"]["details"]
@@ -370,7 +372,7 @@ def step_retry_delay(context: Any, delay: str) -> None:
 
 
 @then('the Gemini emulator raw answer is {code:d} "{status}"')
-def step_raw_answer(context: Any, code: int, status: str) -> None:
+def step_raw_answer(context: Context, code: int, status: str) -> None:
     raw = _s(context).raw
     assert raw is not None
     assert raw.status_code == code, raw
@@ -378,7 +380,7 @@ def step_raw_answer(context: Any, code: int, status: str) -> None:
 
 
 @then('the Gemini emulator answer finished with "{reason}" with no content and a blocked safety rating')
-def step_safety(context: Any, reason: str) -> None:
+def step_safety(context: Context, reason: str) -> None:
     answer = _s(context).answer
     assert answer is not None
     assert answer.candidates
@@ -389,7 +391,7 @@ def step_safety(context: Any, reason: str) -> None:
 
 
 @then('the Gemini emulator answer finished with "{reason}" with no content')
-def step_no_content(context: Any, reason: str) -> None:
+def step_no_content(context: Context, reason: str) -> None:
     answer = _s(context).answer
     assert answer is not None
     assert answer.candidates
@@ -398,7 +400,7 @@ def step_no_content(context: Any, reason: str) -> None:
 
 
 @then('the Gemini emulator answer has no candidate and its prompt was blocked for "{reason}"')
-def step_blocked(context: Any, reason: str) -> None:
+def step_blocked(context: Context, reason: str) -> None:
     answer = _s(context).answer
     assert answer is not None
     assert not answer.candidates

@@ -16,7 +16,8 @@ from typing import Any
 import anthropic
 import httpx2
 from _support import World, literal, names, shown, world
-from behave import then, when
+from anthropic.types.beta import BetaModelInfo
+from step_context import Context, then, when
 
 from lowtide import cli
 from lowtide.emulator import Emulator
@@ -47,13 +48,13 @@ def _attempt(w: World, name: str, make: Any) -> None:
 
 
 @when("the models are listed {limit:d} at a time")
-def step_list(context: Any, limit: int) -> None:
+def step_list(context: Context, limit: int) -> None:
     w = world(context)
     _attempt(w, "page", lambda: w.client.models.list(limit=limit))
 
 
 @when("the models are listed {limit:d} at a time, {where:w} the {which:w} of the page")
-def step_list_cursor(context: Any, limit: int, where: str, which: str) -> None:
+def step_list_cursor(context: Context, limit: int, where: str, which: str) -> None:
     w = world(context)
     page = _kept(w, "page")
     cursor = page.last_id if which == "last" else page.first_id
@@ -62,13 +63,13 @@ def step_list_cursor(context: Any, limit: int, where: str, which: str) -> None:
 
 
 @when("the models are listed with the lifecycles {lifecycles}")
-def step_list_lifecycles(context: Any, lifecycles: str) -> None:
+def step_list_lifecycles(context: Context, lifecycles: str) -> None:
     w = world(context)
     _attempt(w, "page", lambda: w.client.models.list(lifecycle=literal(lifecycles)))
 
 
 @then('the page lists "{models}", with {more} {where:w} it')
-def step_page_lists(context: Any, models: str, more: str, where: str) -> None:
+def step_page_lists(context: Context, models: str, more: str, where: str) -> None:
     page = _kept(world(context), "page")
     ids = [model.id for model in page.data]
     assert ids == names(models), ids
@@ -77,13 +78,13 @@ def step_page_lists(context: Any, models: str, more: str, where: str) -> None:
 
 
 @then("the page holds {count:d} models, with nothing after it")
-def step_page_holds(context: Any, count: int) -> None:
+def step_page_holds(context: Context, count: int) -> None:
     page = _kept(world(context), "page")
     assert (len(page.data), page.has_more) == (count, False), ([m.id for m in page.data], page.has_more)
 
 
 @then('the page holds {count:d} models, the last being "{models}", with nothing after it')
-def step_page_holds_last(context: Any, count: int, models: str) -> None:
+def step_page_holds_last(context: Context, count: int, models: str) -> None:
     page = _kept(world(context), "page")
     ids = [model.id for model in page.data]
     expected = names(models)
@@ -91,7 +92,7 @@ def step_page_holds_last(context: Any, count: int, models: str) -> None:
 
 
 @when("the models are listed through the SDK's pages, {limit:d} at a time")
-def step_list_all(context: Any, limit: int) -> None:
+def step_list_all(context: Context, limit: int) -> None:
     w = world(context)
 
     async def every() -> list[Any]:
@@ -101,7 +102,7 @@ def step_list_all(context: Any, limit: int) -> None:
 
 
 @then("the models listed are, in order:")
-def step_models_in_order(context: Any) -> None:
+def step_models_in_order(context: Context) -> None:
     ids = [model.id for model in _kept(world(context), "models")]
     assert ids == names(" ".join(context.text.split())), ids
 
@@ -118,7 +119,7 @@ def _leaves(capabilities: Any) -> list[bool]:
 
 
 @then("every model listed is the SDK's ModelInfo, newest first, with every capability")
-def step_model_infos(context: Any) -> None:
+def step_model_infos(context: Context) -> None:
     models = _kept(world(context), "models")
     assert all(isinstance(model, anthropic.types.ModelInfo) for model in models)
     released = [model.created_at for model in models]
@@ -131,7 +132,7 @@ def step_model_infos(context: Any) -> None:
 
 
 @when('the models endpoint is sent "{query}"')
-def step_raw_query(context: Any, query: str) -> None:
+def step_raw_query(context: Context, query: str) -> None:
     w = world(context)
 
     async def get() -> httpx2.Response:
@@ -142,7 +143,7 @@ def step_raw_query(context: Any, query: str) -> None:
 
 
 @then('the models endpoint answers {status:d} with "{message}"')
-def step_raw_answer(context: Any, status: int, message: str) -> None:
+def step_raw_answer(context: Context, status: int, message: str) -> None:
     response = _kept(world(context), "raw")
     assert response.status_code == status, response.text
     assert response.json()["error"]["message"] == message, response.text
@@ -152,13 +153,13 @@ def step_raw_answer(context: Any, status: int, message: str) -> None:
 
 
 @when('the model "{name}" is retrieved')
-def step_retrieve(context: Any, name: str) -> None:
+def step_retrieve(context: Context, name: str) -> None:
     w = world(context)
     _attempt(w, "model", lambda: w.client.models.retrieve(name))
 
 
 @then("the model is described with:")
-def step_described(context: Any) -> None:
+def step_described(context: Context) -> None:
     w = world(context)
     assert "sdk error" not in w.witnessed, w.witnessed.get("sdk error")
     model = _kept(w, "model")
@@ -168,7 +169,7 @@ def step_described(context: Any) -> None:
 
 
 @then('the models endpoint call failed with {error:w}, status {status:d}, "{kind}" and "{message}"')
-def step_sdk_failed(context: Any, error: str, status: int, kind: str, message: str) -> None:
+def step_sdk_failed(context: Context, error: str, status: int, kind: str, message: str) -> None:
     exc = _kept(world(context), "sdk error")
     assert type(exc).__name__ == error, exc
     assert exc.status_code == status, exc
@@ -193,26 +194,26 @@ def _beta(w: World) -> anthropic.AsyncAnthropic:
 
 
 @when('the model "{name}" is retrieved through the beta client')
-def step_retrieve_beta(context: Any, name: str) -> None:
+def step_retrieve_beta(context: Context, name: str) -> None:
     w = world(context)
     _attempt(w, "model", lambda: _beta(w).beta.models.retrieve(name))
 
 
 @when("the models are listed through the beta client, {limit:d} at a time")
-def step_list_beta(context: Any, limit: int) -> None:
+def step_list_beta(context: Context, limit: int) -> None:
     w = world(context)
     _attempt(w, "beta page", lambda: _beta(w).beta.models.list(limit=limit))
 
 
 @then("the beta page holds {count:d} models")
-def step_beta_page(context: Any, count: int) -> None:
+def step_beta_page(context: Context, count: int) -> None:
     page = _kept(world(context), "beta page")
     assert len(page.data) == count, page
-    assert isinstance(page.data[0], anthropic.types.beta.BetaModelInfo), page
+    assert isinstance(page.data[0], BetaModelInfo), page
 
 
 @then("the beta client called the same paths as the plain one, {paths}")
-def step_beta_urls(context: Any, paths: str) -> None:
+def step_beta_urls(context: Context, paths: str) -> None:
     urls = _kept(world(context), "beta urls")
     assert [url.path for url in urls] == names(paths), urls
 
@@ -221,7 +222,7 @@ def step_beta_urls(context: Any, paths: str) -> None:
 
 
 @then("every model the emulator describes is named by the SDK's Model type, by its id or an alias")
-def step_catalogue_in_sdk(context: Any) -> None:
+def step_catalogue_in_sdk(context: Context) -> None:
     sdk = set(typing.get_args(typing.get_args(anthropic.types.Model)[0]))
     unnamed = [entry.id for entry in CATALOGUE if not sdk & {entry.id, *entry.aliases}]
     assert not unnamed, unnamed
@@ -235,26 +236,26 @@ def _message(w: World, model: str, max_tokens: int = 64) -> Any:
 
 
 @when('the emulator is sent a message for the model "{model}"')
-def step_message(context: Any, model: str) -> None:
+def step_message(context: Context, model: str) -> None:
     w = world(context)
     _attempt(w, "message", lambda: _message(w, model))
 
 
 @when('the emulator is sent a message for the model "{model}" with max_tokens {max_tokens:d}')
-def step_message_max_tokens(context: Any, model: str, max_tokens: int) -> None:
+def step_message_max_tokens(context: Context, model: str, max_tokens: int) -> None:
     w = world(context)
     _attempt(w, "message", lambda: _message(w, model, max_tokens))
 
 
 @then("the emulator answered the message")
-def step_answered(context: Any) -> None:
+def step_answered(context: Context) -> None:
     w = world(context)
     assert "sdk error" not in w.witnessed, w.witnessed.get("sdk error")
     assert _kept(w, "message").type == "message"
 
 
 @when('the emulator is sent a batch with a message for the model "{model}", which ends')
-def step_batch(context: Any, model: str) -> None:
+def step_batch(context: Context, model: str) -> None:
     w = world(context)
 
     async def batch() -> list[Any]:
@@ -266,14 +267,14 @@ def step_batch(context: Any, model: str) -> None:
 
 
 @then('the batch\'s request errored with "{kind}" and "{message}"')
-def step_batch_errored(context: Any, kind: str, message: str) -> None:
+def step_batch_errored(context: Context, kind: str, message: str) -> None:
     [line] = _kept(world(context), "results")
     assert line.result.type == "errored", line
     assert (line.result.error.error.type, line.result.error.error.message) == (kind, message), line
 
 
 @when("an emulator is made with the extra models {extra}")
-def step_make(context: Any, extra: str) -> None:
+def step_make(context: Context, extra: str) -> None:
     w = world(context)
     try:
         Emulator(extra_models=literal(extra))
@@ -284,7 +285,7 @@ def step_make(context: Any, extra: str) -> None:
 
 
 @then('making it failed with "{message}"')
-def step_make_failed(context: Any, message: str) -> None:
+def step_make_failed(context: Context, message: str) -> None:
     assert _kept(world(context), "made") == message
 
 
@@ -304,7 +305,7 @@ class _Announced(io.StringIO):
 
 
 @when('I run "{command}" and list its models')
-def step_command(context: Any, command: str) -> None:
+def step_command(context: Context, command: str) -> None:
     w = world(context)
     output, seen = _Announced(), {}
 
@@ -326,7 +327,7 @@ def step_command(context: Any, command: str) -> None:
 
 
 @then('the command\'s emulator listed "{models}" last')
-def step_command_listed(context: Any, models: str) -> None:
+def step_command_listed(context: Context, models: str) -> None:
     status, seen = _kept(world(context), "command")
     ids = [model["id"] for model in seen["models"]["data"]]
     expected = names(models)
@@ -336,7 +337,7 @@ def step_command_listed(context: Any, models: str) -> None:
 
 
 @then('the models endpoint answers 200 with the models "{models}"')
-def step_raw_models(context: Any, models: str) -> None:
+def step_raw_models(context: Context, models: str) -> None:
     response = _kept(world(context), "raw")
     assert response.status_code == 200, response.text
     body = response.json()

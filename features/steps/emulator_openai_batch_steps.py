@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import _support  # noqa: F401  (registers the Q type of quoted step text)
 import httpx2
@@ -24,11 +24,11 @@ from _openai_support import (
     strict,
     when,
 )
-from behave import given, then
-from behave import when as step_when
 from openai.types import Batch, CreateEmbeddingResponse, FileDeleted, FileObject
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
+from step_context import Context, given, then
+from step_context import when as step_when
 
 from lowtide.emulator import Emulator, serve_in_thread
 from lowtide.emulator.core.pdf import simple_pdf
@@ -52,12 +52,12 @@ def upload(s: OpenAIScenario, name: str, content: bytes, purpose: str, **extra: 
 
 
 @step_when('I upload "{name:Q}" holding "{text:Q}" to the OpenAI emulator for "{purpose:Q}"')
-def step_upload(context: Any, name: str, text: str, purpose: str) -> None:
+def step_upload(context: Context, name: str, text: str, purpose: str) -> None:
     upload(scenario(context), name, text.encode(), purpose)
 
 
 @step_when('I upload "{name:Q}" holding "{text:Q}" to the OpenAI emulator for "{purpose:Q}" in one declared body')
-def step_upload_declared(context: Any, name: str, text: str, purpose: str) -> None:
+def step_upload_declared(context: Context, name: str, text: str, purpose: str) -> None:
     s = scenario(context)
     boundary = "lowtide-boundary"
     body = (
@@ -70,7 +70,7 @@ def step_upload_declared(context: Any, name: str, text: str, purpose: str) -> No
 
 
 @step_when('I upload "{name:Q}" to the OpenAI emulator with the fields {fields}')
-def step_upload_fields(context: Any, name: str, fields: str) -> None:
+def step_upload_fields(context: Context, name: str, fields: str) -> None:
     s = scenario(context)
     data = json.loads(fields)
     files = {"file": (name, b"{}")} if name != "-" else None
@@ -81,28 +81,28 @@ def step_upload_fields(context: Any, name: str, fields: str) -> None:
 
 
 @given('the OpenAI emulator holds the upload "{name:Q}" for "{purpose:Q}" holding a {width:d}x{height:d} PNG image')
-def step_hold_png(context: Any, name: str, purpose: str, width: int, height: int) -> None:
+def step_hold_png(context: Context, name: str, purpose: str, width: int, height: int) -> None:
     assert upload(scenario(context), name, png(width, height), purpose) is not None
 
 
 @given('the OpenAI emulator holds the upload "{name:Q}" for "{purpose:Q}" holding a {pages:d}-page PDF')
-def step_hold_pdf(context: Any, name: str, purpose: str, pages: int) -> None:
+def step_hold_pdf(context: Context, name: str, purpose: str, pages: int) -> None:
     assert upload(scenario(context), name, simple_pdf(["Tides at Brest!!"] * pages), purpose) is not None
 
 
 @given('the OpenAI emulator holds the upload "{name:Q}" for "{purpose:Q}" holding {count:d} request to "{endpoint:Q}"')
-def step_hold_requests(context: Any, name: str, purpose: str, count: int, endpoint: str) -> None:
+def step_hold_requests(context: Context, name: str, purpose: str, count: int, endpoint: str) -> None:
     lines = [request_line(f"r{index}", endpoint, index) for index in range(count)]
     assert upload(scenario(context), name, jsonl(lines), purpose) is not None
 
 
 @given("the OpenAI emulator takes files of at most {size:d} bytes")
-def step_file_limit(context: Any, size: int) -> None:
+def step_file_limit(context: Context, size: int) -> None:
     scenario(context).emu.openai.limits.max_file_bytes = size
 
 
 @given("the OpenAI emulator takes batch input files of at most {size:d} bytes")
-def step_input_limit(context: Any, size: int) -> None:
+def step_input_limit(context: Context, size: int) -> None:
     scenario(context).emu.openai.limits.max_batch_input_bytes = size
 
 
@@ -113,7 +113,7 @@ def _file(s: OpenAIScenario, name: str) -> FileObject:
 
 
 @then('the OpenAI emulator file "{name:Q}" is a processed "{purpose:Q}" file of {size:d} bytes that never expires')
-def step_file_is(context: Any, name: str, purpose: str, size: int) -> None:
+def step_file_is(context: Context, name: str, purpose: str, size: int) -> None:
     s = scenario(context)
     found = _file(s, name)
     assert (found.filename, found.purpose, found.bytes, found.status) == (name, purpose, size, "processed"), found
@@ -124,7 +124,7 @@ def step_file_is(context: Any, name: str, purpose: str, size: int) -> None:
 
 
 @then('the OpenAI emulator file "{name:Q}" reads "{text:Q}"')
-def step_file_reads(context: Any, name: str, text: str) -> None:
+def step_file_reads(context: Context, name: str, text: str) -> None:
     s = scenario(context)
     content = s.run(lambda: s.sdk.files.content(s.file_id(name)))
     assert content is not None, content
@@ -132,20 +132,20 @@ def step_file_reads(context: Any, name: str, text: str) -> None:
 
 
 @step_when('I delete the OpenAI emulator file "{name:Q}"')
-def step_delete_file(context: Any, name: str) -> None:
+def step_delete_file(context: Context, name: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.files.delete(s.file_id(name)))
 
 
 @then('the OpenAI emulator says the file "{name:Q}" was deleted')
-def step_deleted(context: Any, name: str) -> None:
+def step_deleted(context: Context, name: str) -> None:
     s = scenario(context)
     deleted = strict(s.reply, FileDeleted)
     assert (deleted.id, deleted.deleted, deleted.object) == (s.file_id(name), True, "file"), deleted
 
 
 @then('the OpenAI emulator file "{name:Q}" is not found, nor its content, nor can it be deleted again')
-def step_file_gone(context: Any, name: str) -> None:
+def step_file_gone(context: Context, name: str) -> None:
     s = scenario(context)
     file_id = s.file_id(name)
     for make in (
@@ -159,7 +159,7 @@ def step_file_gone(context: Any, name: str) -> None:
 
 
 @then('the OpenAI emulator file "{name:Q}" expires {seconds:d} seconds after its creation')
-def step_file_expires(context: Any, name: str, seconds: int) -> None:
+def step_file_expires(context: Context, name: str, seconds: int) -> None:
     found = _file(scenario(context), name)
     assert found.expires_at == found.created_at + seconds, found
 
@@ -185,35 +185,35 @@ def _listed(s: OpenAIScenario, **params: Any) -> list[str]:
 
 
 @then('the OpenAI emulator lists the files "{names:Q}"')
-def step_lists(context: Any, names: str) -> None:
+def step_lists(context: Context, names: str) -> None:
     assert _listed(scenario(context)) == names.split(", ")
 
 
 @then('the OpenAI emulator lists the files "{names:Q}" {size:d} at a time in {pages:d} pages')
-def step_lists_pages(context: Any, names: str, size: int, pages: int) -> None:
+def step_lists_pages(context: Context, names: str, size: int, pages: int) -> None:
     s = scenario(context)
     assert _listed(s, limit=size) == names.split(", ")
     assert s.snapshot["pages"] == pages, s.snapshot
 
 
 @then('the OpenAI emulator lists the files "{names:Q}" {size:d} at a time, oldest first')
-def step_lists_oldest(context: Any, names: str, size: int) -> None:
+def step_lists_oldest(context: Context, names: str, size: int) -> None:
     assert _listed(scenario(context), limit=size, order="asc") == names.split(", ")
 
 
 @then('the OpenAI emulator lists the files "{names:Q}" for "{purpose:Q}"')
-def step_lists_purpose(context: Any, names: str, purpose: str) -> None:
+def step_lists_purpose(context: Context, names: str, purpose: str) -> None:
     assert _listed(scenario(context), purpose=purpose) == names.split(", ")
 
 
 @then('the OpenAI emulator lists the files "{names:Q}" after "{name:Q}"')
-def step_lists_after(context: Any, names: str, name: str) -> None:
+def step_lists_after(context: Context, names: str, name: str) -> None:
     s = scenario(context)
     assert _listed(s, after=s.file_id(name)) == names.split(", ")
 
 
 @step_when("I list the OpenAI emulator files with {params}")
-def step_list_bad(context: Any, params: str) -> None:
+def step_list_bad(context: Context, params: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.files.list(**json.loads(params)))
 
@@ -222,7 +222,7 @@ def step_list_bad(context: Any, params: str) -> None:
     'I upload {count:d} files to the OpenAI emulator, one a second, "a.txt" to "e.txt", "c.txt" for "{special:Q}" and '
     'the others for "{purpose:Q}"'
 )
-def step_upload_many(context: Any, count: int, special: str, purpose: str) -> None:
+def step_upload_many(context: Context, count: int, special: str, purpose: str) -> None:
     s = scenario(context)
     for letter in "abcde"[:count]:
         name = f"{letter}.txt"
@@ -234,10 +234,14 @@ def step_upload_many(context: Any, count: int, special: str, purpose: str) -> No
 
 
 def create_batch(s: OpenAIScenario, lines: list[Any], endpoint: str, **extra: Any) -> None:
+    # `endpoint` is any the scenario names, those the API refuses too: not the SDK's Literal of valid ones.
     created = upload(s, f"batch-{len(s.batches)}.jsonl", jsonl(lines), "batch")
     assert created is not None, repr(s.error)
-    batch = s.run(lambda: s.sdk.batches.create(input_file_id=created.id, endpoint=endpoint, completion_window="24h",
-                                               **extra))  # fmt: skip
+    batch = s.run(
+        lambda: s.sdk.batches.create(
+            input_file_id=created.id, endpoint=cast(Any, endpoint), completion_window="24h", **extra
+        )
+    )
     if batch is None:
         return
     batch = strict(batch)
@@ -258,13 +262,13 @@ def refresh(s: OpenAIScenario) -> Batch:
 
 
 @step_when('I run an OpenAI emulator batch of {count:d} requests to "{endpoint:Q}"')
-def step_run_batch(context: Any, count: int, endpoint: str) -> None:
+def step_run_batch(context: Context, count: int, endpoint: str) -> None:
     s = scenario(context)
     create_batch(s, [request_line(f"r{index}", endpoint, index) for index in range(count)], endpoint)
 
 
 @step_when('I run an OpenAI emulator batch of {count:d} requests to "{endpoint:Q}" with the metadata {metadata}')
-def step_run_batch_metadata(context: Any, count: int, endpoint: str, metadata: str) -> None:
+def step_run_batch_metadata(context: Context, count: int, endpoint: str, metadata: str) -> None:
     s = scenario(context)
     lines = [request_line(f"r{index}", endpoint, index) for index in range(count)]
     create_batch(s, lines, endpoint, metadata=json.loads(metadata))
@@ -273,14 +277,14 @@ def step_run_batch_metadata(context: Any, count: int, endpoint: str, metadata: s
 @step_when(
     'I run an OpenAI emulator batch of {count:d} requests to "{endpoint:Q}" with the output kept {seconds:d} seconds'
 )
-def step_run_batch_kept(context: Any, count: int, endpoint: str, seconds: int) -> None:
+def step_run_batch_kept(context: Context, count: int, endpoint: str, seconds: int) -> None:
     s = scenario(context)
     lines = [request_line(f"r{index}", endpoint, index) for index in range(count)]
     create_batch(s, lines, endpoint, output_expires_after={"anchor": "created_at", "seconds": seconds})
 
 
 @step_when('I run an OpenAI emulator batch to "{endpoint:Q}" of these requests:')
-def step_run_batch_table(context: Any, endpoint: str) -> None:
+def step_run_batch_table(context: Context, endpoint: str) -> None:
     s = scenario(context)
     lines = [
         {"custom_id": row["custom_id"], "method": "POST", "url": endpoint, "body": json.loads(row["body"])}
@@ -290,36 +294,36 @@ def step_run_batch_table(context: Any, endpoint: str) -> None:
 
 
 @step_when('I run an OpenAI emulator batch to "{endpoint:Q}" of the input lines {lines}')
-def step_run_batch_lines(context: Any, endpoint: str, lines: str) -> None:
+def step_run_batch_lines(context: Context, endpoint: str, lines: str) -> None:
     create_batch(scenario(context), json.loads(lines), endpoint)
 
 
 @step_when('I run an OpenAI emulator batch to "{endpoint:Q}" of {count:d} broken lines')
-def step_run_batch_broken(context: Any, endpoint: str, count: int) -> None:
+def step_run_batch_broken(context: Context, endpoint: str, count: int) -> None:
     create_batch(scenario(context), ["not json"] * count, endpoint)
 
 
 @then("the OpenAI emulator batch lists the first {count:d} problems, from line 1 on")
-def step_first_problems(context: Any, count: int) -> None:
+def step_first_problems(context: Context, count: int) -> None:
     batch = refresh(scenario(context))
     assert batch.errors is not None, batch
     assert [error.line for error in batch.errors.data or []] == list(range(1, count + 1)), batch.errors
 
 
 @step_when('I run an OpenAI emulator batch to "{endpoint:Q}" whose input fails validation')
-def step_run_batch_invalid(context: Any, endpoint: str) -> None:
+def step_run_batch_invalid(context: Context, endpoint: str) -> None:
     create_batch(scenario(context), ["not json"], endpoint)
 
 
 @step_when("I run {count:d} OpenAI emulator batches of 1 request each")
-def step_run_batches(context: Any, count: int) -> None:
+def step_run_batches(context: Context, count: int) -> None:
     s = scenario(context)
     for _ in range(count):
         create_batch(s, [request_line("r0", "/v1/responses", 0)], "/v1/responses")
 
 
 @step_when("I create an OpenAI emulator batch with {body}")
-def step_create_raw(context: Any, body: str) -> None:
+def step_create_raw(context: Context, body: str) -> None:
     s = scenario(context)
     text = body.replace("<513 chars>", "v" * 513).replace("<65 chars>", "x" * 65)
     payload = json.loads(text)
@@ -329,14 +333,14 @@ def step_create_raw(context: Any, body: str) -> None:
 
 
 @then("the OpenAI emulator holds no batch")
-def step_no_batch(context: Any) -> None:
+def step_no_batch(context: Context) -> None:
     s = scenario(context)
     assert len(s.emu.openai.batches) == 0
     assert s.emu.openai.created_batches == 0
 
 
 @then('the OpenAI emulator batch is "{status:Q}" with {completed:d} completed, {failed:d} failed of {total:d}')
-def step_batch_is(context: Any, status: str, completed: int, failed: int, total: int) -> None:
+def step_batch_is(context: Context, status: str, completed: int, failed: int, total: int) -> None:
     s = scenario(context)
     answer = s.snapshot.pop("cancel_answer", None)
     batch = answer if answer is not None else refresh(s)
@@ -347,7 +351,7 @@ def step_batch_is(context: Any, status: str, completed: int, failed: int, total:
 
 
 @then("the OpenAI emulator batch's timestamps are {stamps}")
-def step_timestamps(context: Any, stamps: str) -> None:
+def step_timestamps(context: Context, stamps: str) -> None:
     s = scenario(context)
     batch = s.batch.to_dict()
     start_at = batch["created_at"]
@@ -361,7 +365,7 @@ def step_timestamps(context: Any, stamps: str) -> None:
 
 
 @then('the OpenAI emulator batch keeps its metadata {metadata} and the model "{model:Q}"')
-def step_metadata(context: Any, metadata: str, model: str) -> None:
+def step_metadata(context: Context, metadata: str, model: str) -> None:
     batch = scenario(context).batch
     assert batch.metadata == json.loads(metadata), batch
     assert batch.model == model, batch
@@ -369,7 +373,7 @@ def step_metadata(context: Any, metadata: str, model: str) -> None:
 
 
 @then("the OpenAI emulator batch has {output} and {error}")
-def step_batch_files(context: Any, output: str, error: str) -> None:
+def step_batch_files(context: Context, output: str, error: str) -> None:
     batch = scenario(context).batch
     kinds = {output, error}
     has_output = "an output file" in kinds
@@ -388,7 +392,7 @@ def _lines(s: OpenAIScenario, file_id: str | None) -> list[dict[str, Any]]:
 
 
 @then('the OpenAI emulator output file answers each of "{ids:Q}" as a {body}, in another order')
-def step_output(context: Any, ids: str, body: str) -> None:
+def step_output(context: Context, ids: str, body: str) -> None:
     s = scenario(context)
     lines = _lines(s, s.batch.output_file_id)
     wanted = ids.split(", ")
@@ -409,7 +413,7 @@ def step_output(context: Any, ids: str, body: str) -> None:
 
 
 @then('the OpenAI emulator output file is a "{purpose:Q}" file named after the batch')
-def step_output_file(context: Any, purpose: str) -> None:
+def step_output_file(context: Context, purpose: str) -> None:
     s = scenario(context)
     found = _file(s, s.batch.output_file_id)
     assert found.purpose == purpose, found
@@ -420,7 +424,7 @@ def step_output_file(context: Any, purpose: str) -> None:
 
 
 @then("the OpenAI emulator error file holds these lines:")
-def step_error_lines(context: Any) -> None:
+def step_error_lines(context: Context) -> None:
     s = scenario(context)
     lines = {line["custom_id"]: line for line in _lines(s, s.batch.error_file_id)}
     assert sorted(lines) == sorted(row["custom_id"] for row in context.table), sorted(lines)
@@ -444,7 +448,7 @@ def step_error_lines(context: Any) -> None:
     "the OpenAI emulator batch failed {seconds:d} seconds after its creation "
     'with the error "{code:Q}" on line {line} about "{param:Q}"'
 )
-def step_failed_with(context: Any, seconds: int, code: str, line: str, param: str) -> None:
+def step_failed_with(context: Context, seconds: int, code: str, line: str, param: str) -> None:
     s = scenario(context)
     batch = refresh(s)
     assert batch.status == "failed", batch
@@ -462,14 +466,14 @@ def step_failed_with(context: Any, seconds: int, code: str, line: str, param: st
 
 
 @then("the OpenAI emulator counted no request of the batch as created")
-def step_not_counted(context: Any) -> None:
+def step_not_counted(context: Context) -> None:
     s = scenario(context)
     assert s.emu.openai.created_batches == 1, s.emu.openai.created_custom_ids
     assert not s.emu.openai.created_custom_ids, s.emu.openai.created_custom_ids
 
 
 @step_when("I cancel the OpenAI emulator batch")
-def step_cancel(context: Any) -> None:
+def step_cancel(context: Context) -> None:
     s = scenario(context)
     answer = s.run(lambda: s.sdk.batches.cancel(s.batch.id))
     if answer is not None:
@@ -480,13 +484,13 @@ def step_cancel(context: Any) -> None:
 
 
 @step_when('I retrieve the OpenAI emulator batch "{batch_id:Q}"')
-def step_retrieve(context: Any, batch_id: str) -> None:
+def step_retrieve(context: Context, batch_id: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.batches.retrieve(batch_id))
 
 
 @step_when("I list the OpenAI emulator batches with {params}")
-def step_list_batches_bad(context: Any, params: str) -> None:
+def step_list_batches_bad(context: Context, params: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.batches.list(**json.loads(params)))
 
@@ -495,7 +499,7 @@ def step_list_batches_bad(context: Any, params: str) -> None:
     "the OpenAI emulator lists its {count:d} batches newest first, {size:d} at a time, "
     "with has_more, first_id and last_id"
 )
-def step_list_batches(context: Any, count: int, size: int) -> None:
+def step_list_batches(context: Context, count: int, size: int) -> None:
     s = scenario(context)
 
     async def walk() -> list[str]:
@@ -516,14 +520,14 @@ def step_list_batches(context: Any, count: int, size: int) -> None:
 
 
 @then("the OpenAI emulator output file expires {seconds:d} seconds after its creation")
-def step_output_expires(context: Any, seconds: int) -> None:
+def step_output_expires(context: Context, seconds: int) -> None:
     s = scenario(context)
     found = _file(s, s.batch.output_file_id)
     assert found.expires_at == found.created_at + seconds, found
 
 
 @step_when("I delete the OpenAI emulator batch's {which} file")
-def step_delete_batch_file(context: Any, which: str) -> None:
+def step_delete_batch_file(context: Context, which: str) -> None:
     s = scenario(context)
     file_id = {"input": s.batch.input_file_id, "output": s.batch.output_file_id, "error": s.batch.error_file_id}[which]
     deleted = s.run(lambda: s.sdk.files.delete(file_id))
@@ -533,7 +537,7 @@ def step_delete_batch_file(context: Any, which: str) -> None:
 
 
 @then("the OpenAI emulator batch's output file is not found")
-def step_output_gone(context: Any) -> None:
+def step_output_gone(context: Context) -> None:
     s = scenario(context)
     refresh(s)
     s.run(lambda: s.sdk.files.retrieve(s.batch.output_file_id))
@@ -544,23 +548,23 @@ def step_output_gone(context: Any) -> None:
 
 
 @given('the OpenAI emulator ends request "{custom_id:Q}" as errored with "{error_type:Q}" saying "{message:Q}"')
-def step_outcome_errored(context: Any, custom_id: str, error_type: str, message: str) -> None:
+def step_outcome_errored(context: Context, custom_id: str, error_type: str, message: str) -> None:
     scenario(context).emu.faults.outcome(custom_id, "errored", error_type=error_type, message=message)
 
 
 @given('the OpenAI emulator ends request "{custom_id:Q}" as {kind}')
-def step_outcome(context: Any, custom_id: str, kind: str) -> None:
+def step_outcome(context: Context, custom_id: str, kind: str) -> None:
     chosen: Any = kind
     scenario(context).emu.faults.outcome(custom_id, chosen)
 
 
 @given('the OpenAI emulator loses request "{custom_id:Q}"')
-def step_lose(context: Any, custom_id: str) -> None:
+def step_lose(context: Context, custom_id: str) -> None:
     scenario(context).emu.faults.lose(custom_id)
 
 
 @given('the OpenAI emulator fails the next "{route:Q}" call with status {status:d} and retry-after {retry:g}')
-def step_fault(context: Any, route: str, status: int, retry: float) -> None:
+def step_fault(context: Context, route: str, status: int, retry: float) -> None:
     scenario(context).emu.faults.fail_next(route, status, retry_after=retry)
 
 
@@ -568,27 +572,27 @@ def step_fault(context: Any, route: str, status: int, retry: float) -> None:
     'the OpenAI emulator fails the next "{route:Q}" call with status {status:d}, {times:d} times, '
     'retry-after {retry:g} and message "{message:Q}"'
 )
-def step_fault_full(context: Any, route: str, status: int, times: int, retry: float, message: str) -> None:
+def step_fault_full(context: Context, route: str, status: int, times: int, retry: float, message: str) -> None:
     scenario(context).emu.faults.fail_next(route, status, times=times, retry_after=retry, message=message)
 
 
 @given('the OpenAI emulator drops the answer of the next "{route:Q}" call')
-def step_drop(context: Any, route: str) -> None:
+def step_drop(context: Context, route: str) -> None:
     scenario(context).emu.faults.drop_after_commit(route)
 
 
 @given('the OpenAI emulator delays the answer of the next "{route:Q}" call by {seconds:g} seconds')
-def step_delay(context: Any, route: str, seconds: float) -> None:
+def step_delay(context: Context, route: str, seconds: float) -> None:
     scenario(context).emu.faults.delay_after_commit(route, seconds=seconds)
 
 
 @given('the OpenAI emulator makes "{route:Q}" slow by {seconds:g} seconds, {times:d} time')
-def step_slow_times(context: Any, route: str, seconds: float, times: int) -> None:
+def step_slow_times(context: Context, route: str, seconds: float, times: int) -> None:
     scenario(context).emu.faults.slow(route, seconds=seconds, times=times)
 
 
 @given('the OpenAI emulator makes "{route:Q}" slow by {seconds:g} seconds')
-def step_slow(context: Any, route: str, seconds: float) -> None:
+def step_slow(context: Context, route: str, seconds: float) -> None:
     scenario(context).emu.faults.slow(route, seconds=seconds)
 
 
@@ -600,7 +604,7 @@ def _prepared_file(s: OpenAIScenario) -> str:
 
 
 @step_when('I call the OpenAI emulator route "{route:Q}"')
-def step_call_route(context: Any, route: str) -> None:
+def step_call_route(context: Context, route: str) -> None:
     s = scenario(context)
     sdk = s.sdk
     if route.startswith("openai.batches.") and route != "openai.batches.create":
@@ -637,7 +641,7 @@ def step_call_route(context: Any, route: str) -> None:
 
 
 @then("the OpenAI emulator call failed with a dropped connection")
-def step_dropped(context: Any) -> None:
+def step_dropped(context: Context) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIConnectionError), repr(error)
     assert not isinstance(error, openai.APITimeoutError), repr(error)
@@ -645,7 +649,7 @@ def step_dropped(context: Any) -> None:
 
 
 @then("the OpenAI emulator lists {count:d} batch, holding {requests:d} requests")
-def step_listed_one(context: Any, count: int, requests: int) -> None:
+def step_listed_one(context: Context, count: int, requests: int) -> None:
     s = scenario(context)
     page = s.run(lambda: s.sdk.batches.list())
     assert len(page.data) == count, page
@@ -658,45 +662,45 @@ def _created(ids: str) -> dict[str, int]:
 
 @then('the OpenAI emulator counted {count:d} batch created, holding "{ids:Q}"')
 @then('the OpenAI emulator counted {count:d} batches created, holding "{ids:Q}"')
-def step_counted_created(context: Any, count: int, ids: str) -> None:
+def step_counted_created(context: Context, count: int, ids: str) -> None:
     backend = scenario(context).emu.openai
     assert backend.created_batches == count, backend.created_batches
     assert dict(backend.created_custom_ids) == _created(ids), backend.created_custom_ids
 
 
 @then('the OpenAI emulator counted {count:d} calls to "{route:Q}"')
-def step_counted_calls(context: Any, count: int, route: str) -> None:
+def step_counted_calls(context: Context, count: int, route: str) -> None:
     assert scenario(context).emu.calls[route] == count, scenario(context).emu.calls
 
 
 @then("the OpenAI emulator counted these calls:")
-def step_counted_table(context: Any) -> None:
+def step_counted_table(context: Context) -> None:
     calls = scenario(context).emu.calls
     assert dict(calls) == {row["route"]: int(row["count"]) for row in context.table}, calls
 
 
 @then("the OpenAI emulator clock slept {times:d} times for {seconds:g} seconds in all")
-def step_slept(context: Any, times: int, seconds: float) -> None:
+def step_slept(context: Context, times: int, seconds: float) -> None:
     sleeps = scenario(context).clock.sleeps
     assert (len(sleeps), sum(sleeps)) == (times, seconds), sleeps
 
 
 @then("the OpenAI emulator clock slept at least {times:d} times")
-def step_slept_many(context: Any, times: int) -> None:
+def step_slept_many(context: Context, times: int) -> None:
     sleeps = scenario(context).clock.sleeps
     assert len(sleeps) >= times, sleeps
     assert set(sleeps[2:]) == {2.0}, sleeps
 
 
 @step_when("I read the OpenAI emulator output file")
-def step_read_output(context: Any) -> None:
+def step_read_output(context: Context) -> None:
     s = scenario(context)
     s.sleeps = len(s.clock.sleeps)
     assert len(_lines(s, s.batch.output_file_id)) == 3
 
 
 @then("the OpenAI emulator clock slept {times:d} more times for {seconds:g} seconds in all")
-def step_slept_more(context: Any, times: int, seconds: float) -> None:
+def step_slept_more(context: Context, times: int, seconds: float) -> None:
     s = scenario(context)
     more = s.clock.sleeps[s.sleeps :]
     assert (len(more), sum(more)) == (times, seconds), more
@@ -706,7 +710,7 @@ def step_slept_more(context: Any, times: int, seconds: float) -> None:
 
 
 @given("the OpenAI emulator serves on a socket")
-def step_serve(context: Any) -> None:
+def step_serve(context: Context) -> None:
     s = scenario(context)
     s.emulator = Emulator()
     serving = serve_in_thread(s.emulator)
@@ -724,12 +728,12 @@ def _admin(s: OpenAIScenario, method: str, path: str, body: Any = None) -> httpx
 
 
 @step_when("I arm the socket OpenAI emulator's {kind} {body}")
-def step_arm(context: Any, kind: str, body: str) -> None:
+def step_arm(context: Context, kind: str, body: str) -> None:
     _admin(scenario(context), "POST", f"/_emulator/{kind}s", json.loads(body))
 
 
 @then('the socket OpenAI emulator\'s stats show {count:d} OpenAI batch created, holding "{ids:Q}"')
-def step_socket_stats(context: Any, count: int, ids: str) -> None:
+def step_socket_stats(context: Context, count: int, ids: str) -> None:
     stats = _admin(scenario(context), "GET", "/_emulator/stats").json()
     assert stats["openai_created_batches"] == count, stats
     assert stats["openai_batches"] == count, stats
@@ -738,12 +742,12 @@ def step_socket_stats(context: Any, count: int, ids: str) -> None:
 
 
 @step_when("I reset the socket OpenAI emulator")
-def step_reset(context: Any) -> None:
+def step_reset(context: Context) -> None:
     assert _admin(scenario(context), "POST", "/_emulator/reset").json() == {"reset": True}
 
 
 @then("the socket OpenAI emulator's stats show no OpenAI batch, file or call")
-def step_reset_stats(context: Any) -> None:
+def step_reset_stats(context: Context) -> None:
     s = scenario(context)
     stats = _admin(s, "GET", "/_emulator/stats").json()
     assert stats["calls"] == {}, stats
@@ -752,7 +756,7 @@ def step_reset_stats(context: Any) -> None:
 
 
 @then("the socket OpenAI emulator admin answer is {status:d}")
-def step_admin_status(context: Any, status: int) -> None:
+def step_admin_status(context: Context, status: int) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == status, response
@@ -762,7 +766,7 @@ def step_admin_status(context: Any, status: int) -> None:
 
 
 @given("the OpenAI emulator runs on a manual clock with a state file")
-def step_start_state(context: Any) -> None:
+def step_start_state(context: Context) -> None:
     s = scenario(context)
     folder = Path(tempfile.mkdtemp(prefix="lowtide-openai-state-", dir=context.state_dir))
     s.state_file = str(folder / "state.json")
@@ -770,14 +774,14 @@ def step_start_state(context: Any) -> None:
 
 
 @step_when("I read the OpenAI emulator output and error files")
-def step_read_both(context: Any) -> None:
+def step_read_both(context: Context) -> None:
     s = scenario(context)
     assert [line["custom_id"] for line in _lines(s, s.batch.output_file_id)] == ["ok"]
     assert [line["custom_id"] for line in _lines(s, s.batch.error_file_id)] == ["bad"]
 
 
 @step_when("I cancel a second OpenAI emulator batch that is still in progress")
-def step_cancel_second(context: Any) -> None:
+def step_cancel_second(context: Context) -> None:
     s = scenario(context)
     first = s.batch
     s.emu.processing_seconds = 100
@@ -789,7 +793,7 @@ def step_cancel_second(context: Any) -> None:
 
 
 @step_when("I leave an OpenAI emulator batch of 1 request in progress")
-def step_leave_running(context: Any) -> None:
+def step_leave_running(context: Context) -> None:
     s = scenario(context)
     first = s.batch
     s.emu.processing_seconds = 100
@@ -801,7 +805,7 @@ def step_leave_running(context: Any) -> None:
 def _everything(s: OpenAIScenario) -> dict[str, Any]:
     async def read() -> dict[str, Any]:
         files = [item.to_dict() for item in (await s.sdk.files.list()).data]
-        contents = {item["id"]: (await s.sdk.files.content(item["id"])).content for item in files}
+        contents = {item["id"]: (await s.sdk.files.content(str(item["id"]))).content for item in files}
         batches = [item.to_dict() for item in (await s.sdk.batches.list()).data]
         return {"files": files, "contents": contents, "batches": batches}
 
@@ -811,7 +815,7 @@ def _everything(s: OpenAIScenario) -> dict[str, Any]:
 
 
 @step_when("the OpenAI emulator is started again on its state file")
-def step_restart(context: Any) -> None:
+def step_restart(context: Context) -> None:
     s = scenario(context)
     s.snapshot["before"] = _everything(s)
     s.emulator = Emulator(clock=s.clock, state_file=s.state_file)
@@ -819,7 +823,7 @@ def step_restart(context: Any) -> None:
 
 
 @then("the OpenAI emulator serves the same files, batches and output as before")
-def step_same_after(context: Any) -> None:
+def step_same_after(context: Context) -> None:
     s = scenario(context)
     before, after = s.snapshot["before"], _everything(s)
     assert after == before, (after, before)
@@ -829,10 +833,10 @@ def step_same_after(context: Any) -> None:
 
 
 @then('the OpenAI emulator still loses request "{custom_id:Q}"')
-def step_still_lost(context: Any, custom_id: str) -> None:
+def step_still_lost(context: Context, custom_id: str) -> None:
     assert scenario(context).emu.faults.is_lost(custom_id)
 
 
 @then("the OpenAI emulator has been running for {seconds:d} seconds")
-def step_running(context: Any, seconds: int) -> None:
+def step_running(context: Context, seconds: int) -> None:
     assert when(scenario(context)) == seconds

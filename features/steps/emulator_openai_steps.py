@@ -27,11 +27,11 @@ from _openai_support import (
     strict,
     webp,
 )
-from behave import given, then, when
 from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 from openai.types.responses import Response
 from pydantic import BaseModel, Field
+from step_context import Context, given, then, when
 
 from lowtide.clock import ManualClock
 from lowtide.emulator.core.pdf import simple_pdf
@@ -64,27 +64,27 @@ class LookupTide(BaseModel):
 
 
 @given("the OpenAI emulator runs on a manual clock")
-def step_start(context: Any) -> None:
+def step_start(context: Context) -> None:
     start(context)
 
 
 @given("the OpenAI emulator runs on a manual clock with {seconds:d} processing seconds")
-def step_start_processing(context: Any, seconds: int) -> None:
+def step_start_processing(context: Context, seconds: int) -> None:
     start(context, processing_seconds=seconds)
 
 
 @given("the OpenAI emulator runs on a manual clock with {seconds:d} processing seconds and {cancel:d} cancel seconds")
-def step_start_cancel(context: Any, seconds: int, cancel: int) -> None:
+def step_start_cancel(context: Context, seconds: int, cancel: int) -> None:
     start(context, processing_seconds=seconds, cancel_seconds=cancel)
 
 
 @given('the OpenAI emulator runs on a manual clock and accepts only the API key "{key:Q}"')
-def step_start_keys(context: Any, key: str) -> None:
+def step_start_keys(context: Context, key: str) -> None:
     start(context, api_keys=[key])
 
 
 @given("the OpenAI emulator runs on a manual clock with bodies limited to {size:d} bytes")
-def step_start_limits(context: Any, size: int) -> None:
+def step_start_limits(context: Context, size: int) -> None:
     start(context, max_request_bytes=size)
 
 
@@ -94,13 +94,13 @@ class _BrokenClock(ManualClock):
 
 
 @given("the OpenAI emulator runs on a clock that has stopped working")
-def step_start_broken(context: Any) -> None:
+def step_start_broken(context: Context) -> None:
     scenario(context).clock = _BrokenClock()
     start(context)
 
 
 @when("the OpenAI emulator clock advances {seconds:d} seconds")
-def step_advance(context: Any, seconds: int) -> None:
+def step_advance(context: Context, seconds: int) -> None:
     scenario(context).clock.advance(seconds)
 
 
@@ -108,12 +108,12 @@ def step_advance(context: Any, seconds: int) -> None:
 
 
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" without a key')
-def step_raw_anonymous(context: Any, method: str, path: str) -> None:
+def step_raw_anonymous(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path, headers={}, content=b"{}")
 
 
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" with the body "{body:Q}"')
-def step_raw_body(context: Any, method: str, path: str, body: str) -> None:
+def step_raw_body(context: Context, method: str, path: str, body: str) -> None:
     content = {"-": None, "big": json.dumps({"model": MODEL, "input": "x" * 3000}).encode()}.get(body, body.encode())
     headers = {"authorization": f"Bearer {KEY}"}
     if body == "garbage":
@@ -122,24 +122,31 @@ def step_raw_body(context: Any, method: str, path: str, body: str) -> None:
 
 
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" that fails inside the emulator')
-def step_raw_crash(context: Any, method: str, path: str) -> None:
+def step_raw_crash(context: Context, method: str, path: str) -> None:
     s = scenario(context)
     transport = httpx2.ASGITransport(app=s.emu.app, raise_app_exceptions=False)
     raw_call(s, method, path, content=json.dumps({"model": MODEL, "input": "x"}).encode(), transport=transport)
 
 
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" as an Anthropic client')
-def step_raw_anthropic(context: Any, method: str, path: str) -> None:
+def step_raw_anthropic(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path, headers={"x-api-key": KEY, "anthropic-version": "2023-06-01"})
 
 
 @when('I send the OpenAI emulator a raw "{method:w}" to "{path:S}" as an OpenAI client')
-def step_raw_openai(context: Any, method: str, path: str) -> None:
+def step_raw_openai(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path)
 
 
+def _function_calls(completion: ChatCompletion) -> list[ChatCompletionMessageFunctionToolCall]:
+    """The tool calls of the completion's first choice: function calls, as the emulator makes them."""
+    calls = completion.choices[0].message.tool_calls or []
+    assert all(isinstance(call, ChatCompletionMessageFunctionToolCall) for call in calls), calls
+    return [call for call in calls if isinstance(call, ChatCompletionMessageFunctionToolCall)]
+
+
 @then('the OpenAI emulator raw answer is {status:d} with type "{error_type:Q}" and code "{code:Q}"')
-def step_raw_error(context: Any, status: int, error_type: str, code: str) -> None:
+def step_raw_error(context: Context, status: int, error_type: str, code: str) -> None:
     response = scenario(context).raw
     assert response is not None
     assert response.status_code == status, (response.status_code, response.text)
@@ -152,14 +159,14 @@ def step_raw_error(context: Any, status: int, error_type: str, code: str) -> Non
 
 
 @then('the OpenAI emulator raw error message mentions "{text:Q}"')
-def step_raw_mentions(context: Any, text: str) -> None:
+def step_raw_mentions(context: Context, text: str) -> None:
     response = scenario(context).raw
     assert response is not None
     assert text in response.json()["error"]["message"], response.text
 
 
 @then("the OpenAI emulator raw answer is Anthropic's list of {count:d} files")
-def step_raw_anthropic_files(context: Any, count: int) -> None:
+def step_raw_anthropic_files(context: Context, count: int) -> None:
     """The Anthropic Files API answered, in its own shape: no OpenAI `object: list` envelope."""
     response = scenario(context).raw
     assert response is not None
@@ -170,7 +177,7 @@ def step_raw_anthropic_files(context: Any, count: int) -> None:
 
 
 @then("the OpenAI emulator raw answer is a list of {count:d} files")
-def step_raw_list(context: Any, count: int) -> None:
+def step_raw_list(context: Context, count: int) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response
@@ -180,7 +187,7 @@ def step_raw_list(context: Any, count: int) -> None:
 
 
 @then('the OpenAI emulator call fails with {exception}, status {status:d}, type "{error_type:Q}" and code "{code:Q}"')
-def step_fails(context: Any, exception: str, status: int, error_type: str, code: str) -> None:
+def step_fails(context: Context, exception: str, status: int, error_type: str, code: str) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIStatusError), f"expected {exception}, got {error!r}"
     assert type(error).__name__ == exception, f"{type(error).__name__} is not {exception}"
@@ -195,35 +202,35 @@ def step_fails(context: Any, exception: str, status: int, error_type: str, code:
 
 
 @then('the OpenAI emulator error names the parameter "{param:Q}"')
-def step_error_param(context: Any, param: str) -> None:
+def step_error_param(context: Context, param: str) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIStatusError), error
     assert error.param == param, (error.param, error.message)
 
 
 @then('the OpenAI emulator error message mentions "{text:Q}"')
-def step_error_mentions(context: Any, text: str) -> None:
+def step_error_mentions(context: Context, text: str) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIStatusError), error
     assert text in error.message, error.message
 
 
 @then('the OpenAI emulator error message does not mention "{text:Q}"')
-def step_error_not_mentions(context: Any, text: str) -> None:
+def step_error_not_mentions(context: Context, text: str) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIStatusError), error
     assert text not in error.message, error.message
 
 
 @then('the OpenAI emulator error has the header "{name:Q}" set to "{value:Q}"')
-def step_error_header(context: Any, name: str, value: str) -> None:
+def step_error_header(context: Context, name: str, value: str) -> None:
     error = scenario(context).error
     assert isinstance(error, openai.APIStatusError), error
     assert error.response.headers.get(name) == value, dict(error.response.headers)
 
 
 @then("the OpenAI emulator call succeeded")
-def step_succeeded(context: Any) -> None:
+def step_succeeded(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, repr(s.error)
 
@@ -231,7 +238,7 @@ def step_succeeded(context: Any) -> None:
 # -- asking ----------------------------------------------------------------------------------------------------------
 
 
-def _ask(context: Any, api: str, body: dict[str, Any], client: openai.AsyncOpenAI | None = None) -> None:
+def _ask(context: Context, api: str, body: dict[str, Any], client: openai.AsyncOpenAI | None = None) -> None:
     s = scenario(context)
     sdk = client or s.sdk
     s.previous = s.reply
@@ -258,7 +265,7 @@ def _changed(api: str, change: str) -> dict[str, Any]:
 
 
 @when("I send the OpenAI emulator's {api} API the body changed by {change}")
-def step_send_changed(context: Any, api: str, change: str) -> None:
+def step_send_changed(context: Context, api: str, change: str) -> None:
     s = scenario(context)
     path = "/responses" if api == "Responses" else "/chat/completions"
     kind = Response if api == "Responses" else ChatCompletion
@@ -267,22 +274,22 @@ def step_send_changed(context: Any, api: str, change: str) -> None:
 
 
 @when("I ask the OpenAI emulator's {api} API the body changed by {change}")
-def step_ask_changed(context: Any, api: str, change: str) -> None:
+def step_ask_changed(context: Context, api: str, change: str) -> None:
     _ask(context, api, _changed(api, change))
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}"')
-def step_ask(context: Any, api: str, text: str) -> None:
+def step_ask(context: Context, api: str, text: str) -> None:
     _ask(context, api, _question(api, text))
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" again')
-def step_ask_again(context: Any, api: str, text: str) -> None:
+def step_ask_again(context: Context, api: str, text: str) -> None:
     _ask(context, api, _question(api, text))
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" with the API key "{key:Q}"')
-def step_ask_key(context: Any, api: str, text: str, key: str) -> None:
+def step_ask_key(context: Context, api: str, text: str, key: str) -> None:
     s = scenario(context)
     client = s.emu.openai_client(api_key=key)
     s.cleanups.append(client.close)
@@ -290,7 +297,7 @@ def step_ask_key(context: Any, api: str, text: str, key: str) -> None:
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" with {retries:d} SDK retries')
-def step_ask_retries(context: Any, api: str, text: str, retries: int) -> None:
+def step_ask_retries(context: Context, api: str, text: str, retries: int) -> None:
     s = scenario(context)
     connect(s, max_retries=retries)
     _ask(context, api, _question(api, text))
@@ -303,12 +310,12 @@ def _tool(api: str) -> dict[str, Any]:
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" with the tool lookup_tide')
-def step_ask_tool(context: Any, api: str, text: str) -> None:
+def step_ask_tool(context: Context, api: str, text: str) -> None:
     _ask(context, api, {**_question(api, text), "tools": [_tool(api)]})
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" with the tool lookup_tide and the tool choice "{choice:Q}"')
-def step_ask_tool_choice(context: Any, api: str, text: str, choice: str) -> None:
+def step_ask_tool_choice(context: Context, api: str, text: str, choice: str) -> None:
     chosen: Any = choice
     if choice == "lookup_tide":
         chosen = {"type": "function", "function": {"name": choice}}
@@ -318,12 +325,12 @@ def step_ask_tool_choice(context: Any, api: str, text: str, choice: str) -> None
 
 
 @when('I ask the OpenAI emulator\'s {api} API a {tokens:d}-token question "{topic:Q}"')
-def step_ask_long(context: Any, api: str, tokens: int, topic: str) -> None:
+def step_ask_long(context: Context, api: str, tokens: int, topic: str) -> None:
     _ask(context, api, _question(api, _long(topic, tokens)))
 
 
 @when('I ask the OpenAI emulator\'s {api} API a {tokens:d}-token question "{topic:Q}" kept for 24h')
-def step_ask_long_kept(context: Any, api: str, tokens: int, topic: str) -> None:
+def step_ask_long_kept(context: Context, api: str, tokens: int, topic: str) -> None:
     # A short turn first: a prefix under 1024 tokens, which is never cached.
     body = _question(api, "Hello")
     if api == "Responses":
@@ -341,14 +348,14 @@ def _long(topic: str, tokens: int) -> str:
 # -- answers ---------------------------------------------------------------------------------------------------------
 
 
-def _response(context: Any) -> Response:
+def _response(context: Context) -> Response:
     s = scenario(context)
     assert s.error is None, repr(s.error)
     assert isinstance(s.reply, Response), s.reply
     return strict(s.reply)
 
 
-def _completion(context: Any) -> ChatCompletion:
+def _completion(context: Context) -> ChatCompletion:
     s = scenario(context)
     assert s.error is None, repr(s.error)
     assert isinstance(s.reply, ChatCompletion), s.reply
@@ -356,14 +363,14 @@ def _completion(context: Any) -> ChatCompletion:
 
 
 @then("the OpenAI emulator answer is a completed response")
-def step_completed(context: Any) -> None:
+def step_completed(context: Context) -> None:
     response = _response(context)
     assert response.status == "completed", response
     assert response.id.startswith("resp_"), response.id
 
 
 @then('the OpenAI emulator answer is a completed response saying "{start}"')
-def step_completed_saying(context: Any, start: str) -> None:
+def step_completed_saying(context: Context, start: str) -> None:
     response = _response(context)
     assert response.status == "completed", response
     assert response.incomplete_details is None, response
@@ -372,14 +379,14 @@ def step_completed_saying(context: Any, start: str) -> None:
 
 
 @then("the OpenAI emulator answer says the same as before")
-def step_same(context: Any) -> None:
+def step_same(context: Context) -> None:
     s = scenario(context)
     assert s.reply.output_text == s.previous.output_text, (s.reply.output_text, s.previous.output_text)
     assert s.reply.id != s.previous.id, s.reply.id
 
 
 @then('the OpenAI emulator answer is a chat completion saying "{start}" and stopping for "{finish:Q}"')
-def step_chat_saying(context: Any, start: str, finish: str) -> None:
+def step_chat_saying(context: Context, start: str, finish: str) -> None:
     completion = _completion(context)
     choice = completion.choices[0]
     assert completion.id.startswith("chatcmpl-"), completion.id
@@ -389,7 +396,7 @@ def step_chat_saying(context: Any, start: str, finish: str) -> None:
 
 
 @then('the OpenAI emulator answer is a chat completion stopping for "{finish:Q}" after {tokens:d} output tokens')
-def step_chat_stopped(context: Any, finish: str, tokens: int) -> None:
+def step_chat_stopped(context: Context, finish: str, tokens: int) -> None:
     completion = _completion(context)
     assert completion.choices[0].finish_reason == finish, completion
     assert completion.usage is not None, completion.usage
@@ -397,14 +404,14 @@ def step_chat_stopped(context: Any, finish: str, tokens: int) -> None:
 
 
 @then("the OpenAI emulator chat completion has {count:d} identical choices")
-def step_chat_choices(context: Any, count: int) -> None:
+def step_chat_choices(context: Context, count: int) -> None:
     completion = _completion(context)
     assert [choice.index for choice in completion.choices] == list(range(count)), completion.choices
     assert len({choice.message.content for choice in completion.choices}) == 1, completion.choices
 
 
 @then("the OpenAI emulator answer is an incomplete response, cut at {tokens:d} output tokens")
-def step_incomplete(context: Any, tokens: int) -> None:
+def step_incomplete(context: Context, tokens: int) -> None:
     response = _response(context)
     assert response.status == "incomplete", response.status
     assert response.incomplete_details is not None
@@ -415,7 +422,7 @@ def step_incomplete(context: Any, tokens: int) -> None:
 
 
 @then("the OpenAI emulator answer used {tokens:d} input tokens, {cached:d} of them cached")
-def step_usage(context: Any, tokens: int, cached: int) -> None:
+def step_usage(context: Context, tokens: int, cached: int) -> None:
     reply = scenario(context).reply
     if isinstance(reply, Response):
         usage = strict(reply).usage
@@ -433,7 +440,7 @@ def step_usage(context: Any, tokens: int, cached: int) -> None:
 
 
 @then('the OpenAI emulator answer text is a JSON object with the key "{key:Q}"')
-def step_json_object(context: Any, key: str) -> None:
+def step_json_object(context: Context, key: str) -> None:
     reply = scenario(context).reply
     text = (
         _response(context).output_text
@@ -447,7 +454,7 @@ def step_json_object(context: Any, key: str) -> None:
 
 
 @when('I ask the OpenAI emulator\'s {api} API to parse "{text:Q}" into a Voyage')
-def step_parse(context: Any, api: str, text: str) -> None:
+def step_parse(context: Context, api: str, text: str) -> None:
     s = scenario(context)
     if api == "Responses":
         s.reply = s.run(lambda: s.sdk.responses.parse(model=MODEL, input=text, text_format=Voyage))
@@ -457,7 +464,7 @@ def step_parse(context: Any, api: str, text: str) -> None:
 
 
 @then("the OpenAI emulator parsed answer is a valid Voyage")
-def step_parsed(context: Any) -> None:
+def step_parsed(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, repr(s.error)
     if hasattr(s.reply, "output_parsed"):
@@ -471,7 +478,7 @@ def step_parsed(context: Any) -> None:
 
 
 @then("the OpenAI emulator response calls lookup_tide with valid arguments")
-def step_response_calls(context: Any) -> None:
+def step_response_calls(context: Context) -> None:
     response = _response(context)
     calls = [item for item in response.output if item.type == "function_call"]
     assert len(calls) == 1, response.output
@@ -482,7 +489,7 @@ def step_response_calls(context: Any) -> None:
 
 
 @then("the OpenAI emulator chat completion calls lookup_tide with valid arguments")
-def step_chat_calls(context: Any) -> None:
+def step_chat_calls(context: Context) -> None:
     completion = _completion(context)
     choice = completion.choices[0]
     assert choice.finish_reason == "tool_calls", choice
@@ -534,7 +541,7 @@ def _file(responses: bool, **source: str) -> dict[str, Any]:
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}" with these parts:')
-def step_ask_parts(context: Any, api: str, text: str) -> None:
+def step_ask_parts(context: Context, api: str, text: str) -> None:
     s = scenario(context)
     parts = [_part(s, api, row["part"]) for row in context.table]
     s.expected_tokens = sum(int(row["tokens"]) for row in context.table)
@@ -550,7 +557,7 @@ def step_ask_parts(context: Any, api: str, text: str) -> None:
 
 
 @then("the OpenAI emulator answer used the tokens of its parts and {more:d} more")
-def step_part_tokens(context: Any, more: int) -> None:
+def step_part_tokens(context: Context, more: int) -> None:
     s = scenario(context)
     reply = s.reply
     assert s.error is None, repr(s.error)
@@ -571,7 +578,7 @@ def _stream_body(api: str, question: str, tools: str) -> dict[str, Any]:
 
 
 @when("I ask the OpenAI emulator's {api} API {question} with {tools}, streamed and not")
-def step_stream_both(context: Any, api: str, question: str, tools: str) -> None:
+def step_stream_both(context: Context, api: str, question: str, tools: str) -> None:
     s = scenario(context)
     body = _stream_body(api, question, tools)
 
@@ -580,7 +587,7 @@ def step_stream_both(context: Any, api: str, question: str, tools: str) -> None:
             # The helper's get_final_response() wants `response.completed`; an incomplete answer ends otherwise.
             async with s.sdk.responses.stream(**body) as stream:
                 async for event in stream:
-                    if event.type in ("response.completed", "response.incomplete"):
+                    if event.type == "response.completed" or event.type == "response.incomplete":
                         return event.response
             raise AssertionError("the stream ended without its final event")
         async with s.sdk.chat.completions.stream(**body) as stream:
@@ -595,7 +602,7 @@ def step_stream_both(context: Any, api: str, question: str, tools: str) -> None:
 
 
 @when('I ask the OpenAI emulator\'s {api} API "{text:Q}", streamed and not')
-def step_stream_plain(context: Any, api: str, text: str) -> None:
+def step_stream_plain(context: Context, api: str, text: str) -> None:
     step_stream_both(context, api, f'"{text}"', "no tools")
 
 
@@ -609,7 +616,7 @@ def _without_ids(value: Any) -> Any:
 
 
 @then("the OpenAI emulator streamed response is the non-streamed one")
-def step_streamed_response(context: Any) -> None:
+def step_streamed_response(context: Context) -> None:
     s = scenario(context)
     streamed = strict(s.streamed, Response)
     plain = _response(context)
@@ -620,7 +627,7 @@ def step_streamed_response(context: Any) -> None:
 
 
 @then("the OpenAI emulator stream's events are in OpenAI's order, ending with \"{last}\"")
-def step_stream_events(context: Any, last: str) -> None:
+def step_stream_events(context: Context, last: str) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response
@@ -645,14 +652,14 @@ def step_stream_events(context: Any, last: str) -> None:
 
 
 @then("the OpenAI emulator streamed completion is the non-streamed one")
-def step_streamed_completion(context: Any) -> None:
+def step_streamed_completion(context: Context) -> None:
     s = scenario(context)
     streamed = strict(s.streamed, ChatCompletion)
     plain = _completion(context)
 
     def projection(completion: ChatCompletion) -> Any:
         choice = completion.choices[0]
-        calls = [(call.function.name, call.function.arguments) for call in choice.message.tool_calls or []]
+        calls = [(call.function.name, call.function.arguments) for call in _function_calls(completion)]
         return choice.message.content, calls, choice.finish_reason, completion.model
 
     assert projection(streamed) == projection(plain), (projection(streamed), projection(plain))
@@ -662,7 +669,7 @@ def step_streamed_completion(context: Any) -> None:
 
 
 @then('the OpenAI emulator chat stream ends with a usage chunk and "{done:Q}"')
-def step_chat_stream_end(context: Any, done: str) -> None:
+def step_chat_stream_end(context: Context, done: str) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response
@@ -696,26 +703,26 @@ def _vectors(reply: Any) -> list[list[float]]:
 
 
 @when('I ask the OpenAI emulator for embeddings of "{first:Q}" and "{second:Q}" with {params}')
-def step_embed_two(context: Any, first: str, second: str, params: str) -> None:
+def step_embed_two(context: Context, first: str, second: str, params: str) -> None:
     s = scenario(context)
     s.previous = s.vectors
     s.reply = s.run(lambda: s.sdk.embeddings.create(input=[first, second], **json.loads(params)))
 
 
 @when('I ask the OpenAI emulator for embeddings of "{text:Q}" with {params}')
-def step_embed_one(context: Any, text: str, params: str) -> None:
+def step_embed_one(context: Context, text: str, params: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.embeddings.create(input=text, **json.loads(params)))
 
 
 @when("I ask the OpenAI emulator for embeddings of tokens {tokens} with {params}")
-def step_embed_tokens(context: Any, tokens: str, params: str) -> None:
+def step_embed_tokens(context: Context, tokens: str, params: str) -> None:
     s = scenario(context)
     s.reply = s.run(lambda: s.sdk.embeddings.create(input=json.loads(tokens), **json.loads(params)))
 
 
 @then("the OpenAI emulator gives {count:d} unit vectors of {size:d} numbers, {tokens:d} tokens")
-def step_vectors(context: Any, count: int, size: int, tokens: int) -> None:
+def step_vectors(context: Context, count: int, size: int, tokens: int) -> None:
     s = scenario(context)
     assert s.error is None, repr(s.error)
     s.vectors = _vectors(s.reply)
@@ -727,13 +734,13 @@ def step_vectors(context: Any, count: int, size: int, tokens: int) -> None:
 
 
 @then("the OpenAI emulator gives the same vectors as before")
-def step_same_vectors(context: Any) -> None:
+def step_same_vectors(context: Context) -> None:
     s = scenario(context)
     assert _vectors(s.reply) == s.vectors
 
 
 @when("I send the OpenAI emulator's Embeddings API the body {body}")
-def step_embed_raw(context: Any, body: str) -> None:
+def step_embed_raw(context: Context, body: str) -> None:
     s = scenario(context)
     payload = json.loads(body)
     s.reply = s.run(lambda: s.sdk.post("/embeddings", cast_to=CreateEmbeddingResponse, body=payload))

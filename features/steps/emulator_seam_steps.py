@@ -10,17 +10,25 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from _support import PLUGINS, plugins_importable
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide
 import lowtide.emulator
-from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator, installed_emulations
+from lowtide.emulator import ROUTES, Emulation, EmulationError, Emulator
 from lowtide.emulator.anthropic.emulation import AnthropicEmulation
-from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, load_emulations
+from lowtide.emulator.core.emulation import ENTRY_POINT_GROUP, installed_emulations, load_emulations
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_seam: Seam
+
 
 PACKAGE = Path(lowtide.__file__).parent
 EMULATOR = "lowtide.emulator"
@@ -48,7 +56,7 @@ class Seam:
         return self.answer
 
 
-def seam(context: Any) -> Seam:
+def seam(context: Context) -> Seam:
     if not hasattr(context, "emulator_seam"):
         context.emulator_seam = Seam()
     return context.emulator_seam
@@ -85,7 +93,7 @@ def _inside(name: str, package: str) -> bool:
 
 
 @when("the imports of every module of lowtide are read from its source, in functions too")
-def step_read_imports(context: Any) -> None:
+def step_read_imports(context: Context) -> None:
     s = seam(context)
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module_name(path)
@@ -94,7 +102,7 @@ def step_read_imports(context: Any) -> None:
 
 
 @then("no module outside lowtide.emulator imports it, but these:")
-def step_no_outside_imports(context: Any) -> None:
+def step_no_outside_imports(context: Context) -> None:
     s = seam(context)
     allowed = {row["module"] for row in context.table}
     importers = {
@@ -115,7 +123,7 @@ def _emulation_folders() -> set[str]:
 
 
 @then("no module of lowtide.emulator.core imports an emulation of lowtide.emulator")
-def step_core_names_no_emulation(context: Any) -> None:
+def step_core_names_no_emulation(context: Context) -> None:
     s = seam(context)
     core = f"{EMULATOR}.core"
     wrong = {
@@ -129,7 +137,7 @@ def step_core_names_no_emulation(context: Any) -> None:
 
 
 @then("no emulation of lowtide.emulator imports another emulation")
-def step_emulations_apart(context: Any) -> None:
+def step_emulations_apart(context: Context) -> None:
     s = seam(context)
     folders = _emulation_folders()
     wrong = {
@@ -143,7 +151,7 @@ def step_emulations_apart(context: Any) -> None:
 
 
 @then('the plugin emulation "{module}" imports of the emulator what lowtide.emulator exports alone')
-def step_plugin_public(context: Any, module: str) -> None:
+def step_plugin_public(context: Context, module: str) -> None:
     path = PLUGINS / f"{module}.py"
     names = {name for name in _imports(path, module) if _inside(name, EMULATOR)}
     public = {EMULATOR, *(f"{EMULATOR}.{name}" for name in lowtide.emulator.__all__)}
@@ -155,7 +163,7 @@ def step_plugin_public(context: Any, module: str) -> None:
 
 
 @then('the installed emulations are "{names}", each a folder of lowtide.emulator')
-def step_installed(context: Any, names: str) -> None:
+def step_installed(context: Context, names: str) -> None:
     installed = installed_emulations()
     assert [kind.name for kind in installed] == [name.strip() for name in names.split(",")], installed
     for kind in installed:
@@ -163,7 +171,7 @@ def step_installed(context: Any, names: str) -> None:
 
 
 @then("the emulator's route names are those of its emulations, each armable as a fault")
-def step_route_names(context: Any) -> None:
+def step_route_names(context: Context) -> None:
     emulator = Emulator()
     named = tuple(name for emulation in emulator.emulations for name in emulation.route_names)
     assert emulator.faults.routes == named == ROUTES, (emulator.faults.routes, ROUTES)
@@ -187,7 +195,7 @@ def _entry_points(spec: str) -> list[EntryPoint]:
     return points
 
 
-def _make(context: Any, spec: str, *, state: bool) -> None:
+def _make(context: Context, spec: str, *, state: bool) -> None:
     s = seam(context)
     s.emulations = (*installed_emulations(), *load_emulations(_entry_points(spec)))
     if state:
@@ -198,29 +206,29 @@ def _make(context: Any, spec: str, *, state: bool) -> None:
 
 
 @given('an emulator of the installed emulations and the plugin emulation "{spec}"')
-def step_plugged(context: Any, spec: str) -> None:
+def step_plugged(context: Context, spec: str) -> None:
     _make(context, spec, state=False)
 
 
 @given('an emulator on a state file of the installed emulations and the plugin emulation "{spec}"')
-def step_plugged_state(context: Any, spec: str) -> None:
+def step_plugged_state(context: Context, spec: str) -> None:
     _make(context, spec, state=True)
 
 
 @given('an emulator of the Anthropic emulation and the plugin emulation "{spec}" alone')
-def step_some(context: Any, spec: str) -> None:
+def step_some(context: Context, spec: str) -> None:
     s = seam(context)
     s.emulations = (AnthropicEmulation, *load_emulations(_entry_points(spec)))
     s.emulator = Emulator(emulations=s.emulations)
 
 
 @when("a caller with no key of either lists the models")
-def step_nobody_lists(context: Any) -> None:
+def step_nobody_lists(context: Context) -> None:
     _call(context, "GET", "/v1/models", {})
 
 
 @then("the answer is the emulator's own 404 for an unknown route")
-def step_own_404(context: Any) -> None:
+def step_own_404(context: Context) -> None:
     reply = seam(context).reply
     assert reply.status_code == 404, (reply.status_code, reply.text)
     body = reply.json()
@@ -229,7 +237,7 @@ def step_own_404(context: Any) -> None:
 
 
 @then('asking the emulator for its OpenAI emulation raises EmulationError mentioning "{mention}"')
-def step_lacks_openai(context: Any, mention: str) -> None:
+def step_lacks_openai(context: Context, mention: str) -> None:
     refusal: EmulationError | None = None
     try:
         seam(context).emu.openai  # noqa: B018 - the handle is what is asked for
@@ -240,18 +248,18 @@ def step_lacks_openai(context: Any, mention: str) -> None:
 
 
 @when("the plugged emulator is made again on its state file")
-def step_plugged_again(context: Any) -> None:
+def step_plugged_again(context: Context) -> None:
     s = seam(context)
     assert s.state_file is not None
     s.emulator = Emulator(emulations=s.emulations, state_file=s.state_file)
 
 
 @when("the plugged emulator is reset")
-def step_plugged_reset(context: Any) -> None:
+def step_plugged_reset(context: Context) -> None:
     seam(context).emu.reset()
 
 
-def _call(context: Any, method: str, path: str, headers: dict[str, str], body: Any = None) -> None:
+def _call(context: Context, method: str, path: str, headers: dict[str, str], body: Any = None) -> None:
     s = seam(context)
 
     async def call() -> httpx2.Response:
@@ -262,37 +270,37 @@ def _call(context: Any, method: str, path: str, headers: dict[str, str], body: A
 
 
 @when('a tidepool caller creates the tide "{name}"')
-def step_create_tide(context: Any, name: str) -> None:
+def step_create_tide(context: Context, name: str) -> None:
     _call(context, "POST", "/v1/tides", TIDEPOOL_KEY, {"name": name})
 
 
 @when("a tidepool caller creates a tide with no name")
-def step_create_nameless(context: Any) -> None:
+def step_create_nameless(context: Context) -> None:
     _call(context, "POST", "/v1/tides", TIDEPOOL_KEY, {})
 
 
 @when('a caller with no tidepool key creates the tide "{name}"')
-def step_create_keyless(context: Any, name: str) -> None:
+def step_create_keyless(context: Context, name: str) -> None:
     _call(context, "POST", "/v1/tides", {}, {"name": name})
 
 
 @when("a tidepool caller lists the models")
-def step_tidepool_models(context: Any) -> None:
+def step_tidepool_models(context: Context) -> None:
     _call(context, "GET", "/v1/models", TIDEPOOL_KEY)
 
 
 @when('a tidepool caller asks for the path "{path}"')
-def step_tidepool_path(context: Any, path: str) -> None:
+def step_tidepool_path(context: Context, path: str) -> None:
     _call(context, "GET", path, TIDEPOOL_KEY)
 
 
 @given('a fault fails the plugged emulator\'s next "{route}" call with status {status:d}')
-def step_plugged_fault(context: Any, route: str, status: int) -> None:
+def step_plugged_fault(context: Context, route: str, status: int) -> None:
     seam(context).emu.faults.fail_next(route, status)
 
 
 @then('the tidepool caller is answered {status:d} with the tide "{name}", {count:d} so far')
-def step_answered_tide(context: Any, status: int, name: str, count: int) -> None:
+def step_answered_tide(context: Context, status: int, name: str, count: int) -> None:
     reply = seam(context).reply
     assert reply.status_code == status, (reply.status_code, reply.text)
     assert reply.json() == {"tide": name, "count": count}, reply.json()
@@ -300,27 +308,27 @@ def step_answered_tide(context: Any, status: int, name: str, count: int) -> None
 
 
 @then('the tidepool caller is answered {status:d} with the tidepool models "{models}"')
-def step_answered_models(context: Any, status: int, models: str) -> None:
+def step_answered_models(context: Context, status: int, models: str) -> None:
     reply = seam(context).reply
     assert reply.status_code == status, (reply.status_code, reply.text)
     assert reply.json() == {"tidepool_models": [name.strip() for name in models.split(",")]}, reply.json()
 
 
 @then('the tidepool caller is answered {status:d} with the tidepool error "{reason}"')
-def step_answered_error(context: Any, status: int, reason: str) -> None:
+def step_answered_error(context: Context, status: int, reason: str) -> None:
     reply = seam(context).reply
     assert reply.status_code == status, (reply.status_code, reply.text)
     assert reply.json() == {"tidepool_error": {"status": status, "reason": reason}}, reply.json()
 
 
 @then('the plugged emulator\'s calls counted "{route}" {count:d} time')
-def step_plugged_calls(context: Any, route: str, count: int) -> None:
+def step_plugged_calls(context: Context, route: str, count: int) -> None:
     calls = seam(context).emu.calls
     assert calls[route] == count, calls
 
 
 @then("the plugged emulator's stats count {count:d} tidepool tide")
-def step_plugged_stats(context: Any, count: int) -> None:
+def step_plugged_stats(context: Context, count: int) -> None:
     _call(context, "GET", "/_emulator/stats", {})
     stats = seam(context).reply.json()
     assert stats["tidepool_tides"] == count, stats
@@ -335,7 +343,7 @@ def _tidepool(s: Seam) -> Any:
 
 
 @then('the tidepool emulation is the emulator\'s handle of its class, holding the tide "{name}"')
-def step_handle(context: Any, name: str) -> None:
+def step_handle(context: Context, name: str) -> None:
     s = seam(context)
     tidepool = _tidepool(s)
     assert tidepool.name == "tidepool"
@@ -344,19 +352,19 @@ def step_handle(context: Any, name: str) -> None:
 
 
 @then('the tidepool emulation holds the tide "{name}"')
-def step_holds(context: Any, name: str) -> None:
+def step_holds(context: Context, name: str) -> None:
     assert _tidepool(seam(context)).tides == [name]
 
 
 @then("the tidepool emulation holds no tide")
-def step_holds_none(context: Any) -> None:
+def step_holds_none(context: Context) -> None:
     s = seam(context)
     assert _tidepool(s).tides == []
     assert s.emu.calls == {}, s.emu.calls
 
 
 @then("the Anthropic SDK still lists the Anthropic models on the same emulator")
-def step_anthropic_models(context: Any) -> None:
+def step_anthropic_models(context: Context) -> None:
     client = seam(context).emu.client()
 
     async def listed() -> list[str]:
@@ -371,7 +379,7 @@ def step_anthropic_models(context: Any) -> None:
 
 
 @then("the OpenAI SDK still lists the OpenAI models on the same emulator")
-def step_openai_models(context: Any) -> None:
+def step_openai_models(context: Context) -> None:
     client = seam(context).emu.openai_client()
 
     async def listed() -> list[str]:
@@ -386,7 +394,7 @@ def step_openai_models(context: Any) -> None:
 
 
 @then('composing the emulator with the entry point "{spec}" raises EmulationError mentioning "{mention}"')
-def step_refused(context: Any, spec: str, mention: str) -> None:
+def step_refused(context: Context, spec: str, mention: str) -> None:
     refusal: EmulationError | None = None
     try:
         Emulator(emulations=load_emulations(_entry_points(spec)))

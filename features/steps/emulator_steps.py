@@ -24,17 +24,28 @@ from decimal import Decimal
 from enum import Enum
 from ipaddress import IPv4Address
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
 import anthropic
 import httpx2
 from anthropic.lib._parse._transform import transform_schema
-from behave import given, then, when
+from anthropic.types.messages import MessageBatch, MessageBatchIndividualResponse
+from anthropic.types.messages.batch_create_params import Request
 from pydantic import UUID4, AnyUrl, BaseModel, Field
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import cli
 from lowtide.clock import ManualClock
 from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    emulator_command: tuple[str, int, dict[str, httpx2.Response]]
+    emulator_refusal: tuple[str, str, int, dict[str, str]]
+
 
 MODEL = "claude-sonnet-5-5"
 KEY = "emulator-scenario-key"
@@ -193,13 +204,14 @@ async def _awaited(make: Callable[[], Awaitable[Any]]) -> Any:
     return await make()
 
 
-def scenario(context: Any) -> Scenario:
-    if not hasattr(context, "emulator_scenario"):
-        context.emulator_scenario = Scenario(runner=context.runner, cleanups=context.cleanups)
-    return context.emulator_scenario
+def scenario(context: StepContext) -> Scenario:
+    current = getattr(context, "emulator_scenario", None)
+    if not isinstance(current, Scenario):
+        current = context.emulator_scenario = Scenario(runner=context.runner, cleanups=context.cleanups)
+    return current
 
 
-def start(context: Any, **settings: Any) -> Scenario:
+def start(context: StepContext, **settings: Any) -> Scenario:
     s = scenario(context)
     s.settings = settings
     s.emulator = Emulator(clock=s.clock, **settings)
@@ -243,7 +255,7 @@ def send(s: Scenario, params: dict[str, Any], client: anthropic.AsyncAnthropic |
 
 
 def create_batch(s: Scenario, requests: list[dict[str, Any]]) -> None:
-    batch = s.run(lambda: s.sdk.messages.batches.create(requests=requests))
+    batch = s.run(lambda: s.sdk.messages.batches.create(requests=cast("list[Request]", requests)))
     s.reply = batch
     if batch is not None:
         s.batch = batch
@@ -278,35 +290,35 @@ def raw_call(
             await response.aread()
             return response
 
-    s.raw = s.runner.run(call())
-    return s.raw
+    raw = s.raw = s.runner.run(call())
+    return raw
 
 
 # -- setting up ------------------------------------------------------------------------------------------------------
 
 
 @given("the emulator runs on a manual clock")
-def step_start(context: Any) -> None:
+def step_start(context: Context) -> None:
     start(context)
 
 
 @given("the emulator runs on a manual clock with {seconds:g} processing seconds")
-def step_start_processing(context: Any, seconds: float) -> None:
+def step_start_processing(context: Context, seconds: float) -> None:
     start(context, processing_seconds=seconds)
 
 
 @given("the emulator runs on a manual clock with {seconds:g} processing seconds and {cancel:g} cancel seconds")
-def step_start_cancel(context: Any, seconds: float, cancel: float) -> None:
+def step_start_cancel(context: Context, seconds: float, cancel: float) -> None:
     start(context, processing_seconds=seconds, cancel_seconds=cancel)
 
 
 @given('the emulator runs on a manual clock and accepts only the API key "{key}"')
-def step_start_keys(context: Any, key: str) -> None:
+def step_start_keys(context: Context, key: str) -> None:
     start(context, api_keys=[key])
 
 
 @given("the emulator runs on a manual clock with bodies limited to {size:d} bytes")
-def step_start_limits(context: Any, size: int) -> None:
+def step_start_limits(context: Context, size: int) -> None:
     start(context, max_batch_bytes=size, max_request_bytes=size)
 
 
@@ -316,14 +328,14 @@ class _BrokenClock(ManualClock):
 
 
 @given("the emulator runs on a clock that has stopped working")
-def step_start_broken(context: Any) -> None:
+def step_start_broken(context: Context) -> None:
     s = scenario(context)
     s.clock = _BrokenClock()
     start(context)
 
 
 @when('I send the emulator a raw "{method:w}" to "{path:S}" that fails inside the emulator')
-def step_raw_internal_error(context: Any, method: str, path: str) -> None:
+def step_raw_internal_error(context: Context, method: str, path: str) -> None:
     s = scenario(context)
     # As a server would: answer the error, and let the exception go only to the log.
     transport = httpx2.ASGITransport(app=s.emu.app, raise_app_exceptions=False)
@@ -336,7 +348,7 @@ def step_raw_internal_error(context: Any, method: str, path: str) -> None:
 
 
 @when("the emulator clock advances {seconds:g} seconds")
-def step_advance(context: Any, seconds: float) -> None:
+def step_advance(context: Context, seconds: float) -> None:
     scenario(context).clock.advance(seconds)
 
 
@@ -344,7 +356,7 @@ def step_advance(context: Any, seconds: float) -> None:
 
 
 @given('the emulator fails the next "{route}" call with status {status:d}')
-def step_fault(context: Any, route: str, status: int) -> None:
+def step_fault(context: Context, route: str, status: int) -> None:
     scenario(context).emu.faults.fail_next(route, status)
 
 
@@ -352,22 +364,24 @@ def step_fault(context: Any, route: str, status: int) -> None:
     'the emulator fails the next "{route}" call with status {status:d}, {times:d} {unit:w}, '
     'retry-after {retry:g} and message "{message}"'
 )
-def step_fault_full(context: Any, route: str, status: int, times: int, unit: str, retry: float, message: str) -> None:
+def step_fault_full(
+    context: Context, route: str, status: int, times: int, unit: str, retry: float, message: str
+) -> None:
     scenario(context).emu.faults.fail_next(route, status, times=times, retry_after=retry, message=message)
 
 
 @given('the emulator ends request "{custom_id}" as errored with "{error_type}" saying "{message}"')
-def step_outcome_errored(context: Any, custom_id: str, error_type: str, message: str) -> None:
+def step_outcome_errored(context: Context, custom_id: str, error_type: str, message: str) -> None:
     scenario(context).emu.faults.outcome(custom_id, "errored", error_type=error_type, message=message)
 
 
 @given('the emulator ends request "{custom_id}" as expired')
-def step_outcome_expired(context: Any, custom_id: str) -> None:
+def step_outcome_expired(context: Context, custom_id: str) -> None:
     scenario(context).emu.faults.outcome(custom_id, "expired")
 
 
 @then("arming these emulator faults raises ValueError:")
-def step_bad_faults(context: Any) -> None:
+def step_bad_faults(context: Context) -> None:
     faults = scenario(context).emu.faults
     for row in context.table:
         with contextlib.suppress(ValueError):
@@ -376,7 +390,7 @@ def step_bad_faults(context: Any) -> None:
 
 
 @then("arming these emulator outcomes raises ValueError:")
-def step_bad_outcomes(context: Any) -> None:
+def step_bad_outcomes(context: Context) -> None:
     faults = scenario(context).emu.faults
     for row in context.table:
         with contextlib.suppress(ValueError):
@@ -385,7 +399,7 @@ def step_bad_outcomes(context: Any) -> None:
 
 
 @when('I call the emulator route "{route}"')
-def step_call_route(context: Any, route: str) -> None:
+def step_call_route(context: Context, route: str) -> None:
     s = scenario(context)
     batches = s.sdk.messages.batches
     if route == "messages.create":
@@ -402,7 +416,7 @@ def step_call_route(context: Any, route: str) -> None:
         return
     # The other routes act on a batch: an in-progress one to cancel, an ended one otherwise.
     s.emu.processing_seconds = 60 if route == "batches.cancel" else 0
-    s.batch = s.runner.run(batches.create(requests=numbered(1)))
+    s.batch = s.runner.run(batches.create(requests=cast("list[Request]", numbered(1))))
     batch_id = s.batch.id
     actions: dict[str, Callable[[], Awaitable[Any]]] = {
         "batches.retrieve": lambda: batches.retrieve(batch_id),
@@ -420,7 +434,7 @@ def step_call_route(context: Any, route: str) -> None:
 
 
 @then('the emulator call fails with {exception}, status {status:d} and error type "{error_type}"')
-def step_fails(context: Any, exception: str, status: int, error_type: str) -> None:
+def step_fails(context: Context, exception: str, status: int, error_type: str) -> None:
     error = scenario(context).error
     assert isinstance(error, anthropic.APIStatusError), f"expected {exception}, got {error!r}"
     assert type(error).__name__ == exception, f"{type(error).__name__} is not {exception}"
@@ -438,7 +452,7 @@ def step_fails(context: Any, exception: str, status: int, error_type: str) -> No
 
 
 @then('the emulator error message mentions "{text}"')
-def step_error_mentions(context: Any, text: str) -> None:
+def step_error_mentions(context: Context, text: str) -> None:
     error = scenario(context).error
     assert isinstance(error, anthropic.APIStatusError), error
     assert error.api_message is not None, error.api_message
@@ -446,21 +460,21 @@ def step_error_mentions(context: Any, text: str) -> None:
 
 
 @then('the emulator error has the header "{name}" set to "{value}"')
-def step_error_header(context: Any, name: str, value: str) -> None:
+def step_error_header(context: Context, name: str, value: str) -> None:
     error = scenario(context).error
     assert isinstance(error, anthropic.APIStatusError), error
     assert error.response.headers.get(name) == value, dict(error.response.headers)
 
 
 @then("the emulator call succeeded")
-def step_succeeded(context: Any) -> None:
+def step_succeeded(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.reply is not None
 
 
 @then("the emulator call used less than {seconds:g} seconds of CPU")
-def step_fast(context: Any, seconds: float) -> None:
+def step_fast(context: Context, seconds: float) -> None:
     """CPU time, not wall time: on a shared machine the wall clock measures the other processes too."""
     assert scenario(context).cpu < seconds, scenario(context).cpu
 
@@ -469,28 +483,28 @@ def step_fast(context: Any, seconds: float) -> None:
 
 
 @when('I send the emulator a raw "{method:w}" to "{path:S}"')
-def step_raw(context: Any, method: str, path: str) -> None:
+def step_raw(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path)
 
 
 @when('I send the emulator a raw "{method:w}" to "{path:S}" with the body "{body}"')
-def step_raw_body(context: Any, method: str, path: str, body: str) -> None:
+def step_raw_body(context: Context, method: str, path: str, body: str) -> None:
     # "-" stands for no body at all.
     raw_call(scenario(context), method, path, content=None if body == "-" else body.encode())
 
 
 @when('I send the emulator a raw "{method:w}" to "{path:S}" without credentials')
-def step_raw_anonymous(context: Any, method: str, path: str) -> None:
+def step_raw_anonymous(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path, headers=dict(VERSION), content=json.dumps(base_params()).encode())
 
 
 @when('I send the emulator a raw "{method:w}" to "{path:S}" without an anthropic-version header')
-def step_raw_unversioned(context: Any, method: str, path: str) -> None:
+def step_raw_unversioned(context: Context, method: str, path: str) -> None:
     raw_call(scenario(context), method, path, headers={"x-api-key": KEY})
 
 
 @when("I send the emulator a chunked batch body of {size:d} bytes")
-def step_raw_chunked(context: Any, size: int) -> None:
+def step_raw_chunked(context: Context, size: int) -> None:
     async def body() -> AsyncIterator[bytes]:
         # A generator body goes out chunked, without a content-length for the emulator to check first.
         for _ in range(size // 100):
@@ -501,7 +515,7 @@ def step_raw_chunked(context: Any, size: int) -> None:
 
 @then('the emulator answers {status:d} with error type "{error_type}"')
 @then('the emulator raw answer is {status:d} with error type "{error_type}"')
-def step_raw_error(context: Any, status: int, error_type: str) -> None:
+def step_raw_error(context: Context, status: int, error_type: str) -> None:
     response = scenario(context).raw
     assert response is not None
     assert response.status_code == status, (response.status_code, response.text)
@@ -518,18 +532,18 @@ def step_raw_error(context: Any, status: int, error_type: str) -> None:
 
 
 @then('the emulator raw answer is JSON lines served as "{content_type}"')
-def step_raw_jsonl(context: Any, content_type: str) -> None:
+def step_raw_jsonl(context: Context, content_type: str) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response
     assert response.headers["content-type"].startswith(content_type), response.headers
     assert response.text.endswith("\n"), response.text[-20:]
     for line in response.text.splitlines():
-        anthropic.types.messages.MessageBatchIndividualResponse.model_validate_json(line)
+        MessageBatchIndividualResponse.model_validate_json(line)
 
 
 @then("downloading the emulator results again gives the same file")
-def step_results_again(context: Any) -> None:
+def step_results_again(context: Context) -> None:
     s = scenario(context)
     first = s.raw
     assert first is not None
@@ -541,40 +555,40 @@ def step_results_again(context: Any) -> None:
 
 
 @when("I send the emulator a message")
-def step_message(context: Any) -> None:
+def step_message(context: Context) -> None:
     s = scenario(context)
     send(s, base_params())
 
 
 @when('I send the emulator a message saying "{text}"')
-def step_message_saying(context: Any, text: str) -> None:
+def step_message_saying(context: Context, text: str) -> None:
     s = scenario(context)
     send(s, base_params(text))
 
 
 @when("I send the emulator a message of {size:d} characters")
-def step_message_long(context: Any, size: int) -> None:
+def step_message_long(context: Context, size: int) -> None:
     send(scenario(context), base_params(("word " * size)[:size]))
 
 
 @when("I send the emulator a message with the params changed by {change}")
-def step_message_changed(context: Any, change: str) -> None:
+def step_message_changed(context: Context, change: str) -> None:
     send(scenario(context), changed(change))
 
 
 @when("I send the emulator the same message again")
-def step_message_again(context: Any) -> None:
+def step_message_again(context: Context) -> None:
     s = scenario(context)
     send(s, s.params)
 
 
 @when("I send the emulator a message authenticated by x-api-key")
-def step_message_x_api_key(context: Any) -> None:
+def step_message_x_api_key(context: Context) -> None:
     send(scenario(context), base_params())
 
 
 @when("I send the emulator a message authenticated by a bearer token")
-def step_message_bearer(context: Any) -> None:
+def step_message_bearer(context: Context) -> None:
     s = scenario(context)
     client = anthropic.AsyncAnthropic(
         auth_token="a-bearer-token", base_url=s.emu.base_url, http_client=s.emu.http_client()
@@ -584,7 +598,7 @@ def step_message_bearer(context: Any) -> None:
 
 
 @when('I send the emulator a message with the API key "{key}"')
-def step_message_key(context: Any, key: str) -> None:
+def step_message_key(context: Context, key: str) -> None:
     s = scenario(context)
     client = s.emu.client(api_key=key)
     s.cleanups.append(client.close)
@@ -592,7 +606,7 @@ def step_message_key(context: Any, key: str) -> None:
 
 
 @when("I send the emulator a message allowing {retries:d} SDK retries")
-def step_message_retries(context: Any, retries: int) -> None:
+def step_message_retries(context: Context, retries: int) -> None:
     s = scenario(context)
     client = s.emu.client(api_key=KEY, max_retries=retries)
     s.cleanups.append(client.close)
@@ -600,19 +614,19 @@ def step_message_retries(context: Any, retries: int) -> None:
 
 
 @when("I send the emulator a message with a {size:d}-character cached system prompt")
-def step_message_cached(context: Any, size: int) -> None:
+def step_message_cached(context: Context, size: int) -> None:
     system = [{"type": "text", "text": "x" * size, "cache_control": {"type": "ephemeral"}}]
     send(scenario(context), base_params(system=system))
 
 
 @when('I send the emulator a message with a {size:d}-character system prompt cached for "{ttl}"')
-def step_message_cached_ttl(context: Any, size: int, ttl: str) -> None:
+def step_message_cached_ttl(context: Context, size: int, ttl: str) -> None:
     system = [{"type": "text", "text": "x" * size, "cache_control": {"type": "ephemeral", "ttl": ttl}}]
     send(scenario(context), base_params(system=system))
 
 
 @when('I send the emulator a {size:d}-character message for "{model}" with automatic caching')
-def step_message_automatic_cache(context: Any, size: int, model: str) -> None:
+def step_message_automatic_cache(context: Context, size: int, model: str) -> None:
     params = base_params("x" * size, model=model, cache_control={"type": "ephemeral"})
     send(scenario(context), params)
 
@@ -625,7 +639,7 @@ def _tool_of(size: int) -> dict[str, Any]:
 
 
 @when("I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool")
-def step_message_tool_cached(context: Any, question: int, tool: int) -> None:
+def step_message_tool_cached(context: Context, question: int, tool: int) -> None:
     tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
     send(scenario(context), base_params("q" * question, tools=tools))
 
@@ -634,27 +648,27 @@ def step_message_tool_cached(context: Any, question: int, tool: int) -> None:
     "I send the emulator a {question:d}-character question after a {tool:d}-character tool, cached at the tool "
     'and for "{ttl}" at the question'
 )
-def step_message_tool_and_question_cached(context: Any, question: int, tool: int, ttl: str) -> None:
+def step_message_tool_and_question_cached(context: Context, question: int, tool: int, ttl: str) -> None:
     tools = [{**_tool_of(tool), "cache_control": {"type": "ephemeral"}}]
     text = {"type": "text", "text": "q" * question, "cache_control": {"type": "ephemeral", "ttl": ttl}}
     send(scenario(context), base_params(tools=tools, messages=[{"role": "user", "content": [text]}]))
 
 
-def reply(context: Any) -> anthropic.types.Message:
+def reply(context: Context) -> anthropic.types.Message:
     s = scenario(context)
     assert s.error is None, s.error
     assert isinstance(s.reply, anthropic.types.Message), s.reply
     return s.reply
 
 
-def reply_text(context: Any) -> str:
+def reply_text(context: Context) -> str:
     blocks = [block for block in reply(context).content if block.type == "text"]
     assert len(blocks) == 1, reply(context).content
     return blocks[0].text
 
 
 @then('the emulator reply has stop reason "{reason:w}"')
-def step_stop_reason(context: Any, reason: str) -> None:
+def step_stop_reason(context: Context, reason: str) -> None:
     message = reply(context)
     assert message.stop_reason == reason, message
     assert message.id.startswith("msg_"), message
@@ -663,35 +677,35 @@ def step_stop_reason(context: Any, reason: str) -> None:
 
 
 @then('the emulator reply has stop reason "{reason:w}" and stop sequence "{sequence}"')
-def step_stop_sequence(context: Any, reason: str, sequence: str) -> None:
+def step_stop_sequence(context: Context, reason: str, sequence: str) -> None:
     message = reply(context)
     assert (message.stop_reason, message.stop_sequence) == (reason, sequence), message
 
 
 @then("the emulator reply text starts with '{text}'")
-def step_text_starts(context: Any, text: str) -> None:
+def step_text_starts(context: Context, text: str) -> None:
     assert reply_text(context).startswith(text), reply_text(context)
 
 
 @then("the emulator reply text is '{text}'")
-def step_text_is(context: Any, text: str) -> None:
+def step_text_is(context: Context, text: str) -> None:
     assert reply_text(context) == text, reply_text(context)
 
 
 @then("the emulator reply counts {count:d} input tokens and output tokens for its text")
-def step_tokens(context: Any, count: int) -> None:
+def step_tokens(context: Context, count: int) -> None:
     usage = reply(context).usage
     assert usage.input_tokens == count, usage
     assert usage.output_tokens == math.ceil(len(reply_text(context)) / 4), usage
 
 
 @then("the emulator reply counts {count:d} output tokens")
-def step_output_tokens(context: Any, count: int) -> None:
+def step_output_tokens(context: Context, count: int) -> None:
     assert reply(context).usage.output_tokens == count, reply(context).usage
 
 
 @then("the emulator reply has the same content as before but a new id")
-def step_same_content(context: Any) -> None:
+def step_same_content(context: Context) -> None:
     s = scenario(context)
     assert s.previous is not None
     assert reply(context).content == s.previous.content
@@ -699,13 +713,13 @@ def step_same_content(context: Any) -> None:
 
 
 @then("the emulator reply differs from before")
-def step_differs(context: Any) -> None:
+def step_differs(context: Context) -> None:
     s = scenario(context)
     assert reply(context).content != s.previous.content
 
 
 @then("the emulator reply quotes {count:d} characters and an ellipsis")
-def step_quote(context: Any, count: int) -> None:
+def step_quote(context: Context, count: int) -> None:
     quoted = re.fullmatch(r'Emulated reply to "(.*)": [0-9a-f]{16}', reply_text(context))
     assert quoted is not None, reply_text(context)
     assert len(quoted.group(1)) == count + 1, quoted.group(1)
@@ -713,18 +727,18 @@ def step_quote(context: Any, count: int) -> None:
 
 
 @then('the emulator reply content is "{kinds}"')
-def step_content_kinds(context: Any, kinds: str) -> None:
+def step_content_kinds(context: Context, kinds: str) -> None:
     found = ", ".join(block.type for block in reply(context).content)
     assert found == kinds, found
 
 
 @then('the emulator reply content is ""')
-def step_content_empty(context: Any) -> None:
+def step_content_empty(context: Context) -> None:
     assert reply(context).content == [], reply(context).content
 
 
 @then('the emulator reply\'s thinking is signed and mentions "{text}"')
-def step_thinking(context: Any, text: str) -> None:
+def step_thinking(context: Context, text: str) -> None:
     block = reply(context).content[0]
     assert block.type == "thinking", block
     assert text in block.thinking, block
@@ -732,7 +746,7 @@ def step_thinking(context: Any, text: str) -> None:
 
 
 @then("the emulator reply's thinking is signed and empty")
-def step_thinking_omitted(context: Any) -> None:
+def step_thinking_omitted(context: Context) -> None:
     block = reply(context).content[0]
     assert block.type == "thinking", block
     assert block.thinking == "", block
@@ -743,7 +757,7 @@ def step_thinking_omitted(context: Any) -> None:
     "the emulator usage is input {input_tokens:d}, cache writes {written:d} (5m {five:d}, 1h {hour:d}) "
     "and cache reads {read:d}"
 )
-def step_usage(context: Any, input_tokens: int, written: int, five: int, hour: int, read: int) -> None:
+def step_usage(context: Context, input_tokens: int, written: int, five: int, hour: int, read: int) -> None:
     usage = reply(context).usage
     assert usage.cache_creation is not None
     found = (
@@ -765,18 +779,18 @@ def report_params(**changes: Any) -> dict[str, Any]:
 
 
 @when("I ask the emulator for a structured Report")
-def step_structured(context: Any) -> None:
+def step_structured(context: Context) -> None:
     send(scenario(context), report_params())
 
 
 @then("the emulator reply is one text block holding a valid Report")
-def step_structured_valid(context: Any) -> None:
+def step_structured_valid(context: Context) -> None:
     assert len(reply(context).content) == 1
     Report.model_validate_json(reply_text(context))
 
 
 @when("I ask the emulator for a Report through the SDK's parse helper")
-def step_parse(context: Any) -> None:
+def step_parse(context: Context) -> None:
     s = scenario(context)
     s.reply = s.run(
         lambda: s.sdk.messages.parse(
@@ -789,26 +803,26 @@ def step_parse(context: Any) -> None:
 
 
 @then("the emulator parsed output is a Report")
-def step_parsed(context: Any) -> None:
+def step_parsed(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert isinstance(s.reply.parsed_output, Report), s.reply
 
 
 @when("I create an emulator batch asking for a structured Report")
-def step_batch_structured(context: Any) -> None:
+def step_batch_structured(context: Context) -> None:
     create_batch(scenario(context), [request("report", report_params())])
 
 
 @then('the emulator result "{custom_id}" holds a valid Report')
-def step_result_report(context: Any, custom_id: str) -> None:
+def step_result_report(context: Context, custom_id: str) -> None:
     result = scenario(context).results[custom_id]
     assert result.type == "succeeded", result
     Report.model_validate_json(result.message.content[0].text)
 
 
 @then("the emulator generates valid instances for these models:")
-def step_generate_models(context: Any) -> None:
+def step_generate_models(context: Context) -> None:
     for row in context.table:
         model = MODELS[row["model"]]
         for schema in (model.model_json_schema(), transform_schema(model)):
@@ -820,7 +834,7 @@ def step_generate_models(context: Any) -> None:
 
 
 @then('the emulator generates an instance of {schema} that satisfies "{check}"')
-def step_generate_schema(context: Any, schema: str, check: str) -> None:
+def step_generate_schema(context: Context, schema: str, check: str) -> None:
     value = generate_instance(json.loads(schema, strict=False))
     assert eval(check, {}, {"value": value}), value
 
@@ -831,17 +845,17 @@ def lookup_params(choice: str, text: str = "Tide times for Brest") -> dict[str, 
 
 
 @when("I ask the emulator with the Lookup tool and tool choice {choice}")
-def step_tool(context: Any, choice: str) -> None:
+def step_tool(context: Context, choice: str) -> None:
     send(scenario(context), lookup_params(choice))
 
 
 @when('I ask the emulator "{text}" with the Lookup tool and tool choice {choice}')
-def step_tool_text(context: Any, text: str, choice: str) -> None:
+def step_tool_text(context: Context, text: str, choice: str) -> None:
     send(scenario(context), lookup_params(choice, text))
 
 
 @then('the emulator reply is one tool_use block calling "{name}" with a valid Lookup')
-def step_tool_use(context: Any, name: str) -> None:
+def step_tool_use(context: Context, name: str) -> None:
     message = reply(context)
     assert message.stop_reason == "tool_use", message
     assert len(message.content) == 1, message.content
@@ -853,7 +867,7 @@ def step_tool_use(context: Any, name: str) -> None:
 
 
 @when('I answer the emulator\'s tool call with "{text}"')
-def step_tool_result(context: Any, text: str) -> None:
+def step_tool_result(context: Context, text: str) -> None:
     s = scenario(context)
     call = reply(context)
     tool_use = call.content[0]
@@ -867,7 +881,7 @@ def step_tool_result(context: Any, text: str) -> None:
 
 
 @when("I ask the emulator with the weather and final_result tools and tool choice {choice}")
-def step_agent_tools(context: Any, choice: str) -> None:
+def step_agent_tools(context: Context, choice: str) -> None:
     weather = {
         "name": "weather",
         "description": "Today's weather in a city.",
@@ -882,7 +896,7 @@ def step_agent_tools(context: Any, choice: str) -> None:
 
 
 @then('the emulator reply calls the tool "{name}"')
-def step_reply_calls(context: Any, name: str) -> None:
+def step_reply_calls(context: Context, name: str) -> None:
     message = reply(context)
     assert message.stop_reason == "tool_use", message
     calls = [block for block in message.content if block.type == "tool_use"]
@@ -890,7 +904,7 @@ def step_reply_calls(context: Any, name: str) -> None:
 
 
 @when('I answer the emulator\'s last tool call with "{text}" keeping tool choice any')
-def step_tool_result_any(context: Any, text: str) -> None:
+def step_tool_result_any(context: Context, text: str) -> None:
     s = scenario(context)
     call = reply(context)
     tool_use = next(block for block in call.content if block.type == "tool_use")
@@ -906,7 +920,7 @@ def step_tool_result_any(context: Any, text: str) -> None:
 
 
 @when("I stream the same message from the emulator")
-def step_stream(context: Any) -> None:
+def step_stream(context: Context) -> None:
     s = scenario(context)
     params = dict(s.params)
 
@@ -919,7 +933,7 @@ def step_stream(context: Any) -> None:
 
 
 @then("the streamed message equals the emulator reply except for its id")
-def step_stream_equal(context: Any) -> None:
+def step_stream_equal(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     streamed = s.reply.model_dump(exclude={"id"})
@@ -934,12 +948,12 @@ def step_stream_equal(context: Any) -> None:
 
 
 @when("I stream a raw emulator message with the params changed by {change}")
-def step_stream_raw(context: Any, change: str) -> None:
+def step_stream_raw(context: Context, change: str) -> None:
     raw_call(scenario(context), "POST", "/v1/messages", content=json.dumps({**changed(change), "stream": True}))
 
 
 @then('the emulator event names are, collapsing repeats: "{names}"')
-def step_event_names(context: Any, names: str) -> None:
+def step_event_names(context: Context, names: str) -> None:
     response = scenario(context).raw
     assert response is not None
     found: list[str] = []
@@ -950,9 +964,9 @@ def step_event_names(context: Any, names: str) -> None:
 
 
 @then('the emulator stream is served as "{content_type}"')
-def step_stream_type(context: Any, content_type: str) -> None:
+def step_stream_type(context: Context, content_type: str) -> None:
     response = scenario(context).raw
-    assert response is not None, response.headers
+    assert response is not None, "no raw response was kept"
     assert response.headers["content-type"].startswith(content_type), response.headers
 
 
@@ -960,36 +974,34 @@ def step_stream_type(context: Any, content_type: str) -> None:
 
 
 @when("I create an emulator batch of {count:d} requests")
-def step_create_batch(context: Any, count: int) -> None:
+def step_create_batch(context: Context, count: int) -> None:
     create_batch(scenario(context), numbered(count))
 
 
 @when("I create an emulator batch of {count:d} requests with a {size:d}-character cached system prompt")
-def step_create_cached_batch(context: Any, count: int, size: int) -> None:
+def step_create_cached_batch(context: Context, count: int, size: int) -> None:
     system = [{"type": "text", "text": "x" * size, "cache_control": {"type": "ephemeral"}}]
     create_batch(scenario(context), numbered(count, system=system))
 
 
 @when("I post the emulator the batch body {body}")
-def step_post_batch_body(context: Any, body: str) -> None:
+def step_post_batch_body(context: Context, body: str) -> None:
     s = scenario(context)
-    s.reply = s.run(
-        lambda: s.sdk.post("/v1/messages/batches", cast_to=anthropic.types.messages.MessageBatch, body=json.loads(body))
-    )
+    s.reply = s.run(lambda: s.sdk.post("/v1/messages/batches", cast_to=MessageBatch, body=json.loads(body)))
 
 
 @when("I create an emulator batch whose requests change the params by:")
-def step_batch_changes(context: Any) -> None:
+def step_batch_changes(context: Context) -> None:
     create_batch(scenario(context), [request(row["custom_id"], changed(row["change"])) for row in context.table])
 
 
 @when("I create an emulator batch whose requests say:")
-def step_batch_texts(context: Any) -> None:
+def step_batch_texts(context: Context) -> None:
     create_batch(scenario(context), [request(row["custom_id"], base_params(row["text"])) for row in context.table])
 
 
 @when("I create {count:d} emulator batches, one second apart")
-def step_create_batches(context: Any, count: int) -> None:
+def step_create_batches(context: Context, count: int) -> None:
     s = scenario(context)
     for index in range(count):
         create_batch(s, numbered(index + 1))
@@ -997,7 +1009,7 @@ def step_create_batches(context: Any, count: int) -> None:
 
 
 @when("I retrieve the emulator batch")
-def step_retrieve(context: Any) -> None:
+def step_retrieve(context: Context) -> None:
     s = scenario(context)
     batch = s.run(lambda: s.sdk.messages.batches.retrieve(s.batch.id))
     if batch is not None:
@@ -1005,7 +1017,7 @@ def step_retrieve(context: Any) -> None:
 
 
 @when("I cancel the emulator batch")
-def step_cancel(context: Any) -> None:
+def step_cancel(context: Context) -> None:
     s = scenario(context)
     batch = s.run(lambda: s.sdk.messages.batches.cancel(s.batch.id))
     if batch is not None:
@@ -1013,13 +1025,13 @@ def step_cancel(context: Any) -> None:
 
 
 @when("I delete the emulator batch")
-def step_delete(context: Any) -> None:
+def step_delete(context: Context) -> None:
     s = scenario(context)
     s.deleted = s.run(lambda: s.sdk.messages.batches.delete(s.batch.id))
 
 
 @when("I poll the emulator batch every {seconds:g} seconds until it has ended")
-def step_poll(context: Any, seconds: float) -> None:
+def step_poll(context: Context, seconds: float) -> None:
     s = scenario(context)
 
     async def poll() -> Any:
@@ -1033,12 +1045,12 @@ def step_poll(context: Any, seconds: float) -> None:
 
 
 @when("I fetch the emulator batch results")
-def step_fetch_results(context: Any) -> None:
+def step_fetch_results(context: Context) -> None:
     fetch_results(scenario(context))
 
 
 @when("I download the emulator batch results as raw lines")
-def step_results_raw(context: Any) -> None:
+def step_results_raw(context: Context) -> None:
     s = scenario(context)
     started, cpu = time.perf_counter(), time.process_time()
     raw_call(s, "GET", "/v1/messages/batches/<id>/results")
@@ -1047,7 +1059,7 @@ def step_results_raw(context: Any) -> None:
 
 
 @then("the emulator results file has {count:d} lines")
-def step_results_lines(context: Any, count: int) -> None:
+def step_results_lines(context: Context, count: int) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response
@@ -1063,7 +1075,7 @@ def _counts(text: str) -> dict[str, int]:
 
 
 @then('the emulator batch is "{status:w}" with {count:d} requests processing')
-def step_batch_processing(context: Any, status: str, count: int) -> None:
+def step_batch_processing(context: Context, status: str, count: int) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.batch.processing_status == status, s.batch
@@ -1075,7 +1087,7 @@ def step_batch_processing(context: Any, status: str, count: int) -> None:
 
 
 @then('the emulator batch is "{status:w}" with counts {counts}')
-def step_batch_counts(context: Any, status: str, counts: str) -> None:
+def step_batch_counts(context: Context, status: str, counts: str) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.batch.processing_status == status, s.batch
@@ -1083,41 +1095,41 @@ def step_batch_counts(context: Any, status: str, counts: str) -> None:
 
 
 @then("the emulator batch expires 24 hours after it was created")
-def step_expires(context: Any) -> None:
+def step_expires(context: Context) -> None:
     batch = scenario(context).batch
     assert batch.expires_at - batch.created_at == datetime.timedelta(hours=24), batch
     assert batch.created_at.timestamp() == scenario(context).clock.now(), batch
 
 
 @then("the emulator batch ended {seconds:g} seconds after it was created")
-def step_ended_at(context: Any, seconds: float) -> None:
+def step_ended_at(context: Context, seconds: float) -> None:
     batch = scenario(context).batch
     assert batch.ended_at is not None
     assert batch.ended_at - batch.created_at == datetime.timedelta(seconds=seconds)
 
 
 @then("the emulator batch shows its cancel was initiated {seconds:g} seconds after it was created")
-def step_cancel_at(context: Any, seconds: float) -> None:
+def step_cancel_at(context: Context, seconds: float) -> None:
     batch = scenario(context).batch
     assert batch.cancel_initiated_at is not None
     assert batch.cancel_initiated_at - batch.created_at == datetime.timedelta(seconds=seconds)
 
 
 @then('the emulator batch results URL is "{url}"')
-def step_results_url(context: Any, url: str) -> None:
+def step_results_url(context: Context, url: str) -> None:
     batch = scenario(context).batch
     assert batch.results_url == url.replace("<id>", batch.id), batch.results_url
 
 
 @then("the emulator clock slept {times:d} times for {seconds:g} seconds in all")
-def step_slept(context: Any, times: int, seconds: float) -> None:
+def step_slept(context: Context, times: int, seconds: float) -> None:
     sleeps = scenario(context).clock.sleeps
     assert len(sleeps) == times, sleeps
     assert sum(sleeps) == seconds, sleeps
 
 
 @then("the emulator deleted the batch")
-def step_deleted(context: Any) -> None:
+def step_deleted(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.deleted.id == s.batch.id, s.deleted
@@ -1125,21 +1137,21 @@ def step_deleted(context: Any) -> None:
 
 
 @then("the emulator holds {count:d} batches")
-def step_holds(context: Any, count: int) -> None:
+def step_holds(context: Context, count: int) -> None:
     s = scenario(context)
     listed = s.run(lambda: s.sdk.messages.batches.list(limit=1000))
     assert len(listed.data) == count, listed
 
 
 @then("the SDK refused to fetch results without a results URL")
-def step_results_refused(context: Any) -> None:
+def step_results_refused(context: Context) -> None:
     error = scenario(context).error
     assert isinstance(error, anthropic.AnthropicError), error
     assert "No `results_url`" in str(error), error
 
 
 @then("the emulator results are:")
-def step_results(context: Any) -> None:
+def step_results(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert sorted(s.results) == sorted(row["custom_id"] for row in context.table), sorted(s.results)
@@ -1160,7 +1172,7 @@ def step_results(context: Any) -> None:
 
 
 @then("every errored emulator result carries a request id of its own, the same on every download")
-def step_results_request_ids(context: Any) -> None:
+def step_results_request_ids(context: Context) -> None:
     s = scenario(context)
     errored = {custom_id: result for custom_id, result in s.results.items() if result.type == "errored"}
     assert errored, s.results
@@ -1173,7 +1185,7 @@ def step_results_request_ids(context: Any) -> None:
 
 
 @then("each emulator result answers its own request")
-def step_results_joined(context: Any) -> None:
+def step_results_joined(context: Context) -> None:
     for custom_id, result in scenario(context).results.items():
         question = f"Question {custom_id[1:]}"
         assert result.message.content[0].text.startswith(f'Emulated reply to "{question}": '), result
@@ -1181,7 +1193,7 @@ def step_results_joined(context: Any) -> None:
 
 
 @then("the emulator results hold every custom_id once, not in request order")
-def step_results_order(context: Any) -> None:
+def step_results_order(context: Context) -> None:
     order = scenario(context).result_order
     expected = [f"r{index}" for index in range(len(order))]
     assert sorted(order) == sorted(expected), order
@@ -1193,7 +1205,7 @@ def step_results_order(context: Any) -> None:
 
 
 @when("I list the emulator batches {size:d} at a time")
-def step_list_all(context: Any, size: int) -> None:
+def step_list_all(context: Context, size: int) -> None:
     s = scenario(context)
 
     async def walk() -> list[Any]:
@@ -1203,7 +1215,7 @@ def step_list_all(context: Any, size: int) -> None:
 
 
 @when("I list the emulator batches {size:d} at a time before the oldest batch")
-def step_list_before(context: Any, size: int) -> None:
+def step_list_before(context: Context, size: int) -> None:
     s = scenario(context)
 
     async def walk() -> list[Any]:
@@ -1213,19 +1225,19 @@ def step_list_before(context: Any, size: int) -> None:
 
 
 @when("I list one emulator page of {size:d} batches")
-def step_list_page(context: Any, size: int) -> None:
+def step_list_page(context: Context, size: int) -> None:
     s = scenario(context)
     s.page = s.run(lambda: s.sdk.messages.batches.list(limit=size))
 
 
 @when("I list one emulator page of {size:d} batches after the 2nd newest batch")
-def step_list_after(context: Any, size: int) -> None:
+def step_list_after(context: Context, size: int) -> None:
     s = scenario(context)
     s.page = s.run(lambda: s.sdk.messages.batches.list(limit=size, after_id=s.batch_ids[-2]))
 
 
 @when('I list the emulator batches with the query "{query}"')
-def step_list_query(context: Any, query: str) -> None:
+def step_list_query(context: Context, query: str) -> None:
     s = scenario(context)
     query = query.replace("NEWEST", s.batch_ids[-1]).replace("OLDEST", s.batch_ids[0])
     params = dict(item.split("=", 1) for item in query.split("&"))
@@ -1233,7 +1245,7 @@ def step_list_query(context: Any, query: str) -> None:
 
 
 @then("the emulator listed all {count:d} batches, newest first")
-def step_listed_all(context: Any, count: int) -> None:
+def step_listed_all(context: Context, count: int) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert [batch.id for batch in s.listed] == list(reversed(s.batch_ids)), s.listed
@@ -1241,7 +1253,7 @@ def step_listed_all(context: Any, count: int) -> None:
 
 
 @then("the emulator listed the {count:d} newer batches, each once")
-def step_listed_newer(context: Any, count: int) -> None:
+def step_listed_newer(context: Context, count: int) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     ids = [batch.id for batch in s.listed]
@@ -1250,7 +1262,7 @@ def step_listed_newer(context: Any, count: int) -> None:
 
 
 @then("the emulator page holds the {count:d} newest batches and has more")
-def step_page_newest(context: Any, count: int) -> None:
+def step_page_newest(context: Context, count: int) -> None:
     s = scenario(context)
     page = s.page
     expected = list(reversed(s.batch_ids))[:count]
@@ -1260,7 +1272,7 @@ def step_page_newest(context: Any, count: int) -> None:
 
 
 @then("the emulator page holds the {count:d} oldest batches and has no more")
-def step_page_oldest(context: Any, count: int) -> None:
+def step_page_oldest(context: Context, count: int) -> None:
     s = scenario(context)
     page = s.page
     expected = list(reversed(s.batch_ids))[-count:]
@@ -1269,7 +1281,7 @@ def step_page_oldest(context: Any, count: int) -> None:
 
 
 @then("the emulator page is empty")
-def step_page_empty(context: Any) -> None:
+def step_page_empty(context: Context) -> None:
     page = scenario(context).page
     assert page.data == [], page
     assert page.has_more is False, page
@@ -1282,20 +1294,20 @@ def step_page_empty(context: Any) -> None:
 
 @then('the emulator counted {count:d} "{route}" call')
 @then('the emulator counted {count:d} "{route}" calls')
-def step_counted(context: Any, count: int, route: str) -> None:
+def step_counted(context: Context, count: int, route: str) -> None:
     calls = scenario(context).emu.calls
     assert calls[route] == count, calls
 
 
 @then("the emulator counted these calls:")
-def step_counted_table(context: Any) -> None:
+def step_counted_table(context: Context) -> None:
     calls = scenario(context).emu.calls
     expected = {row["route"]: int(row["count"]) for row in context.table}
     assert dict(calls) == expected, calls
 
 
 @then('inspecting the emulator batch shows it "{status}" with no outcomes yet')
-def step_inspect_running(context: Any, status: str) -> None:
+def step_inspect_running(context: Context, status: str) -> None:
     s = scenario(context)
     snapshot = s.emu.batch(s.batch.id)
     assert snapshot.processing_status == status
@@ -1307,7 +1319,7 @@ def step_inspect_running(context: Any, status: str) -> None:
 
 
 @then('inspecting the emulator batch shows it "{status}" with outcomes "{outcomes}"')
-def step_inspect_ended(context: Any, status: str, outcomes: str) -> None:
+def step_inspect_ended(context: Context, status: str, outcomes: str) -> None:
     s = scenario(context)
     snapshot = s.emu.batch(s.batch.id)
     expected = dict(item.strip().split("=") for item in outcomes.split(","))
@@ -1319,32 +1331,32 @@ def step_inspect_ended(context: Any, status: str, outcomes: str) -> None:
 
 
 @then("inspecting an unknown emulator batch raises KeyError")
-def step_inspect_unknown(context: Any) -> None:
+def step_inspect_unknown(context: Context) -> None:
     with contextlib.suppress(KeyError):
         scenario(context).emu.batch("msgbatch_unknown")
         raise AssertionError("no KeyError")
 
 
 @then("the emulator settings are {processing:g} processing seconds and {cancel:g} cancel seconds")
-def step_settings(context: Any, processing: float, cancel: float) -> None:
+def step_settings(context: Context, processing: float, cancel: float) -> None:
     emu = scenario(context).emu
     assert (emu.processing_seconds, emu.cancel_seconds) == (processing, cancel)
 
 
 @when("the emulator settings change to {processing:g} processing seconds and {cancel:g} cancel seconds")
-def step_settings_change(context: Any, processing: float, cancel: float) -> None:
+def step_settings_change(context: Context, processing: float, cancel: float) -> None:
     emu = scenario(context).emu
     emu.processing_seconds = processing
     emu.cancel_seconds = cancel
 
 
 @when("the emulator is reset")
-def step_reset(context: Any) -> None:
+def step_reset(context: Context) -> None:
     scenario(context).emu.reset()
 
 
 @then("creating the emulator with {seconds:g} processing seconds raises ValueError")
-def step_negative(context: Any, seconds: float) -> None:
+def step_negative(context: Context, seconds: float) -> None:
     with contextlib.suppress(ValueError):
         Emulator(processing_seconds=seconds)
         raise AssertionError("no ValueError")
@@ -1354,28 +1366,28 @@ def step_negative(context: Any, seconds: float) -> None:
 
 
 @given('the emulator drops the answer of the next "{route}" call after doing its work')
-def step_drop(context: Any, route: str) -> None:
+def step_drop(context: Context, route: str) -> None:
     scenario(context).emu.faults.drop_after_commit(route)
 
 
 @given('the emulator answers the next {times:d} "{route}" calls {seconds:g} seconds after doing their work')
-def step_delay(context: Any, times: int, route: str, seconds: float) -> None:
+def step_delay(context: Context, times: int, route: str, seconds: float) -> None:
     scenario(context).emu.faults.delay_after_commit(route, seconds=seconds, times=times)
 
 
 @when("the emulator streams results one line every {seconds:g} seconds")
-def step_slow_results(context: Any, seconds: float) -> None:
+def step_slow_results(context: Context, seconds: float) -> None:
     scenario(context).emu.faults.slow_results(seconds)
 
 
 @when('the emulator makes "{route}" slow by {seconds:g} seconds for {times:d} call')
 @when('the emulator makes "{route}" slow by {seconds:g} seconds for {times:d} calls')
-def step_slow_times(context: Any, route: str, seconds: float, times: int) -> None:
+def step_slow_times(context: Context, route: str, seconds: float, times: int) -> None:
     scenario(context).emu.faults.slow(route, seconds=seconds, times=times)
 
 
 @when('the emulator makes "{route}" slow by {seconds:g} seconds')
-def step_slow(context: Any, route: str, seconds: float) -> None:
+def step_slow(context: Context, route: str, seconds: float) -> None:
     """Standing until a reset (or `seconds=0`); the emulator clock's sleeps are counted afresh from here."""
     s = scenario(context)
     s.emu.faults.slow(route, seconds=seconds)
@@ -1383,7 +1395,7 @@ def step_slow(context: Any, route: str, seconds: float) -> None:
 
 
 @then("the emulator call failed with a dropped connection")
-def step_dropped(context: Any) -> None:
+def step_dropped(context: Context) -> None:
     error = scenario(context).error
     assert isinstance(error, anthropic.APIConnectionError), repr(error)
     assert not isinstance(error, anthropic.APITimeoutError), repr(error)
@@ -1391,19 +1403,19 @@ def step_dropped(context: Any) -> None:
 
 
 @then("the emulator call took at least {seconds:g} seconds")
-def step_slow_call(context: Any, seconds: float) -> None:
+def step_slow_call(context: Context, seconds: float) -> None:
     assert scenario(context).elapsed >= seconds, scenario(context).elapsed
 
 
 @then("the emulator batch was created {seconds:g} seconds before its answer came")
-def step_created_before(context: Any, seconds: float) -> None:
+def step_created_before(context: Context, seconds: float) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.batch.created_at.timestamp() == s.clock.now() - seconds, (s.batch.created_at, s.clock.now())
 
 
 @then("the emulator clock slept {seconds:g} seconds before each event of the stream")
-def step_slept_per_event(context: Any, seconds: float) -> None:
+def step_slept_per_event(context: Context, seconds: float) -> None:
     s = scenario(context)
     assert s.raw is not None, s.raw
     assert s.raw.status_code == 200, s.raw.text
@@ -1413,7 +1425,7 @@ def step_slept_per_event(context: Any, seconds: float) -> None:
 
 
 @then("the emulator clock did not sleep")
-def step_no_sleep(context: Any) -> None:
+def step_no_sleep(context: Context) -> None:
     s = scenario(context)
     assert s.raw is not None, s.raw
     assert s.raw.status_code == 200, s.raw.text
@@ -1421,7 +1433,7 @@ def step_no_sleep(context: Any) -> None:
 
 
 @then("arming these emulator timing faults raises ValueError:")
-def step_bad_timing_faults(context: Any) -> None:
+def step_bad_timing_faults(context: Context) -> None:
     faults = scenario(context).emu.faults
     for row in context.table:
         kind, route = row["kind"], row["route"]
@@ -1439,12 +1451,12 @@ def step_bad_timing_faults(context: Any) -> None:
 
 
 @when('I post the emulator admin route "{route}" the body {body}')
-def step_admin_post(context: Any, route: str, body: str) -> None:
+def step_admin_post(context: Context, route: str, body: str) -> None:
     raw_call(scenario(context), "POST", route, content=body.encode())
 
 
 @then("the emulator admin answer is {body}")
-def step_admin_answer(context: Any, body: str) -> None:
+def step_admin_answer(context: Context, body: str) -> None:
     response = scenario(context).raw
     assert response is not None, response
     assert response.status_code == 200, response.text
@@ -1457,14 +1469,14 @@ def _created(ids: str) -> dict[str, int]:
 
 @then('the emulator created {count:d} batch holding "{ids}"')
 @then('the emulator created {count:d} batches holding "{ids}"')
-def step_created(context: Any, count: int, ids: str) -> None:
+def step_created(context: Context, count: int, ids: str) -> None:
     emu = scenario(context).emu
     assert emu.created_batches == count, emu.created_batches
     assert dict(emu.created_custom_ids) == _created(ids), emu.created_custom_ids
 
 
 @then("the emulator has created no batch")
-def step_created_none(context: Any) -> None:
+def step_created_none(context: Context) -> None:
     emu = scenario(context).emu
     assert emu.created_batches == 0, emu.created_batches
     assert not emu.created_custom_ids, emu.created_custom_ids
@@ -1483,26 +1495,26 @@ def scratch_folder(s: Scenario) -> Path:
     "the emulator runs on a manual clock with {seconds:g} processing seconds and {cancel:g} cancel seconds, "
     "keeping its state in a file"
 )
-def step_start_state(context: Any, seconds: float, cancel: float) -> None:
+def step_start_state(context: Context, seconds: float, cancel: float) -> None:
     state_file = scratch_folder(scenario(context)) / "state.json"
     start(context, processing_seconds=seconds, cancel_seconds=cancel, state_file=state_file)
 
 
 @when("the emulator is started again from its state file")
-def step_restart(context: Any) -> None:
+def step_restart(context: Context) -> None:
     s = scenario(context)
     assert s.settings.get("state_file") is not None, s.settings
     start(context, **s.settings)
 
 
 @when("I download the results of every emulator batch")
-def step_download_all(context: Any) -> None:
+def step_download_all(context: Context) -> None:
     s = scenario(context)
     s.downloads = {batch_id: raw_call(s, "GET", f"/v1/messages/batches/{batch_id}/results") for batch_id in s.batch_ids}
 
 
 @then('every emulator batch answers the same results as before, with the statuses "{statuses}"')
-def step_same_results(context: Any, statuses: str) -> None:
+def step_same_results(context: Context, statuses: str) -> None:
     s = scenario(context)
     assert [before.status_code for before in s.downloads.values()] == [int(x) for x in statuses.split(",")]
     for batch_id, before in s.downloads.items():
@@ -1516,7 +1528,7 @@ def step_same_results(context: Any, statuses: str) -> None:
 
 
 @then('inspecting every emulator batch shows "{statuses}"')
-def step_inspect_all(context: Any, statuses: str) -> None:
+def step_inspect_all(context: Context, statuses: str) -> None:
     s = scenario(context)
     found: list[str] = []
     for batch_id in s.batch_ids:
@@ -1528,7 +1540,7 @@ def step_inspect_all(context: Any, statuses: str) -> None:
 
 
 @then('starting the emulator on a state file that {case} raises StateFileError mentioning "{mention}"')
-def step_bad_state_file(context: Any, case: str, mention: str) -> None:
+def step_bad_state_file(context: Context, case: str, mention: str) -> None:
     path = scratch_folder(scenario(context)) / "state.json"
     if case.startswith("holds "):
         path.write_text(case.removeprefix("holds "), encoding="utf-8")
@@ -1550,7 +1562,7 @@ def step_bad_state_file(context: Any, case: str, mention: str) -> None:
 
 
 @given("the emulator serves on a socket")
-def step_serve(context: Any) -> None:
+def step_serve(context: Context) -> None:
     s = scenario(context)
     s.emulator = Emulator()
     serving = serve_in_thread(s.emulator)
@@ -1568,22 +1580,22 @@ def admin(s: Scenario, method: str, path: str, body: Any = None) -> httpx2.Respo
 
 
 @when("I send the socket emulator a message")
-def step_socket_message(context: Any) -> None:
+def step_socket_message(context: Context) -> None:
     send(scenario(context), base_params())
 
 
 @when("I arm the socket emulator's fault {body}")
-def step_socket_fault(context: Any, body: str) -> None:
+def step_socket_fault(context: Context, body: str) -> None:
     assert admin(scenario(context), "POST", "/_emulator/faults", json.loads(body)).status_code == 200
 
 
 @when("I arm the socket emulator's outcome {body}")
-def step_socket_outcome(context: Any, body: str) -> None:
+def step_socket_outcome(context: Context, body: str) -> None:
     assert admin(scenario(context), "POST", "/_emulator/outcomes", json.loads(body)).status_code == 200
 
 
 @when("I run a {count:d}-request batch on the socket emulator")
-def step_socket_batch(context: Any, count: int) -> None:
+def step_socket_batch(context: Context, count: int) -> None:
     s = scenario(context)
     create_batch(s, numbered(count))
     assert s.batch.results_url is None
@@ -1593,7 +1605,7 @@ def step_socket_batch(context: Any, count: int) -> None:
 
 
 @then("the socket emulator's stats show {count:d} batch and these calls:")
-def step_socket_stats(context: Any, count: int) -> None:
+def step_socket_stats(context: Context, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     assert stats["batches"] == count, stats
     for row in context.table:
@@ -1601,12 +1613,12 @@ def step_socket_stats(context: Any, count: int) -> None:
 
 
 @when("I reset the socket emulator")
-def step_socket_reset(context: Any) -> None:
+def step_socket_reset(context: Context) -> None:
     assert admin(scenario(context), "POST", "/_emulator/reset").json() == {"reset": True}
 
 
 @then("the socket emulator's stats show {count:d} batches and no calls")
-def step_socket_empty(context: Any, count: int) -> None:
+def step_socket_empty(context: Context, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
     live = {"live_answers": {}, "abandoned_answers": 0}
@@ -1616,19 +1628,19 @@ def step_socket_empty(context: Any, count: int) -> None:
 
 @then('the socket emulator\'s stats show {count:d} batch created, holding "{ids}"')
 @then('the socket emulator\'s stats show {count:d} batches created, holding "{ids}"')
-def step_socket_created(context: Any, count: int, ids: str) -> None:
+def step_socket_created(context: Context, count: int, ids: str) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     assert stats["created_batches"] == count, stats
     assert stats["created_custom_ids"] == _created(ids), stats
 
 
 @when("I create a {count:d}-request batch on the socket emulator")
-def step_socket_create(context: Any, count: int) -> None:
+def step_socket_create(context: Context, count: int) -> None:
     create_batch(scenario(context), numbered(count))
 
 
 @when('I post {body} to the socket emulator\'s "{route}"')
-def step_socket_admin_post(context: Any, body: str, route: str) -> None:
+def step_socket_admin_post(context: Context, body: str, route: str) -> None:
     admin(scenario(context), "POST", route, json.loads(body))
 
 
@@ -1650,7 +1662,7 @@ class _Capture(io.StringIO):
 
 
 @when('I run "{command}" and stop it after one call')
-def step_cli(context: Any, command: str) -> None:
+def step_cli(context: Context, command: str) -> None:
     s = scenario(context)
     output = _Capture()
     seen: dict[str, Any] = {}
@@ -1679,7 +1691,7 @@ def step_cli(context: Any, command: str) -> None:
 
 
 @then('the command announced "{line}" and returned {status:d}')
-def step_cli_announced(context: Any, line: str, status: int) -> None:
+def step_cli_announced(context: Context, line: str, status: int) -> None:
     printed, returned, _ = context.emulator_command
     pattern = re.escape(line).replace(re.escape("<port>"), r"(\d+)")
     assert re.fullmatch(pattern + "\n", printed), repr(printed)
@@ -1688,7 +1700,7 @@ def step_cli_announced(context: Any, line: str, status: int) -> None:
 
 
 @then('the command\'s emulator answered the call with the key "{key}"')
-def step_cli_answered(context: Any, key: str) -> None:
+def step_cli_answered(context: Context, key: str) -> None:
     _, _, seen = context.emulator_command
     assert seen["message"].status_code == 200, seen["message"].text
     assert seen["message"].json()["type"] == "message"
@@ -1696,7 +1708,7 @@ def step_cli_answered(context: Any, key: str) -> None:
 
 
 @when('I run "{command}" expecting it to stop at once')
-def step_cli_refused(context: Any, command: str) -> None:
+def step_cli_refused(context: Context, command: str) -> None:
     s = scenario(context)
     busy = socket.create_server(("127.0.0.1", 0))
     s.cleanups.append(busy.close)
@@ -1710,7 +1722,7 @@ def step_cli_refused(context: Any, command: str) -> None:
 
 
 @then('the command printed "{message}" on stderr and returned {status:d}')
-def step_cli_refusal(context: Any, message: str, status: int) -> None:
+def step_cli_refusal(context: Context, message: str, status: int) -> None:
     printed, complained, returned, values = context.emulator_refusal
     for name, value in values.items():
         message = message.replace(name, value)

@@ -4,10 +4,13 @@ batches that are not ours."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from _support import committed, world
-from behave import given, then
+from step_context import Context, given, then
+
+if TYPE_CHECKING:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 _ROUTES = {
     "the create": "batches.create",
@@ -17,7 +20,7 @@ _ROUTES = {
 
 
 @given("the ledger is read whenever the API is called")
-def step_witness(context: Any) -> None:
+def step_witness(context: Context) -> None:
     """Before each batch call reaches the API, read what the ledger had committed, as another process would."""
     w = world(context)
 
@@ -30,7 +33,7 @@ def step_witness(context: Any) -> None:
         w.hooks.before_every(route, lambda route=route: witness(route))
 
 
-def _check_witnessed(context: Any, route: str) -> None:
+def _check_witnessed(context: Context, route: str) -> None:
     w = world(context)
     seen = w.witnessed.get(route)
     assert seen, f"the API was never called on {route}"
@@ -50,22 +53,22 @@ def _check_witnessed(context: Any, route: str) -> None:
 
 
 @then("when the API received {call}, the ledger had committed:")
-def step_witnessed(context: Any, call: str) -> None:
+def step_witnessed(context: Context, call: str) -> None:
     _check_witnessed(context, _ROUTES[call])
 
 
 @then("when the API was {call}, the ledger had committed:")
-def step_witnessed_list(context: Any, call: str) -> None:
+def step_witnessed_list(context: Context, call: str) -> None:
     _check_witnessed(context, _ROUTES[call])
 
 
 @given("the API will commit the next batch but drop the connection before answering")
-def step_drop_after_commit(context: Any) -> None:
+def step_drop_after_commit(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("batches.create")
 
 
 @then("the second batch was recorded {seconds:g} seconds after the first: the grace period, then the coalescing window")
-def step_second_batch_after(context: Any, seconds: float) -> None:
+def step_second_batch_after(context: Context, seconds: float) -> None:
     w = world(context)
     first, second = w.ledger().batches()
     settings = w.current_actor().configuration.batch
@@ -74,11 +77,15 @@ def step_second_batch_after(context: Any, seconds: float) -> None:
 
 
 @given('another client creates a batch asking "{prompt}" as lowtide first lists the batches')
-def step_foreign_batch(context: Any, prompt: str) -> None:
+def step_foreign_batch(context: Context, prompt: str) -> None:
     w = world(context)
     other = w.emu.client(api_key="sk-ant-someone-else")
     w.cleanups.append(other.close)
-    params = {"model": "claude-sonnet-5-5", "max_tokens": 100, "messages": [{"role": "user", "content": prompt}]}
+    params: MessageCreateParamsNonStreaming = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": prompt}],
+    }
 
     async def create() -> None:
         batch = await other.messages.batches.create(requests=[{"custom_id": "theirs", "params": params}])
@@ -88,7 +95,7 @@ def step_foreign_batch(context: Any, prompt: str) -> None:
 
 
 @then("the answer did not come from the other client's batch")
-def step_not_foreign(context: Any) -> None:
+def step_not_foreign(context: Context) -> None:
     w = world(context)
     foreign = w.value["foreign batch"]
     answer = w.answer()
@@ -97,7 +104,7 @@ def step_not_foreign(context: Any) -> None:
 
 
 @given('the API\'s results will name the request "{key}" "{other}" instead')
-def step_results_rename(context: Any, key: str, other: str) -> None:
+def step_results_rename(context: Context, key: str, other: str) -> None:
     w = world(context)
 
     def rename(body: bytes) -> bytes:
@@ -109,7 +116,7 @@ def step_results_rename(context: Any, key: str, other: str) -> None:
 
 
 @then("the ledger counts nothing of the other client's batch")
-def step_foreign_not_counted(context: Any) -> None:
+def step_foreign_not_counted(context: Context) -> None:
     w = world(context)
     ledger = w.ledger()
     foreign = ledger.batch(w.value["foreign batch"])

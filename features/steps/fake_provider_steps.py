@@ -3,14 +3,21 @@ scenario's clock, registered under a name of the test's choice with the registry
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from _support import world
-from behave import given, then, when
 from pydantic import BaseModel
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry, parking
 from lowtide.testing import Failure, FakeBatchAPI, FakeBatchProvider, FakeOutcome, Reply
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    fake_apis: dict[str, FakeBatchAPI]
 
 
 class Tide(BaseModel):
@@ -18,7 +25,7 @@ class Tide(BaseModel):
     height_m: float
 
 
-def fakes(context: Any) -> dict[str, FakeBatchAPI]:
+def fakes(context: Context) -> dict[str, FakeBatchAPI]:
     """The scenario's fake APIs, by the provider name each is registered under."""
     if not hasattr(context, "fake_apis"):
         context.fake_apis = {}
@@ -26,7 +33,7 @@ def fakes(context: Any) -> dict[str, FakeBatchAPI]:
     return found
 
 
-def fake(context: Any, name: str = "fake") -> FakeBatchAPI:
+def fake(context: Context, name: str = "fake") -> FakeBatchAPI:
     return fakes(context)[name]
 
 
@@ -34,7 +41,7 @@ def fake(context: Any, name: str = "fake") -> FakeBatchAPI:
 
 
 @given('a fake batch API whose batches take {seconds:g} seconds, registered as the provider "{name}"')
-def step_fake_api(context: Any, seconds: float, name: str) -> None:
+def step_fake_api(context: Context, seconds: float, name: str) -> None:
     w = world(context)
     api = FakeBatchAPI(w.clock, processing_seconds=seconds)
     if w.registry is None:
@@ -44,55 +51,55 @@ def step_fake_api(context: Any, seconds: float, name: str) -> None:
 
 
 @given("the fake API keeps lowtide's intent id")
-def step_keeps_intent(context: Any) -> None:
+def step_keeps_intent(context: Context) -> None:
     assert fake(context).echoes_intent
 
 
 @given("the fake API does not keep lowtide's intent id")
-def step_no_intent(context: Any) -> None:
+def step_no_intent(context: Context) -> None:
     # Set before the actor's first call: its backend reads it when the provider is built.
     fake(context).echoes_intent = False
 
 
 @given('the fake API will answer "{key}" with "{text}"')
-def step_script_reply(context: Any, key: str, text: str) -> None:
+def step_script_reply(context: Context, key: str, text: str) -> None:
     fake(context).script(key, Reply(text))
 
 
 @given('the fake API will fail "{key}" with "{error_type}" saying "{message}"')
-def step_script_failure(context: Any, key: str, error_type: str, message: str) -> None:
+def step_script_failure(context: Context, key: str, error_type: str, message: str) -> None:
     fake(context).script(key, Failure(error_type, message))
 
 
 @given('the fake API will fail "{key}" retryably with "{error_type}" saying "{message}"')
-def step_script_retryable(context: Any, key: str, error_type: str, message: str) -> None:
+def step_script_retryable(context: Context, key: str, error_type: str, message: str) -> None:
     fake(context).script(key, Failure(error_type, message, retryable=True), Reply())
 
 
 @given('the fake API will end "{key}" as canceled')
-def step_script_canceled(context: Any, key: str) -> None:
+def step_script_canceled(context: Context, key: str) -> None:
     fake(context).script(key, "canceled")
 
 
 @given('the fake API will end "{key}" as expired, {times:d} time')
 @given('the fake API will end "{key}" as expired, {times:d} times')
-def step_script_expired(context: Any, key: str, times: int) -> None:
+def step_script_expired(context: Context, key: str, times: int) -> None:
     outcomes: list[FakeOutcome] = ["expired"] * times
     fake(context).script(key, *outcomes)
 
 
 @given("the fake API will create the next batch and lose its answer")
-def step_drop_answer(context: Any) -> None:
+def step_drop_answer(context: Context) -> None:
     fake(context).drop_create_answer()
 
 
 @given("the fake API will lose the next create on its way")
-def step_drop_create(context: Any) -> None:
+def step_drop_create(context: Context) -> None:
     fake(context).drop_create()
 
 
 @given("the fake API will refuse the next create")
-def step_refuse_create(context: Any) -> None:
+def step_refuse_create(context: Context) -> None:
     fake(context).refuse_create()
 
 
@@ -100,7 +107,7 @@ def step_refuse_create(context: Any) -> None:
 
 
 @when('the test cancels the parked batch of "{key}"')
-def step_cancel_parked(context: Any, key: str) -> None:
+def step_cancel_parked(context: Context, key: str) -> None:
     w = world(context)
     batch_id = w.tickets[key].batch_id
     assert batch_id is not None, w.tickets[key]
@@ -108,20 +115,20 @@ def step_cancel_parked(context: Any, key: str) -> None:
 
 
 @when('the actor is asked for a Tide with the key "{key}"')
-def step_ask_tide(context: Any, key: str) -> None:
+def step_ask_tide(context: Context, key: str) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().run("Which tide?", key=key, response_model=Tide))
 
 
 @when("the actor is asked for a tool call")
-def step_ask_tool(context: Any) -> None:
+def step_ask_tool(context: Context) -> None:
     w = world(context)
     tool = {"name": "lookup", "description": "Look a tide up.", "input_schema": {"type": "object"}}
     w.attempt_async(lambda: w.current_actor().run("Which tide?", key="tool", tools=[tool]))
 
 
 @when("the actor is asked for an image's text")
-def step_ask_image(context: Any) -> None:
+def step_ask_image(context: Context) -> None:
     w = world(context)
     image = {"type": "image", "source": {"type": "url", "url": "https://example.com/tide.png"}}
     messages = [{"role": "user", "content": [image, {"type": "text", "text": "What does it say?"}]}]
@@ -129,7 +136,7 @@ def step_ask_image(context: Any) -> None:
 
 
 @when('the provider "{name}" answers "{prompts}" as one batch, outside the ledger')
-def step_outside_ledger(context: Any, name: str, prompts: str) -> None:
+def step_outside_ledger(context: Context, name: str, prompts: str) -> None:
     w = world(context)
     actor = w.current_actor()
     provider = actor.provider()
@@ -139,7 +146,7 @@ def step_outside_ledger(context: Any, name: str, prompts: str) -> None:
 
 
 @when("a FakeBatchProvider is built without being registered")
-def step_unregistered(context: Any) -> None:
+def step_unregistered(context: Context) -> None:
     w = world(context)
     w.attempt(lambda: FakeBatchProvider(ProviderOptions(clock=w.clock)))
 
@@ -148,7 +155,7 @@ def step_unregistered(context: Any) -> None:
 
 
 @then("the fake API answered each of the {count:d} calls with its question")
-def step_answered(context: Any, count: int) -> None:
+def step_answered(context: Context, count: int) -> None:
     w = world(context)
     prompts = w.value["prompts"]
     assert len(w.asked) == count, w.asked
@@ -159,7 +166,7 @@ def step_answered(context: Any, count: int) -> None:
 
 
 @then('the call for "{label}" was answered "{text}"')
-def step_call_answered(context: Any, label: str, text: str) -> None:
+def step_call_answered(context: Context, label: str, text: str) -> None:
     outcome = world(context).asked.get(label)
     assert isinstance(outcome, ActorResponse), (label, outcome)
     assert outcome.text == text, outcome.text
@@ -167,7 +174,7 @@ def step_call_answered(context: Any, label: str, text: str) -> None:
 
 @then('the fake API created each of the keys "{keys}" once, in {batches:d} batch')
 @then('the fake API created each of the keys "{keys}" once, in {batches:d} batches')
-def step_created_once(context: Any, keys: str, batches: int) -> None:
+def step_created_once(context: Context, keys: str, batches: int) -> None:
     api = fake(context)
     assert dict(api.created) == {key.strip(): 1 for key in keys.split(",")}, api.created
     assert len(api.batches) == batches, list(api.batches)
@@ -177,42 +184,42 @@ def step_created_once(context: Any, keys: str, batches: int) -> None:
     'the fake API created the key "{k1}" {n1:d} times, "{k2}" {n2:d} times and "{k3}" {n3:d} time,'
     " in {batches:d} batches"
 )
-def step_created_times(context: Any, k1: str, n1: int, k2: str, n2: int, k3: str, n3: int, batches: int) -> None:
+def step_created_times(context: Context, k1: str, n1: int, k2: str, n2: int, k3: str, n3: int, batches: int) -> None:
     api = fake(context)
     assert dict(api.created) == {k1: n1, k2: n2, k3: n3}, api.created
     assert len(api.batches) == batches, list(api.batches)
 
 
 @then("the fake API was asked to create {asked:d} batches and made {made:d}")
-def step_creates(context: Any, asked: int, made: int) -> None:
+def step_creates(context: Context, asked: int, made: int) -> None:
     api = fake(context)
     assert (api.creates, len(api.batches)) == (asked, made), (api.creates, list(api.batches))
 
 
 @then("the fake API made {batches:d} batches of {requests:d} requests in all")
 @then('the fake API "{name}" made {batches:d} batches of {requests:d} requests in all')
-def step_made(context: Any, batches: int, requests: int, name: str = "fake") -> None:
+def step_made(context: Context, batches: int, requests: int, name: str = "fake") -> None:
     api = fake(context, name)
     assert len(api.batches) == batches, list(api.batches)
     assert sum(api.created.values()) == requests, api.created
 
 
 @then('the fake API "{name}" has its batch "{status}"')
-def step_batch_status(context: Any, name: str, status: str) -> None:
+def step_batch_status(context: Context, name: str, status: str) -> None:
     api = fake(context, name)
     (batch,) = api.batches.values()
     assert api.status(batch) == status, (api.status(batch), api.now() - batch.created_at)
 
 
 @then("the waiting call failed with a {name:w}")
-def step_waiting_failed(context: Any, name: str) -> None:
+def step_waiting_failed(context: Context, name: str) -> None:
     error = world(context).error
     assert error is not None
     assert type(error).__name__ == name, repr(error)
 
 
 @then('it was refused with a {name:w} saying "{text}"')
-def step_refused(context: Any, name: str, text: str) -> None:
+def step_refused(context: Context, name: str, text: str) -> None:
     error = world(context).error
     assert isinstance(error, ActorError), repr(error)
     assert type(error).__name__ == name, repr(error)
@@ -220,13 +227,13 @@ def step_refused(context: Any, name: str, text: str) -> None:
 
 
 @then('the parsed answer is a Tide named "{name}", {height:g} m high')
-def step_parsed_tide(context: Any, name: str, height: float) -> None:
+def step_parsed_tide(context: Context, name: str, height: float) -> None:
     parsed = world(context).answer().parsed
     assert parsed == Tide(name=name, height_m=height), parsed
 
 
 @then('the answers are "{texts}"')
-def step_answers(context: Any, texts: str) -> None:
+def step_answers(context: Context, texts: str) -> None:
     outcomes = world(context).outcomes
     assert [o.text if isinstance(o, ActorResponse) else o for o in outcomes] == [
         text.strip() for text in texts.split(",")

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from _support import world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import ActorError, ConfigurationError, __version__
 from lowtide.cli import main
@@ -34,7 +34,7 @@ def _arguments(text: str) -> tuple[list[Any], dict[str, Any]]:
 
 
 @when("the actor's {method:w} is called with {arguments}")
-def step_call_with(context: Any, method: str, arguments: str) -> None:
+def step_call_with(context: Context, method: str, arguments: str) -> None:
     w = world(context)
     args, kwargs = _arguments(arguments)
     call = getattr(w.current_actor(), method)
@@ -46,7 +46,7 @@ def step_call_with(context: Any, method: str, arguments: str) -> None:
 
 
 @then('a ConfigurationError naming "{field}" is raised, saying "{message}"')
-def step_configuration_error(context: Any, field: str, message: str) -> None:
+def step_configuration_error(context: Context, field: str, message: str) -> None:
     error = world(context).error
     assert type(error) is ConfigurationError, repr(error)
     assert error.field == field, error.field
@@ -54,14 +54,14 @@ def step_configuration_error(context: Any, field: str, message: str) -> None:
 
 
 @then("the ledger holds no request")
-def step_no_request(context: Any) -> None:
+def step_no_request(context: Context) -> None:
     w = world(context)
     if w.ledger_path.exists():
         assert w.ledger().requests() == [], w.ledger().requests()
 
 
 @when('"python -m lowtide {arguments}" runs in a new process')
-def step_python_m(context: Any, arguments: str) -> None:
+def step_python_m(context: Context, arguments: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "lowtide", *arguments.split()], capture_output=True, text=True, timeout=60, check=False
     )
@@ -69,14 +69,14 @@ def step_python_m(context: Any, arguments: str) -> None:
 
 
 @then("it printed the installed version of lowtide and exited with 0")
-def step_python_m_version(context: Any) -> None:
+def step_python_m_version(context: Context) -> None:
     done = world(context).value
     assert done.returncode == 0, done
     assert done.stdout.strip() == f"lowtide {__version__}", done.stdout
 
 
 @given("a ledger with requests in it whose pages were then damaged")
-def step_damaged_ledger(context: Any) -> None:
+def step_damaged_ledger(context: Context) -> None:
     w = world(context)
     path = w.path("damaged.sqlite3")
     ledger = Ledger(path)
@@ -96,7 +96,7 @@ def step_damaged_ledger(context: Any) -> None:
 
 
 @when("lowtide status reads that ledger")
-def step_status_damaged(context: Any) -> None:
+def step_status_damaged(context: Context) -> None:
     w = world(context)
     [path] = w.witnessed["damaged"]
     out, err = io.StringIO(), io.StringIO()
@@ -106,7 +106,7 @@ def step_status_damaged(context: Any) -> None:
 
 
 @then("the command printed nothing on stderr that looks like a traceback")
-def step_no_traceback(context: Any) -> None:
+def step_no_traceback(context: Context) -> None:
     err = world(context).value["err"]
     assert "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1, err

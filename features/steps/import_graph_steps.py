@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from step_context import Context
+
 import shutil
 from typing import Any
 
 from _support import FEATURES, world
-from behave import given, then, when
+from step_context import given, then, when
 from import_graph import cycles, import_graph, problems, shown
 
 
 @given('the source of the package "{path}"')
-def step_package_source(context: Any, path: str) -> None:
+def step_package_source(context: Context, path: str) -> None:
     context.package = FEATURES.parent / path
 
 
 @given('a copy of the package "{path}" in which "{module}" also runs "{statement}"')
-def step_package_copy(context: Any, path: str, module: str, statement: str) -> None:
+def step_package_copy(context: Context, path: str, module: str, statement: str) -> None:
     source = FEATURES.parent / path
     copy = world(context).path("source") / source.name
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -29,7 +31,7 @@ def step_package_copy(context: Any, path: str, module: str, statement: str) -> N
 
 
 @given('a package "{name}" whose modules are:')
-def step_package_made(context: Any, name: str) -> None:
+def step_package_made(context: Context, name: str) -> None:
     package = world(context).path(name)
     for row in context.table:
         module = package / row["module"]
@@ -39,23 +41,23 @@ def step_package_made(context: Any, name: str) -> None:
 
 
 @when("its imports are drawn as a graph")
-def step_graph_drawn(context: Any) -> None:
+def step_graph_drawn(context: Context) -> None:
     context.graph = import_graph(context.package)
 
 
 @then("the graph has more than {count:d} modules")
-def step_graph_size(context: Any, count: int) -> None:
+def step_graph_size(context: Context, count: int) -> None:
     assert len(context.graph) > count, sorted(context.graph)
 
 
 @then("no module reaches itself through the graph")
-def step_no_cycle(context: Any) -> None:
+def step_no_cycle(context: Context) -> None:
     found = problems(context.graph, context.package.parent)
     assert not found, "\n".join(found)
 
 
 @then('the check for cycles fails, saying only that a cycle runs through "{name}", naming where the import added is')
-def step_check_fails(context: Any, name: str) -> None:
+def step_check_fails(context: Context, name: str) -> None:
     found = problems(context.graph, context.package.parent)
     assert len(found) == 1, "\n".join(found) or "the check passed"
     said = found[0]
@@ -66,6 +68,6 @@ def step_check_fails(context: Any, name: str) -> None:
 
 
 @then("the cycles found are:")
-def step_cycles_found(context: Any) -> None:
+def step_cycles_found(context: Context) -> None:
     found = [shown(cycle, context.package.parent) for cycle in cycles(context.graph)]
     assert found == context.text.splitlines(), "\n".join(found)

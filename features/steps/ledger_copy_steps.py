@@ -4,34 +4,46 @@ database (`context.postgres_url`) and back, read through the stores and the acto
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from _support import run_cli, world
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorResponse, ConfigurationError, MemoryLedger
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.records import COPIED
 from lowtide.ledger.store import open_ledger
 
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    copy_answers: list[ActorResponse[Any]]
+    copy_back: MemoryLedger
+    copy_calls: Counter[str]
+    copy_memory: MemoryLedger
+    copy_run: str
+
+
 _SETTINGS = {"name": "mover", "model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "batch"}
 
 
 @given("a SQLite ledger in which an actor answered {calls:d} calls in batch mode, and a bulk run of {items:d} prompts")
-def step_sqlite_with_answers(context: Any, calls: int, items: int) -> None:
+def step_sqlite_with_answers(context: Context, calls: int, items: int) -> None:
     _answered(context, str(world(context).path("ledger.sqlite3")), calls, items)
 
 
 @given(
     "an in-memory ledger in which an actor answered {calls:d} calls in batch mode, and a bulk run of {items:d} prompts"
 )
-def step_memory_with_answers(context: Any, calls: int, items: int) -> None:
+def step_memory_with_answers(context: Context, calls: int, items: int) -> None:
     context.copy_memory = MemoryLedger()
     _answered(context, context.copy_memory, calls, items)
 
 
-def _answered(context: Any, ledger: Any, calls: int, items: int) -> None:
+def _answered(context: Context, ledger: Any, calls: int, items: int) -> None:
     w = world(context)
     w.start_emulator()
     actor = w.add_actor(_SETTINGS, ledger=ledger)
@@ -49,25 +61,25 @@ def _answered(context: Any, ledger: Any, calls: int, items: int) -> None:
     context.copy_calls = Counter(w.emu.calls)
 
 
-def _command(context: Any, command: str) -> None:
+def _command(context: Context, command: str) -> None:
     w = world(context)
     argv = command.replace("DATABASE", context.postgres_url) if "DATABASE" in command else command
     run_cli(w, argv, ledger=None, cwd=w.path("ledger.sqlite3").parent)
 
 
 @when("`{command}` runs")
-def step_copy_runs(context: Any, command: str) -> None:
+def step_copy_runs(context: Context, command: str) -> None:
     _command(context, command)
 
 
 @given("`{command}` has run")
-def step_copy_ran(context: Any, command: str) -> None:
+def step_copy_ran(context: Context, command: str) -> None:
     _command(context, command)
     assert world(context).value["code"] == 0, world(context).value
 
 
 @then("the password of the scenario's database appears nowhere in the command's output")
-def step_no_password(context: Any) -> None:
+def step_no_password(context: Context) -> None:
     value = world(context).value
     password = unquote(urlsplit(context.postgres_url).password or "")
     assert password, context.postgres_url
@@ -75,7 +87,7 @@ def step_no_password(context: Any) -> None:
 
 
 @then("an actor on the scenario's database answers the same {calls:d} calls from its ledger: same answers, same costs")
-def step_same_answers(context: Any, calls: int) -> None:
+def step_same_answers(context: Context, calls: int) -> None:
     w = world(context)
     actor = w.add_actor({**_SETTINGS, "name": "mover"}, ledger=context.postgres_url)
 
@@ -92,13 +104,13 @@ def step_same_answers(context: Any, calls: int) -> None:
 
 
 @then("the API received no more calls")
-def step_no_more_calls(context: Any) -> None:
+def step_no_more_calls(context: Context) -> None:
     calls = Counter(world(context).emu.calls)
     assert calls == context.copy_calls, (context.copy_calls, calls)
 
 
 @then("the bulk run reads back from the scenario's database with its {items:d} items succeeded, in order")
-def step_run_back(context: Any, items: int) -> None:
+def step_run_back(context: Context, items: int) -> None:
     runs = open_ledger(context.postgres_url).run_store
     record = runs.run(context.copy_run)
     assert record is not None, runs.runs()
@@ -108,7 +120,7 @@ def step_run_back(context: Any, items: int) -> None:
 
 
 @then('on stderr, the command says "{first}" and "{second}"')
-def step_stderr_two(context: Any, first: str, second: str) -> None:
+def step_stderr_two(context: Context, first: str, second: str) -> None:
     err = world(context).value["err"]
     assert first in err, err
     assert second in err, err
@@ -116,12 +128,12 @@ def step_stderr_two(context: Any, first: str, second: str) -> None:
 
 
 @then("the scenario's database holds {count:d} requests, as after the first copy")
-def step_db_holds(context: Any, count: int) -> None:
+def step_db_holds(context: Context, count: int) -> None:
     assert len(open_ledger(context.postgres_url).requests()) == count
 
 
 @then('"{copy}" holds the same requests, batches, results and runs as "{original}"')
-def step_same_rows(context: Any, copy: str, original: str) -> None:
+def step_same_rows(context: Context, copy: str, original: str) -> None:
     w = world(context)
     first, second = open_ledger(w.path(original)), open_ledger(w.path(copy))
     for table in COPIED:
@@ -134,7 +146,7 @@ def step_same_rows(context: Any, copy: str, original: str) -> None:
 
 
 @when('it is copied into the new SQLite file "{name}", and that file into a new in-memory ledger')
-def step_memory_round_trip(context: Any, name: str) -> None:
+def step_memory_round_trip(context: Context, name: str) -> None:
     w = world(context)
     saved = open_ledger(w.path(name))
     counts = copy_ledger(context.copy_memory, saved)
@@ -149,7 +161,7 @@ def _rows(ledger: Any) -> dict[str, list[tuple[Any, ...]]]:
 
 
 @then("the three ledgers hold the same requests, batches, members, results and runs")
-def step_three_same(context: Any) -> None:
+def step_three_same(context: Context) -> None:
     first = _rows(context.copy_memory)
     assert first["requests"], first
     assert first["run_items"], first
@@ -161,7 +173,7 @@ def step_three_same(context: Any) -> None:
 
 
 @then('an actor given the SQLite file "{name}" answers the same {calls:d} calls from it, with no call to the API')
-def step_file_answers(context: Any, name: str, calls: int) -> None:
+def step_file_answers(context: Context, name: str, calls: int) -> None:
     w = world(context)
     noted = Counter(w.emu.calls)
     actor = w.add_actor({**_SETTINGS, "name": "mover"}, ledger=str(w.path(name)))
@@ -177,7 +189,7 @@ def step_file_answers(context: Any, name: str, calls: int) -> None:
 
 
 @then('copying it into "{name}" again is refused with "{text}"')
-def step_file_refused(context: Any, name: str, text: str) -> None:
+def step_file_refused(context: Context, name: str, text: str) -> None:
     target = open_ledger(world(context).path(name))
     before = _rows(target)
     assert text in _refusal(context.copy_memory, target)
@@ -185,7 +197,7 @@ def step_file_refused(context: Any, name: str, text: str) -> None:
 
 
 @then('copying it into the in-memory copy again is refused with "{text}"')
-def step_memory_refused(context: Any, text: str) -> None:
+def step_memory_refused(context: Context, text: str) -> None:
     before = _rows(context.copy_back)
     assert text in _refusal(context.copy_memory, context.copy_back)
     assert _rows(context.copy_back) == before
@@ -201,5 +213,5 @@ def _refusal(source: Any, target: Any) -> str:
 
 
 @then('no file "{name}" was made')
-def step_no_file(context: Any, name: str) -> None:
+def step_no_file(context: Context, name: str) -> None:
     assert not world(context).path(name).exists()

@@ -5,14 +5,21 @@ from __future__ import annotations
 import os
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Protocol
 
 from _support import World, emulated_reply_to, names, world, yaml_doc
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, Outcome
 from lowtide.ledger.records import FOREIGN
 from lowtide.ledger.store import LedgerStore, open_ledger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    answers_by_ledger: dict[str, list[Outcome]]
 
 
 def _ledgers(w: World) -> dict[str, LedgerStore]:
@@ -21,7 +28,7 @@ def _ledgers(w: World) -> dict[str, LedgerStore]:
     return ledgers  # type: ignore[return-value]
 
 
-def _answers(context: Any) -> dict[str, list[Outcome]]:
+def _answers(context: Context) -> dict[str, list[Outcome]]:
     """What each ledger's actor got from its run_many, by the ledger's name."""
     if not hasattr(context, "answers_by_ledger"):
         context.answers_by_ledger = {}
@@ -30,7 +37,7 @@ def _answers(context: Any) -> dict[str, list[Outcome]]:
 
 
 @given('two ledgers, "{first}" (the scenario\'s) and "{second}", each with an actor of that name on the same API key:')
-def step_two_ledgers(context: Any, first: str, second: str) -> None:
+def step_two_ledgers(context: Context, first: str, second: str) -> None:
     w = world(context)
     scenario = os.environ["LOWTIDE_LEDGER"]
     # The second ledger is a store of the same kind: another file, or another PostgreSQL database.
@@ -43,7 +50,7 @@ def step_two_ledgers(context: Any, first: str, second: str) -> None:
 
 
 @when('"{name}" asks "{prompts}" with run_many')
-def step_ledger_asks(context: Any, name: str, prompts: str) -> None:
+def step_ledger_asks(context: Context, name: str, prompts: str) -> None:
     w = world(context)
     actor: Actor = w.actors[name]
     w.actor = actor
@@ -54,7 +61,7 @@ def step_ledger_asks(context: Any, name: str, prompts: str) -> None:
 
 
 @then('the ledgers "{first}" and "{second}" have identities of 12 hex digits, different from each other')
-def step_identities(context: Any, first: str, second: str) -> None:
+def step_identities(context: Context, first: str, second: str) -> None:
     ledgers = _ledgers(world(context))
     identities = [ledgers[first].identity(), ledgers[second].identity()]
     assert all(re.fullmatch(r"[0-9a-f]{12}", identity) for identity in identities), identities
@@ -62,7 +69,7 @@ def step_identities(context: Any, first: str, second: str) -> None:
 
 
 @then('the request "{prompt}" has the same key in "{first}" and in "{second}", and a custom id of each ledger\'s own')
-def step_same_key_other_ids(context: Any, prompt: str, first: str, second: str) -> None:
+def step_same_key_other_ids(context: Context, prompt: str, first: str, second: str) -> None:
     w = world(context)
     from lowtide.batching.keys import derive_key
 
@@ -79,7 +86,7 @@ def step_same_key_other_ids(context: Any, prompt: str, first: str, second: str) 
 
 
 @then('each run_many call got the emulated replies to "{prompts}", in order')
-def step_each_replied(context: Any, prompts: str) -> None:
+def step_each_replied(context: Context, prompts: str) -> None:
     for name, outcomes in _answers(context).items():
         assert len(outcomes) == len(names(prompts)), (name, outcomes)
         for outcome, prompt in zip(outcomes, names(prompts), strict=True):
@@ -95,7 +102,7 @@ _CREATED_ONCE = 'the API created each request of "{first}" and of "{second}" exa
 
 
 @then(_CREATED_ONCE + " in {batches:d} batches")
-def step_each_created_once(context: Any, first: str, second: str, count: int, batches: int) -> None:
+def step_each_created_once(context: Context, first: str, second: str, count: int, batches: int) -> None:
     w = world(context)
     ledgers = _ledgers(w)
     created = w.emu.created_custom_ids
@@ -114,7 +121,7 @@ def _their_batch(w: World, name: str) -> str:
 
 
 @then('"{name}" keeps the batch of "{other}" apart as foreign, storing and counting nothing of it')
-def step_kept_apart(context: Any, name: str, other: str) -> None:
+def step_kept_apart(context: Context, name: str, other: str) -> None:
     w = world(context)
     theirs = _their_batch(w, other)
     ledger = _ledgers(w)[name]
@@ -126,7 +133,7 @@ def step_kept_apart(context: Any, name: str, other: str) -> None:
 
 
 @then('"{name}" never adopted the batch of "{other}"')
-def step_never_adopted(context: Any, name: str, other: str) -> None:
+def step_never_adopted(context: Context, name: str, other: str) -> None:
     w = world(context)
     theirs = _their_batch(w, other)
     record = _ledgers(w)[name].batch(theirs)
@@ -134,7 +141,7 @@ def step_never_adopted(context: Any, name: str, other: str) -> None:
 
 
 @then("each ledger's answers came from batches holding its own requests alone, and it counts their cost alone")
-def step_each_own(context: Any) -> None:
+def step_each_own(context: Context) -> None:
     w = world(context)
     for name, ledger in _ledgers(w).items():
         mine = _custom_ids(ledger)

@@ -3,6 +3,8 @@ plugin's (features/plugins/lowtide_scratch_ledger.py, and lowtide_shelf_ledger.p
 
 from __future__ import annotations
 
+from step_context import Context
+
 import os
 import shlex
 import subprocess
@@ -11,7 +13,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from _support import PLUGINS, plugins_importable, set_env, world, yaml_doc
-from behave import given, then, when
+from step_context import given, then, when
 
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.kinds import ENTRY_POINT_GROUP, LedgerKind, LedgerRegistry
@@ -25,7 +27,7 @@ def _entry_point(spec: str) -> EntryPoint:
     return EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
 
 
-def _registry(context: Any) -> LedgerRegistry:
+def _registry(context: Context) -> LedgerRegistry:
     registry = getattr(context, "ledger_registry", None)
     assert isinstance(registry, LedgerRegistry), "no ledger registry was set up"
     return registry
@@ -44,26 +46,26 @@ class _Other(LedgerKind):
 
 
 @given('the installed package declares the ledger entry point "{spec}"')
-def step_installed_entry_point(context: Any, spec: str) -> None:
+def step_installed_entry_point(context: Context, spec: str) -> None:
     expected = _entry_point(spec)
     installed = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
     assert installed.get(expected.name) == expected.value, f"installed entry points: {installed}"
 
 
 @given("an empty ledger registry")
-def step_empty_registry(context: Any) -> None:
+def step_empty_registry(context: Context) -> None:
     context.ledger_registry = LedgerRegistry()
 
 
 @given("a ledger registry with the installed kinds")
 @when("the installed ledger kinds are loaded into an empty ledger registry")
-def step_installed_kinds(context: Any) -> None:
+def step_installed_kinds(context: Context) -> None:
     context.ledger_registry = LedgerRegistry()
     context.ledger_registry.load_entry_points()
 
 
 @when('the ledger entry point "{spec}" is loaded into it')
-def step_load_entry_point(context: Any, spec: str) -> None:
+def step_load_entry_point(context: Context, spec: str) -> None:
     plugins_importable()
     w = world(context)
     w.plugins_loaded = w.attempt(lambda: _registry(context).load_entry_points([_entry_point(spec)])) or []
@@ -71,25 +73,25 @@ def step_load_entry_point(context: Any, spec: str) -> None:
 
 @when('a kind of ledger is registered for the scheme "{scheme}"')
 @when('a kind of ledger is registered for the scheme "{scheme}" with replace={replace:w}')
-def step_register_kind(context: Any, scheme: str, replace: str = "False") -> None:
+def step_register_kind(context: Context, scheme: str, replace: str = "False") -> None:
     world(context).attempt(lambda: _registry(context).register(_Other(scheme), replace=replace == "True"))
 
 
 @then('the ledger kinds are "{expected}"')
-def step_kinds(context: Any, expected: str) -> None:
+def step_kinds(context: Context, expected: str) -> None:
     found = [kind.scheme for kind in _registry(context).kinds()]
     assert found == [name.strip() for name in expected.split(",")], found
 
 
 @then("these locations are read as:")
-def step_locations_read(context: Any) -> None:
+def step_locations_read(context: Context) -> None:
     for row in context.table:
         location = ledger_location(row["location"], registry=_registry(context))
         assert (location.kind.scheme, str(location)) == (row["kind"], row["shown"]), (row["location"], location)
 
 
 @then('the location "{given}" is refused: "{message}"')
-def step_location_refused(context: Any, given: str, message: str) -> None:
+def step_location_refused(context: Context, given: str, message: str) -> None:
     w = world(context)
     found = w.attempt(lambda: ledger_location(given, registry=_registry(context)))
     assert found is None, f"{given!r} was read as a location: {found}"
@@ -98,21 +100,21 @@ def step_location_refused(context: Any, given: str, message: str) -> None:
 
 
 @when('an actor "{name}" keeps its ledger at "{location}", with:')
-def step_actor_at(context: Any, name: str, location: str) -> None:
+def step_actor_at(context: Context, name: str, location: str) -> None:
     w = world(context)
     w.store = open_ledger(ledger_location(location, registry=_registry(context)))
     w.add_actor({"name": name, "model": "claude-sonnet-5-5", **yaml_doc(context.text)}, ledger=w.store)
 
 
 @then('the ledger at "{location}" is the actor\'s, opened once in this process')
-def step_opened_once(context: Any, location: str) -> None:
+def step_opened_once(context: Context, location: str) -> None:
     w = world(context)
     again = open_ledger(ledger_location(location, registry=_registry(context)))
     assert again is w.store is w.current_actor().ledger, (again, w.store)
 
 
 @given('the package "{name}" is installed for a new process, declaring the ledger entry point "{spec}"')
-def step_package_installed(context: Any, name: str, spec: str) -> None:
+def step_package_installed(context: Context, name: str, spec: str) -> None:
     """A distribution's metadata (`entry_points.txt`) in a folder of its own, which a new process has on its path
     (`"..." runs in a new process`); this process is left as it was (its registry caches the installed kinds)."""
     site = world(context).path("site-packages")
@@ -124,7 +126,7 @@ def step_package_installed(context: Any, name: str, spec: str) -> None:
 
 
 @given('the ledger shelf is the scenario\'s folder "{name}"')
-def step_shelf(context: Any, name: str) -> None:
+def step_shelf(context: Context, name: str) -> None:
     w = world(context)
     shelf = w.path(name)
     shelf.mkdir()
@@ -132,16 +134,16 @@ def step_shelf(context: Any, name: str) -> None:
 
 
 @when('"{command}" runs in a new process with that package installed')
-def step_cli_installed(context: Any, command: str) -> None:
+def step_cli_installed(context: Context, command: str) -> None:
     _cli_process(context, command, installed=True)
 
 
 @when('"{command}" runs in a new process without that package')
-def step_cli_not_installed(context: Any, command: str) -> None:
+def step_cli_not_installed(context: Context, command: str) -> None:
     _cli_process(context, command, installed=False)
 
 
-def _cli_process(context: Any, command: str, *, installed: bool) -> None:
+def _cli_process(context: Context, command: str, *, installed: bool) -> None:
     """`lowtide ...` as a process of its own, the scenario plugins importable but only the package installed by
     `step_package_installed` declaring an entry point (`installed`); its exit code and outputs kept as `run_cli` keeps
     them."""

@@ -8,16 +8,25 @@ import json
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from _support import world
-from behave import then, when
+from step_context import Context as StepContext
+from step_context import then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import LedgerStore
 from lowtide.providers.anthropic.backend import AnthropicBatchCodec
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    ledger_copies: list[LedgerStore]
+
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -33,14 +42,14 @@ def _writer() -> ModuleType:
 
 
 @when('the ledger "{name}" is opened by this lowtide')
-def step_open_old(context: Any, name: str) -> None:
+def step_open_old(context: Context, name: str) -> None:
     w = world(context)
     w.value = Ledger(w.path(name))
     w.cleanups.append(w.value.close)
 
 
 @then('it reads every request, batch member, run item and copied row as schema 5\'s lowtide read them ("{expected}")')
-def step_reads_as_before(context: Any, expected: str) -> None:
+def step_reads_as_before(context: Context, expected: str) -> None:
     read: dict[str, Any] = _writer().what_it_reads(world(context).value)
     before: dict[str, Any] = json.loads((_DATA / expected).read_text())
     assert read.keys() == before.keys(), read.keys()
@@ -49,7 +58,7 @@ def step_reads_as_before(context: Any, expected: str) -> None:
 
 
 @when('batch "{batch}" answers "{answered}" and sends "{retried}" back for a retry')
-def step_batch_answers(context: Any, batch: str, answered: str, retried: str) -> None:
+def step_batch_answers(context: Context, batch: str, answered: str, retried: str) -> None:
     ledger: Ledger = world(context).value
     ledger.record_outcomes(
         batch,
@@ -63,7 +72,7 @@ def step_batch_answers(context: Any, batch: str, answered: str, retried: str) ->
 
 
 @when('"{keys}" go into batch "{batch}"')
-def step_into_batch(context: Any, keys: str, batch: str) -> None:
+def step_into_batch(context: Context, keys: str, batch: str) -> None:
     ledger: Ledger = world(context).value
     members = [(k.strip(), f"c-{k.strip()}") for k in keys.split(",")]
     ledger.record_intent(batch, provider="anthropic", endpoint="https://api.anthropic.com", members=members,
@@ -71,17 +80,17 @@ def step_into_batch(context: Any, keys: str, batch: str) -> None:
 
 
 @when('the API takes batch "{batch}"')
-def step_api_takes(context: Any, batch: str) -> None:
+def step_api_takes(context: Context, batch: str) -> None:
     world(context).value.record_submitted(batch, provider_batch_id=f"msgbatch_{batch}", phase="running", now=22.0)
 
 
 @when('the create of batch "{batch}" is refused')
-def step_refused(context: Any, batch: str) -> None:
+def step_refused(context: Context, batch: str) -> None:
     world(context).value.record_refused(batch, note="refused", now=23.0)
 
 
 @then("the requests read")
-def step_requests_read(context: Any) -> None:
+def step_requests_read(context: Context) -> None:
     ledger: Ledger = world(context).value
     for row in context.table:
         record = ledger.request(row["key"])
@@ -92,7 +101,7 @@ def step_requests_read(context: Any) -> None:
 
 
 @when('it is copied into a new in-memory ledger, and that into the new SQLite file "{name}"')
-def step_copy_through_memory(context: Any, name: str) -> None:
+def step_copy_through_memory(context: Context, name: str) -> None:
     w = world(context)
     memory = MemoryLedger()
     copy_ledger(w.value, memory)
@@ -103,7 +112,7 @@ def step_copy_through_memory(context: Any, name: str) -> None:
 
 
 @then("it has an identity made by the migration, kept when it is opened again, and each copy has one of its own")
-def step_identity_after_migration(context: Any) -> None:
+def step_identity_after_migration(context: Context) -> None:
     w = world(context)
     ledger: Ledger = w.value
     identity = ledger.identity()
@@ -116,7 +125,7 @@ def step_identity_after_migration(context: Any) -> None:
 
 
 @then("a request claimed in it now carries its identity in its custom id, beside those claimed before")
-def step_claimed_now(context: Any) -> None:
+def step_claimed_now(context: Context) -> None:
     ledger: Ledger = world(context).value
     before = {record.key: record.custom_id for record in ledger.requests()}
     key = "claimed-now"
@@ -128,7 +137,7 @@ def step_claimed_now(context: Any) -> None:
 
 
 @then('both copies read every request, batch member, run item and copied row as it does ("{expected}")')
-def step_copies_read_the_same(context: Any, expected: str) -> None:
+def step_copies_read_the_same(context: Context, expected: str) -> None:
     before: dict[str, Any] = json.loads((_DATA / expected).read_text())
     for copy in context.ledger_copies:
         assert _writer().what_it_reads(copy) == before, copy.location

@@ -9,18 +9,19 @@ from collections.abc import Callable
 from typing import Any
 
 from _support import world
-from behave import given, then
+from step_context import Context, given, then
 
 _READS = ("request", "requests_for")
 
 
 @given("the ledger's reads of requests are counted")
-def step_count_reads(context: Any) -> None:
+def step_count_reads(context: Context) -> None:
     """Counted where the engine reads: a store's own async face (PostgreSQL's), else the local store's methods its
     inline face calls."""
     w = world(context)
     ledger = w.ledger()
-    reads = w.witnessed["ledger reads"] = Counter[str]()
+    reads = Counter[str]()
+    w.witnessed["ledger reads"] = [reads]
     if hasattr(ledger, "asynchronous"):
         from lowtide.ledger.postgres.aio import AsyncPostgresLedger as face
 
@@ -53,14 +54,14 @@ def step_count_reads(context: Any) -> None:
 
 
 @then("the ledger was asked about the calls' keys in at most {most:d} reads")
-def step_reads_at_most(context: Any, most: int) -> None:
-    reads: Counter[str] = world(context).witnessed["ledger reads"]
+def step_reads_at_most(context: Context, most: int) -> None:
+    [reads] = world(context).witnessed["ledger reads"]
     total = sum(reads.values())
     assert 0 < total <= most, f"the ledger was read {total} times ({dict(reads)}), expected 1 to {most}"
 
 
 @given("the ledger cannot be read for requests")
-def step_unreadable(context: Any) -> None:
+def step_unreadable(context: Context) -> None:
     """Every read of requests fails, as a disk or a server that went away would make it."""
     w = world(context)
     ledger = w.ledger()
@@ -87,7 +88,7 @@ def step_unreadable(context: Any) -> None:
 
 
 @then('every call failed with an {name:w} saying "{text}"')
-def step_every_call_failed(context: Any, name: str, text: str) -> None:
+def step_every_call_failed(context: Context, name: str, text: str) -> None:
     asked = world(context).asked
     assert asked, "no call was made"
     for key, outcome in asked.items():

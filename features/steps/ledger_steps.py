@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, LedgerError
 from lowtide.ledger.records import COPIED
@@ -33,23 +33,23 @@ def _schema_file(path: Path, version: int) -> None:
 
 
 @given('an empty file "{name}"')
-def step_empty_file(context: Any, name: str) -> None:
+def step_empty_file(context: Context, name: str) -> None:
     world(context).path(name).write_bytes(b"")
 
 
 @given('a SQLite file "{name}" at schema version {version:d}')
 @given('a SQLite file at schema version {version:d} named "{name}"')
-def step_schema_file(context: Any, name: str, version: int) -> None:
+def step_schema_file(context: Context, name: str, version: int) -> None:
     _schema_file(world(context).path(name), version)
 
 
 @given('a text file named "{name}"')
-def step_text_file(context: Any, name: str) -> None:
+def step_text_file(context: Context, name: str) -> None:
     world(context).path(name).write_text("Notes on the tide tables, not a ledger.\n", encoding="utf-8")
 
 
 @given('an empty ledger "{name}"')
-def step_empty_ledger(context: Any, name: str) -> None:
+def step_empty_ledger(context: Context, name: str) -> None:
     w = world(context)
     ledger = Ledger(w.path(name))
     w.cleanups.append(ledger.close)
@@ -63,7 +63,7 @@ def _opened(w: World, name: str) -> Ledger:
 
 
 @when('the ledger "{name}" is opened')
-def step_open_ledger(context: Any, name: str) -> None:
+def step_open_ledger(context: Context, name: str) -> None:
     w = world(context)
     w.error = None
     try:
@@ -75,7 +75,7 @@ def step_open_ledger(context: Any, name: str) -> None:
 
 
 @then('opening it failed with {name:w}: "{message}"')
-def step_open_failed(context: Any, name: str, message: str) -> None:
+def step_open_failed(context: Context, name: str, message: str) -> None:
     error = world(context).failure()
     assert type(error).__name__ == name, f"{type(error).__name__}: {error}"
     assert str(error) == message, str(error)
@@ -93,12 +93,12 @@ def _schema(path: Path) -> tuple[str, int, list[str]]:
 
 
 @then('the ledger is a SQLite database in WAL mode, at schema version {version:d}, with the tables "{tables}"')
-def step_ledger_schema(context: Any, version: int, tables: str) -> None:
+def step_ledger_schema(context: Context, version: int, tables: str) -> None:
     _check_schema(world(context).ledger_path, version, tables)
 
 
 @then('the ledger "{name}" is a SQLite database in WAL mode, at schema version {version:d}, with the tables "{tables}"')
-def step_named_ledger_schema(context: Any, name: str, version: int, tables: str) -> None:
+def step_named_ledger_schema(context: Context, name: str, version: int, tables: str) -> None:
     _check_schema(world(context).path(name), version, tables)
 
 
@@ -111,7 +111,7 @@ def _check_schema(path: Path, version: int, tables: str) -> None:
 
 
 @then('the file "{name}" is still at schema version {version:d}, with no tables')
-def step_file_untouched(context: Any, name: str, version: int) -> None:
+def step_file_untouched(context: Context, name: str, version: int) -> None:
     _, found, names = _schema(world(context).path(name))
     assert (found, names) == (version, []), (found, names)
 
@@ -120,30 +120,30 @@ def step_file_untouched(context: Any, name: str, version: int) -> None:
 
 
 @given('the environment variable "{variable}" is "{value:Q}"')
-def step_env(context: Any, variable: str, value: str) -> None:
+def step_env(context: Context, variable: str, value: str) -> None:
     set_env(world(context), variable, value or None)
 
 
 @given('the environment variable "{variable}" is the scenario\'s folder "{name}"')
-def step_env_folder(context: Any, variable: str, name: str) -> None:
+def step_env_folder(context: Context, variable: str, name: str) -> None:
     w = world(context)
     set_env(w, variable, str(w.path(name)))
 
 
 @then('the default ledger is "{path}"')
-def step_default_ledger(context: Any, path: str) -> None:
+def step_default_ledger(context: Context, path: str) -> None:
     assert default_ledger_path() == Path(path).expanduser(), default_ledger_path()
 
 
 @given('an actor "{name}" in batch mode, whose configuration names the ledger "{file}"')
-def step_actor_ledger_setting(context: Any, name: str, file: str) -> None:
+def step_actor_ledger_setting(context: Context, name: str, file: str) -> None:
     w = world(context)
     settings = {"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch", "ledger": str(w.path(file))}
     w.add_actor(settings)
 
 
 @when('the actor, given the ledger "{file}", is asked "{prompt:Q}"')
-def step_actor_given_ledger(context: Any, file: str, prompt: str) -> None:
+def step_actor_given_ledger(context: Context, file: str, prompt: str) -> None:
     w = world(context)
     actor = Actor(w.current_actor().configuration, client=w.client, clock=w.clock, ledger=w.path(file))
     w.cleanups.append(actor.aclose)
@@ -155,12 +155,12 @@ def step_actor_given_ledger(context: Any, file: str, prompt: str) -> None:
 
 
 @when("every ledger the program opened is closed")
-def step_close_ledgers(context: Any) -> None:
+def step_close_ledgers(context: Context) -> None:
     close_ledgers()
 
 
 @then('the ledger "{file}" holds the request for "{prompt}", succeeded')
-def step_named_ledger_holds(context: Any, file: str, prompt: str) -> None:
+def step_named_ledger_holds(context: Context, file: str, prompt: str) -> None:
     w = world(context)
     [record] = open_ledger(w.path(file)).requests()
     assert record.params["messages"] == [{"role": "user", "content": prompt}], record.params
@@ -170,18 +170,18 @@ def step_named_ledger_holds(context: Any, file: str, prompt: str) -> None:
 
 
 @then("no ledger was written where LOWTIDE_LEDGER points")
-def step_no_default_ledger(context: Any) -> None:
+def step_no_default_ledger(context: Context) -> None:
     path = world(context).ledger_path
     assert not path.exists(), f"{path} was written"
 
 
 @then('there is no file "{name}"')
-def step_no_file(context: Any, name: str) -> None:
+def step_no_file(context: Context, name: str) -> None:
     assert not world(context).path(name).exists()
 
 
 @when('"{command}" runs on the ledger "{name}"')
-def step_cli_on_named_ledger(context: Any, command: str, name: str) -> None:
+def step_cli_on_named_ledger(context: Context, command: str, name: str) -> None:
     w = world(context)
     run_cli(w, command, ledger=w.path(name))
 
@@ -194,7 +194,7 @@ def _files(path: Path) -> list[Path]:
 
 
 @then('the ledger\'s files hold "{present}" and "{also}", but not the API key, nor any part of it')
-def step_no_key_in_files(context: Any, present: str, also: str) -> None:
+def step_no_key_in_files(context: Context, present: str, also: str) -> None:
     w = world(context)
     if "postgres" in os.environ["LOWTIDE_LEDGER"]:  # every row of every table, as `lowtide ledger copy` reads them
         files = [os.environ["LOWTIDE_LEDGER"]]
@@ -214,7 +214,7 @@ def step_no_key_in_files(context: Any, present: str, also: str) -> None:
 
 
 @then("the ledger's files, its WAL and shared-memory files included, are readable by their owner alone")
-def step_files_private(context: Any) -> None:
+def step_files_private(context: Context) -> None:
     files = _files(world(context).ledger_path)
     assert len(files) == 3, files
     modes = {file.name: oct(stat.S_IMODE(file.stat().st_mode)) for file in files}
@@ -262,7 +262,7 @@ def _wal_commits(path: Path) -> int:
 
 
 @when('{count:d} new requests are claimed in the ledger "{name}" in one call')
-def step_claim(context: Any, count: int, name: str) -> None:
+def step_claim(context: Context, count: int, name: str) -> None:
     w = world(context)
     ledger = _opened(w, name)
     before = _wal_commits(ledger.path)
@@ -273,7 +273,7 @@ def step_claim(context: Any, count: int, name: str) -> None:
 
 
 @then('the ledger "{name}" holds the {count:d} requests, pending, as they were claimed')
-def step_claimed_rows(context: Any, name: str, count: int) -> None:
+def step_claimed_rows(context: Context, name: str, count: int) -> None:
     w = world(context)
     now = w.clock.now()
     records = _opened(w, name).requests()
@@ -296,14 +296,14 @@ def step_claimed_rows(context: Any, name: str, count: int) -> None:
 
 
 @then('the claim was written to "{name}" in {count:d} transaction')
-def step_claim_transactions(context: Any, name: str, count: int) -> None:
+def step_claim_transactions(context: Context, name: str, count: int) -> None:
     w = world(context)
     assert _opened(w, name).path.exists()
     assert w.witnessed["transactions"] == [count], w.witnessed["transactions"]
 
 
 @when("the same {count:d} keys and a new one are claimed again, with other params, by another owner")
-def step_claim_again(context: Any, count: int) -> None:
+def step_claim_again(context: Context, count: int) -> None:
     w = world(context)
     [ledger] = w.witnessed["ledgers"]
     again = [*_new_requests(count, topic="ebb"), *_new_requests(1, start=count, topic="ebb")]
@@ -313,7 +313,7 @@ def step_claim_again(context: Any, count: int) -> None:
 
 
 @then("the claim returned the {count:d} known requests as they were first claimed, and the new one")
-def step_claim_again_result(context: Any, count: int) -> None:
+def step_claim_again_result(context: Context, count: int) -> None:
     w = world(context)
     [first] = w.witnessed["claimed"]
     [again] = w.witnessed["claimed again"]
@@ -328,7 +328,7 @@ def step_claim_again_result(context: Any, count: int) -> None:
 
 
 @given('a ledger "{name}" in a folder of its own, whose checkpoints wait for writes to pause {idle:g} seconds')
-def step_checkpointed_ledger(context: Any, name: str, idle: float) -> None:
+def step_checkpointed_ledger(context: Context, name: str, idle: float) -> None:
     _checkpointed_ledger(context, name, idle=idle)
 
 
@@ -336,11 +336,11 @@ def step_checkpointed_ledger(context: Any, name: str, idle: float) -> None:
     'a ledger "{name}" in a folder of its own, whose checkpoints wait for writes to pause {idle:g} seconds,'
     " or at most {at_most:g}"
 )
-def step_checkpointed_ledger_at_most(context: Any, name: str, idle: float, at_most: float) -> None:
+def step_checkpointed_ledger_at_most(context: Context, name: str, idle: float, at_most: float) -> None:
     _checkpointed_ledger(context, name, idle=idle, at_most=at_most)
 
 
-def _checkpointed_ledger(context: Any, name: str, *, idle: float, at_most: float = 5.0) -> None:
+def _checkpointed_ledger(context: Context, name: str, *, idle: float, at_most: float = 5.0) -> None:
     w = world(context)
     folder = w.path("ledger folder")
     folder.mkdir()
@@ -352,7 +352,7 @@ def _checkpointed_ledger(context: Any, name: str, *, idle: float, at_most: float
 
 
 @then('one warning said "{text}"')
-def step_checkpoint_warning(context: Any, text: str) -> None:
+def step_checkpoint_warning(context: Context, text: str) -> None:
     warnings = [record.getMessage() for record in world(context).witnessed["checkpoint warnings"]]
     assert len(warnings) == 1, warnings
     assert text in warnings[0], warnings
@@ -365,7 +365,7 @@ def _checkpointed(w: World) -> Ledger:
 
 
 @given("the ledger's folder is then moved elsewhere")
-def step_folder_moved(context: Any) -> None:
+def step_folder_moved(context: Context) -> None:
     w = world(context)
     ledger = _checkpointed(w)
     moved = w.path("moved folder")
@@ -378,7 +378,7 @@ def _ledger_file(w: World) -> Path:
 
 
 @when("{rounds:d} rounds of {count:d} new requests, with prompts of {size:d} bytes, are claimed in it, back to back")
-def step_claim_rounds(context: Any, rounds: int, count: int, size: int) -> None:
+def step_claim_rounds(context: Context, rounds: int, count: int, size: int) -> None:
     w = world(context)
     ledger = _checkpointed(w)
     for round_ in range(rounds):
@@ -388,7 +388,7 @@ def step_claim_rounds(context: Any, rounds: int, count: int, size: int) -> None:
 
 
 @when("requests are claimed in it {count:d} at a time, every {pause:g} seconds, for {seconds:g} seconds")
-def step_claim_steadily(context: Any, count: int, pause: float, seconds: float) -> None:
+def step_claim_steadily(context: Context, count: int, pause: float, seconds: float) -> None:
     w = world(context)
     ledger = _checkpointed(w)
     deadline, round_ = time.monotonic() + seconds, 0
@@ -402,13 +402,13 @@ def step_claim_steadily(context: Any, count: int, pause: float, seconds: float) 
 
 
 @then("the ledger's own connection leaves checkpoints to its thread")
-def step_no_inline_checkpoints(context: Any) -> None:
+def step_no_inline_checkpoints(context: Context) -> None:
     ledger = _checkpointed(world(context))
     assert _autocheckpoint(ledger) == 0, _autocheckpoint(ledger)
 
 
 @then("the ledger's own connection checkpoints the WAL itself again, every {pages:d} pages")
-def step_inline_checkpoints(context: Any, pages: int) -> None:
+def step_inline_checkpoints(context: Context, pages: int) -> None:
     ledger = _checkpointed(world(context))
     assert _autocheckpoint(ledger) == pages, _autocheckpoint(ledger)
     assert not ledger.checkpointer.running
@@ -441,7 +441,7 @@ def _requests_in_main_file(w: World, *, at_least: int, within: float = 10.0) -> 
 
 
 @then("within {seconds:g} seconds the database file, without its WAL, holds every request claimed")
-def step_main_file_holds_all(context: Any, seconds: float) -> None:
+def step_main_file_holds_all(context: Context, seconds: float) -> None:
     w = world(context)
     [claimed] = w.witnessed["claimed count"]
     held = _requests_in_main_file(w, at_least=claimed, within=seconds)
@@ -450,38 +450,38 @@ def step_main_file_holds_all(context: Any, seconds: float) -> None:
 
 
 @then("the database file, without its WAL, holds at least {count:d} of the requests")
-def step_main_file_holds_some(context: Any, count: int) -> None:
+def step_main_file_holds_some(context: Context, count: int) -> None:
     held = _requests_in_main_file(world(context), at_least=count)
     assert held >= count, held
 
 
 @then("the ledger holds every request claimed")
-def step_ledger_holds_all(context: Any) -> None:
+def step_ledger_holds_all(context: Context) -> None:
     w = world(context)
     [claimed] = w.witnessed["claimed count"]
     assert len(_checkpointed(w).requests()) == claimed
 
 
 @then("the WAL was checkpointed at least {count:d} times while the writes went on")
-def step_checkpoints_while_writing(context: Any, count: int) -> None:
+def step_checkpoints_while_writing(context: Context, count: int) -> None:
     [checkpoints] = world(context).witnessed["checkpoints while writing"]
     assert checkpoints >= count, checkpoints
 
 
 @when("the checkpointed ledger is closed")
-def step_close_checkpointed(context: Any) -> None:
+def step_close_checkpointed(context: Context) -> None:
     _checkpointed(world(context)).close()
 
 
 @then("its checkpoint thread has stopped, and no WAL file is left beside the database")
-def step_closed_cleanly(context: Any) -> None:
+def step_closed_cleanly(context: Context) -> None:
     ledger = _checkpointed(world(context))
     assert not ledger.checkpointer.running
     assert not Path(f"{ledger.path}-wal").exists(), sorted(p.name for p in ledger.path.parent.iterdir())
 
 
 @when('a batch intent naming {count:d} claimed requests and one the ledger never saw is recorded in "{name}"')
-def step_intent_with_stranger(context: Any, count: int, name: str) -> None:
+def step_intent_with_stranger(context: Context, count: int, name: str) -> None:
     w = world(context)
     ledger = _opened(w, name)
     members = [(new.key, new.custom_id) for new in _new_requests(count)] + [("never-claimed", "never-claimed")]
@@ -502,7 +502,7 @@ def step_intent_with_stranger(context: Any, count: int, name: str) -> None:
 
 
 @then('recording it failed, and "{name}" holds no batch and its {count:d} requests still pending, as claimed')
-def step_intent_rolled_back(context: Any, name: str, count: int) -> None:
+def step_intent_rolled_back(context: Context, name: str, count: int) -> None:
     w = world(context)
     assert isinstance(w.error, LedgerError), w.error
     assert isinstance(w.error.__cause__, sqlite3.IntegrityError), w.error.__cause__
@@ -538,7 +538,7 @@ asyncio.run(main())
 
 
 @when('a program answers 20 batch-mode calls through the ledger "{name}" and returns without closing anything')
-def step_exiting_program(context: Any, name: str) -> None:
+def step_exiting_program(context: Context, name: str) -> None:
     w = world(context)
     program = subprocess.Popen(
         [sys.executable, "-c", _EXITING_PROGRAM, str(w.path(name))],
@@ -558,7 +558,7 @@ def step_exiting_program(context: Any, name: str) -> None:
 
 
 @then("the program exited with code 0 within {seconds:d} seconds of answering")
-def step_program_exited(context: Any, seconds: int) -> None:
+def step_program_exited(context: Context, seconds: int) -> None:
     w = world(context)
     done, took = w.value["exit"], w.value["seconds"]
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
@@ -567,12 +567,12 @@ def step_program_exited(context: Any, seconds: int) -> None:
 
 
 @then("the program answered {count:d} calls")
-def step_program_answered(context: Any, count: int) -> None:
+def step_program_answered(context: Context, count: int) -> None:
     assert world(context).value["exit"].stdout.strip() == f"answered {count}", world(context).value["exit"].stdout
 
 
 @then('the folder of "{name}" holds no "-wal" or "-shm" file, and the ledger holds {count:d} succeeded requests')
-def step_no_wal_left(context: Any, name: str, count: int) -> None:
+def step_no_wal_left(context: Context, name: str, count: int) -> None:
     path = world(context).path(name)
     left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
     assert left == [path.name], left
@@ -590,7 +590,7 @@ _DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 @given('a copy of "{name}", a ledger lowtide wrote at schema version {version:d}')
-def step_copy_of_old_ledger(context: Any, name: str, version: int) -> None:
+def step_copy_of_old_ledger(context: Context, name: str, version: int) -> None:
     source = _DATA / name
     db = sqlite3.connect(f"{source.as_uri()}?mode=ro", uri=True)
     try:
@@ -602,7 +602,7 @@ def step_copy_of_old_ledger(context: Any, name: str, version: int) -> None:
 
 
 @when('the actor, given the ledger "{name}", reads back every stored answer')
-def step_read_back(context: Any, name: str) -> None:
+def step_read_back(context: Context, name: str) -> None:
     w = world(context)
     actor = w.add_actor(dict(w.current_actor().configuration.model_dump()), ledger=str(w.path(name)))
     ledger = actor.ledger
@@ -621,7 +621,7 @@ def step_read_back(context: Any, name: str) -> None:
 
 
 @then('the answers read back are the emulated replies to "{prompts}"')
-def step_answers_read_back(context: Any, prompts: str) -> None:
+def step_answers_read_back(context: Context, prompts: str) -> None:
     outcomes: dict[str, Any] = world(context).value
     texts = sorted(o.text for o in outcomes.values() if isinstance(o, ActorResponse))
     expected = [item.strip() for item in prompts.split(",")]
@@ -631,14 +631,14 @@ def step_answers_read_back(context: Any, prompts: str) -> None:
 
 
 @then('reading back "{key}" raised a {name:w} saying "{text}"')
-def step_read_back_error(context: Any, key: str, name: str, text: str) -> None:
+def step_read_back_error(context: Context, key: str, name: str, text: str) -> None:
     outcome = world(context).value[key]
     assert type(outcome).__name__ == name, outcome
     assert text in str(outcome), str(outcome)
 
 
 @then('the ledger "{name}" holds batches in the phases "{phases}"')
-def step_phases(context: Any, name: str, phases: str) -> None:
+def step_phases(context: Context, name: str, phases: str) -> None:
     ledger = open_ledger(world(context).path(name))
     found = sorted(batch.phase or "" for batch in ledger.batches())
     assert found == sorted(item.strip() for item in phases.split(",")), found

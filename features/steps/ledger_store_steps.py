@@ -6,17 +6,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from _stores import open_store, reopened
 from _support import names, shown
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    contract: Contract
+
 
 PROVIDER = "anthropic"
 ENDPOINT = "https://api.anthropic.test"
@@ -30,7 +38,7 @@ class Contract:
     inserted: dict[str, str] = field(default_factory=dict[str, str])
     known: list[RequestRecord] = field(default_factory=list[RequestRecord])
     created: bool | None = None
-    jobs: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict[str, dict[int, dict[str, Any]]])
+    jobs: dict[str, dict[int, dict[str, Any] | str]] = field(default_factory=dict[str, dict[int, dict[str, Any] | str]])
     """The inputs each run was first created with, by item."""
 
     @property
@@ -38,7 +46,7 @@ class Contract:
         return self.store.run_store
 
 
-def contract(context: Any) -> Contract:
+def contract(context: Context) -> Contract:
     found = getattr(context, "contract", None)
     assert isinstance(found, Contract), "no store: add 'Given a <store> ledger store'"
     return found
@@ -79,20 +87,20 @@ def _check(label: str, column: str, actual: object, expected: str) -> None:
 
 
 @given("a {kind:w} ledger store")
-def step_store(context: Any, kind: str) -> None:
+def step_store(context: Context, kind: str) -> None:
     context.contract = Contract(open_store(context, kind))
 
 
 @given('the requests {keys} are claimed by "{owner}" until {until:g} at {now:g}')
 @when('the requests {keys} are claimed by "{owner}" until {until:g} at {now:g}')
-def step_claim(context: Any, keys: str, owner: str, until: float, now: float) -> None:
+def step_claim(context: Context, keys: str, owner: str, until: float, now: float) -> None:
     c = contract(context)
     c.claimed = c.store.claim([_request(key) for key in names(keys)], owner=owner, until=until, now=now)
 
 
 @given('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
 @when('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
-def step_claim_table(context: Any, owner: str, until: float, now: float) -> None:
+def step_claim_table(context: Context, owner: str, until: float, now: float) -> None:
     c = contract(context)
     requests = [
         _request(
@@ -108,7 +116,7 @@ def step_claim_table(context: Any, owner: str, until: float, now: float) -> None
 
 
 @then('the claim inserted {inserted}, and knew {known} owned by "{owner}"')
-def step_claim_new_answer(context: Any, inserted: str, known: str, owner: str) -> None:
+def step_claim_new_answer(context: Context, inserted: str, known: str, owner: str) -> None:
     c = contract(context)
     assert sorted(c.inserted) == sorted(names(inserted)), c.inserted
     assert [r.key for r in c.known] == names(known), c.known
@@ -120,14 +128,14 @@ def step_claim_new_answer(context: Any, inserted: str, known: str, owner: str) -
 
 
 @then("the claim handed back the records of {keys}, owned by {owners}")
-def step_claim_answer(context: Any, keys: str, owners: str) -> None:
+def step_claim_answer(context: Context, keys: str, owners: str) -> None:
     c = contract(context)
     assert [r.key for r in c.claimed] == names(keys), c.claimed
     assert [r.owner for r in c.claimed] == names(owners), c.claimed
 
 
 @then('the request "{key}" asks "{prompt}"')
-def step_request_asks(context: Any, key: str, prompt: str) -> None:
+def step_request_asks(context: Context, key: str, prompt: str) -> None:
     record = contract(context).store.request(key)
     assert record is not None, key
     assert _prompt(record.params) == prompt, record.params
@@ -147,7 +155,7 @@ _REQUEST_FIELDS = {
 
 
 @then("the store reads these requests:")
-def step_requests_read(context: Any) -> None:
+def step_requests_read(context: Context) -> None:
     store = contract(context).store
     rows = [row.as_dict() for row in context.table]
     # Read one by one and all at once: both are how callers read them.
@@ -162,31 +170,31 @@ def step_requests_read(context: Any) -> None:
 
 
 @then("the store holds these requests in the state {state}: {keys}")
-def step_requests_in_state(context: Any, state: str, keys: str) -> None:
+def step_requests_in_state(context: Context, state: str, keys: str) -> None:
     found = contract(context).store.requests(states=[RequestState(state)])
     assert [r.key for r in found] == names(keys), [r.key for r in found]
 
 
 @then("the store holds these requests of the {actor:w}: {keys}")
-def step_requests_of_actor(context: Any, actor: str, keys: str) -> None:
+def step_requests_of_actor(context: Context, actor: str, keys: str) -> None:
     found = contract(context).store.requests(actor=actor)
     assert [r.key for r in found] == names(keys), [r.key for r in found]
 
 
 @then('the store holds these requests in the batch "{batch}": {keys}')
-def step_requests_in_batch(context: Any, batch: str, keys: str) -> None:
+def step_requests_in_batch(context: Context, batch: str, keys: str) -> None:
     found = contract(context).store.requests(batch_id=batch)
     assert [r.key for r in found] == names(keys), [r.key for r in found]
 
 
 @given('{keys} is requeued by "{owner}" until {until:g} at {now:g}')
 @when('{keys} is requeued by "{owner}" until {until:g} at {now:g}')
-def step_requeue(context: Any, keys: str, owner: str, until: float, now: float) -> None:
+def step_requeue(context: Context, keys: str, owner: str, until: float, now: float) -> None:
     contract(context).store.requeue(names(keys), owner=owner, until=until, now=now)
 
 
 @then("these take-overs go as follows, in order:")
-def step_take_overs(context: Any) -> None:
+def step_take_overs(context: Context) -> None:
     store = contract(context).store
     for number, row in enumerate(context.table, start=1):
         taken = store.take_over(
@@ -200,7 +208,7 @@ def step_take_overs(context: Any) -> None:
 
 
 @then("the store's identity is 12 lowercase hex digits, the same each time it is read and when it is opened again")
-def step_identity(context: Any) -> None:
+def step_identity(context: Context) -> None:
     store = contract(context).store
     identity = store.identity()
     assert re.fullmatch(r"[0-9a-f]{12}", identity), identity
@@ -210,13 +218,13 @@ def step_identity(context: Any) -> None:
 
 
 @then("another new {kind:w} ledger store has an identity of its own")
-def step_other_identity(context: Any, kind: str) -> None:
+def step_other_identity(context: Context, kind: str) -> None:
     other = open_store(context, kind, fresh=True)
     assert other.identity() != contract(context).store.identity(), other.identity()
 
 
 @then("the {actor:w} has committed ${amount}")
-def step_committed(context: Any, actor: str, amount: str) -> None:
+def step_committed(context: Context, actor: str, amount: str) -> None:
     committed = contract(context).store.committed_usd(actor)
     assert committed == Decimal(amount), committed
 
@@ -225,7 +233,7 @@ def step_committed(context: Any, actor: str, amount: str) -> None:
 
 
 def _intent(
-    context: Any, batch: str, keys: str, *, provider: str, endpoint: str, owner: str, until: float, now: float
+    context: Context, batch: str, keys: str, *, provider: str, endpoint: str, owner: str, until: float, now: float
 ) -> None:
     members = [(key, f"c-{key}") for key in names(keys)]
     contract(context).store.record_intent(
@@ -242,41 +250,41 @@ def _intent(
 
 @given('the batch "{batch}" is recorded holding {keys} by "{owner}" until {until:g} at {now:g}')
 @when('the batch "{batch}" is recorded holding {keys} by "{owner}" until {until:g} at {now:g}')
-def step_intent(context: Any, batch: str, keys: str, owner: str, until: float, now: float) -> None:
+def step_intent(context: Context, batch: str, keys: str, owner: str, until: float, now: float) -> None:
     _intent(context, batch, keys, provider=PROVIDER, endpoint=ENDPOINT, owner=owner, until=until, now=now)
 
 
 @given('the batch "{batch}" of "{provider}" at "{endpoint}" is recorded holding {keys} at {now:g}')
-def step_intent_elsewhere(context: Any, batch: str, provider: str, endpoint: str, keys: str, now: float) -> None:
+def step_intent_elsewhere(context: Context, batch: str, provider: str, endpoint: str, keys: str, now: float) -> None:
     _intent(context, batch, keys, provider=provider, endpoint=endpoint, owner="worker-1", until=now + 100, now=now)
 
 
 @given('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
 @when('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
-def step_submitted(context: Any, batch: str, api: str, now: float) -> None:
+def step_submitted(context: Context, batch: str, api: str, now: float) -> None:
     contract(context).store.record_submitted(batch, provider_batch_id=api, phase="running", request_id="req-1", now=now)
 
 
 @given('the create of "{batch}" has an unknown outcome: "{note}"')
 @when('the create of "{batch}" has an unknown outcome: "{note}"')
-def step_unknown(context: Any, batch: str, note: str) -> None:
+def step_unknown(context: Context, batch: str, note: str) -> None:
     contract(context).store.record_unknown(batch, note=note)
 
 
 @when('the create of "{batch}" is refused at {now:g}: "{note}"')
-def step_refused(context: Any, batch: str, now: float, note: str) -> None:
+def step_refused(context: Context, batch: str, now: float, note: str) -> None:
     contract(context).store.record_refused(batch, note=note, now=now)
 
 
 @when('the batch "{batch}" ends at {now:g} with {succeeded:d} succeeded and {errored:d} errored')
-def step_ended(context: Any, batch: str, now: float, succeeded: int, errored: int) -> None:
+def step_ended(context: Context, batch: str, now: float, succeeded: int, errored: int) -> None:
     counts = {"succeeded": succeeded, "errored": errored}
     contract(context).store.record_status(batch, phase="ended", counts=counts, ended_at=now)
 
 
 @given('these results of "{batch}" arrive at {now:g}:')
 @when('these results of "{batch}" arrive at {now:g}:')
-def step_results(context: Any, batch: str, now: float) -> None:
+def step_results(context: Context, batch: str, now: float) -> None:
     outcomes = [
         OutcomeRow(
             key=row["key"],
@@ -293,7 +301,7 @@ def step_results(context: Any, batch: str, now: float) -> None:
 
 @given('the batch "{batch}" is collected at {now:g}')
 @when('the batch "{batch}" is collected at {now:g}')
-def step_collected(context: Any, batch: str, now: float) -> None:
+def step_collected(context: Context, batch: str, now: float) -> None:
     contract(context).store.record_collected(batch, state=BatchState.COLLECTED, now=now)
 
 
@@ -315,7 +323,7 @@ _BATCH_FIELDS = {
 
 
 @then("the store reads these batches:")
-def step_batches_read(context: Any) -> None:
+def step_batches_read(context: Context) -> None:
     store = contract(context).store
     for row in context.table:
         record = store.batch(row["batch"])
@@ -326,19 +334,19 @@ def step_batches_read(context: Any) -> None:
 
 
 @then("the store holds these batches in the state {state}: {batches}")
-def step_batches_in_state(context: Any, state: str, batches: str) -> None:
+def step_batches_in_state(context: Context, state: str, batches: str) -> None:
     found = contract(context).store.batches(states=[BatchState(state)])
     assert [b.id for b in found] == names(batches), found
 
 
 @then("the store holds no batches in the state {state}")
-def step_no_batches_in_state(context: Any, state: str) -> None:
+def step_no_batches_in_state(context: Context, state: str) -> None:
     found = contract(context).store.batches(states=[BatchState(state)])
     assert found == [], found
 
 
 @then("these reconciliations go as follows, in order:")
-def step_reconciliations(context: Any) -> None:
+def step_reconciliations(context: Context) -> None:
     store = contract(context).store
     for number, row in enumerate(context.table, start=1):
         now, seen = float(row["at"]), _time(row["seen at"])
@@ -365,7 +373,7 @@ def step_reconciliations(context: Any) -> None:
 
 
 @then("these batch claims go as follows, in order:")
-def step_batch_claims(context: Any) -> None:
+def step_batch_claims(context: Context) -> None:
     store = contract(context).store
     for number, row in enumerate(context.table, start=1):
         taken = store.claim_batch(
@@ -379,7 +387,7 @@ def step_batch_claims(context: Any) -> None:
 
 
 @then('the batch "{batch}" has these members:')
-def step_members(context: Any, batch: str) -> None:
+def step_members(context: Context, batch: str) -> None:
     store = contract(context).store
     members, attempts = store.members_and_attempts(batch)
     assert members == store.members(batch), (members, store.members(batch))
@@ -391,26 +399,26 @@ def step_members(context: Any, batch: str) -> None:
 
 
 @when('the step "{step}" of the create of "{batch}" is recorded as "{value}"')
-def step_create_step(context: Any, step: str, batch: str, value: str) -> None:
+def step_create_step(context: Context, step: str, batch: str, value: str) -> None:
     contract(context).store.record_create_step(batch, step, value)
 
 
 @then('the create steps of "{batch}" are {steps}')
-def step_create_steps(context: Any, batch: str, steps: str) -> None:
+def step_create_steps(context: Context, batch: str, steps: str) -> None:
     found = contract(context).store.create_steps(batch)
     expected = dict(pair.split("=", 1) for pair in _none_or(steps))
     assert found == expected, found
 
 
 @then('the unresolved intents of "{provider}" are {batches}')
-def step_unresolved(context: Any, provider: str, batches: str) -> None:
+def step_unresolved(context: Context, provider: str, batches: str) -> None:
     found = contract(context).store.unresolved(provider=provider, endpoint=ENDPOINT)
     assert [b.id for b in found] == names(batches), [b.id for b in found]
 
 
 @then('of the batches {among}, the one holding "{custom_id}" is {answer}')
 @then('of no batches, the one holding "{custom_id}" is {answer}')
-def step_batch_holding(context: Any, custom_id: str, answer: str, among: str = "") -> None:
+def step_batch_holding(context: Context, custom_id: str, answer: str, among: str = "") -> None:
     found = contract(context).store.batch_holding(custom_id, names(among))
     assert found == (None if answer == "none" else answer), found
 
@@ -419,7 +427,7 @@ def step_batch_holding(context: Any, custom_id: str, answer: str, among: str = "
 
 
 @when('the run "{run_id}" is created at {now:g} with the fingerprint "{fingerprint}" and items {keys}')
-def step_create_run(context: Any, run_id: str, now: float, fingerprint: str, keys: str) -> None:
+def step_create_run(context: Context, run_id: str, now: float, fingerprint: str, keys: str) -> None:
     c = contract(context)
     items = [NewItem(index, f"item-{index}", {"prompt": f"Plan {key}"}, key) for index, key in enumerate(names(keys))]
     c.jobs.setdefault(run_id, {i.index: i.job for i in items})
@@ -435,28 +443,28 @@ def step_create_run(context: Any, run_id: str, now: float, fingerprint: str, key
 
 
 @then("the run was created")
-def step_run_created(context: Any) -> None:
+def step_run_created(context: Context) -> None:
     assert contract(context).created is True
 
 
 @then("the run was not created")
-def step_run_not_created(context: Any) -> None:
+def step_run_not_created(context: Context) -> None:
     assert contract(context).created is False
 
 
 @then("the store's runs are {runs}")
-def step_runs(context: Any, runs: str) -> None:
+def step_runs(context: Context, runs: str) -> None:
     assert [r.id for r in contract(context).runs.runs()] == names(runs)
 
 
 @then('the store has no run "{run_id}"')
-def step_no_run(context: Any, run_id: str) -> None:
+def step_no_run(context: Context, run_id: str) -> None:
     assert contract(context).runs.run(run_id) is None
 
 
 @then('the run "{run_id}" has the fingerprint "{fingerprint}", {count:d} items, and was updated at {now:g}')
 @then('the run "{run_id}" has the fingerprint "{fingerprint}", {count:d} item, and was updated at {now:g}')
-def step_run_record(context: Any, run_id: str, fingerprint: str, count: int, now: float) -> None:
+def step_run_record(context: Context, run_id: str, fingerprint: str, count: int, now: float) -> None:
     c = contract(context)
     record = c.runs.run(run_id)
     assert record is not None, run_id
@@ -478,7 +486,7 @@ _ITEM_FIELDS = {
 
 
 @then('the run "{run_id}" reads these items:')
-def step_items(context: Any, run_id: str) -> None:
+def step_items(context: Context, run_id: str) -> None:
     c = contract(context)
     runs = c.runs
     items: list[ItemRow] = runs.items(run_id)
@@ -496,30 +504,30 @@ def step_items(context: Any, run_id: str) -> None:
 
 
 @then('the run "{run_id}" has no outstanding batches')
-def step_no_outstanding(context: Any, run_id: str) -> None:
+def step_no_outstanding(context: Context, run_id: str) -> None:
     assert contract(context).runs.outstanding_batches(run_id) == []
 
 
 @then('the run "{run_id}" has the outstanding batches {batches}')
-def step_outstanding(context: Any, run_id: str, batches: str) -> None:
+def step_outstanding(context: Context, run_id: str, batches: str) -> None:
     found = contract(context).runs.outstanding_batches(run_id)
     assert found == names(batches), found
 
 
 @then('the run "{run_id}" was in these batches:')
-def step_run_batches(context: Any, run_id: str) -> None:
+def step_run_batches(context: Context, run_id: str) -> None:
     found = contract(context).runs.batches(run_id)
     expected = [(row["batch"], row["API batch"] or None, row["state"], int(row["items"])) for row in context.table]
     assert found == expected, found
 
 
 @when('the run "{run_id}" decides at {now:g} that item {index:d} is "{status}" for "{reason}"')
-def step_decide(context: Any, run_id: str, now: float, index: int, status: str, reason: str) -> None:
+def step_decide(context: Context, run_id: str, now: float, index: int, status: str, reason: str) -> None:
     contract(context).runs.decide(run_id, [(index, status, reason)], now=now)
 
 
 @when('the run "{run_id}" makes a new attempt of item {index:d} under the key "{key}" at {now:g}')
-def step_new_attempt(context: Any, run_id: str, index: int, key: str, now: float) -> None:
+def step_new_attempt(context: Context, run_id: str, index: int, key: str, now: float) -> None:
     contract(context).runs.new_attempts(run_id, [(index, key)], now=now)
 
 
@@ -527,7 +535,7 @@ def step_new_attempt(context: Any, run_id: str, index: int, key: str, now: float
     'the run "{run_id}" records at {now:g} the live answer "{text}" for item {index:d} under the key "{key}",'
     " costing {cost}"
 )
-def step_record_live(context: Any, run_id: str, now: float, text: str, index: int, key: str, cost: str) -> None:
+def step_record_live(context: Context, run_id: str, now: float, text: str, index: int, key: str, cost: str) -> None:
     answer = LiveAnswer(
         index=index,
         key=key,
@@ -543,7 +551,7 @@ def step_record_live(context: Any, run_id: str, now: float, text: str, index: in
 
 
 @then('the request "{key}" reads the live answer "{text}", costing {cost} at batch and live prices')
-def step_live_request(context: Any, key: str, text: str, cost: str) -> None:
+def step_live_request(context: Context, key: str, text: str, cost: str) -> None:
     record = contract(context).store.request(key)
     assert record is not None, key
     assert (record.state, record.batch_id, record.attempts) == (RequestState.SUCCEEDED, None, 1), record
@@ -552,17 +560,17 @@ def step_live_request(context: Any, key: str, text: str, cost: str) -> None:
 
 
 @then('the run "{run_id}" would have cost ${amount} live')
-def step_live_cost(context: Any, run_id: str, amount: str) -> None:
+def step_live_cost(context: Context, run_id: str, amount: str) -> None:
     assert contract(context).runs.live_cost(run_id) == Decimal(amount)
 
 
 @when('the options of the run "{run_id}" are changed to a cost limit of {limit:d} at {now:g}')
-def step_update_options(context: Any, run_id: str, limit: int, now: float) -> None:
+def step_update_options(context: Context, run_id: str, limit: int, now: float) -> None:
     contract(context).runs.update_options(run_id, {"max_cost_usd": limit}, now=now)
 
 
 @then('the run "{run_id}" has the options: {options}')
-def step_options(context: Any, run_id: str, options: str) -> None:
+def step_options(context: Context, run_id: str, options: str) -> None:
     record = contract(context).runs.run(run_id)
     assert record is not None, run_id
     expected = {name: int(value) for name, value in (pair.split("=", 1) for pair in names(options))}
@@ -581,17 +589,17 @@ def _refused(action: Any) -> None:
 
 
 @then('recording the batch "{batch}" holding {keys} is refused with a LedgerError')
-def step_intent_refused(context: Any, batch: str, keys: str) -> None:
+def step_intent_refused(context: Context, batch: str, keys: str) -> None:
     _refused(lambda: step_intent(context, batch, keys, "worker-2", 2000, 1900))
 
 
 @then('recording "{batch}" as created as the API\'s batch "{api}" is refused with a LedgerError')
-def step_submitted_refused(context: Any, batch: str, api: str) -> None:
+def step_submitted_refused(context: Context, batch: str, api: str) -> None:
     _refused(lambda: step_submitted(context, batch, api, 1900))
 
 
 @then('the store has no batch "{batch}"')
-def step_no_batch(context: Any, batch: str) -> None:
+def step_no_batch(context: Context, batch: str) -> None:
     store = contract(context).store
     assert store.batch(batch) is None, store.batch(batch)
     assert store.members(batch) == {}, store.members(batch)
@@ -601,7 +609,7 @@ def step_no_batch(context: Any, batch: str) -> None:
 
 
 @when('the store\'s quota scope "{scope}" is paused until {until:g}')
-def step_quota_pause(context: Any, scope: str, until: float) -> None:
+def step_quota_pause(context: Context, scope: str, until: float) -> None:
     def pause(state: ScopeState) -> int:
         state.paused_until = until
         state.pauses += 1
@@ -612,6 +620,6 @@ def step_quota_pause(context: Any, scope: str, until: float) -> None:
 
 
 @then('the store\'s quota scope "{scope}" is paused until {until:g}, after {pauses:d} pauses')
-def step_quota_state(context: Any, scope: str, until: float, pauses: int) -> None:
+def step_quota_state(context: Context, scope: str, until: float, pauses: int) -> None:
     seen = context.runner.run(contract(context).store.quota_store.update(scope, lambda s: (s.paused_until, s.pauses)))
     assert seen == (until, pauses), seen

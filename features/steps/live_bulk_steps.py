@@ -9,13 +9,14 @@ import os
 import signal
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import yaml
 from _support import world
-from behave import given, then, when
 from pydantic import BaseModel, ConfigDict, model_validator
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ConfigurationError, ItemResult, RunResult, StructuredOutputError
 from lowtide.bulk.interrupts import exit_status
@@ -26,6 +27,13 @@ from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.store import RequestState
 from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    live_bulk: LiveBulk
+
 
 _BASE = {"name": "bulk-live", "model": "claude-sonnet-5-5", "max_tokens": 64}
 
@@ -111,7 +119,7 @@ class _Staggered(Latency):
         return super().of(output_tokens) + self.step * self.answered[0]
 
 
-def lb(context: Any) -> LiveBulk:
+def lb(context: Context) -> LiveBulk:
     if not hasattr(context, "live_bulk"):
         # On a PostgreSQL ledger, time stands still while the loop waits on the server, as it does for a local one.
         on_server = getattr(context, "postgres_url", None) is not None
@@ -138,35 +146,35 @@ async def _map(state: LiveBulk, prompts: list[str], **options: Any) -> RunResult
 
 
 @given("a live API emulated on a virtual clock for bulk runs, answering each call in {seconds:g} seconds")
-def step_api(context: Any, seconds: float) -> None:
+def step_api(context: Context, seconds: float) -> None:
     lb(context).latency = seconds
 
 
 @given("the emulated API answers each live call in {seconds:g} seconds")
-def step_latency(context: Any, seconds: float) -> None:
+def step_latency(context: Context, seconds: float) -> None:
     lb(context).latency = seconds
 
 
 @given("each live answer takes {step:g} seconds longer than the one before")
-def step_stagger(context: Any, step: float) -> None:
+def step_stagger(context: Context, step: float) -> None:
     """No two answers at the same instant: which calls are in flight when something happens does not depend on the
     order in which the event loop wakes calls answered together (a ledger across the network reorders them)."""
     lb(context).stagger = step
 
 
 @given("the emulated API allows {count:d} requests per minute per key")
-def step_rpm(context: Any, count: int) -> None:
+def step_rpm(context: Context, count: int) -> None:
     lb(context).limits["rpm"] = count
 
 
 @given("the emulated API fails the next live call with {status:d}")
 @given("the emulated API fails the next {times:d} live calls with {status:d}")
-def step_fail(context: Any, status: int, times: int = 1) -> None:
+def step_fail(context: Context, status: int, times: int = 1) -> None:
     lb(context).api().faults.fail_next("messages.create", status, times=times)
 
 
 @given("a live bulk actor with:")
-def step_actor(context: Any) -> None:
+def step_actor(context: Context) -> None:
     state = lb(context)
     client = state.api().client(api_key="bulk-live-key")
     settings = {**_BASE, **(yaml.safe_load(context.text) or {})}
@@ -178,7 +186,7 @@ def step_actor(context: Any) -> None:
     "a post-processor that fails on prompt {failing:d} and takes {slow:g} seconds on prompt {late:d},"
     " with a timeout of {timeout:g} seconds"
 )
-def step_post_processor(context: Any, failing: int, slow: float, late: int, timeout: float) -> None:
+def step_post_processor(context: Context, failing: int, slow: float, late: int, timeout: float) -> None:
     state = lb(context)
 
     async def post_process(item: ItemResult) -> None:
@@ -196,13 +204,13 @@ def step_post_processor(context: Any, failing: int, slow: float, late: int, time
 
 
 @when("the actor maps {count:d} prompts in live mode, with a results directory")
-def step_map_results(context: Any, count: int) -> None:
+def step_map_results(context: Context, count: int) -> None:
     state, w = lb(context), world(context)
     state.result = w.run(_map(state, _prompts(count), results_dir=w.path("results")))
 
 
 @when("the actor maps {count:d} prompts in live mode and the process dies after {answers:d} answers")
-def step_map_crash(context: Any, count: int, answers: int) -> None:
+def step_map_crash(context: Context, count: int, answers: int) -> None:
     state = lb(context)
 
     async def until_killed() -> None:
@@ -218,7 +226,7 @@ def step_map_crash(context: Any, count: int, answers: int) -> None:
 
 @when("the actor maps {count:d} prompts in live mode and {name} arrives after {answers:d} answers")
 @when("the actor maps {count:d} prompts in live mode and {name} arrives {twice} after {answers:d} answers")
-def step_map_signal(context: Any, count: int, name: str, answers: int, twice: str = "") -> None:
+def step_map_signal(context: Context, count: int, name: str, answers: int, twice: str = "") -> None:
     """The signal sent to this process, as a user's Ctrl-C or a supervisor's SIGTERM would be, from inside the run
     (an observer), once `answers` calls have succeeded; `twice`: sent again at once."""
     state = lb(context)
@@ -241,7 +249,7 @@ def step_map_signal(context: Any, count: int, name: str, answers: int, twice: st
 
 
 @when("the actor maps the same {count:d} prompts in live mode again")
-def step_map_again(context: Any, count: int) -> None:
+def step_map_again(context: Context, count: int) -> None:
     state = lb(context)
     _stored(context)
     assert state.run_id is not None
@@ -253,40 +261,40 @@ def step_map_again(context: Any, count: int) -> None:
 
 
 @when('the actor maps {count:d} prompts in live mode, aborting on "{classes}" by {how}')
-def step_map_abort(context: Any, count: int, classes: str, how: str) -> None:
+def step_map_abort(context: Context, count: int, classes: str, how: str) -> None:
     state = lb(context)
     mode = {"draining": "drain", "cancelling": "cancel"}[how]
     state.result = world(context).run(_map(state, _prompts(count), abort_on=classes.split(","), abort_mode=mode))
 
 
 @when("the actor maps {count:d} prompts in live mode with a time limit of {seconds:g} seconds")
-def step_map_deadline(context: Any, count: int, seconds: float) -> None:
+def step_map_deadline(context: Context, count: int, seconds: float) -> None:
     state = lb(context)
     state.result = world(context).run(_map(state, _prompts(count), time_limit=seconds))
 
 
 @when("the actor maps {count:d} prompts in live mode with the post-processor")
-def step_map_post(context: Any, count: int) -> None:
+def step_map_post(context: Context, count: int) -> None:
     state = lb(context)
     options = {"post_process": state.post_process, "post_process_timeout": state.post_timeout}
     state.result = world(context).run(_map(state, _prompts(count), **options))
 
 
 @when("the actor maps {count:d} prompts in live mode with a cost limit of ${limit}")
-def step_map_cost(context: Any, count: int, limit: str) -> None:
+def step_map_cost(context: Context, count: int, limit: str) -> None:
     state = lb(context)
     state.result = world(context).run(_map(state, _prompts(count), max_cost_usd=Decimal(limit)))
 
 
 @when("the run is retried")
-def step_retry(context: Any) -> None:
+def step_retry(context: Context) -> None:
     state = lb(context)
     assert state.run_id is not None
     state.result = world(context).run(retry_run(state.the_actor, state.run_id))
 
 
 @when("the post-processor is mended and the run is retried with it")
-def step_retry_mended(context: Any) -> None:
+def step_retry_mended(context: Context) -> None:
     state = lb(context)
     assert state.run_id is not None
     state.post_seen.clear()
@@ -300,7 +308,7 @@ def step_retry_mended(context: Any) -> None:
 
 
 @when("the actor plans {count:d} prompts in live mode")
-def step_plan(context: Any, count: int) -> None:
+def step_plan(context: Context, count: int) -> None:
     state = lb(context)
     plan = world(context).run(state.the_actor.map(_prompts(count), mode="live", dry_run=True))
     assert isinstance(plan, LivePlan), plan
@@ -310,7 +318,7 @@ def step_plan(context: Any, count: int) -> None:
 # -- outcomes ---------------------------------------------------------------------------------------------------
 
 
-def _stored(context: Any) -> int:
+def _stored(context: Context) -> int:
     state = lb(context)
     assert state.run_id is not None or state.prompts
     store = state.the_actor.ledger.run_store
@@ -322,7 +330,7 @@ def _stored(context: Any) -> int:
 
 
 @then("the run's {count:d} results are in input order, each the emulated reply to its prompt")
-def step_in_order(context: Any, count: int) -> None:
+def step_in_order(context: Context, count: int) -> None:
     result = lb(context).the_result
     assert len(result) == count
     assert [item.index for item in result] == list(range(count))
@@ -333,7 +341,7 @@ def step_in_order(context: Any, count: int) -> None:
 
 
 @then("the API answered each of the {count:d} prompts exactly once, and no call with 429")
-def step_once(context: Any, count: int) -> None:
+def step_once(context: Context, count: int) -> None:
     api = lb(context).api()
     answers = api.live_answers
     assert len(answers) == count, (len(answers), count)
@@ -344,14 +352,14 @@ def step_once(context: Any, count: int) -> None:
 
 
 @then("the run took between {low:g} and {high:g} seconds")
-def step_took(context: Any, low: float, high: float) -> None:
+def step_took(context: Context, low: float, high: float) -> None:
     state = lb(context)
     took = state.ended - state.started
     assert low <= took <= high, took
 
 
 @then("progress was reported with calls in flight and ended at {done:d} of {total:d} items")
-def step_progress(context: Any, done: int, total: int) -> None:
+def step_progress(context: Context, done: int, total: int) -> None:
     seen = lb(context).progress
     assert any((p.calls_in_flight or 0) > 0 for p in seen), seen[:3]
     last = seen[-1]
@@ -360,7 +368,7 @@ def step_progress(context: Any, done: int, total: int) -> None:
 
 
 @then("the results directory holds {count:d} lines in input order, each with its usage and cost")
-def step_directory(context: Any, count: int) -> None:
+def step_directory(context: Context, count: int) -> None:
     lines = world(context).path("results/results.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == count
     for index, line in enumerate(lines):
@@ -373,7 +381,7 @@ def step_directory(context: Any, count: int) -> None:
 
 
 @then('the run\'s summary says "{text}" with its cost and tokens summed over the items')
-def step_summary(context: Any, text: str) -> None:
+def step_summary(context: Context, text: str) -> None:
     result = lb(context).the_result
     summary = result.summary()
     assert text in summary, summary
@@ -388,27 +396,27 @@ def step_summary(context: Any, text: str) -> None:
 
 
 @then("the ledger holds a stored answer for at least {count:d} of the {total:d} items")
-def step_stored(context: Any, count: int, total: int) -> None:
+def step_stored(context: Context, count: int, total: int) -> None:
     stored = _stored(context)
     assert count <= stored < total, stored
 
 
 @then("all {count:d} items succeeded")
-def step_all(context: Any, count: int) -> None:
+def step_all(context: Context, count: int) -> None:
     result = lb(context).the_result
     assert len(result) == count, result.counts()
     assert result.ok, result.counts()
 
 
 @then("the second go called the API only for the items that had no stored answer")
-def step_second_go(context: Any) -> None:
+def step_second_go(context: Context) -> None:
     state = lb(context)
     second = state.calls() - state.calls_before
     assert second == len(state.prompts) - state.stored_before, (second, state.stored_before)
 
 
 @then('{ok:d} items succeeded, {failed:d} failed with "{why}" and {not_run:d} were not run with "{reason}"')
-def step_counts(context: Any, ok: int, failed: int, why: str, not_run: int, reason: str) -> None:
+def step_counts(context: Context, ok: int, failed: int, why: str, not_run: int, reason: str) -> None:
     result = lb(context).the_result
     counts = result.counts()
     why_not = sorted({f"{type(item.error).__name__} {item.reason}" for item in result if not item.ok})
@@ -422,7 +430,7 @@ def step_counts(context: Any, ok: int, failed: int, why: str, not_run: int, reas
 
 
 @then('the run ended "interrupted by {name}", exit status {status:d}, once its calls in flight were answered')
-def step_interrupted_drained(context: Any, name: str, status: int) -> None:
+def step_interrupted_drained(context: Context, name: str, status: int) -> None:
     state = lb(context)
     assert state.the_result.interrupted == name, state.the_result.interrupted
     assert f"interrupted by {name};" in state.the_result.summary(), state.the_result.summary()
@@ -434,7 +442,7 @@ def step_interrupted_drained(context: Any, name: str, status: int) -> None:
 
 
 @then('the run ended "interrupted by {name}", its calls in flight canceled with "{reason}"')
-def step_interrupted_cancelled(context: Any, name: str, reason: str) -> None:
+def step_interrupted_cancelled(context: Context, name: str, reason: str) -> None:
     state = lb(context)
     assert state.the_result.interrupted == name, state.the_result.interrupted
     cut = [row for row in _rows(state) if row.reason == reason]
@@ -444,7 +452,7 @@ def step_interrupted_cancelled(context: Any, name: str, reason: str) -> None:
 
 
 @then("every answer the API gave is stored in the ledger")
-def step_every_answer_stored(context: Any) -> None:
+def step_every_answer_stored(context: Context) -> None:
     state = lb(context)
     given = sum(state.api().live_answers.values())
     stored = sum(1 for row in _rows(state) if row.request_state is RequestState.SUCCEEDED)
@@ -452,7 +460,7 @@ def step_every_answer_stored(context: Any) -> None:
 
 
 @then('the items never started were recorded not run with "{reason}"')
-def step_not_started(context: Any, reason: str) -> None:
+def step_not_started(context: Context, reason: str) -> None:
     state = lb(context)
     rows = _rows(state)
     never = [row for row in rows if row.request_state is None]
@@ -471,7 +479,7 @@ def _rows(state: LiveBulk) -> list[Any]:
     "the actor's observers saw each of the {count:d} items finish after its answer was stored, and the run's"
     " progress up to {done:d} of {total:d}"
 )
-def step_observed_items(context: Any, count: int, done: int, total: int) -> None:
+def step_observed_items(context: Context, count: int, done: int, total: int) -> None:
     state = lb(context)
     finished = [e for e in state.events if isinstance(e, ItemFinished)]
     assert sorted(e.index for e in finished) == list(range(count)), [e.index for e in finished]
@@ -490,7 +498,7 @@ def step_observed_items(context: Any, count: int, done: int, total: int) -> None
 
 
 @then("no answer was stored for the calls cancelled in flight")
-def step_cancelled_unstored(context: Any) -> None:
+def step_cancelled_unstored(context: Context) -> None:
     state = lb(context)
     assert state.run_id is not None
     rows = state.the_actor.ledger.run_store.items(state.run_id, with_jobs=False)
@@ -500,7 +508,7 @@ def step_cancelled_unstored(context: Any) -> None:
 
 
 @then('item {index:d} failed with "{reason}" and kept its answer')
-def step_item_failed(context: Any, index: int, reason: str) -> None:
+def step_item_failed(context: Context, index: int, reason: str) -> None:
     item = lb(context).the_result[index]
     assert item.status.value == "failed", item
     assert item.reason is not None, item
@@ -510,18 +518,19 @@ def step_item_failed(context: Any, index: int, reason: str) -> None:
 
 
 @then("the post-processor saw the answers of the {count:d} other items")
-def step_post_seen(context: Any, count: int) -> None:
+def step_post_seen(context: Context, count: int) -> None:
     assert len(lb(context).post_seen) == count, lb(context).post_seen
 
 
 @then("the run's real cost is within ${limit}")
-def step_within(context: Any, limit: str) -> None:
+def step_within(context: Context, limit: str) -> None:
     result = lb(context).the_result
+    assert result.cost_usd is not None, result
     assert 0 < result.cost_usd <= Decimal(limit), result.cost_usd
 
 
 @then("at most {count:d} call was in flight at once")
-def step_most_in_flight(context: Any, count: int) -> None:
+def step_most_in_flight(context: Context, count: int) -> None:
     assert lb(context).most_in_flight == count, lb(context).most_in_flight
 
 
@@ -529,7 +538,7 @@ def step_most_in_flight(context: Any, count: int) -> None:
     "the plan has {count:d} items to call, their estimated input tokens, {output:d} output tokens at most"
     " and a cost range"
 )
-def step_plan_items(context: Any, count: int, output: int) -> None:
+def step_plan_items(context: Context, count: int, output: int) -> None:
     plan = lb(context).plan
     assert plan is not None
     assert plan.items == count, plan
@@ -544,7 +553,7 @@ def step_plan_items(context: Any, count: int, output: int) -> None:
 
 
 @then("the plan expects about {duration} at the configured limits, bound by {limit}")
-def step_plan_time(context: Any, duration: str, limit: str) -> None:
+def step_plan_time(context: Context, duration: str, limit: str) -> None:
     plan = lb(context).plan
     assert plan is not None
     text = "\n".join(plan.lines())
@@ -552,21 +561,21 @@ def step_plan_time(context: Any, duration: str, limit: str) -> None:
 
 
 @then("the API was not called, and the ledger holds no run")
-def step_not_called(context: Any) -> None:
+def step_not_called(context: Context) -> None:
     state = lb(context)
     assert sum(state.api().calls.values()) == 0, state.api().calls
     assert state.the_actor.ledger.run_store.runs() == []
 
 
 @then("the socket API served no live call")
-def step_socket_none(context: Any) -> None:
+def step_socket_none(context: Context) -> None:
     emulator = world(context).emulator
     assert emulator is not None
     assert emulator.calls["messages.create"] == 0, emulator.calls
 
 
 @then("the socket API served {count:d} live calls")
-def step_socket_calls(context: Any, count: int) -> None:
+def step_socket_calls(context: Context, count: int) -> None:
     emulator = world(context).emulator
     assert emulator is not None
     assert emulator.calls["messages.create"] == count, emulator.calls
@@ -575,14 +584,14 @@ def step_socket_calls(context: Any, count: int) -> None:
 
 
 @given("the socket API fails the next live call with {status:d}")
-def step_socket_fault(context: Any, status: int) -> None:
+def step_socket_fault(context: Context, status: int) -> None:
     [url] = world(context).witnessed["server url"]
     fault = {"route": "messages.create", "status": status, "times": 1}
     httpx.post(f"{url}/_emulator/faults", json=fault, timeout=10.0).raise_for_status()
 
 
 @then("the socket API served {count:d} live calls, answering {answered:d}")
-def step_socket_answered(context: Any, count: int, answered: int) -> None:
+def step_socket_answered(context: Context, count: int, answered: int) -> None:
     emulator = world(context).emulator
     assert emulator is not None
     assert emulator.calls["messages.create"] == count, emulator.calls
@@ -591,7 +600,7 @@ def step_socket_answered(context: Any, count: int, answered: int) -> None:
 
 
 @when("the actor maps {count:d} prompts with {options}")
-def step_map_options(context: Any, count: int, options: str) -> None:
+def step_map_options(context: Context, count: int, options: str) -> None:
     state = lb(context)
     given: dict[str, Any] = {}
     for part in options.split(" and "):
@@ -603,14 +612,14 @@ def step_map_options(context: Any, count: int, options: str) -> None:
 
 
 @then('the map is refused with "{message}"')
-def step_refused(context: Any, message: str) -> None:
+def step_refused(context: Context, message: str) -> None:
     failure = world(context).failure()
     assert isinstance(failure, ConfigurationError), failure
     assert message in str(failure), str(failure)
 
 
 @when("the actor plans {count:d} prompts in live mode with a cost limit of ${limit}")
-def step_plan_limit(context: Any, count: int, limit: str) -> None:
+def step_plan_limit(context: Context, count: int, limit: str) -> None:
     state = lb(context)
     run = state.the_actor.map(_prompts(count), mode="live", dry_run=True, max_cost_usd=Decimal(limit))
     plan = world(context).run(run)
@@ -619,7 +628,7 @@ def step_plan_limit(context: Any, count: int, limit: str) -> None:
 
 
 @then('the live plan says "{first}", "{second}" and "{third}"')
-def step_plan_says(context: Any, first: str, second: str, third: str) -> None:
+def step_plan_says(context: Context, first: str, second: str, third: str) -> None:
     plan = lb(context).plan
     assert plan is not None
     text = "\n".join(plan.lines())
@@ -629,7 +638,7 @@ def step_plan_says(context: Any, first: str, second: str, third: str) -> None:
 
 
 @then("the second go's progress began from the stored answers, its ETA unknown until it had answers of its own")
-def step_second_progress(context: Any) -> None:
+def step_second_progress(context: Context) -> None:
     state = lb(context)
     first = state.progress[state.progress_before]
     assert first.items_done == state.stored_before, (first, state.stored_before)
@@ -649,7 +658,7 @@ class Picky(BaseModel):
 
 
 @when("the actor maps {count:d} prompts in live mode into a response model no answer fits")
-def step_map_picky(context: Any, count: int) -> None:
+def step_map_picky(context: Context, count: int) -> None:
     state = lb(context)
     state.stored_before = 0
     state.calls_before = state.calls()
@@ -657,7 +666,7 @@ def step_map_picky(context: Any, count: int) -> None:
 
 
 @when("the actor maps the same {count:d} prompts in live mode into that model again")
-def step_map_picky_again(context: Any, count: int) -> None:
+def step_map_picky_again(context: Context, count: int) -> None:
     state = lb(context)
     state.calls_before = state.calls()
     state.stored_before = count
@@ -665,7 +674,7 @@ def step_map_picky_again(context: Any, count: int) -> None:
 
 
 @then("every item failed with the answer that did not fit kept, and its cost counted")
-def step_picky_failed(context: Any) -> None:
+def step_picky_failed(context: Context) -> None:
     result = lb(context).the_result
     for item in result:
         assert item.status.value == "failed", item
@@ -673,4 +682,5 @@ def step_picky_failed(context: Any) -> None:
         assert item.response is not None, item
         assert item.cost_usd is not None, item
         assert item.cost_usd > 0, item
+    assert result.cost_usd is not None, result
     assert result.cost_usd > 0, result.cost_usd

@@ -6,13 +6,14 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anthropic
 import httpx2
 import yaml
 from _support import world
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, BudgetExceededError
 from lowtide.clock import VirtualClock
@@ -21,6 +22,23 @@ from lowtide.errors import InvalidRequestError, OverloadedError
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled, Retried
 from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
+
+if TYPE_CHECKING:
+    from lowtide.live.reports import QuotaReport
+
+
+class LiveContext(StepContext, Protocol):
+    """What `live(context)` keeps on the context; the modules that call it (step modules of their own, importing
+    this one: no isinstance check on `Live` holds across the two copies of it) declare `live_mode` too."""
+
+    live_mode: Live
+
+
+class Context(LiveContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    live_report: tuple[QuotaReport, float]
+
 
 _BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
 
@@ -70,7 +88,7 @@ class Live:
             self.in_flight -= 1
 
 
-def live(context: Any) -> Live:
+def live(context: LiveContext) -> Live:
     if not hasattr(context, "live_mode"):
         context.live_mode = Live()
     return context.live_mode
@@ -87,23 +105,23 @@ async def _gather(lv: Live, calls: list[Any]) -> None:
 
 
 @given("a live API emulated on a virtual clock, answering each call in {seconds:g} seconds")
-def step_api(context: Any, seconds: float) -> None:
+def step_api(context: Context, seconds: float) -> None:
     live(context).latency = seconds
 
 
 @given("the API answers each live call in {seconds:g} seconds")
-def step_latency(context: Any, seconds: float) -> None:
+def step_latency(context: Context, seconds: float) -> None:
     live(context).latency = seconds
 
 
 @given("the API allows {count:d} {what} per minute per key")
-def step_limit(context: Any, count: int, what: str) -> None:
+def step_limit(context: Context, count: int, what: str) -> None:
     name = {"requests": "rpm", "input tokens": "input_tpm", "output tokens": "output_tpm", "tokens": "tpm"}[what]
     live(context).limits[name] = count
 
 
 @given("another program has just used up the key's requests")
-def step_stranger(context: Any) -> None:
+def step_stranger(context: Context) -> None:
     lv = live(context)
     api = lv.api()
     stranger = api.client(api_key="live-key")
@@ -123,12 +141,12 @@ def step_stranger(context: Any) -> None:
 
 
 @given("the API fails the next {times:d} live call(s) with {status:d}")
-def step_fail_next(context: Any, times: int, status: int) -> None:
+def step_fail_next(context: Context, times: int, status: int) -> None:
     live(context).api().faults.fail_next("messages.create", status, times=times)
 
 
 @given("the API's connection drops after each of the next {times:d} live call(s) is answered")
-def step_drop(context: Any, times: int) -> None:
+def step_drop(context: Context, times: int) -> None:
     live(context).api().faults.drop_after_commit("messages.create", times=times)
 
 
@@ -136,12 +154,12 @@ def step_drop(context: Any, times: int) -> None:
 
 
 @given("a live actor with:")
-def step_actor(context: Any) -> None:
+def step_actor(context: Context) -> None:
     live(context).actor(settings=yaml.safe_load(context.text))
 
 
 @given("a live OpenAI actor with:")
-def step_openai_actor(context: Any) -> None:
+def step_openai_actor(context: Context) -> None:
     lv = live(context)
     api = lv.api()
     settings = {
@@ -156,17 +174,17 @@ def step_openai_actor(context: Any) -> None:
 
 
 @given('a live actor "{name}" with:')
-def step_named_actor(context: Any, name: str) -> None:
+def step_named_actor(context: Context, name: str) -> None:
     live(context).actor(name, yaml.safe_load(context.text))
 
 
 @given('a live actor "{name}" on the same client with:')
-def step_same_client(context: Any, name: str) -> None:
+def step_same_client(context: Context, name: str) -> None:
     live(context).actor(name, yaml.safe_load(context.text))
 
 
 @given('a live actor whose middleware are "outer" and "inner", and "inner" answers "cached" prompts itself')
-def step_middleware(context: Any) -> None:
+def step_middleware(context: Context) -> None:
     lv = live(context)
 
     async def outer(request: ActorRequest, call_next: Any) -> ActorResponse[Any]:
@@ -189,7 +207,7 @@ def step_middleware(context: Any) -> None:
 
 
 @given('a live actor whose error classifier retries invalid requests as "server" and never overloaded answers, with:')
-def step_classifier(context: Any) -> None:
+def step_classifier(context: Context) -> None:
     def classifier(error: BaseException) -> str | None:
         if isinstance(error, InvalidRequestError):
             return "server"
@@ -201,7 +219,7 @@ def step_classifier(context: Any) -> None:
 
 
 @given("a live actor with a failing observer and a recording one")
-def step_observers(context: Any) -> None:
+def step_observers(context: Context) -> None:
     lv = live(context)
 
     def broken(event: LiveEvent) -> None:
@@ -216,14 +234,14 @@ def step_observers(context: Any) -> None:
 
 
 @when("{count:d} live calls are made at once")
-def step_calls(context: Any, count: int) -> None:
+def step_calls(context: Context, count: int) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
     world(context).run(_gather(lv, [actor.run(f"Question {n}") for n in range(count)]))
 
 
 @when("{count:d} live calls with prompts of {size:d} characters are made at once")
-def step_long_calls(context: Any, count: int, size: int) -> None:
+def step_long_calls(context: Context, count: int, size: int) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
     prompts = [f"Question {n} " + "x" * (size - len(f"Question {n} ")) for n in range(count)]
@@ -231,21 +249,21 @@ def step_long_calls(context: Any, count: int, size: int) -> None:
 
 
 @when('"{first}" and "{second}" each make {count:d} live calls at once')
-def step_two_actors(context: Any, first: str, second: str, count: int) -> None:
+def step_two_actors(context: Context, first: str, second: str, count: int) -> None:
     lv = live(context)
     calls = [lv.actors[name].run(f"{name} {n}") for name in (first, second) for n in range(count)]
     world(context).run(_gather(lv, calls))
 
 
 @when("one live call is made")
-def step_one_call(context: Any) -> None:
+def step_one_call(context: Context) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
     world(context).run(_gather(lv, [actor.run("One question")]))
 
 
 @when('the live call "{prompt}" is made')
-def step_named_call(context: Any, prompt: str) -> None:
+def step_named_call(context: Context, prompt: str) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
     world(context).run(_gather(lv, [actor.run(prompt)]))
@@ -255,7 +273,7 @@ def step_named_call(context: Any, prompt: str) -> None:
 
 
 @then("all {count:d} calls are answered")
-def step_all_answered(context: Any, count: int) -> None:
+def step_all_answered(context: Context, count: int) -> None:
     outcomes = live(context).outcomes
     failed = [o for o in outcomes if isinstance(o, BaseException)]
     assert not failed, failed[:3]
@@ -263,29 +281,29 @@ def step_all_answered(context: Any, count: int) -> None:
 
 
 @then("the API answered no call with 429")
-def step_no_429(context: Any) -> None:
+def step_no_429(context: Context) -> None:
     assert live(context).api().rate_limited == 0, live(context).api().rate_limited
 
 
 @then("no call failed with a 429")
-def step_no_429_surfaced(context: Any) -> None:
+def step_no_429_surfaced(context: Context) -> None:
     assert not [o for o in live(context).outcomes if isinstance(o, BaseException)]
 
 
 @then("the calls took between {low:g} and {high:g} seconds")
-def step_took(context: Any, low: float, high: float) -> None:
+def step_took(context: Context, low: float, high: float) -> None:
     lv = live(context)
     took = lv.ended - lv.started
     assert low <= took <= high, took
 
 
 @then("the call ended between {low:g} and {high:g} seconds after it started")
-def step_call_took(context: Any, low: float, high: float) -> None:
+def step_call_took(context: Context, low: float, high: float) -> None:
     step_took(context, low, high)
 
 
 @then("the quota knows the limit of {count:d} requests per minute")
-def step_learned(context: Any, count: int) -> None:
+def step_learned(context: Context, count: int) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
 
@@ -297,7 +315,7 @@ def step_learned(context: Any, count: int) -> None:
 
 
 @then("the quota knows the limits of {rpm:d} requests and {tpm:d} tokens per minute")
-def step_learned_openai(context: Any, rpm: int, tpm: int) -> None:
+def step_learned_openai(context: Context, rpm: int, tpm: int) -> None:
     lv = live(context)
     actor = next(iter(lv.actors.values()))
 
@@ -309,7 +327,7 @@ def step_learned_openai(context: Any, rpm: int, tpm: int) -> None:
 
 
 @then("some calls are answered and the rest refused with BudgetExceededError, unsent")
-def step_capped(context: Any) -> None:
+def step_capped(context: Context) -> None:
     lv = live(context)
     answered = [o for o in lv.outcomes if isinstance(o, ActorResponse)]
     refused = [o for o in lv.outcomes if isinstance(o, BudgetExceededError)]
@@ -320,20 +338,20 @@ def step_capped(context: Any) -> None:
 
 
 @then("what the answered calls cost is at most ${limit:g}")
-def step_cap_kept(context: Any, limit: float) -> None:
+def step_cap_kept(context: Context, limit: float) -> None:
     costs = [o.cost.total_usd for o in live(context).outcomes if isinstance(o, ActorResponse) and o.cost is not None]
     assert sum(costs) <= Decimal(str(limit)), sum(costs)
 
 
 @then("at no time did the calls in flight risk more than ${limit:g} beside what was spent")
-def step_cap_never_over(context: Any, limit: float) -> None:
+def step_cap_never_over(context: Context, limit: float) -> None:
     at_risk = live(context).at_risk
     assert at_risk, "no event saw the cap"
     assert max(at_risk) <= Decimal(str(limit)), max(at_risk)
 
 
 @then("every call was settled with fewer output tokens than it reserved")
-def step_settled(context: Any) -> None:
+def step_settled(context: Context) -> None:
     events = live(context).events
     reserved = [e.output_tokens for e in events if isinstance(e, QuotaAdmitted)]
     used = [e.output_tokens for e in events if isinstance(e, QuotaSettled)]
@@ -342,7 +360,7 @@ def step_settled(context: Any) -> None:
 
 
 @then("the observers saw the scope pause once, and the pause end")
-def step_paused(context: Any) -> None:
+def step_paused(context: Context) -> None:
     events = live(context).events
     started = [e for e in events if isinstance(e, PauseStarted)]
     ended = [e for e in events if isinstance(e, PauseEnded)]
@@ -351,7 +369,7 @@ def step_paused(context: Any) -> None:
 
 
 @then("at most {count:d} calls were in flight right after the pause")
-def step_slow_start(context: Any, count: int) -> None:
+def step_slow_start(context: Context, count: int) -> None:
     lv = live(context)
     ends = [e.until for e in lv.events if isinstance(e, PauseStarted)]
     after = [n for at, n in lv.in_flight_seen if at >= max(ends) and at < max(ends) + lv.latency]
@@ -360,7 +378,7 @@ def step_slow_start(context: Any, count: int) -> None:
 
 
 @then("at most {count:d} calls were in flight before the first answer")
-def step_ramp_start(context: Any, count: int) -> None:
+def step_ramp_start(context: Context, count: int) -> None:
     lv = live(context)
     before = [n for at, n in lv.in_flight_seen if at < lv.started + lv.latency]
     assert before, lv.in_flight_seen
@@ -368,7 +386,7 @@ def step_ramp_start(context: Any, count: int) -> None:
 
 
 @then("{count:d} calls were in flight at once right after the first answers")
-def step_opened(context: Any, count: int) -> None:
+def step_opened(context: Context, count: int) -> None:
     lv = live(context)
     first = lv.started + lv.latency
     after = [n for at, n in lv.in_flight_seen if first <= at < first + lv.latency]
@@ -377,7 +395,7 @@ def step_opened(context: Any, count: int) -> None:
 
 
 @then("at most {count:d} calls were in flight in the second round after the pause")
-def step_slow_after_pause(context: Any, count: int) -> None:
+def step_slow_after_pause(context: Context, count: int) -> None:
     lv = live(context)
     ended = max(e.until for e in lv.events if isinstance(e, PauseStarted)) + lv.latency
     after = [n for at, n in lv.in_flight_seen if ended <= at < ended + lv.latency]
@@ -385,7 +403,7 @@ def step_slow_after_pause(context: Any, count: int) -> None:
     assert max(after) <= count, (after, lv.in_flight_seen)
 
 
-def _single(context: Any) -> tuple[ActorResponse[Any] | BaseException, int]:
+def _single(context: Context) -> tuple[ActorResponse[Any] | BaseException, int]:
     lv = live(context)
     [outcome] = lv.outcomes
     attempts = sum(1 for e in lv.events if type(e).__name__ == "AttemptStarted")
@@ -393,43 +411,43 @@ def _single(context: Any) -> tuple[ActorResponse[Any] | BaseException, int]:
 
 
 @then("the call succeeds after {attempts:d} attempt(s)")
-def step_succeeds(context: Any, attempts: int) -> None:
+def step_succeeds(context: Context, attempts: int) -> None:
     outcome, made = _single(context)
     assert isinstance(outcome, ActorResponse), outcome
     assert made == attempts, made
 
 
 @then("the call fails with {name:w} after {attempts:d} attempt(s)")
-def step_fails(context: Any, name: str, attempts: int) -> None:
+def step_fails(context: Context, name: str, attempts: int) -> None:
     outcome, made = _single(context)
     assert type(outcome).__name__ == name, repr(outcome)
     assert made == attempts, made
 
 
 @then('the middleware saw "{order}"')
-def step_middleware_order(context: Any, order: str) -> None:
+def step_middleware_order(context: Context, order: str) -> None:
     assert live(context).middleware_log == [part.strip() for part in order.split(",")], live(context).middleware_log
 
 
 @then("the API received {count:d} live call(s)")
-def step_api_calls(context: Any, count: int) -> None:
+def step_api_calls(context: Context, count: int) -> None:
     assert live(context).api().calls["messages.create"] == count, live(context).api().calls
 
 
 @then("the events seen were {names}")
-def step_events(context: Any, names: str) -> None:
+def step_events(context: Context, names: str) -> None:
     seen = [type(e).__name__ for e in live(context).events]
     assert seen == [n.strip() for n in names.split(",")], seen
 
 
 @then('the observers were told the retry was for "{reason}"')
-def step_retry_reason(context: Any, reason: str) -> None:
+def step_retry_reason(context: Context, reason: str) -> None:
     retried = [e for e in live(context).events if isinstance(e, Retried)]
     assert [e.reason for e in retried] == [reason], retried
 
 
 @when('the {provider} headers "{headers}" are read')
-def step_read_headers(context: Any, provider: str, headers: str) -> None:
+def step_read_headers(context: Context, provider: str, headers: str) -> None:
     from lowtide.providers.anthropic.ratelimits import quota_report as anthropic_report
     from lowtide.providers.openai.ratelimits import quota_report as openai_report
 
@@ -439,7 +457,7 @@ def step_read_headers(context: Any, provider: str, headers: str) -> None:
 
 
 @then("the report says {said}")
-def step_report(context: Any, said: str) -> None:
+def step_report(context: Context, said: str) -> None:
     report, now = context.live_report
     if said == "nothing":
         assert report.empty, report
@@ -465,7 +483,7 @@ def step_report(context: Any, said: str) -> None:
 
 
 @given("the first {count:d} calls take {seconds:g} seconds to reach the API, and the others none")
-def step_on_the_way(context: Any, count: int, seconds: float) -> None:
+def step_on_the_way(context: Context, count: int, seconds: float) -> None:
     lv = live(context)
     api = lv.api()
     inner = api.transport()

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx2
 from _support import world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import ChatMessage, ToolSpec
 
@@ -23,7 +22,7 @@ RECORD_TIDE = ToolSpec(
 
 
 @when("the actor is asked with a ChatMessage conversation and a ToolSpec it is forced to use")
-def step_ask_typed(context: Any) -> None:
+def step_ask_typed(context: Context) -> None:
     w = world(context)
     conversation = [
         ChatMessage(role="user", content="Is the tide high at Brest?"),
@@ -54,12 +53,12 @@ class _StreamWatchingTransport(httpx2.AsyncBaseTransport):
 
 
 @given("the emulated API notes whether each Messages call asks for a stream")
-def step_watch_streams(context: Any) -> None:
+def step_watch_streams(context: Context) -> None:
     w = world(context)
     w.client = w.client_over(_StreamWatchingTransport(w.transport(), w.streamed))
 
 
 @then("the Messages call {how} a stream")
-def step_streamed(context: Any, how: str) -> None:
+def step_streamed(context: Context, how: str) -> None:
     expected = {"asked for": True, "did not ask for": False}[how]
     assert world(context).streamed == [expected], world(context).streamed

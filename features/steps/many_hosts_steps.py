@@ -15,11 +15,12 @@ import threading
 import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anthropic
 from _support import emulated_reply_to
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
@@ -27,6 +28,24 @@ from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
 from lowtide.ledger.records import NewRequest
 from lowtide.ledger.store import LedgerStore, open_ledger
+
+if TYPE_CHECKING:
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    many_hosts: Hosts
+    many_hosts_holder: PostgresLedger
+    many_hosts_listeners: list[threading.Thread]
+    many_hosts_locked: set[str]
+    many_hosts_pending: int
+    many_hosts_process: subprocess.Popen[str]
+    many_hosts_stored_at: float
+    many_hosts_taken: set[str]
+    many_hosts_took: float
+
 
 _MODEL = "claude-sonnet-5-5"
 _HANG = 60.0
@@ -51,7 +70,7 @@ class Hosts:
     woken: list[float] = field(default_factory=list[float])
 
 
-def hosts(context: Any) -> Hosts:
+def hosts(context: Context) -> Hosts:
     if not hasattr(context, "many_hosts"):
         context.many_hosts = Hosts(url=context.postgres_url)
         saved = os.environ.get(HOST_ID_ENV)
@@ -88,7 +107,7 @@ def _actor_settings(name: str, *, poll: float, lease: float, watch: float, windo
 
 
 @given("an emulated API on a socket, whose batches take {seconds:g} seconds")
-def step_api_on_socket(context: Any, seconds: float) -> None:
+def step_api_on_socket(context: Context, seconds: float) -> None:
     state = hosts(context)
     port = _free_port()
     state.api = f"http://127.0.0.1:{port}"
@@ -105,7 +124,7 @@ def step_api_on_socket(context: Any, seconds: float) -> None:
 
 
 @given('host "{host}" runs an actor on the scenario\'s PostgreSQL ledger, polling every {poll:g} seconds')
-def step_host_actor(context: Any, host: str, poll: float) -> None:
+def step_host_actor(context: Context, host: str, poll: float) -> None:
     state = hosts(context)
     client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
     # Reading the ledger every 30 seconds at most: only the database's notice can wake a waiting host sooner.
@@ -115,7 +134,7 @@ def step_host_actor(context: Any, host: str, poll: float) -> None:
 
 
 @given('host "{host}" runs an actor on the scenario\'s PostgreSQL ledger, gathering calls for {window:g} seconds')
-def step_host_window(context: Any, host: str, window: float) -> None:
+def step_host_window(context: Context, host: str, window: float) -> None:
     state = hosts(context)
     # One client for both: an injected client is a credential of its own, and calls go in one batch only when made
     # with the same credentials (processes that build their own clients from one key share them).
@@ -129,7 +148,9 @@ def step_host_window(context: Any, host: str, window: float) -> None:
 
 
 @when('host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for "{b_low}" to "{b_high}"')
-def step_both_at_once(context: Any, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str) -> None:
+def step_both_at_once(
+    context: Context, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str
+) -> None:
     state = hosts(context)
 
     async def both() -> None:
@@ -143,7 +164,7 @@ def step_both_at_once(context: Any, first: str, a_low: str, a_high: str, second:
 
 
 @then("both hosts got the emulated replies for their {count:d} keys")
-def step_both_own(context: Any, count: int) -> None:
+def step_both_own(context: Context, count: int) -> None:
     state = hosts(context)
     keys = {record.custom_id: record.key for record in open_ledger(state.url).requests()}
     for host, answers in state.answered.items():
@@ -154,7 +175,7 @@ def step_both_own(context: Any, count: int) -> None:
 
 
 @then("that batch holds the {count:d} requests of both hosts")
-def step_batch_holds(context: Any, count: int) -> None:
+def step_batch_holds(context: Context, count: int) -> None:
     state = hosts(context)
     [batch] = [b for b in open_ledger(state.url).batches() if b.provider_batch_id]
     assert batch.request_count == count, batch
@@ -186,7 +207,7 @@ async def _batch_exists(url: str) -> None:
     'host "{first}" asks for the keys "{low}" to "{high}", and once their batch exists host "{second}" asks for the'
     " same keys"
 )
-def step_two_hosts_ask(context: Any, first: str, low: str, high: str, second: str) -> None:
+def step_two_hosts_ask(context: Context, first: str, low: str, high: str, second: str) -> None:
     state = hosts(context)
     keys = _keys(low, high)
 
@@ -203,7 +224,7 @@ def step_two_hosts_ask(context: Any, first: str, low: str, high: str, second: st
     'host "{host}" asks for the keys "{low}" to "{high}", and while its window is open another host gathers them and'
     " stops before its intent"
 )
-def step_gathered_away(context: Any, host: str, low: str, high: str) -> None:
+def step_gathered_away(context: Context, host: str, low: str, high: str) -> None:
     state = hosts(context)
     keys = _keys(low, high)
 
@@ -236,7 +257,7 @@ def step_gathered_away(context: Any, host: str, low: str, high: str) -> None:
 
 
 @then("both hosts got the emulated replies for the {count:d} keys")
-def step_both_answered(context: Any, count: int) -> None:
+def step_both_answered(context: Context, count: int) -> None:
     state = hosts(context)
     assert len(state.answered) == 2, state.answered.keys()
     for host in state.answered:
@@ -244,7 +265,7 @@ def step_both_answered(context: Any, count: int) -> None:
 
 
 @then('host "{host}" got the emulated replies for the {count:d} keys')
-def step_host_answered(context: Any, host: str, count: int) -> None:
+def step_host_answered(context: Context, host: str, count: int) -> None:
     state = hosts(context)
     answers = state.answered[host]
     assert len(answers) == count, answers
@@ -253,7 +274,7 @@ def step_host_answered(context: Any, host: str, count: int) -> None:
 
 
 @then("the API created {count:d} batch, with each custom id once")
-def step_created_once(context: Any, count: int) -> None:
+def step_created_once(context: Context, count: int) -> None:
     emulator = hosts(context).emulator
     assert emulator is not None
     assert emulator.created_batches == count, emulator.created_batches
@@ -262,7 +283,7 @@ def step_created_once(context: Any, count: int) -> None:
 
 
 @then('host "{later}" had its answers less than {seconds:g} seconds after host "{earlier}"')
-def step_woken_soon(context: Any, later: str, seconds: float, earlier: str) -> None:
+def step_woken_soon(context: Context, later: str, seconds: float, earlier: str) -> None:
     state = hosts(context)
     first = max(at for _, at in state.answered[earlier])
     then_ = max(at for _, at in state.answered[later])
@@ -271,7 +292,7 @@ def step_woken_soon(context: Any, later: str, seconds: float, earlier: str) -> N
 
 
 @then("the ledger holds {requests:d} requests and {batches:d} batch, collected")
-def step_ledger_holds(context: Any, requests: int, batches: int) -> None:
+def step_ledger_holds(context: Context, requests: int, batches: int) -> None:
     ledger = open_ledger(hosts(context).url)
     assert len(ledger.requests()) == requests, ledger.requests()
     held = ledger.batches()
@@ -305,7 +326,7 @@ _PROGRAM = textwrap.dedent(
     'host "{host}" is a separate process that submits the keys "{low}" to "{high}" on the scenario\'s PostgreSQL'
     " ledger with a lease of {lease:g} seconds, and keeps polling"
 )
-def step_separate_host(context: Any, host: str, low: str, high: str, lease: float) -> None:
+def step_separate_host(context: Context, host: str, low: str, high: str, lease: float) -> None:
     state = hosts(context)
     keys = _keys(low, high)
     for key in keys:
@@ -327,7 +348,7 @@ def step_separate_host(context: Any, host: str, low: str, high: str, lease: floa
 
 
 @when('host "{host}" is killed with SIGKILL once its batch exists')
-def step_kill_host(context: Any, host: str) -> None:
+def step_kill_host(context: Context, host: str) -> None:
     state = hosts(context)
     process: subprocess.Popen[str] = context.many_hosts_process
     assert process.stdout is not None
@@ -346,7 +367,7 @@ def step_kill_host(context: Any, host: str) -> None:
 
 
 @when('host "{host}" asks for the keys "{low}" to "{high}" with a lease of {lease:g} seconds')
-def step_host_asks(context: Any, host: str, low: str, high: str, lease: float) -> None:
+def step_host_asks(context: Context, host: str, low: str, high: str, lease: float) -> None:
     state = hosts(context)
     client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
     state.actors[host] = actor = Actor(
@@ -357,7 +378,7 @@ def step_host_asks(context: Any, host: str, low: str, high: str, lease: float) -
 
 
 @then('host "{taker}" took the batch over only after host "{dead}"\'s lease had run out')
-def step_taken_after_lease(context: Any, taker: str, dead: str) -> None:
+def step_taken_after_lease(context: Context, taker: str, dead: str) -> None:
     state = hosts(context)
     looks = [at for method, path, at in state.requests if method == "GET" and "/messages/batches/" in path]
     after_kill = [at for at in looks if at > state.killed_at]
@@ -377,13 +398,13 @@ def _pending(ledger: LedgerStore, key: str, owner: str, until: float) -> None:
 @given(
     'the scenario\'s PostgreSQL ledger holds the pending request "{key}", claimed by host "{host}" whose lease ended'
 )
-def step_orphan(context: Any, key: str, host: str) -> None:
+def step_orphan(context: Context, key: str, host: str) -> None:
     state = hosts(context)
     _pending(open_ledger(state.url), key, f"{host}/4242/cafe", until=time.time() - 1)
 
 
 @when('{count:d} processes on other hosts try to take "{key}" over at once')
-def step_contenders(context: Any, count: int, key: str) -> None:
+def step_contenders(context: Context, count: int, key: str) -> None:
     state = hosts(context)
     from lowtide.ledger.postgres.ledger import PostgresLedger
 
@@ -407,7 +428,7 @@ def step_contenders(context: Any, count: int, key: str) -> None:
 
 
 @then("exactly {count:d} of them took it")
-def step_exactly(context: Any, count: int) -> None:
+def step_exactly(context: Context, count: int) -> None:
     taken = hosts(context).taken
     assert taken.count(True) == count, taken
 
@@ -416,7 +437,7 @@ def step_exactly(context: Any, count: int) -> None:
     'the scenario\'s PostgreSQL ledger holds the pending request "{key}", claimed by host "{host}" while it keeps'
     " its lease"
 )
-def step_kept(context: Any, key: str, host: str) -> None:
+def step_kept(context: Context, key: str, host: str) -> None:
     state = hosts(context)
     from lowtide.ledger.postgres.ledger import PostgresLedger
 
@@ -428,18 +449,18 @@ def step_kept(context: Any, key: str, host: str) -> None:
 
 
 @then('another host cannot take "{key}" over')
-def step_cannot(context: Any, key: str) -> None:
+def step_cannot(context: Context, key: str) -> None:
     now = time.time() + 5  # after the row's own lease, within the heartbeat's
     assert not open_ledger(hosts(context).url).take_over(key, owner="host-z/1/y", until=now + 60, now=now)
 
 
 @when('host "{host}" closes its ledger')
-def step_close_holder(context: Any, host: str) -> None:
+def step_close_holder(context: Context, host: str) -> None:
     context.many_hosts_holder.close()
 
 
 @then('another host takes "{key}" over at once')
-def step_takes(context: Any, key: str) -> None:
+def step_takes(context: Context, key: str) -> None:
     now = time.time()
     assert open_ledger(hosts(context).url).take_over(key, owner="host-z/1/y", until=now + 60, now=now)
 
@@ -448,7 +469,7 @@ def step_takes(context: Any, key: str) -> None:
     "{count:d} processes listening for the notices of the scenario's PostgreSQL ledger, each waiting on the batch"
     ' "{batch_id}"'
 )
-def step_listeners(context: Any, count: int, batch_id: str) -> None:
+def step_listeners(context: Context, count: int, batch_id: str) -> None:
     state = hosts(context)
     from lowtide.ledger.postgres.ledger import PostgresLedger
 
@@ -482,7 +503,7 @@ def step_listeners(context: Any, count: int, batch_id: str) -> None:
 
 
 @when('another process stores results for the batch "{batch_id}"')
-def step_store_results(context: Any, batch_id: str) -> None:
+def step_store_results(context: Context, batch_id: str) -> None:
     state = hosts(context)
     ledger = open_ledger(state.url)
     now = time.time()
@@ -506,7 +527,7 @@ def step_store_results(context: Any, batch_id: str) -> None:
 
 
 @then("all {count:d} processes were woken within {seconds:g} seconds")
-def step_all_woken(context: Any, count: int, seconds: float) -> None:
+def step_all_woken(context: Context, count: int, seconds: float) -> None:
     for thread in context.many_hosts_listeners:
         thread.join(_HANG)
     woken = hosts(context).woken
@@ -518,7 +539,7 @@ def step_all_woken(context: Any, count: int, seconds: float) -> None:
 
 
 @given('the scenario\'s PostgreSQL ledger holds {count:d} pending calls of one scope, claimed by host "{host}"')
-def step_pending_scope(context: Any, count: int, host: str) -> None:
+def step_pending_scope(context: Context, count: int, host: str) -> None:
     state = hosts(context)
     ledger = open_ledger(state.url)
     requests = [
@@ -530,7 +551,7 @@ def step_pending_scope(context: Any, count: int, host: str) -> None:
 
 
 @given('another process is putting the calls "{low}" to "{high}" into a batch of its own, its transaction open')
-def step_locked(context: Any, low: str, high: str) -> None:
+def step_locked(context: Context, low: str, high: str) -> None:
     import psycopg
 
     holder = psycopg.connect(hosts(context).url)  # a transaction left open until the scenario's end
@@ -539,7 +560,7 @@ def step_locked(context: Any, low: str, high: str) -> None:
     context.many_hosts_locked = set(_keys(low, high))
 
 
-def _gather(context: Any, owner: str) -> None:
+def _gather(context: Context, owner: str) -> None:
     started = time.monotonic()
     rows = open_ledger(hosts(context).url).take_pending(
         "s1", owner=owner, until=time.time() + 60, now=time.time(), limit=10_000, max_bytes=10**9
@@ -549,17 +570,17 @@ def _gather(context: Any, owner: str) -> None:
 
 
 @when("a process on another host gathers the pending calls of that scope")
-def step_gather(context: Any) -> None:
+def step_gather(context: Context) -> None:
     _gather(context, "host-g/1/x")
 
 
 @when("a process on a third host gathers the pending calls of that scope")
-def step_gather_third(context: Any) -> None:
+def step_gather_third(context: Context) -> None:
     _gather(context, "host-t/1/x")
 
 
 @when("another process is gathering the pending calls of that scope, its transaction open")
-def step_gathering_elsewhere(context: Any) -> None:
+def step_gathering_elsewhere(context: Context) -> None:
     import psycopg
 
     from lowtide.ledger.postgres.claims import _GATHERING  # pyright: ignore[reportPrivateUsage]
@@ -570,13 +591,13 @@ def step_gathering_elsewhere(context: Any) -> None:
 
 
 @then("it took them at once, without waiting for the open transaction")
-def step_no_wait(context: Any) -> None:
+def step_no_wait(context: Context) -> None:
     assert context.many_hosts_took < 5, context.many_hosts_took  # a wait would last until the scenario's end
     assert context.many_hosts_taken
 
 
 @then('it took every call but "{low}" to "{high}", which are still host "{host}"\'s')
-def step_took_all_but(context: Any, low: str, high: str, host: str) -> None:
+def step_took_all_but(context: Context, low: str, high: str, host: str) -> None:
     locked = set(_keys(low, high))
     owners = {record.key: record.owner for record in open_ledger(hosts(context).url).requests()}
     assert context.many_hosts_taken == set(owners) - locked, sorted(set(owners) - locked - context.many_hosts_taken)
@@ -585,6 +606,6 @@ def step_took_all_but(context: Any, low: str, high: str, host: str) -> None:
 
 
 @then("it took none of them, at once")
-def step_took_none(context: Any) -> None:
+def step_took_none(context: Context) -> None:
     assert context.many_hosts_took < 5, context.many_hosts_took
     assert context.many_hosts_taken == set(), sorted(context.many_hosts_taken)[:5]

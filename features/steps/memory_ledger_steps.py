@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import world, yaml_doc
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import MemoryLedger
 
@@ -17,14 +17,14 @@ def _settings(name: str, text: str | None) -> dict[str, Any]:
 
 
 @given('an actor "{name}" on a ledger in memory, with:')
-def step_actor_in_memory(context: Any, name: str) -> None:
+def step_actor_in_memory(context: Context, name: str) -> None:
     w = world(context)
     w.store = MemoryLedger()
     w.add_actor(_settings(name, context.text), ledger=w.store)
 
 
 @when('an actor "{name}" on a new ledger in memory is asked "{prompt:Q}" with the key "{key}"')
-def step_other_memory_actor(context: Any, name: str, prompt: str, key: str) -> None:
+def step_other_memory_actor(context: Context, name: str, prompt: str, key: str) -> None:
     w = world(context)
     other = w.add_actor(w.current_actor().configuration.model_dump(), ledger=MemoryLedger())
     assert other.ledger is not w.store
@@ -33,7 +33,7 @@ def step_other_memory_actor(context: Any, name: str, prompt: str, key: str) -> N
 
 
 @then("no SQLite ledger file was made")
-def step_no_sqlite_file(context: Any) -> None:
+def step_no_sqlite_file(context: Context) -> None:
     w = world(context)
     folders: list[Path] = [context.state_dir, *([w.tmp] if w.tmp is not None else [])]
     made = [p for folder in folders for p in folder.rglob("*") if p.is_file()]
@@ -43,7 +43,7 @@ def step_no_sqlite_file(context: Any) -> None:
 
 
 @then('the memory ledger holds the run "{run_id}": {count:d} items in order, {done:d} succeeded, {failed:d} failed')
-def step_memory_run(context: Any, run_id: str, count: int, done: int, failed: int) -> None:
+def step_memory_run(context: Context, run_id: str, count: int, done: int, failed: int) -> None:
     w = world(context)
     assert w.store is not None
     store = w.store.run_store

@@ -7,13 +7,13 @@ from typing import Any
 
 import httpx2
 from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
-from lowtide import ProviderRegistry
+from lowtide import ActorResponse, ProviderRegistry
 
 
 @given('a provider registry with the plugin "{spec}"')
-def step_registry_with_plugin(context: Any, spec: str) -> None:
+def step_registry_with_plugin(context: Context, spec: str) -> None:
     plugins_importable()
     registry = ProviderRegistry()
     registry.load_entry_points([entry_point(spec)])
@@ -24,7 +24,7 @@ def step_registry_with_plugin(context: Any, spec: str) -> None:
 
 
 @when('the script asks the actor "{prompt}" with run_sync')
-def step_run_sync(context: Any, prompt: str) -> None:
+def step_run_sync(context: Context, prompt: str) -> None:
     w = world(context)
     actor = w.current_actor()
     response = actor.run_sync(prompt)
@@ -35,34 +35,35 @@ def step_run_sync(context: Any, prompt: str) -> None:
 
 
 @then('the script got the emulated replies to "{prompts}"')
-def step_run_sync_replies(context: Any, prompts: str) -> None:
+def step_run_sync_replies(context: Context, prompts: str) -> None:
     w = world(context)
     expected = names(prompts)
     assert len(w.outcomes) == len(expected), w.outcomes
     for outcome, prompt in zip(w.outcomes, expected, strict=True):
+        assert isinstance(outcome, ActorResponse), outcome
         assert outcome.text.startswith(emulated_reply_to(prompt)), outcome
 
 
 @then("both run_sync calls ran on the same event loop")
-def step_run_sync_same_loop(context: Any) -> None:
+def step_run_sync_same_loop(context: Context) -> None:
     first, second = world(context).value
     assert first is not None
     assert first is second
 
 
 @when("the script closes the actor")
-def step_close(context: Any) -> None:
+def step_close(context: Context) -> None:
     world(context).current_actor().close()
 
 
 @then("the actor's run_sync loop is closed")
-def step_run_sync_closed(context: Any) -> None:
+def step_run_sync_closed(context: Context) -> None:
     [loop, *_] = world(context).value
     assert loop.is_closed()
 
 
 @when('the actor is asked "{prompt:Q}" with run_sync from inside a running event loop')
-def step_run_sync_in_loop(context: Any, prompt: str) -> None:
+def step_run_sync_in_loop(context: Context, prompt: str) -> None:
     w = world(context)
 
     async def inside() -> Any:
@@ -75,13 +76,13 @@ def step_run_sync_in_loop(context: Any, prompt: str) -> None:
 
 
 @given('the environment variable "{variable}" holds the API key')
-def step_env_key(context: Any, variable: str) -> None:
+def step_env_key(context: Context, variable: str) -> None:
     remember_env(context, variable)
     os.environ[variable] = API_KEY
 
 
 @given('an actor "{name}" in {mode:w} mode, reading its key from "{variable}" and given only an HTTP client')
-def step_actor_own_client(context: Any, name: str, mode: str, variable: str) -> None:
+def step_actor_own_client(context: Context, name: str, mode: str, variable: str) -> None:
     w = world(context)
     seen: list[str] = []
 
@@ -104,7 +105,7 @@ def step_actor_own_client(context: Any, name: str, mode: str, variable: str) -> 
 
 
 @when('the actor is asked "{prompt:Q}" and then closed, as an async context manager')
-def step_ask_and_close(context: Any, prompt: str) -> None:
+def step_ask_and_close(context: Context, prompt: str) -> None:
     w = world(context)
 
     async def ask() -> Any:
@@ -115,24 +116,24 @@ def step_ask_and_close(context: Any, prompt: str) -> None:
 
 
 @then("the API saw the key from the environment")
-def step_saw_env_key(context: Any) -> None:
+def step_saw_env_key(context: Context) -> None:
     keys = world(context).value["keys"]
     assert keys, keys
     assert set(keys) == {API_KEY}, keys
 
 
 @then("the actor's HTTP client is closed")
-def step_http_client_closed(context: Any) -> None:
+def step_http_client_closed(context: Context) -> None:
     assert world(context).value["http_client"].is_closed
 
 
 @given('an actor "{name}" given a client that is not an Anthropic client')
-def step_actor_odd_client(context: Any, name: str) -> None:
+def step_actor_odd_client(context: Context, name: str) -> None:
     world(context).add_actor({"name": name, "model": "claude-sonnet-5-5"}, client=object())
 
 
 @then('the actor still answers "{prompt:Q}" afterwards')
-def step_still_answers(context: Any, prompt: str) -> None:
+def step_still_answers(context: Context, prompt: str) -> None:
     w = world(context)
     response = w.run(w.current_actor().run(prompt))
     assert response.text.startswith(emulated_reply_to(prompt)), response.text

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from _support import API_KEY, remember_env, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import APIUnreachableError, LedgerError
 from lowtide.bulk.results import ItemStatus, RunResult
@@ -21,7 +21,7 @@ from lowtide.parking import collect, status
 
 
 @given('an actor "{name}" in batch mode that builds its own client, with "{variable}" set to "{value}"')
-def step_actor_own_client(context: Any, name: str, variable: str, value: str) -> None:
+def step_actor_own_client(context: Context, name: str, variable: str, value: str) -> None:
     w = world(context)
     for name_of in {variable, "ANTHROPIC_API_KEY"}:
         remember_env(context, name_of)
@@ -31,14 +31,14 @@ def step_actor_own_client(context: Any, name: str, variable: str, value: str) ->
 
 
 @given('an actor "{name}" in batch mode given the API key "{key}"')
-def step_actor_given_key(context: Any, name: str, key: str) -> None:
+def step_actor_given_key(context: Context, name: str, key: str) -> None:
     w = world(context)
     settings = {"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch"}
     w.add_actor(settings, client=None, api_key=key.replace("\\n", "\n").replace("\\t", "\t"))
 
 
 @given('an OpenAI actor "{name}" in {mode:w} mode whose API refuses connections')
-def step_openai_actor_refused(context: Any, name: str, mode: str) -> None:
+def step_openai_actor_refused(context: Context, name: str, mode: str) -> None:
     import openai
     from httpx2 import AsyncClient
 
@@ -56,7 +56,7 @@ def step_openai_actor_refused(context: Any, name: str, mode: str) -> None:
 
 
 @given('an OpenAI actor "{name}" in batch mode that builds its own client, with "{variable}" set to "{value}"')
-def step_openai_actor_own_client(context: Any, name: str, variable: str, value: str) -> None:
+def step_openai_actor_own_client(context: Context, name: str, variable: str, value: str) -> None:
     w = world(context)
     for name_of in {variable, "OPENAI_API_KEY"}:
         remember_env(context, name_of)
@@ -67,12 +67,12 @@ def step_openai_actor_own_client(context: Any, name: str, variable: str, value: 
 
 
 @given('an OpenAI actor "{name}" in batch mode that builds its own client, with "{variable}" set to ""')
-def step_openai_actor_empty_variable(context: Any, name: str, variable: str) -> None:
+def step_openai_actor_empty_variable(context: Context, name: str, variable: str) -> None:
     step_openai_actor_own_client(context, name, variable, "")
 
 
 @then('the error message does not hold "{text}"')
-def step_error_not_holding(context: Any, text: str) -> None:
+def step_error_not_holding(context: Context, text: str) -> None:
     error = world(context).failure()
     assert text not in str(error), str(error)
 
@@ -81,7 +81,7 @@ def step_error_not_holding(context: Any, text: str) -> None:
 
 
 @when("the actor maps {count:d} prompts, {per:d} to a batch and one batch at a time")
-def step_map_prompts(context: Any, count: int, per: int) -> None:
+def step_map_prompts(context: Context, count: int, per: int) -> None:
     w = world(context)
     prompts = [f"Review {n}: the tide came in." for n in range(count)]
     options = {"items_per_batch": per, "max_parallel_batches": 1, "run_id": "tides"}
@@ -89,7 +89,7 @@ def step_map_prompts(context: Any, count: int, per: int) -> None:
 
 
 @then('items {first:d} and {second:d} failed with APIUnreachableError saying "{message}"')
-def step_items_unreachable(context: Any, first: int, second: int, message: str) -> None:
+def step_items_unreachable(context: Context, first: int, second: int, message: str) -> None:
     result: RunResult = world(context).value
     for index in (first, second):
         item = result.items[index]
@@ -99,7 +99,7 @@ def step_items_unreachable(context: Any, first: int, second: int, message: str) 
 
 
 @then('the other {count:d} items were not run, each saying "{reason}"')
-def step_items_not_run(context: Any, count: int, reason: str) -> None:
+def step_items_not_run(context: Context, count: int, reason: str) -> None:
     result: RunResult = world(context).value
     rest = [item for item in result.items if item.status is not ItemStatus.FAILED]
     assert len(rest) == count, result.items
@@ -109,13 +109,13 @@ def step_items_not_run(context: Any, count: int, reason: str) -> None:
 
 
 @then("the ledger holds no request that failed")
-def step_no_failed_request(context: Any) -> None:
+def step_no_failed_request(context: Context) -> None:
     requests = world(context).ledger().requests()
     assert all(request.state.value != "failed" for request in requests), [(r.key, r.state) for r in requests]
 
 
 @when("the same prompts are mapped again through the emulator")
-def step_map_again(context: Any) -> None:
+def step_map_again(context: Context) -> None:
     w = world(context)
     first = w.current_actor()
     w.add_actor(first.configuration.model_dump(), client=w.emu.client())
@@ -123,13 +123,13 @@ def step_map_again(context: Any) -> None:
 
 
 @then("this time all {count:d} items succeeded")
-def step_all_succeeded(context: Any, count: int) -> None:
+def step_all_succeeded(context: Context, count: int) -> None:
     result: RunResult = world(context).value
     assert [item.status for item in result.items] == [ItemStatus.SUCCEEDED] * count, result.items
 
 
 @given('a program submitted the call "{key}" through the emulator and ended, its batch still running')
-def step_submitted(context: Any, key: str) -> None:
+def step_submitted(context: Context, key: str) -> None:
     w = world(context)
 
     async def program() -> None:
@@ -141,21 +141,21 @@ def step_submitted(context: Any, key: str) -> None:
 
 
 @when("lowtide collects the ledger through an API whose connections are refused")
-def step_collect_refused(context: Any) -> None:
+def step_collect_refused(context: Context) -> None:
     w = world(context)
     client = w.client_over(_refusing_transport(w))
     w.attempt(lambda: w.run(collect(w.ledger(), client=client, clock=w.clock)))
 
 
 @when("lowtide collects the ledger through the emulator, once its batch has ended")
-def step_collect_emulator(context: Any) -> None:
+def step_collect_emulator(context: Context) -> None:
     w = world(context)
     w.clock.advance(120)
     w.attempt(lambda: w.run(collect(w.ledger(), client=w.emu.client(), clock=w.clock)))
 
 
 @then('the request "{key}" is {state} in the ledger')
-def step_request_state(context: Any, key: str, state: str) -> None:
+def step_request_state(context: Context, key: str, state: str) -> None:
     record = world(context).ledger().request(key)
     assert record is not None, key
     assert record.state.value == state, record
@@ -172,7 +172,7 @@ def _refusing_transport(w: Any) -> Any:
 
 
 @when("an Actor is made from {configuration}")
-def step_actor_made_from(context: Any, configuration: str) -> None:
+def step_actor_made_from(context: Context, configuration: str) -> None:
     import ast
 
     from lowtide import Actor
@@ -185,18 +185,18 @@ def step_actor_made_from(context: Any, configuration: str) -> None:
 
 
 @given('the actor file "{name}" holds ""')
-def step_actor_file_empty(context: Any, name: str) -> None:
+def step_actor_file_empty(context: Context, name: str) -> None:
     world(context).path(name).write_text("", encoding="utf-8")
 
 
 @given('the actor file "{name}" holds "{content}"')
-def step_actor_file_holds(context: Any, name: str, content: str) -> None:
+def step_actor_file_holds(context: Context, name: str, content: str) -> None:
     text = content.replace("\\n", "\n")
     world(context).path(name).write_text(text + ("\n" if text else ""), encoding="utf-8")
 
 
 @given("a valid actor file and a file of prompts in the scenario's folder")
-def step_valid_files(context: Any) -> None:
+def step_valid_files(context: Context) -> None:
     w = world(context)
     w.path("actor.yaml").write_text(
         "name: reader\nmodel: claude-sonnet-5-5\nbatch_processing: batch\nmax_tokens: 64\n", encoding="utf-8"
@@ -205,7 +205,7 @@ def step_valid_files(context: Any) -> None:
 
 
 @when('"{command}" runs in the scenario\'s folder, FOLDER being its path')
-def step_cli_with_folder(context: Any, command: str) -> None:
+def step_cli_with_folder(context: Context, command: str) -> None:
     from _support import run_cli
 
     w = world(context)
@@ -214,20 +214,20 @@ def step_cli_with_folder(context: Any, command: str) -> None:
 
 
 @then('the command printed nothing on stderr holding "{text}"')
-def step_stderr_not_holding(context: Any, text: str) -> None:
+def step_stderr_not_holding(context: Context, text: str) -> None:
     err = world(context).value["err"]
     assert text not in err, err
 
 
 @then("the command printed no traceback")
-def step_no_traceback_at_all(context: Any) -> None:
+def step_no_traceback_at_all(context: Context) -> None:
     err = world(context).value["err"]
     assert "Traceback" not in err, err
     assert "Error:" not in err, err
 
 
 @then('the scenario\'s folder holds the ledger "{name}", and nothing named "sqlite:"')
-def step_folder_holds_ledger(context: Any, name: str) -> None:
+def step_folder_holds_ledger(context: Context, name: str) -> None:
     folder = world(context).path("actor.yaml").parent
     assert (folder / name).is_file(), sorted(p.name for p in folder.iterdir())
     assert not (folder / "sqlite:").exists(), sorted(p.name for p in folder.iterdir())
@@ -237,7 +237,7 @@ def step_folder_holds_ledger(context: Any, name: str) -> None:
 
 
 @given('a ledger file "{name}" holding {count:d} requests, closed')
-def step_closed_ledger(context: Any, name: str, count: int) -> None:
+def step_closed_ledger(context: Context, name: str, count: int) -> None:
     w = world(context)
     path = w.path(name)
     ledger = Ledger(path)
@@ -253,13 +253,13 @@ def step_closed_ledger(context: Any, name: str, count: int) -> None:
 
 
 @given('no "-wal" file can be made beside "{name}" (a folder of that name stands there)')
-def step_no_wal(context: Any, name: str) -> None:
+def step_no_wal(context: Context, name: str) -> None:
     w = world(context)
     w.path(f"{name}-wal").mkdir()
 
 
 @when('"{name}" is opened read-only and its status read')
-def step_read_only_status(context: Any, name: str) -> None:
+def step_read_only_status(context: Context, name: str) -> None:
     w = world(context)
     store = open_ledger(w.path(name), read_only=True)
     w.value = status(store)
@@ -267,13 +267,13 @@ def step_read_only_status(context: Any, name: str) -> None:
 
 
 @then("the status shows {count:d} requests")
-def step_status_count(context: Any, count: int) -> None:
+def step_status_count(context: Context, count: int) -> None:
     report = world(context).value
     assert len(report.tickets) == count, report.tickets
 
 
 @then('the file "{name}" has the bytes and modification time it had, and no "-wal" beside it holds anything')
-def step_file_unchanged(context: Any, name: str) -> None:
+def step_file_unchanged(context: Context, name: str) -> None:
     w = world(context)
     path, data, mtime = w.witnessed["ledger"]
     assert path.read_bytes() == data, "the ledger file changed"
@@ -283,7 +283,7 @@ def step_file_unchanged(context: Any, name: str) -> None:
 
 
 @then("a write to it is refused with a LedgerError")
-def step_write_refused(context: Any) -> None:
+def step_write_refused(context: Context) -> None:
     store = world(context).store
     assert store is not None
     refused: LedgerError | None = None

@@ -10,10 +10,10 @@ from collections import Counter
 from typing import Any
 
 from _support import World, check_error, emulated_reply_to, new_program_actor, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
-from lowtide.ledger.store import BatchState
+from lowtide.ledger.store import BatchState, Ledger
 
 _ENGINE_LOG = "lowtide.batching.engine"
 
@@ -66,31 +66,31 @@ def _when_logged(w: World, text: str) -> asyncio.Event:
 
 
 @given("the API will answer every create {seconds:g} seconds after it commits")
-def step_every_create_late(context: Any, seconds: float) -> None:
+def step_every_create_late(context: Context, seconds: float) -> None:
     world(context).emu.faults.delay_after_commit("batches.create", seconds=seconds, times=1000)
 
 
 @given("the API will commit the next {times:d} batches but drop the connection before answering")
-def step_drop_many(context: Any, times: int) -> None:
+def step_drop_many(context: Context, times: int) -> None:
     world(context).emu.faults.drop_after_commit("batches.create", times=times)
 
 
 @given('the first create waits, before it reaches the API, until lowtide logs "{text}"')
-def step_hold_before(context: Any, text: str) -> None:
+def step_hold_before(context: Context, text: str) -> None:
     w = world(context)
     logged = _when_logged(w, text)
     w.hooks.before("batches.create", logged.wait, nth=1)
 
 
 @given('the API holds its answer to the first create it commits until lowtide logs "{text}"')
-def step_hold_after(context: Any, text: str) -> None:
+def step_hold_after(context: Context, text: str) -> None:
     w = world(context)
     logged = _when_logged(w, text)
     w.hooks.after("batches.create", logged.wait, nth=1)
 
 
 @given("the API holds its answers to the creates it commits until lowtide first lists the batches")
-def step_hold_until_listed(context: Any) -> None:
+def step_hold_until_listed(context: Context) -> None:
     w = world(context)
     listed = asyncio.Event()
     w.hooks.before("batches.list", listed.set)
@@ -98,7 +98,7 @@ def step_hold_until_listed(context: Any) -> None:
 
 
 @given("another process adopts the lost batch for its intent just before lowtide first lists the batches")
-def step_adopted_elsewhere(context: Any) -> None:
+def step_adopted_elsewhere(context: Context) -> None:
     w = world(context)
 
     async def adopt() -> None:
@@ -115,7 +115,7 @@ def step_adopted_elsewhere(context: Any) -> None:
 
 
 @given('the ledger\'s "{method}" fails once with "{failure}"')
-def step_ledger_fails(context: Any, method: str, failure: str) -> None:
+def step_ledger_fails(context: Context, method: str, failure: str) -> None:
     """The ledger's `method` raises once. A store of its own async face (PostgreSQL's) fails there, where the engine
     calls it; a local store fails in its sync method, which the engine's inline face calls."""
     w = world(context)
@@ -146,6 +146,7 @@ def step_ledger_fails(context: Any, method: str, failure: str) -> None:
         setattr(ledger, method, real)  # once
         if kind == "sqlite3":
             # Raised inside a real transaction, as SQLite would: the store rolls it back and says so.
+            assert isinstance(ledger, Ledger), ledger
             with ledger.transaction():
                 raise sqlite3.OperationalError(message)
         raise fault()
@@ -155,7 +156,7 @@ def step_ledger_fails(context: Any, method: str, failure: str) -> None:
 
 
 @given("the actor answered a first call")
-def step_first_call(context: Any) -> None:
+def step_first_call(context: Context) -> None:
     """Its checks done: calls made at once now reach the ledger in the same turn of the event loop, and so are
     recorded in one transaction on any store (before, each reads the ledger first, which on a remote store ends in
     turns of its own)."""
@@ -165,12 +166,12 @@ def step_first_call(context: Any) -> None:
 
 
 @given("nothing more")
-def step_nothing_more(context: Any) -> None:
+def step_nothing_more(context: Context) -> None:
     """An Examples row that needs no setup of its own."""
 
 
 @given('the clock fails the next wait of {seconds:g} seconds with "{failure}"')
-def step_clock_fails(context: Any, seconds: float, failure: str) -> None:
+def step_clock_fails(context: Context, seconds: float, failure: str) -> None:
     w = world(context)
     real = w.clock.sleep
     message = failure.partition(": ")[2]
@@ -186,7 +187,7 @@ def step_clock_fails(context: Any, seconds: float, failure: str) -> None:
 
 
 @given("lowtide's engine log is kept")
-def step_keep_engine_log(context: Any) -> None:
+def step_keep_engine_log(context: Context) -> None:
     w = world(context)
     _engine_log(w)
     target = logging.getLogger(_ENGINE_LOG)
@@ -199,7 +200,7 @@ def step_keep_engine_log(context: Any) -> None:
 
 
 @when('{count:d} calls ask "{prompt}" with the keys "{key}" at once')
-def step_many_calls(context: Any, count: int, prompt: str, key: str) -> None:
+def step_many_calls(context: Context, count: int, prompt: str, key: str) -> None:
     w = world(context)
     prompts = {key.format(i=i): prompt.format(i=i) for i in range(1, count + 1)}
     w.value = {"prompts": prompts}
@@ -207,7 +208,7 @@ def step_many_calls(context: Any, count: int, prompt: str, key: str) -> None:
 
 
 @when("a new program makes the same {count:d} calls")
-def step_same_calls_new_program(context: Any, count: int) -> None:
+def step_same_calls_new_program(context: Context, count: int) -> None:
     w = world(context)
     prompts = _prompts(w)
     assert len(prompts) == count, prompts
@@ -216,11 +217,13 @@ def step_same_calls_new_program(context: Any, count: int) -> None:
 
 
 @when('"{first}" asks "{prompt1}" with the key "{key1}" and "{second}" asks "{prompt2}" with the key "{key2}", at once')
-def step_two_actors(context: Any, first: str, prompt1: str, key1: str, second: str, prompt2: str, key2: str) -> None:
+def step_two_actors(
+    context: Context, first: str, prompt1: str, key1: str, second: str, prompt2: str, key2: str
+) -> None:
     w = world(context)
     w.value = {"prompts": {key1: prompt1, key2: prompt2}}
 
-    async def both() -> list[Any]:
+    async def both() -> tuple[ActorResponse[Any] | BaseException, ActorResponse[Any] | BaseException]:
         return await asyncio.gather(
             w.actors[first].run(prompt1, key=key1), w.actors[second].run(prompt2, key=key2), return_exceptions=True
         )
@@ -233,7 +236,7 @@ def step_two_actors(context: Any, first: str, prompt1: str, key1: str, second: s
 
 @then("each of the {count:d} calls was answered with the emulated reply to its question")
 @then("both calls were answered with the emulated reply to their questions")
-def step_each_answered(context: Any, count: int = 2) -> None:
+def step_each_answered(context: Context, count: int = 2) -> None:
     w = world(context)
     prompts = _prompts(w)
     assert len(w.asked) == count == len(prompts), (count, len(w.asked))
@@ -243,7 +246,7 @@ def step_each_answered(context: Any, count: int = 2) -> None:
 
 
 @then('each of the {count:d} calls failed with a {name:w} saying "{text}"')
-def step_each_failed(context: Any, count: int, name: str, text: str) -> None:
+def step_each_failed(context: Context, count: int, name: str, text: str) -> None:
     w = world(context)
     assert len(w.asked) == count, w.asked
     for key, outcome in w.asked.items():
@@ -252,7 +255,7 @@ def step_each_failed(context: Any, count: int, name: str, text: str) -> None:
 
 
 @then("the API created each of the {count:d} requests exactly once")
-def step_created_once(context: Any, count: int) -> None:
+def step_created_once(context: Context, count: int) -> None:
     w = world(context)
     expected = Counter({w.custom_id(key): 1 for key in _prompts(w)})
     assert len(expected) == count, expected
@@ -263,13 +266,13 @@ def step_created_once(context: Any, count: int) -> None:
 
 
 @then("the ledger holds no unresolved batch")
-def step_no_unresolved(context: Any) -> None:
+def step_no_unresolved(context: Context) -> None:
     unresolved = world(context).ledger().batches(states=(BatchState.INTENT, BatchState.UNKNOWN))
     assert not unresolved, unresolved
 
 
 @then("the ledger's batches are, in any order:")
-def step_batches_any_order(context: Any) -> None:
+def step_batches_any_order(context: Context) -> None:
     batches = world(context).ledger().batches()
     seen = Counter(
         (b.state.value, str(b.request_count), "yes" if b.provider_batch_id else "no", b.note or "") for b in batches
@@ -279,7 +282,7 @@ def step_batches_any_order(context: Any) -> None:
 
 
 @then("each answer came from the API batch its ledger batch adopted, which holds its request")
-def step_answers_from_own_batch(context: Any) -> None:
+def step_answers_from_own_batch(context: Context) -> None:
     w = world(context)
     ledger = w.ledger()
     for key, outcome in w.asked.items():
@@ -295,7 +298,7 @@ def step_answers_from_own_batch(context: Any) -> None:
 
 
 @then('the request "{key}" is in the batch noted "{note}"')
-def step_request_in_noted(context: Any, key: str, note: str) -> None:
+def step_request_in_noted(context: Context, key: str, note: str) -> None:
     ledger = world(context).ledger()
     record = ledger.request(key)
     assert record is not None, key
@@ -306,19 +309,19 @@ def step_request_in_noted(context: Any, key: str, note: str) -> None:
 
 
 @then('the request "{key}" travelled in the batch noted "{note}", then in another')
-def step_request_travelled(context: Any, key: str, note: str) -> None:
+def step_request_travelled(context: Context, key: str, note: str) -> None:
     ledger = world(context).ledger()
     travelled = [b for b in ledger.batches() if key in ledger.members(b.id).values()]
     assert [b.note for b in travelled] == [note, None], travelled
 
 
 @then('the log says "{text}"')
-def step_log_says(context: Any, text: str) -> None:
+def step_log_says(context: Context, text: str) -> None:
     messages = [record.getMessage() for record in _engine_log(world(context))]
     assert any(text in message for message in messages), messages
 
 
 @then("the event loop reported no unhandled error")
-def step_no_loop_errors(context: Any) -> None:
+def step_no_loop_errors(context: Context) -> None:
     gc.collect()  # a dropped task with an unretrieved exception reports it when collected
     assert not context.loop_errors, context.loop_errors

@@ -9,7 +9,7 @@ from typing import Any
 
 from _openai_provider_support import RESPONSE_MODELS, openai_client
 from _support import World, emulated_reply_to, names, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
 from lowtide.bulk.plan import RunPlan
@@ -37,24 +37,24 @@ def _program_actor(w: World) -> Actor:
 
 
 @given("the OpenAI API will commit the next batch but drop the connection before answering")
-def step_openai_drop_after_commit(context: Any) -> None:
+def step_openai_drop_after_commit(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("openai.batches.create")
 
 
 @given('the OpenAI API will fail the next "{route}" call with status {status:d}')
-def step_openai_fail_next(context: Any, route: str, status: int) -> None:
+def step_openai_fail_next(context: Context, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)
 
 
 @given('the OpenAI API will lose the request "{key}" from both files of its batch')
-def step_openai_lose(context: Any, key: str) -> None:
+def step_openai_lose(context: Context, key: str) -> None:
     w = world(context)
     w.emu.faults.lose(w.custom_id(key))
 
 
 @given("OpenAI takes at most {count:d} request in a batch")
 @given("OpenAI takes at most {count:d} requests in a batch")
-def step_openai_batch_limit(context: Any, count: int) -> None:
+def step_openai_batch_limit(context: Context, count: int) -> None:
     world(context).emu.openai.limits.max_batch_requests = count
 
 
@@ -62,7 +62,7 @@ def step_openai_batch_limit(context: Any, count: int) -> None:
     'the ledger holds an OpenAI intent for the key "{key}" asking "{prompt}", its input file uploaded by a program'
     " that died before creating the batch"
 )
-def step_openai_orphan_intent(context: Any, key: str, prompt: str) -> None:
+def step_openai_orphan_intent(context: Context, key: str, prompt: str) -> None:
     w = world(context)
     actor = w.current_actor()
     backend = actor.batch_backend()
@@ -106,7 +106,7 @@ def step_openai_orphan_intent(context: Any, key: str, prompt: str) -> None:
 
 
 @given("that input file was deleted since")
-def step_openai_orphan_file_gone(context: Any) -> None:
+def step_openai_orphan_file_gone(context: Context) -> None:
     w = world(context)
     _, file_id = w.witnessed["orphan"]
     w.run(w.client.files.delete(file_id))
@@ -121,21 +121,21 @@ def _json(params: dict[str, Any]) -> str:
 
 
 @when("its OpenAI batch is canceled")
-def step_openai_cancel(context: Any) -> None:
+def step_openai_cancel(context: Context) -> None:
     w = world(context)
     [batch] = _batches(w)
     w.run(w.client.batches.cancel(batch.id))
 
 
 @when('a program parks "{prompt}" with the key "{key}" and ends')
-def step_openai_park_in_program(context: Any, prompt: str, key: str) -> None:
+def step_openai_park_in_program(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     actor = _program_actor(w)
     w.tickets[key] = w.in_program(lambda: actor.submit(prompt, key=key))
 
 
 @when('a later program waits for the result of "{key}"')
-def step_openai_later_result(context: Any, key: str) -> None:
+def step_openai_later_result(context: Context, key: str) -> None:
     w = world(context)
     actor = _program_actor(w)
     w.error = None
@@ -146,7 +146,7 @@ def step_openai_later_result(context: Any, key: str) -> None:
 
 
 @when("the actor {what:w} a bulk run of {count:d} prompts, {size:d} to a batch")
-def step_openai_bulk(context: Any, what: str, count: int, size: int) -> None:
+def step_openai_bulk(context: Context, what: str, count: int, size: int) -> None:
     w = world(context)
     prompts = [f"Tide report {n}" for n in range(count)]
     outcome = w.run(w.current_actor().map(prompts, items_per_batch=size, dry_run=what == "plans"))
@@ -154,19 +154,21 @@ def step_openai_bulk(context: Any, what: str, count: int, size: int) -> None:
 
 
 @when('the OpenAI batch provider answers "{first}" and "{second}" in one batch')
-def step_openai_direct(context: Any, first: str, second: str) -> None:
+def step_openai_direct(context: Context, first: str, second: str) -> None:
     w = world(context)
     actor = w.current_actor()
     provider = actor.provider(BatchProcessingMode.BATCH)
     assert isinstance(provider, OpenAIBatchProvider), provider
-    w.answers = w.run(provider.complete_many([actor.request(first), actor.request(second)]))
+    outcomes = w.run(provider.complete_many([actor.request(first), actor.request(second)]))
+    w.answers = [outcome for outcome in outcomes if isinstance(outcome, ActorResponse)]
+    assert len(w.answers) == len(outcomes), outcomes
 
 
 # -- what came back ---------------------------------------------------------------------------------------------------
 
 
 @then("every answer was priced at batch prices, half the live equivalent")
-def step_openai_batch_priced(context: Any) -> None:
+def step_openai_batch_priced(context: Context) -> None:
     for label, outcome in world(context).asked.items():
         assert isinstance(outcome, ActorResponse), (label, outcome)
         cost = outcome.cost
@@ -177,14 +179,14 @@ def step_openai_batch_priced(context: Any) -> None:
 
 
 @then('the answer to "{label}" is the emulated reply to "{prompt}"')
-def step_openai_answer_to(context: Any, label: str, prompt: str) -> None:
+def step_openai_answer_to(context: Context, label: str, prompt: str) -> None:
     outcome = world(context).asked[label]
     assert isinstance(outcome, ActorResponse), outcome
     assert outcome.text.startswith(emulated_reply_to(prompt)), outcome.text
 
 
 @then("the OpenAI API was sent each of these requests once: {keys}")
-def step_openai_sent_once(context: Any, keys: str) -> None:
+def step_openai_sent_once(context: Context, keys: str) -> None:
     w = world(context)
     created = w.emu.openai.created_custom_ids
     assert created == Counter({w.custom_id(key): 1 for key in names(keys)}), created
@@ -192,12 +194,12 @@ def step_openai_sent_once(context: Any, keys: str) -> None:
 
 @then("the OpenAI API committed {count:d} batch")
 @then("the OpenAI API committed {count:d} batches")
-def step_openai_committed(context: Any, count: int) -> None:
+def step_openai_committed(context: Context, count: int) -> None:
     assert world(context).emu.openai.created_batches == count, world(context).emu.openai.created_batches
 
 
 @then('the OpenAI batch was created for "{url}" with lowtide\'s intent id in its metadata')
-def step_openai_batch_metadata(context: Any, url: str) -> None:
+def step_openai_batch_metadata(context: Context, url: str) -> None:
     w = world(context)
     [batch] = _batches(w)
     assert batch.endpoint == url, batch.endpoint
@@ -207,7 +209,7 @@ def step_openai_batch_metadata(context: Any, url: str) -> None:
 
 
 @then("the OpenAI batch was created from the file the dead program uploaded, under its intent id")
-def step_openai_resumed(context: Any) -> None:
+def step_openai_resumed(context: Context) -> None:
     w = world(context)
     intent, file_id = w.witnessed["orphan"]
     [batch] = _batches(w)
@@ -216,7 +218,7 @@ def step_openai_resumed(context: Any) -> None:
 
 
 @then("the OpenAI account still holds the input file of the batch")
-def step_openai_input_kept(context: Any) -> None:
+def step_openai_input_kept(context: Context) -> None:
     w = world(context)
     [batch] = _batches(w)
     kept = w.run(w.client.files.retrieve(batch.input_file_id))
@@ -224,7 +226,7 @@ def step_openai_input_kept(context: Any) -> None:
 
 
 @then("the OpenAI batch has an error file and no output file")
-def step_openai_error_file_only(context: Any) -> None:
+def step_openai_error_file_only(context: Context) -> None:
     [batch] = _batches(world(context))
     assert batch.status == "completed", batch.status
     assert batch.output_file_id is None, batch.output_file_id
@@ -232,28 +234,28 @@ def step_openai_error_file_only(context: Any) -> None:
 
 
 @then('every OpenAI batch ended "{status}"')
-def step_openai_batches_ended(context: Any, status: str) -> None:
+def step_openai_batches_ended(context: Context, status: str) -> None:
     statuses = [batch.status for batch in _batches(world(context))]
     assert statuses, "no batch"
     assert all(each == status for each in statuses), statuses
 
 
 @when('lowtide cancels the OpenAI key "{key}"')
-def step_openai_cancel_key(context: Any, key: str) -> None:
+def step_openai_cancel_key(context: Context, key: str) -> None:
     w = world(context)
     client = openai_client(w)
     w.in_program(lambda: parking.cancel(w.ledger(), key, client=client, clock=w.clock))
 
 
 @when("lowtide collects the ended OpenAI batches")
-def step_openai_collect(context: Any) -> None:
+def step_openai_collect(context: Context) -> None:
     w = world(context)
     client = openai_client(w)
     w.in_program(lambda: parking.collect(w.ledger(), client=client, clock=w.clock))
 
 
 @then("the OpenAI account holds no input file any more")
-def step_openai_no_input_file(context: Any) -> None:
+def step_openai_no_input_file(context: Context) -> None:
     w = world(context)
 
     async def purposes() -> list[str]:
@@ -263,7 +265,7 @@ def step_openai_no_input_file(context: Any) -> None:
 
 
 @then("every OpenAI batch holds requests for one model")
-def step_openai_one_model_each(context: Any) -> None:
+def step_openai_one_model_each(context: Context) -> None:
     w = world(context)
     models: dict[str, set[str]] = {}
     for outcome in w.asked.values():
@@ -275,7 +277,7 @@ def step_openai_one_model_each(context: Any) -> None:
 
 
 @then("the answer parsed into a {model:w} with a string port and a number height_m")
-def step_openai_parsed_batch(context: Any, model: str) -> None:
+def step_openai_parsed_batch(context: Context, model: str) -> None:
     response = world(context).answer()
     assert response.mode is BatchProcessingMode.BATCH, response.mode
     parsed = response.parsed
@@ -285,7 +287,7 @@ def step_openai_parsed_batch(context: Any, model: str) -> None:
 
 
 @then("the plan has {count:d} batches with a cost range above $0")
-def step_openai_plan(context: Any, count: int) -> None:
+def step_openai_plan(context: Context, count: int) -> None:
     plan = world(context).witnessed["bulk"][-1]
     assert isinstance(plan, RunPlan), plan
     assert len(plan.batches) == count, plan.batches
@@ -293,7 +295,7 @@ def step_openai_plan(context: Any, count: int) -> None:
 
 
 @then("the run's {count:d} items succeeded in {batches:d} batches")
-def step_openai_run_result(context: Any, count: int, batches: int) -> None:
+def step_openai_run_result(context: Context, count: int, batches: int) -> None:
     result = world(context).witnessed["bulk"][-1]
     assert isinstance(result, RunResult), result
     assert len(result.completed) == count, result.items
@@ -302,7 +304,7 @@ def step_openai_run_result(context: Any, count: int, batches: int) -> None:
 
 
 @then('the outcomes are the emulated replies to "{first}" and "{second}", in order')
-def step_openai_direct_outcomes(context: Any, first: str, second: str) -> None:
+def step_openai_direct_outcomes(context: Context, first: str, second: str) -> None:
     answers = world(context).answers
     assert [a.text[: len(emulated_reply_to(p))] for a, p in zip(answers, (first, second), strict=True)] == [
         emulated_reply_to(first),

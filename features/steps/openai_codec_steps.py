@@ -10,15 +10,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 import openai
 import yaml
 from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS
 from _support import check_error, dig, shown, world
-from behave import given, then, when
 from pydantic import BaseModel
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, StructuredOutputError, ToolUseContent
 from lowtide.answers import response_of
@@ -36,6 +37,13 @@ from lowtide.providers.openai.codec import (
     translate_errors,
 )
 from lowtide.providers.openai.live import OpenAIProvider
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    openai_codec: CodecState
+
 
 BASE_URL = "https://api.openai.test/v1"
 
@@ -56,7 +64,7 @@ class CodecState:
     log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
 
 
-def state(context: Any) -> CodecState:
+def state(context: Context) -> CodecState:
     if not hasattr(context, "openai_codec"):
         context.openai_codec = CodecState()
     return context.openai_codec
@@ -66,7 +74,7 @@ def make_request(fields: Mapping[str, Any]) -> ActorRequest:
     return ActorRequest.model_validate({"model": MODEL, "max_tokens": 1024, **fields})
 
 
-def mock_client(context: Any, handler: Callable[[httpx2.Request], httpx2.Response]) -> openai.AsyncOpenAI:
+def mock_client(context: Context, handler: Callable[[httpx2.Request], httpx2.Response]) -> openai.AsyncOpenAI:
     """The real SDK client, with its retries off, over a transport that answers with `handler`."""
     client = openai.AsyncOpenAI(
         api_key=OPENAI_KEY,
@@ -93,18 +101,18 @@ def json_path(value: Any, path: str) -> Any:
 
 
 @given("an OpenAI request with:")
-def step_request(context: Any) -> None:
+def step_request(context: Context) -> None:
     state(context).request = make_request(yaml.safe_load(context.text))
 
 
 @given('an OpenAI request saying "{prompt}" with {settings}')
-def step_request_with(context: Any, prompt: str, settings: str) -> None:
+def step_request_with(context: Context, prompt: str, settings: str) -> None:
     fields = {"messages": [{"role": "user", "content": prompt}], **yaml.safe_load(settings)}
     state(context).request = make_request(fields)
 
 
 @given("an OpenAI request whose last message is a {role:w} message with the block {block}, sent to {endpoint:w}")
-def step_request_block(context: Any, role: str, block: str, endpoint: str) -> None:
+def step_request_block(context: Context, role: str, block: str, endpoint: str) -> None:
     state(context).request = make_request(
         {
             "messages": [{"role": role, "content": [json.loads(block)]}],
@@ -114,14 +122,14 @@ def step_request_block(context: Any, role: str, block: str, endpoint: str) -> No
 
 
 @given("the request asks for a {model:w}")
-def step_request_model(context: Any, model: str) -> None:
+def step_request_model(context: Context, model: str) -> None:
     s = state(context)
     assert s.request is not None
     s.request = s.request.model_copy(update={"response_model": RESPONSE_MODELS[model]})
 
 
 @when("the request is encoded for OpenAI")
-def step_encode(context: Any) -> None:
+def step_encode(context: Context) -> None:
     s = state(context)
     request = s.request
     assert request is not None
@@ -129,13 +137,13 @@ def step_encode(context: Any) -> None:
 
 
 @when('the request is encoded for OpenAI as the batch input line "{custom_id}"')
-def step_encode_line(context: Any, custom_id: str) -> None:
+def step_encode_line(context: Context, custom_id: str) -> None:
     s = state(context)
     assert s.request is not None
     s.line_json = batch_line(custom_id, encode_request(s.request))
 
 
-def _body(context: Any) -> dict[str, Any]:
+def _body(context: Context) -> dict[str, Any]:
     world(context).succeeded()
     encoded = state(context).encoded
     assert encoded is not None
@@ -144,7 +152,7 @@ def _body(context: Any) -> dict[str, Any]:
 
 
 @then('the request goes to "{url}"')
-def step_url(context: Any, url: str) -> None:
+def step_url(context: Context, url: str) -> None:
     world(context).succeeded()
     encoded = state(context).encoded
     assert encoded is not None
@@ -152,14 +160,14 @@ def step_url(context: Any, url: str) -> None:
 
 
 @then("the OpenAI body is:")
-def step_body_is(context: Any) -> None:
+def step_body_is(context: Context) -> None:
     body = _body(context)
     expected = json.loads(context.text)
     assert body == expected, json.dumps(body, indent=1)
 
 
 @then("the OpenAI body holds:")
-def step_body_holds(context: Any) -> None:
+def step_body_holds(context: Context) -> None:
     body = _body(context)
     for row in context.table:
         actual = json_path(body, row["path"])
@@ -167,7 +175,7 @@ def step_body_holds(context: Any) -> None:
 
 
 @then("the batch input line is:")
-def step_line_is(context: Any) -> None:
+def step_line_is(context: Context) -> None:
     line = state(context).line_json
     assert line == json.loads(context.text), line
 
@@ -218,17 +226,17 @@ def message_item(text: str) -> dict[str, Any]:
 
 
 @given("the OpenAI answer:")
-def step_answer(context: Any) -> None:
+def step_answer(context: Context) -> None:
     state(context).answer = json.loads(context.text)
 
 
 @given('a Responses answer with status "{status}", incomplete reason "{reason:Q}" and the output {output}')
-def step_responses_answer(context: Any, status: str, reason: str, output: str) -> None:
+def step_responses_answer(context: Context, status: str, reason: str, output: str) -> None:
     state(context).answer = responses_body(json.loads(output), status=status, reason=reason or None)
 
 
 @given('a Chat Completions answer that finished with "{finish}", saying {content} and refusing {refusal}')
-def step_chat_answer(context: Any, finish: str, content: str, refusal: str) -> None:
+def step_chat_answer(context: Context, finish: str, content: str, refusal: str) -> None:
     state(context).answer = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -249,7 +257,7 @@ def step_chat_answer(context: Any, finish: str, content: str, refusal: str) -> N
     'a Responses answer from the "{tier}" tier for {total:d} input tokens, {cached:d} of them cached, '
     "and {out:d} output tokens"
 )
-def step_tier_answer(context: Any, tier: str, total: int, cached: int, out: int) -> None:
+def step_tier_answer(context: Context, tier: str, total: int, cached: int, out: int) -> None:
     usage = {
         "input_tokens": total,
         "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
@@ -261,26 +269,26 @@ def step_tier_answer(context: Any, tier: str, total: int, cached: int, out: int)
 
 
 @given("a Responses answer whose text is {text}")
-def step_text_answer(context: Any, text: str) -> None:
+def step_text_answer(context: Context, text: str) -> None:
     state(context).answer = responses_body([message_item(text)])
 
 
 @given('a Responses answer that failed with the code "{code}" and the message "{message}"')
-def step_failed_answer(context: Any, code: str, message: str) -> None:
+def step_failed_answer(context: Context, code: str, message: str) -> None:
     body = responses_body([], status="failed")
     body["error"] = {"code": code, "message": message}
     state(context).answer = body
 
 
 @when("the OpenAI answer is read from a batch output line")
-def step_read_batch(context: Any) -> None:
+def step_read_batch(context: Context) -> None:
     w = world(context)
     w.error = None
     answer, _ = answer_and_json(state(context).answer, mode=BatchProcessingMode.BATCH, ids={})
     w.response = response_of(answer)
 
 
-def _ask_live(context: Any, request_id: str, response_model: type[BaseModel] | None) -> None:
+def _ask_live(context: Context, request_id: str, response_model: type[BaseModel] | None) -> None:
     """The answer through the live provider: the SDK reads the body from the wire, the provider maps what it built."""
     answer = state(context).answer
     endpoint = "chat_completions" if answer.get("object") == "chat.completion" else "responses"
@@ -301,24 +309,24 @@ def _ask_live(context: Any, request_id: str, response_model: type[BaseModel] | N
 
 
 @when('the OpenAI answer is read as the live SDK\'s {kind:w}, with the request id "{request_id}"')
-def step_read_live(context: Any, kind: str, request_id: str) -> None:
+def step_read_live(context: Context, kind: str, request_id: str) -> None:
     _ask_live(context, request_id, None)
 
 
 @when("the OpenAI answer is read as the live SDK's Response for a {model:w}")
-def step_read_live_model(context: Any, model: str) -> None:
+def step_read_live_model(context: Context, model: str) -> None:
     _ask_live(context, "req_parse", RESPONSE_MODELS[model])
 
 
 @then('the first text block cites "{url}"')
-def step_cites(context: Any, url: str) -> None:
+def step_cites(context: Context, url: str) -> None:
     texts = [block for block in world(context).answer().content if block.type == "text"]
     citations = getattr(texts[0], "citations", None) or []
     assert [citation.get("url") for citation in citations] == [url], citations
 
 
 @then('the response\'s tool calls are "{calls}"')
-def step_tool_calls(context: Any, calls: str) -> None:
+def step_tool_calls(context: Context, calls: str) -> None:
     made = world(context).answer().tool_calls
     assert all(isinstance(call, ToolUseContent) for call in made)
     shown_calls = "; ".join(f"{call.id} {call.name} {call.input}" for call in made)
@@ -326,7 +334,7 @@ def step_tool_calls(context: Any, calls: str) -> None:
 
 
 @then('the parsed answer is a {model:w} for "{port}"')
-def step_parsed(context: Any, model: str, port: str) -> None:
+def step_parsed(context: Context, model: str, port: str) -> None:
     parsed = world(context).answer().parsed
     assert isinstance(parsed, RESPONSE_MODELS[model]), parsed
     assert getattr(parsed, "port", None) == port, parsed
@@ -336,12 +344,12 @@ def step_parsed(context: Any, model: str, port: str) -> None:
 
 
 @given("the OpenAI batch line:")
-def step_line(context: Any) -> None:
+def step_line(context: Context) -> None:
     state(context).line = json.loads(context.text)
 
 
 @given('the OpenAI batch line answering "{custom_id}" with the text {text}')
-def step_line_text(context: Any, custom_id: str, text: str) -> None:
+def step_line_text(context: Context, custom_id: str, text: str) -> None:
     body = responses_body([message_item(text)])
     state(context).line = {
         "id": f"batch_req_{custom_id}",
@@ -352,20 +360,20 @@ def step_line_text(context: Any, custom_id: str, text: str) -> None:
 
 
 @when('the line is read as an outcome of the batch "{batch_id}"')
-def step_read_line(context: Any, batch_id: str) -> None:
+def step_read_line(context: Context, batch_id: str) -> None:
     s = state(context)
     outcome, s.stored = line_outcome(s.line, batch_id=batch_id, request_id="req_create")
     s.outcome = outcome if isinstance(outcome, ActorError) else response_of(outcome)  # a TextAnswer built
 
 
 @when('the line is read as an outcome of the batch "{batch_id}" for a {model:w}')
-def step_read_line_model(context: Any, batch_id: str, model: str) -> None:
+def step_read_line_model(context: Context, batch_id: str, model: str) -> None:
     s = state(context)
     s.outcome = to_outcome(s.line, batch_id=batch_id, response_model=RESPONSE_MODELS[model])
 
 
 @then("the outcome has these fields:")
-def step_outcome_fields(context: Any) -> None:
+def step_outcome_fields(context: Context) -> None:
     outcome = state(context).outcome
     assert isinstance(outcome, ActorResponse), outcome
     for row in context.table:
@@ -374,7 +382,7 @@ def step_outcome_fields(context: Any) -> None:
 
 
 @then("the outcome's stored form reads back as the same response")
-def step_outcome_stored(context: Any) -> None:
+def step_outcome_stored(context: Context) -> None:
     s = state(context)
     assert isinstance(s.outcome, ActorResponse)
     assert s.stored is not None
@@ -382,7 +390,7 @@ def step_outcome_stored(context: Any) -> None:
 
 
 @then('the outcome is a {name:w} of the type "{error_type:Q}", {retryable}')
-def step_outcome_error(context: Any, name: str, error_type: str, retryable: str) -> None:
+def step_outcome_error(context: Context, name: str, error_type: str, retryable: str) -> None:
     s = state(context)
     check_error(s.outcome, name)
     assert s.stored is None
@@ -393,7 +401,7 @@ def step_outcome_error(context: Any, name: str, error_type: str, retryable: str)
 
 
 @then('the outcome stored as the ledger stores errors comes back retryable, with the type "{error_type}"')
-def step_outcome_round_trip(context: Any, error_type: str) -> None:
+def step_outcome_round_trip(context: Context, error_type: str) -> None:
     outcome = state(context).outcome
     assert isinstance(outcome, BatchRequestError)
     again = error_from_json(json.loads(json.dumps(error_to_json(outcome))))
@@ -403,7 +411,7 @@ def step_outcome_round_trip(context: Any, error_type: str) -> None:
 
 
 @then('the parsed outcome is a {model:w} for "{port}"')
-def step_outcome_parsed(context: Any, model: str, port: str) -> None:
+def step_outcome_parsed(context: Context, model: str, port: str) -> None:
     outcome = state(context).outcome
     assert isinstance(outcome, ActorResponse), outcome
     assert isinstance(outcome.parsed, RESPONSE_MODELS[model])
@@ -411,7 +419,7 @@ def step_outcome_parsed(context: Any, model: str, port: str) -> None:
 
 
 @then('the outcome is a StructuredOutputError keeping the text "{text}"')
-def step_outcome_unparsed(context: Any, text: str) -> None:
+def step_outcome_unparsed(context: Context, text: str) -> None:
     outcome = state(context).outcome
     assert isinstance(outcome, StructuredOutputError), outcome
     assert outcome.text == text, outcome
@@ -422,7 +430,7 @@ def step_outcome_unparsed(context: Any, text: str) -> None:
 
 
 @given("the OpenAI API answers every call with status {status:d}, the headers {headers} and the body {body}")
-def step_api_answers(context: Any, status: int, headers: str, body: str) -> None:
+def step_api_answers(context: Context, status: int, headers: str, body: str) -> None:
     sent = {"x-request-id": "req_err", **json.loads(headers)}
     content = json.loads(body)
 
@@ -435,7 +443,7 @@ def step_api_answers(context: Any, status: int, headers: str, body: str) -> None
 
 
 @given("the OpenAI API cannot be reached: {failure:w}")
-def step_api_unreachable(context: Any, failure: str) -> None:
+def step_api_unreachable(context: Context, failure: str) -> None:
     error = getattr(httpx2, failure)
 
     def handler(request: httpx2.Request) -> httpx2.Response:
@@ -445,7 +453,7 @@ def step_api_unreachable(context: Any, failure: str) -> None:
 
 
 @when('the OpenAI provider is asked "{prompt}"')
-def step_provider_asked(context: Any, prompt: str) -> None:
+def step_provider_asked(context: Context, prompt: str) -> None:
     handler = state(context).handler
     assert handler is not None
     provider = OpenAIProvider(ProviderOptions(client=mock_client(context, handler)))
@@ -455,7 +463,7 @@ def step_provider_asked(context: Any, prompt: str) -> None:
 
 
 @then('the API error has status {status:d}, request id "{request_id}", error type "{error_type:Q}" and says "{says}"')
-def step_api_error(context: Any, status: int, request_id: str, error_type: str, says: str) -> None:
+def step_api_error(context: Context, status: int, request_id: str, error_type: str, says: str) -> None:
     error = world(context).failure()
     assert isinstance(error, APIError), error
     assert (error.status_code, error.request_id) == (status, request_id), error
@@ -464,7 +472,7 @@ def step_api_error(context: Any, status: int, request_id: str, error_type: str, 
 
 
 @then("the rate limit error asks for a wait of {wait}")
-def step_retry_after(context: Any, wait: str) -> None:
+def step_retry_after(context: Context, wait: str) -> None:
     error = world(context).failure()
     assert isinstance(error, RateLimitError), error
     expected = None if wait == "no time" else float(wait.removesuffix(" seconds"))
@@ -472,7 +480,7 @@ def step_retry_after(context: Any, wait: str) -> None:
 
 
 @then("the error message does not contain the OpenAI key")
-def step_no_key(context: Any) -> None:
+def step_no_key(context: Context) -> None:
     error = world(context).failure()
     for text in (str(error), repr(error), *(str(arg) for arg in error.args)):
         assert OPENAI_KEY not in text, f"the API key leaked into:\n{text}"
@@ -488,7 +496,7 @@ _FAILURES: dict[str, Callable[[], BaseException]] = {
 
 
 @when("the OpenAI error translation meets {failure}")
-def step_translate(context: Any, failure: str) -> None:
+def step_translate(context: Context, failure: str) -> None:
     def fail() -> None:
         with translate_errors():
             raise _FAILURES[failure]()
@@ -500,14 +508,14 @@ def step_translate(context: Any, failure: str) -> None:
 
 
 @when('the OpenAI usage {usage} of "{model}" is priced in {mode:w} mode')
-def step_price(context: Any, usage: str, model: str, mode: str) -> None:
+def step_price(context: Context, usage: str, model: str, mode: str) -> None:
     raw = json.loads(usage)
     cost = cost_of(raw, model, mode=BatchProcessingMode(mode), provider="openai")
     state(context).priced = (raw, model, mode, cost)
 
 
 @then("the price equals genai-prices' own calculation for that OpenAI usage, model and mode")
-def step_price_matches(context: Any) -> None:
+def step_price_matches(context: Context) -> None:
     from genai_prices import calc_price, extract_usage
 
     priced = state(context).priced
@@ -523,14 +531,14 @@ def step_price_matches(context: Any) -> None:
 
 
 @when('a usage {usage} of "{model}" reported by the provider "{provider}" is priced in live mode')
-def step_price_other(context: Any, usage: str, model: str, provider: str) -> None:
+def step_price_other(context: Context, usage: str, model: str, provider: str) -> None:
     s = state(context)
     s.log = world(context).keep_log("lowtide.pricing", logging.WARNING)
     s.priced = ({}, model, "live", cost_of(json.loads(usage), model, mode=BatchProcessingMode.LIVE, provider=provider))
 
 
 @then('there is no cost, and the log says "{says}"')
-def step_no_cost(context: Any, says: str) -> None:
+def step_no_cost(context: Context, says: str) -> None:
     s = state(context)
     assert s.priced is not None
     assert s.priced[3] is None, s.priced

@@ -12,7 +12,7 @@ import openai
 from _openai_provider_support import MODEL, OPENAI_KEY, RESPONSE_MODELS, openai_client
 from _openai_support import png
 from _support import PathRefused, remember_env, world, yaml_doc
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode, TextContent
 from lowtide.emulator import Emulator
@@ -20,7 +20,7 @@ from lowtide.emulator.core.pdf import simple_pdf
 from lowtide.registry import ProviderRegistry
 
 
-def _start(context: Any, **settings: Any) -> None:
+def _start(context: Context, **settings: Any) -> None:
     """The emulator, and the OpenAI SDK client the scenario's actors get, over the scenario's hooked transport."""
     w = world(context)
     w.emulator = Emulator(clock=w.clock, **settings)
@@ -28,17 +28,17 @@ def _start(context: Any, **settings: Any) -> None:
 
 
 @given("an emulated OpenAI API")
-def step_openai_emulator(context: Any) -> None:
+def step_openai_emulator(context: Context) -> None:
     _start(context)
 
 
 @given("an emulated OpenAI API whose batches take {seconds:g} seconds")
-def step_openai_emulator_slow(context: Any, seconds: float) -> None:
+def step_openai_emulator_slow(context: Context, seconds: float) -> None:
     _start(context, processing_seconds=seconds)
 
 
 @given('an emulated OpenAI API that accepts only the key "{key}"')
-def step_openai_emulator_keys(context: Any, key: str) -> None:
+def step_openai_emulator_keys(context: Context, key: str) -> None:
     _start(context, api_keys=[key])
 
 
@@ -47,18 +47,18 @@ def _settings(name: str, text: str | None = None) -> dict[str, Any]:
 
 
 @given('an OpenAI actor "{name}" with:')
-def step_openai_actor(context: Any, name: str) -> None:
+def step_openai_actor(context: Context, name: str) -> None:
     world(context).add_actor(_settings(name, context.text))
 
 
 @when('an OpenAI actor "{name}" is configured with:')
-def step_openai_actor_configured(context: Any, name: str) -> None:
+def step_openai_actor_configured(context: Context, name: str) -> None:
     w = world(context)
     w.attempt(lambda: w.add_actor(_settings(name, context.text)))
 
 
 @given("the OpenAI API's models endpoint refuses connections")
-def step_openai_models_refused(context: Any) -> None:
+def step_openai_models_refused(context: Context) -> None:
     w = world(context)
     w.client = openai_client(w, PathRefused(w.transport(), "/v1/models"))
 
@@ -68,19 +68,19 @@ _LONG_SYSTEM_PROMPT = "You are the harbour master's assistant; you know every ti
 
 
 @given('an OpenAI actor "{name}" whose system prompt is long enough to cache')
-def step_openai_actor_long(context: Any, name: str) -> None:
+def step_openai_actor_long(context: Context, name: str) -> None:
     world(context).add_actor({**_settings(name), "system_prompt": _LONG_SYSTEM_PROMPT})
 
 
 @given('an OpenAI actor "{name}" with no API client, whose key variable "{variable}" is unset')
-def step_openai_actor_keyless(context: Any, name: str, variable: str) -> None:
+def step_openai_actor_keyless(context: Context, name: str, variable: str) -> None:
     remember_env(context, variable)
     os.environ.pop(variable, None)
     world(context).add_actor({**_settings(name), "api_key_env": variable}, client=None)
 
 
 @given('an OpenAI actor "{name}" that builds its own client with the key, the emulator\'s base URL and an HTTP client')
-def step_openai_actor_own_client(context: Any, name: str) -> None:
+def step_openai_actor_own_client(context: Context, name: str) -> None:
     w = world(context)
     base_url = f"{w.emu.base_url}/v1"
     http = httpx2.AsyncClient(transport=w.transport(), base_url=base_url)
@@ -89,7 +89,7 @@ def step_openai_actor_own_client(context: Any, name: str) -> None:
 
 
 @given('an OpenAI actor "{name}" handed an Anthropic client')
-def step_openai_actor_wrong_client(context: Any, name: str) -> None:
+def step_openai_actor_wrong_client(context: Context, name: str) -> None:
     w = world(context)
     client = w.emu.client(api_key=OPENAI_KEY)
     w.cleanups.append(client.close)
@@ -97,18 +97,18 @@ def step_openai_actor_wrong_client(context: Any, name: str) -> None:
 
 
 @given("the OpenAI emulator answers the next Responses call with status {status:d}, asking to wait {seconds:g} seconds")
-def step_openai_fault(context: Any, status: int, seconds: float) -> None:
+def step_openai_fault(context: Context, status: int, seconds: float) -> None:
     world(context).emu.faults.fail_next("openai.responses.create", status, retry_after=seconds)
 
 
 @when('the OpenAI actor is asked "{prompt:Q}" for a {model:w}')
-def step_openai_ask_model(context: Any, prompt: str, model: str) -> None:
+def step_openai_ask_model(context: Context, prompt: str, model: str) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=RESPONSE_MODELS[model]))
 
 
 @when('the OpenAI actor is told the result "{result}" of its call to "{tool}"')
-def step_openai_tool_result(context: Any, result: str, tool: str) -> None:
+def step_openai_tool_result(context: Context, result: str, tool: str) -> None:
     w = world(context)
     messages = [
         {"role": "user", "content": "Record the tide at Brest"},
@@ -123,7 +123,7 @@ def step_openai_tool_result(context: Any, result: str, tool: str) -> None:
 
 
 @when('the OpenAI actor is asked "{prompt:Q}" with a {width:d} x {height:d} PNG image and a one-page PDF')
-def step_openai_media(context: Any, prompt: str, width: int, height: int) -> None:
+def step_openai_media(context: Context, prompt: str, width: int, height: int) -> None:
     w = world(context)
     image = base64.b64encode(png(width, height)).decode()
     pdf = base64.b64encode(simple_pdf(["Tide tables for Brest: high water 14:02."])).decode()
@@ -140,14 +140,14 @@ def step_openai_media(context: Any, prompt: str, width: int, height: int) -> Non
 
 
 @when('the OpenAI actor is asked "{prompt:Q}" twice')
-def step_openai_twice(context: Any, prompt: str) -> None:
+def step_openai_twice(context: Context, prompt: str) -> None:
     w = world(context)
     for _ in range(2):
         w.response = w.attempt_async(lambda: w.current_actor().run(prompt))
 
 
 @then('the actor called the OpenAI tool "{tool}" with a string "{text_field}" and a number "{number_field}"')
-def step_openai_tool_called(context: Any, tool: str, text_field: str, number_field: str) -> None:
+def step_openai_tool_called(context: Context, tool: str, text_field: str, number_field: str) -> None:
     [call] = world(context).answer().tool_calls
     assert call.name == tool, call
     assert call.id.startswith("call_"), call
@@ -156,20 +156,20 @@ def step_openai_tool_called(context: Any, tool: str, text_field: str, number_fie
 
 
 @then("the parsed answer is a {model:w}")
-def step_openai_parsed(context: Any, model: str) -> None:
+def step_openai_parsed(context: Context, model: str) -> None:
     response = world(context).answer()
     assert isinstance(response.parsed, RESPONSE_MODELS[model]), response.parsed
     assert isinstance(response.content[0], TextContent), response.content
 
 
 @then("the input counted more than {tokens:d} tokens")
-def step_openai_input_tokens(context: Any, tokens: int) -> None:
+def step_openai_input_tokens(context: Context, tokens: int) -> None:
     usage = world(context).answer().usage
     assert usage.input_tokens > tokens, usage
 
 
 @then("the first answer read nothing from the prompt cache, and the second read most of its prompt from it")
-def step_openai_cache(context: Any) -> None:
+def step_openai_cache(context: Context) -> None:
     first, second = world(context).answers[-2:]
     assert first.usage.cache_read_input_tokens == 0, first.usage
     assert second.usage.cache_read_input_tokens > second.usage.input_tokens, second.usage
@@ -177,14 +177,14 @@ def step_openai_cache(context: Any) -> None:
 
 
 @then('the default registry has the provider "{name}" for live and batch modes')
-def step_openai_registry(context: Any, name: str) -> None:
+def step_openai_registry(context: Context, name: str) -> None:
     registry = ProviderRegistry()
     assert "openai" in registry.load_entry_points()
     assert registry.modes(name) == [BatchProcessingMode.LIVE, BatchProcessingMode.BATCH], registry.modes(name)
 
 
 @then("once the actor is closed, its OpenAI client is closed too")
-def step_openai_closed(context: Any) -> None:
+def step_openai_closed(context: Context) -> None:
     w = world(context)
     actor = w.current_actor()
     client = getattr(actor.provider(), "_client", None)

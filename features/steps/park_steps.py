@@ -22,7 +22,7 @@ from _support import (
     world,
     yaml_doc,
 )
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import ActorError, ActorResponse, Ticket, parking
 
@@ -30,14 +30,14 @@ from lowtide import ActorError, ActorResponse, Ticket, parking
 
 
 @then('the ticket "{key}" says:')
-def step_ticket_says(context: Any, key: str) -> None:
+def step_ticket_says(context: Context, key: str) -> None:
     w = world(context)
     w.succeeded()
     check_fields(w.tickets[key], table_dict(context))
 
 
 @then('the batch of the ticket "{key}" is still in progress')
-def step_ticket_batch_running(context: Any, key: str) -> None:
+def step_ticket_batch_running(context: Context, key: str) -> None:
     w = world(context)
     snapshot = w.emu.batch(w.tickets[key].batch_id)
     # Against the time the ticket came back: the actor's poller goes on (moving the clock) whenever the loop runs.
@@ -55,18 +55,18 @@ def _ticket(w: World, key: str) -> Ticket:
 
 
 @then('the actor\'s ticket for "{key}" is the one it was handed')
-def step_ticket_again(context: Any, key: str) -> None:
+def step_ticket_again(context: Context, key: str) -> None:
     w = world(context)
     assert _ticket(w, key) == w.tickets[key], (_ticket(w, key), w.tickets[key])
 
 
 @then('the actor\'s ticket for "{key}" says:')
-def step_actor_ticket_says(context: Any, key: str) -> None:
+def step_actor_ticket_says(context: Context, key: str) -> None:
     check_fields(_ticket(world(context), key), table_dict(context))
 
 
 @then('the actor\'s ticket for "{key}" carries the cost of the answer')
-def step_ticket_cost(context: Any, key: str) -> None:
+def step_ticket_cost(context: Context, key: str) -> None:
     w = world(context)
     cost = w.answer().cost
     assert cost is not None, w.answer()
@@ -74,7 +74,7 @@ def step_ticket_cost(context: Any, key: str) -> None:
 
 
 @when('a script that runs no event loop reads the actor\'s ticket for "{key}"')
-def step_ticket_sync(context: Any, key: str) -> None:
+def step_ticket_sync(context: Context, key: str) -> None:
     w = world(context)
     w.error = None
     try:
@@ -84,13 +84,13 @@ def step_ticket_sync(context: Any, key: str) -> None:
 
 
 @when('the actor waits for the result of "{key}"')
-def step_wait_result(context: Any, key: str) -> None:
+def step_wait_result(context: Context, key: str) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().result(key))
 
 
 @when('a new program\'s actor "{name}" waits for the result of "{key}"')
-def step_new_program_result(context: Any, name: str, key: str) -> None:
+def step_new_program_result(context: Context, name: str, key: str) -> None:
     w = world(context)
     actor = new_program_actor(w, name)
     w.error = None
@@ -101,7 +101,7 @@ def step_new_program_result(context: Any, name: str, key: str) -> None:
 
 
 @given("the API's batches take {seconds:g} seconds from now on")
-def step_processing_from_now(context: Any, seconds: float) -> None:
+def step_processing_from_now(context: Context, seconds: float) -> None:
     world(context).emu.processing_seconds = seconds
 
 
@@ -109,7 +109,7 @@ def step_processing_from_now(context: Any, seconds: float) -> None:
 
 
 @given("an emulated Anthropic API served on a socket, whose batches take {seconds:g} seconds")
-def step_socket_api(context: Any, seconds: float) -> None:
+def step_socket_api(context: Context, seconds: float) -> None:
     """The emulator on a local socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its URL."""
     from lowtide.emulator import Emulator
     from lowtide.emulator.server import serve_in_thread
@@ -123,7 +123,7 @@ def step_socket_api(context: Any, seconds: float) -> None:
 
 
 @given('an actor "{name}" that reaches it with the key in "{variable}", with:')
-def step_socket_actor(context: Any, name: str, variable: str) -> None:
+def step_socket_actor(context: Context, name: str, variable: str) -> None:
     w = world(context)
     [url] = w.witnessed["server url"]
     set_env(w, variable, API_KEY)
@@ -133,7 +133,7 @@ def step_socket_actor(context: Any, name: str, variable: str) -> None:
 
 
 @given('the environment variable "{variable}" is unset')
-def step_env_unset(context: Any, variable: str) -> None:
+def step_env_unset(context: Context, variable: str) -> None:
     set_env(world(context), variable, None)
 
 
@@ -162,7 +162,7 @@ def _errors_logged(w: World) -> Iterator[None]:
 
 
 @when("lowtide collects the ended batches")
-def step_collect(context: Any) -> None:
+def step_collect(context: Context) -> None:
     """`lowtide collect` as a program of its own, with a client of its own."""
     w = world(context)
     client = w.client_over(w.transport())
@@ -175,7 +175,7 @@ def step_collect(context: Any) -> None:
 
 
 @then("collecting logged no errors")
-def step_collect_no_errors(context: Any) -> None:
+def step_collect_no_errors(context: Context) -> None:
     logged = world(context).witnessed.get("errors logged", [])
     assert not logged, "\n".join(logged)
 
@@ -190,12 +190,12 @@ def _cancel(w: World, target: str) -> None:
 
 
 @when('lowtide cancels the key "{key}"')
-def step_cancel_key(context: Any, key: str) -> None:
+def step_cancel_key(context: Context, key: str) -> None:
     _cancel(world(context), key)
 
 
 @when('lowtide cancels the API\'s batch id of the ticket "{key}"')
-def step_cancel_api_id(context: Any, key: str) -> None:
+def step_cancel_api_id(context: Context, key: str) -> None:
     w = world(context)
     ticket: Ticket = w.tickets[key]
     assert ticket.batch_id is not None, ticket
@@ -204,7 +204,7 @@ def step_cancel_api_id(context: Any, key: str) -> None:
 
 
 @when('lowtide cancels lowtide\'s batch id of the ticket "{key}"')
-def step_cancel_ledger_id(context: Any, key: str) -> None:
+def step_cancel_ledger_id(context: Context, key: str) -> None:
     w = world(context)
     ticket: Ticket = w.tickets[key]
     assert ticket.ledger_batch_id is not None, ticket
@@ -220,7 +220,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 @then("lowtide status shows these tickets:")
-def step_status_tickets(context: Any) -> None:
+def step_status_tickets(context: Context) -> None:
     tickets = parking.status(world(context).ledger()).tickets
     assert len(tickets) == len(context.table.rows), tickets
     by_key = {ticket.key: ticket for ticket in tickets}
@@ -233,7 +233,7 @@ def step_status_tickets(context: Any) -> None:
 
 
 @then("lowtide status shows these batches:")
-def step_status_batches(context: Any) -> None:
+def step_status_batches(context: Context) -> None:
     batches = parking.status(world(context).ledger()).batches
     assert len(batches) == len(context.table.rows), batches
     for batch, row in zip(batches, context.table, strict=True):
@@ -261,7 +261,7 @@ def _live_price(answers: list[ActorResponse[Any]]) -> Decimal:
 
 
 @then("lowtide status totals for each actor the cost of its answers, at batch and at live prices")
-def step_status_actor_totals(context: Any) -> None:
+def step_status_actor_totals(context: Context) -> None:
     w = world(context)
     report = parking.status(w.ledger())
     expected = _answers_by_actor(w)
@@ -276,7 +276,7 @@ def step_status_actor_totals(context: Any) -> None:
 
 
 @then("lowtide status totals for the batch the cost of all {count:d} answers, at batch and at live prices")
-def step_status_batch_totals(context: Any, count: int) -> None:
+def step_status_batch_totals(context: Context, count: int) -> None:
     w = world(context)
     [batch] = parking.status(w.ledger()).batches
     answers = [answer_to(w, label) for label in w.asked]
@@ -287,7 +287,7 @@ def step_status_batch_totals(context: Any, count: int) -> None:
 
 
 @then("lowtide status totals the cost of all answers, the live price being twice the batch price")
-def step_status_grand_totals(context: Any) -> None:
+def step_status_grand_totals(context: Context) -> None:
     w = world(context)
     report = parking.status(w.ledger())
     answers = [answer_to(w, label) for label in w.asked]
@@ -299,56 +299,56 @@ def step_status_grand_totals(context: Any) -> None:
 
 
 @when('"{command}" runs on the scenario\'s ledger')
-def step_cli_on_ledger(context: Any, command: str) -> None:
+def step_cli_on_ledger(context: Context, command: str) -> None:
     w = world(context)
     run_cli(w, command, ledger=w.ledger_path)
 
 
 @when('"lowtide collect" of the batch of the ticket "{key}" runs with the key in "{variable}"')
-def step_cli_collect_one(context: Any, key: str, variable: str) -> None:
+def step_cli_collect_one(context: Context, key: str, variable: str) -> None:
     w = world(context)
     ticket: Ticket = w.tickets[key]
     run_cli(w, f"lowtide collect {ticket.batch_id} --api-key-env {variable}", ledger=w.ledger_path)
 
 
-def _lines(context: Any) -> list[str]:
+def _lines(context: Context) -> list[str]:
     return world(context).value["out"].splitlines()
 
 
-def _line_with(context: Any, *parts: str) -> str:
+def _line_with(context: Context, *parts: str) -> str:
     found = [line for line in _lines(context) if all(part in line for part in parts)]
     assert len(found) == 1, f"{len(found)} lines with {parts}:\n" + world(context).value["out"]
     return found[0]
 
 
 @then('the command printed a line for the batch with its state "{state}", "{requests}" and "{counts}"')
-def step_cli_batch_line(context: Any, state: str, requests: str, counts: str) -> None:
+def step_cli_batch_line(context: Context, state: str, requests: str, counts: str) -> None:
     [batch] = parking.status(world(context).ledger()).batches
     line = _line_with(context, str(batch.batch_id), state, requests, counts)
     assert f"${batch.cost_usd:.6f} (live ${batch.live_cost_usd:.6f})" in line, line
 
 
 @then('the command printed a line for "{key}" with its state "{state}" and "{attempts}"')
-def step_cli_ticket_line(context: Any, key: str, state: str, attempts: str) -> None:
+def step_cli_ticket_line(context: Context, key: str, state: str, attempts: str) -> None:
     ticket = next(t for t in parking.status(world(context).ledger()).tickets if t.key == key)
     _line_with(context, key, state, f"batch {ticket.batch_id}", attempts)
 
 
 @then('the command printed the batch of the ticket "{key}" as "{state}"')
-def step_cli_batch_state(context: Any, key: str, state: str) -> None:
+def step_cli_batch_state(context: Context, key: str, state: str) -> None:
     ticket: Ticket = world(context).tickets[key]
     lines = _lines(context)
     assert f"{ticket.batch_id} {state}" in lines, lines
 
 
 @then('the command printed that cancelling the batch of the ticket "{key}" was requested')
-def step_cli_cancel_printed(context: Any, key: str) -> None:
+def step_cli_cancel_printed(context: Context, key: str) -> None:
     ticket: Ticket = world(context).tickets[key]
     assert _lines(context) == [f"{ticket.batch_id} cancellation requested (waiting-on-batch)"], _lines(context)
 
 
 @then("the command printed each actor's cost at batch and live prices")
-def step_cli_actor_lines(context: Any) -> None:
+def step_cli_actor_lines(context: Context) -> None:
     report = parking.status(world(context).ledger())
     assert report.actors, report
     for line in report.actors:
@@ -359,26 +359,26 @@ def step_cli_actor_lines(context: Any) -> None:
 
 
 @then("the command printed the total cost at batch prices and what the same calls would have cost live")
-def step_cli_total_line(context: Any) -> None:
+def step_cli_total_line(context: Context) -> None:
     report = parking.status(world(context).ledger())
     expected = f"total: ${report.cost_usd:.6f} at batch prices; the same calls live: ${report.live_cost_usd:.6f}"
     assert _lines(context)[-1] == expected, world(context).value["out"]
 
 
 @then('the command did not print "{text}"')
-def step_cli_not_printed(context: Any, text: str) -> None:
+def step_cli_not_printed(context: Context, text: str) -> None:
     out = world(context).value["out"]
     assert text not in out, out
 
 
-def _json(context: Any) -> dict[str, Any]:
+def _json(context: Context) -> dict[str, Any]:
     result = world(context).value
     assert result["code"] == 0, result
     return json.loads(result["out"], parse_float=Decimal)
 
 
 @then("the command printed JSON with these tickets:")
-def step_cli_json_tickets(context: Any) -> None:
+def step_cli_json_tickets(context: Context) -> None:
     tickets = _json(context)["tickets"]
     assert len(tickets) == len(context.table.rows), tickets
     for ticket, row in zip(sorted(tickets, key=lambda t: t["key"]), context.table, strict=True):
@@ -388,7 +388,7 @@ def step_cli_json_tickets(context: Any) -> None:
 
 
 @then('the JSON holds one batch, "{state}", with its API id, {requests:d} requests and counts "{counts}"')
-def step_cli_json_batch(context: Any, state: str, requests: int, counts: str) -> None:
+def step_cli_json_batch(context: Context, state: str, requests: int, counts: str) -> None:
     [batch] = _json(context)["batches"]
     assert batch["state"] == state, batch
     assert batch["requests"] == requests, batch
@@ -398,7 +398,7 @@ def step_cli_json_batch(context: Any, state: str, requests: int, counts: str) ->
 
 
 @then("the JSON's costs, per ticket, actor, batch and in total, are those of the answers")
-def step_cli_json_costs(context: Any) -> None:
+def step_cli_json_costs(context: Context) -> None:
     w = world(context)
     data = _json(context)
     answers = {label: answer_to(w, label) for label in w.asked}

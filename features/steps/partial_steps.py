@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from _support import World, world
-from behave import given, then
+from step_context import Context, given, then
 
 from lowtide import BatchRequestError
 
@@ -16,21 +14,21 @@ def _first_batch_only(w: World) -> None:
 
 
 @given('the API will end request "{key}" as expired in the first batch only')
-def step_expired_once(context: Any, key: str) -> None:
+def step_expired_once(context: Context, key: str) -> None:
     w = world(context)
     w.emu.faults.outcome(w.custom_id(key), "expired")
     _first_batch_only(w)
 
 
 @given('the API will end request "{key}" as errored with {error_type:w} in the first batch only')
-def step_errored_once(context: Any, key: str, error_type: str) -> None:
+def step_errored_once(context: Context, key: str, error_type: str) -> None:
     w = world(context)
     w.emu.faults.outcome(w.custom_id(key), "errored", error_type=error_type)
     _first_batch_only(w)
 
 
 @then('the error names the request "{key}" and the last of the {count:d} batches it was sent in')
-def step_error_names_last_batch(context: Any, key: str, count: int) -> None:
+def step_error_names_last_batch(context: Context, key: str, count: int) -> None:
     w = world(context)
     error = w.failure()
     assert isinstance(error, BatchRequestError), error

@@ -12,16 +12,23 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from _support import set_env, world
-from behave import given, then, when
-from live_concurrency_steps import live
+from live_concurrency_steps import LiveContext, live
+from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.emulator import Emulator
 from lowtide.ledger.sqlite import Ledger
+
+
+class Context(LiveContext, Protocol):
+    """What this module keeps on the scenario's context (and live_concurrency_steps' live actors: `live(context)`)."""
+
+    postgres_world: PostgresWorld
+    pool_program: tuple[int, str, str, float] | None
 
 
 @dataclass
@@ -40,7 +47,7 @@ class PostgresWorld:
     ticks: int = 0
 
 
-def pg(context: Any) -> PostgresWorld:
+def pg(context: Context) -> PostgresWorld:
     if not hasattr(context, "postgres_world"):
         context.postgres_world = PostgresWorld(url=context.postgres_url)
     return context.postgres_world
@@ -59,7 +66,7 @@ def _with_password(url: str, password: str, port: int | None = None) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def _live_actor(context: Any, url: str) -> None:
+def _live_actor(context: Context, url: str) -> None:
     state = pg(context)
     state.emulator = Emulator()
     state.actor = Actor(
@@ -71,12 +78,12 @@ def _live_actor(context: Any, url: str) -> None:
 
 
 @given("LOWTIDE_LEDGER names the scenario's PostgreSQL database")
-def step_env(context: Any) -> None:
+def step_env(context: Context) -> None:
     os.environ["LOWTIDE_LEDGER"] = pg(context).url  # restored after the scenario (environment.py)
 
 
 @given("an actor in batch mode whose ledger is the scenario's PostgreSQL database")
-def step_batch_actor(context: Any) -> None:
+def step_batch_actor(context: Context) -> None:
     state = pg(context)
     state.password = unquote(urlsplit(state.url).password or "")
     state.emulator = Emulator()
@@ -95,14 +102,14 @@ def step_batch_actor(context: Any) -> None:
 
 
 @given('a live actor whose ledger is the scenario\'s PostgreSQL database, with the wrong password "{password}"')
-def step_wrong_password(context: Any, password: str) -> None:
+def step_wrong_password(context: Context, password: str) -> None:
     state = pg(context)
     state.password = password
     _live_actor(context, _with_password(state.url, password))
 
 
 @given('a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}"')
-def step_nothing_listens(context: Any, password: str) -> None:
+def step_nothing_listens(context: Context, password: str) -> None:
     state = pg(context)
     state.password = password
     with socket.socket() as probe:
@@ -112,7 +119,7 @@ def step_nothing_listens(context: Any, password: str) -> None:
 
 
 @given("every log record of every logger is captured")
-def step_capture(context: Any) -> None:
+def step_capture(context: Context) -> None:
     state = pg(context)
 
     class Keep(logging.Handler):
@@ -139,7 +146,7 @@ def step_capture(context: Any) -> None:
 
 @when("it makes a call")
 @when("a new live actor makes a call")
-def step_call(context: Any) -> None:
+def step_call(context: Context) -> None:
     state = pg(context)
     actor = state.actor
     assert actor is not None
@@ -154,13 +161,13 @@ def step_call(context: Any) -> None:
 
 
 @when("another lowtide has moved the database's schema_version one ahead")
-def step_newer(context: Any) -> None:
+def step_newer(context: Context) -> None:
     _rows(pg(context).url, "UPDATE schema_version SET version = version + 1 RETURNING version")
     _live_actor(context, pg(context).url)  # a new process: its pool migrates (and checks) on first use
 
 
 @then('the call fails with a {kind} saying "{text}"')
-def step_fails(context: Any, kind: str, text: str) -> None:
+def step_fails(context: Context, kind: str, text: str) -> None:
     error = pg(context).error
     assert error is not None, "the call did not fail"
     assert kind in {c.__name__ for c in type(error).__mro__}, repr(error)
@@ -168,7 +175,7 @@ def step_fails(context: Any, kind: str, text: str) -> None:
 
 
 @then("the message names the database with its password shown as ***")
-def step_redacted(context: Any) -> None:
+def step_redacted(context: Context) -> None:
     state = pg(context)
     message = str(state.error)
     assert "postgresql://lowtide:***@127.0.0.1:" in message, message
@@ -176,7 +183,7 @@ def step_redacted(context: Any) -> None:
 
 
 @then("neither the password nor its decoded form appears in the error or in any log record")
-def step_nowhere(context: Any) -> None:
+def step_nowhere(context: Context) -> None:
     state = pg(context)
     secrets = {state.password, unquote(state.password)}
     texts = [str(state.error), repr(state.error)]
@@ -190,14 +197,14 @@ def step_nowhere(context: Any) -> None:
 
 
 @then("the API received no call")
-def step_no_call(context: Any) -> None:
+def step_no_call(context: Context) -> None:
     emulator = pg(context).emulator
     assert emulator is not None
     assert sum(emulator.calls.values()) == 0, emulator.calls
 
 
 @then("the PostgreSQL database holds one shared quota scope, in which the API key does not appear")
-def step_scope(context: Any) -> None:
+def step_scope(context: Context) -> None:
     rows = _rows(pg(context).url, "SELECT scope, state FROM live_quotas")
     assert len(rows) == 1, rows
     scope, state = rows[0]
@@ -207,7 +214,7 @@ def step_scope(context: Any) -> None:
 
 
 @then("no SQLite ledger was made")
-def step_no_sqlite(context: Any) -> None:
+def step_no_sqlite(context: Context) -> None:
     made = [p for p in context.state_dir.rglob("*") if p.is_file()]
     assert not made, made
     actor = pg(context).actor or next(iter(live(context).actors.values()))
@@ -215,34 +222,34 @@ def step_no_sqlite(context: Any) -> None:
 
 
 @then("the PostgreSQL database's schema_version is the latest")
-def step_latest(context: Any) -> None:
+def step_latest(context: Context) -> None:
     from lowtide.ledger.postgres.schema import SCHEMA_VERSION
 
     assert _rows(pg(context).url, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
 @given('LOWTIDE_LEDGER is "{value}"')
-def step_env_value(context: Any, value: str) -> None:
+def step_env_value(context: Context, value: str) -> None:
     w = world(context)
     set_env(w, "LOWTIDE_LEDGER", value if "://" in value else str(w.path(value)))
 
 
 @then('on stderr, the command says the ledger "{shown}" could not be opened')
-def step_cli_unreachable(context: Any, shown: str) -> None:
+def step_cli_unreachable(context: Context, shown: str) -> None:
     err = world(context).value["err"]
     assert f"The PostgreSQL ledger at {shown} could not be opened" in err, err
     assert "Traceback" not in err, err
 
 
 @then("the call is answered")
-def step_answered(context: Any) -> None:
+def step_answered(context: Context) -> None:
     state = pg(context)
     assert state.error is None, state.error
     assert state.answer is not None
 
 
 @then("the PostgreSQL database holds the request and its answer, in which the API key does not appear")
-def step_request_stored(context: Any) -> None:
+def step_request_stored(context: Context) -> None:
     state = pg(context)
     assert state.answer is not None
     rows = _rows(state.url, "SELECT key, state, response FROM request_view")
@@ -255,24 +262,24 @@ def step_request_stored(context: Any) -> None:
 
 
 @then('"{secret}" appears nowhere in the command\'s output')
-def step_cli_secret(context: Any, secret: str) -> None:
+def step_cli_secret(context: Context, secret: str) -> None:
     value = world(context).value
     assert secret not in value["out"] + value["err"], value
 
 
 @given('LOWTIDE_HOST_ID is "{host}"')
-def step_host_id(context: Any, host: str) -> None:
+def step_host_id(context: Context, host: str) -> None:
     set_env(world(context), "LOWTIDE_HOST_ID", host)
 
 
 @then('the database shows a connection named "{name}"')
-def step_application_name(context: Any, name: str) -> None:
+def step_application_name(context: Context, name: str) -> None:
     names = [row[0] for row in _rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
     assert name in names, names
 
 
 @given("psycopg is not installed")
-def step_no_psycopg(context: Any) -> None:
+def step_no_psycopg(context: Context) -> None:
     """As on a machine without `lowtide[postgres]`: lowtide looks psycopg up before it imports it."""
     import importlib.util
 
@@ -298,7 +305,7 @@ def _release(state: PostgresWorld) -> None:
     "another connection holds the ledger's requests table locked, released by itself after {seconds:g}"
     " seconds at the latest"
 )
-def step_lock_requests(context: Any, seconds: float) -> None:
+def step_lock_requests(context: Context, seconds: float) -> None:
     import psycopg
 
     state = pg(context)
@@ -318,7 +325,7 @@ def step_lock_requests(context: Any, seconds: float) -> None:
 @when(
     "it starts a call while a ticker counts every {interval:g} seconds in the same event loop, for {seconds:g} second"
 )
-def step_call_with_ticker(context: Any, interval: float, seconds: float) -> None:
+def step_call_with_ticker(context: Context, interval: float, seconds: float) -> None:
     state = pg(context)
     actor = state.actor
     assert actor is not None
@@ -338,7 +345,7 @@ def step_call_with_ticker(context: Any, interval: float, seconds: float) -> None
 
 
 @then("the call is not answered yet: the database shows its write waiting on the lock")
-def step_waiting_on_lock(context: Any) -> None:
+def step_waiting_on_lock(context: Context) -> None:
     state = pg(context)
     assert state.started is not None
     assert not state.started.done(), "the call was answered while the requests table was locked"
@@ -350,18 +357,18 @@ def step_waiting_on_lock(context: Any) -> None:
 
 
 @then("the ticker advanced at least {count:d} times meanwhile")
-def step_ticks(context: Any, count: int) -> None:
+def step_ticks(context: Context, count: int) -> None:
     ticks = pg(context).ticks
     assert ticks >= count, f"the ticker advanced {ticks} times: the event loop was blocked"
 
 
 @when("the other connection commits")
-def step_commit(context: Any) -> None:
+def step_commit(context: Context) -> None:
     _release(pg(context))
 
 
 @then("the started call is answered within {seconds:g} seconds")
-def step_started_answered(context: Any, seconds: float) -> None:
+def step_started_answered(context: Context, seconds: float) -> None:
     state = pg(context)
     started = state.started
     assert started is not None
@@ -397,7 +404,7 @@ print("exited")
 
 
 @when("a program opens the PostgreSQL ledger's connection pool, gives its workers a task of 30 seconds and returns")
-def step_pool_at_work(context: Any) -> None:
+def step_pool_at_work(context: Context) -> None:
     started = time.monotonic()
     try:
         done = subprocess.run(
@@ -411,7 +418,7 @@ def step_pool_at_work(context: Any) -> None:
 
 
 @then("the program exits within {seconds:d} seconds, with status 0")
-def step_pool_program_exited(context: Any, seconds: int) -> None:
+def step_pool_program_exited(context: Context, seconds: int) -> None:
     ended = context.pool_program
     assert ended is not None, f"the program was still running after {seconds} seconds"
     status, out, err, took = ended

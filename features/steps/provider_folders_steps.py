@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from _neutral_code import Finding, findings, neutral_modules
 from _support import world
-from behave import given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    fake_package: Path
+    found_words: list[Finding]
+
 
 _PACKAGE = Path(lowtide.__file__).parent
 
 
 @when("the code of lowtide's neutral modules is searched for these words:")
-def step_search_neutral(context: Any) -> None:
+def step_search_neutral(context: Context) -> None:
     words = [row["word"] for row in context.table]
     context.found_words = findings(_PACKAGE, neutral_modules(_PACKAGE), words)
 
 
 @then("they are found only here:")
-def step_found_only_here(context: Any) -> None:
+def step_found_only_here(context: Context) -> None:
     allowed = {(row["module"], row["text"]) for row in context.table}
     found: list[Finding] = context.found_words
     unexpected = [f"{f.module}:{f.line}: {f.text!r}" for f in found if (f.module, f.text) not in allowed]
@@ -32,7 +41,7 @@ def step_found_only_here(context: Any) -> None:
 
 
 @given("a neutral module that says:")
-def step_neutral_module(context: Any) -> None:
+def step_neutral_module(context: Context) -> None:
     path = world(context).path("package/prices.py")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(context.text + "\n", encoding="utf-8")
@@ -40,12 +49,12 @@ def step_neutral_module(context: Any) -> None:
 
 
 @when('the code of that module is searched for the words "{first}" and "{second}"')
-def step_search_module(context: Any, first: str, second: str) -> None:
+def step_search_module(context: Context, first: str, second: str) -> None:
     package: Path = context.fake_package
     context.found_words = findings(package, neutral_modules(package), [first, second])
 
 
 @then('"{text}" is found on its line {line:d}, and nothing else')
-def step_found_once(context: Any, text: str, line: int) -> None:
+def step_found_once(context: Context, text: str, line: int) -> None:
     found: list[Finding] = context.found_words
     assert found == [Finding("prices.py", line, text)], found

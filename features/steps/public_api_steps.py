@@ -10,11 +10,18 @@ import sys
 import types
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from behave import then, when
+from step_context import Context as StepContext
+from step_context import then, when
 
 import lowtide
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    modules: set[str]
 
 
 def _module(name: str) -> types.ModuleType:
@@ -27,7 +34,7 @@ def _all_order(name: str) -> tuple[int, str]:
 
 
 @then("{name}'s __all__ is sorted")
-def step_all_sorted(context: Any, name: str) -> None:
+def step_all_sorted(context: Context, name: str) -> None:
     listed: list[str] = list(_module(name).__all__)
     ordered = sorted(listed, key=_all_order)
     assert listed == ordered, [(a, b) for a, b in zip(listed, ordered, strict=True) if a != b]
@@ -35,14 +42,14 @@ def step_all_sorted(context: Any, name: str) -> None:
 
 
 @then("every name in {name}'s __all__ is exported")
-def step_all_exported(context: Any, name: str) -> None:
+def step_all_exported(context: Context, name: str) -> None:
     module = _module(name)
     missing = [listed for listed in module.__all__ if not hasattr(module, listed)]
     assert not missing, missing
 
 
 @then("every public object {name} exports is in its __all__")
-def step_exports_listed(context: Any, name: str) -> None:
+def step_exports_listed(context: Context, name: str) -> None:
     module = _module(name)
     public = {
         exported
@@ -54,7 +61,7 @@ def step_exports_listed(context: Any, name: str) -> None:
 
 
 @then('"from {name} import *" imports exactly the names in __all__')
-def step_star_import(context: Any, name: str) -> None:
+def step_star_import(context: Context, name: str) -> None:
     namespace: dict[str, Any] = {}
     exec(f"from {name} import *", namespace)
     namespace.pop("__builtins__", None)
@@ -63,7 +70,7 @@ def step_star_import(context: Any, name: str) -> None:
 
 
 @then("{path} imports nothing of lowtide but {allowed}")
-def step_imports_only(context: Any, path: str, allowed: str) -> None:
+def step_imports_only(context: Context, path: str, allowed: str) -> None:
     """Every `lowtide` module the files of `path` (a file, or a folder's modules) import is one of `allowed`."""
     faces = {face.strip().strip('"') for face in allowed.replace(" and ", ", ").split(",")}
     root = Path(__file__).resolve().parents[2]
@@ -81,7 +88,7 @@ def step_imports_only(context: Any, path: str, allowed: str) -> None:
 
 
 @then("lowtide.__version__ is the version of the installed distribution")
-def step_version(context: Any) -> None:
+def step_version(context: Context) -> None:
     assert lowtide.__version__ == version("lowtide"), (lowtide.__version__, version("lowtide"))
 
 
@@ -93,22 +100,22 @@ def _modules_after(code: str) -> set[str]:
 
 
 @when("a new Python process imports lowtide")
-def step_import_fresh(context: Any) -> None:
+def step_import_fresh(context: Context) -> None:
     context.modules = _modules_after("import lowtide")
 
 
 @when("a new Python process imports lowtide and asks it for ClaudeBatchProvider")
-def step_import_claude(context: Any) -> None:
+def step_import_claude(context: Context) -> None:
     context.modules = _modules_after("import lowtide\nlowtide.ClaudeBatchProvider")
 
 
 @then("neither the anthropic nor the openai SDK was imported")
-def step_no_sdk(context: Any) -> None:
+def step_no_sdk(context: Context) -> None:
     assert not {"anthropic", "openai"} & context.modules, sorted({"anthropic", "openai"} & context.modules)
 
 
 @then("the anthropic SDK was imported, and the openai SDK was not")
-def step_anthropic_only(context: Any) -> None:
+def step_anthropic_only(context: Context) -> None:
     assert "anthropic" in context.modules, "anthropic was not imported"
     assert "openai" not in context.modules, "openai was imported"
 
@@ -123,16 +130,16 @@ _BUILD = (
 
 
 @when("a new Python process builds an Anthropic actor in batch mode and its provider")
-def step_build_anthropic(context: Any) -> None:
+def step_build_anthropic(context: Context) -> None:
     context.modules = _modules_after(_BUILD.format(provider="anthropic", model="claude-sonnet-5-5"))
 
 
 @when("a new Python process builds an OpenAI actor in batch mode and its provider")
-def step_build_openai(context: Any) -> None:
+def step_build_openai(context: Context) -> None:
     context.modules = _modules_after(_BUILD.format(provider="openai", model="gpt-5.4-mini"))
 
 
 @then("the openai SDK was imported, and the anthropic SDK was not")
-def step_openai_only(context: Any) -> None:
+def step_openai_only(context: Context) -> None:
     assert "openai" in context.modules, "openai was not imported"
     assert "anthropic" not in context.modules, "anthropic was imported"

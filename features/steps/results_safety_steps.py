@@ -14,7 +14,7 @@ from unittest import mock
 from _openai_provider_support import MODEL as OPENAI_MODEL
 from _openai_provider_support import openai_client
 from _support import check_error, emulated_reply_to, world
-from behave import given, step, then, when
+from step_context import Context, given, step, then, when
 
 from lowtide import parking
 from lowtide.batching.engine import BatchEngine, GroupCall
@@ -28,11 +28,11 @@ from lowtide.ledger.store import RequestState, stored_json
 _RESULTS_ROUTE = {"Anthropic": "batches.results", "OpenAI": "openai.files.content"}
 
 
-def _provider(context: Any) -> str:
+def _provider(context: Context) -> str:
     return str(world(context).asked["provider"])
 
 
-def _created(context: Any, provider: str) -> tuple[dict[str, int], int]:
+def _created(context: Context, provider: str) -> tuple[dict[str, int], int]:
     """How often the API created each request, by the request's key (its custom id without the ledger's identity),
     and how many batches it created."""
     w = world(context)
@@ -43,7 +43,7 @@ def _created(context: Any, provider: str) -> tuple[dict[str, int], int]:
     return by_key, emu.openai.created_batches if provider == "OpenAI" else emu.created_batches
 
 
-def _result(context: Any) -> RunResult:
+def _result(context: Context) -> RunResult:
     bulk = world(context).asked.get("bulk", {})
     result = bulk.get("result")
     assert isinstance(result, RunResult), f"no run result (error: {world(context).error!r})"
@@ -63,7 +63,7 @@ def _indexes(text: str) -> list[int]:
 
 
 @given('an actor "{name}" of the {provider} API in batch mode')
-def step_provider_actor(context: Any, name: str, provider: str) -> None:
+def step_provider_actor(context: Context, name: str, provider: str) -> None:
     w = world(context)
     w.asked["provider"] = provider
     batch = {"poll_interval": 10, "max_attempts": 1, "coalesce_window": 0.5}
@@ -76,7 +76,7 @@ def step_provider_actor(context: Any, name: str, provider: str) -> None:
 
 
 @given('an actor "{name}" of the {provider} API in batch mode, with {attempts:d} attempts a request')
-def step_provider_actor_attempts(context: Any, name: str, provider: str, attempts: int) -> None:
+def step_provider_actor_attempts(context: Context, name: str, provider: str, attempts: int) -> None:
     step_provider_actor(context, name, provider)
     w = world(context)
     settings = w.current_actor().configuration.model_dump(mode="json")
@@ -84,7 +84,7 @@ def step_provider_actor_attempts(context: Any, name: str, provider: str, attempt
 
 
 @given('the first result line of the run "{run_id}" ends as errored with {error_type:w}, in the first batch only')
-def step_first_line_errored(context: Any, run_id: str, error_type: str) -> None:
+def step_first_line_errored(context: Context, run_id: str, error_type: str) -> None:
     """The emulator writes a batch's result lines in the order of a digest of their custom ids: the one first in it
     fails once (an outcome armed by custom id; the retry has its own)."""
     w = world(context)
@@ -97,7 +97,7 @@ def step_first_line_errored(context: Any, run_id: str, error_type: str) -> None:
 
 
 @then("the item whose first line errored succeeded in a batch of its own, the other waits on the first batch")
-def step_first_line_retried(context: Any) -> None:
+def step_first_line_retried(context: Context) -> None:
     w = world(context)
     first = w.asked["first line"]
     result = _result(context)
@@ -112,30 +112,30 @@ def step_first_line_retried(context: Any) -> None:
 
 
 @given("every download of a batch's results will break after {lines:d} lines, {times:d} times in a row")
-def step_cut_every(context: Any, lines: int, times: int) -> None:
+def step_cut_every(context: Context, lines: int, times: int) -> None:
     world(context).emu.faults.cut(_RESULTS_ROUTE[_provider(context)], after_lines=lines, times=times)
 
 
 @given("the next download of a batch's results will break after {lines:d} lines")
-def step_cut_next(context: Any, lines: int) -> None:
+def step_cut_next(context: Context, lines: int) -> None:
     world(context).emu.faults.cut(_RESULTS_ROUTE[_provider(context)], after_lines=lines)
 
 
 @given('the {provider} API will garble the result line of "{key}" as {kind}')
-def step_garble(context: Any, provider: str, key: str, kind: str) -> None:
+def step_garble(context: Context, provider: str, key: str, kind: str) -> None:
     assert provider == _provider(context), provider
     w = world(context)
     w.emu.faults.garble(w.custom_id(key), garble_kind(kind))
 
 
 @then("the {provider} API was sent the results download {count:d} times")
-def step_results_downloads(context: Any, provider: str, count: int) -> None:
+def step_results_downloads(context: Context, provider: str, count: int) -> None:
     calls = world(context).emu.calls
     assert calls[_RESULTS_ROUTE[provider]] == count, calls
 
 
 @then("the {provider} API created each request of the run once, in {batches:d} batch")
-def step_created_each_once(context: Any, provider: str, batches: int) -> None:
+def step_created_each_once(context: Context, provider: str, batches: int) -> None:
     created, made = _created(context, provider)
     keys = [item.key for item in _result(context)]
     assert all(created.get(key) == 1 for key in keys), {key: created.get(key) for key in keys}
@@ -144,7 +144,7 @@ def step_created_each_once(context: Any, provider: str, batches: int) -> None:
 
 
 @then('the {provider} API created "{first}", "{second}" and "{third}" once, and item {index:d} once per attempt')
-def step_created_named(context: Any, provider: str, first: str, second: str, third: str, index: int) -> None:
+def step_created_named(context: Context, provider: str, first: str, second: str, third: str, index: int) -> None:
     created, _ = _created(context, provider)
     assert all(created.get(key) == 1 for key in (first, second, third)), created
     run_id = first.rsplit("-", 1)[0]
@@ -153,26 +153,26 @@ def step_created_named(context: Any, provider: str, first: str, second: str, thi
 
 
 @then('the {provider} API created "{key}" once')
-def step_created_key_once(context: Any, provider: str, key: str) -> None:
+def step_created_key_once(context: Context, provider: str, key: str) -> None:
     created, made = _created(context, provider)
     assert created == {key: 1}, created
     assert made == 1, made
 
 
 @then("the API created {count:d} batch in all")
-def step_created_in_all(context: Any, count: int) -> None:
+def step_created_in_all(context: Context, count: int) -> None:
     assert world(context).emu.created_batches == count, world(context).emu.created_batches
 
 
 @then("the {provider} API created no batch")
-def step_created_none(context: Any, provider: str) -> None:
+def step_created_none(context: Context, provider: str) -> None:
     created, made = _created(context, provider)
     assert not created, created
     assert made == 0, made
 
 
 @when("lowtide collects the ended batches of the {provider} API")
-def step_collect_provider(context: Any, provider: str) -> None:
+def step_collect_provider(context: Context, provider: str) -> None:
     w = world(context)
     client = openai_client(w) if provider == "OpenAI" else w.client_over(w.transport())
     w.in_program(lambda: parking.collect(w.ledger(), client=client, clock=w.clock))
@@ -182,7 +182,7 @@ def step_collect_provider(context: Any, provider: str) -> None:
 
 
 @then("the run's items are {done:d} succeeded and {waiting:d} waiting on their batch, none failed")
-def step_items_waiting(context: Any, done: int, waiting: int) -> None:
+def step_items_waiting(context: Context, done: int, waiting: int) -> None:
     result = _result(context)
     counts = result.counts()
     assert counts["succeeded"] == done, counts
@@ -196,13 +196,13 @@ def step_items_waiting(context: Any, done: int, waiting: int) -> None:
 
 
 @then("the run's items are {done:d} succeeded, {failed:d} failed and {waiting:d} waiting")
-def step_items_counted(context: Any, done: int, failed: int, waiting: int) -> None:
+def step_items_counted(context: Context, done: int, failed: int, waiting: int) -> None:
     counts = _result(context).counts()
     assert (counts["succeeded"], counts["failed"], counts["waiting"]) == (done, failed, waiting), counts
 
 
 @then("each waiting item names the batch it waits on, and the run's summary says how to collect it")
-def step_waiting_named(context: Any) -> None:
+def step_waiting_named(context: Context) -> None:
     from lowtide.cli.bulk_commands import waiting_line
 
     result = _result(context)
@@ -224,7 +224,7 @@ def step_waiting_named(context: Any) -> None:
 
 
 @then('lowtide status of the run "{run_id}" says {count:d} items wait on that batch and how to collect them')
-def step_status_waiting(context: Any, run_id: str, count: int) -> None:
+def step_status_waiting(context: Context, run_id: str, count: int) -> None:
     w = world(context)
     status = run_status(w.ledger(), run_id)
     batch = w.asked["waiting batch"]
@@ -238,7 +238,7 @@ def step_status_waiting(context: Any, run_id: str, count: int) -> None:
 
 
 @then('lowtide status of the run "{run_id}" says {count:d} items succeeded and none waits')
-def step_status_succeeded(context: Any, run_id: str, count: int) -> None:
+def step_status_succeeded(context: Context, run_id: str, count: int) -> None:
     status = run_status(world(context).ledger(), run_id)
     assert status.counts["succeeded"] == count, status.counts
     assert status.finished, status.counts
@@ -246,7 +246,7 @@ def step_status_succeeded(context: Any, run_id: str, count: int) -> None:
 
 
 @then('lowtide status of the run "{run_id}" says {count:d} items failed')
-def step_status_failed(context: Any, run_id: str, count: int) -> None:
+def step_status_failed(context: Context, run_id: str, count: int) -> None:
     status = run_status(world(context).ledger(), run_id)
     assert status.counts["failed"] == count, status.counts
     assert status.finished, status.counts
@@ -254,7 +254,7 @@ def step_status_failed(context: Any, run_id: str, count: int) -> None:
 
 
 @then("none of the run's items is reported as anything but succeeded, failed with the API's error, or waiting")
-def step_no_lost(context: Any) -> None:
+def step_no_lost(context: Context) -> None:
     for item in _result(context):
         if item.status is ItemStatus.FAILED:
             check_error(item.error, "BatchRequestErrored")
@@ -263,7 +263,7 @@ def step_no_lost(context: Any) -> None:
 
 
 @then('results {done} succeeded, and result {bad:d} failed with {name:w} saying "{says}"')
-def step_results_one_bad(context: Any, done: str, bad: int, name: str, says: str) -> None:
+def step_results_one_bad(context: Context, done: str, bad: int, name: str, says: str) -> None:
     result = _result(context)
     prompts = world(context).asked["bulk"]["prompts"]
     for index in _indexes(done):
@@ -279,7 +279,7 @@ def step_results_one_bad(context: Any, done: str, bad: int, name: str, says: str
 
 
 @then('the ledger keeps the raw line of "{key}" in its error, as the API sent it')
-def step_ledger_raw(context: Any, key: str) -> None:
+def step_ledger_raw(context: Context, key: str) -> None:
     record = world(context).ledger().request(key)
     assert record is not None, record
     assert record.state is RequestState.FAILED, record
@@ -293,7 +293,7 @@ def step_ledger_raw(context: Any, key: str) -> None:
 
 
 @then('the raw results in "{folder}" hold each request\'s line once, "{key}" as the API sent it')
-def step_raw_results(context: Any, folder: str, key: str) -> None:
+def step_raw_results(context: Context, folder: str, key: str) -> None:
     w = world(context)
     [path] = list((w.path(folder) / "raw").iterdir())
     lines = path.read_bytes().split(b"\n")
@@ -328,7 +328,7 @@ def step_raw_results(context: Any, folder: str, key: str) -> None:
 @when(
     'the actor\'s batch engine sends "{first}", "{second}" and "{third}" as one batch, past every check before sending'
 )
-def step_engine_sends(context: Any, first: str, second: str, third: str) -> None:
+def step_engine_sends(context: Context, first: str, second: str, third: str) -> None:
     """The engine's own path for a group (what a bulk run sends through), given the provider's bodies as they are:
     no pre-send check between them and the API."""
     w = world(context)
@@ -360,7 +360,7 @@ def step_engine_sends(context: Any, first: str, second: str, third: str) -> None
 
 
 @then('each of the {count:d} calls failed with {name:w} saying "{says}"')
-def step_each_failed(context: Any, count: int, name: str, says: str) -> None:
+def step_each_failed(context: Context, count: int, name: str, says: str) -> None:
     outcomes = world(context).asked["outcomes"]
     assert len(outcomes) == count, outcomes
     for outcome in outcomes.values():
@@ -370,7 +370,7 @@ def step_each_failed(context: Any, count: int, name: str, says: str) -> None:
 
 
 @then("the ledger holds the {count:d} requests, each pending in no batch, ready to be sent again")
-def step_ledger_pending(context: Any, count: int) -> None:
+def step_ledger_pending(context: Context, count: int) -> None:
     ledger = world(context).ledger()
     keys = list(world(context).asked["outcomes"])
     records = [ledger.request(key) for key in keys]
@@ -387,19 +387,19 @@ def step_ledger_pending(context: Any, count: int) -> None:
 
 
 @given('"{name}" in the scenario\'s folder is a symbolic link to "{target}"')
-def step_symlink(context: Any, name: str, target: str) -> None:
+def step_symlink(context: Context, name: str, target: str) -> None:
     w = world(context)
     w.path(name).symlink_to(w.path(target))
 
 
 @given('"{name}" in the scenario\'s folder is a hard link to "{target}"')
-def step_hardlink(context: Any, name: str, target: str) -> None:
+def step_hardlink(context: Context, name: str, target: str) -> None:
     w = world(context)
     os.link(w.path(target), w.path(name))
 
 
 @given('the folder "{name}" in the scenario\'s folder holds the file "{file}" of {count:d} prompts')
-def step_folder_prompts(context: Any, name: str, file: str, count: int) -> None:
+def step_folder_prompts(context: Context, name: str, file: str, count: int) -> None:
     folder = world(context).path(name)
     (folder / file).parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps({"prompt": f"Prompt {n}"}) for n in range(count)]
@@ -407,55 +407,53 @@ def step_folder_prompts(context: Any, name: str, file: str, count: int) -> None:
 
 
 @step('the bytes of "{name}" are noted')
-def step_note_bytes(context: Any, name: str) -> None:
+def step_note_bytes(context: Context, name: str) -> None:
     w = world(context)
     w.asked.setdefault("noted files", {})[name] = w.path(name).read_bytes()
 
 
 @then('"{name}" is as it was')
-def step_as_it_was(context: Any, name: str) -> None:
+def step_as_it_was(context: Context, name: str) -> None:
     w = world(context)
     assert w.path(name).read_bytes() == w.asked["noted files"][name], w.path(name).read_bytes()[:200]
 
 
 @then("the scenario's folder holds no partial file")
-def step_no_partial(context: Any) -> None:
+def step_no_partial(context: Context) -> None:
     w = world(context)
     partial = [str(path) for path in Path(w.path(".")).rglob("*.partial")]
     assert not partial, partial
 
 
 @then('"{name}" holds the results of run "{run_id}", {count:d} lines, all succeeded')
-def step_holds_results(context: Any, name: str, run_id: str, count: int) -> None:
+def step_holds_results(context: Context, name: str, run_id: str, count: int) -> None:
     lines = [json.loads(line) for line in world(context).path(name).read_text(encoding="utf-8").splitlines()]
     assert [line["key"] for line in lines] == [f"{run_id}-{n}" for n in range(count)], lines
     assert all(line["status"] == "succeeded" for line in lines), [line["status"] for line in lines]
 
 
 @when('the actor runs the prompts as run "{run_id}", writing its results to "{name}", but the rename never happens')
-def step_map_no_rename(context: Any, run_id: str, name: str) -> None:
-    import lowtide.bulk.results as results
-
+def step_map_no_rename(context: Context, run_id: str, name: str) -> None:
     w = world(context)
-    real = results.os.replace
+    real = os.replace
 
     def broken(source: Any, target: Any) -> None:
         if Path(target).name == name:
             raise OSError(28, "No space left on device (the rename never happens)")
         real(source, target)
 
-    with mock.patch.object(results.os, "replace", broken):
+    with mock.patch.object(os, "replace", broken):
         _map_into(w, run_id, out=w.path(name))
 
 
 @when('the actor runs the prompts as run "{run_id}", writing its results to "{name}"')
-def step_map_out(context: Any, run_id: str, name: str) -> None:
+def step_map_out(context: Context, run_id: str, name: str) -> None:
     w = world(context)
     _map_into(w, run_id, out=w.path(name))
 
 
 @when('the actor runs the prompts as run "{run_id}", writing its results into the folder "{name}"')
-def step_map_results_dir(context: Any, run_id: str, name: str) -> None:
+def step_map_results_dir(context: Context, run_id: str, name: str) -> None:
     w = world(context)
     _map_into(w, run_id, results_dir=w.path(name))
 
@@ -471,14 +469,14 @@ def _map_into(w: Any, run_id: str, **options: Any) -> None:
 
 
 @when('the actor runs a job sending "{name}" as run "{run_id}", writing its results to "{out}"')
-def step_map_jobs_out(context: Any, name: str, run_id: str, out: str) -> None:
+def step_map_jobs_out(context: Context, name: str, run_id: str, out: str) -> None:
     w = world(context)
     w.asked.setdefault("bulk", {})["prompts"] = [{"prompt": "Summarize it.", "file": str(w.path(name))}]
     _map_into(w, run_id, out=w.path(out))
 
 
 @then('the run failed with {name:w} saying "{says}"')
-def step_run_failed(context: Any, name: str, says: str) -> None:
+def step_run_failed(context: Context, name: str, says: str) -> None:
     error = world(context).error
     assert error is not None, "the run did not fail"
     assert type(error).__name__ == name, error
@@ -486,14 +484,14 @@ def step_run_failed(context: Any, name: str, says: str) -> None:
 
 
 @given('the raw results of the batch in "{folder}" end with half a line, as a process killed while writing leaves them')
-def step_torn_raw(context: Any, folder: str) -> None:
+def step_torn_raw(context: Context, folder: str) -> None:
     [path] = list((world(context).path(folder) / "raw").iterdir())
     with path.open("ab") as out:
         out.write(b'{"custom_id":"torn-0","result":{"type":"succ')
 
 
 @then('every line of the raw results in "{folder}" is whole, one per request of the run')
-def step_raw_whole(context: Any, folder: str) -> None:
+def step_raw_whole(context: Context, folder: str) -> None:
     [path] = list((world(context).path(folder) / "raw").iterdir())
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     w = world(context)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from _support import World, answer_to, check_error, emulated_reply_to, literal, names, new_program_actor, world
-from behave import given, then, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, Outcome
 from lowtide.batching.keys import derive_key
@@ -41,7 +41,7 @@ def _worst_case(actor: Actor, prompt: str) -> Decimal:
 
 
 @given('an actor "{name}" in batch mode whose max_cost_usd is {times:g} times one request\'s worst case')
-def step_actor_budget(context: Any, name: str, times: float) -> None:
+def step_actor_budget(context: Context, name: str, times: float) -> None:
     w = world(context)
     settings: dict[str, Any] = {"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch"}
     probe = Actor(settings, clock=w.clock)  # only to price a request: it sends nothing
@@ -50,25 +50,25 @@ def step_actor_budget(context: Any, name: str, times: float) -> None:
 
 
 @when('the actor runs "{prompts}" with run_many')
-def step_run_many_prompts(context: Any, prompts: str) -> None:
+def step_run_many_prompts(context: Context, prompts: str) -> None:
     w = world(context)
     _many(w, w.current_actor(), _prompts(prompts))
 
 
 @when("the actor runs an empty list with run_many")
-def step_run_many_empty(context: Any) -> None:
+def step_run_many_empty(context: Context) -> None:
     w = world(context)
     _many(w, w.current_actor(), [])
 
 
 @when('the actor runs "{prompts}" with run_many and the keys {keys}')
-def step_run_many_keys(context: Any, prompts: str, keys: str) -> None:
+def step_run_many_keys(context: Context, prompts: str, keys: str) -> None:
     w = world(context)
     _many(w, w.current_actor(), _prompts(prompts), keys=literal(keys))
 
 
 @when('the actor runs "{prompts}" with run_many and a budget of {times:g} times one request\'s worst case')
-def step_run_many_budget(context: Any, prompts: str, times: float) -> None:
+def step_run_many_budget(context: Context, prompts: str, times: float) -> None:
     w = world(context)
     actor = w.current_actor()
     budget = float(_worst_case(actor, "Plan A") * Decimal(str(times)))
@@ -76,13 +76,13 @@ def step_run_many_budget(context: Any, prompts: str, times: float) -> None:
 
 
 @when('a new program\'s actor "{name}" runs "{prompts}" with run_many')
-def step_new_program_run_many(context: Any, name: str, prompts: str) -> None:
+def step_new_program_run_many(context: Context, name: str, prompts: str) -> None:
     w = world(context)
     _many(w, new_program_actor(w, name), _prompts(prompts))
 
 
 @when('the actor and a new program\'s actor "{name}" each run "{prompts}" with run_many, at once')
-def step_two_programs_run_many(context: Any, name: str, prompts: str) -> None:
+def step_two_programs_run_many(context: Context, name: str, prompts: str) -> None:
     w = world(context)
     asked = _prompts(prompts)
     first, second = w.current_actor(), new_program_actor(w, name)
@@ -95,7 +95,7 @@ def step_two_programs_run_many(context: Any, name: str, prompts: str) -> None:
 
 
 @when('at once, the actor runs "{prompts}" with run_many and is asked "{third}" and "{fourth}"')
-def step_run_many_beside_runs(context: Any, prompts: str, third: str, fourth: str) -> None:
+def step_run_many_beside_runs(context: Context, prompts: str, third: str, fourth: str) -> None:
     w = world(context)
     actor = w.current_actor()
 
@@ -116,7 +116,7 @@ def _replies(outcomes: list[Outcome], prompts: list[str]) -> None:
 
 
 @then('both run_many calls got the emulated replies to "{prompts}", in order')
-def step_both_got_replies(context: Any, prompts: str) -> None:
+def step_both_got_replies(context: Context, prompts: str) -> None:
     w = world(context)
     w.succeeded()
     calls = w.witnessed["run_many"]
@@ -128,14 +128,14 @@ def step_both_got_replies(context: Any, prompts: str) -> None:
 
 
 @then('the run_many call got the emulated replies to "{prompts}", in order')
-def step_got_replies(context: Any, prompts: str) -> None:
+def step_got_replies(context: Context, prompts: str) -> None:
     w = world(context)
     w.succeeded()
     _replies(w.outcomes, _prompts(prompts))
 
 
 @then("the run_many call got the same answers as the first time")
-def step_same_answers(context: Any) -> None:
+def step_same_answers(context: Context) -> None:
     w = world(context)
     w.succeeded()
     first, last = w.witnessed["run_many"][0], w.witnessed["run_many"][-1]
@@ -143,14 +143,14 @@ def step_same_answers(context: Any) -> None:
 
 
 @then("the run_many call got no outcomes")
-def step_no_outcomes(context: Any) -> None:
+def step_no_outcomes(context: Context) -> None:
     w = world(context)
     w.succeeded()
     assert w.witnessed["run_many"] == [[]], w.witnessed["run_many"]
 
 
 @then('the single calls got the emulated replies to "{prompts}"')
-def step_single_calls(context: Any, prompts: str) -> None:
+def step_single_calls(context: Context, prompts: str) -> None:
     w = world(context)
     for prompt in _prompts(prompts):
         assert answer_to(w, prompt).text.startswith(emulated_reply_to(prompt))
@@ -158,7 +158,7 @@ def step_single_calls(context: Any, prompts: str) -> None:
 
 @then("the API created each of the {count:d} requests exactly once, in {batches:d} batch")
 @then("the API created each of the {count:d} requests exactly once, in {batches:d} batches")
-def step_created_once(context: Any, count: int, batches: int) -> None:
+def step_created_once(context: Context, count: int, batches: int) -> None:
     w = world(context)
     created = w.emu.created_custom_ids
     assert len(created) == count, created
@@ -169,7 +169,7 @@ def step_created_once(context: Any, count: int, batches: int) -> None:
 
 
 @then('the ledger holds "{first}" under the key "{key}", and "{second}" under a key derived from it')
-def step_keys_held(context: Any, first: str, key: str, second: str) -> None:
+def step_keys_held(context: Context, first: str, key: str, second: str) -> None:
     w = world(context)
     actor = w.current_actor()
     codec = actor.batch_codec()
@@ -180,7 +180,7 @@ def step_keys_held(context: Any, first: str, key: str, second: str) -> None:
 
 
 @then('the answer to "{prompt}" carries the custom id the ledger gave the key "{key}"')
-def step_answer_custom_id(context: Any, prompt: str, key: str) -> None:
+def step_answer_custom_id(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     index = w.value["prompts"].index(prompt)
     outcome = w.outcomes[index]
@@ -189,7 +189,7 @@ def step_answer_custom_id(context: Any, prompt: str, key: str) -> None:
 
 
 @then("the run_many outcomes are, in order:")
-def step_outcomes_in_order(context: Any) -> None:
+def step_outcomes_in_order(context: Context) -> None:
     w = world(context)
     w.succeeded()
     assert len(w.outcomes) == len(context.table.rows), w.outcomes
@@ -203,7 +203,7 @@ def step_outcomes_in_order(context: Any) -> None:
 
 
 @then("{answered:d} of the run_many outcomes are the emulated replies to their prompts, and {failed:d} is an {name:w}")
-def step_live_outcomes(context: Any, answered: int, failed: int, name: str) -> None:
+def step_live_outcomes(context: Context, answered: int, failed: int, name: str) -> None:
     w = world(context)
     w.succeeded()
     prompts: list[str] = w.value["prompts"]

@@ -13,11 +13,13 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
+from step_context import Context as StepContext
+from step_context import given, then, when
 
+from lowtide import ActorError
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import serve_in_thread
@@ -28,6 +30,16 @@ from lowtide.ledger.records import NewRequest
 from lowtide.providers.anthropic.serving import MessagesWire
 from lowtide.serve import build_app
 from lowtide.serve_keys import ledger_key, request_key
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    build_error: ActorError | ValueError | None
+    derived: str
+    guarded: Guarded
+    waiting: tuple[Any, str]
+
 
 _UPSTREAM_ENV = "LOWTIDE_SERVE_GUARD_UPSTREAM_KEY"
 _MODELS = {"anthropic": "claude-haiku-5-5", "openai": "gpt-5.4-mini"}
@@ -78,7 +90,7 @@ class _Records(logging.Handler):
         self.records.append(record)
 
 
-def _guarded(context: Any) -> Guarded:
+def _guarded(context: Context) -> Guarded:
     return context.guarded
 
 
@@ -87,7 +99,7 @@ def _provider(path: str) -> str:
 
 
 @given('an emulator behind lowtide serve, on a socket, that also serves "{model}"')
-def guarded_emulator(context: Any, model: str) -> None:
+def guarded_emulator(context: Context, model: str) -> None:
     stack = ExitStack()
     context.cleanups.append(stack.close)
     running = stack.enter_context(serve_in_thread(Emulator(processing_seconds=0, extra_models=[model])))
@@ -99,7 +111,7 @@ def guarded_emulator(context: Any, model: str) -> None:
 
 
 @given("lowtide serve runs an Anthropic and an OpenAI actor, with")
-def serve_both(context: Any) -> None:
+def serve_both(context: Context) -> None:
     """The table's rows (option, value): client keys (comma-separated), body limit (bytes), allowed models
     (comma-separated), idempotency ttl (seconds)."""
     options = {row["option"]: row["value"] for row in context.table}
@@ -113,17 +125,17 @@ def serve_both(context: Any) -> None:
 
 
 @given("lowtide serve runs an Anthropic and an OpenAI actor that fail in a way lowtide does not expect")
-def serve_failing(context: Any) -> None:
+def serve_failing(context: Context) -> None:
     _start(context, actor_class=_Unexpected)
 
 
 @given("lowtide serve runs an Anthropic and an OpenAI actor whose ledger cannot be read")
-def serve_unreadable_ledger(context: Any) -> None:
+def serve_unreadable_ledger(context: Context) -> None:
     _start(context, ledger=_UnreadableLedger)
 
 
 @given("lowtide serve runs an Anthropic actor behind a wire whose checks fail in a way lowtide does not expect")
-def serve_fragile(context: Any) -> None:
+def serve_fragile(context: Context) -> None:
     _start(context, wires={"anthropic": [_FragileWire()]})
 
 
@@ -149,7 +161,7 @@ class _FragileWire(MessagesWire):
 
 
 def _start(
-    context: Any,
+    context: Context,
     *,
     keys: list[str] | None = None,
     actor_class: type[Actor] = Actor,
@@ -229,7 +241,7 @@ def _headers(key: str | None, extra: dict[str, str] | None = None) -> dict[str, 
     return {**given, "content-type": "application/json", "anthropic-version": "2023-06-01", **(extra or {})}
 
 
-def _send(context: Any, method: str, path: str, content: bytes, key: str | None = "key-a", **extra: str) -> Answer:
+def _send(context: Context, method: str, path: str, content: bytes, key: str | None = "key-a", **extra: str) -> Answer:
     guarded = _guarded(context)
     guarded.path = path
     response = httpx.request(
@@ -242,13 +254,13 @@ def _send(context: Any, method: str, path: str, content: bytes, key: str | None 
 
 
 @when('a body of {size:d} bytes is posted to lowtide serve at "{path}"')
-def post_sized(context: Any, size: int, path: str) -> None:
+def post_sized(context: Context, size: int, path: str) -> None:
     body = json.dumps(_request(path)).encode()
     _send(context, "POST", path, body + b" " * (size - len(body)))
 
 
 @when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", its headers only')
-def post_declared(context: Any, size: int, path: str) -> None:
+def post_declared(context: Context, size: int, path: str) -> None:
     """Over a raw socket: the headers, then nothing but waiting for the answer (which must come without the body)."""
     guarded = _guarded(context)
     guarded.path = path
@@ -280,35 +292,35 @@ def _read_answer(sock: socket.socket) -> Answer:
 
 
 @when('a request body {what} is posted to lowtide serve at "{path}"')
-def post_bad(context: Any, what: str, path: str) -> None:
+def post_bad(context: Context, what: str, path: str) -> None:
     _send(context, "POST", path, _bad_body(path, what))
 
 
 @when('the raw body {body} is posted to lowtide serve at "{path}"')
-def post_raw(context: Any, body: str, path: str) -> None:
+def post_raw(context: Context, body: str, path: str) -> None:
     _send(context, "POST", path, body.encode())
 
 
 @when('a request without {name} is posted to lowtide serve at "{path}"')
-def post_without(context: Any, name: str, path: str) -> None:
+def post_without(context: Context, name: str, path: str) -> None:
     body = _request(path)
     del body[name]
     _send(context, "POST", path, json.dumps(body).encode())
 
 
 @when('a request with no client key is posted to lowtide serve at "{path}"')
-def post_keyless(context: Any, path: str) -> None:
+def post_keyless(context: Context, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path)).encode(), key=None)
 
 
 @when('a request of {size:d} bytes with a lone surrogate in its last key is posted to lowtide serve at "{path}"')
-def post_large_surrogate(context: Any, size: int, path: str) -> None:
+def post_large_surrogate(context: Context, size: int, path: str) -> None:
     body = json.dumps(_request(path, "x" * size, metadata={"\ud800": "late"})).encode()
     _send(context, "POST", path, body)
 
 
 @when('a client sends lowtide serve a part of a body at "{path}", then disconnects')
-def post_and_leave(context: Any, path: str) -> None:
+def post_and_leave(context: Context, path: str) -> None:
     guarded = _guarded(context)
     guarded.path = path
     host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
@@ -321,17 +333,17 @@ def post_and_leave(context: Any, path: str) -> None:
 
 
 @when('a streamed request is posted to lowtide serve at "{path}"')
-def post_streamed(context: Any, path: str) -> None:
+def post_streamed(context: Context, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path, stream=True)).encode())
 
 
 @when('a request asking its checks to fail is posted to lowtide serve at "{path}"')
-def post_failing_check(context: Any, path: str) -> None:
+def post_failing_check(context: Context, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path, "fail-the-check")).encode())
 
 
 @when("lowtide serve is built with {option} {value}")
-def build_with(context: Any, option: str, value: str) -> None:
+def build_with(context: Context, option: str, value: str) -> None:
     actor = Actor({"name": "built", "provider": "anthropic", "model": _MODELS["anthropic"]})
     try:
         build_app(actor, client_keys=["key-a"], **{option: json.loads(value)})
@@ -342,27 +354,27 @@ def build_with(context: Any, option: str, value: str) -> None:
 
 
 @when('"{method}" is sent to lowtide serve at "{path}"')
-def send_method(context: Any, method: str, path: str) -> None:
+def send_method(context: Context, method: str, path: str) -> None:
     _send(context, method, path, b"")
 
 
 @when('a request for the model "{model}" is posted to lowtide serve at "{path}"')
-def post_model(context: Any, model: str, path: str) -> None:
+def post_model(context: Context, model: str, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path, model=model)).encode())
 
 
 @when('a request with {name} set to {value} is posted to lowtide serve at "{path}"')
-def post_field(context: Any, name: str, value: str, path: str) -> None:
+def post_field(context: Context, name: str, value: str, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path, **{name: json.loads(value)})).encode())
 
 
 @when('a streamed request with {name} set to {value} is posted to lowtide serve at "{path}"')
-def post_streamed_field(context: Any, name: str, value: str, path: str) -> None:
+def post_streamed_field(context: Context, name: str, value: str, path: str) -> None:
     _send(context, "POST", path, json.dumps(_request(path, stream=True, **{name: json.loads(value)})).encode())
 
 
 @when('client "{key}" asks "{text}" at "{path}" with Idempotency-Key "{idempotency_key}"')
-def ask_keyed(context: Any, key: str, text: str, path: str, idempotency_key: str) -> None:
+def ask_keyed(context: Context, key: str, text: str, path: str, idempotency_key: str) -> None:
     body = json.dumps(_request(path, text)).encode()
     answer = _send(context, "POST", path, body, key, **{"idempotency-key": idempotency_key})
     _guarded(context).answers.append(answer)
@@ -370,13 +382,13 @@ def ask_keyed(context: Any, key: str, text: str, path: str, idempotency_key: str
 
 
 @when('client "{key}" asks "{text}" at "{path}"')
-def ask_plain(context: Any, key: str, text: str, path: str) -> None:
+def ask_plain(context: Context, key: str, text: str, path: str) -> None:
     answer = _send(context, "POST", path, json.dumps(_request(path, text)).encode(), key)
     _guarded(context).answers.append(answer)
 
 
 @when("the actors' clock moves {seconds:d} seconds forward")
-def move_clock(context: Any, seconds: int) -> None:
+def move_clock(context: Context, seconds: int) -> None:
     _guarded(context).clock.offset += seconds
 
 
@@ -384,7 +396,7 @@ def move_clock(context: Any, seconds: int) -> None:
 
 
 @then('lowtide serve answers {status:d} in the API\'s error shape, type "{kind}", code "{code}"')
-def answered_error(context: Any, status: int, kind: str, code: str) -> None:
+def answered_error(context: Context, status: int, kind: str, code: str) -> None:
     guarded = _guarded(context)
     answer = guarded.answer
     assert answer is not None
@@ -406,42 +418,42 @@ def answered_error(context: Any, status: int, kind: str, code: str) -> None:
     assert body["error"]["message"], body
 
 
-def _error(context: Any) -> dict[str, Any]:
+def _error(context: Context) -> dict[str, Any]:
     answer = _guarded(context).answer
     assert answer is not None
     return answer.body["error"]
 
 
 @then('its message says "{words}"')
-def message_says(context: Any, words: str) -> None:
+def message_says(context: Context, words: str) -> None:
     assert words in _error(context)["message"], _error(context)
 
 
 @then('its message does not say "{words}"')
-def message_does_not_say(context: Any, words: str) -> None:
+def message_does_not_say(context: Context, words: str) -> None:
     assert words not in _error(context)["message"], _error(context)
 
 
 @then('its message is "{message}"')
-def message_is(context: Any, message: str) -> None:
+def message_is(context: Context, message: str) -> None:
     assert _error(context)["message"] == message, _error(context)
 
 
 @then('its error names the param "{param}"')
-def names_param(context: Any, param: str) -> None:
+def names_param(context: Context, param: str) -> None:
     if _provider(_guarded(context).path) == "openai":
         assert _error(context)["param"] == param, _error(context)
 
 
 @then('its "{name}" header is "{value}"')
-def header_is(context: Any, name: str, value: str) -> None:
+def header_is(context: Context, name: str, value: str) -> None:
     answer = _guarded(context).answer
     assert answer is not None
     assert answer.headers.get(name.lower()) == value, answer.headers
 
 
 @then("lowtide serve answers 200 with the API's answer")
-def answered(context: Any) -> None:
+def answered(context: Context) -> None:
     answer = _guarded(context).answer
     assert answer is not None
     assert answer.status == 200, answer
@@ -450,7 +462,7 @@ def answered(context: Any) -> None:
 
 
 @then('lowtide serve logged "{words}" at warning level, in one line, and no traceback')
-def logged_warning(context: Any, words: str) -> None:
+def logged_warning(context: Context, words: str) -> None:
     records = _guarded(context).records
     warned = [record for record in records if record.levelno >= logging.WARNING]
     assert [record for record in warned if words in record.getMessage()], [r.getMessage() for r in warned]
@@ -459,7 +471,7 @@ def logged_warning(context: Any, words: str) -> None:
 
 
 @then('the stream ends with an error event of type "{kind}"')
-def stream_error(context: Any, kind: str) -> None:
+def stream_error(context: Context, kind: str) -> None:
     answer = _guarded(context).answer
     assert answer is not None
     assert answer.status == 200, answer
@@ -470,7 +482,7 @@ def stream_error(context: Any, kind: str) -> None:
 
 
 @then('lowtide serve\'s access log shows "{line}"')
-def access_log_shows(context: Any, line: str) -> None:
+def access_log_shows(context: Context, line: str) -> None:
     records = _guarded(context).records
     deadline = time.monotonic() + 30
     while True:
@@ -482,28 +494,28 @@ def access_log_shows(context: Any, line: str) -> None:
 
 
 @then("nothing was sent upstream")
-def nothing_sent(context: Any) -> None:
+def nothing_sent(context: Context) -> None:
     emulator = _guarded(context).emulator
     assert sum(emulator.calls.values()) == 0, emulator.calls
     assert emulator.created_batches == emulator.openai.created_batches == 0
 
 
 @then("nothing but a look-up of the model was sent upstream")
-def only_model_lookup(context: Any) -> None:
+def only_model_lookup(context: Context) -> None:
     emulator = _guarded(context).emulator
     assert set(emulator.calls) <= {"models.retrieve", "openai.models.retrieve"}, emulator.calls
     assert emulator.created_batches == emulator.openai.created_batches == 0
 
 
 @then("lowtide serve logged no error and no traceback")
-def no_traceback(context: Any) -> None:
+def no_traceback(context: Context) -> None:
     records = _guarded(context).records
     loud = [record for record in records if record.levelno >= logging.WARNING or record.exc_info]
     assert not loud, [f"{record.name}: {record.getMessage()}" for record in loud]
 
 
 @then("the emulator behind lowtide serve was sent {count:d} request(s) in batches, none live")
-def sent_in_batches(context: Any, count: int) -> None:
+def sent_in_batches(context: Context, count: int) -> None:
     emulator = _guarded(context).emulator
     sent = sum(emulator.created_custom_ids.values()) + sum(emulator.openai.created_custom_ids.values())
     assert sent == count, (emulator.created_custom_ids, emulator.openai.created_custom_ids)
@@ -511,7 +523,7 @@ def sent_in_batches(context: Any, count: int) -> None:
 
 
 @then("answers {first:d} and {second:d} are the same answer")
-def same_answer(context: Any, first: int, second: int) -> None:
+def same_answer(context: Context, first: int, second: int) -> None:
     answers = _guarded(context).answers
     one, other = answers[first - 1], answers[second - 1]
     assert one.status == other.status == 200, (one, other)
@@ -519,7 +531,7 @@ def same_answer(context: Any, first: int, second: int) -> None:
 
 
 @then("answers {first:d} and {second:d} are different answers")
-def different_answers(context: Any, first: int, second: int) -> None:
+def different_answers(context: Context, first: int, second: int) -> None:
     answers = _guarded(context).answers
     one, other = answers[first - 1], answers[second - 1]
     assert one.status == other.status == 200, (one, other)
@@ -527,7 +539,7 @@ def different_answers(context: Any, first: int, second: int) -> None:
 
 
 @then("the ledger holds {count:d} served request(s), and neither client key nor Idempotency-Key in clear")
-def ledger_holds(context: Any, count: int) -> None:
+def ledger_holds(context: Context, count: int) -> None:
     guarded = _guarded(context)
     records = [record for actor in guarded.actors for record in actor.ledger.requests(actor=actor.name)]
     assert len(records) == count, [record.key for record in records]
@@ -544,7 +556,7 @@ def ledger_holds(context: Any, count: int) -> None:
 _NOW = 1_800_000_000.0
 
 
-def _derive(context: Any, ledger: Any, ttl: float) -> str:
+def _derive(context: Context, ledger: Any, ttl: float) -> str:
     return context.runner.run(
         ledger_key(
             async_ledger(ledger),
@@ -560,7 +572,7 @@ def _derive(context: Any, ledger: Any, ttl: float) -> str:
 
 
 @given("a ledger holding a served request first sent {age:d} seconds ago, still waiting on its batch")
-def waiting_request(context: Any, age: int) -> None:
+def waiting_request(context: Context, age: int) -> None:
     ledger = MemoryLedger()
     key = request_key("guarded", "/v1/messages", "scope-a", {"model": "m"}, "tide-11")
     new = NewRequest(key=key, custom_id="c-1", actor="guarded", model="m", params={"model": "m"})
@@ -570,12 +582,12 @@ def waiting_request(context: Any, age: int) -> None:
 
 
 @when("lowtide serve derives the ledger key of the same Idempotency-Key now, with a retention of {ttl:d} seconds")
-def derive_now(context: Any, ttl: int) -> None:
+def derive_now(context: Context, ttl: int) -> None:
     ledger, _ = context.waiting
     context.derived = _derive(context, ledger, ttl)
 
 
 @then("the key is the waiting request's")
-def same_key(context: Any) -> None:
+def same_key(context: Context) -> None:
     _, key = context.waiting
     assert context.derived == key, (context.derived, key)

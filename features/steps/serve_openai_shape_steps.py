@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
-from behave import given, then, when  # pyright: ignore[reportUnknownVariableType]
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.actor import Actor
 from lowtide.errors import (
@@ -30,6 +31,14 @@ from lowtide.serve import build_app
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Refusal, ServedCall, Wire
 
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    build_error: ActorError | ValueError | None
+    openai_shapes: Shapes
+
+
 _WIRES: dict[str, Wire] = {"/v1/chat/completions": ChatCompletionsWire(), "/v1/responses": ResponsesWire()}
 
 
@@ -41,21 +50,21 @@ class Shapes:
     written: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
-def _shapes(context: Any) -> Shapes:
+def _shapes(context: Context) -> Shapes:
     if not hasattr(context, "openai_shapes"):
         context.openai_shapes = Shapes()
     return context.openai_shapes
 
 
 @when("lowtide serve reads this body for {path}")
-def read_body(context: Any, path: str) -> None:
+def read_body(context: Context, path: str) -> None:
     try:
         _shapes(context).call = _WIRES[path].call(json.loads(context.text))
     except Refusal as refusal:
         _shapes(context).refusal = refusal
 
 
-def _call(context: Any) -> ServedCall:
+def _call(context: Context) -> ServedCall:
     call = _shapes(context).call
     refusal = _shapes(context).refusal
     assert call is not None, refusal and refusal.message
@@ -63,33 +72,33 @@ def _call(context: Any) -> ServedCall:
 
 
 @then("the call lowtide serve makes is")
-def call_is(context: Any) -> None:
+def call_is(context: Context) -> None:
     expected = json.loads(context.text)
     arguments = _call(context).arguments
     assert arguments == expected, json.dumps(arguments, indent=1)
 
 
 @then("the served call is streamed, with its usage")
-def streamed(context: Any) -> None:
+def streamed(context: Context) -> None:
     call = _call(context)
     assert call.stream, call
     assert call.echo["include_usage"] is True, call.echo
 
 
 @then("the served call is not streamed")
-def not_streamed(context: Any) -> None:
+def not_streamed(context: Context) -> None:
     call = _call(context)
     assert not call.stream, call
     assert call.echo["include_usage"] is False, call.echo
 
 
 @then("the call's tool_choice is {named}")
-def tool_choice_is(context: Any, named: str) -> None:
+def tool_choice_is(context: Context, named: str) -> None:
     assert _call(context).arguments["tool_choice"] == json.loads(named), _call(context).arguments
 
 
 @then('it is refused with 400 naming "{param}"')
-def refused(context: Any, param: str) -> None:
+def refused(context: Context, param: str) -> None:
     refusal = _shapes(context).refusal
     assert refusal is not None, _shapes(context).call
     assert refusal.status == 400, refusal.status
@@ -117,7 +126,7 @@ def _answer(content: list[dict[str, Any]], stop: str) -> ActorResponse[Any]:
 
 
 @given("an answer of the model holding thinking, two texts, a tool call, a refusal and a web search call")
-def rich_answer(context: Any) -> None:
+def rich_answer(context: Context) -> None:
     _shapes(context).answer = _answer(
         [
             {"type": "thinking", "thinking": "The tide tables.", "signature": None},
@@ -132,28 +141,28 @@ def rich_answer(context: Any) -> None:
 
 
 @given('an answer of the model with the stop reason "{stop}"')
-def stopped_answer(context: Any, stop: str) -> None:
+def stopped_answer(context: Context, stop: str) -> None:
     _shapes(context).answer = _answer([{"type": "text", "text": "Tides."}], stop)
 
 
-def _written(context: Any, path: str) -> dict[str, Any]:
+def _written(context: Context, path: str) -> dict[str, Any]:
     answer = _shapes(context).answer
     assert answer is not None
     return _WIRES[path].message(answer, ServedCall())
 
 
 @when("lowtide serve writes it as a Response")
-def write_response(context: Any) -> None:
+def write_response(context: Context) -> None:
     _shapes(context).written = _written(context, "/v1/responses")
 
 
 @when("lowtide serve writes it as a ChatCompletion")
-def write_completion(context: Any) -> None:
+def write_completion(context: Context) -> None:
     _shapes(context).written = _written(context, "/v1/chat/completions")
 
 
 @then("the Response's output items are {kinds}")
-def output_items(context: Any, kinds: str) -> None:
+def output_items(context: Context, kinds: str) -> None:
     written = _shapes(context).written
     assert [item["type"] for item in written["output"]] == [kind.strip() for kind in kinds.split(",")], written
     assert written["id"] == "resp_c1", written["id"]
@@ -163,7 +172,7 @@ def output_items(context: Any, kinds: str) -> None:
 
 
 @then("the Response's first message says both texts as one output_text")
-def first_message(context: Any) -> None:
+def first_message(context: Context) -> None:
     output = _shapes(context).written["output"]
     message = output[1]
     assert [part["text"] for part in message["content"]] == ["High tide at 14:02."], message
@@ -172,7 +181,7 @@ def first_message(context: Any) -> None:
 
 
 @then('the ChatCompletion\'s message has both texts, the refusal and one tool call, finish reason "{finish}"')
-def completion_message(context: Any, finish: str) -> None:
+def completion_message(context: Context, finish: str) -> None:
     written = _shapes(context).written
     choice = written["choices"][0]
     assert choice["message"]["content"] == "High tide at 14:02.", choice
@@ -191,13 +200,13 @@ def completion_message(context: Any, finish: str) -> None:
 
 
 @then('as a ChatCompletion its finish reason is "{finish}"')
-def finish_reason(context: Any, finish: str) -> None:
+def finish_reason(context: Context, finish: str) -> None:
     written = _written(context, "/v1/chat/completions")
     assert written["choices"][0]["finish_reason"] == finish, written
 
 
 @then('as a Response its status is "{status}"')
-def response_status(context: Any, status: str) -> None:
+def response_status(context: Context, status: str) -> None:
     written = _written(context, "/v1/responses")
     assert written["status"] == status, written
     reason = {"reason": "max_output_tokens"} if status == "incomplete" else None
@@ -226,12 +235,12 @@ def _error(description: str) -> ActorError:
 
 
 @when("the OpenAI wire refuses {error}")
-def wire_refuses(context: Any, error: str) -> None:
+def wire_refuses(context: Context, error: str) -> None:
     _shapes(context).refusal = _WIRES["/v1/chat/completions"].refusal(_error(error))
 
 
 @then('the refusal is status {status:d}, type "{kind}", code "{code}", retry "{retry}"')
-def refusal_is(context: Any, status: int, kind: str, code: str, retry: str) -> None:
+def refusal_is(context: Context, status: int, kind: str, code: str, retry: str) -> None:
     refusal = _shapes(context).refusal
     assert refusal is not None
     body = _WIRES["/v1/chat/completions"].error_body(refusal)["error"]
@@ -251,7 +260,7 @@ class _Silent(Provider):
         raise NotImplementedError
 
 
-def _build(context: Any, actor: Actor, keys: list[str]) -> None:
+def _build(context: Context, actor: Actor, keys: list[str]) -> None:
     try:
         build_app(actor, client_keys=keys)
     except (ActorError, ValueError) as error:
@@ -261,7 +270,7 @@ def _build(context: Any, actor: Actor, keys: list[str]) -> None:
 
 
 @when("lowtide serve is built for an actor of a provider that serves no wire")
-def build_silent(context: Any) -> None:
+def build_silent(context: Context) -> None:
     registry = ProviderRegistry()
     registry.register("silent", BatchProcessingMode.BATCH, lambda options: _Silent())
     actor = Actor({"name": "quiet", "provider": "silent", "model": "m", "batch_processing": "batch"}, registry=registry)
@@ -269,17 +278,17 @@ def build_silent(context: Any) -> None:
 
 
 @when("lowtide serve is built for an OpenAI actor with no client key")
-def build_keyless(context: Any) -> None:
+def build_keyless(context: Context) -> None:
     _build(context, Actor({"name": "keyless", "provider": "openai", "model": "gpt-5.4-mini"}), [])
 
 
 @then('building it fails with a configuration error saying "{words}"')
-def build_failed_configuration(context: Any, words: str) -> None:
+def build_failed_configuration(context: Context, words: str) -> None:
     assert isinstance(context.build_error, ConfigurationError), context.build_error
     assert words in str(context.build_error), context.build_error
 
 
 @then('building it fails saying "{words}"')
-def build_failed(context: Any, words: str) -> None:
+def build_failed(context: Context, words: str) -> None:
     assert context.build_error is not None
     assert words in str(context.build_error), context.build_error

@@ -10,8 +10,8 @@ from typing import Any
 
 from _support import world
 from anthropic import transform_schema
-from behave import then, when
 from pydantic import BaseModel, Field
+from step_context import Context, then, when
 
 from lowtide import ActorResponse, StructuredOutputError
 
@@ -46,13 +46,13 @@ MODELS: dict[str, type[BaseModel]] = {"Plan": Plan, "Permit": Permit}
 
 
 @when('the actor is asked "{prompt:Q}" for a {model:w}')
-def step_ask_for_model(context: Any, prompt: str, model: str) -> None:
+def step_ask_for_model(context: Context, prompt: str, model: str) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=MODELS[model]))
 
 
 @when('the actor is asked "{prompt:Q}" for a {model:w}, through the forced tool "{tool}"')
-def step_ask_for_model_tool(context: Any, prompt: str, model: str, tool: str) -> None:
+def step_ask_for_model_tool(context: Context, prompt: str, model: str, tool: str) -> None:
     w = world(context)
     schema = transform_schema(MODELS[model])
     w.response = w.attempt_async(
@@ -66,7 +66,7 @@ def step_ask_for_model_tool(context: Any, prompt: str, model: str, tool: str) ->
 
 
 @when("the actor runs these requests as one batch:")
-def step_run_many_models(context: Any) -> None:
+def step_run_many_models(context: Context) -> None:
     w = world(context)
     actor = w.current_actor()
     w.custom_ids = [row["custom_id"] for row in context.table]
@@ -91,19 +91,20 @@ def _check_plan(parsed: Any) -> None:
 
 
 @then("the parsed answer is a Plan with a priority, a list of steps, each a Step, and a list of tags")
-def step_parsed_plan(context: Any) -> None:
+def step_parsed_plan(context: Context) -> None:
     _check_plan(world(context).answer().parsed)
 
 
 @then("the parsed answer is the answer text, validated")
-def step_parsed_is_text(context: Any) -> None:
+def step_parsed_is_text(context: Context) -> None:
     response = world(context).answer()
     assert response.parsed == Plan.model_validate_json(response.text), response.text
+    assert response.parsed is not None, response
     assert response.parsed.model_dump(mode="json") == json.loads(response.text), response.text
 
 
 @then('the batch request asked for the output format of a {model:w}, with effort "{effort}"')
-def step_batch_output_format(context: Any, model: str, effort: str) -> None:
+def step_batch_output_format(context: Context, model: str, effort: str) -> None:
     w = world(context)
     batch_id = w.answer().ids.batch_id
     assert batch_id is not None
@@ -112,14 +113,14 @@ def step_batch_output_format(context: Any, model: str, effort: str) -> None:
     assert params["output_config"] == expected, params["output_config"]
 
 
-def _structured_error(context: Any) -> StructuredOutputError:
+def _structured_error(context: Context) -> StructuredOutputError:
     error = world(context).failure()
     assert isinstance(error, StructuredOutputError), error
     return error
 
 
 @then('the structured output error keeps the raw text, the model name "{model}" and the {mode:w} response it came in')
-def step_structured_error(context: Any, model: str, mode: str) -> None:
+def step_structured_error(context: Context, model: str, mode: str) -> None:
     error = _structured_error(context)
     assert error.model_name == model, error.model_name
     response = error.response
@@ -136,7 +137,7 @@ def step_structured_error(context: Any, model: str, mode: str) -> None:
 
 
 @then("the raw text kept is {chars:d} characters of JSON cut short")
-def step_raw_text_cut(context: Any, chars: int) -> None:
+def step_raw_text_cut(context: Context, chars: int) -> None:
     error = _structured_error(context)
     assert len(error.text) == chars, error.text
     assert error.text.startswith("{"), error.text
@@ -145,7 +146,7 @@ def step_raw_text_cut(context: Any, chars: int) -> None:
 
 
 @then('the outcome of "{custom_id}" is parsed as a {model:w}')
-def step_outcome_parsed(context: Any, custom_id: str, model: str) -> None:
+def step_outcome_parsed(context: Context, custom_id: str, model: str) -> None:
     outcome = world(context).outcome(custom_id)
     assert isinstance(outcome, ActorResponse), outcome
     assert isinstance(outcome.parsed, MODELS[model]), outcome.parsed
@@ -153,7 +154,7 @@ def step_outcome_parsed(context: Any, custom_id: str, model: str) -> None:
 
 
 @then('the outcome of "{custom_id}" keeps the raw text and a response from the batch')
-def step_outcome_structured_error(context: Any, custom_id: str) -> None:
+def step_outcome_structured_error(context: Context, custom_id: str) -> None:
     outcome = world(context).outcome(custom_id)
     assert isinstance(outcome, StructuredOutputError), outcome
     assert outcome.response is not None, outcome

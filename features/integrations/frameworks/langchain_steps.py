@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from _world import world
-from behave import given, then, when
+from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 from pydantic import BaseModel
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 import lowtide.errors
 from lowtide.integrations.langchain import LowtideChatModel
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    model: LowtideChatModel
+    prompts: list[str]
+    chain: Runnable[LanguageModelInput, AIMessage]
+    conversation: list[BaseMessage]
+    call: AIMessage
+    final: AIMessage
+    tool_result: str
 
 
 class Verdict(BaseModel):
@@ -26,7 +41,7 @@ def lookup(order_id: str) -> str:
 
 
 @given("a LangChain chat model over an actor in {mode} mode")
-def step_chat_model(context: Any, mode: str) -> None:
+def step_chat_model(context: Context, mode: str) -> None:
     w = world(context)
     context.model = LowtideChatModel(actor=w.new_actor(mode))
     w.cleanups.append(context.model.close)
@@ -37,20 +52,20 @@ def _prompts(count: int) -> list[str]:
 
 
 @when("the model is given {count:d} prompts with abatch")
-def step_abatch(context: Any, count: int) -> None:
+def step_abatch(context: Context, count: int) -> None:
     w = world(context)
     context.prompts = _prompts(count)
-    w.results = w.run(context.model.abatch(context.prompts))
+    w.results = w.run(context.model.abatch([*context.prompts]))
 
 
 @when("the model is given {count:d} prompts with batch")
-def step_batch(context: Any, count: int) -> None:
+def step_batch(context: Context, count: int) -> None:
     context.prompts = _prompts(count)
-    world(context).results = context.model.batch(context.prompts)
+    world(context).results = context.model.batch([*context.prompts])
 
 
 @then("{count:d} answers come back, each quoting its own prompt, in order")
-def step_answers_in_order(context: Any, count: int) -> None:
+def step_answers_in_order(context: Context, count: int) -> None:
     results = world(context).results
     assert len(results) == count, f"{len(results)} answers"
     for prompt, answer in zip(context.prompts, results, strict=True):
@@ -59,7 +74,7 @@ def step_answers_in_order(context: Any, count: int) -> None:
 
 
 @then("every answer came in the same batch, at batch prices")
-def step_same_batch(context: Any) -> None:
+def step_same_batch(context: Context) -> None:
     results: list[AIMessage] = world(context).results
     batches = {answer.response_metadata["batch_id"] for answer in results}
     assert len(batches) == 1, f"{len(batches)} batches"
@@ -72,7 +87,7 @@ def step_same_batch(context: Any) -> None:
 
 
 @when('the model with a lookup tool is asked "{prompt}"')
-def step_tool_question(context: Any, prompt: str) -> None:
+def step_tool_question(context: Context, prompt: str) -> None:
     w = world(context)
     context.chain = context.model.bind_tools([lookup])
     context.conversation = [HumanMessage(prompt)]
@@ -80,13 +95,13 @@ def step_tool_question(context: Any, prompt: str) -> None:
 
 
 @then("the model calls the lookup tool")
-def step_calls_lookup(context: Any) -> None:
+def step_calls_lookup(context: Context) -> None:
     call: AIMessage = context.call
     assert [tool_call["name"] for tool_call in call.tool_calls] == ["lookup"], call.tool_calls
 
 
 @when("the tool's result is sent back with the conversation")
-def step_tool_result(context: Any) -> None:
+def step_tool_result(context: Context) -> None:
     w = world(context)
     results: list[BaseMessage] = [w.run(lookup.ainvoke(tool_call)) for tool_call in context.call.tool_calls]
     assert all(isinstance(result, ToolMessage) for result in results), results
@@ -95,45 +110,45 @@ def step_tool_result(context: Any) -> None:
 
 
 @then("the final answer quotes the tool's result")
-def step_final_quotes(context: Any) -> None:
+def step_final_quotes(context: Context) -> None:
     final: AIMessage = context.final
     assert not final.tool_calls, final.tool_calls
     assert context.tool_result in str(final.content), f"{final.content!r} does not quote {context.tool_result!r}"
 
 
 @when('the model\'s structured output for a verdict is asked "{prompt}"')
-def step_structured(context: Any, prompt: str) -> None:
+def step_structured(context: Context, prompt: str) -> None:
     w = world(context)
     w.results = [w.run(context.model.with_structured_output(Verdict).ainvoke(prompt))]
 
 
 @then("the answer is a verdict")
-def step_is_verdict(context: Any) -> None:
+def step_is_verdict(context: Context) -> None:
     (answer,) = world(context).results
     assert isinstance(answer, Verdict), answer
 
 
 @when('the model is invoked with "{prompt}" and the key "{key}"')
-def step_invoke_key(context: Any, prompt: str, key: str) -> None:
+def step_invoke_key(context: Context, prompt: str, key: str) -> None:
     w = world(context)
     w.results.append(w.run(context.model.ainvoke(prompt, key=key)))
 
 
 @then("both answers are the same, from the same batch")
-def step_same_answers(context: Any) -> None:
+def step_same_answers(context: Context) -> None:
     first, second = world(context).results
     assert first.content == second.content, (first.content, second.content)
     assert first.response_metadata["batch_id"] == second.response_metadata["batch_id"]
 
 
 @when('the model is invoked with "{prompt}" and a budget of ${budget:f}')
-def step_invoke_budget(context: Any, prompt: str, budget: float) -> None:
+def step_invoke_budget(context: Context, prompt: str, budget: float) -> None:
     w = world(context)
     w.attempt(context.model.ainvoke(prompt, max_cost_usd=budget))
 
 
 @then("the call fails with lowtide's {name}")
-def step_call_fails(context: Any, name: str) -> None:
+def step_call_fails(context: Context, name: str) -> None:
     error = world(context).error
     assert isinstance(error, getattr(lowtide.errors, name)), f"expected {name}, got {error!r}"
 
@@ -142,7 +157,7 @@ _PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQ
 
 
 @when('the model is invoked with a system prompt, an image, an earlier tool call, its failed result and "{prompt}"')
-def step_conversation(context: Any, prompt: str) -> None:
+def step_conversation(context: Context, prompt: str) -> None:
     w = world(context)
     conversation: list[BaseMessage] = [
         SystemMessage("You track orders."),
@@ -160,11 +175,11 @@ def step_conversation(context: Any, prompt: str) -> None:
 
 
 @then('the answer quotes "{text}"')
-def step_answer_quotes(context: Any, text: str) -> None:
+def step_answer_quotes(context: Context, text: str) -> None:
     (answer,) = world(context).results
     assert text in str(answer.content), f"{answer.content!r} does not quote {text!r}"
 
 
 @when('the model with a lookup tool it must call is asked "{prompt}"')
-def step_forced_tool(context: Any, prompt: str) -> None:
+def step_forced_tool(context: Context, prompt: str) -> None:
     context.call = world(context).run(context.model.bind_tools([lookup], tool_choice="lookup").ainvoke(prompt))

@@ -7,6 +7,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from step_context import Context
+
 from lowtide import Actor
 from lowtide.emulator import Emulator
 
@@ -71,7 +73,8 @@ class World:
         return sum(self.emu.created_custom_ids.values())
 
 
-def world(context: Any) -> World:
-    if not hasattr(context, "world"):
-        context.world = World(context.runner, context.cleanups)
-    return context.world
+def world(context: Context) -> World:
+    current = getattr(context, "world", None)
+    if not isinstance(current, World):
+        current = context.world = World(context.runner, context.cleanups)
+    return current

@@ -2,44 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from _world import world
-from behave import given, then
+from step_context import Context, given, then
 
 
 @given("an emulated Anthropic API that ends batches after {seconds:f} seconds")
-def step_emulator(context: Any, seconds: float) -> None:
+def step_emulator(context: Context, seconds: float) -> None:
     from lowtide.emulator import Emulator
 
     world(context).emulator = Emulator(processing_seconds=seconds)
 
 
 @given("the actor allows {attempts:d} attempt per request")
-def step_attempts(context: Any, attempts: int) -> None:
+def step_attempts(context: Context, attempts: int) -> None:
     world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.5, "max_attempts": attempts}
 
 
 @given("the actor retries each kind of live error once")
-def step_live_retries(context: Any) -> None:
+def step_live_retries(context: Context) -> None:
     kinds = ("rate_limited", "overloaded", "server", "connection", "timeout")
     world(context).settings["live"] = {"retries": dict.fromkeys(kinds, 1)}
 
 
 @given("the API answers the next {count:d} calls to {route} with status {status:d}")
-def step_fail_next(context: Any, count: int, route: str, status: int) -> None:
+def step_fail_next(context: Context, count: int, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status, times=count)
 
 
 @then("the emulator created {count:d} batch")
 @then("the emulator created {count:d} batches")
-def step_batches_created(context: Any, count: int) -> None:
+def step_batches_created(context: Context, count: int) -> None:
     created = world(context).emu.created_batches
     assert created == count, f"the emulator created {created} batches, not {count}"
 
 
 @then("the emulator was sent {count:d} requests, none of them twice")
-def step_requests_created(context: Any, count: int) -> None:
+def step_requests_created(context: Context, count: int) -> None:
     created = world(context).emu.created_custom_ids
     twice = [custom_id for custom_id, times in created.items() if times > 1]
     assert not twice, f"requests sent twice: {twice[:5]}"
@@ -47,12 +45,12 @@ def step_requests_created(context: Any, count: int) -> None:
 
 
 @then("no batch was created and no message was sent")
-def step_nothing_sent(context: Any) -> None:
+def step_nothing_sent(context: Context) -> None:
     calls = world(context).emu.calls
     assert calls["batches.create"] == 0, f"a batch was created: {dict(calls)}"
     assert calls["messages.create"] == 0, f"a message was sent: {dict(calls)}"
 
 
 @given("the actor waits at most {seconds:f} seconds for a batch")
-def step_max_wait(context: Any, seconds: float) -> None:
+def step_max_wait(context: Context, seconds: float) -> None:
     world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.1, "max_wait": seconds}

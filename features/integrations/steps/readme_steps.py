@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
-from behave import then, when
+from step_context import Context as StepContext
+from step_context import then, when
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
+from typing import Protocol
+
 from readme import BlockRun, ReadmeRunner, describe, expected_status  # features/support, shared with Robot
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    readme_runs: list[BlockRun]
+
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 @when("I run the README's examples that need {framework}")
-def step_run_readme(context: Any, framework: str) -> None:
+def step_run_readme(context: Context, framework: str) -> None:
     runner = ReadmeRunner(README, context.state_dir / "readme", python=sys.executable)
     context.cleanups.append(runner.close)
     runner.start(processing_seconds=0.5)
@@ -24,7 +33,7 @@ def step_run_readme(context: Any, framework: str) -> None:
 
 
 @then("each of those examples ended as the README says")
-def step_readme_ended(context: Any) -> None:
+def step_readme_ended(context: Context) -> None:
     runs: list[BlockRun] = context.readme_runs
     assert runs, "the README has no example for this framework"
     failed = [
