@@ -20,7 +20,7 @@ from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.ledger.store import Ledger
+from lowtide.ledger.sqlite import Ledger
 from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 

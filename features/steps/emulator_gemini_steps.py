@@ -4,21 +4,20 @@ step text names "Gemini", so that it cannot clash with the other step modules.""
 
 from __future__ import annotations
 
-from step_context import Context
-
 import json
 import os
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import _support  # noqa: F401  (registers the Q type of quoted step text)
 import httpx2
 import openai
-from step_context import given, then, when
 from google import genai
 from google.genai import errors, types
 from pydantic import BaseModel, ConfigDict, Field
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.clock import ManualClock
 from lowtide.emulator import Emulator, serve_in_thread
@@ -58,6 +57,11 @@ class GeminiScenario:
     chunks: list[types.GenerateContentResponse] = field(default_factory=list[types.GenerateContentResponse])
     error: errors.APIError | None = None
     raw: httpx2.Response | None = None
+
+
+class Context(StepContext, Protocol):
+    gemini: GeminiScenario
+    """The scenario's emulator and the google-genai client pointed at it."""
 
 
 def _client(emulator: Emulator, version: str, key: str = KEY) -> genai.Client:
@@ -367,7 +371,10 @@ def step_not_mention(context: Context, text: str) -> None:
 def step_retry_delay(context: Context, delay: str) -> None:
     error = _s(context).error
     assert error is not None
-    details = error.details["error"]["details"]
+    body = error.details
+    assert isinstance(body, dict), body
+    details = cast("dict[str, dict[str, object]]", body)["error"]["details"]
+    assert isinstance(details, list), details
     assert {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay} in details, details
 
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from step_context import Context
-
 import shutil
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
 from _support import FEATURES, world
+from import_graph import Edge, cycles, import_graph, problems, shown
+from step_context import Context as StepContext
 from step_context import given, then, when
-from import_graph import cycles, import_graph, problems, shown
+
+
+class Context(StepContext, Protocol):
+    package: Path
+    """The package whose imports are drawn."""
+    added: str
+    """Where the import a scenario added is written (`module:line`)."""
+    graph: dict[str, dict[str, Edge]]
 
 
 @given('the source of the package "{path}"')

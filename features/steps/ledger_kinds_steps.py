@@ -3,16 +3,16 @@ plugin's (features/plugins/lowtide_scratch_ledger.py, and lowtide_shelf_ledger.p
 
 from __future__ import annotations
 
-from step_context import Context
-
 import os
 import shlex
 import subprocess
 import sys
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
 from _support import PLUGINS, plugins_importable, set_env, world, yaml_doc
+from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide.errors import ConfigurationError
@@ -20,6 +20,13 @@ from lowtide.ledger.kinds import ENTRY_POINT_GROUP, LedgerKind, LedgerRegistry
 from lowtide.ledger.location import ledger_location
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.store import open_ledger
+
+
+class Context(StepContext, Protocol):
+    ledger_registry: LedgerRegistry
+    """A registry of the scenario's own, with the kinds it was given."""
+    site_packages: Path
+    """The folder a new process finds the scenario's installed store on."""
 
 
 def _entry_point(spec: str) -> EntryPoint:

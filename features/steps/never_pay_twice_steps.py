@@ -13,7 +13,8 @@ from _support import World, check_error, emulated_reply_to, new_program_actor, w
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
-from lowtide.ledger.store import BatchState, Ledger
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import BatchState
 
 _ENGINE_LOG = "lowtide.batching.engine"
 

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from unittest import mock
 
 from _openai_provider_support import MODEL as OPENAI_MODEL
@@ -216,7 +216,9 @@ def step_waiting_named(context: Context) -> None:
         assert line["batch_id"] == batch, line
         assert item.reason is not None, item.reason
         assert f"waits on batch {batch}" in item.reason, item.reason
-        assert line["error"]["type"] == "APIConnectionError", line
+        error = line["error"]
+        assert isinstance(error, dict), line
+        assert cast("dict[str, object]", error)["type"] == "APIConnectionError", line
     advice = waiting_line(result)
     assert advice is not None, advice
     assert "run the same command again" in advice, advice

@@ -118,7 +118,7 @@ def _imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
                 for child in getattr(node, field, ()):
                     if isinstance(child, ast.stmt):
                         yield from _imports([child])
-                    elif isinstance(child, ast.excepthandler | ast.match_case):
+                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
                         yield from _imports(child.body)
 
 
@@ -191,7 +191,7 @@ def _components(graph: dict[str, dict[str, Edge]]) -> list[set[str]]:
     return groups
 
 
-def _path_back(graph: dict[str, dict[str, Edge]], start: str, group: set[str]) -> list[Edge]:
+def _path_back(graph: dict[str, dict[str, Edge]], start: str, group: Collection[str]) -> list[Edge]:
     """The shortest way from `start` back to itself within `group` (breadth first), as its edges."""
     came: dict[str, Edge] = {}
     frontier = [start]
