@@ -222,7 +222,7 @@ class BatchCodec(ABC):
         thousands."""
 
     @abstractmethod
-    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         """The response with its answer parsed into `response_model` (a `StructuredOutputError` if it does not
         fit)."""
 

@@ -183,7 +183,7 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any]:
+) -> ActorResponse[object]:
     """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
 
     Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
@@ -290,7 +290,7 @@ def to_outcome(
     batch_id: str,
     request_id: str | None = None,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any] | ActorError:
+) -> ActorResponse[object] | ActorError:
     """One results line (as JSON) as the caller's outcome: a response, or the error that belongs to that request alone.
 
     A succeeded answer is parsed into `response_model` when one is given.

@@ -78,7 +78,7 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any]:
+) -> ActorResponse[object]:
     """A live call's SDK object as an `ActorResponse`, priced at `mode`'s rates (and the tier that answered), and
     parsed into `response_model` (`StructuredOutputError`, carrying the response, when it does not fit).
 
