@@ -201,7 +201,7 @@ class Actor:
         key: str | None = None,
         max_cost_usd: float | None = None,
         **kwargs: Any,
-    ) -> ActorResponse[Any]:
+    ) -> ActorResponse[object]:
         """Answer one call. `mode` overrides the configuration's `batch_processing` for this call only.
 
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
@@ -236,7 +236,7 @@ class Actor:
         key: str | None,
         max_cost_usd: float | None,
         kwargs: dict[str, Any],
-    ) -> ActorResponse[Any]:
+    ) -> ActorResponse[object]:
         request = self.request(prompt, response_model=response_model, **kwargs)
         provider = self.provider(mode)
         backend = provider.batch_backend()
@@ -291,7 +291,7 @@ class Actor:
     @overload
     async def result(self, key: str, *, response_model: None = None) -> ActorResponse[object]: ...
 
-    async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
+    async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """The answer of a parked call, waiting for its batch if need be."""
         return await self._engine().attach(check_key(key), response_model)
 
@@ -458,7 +458,7 @@ class Actor:
         """
         return await self._many.run(requests, mode=mode, keys=keys, max_cost_usd=max_cost_usd)
 
-    def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[Any]:
+    def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[object]:
         """`run` for scripts without an event loop. All sync calls of one actor share one loop."""
         try:
             asyncio.get_running_loop()

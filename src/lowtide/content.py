@@ -5,11 +5,12 @@ block the provider cannot carry (`ContentRules`) raises `ConfigurationError` nam
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from lowtide.errors import ConfigurationError
+from lowtide.json_types import json_object
 
 __all__ = [
     "ContentRules",
@@ -86,7 +87,7 @@ class ToolResult:
 Piece = Part | ToolCall | ToolResult
 
 
-def system_text(system: str | list[dict[str, Any]], *, rules: ContentRules) -> str:
+def system_text(system: str | Sequence[Mapping[str, object]], *, rules: ContentRules) -> str:
     """The system prompt as one text: its text blocks, a blank line between them."""
     if isinstance(system, str):
         return system
@@ -99,7 +100,7 @@ def system_text(system: str | list[dict[str, Any]], *, rules: ContentRules) -> s
 
 
 def pieces_of(
-    role: Literal["user", "assistant"], blocks: list[dict[str, Any]], index: int, *, rules: ContentRules
+    role: Literal["user", "assistant"], blocks: Sequence[Mapping[str, object]], index: int, *, rules: ContentRules
 ) -> list[Piece]:
     """The pieces of the content blocks of one message, in order; `messages[index]` names it in errors."""
     pieces: list[Piece] = []
@@ -121,13 +122,13 @@ def pieces_of(
     return pieces
 
 
-def _media(block: Mapping[str, Any], where: str, rules: ContentRules) -> list[Part]:
+def _media(block: Mapping[str, object], where: str, rules: ContentRules) -> list[Part]:
     if block.get("type") == "image":
         return [_image(block, where, rules)]
     return _document(block, where, rules)
 
 
-def _image(block: Mapping[str, Any], where: str, rules: ContentRules) -> ImagePart:
+def _image(block: Mapping[str, object], where: str, rules: ContentRules) -> ImagePart:
     source = _source(block, where)
     kind = source.get("type")
     if kind == "base64":
@@ -139,9 +140,8 @@ def _image(block: Mapping[str, Any], where: str, rules: ContentRules) -> ImagePa
     raise _unsupported(rules, f"{where}.source.type", f"image sources of type {kind!r}")
 
 
-def _document(block: Mapping[str, Any], where: str, rules: ContentRules) -> list[Part]:
-    citations: object = block.get("citations")
-    cited = isinstance(citations, dict) and cast("dict[str, Any]", citations).get("enabled") is True
+def _document(block: Mapping[str, object], where: str, rules: ContentRules) -> list[Part]:
+    cited = json_object(block.get("citations")).get("enabled") is True
     if cited and not rules.cites_documents:
         what = f"documents with citations enabled: {rules.provider} does not cite documents"
         raise _unsupported(rules, f"{where}.citations", what)
@@ -172,7 +172,7 @@ def _filename(title: str | None) -> str:
     return title if title.lower().endswith(".pdf") else f"{title}.pdf"
 
 
-def _tool_call(block: Mapping[str, Any], where: str) -> ToolCall:
+def _tool_call(block: Mapping[str, object], where: str) -> ToolCall:
     arguments: object = block.get("input", {})
     if not isinstance(arguments, dict):
         raise ConfigurationError(f"{where}.input must be an object: a tool's input is a JSON object.", field=where)
@@ -183,7 +183,7 @@ def _tool_call(block: Mapping[str, Any], where: str) -> ToolCall:
     )
 
 
-def _tool_result(block: Mapping[str, Any], where: str, rules: ContentRules) -> ToolResult:
+def _tool_result(block: Mapping[str, object], where: str, rules: ContentRules) -> ToolResult:
     call_id = _string(block, "tool_use_id", where)
     content: object = block.get("content")
     if content is None:
@@ -197,7 +197,7 @@ def _tool_result(block: Mapping[str, Any], where: str, rules: ContentRules) -> T
         inner = f"{where}.content[{number}]"
         if not isinstance(item, dict):
             raise ConfigurationError(f"{inner} must be a content block (an object).", field=inner)
-        entry = cast("dict[str, Any]", item)
+        entry = cast("Mapping[str, object]", item)
         kind = entry.get("type")
         if kind == "text":
             parts.append(TextPart(_text(entry, inner)))
@@ -208,23 +208,23 @@ def _tool_result(block: Mapping[str, Any], where: str, rules: ContentRules) -> T
     return ToolResult(call_id, tuple(parts), where)
 
 
-def _source(block: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+def _source(block: Mapping[str, object], where: str) -> Mapping[str, object]:
     source: object = block.get("source")
     if not isinstance(source, dict):
         raise ConfigurationError(f"{where}.source must be an object naming the content.", field=f"{where}.source")
-    return cast("dict[str, Any]", source)
+    return cast("Mapping[str, object]", source)
 
 
-def _data_url(source: Mapping[str, Any], where: str) -> str:
+def _data_url(source: Mapping[str, object], where: str) -> str:
     media_type = _string(source, "media_type", f"{where}.source")
     return f"data:{media_type};base64,{_string(source, 'data', f'{where}.source')}"
 
 
-def _text(block: Mapping[str, Any], where: str) -> str:
+def _text(block: Mapping[str, object], where: str) -> str:
     return _string(block, "text", where)
 
 
-def _string(block: Mapping[str, Any], key: str, where: str) -> str:
+def _string(block: Mapping[str, object], key: str, where: str) -> str:
     value: object = block.get(key)
     if not isinstance(value, str):
         raise ConfigurationError(f"{where}.{key} must be a string.", field=f"{where}.{key}")

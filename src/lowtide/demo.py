@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from lowtide.actor import Actor
 from lowtide.bulk.results import RunResult, usd
@@ -142,7 +142,7 @@ async def _bulk_run(actor: Actor, count: int) -> RunResult:
     return await actor.map(reviews, items_per_batch=_BULK_PER_BATCH)
 
 
-async def _run(actor: Actor, prompt: str) -> ActorResponse[Any] | ActorError:
+async def _run(actor: Actor, prompt: str) -> ActorResponse[object] | ActorError:
     try:
         return await actor.run(prompt, mode=BatchProcessingMode.BATCH)
     except ActorError as exc:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from lowtide.types import ActorResponse
@@ -124,7 +124,9 @@ class StructuredOutputError(ActorError):
     The raw `text` is kept so nothing the model produced (and that was paid for) is lost.
     """
 
-    def __init__(self, message: str, *, text: str, model_name: str, response: ActorResponse[Any] | None = None) -> None:
+    def __init__(
+        self, message: str, *, text: str, model_name: str, response: ActorResponse[object] | None = None
+    ) -> None:
         super().__init__(message)
         self.text = text
         self.model_name = model_name

@@ -56,7 +56,7 @@ class Durable(Protocol):
     ) -> Awaitable[DurableCall]: ...
 
 
-Wait = Callable[[DurableCall, type[BaseModel] | None], Awaitable[ActorResponse[Any]]]
+Wait = Callable[[DurableCall, type[BaseModel] | None], Awaitable[ActorResponse[object]]]
 """The actor's wait for a checked call's answer."""
 
 
@@ -244,7 +244,7 @@ class PromptCalls:
         response_model: type[BaseModel] | None,
         key: str | None,
         max_cost_usd: float | None,
-    ) -> ActorResponse[Any]:
+    ) -> ActorResponse[object]:
         """A call checked against the budgets before it is claimed (and checked whole first, when its params may not
         fit the provider's limits)."""
         params = template.with_prompt(prompt)

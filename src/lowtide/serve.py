@@ -202,7 +202,9 @@ def _refused(wire: Wire, refusal: Refusal) -> JSONResponse:
     return JSONResponse(body, status_code=refusal.status, headers=dict(refusal.headers))
 
 
-async def _streamed(wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorResponse[Any]]) -> AsyncIterator[bytes]:
+async def _streamed(
+    wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorResponse[object]]
+) -> AsyncIterator[bytes]:
     """The answer replayed as events once its batch has ended; until then an SSE comment now and then, which clients
     ignore, so that idle-connection timeouts do not end the wait."""
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,7 +22,7 @@ def json_text(text: str) -> str:
     return match.group(1) if match is not None else text
 
 
-def parse_response(response: ActorResponse[Any], model: type[BaseModel]) -> ActorResponse[Any]:
+def parse_response(response: ActorResponse[object], model: type[BaseModel]) -> ActorResponse[object]:
     """`response` with `parsed` set to its answer validated as `model`; `StructuredOutputError` if it does not fit.
 
     The answer is the response's text, or the input of its first tool call when it has no text.
@@ -50,7 +49,7 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def parsed_outcome(outcome: Answer | ActorError, model: type[BaseModel] | None) -> ActorResponse[Any] | ActorError:
+def parsed_outcome(outcome: Answer | ActorError, model: type[BaseModel] | None) -> ActorResponse[object] | ActorError:
     """A request's outcome with its answer parsed into `model` (when one is given); an answer that does not fit is
     the outcome's `StructuredOutputError`, never raised. An answer held as its fields comes back built."""
     if isinstance(outcome, ActorError):

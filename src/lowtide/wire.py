@@ -83,7 +83,7 @@ class Wire(Protocol):
         cannot use."""
         ...
 
-    def message(self, response: ActorResponse[Any], call: ServedCall) -> dict[str, Any]:
+    def message(self, response: ActorResponse[object], call: ServedCall) -> dict[str, Any]:
         """The answer to `call` as the API's JSON."""
         ...
 

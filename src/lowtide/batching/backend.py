@@ -216,13 +216,13 @@ class BatchCodec(ABC):
     @abstractmethod
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
-    ) -> tuple[Settled, dict[str, Any] | None]:
+    ) -> tuple[Settled, dict[str, object] | None]:
         """One result line's outcome, and (for an answer) the dict it is stored as. An answer of text blocks alone
         may be given as a `TextAnswer` (`answers`): about a tenth of the memory of its response, for runs that hold
         thousands."""
 
     @abstractmethod
-    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         """The response with its answer parsed into `response_model` (a `StructuredOutputError` if it does not
         fit)."""
 

@@ -62,7 +62,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         actor: str,
         response_model: type[BaseModel] | None = None,
         worst_case_usd: Decimal | None = None,
-    ) -> ActorResponse[Any]:
+    ) -> ActorResponse[object]:
         """Answer one call: from the ledger if it already has the answer, else through a (shared) batch."""
         model = self.backend.codec.model_of(params)
         outcome = self.claim(params, model=model, key=key, actor=actor, worst_case_usd=worst_case_usd)
@@ -91,7 +91,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True, arrived=arrived)
         return outcome
 
-    def deliver(self, outcome: Settled, response_model: type[BaseModel] | None) -> ActorResponse[Any]:
+    def deliver(self, outcome: Settled, response_model: type[BaseModel] | None) -> ActorResponse[object]:
         """The response of an outcome (parsed into `response_model`), or its error raised."""
         if isinstance(outcome, ActorError):
             raise outcome
@@ -124,7 +124,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             raise failure
         return outcome
 
-    async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[Any]:
+    async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""
         record = await self.ledger.request(key)
         if record is None:

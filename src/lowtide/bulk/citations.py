@@ -39,12 +39,12 @@ class Citation(BaseModel):
     end_block_index: int | None = None
 
 
-def citations_of(response: ActorResponse[Any]) -> list[Citation]:
+def citations_of(response: ActorResponse[object]) -> list[Citation]:
     """Every citation of the answer, in the order of its text."""
     return [citation for _, _, citations in _cited_spans(response) for citation in citations]
 
 
-def field_citations(response: ActorResponse[Any], parsed: BaseModel) -> dict[str, list[Citation]]:
+def field_citations(response: ActorResponse[object], parsed: BaseModel) -> dict[str, list[Citation]]:
     """For each top-level field of `parsed` (the answer's JSON, validated), the citations that support its value.
 
     Fields are named as the model names them (not by alias); a field without support has no entry.
@@ -74,7 +74,7 @@ def field_citations(response: ActorResponse[Any], parsed: BaseModel) -> dict[str
     return found
 
 
-def _cited_spans(response: ActorResponse[Any]) -> list[tuple[int, int, list[Citation]]]:
+def _cited_spans(response: ActorResponse[object]) -> list[tuple[int, int, list[Citation]]]:
     """`(start, end, citations)` of each cited text block, as offsets into `response.text` (the blocks' texts
     joined)."""
     spans: list[tuple[int, int, list[Citation]]] = []
@@ -139,7 +139,7 @@ def _normal(text: str) -> str:
 
 
 def citations_json(
-    response: ActorResponse[Any],
+    response: ActorResponse[object],
 ) -> tuple[list[dict[str, Any]] | None, dict[str, list[dict[str, Any]]] | None]:
     """An answer's citations as a run's results hold them: all of them, and those of each field of a parsed answer."""
     found = citations_of(response)

@@ -64,7 +64,7 @@ class LiveExecution:
         self.keys = prepared.keys
         self.only = only
         self.clock = run.actor.clock
-        self.in_flight: dict[int, asyncio.Future[ActorResponse[Any]]] = {}
+        self.in_flight: dict[int, asyncio.Future[ActorResponse[object]]] = {}
         self.stop: _Stop | None = None
         self.restored: dict[int, ItemResult] = {}
         """Items answered earlier whose post-processing is to run again (no call)."""
@@ -135,7 +135,9 @@ class LiveExecution:
 
     # Calling.
 
-    async def _worker(self, work: Iterator[int], call: Callable[[ActorRequest], Awaitable[ActorResponse[Any]]]) -> None:
+    async def _worker(
+        self, work: Iterator[int], call: Callable[[ActorRequest], Awaitable[ActorResponse[object]]]
+    ) -> None:
         for index in work:  # shared by every worker: each takes the next item
             if self.stop is not None:
                 await self._not_started(index)
@@ -169,7 +171,9 @@ class LiveExecution:
                 await self._answered(index, request, task.result() if failure is None else failure)
             self.state.change()
 
-    async def _answered(self, index: int, request: ActorRequest, outcome: ActorResponse[Any] | BaseException) -> None:
+    async def _answered(
+        self, index: int, request: ActorRequest, outcome: ActorResponse[object] | BaseException
+    ) -> None:
         """Store the outcome first; then hand it on (results, progress, post-processor)."""
         job = self.run.jobs[index]
         params = request.model_dump(mode="json", exclude={"response_model", "custom_id"}, exclude_none=True)
@@ -279,7 +283,7 @@ class LiveExecution:
 
     # Results.
 
-    def _success(self, index: int, response: ActorResponse[Any]) -> ItemResult:
+    def _success(self, index: int, response: ActorResponse[object]) -> ItemResult:
         if self.run.response_model is not None:
             try:
                 response = parse_response(response, self.run.response_model)

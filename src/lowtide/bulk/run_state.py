@@ -13,7 +13,7 @@ import math
 import sys
 from collections.abc import AsyncIterator, Callable, Container, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from lowtide.answers import Answer
 from lowtide.bulk.budget import RunBudget
@@ -107,7 +107,7 @@ class RunState:
             batch_id=batch_id,
         )  # fmt: skip
 
-    def succeeded(self, index: int, response: ActorResponse[Any]) -> ItemResult:
+    def succeeded(self, index: int, response: ActorResponse[object]) -> ItemResult:
         """Item `index` answered by `response`, with its citations."""
         citations, by_field = citations_json(response)
         return ItemResult(

@@ -110,7 +110,7 @@ class LiveCaller:
         finally:
             await self._spend.settle(worst, cost)
 
-    async def _retrying(self, request: ActorRequest, key: str, ends: float | None) -> ActorResponse[Any]:
+    async def _retrying(self, request: ActorRequest, key: str, ends: float | None) -> ActorResponse[object]:
         used: Counter[str] = Counter()
         plan: dict[str, Any] = {}
         attempts = 0
@@ -144,7 +144,7 @@ class LiveCaller:
             before_sleep=before_sleep,
             reraise=True,
         )
-        response: ActorResponse[Any] | None = None
+        response: ActorResponse[object] | None = None
         try:
             async for attempt in retrying:
                 with attempt:

@@ -28,6 +28,7 @@ from lowtide import (
     ProviderRegistry,
     Usage,
 )
+from lowtide.json_types import json_object
 from lowtide.providers import (
     BatchBackend,
     BatchCodec,
@@ -118,11 +119,12 @@ class FakeBatchCodec(BatchCodec):
         self, line: ResultLine, *, batch_id: str, request_id: str | None
     ) -> tuple[Settled, dict[str, object] | None]:
         custom_id = str(line.get("custom_id"))
-        reply: Mapping[str, object] | None = line.get("reply")
+        reply = line.get("reply")
         if reply is not None:
-            return self._answer(reply, batch_id=batch_id, custom_id=custom_id, request_id=request_id)
-        failure: Mapping[str, object] | None = line.get("failure")
+            return self._answer(json_object(reply), batch_id=batch_id, custom_id=custom_id, request_id=request_id)
+        failure = line.get("failure")
         if failure is not None:
+            failure = json_object(failure)
             error = BatchRequestErrored(
                 batch_id=batch_id,
                 custom_id=custom_id,

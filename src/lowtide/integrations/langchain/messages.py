@@ -140,7 +140,7 @@ def tool_choice_of(choice: object) -> dict[str, Any] | None:
     raise ValueError(f"lowtide's chat model does not understand tool_choice={choice!r}.")
 
 
-def to_ai_message(response: ActorResponse[Any]) -> AIMessage:
+def to_ai_message(response: ActorResponse[object]) -> AIMessage:
     """An `ActorResponse` as LangChain's `AIMessage`: text, tool calls, usage, and lowtide's facts (mode, batch,
     cost) in `response_metadata`."""
     text = "".join(block.text for block in response.content if isinstance(block, TextContent))

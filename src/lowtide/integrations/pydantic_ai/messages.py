@@ -202,7 +202,7 @@ def _settings_params(settings: ModelSettings) -> dict[str, Any]:
     return {name: value for name, value in settings.items() if name in sent}
 
 
-def to_model_response(response: ActorResponse[Any], *, system: str) -> ModelResponse:
+def to_model_response(response: ActorResponse[object], *, system: str) -> ModelResponse:
     """An `ActorResponse` as pydantic-ai's `ModelResponse`, its usage priced (at batch rates when it came in a
     batch) and the batch and ids it came by in `provider_details`."""
     parts: list[ModelResponsePart] = []

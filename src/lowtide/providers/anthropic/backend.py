@@ -141,7 +141,7 @@ class AnthropicBatchCodec(BatchCodec):
     ) -> tuple[Settled, dict[str, Any] | None]:
         return line_outcome(line, batch_id=batch_id, request_id=request_id)
 
-    def parse(self, response: ActorResponse[Any], response_model: type[BaseModel]) -> ActorResponse[Any]:
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         return parse_response(response, response_model)
 
 

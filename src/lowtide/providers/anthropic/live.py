@@ -75,7 +75,7 @@ class ClaudeProvider(Provider):
         if self._watchers:
             self._watchers.tell(quota_report(headers))
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         params = to_message_params(request)
         with translate_errors():
             try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -30,6 +30,7 @@ from lowtide.errors import (
     ConfigurationError,
     OverloadedError,
 )
+from lowtide.json_types import JSONObject, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME
@@ -114,29 +115,24 @@ _JSON_INSTRUCTION = (
 )
 
 
-def cites_documents(messages: list[dict[str, Any]]) -> bool:
+def cites_documents(messages: Sequence[Mapping[str, object]]) -> bool:
     """Whether any document of the conversation (tool results included) has citations enabled."""
     for message in messages:
-        for block in _dicts(message.get("content")):
-            nested = _dicts(block.get("content")) if block.get("type") == "tool_result" else []
+        for block in json_objects(message.get("content")):
+            nested = json_objects(block.get("content")) if block.get("type") == "tool_result" else []
             if any(_cited(item) for item in [block, *nested]):
                 return True
     return False
 
 
-def _dicts(value: object) -> list[dict[str, Any]]:
-    """The objects of a list of content blocks (nothing, for plain-text content)."""
-    items = cast("list[object]", value) if isinstance(value, list) else []
-    return [cast("dict[str, Any]", item) for item in items if isinstance(item, dict)]
-
-
-def _cited(block: dict[str, Any]) -> bool:
-    citations: object = block.get("citations")
-    enabled = cast("dict[str, Any]", citations).get("enabled") if isinstance(citations, dict) else None
+def _cited(block: Mapping[str, object]) -> bool:
+    enabled = json_object(block.get("citations")).get("enabled")
     return block.get("type") == "document" and enabled is True
 
 
-def _with_json_instruction(system: str | list[dict[str, Any]] | None, model: type[BaseModel]) -> str | list[Any]:
+def _with_json_instruction(
+    system: str | Sequence[Mapping[str, object]] | None, model: type[BaseModel]
+) -> str | list[Mapping[str, object]]:
     """`system` followed by the instruction to answer an instance of `model`'s JSON schema, in `<json_schema>` tags."""
     schema = json.dumps(model.model_json_schema(), ensure_ascii=False)
     instruction = f"{_JSON_INSTRUCTION}\n<json_schema>\n{schema}\n</json_schema>"
@@ -159,7 +155,7 @@ def to_batch_request(custom_id: str, request: ActorRequest) -> BatchEntry:
     return batch_entry(custom_id, to_message_params(request))
 
 
-def batch_entry(custom_id: str, params: dict[str, Any]) -> BatchEntry:
+def batch_entry(custom_id: str, params: Mapping[str, object]) -> BatchEntry:
     # `params` come from `to_message_params` (now or before a restart, through the ledger): the Messages API's
     # parameter shape, built from validated fields. The SDK's TypedDict cannot see that through a dynamically
     # built dict, hence the cast at the one place the shape is declared.
@@ -183,7 +179,7 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any]:
+) -> ActorResponse[object]:
     """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
 
     Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
@@ -199,8 +195,8 @@ _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 
 
 def answer_and_json(
-    message: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
-) -> tuple[Answer, dict[str, Any]]:
+    message: Mapping[str, object], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> tuple[Answer, dict[str, object]]:
     """An API message, as JSON, as an answer (a `TextAnswer` when it is text alone, else a validated
     `ActorResponse`), and that answer in the form the ledger stores it. `ids` are the answer's batch id, custom id
     and request id; the message gives its own id.
@@ -208,15 +204,17 @@ def answer_and_json(
     Batch results arrive by the thousand, so this works on the JSON as received rather than on SDK models.
     The usage and cost of a distinct usage are built once and shared (frozen) by the responses that report it.
     """
-    blocks: list[dict[str, Any]] = message.get("content") or []
+    blocks = json_objects(message.get("content"))
     alone = text_alone(blocks)
     model = sys.intern(str(message.get("model", "")))
     stop_reason = message.get("stop_reason")
     stop_sequence = message.get("stop_sequence")
     message_id = message.get("id")
-    priced = _priced(model, mode, message.get("usage") or {})
-    stored: dict[str, Any] = {
-        "text": "".join([block["text"] for block in blocks if block.get("type") == "text"]),
+    priced = _priced(model, mode, json_object(message.get("usage")))
+    stored: dict[str, object] = {
+        "text": "".join(
+            [text for block in blocks if block.get("type") == "text" and isinstance(text := block["text"], str)]
+        ),
         # Blocks lowtide does not model are kept whole rather than dropped.
         "content": blocks if alone else [_shaped(block) for block in blocks],
         "stop_reason": sys.intern(stop_reason) if isinstance(stop_reason, str) else stop_reason,
@@ -232,27 +230,27 @@ def answer_and_json(
     return answer, stored
 
 
-def _shaped(block: dict[str, Any]) -> dict[str, Any]:
+def _shaped(block: Mapping[str, object]) -> Mapping[str, object]:
     return block if block.get("type") in _MODELLED_BLOCKS else _other_block(block)
 
 
-def _other_block(block: Mapping[str, Any]) -> dict[str, Any]:
+def _other_block(block: Mapping[str, object]) -> dict[str, object]:
     return {"type": str(block.get("type")), "data": {name: value for name, value in block.items() if value is not None}}
 
 
 @dataclass(frozen=True)
 class _Priced:
     usage: Usage
-    usage_json: dict[str, Any]
+    usage_json: JSONObject
     cost: Cost | None
-    cost_json: dict[str, Any] | None
+    cost_json: JSONObject | None
 
 
 _PRICED: dict[tuple[str, BatchProcessingMode, str], _Priced] = {}
 _PRICED_MAX = 4096
 
 
-def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> _Priced:
+def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> _Priced:
     # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
     # may depend on is part of the key.
     key = (model, mode, repr(usage))
@@ -264,33 +262,31 @@ def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> 
     return priced
 
 
-def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, Any]) -> _Priced:
-    raw = _without_none(dict(usage))
-    counted = Usage(
-        input_tokens=raw.get("input_tokens") or 0,
-        output_tokens=raw.get("output_tokens") or 0,
-        cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
-        cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
-    )
+def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> _Priced:
+    raw = _without_none(usage)
+    counted = Usage.model_validate({name: raw.get(name) or 0 for name in _COUNTS})
     cost = cost_of(raw, model, mode=mode, provider=USAGE)
     return _Priced(counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None)
 
 
-def _without_none(value: dict[str, Any]) -> dict[str, Any]:
+_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _without_none(value: Mapping[str, object]) -> dict[str, object]:
     return {
-        name: _without_none(cast("dict[str, Any]", item)) if isinstance(item, dict) else item
+        name: _without_none(cast("Mapping[str, object]", item)) if isinstance(item, dict) else item
         for name, item in value.items()
         if item is not None
     }
 
 
 def to_outcome(
-    line: Mapping[str, Any],
+    line: Mapping[str, object],
     *,
     batch_id: str,
     request_id: str | None = None,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any] | ActorError:
+) -> ActorResponse[object] | ActorError:
     """One results line (as JSON) as the caller's outcome: a response, or the error that belongs to that request alone.
 
     A succeeded answer is parsed into `response_model` when one is given.
@@ -300,18 +296,17 @@ def to_outcome(
 
 
 def line_outcome(
-    line: Mapping[str, Any], *, batch_id: str, request_id: str | None = None
-) -> tuple[Settled, dict[str, Any] | None]:
+    line: Mapping[str, object], *, batch_id: str, request_id: str | None = None
+) -> tuple[Settled, dict[str, object] | None]:
     """`to_outcome` without a response model, and with an answer the response as the ledger stores it."""
-    result: Mapping[str, Any] = line.get("result") or {}
+    result = json_object(line.get("result"))
     custom_id = str(line.get("custom_id"))
     kind = result.get("type")
     if kind == "succeeded":
         ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
-        return answer_and_json(result.get("message") or {}, mode=BatchProcessingMode.BATCH, ids=ids)
+        return answer_and_json(json_object(result.get("message")), mode=BatchProcessingMode.BATCH, ids=ids)
     if kind == "errored":
-        envelope: Mapping[str, Any] = result.get("error") or {}
-        error: Mapping[str, Any] = envelope.get("error") or {}
+        error = json_object(json_object(result.get("error")).get("error"))
         error_type = str(error.get("type"))
         return BatchRequestErrored(
             batch_id=batch_id,

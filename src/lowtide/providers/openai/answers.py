@@ -7,7 +7,6 @@ import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
 
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
@@ -15,6 +14,7 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
+from lowtide.json_types import JSONObject, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
@@ -41,11 +41,11 @@ class Failure:
     message: str
 
 
-def failure_of(body: Mapping[str, Any]) -> Failure | None:
+def failure_of(body: Mapping[str, object]) -> Failure | None:
     """The failure a Responses body reports (status `failed`), if it reports one."""
     if body.get("object") != "response" or body.get("status") != "failed":
         return None
-    error: Mapping[str, Any] = body.get("error") or {}
+    error = json_object(body.get("error"))
     return Failure(str(error.get("code") or "server_error"), str(error.get("message") or "The response failed."))
 
 
@@ -78,7 +78,7 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
-) -> ActorResponse[Any]:
+) -> ActorResponse[object]:
     """A live call's SDK object as an `ActorResponse`, priced at `mode`'s rates (and the tier that answered), and
     parsed into `response_model` (`StructuredOutputError`, carrying the response, when it does not fit).
 
@@ -95,8 +95,8 @@ def to_response(
 
 
 def answer_and_json(
-    body: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
-) -> tuple[Answer, dict[str, Any]]:
+    body: Mapping[str, object], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> tuple[Answer, dict[str, object]]:
     """A Responses or Chat Completions body as an answer (a `TextAnswer` when it is text alone, else a validated
     `ActorResponse`), and that answer as the ledger stores it. `ids` are the answer's batch id, custom id and
     request id; the body gives its own id.
@@ -110,8 +110,8 @@ def answer_and_json(
     model = sys.intern(str(body.get("model", "")))
     tier = body.get("service_tier")
     message_id = body.get("id")
-    priced = _priced(model, mode, tier if isinstance(tier, str) else None, body.get("usage") or {})
-    stored: dict[str, Any] = {
+    priced = _priced(model, mode, tier if isinstance(tier, str) else None, json_object(body.get("usage")))
+    stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
         "stop_reason": sys.intern(stop_reason) if stop_reason is not None else None,
@@ -132,13 +132,13 @@ def answer_and_json(
 _INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
 
-def _responses_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    content: list[dict[str, Any]] = []
+def _responses_content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
+    content: list[dict[str, object]] = []
     refused = False
-    for item in _objects(body.get("output")):
+    for item in json_objects(body.get("output")):
         kind = item.get("type")
         if kind == "message":
-            for part in _objects(item.get("content")):
+            for part in json_objects(item.get("content")):
                 refused = refused or part.get("type") == "refusal"
                 content.append(_text_block(part) if part.get("type") == "output_text" else _other(part))
         elif kind == "function_call":
@@ -150,10 +150,10 @@ def _responses_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], s
     return content, _responses_stop(body, content, refused=refused)
 
 
-def _responses_stop(body: Mapping[str, Any], content: list[dict[str, Any]], *, refused: bool) -> str | None:
+def _responses_stop(body: Mapping[str, object], content: list[dict[str, object]], *, refused: bool) -> str | None:
     status = body.get("status")
     if status == "incomplete":
-        details: Mapping[str, Any] = body.get("incomplete_details") or {}
+        details = json_object(body.get("incomplete_details"))
         reason = str(details.get("reason") or "incomplete")
         return _INCOMPLETE.get(reason, reason)
     if status != "completed":
@@ -163,11 +163,11 @@ def _responses_stop(body: Mapping[str, Any], content: list[dict[str, Any]], *, r
     return "refusal" if refused else "end_turn"
 
 
-def _thinking(item: Mapping[str, Any]) -> dict[str, Any]:
+def _thinking(item: Mapping[str, object]) -> dict[str, object]:
     """A reasoning item with text (its reasoning, else its summary) as thinking, signed by its encrypted content;
     one without text is kept whole."""
-    texts = [str(part.get("text", "")) for part in _objects(item.get("content"))]
-    texts = texts or [str(part.get("text", "")) for part in _objects(item.get("summary"))]
+    texts = [str(part.get("text", "")) for part in json_objects(item.get("content"))]
+    texts = texts or [str(part.get("text", "")) for part in json_objects(item.get("summary"))]
     if not any(texts):
         return _other(item)
     return {"type": "thinking", "thinking": "\n\n".join(texts), "signature": item.get("encrypted_content")}
@@ -178,22 +178,22 @@ def _thinking(item: Mapping[str, Any]) -> dict[str, Any]:
 _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}
 
 
-def _chat_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    choices = _objects(body.get("choices"))
+def _chat_content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
+    choices = json_objects(body.get("choices"))
     if not choices:
         return [], None
     choice = choices[0]
-    message: Mapping[str, Any] = choice.get("message") or {}
-    content: list[dict[str, Any]] = []
+    message = json_object(choice.get("message"))
+    content: list[dict[str, object]] = []
     text = message.get("content")
     if isinstance(text, str) and text:
         content.append(_text_block({"text": text, "annotations": message.get("annotations")}))
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
         content.append({"type": "refusal", "data": {"type": "refusal", "refusal": refusal}})
-    for call in _objects(message.get("tool_calls")):
+    for call in json_objects(message.get("tool_calls")):
         if call.get("type") == "function":
-            function: Mapping[str, Any] = call.get("function") or {}
+            function = json_object(call.get("function"))
             content.append(
                 _tool_use(
                     {"type": "function_call", **function}, call_id=call.get("id"), arguments=function.get("arguments")
@@ -210,12 +210,12 @@ def _chat_content(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | 
 # Blocks.
 
 
-def _text_block(part: Mapping[str, Any]) -> dict[str, Any]:
-    annotations = _objects(part.get("annotations"))
+def _text_block(part: Mapping[str, object]) -> dict[str, object]:
+    annotations = json_objects(part.get("annotations"))
     return {"type": "text", "text": str(part.get("text", "")), "citations": annotations or None}
 
 
-def _tool_use(item: Mapping[str, Any], *, call_id: object, arguments: object) -> dict[str, Any]:
+def _tool_use(item: Mapping[str, object], *, call_id: object, arguments: object) -> dict[str, object]:
     """A function call as a tool use, its arguments parsed; arguments that are not a JSON object (an answer cut
     short) keep the call whole instead."""
     try:
@@ -227,47 +227,50 @@ def _tool_use(item: Mapping[str, Any], *, call_id: object, arguments: object) ->
     return {"type": "tool_use", "id": call_id, "name": str(item.get("name")), "input": parsed}
 
 
-def _other(item: Mapping[str, Any]) -> dict[str, Any]:
+def _other(item: Mapping[str, object]) -> dict[str, object]:
     """A block lowtide does not model, kept whole."""
     return {"type": str(item.get("type")), "data": {name: value for name, value in item.items() if value is not None}}
-
-
-def _objects(value: object) -> list[Mapping[str, Any]]:
-    items = cast("list[object]", value) if isinstance(value, list) else []
-    return [cast("Mapping[str, Any]", item) for item in items if isinstance(item, dict)]
 
 
 # Usage and cost.
 
 
-def usage_of(raw: Mapping[str, Any]) -> Usage:
+def usage_of(raw: Mapping[str, object]) -> Usage:
     """OpenAI's usage (Responses or Chat Completions) in lowtide's terms: `input_tokens` without the cached tokens
     and those written to the cache, which are counted apart."""
     chat = "prompt_tokens" in raw
-    details: Mapping[str, Any] = raw.get("prompt_tokens_details" if chat else "input_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0)
-    written = int(details.get("cache_write_tokens") or 0)
+    details = json_object(raw.get("prompt_tokens_details" if chat else "input_tokens_details"))
+    cached = _count(details.get("cached_tokens"))
+    written = _count(details.get("cache_write_tokens"))
     return Usage(
-        input_tokens=int(raw.get("prompt_tokens" if chat else "input_tokens") or 0) - cached - written,
-        output_tokens=int(raw.get("completion_tokens" if chat else "output_tokens") or 0),
+        input_tokens=_count(raw.get("prompt_tokens" if chat else "input_tokens")) - cached - written,
+        output_tokens=_count(raw.get("completion_tokens" if chat else "output_tokens")),
         cache_read_input_tokens=cached,
         cache_creation_input_tokens=written,
     )
 
 
+def _count(value: object) -> int:
+    """A token count as the JSON gives it (absent, null or 0 for none)."""
+    value = value or 0
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"a token count must be a number, not {type(value).__name__}")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class _Priced:
     usage: Usage
-    usage_json: dict[str, Any]
+    usage_json: JSONObject
     cost: Cost | None
-    cost_json: dict[str, Any] | None
+    cost_json: JSONObject | None
 
 
 _PRICED: dict[tuple[str, BatchProcessingMode, str | None, str], _Priced] = {}
 _PRICED_MAX = 4096
 
 
-def _priced(model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, Any]) -> _Priced:
+def _priced(model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object]) -> _Priced:
     # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
     # may depend on is part of the key.
     key = (model, mode, tier, repr(usage))

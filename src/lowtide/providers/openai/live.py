@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -73,7 +73,7 @@ class OpenAIProvider(Provider):
         if self._watchers:
             self._watchers.tell(quota_report(headers, now=self._clock.now()))
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
         answer: Response | ChatCompletion
         with translate_errors():

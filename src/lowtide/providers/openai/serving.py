@@ -102,7 +102,7 @@ class ChatCompletionsWire(_OpenAIWire):
     def call(self, body: object) -> ServedCall:
         return chat_call(body)
 
-    def message(self, response: ActorResponse[Any], call: ServedCall) -> JSON:
+    def message(self, response: ActorResponse[object], call: ServedCall) -> JSON:
         """The `ChatCompletion` the API would have answered with."""
         texts = [block.text for block in response.content if isinstance(block, TextContent)]
         refusals = [_refusal_text(block) for block in response.content if isinstance(block, OtherContent)]
@@ -154,7 +154,7 @@ class ResponsesWire(_OpenAIWire):
     def call(self, body: object) -> ServedCall:
         return responses_call(body)
 
-    def message(self, response: ActorResponse[Any], call: ServedCall) -> JSON:
+    def message(self, response: ActorResponse[object], call: ServedCall) -> JSON:
         """The `Response` the API would have answered with; it echoes the request's settings, as the API does."""
         echo = call.echo
         incomplete = response.stop_reason == "max_tokens"
@@ -215,7 +215,7 @@ def _undated(model: str) -> str:
     return found["name"] if found else model
 
 
-def _output(response: ActorResponse[Any]) -> list[JSON]:
+def _output(response: ActorResponse[object]) -> list[JSON]:
     """The answer's blocks as output items: consecutive text as one message, each tool use a function call, thinking
     as a reasoning item; blocks lowtide keeps whole go back as they came."""
     items: list[JSON] = []
