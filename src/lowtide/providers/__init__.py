@@ -47,6 +47,7 @@ from lowtide.content import (
 )
 from lowtide.custom_ids import CustomIdRule
 from lowtide.endpoints import check_api_key, check_base_url, unreachable
+from lowtide.json_types import JSONObject, JSONValue, json_object, json_objects
 from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
 from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
@@ -84,6 +85,8 @@ __all__ = [
     "FilePart",
     "ImagePart",
     "InputLimits",
+    "JSONObject",
+    "JSONValue",
     "LazyCheck",
     "LazyProvider",
     "LimitListener",
@@ -125,6 +128,8 @@ __all__ = [
     "estimate_input_tokens",
     "header_int",
     "header_number",
+    "json_object",
+    "json_objects",
     "json_text",
     "parse_response",
     "parsed_outcome",

@@ -28,7 +28,6 @@ from lowtide import (
     ProviderRegistry,
     Usage,
 )
-from lowtide.json_types import json_object
 from lowtide.providers import (
     BatchBackend,
     BatchCodec,
@@ -46,6 +45,7 @@ from lowtide.providers import (
     TextPart,
     UnreadableLine,
     answer_of,
+    json_object,
     parse_response,
     pieces_of,
     run_batch,
