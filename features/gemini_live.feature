@@ -193,3 +193,88 @@ Feature: An actor answered by Google's Gemini API, live
     Then a ConfigurationError is raised
     And the error message contains "GEMINI_API_KEY"
     And nothing was sent to Gemini
+
+  Scenario Outline: A call Gemini would refuse is refused before anything is sent: <case>
+    Given a Gemini actor "strict"
+    When the Gemini actor is asked "Hello" given <case>
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<mention>"
+    And nothing was sent to Gemini
+
+    Examples:
+      | case                                | field                           | mention                                  |
+      | a function declared twice           | tools[1].name                   | declared twice                           |
+      | a server tool                       | tools[0].type                   | only function tools                      |
+      | a forced tool with no name          | tool_choice.name                | must name the tool                       |
+      | a forced tool it was not given      | tool_choice.name                | not among the request's tools            |
+      | a tool choice of another kind       | tool_choice.type                | not one of auto, any, tool, none         |
+      | a tool result answering no call     | messages[0].content[0].tool_use_id | answers no tool call                  |
+      | an image in a tool result           | messages[2].content[0].content  | only text in a tool result               |
+      | an image by URL                     | messages[0].content[0].source   | inline (base64)                          |
+      | a PDF whose data is not base64      | messages[0].content[0].source.data | not valid base64                      |
+      | a stop sequence given twice         | stop_sequences.1                | given twice                              |
+
+  Scenario Outline: <case> reaches Gemini in its own words
+    Given a Gemini actor "open"
+    When the Gemini actor is asked "Hello" given <case>
+    Then the Gemini call succeeded
+    And Gemini was sent, in its generateContent body:
+      | path   | value   |
+      | <path> | <value> |
+
+    Examples:
+      | case                         | path                                          | value                                   |
+      | a free tool choice           | toolConfig.functionCallingConfig.mode         | "AUTO"                                  |
+      | no tool choice allowed       | toolConfig.functionCallingConfig.mode         | "NONE"                                  |
+      | any tool choice              | toolConfig.functionCallingConfig.mode         | "ANY"                                   |
+      | an inline image              | contents.0.parts.0.inlineData.mime_type       | "image/png"                             |
+      | an inline PDF                | contents.0.parts.0.inlineData.mime_type       | "application/pdf"                       |
+      | a further generation setting | generationConfig.seed                         | 7                                       |
+      | a call id Gemini gave        | contents.1.parts.0.functionCall.id            | "call-7"                                |
+
+  Scenario: Thought summaries asked for come back as thinking, counted as output
+    Given a Gemini actor "thoughtful" with:
+      """
+      provider_options: {gemini: {include_thoughts: true, api_version: v1}}
+      """
+    When the actor is asked "Why do tides turn?"
+    Then the answer is the emulated reply to "Why do tides turn?"
+    And the Gemini answer holds thinking before its text
+
+  Scenario: An actor building its own client takes the key, the base URL and an HTTP client, and closes what it made
+    Given a Gemini actor "own" that builds its own client with the key, the emulator's base URL and an HTTP client
+    When the actor is asked "Hello"
+    Then the answer is the emulated reply to "Hello"
+
+  Scenario Outline: A client of the wrong kind is refused, naming it
+    When a Gemini actor "confused" is given <what>
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+
+    Examples:
+      | what                      | field       |
+      | an OpenAI client          | client      |
+      | an HTTP client of httpx   | http_client |
+
+  Scenario: A connection that cannot be made is an APIUnreachableError naming the host
+    Given a Gemini actor "stranded" whose API cannot be reached
+    When the actor is asked "Hello"
+    Then an APIUnreachableError is raised
+
+  Scenario: Gemini's answers and errors are read as the API sends them
+    Then a Gemini answer of these parts is read as these blocks:
+      | part                                                                  | block                                                                     |
+      | {"text": "Let me see", "thought": true, "thoughtSignature": "c2ln"}   | {"type": "thinking", "thinking": "Let me see", "signature": "c2ln"}       |
+      | {"text": ""}                                                          |                                                                           |
+      | {"functionCall": {"name": "f", "id": "fc-1", "args": {"a": 1}}}       | {"type": "tool_use", "id": "fc-1", "name": "f", "input": {"a": 1}}        |
+      | {"functionCall": {"name": "g"}}                                       | {"type": "tool_use", "id": "gemini-call-3-g", "name": "g", "input": {}}   |
+      | {"executableCode": {"code": "1+1", "language": "PYTHON"}}             | {"type": "other", "data": {"executableCode": {"code": "1+1", "language": "PYTHON"}}} |
+      | {"thoughtSignature": "c2ln"}                                          |                                                                           |
+    And these Gemini error bodies ask for these waits:
+      | body                                                                                                         | wait |
+      | {"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.5s"}]}}        | 0.5  |
+      | [{"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "30s"}]}}]       | 30   |
+      | {"error": {"details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo"}, "x", {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}]}} |      |
+      | "Not JSON"                                                                                                   |      |
+    And the Gemini provider's classes are found by name in lowtide.providers.gemini

@@ -8,8 +8,9 @@ import os
 from decimal import Decimal
 from typing import Any, Protocol
 
+import httpx
 import httpx2
-from _support import remember_env, world, yaml_doc
+from _support import remember_env, unreachable_api, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from google import genai
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 from step_context import Context as StepContext
 from step_context import given, then, when
 
+from lowtide import BatchProcessingMode
 from lowtide.emulator import Emulator
 
 MODEL = "gemini-2.5-flash"
@@ -220,3 +222,167 @@ def step_gemini_cost(context: Context, model: str) -> None:
     assert answer.cost is not None
     assert answer.cost.total_usd == Decimal(priced.total_price), (answer.cost, priced.total_price)
     assert answer.cost.total_usd > 0, answer.cost
+
+
+_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+_PDF = "JVBERi0xLjQKJSVFT0YK"
+_TIDE_TOOL: dict[str, Any] = {"name": "record_tide", "input_schema": {"type": "object"}}
+
+
+def _cases() -> dict[str, dict[str, Any]]:
+    """The calls `the Gemini actor is asked "..." given <case>` makes (their `run` arguments besides the prompt)."""
+    called = [
+        {"role": "user", "content": "Record the tide"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "call-7", "name": "record_tide", "input": {}}]},
+    ]
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _PNG}}
+    return {
+        "a function declared twice": {"tools": [_TIDE_TOOL, _TIDE_TOOL]},
+        "a server tool": {"tools": [{**_TIDE_TOOL, "type": "web_search_20250305"}]},
+        "a forced tool with no name": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "tool"}},
+        "a forced tool it was not given": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "tool", "name": "other"}},
+        "a tool choice of another kind": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "maybe"}},
+        "a tool result answering no call": {
+            "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nowhere"}]}]
+        },
+        "an image in a tool result": {
+            "messages": [
+                *called,
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call-7", "content": [image]}]},
+            ],
+            "tools": [_TIDE_TOOL],
+        },
+        "an image by URL": {
+            "messages": [
+                {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}
+            ]
+        },
+        "a PDF whose data is not base64": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "document",
+                            "source": {"type": "base64", "media_type": "application/pdf", "data": "no!"},
+                        }
+                    ],
+                }
+            ]
+        },
+        "a stop sequence given twice": {"stop_sequences": ["tide", "tide"]},
+        "a free tool choice": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "auto"}},
+        "no tool choice allowed": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "none"}},
+        "any tool choice": {"tools": [_TIDE_TOOL], "tool_choice": {"type": "any"}},
+        "an inline image": {
+            "messages": [{"role": "user", "content": [image, {"type": "text", "text": "What is this?"}]}]
+        },
+        "an inline PDF": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "document",
+                            "source": {"type": "base64", "media_type": "application/pdf", "data": _PDF},
+                        },
+                        {"type": "text", "text": "Summarise it"},
+                    ],
+                }
+            ]
+        },
+        "a further generation setting": {"extra_params": {"generationConfig": {"seed": 7}}},
+        "a call id Gemini gave": {
+            "messages": [
+                *called,
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call-7", "content": "done"}]},
+            ],
+            "tools": [_TIDE_TOOL],
+        },
+    }
+
+
+@when('the Gemini actor is asked "{prompt}" given {case}')
+def step_gemini_ask_case(context: Context, prompt: str, case: str) -> None:
+    w = world(context)
+    arguments = _cases()[case]
+    if "messages" not in arguments:
+        arguments = {"prompt": prompt, **arguments}
+    w.response = w.attempt_async(lambda: w.current_actor().run(**arguments))
+
+
+@then("the Gemini call succeeded")
+def step_gemini_succeeded(context: Context) -> None:
+    world(context).answer()
+
+
+@then("the Gemini answer holds thinking before its text")
+def step_gemini_thinking(context: Context) -> None:
+    answer = world(context).answer()
+    kinds = [block.type for block in answer.content]
+    assert kinds == ["thinking", "text"], answer.content
+    assert answer.thinking, answer.content
+
+
+@given('a Gemini actor "{name}" that builds its own client with the key, the emulator\'s base URL and an HTTP client')
+def step_gemini_actor_own_client(context: Context, name: str) -> None:
+    w = world(context)
+    http = httpx2.AsyncClient(transport=w.transport(), base_url=w.emu.base_url)
+    w.cleanups.append(http.aclose)
+    w.add_actor({**_settings(name), "base_url": w.emu.base_url}, client=None, http_client=http, api_key=GEMINI_KEY)
+
+
+@when('a Gemini actor "{name}" is given {what}')
+def step_gemini_actor_wrong(context: Context, name: str, what: str) -> None:
+    w = world(context)
+    if what == "an OpenAI client":
+        kwargs: dict[str, Any] = {"client": w.emu.openai_client(api_key=GEMINI_KEY)}
+    else:
+        kwargs = {"client": None, "http_client": httpx.AsyncClient(), "api_key": GEMINI_KEY}
+    w.attempt(lambda: w.run(w.add_actor(_settings(name), **kwargs).run("Hello")))
+
+
+@given('a Gemini actor "{name}" whose API cannot be reached')
+def step_gemini_unreachable(context: Context, name: str) -> None:
+    w = world(context)
+    cause = ConnectionRefusedError(111, "Connection refused")
+    http = httpx2.AsyncClient(transport=unreachable_api(httpx2.ConnectError, cause=cause))
+    w.cleanups.append(http.aclose)
+    w.add_actor(
+        {**_settings(name), "base_url": "http://127.0.0.1:9", "live": {"retries": {"connection": 0}}},
+        client=None,
+        http_client=http,
+        api_key=GEMINI_KEY,
+    )
+
+
+@then("a Gemini answer of these parts is read as these blocks:")
+def step_gemini_parts(context: Context) -> None:
+    from lowtide.providers.gemini.answers import answer_and_json
+
+    parts = [json.loads(row["part"]) for row in context.table]
+    body = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}
+    _, stored = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids={})
+    expected = [json.loads(row["block"]) for row in context.table if row["block"]]
+    assert stored["content"] == expected, stored["content"]
+    assert stored["stop_reason"] == "tool_use", stored
+
+
+@then("these Gemini error bodies ask for these waits:")
+def step_gemini_waits(context: Context) -> None:
+    from lowtide.providers.gemini.errors import retry_delay
+
+    for row in context.table:
+        wait = retry_delay(json.loads(row["body"]))
+        assert wait == (float(row["wait"]) if row["wait"] else None), (row["body"], wait)
+
+
+@then("the Gemini provider's classes are found by name in lowtide.providers.gemini")
+def step_gemini_exports(context: Context) -> None:
+    import lowtide.providers.gemini as package
+    from lowtide.providers.gemini.live import GeminiProvider
+    from lowtide.providers.gemini.options import GeminiOptions
+
+    assert package.GeminiProvider is GeminiProvider
+    assert package.GeminiOptions is GeminiOptions
+    assert getattr(package, "Nothing", None) is None

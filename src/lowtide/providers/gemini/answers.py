@@ -115,11 +115,10 @@ def _content(candidate: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _tool_use(call: Mapping[str, Any], number: int) -> dict[str, Any]:
     name = str(call.get("name") or "")
     given = call.get("id")
-    arguments: object = call.get("args") or {}
-    if not isinstance(arguments, dict):
-        return {"type": "other", "data": {"functionCall": dict(call)}}
+    arguments: object = call.get("args")
     call_id = given if isinstance(given, str) and given else f"{SYNTHETIC_CALL_ID}{number}-{name}"
-    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+    # Gemini's arguments are a JSON object (`Struct`); none given is an empty one.
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments if isinstance(arguments, dict) else {}}
 
 
 def _objects(value: object) -> list[Mapping[str, Any]]:
