@@ -278,3 +278,11 @@ Feature: An actor answered by Google's Gemini API, live
       | {"error": {"details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo"}, "x", {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}]}} |      |
       | "Not JSON"                                                                                                   |      |
     And the Gemini provider's classes are found by name in lowtide.providers.gemini
+
+  Scenario: A live bulk run of a Gemini actor answers every item, in input order, each priced
+    Given a Gemini actor "bulk" with:
+      """
+      live: {rpm: 60}
+      """
+    When the Gemini actor maps 6 prompts in live mode
+    Then the Gemini run's 6 results are in input order, each the emulated reply to its prompt, each priced

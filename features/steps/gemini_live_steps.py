@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 import httpx
 import httpx2
-from _support import remember_env, unreachable_api, world, yaml_doc
+from _support import emulated_reply_to, remember_env, unreachable_api, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from google import genai
@@ -386,3 +386,23 @@ def step_gemini_exports(context: Context) -> None:
     assert package.GeminiProvider is GeminiProvider
     assert package.GeminiOptions is GeminiOptions
     assert getattr(package, "Nothing", None) is None
+
+
+@when("the Gemini actor maps {count:d} prompts in live mode")
+def step_gemini_map(context: Context, count: int) -> None:
+    w = world(context)
+    prompts = [f"Tide table {number}" for number in range(count)]
+    w.value = (prompts, w.run(w.current_actor().map(prompts, mode="live")))
+
+
+@then("the Gemini run's {count:d} results are in input order, each the emulated reply to its prompt, each priced")
+def step_gemini_mapped(context: Context, count: int) -> None:
+    prompts, result = world(context).value
+    assert result.ok, result.counts()
+    items = list(result)
+    assert [item.index for item in items] == list(range(count)), items
+    for item, prompt in zip(items, prompts, strict=True):
+        assert (item.text or "").startswith(emulated_reply_to(prompt)), (prompt, item.text)
+        assert item.cost_usd is not None, item
+        assert item.cost_usd > 0, item
+    assert world(context).emu.calls["gemini.generate_content"] == count, world(context).emu.calls

@@ -50,6 +50,7 @@ class GeminiProvider(Provider):
             )
         body = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
         body.pop("sdkHttpResponse", None)
+        body.setdefault("modelVersion", request.model)
         headers = answer.sdk_http_response.headers if answer.sdk_http_response is not None else None
         request_id = (headers or {}).get("x-request-id")
         error = blocked_error(body, request_id=request_id)
