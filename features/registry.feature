@@ -3,13 +3,15 @@ Feature: Provider registry
   I want providers looked up by name and mode, and third-party providers plugged in through entry points
   So that an actor's configuration picks its provider without code changes, and a bad plugin is caught early
 
-  Scenario: The default registry holds the built-in Anthropic and OpenAI providers, loaded from the installed entry points
+  Scenario: The default registry holds the built-in Anthropic, OpenAI and Gemini providers, loaded from the installed entry points
     Given the installed package declares the provider entry point "anthropic = lowtide.providers.anthropic:register"
     And the installed package declares the provider entry point "openai = lowtide.providers.openai:register"
+    And the installed package declares the provider entry point "gemini = lowtide.providers.gemini:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic, openai"
+    Then the registry lists the providers "anthropic, gemini, openai"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
+    And provider "gemini" offers the modes "live"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
@@ -18,13 +20,15 @@ Feature: Provider registry
     Then the lookup gives OpenAIProvider in live mode
     When "openai" is looked up in batch mode
     Then the lookup gives OpenAIBatchProvider in batch mode
+    When "gemini" is looked up in live mode
+    Then the lookup gives GeminiProvider in live mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic, openai"
-    And the registry lists the providers "anthropic, openai"
+    Then the plugins loaded are "anthropic, gemini, openai"
+    And the registry lists the providers "anthropic, gemini, openai"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -32,7 +36,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'openai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'gemini', 'openai'.
       """
     And the error names the field "provider"
 
@@ -41,7 +45,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'openai'."
+    And the error message contains "Registered providers: 'anthropic', 'gemini', 'openai'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry

@@ -1,0 +1,42 @@
+"""The settings only Gemini has, as an actor gives them under `provider_options: {gemini: ...}`, checked before
+anything is sent."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lowtide import ConfigurationError
+from lowtide.providers import Parameters
+
+__all__ = ["PROVIDER_NAME", "GeminiOptions", "options_of"]
+
+PROVIDER_NAME = "gemini"
+
+
+class GeminiOptions(BaseModel):
+    """Gemini's own settings of one actor or call. Further `generationConfig` fields travel in `extra_params`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    thinking_budget: int | None = Field(default=None, ge=-1)
+    """The tokens a thinking model may think with: 0 turns thinking off (where the model allows), -1 lets the model
+    decide; the API's default when not given."""
+    include_thoughts: bool | None = None
+    """Whether the answer carries the model's thought summaries (as thinking blocks)."""
+    api_version: str | None = Field(default=None, pattern=r"^v1(beta|alpha)?$")
+    """The API version the SDK calls (`v1beta`, the SDK's own default when not given, or `v1`)."""
+
+
+_PREFIX = f"provider_options.{PROVIDER_NAME}"
+
+
+def options_of(request: Parameters) -> GeminiOptions:
+    """The Gemini settings of a request (or an actor), or the `ConfigurationError` naming the first wrong one."""
+    given = request.provider_options.get(PROVIDER_NAME) or {}
+    try:
+        return GeminiOptions.model_validate(given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join([_PREFIX, *(str(part) for part in first["loc"])])
+        # The value is never echoed: a misplaced key must not reach an error message or a log.
+        raise ConfigurationError(f"Invalid Gemini setting {where}: {first['msg']}.", field=where) from None

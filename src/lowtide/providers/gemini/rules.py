@@ -1,0 +1,69 @@
+"""Gemini's rules as data, which neutral code asks for by the provider's name (`register` hands them to the
+registry): how its usage is priced through genai-prices, and what it can carry of lowtide's content blocks. Pure, and
+light: no SDK.
+
+genai-prices reads Google's own usage (`usageMetadata`) from a response's top level, where lowtide hands it a usage
+object alone; its `anthropic` flavor for Google (input with the cache reads inside it, cache reads, output) reads the
+same counts from a usage object, and Gemini bills thinking as output, so the thinking tokens are priced in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lowtide import Usage
+from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape
+
+__all__ = ["CONTENT", "USAGE", "usage_of"]
+
+CONTENT = ContentRules(provider="Gemini", skipped=frozenset({"thinking", "redacted_thinking"}))
+"""No Gemini model reads back another model's signed thinking: left out. No document is cited."""
+
+
+def usage_of(metadata: Mapping[str, Any]) -> Usage:
+    """Gemini's `usageMetadata` in lowtide's terms: input without the cached tokens (read apart), output with the
+    thinking tokens (billed as output, as Anthropic's output counts its thinking)."""
+    prompt = int(metadata.get("promptTokenCount") or 0) + int(metadata.get("toolUsePromptTokenCount") or 0)
+    cached = int(metadata.get("cachedContentTokenCount") or 0)
+    return Usage(
+        input_tokens=max(0, prompt - cached),
+        output_tokens=int(metadata.get("candidatesTokenCount") or 0) + int(metadata.get("thoughtsTokenCount") or 0),
+        cache_read_input_tokens=cached,
+    )
+
+
+def _from_neutral(usage: Usage) -> dict[str, object]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": usage.output_tokens,
+    }
+
+
+def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
+    return {
+        "input_tokens": int(raw.get("input_tokens") or 0),
+        "output_tokens": int(raw.get("output_tokens") or 0),
+        "cached_tokens": int(raw.get("cache_read_input_tokens") or 0),
+    }
+
+
+def _probe(**counts: int) -> dict[str, object]:
+    return _from_neutral(Usage(**counts))
+
+
+USAGE = UsageShape(
+    genai_provider="google",
+    owner="Google",
+    fields=_fields,
+    probes=(
+        ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
+        ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
+        ("cached_tokens", _probe(cache_read_input_tokens=PROBE_TOKENS)),
+    ),
+    from_neutral=_from_neutral,
+    flavor=lambda _: "anthropic",
+)
+"""How Gemini's usage is priced by genai-prices (Google's prices, read in its `anthropic` flavor)."""
