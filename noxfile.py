@@ -100,7 +100,7 @@ def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
     PostgreSQL database, and Robot tests (tag `postgres`), with `lowtide[postgres]`, on a throwaway cluster each run
     starts and removes. posargs: the feature files (default: every feature)."""
-    session.install("-e", ".[postgres]", *TEST_DEPS)
+    session.install("-e", ".[postgres,gemini]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",

@@ -3,7 +3,7 @@ SDK (`client.aio.models.generate_content`)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol, cast
+from typing import ClassVar, Protocol, cast
 
 from google.genai import types
 
@@ -41,7 +41,7 @@ class GeminiProvider(Provider):
     def quota_scope(self) -> str:
         return self._scope
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[Any]:
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
         with translate_errors():
             models = cast("_Models", self._client.aio.models)

@@ -10,7 +10,6 @@ same counts from a usage object, and Gemini bills thinking as output, so the thi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from lowtide import Usage
 from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape
@@ -21,16 +20,26 @@ CONTENT = ContentRules(provider="Gemini", skipped=frozenset({"thinking", "redact
 """No Gemini model reads back another model's signed thinking: left out. No document is cited."""
 
 
-def usage_of(metadata: Mapping[str, Any]) -> Usage:
+def usage_of(metadata: Mapping[str, object]) -> Usage:
     """Gemini's `usageMetadata` in lowtide's terms: input without the cached tokens (read apart), output with the
     thinking tokens (billed as output, as Anthropic's output counts its thinking)."""
-    prompt = int(metadata.get("promptTokenCount") or 0) + int(metadata.get("toolUsePromptTokenCount") or 0)
-    cached = int(metadata.get("cachedContentTokenCount") or 0)
+    prompt = _count(metadata, "promptTokenCount") + _count(metadata, "toolUsePromptTokenCount")
+    cached = _count(metadata, "cachedContentTokenCount")
     return Usage(
         input_tokens=max(0, prompt - cached),
-        output_tokens=int(metadata.get("candidatesTokenCount") or 0) + int(metadata.get("thoughtsTokenCount") or 0),
+        output_tokens=_count(metadata, "candidatesTokenCount") + _count(metadata, "thoughtsTokenCount"),
         cache_read_input_tokens=cached,
     )
+
+
+def _count(holder: Mapping[str, object], name: str) -> int:
+    """A token count read from JSON: 0 when absent or null."""
+    value = holder.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"{name}: a token count, not {value!r}")
+    return int(value)
 
 
 def _from_neutral(usage: Usage) -> dict[str, object]:
@@ -42,11 +51,11 @@ def _from_neutral(usage: Usage) -> dict[str, object]:
     }
 
 
-def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
+def _fields(raw: Mapping[str, object]) -> dict[str, int]:
     return {
-        "input_tokens": int(raw.get("input_tokens") or 0),
-        "output_tokens": int(raw.get("output_tokens") or 0),
-        "cached_tokens": int(raw.get("cache_read_input_tokens") or 0),
+        "input_tokens": _count(raw, "input_tokens"),
+        "output_tokens": _count(raw, "output_tokens"),
+        "cached_tokens": _count(raw, "cache_read_input_tokens"),
     }
 
 
