@@ -72,6 +72,33 @@ Feature: The emulator serves Google's Gemini API too: models, generateContent, s
         | gemini-2.0-flash | 9000 output tokens      | 400  | INVALID_ARGUMENT | maxOutputTokens value 9000 is out of range |
         | gemini-2.5-flash | six stop sequences      | 400  | INVALID_ARGUMENT | at most 5 stop sequences         |
 
+    Scenario: A stream asked for without server-sent events comes as one JSON array of its pieces
+      Given the Gemini emulator runs on a manual clock, called through API version "v1beta"
+      When I post the Gemini emulator's streamGenerateContent "Tell me a long story about the tide" without asking for server-sent events
+      Then the Gemini emulator raw answer is one JSON array of pieces whose text quotes "Tell me a long story about the tide"
+
+    Scenario Outline: A body the API cannot read is refused with INVALID_ARGUMENT, naming what is wrong: <what>
+      Given the Gemini emulator runs on a manual clock, called through API version "v1beta"
+      When I post the Gemini emulator's generateContent the body <body>
+      Then the Gemini emulator raw answer is 400 "INVALID_ARGUMENT" mentioning "<mention>"
+
+      Examples:
+        | what                  | body                                                              | mention                                  |
+        | not an object         | []                                                                | Expected an object                       |
+        | no contents           | {}                                                                | contents is not specified                |
+        | a content not a dict  | {"contents": [1]}                                                 | contents[0]: must be an object           |
+        | an unknown role       | {"contents": [{"role": "robot", "parts": [{"text": "hi"}]}]}      | Please use a valid role                  |
+        | no parts              | {"contents": [{"role": "user", "parts": []}]}                     | contents.parts must not be empty         |
+        | a part not a dict     | {"contents": [{"parts": [7]}]}                                    | parts[0]: must be an object              |
+        | text not a string     | {"contents": [{"parts": [{"text": 5}]}]}                          | Invalid value at 'contents[0].parts[0].text' |
+        | inline data, no type  | {"contents": [{"parts": [{"inlineData": {"data": "AAAA"}}]}]}      | inline_data.mime_type: required field    |
+        | an empty part         | {"contents": [{"parts": [{}]}]}                                   | required oneof field 'data'              |
+        | a bad function name | {"contents": [{"parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "9bad"}]}]} | Invalid function name |
+        | an unknown tool mode | {"contents": [{"parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "lookup"}]}], "toolConfig": {"functionCallingConfig": {"mode": "SOMETIMES"}}} | function_calling_config.mode |
+        | a schema without JSON | {"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": {"responseSchema": {"type": "OBJECT", "properties": {"a": {"type": "STRING", "nullable": true}}}}} | response_mime_type must be |
+        | a top_k of 0 | {"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": {"topK": 0}} | top_k: must be at least 1 |
+        | two candidates | {"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": {"candidateCount": 2}} | candidate_count |
+
     Scenario: A missing key is 403, a key the account does not know 400 API_KEY_INVALID, never echoed
       Given the Gemini emulator runs on a manual clock and accepts only the key "AIza-good-key-0001"
       When I call the Gemini emulator raw without a key

@@ -204,6 +204,63 @@ def step_raw(context: Context) -> None:
     s.raw = context.runner.run(send())
 
 
+@when("I post the Gemini emulator's generateContent the body {body}")
+def step_raw_body(context: Context, body: str) -> None:
+    """A body as a client of its own might send it, not as the SDK builds it: the emulator reads what arrives."""
+    s = _s(context)
+
+    async def send() -> httpx2.Response:
+        async with s.emulator.http_client() as http:
+            return await http.post(
+                f"/{s.version}/models/gemini-2.5-flash:generateContent",
+                content=body.encode(),
+                headers={"x-goog-api-key": KEY, "content-type": "application/json"},
+            )
+
+    s.raw = context.runner.run(send())
+
+
+@when('I post the Gemini emulator\'s streamGenerateContent "{prompt}" without asking for server-sent events')
+def step_raw_stream(context: Context, prompt: str) -> None:
+    s = _s(context)
+
+    async def send() -> httpx2.Response:
+        async with s.emulator.http_client() as http:
+            return await http.post(
+                f"/{s.version}/models/gemini-2.5-flash:streamGenerateContent",
+                json={"contents": [{"role": "user", "parts": [{"text": prompt}]}]},
+                headers={"x-goog-api-key": KEY},
+            )
+
+    s.raw = context.runner.run(send())
+
+
+@then('the Gemini emulator raw answer is one JSON array of pieces whose text quotes "{prompt}"')
+def step_raw_array(context: Context, prompt: str) -> None:
+    raw = _s(context).raw
+    assert raw is not None
+    assert raw.status_code == 200, (raw, raw.text)
+    assert raw.headers["content-type"].startswith("application/json"), raw.headers
+    pieces = raw.json()
+    assert isinstance(pieces, list), pieces
+    assert len(pieces) > 1, pieces
+    text = "".join(
+        part.get("text", "") for piece in pieces for c in piece.get("candidates", []) for part in c["content"]["parts"]
+    )
+    assert f'"{prompt}"' in text, text
+    assert pieces[-1]["candidates"][0]["finishReason"] == "STOP", pieces[-1]
+
+
+@then('the Gemini emulator raw answer is {code:d} "{status}" mentioning "{mention}"')
+def step_raw_answer_mentioning(context: Context, code: int, status: str, mention: str) -> None:
+    raw = _s(context).raw
+    assert raw is not None
+    assert raw.status_code == code, (raw, raw.text)
+    error = raw.json()["error"]
+    assert error["status"] == status, error
+    assert mention in error["message"], error
+
+
 @when('I stream the Gemini emulator\'s "{model}" "{prompt}"')
 def step_stream(context: Context, model: str, prompt: str) -> None:
     s = _s(context)
