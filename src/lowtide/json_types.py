@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeAlias, cast
 
-__all__ = ["JSONObject", "JSONValue", "json_object", "json_objects"]
+__all__ = ["JSONObject", "JSONValue", "json_count", "json_object", "json_objects"]
 
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 """Any value `json.loads` gives."""
@@ -24,3 +24,13 @@ def json_objects(value: object) -> list[Mapping[str, object]]:
     """The objects (dicts) of `value` when it is a list, in order, anything else in it skipped; else none."""
     items = cast("list[object]", value) if isinstance(value, list) else []
     return [cast("Mapping[str, object]", item) for item in items if isinstance(item, dict)]
+
+
+def json_count(value: object, name: str = "a token count") -> int:
+    """A count (tokens, say) as decoded JSON gives it: 0 when absent, null or empty; a number or a numeric string as
+    an int; anything else (`true`, a list, an object) a `TypeError` naming `name`."""
+    if not value:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"{name} must be a number, not {value!r}")
+    return int(value)

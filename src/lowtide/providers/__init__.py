@@ -47,7 +47,7 @@ from lowtide.content import (
 )
 from lowtide.custom_ids import CustomIdRule
 from lowtide.endpoints import check_api_key, check_base_url, unreachable
-from lowtide.json_types import JSONObject, JSONValue, json_object, json_objects
+from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
 from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
 from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
@@ -128,6 +128,7 @@ __all__ = [
     "estimate_input_tokens",
     "header_int",
     "header_number",
+    "json_count",
     "json_object",
     "json_objects",
     "json_text",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lowtide import Usage
-from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape
+from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape, json_count
 
 __all__ = ["CONTENT", "USAGE", "usage_of"]
 
@@ -33,13 +33,7 @@ def usage_of(metadata: Mapping[str, object]) -> Usage:
 
 
 def _count(holder: Mapping[str, object], name: str) -> int:
-    """A token count read from JSON: 0 when absent or null."""
-    value = holder.get(name)
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise TypeError(f"{name}: a token count, not {value!r}")
-    return int(value)
+    return json_count(holder.get(name), name)
 
 
 def _from_neutral(usage: Usage) -> dict[str, object]:

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
-from lowtide.json_types import JSONObject, json_object, json_objects
+from lowtide.json_types import JSONObject, json_count, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
@@ -240,22 +240,16 @@ def usage_of(raw: Mapping[str, object]) -> Usage:
     and those written to the cache, which are counted apart."""
     chat = "prompt_tokens" in raw
     details = json_object(raw.get("prompt_tokens_details" if chat else "input_tokens_details"))
-    cached = _count(details.get("cached_tokens"))
-    written = _count(details.get("cache_write_tokens"))
+    cached = json_count(details.get("cached_tokens"), "cached_tokens")
+    written = json_count(details.get("cache_write_tokens"), "cache_write_tokens")
     return Usage(
-        input_tokens=_count(raw.get("prompt_tokens" if chat else "input_tokens")) - cached - written,
-        output_tokens=_count(raw.get("completion_tokens" if chat else "output_tokens")),
+        input_tokens=json_count(raw.get("prompt_tokens" if chat else "input_tokens"), "input tokens")
+        - cached
+        - written,
+        output_tokens=json_count(raw.get("completion_tokens" if chat else "output_tokens"), "output tokens"),
         cache_read_input_tokens=cached,
         cache_creation_input_tokens=written,
     )
-
-
-def _count(value: object) -> int:
-    """A token count as the JSON gives it (absent, null or 0 for none)."""
-    value = value or 0
-    if not isinstance(value, int | float | str):
-        raise TypeError(f"a token count must be a number, not {type(value).__name__}")
-    return int(value)
 
 
 @dataclass(frozen=True)
