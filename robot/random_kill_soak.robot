@@ -1,5 +1,5 @@
 *** Settings ***
-Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
+Test Timeout        ${TEST_TIMEOUT}    # stuck, not slow: 3 rounds take a few minutes on a loaded machine
 Documentation       The random-kill soak: batch-mode clients SIGKILLed at random moments across the whole life cycle
 ...                 (intent, create in flight, reconciliation, polling, streaming results), over three batches of the
 ...                 same size per client, with creates answered late and some failing with an unknown outcome (a 500,
@@ -24,6 +24,8 @@ ${ROUNDS}           3
 ${FIRST_ROUND}      1
 ${SEED}             lowtide
 ${PROCESSING}       1
+# The `soak` session's 200 rounds take most of an hour per test.
+${TEST_TIMEOUT}     10 minutes
 
 
 *** Test Cases ***
