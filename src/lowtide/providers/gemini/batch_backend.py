@@ -33,6 +33,7 @@ from lowtide import (
     BatchSettings,
     Clock,
     NotFoundError,
+    PermissionDeniedError,
     RateLimitError,
 )
 from lowtide.providers import (
@@ -344,11 +345,14 @@ class GeminiBatchBackend(BatchBackend):
             await self._retrying(lambda: self._client.aio.batches.delete(name=batch_id))
 
     async def finished(self, batch: RemoteBatch) -> None:
-        """Delete the uploaded input file, if the job had one (unless `batch.keep_uploads`): the answers are
-        stored. The file's name is the intent's, so the job need not say it."""
+        """Delete the uploaded input file of a job that had one (unless `batch.keep_uploads`): the answers are
+        stored. A job made from a file answers in a file (inline requests, inline); the input's name is the
+        intent's, so the job need not say it."""
         if self.settings.keep_uploads or batch.intent_id is None:
             return
-        await self._delete_file(_file_name(batch.intent_id))
+        job = await self._ended(batch)
+        if job.dest is not None and job.dest.file_name:
+            await self._delete_file(_file_name(batch.intent_id))
 
     async def abandon(self, steps: Mapping[str, str]) -> None:
         """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
@@ -357,7 +361,8 @@ class GeminiBatchBackend(BatchBackend):
             await self._delete_file(file_name)
 
     async def _delete_file(self, file_name: str) -> None:
-        with contextlib.suppress(NotFoundError):
+        # Gemini answers 403 for a file that is not there (any more).
+        with contextlib.suppress(NotFoundError, PermissionDeniedError):
             await self._retrying(lambda: self._client.aio.files.delete(name=file_name))
 
     async def aclose(self) -> None:
@@ -370,7 +375,7 @@ class GeminiBatchBackend(BatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> types.BatchJob:
         known = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-        if known is None or _PHASES.get(_state(known)) is not Phase.ENDED:
+        if known is None or known.dest is None or _PHASES.get(_state(known)) is not Phase.ENDED:
             known = await self._raw(batch.id)
         return known
 
