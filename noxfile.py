@@ -82,14 +82,15 @@ def robot(session: nox.Session) -> None:
     The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process, the longest first,
     as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases and rate limits,
     not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites
-    tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them.
+    tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them; those tagged
+    `long` run in the `soak` session.
     """
     session.install("-e", ".[gemini]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
-        "--exclude", "postgres", "--exclude", "serve-client",
+        "--exclude", "postgres", "--exclude", "serve-client", "--exclude", "long",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
         *(session.posargs or ["robot"]),
     )  # fmt: skip
@@ -166,8 +167,9 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 
 @nox.session
 def soak(session: nox.Session) -> None:
-    """The random-kill soak, long: 200 rounds each of one and of two processes (ROUNDS, SEED: posargs override)."""
-    session.install("-e", ".", *TEST_DEPS)
+    """The random-kill soak, long: 200 rounds each of one and of two processes, for every provider's batch API
+    (ROUNDS, SEED: posargs override)."""
+    session.install("-e", ".[gemini]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",

@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from batch_vs_sdk import (  # beside this file, not a package
+from harness import (  # beside this file, not a package
     API_KEY,
     Emulator,
     checksum,

@@ -6,8 +6,8 @@
 Every measurement gets a fresh `lowtide emulator` subprocess (same processing time), and every contender runs in a
 subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The contenders:
 
-- `raw-sdk`: `anthropic.AsyncAnthropic`, one `messages.batches.create` with N requests, `retrieve` every
-  `--poll-interval` seconds until the batch ends, then `results` streamed into a dict keyed by `custom_id`.
+- `raw-sdk`: the provider's official SDK by hand (`by_hand/<provider>.py`): one batch of N requests created,
+  polled every `--poll-interval` seconds until it ends, its results streamed into a dict keyed by custom id.
 - `lowtide`: one `Actor` in batch mode (same model, max_tokens and poll interval, a fresh ledger in a temporary
   directory), `asyncio.gather` of N `actor.run(...)` calls.
 
@@ -23,311 +23,60 @@ import argparse
 import asyncio
 import cProfile
 import gc
-import hashlib
 import importlib
 import json
 import os
-import platform
 import pstats
-import re
-import resource
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Coroutine, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
-"""The model of each provider's run: `--provider` picks whose batch API both contenders use."""
-MODEL = MODELS["anthropic"]
-MAX_TOKENS = 256
-API_KEY = "sk-ant-benchmark-not-a-real-key"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from by_hand import PROVIDERS, BatchTimes, ByHand, by_hand
+from harness import (
+    API_KEY,
+    MAX_TOKENS,
+    Emulator,
+    checksum,
+    cpu_seconds,
+    key,
+    log,
+    machine,
+    peak_rss_kib,
+    prompt,
+    source_revision,
+    subprocess_environment,
+    write_report,
+)
+
 Contender = Literal["raw-sdk", "floor", "lowtide", "raw-sdk-bulk", "lowtide-bulk"]
 CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide")
-"""The one-batch contenders; `floor` only with Anthropic's API (`--provider anthropic`)."""
+"""The one-batch contenders; `floor` only where the provider's module has one (Anthropic's)."""
 BULK_CONTENDERS: tuple[Contender, ...] = ("raw-sdk-bulk", "lowtide-bulk")
 """The bulk run's contenders: many batches, a few at once."""
-RESULTS_PER_TRANSACTION = 2000
-"""The floor appends its results in transactions of this many, as lowtide does."""
-RESULTS_START = "<!-- benchmark-results:start -->"
-RESULTS_END = "<!-- benchmark-results:end -->"
-_EMULATOR_START_SECONDS = 60.0
 _CONTENDER_TIMEOUT_SECONDS = 4 * 3600.0
 
 
-def prompt(i: int) -> str:
-    return f"question {i}"
-
-
-def key(i: int) -> str:
-    return f"q-{i}"
-
-
-def checksum(texts: dict[str, str], n: int) -> str:
-    """A digest of the answer texts in request order: equal digests mean both contenders got the same answers."""
-    digest = hashlib.sha256()
-    for i in range(n):
-        digest.update(texts.get(key(i), "<missing>").encode())
-        digest.update(b"\0")
-    return digest.hexdigest()[:16]
-
-
-def peak_rss_kib() -> int:
-    """This process's peak resident set size so far, in KiB (Linux reports KiB, macOS bytes)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak // 1024 if sys.platform == "darwin" else peak
-
-
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-# The contenders, each run in its own process (`--contender NAME`).
-
-
-async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
-    """What a careful user of the official SDK writes: one create, poll, stream the results into a dict."""
-    from anthropic import AsyncAnthropic
-    from anthropic.types.messages import MessageBatch
-
-    async def create(client: AsyncAnthropic) -> MessageBatch:
-        # The request list lives only as long as the create: it is not held while waiting.
-        requests: list[Any] = [
-            {
-                "custom_id": key(i),
-                "params": {
-                    "model": MODEL,
-                    "max_tokens": MAX_TOKENS,
-                    "messages": [{"role": "user", "content": prompt(i)}],
-                },
-            }
-            for i in range(n)
-        ]
-        return await client.messages.batches.create(requests=requests)
-
-    async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
-        started_at, start = time.time(), time.perf_counter()
-        batch = await create(client)
-        while batch.processing_status != "ended":
-            await asyncio.sleep(poll_interval)
-            batch = await client.messages.batches.retrieve(batch.id)
-        texts: dict[str, str] = {}
-        async for line in await client.messages.batches.results(batch.id):
-            if line.result.type == "succeeded":
-                texts[line.custom_id] = "".join(
-                    block.text for block in line.result.message.content if block.type == "text"
-                )
-        return started_at, time.perf_counter() - start, texts
-
-
-def sdk_requests(keys: range) -> list[Any]:
-    """The batch entries of requests `keys`, as the raw SDK's user writes them."""
-    return [
-        {
-            "custom_id": key(i),
-            "params": {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt(i)}]},
-        }
-        for i in keys
-    ]
-
-
-async def raw_sdk_bulk(
-    base_url: str, n: int, poll_interval: float, batches: int, parallel: int
-) -> tuple[float, float, dict[str, str]]:
-    """The bulk run by hand with the official SDK: `n` requests in `batches` batches, `parallel` of them at once
-    (a semaphore), each created, polled and its results streamed into one dict."""
-    from anthropic import AsyncAnthropic
-
-    size = -(-n // batches)
-    texts: dict[str, str] = {}
-
-    async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
-        slots = asyncio.Semaphore(parallel)
-
-        async def one(first: int) -> None:
-            async with slots:
-                batch = await client.messages.batches.create(requests=sdk_requests(range(first, min(n, first + size))))
-                while batch.processing_status != "ended":
-                    await asyncio.sleep(poll_interval)
-                    batch = await client.messages.batches.retrieve(batch.id)
-                async for line in await client.messages.batches.results(batch.id):
-                    if line.result.type == "succeeded":
-                        texts[line.custom_id] = "".join(
-                            block.text for block in line.result.message.content if block.type == "text"
-                        )
-
-        started_at, start = time.time(), time.perf_counter()
-        await asyncio.gather(*(one(first) for first in range(0, n, size)))
-        return started_at, time.perf_counter() - start, texts
-
-
-async def floor_client(
-    base_url: str, n: int, poll_interval: float, ledger: Path
-) -> tuple[float, float, dict[str, str]]:
-    """The least a durable client must do: the raw SDK's create and polls, with every request's intent inserted (one
-    transaction) before the create, and each results line decoded once and appended as it came (transactions of
-    `RESULTS_PER_TRANSACTION`) before its answer is handed out. JSON by orjson when it is installed."""
-    import sqlite3
-
-    from anthropic import AsyncAnthropic
-
-    try:
-        import orjson
-
-        dumps, loads = orjson.dumps, orjson.loads
-    except ImportError:  # pragma: no cover - orjson is one of lowtide's dependencies
-
-        def dumps(value: Any, /) -> bytes:
-            return json.dumps(value, separators=(",", ":")).encode()
-
-        loads = json.loads
-
-    connection = sqlite3.connect(ledger, isolation_level=None)
-    connection.executescript(
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-        " CREATE TABLE intents (custom_id TEXT PRIMARY KEY, params BLOB NOT NULL, batch_id TEXT);"
-        " CREATE TABLE results (custom_id TEXT NOT NULL, line BLOB NOT NULL);"
-    )
-    try:
-        async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
-            started_at, start = time.time(), time.perf_counter()
-            requests = sdk_requests(range(n))
-            with connection:
-                connection.execute("BEGIN")
-                connection.executemany(
-                    "INSERT INTO intents (custom_id, params) VALUES (?, ?)",
-                    [(entry["custom_id"], dumps(entry["params"])) for entry in requests],
-                )
-            batch = await client.messages.batches.create(requests=requests)
-            del requests
-            connection.execute("UPDATE intents SET batch_id = ?", (batch.id,))  # one row per batch would do
-            while batch.processing_status != "ended":
-                await asyncio.sleep(poll_interval)
-                batch = await client.messages.batches.retrieve(batch.id)
-            assert batch.results_url is not None
-            texts: dict[str, str] = {}
-            rows: list[tuple[str, bytes]] = []
-            answers: list[tuple[str, str]] = []
-
-            def append() -> None:
-                with connection:
-                    connection.execute("BEGIN")
-                    connection.executemany("INSERT INTO results (custom_id, line) VALUES (?, ?)", rows)
-                texts.update(answers)
-                rows.clear()
-                answers.clear()
-
-            response = await client.get(
-                batch.results_url,
-                cast_to=httpx_response(),
-                stream=True,
-                options={"headers": {"Accept": "application/binary"}},
-            )
-            try:
-                async for text in response.aiter_lines():
-                    if not text:
-                        continue
-                    line = loads(text)
-                    custom_id = line["custom_id"]
-                    rows.append((custom_id, text.encode()))
-                    result = line["result"]
-                    if result["type"] == "succeeded":
-                        answers.append(
-                            (
-                                custom_id,
-                                "".join(
-                                    block["text"] for block in result["message"]["content"] if block["type"] == "text"
-                                ),
-                            )
-                        )
-                    if len(rows) >= RESULTS_PER_TRANSACTION:
-                        append()
-            finally:
-                await response.aclose()
-            append()
-            return started_at, time.perf_counter() - start, texts
-    finally:
-        connection.close()
-
-
-def httpx_response() -> Any:
-    """The HTTP client's response class the SDK streams into (`cast_to`): httpx2 where the SDK uses it, else httpx."""
-    try:
-        return importlib.import_module("httpx2").Response
-    except ImportError:  # pragma: no cover - an SDK on plain httpx
-        return importlib.import_module("httpx").Response
-
-
-async def raw_openai_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
-    """The same by hand with the official `openai` SDK: the input file written and uploaded, one batch created, polled
-    until it completes, the output file streamed into a dict."""
-    from openai import AsyncOpenAI
-
-    async with AsyncOpenAI(base_url=f"{base_url}/v1", api_key=API_KEY) as client:
-        started_at, start = time.time(), time.perf_counter()
-        lines = (
-            json.dumps(
-                {
-                    "custom_id": key(i),
-                    "method": "POST",
-                    "url": "/v1/responses",
-                    "body": {
-                        "model": MODELS["openai"],
-                        "max_output_tokens": MAX_TOKENS,
-                        "input": [{"role": "user", "content": prompt(i)}],
-                    },
-                }
-            )
-            for i in range(n)
-        )
-        uploaded = await client.files.create(file=("input.jsonl", "\n".join(lines).encode()), purpose="batch")
-        batch = await client.batches.create(
-            input_file_id=uploaded.id, endpoint="/v1/responses", completion_window="24h"
-        )
-        while batch.status not in ("completed", "failed", "expired", "cancelled"):
-            await asyncio.sleep(poll_interval)
-            batch = await client.batches.retrieve(batch.id)
-        texts: dict[str, str] = {}
-        assert batch.output_file_id is not None, batch
-        async with client.files.with_streaming_response.content(batch.output_file_id) as response:
-            async for text in response.iter_lines():
-                if text:
-                    line = json.loads(text)
-                    body = line["response"]["body"]
-                    texts[line["custom_id"]] = "".join(
-                        part["text"]
-                        for item in body["output"]
-                        if item["type"] == "message"
-                        for part in item["content"]
-                        if part["type"] == "output_text"
-                    )
-        return started_at, time.perf_counter() - start, texts
-
-
 async def lowtide_actor(
-    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path, provider: str = "anthropic"
+    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path, provider: ByHand
 ) -> tuple[float, float, dict[str, str]]:
     """N concurrent `actor.run` calls of one batch-mode actor."""
     from lowtide import Actor
 
     configuration: dict[str, Any] = {
         "name": "benchmark",
-        "provider": provider,
-        "model": MODELS[provider],
+        "provider": provider.provider,
+        "model": provider.model,
         "max_tokens": MAX_TOKENS,
         "batch_processing": "batch",
-        "base_url": base_url + ("/v1" if provider == "openai" else ""),
+        "base_url": base_url + provider.base_path,
         "ledger": str(ledger),
         "batch": {"poll_interval": poll_interval, "coalesce_window": coalesce_window},
     }
@@ -352,7 +101,7 @@ async def lowtide_bulk(
     configuration: dict[str, Any] = {
         "name": "benchmark",
         "provider": "anthropic",
-        "model": MODEL,
+        "model": by_hand("anthropic").model,
         "max_tokens": MAX_TOKENS,
         "batch_processing": "batch",
         "base_url": base_url,
@@ -377,8 +126,8 @@ def run_contender(args: argparse.Namespace) -> int:
     contender: Contender = args.contender
     # Import what the contender needs before measuring the baseline, so that "at start" includes the imports.
     # Both import the provider's SDK, and lowtide its provider module (which the registry would import on first use).
-    sdk = "anthropic" if args.provider == "anthropic" else "openai"
-    importlib.import_module(sdk)
+    provider = by_hand(args.provider)
+    importlib.import_module(provider.sdk)
     if contender.startswith("lowtide"):
         importlib.import_module(f"lowtide.providers.{args.provider}")
     rss_at_start = peak_rss_kib()
@@ -389,19 +138,22 @@ def run_contender(args: argparse.Namespace) -> int:
         ledger = Path(scratch) / "ledger.sqlite3"
         work: Coroutine[Any, Any, tuple[float, float, dict[str, str]]]
         if contender == "raw-sdk":
-            by_hand = raw_sdk if args.provider == "anthropic" else raw_openai_sdk
-            work = by_hand(args.base_url, args.requests, args.poll_interval)
+            work = provider.raw_sdk(args.base_url, args.requests, args.poll_interval)
         elif contender == "floor":
-            work = floor_client(args.base_url, args.requests, args.poll_interval, ledger)
+            assert provider.floor is not None, f"{provider.provider} has no floor"
+            work = provider.floor(args.base_url, args.requests, args.poll_interval, ledger)
         elif contender == "raw-sdk-bulk":
-            work = raw_sdk_bulk(args.base_url, args.requests, args.poll_interval, args.bulk_batches, args.bulk_parallel)
+            assert provider.bulk is not None, f"{provider.provider} has no bulk run by hand"
+            work = provider.bulk(
+                args.base_url, args.requests, args.poll_interval, args.bulk_batches, args.bulk_parallel
+            )
         elif contender == "lowtide-bulk":
             work = lowtide_bulk(
                 args.base_url, args.requests, args.poll_interval, ledger, args.bulk_batches, args.bulk_parallel
             )
         else:
             work = lowtide_actor(
-                args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger, args.provider
+                args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger, provider
             )
         if profiler is not None:
             profiler.enable()
@@ -460,143 +212,22 @@ class Phases:
     """From the batch's end until every answer was in hand (noticing the end by polling, downloading, storing)."""
 
 
-class Emulator:
-    """A `lowtide emulator` subprocess on a free port, stopped (SIGTERM to its own pid) on exit."""
-
-    def __init__(
-        self,
-        processing_seconds: float,
-        environment: dict[str, str],
-        models: tuple[str, ...] = (),
-        options: Sequence[str] = (),
-    ) -> None:
-        self.processing_seconds = processing_seconds
-        self.models = models
-        self.options = tuple(options)
-        """Further `lowtide emulator` options (rate limits, latency)."""
-        self._environment = environment
-        self._resources = ExitStack()
-        self._process: subprocess.Popen[str] | None = None
-        self.url = ""
-
-    def __enter__(self) -> Emulator:
-        command = [*lowtide_command(), "emulator", "--port", "0", "--processing-seconds", str(self.processing_seconds)]
-        if self.models:  # names beyond the emulator's catalogue of current models
-            command += ["--models", ",".join(self.models)]
-        command += self.options
-        errors = self._resources.enter_context(tempfile.TemporaryFile(mode="w+"))
-        self._process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=errors, text=True, env=self._environment
-        )
-        assert self._process.stdout is not None
-        deadline = time.monotonic() + _EMULATOR_START_SECONDS
-        while time.monotonic() < deadline:
-            line = self._process.stdout.readline()
-            if not line:
-                break
-            found = re.search(r"listening on (http://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                return self
-        self._stop()
-        errors.seek(0)
-        message = f"lowtide emulator did not start:\n{errors.read()}"
-        self._resources.close()
-        raise RuntimeError(message)
-
-    def __exit__(self, *_: object) -> None:
-        self._stop()
-        self._resources.close()
-
-    def _stop(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-
-    def stats(self) -> dict[str, Any]:
-        with urllib.request.urlopen(f"{self.url}/_emulator/stats", timeout=300) as answer:
-            stats: dict[str, Any] = json.load(answer)
-        return stats
-
-    def batches(self, provider: str = "anthropic") -> list[dict[str, Any]]:
-        """The batches the emulator holds (this calls the API's list route: read `stats` first), each with its
-        `created_at` and `ended_at` as epoch seconds."""
-        if provider == "openai":
-            request = urllib.request.Request(
-                f"{self.url}/v1/batches?limit=100", headers={"authorization": f"Bearer {API_KEY}"}
-            )
-        else:
-            request = urllib.request.Request(
-                f"{self.url}/v1/messages/batches?limit=100",
-                headers={"x-api-key": API_KEY, "anthropic-version": "2023-06-01"},
-            )
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            page: dict[str, Any] = json.load(answer)
-        if provider == "openai":
-            return [
-                {"created_at": float(b["created_at"]), "ended_at": b.get("completed_at") and float(b["completed_at"])}
-                for b in page["data"]
-            ]
-        return [
-            {"created_at": epoch(b["created_at"]), "ended_at": b.get("ended_at") and epoch(b["ended_at"])}
-            for b in page["data"]
-        ]
-
-
-def epoch(stamp: str) -> float:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-
-
-def phases_of(batches: Sequence[dict[str, Any]], started_at: float, wall_seconds: float) -> Phases | None:
+def phases_of(batches: Sequence[BatchTimes], started_at: float, wall_seconds: float) -> Phases | None:
     """The phases of a run that made one batch; None when it made several (then they overlap)."""
-    if len(batches) != 1 or batches[0].get("ended_at") is None:
+    if len(batches) != 1 or batches[0].ended_at is None:
         return None
-    created, ended = batches[0]["created_at"], batches[0]["ended_at"]
+    created, ended = batches[0].created_at, batches[0].ended_at
     return Phases(to_create=created - started_at, in_batch=ended - created, after_end=started_at + wall_seconds - ended)
 
 
-def check_custom_ids(stats: dict[str, Any], contender: str, n: int, provider: str = "anthropic") -> None:
-    """Every request was created exactly once (when the emulator reports `created_custom_ids`)."""
-    created = stats.get("openai_created_custom_ids" if provider == "openai" else "created_custom_ids")
+def check_custom_ids(stats: dict[str, Any], contender: str, n: int, provider: ByHand) -> None:
+    """Every request was created exactly once (when the emulator counts the provider's custom ids)."""
+    created = stats.get(provider.created_ids_stat) if provider.created_ids_stat else None
     if created is None:
         return
     twice = sum(1 for count in created.values() if count != 1)
     if len(created) != n or twice:
         raise RuntimeError(f"{contender} created {len(created)} distinct custom_ids of {n}, {twice} more than once")
-
-
-def subprocess_environment(bytecode: str) -> dict[str, str]:
-    """The environment of the emulator and the contenders.
-
-    `cached` (the default) lets Python cache bytecode, in a directory of the benchmark's own, as it does for packages
-    pip installs: without it every run compiles what it imports, and a large module (genai-prices' 1.6 MB price
-    table) costs tens of MiB of peak memory while it compiles. `as-is` keeps this environment's setting.
-    """
-    environment = dict(os.environ)
-    if bytecode == "cached":
-        environment.pop("PYTHONDONTWRITEBYTECODE", None)
-        environment["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "lowtide-benchmark-pycache")
-    return environment
-
-
-def lowtide_command() -> list[str]:
-    """The `lowtide` command of this interpreter's environment."""
-    beside = Path(sys.executable).parent / "lowtide"
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("lowtide")
-    if found is None:
-        raise SystemExit("lowtide is not installed in this environment (pip install -e .)")
-    return [found]
 
 
 def measure(
@@ -633,10 +264,11 @@ def measure(
             raise RuntimeError(f"{contender} failed ({done.returncode}):\n{done.stderr[-4000:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1])
         stats = emulator.stats()
-        check_custom_ids(stats, contender, n, args.provider)
+        provider = by_hand(args.provider)
+        check_custom_ids(stats, contender, n, provider)
         calls = {str(route): int(count) for route, count in stats.get("calls", {}).items()}
         measurement = Measurement(**result, calls=calls)
-        batches = emulator.batches(args.provider)
+        batches = provider.batch_times(emulator)
         measurement.phases = phases_of(batches, measurement.started_at, measurement.wall_seconds)
     phases = measurement.phases
     if quiet:
@@ -822,44 +454,6 @@ def met(ratio: float, target: float) -> str:
     return "met" if ratio <= target else "missed"
 
 
-def machine() -> list[str]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in ("lowtide", "anthropic", "httpx2", "pydantic"))
-    return [
-        f"- machine: {os.cpu_count()} CPU(s) ({cpu}), {platform.system()} {platform.release()}",
-        f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
-        f"- SQLite {__import__('sqlite3').sqlite_version}",
-    ]
-
-
-def source_revision() -> tuple[str, str]:
-    """Which lowtide source is measured: the last commit that changed `src/`, and any uncommitted changes there.
-
-    Returns the description and a fingerprint that changes whenever the source does (to notice edits mid-run).
-    """
-    root = Path(__file__).resolve().parent.parent
-
-    def git(*arguments: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True).stdout
-
-    try:
-        commit = git("log", "-1", "--format=%h", "--", "src").strip()
-        changed = git("status", "--porcelain", "--", "src").splitlines()
-        diff = git("diff", "HEAD", "--", "src")
-    except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout", ""
-    folders = sorted({str(Path(line[3:].strip()).parent) for line in changed if line.strip()})
-    text = f"src/ as of commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
-    return text, hashlib.sha256(f"{commit}\n{changed}\n{diff}".encode()).hexdigest()
-
-
 def report(
     args: argparse.Namespace,
     runs: Sequence[Sequence[Measurement]],
@@ -880,8 +474,8 @@ def report(
         f"- load average (1 min) {loads[0]:.2f} at the start, {max(loads):.2f} at most between measurements,"
         f" {loads[-1]:.2f} at the end: the machine is shared",
         f"- bytecode: {args.bytecode}",
-        f"- provider: {args.provider} ({MODELS[args.provider]}; raw-sdk is the official"
-        f" `{'anthropic' if args.provider == 'anthropic' else 'openai'}` SDK)",
+        f"- provider: {args.provider} ({by_hand(args.provider).model}; raw-sdk is the official"
+        f" `{by_hand(args.provider).sdk}` SDK)",
         f"- command: `{command}`",
         f"- emulator: `lowtide emulator --port 0 --processing-seconds {args.processing_seconds}`, a fresh one per"
         f" measurement; poll interval {args.poll_interval} s for all, lowtide's coalesce window"
@@ -924,27 +518,7 @@ def report(
 
 
 def one_batch_contenders(provider: str) -> tuple[Contender, ...]:
-    return CONTENDERS if provider == "anthropic" else ("raw-sdk", "lowtide")
-
-
-def write_report(path: Path, text: str, provider: str = "anthropic", *, markers: tuple[str, str] | None = None) -> None:
-    """Replace the results block of `path` (between the markers; OpenAI's run has markers of its own, and another
-    benchmark passes its own), keeping everything written around it."""
-    start, end = markers or (RESULTS_START, RESULTS_END)
-    if markers is None and provider != "anthropic":
-        start, end = (marker.replace("results:", f"results-{provider}:") for marker in (start, end))
-    block = f"{start}\n{text}{end}"
-    if path.exists():
-        current = path.read_text()
-        if start in current and end in current:
-            before, rest = current.split(start, 1)
-            after = rest.split(end, 1)[1]
-            path.write_text(before + block + after)
-            return
-        path.write_text(current.rstrip("\n") + "\n\n" + block + "\n")
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Benchmarks\n\n{block}\n")
+    return CONTENDERS if by_hand(provider).floor is not None else ("raw-sdk", "lowtide")
 
 
 def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:
@@ -955,10 +529,6 @@ def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:
     stats = pstats.Stats(str(target), stream=out)
     stats.sort_stats("tottime").print_stats(25)
     stats.sort_stats("cumulative").print_stats(40)
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -994,9 +564,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--provider",
-        choices=sorted(MODELS),
+        choices=PROVIDERS,
         default="anthropic",
-        help="whose batch API both contenders use: Anthropic's Message Batches (default) or OpenAI's Batch API",
+        help="whose batch API the contenders use (by_hand/<provider>.py): Anthropic's Message Batches (default),"
+        " OpenAI's Batch API or Gemini's batch mode",
     )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this Markdown file")
     parser.add_argument(
@@ -1016,7 +587,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     loads = [os.getloadavg()[0]]
     revision, fingerprint = source_revision()
     contenders = one_batch_contenders(args.provider)
-    bulk = args.bulk_requests > 0 and args.provider == "anthropic"
+    bulk = args.bulk_requests > 0 and by_hand(args.provider).bulk is not None
     log("warming up (one small uncounted run of each contender: bytecode and disk caches)")
     for contender in (*contenders, *(BULK_CONTENDERS if bulk else ())):
         measure(contender, 100, args, quiet=True)

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 # The emulator, the environment and the source description are shared with the batch-vs-SDK benchmark (stdlib only,
 # so this script also runs as the batchata contender under its own Python 3.12).
-from batch_vs_sdk import Emulator, epoch, log, lowtide_command, source_revision, subprocess_environment
+from harness import Emulator, epoch, log, lowtide_command, source_revision, subprocess_environment
 
 BATCHATA_VERSION = "0.4.7"
 # A model batchata 0.4.7 lists (batchata/providers/anthropic/models.py) and genai-prices prices.

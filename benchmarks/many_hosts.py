@@ -35,9 +35,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "features" / "support"))
 
-from batch_vs_sdk import (  # noqa: E402 - the benchmarks' shared harness, beside this file
+from harness import (  # noqa: E402 - the benchmarks' shared harness, beside this file
     API_KEY,
-    MODEL,
     Emulator,
     cpu_seconds,
     machine,
@@ -46,6 +45,7 @@ from batch_vs_sdk import (  # noqa: E402 - the benchmarks' shared harness, besid
     write_report,
 )
 
+MODEL = "claude-sonnet-5-5"
 MARKERS = ("<!-- benchmark-results-many-hosts:start -->", "<!-- benchmark-results-many-hosts:end -->")
 _KEY_ENV = "LOWTIDE_BENCHMARK_KEY"
 

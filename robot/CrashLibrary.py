@@ -56,6 +56,10 @@ class _Provider:
     batches_stat: str
     created_stat: str
     batch_prefix: str
+    fault_prefix: str
+    """What the emulator's routes of this API are named with (`openai.batches.create`)."""
+    results_route: str
+    """The route a client reads a batch's results through."""
 
 
 _PROVIDERS = {
@@ -67,6 +71,8 @@ _PROVIDERS = {
         batches_stat="batches",
         created_stat="created_custom_ids",
         batch_prefix="msgbatch_",
+        fault_prefix="",
+        results_route="batches.results",
     ),
     "openai": _Provider(
         list_path="/v1/batches",
@@ -76,6 +82,8 @@ _PROVIDERS = {
         batches_stat="openai_batches",
         created_stat="openai_created_custom_ids",
         batch_prefix="batch_",
+        fault_prefix="openai.",
+        results_route="openai.files.content",
     ),
 }
 

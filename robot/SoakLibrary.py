@@ -15,12 +15,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import anthropic
 from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
-from CrashLibrary import API_KEY, REPLY, CrashLibrary
+from _sdk_audits import AUDITS
+from CrashLibrary import _PROVIDERS, API_KEY, REPLY, CrashLibrary
 
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
 _FINISH_TIMEOUT = 120.0
@@ -51,30 +51,34 @@ class SoakLibrary(CrashLibrary):
         self._totals = _Totals()
 
     @keyword("Run Soak")
-    def run_soak(self, rounds: int, seed: str, first_round: int = 1, processes: int = 1) -> dict[str, Any]:
-        """`rounds` rounds from `first_round`, each with `processes` clients on one ledger at once (each with keys of
-        its own, in batches of the same size as the others'); fails at the first round that double-created a request,
-        lost an answer or hung, naming the seed and round that replay it."""
+    def run_soak(
+        self, rounds: int, seed: str, first_round: int = 1, processes: int = 1, provider: str = "anthropic"
+    ) -> dict[str, Any]:
+        """`rounds` rounds from `first_round`, each with `processes` clients of `provider`'s batch API on one ledger
+        at once (each with keys of its own, in batches of the same size as the others'); fails at the first round that
+        double-created a request, lost an answer or hung, naming the seed and round that replay it."""
+        self.use_provider(provider)
         totals = self._totals = _Totals()
         started = time.monotonic()
         for number in range(int(first_round), int(first_round) + int(rounds)):
             self.reset_emulator()
-            rng = random.Random(f"{seed}:{number}:{processes}")
+            rng = random.Random(f"{seed}:{number}:{processes}" + ("" if provider == "anthropic" else f":{provider}"))
             try:
                 self._round(rng, f"s{number}", int(processes))
             except AssertionError as exc:
                 totals.failures.append(f"round {number}: {exc}")
                 self.log_diagnostics()
                 raise AssertionError(
-                    f"Soak round {number} (seed {seed!r}, {processes} process(es)) failed; replay it with "
-                    f"--variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}"
+                    f"Soak round {number} (seed {seed!r}, {processes} process(es), {provider}) failed; replay it"
+                    f" with --variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}"
                 ) from None
             finally:
                 self.stop_clients()
             totals.rounds += 1
         totals.seconds = time.monotonic() - started
         summary = {k: v for k, v in vars(totals).items() if k != "failures"}
-        logger.info(f"Soak of {rounds} round(s), seed {seed!r}, {processes} process(es): {summary}", also_console=True)
+        described = f"seed {seed!r}, {processes} process(es), {provider}"
+        logger.info(f"Soak of {rounds} round(s), {described}: {summary}", also_console=True)
         return summary
 
     def _round(self, rng: random.Random, prefix: str, processes: int) -> None:
@@ -85,7 +89,7 @@ class SoakLibrary(CrashLibrary):
         ledger = self.new_ledger()
         self._arm_creates(rng)
         if rng.random() < 0.5:
-            self.arm_fault("batches.results", "slow", seconds=0.002)
+            self.arm_fault(_PROVIDERS[self._provider].results_route, "slow", seconds=0.002)
         kills = rng.choice((0, 1, 1, 2, 3))
         for _ in range(kills):
             names = [self._client_for(group, requests, ledger, size) for group in groups]
@@ -110,14 +114,15 @@ class SoakLibrary(CrashLibrary):
         """Now and then the next create fails with an unknown outcome (a 500 before it commits, or its answer dropped
         after it did); the creates after it answer late, so that creates are in flight while others reconcile.
         (The emulator queues after-commit faults in order.)"""
+        create = _PROVIDERS[self._provider].fault_prefix + "batches.create"
         draw = rng.random()
         if draw < 0.35:
-            self.arm_fault("batches.create", "status", times=1, status=500)
+            self.arm_fault(create, "status", times=1, status=500)
             self._totals.unknown_creates += 1
         elif draw < 0.6:
-            self.arm_fault("batches.create", "drop_after_commit", times=1)
+            self.arm_fault(create, "drop_after_commit", times=1)
             self._totals.unknown_creates += 1
-        self.arm_fault("batches.create", "delay_after_commit", seconds=round(rng.uniform(0.1, 0.8), 2), times=12)
+        self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(0.1, 0.8), 2), times=12)
 
     def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
         self._totals.clients += 1
@@ -138,24 +143,14 @@ class SoakLibrary(CrashLibrary):
             raise
 
     def _created_once(self, groups: list[str], requests: int) -> None:
-        """Through the official SDK: every batch listed, every one waited for, every result streamed; each custom
-        id of every group in exactly one batch's results. Then the emulator's own count agrees."""
-        client = anthropic.Anthropic(api_key=API_KEY, base_url=self._require_base_url(), max_retries=2)
-        try:
-            deadline = time.monotonic() + _END_TIMEOUT
-            while True:
-                batches = list(client.messages.batches.list(limit=100))
-                if all(batch.processing_status == "ended" for batch in batches):
-                    break
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"Batches still running after {_END_TIMEOUT:g} s: {[b.id for b in batches]}")
-                time.sleep(0.2)
-            seen: Counter[str] = Counter()
-            for batch in batches:
-                seen.update(key_of(result.custom_id) for result in client.messages.batches.results(batch.id))
-        finally:
-            client.close()
-        self._totals.batches += len(batches)
+        """Through the provider's official SDK (`_sdk_audits.py`): every batch listed, every one waited for, every
+        result read; each custom id of every group in exactly one batch's results. Then the emulator's own count
+        agrees."""
+        batches, created_ids = AUDITS[self._provider](self._require_base_url(), API_KEY, _END_TIMEOUT)
+        seen: Counter[str] = Counter()
+        for custom_id, times in created_ids.items():
+            seen[key_of(custom_id)] += times
+        self._totals.batches += batches
         expected = {f"{group}-{i}" for group in groups for i in range(1, requests + 1)}
         self._totals.requests += len(expected)
         twice = {custom_id: n for custom_id, n in seen.items() if n > 1}
@@ -166,7 +161,7 @@ class SoakLibrary(CrashLibrary):
         if missing:
             raise AssertionError(f"never created: {sorted(missing)[:10]}")
         stats = self.emulator_stats()
-        created = dict(keys_created(stats["created_custom_ids"]))
+        created = dict(keys_created(stats[_PROVIDERS[self._provider].created_stat]))
         if any(n != 1 for n in created.values()) or set(created) != expected:
             raise AssertionError(f"the emulator's created_custom_ids disagree: {created}")
 

@@ -9,7 +9,9 @@ Documentation       The random-kill soak: batch-mode clients SIGKILLed at random
 ...                 was lost; a client that does not finish is a hang.
 ...
 ...                 Seeded: a failing round names the seed and round that replay it. The default run is short; the
-...                 `soak` nox session runs 200 rounds of each (`docs/reliability.md`).
+...                 `soak` nox session runs 200 rounds of each (`docs/reliability.md`). Each provider's batch API gets
+...                 the same rounds (`Run Soak ... provider=NAME`); the API's answer to "created twice?" comes through
+...                 that provider's official SDK (`_sdk_audits.py`). Tests tagged `long` run in the `soak` session only.
 
 Library             SoakLibrary.py
 
@@ -30,3 +32,10 @@ One Process Killed At Random Over Same-Size Batches Pays Once And Loses No Answe
 
 Two Processes On One Ledger, Creating While The Other Reconciles, Pay Once And Lose No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2
+
+One OpenAI Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=openai
+
+Two OpenAI Processes On One Ledger Pay Once And Lose No Answer
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openai

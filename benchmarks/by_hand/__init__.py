@@ -1,0 +1,55 @@
+"""The official SDK of each provider driven by hand: what a careful user of it writes to run one batch (create,
+poll, read the results), the baseline lowtide is measured against. One module per provider, `<provider>_batches.py`
+(not named as the SDK it imports), each with its `BY_HAND`.
+
+A provider's module holds everything the benchmark must know of that provider's API (its model, the SDK to import,
+its batch list for the phases, the emulator's count of custom ids created); the orchestrator knows none of it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness import Emulator
+
+Outcome = tuple[float, float, dict[str, str]]
+"""A contender's run: when it started (epoch seconds), its wall seconds, and the answer texts by key."""
+ByHandRun = Callable[[str, int, float], Coroutine[Any, Any, Outcome]]
+"""One batch of `n` requests at the emulator's root URL, polled every `poll_interval` seconds."""
+
+PROVIDERS = ("anthropic", "openai", "gemini")
+
+
+@dataclass(frozen=True)
+class BatchTimes:
+    created_at: float
+    ended_at: float | None
+
+
+@dataclass(frozen=True)
+class ByHand:
+    provider: str
+    model: str
+    sdk: str
+    """The SDK's module: imported before a contender's baseline is taken, so "at start" includes it."""
+    base_path: str
+    """What lowtide's `base_url` adds to the emulator's root for this provider."""
+    raw_sdk: ByHandRun
+    batch_times: Callable[[Emulator], list[BatchTimes]]
+    """The batches the emulator holds, with their create and end times (for the phases)."""
+    created_ids_stat: str | None
+    """The emulator's stats entry counting each custom id created (none: not checked)."""
+    floor: Callable[[str, int, float, Path], Coroutine[Any, Any, Outcome]] | None = None
+    """The least a durable client must do (Anthropic's only)."""
+    bulk: Callable[[str, int, float, int, int], Coroutine[Any, Any, Outcome]] | None = None
+    """The bulk run by hand (Anthropic's only)."""
+
+
+def by_hand(provider: str) -> ByHand:
+    by_hand_of: ByHand = importlib.import_module(f"by_hand.{provider}_batches").BY_HAND
+    return by_hand_of

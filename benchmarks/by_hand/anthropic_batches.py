@@ -1,0 +1,211 @@
+"""Anthropic's Message Batches by hand with the official `anthropic` SDK, the bulk run by hand, and the floor: the
+least a durable client must do."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from by_hand import BatchTimes, ByHand
+from harness import API_KEY, MAX_TOKENS, Emulator, epoch, key, prompt
+
+MODEL = "claude-sonnet-5-5"
+RESULTS_PER_TRANSACTION = 2000
+"""The floor appends its results in transactions of this many, as lowtide does."""
+
+
+async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
+    """What a careful user of the official SDK writes: one create, poll, stream the results into a dict."""
+    from anthropic import AsyncAnthropic
+    from anthropic.types.messages import MessageBatch
+
+    async def create(client: AsyncAnthropic) -> MessageBatch:
+        # The request list lives only as long as the create: it is not held while waiting.
+        requests: list[Any] = [
+            {
+                "custom_id": key(i),
+                "params": {
+                    "model": MODEL,
+                    "max_tokens": MAX_TOKENS,
+                    "messages": [{"role": "user", "content": prompt(i)}],
+                },
+            }
+            for i in range(n)
+        ]
+        return await client.messages.batches.create(requests=requests)
+
+    async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
+        started_at, start = time.time(), time.perf_counter()
+        batch = await create(client)
+        while batch.processing_status != "ended":
+            await asyncio.sleep(poll_interval)
+            batch = await client.messages.batches.retrieve(batch.id)
+        texts: dict[str, str] = {}
+        async for line in await client.messages.batches.results(batch.id):
+            if line.result.type == "succeeded":
+                texts[line.custom_id] = "".join(
+                    block.text for block in line.result.message.content if block.type == "text"
+                )
+        return started_at, time.perf_counter() - start, texts
+
+
+def sdk_requests(keys: range) -> list[Any]:
+    """The batch entries of requests `keys`, as the raw SDK's user writes them."""
+    return [
+        {
+            "custom_id": key(i),
+            "params": {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt(i)}]},
+        }
+        for i in keys
+    ]
+
+
+async def raw_sdk_bulk(
+    base_url: str, n: int, poll_interval: float, batches: int, parallel: int
+) -> tuple[float, float, dict[str, str]]:
+    """The bulk run by hand with the official SDK: `n` requests in `batches` batches, `parallel` of them at once
+    (a semaphore), each created, polled and its results streamed into one dict."""
+    from anthropic import AsyncAnthropic
+
+    size = -(-n // batches)
+    texts: dict[str, str] = {}
+
+    async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
+        slots = asyncio.Semaphore(parallel)
+
+        async def one(first: int) -> None:
+            async with slots:
+                batch = await client.messages.batches.create(requests=sdk_requests(range(first, min(n, first + size))))
+                while batch.processing_status != "ended":
+                    await asyncio.sleep(poll_interval)
+                    batch = await client.messages.batches.retrieve(batch.id)
+                async for line in await client.messages.batches.results(batch.id):
+                    if line.result.type == "succeeded":
+                        texts[line.custom_id] = "".join(
+                            block.text for block in line.result.message.content if block.type == "text"
+                        )
+
+        started_at, start = time.time(), time.perf_counter()
+        await asyncio.gather(*(one(first) for first in range(0, n, size)))
+        return started_at, time.perf_counter() - start, texts
+
+
+async def floor_client(
+    base_url: str, n: int, poll_interval: float, ledger: Path
+) -> tuple[float, float, dict[str, str]]:
+    """The least a durable client must do: the raw SDK's create and polls, with every request's intent inserted (one
+    transaction) before the create, and each results line decoded once and appended as it came (transactions of
+    `RESULTS_PER_TRANSACTION`) before its answer is handed out. JSON by orjson when it is installed."""
+    import sqlite3
+
+    from anthropic import AsyncAnthropic
+
+    try:
+        import orjson
+
+        dumps, loads = orjson.dumps, orjson.loads
+    except ImportError:  # pragma: no cover - orjson is one of lowtide's dependencies
+
+        def dumps(value: Any, /) -> bytes:
+            return json.dumps(value, separators=(",", ":")).encode()
+
+        loads = json.loads
+
+    connection = sqlite3.connect(ledger, isolation_level=None)
+    connection.executescript(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+        " CREATE TABLE intents (custom_id TEXT PRIMARY KEY, params BLOB NOT NULL, batch_id TEXT);"
+        " CREATE TABLE results (custom_id TEXT NOT NULL, line BLOB NOT NULL);"
+    )
+    try:
+        async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
+            started_at, start = time.time(), time.perf_counter()
+            requests = sdk_requests(range(n))
+            with connection:
+                connection.execute("BEGIN")
+                connection.executemany(
+                    "INSERT INTO intents (custom_id, params) VALUES (?, ?)",
+                    [(entry["custom_id"], dumps(entry["params"])) for entry in requests],
+                )
+            batch = await client.messages.batches.create(requests=requests)
+            del requests
+            connection.execute("UPDATE intents SET batch_id = ?", (batch.id,))  # one row per batch would do
+            while batch.processing_status != "ended":
+                await asyncio.sleep(poll_interval)
+                batch = await client.messages.batches.retrieve(batch.id)
+            assert batch.results_url is not None
+            texts: dict[str, str] = {}
+            rows: list[tuple[str, bytes]] = []
+            answers: list[tuple[str, str]] = []
+
+            def append() -> None:
+                with connection:
+                    connection.execute("BEGIN")
+                    connection.executemany("INSERT INTO results (custom_id, line) VALUES (?, ?)", rows)
+                texts.update(answers)
+                rows.clear()
+                answers.clear()
+
+            response = await client.get(
+                batch.results_url,
+                cast_to=httpx_response(),
+                stream=True,
+                options={"headers": {"Accept": "application/binary"}},
+            )
+            try:
+                async for text in response.aiter_lines():
+                    if not text:
+                        continue
+                    line = loads(text)
+                    custom_id = line["custom_id"]
+                    rows.append((custom_id, text.encode()))
+                    result = line["result"]
+                    if result["type"] == "succeeded":
+                        answers.append(
+                            (
+                                custom_id,
+                                "".join(
+                                    block["text"] for block in result["message"]["content"] if block["type"] == "text"
+                                ),
+                            )
+                        )
+                    if len(rows) >= RESULTS_PER_TRANSACTION:
+                        append()
+            finally:
+                await response.aclose()
+            append()
+            return started_at, time.perf_counter() - start, texts
+    finally:
+        connection.close()
+
+
+def httpx_response() -> Any:
+    """The HTTP client's response class the SDK streams into (`cast_to`): httpx2 where the SDK uses it, else httpx."""
+    try:
+        return importlib.import_module("httpx2").Response
+    except ImportError:  # pragma: no cover - an SDK on plain httpx
+        return importlib.import_module("httpx").Response
+
+
+def batch_times(emulator: Emulator) -> list[BatchTimes]:
+    page = emulator.get_json(
+        "/v1/messages/batches?limit=100", {"x-api-key": API_KEY, "anthropic-version": "2023-06-01"}
+    )
+    return [BatchTimes(epoch(b["created_at"]), b.get("ended_at") and epoch(b["ended_at"])) for b in page["data"]]
+
+
+BY_HAND = ByHand(
+    provider="anthropic",
+    model=MODEL,
+    sdk="anthropic",
+    base_path="",
+    raw_sdk=raw_sdk,
+    batch_times=batch_times,
+    created_ids_stat="created_custom_ids",
+    floor=floor_client,
+    bulk=raw_sdk_bulk,
+)

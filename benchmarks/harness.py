@@ -1,0 +1,228 @@
+"""What the benchmarks share: the prompts and keys every contender sends, the measures a contender takes of itself
+(CPU, peak memory), the `lowtide emulator` subprocess, the machine's description and the report's file.
+
+Imported by the benchmark scripts beside it (run as `python benchmarks/NAME.py`, this folder is on `sys.path`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Sequence
+from contextlib import ExitStack
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+MAX_TOKENS = 256
+API_KEY = "sk-ant-benchmark-not-a-real-key"
+"""The key every contender sends (the emulator takes any)."""
+RESULTS_START = "<!-- benchmark-results:start -->"
+RESULTS_END = "<!-- benchmark-results:end -->"
+_EMULATOR_START_SECONDS = 60.0
+
+
+def prompt(i: int) -> str:
+    return f"question {i}"
+
+
+def key(i: int) -> str:
+    return f"q-{i}"
+
+
+def checksum(texts: dict[str, str], n: int) -> str:
+    """A digest of the answer texts in request order: equal digests mean both contenders got the same answers."""
+    digest = hashlib.sha256()
+    for i in range(n):
+        digest.update(texts.get(key(i), "<missing>").encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident set size so far, in KiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class Emulator:
+    """A `lowtide emulator` subprocess on a free port, stopped (SIGTERM to its own pid) on exit."""
+
+    def __init__(
+        self,
+        processing_seconds: float,
+        environment: dict[str, str],
+        models: tuple[str, ...] = (),
+        options: Sequence[str] = (),
+    ) -> None:
+        self.processing_seconds = processing_seconds
+        self.models = models
+        self.options = tuple(options)
+        """Further `lowtide emulator` options (rate limits, latency)."""
+        self._environment = environment
+        self._resources = ExitStack()
+        self._process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def __enter__(self) -> Emulator:
+        command = [*lowtide_command(), "emulator", "--port", "0", "--processing-seconds", str(self.processing_seconds)]
+        if self.models:  # names beyond the emulator's catalogue of current models
+            command += ["--models", ",".join(self.models)]
+        command += self.options
+        errors = self._resources.enter_context(tempfile.TemporaryFile(mode="w+"))
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, text=True, env=self._environment
+        )
+        assert self._process.stdout is not None
+        deadline = time.monotonic() + _EMULATOR_START_SECONDS
+        while time.monotonic() < deadline:
+            line = self._process.stdout.readline()
+            if not line:
+                break
+            found = re.search(r"listening on (http://\S+)", line)
+            if found:
+                self.url = found.group(1)
+                return self
+        self._stop()
+        errors.seek(0)
+        message = f"lowtide emulator did not start:\n{errors.read()}"
+        self._resources.close()
+        raise RuntimeError(message)
+
+    def __exit__(self, *_: object) -> None:
+        self._stop()
+        self._resources.close()
+
+    def _stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"{self.url}/_emulator/stats", timeout=300) as answer:
+            stats: dict[str, Any] = json.load(answer)
+        return stats
+
+    def get_json(self, path: str, headers: dict[str, str]) -> dict[str, Any]:
+        """GET one of the emulator's API routes (`path` from the root) with `headers`, its JSON body."""
+        request = urllib.request.Request(f"{self.url}{path}", headers=headers)
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            body: dict[str, Any] = json.load(answer)
+        return body
+
+
+def epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def subprocess_environment(bytecode: str) -> dict[str, str]:
+    """The environment of the emulator and the contenders.
+
+    `cached` (the default) lets Python cache bytecode, in a directory of the benchmark's own, as it does for packages
+    pip installs: without it every run compiles what it imports, and a large module (genai-prices' 1.6 MB price
+    table) costs tens of MiB of peak memory while it compiles. `as-is` keeps this environment's setting.
+    """
+    environment = dict(os.environ)
+    if bytecode == "cached":
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "lowtide-benchmark-pycache")
+    return environment
+
+
+def lowtide_command() -> list[str]:
+    """The `lowtide` command of this interpreter's environment."""
+    beside = Path(sys.executable).parent / "lowtide"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("lowtide")
+    if found is None:
+        raise SystemExit("lowtide is not installed in this environment (pip install -e .)")
+    return [found]
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in ("lowtide", "anthropic", "httpx2", "pydantic"))
+    return [
+        f"- machine: {os.cpu_count()} CPU(s) ({cpu}), {platform.system()} {platform.release()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
+        f"- SQLite {__import__('sqlite3').sqlite_version}",
+    ]
+
+
+def source_revision() -> tuple[str, str]:
+    """Which lowtide source is measured: the last commit that changed `src/`, and any uncommitted changes there.
+
+    Returns the description and a fingerprint that changes whenever the source does (to notice edits mid-run).
+    """
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True).stdout
+
+    try:
+        commit = git("log", "-1", "--format=%h", "--", "src").strip()
+        changed = git("status", "--porcelain", "--", "src").splitlines()
+        diff = git("diff", "HEAD", "--", "src")
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout", ""
+    folders = sorted({str(Path(line[3:].strip()).parent) for line in changed if line.strip()})
+    text = f"src/ as of commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
+    return text, hashlib.sha256(f"{commit}\n{changed}\n{diff}".encode()).hexdigest()
+
+
+def write_report(path: Path, text: str, provider: str = "anthropic", *, markers: tuple[str, str] | None = None) -> None:
+    """Replace the results block of `path` (between the markers; OpenAI's run has markers of its own, and another
+    benchmark passes its own), keeping everything written around it."""
+    start, end = markers or (RESULTS_START, RESULTS_END)
+    if markers is None and provider != "anthropic":
+        start, end = (marker.replace("results:", f"results-{provider}:") for marker in (start, end))
+    block = f"{start}\n{text}{end}"
+    if path.exists():
+        current = path.read_text()
+        if start in current and end in current:
+            before, rest = current.split(start, 1)
+            after = rest.split(end, 1)[1]
+            path.write_text(before + block + after)
+            return
+        path.write_text(current.rstrip("\n") + "\n\n" + block + "\n")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Benchmarks\n\n{block}\n")

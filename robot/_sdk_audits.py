@@ -1,0 +1,81 @@
+"""What each provider's API holds, asked through its official SDK: every batch listed, every one waited for until it
+ends, every result read, and how many times each custom id appears in all their results. The soak's proof that
+nothing was created twice comes from the API as a user of the SDK would see it, not from lowtide or the emulator's
+admin routes.
+
+One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> (batches, Counter[custom_id])`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["AUDITS", "Audit"]
+
+Audit = Callable[[str, str, float], tuple[int, Counter[str]]]
+_Batch = TypeVar("_Batch")
+
+
+def _anthropic(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import anthropic
+
+    client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=2)
+    try:
+        batches = _until_ended(
+            lambda: list(client.messages.batches.list(limit=100)),
+            lambda batch: batch.processing_status == "ended",
+            lambda batch: batch.id,
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for batch in batches:
+            seen.update(result.custom_id for result in client.messages.batches.results(batch.id))
+        return len(batches), seen
+    finally:
+        client.close()
+
+
+def _openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import openai
+
+    client = openai.OpenAI(api_key=api_key, base_url=f"{base_url}/v1", max_retries=2)
+    ended = ("completed", "failed", "expired", "cancelled")
+    try:
+        batches = _until_ended(
+            lambda: list(client.batches.list(limit=100)),
+            lambda batch: batch.status in ended,
+            lambda batch: batch.id,
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for batch in batches:
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(batches), seen
+    finally:
+        client.close()
+
+
+def _until_ended(
+    listed: Callable[[], list[_Batch]],
+    has_ended: Callable[[_Batch], bool],
+    name: Callable[[_Batch], str],
+    timeout: float,
+) -> list[_Batch]:
+    deadline = time.monotonic() + timeout
+    while True:
+        batches = listed()
+        if all(has_ended(batch) for batch in batches):
+            return batches
+        if time.monotonic() > deadline:
+            raise AssertionError(f"Batches still running after {timeout:g} s: {[name(b) for b in batches]}")
+        time.sleep(0.2)
+
+
+AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai}
