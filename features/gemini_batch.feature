@@ -88,3 +88,140 @@ Feature: An actor answered by the Gemini API's batch mode, durably
       | gemini.batches.create | 1     |
       | gemini.files.delete   | 1     |
     And the Gemini batch job was created from the file the dead program uploaded, under its intent id
+
+  Scenario: A job pending, then running, is polled until it succeeds; its call waits on it meanwhile
+    Given the API's batches take 600 seconds from now on
+    When the actor parks "When is high tide?" with the key "high"
+    Then lowtide status shows these batches:
+      | state            | requests | counts       |
+      | waiting-on-batch | 1        | processing 1 |
+    When 300 more seconds pass
+    And lowtide collects the ended Gemini batches
+    Then lowtide status shows these tickets:
+      | key  | state            | batch | attempts |
+      | high | waiting-on-batch | yes   | 1        |
+    When the actor waits for the result of "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And lowtide status shows these batches:
+      | state     | requests | counts      |
+      | collected | 1        | succeeded 1 |
+
+  Scenario: A job Gemini failed as a whole fails each of its requests, saying so
+    Given the Gemini API will fail the next batch job it creates
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then the call for "high" failed with a BatchRequestErrored saying "failed as a whole, before any request ran"
+    And the call for "low" failed with a BatchRequestErrored saying "failed as a whole, before any request ran"
+    And lowtide status shows these batches:
+      | state     | requests | counts    |
+      | collected | 2        | errored 2 |
+
+  Scenario: A job cancelled before it ran answers each of its requests as canceled
+    Given the API's batches take 100000 seconds from now on
+    When the actor parks "When is high tide?" with the key "high"
+    And its Gemini batch job is canceled
+    And the actor waits for the result of "high"
+    Then a BatchRequestCanceled is raised
+    And the Gemini batch job ended "cancelled", still listed by the API
+
+  Scenario: A job still unfinished after 48 hours expires; its request expires once it has had its attempts
+    Given the API's batches take 200000 seconds from now on
+    And a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 2, max_wait: 400000}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
+    And the Gemini API holds 2 batch jobs
+    And every Gemini batch job ended "expired"
+
+  Scenario: A parked call canceled through lowtide's Python API ends canceled; the job stays listed, cancelled
+    Given the API's batches take 100000 seconds from now on
+    When a Gemini program parks "When is high tide?" with the key "high" and ends
+    And lowtide cancels the Gemini key "high"
+    And 600 more seconds pass
+    And lowtide collects the ended Gemini batches
+    Then lowtide status shows these tickets:
+      | key  | state    | batch | attempts |
+      | high | canceled | yes   | 1        |
+    And the Gemini batch job ended "cancelled", still listed by the API
+
+  Scenario: Results from a file come in another order than the requests, and each is joined to its call by key
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    When the actor is asked these prompts at once:
+      | prompt                | key   |
+      | When is high tide?    | one   |
+      | When is low tide?     | two   |
+      | Is the harbour open?  | three |
+      | Where is the lighthouse? | four |
+      | How deep is the channel? | five |
+    Then the answer to "one" is the emulated reply to "When is high tide?"
+    And the answer to "two" is the emulated reply to "When is low tide?"
+    And the answer to "three" is the emulated reply to "Is the harbour open?"
+    And the answer to "four" is the emulated reply to "Where is the lighthouse?"
+    And the answer to "five" is the emulated reply to "How deep is the channel?"
+    And the Gemini result file listed the answers in another order than the requests
+
+  Scenario: A request Gemini fails alone in a result file fails alone; its neighbours are answered
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    When the actor is asked these prompts at once:
+      | prompt                                                 | key  |
+      | When is high tide?                                     | high |
+      | [[emulator:errored:rate_limit_error]] Which tide?      | busy |
+    Then the call for "busy" failed with a BatchRequestErrored saying "RESOURCE_EXHAUSTED"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+
+  Scenario Outline: A result line lowtide cannot read (<kind>) fails its call alone, the line kept; the others are answered
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the Gemini API will garble the result line of "bad" as <kind>
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | bad  |
+    Then the call for "bad" failed with a BatchRequestUnreadable saying "<says>"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+
+    Examples:
+      | kind          | says                                  |
+      | bad-json      | not JSON                              |
+      | unknown-shape | neither a response nor an error       |
+
+  Scenario: Parked, then collected by a later program
+    Given the API's batches take 600 seconds from now on
+    When a Gemini program parks "When is high tide?" with the key "high" and ends
+    And 700 more seconds pass
+    And a later Gemini program waits for the result of "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini API created each of these requests once: high
+
+  Scenario: An upload whose answer was lost is found under the intent's name, not uploaded again
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the Gemini API will store the next uploaded file but drop the connection before answering
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini API holds 1 batch job
+    And the Gemini account holds no input file any more
+
+  Scenario: An upload that never finished holds the intent's name; the input goes under another, once
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the Gemini API will open the next upload but drop the connection before answering
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini API created each of these requests once: high
+
+  Scenario: A bulk run through Gemini's batch mode, with a dry run first
+    When the actor plans a bulk run of 5 prompts, 2 to a batch
+    Then the plan has 3 batches with a cost range above $0
+    When the actor runs a bulk run of 5 prompts, 2 to a batch
+    Then the run's 5 items succeeded in 3 batches
+    And the Gemini API holds 3 batch jobs
+
+  Scenario: The provider's direct batch, outside the ledger, answers each request in order
+    When the Gemini batch provider answers "When is high tide?" and "When is low tide?" in one batch
+    Then the outcomes are the emulated replies to "When is high tide?" and "When is low tide?", in order
+    And the ledger holds no request
+    When the Gemini batch provider answers "Is the harbour open?" alone
+    Then the answer is the emulated reply to "Is the harbour open?"

@@ -4,14 +4,20 @@ official google-genai SDK, against the emulator's Gemini API, in process, on the
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
-from _support import World, world
+import httpx2
+from _support import API_KEY, World, names, world
+from google import genai
 from google.genai import types
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, parking
+from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
+from lowtide.emulator.core.faults import garble_kind
+from lowtide.emulator.gemini.emulation import GeminiEmulation
 from lowtide.ledger.store import NewRequest, stored_json
+from lowtide.providers.gemini import GeminiBatchProvider
 from lowtide.providers.gemini.batch_backend import (
     INPUT_FILE_STEP,
     MODEL_STEP,
@@ -34,6 +40,34 @@ def _files(w: World) -> list[types.File]:
     return w.run(listing())
 
 
+def _state(job: types.BatchJob) -> str | None:
+    return job.state.value if job.state is not None else None
+
+
+def _emulation(w: World) -> GeminiEmulation:
+    return w.emu.emulation(GeminiEmulation)
+
+
+def _program_actor(w: World) -> Actor:
+    """The current actor as a new program builds it: the same configuration and ledger, a google-genai client of
+    its own over the emulator."""
+    http = httpx2.AsyncClient(transport=w.transport(), base_url=w.emu.base_url)
+    options = types.HttpOptions(base_url=w.emu.base_url, api_version="v1beta", httpx_async_client=http)
+    client = genai.Client(api_key=API_KEY, http_options=options)
+    actor = Actor(w.current_actor().configuration, client=client, clock=w.clock, registry=w.registry)
+
+    async def close() -> None:
+        try:
+            await actor.aclose()
+            await http.aclose()
+        except RuntimeError as exc:  # its connections belonged to a program's event loop, closed with it
+            if "Event loop is closed" not in str(exc):
+                raise
+
+    w.cleanups.append(close)
+    return actor
+
+
 def _backend(w: World) -> GeminiBatchBackend:
     backend = w.current_actor().batch_backend()
     assert isinstance(backend, GeminiBatchBackend), backend
@@ -48,6 +82,30 @@ def step_gemini_inline_limit(context: Context, size: int) -> None:
 @given("the Gemini API will commit the next batch job but drop the connection before answering")
 def step_gemini_drop_after_commit(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("gemini.batches.create")
+
+
+@given("the Gemini API will fail the next batch job it creates")
+def step_gemini_fail_job(context: Context) -> None:
+    _emulation(world(context)).fail_batches(1)
+
+
+@given('the Gemini API will garble the result line of "{key}" as {kind}')
+def step_gemini_garble(context: Context, key: str, kind: str) -> None:
+    w = world(context)
+    w.emu.faults.garble(w.custom_id(key), garble_kind(kind))
+
+
+@given("the Gemini API will store the next uploaded file but drop the connection before answering")
+def step_gemini_upload_dropped(context: Context) -> None:
+    """An upload is two calls (its start, then its bytes): the second is the one that stores the file."""
+    w = world(context)
+    upload = "POST /upload/v1beta/files"
+    w.hooks.before(upload, lambda: w.emu.faults.drop_after_commit("gemini.files.upload"), nth=2)
+
+
+@given("the Gemini API will open the next upload but drop the connection before answering")
+def step_gemini_upload_start_dropped(context: Context) -> None:
+    world(context).emu.faults.drop_after_commit("gemini.files.upload")
 
 
 @given('the Gemini API will fail the next "{route}" call with status {status:d}')
@@ -115,6 +173,45 @@ def step_gemini_cancel_key(context: Context, key: str) -> None:
     w.in_program(lambda: parking.cancel(w.ledger(), key, client=w.client, clock=w.clock))
 
 
+@when('a Gemini program parks "{prompt}" with the key "{key}" and ends')
+def step_gemini_park_in_program(context: Context, prompt: str, key: str) -> None:
+    w = world(context)
+    actor = _program_actor(w)
+    w.tickets[key] = w.in_program(lambda: actor.submit(prompt, key=key))
+
+
+@when('a later Gemini program waits for the result of "{key}"')
+def step_gemini_later_result(context: Context, key: str) -> None:
+    w = world(context)
+    actor = _program_actor(w)
+    w.error = None
+    try:
+        w.response = w.in_program(lambda: actor.result(key))
+    except ActorError as exc:
+        w.response, w.error = None, exc
+
+
+def _provider(w: World) -> GeminiBatchProvider:
+    provider = w.current_actor().provider(BatchProcessingMode.BATCH)
+    assert isinstance(provider, GeminiBatchProvider), provider
+    return provider
+
+
+@when('the Gemini batch provider answers "{first}" and "{second}" in one batch')
+def step_gemini_direct(context: Context, first: str, second: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    outcomes = w.run(_provider(w).complete_many([actor.request(first), actor.request(second)]))
+    w.answers = [outcome for outcome in outcomes if isinstance(outcome, ActorResponse)]
+    assert len(w.answers) == len(outcomes), outcomes
+
+
+@when('the Gemini batch provider answers "{prompt}" alone')
+def step_gemini_direct_one(context: Context, prompt: str) -> None:
+    w = world(context)
+    w.response = w.run(_provider(w).complete(w.current_actor().request(prompt)))
+
+
 @when("lowtide collects the ended Gemini batches")
 def step_gemini_collect(context: Context) -> None:
     w = world(context)
@@ -164,3 +261,36 @@ def step_gemini_batch_priced(context: Context) -> None:
         assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
         assert outcome.provider == "gemini", outcome
         assert outcome.usage.output_tokens > 0, outcome
+
+
+@then('the Gemini batch job ended "{state}", still listed by the API')
+def step_gemini_job_ended(context: Context, state: str) -> None:
+    [job] = _jobs(world(context))
+    assert _state(job) == f"JOB_STATE_{state.upper()}", job.state
+
+
+@then('every Gemini batch job ended "{state}"')
+def step_gemini_jobs_ended(context: Context, state: str) -> None:
+    jobs = _jobs(world(context))
+    assert jobs, jobs
+    assert all(_state(job) == f"JOB_STATE_{state.upper()}" for job in jobs), [job.state for job in jobs]
+
+
+@then("the Gemini result file listed the answers in another order than the requests")
+def step_gemini_out_of_order(context: Context) -> None:
+    w = world(context)
+    [job] = _jobs(w)
+    file_name = job.dest.file_name if job.dest is not None else None
+    assert file_name, job.dest
+    data = w.run(w.client.aio.files.download(file=file_name))
+    keys = [json.loads(line)["key"] for line in data.splitlines() if line.strip()]
+    asked = [w.custom_id(key) for key in w.asked]
+    assert sorted(keys) == sorted(asked), (keys, asked)
+    assert keys != asked, keys
+
+
+@then("the Gemini API created each of these requests once: {keys}")
+def step_gemini_created_once(context: Context, keys: str) -> None:
+    w = world(context)
+    created = dict(_emulation(w).created_keys)
+    assert created == {w.custom_id(key): 1 for key in names(keys)}, created

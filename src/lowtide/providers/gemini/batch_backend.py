@@ -70,6 +70,10 @@ INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
 _DISPLAY = re.compile(r"^lowtide-(lt_[0-9a-f]+)-(\d+)$")
 _LIST_PAGE = 100
+_MISSING = (NotFoundError, PermissionDeniedError)
+"""What the Files API answers for a file that is not there (any more): Gemini answers 403 as often as 404."""
+_KEY_IN_LINE = re.compile(rb'"key"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
+"""The key a result line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 
 _PHASES = {
     "JOB_STATE_CANCELLING": Phase.CANCELING,
@@ -201,7 +205,7 @@ class GeminiBatchBackend(BatchBackend):
         file_name = done[INPUT_FILE_STEP]
         try:
             await self._retrying(lambda: self._client.aio.files.get(name=file_name))
-        except NotFoundError:
+        except _MISSING:
             return None
         return await self._create(file_name, done[MODEL_STEP], count, intent_id=intent_id)
 
@@ -223,25 +227,33 @@ class GeminiBatchBackend(BatchBackend):
         return remote_batch(job)
 
     async def _upload(self, body: bytes, intent_id: str) -> str:
-        """Upload the input under the intent's own name; one already there (an upload whose answer was lost) is
-        the same file, and is taken."""
+        """Upload the input under the intent's own name. A name already taken (409 `ALREADY_EXISTS`) is this
+        intent's earlier upload whose answer was lost: its file is taken as it is; if the API holds no such file
+        (the earlier upload's session took the name but never finished), the input goes under a name of the API's."""
         name = _file_name(intent_id)
 
-        async def upload() -> str:
+        async def upload(named: bool = True) -> str:
             config: types.UploadFileConfigDict = {
-                "name": name,
                 "display_name": f"lowtide-{intent_id}.jsonl",
                 "mime_type": "application/jsonl",
             }
+            if named:
+                config["name"] = name
             uploaded = await self._client.aio.files.upload(file=io.BytesIO(body), config=config)
             return uploaded.name or name
 
         try:
             return await self._retrying(upload)
         except APIError as exc:
-            if exc.status_code == 409:  # ALREADY_EXISTS: the same intent's file
-                return name
-            raise
+            if exc.status_code != 409:
+                raise
+        try:
+            await self._retrying(lambda: self._client.aio.files.get(name=name))
+        except _MISSING:
+            log.info("The name %s is held by an upload that never finished; uploading under another.", name)
+            return await self._retrying(lambda: upload(named=False))
+        log.info("Input file %s was uploaded before; taken.", name)
+        return name
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
         """The jobs listed newest first, page after page, until one created before `created_after`."""
@@ -298,6 +310,10 @@ class GeminiBatchBackend(BatchBackend):
                     line = read_line(raw, whole=whole)
                 except json.JSONDecodeError as exc:
                     raise APIConnectionError(f"A line of file {file_name} was cut short.") from exc
+                if isinstance(line, UnreadableLine) and line.custom_id is None:
+                    named = _KEY_IN_LINE.search(raw)
+                    if named is not None:  # the line names its request by `key`, not `custom_id`
+                        line = UnreadableLine(line.raw, line.reason, named.group(1).decode("ascii"))
                 lines += 1
                 handle(line)
                 if first_only:
@@ -329,7 +345,11 @@ class GeminiBatchBackend(BatchBackend):
         if batch.status == "failed":
             job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
             error = job.error if job is not None else None
-            message = (error.message if error is not None else None) or "The batch failed before any request ran."
+            # google-genai does not read a failed job's error from the Gemini API (it reads Vertex's): the job's own
+            # words when the SDK has them, else that it failed as a whole.
+            message = (error.message if error is not None else None) or (
+                f"Batch job {batch.id} failed as a whole, before any request ran."
+            )
             return error_line(custom_id, FAILED_STATUS, message)
         return None
 
@@ -338,11 +358,6 @@ class GeminiBatchBackend(BatchBackend):
         batch = await self.retrieve(batch_id)
         log.info("Cancellation of Gemini batch %s requested (%s).", batch_id, batch.status)
         return batch
-
-    async def delete(self, batch_id: str) -> None:
-        """Delete the job (the API keeps an ended job's record and results until then)."""
-        with contextlib.suppress(NotFoundError):
-            await self._retrying(lambda: self._client.aio.batches.delete(name=batch_id))
 
     async def finished(self, batch: RemoteBatch) -> None:
         """Delete the uploaded input file of a job that had one (unless `batch.keep_uploads`): the answers are
@@ -361,8 +376,7 @@ class GeminiBatchBackend(BatchBackend):
             await self._delete_file(file_name)
 
     async def _delete_file(self, file_name: str) -> None:
-        # Gemini answers 403 for a file that is not there (any more).
-        with contextlib.suppress(NotFoundError, PermissionDeniedError):
+        with contextlib.suppress(*_MISSING):
             await self._retrying(lambda: self._client.aio.files.delete(name=file_name))
 
     async def aclose(self) -> None:
