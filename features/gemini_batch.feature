@@ -225,3 +225,133 @@ Feature: An actor answered by the Gemini API's batch mode, durably
     And the ledger holds no request
     When the Gemini batch provider answers "Is the harbour open?" alone
     Then the answer is the emulated reply to "Is the harbour open?"
+    When the Gemini batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" alone
+    Then a BatchRequestErrored is raised
+
+  Scenario: An intent taken over whose uploaded file is gone sends its request again, once
+    Given the ledger holds a Gemini intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch
+    And that Gemini input file was deleted since
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini API created each of these requests once: high
+
+  Scenario: An upload the API refuses fails its calls at once; nothing is created
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the Gemini API will fail the next "gemini.files.upload" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Gemini API holds 0 batch jobs
+
+  Scenario: A create the API refuses fails its calls at once, and deletes the file it uploaded
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the Gemini API will fail the next "gemini.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Gemini API holds 0 batch jobs
+    And the Gemini account holds no input file any more
+
+  Scenario: With keep_uploads, the input file stays once the answers are stored
+    Given a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    And the actor sends a batch as an uploaded file above 10 bytes
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini account still holds the input file of the job
+
+  Scenario: A result file whose download breaks off is fetched again from the start; each answer is stored once
+    Given the actor sends a batch as an uploaded file above 10 bytes
+    And the next download of the Gemini result file will break after 1 line
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then the answer to "high" is the emulated reply to "When is high tide?"
+    And the answer to "low" is the emulated reply to "When is low tide?"
+    And the API received these calls:
+      | call                  | count |
+      | gemini.files.download | 2     |
+
+  Scenario: A prompt Gemini blocks fails its call alone, not sent again
+    When the actor is asked these prompts at once:
+      | prompt                                     | key     |
+      | When is high tide?                         | high    |
+      | Hello [[emulator:blocked:SAFETY]]          | blocked |
+    Then the call for "blocked" failed with a BatchRequestErrored saying "SAFETY"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+    And the Gemini API holds 1 batch job
+
+  Scenario: A key that is not a plain id travels under a digest of it, and its answer comes back to it
+    When the actor is asked "When is high tide?" with the key "tide table #1 (Brest)"
+    Then the answer is the emulated reply to "When is high tide?"
+
+  Scenario: A call whose worst case is over its budget is refused before anything is sent
+    Given a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor is asked "When is high tide?" with:
+      """
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the Gemini API holds 0 batch jobs
+
+  Scenario: A system prompt, tools and extra parameters travel inline, each where Gemini's REST body holds it
+    Given a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      system_prompt: You answer questions about the tides.
+      extra_params: {generationConfig: {topK: 5}}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini batch job held a request with a system instruction and topK 5
+    And the API received these calls:
+      | call                  | count |
+      | gemini.files.upload   | 0     |
+
+  Scenario Outline: A call whose extra parameters hold a field the SDK does not know (<where>) goes in a file, as it is; Gemini refuses it alone
+    Given a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, max_attempts: 1}
+      extra_params: <extra>
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestErrored is raised
+    And the error message contains "<field>"
+    And the API received these calls:
+      | call                  | count |
+      | gemini.files.upload   | 2     |
+      | gemini.batches.create | 1     |
+
+    Examples:
+      | where                  | extra                            | field     |
+      | at the top             | {tideMode: spring}               | tideMode  |
+      | in the generation config | {generationConfig: {tideDepth: 3}} | tideDepth |
+
+  Scenario: A structured answer is parsed from a batch answer
+    When the Gemini actor is asked "Plan a voyage" for a Voyage
+    Then the Gemini answer is parsed into a Voyage
+
+  Scenario: A request missing from a succeeded job's results is read for again, then fails alone, saying it came back nowhere
+    Given the Gemini API will lose the request "lost" from its job's results
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | Where did it go?   | lost |
+    Then the call for "lost" failed with a BatchRequestError saying "ended without a result for request lost"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+
+  Scenario: A create whose answer is lost is found by its display name among the jobs of earlier calls
+    When the actor is asked "When is low tide?" with the key "low"
+    And 7200 more seconds pass
+    And the Gemini API will commit the next batch job but drop the connection before answering
+    And the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Gemini API holds 2 batch jobs
+    And the Gemini API created each of these requests once: low, high

@@ -8,14 +8,16 @@ import json
 from typing import Any
 
 import httpx2
-from _support import API_KEY, World, names, world
+from _support import API_KEY, World, names, set_env, world, yaml_doc
 from google import genai
 from google.genai import types
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
+from lowtide.emulator import Emulator
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
+from lowtide.emulator.server import serve_in_thread
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.gemini import GeminiBatchProvider
 from lowtide.providers.gemini.batch_backend import (
@@ -74,12 +76,43 @@ def _backend(w: World) -> GeminiBatchBackend:
     return backend
 
 
+@given("an emulated Gemini API served on a socket, whose jobs take {seconds:g} seconds")
+def step_gemini_socket_api(context: Context, seconds: float) -> None:
+    """The emulator on a loopback socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its
+    URL."""
+    w = world(context)
+    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
+    serving = serve_in_thread(w.emulator)
+    server = serving.__enter__()
+    w.cleanups.append(lambda: serving.__exit__(None, None, None))
+    w.witnessed["server url"] = [server.url]
+
+
+@given('a Gemini actor "{name}" that reaches it with the key in "{variable}", with:')
+def step_gemini_socket_actor(context: Context, name: str, variable: str) -> None:
+    """An actor that builds its own google-genai client from its base URL and key variable, as a program run from
+    the command line would."""
+    w = world(context)
+    [url] = w.witnessed["server url"]
+    set_env(w, variable, API_KEY)
+    w.client = None
+    settings = {"name": name, "provider": "gemini", "model": "gemini-2.5-flash", "max_tokens": 64}
+    w.add_actor({**settings, "base_url": url, "api_key_env": variable, **yaml_doc(context.text)})
+
+
 @given("the actor sends a batch as an uploaded file above {size:d} bytes")
 def step_gemini_inline_limit(context: Context, size: int) -> None:
     _backend(world(context)).inline_bytes = size
 
 
+@given('the Gemini API will lose the request "{key}" from its job\'s results')
+def step_gemini_lose(context: Context, key: str) -> None:
+    w = world(context)
+    w.emu.faults.lose(w.custom_id(key))
+
+
 @given("the Gemini API will commit the next batch job but drop the connection before answering")
+@when("the Gemini API will commit the next batch job but drop the connection before answering")
 def step_gemini_drop_after_commit(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("gemini.batches.create")
 
@@ -106,6 +139,19 @@ def step_gemini_upload_dropped(context: Context) -> None:
 @given("the Gemini API will open the next upload but drop the connection before answering")
 def step_gemini_upload_start_dropped(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("gemini.files.upload")
+
+
+@given("that Gemini input file was deleted since")
+def step_gemini_orphan_file_gone(context: Context) -> None:
+    w = world(context)
+    _, file_name = w.witnessed["orphan"]
+    w.run(w.client.aio.files.delete(name=file_name))
+    w.emu.calls.clear()
+
+
+@given("the next download of the Gemini result file will break after {lines:d} line")
+def step_gemini_cut(context: Context, lines: int) -> None:
+    world(context).emu.faults.cut("gemini.files.download", after_lines=lines)
 
 
 @given('the Gemini API will fail the next "{route}" call with status {status:d}')
@@ -209,7 +255,11 @@ def step_gemini_direct(context: Context, first: str, second: str) -> None:
 @when('the Gemini batch provider answers "{prompt}" alone')
 def step_gemini_direct_one(context: Context, prompt: str) -> None:
     w = world(context)
-    w.response = w.run(_provider(w).complete(w.current_actor().request(prompt)))
+    w.error = None
+    try:
+        w.response = w.run(_provider(w).complete(w.current_actor().request(prompt)))
+    except ActorError as exc:
+        w.response, w.error = None, exc
 
 
 @when("lowtide collects the ended Gemini batches")
@@ -230,7 +280,7 @@ def step_gemini_display_name(context: Context) -> None:
 @then("the Gemini API holds {count:d} batch job")
 @then("the Gemini API holds {count:d} batch jobs")
 def step_gemini_jobs(context: Context, count: int) -> None:
-    jobs = _jobs(world(context))
+    jobs = _emulation(world(context)).batches.oldest_first()
     assert len(jobs) == count, [job.name for job in jobs]
 
 
@@ -294,3 +344,25 @@ def step_gemini_created_once(context: Context, keys: str) -> None:
     w = world(context)
     created = dict(_emulation(w).created_keys)
     assert created == {w.custom_id(key): 1 for key in names(keys)}, created
+
+
+@then('the command printed that cancelling the job of the ticket "{key}" was requested, the job now "{state}"')
+def step_gemini_cli_cancelled(context: Context, key: str, state: str) -> None:
+    """Gemini ends a cancelled job at once when none of its requests is running: it is ended, uncollected."""
+    w = world(context)
+    ticket = w.tickets[key]
+    assert w.value["out"].splitlines() == [f"{ticket.batch_id} cancellation requested ({state})"], w.value["out"]
+
+
+@then("the Gemini account still holds the input file of the job")
+def step_gemini_input_kept(context: Context) -> None:
+    files = [file.name for file in _files(world(context)) if (file.display_name or "").startswith("lowtide-")]
+    assert len(files) == 1, files
+
+
+@then("the Gemini batch job held a request with a system instruction and topK {top_k:d}")
+def step_gemini_sent_inline(context: Context, top_k: int) -> None:
+    [job] = _emulation(world(context)).batches.oldest_first()
+    [request] = job.requests
+    assert "systemInstruction" in request.body, request.body
+    assert request.body["generationConfig"]["topK"] == top_k, request.body

@@ -21,14 +21,13 @@ import io
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar, cast
 
 from google import genai
 from google.genai import types
 
 from lowtide import (
-    APIConnectionError,
     APIError,
     BatchSettings,
     Clock,
@@ -47,7 +46,6 @@ from lowtide.providers import (
     UnreadableLine,
     read_line,
     retrying,
-    split_lines,
 )
 from lowtide.providers.gemini.batch_codec import (
     CANCELED_STATUS,
@@ -185,10 +183,7 @@ class GeminiBatchBackend(BatchBackend):
     def _inlined(lines: list[JSONObject]) -> list[types.InlinedRequest] | None:
         inlined: list[types.InlinedRequest] = []
         for line in lines:
-            request = line.get("request")
-            if not isinstance(request, dict):
-                return None
-            one = inlined_request(str(line.get("key")), cast("JSONObject", request))
+            one = inlined_request(str(line.get("key")), cast("JSONObject", line.get("request")))
             if one is None:
                 return None
             inlined.append(one)
@@ -295,45 +290,24 @@ class GeminiBatchBackend(BatchBackend):
             file_name = dest.file_name
             await self._retrying(lambda: self._read_file(file_name, handle))
 
-    async def _read_file(
-        self, file_name: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
-    ) -> int:
+    async def _read_file(self, file_name: str, handle: Callable[[ResultLine | UnreadableLine], None]) -> None:
+        """The result file's lines, each read whole: google-genai downloads a file at once (a download broken off
+        raises, and is fetched again)."""
         data = await self._client.aio.files.download(file=file_name)
-        lines = 0
-
-        async def chunks() -> AsyncIterator[bytes]:
-            yield data
-
-        async with contextlib.aclosing(split_lines(chunks())) as raw_lines:
-            async for raw, whole in raw_lines:
-                try:
-                    line = read_line(raw, whole=whole)
-                except json.JSONDecodeError as exc:
-                    raise APIConnectionError(f"A line of file {file_name} was cut short.") from exc
-                if isinstance(line, UnreadableLine) and line.custom_id is None:
-                    named = _KEY_IN_LINE.search(raw)
-                    if named is not None:  # the line names its request by `key`, not `custom_id`
-                        line = UnreadableLine(line.raw, line.reason, named.group(1).decode("ascii"))
-                lines += 1
-                handle(line)
-                if first_only:
-                    break
-        return lines
+        for raw in data.splitlines():
+            if not raw.strip():
+                continue
+            line = read_line(raw)
+            if isinstance(line, UnreadableLine) and line.custom_id is None:
+                named = _KEY_IN_LINE.search(raw)
+                if named is not None:  # the line names its request by `key`, not `custom_id`
+                    line = UnreadableLine(line.raw, line.reason, named.group(1).decode("ascii"))
+            handle(line)
 
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        job = await self._ended(batch)
-        dest = job.dest
-        firsts: list[ResultLine | UnreadableLine] = []
-        if dest is not None and dest.inlined_responses:
-            firsts.append(_inline_line(dest.inlined_responses[0]))
-        elif dest is not None and dest.file_name:
-            file_name = dest.file_name
-            await self._retrying(lambda: self._read_file(file_name, firsts.append, first_only=True))
-        if not firsts:
-            return None
-        first = firsts[0]
-        key = first.custom_id if isinstance(first, UnreadableLine) else first.get("key")
-        return key if isinstance(key, str) else None
+        """Never needed: a job is found by the intent id its display name carries (`finds_by_intent`), not by the
+        custom ids of its results."""
+        return None
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled or expired job leaves the requests it never ran unanswered; a failed one ran none. A job that

@@ -101,12 +101,9 @@ _CODES = {
 """google.rpc.Code numbers as their names."""
 
 
-def error_line(key: str, status: str, message: str, code: int | None = None) -> dict[str, object]:
-    """A result line standing for an error (Google's shape: `{"code", "message", "status"}`)."""
-    error: dict[str, object] = {"message": message, "status": status}
-    if code is not None:
-        error["code"] = code
-    return {"key": key, "error": error}
+def error_line(key: str, status: str, message: str) -> dict[str, object]:
+    """A result line standing for an error lowtide writes (Google's shape, a status of lowtide's own)."""
+    return {"key": key, "error": {"message": message, "status": status}}
 
 
 class GeminiBatchCodec(BatchCodec):
