@@ -60,6 +60,17 @@ class _Provider:
     """What the emulator's routes of this API are named with (`openai.batches.create`)."""
     results_route: str
     """The route a client reads a batch's results through."""
+    items: str = "data"
+    """Where a page of the list holds its batches."""
+    next_page: Callable[[Mapping[str, Any]], str | None] = lambda page: (
+        page["last_id"] if page.get("has_more") else None
+    )
+    """The cursor of the page after `page`, None on the last."""
+    page_size: str = "limit"
+    label: Callable[[Mapping[str, Any]], str] = lambda batch: (
+        f"{batch['id']} ({batch.get('processing_status') or batch.get('status')}"
+    )
+    """A listed batch's id and status, for messages."""
 
 
 _PROVIDERS = {
@@ -84,6 +95,23 @@ _PROVIDERS = {
         batch_prefix="batch_",
         fault_prefix="openai.",
         results_route="openai.files.content",
+    ),
+    # Gemini's batch jobs are long-running operations: `batchStats` counts their requests (an int64, as a string).
+    "gemini": _Provider(
+        list_path="/v1beta/batches",
+        headers={"x-goog-api-key": API_KEY},
+        cursor="pageToken",
+        size=lambda job: int(job["metadata"]["batchStats"]["requestCount"]),
+        batches_stat="gemini_batches",
+        created_stat="gemini_created_keys",
+        batch_prefix="batches/",
+        fault_prefix="gemini.",
+        # A job of inline requests answers inline, in the job itself.
+        results_route="gemini.batches.get",
+        items="operations",
+        next_page=lambda page: page.get("nextPageToken"),
+        page_size="pageSize",
+        label=lambda job: f"{job['name']} ({job['metadata']['state']}",
     ),
 }
 
@@ -425,7 +453,8 @@ class CrashLibrary:
         listed = self._list_batches()
         size = _PROVIDERS[self._provider].size
         total = sum(size(batch) for batch in listed)
-        summary = ", ".join(f"{b['id']} ({b.get('processing_status') or b.get('status')}, {size(b)})" for b in listed)
+        label = _PROVIDERS[self._provider].label
+        summary = ", ".join(f"{label(b)}, {size(b)})" for b in listed)
         logger.info(f"The API lists {len(listed)} batch(es): {summary}")
         if total != requests:
             raise AssertionError(
@@ -682,17 +711,18 @@ class CrashLibrary:
         """Every batch the API lists (newest first), through the API itself rather than the admin routes."""
         provider = _PROVIDERS[self._provider]
         found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {"limit": 100}
+        params: dict[str, Any] = {provider.page_size: 100}
         while True:
             response = httpx.get(
                 self._require_base_url() + provider.list_path, params=params, headers=provider.headers, timeout=10.0
             )
             response.raise_for_status()
             page = response.json()
-            found.extend(page["data"])
-            if not page.get("has_more"):
+            found.extend(page.get(provider.items, []))
+            cursor = provider.next_page(page)
+            if not cursor:
                 return found
-            params[provider.cursor] = page["last_id"]
+            params[provider.cursor] = cursor
 
 
 def _answers(client: _Client) -> list[dict[str, Any]]:

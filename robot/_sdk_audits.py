@@ -3,7 +3,8 @@ ends, every result read, and how many times each custom id appears in all their 
 nothing was created twice comes from the API as a user of the SDK would see it, not from lowtide or the emulator's
 admin routes.
 
-One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> (batches, Counter[custom_id])`.
+One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> (batches, Counter[custom_id])`. Gemini's
+jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file.
 """
 
 from __future__ import annotations
@@ -62,6 +63,33 @@ def _openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[s
         client.close()
 
 
+def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    from google import genai
+    from google.genai import types
+
+    ended = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"}
+    options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=3))
+    client = genai.Client(api_key=api_key, http_options=options)
+    try:
+        jobs = _until_ended(
+            lambda: list(client.batches.list(config={"page_size": 100})),
+            lambda job: job.state is not None and job.state.value in ended,
+            lambda job: str(job.name),
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for job in jobs:
+            dest = job.dest
+            if dest is not None and dest.inlined_responses is not None:
+                seen.update(str((item.metadata or {}).get("key")) for item in dest.inlined_responses)
+            elif dest is not None and dest.file_name:
+                text = client.files.download(file=dest.file_name).decode()
+                seen.update(json.loads(line)["key"] for line in text.splitlines() if line.strip())
+        return len(jobs), seen
+    finally:
+        client.close()
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -78,4 +106,4 @@ def _until_ended(
         time.sleep(0.2)
 
 
-AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai}
+AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}

@@ -41,3 +41,10 @@ One OpenAI Process Killed At Random Pays Once And Loses No Answer
 
 Two OpenAI Processes On One Ledger Pay Once And Lose No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openai
+
+One Gemini Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=gemini
+
+Two Gemini Processes On One Ledger Pay Once And Lose No Answer
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini

@@ -26,7 +26,7 @@ from typing import Any
 from lowtide import Actor, ActorResponse
 
 DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
-MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini"}
+MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-2.5-flash"}
 """Each provider's default model, and (its keys) the providers a client can use."""
 
 
@@ -68,7 +68,8 @@ def build_actor(args: argparse.Namespace) -> Actor:
             "model": args.model or MODELS[args.provider],
             "max_tokens": 64,
             "batch_processing": "batch",
-            # The emulator serves both APIs on one socket; the OpenAI SDK's base URL holds the `/v1`.
+            # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
+            # adds its API version itself.
             "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
             "batch": {

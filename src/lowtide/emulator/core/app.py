@@ -57,7 +57,7 @@ def caller_of(emulations: Sequence[Emulation], headers: Headers) -> Emulation | 
 
 def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
     """Each emulation's routes, by path in the order they come; a path several emulations serve, one route that
-    sends each call to its caller's emulation."""
+    sends each call to its caller's emulation, after the others."""
     by_path: dict[str, dict[Emulation, list[BaseRoute]]] = {}
     methods: dict[str, set[str]] = {}
     for emulation in emulations:
@@ -69,6 +69,7 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
             by_path.setdefault(path, {}).setdefault(emulation, []).append(route)
             methods.setdefault(path, set()).add(method)
     routes: list[BaseRoute] = []
+    shared: list[BaseRoute] = []
     for path, serving in by_path.items():
         if len(serving) == 1:
             routes.extend(*serving.values())
@@ -76,8 +77,10 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
             # Only the methods its emulations serve there: a call of another method goes on to the routes after it
             # (Gemini's `POST /v1/models/{model}:generateContent` also matches `/v1/models/{model_id}`).
             apps = _ByCaller({emulation: Router(own) for emulation, own in serving.items()})
-            routes.append(Route(path, apps, methods=sorted(methods[path])))
-    return routes
+            shared.append(Route(path, apps, methods=sorted(methods[path])))
+    # The shared paths last: a path one emulation serves is matched before a shared one it overlaps (Gemini's
+    # `/v1/files/{file_id}:download` would otherwise be taken for `/v1/files/{file_id}` with an id ending ":download").
+    return [*routes, *shared]
 
 
 class _ByCaller:

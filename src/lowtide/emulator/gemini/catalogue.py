@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lowtide.emulator.gemini.errors import not_found
 from lowtide.emulator.gemini.wire import ModelInfo, ModelList
 
-__all__ = ["MODELS", "GeminiModel", "find", "listed", "model_info"]
+__all__ = ["MODELS", "GeminiModel", "find", "listed", "model_info", "served"]
 
 _METHODS = ["generateContent", "countTokens", "createCachedContent", "batchGenerateContent"]
 
@@ -48,6 +49,17 @@ def find(name: str, extra: Iterable[str] = ()) -> GeminiModel | None:
     if bare in extra:
         return GeminiModel(bare, bare, 1_048_576, 65_536, True)
     return None
+
+
+def served(name: str, extra: Iterable[str], version: str, method: str) -> GeminiModel:
+    """The model `name` names, or the API's 404 for `method` under `version` when it is not served."""
+    model = find(name, extra)
+    if model is None:
+        raise not_found(
+            f"models/{_bare(name)} is not found for API version {version}, or is not supported for {method}. Call "
+            "ListModels to see the list of available models and their supported methods."
+        )
+    return model
 
 
 def model_info(model: GeminiModel) -> ModelInfo:

@@ -5,17 +5,22 @@ its key in (`x-goog-api-key`), so `/v1/models`, which Anthropic's and OpenAI's c
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow
+from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.gemini.backend import GeminiBackend
+from lowtide.emulator.gemini.batch_routes import file_and_batch_routes
+from lowtide.emulator.gemini.batches import GeminiBatchStore
 from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_error_response
+from lowtide.emulator.gemini.files import GeminiFileStore
 from lowtide.emulator.gemini.http import authenticate, is_gemini_caller
-from lowtide.emulator.gemini.routes import gemini_routes
+from lowtide.emulator.gemini.routes import VERSIONS, gemini_routes
 
 __all__ = ["GeminiEmulation"]
 
@@ -30,12 +35,50 @@ class GeminiEmulation(Emulation):
         "gemini.generate_content",
         "gemini.stream_generate_content",
         "gemini.count_tokens",
+        "gemini.files.upload",
+        "gemini.files.download",
+        "gemini.files.list",
+        "gemini.files.get",
+        "gemini.files.delete",
+        "gemini.batches.create",
+        "gemini.batches.cancel",
+        "gemini.batches.list",
+        "gemini.batches.get",
+        "gemini.batches.delete",
     )
 
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
+        self.backend = GeminiBackend(shared)
+
+    @property
+    def files(self) -> GeminiFileStore:
+        return self.backend.files
+
+    @property
+    def batches(self) -> GeminiBatchStore:
+        return self.backend.batches
+
+    @property
+    def created_keys(self) -> Counter[str]:
+        """For every job created whose input could be read, one per request key in it."""
+        return self.backend.created_keys
+
+    @property
+    def created_batches(self) -> int:
+        return self.backend.created_batches
+
+    def fail_batches(self, times: int = 1, message: str | None = None) -> None:
+        """Make the next `times` jobs created end `BATCH_STATE_FAILED` (an internal error, or `message`) when their
+        pending time ends."""
+        self.backend.fail_batches(times, message)
+
     def routes(self) -> Sequence[RouteRow]:
-        return gemini_routes(self.shared)
+        return [*file_and_batch_routes(self.backend, VERSIONS), *gemini_routes(self.shared)]
 
     def begin(self, request: Request) -> None:
+        if request.url.path.startswith("/upload/") and "upload_id" in request.query_params:
+            return  # a resumable upload's later calls carry no key: the session's upload_id is their credential
         authenticate(request, self.shared.settings.api_keys)
 
     def claims(self, headers: Headers) -> bool:
@@ -49,3 +92,14 @@ class GeminiEmulation(Emulation):
 
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {GeminiError: gemini_error_response}
+
+    def stats(self) -> Mapping[str, object]:
+        backend = self.backend
+        return {
+            "gemini_batches": len(backend.batches),
+            "gemini_created_batches": backend.created_batches,
+            "gemini_created_keys": dict(backend.created_keys),
+        }
+
+    def reset(self) -> None:
+        self.backend.reset()

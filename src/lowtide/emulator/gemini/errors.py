@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from lowtide.emulator.core.errors import ERROR_STATUS, ApiError, default_message
 from lowtide.emulator.core.http import request_id
-from lowtide.emulator.gemini.wire import ErrorBody
+from lowtide.emulator.gemini.wire import ErrorBody, RpcStatus
 
 __all__ = [
     "RETRY_INFO",
@@ -23,6 +23,7 @@ __all__ = [
     "invalid_argument",
     "not_found",
     "retry_delay",
+    "rpc_status",
     "status_error",
 ]
 
@@ -69,10 +70,11 @@ class GeminiError(Exception):
         *,
         details: list[dict[str, object]] | None = None,
         headers: Mapping[str, str] | None = None,
+        status: str | None = None,
     ) -> None:
-        status, usual = _defaults(code)
+        named, usual = _defaults(code)
         self.code = code
-        self.status = status
+        self.status = status or named
         self.message = message if message is not None else usual
         self.details = details
         self.headers: dict[str, str] = dict(headers or {})
@@ -84,6 +86,23 @@ class GeminiError(Exception):
         if self.details:
             body["details"] = self.details
         return body
+
+
+# google.rpc.Code, by the canonical status name: what a `google.rpc.Status` (a batch row's error, a failed
+# operation's) carries in its `code`, where an HTTP error body carries the HTTP status.
+_RPC_CODES: Mapping[str, int] = {
+    "CANCELLED": 1, "UNKNOWN": 2, "INVALID_ARGUMENT": 3, "DEADLINE_EXCEEDED": 4, "NOT_FOUND": 5, "ALREADY_EXISTS": 6,
+    "PERMISSION_DENIED": 7, "RESOURCE_EXHAUSTED": 8, "FAILED_PRECONDITION": 9, "ABORTED": 10, "OUT_OF_RANGE": 11,
+    "UNIMPLEMENTED": 12, "INTERNAL": 13, "UNAVAILABLE": 14, "DATA_LOSS": 15, "UNAUTHENTICATED": 16,
+}  # fmt: skip
+
+
+def rpc_status(error: GeminiError) -> RpcStatus:
+    """`error` as a `google.rpc.Status`: a batch row's `error`, a failed job's: the gRPC code of its status name."""
+    status: RpcStatus = {"code": _RPC_CODES.get(error.status, 2), "message": error.message}
+    if error.details:
+        status["details"] = error.details
+    return status
 
 
 def retry_delay(seconds: float) -> str:

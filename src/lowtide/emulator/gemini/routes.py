@@ -15,8 +15,7 @@ from lowtide.emulator.core.endpoints import waiter
 from lowtide.emulator.core.http import Answer, Streamed, read_json, request_id
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.ratelimits import BucketState, QuotaStyle, RateLimits
-from lowtide.emulator.gemini.catalogue import GeminiModel, find, listed, model_info
-from lowtide.emulator.gemini.errors import not_found
+from lowtide.emulator.gemini.catalogue import GeminiModel, listed, model_info, served
 from lowtide.emulator.gemini.http import gemini_key
 from lowtide.emulator.gemini.model import generate, input_tokens, stream_chunks
 from lowtide.emulator.gemini.request import read_call
@@ -63,16 +62,10 @@ class _GeminiApi:
         self._shared = shared
 
     def _model(self, request: Request) -> GeminiModel:
+        path = request.url.path
+        method = path.rpartition(":")[2] if ":" in path else "generateContent"
         name = str(request.path_params["model_id"])
-        model = find(name, self._shared.settings.extra_models)
-        if model is None:
-            version = request.url.path.split("/")[1]
-            method = request.url.path.rpartition(":")[2] if ":" in request.url.path else "generateContent"
-            raise not_found(
-                f"models/{name.removeprefix('models/')} is not found for API version {version}, or is not supported "
-                f"for {method}. Call ListModels to see the list of available models and their supported methods."
-            )
-        return model
+        return served(name, self._shared.settings.extra_models, path.split("/")[1], method)
 
     async def list_models(self, request: Request) -> Answer:
         query = request.query_params

@@ -16,6 +16,7 @@ __all__ = [
     "Part",
     "PromptFeedback",
     "ResponseContent",
+    "RpcStatus",
     "SafetyRating",
     "UsageMetadata",
 ]
@@ -107,6 +108,14 @@ class ModelInfo(TypedDict):
 class ModelList(TypedDict):
     models: list[ModelInfo]
     nextPageToken: NotRequired[str]
+
+
+class RpcStatus(TypedDict):
+    """A `google.rpc.Status`: a batch row's error, a failed job's (`code` is the gRPC code, not the HTTP status)."""
+
+    code: int
+    message: str
+    details: NotRequired[list[dict[str, object]]]
 
 
 class ErrorBody(TypedDict):

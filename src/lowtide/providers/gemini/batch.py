@@ -1,0 +1,72 @@
+"""`GeminiBatchProvider`: answers requests through the Gemini API's batch mode (`batchGenerateContent`), at half the
+live price, with the official google-genai SDK.
+
+Through an actor, calls go through lowtide's durable engine (ledger, keys, coalescing, exactly-once create by the
+intent id in the job's display name, park and resume, budgets, bulk runs). Called directly, `complete_many` is one
+batch per model, outside the ledger: no key, nothing recorded, and calling it twice pays twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import BatchCodec, Outcome, credential_of, run_batch
+from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
+from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
+from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
+
+__all__ = ["GOOGLE_BASE_URL", "GeminiBatchProvider"]
+
+GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
+
+
+class GeminiBatchProvider(Provider):
+    """The Gemini API's batch mode: half the price of live calls, results within 48 hours."""
+
+    name: ClassVar[str] = "gemini"
+    mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
+    codec: ClassVar[BatchCodec | None] = GeminiBatchCodec()
+
+    def __init__(self, options: ProviderOptions) -> None:
+        owned = build_client(options)
+        self._http = owned.http
+        self._clock = options.clock
+        self.settings = options.batch
+        base_url = options.base_url_from(BASE_URL_ENV) if options.client is None else None
+        endpoint = (base_url or GOOGLE_BASE_URL).rstrip("/")
+        if options.client is not None:
+            endpoint = f"{endpoint}#client-{id(options.client)}"
+        self.backend = GeminiBatchBackend(
+            owned.client,
+            endpoint=endpoint,
+            credential=credential_of(owned.scope, owned=options.client is None, client=owned.client),
+            clock=options.clock,
+            settings=options.batch,
+        )
+
+    def batch_backend(self) -> GeminiBatchBackend:
+        return self.backend
+
+    @property
+    def endpoint(self) -> str:
+        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
+        return self.backend.endpoint
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
+        [outcome] = await self.complete_many([request])
+        if isinstance(outcome, ActorError):
+            raise outcome
+        return outcome
+
+    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        """The requests as one batch per model, outside the ledger (`run_batch`): nothing recorded, so that calling
+        it twice pays twice. `Actor.run_many` is the same through the ledger."""
+        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        if self._http is not None:
+            await self._http.aclose()
