@@ -122,6 +122,7 @@ Feature: An actor answered by Google's Gemini API, live
       | a blank stop sequence         | stop_sequences: ["  "]                            | stop_sequences.0                       | empty                                     |
       | Anthropic's thinking          | thinking: {type: enabled, budget_tokens: 2048}    | thinking                               | thinking_budget                           |
       | a thinking budget below -1    | provider_options: {gemini: {thinking_budget: -2}} | provider_options.gemini.thinking_budget | Invalid Gemini setting                   |
+      | a negative batch inline size  | provider_options: {gemini: {batch_inline_bytes: -1}} | provider_options.gemini.batch_inline_bytes | Invalid Gemini setting                |
 
   Scenario: A call's own tools are checked before anything is sent
     Given a Gemini actor "tooled"

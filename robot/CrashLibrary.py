@@ -221,6 +221,7 @@ class CrashLibrary:
         shared_prefix: str | None = None,
         shared: int = 0,
         coalesce_window: float | None = None,
+        provider_options: str | None = None,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
@@ -263,6 +264,8 @@ class CrashLibrary:
             argv += ["--shared-prefix", shared_prefix, "--shared", str(shared)]
         if coalesce_window is not None:
             argv += ["--coalesce-window", str(coalesce_window)]
+        if provider_options:
+            argv += ["--provider-options", provider_options]
         env = {API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"}
         if host_id is not None:
             env["LOWTIDE_HOST_ID"] = host_id  # a host of its own: known to the others by its lease alone
@@ -316,9 +319,12 @@ class CrashLibrary:
         crashpoint: str | None = None,
         name: str | None = None,
         timeout: float = 180.0,
+        provider_options: str | None = None,
     ) -> str:
         """`Start Client` and `Wait For Client`; returns the client's name (its exit code: `Client Exit Code`)."""
-        name = self.start_client(prefix, requests, ledger, crashpoint=crashpoint, name=name)
+        name = self.start_client(
+            prefix, requests, ledger, crashpoint=crashpoint, name=name, provider_options=provider_options
+        )
         self.wait_for_client(name, timeout=timeout)
         return name
 
@@ -586,10 +592,10 @@ class CrashLibrary:
     def ledger_should_show_a_crash_at(self, ledger: str, stage: str, requests: int) -> None:
         """What the ledger holds right after a client died at `stage`: proof that it died where it was meant to.
 
-        `after-intent`, `during-create`, `after-create`: one batch intent without the API's id, every request
-        submitting. `while-polling`: the API's batch id recorded, every request waiting on it. `while-streaming`:
-        the first chunk of results (`RESULTS_PER_TRANSACTION`, or all when fewer) stored, the batch not marked
-        collected.
+        `after-intent`, `during-create`, `after-create`, `after-step-<step>` (a create step such as the uploaded input
+        file recorded): one batch intent without the API's id, every request submitting. `while-polling`: the API's
+        batch id recorded, every request waiting on it. `while-streaming`: the first chunk of results
+        (`RESULTS_PER_TRANSACTION`, or all when fewer) stored, the batch not marked collected.
         """
         # In this process (a `lowtide status` costs an interpreter start-up): the same report, as JSON.
         opened = Ledger(ledger)
@@ -607,7 +613,7 @@ class CrashLibrary:
         if len(batches) != 1:
             problems.append(f"{len(batches)} batches, expected 1")
         batch = batches[0] if batches else {}
-        if stage in ("after-intent", "during-create", "after-create"):
+        if stage in ("after-intent", "during-create", "after-create") or stage.startswith("after-step-"):
             if batch.get("state") != "intent" or batch.get("batch_id") is not None:
                 problems.append(f"batch {batch}, expected an intent without the API's id")
             if states != Counter({"submitting": requests}):

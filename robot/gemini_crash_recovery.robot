@@ -9,7 +9,8 @@ Documentation       The crash suite over the Gemini API's batch mode: a batch-mo
 ...
 ...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
 ...                 ledger; the client is `resources/crash_client.py --provider gemini`, through google-genai. Its
-...                 batches are small enough to go inline: the job answers inline, in the job itself.
+...                 batches are small enough to go inline (the job answers inline, in the job itself), except in the
+...                 test that sends every batch as an uploaded file and dies once the upload is recorded.
 
 Resource            resources/crash.resource
 
@@ -29,6 +30,7 @@ ${STREAMED}         2400
 # `during-create`: the emulator answers the create 3 s after committing it; the client dies 1 s after sending it.
 ${CREATE_DELAY}     3
 ${CRASH_DELAY}      1
+${FILES_ONLY}       {"gemini": {"batch_inline_bytes": 0}}
 
 
 *** Test Cases ***    CRASHPOINT                        REQUESTS       CREATE FAULT
@@ -42,6 +44,15 @@ Killed While Polling The Job
                       while-polling                     ${REQUESTS}
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}
+
+Killed After The Input File Was Uploaded And Recorded, Before The Create
+    [Documentation]    Every batch goes as a file (`batch_inline_bytes: 0`): the client dies once the uploaded file's
+    ...    name is in the ledger. Run again, it creates the job from that file: uploaded once, created once.
+    [Template]    NONE
+    A Client Killed At A Crash Point Loses Nothing And Pays Once
+    ...    after-step-input_file    ${REQUESTS}    provider_options=${FILES_ONLY}
+    # One upload in all: the resumable protocol's start and its bytes are two calls.
+    Emulator Call Count Should Be    gemini.files.upload    2
 
 A Create Whose Answer Is Lost Is Found By Its Display Name, Not Sent Again
     [Documentation]    The emulator commits the job and drops the connection without an answer. Nobody is killed:

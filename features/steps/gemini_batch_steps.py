@@ -102,7 +102,13 @@ def step_gemini_socket_actor(context: Context, name: str, variable: str) -> None
 
 @given("the actor sends a batch as an uploaded file above {size:d} bytes")
 def step_gemini_inline_limit(context: Context, size: int) -> None:
-    _backend(world(context)).inline_bytes = size
+    """The current actor made again with `provider_options.gemini.batch_inline_bytes`, as a user would set it."""
+    w = world(context)
+    configuration = w.current_actor().configuration.model_dump(exclude_unset=True)
+    options = dict(configuration.get("provider_options") or {})
+    options["gemini"] = {**options.get("gemini", {}), "batch_inline_bytes": size}
+    actor = w.add_actor({**configuration, "provider_options": options})
+    assert _backend(w).inline_bytes == size, actor
 
 
 @given('the Gemini API will lose the request "{key}" from its job\'s results')

@@ -57,6 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--coalesce-window", type=float, default=0.3, help="seconds calls are gathered for")
     parser.add_argument("--shared-prefix", default=None, help="also ask SHARED_PREFIX-1 .. -M, as other clients do")
     parser.add_argument("--shared", type=int, default=0, help="how many shared keys (M)")
+    parser.add_argument(
+        "--provider-options", type=json.loads, default=None, help="the actor's provider_options, as JSON"
+    )
     return parser.parse_args(argv)
 
 
@@ -72,6 +75,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
             # adds its API version itself.
             "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
+            **({"provider_options": args.provider_options} if args.provider_options else {}),
             "batch": {
                 "poll_interval": 0.2,
                 "coalesce_window": args.coalesce_window,

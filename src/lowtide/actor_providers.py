@@ -91,6 +91,7 @@ class ActorProviders:
                 clock=self._clock,
                 batch=configuration.batch,
                 timeout=configuration.timeout,
+                provider_options=configuration.provider_options,
                 max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
             )
             provider = self._providers[effective] = factory(options)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -50,6 +50,9 @@ class ProviderOptions:
     batch: BatchSettings = field(default_factory=BatchSettings)
     timeout: float = 600.0
     max_retries: int = 2
+    provider_options: Mapping[str, Mapping[str, object]] = field(default_factory=dict[str, Mapping[str, object]])
+    """The actor's `provider_options`: a provider reads its own section for settings of the provider itself (how a
+    batch is sent, say), besides the per-call ones each request carries."""
 
     def api_key_from(self, default_env: str) -> tuple[str | None, str]:
         """The key given, or else read from `api_key_env` (by default the provider's `default_env`), and the

@@ -338,3 +338,4 @@ class _Steps:
 
     async def done(self, step: str, value: str) -> None:
         await self._ledger.record_create_step(self._batch_id, step, value)
+        crashpoint(f"after-step-{step}")

@@ -16,6 +16,7 @@ from lowtide.providers import BatchCodec, Outcome, credential_of, run_batch
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
 from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
+from lowtide.providers.gemini.options import options_in
 
 __all__ = ["GOOGLE_BASE_URL", "GeminiBatchProvider"]
 
@@ -45,6 +46,9 @@ class GeminiBatchProvider(Provider):
             clock=options.clock,
             settings=options.batch,
         )
+        inline_bytes = options_in(options.provider_options).batch_inline_bytes
+        if inline_bytes is not None:
+            self.backend.inline_bytes = inline_bytes
 
     def batch_backend(self) -> GeminiBatchBackend:
         return self.backend

@@ -3,12 +3,14 @@ anything is sent."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lowtide import ConfigurationError
 from lowtide.providers import Parameters
 
-__all__ = ["PROVIDER_NAME", "GeminiOptions", "options_of"]
+__all__ = ["PROVIDER_NAME", "GeminiOptions", "options_in", "options_of"]
 
 PROVIDER_NAME = "gemini"
 
@@ -25,6 +27,10 @@ class GeminiOptions(BaseModel):
     """Whether the answer carries the model's thought summaries (as thinking blocks)."""
     api_version: str | None = Field(default=None, pattern=r"^v1(beta|alpha)?$")
     """The API version the SDK calls (`v1beta`, the SDK's own default when not given, or `v1`)."""
+    batch_inline_bytes: int | None = Field(default=None, ge=0)
+    """Batch mode, given for the actor: the most bytes of requests (as JSONL) a batch sends inline; a larger batch is
+    uploaded as a file through the Files API. 0 uploads every batch; by default 16 MiB (the API takes about 20 MB
+    inline). Ignored in live mode."""
 
 
 _PREFIX = f"provider_options.{PROVIDER_NAME}"
@@ -32,7 +38,12 @@ _PREFIX = f"provider_options.{PROVIDER_NAME}"
 
 def options_of(request: Parameters) -> GeminiOptions:
     """The Gemini settings of a request (or an actor), or the `ConfigurationError` naming the first wrong one."""
-    given = request.provider_options.get(PROVIDER_NAME) or {}
+    return options_in(request.provider_options)
+
+
+def options_in(provider_options: Mapping[str, Mapping[str, object]]) -> GeminiOptions:
+    """The Gemini section of `provider_options`, checked (`ConfigurationError` naming the first wrong one)."""
+    given = provider_options.get(PROVIDER_NAME) or {}
     try:
         return GeminiOptions.model_validate(given)
     except ValidationError as exc:
