@@ -162,6 +162,7 @@ Feature: How lowtide serve reads Gemini request bodies and writes Gemini answers
       | APIError 400 FAILED_PRECONDITION                     | 400    | FAILED_PRECONDITION |
       | APIError 418 -                                       | 418    | UNKNOWN            |
       | APIConnectionError                                   | 502    | UNAVAILABLE        |
+      | InvalidRequestError - SAFETY                         | 400    | INVALID_ARGUMENT   |
       | BatchRequestErrored PERMISSION_DENIED                | 403    | PERMISSION_DENIED  |
       | BatchRequestErrored rejected                         | 500    | INTERNAL           |
       | BatchRequestExpired                                  | 504    | DEADLINE_EXCEEDED  |

@@ -22,6 +22,7 @@ from lowtide import (
     BudgetExceededError,
     ConfigurationError,
     InternalError,
+    InvalidRequestError,
     RateLimitError,
     StructuredOutputError,
 )
@@ -197,6 +198,8 @@ def _error(name: str) -> ActorError:
             return RateLimitError("slow down", status_code=int(status), error_type=typed)
         case "APIError":
             return APIError("the API failed", status_code=int(status), error_type=typed)
+        case "InvalidRequestError":
+            return InvalidRequestError("Gemini stopped the answer for SAFETY", error_type=typed)
         case "APIConnectionError":
             return APIConnectionError("the connection dropped")
         case "BatchRequestErrored":

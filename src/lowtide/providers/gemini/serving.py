@@ -24,6 +24,7 @@ from lowtide import (
     BudgetExceededError,
     ConfigurationError,
     DeadlineExceededError,
+    InvalidRequestError,
     StructuredOutputError,
     TextContent,
     ThinkingContent,
@@ -169,7 +170,9 @@ class GenerateContentWire:
             case BudgetExceededError():
                 return Refusal(429, "RESOURCE_EXHAUSTED", message)
             case APIError():
-                status = error.status_code or 502
+                # No status: lowtide's own reading of the answer (a prompt blocked, an answer stopped for safety
+                # is an InvalidRequestError naming Gemini's reason), else a connection that failed.
+                status = error.status_code or (400 if isinstance(error, InvalidRequestError) else 502)
                 name = error.error_type if error.error_type in _STATUS_OF_NAME else _STATUS_NAMES.get(status)
                 return Refusal(status, name or "UNKNOWN", message)
             case BatchRequestErrored():
