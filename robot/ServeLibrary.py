@@ -83,7 +83,7 @@ class ServeLibrary:
             ]
             process = Process(serve_argv, self._workdir, f"serve-{provider}", env)
             self._processes.append(process)
-            self._urls[provider] = _wait_for_serve(process, timeout)
+            self._urls[provider] = wait_for_serve(process, timeout)
 
     @keyword("Stop Emulator And Servers")
     def stop_emulator_and_servers(self) -> None:
@@ -285,7 +285,7 @@ class ServeLibrary:
         return result
 
 
-def _wait_for_serve(process: Process, timeout: float) -> str:
+def wait_for_serve(process: Process, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for line in process.stdout.splitlines():
