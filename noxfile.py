@@ -131,7 +131,7 @@ def serve_clients(session: nox.Session) -> None:
     session.run(
         "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
     )
-    session.install("-e", ".", *TEST_DEPS)
+    session.install("-e", ".[gemini]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",

@@ -7,8 +7,6 @@ read from its ledger afterwards."""
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,12 +15,12 @@ from google import genai
 from google.genai import errors, types
 from robot.api.deco import keyword, library
 
-from _processes import Process, lowtide_command, stop_all
+from _processes import Process, stop_all
+from _tidegem import GEMINI_MODEL, start_tidegem_serve
 from lowtide.ledger.store import close_ledgers, open_ledger
 from ServeLibrary import CLIENT_KEY, wait_for_serve
 
-PLUGIN = Path(__file__).resolve().parent.parent / "features" / "plugins" / "lowtide_tidegem_plugin.py"
-MODEL = "gemini-2.5-flash"
+MODEL = GEMINI_MODEL
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -35,29 +33,10 @@ class ServeGeminiLibrary:
         self._process: Process | None = None
         self._url = ""
 
-    def _install_plugin(self) -> Path:
-        site = self._workdir / "site"
-        site.mkdir()
-        shutil.copy(PLUGIN, site / PLUGIN.name)
-        info = site / "lowtide_tidegem_plugin-0.1.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lowtide-tidegem-plugin\nVersion: 0.1\n")
-        (info / "entry_points.txt").write_text("[lowtide.providers]\ntidegem = lowtide_tidegem_plugin:register\n")
-        return site
-
     @keyword("Start Serve In Front Of A Gemini Batch Actor")
     def start(self, timeout: float = 120.0) -> str:
         """`lowtide serve --port 0` for a batch actor of the tidegem provider; returns the server's URL."""
-        site = self._install_plugin()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
-        actor = self._workdir / "tidegem.yaml"
-        actor.write_text(
-            f"name: served-gemini\nprovider: tidegem\nmodel: {MODEL}\nmax_tokens: 256\nbatch_processing: batch\n"
-            "batch:\n  poll_interval: 0.1\n  coalesce_window: 1.0\n"
-        )
-        argv = [*lowtide_command(), "serve", "--actor", str(actor), "--port", "0", "--client-key", CLIENT_KEY]
-        self._process = Process([*argv, "--ledger", str(self._ledger)], self._workdir, "serve-gemini", env)
+        self._process = start_tidegem_serve(self._workdir, CLIENT_KEY, self._ledger)
         self._url = wait_for_serve(self._process, timeout)
         return self._url
 
