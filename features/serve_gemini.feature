@@ -24,15 +24,15 @@ Feature: lowtide serve speaks the Gemini API's generateContent
 
   Scenario: The system instruction and the generation config reach the actor's call
     When the Gemini SDK asks lowtide serve "Hello" with
-      | setting            | value                  |
-      | system_instruction | Answer like a sailor.  |
-      | temperature        | 0.4                    |
-      | top_p              | 0.9                    |
-      | top_k              | 20                     |
-      | max_output_tokens  | 99                     |
-      | stop_sequences     | END                    |
-      | seed               | 7                      |
-      | thinking_budget    | 0                      |
+      | setting            | value                 |
+      | system_instruction | Answer like a sailor. |
+      | temperature        | 0.4                   |
+      | top_p              | 0.9                   |
+      | top_k              | 20                    |
+      | max_output_tokens  | 99                    |
+      | stop_sequences     | END                   |
+      | seed               | 7                     |
+      | thinking_budget    | 0                     |
     Then the Gemini SDK's answer is "tide: Hello"
     And the request the batch carried has the system prompt "Answer like a sailor."
     And the request the batch carried has temperature 0.4, top_p 0.9, top_k 20, max_tokens 99 and stop sequence "END"
@@ -70,29 +70,29 @@ Feature: lowtide serve speaks the Gemini API's generateContent
     And the fake batch API was sent 0 request(s)
 
     Examples:
-      | what                                        | status | name             | words                                  |
-      | a body with two candidates                  | 400    | INVALID_ARGUMENT | one candidate                          |
-      | a body with a Google Search tool            | 400    | INVALID_ARGUMENT | function declarations alone            |
-      | a body with a temperature of 3              | 400    | INVALID_ARGUMENT | it must be from 0 to 2                 |
-      | a body with a field Gemini does not have    | 400    | INVALID_ARGUMENT | Unknown name "colour"                  |
-      | a body with a cached content                | 400    | INVALID_ARGUMENT | keeps no cached contents               |
-      | a body with no contents                     | 400    | INVALID_ARGUMENT | contents is not specified              |
-      | a body with a file given by URI             | 400    | INVALID_ARGUMENT | cannot send a part holding fileData    |
-      | a body answering a function never called    | 400    | INVALID_ARGUMENT | answers no function call               |
-      | a body asking for another model             | 404    | NOT_FOUND        | models/gemini-1.5-pro is not found     |
-      | a body asking to count its tokens           | 404    | NOT_FOUND        | not served here                        |
-      | a body under API version v2                 | 404    | NOT_FOUND        | not served here                        |
-      | a body not a JSON object                    | 400    | INVALID_ARGUMENT | must be a JSON object                  |
-      | a body with a role Gemini does not have     | 400    | INVALID_ARGUMENT | Please use a valid role                |
-      | a body with an audio part                   | 400    | INVALID_ARGUMENT | carries images and PDFs, not audio/wav |
-      | a body with the VALIDATED calling mode     | 400    | INVALID_ARGUMENT | AUTO, ANY or NONE, not VALIDATED       |
-      | a body allowing two of three functions      | 400    | INVALID_ARGUMENT | one name, or all the declared          |
-      | a body with a topK of 2.5                   | 400    | INVALID_ARGUMENT | expected an integer                    |
-      | a body asking for images back               | 400    | INVALID_ARGUMENT | TEXT alone                             |
-      | a body with a generation setting unknown    | 400    | INVALID_ARGUMENT | Unknown name "colour"                  |
-      | a body with a non-text system instruction   | 400    | INVALID_ARGUMENT | takes text alone here                  |
-      | a body of thoughts alone                    | 400    | INVALID_ARGUMENT | no content has a part                  |
-      | a body with parts not a list                | 400    | INVALID_ARGUMENT | expected a list                        |
+      | what                                      | status | name             | words                                  |
+      | a body with two candidates                | 400    | INVALID_ARGUMENT | one candidate                          |
+      | a body with a Google Search tool          | 400    | INVALID_ARGUMENT | function declarations alone            |
+      | a body with a temperature of 3            | 400    | INVALID_ARGUMENT | it must be from 0 to 2                 |
+      | a body with a field Gemini does not have  | 400    | INVALID_ARGUMENT | Unknown name "colour"                  |
+      | a body with a cached content              | 400    | INVALID_ARGUMENT | keeps no cached contents               |
+      | a body with no contents                   | 400    | INVALID_ARGUMENT | contents is not specified              |
+      | a body with a file given by URI           | 400    | INVALID_ARGUMENT | cannot send a part holding fileData    |
+      | a body answering a function never called  | 400    | INVALID_ARGUMENT | answers no function call               |
+      | a body asking for another model           | 404    | NOT_FOUND        | models/gemini-1.5-pro is not found     |
+      | a body asking to count its tokens         | 404    | NOT_FOUND        | not served here                        |
+      | a body under API version v2               | 404    | NOT_FOUND        | not served here                        |
+      | a body not a JSON object                  | 400    | INVALID_ARGUMENT | must be a JSON object                  |
+      | a body with a role Gemini does not have   | 400    | INVALID_ARGUMENT | Please use a valid role                |
+      | a body with an audio part                 | 400    | INVALID_ARGUMENT | carries images and PDFs, not audio/wav |
+      | a body with the VALIDATED calling mode    | 400    | INVALID_ARGUMENT | AUTO, ANY or NONE, not VALIDATED       |
+      | a body allowing two of three functions    | 400    | INVALID_ARGUMENT | one name, or all the declared          |
+      | a body with a topK of 2.5                 | 400    | INVALID_ARGUMENT | expected an integer                    |
+      | a body asking for images back             | 400    | INVALID_ARGUMENT | TEXT alone                             |
+      | a body with a generation setting unknown  | 400    | INVALID_ARGUMENT | Unknown name "colour"                  |
+      | a body with a non-text system instruction | 400    | INVALID_ARGUMENT | takes text alone here                  |
+      | a body of thoughts alone                  | 400    | INVALID_ARGUMENT | no content has a part                  |
+      | a body with parts not a list              | 400    | INVALID_ARGUMENT | expected a list                        |
 
   Scenario: The Gemini SDK sees a refusal as its own error, with Google's status
     When the Gemini SDK asks lowtide serve "Hello" with a temperature of 3
@@ -109,13 +109,13 @@ Feature: lowtide serve speaks the Gemini API's generateContent
     And the fake batch API was sent 0 request(s)
 
     Examples:
-      | what                                           | status | name             | words                        |
-      | a Gemini request with the wrong x-goog-api-key | 401    | UNAUTHENTICATED  | invalid                      |
-      | a Gemini request with no key                   | 401    | UNAUTHENTICATED  | invalid                      |
-      | a Gemini body over 20 MB                       | 413    | INVALID_ARGUMENT | at most 20971520 bytes       |
-      | a GET of Gemini's route                        | 405    | INVALID_ARGUMENT | is not allowed               |
-      | a POST to /v1beta/models                       | 404    | NOT_FOUND        | is not served here           |
-      | a POST to /v1/messages                         | 404    | NOT_FOUND        | is not served here           |
+      | what                                           | status | name             | words                  |
+      | a Gemini request with the wrong x-goog-api-key | 401    | UNAUTHENTICATED  | invalid                |
+      | a Gemini request with no key                   | 401    | UNAUTHENTICATED  | invalid                |
+      | a Gemini body over 20 MB                       | 413    | INVALID_ARGUMENT | at most 20971520 bytes |
+      | a GET of Gemini's route                        | 405    | INVALID_ARGUMENT | is not allowed         |
+      | a POST to /v1beta/models                       | 404    | NOT_FOUND        | is not served here     |
+      | a POST to /v1/messages                         | 404    | NOT_FOUND        | is not served here     |
 
   Scenario: The Gemini SDK with a wrong key gets its own error, and the call is not sent
     When the Gemini SDK asks lowtide serve "Hello" with the key "not-the-key" and fails

@@ -89,12 +89,12 @@ Feature: How lowtide serve reads Gemini request bodies and writes Gemini answers
     Then the Gemini call's tool_choice is <choice>
 
     Examples:
-      | config                                                  | choice                              |
-      | {"mode": "AUTO"}                                        | {"type": "auto"}                    |
-      | {"mode": "NONE"}                                        | {"type": "none"}                    |
-      | {"mode": "ANY"}                                         | {"type": "any"}                     |
-      | {"mode": "ANY", "allowedFunctionNames": ["tide"]}       | {"type": "tool", "name": "tide"}    |
-      | {}                                                      | {"type": "auto"}                    |
+      | config                                            | choice                           |
+      | {"mode": "AUTO"}                                  | {"type": "auto"}                 |
+      | {"mode": "NONE"}                                  | {"type": "none"}                 |
+      | {"mode": "ANY"}                                   | {"type": "any"}                  |
+      | {"mode": "ANY", "allowedFunctionNames": ["tide"]} | {"type": "tool", "name": "tide"} |
+      | {}                                                | {"type": "auto"}                 |
 
   Scenario Outline: A body lowtide serve cannot carry is refused in the API's words
     When lowtide serve reads this Gemini body for models/gemini-2.5-flash:generateContent
@@ -104,17 +104,17 @@ Feature: How lowtide serve reads Gemini request bodies and writes Gemini answers
     Then the Gemini body is refused with 400 saying "<words>"
 
     Examples:
-      | body                                                                                             | words                                  |
-      | {"contents": [{"parts": [{"text": 7}]}]}                                                         | Invalid value at 'contents[0].parts[0].text' |
-      | {"contents": [{"parts": [{"inlineData": {"mimeType": "image/png"}}]}]}                           | must give a mimeType and base64 data   |
-      | {"contents": [{"parts": [{"functionCall": {"args": {}}}]}]}                                      | a function's name is required          |
-      | {"contents": [{"parts": [{}]}]}                                                                  | cannot send a part holding nothing     |
-      | {"contents": "Hello"}                                                                            | contents is not specified              |
-      | {"contents": [{"parts": [{"text": "x"}]}], "tools": {"functionDeclarations": []}}                | Invalid value at 'tools'               |
-      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"maxOutputTokens": 0}}           | it must be at least 1                  |
-      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"topP": "high"}}                 | expected a number                      |
-      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"stopSequences": "END"}}         | expected a list                        |
-      | {"contents": [{"parts": [{"text": "x"}]}], "systemInstruction": "Be brief."}                     | Invalid value at 'systemInstruction'   |
+      | body                                                                                     | words                                        |
+      | {"contents": [{"parts": [{"text": 7}]}]}                                                 | Invalid value at 'contents[0].parts[0].text' |
+      | {"contents": [{"parts": [{"inlineData": {"mimeType": "image/png"}}]}]}                   | must give a mimeType and base64 data         |
+      | {"contents": [{"parts": [{"functionCall": {"args": {}}}]}]}                              | a function's name is required                |
+      | {"contents": [{"parts": [{}]}]}                                                          | cannot send a part holding nothing           |
+      | {"contents": "Hello"}                                                                    | contents is not specified                    |
+      | {"contents": [{"parts": [{"text": "x"}]}], "tools": {"functionDeclarations": []}}        | Invalid value at 'tools'                     |
+      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"maxOutputTokens": 0}}   | it must be at least 1                        |
+      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"topP": "high"}}         | expected a number                            |
+      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"stopSequences": "END"}} | expected a list                              |
+      | {"contents": [{"parts": [{"text": "x"}]}], "systemInstruction": "Be brief."}             | Invalid value at 'systemInstruction'         |
 
   Scenario: An answer holding thoughts, text, function calls and a part lowtide keeps whole, written as Gemini's
     Given a Gemini answer of the model holding a thought, a text, two function calls and an executable code part
@@ -153,21 +153,21 @@ Feature: How lowtide serve reads Gemini request bodies and writes Gemini answers
     And as a stream's event, it is that error body
 
     Examples:
-      | error                                                | status | name               |
-      | ConfigurationError                                   | 400    | INVALID_ARGUMENT   |
-      | StructuredOutputError                                | 400    | INVALID_ARGUMENT   |
-      | BudgetExceededError                                  | 429    | RESOURCE_EXHAUSTED |
-      | RateLimitError 429 RESOURCE_EXHAUSTED                | 429    | RESOURCE_EXHAUSTED |
-      | APIError 503 -                                       | 503    | UNAVAILABLE        |
-      | APIError 400 FAILED_PRECONDITION                     | 400    | FAILED_PRECONDITION |
-      | APIError 418 -                                       | 418    | UNKNOWN            |
-      | APIConnectionError                                   | 502    | UNAVAILABLE        |
-      | InvalidRequestError - SAFETY                         | 400    | INVALID_ARGUMENT   |
-      | BatchRequestErrored PERMISSION_DENIED                | 403    | PERMISSION_DENIED  |
-      | BatchRequestErrored rejected                         | 500    | INTERNAL           |
-      | BatchRequestExpired                                  | 504    | DEADLINE_EXCEEDED  |
-      | BatchRequestCanceled                                 | 499    | CANCELLED          |
-      | InternalError                                        | 500    | INTERNAL           |
+      | error                                 | status | name                |
+      | ConfigurationError                    | 400    | INVALID_ARGUMENT    |
+      | StructuredOutputError                 | 400    | INVALID_ARGUMENT    |
+      | BudgetExceededError                   | 429    | RESOURCE_EXHAUSTED  |
+      | RateLimitError 429 RESOURCE_EXHAUSTED | 429    | RESOURCE_EXHAUSTED  |
+      | APIError 503 -                        | 503    | UNAVAILABLE         |
+      | APIError 400 FAILED_PRECONDITION      | 400    | FAILED_PRECONDITION |
+      | APIError 418 -                        | 418    | UNKNOWN             |
+      | APIConnectionError                    | 502    | UNAVAILABLE         |
+      | InvalidRequestError - SAFETY          | 400    | INVALID_ARGUMENT    |
+      | BatchRequestErrored PERMISSION_DENIED | 403    | PERMISSION_DENIED   |
+      | BatchRequestErrored rejected          | 500    | INTERNAL            |
+      | BatchRequestExpired                   | 504    | DEADLINE_EXCEEDED   |
+      | BatchRequestCanceled                  | 499    | CANCELLED           |
+      | InternalError                         | 500    | INTERNAL            |
 
   Scenario Outline: serve's own refusals in Google's status names
     When lowtide serve refuses a Gemini caller with its own <status> "<type>"
