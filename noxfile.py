@@ -132,7 +132,7 @@ def serve_clients(session: nox.Session) -> None:
     session.run(
         "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
     )
-    session.install("-e", ".", *TEST_DEPS)
+    session.install("-e", ".[gemini]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",
@@ -144,24 +144,28 @@ def serve_clients(session: nox.Session) -> None:
 
 @nox.session(name="pydantic_ai")
 def pydantic_ai(session: nox.Session) -> None:
-    """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai.feature`), measured by coverage."""
+    """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai*.feature`: Anthropic and Gemini
+    actors), measured by coverage."""
     _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
 
 
 @nox.session
 def langchain(session: nox.Session) -> None:
-    """LangChain over lowtide's chat model (`features/integrations/langchain.feature`), measured by coverage."""
+    """LangChain over lowtide's chat model (`features/integrations/langchain*.feature`: Anthropic and Gemini actors),
+    measured by coverage."""
     _integration(session, "langchain", LANGCHAIN, "langchain")
 
 
 def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
-    """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`)."""
-    session.install("-e", f".[{extra}]", pin, *TEST_DEPS)
+    """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`). The gemini
+    extra is installed beside the framework: its scenarios run Gemini actors too."""
+    session.install("-e", f".[{extra},gemini]", pin, *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
-        *(session.posargs or [f"features/integrations/{name}.feature", README_EXAMPLES]),
+        *(session.posargs or [f"features/integrations/{name}.feature", f"features/integrations/{name}_gemini.feature",
+                              README_EXAMPLES]),
     )  # fmt: skip
 
 

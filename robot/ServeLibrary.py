@@ -1,7 +1,8 @@
 """Robot keywords that run `lowtide emulator` and two `lowtide serve` processes in front of it (one for an Anthropic
 actor, one for an OpenAI actor, each configured by an actor file), and drive the servers over real sockets with
 unmodified clients: the official `anthropic` and `openai` Python SDKs (only their base URL changed), and, for the
-`serve-client` suite, the official TypeScript SDKs under node and `curl`."""
+`serve-client` suite, the official TypeScript SDKs under node (Google's `@google/genai` against a third server, for
+an actor speaking Gemini's wire) and `curl`."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
+from _tidegem import GEMINI_MODEL, start_tidegem_serve
 
 ANTHROPIC_MODEL = "claude-haiku-5-5"
 OPENAI_MODEL = "gpt-5.4-mini"
@@ -50,9 +52,12 @@ class ServeLibrary:
     # ------------------------------------------------------------------------------------------------- processes
 
     @keyword("Start Emulator And Servers")
-    def start_emulator_and_servers(self, processing_seconds: float = 0.5, timeout: float = 120.0) -> None:
+    def start_emulator_and_servers(
+        self, processing_seconds: float = 0.5, timeout: float = 120.0, gemini: bool = False
+    ) -> None:
         """Start `lowtide emulator --port 0`, then `lowtide serve --port 0` for an Anthropic and for an OpenAI actor
-        (actor files pointing at the emulator, the upstream key in the environment only)."""
+        (actor files pointing at the emulator, the upstream key in the environment only), and with `gemini` one more
+        for a batch actor speaking Gemini's wire (`_tidegem.py`)."""
         argv = emulator_argv(lowtide_command(), processing_seconds=processing_seconds)
         emulator = Process(argv, self._workdir, "emulator", os.environ)
         self._processes.append(emulator)
@@ -83,7 +88,11 @@ class ServeLibrary:
             ]
             process = Process(serve_argv, self._workdir, f"serve-{provider}", env)
             self._processes.append(process)
-            self._urls[provider] = _wait_for_serve(process, timeout)
+            self._urls[provider] = wait_for_serve(process, timeout)
+        if gemini:
+            process = start_tidegem_serve(self._workdir, CLIENT_KEY, self._workdir / "gemini.sqlite3")
+            self._processes.append(process)
+            self._urls["gemini"] = wait_for_serve(process, timeout)
 
     @keyword("Stop Emulator And Servers")
     def stop_emulator_and_servers(self) -> None:
@@ -272,6 +281,8 @@ class ServeLibrary:
             "LOWTIDE_SERVE_KEY": CLIENT_KEY,
             "ANTHROPIC_MODEL": ANTHROPIC_MODEL,
             "OPENAI_MODEL": OPENAI_MODEL,
+            "LOWTIDE_SERVE_GEMINI_URL": self._urls.get("gemini", ""),
+            "GEMINI_MODEL": GEMINI_MODEL,
         }
         program = shutil.which(argv[0]) or argv[0]
         done = subprocess.run(
@@ -285,7 +296,7 @@ class ServeLibrary:
         return result
 
 
-def _wait_for_serve(process: Process, timeout: float) -> str:
+def wait_for_serve(process: Process, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for line in process.stdout.splitlines():

@@ -19,6 +19,8 @@ Every Example In The README Runs As Written
     ...    the test suite itself
     ...    needs pydantic-ai
     ...    needs langchain
+    ...    needs Gemini's batch mode
+    ...    needs Gemini's batch mode
     ...    needs postgres
 
 The README's Examples Run With A PostgreSQL Ledger Too
@@ -30,3 +32,5 @@ The README's Examples Run With A PostgreSQL Ledger Too
     ...    the test suite itself
     ...    needs pydantic-ai
     ...    needs langchain
+    ...    needs Gemini's batch mode
+    ...    needs Gemini's batch mode

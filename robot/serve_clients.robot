@@ -1,13 +1,15 @@
 *** Settings ***
 Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       `lowtide serve` over a socket, in front of `lowtide emulator`, with clients in other languages: the
-...                 official TypeScript SDKs (`@anthropic-ai/sdk` and `openai`, pinned in `robot/clients/package.json`)
-...                 under node, and curl. Run by the `serve_clients` nox session, which installs the SDKs into
-...                 ${CLIENTS_DIR} beside copies of the client programs; the plain `robot` session leaves it out.
+...                 official TypeScript SDKs (`@anthropic-ai/sdk`, `openai` and `@google/genai`, pinned in
+...                 `robot/clients/package.json`) under node, and curl; Google's SDK against a server for an actor
+...                 speaking Gemini's wire (the tidegem plugin, `robot/_tidegem.py`). Run by the `serve_clients` nox
+...                 session, which installs the SDKs into ${CLIENTS_DIR} beside copies of the client programs; the plain
+...                 `robot` session leaves it out.
 
 Library             ServeLibrary.py
 
-Suite Setup         Start Emulator And Servers    processing_seconds=0.5
+Suite Setup         Start Emulator And Servers    processing_seconds=0.5    gemini=${True}
 Suite Teardown      Stop Emulator And Servers
 Test Setup          Reset Emulator Counters
 Test Tags           serve-client
@@ -36,6 +38,15 @@ The TypeScript OpenAI SDK Gets Chat Completions, Responses, Streams And A Tool C
     Should Be Equal    ${seen}[tool]    get_tide
     Should Be Equal    ${seen}[after_tool]    stop
     Emulator Should Have Created    openai    6    6
+
+The TypeScript google-genai SDK Gets An Answer And A Stream, And A Wrong Key Is Refused
+    ${seen}=    Run Client    node    ${CLIENTS_DIR}/client.mjs    gemini
+    Should Be Equal    ${seen}[text]    tidegem: What is a tide?
+    Should Be Equal    ${seen}[finish_reason]    STOP
+    Should Be True    ${seen}[total_tokens] > 0
+    Should Be Equal    ${seen}[stream_text]    tidegem: Tell me about tides
+    Should Be Equal As Integers    ${seen}[stream_chunks]    1
+    Should Be Equal As Integers    ${seen}[wrong_key_status]    401
 
 Twenty Concurrent Requests From Node Are Coalesced Into One Batch
     ${seen}=    Run Client    node    ${CLIENTS_DIR}/client.mjs    concurrent

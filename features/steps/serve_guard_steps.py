@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,10 +155,10 @@ class _UnreadableLedger(MemoryLedger):
 class _FragileWire(MessagesWire):
     """The Messages API, but a check of its fails, for a body asking for it, with an error that is no `Refusal`."""
 
-    def call(self, body: object) -> Any:
+    def call(self, body: object, route: Mapping[str, str]) -> Any:
         if isinstance(body, dict) and "fail-the-check" in json.dumps(body):
             raise TypeError("a check failed on this body")
-        return super().call(body)
+        return super().call(body, route)
 
 
 def _start(

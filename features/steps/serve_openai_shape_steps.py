@@ -59,7 +59,7 @@ def _shapes(context: Context) -> Shapes:
 @when("lowtide serve reads this body for {path}")
 def read_body(context: Context, path: str) -> None:
     try:
-        _shapes(context).call = _WIRES[path].call(json.loads(context.text))
+        _shapes(context).call = _WIRES[path].call(json.loads(context.text), {})
     except Refusal as refusal:
         _shapes(context).refusal = refusal
 

@@ -1,6 +1,7 @@
 // An unmodified program using the official TypeScript SDKs, pointed at lowtide serve by its base URL only.
-// Usage: node client.mjs anthropic|openai|concurrent|retry; prints one JSON object summing up what it saw.
+// Usage: node client.mjs anthropic|openai|gemini|concurrent|retry; prints one JSON object summing up what it saw.
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 
 const env = process.env;
@@ -85,6 +86,38 @@ async function openaiRun() {
   };
 }
 
+async function geminiRun() {
+  const httpOptions = { baseUrl: env.LOWTIDE_SERVE_GEMINI_URL };
+  const ai = new GoogleGenAI({ apiKey: env.LOWTIDE_SERVE_KEY, httpOptions });
+  const answer = await ai.models.generateContent({
+    model: env.GEMINI_MODEL,
+    contents: "What is a tide?",
+    config: { systemInstruction: "Be brief.", temperature: 0.3, maxOutputTokens: 64 },
+  });
+  const stream = await ai.models.generateContentStream({ model: env.GEMINI_MODEL, contents: "Tell me about tides" });
+  let streamed = "";
+  let chunks = 0;
+  for await (const chunk of stream) {
+    streamed += chunk.text ?? "";
+    chunks += 1;
+  }
+  let wrongKeyStatus = null;
+  try {
+    const stranger = new GoogleGenAI({ apiKey: "not-the-key", httpOptions });
+    await stranger.models.generateContent({ model: env.GEMINI_MODEL, contents: "Hello" });
+  } catch (error) {
+    wrongKeyStatus = error.status ?? null;
+  }
+  return {
+    text: answer.text,
+    finish_reason: answer.candidates[0].finishReason,
+    total_tokens: answer.usageMetadata.totalTokenCount,
+    stream_text: streamed,
+    stream_chunks: chunks,
+    wrong_key_status: wrongKeyStatus,
+  };
+}
+
 async function concurrentRun() {
   const asked = Array.from({ length: 20 }, (_, index) =>
     gpt.chat.completions.create({
@@ -108,7 +141,13 @@ async function retryRun() {
   return { same: first.id === again.id && first.content[0].text === again.content[0].text };
 }
 
-const runs = { anthropic: anthropicRun, openai: openaiRun, concurrent: concurrentRun, retry: retryRun };
+const runs = {
+  anthropic: anthropicRun,
+  openai: openaiRun,
+  gemini: geminiRun,
+  concurrent: concurrentRun,
+  retry: retryRun,
+};
 const run = runs[process.argv[2]];
 if (run === undefined) {
   console.error(`usage: node client.mjs ${Object.keys(runs).join("|")}`);

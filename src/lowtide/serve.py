@@ -116,7 +116,7 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
         if scope is None:
             return _refused(wire, Refusal(401, "authentication_error", "invalid x-api-key"))
         try:
-            call = wire.call(await read_json(request, limit))
+            call = wire.call(await read_json(request, limit), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)
             await _check(served, wire, arguments)
         except ActorError as error:

@@ -1,10 +1,11 @@
 """Who a `lowtide serve` client is, and the ledger key of its request.
 
-A client is known by the key it sends (`x-api-key`, or `Authorization: Bearer`), compared in constant time with each
-key the server was given. Each of those keys has a scope: a slow digest of it (PBKDF2, computed once when the server
-starts), mixed into the ledger key of every request its clients send, so that one client's requests never share a
-ledger key with another's (the same `Idempotency-Key`, or the same body, from two client keys are two requests), and
-so that no client key can be read back from the ledger, nor guessed from it at any useful speed.
+A client is known by the key it sends (`x-api-key`, `x-goog-api-key`, or `Authorization: Bearer`: the headers the
+official SDKs send their key in), compared in constant time with each key the server was given. Each of those keys
+has a scope: a slow digest of it (PBKDF2, computed once when the server starts), mixed into the ledger key of every
+request its clients send, so that one client's requests never share a ledger key with another's (the same
+`Idempotency-Key`, or the same body, from two client keys are two requests), and so that no client key can be read
+back from the ledger, nor guessed from it at any useful speed.
 
 A request's ledger key is `serve-` and a digest of the actor's name, the route, the client's scope and either its
 `Idempotency-Key` or the call's arguments. An `Idempotency-Key` is kept for a retention (`idempotency_ttl`): a key
@@ -45,7 +46,7 @@ class ClientKeys:
 
     def scope(self, headers: Mapping[str, str]) -> str | None:
         """The scope of the client key these request headers carry, None when they carry none of the server's."""
-        given = headers.get("x-api-key")
+        given = headers.get("x-api-key", headers.get("x-goog-api-key"))
         if given is None:
             scheme, _, token = headers.get("authorization", "").partition(" ")
             given = token.strip() if scheme.lower() == "bearer" else None

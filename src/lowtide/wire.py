@@ -65,7 +65,8 @@ class Wire(Protocol):
 
     @property
     def path(self) -> str:
-        """The route it answers, e.g. `/v1/messages`."""
+        """The route it answers, e.g. `/v1/messages`, in Starlette's path syntax (`/{version}/models/{model}:{method}`
+        for a route with parameters, which `call` reads)."""
         ...
 
     @property
@@ -73,8 +74,10 @@ class Wire(Protocol):
         """The most bytes the API takes in one request body: a larger one is refused (413) before it is read."""
         ...
 
-    def call(self, body: object) -> ServedCall:
-        """The call a parsed JSON body asks for; raises `Refusal` for a body the API would refuse unsent."""
+    def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
+        """The call a parsed JSON body asks for; raises `Refusal` for a body the API would refuse unsent. `route`
+        holds the values of the `{parameters}` of `path` in the request's URL (an API that names the model in its
+        path, as Gemini's does), empty for a path without any."""
         ...
 
     def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:

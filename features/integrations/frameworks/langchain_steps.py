@@ -47,6 +47,30 @@ def step_chat_model(context: Context, mode: str) -> None:
     w.cleanups.append(context.model.close)
 
 
+@given("a LangChain chat model over a Gemini actor in {mode} mode")
+def step_chat_model_gemini(context: Context, mode: str) -> None:
+    w = world(context)
+    context.model = LowtideChatModel(actor=w.new_actor(mode, "gemini"))
+    w.cleanups.append(context.model.close)
+
+
+@when('the model is invoked with just "{prompt}"')
+def step_invoke(context: Context, prompt: str) -> None:
+    w = world(context)
+    w.results = [w.run(context.model.ainvoke(prompt))]
+
+
+@then("the answer came in {mode} mode, with its usage and cost")
+def step_answer_mode(context: Context, mode: str) -> None:
+    (answer,) = world(context).results
+    metadata = answer.response_metadata
+    assert metadata["mode"] == mode, metadata
+    assert metadata["cost_usd"] > 0, metadata
+    assert answer.usage_metadata is not None, "no usage"
+    assert answer.usage_metadata["input_tokens"] > 0, answer.usage_metadata
+    assert answer.usage_metadata["output_tokens"] > 0, answer.usage_metadata
+
+
 def _prompts(count: int) -> list[str]:
     return [f"Review number {n}: it arrived broken." for n in range(count)]
 

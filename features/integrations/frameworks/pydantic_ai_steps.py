@@ -66,6 +66,24 @@ def step_forecast_output(context: Context, output: str) -> None:
     context.agent = forecast_agent(w, w.new_actor("batch"), output)
 
 
+@given("a forecast agent with a weather tool over a Gemini actor in {mode} mode")
+def step_forecast_agent_gemini(context: Context, mode: str) -> None:
+    w = world(context)
+    context.agent = forecast_agent(w, w.new_actor(mode, "gemini"))
+    context.tool_prompt = True
+
+
+@given("a forecast agent with {output} output over a Gemini actor in {mode} mode")
+def step_forecast_output_gemini(context: Context, output: str, mode: str) -> None:
+    w = world(context)
+    context.agent = forecast_agent(w, w.new_actor(mode, "gemini"), output)
+
+
+@given("a plain agent over a Gemini actor in {mode} mode")
+def step_plain_agent_gemini(context: Context, mode: str) -> None:
+    context.agent = Agent(LowtideModel(world(context).new_actor(mode, "gemini")))
+
+
 @given("a plain agent over an actor in {mode} mode")
 def step_plain_agent(context: Context, mode: str) -> None:
     context.agent = Agent(LowtideModel(world(context).new_actor(mode)))
@@ -188,6 +206,14 @@ def step_output_forecast(context: Context) -> None:
     assert w.results, "no run finished"
     for result in w.results:
         assert isinstance(result.output, Forecast), f"the output is {result.output!r}"
+
+
+@then('the agent\'s output quotes "{text}"')
+def step_output_quotes(context: Context, text: str) -> None:
+    w = world(context)
+    assert w.error is None, f"the run failed: {w.error!r}"
+    (result,) = w.results
+    assert text in str(result.output), f"{result.output!r} does not quote {text!r}"
 
 
 @then("the weather tool was called once")

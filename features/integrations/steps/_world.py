@@ -16,6 +16,7 @@ T = TypeVar("T")
 
 # Real seconds a scenario's call may take before it is called hung (batches end in about a second here).
 HANG_SECONDS = 60.0
+GEMINI_MODEL = "gemini-2.5-flash"
 
 
 @dataclass
@@ -54,20 +55,32 @@ class World:
             self.error = exc
             return None
 
-    def new_actor(self, mode: str = "batch", **overrides: Any) -> Actor:
+    def new_actor(self, mode: str = "batch", provider: str = "anthropic", **overrides: Any) -> Actor:
+        """An actor of `provider` (`anthropic` or `gemini`) in `mode`, its SDK's client over the emulator."""
         settings: dict[str, Any] = {
             "name": "agent",
-            "model": "claude-sonnet-5-5",
+            "provider": provider,
+            "model": GEMINI_MODEL if provider == "gemini" else "claude-sonnet-5-5",
             "max_tokens": 1024,
             "batch_processing": mode,
             "batch": {"poll_interval": 0.05, "coalesce_window": 0.5},
         }
         settings.update(self.settings)
         settings.update(overrides)
-        actor = Actor(settings, client=self.emu.client())
+        actor = Actor(settings, client=self._gemini_client() if provider == "gemini" else self.emu.client())
         self.cleanups.append(actor.aclose)
         self.actor = actor
         return actor
+
+    def _gemini_client(self) -> Any:
+        """google-genai's client over the emulator's Gemini API (imported here: only the Gemini scenarios need it)."""
+        from google import genai
+        from google.genai import types
+
+        http = self.emu.http_client()
+        self.cleanups.append(http.aclose)
+        options = types.HttpOptions(base_url=self.emu.base_url, api_version="v1beta", httpx_async_client=http)
+        return genai.Client(api_key="emulator-key", http_options=options)
 
     def created_requests(self) -> int:
         return sum(self.emu.created_custom_ids.values())

@@ -54,3 +54,9 @@ def step_nothing_sent(context: Context) -> None:
 @given("the actor waits at most {seconds:f} seconds for a batch")
 def step_max_wait(context: Context, seconds: float) -> None:
     world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.1, "max_wait": seconds}
+
+
+@then("the emulated Gemini API answered {count:d} generateContent call(s) live")
+def step_gemini_calls(context: Context, count: int) -> None:
+    calls = world(context).emu.calls["gemini.generate_content"]
+    assert calls == count, f"the emulated Gemini API answered {calls} generateContent calls, not {count}"

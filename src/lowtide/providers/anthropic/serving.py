@@ -79,7 +79,7 @@ class MessagesWire:
     def max_body_bytes(self) -> int:
         return MAX_REQUEST_BYTES
 
-    def call(self, body: object) -> ServedCall:
+    def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         """The actor's call for a request body (parsed JSON); raises `Refusal` (400) for a body the API would refuse
         before anything is sent."""
         if not isinstance(body, dict):

@@ -99,7 +99,7 @@ class ChatCompletionsWire(_OpenAIWire):
     def path(self) -> str:
         return "/v1/chat/completions"
 
-    def call(self, body: object) -> ServedCall:
+    def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         return chat_call(body)
 
     def message(self, response: ActorResponse[object], call: ServedCall) -> JSON:
@@ -151,7 +151,7 @@ class ResponsesWire(_OpenAIWire):
     def path(self) -> str:
         return "/v1/responses"
 
-    def call(self, body: object) -> ServedCall:
+    def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         return responses_call(body)
 
     def message(self, response: ActorResponse[object], call: ServedCall) -> JSON:
