@@ -19,8 +19,6 @@ Every Example In The README Runs As Written
     ...    the test suite itself
     ...    needs pydantic-ai
     ...    needs langchain
-    ...    needs Gemini's batch mode
-    ...    needs Gemini's batch mode
     ...    needs postgres
 
 The README's Examples Run With A PostgreSQL Ledger Too
@@ -32,5 +30,3 @@ The README's Examples Run With A PostgreSQL Ledger Too
     ...    the test suite itself
     ...    needs pydantic-ai
     ...    needs langchain
-    ...    needs Gemini's batch mode
-    ...    needs Gemini's batch mode

@@ -3,9 +3,9 @@
 
 Every ```python and ```bash block runs as it is. A YAML or TOML block whose first line is a comment naming a file
 (`# actors.yaml`) is written to that file, so the blocks after it use it as a reader would. Nothing in a block is
-edited: what differs from the real API comes from the environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, keys
-the emulator takes, a home directory of the run's own, so the default ledger is the examples',
-`LOWTIDE_POLL_INTERVAL`). The working directory is a copy of the checkout, as a reader's would be.
+edited: what differs from the real API comes from the environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`,
+`GOOGLE_GEMINI_BASE_URL`, keys the emulator takes, a home directory of the run's own, so the default ledger is the
+examples', `LOWTIDE_POLL_INTERVAL`). The working directory is a copy of the checkout, as a reader's would be.
 
 An HTML comment just before a block (invisible on the rendered page) may say how it runs:
 `<!-- readme-test: background -->` (a server: started, waited for on the port its `--port` names, stopped at the
@@ -160,6 +160,8 @@ class ReadmeRunner:
             "ANTHROPIC_API_KEY": "sk-ant-readme-example",
             "OPENAI_BASE_URL": f"{url}/v1",
             "OPENAI_API_KEY": "sk-readme-example",
+            "GOOGLE_GEMINI_BASE_URL": url,
+            "GEMINI_API_KEY": "readme-example-gemini-key",
             "LOWTIDE_POLL_INTERVAL": "0.2",
             "PYTHONUNBUFFERED": "1",
         }

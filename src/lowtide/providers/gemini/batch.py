@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import BatchCodec, Outcome, credential_of, run_batch
+from lowtide.providers import BatchCodec, Outcome, Wire, credential_of, run_batch
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
 from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
@@ -52,6 +52,12 @@ class GeminiBatchProvider(Provider):
 
     def batch_backend(self) -> GeminiBatchBackend:
         return self.backend
+
+    def serving_wires(self) -> Sequence[Wire]:
+        """`lowtide serve` speaks Gemini's `generateContent` for a Gemini batch actor."""
+        from lowtide.providers.gemini.serving import GEMINI_WIRES  # only a server needs it
+
+        return GEMINI_WIRES
 
     @property
     def endpoint(self) -> str:
