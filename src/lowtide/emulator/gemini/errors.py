@@ -98,11 +98,9 @@ _RPC_CODES: Mapping[str, int] = {
 
 
 def rpc_status(error: GeminiError) -> RpcStatus:
-    """`error` as a `google.rpc.Status`: a batch row's `error`, a failed job's: the gRPC code of its status name."""
-    status: RpcStatus = {"code": _RPC_CODES.get(error.status, 2), "message": error.message}
-    if error.details:
-        status["details"] = error.details
-    return status
+    """`error` as a `google.rpc.Status`: a batch row's `error`, a failed job's: the gRPC code of its status name
+    (without details, which the SDK reads as strings in a job's errors)."""
+    return {"code": _RPC_CODES.get(error.status, 2), "message": error.message}
 
 
 def retry_delay(seconds: float) -> str:
