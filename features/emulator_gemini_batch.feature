@@ -46,6 +46,7 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       When I create a Gemini batch "to-cancel" of "gemini-2.5-flash" inline with the keys "a, b, c, d"
       And 50 seconds pass on the Gemini batch clock
       And I cancel the Gemini batch
+      And I cancel the Gemini batch
       Then the Gemini batch is "JOB_STATE_RUNNING" with the display name "to-cancel"
       When 5 seconds pass on the Gemini batch clock
       Then the Gemini batch is "JOB_STATE_CANCELLED" with the display name "to-cancel"
@@ -77,11 +78,28 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
         | an unknown field  | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"colour": "blue"}} | 400 | INVALID_ARGUMENT | Unknown name "colour" at 'batch' |
         | a missing file    | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"inputConfig": {"fileName": "files/nowhere"}}} | 404 | NOT_FOUND | files/nowhere |
         | not a file name   | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"inputConfig": {"fileName": "gs://bucket/a"}}} | 400 | INVALID_ARGUMENT | must be a file's name |
+        | not JSON          | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": | 400 | INVALID_ARGUMENT | Invalid JSON |
+        | not an object     | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | [] | 400 | INVALID_ARGUMENT | Expected an object |
+        | no batch          | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {} | 400 | INVALID_ARGUMENT | batch: required |
+        | a numeric name    | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"displayName": 7}} | 400 | INVALID_ARGUMENT | batch.display_name |
+        | a bad priority    | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"priority": "high"}} | 400 | INVALID_ARGUMENT | batch.priority |
+        | requests a list   | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"inputConfig": {"requests": []}}} | 400 | INVALID_ARGUMENT | Expected an object for 'batch.input_config.requests' |
+        | a request a list  | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"inputConfig": {"requests": {"requests": [[]]}}}} | 400 | INVALID_ARGUMENT | requests.requests[0]' |
+        | bad metadata      | /v1beta/models/gemini-2.5-flash:batchGenerateContent   | {"batch": {"inputConfig": {"requests": {"requests": [{"request": {}, "metadata": 3}]}}}} | 400 | INVALID_ARGUMENT | requests[0].metadata |
         | a bad page size   | /v1beta/batches?pageSize=many                          | GET | 400 | INVALID_ARGUMENT | page_size |
+        | a negative size   | /v1beta/batches?pageSize=-2                            | GET | 400 | INVALID_ARGUMENT | must not be negative |
+        | a bad file page   | /v1beta/files?pageSize=many                            | GET | 400 | INVALID_ARGUMENT | page_size |
+        | a bad file token  | /v1beta/files?pageToken=zzz                            | GET | 400 | INVALID_ARGUMENT | Invalid page token |
+        | no alt=media      | /v1beta/files/nowhere:download                         | GET | 400 | INVALID_ARGUMENT | alt=media |
         | a bad page token  | /v1beta/batches?pageToken=zzz                          | GET | 400 | INVALID_ARGUMENT | Invalid page token |
         | an unknown batch  | /v1beta/batches/nowhere                                | GET | 404 | NOT_FOUND | batches/nowhere not found |
         | an unknown file   | /v1beta/files/nowhere                                  | GET | 403 | PERMISSION_DENIED | File nowhere or it may not exist |
         | no key            | /v1beta/batches                                        | GET without a key | 403 | PERMISSION_DENIED | unregistered callers |
+
+    Scenario: A job's priority and display name are kept as sent
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      When I post to the Gemini batch emulator "/v1beta/models/gemini-2.5-flash:batchGenerateContent" the body {"batch": {"displayName": "urgent", "priority": "5", "inputConfig": {"requests": {"requests": [{"request": {"contents": [{"parts": [{"text": "hi"}]}]}}]}}}}
+      Then the Gemini batch raw answer is a pending job "urgent" of priority "5"
 
     Scenario: Inline requests past the inline size limit must go through a file
       Given the Gemini batch emulator runs on a manual clock with inline batches of at most 2000 bytes
@@ -123,6 +141,23 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       And a Gemini upload finalized short of its announced size is refused with 400 mentioning "finalized after 3 of the 10 bytes"
       And a Gemini upload start without the resumable protocol is refused with 400 mentioning "resumable"
       And a Gemini upload start of a file larger than the limit is refused with 400 mentioning "exceeds the limit"
+      And a Gemini upload start whose body is not JSON is refused with 400 mentioning "Invalid JSON"
+      And a Gemini upload start whose body is a list is refused with 400 mentioning "Expected an object"
+      And a Gemini upload start of the size "many" is refused with 400 mentioning "Invalid upload size"
+      And a Gemini upload start without a MIME type is refused with 400 mentioning "needs a MIME type"
+      And a Gemini upload start naming the file "-bad-" is refused with 400 mentioning "Invalid file name"
+      And a Gemini upload session taking 4 bytes of the 3 announced is refused with 400 mentioning "More than the 3 bytes"
+      And a Gemini upload with the command "cancel" is refused with 400 mentioning "must be upload, finalize or query"
+
+    Scenario: A file named by its uploader keeps its name, and a second upload of that name is refused
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      When I upload to the Gemini emulator a JSONL file of 1 requests as "files/tide-table-1"
+      Then the Gemini file's name is "files/tide-table-1"
+      And uploading the Gemini file "files/tide-table-1" again fails with 409 "ALREADY_EXISTS" mentioning "already exists"
+
+    Scenario: A chunk past the file size limit is refused
+      Given the Gemini batch emulator runs on a manual clock with files of at most 100 bytes
+      Then a Gemini upload session sent 200 bytes at once is refused with 400 mentioning "exceeds the limit of 100 bytes"
 
   Rule: A job of a file's requests writes its answers to a responses file
 
@@ -136,14 +171,29 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       And the Gemini batch's responses file is GENERATED and downloadable
       And the Gemini batch's responses file, joined by key, answers as generateContent does, the bad row with error 3
 
-    Scenario: A file with a line that is not a request makes a job that FAILED
+    Scenario Outline: A file <what> makes a job that FAILED
       Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
-      When I upload to the Gemini emulator a file whose second line is not a request
+      When I upload to the Gemini emulator a file whose second line is <line>
       And I create a Gemini batch "bad-file" of "gemini-2.5-flash" from the uploaded file
       And 200 seconds pass on the Gemini batch clock
       Then the Gemini batch is "JOB_STATE_FAILED" with the display name "bad-file"
-      And the Gemini batch's error mentions "Line 2"
+      And the Gemini batch's error mentions "<mention>"
       And the Gemini batch has no output
+
+      Examples:
+        | what                         | line                                  | mention            |
+        | with a line without request  | {"key": "k9", "contents": []}         | Line 2             |
+        | with a line not JSON         | {"key": "k9",                         | Line 2             |
+        | with a key not a string      | {"key": 9, "request": {}}             | Line 2             |
+        | of blank lines only          | blank, and so is every other          | holds no requests  |
+
+    Scenario: A responses file deleted stays deleted, and the job still names it
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      When I upload to the Gemini emulator a JSONL file of 2 requests named "input"
+      And I create a Gemini batch "from-file" of "gemini-2.5-flash" from the uploaded file
+      And 200 seconds pass on the Gemini batch clock
+      And I delete the Gemini batch's responses file
+      Then getting the Gemini batch's responses file fails with 403 "PERMISSION_DENIED" mentioning "may not exist"
 
   Rule: Faults and time: what a client of the real API meets, injected the way the other emulations inject it
 
@@ -176,6 +226,26 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       When 1 seconds pass on the Gemini batch clock
       Then the Gemini batch is "JOB_STATE_EXPIRED" with the display name "slow"
       And the Gemini batch has no output
+
+    Scenario: Requests armed by key are lost, garbled or ended, in inline output and in a responses file
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      And the Gemini emulator's request "b" is lost, "k1" garbled as "bad-json" and "k0" ends "expired"
+      When I create a Gemini batch "inline" of "gemini-2.5-flash" inline with the keys "a, b"
+      And 200 seconds pass on the Gemini batch clock
+      Then the Gemini batch stats count 2 requests, 0 failed, none pending
+      And the Gemini batch's inline answers name only the keys "a"
+      When I upload to the Gemini emulator a JSONL file of 3 requests named "input"
+      And I create a Gemini batch "from-file" of "gemini-2.5-flash" from the uploaded file
+      And 200 seconds pass on the Gemini batch clock
+      Then the Gemini batch's responses file holds the error 4 for "k0", a line no JSON reader takes for "k1", and an answer for "k2"
+
+    Scenario: The emulator's stats count the jobs and their keys, and a reset forgets them
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      When I create a Gemini batch "counted" of "gemini-2.5-flash" inline with the keys "a, b"
+      Then the Gemini emulator's stats show 1 batch with the keys "a, b"
+      When the Gemini batch emulator is reset
+      Then the Gemini emulator's stats show no batch
+      And the Gemini batch list is empty
 
     Scenario: A job the emulator is told to fail ends FAILED when its pending time ends
       Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"

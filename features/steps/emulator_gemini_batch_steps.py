@@ -20,6 +20,8 @@ from step_context import given, then, when
 
 from lowtide.clock import ManualClock
 from lowtide.emulator import Emulator, serve_in_thread
+from lowtide.emulator.core.faults import garble_kind
+from lowtide.emulator.core.outcomes import outcome_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
 
 KEY = "AIza-gemini-batch-scenario-key"
@@ -497,6 +499,74 @@ def step_upload_large(context: Context, code: int, mention: str) -> None:
     _refused(_upload_call(context, headers, b"{}"), code, mention)
 
 
+def _start_headers(**changes: str | None) -> dict[str, str]:
+    headers: dict[str, str | None] = {
+        "x-goog-api-key": KEY,
+        "x-goog-upload-protocol": "resumable",
+        "x-goog-upload-command": "start",
+        "x-goog-upload-header-content-length": "3",
+        "x-goog-upload-header-content-type": "text/plain",
+        **changes,
+    }
+    return {name.replace("_", "-"): value for name, value in headers.items() if value is not None}
+
+
+@then('a Gemini upload start whose body is not JSON is refused with {code:d} mentioning "{mention}"')
+def step_start_not_json(context: Context, code: int, mention: str) -> None:
+    _refused(_upload_call(context, _start_headers(), b"{"), code, mention)
+
+
+@then('a Gemini upload start whose body is a list is refused with {code:d} mentioning "{mention}"')
+def step_start_list(context: Context, code: int, mention: str) -> None:
+    _refused(_upload_call(context, _start_headers(), b"[]"), code, mention)
+
+
+@then('a Gemini upload start of the size "{size}" is refused with {code:d} mentioning "{mention}"')
+def step_start_size(context: Context, size: str, code: int, mention: str) -> None:
+    headers = _start_headers(**{"x-goog-upload-header-content-length": size})
+    _refused(_upload_call(context, headers, b"{}"), code, mention)
+
+
+@then('a Gemini upload start without a MIME type is refused with {code:d} mentioning "{mention}"')
+def step_start_mime(context: Context, code: int, mention: str) -> None:
+    headers = _start_headers(**{"x-goog-upload-header-content-type": None})
+    _refused(_upload_call(context, headers, b""), code, mention)
+
+
+@then('a Gemini upload start naming the file "{name}" is refused with {code:d} mentioning "{mention}"')
+def step_start_name(context: Context, name: str, code: int, mention: str) -> None:
+    body = json.dumps({"file": {"name": name}}).encode()
+    _refused(_upload_call(context, _start_headers(), body), code, mention)
+
+
+@then('a Gemini upload session taking 4 bytes of the 3 announced is refused with {code:d} mentioning "{mention}"')
+def step_upload_more(context: Context, code: int, mention: str) -> None:
+    query = _session(context, 3)
+    headers = {"x-goog-upload-command": "upload", "x-goog-upload-offset": "0"}
+    _refused(_upload_call(context, headers, b"abcd", query), code, mention)
+
+
+@then('a Gemini upload with the command "{command}" is refused with {code:d} mentioning "{mention}"')
+def step_upload_command(context: Context, command: str, code: int, mention: str) -> None:
+    query = _session(context, 3)
+    headers = {"x-goog-upload-command": command, "x-goog-upload-offset": "0"}
+    _refused(_upload_call(context, headers, b"abc", query), code, mention)
+
+
+@given("the Gemini batch emulator runs on a manual clock with files of at most {limit:d} bytes")
+def step_start_files(context: Context, limit: int) -> None:
+    _start(context, "v1beta", max_file_bytes=limit)
+
+
+@then('a Gemini upload session sent {count:d} bytes at once is refused with {code:d} mentioning "{mention}"')
+def step_upload_too_much(context: Context, count: int, code: int, mention: str) -> None:
+    start = _start_headers(**{"x-goog-upload-header-content-length": None})
+    answer = _upload_call(context, start, b'{"file": {"mimeType": "text/plain"}}')
+    url = answer.headers["x-goog-upload-url"]
+    headers = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
+    _refused(_upload_call(context, headers, b"x" * count, url[url.index("?") :]), code, mention)
+
+
 # -- files -----------------------------------------------------------------------------------------------------------
 
 
@@ -519,9 +589,131 @@ def step_upload_bad_row(context: Context, count: int, name: str) -> None:
     _upload(context, _jsonl(count, bad_row=True), name)
 
 
-@when("I upload to the Gemini emulator a file whose second line is not a request")
-def step_upload_bad_line(context: Context) -> None:
-    _upload(context, _jsonl(1) + b'{"key": "k9", "contents": []}\n' + _jsonl(1), "bad-lines")
+@when("I upload to the Gemini emulator a file whose second line is {line}")
+def step_upload_bad_line(context: Context, line: str) -> None:
+    if line.startswith("blank"):
+        _upload(context, b"\n  \n", "blank")
+    else:
+        _upload(context, _jsonl(1) + line.encode() + b"\n" + _jsonl(1), "bad-lines")
+
+
+@when('I upload to the Gemini emulator a JSONL file of {count:d} requests as "{name}"')
+def step_upload_named(context: Context, count: int, name: str) -> None:
+    s = _s(context)
+    s.sent = _jsonl(count)
+    config: types.UploadFileConfigDict = {"mime_type": "application/jsonl", "name": name}
+    s.file = context.runner.run(s.client.aio.files.upload(file=io.BytesIO(s.sent), config=config))
+
+
+@then('the Gemini file\'s name is "{name}"')
+def step_file_name(context: Context, name: str) -> None:
+    file = _s(context).file
+    assert file is not None
+    assert file.name == name, file
+
+
+@then('uploading the Gemini file "{name}" again fails with {code:d} "{status}" mentioning "{mention}"')
+def step_upload_again(context: Context, name: str, code: int, status: str, mention: str) -> None:
+    s = _s(context)
+    config: types.UploadFileConfigDict = {"mime_type": "application/jsonl", "name": name}
+    _run(context, s.client.aio.files.upload(file=io.BytesIO(b"{}"), config=config))
+    step_fails(context, code, status, mention)
+
+
+@when("I delete the Gemini batch's responses file")
+def step_delete_responses(context: Context) -> None:
+    s = _s(context)
+    s.file = _responses_file(context)
+    assert s.file.name is not None
+    context.runner.run(s.client.aio.files.delete(name=s.file.name))
+
+
+@then('getting the Gemini batch\'s responses file fails with {code:d} "{status}" mentioning "{mention}"')
+def step_responses_gone(context: Context, code: int, status: str, mention: str) -> None:
+    job = _refresh(context)
+    assert job.dest is not None
+    file = _s(context).file
+    assert file is not None
+    assert job.dest.file_name == file.name, job.dest
+    step_get_file_fails(context, code, status, mention)
+
+
+@given(
+    'the Gemini emulator\'s request "{lost}" is lost, "{garbled}" garbled as "{kind}" and "{ended}" ends "{outcome}"'
+)
+def step_arm_many(context: Context, lost: str, garbled: str, kind: str, ended: str, outcome: str) -> None:
+    faults = _s(context).emulator.faults
+    faults.lose(lost)
+    faults.garble(garbled, garble_kind(kind))
+    faults.outcome(ended, outcome_kind(outcome))
+
+
+@then('the Gemini batch\'s inline answers name only the keys "{keys}"')
+def step_inline_keys(context: Context, keys: str) -> None:
+    assert sorted(_responses(context)) == sorted(key.strip() for key in keys.split(",")), _responses(context)
+
+
+@then(
+    'the Gemini batch\'s responses file holds the error 4 for "k0", a line no JSON reader takes for "k1", '
+    'and an answer for "k2"'
+)
+def step_responses_faults(context: Context) -> None:
+    s = _s(context)
+    content = context.runner.run(s.client.aio.files.download(file=_responses_file(context)))
+    readable: dict[str, dict[str, Any]] = {}
+    unreadable = 0
+    for line in content.splitlines():
+        try:
+            decoded = json.loads(line)
+        except ValueError:
+            unreadable += 1
+            continue
+        readable[decoded["key"]] = decoded
+    assert unreadable == 1, content
+    assert set(readable) == {"k0", "k2"}, readable
+    assert readable["k0"]["error"]["code"] == 4, readable["k0"]
+    assert "response" in readable["k2"], readable["k2"]
+
+
+def _stats(context: Context) -> dict[str, Any]:
+    s = _s(context)
+
+    async def fetch() -> dict[str, Any]:
+        async with s.emulator.http_client() as http:
+            return (await http.get("/_emulator/stats")).json()
+
+    return context.runner.run(fetch())
+
+
+@then('the Gemini emulator\'s stats show {count:d} batch with the keys "{keys}"')
+def step_stats_keys(context: Context, count: int, keys: str) -> None:
+    stats = _stats(context)
+    assert stats["gemini_batches"] == stats["gemini_created_batches"] == count, stats
+    assert stats["gemini_created_keys"] == {key.strip(): 1 for key in keys.split(",")}, stats
+
+
+@then("the Gemini emulator's stats show no batch")
+def step_stats_none(context: Context) -> None:
+    stats = _stats(context)
+    assert stats["gemini_batches"] == stats["gemini_created_batches"] == 0, stats
+    assert stats["gemini_created_keys"] == {}, stats
+    gemini = _gemini(_s(context))
+    assert len(gemini.batches) == 0
+    assert not gemini.files.sessions
+
+
+@when("the Gemini batch emulator is reset")
+def step_reset(context: Context) -> None:
+    _s(context).emulator.reset()
+
+
+@then('the Gemini batch raw answer is a pending job "{name}" of priority "{priority}"')
+def step_raw_job(context: Context, name: str, priority: str) -> None:
+    raw = _s(context).raw
+    assert raw is not None
+    metadata = raw.json()["metadata"]
+    assert raw.status_code == 200, raw.text
+    assert (metadata["displayName"], metadata["priority"], metadata["state"]) == (name, priority, "BATCH_STATE_PENDING")
 
 
 @then('the Gemini file is ACTIVE, UPLOADED, of the bytes sent, "{mime}", expiring 48 hours after its creation')

@@ -73,9 +73,6 @@ class GeminiBackend:
 
     # -- files ---------------------------------------------------------------------------------------------------
 
-    def add_file(self, stored: GeminiFile) -> None:
-        self.files.add(stored)
-
     def get_file(self, file_id: str, place: Place) -> JsonObject:
         self._settle_ended()
         return render_file(self.files.find(file_id, self.now()), place.base, place.version)

@@ -114,19 +114,15 @@ class _Api:
     async def create(self, request: Request) -> Answer:
         backend = self._backend
         limit = backend.max_inline_bytes
-        declared = request.headers.get("content-length", "")
-        too_large = invalid_argument(
-            f"Request payload size exceeds the limit: {limit} bytes. Send larger batches as a file "
-            "(inputConfig.fileName)."
-        )
-        if declared.isdigit() and int(declared) > limit:
-            raise too_large
         try:
             body = await read_json(request, limit)
         except ApiError as error:
-            if error.error_type == "request_too_large":
-                raise too_large from None
-            raise
+            if error.error_type != "request_too_large":
+                raise
+            raise invalid_argument(
+                f"Request payload size exceeds the limit: {limit} bytes. Send larger batches as a file "
+                "(inputConfig.fileName)."
+            ) from None
         return backend.create_batch(str(request.path_params["model_id"]), body, _place(request).version)
 
     async def list_batches(self, request: Request) -> Answer:

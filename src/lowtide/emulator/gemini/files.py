@@ -122,9 +122,6 @@ class GeminiFileStore:
     def delete(self, file_id: str) -> None:
         del self._files[file_id]
 
-    def uploaded(self) -> list[GeminiFile]:
-        return [stored for stored in self._files.values() if not stored.generated]
-
     def clear(self) -> None:
         self._files.clear()
         self.sessions.clear()
