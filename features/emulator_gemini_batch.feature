@@ -155,6 +155,10 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       Then the Gemini file's name is "files/tide-table-1"
       And uploading the Gemini file "files/tide-table-1" again fails with 409 "ALREADY_EXISTS" mentioning "already exists"
 
+    Scenario: A fault met by an upload's chunk says the upload is over, so the SDK raises it at once
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      Then a Gemini upload chunk meeting a 503 fault is answered 503 "UNAVAILABLE" with the upload status "final"
+
     Scenario: A chunk past the file size limit is refused
       Given the Gemini batch emulator runs on a manual clock with files of at most 100 bytes
       Then a Gemini upload session sent 200 bytes at once is refused with 400 mentioning "exceeds the limit of 100 bytes"
@@ -255,6 +259,22 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       When 10 seconds pass on the Gemini batch clock
       Then the Gemini batch is "JOB_STATE_FAILED" with the display name "doomed"
       And the Gemini batch's error mentions "internal error"
+
+  Rule: A state file keeps Gemini's files and jobs across restarts
+
+    Scenario: An emulator started again on its state file still holds the uploaded files and the jobs
+      Given the Gemini batch emulator runs on a manual clock with a state file
+      And the Gemini emulator fails its next batch
+      When I create a Gemini batch "doomed" of "gemini-2.5-flash" inline with the keys "x"
+      And I cancel the Gemini batch
+      And I upload to the Gemini emulator a JSONL file of 2 requests named "kept-input"
+      And I create a Gemini batch "kept-run" of "gemini-2.5-flash" from the uploaded file
+      And the Gemini batch emulator is started again from its state file
+      And 200 seconds pass on the Gemini batch clock
+      Then the Gemini batch is "JOB_STATE_SUCCEEDED" with the display name "kept-run"
+      And the Gemini batch list in pages of 1 is "kept-run" then "doomed"
+      And the Gemini file list names "kept-input" and the job's responses
+      And the Gemini emulator created 2 batches holding the keys "k0, k1"
 
   Rule: Over a socket, the SDK uploads, batches and downloads as it would at Google
 

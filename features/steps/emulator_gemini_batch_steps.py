@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import _support  # noqa: F401  (registers the Q type of quoted step text)
@@ -47,6 +49,8 @@ class GeminiBatchScenario:
 class Context(StepContext, Protocol):
     gbatch: GeminiBatchScenario
     """The scenario's emulator, its clock, and the google-genai client pointed at it."""
+    gbatch_state: Path
+    """The state file of a scenario that starts the emulator again."""
 
 
 def _s(context: Context) -> GeminiBatchScenario:
@@ -565,6 +569,51 @@ def step_upload_too_much(context: Context, count: int, code: int, mention: str) 
     url = answer.headers["x-goog-upload-url"]
     headers = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
     _refused(_upload_call(context, headers, b"x" * count, url[url.index("?") :]), code, mention)
+
+
+@then(
+    'a Gemini upload chunk meeting a {status:d} fault is answered {code:d} "{name}" with the upload status "{upload}"'
+)
+def step_upload_fault(context: Context, status: int, code: int, name: str, upload: str) -> None:
+    query = _session(context, 3)
+    _s(context).emulator.faults.fail_next("gemini.files.upload", status)
+    headers = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
+    answer = _upload_call(context, headers, b"abc", query)
+    assert answer.status_code == code, answer.text
+    assert answer.json()["error"]["status"] == name, answer.text
+    assert answer.headers["x-goog-upload-status"] == upload, answer.headers
+
+
+@given("the Gemini batch emulator runs on a manual clock with a state file")
+def step_start_state(context: Context) -> None:
+    folder = tempfile.TemporaryDirectory()
+    context.cleanups.append(folder.cleanup)
+    path = Path(folder.name) / "gemini-state.json"
+    _start(context, "v1beta", state_file=path)
+    context.gbatch_state = path
+
+
+@when("the Gemini batch emulator is started again from its state file")
+def step_restart(context: Context) -> None:
+    s = _s(context)
+    emulator = Emulator(clock=s.clock, processing_seconds=100.0, state_file=context.gbatch_state)
+    options = types.HttpOptions(
+        base_url=emulator.base_url, api_version="v1beta", httpx_async_client=emulator.http_client()
+    )
+    s.emulator = emulator
+    s.client = genai.Client(api_key=KEY, http_options=options)
+
+
+@then('the Gemini file list names "{name}" and the job\'s responses')
+def step_files_after(context: Context, name: str) -> None:
+    pages = _file_pages(context)
+    assert len(pages) == 1, pages
+    assert sorted(pages[0]) == sorted([name, f"{_refresh(context).name} responses"]), pages
+
+
+@then('the Gemini emulator created {count:d} batches holding the keys "{keys}"')
+def step_created_many(context: Context, count: int, keys: str) -> None:
+    step_created(context, count, keys)
 
 
 # -- files -----------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import Answer, Headed, Streamed, read_body, read_json
 from lowtide.emulator.gemini.backend import GeminiBackend, Place
-from lowtide.emulator.gemini.errors import GeminiError, invalid_argument
+from lowtide.emulator.gemini.errors import invalid_argument
 from lowtide.emulator.gemini.uploads import finish_chunk, start_upload
 
 __all__ = ["file_and_batch_routes"]
@@ -80,11 +80,7 @@ class _Api:
             try:
                 chunk = await read_body(request, backend.max_file_bytes)
             except ApiError:
-                raise GeminiError(
-                    400,
-                    f"The file exceeds the limit of {backend.max_file_bytes} bytes.",
-                    headers={"x-goog-upload-status": "final"},
-                ) from None
+                raise invalid_argument(f"The file exceeds the limit of {backend.max_file_bytes} bytes.") from None
             answer, headers = finish_chunk(
                 backend.files,
                 upload_id,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -21,6 +22,7 @@ from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_e
 from lowtide.emulator.gemini.files import GeminiFileStore
 from lowtide.emulator.gemini.http import authenticate, is_gemini_caller
 from lowtide.emulator.gemini.routes import VERSIONS, gemini_routes
+from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 
 __all__ = ["GeminiEmulation"]
 
@@ -50,6 +52,7 @@ class GeminiEmulation(Emulation):
     def __init__(self, shared: Shared) -> None:
         super().__init__(shared)
         self.backend = GeminiBackend(shared)
+        self._state = GeminiStateCodec()
 
     @property
     def files(self) -> GeminiFileStore:
@@ -103,3 +106,12 @@ class GeminiEmulation(Emulation):
 
     def reset(self) -> None:
         self.backend.reset()
+
+    def saved(self) -> Mapping[str, str]:
+        section = self._state.encode(self.backend)
+        return {"gemini": section} if section is not None else {}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("gemini")
+        if section is not None:
+            restore(self.backend, section)

@@ -157,4 +157,7 @@ def gemini_error_response(request: Request, error: Exception) -> Response:
     elif not isinstance(error, GeminiError):
         error = GeminiError(500)
     headers = {**error.headers, "request-id": request_id(request)}
+    if request.url.path.startswith("/upload/") and "upload_id" in request.query_params:
+        # A resumable upload's calls always say where the upload stands: the SDK retries one whose answer does not.
+        headers["x-goog-upload-status"] = "final"
     return JSONResponse({"error": error.error()}, status_code=error.code, headers=headers)
