@@ -222,6 +222,15 @@ Feature: The emulator serves Gemini's Files API and Batch API, on its clock, wit
       And listing Gemini batches finds exactly one named "run-7f3a"
       And the Gemini emulator created 1 batch holding the keys "a, b"
 
+    Scenario: A responses file whose download is cut part way fails the read, and the next download is whole
+      Given the Gemini batch emulator runs on a manual clock, called through API version "v1beta"
+      When I upload to the Gemini emulator a JSONL file of 3 requests named "input"
+      And I create a Gemini batch "cut" of "gemini-2.5-flash" from the uploaded file
+      And 200 seconds pass on the Gemini batch clock
+      And the Gemini batch emulator's "gemini.files.download" is cut after 1 line
+      Then downloading the Gemini batch's responses file fails part way
+      And downloading the Gemini batch's responses file gives 3 lines
+
     Scenario: A job still pending or running 48 hours after its creation EXPIRED, with no output
       Given the Gemini batch emulator runs on a manual clock taking 72 hours per job
       When I create a Gemini batch "slow" of "gemini-2.5-flash" inline with the keys "a, b"

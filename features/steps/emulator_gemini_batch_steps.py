@@ -405,7 +405,7 @@ def step_dropped(context: Context) -> None:
 def step_created(context: Context, count: int, keys: str) -> None:
     gemini = _gemini(_s(context))
     assert gemini.created_batches == count
-    assert dict(gemini.created_keys) == {key.strip(): 1 for key in keys.split(",")}, gemini.created_keys
+    assert dict(gemini.created_custom_ids) == {key.strip(): 1 for key in keys.split(",")}, gemini.created_custom_ids
 
 
 # -- raw calls -------------------------------------------------------------------------------------------------------
@@ -616,6 +616,27 @@ def step_created_many(context: Context, count: int, keys: str) -> None:
     step_created(context, count, keys)
 
 
+@when('the Gemini batch emulator\'s "{route}" is cut after {lines:d} line')
+def step_cut(context: Context, route: str, lines: int) -> None:
+    _s(context).emulator.faults.cut(route, after_lines=lines)
+
+
+@then("downloading the Gemini batch's responses file fails part way")
+def step_download_cut(context: Context) -> None:
+    s = _s(context)
+    file = _responses_file(context)
+    _run(context, s.client.aio.files.download(file=file))
+    assert s.error is None, s.error
+    assert s.failure is not None
+
+
+@then("downloading the Gemini batch's responses file gives {count:d} lines")
+def step_download_whole(context: Context, count: int) -> None:
+    s = _s(context)
+    content = context.runner.run(s.client.aio.files.download(file=_responses_file(context)))
+    assert len(list(_lines(content))) == count, content
+
+
 # -- files -----------------------------------------------------------------------------------------------------------
 
 
@@ -738,14 +759,14 @@ def _stats(context: Context) -> dict[str, Any]:
 def step_stats_keys(context: Context, count: int, keys: str) -> None:
     stats = _stats(context)
     assert stats["gemini_batches"] == stats["gemini_created_batches"] == count, stats
-    assert stats["gemini_created_keys"] == {key.strip(): 1 for key in keys.split(",")}, stats
+    assert stats["gemini_created_custom_ids"] == {key.strip(): 1 for key in keys.split(",")}, stats
 
 
 @then("the Gemini emulator's stats show no batch")
 def step_stats_none(context: Context) -> None:
     stats = _stats(context)
     assert stats["gemini_batches"] == stats["gemini_created_batches"] == 0, stats
-    assert stats["gemini_created_keys"] == {}, stats
+    assert stats["gemini_created_custom_ids"] == {}, stats
     gemini = _gemini(_s(context))
     assert len(gemini.batches) == 0
     assert not gemini.files.sessions

@@ -1,7 +1,9 @@
 """The Gemini API as an emulation (the `gemini` entry point of `lowtide.emulators`): Models, generateContent,
-streamGenerateContent and countTokens, answered in Gemini's shapes and errors (`{"error": {"code", "message",
-"status", "details"}}`; a 429 with its `RetryInfo`). Its callers are claimed by the header the google-genai SDK sends
-its key in (`x-goog-api-key`), so `/v1/models`, which Anthropic's and OpenAI's clients call too, reaches it."""
+streamGenerateContent, countTokens, Files and Batches, answered in Gemini's shapes and errors (`{"error": {"code",
+"message", "status", "details"}}`; a 429 with its `RetryInfo`). Its callers are claimed by the header the google-genai
+SDK sends its key in (`x-goog-api-key`), so `/v1/models`, `/v1/files` and `/v1/batches`, which Anthropic's and
+OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(GeminiEmulation)`: `files`,
+`batches`, `created_custom_ids`, `created_batches`, `fail_batches(n)`."""
 
 from __future__ import annotations
 
@@ -63,9 +65,9 @@ class GeminiEmulation(Emulation):
         return self.backend.batches
 
     @property
-    def created_keys(self) -> Counter[str]:
+    def created_custom_ids(self) -> Counter[str]:
         """For every job created whose input could be read, one per request key in it."""
-        return self.backend.created_keys
+        return self.backend.created_custom_ids
 
     @property
     def created_batches(self) -> int:
@@ -101,7 +103,7 @@ class GeminiEmulation(Emulation):
         return {
             "gemini_batches": len(backend.batches),
             "gemini_created_batches": backend.created_batches,
-            "gemini_created_keys": dict(backend.created_keys),
+            "gemini_created_custom_ids": dict(backend.created_custom_ids),
         }
 
     def reset(self) -> None:

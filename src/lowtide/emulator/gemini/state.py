@@ -31,7 +31,7 @@ class GeminiStateCodec:
         batches = backend.batches.oldest_first()
         if not files and not batches and not backend.created_batches:
             return None
-        head = {"created_batches": backend.created_batches, "created_keys": dict(backend.created_keys)}
+        head = {"created_batches": backend.created_batches, "created_custom_ids": dict(backend.created_custom_ids)}
         encoded_files = ",".join(self._file(stored) for stored in files)
         encoded_batches = ",".join(self._batch(batch) for batch in batches)
         return f'{compact(head)[:-1]},"files":[{encoded_files}],"batches":[{encoded_batches}]}}'
@@ -74,7 +74,7 @@ class GeminiStateCodec:
 def restore(backend: GeminiBackend, data: Any) -> None:
     """Put the section `data` (decoded JSON) back into `backend`."""
     backend.created_batches = int(data["created_batches"])
-    backend.created_keys.update({str(key): int(count) for key, count in data["created_keys"].items()})
+    backend.created_custom_ids.update({str(key): int(count) for key, count in data["created_custom_ids"].items()})
     for item in data["files"]:
         backend.files.add(
             GeminiFile(
