@@ -1,7 +1,7 @@
 """The Gemini API's files and batch jobs, one method per route and free of HTTP, on the emulator's clock, settings
 and faults. Raises `GeminiError`.
 
-`created_keys` counts, for every job created whose input could be read, one per request key in it (a request sent
+`created_custom_ids` counts, for every job created whose input could be read, one per request key in it (a request sent
 in two jobs counts 2): the exactly-once evidence, as the other emulations keep it; `created_batches` counts every
 job created. `fail_batches(n)` makes the next `n` jobs created end `BATCH_STATE_FAILED` (an internal error) when
 their pending time ends."""
@@ -45,7 +45,7 @@ class GeminiBackend:
         self._shared = shared
         self.files = GeminiFileStore()
         self.batches = GeminiBatchStore()
-        self.created_keys: Counter[str] = Counter()
+        self.created_custom_ids: Counter[str] = Counter()
         self.created_batches = 0
         self._failing: list[str | None] = []
 
@@ -63,7 +63,7 @@ class GeminiBackend:
     def reset(self) -> None:
         self.files.clear()
         self.batches.clear()
-        self.created_keys.clear()
+        self.created_custom_ids.clear()
         self.created_batches = 0
         self._failing.clear()
 
@@ -72,9 +72,6 @@ class GeminiBackend:
         self._failing.extend([message] * times)
 
     # -- files ---------------------------------------------------------------------------------------------------
-
-    def add_file(self, stored: GeminiFile) -> None:
-        self.files.add(stored)
 
     def get_file(self, file_id: str, place: Place) -> JsonObject:
         self._settle_ended()
@@ -137,7 +134,7 @@ class GeminiBackend:
         self.batches.add(batch)
         self.created_batches += 1
         if failure is None:
-            self.created_keys.update(request.key for request in requests if request.key is not None)
+            self.created_custom_ids.update(request.key for request in requests if request.key is not None)
         # The create answer shows the job pending even when it is due to end at once, as the API's does.
         return render_batch(batch, batch.created_at, rows=None, output=None)
 

@@ -14,7 +14,7 @@ from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import Answer, Headed, Streamed, read_body, read_json
 from lowtide.emulator.gemini.backend import GeminiBackend, Place
-from lowtide.emulator.gemini.errors import GeminiError, invalid_argument
+from lowtide.emulator.gemini.errors import invalid_argument
 from lowtide.emulator.gemini.uploads import finish_chunk, start_upload
 
 __all__ = ["file_and_batch_routes"]
@@ -80,11 +80,7 @@ class _Api:
             try:
                 chunk = await read_body(request, backend.max_file_bytes)
             except ApiError:
-                raise GeminiError(
-                    400,
-                    f"The file exceeds the limit of {backend.max_file_bytes} bytes.",
-                    headers={"x-goog-upload-status": "final"},
-                ) from None
+                raise invalid_argument(f"The file exceeds the limit of {backend.max_file_bytes} bytes.") from None
             answer, headers = finish_chunk(
                 backend.files,
                 upload_id,
@@ -114,19 +110,15 @@ class _Api:
     async def create(self, request: Request) -> Answer:
         backend = self._backend
         limit = backend.max_inline_bytes
-        declared = request.headers.get("content-length", "")
-        too_large = invalid_argument(
-            f"Request payload size exceeds the limit: {limit} bytes. Send larger batches as a file "
-            "(inputConfig.fileName)."
-        )
-        if declared.isdigit() and int(declared) > limit:
-            raise too_large
         try:
             body = await read_json(request, limit)
         except ApiError as error:
-            if error.error_type == "request_too_large":
-                raise too_large from None
-            raise
+            if error.error_type != "request_too_large":
+                raise
+            raise invalid_argument(
+                f"Request payload size exceeds the limit: {limit} bytes. Send larger batches as a file "
+                "(inputConfig.fileName)."
+            ) from None
         return backend.create_batch(str(request.path_params["model_id"]), body, _place(request).version)
 
     async def list_batches(self, request: Request) -> Answer:

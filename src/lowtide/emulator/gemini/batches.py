@@ -12,7 +12,6 @@ row's answer or error (a failed row does not fail the job)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -151,9 +150,6 @@ class GeminiBatchStore:
 
     def oldest_first(self) -> list[GeminiBatch]:
         return list(self._batches.values())
-
-    def restore(self, batches: Sequence[GeminiBatch]) -> None:
-        self._batches = {batch.id: batch for batch in batches}
 
     def clear(self) -> None:
         self._batches.clear()

@@ -1,12 +1,15 @@
 """The Gemini API as an emulation (the `gemini` entry point of `lowtide.emulators`): Models, generateContent,
-streamGenerateContent and countTokens, answered in Gemini's shapes and errors (`{"error": {"code", "message",
-"status", "details"}}`; a 429 with its `RetryInfo`). Its callers are claimed by the header the google-genai SDK sends
-its key in (`x-goog-api-key`), so `/v1/models`, which Anthropic's and OpenAI's clients call too, reaches it."""
+streamGenerateContent, countTokens, Files and Batches, answered in Gemini's shapes and errors (`{"error": {"code",
+"message", "status", "details"}}`; a 429 with its `RetryInfo`). Its callers are claimed by the header the google-genai
+SDK sends its key in (`x-goog-api-key`), so `/v1/models`, `/v1/files` and `/v1/batches`, which Anthropic's and
+OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(GeminiEmulation)`: `files`,
+`batches`, `created_custom_ids`, `created_batches`, `fail_batches(n)`."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -21,6 +24,7 @@ from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_e
 from lowtide.emulator.gemini.files import GeminiFileStore
 from lowtide.emulator.gemini.http import authenticate, is_gemini_caller
 from lowtide.emulator.gemini.routes import VERSIONS, gemini_routes
+from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 
 __all__ = ["GeminiEmulation"]
 
@@ -50,6 +54,7 @@ class GeminiEmulation(Emulation):
     def __init__(self, shared: Shared) -> None:
         super().__init__(shared)
         self.backend = GeminiBackend(shared)
+        self._state = GeminiStateCodec()
 
     @property
     def files(self) -> GeminiFileStore:
@@ -60,9 +65,9 @@ class GeminiEmulation(Emulation):
         return self.backend.batches
 
     @property
-    def created_keys(self) -> Counter[str]:
+    def created_custom_ids(self) -> Counter[str]:
         """For every job created whose input could be read, one per request key in it."""
-        return self.backend.created_keys
+        return self.backend.created_custom_ids
 
     @property
     def created_batches(self) -> int:
@@ -98,8 +103,17 @@ class GeminiEmulation(Emulation):
         return {
             "gemini_batches": len(backend.batches),
             "gemini_created_batches": backend.created_batches,
-            "gemini_created_keys": dict(backend.created_keys),
+            "gemini_created_custom_ids": dict(backend.created_custom_ids),
         }
 
     def reset(self) -> None:
         self.backend.reset()
+
+    def saved(self) -> Mapping[str, str]:
+        section = self._state.encode(self.backend)
+        return {"gemini": section} if section is not None else {}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("gemini")
+        if section is not None:
+            restore(self.backend, section)

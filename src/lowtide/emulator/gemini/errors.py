@@ -98,11 +98,9 @@ _RPC_CODES: Mapping[str, int] = {
 
 
 def rpc_status(error: GeminiError) -> RpcStatus:
-    """`error` as a `google.rpc.Status`: a batch row's `error`, a failed job's: the gRPC code of its status name."""
-    status: RpcStatus = {"code": _RPC_CODES.get(error.status, 2), "message": error.message}
-    if error.details:
-        status["details"] = error.details
-    return status
+    """`error` as a `google.rpc.Status`: a batch row's `error`, a failed job's: the gRPC code of its status name
+    (without details, which the SDK reads as strings in a job's errors)."""
+    return {"code": _RPC_CODES.get(error.status, 2), "message": error.message}
 
 
 def retry_delay(seconds: float) -> str:
@@ -159,4 +157,7 @@ def gemini_error_response(request: Request, error: Exception) -> Response:
     elif not isinstance(error, GeminiError):
         error = GeminiError(500)
     headers = {**error.headers, "request-id": request_id(request)}
+    if request.url.path.startswith("/upload/") and "upload_id" in request.query_params:
+        # A resumable upload's calls always say where the upload stands: the SDK retries one whose answer does not.
+        headers["x-goog-upload-status"] = "final"
     return JSONResponse({"error": error.error()}, status_code=error.code, headers=headers)

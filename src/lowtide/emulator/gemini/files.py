@@ -123,6 +123,7 @@ class GeminiFileStore:
         del self._files[file_id]
 
     def uploaded(self) -> list[GeminiFile]:
+        """The uploaded files, oldest first (those a job produced are made again from it)."""
         return [stored for stored in self._files.values() if not stored.generated]
 
     def clear(self) -> None:

@@ -8,8 +8,8 @@
    chunk as the body: `active` again; the last chunk's command is `upload, finalize`, answered `final` with
    `{"file": File}`. `query` asks how much was received (`x-goog-upload-size-received`).
 
-Every answer of a session's calls carries `x-goog-upload-status` (the SDK retries a call whose answer has none), its
-errors `final`, so the SDK stops and raises them."""
+Every answer of a session's calls carries `x-goog-upload-status` (the SDK retries a call whose answer has none); its
+errors say `final` (`errors.gemini_error_response`), so the SDK stops and raises them."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from lowtide.emulator.gemini.names import new_file_id, new_upload_id
 __all__ = ["finish_chunk", "start_upload"]
 
 _GRANULARITY = 8 * 1024 * 1024
-_FINAL = {"x-goog-upload-status": "final"}
 
 
 def _text(mapping: JsonObject, name: str, proto_name: str) -> str | None:
@@ -77,31 +76,28 @@ def finish_chunk(
     """Take one `upload` (or `query`) call of the session `upload_id`; the last makes the file."""
     session = store.sessions.get(upload_id)
     if session is None:
-        raise GeminiError(404, "No upload session has this upload_id (finished, or never started).", headers=_FINAL)
+        raise GeminiError(404, "No upload session has this upload_id (finished, or never started).")
     commands = {part.strip() for part in headers.get("x-goog-upload-command", "").lower().split(",")}
     if "query" in commands:
         return {}, {"x-goog-upload-status": "active", "x-goog-upload-size-received": str(len(session.received))}
     if not commands & {"upload", "finalize"}:
-        raise GeminiError(400, "X-Goog-Upload-Command must be upload, finalize or query.", headers=_FINAL)
+        raise GeminiError(400, "X-Goog-Upload-Command must be upload, finalize or query.")
     offset = headers.get("x-goog-upload-offset", "")
     if offset != str(len(session.received)):
         raise GeminiError(
             400,
             f"The upload offset {offset[:20] or '(none)'} is not the {len(session.received)} bytes received so far.",
-            headers=_FINAL,
         )
     session.received += chunk
     if session.size is not None and len(session.received) > session.size:
         del store.sessions[upload_id]
-        raise GeminiError(400, f"More than the {session.size} bytes announced were uploaded.", headers=_FINAL)
+        raise GeminiError(400, f"More than the {session.size} bytes announced were uploaded.")
     if "finalize" not in commands:
         return {}, {"x-goog-upload-status": "active"}
     del store.sessions[upload_id]
     if session.size is not None and len(session.received) != session.size:
         raise GeminiError(
-            400,
-            f"The upload was finalized after {len(session.received)} of the {session.size} bytes announced.",
-            headers=_FINAL,
+            400, f"The upload was finalized after {len(session.received)} of the {session.size} bytes announced."
         )
     stored = GeminiFile(
         id=session.file_id,
@@ -111,4 +107,4 @@ def finish_chunk(
         content=bytes(session.received),
     )
     store.add(stored)
-    return {"file": render_file(stored, base, version)}, dict(_FINAL)
+    return {"file": render_file(stored, base, version)}, {"x-goog-upload-status": "final"}
