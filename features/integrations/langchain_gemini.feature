@@ -18,8 +18,9 @@ Feature: A LangChain chat model over a Gemini actor
     And the emulated Gemini API answered <live calls> generateContent call(s) live
 
     Examples:
-      | mode | live calls |
-      | live | 1          |
+      | mode  | live calls |
+      | live  | 1          |
+      | batch | 0          |
 
   Scenario Outline: A tool-calling chain
     Given a LangChain chat model over a Gemini actor in <mode> mode
@@ -30,8 +31,9 @@ Feature: A LangChain chat model over a Gemini actor
     And the emulated Gemini API answered <live calls> generateContent call(s) live
 
     Examples:
-      | mode | live calls |
-      | live | 2          |
+      | mode  | live calls |
+      | live  | 2          |
+      | batch | 0          |
 
   Scenario Outline: with_structured_output gives an instance of the schema
     Given a LangChain chat model over a Gemini actor in <mode> mode
@@ -40,5 +42,6 @@ Feature: A LangChain chat model over a Gemini actor
     And the emulated Gemini API answered <live calls> generateContent call(s) live
 
     Examples:
-      | mode | live calls |
-      | live | 1          |
+      | mode  | live calls |
+      | live  | 1          |
+      | batch | 0          |

@@ -18,8 +18,9 @@ Feature: A pydantic-ai agent over a Gemini actor
     And the emulated Gemini API answered <live calls> generateContent call(s) live
 
     Examples:
-      | mode | live calls |
-      | live | 1          |
+      | mode  | live calls |
+      | live  | 1          |
+      | batch | 0          |
 
   Scenario Outline: A tool call round trip, and the structured output the tool's result asks for
     Given a forecast agent with a weather tool over a Gemini actor in <mode> mode
@@ -31,8 +32,9 @@ Feature: A pydantic-ai agent over a Gemini actor
     And the emulated Gemini API answered <live calls> generateContent call(s) live
 
     Examples:
-      | mode | live calls |
-      | live | 2          |
+      | mode  | live calls |
+      | live  | 2          |
+      | batch | 0          |
 
   Scenario Outline: Native and prompted structured output
     Given a forecast agent with <output> output over a Gemini actor in <mode> mode
@@ -44,4 +46,6 @@ Feature: A pydantic-ai agent over a Gemini actor
     Examples:
       | output   | mode | live calls |
       | native   | live | 1          |
+      | native   | batch | 0          |
       | prompted | live | 1          |
+      | prompted | batch | 0          |
