@@ -105,10 +105,10 @@ def answer_and_json(
 _DETAILS = (("safety_ratings", "safetyRatings"), ("citation_metadata", "citationMetadata"))
 
 
-def provider_details(body: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any] | None:
+def provider_details(body: Mapping[str, object], candidate: Mapping[str, object]) -> dict[str, object] | None:
     """What Gemini said of an answer that lowtide has no neutral field for: its candidate's safety ratings and
     citation metadata, and the prompt's feedback, as the API's JSON; None when it said none of them."""
-    details: dict[str, Any] = {name: candidate[key] for name, key in _DETAILS if candidate.get(key)}
+    details: dict[str, object] = {name: candidate[key] for name, key in _DETAILS if candidate.get(key)}
     feedback = body.get("promptFeedback")
     if feedback:
         details["prompt_feedback"] = feedback

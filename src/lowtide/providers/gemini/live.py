@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, ClassVar, Protocol, cast
+from typing import ClassVar, Protocol, cast
 
 from google.genai import types
 
@@ -92,14 +92,14 @@ class GeminiProvider(Provider):
         model = request.response_model
         return response if model is None else parse_response(response, model)
 
-    async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, Any], str | None]:
+    async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
         models = cast("_Models", self._client.aio.models)
         answer = await models.generate_content(model=encoded.model, contents=encoded.contents, config=encoded.config)
         return _json(answer), _request_id(answer)
 
-    async def _answer_streamed(self, encoded: Encoded) -> tuple[dict[str, Any], str | None]:
+    async def _answer_streamed(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
         models = cast("_Models", self._client.aio.models)
-        chunks: list[dict[str, Any]] = []
+        chunks: list[dict[str, object]] = []
         request_id: str | None = None
         stream = await models.generate_content_stream(
             model=encoded.model, contents=encoded.contents, config=encoded.config
@@ -121,7 +121,7 @@ class GeminiProvider(Provider):
             await self._http.aclose()
 
 
-def _json(answer: types.GenerateContentResponse) -> dict[str, Any]:
+def _json(answer: types.GenerateContentResponse) -> dict[str, object]:
     body = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     body.pop("sdkHttpResponse", None)
     return body

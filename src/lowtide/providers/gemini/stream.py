@@ -12,7 +12,6 @@ caller's to refuse (`finished`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from lowtide.providers import json_object, json_objects
 
@@ -22,11 +21,11 @@ _LAST = ("modelVersion", "responseId", "usageMetadata")
 _CANDIDATE_LAST = ("finishReason", "finishMessage", "safetyRatings")
 
 
-def merged(chunks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def merged(chunks: Iterable[Mapping[str, object]]) -> dict[str, object]:
     """The chunks of one streamed answer as one body."""
-    body: dict[str, Any] = {}
-    candidate: dict[str, Any] = {}
-    parts: list[dict[str, Any]] = []
+    body: dict[str, object] = {}
+    candidate: dict[str, object] = {}
+    parts: list[dict[str, object]] = []
     sources: list[Mapping[str, object]] = []
     for chunk in chunks:
         body.update((key, chunk[key]) for key in _LAST if chunk.get(key) is not None)
@@ -45,7 +44,7 @@ def merged(chunks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return body
 
 
-def _join(parts: list[dict[str, Any]], part: Mapping[str, object]) -> None:
+def _join(parts: list[dict[str, object]], part: Mapping[str, object]) -> None:
     text = part.get("text")
     last = parts[-1] if parts else None
     if (
@@ -62,7 +61,7 @@ def _join(parts: list[dict[str, Any]], part: Mapping[str, object]) -> None:
     parts.append(dict(part))
 
 
-def finished(body: Mapping[str, Any]) -> bool:
+def finished(body: Mapping[str, object]) -> bool:
     """Whether a merged stream holds a whole answer: a finish reason came, or the prompt was blocked."""
     if json_object(body.get("promptFeedback")).get("blockReason") is not None:
         return True
