@@ -212,6 +212,9 @@ Feature: Gemini live calls: long answers streamed, pre-send checks, media by URL
     And the Gemini actor maps the same 3 prompts in live mode again
     Then each of the Gemini run's 3 results holds its safety ratings, read back from the ledger
 
+  Scenario: An answer stored as the ledger stores a batch's result comes back with its provider details
+    Then a Gemini answer with safety ratings, stored as a result and read back, keeps them; one without has none
+
   Scenario: What Gemini says of an answer beyond the neutral fields is kept as its provider details
     Then a Gemini body with these fields gives these provider details:
       | fields                                                                                                      | details                                                                                                   |

@@ -213,6 +213,26 @@ def step_details(context: Context) -> None:
         assert response.provider_details == expected, response
 
 
+@then("a Gemini answer with safety ratings, stored as a result and read back, keeps them; one without has none")
+def step_stored_details(context: Context) -> None:
+    from lowtide.batching.records import answer_from_json
+    from lowtide.ledger.records import answer_json
+    from lowtide.providers import response_of
+    from lowtide.providers.gemini.answers import answer_and_json
+
+    rating = {"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"}
+    for ratings in ([rating], None):
+        candidate: dict[str, Any] = {"content": {"parts": [{"text": "High tide at six."}]}, "finishReason": "STOP"}
+        if ratings is not None:
+            candidate["safetyRatings"] = ratings
+        ids = {"batch_id": "batches/b1", "custom_id": "c1", "request_id": None}
+        _, stored = answer_and_json({"candidates": [candidate]}, mode=BatchProcessingMode.BATCH, ids=ids)
+        back = response_of(answer_from_json(json.loads(answer_json(stored))))
+        expected = {"safety_ratings": ratings} if ratings is not None else None
+        assert back.provider_details == expected, back
+        assert back.text == "High tide at six.", back
+
+
 @then("these streamed Gemini chunks are joined into this body:")
 def step_joined(context: Context) -> None:
     from lowtide.providers.gemini.stream import finished, merged

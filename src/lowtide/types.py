@@ -192,8 +192,9 @@ class ActorResponse(BaseModel, Generic[ParsedT]):
     mode: BatchProcessingMode
     ids: ProviderIds
     provider_details: JSONObject | None = None
-    """Provider-specific facts about the answer that have no neutral form (Gemini's safety ratings and citation
-    metadata, say), as the provider's JSON; None when it has none. Kept in the ledger with the rest."""
+    """Provider-specific facts about the answer that have no neutral form (an API's safety ratings of the answer, or
+    its citation metadata, say), as the provider's JSON; None when it has none (every provider that has no such
+    facts). Kept in the ledger with the rest of the answer, and read back with it."""
 
     @property
     def tool_calls(self) -> list[ToolUseContent]:
