@@ -113,6 +113,21 @@ Feature: Gemini live calls: long answers streamed, pre-send checks, media by URL
     Then a PermissionDeniedError is raised
     And Gemini's API was asked about the model 1, listed its models 0, counted 0, generated 0
 
+  Scenario: A key Gemini does not know is the call's own error from the model's look-up, and nothing is generated
+    Given an emulated Gemini API that knows only the key "AIza-another-key"
+    And a Gemini actor "stranger"
+    When the actor is asked "Hello"
+    Then an InvalidRequestError is raised
+    And the error message contains "API key not valid"
+    And Gemini's API was asked about the model 1, listed its models 0, counted 0, generated 0
+
+  Scenario: A 400 of token counting that is not about the key skips the count, and the request goes on
+    Given a Gemini actor "reader"
+    And the Gemini emulator fails the next count_tokens call with status 400
+    When the Gemini actor is asked "Hello" given an inline PDF
+    Then the Gemini call succeeded
+    And Gemini's API was asked about the model 1, listed its models 0, counted 1, generated 1
+
   Scenario: An unknown model whose endpoint cannot list its models is refused without suggestions
     Given a Gemini actor "typo" with:
       """

@@ -84,6 +84,11 @@ def step_gemini_emulator(context: Context) -> None:
     _start(context)
 
 
+@given('an emulated Gemini API that knows only the key "{key}"')
+def step_gemini_emulator_keys(context: Context, key: str) -> None:
+    _start(context, api_keys=[key])
+
+
 @given("an emulated Gemini API allowing {count:d} requests per minute per key")
 def step_gemini_emulator_rpm(context: Context, count: int) -> None:
     _start(context, rate_limits=RateLimits(rpm=count))

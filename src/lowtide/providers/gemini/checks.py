@@ -4,9 +4,9 @@ names the field:
 - its parameters and content, as `requests.encode_request` finds them (asking nothing);
 - its model: `models.get`, asked once per model, endpoint and key in a process; an unknown name gets "did you mean"
   suggestions from the endpoint's list (`models.list`), and a `max_tokens` above the model's `outputTokenLimit` is
-  refused. When the endpoint cannot be reached, or answers a status other than 404 (the model is unknown), 400, 401
-  or 403 (the key: raised as the call's own error), the check is skipped (logged once per endpoint) and the call
-  goes on;
+  refused. When the endpoint cannot be reached, or answers a status other than 404 (the model is unknown), 401, 403
+  or a 400 `API_KEY_INVALID` (the key: raised as the call's own error), the check is skipped (logged once per
+  endpoint) and the call goes on;
 - its size: 20 MB a request (the most the Gemini API takes of one request's body);
 - its input tokens against the model's `inputTokenLimit`: counted by `models.count_tokens` only when the cheap bound
   of `lowtide.limits` does not settle it, each count kept for the process. The Gemini API counts contents alone, so
@@ -52,8 +52,9 @@ MAX_REQUEST_BYTES = 20 * 1024 * 1024
 """The most bytes the Gemini API takes in one request's body (inline data included)."""
 _LOOKUP_TIMEOUT_MS = 30_000
 _SUGGESTIONS = 3
-_KEY_STATUSES = frozenset({400, 401, 403})
-"""A models look-up refused for these is the key's fault (`API_KEY_INVALID` is a 400): the call would fail alike."""
+_KEY_STATUSES = frozenset({401, 403})
+_KEY_INVALID = "API_KEY_INVALID"
+"""The reason of the 400 Gemini answers a key it does not know with."""
 
 
 class _Counting(Protocol):
@@ -108,7 +109,7 @@ class ModelDirectory:
     def skip(self, exc: Exception, *, what: str) -> None:
         """Skip a check the endpoint could not answer; a refusal of the key is raised as the call's error."""
         if isinstance(exc, errors.APIError):
-            if exc.code in _KEY_STATUSES:
+            if _key_refused(exc):
                 with translate_errors():
                     raise exc
             self.said_once(f"answered {exc.code}", what=what)
@@ -146,6 +147,12 @@ class ModelDirectory:
             except (errors.APIError, httpx2.TransportError):
                 return []
         return self._names
+
+
+def _key_refused(exc: errors.APIError) -> bool:
+    """Whether Gemini refused the key (the call would fail alike), not the question."""
+    details: object = getattr(exc, "details", None)
+    return exc.code in _KEY_STATUSES or (exc.code == 400 and _KEY_INVALID in json.dumps(details, default=str))
 
 
 _QUICK: types.HttpOptionsDict = {"timeout": _LOOKUP_TIMEOUT_MS}
