@@ -259,6 +259,7 @@ Feature: Calls answered through the Message Batches API
       | stop_sequence |                  |
       | ids.custom_id | tide-1_<identity> |
       | parsed        |                  |
+      | provider_details |                  |
     And the response ids start with:
       | field          | prefix    |
       | ids.batch_id   | msgbatch_ |

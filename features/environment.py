@@ -156,10 +156,14 @@ def _forget_what_the_process_learned() -> None:
 
     forget_models()
     forget_unpriced()
-    # OpenAI's directory, when a scenario loaded it (importing it would load the openai SDK into every scenario).
+    # OpenAI's and Gemini's directories, when a scenario loaded them (importing one would load its SDK into every
+    # scenario).
     openai_checks = sys.modules.get("lowtide.providers.openai.checks")
     if openai_checks is not None:
         openai_checks.forget_models()
+    gemini_checks = sys.modules.get("lowtide.providers.gemini.checks")
+    if gemini_checks is not None:
+        gemini_checks.forget_models()
 
 
 def _forget_ledgers_and_engines() -> None:

@@ -25,6 +25,7 @@ Feature: Calls answered through the live Messages API
       | ids.custom_id |                   |
       | cost.pricing  | live              |
       | cost.note     |                   |
+      | provider_details |                   |
     And the response ids start with:
       | field          | prefix |
       | ids.message_id | msg_   |

@@ -23,6 +23,7 @@ Feature: An actor answered by OpenAI's live APIs
       | stop_reason   | end_turn     |
       | ids.batch_id  |              |
       | cost.pricing  | live         |
+      | provider_details |              |
     And the response ids start with:
       | field          | prefix    |
       | ids.message_id | <id>      |

@@ -20,7 +20,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import BatchProcessingMode
-from lowtide.emulator import Emulator
+from lowtide.emulator import Emulator, RateLimits
 
 MODEL = "gemini-2.5-flash"
 GEMINI_KEY = "AIza-gemini-live-scenario-secret-7c2e"
@@ -33,20 +33,35 @@ class Voyage(BaseModel):
 
 class Context(StepContext, Protocol):
     gemini_sent: list[dict[str, Any]]
-    """The generateContent bodies the scenario's google-genai client sent, in order."""
+    """The generateContent bodies (streamed or not) the scenario's google-genai client sent, in order."""
+    gemini_transport: _Recording
+    gemini_counted: list[dict[str, Any]]
+    """The countTokens bodies it sent."""
 
 
 class _Recording(httpx2.AsyncBaseTransport):
-    """The emulator's transport, keeping the JSON body of every generateContent call."""
+    """The emulator's transport, keeping the JSON body of every generateContent call, streamed or not; it ends the
+    next `ending_early` streams cleanly after their first event, as a connection closed between chunks would."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport, sent: list[dict[str, Any]]) -> None:
         self._inner = inner
         self._sent = sent
+        self.counted: list[dict[str, Any]] = []
+        self.ending_early = 0
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if request.url.path.endswith(":generateContent"):
+        streamed = request.url.path.endswith(":streamGenerateContent")
+        if streamed or request.url.path.endswith(":generateContent"):
             self._sent.append(json.loads(await request.aread()))
-        return await self._inner.handle_async_request(request)
+        elif request.url.path.endswith(":countTokens"):
+            self.counted.append(json.loads(await request.aread()))
+        response = await self._inner.handle_async_request(request)
+        if not (streamed and self.ending_early):
+            return response
+        self.ending_early -= 1
+        first = (await response.aread()).split(b"\n\n")[0] + b"\n\n"
+        headers = {key: value for key, value in response.headers.items() if key.lower() != "content-length"}
+        return httpx2.Response(response.status_code, headers=headers, content=first)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -56,7 +71,9 @@ def _start(context: Context, **settings: Any) -> None:
     w = world(context)
     w.emulator = Emulator(clock=w.clock, **settings)
     context.gemini_sent = []
-    http = httpx2.AsyncClient(transport=_Recording(w.transport(), context.gemini_sent), base_url=w.emu.base_url)
+    context.gemini_transport = _Recording(w.transport(), context.gemini_sent)
+    context.gemini_counted = context.gemini_transport.counted
+    http = httpx2.AsyncClient(transport=context.gemini_transport, base_url=w.emu.base_url)
     w.cleanups.append(http.aclose)
     options = types.HttpOptions(base_url=w.emu.base_url, api_version="v1beta", httpx_async_client=http)
     w.client = genai.Client(api_key=GEMINI_KEY, http_options=options)
@@ -65,6 +82,21 @@ def _start(context: Context, **settings: Any) -> None:
 @given("an emulated Gemini API")
 def step_gemini_emulator(context: Context) -> None:
     _start(context)
+
+
+@given('an emulated Gemini API that knows only the key "{key}"')
+def step_gemini_emulator_keys(context: Context, key: str) -> None:
+    _start(context, api_keys=[key])
+
+
+@given("an emulated Gemini API allowing {count:d} requests per minute per key")
+def step_gemini_emulator_rpm(context: Context, count: int) -> None:
+    _start(context, rate_limits=RateLimits(rpm=count))
+
+
+@given("the Gemini emulator ends the next streamed answer cleanly after its first chunk")
+def step_gemini_stream_ends(context: Context) -> None:
+    context.gemini_transport.ending_early += 1
 
 
 @given('an emulated Gemini API that also serves the model "{model}"')
@@ -252,11 +284,7 @@ def _cases() -> dict[str, dict[str, Any]]:
             ],
             "tools": [_TIDE_TOOL],
         },
-        "an image by URL": {
-            "messages": [
-                {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}
-            ]
-        },
+        **_media_cases(),
         "a PDF whose data is not base64": {
             "messages": [
                 {
@@ -291,6 +319,10 @@ def _cases() -> dict[str, dict[str, Any]]:
                 }
             ]
         },
+        "an inline PDF and a tool": {
+            **_block("document", {"type": "base64", "media_type": "application/pdf", "data": _PDF}),
+            "tools": [_TIDE_TOOL],
+        },
         "a further generation setting": {"extra_params": {"generationConfig": {"seed": 7}}},
         "a call id Gemini gave": {
             "messages": [
@@ -298,6 +330,39 @@ def _cases() -> dict[str, dict[str, Any]]:
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call-7", "content": "done"}]},
             ],
             "tools": [_TIDE_TOOL],
+        },
+    }
+
+
+def _block(kind: str, source: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "messages": [{"role": "user", "content": [{"type": kind, "source": source}, {"type": "text", "text": "?"}]}]
+    }
+
+
+def _media_cases() -> dict[str, dict[str, Any]]:
+    """Images and documents given by URL, by file, inline: as Gemini takes them, or what it cannot take."""
+    return {
+        "an image by URL": _block("image", {"type": "url", "url": "https://tides.example/chart.JPG?v=2"}),
+        "a PDF by URL": _block("document", {"type": "url", "url": "https://tides.example/tables.pdf"}),
+        "an uploaded image": _block("image", {"type": "file", "file_id": "files/chart-7x"}),
+        "an uploaded PDF by its URI": _block(
+            "document", {"type": "file", "file_id": "https://generativelanguage.googleapis.com/v1beta/files/tables9"}
+        ),
+        "an inline text document": _block(
+            "document", {"type": "base64", "media_type": "text/plain", "data": "SGlnaCB0aWRlIGF0IDY="}
+        ),
+        "an image by a URL without its type": _block("image", {"type": "url", "url": "https://tides.example/chart"}),
+        "an image by a URL of a GIF": _block("image", {"type": "url", "url": "https://tides.example/chart.gif"}),
+        "an image by an FTP URL": _block("image", {"type": "url", "url": "ftp://tides.example/chart.png"}),
+        "an inline GIF": _block("image", {"type": "base64", "media_type": "image/gif", "data": "R0lGODlhAQABAAAAACw="}),
+        "an inline Word document": _block(
+            "document", {"type": "base64", "media_type": "application/msword", "data": "0M8R4KGxGuE="}
+        ),
+        "another API's file id": _block("document", {"type": "file", "file_id": "file-abc123"}),
+        "a file name Gemini never gives": _block("image", {"type": "file", "file_id": "files/Not_Gemini's"}),
+        "an image whose data is a URL of no kind": {
+            "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "data:x"}}]}]
         },
     }
 

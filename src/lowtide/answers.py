@@ -123,6 +123,7 @@ class TextAnswer:
                 "provider": self.provider,
                 "mode": self.mode,
                 "ids": ids,
+                "provider_details": None,
             },
             _ANSWER_FIELDS,
         )

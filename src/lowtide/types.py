@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from lowtide.modes import BatchProcessingMode
+
+if TYPE_CHECKING:
+    from lowtide.json_types import JSONObject
+else:
+    # The same JSON object, in the recursive alias pydantic can validate (json_types' is for type checkers alone).
+    from pydantic import JsonValue
+
+    JSONObject = dict[str, JsonValue]
 
 __all__ = [
     "ActorRequest",
@@ -183,6 +191,10 @@ class ActorResponse(BaseModel, Generic[ParsedT]):
     provider: str
     mode: BatchProcessingMode
     ids: ProviderIds
+    provider_details: JSONObject | None = None
+    """Provider-specific facts about the answer that have no neutral form (an API's safety ratings of the answer, or
+    its citation metadata, say), as the provider's JSON; None when it has none (every provider that has no such
+    facts). Kept in the ledger with the rest of the answer, and read back with it."""
 
     @property
     def tool_calls(self) -> list[ToolUseContent]:

@@ -1,7 +1,8 @@
 """The emulated Gemini model: a read `GeminiCall` answered by the emulator's deterministic answer generator
 (`lowtide.emulator.core.answers`, the one every emulation uses: the same quoting reply, schema instances for JSON
 output and function arguments, the same `[[emulator:tool:NAME]]` rule), in Gemini's shape: one candidate, its parts
-(text, function calls, thoughts when `includeThoughts`), its finish reason and safety ratings, and usage with the
+(text, function calls, thoughts when `includeThoughts`), its finish reason and safety ratings (all negligible, but
+for a safety stop; a stream's last chunk carries them), and usage with the
 prompt's cached tokens and the thinking's own count (`thoughtsTokenCount`, beside `candidatesTokenCount`).
 
 Markers in the user text ask for what a test cannot otherwise get: `[[emulator:finish:SAFETY]]` (or `RECITATION`,
@@ -124,6 +125,7 @@ def generate(
                 "content": {"role": "model", "parts": parts},
                 "finishReason": _FINISH[result.stop_reason],
                 "index": 0,
+                "safetyRatings": _ratings(blocked=False),
             }
         ],
         "usageMetadata": _usage(prompt, cached, output, thoughts),
@@ -158,6 +160,8 @@ def stream_chunks(response: GenerateContentResponse) -> Iterator[GenerateContent
         chunk: Candidate = {"content": {"role": "model", "parts": [piece]}, "index": 0}
         if last and "finishReason" in candidate:
             chunk["finishReason"] = candidate["finishReason"]
+        if last and "safetyRatings" in candidate:
+            chunk["safetyRatings"] = candidate["safetyRatings"]
         yield {
             "candidates": [chunk],
             "usageMetadata": usage if last else running,

@@ -7,6 +7,9 @@ gives none), anything else kept whole. Finish reasons in lowtide's words: `STOP`
 call), `MAX_TOKENS` is `max_tokens`. A prompt Gemini blocked, and an answer it stopped for safety, recitation or
 another policy, is no answer: an `InvalidRequestError` (not retried) whose `error_type` is Gemini's reason and whose
 message names the safety ratings that were high.
+
+What an answer says that has no neutral form is its `provider_details`, in the API's JSON: the candidate's
+`safety_ratings` and `citation_metadata`, and the body's `prompt_feedback` (each only when Gemini sent it).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from lowtide.providers.gemini.options import PROVIDER_NAME
 from lowtide.providers.gemini.requests import SYNTHETIC_CALL_ID
 from lowtide.providers.gemini.rules import USAGE, usage_of
 
-__all__ = ["answer_and_json", "blocked_error"]
+__all__ = ["answer_and_json", "blocked_error", "provider_details"]
 
 _FINISH = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
 _ANSWERED = frozenset({"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"})
@@ -75,6 +78,7 @@ def answer_and_json(
     content = _content(candidate)
     finish = str(candidate.get("finishReason") or "STOP")
     stop = "tool_use" if any(block["type"] == "tool_use" for block in content) else _FINISH.get(finish, finish)
+    details = provider_details(body, candidate)
     model = sys.intern(str(body.get("modelVersion") or ""))
     usage = usage_of(body.get("usageMetadata") or {})
     cost = cost_of(usage, model, mode=mode, provider=USAGE)
@@ -90,8 +94,25 @@ def answer_and_json(
         "cost": cost.model_dump(mode="json") if cost is not None else None,
         "mode": mode.value,
     }
-    answer = answer_of(stored, text_alone=text_alone(content), usage=usage, cost=cost, mode=mode)
+    if details is not None:
+        stored["provider_details"] = details
+    # An answer held as its fields (`TextAnswer`) has no details: one with them is built whole.
+    alone = details is None and text_alone(content)
+    answer = answer_of(stored, text_alone=alone, usage=usage, cost=cost, mode=mode)
     return answer, stored
+
+
+_DETAILS = (("safety_ratings", "safetyRatings"), ("citation_metadata", "citationMetadata"))
+
+
+def provider_details(body: Mapping[str, object], candidate: Mapping[str, object]) -> dict[str, object] | None:
+    """What Gemini said of an answer that lowtide has no neutral field for: its candidate's safety ratings and
+    citation metadata, and the prompt's feedback, as the API's JSON; None when it said none of them."""
+    details: dict[str, object] = {name: candidate[key] for name, key in _DETAILS if candidate.get(key)}
+    feedback = body.get("promptFeedback")
+    if feedback:
+        details["prompt_feedback"] = feedback
+    return details or None
 
 
 def _content(candidate: Mapping[str, Any]) -> list[dict[str, Any]]:

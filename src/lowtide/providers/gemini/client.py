@@ -20,6 +20,7 @@ __all__ = ["API_KEY_ENV", "BASE_URL_ENV", "OwnedClient", "build_client"]
 
 BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
 API_KEY_ENV = "GEMINI_API_KEY"
+_GOOGLE = "https://generativelanguage.googleapis.com"
 _OTHER_KEY_ENV = "GOOGLE_API_KEY"
 """The SDK's other key variable, read when `GEMINI_API_KEY` is not set and the actor names no variable."""
 
@@ -34,6 +35,8 @@ class OwnedClient:
     scope: str
     """Which live rate limits the client's calls count against: its endpoint and a digest of its key (an injected
     client: itself)."""
+    endpoint: str | None = None
+    """The base URL the client calls, for messages (None: an injected client's, which lowtide does not read)."""
 
 
 def build_client(options: ProviderOptions) -> OwnedClient:
@@ -69,4 +72,5 @@ def build_client(options: ProviderOptions) -> OwnedClient:
         genai.Client(api_key=api_key, http_options=http_options),
         None if given is not None else http,
         f"gemini:{base_url or 'google'}:{credential_of(api_key, owned=True, client=None)}",
+        base_url or _GOOGLE,
     )

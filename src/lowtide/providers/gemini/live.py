@@ -1,58 +1,88 @@
-"""`GeminiProvider`: one call, one answer, through the Gemini API's `generateContent`, with the official google-genai
-SDK (`client.aio.models.generate_content`)."""
+"""`GeminiProvider`: one call, one answer, through the Gemini API with the official google-genai SDK: in one
+response (`client.aio.models.generate_content`) when it is short, streamed (`generate_content_stream`) when it may
+be long, so that a long generation never idles out; the streamed chunks make the same answer. Before sending, the
+model, `max_tokens`, size and input tokens are checked (`checks.py`)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import AsyncIterator, Mapping
 from typing import ClassVar, Protocol, cast
 
 from google.genai import types
 
-from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import parse_response, response_of
+from lowtide import ActorRequest, ActorResponse, APIConnectionError, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import InputLimits, body_json, byte_size, parse_response, response_of
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
+from lowtide.providers.gemini.checks import (
+    ModelDirectory,
+    check_request_input,
+    directory_for,
+    input_limits,
+    preflight,
+)
 from lowtide.providers.gemini.client import build_client
 from lowtide.providers.gemini.errors import translate_errors
-from lowtide.providers.gemini.requests import encode_request
+from lowtide.providers.gemini.requests import Encoded, encode_request
+from lowtide.providers.gemini.stream import finished, merged
 
-__all__ = ["GeminiProvider"]
+__all__ = ["WHOLE_ANSWER_MAX_TOKENS", "GeminiProvider"]
+
+WHOLE_ANSWER_MAX_TOKENS = 4096
+"""The largest `max_tokens` answered in one response (as for Anthropic's live calls): a short answer is quick, and
+decoding a stream's chunks costs more CPU than the answer; above it, the answer is streamed."""
 
 
 class _Models(Protocol):
-    """The SDK's `AsyncModels.generate_content` as lowtide calls it (its own signature names types of optional
-    packages, PIL's images, that pyright cannot see)."""
+    """The SDK's `AsyncModels` as lowtide calls it (its own signatures name types of optional packages, PIL's
+    images, that pyright cannot see)."""
 
     async def generate_content(
         self, *, model: str, contents: list[types.ContentDict], config: types.GenerateContentConfigDict
     ) -> types.GenerateContentResponse: ...
 
+    async def generate_content_stream(
+        self, *, model: str, contents: list[types.ContentDict], config: types.GenerateContentConfigDict
+    ) -> AsyncIterator[types.GenerateContentResponse]: ...
+
 
 class GeminiProvider(Provider):
-    """The Gemini API's live `generateContent` through the SDK's async client."""
+    """The Gemini API's live `generateContent` (and its streamed form) through the SDK's async client."""
 
     name: ClassVar[str] = "gemini"
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:
-        owned = build_client(options)
+        self._owned = owned = build_client(options)
         self._client = owned.client
         self._http = owned.http
         self._scope = owned.scope
 
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        return directory_for(self._owned)
+
     def quota_scope(self) -> str:
         return self._scope
+
+    async def preflight(self, request: ActorRequest) -> None:
+        encoded = await preflight(self._client, self._models, request)
+        body = body_json(encoded.body(), ascii_json=False)
+        limits = await input_limits(self._client, self._models, request, body_bytes=byte_size(body))
+        await check_request_input(self._client, self._models, request, encoded, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        body = body_json(encode_request(request).body(), ascii_json=False)
+        return await input_limits(self._client, self._models, request, body_bytes=byte_size(body))
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
         with translate_errors():
-            models = cast("_Models", self._client.aio.models)
-            answer = await models.generate_content(
-                model=encoded.model, contents=encoded.contents, config=encoded.config
-            )
-        body = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
-        body.pop("sdkHttpResponse", None)
+            if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
+                body, request_id = await self._answer_whole(encoded)
+            else:
+                body, request_id = await self._answer_streamed(encoded)
         body.setdefault("modelVersion", request.model)
-        headers = answer.sdk_http_response.headers if answer.sdk_http_response is not None else None
-        request_id = (headers or {}).get("x-request-id")
         error = blocked_error(body, request_id=request_id)
         if error is not None:
             raise error
@@ -62,6 +92,41 @@ class GeminiProvider(Provider):
         model = request.response_model
         return response if model is None else parse_response(response, model)
 
+    async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
+        models = cast("_Models", self._client.aio.models)
+        answer = await models.generate_content(model=encoded.model, contents=encoded.contents, config=encoded.config)
+        return _json(answer), _request_id(answer)
+
+    async def _answer_streamed(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
+        models = cast("_Models", self._client.aio.models)
+        chunks: list[dict[str, object]] = []
+        request_id: str | None = None
+        stream = await models.generate_content_stream(
+            model=encoded.model, contents=encoded.contents, config=encoded.config
+        )
+        async for chunk in stream:
+            request_id = request_id or _request_id(chunk)
+            chunks.append(_json(chunk))
+        body = merged(chunks)
+        if not finished(body):
+            # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
+            raise APIConnectionError(
+                f"The Gemini API's stream ended after {len(chunks)} chunk(s), before its answer was finished.",
+                request_id=request_id,
+            )
+        return body, request_id
+
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
+
+
+def _json(answer: types.GenerateContentResponse) -> dict[str, object]:
+    body = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    body.pop("sdkHttpResponse", None)
+    return body
+
+
+def _request_id(answer: types.GenerateContentResponse) -> str | None:
+    headers: Mapping[str, str] | None = answer.sdk_http_response.headers if answer.sdk_http_response else None
+    return (headers or {}).get("x-request-id")

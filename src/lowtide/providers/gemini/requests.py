@@ -2,7 +2,8 @@
 SDK's own typed dicts (so that pyright checks every shape). Pure; what Gemini would refuse is a `ConfigurationError`
 naming the field, before anything is sent.
 
-- the conversation: roles `user` and `model`; text, and images and PDFs given inline (base64) as `inline_data`;
+- the conversation: roles `user` and `model`; text; images and PDFs inline (base64) as `inline_data`, by URL or
+  by uploaded file as `file_data` (`media.py`);
   `tool_use` of an assistant turn as a `function_call`, `tool_result` as a `function_response` named by the call it
   answers (Gemini names a response by its function, so the call must be in the conversation); earlier thinking
   is left out;
@@ -17,15 +18,16 @@ naming the field, before anything is sent.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from google.genai import types
 
 from lowtide import ActorRequest, ConfigurationError, ToolSpec
-from lowtide.providers import ImagePart, Part, TextPart, ToolCall, ToolResult, pieces_of, system_text
+from lowtide.providers import Part, TextPart, ToolCall, ToolResult, pieces_of, system_text
+from lowtide.providers.gemini.media import media_part
 from lowtide.providers.gemini.parameters import check_parameters
 from lowtide.providers.gemini.rules import CONTENT
 
@@ -35,7 +37,6 @@ SYNTHETIC_CALL_ID = "gemini-call-"
 """The start of the id lowtide gives a function call Gemini sent without one; never sent back to the API."""
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")
 _EMPTY_SCHEMA: dict[str, object] = {"type": "object", "properties": {}}
-_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,20 @@ class Encoded:
     config: types.GenerateContentConfigDict
 
     def body(self) -> dict[str, object]:
-        """The arguments as one JSON-able object (for measuring a request, and for tests to read)."""
-        return {"model": self.model, "contents": self.contents, "config": self.config}
+        """The arguments as one JSON-able object, inline data in base64 as the SDK sends it (for measuring a
+        request, and for tests to read)."""
+        return {"model": self.model, "contents": _sent(self.contents), "config": self.config}
+
+
+def _sent(value: object) -> object:
+    """`value` with its bytes as the base64 text that carries them."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, list):
+        return [_sent(item) for item in cast("list[object]", value)]
+    if isinstance(value, dict):
+        return {key: _sent(item) for key, item in cast("dict[str, object]", value).items()}
+    return value
 
 
 def encode_request(request: ActorRequest) -> Encoded:
@@ -219,16 +232,4 @@ def _function_response(piece: ToolResult, names: dict[str, str]) -> types.Functi
 def _part(part: Part) -> types.PartDict:
     if isinstance(part, TextPart):
         return {"text": part.text}
-    source = part.url if isinstance(part, ImagePart) else part.data_url
-    where = part.where
-    matched = _DATA_URL.match(source or "")
-    if matched is None:
-        raise ConfigurationError(
-            f"Gemini takes images and PDFs inline (base64) from lowtide for now, not by URL or file id ({where}).",
-            field=f"{where}.source",
-        )
-    try:
-        data = base64.b64decode(matched.group(2), validate=True)
-    except binascii.Error:
-        raise ConfigurationError(f"{where}.source.data is not valid base64.", field=f"{where}.source.data") from None
-    return {"inline_data": {"mime_type": matched.group(1), "data": data}}
+    return media_part(part)
