@@ -53,6 +53,21 @@ Feature: An actor answered by the Gemini API's batch mode, durably
       | gemini.files.delete   | 1     |
     And the Gemini account holds no input file any more
 
+  Scenario: A batch call naming a model Gemini does not have is refused before anything is recorded or sent
+    Given a Gemini actor "typo" with:
+      """
+      batch_processing: batch
+      model: gemini-2.5-flsh
+      """
+    When the actor is asked "When is high tide?" with the key "typo"
+    Then a ConfigurationError is raised
+    And the error message contains "Did you mean 'gemini-2.5-flash'"
+    And the API received these calls:
+      | call                  | count |
+      | gemini.files.upload   | 0     |
+      | gemini.batches.create | 0     |
+    And the ledger holds no requests and no batches
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

@@ -103,7 +103,7 @@ _PROVIDERS = {
         cursor="pageToken",
         size=lambda job: int(job["metadata"]["batchStats"]["requestCount"]),
         batches_stat="gemini_batches",
-        created_stat="gemini_created_keys",
+        created_stat="gemini_created_custom_ids",
         batch_prefix="batches/",
         fault_prefix="gemini.",
         # A job of inline requests answers inline, in the job itself.

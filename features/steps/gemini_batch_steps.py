@@ -348,7 +348,7 @@ def step_gemini_out_of_order(context: Context) -> None:
 @then("the Gemini API created each of these requests once: {keys}")
 def step_gemini_created_once(context: Context, keys: str) -> None:
     w = world(context)
-    created = dict(_emulation(w).created_keys)
+    created = dict(_emulation(w).created_custom_ids)
     assert created == {w.custom_id(key): 1 for key in names(keys)}, created
 
 

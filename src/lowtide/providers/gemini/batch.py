@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import BatchCodec, Outcome, Wire, credential_of, run_batch
+from lowtide.providers import BatchCodec, InputLimits, Outcome, Wire, credential_of, run_batch
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
+from lowtide.providers.gemini.checks import Checks
 from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
 from lowtide.providers.gemini.options import options_in
 
@@ -32,6 +33,7 @@ class GeminiBatchProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         owned = build_client(options)
+        self._checks = Checks(owned)
         self._http = owned.http
         self._clock = options.clock
         self.settings = options.batch
@@ -49,6 +51,14 @@ class GeminiBatchProvider(Provider):
         inline_bytes = options_in(options.provider_options).batch_inline_bytes
         if inline_bytes is not None:
             self.backend.inline_bytes = inline_bytes
+
+    async def preflight(self, request: ActorRequest) -> None:
+        """As in live mode: the model looked up, `max_tokens` and the input within its limits, before anything is
+        recorded or sent."""
+        await self._checks.preflight(request)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return await self._checks.input_limits(request)
 
     def batch_backend(self) -> GeminiBatchBackend:
         return self.backend

@@ -16,6 +16,7 @@ names the field:
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import logging
@@ -28,7 +29,7 @@ from google import genai
 from google.genai import errors, types
 
 from lowtide import ActorRequest, ConfigurationError
-from lowtide.providers import AskedOnce, InputLimits, byte_size, check_input, system_text
+from lowtide.providers import AskedOnce, InputLimits, body_json, byte_size, check_input, system_text
 from lowtide.providers.gemini.client import OwnedClient
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.options import options_of
@@ -37,6 +38,7 @@ from lowtide.providers.gemini.rules import CONTENT
 
 __all__ = [
     "MAX_REQUEST_BYTES",
+    "Checks",
     "ModelDirectory",
     "check_request_input",
     "count_input_tokens",
@@ -226,6 +228,29 @@ async def check_request_input(
         limits=limits,
         count=lambda: count_input_tokens(client, directory, request, encoded, body),
     )
+
+
+class Checks:
+    """The checks a Gemini provider (live or batch) makes before anything is sent: `Provider.preflight` and
+    `Provider.input_limits` over one client and the directory of its endpoint."""
+
+    def __init__(self, owned: OwnedClient) -> None:
+        self._owned = owned
+
+    @functools.cached_property
+    def _directory(self) -> ModelDirectory:
+        return directory_for(self._owned)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        client, directory = self._owned.client, self._directory
+        encoded = await preflight(client, directory, request)
+        body = body_json(encoded.body(), ascii_json=False)
+        limits = await input_limits(client, directory, request, body_bytes=byte_size(body))
+        await check_request_input(client, directory, request, encoded, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        body = body_json(encode_request(request).body(), ascii_json=False)
+        return await input_limits(self._owned.client, self._directory, request, body_bytes=byte_size(body))
 
 
 async def count_input_tokens(

@@ -5,22 +5,15 @@ model, `max_tokens`, size and input tokens are checked (`checks.py`)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncIterator, Mapping
 from typing import ClassVar, Protocol, cast
 
 from google.genai import types
 
 from lowtide import ActorRequest, ActorResponse, APIConnectionError, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import InputLimits, body_json, byte_size, parse_response, response_of
+from lowtide.providers import InputLimits, parse_response, response_of
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
-from lowtide.providers.gemini.checks import (
-    ModelDirectory,
-    check_request_input,
-    directory_for,
-    input_limits,
-    preflight,
-)
+from lowtide.providers.gemini.checks import Checks
 from lowtide.providers.gemini.client import build_client
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.requests import Encoded, encode_request
@@ -54,26 +47,19 @@ class GeminiProvider(Provider):
 
     def __init__(self, options: ProviderOptions) -> None:
         self._owned = owned = build_client(options)
+        self._checks = Checks(owned)
         self._client = owned.client
         self._http = owned.http
         self._scope = owned.scope
-
-    @functools.cached_property
-    def _models(self) -> ModelDirectory:
-        return directory_for(self._owned)
 
     def quota_scope(self) -> str:
         return self._scope
 
     async def preflight(self, request: ActorRequest) -> None:
-        encoded = await preflight(self._client, self._models, request)
-        body = body_json(encoded.body(), ascii_json=False)
-        limits = await input_limits(self._client, self._models, request, body_bytes=byte_size(body))
-        await check_request_input(self._client, self._models, request, encoded, body, limits=limits)
+        await self._checks.preflight(request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        body = body_json(encode_request(request).body(), ascii_json=False)
-        return await input_limits(self._client, self._models, request, body_bytes=byte_size(body))
+        return await self._checks.input_limits(request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
