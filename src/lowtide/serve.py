@@ -112,7 +112,7 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
         if request.method != "POST":
             message = f"{request.method} {wire.path} is not allowed: lowtide serve answers POST {wire.path}."
             return _refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
-        scope = served.clients.scope(request.headers)
+        scope = served.clients.scope(request.headers, wire.key_header)
         if scope is None:
             return _refused(wire, Refusal(401, "authentication_error", "invalid x-api-key"))
         try:

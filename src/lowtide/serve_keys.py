@@ -1,7 +1,8 @@
 """Who a `lowtide serve` client is, and the ledger key of its request.
 
-A client is known by the key it sends (`x-api-key`, `x-goog-api-key`, or `Authorization: Bearer`: the headers the
-official SDKs send their key in), compared in constant time with each key the server was given. Each of those keys
+A client is known by the key it sends (in the header its wire's API takes it in, `Wire.key_header`, else in
+`x-api-key` or as `Authorization: Bearer`, the common conventions: where the official SDKs send their key), compared
+in constant time with each key the server was given. Each of those keys
 has a scope: a slow digest of it (PBKDF2, computed once when the server starts), mixed into the ledger key of every
 request its clients send, so that one client's requests never share a ledger key with another's (the same
 `Idempotency-Key`, or the same body, from two client keys are two requests), and so that no client key can be read
@@ -44,9 +45,12 @@ class ClientKeys:
             raise ValueError("lowtide serve needs a client key to authenticate its clients")
         self._scopes = [(key.encode(), _scope(key)) for key in keys]
 
-    def scope(self, headers: Mapping[str, str]) -> str | None:
-        """The scope of the client key these request headers carry, None when they carry none of the server's."""
-        given = headers.get("x-api-key", headers.get("x-goog-api-key"))
+    def scope(self, headers: Mapping[str, str], key_header: str | None = None) -> str | None:
+        """The scope of the client key these request headers carry (in `key_header`, else in `x-api-key` or as a
+        bearer token), None when they carry none of the server's."""
+        given = headers.get(key_header) if key_header is not None else None
+        if given is None:
+            given = headers.get("x-api-key")
         if given is None:
             scheme, _, token = headers.get("authorization", "").partition(" ")
             given = token.strip() if scheme.lower() == "bearer" else None

@@ -70,6 +70,12 @@ class Wire(Protocol):
         ...
 
     @property
+    def key_header(self) -> str | None:
+        """The header the API's SDKs send their key in (`x-goog-api-key`, say), None for an API whose SDKs send it in
+        `x-api-key` or as `Authorization: Bearer` (which every wire accepts)."""
+        ...
+
+    @property
     def max_body_bytes(self) -> int:
         """The most bytes the API takes in one request body: a larger one is refused (413) before it is read."""
         ...

@@ -76,6 +76,10 @@ class MessagesWire:
         return "/v1/messages"
 
     @property
+    def key_header(self) -> str:
+        return "x-api-key"
+
+    @property
     def max_body_bytes(self) -> int:
         return MAX_REQUEST_BYTES
 

@@ -97,6 +97,10 @@ class GenerateContentWire:
         return "/{version}/models/{model}:{method}"
 
     @property
+    def key_header(self) -> str:
+        return "x-goog-api-key"
+
+    @property
     def max_body_bytes(self) -> int:
         return MAX_REQUEST_BYTES
 

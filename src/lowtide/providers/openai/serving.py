@@ -65,6 +65,10 @@ class _OpenAIWire:
     """What both endpoints share: the size limit, the models, errors."""
 
     @property
+    def key_header(self) -> None:
+        return None
+
+    @property
     def max_body_bytes(self) -> int:
         return MAX_REQUEST_BYTES
 
