@@ -11,7 +11,7 @@ Feature: Provider registry
     Then the registry lists the providers "anthropic, gemini, openai"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
-    And provider "gemini" offers the modes "live"
+    And provider "gemini" offers the modes "live, batch"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
@@ -22,6 +22,8 @@ Feature: Provider registry
     Then the lookup gives OpenAIBatchProvider in batch mode
     When "gemini" is looked up in live mode
     Then the lookup gives GeminiProvider in live mode
+    When "gemini" is looked up in batch mode
+    Then the lookup gives GeminiBatchProvider in batch mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
