@@ -62,7 +62,7 @@ class _Row:
 
 
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_"}
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_"}
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -137,7 +137,7 @@ class BulkLibrary:
         each exactly once, and no other custom id.
 
         With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. `provider`
-        names whose API's batches are counted (`anthropic` or `openai`). Returns the stats."""
+        names whose API's batches are counted (`anthropic`, `openai` or `gemini`). Returns the stats."""
         stats = self._stats()
         counted = stats.get(_STAT_PREFIX[provider] + "created_custom_ids", {})
         created = dict(keys_created(counted))
@@ -191,11 +191,13 @@ class BulkLibrary:
         """A YAML actor in batch mode against the emulator: `max_attempts: 1` (what fails stays failed until
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
-        `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API."""
+        `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
+        actor, through its Gemini API (google-genai adds the API version to the base URL itself)."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
-        model, base_url = (
-            ("gpt-5.4-mini", self._url() + "/v1") if provider == "openai" else ("claude-haiku-4-5", self._url())
-        )
+        model, base_url = {
+            "openai": ("gpt-5.4-mini", self._url() + "/v1"),
+            "gemini": ("gemini-2.5-flash", self._url()),
+        }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"
             f"provider: {provider}\n"
@@ -472,7 +474,7 @@ class BulkLibrary:
         if line.get("index") != index or line.get("id") != row.id or line.get("key") != key:
             found = f"index {line.get('index')}, id {line.get('id')!r}, key {line.get('key')!r}"
             return f"{found}; expected id {row.id!r}, key {key!r}"
-        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_")):
+        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_", "batches/")):
             return f"batch id {line.get('batch_id')!r}"
         status = line.get("status")
         error: Mapping[str, Any] = line.get("error") or {}
