@@ -45,7 +45,7 @@ from lowtide.content import (
     pieces_of,
     system_text,
 )
-from lowtide.custom_ids import CustomIdRule
+from lowtide.custom_ids import CustomIdRule, ledger_custom_id
 from lowtide.endpoints import check_api_key, check_base_url, unreachable
 from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
 from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
@@ -132,6 +132,7 @@ __all__ = [
     "json_object",
     "json_objects",
     "json_text",
+    "ledger_custom_id",
     "parse_response",
     "parsed_outcome",
     "pieces_of",

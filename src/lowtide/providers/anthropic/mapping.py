@@ -3,7 +3,6 @@ batch result line -> outcome, SDK exception -> `ActorError`. No I/O here."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
+from lowtide.custom_ids import ledger_custom_id
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -166,11 +166,7 @@ def custom_id_for(key: str, ledger: str | None) -> str:
     """The `custom_id` a keyed request carries in the ledger whose identity is `ledger`: the key and the ledger's
     identity, `<key>_<ledger>`, when the API allows it (1 to 64 letters, digits, `_` or `-`), else `k-` and a digest of
     both, which no such id can equal. Outside any ledger (None), the key itself, or a digest of it."""
-    custom_id = key if ledger is None else f"{key}_{ledger}"
-    if CUSTOM_ID_PATTERN.fullmatch(custom_id):
-        return custom_id
-    named = key if ledger is None else f"{ledger}\n{key}"
-    return "k-" + hashlib.sha256(named.encode()).hexdigest()[:40]
+    return ledger_custom_id(key, ledger, plain=CUSTOM_ID_PATTERN, hashed="k-", digits=40)
 
 
 def to_response(

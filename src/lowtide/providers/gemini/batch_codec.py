@@ -6,7 +6,6 @@ result file or from the job's inline responses, which the backend writes in the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -35,6 +34,7 @@ from lowtide.providers import (
     api_error_class,
     cost_of,
     cost_range,
+    ledger_custom_id,
     parse_response,
 )
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
@@ -120,11 +120,7 @@ class GeminiBatchCodec(BatchCodec):
     def custom_id_for(self, key: str, ledger: str | None) -> str:
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
-        custom_id = key if ledger is None else f"{key}_{ledger}"
-        if _PLAIN_ID.fullmatch(custom_id):
-            return custom_id
-        named = key if ledger is None else f"{ledger}\n{key}"
-        return "h:" + hashlib.sha256(named.encode()).hexdigest()[:48]
+        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

@@ -4,7 +4,6 @@ Pure: no client, no key."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -14,6 +13,7 @@ from typing import cast
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine, Settled
+from lowtide.custom_ids import ledger_custom_id
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
@@ -61,11 +61,7 @@ class OpenAIBatchCodec(BatchCodec):
     def custom_id_for(self, key: str, ledger: str | None) -> str:
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
-        custom_id = key if ledger is None else f"{key}_{ledger}"
-        if _PLAIN_ID.fullmatch(custom_id):
-            return custom_id
-        named = key if ledger is None else f"{ledger}\n{key}"
-        return "h:" + hashlib.sha256(named.encode()).hexdigest()[:48]
+        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
