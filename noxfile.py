@@ -42,6 +42,8 @@ RESULTS = Path("build/test-results").absolute()
 # The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
 README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
+# Every provider's SDK: the test sessions run each provider's actors against the emulator.
+PROVIDERS = "gemini,bedrock,mistral,groq,together"
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
 
 
@@ -57,7 +59,7 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     """pyright over src/ (strict) and over the test code, features/ and robot/'s libraries (basic; [tool.pyright] in
     pyproject.toml), with the integrations' frameworks and the test tools installed so that they type-check too."""
-    session.install("-e", ".[pydantic-ai,langchain,postgres,gemini]", *TEST_DEPS, "pyright>=1.1.390")
+    session.install("-e", f".[pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390")
     session.run("pyright")
 
 
@@ -65,7 +67,7 @@ def types(session: nox.Session) -> None:
 def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
     (`default_tags` in pyproject.toml)."""
-    session.install("-e", ".[gemini]", *TEST_DEPS)
+    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run("coverage", "erase")
     session.run(
@@ -85,7 +87,7 @@ def robot(session: nox.Session) -> None:
     tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them; those tagged
     `long` run in the `soak` session.
     """
-    session.install("-e", ".[gemini]", *TEST_DEPS, PABOT)
+    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
@@ -101,7 +103,7 @@ def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
     PostgreSQL database, and Robot tests (tag `postgres`), with `lowtide[postgres]`, on a throwaway cluster each run
     starts and removes. posargs: the feature files (default: every feature)."""
-    session.install("-e", ".[postgres,gemini]", *TEST_DEPS)
+    session.install("-e", f".[postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
@@ -132,7 +134,7 @@ def serve_clients(session: nox.Session) -> None:
     session.run(
         "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
     )
-    session.install("-e", ".[gemini]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
+    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",
@@ -157,9 +159,9 @@ def langchain(session: nox.Session) -> None:
 
 
 def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
-    """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`). The gemini
-    extra is installed beside the framework: its scenarios run Gemini actors too."""
-    session.install("-e", f".[{extra},gemini]", pin, *TEST_DEPS)
+    """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`). Every
+    provider's SDK is installed beside the framework: its scenarios run other providers' actors too."""
+    session.install("-e", f".[{extra},{PROVIDERS}]", pin, *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
@@ -173,7 +175,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 def soak(session: nox.Session) -> None:
     """The random-kill soak, long: 200 rounds each of one and of two processes, for every provider's batch API
     (ROUNDS, SEED: posargs override)."""
-    session.install("-e", ".[gemini]", *TEST_DEPS)
+    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
