@@ -12,7 +12,9 @@ postgresql`). The `behave` and `robot` sessions leave those out, so nothing else
 
 from __future__ import annotations
 
+import json
 import shutil
+import tarfile
 from pathlib import Path
 
 import nox
@@ -59,7 +61,7 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     """pyright over src/ (strict) and over the test code, features/ and robot/'s libraries (basic; [tool.pyright] in
     pyproject.toml), with the integrations' frameworks and the test tools installed so that they type-check too."""
-    session.install("-e", f".[pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390")
+    session.install("-e", f".[pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "pytest>=8")
     session.run("pyright")
 
 
@@ -182,6 +184,65 @@ def soak(session: nox.Session) -> None:
         "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:4 hours",
         *session.posargs, "robot/random_kill_soak.robot",
     )  # fmt: skip
+
+
+# The official SDKs' generated tests (`nox -s sdk_tests`, not run by default): what their source distributions'
+# test suites need, and the modules of the resources the emulator serves (features/sdk_tests/lowtide_sdk_pass.py).
+SDK_TEST_DEPS = [
+    "pip", "pytest>=8", "pytest-asyncio>=0.24", "respx>=0.22", "time-machine>=2.16", "dirty-equals>=0.6",
+    "inline-snapshot>=0.28", "http-snapshot[httpx]==0.1.9", "hypothesis>=6", "anthropic[aiohttp]", "openai[aiohttp]",
+]  # fmt: skip
+SDK_TEST_MODULES = {
+    "anthropic": [
+        "test_messages.py", "messages/test_batches.py", "test_models.py", "test_files.py", "beta/test_files.py",
+        "beta/test_models.py", "beta/messages/test_batches.py",
+    ],
+    "openai": [
+        "test_batches.py", "test_files.py", "test_models.py", "test_embeddings.py", "chat/test_completions.py",
+        "test_responses.py",
+    ],
+}  # fmt: skip
+
+
+@nox.session(name="sdk_tests")
+def sdk_tests(session: nox.Session) -> None:
+    """The official Anthropic and OpenAI SDKs' own generated tests (`tests/api_resources` of the source distribution
+    of the installed release, downloaded from PyPI) against the emulator, with a stateful pass that makes real objects
+    for the tests' placeholder ids: each SDK's tally (passed, wrong, missing, refused as the API refuses) in
+    build/sdk-tests/<sdk>.json; fails if any test is wrong or missing. posargs: the SDKs (default: both)."""
+    session.install("-e", ".", *SDK_TEST_DEPS)
+    build = Path("build/sdk-tests").absolute()
+    build.mkdir(parents=True, exist_ok=True)
+    plugin = Path("features/sdk_tests").absolute()
+    failed: list[str] = []
+    for sdk in session.posargs or list(SDK_TEST_MODULES):
+        version = session.run("python", "-c", f"import {sdk}; print({sdk}.__version__)", silent=True)
+        version = str(version).strip()
+        session.run(
+            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "--dest", str(build),
+            f"{sdk}=={version}",
+        )  # fmt: skip
+        source = build / f"{sdk}-{version}"
+        if not source.exists():
+            with tarfile.open(build / f"{sdk}-{version}.tar.gz") as archive:
+                archive.extractall(build, filter="data")
+        tally = build / f"{sdk}.json"
+        with session.chdir(source):
+            session.run(
+                "python", "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider", "-p", "lowtide_sdk_pass",
+                "-o", "addopts=--tb=line" + (" -p tests._alias_httpx" if sdk == "anthropic" else ""),
+                *(f"tests/api_resources/{module}" for module in SDK_TEST_MODULES[sdk]),
+                env={"PYTHONPATH": str(plugin), "LOWTIDE_SDK": sdk, "LOWTIDE_SDK_TALLY": str(tally)},
+                success_codes=[0, 1],
+            )  # fmt: skip
+        counts = json.loads(tally.read_text())
+        session.log(
+            f"{sdk} {version}: " + ", ".join(f"{k}: {v if isinstance(v, int) else len(v)}" for k, v in counts.items())
+        )
+        if counts["wrong"] or counts["missing"]:
+            failed.append(sdk)
+    if failed:
+        session.error(f"generated tests wrong or missing for: {', '.join(failed)} (build/sdk-tests/<sdk>.json)")
 
 
 @nox.session
