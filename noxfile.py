@@ -13,7 +13,9 @@ postgresql`). The `behave` and `robot` sessions leave those out, so nothing else
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -40,6 +42,8 @@ LANGCHAIN = "langchain-core==1.7.2"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
+# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`).
+BEHAVE_PROCESSES = 3
 RESULTS = Path("build/test-results").absolute()
 # The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
 README_EXAMPLES = "features/integrations/readme_examples.feature"
@@ -68,15 +72,47 @@ def types(session: nox.Session) -> None:
 @nox.session
 def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
-    (`default_tags` in pyproject.toml)."""
+    (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES processes side by
+    side (most scenarios wait on sockets, processes and clocks far more than they compute); with posargs, in one."""
     session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run("coverage", "erase")
-    session.run(
-        "coverage", "run", "-p", "-m", "behave",
-        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave",
-        *session.posargs,
-    )  # fmt: skip
+    junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave"]
+    if session.posargs:
+        session.run("coverage", "run", "-p", "-m", "behave", *junit, *session.posargs)
+        return
+    _behave_side_by_side(session, junit)
+
+
+def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
+    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the largest files first, each to the
+    process with the least so far), each with a ledger of its own for tests that forget to choose one; their output
+    shown once all have ended, and the session failed if any failed."""
+    features = sorted(Path("features").glob("*.feature"), key=lambda path: -path.stat().st_size)
+    groups: list[list[Path]] = [[] for _ in range(BEHAVE_PROCESSES)]
+    sizes = [0] * BEHAVE_PROCESSES
+    for feature in features:
+        least = sizes.index(min(sizes))
+        groups[least].append(feature)
+        sizes[least] += feature.stat().st_size
+    logs = Path("build/behave-processes").absolute()
+    logs.mkdir(parents=True, exist_ok=True)
+    running: list[tuple[int, subprocess.Popen[bytes], Path]] = []
+    for index, group in enumerate(groups):
+        env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
+        for key in [key for key, value in session.env.items() if value is None]:
+            env.pop(key, None)
+        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger-{index}/ledger.sqlite3").absolute())
+        log = logs / f"behave-{index}.log"
+        command = [str(Path(session.bin) / "coverage"), "run", "-p", "-m", "behave", *junit, *map(str, group)]
+        with log.open("wb") as out:
+            running.append((index, subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env), log))
+    failed = [index for index, process, _ in running if process.wait() != 0]
+    for index, _, log in running:
+        session.log(f"behave process {index} ({len(groups[index])} features):")
+        print(log.read_text(errors="replace"), flush=True)
+    if failed:
+        session.error(f"behave failed in process {', '.join(map(str, failed))} (build/behave-processes/)")
 
 
 @nox.session
