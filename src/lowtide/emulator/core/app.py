@@ -43,7 +43,7 @@ def build_app(shared: Shared, emulations: Sequence[Emulation]) -> Starlette:
     # Starlette still re-raises after answering, so a bug fails the test that hit it.
     exception_handlers[Exception] = _on_loop(by_caller)
     return Starlette(
-        routes=[*_routes(emulations), *admin_routes(shared)],
+        routes=[*_routes(emulations), *admin_routes(shared), *_fallbacks(emulations)],
         middleware=[Middleware(RequestIdMiddleware)],
         exception_handlers=exception_handlers,
     )
@@ -81,6 +81,18 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
     # The shared paths last: a path one emulation serves is matched before a shared one it overlaps (Gemini's
     # `/v1/files/{file_id}:download` would otherwise be taken for `/v1/files/{file_id}` with an id ending ":download").
     return [*routes, *shared]
+
+
+def _fallbacks(emulations: Sequence[Emulation]) -> list[BaseRoute]:
+    """The emulations' catch-all routes (`Emulation.fallback_routes`), after every other route."""
+    routes: list[BaseRoute] = []
+    for emulation in emulations:
+        named = set(emulation.route_names)
+        for path, method, name, handler in emulation.fallback_routes():
+            if name not in named:
+                raise EmulationError(f"the emulation {emulation.name!r} serves {name!r}, not in its route_names")
+            routes.append(Route(path, endpoint(emulation, name, handler), methods=[method]))
+    return routes
 
 
 class _ByCaller:

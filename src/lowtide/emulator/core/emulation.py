@@ -108,6 +108,11 @@ class Emulation(ABC):
     def routes(self) -> Sequence[RouteRow]:
         """Every route, in the order they are matched."""
 
+    def fallback_routes(self) -> Sequence[RouteRow]:
+        """Routes matched after every other route of every emulation and the admin routes: a path that would take
+        any other API's path for its own (S3's path-style `/{bucket}/{key}`). None by default."""
+        return ()
+
     @abstractmethod
     def begin(self, request: Request) -> None:
         """Check what the API asks of every call before it does anything (its key, its headers); raise its error."""
