@@ -23,7 +23,15 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from lowtide import APIError, BatchSettings, Clock, InvalidRequestError, NotFoundError, RateLimitError
+from lowtide import (
+    APIConnectionError,
+    APIError,
+    BatchSettings,
+    Clock,
+    InvalidRequestError,
+    NotFoundError,
+    RateLimitError,
+)
 from lowtide.providers import (
     BatchBackend,
     Counts,
@@ -120,6 +128,15 @@ def remote_batch(job: Job, *, count: int | None = None) -> RemoteBatch:
         intent_id=f"lt_{matched.group(1)}" if matched else None,
         handle=job,
     )
+
+
+async def _whole(answer: Awaitable[Job]) -> Job:
+    """A job's answer, which names its ARN: one that does not came back cut short (its connection closed after the
+    status line, which botocore reads as an empty body), and its outcome is unknown."""
+    job = await answer
+    if not job.get("jobArn"):
+        raise APIConnectionError("AWS's answer came back without its body: the connection closed part way.")
+    return job
 
 
 def _known(handle: object) -> Job | None:
@@ -228,9 +245,10 @@ class BedrockBatchBackend(BatchBackend):
         # Retried only when refused outright (a rate limit, a quota of jobs): a create on doubt is reconciled by
         # making it again under the same token, never blindly resent.
         answer = await self._retrying(
-            lambda: call(self._clients.control.create_model_invocation_job, **arguments), retry_on=(RateLimitError,)
+            lambda: _whole(call(self._clients.control.create_model_invocation_job, **arguments)),
+            retry_on=(RateLimitError,),
         )
-        arn = str(answer.get("jobArn") or "")
+        arn = str(answer["jobArn"])
         log.info("Submitted Bedrock batch inference job %s with %d record(s).", arn, count)
         job: dict[str, Any] = {
             "jobArn": arn,
