@@ -478,3 +478,24 @@ def step_actor_without_bucket(context: Context) -> None:
         actor.provider()
     except ConfigurationError as exc:
         w.error = exc
+
+
+@given("the AWS region is not set anywhere")
+def step_no_region(context: Context) -> None:
+    w = world(context)
+    for variable in ("AWS_DEFAULT_REGION", "AWS_REGION"):
+        set_env(w, variable, None)
+    set_env(w, "AWS_CONFIG_FILE", "/nonexistent/lowtide-aws-config")
+
+
+@when("a live Bedrock actor is used")
+def step_live_actor_used(context: Context) -> None:
+    from lowtide import ConfigurationError
+
+    w = world(context)
+    w.error = None
+    try:
+        actor = w.add_actor({"name": "noregion", "provider": "bedrock", "model": MODEL, "max_tokens": 64})
+        actor.provider()
+    except ConfigurationError as exc:
+        w.error = exc

@@ -12,7 +12,7 @@ import json
 import math
 import struct
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import cast
 
 from lowtide.emulator.bedrock.errors import AwsError, validation
 from lowtide.emulator.core.answers import answer
@@ -75,7 +75,7 @@ def _blocks(content: object, where: str) -> list[JsonObject]:
     return blocks
 
 
-def messages_params(body: Mapping[str, Any]) -> JsonObject:
+def messages_params(body: JsonObject) -> JsonObject:
     """A Converse body as the Messages request the answer generator reads; `ValidationException` for what Converse
     refuses."""
     messages = as_array(body.get("messages"))
@@ -124,12 +124,12 @@ def _tool(tool: JsonObject) -> JsonObject:
     return {"name": spec.get("name"), "description": spec.get("description", ""), "input_schema": schema}
 
 
-def _input_tokens(body: Mapping[str, Any]) -> int:
+def _input_tokens(body: JsonObject) -> int:
     sent = {name: body.get(name) for name in ("messages", "system", "toolConfig")}
     return max(1, math.ceil(len(json.dumps(sent, separators=(",", ":"))) / 4))
 
 
-def converse(body: Mapping[str, Any], response_id: str) -> JsonObject:
+def converse(body: JsonObject, response_id: str) -> JsonObject:
     """The Converse answer to `body`; an `[[emulator:errored:TYPE]]` marker fails it with that type's status."""
     params = messages_params(body)
     marker = find_marker(params)
@@ -184,12 +184,12 @@ def event_frame(event_type: str, payload: Mapping[str, object]) -> bytes:
     return message + struct.pack(">I", binascii.crc32(message) & 0xFFFFFFFF)
 
 
-def stream_events(response: Mapping[str, Any]) -> Iterator[bytes]:
+def stream_events(response: JsonObject) -> Iterator[bytes]:
     """`response` as ConverseStream sends it: messageStart, each block's deltas (text in pieces, a tool use's input
     as one JSON string) and its stop, messageStop with the stop reason, then metadata with the usage."""
     yield event_frame("messageStart", {"role": "assistant"})
-    message = cast("Mapping[str, Any]", response["output"]["message"])
-    for index, block in enumerate(cast("list[Mapping[str, Any]]", message["content"])):
+    message = cast("JsonObject", response["output"]["message"])
+    for index, block in enumerate(cast("list[JsonObject]", message["content"])):
         if "toolUse" in block:
             use = block["toolUse"]
             yield event_frame(

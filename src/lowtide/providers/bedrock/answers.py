@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any, cast
 
 from lowtide import BatchProcessingMode
-from lowtide.providers import Answer, answer_of, cost_of, text_alone
+from lowtide.providers import Answer, answer_of, cost_of, json_object, json_objects, text_alone
 from lowtide.providers.bedrock.options import PROVIDER_NAME
 from lowtide.providers.bedrock.rules import USAGE, usage_of
 
@@ -31,18 +30,17 @@ _STOPS = {
 
 
 def answer_and_json(
-    body: Mapping[str, Any], *, model: str, mode: BatchProcessingMode, ids: Mapping[str, str | None]
-) -> tuple[Answer, dict[str, Any]]:
+    body: Mapping[str, object], *, model: str, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> tuple[Answer, dict[str, object]]:
     """A Converse response as an answer, and that answer as the ledger stores it. `ids` are the answer's batch id,
     custom id and request id (Converse names no message id)."""
-    output = cast("Mapping[str, Any]", body.get("output") or {})
-    message = cast("Mapping[str, Any]", output.get("message") or {})
+    message = json_object(json_object(body.get("output")).get("message"))
     content = _content(message.get("content"))
     stop = str(body.get("stopReason") or "end_turn")
-    usage = usage_of(cast("Mapping[str, object]", body.get("usage") or {}))
+    usage = usage_of(json_object(body.get("usage")))
     model = sys.intern(model)
     cost = cost_of(usage, model, mode=mode, provider=USAGE)
-    stored: dict[str, Any] = {
+    stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
         "stop_reason": sys.intern(_STOPS.get(stop, stop)),
@@ -65,20 +63,18 @@ def answer_and_json(
     return answer_of(stored, text_alone=alone, usage=usage, cost=cost, mode=mode), stored
 
 
-def _content(raw: object) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for item in cast("list[object]", raw) if isinstance(raw, list) else []:
-        if not isinstance(item, dict):
-            continue
-        block = cast("Mapping[str, Any]", item)
-        use = block.get("toolUse")
-        reasoning = block.get("reasoningContent")
-        if isinstance(block.get("text"), str):
-            if block["text"]:
-                blocks.append({"type": "text", "text": block["text"]})
-        elif isinstance(use, dict):
-            fields = cast("Mapping[str, Any]", use)
-            arguments: object = fields.get("input")
+def _content(raw: object) -> list[dict[str, object]]:
+    blocks: list[dict[str, object]] = []
+    for block in json_objects(raw):
+        text = block.get("text")
+        use = json_object(block.get("toolUse"))
+        reasoning = json_object(json_object(block.get("reasoningContent")).get("reasoningText"))
+        if isinstance(text, str):
+            if text:
+                blocks.append({"type": "text", "text": text})
+        elif use:
+            fields = use
+            arguments = fields.get("input")
             blocks.append(
                 {
                     "type": "tool_use",
@@ -87,12 +83,13 @@ def _content(raw: object) -> list[dict[str, Any]]:
                     "input": arguments if isinstance(arguments, dict) else {},
                 }
             )
-        elif isinstance(reasoning, dict) and isinstance(
-            cast("Mapping[str, Any]", reasoning).get("reasoningText"), dict
-        ):
-            text = cast("Mapping[str, Any]", cast("Mapping[str, Any]", reasoning)["reasoningText"])
+        elif reasoning:
             blocks.append(
-                {"type": "thinking", "thinking": str(text.get("text") or ""), "signature": text.get("signature")}
+                {
+                    "type": "thinking",
+                    "thinking": str(reasoning.get("text") or ""),
+                    "signature": reasoning.get("signature"),
+                }
             )
         else:
             blocks.append({"type": "other", "data": dict(block)})

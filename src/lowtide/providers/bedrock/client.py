@@ -32,6 +32,7 @@ ENDPOINT_ENV = "AWS_ENDPOINT_URL"
 T = TypeVar("T")
 
 Json = Mapping[str, Any]
+"""An answer of boto3's: its output shape, parsed (values of any JSON type, datetimes, streams)."""
 
 
 class _Session(Protocol):
@@ -39,8 +40,8 @@ class _Session(Protocol):
 
     @property
     def region_name(self) -> str | None: ...
-    def get_credentials(self) -> Any: ...
-    def client(self, service_name: str, **kwargs: Any) -> Any: ...
+    def get_credentials(self) -> object: ...
+    def client(self, service_name: str, **kwargs: object) -> object: ...
 
 
 class ObjectStorage(Protocol):
@@ -55,17 +56,17 @@ class ObjectStorage(Protocol):
 class BedrockControl(Protocol):
     """boto3's Bedrock control-plane client, as lowtide calls it."""
 
-    def create_model_invocation_job(self, **kwargs: Any) -> Json: ...
+    def create_model_invocation_job(self, **kwargs: object) -> Json: ...
     def get_model_invocation_job(self, *, jobIdentifier: str) -> Json: ...
-    def list_model_invocation_jobs(self, **kwargs: Any) -> Json: ...
+    def list_model_invocation_jobs(self, **kwargs: object) -> Json: ...
     def stop_model_invocation_job(self, *, jobIdentifier: str) -> Json: ...
 
 
 class BedrockRuntime(Protocol):
     """boto3's bedrock-runtime client, as lowtide calls it."""
 
-    def converse(self, **kwargs: Any) -> Json: ...
-    def converse_stream(self, **kwargs: Any) -> Json: ...
+    def converse(self, **kwargs: object) -> Json: ...
+    def converse_stream(self, **kwargs: object) -> Json: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +81,7 @@ class AwsClients:
     """A digest of the access key id and region (never the secret), for grouping calls."""
 
     @functools.cached_property
-    def s3(self) -> ObjectStorage:
+    def s3(self) -> ObjectStorage:  # boto3's clients are made at run time from its service models
         return cast("ObjectStorage", self._client("s3"))
 
     @functools.cached_property
@@ -119,7 +120,7 @@ def build_clients(options: ProviderOptions) -> AwsClients:
             "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, or an instance role).",
             field="client",
         )
-    key_id = str(credentials.access_key or "")
+    key_id = str(getattr(credentials, "access_key", "") or "")
     endpoint_url = options.base_url_from(ENDPOINT_ENV)
     config = Config(
         region_name=region,

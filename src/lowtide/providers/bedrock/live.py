@@ -5,13 +5,13 @@ never idles out; the streamed events make the same answer. boto3 runs in a worke
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, cast
+from collections.abc import Callable, Iterable, Mapping
+from typing import ClassVar, cast
 
 from lowtide import ActorRequest, ActorResponse, APIConnectionError, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import parse_response, response_of
+from lowtide.providers import json_count, json_object, parse_response, response_of
 from lowtide.providers.bedrock.answers import answer_and_json
-from lowtide.providers.bedrock.client import build_clients, call
+from lowtide.providers.bedrock.client import Json, build_clients, call
 from lowtide.providers.bedrock.errors import translate_errors
 from lowtide.providers.bedrock.options import options_of
 from lowtide.providers.bedrock.requests import converse_body, sdk_body
@@ -43,57 +43,65 @@ class BedrockProvider(Provider):
         runtime = self._clients.runtime
         with translate_errors():
             if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
-                answer: Mapping[str, Any] = await call(runtime.converse, **body)
+                answer: Mapping[str, object] = await call(runtime.converse, **body)
             else:
                 answer = await call(_streamed, converse_stream=runtime.converse_stream, body=body)
-        metadata = cast("Mapping[str, Any]", answer.get("ResponseMetadata") or {})
-        request_id = cast("str | None", metadata.get("RequestId"))
-        ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": request_id}
+        request_id = json_object(answer.get("ResponseMetadata")).get("RequestId")
+        ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": str(request_id) if request_id else None}
         held, _ = answer_and_json(answer, model=request.model, mode=BatchProcessingMode.LIVE, ids=ids)
         response = response_of(held)
         model = request.response_model
         return response if model is None else parse_response(response, model)
 
 
-def _streamed(converse_stream: Any, body: Mapping[str, object]) -> dict[str, Any]:
+def _streamed(converse_stream: Callable[..., Json], body: Mapping[str, object]) -> dict[str, object]:
     """ConverseStream's events gathered into Converse's answer (in the worker thread: the stream is read there)."""
-    answer = cast("Mapping[str, Any]", converse_stream(**body))
-    blocks: dict[int, dict[str, Any]] = {}
+    answer = converse_stream(**body)
+    blocks: dict[int, dict[str, object]] = {}
+    texts: dict[int, list[str]] = {}
     inputs: dict[int, list[str]] = {}
-    result: dict[str, Any] = {"ResponseMetadata": answer.get("ResponseMetadata")}
+    result: dict[str, object] = {"ResponseMetadata": answer.get("ResponseMetadata")}
     stopped = False
-    for event in cast("Iterable[Mapping[str, Any]]", answer["stream"]):
-        if "contentBlockStart" in event:
-            start = event["contentBlockStart"]
-            use = start.get("start", {}).get("toolUse")
-            if use is not None:
-                blocks[start["contentBlockIndex"]] = {"toolUse": {**use, "input": {}}}
-        elif "contentBlockDelta" in event:
-            delta = event["contentBlockDelta"]
-            index, piece = delta["contentBlockIndex"], delta["delta"]
-            if "text" in piece:
-                block = blocks.setdefault(index, {"text": ""})
-                block["text"] = block.get("text", "") + piece["text"]
+    for event in cast("Iterable[Mapping[str, object]]", answer["stream"]):
+        start = json_object(event.get("contentBlockStart"))
+        delta = json_object(event.get("contentBlockDelta"))
+        if start:
+            use = json_object(json_object(start.get("start")).get("toolUse"))
+            if use:
+                blocks[json_count(start.get("contentBlockIndex"))] = {"toolUse": {**use, "input": {}}}
+        elif delta:
+            index, piece = json_count(delta.get("contentBlockIndex")), json_object(delta.get("delta"))
+            if isinstance(piece.get("text"), str):
+                blocks.setdefault(index, {"text": ""})
+                texts.setdefault(index, []).append(str(piece["text"]))
             elif "toolUse" in piece:
-                inputs.setdefault(index, []).append(piece["toolUse"].get("input", ""))
+                inputs.setdefault(index, []).append(str(json_object(piece["toolUse"]).get("input") or ""))
             elif "reasoningContent" in piece:
-                reasoning = blocks.setdefault(index, {"reasoningContent": {"reasoningText": {"text": ""}}})
-                text = reasoning["reasoningContent"]["reasoningText"]
-                text["text"] += piece["reasoningContent"].get("text", "")
-                if "signature" in piece["reasoningContent"]:
-                    text["signature"] = piece["reasoningContent"]["signature"]
+                reasoning = json_object(piece["reasoningContent"])
+                blocks.setdefault(index, {"reasoningContent": {"reasoningText": {"text": ""}}})
+                texts.setdefault(index, []).append(str(reasoning.get("text") or ""))
+                if "signature" in reasoning:
+                    blocks[index] = {"reasoningContent": {"reasoningText": {"signature": reasoning["signature"]}}}
         elif "messageStop" in event:
-            result["stopReason"] = event["messageStop"].get("stopReason")
+            result["stopReason"] = json_object(event["messageStop"]).get("stopReason")
             stopped = True
         elif "metadata" in event:
-            result["usage"] = event["metadata"].get("usage")
-            result["metrics"] = event["metadata"].get("metrics")
+            result["usage"] = json_object(event["metadata"]).get("usage")
+            result["metrics"] = json_object(event["metadata"]).get("metrics")
     if not stopped:
         raise APIConnectionError(
             f"Bedrock's stream ended after {len(blocks)} block(s), before its answer was finished."
         )
+    for index, pieces in texts.items():
+        block = blocks[index]
+        if "text" in block:
+            block["text"] = "".join(pieces)
+        else:
+            reasoning = json_object(json_object(block["reasoningContent"]).get("reasoningText"))
+            block["reasoningContent"] = {"reasoningText": {**reasoning, "text": "".join(pieces)}}
     for index, pieces in inputs.items():
         raw = "".join(pieces)
-        blocks[index]["toolUse"]["input"] = json.loads(raw) if raw else {}
+        use = json_object(blocks[index]["toolUse"])
+        blocks[index]["toolUse"] = {**use, "input": json.loads(raw) if raw else {}}
     result["output"] = {"message": {"role": "assistant", "content": [blocks[index] for index in sorted(blocks)]}}
     return result
