@@ -30,7 +30,7 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the API received these calls:
       | call                     | count |
       | bedrock.s3.put_object    | 1     |
-      | bedrock.jobs.create      | 1     |
+      | bedrock.batches.create      | 1     |
       | bedrock.s3.delete_object | 1     |
     And the bucket holds no input any more, and the job's output
     And the ledger holds these requests:
@@ -55,7 +55,7 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the API received these calls:
       | call                  | count |
       | bedrock.s3.put_object | 0     |
-      | bedrock.jobs.create   | 0     |
+      | bedrock.batches.create   | 0     |
 
   Scenario: An actor without its bucket is refused when it is made, naming the setting
     When a Bedrock batch actor is made without provider_options.bedrock.s3_bucket
@@ -88,17 +88,17 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the API received these calls:
       | call                  | count |
       | bedrock.s3.put_object | 1     |
-      | bedrock.jobs.create   | 2     |
+      | bedrock.batches.create   | 2     |
 
   Scenario Outline: A create refused with <status> is made again under the same token; one job, one upload
-    Given the account will fail the next "bedrock.jobs.create" call with status <status>
+    Given the account will fail the next "bedrock.batches.create" call with status <status>
     When the actor is asked "When is high tide?" with the key "high"
     Then the answer is the emulated reply to "When is high tide?"
     And the account holds 1 batch inference job
     And the API received these calls:
       | call                  | count |
       | bedrock.s3.put_object | 1     |
-      | bedrock.jobs.create   | 2     |
+      | bedrock.batches.create   | 2     |
 
     Examples:
       | status |
@@ -114,7 +114,7 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the API received these calls:
       | call                  | count |
       | bedrock.s3.put_object | 2     |
-      | bedrock.jobs.create   | 1     |
+      | bedrock.batches.create   | 1     |
 
   Scenario: An intent taken over after a crash between upload and create is created from the input it wrote
     Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", its input written by a program that died before creating the job
@@ -124,7 +124,7 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the API received these calls:
       | call                  | count |
       | bedrock.s3.put_object | 0     |
-      | bedrock.jobs.create   | 1     |
+      | bedrock.batches.create   | 1     |
 
   Scenario: An intent whose job was created by a program that died before recording it adopts that same job
     Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", whose job was created by a program that died before recording it

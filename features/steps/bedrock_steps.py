@@ -103,7 +103,7 @@ def step_fail_next(context: Context, route: str, status: int) -> None:
 
 @given("the account will create the next batch inference job but drop the connection before answering")
 def step_drop_create(context: Context) -> None:
-    world(context).emu.faults.drop_after_commit("bedrock.jobs.create")
+    world(context).emu.faults.drop_after_commit("bedrock.batches.create")
 
 
 @given("the account will store the next object but drop the connection before answering")

@@ -41,10 +41,10 @@ class BedrockEmulation(Emulation):
 
     name = "bedrock"
     route_names = (
-        "bedrock.jobs.create",
-        "bedrock.jobs.list",
-        "bedrock.jobs.stop",
-        "bedrock.jobs.get",
+        "bedrock.batches.create",
+        "bedrock.batches.list",
+        "bedrock.batches.stop",
+        "bedrock.batches.get",
         "bedrock.converse",
         "bedrock.converse_stream",
         "bedrock.s3.put_object",
@@ -111,9 +111,9 @@ class BedrockEmulation(Emulation):
 
     def stats(self) -> Mapping[str, object]:
         return {
-            "bedrock_jobs": len(self.jobs.jobs),
-            "bedrock_created_jobs": self.jobs.created_jobs,
-            "bedrock_created_records": dict(self.jobs.created_records),
+            "bedrock_batches": len(self.jobs.jobs),
+            "bedrock_created_batches": self.jobs.created_jobs,
+            "bedrock_created_custom_ids": dict(self.jobs.created_records),
             "bedrock_objects": sum(len(objects) for objects in self.objects.buckets.values()),
         }
 

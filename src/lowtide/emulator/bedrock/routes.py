@@ -125,10 +125,10 @@ class _Api:
 def bedrock_routes(jobs: JobStore, settings: Settings, now: Callable[[], float]) -> list[RouteRow]:
     api = _Api(jobs, settings, now)
     return [
-        ("/model-invocation-job", "POST", "bedrock.jobs.create", api.create),
-        ("/model-invocation-jobs", "GET", "bedrock.jobs.list", api.list_jobs),
-        ("/model-invocation-job/{job:path}/stop", "POST", "bedrock.jobs.stop", api.stop),
-        ("/model-invocation-job/{job:path}", "GET", "bedrock.jobs.get", api.get),
+        ("/model-invocation-job", "POST", "bedrock.batches.create", api.create),
+        ("/model-invocation-jobs", "GET", "bedrock.batches.list", api.list_jobs),
+        ("/model-invocation-job/{job:path}/stop", "POST", "bedrock.batches.stop", api.stop),
+        ("/model-invocation-job/{job:path}", "GET", "bedrock.batches.get", api.get),
         ("/model/{model_id:path}/converse", "POST", "bedrock.converse", api.converse),
         ("/model/{model_id:path}/converse-stream", "POST", "bedrock.converse_stream", api.converse_stream),
     ]
