@@ -252,7 +252,7 @@ Feature: Calls answered through the Message Batches API
     Then the answer is the emulated reply to "Describe the tide"
     And the response has these fields:
       | field         | value            |
-      | model         | claude-haiku-4-5 |
+      | model         | claude-haiku-4-5-20251001 |
       | provider      | anthropic        |
       | mode          | batch            |
       | stop_reason   | end_turn         |

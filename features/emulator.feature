@@ -351,7 +351,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I create an emulator batch of 1 requests
       And I delete the emulator batch
       Then the emulator call fails with BadRequestError, status 400 and error type "invalid_request_error"
-      And the emulator error message mentions "cancel it first"
+      And the emulator error message mentions "In progress batches cannot be deleted. Consider canceling the batch instead."
       When the emulator clock advances 60 seconds
       And I delete the emulator batch
       Then the emulator deleted the batch
@@ -402,7 +402,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       Given the emulator runs on a manual clock with 60 processing seconds
       When I create an emulator batch of 2 requests
       And I send the emulator a raw "GET" to "/v1/messages/batches/<id>/results"
-      Then the emulator answers 400 with error type "invalid_request_error"
+      Then the emulator answers 404 with error type "not_found_error"
       When I fetch the emulator batch results
       Then the SDK refused to fetch results without a results URL
       When the emulator clock advances 60 seconds
@@ -413,7 +413,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | r1        | succeeded | batch        |
       And each emulator result answers its own request
       When I send the emulator a raw "GET" to "/v1/messages/batches/<id>/results"
-      Then the emulator raw answer is JSON lines served as "application/binary"
+      Then the emulator raw answer is JSON lines served as "application/x-jsonl"
       And downloading the emulator results again gives the same file
 
     Scenario: Results come back in an order unrelated to the requests
@@ -940,7 +940,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       And the emulator clock advances 60 seconds
       And I download the results of every emulator batch
       And the emulator is started again from its state file
-      Then every emulator batch answers the same results as before, with the statuses "200, 200, 400"
+      Then every emulator batch answers the same results as before, with the statuses "200, 200, 404"
       And the emulator created 3 batches holding "r0=3, r1=3, r2=2, r3=1"
       And the emulator counted 3 "batches.create" calls
       And the emulator counted 1 "batches.cancel" call

@@ -38,6 +38,7 @@ from step_context import given, then, when
 from lowtide import cli
 from lowtide.clock import ManualClock
 from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
+from lowtide.emulator.anthropic.catalogue import ModelCatalogue
 
 
 class Context(StepContext, Protocol):
@@ -672,7 +673,8 @@ def step_stop_reason(context: Context, reason: str) -> None:
     message = reply(context)
     assert message.stop_reason == reason, message
     assert message.id.startswith("msg_"), message
-    assert message.model == scenario(context).params["model"], message
+    # The API names the dated model its alias resolves to.
+    assert message.model == ModelCatalogue().resolved(scenario(context).params["model"]), message
     assert message.usage.service_tier == "standard", message.usage
 
 
@@ -1177,7 +1179,8 @@ def step_results_request_ids(context: Context) -> None:
     errored = {custom_id: result for custom_id, result in s.results.items() if result.type == "errored"}
     assert errored, s.results
     ids = {custom_id: result.error.request_id for custom_id, result in errored.items()}
-    assert all(str(request_id).startswith("req_") for request_id in ids.values()), ids
+    # A request that ran and failed has the id of the worker request that ran it (as recorded: `workerreq_...`).
+    assert all(str(request_id).startswith("workerreq_") for request_id in ids.values()), ids
     assert len(set(ids.values())) == len(ids), ids
     fetch_results(s)
     again = {custom_id: s.results[custom_id].error.request_id for custom_id in errored}

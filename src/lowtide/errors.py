@@ -326,7 +326,9 @@ class BatchRequestErrored(BatchRequestError):
     """The API answered this request with an error; `error_type` and `api_message` are the API's own. The rest is
     the provider's word, said by its codec as it reads the result line: `retryable`, whether the same request may
     succeed in a later batch; `kind`, which of lowtide's `APIError`s a live call refused the same way would have
-    raised (a `RateLimitError`, say), when it says (for mappings to other libraries' errors)."""
+    raised (a `RateLimitError`, say), when it says (for mappings to other libraries' errors); `request_id`, the id
+    the API gave the request's own run, for its support (None where the API gives none, as for a request its
+    validation refused before it ran)."""
 
     def __init__(
         self,
@@ -337,6 +339,7 @@ class BatchRequestErrored(BatchRequestError):
         api_message: str,
         retryable: bool = False,
         kind: type[APIError] | None = None,
+        request_id: str | None = None,
     ) -> None:
         super().__init__(
             f"Request {custom_id} in batch {batch_id} errored: {error_type}: {api_message}",
@@ -347,6 +350,7 @@ class BatchRequestErrored(BatchRequestError):
         self.api_message = api_message
         self._retryable = retryable
         self.kind = kind
+        self.request_id = request_id
 
     @property
     def retryable(self) -> bool:

@@ -106,6 +106,8 @@ def error_to_json(error: ActorError) -> dict[str, object]:
         data.update(error_type=error.error_type, api_message=error.api_message, retryable=error.retryable)
         if error.kind is not None:
             data.update(kind=error.kind.__name__)
+        if error.request_id is not None:
+            data.update(request_id=error.request_id)
     if isinstance(error, BatchRequestUnreadable):
         data.update(raw_line=error.raw_line, reason=error.reason)
     if isinstance(error, APIError):  # a live call's error (a live bulk run stores it)
@@ -123,6 +125,7 @@ def error_from_json(data: dict[str, object]) -> ActorError:
     batch_id, custom_id = str(data.get("batch_id", "")), str(data.get("custom_id", ""))
     match kind:
         case "BatchRequestErrored":
+            run_id = data.get("request_id")
             return BatchRequestErrored(
                 batch_id=batch_id,
                 custom_id=custom_id,
@@ -130,6 +133,7 @@ def error_from_json(data: dict[str, object]) -> ActorError:
                 api_message=str(data.get("api_message")),
                 retryable=data.get("retryable") is True,  # stored with every such error: the provider's word
                 kind=_api_error_class(data.get("kind")),
+                request_id=run_id if isinstance(run_id, str) else None,
             )
         case "BatchRequestUnreadable":
             return BatchRequestUnreadable(

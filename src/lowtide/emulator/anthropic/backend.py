@@ -135,7 +135,12 @@ class AnthropicBackend:
         minimum = minimum_cacheable_tokens(params["model"])
         usage = self.cache.use(prompt.breakpoints, self.clock.now(), minimum=minimum)
         message = build_message(
-            params, message_id=new_id("msg"), prompt_tokens=prompt.tokens, cache=usage, service_tier="standard"
+            params,
+            model=self.models.resolved(params["model"]),
+            message_id=new_id("msg"),
+            prompt_tokens=prompt.tokens,
+            cache=usage,
+            service_tier="standard",
         )
         if admitted is None:
             return message, {}
@@ -217,23 +222,16 @@ class AnthropicBackend:
 
     def delete_batch(self, batch_id: str) -> JsonObject:
         batch = self._find(batch_id)
-        status = batch.status(self.clock.now())
-        if status != "ended":
-            raise invalid_request(
-                f"Message Batch {batch_id} is {status.replace('_', ' ')} and cannot be deleted; "
-                "cancel it first and delete it once it has ended."
-            )
+        if batch.status(self.clock.now()) != "ended":
+            raise invalid_request("In progress batches cannot be deleted. Consider canceling the batch instead.")
         self.batches.delete(batch_id)
         return {"id": batch_id, "type": "message_batch_deleted"}
 
     def batch_results(self, batch_id: str) -> Iterator[bytes]:
         batch = self._find(batch_id)
-        status = batch.status(self.clock.now())
-        if status != "ended":
-            raise invalid_request(
-                f"Message Batch {batch_id} is {status.replace('_', ' ')}; its results are available once it has ended."
-            )
-        return result_lines(batch, self._settle(batch), self.faults)
+        if batch.status(self.clock.now()) != "ended":
+            raise not_found(f"Message Batch {batch_id} has no available results.")
+        return result_lines(batch, self._settle(batch), self.faults, self.models)
 
     def snapshot(self, batch_id: str) -> BatchSnapshot:
         batch = self.batches.get(batch_id)

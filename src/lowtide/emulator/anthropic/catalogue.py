@@ -172,6 +172,11 @@ class ModelCatalogue:
         """The model `name` (an id or an alias) names, retired ones included, or None."""
         return self._names.get(name)
 
+    def resolved(self, name: str) -> str:
+        """The id the API names in an answer to a request naming `name`: the dated id of an alias, else `name`."""
+        entry = self._names.get(name)
+        return entry.id if entry is not None else name
+
     def serves(self, name: str) -> ModelEntry | None:
         """The model a request naming `name` runs on: None for an unknown or retired one."""
         entry = self._names.get(name)

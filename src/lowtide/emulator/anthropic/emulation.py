@@ -4,6 +4,7 @@ from other APIs' by `x-api-key` or `anthropic-version`, which only Anthropic's S
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,8 +20,15 @@ from lowtide.emulator.anthropic.http import authenticate, is_anthropic_caller, r
 from lowtide.emulator.anthropic.routes import anthropic_routes
 from lowtide.emulator.anthropic.state import AnthropicSaved, AnthropicStateCodec
 from lowtide.emulator.core.emulation import Emulation, RouteRow, Shared
+from lowtide.emulator.core.errors import ApiError
 
-__all__ = ["AnthropicEmulation"]
+__all__ = ["ACCOUNT_HEADERS", "AnthropicEmulation"]
+
+# The emulated account's organization and workspace, which the API names on every response (as recorded).
+ACCOUNT_HEADERS = {
+    "anthropic-organization-id": str(uuid.uuid5(uuid.NAMESPACE_URL, "lowtide-emulator:organization")),
+    "anthropic-workspace-id": str(uuid.uuid5(uuid.NAMESPACE_URL, "lowtide-emulator:workspace")),
+}
 
 
 class AnthropicEmulation(Emulation):
@@ -112,6 +120,18 @@ class AnthropicEmulation(Emulation):
 
     def claims(self, headers: Headers) -> bool:
         return is_anthropic_caller(headers)
+
+    def translate(self, error: ApiError) -> Exception:
+        return ApiError(
+            error.error_type,
+            error.message,
+            status=error.status,
+            headers={**ACCOUNT_HEADERS, **error.headers},
+            details=error.details,
+        )
+
+    def answer_headers(self, request: Request) -> dict[str, str]:
+        return dict(ACCOUNT_HEADERS)
 
     def stats(self) -> Mapping[str, object]:
         backend = self.backend

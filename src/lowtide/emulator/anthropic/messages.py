@@ -15,18 +15,21 @@ __all__ = ["build_message"]
 def build_message(
     params: Mapping[str, Any],
     *,
+    model: str,
     message_id: str,
     prompt_tokens: int,
     cache: CacheUsage,
     service_tier: Literal["standard", "batch"],
 ) -> JsonObject:
-    """The reply to validated `params`. `input_tokens` excludes what the cache read or wrote, as in the API."""
+    """The reply to validated `params`, made by `model` (the dated id the request's model resolves to: the API names
+    it, not the alias asked for). `input_tokens` excludes what the cache read or wrote, as in the API; `inference_geo`
+    is what the API reports for a request that named no geography."""
     result = answer(params, message_id)
     message: JsonObject = {
         "id": message_id,
         "type": "message",
         "role": "assistant",
-        "model": params["model"],
+        "model": model,
         "content": result.content,
         "stop_reason": result.stop_reason,
         "stop_sequence": result.stop_sequence,
@@ -40,6 +43,7 @@ def build_message(
                 "ephemeral_1h_input_tokens": cache.created_1h,
             },
             "service_tier": service_tier,
+            "inference_geo": "not_available",
         },
     }
     if params.get("context_management") is not None:

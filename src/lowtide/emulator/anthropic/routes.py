@@ -96,7 +96,9 @@ class _Api:
         return self._backend.retrieve_model(request.path_params["model_id"])
 
     async def retrieve_batch(self, request: Request) -> Answer:
-        return self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url))
+        batch = self._backend.retrieve_batch(request.path_params["batch_id"], str(request.base_url))
+        # As recorded: a batch not yet ended comes with the API's hint of when to ask again.
+        return batch if batch.get("processing_status") == "ended" else Headed(batch, {"retry-after": "10"})
 
     async def cancel_batch(self, request: Request) -> Answer:
         return self._backend.cancel_batch(request.path_params["batch_id"], str(request.base_url))
@@ -106,9 +108,9 @@ class _Api:
 
     async def batch_results(self, request: Request) -> Answer:
         lines = self._backend.batch_results(request.path_params["batch_id"])
-        # The SDK asks for `application/binary` and decodes JSON lines whatever the type; the API serves the
-        # `.jsonl` file as a binary download.
-        return Streamed(lines, "application/binary", gather=True)
+        # The SDK asks for `application/binary` and decodes JSON lines whatever the type; the API answers with
+        # `application/x-jsonl` (as recorded).
+        return Streamed(lines, "application/x-jsonl", gather=True)
 
 
 def body_digest(body: object) -> str:

@@ -44,7 +44,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
                 prompt = analyze_prompt(params)
                 models.check_window(params["model"], prompt.tokens)
             except ApiError as error:
-                outcome = Outcome("errored", error.error_type, error.message)
+                outcome = Outcome("errored", error.error_type, error.message, refused=True)
             else:
                 settlement.files.update(used)
                 breakpoints = prompt.breakpoints
@@ -61,14 +61,15 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
     return settlement
 
 
-def result_lines(batch: Batch, settlement: Settlement, faults: Faults) -> Iterator[bytes]:
+def result_lines(batch: Batch, settlement: Settlement, faults: Faults, models: ModelCatalogue) -> Iterator[bytes]:
     """The JSONL results, one `MessageBatchIndividualResponse` per line, in an order unrelated to the requests'
-    (by a hash of custom_id), so that callers who do not join on custom_id find out. A request whose line a fault
-    garbles (`Faults.garble`) gets that line instead."""
+    (by a hash of custom_id), so that callers who do not join on custom_id find out; each message names the dated
+    model its request's model resolves to (`models`). A request whose line a fault garbles (`Faults.garble`) gets
+    that line instead."""
     order = sorted(range(len(batch.requests)), key=lambda index: _shuffle_key(batch.requests[index][0]))
     for index in order:
         custom_id, params = batch.requests[index]
-        line = {"custom_id": custom_id, "result": _result(batch, settlement, index, custom_id, params)}
+        line = {"custom_id": custom_id, "result": _result(batch, settlement, index, custom_id, params, models)}
         encoded = (compact(line) + "\n").encode()
         garbled = faults.garbled(custom_id)
         if garbled is not None:
@@ -81,13 +82,16 @@ def _shuffle_key(custom_id: str) -> bytes:
     return hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
 
 
-def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, params: JsonObject) -> JsonObject:
+def _result(
+    batch: Batch, settlement: Settlement, index: int, custom_id: str, params: JsonObject, models: ModelCatalogue
+) -> JsonObject:
     kind = settlement.kinds[index]
     if kind == "succeeded":
         if settlement.files:
             params, _ = resolve_file_sources(params, settlement.files.get, now=None)
         message = build_message(
             params,
+            model=models.resolved(params["model"]),
             # Derived, so that downloading the results twice gives the same file.
             message_id=derived_id("msg", batch.id, custom_id),
             prompt_tokens=analyze_prompt(params).tokens,
@@ -97,8 +101,13 @@ def _result(batch: Batch, settlement: Settlement, index: int, custom_id: str, pa
         return {"type": "succeeded", "message": message}
     if kind == "errored":
         outcome = settlement.errors[index]
-        error = {"type": outcome.error_type, "message": outcome.error_message}
-        # The API's `ErrorResponse`, request id included; derived, so that the file is the same on every download.
-        request_id = derived_id("req", batch.id, custom_id)
+        # The API's `ErrorResponse`, as recorded: `details` on the inner error, and a request id only for a request
+        # that ran (derived, so that the file is the same on every download); one its validation refused has none.
+        error = {
+            "details": {"error_visibility": "user_facing"},
+            "type": outcome.error_type,
+            "message": outcome.error_message,
+        }
+        request_id = None if outcome.refused else derived_id("workerreq", batch.id, custom_id)
         return {"type": "errored", "error": {"type": "error", "error": error, "request_id": request_id}}
     return {"type": kind}

@@ -84,7 +84,10 @@ class AnthropicStateCodec:
 def _encode_settlement(settlement: Settlement) -> dict[str, object]:
     return {
         "kinds": settlement.kinds,
-        "errors": [[index, outcome.error_type, outcome.message] for index, outcome in settlement.errors.items()],
+        "errors": [
+            [index, outcome.error_type, outcome.message, outcome.refused]
+            for index, outcome in settlement.errors.items()
+        ],
         "cache": [[index, usage.read, usage.created_5m, usage.created_1h] for index, usage in settlement.cache.items()],
         "files": [_file_record(file) for file in settlement.files.values()],
     }
@@ -132,9 +135,10 @@ def _decode_batch(item: Any) -> Batch:
 def _decode_settlement(data: Any) -> Settlement:
     return Settlement(
         kinds=[str(kind) for kind in data["kinds"]],
+        # Files written before errors were marked refused have three fields to an error.
         errors={
-            int(index): Outcome("errored", str(error_type), _text(message))
-            for index, error_type, message in data["errors"]
+            int(error[0]): Outcome("errored", str(error[1]), _text(error[2]), refused=len(error) > 3 and bool(error[3]))
+            for error in data["errors"]
         },
         cache={
             int(index): CacheUsage(read=int(read), created_5m=int(created_5m), created_1h=int(created_1h))

@@ -21,11 +21,14 @@ _MARKER = re.compile(r"\[\[emulator:(?:(canceled|expired)|errored(?::([a-z_]+))?
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a batch request ends as instead of succeeding; `error_type` and `message` matter for `errored`."""
+    """What a batch request ends as instead of succeeding; `error_type` and `message` matter for `errored`.
+    `refused` marks an error the API's validation gave before the request ran (a bad model, `max_tokens` out of range),
+    which some APIs report without a request id."""
 
     kind: OutcomeKind
     error_type: str = "invalid_request_error"
     message: str | None = None
+    refused: bool = False
 
     @property
     def error_message(self) -> str:

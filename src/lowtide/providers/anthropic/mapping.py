@@ -302,8 +302,11 @@ def line_outcome(
         ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
         return answer_and_json(json_object(result.get("message")), mode=BatchProcessingMode.BATCH, ids=ids)
     if kind == "errored":
-        error = json_object(json_object(result.get("error")).get("error"))
+        response = json_object(result.get("error"))
+        error = json_object(response.get("error"))
         error_type = str(error.get("type"))
+        # The run's own id (`workerreq_...`); null for a request the API's validation refused before it ran.
+        run_id = response.get("request_id")
         return BatchRequestErrored(
             batch_id=batch_id,
             custom_id=custom_id,
@@ -311,6 +314,7 @@ def line_outcome(
             api_message=str(error.get("message")),
             retryable=error_type in RETRYABLE_ERROR_TYPES,
             kind=ERROR_KINDS.get(error_type),
+            request_id=run_id if isinstance(run_id, str) else None,
         ), None
     if kind == "canceled":
         return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
