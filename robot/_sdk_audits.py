@@ -93,7 +93,7 @@ def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[s
 def _bedrock(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
     """Bedrock's jobs through boto3: listed by the control plane, each one's output read from S3 (its records'
     `recordId`s), any credentials (the emulator checks no signature)."""
-    import boto3
+    import boto3.session
     from botocore.config import Config
 
     session = boto3.session.Session(
