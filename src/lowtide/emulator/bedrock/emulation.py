@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -32,7 +31,6 @@ from lowtide.emulator.core.http import request_id
 __all__ = ["MIN_RECORDS_ENV", "BedrockEmulation"]
 
 MIN_RECORDS_ENV = "LOWTIDE_EMULATOR_BEDROCK_MIN_RECORDS"
-_OTHER_CALLERS = ("x-goog-api-key", "x-api-key", "api-key")
 _BEDROCK_PATHS = ("/model-invocation-job", "/model/")
 
 
@@ -85,12 +83,17 @@ class BedrockEmulation(Emulation):
         service = service_of(request.headers)
         own_path = request.url.path.startswith(_BEDROCK_PATHS)
         if not own_path and service != S3:
-            if service is not None or any(name in request.headers for name in _OTHER_CALLERS):
-                raise HTTPException(404)  # another API's caller on a path its API does not have
             raise AwsError(403, "AccessDenied", "Access Denied: the request is not signed.", s3=True)
         if own_path and service != BEDROCK:
             raise AwsError(403, "MissingAuthenticationTokenException", "Missing Authentication Token")
         self.jobs.settle(self.shared.clock.now())
+
+    def takes_fallback(self, headers: Headers, path: str) -> bool:
+        """S3's path-style calls: those signed for S3, and unsigned ones to a bucket the account holds (refused)."""
+        if service_of(headers) == S3:
+            return True
+        bucket = path.lstrip("/").split("/", 1)[0]
+        return "authorization" not in headers and bucket in self.objects.buckets
 
     def claims(self, headers: Headers) -> bool:
         return headers.get("authorization", "").startswith("AWS4-HMAC-SHA256") and service_of(headers) in (S3, BEDROCK)

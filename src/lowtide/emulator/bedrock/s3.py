@@ -13,11 +13,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from lowtide.emulator.bedrock.errors import AwsError
-from lowtide.emulator.bedrock.http import S3, service_of
 from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.http import Answer, Streamed, read_body
 
@@ -104,14 +102,7 @@ class _S3Api:
         self._store = store
         self._now = now
 
-    @staticmethod
-    def _own(request: Request) -> None:
-        """A path-style S3 path reached by a caller that is no S3 client: the path is unknown to its API."""
-        if service_of(request.headers) != S3:
-            raise HTTPException(404)
-
     async def bucket_put(self, request: Request) -> Answer:
-        self._own(request)
         name = str(request.path_params["bucket"])
         if name in self._store.buckets:
             raise AwsError(
@@ -124,7 +115,6 @@ class _S3Api:
         return _empty({"Location": f"/{name}"})
 
     async def bucket_get(self, request: Request) -> Answer:
-        self._own(request)
         name = str(request.path_params["bucket"])
         objects = self._store.bucket(name)
         if request.method == "HEAD":
@@ -151,7 +141,6 @@ class _S3Api:
         )
 
     async def object_put(self, request: Request) -> Answer:
-        self._own(request)
         bucket, key = str(request.path_params["bucket"]), str(request.path_params["key"])
         self._store.bucket(bucket)
         try:
@@ -162,7 +151,6 @@ class _S3Api:
         return _empty({"ETag": stored.etag})
 
     async def object_get(self, request: Request) -> Answer:
-        self._own(request)
         bucket, key = str(request.path_params["bucket"]), str(request.path_params["key"])
         found = self._store.get(bucket, key)
         headers = {
@@ -176,7 +164,6 @@ class _S3Api:
         return Streamed(_lines(found.data), "application/octet-stream", headers=headers)
 
     async def object_delete(self, request: Request) -> Answer:
-        self._own(request)
         bucket, key = str(request.path_params["bucket"]), str(request.path_params["key"])
         self._store.bucket(bucket).pop(key, None)
         return _empty({})

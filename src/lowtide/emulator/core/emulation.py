@@ -109,9 +109,13 @@ class Emulation(ABC):
         """Every route, in the order they are matched."""
 
     def fallback_routes(self) -> Sequence[RouteRow]:
-        """Routes matched after every other route of every emulation and the admin routes: a path that would take
-        any other API's path for its own (S3's path-style `/{bucket}/{key}`). None by default."""
+        """Routes for a call no other route matched, not even by path: a path that would take any other API's path for
+        its own (S3's path-style `/{bucket}/{key}`), served to the callers `takes_fallback` says. None by default."""
         return ()
+
+    def takes_fallback(self, headers: Headers, path: str) -> bool:
+        """Whether a call no route matched goes to this emulation's `fallback_routes`: by default, its callers'."""
+        return self.claims(headers)
 
     @abstractmethod
     def begin(self, request: Request) -> None:
