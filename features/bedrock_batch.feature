@@ -134,6 +134,25 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     And the account created each of these records once: high
     And the job was created from the input the dead program wrote, under its intent id
 
+  Scenario: A job whose token AWS has forgotten is found by its name when the create is made again, not made twice
+    Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", whose job was created by a program that died before recording it
+    And the account has forgotten the client request tokens of its jobs
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the account holds 1 batch inference job
+    And the job was created from the input the dead program wrote, under its intent id
+
+  Scenario: An intent whose input object was deleted finds the job its create made by the job's name
+    Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", whose job was created by a program that died before recording it
+    And that input object was deleted since
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the account holds 1 batch inference job
+    And the API received these calls:
+      | call                   | count |
+      | bedrock.batches.create | 0     |
+      | bedrock.s3.put_object  | 0     |
+
   Scenario: A record Bedrock fails alone fails its call alone; the job is PartiallyCompleted, its neighbours answered
     Given the account will fail the record of "bad" with "invalid_request_error"
     When the actor is asked these prompts at once:

@@ -197,6 +197,18 @@ def step_orphan_after_create(context: Context, key: str, prompt: str) -> None:
     _orphan(world(context), key, prompt, created=True)
 
 
+@given("the account has forgotten the client request tokens of its jobs")
+def step_forget_tokens(context: Context) -> None:
+    _emulation(world(context)).jobs.tokens.clear()
+
+
+@given("that input object was deleted since")
+def step_input_deleted(context: Context) -> None:
+    w = world(context)
+    _client(w, "s3").delete_object(Bucket=DEFAULT_BUCKET, Key="lowtide/input/0123456789abcdef0123456789abcdef.jsonl")
+    w.emu.calls.clear()
+
+
 @when("its Bedrock batch inference job is stopped")
 def step_stop_job(context: Context) -> None:
     w = world(context)

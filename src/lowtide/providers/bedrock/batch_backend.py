@@ -221,13 +221,25 @@ class BedrockBatchBackend(BatchBackend):
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
     ) -> RemoteBatch | None:
         """The create made again from the input the intent wrote (same token: AWS answers with the job the first
-        create made, if it made one); None when the input object is gone."""
+        create made, if it made one). When the input object is gone (a bucket's lifecycle rule, a person), the job
+        its create may have made is looked for by its name; None when there is none (its requests are sent anew)."""
         bucket, key = _s3_parts(done[INPUT_STEP])
         try:
             await self._retrying(lambda: call(self._clients.s3.head_object, Bucket=bucket, Key=key))
         except NotFoundError:
-            return None
+            return await self._named(job_name(intent_id, count))
         return await self._create(done[INPUT_STEP], done[MODEL_STEP], count, intent_id=intent_id)
+
+    async def _named(self, name: str) -> RemoteBatch | None:
+        """The job named `name` (a name carries its intent id: at most one), through the list's `nameContains`."""
+        page = await self._retrying(
+            lambda: call(self._clients.control.list_model_invocation_jobs, nameContains=name, maxResults=100)
+        )
+        for job in cast("list[Job]", page.get("invocationJobSummaries") or []):
+            if job.get("jobName") == name:
+                log.info("Bedrock job %s found by its name %s.", job.get("jobArn"), name)
+                return remote_batch(job)
+        return None
 
     async def _create(self, uri: str, model: str, count: int, *, intent_id: str) -> RemoteBatch:
         bucket, role = self._where()
@@ -244,10 +256,18 @@ class BedrockBatchBackend(BatchBackend):
         now = self._clock.now()
         # Retried only when refused outright (a rate limit, a quota of jobs): a create on doubt is reconciled by
         # making it again under the same token, never blindly resent.
-        answer = await self._retrying(
-            lambda: _whole(call(self._clients.control.create_model_invocation_job, **arguments)),
-            retry_on=(RateLimitError,),
-        )
+        try:
+            answer = await self._retrying(
+                lambda: _whole(call(self._clients.control.create_model_invocation_job, **arguments)),
+                retry_on=(RateLimitError,),
+            )
+        except APIError as exc:
+            # A job of this name exists, but the token did not find it: AWS forgot the token (its memory of one is
+            # not forever). The name carries the intent id: that job is this intent's.
+            found = await self._named(str(arguments["jobName"])) if exc.status_code == 409 else None
+            if found is None:
+                raise
+            return found
         arn = str(answer["jobArn"])
         log.info("Submitted Bedrock batch inference job %s with %d record(s).", arn, count)
         job: dict[str, Any] = {
