@@ -201,6 +201,31 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     Then the answer to "high" is the emulated reply to "When is high tide?"
     And the answer to "low" is the emulated reply to "When is low tide?"
 
+  Scenario Outline: An output record lowtide cannot read (<kind>) fails its call alone, the line kept; the others are answered
+    Given the account will garble the output record of "bad" as <kind>
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | bad  |
+    Then the call for "bad" failed with a BatchRequestUnreadable saying "<says>"
+    And the answer to "high" is the emulated reply to "When is high tide?"
+
+    Examples:
+      | kind          | says                                     |
+      | bad-json      | not JSON                                 |
+      | not-utf8      | not UTF-8                                |
+      | unknown-shape | neither a modelOutput nor an error       |
+
+  Scenario: An answer of a model genai-prices does not know has an unknown cost, never $0
+    Given the account also serves the model "acme.tide-1-v1:0"
+    And a Bedrock actor "acme" with:
+      """
+      model: acme.tide-1-v1:0
+      """
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the answer's cost is unknown
+
   Scenario Outline: Every job status is read in lowtide's words (<status>)
     When a Bedrock job of 10 records is read with the status <status>, <succeeded> succeeded and <errored> errored
     Then it is <phase> with these counts: <counts>

@@ -92,3 +92,33 @@ Feature: An actor answered live by Bedrock's Converse
     Given the AWS region is not set anywhere
     When a live Bedrock actor is used
     Then a ConfigurationError naming "provider_options.bedrock.region" is raised, saying "No AWS region for Bedrock"
+
+  Scenario Outline: AWS's <name> (HTTP <status>) is lowtide's <class>
+    When boto3 raises AWS's <name> with HTTP status <status>
+    Then lowtide reads it as a <class>
+
+    Examples:
+      | name                          | status | class                 |
+      | ThrottlingException           | 429    | RateLimitError        |
+      | ServiceQuotaExceededException | 400    | RateLimitError        |
+      | ModelNotReadyException        | 429    | ServerError           |
+      | ModelTimeoutException         | 408    | ServerError           |
+      | ModelErrorException           | 424    | ServerError           |
+      | ServiceUnavailableException   | 503    | ServerError           |
+      | InternalServerException       | 500    | ServerError           |
+      | ValidationException           | 400    | InvalidRequestError   |
+      | AccessDeniedException         | 403    | PermissionDeniedError |
+      | UnrecognizedClientException   | 403    | AuthenticationError   |
+      | ResourceNotFoundException     | 404    | NotFoundError         |
+      | NoSuchKey                     | 404    | NotFoundError         |
+
+  Scenario Outline: A connection to AWS that <what> is lowtide's <class>
+    When boto3 raises its <exception>
+    Then lowtide reads it as a <class>
+
+    Examples:
+      | what                        | exception               | class               |
+      | could not be made           | EndpointConnectionError | APIUnreachableError |
+      | got no answer in time       | ReadTimeoutError        | APITimeoutError     |
+      | closed before its answer    | ConnectionClosedError   | APIConnectionError  |
+      | broke while reading a body  | ResponseStreamingError  | APIConnectionError  |

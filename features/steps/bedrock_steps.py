@@ -197,6 +197,22 @@ def step_orphan_after_create(context: Context, key: str, prompt: str) -> None:
     _orphan(world(context), key, prompt, created=True)
 
 
+@given('the account will garble the output record of "{key}" as {kind}')
+def step_garble(context: Context, key: str, kind: str) -> None:
+    from lowtide.emulator.core.faults import garble_kind
+
+    w = world(context)
+    w.emu.faults.garble(w.custom_id(key), garble_kind(kind))
+
+
+@given('the account also serves the model "{model}"')
+def step_extra_model(context: Context, model: str) -> None:
+    from lowtide.emulator.core.settings import Settings
+
+    settings: Settings = _emulation(world(context)).shared.settings
+    settings.extra_models = (*settings.extra_models, model)
+
+
 @given("the account has forgotten the client request tokens of its jobs")
 def step_forget_tokens(context: Context) -> None:
     _emulation(world(context)).jobs.tokens.clear()
@@ -511,3 +527,38 @@ def step_live_actor_used(context: Context) -> None:
         actor.provider()
     except ConfigurationError as exc:
         w.error = exc
+
+
+@when("boto3 raises AWS's {name:w} with HTTP status {status:d}")
+def step_client_error(context: Context, name: str, status: int) -> None:
+    from lowtide.providers.bedrock.errors import translated
+
+    response = {
+        "Error": {"Code": name, "Message": f"Emulated {name}."},
+        "ResponseMetadata": {"HTTPStatusCode": status, "RequestId": "req-1", "HTTPHeaders": {}},
+    }
+    world(context).value = translated(ClientError(response, "Converse"))
+
+
+@when("boto3 raises its {exception:w}")
+def step_boto_exception(context: Context, exception: str) -> None:
+    from botocore import exceptions
+
+    from lowtide.providers.bedrock.errors import translated
+
+    url = "http://127.0.0.1:9/model/x/converse"
+    kinds = {
+        "EndpointConnectionError": lambda: exceptions.EndpointConnectionError(endpoint_url=url),
+        "ReadTimeoutError": lambda: exceptions.ReadTimeoutError(endpoint_url=url),
+        "ConnectionClosedError": lambda: exceptions.ConnectionClosedError(endpoint_url=url),
+        "ResponseStreamingError": lambda: exceptions.ResponseStreamingError(error="cut"),
+    }
+    world(context).value = translated(kinds[exception]())
+
+
+@then("lowtide reads it as a {name:w}")
+def step_read_as(context: Context, name: str) -> None:
+    from _support import check_error
+
+    error = world(context).value
+    check_error(error, name)

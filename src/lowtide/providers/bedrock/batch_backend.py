@@ -71,6 +71,8 @@ _PHASES = {
 }
 """Every other status (Submitted, Validating, Scheduled, InProgress) is running."""
 _LIST_PAGE = 100
+_RECORD_IN_LINE = re.compile(rb'"recordId"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
+"""The record id a line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 T = TypeVar("T")
 Job = Mapping[str, Any]
 
@@ -362,6 +364,9 @@ class BedrockBatchBackend(BatchBackend):
             line = read_line(raw)
             if not isinstance(line, UnreadableLine):
                 line = {**line, "modelId": model}
+            elif line.custom_id is None and (named := _RECORD_IN_LINE.search(raw)) is not None:
+                # The line names its request by `recordId`, not `custom_id`: its request fails alone, the line kept.
+                line = UnreadableLine(line.raw, line.reason, named.group(1).decode("ascii"))
             handle(line)
             lines += 1
         manifest = await self._read(bucket, manifest_key)

@@ -23,6 +23,7 @@ from lowtide import (
     APIError,
     APITimeoutError,
     APIUnreachableError,
+    AuthenticationError,
     InvalidRequestError,
     RateLimitError,
     ServerError,
@@ -43,9 +44,13 @@ BY_NAME: Mapping[str, type[APIError]] = {
     "InternalServerException": ServerError,
     "ModelStreamErrorException": ServerError,
     "ValidationException": InvalidRequestError,
+    "UnrecognizedClientException": AuthenticationError,
+    "InvalidSignatureException": AuthenticationError,
+    "ExpiredTokenException": AuthenticationError,
 }
 """AWS error names whose class is not their HTTP status's: a quota of jobs (`ServiceQuotaExceededException`, 400) is
-waited out as a rate limit; a model still loading (`ModelNotReadyException`, 429) or failing is the server's."""
+waited out as a rate limit; a model still loading (`ModelNotReadyException`, 429) or failing is the server's;
+credentials AWS does not take (403) are an `AuthenticationError`."""
 
 
 def _status_error(exc: exceptions.ClientError) -> APIError:
