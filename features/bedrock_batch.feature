@@ -57,10 +57,22 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
       | bedrock.s3.put_object | 0     |
       | bedrock.batches.create   | 0     |
 
-  Scenario: An actor without its bucket is refused when it is made, naming the setting
-    When a Bedrock batch actor is made without provider_options.bedrock.s3_bucket
+  Scenario: An actor without its bucket is refused before anything is recorded or sent, naming the setting
+    When a Bedrock batch actor without provider_options.bedrock.s3_bucket is asked "When is high tide?"
     Then a ConfigurationError naming "provider_options.bedrock.s3_bucket" is raised, saying "needs provider_options.bedrock.s3_bucket"
     And the API received no calls at all
+    And the ledger holds no request
+
+  Scenario: A job parked by a program that ended is collected by `lowtide collect`, which needs no bucket or role
+    Given the API's batches take 600 seconds from now on
+    When the actor parks "When is high tide?" with the key "high", in a program that then ends
+    And 700 more seconds pass
+    And lowtide collects the ended batches of the ledger
+    Then lowtide status shows these tickets:
+      | key  | state     | batch | attempts |
+      | high | collected | yes   | 1        |
+    When the actor waits for the result of "high"
+    Then the answer is the emulated reply to "When is high tide?"
 
   Scenario: More requests than the account's maximum per job go in several jobs
     Given a Bedrock actor "capped" with:

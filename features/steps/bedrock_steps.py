@@ -493,19 +493,21 @@ def step_boto_converse_answer(context: Context, prompt: str) -> None:
     assert answer["usage"]["inputTokens"] > 0, answer
 
 
-@when("a Bedrock batch actor is made without provider_options.bedrock.s3_bucket")
-def step_actor_without_bucket(context: Context) -> None:
-    from lowtide import ConfigurationError
-
+@when('a Bedrock batch actor without provider_options.bedrock.s3_bucket is asked "{prompt}"')
+def step_actor_without_bucket(context: Context, prompt: str) -> None:
     w = world(context)
     settings = {"name": "nobucket", "provider": "bedrock", "model": MODEL, "max_tokens": 64, "base_url": _url(w),
                 "batch_processing": "batch", "provider_options": {"bedrock": {"role_arn": ROLE}}}  # fmt: skip
-    w.error = None
-    try:
-        actor = w.add_actor(settings)
-        actor.provider()
-    except ConfigurationError as exc:
-        w.error = exc
+    actor = w.add_actor(settings)
+    w.response = w.attempt_async(lambda: actor.run(prompt))
+
+
+@when("lowtide collects the ended batches of the ledger")
+def step_collect(context: Context) -> None:
+    from lowtide import parking
+
+    w = world(context)
+    w.in_program(lambda: parking.collect(w.ledger(), clock=w.clock))
 
 
 @given("the AWS region is not set anywhere")

@@ -38,26 +38,27 @@ class BedrockBatchProvider(Provider):
     codec: ClassVar[BatchCodec | None] = BedrockBatchCodec()
 
     def __init__(self, options: ProviderOptions) -> None:
-        settings = options_in(options.provider_options)
-        for name, value in (("s3_bucket", settings.s3_bucket), ("role_arn", settings.role_arn)):
-            if not value:
-                raise ConfigurationError(
-                    f"Bedrock batch inference needs provider_options.bedrock.{name}: "
-                    + (
-                        "the S3 bucket its records and outputs go to."
-                        if name == "s3_bucket"
-                        else "the service role (arn:aws:iam::<account>:role/<name>) Bedrock reads and writes them with."
-                    ),
-                    field=f"provider_options.bedrock.{name}",
-                )
         self._clock = options.clock
         self.settings = options.batch
+        self._options = options_in(options.provider_options)
         self.backend = BedrockBatchBackend(
-            build_clients(options), settings, clock=options.clock, settings=options.batch
+            build_clients(options), self._options, clock=options.clock, settings=options.batch
         )
 
     async def preflight(self, request: ActorRequest) -> None:
-        """The request's Bedrock settings and its Converse body, checked before anything is recorded or sent."""
+        """The actor's bucket and role, the request's Bedrock settings and its Converse body, checked before anything
+        is recorded or sent. (`lowtide collect` and `cancel` build this provider without them: they create nothing.)"""
+        for name, value in (("s3_bucket", self._options.s3_bucket), ("role_arn", self._options.role_arn)):
+            if not value:
+                what = (
+                    "the S3 bucket its records and outputs go to."
+                    if name == "s3_bucket"
+                    else "the service role (arn:aws:iam::<account>:role/<name>) Bedrock reads and writes them with."
+                )
+                raise ConfigurationError(
+                    f"Bedrock batch inference needs provider_options.bedrock.{name}: {what}",
+                    field=f"provider_options.bedrock.{name}",
+                )
         options_of(request)
         converse_body(request)
 

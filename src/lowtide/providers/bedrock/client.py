@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 import functools
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
@@ -29,6 +30,8 @@ from lowtide.providers.bedrock.options import options_in
 __all__ = ["ENDPOINT_ENV", "AwsClients", "BedrockControl", "BedrockRuntime", "ObjectStorage", "build_clients", "call"]
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL"
+_AWS_ENDPOINT = re.compile(r"^https://bedrock\.([a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com/?$")
+"""The endpoint the ledger records for AWS's own Bedrock in a region."""
 T = TypeVar("T")
 
 Json = Mapping[str, Any]
@@ -106,7 +109,12 @@ def build_clients(options: ProviderOptions) -> AwsClients:
         )
     session = cast("_Session", given if given is not None else boto3.session.Session())
     settings = options_in(options.provider_options)
-    region = settings.region or session.region_name or os.environ.get("AWS_REGION")
+    endpoint_url = options.base_url_from(ENDPOINT_ENV)
+    aws = _AWS_ENDPOINT.match(endpoint_url or "")
+    if aws is not None:
+        # The ledger's record of AWS's own Bedrock (`lowtide collect` gives it back): each service's own endpoint.
+        endpoint_url = None
+    region = settings.region or (aws.group(1) if aws else None) or session.region_name or os.environ.get("AWS_REGION")
     if not region:
         raise ConfigurationError(
             "No AWS region for Bedrock: set AWS_DEFAULT_REGION or AWS_REGION (or a profile's region), or "
@@ -121,7 +129,6 @@ def build_clients(options: ProviderOptions) -> AwsClients:
             field="client",
         )
     key_id = str(getattr(credentials, "access_key", "") or "")
-    endpoint_url = options.base_url_from(ENDPOINT_ENV)
     config = Config(
         region_name=region,
         retries={"total_max_attempts": 1, "mode": "standard"},
