@@ -349,6 +349,14 @@ class CrashLibrary:
         self.wait_for_client(name, timeout=timeout)
         return name
 
+    @keyword("Kill Client")
+    def kill_client(self, name: str, timeout: float = 60.0) -> None:
+        """SIGKILL the client now (a crash at a moment the test chose from outside: its create seen by the
+        emulator, say) and wait until it is gone."""
+        client = self._client(name)
+        client.popen.send_signal(signal.SIGKILL)
+        client.wait(timeout)
+
     @keyword("Client Exit Code")
     def client_exit_code(self, name: str) -> int | None:
         return self._client(name).popen.poll()
