@@ -233,7 +233,13 @@ class Submission(EngineCore):
     async def _create_again(self, record: BatchRecord) -> bool:
         """Reconcile where the API dedupes creates by the intent id (`BatchBackend.idempotent_create`): the create is
         made again from what its steps left, and the API answers with the batch the first create made, if it made
-        one. An intent without such steps never sent its create: its requests are sent anew. True once resolved."""
+        one. An intent without such steps never sent its create: its requests are sent anew. An intent a live process
+        is still creating (`lowtide collect` beside a running program) is waited for, never taken from it. True once
+        resolved."""
+        unresolved = self._unresolved(record, self._clock.now())
+        if unresolved.in_flight:
+            await self._await_creates([unresolved])
+            return False
         steps = await self.ledger.create_steps(record.id)
         if not (steps and self.backend.resumable(steps)):
             return await self._resend(record.id, intent_at=record.intent_at)
