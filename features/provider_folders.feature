@@ -14,6 +14,8 @@ Feature: A provider is its folder: neutral code knows no provider's names, shape
       | claude                | a provider's models                   |
       | gpt                   | a provider's models                   |
       | gemini                | a provider's name                     |
+      | bedrock               | a provider's name                     |
+      | boto3                 | a provider's SDK                      |
       | overloaded_error      | a provider's error type               |
       | rate_limit_error      | a provider's error type               |
       | invalid_request_error | a provider's error type               |

@@ -62,7 +62,14 @@ class _Row:
 
 
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_"}
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "bedrock": "bedrock_"}
+_BEDROCK_OPTIONS = (
+    "provider_options: {bedrock: {s3_bucket: lowtide-batch, role_arn: 'arn:aws:iam::123456789012:role/bulk-run'}}\n"
+)
+"""A Bedrock actor's bucket (the emulator's own) and role (any: the emulator checks none)."""
+_AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDBULK", "AWS_SECRET_ACCESS_KEY": "bulk-run", "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
+"""Credentials of no meaning for boto3's usual chain (a Bedrock actor's): the emulator checks no signature."""
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -197,6 +204,7 @@ class BulkLibrary:
         model, base_url = {
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),
             "gemini": ("gemini-2.5-flash", self._url()),
+            "bedrock": ("amazon.nova-micro-v1:0", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"
@@ -207,7 +215,8 @@ class BulkLibrary:
             "batch_processing: batch\n"
             f"base_url: {base_url}\n"
             f"api_key_env: {API_KEY_ENV}\n"
-            f"batch: {{poll_interval: {poll_interval:g}, max_attempts: 1, reconcile_grace: 3}}\n",
+            f"batch: {{poll_interval: {poll_interval:g}, max_attempts: 1, reconcile_grace: 3}}\n"
+            + (_BEDROCK_OPTIONS if provider == "bedrock" else ""),
             encoding="utf-8",
         )
         return str(path)
@@ -474,7 +483,7 @@ class BulkLibrary:
         if line.get("index") != index or line.get("id") != row.id or line.get("key") != key:
             found = f"index {line.get('index')}, id {line.get('id')!r}, key {line.get('key')!r}"
             return f"{found}; expected id {row.id!r}, key {key!r}"
-        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_", "batches/")):
+        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_", "batches/", "arn:aws:bedrock:")):
             return f"batch id {line.get('batch_id')!r}"
         status = line.get("status")
         error: Mapping[str, Any] = line.get("error") or {}
@@ -544,7 +553,7 @@ class BulkLibrary:
     def _start(self, argv: Sequence[str], name: str) -> Process:
         self._started += 1
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_CRASHPOINT", "ANTHROPIC_"))}
-        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"})
+        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1", **_AWS_ENV})
         process = Process(argv, self._workdir, f"{name}-{self._started}", env)
         self._processes.append(process)
         logger.info(f"Started {process.name} (pid {process.popen.pid}): {' '.join(argv)}")

@@ -113,6 +113,26 @@ _PROVIDERS = {
         page_size="pageSize",
         label=lambda job: f"{job['name']} ({job['metadata']['state']}",
     ),
+    # Bedrock's batch inference jobs, listed by the control plane: boto3 signs its calls, the emulator reads only the
+    # service named in the signature's scope.
+    "bedrock": _Provider(
+        list_path="/model-invocation-jobs",
+        headers={
+            "authorization": "AWS4-HMAC-SHA256 Credential=AKIDCRASH/20260101/us-east-1/bedrock/aws4_request, "
+            "SignedHeaders=host, Signature=0"
+        },
+        cursor="nextToken",
+        size=lambda job: int(job["totalRecordCount"]),
+        batches_stat="bedrock_batches",
+        created_stat="bedrock_created_custom_ids",
+        batch_prefix="arn:aws:bedrock:",
+        fault_prefix="bedrock.",
+        results_route="bedrock.s3.get_object",
+        items="invocationJobSummaries",
+        next_page=lambda page: page.get("nextToken"),
+        page_size="maxResults",
+        label=lambda job: f"{job['jobArn']} ({job['status']}",
+    ),
 }
 
 
@@ -145,7 +165,8 @@ class CrashLibrary:
         if self._emulator is not None and self._emulator.popen.poll() is None:
             raise AssertionError("An emulator is already running; stop it first.")
         argv = emulator_argv(self._lowtide(), processing_seconds=processing_seconds)
-        process = self._start(argv, "emulator", {"PYTHONUNBUFFERED": "1"})
+        # Bedrock's account takes jobs of any size here (AWS's minimum is 100 records): the suites send a few.
+        process = self._start(argv, "emulator", {"PYTHONUNBUFFERED": "1", "LOWTIDE_EMULATOR_BEDROCK_MIN_RECORDS": "1"})
         self._emulator = process
         self._base_url = wait_until_listening(process, timeout)
         return self._base_url
@@ -327,6 +348,14 @@ class CrashLibrary:
         )
         self.wait_for_client(name, timeout=timeout)
         return name
+
+    @keyword("Kill Client")
+    def kill_client(self, name: str, timeout: float = 60.0) -> None:
+        """SIGKILL the client now (a crash at a moment the test chose from outside: its create seen by the
+        emulator, say) and wait until it is gone."""
+        client = self._client(name)
+        client.popen.send_signal(signal.SIGKILL)
+        client.wait(timeout)
 
     @keyword("Client Exit Code")
     def client_exit_code(self, name: str) -> int | None:

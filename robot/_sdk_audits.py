@@ -90,6 +90,35 @@ def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[s
         client.close()
 
 
+def _bedrock(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    """Bedrock's jobs through boto3: listed by the control plane, each one's output read from S3 (its records'
+    `recordId`s), any credentials (the emulator checks no signature)."""
+    import boto3.session
+    from botocore.config import Config
+
+    session = boto3.session.Session(
+        aws_access_key_id="AKIDAUDIT", aws_secret_access_key=api_key, region_name="us-east-1"
+    )
+    config = Config(retries={"total_max_attempts": 3})
+    control = session.client("bedrock", endpoint_url=base_url, config=config)
+    s3 = session.client("s3", endpoint_url=base_url, config=config)
+    ended = {"Completed", "PartiallyCompleted", "Failed", "Stopped", "Expired"}
+    jobs = _until_ended(
+        lambda: list(control.list_model_invocation_jobs(maxResults=1000)["invocationJobSummaries"]),
+        lambda job: job["status"] in ended,
+        lambda job: str(job["jobArn"]),
+        timeout,
+    )
+    seen: Counter[str] = Counter()
+    for job in jobs:
+        bucket, _, prefix = job["outputDataConfig"]["s3OutputDataConfig"]["s3Uri"].removeprefix("s3://").partition("/")
+        name = job["inputDataConfig"]["s3InputDataConfig"]["s3Uri"].rsplit("/", 1)[-1]
+        key = f"{prefix.rstrip('/')}/{job['jobArn'].rsplit('/', 1)[-1]}/{name}.out".lstrip("/")
+        text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+        seen.update(json.loads(line)["recordId"] for line in text.splitlines() if line.strip())
+    return len(jobs), seen
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -106,4 +135,4 @@ def _until_ended(
         time.sleep(0.2)
 
 
-AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}
+AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "bedrock": _bedrock}

@@ -183,6 +183,35 @@ A Gemini Actor's Run Goes Through Gemini's Batch Mode, Paid Once
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
 
+A Bedrock Actor's Run Goes Through Bedrock Batch Inference, Paid Once
+    [Documentation]    The same command with `provider: bedrock` in the actor file: the rows go through the
+    ...    emulator's AWS account by boto3 (each job's records written to S3, one job per 500 rows, its output read
+    ...    back from S3), the results hold one line per row in order, each record was created once, and running the
+    ...    command again answers everything from the ledger without a call. A dry run first prices the batches at
+    ...    AWS's batch prices (half the on-demand ones).
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=bedrock
+    ${work}=    New Directory    bedrock-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    bed    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run bed: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    bed    1200    provider=bedrock
+    Emulator Should Have Created Batches    3    provider=bedrock
+    Results Should Be Complete    ${work}/results.jsonl    bed    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run bed: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+
 SIGTERM Ends A Run As Ctrl-C Does, The Ledger Closed
     [Documentation]    SIGTERM while a batch is out (a service manager stopping the run): exit code 143, no
     ...    traceback, no `-wal` or `-shm` file left beside the ledger; the same command then finishes the run.

@@ -48,3 +48,11 @@ One Gemini Process Killed At Random Pays Once And Loses No Answer
 
 Two Gemini Processes On One Ledger Pay Once And Lose No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini
+
+One Bedrock Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # Bedrock's soak runs in the `soak` session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=bedrock
+
+Two Bedrock Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # Bedrock's soak runs in the `soak` session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=bedrock

@@ -176,7 +176,11 @@ def step_route_names(context: Context) -> None:
     named = tuple(name for emulation in emulator.emulations for name in emulation.route_names)
     assert emulator.faults.routes == named == ROUTES, (emulator.faults.routes, ROUTES)
     assert len(set(named)) == len(named), named
-    served = {name for emulation in emulator.emulations for _, _, name, _ in emulation.routes()}
+    served = {
+        name
+        for emulation in emulator.emulations
+        for _, _, name, _ in (*emulation.routes(), *emulation.fallback_routes())
+    }
     assert served == set(named), set(named) ^ served
     for route in named:
         emulator.faults.fail_next(route, 500)

@@ -26,7 +26,17 @@ from typing import Any
 from lowtide import Actor, ActorResponse
 
 DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
-MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-2.5-flash"}
+MODELS = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-5.4-mini",
+    "gemini": "gemini-2.5-flash",
+    "bedrock": "amazon.nova-micro-v1:0",
+}
+BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
+"""Where a Bedrock client's records go, and the emulator's account takes jobs of any size."""
+AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
+           "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
+"""Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
 """Each provider's default model, and (its keys) the providers a client can use."""
 
 
@@ -64,6 +74,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def build_actor(args: argparse.Namespace) -> Actor:
+    options = dict(args.provider_options or {})
+    if args.provider == "bedrock":
+        options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
+        for variable, value in AWS_ENV.items():
+            os.environ.setdefault(variable, value)
     return Actor(
         {
             "name": "crash-client",
@@ -75,7 +90,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
             # adds its API version itself.
             "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
-            **({"provider_options": args.provider_options} if args.provider_options else {}),
+            **({"provider_options": options} if options else {}),
             "batch": {
                 "poll_interval": 0.2,
                 "coalesce_window": args.coalesce_window,

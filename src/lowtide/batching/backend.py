@@ -233,6 +233,12 @@ class BatchBackend(ABC):
     codec: BatchCodec
     finds_by_intent: bool = False
     """Whether the API echoes lowtide's intent id (batch metadata), so that an unknown create is found exactly."""
+    idempotent_create: bool = False
+    """Whether the API dedupes a create by the intent id (an idempotency key, such as Bedrock's
+    `clientRequestToken`): then a create whose outcome is unknown is made again at once from what its steps left
+    (`resumable`, `resume`), and the API answers with the batch the first create made, if it made one; no listing, no
+    grace period. Such a backend records its steps before it sends the create, so that an intent with no steps never
+    reached the API."""
 
     @property
     def name(self) -> str:

@@ -166,6 +166,10 @@ class Submission(EngineCore):
                 for other in await self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
                 if other.id != batch_id
             ]
+            if self.backend.idempotent_create:
+                if await self._create_again(record):
+                    return
+                continue
             if self.backend.finds_by_intent:
                 if await self._find_by_intent(record, now):
                     return
@@ -225,6 +229,24 @@ class Submission(EngineCore):
         if steps and self.backend.resumable(steps):
             return await self._resume(record, steps)
         return await self._resend(record.id, intent_at=record.intent_at)
+
+    async def _create_again(self, record: BatchRecord) -> bool:
+        """Reconcile where the API dedupes creates by the intent id (`BatchBackend.idempotent_create`): the create is
+        made again from what its steps left, and the API answers with the batch the first create made, if it made
+        one. An intent without such steps never sent its create: its requests are sent anew. An intent a live process
+        is still creating (`lowtide collect` beside a running program) is waited for, never taken from it. True once
+        resolved."""
+        unresolved = self._unresolved(record, self._clock.now())
+        if unresolved.in_flight:
+            await self._await_creates([unresolved])
+            return False
+        steps = await self.ledger.create_steps(record.id)
+        if not (steps and self.backend.resumable(steps)):
+            return await self._resend(record.id, intent_at=record.intent_at)
+        if await self._resume(record, steps):
+            return True
+        await self._clock.sleep(self.settings.poll_interval)  # the create's outcome is in doubt again: not in a spin
+        return False
 
     async def _resume(self, record: BatchRecord, steps: Mapping[str, str]) -> bool:
         """Create an intent's batch again from what its create's steps made (an uploaded file), under the same

@@ -42,11 +42,14 @@ def build_app(shared: Shared, emulations: Sequence[Emulation]) -> Starlette:
     exception_handlers[HTTPException] = _on_loop(by_caller)
     # Starlette still re-raises after answering, so a bug fails the test that hit it.
     exception_handlers[Exception] = _on_loop(by_caller)
-    return Starlette(
+    app = Starlette(
         routes=[*_routes(emulations), *admin_routes(shared)],
         middleware=[Middleware(RequestIdMiddleware)],
         exception_handlers=exception_handlers,
     )
+    # Only a call no route matched, not even by its path alone (a wrong method stays a 405), reaches the fallbacks.
+    app.router.default = _Fallbacks(emulations)
+    return app
 
 
 def caller_of(emulations: Sequence[Emulation], headers: Headers) -> Emulation | None:
@@ -81,6 +84,33 @@ def _routes(emulations: Sequence[Emulation]) -> list[BaseRoute]:
     # The shared paths last: a path one emulation serves is matched before a shared one it overlaps (Gemini's
     # `/v1/files/{file_id}:download` would otherwise be taken for `/v1/files/{file_id}` with an id ending ":download").
     return [*routes, *shared]
+
+
+class _Fallbacks:
+    """The emulations' catch-all routes (`Emulation.fallback_routes`), for a call no route matched: the first
+    emulation that takes the call (`Emulation.takes_fallback`) serves it; a call none takes gets the 404 of an unknown
+    route, in its caller's shape."""
+
+    def __init__(self, emulations: Sequence[Emulation]) -> None:
+        self._routers: list[tuple[Emulation, Router]] = []
+        for emulation in emulations:
+            named = set(emulation.route_names)
+            routes: list[BaseRoute] = []
+            for path, method, name, handler in emulation.fallback_routes():
+                if name not in named:
+                    raise EmulationError(f"the emulation {emulation.name!r} serves {name!r}, not in its route_names")
+                routes.append(Route(path, endpoint(emulation, name, handler), methods=[method]))
+            if routes:
+                self._routers.append((emulation, Router(routes)))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        path = str(scope.get("path", ""))
+        for emulation, router in self._routers:
+            if emulation.takes_fallback(headers, path):
+                await router(scope, receive, send)
+                return
+        raise HTTPException(404)
 
 
 class _ByCaller:

@@ -108,6 +108,15 @@ class Emulation(ABC):
     def routes(self) -> Sequence[RouteRow]:
         """Every route, in the order they are matched."""
 
+    def fallback_routes(self) -> Sequence[RouteRow]:
+        """Routes for a call no other route matched, not even by path: a path that would take any other API's path for
+        its own (S3's path-style `/{bucket}/{key}`), served to the callers `takes_fallback` says. None by default."""
+        return ()
+
+    def takes_fallback(self, headers: Headers, path: str) -> bool:
+        """Whether a call no route matched goes to this emulation's `fallback_routes`: by default, its callers'."""
+        return self.claims(headers)
+
     @abstractmethod
     def begin(self, request: Request) -> None:
         """Check what the API asks of every call before it does anything (its key, its headers); raise its error."""

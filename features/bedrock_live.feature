@@ -1,0 +1,124 @@
+Feature: An actor answered live by Bedrock's Converse
+  As a developer whose agents run on Bedrock models
+  I want `provider: bedrock` in live mode to call bedrock-runtime's Converse through boto3
+  So that one call gets one answer at once, with its usage, price and stop reason in lowtide's words
+
+  Background:
+    Given an emulated AWS account on a socket, whose batch inference jobs take 0 seconds
+    And a Bedrock actor "tides" with:
+      """
+      max_tokens: 256
+      """
+
+  Scenario: A live call is answered through Converse, priced at AWS's on-demand price
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the answer came through live mode
+    And the response has these fields:
+      | field         | value                  |
+      | stop_reason   | end_turn               |
+      | model         | amazon.nova-micro-v1:0 |
+      | cost.pricing  | live                   |
+    And the response reports some input and output tokens, and no cache use
+    And the API received these calls:
+      | call                    | count |
+      | bedrock.converse        | 1     |
+      | bedrock.converse_stream | 0     |
+
+  Scenario: A call that may write a long answer is streamed through ConverseStream, into the same answer
+    When the actor is asked "When is high tide?" with:
+      """
+      max_tokens: 8000
+      """
+    Then the answer is the emulated reply to "When is high tide?"
+    And the response reports some input and output tokens, and no cache use
+    And the API received these calls:
+      | call                    | count |
+      | bedrock.converse        | 0     |
+      | bedrock.converse_stream | 1     |
+
+  Scenario: A tool the model calls comes back as a tool use, its stop reason tool_use
+    When the actor is asked "[[emulator:tool:log_tide]] Log today's high tide." with:
+      """
+      tools:
+        - name: log_tide
+          description: Log a tide.
+          input_schema: {type: object, properties: {place: {type: string}, height: {type: number}}, required: [place, height]}
+      """
+    Then the actor called the tool "log_tide" with a string "place" and a number "height"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+
+  Scenario Outline: Converse's <error> is <kind>, <what>
+    Given the account will fail the next "bedrock.converse" call with status <status>
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call             | count |
+      | bedrock.converse | 2     |
+
+    Examples:
+      | error                       | status | kind                | what              |
+      | ThrottlingException         | 429    | a RateLimitError    | waited out        |
+      | InternalServerException     | 500    | a ServerError       | tried again       |
+      | ServiceUnavailableException | 503    | a ServerError       | tried again       |
+
+  Scenario: A model the account does not have is refused as a ValidationException, not tried again
+    Given a Bedrock actor "typo" with:
+      """
+      model: amazon.nova-mikro-v1:0
+      """
+    When the actor is asked "When is high tide?"
+    Then an InvalidRequestError is raised
+    And the error message contains "The provided model identifier is invalid."
+    And the API received these calls:
+      | call             | count |
+      | bedrock.converse | 1     |
+
+  Scenario: An image by URL is refused before anything is sent
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: image, source: {type: url, url: "https://example.com/tide.png"}}
+      """
+    Then a ConfigurationError is raised
+    And the error message contains "Bedrock takes images and documents inline"
+    And the API received no calls at all
+
+  Scenario: Without a region the actor says which setting to give, before anything is sent
+    Given the AWS region is not set anywhere
+    When a live Bedrock actor is used
+    Then a ConfigurationError naming "provider_options.bedrock.region" is raised, saying "No AWS region for Bedrock"
+
+  Scenario Outline: AWS's <name> (HTTP <status>) is lowtide's <class>
+    When boto3 raises AWS's <name> with HTTP status <status>
+    Then lowtide reads it as a <class>
+
+    Examples:
+      | name                          | status | class                 |
+      | ThrottlingException           | 429    | RateLimitError        |
+      | ServiceQuotaExceededException | 400    | RateLimitError        |
+      | ModelNotReadyException        | 429    | ServerError           |
+      | ModelTimeoutException         | 408    | ServerError           |
+      | ModelErrorException           | 424    | ServerError           |
+      | ServiceUnavailableException   | 503    | ServerError           |
+      | InternalServerException       | 500    | ServerError           |
+      | ValidationException           | 400    | InvalidRequestError   |
+      | AccessDeniedException         | 403    | PermissionDeniedError |
+      | UnrecognizedClientException   | 403    | AuthenticationError   |
+      | ResourceNotFoundException     | 404    | NotFoundError         |
+      | NoSuchKey                     | 404    | NotFoundError         |
+
+  Scenario Outline: A connection to AWS that <what> is lowtide's <class>
+    When boto3 raises its <exception>
+    Then lowtide reads it as a <class>
+
+    Examples:
+      | what                        | exception               | class               |
+      | could not be made           | EndpointConnectionError | APIUnreachableError |
+      | got no answer in time       | ReadTimeoutError        | APITimeoutError     |
+      | closed before its answer    | ConnectionClosedError   | APIConnectionError  |
+      | broke while reading a body  | ResponseStreamingError  | APIConnectionError  |

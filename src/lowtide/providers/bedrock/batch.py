@@ -1,0 +1,82 @@
+"""`BedrockBatchProvider`: answers requests through Amazon Bedrock batch inference (records in S3, a
+`ModelInvocationJob`, the output read back from S3), at half the on-demand price, with boto3.
+
+Through an actor, calls go through lowtide's durable engine (ledger, keys, coalescing, exactly-once create by the
+job's `clientRequestToken`, park and resume, budgets, bulk runs). Called directly, `complete_many` is one job per
+model, outside the ledger: nothing recorded, and calling it twice pays twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lowtide import (
+    ActorError,
+    ActorRequest,
+    ActorResponse,
+    BatchProcessingMode,
+    ConfigurationError,
+    Provider,
+    ProviderOptions,
+)
+from lowtide.providers import BatchCodec, Outcome, run_batch
+from lowtide.providers.bedrock.batch_backend import BedrockBatchBackend
+from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
+from lowtide.providers.bedrock.client import build_clients
+from lowtide.providers.bedrock.options import options_in, options_of
+from lowtide.providers.bedrock.requests import converse_body
+
+__all__ = ["BedrockBatchProvider"]
+
+
+class BedrockBatchProvider(Provider):
+    """Amazon Bedrock batch inference: half the on-demand price, results within the job's timeout (24 hours)."""
+
+    name: ClassVar[str] = "bedrock"
+    mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
+    codec: ClassVar[BatchCodec | None] = BedrockBatchCodec()
+
+    def __init__(self, options: ProviderOptions) -> None:
+        self._clock = options.clock
+        self.settings = options.batch
+        self._options = options_in(options.provider_options)
+        self.backend = BedrockBatchBackend(
+            build_clients(options), self._options, clock=options.clock, settings=options.batch
+        )
+
+    async def preflight(self, request: ActorRequest) -> None:
+        """The actor's bucket and role, the request's Bedrock settings and its Converse body, checked before anything
+        is recorded or sent. (`lowtide collect` and `cancel` build this provider without them: they create nothing.)"""
+        for name, value in (("s3_bucket", self._options.s3_bucket), ("role_arn", self._options.role_arn)):
+            if not value:
+                what = (
+                    "the S3 bucket its records and outputs go to."
+                    if name == "s3_bucket"
+                    else "the service role (arn:aws:iam::<account>:role/<name>) Bedrock reads and writes them with."
+                )
+                raise ConfigurationError(
+                    f"Bedrock batch inference needs provider_options.bedrock.{name}: {what}",
+                    field=f"provider_options.bedrock.{name}",
+                )
+        options_of(request)
+        converse_body(request)
+
+    def batch_backend(self) -> BedrockBatchBackend:
+        return self.backend
+
+    @property
+    def endpoint(self) -> str:
+        return self.backend.endpoint
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        [outcome] = await self.complete_many([request])
+        if isinstance(outcome, ActorError):
+            raise outcome
+        return outcome
+
+    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()

@@ -1,0 +1,185 @@
+"""Bedrock batch inference as a `BatchCodec`: a request is its Converse body with its `modelId`
+(`requests.converse_body`), one line of lowtide's JSONL `{"recordId": <custom id>, "modelInput": <body>}` (the
+backend takes the `modelId` out of each record as it writes the job's input to S3: a job names its model once); one
+job holds one model. A result line is a record of the job's output, `{"recordId", "modelInput", "modelOutput"}` or
+`{"recordId", "modelInput", "error": {"errorCode", "errorMessage"}}`, to which the backend adds the job's `modelId`.
+Pure: no client, no credentials."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import cast
+
+from pydantic import BaseModel
+
+from lowtide import (
+    ActorRequest,
+    ActorResponse,
+    BatchProcessingMode,
+    BatchRequestCanceled,
+    BatchRequestErrored,
+    BatchRequestExpired,
+    BatchRequestUnreadable,
+    Usage,
+)
+from lowtide.providers import (
+    BatchCodec,
+    BatchLimits,
+    JSONObject,
+    ResultLine,
+    Settled,
+    api_error_class,
+    cost_of,
+    cost_range,
+    ledger_custom_id,
+    parse_response,
+)
+from lowtide.providers.bedrock.answers import answer_and_json
+from lowtide.providers.bedrock.options import MAX_RECORDS, PROVIDER_NAME
+from lowtide.providers.bedrock.requests import converse_body, model_of
+from lowtide.providers.bedrock.rules import USAGE
+
+__all__ = [
+    "EXPIRED_CODE",
+    "FAILED_CODE",
+    "MAX_HOURS",
+    "MAX_INPUT_BYTES",
+    "STOPPED_CODE",
+    "BedrockBatchCodec",
+    "error_line",
+]
+
+MAX_INPUT_BYTES = 1024 * 1024 * 1024
+"""Bedrock's default quota on one batch inference input file (1 GB)."""
+MAX_HOURS = 24.0
+"""A job not done 24 hours after its submission (its `timeoutDurationInHours`, by default) expires."""
+STOPPED_CODE = "LOWTIDE_JOB_STOPPED"
+EXPIRED_CODE = "LOWTIDE_JOB_EXPIRED"
+FAILED_CODE = "LOWTIDE_JOB_FAILED"
+"""The `errorCode`s of the lines lowtide writes for records an ended job left unanswered (`unanswered_line`); never
+one of AWS's."""
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_BYTES_PER_TOKEN = 3
+_ENVELOPE_BYTES = len('{"recordId":"","modelInput":}') + 1
+
+
+def error_line(record_id: str, code: str, message: str) -> dict[str, object]:
+    """A result line standing for an error lowtide writes (AWS's shape, a code of lowtide's own)."""
+    return {"recordId": record_id, "error": {"errorCode": code, "errorMessage": message}}
+
+
+class BedrockBatchCodec(BatchCodec):
+    """Bedrock batch records and their outputs; `max_records` is the account's quota of records per job."""
+
+    name = PROVIDER_NAME
+
+    def __init__(self, max_records: int = MAX_RECORDS) -> None:
+        self.limits = BatchLimits(max_requests=max_records, max_bytes=MAX_INPUT_BYTES, max_hours=MAX_HOURS)
+
+    def encode_request(self, request: ActorRequest) -> dict[str, object]:
+        return converse_body(request)
+
+    def custom_id_for(self, key: str, ledger: str | None) -> str:
+        """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
+        ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
+        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def request_size(self, custom_id: str, params_json: str) -> int:
+        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
+
+    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
+        """lowtide's JSONL: a line a request, `{"recordId": <custom id>, "modelInput": <stored body>}`."""
+        return "".join(
+            f'{{"recordId":"{custom_id}","modelInput":{params}}}\n' for custom_id, params in entries
+        ).encode()
+
+    def model_of(self, params: Mapping[str, object]) -> str:
+        return model_of(params)
+
+    def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
+        """A job takes one model (its create names it)."""
+        return model
+
+    def worst_case_usd(
+        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
+    ) -> Decimal | None:
+        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
+        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
+        return cost.total_usd if cost is not None else None
+
+    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
+        return cost_range(
+            self.model_of(params),
+            input_tokens=_input_tokens(params),
+            max_output_tokens=_output_limit(params),
+            mode=BatchProcessingMode.BATCH,
+            provider=USAGE,
+        )
+
+    def custom_id_of(self, line: ResultLine) -> str | None:
+        record_id = line.get("recordId")
+        return record_id if isinstance(record_id, str) else None
+
+    def line_outcome(
+        self, line: ResultLine, *, batch_id: str, request_id: str | None
+    ) -> tuple[Settled, dict[str, object] | None]:
+        """An output record as its request's outcome: an answer (priced at batch prices), AWS's error for the
+        record (retried when its code says the same request may succeed later), or the stop, expiry or failure of
+        the whole job."""
+        custom_id = str(line.get("recordId"))
+        error = line.get("error")
+        output = line.get("modelOutput")
+        if isinstance(error, dict):
+            return _error_outcome(cast("Mapping[str, object]", error), batch_id, custom_id), None
+        if isinstance(output, dict):
+            ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
+            model = str(line.get("modelId") or "")
+            return answer_and_json(cast("JSONObject", output), model=model, mode=BatchProcessingMode.BATCH, ids=ids)
+        return BatchRequestUnreadable(
+            batch_id=batch_id,
+            custom_id=custom_id,
+            raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
+            reason="a record with neither a modelOutput nor an error; a newer lowtide may read it",
+        ), None
+
+    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
+        return parse_response(response, response_model)
+
+
+def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -> Settled:
+    code = error.get("errorCode")
+    if code == STOPPED_CODE:
+        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
+    if code == EXPIRED_CODE:
+        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
+    status = code if isinstance(code, int) and not isinstance(code, bool) else None
+    if status is None and isinstance(code, str) and code.isdigit():
+        status = int(code)
+    message = error.get("errorMessage")
+    return BatchRequestErrored(
+        batch_id=batch_id,
+        custom_id=custom_id,
+        error_type=f"http_{status}" if status is not None else str(code or "error"),
+        api_message=str(message) if message else "Bedrock gave no message.",
+        retryable=status is not None and (status in (408, 429) or status >= 500),
+        kind=api_error_class(status) if status is not None else None,
+    )
+
+
+def _input_tokens(params: Mapping[str, object]) -> int:
+    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
+    size = len(json.dumps({k: v for k, v in params.items() if k != "inferenceConfig"}, default=str).encode())
+    return max(1, -(-size // _BYTES_PER_TOKEN))
+
+
+def _output_limit(params: Mapping[str, object]) -> int:
+    config = params.get("inferenceConfig")
+    if isinstance(config, dict):
+        limit = cast("Mapping[str, object]", config).get("maxTokens")
+        if isinstance(limit, int):
+            return limit
+    return 0
