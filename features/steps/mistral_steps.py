@@ -5,11 +5,16 @@ scenario's manual clock."""
 from __future__ import annotations
 
 import json
+import os
+from decimal import Decimal
 from typing import Any
 
 import httpx2
-from _support import API_KEY, World, names, world, yaml_doc
+from _support import API_KEY, World, names, remember_env, world, yaml_doc
+from genai_prices import Usage as PricedUsage
+from genai_prices import calc_price
 from mistralai.client import Mistral, models
+from pydantic import BaseModel
 from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BatchProcessingMode
@@ -320,3 +325,147 @@ def step_mistral_phases(context: Context) -> None:
         assert batch.phase == Phase(row["phase"]), (row["status"], batch.phase)
         assert shown == row["counts"], (row["status"], shown)
         assert batch.intent_id == "lt_abc", batch
+
+
+# -- live mode ----------------------------------------------------------------------------------------------------
+
+
+class Voyage(BaseModel):
+    port: str
+    days: int
+
+
+class _Recording(httpx2.AsyncBaseTransport):
+    """The emulator's transport, keeping the JSON body of every chat completions call, streamed or not."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, sent: list[Any]) -> None:
+        self._inner = inner
+        self._sent = sent
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/v1/chat/completions"):
+            self._sent.append(json.loads(await request.aread()))
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _sent(w: World) -> list[Any]:
+    return w.witnessed.setdefault("mistral chat", [])
+
+
+@given("an emulated Mistral API whose chat calls are kept")
+def step_mistral_recording(context: Context) -> None:
+    w = world(context)
+    w.emulator = Emulator(clock=w.clock)
+    http = httpx2.AsyncClient(transport=_Recording(w.transport(), _sent(w)), base_url=w.emu.base_url)
+    w.cleanups.append(http.aclose)
+    w.client = Mistral(api_key=API_KEY, server_url=w.emu.base_url, async_client=http)
+
+
+@given('an emulated Mistral API that also serves the model "{model}"')
+def step_mistral_extra_model(context: Context, model: str) -> None:
+    _start(context, extra_models=[model])
+
+
+@given('a Mistral actor "{name}" with no client, whose key variable is unset')
+def step_mistral_keyless(context: Context, name: str) -> None:
+    remember_env(context, "MISTRAL_API_KEY")
+    os.environ.pop("MISTRAL_API_KEY", None)
+    w = world(context)
+    w.add_actor({"name": name, "provider": "mistral", "model": MODEL, "base_url": w.emu.base_url}, client=None)
+
+
+@when('a Mistral actor "{name}" is set up with:')
+def step_mistral_configured(context: Context, name: str) -> None:
+    w = world(context)
+    settings = {"name": name, "provider": "mistral", "model": MODEL, **yaml_doc(context.text)}
+    w.attempt(lambda: w.add_actor(settings))
+
+
+@given("the Mistral emulator answers the next chat call with status {status:d}, asking to wait {seconds:g} seconds")
+def step_mistral_chat_wait(context: Context, status: int, seconds: float) -> None:
+    world(context).emu.faults.fail_next("mistral.chat.completions", status, retry_after=seconds)
+
+
+@given("the Mistral emulator answers the next chat call with status {status:d}")
+def step_mistral_chat_fault(context: Context, status: int) -> None:
+    world(context).emu.faults.fail_next("mistral.chat.completions", status)
+
+
+@when('the Mistral actor is asked "{prompt}" for a Voyage')
+def step_mistral_voyage(context: Context, prompt: str) -> None:
+    w = world(context)
+    w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=Voyage))
+
+
+@then("the Mistral answer is parsed into a Voyage")
+def step_mistral_parsed(context: Context) -> None:
+    parsed = world(context).answer().parsed
+    assert isinstance(parsed, Voyage), parsed
+
+
+@when('the Mistral actor is told the result "{result}" of that call')
+def step_mistral_tool_result(context: Context, result: str) -> None:
+    w = world(context)
+    call = w.answer().tool_calls[0]
+    declared = _sent(w)[-1]["tools"]
+    tools = [{"name": t["function"]["name"], "input_schema": t["function"]["parameters"]} for t in declared]
+    messages = [
+        {"role": "user", "content": "Record today's high tide"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": result}]},
+    ]
+    w.response = w.attempt_async(lambda: w.current_actor().run(messages=messages, tools=tools))
+
+
+@then('the Mistral actor called "{tool}" with a string "{text}" and a number "{number}"')
+def step_mistral_called(context: Context, tool: str, text: str, number: str) -> None:
+    calls = world(context).answer().tool_calls
+    assert [call.name for call in calls] == [tool], calls
+    arguments = calls[0].input
+    assert isinstance(arguments[text], str), arguments
+    assert isinstance(arguments[number], int | float), arguments
+    assert len(calls[0].id) == 9, calls
+
+
+def _value(body: Any, path: str) -> Any:
+    value = body
+    for part in path.split("."):
+        try:
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        except (KeyError, IndexError):
+            raise AssertionError(f"Mistral was sent no {path}; the body: {body}") from None
+    return value
+
+
+@then("Mistral was sent, in its chat body:")
+def step_mistral_sent(context: Context) -> None:
+    w = world(context)
+    assert _sent(w), "nothing was sent to Mistral"
+    body = _sent(w)[-1]
+    assert context.table is not None
+    for row in context.table:
+        actual = _value(body, row["path"])
+        expected = json.loads(row["value"])
+        assert actual == expected, f"{row['path']} is {actual!r}, not {expected!r}; the body: {body}"
+
+
+@then("nothing was sent to Mistral")
+def step_mistral_nothing_sent(context: Context) -> None:
+    w = world(context)
+    assert _sent(w) == [], _sent(w)
+    assert sum(w.emu.calls.values()) == 0, w.emu.calls
+
+
+@then('the Mistral answer\'s cost is what genai-prices asks for "{model}" at live prices')
+def step_mistral_cost(context: Context, model: str) -> None:
+    answer = world(context).answer()
+    usage = answer.usage
+    priced = calc_price(
+        PricedUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens), model, provider_id="mistral"
+    )
+    assert answer.cost is not None
+    assert answer.cost.total_usd == Decimal(priced.total_price), (answer.cost, priced.total_price)
+    assert answer.cost.total_usd > 0, answer.cost

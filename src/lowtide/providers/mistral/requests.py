@@ -27,6 +27,7 @@ _NOT_EXTRA = {
     "n": "lowtide reads one answer a call",
 }
 _NAME = re.compile(r"[^a-zA-Z0-9_-]")
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def encode_request(request: ActorRequest) -> Json:
@@ -69,7 +70,22 @@ def schema_name(model: type[BaseModel]) -> str:
 
 
 def _tool(request: ActorRequest, index: int) -> Json:
+    """A function tool as Mistral declares it: its name letters, digits, `_` and `-` (at most 64), each once; only
+    function tools (Mistral runs no server tool of lowtide's)."""
     tool = request.tools[index]
+    where = f"tools[{index}]"
+    kind = (tool.model_extra or {}).get("type")
+    if kind not in (None, "custom", "function"):
+        raise ConfigurationError(
+            f"{where}.type: Mistral takes only function tools, not {kind!r}.", field=f"{where}.type"
+        )
+    if not _TOOL_NAME.match(tool.name):
+        raise ConfigurationError(
+            f"{where}.name: {tool.name!r} is not a name Mistral takes (letters, digits, _ and -, at most 64).",
+            field=f"{where}.name",
+        )
+    if any(other.name == tool.name for other in request.tools[:index]):
+        raise ConfigurationError(f"{where}.name: {tool.name!r} is declared twice.", field=f"{where}.name")
     schema: dict[str, object] = dict(tool.input_schema) if tool.input_schema else {"type": "object", "properties": {}}
     function: Json = {"name": tool.name, "parameters": schema}
     if tool.description is not None:
@@ -87,6 +103,10 @@ def _tool_choice(request: ActorRequest, body: Json) -> None:
         name = choice.get("name")
         if not isinstance(name, str) or not name:
             raise ConfigurationError("tool_choice of type 'tool' must name the tool.", field="tool_choice.name")
+        if all(tool.name != name for tool in request.tools):
+            raise ConfigurationError(
+                f"tool_choice.name: {name!r} is not among the request's tools.", field="tool_choice.name"
+            )
         body["tool_choice"] = {"type": "function", "function": {"name": name}}
     elif isinstance(kind, str) and kind in _CHOICES:
         body["tool_choice"] = _CHOICES[kind]
