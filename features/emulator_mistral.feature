@@ -59,7 +59,7 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
     And the OpenAI SDK still lists the OpenAI models on the same emulator port
 
   Scenario: A create whose answer is dropped made its job all the same, found again by listing its metadata
-    Given the emulator drops the answer of the next "mistral.batch.jobs.create"
+    Given the emulator drops the answer of the next "mistral.batches.create"
     When the Mistral program creates an inline job of the requests "alpha" and loses the answer
     Then the Mistral job list filtered by its metadata holds 1 job
     And the emulator's stats count 1 Mistral job created holding "alpha" once
@@ -67,7 +67,7 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
   Scenario: The emulator's faults reach the mistralai SDK as Mistral's statuses, a 429 keeping its retry-after
     Given the emulator fails the next "mistral.chat.completions" with status 429, asking to wait 3 seconds
     Then a Mistral chat is answered 429 with retry-after "3"
-    Given the emulator fails the next "mistral.batch.jobs.list" with status 503
+    Given the emulator fails the next "mistral.batches.list" with status 503
     Then listing the Mistral jobs is answered 503
 
   Scenario: An emulator started again on its state file still holds the uploaded files and the jobs

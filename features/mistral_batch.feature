@@ -40,7 +40,7 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the API received these calls:
       | call                      | count |
       | mistral.files.upload      | 0     |
-      | mistral.batch.jobs.create | 1     |
+      | mistral.batches.create | 1     |
     And the ledger holds these requests:
       | key  | state     | model                |
       | high | succeeded | mistral-small-latest |
@@ -62,7 +62,7 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the API received these calls:
       | call                      | count |
       | mistral.files.upload      | 1     |
-      | mistral.batch.jobs.create | 1     |
+      | mistral.batches.create | 1     |
       | mistral.files.delete      | 1     |
     And the Mistral account holds no input file any more
 
@@ -77,7 +77,7 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the error message contains "Did you mean 'mistral-small-latest'"
     And the API received these calls:
       | call                      | count |
-      | mistral.batch.jobs.create | 0     |
+      | mistral.batches.create | 0     |
     And the ledger holds no requests and no batches
 
   Scenario: A create whose answer is lost is found by the intent id in the job's metadata, never sent twice
@@ -88,17 +88,17 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the Mistral API created each of these requests once: high
     And the API received these calls:
       | call                      | count |
-      | mistral.batch.jobs.create | 1     |
+      | mistral.batches.create | 1     |
 
   Scenario Outline: A create answered <status> is reconciled by the job list, then made once
-    Given the Mistral API will fail the next "mistral.batch.jobs.create" call with status <status>
+    Given the Mistral API will fail the next "mistral.batches.create" call with status <status>
     When the actor is asked "When is high tide?" with the key "high"
     Then the answer is the emulated reply to "When is high tide?"
     And the Mistral API holds 1 batch job
     And the Mistral API created each of these requests once: high
     And the API received these calls:
       | call                      | count |
-      | mistral.batch.jobs.create | 2     |
+      | mistral.batches.create | 2     |
 
     Examples:
       | status |
@@ -108,7 +108,7 @@ Feature: An actor answered by Mistral's Batch API, durably
 
   Scenario: A create the API refuses (400) fails its calls at once, and deletes the file it uploaded
     Given the actor sends a Mistral batch as an uploaded file above 10 bytes
-    And the Mistral API will fail the next "mistral.batch.jobs.create" call with status 400
+    And the Mistral API will fail the next "mistral.batches.create" call with status 400
     When the actor is asked "When is high tide?" with the key "high"
     Then an InvalidRequestError is raised
     And the Mistral API holds 0 batch jobs
@@ -122,7 +122,7 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the API received these calls:
       | call                      | count |
       | mistral.files.upload      | 0     |
-      | mistral.batch.jobs.create | 1     |
+      | mistral.batches.create | 1     |
       | mistral.files.delete      | 1     |
     And the Mistral batch job was created from the file the dead program uploaded, under its intent id
 
@@ -142,7 +142,7 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the Mistral API created each of these requests once: high
     And the API received these calls:
       | call                      | count |
-      | mistral.batch.jobs.create | 0     |
+      | mistral.batches.create | 0     |
 
   Scenario: A job queued, then running, is polled until it succeeds; its call waits on it meanwhile
     Given the API's batches take 600 seconds from now on

@@ -48,3 +48,11 @@ One Gemini Process Killed At Random Pays Once And Loses No Answer
 
 Two Gemini Processes On One Ledger Pay Once And Lose No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini
+
+One Mistral Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # in the `soak` session only, as the issue's 200 rounds for each provider are
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=mistral
+
+Two Mistral Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # in the `soak` session only, as the issue's 200 rounds for each provider are
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=mistral

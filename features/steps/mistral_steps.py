@@ -87,7 +87,7 @@ def step_mistral_inline_limit(context: Context, size: int) -> None:
 
 @given("the Mistral API will commit the next batch job but drop the connection before answering")
 def step_mistral_drop(context: Context) -> None:
-    world(context).emu.faults.drop_after_commit("mistral.batch.jobs.create")
+    world(context).emu.faults.drop_after_commit("mistral.batches.create")
 
 
 @given('the Mistral API will fail the next "{route}" call with status {status:d}')

@@ -44,11 +44,11 @@ class MistralEmulation(Emulation):
         "mistral.files.get",
         "mistral.files.delete",
         "mistral.files.content",
-        "mistral.batch.jobs.create",
-        "mistral.batch.jobs.list",
-        "mistral.batch.jobs.get",
-        "mistral.batch.jobs.cancel",
-        "mistral.batch.jobs.delete",
+        "mistral.batches.create",
+        "mistral.batches.list",
+        "mistral.batches.get",
+        "mistral.batches.cancel",
+        "mistral.batches.delete",
     )
 
     def __init__(self, shared: Shared) -> None:

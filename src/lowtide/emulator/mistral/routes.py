@@ -40,11 +40,11 @@ QUOTAS = QuotaStyle("mistral", _buckets, _headers)
 def mistral_routes(shared: Shared, backend: MistralBackend) -> list[RouteRow]:
     api = _Api(shared, backend)
     return [
-        ("/v1/batch/jobs", "POST", "mistral.batch.jobs.create", api.create_job),
-        ("/v1/batch/jobs", "GET", "mistral.batch.jobs.list", api.list_jobs),
-        ("/v1/batch/jobs/{job_id}/cancel", "POST", "mistral.batch.jobs.cancel", api.cancel_job),
-        ("/v1/batch/jobs/{job_id}", "GET", "mistral.batch.jobs.get", api.get_job),
-        ("/v1/batch/jobs/{job_id}", "DELETE", "mistral.batch.jobs.delete", api.delete_job),
+        ("/v1/batch/jobs", "POST", "mistral.batches.create", api.create_job),
+        ("/v1/batch/jobs", "GET", "mistral.batches.list", api.list_jobs),
+        ("/v1/batch/jobs/{job_id}/cancel", "POST", "mistral.batches.cancel", api.cancel_job),
+        ("/v1/batch/jobs/{job_id}", "GET", "mistral.batches.get", api.get_job),
+        ("/v1/batch/jobs/{job_id}", "DELETE", "mistral.batches.delete", api.delete_job),
         ("/v1/files/{file_id}/content", "GET", "mistral.files.content", api.content),
         ("/v1/files", "POST", "mistral.files.upload", api.upload),
         ("/v1/files", "GET", "mistral.files.list", api.list_files),
