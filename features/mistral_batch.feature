@@ -90,6 +90,14 @@ Feature: An actor answered by Mistral's Batch API, durably
       | call                      | count |
       | mistral.batches.create | 1     |
 
+  Scenario: A list refusing the metadata filter is read whole instead; the lost create is still found once
+    Given the Mistral API will commit the next batch job but drop the connection before answering
+    And the Mistral API will fail the next "mistral.batches.list" call with status 422
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Mistral API holds 1 batch job
+    And the Mistral API created each of these requests once: high
+
   Scenario Outline: A create answered <status> is reconciled by the job list, then made once
     Given the Mistral API will fail the next "mistral.batches.create" call with status <status>
     When the actor is asked "When is high tide?" with the key "high"

@@ -197,3 +197,12 @@ Feature: An actor answered by Mistral's chat completions, live
     Then a ConfigurationError is raised
     And the error message contains "MISTRAL_API_KEY"
     And nothing was sent to Mistral
+
+  Scenario: An actor building its own client reads its key and server URL from the environment, as the SDK would be told them
+    Given an emulated Mistral API on a socket, named by MISTRAL_SERVER_URL, with MISTRAL_API_KEY set
+    And a Mistral actor "own" building its own client
+    When the actor is asked "Hello"
+    Then the answer is the emulated reply to "Hello"
+    And the API received these calls:
+      | call                     | count |
+      | mistral.chat.completions | 1     |

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx2
-from _support import API_KEY, World, names, remember_env, world, yaml_doc
+from _support import API_KEY, World, names, remember_env, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from mistralai.client import Mistral, models
@@ -469,3 +469,23 @@ def step_mistral_cost(context: Context, model: str) -> None:
     assert answer.cost is not None
     assert answer.cost.total_usd == Decimal(priced.total_price), (answer.cost, priced.total_price)
     assert answer.cost.total_usd > 0, answer.cost
+
+
+@given("an emulated Mistral API on a socket, named by MISTRAL_SERVER_URL, with MISTRAL_API_KEY set")
+def step_mistral_socket_env(context: Context) -> None:
+    """The emulator on a loopback socket; the program's environment names it and a key, as a user's shell would."""
+    from lowtide.emulator.server import serve_in_thread
+
+    w = world(context)
+    w.emulator = Emulator(clock=w.clock)
+    serving = serve_in_thread(w.emulator)
+    server = serving.__enter__()
+    w.cleanups.append(lambda: serving.__exit__(None, None, None))
+    set_env(w, "MISTRAL_SERVER_URL", server.url)
+    set_env(w, "MISTRAL_API_KEY", API_KEY)
+    w.client = None
+
+
+@given('a Mistral actor "{name}" building its own client')
+def step_mistral_own_client(context: Context, name: str) -> None:
+    world(context).add_actor({"name": name, "provider": "mistral", "model": MODEL, "max_tokens": 64}, client=None)

@@ -23,7 +23,15 @@ from typing import TypeVar, cast
 
 from mistralai.client import Mistral, models
 
-from lowtide import APIConnectionError, APIError, BatchSettings, Clock, NotFoundError, RateLimitError
+from lowtide import (
+    APIConnectionError,
+    APIError,
+    BatchSettings,
+    Clock,
+    InvalidRequestError,
+    NotFoundError,
+    RateLimitError,
+)
 from lowtide.providers import (
     BatchBackend,
     Counts,
@@ -234,7 +242,17 @@ class MistralBatchBackend(BatchBackend):
         return [remote_batch(job) async for job in self._jobs(created_after=created_after)]
 
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
-        async for job in self._jobs(created_after=created_after, intent_id=intent_id):
+        """The job whose metadata names the intent, listed with the metadata as the list's filter; when the API
+        refuses that filter (a 4xx), every job created since is listed and read instead."""
+        try:
+            return await self._named(self._jobs(created_after=created_after, intent_id=intent_id), intent_id)
+        except InvalidRequestError as exc:
+            log.warning("Mistral refused the job list's metadata filter (%s); listing every job since instead.", exc)
+        return await self._named(self._jobs(created_after=created_after), intent_id)
+
+    @staticmethod
+    async def _named(jobs: AsyncIterator[models.BatchJob], intent_id: str) -> RemoteBatch | None:
+        async for job in jobs:
             batch = remote_batch(job)
             if batch.intent_id == intent_id:
                 return batch
