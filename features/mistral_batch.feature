@@ -183,6 +183,24 @@ Feature: An actor answered by Mistral's Batch API, durably
     Then a BatchRequestCanceled is raised
     And every Mistral batch job ended "CANCELLED"
 
+  Scenario: A parked call canceled through lowtide's Python API ends canceled; the job stays listed, cancelled
+    Given the API's batches take 100000 seconds from now on
+    When a Mistral program parks "When is high tide?" with the key "high" and ends
+    And lowtide cancels the Mistral key "high"
+    And lowtide collects the ended Mistral batches
+    Then lowtide status shows these tickets:
+      | key  | state    | batch | attempts |
+      | high | canceled | yes   | 1        |
+    And every Mistral batch job ended "CANCELLED"
+
+  Scenario: Parked by one program, collected by a later one, created once
+    Given the API's batches take 600 seconds from now on
+    When a Mistral program parks "When is high tide?" with the key "high" and ends
+    And 700 more seconds pass
+    And a later Mistral program waits for the result of "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Mistral API created each of these requests once: high
+
   Scenario: A job still running when its timeout_hours end times out; its request expires once it has had its attempts
     Given the API's batches take 20000 seconds from now on
     And a Mistral actor "tides" with:
