@@ -5,11 +5,13 @@ would build it."""
 from __future__ import annotations
 
 import httpx2
-from _support import API_KEY, World, world
+from _support import API_KEY, World, set_env, world, yaml_doc
 from mistralai.client import Mistral
-from step_context import Context, when
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, parking
+from lowtide.emulator import Emulator
+from lowtide.emulator.server import serve_in_thread
 
 
 def _program_client(w: World) -> Mistral:
@@ -64,3 +66,34 @@ def step_mistral_later_result(context: Context, key: str) -> None:
         w.response = w.in_program(lambda: actor.result(key))
     except ActorError as exc:
         w.response, w.error = None, exc
+
+
+@given("an emulated Mistral API served on a socket, whose jobs take {seconds:g} seconds")
+def step_mistral_socket_api(context: Context, seconds: float) -> None:
+    """The emulator on a loopback socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its
+    URL."""
+    w = world(context)
+    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
+    serving = serve_in_thread(w.emulator)
+    server = serving.__enter__()
+    w.cleanups.append(lambda: serving.__exit__(None, None, None))
+    w.witnessed["server url"] = [server.url]
+
+
+@given('a Mistral actor "{name}" that reaches it with the key in "{variable}", with:')
+def step_mistral_socket_actor(context: Context, name: str, variable: str) -> None:
+    """An actor that builds its own mistralai client from its base URL and key variable, as a program run from the
+    command line would."""
+    w = world(context)
+    [url] = w.witnessed["server url"]
+    set_env(w, variable, API_KEY)
+    w.client = None
+    settings = {"name": name, "provider": "mistral", "model": "mistral-small-latest", "max_tokens": 64}
+    w.add_actor({**settings, "base_url": url, "api_key_env": variable, **yaml_doc(context.text)})
+
+
+@then('the command printed that cancelling the Mistral job of the ticket "{key}" was requested, the job now "{state}"')
+def step_mistral_cli_cancelled(context: Context, key: str, state: str) -> None:
+    w = world(context)
+    ticket = w.tickets[key]
+    assert w.value["out"].splitlines() == [f"{ticket.batch_id} cancellation requested ({state})"], w.value["out"]
