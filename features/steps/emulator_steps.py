@@ -1622,8 +1622,12 @@ def step_socket_empty(context: Context, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
     gemini = {"gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}}
+    mistral = {"mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}}
     live = {"live_answers": {}, "abandoned_answers": 0}
-    empty = {"calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai, **gemini, **live}
+    empty = {
+        "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {},
+        **openai, **gemini, **mistral, **live,
+    }  # fmt: skip
     assert stats == empty, stats
 
 

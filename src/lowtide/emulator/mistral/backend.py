@@ -24,7 +24,7 @@ from lowtide.emulator.mistral.errors import MistralError, invalid, not_found, va
 from lowtide.emulator.mistral.files import MistralFile, MistralFileStore, render_file
 from lowtide.emulator.mistral.jobs import MistralJob, Row, render_job
 
-__all__ = ["ENDPOINT", "MAX_FILE_BYTES", "MAX_JOB_REQUESTS", "MistralBackend"]
+__all__ = ["ENDPOINT", "MAX_FILE_BYTES", "MAX_JOB_REQUESTS", "MistralBackend", "number"]
 
 ENDPOINT = "/v1/chat/completions"
 MAX_JOB_REQUESTS = 100_000
@@ -167,11 +167,17 @@ class MistralBackend:
         return self._render(self._job(job_id))
 
     def list_jobs(self, query: Mapping[str, str], statuses: list[str]) -> JsonObject:
-        page = _number(query.get("page"), 0, "page")
-        size = _number(query.get("page_size"), 100, "page_size")
+        page = number(query.get("page"), 0, "page")
+        size = number(query.get("page_size"), 100, "page_size")
         wanted = {key: value for key, value in query.items() if key not in _LIST_KEYS}
         if "metadata" in query:
-            wanted.update({str(k): str(v) for k, v in (as_object(json.loads(query["metadata"])) or {}).items()})
+            try:
+                given = as_object(json.loads(query["metadata"]))
+            except ValueError:
+                given = None
+            if given is None:
+                raise validation(["metadata"], "Input should be a valid dictionary")
+            wanted.update({str(k): str(v) for k, v in given.items()})
         since = _moment(query.get("created_after"))
         model = query.get("model")
         chosen: list[MistralJob] = []
@@ -340,7 +346,8 @@ def _read_file(content: bytes) -> tuple[list[tuple[str, JsonObject]], str | None
     return requests, None
 
 
-def _number(raw: str | None, default: int, name: str) -> int:
+def number(raw: str | None, default: int, name: str) -> int:
+    """A whole number of a query parameter (`page`, `page_size`), or Mistral's 422."""
     if raw is None:
         return default
     if not raw.isdigit():

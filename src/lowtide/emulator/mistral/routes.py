@@ -13,7 +13,7 @@ from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import Answer, Headed, Streamed, api_key, read_json, request_id
 from lowtide.emulator.core.ratelimits import BucketState, QuotaStyle, RateLimits
-from lowtide.emulator.mistral.backend import MistralBackend
+from lowtide.emulator.mistral.backend import MistralBackend, number
 from lowtide.emulator.mistral.catalogue import listed, retrieved
 from lowtide.emulator.mistral.chat import read_chat, stream_chunks
 from lowtide.emulator.mistral.errors import MistralError, validation
@@ -104,8 +104,8 @@ class _Api:
 
     async def list_files(self, request: Request) -> Answer:
         query = request.query_params
-        page = int(query.get("page", "0") or 0)
-        size = int(query.get("page_size", "100") or 100)
+        page = number(query.get("page"), 0, "page")
+        size = number(query.get("page_size"), 100, "page_size")
         return self._backend.list_files(page, size, query.get("purpose"))
 
     async def get_file(self, request: Request) -> Answer:
