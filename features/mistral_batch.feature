@@ -256,7 +256,8 @@ Feature: An actor answered by Mistral's Batch API, durably
       | call                  | count |
       | mistral.files.content | 2     |
 
-  Scenario: A bulk run through Mistral's batch jobs, with a dry run first
+  Scenario: A bulk run through Mistral's batch jobs, with a dry run first, each job within Mistral's limits
+    Then the Mistral codec keeps every job within 100000 requests and 512 MB
     When the actor plans a bulk run of 5 prompts, 2 to a batch
     Then the plan has 3 batches with a cost range above $0
     When the actor runs a bulk run of 5 prompts, 2 to a batch

@@ -489,3 +489,10 @@ def step_mistral_socket_env(context: Context) -> None:
 @given('a Mistral actor "{name}" building its own client')
 def step_mistral_own_client(context: Context, name: str) -> None:
     world(context).add_actor({"name": name, "provider": "mistral", "model": MODEL, "max_tokens": 64}, client=None)
+
+
+@then("the Mistral codec keeps every job within {requests:d} requests and {megabytes:d} MB")
+def step_mistral_limits(context: Context, requests: int, megabytes: int) -> None:
+    limits = _backend(world(context)).codec.limits
+    assert limits.max_requests == requests, limits
+    assert limits.max_bytes == megabytes * 1024 * 1024, limits
