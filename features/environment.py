@@ -164,6 +164,9 @@ def _forget_what_the_process_learned() -> None:
     gemini_checks = sys.modules.get("lowtide.providers.gemini.checks")
     if gemini_checks is not None:
         gemini_checks.forget_models()
+    mistral_checks = sys.modules.get("lowtide.providers.mistral.checks")
+    if mistral_checks is not None:
+        mistral_checks.forget_models()
 
 
 def _forget_ledgers_and_engines() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -61,8 +62,10 @@ class _Row:
     review: str
 
 
+# A batch id that is a UUID (Mistral's batch jobs).
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "bedrock": "bedrock_"}
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "bedrock": "bedrock_", "mistral": "mistral_"}
 _BEDROCK_OPTIONS = (
     "provider_options: {bedrock: {s3_bucket: lowtide-batch, role_arn: 'arn:aws:iam::123456789012:role/bulk-run'}}\n"
 )
@@ -199,12 +202,14 @@ class BulkLibrary:
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
         `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
-        actor, through its Gemini API (google-genai adds the API version to the base URL itself)."""
+        actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider: mistral` a
+        Mistral actor, through its Mistral API."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
         model, base_url = {
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),
             "gemini": ("gemini-2.5-flash", self._url()),
             "bedrock": ("amazon.nova-micro-v1:0", self._url()),
+            "mistral": ("mistral-small-latest", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"
@@ -483,7 +488,10 @@ class BulkLibrary:
         if line.get("index") != index or line.get("id") != row.id or line.get("key") != key:
             found = f"index {line.get('index')}, id {line.get('id')!r}, key {line.get('key')!r}"
             return f"{found}; expected id {row.id!r}, key {key!r}"
-        if not str(line.get("batch_id") or "").startswith(("msgbatch_", "batch_", "batches/", "arn:aws:bedrock:")):
+        batch_id = str(line.get("batch_id") or "")
+        if not (
+            batch_id.startswith(("msgbatch_", "batch_", "batches/", "arn:aws:bedrock:")) or _UUID.fullmatch(batch_id)
+        ):
             return f"batch id {line.get('batch_id')!r}"
         status = line.get("status")
         error: Mapping[str, Any] = line.get("error") or {}

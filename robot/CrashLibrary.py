@@ -71,6 +71,8 @@ class _Provider:
         f"{batch['id']} ({batch.get('processing_status') or batch.get('status')}"
     )
     """A listed batch's id and status, for messages."""
+    numbered: bool = False
+    """Pages are asked for by number (`cursor` 0, 1, ...) until one comes back short (Mistral's)."""
 
 
 _PROVIDERS = {
@@ -132,6 +134,20 @@ _PROVIDERS = {
         next_page=lambda page: page.get("nextToken"),
         page_size="maxResults",
         label=lambda job: f"{job['jobArn']} ({job['status']}",
+    ),
+    # Mistral's batch jobs: `total_requests` counts them; its list is paged by number.
+    "mistral": _Provider(
+        list_path="/v1/batch/jobs",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="page",
+        size=lambda job: int(job["total_requests"]),
+        batches_stat="mistral_batches",
+        created_stat="mistral_created_custom_ids",
+        batch_prefix="",
+        fault_prefix="mistral.",
+        results_route="mistral.files.content",
+        page_size="page_size",
+        numbered=True,
     ),
 }
 
@@ -753,8 +769,12 @@ class CrashLibrary:
             )
             response.raise_for_status()
             page = response.json()
-            found.extend(page.get(provider.items, []))
-            cursor = provider.next_page(page)
+            items = page.get(provider.items, [])
+            found.extend(items)
+            if provider.numbered:
+                cursor = str(int(params.get(provider.cursor, 0)) + 1) if len(items) == 100 else None
+            else:
+                cursor = provider.next_page(page)
             if not cursor:
                 return found
             params[provider.cursor] = cursor

@@ -4,7 +4,8 @@ nothing was created twice comes from the API as a user of the SDK would see it, 
 admin routes.
 
 One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> (batches, Counter[custom_id])`. Gemini's
-jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file.
+jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file; Mistral's
+jobs name it in each line of their output and error files.
 """
 
 from __future__ import annotations
@@ -119,6 +120,32 @@ def _bedrock(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[
     return len(jobs), seen
 
 
+def _mistral(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    from mistralai.client import Mistral, models
+
+    ended = {"SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"}
+
+    def listed(client: Mistral) -> list[models.BatchJob]:
+        jobs: list[models.BatchJob] = []
+        page = 0
+        while True:
+            data = client.batch.jobs.list(page=page, page_size=100).data or []
+            jobs.extend(data)
+            if len(data) < 100:
+                return jobs
+            page += 1
+
+    with Mistral(api_key=api_key, server_url=base_url) as client:
+        jobs = _until_ended(lambda: listed(client), lambda job: job.status in ended, lambda job: job.id, timeout)
+        seen: Counter[str] = Counter()
+        for job in jobs:
+            for file_id in (job.output_file, job.error_file):
+                if isinstance(file_id, str) and file_id:
+                    text = client.files.download(file_id=file_id).read().decode()
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(jobs), seen
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -135,4 +162,10 @@ def _until_ended(
         time.sleep(0.2)
 
 
-AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "bedrock": _bedrock}
+AUDITS: dict[str, Audit] = {
+    "anthropic": _anthropic,
+    "openai": _openai,
+    "gemini": _gemini,
+    "bedrock": _bedrock,
+    "mistral": _mistral,
+}

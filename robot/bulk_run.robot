@@ -212,6 +212,35 @@ A Bedrock Actor's Run Goes Through Bedrock Batch Inference, Paid Once
     Should Contain    ${again.stdout}    run bed: 1200 item(s): 1200 succeeded
     Emulator Should Have Seen No Calls
 
+A Mistral Actor's Run Goes Through Mistral's Batch Jobs, Paid Once
+    [Documentation]    The same command with `provider: mistral` in the actor file: the rows go through the
+    ...    emulator's Mistral API by mistralai (one inline job per 500 rows), the results hold one line per row in
+    ...    order, each custom id was created once, and running the command again answers everything from the ledger
+    ...    without a call. A dry run first prices the batches at Mistral's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=mistral
+    ${work}=    New Directory    mistral-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    mis    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run mis: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    mis    1200    provider=mistral
+    Emulator Should Have Created Batches    3    provider=mistral
+    Results Should Be Complete    ${work}/results.jsonl    mis    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run mis: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
+
 SIGTERM Ends A Run As Ctrl-C Does, The Ledger Closed
     [Documentation]    SIGTERM while a batch is out (a service manager stopping the run): exit code 143, no
     ...    traceback, no `-wal` or `-shm` file left beside the ledger; the same command then finishes the run.

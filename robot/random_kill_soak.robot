@@ -56,3 +56,11 @@ One Bedrock Process Killed At Random Pays Once And Loses No Answer
 Two Bedrock Processes On One Ledger Pay Once And Lose No Answer
     [Tags]    long    # Bedrock's soak runs in the `soak` session only
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=bedrock
+
+One Mistral Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # in the `soak` session only, as the issue's 200 rounds for each provider are
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=mistral
+
+Two Mistral Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # in the `soak` session only, as the issue's 200 rounds for each provider are
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=mistral

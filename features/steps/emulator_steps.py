@@ -1631,10 +1631,11 @@ def step_socket_empty(context: Context, count: int) -> None:
         "bedrock_created_custom_ids": {},
         "bedrock_objects": 0,
     }
+    mistral = {"mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}}
     live = {"live_answers": {}, "abandoned_answers": 0}
     empty = {
-        "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai, **gemini, **bedrock,
-        **live,
+        "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {},
+        **openai, **gemini, **bedrock, **mistral, **live,
     }  # fmt: skip
     assert stats == empty, stats
 

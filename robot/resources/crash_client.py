@@ -31,13 +31,14 @@ MODELS = {
     "openai": "gpt-5.4-mini",
     "gemini": "gemini-2.5-flash",
     "bedrock": "amazon.nova-micro-v1:0",
+    "mistral": "mistral-small-latest",
 }
+"""Each provider's default model, and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
 """Where a Bedrock client's records go, and the emulator's account takes jobs of any size."""
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
            "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
-"""Each provider's default model, and (its keys) the providers a client can use."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

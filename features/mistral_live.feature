@@ -1,0 +1,208 @@
+Feature: An actor answered by Mistral's chat completions, live
+  As a developer whose agent runs on Mistral models
+  I want `provider: mistral` in an actor's configuration to answer calls through chat completions
+  So that my agent gets text, tool calls, structured answers, usage and costs in the same ActorResponse as with any
+  other provider, through the official mistralai SDK
+
+  Every call below goes through the unmodified mistralai SDK to the emulator's Mistral API, in process.
+
+  Background:
+    Given an emulated Mistral API whose chat calls are kept
+
+  Scenario: A live call returns the full ActorResponse, its usage priced at Mistral's live prices
+    Given a Mistral actor "pilot" with:
+      """
+      system_prompt: You answer in one line.
+      temperature: 0.7
+      top_p: 0.9
+      max_tokens: 600
+      stop_sequences: ["tide table"]
+      provider_options: {mistral: {random_seed: 7, safe_prompt: false}}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the response has these fields:
+      | field        | value                |
+      | model        | mistral-small-latest |
+      | provider     | mistral              |
+      | mode         | live                 |
+      | stop_reason  | end_turn             |
+      | ids.batch_id |                      |
+      | cost.pricing | live                 |
+    And the Mistral answer's cost is what genai-prices asks for "mistral-small-latest" at live prices
+    And Mistral was sent, in its chat body:
+      | path                 | value                     |
+      | messages.0.role      | "system"                  |
+      | messages.0.content   | "You answer in one line." |
+      | messages.1.content   | "Is the harbour open?"    |
+      | temperature          | 0.7                       |
+      | top_p                | 0.9                       |
+      | max_tokens           | 600                       |
+      | stop                 | ["tide table"]            |
+      | random_seed          | 7                         |
+      | safe_prompt          | false                     |
+    And the API received these calls:
+      | call                     | count |
+      | mistral.models.get       | 1     |
+      | mistral.chat.completions | 1     |
+
+  Scenario: A long answer is streamed, and the chunks make the same answer
+    Given a Mistral actor "long" with:
+      """
+      max_tokens: 8000
+      """
+    When the actor is asked "Tell me about the tides of the Atlantic coast"
+    Then the answer is the emulated reply to "Tell me about the tides of the Atlantic coast"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | end_turn |
+    And Mistral was sent, in its chat body:
+      | path       | value |
+      | stream     | true  |
+      | max_tokens | 8000  |
+
+  Scenario: A forced function is called; its result goes back as a tool message answering the call
+    Given a Mistral actor "recorder" with:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the Mistral actor called "record_tide" with a string "port" and a number "height_m"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+    And Mistral was sent, in its chat body:
+      | path                        | value                                                     |
+      | tools.0.function.name       | "record_tide"                                             |
+      | tool_choice                 | {"type": "function", "function": {"name": "record_tide"}} |
+    When the Mistral actor is told the result "recorded" of that call
+    Then Mistral was sent, in its chat body:
+      | path                                  | value         |
+      | messages.1.role                       | "assistant"   |
+      | messages.1.tool_calls.0.function.name | "record_tide" |
+      | messages.2.role                       | "tool"        |
+      | messages.2.content                    | "recorded"    |
+
+  Scenario: A response model is asked for as JSON of its schema, and the answer is parsed into it
+    Given a Mistral actor "planner" with:
+      """
+      max_tokens: 400
+      """
+    When the Mistral actor is asked "Plan a voyage" for a Voyage
+    Then the Mistral answer is parsed into a Voyage
+    And Mistral was sent, in its chat body:
+      | path                                  | value         |
+      | response_format.type                  | "json_schema" |
+      | response_format.json_schema.name      | "Voyage"      |
+      | response_format.json_schema.schema.type | "object"    |
+
+  Scenario Outline: What Mistral would refuse is refused before anything is sent: <what>
+    When a Mistral actor "eager" is set up with:
+      """
+      <setting>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<mention>"
+    And nothing was sent to Mistral
+
+    Examples:
+      | what                     | setting                                         | field                               | mention                                  |
+      | a temperature above 1.5  | temperature: 1.8                                | temperature                         | outside the range Mistral takes, 0 to 1.5 |
+      | a top_p above 1          | top_p: 1.5                                      | top_p                               | outside the range Mistral takes, 0 to 1  |
+      | a top_k                  | top_k: 40                                       | top_k                               | temperature and top_p only               |
+      | Anthropic's thinking     | thinking: {type: enabled, budget_tokens: 2048}  | thinking                            | think by themselves                      |
+      | a negative random seed   | provider_options: {mistral: {random_seed: -1}}  | provider_options.mistral.random_seed | Invalid Mistral setting                 |
+
+  Scenario: A model Mistral does not serve is refused before the call, naming the models it may have meant
+    Given a Mistral actor "typo" with:
+      """
+      model: mistral-larg-latest
+      """
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "Did you mean 'mistral-large-latest'"
+    And the API received these calls:
+      | call                     | count |
+      | mistral.chat.completions | 0     |
+
+  Scenario: A call's own tools are checked before anything is sent
+    Given a Mistral actor "tooled" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello" with:
+      """
+      tools:
+        - name: record tide
+          input_schema: {type: object}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "tools[0].name"
+
+  Scenario: A 429 pauses the call for the wait its retry-after asks for, then the call is answered
+    Given a Mistral actor "patient" with:
+      """
+      max_tokens: 64
+      """
+    And the Mistral emulator answers the next chat call with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the answer arrived 7 seconds after the call
+    And the API received these calls:
+      | call                     | count |
+      | mistral.chat.completions | 2     |
+
+  Scenario: A 429 with no retries left is a RateLimitError keeping the wait; a 500 is a ServerError; a 400 is not retried
+    Given a Mistral actor "hasty" with:
+      """
+      live: {retries: {rate_limited: 0, server: 0}}
+      """
+    And the Mistral emulator answers the next chat call with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then a RateLimitError is raised
+    And the rate limit error asks to wait 7 seconds and says it is retryable
+    Given the Mistral emulator answers the next chat call with status 500
+    When the actor is asked "Is the harbour open?"
+    Then a ServerError is raised
+    When the actor is asked "[[emulator:errored:invalid_request_error]] Is the harbour open?"
+    Then an InvalidRequestError is raised
+    And the error is not retryable
+
+  Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
+    Given an emulated Mistral API that also serves the model "mistral-tidal-9"
+    And a Mistral actor "novel" with:
+      """
+      model: mistral-tidal-9
+      """
+    When the actor is asked "Hello"
+    Then the response has these fields:
+      | field    | value           |
+      | model    | mistral-tidal-9 |
+      | provider | mistral         |
+    And the answer's cost is unknown
+
+  Scenario: Without a key, the actor says which variable to set before anything is sent
+    Given a Mistral actor "keyless" with no client, whose key variable is unset
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "MISTRAL_API_KEY"
+    And nothing was sent to Mistral
+
+  Scenario: An actor building its own client reads its key and server URL from the environment, as the SDK would be told them
+    Given an emulated Mistral API on a socket, named by MISTRAL_SERVER_URL, with MISTRAL_API_KEY set
+    And a Mistral actor "own" building its own client
+    When the actor is asked "Hello"
+    Then the answer is the emulated reply to "Hello"
+    And the API received these calls:
+      | call                     | count |
+      | mistral.chat.completions | 1     |

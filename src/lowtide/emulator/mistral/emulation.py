@@ -1,0 +1,119 @@
+"""Mistral's API as an emulation (the `mistral` entry point of `lowtide.emulators`): Models, Chat Completions, Files
+and Batch jobs, answered in Mistral's shapes and errors. Its callers are claimed by the `user-agent` the mistralai SDK
+sends (`mistral-client-python/...`), so that `/v1/models`, `/v1/files` and `/v1/chat/completions`, which OpenAI's
+clients call too, reach it; a program sets only the SDK's `server_url` (lowtide reads `MISTRAL_SERVER_URL`). Its
+handle in tests is `emulator.emulation(MistralEmulation)`: `files`, `jobs`, `created_custom_ids`, `created_batches`,
+`fail_jobs(n)`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import Response
+
+from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.core.http import api_key
+from lowtide.emulator.mistral.backend import MistralBackend
+from lowtide.emulator.mistral.errors import MistralError, from_api_error, mistral_error_response
+from lowtide.emulator.mistral.files import MistralFileStore
+from lowtide.emulator.mistral.jobs import MistralJob
+from lowtide.emulator.mistral.routes import mistral_routes
+from lowtide.emulator.mistral.state import encode, restore
+
+__all__ = ["USER_AGENT_PREFIX", "MistralEmulation"]
+
+USER_AGENT_PREFIX = "mistral-client-"
+"""How the mistralai SDKs name themselves in `user-agent` (`mistral-client-python/3.7.0`)."""
+
+
+class MistralEmulation(Emulation):
+    """The emulated Mistral account (`emulator.emulation(MistralEmulation)`)."""
+
+    name = "mistral"
+    route_names = (
+        "mistral.models.list",
+        "mistral.models.get",
+        "mistral.chat.completions",
+        "mistral.files.upload",
+        "mistral.files.list",
+        "mistral.files.get",
+        "mistral.files.delete",
+        "mistral.files.content",
+        "mistral.batches.create",
+        "mistral.batches.list",
+        "mistral.batches.get",
+        "mistral.batches.cancel",
+        "mistral.batches.delete",
+    )
+
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
+        self.backend = MistralBackend(shared)
+
+    @property
+    def files(self) -> MistralFileStore:
+        return self.backend.files
+
+    @property
+    def jobs(self) -> dict[str, MistralJob]:
+        return self.backend.jobs
+
+    @property
+    def created_custom_ids(self) -> Counter[str]:
+        """For every job created whose input could be read, one per request custom id in it."""
+        return self.backend.created_custom_ids
+
+    @property
+    def created_batches(self) -> int:
+        return self.backend.created_batches
+
+    def fail_jobs(self, times: int = 1, message: str = "Internal error while processing the batch job.") -> None:
+        """Make the next `times` jobs created end `FAILED` (with `message` in their `errors`) when their queued time
+        ends."""
+        self.backend.fail_jobs(times, message)
+
+    def routes(self) -> Sequence[RouteRow]:
+        return mistral_routes(self.shared, self.backend)
+
+    def begin(self, request: Request) -> None:
+        key = api_key(request)
+        keys = self.shared.settings.api_keys
+        if not key or (keys is not None and key not in keys):
+            raise MistralError(401, "Unauthorized")
+
+    def claims(self, headers: Headers) -> bool:
+        return headers.get("user-agent", "").startswith(USER_AGENT_PREFIX)
+
+    def translate(self, error: ApiError) -> Exception:
+        return from_api_error(error)
+
+    def error_response(self, request: Request, error: Exception) -> Response:
+        return mistral_error_response(request, error)
+
+    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
+        return {MistralError: mistral_error_response}
+
+    def stats(self) -> Mapping[str, object]:
+        backend = self.backend
+        return {
+            "mistral_batches": len(backend.jobs),
+            "mistral_created_batches": backend.created_batches,
+            "mistral_created_custom_ids": dict(backend.created_custom_ids),
+        }
+
+    def reset(self) -> None:
+        self.backend.reset()
+
+    def saved(self) -> Mapping[str, str]:
+        section = encode(self.backend)
+        return {"mistral": section} if section is not None else {}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("mistral")
+        if section is not None:
+            restore(self.backend, section)

@@ -1,0 +1,96 @@
+"""`MistralProvider`: one call, one answer, through Mistral's chat completions with the official mistralai SDK: in
+one response (`chat.complete_async`) when it is short, streamed (`chat.stream_async`) when it may be long, so that a
+long generation never idles out; the streamed chunks make the same answer. Before sending, the model and size are
+checked (`checks.py`)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from lowtide import (
+    ActorRequest,
+    ActorResponse,
+    APIConnectionError,
+    BatchProcessingMode,
+    ConfigurationError,
+    Provider,
+    ProviderOptions,
+)
+from lowtide.providers import InputLimits, JSONObject, parse_response, response_of, split_for_sdk
+from lowtide.providers.mistral.answers import answer_and_json, finish_error
+from lowtide.providers.mistral.checks import Checks
+from lowtide.providers.mistral.client import build_client
+from lowtide.providers.mistral.errors import translate_errors
+from lowtide.providers.mistral.requests import encode_request
+from lowtide.providers.mistral.stream import finished, merged
+
+__all__ = ["WHOLE_ANSWER_MAX_TOKENS", "MistralProvider"]
+
+WHOLE_ANSWER_MAX_TOKENS = 4096
+"""The largest `max_tokens` answered in one response (as for the other providers' live calls); above it, the answer
+is streamed."""
+
+
+class MistralProvider(Provider):
+    """Mistral's live chat completions through the SDK's async client."""
+
+    name: ClassVar[str] = "mistral"
+    mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
+
+    def __init__(self, options: ProviderOptions) -> None:
+        owned = build_client(options)
+        self._client = owned.client
+        self._http = owned.http
+        self._scope = owned.scope
+        self._checks = Checks(owned.client, scope=owned.scope, endpoint=owned.endpoint)
+
+    def quota_scope(self) -> str:
+        return self._scope
+
+    async def preflight(self, request: ActorRequest) -> None:
+        await self._checks.preflight(request)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return await self._checks.input_limits(request)
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        body = encode_request(request)
+        chat = self._client.chat
+        named, extra = split_for_sdk(body, chat.complete_async)
+        if extra:
+            raise ConfigurationError(
+                f"extra_params: the mistralai SDK cannot send {', '.join(sorted(extra))} in a live call.",
+                field="extra_params",
+            )
+        with translate_errors():
+            if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
+                answer = await chat.complete_async(**named)
+                raw = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+            else:
+                raw = await self._streamed(named)
+        error = finish_error(raw, request_id=None)
+        if error is not None:
+            raise error
+        ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": None}
+        held, _ = answer_and_json(raw, mode=BatchProcessingMode.LIVE, ids=ids)
+        response = response_of(held)
+        model = request.response_model
+        return response if model is None else parse_response(response, model)
+
+    async def _streamed(self, named: dict[str, object]) -> dict[str, object]:
+        chunks: list[JSONObject] = []
+        stream = await self._client.chat.stream_async(**named)  # pyright: ignore[reportArgumentType]
+        async with stream as events:
+            async for event in events:
+                chunks.append(event.data.model_dump(mode="json", by_alias=True, exclude_none=True))
+        body = merged(chunks)
+        if not finished(body):
+            # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
+            raise APIConnectionError(
+                f"Mistral's stream ended after {len(chunks)} chunk(s), before its answer was finished."
+            )
+        return body
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()

@@ -1,0 +1,52 @@
+"""Mistral's rules as data, which neutral code asks for by the provider's name (`register` hands them to the
+registry): how its chat completions report usage, for genai-prices (provider `mistral`), and what it can carry of
+lowtide's content blocks. Pure, and light: no SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lowtide import Usage
+from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape, json_count
+
+__all__ = ["CONTENT", "USAGE", "usage_of"]
+
+CONTENT = ContentRules(provider="Mistral", skipped=frozenset({"thinking", "redacted_thinking"}))
+"""No Mistral model reads back another provider's signed thinking: left out. No document is cited."""
+
+
+def usage_of(raw: Mapping[str, object]) -> Usage:
+    """Mistral's `usage` (`prompt_tokens`, `completion_tokens`) in lowtide's terms; Mistral reports no cache."""
+    return Usage(
+        input_tokens=json_count(raw.get("prompt_tokens"), "prompt_tokens"),
+        output_tokens=json_count(raw.get("completion_tokens"), "completion_tokens"),
+    )
+
+
+def _from_neutral(usage: Usage) -> dict[str, object]:
+    return {
+        "prompt_tokens": usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+        "completion_tokens": usage.output_tokens,
+    }
+
+
+def _fields(raw: Mapping[str, object]) -> dict[str, int]:
+    counted = usage_of(raw)
+    return {"input_tokens": counted.input_tokens, "output_tokens": counted.output_tokens}
+
+
+def _probe(**counts: int) -> dict[str, object]:
+    return _from_neutral(Usage(**counts))
+
+
+USAGE = UsageShape(
+    genai_provider="mistral",
+    owner="Mistral",
+    fields=_fields,
+    probes=(
+        ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
+        ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
+    ),
+    from_neutral=_from_neutral,
+)
+"""How Mistral's usage is priced by genai-prices (batch at Mistral's 50% discount where it lists no batch price)."""
