@@ -1,0 +1,71 @@
+Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emulated Azure API
+  As a developer whose agent runs on an Azure OpenAI deployment
+  I want `provider: azure_openai` to answer calls at my deployment through the official SDK's AsyncAzureOpenAI
+  So that my agent gets the same ActorResponse as with any provider, at Azure's prices, and my tests run offline
+
+  Background:
+    Given an emulated Azure OpenAI API
+
+  Scenario: A live call goes to the deployment and is answered by the model it serves, at Azure's live prices
+    Given an Azure OpenAI actor "chatter" with:
+      """
+      system_prompt: You answer in one line.
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the response has these fields:
+      | field        | value        |
+      | model        | gpt-4o-mini  |
+      | provider     | azure_openai |
+      | mode         | live         |
+      | stop_reason  | end_turn     |
+      | cost.pricing | live         |
+    And the API received these calls:
+      | call                                 | count |
+      | azure_openai.chat.completions.create | 1     |
+
+  Scenario: A deployment the resource lacks is Azure's DeploymentNotFound, raised as the call's error
+    Given the deployment "tide-batch" is not in the Azure resource
+    And an Azure OpenAI actor "chatter" with:
+      """
+      {}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+
+  Scenario Outline: Bad settings are refused before anything is sent
+    When an Azure OpenAI actor "wrong" is configured with:
+      """
+      <setting>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the API received no calls at all
+
+    Examples:
+      | setting                                                     | field                                  |
+      | temperature: 3                                              | temperature                            |
+      | provider_options: {azure_openai: {api_version: yesterday}} | provider_options.azure_openai.api_version |
+      | provider_options: {azure_openai: {verbosity: loud}}         | provider_options.azure_openai.verbosity |
+
+  Scenario Outline: The emulated API answers as Azure does: <case>
+    When a call reaches "<path>" with the key and <query>
+    Then the Azure API answers 404 with the code "<code>" and an apim-request-id
+
+    Examples:
+      | case                     | path                                           | query             | code               |
+      | no api-version           | /openai/deployments/tide-batch/chat/completions | no api-version    | 404                |
+      | an unknown deployment    | /openai/deployments/nowhere/chat/completions    | its api-version   | DeploymentNotFound |
+
+  Scenario: The official SDK's batch life cycle over a socket, with only AZURE_OPENAI_ENDPOINT pointing at the emulator
+    Given an emulated Azure OpenAI API served on a socket, whose batches take no time
+    When a program with only those variables set goes through the SDK's batch life cycle
+    Then the program saw:
+      | step                                     |
+      | uploaded batch                           |
+      | created validating {'k': 'v'}            |
+      | retrieved completed                      |
+      | listed True                              |
+      | answered one gpt-4o-mini                 |
+      | cancel refused 400                       |
+      | deleted True                             |
