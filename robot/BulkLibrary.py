@@ -62,7 +62,7 @@ class _Row:
 
 
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_"}
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "azure_openai": "azure_openai_"}
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -137,7 +137,7 @@ class BulkLibrary:
         each exactly once, and no other custom id.
 
         With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. `provider`
-        names whose API's batches are counted (`anthropic`, `openai` or `gemini`). Returns the stats."""
+        names whose API's batches are counted (`anthropic`, `openai`, `gemini` or `azure_openai`). Returns the stats."""
         stats = self._stats()
         counted = stats.get(_STAT_PREFIX[provider] + "created_custom_ids", {})
         created = dict(keys_created(counted))
@@ -192,11 +192,14 @@ class BulkLibrary:
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
         `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
-        actor, through its Gemini API (google-genai adds the API version to the base URL itself)."""
+        actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider: azure_openai`
+        an Azure OpenAI actor at the emulator's Azure API, its `model` a deployment."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
         model, base_url = {
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),
             "gemini": ("gemini-2.5-flash", self._url()),
+            # A deployment named after its model (the emulator has one per model); the SDK adds `/openai`.
+            "azure_openai": ("gpt-4o-mini", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"

@@ -48,3 +48,11 @@ One Gemini Process Killed At Random Pays Once And Loses No Answer
 
 Two Gemini Processes On One Ledger Pay Once And Lose No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini
+
+One Azure OpenAI Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the soak session runs the Azure rounds; the crash suite holds its fault cases in `robot`
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=azure_openai
+
+Two Azure OpenAI Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=azure_openai

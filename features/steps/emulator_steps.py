@@ -1622,8 +1622,11 @@ def step_socket_empty(context: Context, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
     gemini = {"gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}}
+    azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
     live = {"live_answers": {}, "abandoned_answers": 0}
-    empty = {"calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai, **gemini, **live}
+    empty = {
+        "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai, **gemini, **azure, **live
+    }
     assert stats == empty, stats
 
 

@@ -26,8 +26,14 @@ from typing import Any
 from lowtide import Actor, ActorResponse
 
 DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
-MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-2.5-flash"}
-"""Each provider's default model, and (its keys) the providers a client can use."""
+MODELS = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-5.4-mini",
+    "gemini": "gemini-2.5-flash",
+    # A deployment named after its model, as the emulator's Azure resource has one for each.
+    "azure_openai": "gpt-4o-mini",
+}
+"""Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -72,7 +78,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
             "max_tokens": 64,
             "batch_processing": "batch",
             # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
-            # adds its API version itself.
+            # adds its API version itself, Azure's client its `/openai`.
             "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
             **({"provider_options": args.provider_options} if args.provider_options else {}),
