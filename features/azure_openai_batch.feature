@@ -135,8 +135,20 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
     And the actor waits for the result of "high"
     Then a BatchRequestCanceled is raised
 
-  Scenario: A job running past 24 hours is polled on; when Azure says expired, its requests go again in a later batch
+  Scenario: A job running past 24 hours is polled on (Azure does not expire it) and answered
+    Given an emulated Azure OpenAI API whose batches take 108000 seconds
+    And an Azure OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And every Azure batch ended "completed"
+
+  Scenario: A job Azure says expired keeps what it finished; its other requests go again in a later batch
     Given an emulated Azure OpenAI API whose batches take 100000 seconds
+    And the Azure resource expires batches still running after 24 hours
     And an Azure OpenAI actor "tides" with:
       """
       batch_processing: batch
@@ -146,6 +158,17 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
     Then a BatchRequestExpired is raised
     And the Azure OpenAI API committed 2 batches
     And every Azure batch ended "expired"
+
+  Scenario: An actor's own max_wait still bounds the wait
+    Given an emulated Azure OpenAI API whose batches take 108000 seconds
+    And an Azure OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_wait: 7200}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchTimeoutError is raised
+    And every Azure batch ended "cancelled"
 
   Scenario: A bulk run through Azure's Batch API, with a dry run first, priced at Azure's rates
     When the Azure actor plans a bulk run of 5 prompts, 2 to a batch

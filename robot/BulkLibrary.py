@@ -192,8 +192,8 @@ class BulkLibrary:
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
         `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
-        actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider: azure_openai`
-        an Azure OpenAI actor at the emulator's Azure API, its `model` a deployment."""
+        actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider:
+        azure_openai` an Azure OpenAI actor at the emulator's Azure API, its `model` a deployment."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
         model, base_url = {
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),

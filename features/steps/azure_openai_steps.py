@@ -106,6 +106,11 @@ def step_azure_files_full(context: Context) -> None:
     w.emu.calls.clear()
 
 
+@given("the Azure resource expires batches still running after {hours:d} hours")
+def step_azure_expiry(context: Context, hours: int) -> None:
+    _azure(world(context)).backend.batch_expiry = hours * 3600.0
+
+
 @given("Azure takes at most {count:d} request in a batch")
 def step_azure_batch_limit(context: Context, count: int) -> None:
     _azure(world(context)).backend.limits.max_batch_requests = count

@@ -1625,7 +1625,14 @@ def step_socket_empty(context: Context, count: int) -> None:
     azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
     live = {"live_answers": {}, "abandoned_answers": 0}
     empty = {
-        "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {}, **openai, **gemini, **azure, **live
+        "calls": {},
+        "batches": count,
+        "created_batches": 0,
+        "created_custom_ids": {},
+        **openai,
+        **gemini,
+        **azure,
+        **live,
     }
     assert stats == empty, stats
 

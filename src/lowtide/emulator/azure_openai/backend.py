@@ -34,6 +34,8 @@ class AzureBackend(OpenAIBackend):
     """Files, batches, deployments and exactly-once counters of the emulated Azure OpenAI resource."""
 
     batch_endpoints: Mapping[str, str] = {BATCH_URL: "/v1/chat/completions"}
+    # Azure aims at 24 hours and lets a longer job run on; a test that wants Azure's `expired` sets a window.
+    batch_expiry: float | None = None
 
     def __init__(self, clock: Clock, settings: Settings, faults: Faults, cache: PromptCache) -> None:
         super().__init__(clock, settings, faults, cache)

@@ -18,7 +18,7 @@ from lowtide.emulator.openai.batch_input import (
     BatchInput,
     read_batch_input,
 )
-from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
+from lowtide.emulator.openai.batches import BATCH_WINDOW, BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
 from lowtide.emulator.openai.catalogue import page, retrieve
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import ChatCall, read_chat_call
@@ -74,6 +74,9 @@ class OpenAIBackend:
     batch_endpoints: Mapping[str, str] = {endpoint: endpoint for endpoint in ENDPOINTS}
     """The endpoints a batch may name, as the API names them, each with the endpoint that answers its requests (an
     API of OpenAI's shapes, Azure's, names `/chat/completions`)."""
+
+    batch_expiry: float | None = BATCH_WINDOW
+    """Seconds after which a batch still processing expires (None: never, as Azure's run on)."""
 
     def __init__(self, clock: Clock, settings: _Settings, faults: Faults, cache: PromptCache) -> None:
         self.clock = clock
@@ -200,6 +203,7 @@ class OpenAIBackend:
             processing_seconds=self.settings.processing_seconds,
             cancel_seconds=self.settings.cancel_seconds,
             output_lifetime=lifetime,
+            expire_after=self.batch_expiry,
         )
         self.batches.add(batch)
         self.created_batches += 1

@@ -20,12 +20,14 @@ from lowtide.providers.azure_openai.rules import USAGE
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec, body_of
 from lowtide.types import ActorRequest
 
-__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "MAX_FILES", "AzureBatchCodec", "deployment_of"]
+__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "MAX_FILES", "MAX_HOURS", "AzureBatchCodec", "deployment_of"]
 
 MAX_BATCH_REQUESTS = 100_000
 MAX_BATCH_BYTES = 200 * 1024 * 1024
 MAX_FILES = 500
 """Azure's global batch limits: 100,000 requests and 200 MB an input file, 500 files a resource."""
+MAX_HOURS = 72.0
+"""How long lowtide waits for an Azure batch by default: Azure aims at 24 hours and does not expire longer jobs."""
 
 _TAIL = f',"url":"{BATCH_URL}"}}'
 _METHOD = ',"method":"POST"'
@@ -42,9 +44,9 @@ class AzureBatchCodec(OpenAIBatchCodec):
     """Azure's batch requests and results."""
 
     name = PROVIDER_NAME
-    # Azure aims at 24 hours and lets a job run on past them (it may still say `expired`): lowtide polls until it
-    # ends or `batch.max_wait` passes.
-    limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
+    # Azure aims at 24 hours and lets a job run on past them (an older job may still say `expired`): unless the
+    # actor sets `batch.max_wait`, a batch is waited for this long (and ten minutes) before `on_timeout` applies.
+    limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
     usage_shape: UsageShape = USAGE
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
