@@ -108,6 +108,17 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
     And the Azure batch was created from the file the dead program uploaded, under its intent id
     And the Azure resource holds no input file any more
 
+  Scenario: A download of the output file cut short is read again from the start; every answer stored once
+    Given the next download of an Azure batch's file will break after 1 line
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then every call was answered with the emulated reply to its prompt
+    And the API received these calls:
+      | call                       | count |
+      | azure_openai.files.content | 2     |
+
   Scenario: A resource holding as many files as Azure allows refuses the batch before anything is uploaded
     Given the Azure OpenAI resource holds as many files as it may
     When the actor is asked "When is high tide?" with the key "high"

@@ -24,6 +24,18 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
       | call                                 | count |
       | azure_openai.chat.completions.create | 1     |
 
+  Scenario: A 429 from the deployment is waited out as it asks, then the call is answered
+    Given the API will fail the next "azure_openai.chat.completions.create" call with status 429 and retry-after 2
+    And an Azure OpenAI actor "chatter" with:
+      """
+      {}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the API received these calls:
+      | call                                 | count |
+      | azure_openai.chat.completions.create | 2     |
+
   Scenario: A deployment the resource lacks is Azure's DeploymentNotFound, raised as the call's error
     Given the deployment "tide-batch" is not in the Azure resource
     And an Azure OpenAI actor "chatter" with:
@@ -69,3 +81,18 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
       | answered one gpt-4o-mini                 |
       | cancel refused 400                       |
       | deleted True                             |
+
+  Scenario: A parked Azure call is collected by lowtide collect, which reaches the resource by the ledger's endpoint
+    Given an emulated Azure OpenAI API served on a socket, whose batches take no time
+    And an Azure OpenAI actor "tides" that builds its own client from those variables, with:
+      """
+      batch_processing: batch
+      provider_options: {azure_openai: {model: gpt-4o-mini}}
+      batch: {poll_interval: 30}
+      """
+    When the actor parks "When is high tide?" with the key "high", in a program that then ends
+    And lowtide collects the ended Azure batches, with no client but those variables
+    Then the ledger records the Azure batch at the resource's endpoint
+    And lowtide status shows these tickets:
+      | key  | state     | batch | attempts |
+      | high | collected | yes   | 1        |

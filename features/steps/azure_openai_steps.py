@@ -5,6 +5,7 @@ or over a loopback socket."""
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from typing import Any
 
@@ -13,7 +14,7 @@ import openai
 from _support import World, names, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, BatchProcessingMode
+from lowtide import ActorResponse, BatchProcessingMode, parking
 from lowtide.emulator import Emulator
 from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread
@@ -109,6 +110,11 @@ def step_azure_files_full(context: Context) -> None:
 @given("the Azure resource expires batches still running after {hours:d} hours")
 def step_azure_expiry(context: Context, hours: int) -> None:
     _azure(world(context)).backend.batch_expiry = hours * 3600.0
+
+
+@given("the next download of an Azure batch's file will break after {lines:d} line")
+def step_azure_cut(context: Context, lines: int) -> None:
+    world(context).emu.faults.cut("azure_openai.files.content", after_lines=lines)
 
 
 @given("Azure takes at most {count:d} request in a batch")
@@ -337,6 +343,27 @@ def step_azure_socket(context: Context) -> None:
     set_env(w, "AZURE_OPENAI_ENDPOINT", server.url)
     set_env(w, "AZURE_OPENAI_API_KEY", AZURE_KEY)
     set_env(w, "OPENAI_API_VERSION", VERSION)
+
+
+@given('an Azure OpenAI actor "{name}" that builds its own client from those variables, with:')
+def step_azure_env_actor(context: Context, name: str) -> None:
+    w = world(context)
+    w.client = None
+    settings = {"name": name, "provider": "azure_openai", "model": DEPLOYMENT, "max_tokens": 64}
+    w.add_actor({**settings, **yaml_doc(context.text)})
+
+
+@when("lowtide collects the ended Azure batches, with no client but those variables")
+def step_azure_collect(context: Context) -> None:
+    w = world(context)
+    w.in_program(lambda: parking.collect(w.ledger(), clock=w.clock))
+
+
+@then("the ledger records the Azure batch at the resource's endpoint")
+def step_azure_endpoint(context: Context) -> None:
+    w = world(context)
+    [batch] = w.ledger().batches()
+    assert batch.endpoint == os.environ["AZURE_OPENAI_ENDPOINT"].rstrip("/"), batch.endpoint
 
 
 @when("a program with only those variables set goes through the SDK's batch life cycle")

@@ -28,6 +28,10 @@ class AzureBatchBackend(OpenAIBatchBackend):
         self, client: AsyncAzureOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings, max_files: int
     ) -> None:
         super().__init__(client, owns_client=owns_client, clock=clock, settings=settings)
+        # What the ledger records of where a batch lives: the resource's endpoint, as `AZURE_OPENAI_ENDPOINT` names
+        # it (the client's base URL less the `/openai` the SDK adds), so that `lowtide collect` builds its client
+        # from it as an actor does.
+        self._endpoint = self._endpoint.removesuffix("/openai")
         self.max_files = max_files
         """The most files the resource may hold (Azure's 500): a batch is refused before its upload at that count."""
 
