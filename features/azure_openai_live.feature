@@ -60,6 +60,19 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
       | provider_options: {azure_openai: {api_version: yesterday}} | provider_options.azure_openai.api_version |
       | provider_options: {azure_openai: {verbosity: loud}}         | provider_options.azure_openai.verbosity |
 
+  Scenario Outline: Without <missing>, the actor says which variable to set, before anything is sent
+    Given an Azure OpenAI actor "bare" with no client, the key in "<key>" and the endpoint in "<endpoint>"
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<variable>"
+    And the API received no calls at all
+
+    Examples:
+      | missing     | key | endpoint                 | field       | variable              |
+      | a key       | unset | https://tide.example.com | api_key_env | AZURE_OPENAI_API_KEY  |
+      | an endpoint | k     | unset                    | base_url    | AZURE_OPENAI_ENDPOINT |
+
   Scenario Outline: The emulated API answers as Azure does: <case>
     When a call reaches "<path>" with the key and <query>
     Then the Azure API answers 404 with the code "<code>" and an apim-request-id

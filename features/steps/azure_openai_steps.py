@@ -78,6 +78,15 @@ def step_azure_actor_configured(context: Context, name: str) -> None:
     w.attempt(lambda: w.add_actor({**settings, **yaml_doc(context.text)}))
 
 
+@given('an Azure OpenAI actor "{name}" with no client, the key in "{key}" and the endpoint in "{endpoint}"')
+def step_azure_bare_actor(context: Context, name: str, key: str, endpoint: str) -> None:
+    """An actor building its own client from the environment: `unset` leaves the variable unset."""
+    w = world(context)
+    set_env(w, "AZURE_OPENAI_API_KEY", None if key == "unset" else key)
+    set_env(w, "AZURE_OPENAI_ENDPOINT", None if endpoint == "unset" else endpoint)
+    w.add_actor({"name": name, "provider": "azure_openai", "model": DEPLOYMENT, "max_tokens": 64}, client=None)
+
+
 # -- the emulated resource --------------------------------------------------------------------------------------------
 
 
