@@ -82,6 +82,10 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
       | no api-version           | /openai/deployments/tide-batch/chat/completions | no api-version    | 404                |
       | an unknown deployment    | /openai/deployments/nowhere/chat/completions    | its api-version   | DeploymentNotFound |
 
+  Scenario: The emulated resource is kept in the state file; a batch running past 24 hours is not expired
+    When an Azure batch is created on an emulator with a state file, which is then started again from it
+    Then the restarted emulator shows the batch "finalizing" after 25 hours, "completed" 3 hours later
+
   Scenario: The official SDK's batch life cycle over a socket, with only AZURE_OPENAI_ENDPOINT pointing at the emulator
     Given an emulated Azure OpenAI API served on a socket, whose batches take no time
     When a program with only those variables set goes through the SDK's batch life cycle

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -434,3 +437,46 @@ def step_azure_raw_answer(context: Context, status: int, code: str) -> None:
     assert response.status_code == status, (response.status_code, response.text)
     assert response.json()["error"]["code"] == code, response.text
     assert response.headers.get("apim-request-id"), response.headers
+
+
+@when("an Azure batch is created on an emulator with a state file, which is then started again from it")
+def step_azure_restart(context: Context) -> None:
+    w = world(context)
+    folder = tempfile.mkdtemp(prefix="azure-state-")
+    w.cleanups.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+    path = Path(folder) / "state.json"
+    first = Emulator(clock=w.clock, processing_seconds=100000, state_file=path)
+
+    def client_of(emulator: Emulator) -> openai.AsyncAzureOpenAI:
+        client = openai.AsyncAzureOpenAI(
+            api_key=AZURE_KEY,
+            azure_endpoint=emulator.base_url,
+            api_version=VERSION,
+            http_client=emulator.http_client(),
+            max_retries=0,
+        )
+        w.cleanups.append(client.close)
+        return client
+
+    async def create() -> str:
+        body = {"model": MODEL, "messages": [{"role": "user", "content": "When is high tide?"}]}
+        line = {"custom_id": "one", "method": "POST", "url": "/chat/completions", "body": body}
+        client = client_of(first)
+        uploaded = await client.files.create(file=("in.jsonl", json.dumps(line).encode() + b"\n"), purpose="batch")
+        azure_url: Any = "/chat/completions"
+        batch = await client.batches.create(input_file_id=uploaded.id, endpoint=azure_url, completion_window="24h")
+        return batch.id
+
+    batch_id = w.run(create())
+    again = Emulator(clock=w.clock, state_file=path)
+    client = client_of(again)
+    statuses: list[str] = []
+    for hours in (25, 3):
+        w.clock.advance(hours * 3600)
+        statuses.append(w.run(client.batches.retrieve(batch_id)).status)
+    w.witnessed["restarted"] = statuses
+
+
+@then('the restarted emulator shows the batch "{first}" after 25 hours, "{then}" 3 hours later')
+def step_azure_restarted(context: Context, first: str, then: str) -> None:
+    assert world(context).witnessed["restarted"] == [first, then], world(context).witnessed["restarted"]
