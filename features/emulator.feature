@@ -916,7 +916,7 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I fetch the emulator batch results
       Then the emulator clock slept 3 times for 4 seconds in all
       When I send the emulator a raw "GET" to "/_emulator/stats"
-      Then the emulator admin answer is {"calls": {"batches.create": 2, "batches.retrieve": 1, "batches.results": 1}, "batches": 2, "created_batches": 2, "created_custom_ids": {"r0": 2, "r1": 2}, "openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}, "bedrock_batches": 0, "bedrock_created_batches": 0, "bedrock_created_custom_ids": {}, "bedrock_objects": 0, "mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}, "rate_limited": 0, "live_answers": {}, "abandoned_answers": 0}
+      Then the emulator admin answer is {"calls": {"batches.create": 2, "batches.retrieve": 1, "batches.results": 1}, "batches": 2, "created_batches": 2, "created_custom_ids": {"r0": 2, "r1": 2}, "openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}, "bedrock_batches": 0, "bedrock_created_batches": 0, "bedrock_created_custom_ids": {}, "bedrock_objects": 0, "mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}, "azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}, "rate_limited": 0, "live_answers": {}, "abandoned_answers": 0}
 
     Scenario: A deleted batch stays counted among the created ones, until a reset
       Given the emulator runs on a manual clock

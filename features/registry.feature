@@ -14,6 +14,13 @@ Feature: Provider registry
     And provider "openai" offers the modes "live, batch"
     And provider "gemini" offers the modes "live, batch"
     And provider "mistral" offers the modes "live, batch"
+    And the installed package declares the provider entry point "azure_openai = lowtide.providers.azure_openai:register"
+    And the default provider registry
+    Then the registry lists the providers "anthropic, azure_openai, gemini, openai"
+    And provider "anthropic" offers the modes "live, batch"
+    And provider "openai" offers the modes "live, batch"
+    And provider "gemini" offers the modes "live, batch"
+    And provider "azure_openai" offers the modes "live, batch"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
@@ -37,6 +44,8 @@ Feature: Provider registry
     When the installed provider plugins are loaded into the registry
     Then the plugins loaded are "anthropic, bedrock, gemini, mistral, openai"
     And the registry lists the providers "anthropic, bedrock, gemini, mistral, openai"
+    Then the plugins loaded are "anthropic, azure_openai, gemini, openai"
+    And the registry lists the providers "anthropic, azure_openai, gemini, openai"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -44,7 +53,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'bedrock', 'gemini', 'mistral', 'openai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'mistral', 'openai'.
       """
     And the error names the field "provider"
 
@@ -53,7 +62,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'bedrock', 'gemini', 'mistral', 'openai'."
+    And the error message contains "Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'mistral', 'openai'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry

@@ -65,7 +65,14 @@ class _Row:
 # A batch id that is a UUID (Mistral's batch jobs).
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "bedrock": "bedrock_", "mistral": "mistral_"}
+_STAT_PREFIX = {
+    "anthropic": "",
+    "openai": "openai_",
+    "gemini": "gemini_",
+    "bedrock": "bedrock_",
+    "mistral": "mistral_",
+    "azure_openai": "azure_openai_",
+}
 _BEDROCK_OPTIONS = (
     "provider_options: {bedrock: {s3_bucket: lowtide-batch, role_arn: 'arn:aws:iam::123456789012:role/bulk-run'}}\n"
 )
@@ -147,7 +154,7 @@ class BulkLibrary:
         each exactly once, and no other custom id.
 
         With `partial`, custom ids not created (yet) are allowed, but none twice and none unexpected. `provider`
-        names whose API's batches are counted (`anthropic`, `openai` or `gemini`). Returns the stats."""
+        names whose API's batches are counted (`anthropic`, `openai`, `gemini` or `azure_openai`). Returns the stats."""
         stats = self._stats()
         counted = stats.get(_STAT_PREFIX[provider] + "created_custom_ids", {})
         created = dict(keys_created(counted))
@@ -203,13 +210,16 @@ class BulkLibrary:
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
         `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
         actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider: mistral` a
-        Mistral actor, through its Mistral API."""
+        Mistral actor, through its Mistral API; `provider: azure_openai` an Azure OpenAI actor at the emulator's Azure
+        API, its `model` a deployment; `provider: bedrock` a Bedrock actor, through the emulator's AWS account."""
         path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="actor-")) / "actor.yaml"
         model, base_url = {
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),
             "gemini": ("gemini-2.5-flash", self._url()),
             "bedrock": ("amazon.nova-micro-v1:0", self._url()),
             "mistral": ("mistral-small-latest", self._url()),
+            # A deployment named after its model (the emulator has one per model); the SDK adds `/openai`.
+            "azure_openai": ("gpt-4o-mini", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"

@@ -67,6 +67,8 @@ class _Provider:
     )
     """The cursor of the page after `page`, None on the last."""
     page_size: str = "limit"
+    query: tuple[tuple[str, str], ...] = ()
+    """What every call of the API names in its query (Azure's `api-version`)."""
     label: Callable[[Mapping[str, Any]], str] = lambda batch: (
         f"{batch['id']} ({batch.get('processing_status') or batch.get('status')}"
     )
@@ -97,6 +99,19 @@ _PROVIDERS = {
         batch_prefix="batch_",
         fault_prefix="openai.",
         results_route="openai.files.content",
+    ),
+    # Azure OpenAI's batches are OpenAI's, at Azure's paths; every call names its API version.
+    "azure_openai": _Provider(
+        list_path="/openai/batches",
+        query=(("api-version", "2024-10-21"),),
+        headers={"api-key": API_KEY},
+        cursor="after",
+        size=lambda batch: int(batch["request_counts"]["total"]),
+        batches_stat="azure_openai_batches",
+        created_stat="azure_openai_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="azure_openai.",
+        results_route="azure_openai.files.content",
     ),
     # Gemini's batch jobs are long-running operations: `batchStats` counts their requests (an int64, as a string).
     "gemini": _Provider(
@@ -762,7 +777,7 @@ class CrashLibrary:
         """Every batch the API lists (newest first), through the API itself rather than the admin routes."""
         provider = _PROVIDERS[self._provider]
         found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {provider.page_size: 100}
+        params: dict[str, Any] = {**dict(provider.query), provider.page_size: 100}
         while True:
             response = httpx.get(
                 self._require_base_url() + provider.list_path, params=params, headers=provider.headers, timeout=10.0

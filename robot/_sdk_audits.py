@@ -14,7 +14,10 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from openai import OpenAI
 
 __all__ = ["AUDITS", "Audit"]
 
@@ -44,7 +47,17 @@ def _anthropic(base_url: str, api_key: str, timeout: float) -> tuple[int, Counte
 def _openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
     import openai
 
-    client = openai.OpenAI(api_key=api_key, base_url=f"{base_url}/v1", max_retries=2)
+    return _openai_shaped(openai.OpenAI(api_key=api_key, base_url=f"{base_url}/v1", max_retries=2), timeout)
+
+
+def _azure_openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import openai
+
+    client = openai.AzureOpenAI(api_key=api_key, azure_endpoint=base_url, api_version="2024-10-21", max_retries=2)
+    return _openai_shaped(client, timeout)
+
+
+def _openai_shaped(client: OpenAI, timeout: float) -> tuple[int, Counter[str]]:
     ended = ("completed", "failed", "expired", "cancelled")
     try:
         batches = _until_ended(
@@ -168,4 +181,5 @@ AUDITS: dict[str, Audit] = {
     "gemini": _gemini,
     "bedrock": _bedrock,
     "mistral": _mistral,
+    "azure_openai": _azure_openai,
 }

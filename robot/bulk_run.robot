@@ -241,6 +241,36 @@ A Mistral Actor's Run Goes Through Mistral's Batch Jobs, Paid Once
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
 
+An Azure OpenAI Actor's Run Goes Through Azure's Batch API At Its Deployment, Paid Once
+    [Documentation]    The same command with `provider: azure_openai` in the actor file (its `model` a global-batch
+    ...    deployment): the rows go through the emulator's Azure OpenAI API by the SDK's AsyncAzureOpenAI (one file and
+    ...    one batch per 500 rows, every line at `/chat/completions` naming the deployment), the results hold one line
+    ...    per row in order, each custom id was created once, and running the command again answers everything from
+    ...    the ledger without a call. A dry run first prices the batches at Azure's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=azure_openai
+    ${work}=    New Directory    azure-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    azr    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run azr: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    azr    1200    provider=azure_openai
+    Emulator Should Have Created Batches    3    provider=azure_openai
+    Results Should Be Complete    ${work}/results.jsonl    azr    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run azr: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
+
 SIGTERM Ends A Run As Ctrl-C Does, The Ledger Closed
     [Documentation]    SIGTERM while a batch is out (a service manager stopping the run): exit code 143, no
     ...    traceback, no `-wal` or `-shm` file left beside the ledger; the same command then finishes the run.

@@ -64,3 +64,11 @@ One Mistral Process Killed At Random Pays Once And Loses No Answer
 Two Mistral Processes On One Ledger Pay Once And Lose No Answer
     [Tags]    long    # in the `soak` session only, as the issue's 200 rounds for each provider are
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=mistral
+
+One Azure OpenAI Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the soak session runs the Azure rounds; the crash suite holds its fault cases in `robot`
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=azure_openai
+
+Two Azure OpenAI Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=azure_openai

@@ -1632,10 +1632,11 @@ def step_socket_empty(context: Context, count: int) -> None:
         "bedrock_objects": 0,
     }
     mistral = {"mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}}
+    azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
     live = {"live_answers": {}, "abandoned_answers": 0}
     empty = {
         "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {},
-        **openai, **gemini, **bedrock, **mistral, **live,
+        **openai, **gemini, **bedrock, **mistral, **azure, **live,
     }  # fmt: skip
     assert stats == empty, stats
 

@@ -32,8 +32,10 @@ MODELS = {
     "gemini": "gemini-2.5-flash",
     "bedrock": "amazon.nova-micro-v1:0",
     "mistral": "mistral-small-latest",
+    # A deployment named after its model, as the emulator's Azure resource has one for each.
+    "azure_openai": "gpt-4o-mini",
 }
-"""Each provider's default model, and (its keys) the providers a client can use."""
+"""Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
 """Where a Bedrock client's records go, and the emulator's account takes jobs of any size."""
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
@@ -88,7 +90,7 @@ def build_actor(args: argparse.Namespace) -> Actor:
             "max_tokens": 64,
             "batch_processing": "batch",
             # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
-            # adds its API version itself.
+            # adds its API version itself, Azure's client its `/openai`.
             "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
             "api_key_env": args.api_key_env,
             **({"provider_options": options} if options else {}),

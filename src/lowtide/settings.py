@@ -86,7 +86,10 @@ class BatchSettings(SettingsModel):
 
     poll_interval: float = Field(default=30.0, gt=0, description="Seconds between two status checks.")
     max_wait: float = Field(
-        default=DAY + 600, gt=0, description="Seconds to wait for a batch to end before giving up on it."
+        default=DAY + 600,
+        gt=0,
+        description="Seconds to wait for a batch to end before giving up on it (unset: a day and ten minutes, or "
+        "the provider's own window and ten minutes when it is longer).",
     )
     on_timeout: TimeoutPolicy = TimeoutPolicy.CANCEL
     api_retries: int = Field(

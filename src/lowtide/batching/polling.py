@@ -8,12 +8,15 @@ from collections.abc import Awaitable, Callable
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
-from lowtide.batching.backend import BatchBackend, Phase, RemoteBatch
+from lowtide.batching.backend import BatchBackend, BatchLimits, Phase, RemoteBatch
 from lowtide.clock import Clock
 from lowtide.errors import APIError, BatchTimeoutError
 from lowtide.settings import BatchSettings, TimeoutPolicy
 
-__all__ = ["wait_until_ended"]
+__all__ = ["max_wait_of", "wait_until_ended"]
+
+_WINDOW_MARGIN = 600.0
+"""Seconds beyond a provider's window a batch is still waited for, as the default `max_wait` is beyond a day."""
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +38,8 @@ async def wait_until_ended(
     from its submission. `on_status` sees every look (awaited, when it gives an awaitable: a ledger write).
     """
     start = clock.now() if started_at is None else started_at
-    deadline = start + settings.max_wait
+    max_wait = max_wait_of(settings, backend.codec.limits)
+    deadline = start + max_wait
     known: list[RemoteBatch] = [batch] if isinstance(batch, RemoteBatch) else []
     batch_id = batch.id if isinstance(batch, RemoteBatch) else batch
 
@@ -74,6 +78,12 @@ async def wait_until_ended(
             canceled = True
         except APIError as exc:
             log.warning("Could not cancel batch %s after its maximum wait: %s", batch_id, exc)
-    raise BatchTimeoutError(
-        batch_id=batch_id, elapsed=clock.now() - start, max_wait=settings.max_wait, canceled=canceled
-    )
+    raise BatchTimeoutError(batch_id=batch_id, elapsed=clock.now() - start, max_wait=max_wait, canceled=canceled)
+
+
+def max_wait_of(settings: BatchSettings, limits: BatchLimits) -> float:
+    """How long a batch is waited for: the actor's `batch.max_wait` when it sets one; else the default, or the
+    provider's own window and ten minutes more when that is longer (a provider whose batches run on past a day)."""
+    if "max_wait" in settings.model_fields_set:
+        return settings.max_wait
+    return max(settings.max_wait, limits.max_hours * 3600 + _WINDOW_MARGIN)

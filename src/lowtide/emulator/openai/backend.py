@@ -4,7 +4,7 @@ and the model endpoints, on the emulator's clock, settings, faults and prompt ca
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -12,8 +12,13 @@ from lowtide.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject
-from lowtide.emulator.openai.batch_input import MAX_BATCH_INPUT_BYTES, MAX_BATCH_REQUESTS, read_batch_input
-from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
+from lowtide.emulator.openai.batch_input import (
+    MAX_BATCH_INPUT_BYTES,
+    MAX_BATCH_REQUESTS,
+    BatchInput,
+    read_batch_input,
+)
+from lowtide.emulator.openai.batches import BATCH_WINDOW, BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
 from lowtide.emulator.openai.catalogue import page, retrieve
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import ChatCall, read_chat_call
@@ -65,6 +70,13 @@ class OpenAIBackend:
 
     `created_custom_ids` counts, for every batch created whose input file passed validation, one per custom id in
     it (a request sent in two batches counts 2); `created_batches` counts every batch created."""
+
+    batch_endpoints: Mapping[str, str] = {endpoint: endpoint for endpoint in ENDPOINTS}
+    """The endpoints a batch may name, as the API names them, each with the endpoint that answers its requests (an
+    API of OpenAI's shapes, Azure's, names `/chat/completions`)."""
+
+    batch_expiry: float | None = BATCH_WINDOW
+    """Seconds after which a batch still processing expires (None: never, as Azure's run on)."""
 
     def __init__(self, clock: Clock, settings: _Settings, faults: Faults, cache: PromptCache) -> None:
         self.clock = clock
@@ -152,8 +164,9 @@ class OpenAIBackend:
         input_file_id = required(params, "input_file_id")
         endpoint = required(params, "endpoint")
         window = required(params, "completion_window")
-        if endpoint not in ENDPOINTS:
-            raise invalid_value("endpoint", endpoint, ENDPOINTS)
+        served = self.batch_endpoints.get(str(endpoint))
+        if served is None:
+            raise invalid_value("endpoint", endpoint, tuple(self.batch_endpoints))
         if window != "24h":
             raise invalid_value("completion_window", window, ("24h",))
         metadata = check_metadata(params.get("metadata"))
@@ -176,11 +189,12 @@ class OpenAIBackend:
             max_requests=self.limits.max_batch_requests,
             max_bytes=self.limits.max_batch_input_bytes,
         )
+        self.prepare_requests(found)
         batch = OpenAIBatch(
             id=new_hex("batch_"),
             created_at=self.clock.now(),
             input_file_id=input_file_id,
-            endpoint=str(endpoint),
+            endpoint=served,
             completion_window="24h",
             metadata=metadata,
             requests=found.requests,
@@ -189,12 +203,18 @@ class OpenAIBackend:
             processing_seconds=self.settings.processing_seconds,
             cancel_seconds=self.settings.cancel_seconds,
             output_lifetime=lifetime,
+            expire_after=self.batch_expiry,
         )
         self.batches.add(batch)
         self.created_batches += 1
         self.created_custom_ids.update(custom_id for custom_id, _ in batch.requests)
         # The create response shows the batch validating even when it is due to end at once.
         return self._render(batch, status="validating")
+
+    def prepare_requests(self, found: BatchInput) -> None:
+        """What the API does to a batch's requests once its input file passed validation: nothing here (Azure's
+        reads the deployment each names)."""
+        return
 
     def retrieve_batch(self, batch_id: str) -> JsonObject:
         return self._render(self.batches.find(batch_id))

@@ -79,10 +79,18 @@ class OpenAIBatch:
     cancel_initiated_at: float | None = None
     settlement: Settlement | None = None
     deleted_files: set[str] = field(default_factory=set[str])
+    expire_after: float | None = BATCH_WINDOW
+    """Seconds after its creation at which a batch still processing expires; None: never (Azure's run on)."""
 
     @property
     def expires_at(self) -> float:
+        """When the batch is due to end, as the API shows it (its 24-hour window)."""
         return self.created_at + BATCH_WINDOW
+
+    @property
+    def expiry(self) -> float:
+        """When a batch still processing expires (never: infinity)."""
+        return self.created_at + self.expire_after if self.expire_after is not None else math.inf
 
     @property
     def validated_at(self) -> float:
@@ -98,17 +106,17 @@ class OpenAIBatch:
             return "failed"
         if self.cancel_initiated_at is not None:
             return "cancelled"
-        return "expired" if self.processed_at > self.expires_at else "completed"
+        return "expired" if self.processed_at > self.expiry else "completed"
 
     @property
     def ended_at(self) -> float:
         final = self.final_status()
         if final == "failed":
-            return min(self.validated_at, self.expires_at)
+            return min(self.validated_at, self.expiry)
         if final == "cancelled":
             assert self.cancel_initiated_at is not None
             return self.cancel_initiated_at + self.cancel_seconds
-        return self.expires_at if final == "expired" else self.created_at + self.processing_seconds
+        return self.expiry if final == "expired" else self.created_at + self.processing_seconds
 
     def status(self, now: float) -> BatchStatus:
         if now >= self.ended_at:
@@ -123,7 +131,7 @@ class OpenAIBatch:
         """How many requests, taken in order, have finished by `now` (never past a cancel or the expiry)."""
         total = len(self.requests)
         cutoff = min(now, self.cancel_initiated_at if self.cancel_initiated_at is not None else math.inf)
-        cutoff = min(cutoff, self.expires_at)
+        cutoff = min(cutoff, self.expiry)
         if self.processing_seconds <= 0:
             return total if cutoff >= self.created_at else 0
         window = self.processed_at - self.validated_at

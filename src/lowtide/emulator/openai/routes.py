@@ -19,7 +19,7 @@ from lowtide.emulator.openai.http import read_upload
 from lowtide.http.sse import data_line, encode_event
 from lowtide.providers.openai.stream_events import completion_chunks, response_events
 
-__all__ = ["QUOTAS", "openai_routes"]
+__all__ = ["QUOTAS", "OpenAIApi", "openai_routes"]
 
 _BATCH_BODY_BYTES = 1024 * 1024
 
@@ -54,7 +54,7 @@ the bucket is full again, as `1m30s`)."""
 
 def openai_routes(shared: Shared, backend: OpenAIBackend) -> list[RouteRow]:
     """Every route of the OpenAI API."""
-    api = _OpenAIApi(shared, backend)
+    api = OpenAIApi(shared, backend)
     batch = "/v1/batches/{batch_id}"
     file = "/v1/files/{file_id}"
     return [
@@ -76,18 +76,21 @@ def openai_routes(shared: Shared, backend: OpenAIBackend) -> list[RouteRow]:
     ]
 
 
-class _OpenAIApi:
+class OpenAIApi:
+    """The handlers of the OpenAI routes, on one backend; an API of OpenAI's shapes at other paths (Azure's) serves
+    them too, reading a chat body its own way (`chat_body`)."""
+
     def __init__(self, shared: Shared, backend: OpenAIBackend) -> None:
         self._shared = shared
         self._openai = backend
 
-    async def _json(self, request: Request, limit: int | None = None) -> object:
+    async def json_body(self, request: Request, limit: int | None = None) -> object:
         return await read_json(request, limit if limit is not None else self._openai.limits.max_request_bytes)
 
     # -- the model -----------------------------------------------------------------------------------------------
 
     async def create_response(self, request: Request) -> Answer:
-        body = await self._json(request)
+        body = await self.json_body(request)
         response, stream = self._openai.create_response(body)
         headers = await self._live(request, body, response, ("input_tokens", "output_tokens"), "max_output_tokens")
         if stream:
@@ -95,8 +98,12 @@ class _OpenAIApi:
             return Streamed(events, "text/event-stream", headers=headers)
         return Headed(response, headers) if headers else response
 
+    async def chat_body(self, request: Request) -> object:
+        """The Chat Completions body of `request`, as the backend reads it."""
+        return await self.json_body(request)
+
     async def create_chat_completion(self, request: Request) -> Answer:
-        body = await self._json(request)
+        body = await self.chat_body(request)
         completion, call = self._openai.create_chat_completion(body)
         headers = await self._live(
             request, body, completion, ("prompt_tokens", "completion_tokens"), "max_completion_tokens", "max_tokens"
@@ -128,7 +135,7 @@ class _OpenAIApi:
         return headers
 
     async def count_input_tokens(self, request: Request) -> Answer:
-        return self._openai.count_input_tokens(await self._json(request))
+        return self._openai.count_input_tokens(await self.json_body(request))
 
     async def list_models(self, request: Request) -> Answer:
         return self._openai.list_models()
@@ -137,12 +144,12 @@ class _OpenAIApi:
         return self._openai.retrieve_model(request.path_params["model_id"])
 
     async def create_embeddings(self, request: Request) -> Answer:
-        return self._openai.create_embeddings(await self._json(request))
+        return self._openai.create_embeddings(await self.json_body(request))
 
     # -- batches -------------------------------------------------------------------------------------------------
 
     async def create_batch(self, request: Request) -> Answer:
-        return self._openai.create_batch(await self._json(request, _BATCH_BODY_BYTES))
+        return self._openai.create_batch(await self.json_body(request, _BATCH_BODY_BYTES))
 
     async def list_batches(self, request: Request) -> Answer:
         query = request.query_params

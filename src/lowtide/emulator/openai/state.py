@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from lowtide.emulator.core.jsonutil import JsonObject, compact
 from lowtide.emulator.openai.backend import OpenAIBackend
-from lowtide.emulator.openai.batches import OpenAIBatch, RequestKind, Settlement
+from lowtide.emulator.openai.batches import BATCH_WINDOW, OpenAIBatch, RequestKind, Settlement
 from lowtide.emulator.openai.files import StoredFile
 
 __all__ = ["OpenAIStateCodec", "restore"]
@@ -84,6 +84,8 @@ class OpenAIStateCodec:
             if settlement is not None
             else None,
         }
+        if batch.expire_after != BATCH_WINDOW:  # kept only when not OpenAI's 24 hours (Azure's: never)
+            head["expire_after"] = batch.expire_after
         return f'{compact(head)[:-1]},"requests":{requests}}}'
 
 
@@ -139,4 +141,13 @@ def _decode_batch(item: Any) -> OpenAIBatch:
         if settlement is not None
         else None,
         deleted_files={str(file_id) for file_id in item["deleted_files"]},
+        expire_after=_expire_after(item),
     )
+
+
+def _expire_after(item: Any) -> float | None:
+    """A batch's expiry (files written before it was kept: OpenAI's 24 hours)."""
+    if "expire_after" not in item:
+        return BATCH_WINDOW
+    value = item["expire_after"]
+    return float(value) if value is not None else None

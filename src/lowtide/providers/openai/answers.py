@@ -16,7 +16,7 @@ from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
 from lowtide.json_types import JSONObject, json_count, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import cost_of
+from lowtide.pricing import UsageShape, cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
 from lowtide.structured import parse_response
@@ -78,9 +78,12 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
+    provider: str = PROVIDER_NAME,
+    usage_shape: UsageShape = USAGE,
 ) -> ActorResponse[object]:
     """A live call's SDK object as an `ActorResponse`, priced at `mode`'s rates (and the tier that answered), and
-    parsed into `response_model` (`StructuredOutputError`, carrying the response, when it does not fit).
+    parsed into `response_model` (`StructuredOutputError`, carrying the response, when it does not fit). `provider`
+    and `usage_shape` are those of the API that answered (another API of OpenAI's shapes, Azure's say, names its own).
 
     An answer whose status is `failed` raises the `APIError` its code stands for.
     """
@@ -89,17 +92,24 @@ def to_response(
     failure = failure_of(body)
     if failure is not None:
         raise failed_response_error(failure, request_id=ids.request_id)
-    held, _ = answer_and_json(body, mode=mode, ids=ids.model_dump(exclude={"message_id"}))
+    held, _ = answer_and_json(
+        body, mode=mode, ids=ids.model_dump(exclude={"message_id"}), provider=provider, usage_shape=usage_shape
+    )
     response = response_of(held)
     return response if response_model is None else parse_response(response, response_model)
 
 
 def answer_and_json(
-    body: Mapping[str, object], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+    body: Mapping[str, object],
+    *,
+    mode: BatchProcessingMode,
+    ids: Mapping[str, str | None],
+    provider: str = PROVIDER_NAME,
+    usage_shape: UsageShape = USAGE,
 ) -> tuple[Answer, dict[str, object]]:
     """A Responses or Chat Completions body as an answer (a `TextAnswer` when it is text alone, else a validated
     `ActorResponse`), and that answer as the ledger stores it. `ids` are the answer's batch id, custom id and
-    request id; the body gives its own id.
+    request id; the body gives its own id. `provider` names the answer's provider, priced by `usage_shape`.
 
     Batch output arrives by the thousand, so this reads the JSON as received rather than SDK models.
     """
@@ -110,14 +120,14 @@ def answer_and_json(
     model = sys.intern(str(body.get("model", "")))
     tier = body.get("service_tier")
     message_id = body.get("id")
-    priced = _priced(model, mode, tier if isinstance(tier, str) else None, json_object(body.get("usage")))
+    priced = _priced(model, mode, tier if isinstance(tier, str) else None, json_object(body.get("usage")), usage_shape)
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
         "stop_reason": sys.intern(stop_reason) if stop_reason is not None else None,
         "stop_sequence": None,
         "model": model,
-        "provider": PROVIDER_NAME,
+        "provider": provider,
         "ids": {**ids, "message_id": message_id},
         "usage": priced.usage_json,
         "cost": priced.cost_json,
@@ -260,20 +270,22 @@ class _Priced:
     cost_json: JSONObject | None
 
 
-_PRICED: dict[tuple[str, BatchProcessingMode, str | None, str], _Priced] = {}
+_PRICED: dict[tuple[str, str, BatchProcessingMode, str | None, str], _Priced] = {}
 _PRICED_MAX = 4096
 
 
-def _priced(model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object]) -> _Priced:
+def _priced(
+    model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object], shape: UsageShape
+) -> _Priced:
     # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
     # may depend on is part of the key.
-    key = (model, mode, tier, repr(usage))
+    key = (shape.genai_provider, model, mode, tier, repr(usage))
     priced = _PRICED.get(key)
     if priced is None:
         if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
             _PRICED.clear()
         counted = usage_of(usage)
-        cost = cost_of(usage, model, mode=mode, provider=USAGE, service_tier=tier)
+        cost = cost_of(usage, model, mode=mode, provider=shape, service_tier=tier)
         priced = _PRICED[key] = _Priced(
             counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None
         )

@@ -14,7 +14,7 @@ import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 from openai import AsyncOpenAI
 from openai.types import Batch
@@ -100,6 +100,8 @@ class OpenAIBatchBackend(BatchBackend):
 
     codec: BatchCodec = OpenAIBatchCodec()
     finds_by_intent = True
+    endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")
+    """The urls a batch may be sent to, as its input lines and its create name them (Azure's differ)."""
 
     def __init__(self, client: AsyncOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
         self._client = client.with_options(max_retries=0)
@@ -123,14 +125,14 @@ class OpenAIBatchBackend(BatchBackend):
     async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
         """Upload the input file, record it (and the endpoint) as steps, then create the batch naming the intent in
         its metadata."""
-        url = _url_of_first_line(body)
+        url = self._batch_url(json.loads(body.split(b"\n", 1)[0]).get("url"))
         file_id = await self._upload(body, intent_id)
         await steps.done(ENDPOINT_STEP, url)
         await steps.done(INPUT_FILE_STEP, file_id)
         return await self._create(file_id, url, count, intent_id=intent_id)
 
     def resumable(self, steps: Mapping[str, str]) -> bool:
-        return INPUT_FILE_STEP in steps and steps.get(ENDPOINT_STEP) in _ENDPOINTS
+        return INPUT_FILE_STEP in steps and steps.get(ENDPOINT_STEP) in self.endpoints
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
@@ -142,13 +144,19 @@ class OpenAIBatchBackend(BatchBackend):
             await self._retrying(lambda: self._client.files.retrieve(file_id))
         except NotFoundError:
             return None
-        return await self._create(file_id, _endpoint(done[ENDPOINT_STEP]), count, intent_id=intent_id)
+        return await self._create(file_id, self._batch_url(done[ENDPOINT_STEP]), count, intent_id=intent_id)
 
-    async def _create(self, file_id: str, url: BatchEndpoint, count: int, *, intent_id: str) -> RemoteBatch:
+    def _batch_url(self, url: object) -> str:
+        if isinstance(url, str) and url in self.endpoints:
+            return url
+        raise InvalidRequestError(f"lowtide sends batches to {' or '.join(self.endpoints)}, not {url!r}.")
+
+    async def _create(self, file_id: str, url: str, count: int, *, intent_id: str) -> RemoteBatch:
         async def create() -> Batch:
             return await self._client.batches.create(
                 input_file_id=file_id,
-                endpoint=url,
+                # The SDK types OpenAI's own urls; an API of OpenAI's shapes may name them otherwise (Azure's).
+                endpoint=cast("BatchEndpoint", url),
                 completion_window="24h",
                 metadata={INTENT_KEY: intent_id},
             )
@@ -302,20 +310,6 @@ class OpenAIBatchBackend(BatchBackend):
         return await retrying(
             call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
         )
-
-
-_ENDPOINTS: tuple[BatchEndpoint, ...] = ("/v1/responses", "/v1/chat/completions")
-
-
-def _url_of_first_line(body: bytes) -> BatchEndpoint:
-    return _endpoint(json.loads(body.split(b"\n", 1)[0]).get("url"))
-
-
-def _endpoint(url: object) -> BatchEndpoint:
-    for endpoint in _ENDPOINTS:
-        if url == endpoint:
-            return endpoint
-    raise InvalidRequestError(f"lowtide sends batches to /v1/responses or /v1/chat/completions, not {url!r}.")
 
 
 def _failure(batch: Batch | None) -> tuple[str, str]:

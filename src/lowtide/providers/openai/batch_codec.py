@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine, Settled
 from lowtide.custom_ids import ledger_custom_id
 from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import cost_of, cost_range
+from lowtide.pricing import UsageShape, cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
@@ -51,6 +51,8 @@ class OpenAIBatchCodec(BatchCodec):
 
     name = PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
+    usage_shape: UsageShape = USAGE
+    """How the answers' usage is priced (an API of OpenAI's shapes, Azure's, prices its own)."""
 
     # Requests.
 
@@ -86,7 +88,7 @@ class OpenAIBatchCodec(BatchCodec):
         self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
     ) -> Decimal | None:
         usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
+        cost = cost_of(usage, self.model_of(params), mode=mode, provider=self.usage_shape)
         return cost.total_usd if cost is not None else None
 
     def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
@@ -95,7 +97,7 @@ class OpenAIBatchCodec(BatchCodec):
             input_tokens=_input_tokens(params),
             max_output_tokens=_output_limit(params),
             mode=BatchProcessingMode.BATCH,
-            provider=USAGE,
+            provider=self.usage_shape,
         )
 
     # Answers.
@@ -103,7 +105,9 @@ class OpenAIBatchCodec(BatchCodec):
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
     ) -> tuple[Settled, dict[str, object] | None]:
-        return line_outcome(line, batch_id=batch_id, request_id=request_id)
+        return line_outcome(
+            line, batch_id=batch_id, request_id=request_id, provider=self.name, usage_shape=self.usage_shape
+        )
 
     def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
         return parse_response(response, response_model)

@@ -24,6 +24,7 @@ from lowtide.errors import (
     PermissionDeniedError,
 )
 from lowtide.modes import BatchProcessingMode
+from lowtide.pricing import UsageShape
 from lowtide.providers.openai.answers import (
     answer_and_json,
     failed_response_error,
@@ -41,6 +42,7 @@ from lowtide.providers.openai.requests import (
     to_chat_body,
     to_responses_body,
 )
+from lowtide.providers.openai.rules import USAGE
 from lowtide.providers.sdk_errors import SdkErrors, StatusError, api_error_class, seconds_of, translating
 from lowtide.structured import parse_response, parsed_outcome
 from lowtide.types import ActorResponse
@@ -89,13 +91,19 @@ def to_outcome(
 
 
 def line_outcome(
-    line: Mapping[str, Any], *, batch_id: str, request_id: str | None = None
+    line: Mapping[str, Any],
+    *,
+    batch_id: str,
+    request_id: str | None = None,
+    provider: str = PROVIDER_NAME,
+    usage_shape: UsageShape = USAGE,
 ) -> tuple[Settled, dict[str, Any] | None]:
     """A batch output or error file line (as JSON) as its request's outcome, and for an answer the response as the
     ledger stores it: succeeded (status 200), errored (the API's status, code and message), expired
     (`batch_expired`) or canceled (`batch_cancelled`).
 
-    The line's own `request_id` (OpenAI gives one per request) wins over `request_id`, the create call's.
+    The line's own `request_id` (OpenAI gives one per request) wins over `request_id`, the create call's. An API of
+    OpenAI's shapes (Azure's) names its own `provider` and `usage_shape`.
     """
     custom_id = str(line.get("custom_id"))
     answer: Mapping[str, Any] = line.get("response") or {}
@@ -111,7 +119,9 @@ def line_outcome(
         failure = failure_of(body)
         if failure is None:
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": answer.get("request_id") or request_id}
-            return answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
+            return answer_and_json(
+                body, mode=BatchProcessingMode.BATCH, ids=ids, provider=provider, usage_shape=usage_shape
+            )
         return _errored(batch_id, custom_id, None, failure.code, failure.message), None
     if isinstance(status, int):
         detail: Mapping[str, Any] = body.get("error") or {}

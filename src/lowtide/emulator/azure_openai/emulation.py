@@ -1,0 +1,133 @@
+"""The Azure OpenAI API as an emulation (the `azure_openai` entry point of `lowtide.emulators`): files, batches and
+chat completions at Azure's paths (`/openai/...`, every call with its `?api-version=`), keyed by an `api-key` header
+or a Microsoft Entra bearer token, in Azure's error shape with an `apim-request-id`. A program sets only
+`AZURE_OPENAI_ENDPOINT` to the emulator's address. Its resource is its own: files, batches and counters apart from
+the OpenAI emulation's, kept in the state file's `"azure_openai"` section."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import Response
+
+from lowtide.emulator.azure_openai.backend import AzureBackend
+from lowtide.emulator.azure_openai.errors import (
+    ACCESS_DENIED,
+    AzureError,
+    azure_error_response,
+    resource_not_found,
+)
+from lowtide.emulator.azure_openai.routes import azure_routes
+from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.core.http import request_id
+from lowtide.emulator.openai.errors import from_api_error
+from lowtide.emulator.openai.files import FileStore
+from lowtide.emulator.openai.state import OpenAIStateCodec, restore
+
+__all__ = ["AzureOpenAIEmulation"]
+
+_API_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
+
+
+class AzureOpenAIEmulation(Emulation):
+    """The emulated Azure OpenAI resource (`Emulator.emulation(AzureOpenAIEmulation)`): its `deployments` (name ->
+    the model it serves; by default one per text model, named after it), `created_custom_ids` and `created_batches`
+    (the exactly-once evidence, as OpenAI's), `files`, and `backend.limits` / `backend.max_files` to lower Azure's
+    limits in tests."""
+
+    name = "azure_openai"
+    route_names = (
+        "azure_openai.chat.completions.create",
+        "azure_openai.batches.create",
+        "azure_openai.batches.list",
+        "azure_openai.batches.retrieve",
+        "azure_openai.batches.cancel",
+        "azure_openai.files.create",
+        "azure_openai.files.list",
+        "azure_openai.files.retrieve",
+        "azure_openai.files.delete",
+        "azure_openai.files.content",
+    )
+
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
+        self.backend = AzureBackend(shared.clock, shared.settings, shared.faults, shared.cache)
+        if shared.settings.max_request_bytes is not None:
+            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
+        self._state = OpenAIStateCodec()
+
+    @property
+    def deployments(self) -> dict[str, str]:
+        return self.backend.deployments
+
+    @property
+    def created_custom_ids(self) -> Counter[str]:
+        return self.backend.created_custom_ids
+
+    @property
+    def created_batches(self) -> int:
+        return self.backend.created_batches
+
+    @property
+    def files(self) -> FileStore:
+        return self.backend.files
+
+    # -- the emulation ---------------------------------------------------------------------------------------------
+
+    def routes(self) -> Sequence[RouteRow]:
+        return azure_routes(self.shared, self.backend)
+
+    def begin(self, request: Request) -> None:
+        """Azure asks every call for its API version (else the 404 of a path it does not serve) and its key."""
+        version = request.query_params.get("api-version")
+        if version is None or not _API_VERSION.match(version):
+            raise resource_not_found()
+        key = request.headers.get("api-key", "").strip()
+        if not key:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            key = token.strip() if scheme.lower() == "bearer" else ""
+        allowed = self.shared.settings.api_keys
+        if not key or (allowed is not None and key not in allowed):
+            raise AzureError(401, ACCESS_DENIED)
+
+    def claims(self, headers: Headers) -> bool:
+        return "api-key" in headers
+
+    def translate(self, error: ApiError) -> Exception:
+        return AzureError.of(from_api_error(error))
+
+    def answer_headers(self, request: Request) -> dict[str, str]:
+        identifier = request_id(request)
+        return {"apim-request-id": identifier, "x-request-id": identifier}
+
+    def error_response(self, request: Request, error: Exception) -> Response:
+        return azure_error_response(request, error)
+
+    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
+        return {AzureError: azure_error_response}
+
+    def stats(self) -> Mapping[str, object]:
+        backend = self.backend
+        return {
+            "azure_openai_batches": len(backend.batches),
+            "azure_openai_created_batches": backend.created_batches,
+            "azure_openai_created_custom_ids": dict(backend.created_custom_ids),
+        }
+
+    def reset(self) -> None:
+        self.backend.reset()
+
+    def saved(self) -> Mapping[str, str]:
+        section = self._state.encode(self.backend)
+        return {"azure_openai": section} if section is not None else {}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("azure_openai")
+        if section is not None:
+            restore(self.backend, section)

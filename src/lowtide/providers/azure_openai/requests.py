@@ -1,0 +1,34 @@
+"""An `ActorRequest` as the body of Azure's `POST /openai/deployments/{deployment}/chat/completions`: OpenAI's Chat
+Completions body (made by OpenAI's encoder, from the Azure section of `provider_options`), its `model` the deployment.
+The same body for a live call and a batch line. Pure; what Azure would refuse raises `ConfigurationError`."""
+
+from __future__ import annotations
+
+from lowtide.errors import ConfigurationError
+from lowtide.providers.azure_openai.options import OPENAI_SECTION, PROVIDER_NAME, openai_options
+from lowtide.providers.azure_openai.parameters import as_openai_error, check_parameters
+from lowtide.providers.openai.requests import Encoded, to_chat_body
+from lowtide.types import ActorRequest
+
+__all__ = ["BATCH_URL", "encode_request", "model_served"]
+
+BATCH_URL = "/chat/completions"
+"""The url of every line of an Azure batch, and of its create: Azure names Chat Completions without `/v1`."""
+
+
+def encode_request(request: ActorRequest) -> Encoded:
+    """The Chat Completions body of `request`; its `model` is the deployment the actor names."""
+    check_parameters(request)
+    as_openai = request.model_copy(update={"provider_options": {OPENAI_SECTION: openai_options(request)}})
+    try:
+        return Encoded("chat_completions", to_chat_body(as_openai))
+    except ConfigurationError as exc:
+        raise as_openai_error(exc) from None
+
+
+def model_served(request: ActorRequest) -> str:
+    """The model the request's deployment serves, as the actor says (`provider_options.azure_openai.model`), else
+    the deployment's own name (deployments are often named after their model)."""
+    section = request.provider_options.get(PROVIDER_NAME) or {}
+    model = section.get("model")
+    return model if isinstance(model, str) and model else request.model
