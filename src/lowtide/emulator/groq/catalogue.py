@@ -38,6 +38,7 @@ CATALOGUE: tuple[GroqModel, ...] = (
     GroqModel("openai/gpt-oss-120b", "OpenAI", 131_072),
     GroqModel("qwen/qwen3-32b", "Alibaba Cloud", 131_072),
     GroqModel("moonshotai/kimi-k2-instruct", "Moonshot AI", 131_072),
+    GroqModel("allam-2-7b", "SDAIA", 4_096),
 )
 _BY_ID = {model.id: model for model in CATALOGUE}
 

@@ -129,6 +129,10 @@ class CompatBackend(OpenAIBackend):
         batch.input_file_id = stored.id
         if model is not None:
             self.batch_models[batch.id] = model
+            for error in batch.errors:
+                message = error.get("message")
+                if isinstance(message, str):
+                    error["message"] = message.replace(STAND_IN, model)
         return self._shown(batch, {**created, "input_file_id": stored.id})
 
     def _wrap(self, batch_id: str, window_seconds: float) -> CompatBatch:
@@ -180,6 +184,8 @@ class CompatBackend(OpenAIBackend):
                 sent, named = self.to_openai(body)
             except OpenAIError:
                 sent, named = body, None
+            if named is not None and model is not None and named != model:
+                sent = {**(as_object(sent) or body), "model": named}  # a second model: refused, as by OpenAI
             model = model or named
             lines.append(json.dumps({**line, "body": sent}).encode())
         return b"\n".join(lines), model
