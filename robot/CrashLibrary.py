@@ -96,6 +96,19 @@ _PROVIDERS = {
         fault_prefix="openai.",
         results_route="openai.files.content",
     ),
+    # Groq's Batch API is OpenAI's under /openai/v1, its listing one page of every batch.
+    "groq": _Provider(
+        list_path="/openai/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="after",
+        size=lambda batch: int(batch["request_counts"]["total"]),
+        batches_stat="groq_batches",
+        created_stat="groq_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="groq.",
+        results_route="groq.files.content",
+        next_page=lambda page: None,
+    ),
     # Gemini's batch jobs are long-running operations: `batchStats` counts their requests (an int64, as a string).
     "gemini": _Provider(
         list_path="/v1beta/batches",

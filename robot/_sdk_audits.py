@@ -90,6 +90,29 @@ def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[s
         client.close()
 
 
+def _groq(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import groq
+
+    client = groq.Groq(api_key=api_key, base_url=base_url, max_retries=2)
+    ended = ("completed", "failed", "expired", "cancelled")
+    try:
+        batches = _until_ended(
+            lambda: list(client.batches.list().data),
+            lambda batch: batch.status in ended,
+            lambda batch: batch.id,
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for batch in batches:
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text()
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(batches), seen
+    finally:
+        client.close()
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -106,4 +129,4 @@ def _until_ended(
         time.sleep(0.2)
 
 
-AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}
+AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "groq": _groq}

@@ -26,7 +26,12 @@ from typing import Any
 from lowtide import Actor, ActorResponse
 
 DEFAULT_API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
-MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-2.5-flash"}
+MODELS = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-5.4-mini",
+    "gemini": "gemini-2.5-flash",
+    "groq": "llama-3.1-8b-instant",
+}
 """Each provider's default model, and (its keys) the providers a client can use."""
 
 
