@@ -7,8 +7,9 @@ Feature: Provider registry
     Given the installed package declares the provider entry point "anthropic = lowtide.providers.anthropic:register"
     And the installed package declares the provider entry point "openai = lowtide.providers.openai:register"
     And the installed package declares the provider entry point "gemini = lowtide.providers.gemini:register"
+    And the installed package declares the provider entry point "groq = lowtide.providers.groq:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic, gemini, openai"
+    Then the registry lists the providers "anthropic, gemini, groq, openai"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
     And provider "gemini" offers the modes "live, batch"
@@ -24,13 +25,17 @@ Feature: Provider registry
     Then the lookup gives GeminiProvider in live mode
     When "gemini" is looked up in batch mode
     Then the lookup gives GeminiBatchProvider in batch mode
+    When "groq" is looked up in live mode
+    Then the lookup gives GroqProvider in live mode
+    When "groq" is looked up in batch mode
+    Then the lookup gives GroqBatchProvider in batch mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic, gemini, openai"
-    And the registry lists the providers "anthropic, gemini, openai"
+    Then the plugins loaded are "anthropic, gemini, groq, openai"
+    And the registry lists the providers "anthropic, gemini, groq, openai"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -38,7 +43,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'gemini', 'openai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'gemini', 'groq', 'openai'.
       """
     And the error names the field "provider"
 
@@ -47,7 +52,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'gemini', 'openai'."
+    And the error message contains "Registered providers: 'anthropic', 'gemini', 'groq', 'openai'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry
