@@ -38,7 +38,7 @@ Feature: An actor answered by Groq's Batch API, durably
       | open | succeeded | llama-3.1-8b-instant |
 
   Scenario Outline: A setting Groq would refuse (<what>) is refused as the actor loads, before anything is sent
-    When a Groq actor "bad" is configured with:
+    When a Groq actor "bad" is set up with:
       """
       batch_processing: batch
       <setting>

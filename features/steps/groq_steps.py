@@ -69,7 +69,7 @@ def step_groq_actor(context: Context, name: str) -> None:
     world(context).add_actor(settings)
 
 
-@when('a Groq actor "{name}" is configured with:')
+@when('a Groq actor "{name}" is set up with:')
 def step_groq_actor_configured(context: Context, name: str) -> None:
     w = world(context)
     settings = {"name": name, "provider": "groq", "model": GROQ_MODEL, "max_tokens": 256, **yaml_doc(context.text)}
