@@ -4,37 +4,26 @@ from `GROQ_BASE_URL` and `GROQ_API_KEY` alone, against the emulator on a loopbac
 from __future__ import annotations
 
 import json
-import tempfile
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import groq
 import httpx
 import openai
+from _socket_emulator import SocketEmulator
 from _support import set_env, world
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide.clock import ManualClock
-from lowtide.emulator import Emulator, RunningServer
 from lowtide.emulator.groq.emulation import GroqEmulation
-from lowtide.emulator.server import serve_in_thread
 
 KEY = "gsk-emulated-groq-scenario-key-81c4"
 
 
 @dataclass
 class GroqSocket:
-    """One scenario's emulator on a socket, and what the groq SDK did there."""
+    """What the groq SDK did against the scenario's emulator."""
 
-    clock: ManualClock = field(default_factory=ManualClock)
-    processing_seconds: float = 0.0
-    state_file: str | None = None
-    emulator: Emulator | None = None
-    server: RunningServer | None = None
-    serving: AbstractContextManager[RunningServer] | None = None
     file_id: str = ""
     batch_id: str = ""
     error: Exception | None = None
@@ -43,16 +32,7 @@ class GroqSocket:
 
 class Context(StepContext, Protocol):
     groq_socket: GroqSocket
-
-
-def _serve(context: Context) -> None:
-    s = context.groq_socket
-    s.emulator = Emulator(clock=s.clock, processing_seconds=s.processing_seconds, state_file=s.state_file)
-    s.serving = serve_in_thread(s.emulator)
-    s.server = s.serving.__enter__()
-    serving = s.serving
-    world(context).cleanups.append(lambda: serving.__exit__(None, None, None))
-    set_env(world(context), "GROQ_BASE_URL", s.server.url)
+    socket_emulator: SocketEmulator
 
 
 def _call(context: Context, make: Any) -> Any:
@@ -96,40 +76,33 @@ def _lines(count: int, models: list[str]) -> bytes:
 
 @given("an emulator on a socket whose Groq batches take {seconds:g} seconds, reached through GROQ_BASE_URL alone")
 def step_groq_socket(context: Context, seconds: float) -> None:
-    context.groq_socket = GroqSocket(processing_seconds=seconds)
+    context.groq_socket = GroqSocket()
+    context.socket_emulator = SocketEmulator("GROQ_BASE_URL", processing_seconds=seconds)
     set_env(world(context), "GROQ_API_KEY", KEY)
-    _serve(context)
+    context.socket_emulator.serve(world(context))
+
+
+# The emulator on a socket, for the Groq and Together scenarios alike.
 
 
 @given("the emulator keeps its state in a file")
-def step_groq_state_file(context: Context) -> None:
-    s = context.groq_socket
-    folder = Path(tempfile.mkdtemp(prefix="lowtide-groq-state-"))
-    s.state_file = str(folder / "state.json")
-    assert s.serving is not None
-    s.serving.__exit__(None, None, None)
-    _serve(context)
+def step_socket_state_file(context: Context) -> None:
+    context.socket_emulator.keep_state(world(context))
 
 
 @when("the emulator is restarted from its state file")
-def step_groq_restart(context: Context) -> None:
-    s = context.groq_socket
-    assert s.serving is not None
-    s.serving.__exit__(None, None, None)
-    s.serving = None
-    _serve(context)
+def step_socket_restart(context: Context) -> None:
+    context.socket_emulator.serve(world(context))
+
+
+@when("{seconds:g} seconds pass on the emulator's clock")
+def step_socket_time(context: Context, seconds: float) -> None:
+    context.socket_emulator.clock.advance(seconds)
 
 
 @when("the emulator's Groq batches take {seconds:g} seconds")
 def step_groq_slower(context: Context, seconds: float) -> None:
-    emulator = context.groq_socket.emulator
-    assert emulator is not None
-    emulator.processing_seconds = seconds
-
-
-@when("{seconds:g} seconds pass on the emulator's clock")
-def step_groq_time(context: Context, seconds: float) -> None:
-    context.groq_socket.clock.advance(seconds)
+    context.socket_emulator.emu.processing_seconds = seconds
 
 
 @when('the groq SDK uploads a batch file of {count:d} request for "{model}"')
@@ -186,8 +159,7 @@ def step_groq_chat_unknown(context: Context, model: str) -> None:
 @when("the groq SDK calls without a key")
 def step_groq_no_key(context: Context) -> None:
     s = context.groq_socket
-    assert s.server is not None
-    answer = httpx.get(f"{s.server.url}/openai/v1/batches", timeout=30)
+    answer = httpx.get(f"{context.socket_emulator.url}/openai/v1/batches", timeout=30)
     s.error = (
         groq.AuthenticationError("unauthenticated", response=answer, body=answer.json())
         if answer.status_code == 401
@@ -272,9 +244,7 @@ def step_groq_no_files(context: Context, purpose: str) -> None:
 
 @then("the emulator's stats count {batches:d} Groq batch created, with {ids:d} custom ids")
 def step_groq_stats(context: Context, batches: int, ids: int) -> None:
-    s = context.groq_socket
-    assert s.server is not None
-    stats = httpx.get(f"{s.server.url}/_emulator/stats", timeout=30).json()
+    stats = httpx.get(f"{context.socket_emulator.url}/_emulator/stats", timeout=30).json()
     assert stats["groq_created_batches"] == batches, stats
     assert len(stats["groq_created_custom_ids"]) == ids, stats
 
@@ -293,16 +263,11 @@ def step_groq_raised(context: Context, error: str, status: int, says: str) -> No
 
 @then("the OpenAI SDK at the same address lists no batch")
 def step_groq_openai_apart(context: Context) -> None:
-    s = context.groq_socket
-    assert s.server is not None
-
-    url = s.server.url
+    url = context.socket_emulator.url
 
     async def listing() -> list[Any]:
         async with openai.AsyncOpenAI(api_key=KEY, base_url=f"{url}/v1", max_retries=0) as client:
             return [batch async for batch in client.batches.list()]
 
     assert world(context).run(listing()) == []
-    emulator = s.emulator
-    assert emulator is not None
-    assert emulator.emulation(GroqEmulation).created_batches == 1
+    assert context.socket_emulator.emu.emulation(GroqEmulation).created_batches == 1
