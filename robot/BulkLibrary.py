@@ -62,7 +62,7 @@ class _Row:
 
 
 # Where the emulator's stats count each provider's batches.
-_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "groq": "groq_"}
+_STAT_PREFIX = {"anthropic": "", "openai": "openai_", "gemini": "gemini_", "groq": "groq_", "together": "together_"}
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -198,6 +198,7 @@ class BulkLibrary:
             "openai": ("gpt-5.4-mini", self._url() + "/v1"),
             "gemini": ("gemini-2.5-flash", self._url()),
             "groq": ("llama-3.1-8b-instant", self._url()),  # the groq SDK adds /openai/v1 itself
+            "together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"

@@ -51,8 +51,8 @@ class _Provider:
     list_path: str
     headers: dict[str, str]
     cursor: str
-    size: Callable[[Mapping[str, Any]], int]
-    """The number of requests a listed batch holds."""
+    size: Callable[[Mapping[str, Any]], int] | None
+    """The number of requests a listed batch holds; None when the API does not say (Together's jobs)."""
     batches_stat: str
     created_stat: str
     batch_prefix: str
@@ -107,6 +107,19 @@ _PROVIDERS = {
         batch_prefix="batch_",
         fault_prefix="groq.",
         results_route="groq.files.content",
+        next_page=lambda page: None,
+    ),
+    # Together's jobs are listed as a bare list, and report no request counts (the created custom ids prove it).
+    "together": _Provider(
+        list_path="/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}", "user-agent": "Together/Python lowtide-crash-suite"},
+        cursor="after",
+        size=None,
+        batches_stat="together_batches",
+        created_stat="together_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="together.",
+        results_route="together.files.content",
         next_page=lambda page: None,
     ),
     # Gemini's batch jobs are long-running operations: `batchStats` counts their requests (an int64, as a string).
@@ -471,9 +484,9 @@ class CrashLibrary:
         requests = len(expected)
         listed = self._list_batches()
         size = _PROVIDERS[self._provider].size
-        total = sum(size(batch) for batch in listed)
+        total = sum(size(batch) for batch in listed) if size is not None else requests
         label = _PROVIDERS[self._provider].label
-        summary = ", ".join(f"{label(b)}, {size(b)})" for b in listed)
+        summary = ", ".join(f"{label(b)}, {size(b) if size is not None else '?'})" for b in listed)
         logger.info(f"The API lists {len(listed)} batch(es): {summary}")
         if total != requests:
             raise AssertionError(
@@ -737,7 +750,7 @@ class CrashLibrary:
             )
             response.raise_for_status()
             page = response.json()
-            found.extend(page.get(provider.items, []))
+            found.extend(page if isinstance(page, list) else page.get(provider.items, []))  # a bare list: Together
             cursor = provider.next_page(page)
             if not cursor:
                 return found

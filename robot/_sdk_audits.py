@@ -113,6 +113,29 @@ def _groq(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str
         client.close()
 
 
+def _together(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import together
+
+    client = together.Together(api_key=api_key, base_url=base_url, max_retries=2)
+    ended = ("COMPLETED", "FAILED", "EXPIRED", "CANCELLED")
+    try:
+        jobs = _until_ended(
+            lambda: list(client.batches.list()),
+            lambda job: job.status in ended,
+            lambda job: str(job.id),
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for job in jobs:
+            for file_id in (job.output_file_id, job.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text()
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(jobs), seen
+    finally:
+        client.close()
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -129,4 +152,10 @@ def _until_ended(
         time.sleep(0.2)
 
 
-AUDITS: dict[str, Audit] = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "groq": _groq}
+AUDITS: dict[str, Audit] = {
+    "anthropic": _anthropic,
+    "openai": _openai,
+    "gemini": _gemini,
+    "groq": _groq,
+    "together": _together,
+}

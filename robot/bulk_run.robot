@@ -5,8 +5,8 @@ Documentation       `lowtide run` over a 5,000-row CSV, for real: the command in
 ...                 is created twice), then `lowtide retry` sends the failed and expired items again, and `lowtide
 ...                 status` reports the run from the ledger; the summaries count the batches the run really used, and
 ...                 the final progress line is printed once. Also: a dry run sends nothing, and a template naming a
-...                 column the CSV lacks is refused before anything is sent; OpenAI, Gemini and Groq actors run the
-...                 same command through their own batch APIs.
+...                 column the CSV lacks is refused before anything is sent; OpenAI, Gemini, Groq and Together actors run
+...                 the same command through their own batch APIs.
 ...
 ...                 Some rows carry `[[emulator:errored]]` (every attempt of them fails); some first attempts are
 ...                 armed to fail (`overloaded_error`) or expire through the emulator's `/_emulator/outcomes` route,
@@ -209,6 +209,35 @@ A Groq Actor's Run Goes Through Groq's Batch API, Paid Once
     ${again}=    Run Lowtide    @{command}
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
     Should Contain    ${again.stdout}    run grq: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
+
+A Together Actor's Run Goes Through Together's Batch API, Paid Once
+    [Documentation]    The same command with `provider: together` in the actor file: the rows go through the
+    ...    emulator's Together API by the together SDK (one uploaded file and one job per 500 rows), the results
+    ...    hold one line per row in order, each custom id was created once, and running the command again answers
+    ...    everything from the ledger without a call. A dry run first prices the batches at Together's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=together
+    ${work}=    New Directory    together-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    tgr    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run tgr: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    tgr    1200    provider=together
+    Emulator Should Have Created Batches    3    provider=together
+    Results Should Be Complete    ${work}/results.jsonl    tgr    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run tgr: 1200 item(s): 1200 succeeded
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
 

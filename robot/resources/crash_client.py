@@ -31,6 +31,7 @@ MODELS = {
     "openai": "gpt-5.4-mini",
     "gemini": "gemini-2.5-flash",
     "groq": "llama-3.1-8b-instant",
+    "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
 }
 """Each provider's default model, and (its keys) the providers a client can use."""
 
