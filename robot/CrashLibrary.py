@@ -750,7 +750,10 @@ class CrashLibrary:
             )
             response.raise_for_status()
             page = response.json()
-            found.extend(page if isinstance(page, list) else page.get(provider.items, []))  # a bare list: Together
+            if isinstance(page, list):  # a bare list (Together's), one page of every job
+                found.extend(page)
+                return found
+            found.extend(page.get(provider.items, []))
             cursor = provider.next_page(page)
             if not cursor:
                 return found
