@@ -8,8 +8,9 @@ Feature: Provider registry
     And the installed package declares the provider entry point "openai = lowtide.providers.openai:register"
     And the installed package declares the provider entry point "gemini = lowtide.providers.gemini:register"
     And the installed package declares the provider entry point "groq = lowtide.providers.groq:register"
+    And the installed package declares the provider entry point "together = lowtide.providers.together:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic, gemini, groq, openai"
+    Then the registry lists the providers "anthropic, gemini, groq, openai, together"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
     And provider "gemini" offers the modes "live, batch"
@@ -29,13 +30,17 @@ Feature: Provider registry
     Then the lookup gives GroqProvider in live mode
     When "groq" is looked up in batch mode
     Then the lookup gives GroqBatchProvider in batch mode
+    When "together" is looked up in live mode
+    Then the lookup gives TogetherProvider in live mode
+    When "together" is looked up in batch mode
+    Then the lookup gives TogetherBatchProvider in batch mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic, gemini, groq, openai"
-    And the registry lists the providers "anthropic, gemini, groq, openai"
+    Then the plugins loaded are "anthropic, gemini, groq, openai, together"
+    And the registry lists the providers "anthropic, gemini, groq, openai, together"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -43,7 +48,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'gemini', 'groq', 'openai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'gemini', 'groq', 'openai', 'together'.
       """
     And the error names the field "provider"
 
@@ -52,7 +57,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'gemini', 'groq', 'openai'."
+    And the error message contains "Registered providers: 'anthropic', 'gemini', 'groq', 'openai', 'together'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry
