@@ -8,6 +8,7 @@ from lowtide.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject
+from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.groq.catalogue import known, page, retrieve
 from lowtide.emulator.groq.compat import CompatBackend, window_seconds_of
 from lowtide.emulator.openai.checks import require_object, required
@@ -27,7 +28,7 @@ _OWN_KEYS = {
 class GroqBackend(CompatBackend):
     """Files, batches and the exactly-once counters of the emulated Groq account."""
 
-    def __init__(self, clock: Clock, settings: object, faults: Faults, cache: PromptCache) -> None:
+    def __init__(self, clock: Clock, settings: Settings, faults: Faults, cache: PromptCache) -> None:
         super().__init__(clock, settings, faults, cache, known=known, own_keys=_OWN_KEYS)
 
     def create_batch(self, body: object) -> JsonObject:

@@ -19,6 +19,7 @@ from lowtide.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
+from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.batches import OpenAIBatch
 from lowtide.emulator.openai.chat_params import ChatCall
@@ -55,14 +56,14 @@ class CompatBackend(OpenAIBackend):
     def __init__(
         self,
         clock: Clock,
-        settings: object,
+        settings: Settings,
         faults: Faults,
         cache: PromptCache,
         *,
         known: Callable[[object], bool],
         own_keys: OwnKeys,
     ) -> None:
-        super().__init__(clock, settings, faults, cache)  # pyright: ignore[reportArgumentType]
+        super().__init__(clock, settings, faults, cache)
         self._known = known
         self._own_keys = own_keys
         self.batch_models: dict[str, str] = {}

@@ -14,6 +14,7 @@ from lowtide.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
+from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.groq.compat import CompatBackend
 from lowtide.emulator.openai.checks import require_object, required
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value, no_such
@@ -79,7 +80,7 @@ class TogetherBackend(CompatBackend):
     """Files, batch jobs and the exactly-once counters of the emulated Together account. `checksums` holds each
     uploaded file's checksum (in the emulation's state file section)."""
 
-    def __init__(self, clock: Clock, settings: object, faults: Faults, cache: PromptCache) -> None:
+    def __init__(self, clock: Clock, settings: Settings, faults: Faults, cache: PromptCache) -> None:
         super().__init__(clock, settings, faults, cache, known=known, own_keys=_OWN_KEYS)
         self.checksums: dict[str, str] = {}
         self.purposes: dict[str, str] = {}

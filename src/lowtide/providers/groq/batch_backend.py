@@ -33,6 +33,7 @@ from lowtide.providers import (
     ResultLine,
     UnreadableLine,
     credential_of,
+    json_object,
     read_line,
     retrying,
     split_lines,
@@ -57,9 +58,10 @@ def as_batch(raw: object) -> Batch:
     built without validation so that a status or field newer than the SDK is kept, not refused."""
     to_dict = getattr(raw, "to_dict", None)
     data: object = to_dict() if callable(to_dict) else raw
-    if not isinstance(data, dict):
+    fields = json_object(data)
+    if not fields:
         raise APIError(f"Groq answered a batch call with {type(raw).__name__}, not a batch.")
-    return Batch.construct(**{str(key): value for key, value in data.items()})  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    return Batch.construct(None, **fields)
 
 
 class GroqBatchBackend(BatchBackend):

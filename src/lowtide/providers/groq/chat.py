@@ -193,12 +193,13 @@ def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str |
     return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
 
 
-def _arguments(arguments: object) -> dict[str, Any] | None:
+def _arguments(arguments: object) -> dict[str, object] | None:
     try:
         parsed: object = json.loads(arguments) if isinstance(arguments, str) else None
     except json.JSONDecodeError:
         return None
-    return parsed if isinstance(parsed, dict) else None  # pyright: ignore[reportUnknownVariableType]
+    fields = json_object(parsed)
+    return dict(fields) if fields or parsed == {} else None
 
 
 # Batch lines.
@@ -214,20 +215,25 @@ def chat_line_outcome(
     """An output or error file line as its request's outcome, and for an answer the response as the ledger stores
     it: succeeded (status 200), errored (the API's status, code and message), expired or canceled."""
     custom_id = str(line.get("custom_id"))
-    answer: Mapping[str, Any] = line.get("response") or {}
-    error: Mapping[str, Any] = line.get("error") or {}
+    answer = json_object(line.get("response"))
+    error = json_object(line.get("error"))
     code = error.get("code")
     if code == EXPIRED_CODE:
         return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
     if code == CANCELED_CODE:
         return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
     status = answer.get("status_code")
-    body: Mapping[str, Any] = answer.get("body") or {}
+    body = json_object(answer.get("body"))
     if status == 200:
-        ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": answer.get("request_id") or request_id}
+        line_request = answer.get("request_id")
+        ids = {
+            "batch_id": batch_id,
+            "custom_id": custom_id,
+            "request_id": line_request if isinstance(line_request, str) and line_request else request_id,
+        }
         return chat_answer(body, dialect=dialect, mode=BatchProcessingMode.BATCH, ids=ids)
     if isinstance(status, int):
-        detail: Mapping[str, Any] = body.get("error") or {}
+        detail = json_object(body.get("error"))
         kind = detail.get("code") or detail.get("type")
         message = detail.get("message") or f"HTTP status {status}"
         return errored(batch_id, custom_id, status, str(kind or f"http_{status}"), str(message)), None
