@@ -3,24 +3,25 @@ Feature: Provider registry
   I want providers looked up by name and mode, and third-party providers plugged in through entry points
   So that an actor's configuration picks its provider without code changes, and a bad plugin is caught early
 
-  Scenario: The default registry holds the built-in Anthropic, OpenAI and Gemini providers, loaded from the installed entry points
+  Scenario: The default registry holds every built-in provider, loaded from the installed entry points
     Given the installed package declares the provider entry point "anthropic = lowtide.providers.anthropic:register"
     And the installed package declares the provider entry point "openai = lowtide.providers.openai:register"
     And the installed package declares the provider entry point "gemini = lowtide.providers.gemini:register"
-    And the installed package declares the provider entry point "mistral = lowtide.providers.mistral:register"
-    And the default provider registry
-    Then the registry lists the providers "anthropic, bedrock, gemini, mistral, openai"
-    And provider "anthropic" offers the modes "live, batch"
-    And provider "openai" offers the modes "live, batch"
-    And provider "gemini" offers the modes "live, batch"
-    And provider "mistral" offers the modes "live, batch"
     And the installed package declares the provider entry point "azure_openai = lowtide.providers.azure_openai:register"
+    And the installed package declares the provider entry point "bedrock = lowtide.providers.bedrock:register"
+    And the installed package declares the provider entry point "mistral = lowtide.providers.mistral:register"
+    And the installed package declares the provider entry point "groq = lowtide.providers.groq:register"
+    And the installed package declares the provider entry point "together = lowtide.providers.together:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic, azure_openai, gemini, openai"
+    Then the registry lists the providers "anthropic, azure_openai, bedrock, gemini, groq, mistral, openai, together"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
     And provider "gemini" offers the modes "live, batch"
     And provider "azure_openai" offers the modes "live, batch"
+    And provider "bedrock" offers the modes "live, batch"
+    And provider "mistral" offers the modes "live, batch"
+    And provider "groq" offers the modes "live, batch"
+    And provider "together" offers the modes "live, batch"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
@@ -33,19 +34,33 @@ Feature: Provider registry
     Then the lookup gives GeminiProvider in live mode
     When "gemini" is looked up in batch mode
     Then the lookup gives GeminiBatchProvider in batch mode
+    When "azure_openai" is looked up in live mode
+    Then the lookup gives AzureOpenAIProvider in live mode
+    When "azure_openai" is looked up in batch mode
+    Then the lookup gives AzureOpenAIBatchProvider in batch mode
+    When "bedrock" is looked up in live mode
+    Then the lookup gives BedrockProvider in live mode
+    When "bedrock" is looked up in batch mode
+    Then the lookup gives BedrockBatchProvider in batch mode
     When "mistral" is looked up in live mode
     Then the lookup gives MistralProvider in live mode
     When "mistral" is looked up in batch mode
     Then the lookup gives MistralBatchProvider in batch mode
+    When "groq" is looked up in live mode
+    Then the lookup gives GroqProvider in live mode
+    When "groq" is looked up in batch mode
+    Then the lookup gives GroqBatchProvider in batch mode
+    When "together" is looked up in live mode
+    Then the lookup gives TogetherProvider in live mode
+    When "together" is looked up in batch mode
+    Then the lookup gives TogetherBatchProvider in batch mode
     And the default provider registry is built only once
 
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic, bedrock, gemini, mistral, openai"
-    And the registry lists the providers "anthropic, bedrock, gemini, mistral, openai"
-    Then the plugins loaded are "anthropic, azure_openai, gemini, openai"
-    And the registry lists the providers "anthropic, azure_openai, gemini, openai"
+    Then the plugins loaded are "anthropic, azure_openai, bedrock, gemini, groq, mistral, openai, together"
+    And the registry lists the providers "anthropic, azure_openai, bedrock, gemini, groq, mistral, openai, together"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -53,7 +68,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'mistral', 'openai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'groq', 'mistral', 'openai', 'together'.
       """
     And the error names the field "provider"
 
@@ -62,7 +77,7 @@ Feature: Provider registry
     When "vertex" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'mistral', 'openai'."
+    And the error message contains "Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'gemini', 'groq', 'mistral', 'openai', 'together'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry

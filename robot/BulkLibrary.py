@@ -72,6 +72,8 @@ _STAT_PREFIX = {
     "bedrock": "bedrock_",
     "mistral": "mistral_",
     "azure_openai": "azure_openai_",
+    "groq": "groq_",
+    "together": "together_",
 }
 _BEDROCK_OPTIONS = (
     "provider_options: {bedrock: {s3_bucket: lowtide-batch, role_arn: 'arn:aws:iam::123456789012:role/bulk-run'}}\n"
@@ -220,6 +222,8 @@ class BulkLibrary:
             "mistral": ("mistral-small-latest", self._url()),
             # A deployment named after its model (the emulator has one per model); the SDK adds `/openai`.
             "azure_openai": ("gpt-4o-mini", self._url()),
+            "groq": ("llama-3.1-8b-instant", self._url()),  # the groq SDK adds /openai/v1 itself
+            "together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo", self._url()),
         }.get(provider, ("claude-haiku-4-5", self._url()))
         path.write_text(
             f"name: {name}\n"

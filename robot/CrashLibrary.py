@@ -51,8 +51,8 @@ class _Provider:
     list_path: str
     headers: dict[str, str]
     cursor: str
-    size: Callable[[Mapping[str, Any]], int]
-    """The number of requests a listed batch holds."""
+    size: Callable[[Mapping[str, Any]], int] | None
+    """The number of requests a listed batch holds; None when the API does not say (Together's jobs)."""
     batches_stat: str
     created_stat: str
     batch_prefix: str
@@ -112,6 +112,32 @@ _PROVIDERS = {
         batch_prefix="batch_",
         fault_prefix="azure_openai.",
         results_route="azure_openai.files.content",
+    ),
+    # Groq's Batch API is OpenAI's under /openai/v1, its listing one page of every batch.
+    "groq": _Provider(
+        list_path="/openai/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="after",
+        size=lambda batch: int(batch["request_counts"]["total"]),
+        batches_stat="groq_batches",
+        created_stat="groq_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="groq.",
+        results_route="groq.files.content",
+        next_page=lambda page: None,
+    ),
+    # Together's jobs are listed as a bare list, and report no request counts (the created custom ids prove it).
+    "together": _Provider(
+        list_path="/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}", "user-agent": "Together/Python lowtide-crash-suite"},
+        cursor="after",
+        size=None,
+        batches_stat="together_batches",
+        created_stat="together_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="together.",
+        results_route="together.files.content",
+        next_page=lambda page: None,
     ),
     # Gemini's batch jobs are long-running operations: `batchStats` counts their requests (an int64, as a string).
     "gemini": _Provider(
@@ -518,9 +544,9 @@ class CrashLibrary:
         requests = len(expected)
         listed = self._list_batches()
         size = _PROVIDERS[self._provider].size
-        total = sum(size(batch) for batch in listed)
+        total = sum(size(batch) for batch in listed) if size is not None else requests
         label = _PROVIDERS[self._provider].label
-        summary = ", ".join(f"{label(b)}, {size(b)})" for b in listed)
+        summary = ", ".join(f"{label(b)}, {size(b) if size is not None else '?'})" for b in listed)
         logger.info(f"The API lists {len(listed)} batch(es): {summary}")
         if total != requests:
             raise AssertionError(
@@ -784,6 +810,9 @@ class CrashLibrary:
             )
             response.raise_for_status()
             page = response.json()
+            if isinstance(page, list):  # a bare list (Together's), one page of every job
+                found.extend(page)
+                return found
             items = page.get(provider.items, [])
             found.extend(items)
             if provider.numbered:

@@ -159,6 +159,52 @@ def _mistral(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[
         return len(jobs), seen
 
 
+def _groq(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import groq
+
+    client = groq.Groq(api_key=api_key, base_url=base_url, max_retries=2)
+    ended = ("completed", "failed", "expired", "cancelled")
+    try:
+        batches = _until_ended(
+            lambda: list(client.batches.list().data),
+            lambda batch: batch.status in ended,
+            lambda batch: batch.id,
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for batch in batches:
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text()
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(batches), seen
+    finally:
+        client.close()
+
+
+def _together(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+    import together
+
+    client = together.Together(api_key=api_key, base_url=base_url, max_retries=2)
+    ended = ("COMPLETED", "FAILED", "EXPIRED", "CANCELLED")
+    try:
+        jobs = _until_ended(
+            lambda: list(client.batches.list()),
+            lambda job: job.status in ended,
+            lambda job: str(job.id),
+            timeout,
+        )
+        seen: Counter[str] = Counter()
+        for job in jobs:
+            for file_id in (job.output_file_id, job.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text()
+                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
+        return len(jobs), seen
+    finally:
+        client.close()
+
+
 def _until_ended(
     listed: Callable[[], list[_Batch]],
     has_ended: Callable[[_Batch], bool],
@@ -182,4 +228,6 @@ AUDITS: dict[str, Audit] = {
     "bedrock": _bedrock,
     "mistral": _mistral,
     "azure_openai": _azure_openai,
+    "groq": _groq,
+    "together": _together,
 }

@@ -271,6 +271,64 @@ An Azure OpenAI Actor's Run Goes Through Azure's Batch API At Its Deployment, Pa
     Emulator Should Have Seen No Calls
     No File Should Contain The API Key
 
+A Groq Actor's Run Goes Through Groq's Batch API, Paid Once
+    [Documentation]    The same command with `provider: groq` in the actor file: the rows go through the emulator's
+    ...    Groq API by the groq SDK (one input file and one batch per 500 rows, under `/openai/v1/`), the results
+    ...    hold one line per row in order, each custom id was created once, and running the command again answers
+    ...    everything from the ledger without a call. A dry run first prices the batches at Groq's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=groq
+    ${work}=    New Directory    groq-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    grq    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run grq: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    grq    1200    provider=groq
+    Emulator Should Have Created Batches    3    provider=groq
+    Results Should Be Complete    ${work}/results.jsonl    grq    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run grq: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
+
+A Together Actor's Run Goes Through Together's Batch API, Paid Once
+    [Documentation]    The same command with `provider: together` in the actor file: the rows go through the
+    ...    emulator's Together API by the together SDK (one uploaded file and one job per 500 rows), the results
+    ...    hold one line per row in order, each custom id was created once, and running the command again answers
+    ...    everything from the ledger without a call. A dry run first prices the batches at Together's batch prices.
+    ${csv}=    Write Reviews    1200
+    ${actor}=    Write Actor File    provider=together
+    ${work}=    New Directory    together-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    tgr    --items-per-batch    ${PER_BATCH}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${plan}=    Run Lowtide    @{command}    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Should Contain    ${run.stdout}    run tgr: 1200 item(s): 1200 succeeded; 3 batch(es); $
+    Should Not Contain    ${run.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    tgr    1200    provider=together
+    Emulator Should Have Created Batches    3    provider=together
+    Results Should Be Complete    ${work}/results.jsonl    tgr    ${TEMPLATE}
+    Reset Emulator
+    ${again}=    Run Lowtide    @{command}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run tgr: 1200 item(s): 1200 succeeded
+    Emulator Should Have Seen No Calls
+    No File Should Contain The API Key
+
 SIGTERM Ends A Run As Ctrl-C Does, The Ledger Closed
     [Documentation]    SIGTERM while a batch is out (a service manager stopping the run): exit code 143, no
     ...    traceback, no `-wal` or `-shm` file left beside the ledger; the same command then finishes the run.

@@ -72,3 +72,19 @@ One Azure OpenAI Process Killed At Random Pays Once And Loses No Answer
 Two Azure OpenAI Processes On One Ledger Pay Once And Lose No Answer
     [Tags]    long
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=azure_openai
+
+One Groq Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=groq
+
+Two Groq Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # Groq's batch path is OpenAI's (the crash suite covers it on every run): soak session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=groq
+
+One Together Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=together
+
+Two Together Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # the crash suite covers Together's create paths on every run: soak session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=together

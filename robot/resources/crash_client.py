@@ -34,6 +34,8 @@ MODELS = {
     "mistral": "mistral-small-latest",
     # A deployment named after its model, as the emulator's Azure resource has one for each.
     "azure_openai": "gpt-4o-mini",
+    "groq": "llama-3.1-8b-instant",
+    "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}

@@ -67,6 +67,9 @@ class UsageShape:
     """genai-prices' `api_flavor` of a usage (one provider's APIs may report usage in shapes of their own)."""
     priced_tiers: frozenset[str] = frozenset()
     """Service tiers genai-prices prices apart from the standard one (`service_tier` in its price context)."""
+    extracted_as: str | None = None
+    """The genai-prices provider whose usage extractor reads this shape, when the provider's own has none (an
+    OpenAI-compatible API reporting OpenAI's usage object, say); its prices stay `genai_provider`'s."""
 
 
 # Models genai-prices has no price for: each is reported once in a process, not once per response.
@@ -221,8 +224,10 @@ def _rates(model: str, shape: UsageShape, context: _Context) -> _Rates:
 
 
 def _calc(raw: Mapping[str, object], model: str, shape: UsageShape, context: _Context) -> PriceCalculation:
+    # Extracted by another provider's extractor, the usage names no model (that provider need not list it).
+    response = {"usage": dict(raw)} if shape.extracted_as else {"model": model, "usage": dict(raw)}
     extracted = extract_usage(
-        {"model": model, "usage": dict(raw)}, provider_id=shape.genai_provider, api_flavor=shape.flavor(raw)
+        response, provider_id=shape.extracted_as or shape.genai_provider, api_flavor=shape.flavor(raw)
     )
     price_context = dict([context]) if context is not None else None
     return calc_price(extracted.usage, model, provider_id=shape.genai_provider, price_context=price_context)

@@ -1,0 +1,103 @@
+Feature: An actor answered by Groq's live Chat Completions
+  As a developer whose agents run on models served by Groq
+  I want `provider: groq` in live mode to call Groq's Chat Completions through the official groq SDK
+  So that one call is one answer, priced at Groq's prices, with lowtide's retries, keys and checks
+
+  Background:
+    Given an emulated Groq API
+
+  Scenario: A live call returns the full ActorResponse, its usage priced at Groq's live prices
+    Given a Groq actor "quick" with:
+      """
+      provider_options: {groq: {reasoning_effort: low, service_tier: on_demand}}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the response has these fields:
+      | field    | value                |
+      | model    | llama-3.1-8b-instant |
+      | provider | groq                 |
+      | mode     | live                 |
+    And the Groq answer's cost is what genai-prices asks for "llama-3.1-8b-instant" at live prices
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 1     |
+
+  Scenario: A 429 pauses the call for the wait its retry-after asks for, then the call is answered
+    Given a Groq actor "patient" with:
+      """
+      max_tokens: 64
+      """
+    And the Groq emulator answers the next chat completion with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the answer arrived 7 seconds after the call
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 2     |
+
+  Scenario: A 429 with no retries left is a RateLimitError keeping the wait; a 500 is a ServerError
+    Given a Groq actor "hasty" with:
+      """
+      live: {retries: {rate_limited: 0, server: 0}}
+      """
+    And the Groq emulator answers the next chat completion with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then a RateLimitError is raised
+    And the rate limit error asks to wait 7 seconds and says it is retryable
+    Given the Groq emulator answers the next chat completion with status 500
+    When the actor is asked "Is the harbour open?"
+    Then a ServerError is raised
+
+  Scenario: A model Groq does not serve is the API's 404, not retried
+    Given a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    And the error message contains "llama-3.1-8b-instnt"
+
+  Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
+    Given a Groq actor "novel" with:
+      """
+      model: allam-2-7b
+      """
+    When the actor is asked "Hello"
+    Then the response has these fields:
+      | field    | value                       |
+      | provider | groq                        |
+    And the answer's cost is unknown
+
+  Scenario: Without a key, the actor says which variable to set before anything is sent
+    Given a Groq actor "keyless" with no client, whose key variable is unset
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "GROQ_API_KEY"
+    And the API received no calls at all
+
+  Scenario Outline: A call Groq would refuse is refused before anything is sent: <case>
+    Given a Groq actor "strict" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello" with:
+      """
+      <given>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the API received no calls at all
+
+    Examples:
+      | case                  | given                                           | field                                   |
+      | five stop sequences   | stop_sequences: [a, b, c, d, e]                 | stop_sequences                          |
+      | an empty stop         | stop_sequences: [""]                            | stop_sequences.0                        |
+      | metadata              | metadata: {run: tides}                          | metadata                                |
+      | an unknown effort     | provider_options: {groq: {reasoning_effort: max}} | provider_options.groq.reasoning_effort |
+      | a streamed answer     | extra_params: {stream: true}                    | extra_params.stream                     |
+
+  Scenario: A client of the wrong kind is refused, naming it
+    When a Groq actor "wrong" is given an OpenAI client
+    Then a ConfigurationError is raised
+    And the error names the field "client"

@@ -1,0 +1,105 @@
+Feature: An actor answered by Together AI's live Chat Completions
+  As a developer whose agents run on open models served by Together AI
+  I want `provider: together` in live mode to call Together's Chat Completions through the official together SDK
+  So that one call is one answer, priced at Together's prices, with lowtide's retries, keys and checks
+
+  Background:
+    Given an emulated Together API
+
+  Scenario: A live call returns the full ActorResponse, its usage priced at Together's live prices
+    Given a Together actor "quick" with:
+      """
+      top_k: 40
+      provider_options: {together: {repetition_penalty: 1.1, min_p: 0.05}}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the response has these fields:
+      | field    | value                                   |
+      | model    | meta-llama/Llama-3.3-70B-Instruct-Turbo |
+      | provider | together                                |
+      | mode     | live                                    |
+    And the Together answer's cost is what genai-prices asks for "meta-llama/Llama-3.3-70B-Instruct-Turbo" at live prices
+    And the API received these calls:
+      | call                             | count |
+      | together.chat.completions.create | 1     |
+      | openai.chat.completions.create   | 0     |
+
+  Scenario: A 429 pauses the call for the wait its retry-after asks for, then the call is answered
+    Given a Together actor "patient" with:
+      """
+      max_tokens: 64
+      """
+    And the Together emulator answers the next chat completion with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And the answer arrived 7 seconds after the call
+    And the API received these calls:
+      | call                             | count |
+      | together.chat.completions.create | 2     |
+
+  Scenario: A 429 with no retries left is a RateLimitError keeping the wait; a 500 is a ServerError
+    Given a Together actor "hasty" with:
+      """
+      live: {retries: {rate_limited: 0, server: 0}}
+      """
+    And the Together emulator answers the next chat completion with status 429, asking to wait 7 seconds
+    When the actor is asked "Is the harbour open?"
+    Then a RateLimitError is raised
+    And the rate limit error asks to wait 7 seconds and says it is retryable
+    Given the Together emulator answers the next chat completion with status 500
+    When the actor is asked "Is the harbour open?"
+    Then a ServerError is raised
+
+  Scenario: A model Together does not serve is the API's 404, not retried
+    Given a Together actor "typo" with:
+      """
+      model: meta-llama/Llama-3.3-70B-Instruct-Trbo
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    And the error message contains "Llama-3.3-70B-Instruct-Trbo"
+
+  Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
+    Given a Together actor "novel" with:
+      """
+      model: togethercomputer/Tidal-Lite-8B
+      """
+    When the actor is asked "Hello"
+    Then the response has these fields:
+      | field    | value    |
+      | provider | together |
+    And the answer's cost is unknown
+
+  Scenario: Without a key, the actor says which variable to set before anything is sent
+    Given a Together actor "keyless" with no client, whose key variable is unset
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "TOGETHER_API_KEY"
+    And the API received no calls at all
+
+  Scenario Outline: A call Together would refuse is refused before anything is sent: <case>
+    Given a Together actor "strict" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello" with:
+      """
+      <given>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the API received no calls at all
+
+    Examples:
+      | case              | given                                        | field                                 |
+      | an empty stop     | stop_sequences: [""]                         | stop_sequences.0                      |
+      | metadata          | metadata: {run: tides}                       | metadata                              |
+      | top_k of 0        | top_k: 0                                     | top_k                                 |
+      | an unknown effort | provider_options: {together: {reasoning_effort: max}} | provider_options.together.reasoning_effort |
+      | a streamed answer | extra_params: {stream: true}                 | extra_params.stream                   |
+
+  Scenario: A client of the wrong kind is refused, naming it
+    When a Together actor "wrong" is given an OpenAI client
+    Then a ConfigurationError is raised
+    And the error names the field "client"

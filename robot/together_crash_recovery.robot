@@ -1,0 +1,65 @@
+*** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
+Documentation       The crash suite over Together AI's Batch API: a batch-mode Together client killed with SIGKILL at any
+...                 stage of a batch's life (the input file uploaded or not, the create in flight, the batch polled,
+...                 its output file half stored) loses no answer and pays for nothing twice. Run again with the same
+...                 keys and ledger, it finishes the work; the emulator's Together API created each request in exactly
+...                 one job. Together's jobs carry no metadata: a create whose answer is lost is found by its input file,
+...                 uploaded once under a name made from the intent id.
+...
+...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
+...                 ledger; the client is `resources/crash_client.py --provider together`, through the together SDK
+...                 (v3), which the emulator tells apart from OpenAI's on the paths they share by its user agent.
+
+Resource            resources/crash.resource
+
+Suite Setup         Use Provider    together
+Suite Teardown      Clean Up
+Test Setup          Start Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop Everything
+Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
+
+
+*** Variables ***
+${PREFIX}           together.
+${PROCESSING}       1
+${REQUESTS}         20
+# More than one chunk of results (2,000 lines), so that the client dies with part of them stored.
+${STREAMED}         2400
+# `during-create`: the emulator answers the create 3 s after committing it; the client dies 1 s after sending it.
+${CREATE_DELAY}     3
+${CRASH_DELAY}      1
+
+
+*** Test Cases ***    CRASHPOINT                        REQUESTS       CREATE FAULT
+Killed After The Intent Was Committed, Before The Create Was Sent
+                      after-intent                      ${REQUESTS}
+Killed While The Create Is In Flight And The Batch Exists
+                      during-create:${CRASH_DELAY}      ${REQUESTS}    delay_after_commit
+Killed After The Create Answered, Before Its Batch Id Was Recorded
+                      after-create                      ${REQUESTS}
+Killed While Polling The Batch
+                      while-polling                     ${REQUESTS}
+Killed While Storing The Results
+                      while-streaming                   ${STREAMED}
+
+Killed After The Input File Was Uploaded And Recorded, Before The Create
+    [Documentation]    The client dies once the uploaded file's id is in the ledger. Run again, it creates the batch
+    ...    from that file: uploaded once, created once.
+    [Template]    NONE
+    A Client Killed At A Crash Point Loses Nothing And Pays Once    after-step-input_file    ${REQUESTS}
+    Emulator Call Count Should Be    together.files.put    1
+
+A Create Whose Answer Is Lost Is Found By Its Input File, Not Sent Again
+    [Documentation]    The emulator commits the batch and drops the connection without an answer. Nobody is killed:
+    ...    the client cannot know whether the job exists, and finds it by its input file, named after the intent.
+    [Template]    NONE
+    ${ledger}=    New Ledger
+    Arm Fault    together.batches.create    drop_after_commit
+    ${client}=    Run Client    dropped    ${REQUESTS}    ${ledger}
+    Client Should Have Succeeded    ${client}
+    Answers Should Be Complete    ${client}    dropped    ${REQUESTS}
+    Client Log Should Contain    ${client}    by its metadata
+    Emulator Call Count Should Be    together.batches.create    1
+    Every Request Should Have Been Created Once    dropped    ${REQUESTS}
+    Every Ticket Should Be Collected    ${ledger}    dropped    ${REQUESTS}

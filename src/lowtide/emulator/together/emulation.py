@@ -1,0 +1,129 @@
+"""Together AI's API as an emulation (the `together` entry point of `lowtide.emulators`): Files (the together SDK's
+three-step upload), Batches (jobs) and Chat Completions, in Together's shapes, its errors OpenAI's, every answer with
+its `x-request-id`. Its paths are OpenAI's (`/v1/files`, `/v1/batches`, `/v1/chat/completions`): it claims the
+callers whose `User-Agent` the together SDK sends (`AsyncTogether/Python <version>`, or `Together/Python ...` from its
+sync client), so that a program sets `TOGETHER_BASE_URL` alone. The address an upload puts its bytes to is
+Together's own and takes no key, as a presigned storage URL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.http import request_id
+from lowtide.emulator.openai.emulation import OpenAIEmulation
+from lowtide.emulator.openai.errors import OpenAIError
+from lowtide.emulator.openai.http import authenticate, openai_error_response
+from lowtide.emulator.openai.state import OpenAIStateCodec, restore
+from lowtide.emulator.together.backend import TogetherBackend, UploadConflict, UploadRedirect
+from lowtide.emulator.together.routes import UPLOADS, together_routes
+from lowtide.json_types import json_object
+
+__all__ = ["SDK_AGENTS", "TogetherEmulation"]
+
+SDK_AGENTS = ("AsyncTogether/Python", "Together/Python")
+"""How the together SDK's clients name themselves in `User-Agent`."""
+
+
+def _redirect(request: Request, error: Exception) -> Response:
+    assert isinstance(error, UploadRedirect)
+    headers = {"location": error.location, "x-together-file-id": error.file_id, "x-request-id": request_id(request)}
+    return Response(status_code=302, headers=headers)
+
+
+def _conflict(request: Request, error: Exception) -> Response:
+    assert isinstance(error, UploadConflict)
+    body = {
+        "file_id": error.file_id,
+        "error": {
+            "message": f"A file with the same content already exists: {error.file_id}.",
+            "type": "invalid_request_error",
+            "param": "file",
+            "code": "file_exists",
+        },
+    }
+    return JSONResponse(body, status_code=409, headers={"x-request-id": request_id(request)})
+
+
+class TogetherEmulation(OpenAIEmulation):
+    """The emulated Together account (`Emulator.emulation(TogetherEmulation)`): its `limits`, `created_custom_ids`
+    and `created_batches` (the exactly-once evidence), `files` and `batches`, as OpenAI's emulation has them."""
+
+    name: ClassVar[str] = "together"
+    route_names = (
+        "together.files.create",
+        "together.files.put",
+        "together.files.preprocess",
+        "together.files.list",
+        "together.files.retrieve",
+        "together.files.content",
+        "together.files.delete",
+        "together.batches.create",
+        "together.batches.list",
+        "together.batches.retrieve",
+        "together.batches.cancel",
+        "together.chat.completions.create",
+    )
+    default_caller = False
+
+    def __init__(self, shared: Shared) -> None:
+        self.shared = shared
+        self.together = TogetherBackend(shared.clock, shared.settings, shared.faults, shared.cache)
+        self.backend = self.together
+        if shared.settings.max_request_bytes is not None:
+            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
+        self._state = OpenAIStateCodec()
+
+    def routes(self) -> Sequence[RouteRow]:
+        return together_routes(self.shared, self.together)
+
+    def claims(self, headers: Headers) -> bool:
+        return headers.get("user-agent", "").startswith(SDK_AGENTS)
+
+    def begin(self, request: Request) -> None:
+        if not request.url.path.startswith(UPLOADS):  # a presigned address: no key
+            authenticate(request, self.shared.settings.api_keys)
+
+    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
+        return {OpenAIError: openai_error_response, UploadRedirect: _redirect, UploadConflict: _conflict}
+
+    def stats(self) -> Mapping[str, object]:
+        backend = self.together
+        return {
+            "together_batches": len(backend.batches),
+            "together_created_batches": backend.created_batches,
+            "together_created_custom_ids": dict(backend.created_custom_ids),
+        }
+
+    def saved(self) -> Mapping[str, str]:
+        section = self._state.encode(self.backend)
+        if section is None:
+            return {}
+        backend = self.together
+        extra = {
+            "checksums": backend.checksums,
+            "purposes": backend.purposes,
+            "models": backend.batch_models,
+            "windows": backend.batch_windows,
+        }
+        return {"together": section, "together_files": json.dumps(extra, separators=(",", ":"), sort_keys=True)}
+
+    def restore(self, document: Mapping[str, Any]) -> None:
+        section = document.get("together")
+        if section is None:
+            return
+        extra = json_object(document.get("together_files"))
+        backend = self.together
+        backend.checksums.update({key: str(value) for key, value in json_object(extra.get("checksums")).items()})
+        backend.purposes.update({key: str(value) for key, value in json_object(extra.get("purposes")).items()})
+        backend.batch_models.update({key: str(value) for key, value in json_object(extra.get("models")).items()})
+        windows = json_object(extra.get("windows"))
+        backend.batch_windows.update({key: float(str(value)) for key, value in windows.items()})
+        restore(self.backend, section)
+        backend.rewrap()

@@ -1,0 +1,260 @@
+"""Chat Completions as the OpenAI-compatible APIs speak them (Groq's, and Together's), for any provider that names
+itself: a request as the body of `POST /v1/chat/completions` (OpenAI's encoder, `lowtide.providers.openai.requests`,
+reused as it is), an answer body as an `ActorResponse` stamped with the provider's name and priced at its own prices,
+and a batch output or error line as its request's outcome. Pure: no client, no key.
+
+OpenAI's own answer reader (`lowtide.providers.openai.answers`) names OpenAI and prices at OpenAI's prices, so this
+one reads the same JSON for a provider given as a `ChatDialect`; it also keeps a reasoning model's `reasoning` field
+(Groq's `parsed` format, Together's reasoning models) as a thinking block.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lowtide import (
+    ActorResponse,
+    BatchProcessingMode,
+    BatchRequestCanceled,
+    BatchRequestErrored,
+    BatchRequestExpired,
+    BatchRequestUnreadable,
+    ConfigurationError,
+    Usage,
+)
+from lowtide.providers import (
+    Answer,
+    Settled,
+    UsageShape,
+    answer_of,
+    api_error_class,
+    cost_of,
+    json_count,
+    json_object,
+    json_objects,
+    response_of,
+    text_alone,
+)
+from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.options import OpenAIOptions
+from lowtide.providers.openai.requests import to_chat_body
+from lowtide.types import ActorRequest
+
+__all__ = [
+    "CHAT_URL",
+    "ChatDialect",
+    "chat_answer",
+    "chat_body",
+    "chat_line_outcome",
+    "chat_response",
+    "chat_usage",
+    "errored",
+    "request_tokens",
+    "retryable",
+]
+
+CHAT_URL = "/v1/chat/completions"
+"""The endpoint a batch input line names, for every OpenAI-compatible batch API."""
+
+_PLAIN_CHAT = OpenAIOptions(endpoint="chat_completions")
+
+
+@dataclass(frozen=True)
+class ChatDialect:
+    """Who speaks: the provider's name (stored with every answer), its name for people, and how its usage is
+    priced."""
+
+    name: str
+    owner: str
+    usage: UsageShape
+
+
+def chat_body(request: ActorRequest, options: Mapping[str, object]) -> dict[str, object]:
+    """The body of `POST /v1/chat/completions` for `request`, with the provider's own `options` (those given) added;
+    an extra parameter naming one of them is refused (`ConfigurationError` from the encoder's own check)."""
+    body = to_chat_body(request, _PLAIN_CHAT)
+    for name, value in options.items():
+        if value is None:
+            continue
+        if name in request.extra_params:
+            raise ConfigurationError(
+                f"extra_params repeats parameter(s) already set: {name}", field=f"extra_params.{name}"
+            )
+        body[name] = value
+    return body
+
+
+# Estimates.
+
+# Fewer bytes per token than typical text, so that a budget's estimate errs high.
+_BYTES_PER_TOKEN = 3
+_OUTPUT_LIMITS = ("max_completion_tokens", "max_tokens")
+
+
+def request_tokens(params: Mapping[str, object]) -> tuple[int, int]:
+    """A stored batch request's (input, output) tokens at most: the input deliberately high, from the size of
+    everything the body sends; the output its limit."""
+    body = json_object(params.get("body"))
+    sent = {name: value for name, value in body.items() if name not in _OUTPUT_LIMITS}
+    size = len(json.dumps(sent, separators=(",", ":"), default=str).encode())
+    limit = next((value for name in _OUTPUT_LIMITS if isinstance(value := body.get(name), int)), 0)
+    return max(1, -(-size // _BYTES_PER_TOKEN)), limit
+
+
+# Answers.
+
+_FINISH = {"stop": "end_turn", "eos": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+_RETRYABLE_CODES = frozenset({"rate_limit_exceeded", "server_error", "service_unavailable", "timeout"})
+
+
+def retryable(status: int | None, code: str | None) -> bool:
+    """Whether a request refused with HTTP `status` (if any) and error `code` may succeed if sent again."""
+    if status is not None and (status in (408, 429) or status >= 500):
+        return True
+    return code in _RETRYABLE_CODES
+
+
+def chat_usage(raw: Mapping[str, object]) -> Usage:
+    """A Chat Completions `usage` object in lowtide's terms: input without the cached tokens, counted apart."""
+    cached = json_count(json_object(raw.get("prompt_tokens_details")).get("cached_tokens"), "cached_tokens")
+    return Usage(
+        input_tokens=json_count(raw.get("prompt_tokens"), "prompt_tokens") - cached,
+        output_tokens=json_count(raw.get("completion_tokens"), "completion_tokens"),
+        cache_read_input_tokens=cached,
+    )
+
+
+def chat_answer(
+    body: Mapping[str, object],
+    *,
+    dialect: ChatDialect,
+    mode: BatchProcessingMode,
+    ids: Mapping[str, str | None],
+) -> tuple[Answer, dict[str, object]]:
+    """A Chat Completions body as an answer (a `TextAnswer` when it is text alone), and that answer as the ledger
+    stores it; `ids` are the batch id, custom id and request id (the body gives its own id)."""
+    content, stop_reason = _content(body)
+    model = sys.intern(str(body.get("model", "")))
+    raw_usage = json_object(body.get("usage"))
+    usage = chat_usage(raw_usage)
+    cost = cost_of(raw_usage, model, mode=mode, provider=dialect.usage) if raw_usage else None
+    message_id = body.get("id")
+    stored: dict[str, object] = {
+        "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "model": model,
+        "provider": dialect.name,
+        "ids": {**ids, "message_id": message_id if isinstance(message_id, str) else None},
+        "usage": usage.model_dump(mode="json"),
+        "cost": cost.model_dump(mode="json") if cost is not None else None,
+        "mode": mode.value,
+    }
+    return answer_of(stored, text_alone=text_alone(content), usage=usage, cost=cost, mode=mode), stored
+
+
+def chat_response(
+    body: Mapping[str, object], *, dialect: ChatDialect, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+) -> ActorResponse[object]:
+    """A live answer's body as an `ActorResponse`."""
+    answer, _ = chat_answer(body, dialect=dialect, mode=mode, ids=ids)
+    return response_of(answer)
+
+
+def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
+    choices = json_objects(body.get("choices"))
+    if not choices:
+        return [], None
+    choice = choices[0]
+    message = json_object(choice.get("message"))
+    content: list[dict[str, object]] = []
+    reasoning = message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        content.append({"type": "thinking", "thinking": reasoning, "signature": None})
+    text = message.get("content")
+    if isinstance(text, str) and text:
+        content.append({"type": "text", "text": text, "citations": None})
+    for call in json_objects(message.get("tool_calls")):
+        function = json_object(call.get("function"))
+        parsed = _arguments(function.get("arguments"))
+        call_id = call.get("id")
+        if call.get("type") == "function" and parsed is not None and isinstance(call_id, str):
+            content.append({"type": "tool_use", "id": call_id, "name": str(function.get("name")), "input": parsed})
+        else:
+            content.append({"type": str(call.get("type")), "data": dict(call)})
+    finish = choice.get("finish_reason")
+    if finish == "content_filter":
+        return content, "refusal"
+    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+
+
+def _arguments(arguments: object) -> dict[str, object] | None:
+    try:
+        parsed: object = json.loads(arguments) if isinstance(arguments, str) else None
+    except json.JSONDecodeError:
+        return None
+    fields = json_object(parsed)
+    return dict(fields) if fields or parsed == {} else None
+
+
+# Batch lines.
+
+
+def chat_line_outcome(
+    line: Mapping[str, Any],
+    *,
+    dialect: ChatDialect,
+    batch_id: str,
+    request_id: str | None = None,
+) -> tuple[Settled, dict[str, Any] | None]:
+    """An output or error file line as its request's outcome, and for an answer the response as the ledger stores
+    it: succeeded (status 200), errored (the API's status, code and message), expired or canceled."""
+    custom_id = str(line.get("custom_id"))
+    answer = json_object(line.get("response"))
+    error = json_object(line.get("error"))
+    code = error.get("code")
+    if code == EXPIRED_CODE:
+        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
+    if code == CANCELED_CODE:
+        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
+    status = answer.get("status_code")
+    body = json_object(answer.get("body"))
+    if status == 200:
+        line_request = answer.get("request_id")
+        ids = {
+            "batch_id": batch_id,
+            "custom_id": custom_id,
+            "request_id": line_request if isinstance(line_request, str) and line_request else request_id,
+        }
+        return chat_answer(body, dialect=dialect, mode=BatchProcessingMode.BATCH, ids=ids)
+    if isinstance(status, int):
+        detail = json_object(body.get("error"))
+        kind = detail.get("code") or detail.get("type")
+        message = detail.get("message") or f"HTTP status {status}"
+        return errored(batch_id, custom_id, status, str(kind or f"http_{status}"), str(message)), None
+    if error:
+        return errored(batch_id, custom_id, None, str(code), str(error.get("message"))), None
+    # A shape newer than this code: kept as it came, for a later lowtide to read.
+    return BatchRequestUnreadable(
+        batch_id=batch_id,
+        custom_id=custom_id,
+        raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
+        reason="a line with neither a response nor an error; a newer lowtide may read it",
+    ), None
+
+
+def errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:
+    """A request the batch ran and the API refused."""
+    return BatchRequestErrored(
+        batch_id=batch_id,
+        custom_id=custom_id,
+        error_type=code,
+        api_message=message,
+        retryable=retryable(status, code),
+        kind=api_error_class(status, code) if status is not None else None,
+    )

@@ -1,0 +1,27 @@
+"""The together SDK's exceptions as lowtide's `ActorError`s (one context manager): an SDK generated as OpenAI's is,
+read as Groq's is (`lowtide.providers.groq.errors.stainless_errors`)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+
+import together
+
+from lowtide.providers import translating
+from lowtide.providers.groq.errors import stainless_errors
+
+__all__ = ["SDK_ERRORS", "translate_errors"]
+
+SDK_ERRORS = stainless_errors(
+    client="Together",
+    api="Together API",
+    status=together.APIStatusError,
+    connection=together.APIConnectionError,
+    base=together.TogetherError,
+    timeout=together.APITimeoutError,
+)
+
+
+def translate_errors() -> AbstractContextManager[None]:
+    """Re-raise every together SDK exception as the matching `ActorError`."""
+    return translating(SDK_ERRORS)
