@@ -12,10 +12,10 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
   Scenario: A program uploads a file, runs a job from it, follows it and reads its output joined by custom_id
     When the Mistral program uploads a batch file of the requests "alpha, beta, gamma" and creates a job from it
     Then the Mistral job is "QUEUED" with 0 of 3 requests done
-    When 50 seconds pass on the emulator's clock
+    When 50 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "RUNNING" with 1 of 3 requests done
     And the Mistral job list filtered by its metadata holds that job alone
-    When 60 seconds pass on the emulator's clock
+    When 60 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "SUCCESS" with 3 of 3 requests done
     And the Mistral job's output file answers "alpha, beta, gamma", each joined by its custom_id
     When the Mistral program deletes its input file
@@ -23,7 +23,7 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
 
   Scenario: An inline job with a request the model refuses: the others are answered, the refused one is in the error file
     When the Mistral program creates an inline job of the requests "alpha, bad" where "bad" names no model
-    And 200 seconds pass on the emulator's clock
+    And 200 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "SUCCESS" with 2 of 2 requests done
     And the Mistral job's output file answers "alpha", each joined by its custom_id
     And the Mistral job's error file says "bad" was refused with status 400
@@ -33,20 +33,20 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
     When the Mistral program creates an inline job of the requests "alpha, beta" where "none" names no model
     And the Mistral program cancels the job
     Then the Mistral job is "CANCELLATION_REQUESTED" with 0 of 2 requests done
-    When 40 seconds pass on the emulator's clock
+    When 40 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "CANCELLED" with 0 of 2 requests done
     And cancelling the Mistral job again is refused with status 400
 
   Scenario: A job whose input file holds a line that is not a request ends FAILED, saying which line
     When the Mistral program uploads a batch file holding a line that is not a request and creates a job from it
-    And 20 seconds pass on the emulator's clock
+    And 20 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "FAILED" with 0 of 1 requests done
     And the Mistral job's errors mention "Line 2"
 
   Scenario: A job still running when its timeout_hours end is TIMEOUT_EXCEEDED with what it finished
     Given the emulator's jobs take 36000 seconds
     When the Mistral program creates an inline job of the requests "alpha, beta, gamma, delta" asked to end within 1 hour
-    And 4000 seconds pass on the emulator's clock
+    And 4000 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "TIMEOUT_EXCEEDED" with 0 of 4 requests done
 
   Scenario: Errors come back in Mistral's shapes: no key, an unknown job, an unknown model
@@ -71,9 +71,9 @@ Feature: The emulator serves Mistral's API to the official mistralai SDK over a 
     Then listing the Mistral jobs is answered 503
 
   Scenario: An emulator started again on its state file still holds the uploaded files and the jobs
-    Given the emulator keeps its state in a file
+    Given the Mistral emulator keeps its state in a file
     When the Mistral program uploads a batch file of the requests "alpha, beta" and creates a job from it
     And the emulator is started again on its state file
-    And 200 seconds pass on the emulator's clock
+    And 200 seconds pass on the Mistral emulator's clock
     Then the Mistral job is "SUCCESS" with 2 of 2 requests done
     And the Mistral job's output file answers "alpha, beta", each joined by its custom_id

@@ -74,7 +74,7 @@ def step_job_seconds(context: Context, seconds: int) -> None:
     context.msock.emulator.processing_seconds = seconds
 
 
-@given("the emulator keeps its state in a file")
+@given("the Mistral emulator keeps its state in a file")
 def step_state_file(context: Context) -> None:
     w = world(context)
     s = context.msock
@@ -103,7 +103,7 @@ def step_fail(context: Context, route: str, status: int) -> None:
     context.msock.emulator.faults.fail_next(route, status)
 
 
-@when("{seconds:d} seconds pass on the emulator's clock")
+@when("{seconds:d} seconds pass on the Mistral emulator's clock")
 def step_advance(context: Context, seconds: int) -> None:
     world(context).clock.advance(seconds)
 
