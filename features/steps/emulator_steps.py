@@ -1633,10 +1633,15 @@ def step_socket_empty(context: Context, count: int) -> None:
     }
     mistral = {"mistral_batches": 0, "mistral_created_batches": 0, "mistral_created_custom_ids": {}}
     azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
+    compatible = {
+        f"{name}_{stat}": value
+        for name in ("groq", "together")
+        for stat, value in (("batches", 0), ("created_batches", 0), ("created_custom_ids", {}))
+    }
     live = {"live_answers": {}, "abandoned_answers": 0}
     empty = {
         "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {},
-        **openai, **gemini, **bedrock, **mistral, **azure, **live,
+        **openai, **gemini, **bedrock, **mistral, **azure, **compatible, **live,
     }  # fmt: skip
     assert stats == empty, stats
 

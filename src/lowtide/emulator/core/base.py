@@ -65,7 +65,12 @@ class EmulatorBase:
         return self._shared.emulations
 
     def emulation(self, kind: type[E]) -> E:
-        """The emulation of class `kind` (`emulator.emulation(OpenAIEmulation)`), typed as such."""
+        """The emulation of class `kind` (`emulator.emulation(OpenAIEmulation)`), typed as such: the one of exactly that
+        class, else the first of a subclass of it (an API built on another's emulation, as Groq's on OpenAI's, is not
+        that API)."""
+        for emulation in self._shared.emulations:
+            if type(emulation) is kind:
+                return emulation
         for emulation in self._shared.emulations:
             if isinstance(emulation, kind):
                 return emulation

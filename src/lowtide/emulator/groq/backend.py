@@ -10,8 +10,8 @@ from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.groq.catalogue import known, page, retrieve
-from lowtide.emulator.groq.compat import CompatBackend, window_seconds_of
 from lowtide.emulator.openai.checks import require_object, required
+from lowtide.emulator.openai.compat import CompatBackend, window_seconds_of
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value
 
 __all__ = ["GroqBackend"]

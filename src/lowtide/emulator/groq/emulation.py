@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.groq.backend import GroqBackend
+from lowtide.emulator.openai.compat import prefixed_routes
 from lowtide.emulator.openai.emulation import OpenAIEmulation
 from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.openai.state import OpenAIStateCodec, restore
@@ -35,17 +36,6 @@ _SERVED = (
     "models.list",
     "models.retrieve",
 )
-
-
-def prefixed_routes(rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str]) -> list[RouteRow]:
-    """OpenAI's route rows that an API serves too (`served`, by their names without `openai.`), under its path
-    `prefix` and its own route names (`<name>.<route>`)."""
-    wanted = set(served)
-    return [
-        (f"{prefix}{path}", method, f"{name}.{route[len('openai.') :]}", handler)
-        for path, method, route, handler in rows
-        if route[len("openai.") :] in wanted
-    ]
 
 
 class GroqEmulation(OpenAIEmulation):

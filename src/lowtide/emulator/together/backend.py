@@ -15,8 +15,8 @@ from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.settings import Settings
-from lowtide.emulator.groq.compat import CompatBackend
 from lowtide.emulator.openai.checks import require_object, required
+from lowtide.emulator.openai.compat import CompatBackend
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value, no_such
 from lowtide.emulator.openai.files import StoredFile
 from lowtide.emulator.together.catalogue import known

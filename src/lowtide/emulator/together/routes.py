@@ -12,7 +12,7 @@ from starlette.requests import Request
 
 from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.core.http import Answer, read_json
-from lowtide.emulator.groq.emulation import prefixed_routes
+from lowtide.emulator.openai.compat import prefixed_routes
 from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.together.backend import TogetherBackend
 

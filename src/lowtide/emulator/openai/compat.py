@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from lowtide.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
+from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.settings import Settings
@@ -27,7 +28,7 @@ from lowtide.emulator.openai.errors import OpenAIError, invalid_value
 from lowtide.emulator.openai.files import StoredFile
 from lowtide.emulator.openai.ids import new_alnum
 
-__all__ = ["STAND_IN", "CompatBackend", "CompatBatch", "OwnKeys"]
+__all__ = ["STAND_IN", "CompatBackend", "CompatBatch", "OwnKeys", "prefixed_routes", "window_seconds_of"]
 
 STAND_IN = "gpt-4.1-mini"
 """The OpenAI model OpenAI's backend answers as, for a model of the API's own catalogue."""
@@ -45,6 +46,11 @@ class CompatBatch(OpenAIBatch):
 
     @property
     def expires_at(self) -> float:
+        return self.created_at + self.window_seconds
+
+    @property
+    def expiry(self) -> float:
+        """A batch still processing at the end of its window expires then, whatever OpenAI's 24 hours."""
         return self.created_at + self.window_seconds
 
 
@@ -225,3 +231,14 @@ def window_seconds_of(value: object, *, least_hours: int, most_hours: int) -> fl
         return None
     hours = int(value[:-1]) * (24 if value[-1] == "d" else 1)
     return hours * 3600.0 if least_hours <= hours <= most_hours else None
+
+
+def prefixed_routes(rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str]) -> list[RouteRow]:
+    """OpenAI's route rows that an API serves too (`served`, by their names without `openai.`), under its path
+    `prefix` and its own route names (`<name>.<route>`)."""
+    wanted = set(served)
+    return [
+        (f"{prefix}{path}", method, f"{name}.{route[len('openai.') :]}", handler)
+        for path, method, route, handler in rows
+        if route[len("openai.") :] in wanted
+    ]
