@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
@@ -31,6 +31,8 @@ from lowtide.many import ManyCalls
 from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
+from lowtide.telemetry.current import CALL
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 from lowtide.unicode import check_request_text
 
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Actor"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+R = TypeVar("R")
 
 MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
 ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
@@ -207,6 +210,17 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
+        if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
+            return await self._traced(
+                "run",
+                mode,
+                key,
+                prompt,
+                kwargs,
+                lambda: self.run(
+                    prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
+                ),
+            )
         if key is not None or max_cost_usd is not None:
             check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
@@ -273,6 +287,15 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
+        if tracing() and CALL.get() is None:
+            return await self._traced(
+                "submit",
+                BatchProcessingMode.BATCH,
+                key,
+                prompt,
+                kwargs,
+                lambda: self.submit(prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
+            )
         check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
         backend = self.batch_backend()
@@ -293,7 +316,43 @@ class Actor:
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """The answer of a parked call, waiting for its batch if need be."""
+        if tracing() and CALL.get() is None:  # its span in the trace the call was parked in
+            engine = self._engine()
+            stored = (await engine.ledger.traces_of([check_key(key)])).get(key)
+            return await self._traced(
+                "result",
+                BatchProcessingMode.BATCH,
+                key,
+                None,
+                {},
+                lambda: self.result(key, response_model=response_model),
+                stored=stored,
+            )
         return await self._engine().attach(check_key(key), response_model)
+
+    async def _traced(
+        self,
+        entry: str,
+        mode: BatchProcessingMode | str | None,
+        key: str | None,
+        prompt: str | None,
+        arguments: Mapping[str, object],
+        answer: Callable[[], Awaitable[R]],
+        *,
+        stored: str | None = None,
+    ) -> R:
+        """A call (`run`, `submit` or `result`) in its span, as the GenAI conventions see it."""
+        from lowtide.telemetry.actor_calls import call_attributes, traced_actor_call
+
+        try:
+            resolved = self.resolve_mode(mode).value
+        except ActorError:
+            resolved = str(mode or self.configuration.batch_processing)
+        model, attributes = call_attributes(
+            self.configuration, mode=resolved, key=key, prompt=prompt, arguments=arguments
+        )
+        attributes["lowtide.call"] = entry
+        return await traced_actor_call(model, attributes, answer, stored=stored)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""
