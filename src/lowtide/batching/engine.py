@@ -263,6 +263,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         traced = CALL.get()
         if traced is not None:  # telemetry on: the call's span, linked to its batch's, its context stored with it
             self._traced[key] = traced
+            traced.span.set_attribute("lowtide.key", key)
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
         came = self._clock.now() if arrived is None else arrived
