@@ -61,8 +61,9 @@ Feature: OpenTelemetry traces and metrics
     Then the chat span's "gen_ai.input.messages" holds "an opted-in prompt"
     And the chat span has the attributes "gen_ai.output.messages"
 
+  @stores
   Scenario: A parked call collected by another engine ends in the same trace
-    Given a telemetry actor in "batch" mode with a ledger file
+    Given a telemetry actor in "batch" mode with the scenario's ledger
     When the telemetry actor parks "hello there" under the key "parked-1"
     And the actor's process stops, and a fresh process collects the ledger
     Then there is one "lowtide.answer" span for the key "parked-1"

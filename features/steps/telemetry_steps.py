@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Protocol
 
 from opentelemetry import metrics, trace
@@ -37,7 +36,7 @@ class Context(StepContext, Protocol):
     metric_reader: InMemoryMetricReader
     telemetry_emu: Emulator
     telemetry_actor: Actor
-    telemetry_ledger: Path | None
+    telemetry_ledger: str | None
 
 
 def _reset_globals() -> None:
@@ -92,9 +91,10 @@ def step_actor(context: Context, mode: str) -> None:
     _actor(context, mode, MemoryLedger())
 
 
-@given('a telemetry actor in "{mode}" mode with a ledger file')
+@given('a telemetry actor in "{mode}" mode with the scenario\'s ledger')
 def step_actor_file(context: Context, mode: str) -> None:
-    context.telemetry_ledger = context.state_dir / "traced.sqlite3"
+    # A SQLite file, or (`@stores` under `-D store=postgres`) the scenario's PostgreSQL database.
+    context.telemetry_ledger = os.environ["LOWTIDE_LEDGER"]
     _actor(context, mode, context.telemetry_ledger)
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["Actor"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-R = TypeVar("R")
 
 MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
 ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
@@ -211,16 +211,7 @@ class Actor:
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
         if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
-            return await self._traced(
-                "run",
-                mode,
-                key,
-                prompt,
-                kwargs,
-                lambda: self.run(
-                    prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
-                ),
-            )
+            return await self._in_span(prompt, response_model, mode, key, max_cost_usd, kwargs)
         if key is not None or max_cost_usd is not None:
             check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
@@ -241,6 +232,24 @@ class Actor:
                     await self._prompts.check(*plain, prompt, key, mode)
                 return await self._prompts.budgeted(*plain, prompt, response_model, key, max_cost_usd)
         return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    def _in_span(
+        self,
+        prompt: str | None,
+        response_model: type[BaseModel] | None,
+        mode: BatchProcessingMode | str | None,
+        key: str | None,
+        max_cost_usd: float | None,
+        kwargs: dict[str, Any],
+    ) -> Awaitable[ActorResponse[object]]:
+        """`run` again inside its span. Apart from `run`, whose frame every waiting call keeps: a branch there holding
+        the span's arguments would make each of the 100,000 frames of a large batch larger."""
+        from lowtide.telemetry.actor_calls import traced
+
+        again = functools.partial(
+            self.run, prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
+        )
+        return traced(self, "run", mode, key, prompt, kwargs, again)
 
     async def _run(
         self,
@@ -288,13 +297,16 @@ class Actor:
         same key.
         """
         if tracing() and CALL.get() is None:
-            return await self._traced(
+            from lowtide.telemetry.actor_calls import traced
+
+            return await traced(
+                self,
                 "submit",
                 BatchProcessingMode.BATCH,
                 key,
                 prompt,
                 kwargs,
-                lambda: self.submit(prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
+                functools.partial(self.submit, prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
             )
         check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
@@ -317,9 +329,11 @@ class Actor:
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """The answer of a parked call, waiting for its batch if need be."""
         if tracing() and CALL.get() is None:  # its span in the trace the call was parked in
-            engine = self._engine()
-            stored = (await engine.ledger.traces_of([check_key(key)])).get(key)
-            return await self._traced(
+            from lowtide.telemetry.actor_calls import traced
+
+            stored = (await self._engine().ledger.traces_of([check_key(key)])).get(key)
+            return await traced(
+                self,
                 "result",
                 BatchProcessingMode.BATCH,
                 key,
@@ -329,30 +343,6 @@ class Actor:
                 stored=stored,
             )
         return await self._engine().attach(check_key(key), response_model)
-
-    async def _traced(
-        self,
-        entry: str,
-        mode: BatchProcessingMode | str | None,
-        key: str | None,
-        prompt: str | None,
-        arguments: Mapping[str, object],
-        answer: Callable[[], Awaitable[R]],
-        *,
-        stored: str | None = None,
-    ) -> R:
-        """A call (`run`, `submit` or `result`) in its span, as the GenAI conventions see it."""
-        from lowtide.telemetry.actor_calls import call_attributes, traced_actor_call
-
-        try:
-            resolved = self.resolve_mode(mode).value
-        except ActorError:
-            resolved = str(mode or self.configuration.batch_processing)
-        model, attributes = call_attributes(
-            self.configuration, mode=resolved, key=key, prompt=prompt, arguments=arguments
-        )
-        attributes["lowtide.call"] = entry
-        return await traced_actor_call(model, attributes, answer, stored=stored)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""

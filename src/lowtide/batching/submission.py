@@ -7,7 +7,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, TypeVar
 
 from lowtide.batching.backend import Phase, RemoteBatch
 from lowtide.batching.core import EngineCore, Queued
@@ -28,6 +28,8 @@ from lowtide.telemetry.switch import metering, tracing
 __all__ = ["CLOCK_SKEW", "Submission"]
 
 log = logging.getLogger("lowtide.batching.engine")
+
+T = TypeVar("T")
 
 # How far the API's clock may differ from ours when matching an unknown create against the list of batches.
 CLOCK_SKEW = 300.0
@@ -101,7 +103,7 @@ class Submission(EngineCore):
         traced = tracing()
         try:
             if traced:
-                remote = await _traced_create(batch_id, create)
+                remote = await _with_batch_span(batch_id, create)
             else:
                 remote = await create()
         except ActorError as exc:
@@ -156,7 +158,10 @@ class Submission(EngineCore):
         requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
         """
         try:
-            await self._reconcile_once(batch_id)
+            if tracing():  # its look-ups at the API are the batch's, not the first waiting call's
+                await _with_batch_span(batch_id, lambda: self._reconcile_once(batch_id))
+            else:
+                await self._reconcile_once(batch_id)
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
@@ -346,8 +351,8 @@ class Submission(EngineCore):
                 self._forward(self._final_of(key), future)
 
 
-async def _traced_create(batch_id: str, create: Callable[[], Awaitable[RemoteBatch]]) -> RemoteBatch:
-    """The create with the batch's span current: the SDK's HTTP spans are its children."""
+async def _with_batch_span(batch_id: str, create: Callable[[], Awaitable[T]]) -> T:
+    """The create (or a reconcile) with the batch's span current: the SDK's HTTP spans are its children."""
     from lowtide.telemetry.batches import batch_current
 
     with batch_current(batch_id):

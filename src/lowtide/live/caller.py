@@ -4,6 +4,7 @@ call's deadline, its tokens settled, and every step reported to the observers.""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 from collections import Counter
@@ -96,7 +97,8 @@ class LiveCaller:
         if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
             from lowtide.telemetry.live_calls import traced_live_call
 
-            return await traced_live_call(self._provider, request, lambda: self.call(request, deadline=deadline))
+            again = functools.partial(self.call, request, deadline=deadline)
+            return await traced_live_call(self._provider, request, again)
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"

@@ -4,18 +4,19 @@ for the answer of a parked call, the trace it was parked in. Imported only when 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from opentelemetry.context import Context
 
-from lowtide.config import ActorConfiguration
+from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.errors import ActorError
 from lowtide.telemetry.attributes import Attributes, content_attributes, request_attributes
 from lowtide.telemetry.calls import traced_call
 from lowtide.telemetry.propagation import context_of
 from lowtide.telemetry.switch import capture_content
 from lowtide.types import ChatMessage
 
-__all__ = ["call_attributes", "traced_actor_call"]
+__all__ = ["TracedActor", "call_attributes", "traced"]
 
 R = TypeVar("R")
 
@@ -53,13 +54,33 @@ def _messages(value: object) -> Sequence[ChatMessage | Mapping[str, object]] | N
     return [cast("ChatMessage | Mapping[str, object]", item) for item in items if isinstance(item, ChatMessage | dict)]
 
 
-async def traced_actor_call(
-    model: str,
-    attributes: Attributes,
+class TracedActor(Protocol):
+    """What a call's span needs of its actor."""
+
+    @property
+    def configuration(self) -> ActorConfiguration: ...
+
+    def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode: ...
+
+
+async def traced(
+    actor: TracedActor,
+    entry: str,
+    mode: BatchProcessingMode | str | None,
+    key: str | None,
+    prompt: str | None,
+    arguments: Mapping[str, object],
     answer: Callable[[], Awaitable[R]],
     *,
     stored: str | None = None,
 ) -> R:
-    """`answer()` in a call's span: a child of the current span, or of the trace `stored` with a parked request."""
+    """`answer()` (an actor's `run`, `submit` or `result`: `entry`) in a call's span: a child of the current span, or
+    of the trace `stored` with a parked request."""
+    try:
+        resolved = actor.resolve_mode(mode).value
+    except ActorError:  # the call itself says why (raised inside its span)
+        resolved = str(mode or actor.configuration.batch_processing)
+    model, attributes = call_attributes(actor.configuration, mode=resolved, key=key, prompt=prompt, arguments=arguments)
+    attributes["lowtide.call"] = entry
     parent: Context | None = context_of(stored)
     return await traced_call(model, attributes, answer, context=parent)
