@@ -137,7 +137,11 @@ def step_collect(context: Context) -> None:
                 return
             await asyncio.sleep(0.05)
 
-    context.runner.run(until_answered())
+    runner = asyncio.Runner()  # the other process's event loop, closed (tasks and all) as that process ends
+    try:
+        runner.run(until_answered())
+    finally:
+        runner.close()
 
 
 # -- spans -------------------------------------------------------------------------------------------------------------
