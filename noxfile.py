@@ -35,7 +35,10 @@ nox.options.sessions = [
     "coverage_report",
 ]
 
-TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
+# The OpenTelemetry SDK and its wire format: the telemetry scenarios read lowtide's spans and metrics in memory, and
+# over OTLP from a receiver of their own; lowtide itself installs only the API (`lowtide[otel]`).
+OTEL = ["opentelemetry-sdk>=1.27,<2", "opentelemetry-exporter-otlp-proto-http>=1.27,<2", "opentelemetry-proto>=1.27,<2"]
+TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", *OTEL]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
@@ -65,7 +68,9 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     """pyright over src/ (strict) and over the test code, features/ and robot/'s libraries (basic; [tool.pyright] in
     pyproject.toml), with the integrations' frameworks and the test tools installed so that they type-check too."""
-    session.install("-e", f".[pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "pytest>=8")
+    session.install(
+        "-e", f".[otel,pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "pytest>=8"
+    )
     session.run("pyright")
 
 
@@ -74,7 +79,7 @@ def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
     (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES processes side by
     side (most scenarios wait on sockets, processes and clocks far more than they compute); with posargs, in one."""
-    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)
+    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run("coverage", "erase")
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave"]
@@ -125,7 +130,7 @@ def robot(session: nox.Session) -> None:
     tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them; those tagged
     `long` run in the `soak` session.
     """
-    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS, PABOT)
+    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
@@ -141,7 +146,7 @@ def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
     PostgreSQL database, and Robot tests (tag `postgres`), with `lowtide[postgres]`, on a throwaway cluster each run
     starts and removes. posargs: the feature files (default: every feature)."""
-    session.install("-e", f".[postgres,{PROVIDERS}]", *TEST_DEPS)
+    session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
@@ -172,7 +177,7 @@ def serve_clients(session: nox.Session) -> None:
     session.run(
         "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
     )
-    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
+    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",
@@ -213,7 +218,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 def soak(session: nox.Session) -> None:
     """The random-kill soak, long: 200 rounds each of one and of two processes, for every provider's batch API
     (ROUNDS, SEED: posargs override)."""
-    session.install("-e", f".[{PROVIDERS}]", *TEST_DEPS)
+    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",

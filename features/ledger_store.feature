@@ -37,6 +37,22 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: A request claimed with its call's trace context keeps it, for whichever process answers it
+    Given a <store> ledger store
+    When the request alpha is claimed with the trace context "trace-a", and beta without one, by "worker-1" until 1100 at 1000
+    And the request alpha is claimed with the trace context "trace-b", and gamma without one, by "worker-2" until 1200 at 1010
+    Then the store, opened again, has the trace context "trace-a" for alpha, and none for beta, gamma, delta
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: A pending request is taken over only from an expired or dead owner, and only once
     Given a <store> ledger store
     And the requests alpha, beta, gamma are claimed by "worker-1" until 1100 at 1000

@@ -115,6 +115,25 @@ def step_claim_table(context: Context, owner: str, until: float, now: float) -> 
     c.inserted, c.known = c.store.claim_new(requests, owner=owner, until=until, now=now)
 
 
+@when(
+    'the request {traced} is claimed with the trace context "{trace}", and {plain} without one, by "{owner}" until'
+    " {until:g} at {now:g}"
+)
+def step_claim_traced(
+    context: Context, traced: str, trace: str, plain: str, owner: str, until: float, now: float
+) -> None:
+    carrier = f'{{"traceparent":"{trace}"}}'
+    requests = [_request(traced, trace=carrier), _request(plain)]
+    contract(context).store.claim_new(requests, owner=owner, until=until, now=now)
+
+
+@then('the store, opened again, has the trace context "{trace}" for {traced}, and none for {others}')
+def step_traces(context: Context, trace: str, traced: str, others: str) -> None:
+    store = reopened(context, contract(context).store)
+    found = store.traces_of([traced, *names(others)])
+    assert found == {traced: f'{{"traceparent":"{trace}"}}'}, found
+
+
 @then('the claim inserted {inserted}, and knew {known} owned by "{owner}"')
 def step_claim_new_answer(context: Context, inserted: str, known: str, owner: str) -> None:
     c = contract(context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -31,6 +32,8 @@ from lowtide.many import ManyCalls
 from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
+from lowtide.telemetry.current import CALL
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
 from lowtide.unicode import check_request_text
 
@@ -207,6 +210,8 @@ class Actor:
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
+        if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
+            return await self._in_span(prompt, response_model, mode, key, max_cost_usd, kwargs)
         if key is not None or max_cost_usd is not None:
             check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
@@ -227,6 +232,24 @@ class Actor:
                     await self._prompts.check(*plain, prompt, key, mode)
                 return await self._prompts.budgeted(*plain, prompt, response_model, key, max_cost_usd)
         return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    def _in_span(
+        self,
+        prompt: str | None,
+        response_model: type[BaseModel] | None,
+        mode: BatchProcessingMode | str | None,
+        key: str | None,
+        max_cost_usd: float | None,
+        kwargs: dict[str, Any],
+    ) -> Awaitable[ActorResponse[object]]:
+        """`run` again inside its span. Apart from `run`, whose frame every waiting call keeps: a branch there holding
+        the span's arguments would make each of the 100,000 frames of a large batch larger."""
+        from lowtide.telemetry.actor_calls import traced
+
+        again = functools.partial(
+            self.run, prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
+        )
+        return traced(self, "run", mode, key, prompt, kwargs, again)
 
     async def _run(
         self,
@@ -273,6 +296,18 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
+        if tracing() and CALL.get() is None:
+            from lowtide.telemetry.actor_calls import traced
+
+            return await traced(
+                self,
+                "submit",
+                BatchProcessingMode.BATCH,
+                key,
+                prompt,
+                kwargs,
+                functools.partial(self.submit, prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
+            )
         check_call(key, max_cost_usd)
         request = self.request(prompt, **kwargs)
         backend = self.batch_backend()
@@ -293,6 +328,20 @@ class Actor:
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """The answer of a parked call, waiting for its batch if need be."""
+        if tracing() and CALL.get() is None:  # its span in the trace the call was parked in
+            from lowtide.telemetry.actor_calls import traced
+
+            stored = (await self._engine().ledger.traces_of([check_key(key)])).get(key)
+            return await traced(
+                self,
+                "result",
+                BatchProcessingMode.BATCH,
+                key,
+                None,
+                {},
+                lambda: self.result(key, response_model=response_model),
+                stored=stored,
+            )
         return await self._engine().attach(check_key(key), response_model)
 
     def ticket(self, key: str) -> Ticket:

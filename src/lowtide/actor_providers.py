@@ -142,6 +142,7 @@ class ActorProviders:
                 observers=self._observers,
                 spend=self._cap(configuration),
                 worst_case=lambda request: _worst_case(request, configuration),
+                provider=configuration.provider,
             )
         return caller
 

@@ -29,6 +29,7 @@ from lowtide.ledger.inline import async_ledger
 from lowtide.modes import BatchProcessingMode
 from lowtide.serve_body import read_json
 from lowtide.serve_keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorResponse
 from lowtide.wire import Refusal, ServedCall, Wire
 
@@ -143,7 +144,13 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
             )
         except Exception as error:
             return _refused(wire, _failure(wire, error))
-        outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
+        if tracing():  # the call's span continues the client's trace (its `traceparent`)
+            from lowtide.telemetry.propagation import continuing
+
+            with continuing(request.headers):
+                outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
+        else:
+            outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
         if call.stream:
             return StreamingResponse(_streamed(wire, call, outcome), media_type="text/event-stream")
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 
 from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
@@ -26,6 +27,7 @@ from lowtide.ledger.store import (
     OutcomeRow,
     RequestState,
 )
+from lowtide.telemetry.switch import tracing
 
 __all__ = ["RESULTS_PER_TRANSACTION", "Collection"]
 
@@ -81,22 +83,23 @@ class Collection(EngineCore):
             provider_batch_id = record.provider_batch_id
             # Read while the batch runs, not after it ends: the answers are waited for from then on.
             members, attempts = await self.ledger.members_and_attempts(batch_id)
-            ended = await wait_until_ended(
-                self.backend,
-                remote or record.provider_batch_id,
-                settings=self.settings,
-                clock=self._clock,
-                on_status=self._status_recorder(batch_id),
-            )
-            await self._collect(
-                batch_id,
-                ended,
-                members,
-                attempts,
-                request_id=record.request_id,
-                requeued=requeued,
-                adopted=record.adopted,
-            )
+            with _batch_span(batch_id, self.backend.name, len(members)):
+                ended = await wait_until_ended(
+                    self.backend,
+                    remote or record.provider_batch_id,
+                    settings=self.settings,
+                    clock=self._clock,
+                    on_status=self._status_recorder(batch_id),
+                )
+                await self._collect(
+                    batch_id,
+                    ended,
+                    members,
+                    attempts,
+                    request_id=record.request_id,
+                    requeued=requeued,
+                    adopted=record.adopted,
+                )
             collected = True
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
@@ -110,6 +113,8 @@ class Collection(EngineCore):
             )  # fmt: skip
         finally:
             self._pollers.pop(batch_id, None)
+            if tracing():
+                _end_span(batch_id, collected, failure)
             try:
                 if not collected:  # left to be collected later: by whichever process looks next
                     await self.ledger.release_batch(batch_id, owner=self.owner)
@@ -125,6 +130,8 @@ class Collection(EngineCore):
             ended = batch.phase is Phase.ENDED
             counts = batch.counts.as_dict() if ended else None
             await self.ledger.record_status(batch_id, phase=batch.phase.value, counts=counts, ended_at=batch.ended_at)
+            if tracing():
+                _poll_event(batch_id, batch)
             polls += 1
             if polls > 1:
                 crashpoint("while-polling")
@@ -172,6 +179,8 @@ class Collection(EngineCore):
             if before is not None:
                 await before
             await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+            if tracing():
+                await self._trace_answers(batch_id, rows)
             crashpoint("while-streaming")
             if lines and self.on_results is not None:
                 try:
@@ -294,6 +303,20 @@ class Collection(EngineCore):
         await self._finished(ended)
         await self._requeue(retry)
 
+    async def _trace_answers(self, batch_id: str, rows: list[OutcomeRow]) -> None:
+        """The calls of another process (or of this one before a restart) answered here end their own trace: each
+        gets a span parented on the context stored with its request."""
+        from lowtide.telemetry.batches import answered_elsewhere, batch_event, traced_keys
+
+        batch_event(batch_id, "results", {"lowtide.batch.results": len(rows)})
+        held = traced_keys(batch_id)
+        others = [row.key for row in rows if row.key not in held]
+        if not others:
+            return
+        stored = await self.ledger.traces_of(others)
+        states = {row.key: row.state.value for row in rows}
+        answered_elsewhere(batch_id, {key: (context, states[key]) for key, context in stored.items()}, held)
+
     @staticmethod
     def _missing(batch_id: str, custom_id: str, nameless: list[UnreadableLine]) -> BatchRequestError:
         """The error of a request an ended batch gave no result for: lost, or maybe in a line that named nobody."""
@@ -351,6 +374,37 @@ class Collection(EngineCore):
             await self.backend.finished(ended)
         except ActorError as exc:
             log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)
+
+
+def _batch_span(batch_id: str, provider: str, requests: int) -> AbstractContextManager[None]:
+    """The batch's span current while it is polled and collected (begun here if another process made the batch)."""
+    if not tracing():
+        return nullcontext()
+    from lowtide.telemetry.batches import batch_current, start_batch
+
+    start_batch(batch_id, provider=provider, calls=[], requests=requests, resumed=True)
+    return batch_current(batch_id)
+
+
+def _poll_event(batch_id: str, batch: RemoteBatch) -> None:
+    from lowtide.telemetry.batches import batch_event
+
+    counts = batch.counts
+    batch_event(
+        batch_id,
+        "poll",
+        {
+            "lowtide.batch.phase": batch.phase.value,
+            "lowtide.batch.succeeded": counts.succeeded,
+            "lowtide.batch.total": counts.total,
+        },
+    )
+
+
+def _end_span(batch_id: str, collected: bool, failure: BaseException | None) -> None:
+    from lowtide.telemetry.batches import end_batch
+
+    end_batch(batch_id, "collected" if collected else "left", None if collected else failure)
 
 
 def _retrieved(task: asyncio.Task[None]) -> None:

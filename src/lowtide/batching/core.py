@@ -28,6 +28,7 @@ from lowtide.ledger.store import (
     RequestRecord,
 )
 from lowtide.settings import BatchSettings
+from lowtide.telemetry.current import CallTrace
 
 __all__ = ["REREAD_CHUNK", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 
@@ -147,6 +148,9 @@ class EngineCore:
         self._rereading: asyncio.Task[None] | None = None
         self._batch_reads: dict[str, asyncio.Future[BatchRecord | None]] = {}
         """Batches being read (`_batch`): the calls that ask for one while it is read share the read."""
+        self._traced: dict[str, CallTrace] = {}
+        """The spans of this process's calls claimed while telemetry is on, by key, until their batch's intent links
+        them (`telemetry.current.CALL`); empty, and never read, while it is off."""
         self._poll_decisions: dict[str, asyncio.Future[bool]] = {}
         """Whether this engine polls a batch, being decided (`_poll_here`): the calls waiting on it share it."""
         self._identity: str | None = None

@@ -43,6 +43,7 @@ from lowtide.ledger.store import (
     RequestRecord,
     RequestState,
 )
+from lowtide.telemetry.current import CALL, with_traces
 from lowtide.types import ActorResponse
 
 __all__ = ["BatchEngine", "GroupCall"]
@@ -259,6 +260,10 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             )
         )
         self._claimed.append(future)
+        traced = CALL.get()
+        if traced is not None:  # telemetry on: the call's span, linked to its batch's, its context stored with it
+            self._traced[key] = traced
+            traced.span.set_attribute("lowtide.key", key)
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
         came = self._clock.now() if arrived is None else arrived
@@ -289,6 +294,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             identity = await self.identity()  # read once, by the first claims (on a remote store, a round trip)
             custom_id_for = self.backend.codec.custom_id_for
             claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
+            if self._traced:
+                claims = with_traces(claims, self._traced)
             await self._record_claims(raw, claims, claimed_by, now)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
@@ -318,6 +325,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         for (*_, until_final), new, claimed in zip(raw, claims, claimed_by, strict=True):
             record = records.get(new.key)
             if record is not None:
+                self._traced.pop(new.key, None)  # known already: no batch of this process will carry it
                 if record.params != new.params and canonical_json(record.params) != params_json(new.params):
                     claimed.set_exception(other_request(new.key))
                     continue

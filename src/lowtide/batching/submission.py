@@ -7,7 +7,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, TypeVar
 
 from lowtide.batching.backend import Phase, RemoteBatch
 from lowtide.batching.core import EngineCore, Queued
@@ -23,10 +23,13 @@ from lowtide.ledger.store import (
     BatchRecord,
     BatchState,
 )
+from lowtide.telemetry.switch import metering, tracing
 
 __all__ = ["CLOCK_SKEW", "Submission"]
 
 log = logging.getLogger("lowtide.batching.engine")
+
+T = TypeVar("T")
 
 # How far the API's clock may differ from ours when matching an unknown create against the list of batches.
 CLOCK_SKEW = 300.0
@@ -56,6 +59,8 @@ class Submission(EngineCore):
             if not entries:
                 return
         crashpoint("after-intent")
+        if tracing():
+            self._trace_intent(batch_id, entries)
         keys = [e.key for e in entries]
         # Every custom_id here came from the backend's `custom_id_for`, so it is valid; params go as the JSON the
         # ledger holds.
@@ -67,6 +72,14 @@ class Submission(EngineCore):
         )
         if created == "unknown":
             self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
+
+    def _trace_intent(self, batch_id: str, entries: Sequence[Queued]) -> None:
+        """The batch's span, linked both ways with the spans of this process's calls it carries."""
+        from lowtide.telemetry.batches import start_batch
+
+        traced = self._traced
+        calls = [(e.key, traced.pop(e.key)) for e in entries if e.key in traced] if traced else []
+        start_batch(batch_id, provider=self.backend.name, calls=calls, requests=len(entries))
 
     def _left_out(self, entries: list[Queued], recorded: Sequence[str]) -> list[Queued]:
         """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing
@@ -87,17 +100,25 @@ class Submission(EngineCore):
         timer = crash_during("during-create")
         # In flight from here until the create comes back: no reconciliation may adopt a batch this create made.
         in_flight = self._creating[batch_id] = asyncio.get_running_loop().create_future()
+        traced = tracing()
         try:
-            remote = await create()
+            if traced:
+                remote = await _with_batch_span(batch_id, create)
+            else:
+                remote = await create()
         except ActorError as exc:
             if self.backend.outcome_unknown(exc):
                 # The API may or may not have the batch: find out before anything is sent again.
                 log.warning("Create of batch %s has an unknown outcome (%s); reconciling.", batch_id, exc)
                 await self.ledger.record_unknown(batch_id, note=f"create outcome unknown: {type(exc).__name__}")
+                if traced:
+                    _event(batch_id, "create.unknown", {"error.type": type(exc).__name__})
                 return "unknown"
             # The API refused the batch: nothing was processed or charged. A later call may try again.
             await self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
             self._fail(keys, exc)
+            if traced:
+                _end(batch_id, "refused", exc)
             await self._abandon(batch_id)
             return "refused"
         finally:
@@ -125,6 +146,8 @@ class Submission(EngineCore):
                 return "refused"
             return "unknown"
         log.info("Batch %s created at the API as %s, with %d request(s).", batch_id, remote.id, len(keys))
+        if traced:
+            _event(batch_id, "create", {"lowtide.batch.provider_id": remote.id, "lowtide.batch.phase": "running"})
         self._ensure_poller(batch_id, remote)
         return "created"
 
@@ -135,7 +158,10 @@ class Submission(EngineCore):
         requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
         """
         try:
-            await self._reconcile_once(batch_id)
+            if tracing():  # its look-ups at the API are the batch's, not the first waiting call's
+                await _with_batch_span(batch_id, lambda: self._reconcile_once(batch_id))
+            else:
+                await self._reconcile_once(batch_id)
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
@@ -195,6 +221,7 @@ class Submission(EngineCore):
                     [candidate] = decision.candidates
                     if await self.ledger.adopt(batch_id, provider_batch_id=candidate.id, now=self._clock.now()):
                         log.info("Batch %s reconciled with the API's %s.", batch_id, candidate.id)
+                        _reconciled(batch_id, "adopted")
                         self._ensure_poller(batch_id, listed[candidate.id])
                         return
                 case "peek":
@@ -219,6 +246,7 @@ class Submission(EngineCore):
         if found is not None:
             if await self.ledger.adopt(record.id, provider_batch_id=found.id, now=self._clock.now()):
                 log.info("Batch %s reconciled with the API's %s by its metadata.", record.id, found.id)
+                _reconciled(record.id, "adopted")
                 self._ensure_poller(record.id, found)
             return True
         remaining = record.intent_at + self.settings.reconcile_grace - now
@@ -258,6 +286,7 @@ class Submission(EngineCore):
         ):
             return False  # resolved or resumed by another process since it was read: look again
         keys = list((await self.ledger.members(record.id)).values())
+        _reconciled(record.id, "resumed")
         log.warning("Batch %s never reached the API; created again from what its create left (%s).", record.id,
                     ", ".join(sorted(steps)))  # fmt: skip
         recorder = _Steps(self.ledger, record.id)
@@ -320,6 +349,7 @@ class Submission(EngineCore):
             log.info("Batch %s was reconciled by another process meanwhile; nothing is sent again.", batch_id)
             return False
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
+        _reconciled(batch_id, "resent")
         for record in await self.ledger.requests_for(keys):
             self._enqueue(record)
         self._spawn(self._abandon(batch_id), waiters=[])
@@ -341,6 +371,34 @@ class Submission(EngineCore):
             future = self._futures.pop(key, None)
             if future is not None and not future.done():
                 self._forward(self._final_of(key), future)
+
+
+async def _with_batch_span(batch_id: str, create: Callable[[], Awaitable[T]]) -> T:
+    """The create (or a reconcile) with the batch's span current: the SDK's HTTP spans are its children."""
+    from lowtide.telemetry.batches import batch_current
+
+    with batch_current(batch_id):
+        return await create()
+
+
+def _event(batch_id: str, name: str, attributes: Mapping[str, str | int | float | bool]) -> None:
+    from lowtide.telemetry.batches import batch_event
+
+    batch_event(batch_id, name, attributes)
+
+
+def _end(batch_id: str, state: str, error: BaseException | None) -> None:
+    from lowtide.telemetry.batches import end_batch
+
+    end_batch(batch_id, state, error)
+
+
+def _reconciled(batch_id: str, outcome: str) -> None:
+    """A reconcile's outcome on the batch's span and in `lowtide.reconciles` (when telemetry is on)."""
+    if tracing() or metering():
+        from lowtide.telemetry.batches import reconciled
+
+        reconciled(batch_id, outcome)
 
 
 def _candidate(remote: RemoteBatch) -> Candidate:

@@ -50,6 +50,7 @@ from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options", "item_key"]
@@ -241,6 +242,20 @@ class BulkRun:
         wanted = set(only) if only is not None else None
         if wanted is not None:
             prepared.to_send = [index for index in prepared.to_send if index in wanted]
+        if tracing():
+            from lowtide.telemetry.runs import traced_run
+
+            return await traced_run(
+                prepared.run_id,
+                actor=self.actor.name,
+                provider=self.actor.configuration.provider,
+                mode=self.mode,
+                items=len(prepared.to_send),
+                go=lambda: self._go(prepared, wanted),
+            )
+        return await self._go(prepared, wanted)
+
+    async def _go(self, prepared: Prepared, wanted: set[int] | None) -> RunResult:
         if self.mode == "live":
             return await LiveExecution(self, prepared, only=wanted).go()
         return await Execution(self, prepared).go()

@@ -100,6 +100,9 @@ class InlineAsyncLedger:
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return self.sync.requests_for(keys)
 
+    async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
+        return self.sync.traces_of(keys)
+
     async def record_intent(
         self,
         batch_id: str,

@@ -191,6 +191,10 @@ class LedgerStore(Protocol):
         """The records of `keys` the ledger knows, in the order given."""
         ...
 
+    def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
+        """The trace contexts stored with `keys` when they were claimed (`NewRequest.trace`), of those that have one."""
+        ...
+
     # batches
 
     def record_intent(
@@ -405,6 +409,8 @@ class AsyncLedgerStore(Protocol):
     async def request(self, key: str) -> RequestRecord | None: ...
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
+
+    async def traces_of(self, keys: Sequence[str]) -> dict[str, str]: ...
 
     async def record_intent(
         self,

@@ -129,6 +129,9 @@ class NewRequest:
     scope: str = ""
     """Which engines may send it in a batch of theirs: a digest of its provider, endpoint and credentials (never a
     secret), for a store that gathers the calls of every process into shared batches (`LedgerStore.take_pending`)."""
+    trace: str = ""
+    """The trace context of the call that made it (W3C `traceparent`/`tracestate` as JSON; "" when telemetry is
+    off), stored with it so that whichever process answers it ends the same trace (`LedgerStore.traces_of`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ call's deadline, its tokens settled, and every step reported to the observers.""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 from collections import Counter
@@ -30,6 +31,8 @@ from lowtide.live.quota import Quota
 from lowtide.live.retries import RetryPolicy
 from lowtide.live.spend import SpendCap
 from lowtide.live.timing import within
+from lowtide.telemetry.current import CALL
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["CallNext", "LiveCaller", "Middleware", "estimate_input_tokens"]
@@ -64,7 +67,10 @@ class LiveCaller:
         observers: Sequence[Observer] = (),
         spend: SpendCap | None = None,
         worst_case: Callable[[ActorRequest], Decimal] | None = None,
+        provider: str = "",
     ) -> None:
+        self._provider = provider
+        """`gen_ai.provider.name` of the calls' spans (telemetry on)."""
         self._complete = complete
         self._spend = spend
         self._worst_case = worst_case
@@ -88,6 +94,11 @@ class LiveCaller:
     async def call(self, request: ActorRequest, *, deadline: float | None = None) -> ActorResponse[object]:
         """Answer `request` through the middleware and the retries; `deadline` (seconds from now) overrides the
         configured one for this call."""
+        if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
+            from lowtide.telemetry.live_calls import traced_live_call
+
+            again = functools.partial(self.call, request, deadline=deadline)
+            return await traced_live_call(self._provider, request, again)
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
@@ -134,7 +145,12 @@ class LiveCaller:
             return float(plan.get("wait", 0.0))
 
         def before_sleep(state: RetryCallState) -> None:
-            self.emit(Retried(key, attempts, str(plan["kind"]), float(plan["wait"])))
+            event = Retried(key, attempts, str(plan["kind"]), float(plan["wait"]))
+            self.emit(event)
+            if CALL.get() is not None:
+                from lowtide.telemetry.live_calls import retried
+
+                retried(event)
 
         retrying = AsyncRetrying(
             sleep=self._clock.sleep,
@@ -201,6 +217,10 @@ class LiveCaller:
             self.quota.release(permit, input_tokens=0, output_tokens=0)  # refused: the API counted nothing
             self.emit(QuotaSettled(key, 0, 0))
             self.emit(RateLimited(key, exc.retry_after))
+            if CALL.get() is not None:
+                from lowtide.telemetry.live_calls import rate_limited
+
+                rate_limited(exc.retry_after, attempt)
             await self.quota.pause(exc.retry_after if exc.retry_after is not None else self._policy.backoff(attempt))
             raise
         except BaseException:

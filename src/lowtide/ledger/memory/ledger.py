@@ -123,6 +123,8 @@ class MemoryLedger:
                     known[r.key] = t.record(there)
                     continue
                 inserted[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
+                if r.trace:
+                    t.traces[r.key] = r.trace
                 t.requests[r.key] = StoredRequest(
                     key=r.key,
                     custom_id=r.custom_id,
@@ -207,6 +209,11 @@ class MemoryLedger:
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         with self.lock:
             return [self.tables.record(self.tables.requests[k]) for k in keys if k in self.tables.requests]
+
+    def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
+        with self.lock:
+            traces = self.tables.traces
+            return {key: traces[key] for key in keys if key in traces}
 
     # batches
 

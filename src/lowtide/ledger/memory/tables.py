@@ -92,6 +92,8 @@ class MemoryTables:
         """key -> the batches it was sent in, one entry per member row."""
         self.latest: dict[tuple[str | None, str], StoredResult] = {}
         """(batch id, key) -> its latest result: the only one any query reads (older ones are never read)."""
+        self.traces: dict[str, str] = {}
+        """key -> the trace context stored with its claim (`request_traces`)."""
         self.seq = 0
 
     def append(

@@ -67,6 +67,14 @@ def claim_new(
         for key in params_of:
             if key in fresh:
                 inserted[key] = params_of[key]
+        traced = [(r.key, r.trace) for r in chunk if r.trace and r.key in fresh]
+        if traced:
+            keys, contexts = zip(*traced, strict=True)
+            yield Sql(
+                "INSERT INTO request_traces (key, context) SELECT * FROM unnest(%s::text[], %s::text[])"
+                " ON CONFLICT (key) DO NOTHING",
+                (list(keys), list(contexts)),
+            )
         there = [key for key in params_of if key not in fresh]
         if there:
             known.extend((yield from requests_by_key(sorted(there))))
@@ -134,6 +142,16 @@ def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
             record = request_record(row)
             found[record.key] = record
     return [found[key] for key in keys if key in found]
+
+
+def traces_of(keys: Sequence[str]) -> Op[dict[str, str]]:
+    """The trace contexts stored with `keys` (schema 4), of those that have one."""
+    found: dict[str, str] = {}
+    for chunk in chunks(keys, size=500):
+        reply = yield Sql("SELECT key, context FROM request_traces WHERE key = ANY(%s)", (list(chunk),))
+        for row in reply.rows:
+            found[str(row[0])] = str(row[1])
+    return found
 
 
 def take_pending(

@@ -166,6 +166,9 @@ class PostgresLedger:
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return run(self._pool, "read requests", claims.requests_by_key(keys), transaction=False)
 
+    def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
+        return run(self._pool, "read trace contexts", claims.traces_of(keys), transaction=False)
+
     # batches
 
     def record_intent(

@@ -160,6 +160,13 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     );
     INSERT INTO identity (one, id) VALUES (1, substr(md5(gen_random_uuid()::text), 1, 12));
     """,
+    # 4: the trace context of the call that claimed a request, as the SQLite ledger's schema 8 has it.
+    """
+    CREATE TABLE request_traces (
+        key     TEXT PRIMARY KEY REFERENCES requests(key),
+        context TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -78,6 +78,9 @@ class RequestRows(SqliteFile):
                     " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
+                traced = [(r.key, r.trace) for r in chunk if r.trace and r.key not in there]
+                if traced:
+                    db.executemany("INSERT OR IGNORE INTO request_traces (key, context) VALUES (?, ?)", traced)
                 if there:
                     known.extend(self._requests_by_key(db, sorted(there)))
         return inserted, known
@@ -137,6 +140,15 @@ class RequestRows(SqliteFile):
         """The records of `keys` the ledger knows, in the order given."""
         with self._lock:
             return self._requests_by_key(self._db, keys)
+
+    def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
+        """The trace contexts stored with `keys` (schema 8), of those that have one."""
+        found: dict[str, str] = {}
+        with self._lock:
+            for chunk in chunks(keys, size=500):
+                query = f"SELECT key, context FROM request_traces WHERE key IN ({', '.join('?' * len(chunk))})"
+                found.update((str(key), str(context)) for key, context in self._db.execute(query, chunk))
+        return found
 
     def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
         found: dict[str, RequestRecord] = {}

@@ -240,6 +240,15 @@ MIGRATIONS: tuple[str, ...] = (
     );
     INSERT INTO identity (one, id) VALUES (1, lower(hex(randomblob(6))));
     """,
+    # 8: the trace context of the call that claimed a request (W3C traceparent and tracestate, JSON), written with
+    # its claim when telemetry is on, so that the process that answers it (`lowtide collect`, a resumed call) ends
+    # the same trace. A table of its own: no row at all, and no read, while telemetry is off.
+    """
+    CREATE TABLE request_traces (
+        key     TEXT PRIMARY KEY REFERENCES requests(key),
+        context TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

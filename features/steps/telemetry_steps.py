@@ -1,0 +1,416 @@
+"""Steps of telemetry.feature: lowtide's spans and metrics read from the OpenTelemetry SDK's in-memory exporter and
+metric reader, configured as the global providers for the scenario and taken away after it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from opentelemetry import metrics, trace
+from opentelemetry.metrics import _internal as metrics_internal
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricsData
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.util._once import Once
+from step_context import Context as StepContext
+from step_context import given, then, when
+
+from lowtide import Actor
+from lowtide._version import __version__
+from lowtide.emulator import Emulator
+from lowtide.ledger.memory.ledger import MemoryLedger
+from lowtide.ledger.store import open_ledger
+from lowtide.parking import collect
+
+
+class Context(StepContext, Protocol):
+    spans: InMemorySpanExporter
+    metric_reader: InMemoryMetricReader
+    telemetry_emu: Emulator
+    telemetry_actor: Actor
+    telemetry_ledger: str | None
+
+
+def _reset_globals() -> None:
+    # The API lets a provider be set once per process; the scenario's are taken away so that no other scenario runs
+    # with telemetry on.
+    trace._TRACER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
+    trace._TRACER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
+    metrics_internal._METER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
+    metrics_internal._METER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
+
+
+@given("OpenTelemetry is configured with in-memory exporters")
+def step_configured(context: Context) -> None:
+    _reset_globals()
+    context.spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(context.spans))
+    trace.set_tracer_provider(provider)
+    context.metric_reader = InMemoryMetricReader()
+    metrics.set_meter_provider(MeterProvider(metric_readers=[context.metric_reader]))
+    saved = os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
+
+    def restore() -> None:
+        _reset_globals()
+        os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
+        if saved is not None:
+            os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = saved
+
+    context.cleanups.append(restore)
+    context.telemetry_ledger = None
+
+
+def _actor(context: Context, mode: str, ledger: object) -> None:
+    context.telemetry_emu = Emulator()
+    context.telemetry_actor = Actor(
+        {
+            "name": "traced",
+            "model": "claude-haiku-4-5",
+            "batch_processing": mode,
+            "max_tokens": 64,
+            "batch": {"poll_interval": 0.01, "coalesce_window": 0.01},
+        },
+        client=context.telemetry_emu.client(),
+        ledger=ledger,  # pyright: ignore[reportArgumentType]
+    )
+    actor = context.telemetry_actor
+    context.cleanups.append(lambda: actor.aclose())
+
+
+@given('a telemetry actor in "{mode}" mode')
+def step_actor(context: Context, mode: str) -> None:
+    _actor(context, mode, MemoryLedger())
+
+
+@given('a telemetry actor in "{mode}" mode with the scenario\'s ledger')
+def step_actor_file(context: Context, mode: str) -> None:
+    # A SQLite file, or (`@stores` under `-D store=postgres`) the scenario's PostgreSQL database.
+    context.telemetry_ledger = os.environ["LOWTIDE_LEDGER"]
+    _actor(context, mode, context.telemetry_ledger)
+
+
+@when('the telemetry actor answers "{prompt}" with temperature {temperature:g}')
+def step_answer(context: Context, prompt: str, temperature: float) -> None:
+    context.runner.run(context.telemetry_actor.run(prompt, temperature=temperature))
+
+
+@when('the telemetry actor maps "{prompts}" live')
+def step_map(context: Context, prompts: str) -> None:
+    inputs = [p.strip() for p in prompts.split(",")]
+    context.runner.run(context.telemetry_actor.map(inputs, mode="live", progress="none"))
+
+
+@given('the telemetry API will answer the next "{route}" call with status {status:d} and retry-after {seconds:g}')
+def step_fault(context: Context, route: str, status: int, seconds: float) -> None:
+    context.telemetry_emu.faults.fail_next(route, status, retry_after=seconds)
+
+
+@when('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is "{value}"')
+def step_content(context: Context, value: str) -> None:
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = value
+
+
+@when('the telemetry actor parks "{prompt}" under the key "{key}"')
+def step_park(context: Context, prompt: str, key: str) -> None:
+    context.runner.run(context.telemetry_actor.submit(prompt, key=key))
+
+
+@when("the actor's process stops, and a fresh process collects the ledger")
+def step_collect(context: Context) -> None:
+    context.runner.run(context.telemetry_actor.aclose())
+    assert context.telemetry_ledger is not None
+    ledger = open_ledger(context.telemetry_ledger)
+
+    async def until_answered() -> None:
+        for _ in range(200):  # the emulator ends a batch within moments: collect until it has
+            await collect(ledger, client=context.telemetry_emu.client())
+            if _named(context, "lowtide.answer"):
+                return
+            await asyncio.sleep(0.05)
+
+    runner = asyncio.Runner()  # the other process's event loop, closed (tasks and all) as that process ends
+    try:
+        runner.run(until_answered())
+    finally:
+        runner.close()
+
+
+# -- spans -------------------------------------------------------------------------------------------------------------
+
+
+def _finished(context: Context) -> Sequence[ReadableSpan]:
+    return context.spans.get_finished_spans()
+
+
+def _named(context: Context, name: str) -> list[ReadableSpan]:
+    return [span for span in _finished(context) if span.name == name]
+
+
+def _chat(context: Context) -> ReadableSpan:
+    chats = [span for span in _finished(context) if span.name.startswith("chat ")]
+    assert chats, [span.name for span in _finished(context)]
+    return chats[-1]
+
+
+def _span_id(span: ReadableSpan) -> int:
+    assert span.context is not None
+    return span.context.span_id
+
+
+def _parent_id(span: ReadableSpan) -> int | None:
+    return span.parent.span_id if span.parent is not None else None
+
+
+def _one(context: Context, name: str) -> ReadableSpan:
+    found = _named(context, name)
+    assert len(found) == 1, (name, [span.name for span in _finished(context)])
+    return found[0]
+
+
+@then('there is one "{name}" span of kind CLIENT with these attributes')
+def step_span_attributes(context: Context, name: str) -> None:
+    span = _one(context, name)
+    assert span.kind is trace.SpanKind.CLIENT, span.kind
+    attributes = dict(span.attributes or {})
+    for row in context.table:
+        assert str(attributes.get(row["attribute"])) == row["value"], (row["attribute"], attributes)
+
+
+@then('the chat span has the attributes "{names}"')
+def step_has_attributes(context: Context, names: str) -> None:
+    attributes = dict(_chat(context).attributes or {})
+    for name in (n.strip() for n in names.split(",")):
+        assert name in attributes, (name, attributes)
+
+
+@then('the chat span\'s "{name}" is above 0')
+def step_above_zero(context: Context, name: str) -> None:
+    value = (_chat(context).attributes or {}).get(name)
+    assert isinstance(value, float), value
+    assert value > 0, value
+
+
+@then('the chat span\'s "{name}" holds "{text}"')
+def step_holds(context: Context, name: str, text: str) -> None:
+    value = (_chat(context).attributes or {}).get(name)
+    assert isinstance(value, str), value
+    assert text in value, value
+    json.loads(value)
+
+
+@then('the chat span has the event "{name}"')
+def step_event(context: Context, name: str) -> None:
+    assert name in [event.name for event in _chat(context).events], _chat(context).events
+
+
+@then('the span "{name}" is a child of the {which} span')
+def step_child(context: Context, name: str, which: str) -> None:
+    parent = _chat(context) if which == "chat" else _one(context, f"lowtide.{which}")
+    assert any(_parent_id(span) == _span_id(parent) for span in _named(context, name)), _named(context, name)
+
+
+@then('the instrumentation scope of the chat span is "{name}" with lowtide\'s version')
+def step_scope(context: Context, name: str) -> None:
+    scope = _chat(context).instrumentation_scope
+    assert scope is not None
+    assert (scope.name, scope.version) == (name, __version__), scope
+
+
+@then('there is one "{name}" span with the events "{events}"')
+def step_batch_events(context: Context, name: str, events: str) -> None:
+    seen = [event.name for event in _one(context, name).events]
+    for event in (e.strip() for e in events.split(",")):
+        assert event in seen, (event, seen)
+
+
+@then("the chat span and the batch span link to each other")
+def step_linked(context: Context) -> None:
+    chat, batch = _chat(context), _one(context, "lowtide.batch")
+    assert any(link.context.span_id == _span_id(batch) for link in chat.links), chat.links
+    assert any(link.context.span_id == _span_id(chat) for link in batch.links), batch.links
+    assert (chat.attributes or {}).get("lowtide.batch.id") == (batch.attributes or {}).get("lowtide.batch.id")
+
+
+@then('there is one "{name}" span')
+def step_one_span(context: Context, name: str) -> None:
+    _one(context, name)
+
+
+@then('{count:d} "{name}" spans are children of the run span')
+def step_run_children(context: Context, count: int, name: str) -> None:
+    run = _one(context, "lowtide.run")
+    children = [span for span in _named(context, name) if _parent_id(span) == _span_id(run)]
+    assert len(children) == count, [(s.name, s.parent) for s in _finished(context)]
+
+
+@then('there is one "lowtide.answer" span for the key "{key}"')
+def step_answer_span(context: Context, key: str) -> None:
+    answers = [s for s in _named(context, "lowtide.answer") if (s.attributes or {}).get("lowtide.key") == key]
+    assert len(answers) == 1, [(s.name, s.attributes) for s in _finished(context)]
+
+
+@then("the \"lowtide.answer\" span's parent is the parked call's span, in the same trace")
+def step_answer_parent(context: Context) -> None:
+    answer = _one(context, "lowtide.answer")
+    parked = [s for s in _finished(context) if (s.attributes or {}).get("lowtide.call") == "submit"]
+    assert len(parked) == 1, [s.name for s in _finished(context)]
+    assert _parent_id(answer) == _span_id(parked[0])
+    assert answer.context is not None
+    assert parked[0].context is not None
+    assert answer.context.trace_id == parked[0].context.trace_id
+
+
+@then('the ledger holds a trace context for the key "{key}"')
+def step_ledger_trace(context: Context, key: str) -> None:
+    assert context.telemetry_ledger is not None
+    stored = open_ledger(context.telemetry_ledger).traces_of([key])
+    assert json.loads(stored[key])["traceparent"].startswith("00-"), stored
+
+
+def _attribute_texts(context: Context) -> list[str]:
+    texts: list[str] = []
+    for span in _finished(context):
+        for value in (span.attributes or {}).values():
+            texts.append(str(value))
+        for event in span.events:
+            texts.extend(str(value) for value in (event.attributes or {}).values())
+    return texts
+
+
+@then("no attribute of any span holds the API key")
+def step_no_key(context: Context) -> None:
+    key = str(context.telemetry_emu.client().api_key)
+    assert len(key) > 8
+    assert not any(key in text for text in _attribute_texts(context))
+
+
+@then('no attribute of any span holds "{text}"')
+def step_no_text(context: Context, text: str) -> None:
+    assert not any(text in value for value in _attribute_texts(context))
+
+
+# -- metrics -----------------------------------------------------------------------------------------------------------
+
+
+def _points(context: Context, name: str) -> tuple[str, Sequence[Mapping[str, object]]]:
+    data: MetricsData | None = context.metric_reader.get_metrics_data()
+    assert data is not None
+    for resource in data.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                if metric.name == name and scope.scope.name == "lowtide":
+                    points = [dict(point.attributes or {}) for point in metric.data.data_points]
+                    return metric.unit or "", points
+    raise AssertionError(f"no metric {name!r}")
+
+
+@then('the metric "{name}" has points for the token types "{types}" in unit "{unit}"')
+def step_token_metric(context: Context, name: str, types: str, unit: str) -> None:
+    found, points = _points(context, name)
+    assert found == unit, found
+    seen = {point.get("gen_ai.token.type") for point in points}
+    assert seen == {t.strip() for t in types.split(",")}, points
+    assert all(point.get("gen_ai.provider.name") == "anthropic" for point in points), points
+
+
+@then('the metric "{name}" has a point in unit "{unit}"')
+def step_metric(context: Context, name: str, unit: str) -> None:
+    found, points = _points(context, name)
+    assert found == unit, found
+    assert points, name
+
+
+# -- off ---------------------------------------------------------------------------------------------------------------
+
+_OFF = """
+import asyncio, sys
+{block}
+from lowtide import Actor
+from lowtide.emulator import Emulator
+from lowtide.ledger.memory.ledger import MemoryLedger
+
+async def main():
+    emu = Emulator()
+    for mode in ("live", "batch"):
+        actor = Actor({{"name": "a", "model": "claude-haiku-4-5", "batch_processing": mode, "max_tokens": 64,
+                       "batch": {{"poll_interval": 0.01, "coalesce_window": 0.01}}}},
+                      client=emu.client(), ledger=MemoryLedger())
+        print((await actor.run("hello")).text[:7])
+        await actor.aclose()
+
+asyncio.run(main())
+{check}
+"""
+
+_COUNTED = """
+from opentelemetry import trace
+asked = []
+_real = trace.ProxyTracerProvider.get_tracer
+def counted(self, *args, **kwargs):
+    asked.append(args)
+    return _real(self, *args, **kwargs)
+trace.ProxyTracerProvider.get_tracer = counted
+"""
+
+
+def _python(context: Context, script: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=context.state_dir,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+@then("a live call and a batch call in a process with no tracer provider make no lowtide span")
+def step_off(context: Context) -> None:
+    check = (
+        "lowtide_asked = [a for a in asked if a and a[0] == 'lowtide']\n"
+        "assert not lowtide_asked, lowtide_asked\n"
+        "assert 'lowtide.telemetry.calls' not in sys.modules\n"
+        "assert 'lowtide.telemetry.batches' not in sys.modules\n"
+        "print('none')"
+    )
+    assert _python(context, _OFF.format(block=_COUNTED, check=check)).split() == ["Emulate", "Emulate", "none"]
+
+
+_NO_API = """
+import sys
+sys.modules["opentelemetry"] = None  # as if `lowtide[otel]` were not installed (nor an SDK that brings the API)
+import asyncio
+from lowtide import Actor, ProviderRegistry
+from lowtide.clock import SystemClock
+from lowtide.ledger.memory.ledger import MemoryLedger
+from lowtide.telemetry.switch import metering, tracing
+from lowtide.testing import FakeBatchAPI, FakeBatchProvider
+
+assert not tracing() and not metering()
+registry = ProviderRegistry()
+FakeBatchProvider.register(registry, FakeBatchAPI(SystemClock(), processing_seconds=0.01), name="fake")
+
+async def main():
+    actor = Actor({"name": "a", "provider": "fake", "model": "m", "batch_processing": "batch", "max_tokens": 64,
+                   "batch": {"poll_interval": 0.01, "coalesce_window": 0.01}}, registry=registry, ledger=MemoryLedger())
+    print((await actor.run("hello")).text)
+    await actor.aclose()
+
+asyncio.run(main())
+assert "lowtide.telemetry.calls" not in sys.modules
+"""
+
+
+@then("a batch call in a process without the OpenTelemetry API is answered")
+def step_no_api(context: Context) -> None:
+    assert "hello" in _python(context, _NO_API)

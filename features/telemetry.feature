@@ -1,0 +1,75 @@
+Feature: OpenTelemetry traces and metrics
+  As an operator whose observability stack reads the OpenTelemetry GenAI conventions
+  I want every lowtide call, batch and run as spans and metrics in the conventions' names
+  So that I see tokens, cost and savings, and a batch's calls, wherever the batch is answered
+
+  Background:
+    Given OpenTelemetry is configured with in-memory exporters
+
+  Scenario: A live call is one chat span, the SDK's HTTP span its child, and the conventions' metrics
+    Given a telemetry actor in "live" mode
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then there is one "chat claude-haiku-4-5" span of kind CLIENT with these attributes
+      | attribute                      | value            |
+      | gen_ai.operation.name          | chat             |
+      | gen_ai.provider.name           | anthropic        |
+      | gen_ai.request.model           | claude-haiku-4-5 |
+      | gen_ai.request.temperature     | 0.5              |
+      | gen_ai.request.max_tokens      | 64               |
+      | lowtide.mode                   | live             |
+      | lowtide.cost.pricing           | live             |
+    And the chat span has the attributes "gen_ai.response.model, gen_ai.response.id, gen_ai.response.finish_reasons, gen_ai.usage.input_tokens, gen_ai.usage.output_tokens, lowtide.cost.usd, lowtide.cost.live_equivalent_usd"
+    And the span "anthropic.messages.create" is a child of the chat span
+    And the instrumentation scope of the chat span is "lowtide" with lowtide's version
+    And the metric "gen_ai.client.token.usage" has points for the token types "input, output" in unit "{token}"
+    And the metric "gen_ai.client.operation.duration" has a point in unit "s"
+    And no attribute of any span holds the API key
+
+  Scenario: A batch call and its batch link to each other, with the batch's life as events
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then there is one "chat claude-haiku-4-5" span of kind CLIENT with these attributes
+      | attribute            | value |
+      | lowtide.mode         | batch |
+      | lowtide.cost.pricing | batch |
+    And there is one "lowtide.batch" span with the events "create, poll, results"
+    And the chat span and the batch span link to each other
+    And the chat span's "lowtide.cost.savings_usd" is above 0
+    And the span "anthropic.messages.batches.retrieve" is a child of the batch span
+    And the metric "lowtide.savings" has a point in unit "USD"
+    And no attribute of any span holds the API key
+
+  Scenario: A live bulk run is a span with its items' call spans as children
+    Given a telemetry actor in "live" mode
+    When the telemetry actor maps "one, two, three" live
+    Then there is one "lowtide.run" span
+    And 3 "chat claude-haiku-4-5" spans are children of the run span
+
+  Scenario: A live call paused by a 429 says so on its span
+    Given a telemetry actor in "live" mode
+    And the telemetry API will answer the next "messages.create" call with status 429 and retry-after 0.05
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the chat span has the event "rate_limit.pause"
+    And the metric "lowtide.rate_limit.pauses" has a point in unit "{pause}"
+
+  Scenario: Prompts and answers go on spans only when the conventions' variable asks for it
+    Given a telemetry actor in "live" mode
+    When the telemetry actor answers "a secret prompt" with temperature 0.5
+    Then no attribute of any span holds "a secret prompt"
+    When OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is "true"
+    And the telemetry actor answers "an opted-in prompt" with temperature 0.5
+    Then the chat span's "gen_ai.input.messages" holds "an opted-in prompt"
+    And the chat span has the attributes "gen_ai.output.messages"
+
+  @stores
+  Scenario: A parked call collected by another engine ends in the same trace
+    Given a telemetry actor in "batch" mode with the scenario's ledger
+    When the telemetry actor parks "hello there" under the key "parked-1"
+    And the actor's process stops, and a fresh process collects the ledger
+    Then there is one "lowtide.answer" span for the key "parked-1"
+    And the "lowtide.answer" span's parent is the parked call's span, in the same trace
+    And the ledger holds a trace context for the key "parked-1"
+
+  Scenario: Off, lowtide makes no span at all
+    Then a live call and a batch call in a process with no tracer provider make no lowtide span
+    And a batch call in a process without the OpenTelemetry API is answered

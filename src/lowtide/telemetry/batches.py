@@ -1,0 +1,171 @@
+"""One span per batch (`lowtide.batch`), from its intent to its end, with its create, polls, reconcile and results as
+events; linked both ways with the spans of the calls it carries (each call's span links to its batch's, the batch's
+to each call's); current while the backend is called for it, so that the SDK's HTTP spans are its children. A bulk
+run's batches are children of the run's span; any other batch is a trace of its own. Imported only when telemetry
+is on."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
+
+from lowtide.telemetry.current import RUN, CallTrace
+from lowtide.telemetry.metrics import instruments
+from lowtide.telemetry.propagation import context_of
+from lowtide.telemetry.scope import tracer
+from lowtide.telemetry.switch import metering
+
+__all__ = [
+    "MOST_LINKS",
+    "answered_elsewhere",
+    "batch_current",
+    "batch_event",
+    "end_batch",
+    "reconciled",
+    "start_batch",
+    "traced_keys",
+]
+
+MOST_LINKS = 1000
+"""Most calls a batch's span links to (the SDK keeps 128 by default): a 100,000-request batch's span stays small;
+every call's span links to its batch all the same."""
+
+
+@dataclass
+class _Batch:
+    span: Span
+    started: float
+    waiting: int
+    phase: str
+    provider: str
+    keys: set[str]
+    """The keys whose call spans in this process it links to."""
+
+
+_batches: dict[str, _Batch] = {}
+"""This process's batches with a span open, by lowtide's batch id."""
+
+
+def start_batch(
+    batch_id: str,
+    *,
+    provider: str,
+    calls: Sequence[tuple[str, CallTrace]],
+    requests: int,
+    resumed: bool = False,
+) -> None:
+    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`)."""
+    if batch_id in _batches:
+        return
+    run = RUN.get()
+    parent = trace.set_span_in_context(run) if run is not None else Context()
+    links = [Link(call.span.get_span_context()) for _, call in calls[:MOST_LINKS]]
+    span = tracer().start_span(
+        "lowtide.batch",
+        context=parent,
+        kind=SpanKind.INTERNAL,
+        links=links,
+        attributes={
+            "lowtide.batch.id": batch_id,
+            "gen_ai.provider.name": provider,
+            "lowtide.batch.requests": requests,
+            "lowtide.batch.resumed": resumed,
+        },
+    )
+    here = span.get_span_context()
+    keys = {key for key, _ in calls}
+    for _, call in calls:
+        call.span.add_link(here)
+        call.span.set_attribute("lowtide.batch.id", batch_id)
+    phase = "running" if resumed else "intent"
+    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, provider, keys)
+    if metering():
+        made = instruments()
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": provider})
+        made.requests_waiting.add(requests, {"gen_ai.provider.name": provider})
+
+
+def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | float | bool] | None = None) -> None:
+    """An event on a batch's span (`create`, `poll`, `reconcile`, `results`); a phase it names moves the batch."""
+    batch = _batches.get(batch_id)
+    if batch is None:
+        return
+    batch.span.add_event(name, dict(attributes or {}))
+    phase = (attributes or {}).get("lowtide.batch.phase")
+    if isinstance(phase, str) and phase != batch.phase and metering():
+        made = instruments()
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": batch.provider})
+    if isinstance(phase, str):
+        batch.phase = phase
+
+
+def reconciled(batch_id: str, outcome: str) -> None:
+    """A create of unknown outcome settled: `adopted`, `resumed` or `resent` (an event, and `lowtide.reconciles`)."""
+    batch_event(batch_id, "reconcile", {"lowtide.reconcile.outcome": outcome})
+    if metering():
+        instruments().reconciles.add(1, {"lowtide.reconcile.outcome": outcome})
+
+
+@contextmanager
+def batch_current(batch_id: str) -> Generator[None]:
+    """The batch's span current (its API calls' HTTP spans its children), or nothing changed if it has none."""
+    batch = _batches.get(batch_id)
+    if batch is None:
+        yield
+        return
+    with trace.use_span(batch.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+        yield
+
+
+def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> None:
+    """Close a batch's span: collected, expired, canceled, refused, or left for later (`error`)."""
+    batch = _batches.pop(batch_id, None)
+    if batch is None:
+        return
+    batch.span.set_attribute("lowtide.batch.state", state)
+    if error is not None:
+        batch.span.set_attribute("error.type", type(error).__name__)
+        batch.span.set_status(Status(StatusCode.ERROR, str(error)[:500]))
+    batch.span.end()
+    if metering():
+        made = instruments()
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
+        made.requests_waiting.add(-batch.waiting, {"gen_ai.provider.name": batch.provider})
+        if error is None:
+            made.batch_turnaround.record(time.monotonic() - batch.started, {"gen_ai.provider.name": batch.provider})
+
+
+def traced_keys(batch_id: str) -> set[str]:
+    """The keys of a batch whose call spans are this process's (their trace ends with them)."""
+    batch = _batches.get(batch_id)
+    return batch.keys if batch is not None else set()
+
+
+def answered_elsewhere(batch_id: str, answers: Mapping[str, tuple[str, str]], held: set[str]) -> None:
+    """Close the trace of calls begun by another process (or before a restart), answered here: for each key not
+    `held` by a call span of this process, a short `lowtide.answer` span parented on the context stored with the
+    request (`answers`: key -> (stored carrier, state)), and a link to it from this batch's span."""
+    batch = _batches.get(batch_id)
+    for key, (stored, state) in answers.items():
+        if key in held:
+            continue
+        parent = context_of(stored)
+        if parent is None:
+            continue
+        span = tracer().start_span(
+            "lowtide.answer",
+            context=parent,
+            kind=SpanKind.INTERNAL,
+            attributes={"lowtide.key": key, "lowtide.batch.id": batch_id, "lowtide.request.state": state},
+        )
+        if batch is not None:
+            span.add_link(batch.span.get_span_context())
+            batch.span.add_link(span.get_span_context())
+        span.end()

@@ -1,0 +1,45 @@
+"""A trace context in and out: the current one as the ledger stores it with a request (the W3C `traceparent` and
+`tracestate`, JSON, through the global propagator), and a stored one or a client's headers read back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
+
+from opentelemetry import propagate
+from opentelemetry.context import Context, attach, detach
+
+from lowtide.json_types import json_object
+
+__all__ = ["carrier_of_current", "context_of", "continuing"]
+
+
+def carrier_of_current() -> str:
+    """The current trace context as stored text (`{"traceparent": ...}`), or "" when there is none."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return json.dumps(carrier, sort_keys=True, separators=(",", ":")) if carrier else ""
+
+
+def context_of(stored: str | None) -> Context | None:
+    """The context a stored carrier names, or None when there is none (or it cannot be read)."""
+    if not stored:
+        return None
+    try:
+        carrier = json.loads(stored)
+    except ValueError:
+        return None
+    fields = {name: str(value) for name, value in json_object(carrier).items()}
+    return propagate.extract(fields) if fields else None
+
+
+@contextmanager
+def continuing(headers: Mapping[str, str]) -> Generator[None]:
+    """A client's trace context (its request's `traceparent` and `tracestate`, through the global propagator)
+    current meanwhile: a task started here continues the client's trace."""
+    token = attach(propagate.extract({name.lower(): value for name, value in headers.items()}))
+    try:
+        yield
+    finally:
+        detach(token)

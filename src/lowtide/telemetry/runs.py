@@ -1,0 +1,51 @@
+"""A bulk run (`actor.map`, `BulkRun.run`, `lowtide run`) as one span (`lowtide.run`): its live items' call spans
+and its batches' spans are its children. Imported only when telemetry is on."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from lowtide.telemetry.current import RUN
+from lowtide.telemetry.scope import tracer
+
+if TYPE_CHECKING:
+    from lowtide.bulk.results import RunResult
+
+__all__ = ["traced_run"]
+
+
+async def traced_run(
+    run_id: str, *, actor: str, provider: str, mode: str, items: int, go: Callable[[], Awaitable[RunResult]]
+) -> RunResult:
+    span = tracer().start_span(
+        "lowtide.run",
+        kind=SpanKind.INTERNAL,
+        attributes={
+            "lowtide.run.id": run_id,
+            "lowtide.actor": actor,
+            "gen_ai.provider.name": provider,
+            "lowtide.mode": mode,
+            "lowtide.run.to_send": items,
+        },
+    )
+    token = RUN.set(span)
+    try:
+        with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            result = await go()
+    except BaseException as exc:
+        span.set_attribute("error.type", type(exc).__name__)
+        span.set_status(Status(StatusCode.ERROR, str(exc)[:500]))
+        span.end()
+        raise
+    finally:
+        RUN.reset(token)
+    for status, count in result.counts().items():
+        span.set_attribute(f"lowtide.run.items.{status}", count)
+    if result.batches is not None:
+        span.set_attribute("lowtide.run.batches", result.batches)
+    span.end()
+    return result
