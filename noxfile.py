@@ -33,7 +33,8 @@ nox.options.sessions = [
     "coverage_report",
 ]
 
-TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10"]
+# selenium drives Debian's chromium (and chromedriver) in the dashboard's suite: no browser is downloaded.
+TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", "selenium>=4.20"]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
