@@ -6,6 +6,7 @@ that a ledger of a million requests is read at most every few seconds, however m
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -43,8 +44,9 @@ class Cached:
         self._lock = threading.Lock()
         self._values: dict[str, tuple[float, object]] = {}
 
-    def get(self, name: str, compute: Callable[[], T]) -> T:
-        """`compute()`, or what it gave less than the time to live ago (a name is always given one kind of value)."""
+    def get(self, name: str, compute: Callable[[], T], *, final: Callable[[T], bool] | None = None) -> T:
+        """`compute()`, or what it gave less than the time to live ago (a name is always given one kind of value);
+        kept for good when `final` says it can no longer change."""
         with self._lock:
             found = self._values.get(name)
             now = time.monotonic()
@@ -53,7 +55,8 @@ class Cached:
             started = time.monotonic()
             value = compute()
             took = time.monotonic() - started
-            self._values[name] = (time.monotonic() + max(self.ttl, 5 * took), value)
+            until = math.inf if final is not None and final(value) else time.monotonic() + max(self.ttl, 5 * took)
+            self._values[name] = (until, value)
             return value
 
 
@@ -72,7 +75,12 @@ class DashboardData:
         records = self.store.run_store.runs()[-_RUNS_SHOWN:]
         shown: list[Json] = []
         for record in reversed(records):
-            progress = self.cache.get(f"run:{record.id}", lambda rid=record.id: self.store.views.run_progress(rid))
+            # A run with nothing waiting changes only when retried, which changes its `updated_at`.
+            progress = self.cache.get(
+                f"run:{record.id}:{record.updated_at}",
+                lambda rid=record.id: self.store.views.run_progress(rid),
+                final=lambda found: found is not None and not found.counts["waiting"],
+            )
             if progress is not None:
                 shown.append(self._run(progress, now))
         return {"now": now, "location": self.store.location, "runs": shown}
@@ -83,7 +91,11 @@ class DashboardData:
         done = sum(n for outcome, n in counts.items() if outcome != "waiting")
         limit = run.options.get("max_cost_usd")
         eta = self._eta(run.id, now) if counts["waiting"] else None
-        timeline = self.cache.get(f"timeline:{run.id}", lambda: self._timeline(run_id=run.id))
+        timeline = self.cache.get(
+            f"timeline:{run.id}:{run.updated_at}",
+            lambda: self._timeline(run_id=run.id),
+            final=lambda _: not counts["waiting"],
+        )
         return {
             "id": run.id,
             "actor": run.actor,

@@ -54,7 +54,7 @@ function table(headers, rows, attrs) {
 // A line chart of `series` (name, key, colour) over `points` (each with `at`), as inline SVG.
 function chart(points, series, name) {
   const width = 800, height = 180, left = 48, bottom = 22, top = 8;
-  const root = svg("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: "none",
+  const root = svg("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: "xMinYMid meet",
     "data-chart": name, "data-points": String(points.length), role: "img" });
   root.append(svg("line", { class: "axis", x1: left, y1: height - bottom, x2: width, y2: height - bottom }));
   if (!points.length) {
@@ -68,6 +68,13 @@ function chart(points, series, name) {
   const top_value = Math.max(1e-9, ...points.flatMap((p) => series.map((s) => Number(p[s.key]) || 0)));
   const x = (at) => left + (x1 === x0 ? (width - left) / 2 : ((at - x0) / (x1 - x0)) * (width - left - 4));
   const y = (v) => height - bottom - (v / top_value) * (height - bottom - top);
+  if (points.length === 1) {  // one interval: a bar for each series, side by side, beside its line's single point
+    series.forEach((s, i) => {
+      const v = Number(points[0][s.key]) || 0;
+      root.append(svg("rect", { x: (x(points[0].at) - 24 + i * 26).toFixed(1), y: y(v).toFixed(1), width: 22,
+        height: (height - bottom - y(v)).toFixed(1), fill: s.colour, opacity: 0.7, "data-bar-series": s.key }));
+    });
+  }
   for (const s of series) {
     const d = points.map((p, i) => `${i ? "L" : "M"}${x(p.at).toFixed(1)},${y(Number(p[s.key]) || 0).toFixed(1)}`);
     root.append(svg("path", { d: d.join(" "), fill: "none", stroke: s.colour, "stroke-width": 2,
