@@ -1,7 +1,7 @@
-"""Robot keywords for `lowtide dashboard` seen in a real browser: the ledger built (`_dashboard_ledgers`), the command
-started as a process on a loopback port, and Debian's headless Chromium driven through selenium and Debian's
-chromedriver (nothing downloaded: selenium is told both paths, and to stay offline). Screenshots go to
-build/dashboard/, kept by CI as artifacts.
+"""Robot keywords for `lowtide dashboard` seen in a real browser: the ledger built
+(`features/support/dashboard_ledgers.py`, shared with the behave scenarios), the command started as a process on a
+loopback port, and Debian's headless Chromium driven through selenium and Debian's chromedriver (nothing downloaded:
+selenium is told both paths, and to stay offline). Screenshots go to build/dashboard/, kept by CI as artifacts.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,9 +25,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
-import _dashboard_ledgers
 from _processes import Process, lowtide_command
 from lowtide.ledger.sqlite import Ledger
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
+import dashboard_ledgers  # features/support, shared with the behave scenarios
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -58,7 +61,7 @@ class DashboardLibrary:
         path = folder / "ledger.sqlite3"
         store = Ledger(path)
         try:
-            _dashboard_ledgers.build(store)
+            dashboard_ledgers.build(store)
         finally:
             store.close()
         return str(path)
@@ -68,7 +71,7 @@ class DashboardLibrary:
         """The run in progress's last batch ends, written by another process's connection (this one's)."""
         store = Ledger(path)
         try:
-            _dashboard_ledgers.answer_waiting(store)
+            dashboard_ledgers.answer_waiting(store)
         finally:
             store.close()
 
@@ -76,7 +79,7 @@ class DashboardLibrary:
     def custom_id_of_the_parked_call_in(self, path: str) -> str:
         store = Ledger(path, read_only=True)
         try:
-            record = store.request(_dashboard_ledgers.PARKED_KEY)
+            record = store.request(dashboard_ledgers.PARKED_KEY)
             assert record is not None
             return record.custom_id
         finally:
