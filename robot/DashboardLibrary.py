@@ -187,27 +187,30 @@ class DashboardLibrary:
         """Click the page's link in the dashboard's navigation."""
         self.browser.find_element(By.ID, f"nav-{name}").click()
 
+    # The page redraws itself every refresh: every read below is one script, run between two redraws, so that it
+    # never holds an element a redraw has replaced.
+
     @keyword("Text Of")
     def text_of(self, css: str) -> str:
         """The text of the first element `css` selects, once it is there (waiting up to 20 s)."""
-        return self._wait(lambda: self._first(css).text)
+        return self._wait(lambda: (self._texts(css) or [None])[0], css)
 
     @keyword("Wait Until Text Of Is")
     def wait_until_text_of_is(self, css: str, expected: str) -> None:
-        self._wait(lambda: self._first(css).text == expected or None, f"{css} to read {expected!r}", css)
+        self._wait(lambda: (self._texts(css) or [None])[0] == expected or None, f"{css} to read {expected!r}", css)
 
     @keyword("Wait Until Page Contains")
     def wait_until_page_contains(self, text: str) -> None:
-        self._wait(lambda: text in self.browser.find_element(By.TAG_NAME, "body").text or None, repr(text))
+        self._wait(lambda: text in self._texts("body")[0] or None, repr(text))
 
     @keyword("Count Of")
     def count_of(self, css: str) -> int:
-        return len(self.browser.find_elements(By.CSS_SELECTOR, css))
+        return len(self._texts(css))
 
     @keyword("Texts Of")
     def texts_of(self, css: str) -> list[str]:
-        self._first(css)
-        return [element.text for element in self.browser.find_elements(By.CSS_SELECTOR, css)]
+        """The texts of every element `css` selects (read at once), once there is one."""
+        return self._wait(lambda: self._texts(css) or None, css)
 
     @keyword("Fact Of")
     def fact_of(self, scope: str, fact: str) -> str:
@@ -217,9 +220,14 @@ class DashboardLibrary:
     @keyword("Chart Is Drawn")
     def chart_is_drawn(self, name: str, series: str) -> int:
         """The chart `name` has a drawn line for `series` with at least one point; returns its points."""
+        script = (
+            "const c = document.querySelector(arguments[0]);"
+            "const p = c && c.querySelector(arguments[1]);"
+            "return p && p.getAttribute('d') ? Number(c.getAttribute('data-points')) : null;"
+        )
         chart = f'svg[data-chart="{name}"]'
-        self._wait(lambda: self._first(f'{chart} path[data-series="{series}"]').get_attribute("d") or None, chart)
-        return int(self._first(chart).get_attribute("data-points") or 0)
+        found = self._wait(lambda: self.browser.execute_script(script, chart, f'path[data-series="{series}"]'), chart)
+        return int(found)
 
     @keyword("Search Request")
     def search_request(self, text: str) -> None:
@@ -249,6 +257,10 @@ class DashboardLibrary:
                 folder.chmod(0o755)
         shutil.rmtree(self._workdir, ignore_errors=True)
 
+    def _texts(self, css: str) -> list[str]:
+        script = "return Array.from(document.querySelectorAll(arguments[0]), (e) => e.innerText.trim());"
+        return list(self.browser.execute_script(script, css))
+
     def _first(self, css: str) -> WebElement:
         return self._wait(lambda: (self.browser.find_elements(By.CSS_SELECTOR, css) or [None])[0], css)
 
@@ -263,6 +275,6 @@ class DashboardLibrary:
             if found:
                 return found
             if time.monotonic() > deadline:
-                shown = self._first(css).text if css and self.browser.find_elements(By.CSS_SELECTOR, css) else ""
+                shown = self._texts(css)[:1] if css else ""
                 raise AssertionError(f"waited {_WAIT:.0f} s for {what or 'the page'}: {shown!r} {last or ''}")
             time.sleep(0.1)
