@@ -122,6 +122,10 @@ class DashboardLibrary:
         logger.info(f"lowtide dashboard: {process.stdout}")
         return self.url
 
+    @keyword("Lowtide Command Line")
+    def lowtide_command_line(self) -> list[str]:
+        return lowtide_command()
+
     @keyword("Dashboard Output")
     def dashboard_output(self) -> str:
         return self._processes[-1].stdout + self._processes[-1].stderr

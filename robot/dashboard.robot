@@ -4,6 +4,7 @@ Documentation       `lowtide dashboard` in a real browser (Debian's headless Chr
 ...                 sees, the live update seen to change, the token refused and accepted, a read-only ledger file.
 ...                 Screenshots: build/dashboard/*.png.
 Library             Collections
+Library             Process
 Library             DashboardLibrary.py
 Suite Setup         Open The Dashboard On A Built Ledger
 Suite Teardown      Clean Up
@@ -168,6 +169,15 @@ A Read-Only Ledger File Is Shown, And Nothing Is Written To It Or Beside It
     Should Be Equal    ${after}    ${before}
     @{now}=    Files Beside    ${ledger}
     Should Be Equal    ${now}    ${files}
+
+With No Ledger There, It Says So In One Line And Serves Nothing
+    @{command}=    Lowtide Command Line
+    ${done}=    Run Process    @{command}    dashboard    --ledger    ${TEMPDIR}/no-such-ledger.sqlite3    --port    0
+    ...    timeout=60s
+    Should Be Equal As Integers    ${done.rc}    2
+    Should Be Equal    ${done.stderr.strip()}
+    ...    lowtide: There is no ledger at ${TEMPDIR}/no-such-ledger.sqlite3. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.
+    Should Not Contain    ${done.stdout}    listening
 
 
 *** Keywords ***
