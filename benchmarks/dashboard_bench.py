@@ -127,7 +127,11 @@ def main() -> int:
         timed("  views.run_progress", lambda: views.run_progress(RUN), args.repeat),
         timed("  views.timeline of the run", lambda: views.timeline(60.0, run_id=RUN), args.repeat),
         timed("batches page (first 50)", lambda: DashboardData(store).batches(page=0), args.repeat),
-        timed("batches page (last)", lambda: DashboardData(store).batches(page=args.requests // PER_BATCH // 50), 3),
+        timed(
+            "batches page (last)",
+            lambda: DashboardData(store).batches(page=(-(-args.requests // PER_BATCH) - 1) // 50),
+            3,
+        ),
         timed("money page", lambda: DashboardData(store).money(), args.repeat),
         timed("failures page", lambda: DashboardData(store).failures(), args.repeat),
         timed("one request, by key", lambda: DashboardData(store).request(key), args.repeat),
