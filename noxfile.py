@@ -38,7 +38,8 @@ nox.options.sessions = [
 # The OpenTelemetry SDK and its wire format: the telemetry scenarios read lowtide's spans and metrics in memory, and
 # over OTLP from a receiver of their own; lowtide itself installs only the API (`lowtide[otel]`).
 OTEL = ["opentelemetry-sdk>=1.27,<2", "opentelemetry-exporter-otlp-proto-http>=1.27,<2", "opentelemetry-proto>=1.27,<2"]
-TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", *OTEL]
+# selenium drives Debian's chromium (and chromedriver) in the dashboard's suite: no browser is downloaded.
+TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", "selenium>=4.20", *OTEL]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"

@@ -20,14 +20,17 @@ _TICKET_STATES = ("waiting-on-batch", "ended", "collected", "canceled", "expired
 _SHOWN = 20
 
 
-def existing_ledger(given: str | Path | None, *, read_only: bool = False, source: str = "--ledger") -> LedgerStore:
+def existing_ledger(
+    given: str | Path | None, *, read_only: bool = False, source: str = "--ledger", never_write: bool = False
+) -> LedgerStore:
     """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs (a database named by a URL must
     exist on its server; its tables are made if it has none).
 
     `read_only` (a command that only reads): a ledger this process cannot write (a SQLite file in a read-only
     directory or file system) is opened so that nothing is written, where its kind can; one it can write is opened as
-    usual (a SQLite file then leaves no `-wal` or `-shm` file behind)."""
+    usual (a SQLite file then leaves no `-wal` or `-shm` file behind). `never_write` (`lowtide dashboard`): opened
+    read-only wherever its kind can, writable or not."""
     location = ledger_location(given, source=source)
     kind = location.kind
     if kind.in_process:
@@ -42,7 +45,7 @@ def existing_ledger(given: str | Path | None, *, read_only: bool = False, source
             f"There is no ledger at {missing}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
-    return open_ledger(location, read_only=read_only and not kind.writable(location.target))
+    return open_ledger(location, read_only=never_write or (read_only and not kind.writable(location.target)))
 
 
 def _echo(line: str = "", *, err: bool = False) -> None:

@@ -138,9 +138,16 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from lowtide.cli import bulk_commands, copy_command, ledger_commands, other_commands, serve_command
+    from lowtide.cli import (
+        bulk_commands,
+        copy_command,
+        dashboard_command,
+        ledger_commands,
+        other_commands,
+        serve_command,
+    )
 
-    for group in (other_commands, ledger_commands, copy_command, bulk_commands, serve_command):
+    for group in (other_commands, ledger_commands, copy_command, bulk_commands, serve_command, dashboard_command):
         for command in group.COMMANDS:
             cli.add_command(verbosity_options(command))
 

@@ -33,19 +33,20 @@ def run_app(
     port: int = 0,
     access_log: bool = False,
     json_line: bool = False,
+    path: str = "",
 ) -> int:
     """Serve `app` until SIGTERM or SIGINT, then return 0 (2 if the address cannot be listened on, 1 if uvicorn
     fails).
 
     Once it accepts connections it prints where, on stdout: `{name} listening on URL`, or with `json_line` one JSON
-    object, `{"event": "listening", "url": ..., "host": ..., "port": ...}`.
+    object, `{"event": "listening", "url": ..., "host": ..., "port": ...}`. `path` is added to the URL announced.
     """
     try:
         sock = _bind(host, port)
     except OSError as exc:
         print(f"lowtide: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    url = _url(host, sock)
+    url = _url(host, sock) + path
     listening = {"event": "listening", "url": url, "host": host, "port": sock.getsockname()[1]}
 
     def announce() -> None:

@@ -36,6 +36,7 @@ from lowtide.ledger.records import (
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
 
 if TYPE_CHECKING:
+    from lowtide.ledger.views import LedgerViews
     from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "LedgerVersionError", "RunLedger"]
@@ -132,6 +133,11 @@ class LedgerStore(Protocol):
     @property
     def quota_store(self) -> QuotaStore:
         """The live quota scopes kept in this store, shared by every process using it."""
+        ...
+
+    @property
+    def views(self) -> LedgerViews:
+        """Bounded read-only summaries for a viewer (`lowtide dashboard`): runs, batches, spend, failures, history."""
         ...
 
     @property

@@ -39,6 +39,7 @@ from lowtide.ledger.records import (
     foreign_batch_id,
     stored_json,
 )
+from lowtide.ledger.views import ScanViews
 
 __all__ = ["MemoryLedger"]
 
@@ -77,6 +78,11 @@ class MemoryLedger:
     @property
     def quota_store(self) -> MemoryQuotaStore:
         return self._quota_store
+
+    @property
+    def views(self) -> ScanViews:
+        """Answered from the store's rows (`ScanViews`)."""
+        return ScanViews(self)
 
     def close(self) -> None:
         """Nothing to close: what the ledger holds stays readable until the object goes."""

@@ -52,6 +52,7 @@ from lowtide.ledger.records import (
     RequestState,
     claimed_records,
 )
+from lowtide.ledger.views import ScanViews
 
 __all__ = ["PostgresLedger"]
 
@@ -90,6 +91,11 @@ class PostgresLedger:
         if self._quotas is None:
             self._quotas = PostgresQuotaStore(self.url)
         return self._quotas
+
+    @property
+    def views(self) -> ScanViews:
+        """Answered from the store's rows (`ScanViews`)."""
+        return ScanViews(self)
 
     def asynchronous(self) -> AsyncPostgresLedger:
         """This ledger as the running event loop calls it: the same operations on async connections of a pool of

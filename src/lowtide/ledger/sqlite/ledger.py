@@ -20,6 +20,7 @@ from lowtide.ledger.sqlite.connection import CHUNK
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, statements
+from lowtide.ledger.sqlite.views import SqliteViews
 
 __all__ = ["Ledger"]
 
@@ -34,6 +35,10 @@ class Ledger(BatchRows):
     @property
     def quota_store(self) -> LedgerQuotaStore:
         return LedgerQuotaStore(self)
+
+    @property
+    def views(self) -> SqliteViews:
+        return SqliteViews(self)
 
     @property
     def notices(self) -> None:

@@ -1,0 +1,163 @@
+"""How fast `lowtide dashboard`'s pages are read from a large SQLite ledger: a run of N requests (default 1,000,000)
+in batches of 10,000, most collected (2% failed), the last tenth still waiting; then every view the pages ask for,
+timed cold (nothing cached) `--repeat` times, the median and the slowest printed, with the machine's load average
+before and after (the machines are shared: read the times beside it).
+
+    python benchmarks/dashboard_bench.py                       # 1,000,000 requests: a few minutes to build
+    python benchmarks/dashboard_bench.py --requests 100000 --ledger /tmp/dash.sqlite3 --keep
+
+The ledger is written through `LedgerStore`'s own methods, as lowtide writes it; the views are read through
+`LedgerStore.views` and `DashboardData`, as the dashboard reads them (without HTTP).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+from lowtide.dashboard.data import DashboardData
+from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.runs import NewItem
+from lowtide.ledger.sqlite import Ledger
+
+PER_BATCH = 10_000
+OWNER = "bench-owner"
+RUN = "bench-run"
+
+
+def build(store: Ledger, n: int, now: float) -> None:
+    identity = store.identity()
+    keys = [f"bench-{i:07d}" for i in range(n)]
+    store.run_store.create(
+        RUN,
+        actor="bench",
+        configuration={"model": "model-small"},
+        options={"max_cost_usd": "1000"},
+        fingerprint=RUN,
+        items=[NewItem(index=i, item_id=None, job={"prompt": key}, key=key) for i, key in enumerate(keys)],
+        now=now - 7200,
+    )
+    batches = [keys[start : start + PER_BATCH] for start in range(0, n, PER_BATCH)]
+    waiting_from = len(batches) - max(1, len(batches) // 10)
+    for number, chunk in enumerate(batches):
+        at = now - 7200 + number * (7000 / len(batches))
+        store.claim_new(
+            [
+                NewRequest(
+                    key=key,
+                    custom_id=f"{key}_{identity}",
+                    actor="bench",
+                    model="model-small" if i % 3 else "model-large",
+                    params={"model": "model-small", "max_tokens": 64, "messages": [{"role": "user", "content": key}]},
+                    worst_case_usd=Decimal("0.001"),
+                )
+                for i, key in enumerate(chunk)
+            ],
+            owner=OWNER,
+            until=at + 3600,
+            now=at,
+        )
+        batch_id = f"bench-batch-{number:04d}"
+        store.record_intent(
+            batch_id,
+            provider="anthropic" if number % 2 else "openai",
+            endpoint="http://127.0.0.1:9",
+            members=[(key, f"{key}_{identity}") for key in chunk],
+            request_bytes=100 * len(chunk),
+            owner=OWNER,
+            until=at + 3600,
+            now=at,
+        )
+        store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+        if number >= waiting_from:
+            continue
+        error = {"class": "BatchRequestErrored", "error_type": "overloaded_error", "message": "overloaded"}
+        outcomes = [
+            OutcomeRow(key, RequestState.FAILED, error=error)
+            if i % 50 == 0
+            else OutcomeRow(
+                key, RequestState.SUCCEEDED, {"text": "ok"}, cost_usd=Decimal("0.0005"), live_cost_usd=Decimal("0.001")
+            )
+            for i, key in enumerate(chunk)
+        ]
+        store.record_status(batch_id, phase="ended", counts={"succeeded": len(chunk)}, ended_at=at + 300)
+        store.record_outcomes(batch_id, outcomes, now=at + 300)
+        store.record_collected(batch_id, state=BatchState.COLLECTED, now=at + 300)
+        print(f"  batch {number + 1}/{len(batches)}", file=sys.stderr, end="\r")
+    print(file=sys.stderr)
+
+
+def timed(name: str, work: Callable[[], object], repeat: int) -> tuple[str, float, float]:
+    seconds: list[float] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        work()
+        seconds.append(time.perf_counter() - started)
+    return name, statistics.median(seconds), max(seconds)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--ledger", type=Path, help="build (or, if it exists, reuse) the ledger here")
+    parser.add_argument("--keep", action="store_true", help="keep the ledger afterwards")
+    args = parser.parse_args()
+    path = args.ledger or Path(tempfile.mkdtemp(prefix="dashboard-bench-")) / "ledger.sqlite3"
+    now = time.time()
+    if not path.exists():
+        started = time.perf_counter()
+        store = Ledger(path)
+        build(store, args.requests, now)
+        store.close()
+        print(f"built {args.requests:,} requests in {time.perf_counter() - started:.0f} s: {path}", file=sys.stderr)
+    store = Ledger(path, read_only=True)
+    views = store.views
+    key = f"bench-{args.requests // 2:07d}"
+    load_before = os.getloadavg()
+    rows = [
+        timed("runs page (every run's progress, ETA, chart)", lambda: DashboardData(store).runs(), args.repeat),
+        timed("  views.run_progress", lambda: views.run_progress(RUN), args.repeat),
+        timed("  views.timeline of the run", lambda: views.timeline(60.0, run_id=RUN), args.repeat),
+        timed("batches page (first 50)", lambda: DashboardData(store).batches(page=0), args.repeat),
+        timed(
+            "batches page (last)",
+            lambda: DashboardData(store).batches(page=(-(-args.requests // PER_BATCH) - 1) // 50),
+            3,
+        ),
+        timed("money page", lambda: DashboardData(store).money(), args.repeat),
+        timed("failures page", lambda: DashboardData(store).failures(), args.repeat),
+        timed("one request, by key", lambda: DashboardData(store).request(key), args.repeat),
+        timed(
+            "one request, by custom id",
+            lambda: DashboardData(store).request(f"{key}_{store.identity()}"),
+            args.repeat,
+        ),
+        timed("one request, unknown", lambda: DashboardData(store).request("no-such-key"), args.repeat),
+    ]
+    load_after = os.getloadavg()
+    store.close()
+    print(
+        f"\n{args.requests:,} requests, {args.requests // PER_BATCH} batches; cold reads (no cache), {args.repeat} runs"
+    )
+    print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f},", end=" ")
+    print(f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} cores\n")
+    print("| view | median | slowest |\n|---|---:|---:|")
+    for name, median, slowest in rows:
+        print(f"| {name} | {median * 1000:,.0f} ms | {slowest * 1000:,.0f} ms |")
+    if not args.keep and args.ledger is None:
+        for file in path.parent.iterdir():
+            file.unlink()
+        path.parent.rmdir()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+Feature: Every ledger store answers the dashboard's views alike
+  As a user watching a ledger in `lowtide dashboard`, whichever store keeps it
+  I want each store to count a run's items, page its batches, sum its spend, group its failures and tell one request's
+  history the same way, through `LedgerStore.views` alone
+  So that the page says the same thing of the same ledger in memory, in a SQLite file or in PostgreSQL
+
+  The ledger is `features/support/dashboard_ledgers.py`'s, written through the store's own methods at a fixed time:
+  a finished run (4 answered, 1 failed, 1 expired), a run in progress (4 answered, 6 waiting, a $5 cost limit), and
+  a parked call in another provider's batch, waiting longest.
+
+  Scenario Outline: The views of one ledger, in each store
+    Given a <store> ledger store holding the dashboard's ledger
+    Then the run "reviews-live" counts 4 succeeded and 6 waiting, spent $0.006, worst case out $0.06
+    And the run "reviews-finished" counts 4 succeeded, 1 failed and 1 expired
+    And the batches come waiting longest first: batch-parked, batch-live-2, batch-live-1, batch-fin
+    And the batch "batch-fin" shows 6 results costing $0.006, $0.012 at live prices
+    And spend by provider is anthropic 10 answers $0.012
+    And the failures group as BatchRequestErrored/invalid_request_error 1, BatchRequestExpired/expired 1
+    And the request found by the parked call's custom id is "parked-call-1", waiting-on-batch in batch-parked
+    And the request "fin-4" has one failed result from batch-fin, in run reviews-finished item 4
+    And no request is found for "no-such-key"
+    And the results over time come in 2 buckets of 6 and 4 answers
+    When the run in progress's last batch is answered
+    Then the run "reviews-live" counts 10 succeeded and 0 waiting, spent $0.015, worst case out $0
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |

@@ -1,0 +1,132 @@
+"""A ledger as `lowtide dashboard` is shown it in the tests, written through the ledger's own interface (`LedgerStore`):
+a finished run (4 answered, 1 failed, 1 expired), a run in progress (4 answered in an ended batch, 6 waiting in a
+batch still out, a cost limit), and a call parked by `actor.submit` (no run) waiting longest of all, in another
+provider's batch. `answer_waiting` ends the run in progress, as a process collecting its batch would."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.runs import NewItem
+
+__all__ = ["PARKED_KEY", "answer_waiting", "build"]
+
+OWNER = "dashboard-test-owner"
+PARKED_KEY = "parked-call-1"
+FINISHED = "reviews-finished"
+LIVE = "reviews-live"
+ENDPOINT = "http://127.0.0.1:9/v1"
+CHEAP = Decimal("0.0015")
+LIVE_PRICE = Decimal("0.003")
+
+
+def _claim(store: LedgerStore, keys: list[str], *, actor: str, model: str, now: float) -> None:
+    identity = store.identity()
+    store.claim(
+        [
+            NewRequest(
+                key=key,
+                custom_id=f"{key}_{identity}",
+                actor=actor,
+                model=model,
+                params={"model": model, "max_tokens": 64, "messages": [{"role": "user", "content": key}]},
+                max_attempts=1,
+                worst_case_usd=Decimal("0.01"),
+            )
+            for key in keys
+        ],
+        owner=OWNER,
+        until=now + 3600,
+        now=now,
+    )
+
+
+def _send(store: LedgerStore, batch_id: str, keys: list[str], *, provider: str, at: float) -> None:
+    identity = store.identity()
+    store.record_intent(
+        batch_id,
+        provider=provider,
+        endpoint=ENDPOINT,
+        members=[(key, f"{key}_{identity}") for key in keys],
+        request_bytes=100 * len(keys),
+        owner=OWNER,
+        until=at + 3600,
+        now=at,
+    )
+    store.record_create_step(batch_id, "input_file", f"file-{batch_id}")
+    store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+
+
+def _answer(store: LedgerStore, batch_id: str, outcomes: list[OutcomeRow], *, at: float) -> None:
+    store.record_status(batch_id, phase="ended", counts={"succeeded": len(outcomes)}, ended_at=at)
+    store.record_outcomes(batch_id, outcomes, now=at)
+    store.record_collected(batch_id, state=BatchState.COLLECTED, now=at)
+
+
+def _ok(key: str) -> OutcomeRow:
+    return OutcomeRow(
+        key,
+        RequestState.SUCCEEDED,
+        {"text": f"answer to {key}", "model": "model-small"},
+        cost_usd=CHEAP,
+        live_cost_usd=LIVE_PRICE,
+    )
+
+
+def _run(store: LedgerStore, run_id: str, keys: list[str], *, now: float, limit: str | None) -> None:
+    store.run_store.create(
+        run_id,
+        actor="reviewer",
+        configuration={"provider": "anthropic", "model": "model-small"},
+        options={"max_cost_usd": limit},
+        fingerprint=run_id,
+        items=[NewItem(index=i, item_id=None, job={"prompt": key}, key=key) for i, key in enumerate(keys)],
+        now=now,
+    )
+
+
+def build(store: LedgerStore, *, now: float | None = None) -> None:
+    """Write the ledger the dashboard's tests look at into `store` (empty)."""
+    now = time.time() if now is None else now
+    # The parked call: sent 5 hours ago to another provider, still waiting.
+    _claim(store, [PARKED_KEY], actor="triage", model="model-other", now=now - 5 * 3600)
+    _send(store, "batch-parked", [PARKED_KEY], provider="openai", at=now - 5 * 3600)
+
+    finished = [f"fin-{i}" for i in range(6)]
+    _claim(store, finished, actor="reviewer", model="model-small", now=now - 3 * 3600)
+    _run(store, FINISHED, finished, now=now - 3 * 3600, limit=None)
+    _send(store, "batch-fin", finished, provider="anthropic", at=now - 3 * 3600)
+    error = {
+        "class": "BatchRequestErrored",
+        "message": "the request was invalid",
+        "error_type": "invalid_request_error",
+        "api_message": "max_tokens: must be at most 8192",
+        "retryable": False,
+    }
+    expired = {"class": "BatchRequestExpired", "message": "the batch expired before this request was processed"}
+    _answer(
+        store,
+        "batch-fin",
+        [
+            *(_ok(key) for key in finished[:4]),
+            OutcomeRow(finished[4], RequestState.FAILED, error=error),
+            OutcomeRow(finished[5], RequestState.EXPIRED, error=expired),
+        ],
+        at=now - 2 * 3600,
+    )
+
+    live = [f"live-{i}" for i in range(10)]
+    _claim(store, live, actor="reviewer", model="model-small", now=now - 90 * 60)
+    _run(store, LIVE, live, now=now - 90 * 60, limit="5.00")
+    _send(store, "batch-live-1", live[:4], provider="anthropic", at=now - 90 * 60)
+    _answer(store, "batch-live-1", [_ok(key) for key in live[:4]], at=now - 60 * 60)
+    _send(store, "batch-live-2", live[4:], provider="anthropic", at=now - 10 * 60)
+
+
+def answer_waiting(store: LedgerStore, *, now: float | None = None) -> None:
+    """The run in progress's last batch ends and is collected: every item answered."""
+    now = time.time() if now is None else now
+    _answer(store, "batch-live-2", [_ok(f"live-{i}") for i in range(4, 10)], at=now)

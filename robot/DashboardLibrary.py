@@ -1,0 +1,284 @@
+"""Robot keywords for `lowtide dashboard` seen in a real browser: the ledger built
+(`features/support/dashboard_ledgers.py`, shared with the behave scenarios), the command started as a process on a
+loopback port, and Debian's headless Chromium driven through selenium and Debian's chromedriver (nothing downloaded:
+selenium is told both paths, and to stay offline). Screenshots go to build/dashboard/, kept by CI as artifacts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from robot.api import logger
+from robot.api.deco import keyword, library
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+
+from _processes import Process, lowtide_command
+from lowtide.ledger.sqlite import Ledger
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
+import dashboard_ledgers  # features/support, shared with the behave scenarios
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+SCREENSHOTS = Path("build/dashboard")
+LISTENING = re.compile(r"lowtide dashboard listening on (http://\S+)")
+_WAIT = 20.0
+
+
+@library(scope="SUITE", auto_keywords=False)
+class DashboardLibrary:
+    def __init__(self) -> None:
+        self._workdir = Path(tempfile.mkdtemp(prefix="lowtide-dashboard-"))
+        self._processes: list[Process] = []
+        self._browser: webdriver.Chrome | None = None
+        self._profile: str | None = None
+        self.url = ""
+
+    # ledgers
+
+    @keyword("Build Dashboard Ledger")
+    def build_dashboard_ledger(self, name: str, *, readable_by_others: bool = False) -> str:
+        """A SQLite ledger file holding the tests' runs, batches, failures and parked call; closed, so that nothing
+        of it waits in a -wal file. Returns its path."""
+        folder = self._workdir / name
+        folder.mkdir()
+        if readable_by_others:
+            self._workdir.chmod(0o711)
+            folder.chmod(0o755)
+        path = folder / "ledger.sqlite3"
+        store = Ledger(path)
+        try:
+            dashboard_ledgers.build(store)
+        finally:
+            store.close()
+        return str(path)
+
+    @keyword("Answer The Waiting Batch In")
+    def answer_the_waiting_batch_in(self, path: str) -> None:
+        """The run in progress's last batch ends, written by another process's connection (this one's)."""
+        store = Ledger(path)
+        try:
+            dashboard_ledgers.answer_waiting(store)
+        finally:
+            store.close()
+
+    @keyword("Custom Id Of The Parked Call In")
+    def custom_id_of_the_parked_call_in(self, path: str) -> str:
+        store = Ledger(path, read_only=True)
+        try:
+            record = store.request(dashboard_ledgers.PARKED_KEY)
+            assert record is not None
+            return record.custom_id
+        finally:
+            store.close()
+
+    @keyword("Make Read Only")
+    def make_read_only(self, path: str) -> str:
+        """The file 0444 in a folder 0555; returns the file's digest."""
+        Path(path).chmod(0o444)
+        Path(path).parent.chmod(0o555)
+        return self.digest_of(path)
+
+    @keyword("Digest Of")
+    def digest_of(self, path: str) -> str:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+    @keyword("Files Beside")
+    def files_beside(self, path: str) -> list[str]:
+        return sorted(p.name for p in Path(path).parent.iterdir())
+
+    # the command
+
+    @keyword("Start Dashboard")
+    def start_dashboard(self, ledger: str, *options: str, as_nobody: bool = False) -> str:
+        """`lowtide dashboard --ledger LEDGER --port 0 OPTIONS` as a process (as `nobody`, whom file modes stop, when
+        this process is root and `as_nobody`); returns the address it printed."""
+        argv = [*lowtide_command(), "dashboard", "--ledger", ledger, "--port", "0", *options]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if as_nobody and os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+            env = {name: value for name, value in env.items() if not name.startswith("COVERAGE")}
+        process = Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env)
+        self._processes.append(process)
+        deadline = time.monotonic() + 60
+        while (found := LISTENING.search(process.stdout)) is None:
+            if process.popen.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"lowtide dashboard did not start:\n{process.stdout}\n{process.stderr}")
+            time.sleep(0.05)
+        self.url = found.group(1)
+        logger.info(f"lowtide dashboard: {process.stdout}")
+        return self.url
+
+    @keyword("Lowtide Command Line")
+    def lowtide_command_line(self) -> list[str]:
+        return lowtide_command()
+
+    @keyword("Dashboard Output")
+    def dashboard_output(self) -> str:
+        return self._processes[-1].stdout + self._processes[-1].stderr
+
+    @keyword("Stop Dashboard")
+    def stop_dashboard(self) -> None:
+        while self._processes:
+            process = self._processes.pop()
+            process.stop()
+            logger.info(f"{process.name} stderr:\n{process.stderr}")
+
+    @keyword("Ask The Dashboard")
+    def ask_the_dashboard(self, path: str, token: str | None = None) -> tuple[int, str]:
+        """GET `path` of the dashboard with no cookie (and `token` as a bearer token, if given)."""
+        base = re.sub(r"/(\?.*)?$", "", self.url)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        answer = httpx.get(f"{base}{path}", headers=headers, timeout=30)
+        return answer.status_code, answer.text
+
+    # the browser
+
+    @keyword("Open Browser")
+    def open_browser(self) -> None:
+        """Debian's Chromium, headless, with a fresh profile, as the closed network needs it started."""
+        self._profile = tempfile.mkdtemp(prefix="chromium-", dir=self._workdir)
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in (
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--window-size=1280,1000",
+            f"--user-data-dir={self._profile}",
+        ):
+            options.add_argument(argument)
+        os.environ["SE_OFFLINE"] = "true"  # selenium never looks for a driver or a browser on the network
+        self._browser = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        self._browser.set_page_load_timeout(30)
+
+    @keyword("Close Browser")
+    def close_browser(self) -> None:
+        if self._browser is not None:
+            self._browser.quit()
+            self._browser = None
+
+    @property
+    def browser(self) -> webdriver.Chrome:
+        assert self._browser is not None, "Open Browser first"
+        return self._browser
+
+    @keyword("Go To")
+    def go_to(self, address: str) -> None:
+        self.browser.get(address)
+
+    @keyword("Show Page")
+    def show_page(self, name: str) -> None:
+        """Click the page's link in the dashboard's navigation."""
+        self.browser.find_element(By.ID, f"nav-{name}").click()
+
+    # The page redraws itself every refresh: every read below is one script, run between two redraws, so that it
+    # never holds an element a redraw has replaced.
+
+    @keyword("Text Of")
+    def text_of(self, css: str) -> str:
+        """The text of the first element `css` selects, once it is there (waiting up to 20 s)."""
+        return self._wait(lambda: (self._texts(css) or [None])[0], css)
+
+    @keyword("Wait Until Text Of Is")
+    def wait_until_text_of_is(self, css: str, expected: str) -> None:
+        self._wait(lambda: (self._texts(css) or [None])[0] == expected or None, f"{css} to read {expected!r}", css)
+
+    @keyword("Wait Until Page Contains")
+    def wait_until_page_contains(self, text: str) -> None:
+        self._wait(lambda: text in self._texts("body")[0] or None, repr(text))
+
+    @keyword("Count Of")
+    def count_of(self, css: str) -> int:
+        return len(self._texts(css))
+
+    @keyword("Texts Of")
+    def texts_of(self, css: str) -> list[str]:
+        """The texts of every element `css` selects (read at once), once there is one."""
+        return self._wait(lambda: self._texts(css) or None, css)
+
+    @keyword("Fact Of")
+    def fact_of(self, scope: str, fact: str) -> str:
+        """The value shown for `fact` (its `data-fact`) inside the element `scope` selects."""
+        return self.text_of(f'{scope} [data-fact="{fact}"] .value')
+
+    @keyword("Chart Is Drawn")
+    def chart_is_drawn(self, name: str, series: str) -> int:
+        """The chart `name` has a drawn line for `series` with at least one point; returns its points."""
+        script = (
+            "const c = document.querySelector(arguments[0]);"
+            "const p = c && c.querySelector(arguments[1]);"
+            "return p && p.getAttribute('d') ? Number(c.getAttribute('data-points')) : null;"
+        )
+        chart = f'svg[data-chart="{name}"]'
+        found = self._wait(lambda: self.browser.execute_script(script, chart, f'path[data-series="{series}"]'), chart)
+        return int(found)
+
+    @keyword("Search Request")
+    def search_request(self, text: str) -> None:
+        field = self._first("#request-id")
+        field.clear()
+        field.send_keys(text)
+        self._first("#request-form button").click()
+
+    @keyword("Updates Seen")
+    def updates_seen(self) -> int:
+        return int(self._first("#status").get_attribute("data-updates") or 0)
+
+    @keyword("Take Screenshot")
+    def take_screenshot(self, name: str) -> str:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.browser.save_screenshot(str(path))
+        logger.info(f'<img src="{path.absolute()}" width="800">', html=True)
+        return str(path)
+
+    @keyword("Clean Up")
+    def clean_up(self) -> None:
+        self.close_browser()
+        self.stop_dashboard()
+        for folder in self._workdir.rglob("*"):
+            if folder.is_dir():
+                folder.chmod(0o755)
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def _texts(self, css: str) -> list[str]:
+        script = "return Array.from(document.querySelectorAll(arguments[0]), (e) => e.innerText.trim());"
+        return list(self.browser.execute_script(script, css))
+
+    def _first(self, css: str) -> WebElement:
+        return self._wait(lambda: (self.browser.find_elements(By.CSS_SELECTOR, css) or [None])[0], css)
+
+    def _wait(self, probe: Any, what: str = "", css: str | None = None) -> Any:
+        deadline = time.monotonic() + _WAIT
+        last: object = None
+        while True:
+            try:
+                found = probe()
+            except (StaleElementReferenceException, WebDriverException) as exc:
+                found, last = None, exc
+            if found:
+                return found
+            if time.monotonic() > deadline:
+                shown = self._texts(css)[:1] if css else ""
+                raise AssertionError(f"waited {_WAIT:.0f} s for {what or 'the page'}: {shown!r} {last or ''}")
+            time.sleep(0.1)

@@ -1,0 +1,85 @@
+"""`lowtide dashboard`: a read-only web page over a ledger, on loopback unless told otherwise (then with a token)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+
+import click
+
+from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
+
+__all__ = ["COMMANDS", "TOKEN_ENV"]
+
+TOKEN_ENV = "LOWTIDE_DASHBOARD_TOKEN"
+
+
+@click.command(
+    short_help="A read-only web page over the ledger: runs, batches, money, failures.",
+    epilog="""\b
+Examples:
+  lowtide dashboard
+  lowtide dashboard --ledger runs.sqlite3 --port 0
+  LOWTIDE_DASHBOARD_TOKEN=... lowtide dashboard --host 0.0.0.0""",
+)
+@ledger_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
+@click.option("--port", type=PORT, default=8788, show_default=True, help="The port to listen on; 0 picks a free one.")
+@click.option(
+    "--token",
+    default=None,
+    metavar="TOKEN",
+    help=f"The token a browser must bring (the address printed carries it). Default: ${TOKEN_ENV}; beyond loopback"
+    " one is made and printed when none is given.",
+)
+@click.option(
+    "--refresh",
+    type=SECONDS,
+    default=2.0,
+    show_default=True,
+    help="Seconds between the page's updates.",
+)
+@json_option
+def dashboard(ledger: str | None, host: str, port: int, token: str | None, refresh: float, json_output: bool) -> int:
+    """Serve a web page over the ledger: each run's progress, ETA, spend, worst case still out and cost limit; the
+    batches, those waiting longest first, each one's cost beside the live price; spend and savings over time, by
+    actor, model and provider; failures grouped by error, with the command that retries them; and any request's
+    history, by key or custom id. The page updates itself while work goes on.
+
+    It only reads: the ledger is never written (a read-only file will do), and no API key is ever shown (the ledger
+    holds none). It listens on loopback; given another --host, it requires a token, printed in the address.
+    """
+    import json
+
+    from lowtide.cli.ledger_commands import existing_ledger
+    from lowtide.dashboard.app import build_app
+    from lowtide.dashboard.data import DashboardData
+    from lowtide.errors import ConfigurationError
+    from lowtide.http.server import run_app
+
+    if not refresh > 0:
+        raise ConfigurationError("--refresh must be more than 0 seconds.", field="refresh")
+    token = token or os.environ.get(TOKEN_ENV) or None
+    if token is None and not _loopback(host):
+        token = secrets.token_urlsafe(24)
+    store = existing_ledger(ledger, read_only=True, never_write=True)
+    app = build_app(DashboardData(store), token=token, refresh_seconds=refresh)
+    suffix = f"/?token={token}" if token else "/"
+    if json_output:
+        click.echo(json.dumps({"event": "ledger", "location": store.location, "token_required": token is not None}))
+    else:
+        click.echo(f"lowtide dashboard over {store.location} (read-only)")
+    return run_app(app, "lowtide dashboard", host=host, port=port, json_line=json_output, path=suffix)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+COMMANDS = [dashboard]

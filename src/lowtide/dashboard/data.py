@@ -1,0 +1,305 @@
+"""What each page of `lowtide dashboard` shows, as JSON, read from a ledger's `views` and records (never written):
+the runs with their progress, ETA, spend and worst case; a page of batches; money over time and by actor, model and
+provider; failures grouped; one request's history. Sums over every result are kept a little while (`Cached`), so
+that a ledger of a million requests is read at most every few seconds, however many browsers poll it.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from decimal import Decimal
+from typing import TypeVar, cast
+
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.records import BatchRecord
+from lowtide.ledger.views import Dimension, RequestHistory, RunProgress, TimePoint, plus
+
+__all__ = ["BATCH_WINDOW_SECONDS", "Cached", "DashboardData", "Json", "money"]
+
+Json = dict[str, object]
+T = TypeVar("T")
+
+BATCH_WINDOW_SECONDS = 24 * 3600.0
+"""How long a provider gives a batch before it expires its unanswered requests."""
+_MAX_POINTS = 60
+_RUNS_SHOWN = 50
+
+
+def money(value: Decimal) -> str:
+    """Dollars as a user reads them: cents for sums over a dollar, more digits below."""
+    if abs(value) >= 1:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value else "$0"
+
+
+class Cached:
+    """A value computed at most once every `ttl` seconds (at least five times as long as it took to compute)."""
+
+    def __init__(self, ttl: float) -> None:
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._values: dict[str, tuple[float, object]] = {}
+
+    def get(self, name: str, compute: Callable[[], T], *, final: Callable[[T], bool] | None = None) -> T:
+        """`compute()`, or what it gave less than the time to live ago (a name is always given one kind of value);
+        kept for good when `final` says it can no longer change."""
+        with self._lock:
+            found = self._values.get(name)
+            now = time.monotonic()
+            if found is not None and found[0] > now:
+                return cast("T", found[1])  # stored by this method for this name: a T
+            started = time.monotonic()
+            value = compute()
+            took = time.monotonic() - started
+            until = math.inf if final is not None and final(value) else time.monotonic() + max(self.ttl, 5 * took)
+            self._values[name] = (until, value)
+            return value
+
+
+class DashboardData:
+    """The pages' JSON over one ledger."""
+
+    def __init__(self, store: LedgerStore, *, clock: Callable[[], float] = time.time, ttl: float = 1.0) -> None:
+        self.store = store
+        self.clock = clock
+        self.cache = Cached(ttl)
+
+    # runs
+
+    def runs(self) -> Json:
+        now = self.clock()
+        records = self.store.run_store.runs()[-_RUNS_SHOWN:]
+        shown: list[Json] = []
+        for record in reversed(records):
+            # A run with nothing waiting changes only when retried, which changes its `updated_at`.
+            progress = self.cache.get(
+                f"run:{record.id}:{record.updated_at}",
+                lambda rid=record.id: self.store.views.run_progress(rid),
+                final=lambda found: found is not None and not found.counts["waiting"],
+            )
+            if progress is not None:
+                shown.append(self._run(progress, now))
+        return {"now": now, "location": self.store.location, "runs": shown}
+
+    def _run(self, progress: RunProgress, now: float) -> Json:
+        run = progress.run
+        counts = progress.counts
+        done = sum(n for outcome, n in counts.items() if outcome != "waiting")
+        limit = run.options.get("max_cost_usd")
+        eta = self._eta(run.id, now) if counts["waiting"] else None
+        timeline = self.cache.get(
+            f"timeline:{run.id}:{run.updated_at}",
+            lambda: self._timeline(run_id=run.id),
+            final=lambda _: not counts["waiting"],
+        )
+        return {
+            "id": run.id,
+            "actor": run.actor,
+            "items": run.item_count,
+            "counts": counts,
+            "done": done,
+            "state": "in progress" if counts["waiting"] else "finished",
+            "created_at": run.created_at,
+            "updated_at": run.updated_at,
+            "spent": money(progress.spent_usd),
+            "spent_usd": float(progress.spent_usd),
+            "saved": money(progress.live_usd - progress.spent_usd),
+            "worst_case_out": money(progress.worst_case_out_usd),
+            "cost_limit": money(Decimal(str(limit))) if limit is not None else None,
+            "eta_seconds": eta,
+            "timeline": timeline,
+            "retry": f"lowtide retry {run.id}" if counts["failed"] or counts["expired"] else None,
+        }
+
+    def _eta(self, run_id: str, now: float) -> float | None:
+        """When the run's last batch still out should end, at the pace its ended batches kept (from submitted to
+        ended); None until one has ended, or while none is out."""
+        batches = self.cache.get(f"run-batches:{run_id}", lambda: self.store.run_store.batches(run_id))
+        records = [self.store.batch(batch_id) for batch_id, _, _, _ in batches]
+        took = [
+            b.ended_at - b.submitted_at for b in records if b and b.ended_at is not None and b.submitted_at is not None
+        ]
+        out = [b for b in records if b is not None and b.state.outstanding]
+        if not took or not out:
+            return None
+        pace = sum(took) / len(took)
+        return max(0.0, max((b.submitted_at or b.intent_at) + pace for b in out) - now)
+
+    # batches
+
+    def batches(self, *, page: int, per_page: int = 50) -> Json:
+        now = self.clock()
+        lines, total = self.store.views.batch_page(limit=per_page, offset=page * per_page)
+        shown: list[Json] = []
+        for line in lines:
+            batch = line.batch
+            shown.append(
+                {
+                    **_batch(batch),
+                    "age_seconds": now - batch.intent_at,
+                    "ends_in_seconds": (
+                        max(0.0, (batch.submitted_at or batch.intent_at) + BATCH_WINDOW_SECONDS - now)
+                        if batch.state.outstanding
+                        else None
+                    ),
+                    "results": line.results,
+                    "cost": money(line.cost_usd),
+                    "live_cost": money(line.live_cost_usd),
+                    "saved": money(line.live_cost_usd - line.cost_usd),
+                }
+            )
+        return {"now": now, "page": page, "per_page": per_page, "total": total, "batches": shown}
+
+    # money
+
+    def money(self) -> Json:
+        views = self.store.views
+        timeline = self.cache.get("timeline", self._timeline)
+        dimensions: tuple[Dimension, ...] = ("actor", "model", "provider")
+        by = {dim: self.cache.get(f"by:{dim}", lambda d=dim: views.spend_by(d)) for dim in dimensions}
+        spent = sum((Decimal(str(p["cost_usd"])) for p in timeline), Decimal(0))
+        live = sum((Decimal(str(p["live_cost_usd"])) for p in timeline), Decimal(0))
+        return {
+            "now": self.clock(),
+            "spent": money(spent),
+            "live": money(live),
+            "saved": money(live - spent),
+            "timeline": timeline,
+            "by": {
+                dim: [
+                    {
+                        "name": line.name,
+                        "answers": line.answers,
+                        "cost": money(line.cost_usd),
+                        "live_cost": money(line.live_cost_usd),
+                        "saved": money(line.live_cost_usd - line.cost_usd),
+                    }
+                    for line in lines
+                ]
+                for dim, lines in by.items()
+            },
+        }
+
+    def _timeline(self, *, run_id: str | None = None) -> list[Json]:
+        points = self.store.views.timeline(60.0, run_id=run_id)
+        return [_point(p) for p in _coarser(points)]
+
+    # failures
+
+    def failures(self) -> Json:
+        groups = self.cache.get("failures", lambda: self.store.views.failure_groups(limit=50))
+        return {
+            "now": self.clock(),
+            "groups": [
+                {
+                    "class": g.error_class,
+                    "type": g.error_type,
+                    "count": g.count,
+                    "example_key": g.example_key,
+                    "example_message": g.example_message,
+                    "runs": list(g.runs),
+                    "retry": [f"lowtide retry {run}" for run in g.runs],
+                }
+                for g in groups
+            ],
+        }
+
+    # one request
+
+    def request(self, key_or_custom_id: str) -> Json | None:
+        history = self.store.views.request_history(key_or_custom_id)
+        return _history(history) if history is not None else None
+
+
+def _batch(batch: BatchRecord) -> Json:
+    return {
+        "id": batch.id,
+        "provider": batch.provider,
+        "provider_batch_id": batch.provider_batch_id,
+        "state": batch.state.value,
+        "phase": batch.phase,
+        "requests": batch.request_count,
+        "counts": batch.counts or {},
+        "intent_at": batch.intent_at,
+        "submitted_at": batch.submitted_at,
+        "ended_at": batch.ended_at,
+        "collected_at": batch.collected_at,
+        "note": batch.note,
+    }
+
+
+def _history(history: RequestHistory) -> Json:
+    record = history.record
+    return {
+        "key": record.key,
+        "custom_id": record.custom_id,
+        "actor": record.actor,
+        "model": record.model,
+        "state": record.state.value,
+        "attempts": record.attempts,
+        "max_attempts": record.max_attempts,
+        "cost": money(record.cost_usd) if record.cost_usd is not None else None,
+        "live_cost": money(record.live_cost_usd) if record.live_cost_usd is not None else None,
+        "answer": _answer_text(record.response),
+        "error": record.error,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "owner": record.owner,
+        "batches": [
+            {**_batch(batch), "sent_as": custom_id, "create_steps": steps}
+            for batch, custom_id, steps in history.batches
+        ],
+        "results": [
+            {
+                "batch_id": r.batch_id,
+                "state": r.state,
+                "error": r.error,
+                "cost": money(r.cost_usd) if r.cost_usd is not None else None,
+                "at": r.at,
+            }
+            for r in history.results
+        ],
+        "runs": [{"run": run, "index": index} for run, index in history.runs],
+    }
+
+
+def _answer_text(response: Mapping[str, object] | None) -> str | None:
+    """The answer's text, as a person reads it (the stored response's `text`, else its JSON)."""
+    if response is None:
+        return None
+    text = response.get("text")
+    if isinstance(text, str):
+        return text
+    import json
+
+    return json.dumps(response, indent=1, default=str)[:4000]
+
+
+def _coarser(points: list[TimePoint]) -> list[TimePoint]:
+    """`points` in buckets wide enough that there are at most `_MAX_POINTS` of them."""
+    if len(points) <= _MAX_POINTS:
+        return points
+    span = points[-1].at - points[0].at
+    width = 60.0
+    while span / width >= _MAX_POINTS:
+        width *= 2
+    merged: dict[float, TimePoint] = {}
+    for p in points:
+        at = (p.at // width) * width
+        found = merged.get(at)
+        merged[at] = plus(found, p) if found is not None else replace(p, at=at)
+    return [merged[at] for at in sorted(merged)]
+
+
+def _point(p: TimePoint) -> Json:
+    return {
+        "at": p.at,
+        "answers": p.answers,
+        "failures": p.failures,
+        "cost_usd": float(p.cost_usd),
+        "live_cost_usd": float(p.live_cost_usd),
+    }
