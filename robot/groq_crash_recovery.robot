@@ -26,9 +26,12 @@ ${PROCESSING}       1
 ${REQUESTS}         20
 # More than one chunk of results (2,000 lines), so that the client dies with part of them stored.
 ${STREAMED}         2400
-# `during-create`: the emulator answers the create 3 s after committing it; the client dies 1 s after sending it.
-${CREATE_DELAY}     3
-${CRASH_DELAY}      1
+# `during-create`: the client dies 5 s after its create began, the emulator answers the create 15 s after committing
+# it. The create is two calls (the upload, then the create) and the clock starts before the upload: with 1 s, a
+# loaded machine could kill the client before its create reached the API (seen once in a full run); 5 s is far more
+# than both calls take, and the answer still comes long after the kill.
+${CREATE_DELAY}     15
+${CRASH_DELAY}      5
 
 
 *** Test Cases ***    CRASHPOINT                        REQUESTS       CREATE FAULT
