@@ -297,10 +297,12 @@ class Collection(EngineCore):
             else BatchState.COLLECTED
         )
         await self.ledger.record_collected(batch_id, state=state, now=self._clock.now())
+        # What the batch holds at the provider (an uploaded input file) is released before the last callers get
+        # their answers: a program that exits on its last answer leaves nothing behind that it would pay to keep.
+        await self._finished(ended)
         self._settle(last)
         freeze_survivors(len(last))
         thaw()
-        await self._finished(ended)
         await self._requeue(retry)
 
     async def _trace_answers(self, batch_id: str, rows: list[OutcomeRow]) -> None:
@@ -374,6 +376,8 @@ class Collection(EngineCore):
             await self.backend.finished(ended)
         except ActorError as exc:
             log.warning("Could not release what batch %s holds at the provider: %s", ended.id, exc)
+        except Exception:  # a provider's bug in its cleanup must not keep the stored answers from their callers
+            log.exception("Releasing what batch %s holds at the provider failed", ended.id)
 
 
 def _batch_span(batch_id: str, provider: str, requests: int) -> AbstractContextManager[None]:
