@@ -116,10 +116,12 @@ class Submission(EngineCore):
                 return "unknown"
             # The API refused the batch: nothing was processed or charged. A later call may try again.
             await self.ledger.record_refused(batch_id, note=f"refused: {exc}", now=self._clock.now())
+            # What the create made (an uploaded file) is released before the callers hear of the refusal: a program
+            # that exits on it leaves nothing at the provider.
+            await self._abandon(batch_id)
             self._fail(keys, exc)
             if traced:
                 _end(batch_id, "refused", exc)
-            await self._abandon(batch_id)
             return "refused"
         finally:
             del self._creating[batch_id]
@@ -364,6 +366,8 @@ class Submission(EngineCore):
             await self.backend.abandon(steps)
         except ActorError as exc:
             log.warning("Could not release what the create of batch %s made (%s): %s", batch_id, steps, exc)
+        except Exception:  # a provider's bug in its cleanup must not keep the refusal from the callers
+            log.exception("Releasing what the create of batch %s made (%s) failed", batch_id, steps)
 
     def _rewatch(self, keys: Sequence[str]) -> None:  # pragma: no cover - an intent resolved by another process
         """Hand the waiters of `keys` to whatever the ledger now says of them."""
