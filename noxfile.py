@@ -289,7 +289,7 @@ def sdk_tests(session: nox.Session) -> None:
 
 @nox.session
 def coverage_report(session: nox.Session) -> None:
-    """Combine the coverage of every run and fail under 97%."""
+    """Combine the coverage of every run and fail under `fail_under` ([tool.coverage.report] in pyproject.toml)."""
     session.install("coverage[toml]>=7.10")
     session.run("coverage", "combine", success_codes=[0, 1])
     session.run("coverage", "report")
