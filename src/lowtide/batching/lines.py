@@ -9,15 +9,17 @@ the lines after it are read as usual. A last line without its newline that canno
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import AsyncGenerator, AsyncIterable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
 
 import orjson
 
 from lowtide.batching.backend import ResultLine, UnreadableLine
+from lowtide.errors import APIConnectionError
 
-__all__ = ["decoded_line", "read_line", "split_lines"]
+__all__ = ["decoded_line", "feed_lines", "read_line", "split_lines"]
 
 
 async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[bytes, bool]]:
@@ -33,6 +35,30 @@ async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[byte
                 yield part, True
     if rest.strip():
         yield rest, False
+
+
+async def feed_lines(
+    chunks: AsyncIterable[bytes],
+    handle: Callable[[ResultLine | UnreadableLine], None],
+    *,
+    source: str,
+    first_only: bool = False,
+) -> int:
+    """Feed every line of a downloaded results file (or only its first) to `handle`, split and read from its bytes as
+    they come; return how many were read. A last line cut short is an `APIConnectionError` naming `source` (the file),
+    which the backend's retries fetch again."""
+    lines = 0
+    async with contextlib.aclosing(split_lines(chunks)) as raw_lines:
+        async for raw, whole in raw_lines:
+            try:
+                line = read_line(raw, whole=whole)
+            except json.JSONDecodeError as exc:
+                raise APIConnectionError(f"A line of {source} was cut short.") from exc
+            lines += 1
+            handle(line)
+            if first_only:
+                break
+    return lines
 
 
 def read_line(line: bytes, *, whole: bool = True) -> ResultLine | UnreadableLine:

@@ -29,7 +29,7 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import read_line, split_lines
+from lowtide.batching.lines import feed_lines, read_line, split_lines
 from lowtide.batching.oneshot import run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.retrying import retrying
@@ -126,6 +126,7 @@ __all__ = [
     "cost_range",
     "credential_of",
     "estimate_input_tokens",
+    "feed_lines",
     "header_int",
     "header_number",
     "json_count",

@@ -9,7 +9,6 @@ a crash. The batch carries the intent id in `metadata`, so a create whose outcom
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
@@ -30,11 +29,11 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import read_line, split_lines
+from lowtide.batching.lines import feed_lines
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
-from lowtide.errors import APIConnectionError, APIError, InvalidRequestError, NotFoundError, RateLimitError
+from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE, translate_errors
 
@@ -222,22 +221,9 @@ class OpenAIBatchBackend(BatchBackend):
         self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
     ) -> int:
         """Feed every line of a file (or only its first) to `handle`, and return how many were read."""
-        lines = 0
-        async with (
-            self._client.files.with_streaming_response.content(file_id) as response,
-            # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
-            contextlib.aclosing(split_lines(response.iter_bytes())) as raw_lines,
-        ):
-            async for raw, whole in raw_lines:
-                try:
-                    line = read_line(raw, whole=whole)
-                except json.JSONDecodeError as exc:
-                    raise APIConnectionError(f"A line of file {file_id} was cut short.") from exc
-                lines += 1
-                handle(line)
-                if first_only:
-                    break
-        return lines
+        # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
+        async with self._client.files.with_streaming_response.content(file_id) as response:
+            return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}", first_only=first_only)
 
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
         known = await self._ended(batch)
