@@ -13,7 +13,7 @@ import functools
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -26,6 +26,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.modes import BatchProcessingMode
 from lowtide.settings import DEFAULT_PROVIDER
 from lowtide.types import Cost, Usage
+from lowtide.usage_shape import PROBE_TOKENS, UsageShape
 
 __all__ = [
     "BATCH_DISCOUNT",
@@ -42,36 +43,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BATCH_DISCOUNT = Decimal("0.5")
-PROBE_TOKENS = 1000
-"""The tokens of each kind in a `UsageShape`'s probes."""
-
-
-@dataclass(frozen=True, eq=False)
-class UsageShape:
-    """How one provider reports usage, for genai-prices: its name there (`genai_provider`), the token kinds priced
-    apart (`fields`), a usage of that shape with `PROBE_TOKENS` of each kind (`probes`), and the usage a neutral
-    `Usage` stands for (`from_neutral`). A provider registers its own (`ProviderRegistry.register_pricing`)."""
-
-    genai_provider: str
-    """The provider's id in genai-prices."""
-    owner: str
-    """The provider's name as its users write it, for the batch discount's note."""
-    fields: Callable[[Mapping[str, object]], dict[str, int]]
-    """A usage as the API reported it -> the count of each token kind priced apart (input tokens without the cached
-    ones, say), named as in `probes`."""
-    probes: tuple[tuple[str, dict[str, object]], ...]
-    """For each token kind of `fields`: a usage of the API's shape with `PROBE_TOKENS` of that kind alone."""
-    from_neutral: Callable[[Usage], dict[str, object]]
-    """The usage of the API's shape a neutral `Usage` stands for."""
-    flavor: Callable[[Mapping[str, object]], str] = lambda _: "default"
-    """genai-prices' `api_flavor` of a usage (one provider's APIs may report usage in shapes of their own)."""
-    priced_tiers: frozenset[str] = frozenset()
-    """Service tiers genai-prices prices apart from the standard one (`service_tier` in its price context)."""
-    extracted_as: str | None = None
-    """The genai-prices provider whose usage extractor reads this shape, when the provider's own has none (an
-    OpenAI-compatible API reporting OpenAI's usage object, say); its prices stay `genai_provider`'s."""
-
-
 # Models genai-prices has no price for: each is reported once in a process, not once per response.
 _UNPRICED: set[str] = set()
 # Providers that registered no usage shape: each is reported once in a process.

@@ -23,7 +23,7 @@ from lowtide.provider import Provider, ProviderOptions
 
 if TYPE_CHECKING:
     from lowtide.custom_ids import CustomIdRule
-    from lowtide.pricing import UsageShape
+    from lowtide.usage_shape import UsageShape
 
 __all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
 
