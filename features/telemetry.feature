@@ -13,6 +13,7 @@ Feature: OpenTelemetry traces and metrics
       | attribute                      | value            |
       | gen_ai.operation.name          | chat             |
       | gen_ai.provider.name           | anthropic        |
+      | lowtide.provider               | anthropic        |
       | gen_ai.request.model           | claude-haiku-4-5 |
       | gen_ai.request.temperature     | 0.5              |
       | gen_ai.request.max_tokens      | 64               |
@@ -38,6 +39,30 @@ Feature: OpenTelemetry traces and metrics
     And the span "anthropic.messages.batches.retrieve" is a child of the batch span
     And the metric "lowtide.savings" has a point in unit "USD"
     And no attribute of any span holds the API key
+
+  Scenario: A Gemini call names its provider as the conventions do (gcp.gemini), and as lowtide does
+    Given an emulated Gemini API
+    And a Gemini actor "stars"
+    When the actor is asked "Is the harbour open?"
+    Then the "chat gemini-2.5-flash" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+    And the metric "gen_ai.client.operation.duration" names the provider "gcp.gemini", and "gemini" as lowtide does
+
+  Scenario: A Gemini batch's span and its call's name the provider as the conventions do
+    Given an emulated Gemini API
+    And a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, reconcile_grace: 60}
+      """
+    When the actor is asked "When is high tide?"
+    Then the "lowtide.batch" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+    And the "chat gemini-2.5-flash" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+
+  Scenario: A third-party provider that names no conventions' value is named by its own name
+    Given a telemetry actor of a third-party batch provider registered as "tidepool"
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the "chat fake-1" spans name the provider "tidepool" as the conventions do, and "tidepool" as lowtide does
+    And the "lowtide.batch" spans name the provider "tidepool" as the conventions do, and "tidepool" as lowtide does
 
   Scenario: A live bulk run is a span with its items' call spans as children
     Given a telemetry actor in "live" mode

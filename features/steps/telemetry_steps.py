@@ -23,12 +23,14 @@ from opentelemetry.util._once import Once
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import Actor
+from lowtide import Actor, ProviderRegistry
 from lowtide._version import __version__
+from lowtide.clock import SystemClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.ledger.store import open_ledger
 from lowtide.parking import collect
+from lowtide.testing import FakeBatchAPI, FakeBatchProvider
 
 
 class Context(StepContext, Protocol):
@@ -96,6 +98,27 @@ def step_actor_file(context: Context, mode: str) -> None:
     # A SQLite file, or (`@stores` under `-D store=postgres`) the scenario's PostgreSQL database.
     context.telemetry_ledger = os.environ["LOWTIDE_LEDGER"]
     _actor(context, mode, context.telemetry_ledger)
+
+
+@given('a telemetry actor of a third-party batch provider registered as "{name}"')
+def step_third_party(context: Context, name: str) -> None:
+    # lowtide.testing's fake provider, as a plugin ships one: it sets no `gen_ai_provider_name`.
+    registry = ProviderRegistry()
+    FakeBatchProvider.register(registry, FakeBatchAPI(SystemClock(), processing_seconds=0.01), name=name)
+    context.telemetry_actor = Actor(
+        {
+            "name": "traced",
+            "provider": name,
+            "model": "fake-1",
+            "batch_processing": "batch",
+            "max_tokens": 64,
+            "batch": {"poll_interval": 0.01, "coalesce_window": 0.01},
+        },
+        registry=registry,
+        ledger=MemoryLedger(),
+    )
+    actor = context.telemetry_actor
+    context.cleanups.append(lambda: actor.aclose())
 
 
 @when('the telemetry actor answers "{prompt}" with temperature {temperature:g}')
@@ -232,6 +255,16 @@ def step_batch_events(context: Context, name: str, events: str) -> None:
         assert event in seen, (event, seen)
 
 
+@then('the "{name}" spans name the provider "{gen_ai}" as the conventions do, and "{ours}" as lowtide does')
+def step_provider_names(context: Context, name: str, gen_ai: str, ours: str) -> None:
+    spans = _named(context, name)
+    assert spans, [span.name for span in _finished(context)]
+    for span in spans:
+        attributes = span.attributes or {}
+        named = (attributes.get("gen_ai.provider.name"), attributes.get("lowtide.provider"))
+        assert named == (gen_ai, ours), (span.name, attributes)
+
+
 @then("the chat span and the batch span link to each other")
 def step_linked(context: Context) -> None:
     chat, batch = _chat(context), _one(context, "lowtide.batch")
@@ -320,6 +353,14 @@ def step_token_metric(context: Context, name: str, types: str, unit: str) -> Non
     seen = {point.get("gen_ai.token.type") for point in points}
     assert seen == {t.strip() for t in types.split(",")}, points
     assert all(point.get("gen_ai.provider.name") == "anthropic" for point in points), points
+
+
+@then('the metric "{name}" names the provider "{gen_ai}", and "{ours}" as lowtide does')
+def step_metric_provider(context: Context, name: str, gen_ai: str, ours: str) -> None:
+    _, points = _points(context, name)
+    assert points, name
+    for point in points:
+        assert (point.get("gen_ai.provider.name"), point.get("lowtide.provider")) == (gen_ai, ours), point
 
 
 @then('the metric "{name}" has a point in unit "{unit}"')

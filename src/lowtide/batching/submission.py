@@ -79,7 +79,13 @@ class Submission(EngineCore):
 
         traced = self._traced
         calls = [(e.key, traced.pop(e.key)) for e in entries if e.key in traced] if traced else []
-        start_batch(batch_id, provider=self.backend.name, calls=calls, requests=len(entries))
+        start_batch(
+            batch_id,
+            provider=self.backend.name,
+            gen_ai_provider=self.backend.codec.telemetry_name(),
+            calls=calls,
+            requests=len(entries),
+        )
 
     def _left_out(self, entries: list[Queued], recorded: Sequence[str]) -> list[Queued]:
         """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing

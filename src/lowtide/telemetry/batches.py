@@ -15,6 +15,7 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 
+from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN, CallTrace
 from lowtide.telemetry.metrics import instruments
 from lowtide.telemetry.propagation import context_of
@@ -43,7 +44,8 @@ class _Batch:
     started: float
     waiting: int
     phase: str
-    provider: str
+    provider: dict[str, str]
+    """Its provider's attributes (`gen_ai.provider.name`, `lowtide.provider`), which its metrics carry."""
     keys: set[str]
     """The keys whose call spans in this process it links to."""
 
@@ -56,6 +58,7 @@ def start_batch(
     batch_id: str,
     *,
     provider: str,
+    gen_ai_provider: str | None = None,
     calls: Sequence[tuple[str, CallTrace]],
     requests: int,
     resumed: bool = False,
@@ -66,6 +69,7 @@ def start_batch(
     run = RUN.get()
     parent = trace.set_span_in_context(run) if run is not None else Context()
     links = [Link(call.span.get_span_context()) for _, call in calls[:MOST_LINKS]]
+    named = provider_attributes(provider, gen_ai_provider)
     span = tracer().start_span(
         "lowtide.batch",
         context=parent,
@@ -73,7 +77,7 @@ def start_batch(
         links=links,
         attributes={
             "lowtide.batch.id": batch_id,
-            "gen_ai.provider.name": provider,
+            **named,
             "lowtide.batch.requests": requests,
             "lowtide.batch.resumed": resumed,
         },
@@ -84,11 +88,11 @@ def start_batch(
         call.span.add_link(here)
         call.span.set_attribute("lowtide.batch.id", batch_id)
     phase = "running" if resumed else "intent"
-    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, provider, keys)
+    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, keys)
     if metering():
         made = instruments()
-        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": provider})
-        made.requests_waiting.add(requests, {"gen_ai.provider.name": provider})
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **named})
+        made.requests_waiting.add(requests, named)
 
 
 def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | float | bool] | None = None) -> None:
@@ -100,8 +104,8 @@ def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | f
     phase = (attributes or {}).get("lowtide.batch.phase")
     if isinstance(phase, str) and phase != batch.phase and metering():
         made = instruments()
-        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
-        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": batch.provider})
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, **batch.provider})
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **batch.provider})
     if isinstance(phase, str):
         batch.phase = phase
 
@@ -136,10 +140,10 @@ def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> 
     batch.span.end()
     if metering():
         made = instruments()
-        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
-        made.requests_waiting.add(-batch.waiting, {"gen_ai.provider.name": batch.provider})
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, **batch.provider})
+        made.requests_waiting.add(-batch.waiting, batch.provider)
         if error is None:
-            made.batch_turnaround.record(time.monotonic() - batch.started, {"gen_ai.provider.name": batch.provider})
+            made.batch_turnaround.record(time.monotonic() - batch.started, batch.provider)
 
 
 def traced_keys(batch_id: str) -> set[str]:
