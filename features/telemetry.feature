@@ -70,6 +70,30 @@ Feature: OpenTelemetry traces and metrics
     Then there is one "lowtide.run" span
     And 3 "chat claude-haiku-4-5" spans are children of the run span
 
+  Scenario: run_many's calls in batch mode get a chat span each, made as its answer arrives, linked both ways with their batch
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor runs many "one, two, three" in batch mode
+    Then 3 "chat claude-haiku-4-5" spans and the one "lowtide.batch" span link to each other
+    And each "chat claude-haiku-4-5" span has its own key, "lowtide.call" "run_many", its tokens and its cost at batch prices
+    And each "chat claude-haiku-4-5" span began when its call was claimed, before its batch, and was made once its answer arrived
+    And the metric "gen_ai.client.token.usage" has points for the token types "input, output" in unit "{token}"
+
+  Scenario: A batch bulk run's items get a chat span each, children of the run span, linked both ways with their batch
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor maps "one, two, three, four" in batch mode
+    Then there is one "lowtide.run" span
+    And 4 "chat claude-haiku-4-5" spans are children of the run span
+    And the "lowtide.batch" span is a child of the run span
+    And 4 "chat claude-haiku-4-5" spans and the one "lowtide.batch" span link to each other
+    And each "chat claude-haiku-4-5" span has its own key, "lowtide.call" "bulk", its tokens and its cost at batch prices
+    And each "chat claude-haiku-4-5" span began when its call was claimed, before its batch, and was made once its answer arrived
+
+  Scenario: A run_many call refused by the API ends each call's span with the error
+    Given a telemetry actor in "batch" mode
+    And the telemetry API will answer the next "batches.create" call with status 400 and retry-after 0
+    When the telemetry actor runs many "one, two" in batch mode, which fails
+    Then 2 "chat claude-haiku-4-5" spans end with the error type "InvalidRequestError"
+
   Scenario: A live call paused by a 429 says so on its span
     Given a telemetry actor in "live" mode
     And the telemetry API will answer the next "messages.create" call with status 429 and retry-after 0.05
@@ -97,4 +121,5 @@ Feature: OpenTelemetry traces and metrics
 
   Scenario: Off, lowtide makes no span at all
     Then a live call and a batch call in a process with no tracer provider make no lowtide span
+    And a run_many and a batch bulk run in a process with no tracer provider make no lowtide span
     And a batch call in a process without the OpenTelemetry API is answered

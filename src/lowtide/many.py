@@ -25,6 +25,8 @@ from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
 from lowtide.modes import BatchProcessingMode
 from lowtide.provider import Outcome, Provider
+from lowtide.telemetry.current import LaterCall
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
@@ -122,6 +124,7 @@ class ManyCalls:
             fresh = [index for key, index in first.items() if key not in known]
             await _preflight(provider, [built[index] for index in fresh])
             estimates = await self._budget(engine, {keys[i]: params[i] for i in fresh}, max_cost_usd)
+            later = self._later(provider, {key: built[index] for key, index in first.items()}) if tracing() else {}
             came = engine.arrival_of(arrival)
             claimed = {
                 key: engine.claim(
@@ -131,6 +134,7 @@ class ManyCalls:
                     actor=self._actor.name,
                     worst_case_usd=estimates.get(key),
                     arrived=came,
+                    later=later.get(key),
                 )
                 for key, index in first.items()
             }
@@ -157,6 +161,17 @@ class ManyCalls:
         if failure is not None:
             raise failure
         return outcomes
+
+    def _later(self, provider: Provider, requests: dict[str, ActorRequest]) -> dict[str, LaterCall]:
+        """Telemetry on: each call's span, made when its outcome arrives (no open span while thousands wait)."""
+        from lowtide.telemetry.later_calls import for_requests
+
+        return for_requests(
+            provider=self._actor.configuration.provider,
+            gen_ai_provider=provider.telemetry_name(),
+            actor=self._actor.name,
+            requests=requests,
+        )
 
     async def _budget(
         self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], max_cost_usd: float | None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -27,7 +28,9 @@ __all__ = [
     "answered_elsewhere",
     "batch_current",
     "batch_event",
+    "current_batch",
     "end_batch",
+    "link_back",
     "reconciled",
     "start_batch",
     "traced_keys",
@@ -47,7 +50,9 @@ class _Batch:
     provider: dict[str, str]
     """Its provider's attributes (`gen_ai.provider.name`, `lowtide.provider`), which its metrics carry."""
     keys: set[str]
-    """The keys whose call spans in this process it links to."""
+    """The keys whose call spans in this process it links to (or will: `later`)."""
+    links: int = 0
+    """How many call spans it links to (at most `MOST_LINKS`)."""
 
 
 _batches: dict[str, _Batch] = {}
@@ -60,10 +65,13 @@ def start_batch(
     provider: str,
     gen_ai_provider: str | None = None,
     calls: Sequence[tuple[str, CallTrace]],
+    later: Sequence[str] = (),
     requests: int,
     resumed: bool = False,
 ) -> None:
-    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`)."""
+    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`). `calls`:
+    the spans of this process's calls it carries, linked now; `later`: the keys of those whose spans are made when
+    their answers are handed on (`later_calls`), linked then, while the batch's span is current."""
     if batch_id in _batches:
         return
     run = RUN.get()
@@ -84,11 +92,12 @@ def start_batch(
     )
     here = span.get_span_context()
     keys = {key for key, _ in calls}
+    keys.update(later)
     for _, call in calls:
         call.span.add_link(here)
         call.span.set_attribute("lowtide.batch.id", batch_id)
     phase = "running" if resumed else "intent"
-    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, keys)
+    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, keys, len(links))
     if metering():
         made = instruments()
         made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **named})
@@ -117,6 +126,10 @@ def reconciled(batch_id: str, outcome: str) -> None:
         instruments().reconciles.add(1, {"lowtide.reconcile.outcome": outcome})
 
 
+_CURRENT: ContextVar[str | None] = ContextVar("lowtide_batch", default=None)
+"""The batch whose span is current in this task (`batch_current`): the one whose answers are being handed on."""
+
+
 @contextmanager
 def batch_current(batch_id: str) -> Generator[None]:
     """The batch's span current (its API calls' HTTP spans its children), or nothing changed if it has none."""
@@ -124,8 +137,27 @@ def batch_current(batch_id: str) -> Generator[None]:
     if batch is None:
         yield
         return
-    with trace.use_span(batch.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-        yield
+    token = _CURRENT.set(batch_id)
+    try:
+        with trace.use_span(batch.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_batch() -> tuple[str, Span] | None:
+    """The batch (lowtide's id, span) whose span is current here, if any."""
+    batch_id = _CURRENT.get()
+    batch = _batches.get(batch_id) if batch_id is not None else None
+    return (batch_id, batch.span) if batch_id is not None and batch is not None else None
+
+
+def link_back(batch_id: str, call: Span) -> None:
+    """The batch's span links to `call`'s (made after its intent), up to `MOST_LINKS` calls."""
+    batch = _batches.get(batch_id)
+    if batch is not None and batch.links < MOST_LINKS:
+        batch.span.add_link(call.get_span_context())
+        batch.links += 1
 
 
 def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> None:
