@@ -27,7 +27,7 @@ from step_context import given, then, when
 
 from lowtide import Actor, ActorError, ActorRequest, ActorResponse, ProviderRegistry
 from lowtide._version import __version__
-from lowtide.clock import SystemClock
+from lowtide.clock import ManualClock, SystemClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.ledger.store import open_ledger
@@ -49,6 +49,7 @@ class Context(StepContext, Protocol):
     spans: InMemorySpanExporter
     made: _Made
     many_error: BaseException | None
+    api_clock: ManualClock
     metric_reader: InMemoryMetricReader
     telemetry_emu: Emulator
     telemetry_actor: Actor
@@ -87,8 +88,8 @@ def step_configured(context: Context) -> None:
     context.telemetry_ledger = None
 
 
-def _actor(context: Context, mode: str, ledger: object) -> None:
-    context.telemetry_emu = Emulator()
+def _actor(context: Context, mode: str, ledger: object, emulator: Emulator | None = None) -> None:
+    context.telemetry_emu = emulator or Emulator()
     context.telemetry_actor = Actor(
         {
             "name": "traced",
@@ -113,7 +114,10 @@ def step_actor(context: Context, mode: str) -> None:
 def step_actor_file(context: Context, mode: str) -> None:
     # A SQLite file, or (`@stores` under `-D store=postgres`) the scenario's PostgreSQL database.
     context.telemetry_ledger = os.environ["LOWTIDE_LEDGER"]
-    _actor(context, mode, context.telemetry_ledger)
+    # The API's batches take a minute of the emulator's own clock, which stands still until the actor's process has
+    # stopped: that process never collects the answer itself, however slowly the scenario runs.
+    context.api_clock = ManualClock()
+    _actor(context, mode, context.telemetry_ledger, Emulator(clock=context.api_clock, processing_seconds=60))
 
 
 @given('a telemetry actor of a third-party batch provider registered as "{name}"')
@@ -191,6 +195,7 @@ def step_park(context: Context, prompt: str, key: str) -> None:
 @when("the actor's process stops, and a fresh process collects the ledger")
 def step_collect(context: Context) -> None:
     context.runner.run(context.telemetry_actor.aclose())
+    context.api_clock.advance(61)  # the batch has ended at the API, as the next process finds it
     assert context.telemetry_ledger is not None
     ledger = open_ledger(context.telemetry_ledger)
 

@@ -4,18 +4,20 @@ for the answer of a parked call, the trace it was parked in. Imported only when 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from opentelemetry.context import Context
 
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.provider import Provider
 from lowtide.telemetry.attributes import Attributes, content_attributes, request_attributes
 from lowtide.telemetry.calls import traced_call
 from lowtide.telemetry.propagation import context_of
 from lowtide.telemetry.switch import capture_content
 from lowtide.types import ChatMessage
+
+if TYPE_CHECKING:
+    from lowtide.provider import Provider
 
 __all__ = ["TracedActor", "call_attributes", "traced"]
 
