@@ -5,7 +5,6 @@ what its ledger holds as spent or committed), at the mode's prices."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from lowtide.batching.engine import BatchEngine
 from lowtide.budget import Limit, within_limits, worst_case_of
@@ -20,7 +19,7 @@ __all__ = ["durable_call", "refuse_over"]
 async def durable_call(
     configuration: ActorConfiguration,
     engine: BatchEngine,
-    params: dict[str, Any],
+    params: dict[str, object],
     *,
     key: str,
     max_cost_usd: float | None,
@@ -54,7 +53,7 @@ def refuse_over(
 
 
 async def _check_budget(
-    configuration: ActorConfiguration, engine: BatchEngine, params: dict[str, Any], max_cost_usd: float | None
+    configuration: ActorConfiguration, engine: BatchEngine, params: dict[str, object], max_cost_usd: float | None
 ) -> Decimal | None:
     """Refuse a request whose worst case would cross the call's or the actor's budget."""
     name = configuration.name
