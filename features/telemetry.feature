@@ -94,6 +94,11 @@ Feature: OpenTelemetry traces and metrics
     When the telemetry actor runs many "one, two" in batch mode, which fails
     Then 2 "chat claude-haiku-4-5" spans end with the error type "InvalidRequestError"
 
+  Scenario: run_many through a provider with no batch backend gets a chat span per call too
+    Given a telemetry actor of the third-party provider "nightly", which has no batch backend
+    When the telemetry actor runs many "one, two" in batch mode
+    Then 2 "chat echo-1" spans say "lowtide.call" "run_many" and "gen_ai.provider.name" "nightly", each with its tokens
+
   Scenario: A live call paused by a 429 says so on its span
     Given a telemetry actor in "live" mode
     And the telemetry API will answer the next "messages.create" call with status 429 and retry-after 0.05

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from _support import plugins_importable
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context as OtelContext
 from opentelemetry.metrics import _internal as metrics_internal
@@ -134,6 +135,22 @@ def step_third_party(context: Context, name: str) -> None:
             "max_tokens": 64,
             "batch": {"poll_interval": 0.01, "coalesce_window": 0.01},
         },
+        registry=registry,
+        ledger=MemoryLedger(),
+    )
+    actor = context.telemetry_actor
+    context.cleanups.append(lambda: actor.aclose())
+
+
+@given('a telemetry actor of the third-party provider "{name}", which has no batch backend')
+def step_no_backend(context: Context, name: str) -> None:
+    plugins_importable()
+    import lowtide_echo_plugin
+
+    registry = ProviderRegistry()
+    lowtide_echo_plugin.register_nightly(registry)
+    context.telemetry_actor = Actor(
+        {"name": "traced", "provider": name, "model": "echo-1", "batch_processing": "batch", "max_tokens": 64},
         registry=registry,
         ledger=MemoryLedger(),
     )
@@ -371,6 +388,20 @@ def step_many_made_late(context: Context, name: str) -> None:
         assert call.start_time is not None
         assert call.start_time <= batch.start_time, (call.start_time, batch.start_time)
         assert context.made.at[_span_id(call)] >= max(polls), "the span was made before its batch ended"
+
+
+@then(
+    '{count:d} "{name}" spans say "lowtide.call" "{entry}" and "gen_ai.provider.name" "{provider}",'
+    " each with its tokens"
+)
+def step_many_plain(context: Context, count: int, name: str, entry: str, provider: str) -> None:
+    calls = _named(context, name)
+    assert len(calls) == count, [span.name for span in _finished(context)]
+    for call in calls:
+        attributes = call.attributes or {}
+        assert (attributes.get("lowtide.call"), attributes.get("gen_ai.provider.name")) == (entry, provider), attributes
+        assert isinstance(attributes.get("gen_ai.usage.output_tokens"), int), attributes
+        assert call.kind is trace.SpanKind.CLIENT, call.kind
 
 
 @then('{count:d} "{name}" spans end with the error type "{kind}"')

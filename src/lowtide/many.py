@@ -82,7 +82,9 @@ class ManyCalls:
             estimates = [worst_case_of(r, mode=provider.mode, provider=provider_name) for r in built]
             self._within(estimates, [r.model for r in built], [self._call_limit(max_cost_usd)])
         if provider.mode is not BatchProcessingMode.LIVE:
-            return await provider.complete_many(built)
+            if not tracing():
+                return await provider.complete_many(built)
+            return await self._traced_many(provider, built)
         caller = self._live(provider)
 
         async def one(request: ActorRequest) -> Outcome:
@@ -162,7 +164,9 @@ class ManyCalls:
             raise failure
         return outcomes
 
-    def _later(self, provider: Provider, requests: dict[str, ActorRequest]) -> dict[str, LaterCall]:
+    def _later(
+        self, provider: Provider, requests: dict[str, ActorRequest], mode: str = "batch"
+    ) -> dict[str, LaterCall]:
         """Telemetry on: each call's span, made when its outcome arrives (no open span while thousands wait)."""
         from lowtide.telemetry.later_calls import for_requests
 
@@ -171,7 +175,22 @@ class ManyCalls:
             gen_ai_provider=provider.telemetry_name(),
             actor=self._actor.name,
             requests=requests,
+            mode=mode,
         )
+
+    async def _traced_many(self, provider: Provider, built: list[ActorRequest]) -> list[Outcome]:
+        """A provider without a batch backend's `complete_many`, telemetry on: a span per call as its outcome comes
+        (its custom id its key, if it has one)."""
+        later = self._later(provider, {str(index): request for index, request in enumerate(built)}, provider.mode.value)
+        try:
+            outcomes = await provider.complete_many(built)
+        except BaseException as exc:
+            for index, request in enumerate(built):
+                later[str(index)].finish(request.custom_id or "", exc)
+            raise
+        for index, (request, outcome) in enumerate(zip(built, outcomes, strict=True)):
+            later[str(index)].finish(request.custom_id or "", outcome)
+        return outcomes
 
     async def _budget(
         self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], max_cost_usd: float | None

@@ -38,8 +38,9 @@ class LaterCall(Protocol):
         ...
 
     def finish(self, key: str, outcome: object) -> None:
-        """The span of call `key`, made and ended now: `outcome` is its answer or error (`Settled`), or the error
-        that ended its wait. Called by the engine as it hands the outcome on, with its batch's span current."""
+        """The span of call `key` ("": a call outside the ledger, with no key), made and ended now: `outcome` is its
+        answer or error (`Settled`), or the error that ended its wait. Called by the engine as it hands the outcome
+        on, with its batch's span current."""
         ...
 
 

@@ -50,7 +50,7 @@ class LaterCalls:
 
     def finish(self, key: str, outcome: object) -> None:
         batch = current_batch()
-        attributes: Attributes = {**self._attributes, "lowtide.key": key}
+        attributes: Attributes = {**self._attributes, "lowtide.key": key} if key else dict(self._attributes)
         links: list[Link] = []
         if batch is not None:
             attributes["lowtide.batch.id"] = batch[0]
@@ -78,6 +78,7 @@ def for_requests(
     gen_ai_provider: str,
     actor: str,
     requests: Mapping[str, ActorRequest],
+    mode: str = "batch",
 ) -> dict[str, LaterCall]:
     """The `LaterCalls` of each of `run_many`'s requests (by key): one per distinct model and parameters."""
     shared: dict[tuple[object, ...], LaterCalls] = {}
@@ -86,7 +87,7 @@ def for_requests(
     for key, request in requests.items():
         parameters = request.model_dump(include={"max_tokens", "temperature", "top_p", "top_k", "stop_sequences"})
         attributes = request_attributes(
-            provider=provider, gen_ai_provider=gen_ai_provider, model=request.model, mode="batch", parameters=parameters
+            provider=provider, gen_ai_provider=gen_ai_provider, model=request.model, mode=mode, parameters=parameters
         )
         attributes["lowtide.actor"] = actor
         attributes["lowtide.call"] = "run_many"
