@@ -39,6 +39,13 @@ Feature: Moving a ledger to another store
     Then the three ledgers hold the same requests, batches, members, results and runs
     And an actor given the SQLite file "saved.sqlite3" answers the same 6 calls from it, with no call to the API
 
+  @stores
+  Scenario: The trace contexts stored with traced calls travel with every copy, on every store
+    Given OpenTelemetry is configured with in-memory exporters
+    And an in-memory ledger in which an actor answered 3 calls in batch mode, and a bulk run of 2 prompts
+    When it is copied into the scenario's ledger, that into the new SQLite file "traced.sqlite3", and that into a new in-memory ledger
+    Then every copy holds the trace context of each of the 3 calls, as the in-memory ledger stored it
+
   Scenario: A copy into a ledger that holds anything is refused, and nothing is written
     Given an in-memory ledger in which an actor answered 2 calls in batch mode, and a bulk run of 1 prompts
     When it is copied into the new SQLite file "saved.sqlite3", and that file into a new in-memory ledger

@@ -13,6 +13,7 @@ Feature: OpenTelemetry traces and metrics
       | attribute                      | value            |
       | gen_ai.operation.name          | chat             |
       | gen_ai.provider.name           | anthropic        |
+      | lowtide.provider               | anthropic        |
       | gen_ai.request.model           | claude-haiku-4-5 |
       | gen_ai.request.temperature     | 0.5              |
       | gen_ai.request.max_tokens      | 64               |
@@ -39,11 +40,64 @@ Feature: OpenTelemetry traces and metrics
     And the metric "lowtide.savings" has a point in unit "USD"
     And no attribute of any span holds the API key
 
+  Scenario: A Gemini call names its provider as the conventions do (gcp.gemini), and as lowtide does
+    Given an emulated Gemini API
+    And a Gemini actor "stars"
+    When the actor is asked "Is the harbour open?"
+    Then the "chat gemini-2.5-flash" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+    And the metric "gen_ai.client.operation.duration" names the provider "gcp.gemini", and "gemini" as lowtide does
+
+  Scenario: A Gemini batch's span and its call's name the provider as the conventions do
+    Given an emulated Gemini API
+    And a Gemini actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, reconcile_grace: 60}
+      """
+    When the actor is asked "When is high tide?"
+    Then the "lowtide.batch" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+    And the "chat gemini-2.5-flash" spans name the provider "gcp.gemini" as the conventions do, and "gemini" as lowtide does
+
+  Scenario: A third-party provider that names no conventions' value is named by its own name
+    Given a telemetry actor of a third-party batch provider registered as "tidepool"
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the "chat fake-1" spans name the provider "tidepool" as the conventions do, and "tidepool" as lowtide does
+    And the "lowtide.batch" spans name the provider "tidepool" as the conventions do, and "tidepool" as lowtide does
+
   Scenario: A live bulk run is a span with its items' call spans as children
     Given a telemetry actor in "live" mode
     When the telemetry actor maps "one, two, three" live
     Then there is one "lowtide.run" span
     And 3 "chat claude-haiku-4-5" spans are children of the run span
+
+  Scenario: run_many's calls in batch mode get a chat span each, made as its answer arrives, linked both ways with their batch
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor runs many "one, two, three" in batch mode
+    Then 3 "chat claude-haiku-4-5" spans and the one "lowtide.batch" span link to each other
+    And each "chat claude-haiku-4-5" span has its own key, "lowtide.call" "run_many", its tokens and its cost at batch prices
+    And each "chat claude-haiku-4-5" span began when its call was claimed, before its batch, and was made once its answer arrived
+    And the metric "gen_ai.client.token.usage" has points for the token types "input, output" in unit "{token}"
+
+  Scenario: A batch bulk run's items get a chat span each, children of the run span, linked both ways with their batch
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor maps "one, two, three, four" in batch mode
+    Then there is one "lowtide.run" span
+    And 4 "chat claude-haiku-4-5" spans are children of the run span
+    And the "lowtide.batch" span is a child of the run span
+    And 4 "chat claude-haiku-4-5" spans and the one "lowtide.batch" span link to each other
+    And each "chat claude-haiku-4-5" span has its own key, "lowtide.call" "bulk", its tokens and its cost at batch prices
+    And each "chat claude-haiku-4-5" span began when its call was claimed, before its batch, and was made once its answer arrived
+
+  Scenario: A run_many call refused by the API ends each call's span with the error
+    Given a telemetry actor in "batch" mode
+    And the telemetry API will answer the next "batches.create" call with status 400 and retry-after 0
+    When the telemetry actor runs many "one, two" in batch mode, which fails
+    Then 2 "chat claude-haiku-4-5" spans end with the error type "InvalidRequestError"
+
+  Scenario: run_many through a provider with no batch backend gets a chat span per call too
+    Given a telemetry actor of the third-party provider "nightly", which has no batch backend
+    When the telemetry actor runs many "one, two" in batch mode
+    Then 2 "chat echo-1" spans say "lowtide.call" "run_many" and "gen_ai.provider.name" "nightly", each with its tokens
 
   Scenario: A live call paused by a 429 says so on its span
     Given a telemetry actor in "live" mode
@@ -72,4 +126,5 @@ Feature: OpenTelemetry traces and metrics
 
   Scenario: Off, lowtide makes no span at all
     Then a live call and a batch call in a process with no tracer provider make no lowtide span
+    And a run_many and a batch bulk run in a process with no tracer provider make no lowtide span
     And a batch call in a process without the OpenTelemetry API is answered

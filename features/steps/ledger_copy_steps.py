@@ -3,6 +3,9 @@ database (`context.postgres_url`) and back, read through the stores and the acto
 
 from __future__ import annotations
 
+import itertools
+import json
+import os
 from collections import Counter
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
@@ -25,6 +28,8 @@ class Context(StepContext, Protocol):
     copy_calls: Counter[str]
     copy_memory: MemoryLedger
     copy_run: str
+    copy_chain: list[Any]
+    """The ledgers a traced ledger was copied through, in order (`the scenario's ledger, that into ...`)."""
 
 
 _SETTINGS = {"name": "mover", "model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "batch"}
@@ -215,3 +220,27 @@ def _refusal(source: Any, target: Any) -> str:
 @then('no file "{name}" was made')
 def step_no_file(context: Context, name: str) -> None:
     assert not world(context).path(name).exists()
+
+
+@when(
+    'it is copied into the scenario\'s ledger, that into the new SQLite file "{name}", and that into a new in-memory'
+    " ledger"
+)
+def step_copy_chain(context: Context, name: str) -> None:
+    # The scenario's ledger: a SQLite file, or (`@stores` under `-D store=postgres`) its PostgreSQL database.
+    chain: list[Any] = [context.copy_memory, open_ledger(os.environ["LOWTIDE_LEDGER"])]
+    chain += [open_ledger(world(context).path(name)), MemoryLedger()]
+    for source, target in itertools.pairwise(chain):
+        copy_ledger(source, target)
+    context.copy_chain = chain
+
+
+@then("every copy holds the trace context of each of the {count:d} calls, as the in-memory ledger stored it")
+def step_traces_copied(context: Context, count: int) -> None:
+    first, *copies = context.copy_chain
+    keys = [record.key for record in first.requests()]
+    stored = first.traces_of(keys)
+    assert {f"move-{n}" for n in range(count)} <= set(stored), (keys, stored)
+    assert all(json.loads(value)["traceparent"].startswith("00-") for value in stored.values()), stored
+    for ledger in copies:
+        assert ledger.traces_of(keys) == stored, (ledger.location, ledger.traces_of(keys), stored)

@@ -9,30 +9,48 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from _support import plugins_importable
 from opentelemetry import metrics, trace
+from opentelemetry.context import Context as OtelContext
 from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricsData
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.util._once import Once
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import Actor
+from lowtide import Actor, ActorError, ActorRequest, ActorResponse, ProviderRegistry
 from lowtide._version import __version__
+from lowtide.clock import ManualClock, SystemClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.ledger.store import open_ledger
 from lowtide.parking import collect
+from lowtide.testing import FakeBatchAPI, FakeBatchProvider
+
+
+class _Made(SpanProcessor):
+    """When each span object was made (wall clock, ns), by span id: a span may say it began earlier."""
+
+    def __init__(self) -> None:
+        self.at: dict[int, int] = {}
+
+    def on_start(self, span: Span, parent_context: OtelContext | None = None) -> None:
+        self.at[span.get_span_context().span_id] = time.time_ns()
 
 
 class Context(StepContext, Protocol):
     spans: InMemorySpanExporter
+    made: _Made
+    many_error: BaseException | None
+    api_clock: ManualClock
     metric_reader: InMemoryMetricReader
     telemetry_emu: Emulator
     telemetry_actor: Actor
@@ -54,6 +72,8 @@ def step_configured(context: Context) -> None:
     context.spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(context.spans))
+    context.made = _Made()
+    provider.add_span_processor(context.made)
     trace.set_tracer_provider(provider)
     context.metric_reader = InMemoryMetricReader()
     metrics.set_meter_provider(MeterProvider(metric_readers=[context.metric_reader]))
@@ -69,8 +89,8 @@ def step_configured(context: Context) -> None:
     context.telemetry_ledger = None
 
 
-def _actor(context: Context, mode: str, ledger: object) -> None:
-    context.telemetry_emu = Emulator()
+def _actor(context: Context, mode: str, ledger: object, emulator: Emulator | None = None) -> None:
+    context.telemetry_emu = emulator or Emulator()
     context.telemetry_actor = Actor(
         {
             "name": "traced",
@@ -95,7 +115,47 @@ def step_actor(context: Context, mode: str) -> None:
 def step_actor_file(context: Context, mode: str) -> None:
     # A SQLite file, or (`@stores` under `-D store=postgres`) the scenario's PostgreSQL database.
     context.telemetry_ledger = os.environ["LOWTIDE_LEDGER"]
-    _actor(context, mode, context.telemetry_ledger)
+    # The API's batches take a minute of the emulator's own clock, which stands still until the actor's process has
+    # stopped: that process never collects the answer itself, however slowly the scenario runs.
+    context.api_clock = ManualClock()
+    _actor(context, mode, context.telemetry_ledger, Emulator(clock=context.api_clock, processing_seconds=60))
+
+
+@given('a telemetry actor of a third-party batch provider registered as "{name}"')
+def step_third_party(context: Context, name: str) -> None:
+    # lowtide.testing's fake provider, as a plugin ships one: it sets no `gen_ai_provider_name`.
+    registry = ProviderRegistry()
+    FakeBatchProvider.register(registry, FakeBatchAPI(SystemClock(), processing_seconds=0.01), name=name)
+    context.telemetry_actor = Actor(
+        {
+            "name": "traced",
+            "provider": name,
+            "model": "fake-1",
+            "batch_processing": "batch",
+            "max_tokens": 64,
+            "batch": {"poll_interval": 0.01, "coalesce_window": 0.01},
+        },
+        registry=registry,
+        ledger=MemoryLedger(),
+    )
+    actor = context.telemetry_actor
+    context.cleanups.append(lambda: actor.aclose())
+
+
+@given('a telemetry actor of the third-party provider "{name}", which has no batch backend')
+def step_no_backend(context: Context, name: str) -> None:
+    plugins_importable()
+    import lowtide_echo_plugin
+
+    registry = ProviderRegistry()
+    lowtide_echo_plugin.register_nightly(registry)
+    context.telemetry_actor = Actor(
+        {"name": "traced", "provider": name, "model": "echo-1", "batch_processing": "batch", "max_tokens": 64},
+        registry=registry,
+        ledger=MemoryLedger(),
+    )
+    actor = context.telemetry_actor
+    context.cleanups.append(lambda: actor.aclose())
 
 
 @when('the telemetry actor answers "{prompt}" with temperature {temperature:g}')
@@ -107,6 +167,31 @@ def step_answer(context: Context, prompt: str, temperature: float) -> None:
 def step_map(context: Context, prompts: str) -> None:
     inputs = [p.strip() for p in prompts.split(",")]
     context.runner.run(context.telemetry_actor.map(inputs, mode="live", progress="none"))
+
+
+@when('the telemetry actor runs many "{prompts}" in batch mode')
+def step_run_many(context: Context, prompts: str) -> None:
+    inputs: list[ActorRequest | str] = [p.strip() for p in prompts.split(",")]
+    outcomes = context.runner.run(context.telemetry_actor.run_many(inputs, mode="batch"))
+    assert all(isinstance(outcome, ActorResponse) for outcome in outcomes), outcomes
+
+
+@when('the telemetry actor runs many "{prompts}" in batch mode, which fails')
+def step_run_many_fails(context: Context, prompts: str) -> None:
+    inputs: list[ActorRequest | str] = [p.strip() for p in prompts.split(",")]
+    try:
+        context.runner.run(context.telemetry_actor.run_many(inputs, mode="batch"))
+    except ActorError as exc:
+        context.many_error = exc
+    else:
+        raise AssertionError("run_many did not fail")
+
+
+@when('the telemetry actor maps "{prompts}" in batch mode')
+def step_map_batch(context: Context, prompts: str) -> None:
+    inputs = [p.strip() for p in prompts.split(",")]
+    result = context.runner.run(context.telemetry_actor.map(inputs, progress="none"))
+    assert result.counts().get("succeeded") == len(inputs), result.counts()
 
 
 @given('the telemetry API will answer the next "{route}" call with status {status:d} and retry-after {seconds:g}')
@@ -127,6 +212,7 @@ def step_park(context: Context, prompt: str, key: str) -> None:
 @when("the actor's process stops, and a fresh process collects the ledger")
 def step_collect(context: Context) -> None:
     context.runner.run(context.telemetry_actor.aclose())
+    context.api_clock.advance(61)  # the batch has ended at the API, as the next process finds it
     assert context.telemetry_ledger is not None
     ledger = open_ledger(context.telemetry_ledger)
 
@@ -232,6 +318,16 @@ def step_batch_events(context: Context, name: str, events: str) -> None:
         assert event in seen, (event, seen)
 
 
+@then('the "{name}" spans name the provider "{gen_ai}" as the conventions do, and "{ours}" as lowtide does')
+def step_provider_names(context: Context, name: str, gen_ai: str, ours: str) -> None:
+    spans = _named(context, name)
+    assert spans, [span.name for span in _finished(context)]
+    for span in spans:
+        attributes = span.attributes or {}
+        named = (attributes.get("gen_ai.provider.name"), attributes.get("lowtide.provider"))
+        assert named == (gen_ai, ours), (span.name, attributes)
+
+
 @then("the chat span and the batch span link to each other")
 def step_linked(context: Context) -> None:
     chat, batch = _chat(context), _one(context, "lowtide.batch")
@@ -250,6 +346,76 @@ def step_run_children(context: Context, count: int, name: str) -> None:
     run = _one(context, "lowtide.run")
     children = [span for span in _named(context, name) if _parent_id(span) == _span_id(run)]
     assert len(children) == count, [(s.name, s.parent) for s in _finished(context)]
+
+
+@then('{count:d} "{name}" spans and the one "lowtide.batch" span link to each other')
+def step_many_linked(context: Context, count: int, name: str) -> None:
+    calls, batch = _named(context, name), _one(context, "lowtide.batch")
+    assert len(calls) == count, [span.name for span in _finished(context)]
+    back = {link.context.span_id for link in batch.links}
+    batch_id = (batch.attributes or {}).get("lowtide.batch.id")
+    for call in calls:
+        assert any(link.context.span_id == _span_id(batch) for link in call.links), call.links
+        assert _span_id(call) in back, (call.name, back)
+        assert (call.attributes or {}).get("lowtide.batch.id") == batch_id, call.attributes
+
+
+@then('each "{name}" span has its own key, "lowtide.call" "{entry}", its tokens and its cost at batch prices')
+def step_many_attributes(context: Context, name: str, entry: str) -> None:
+    calls = _named(context, name)
+    keys = {str((call.attributes or {}).get("lowtide.key")) for call in calls}
+    assert len(keys) == len(calls), keys
+    assert "None" not in keys, keys
+    for call in calls:
+        attributes = call.attributes or {}
+        assert call.kind is trace.SpanKind.CLIENT, call.kind
+        assert attributes.get("lowtide.call") == entry, attributes
+        assert attributes.get("gen_ai.provider.name") == "anthropic", attributes
+        assert attributes.get("gen_ai.request.max_tokens") == 64, attributes
+        assert attributes.get("lowtide.mode") == "batch", attributes
+        assert attributes.get("lowtide.cost.pricing") == "batch", attributes
+        assert isinstance(attributes.get("gen_ai.usage.output_tokens"), int), attributes
+        assert str(attributes.get("gen_ai.response.model")).startswith("claude-haiku-4-5"), attributes
+
+
+@then('each "{name}" span began when its call was claimed, before its batch, and was made once its answer arrived')
+def step_many_made_late(context: Context, name: str) -> None:
+    batch = _one(context, "lowtide.batch")
+    polls = [event.timestamp for event in batch.events if event.name == "poll"]
+    assert polls, batch.events
+    assert batch.start_time is not None
+    for call in _named(context, name):
+        assert call.start_time is not None
+        assert call.start_time <= batch.start_time, (call.start_time, batch.start_time)
+        assert context.made.at[_span_id(call)] >= max(polls), "the span was made before its batch ended"
+
+
+@then(
+    '{count:d} "{name}" spans say "lowtide.call" "{entry}" and "gen_ai.provider.name" "{provider}",'
+    " each with its tokens"
+)
+def step_many_plain(context: Context, count: int, name: str, entry: str, provider: str) -> None:
+    calls = _named(context, name)
+    assert len(calls) == count, [span.name for span in _finished(context)]
+    for call in calls:
+        attributes = call.attributes or {}
+        assert (attributes.get("lowtide.call"), attributes.get("gen_ai.provider.name")) == (entry, provider), attributes
+        assert isinstance(attributes.get("gen_ai.usage.output_tokens"), int), attributes
+        assert call.kind is trace.SpanKind.CLIENT, call.kind
+
+
+@then('{count:d} "{name}" spans end with the error type "{kind}"')
+def step_many_errors(context: Context, count: int, name: str, kind: str) -> None:
+    calls = _named(context, name)
+    assert len(calls) == count, [span.name for span in _finished(context)]
+    for call in calls:
+        assert (call.attributes or {}).get("error.type") == kind, call.attributes
+        assert call.status.status_code is trace.StatusCode.ERROR, call.status
+
+
+@then('the "{name}" span is a child of the run span')
+def step_span_child_of_run(context: Context, name: str) -> None:
+    assert _parent_id(_one(context, name)) == _span_id(_one(context, "lowtide.run"))
 
 
 @then('there is one "lowtide.answer" span for the key "{key}"')
@@ -322,6 +488,14 @@ def step_token_metric(context: Context, name: str, types: str, unit: str) -> Non
     assert all(point.get("gen_ai.provider.name") == "anthropic" for point in points), points
 
 
+@then('the metric "{name}" names the provider "{gen_ai}", and "{ours}" as lowtide does')
+def step_metric_provider(context: Context, name: str, gen_ai: str, ours: str) -> None:
+    _, points = _points(context, name)
+    assert points, name
+    for point in points:
+        assert (point.get("gen_ai.provider.name"), point.get("lowtide.provider")) == (gen_ai, ours), point
+
+
 @then('the metric "{name}" has a point in unit "{unit}"')
 def step_metric(context: Context, name: str, unit: str) -> None:
     found, points = _points(context, name)
@@ -384,6 +558,38 @@ def step_off(context: Context) -> None:
         "print('none')"
     )
     assert _python(context, _OFF.format(block=_COUNTED, check=check)).split() == ["Emulate", "Emulate", "none"]
+
+
+_OFF_MANY = """
+import asyncio, sys
+{block}
+from lowtide import Actor
+from lowtide.emulator import Emulator
+from lowtide.ledger.memory.ledger import MemoryLedger
+
+async def main():
+    emu = Emulator()
+    actor = Actor({{"name": "a", "model": "claude-haiku-4-5", "batch_processing": "batch", "max_tokens": 64,
+                   "batch": {{"poll_interval": 0.01, "coalesce_window": 0.01}}}},
+                  client=emu.client(), ledger=MemoryLedger())
+    print(len(await actor.run_many(["one", "two"])))
+    print((await actor.map(["three", "four"], progress="none")).counts()["succeeded"])
+    await actor.aclose()
+
+asyncio.run(main())
+{check}
+"""
+
+
+@then("a run_many and a batch bulk run in a process with no tracer provider make no lowtide span")
+def step_off_many(context: Context) -> None:
+    check = (
+        "lowtide_asked = [a for a in asked if a and a[0] == 'lowtide']\n"
+        "assert not lowtide_asked, lowtide_asked\n"
+        "assert 'lowtide.telemetry.later_calls' not in sys.modules\n"
+        "print('none')"
+    )
+    assert _python(context, _OFF_MANY.format(block=_COUNTED, check=check)).split() == ["2", "2", "none"]
 
 
 _NO_API = """

@@ -5,24 +5,24 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from lowtide.actor_providers import ActorProviders
-from lowtide.arguments import check_call, check_key, check_messages, check_prompt
+from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.budget import Limit, within_limits, worst_case_of
+from lowtide.call_checks import durable_call, refuse_over
+from lowtide.call_requests import MessagesInput, ToolsInput, build_request
 from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.errors import ActorError, ConfigurationError, ProviderCapabilityError
+from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
@@ -34,8 +34,7 @@ from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
 from lowtide.telemetry.current import CALL
 from lowtide.telemetry.switch import tracing
-from lowtide.types import ActorRequest, ActorResponse, ChatMessage, ToolSpec
-from lowtide.unicode import check_request_text
+from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
     from lowtide.bulk.live_plan import LivePlan
@@ -46,9 +45,6 @@ if TYPE_CHECKING:
 __all__ = ["Actor"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
-ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
 
 
 class Actor:
@@ -124,52 +120,17 @@ class Actor:
 
         Bad arguments raise `ConfigurationError` here, before anything is sent or paid for.
         """
-        if (prompt is None) == (messages is None):
-            raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
-        if prompt is not None:
-            check_prompt(prompt)
-        conversation: list[object] = (
-            [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
+        return build_request(
+            self.configuration,
+            prompt,
+            messages=messages,
+            system=system,
+            tools=tools,
+            tool_choice=tool_choice,
+            response_model=response_model,
+            custom_id=custom_id,
+            params=params,
         )
-        config = self.configuration
-        fields: dict[str, object] = {
-            "model": config.model,
-            "messages": conversation,
-            "max_tokens": config.max_tokens,
-            "system": system if system is not None else config.system_prompt,
-            "tools": list(tools or []),
-            "tool_choice": tool_choice if tool_choice is not None else config.tool_choice,
-            "temperature": config.temperature,
-            "top_p": config.top_p,
-            "top_k": config.top_k,
-            "stop_sequences": config.stop_sequences,
-            "metadata": config.metadata,
-            "thinking": config.thinking,
-            "output_config": config.output_config,
-            "cache_control": config.cache_control,
-            "extra_params": dict(config.extra_params),
-            "provider_options": dict(config.provider_options),
-            "response_model": response_model,
-            "custom_id": custom_id,
-        }
-        unknown = set(params) - set(ActorRequest.model_fields)
-        if unknown:
-            raise ConfigurationError(
-                f"Unknown call parameter(s): {', '.join(sorted(unknown))}.", field=sorted(unknown)[0]
-            )
-        fields.update(params)
-        try:
-            request = ActorRequest.model_validate(fields)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise ConfigurationError(
-                f"Invalid call to actor {self.name!r}: {where}: {first['msg']}", field=where
-            ) from None
-        if prompt is None:
-            check_messages(request.messages)
-        check_request_text(request)
-        return request
 
     @overload
     async def run(
@@ -267,7 +228,7 @@ class Actor:
             await provider.preflight(request)
             if max_cost_usd is not None:
                 # Calls outside the ledger: only the call's own budget applies, at the mode's prices.
-                self._refuse_over(request, max_cost_usd, mode=provider.mode)
+                refuse_over(self.configuration, request, max_cost_usd, mode=provider.mode)
             if provider.mode is BatchProcessingMode.LIVE:
                 return await self._live(provider).call(request)
             return await provider.complete(request)
@@ -357,43 +318,11 @@ class Actor:
         max_cost_usd: float | None,
         checked: tuple[Provider, ActorRequest] | None,
     ) -> DurableCall:
-        """The engine, key and worst-case cost of a batch-mode call with `params`, after the provider's pre-send
-        checks of the request to be `checked` (None: checked already) and the budget checks.
-
-        A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
-        """
+        """The engine, key and worst-case cost of a batch-mode call with `params`, after its checks (`call_checks`)."""
         key = key or derive_key(backend.name, params)
-        engine = self._engine(backend)
-        budgeted = max_cost_usd is not None or self.configuration.max_cost_usd is not None
-        known = (checked is not None or budgeted) and await engine.knows(key)
-        if checked is not None and not known:
-            provider, request = checked
-            await provider.preflight(request)
-        estimate = None
-        if budgeted and not known:
-            estimate = await self._check_budget(engine, params, max_cost_usd)
-            if estimate is not None:
-                # Calls checked in the same moment count against each other before any is recorded.
-                engine.reserve(self.name, estimate)
-        return DurableCall(engine, params, key, estimate)
-
-    def _refuse_over(self, request: ActorRequest, max_cost_usd: float, *, mode: BatchProcessingMode) -> None:
-        """The budget of a call outside the ledger (a live call), at the mode's prices."""
-        estimate = worst_case_of(request, mode=mode, provider=self.configuration.provider)
-        within_limits(estimate, request.model, [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))])
-
-    async def _check_budget(
-        self, engine: BatchEngine, params: dict[str, object], max_cost_usd: float | None
-    ) -> Decimal | None:
-        """Refuse a request whose worst case would cross the call's or the actor's budget."""
-        limits: list[Limit] = [(f"this call to actor {self.name!r}", max_cost_usd, Decimal(0))]
-        if self.configuration.max_cost_usd is not None:
-            committed = await engine.ledger.committed_usd(self.name) + engine.reserved(self.name)
-            limits.append((f"actor {self.name!r}", self.configuration.max_cost_usd, committed))
-        if all(limit is None for _, limit, _ in limits):
-            return None  # no budget to keep: no estimate to record either
-        estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-        return within_limits(estimate, engine.backend.codec.model_of(params), limits)
+        return await durable_call(
+            self.configuration, self._engine(backend), params, key=key, max_cost_usd=max_cost_usd, checked=checked
+        )
 
     def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
         """The batch codec of this actor's provider: its requests and results as pure functions, reachable without

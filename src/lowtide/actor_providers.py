@@ -143,6 +143,7 @@ class ActorProviders:
                 spend=self._cap(configuration),
                 worst_case=lambda request: _worst_case(request, configuration),
                 provider=configuration.provider,
+                gen_ai_provider=provider.telemetry_name(),
             )
         return caller
 

@@ -25,6 +25,8 @@ from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
 from lowtide.modes import BatchProcessingMode
 from lowtide.provider import Outcome, Provider
+from lowtide.telemetry.current import LaterCall
+from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
@@ -80,7 +82,9 @@ class ManyCalls:
             estimates = [worst_case_of(r, mode=provider.mode, provider=provider_name) for r in built]
             self._within(estimates, [r.model for r in built], [self._call_limit(max_cost_usd)])
         if provider.mode is not BatchProcessingMode.LIVE:
-            return await provider.complete_many(built)
+            if not tracing():
+                return await provider.complete_many(built)
+            return await self._traced_many(provider, built)
         caller = self._live(provider)
 
         async def one(request: ActorRequest) -> Outcome:
@@ -122,6 +126,7 @@ class ManyCalls:
             fresh = [index for key, index in first.items() if key not in known]
             await _preflight(provider, [built[index] for index in fresh])
             estimates = await self._budget(engine, {keys[i]: params[i] for i in fresh}, max_cost_usd)
+            later = self._later(provider, {key: built[index] for key, index in first.items()}) if tracing() else {}
             came = engine.arrival_of(arrival)
             claimed = {
                 key: engine.claim(
@@ -131,6 +136,7 @@ class ManyCalls:
                     actor=self._actor.name,
                     worst_case_usd=estimates.get(key),
                     arrived=came,
+                    later=later.get(key),
                 )
                 for key, index in first.items()
             }
@@ -156,6 +162,34 @@ class ManyCalls:
             outcomes.append(_delivered(engine, future.result(), request))
         if failure is not None:
             raise failure
+        return outcomes
+
+    def _later(
+        self, provider: Provider, requests: dict[str, ActorRequest], mode: str = "batch"
+    ) -> dict[str, LaterCall]:
+        """Telemetry on: each call's span, made when its outcome arrives (no open span while thousands wait)."""
+        from lowtide.telemetry.later_calls import for_requests
+
+        return for_requests(
+            provider=self._actor.configuration.provider,
+            gen_ai_provider=provider.telemetry_name(),
+            actor=self._actor.name,
+            requests=requests,
+            mode=mode,
+        )
+
+    async def _traced_many(self, provider: Provider, built: list[ActorRequest]) -> list[Outcome]:
+        """A provider without a batch backend's `complete_many`, telemetry on: a span per call as its outcome comes
+        (its custom id its key, if it has one)."""
+        later = self._later(provider, {str(index): request for index, request in enumerate(built)}, provider.mode.value)
+        try:
+            outcomes = await provider.complete_many(built)
+        except BaseException as exc:
+            for index, request in enumerate(built):
+                later[str(index)].finish(request.custom_id or "", exc)
+            raise
+        for index, (request, outcome) in enumerate(zip(built, outcomes, strict=True)):
+            later[str(index)].finish(request.custom_id or "", outcome)
         return outcomes
 
     async def _budget(

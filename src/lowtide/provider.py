@@ -91,6 +91,13 @@ class Provider(ABC):
     mode: ClassVar[BatchProcessingMode]
     codec: ClassVar[BatchCodec | None] = None
     """A batch provider's requests and results as pure functions (no client, no key): what a dry run needs."""
+    gen_ai_provider_name: ClassVar[str | None] = None
+    """Its `gen_ai.provider.name` on spans and metrics: the OpenTelemetry GenAI conventions' well-known value for
+    its API (`gcp.gemini`, `aws.bedrock`, ...), where they name one. None: its `name` (`telemetry_name`)."""
+
+    def telemetry_name(self) -> str:
+        """`gen_ai.provider.name` of this provider's calls: its `gen_ai_provider_name`, else its `name`."""
+        return self.gen_ai_provider_name or self.name
 
     async def preflight(self, request: ActorRequest) -> None:
         """Refuse `request`, with a `ConfigurationError` naming the field, if this provider's API would refuse it

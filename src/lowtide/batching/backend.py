@@ -163,7 +163,13 @@ class BatchCodec(ABC):
 
     name: str
     """The provider's name (the registry's, and the ledger's `provider`)."""
+    gen_ai_provider_name: str | None = None
+    """`gen_ai.provider.name` of its batches' spans: the GenAI conventions' value, as its `Provider` says it."""
     limits: BatchLimits
+
+    def telemetry_name(self) -> str:
+        """`gen_ai.provider.name` of this provider's batches: its `gen_ai_provider_name`, else its `name`."""
+        return self.gen_ai_provider_name or self.name
 
     @abstractmethod
     def encode_request(self, request: ActorRequest) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 
-from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
+from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.core import EngineCore
 from lowtide.batching.crashpoints import crashpoint
@@ -83,7 +83,7 @@ class Collection(EngineCore):
             provider_batch_id = record.provider_batch_id
             # Read while the batch runs, not after it ends: the answers are waited for from then on.
             members, attempts = await self.ledger.members_and_attempts(batch_id)
-            with _batch_span(batch_id, self.backend.name, len(members)):
+            with _batch_span(batch_id, self.backend.codec, len(members)):
                 ended = await wait_until_ended(
                     self.backend,
                     remote or record.provider_batch_id,
@@ -380,13 +380,15 @@ class Collection(EngineCore):
             log.exception("Releasing what batch %s holds at the provider failed", ended.id)
 
 
-def _batch_span(batch_id: str, provider: str, requests: int) -> AbstractContextManager[None]:
+def _batch_span(batch_id: str, codec: BatchCodec, requests: int) -> AbstractContextManager[None]:
     """The batch's span current while it is polled and collected (begun here if another process made the batch)."""
     if not tracing():
         return nullcontext()
     from lowtide.telemetry.batches import batch_current, start_batch
 
-    start_batch(batch_id, provider=provider, calls=[], requests=requests, resumed=True)
+    start_batch(
+        batch_id, provider=codec.name, gen_ai_provider=codec.telemetry_name(), calls=[], requests=requests, resumed=True
+    )
     return batch_current(batch_id)
 
 

@@ -28,7 +28,7 @@ from lowtide.ledger.store import (
     RequestRecord,
 )
 from lowtide.settings import BatchSettings
-from lowtide.telemetry.current import CallTrace
+from lowtide.telemetry.current import CallTrace, LaterCall
 
 __all__ = ["REREAD_CHUNK", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 
@@ -151,6 +151,9 @@ class EngineCore:
         self._traced: dict[str, CallTrace] = {}
         """The spans of this process's calls claimed while telemetry is on, by key, until their batch's intent links
         them (`telemetry.current.CALL`); empty, and never read, while it is off."""
+        self._later: dict[str, LaterCall] = {}
+        """The calls claimed while telemetry is on whose spans are made when their outcomes are handed on (`_settle`,
+        `_fail`): `run_many`'s, a bulk run's items. Empty, and never read, while it is off."""
         self._poll_decisions: dict[str, asyncio.Future[bool]] = {}
         """Whether this engine polls a batch, being decided (`_poll_here`): the calls waiting on it share it."""
         self._identity: str | None = None
@@ -251,14 +254,26 @@ class EngineCore:
 
     def _settle(self, outcomes: Sequence[tuple[str, Settled]]) -> None:
         """Hand final outcomes, as they were just stored, to the calls waiting on them."""
+        if self._later:
+            self._finish_later(outcomes)
         for key, outcome in outcomes:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():
                 future.set_result(outcome)
 
+    def _finish_later(self, outcomes: Sequence[tuple[str, object]]) -> None:
+        """The spans of the calls made when their outcome is handed on (telemetry on)."""
+        later = self._later
+        for key, outcome in outcomes:
+            call = later.pop(key, None)
+            if call is not None:
+                call.finish(key, outcome)
+
     def _fail(self, keys: Sequence[str], error: ActorError) -> None:
         if self._api_failures is not None and isinstance(error, APIError):
             self._api_failures.append(error)
+        if self._later:
+            self._finish_later([(key, error) for key in keys])
         for key in keys:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():

@@ -43,7 +43,7 @@ from lowtide.ledger.store import (
     RequestRecord,
     RequestState,
 )
-from lowtide.telemetry.current import CALL, with_traces
+from lowtide.telemetry.current import CALL, LaterCall, with_traces
 from lowtide.types import ActorResponse
 
 __all__ = ["BatchEngine", "GroupCall"]
@@ -80,16 +80,18 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         worst_case_usd: Decimal | None = None,
         future: asyncio.Future[Settled] | None = None,
         arrived: float | None = None,
+        later: LaterCall | None = None,
     ) -> asyncio.Future[Settled]:
         """`run` for a caller that waits in its own coroutine: claim `key` for `params` (or their JSON as
         `stored_json` gives it), with every call of this moment in one transaction; `deliver` what the future gives.
 
         The future (`future`, when the caller already waits on one) is the call's outcome itself: a call waits on
         one future, woken once. It fails if the ledger knows `key` for other params. `arrived` is when the call
-        came, if earlier than now (it waited for the pre-send checks): a window it opens counts from then.
+        came, if earlier than now (it waited for the pre-send checks): a window it opens counts from then. `later`
+        (telemetry on): the call's span is made when its outcome is handed on.
         """
         outcome = future if future is not None else asyncio.get_running_loop().create_future()
-        self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True, arrived=arrived)
+        self._claim(params, model, key, actor, worst_case_usd, outcome, until_final=True, arrived=arrived, later=later)
         return outcome
 
     def deliver(self, outcome: Settled, response_model: type[BaseModel] | None) -> ActorResponse[object]:
@@ -132,11 +134,14 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return self.deliver(await self._final(record), response_model)
 
-    async def send_group(self, calls: Sequence[GroupCall], *, actor: str) -> dict[str, asyncio.Future[Settled]]:
+    async def send_group(
+        self, calls: Sequence[GroupCall], *, actor: str, later: Sequence[LaterCall] | None = None
+    ) -> dict[str, asyncio.Future[Settled]]:
         """Send `calls` as one batch of their own, now: a bulk run splits its batches itself, so no window applies.
 
         The claims are one transaction. A key the ledger already knows attaches as `run` would (its stored answer,
         or the batch it is in). Returns a future per key, resolved with the key's final outcome (never raised).
+        `later` (telemetry on): each call's span, made when its outcome is handed on.
         """
         now = self._clock.now()
         codec = self.backend.codec
@@ -154,6 +159,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             )
             for call in calls
         ]
+        if later is not None:
+            self._later.update((call.key, made) for call, made in zip(calls, later, strict=True))
+            news = with_traces(news, {}, self._later)
         # What was inserted is not read back (nor made into records): the group has it.
         inserted, known = await self.ledger.claim_new(
             news, owner=self.owner, until=now + self.settings.lease_seconds, now=now
@@ -177,6 +185,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                 futures[record.key] = self._future(record.key)
             else:
                 futures[record.key] = asyncio.ensure_future(self._final(record))
+                if self._later and (known := self._later.pop(record.key, None)) is not None:
+                    _finish_when_done(futures[record.key], record.key, known)
         self._send_groups(fresh)
         freeze_survivors(len(futures))  # a bulk run's group waits on its batch: thousands of calls and their items
         return futures
@@ -245,6 +255,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
         *,
         until_final: bool,
         arrived: float | None = None,
+        later: LaterCall | None = None,
     ) -> None:
         # A plain tuple while it waits (the collector stops tracking a tuple of strings): thousands wait at once. Its
         # custom id is made as its claim is written, with the ledger's identity.
@@ -260,9 +271,10 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             )
         )
         self._claimed.append(future)
-        traced = CALL.get()
-        if traced is not None:  # telemetry on: the call's span, linked to its batch's, its context stored with it
-            self._traced[key] = traced
+        if later is not None:  # telemetry on: a span made when the outcome is handed on
+            self._later[key] = later
+        elif (traced := CALL.get()) is not None:  # telemetry on: the call's span, linked to its batch's, its context
+            self._traced[key] = traced  # stored with it
             traced.span.set_attribute("lowtide.key", key)
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
@@ -294,8 +306,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             identity = await self.identity()  # read once, by the first claims (on a remote store, a round trip)
             custom_id_for = self.backend.codec.custom_id_for
             claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
-            if self._traced:
-                claims = with_traces(claims, self._traced)
+            if self._traced or self._later:
+                claims = with_traces(claims, self._traced, self._later)
             await self._record_claims(raw, claims, claimed_by, now)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
@@ -326,6 +338,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             record = records.get(new.key)
             if record is not None:
                 self._traced.pop(new.key, None)  # known already: no batch of this process will carry it
+                if self._later and (later := self._later.pop(new.key, None)) is not None:
+                    _finish_when_done(claimed, new.key, later)
                 if record.params != new.params and canonical_json(record.params) != params_json(new.params):
                     claimed.set_exception(other_request(new.key))
                     continue
@@ -491,3 +505,16 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
 
 def _decoded(params: dict[str, Any] | str) -> dict[str, Any]:
     return params if isinstance(params, dict) else json.loads(params)
+
+
+def _finish_when_done(future: asyncio.Future[Any], key: str, later: LaterCall) -> None:
+    """The span of a call a key the ledger knew answers (no batch of this process carries it): made when it is."""
+
+    def done(settled: asyncio.Future[Any]) -> None:
+        if settled.cancelled():
+            later.finish(key, asyncio.CancelledError())
+            return
+        failure = settled.exception()
+        later.finish(key, failure if failure is not None else settled.result())
+
+    future.add_done_callback(done)

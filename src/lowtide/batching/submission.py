@@ -77,9 +77,16 @@ class Submission(EngineCore):
         """The batch's span, linked both ways with the spans of this process's calls it carries."""
         from lowtide.telemetry.batches import start_batch
 
-        traced = self._traced
+        traced, later = self._traced, self._later
         calls = [(e.key, traced.pop(e.key)) for e in entries if e.key in traced] if traced else []
-        start_batch(batch_id, provider=self.backend.name, calls=calls, requests=len(entries))
+        start_batch(
+            batch_id,
+            provider=self.backend.name,
+            gen_ai_provider=self.backend.codec.telemetry_name(),
+            calls=calls,
+            later=[e.key for e in entries if e.key in later] if later else (),
+            requests=len(entries),
+        )
 
     def _left_out(self, entries: list[Queued], recorded: Sequence[str]) -> list[Queued]:
         """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing

@@ -66,6 +66,8 @@ class RunDefinition(RunOutputs, Protocol):
 
     max_parallel_batches: int
     cancel_grace: float
+    defaults: dict[str, Any]
+    """Messages parameters for every job (a job's own win): what its items' call spans say they ask."""
 
     @property
     def codec(self) -> BatchCodec: ...

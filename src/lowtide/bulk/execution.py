@@ -33,6 +33,8 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import BatchRecord, RequestState
+from lowtide.telemetry.current import LaterCall
+from lowtide.telemetry.switch import tracing
 
 __all__ = ["Execution"]
 
@@ -211,13 +213,27 @@ class Execution:
     async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
         for call, index in zip(calls, indexes, strict=True):
             self.budget.reserve(index, call.worst_case_usd)
-        futures = await self.engine.send_group(calls, actor=self.run.actor.name)
+        later = self._later([call.model or "" for call in calls]) if tracing() else None
+        futures = await self.engine.send_group(calls, actor=self.run.actor.name, later=later)
         self.batches_sent += 1
         batch = f"sent-{self.batches_sent}"
         self.tally.out_with(batch, len(indexes))
         for call, index in zip(calls, indexes, strict=True):
             self._watch(index, futures[call.key], batch=batch)
         self.state.report(now=True)
+
+    def _later(self, models: list[str]) -> list[LaterCall]:
+        """Telemetry on: each item's call span, made when its answer arrives (children of the run's span)."""
+        from lowtide.telemetry.later_calls import for_run
+
+        actor = self.run.actor
+        return for_run(
+            actor.configuration,
+            gen_ai_provider=self.engine.backend.codec.telemetry_name(),
+            run_id=self.run_id,
+            defaults=self.run.defaults,
+            models=models,
+        )
 
     async def _capacity(self) -> None:
         while self.tally.out >= self.run.max_parallel_batches and not self.time_up:

@@ -236,8 +236,7 @@ class BulkRun:
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
-            mode = BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
-            await preflight(self, checked, self.actor.provider(mode))
+            await preflight(self, checked, self.actor.provider(self._mode()))
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
@@ -249,11 +248,15 @@ class BulkRun:
                 prepared.run_id,
                 actor=self.actor.name,
                 provider=self.actor.configuration.provider,
+                gen_ai_provider=self.actor.provider(self._mode()).telemetry_name(),
                 mode=self.mode,
                 items=len(prepared.to_send),
                 go=lambda: self._go(prepared, wanted),
             )
         return await self._go(prepared, wanted)
+
+    def _mode(self) -> BatchProcessingMode:
+        return BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
 
     async def _go(self, prepared: Prepared, wanted: set[int] | None) -> RunResult:
         if self.mode == "live":

@@ -99,6 +99,7 @@ COPIED: dict[str, tuple[str, ...]] = {
         "key", "custom_id", "actor", "model", "params", "params_bytes", "state", "batch_id", "attempts", "max_attempts",
         "worst_case_usd", "created_at", "updated_at", "owner", "owner_until",
     ),
+    "request_traces": ("key", "context"),
     "batch_members": ("batch_id", "custom_id", "key"),
     "results": ("batch_id", "key", "state", "response", "error", "cost_usd", "live_cost_usd", "at"),
     "runs": ("id", "actor", "configuration", "options", "fingerprint", "item_count", "created_at", "updated_at"),
@@ -107,7 +108,8 @@ COPIED: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 """What a ledger holds, table by table in an order its references allow, as every store keeps it: the rows a copy
 moves from one store to another (`LedgerStore.export_rows` and `load`; results in arrival order, a live answer's
-batch None)."""
+batch None; `request_traces`, the trace context stored with a request's claim while telemetry was on, so that a
+copy's answers still end their calls' traces)."""
 
 
 class Row(Protocol):

@@ -68,9 +68,12 @@ class LiveCaller:
         spend: SpendCap | None = None,
         worst_case: Callable[[ActorRequest], Decimal] | None = None,
         provider: str = "",
+        gen_ai_provider: str | None = None,
     ) -> None:
         self._provider = provider
-        """`gen_ai.provider.name` of the calls' spans (telemetry on)."""
+        """`lowtide.provider` of the calls' spans (telemetry on)."""
+        self._gen_ai_provider = gen_ai_provider
+        """`gen_ai.provider.name` of the calls' spans (the provider's `telemetry_name()`; None: `provider`)."""
         self._complete = complete
         self._spend = spend
         self._worst_case = worst_case
@@ -98,7 +101,7 @@ class LiveCaller:
             from lowtide.telemetry.live_calls import traced_live_call
 
             again = functools.partial(self.call, request, deadline=deadline)
-            return await traced_live_call(self._provider, request, again)
+            return await traced_live_call(self._provider, self._gen_ai_provider, request, again)
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"

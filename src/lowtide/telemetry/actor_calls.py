@@ -4,7 +4,7 @@ for the answer of a parked call, the trace it was parked in. Imported only when 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from opentelemetry.context import Context
 
@@ -16,6 +16,9 @@ from lowtide.telemetry.propagation import context_of
 from lowtide.telemetry.switch import capture_content
 from lowtide.types import ChatMessage
 
+if TYPE_CHECKING:
+    from lowtide.provider import Provider
+
 __all__ = ["TracedActor", "call_attributes", "traced"]
 
 R = TypeVar("R")
@@ -26,6 +29,7 @@ _PARAMETERS = ("max_tokens", "temperature", "top_p", "top_k", "stop_sequences")
 def call_attributes(
     configuration: ActorConfiguration,
     *,
+    gen_ai_provider: str | None = None,
     mode: str,
     key: str | None,
     prompt: str | None,
@@ -36,7 +40,12 @@ def call_attributes(
     model = model if isinstance(model, str) else configuration.model
     parameters = {name: arguments.get(name, getattr(configuration, name, None)) for name in _PARAMETERS}
     attributes = request_attributes(
-        provider=configuration.provider, model=model, mode=mode, parameters=parameters, key=key
+        provider=configuration.provider,
+        gen_ai_provider=gen_ai_provider,
+        model=model,
+        mode=mode,
+        parameters=parameters,
+        key=key,
     )
     attributes["lowtide.actor"] = configuration.name
     if capture_content():
@@ -62,6 +71,8 @@ class TracedActor(Protocol):
 
     def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode: ...
 
+    def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider: ...
+
 
 async def traced(
     actor: TracedActor,
@@ -76,11 +87,21 @@ async def traced(
 ) -> R:
     """`answer()` (an actor's `run`, `submit` or `result`: `entry`) in a call's span: a child of the current span, or
     of the trace `stored` with a parked request."""
+    resolved, gen_ai_provider = str(mode or actor.configuration.batch_processing), None
     try:
-        resolved = actor.resolve_mode(mode).value
+        chosen = actor.resolve_mode(mode)
+        resolved = chosen.value
+        gen_ai_provider = actor.provider(chosen).telemetry_name()
     except ActorError:  # the call itself says why (raised inside its span)
-        resolved = str(mode or actor.configuration.batch_processing)
-    model, attributes = call_attributes(actor.configuration, mode=resolved, key=key, prompt=prompt, arguments=arguments)
+        pass
+    model, attributes = call_attributes(
+        actor.configuration,
+        gen_ai_provider=gen_ai_provider,
+        mode=resolved,
+        key=key,
+        prompt=prompt,
+        arguments=arguments,
+    )
     attributes["lowtide.call"] = entry
     parent: Context | None = context_of(stored)
     return await traced_call(model, attributes, answer, context=parent)

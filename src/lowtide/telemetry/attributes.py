@@ -19,6 +19,7 @@ __all__ = [
     "content_attributes",
     "error_type",
     "metric_attributes",
+    "provider_attributes",
     "request_attributes",
     "response_attributes",
     "span_name",
@@ -39,15 +40,18 @@ def span_name(model: str) -> str:
 def request_attributes(
     *,
     provider: str,
+    gen_ai_provider: str | None = None,
     model: str,
     mode: str,
     parameters: Mapping[str, object],
     key: str | None = None,
 ) -> Attributes:
-    """What a call asks: its provider, model and sampling parameters (those it sets), its mode and key."""
+    """What a call asks: its provider (`gen_ai.provider.name` in the conventions' value its provider gives,
+    `gen_ai_provider`; `lowtide.provider` in lowtide's name), model and sampling parameters (those it sets), its mode
+    and key."""
     attributes: Attributes = {
         "gen_ai.operation.name": OPERATION,
-        "gen_ai.provider.name": provider,
+        **provider_attributes(provider, gen_ai_provider),
         "gen_ai.request.model": model,
         "lowtide.mode": mode,
     }
@@ -63,6 +67,12 @@ def request_attributes(
     if key is not None:
         attributes["lowtide.key"] = key
     return attributes
+
+
+def provider_attributes(provider: str, gen_ai_provider: str | None) -> dict[str, str]:
+    """A provider as the conventions name it (`gen_ai.provider.name`: its `telemetry_name()`, else lowtide's name) and
+    as lowtide does (`lowtide.provider`, the registry's name): users filter by either."""
+    return {"gen_ai.provider.name": gen_ai_provider or provider, "lowtide.provider": provider}
 
 
 _REQUEST_PARAMETERS = (
@@ -120,7 +130,13 @@ def metric_attributes(attributes: Mapping[str, AttributeValue]) -> dict[str, str
     return {name: str(attributes[name]) for name in _METRIC_ATTRIBUTES if name in attributes}
 
 
-_METRIC_ATTRIBUTES = ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "lowtide.mode")
+_METRIC_ATTRIBUTES = (
+    "gen_ai.operation.name",
+    "gen_ai.provider.name",
+    "gen_ai.request.model",
+    "lowtide.mode",
+    "lowtide.provider",
+)
 
 
 def content_attributes(

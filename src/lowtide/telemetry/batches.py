@@ -9,12 +9,14 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 
+from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN, CallTrace
 from lowtide.telemetry.metrics import instruments
 from lowtide.telemetry.propagation import context_of
@@ -26,7 +28,9 @@ __all__ = [
     "answered_elsewhere",
     "batch_current",
     "batch_event",
+    "current_batch",
     "end_batch",
+    "link_back",
     "reconciled",
     "start_batch",
     "traced_keys",
@@ -43,9 +47,12 @@ class _Batch:
     started: float
     waiting: int
     phase: str
-    provider: str
+    provider: dict[str, str]
+    """Its provider's attributes (`gen_ai.provider.name`, `lowtide.provider`), which its metrics carry."""
     keys: set[str]
-    """The keys whose call spans in this process it links to."""
+    """The keys whose call spans in this process it links to (or will: `later`)."""
+    links: int = 0
+    """How many call spans it links to (at most `MOST_LINKS`)."""
 
 
 _batches: dict[str, _Batch] = {}
@@ -56,16 +63,21 @@ def start_batch(
     batch_id: str,
     *,
     provider: str,
+    gen_ai_provider: str | None = None,
     calls: Sequence[tuple[str, CallTrace]],
+    later: Sequence[str] = (),
     requests: int,
     resumed: bool = False,
 ) -> None:
-    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`)."""
+    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`). `calls`:
+    the spans of this process's calls it carries, linked now; `later`: the keys of those whose spans are made when
+    their answers are handed on (`later_calls`), linked then, while the batch's span is current."""
     if batch_id in _batches:
         return
     run = RUN.get()
     parent = trace.set_span_in_context(run) if run is not None else Context()
     links = [Link(call.span.get_span_context()) for _, call in calls[:MOST_LINKS]]
+    named = provider_attributes(provider, gen_ai_provider)
     span = tracer().start_span(
         "lowtide.batch",
         context=parent,
@@ -73,22 +85,23 @@ def start_batch(
         links=links,
         attributes={
             "lowtide.batch.id": batch_id,
-            "gen_ai.provider.name": provider,
+            **named,
             "lowtide.batch.requests": requests,
             "lowtide.batch.resumed": resumed,
         },
     )
     here = span.get_span_context()
     keys = {key for key, _ in calls}
+    keys.update(later)
     for _, call in calls:
         call.span.add_link(here)
         call.span.set_attribute("lowtide.batch.id", batch_id)
     phase = "running" if resumed else "intent"
-    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, provider, keys)
+    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, keys, len(links))
     if metering():
         made = instruments()
-        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": provider})
-        made.requests_waiting.add(requests, {"gen_ai.provider.name": provider})
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **named})
+        made.requests_waiting.add(requests, named)
 
 
 def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | float | bool] | None = None) -> None:
@@ -100,8 +113,8 @@ def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | f
     phase = (attributes or {}).get("lowtide.batch.phase")
     if isinstance(phase, str) and phase != batch.phase and metering():
         made = instruments()
-        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
-        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, "gen_ai.provider.name": batch.provider})
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, **batch.provider})
+        made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **batch.provider})
     if isinstance(phase, str):
         batch.phase = phase
 
@@ -113,6 +126,10 @@ def reconciled(batch_id: str, outcome: str) -> None:
         instruments().reconciles.add(1, {"lowtide.reconcile.outcome": outcome})
 
 
+_CURRENT: ContextVar[str | None] = ContextVar("lowtide_batch", default=None)
+"""The batch whose span is current in this task (`batch_current`): the one whose answers are being handed on."""
+
+
 @contextmanager
 def batch_current(batch_id: str) -> Generator[None]:
     """The batch's span current (its API calls' HTTP spans its children), or nothing changed if it has none."""
@@ -120,8 +137,27 @@ def batch_current(batch_id: str) -> Generator[None]:
     if batch is None:
         yield
         return
-    with trace.use_span(batch.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-        yield
+    token = _CURRENT.set(batch_id)
+    try:
+        with trace.use_span(batch.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_batch() -> tuple[str, Span] | None:
+    """The batch (lowtide's id, span) whose span is current here, if any."""
+    batch_id = _CURRENT.get()
+    batch = _batches.get(batch_id) if batch_id is not None else None
+    return (batch_id, batch.span) if batch_id is not None and batch is not None else None
+
+
+def link_back(batch_id: str, call: Span) -> None:
+    """The batch's span links to `call`'s (made after its intent), up to `MOST_LINKS` calls."""
+    batch = _batches.get(batch_id)
+    if batch is not None and batch.links < MOST_LINKS:
+        batch.span.add_link(call.get_span_context())
+        batch.links += 1
 
 
 def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> None:
@@ -136,10 +172,10 @@ def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> 
     batch.span.end()
     if metering():
         made = instruments()
-        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, "gen_ai.provider.name": batch.provider})
-        made.requests_waiting.add(-batch.waiting, {"gen_ai.provider.name": batch.provider})
+        made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, **batch.provider})
+        made.requests_waiting.add(-batch.waiting, batch.provider)
         if error is None:
-            made.batch_turnaround.record(time.monotonic() - batch.started, {"gen_ai.provider.name": batch.provider})
+            made.batch_turnaround.record(time.monotonic() - batch.started, batch.provider)
 
 
 def traced_keys(batch_id: str) -> set[str]:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from lowtide.ledger.records import NewRequest
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
-__all__ = ["CALL", "RUN", "CallTrace", "with_traces"]
+__all__ = ["CALL", "RUN", "CallTrace", "LaterCall", "with_traces"]
 
 
 @dataclass(slots=True)
@@ -28,6 +28,22 @@ class CallTrace:
     """The metrics' attributes of the call (provider, operation, model)."""
 
 
+class LaterCall(Protocol):
+    """Calls whose spans are made when their answers arrive (`run_many`'s, a batch bulk run's items): while thousands
+    wait, no span object is alive, only this, shared by the calls of one moment (`telemetry.later_calls`)."""
+
+    @property
+    def carrier(self) -> str:
+        """The trace context their requests are stored with (the run's span, or the caller's)."""
+        ...
+
+    def finish(self, key: str, outcome: object) -> None:
+        """The span of call `key` ("": a call outside the ledger, with no key), made and ended now: `outcome` is its
+        answer or error (`Settled`), or the error that ended its wait. Called by the engine as it hands the outcome
+        on, with its batch's span current."""
+        ...
+
+
 CALL: ContextVar[CallTrace | None] = ContextVar("lowtide_call", default=None)
 """The call whose span is current in this task (set by `telemetry.calls`)."""
 
@@ -35,6 +51,12 @@ RUN: ContextVar[Span | None] = ContextVar("lowtide_run", default=None)
 """The bulk run whose span is current in this task: its batches' spans are its children."""
 
 
-def with_traces(claims: Sequence[NewRequest], traced: Mapping[str, CallTrace]) -> list[NewRequest]:
+def with_traces(
+    claims: Sequence[NewRequest], traced: Mapping[str, CallTrace], later: Mapping[str, LaterCall]
+) -> list[NewRequest]:
     """`claims`, each traced one with its call's context to store with it."""
-    return [replace(claim, trace=traced[claim.key].carrier) if claim.key in traced else claim for claim in claims]
+    made: list[NewRequest] = []
+    for claim in claims:
+        call = traced.get(claim.key) or later.get(claim.key)
+        made.append(replace(claim, trace=call.carrier) if call is not None and call.carrier else claim)
+    return made

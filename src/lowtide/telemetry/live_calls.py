@@ -18,10 +18,17 @@ __all__ = ["rate_limited", "retried", "traced_live_call"]
 R = TypeVar("R")
 
 
-async def traced_live_call(provider: str, request: ActorRequest, answer: Callable[[], Awaitable[R]]) -> R:
+async def traced_live_call(
+    provider: str, gen_ai_provider: str | None, request: ActorRequest, answer: Callable[[], Awaitable[R]]
+) -> R:
     parameters = request.model_dump(include={"max_tokens", "temperature", "top_p", "top_k", "stop_sequences"})
     attributes = request_attributes(
-        provider=provider, model=request.model, mode="live", parameters=parameters, key=request.custom_id
+        provider=provider,
+        gen_ai_provider=gen_ai_provider,
+        model=request.model,
+        mode="live",
+        parameters=parameters,
+        key=request.custom_id,
     )
     if capture_content():
         attributes.update(content_attributes(request.messages, request.system, None))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN
 from lowtide.telemetry.scope import tracer
 
@@ -19,7 +20,14 @@ __all__ = ["traced_run"]
 
 
 async def traced_run(
-    run_id: str, *, actor: str, provider: str, mode: str, items: int, go: Callable[[], Awaitable[RunResult]]
+    run_id: str,
+    *,
+    actor: str,
+    provider: str,
+    gen_ai_provider: str | None,
+    mode: str,
+    items: int,
+    go: Callable[[], Awaitable[RunResult]],
 ) -> RunResult:
     span = tracer().start_span(
         "lowtide.run",
@@ -27,7 +35,7 @@ async def traced_run(
         attributes={
             "lowtide.run.id": run_id,
             "lowtide.actor": actor,
-            "gen_ai.provider.name": provider,
+            **provider_attributes(provider, gen_ai_provider),
             "lowtide.mode": mode,
             "lowtide.run.to_send": items,
         },

@@ -61,6 +61,8 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
              r.updated_at, r.owner, r.owner_until)
             for r in t.requests.values()
         ]  # fmt: skip
+    if table == "request_traces":
+        return list(t.traces.items())
     if table == "batch_members":
         return [(batch_id, custom_id, key) for batch_id, held in t.members.items() for custom_id, key in held.items()]
     if table == "results":
@@ -126,6 +128,8 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
             created_at=float(v["created_at"]), updated_at=float(v["updated_at"]), owner=v["owner"],
             owner_until=v["owner_until"],
         )  # fmt: skip
+    elif table == "request_traces":
+        t.traces[v["key"]] = v["context"]
     elif table == "batch_members":
         t.members.setdefault(v["batch_id"], {})[v["custom_id"]] = v["key"]
         t.batches_of_key.setdefault(v["key"], []).append(v["batch_id"])

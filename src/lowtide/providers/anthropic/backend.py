@@ -44,6 +44,7 @@ from lowtide.providers.anthropic.mapping import (
     to_message_params,
     translate_errors,
 )
+from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.anthropic.rules import USAGE
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -101,6 +102,7 @@ class AnthropicBatchCodec(BatchCodec):
     """Message Batches requests and results: Messages parameters, `custom_id` rules, result lines."""
 
     name = "anthropic"
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
 
     # Requests.

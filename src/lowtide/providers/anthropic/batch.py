@@ -40,6 +40,7 @@ from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, pr
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
+from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire
@@ -89,6 +90,7 @@ class ClaudeBatchProvider(Provider):
     """Anthropic's Message Batches API: half the price of live calls, results within 24 hours."""
 
     name: ClassVar[str] = "anthropic"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -20,6 +20,7 @@ from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, pr
 from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import MAX_REQUEST_BYTES, check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import to_message_params, to_response, translate_errors
+from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.anthropic.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
@@ -35,6 +36,7 @@ class ClaudeProvider(Provider):
     """Anthropic's live Messages API through the async SDK client."""
 
     name: ClassVar[str] = "anthropic"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -15,6 +15,8 @@ from lowtide.parameters import Parameters
 __all__ = ["PROVIDER_NAME", "AnthropicOptions", "anthropic_settings"]
 
 PROVIDER_NAME = "anthropic"
+GEN_AI_PROVIDER_NAME = "anthropic"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 
 
 class AnthropicOptions(BaseModel):

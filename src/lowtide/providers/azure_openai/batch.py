@@ -21,7 +21,7 @@ from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.azure_openai.batch_codec import MAX_BATCH_BYTES, MAX_FILES, AzureBatchCodec
 from lowtide.providers.azure_openai.checks import MAX_REQUEST_BYTES, check_request, limits_of
 from lowtide.providers.azure_openai.client import build_client
-from lowtide.providers.azure_openai.options import PROVIDER_NAME
+from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import encode_request
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -35,6 +35,7 @@ class AzureOpenAIBatchProvider(Provider):
     """Azure OpenAI's Batch API: half the price of global standard, a 24-hour target (jobs may run longer)."""
 
     name: ClassVar[str] = PROVIDER_NAME
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = AzureBatchCodec()
 

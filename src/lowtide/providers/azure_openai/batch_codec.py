@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from lowtide.batching.backend import BatchLimits
 from lowtide.batching.keys import params_json
 from lowtide.pricing import UsageShape
-from lowtide.providers.azure_openai.options import PROVIDER_NAME
+from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import BATCH_URL, encode_request, model_served
 from lowtide.providers.azure_openai.rules import USAGE
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec, body_of
@@ -44,6 +44,7 @@ class AzureBatchCodec(OpenAIBatchCodec):
     """Azure's batch requests and results."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     # Azure aims at 24 hours and lets a job run on past them (an older job may still say `expired`): unless the
     # actor sets `batch.max_wait`, a batch is waited for this long (and ten minutes) before `on_timeout` applies.
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)

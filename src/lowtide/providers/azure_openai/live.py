@@ -16,7 +16,7 @@ from lowtide.modes import BatchProcessingMode
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.azure_openai.checks import MAX_REQUEST_BYTES, check_request, limits_of
 from lowtide.providers.azure_openai.client import build_client
-from lowtide.providers.azure_openai.options import PROVIDER_NAME
+from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import encode_request
 from lowtide.providers.azure_openai.rules import USAGE
 from lowtide.providers.openai.codec import to_response, translate_errors
@@ -33,6 +33,7 @@ class AzureOpenAIProvider(Provider):
     """Azure OpenAI's live Chat Completions through the async SDK client."""
 
     name: ClassVar[str] = PROVIDER_NAME
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -20,6 +20,8 @@ from lowtide.providers.openai.options import OpenAIOptions
 __all__ = ["DEFAULT_API_VERSION", "OPENAI_SECTION", "PROVIDER_NAME", "AzureOptions", "azure_options", "openai_options"]
 
 PROVIDER_NAME = "azure_openai"
+GEN_AI_PROVIDER_NAME = "azure.ai.openai"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 OPENAI_SECTION = "openai"
 """The section of `provider_options` OpenAI's request encoders read, which Azure's settings are handed to them in."""
 DEFAULT_API_VERSION = "2024-10-21"

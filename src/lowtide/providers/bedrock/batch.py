@@ -24,7 +24,7 @@ from lowtide.providers import BatchCodec, Outcome, run_batch
 from lowtide.providers.bedrock.batch_backend import BedrockBatchBackend
 from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
 from lowtide.providers.bedrock.client import build_clients
-from lowtide.providers.bedrock.options import options_in, options_of
+from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_in, options_of
 from lowtide.providers.bedrock.requests import converse_body
 
 __all__ = ["BedrockBatchProvider"]
@@ -34,6 +34,7 @@ class BedrockBatchProvider(Provider):
     """Amazon Bedrock batch inference: half the on-demand price, results within the job's timeout (24 hours)."""
 
     name: ClassVar[str] = "bedrock"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = BedrockBatchCodec()
 

@@ -38,7 +38,7 @@ from lowtide.providers import (
     parse_response,
 )
 from lowtide.providers.bedrock.answers import answer_and_json
-from lowtide.providers.bedrock.options import MAX_RECORDS, PROVIDER_NAME
+from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, MAX_RECORDS, PROVIDER_NAME
 from lowtide.providers.bedrock.requests import converse_body, model_of
 from lowtide.providers.bedrock.rules import USAGE
 
@@ -76,6 +76,7 @@ class BedrockBatchCodec(BatchCodec):
     """Bedrock batch records and their outputs; `max_records` is the account's quota of records per job."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
 
     def __init__(self, max_records: int = MAX_RECORDS) -> None:
         self.limits = BatchLimits(max_requests=max_records, max_bytes=MAX_INPUT_BYTES, max_hours=MAX_HOURS)

@@ -13,7 +13,7 @@ from lowtide.providers import json_count, json_object, parse_response, response_
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.client import Json, build_clients, call
 from lowtide.providers.bedrock.errors import translate_errors
-from lowtide.providers.bedrock.options import options_of
+from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_of
 from lowtide.providers.bedrock.requests import converse_body, sdk_body
 
 __all__ = ["WHOLE_ANSWER_MAX_TOKENS", "BedrockProvider"]
@@ -26,6 +26,7 @@ class BedrockProvider(Provider):
     """bedrock-runtime's Converse (and ConverseStream) through boto3."""
 
     name: ClassVar[str] = "bedrock"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

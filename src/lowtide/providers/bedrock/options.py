@@ -14,6 +14,8 @@ from lowtide.providers import Parameters
 __all__ = ["MAX_RECORDS", "MIN_RECORDS", "PROVIDER_NAME", "BedrockOptions", "options_in", "options_of"]
 
 PROVIDER_NAME = "bedrock"
+GEN_AI_PROVIDER_NAME = "aws.bedrock"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 MIN_RECORDS = 100
 """Bedrock's default minimum of records per batch inference job (an adjustable service quota)."""
 MAX_RECORDS = 50_000

@@ -17,7 +17,7 @@ from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
 from lowtide.providers.gemini.checks import Checks
 from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
-from lowtide.providers.gemini.options import options_in
+from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME, options_in
 
 __all__ = ["GOOGLE_BASE_URL", "GeminiBatchProvider"]
 
@@ -28,6 +28,7 @@ class GeminiBatchProvider(Provider):
     """The Gemini API's batch mode: half the price of live calls, results within 48 hours."""
 
     name: ClassVar[str] = "gemini"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = GeminiBatchCodec()
 

@@ -39,7 +39,7 @@ from lowtide.providers import (
 )
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.batch_requests import model_name, rest_body
-from lowtide.providers.gemini.options import PROVIDER_NAME
+from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.gemini.rules import USAGE
 
 __all__ = [
@@ -110,6 +110,7 @@ class GeminiBatchCodec(BatchCodec):
     """Gemini batch requests and results: a request is stored as its REST body, model included."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
 
     # Requests.

@@ -16,6 +16,7 @@ from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.checks import Checks
 from lowtide.providers.gemini.client import build_client
 from lowtide.providers.gemini.errors import translate_errors
+from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.gemini.requests import Encoded, encode_request
 from lowtide.providers.gemini.stream import finished, merged
 
@@ -43,6 +44,7 @@ class GeminiProvider(Provider):
     """The Gemini API's live `generateContent` (and its streamed form) through the SDK's async client."""
 
     name: ClassVar[str] = "gemini"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -18,7 +18,7 @@ from lowtide.providers.groq.batch_backend import GroqBatchBackend
 from lowtide.providers.groq.batch_codec import MAX_BATCH_BYTES, GroqBatchCodec
 from lowtide.providers.groq.checks import input_limits, preflight
 from lowtide.providers.groq.client import build_client
-from lowtide.providers.groq.options import options_in
+from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME, options_in
 
 __all__ = ["GroqBatchProvider"]
 
@@ -27,6 +27,7 @@ class GroqBatchProvider(Provider):
     """Groq's Batch API: half the price of live calls, results within the completion window."""
 
     name: ClassVar[str] = "groq"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = GroqBatchCodec()
 

@@ -12,7 +12,7 @@ from typing import Any
 from lowtide import ActorRequest, BatchProcessingMode
 from lowtide.providers import BatchLimits, ResultLine, Settled, cost_of, cost_range
 from lowtide.providers.groq.chat import CHAT_URL, chat_line_outcome, request_tokens
-from lowtide.providers.groq.options import MAX_WINDOW_HOURS, PROVIDER_NAME
+from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME, MAX_WINDOW_HOURS, PROVIDER_NAME
 from lowtide.providers.groq.requests import GROQ, encode_request
 from lowtide.providers.groq.rules import USAGE
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
@@ -29,6 +29,7 @@ class GroqBatchCodec(OpenAIBatchCodec):
     """Groq's batch requests and results: a request is stored as its input line without the custom id."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=float(MAX_WINDOW_HOURS))
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:

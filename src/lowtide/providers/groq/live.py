@@ -10,6 +10,7 @@ from lowtide.providers.groq.chat import chat_response
 from lowtide.providers.groq.checks import input_limits, preflight
 from lowtide.providers.groq.client import build_client
 from lowtide.providers.groq.errors import translate_errors
+from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.groq.requests import GROQ, encode_request
 from lowtide.structured import parse_response
 
@@ -20,6 +21,7 @@ class GroqProvider(Provider):
     """Groq's live Chat Completions through the async SDK client."""
 
     name: ClassVar[str] = "groq"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -23,6 +23,8 @@ __all__ = [
 ]
 
 PROVIDER_NAME = "groq"
+GEN_AI_PROVIDER_NAME = "groq"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 MIN_WINDOW_HOURS = 24
 MAX_WINDOW_HOURS = 7 * 24
 """Groq's batch completion windows: from `24h` to `7d`."""

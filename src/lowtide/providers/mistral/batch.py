@@ -17,7 +17,7 @@ from lowtide.providers.mistral.batch_backend import MistralBatchBackend
 from lowtide.providers.mistral.batch_codec import MistralBatchCodec
 from lowtide.providers.mistral.checks import Checks
 from lowtide.providers.mistral.client import build_client
-from lowtide.providers.mistral.options import options_in
+from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME, options_in
 
 __all__ = ["MistralBatchProvider"]
 
@@ -26,6 +26,7 @@ class MistralBatchProvider(Provider):
     """Mistral's Batch API: half the price of live calls, each job within its `timeout_hours`."""
 
     name: ClassVar[str] = "mistral"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = MistralBatchCodec()
 

@@ -37,7 +37,7 @@ from lowtide.providers import (
 )
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.errors import error_of_body
-from lowtide.providers.mistral.options import PROVIDER_NAME
+from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.mistral.requests import encode_request
 from lowtide.providers.mistral.rules import USAGE
 
@@ -77,6 +77,7 @@ class MistralBatchCodec(BatchCodec):
     """Mistral batch requests and results: a request is stored as its chat completions body, model included."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
 
     # Requests.

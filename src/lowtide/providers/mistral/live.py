@@ -21,6 +21,7 @@ from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.checks import Checks
 from lowtide.providers.mistral.client import build_client
 from lowtide.providers.mistral.errors import translate_errors
+from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.mistral.requests import encode_request
 from lowtide.providers.mistral.stream import finished, merged
 
@@ -35,6 +36,7 @@ class MistralProvider(Provider):
     """Mistral's live chat completions through the SDK's async client."""
 
     name: ClassVar[str] = "mistral"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -13,6 +13,8 @@ from lowtide.providers import Parameters
 __all__ = ["PROVIDER_NAME", "MistralOptions", "options_in", "options_of"]
 
 PROVIDER_NAME = "mistral"
+GEN_AI_PROVIDER_NAME = "mistral_ai"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 
 
 class MistralOptions(BaseModel):

@@ -29,6 +29,7 @@ from lowtide.providers.openai.checks import (
     preflight,
 )
 from lowtide.providers.openai.client import build_client
+from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.requests import encode_request
 from lowtide.types import ActorRequest, ActorResponse
 from lowtide.wire import Wire
@@ -43,6 +44,7 @@ class OpenAIBatchProvider(Provider):
     """OpenAI's Batch API: half the price of live calls, results within 24 hours."""
 
     name: ClassVar[str] = "openai"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     codec: ClassVar[BatchCodec | None] = OpenAIBatchCodec()
 

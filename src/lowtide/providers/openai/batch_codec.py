@@ -17,7 +17,7 @@ from lowtide.custom_ids import ledger_custom_id
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import UsageShape, cost_of, cost_range
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
-from lowtide.providers.openai.options import PROVIDER_NAME
+from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
 from lowtide.types import ActorRequest, ActorResponse, Usage
 
@@ -50,6 +50,7 @@ class OpenAIBatchCodec(BatchCodec):
     """Batch API requests and results: a request is stored as its input line without the custom id."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
     usage_shape: UsageShape = USAGE
     """How the answers' usage is priced (an API of OpenAI's shapes, Azure's, prices its own)."""

@@ -26,6 +26,7 @@ from lowtide.providers.openai.checks import (
 )
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
+from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
@@ -37,6 +38,7 @@ class OpenAIProvider(Provider):
     """OpenAI's live APIs through the async SDK client."""
 
     name: ClassVar[str] = "openai"
+    gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -15,6 +15,8 @@ from lowtide.parameters import Parameters
 __all__ = ["PROVIDER_NAME", "Endpoint", "OpenAIOptions", "ReasoningOptions", "options_of"]
 
 PROVIDER_NAME = "openai"
+GEN_AI_PROVIDER_NAME = "openai"
+"""`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 
 Endpoint = Literal["responses", "chat_completions"]
 

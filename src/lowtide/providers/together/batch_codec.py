@@ -29,6 +29,7 @@ class TogetherBatchCodec(OpenAIBatchCodec):
     """Together's batch requests and results: a request is stored as its input line without the custom id."""
 
     name = PROVIDER_NAME
+    gen_ai_provider_name = None  # the conventions (1.44) name no value for Together: its name
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
