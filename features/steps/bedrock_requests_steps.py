@@ -1,0 +1,87 @@
+"""Steps for features/bedrock_requests.feature: what a Bedrock actor sends to Converse (read from the emulated
+account's record of the bodies it received) and how Converse's answers, whole or streamed, are read back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from _support import world
+from step_context import Context, then, when
+
+from lowtide import BatchProcessingMode
+from lowtide.emulator.bedrock.emulation import BedrockEmulation
+from lowtide.providers import response_of
+from lowtide.providers.bedrock.answers import answer_and_json
+from lowtide.providers.bedrock.live import _streamed
+
+_MISSING = object()
+
+
+def _at(value: Any, dotted: str) -> Any:
+    """`value` at the dotted path (list items by their index); `_MISSING` where there is nothing."""
+    for part in dotted.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return _MISSING
+    return value
+
+
+def _check(found: Any, table: Any) -> None:
+    for row in table:
+        actual = _at(found, row["field"])
+        expected = json.loads(row["json"])
+        if expected is None:
+            assert actual is _MISSING or actual is None, f"{row['field']} is {actual!r}, not absent"
+        else:
+            assert actual == expected, f"{row['field']} is {actual!r}, not {expected!r}"
+
+
+@then("Converse received these fields:")
+def step_converse_received(context: Context) -> None:
+    """The last Converse body the account received (a field whose JSON is `null` was not sent)."""
+    received = world(context).emu.emulation(BedrockEmulation).conversations
+    assert received, "Converse received nothing"
+    _check(received[-1], context.table)
+
+
+@then("the Bedrock answer's thinking is signed")
+def step_thinking_signed(context: Context) -> None:
+    response = world(context).answer()
+    [thinking] = [block for block in response.content if block.type == "thinking"]
+    signature = getattr(thinking, "signature", None)
+    assert isinstance(signature, str), thinking
+    assert len(signature) > 20, thinking
+
+
+@when("Bedrock's ConverseStream ends after a text block, before its messageStop")
+def step_stream_cut(context: Context) -> None:
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "High tide is at"}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+    ]
+
+    def converse_stream(**body: object) -> dict[str, object]:
+        return {"ResponseMetadata": {"RequestId": "req-1"}, "stream": iter(events)}
+
+    w = world(context)
+    w.value = w.attempt(lambda: _streamed(converse_stream, {"modelId": "amazon.nova-micro-v1:0"}))
+
+
+@when("Bedrock's Converse answers with:")
+def step_converse_answers(context: Context) -> None:
+    w = world(context)
+    body = json.loads(context.text or "{}")
+    ids = {"batch_id": None, "custom_id": "c1", "request_id": "r1"}
+    held, stored = answer_and_json(body, model="amazon.nova-micro-v1:0", mode=BatchProcessingMode.LIVE, ids=ids)
+    response_of(held)  # the answer is one lowtide can hand over: it validates as an ActorResponse
+    w.value = stored
+
+
+@then("the Bedrock answer has these fields:")
+def step_bedrock_answer_fields(context: Context) -> None:
+    _check(world(context).value, context.table)
