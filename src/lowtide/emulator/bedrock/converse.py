@@ -224,9 +224,8 @@ def stream_events(response: JsonObject) -> Iterator[bytes]:
                 "contentBlockDelta",
                 {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": reasoning["signature"]}}},
             )
-        elif "text" in block:
-            text = str(block["text"])
-            for piece in _pieces(text):
+        else:
+            for piece in _pieces(str(block["text"])):
                 yield event_frame("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": piece}})
         yield event_frame("contentBlockStop", {"contentBlockIndex": index})
     yield event_frame("messageStop", {"stopReason": response["stopReason"]})
