@@ -5,6 +5,7 @@ signed calls where boto3 would not send what is tested, and the account restarte
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ def step_list_jobs(context: Context) -> None:
         assert names == expected, (row["filter"], names)
 
 
-@then("boto3's listing with {argument:w} {value} is refused with {code:w} saying \"{text}\"")
+@then('boto3\'s listing with {argument:w} {value} is refused with {code:w} saying "{text}"')
 def step_list_refused(context: Context, argument: str, value: str, code: str, text: str) -> None:
     w = world(context)
     given: object = int(value) if value.isdigit() else value.strip('"')
@@ -241,7 +242,7 @@ def step_put_missing_bucket(context: Context, bucket: str) -> None:
 def step_keep_state(context: Context) -> None:
     w = world(context)
     folder = Path(tempfile.mkdtemp(prefix="lowtide-bedrock-state-"))
-    w.cleanups.append(lambda: [path.unlink() for path in folder.iterdir()] and None or folder.rmdir())
+    w.cleanups.append(lambda: shutil.rmtree(folder, ignore_errors=True))
     w.witnessed["state file"] = [str(folder / "state.json")]
     _serve(w, Emulator(clock=w.clock, processing_seconds=w.emu.processing_seconds, state_file=folder / "state.json"))
 
