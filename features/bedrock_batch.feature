@@ -346,3 +346,15 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
       | call                 | count |
       | bedrock.batches.list | 2     |
 
+
+  Scenario Outline: A record's error <error> fails its call as <type>, <retried>
+    When the Bedrock output record of "bad" holds the error <error>
+    Then its call failed with a BatchRequestErrored of the type "<type>" saying "<says>", <retried>
+
+    Examples:
+      | error                                                      | type          | says                     | retried                  |
+      | {"errorCode": 429, "errorMessage": "Too many requests."}   | http_429      | Too many requests.       | to be tried again        |
+      | {"errorCode": "503", "errorMessage": "Unavailable."}       | http_503      | Unavailable.             | to be tried again        |
+      | {"errorCode": 400, "errorMessage": "Malformed input."}     | http_400      | Malformed input.         | not to be tried again    |
+      | {"errorCode": "ModelStreamError"}                          | ModelStreamError | Bedrock gave no message. | not to be tried again |
+      | {}                                                         | error         | Bedrock gave no message. | not to be tried again    |

@@ -88,3 +88,23 @@ def step_listed(context: Context, count: int) -> None:
     found = world(context).value
     names = [batch.handle["jobName"] for batch in found]
     assert names == [f"tides-{number:03d}" for number in reversed(range(count))], names
+
+
+@when('the Bedrock output record of "{key}" holds the error {error}')
+def step_record_error_line(context: Context, key: str, error: str) -> None:
+    from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
+
+    line = {"recordId": key, "modelInput": {}, "error": json.loads(error)}
+    w = world(context)
+    w.value, _ = BedrockBatchCodec().line_outcome(line, batch_id="arn:job/1", request_id=None)
+
+
+@then('its call failed with a BatchRequestErrored of the type "{error_type}" saying "{says}", {retried}')
+def step_record_error_outcome(context: Context, error_type: str, says: str, retried: str) -> None:
+    from lowtide import BatchRequestErrored
+
+    outcome = world(context).value
+    assert isinstance(outcome, BatchRequestErrored), outcome
+    assert outcome.error_type == error_type, outcome.error_type
+    assert says in str(outcome), str(outcome)
+    assert outcome.retryable is (retried == "to be tried again"), outcome.retryable
