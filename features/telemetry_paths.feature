@@ -1,0 +1,59 @@
+Feature: Telemetry on the paths a call can take: failures, refusals, retries, whole conversations
+  As an operator reading lowtide's traces
+  I want every call's span to end with what happened to it, its error too, and the conversation when I opt in
+  So that a failed or retried call is as visible as an answered one
+
+  Background:
+    Given OpenTelemetry is configured with in-memory exporters
+    And a telemetry actor in "live" mode
+
+  Scenario: A call the API refuses ends its span with the error's type, and its duration is measured with it
+    Given the telemetry API will answer the next "messages.create" call with status 400 and retry-after 0
+    When the traced call "hello there" is made and fails
+    Then the traced call failed with an InvalidRequestError
+    And the traced call's span ended with the error "InvalidRequestError"
+    And the metric "gen_ai.client.operation.duration" has a point in unit "s"
+
+  Scenario: A call over its budget is refused inside its span, which says why
+    When the traced call "hello there" is made with a budget of $0.0000001 and fails
+    Then the traced call failed with a BudgetExceededError
+    And the chat span has the event "budget.refused"
+    And the traced call's span ended with the error "BudgetExceededError"
+
+  Scenario: A call in a mode that does not exist is refused inside a span named for its model
+    When the traced call "hello there" is made in the mode "sometimes" and fails
+    Then the traced call failed with a ConfigurationError
+    And the traced call's span ended with the error "ConfigurationError"
+    And the traced call's span has "lowtide.mode" "sometimes"
+
+  Scenario: A live call tried again after a 503 says so on its span and in lowtide.retries
+    Given the telemetry API will answer the next "messages.create" call with status 503 and retry-after 0.05
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the chat span has the event "retry"
+    And the metric "lowtide.retries" has a point in unit "{retry}"
+
+  Scenario: With content capture, a whole conversation goes on the span: text as it is, other blocks by their type
+    When OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is "true"
+    And the traced call is made with:
+      """
+      system: You log tides.
+      stop_sequences: [STOP]
+      messages:
+        - role: user
+          content:
+            - {type: text, text: Log the tide in this chart.}
+            - {type: image, source: {type: base64, media_type: image/png, data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}}
+        - role: assistant
+          content: Logging it.
+        - role: user
+          content: Is it logged?
+      """
+    Then the traced call's span has "gen_ai.input.messages" [{"role": "user", "parts": [{"type": "text", "content": "Log the tide in this chart."}, {"type": "image"}]}, {"role": "assistant", "parts": [{"type": "text", "content": "Logging it."}]}, {"role": "user", "parts": [{"type": "text", "content": "Is it logged?"}]}]
+    And the traced call's span has "gen_ai.system_instructions" [{"type": "text", "content": "You log tides."}]
+    And the traced call's span has "gen_ai.request.stop_sequences" ["STOP"]
+
+  Scenario: With content capture, each item of a live bulk run has its prompt on its span
+    When OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is "true"
+    And the telemetry actor maps "one, two" live
+    Then 2 "chat claude-haiku-4-5" spans are children of the run span
+    And every traced chat span holds its prompt in "gen_ai.input.messages"
