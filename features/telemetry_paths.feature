@@ -57,3 +57,11 @@ Feature: Telemetry on the paths a call can take: failures, refusals, retries, wh
     And the telemetry actor maps "one, two" live
     Then 2 "chat claude-haiku-4-5" spans are children of the run span
     And every traced chat span holds its prompt in "gen_ai.input.messages"
+
+  Scenario: A batch whose create the API refuses ends its span, and its calls' spans, with the error
+    Given a telemetry actor in "batch" mode
+    And the telemetry API will answer the next "batches.create" call with status 400 and retry-after 0
+    When the traced call "hello there" is made and fails
+    Then the traced call failed with an InvalidRequestError
+    And the traced call's span ended with the error "InvalidRequestError"
+    And the traced batch's span ended with the error "InvalidRequestError"

@@ -96,3 +96,11 @@ def step_each_prompt(context: Context, attribute: str) -> None:
         [part] = turn["parts"]
         seen.add(part["content"])
     assert seen == {"one", "two"}, seen
+
+
+@then('the traced batch\'s span ended with the error "{name}"')
+def step_batch_error(context: Context, name: str) -> None:
+    [batch] = [span for span in context.spans.get_finished_spans() if span.name == "lowtide.batch"]
+    attributes = batch.attributes or {}
+    assert attributes.get("error.type") == name, attributes
+    assert batch.status.status_code is StatusCode.ERROR, batch.status
