@@ -7,8 +7,8 @@ import importlib
 import json
 from typing import Any
 
-import boto3
 from _support import set_env, world
+from boto3.session import Session
 from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode
@@ -130,7 +130,7 @@ def step_own_session(context: Context, name: str) -> None:
     [url] = w.witnessed["server url"]
     w.add_actor(
         {"name": name, "provider": "bedrock", "model": _MODEL, "max_tokens": 64, "base_url": str(url)},
-        client=boto3.session.Session(),
+        client=Session(),
     )
 
 
@@ -145,7 +145,7 @@ def step_built_for(context: Context, url: str) -> None:
 def step_calls_go(context: Context, endpoint: str, region: str) -> None:
     provider = world(context).value
     assert isinstance(provider, BedrockProvider), provider
-    runtime = provider._clients.runtime
+    runtime: Any = provider._clients.runtime  # boto3's client: its `meta` is not in the typed face lowtide keeps
     assert runtime.meta.endpoint_url == endpoint, runtime.meta.endpoint_url
     assert runtime.meta.region_name == region, runtime.meta.region_name
 

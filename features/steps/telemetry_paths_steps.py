@@ -82,7 +82,7 @@ def step_span_value(context: Context, attribute: str, value: str) -> None:
 
 @then('the traced call\'s span has "{attribute}" {expected}')
 def step_span_json(context: Context, attribute: str, expected: str) -> None:
-    found = (_last_chat(context).attributes or {}).get(attribute)
+    found: Any = (_last_chat(context).attributes or {}).get(attribute)
     wanted = json.loads(expected)
     read = json.loads(found) if isinstance(found, str) else list(found or ())
     assert read == wanted, read
