@@ -65,3 +65,21 @@ Feature: Telemetry on the paths a call can take: failures, refusals, retries, wh
     Then the traced call failed with an InvalidRequestError
     And the traced call's span ended with the error "InvalidRequestError"
     And the traced batch's span ended with the error "InvalidRequestError"
+
+  Scenario: A bulk run stopped part way (its task cancelled) ends its run span saying so
+    Given the telemetry API answers "messages.create" only after 30 seconds
+    When the telemetry actor maps "one, two" live, and the run is cancelled once its first call reached the API
+    Then the traced run's span ended with the error "CancelledError"
+
+  Scenario: A batch bulk run's span counts the batches it sent
+    Given a telemetry actor in "batch" mode
+    When the telemetry actor maps "one, two" in batch mode
+    Then the traced run's span says it sent 1 batch, and its 2 items succeeded
+
+  Scenario: With a tracer but no meter provider, a retried and paused call has its events and no metric is made
+    Given OpenTelemetry traces to an in-memory exporter, with no meter provider
+    And a telemetry actor in "live" mode
+    And the telemetry API will answer the next "messages.create" call with status 503 and retry-after 0.05
+    And the telemetry API will answer the next "messages.create" call with status 429 and retry-after 0.05
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the chat span has the events "retry, rate_limit.pause"

@@ -3,22 +3,31 @@ the in-memory exporter telemetry.feature's Background configures (its steps make
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from typing import Any, Protocol
 
 import yaml
-from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry import trace
+from opentelemetry.metrics import _internal as metrics_internal
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
+from opentelemetry.util._once import Once
 from step_context import Context as StepContext
-from step_context import then, when
+from step_context import given, then, when
 
 from lowtide import Actor, ActorError
+from lowtide.emulator import Emulator
 
 
 class Context(StepContext, Protocol):
     spans: InMemorySpanExporter
     telemetry_actor: Actor
+    telemetry_emu: Emulator
+    telemetry_ledger: str | None
     traced_error: BaseException | None
 
 
@@ -104,3 +113,82 @@ def step_batch_error(context: Context, name: str) -> None:
     attributes = batch.attributes or {}
     assert attributes.get("error.type") == name, attributes
     assert batch.status.status_code is StatusCode.ERROR, batch.status
+
+
+def _run_span(context: Context) -> ReadableSpan:
+    [run] = [span for span in context.spans.get_finished_spans() if span.name == "lowtide.run"]
+    return run
+
+
+@given('the telemetry API answers "{route}" only after {seconds:g} seconds')
+def step_slow(context: Context, route: str, seconds: float) -> None:
+    context.telemetry_emu.faults.slow(route, seconds=seconds)
+
+
+@when('the telemetry actor maps "{prompts}" live, and the run is cancelled once its first call reached the API')
+def step_map_cancelled(context: Context, prompts: str) -> None:
+    inputs = [p.strip() for p in prompts.split(",")]
+    emulator = context.telemetry_emu
+
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(context.telemetry_actor.map(inputs, mode="live", progress="none"))
+        for _ in range(3000):  # waits on the call reaching the API (which then holds it), not on a time
+            if emulator.calls["messages.create"] or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert emulator.calls["messages.create"], "the run's first call never reached the API"
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return
+        raise AssertionError("the run ended before it was cancelled")
+
+    context.runner.run(cancelled())
+
+
+@then('the traced run\'s span ended with the error "{name}"')
+def step_run_error(context: Context, name: str) -> None:
+    run = _run_span(context)
+    assert (run.attributes or {}).get("error.type") == name, run.attributes
+    assert run.status.status_code is StatusCode.ERROR, run.status
+
+
+@when('the telemetry actor maps "{prompts}" in batch mode')
+def step_map_batch(context: Context, prompts: str) -> None:
+    inputs = [p.strip() for p in prompts.split(",")]
+    context.runner.run(context.telemetry_actor.map(inputs, progress="none"))
+
+
+@then("the traced run's span says it sent {batches:d} batch, and its {count:d} items succeeded")
+def step_run_batches(context: Context, batches: int, count: int) -> None:
+    attributes = _run_span(context).attributes or {}
+    assert attributes.get("lowtide.run.batches") == batches, attributes
+    assert attributes.get("lowtide.run.items.succeeded") == count, attributes
+
+
+def _reset_globals() -> None:
+    # As telemetry.feature's Background does: the API lets a provider be set once per process.
+    trace._TRACER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
+    trace._TRACER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
+    metrics_internal._METER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
+    metrics_internal._METER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
+
+
+@given("OpenTelemetry traces to an in-memory exporter, with no meter provider")
+def step_traces_only(context: Context) -> None:
+    _reset_globals()
+    context.spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(context.spans))
+    trace.set_tracer_provider(provider)
+    os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
+    context.cleanups.append(_reset_globals)
+    context.telemetry_ledger = None
+
+
+@then('the chat span has the events "{names}"')
+def step_events(context: Context, names: str) -> None:
+    seen = [event.name for event in _last_chat(context).events]
+    for name in (n.strip() for n in names.split(",")):
+        assert name in seen, seen
