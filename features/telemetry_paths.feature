@@ -83,3 +83,22 @@ Feature: Telemetry on the paths a call can take: failures, refusals, retries, wh
     And the telemetry API will answer the next "messages.create" call with status 429 and retry-after 0.05
     When the telemetry actor answers "hello there" with temperature 0.5
     Then the chat span has the events "retry, rate_limit.pause"
+
+  Scenario: An answer of a model with no known price has its tokens on the span, and no cost attribute
+    Given a telemetry actor of the model "claude-tide-9", which the API serves and no price list knows
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the chat span has the attributes "gen_ai.usage.input_tokens, gen_ai.usage.output_tokens"
+    And the traced call's span has no attribute "lowtide.cost.usd"
+
+  Scenario: A batch create whose answer was lost is reconciled, and its batch's span says how
+    Given a telemetry actor in "batch" mode that reconciles a create in doubt at once
+    And the telemetry API will create the next batch but drop the connection before answering
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then there is one "lowtide.batch" span with the events "reconcile, results"
+    And the metric "lowtide.reconciles" has a point in unit "{reconcile}"
+
+  Scenario: A call parked while tracing was off, collected with it on, is answered with no trace to end
+    Given a telemetry actor in "batch" mode with the scenario's ledger
+    And tracing is off while the telemetry actor parks "hello there" under the key "quiet-1"
+    When a fresh process collects the ledger until "quiet-1" is answered
+    Then the ledger holds the key "quiet-1" as succeeded, and no "lowtide.answer" span was made

@@ -192,3 +192,81 @@ def step_events(context: Context, names: str) -> None:
     seen = [event.name for event in _last_chat(context).events]
     for name in (n.strip() for n in names.split(",")):
         assert name in seen, seen
+
+
+def _traced_actor(context: Context, emulator: Emulator, settings: dict[str, Any]) -> None:
+    from lowtide.ledger.memory.ledger import MemoryLedger
+
+    context.telemetry_emu = emulator
+    actor = context.telemetry_actor = Actor(
+        {"name": "traced", "max_tokens": 64, **settings}, client=emulator.client(), ledger=MemoryLedger()
+    )
+    context.cleanups.append(lambda: actor.aclose())
+
+
+@given('a telemetry actor of the model "{model}", which the API serves and no price list knows')
+def step_unpriced_actor(context: Context, model: str) -> None:
+    _traced_actor(context, Emulator(extra_models=(model,)), {"model": model, "batch_processing": "live"})
+
+
+@given('a telemetry actor in "batch" mode that reconciles a create in doubt at once')
+def step_reconciling_actor(context: Context) -> None:
+    batch = {"poll_interval": 0.01, "coalesce_window": 0.01, "reconcile_grace": 0.05}
+    settings = {"model": "claude-haiku-4-5", "batch_processing": "batch", "batch": batch}
+    _traced_actor(context, Emulator(), settings)
+
+
+@given("the telemetry API will create the next batch but drop the connection before answering")
+def step_drop_create(context: Context) -> None:
+    context.telemetry_emu.faults.drop_after_commit("batches.create")
+
+
+@then('the traced call\'s span has no attribute "{attribute}"')
+def step_no_attribute(context: Context, attribute: str) -> None:
+    attributes = _last_chat(context).attributes or {}
+    assert attribute not in attributes, attributes
+
+
+@given('tracing is off while the telemetry actor parks "{prompt}" under the key "{key}"')
+def step_park_untraced(context: Context, prompt: str, key: str) -> None:
+    provider = trace._TRACER_PROVIDER  # pyright: ignore[reportPrivateUsage]
+    trace._TRACER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
+    try:
+        context.runner.run(context.telemetry_actor.submit(prompt, key=key))
+    finally:
+        trace._TRACER_PROVIDER = provider  # pyright: ignore[reportPrivateUsage]
+
+
+@when('a fresh process collects the ledger until "{key}" is answered')
+def step_collect_until(context: Context, key: str) -> None:
+    from lowtide.ledger.records import RequestState
+    from lowtide.ledger.store import open_ledger
+    from lowtide.parking import collect
+
+    context.runner.run(context.telemetry_actor.aclose())
+    assert context.telemetry_ledger is not None
+    ledger = open_ledger(context.telemetry_ledger)
+
+    async def until_answered() -> None:
+        for _ in range(200):  # the emulator ends a batch within moments: collect until it has
+            await collect(ledger, client=context.telemetry_emu.client())
+            record = ledger.request(key)
+            if record is not None and record.state is RequestState.SUCCEEDED:
+                return
+            await asyncio.sleep(0.05)
+
+    runner = asyncio.Runner()  # the other process's event loop, closed (tasks and all) as that process ends
+    try:
+        runner.run(until_answered())
+    finally:
+        runner.close()
+    context.traced_error = None
+    record = ledger.request(key)
+    context.traced_error = None if record is not None and record.state is RequestState.SUCCEEDED else RuntimeError(key)
+
+
+@then('the ledger holds the key "{key}" as succeeded, and no "{name}" span was made')
+def step_untraced_answer(context: Context, key: str, name: str) -> None:
+    assert context.traced_error is None, f"{key} was not answered"
+    spans = [span.name for span in context.spans.get_finished_spans()]
+    assert name not in spans, spans
