@@ -102,3 +102,23 @@ Feature: Telemetry on the paths a call can take: failures, refusals, retries, wh
     And tracing is off while the telemetry actor parks "hello there" under the key "quiet-1"
     When a fresh process collects the ledger until "quiet-1" is answered
     Then the ledger holds the key "quiet-1" as succeeded, and no "lowtide.answer" span was made
+
+  Scenario: With a tracer but no meter provider, a create reconciled is still an event on its batch's span
+    Given OpenTelemetry traces to an in-memory exporter, with no meter provider
+    And a telemetry actor in "batch" mode that reconciles a create in doubt at once
+    And the telemetry API will create the next batch but drop the connection before answering
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then there is one "lowtide.batch" span with the events "reconcile, results"
+
+  Scenario: With content capture, a call of neither prompt nor messages is refused inside its span, which holds no conversation
+    When OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is "true"
+    And the traced call is made with nothing to ask and fails
+    Then the traced call failed with a ConfigurationError
+    And the traced call's span ended with the error "ConfigurationError"
+    And the traced call's span has no attribute "gen_ai.input.messages"
+
+  Scenario: A 429 that names no wait is paused by lowtide's own backoff, the pause an event with no retry-after
+    Given a telemetry actor in "live" mode on a virtual clock
+    And the telemetry API will answer the next "messages.create" call with status 429 and no retry-after
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the chat span's "rate_limit.pause" event names no retry-after

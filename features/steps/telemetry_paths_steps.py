@@ -270,3 +270,36 @@ def step_untraced_answer(context: Context, key: str, name: str) -> None:
     assert context.traced_error is None, f"{key} was not answered"
     spans = [span.name for span in context.spans.get_finished_spans()]
     assert name not in spans, spans
+
+
+@when("the traced call is made with nothing to ask and fails")
+def step_nothing_to_ask(context: Context) -> None:
+    _attempt(context, None, messages=[])
+
+
+@given('a telemetry actor in "live" mode on a virtual clock')
+def step_virtual_actor(context: Context) -> None:
+    from lowtide.clock import VirtualClock
+    from lowtide.ledger.memory.ledger import MemoryLedger
+
+    emulator = context.telemetry_emu = Emulator()
+    actor = context.telemetry_actor = Actor(
+        {"name": "traced", "model": "claude-haiku-4-5", "max_tokens": 64},
+        client=emulator.client(),
+        ledger=MemoryLedger(),
+        clock=VirtualClock(),
+    )
+    context.cleanups.append(lambda: actor.aclose())
+
+
+@given('the telemetry API will answer the next "{route}" call with status {status:d} and no retry-after')
+def step_fault_no_wait(context: Context, route: str, status: int) -> None:
+    context.telemetry_emu.faults.fail_next(route, status)
+
+
+@then('the chat span\'s "{name}" event names no retry-after')
+def step_event_no_wait(context: Context, name: str) -> None:
+    [event] = [event for event in _last_chat(context).events if event.name == name]
+    attributes = dict(event.attributes or {})
+    assert "lowtide.retry_after_s" not in attributes, attributes
+    assert attributes.get("lowtide.attempt") == 1, attributes
