@@ -254,3 +254,107 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
       | Failed             | 0         | 0       | ended     | errored=10                       |
       | Stopped            | 3         | 1       | ended     | succeeded=3, errored=1, canceled=6 |
       | Expired            | 5         | 0       | ended     | succeeded=5, expired=5           |
+
+  Scenario: A bulk run through Bedrock batch inference, with a dry run first
+    When the actor plans a bulk run of 5 prompts, 2 to a batch
+    Then the plan has 3 batches with a cost range above $0
+    When the actor runs a bulk run of 5 prompts, 2 to a batch
+    Then the run's 5 items succeeded in 3 batches
+    And the account holds 3 batch inference jobs
+
+  Scenario: A call whose worst case is over its budget is refused before anything is written or sent
+    When the actor is asked "When is high tide?" with:
+      """
+      max_tokens: 4000
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the API received no calls at all
+
+  Scenario: A create Bedrock refuses fails its calls at once, and the input it wrote is deleted
+    Given the account will fail the next "bedrock.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the account holds 0 batch inference jobs
+    And the bucket holds no input of lowtide's
+
+  Scenario: With keep_uploads, the job's input stays in the bucket once the answers are stored
+    Given a Bedrock actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the bucket still holds the input of the job
+
+  Scenario: An intent whose input object was deleted, and whose job was never made, is sent anew, once
+    Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", its input written by a program that died before creating the job
+    And that input object was deleted since
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the account holds 1 batch inference job
+    And the account created each of these records once: high
+    And the API received these calls:
+      | call                   | count |
+      | bedrock.s3.put_object  | 1     |
+      | bedrock.batches.create | 1     |
+
+  Scenario: A parked call canceled through lowtide's Python API is stopped on Bedrock and ends canceled
+    Given the API's batches take 100000 seconds from now on
+    When the actor parks "When is high tide?" with the key "high", in a program that then ends
+    And lowtide cancels the Bedrock key "high"
+    And 700 more seconds pass
+    And lowtide collects the ended batches of the ledger
+    Then lowtide status shows these tickets:
+      | key  | state    | batch | attempts |
+      | high | canceled | yes   | 1        |
+    And every Bedrock batch inference job ended Stopped
+
+  Scenario: A record missing from a completed job's output is said to be lost, and the others are answered
+    Given the account will lose the record of "low" from its job's output
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then the answer to "high" is the emulated reply to "When is high tide?"
+    And the call for "low" failed with a BatchRequestError saying "ended without a result for request"
+
+  Scenario: The provider's direct batch, outside the ledger, answers a request or raises its error
+    When the Bedrock batch provider answers "When is high tide?" alone, outside the ledger
+    Then the answer is the emulated reply to "When is high tide?"
+    And the ledger holds no request
+    When the Bedrock batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" alone, outside the ledger
+    Then a BatchRequestErrored is raised
+
+  Scenario: The provider's direct batch without a bucket is refused before anything is sent
+    Given a Bedrock actor "nobucket" with:
+      """
+      batch_processing: batch
+      provider_options: {bedrock: {s3_bucket: null, role_arn: null}}
+      """
+    When the Bedrock batch provider answers "When is high tide?" alone, outside the ledger
+    Then an InvalidRequestError is raised
+    And the error message contains "needs provider_options.bedrock.s3_bucket and role_arn"
+    And the API received no calls at all
+
+  Scenario: The jobs of the last hours are listed page after page, newest first
+    Given the account holds 101 batch inference jobs made by boto3
+    When lowtide lists the Bedrock jobs submitted since an hour ago
+    Then it listed 101 jobs, newest first
+    And the API received these calls:
+      | call                 | count |
+      | bedrock.batches.list | 2     |
+
+
+  Scenario Outline: A record's error <error> fails its call as <type>, <retried>
+    When the Bedrock output record of "bad" holds the error <error>
+    Then its call failed with a BatchRequestErrored of the type "<type>" saying "<says>", <retried>
+
+    Examples:
+      | error                                                      | type          | says                     | retried                  |
+      | {"errorCode": 429, "errorMessage": "Too many requests."}   | http_429      | Too many requests.       | to be tried again        |
+      | {"errorCode": "503", "errorMessage": "Unavailable."}       | http_503      | Unavailable.             | to be tried again        |
+      | {"errorCode": 400, "errorMessage": "Malformed input."}     | http_400      | Malformed input.         | not to be tried again    |
+      | {"errorCode": "ModelStreamError"}                          | ModelStreamError | Bedrock gave no message. | not to be tried again |
+      | {}                                                         | error         | Bedrock gave no message. | not to be tried again    |

@@ -120,5 +120,38 @@ Feature: An actor answered live by Bedrock's Converse
       | what                        | exception               | class               |
       | could not be made           | EndpointConnectionError | APIUnreachableError |
       | got no answer in time       | ReadTimeoutError        | APITimeoutError     |
+      | was not made in time        | ConnectTimeoutError     | APITimeoutError     |
+      | had no credentials to sign  | NoCredentialsError      | APIError            |
       | closed before its answer    | ConnectionClosedError   | APIConnectionError  |
       | broke while reading a body  | ResponseStreamingError  | APIConnectionError  |
+
+  Scenario: An endpoint where nothing listens is unreachable, said at once and not tried again
+    Given a Bedrock actor "nowhere" with:
+      """
+      base_url: http://127.0.0.1:9
+      """
+    When the actor is asked "When is high tide?"
+    Then an APIUnreachableError is raised
+    And the error message contains "could not connect to 127.0.0.1:9 (connection refused)"
+
+  Scenario: Without AWS credentials the actor says where they are looked for, before anything is sent
+    Given no AWS credentials are found anywhere
+    When a live Bedrock actor is used
+    Then a ConfigurationError naming "client" is raised, saying "No AWS credentials for Bedrock"
+
+  Scenario: A client that is not a boto3 session is refused, naming what it must be
+    When a live Bedrock actor is built with a client that is not a boto3 session
+    Then a ConfigurationError naming "client" is raised, saying "client must be a boto3.session.Session for provider bedrock, not str"
+
+  Scenario: An actor given its own boto3 session calls through it
+    Given a Bedrock actor "own" given its own boto3 session
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+
+  Scenario: An actor whose base_url is AWS's own Bedrock endpoint calls each service's own endpoint in that region
+    When a live Bedrock actor is built for "https://bedrock.eu-west-3.amazonaws.com"
+    Then its calls go to "https://bedrock-runtime.eu-west-3.amazonaws.com" in the region eu-west-3
+
+  Scenario: lowtide.providers.bedrock exports its providers by name, and nothing it does not have
+    Then every name in lowtide.providers.bedrock's __all__ is exported
+    And asking lowtide.providers.bedrock for "BedrockClient" raises an AttributeError naming it

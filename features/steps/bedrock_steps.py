@@ -554,6 +554,8 @@ def step_boto_exception(context: Context, exception: str) -> None:
         "ReadTimeoutError": lambda: exceptions.ReadTimeoutError(endpoint_url=url),
         "ConnectionClosedError": lambda: exceptions.ConnectionClosedError(endpoint_url=url),
         "ResponseStreamingError": lambda: exceptions.ResponseStreamingError(error="cut"),
+        "ConnectTimeoutError": lambda: exceptions.ConnectTimeoutError(endpoint_url=url),
+        "NoCredentialsError": lambda: exceptions.NoCredentialsError(),
     }
     world(context).value = translated(kinds[exception]())
 

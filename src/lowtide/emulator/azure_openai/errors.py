@@ -85,9 +85,7 @@ def azure_error_response(request: Request, error: Exception) -> Response:
     """An `AzureError`, or a routing error or crash met by an Azure caller, in Azure's shape."""
     if isinstance(error, HTTPException):
         error = resource_not_found() if error.status_code == 404 else AzureError(error.status_code, str(error.detail))
-    elif isinstance(error, OpenAIError):
-        error = AzureError.of(error)
-    elif not isinstance(error, AzureError):
+    elif not isinstance(error, AzureError):  # an OpenAIError of a route is Azure's already (`routes._azure_shaped`)
         error = AzureError(500, "The server had an error while processing your request.", code="InternalServerError")
     identifier = request_id(request)
     headers = {**error.headers, "apim-request-id": identifier, "x-request-id": identifier}

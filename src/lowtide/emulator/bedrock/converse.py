@@ -2,8 +2,9 @@
 as a Messages request and answered by the emulator's deterministic answer generator (`lowtide.emulator.core.answers`:
 the same quoting reply, schema instances for tool inputs, the `[[emulator:tool:NAME]]` and
 `[[emulator:errored:TYPE]]` markers every emulation has), in Converse's shape: `output.message` (text and `toolUse`
-blocks), `stopReason`, `usage` (`inputTokens`, `outputTokens`, `totalTokens`) and `metrics`. ConverseStream's events
-are the same answer in AWS's event-stream framing (`stream_events`)."""
+blocks, and a signed `reasoningContent` first when `additionalModelRequestFields.thinking` asks for it), `stopReason`,
+`usage` (`inputTokens`, `outputTokens`, `totalTokens`) and `metrics`. ConverseStream's events are the same answer in
+AWS's event-stream framing (`stream_events`)."""
 
 from __future__ import annotations
 
@@ -115,6 +116,9 @@ def messages_params(body: JsonObject) -> JsonObject:
             params["tool_choice"] = {"type": "any"}
         elif choice is not None and (named := as_object(choice.get("tool"))) is not None:
             params["tool_choice"] = {"type": "tool", "name": named.get("name")}
+    thinking = as_object((as_object(body.get("additionalModelRequestFields")) or {}).get("thinking"))
+    if thinking is not None:
+        params["thinking"] = thinking
     return params
 
 
@@ -142,7 +146,8 @@ def converse(body: JsonObject, response_id: str) -> JsonObject:
         if block["type"] == "tool_use":
             content.append({"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}})
         elif block["type"] == "thinking":
-            content.append({"reasoningContent": {"reasoningText": {"text": block["thinking"]}}})
+            reasoning = {"text": block["thinking"], "signature": block["signature"]}
+            content.append({"reasoningContent": {"reasoningText": reasoning}})
         else:
             content.append({"text": str(block["text"])})
     prompt = _input_tokens(body)
@@ -184,9 +189,15 @@ def event_frame(event_type: str, payload: Mapping[str, object]) -> bytes:
     return message + struct.pack(">I", binascii.crc32(message) & 0xFFFFFFFF)
 
 
+def _pieces(text: str) -> Iterator[str]:
+    for start in range(0, max(len(text), 1), _STREAM_PIECE):
+        yield text[start : start + _STREAM_PIECE]
+
+
 def stream_events(response: JsonObject) -> Iterator[bytes]:
-    """`response` as ConverseStream sends it: messageStart, each block's deltas (text in pieces, a tool use's input
-    as one JSON string) and its stop, messageStop with the stop reason, then metadata with the usage."""
+    """`response` as ConverseStream sends it: messageStart, each block's deltas (text in pieces, reasoning in pieces
+    then its signature, a tool use's input as one JSON string) and its stop, messageStop with the stop reason, then
+    metadata with the usage."""
     yield event_frame("messageStart", {"role": "assistant"})
     message = cast("JsonObject", response["output"]["message"])
     for index, block in enumerate(cast("list[JsonObject]", message["content"])):
@@ -203,10 +214,18 @@ def stream_events(response: JsonObject) -> Iterator[bytes]:
                 "contentBlockDelta",
                 {"contentBlockIndex": index, "delta": {"toolUse": {"input": json.dumps(use["input"])}}},
             )
-        elif "text" in block:
-            text = str(block["text"])
-            for start in range(0, max(len(text), 1), _STREAM_PIECE):
-                piece = text[start : start + _STREAM_PIECE]
+        elif "reasoningContent" in block:
+            reasoning = block["reasoningContent"]["reasoningText"]
+            for piece in _pieces(str(reasoning["text"])):
+                yield event_frame(
+                    "contentBlockDelta", {"contentBlockIndex": index, "delta": {"reasoningContent": {"text": piece}}}
+                )
+            yield event_frame(
+                "contentBlockDelta",
+                {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": reasoning["signature"]}}},
+            )
+        else:
+            for piece in _pieces(str(block["text"])):
                 yield event_frame("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": piece}})
         yield event_frame("contentBlockStop", {"contentBlockIndex": index})
     yield event_frame("messageStop", {"stopReason": response["stopReason"]})

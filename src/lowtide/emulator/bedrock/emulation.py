@@ -3,9 +3,9 @@ batch inference jobs and bedrock-runtime's Converse, on the emulator's one port,
 `AWS_ENDPOINT_URL` (and any credentials) reaches all three through boto3. Its callers are claimed by their SigV4
 signature (`http.service_of`); a call with no credentials is refused (S3: `AccessDenied`; Bedrock:
 `MissingAuthenticationTokenException`), signatures are never checked. Its handle in tests is
-`emulator.emulation(BedrockEmulation)`: `objects`, `jobs`, `created_jobs`, `created_records`, `fail_jobs(n)`,
-`jobs.min_records` (the account's minimum of records per job, 100 unless `LOWTIDE_EMULATOR_BEDROCK_MIN_RECORDS`
-says otherwise)."""
+`emulator.emulation(BedrockEmulation)`: `objects`, `jobs`, `conversations` (the Converse bodies received, each with
+its `modelId`), `created_jobs`, `created_records`, `fail_jobs(n)`, `jobs.min_records` (the account's minimum of
+records per job, 100 unless `LOWTIDE_EMULATOR_BEDROCK_MIN_RECORDS` says otherwise)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from lowtide.emulator.bedrock.s3 import ObjectStore, S3Object, s3_routes
 from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import request_id
+from lowtide.emulator.core.jsonutil import JsonObject
 
 __all__ = ["MIN_RECORDS_ENV", "BedrockEmulation"]
 
@@ -56,6 +57,7 @@ class BedrockEmulation(Emulation):
         super().__init__(shared)
         self.objects = ObjectStore()
         self.jobs = JobStore(self.objects, shared.faults)
+        self.conversations: list[JsonObject] = []
         minimum = os.environ.get(MIN_RECORDS_ENV, "")
         if minimum.isdigit():
             self.jobs.min_records = int(minimum)
@@ -74,7 +76,7 @@ class BedrockEmulation(Emulation):
         self.jobs.failing.extend([message] * times)
 
     def routes(self) -> Sequence[RouteRow]:
-        return bedrock_routes(self.jobs, self.shared.settings, self.shared.clock.now)
+        return bedrock_routes(self.jobs, self.shared.settings, self.shared.clock.now, self.conversations)
 
     def fallback_routes(self) -> Sequence[RouteRow]:
         return s3_routes(self.objects, self.shared.clock.now)
@@ -123,6 +125,7 @@ class BedrockEmulation(Emulation):
     def reset(self) -> None:
         self.objects.reset()
         self.jobs.reset()
+        self.conversations.clear()
 
     def saved(self) -> Mapping[str, str]:
         if not self.jobs.jobs and all(not objects for objects in self.objects.buckets.values()):

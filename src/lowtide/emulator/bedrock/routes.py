@@ -43,10 +43,13 @@ async def _body(request: Request) -> JsonObject:
 
 
 class _Api:
-    def __init__(self, jobs: JobStore, settings: Settings, now: Callable[[], float]) -> None:
+    def __init__(
+        self, jobs: JobStore, settings: Settings, now: Callable[[], float], received: list[JsonObject]
+    ) -> None:
         self._jobs = jobs
         self._settings = settings
         self._now = now
+        self._received = received
 
     async def create(self, request: Request) -> Answer:
         body = await _body(request)
@@ -110,6 +113,7 @@ class _Api:
 
     def _call(self, request: Request, body: JsonObject) -> JsonObject:
         model = str(request.path_params["model_id"])
+        self._received.append({"modelId": model, **body})
         if not known_model(model, self._settings.extra_models):
             raise validation("The provided model identifier is invalid.")
         return converse(body, new_id("resp"))
@@ -122,8 +126,11 @@ class _Api:
         return Streamed(stream_events(answer), "application/vnd.amazon.eventstream")
 
 
-def bedrock_routes(jobs: JobStore, settings: Settings, now: Callable[[], float]) -> list[RouteRow]:
-    api = _Api(jobs, settings, now)
+def bedrock_routes(
+    jobs: JobStore, settings: Settings, now: Callable[[], float], received: list[JsonObject]
+) -> list[RouteRow]:
+    """The rows; every Converse body (with the `modelId` of its path) is appended to `received`."""
+    api = _Api(jobs, settings, now, received)
     return [
         ("/model-invocation-job", "POST", "bedrock.batches.create", api.create),
         ("/model-invocation-jobs", "GET", "bedrock.batches.list", api.list_jobs),

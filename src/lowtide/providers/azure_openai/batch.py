@@ -65,11 +65,6 @@ class AzureOpenAIBatchProvider(Provider):
         most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM
         return most, "Azure OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)"
 
-    @property
-    def endpoint(self) -> str:
-        """The resource's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
-
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])

@@ -66,10 +66,6 @@ class BedrockBatchProvider(Provider):
     def batch_backend(self) -> BedrockBatchBackend:
         return self.backend
 
-    @property
-    def endpoint(self) -> str:
-        return self.backend.endpoint
-
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         [outcome] = await self.complete_many([request])
         if isinstance(outcome, ActorError):

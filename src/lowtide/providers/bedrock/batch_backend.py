@@ -163,7 +163,6 @@ class BedrockBatchBackend(BatchBackend):
     """Bedrock batch inference through one set of boto3 clients (which never retry: lowtide decides)."""
 
     idempotent_create = True
-    finds_by_intent = True
 
     def __init__(self, clients: AwsClients, options: BedrockOptions, *, clock: Clock, settings: BatchSettings) -> None:
         self._clients = clients
@@ -306,12 +305,6 @@ class BedrockBatchBackend(BatchBackend):
         await self._retrying(listing)
         return found
 
-    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
-        for batch in await self.recent(created_after=created_after):
-            if batch.intent_id == intent_id:
-                return batch
-        return None
-
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._job(batch_id))
 
@@ -405,9 +398,7 @@ class BedrockBatchBackend(BatchBackend):
         the bucket, the account's own record."""
         if self.settings.keep_uploads:
             return
-        uri = _uri_of(await self._ended(batch), "inputDataConfig", "s3InputDataConfig")
-        if uri:
-            await self._delete(uri)
+        await self._delete(_uri_of(await self._ended(batch), "inputDataConfig", "s3InputDataConfig"))
 
     async def abandon(self, steps: Mapping[str, str]) -> None:
         uri = steps.get(INPUT_STEP)
@@ -431,9 +422,7 @@ def _records(body: bytes) -> tuple[str, bytes]:
     """The model of lowtide's JSONL, and the job's input: each record's `modelInput` without its `modelId`."""
     model = ""
     out: list[bytes] = []
-    for raw in body.splitlines():
-        if not raw.strip():
-            continue
+    for raw in body.splitlines():  # the codec's own JSONL: a record a line
         line = cast("dict[str, Any]", json.loads(raw))
         model_input = cast("dict[str, Any]", line["modelInput"])
         model = model or str(model_input.pop("modelId", ""))

@@ -34,6 +34,8 @@ from lowtide.providers import (
     api_error_class,
     cost_of,
     cost_range,
+    json_count,
+    json_object,
     ledger_custom_id,
     parse_response,
 )
@@ -178,9 +180,5 @@ def _input_tokens(params: Mapping[str, object]) -> int:
 
 
 def _output_limit(params: Mapping[str, object]) -> int:
-    config = params.get("inferenceConfig")
-    if isinstance(config, dict):
-        limit = cast("Mapping[str, object]", config).get("maxTokens")
-        if isinstance(limit, int):
-            return limit
-    return 0
+    """The body's `inferenceConfig.maxTokens` (`converse_body` always sets it)."""
+    return json_count(json_object(params.get("inferenceConfig")).get("maxTokens"), "inferenceConfig.maxTokens")
