@@ -20,6 +20,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorError
+from lowtide.clock import ManualClock
 from lowtide.emulator import Emulator
 
 
@@ -27,6 +28,7 @@ class Context(StepContext, Protocol):
     spans: InMemorySpanExporter
     telemetry_actor: Actor
     telemetry_emu: Emulator
+    api_clock: ManualClock
     telemetry_ledger: str | None
     traced_error: BaseException | None
 
@@ -154,12 +156,6 @@ def step_run_error(context: Context, name: str) -> None:
     assert run.status.status_code is StatusCode.ERROR, run.status
 
 
-@when('the telemetry actor maps "{prompts}" in batch mode')
-def step_map_batch(context: Context, prompts: str) -> None:
-    inputs = [p.strip() for p in prompts.split(",")]
-    context.runner.run(context.telemetry_actor.map(inputs, progress="none"))
-
-
 @then("the traced run's span says it sent {batches:d} batch, and its {count:d} items succeeded")
 def step_run_batches(context: Context, batches: int, count: int) -> None:
     attributes = _run_span(context).attributes or {}
@@ -244,11 +240,12 @@ def step_collect_until(context: Context, key: str) -> None:
     from lowtide.parking import collect
 
     context.runner.run(context.telemetry_actor.aclose())
+    context.api_clock.advance(61)  # the batch has ended at the API, as the next process finds it
     assert context.telemetry_ledger is not None
     ledger = open_ledger(context.telemetry_ledger)
 
     async def until_answered() -> None:
-        for _ in range(200):  # the emulator ends a batch within moments: collect until it has
+        for _ in range(200):  # the batch has ended: collect until the answer is read
             await collect(ledger, client=context.telemetry_emu.client())
             record = ledger.request(key)
             if record is not None and record.state is RequestState.SUCCEEDED:
