@@ -6,17 +6,17 @@ Documentation       The crash suite over Azure OpenAI's Batch API: a batch-mode 
 ...                 created each request in exactly one batch. A create whose answer is lost is found by the intent id
 ...                 in the batch's metadata, which Azure's API takes and echoes (API version 2024-10-21).
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider azure_openai`. The stages every
-...                 provider shares (the intent recorded, polling, storing results) are held by the OpenAI suite, whose
-...                 backend Azure's reuses.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider azure_openai`. The stages every provider shares (the intent
+...                 recorded, polling, storing results) are held by the OpenAI suite, whose backend Azure's reuses.
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    azure_openai
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

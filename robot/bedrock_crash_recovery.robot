@@ -8,15 +8,16 @@ Documentation       The crash suite over Amazon Bedrock batch inference: a batch
 ...                 under the same clientRequestToken (the intent id), and the account answers with the job the
 ...                 first create made: the creates may be two, the jobs are one.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider bedrock`, through boto3.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider bedrock`, through boto3.
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    bedrock
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Bedrock Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

@@ -4,16 +4,17 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 for nothing twice: the same program run again with the same keys and the same ledger finishes
 ...                 the work, every request is answered once, and the API created each request in exactly one batch.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger. The client (`resources/crash_client.py`) is killed by lowtide's own crash points
-...                 (`LOWTIDE_CRASHPOINT`); a create still in flight when it dies is kept in flight by the emulator's
-...                 `delay_after_commit` fault, which commits the batch and answers only later.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`). The client
+...                 (`resources/crash_client.py`) is killed by lowtide's own crash points (`LOWTIDE_CRASHPOINT`); a
+...                 create still in flight when it dies is kept in flight by the emulator's `delay_after_commit` fault,
+...                 which commits the batch and answers only later.
 
 Resource            resources/crash.resource
 
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

@@ -7,16 +7,17 @@ Documentation       The crash suite over Groq's Batch API: a batch-mode Groq cli
 ...                 one batch. A create whose answer is lost is found by the intent id in the batch's metadata, which
 ...                 Groq's `batches.create` takes as OpenAI's does.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider groq`, through the groq SDK (which
-...                 adds Groq's `/openai/v1` to the emulator's address itself).
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider groq`, through the groq SDK (which adds Groq's `/openai/v1` to
+...                 the emulator's address itself).
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    groq
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

@@ -6,17 +6,17 @@ Documentation       The crash suite over Mistral's Batch API: a batch-mode Mistr
 ...                 with the same keys and ledger, it finishes the work; the emulator's Mistral API created each request
 ...                 in exactly one job. A create whose answer is lost is found by the intent id in the job's metadata.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider mistral`, through mistralai. Its
-...                 batches go inline, except in the test that sends every batch as an uploaded file and dies once the
-...                 upload is recorded.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider mistral`, through mistralai. Its batches go inline, except in
+...                 the test that sends every batch as an uploaded file and dies once the upload is recorded.
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    mistral
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

@@ -6,15 +6,16 @@ Documentation       The crash suite over OpenAI's Batch API: a batch-mode OpenAI
 ...                 keys and ledger, it finishes the work; the emulator's OpenAI API created each request in exactly
 ...                 one batch. A create whose answer is lost is found by the intent id in the batch's metadata.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider openai`.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider openai`.
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    openai
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

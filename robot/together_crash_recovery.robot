@@ -7,16 +7,17 @@ Documentation       The crash suite over Together AI's Batch API: a batch-mode T
 ...                 one job. Together's jobs carry no metadata: a create whose answer is lost is found by its input file,
 ...                 uploaded once under a name made from the intent id.
 ...
-...                 Each test has its own `lowtide emulator` (a separate process on a loopback socket) and its own
-...                 ledger; the client is `resources/crash_client.py --provider together`, through the together SDK
-...                 (v3), which the emulator tells apart from OpenAI's on the paths they share by its user agent.
+...                 Each test has its own ledger and the suite's `lowtide emulator` (a separate process on a loopback
+...                 socket), reset before the test as if started anew (`Fresh Emulator`); the client is
+...                 `resources/crash_client.py --provider together`, through the together SDK (v3), which the emulator
+...                 tells apart from OpenAI's on the paths they share by its user agent.
 
 Resource            resources/crash.resource
 
 Suite Setup         Use Provider    together
 Suite Teardown      Clean Up
-Test Setup          Start Emulator    processing_seconds=${PROCESSING}
-Test Teardown       Stop Everything
+Test Setup          Fresh Emulator    processing_seconds=${PROCESSING}
+Test Teardown       Stop The Test's Clients
 Test Template       A Client Killed At A Crash Point Loses Nothing And Pays Once
 
 

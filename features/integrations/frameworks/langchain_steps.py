@@ -54,6 +54,13 @@ def step_chat_model_gemini(context: Context, mode: str) -> None:
     w.cleanups.append(context.model.close)
 
 
+@given('a LangChain chat model over a "{provider}" actor in {mode} mode')
+def step_chat_model_served(context: Context, provider: str, mode: str) -> None:
+    w = world(context)
+    context.model = LowtideChatModel(actor=w.new_actor(mode, provider))
+    w.cleanups.append(context.model.close)
+
+
 @when('the model is invoked with just "{prompt}"')
 def step_invoke(context: Context, prompt: str) -> None:
     w = world(context)

@@ -84,6 +84,24 @@ def step_plain_agent_gemini(context: Context, mode: str) -> None:
     context.agent = Agent(LowtideModel(world(context).new_actor(mode, "gemini")))
 
 
+@given('a forecast agent with a weather tool over a "{provider}" actor in {mode} mode')
+def step_forecast_agent_served(context: Context, provider: str, mode: str) -> None:
+    w = world(context)
+    context.agent = forecast_agent(w, w.new_actor(mode, provider))
+    context.tool_prompt = True
+
+
+@given('a forecast agent with {output} output over a "{provider}" actor in {mode} mode')
+def step_forecast_output_served(context: Context, output: str, provider: str, mode: str) -> None:
+    w = world(context)
+    context.agent = forecast_agent(w, w.new_actor(mode, provider), output)
+
+
+@given('a plain agent over a "{provider}" actor in {mode} mode')
+def step_plain_agent_served(context: Context, provider: str, mode: str) -> None:
+    context.agent = Agent(LowtideModel(world(context).new_actor(mode, provider)))
+
+
 @given("a plain agent over an actor in {mode} mode")
 def step_plain_agent(context: Context, mode: str) -> None:
     context.agent = Agent(LowtideModel(world(context).new_actor(mode)))

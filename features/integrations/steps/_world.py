@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -10,13 +11,45 @@ from typing import Any, TypeVar
 from step_context import Context
 
 from lowtide import Actor
-from lowtide.emulator import Emulator
+from lowtide.emulator import Emulator, RunningServer, serve_in_thread
+from lowtide.emulator.bedrock.emulation import BedrockEmulation
+from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
 
 T = TypeVar("T")
 
 # Real seconds a scenario's call may take before it is called hung (batches end in about a second here).
 HANG_SECONDS = 60.0
 GEMINI_MODEL = "gemini-2.5-flash"
+
+
+@dataclass(frozen=True)
+class ServedProvider:
+    """A provider whose actor builds its own SDK client, as a user's program does: from the actor's `base_url` (the
+    emulator on a loopback socket) and the key in the environment."""
+
+    model: str
+    environment: dict[str, str | None]
+    provider_options: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+_AWS = {
+    "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
+    "AWS_SECRET_ACCESS_KEY": "not-a-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_PROFILE": None,
+    "AWS_ENDPOINT_URL": None,
+}
+_BEDROCK_JOBS = {"s3_bucket": DEFAULT_BUCKET, "role_arn": "arn:aws:iam::123456789012:role/lowtide-batch"}
+SERVED_PROVIDERS = {
+    "groq": ServedProvider("llama-3.1-8b-instant", {"GROQ_API_KEY": "gsk-emulator-key"}),
+    "together": ServedProvider("meta-llama/Llama-3.3-70B-Instruct-Turbo", {"TOGETHER_API_KEY": "emulator-key"}),
+    "mistral": ServedProvider("mistral-small-latest", {"MISTRAL_API_KEY": "emulator-key"}),
+    # The emulated resource has a deployment of each OpenAI text model, named after it.
+    "azure_openai": ServedProvider("gpt-4o-mini", {"AZURE_OPENAI_API_KEY": "emulator-key"}),
+    # A job of one record: the emulated account's minimum is lowered to match (`World.served_url`).
+    "bedrock": ServedProvider("amazon.nova-micro-v1:0", _AWS, {"bedrock": {**_BEDROCK_JOBS, "min_records": 1}}),
+}
 
 
 @dataclass
@@ -30,6 +63,7 @@ class World:
     error: BaseException | None = None
     tool_calls: list[str] = field(default_factory=list[str])
     tasks: list[asyncio.Task[Any]] = field(default_factory=list[asyncio.Task[Any]])
+    server: RunningServer | None = None
 
     @property
     def emu(self) -> Emulator:
@@ -56,7 +90,10 @@ class World:
             return None
 
     def new_actor(self, mode: str = "batch", provider: str = "anthropic", **overrides: Any) -> Actor:
-        """An actor of `provider` (`anthropic` or `gemini`) in `mode`, its SDK's client over the emulator."""
+        """An actor of `provider` in `mode`: `anthropic` and `gemini` given their SDK's client over the emulator in
+        process, the others (`SERVED_PROVIDERS`) building their own against the emulator on a socket."""
+        if provider in SERVED_PROVIDERS:
+            return self._served_actor(mode, provider, **overrides)
         settings: dict[str, Any] = {
             "name": "agent",
             "provider": provider,
@@ -71,6 +108,52 @@ class World:
         self.cleanups.append(actor.aclose)
         self.actor = actor
         return actor
+
+    def _served_actor(self, mode: str, provider: str, **overrides: Any) -> Actor:
+        served = SERVED_PROVIDERS[provider]
+        for variable, value in served.environment.items():
+            self.set_env(variable, value)
+        settings: dict[str, Any] = {
+            "name": f"agent-{provider}",
+            "provider": provider,
+            "model": served.model,
+            "max_tokens": 1024,
+            "batch_processing": mode,
+            "batch": {"poll_interval": 0.05, "coalesce_window": 0.5},
+            "base_url": self.served_url(),
+            "provider_options": served.provider_options,
+        }
+        settings.update(self.settings)
+        settings.update(overrides)
+        actor = Actor(settings)
+        self.cleanups.append(actor.aclose)
+        self.actor = actor
+        return actor
+
+    def served_url(self) -> str:
+        """The emulator's address on a loopback socket, served from a thread until the scenario ends."""
+        if self.server is None:
+            self.emu.emulation(BedrockEmulation).jobs.min_records = 1
+            serving = serve_in_thread(self.emu)
+            self.server = serving.__enter__()
+            self.cleanups.append(lambda: serving.__exit__(None, None, None))
+        return self.server.url
+
+    def set_env(self, variable: str, value: str | None) -> None:
+        """Set (None: unset) an environment variable until the scenario ends."""
+        previous = os.environ.get(variable)
+
+        def restore() -> None:
+            if previous is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = previous
+
+        self.cleanups.append(restore)
+        if value is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = value
 
     def _gemini_client(self) -> Any:
         """google-genai's client over the emulator's Gemini API (imported here: only the Gemini scenarios need it)."""

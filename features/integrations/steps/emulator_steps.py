@@ -13,6 +13,15 @@ def step_emulator(context: Context, seconds: float) -> None:
     world(context).emulator = Emulator(processing_seconds=seconds)
 
 
+@given("every provider's API emulated on a loopback socket, ending batches after {seconds:f} seconds")
+def step_served_emulator(context: Context, seconds: float) -> None:
+    from lowtide.emulator import Emulator
+
+    w = world(context)
+    w.emulator = Emulator(processing_seconds=seconds)
+    w.served_url()
+
+
 @given("the actor allows {attempts:d} attempt per request")
 def step_attempts(context: Context, attempts: int) -> None:
     world(context).settings["batch"] = {"poll_interval": 0.05, "coalesce_window": 0.5, "max_attempts": attempts}
@@ -60,3 +69,16 @@ def step_max_wait(context: Context, seconds: float) -> None:
 def step_gemini_calls(context: Context, count: int) -> None:
     calls = world(context).emu.calls["gemini.generate_content"]
     assert calls == count, f"the emulated Gemini API answered {calls} generateContent calls, not {count}"
+
+
+@then("only the emulated {provider} API was called, and it created {count:d} batch(es)")
+def step_only_provider(context: Context, provider: str, count: int) -> None:
+    """Every call the emulator served was to `provider`'s API (route names `<provider>.<...>`), and the batches its
+    API created (its `<provider>_created_batches` counter)."""
+    emu = world(context).emu
+    called = {route: times for route, times in emu.calls.items() if times}
+    others = sorted(route for route in called if not route.startswith(f"{provider}."))
+    assert called, "the emulator served no call"
+    assert not others, f"the emulator served {called}"
+    created = sum(int(str(e.stats().get(f"{provider}_created_batches", 0))) for e in emu.emulations)
+    assert created == count, f"the emulated {provider} API created {created} batches, not {count}"

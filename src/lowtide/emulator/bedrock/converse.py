@@ -1,10 +1,11 @@
 """The emulated models behind bedrock-runtime's Converse (and batch inference's Converse records): a Converse body read
 as a Messages request and answered by the emulator's deterministic answer generator (`lowtide.emulator.core.answers`:
-the same quoting reply, schema instances for tool inputs, the `[[emulator:tool:NAME]]` and
-`[[emulator:errored:TYPE]]` markers every emulation has), in Converse's shape: `output.message` (text and `toolUse`
-blocks, and a signed `reasoningContent` first when `additionalModelRequestFields.thinking` asks for it), `stopReason`,
-`usage` (`inputTokens`, `outputTokens`, `totalTokens`) and `metrics`. ConverseStream's events are the same answer in
-AWS's event-stream framing (`stream_events`)."""
+the same quoting reply, schema instances for tool inputs and `outputConfig.textFormat`'s schema, the
+`[[emulator:tool:NAME]]` and `[[emulator:errored:TYPE]]` markers every emulation has), in Converse's shape:
+`output.message` (text and `toolUse` blocks, and a signed `reasoningContent` first when
+`additionalModelRequestFields.thinking` asks for it), `stopReason`, `usage` (`inputTokens`, `outputTokens`,
+`totalTokens`) and `metrics`. ConverseStream's events are the same answer in AWS's event-stream framing
+(`stream_events`)."""
 
 from __future__ import annotations
 
@@ -119,7 +120,27 @@ def messages_params(body: JsonObject) -> JsonObject:
     thinking = as_object((as_object(body.get("additionalModelRequestFields")) or {}).get("thinking"))
     if thinking is not None:
         params["thinking"] = thinking
+    schema = _output_schema(body)
+    if schema is not None:
+        params["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
     return params
+
+
+def _output_schema(body: JsonObject) -> JsonObject | None:
+    """The schema of `outputConfig.textFormat` (structured output: the answer's text an instance of it), if any."""
+    text_format = as_object((as_object(body.get("outputConfig")) or {}).get("textFormat"))
+    if text_format is None:
+        return None
+    if text_format.get("type") != "json_schema":
+        raise validation("outputConfig.textFormat.type: must be json_schema.")
+    definition = as_object((as_object(text_format.get("structure")) or {}).get("jsonSchema")) or {}
+    try:
+        schema = as_object(json.loads(str(definition.get("schema"))))
+    except json.JSONDecodeError:
+        schema = None
+    if schema is None:
+        raise validation("outputConfig.textFormat.structure.jsonSchema.schema: must be a JSON schema, as JSON text.")
+    return schema
 
 
 def _tool(tool: JsonObject) -> JsonObject:

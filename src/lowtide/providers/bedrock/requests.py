@@ -9,6 +9,8 @@ the field, before anything is sent.
 - the system prompt as one `system` text block;
 - tools as `toolSpec`s (`inputSchema.json`), `tool_choice` `auto`/`any`/`tool` as Converse's `toolChoice` (`none`:
   no tools sent);
+- `response_model` as Converse's structured output, `outputConfig.textFormat` (`json_schema`: the model's schema as
+  JSON text, made strict as for Claude's structured outputs, and its name), so that the answer's text is the JSON;
 - `max_tokens`, `temperature`, `top_p`, `stop_sequences` in `inferenceConfig`; `top_k` and `thinking` in
   `additionalModelRequestFields` (as the model's own fields: Anthropic's names); `extra_params` merged at the top.
 """
@@ -21,6 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import cast
 
+from anthropic import transform_schema
+from pydantic import BaseModel
+
 from lowtide import ActorRequest, ConfigurationError, ToolSpec
 from lowtide.providers import FilePart, ImagePart, Part, TextPart, ToolCall, ToolResult, pieces_of, system_text
 from lowtide.providers.bedrock.rules import CONTENT
@@ -30,6 +35,7 @@ __all__ = ["converse_body", "model_of", "sdk_body"]
 _DATA_URL = re.compile(r"^data:(?P<type>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 _EMPTY_SCHEMA: dict[str, object] = {"type": "object", "properties": {}}
+_SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def model_of(body: Mapping[str, object]) -> str:
@@ -55,6 +61,8 @@ def converse_body(request: ActorRequest) -> dict[str, object]:
     tools = _tool_config(request)
     if tools is not None:
         body["toolConfig"] = tools
+    if request.response_model is not None:
+        body["outputConfig"] = {"textFormat": _text_format(request.response_model)}
     additional: dict[str, object] = {}
     if request.top_k is not None:
         additional["top_k"] = request.top_k
@@ -81,6 +89,12 @@ def _decoded(value: object, parent: str = "") -> object:
     if parent == "bytes" and isinstance(value, str):
         return base64.b64decode(value)
     return value
+
+
+def _text_format(model: type[BaseModel]) -> dict[str, object]:
+    schema = json.dumps(transform_schema(model), separators=(",", ":"))
+    name = _SCHEMA_NAME.sub("_", model.__name__)[:64]
+    return {"type": "json_schema", "structure": {"jsonSchema": {"schema": schema, "name": name}}}
 
 
 def _tool_config(request: ActorRequest) -> dict[str, object] | None:
