@@ -32,3 +32,40 @@ Feature: Every ledger store answers the dashboard's views alike
     Examples: PostgreSQL
       | store    |
       | postgres |
+
+  Scenario Outline: The money's sums are kept as results are stored, and copied with the ledger, in each store
+    Given a <store> ledger store holding the dashboard's ledger
+    When a live answer costing $0.002 is stored for run "quick-look" by actor "summarizer" on model "model-large"
+    Then spend by provider reads "anthropic 10 answers $0.012; live 1 answers $0.002"
+    And spend by actor reads "reviewer 10 answers $0.012; summarizer 1 answers $0.002"
+    And spend by model reads "model-small 10 answers $0.012; model-large 1 answers $0.002"
+    And the money's sums read the same as a scan of every result
+    When the ledger is copied into a new <copy> ledger store
+    Then the copy's money reads the same as the original's
+
+    Examples: in memory and SQLite
+      | store  | copy   |
+      | memory | sqlite |
+      | sqlite | memory |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | copy     |
+      | postgres | sqlite   |
+      | sqlite   | postgres |
+
+  Scenario Outline: A ledger written before the money's sums were kept has them made once, when it is opened
+    Given a <store> ledger store holding the dashboard's ledger
+    When the run in progress's last batch is answered
+    And the ledger is taken back to the schema before its sums of results, and opened again
+    Then spend by provider reads "anthropic 16 answers $0.021"
+    And the money's sums read the same as a scan of every result
+
+    Examples: SQLite
+      | store  |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |

@@ -43,9 +43,13 @@ class DashboardLibrary:
     def __init__(self) -> None:
         self._workdir = Path(tempfile.mkdtemp(prefix="lowtide-dashboard-"))
         self._processes: list[Process] = []
+        self._last: Process | None = None
+        """The dashboard started last, stopped or not (what it printed is read after it stops)."""
         self._browser: webdriver.Chrome | None = None
         self._profile: str | None = None
         self.url = ""
+        self.reach = ""
+        """Where the dashboard started last is reached: its address, or, beyond loopback, that on 127.0.0.1."""
 
     # ledgers
 
@@ -111,16 +115,51 @@ class DashboardLibrary:
         if as_nobody and os.geteuid() == 0:
             argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
             env = {name: value for name, value in env.items() if not name.startswith("COVERAGE")}
-        process = Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env)
+        return self._started(Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env))
+
+    def _started(self, process: Process) -> str:
         self._processes.append(process)
+        self._last = process
         deadline = time.monotonic() + 60
         while (found := LISTENING.search(process.stdout)) is None:
             if process.popen.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"lowtide dashboard did not start:\n{process.stdout}\n{process.stderr}")
             time.sleep(0.05)
-        self.url = found.group(1)
+        self.url = self.reach = found.group(1)
         logger.info(f"lowtide dashboard: {process.stdout}")
         return self.url
+
+    @keyword("Start Dashboard Beyond Loopback")
+    def start_dashboard_beyond_loopback(self, ledger: str, host: str, *options: str, token_env: str = "") -> str:
+        """`lowtide dashboard --ledger LEDGER --host HOST --port 0 OPTIONS` (with `LOWTIDE_DASHBOARD_TOKEN` set to
+        `token_env`, if given) as a user would run it on a host's public address, though its socket listens on
+        127.0.0.1 (`_bound_to_loopback.py`); returns the address it printed, which names HOST."""
+        launcher = str(Path(__file__).resolve().parent / "_bound_to_loopback.py")
+        argv = [sys.executable, launcher, "dashboard", "--ledger", ledger, "--host", host, "--port", "0", *options]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("LOWTIDE_DASHBOARD_TOKEN", None)
+        if token_env:
+            env["LOWTIDE_DASHBOARD_TOKEN"] = token_env
+        url = self._started(Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env))
+        self.reach = self.loopback_address_of(url)
+        return url
+
+    @keyword("Loopback Address Of")
+    def loopback_address_of(self, url: str) -> str:
+        """`url` with its host the one the server listens on (127.0.0.1): where a test may reach it."""
+        return re.sub(r"^http://[^/]+:(\d+)", r"http://127.0.0.1:\1", url)
+
+    @keyword("Times Printed")
+    def times_printed(self, text: str) -> int:
+        """How many times `text` appears in what the dashboard started last printed (stdout and stderr)."""
+        return self.dashboard_output().count(text)
+
+    @keyword("Token Cookie")
+    def token_cookie(self) -> dict[str, Any]:
+        """The dashboard's cookie in the browser, as it holds it (name, value, httpOnly, sameSite...)."""
+        found = self.browser.get_cookie("lowtide_dashboard")
+        assert found is not None, f"no lowtide_dashboard cookie: {self.browser.get_cookies()}"
+        return dict(found)
 
     @keyword("Lowtide Command Line")
     def lowtide_command_line(self) -> list[str]:
@@ -128,7 +167,8 @@ class DashboardLibrary:
 
     @keyword("Dashboard Output")
     def dashboard_output(self) -> str:
-        return self._processes[-1].stdout + self._processes[-1].stderr
+        assert self._last is not None, "Start Dashboard first"
+        return self._last.stdout + self._last.stderr
 
     @keyword("Stop Dashboard")
     def stop_dashboard(self) -> None:
@@ -140,7 +180,7 @@ class DashboardLibrary:
     @keyword("Ask The Dashboard")
     def ask_the_dashboard(self, path: str, token: str | None = None) -> tuple[int, str]:
         """GET `path` of the dashboard with no cookie (and `token` as a bearer token, if given)."""
-        base = re.sub(r"/(\?.*)?$", "", self.url)
+        base = re.sub(r"/(\?.*)?$", "", self.reach)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         answer = httpx.get(f"{base}{path}", headers=headers, timeout=30)
         return answer.status_code, answer.text
@@ -185,6 +225,10 @@ class DashboardLibrary:
     @keyword("Go To")
     def go_to(self, address: str) -> None:
         self.browser.get(address)
+
+    @keyword("Current Address")
+    def current_address(self) -> str:
+        return str(self.browser.current_url)
 
     @keyword("Show Page")
     def show_page(self, name: str) -> None:

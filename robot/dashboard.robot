@@ -154,6 +154,62 @@ A Token Is Refused Until The Right One Is Given
     Take Screenshot    token-accepted
     [Teardown]    Stop Dashboard
 
+Beyond Loopback A Token Is Made, Printed Once, And Required Of Every Request
+    [Setup]    Stop Dashboard
+    ${url}=    Start Dashboard Beyond Loopback    ${LEDGER}    0.0.0.0    --refresh    0.5
+    Should Match Regexp    ${url}    ^http://0\\.0\\.0\\.0:\\d+/\\?token=[A-Za-z0-9_-]{32}$
+    ${token}=    Evaluate    $url.split("?token=")[1]
+    ${local}=    Loopback Address Of    ${url}
+    ${base}=    Evaluate    $local.split("?")[0]
+    Go To    ${base}
+    Wait Until Page Contains    Token required
+    ${status}    ${body}=    Ask The Dashboard    /api/runs
+    Should Be Equal As Integers    ${status}    401
+    Should Not Contain    ${body}    reviews
+    ${status}    ${body}=    Ask The Dashboard    /api/money    not-${token}
+    Should Be Equal As Integers    ${status}    401
+    ${status}    ${body}=    Ask The Dashboard    /api/runs    ${token}
+    Should Be Equal As Integers    ${status}    200
+    Should Contain    ${body}    reviews-finished
+    Go To    ${local}
+    Wait Until Text Of Is    ${FINISHED} [data-fact="count-failed"] .value    1
+    ${address}=    Current Address
+    Should Start With    ${address}    ${base}
+    Should Not Contain    ${address}    token
+    &{cookie}=    Token Cookie
+    Should Be Equal    ${cookie}[value]    ${token}
+    Should Be True    ${cookie}[httpOnly]
+    Should Be Equal    ${cookie}[sameSite]    Strict
+    Go To    ${base}
+    Wait Until Text Of Is    ${FINISHED} [data-fact="count-failed"] .value    1
+    Take Screenshot    token-made
+    Stop Dashboard
+    ${printed}=    Times Printed    ${token}
+    Should Be Equal As Integers    ${printed}    1
+    [Teardown]    Stop Dashboard
+
+The Token In LOWTIDE_DASHBOARD_TOKEN Is The One Required, Beyond Loopback Or On It
+    [Setup]    Stop Dashboard
+    ${url}=    Start Dashboard Beyond Loopback    ${LEDGER}    0.0.0.0    token_env=from-the-environment-1
+    Should Match Regexp    ${url}    ^http://0\\.0\\.0\\.0:\\d+/\\?token=from-the-environment-1$
+    ${status}    ${body}=    Ask The Dashboard    /api/runs
+    Should Be Equal As Integers    ${status}    401
+    ${status}    ${body}=    Ask The Dashboard    /api/runs    from-the-environment-1
+    Should Be Equal As Integers    ${status}    200
+    ${local}=    Loopback Address Of    ${url}
+    Go To    ${local}
+    Wait Until Text Of Is    ${FINISHED} [data-fact="count-failed"] .value    1
+    Stop Dashboard
+    ${printed}=    Times Printed    from-the-environment-1
+    Should Be Equal As Integers    ${printed}    1
+    ${url}=    Start Dashboard Beyond Loopback    ${LEDGER}    127.0.0.1    token_env=from-the-environment-2
+    Should Match Regexp    ${url}    ^http://127\\.0\\.0\\.1:\\d+/\\?token=from-the-environment-2$
+    ${status}    ${body}=    Ask The Dashboard    /api/runs
+    Should Be Equal As Integers    ${status}    401
+    ${status}    ${body}=    Ask The Dashboard    /api/runs    from-the-environment-2
+    Should Be Equal As Integers    ${status}    200
+    [Teardown]    Stop Dashboard
+
 A Read-Only Ledger File Is Shown, And Nothing Is Written To It Or Beside It
     ${ledger}=    Build Dashboard Ledger    kept    readable_by_others=${True}
     ${before}=    Make Read Only    ${ledger}

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from decimal import Decimal
-from typing import Protocol
+from typing import Protocol, cast
 
-from _stores import open_store
+from _stores import open_store, reopened
 from dashboard_ledgers import PARKED_KEY, answer_waiting, build
 from step_context import Context as StepContext
 from step_context import given, then, when
 
+from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.records import RequestState
+from lowtide.ledger.runs import LiveAnswer, NewItem
+from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.views import Dimension, LedgerViews, ScanViews
 
 NOW = 1_700_000_000.0
 
 
 class Context(StepContext, Protocol):
     views_store: LedgerStore
+    views_copy: LedgerStore
+    postgres_url: str
 
 
 @given("a {kind:w} ledger store holding the dashboard's ledger")
@@ -114,3 +123,78 @@ def step_timeline(context: Context, count: int, first: int, second: int) -> None
     assert sum(p.failures for p in points) == 2
     run_points = context.views_store.views.timeline(60.0, run_id="reviews-finished")
     assert [(p.answers, p.failures) for p in run_points] == [(6, 2)], run_points
+
+
+@when('a live answer costing ${cost} is stored for run "{run_id}" by actor "{actor}" on model "{model}"')
+def step_live_answer(context: Context, cost: str, run_id: str, actor: str, model: str) -> None:
+    store = context.views_store
+    key = f"{run_id}-0"
+    store.run_store.create(
+        run_id,
+        actor=actor,
+        configuration={"model": model},
+        options={},
+        fingerprint=run_id,
+        items=[NewItem(index=0, item_id=None, job={"prompt": "a look"}, key=key)],
+        now=NOW,
+    )
+    answer = LiveAnswer(
+        0, key, actor, model, {"model": model}, RequestState.SUCCEEDED, {"text": "ok"}, None, Decimal(cost)
+    )
+    store.run_store.record_live(run_id, [answer], now=NOW)
+
+
+@then('spend by {dimension:w} reads "{lines}"')
+def step_spend_lines(context: Context, dimension: str, lines: str) -> None:
+    assert dimension in ("actor", "model", "provider")
+    found = context.views_store.views.spend_by(cast("Dimension", dimension))
+    shown = "; ".join(f"{line.name} {line.answers} answers ${line.cost_usd.normalize()}" for line in found)
+    assert shown == lines, shown
+
+
+def _money(store: LedgerStore, views: LedgerViews) -> tuple[object, ...]:
+    dimensions: tuple[Dimension, ...] = ("actor", "model", "provider")
+    return (
+        views.timeline(60.0),
+        views.timeline(3600.0),
+        *(views.spend_by(d) for d in dimensions),
+    )
+
+
+@then("the money's sums read the same as a scan of every result")
+def step_same_as_scan(context: Context) -> None:
+    store = context.views_store
+    kept, scanned = _money(store, store.views), _money(store, ScanViews(store))
+    assert kept == scanned, (kept, scanned)
+    assert kept[0], "no results over time"
+
+
+@when("the ledger is copied into a new {kind:w} ledger store")
+def step_copy(context: Context, kind: str) -> None:
+    context.views_copy = open_store(context, kind, fresh=True)
+    copy_ledger(context.views_store, context.views_copy)
+
+
+@then("the copy's money reads the same as the original's")
+def step_copy_same(context: Context) -> None:
+    original = _money(context.views_store, context.views_store.views)
+    copied = _money(context.views_copy, context.views_copy.views)
+    assert copied == original, (copied, original)
+
+
+@when("the ledger is taken back to the schema before its sums of results, and opened again")
+def step_schema_before(context: Context) -> None:
+    store = context.views_store
+    store.close()
+    if isinstance(store, Ledger):
+        with closing(sqlite3.connect(store.path)) as db:
+            db.executescript("DROP TABLE result_totals; PRAGMA user_version = 8;")
+    else:
+        import psycopg
+
+        with psycopg.connect(context.postgres_url, autocommit=True) as db:
+            db.execute(
+                "DROP TRIGGER results_totals ON results; DROP FUNCTION lowtide_add_totals(); DROP TABLE result_totals;"
+                " UPDATE schema_version SET version = 4"
+            )
+    context.views_store = reopened(context, store)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -36,8 +36,12 @@ __all__ = [
     "ScanViews",
     "SpendLine",
     "TimePoint",
+    "TotalsKey",
     "item_outcome",
     "plus",
+    "totals_spend",
+    "totals_timeline",
+    "whole_minutes",
 ]
 
 OUTCOMES: tuple[str, ...] = ("succeeded", "failed", "expired", "canceled", "not-run", "waiting")
@@ -156,6 +160,11 @@ class LedgerViews(Protocol):
         ...
 
 
+def whole_minutes(bucket_seconds: float) -> bool:
+    """Whether buckets of `bucket_seconds` are made of whole minutes, as the stores' totals of results are kept."""
+    return bucket_seconds >= 60 and bucket_seconds % 60 == 0
+
+
 def _dec(text: object) -> Decimal:
     return Decimal(str(text)) if text not in (None, "") else Decimal(0)
 
@@ -173,12 +182,21 @@ def key_of(custom_id: str, identity: str) -> str | None:
     return custom_id[: -len(suffix)] if custom_id.endswith(suffix) else None
 
 
+TotalsKey = tuple[float, str, str, str]
+"""(minute, batch id or '' for a live answer, actor, model): what a store's totals of final results are kept by
+(`result_totals` in the SQLite and PostgreSQL schemas), each total a `TimePoint` at its minute."""
+
+
 class ScanViews:
     """`LedgerViews` for any store, from its rows (`export_rows`) and records: every answer reads whole tables, which
-    suits a store in memory; a store on disk or a server answers in its own queries."""
+    suits a store in memory; a store on disk or a server answers in its own queries. `totals`, where the store keeps
+    them (`TotalsKey`), answer the sums over every result (over time, by actor, model or provider) without a scan."""
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(
+        self, store: LedgerStore, *, totals: Callable[[], Mapping[TotalsKey, TimePoint]] | None = None
+    ) -> None:
         self.store = store
+        self.totals = totals
 
     def _rows(self, table: str) -> Iterator[Stored]:
         columns = COPIED[table]
@@ -228,6 +246,8 @@ class ScanViews:
                 yield row
 
     def timeline(self, bucket_seconds: float, *, run_id: str | None = None) -> list[TimePoint]:
+        if run_id is None and self.totals is not None and whole_minutes(bucket_seconds):
+            return totals_timeline(self.totals().values(), bucket_seconds)
         keys = None
         if run_id is not None:
             keys = {row["key"] for row in self._rows("run_items") if row["run_id"] == run_id}
@@ -244,6 +264,9 @@ class ScanViews:
         return [buckets[at] for at in sorted(buckets)]
 
     def spend_by(self, dimension: Dimension) -> list[SpendLine]:
+        if self.totals is not None:
+            providers = {b.id: b.provider for b in self.store.batches()} if dimension == "provider" else {}
+            return totals_spend(self.totals().items(), dimension, providers)
         requests = {row["key"]: row for row in self._rows("requests")}
         providers = {b.id: b.provider for b in self.store.batches()}
         lines: dict[str, SpendLine] = {}
@@ -301,6 +324,31 @@ class ScanViews:
         ]
         runs = [(row["run_id"], int(row["idx"])) for row in self._rows("run_items") if row["key"] == record.key]
         return RequestHistory(record, batches, results, runs)
+
+
+def totals_timeline(totals: Iterable[TimePoint], bucket_seconds: float) -> list[TimePoint]:
+    """Totals kept per minute, in buckets of `bucket_seconds` (whole minutes), oldest first."""
+    buckets: dict[float, TimePoint] = {}
+    for point in totals:
+        at = (point.at // bucket_seconds) * bucket_seconds
+        found = buckets.get(at)
+        buckets[at] = plus(found, point) if found is not None else replace(point, at=at)
+    return [buckets[at] for at in sorted(buckets)]
+
+
+def totals_spend(
+    totals: Iterable[tuple[TotalsKey, TimePoint]], dimension: Dimension, providers: Mapping[str, str]
+) -> list[SpendLine]:
+    """Totals by actor, model or provider (`providers`: batch id -> provider; a live answer's is `live`)."""
+    lines: dict[str, tuple[int, Decimal, Decimal]] = {}
+    for (_, batch_id, actor, model), point in totals:
+        if dimension == "provider":
+            name = providers.get(batch_id, "live") if batch_id else "live"
+        else:
+            name = actor if dimension == "actor" else model
+        n, cost, live = lines.get(name, (0, Decimal(0), Decimal(0)))
+        lines[name] = (n + point.answers, cost + point.cost_usd, live + point.live_cost_usd)
+    return spend_lines((name, n, cost, live) for name, (n, cost, live) in lines.items())
 
 
 def plus(a: TimePoint, b: TimePoint) -> TimePoint:

@@ -81,8 +81,10 @@ class MemoryLedger:
 
     @property
     def views(self) -> ScanViews:
-        """Answered from the store's rows (`ScanViews`)."""
-        return ScanViews(self)
+        """Answered from the store's rows (`ScanViews`), its sums over every result from its totals."""
+        with self.lock:
+            totals = dict(self.tables.totals)
+        return ScanViews(self, totals=lambda: totals)
 
     def close(self) -> None:
         """Nothing to close: what the ledger holds stays readable until the object goes."""

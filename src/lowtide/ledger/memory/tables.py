@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import TypeVar
 
 from lowtide.ledger.records import BatchRecord, BatchState, RequestRecord, RequestState
+from lowtide.ledger.views import FAILED_STATES, TimePoint, TotalsKey, plus
 from lowtide.live.quota_state import ScopeState
 
 __all__ = ["MemoryQuotaStore", "MemoryTables", "StoredBatch", "StoredRequest", "StoredResult", "batch_record"]
@@ -94,6 +95,9 @@ class MemoryTables:
         """(batch id, key) -> its latest result: the only one any query reads (older ones are never read)."""
         self.traces: dict[str, str] = {}
         """key -> the trace context stored with its claim (`request_traces`)."""
+        self.totals: dict[TotalsKey, TimePoint] = {}
+        """Final results counted and priced per (minute, batch id or '', actor, model), every one appended (the SQLite
+        schema's `result_totals`)."""
         self.seq = 0
 
     def append(
@@ -112,6 +116,15 @@ class MemoryTables:
         self.latest[(batch_id, key)] = StoredResult(
             self.seq, batch_id, key, state, response, error, cost_usd, live_cost_usd, at
         )
+        if state is not RequestState.PENDING:
+            request = self.requests.get(key)
+            minute = (at // 60) * 60
+            counted = TimePoint(
+                minute, 1, int(state.value in FAILED_STATES), cost_usd or Decimal(0), live_cost_usd or Decimal(0)
+            )
+            where = (minute, batch_id or "", request.actor if request else "?", request.model if request else "?")
+            found = self.totals.get(where)
+            self.totals[where] = plus(found, counted) if found is not None else counted
 
     def outcome(self, r: StoredRequest) -> StoredResult | None:
         """The request's latest result for the batch it is in (none when it is in no batch: its live answer)."""

@@ -42,6 +42,7 @@ from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
 from lowtide.ledger.postgres.steps import run
 from lowtide.ledger.postgres.url import redacted
+from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -52,7 +53,6 @@ from lowtide.ledger.records import (
     RequestState,
     claimed_records,
 )
-from lowtide.ledger.views import ScanViews
 
 __all__ = ["PostgresLedger"]
 
@@ -93,9 +93,9 @@ class PostgresLedger:
         return self._quotas
 
     @property
-    def views(self) -> ScanViews:
-        """Answered from the store's rows (`ScanViews`)."""
-        return ScanViews(self)
+    def views(self) -> PostgresViews:
+        """Answered in the server's own queries (`postgres.views`)."""
+        return PostgresViews(self, self._pool)
 
     def asynchronous(self) -> AsyncPostgresLedger:
         """This ledger as the running event loop calls it: the same operations on async connections of a pool of

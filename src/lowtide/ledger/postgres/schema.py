@@ -167,6 +167,45 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         context TEXT NOT NULL
     );
     """,
+    # 5: final results counted and priced per minute, batch, actor and model, as the SQLite ledger's schema 9 keeps
+    # them, added by a trigger on every statement that stores results (a batch's, live answers, a copy's COPY), in
+    # its transaction; backfilled here once. In a fixed order, so that two writers adding to the same rows never
+    # wait on each other in a circle.
+    """
+    CREATE TABLE result_totals (
+        minute        DOUBLE PRECISION NOT NULL,    -- the start of the minute the results were stored in
+        batch_id      TEXT NOT NULL,                -- '' for live answers
+        actor         TEXT NOT NULL,
+        model         TEXT NOT NULL,
+        answers       BIGINT NOT NULL,
+        failures      BIGINT NOT NULL,              -- failed, expired or canceled
+        cost_usd      NUMERIC NOT NULL,
+        live_cost_usd NUMERIC NOT NULL,
+        PRIMARY KEY (minute, batch_id, actor, model)
+    );
+    CREATE FUNCTION lowtide_add_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO result_totals AS t (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+            SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+                count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+                COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+            FROM added o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = t.answers + excluded.answers,
+            failures = t.failures + excluded.failures, cost_usd = t.cost_usd + excluded.cost_usd,
+            live_cost_usd = t.live_cost_usd + excluded.live_cost_usd;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER results_totals AFTER INSERT ON results REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION lowtide_add_totals();
+    INSERT INTO result_totals (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+        SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+            count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+            COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+        FROM results o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'
+        GROUP BY 1, 2, 3, 4;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

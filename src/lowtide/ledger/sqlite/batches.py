@@ -22,6 +22,7 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.sqlite.connection import chunks
 from lowtide.ledger.sqlite.requests import RequestRows
+from lowtide.ledger.sqlite.schema import add_totals, last_result
 
 
 class BatchRows(RequestRows):
@@ -142,6 +143,7 @@ class BatchRows(RequestRows):
         (`request_view`), so a result of a batch a request has since left is stored and never read as its state.
         """
         with self._transaction() as db:
+            before = last_result(db)
             db.executemany(
                 "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -159,6 +161,7 @@ class BatchRows(RequestRows):
                     for o in outcomes
                 ],
             )
+            add_totals(db, before, batch_id=batch_id, at=now)
         return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:

@@ -19,7 +19,7 @@ from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
-from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, statements
+from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
 from lowtide.ledger.sqlite.views import SqliteViews
 
 __all__ = ["Ledger"]
@@ -83,6 +83,7 @@ class Ledger(BatchRows):
                     written[table] += len(chunk)
             for statement in statements(NEW_FORM):
                 db.execute(statement)
+            add_totals(db, 0)  # derived from the results copied, never copied themselves
         return written
 
 

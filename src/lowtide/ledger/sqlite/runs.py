@@ -14,7 +14,7 @@ from typing import Any
 from lowtide.ledger.records import answer_json, stored_json
 from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, job_text, run_record
 from lowtide.ledger.sqlite.connection import SqliteFile
-from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE, latest_membership
+from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE, add_totals, last_result, latest_membership
 
 __all__ = ["RunStore"]
 
@@ -124,11 +124,13 @@ class RunStore:
                 requests,
             )
             # The answer is appended: the request's outcome is its latest result with no batch (`request_view`).
+            before = last_result(db)
             db.executemany(
                 "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
                 " VALUES (NULL, ?, ?, ?, ?, ?, ?, ?)",
                 results,
             )
+            add_totals(db, before, batch_id=None, at=now)
             db.executemany("UPDATE run_items SET status = ?, reason = ? WHERE run_id = ? AND idx = ?", items)
             db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
 

@@ -31,6 +31,7 @@ from lowtide.ledger.views import (
     key_of,
     plus,
     spend_lines,
+    whole_minutes,
 )
 
 __all__ = ["SqliteViews"]
@@ -99,6 +100,14 @@ class SqliteViews:
         return lines, int(total)
 
     def timeline(self, bucket_seconds: float, *, run_id: str | None = None) -> list[TimePoint]:
+        if run_id is None and whole_minutes(bucket_seconds):
+            rows = self.ledger.select(
+                "SELECT CAST(minute / ? AS INTEGER) * ? AS bucket, SUM(answers) AS n, SUM(failures) AS failures,"
+                " TOTAL(cost_usd) AS cost, TOTAL(live_cost_usd) AS live FROM result_totals"
+                " GROUP BY bucket ORDER BY bucket",
+                (bucket_seconds, bucket_seconds),
+            )
+            return [_point(r) for r in rows]
         where = f"o.{_FINAL}"
         params: tuple[object, ...] = (bucket_seconds, bucket_seconds)
         source = "results o"
@@ -130,15 +139,15 @@ class SqliteViews:
     def spend_by(self, dimension: Dimension) -> list[SpendLine]:
         if dimension == "provider":
             query = (
-                "SELECT COALESCE(b.provider, 'live') AS name, COUNT(*) AS n, TOTAL(o.cost_usd) AS cost,"
-                " TOTAL(o.live_cost_usd) AS live FROM results o LEFT JOIN batches b ON b.id = o.batch_id"
-                f" WHERE o.{_FINAL} GROUP BY name"
+                "SELECT COALESCE(b.provider, 'live') AS name, SUM(t.answers) AS n, TOTAL(t.cost_usd) AS cost,"
+                " TOTAL(t.live_cost_usd) AS live FROM result_totals t LEFT JOIN batches b ON b.id = t.batch_id"
+                " GROUP BY name"
             )
         else:
-            column = {"actor": "r.actor", "model": "r.model"}[dimension]
+            column = {"actor": "actor", "model": "model"}[dimension]
             query = (
-                f"SELECT {column} AS name, COUNT(*) AS n, TOTAL(o.cost_usd) AS cost, TOTAL(o.live_cost_usd) AS live"
-                f" FROM results o JOIN requests r ON r.key = o.key WHERE o.{_FINAL} GROUP BY name"
+                f"SELECT {column} AS name, SUM(answers) AS n, TOTAL(cost_usd) AS cost, TOTAL(live_cost_usd) AS live"
+                f" FROM result_totals GROUP BY name"
             )
         rows = self.ledger.select(query)
         return spend_lines((r["name"], r["n"], _money(r["cost"]), _money(r["live"])) for r in rows)
