@@ -16,8 +16,9 @@ from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import RequestState
 from lowtide.ledger.runs import LiveAnswer, NewItem
+from lowtide.ledger.scan_views import ScanViews
 from lowtide.ledger.sqlite import Ledger
-from lowtide.ledger.views import Dimension, LedgerViews, ScanViews
+from lowtide.ledger.views import Dimension, LedgerViews
 
 NOW = 1_700_000_000.0
 

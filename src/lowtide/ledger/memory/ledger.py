@@ -39,7 +39,7 @@ from lowtide.ledger.records import (
     foreign_batch_id,
     stored_json,
 )
-from lowtide.ledger.views import ScanViews
+from lowtide.ledger.scan_views import ScanViews
 
 __all__ = ["MemoryLedger"]
 

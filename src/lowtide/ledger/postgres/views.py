@@ -33,7 +33,7 @@ from lowtide.ledger.views import (
 )
 
 if TYPE_CHECKING:
-    from lowtide.ledger.postgres.ledger import PostgresLedger
+    from lowtide.ledger.interface import LedgerStore
     from lowtide.ledger.postgres.pool import SyncPool
 
 __all__ = ["PostgresViews"]
@@ -48,7 +48,7 @@ assert f"({', '.join(repr(s) for s in FAILED_STATES)})" == _FAILED
 class PostgresViews:
     """The views of one PostgreSQL ledger."""
 
-    def __init__(self, ledger: PostgresLedger, pool: SyncPool) -> None:
+    def __init__(self, ledger: LedgerStore, pool: SyncPool) -> None:
         self.ledger = ledger
         self._pool = pool
 
