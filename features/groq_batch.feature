@@ -54,6 +54,22 @@ Feature: An actor answered by Groq's Batch API, durably
       | top_k                     | top_k: 5                                         | Groq has no top_k                            |
       | a temperature out of range | temperature: 3                                   | outside the range Groq takes                |
 
+  Scenario: A misspelt model is refused before the call is recorded or anything is sent, naming the closest Groq lists
+    Given a Groq actor "typo" with:
+      """
+      batch_processing: batch
+      model: llama-3.3-70b-versatle
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'llama-3.3-70b-versatle'. Did you mean 'llama-3.3-70b-versatile'"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | groq.models.retrieve     | 1     |
+      | groq.files.create        | 0     |
+      | groq.batches.create      | 0     |
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

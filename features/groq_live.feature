@@ -49,14 +49,74 @@ Feature: An actor answered by Groq's live Chat Completions
     When the actor is asked "Is the harbour open?"
     Then a ServerError is raised
 
-  Scenario: A model Groq does not serve is the API's 404, not retried
+  Scenario: A misspelt model is refused before anything is sent, naming the closest models Groq lists
     Given a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error names the field "model"
+    And the error message contains "model: Groq at http://emulator.invalid has no model 'llama-3.1-8b-instnt'. Did you mean 'llama-3.1-8b-instant'"
+    When the actor is asked "Is the harbour open, then?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.models.list             | 1     |
+      | groq.chat.completions.create | 0     |
+
+  Scenario: A model nothing resembles is refused, pointing to Groq's list of models
+    Given a Groq actor "lost" with:
+      """
+      model: claude-tidal
+      """
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'claude-tidal' (its models list names the models it serves)."
+
+  Scenario: A known model is asked about once, however many calls name it
+    Given a Groq actor "known" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    And the actor is asked "Hello again"
+    Then the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.models.list             | 0     |
+      | groq.chat.completions.create | 2     |
+
+  Scenario Outline: When Groq's models endpoint cannot say (<status>), the model goes unchecked and the API's 404 comes back, not retried
+    Given the Groq API will fail the next "groq.models.retrieve" call with status <status>
+    And a Groq actor "typo" with:
       """
       model: llama-3.1-8b-instnt
       """
     When the actor is asked "Is the harbour open?"
     Then a NotFoundError is raised
     And the error message contains "llama-3.1-8b-instnt"
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 1     |
+
+    Examples:
+      | status |
+      | 500    |
+      | 503    |
+
+  Scenario: A key the models endpoint rejects is the call's AuthenticationError, before anything is sent
+    Given the Groq API will fail the next "groq.models.retrieve" call with status 401
+    And a Groq actor "rejected" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    Then an AuthenticationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 0     |
 
   Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
     Given a Groq actor "novel" with:

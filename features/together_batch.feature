@@ -69,6 +69,22 @@ Feature: An actor answered by Together AI's Batch API, durably
       | top_k below 1              | top_k: 0                                       | the least Together takes          |
       | a temperature out of range | temperature: 3                                 | outside the range Together takes  |
 
+  Scenario: A misspelt model is refused before the call is recorded or anything is sent, naming the closest Together lists
+    Given a Together actor "typo" with:
+      """
+      batch_processing: batch
+      model: openai/gpt-oss-12b
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'openai/gpt-oss-12b'. Did you mean 'openai/gpt-oss-120b'"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | together.models.list     | 1     |
+      | together.files.create    | 0     |
+      | together.batches.create  | 0     |
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

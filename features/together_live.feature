@@ -51,14 +51,60 @@ Feature: An actor answered by Together AI's live Chat Completions
     When the actor is asked "Is the harbour open?"
     Then a ServerError is raised
 
-  Scenario: A model Together does not serve is the API's 404, not retried
+  Scenario: A misspelt model is refused before anything is sent, naming the closest models Together lists
     Given a Together actor "typo" with:
       """
       model: meta-llama/Llama-3.3-70B-Instruct-Trbo
       """
     When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error names the field "model"
+    And the error message contains "model: Together at http://emulator.invalid has no model 'meta-llama/Llama-3.3-70B-Instruct-Trbo'. Did you mean 'meta-llama/Llama-3.3-70B-Instruct-Turbo'"
+    And the error message contains "is sent with provider_options: {together: {unlisted_model: true}}"
+    When the actor is asked "Is the harbour open, then?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                             | count |
+      | together.models.list             | 1     |
+      | together.chat.completions.create | 0     |
+
+  Scenario: A model the list leaves out (a fine-tune's) is sent when the actor insists, and the API has the last word
+    Given a Together actor "tuned" with:
+      """
+      model: acme/Llama-3.3-70B-Instruct-Turbo-ft-5f2c
+      provider_options: {together: {unlisted_model: true}}
+      """
+    When the actor is asked "Is the harbour open?"
     Then a NotFoundError is raised
-    And the error message contains "Llama-3.3-70B-Instruct-Trbo"
+    And the error message contains "acme/Llama-3.3-70B-Instruct-Turbo-ft-5f2c"
+    And the API received these calls:
+      | call                             | count |
+      | together.models.list             | 0     |
+      | together.chat.completions.create | 1     |
+
+  Scenario: A known model is checked against one reading of the list, however many calls name it
+    Given a Together actor "known" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    And the actor is asked "Hello again"
+    Then the API received these calls:
+      | call                             | count |
+      | together.models.list             | 1     |
+      | together.chat.completions.create | 2     |
+
+  Scenario: When Together's list of models cannot be read, the model goes unchecked and the API's 404 comes back
+    Given the Together API will fail the next "together.models.list" call with status 500
+    And a Together actor "typo" with:
+      """
+      model: meta-llama/Llama-3.3-70B-Instruct-Trbo
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    And the API received these calls:
+      | call                             | count |
+      | together.chat.completions.create | 1     |
 
   Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
     Given a Together actor "novel" with:
