@@ -51,6 +51,7 @@ Feature: An actor answered by Groq's Batch API, durably
       | what                      | setting                                          | says                                        |
       | a window past 7 days      | provider_options: {groq: {completion_window: 8d}} | Groq takes a completion window from 24h to 7d |
       | a window under 24 hours   | provider_options: {groq: {completion_window: 12h}} | Groq takes a completion window from 24h to 7d |
+      | a window in other words   | provider_options: {groq: {completion_window: a week}} | written as hours (36h) or days (3d)     |
       | top_k                     | top_k: 5                                         | Groq has no top_k                            |
       | a temperature out of range | temperature: 3                                   | outside the range Groq takes                |
 
@@ -69,6 +70,35 @@ Feature: An actor answered by Groq's Batch API, durably
       | groq.models.retrieve     | 1     |
       | groq.files.create        | 0     |
       | groq.batches.create      | 0     |
+
+  Scenario: A call whose worst case is over its budget is refused before anything is sent
+    Given a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor is asked "When is high tide?" with:
+      """
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the Groq API committed 0 batches
+    And the API received these calls:
+      | call                     | count |
+      | groq.files.create     | 0     |
+
+  Scenario: With keep_uploads, the input file stays once the answers are stored
+    Given a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then every call was answered with the emulated reply to its prompt
+    And the Groq account still holds the batch's input file
 
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"

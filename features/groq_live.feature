@@ -156,6 +156,38 @@ Feature: An actor answered by Groq's live Chat Completions
       | metadata              | metadata: {run: tides}                          | metadata                                |
       | an unknown effort     | provider_options: {groq: {reasoning_effort: max}} | provider_options.groq.reasoning_effort |
       | a streamed answer     | extra_params: {stream: true}                    | extra_params.stream                     |
+      | a stop given twice    | stop_sequences: [ebb, ebb]                      | stop_sequences.1                        |
+      | a setting given twice | {provider_options: {groq: {reasoning_format: parsed}}, extra_params: {reasoning_format: raw}} | extra_params.reasoning_format |
+
+  Scenario: A forced tool call comes back as a tool call, its arguments read as JSON
+    Given a Groq actor "recorder" with:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the actor called the OpenAI tool "record_tide" with a string "port" and a number "height_m"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+      | provider    | groq     |
+
+  Scenario: An actor built from GROQ_API_KEY and GROQ_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Groq batches take 0 seconds, reached through GROQ_BASE_URL alone
+    And a Groq actor "plain" built from the environment alone
+    When the actor is asked "Is the harbour open?"
+    Then the response has these fields:
+      | field    | value |
+      | provider | groq  |
+    And the Groq actor's own client is closed once the actor is
 
   Scenario: A client of the wrong kind is refused, naming it
     When a Groq actor "wrong" is given an OpenAI client

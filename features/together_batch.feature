@@ -85,6 +85,22 @@ Feature: An actor answered by Together AI's Batch API, durably
       | together.files.create    | 0     |
       | together.batches.create  | 0     |
 
+  Scenario: A call whose worst case is over its budget is refused before anything is sent
+    Given a Together actor "tides" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor is asked "When is high tide?" with:
+      """
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the Together API committed 0 batches
+    And the API received these calls:
+      | call                     | count |
+      | together.files.create | 0     |
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

@@ -144,6 +144,37 @@ Feature: An actor answered by Together AI's live Chat Completions
       | top_k of 0        | top_k: 0                                     | top_k                                 |
       | an unknown effort | provider_options: {together: {reasoning_effort: max}} | provider_options.together.reasoning_effort |
       | a streamed answer | extra_params: {stream: true}                 | extra_params.stream                   |
+      | a setting given twice | {provider_options: {together: {min_p: 0.1}}, extra_params: {min_p: 0.2}} | extra_params.min_p |
+
+  Scenario: A forced tool call comes back as a tool call, its arguments read as JSON
+    Given a Together actor "recorder" with:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the actor called the OpenAI tool "record_tide" with a string "port" and a number "height_m"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+      | provider    | together     |
+
+  Scenario: An actor built from TOGETHER_API_KEY and TOGETHER_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Together jobs take 0 seconds, reached through TOGETHER_BASE_URL alone
+    And a Together actor "plain" built from the environment alone
+    When the actor is asked "Is the harbour open?"
+    Then the response has these fields:
+      | field    | value |
+      | provider | together  |
+    And the Together actor's own client is closed once the actor is
 
   Scenario: A client of the wrong kind is refused, naming it
     When a Together actor "wrong" is given an OpenAI client

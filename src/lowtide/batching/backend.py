@@ -295,9 +295,10 @@ class BatchBackend(ABC):
         line means the request was lost."""
         return None
 
-    @abstractmethod
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of an ended batch's first result line: enough to say whose batch it is."""
+        """The custom id of an ended batch's first result line: enough to say whose batch it is. Asked only of a
+        backend that cannot find a batch by its intent (`finds_by_intent` False), which must implement it."""
+        raise NotImplementedError
 
     @abstractmethod
     async def cancel(self, batch_id: str) -> RemoteBatch:

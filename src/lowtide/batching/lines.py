@@ -28,7 +28,6 @@ __all__ = [
     "decoded_line",
     "feed_lines",
     "file_reader",
-    "first_custom_id",
     "read_files",
     "read_line",
     "split_lines",
@@ -37,10 +36,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Handle = Callable[[ResultLine | UnreadableLine], None]
-FileReader = Callable[[str, Handle, bool], Awaitable[int]]
-"""A backend's reading of one results file: `(file_id, handle, first_only)` feeds its lines (or only its first) to
-`handle` (`feed_lines`), a download broken off fetched again (the backend's `retrying`), and returns how many were
-read."""
+FileReader = Callable[[str, Handle], Awaitable[int]]
+"""A backend's reading of one results file: `(file_id, handle)` feeds its lines to `handle` (`feed_lines`), a
+download broken off fetched again (the backend's `retrying`), and returns how many were read."""
 
 
 async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[bytes, bool]]:
@@ -95,11 +93,11 @@ def file_reader(download: Download, retrying: Callable[[Callable[[], Awaitable[i
     """The `FileReader` of a backend that downloads its results files with `download`, each download broken off
     (a line cut short, a connection lost) fetched again from the start by `retrying` (the backend's)."""
 
-    async def read(file_id: str, handle: Handle, first_only: bool) -> int:
+    async def read(file_id: str, handle: Handle) -> int:
         async def attempt() -> int:
             # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
             async with download(file_id) as response:
-                return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}", first_only=first_only)
+                return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}")
 
         return await retrying(attempt)
 
@@ -117,25 +115,13 @@ async def read_files(
     for attempt in range(retries + 1):
         lines = 0
         for file_id in named:
-            lines += await read(file_id, handle, False)
+            lines += await read(file_id, handle)
         if lines >= finished:
             return
         if attempt == retries:
             log.warning("%s counts %d finished requests; its files hold %d.", batch, finished, lines)
             return
         log.warning("The files of %s ended after %d of %d lines; reading them again.", batch, lines, finished)
-
-
-async def first_custom_id(read: FileReader, files: Iterable[str | None]) -> str | None:
-    """The custom id of the first line of a batch's results files (the output file's, else the error file's), read
-    without downloading the rest; None when neither holds a line, or the first names no custom id."""
-    firsts: list[ResultLine | UnreadableLine] = []
-    for file_id in files:
-        if file_id and await read(file_id, firsts.append, True):
-            first = firsts[-1]
-            custom_id = first.custom_id if isinstance(first, UnreadableLine) else first.get("custom_id")
-            return custom_id if isinstance(custom_id, str) else None
-    return None
 
 
 def read_line(line: bytes, *, whole: bool = True) -> ResultLine | UnreadableLine:

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from groq import AsyncGroq
+from groq import BaseModel as GroqModel
 from openai.types import Batch
 
 from lowtide import APIError, NotFoundError, RateLimitError
@@ -31,8 +32,6 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
-    first_custom_id,
-    json_object,
     read_files,
     retrying,
 )
@@ -51,15 +50,10 @@ _ENDED = ("completed", "failed", "expired", "cancelled")
 T = TypeVar("T")
 
 
-def as_batch(raw: object) -> Batch:
+def as_batch(raw: GroqModel) -> Batch:
     """A Groq batch (from create, retrieve, list or cancel: each its own SDK class, one shape) as OpenAI's `Batch`,
     built without validation so that a status or field newer than the SDK is kept, not refused."""
-    to_dict = getattr(raw, "to_dict", None)
-    data: object = to_dict() if callable(to_dict) else raw
-    fields = json_object(data)
-    if not fields:
-        raise APIError(f"Groq answered a batch call with {type(raw).__name__}, not a batch.")
-    return Batch.construct(None, **fields)
+    return Batch.construct(None, **raw.to_dict())
 
 
 class GroqBatchBackend(BatchBackend):
@@ -178,10 +172,6 @@ class GroqBatchBackend(BatchBackend):
             retries=self.settings.api_retries,
             batch=f"Groq batch {batch.id}",
         )
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        return await first_custom_id(self._read_file, (known.output_file_id, known.error_file_id))
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran

@@ -28,7 +28,7 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import file_reader, first_custom_id, read_files
+from lowtide.batching.lines import file_reader, read_files
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -214,10 +214,6 @@ class OpenAIBatchBackend(BatchBackend):
             retries=self.settings.api_retries,
             batch=f"Batch {batch.id}",
         )
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        return await first_custom_id(self._read_file, (known.output_file_id, known.error_file_id))
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran

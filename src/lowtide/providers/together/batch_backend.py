@@ -38,7 +38,6 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
-    first_custom_id,
     read_files,
     retrying,
 )
@@ -209,10 +208,6 @@ class TogetherBatchBackend(BatchBackend):
             retries=self.settings.api_retries,
             batch=f"Together batch {batch.id}",
         )
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        return await first_custom_id(self._read_file, (known.output_file_id, known.error_file_id))
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled job leaves the requests it never ran out of its files; an expired one those it never reached;
