@@ -100,6 +100,15 @@ Feature: An actor answered by Groq's Batch API, durably
     Then every call was answered with the emulated reply to its prompt
     And the Groq account still holds the batch's input file
 
+  Scenario: Called directly, the Groq batch provider answers one request in a batch of its own, outside the ledger
+    When the Groq batch provider answers "When is high tide?" directly, outside the ledger
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Groq API committed 1 batch
+    And the ledger holds no requests and no batches
+    When the Groq batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" directly, outside the ledger
+    Then a BatchRequestErrored is raised
+    And the Groq API committed 2 batches
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

@@ -189,6 +189,12 @@ Feature: An actor answered by Groq's live Chat Completions
       | provider | groq  |
     And the Groq actor's own client is closed once the actor is
 
+  Scenario: The Groq provider classes are lowtide.providers.groq's exports, loaded when first asked for
+    Then lowtide.providers.groq's __all__ is sorted
+    And every name in lowtide.providers.groq's __all__ is exported
+    And "from lowtide.providers.groq import *" imports exactly the names in __all__
+    And asking lowtide.providers.groq for "GroqChatProvider" is Python's AttributeError, naming it
+
   Scenario: A client of the wrong kind is refused, naming it
     When a Groq actor "wrong" is given an OpenAI client
     Then a ConfigurationError is raised

@@ -101,6 +101,15 @@ Feature: An actor answered by Together AI's Batch API, durably
       | call                     | count |
       | together.files.create | 0     |
 
+  Scenario: Called directly, the Together batch provider answers one request in a batch of its own, outside the ledger
+    When the Together batch provider answers "When is high tide?" directly, outside the ledger
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Together API committed 1 batch
+    And the ledger holds no requests and no batches
+    When the Together batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" directly, outside the ledger
+    Then a BatchRequestErrored is raised
+    And the Together API committed 2 batches
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

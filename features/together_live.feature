@@ -176,6 +176,12 @@ Feature: An actor answered by Together AI's live Chat Completions
       | provider | together  |
     And the Together actor's own client is closed once the actor is
 
+  Scenario: The Together provider classes are lowtide.providers.together's exports, loaded when first asked for
+    Then lowtide.providers.together's __all__ is sorted
+    And every name in lowtide.providers.together's __all__ is exported
+    And "from lowtide.providers.together import *" imports exactly the names in __all__
+    And asking lowtide.providers.together for "TogetherChatProvider" is Python's AttributeError, naming it
+
   Scenario: A client of the wrong kind is refused, naming it
     When a Together actor "wrong" is given an OpenAI client
     Then a ConfigurationError is raised

@@ -5,6 +5,7 @@ together_steps.py."""
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 
 import openai
@@ -272,3 +273,26 @@ def step_compat_own_client_closed(context: Context, api: CompatApi) -> None:
     assert not client.is_closed(), "closed before the actor"
     w.run(actor.aclose())
     assert client.is_closed(), "left open"
+
+
+# -- the batch provider called directly -------------------------------------------------------------------------------
+
+
+@when('the {api:Compat} batch provider answers "{prompt}" directly, outside the ledger')
+def step_compat_direct(context: Context, api: CompatApi, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    provider = actor.provider(BatchProcessingMode.BATCH)
+    request = actor.request(prompt)
+    w.response = w.attempt_async(lambda: provider.complete(request))
+
+
+@then('asking {module} for "{name}" is Python\'s AttributeError, naming it')
+def step_module_lacks(context: Context, module: str, name: str) -> None:
+    loaded = importlib.import_module(module)
+    said = ""
+    try:
+        getattr(loaded, name)
+    except AttributeError as exc:
+        said = str(exc)
+    assert said == f"module {module!r} has no attribute {name!r}", said or f"{module} gave {name}"

@@ -52,11 +52,6 @@ class TogetherBatchProvider(Provider):
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request, batch_bytes=self._batch_bytes())
 
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
-
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
         [outcome] = await self.complete_many([request])
