@@ -106,6 +106,51 @@ Feature: An actor answered by Groq's live Chat Completions
       | 500    |
       | 503    |
 
+  Scenario: When Groq's models endpoint cannot be reached, models go unchecked for the rest of the process, said once
+    Given the warnings of "lowtide.providers.model_names" are kept
+    And the Groq API will answer the next "groq.models.retrieve" call, then drop the connection before the answer
+    And a Groq actor "unchecked" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Is the harbour open?"
+    And the actor is asked "Is the harbour open, then?"
+    Then the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.chat.completions.create | 2     |
+    And "lowtide.providers.model_names" warned once: "The models endpoint of http://emulator.invalid cannot be reached (APIConnectionError): model names are not checked before sending."
+
+  Scenario: A call whose model check the endpoint failed goes unchecked; the next call asks again, and it is said once
+    Given the warnings of "lowtide.providers.model_names" are kept
+    And the Groq API will fail the next "groq.models.retrieve" call with status 503
+    And the Groq API will fail the next "groq.models.retrieve" call with status 503
+    And a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    When the actor is asked "Is the harbour open, then?"
+    Then a NotFoundError is raised
+    When the actor is asked "Is the harbour open at last?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 3     |
+      | groq.chat.completions.create | 2     |
+    And "lowtide.providers.model_names" warned once: "The models endpoint of http://emulator.invalid answered 503: model names are not checked before sending."
+
+  Scenario: When Groq's list of models cannot be read, a misspelt model is refused all the same, without suggestions
+    Given the Groq API will fail the next "groq.models.list" call with status 500
+    And a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'llama-3.1-8b-instnt' (its models list names the models it serves)."
+
   Scenario: A key the models endpoint rejects is the call's AuthenticationError, before anything is sent
     Given the Groq API will fail the next "groq.models.retrieve" call with status 401
     And a Groq actor "rejected" with:
@@ -194,6 +239,14 @@ Feature: An actor answered by Groq's live Chat Completions
     And every name in lowtide.providers.groq's __all__ is exported
     And "from lowtide.providers.groq import *" imports exactly the names in __all__
     And asking lowtide.providers.groq for "GroqChatProvider" is Python's AttributeError, naming it
+
+  Scenario: A live bulk run of a Groq actor checks its request once, then answers every item in input order, each priced
+    Given a Groq actor "bulk" with:
+      """
+      live: {rpm: 60}
+      """
+    When the Groq actor maps 4 prompts in live mode
+    Then the Groq run's 4 results are in input order, each the emulated reply to its prompt, each priced
 
   Scenario: A client of the wrong kind is refused, naming it
     When a Groq actor "wrong" is given an OpenAI client

@@ -110,6 +110,13 @@ Feature: An actor answered by Together AI's Batch API, durably
     Then a BatchRequestErrored is raised
     And the Together API committed 2 batches
 
+  Scenario: A batch actor built from TOGETHER_API_KEY and TOGETHER_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Together jobs take 0 seconds, reached through TOGETHER_BASE_URL alone
+    And a Together actor "plain" built from the environment alone, in batch mode
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Together actor's own client is closed once the actor is
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted

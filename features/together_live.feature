@@ -182,6 +182,14 @@ Feature: An actor answered by Together AI's live Chat Completions
     And "from lowtide.providers.together import *" imports exactly the names in __all__
     And asking lowtide.providers.together for "TogetherChatProvider" is Python's AttributeError, naming it
 
+  Scenario: A live bulk run of a Together actor checks its request once, then answers every item in input order, each priced
+    Given a Together actor "bulk" with:
+      """
+      live: {rpm: 60}
+      """
+    When the Together actor maps 4 prompts in live mode
+    Then the Together run's 4 results are in input order, each the emulated reply to its prompt, each priced
+
   Scenario: A client of the wrong kind is refused, naming it
     When a Together actor "wrong" is given an OpenAI client
     Then a ConfigurationError is raised

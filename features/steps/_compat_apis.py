@@ -67,6 +67,8 @@ class CompatApi:
     """The purpose its batch input files are uploaded with."""
     input_file_step: str
     """The create step its backend records an uploaded input file as."""
+    model_check: str
+    """The call that checks a model before anything is sent: "models.retrieve"."""
     client: Callable[[World], Any]
     emulation: type[OpenAIEmulation]
     batches: Callable[[Any], Coroutine[Any, Any, list[Any]]]
@@ -128,6 +130,7 @@ GROQ = CompatApi(
     key_variable="GROQ_API_KEY",
     purpose="batch",
     input_file_step=GROQ_INPUT_FILE,
+    model_check="models.retrieve",
     client=groq_client,
     emulation=GroqEmulation,
     batches=_groq_batches,
@@ -142,6 +145,7 @@ TOGETHER = CompatApi(
     key_variable="TOGETHER_API_KEY",
     purpose="batch-api",
     input_file_step=TOGETHER_INPUT_FILE,
+    model_check="models.list",
     client=together_client,
     emulation=TogetherEmulation,
     batches=_together_batches,

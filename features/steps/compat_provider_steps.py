@@ -10,7 +10,7 @@ from collections import Counter
 
 import openai
 from _compat_apis import CompatApi
-from _support import World, names, set_env, world, yaml_doc
+from _support import World, emulated_reply_to, names, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from step_context import Context, given, then, when
@@ -60,6 +60,12 @@ def step_compat_from_environment(context: Context, api: CompatApi, name: str) ->
     world(context).add_actor({"name": name, "provider": api.name, "model": api.model}, client=None)
 
 
+@given('a {api:Compat} actor "{name}" built from the environment alone, in batch mode')
+def step_compat_from_environment_batch(context: Context, api: CompatApi, name: str) -> None:
+    settings = {"name": name, "provider": api.name, "model": api.model, "batch_processing": "batch"}
+    world(context).add_actor({**settings, "batch": {"poll_interval": 30}}, client=None)
+
+
 @when('a {api:Compat} actor "{name}" is given an OpenAI client')
 def step_compat_wrong_client(context: Context, api: CompatApi, name: str) -> None:
     w = world(context)
@@ -77,6 +83,11 @@ def step_compat_drop_after_commit(context: Context, api: CompatApi) -> None:
 @given('the {api:Compat} API will fail the next "{route}" call with status {status:d}')
 def step_compat_fail_next(context: Context, api: CompatApi, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)
+
+
+@given('the {api:Compat} API will answer the next "{route}" call, then drop the connection before the answer')
+def step_compat_drop_answer(context: Context, api: CompatApi, route: str) -> None:
+    world(context).emu.faults.drop_after_commit(route)
 
 
 @given('the {api:Compat} API will lose the request "{key}" from both files of its batch')
@@ -268,8 +279,7 @@ def step_compat_live_cost(context: Context, api: CompatApi, model: str) -> None:
 def step_compat_own_client_closed(context: Context, api: CompatApi) -> None:
     w = world(context)
     actor = w.current_actor()
-    provider = actor.provider(BatchProcessingMode.LIVE)
-    client = provider.__dict__["_client"]
+    client = actor.provider().__dict__["_client"]
     assert not client.is_closed(), "closed before the actor"
     w.run(actor.aclose())
     assert client.is_closed(), "left open"
@@ -296,3 +306,28 @@ def step_module_lacks(context: Context, module: str, name: str) -> None:
     except AttributeError as exc:
         said = str(exc)
     assert said == f"module {module!r} has no attribute {name!r}", said or f"{module} gave {name}"
+
+
+# -- live bulk runs ---------------------------------------------------------------------------------------------------
+
+
+@when("the {api:Compat} actor maps {count:d} prompts in live mode")
+def step_compat_map(context: Context, api: CompatApi, count: int) -> None:
+    w = world(context)
+    prompts = [f"Tide table {number}" for number in range(count)]
+    w.value = (prompts, w.run(w.current_actor().map(prompts, mode="live")))
+
+
+@then("the {api:Compat} run's {count:d} results are in input order, each the emulated reply to its prompt, each priced")
+def step_compat_mapped(context: Context, api: CompatApi, count: int) -> None:
+    w = world(context)
+    prompts, result = w.value
+    assert result.ok, result.counts()
+    items = list(result)
+    assert [item.index for item in items] == list(range(count)), items
+    for item, prompt in zip(items, prompts, strict=True):
+        assert (item.text or "").startswith(emulated_reply_to(prompt)), (prompt, item.text)
+        assert item.cost_usd is not None, item
+        assert item.cost_usd > 0, item
+    assert w.emu.calls[api.route("chat.completions.create")] == count, w.emu.calls
+    assert w.emu.calls[api.route(api.model_check)] == 1, w.emu.calls

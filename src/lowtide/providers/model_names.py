@@ -60,7 +60,7 @@ class ModelNames:
                 raise
             except APIConnectionError as exc:
                 self._reachable = False
-                self._skipped(f"cannot be reached ({exc})")
+                self._skipped(f"cannot be reached ({type(exc).__name__})")
                 return None
             except APIError as exc:
                 self._skipped(f"answered {exc.status_code}")
