@@ -36,6 +36,8 @@ class Sdk:
     key: str
     build: Callable[[], Any]
     """A client from the environment alone, its own retries off."""
+    api_path: str
+    """Where its API's paths start, after the base URL: "/openai/v1"."""
 
 
 GROQ_SDK = Sdk(
@@ -45,6 +47,7 @@ GROQ_SDK = Sdk(
     key_variable="GROQ_API_KEY",
     key="gsk-emulated-groq-scenario-key-81c4",
     build=lambda: groq.AsyncGroq(max_retries=0),
+    api_path="/openai/v1",
 )
 TOGETHER_SDK = Sdk(
     name="together",
@@ -53,6 +56,7 @@ TOGETHER_SDK = Sdk(
     key_variable="TOGETHER_API_KEY",
     key="tgp-emulated-together-scenario-key-27b9",
     build=lambda: together.AsyncTogether(max_retries=0),
+    api_path="/v1",
 )
 _BY_NAME = {sdk.name: sdk for sdk in (GROQ_SDK, TOGETHER_SDK)}
 

@@ -6,6 +6,7 @@ _compat_sockets.py); what only one of them has stays in emulator_groq_steps.py a
 from __future__ import annotations
 
 import groq
+import httpx
 import together
 from _compat_sockets import Context, Sdk, call
 from _support import world
@@ -30,6 +31,23 @@ def step_socket_time(context: Context, seconds: float) -> None:
 @when('the {sdk:Sdk} SDK asks "{model}" for a chat completion')
 def step_sdk_chat(context: Context, sdk: Sdk, model: str) -> None:
     call(context, lambda c: c.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}]))
+
+
+@when('the {sdk:Sdk} SDK asks "{model}" for a chat completion with "{name}" = "{value}"')
+def step_sdk_chat_with(context: Context, sdk: Sdk, model: str, name: str, value: str) -> None:
+    messages = [{"role": "user", "content": "Hi"}]
+    call(context, lambda c: c.chat.completions.create(model=model, messages=messages, extra_body={name: value}))
+
+
+@when("the {sdk:Sdk} SDK posts a chat completion whose body is a list")
+def step_sdk_chat_list(context: Context, sdk: Sdk) -> None:
+    call(context, lambda c: c.post(f"{sdk.api_path}/chat/completions", cast_to=object, body=[{"model": "x"}]))
+
+
+@when("the emulator on the socket is reset")
+def step_socket_reset(context: Context) -> None:
+    answer = httpx.post(f"{context.socket_emulator.url}/_emulator/reset", timeout=30)
+    assert answer.json() == {"reset": True}, answer.text
 
 
 @when("the {sdk:Sdk} SDK deletes the input file")

@@ -75,6 +75,12 @@ def step_groq_create_endpoint(context: Context, endpoint: str) -> None:
     _create(context, "24h", endpoint)
 
 
+@when('the groq SDK creates a batch from the file "{file_id}"')
+def step_groq_create_unknown(context: Context, file_id: str) -> None:
+    context.sdk_socket.file_ids.append(file_id)
+    _create(context, "24h")
+
+
 @when('the groq SDK retrieves the batch "{batch_id}"')
 def step_groq_retrieve_unknown(context: Context, batch_id: str) -> None:
     call(context, lambda c: c.batches.retrieve(batch_id))

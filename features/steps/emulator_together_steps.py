@@ -4,6 +4,7 @@ share are in emulator_compat_steps.py."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import openai
@@ -81,6 +82,31 @@ def step_together_create(context: Context) -> None:
 @when('the together SDK creates a job from it for "{endpoint}"')
 def step_together_create_endpoint(context: Context, endpoint: str) -> None:
     _create(context, endpoint)
+
+
+_FORM = {"headers": {"Content-Type": "multipart/form-data"}}
+
+
+@when("the together SDK starts an upload with the fields {fields}")
+def step_together_start_upload(context: Context, fields: str) -> None:
+    given = json.loads(fields)
+    call(context, lambda c: c.post("/v1/files", cast_to=object, body=given, options=_FORM))
+
+
+@when('the together SDK puts bytes to the upload "{file_id}"')
+def step_together_put_unknown(context: Context, file_id: str) -> None:
+    call(context, lambda c: c.put(f"/together-uploads/{file_id}", cast_to=object, body={"tide": "high"}))
+
+
+@when('the together SDK asks to preprocess the file "{file_id}"')
+def step_together_preprocess_unknown(context: Context, file_id: str) -> None:
+    call(context, lambda c: c.post(f"/v1/files/{file_id}/preprocess", cast_to=object))
+
+
+@when("the together SDK creates a job from it with the body fields {fields}")
+def step_together_create_with(context: Context, fields: str) -> None:
+    body = {"input_file_id": context.sdk_socket.file_id, "endpoint": "/v1/chat/completions", **json.loads(fields)}
+    call(context, lambda c: c.post("/v1/batches", cast_to=object, body=body))
 
 
 @when('the together SDK retrieves the job "{job_id}"')
