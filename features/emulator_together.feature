@@ -67,7 +67,8 @@ Feature: The emulator serves Together AI's API to the official together SDK
       | a longer window  | creates a job from it with the body fields {"completion_window": "48h"} | BadRequestError | 400 | completion_window |
       | a priority in words | creates a job from it with the body fields {"priority": "high"} | BadRequestError | 400 | priority |
       | a setting Together does not take | asks "meta-llama/Llama-3.3-70B-Instruct-Turbo" for a chat completion with "context_length_exceeded_behavior" = "shrug" | BadRequestError | 400 | context_length_exceeded_behavior |
-      | a body that is not an object | posts a chat completion whose body is a list | BadRequestError | 400 | object |
+      | a body that is not an object | posts a chat completion whose body is [{"model": "x"}] | BadRequestError | 400 | object |
+      | a body without a model | posts a chat completion whose body is {"messages": [{"role": "user", "content": "Hi"}]} | BadRequestError | 400 | model |
       | a model only OpenAI serves | asks "gpt-4o-mini" for a chat completion | NotFoundError | 404 | gpt-4o-mini |
 
   Scenario: The jobs, their files and their models survive a restart from the state file
@@ -93,3 +94,8 @@ Feature: The emulator serves Together AI's API to the official together SDK
     And the emulator on the socket is reset
     Then the together SDK lists 0 jobs
     And the together SDK lists no file of purpose "batch-api"
+
+  Scenario: A request larger than the emulator was told to take is answered 413, in the API's error shape
+    Given the emulator on the socket takes at most 64 bytes in a request
+    When the together SDK asks "meta-llama/Llama-3.3-70B-Instruct-Turbo" for a chat completion
+    Then the together SDK raised a APIStatusError with status 413, its error body saying "64"

@@ -5,6 +5,8 @@ _compat_sockets.py); what only one of them has stays in emulator_groq_steps.py a
 
 from __future__ import annotations
 
+import json
+
 import groq
 import httpx
 import together
@@ -20,6 +22,12 @@ def step_socket_state_file(context: Context) -> None:
 
 @when("the emulator is restarted from its state file")
 def step_socket_restart(context: Context) -> None:
+    context.socket_emulator.serve(world(context))
+
+
+@given("the emulator on the socket takes at most {count:d} bytes in a request")
+def step_socket_request_bytes(context: Context, count: int) -> None:
+    context.socket_emulator.max_request_bytes = count
     context.socket_emulator.serve(world(context))
 
 
@@ -39,9 +47,10 @@ def step_sdk_chat_with(context: Context, sdk: Sdk, model: str, name: str, value:
     call(context, lambda c: c.chat.completions.create(model=model, messages=messages, extra_body={name: value}))
 
 
-@when("the {sdk:Sdk} SDK posts a chat completion whose body is a list")
-def step_sdk_chat_list(context: Context, sdk: Sdk) -> None:
-    call(context, lambda c: c.post(f"{sdk.api_path}/chat/completions", cast_to=object, body=[{"model": "x"}]))
+@when("the {sdk:Sdk} SDK posts a chat completion whose body is {body}")
+def step_sdk_chat_body(context: Context, sdk: Sdk, body: str) -> None:
+    sent = json.loads(body)
+    call(context, lambda c: c.post(f"{sdk.api_path}/chat/completions", cast_to=object, body=sent))
 
 
 @when("the emulator on the socket is reset")

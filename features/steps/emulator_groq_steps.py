@@ -4,6 +4,7 @@ are in emulator_compat_steps.py."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import groq
@@ -47,6 +48,11 @@ def step_groq_upload(context: Context, count: int, model: str) -> None:
 @when('the groq SDK uploads a batch file whose requests name "{first}" and "{second}"')
 def step_groq_upload_two(context: Context, first: str, second: str) -> None:
     _upload(context, batch_lines(2, [first, second]))
+
+
+@when("the groq SDK uploads a batch file of these lines:")
+def step_groq_upload_lines(context: Context) -> None:
+    _upload(context, context.text or "")
 
 
 def _create(context: Context, window: str, endpoint: str = "/v1/chat/completions", **extra: Any) -> None:
@@ -143,6 +149,18 @@ def step_groq_window(context: Context, window: str) -> None:
 @then('the Groq batch\'s output file holds an answer from "{model}" for each of its {count:d} requests')
 def step_groq_output(context: Context, model: str, count: int) -> None:
     check_output(context, _batch(context).output_file_id, model, count)
+
+
+@then('the Groq batch\'s error file says "{says}" for each of its {count:d} requests')
+def step_groq_errors(context: Context, says: str, count: int) -> None:
+    batch = _batch(context)
+
+    async def read(c: groq.AsyncGroq) -> bytes:
+        return await (await c.files.content(batch.error_file_id)).read()
+
+    lines = [json.loads(line) for line in call(context, read).splitlines()]
+    assert len(lines) == count, lines
+    assert all(says in json.dumps(line) for line in lines), lines
 
 
 @then("the groq SDK lists {count:d} batch")
