@@ -168,6 +168,29 @@ Feature: An actor answered by Groq's Batch API, durably
     And the Groq API committed 0 batches
     And the Groq account holds no input file any more
 
+  Scenario: With keep_uploads, a create the API refused leaves the file it uploaded in place
+    Given a Groq actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    And the Groq API will fail the next "groq.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Groq API committed 0 batches
+    And the Groq account holds 1 input file
+
+  Scenario: A request an expired batch left out of both its files is answered as expired, not as lost
+    Given an emulated Groq API whose batches take 100000 seconds
+    And a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 1, max_wait: 200000}
+      """
+    And the Groq API will lose the request "high" from both files of its batch
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
+
   Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the ledger holds a Groq intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch
     When the actor is asked "When is high tide?" with the key "high"

@@ -183,6 +183,29 @@ Feature: An actor answered by Together AI's Batch API, durably
       | together.batches.create   | 1     |
     And the Together account holds no input file any more
 
+  Scenario: With keep_uploads, a create the API refused leaves the file it uploaded in place
+    Given a Together actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    And the Together API will fail the next "together.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Together API committed 0 batches
+    And the Together account holds 1 input file
+
+  Scenario: A request an expired batch left out of both its files is answered as expired, not as lost
+    Given an emulated Together API whose batches take 100000 seconds
+    And a Together actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 1, max_wait: 200000}
+      """
+    And the Together API will lose the request "high" from both files of its batch
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
+
   Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the ledger holds a Together intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch
     When the actor is asked "When is high tide?" with the key "high"
@@ -301,6 +324,21 @@ Feature: An actor answered by Together AI's Batch API, durably
     Then lowtide status shows these tickets:
       | key  | state    | batch | attempts |
       | high | canceled | yes   | 1        |
+
+  Scenario: A parked call is collected by another program though its job's input file was deleted by hand meanwhile
+    Given an emulated Together API whose batches take 600 seconds
+    And a Together actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    When the actor parks "When is high tide?" with the key "high"
+    And the input file of its Together batch is deleted by hand
+    And 700 more seconds pass
+    And lowtide collects the ended Together batches
+    Then lowtide status shows these tickets:
+      | key  | state     | batch | attempts |
+      | high | collected | yes   | 1        |
 
   Scenario: A bulk run through Together's Batch API, with a dry run first
     When the actor plans a bulk run of 5 prompts, 2 to a batch

@@ -191,6 +191,13 @@ def step_compat_cancel(context: Context, api: CompatApi) -> None:
     w.run(api.client(w).batches.cancel(batch.id))
 
 
+@when("the input file of its {api:Compat} batch is deleted by hand")
+def step_compat_delete_input(context: Context, api: CompatApi) -> None:
+    w = world(context)
+    [batch] = api.listed(w)
+    w.run(api.client(w).files.delete(batch.input_file_id))
+
+
 @when('lowtide cancels the {api:Compat} key "{key}"')
 def step_compat_cancel_key(context: Context, api: CompatApi, key: str) -> None:
     w = world(context)
@@ -231,6 +238,12 @@ def _input_files(w: World, api: CompatApi) -> list[str]:
 def step_compat_no_input_file(context: Context, api: CompatApi) -> None:
     files = _input_files(world(context), api)
     assert files == [], files
+
+
+@then("the {api:Compat} account holds {count:d} input file")
+def step_compat_input_files(context: Context, api: CompatApi, count: int) -> None:
+    files = _input_files(world(context), api)
+    assert len(files) == count, files
 
 
 @then("the {api:Compat} account still holds the batch's input file")

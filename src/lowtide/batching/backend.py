@@ -267,9 +267,11 @@ class BatchBackend(ABC):
         sent (a connection that could not be made)."""
         return isinstance(error, APIConnectionError | ServerError) and not isinstance(error, APIUnreachableError)
 
-    @abstractmethod
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        """The batches the provider lists as created after `created_after` (epoch seconds)."""
+        """The batches the provider lists as created after `created_after` (epoch seconds). Asked only of a backend
+        that cannot find a batch by its intent nor create one again under the same token (`finds_by_intent` and
+        `idempotent_create` False), which must implement it."""
+        raise NotImplementedError
 
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
         """The batch whose metadata names `intent_id`, when `finds_by_intent`."""

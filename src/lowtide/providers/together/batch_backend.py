@@ -168,11 +168,6 @@ class TogetherBatchBackend(BatchBackend):
         self._uploaded[intent_id] = file_id
         return file_id
 
-    async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        listed = await self._retrying(self._client.batches.list)
-        found = [await self._remote(job) for job in listed if (_epoch(job.created_at) or 0.0) >= created_after]
-        return sorted(found, key=lambda batch: batch.created_at, reverse=True)
-
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
         """The job made from the intent's input file: the file found by its name (or as this process uploaded it),
         the job by its input file."""
