@@ -325,21 +325,6 @@ Feature: An actor answered by Together AI's Batch API, durably
       | key  | state    | batch | attempts |
       | high | canceled | yes   | 1        |
 
-  Scenario: A parked call is collected by another program though its job's input file was deleted by hand meanwhile
-    Given an emulated Together API whose batches take 600 seconds
-    And a Together actor "tides" with:
-      """
-      batch_processing: batch
-      batch: {poll_interval: 30}
-      """
-    When the actor parks "When is high tide?" with the key "high"
-    And the input file of its Together batch is deleted by hand
-    And 700 more seconds pass
-    And lowtide collects the ended Together batches
-    Then lowtide status shows these tickets:
-      | key  | state     | batch | attempts |
-      | high | collected | yes   | 1        |
-
   Scenario: A bulk run through Together's Batch API, with a dry run first
     When the actor plans a bulk run of 5 prompts, 2 to a batch
     Then the plan has 3 batches with a cost range above $0

@@ -191,13 +191,6 @@ def step_compat_cancel(context: Context, api: CompatApi) -> None:
     w.run(api.client(w).batches.cancel(batch.id))
 
 
-@when("the input file of its {api:Compat} batch is deleted by hand")
-def step_compat_delete_input(context: Context, api: CompatApi) -> None:
-    w = world(context)
-    [batch] = api.listed(w)
-    w.run(api.client(w).files.delete(batch.input_file_id))
-
-
 @when('lowtide cancels the {api:Compat} key "{key}"')
 def step_compat_cancel_key(context: Context, api: CompatApi, key: str) -> None:
     w = world(context)
