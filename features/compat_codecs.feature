@@ -58,3 +58,23 @@ Feature: The Groq and Together batch codecs: a request as a line of the input fi
       | provider | genai    | model                                   |
       | Groq     | groq     | llama-3.1-8b-instant                    |
       | Together | together | meta-llama/Llama-3.3-70B-Instruct-Turbo |
+
+  Scenario Outline: A <provider> answer in an unusual shape is kept as it came, never dropped
+    Given the <provider> batch codec
+    Then these answer bodies come out as these content blocks and stop reasons:
+      | body                                                                                                                                                                   | blocks        | stop_reason |
+      | {"choices": [{"message": {"content": "I cannot help with that."}, "finish_reason": "content_filter"}]}                                                                 | text          | refusal     |
+      | {"choices": []}                                                                                                                                                        |               |             |
+      | {"choices": [{"message": {"tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "record_tide", "arguments": "{\"port\": \"Brest\"}"}}]}, "finish_reason": "tool_calls"}]} | tool_use      | tool_use    |
+      | {"choices": [{"message": {"tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "record_tide", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}]}             | tool_use      | tool_use    |
+      | {"choices": [{"message": {"tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "record_tide", "arguments": "{\"port\": "}}]}, "finish_reason": "tool_calls"}]}    | function      | tool_use    |
+      | {"choices": [{"message": {"tool_calls": [{"id": "call_4", "type": "function", "function": {"name": "record_tide", "arguments": "[1, 2]"}}]}, "finish_reason": "tool_calls"}]}         | function      | tool_use    |
+      | {"choices": [{"message": {"tool_calls": [{"id": "call_5", "type": "code_interpreter", "code": "1 + 1"}]}, "finish_reason": "tool_calls"}]}                                          | code_interpreter | tool_use |
+      | {"choices": [{"message": {"content": "High at 6"}, "finish_reason": "eos"}]}                                                                                           | text          | end_turn    |
+      | {"choices": [{"message": {"content": "High at 6"}, "finish_reason": "tide_turned"}]}                                                                                   | text          | tide_turned |
+      | {"choices": [{"message": {"content": "High at 6"}, "finish_reason": 7}]}                                                                                               | text          |             |
+
+    Examples:
+      | provider |
+      | Groq     |
+      | Together |

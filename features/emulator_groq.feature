@@ -57,6 +57,12 @@ Feature: The emulator serves Groq's API to the official groq SDK
       | an unknown batch   | retrieves the batch "batch_nothere"                  | NotFoundError       | 404    | batch_nothere                 |
       | an unknown model   | asks "llama-9" for a chat completion                 | NotFoundError       | 404    | llama-9                       |
       | no key             | calls without a key                                  | AuthenticationError | 401    | API key                       |
+      | a window in other words | creates a batch from it with the window "3 days" | BadRequestError     | 400    | Durations from 24h to 7d      |
+      | an unknown input file | creates a batch from the file "file-nothere"      | NotFoundError       | 404    | file-nothere                  |
+      | a setting Groq does not take | asks "llama-3.1-8b-instant" for a chat completion with "reasoning_format" = "xml" | BadRequestError | 400 | reasoning_format |
+      | a body that is not an object | posts a chat completion whose body is [{"model": "x"}] | BadRequestError     | 400    | object                        |
+      | a body without a model | posts a chat completion whose body is {"messages": [{"role": "user", "content": "Hi"}]} | BadRequestError     | 400    | model                        |
+      | a model only OpenAI serves | asks "gpt-4o-mini" for a chat completion       | NotFoundError       | 404    | gpt-4o-mini                   |
 
   Scenario: The batches, their windows and models survive a restart from the state file
     Given the emulator keeps its state in a file
@@ -72,3 +78,32 @@ Feature: The emulator serves Groq's API to the official groq SDK
     When the groq SDK uploads a batch file of 1 request for "llama-3.1-8b-instant"
     And the groq SDK creates a batch from it with the window "24h" and the metadata "lowtide_intent" = "intent-1"
     Then the OpenAI SDK at the same address lists no batch
+
+  Scenario: A reset forgets the Groq account's batches and files
+    When the groq SDK uploads a batch file of 1 request for "llama-3.1-8b-instant"
+    And the groq SDK creates a batch from it with the window "24h" and the metadata "lowtide_intent" = "intent-1"
+    And the emulator on the socket is reset
+    Then the groq SDK lists 0 batches
+    And the groq SDK lists no file of purpose "batch"
+
+  Scenario: A batch whose requests name a model Groq does not serve answers each with its own error line
+    When the groq SDK uploads a batch file of 2 requests for "llama-9"
+    And the groq SDK creates a batch from it with the window "24h" and the metadata "lowtide_intent" = "intent-1"
+    And 1000 seconds pass on the emulator's clock
+    Then the Groq batch is "completed" with 0 of 2 requests done
+    And the Groq batch's error file says "llama-9" for each of its 2 requests
+
+  Scenario: A line that is not JSON, or a setting Groq does not take, is the batch's or the request's own error
+    When the groq SDK uploads a batch file of these lines:
+      """
+      {"custom_id": "r0", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "llama-3.1-8b-instant", "messages": [{"role": "user", "content": "Q0"}], "reasoning_format": "xml"}}
+      not json at all
+      """
+    And the groq SDK creates a batch from it with the window "24h" and the metadata "lowtide_intent" = "intent-1"
+    And 1000 seconds pass on the emulator's clock
+    Then the Groq batch is "failed", saying "invalid_json_line"
+
+  Scenario: A request larger than the emulator was told to take is answered 413, in the API's error shape
+    Given the emulator on the socket takes at most 64 bytes in a request
+    When the groq SDK asks "llama-3.1-8b-instant" for a chat completion
+    Then the groq SDK raised a APIStatusError with status 413, its error body saying "64"

@@ -58,6 +58,18 @@ Feature: The emulator serves Together AI's API to the official together SDK
       | another endpoint | creates a job from it for "/v1/embeddings"  | BadRequestError     | 400    | endpoint      |
       | an unknown job   | retrieves the job "batch_nothere"           | NotFoundError       | 404    | batch_nothere |
       | an unknown model | asks "llama-9" for a chat completion        | NotFoundError       | 404    | llama-9       |
+      | another purpose  | starts an upload with the fields {"purpose": "fine-tune-ish", "file_type": "jsonl", "file_name": "a.jsonl", "checksum": "c"} | BadRequestError | 400 | purpose |
+      | another file type | starts an upload with the fields {"purpose": "batch-api", "file_type": "zip", "file_name": "a.jsonl", "checksum": "c"} | BadRequestError | 400 | file_type |
+      | no file name     | starts an upload with the fields {"purpose": "batch-api", "file_type": "jsonl", "checksum": "c"} | BadRequestError | 400 | file_name |
+      | no checksum      | starts an upload with the fields {"purpose": "batch-api", "file_type": "jsonl", "file_name": "a.jsonl"} | BadRequestError | 400 | checksum |
+      | an unknown upload | puts bytes to the upload "file-nothere"    | NotFoundError       | 404    | file-nothere  |
+      | an unknown file  | asks to preprocess the file "file-nothere"  | NotFoundError       | 404    | file-nothere  |
+      | a longer window  | creates a job from it with the body fields {"completion_window": "48h"} | BadRequestError | 400 | completion_window |
+      | a priority in words | creates a job from it with the body fields {"priority": "high"} | BadRequestError | 400 | priority |
+      | a setting Together does not take | asks "meta-llama/Llama-3.3-70B-Instruct-Turbo" for a chat completion with "context_length_exceeded_behavior" = "shrug" | BadRequestError | 400 | context_length_exceeded_behavior |
+      | a body that is not an object | posts a chat completion whose body is [{"model": "x"}] | BadRequestError | 400 | object |
+      | a body without a model | posts a chat completion whose body is {"messages": [{"role": "user", "content": "Hi"}]} | BadRequestError | 400 | model |
+      | a model only OpenAI serves | asks "gpt-4o-mini" for a chat completion | NotFoundError | 404 | gpt-4o-mini |
 
   Scenario: The jobs, their files and their models survive a restart from the state file
     Given the emulator keeps its state in a file
@@ -75,3 +87,15 @@ Feature: The emulator serves Together AI's API to the official together SDK
     And the together SDK creates a job from it
     Then the OpenAI SDK at the same address lists no batch and no file
     And the together SDK lists 1 job
+
+  Scenario: A reset forgets the Together account's jobs, files and uploads under way
+    When the together SDK uploads a batch file of 1 request for "meta-llama/Llama-3.3-70B-Instruct-Turbo"
+    And the together SDK creates a job from it
+    And the emulator on the socket is reset
+    Then the together SDK lists 0 jobs
+    And the together SDK lists no file of purpose "batch-api"
+
+  Scenario: A request larger than the emulator was told to take is answered 413, in the API's error shape
+    Given the emulator on the socket takes at most 64 bytes in a request
+    When the together SDK asks "meta-llama/Llama-3.3-70B-Instruct-Turbo" for a chat completion
+    Then the together SDK raised a APIStatusError with status 413, its error body saying "64"

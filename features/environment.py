@@ -167,6 +167,9 @@ def _forget_what_the_process_learned() -> None:
     mistral_checks = sys.modules.get("lowtide.providers.mistral.checks")
     if mistral_checks is not None:
         mistral_checks.forget_models()
+    model_names = sys.modules.get("lowtide.providers.model_names")
+    if model_names is not None:
+        model_names.forget_model_names()
 
 
 def _forget_ledgers_and_engines() -> None:

@@ -51,8 +51,70 @@ Feature: An actor answered by Groq's Batch API, durably
       | what                      | setting                                          | says                                        |
       | a window past 7 days      | provider_options: {groq: {completion_window: 8d}} | Groq takes a completion window from 24h to 7d |
       | a window under 24 hours   | provider_options: {groq: {completion_window: 12h}} | Groq takes a completion window from 24h to 7d |
+      | a window in other words   | provider_options: {groq: {completion_window: a week}} | written as hours (36h) or days (3d)     |
       | top_k                     | top_k: 5                                         | Groq has no top_k                            |
       | a temperature out of range | temperature: 3                                   | outside the range Groq takes                |
+
+  Scenario: A misspelt model is refused before the call is recorded or anything is sent, naming the closest Groq lists
+    Given a Groq actor "typo" with:
+      """
+      batch_processing: batch
+      model: llama-3.3-70b-versatle
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'llama-3.3-70b-versatle'. Did you mean 'llama-3.3-70b-versatile'"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | groq.models.retrieve     | 1     |
+      | groq.files.create        | 0     |
+      | groq.batches.create      | 0     |
+
+  Scenario: A call whose worst case is over its budget is refused before anything is sent
+    Given a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor is asked "When is high tide?" with:
+      """
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the Groq API committed 0 batches
+    And the API received these calls:
+      | call                     | count |
+      | groq.files.create     | 0     |
+
+  Scenario: With keep_uploads, the input file stays once the answers are stored
+    Given a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    When the actor is asked these prompts at once:
+      | prompt             | key  |
+      | When is high tide? | high |
+      | When is low tide?  | low  |
+    Then every call was answered with the emulated reply to its prompt
+    And the Groq account still holds the batch's input file
+
+  Scenario: Called directly, the Groq batch provider answers one request in a batch of its own, outside the ledger
+    When the Groq batch provider answers "When is high tide?" directly, outside the ledger
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Groq API committed 1 batch
+    And the ledger holds no requests and no batches
+    When the Groq batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" directly, outside the ledger
+    Then a BatchRequestErrored is raised
+    And the Groq API committed 2 batches
+
+  Scenario: A batch actor built from GROQ_API_KEY and GROQ_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Groq batches take 0 seconds, reached through GROQ_BASE_URL alone
+    And a Groq actor "plain" built from the environment alone, in batch mode
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Groq actor's own client is closed once the actor is
 
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
@@ -105,6 +167,29 @@ Feature: An actor answered by Groq's Batch API, durably
     Then an InvalidRequestError is raised
     And the Groq API committed 0 batches
     And the Groq account holds no input file any more
+
+  Scenario: With keep_uploads, a create the API refused leaves the file it uploaded in place
+    Given a Groq actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    And the Groq API will fail the next "groq.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Groq API committed 0 batches
+    And the Groq account holds 1 input file
+
+  Scenario: A request an expired batch left out of both its files is answered as expired, not as lost
+    Given an emulated Groq API whose batches take 100000 seconds
+    And a Groq actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 1, max_wait: 200000}
+      """
+    And the Groq API will lose the request "high" from both files of its batch
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
 
   Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the ledger holds a Groq intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch

@@ -49,14 +49,119 @@ Feature: An actor answered by Groq's live Chat Completions
     When the actor is asked "Is the harbour open?"
     Then a ServerError is raised
 
-  Scenario: A model Groq does not serve is the API's 404, not retried
+  Scenario: A misspelt model is refused before anything is sent, naming the closest models Groq lists
     Given a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error names the field "model"
+    And the error message contains "model: Groq at http://emulator.invalid has no model 'llama-3.1-8b-instnt'. Did you mean 'llama-3.1-8b-instant'"
+    When the actor is asked "Is the harbour open, then?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.models.list             | 1     |
+      | groq.chat.completions.create | 0     |
+
+  Scenario: A model nothing resembles is refused, pointing to Groq's list of models
+    Given a Groq actor "lost" with:
+      """
+      model: claude-tidal
+      """
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'claude-tidal' (its models list names the models it serves)."
+
+  Scenario: A known model is asked about once, however many calls name it
+    Given a Groq actor "known" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    And the actor is asked "Hello again"
+    Then the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.models.list             | 0     |
+      | groq.chat.completions.create | 2     |
+
+  Scenario Outline: When Groq's models endpoint cannot say (<status>), the model goes unchecked and the API's 404 comes back, not retried
+    Given the Groq API will fail the next "groq.models.retrieve" call with status <status>
+    And a Groq actor "typo" with:
       """
       model: llama-3.1-8b-instnt
       """
     When the actor is asked "Is the harbour open?"
     Then a NotFoundError is raised
     And the error message contains "llama-3.1-8b-instnt"
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 1     |
+
+    Examples:
+      | status |
+      | 500    |
+      | 503    |
+
+  Scenario: When Groq's models endpoint cannot be reached, models go unchecked for the rest of the process, said once
+    Given the warnings of "lowtide.providers.model_names" are kept
+    And the Groq API will answer the next "groq.models.retrieve" call, then drop the connection before the answer
+    And a Groq actor "unchecked" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Is the harbour open?"
+    And the actor is asked "Is the harbour open, then?"
+    Then the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 1     |
+      | groq.chat.completions.create | 2     |
+    And "lowtide.providers.model_names" warned once: "The models endpoint of http://emulator.invalid cannot be reached (APIConnectionError): model names are not checked before sending."
+
+  Scenario: A call whose model check the endpoint failed goes unchecked; the next call asks again, and it is said once
+    Given the warnings of "lowtide.providers.model_names" are kept
+    And the Groq API will fail the next "groq.models.retrieve" call with status 503
+    And the Groq API will fail the next "groq.models.retrieve" call with status 503
+    And a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    When the actor is asked "Is the harbour open, then?"
+    Then a NotFoundError is raised
+    When the actor is asked "Is the harbour open at last?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.models.retrieve         | 3     |
+      | groq.chat.completions.create | 2     |
+    And "lowtide.providers.model_names" warned once: "The models endpoint of http://emulator.invalid answered 503: model names are not checked before sending."
+
+  Scenario: When Groq's list of models cannot be read, a misspelt model is refused all the same, without suggestions
+    Given the Groq API will fail the next "groq.models.list" call with status 500
+    And a Groq actor "typo" with:
+      """
+      model: llama-3.1-8b-instnt
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'llama-3.1-8b-instnt' (its models list names the models it serves)."
+
+  Scenario: A key the models endpoint rejects is the call's AuthenticationError, before anything is sent
+    Given the Groq API will fail the next "groq.models.retrieve" call with status 401
+    And a Groq actor "rejected" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    Then an AuthenticationError is raised
+    And the API received these calls:
+      | call                         | count |
+      | groq.chat.completions.create | 0     |
 
   Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
     Given a Groq actor "novel" with:
@@ -96,6 +201,52 @@ Feature: An actor answered by Groq's live Chat Completions
       | metadata              | metadata: {run: tides}                          | metadata                                |
       | an unknown effort     | provider_options: {groq: {reasoning_effort: max}} | provider_options.groq.reasoning_effort |
       | a streamed answer     | extra_params: {stream: true}                    | extra_params.stream                     |
+      | a stop given twice    | stop_sequences: [ebb, ebb]                      | stop_sequences.1                        |
+      | a setting given twice | {provider_options: {groq: {reasoning_format: parsed}}, extra_params: {reasoning_format: raw}} | extra_params.reasoning_format |
+
+  Scenario: A forced tool call comes back as a tool call, its arguments read as JSON
+    Given a Groq actor "recorder" with:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the actor called the OpenAI tool "record_tide" with a string "port" and a number "height_m"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+      | provider    | groq     |
+
+  Scenario: An actor built from GROQ_API_KEY and GROQ_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Groq batches take 0 seconds, reached through GROQ_BASE_URL alone
+    And a Groq actor "plain" built from the environment alone
+    When the actor is asked "Is the harbour open?"
+    Then the response has these fields:
+      | field    | value |
+      | provider | groq  |
+    And the Groq actor's own client is closed once the actor is
+
+  Scenario: The Groq provider classes are lowtide.providers.groq's exports, loaded when first asked for
+    Then lowtide.providers.groq's __all__ is sorted
+    And every name in lowtide.providers.groq's __all__ is exported
+    And "from lowtide.providers.groq import *" imports exactly the names in __all__
+    And asking lowtide.providers.groq for "GroqChatProvider" is Python's AttributeError, naming it
+
+  Scenario: A live bulk run of a Groq actor checks its request once, then answers every item in input order, each priced
+    Given a Groq actor "bulk" with:
+      """
+      live: {rpm: 60}
+      """
+    When the Groq actor maps 4 prompts in live mode
+    Then the Groq run's 4 results are in input order, each the emulated reply to its prompt, each priced
 
   Scenario: A client of the wrong kind is refused, naming it
     When a Groq actor "wrong" is given an OpenAI client

@@ -69,6 +69,54 @@ Feature: An actor answered by Together AI's Batch API, durably
       | top_k below 1              | top_k: 0                                       | the least Together takes          |
       | a temperature out of range | temperature: 3                                 | outside the range Together takes  |
 
+  Scenario: A misspelt model is refused before the call is recorded or anything is sent, naming the closest Together lists
+    Given a Together actor "typo" with:
+      """
+      batch_processing: batch
+      model: openai/gpt-oss-12b
+      """
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'openai/gpt-oss-12b'. Did you mean 'openai/gpt-oss-120b'"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | together.models.list     | 1     |
+      | together.files.create    | 0     |
+      | together.batches.create  | 0     |
+
+  Scenario: A call whose worst case is over its budget is refused before anything is sent
+    Given a Together actor "tides" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor is asked "When is high tide?" with:
+      """
+      max_cost_usd: 0.000001
+      """
+    Then a BudgetExceededError is raised
+    And the Together API committed 0 batches
+    And the API received these calls:
+      | call                     | count |
+      | together.files.create | 0     |
+
+  Scenario: Called directly, the Together batch provider answers one request in a batch of its own, outside the ledger
+    When the Together batch provider answers "When is high tide?" directly, outside the ledger
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Together API committed 1 batch
+    And the ledger holds no requests and no batches
+    When the Together batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" directly, outside the ledger
+    Then a BatchRequestErrored is raised
+    And the Together API committed 2 batches
+
+  Scenario: A batch actor built from TOGETHER_API_KEY and TOGETHER_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Together jobs take 0 seconds, reached through TOGETHER_BASE_URL alone
+    And a Together actor "plain" built from the environment alone, in batch mode
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Together actor's own client is closed once the actor is
+
   Scenario: The same key asked again is answered from the ledger, at no cost and without a call
     When the actor is asked "When is high tide?" with the key "high"
     And the API's call counts are noted
@@ -134,6 +182,29 @@ Feature: An actor answered by Together AI's Batch API, durably
       | together.files.preprocess | 1     |
       | together.batches.create   | 1     |
     And the Together account holds no input file any more
+
+  Scenario: With keep_uploads, a create the API refused leaves the file it uploaded in place
+    Given a Together actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      """
+    And the Together API will fail the next "together.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Together API committed 0 batches
+    And the Together account holds 1 input file
+
+  Scenario: A request an expired batch left out of both its files is answered as expired, not as lost
+    Given an emulated Together API whose batches take 100000 seconds
+    And a Together actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 3600, max_attempts: 1, max_wait: 200000}
+      """
+    And the Together API will lose the request "high" from both files of its batch
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a BatchRequestExpired is raised
 
   Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the ledger holds a Together intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the batch

@@ -51,14 +51,60 @@ Feature: An actor answered by Together AI's live Chat Completions
     When the actor is asked "Is the harbour open?"
     Then a ServerError is raised
 
-  Scenario: A model Together does not serve is the API's 404, not retried
+  Scenario: A misspelt model is refused before anything is sent, naming the closest models Together lists
     Given a Together actor "typo" with:
       """
       model: meta-llama/Llama-3.3-70B-Instruct-Trbo
       """
     When the actor is asked "Is the harbour open?"
+    Then a ConfigurationError is raised
+    And the error names the field "model"
+    And the error message contains "model: Together at http://emulator.invalid has no model 'meta-llama/Llama-3.3-70B-Instruct-Trbo'. Did you mean 'meta-llama/Llama-3.3-70B-Instruct-Turbo'"
+    And the error message contains "is sent with provider_options: {together: {unlisted_model: true}}"
+    When the actor is asked "Is the harbour open, then?"
+    Then a ConfigurationError is raised
+    And the API received these calls:
+      | call                             | count |
+      | together.models.list             | 1     |
+      | together.chat.completions.create | 0     |
+
+  Scenario: A model the list leaves out (a fine-tune's) is sent when the actor insists, and the API has the last word
+    Given a Together actor "tuned" with:
+      """
+      model: acme/Llama-3.3-70B-Instruct-Turbo-ft-5f2c
+      provider_options: {together: {unlisted_model: true}}
+      """
+    When the actor is asked "Is the harbour open?"
     Then a NotFoundError is raised
-    And the error message contains "Llama-3.3-70B-Instruct-Trbo"
+    And the error message contains "acme/Llama-3.3-70B-Instruct-Turbo-ft-5f2c"
+    And the API received these calls:
+      | call                             | count |
+      | together.models.list             | 0     |
+      | together.chat.completions.create | 1     |
+
+  Scenario: A known model is checked against one reading of the list, however many calls name it
+    Given a Together actor "known" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked "Hello"
+    And the actor is asked "Hello again"
+    Then the API received these calls:
+      | call                             | count |
+      | together.models.list             | 1     |
+      | together.chat.completions.create | 2     |
+
+  Scenario: When Together's list of models cannot be read, the model goes unchecked and the API's 404 comes back
+    Given the Together API will fail the next "together.models.list" call with status 500
+    And a Together actor "typo" with:
+      """
+      model: meta-llama/Llama-3.3-70B-Instruct-Trbo
+      """
+    When the actor is asked "Is the harbour open?"
+    Then a NotFoundError is raised
+    And the API received these calls:
+      | call                             | count |
+      | together.chat.completions.create | 1     |
 
   Scenario: A model genai-prices does not know is answered with its cost unknown, not $0
     Given a Together actor "novel" with:
@@ -98,6 +144,51 @@ Feature: An actor answered by Together AI's live Chat Completions
       | top_k of 0        | top_k: 0                                     | top_k                                 |
       | an unknown effort | provider_options: {together: {reasoning_effort: max}} | provider_options.together.reasoning_effort |
       | a streamed answer | extra_params: {stream: true}                 | extra_params.stream                   |
+      | a setting given twice | {provider_options: {together: {min_p: 0.1}}, extra_params: {min_p: 0.2}} | extra_params.min_p |
+
+  Scenario: A forced tool call comes back as a tool call, its arguments read as JSON
+    Given a Together actor "recorder" with:
+      """
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          description: Record a tide measurement
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the actor called the OpenAI tool "record_tide" with a string "port" and a number "height_m"
+    And the response has these fields:
+      | field       | value    |
+      | stop_reason | tool_use |
+      | provider    | together     |
+
+  Scenario: An actor built from TOGETHER_API_KEY and TOGETHER_BASE_URL alone answers, and closes the client it made
+    Given an emulator on a socket whose Together jobs take 0 seconds, reached through TOGETHER_BASE_URL alone
+    And a Together actor "plain" built from the environment alone
+    When the actor is asked "Is the harbour open?"
+    Then the response has these fields:
+      | field    | value |
+      | provider | together  |
+    And the Together actor's own client is closed once the actor is
+
+  Scenario: The Together provider classes are lowtide.providers.together's exports, loaded when first asked for
+    Then lowtide.providers.together's __all__ is sorted
+    And every name in lowtide.providers.together's __all__ is exported
+    And "from lowtide.providers.together import *" imports exactly the names in __all__
+    And asking lowtide.providers.together for "TogetherChatProvider" is Python's AttributeError, naming it
+
+  Scenario: A live bulk run of a Together actor checks its request once, then answers every item in input order, each priced
+    Given a Together actor "bulk" with:
+      """
+      live: {rpm: 60}
+      """
+    When the Together actor maps 4 prompts in live mode
+    Then the Together run's 4 results are in input order, each the emulated reply to its prompt, each priced
 
   Scenario: A client of the wrong kind is refused, naming it
     When a Together actor "wrong" is given an OpenAI client

@@ -23,6 +23,7 @@ class SocketEmulator:
     processing_seconds: float = 0.0
     clock: ManualClock = field(default_factory=ManualClock)
     state_file: str | None = None
+    max_request_bytes: int | None = None
     emulator: Emulator | None = None
     server: RunningServer | None = None
     serving: AbstractContextManager[RunningServer] | None = None
@@ -41,7 +42,10 @@ class SocketEmulator:
         """A new emulator (from the state file, if there is one) on a new socket, its address in `variable`."""
         self.stop()
         self.emulator = Emulator(
-            clock=self.clock, processing_seconds=self.processing_seconds, state_file=self.state_file
+            clock=self.clock,
+            processing_seconds=self.processing_seconds,
+            state_file=self.state_file,
+            max_request_bytes=self.max_request_bytes,
         )
         serving = self.serving = serve_in_thread(self.emulator)
         self.server = serving.__enter__()

@@ -133,3 +133,14 @@ def step_priced(context: Context, genai: str, model: str) -> None:
     assert cost.live_equivalent_usd == live, (cost, live)
     assert cost.total_usd == live * Decimal("0.5"), (cost, live)
     assert cost.pricing == "batch", cost
+
+
+@then("these answer bodies come out as these content blocks and stop reasons:")
+def step_bodies(context: Context) -> None:
+    for row in context.table:
+        body = {"object": "chat.completion", "id": "c1", "model": "m", **json.loads(row["body"])}
+        line = {"custom_id": "a", "response": {"status_code": 200, "body": body}}
+        outcome = _outcome(context.codec, line)
+        assert isinstance(outcome, ActorResponse), (row["body"], outcome)
+        blocks = " ".join(block.type for block in outcome.content)
+        assert (blocks, outcome.stop_reason or "") == (row["blocks"], row["stop_reason"]), (row["body"], outcome)

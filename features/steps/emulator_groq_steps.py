@@ -1,103 +1,37 @@
-"""Steps for the emulator's Groq API (features/emulator_groq.feature): the official groq SDK, as a program builds it
-from `GROQ_BASE_URL` and `GROQ_API_KEY` alone, against the emulator on a loopback socket, on a manual clock."""
+"""Steps only the emulator's Groq scenarios have (features/emulator_groq.feature): the groq SDK's batches (windows,
+metadata, request counts) against the emulator on a loopback socket. The steps the Groq and Together scenarios share
+are in emulator_compat_steps.py."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import groq
 import httpx
 import openai
-from _socket_emulator import SocketEmulator
-from _support import set_env, world
-from step_context import Context as StepContext
+from _compat_sockets import GROQ_SDK, Context, batch_lines, call, check_output, check_stats, serve
+from _support import world
 from step_context import given, then, when
 
 from lowtide.emulator.groq.emulation import GroqEmulation
 
-KEY = "gsk-emulated-groq-scenario-key-81c4"
-
-
-@dataclass
-class GroqSocket:
-    """What the groq SDK did against the scenario's emulator."""
-
-    file_id: str = ""
-    batch_id: str = ""
-    error: Exception | None = None
-    cancel_status: str = ""
-
-
-class Context(StepContext, Protocol):
-    groq_socket: GroqSocket
-    socket_emulator: SocketEmulator
-
-
-def _call(context: Context, make: Any) -> Any:
-    """An SDK call by a client built as a program builds it (from the environment alone); a Groq error is kept."""
-    s = context.groq_socket
-    s.error = None
-
-    async def call() -> Any:
-        client = groq.AsyncGroq(max_retries=0)
-        try:
-            return await make(client)
-        finally:
-            await client.close()
-
-    try:
-        return world(context).run(call())
-    except groq.APIError as exc:
-        s.error = exc
-        return None
-
 
 def _batch(context: Context) -> Any:
-    batch = _call(context, lambda c: c.batches.retrieve(context.groq_socket.batch_id))
-    assert batch is not None, context.groq_socket.error
+    batch = call(context, lambda c: c.batches.retrieve(context.sdk_socket.batch_id))
+    assert batch is not None, context.sdk_socket.error
     return batch
 
 
-def _lines(count: int, models: list[str]) -> bytes:
-    return "\n".join(
-        json.dumps(
-            {
-                "custom_id": f"r{index}",
-                "method": "POST",
-                "url": "/v1/chat/completions",
-                "body": {"model": models[index % len(models)], "messages": [{"role": "user", "content": f"Q{index}"}]},
-            }
-        )
-        for index in range(count)
-    ).encode()
+def _upload(context: Context, lines: str) -> None:
+    uploaded = call(context, lambda c: c.files.create(file=("in.jsonl", lines.encode()), purpose="batch"))
+    assert uploaded is not None, context.sdk_socket.error
+    context.sdk_socket.file_ids.append(uploaded.id)
 
 
 @given("an emulator on a socket whose Groq batches take {seconds:g} seconds, reached through GROQ_BASE_URL alone")
 def step_groq_socket(context: Context, seconds: float) -> None:
-    context.groq_socket = GroqSocket()
-    context.socket_emulator = SocketEmulator("GROQ_BASE_URL", processing_seconds=seconds)
-    set_env(world(context), "GROQ_API_KEY", KEY)
-    context.socket_emulator.serve(world(context))
-
-
-# The emulator on a socket, for the Groq and Together scenarios alike.
-
-
-@given("the emulator keeps its state in a file")
-def step_socket_state_file(context: Context) -> None:
-    context.socket_emulator.keep_state(world(context))
-
-
-@when("the emulator is restarted from its state file")
-def step_socket_restart(context: Context) -> None:
-    context.socket_emulator.serve(world(context))
-
-
-@when("{seconds:g} seconds pass on the emulator's clock")
-def step_socket_time(context: Context, seconds: float) -> None:
-    context.socket_emulator.clock.advance(seconds)
+    serve(context, GROQ_SDK, seconds)
 
 
 @when("the emulator's Groq batches take {seconds:g} seconds")
@@ -108,21 +42,22 @@ def step_groq_slower(context: Context, seconds: float) -> None:
 @when('the groq SDK uploads a batch file of {count:d} request for "{model}"')
 @when('the groq SDK uploads a batch file of {count:d} requests for "{model}"')
 def step_groq_upload(context: Context, count: int, model: str) -> None:
-    uploaded = _call(context, lambda c: c.files.create(file=("in.jsonl", _lines(count, [model])), purpose="batch"))
-    assert uploaded is not None, context.groq_socket.error
-    context.groq_socket.file_id = uploaded.id
+    _upload(context, batch_lines(count, [model]))
 
 
 @when('the groq SDK uploads a batch file whose requests name "{first}" and "{second}"')
 def step_groq_upload_two(context: Context, first: str, second: str) -> None:
-    lines = _lines(2, [first, second])
-    uploaded = _call(context, lambda c: c.files.create(file=("in.jsonl", lines), purpose="batch"))
-    context.groq_socket.file_id = uploaded.id
+    _upload(context, batch_lines(2, [first, second]))
+
+
+@when("the groq SDK uploads a batch file of these lines:")
+def step_groq_upload_lines(context: Context) -> None:
+    _upload(context, context.text or "")
 
 
 def _create(context: Context, window: str, endpoint: str = "/v1/chat/completions", **extra: Any) -> None:
-    s = context.groq_socket
-    created = _call(
+    s = context.sdk_socket
+    created = call(
         context,
         lambda c: c.batches.create(input_file_id=s.file_id, endpoint=endpoint, completion_window=window, **extra),
     )
@@ -133,7 +68,7 @@ def _create(context: Context, window: str, endpoint: str = "/v1/chat/completions
 @when('the groq SDK creates a batch from it with the window "{window}" and the metadata "{key}" = "{value}"')
 def step_groq_create(context: Context, window: str, key: str, value: str) -> None:
     _create(context, window, metadata={key: value})
-    assert context.groq_socket.error is None, context.groq_socket.error
+    assert context.sdk_socket.error is None, context.sdk_socket.error
 
 
 @when('the groq SDK creates a batch from it with the window "{window}"')
@@ -146,21 +81,21 @@ def step_groq_create_endpoint(context: Context, endpoint: str) -> None:
     _create(context, "24h", endpoint)
 
 
+@when('the groq SDK creates a batch from the file "{file_id}"')
+def step_groq_create_unknown(context: Context, file_id: str) -> None:
+    context.sdk_socket.file_ids.append(file_id)
+    _create(context, "24h")
+
+
 @when('the groq SDK retrieves the batch "{batch_id}"')
 def step_groq_retrieve_unknown(context: Context, batch_id: str) -> None:
-    _call(context, lambda c: c.batches.retrieve(batch_id))
-
-
-@when('the groq SDK asks "{model}" for a chat completion')
-def step_groq_chat_unknown(context: Context, model: str) -> None:
-    _call(context, lambda c: c.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}]))
+    call(context, lambda c: c.batches.retrieve(batch_id))
 
 
 @when("the groq SDK calls without a key")
 def step_groq_no_key(context: Context) -> None:
-    s = context.groq_socket
     answer = httpx.get(f"{context.socket_emulator.url}/openai/v1/batches", timeout=30)
-    s.error = (
+    context.sdk_socket.error = (
         groq.AuthenticationError("unauthenticated", response=answer, body=answer.json())
         if answer.status_code == 401
         else None
@@ -169,19 +104,14 @@ def step_groq_no_key(context: Context) -> None:
 
 @when("the groq SDK cancels the batch")
 def step_groq_cancel(context: Context) -> None:
-    answer = _call(context, lambda c: c.batches.cancel(context.groq_socket.batch_id))
-    assert answer is not None, context.groq_socket.error
-    context.groq_socket.cancel_status = answer.status
+    answer = call(context, lambda c: c.batches.cancel(context.sdk_socket.batch_id))
+    assert answer is not None, context.sdk_socket.error
+    context.sdk_socket.cancel_status = answer.status
 
 
 @then('the cancel was answered "{status}"')
 def step_groq_cancel_answer(context: Context, status: str) -> None:
-    assert context.groq_socket.cancel_status == status, context.groq_socket.cancel_status
-
-
-@when("the groq SDK deletes the input file")
-def step_groq_delete(context: Context) -> None:
-    assert _call(context, lambda c: c.files.delete(context.groq_socket.file_id)) is not None
+    assert context.sdk_socket.cancel_status == status, context.sdk_socket.cancel_status
 
 
 @then(
@@ -218,47 +148,31 @@ def step_groq_window(context: Context, window: str) -> None:
 
 @then('the Groq batch\'s output file holds an answer from "{model}" for each of its {count:d} requests')
 def step_groq_output(context: Context, model: str, count: int) -> None:
+    check_output(context, _batch(context).output_file_id, model, count)
+
+
+@then('the Groq batch\'s error file says "{says}" for each of its {count:d} requests')
+def step_groq_errors(context: Context, says: str, count: int) -> None:
     batch = _batch(context)
 
     async def read(c: groq.AsyncGroq) -> bytes:
-        return await (await c.files.content(batch.output_file_id)).read()
+        return await (await c.files.content(batch.error_file_id)).read()
 
-    lines = [json.loads(line) for line in _call(context, read).splitlines()]
-    assert sorted(line["custom_id"] for line in lines) == [f"r{index}" for index in range(count)], lines
-    assert {line["response"]["body"]["model"] for line in lines} == {model}, lines
-    assert all(line["response"]["status_code"] == 200 for line in lines), lines
+    lines = [json.loads(line) for line in call(context, read).splitlines()]
+    assert len(lines) == count, lines
+    assert all(says in json.dumps(line) for line in lines), lines
 
 
 @then("the groq SDK lists {count:d} batch")
 @then("the groq SDK lists {count:d} batches")
 def step_groq_lists(context: Context, count: int) -> None:
-    listed = _call(context, lambda c: c.batches.list())
+    listed = call(context, lambda c: c.batches.list())
     assert len(listed.data) == count, listed
-
-
-@then('the groq SDK lists no file of purpose "{purpose}"')
-def step_groq_no_files(context: Context, purpose: str) -> None:
-    listed = _call(context, lambda c: c.files.list())
-    assert purpose not in [item.purpose for item in listed.data], listed
 
 
 @then("the emulator's stats count {batches:d} Groq batch created, with {ids:d} custom ids")
 def step_groq_stats(context: Context, batches: int, ids: int) -> None:
-    stats = httpx.get(f"{context.socket_emulator.url}/_emulator/stats", timeout=30).json()
-    assert stats["groq_created_batches"] == batches, stats
-    assert len(stats["groq_created_custom_ids"]) == ids, stats
-
-
-@then('the groq SDK raised a {error:w} with status {status:d}, its error body saying "{says}"')
-def step_groq_raised(context: Context, error: str, status: int, says: str) -> None:
-    raised = context.groq_socket.error
-    assert isinstance(raised, getattr(groq, error)), raised
-    assert isinstance(raised, groq.APIStatusError)
-    assert raised.status_code == status, raised.status_code
-    body = raised.body if isinstance(raised.body, dict) else {}
-    detail = body.get("error", body)
-    assert set(detail) >= {"message", "type"}, body
-    assert says in str(detail), body
+    check_stats(context, batches, ids)
 
 
 @then("the OpenAI SDK at the same address lists no batch")
@@ -266,7 +180,7 @@ def step_groq_openai_apart(context: Context) -> None:
     url = context.socket_emulator.url
 
     async def listing() -> list[Any]:
-        async with openai.AsyncOpenAI(api_key=KEY, base_url=f"{url}/v1", max_retries=0) as client:
+        async with openai.AsyncOpenAI(api_key=GROQ_SDK.key, base_url=f"{url}/v1", max_retries=0) as client:
             return [batch async for batch in client.batches.list()]
 
     assert world(context).run(listing()) == []

@@ -1,100 +1,45 @@
-"""Steps for the emulator's Together API (features/emulator_together.feature): the official together SDK (v3), as a
-program builds it from `TOGETHER_BASE_URL` and `TOGETHER_API_KEY` alone, against the emulator on a loopback socket, on
-a manual clock."""
+"""Steps only the emulator's Together scenarios have (features/emulator_together.feature): the together SDK's (v3)
+three-step upload and its jobs against the emulator on a loopback socket. The steps the Groq and Together scenarios
+share are in emulator_compat_steps.py."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import httpx
 import openai
-import together
-from _socket_emulator import SocketEmulator
-from _support import set_env, world
-from step_context import Context as StepContext
+from _compat_sockets import TOGETHER_SDK, Context, batch_lines, call, check_output, check_stats, serve
+from _support import world
 from step_context import given, then, when
 
 from lowtide.emulator.together.emulation import TogetherEmulation
 
-KEY = "tgp-emulated-together-scenario-key-27b9"
-
-
-@dataclass
-class TogetherSocket:
-    """What the together SDK did against the scenario's emulator."""
-
-    upload: Path | None = None
-    file_ids: list[str] = field(default_factory=list[str])
-    job_id: str = ""
-    error: Exception | None = None
-
-
-class Context(StepContext, Protocol):
-    together_socket: TogetherSocket
-    socket_emulator: SocketEmulator
-
-
-def _call(context: Context, make: Any) -> Any:
-    """An SDK call by a client built as a program builds it (from the environment alone); a Together error is kept."""
-    s = context.together_socket
-    s.error = None
-
-    async def call() -> Any:
-        client = together.AsyncTogether(max_retries=0)
-        try:
-            return await make(client)
-        finally:
-            await client.close()
-
-    try:
-        return world(context).run(call())
-    except together.APIError as exc:
-        s.error = exc
-        return None
-
 
 def _job(context: Context) -> Any:
-    job = _call(context, lambda c: c.batches.retrieve(context.together_socket.job_id))
-    assert job is not None, context.together_socket.error
+    job = call(context, lambda c: c.batches.retrieve(context.sdk_socket.batch_id))
+    assert job is not None, context.sdk_socket.error
     return job
 
 
 def _write(context: Context, count: int, models: list[str]) -> None:
-    lines = "\n".join(
-        json.dumps(
-            {
-                "custom_id": f"r{index}",
-                "method": "POST",
-                "url": "/v1/chat/completions",
-                "body": {"model": models[index % len(models)], "messages": [{"role": "user", "content": f"Q{index}"}]},
-            }
-        )
-        for index in range(count)
-    )
     path = world(context).path(f"tides-{count}.jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(lines, encoding="utf-8")
-    context.together_socket.upload = path
+    path.write_text(batch_lines(count, models), encoding="utf-8")
+    context.sdk_socket.upload = path
 
 
 def _upload(context: Context) -> None:
-    s = context.together_socket
+    s = context.sdk_socket
     path = s.upload
     assert path is not None
-    uploaded = _call(context, lambda c: c.files.upload(path, purpose="batch-api", check=False))
+    uploaded = call(context, lambda c: c.files.upload(path, purpose="batch-api", check=False))
     assert uploaded is not None, s.error
     s.file_ids.append(uploaded.id)
 
 
 @given("an emulator on a socket whose Together jobs take {seconds:g} seconds, reached through TOGETHER_BASE_URL alone")
 def step_together_socket(context: Context, seconds: float) -> None:
-    context.together_socket = TogetherSocket()
-    context.socket_emulator = SocketEmulator("TOGETHER_BASE_URL", processing_seconds=seconds)
-    set_env(world(context), "TOGETHER_API_KEY", KEY)
-    context.socket_emulator.serve(world(context))
+    serve(context, TOGETHER_SDK, seconds)
 
 
 @when("the emulator's Together jobs take {seconds:g} seconds")
@@ -121,17 +66,17 @@ def step_together_upload_again(context: Context) -> None:
 
 
 def _create(context: Context, endpoint: str = "/v1/chat/completions") -> None:
-    s = context.together_socket
-    created = _call(context, lambda c: c.batches.create(input_file_id=s.file_ids[-1], endpoint=endpoint))
+    s = context.sdk_socket
+    created = call(context, lambda c: c.batches.create(input_file_id=s.file_id, endpoint=endpoint))
     if created is not None:
         assert created.job is not None, created
-        s.job_id = created.job.id
+        s.batch_id = created.job.id
 
 
 @when("the together SDK creates a job from it")
 def step_together_create(context: Context) -> None:
     _create(context)
-    assert context.together_socket.error is None, context.together_socket.error
+    assert context.sdk_socket.error is None, context.sdk_socket.error
 
 
 @when('the together SDK creates a job from it for "{endpoint}"')
@@ -139,33 +84,48 @@ def step_together_create_endpoint(context: Context, endpoint: str) -> None:
     _create(context, endpoint)
 
 
+_FORM = {"headers": {"Content-Type": "multipart/form-data"}}
+
+
+@when("the together SDK starts an upload with the fields {fields}")
+def step_together_start_upload(context: Context, fields: str) -> None:
+    given = json.loads(fields)
+    call(context, lambda c: c.post("/v1/files", cast_to=object, body=given, options=_FORM))
+
+
+@when('the together SDK puts bytes to the upload "{file_id}"')
+def step_together_put_unknown(context: Context, file_id: str) -> None:
+    call(context, lambda c: c.put(f"/together-uploads/{file_id}", cast_to=object, body={"tide": "high"}))
+
+
+@when('the together SDK asks to preprocess the file "{file_id}"')
+def step_together_preprocess_unknown(context: Context, file_id: str) -> None:
+    call(context, lambda c: c.post(f"/v1/files/{file_id}/preprocess", cast_to=object))
+
+
+@when("the together SDK creates a job from it with the body fields {fields}")
+def step_together_create_with(context: Context, fields: str) -> None:
+    body = {"input_file_id": context.sdk_socket.file_id, "endpoint": "/v1/chat/completions", **json.loads(fields)}
+    call(context, lambda c: c.post("/v1/batches", cast_to=object, body=body))
+
+
 @when('the together SDK retrieves the job "{job_id}"')
 def step_together_retrieve_unknown(context: Context, job_id: str) -> None:
-    _call(context, lambda c: c.batches.retrieve(job_id))
-
-
-@when('the together SDK asks "{model}" for a chat completion')
-def step_together_chat_unknown(context: Context, model: str) -> None:
-    _call(context, lambda c: c.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}]))
+    call(context, lambda c: c.batches.retrieve(job_id))
 
 
 @when("the together SDK cancels the job")
 def step_together_cancel(context: Context) -> None:
-    assert _call(context, lambda c: c.batches.cancel(context.together_socket.job_id)) is not None
-
-
-@when("the together SDK deletes the input file")
-def step_together_delete(context: Context) -> None:
-    assert _call(context, lambda c: c.files.delete(context.together_socket.file_ids[-1])) is not None
+    assert call(context, lambda c: c.batches.cancel(context.sdk_socket.batch_id)) is not None
 
 
 @then('the file is listed with the purpose "{purpose}" and its name')
 def step_together_listed(context: Context, purpose: str) -> None:
-    s = context.together_socket
+    s = context.sdk_socket
     assert s.upload is not None
-    listed = _call(context, lambda c: c.files.list())
+    listed = call(context, lambda c: c.files.list())
     [only] = listed.data
-    assert (only.id, only.purpose, only.filename) == (s.file_ids[-1], purpose, s.upload.name), only
+    assert (only.id, only.purpose, only.filename) == (s.file_id, purpose, s.upload.name), only
 
 
 @then('the Together job is "{status}" at {progress:g}% progress')
@@ -183,56 +143,28 @@ def step_together_failed(context: Context, status: str, says: str) -> None:
 
 @then('the Together job\'s output file holds an answer from "{model}" for each of its {count:d} requests')
 def step_together_output(context: Context, model: str, count: int) -> None:
-    job = _job(context)
-
-    async def read(c: together.AsyncTogether) -> bytes:
-        return await (await c.files.content(job.output_file_id)).read()
-
-    lines = [json.loads(line) for line in _call(context, read).splitlines()]
-    assert sorted(line["custom_id"] for line in lines) == [f"r{index}" for index in range(count)], lines
-    assert {line["response"]["body"]["model"] for line in lines} == {model}, lines
-    assert all(line["response"]["status_code"] == 200 for line in lines), lines
+    check_output(context, _job(context).output_file_id, model, count)
 
 
 @then("both uploads name the same file, stored once")
 def step_together_same_file(context: Context) -> None:
-    s = context.together_socket
+    s = context.sdk_socket
     first, second = s.file_ids[-2:]
     assert first == second, s.file_ids
-    listed = _call(context, lambda c: c.files.list())
+    listed = call(context, lambda c: c.files.list())
     assert [item.id for item in listed.data if item.purpose == "batch-api"] == [first], listed
 
 
 @then("the together SDK lists {count:d} job")
 @then("the together SDK lists {count:d} jobs")
 def step_together_lists(context: Context, count: int) -> None:
-    listed = _call(context, lambda c: c.batches.list())
+    listed = call(context, lambda c: c.batches.list())
     assert len(listed) == count, listed
-
-
-@then('the together SDK lists no file of purpose "{purpose}"')
-def step_together_no_files(context: Context, purpose: str) -> None:
-    listed = _call(context, lambda c: c.files.list())
-    assert purpose not in [item.purpose for item in listed.data], listed
 
 
 @then("the emulator's stats count {jobs:d} Together job created, with {ids:d} custom ids")
 def step_together_stats(context: Context, jobs: int, ids: int) -> None:
-    stats = httpx.get(f"{context.socket_emulator.url}/_emulator/stats", timeout=30).json()
-    assert stats["together_created_batches"] == jobs, stats
-    assert len(stats["together_created_custom_ids"]) == ids, stats
-
-
-@then('the together SDK raised a {error:w} with status {status:d}, its error body saying "{says}"')
-def step_together_raised(context: Context, error: str, status: int, says: str) -> None:
-    raised = context.together_socket.error
-    assert isinstance(raised, getattr(together, error)), raised
-    assert isinstance(raised, together.APIStatusError)
-    assert raised.status_code == status, raised.status_code
-    body = raised.body if isinstance(raised.body, dict) else {}
-    detail = body.get("error", body)
-    assert set(detail) >= {"message", "type"}, body
-    assert says in str(detail), body
+    check_stats(context, jobs, ids)
 
 
 @then("the OpenAI SDK at the same address lists no batch and no file")
@@ -240,7 +172,7 @@ def step_together_openai_apart(context: Context) -> None:
     url = context.socket_emulator.url
 
     async def listing() -> tuple[list[Any], list[Any]]:
-        async with openai.AsyncOpenAI(api_key=KEY, base_url=f"{url}/v1", max_retries=0) as client:
+        async with openai.AsyncOpenAI(api_key=TOGETHER_SDK.key, base_url=f"{url}/v1", max_retries=0) as client:
             return [batch async for batch in client.batches.list()], [item async for item in client.files.list()]
 
     assert world(context).run(listing()) == ([], [])

@@ -273,9 +273,11 @@ class BatchBackend(ABC):
         sent (a connection that could not be made)."""
         return isinstance(error, APIConnectionError | ServerError) and not isinstance(error, APIUnreachableError)
 
-    @abstractmethod
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        """The batches the provider lists as created after `created_after` (epoch seconds)."""
+        """The batches the provider lists as created after `created_after` (epoch seconds). Asked only of a backend
+        that cannot find a batch by its intent nor create one again under the same token (`finds_by_intent` and
+        `idempotent_create` False), which must implement it."""
+        raise NotImplementedError
 
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
         """The batch whose metadata names `intent_id`, when `finds_by_intent`."""
@@ -301,9 +303,10 @@ class BatchBackend(ABC):
         line means the request was lost."""
         return None
 
-    @abstractmethod
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of an ended batch's first result line: enough to say whose batch it is."""
+        """The custom id of an ended batch's first result line: enough to say whose batch it is. Asked only of a
+        backend that cannot find a batch by its intent (`finds_by_intent` False), which must implement it."""
+        raise NotImplementedError
 
     @abstractmethod
     async def cancel(self, batch_id: str) -> RemoteBatch:

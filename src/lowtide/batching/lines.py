@@ -11,15 +11,34 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
 
 import orjson
 
 from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.errors import APIConnectionError
 
-__all__ = ["decoded_line", "feed_lines", "read_line", "split_lines"]
+__all__ = [
+    "Download",
+    "FileReader",
+    "decoded_line",
+    "feed_lines",
+    "file_reader",
+    "read_files",
+    "read_line",
+    "split_lines",
+]
+
+log = logging.getLogger(__name__)
+
+Handle = Callable[[ResultLine | UnreadableLine], None]
+FileReader = Callable[[str, Handle], Awaitable[int]]
+"""A backend's reading of one results file: `(file_id, handle)` feeds its lines to `handle` (`feed_lines`), a
+download broken off fetched again (the backend's `retrying`), and returns how many were read."""
 
 
 async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[bytes, bool]]:
@@ -59,6 +78,50 @@ async def feed_lines(
             if first_only:
                 break
     return lines
+
+
+class _Streamed(Protocol):
+    def iter_bytes(self) -> AsyncIterator[bytes]: ...
+
+
+Download = Callable[[str], AbstractAsyncContextManager[_Streamed]]
+"""An SDK's streamed download of a file by id (`client.files.with_streaming_response.content` in the SDKs of
+OpenAI's shape: OpenAI's, Groq's, Together's)."""
+
+
+def file_reader(download: Download, retrying: Callable[[Callable[[], Awaitable[int]]], Awaitable[int]]) -> FileReader:
+    """The `FileReader` of a backend that downloads its results files with `download`, each download broken off
+    (a line cut short, a connection lost) fetched again from the start by `retrying` (the backend's)."""
+
+    async def read(file_id: str, handle: Handle) -> int:
+        async def attempt() -> int:
+            # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
+            async with download(file_id) as response:
+                return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}")
+
+        return await retrying(attempt)
+
+    return read
+
+
+async def read_files(
+    read: FileReader, files: Iterable[str | None], handle: Handle, *, finished: int, retries: int, batch: str
+) -> None:
+    """Feed the lines of a batch's results files (its output file, then its error file; a file it has not is None) to
+    `handle`. Files that end cleanly with fewer lines than the batch counts `finished` are read again from the start
+    (so `handle` sees lines twice: it joins them by custom id), `retries` times at most; after the last, what they
+    hold is taken (the API wrote no more: the rest were lost). `batch` names it in the log ("Groq batch b-1")."""
+    named = [file_id for file_id in files if file_id]
+    for attempt in range(retries + 1):
+        lines = 0
+        for file_id in named:
+            lines += await read(file_id, handle)
+        if lines >= finished:
+            return
+        if attempt == retries:
+            log.warning("%s counts %d finished requests; its files hold %d.", batch, finished, lines)
+            return
+        log.warning("The files of %s ended after %d of %d lines; reading them again.", batch, lines, finished)
 
 
 def read_line(line: bytes, *, whole: bool = True) -> ResultLine | UnreadableLine:

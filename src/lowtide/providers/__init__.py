@@ -29,7 +29,14 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import feed_lines, read_line, split_lines
+from lowtide.batching.lines import (
+    FileReader,
+    feed_lines,
+    file_reader,
+    read_files,
+    read_line,
+    split_lines,
+)
 from lowtide.batching.oneshot import run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.retrying import retrying
@@ -83,6 +90,7 @@ __all__ = [
     "CreateSteps",
     "CustomIdRule",
     "FilePart",
+    "FileReader",
     "ImagePart",
     "InputLimits",
     "JSONObject",
@@ -127,6 +135,7 @@ __all__ = [
     "credential_of",
     "estimate_input_tokens",
     "feed_lines",
+    "file_reader",
     "header_int",
     "header_number",
     "json_count",
@@ -137,6 +146,7 @@ __all__ = [
     "parse_response",
     "parsed_outcome",
     "pieces_of",
+    "read_files",
     "read_line",
     "response_of",
     "retrying",

@@ -3,8 +3,9 @@ chat answers) serving an OpenAI-compatible API whose models are its own (Groq's,
 
 OpenAI's backend checks every model against OpenAI's catalogue. Here a request naming a model of the API's own
 catalogue is handed to it under a stand-in OpenAI model, and every answer, batch and result line it gives back names
-the model asked for again; a model neither catalogue knows is refused as OpenAI's backend refuses it (a 404, or the
-request's errored line). Body keys OpenAI does not take (the API's own parameters) are checked here, then left out.
+the model asked for again; a chat completion naming any other model (one only OpenAI serves included) is refused
+with OpenAI's 404, and a batch line naming one goes to OpenAI's backend as it is (an errored line for a model neither
+catalogue knows). Body keys OpenAI does not take (the API's own parameters) are checked here, then left out.
 A batch's completion window may be longer than OpenAI's 24 hours (`CompatBatch`).
 """
 
@@ -23,6 +24,7 @@ from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.batches import OpenAIBatch
+from lowtide.emulator.openai.catalogue import model_not_found
 from lowtide.emulator.openai.chat_params import ChatCall
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value
 from lowtide.emulator.openai.files import StoredFile
@@ -99,6 +101,9 @@ class CompatBackend(OpenAIBackend):
         if self._known(model):
             params["model"] = STAND_IN
             return params, str(model)
+        if isinstance(model, str):
+            # Not one of the API's models, though OpenAI's catalogue may know the name: refused as an unknown one.
+            raise model_not_found(model)
         return params, None
 
     def create_chat_completion(self, body: object) -> tuple[JsonObject, ChatCall]:

@@ -1,5 +1,6 @@
-"""The models the emulated Together account may use: chat models of November 2026. (The together SDK v3 lists models
-per project, `/v2/projects/{id}/models`, which lowtide never asks: the emulator does not serve it.)"""
+"""The models the emulated Together account may use, as `GET /v1/models` lists them: chat models of November 2026.
+(The together SDK v3 lists a project's custom models, `/v2/projects/{id}/models`, which lowtide never asks: the
+emulator does not serve it.)"""
 
 from __future__ import annotations
 

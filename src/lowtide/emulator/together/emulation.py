@@ -68,6 +68,7 @@ class TogetherEmulation(OpenAIEmulation):
         "together.batches.list",
         "together.batches.retrieve",
         "together.batches.cancel",
+        "together.models.list",
         "together.chat.completions.create",
     )
     default_caller = False

@@ -1,8 +1,9 @@
 """Together's routes, as rows of (path, method, route name, handler) under route names starting `together.`: its
 files (the upload's three steps: `POST /v1/files`, the `PUT` of the bytes to the address it redirects to, `POST
-/v1/files/{id}/preprocess`), its batch jobs, and OpenAI's chat completions, file content and file delete
-handlers served again on Together's backend. `/v1/files`, `/v1/batches` and `/v1/chat/completions` are OpenAI's
-paths too: the core sends there the calls whose headers `TogetherEmulation` claims."""
+/v1/files/{id}/preprocess`), its batch jobs, its models (`GET /v1/models`, a bare list), and OpenAI's chat
+completions, file content and file delete handlers served again on Together's backend. `/v1/files`, `/v1/batches`,
+`/v1/models` and `/v1/chat/completions` are OpenAI's paths too: the core sends there the calls whose headers
+`TogetherEmulation` claims."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from lowtide.emulator.core.http import Answer, read_json
 from lowtide.emulator.openai.compat import prefixed_routes
 from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.together.backend import TogetherBackend
+from lowtide.emulator.together.catalogue import CATALOGUE
 
 __all__ = ["UPLOADS", "together_routes"]
 
@@ -38,6 +40,7 @@ def together_routes(shared: Shared, backend: TogetherBackend) -> list[RouteRow]:
         ("/v1/batches", "GET", "together.batches.list", api.list_batches),
         (batch, "GET", "together.batches.retrieve", api.retrieve_batch),
         (f"{batch}/cancel", "POST", "together.batches.cancel", api.cancel_batch),
+        ("/v1/models", "GET", "together.models.list", api.list_models),
     ]
     shared_rows = prefixed_routes(openai_routes(shared, backend), name="together", prefix="", served=_SERVED_AS_OPENAI)
     return [*own, *shared_rows]
@@ -71,6 +74,10 @@ class _TogetherApi:
     async def list_batches(self, request: Request) -> Answer:
         # Together answers a bare list (the SDK's `BatchListResponse`).
         return cast("Answer", self._together.jobs())
+
+    async def list_models(self, request: Request) -> Answer:
+        # Together answers a bare list of its models.
+        return cast("Answer", [model.render() for model in CATALOGUE])
 
     async def retrieve_batch(self, request: Request) -> Answer:
         return self._together.job(request.path_params["batch_id"])

@@ -16,7 +16,7 @@ from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode
 from lowtide.providers import BatchCodec, InputLimits, Outcome, run_batch
 from lowtide.providers.groq.batch_backend import GroqBatchBackend
 from lowtide.providers.groq.batch_codec import MAX_BATCH_BYTES, GroqBatchCodec
-from lowtide.providers.groq.checks import input_limits, preflight
+from lowtide.providers.groq.checks import check_model, input_limits, preflight
 from lowtide.providers.groq.client import build_client
 from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME, options_in
 
@@ -34,6 +34,7 @@ class GroqBatchProvider(Provider):
     def __init__(self, options: ProviderOptions) -> None:
         window = options_in(options.provider_options).completion_window
         client, owns_client = build_client(options)
+        self._client, self._owns_client = client, owns_client
         self.settings = options.batch
         self._clock = options.clock
         self.backend = GroqBatchBackend(
@@ -48,14 +49,10 @@ class GroqBatchProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         preflight(request, batch_bytes=self._batch_bytes())
+        await check_model(self._client, owned=self._owns_client, request=request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request, batch_bytes=self._batch_bytes())
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""

@@ -12,12 +12,12 @@ found exactly by the intent id it carries (`finds_by_intent`), never guessed at.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from groq import AsyncGroq
+from groq import BaseModel as GroqModel
 from openai.types import Batch
 
 from lowtide import APIError, NotFoundError, RateLimitError
@@ -31,8 +31,8 @@ from lowtide.providers import (
     ResultLine,
     UnreadableLine,
     credential_of,
-    feed_lines,
-    json_object,
+    file_reader,
+    read_files,
     retrying,
 )
 from lowtide.providers.groq.batch_codec import GroqBatchCodec
@@ -50,15 +50,10 @@ _ENDED = ("completed", "failed", "expired", "cancelled")
 T = TypeVar("T")
 
 
-def as_batch(raw: object) -> Batch:
+def as_batch(raw: GroqModel) -> Batch:
     """A Groq batch (from create, retrieve, list or cancel: each its own SDK class, one shape) as OpenAI's `Batch`,
     built without validation so that a status or field newer than the SDK is kept, not refused."""
-    to_dict = getattr(raw, "to_dict", None)
-    data: object = to_dict() if callable(to_dict) else raw
-    fields = json_object(data)
-    if not fields:
-        raise APIError(f"Groq answered a batch call with {type(raw).__name__}, not a batch.")
-    return Batch.construct(None, **fields)
+    return Batch.construct(None, **raw.to_dict())
 
 
 class GroqBatchBackend(BatchBackend):
@@ -84,6 +79,7 @@ class GroqBatchBackend(BatchBackend):
         self.completion_window = completion_window
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
+        self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -167,37 +163,15 @@ class GroqBatchBackend(BatchBackend):
         known = await self._ended(batch)
         counts = known.request_counts
         finished = counts.completed + counts.failed if counts is not None else 0
-        files = [file_id for file_id in (known.output_file_id, known.error_file_id) if file_id]
-        for attempt in range(self.settings.api_retries + 1):
-            lines = 0
-            for file_id in files:
-                lines += await self._retrying(functools.partial(self._read_file, file_id, handle))
-            if lines >= finished or attempt == self.settings.api_retries:
-                if lines < finished:
-                    log.warning("Groq batch %s counts %d finished requests; its files hold %d.", batch.id, finished,
-                                lines)  # fmt: skip
-                return
-            log.warning("The files of Groq batch %s ended after %d of %d lines; reading them again.", batch.id, lines,
-                        finished)  # fmt: skip
-
-    async def _read_file(
-        self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
-    ) -> int:
-        # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
-        async with self._client.files.with_streaming_response.content(file_id) as response:
-            return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}", first_only=first_only)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        firsts: list[ResultLine | UnreadableLine] = []
-        for file_id in (known.output_file_id, known.error_file_id):
-            if file_id and await self._retrying(
-                functools.partial(self._read_file, file_id, firsts.append, first_only=True)
-            ):
-                first = firsts[-1]
-                custom_id = first.custom_id if isinstance(first, UnreadableLine) else first.get("custom_id")
-                return custom_id if isinstance(custom_id, str) else None
-        return None
+        files = (known.output_file_id, known.error_file_id)
+        await read_files(
+            self._read_file,
+            files,
+            handle,
+            finished=finished,
+            retries=self.settings.api_retries,
+            batch=f"Groq batch {batch.id}",
+        )
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran

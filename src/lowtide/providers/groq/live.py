@@ -7,7 +7,7 @@ from typing import ClassVar
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
 from lowtide.providers.groq.chat import chat_response
-from lowtide.providers.groq.checks import input_limits, preflight
+from lowtide.providers.groq.checks import check_model, input_limits, preflight
 from lowtide.providers.groq.client import build_client
 from lowtide.providers.groq.errors import translate_errors
 from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME
@@ -29,6 +29,7 @@ class GroqProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         preflight(request)
+        await check_model(self._client, owned=self._owns_client, request=request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request)

@@ -9,7 +9,6 @@ a crash. The batch carries the intent id in `metadata`, so a create whose outcom
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,7 +28,7 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import feed_lines
+from lowtide.batching.lines import file_reader, read_files
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -110,6 +109,7 @@ class OpenAIBatchBackend(BatchBackend):
         self.settings = settings
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
+        self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -205,37 +205,15 @@ class OpenAIBatchBackend(BatchBackend):
         retry what it holds is taken (the API wrote no more: the rest were lost)."""
         known = await self._ended(batch)
         finished = known.request_counts.completed + known.request_counts.failed if known.request_counts else 0
-        files = [file_id for file_id in (known.output_file_id, known.error_file_id) if file_id]
-        for attempt in range(self.settings.api_retries + 1):
-            lines = 0
-            for file_id in files:
-                lines += await self._retrying(functools.partial(self._read_file, file_id, handle))
-            if lines >= finished or attempt == self.settings.api_retries:
-                if lines < finished:
-                    log.warning("Batch %s counts %d finished requests; its files hold %d.", batch.id, finished, lines)
-                return
-            log.warning("The files of batch %s ended after %d of %d lines; reading them again.", batch.id, lines,
-                        finished)  # fmt: skip
-
-    async def _read_file(
-        self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
-    ) -> int:
-        """Feed every line of a file (or only its first) to `handle`, and return how many were read."""
-        # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
-        async with self._client.files.with_streaming_response.content(file_id) as response:
-            return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}", first_only=first_only)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        firsts: list[ResultLine | UnreadableLine] = []
-        for file_id in (known.output_file_id, known.error_file_id):
-            if file_id and await self._retrying(
-                functools.partial(self._read_file, file_id, firsts.append, first_only=True)
-            ):
-                first = firsts[-1]
-                custom_id = first.custom_id if isinstance(first, UnreadableLine) else first.get("custom_id")
-                return custom_id if isinstance(custom_id, str) else None
-        return None
+        files = (known.output_file_id, known.error_file_id)
+        await read_files(
+            self._read_file,
+            files,
+            handle,
+            finished=finished,
+            retries=self.settings.api_retries,
+            batch=f"Batch {batch.id}",
+        )
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran

@@ -15,7 +15,7 @@ from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode
 from lowtide.providers import BatchCodec, InputLimits, Outcome, run_batch
 from lowtide.providers.together.batch_backend import TogetherBatchBackend
 from lowtide.providers.together.batch_codec import MAX_BATCH_BYTES, TogetherBatchCodec
-from lowtide.providers.together.checks import input_limits, preflight
+from lowtide.providers.together.checks import check_model, input_limits, preflight
 from lowtide.providers.together.client import build_client
 from lowtide.providers.together.options import options_in
 
@@ -32,6 +32,7 @@ class TogetherBatchProvider(Provider):
     def __init__(self, options: ProviderOptions) -> None:
         priority = options_in(options.provider_options).batch_priority
         client, owns_client = build_client(options)
+        self._client, self._owns_client = client, owns_client
         self.settings = options.batch
         self._clock = options.clock
         self.backend = TogetherBatchBackend(
@@ -46,14 +47,10 @@ class TogetherBatchProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         preflight(request, batch_bytes=self._batch_bytes())
+        await check_model(self._client, owned=self._owns_client, request=request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request, batch_bytes=self._batch_bytes())
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""

@@ -13,7 +13,6 @@ request count (the job reports none). Together answers an upload of bytes it alr
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import tempfile
@@ -38,7 +37,8 @@ from lowtide.providers import (
     ResultLine,
     UnreadableLine,
     credential_of,
-    feed_lines,
+    file_reader,
+    read_files,
     retrying,
 )
 from lowtide.providers.groq.chat import CHAT_URL
@@ -97,6 +97,7 @@ class TogetherBatchBackend(BatchBackend):
         self.priority = priority
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
+        self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
         # What a job's input file says of it (its intent and request count), by file id; and the file each intent of
         # this process uploaded (Together may answer an upload with a file it held already, named otherwise).
         self._files: dict[str, tuple[str, int]] = {}
@@ -167,11 +168,6 @@ class TogetherBatchBackend(BatchBackend):
         self._uploaded[intent_id] = file_id
         return file_id
 
-    async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        listed = await self._retrying(self._client.batches.list)
-        found = [await self._remote(job) for job in listed if (_epoch(job.created_at) or 0.0) >= created_after]
-        return sorted(found, key=lambda batch: batch.created_at, reverse=True)
-
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
         """The job made from the intent's input file: the file found by its name (or as this process uploaded it),
         the job by its input file."""
@@ -198,37 +194,15 @@ class TogetherBatchBackend(BatchBackend):
         read again, and after the last retry taken as they are."""
         known = await self._ended(batch)
         finished = batch.counts.total if known.status == "COMPLETED" else 0
-        files = [file_id for file_id in (known.output_file_id, known.error_file_id) if file_id]
-        for attempt in range(self.settings.api_retries + 1):
-            lines = 0
-            for file_id in files:
-                lines += await self._retrying(functools.partial(self._read_file, file_id, handle))
-            if lines >= finished or attempt == self.settings.api_retries:
-                if lines < finished:
-                    log.warning("Together batch %s holds %d requests; its files hold %d lines.", batch.id, finished,
-                                lines)  # fmt: skip
-                return
-            log.warning("The files of Together batch %s ended after %d of %d lines; reading them again.", batch.id,
-                        lines, finished)  # fmt: skip
-
-    async def _read_file(
-        self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None], *, first_only: bool = False
-    ) -> int:
-        # Split and decoded from the bytes as they come (orjson), never as text: thousands of lines a batch.
-        async with self._client.files.with_streaming_response.content(file_id) as response:
-            return await feed_lines(response.iter_bytes(), handle, source=f"file {file_id}", first_only=first_only)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        known = await self._ended(batch)
-        firsts: list[ResultLine | UnreadableLine] = []
-        for file_id in (known.output_file_id, known.error_file_id):
-            if file_id and await self._retrying(
-                functools.partial(self._read_file, file_id, firsts.append, first_only=True)
-            ):
-                first = firsts[-1]
-                custom_id = first.custom_id if isinstance(first, UnreadableLine) else first.get("custom_id")
-                return custom_id if isinstance(custom_id, str) else None
-        return None
+        files = (known.output_file_id, known.error_file_id)
+        await read_files(
+            self._read_file,
+            files,
+            handle,
+            finished=finished,
+            retries=self.settings.api_retries,
+            batch=f"Together batch {batch.id}",
+        )
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled job leaves the requests it never ran out of its files; an expired one those it never reached;

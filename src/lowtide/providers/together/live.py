@@ -8,7 +8,7 @@ from typing import ClassVar
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
 from lowtide.providers.groq.chat import chat_response
-from lowtide.providers.together.checks import input_limits, preflight
+from lowtide.providers.together.checks import check_model, input_limits, preflight
 from lowtide.providers.together.client import build_client
 from lowtide.providers.together.errors import translate_errors
 from lowtide.providers.together.requests import TOGETHER, encode_request
@@ -28,6 +28,7 @@ class TogetherProvider(Provider):
 
     async def preflight(self, request: ActorRequest) -> None:
         preflight(request)
+        await check_model(self._client, owned=self._owns_client, request=request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request)

@@ -28,6 +28,9 @@ class TogetherOptions(BaseModel):
     """How much a reasoning model thinks (the API's default when not given)."""
     batch_priority: int | None = None
     """Batch mode: the batch's `priority`, as Together's `batches.create` takes it. Ignored in live mode."""
+    unlisted_model: bool = False
+    """Send the model unchecked though `GET /v1/models` does not list it (a fine-tune's, a dedicated endpoint's): the
+    API has the last word. Never sent."""
 
 
 _PREFIX = f"provider_options.{PROVIDER_NAME}"
