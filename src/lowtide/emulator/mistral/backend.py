@@ -227,9 +227,10 @@ class MistralBackend:
         try:
             call = read_chat(body, self._shared.settings.extra_models, model=job.model, in_batch=True)
             outcome = faults.outcome_for(custom_id) or outcome_of(call)
-            if outcome is not None and outcome.kind != "errored":
-                word = "cancelled" if outcome.kind == "canceled" else "timeout"
-                return Row(error={"message": f"The request was {word}.", "code": word})
+            if outcome is not None and outcome.kind == "canceled":
+                return Row(error={"message": "The request was cancelled.", "code": "cancelled"})
+            if outcome is not None and outcome.kind == "expired":
+                return Row(error={"message": "The request timed out.", "code": "timeout"})
             if outcome is not None:
                 raise MistralError(ERROR_STATUS[outcome.error_type], outcome.error_message)
             digest = hashlib.blake2b(f"{job.id}\x1f{index}".encode(), digest_size=12).hexdigest()
