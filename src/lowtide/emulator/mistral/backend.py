@@ -265,15 +265,18 @@ class MistralBackend:
         return names[0], names[1]
 
     def _lines(self, job: MistralJob, chosen: list[int]) -> Iterator[bytes]:
-        """The lines of an output or error file, in an order unrelated to the requests' (readers join on
-        `custom_id`)."""
+        """The lines of an output or error file, in an order unrelated to the requests' and never theirs when there
+        are two or more (readers join on `custom_id`; a scenario checking that must not pass by chance)."""
         rows = self.rows(job)
         faults = self._shared.faults
 
         def order(index: int) -> bytes:
             return hashlib.blake2b(f"{job.id}\x1f{job.requests[index][0]}".encode(), digest_size=8).digest()
 
-        for index in sorted(chosen, key=order):
+        shuffled = sorted(chosen, key=order)
+        if shuffled == sorted(chosen):
+            shuffled.reverse()
+        for index in shuffled:
             custom_id = job.requests[index][0]
             row = rows[index]
             line: JsonObject = {"id": f"batch-{job.id[:8]}-{index}", "custom_id": custom_id}
