@@ -122,6 +122,36 @@ Feature: An actor answered by Mistral's Batch API, durably
     And the Mistral API holds 0 batch jobs
     And the Mistral account holds no input file any more
 
+  Scenario: A create the API refuses (400) with its requests inline fails its calls at once; nothing is left behind
+    Given the Mistral API will fail the next "mistral.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Mistral API holds 0 batch jobs
+    And the Mistral account holds 0 input files
+
+  Scenario: With batch.keep_uploads, the uploaded input file is kept once the answers are stored
+    Given a Mistral actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, reconcile_grace: 60, keep_uploads: true}
+      """
+    And the actor sends a Mistral batch as an uploaded file above 10 bytes
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Mistral account holds 1 input file
+
+  Scenario: With batch.keep_uploads, the file of a create the API refuses (400) is kept too
+    Given a Mistral actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, reconcile_grace: 60, keep_uploads: true}
+      """
+    And the actor sends a Mistral batch as an uploaded file above 10 bytes
+    And the Mistral API will fail the next "mistral.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And the Mistral account holds 1 input file
+
   Scenario: An intent taken over after a crash between upload and create is created from the file it uploaded
     Given the actor sends a Mistral batch as an uploaded file above 10 bytes
     And the ledger holds a Mistral intent for the key "high" asking "When is high tide?", its input file uploaded by a program that died before creating the job
@@ -281,3 +311,15 @@ Feature: An actor answered by Mistral's Batch API, durably
       """
     Then a BudgetExceededError is raised
     And the Mistral API holds 0 batch jobs
+
+  Scenario: The provider's direct batch of one request answers it, or raises the error its request ended with
+    When the Mistral batch provider answers "When is high tide?" alone
+    Then the answer is the emulated reply to "When is high tide?"
+    When the Mistral batch provider answers "[[emulator:errored:invalid_request_error]] Which tide?" alone
+    Then a BatchRequestErrored is raised
+    And the ledger holds no request
+
+  Scenario: A response model is asked of a batch job as JSON of its schema, and each answer is parsed into it
+    When the Mistral actor is asked "Plan a voyage" for a Voyage
+    Then the Mistral answer is parsed into a Voyage
+    And every Mistral batch job ended "SUCCESS"

@@ -206,3 +206,102 @@ Feature: An actor answered by Mistral's chat completions, live
     And the API received these calls:
       | call                     | count |
       | mistral.chat.completions | 1     |
+
+  Scenario Outline: A call Mistral could not take is refused before anything is sent: <what>
+    Given a Mistral actor "careful" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked with:
+      """
+      <call>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<mention>"
+    And nothing was sent to Mistral
+
+    Examples:
+      | what                                | call                                                                                                                  | field                 | mention                                      |
+      | a server tool | {prompt: Hello, tools: [{name: web_search, type: web_search_20250305}]} | tools[0].type | Mistral takes only function tools |
+      | a tool declared twice | {prompt: Hello, tools: [{name: record_tide}, {name: record_tide}]} | tools[1].name | 'record_tide' is declared twice |
+      | a forced tool with no name | {prompt: Hello, tools: [{name: record_tide}], tool_choice: {type: tool}} | tool_choice.name | must name the tool |
+      | a forced tool it was not given | {prompt: Hello, tools: [{name: record_tide}], tool_choice: {type: tool, name: sound_depth}} | tool_choice.name | 'sound_depth' is not among the request's tools |
+      | a tool choice Mistral has no word for | {prompt: Hello, tools: [{name: record_tide}], tool_choice: {type: sometimes}} | tool_choice.type | is not one of auto, any, tool, none |
+      | an empty stop sequence | {prompt: Hello, stop_sequences: [' ']} | stop_sequences.0 | the stop sequence is empty |
+      | a stop sequence given twice | {prompt: Hello, stop_sequences: [ebb, ebb]} | stop_sequences.1 | 'ebb' is given twice |
+      | streaming asked in extra_params | {prompt: Hello, extra_params: {stream: true}} | extra_params.stream | lowtide reads whole answers |
+      | extra_params repeating max_tokens | {prompt: Hello, extra_params: {max_tokens: 5}} | extra_params | already set: max_tokens |
+      | a parameter the SDK cannot send | {prompt: Hello, extra_params: {seed: 3}} | extra_params | the mistralai SDK cannot send seed |
+      | an image by file id | {messages: [{role: user, content: [{type: image, source: {type: file, file_id: file_1}}]}]} | messages[0].content[0].source | not by file id |
+      | a PDF sent inline | {messages: [{role: user, content: [{type: document, source: {type: base64, media_type: application/pdf, data: JVBERi0=}}]}]} | messages[0].content[0].source | document_url |
+      | an image in a tool result | {messages: [{role: user, content: [{type: tool_result, tool_use_id: abcdefghi, content: [{type: image, source: {type: url, url: 'https://example.com/a.png'}}]}]}]} | messages[0].content[0].content | only text in a tool result |
+
+  Scenario: Images and documents by URL go as Mistral's chunks; an earlier plain answer goes back as the assistant's text; a tool choice in Mistral's words
+    Given a Mistral actor "viewer" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "What does this chart say?"}
+            - {type: image, source: {type: url, url: "https://example.com/tides.png"}}
+            - {type: document, source: {type: url, url: "https://example.com/tides.pdf"}}
+        - role: assistant
+          content: [{type: text, text: "High tide at noon."}]
+        - role: user
+          content: [{type: text, text: "And low tide?"}]
+      tools: [{name: record_tide, input_schema: {type: object}}]
+      tool_choice: {type: auto, disable_parallel_tool_use: true}
+      """
+    Then the response has these fields:
+      | field    | value   |
+      | provider | mistral |
+    And Mistral was sent, in its chat body:
+      | path                               | value                                                            |
+      | messages.0.content.1               | {"type": "image_url", "image_url": {"url": "https://example.com/tides.png"}} |
+      | messages.0.content.2               | {"type": "document_url", "document_url": "https://example.com/tides.pdf"}    |
+      | messages.1.role                    | "assistant"                                                      |
+      | messages.1.content                 | "High tide at noon."                                             |
+      | messages.2.content                 | [{"type": "text", "text": "And low tide?"}]                      |
+      | tool_choice                        | "auto"                                                           |
+      | parallel_tool_calls                | false                                                            |
+
+  Scenario Outline: A client the mistralai SDK cannot use (<which>) is refused before anything is sent
+    When a Mistral actor "misfit" is given a <which> of another kind, and asked "Hello"
+    Then a ConfigurationError is raised
+    And the error names the field "<which>"
+    And the error message contains "<mention>"
+    And nothing was sent to Mistral
+
+    Examples:
+      | which       | mention                                         |
+      | client      | client must be a mistralai.client.Mistral       |
+      | http_client | http_client must be an httpx2.AsyncClient       |
+
+  Scenario: A long answer forced to call a function is streamed, and the call arrives whole
+    Given a Mistral actor "recorder" with:
+      """
+      max_tokens: 8000
+      tool_choice: {type: tool, name: record_tide}
+      """
+    When the actor is asked "Record today's high tide" with:
+      """
+      tools:
+        - name: record_tide
+          input_schema:
+            type: object
+            properties: {port: {type: string}, height_m: {type: number}}
+            required: [port, height_m]
+      """
+    Then the Mistral actor called "record_tide" with a string "port" and a number "height_m"
+    And Mistral was sent, in its chat body:
+      | path   | value |
+      | stream | true  |
+
+  Scenario: The Mistral providers' package names its classes, and says plainly which names it has not
+    Then lowtide.providers.mistral gives MistralProvider, MistralBatchProvider and MistralOptions
+    And lowtide.providers.mistral has no MistralClient

@@ -10,6 +10,8 @@ from decimal import Decimal
 from typing import Any
 
 import httpx2
+from _mistral_support import Recording, canned, unreachable
+from _mistral_support import sent as _sent
 from _support import API_KEY, World, names, remember_env, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
@@ -227,8 +229,9 @@ def step_mistral_metadata(context: Context, hours: int) -> None:
 @then("the Mistral API holds {count:d} batch job")
 @then("the Mistral API holds {count:d} batch jobs")
 def step_mistral_jobs(context: Context, count: int) -> None:
-    jobs = _emulation(world(context)).jobs
-    assert len(jobs) == count, list(jobs)
+    emulation = _emulation(world(context))
+    assert len(emulation.jobs) == count, list(emulation.jobs)
+    assert emulation.created_batches == count, emulation.created_batches
 
 
 @then("the Mistral account holds no input file any more")
@@ -292,7 +295,8 @@ def step_mistral_out_of_order(context: Context) -> None:
     ids = [json.loads(line)["custom_id"] for line in w.run(read()).splitlines() if line.strip()]
     asked = [w.custom_id(key) for key in w.asked]
     assert sorted(ids) == sorted(asked), (ids, asked)
-    assert ids != asked, ids
+    in_job = [custom_id for custom_id, _ in job.requests]
+    assert ids != in_job, ids
 
 
 @then("the Mistral job statuses read as these phases:")
@@ -335,31 +339,12 @@ class Voyage(BaseModel):
     days: int
 
 
-class _Recording(httpx2.AsyncBaseTransport):
-    """The emulator's transport, keeping the JSON body of every chat completions call, streamed or not."""
-
-    def __init__(self, inner: httpx2.AsyncBaseTransport, sent: list[Any]) -> None:
-        self._inner = inner
-        self._sent = sent
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if request.url.path.endswith("/v1/chat/completions"):
-            self._sent.append(json.loads(await request.aread()))
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def _sent(w: World) -> list[Any]:
-    return w.witnessed.setdefault("mistral chat", [])
-
-
 @given("an emulated Mistral API whose chat calls are kept")
 def step_mistral_recording(context: Context) -> None:
     w = world(context)
     w.emulator = Emulator(clock=w.clock)
-    http = httpx2.AsyncClient(transport=_Recording(w.transport(), _sent(w)), base_url=w.emu.base_url)
+    transport = Recording(w.transport(), _sent(w), canned(w), unreachable(w))
+    http = httpx2.AsyncClient(transport=transport, base_url=w.emu.base_url)
     w.cleanups.append(http.aclose)
     w.client = Mistral(api_key=API_KEY, server_url=w.emu.base_url, async_client=http)
 
@@ -496,3 +481,63 @@ def step_mistral_limits(context: Context, requests: int, megabytes: int) -> None
     limits = _backend(world(context)).codec.limits
     assert limits.max_requests == requests, limits
     assert limits.max_bytes == megabytes * 1024 * 1024, limits
+
+
+@when('a Mistral actor "{name}" is given a {which} of another kind, and asked "{prompt}"')
+def step_mistral_wrong_client(context: Context, name: str, which: str, prompt: str) -> None:
+    """An actor handed a client the mistralai SDK cannot use: an OpenAI-style httpx2 client as `client`, or a
+    synchronous httpx2 client as `http_client`."""
+    w = world(context)
+    settings = {"name": name, "provider": "mistral", "model": MODEL, "max_tokens": 64, "base_url": w.emu.base_url}
+    if which == "client":
+        other = httpx2.AsyncClient()
+        w.cleanups.append(other.aclose)
+        kwargs: dict[str, Any] = {"client": other}
+    else:
+        assert which == "http_client", which
+        blocking = httpx2.Client()
+        w.cleanups.append(blocking.close)
+        kwargs = {"client": None, "api_key": API_KEY, "http_client": blocking}
+
+    async def ask() -> ActorResponse[Any]:
+        return await w.add_actor(settings, **kwargs).run(prompt)
+
+    w.response = w.attempt_async(ask)
+
+
+@when('the Mistral batch provider answers "{prompt}" alone')
+def step_mistral_direct_one(context: Context, prompt: str) -> None:
+    w = world(context)
+    request = w.current_actor().request(prompt)
+    w.response = w.attempt_async(lambda: _provider(w).complete(request))
+
+
+@then("the Mistral account holds {count:d} input file")
+@then("the Mistral account holds {count:d} input files")
+def step_mistral_inputs(context: Context, count: int) -> None:
+    files = [stored.id for stored in _emulation(world(context)).files.uploaded()]
+    assert len(files) == count, files
+
+
+@then("lowtide.providers.mistral gives MistralProvider, MistralBatchProvider and MistralOptions")
+def step_mistral_package(context: Context) -> None:
+    import lowtide.providers.mistral as package
+    from lowtide.providers.mistral.batch import MistralBatchProvider as Batch
+    from lowtide.providers.mistral.live import MistralProvider as Live
+    from lowtide.providers.mistral.options import MistralOptions as Options
+
+    given = (package.MistralProvider, package.MistralBatchProvider, package.MistralOptions)
+    assert given == (Live, Batch, Options), given
+
+
+@then("lowtide.providers.mistral has no {name}")
+def step_mistral_package_lacks(context: Context, name: str) -> None:
+    import lowtide.providers.mistral as package
+
+    said = ""
+    try:
+        getattr(package, name)
+    except AttributeError as error:
+        said = str(error)
+    assert said == f"module 'lowtide.providers.mistral' has no attribute {name!r}", said
+    assert not hasattr(package, name)

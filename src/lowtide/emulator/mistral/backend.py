@@ -227,9 +227,10 @@ class MistralBackend:
         try:
             call = read_chat(body, self._shared.settings.extra_models, model=job.model, in_batch=True)
             outcome = faults.outcome_for(custom_id) or outcome_of(call)
-            if outcome is not None and outcome.kind != "errored":
-                word = "cancelled" if outcome.kind == "canceled" else "timeout"
-                return Row(error={"message": f"The request was {word}.", "code": word})
+            if outcome is not None and outcome.kind == "canceled":
+                return Row(error={"message": "The request was cancelled.", "code": "cancelled"})
+            if outcome is not None and outcome.kind == "expired":
+                return Row(error={"message": "The request timed out.", "code": "timeout"})
             if outcome is not None:
                 raise MistralError(ERROR_STATUS[outcome.error_type], outcome.error_message)
             digest = hashlib.blake2b(f"{job.id}\x1f{index}".encode(), digest_size=12).hexdigest()
@@ -264,15 +265,18 @@ class MistralBackend:
         return names[0], names[1]
 
     def _lines(self, job: MistralJob, chosen: list[int]) -> Iterator[bytes]:
-        """The lines of an output or error file, in an order unrelated to the requests' (readers join on
-        `custom_id`)."""
+        """The lines of an output or error file, in an order unrelated to the requests' and never theirs when there
+        are two or more (readers join on `custom_id`; a scenario checking that must not pass by chance)."""
         rows = self.rows(job)
         faults = self._shared.faults
 
         def order(index: int) -> bytes:
             return hashlib.blake2b(f"{job.id}\x1f{job.requests[index][0]}".encode(), digest_size=8).digest()
 
-        for index in sorted(chosen, key=order):
+        shuffled = sorted(chosen, key=order)
+        if shuffled == sorted(chosen):
+            shuffled.reverse()
+        for index in shuffled:
             custom_id = job.requests[index][0]
             row = rows[index]
             line: JsonObject = {"id": f"batch-{job.id[:8]}-{index}", "custom_id": custom_id}

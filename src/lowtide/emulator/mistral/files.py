@@ -89,6 +89,3 @@ class MistralFileStore:
     def clear(self) -> None:
         self._files.clear()
         self.deleted.clear()
-
-    def __len__(self) -> int:
-        return len(self._files)

@@ -88,11 +88,10 @@ class MistralJob:
         return "QUEUED" if now < self.started_at else "RUNNING"
 
     def processed_count(self, now: float) -> int:
-        """How many requests, taken in order, have finished by `now` (never past a cancel or the timeout)."""
+        """How many requests, taken in order, have finished by `now` (never past a cancel or the timeout). Asked only
+        of a job that started: one that failed before it ran never renders rows nor files."""
         total = len(self.requests)
         cutoff = min(now, self.cancel_at if self.cancel_at is not None else math.inf, self.deadline)
-        if self.errors:
-            return 0
         if self.processing_seconds <= 0:
             return total if cutoff >= self.created_at else 0
         window = self.processed_at - self.started_at
@@ -100,10 +99,9 @@ class MistralJob:
 
     def cancel(self, now: float, cancel_seconds: float) -> None:
         status = self.status(now)
-        if status in ("QUEUED", "RUNNING"):
-            if self.cancel_at is None:
-                self.cancel_at = now
-                self.cancel_seconds = cancel_seconds
+        if status in ("QUEUED", "RUNNING"):  # a job asked to cancel is CANCELLATION_REQUESTED until it ends
+            self.cancel_at = now
+            self.cancel_seconds = cancel_seconds
             return
         if status != "CANCELLATION_REQUESTED":
             raise MistralError(400, f"Job {self.id} has ended ({status}) and cannot be cancelled.")

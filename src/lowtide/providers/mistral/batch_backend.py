@@ -243,20 +243,14 @@ class MistralBatchBackend(BatchBackend):
 
     async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
         """The job whose metadata names the intent, listed with the metadata as the list's filter; when the API
-        refuses that filter (a 4xx), every job created since is listed and read instead."""
+        refuses that filter (a 4xx), every job created since is listed and read instead. Either way each job's own
+        metadata is checked, should the API ignore the filter."""
         try:
-            return await self._named(self._jobs(created_after=created_after, intent_id=intent_id), intent_id)
+            listed = [remote_batch(job) async for job in self._jobs(created_after=created_after, intent_id=intent_id)]
         except InvalidRequestError as exc:
             log.warning("Mistral refused the job list's metadata filter (%s); listing every job since instead.", exc)
-        return await self._named(self._jobs(created_after=created_after), intent_id)
-
-    @staticmethod
-    async def _named(jobs: AsyncIterator[models.BatchJob], intent_id: str) -> RemoteBatch | None:
-        async for job in jobs:
-            batch = remote_batch(job)
-            if batch.intent_id == intent_id:
-                return batch
-        return None
+            listed = await self.recent(created_after=created_after)
+        return next((batch for batch in listed if batch.intent_id == intent_id), None)
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
@@ -275,15 +269,17 @@ class MistralBatchBackend(BatchBackend):
                 handle(cast("ResultLine", output))
             return
         finished = job.succeeded_requests + job.failed_requests
-        for attempt in range(self.settings.api_retries + 1):
+        attempt = 0
+        while True:
             lines = 0
             for file_id in files:
                 lines += await self._retrying(lambda file_id=file_id: self._read_file(file_id, handle))
-            if lines >= finished or attempt == self.settings.api_retries:
-                if lines < finished:
-                    log.warning("Mistral job %s counts %d finished requests; its files hold %d.", job.id, finished,
-                                lines)  # fmt: skip
+            if lines >= finished:
                 return
+            if attempt == self.settings.api_retries:
+                log.warning("Mistral job %s counts %d finished requests; its files hold %d.", job.id, finished, lines)
+                return
+            attempt += 1
             log.warning("The files of Mistral job %s ended after %d of %d lines; reading them again.", job.id, lines,
                         finished)  # fmt: skip
 

@@ -5,7 +5,7 @@ checked (`checks.py`)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lowtide import (
     ActorRequest,
@@ -50,23 +50,18 @@ class MistralProvider(Provider):
         return self._scope
 
     async def preflight(self, request: ActorRequest) -> None:
+        """What the SDK cannot send is refused first, then the checks of `checks.py` (the model looked up)."""
+        self._sdk_arguments(encode_request(request))
         await self._checks.preflight(request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return await self._checks.input_limits(request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        body = encode_request(request)
-        chat = self._client.chat
-        named, extra = split_for_sdk(body, chat.complete_async)
-        if extra:
-            raise ConfigurationError(
-                f"extra_params: the mistralai SDK cannot send {', '.join(sorted(extra))} in a live call.",
-                field="extra_params",
-            )
+        named = self._sdk_arguments(encode_request(request))
         with translate_errors():
             if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
-                answer = await chat.complete_async(**named)
+                answer = await self._client.chat.complete_async(**named)
                 raw = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
             else:
                 raw = await self._streamed(named)
@@ -78,6 +73,16 @@ class MistralProvider(Provider):
         response = response_of(held)
         model = request.response_model
         return response if model is None else parse_response(response, model)
+
+    def _sdk_arguments(self, body: dict[str, object]) -> dict[str, Any]:
+        """The body as the SDK's `chat.complete_async` arguments; a field it has no argument for is refused."""
+        named, extra = split_for_sdk(body, self._client.chat.complete_async)
+        if extra:
+            raise ConfigurationError(
+                f"extra_params: the mistralai SDK cannot send {', '.join(sorted(extra))} in a live call.",
+                field="extra_params",
+            )
+        return named
 
     async def _streamed(self, named: dict[str, object]) -> dict[str, object]:
         chunks: list[JSONObject] = []

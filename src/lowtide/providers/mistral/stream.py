@@ -12,11 +12,11 @@ __all__ = ["finished", "merged"]
 
 
 def merged(chunks: Sequence[Mapping[str, object]]) -> dict[str, object]:
-    """The completion the chunks make: the first choice's text (or content chunks) in order, its tool calls joined by
-    index (arguments concatenated), the last finish reason and usage given, the first id and model."""
+    """The completion the chunks make: the first choice's content in order (text pieces joined; content chunks, such
+    as a reasoning model's thinking, kept where they came), its tool calls joined by index (arguments
+    concatenated), the last finish reason and usage given, the first id and model."""
     body: dict[str, object] = {"object": "chat.completion"}
-    texts: list[str] = []
-    parts: list[Mapping[str, object]] = []
+    parts: list[dict[str, object]] = []
     calls: dict[int, dict[str, object]] = {}
     finish: object = None
     for chunk in chunks:
@@ -32,17 +32,16 @@ def merged(chunks: Sequence[Mapping[str, object]]) -> dict[str, object]:
             delta = json_object(choice.get("delta"))
             content = delta.get("content")
             if isinstance(content, str):
-                texts.append(content)
+                _join_text(parts, content)
             else:
-                parts.extend(json_objects(content))
+                parts.extend(dict(part) for part in json_objects(content))
             for call in json_objects(delta.get("tool_calls")):
                 _join_call(calls, call)
     message: dict[str, object] = {"role": "assistant"}
-    if parts:
-        head: list[Mapping[str, object]] = [{"type": "text", "text": "".join(texts)}] if texts else []
-        message["content"] = head + parts
+    if all(part.get("type") == "text" for part in parts):
+        message["content"] = "".join(str(part.get("text", "")) for part in parts)
     else:
-        message["content"] = "".join(texts)
+        message["content"] = parts
     if calls:
         message["tool_calls"] = [calls[index] for index in sorted(calls)]
     body["choices"] = [{"index": 0, "message": message, "finish_reason": finish}]
@@ -55,7 +54,17 @@ def finished(body: dict[str, object]) -> bool:
     return bool(choices) and choices[0].get("finish_reason") is not None
 
 
+def _join_text(parts: list[dict[str, object]], text: str) -> None:
+    """A piece of text, joined to the text part before it (pieces of one text come in many chunks)."""
+    if parts and parts[-1].get("type") == "text":
+        parts[-1]["text"] = str(parts[-1].get("text", "")) + text
+    else:
+        parts.append({"type": "text", "text": text})
+
+
 def _join_call(calls: dict[int, dict[str, object]], call: Mapping[str, object]) -> None:
+    """A tool call's piece: a new index starts a call (its id, name and arguments so far), a known one adds to its
+    arguments (the SDK gives every piece an id and a name, which only the first one's count)."""
     index = call.get("index")
     at = index if isinstance(index, int) else len(calls)
     function = json_object(call.get("function"))
@@ -68,17 +77,13 @@ def _join_call(calls: dict[int, dict[str, object]], call: Mapping[str, object]) 
         }
         return
     held = json_object(known.get("function"))
+    held_arguments = held.get("arguments")
     known["function"] = {
         "name": held.get("name") or function.get("name"),
-        "arguments": str(held.get("arguments") or "") + _arguments(function.get("arguments")),
+        "arguments": f"{held_arguments}{_arguments(function.get('arguments'))}",
     }
-    if known.get("id") is None:
-        known["id"] = call.get("id")
 
 
 def _arguments(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    return json.dumps(value)
+    """Arguments as text: the SDK reads them as text, or as an object when a piece is one whole."""
+    return value if isinstance(value, str) else json.dumps(value)
