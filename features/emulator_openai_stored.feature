@@ -24,11 +24,16 @@ Feature: The OpenAI emulator keeps what the API keeps: stored chat completions a
       And the socket OpenAI emulator lists the stored completions "high, low" one page at a time
       And the socket OpenAI emulator stored completion "high" names the model "gpt-4o-mini-2024-07-18" and the metadata {"topic": "tides"}
       And the socket OpenAI emulator stored completion "high" has the messages "user: Hello"
+      When the socket OpenAI emulator is asked for chat completions:
+        | name     | content                       | store | metadata |
+        | briefed  | parts:Where is +the harbour? | true  | {}       |
+      Then the socket OpenAI emulator stored completion "briefed" shows its user message as the parts "Where is +the harbour?"
+      And the socket OpenAI emulator stored completion "briefed" has the messages "system: Be brief., user: Where is the harbour?"
       When the socket OpenAI emulator stored completion "high" gets the metadata {"topic": "storms"}
       Then the socket OpenAI emulator stored completion "high" names the model "gpt-4o-mini-2024-07-18" and the metadata {"topic": "storms"}
       When the socket OpenAI emulator stored completion "high" is deleted
       Then the socket OpenAI emulator said "chat.completion.deleted" for "high"
-      And the socket OpenAI emulator lists the stored completions "low"
+      And the socket OpenAI emulator lists the stored completions "low, briefed"
 
     Scenario Outline: The stored completion routes refuse what the API refuses
       Given the socket OpenAI emulator runs on a manual clock
@@ -50,6 +55,8 @@ Feature: The OpenAI emulator keeps what the API keeps: stored chat completions a
         | list {"limit": 0}                        | 400    | Invalid 'limit': expected a value between 1 and 100  |
         | list {"order": "newest"}                 | 400    | Invalid value: 'newest'                              |
         | list {"after": "chatcmpl-none"}          | 404    | Chat completion with id 'chatcmpl-none' not found.   |
+        | messages kept {"after": "kept-9"}        | 404    | Message with id 'kept-9' not found.                  |
+        | messages kept {"order": "up"}            | 400    | Invalid value: 'up'                                  |
 
   Rule: A response is stored unless store is false: read, streamed again, continued, compacted and deleted
 
@@ -115,6 +122,8 @@ Feature: The OpenAI emulator keeps what the API keeps: stored chat completions a
         | input_items resp_none                                 | 404    | Response with id 'resp_none' not found.                 |
         | input_items first {"limit": 101}                      | 400    | Invalid 'limit': expected a value between 1 and 100     |
         | input_items first {"after": "msg_none"}               | 404    | Item with id 'msg_none' not found.                      |
+        | get_response first {"stream": "maybe"}                | 400    | Invalid value: 'maybe'                                  |
+        | get_response first {"stream": "true", "starting_after": "x"} | 400 | Invalid value: 'x'                                |
         | compact {"model": "gpt-nothing", "input": "Hi"}       | 404    | The model `gpt-nothing` does not exist                  |
         | compact {"input": "Hi"}                               | 400    | Missing required parameter: 'model'.                    |
         | compact {"model": "gpt-4o-mini", "previous_response_id": "resp_none"} | 400 | Previous response with id 'resp_none' not found. |

@@ -131,11 +131,16 @@ def step_completions(context: Context) -> None:
     assert context.table is not None
     for row in context.table:
         metadata = json.loads(row["metadata"])
+        content: Any = row["content"]
+        if content.startswith("parts:"):
+            content = [{"type": "text", "text": text} for text in content.removeprefix("parts:").split("+")]
         completion = _ok(
             context,
-            lambda c, row=row, metadata=metadata: c.chat.completions.create(
+            lambda c, row=row, metadata=metadata, content=content: c.chat.completions.create(
                 model=MODEL,
-                messages=[{"role": "user", "content": row["content"]}],
+                messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": content}]
+                if row["name"].startswith("briefed")
+                else [{"role": "user", "content": content}],
                 store=row["store"] == "true",
                 metadata=metadata or openai.omit,
             ),
@@ -210,6 +215,16 @@ def step_stored_messages(context: Context, name: str, expected: str) -> None:
     assert page.data[0].id == f"{_id(context, name)}-0", page.data[0].id
 
 
+@then('the socket OpenAI emulator stored completion "{name:Q}" shows its user message as the parts "{expected:Q}"')
+def step_stored_parts(context: Context, name: str, expected: str) -> None:
+    page = _ok(context, lambda c: c.chat.completions.messages.list(_id(context, name), order="desc", limit=1))
+    (message,) = page.data
+    _AnyRoleMessage.model_validate(message.to_dict())
+    parts = [part.text for part in message.content_parts or [] if part.type == "text"]
+    assert (message.role, parts, message.content) == ("user", expected.split("+"), expected.replace("+", "")), message
+    assert page.has_more is True, page
+
+
 @when('the socket OpenAI emulator stored completion "{name:Q}" gets the metadata {metadata}')
 def step_update(context: Context, name: str, metadata: str) -> None:
     updated = _ok(context, lambda c: c.chat.completions.update(_id(context, name), metadata=json.loads(metadata)))
@@ -240,7 +255,8 @@ def _call_of(context: Context, call: str) -> Any:
     calls: dict[str, Any] = {
         "retrieve": lambda c: c.chat.completions.retrieve(ident),
         "delete": lambda c: c.chat.completions.delete(ident),
-        "messages": lambda c: c.chat.completions.messages.list(ident),
+        "messages": lambda c: c.get(f"/chat/completions/{ident}/messages", options={"params": body}, cast_to=object),
+        "get_response": lambda c: c.get(f"/responses/{ident}", options={"params": body}, cast_to=object),
         "update": lambda c: c.post(f"/chat/completions/{ident}", body=body, cast_to=object),
         "list": lambda c: c.get("/chat/completions", options={"params": body}, cast_to=object),
         "retrieve_response": lambda c: c.responses.retrieve(ident),
