@@ -287,6 +287,7 @@ class OpenAIBackend:
             items=items,
             conversation=[*(before or []), *items, *(output if isinstance(output, list) else [])],
             background=call.echo["background"] is True and not call.stream,
+            created_at=now,
             ends_at=now + self.settings.processing_seconds,
         )
         self.responses.keep(stored)

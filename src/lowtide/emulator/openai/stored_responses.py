@@ -34,6 +34,7 @@ class StoredResponse:
     items: list[JsonObject]
     conversation: list[object]
     background: bool = False
+    created_at: float = 0.0
     ends_at: float = 0.0
     cancelled_at: float | None = None
 
@@ -50,7 +51,7 @@ class StoredResponse:
         if self.cancelled_at is not None:
             status = "cancelled"
         else:
-            status = "queued" if now <= float(str(self.response["created_at"])) else "in_progress"
+            status = "queued" if now <= self.created_at else "in_progress"
         return {
             **self.response,
             "background": True,
@@ -119,6 +120,7 @@ class StoredResponses:
                 "items": stored.items,
                 "conversation": stored.conversation,
                 "background": stored.background,
+                "created_at": stored.created_at,
                 "ends_at": stored.ends_at,
                 "cancelled_at": stored.cancelled_at,
             }
@@ -129,12 +131,13 @@ class StoredResponses:
         self._stored = {}
         for item in items:
             cancelled = item.get("cancelled_at")
-            ends_at = item.get("ends_at")
+            ends_at, created_at = item.get("ends_at"), item.get("created_at")
             stored = StoredResponse(
                 response=as_object(item["response"]) or {},
                 items=[as_object(entry) or {} for entry in as_array(item["items"]) or []],
                 conversation=list(as_array(item["conversation"]) or []),
                 background=item.get("background") is True,
+                created_at=float(created_at) if isinstance(created_at, int | float) else 0.0,
                 ends_at=float(ends_at) if isinstance(ends_at, int | float) else 0.0,
                 cancelled_at=float(cancelled) if isinstance(cancelled, int | float) else None,
             )
