@@ -48,10 +48,9 @@ class StoredResponse:
             return self.response
         if self.cancelled_at is None and now >= self.ends_at:
             return {**self.response, "background": True}
+        status = "queued" if now <= self.created_at else "in_progress"
         if self.cancelled_at is not None:
             status = "cancelled"
-        else:
-            status = "queued" if now <= self.created_at else "in_progress"
         return {
             **self.response,
             "background": True,
