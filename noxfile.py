@@ -241,7 +241,8 @@ SDK_TEST_MODULES = {
     ],
     "openai": [
         "test_batches.py", "test_files.py", "test_models.py", "test_embeddings.py", "chat/test_completions.py",
-        "test_responses.py",
+        "chat/completions/test_messages.py", "test_responses.py", "responses/test_input_items.py",
+        "responses/test_input_tokens.py",
     ],
 }  # fmt: skip
 
@@ -260,10 +261,11 @@ def sdk_tests(session: nox.Session) -> None:
     for sdk in session.posargs or list(SDK_TEST_MODULES):
         version = session.run("python", "-c", f"import {sdk}; print({sdk}.__version__)", silent=True)
         version = str(version).strip()
-        session.run(
-            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "--dest", str(build),
-            f"{sdk}=={version}",
-        )  # fmt: skip
+        if not (build / f"{sdk}-{version}.tar.gz").exists():  # fetched once, from the package index pip is set to
+            session.run(
+                "python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "--dest", str(build),
+                f"{sdk}=={version}",
+            )  # fmt: skip
         source = build / f"{sdk}-{version}"
         if not source.exists():
             with tarfile.open(build / f"{sdk}-{version}.tar.gz") as archive:

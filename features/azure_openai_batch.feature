@@ -24,7 +24,7 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
       | Is the harbour open? | open |
     Then every call was answered with the emulated reply to its prompt
     And the answers came in batches of 3
-    And every answer was priced at Azure's batch prices for gpt-4o-mini
+    And every answer was priced at Azure's batch prices for gpt-4o-mini-2024-07-18
     And the Azure OpenAI API was sent each of these requests once: high, low, open
     And the Azure batch was created for "/chat/completions" with lowtide's intent id in its metadata
     And the API received these calls:

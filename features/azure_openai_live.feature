@@ -14,12 +14,12 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
     When the actor is asked "Is the harbour open?"
     Then the answer is the emulated reply to "Is the harbour open?"
     And the response has these fields:
-      | field        | value        |
-      | model        | gpt-4o-mini  |
-      | provider     | azure_openai |
-      | mode         | live         |
-      | stop_reason  | end_turn     |
-      | cost.pricing | live         |
+      | field        | value                  |
+      | model        | gpt-4o-mini-2024-07-18 |
+      | provider     | azure_openai           |
+      | mode         | live                   |
+      | stop_reason  | end_turn               |
+      | cost.pricing | live                   |
     And the API received these calls:
       | call                                 | count |
       | azure_openai.chat.completions.create | 1     |
@@ -95,7 +95,7 @@ Feature: An actor answered by Azure OpenAI's live Chat Completions, and the emul
       | created validating {'k': 'v'}            |
       | retrieved completed                      |
       | listed True                              |
-      | answered one gpt-4o-mini                 |
+      | answered one gpt-4o-mini-2024-07-18      |
       | cancel refused 400                       |
       | deleted True                             |
 

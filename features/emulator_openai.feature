@@ -358,18 +358,16 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       When I upload "big.txt" holding "more than ten bytes, and a content-length to say so before reading" to the OpenAI emulator for "user_data" in one declared body
       Then the OpenAI emulator raw answer is 413 with type "invalid_request_error" and code "-"
 
-    Scenario: Batch files expire after 30 days, others when their expires_after says
+    Scenario: Uploaded files never expire unless their expires_after says, batch files included
       Given the OpenAI emulator runs on a manual clock
       When I upload "in.jsonl" holding "{}" to the OpenAI emulator for "batch"
       And I upload "short.txt" to the OpenAI emulator with the fields {"purpose": "user_data", "expires_after[anchor]": "created_at", "expires_after[seconds]": "3600"}
-      And I upload "kept.txt" holding "kept" to the OpenAI emulator for "assistants"
-      Then the OpenAI emulator file "in.jsonl" expires 2592000 seconds after its creation
+      And I upload "kept.txt" holding "kept" to the OpenAI emulator for "user_data"
+      Then the OpenAI emulator file "in.jsonl" is a processed "batch" file of 2 bytes that never expires
       And the OpenAI emulator file "short.txt" expires 3600 seconds after its creation
       When the OpenAI emulator clock advances 3600 seconds
       Then the OpenAI emulator lists the files "kept.txt, in.jsonl"
-      When the OpenAI emulator clock advances 2588400 seconds
-      Then the OpenAI emulator lists the files "kept.txt"
-      And the OpenAI emulator file "in.jsonl" is not found, nor its content, nor can it be deleted again
+      And the OpenAI emulator file "short.txt" is not found, nor its content, nor can it be deleted again
 
     Scenario: Listing files walks them newest first, or oldest first, by purpose, a page at a time
       Given the OpenAI emulator runs on a manual clock

@@ -16,14 +16,14 @@ Feature: An actor answered by OpenAI's live APIs
     When the actor is asked "Is the harbour open?"
     Then the answer is the emulated reply to "Is the harbour open?"
     And the response has these fields:
-      | field         | value        |
-      | model         | gpt-5.4-mini |
-      | provider      | openai       |
-      | mode          | live         |
-      | stop_reason   | end_turn     |
-      | ids.batch_id  |              |
-      | cost.pricing  | live         |
-      | provider_details |              |
+      | field            | value                   |
+      | model            | gpt-5.4-mini-2026-03-17 |
+      | provider         | openai                  |
+      | mode             | live                    |
+      | stop_reason      | end_turn                |
+      | ids.batch_id     |                         |
+      | cost.pricing     | live                    |
+      | provider_details |                         |
     And the response ids start with:
       | field          | prefix    |
       | ids.message_id | <id>      |

@@ -10,8 +10,9 @@ then sends the request on with that object's id. Nothing of the emulator is chan
 Which tests run: the modules named on the command line (`nox -s sdk_tests` names those of the resources the emulator
 claims to serve: `SDK_TEST_MODULES` in noxfile.py), except those that mock the HTTP layer themselves (`respx_mock`:
 they never reach a server). The tally (passed, wrong, missing) is written to the
-file `LOWTIDE_SDK_TALLY` names, if set: a test that fails on a route the emulator does not serve is *missing*, any
-other failure is *wrong*.
+file `LOWTIDE_SDK_TALLY` names, if set: a test that fails on a route the emulator does not serve is *missing*; one
+that fails as the real API would fail it (`REFUSED`), or on its own type assertion narrower than the API's documented
+answer (`NARROWER`), is counted apart; any other failure is *wrong*.
 """
 
 from __future__ import annotations
@@ -99,6 +100,22 @@ REFUSED: dict[str, tuple[str, str]] = {
         "Missing required parameter: 'model'",
         "sends only stream=True: the API requires a model unless a stored prompt names one",
     ),
+    "openai:chat/test_completions.py::test_method_list_with_all_params": (
+        "Invalid 'limit'",
+        "sends limit=0: the limit is 1 to 100",
+    ),
+    "openai:chat/completions/test_messages.py::test_method_list_with_all_params": (
+        "Invalid 'limit'",
+        "sends limit=0: the limit is 1 to 100",
+    ),
+    "openai:responses/test_input_items.py::test_method_list_with_all_params": (
+        "Invalid 'limit'",
+        "sends limit=0: the limit is 1 to 100",
+    ),
+    "openai:responses/test_input_tokens.py::test_method_count_with_all_params": (
+        "The model `model` does not exist",
+        "names the model `model`, which is none: the API answers an unknown model with 404 model_not_found",
+    ),
     "openai:test_embeddings.py::test_method_create": (
         "CreateEmbeddingResponse",
         "a strict client and the SDK's default encoding_format=base64: the API answers base64 text, which strict "
@@ -107,14 +124,41 @@ REFUSED: dict[str, tuple[str, str]] = {
 }
 
 
-def refusal(nodeid: str, failure: str) -> str | None:
-    """Why the real API fails test `nodeid` (in its sync, async, raw and streaming forms) as it failed, if it does."""
+# Generated tests whose type assertions are narrower than the API's documented answers: each with the failures it may
+# end in (any of them) and the answer the SDK's type does not admit. Counted apart; a test listed here that fails in
+# any other way is wrong. Keys as REFUSED's.
+NARROWER: dict[str, tuple[tuple[str, ...], str]] = {
+    "openai:chat/completions/test_messages.py::test_method_list": (
+        ("Literal['assistant']", "Data returned by API invalid for expected schema"),
+        "the API lists a stored completion's request messages with their own roles (`user` here); the SDK's "
+        "`ChatCompletionStoreMessage` admits only `assistant`",
+    ),
+    "openai:test_responses.py::test_method_compact_with_all_params": (
+        ("Did not match any variants", "Data returned by API invalid for expected schema"),
+        "the API's compaction output holds the conversation's user messages (`role: user`, `input_text` parts), "
+        "which the SDK's `ResponseOutputItem` (a message is the assistant's) does not admit",
+    ),
+}
+
+
+def _listed(nodeid: str) -> str:
     module, _, rest = nodeid.partition("::")
     name = rest.split("::")[-1].split("[")[0]
     name = name.replace("test_raw_response_", "test_method_").replace("test_streaming_response_", "test_method_")
     sdk = os.environ.get("LOWTIDE_SDK", "anthropic")
-    listed = REFUSED.get(f"{sdk}:{module.removeprefix('tests/api_resources/')}::{name}")
+    return f"{sdk}:{module.removeprefix('tests/api_resources/')}::{name}"
+
+
+def refusal(nodeid: str, failure: str) -> str | None:
+    """Why the real API fails test `nodeid` (in its sync, async, raw and streaming forms) as it failed, if it does."""
+    listed = REFUSED.get(_listed(nodeid))
     return listed[1] if listed is not None and listed[0] in failure else None
+
+
+def narrower(nodeid: str, failure: str) -> str | None:
+    """Which answer of the API the SDK's type does not admit, if that is why test `nodeid` failed as it did."""
+    listed = NARROWER.get(_listed(nodeid))
+    return listed[1] if listed is not None and any(text in failure for text in listed[0]) else None
 
 
 @dataclass
@@ -123,6 +167,7 @@ class Tally:
     wrong: dict[str, str] = field(default_factory=dict[str, str])
     missing: dict[str, str] = field(default_factory=dict[str, str])
     refused: dict[str, str] = field(default_factory=dict[str, str])
+    narrower: dict[str, str] = field(default_factory=dict[str, str])
     skipped: list[str] = field(default_factory=list[str])
 
 
@@ -176,6 +221,20 @@ class Placeholders:
             self.clock.advance(PROCESSING_SECONDS)
         return str(batch["id"])
 
+    async def openai_response(self, *, background: bool = False) -> str:
+        """A stored response: one in the background still in progress (to cancel), else one finished."""
+        body = {"model": "gpt-4o-mini", "input": "Hello", "background": background}
+        return str((await self._post("/v1/responses", OPENAI, json=body))["id"])
+
+    async def openai_completion(self) -> str:
+        body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"}], "store": True}
+        return str((await self._post("/v1/chat/completions", OPENAI, json=body))["id"])
+
+    def fine_tuned_model(self, placeholder: str) -> str:
+        """A fine-tuned model of the account, of the base, organization and suffix `placeholder` names."""
+        _, base, organization, suffix, _ = placeholder.split(":")
+        return self.emulator.openai.add_fine_tuned_model(base, suffix=suffix, organization=organization)
+
     def anthropic_file(self) -> str:
         return self.emulator.anthropic.add_file(b"Hello", filename="sdk-test.txt", mime_type="text/plain")
 
@@ -185,6 +244,7 @@ class Placeholders:
         cancel = segments[-1] == "cancel"
         for index, segment in enumerate(segments):
             made: str | None = None
+            under = "/".join(segments[:index])
             if segment == "message_batch_id":
                 made = await self.message_batch(ended=not cancel)
             elif segment == "batch_id":
@@ -195,6 +255,12 @@ class Placeholders:
                 made = "claude-haiku-4-5"
             elif segment == "model" and path.startswith("/v1/models"):
                 made = "gpt-4o-mini"
+            elif segment.startswith("ft:") and under == "/v1/models":
+                made = self.fine_tuned_model(segment)
+            elif under == "/v1/responses" and segment in ("response_id", "resp_677efb5139a88190b512bc3fef8e535d"):
+                made = await self.openai_response(background=cancel)
+            elif under == "/v1/chat/completions" and segment == "completion_id":
+                made = await self.openai_completion()
             if made is not None:
                 segments[index] = made
         return "/".join(segments)
@@ -213,9 +279,14 @@ class Placeholders:
             data = json.loads(raw)
         except ValueError:
             return raw
-        if not isinstance(data, dict) or data.get("input_file_id") != "input_file_id":
+        if not isinstance(data, dict):
             return raw
-        data["input_file_id"] = await self.openai_file()
+        if data.get("input_file_id") == "input_file_id":
+            data["input_file_id"] = await self.openai_file()
+        elif data.get("previous_response_id") in ("previous_response_id", "resp_123"):
+            data["previous_response_id"] = await self.openai_response()
+        else:
+            return raw
         return json.dumps(data).encode()
 
 
@@ -257,13 +328,8 @@ def placeholder_layer(app: Asgi, placeholders: Placeholders) -> Asgi:
 
 _EXIT = ExitStack()
 _TALLY = Tally()
-# A route or a stored object the emulator does not serve: each API's answer to an unknown path or method, and the
-# Responses API's to a stored response it does not keep.
-_NOT_SERVED = re.compile(
-    r"Error code: 404 - .*('message': 'Not found\.'|Invalid URL)"
-    r"|Error code: 405 - Invalid method"
-    r"|Previous response with id"
-)
+# A route the emulator does not serve: each API's answer to an unknown path or method.
+_NOT_SERVED = re.compile(r"Error code: 404 - .*('message': 'Not found\.'|Invalid URL)|Error code: 405 - Invalid method")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -288,6 +354,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
                     "wrong": _TALLY.wrong,
                     "missing": _TALLY.missing,
                     "refused as the API refuses": len(_TALLY.refused),
+                    "the SDK's type narrower than the API": len(_TALLY.narrower),
                     "not against the emulator": len(_TALLY.skipped),
                 },
                 indent=2,
@@ -313,7 +380,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             text = str(report.longrepr)
             last = text.strip().splitlines()[-1] if text.strip() else text
             why = refusal(report.nodeid, text)
+            narrow = narrower(report.nodeid, text)
             if why is not None:
                 _TALLY.refused[report.nodeid] = why
+            elif narrow is not None:
+                _TALLY.narrower[report.nodeid] = narrow
             else:
                 (_TALLY.missing if _NOT_SERVED.search(text) else _TALLY.wrong)[report.nodeid] = last[:300]

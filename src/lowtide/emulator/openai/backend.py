@@ -19,7 +19,16 @@ from lowtide.emulator.openai.batch_input import (
     read_batch_input,
 )
 from lowtide.emulator.openai.batches import BATCH_WINDOW, BatchStatus, OpenAIBatch, OpenAIBatchStore, render_batch
-from lowtide.emulator.openai.catalogue import page, retrieve
+from lowtide.emulator.openai.catalogue import (
+    SNAPSHOTS,
+    OpenAIModel,
+    cannot_delete,
+    find,
+    fine_tuned_id,
+    model_not_found,
+    page,
+    retrieve,
+)
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import ChatCall, read_chat_call
 from lowtide.emulator.openai.checks import check_keys, check_metadata, require_object, required
@@ -31,6 +40,8 @@ from lowtide.emulator.openai.model import generate, input_tokens
 from lowtide.emulator.openai.responses import build_response
 from lowtide.emulator.openai.responses_params import read_responses_call
 from lowtide.emulator.openai.results import ENDPOINTS, Verdict, error_lines, judge, output_lines, settle, with_faults
+from lowtide.emulator.openai.stored_chat import StoredCompletions
+from lowtide.emulator.openai.stored_responses import StoredResponse, StoredResponses, input_items
 
 __all__ = ["OpenAIBackend", "OpenAILimits", "expires_after"]
 
@@ -78,6 +89,9 @@ class OpenAIBackend:
     batch_expiry: float | None = BATCH_WINDOW
     """Seconds after which a batch still processing expires (None: never, as Azure's run on)."""
 
+    snapshots: Mapping[str, str] = SNAPSHOTS
+    """The dated snapshot each model alias stands for, which answers name (`catalogue.SNAPSHOTS`)."""
+
     def __init__(self, clock: Clock, settings: _Settings, faults: Faults, cache: PromptCache) -> None:
         self.clock = clock
         self.settings = settings
@@ -88,10 +102,16 @@ class OpenAIBackend:
         self.batches = OpenAIBatchStore()
         self.created_custom_ids: Counter[str] = Counter()
         self.created_batches = 0
+        self.responses = StoredResponses()
+        self.completions = StoredCompletions()
+        self.fine_tuned: dict[str, OpenAIModel] = {}
         # What each batch's requests decide by themselves, judged once; a function of the requests alone.
         self._verdicts: dict[str, list[Verdict]] = {}
 
     def reset(self) -> None:
+        self.responses.clear()
+        self.completions.clear()
+        self.fine_tuned.clear()
         self.files.clear()
         self.batches.clear()
         self.created_custom_ids.clear()
@@ -122,8 +142,6 @@ class OpenAIBackend:
             )
         now = self.clock.now()
         lifetime = float(expires_after) if expires_after is not None else None
-        if lifetime is None and purpose == "batch":
-            lifetime = BATCH_FILE_LIFETIME
         stored = StoredFile(
             id=new_alnum("file-"),
             filename=filename,
@@ -154,7 +172,10 @@ class OpenAIBackend:
 
     def file_content(self, file_id: str) -> Iterator[bytes]:
         self._settle_ended()
-        return self.files.find(file_id, self.clock.now()).pieces()
+        stored = self.files.find(file_id, self.clock.now())
+        if stored.purpose == "assistants":
+            raise OpenAIError(400, "Not allowed to download files of purpose: assistants")
+        return stored.pieces()
 
     # -- batches -------------------------------------------------------------------------------------------------
 
@@ -246,12 +267,37 @@ class OpenAIBackend:
     # -- the model -----------------------------------------------------------------------------------------------
 
     def create_response(self, body: object) -> tuple[JsonObject, bool]:
-        """The `Response` to `body`, and whether it is to be streamed."""
-        call = read_responses_call(body, self.lookup)
+        """The `Response` to `body` (kept unless it asks `store: false`; a background one as it is at first), and
+        whether it is to be streamed."""
+        call = read_responses_call(body, self.lookup, conversations=self.responses.conversation)
         response_id = new_hex("resp_", 48)
         now = self.clock.now()
         generated = generate(call.request, response_id, cache=self.cache, now=now)
-        return build_response(call, generated, response_id=response_id, created_at=now), call.stream
+        model = self.snapshots.get(call.request.model)
+        response = build_response(call, generated, response_id=response_id, created_at=now, model=model)
+        if call.echo["store"] is not True:
+            return response, call.stream
+        params = require_object(body)
+        previous = params.get("previous_response_id")
+        before = self.responses.conversation(previous) if isinstance(previous, str) else None
+        items = input_items(response_id, params.get("input"))
+        output = response["output"]
+        stored = StoredResponse(
+            response=response,
+            items=items,
+            conversation=[*(before or []), *items, *(output if isinstance(output, list) else [])],
+            background=call.echo["background"] is True and not call.stream,
+            created_at=now,
+            ends_at=now + self.settings.processing_seconds,
+        )
+        self.responses.keep(stored)
+        return stored.shown(now), call.stream
+
+    def retrieve_response(self, response_id: str) -> JsonObject:
+        return self.responses.find(response_id).shown(self.clock.now())
+
+    def cancel_response(self, response_id: str) -> JsonObject:
+        return self.responses.cancel(response_id, self.clock.now())
 
     def count_input_tokens(self, body: object) -> JsonObject:
         """What the same Responses request would report as its input tokens (`InputTokenCountResponse`); a prompt
@@ -263,21 +309,48 @@ class OpenAIBackend:
         }
         asked.setdefault("model", _COUNT_MODEL)
         asked.setdefault("input", "")
-        call = read_responses_call(asked, self.lookup, counting=True)
+        call = read_responses_call(asked, self.lookup, counting=True, conversations=self.responses.conversation)
         return {"object": "response.input_tokens", "input_tokens": input_tokens(call.request)}
 
     def list_models(self) -> JsonObject:
-        return page()
+        return page(self.fine_tuned.values())
 
     def retrieve_model(self, model_id: str) -> JsonObject:
-        return retrieve(model_id)
+        own = self.fine_tuned.get(model_id)
+        return own.render() if own is not None else retrieve(model_id)
+
+    def add_fine_tuned_model(self, base: str, *, suffix: str = "custom", organization: str = "lowtide") -> str:
+        """A fine-tuned model of `base` (a text model of the catalogue) on the account, as if a fine-tuning job had
+        made it: listed, described and deletable (not answering requests); its id."""
+        model = find(base)
+        if model is None:
+            raise model_not_found(base)
+        model_id = fine_tuned_id(base, organization, suffix, new_alnum("", 8))
+        self.fine_tuned[model_id] = OpenAIModel(model_id, int(self.clock.now()), model.window, owned_by=organization)
+        return model_id
+
+    def delete_model(self, model_id: str) -> JsonObject:
+        """`DELETE /v1/models/{model}`: only the account's fine-tuned models can be deleted."""
+        if model_id in self.fine_tuned:
+            del self.fine_tuned[model_id]
+            return {"id": model_id, "object": "model", "deleted": True}
+        retrieve(model_id)  # the 404 of a model that does not exist
+        raise cannot_delete(model_id)
 
     def create_chat_completion(self, body: object) -> tuple[JsonObject, ChatCall]:
+        """The completion answering `body`, kept if it asks `store: true`."""
         call = read_chat_call(body, self.lookup)
         answer_id = new_hex("chatcmpl-", 29)
         now = self.clock.now()
         generated = generate(call.request, answer_id, cache=self.cache, now=now)
-        return build_completion(call, generated, completion_id=completion_id(answer_id), created_at=now), call
+        model = self.snapshots.get(call.request.model)
+        completion = build_completion(
+            call, generated, completion_id=completion_id(answer_id), created_at=now, model=model
+        )
+        params = require_object(body)
+        if params.get("store") is True:
+            self.completions.keep(completion, params)
+        return completion, call
 
     def create_embeddings(self, body: object) -> JsonObject:
         return create_embeddings(body)
@@ -309,7 +382,11 @@ class OpenAIBackend:
         lifetime = batch.output_lifetime if batch.output_lifetime is not None else BATCH_FILE_LIFETIME
         faults = self.faults
         wanted: tuple[tuple[Literal["output", "error"], bool, Callable[[], Iterable[bytes]]], ...] = (
-            ("output", settlement.has("succeeded"), lambda: output_lines(batch, settlement, self.lookup, faults)),
+            (
+                "output",
+                settlement.has("succeeded"),
+                lambda: output_lines(batch, settlement, self.lookup, faults, self.snapshots),
+            ),
             ("error", settlement.has("errored", "expired", "canceled"), lambda: error_lines(batch, settlement, faults)),
         )
         for which, present, lines in wanted:

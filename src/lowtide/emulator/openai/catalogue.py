@@ -16,7 +16,7 @@ from typing import Literal
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.errors import OpenAIError
 
-__all__ = ["CATALOGUE", "Kind", "OpenAIModel", "find", "model_not_found", "page", "retrieve"]
+__all__ = ["CATALOGUE", "SNAPSHOTS", "Kind", "OpenAIModel", "find", "model_not_found", "page", "retrieve"]
 
 Kind = Literal["text", "embedding"]
 # Release days, as Unix times: families share one (the SDK gives none).
@@ -135,6 +135,41 @@ CATALOGUE: tuple[OpenAIModel, ...] = (
 )  # fmt: skip
 _BY_ID = {model.id: model for model in CATALOGUE}
 
+SNAPSHOTS: dict[str, str] = {
+    "gpt-5.5": "gpt-5.5-2026-04-23",
+    "gpt-5.4-mini": "gpt-5.4-mini-2026-03-17",
+    "gpt-5.4-nano": "gpt-5.4-nano-2026-03-17",
+    "gpt-5.2": "gpt-5.2-2025-12-11",
+    "gpt-5.2-pro": "gpt-5.2-pro-2025-12-11",
+    "gpt-5.1": "gpt-5.1-2025-11-13",
+    "gpt-5": "gpt-5-2025-08-07",
+    "gpt-5-mini": "gpt-5-mini-2025-08-07",
+    "gpt-5-nano": "gpt-5-nano-2025-08-07",
+    "gpt-4.1": "gpt-4.1-2025-04-14",
+    "gpt-4.1-mini": "gpt-4.1-mini-2025-04-14",
+    "gpt-4.1-nano": "gpt-4.1-nano-2025-04-14",
+    "o4-mini": "o4-mini-2025-04-16",
+    "o3": "o3-2025-04-16",
+    "o3-mini": "o3-mini-2025-01-31",
+    "o1": "o1-2024-12-17",
+    "o1-preview": "o1-preview-2024-09-12",
+    "o1-mini": "o1-mini-2024-09-12",
+    "gpt-4o": "gpt-4o-2024-08-06",
+    "gpt-4o-mini": "gpt-4o-mini-2024-07-18",
+    "gpt-4-turbo": "gpt-4-turbo-2024-04-09",
+    "gpt-4-turbo-preview": "gpt-4-0125-preview",
+    "gpt-4": "gpt-4-0613",
+    "gpt-4-32k": "gpt-4-32k-0613",
+    "gpt-3.5-turbo": "gpt-3.5-turbo-0125",
+    "gpt-audio-mini": "gpt-audio-mini-2025-12-15",
+    "gpt-4o-audio-preview": "gpt-4o-audio-preview-2025-06-03",
+    "gpt-4o-mini-audio-preview": "gpt-4o-mini-audio-preview-2024-12-17",
+    "gpt-4o-search-preview": "gpt-4o-search-preview-2025-03-11",
+    "gpt-4o-mini-search-preview": "gpt-4o-mini-search-preview-2025-03-11",
+}
+"""The dated snapshot each alias stands for, which the API's answers name (`gpt-4o-mini-2024-07-18` answers a request
+for `gpt-4o-mini`); an alias without one here (and every dated name) answers as itself."""
+
 
 def find(name: str, kind: Kind = "text") -> OpenAIModel | None:
     """The model `name` names, if it is one of `kind`."""
@@ -159,6 +194,19 @@ def retrieve(name: str) -> JsonObject:
     return model.render()
 
 
-def page() -> JsonObject:
-    """`GET /v1/models`: every model, in one page, as OpenAI lists them."""
-    return {"object": "list", "data": [model.render() for model in CATALOGUE]}
+def page(own: Iterable[OpenAIModel] = ()) -> JsonObject:
+    """`GET /v1/models`: every model, and the account's own (`own`: its fine-tuned models), in one page, as OpenAI
+    lists them."""
+    return {"object": "list", "data": [model.render() for model in (*CATALOGUE, *own)]}
+
+
+def fine_tuned_id(base: str, organization: str, suffix: str, job: str) -> str:
+    """A fine-tuned model's id as OpenAI names it: `ft:<base>:<organization>:<suffix>:<id>`."""
+    return f"ft:{base}:{organization}:{suffix}:{job}"
+
+
+def cannot_delete(name: str) -> OpenAIError:
+    """The refusal to delete a model of the catalogue: only the account's fine-tuned models can be deleted."""
+    return OpenAIError(
+        403, f"You do not have permission to delete the model `{name}`: only fine-tuned models can be deleted."
+    )

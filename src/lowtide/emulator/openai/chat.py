@@ -9,15 +9,26 @@ from lowtide.emulator.openai.chat_params import ChatCall
 from lowtide.emulator.openai.ids import derived_alnum, derived_hex
 from lowtide.emulator.openai.model import Generated
 
-__all__ = ["build_completion", "completion_id"]
+__all__ = ["build_completion", "completion_id", "system_fingerprint"]
 
-SYSTEM_FINGERPRINT = "fp_lowtide_emulator"
+
+def system_fingerprint(model: str) -> str:
+    """The backend configuration that answered, as OpenAI shows it (`fp_` and 10 hex digits): one per model."""
+    return derived_hex("fp_", model, length=10)
 
 
 def build_completion(
-    call: ChatCall, generated: Generated, *, completion_id: str, created_at: float, service_tier: str = "default"
+    call: ChatCall,
+    generated: Generated,
+    *,
+    completion_id: str,
+    created_at: float,
+    service_tier: str = "default",
+    model: str | None = None,
 ) -> JsonObject:
-    """The finished completion: `n` identical choices (the emulated model is deterministic)."""
+    """The finished completion: `n` identical choices (the emulated model is deterministic), naming `model` (the
+    snapshot that answered; the model asked for unless given)."""
+    answered = model if model is not None else call.request.model
     message: JsonObject = {"role": "assistant", "content": generated.text, "refusal": None, "annotations": []}
     if generated.calls:
         message["tool_calls"] = [
@@ -32,7 +43,7 @@ def build_completion(
         "id": completion_id,
         "object": "chat.completion",
         "created": int(created_at),
-        "model": call.request.model,
+        "model": answered,
         "choices": [
             {"index": index, "message": message, "logprobs": None, "finish_reason": generated.finish}
             for index in range(call.choices)
@@ -50,7 +61,7 @@ def build_completion(
             },
         },
         "service_tier": service_tier,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
+        "system_fingerprint": system_fingerprint(answered),
     }
 
 

@@ -61,6 +61,9 @@ class CompatBackend(OpenAIBackend):
     for each batch, the model its requests named (OpenAI's backend saw the stand-in), and `batch_windows` its
     completion window in seconds: both in the emulation's state file section."""
 
+    snapshots: Mapping[str, str] = {}
+    """The API's answers name its own models as asked, never an OpenAI snapshot of the stand-in."""
+
     def __init__(
         self,
         clock: Clock,

@@ -51,6 +51,17 @@ class OpenAIEmulation(Emulation):
         "openai.embeddings.create",
         "openai.models.list",
         "openai.models.retrieve",
+        "openai.models.delete",
+        "openai.responses.retrieve",
+        "openai.responses.delete",
+        "openai.responses.cancel",
+        "openai.responses.input_items",
+        "openai.responses.compact",
+        "openai.chat.completions.list",
+        "openai.chat.completions.retrieve",
+        "openai.chat.completions.update",
+        "openai.chat.completions.delete",
+        "openai.chat.completions.messages",
     )
     default_caller = True
 
@@ -80,6 +91,11 @@ class OpenAIEmulation(Emulation):
     @property
     def batches(self) -> OpenAIBatchStore:
         return self.backend.batches
+
+    def add_fine_tuned_model(self, base: str, *, suffix: str = "custom", organization: str = "lowtide") -> str:
+        """A fine-tuned model of `base` on the account (`ft:<base>:<organization>:<suffix>:<id>`), as a fine-tuning
+        job would leave it: listed, described and deletable through the Models API; its id."""
+        return self.backend.add_fine_tuned_model(base, suffix=suffix, organization=organization)
 
     # -- the emulation ---------------------------------------------------------------------------------------------
 

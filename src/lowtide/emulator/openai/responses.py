@@ -13,9 +13,16 @@ __all__ = ["build_response"]
 
 
 def build_response(
-    call: ResponsesCall, generated: Generated, *, response_id: str, created_at: float, service_tier: str = "default"
+    call: ResponsesCall,
+    generated: Generated,
+    *,
+    response_id: str,
+    created_at: float,
+    service_tier: str = "default",
+    model: str | None = None,
 ) -> JsonObject:
-    """The finished `Response`: a message with the text and/or one function call per call the model made."""
+    """The finished `Response`: a message with the text and/or one function call per call the model made, naming
+    `model` (the snapshot that answered; the model asked for unless given)."""
     incomplete = generated.finish == "length"
     status = "incomplete" if incomplete else "completed"
     output: list[JsonObject] = []
@@ -46,14 +53,13 @@ def build_response(
         "object": "response",
         "created_at": int(created_at),
         "status": status,
-        "background": False,
         "completed_at": int(created_at),
         "error": None,
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         **call.echo,
+        **({"model": model} if model is not None else {}),
         "max_tool_calls": None,
         "output": output,
-        "previous_response_id": None,
         "safety_identifier": None,
         "service_tier": service_tier,
         "top_logprobs": 0,

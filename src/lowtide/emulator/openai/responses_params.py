@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
@@ -23,7 +24,11 @@ from lowtide.emulator.openai.content import FileLookup, file_media, image_media
 from lowtide.emulator.openai.errors import OpenAIError, invalid_type, invalid_value, missing_parameter
 from lowtide.emulator.openai.model import ModelRequest, check_window
 
-__all__ = ["RESPONSES_PARAMS", "ResponsesCall", "read_responses_call"]
+__all__ = ["RESPONSES_PARAMS", "Conversations", "ResponsesCall", "read_responses_call"]
+
+Conversations = Callable[[str], "list[object] | None"]
+"""The items a request continuing a stored response (`previous_response_id`) reads before its own input; None when
+no such response is kept."""
 
 # The body keys of `POST /v1/responses` in openai 3.54, and `stream`.
 RESPONSES_PARAMS = frozenset(
@@ -57,11 +62,17 @@ class ResponsesCall:
 
 
 def read_responses_call(
-    body: object, files: FileLookup, *, in_batch: bool = False, counting: bool = False
+    body: object,
+    files: FileLookup,
+    *,
+    in_batch: bool = False,
+    counting: bool = False,
+    conversations: Conversations | None = None,
 ) -> ResponsesCall:
     """The checked request, or the `OpenAIError` OpenAI answers with. The model is checked last, as OpenAI reports a
     malformed request before an unknown model, then the prompt against its context window (unless `counting` its
-    tokens, which tells how far over it is)."""
+    tokens, which tells how far over it is). A request continuing a stored response reads that response's
+    conversation first (`conversations`; none in a batch)."""
     params = require_object(body)
     check_keys(params, RESPONSES_PARAMS)
     required(params, "model")
@@ -69,6 +80,10 @@ def read_responses_call(
     instructions = check_string(params.get("instructions"), "instructions")
     if instructions:
         request.system.append(instructions)
+    previous_id = params.get("previous_response_id")
+    prior = _prior(previous_id, None if in_batch else conversations)
+    if prior:
+        _read_input(prior, request, files)
     _read_input(required(params, "input"), request, files)
     request.max_tokens = check_integer(params.get("max_output_tokens"), "max_output_tokens", minimum=16)
     temperature = check_number(params.get("temperature"), "temperature", 0, 2)
@@ -87,10 +102,13 @@ def read_responses_call(
         raise invalid_value("prompt_cache_retention", retention, ("in_memory", "24h"))
     request.cache_retention = str(retention or "in_memory")
     request.cache_key = check_string(params.get("prompt_cache_key"), "prompt_cache_key")
-    if params.get("previous_response_id") is not None:
+    background = check_bool(params.get("background"), "background") or False
+    if background and in_batch:
+        raise invalid_value("background", True)
+    if prior is None:
         raise OpenAIError(
             400,
-            f"Previous response with id '{params['previous_response_id']}' not found.",
+            f"Previous response with id '{previous_id}' not found.",
             param="previous_response_id",
             code="previous_response_not_found",
         )
@@ -112,10 +130,21 @@ def read_responses_call(
         "prompt_cache_retention": retention,
         "reasoning": as_object(params.get("reasoning")) or {"effort": None, "summary": None},
         "truncation": params.get("truncation") or "disabled",
+        "background": background,
+        "previous_response_id": previous_id,
     }
     if not counting:
         check_window(request, "responses")
     return ResponsesCall(request, stream, echo)
+
+
+def _prior(previous_id: object, conversations: Conversations | None) -> list[object] | None:
+    """The conversation `previous_id` continues (empty when it names none); None when it names one not kept."""
+    if previous_id is None:
+        return []
+    if conversations is None or not isinstance(previous_id, str):
+        return None
+    return conversations(previous_id)
 
 
 def _read_input(value: object, request: ModelRequest, files: FileLookup) -> None:

@@ -9,7 +9,7 @@ requests', so that callers who do not join on `custom_id` find out."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from lowtide.emulator.core.errors import ERROR_STATUS
@@ -45,19 +45,31 @@ class Verdict:
     error: tuple[int, JsonObject] | None = None
 
 
-def answer_body(endpoint: str, body: JsonObject, answer_id: str, created_at: float, files: FileLookup) -> JsonObject:
-    """The body the live endpoint answers `body` with (no prompt cache, as batches are not cached);
-    `OpenAIError` when it would refuse it."""
+def answer_body(
+    endpoint: str,
+    body: JsonObject,
+    answer_id: str,
+    created_at: float,
+    files: FileLookup,
+    snapshots: Mapping[str, str] | None = None,
+) -> JsonObject:
+    """The body the live endpoint answers `body` with (no prompt cache, as batches are not cached), naming the dated
+    snapshot (`snapshots`) of the model asked for; `OpenAIError` when it would refuse it."""
+    named = snapshots or {}
     if endpoint == "/v1/embeddings":
         return create_embeddings(body)
     if endpoint == "/v1/chat/completions":
         chat = read_chat_call(body, files, in_batch=True)
+        model = named.get(chat.request.model)
+        generated = generate(chat.request, answer_id)
         return build_completion(
-            chat, generate(chat.request, answer_id), completion_id=completion_id(answer_id), created_at=created_at
+            chat, generated, completion_id=completion_id(answer_id), created_at=created_at, model=model
         )
     call = read_responses_call(body, files, in_batch=True)
     response_id = derived_hex("resp_", answer_id, length=48)
-    return build_response(call, generate(call.request, answer_id), response_id=response_id, created_at=created_at)
+    model = named.get(call.request.model)
+    generated = generate(call.request, answer_id)
+    return build_response(call, generated, response_id=response_id, created_at=created_at, model=model)
 
 
 def judge(endpoint: str, body: JsonObject, files: FileLookup) -> Verdict:
@@ -114,15 +126,22 @@ def settle(batch: OpenAIBatch, verdicts: list[Verdict], faults: Faults) -> Settl
     return settlement
 
 
-def output_lines(batch: OpenAIBatch, settlement: Settlement, files: FileLookup, faults: Faults) -> Iterator[bytes]:
-    """The output file: one line per answered request (garbled where `Faults.garble` says)."""
+def output_lines(
+    batch: OpenAIBatch,
+    settlement: Settlement,
+    files: FileLookup,
+    faults: Faults,
+    snapshots: Mapping[str, str] | None = None,
+) -> Iterator[bytes]:
+    """The output file: one line per answered request (garbled where `Faults.garble` says), each body naming the
+    dated snapshot (`snapshots`) of the model asked for."""
     for index in _shuffled(batch):
         if settlement.kinds[index] != "succeeded":
             continue
         custom_id, body = batch.requests[index]
         answer_id = f"{batch.id}\x1f{custom_id}"
         try:
-            answered = answer_body(batch.endpoint, body, answer_id, batch.finished_at(index), files)
+            answered = answer_body(batch.endpoint, body, answer_id, batch.finished_at(index), files, snapshots)
             line = _line(batch, custom_id, 200, answered)
         except OpenAIError as error:  # pragma: no cover - only when a file a request names was deleted since
             line = _line(batch, custom_id, error.status, error.body())

@@ -1,7 +1,8 @@
-"""The OpenAI API's routes (Files, Batches, Responses, Chat Completions, Embeddings, Models), as rows of (path,
-method, route name, handler) that the core serves as it serves every API's (`lowtide.emulator.core.endpoints`:
-counted, checked, exposed to faults, saved), under route names starting `openai.`. `/v1/files` and `/v1/models` are
-paths other APIs use too: the core sends there the calls no other emulation claims (`OpenAIEmulation`)."""
+"""The OpenAI API's routes (Files, Batches, Responses, Chat Completions, Embeddings, Models, and what the account
+keeps: `stored_routes`), as rows of (path, method, route name, handler) that the core serves as it serves every
+API's (`lowtide.emulator.core.endpoints`: counted, checked, exposed to faults, saved), under route names starting
+`openai.`. `/v1/files` and `/v1/models` are paths other APIs use too: the core sends there the calls no other
+emulation claims (`OpenAIEmulation`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.ratelimits import BucketState, QuotaStyle, RateLimits
 from lowtide.emulator.openai.backend import OpenAIBackend, expires_after
 from lowtide.emulator.openai.http import read_upload
+from lowtide.emulator.openai.stored_routes import stored_routes
 from lowtide.http.sse import data_line, encode_event
 from lowtide.providers.openai.stream_events import completion_chunks, response_events
 
@@ -73,6 +75,7 @@ def openai_routes(shared: Shared, backend: OpenAIBackend) -> list[RouteRow]:
         (f"{file}/content", "GET", "openai.files.content", api.file_content),
         ("/v1/models", "GET", "openai.models.list", api.list_models),
         ("/v1/models/{model_id}", "GET", "openai.models.retrieve", api.retrieve_model),
+        *stored_routes(backend),
     ]
 
 

@@ -1,7 +1,9 @@
 """The OpenAI section of the emulator's state file (`OpenAIEmulation.saved()` gives it, under `"openai"`): uploaded
 files with their bytes, batches with their requests, settlements and deleted output files, the exactly-once
-counters, and the custom ids armed to go missing. Output and error files are not kept: they are produced from their
-batch. An uploaded file, and a batch's requests, never change, so each is encoded once and reused by later writes."""
+counters, the custom ids armed to go missing, and what the account keeps (stored responses and chat completions,
+fine-tuned models: each key written only when it holds something). Output and error files are not kept: they are
+produced from their batch. An uploaded file, and a batch's requests, never change, so each is encoded once and reused
+by later writes."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any, cast
 from lowtide.emulator.core.jsonutil import JsonObject, compact
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.batches import BATCH_WINDOW, OpenAIBatch, RequestKind, Settlement
+from lowtide.emulator.openai.catalogue import OpenAIModel
 from lowtide.emulator.openai.files import StoredFile
 
 __all__ = ["OpenAIStateCodec", "restore"]
@@ -29,7 +32,8 @@ class OpenAIStateCodec:
         files = backend.files.uploaded()
         batches = backend.batches.oldest_first()
         lost = sorted(backend.faults.lost())
-        if not files and not batches and not lost and not backend.created_batches:
+        kept = _kept(backend)
+        if not files and not batches and not lost and not backend.created_batches and not kept:
             return None
         head = {
             "created_batches": backend.created_batches,
@@ -39,7 +43,8 @@ class OpenAIStateCodec:
         }
         encoded_files = ",".join(self._file(stored) for stored in files)
         encoded_batches = ",".join(self._batch(batch) for batch in batches)
-        return f'{compact(head)[:-1]},"files":[{encoded_files}],"batches":[{encoded_batches}]}}'
+        extra = f",{compact(kept)[1:-1]}" if kept else ""
+        return f'{compact(head)[:-1]},"files":[{encoded_files}],"batches":[{encoded_batches}]{extra}}}'
 
     def _file(self, stored: StoredFile) -> str:
         found = self._files.get(stored)
@@ -89,6 +94,17 @@ class OpenAIStateCodec:
         return f'{compact(head)[:-1]},"requests":{requests}}}'
 
 
+def _kept(backend: OpenAIBackend) -> JsonObject:
+    kept: JsonObject = {}
+    if len(backend.responses):
+        kept["responses"] = backend.responses.state()
+    if len(backend.completions):
+        kept["completions"] = backend.completions.state()
+    if backend.fine_tuned:
+        kept["fine_tuned"] = [[m.id, m.created, m.window, m.owned_by] for m in backend.fine_tuned.values()]
+    return kept
+
+
 def restore(backend: OpenAIBackend, data: Any) -> None:
     """Put the section `data` (decoded JSON) back into `backend`, whose batch files are produced again from their
     batches."""
@@ -102,6 +118,14 @@ def restore(backend: OpenAIBackend, data: Any) -> None:
         if batch.settlement is not None:
             backend.add_batch_files(batch)
     backend.files.reorder(str(file_id) for file_id in data["order"])
+    backend.responses.restore(list(data.get("responses", [])))
+    backend.completions.restore(list(data.get("completions", [])))
+    backend.fine_tuned = {
+        str(model_id): OpenAIModel(
+            str(model_id), int(created), int(window) if window is not None else None, owned_by=str(owner)
+        )
+        for model_id, created, window, owner in data.get("fine_tuned", [])
+    }
 
 
 def _decode_file(item: Any) -> StoredFile:
