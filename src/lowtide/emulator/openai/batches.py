@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from lowtide.emulator.core.jsonutil import JsonObject
-from lowtide.emulator.openai.errors import OpenAIError, no_such
+from lowtide.emulator.openai.errors import no_such
 from lowtide.emulator.openai.ids import derived_alnum
+from lowtide.emulator.openai.pages import list_limit
 
 __all__ = [
     "BATCH_WINDOW",
@@ -232,19 +233,4 @@ def render_batch(
 
 
 def _limit(raw: str | None) -> int:
-    if raw is None:
-        return _LIST_LIMIT_DEFAULT
-    try:
-        limit = int(raw)
-    except ValueError:
-        raise OpenAIError(
-            400, f"Invalid type for 'limit': expected an integer, but got '{raw}'.", param="limit", code="invalid_type"
-        ) from None
-    if not 1 <= limit <= _LIST_LIMIT_MAX:
-        raise OpenAIError(
-            400,
-            f"Invalid 'limit': expected a value between 1 and {_LIST_LIMIT_MAX}, but got {limit} instead.",
-            param="limit",
-            code="invalid_value",
-        )
-    return limit
+    return list_limit(raw, default=_LIST_LIMIT_DEFAULT, maximum=_LIST_LIMIT_MAX)

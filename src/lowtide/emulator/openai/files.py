@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.openai.errors import OpenAIError, no_such
+from lowtide.emulator.openai.pages import list_limit
 
 __all__ = ["BATCH_FILE_LIFETIME", "PURPOSES", "FileStore", "StoredFile", "render_file"]
 
@@ -144,19 +145,4 @@ def render_file(stored: StoredFile) -> JsonObject:
 
 
 def _limit(raw: str | None) -> int:
-    if raw is None:
-        return _LIST_LIMIT_MAX
-    try:
-        limit = int(raw)
-    except ValueError:
-        raise OpenAIError(
-            400, f"Invalid type for 'limit': expected an integer, but got '{raw}'.", param="limit", code="invalid_type"
-        ) from None
-    if not 1 <= limit <= _LIST_LIMIT_MAX:
-        raise OpenAIError(
-            400,
-            f"Invalid 'limit': expected a value between 1 and {_LIST_LIMIT_MAX}, but got {limit} instead.",
-            param="limit",
-            code="invalid_value",
-        )
-    return limit
+    return list_limit(raw, default=_LIST_LIMIT_MAX, maximum=_LIST_LIMIT_MAX)

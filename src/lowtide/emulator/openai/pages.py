@@ -15,20 +15,21 @@ _LIMIT_DEFAULT = 20
 _LIMIT_MAX = 100
 
 
-def list_limit(raw: str | None) -> int:
-    """`limit` of a list: 20 unless given, 1 to 100."""
+def list_limit(raw: str | None, *, default: int = _LIMIT_DEFAULT, maximum: int = _LIMIT_MAX) -> int:
+    """`limit` of a list: `default` unless given, 1 to `maximum` (20 and 100 for most lists), refused as the API
+    refuses it otherwise."""
     if raw is None:
-        return _LIMIT_DEFAULT
+        return default
     try:
         limit = int(raw)
     except ValueError:
         raise OpenAIError(
             400, f"Invalid type for 'limit': expected an integer, but got '{raw}'.", param="limit", code="invalid_type"
         ) from None
-    if not 1 <= limit <= _LIMIT_MAX:
+    if not 1 <= limit <= maximum:
         raise OpenAIError(
             400,
-            f"Invalid 'limit': expected a value between 1 and {_LIMIT_MAX}, but got {limit} instead.",
+            f"Invalid 'limit': expected a value between 1 and {maximum}, but got {limit} instead.",
             param="limit",
             code="invalid_value",
         )
