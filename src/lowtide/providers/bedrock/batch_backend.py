@@ -370,10 +370,6 @@ class BedrockBatchBackend(BatchBackend):
                     "Bedrock job %s processed %d record(s) but its output holds %d line(s).", batch.id, processed, lines
                 )
 
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """Never needed: a create is reconciled by making it again under its token (`idempotent_create`)."""
-        return None
-
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A stopped or expired job leaves the records it never ran unanswered; a failed one ran none. A job that
         completed answers every record: a missing one was lost."""

@@ -304,11 +304,6 @@ class GeminiBatchBackend(BatchBackend):
                     line = UnreadableLine(line.raw, line.reason, named.group(1).decode("ascii"))
             handle(line)
 
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """Never needed: a job is found by the intent id its display name carries (`finds_by_intent`), not by the
-        custom ids of its results."""
-        return None
-
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled or expired job leaves the requests it never ran unanswered; a failed one ran none. A job that
         succeeded answers every request: a missing one was lost."""

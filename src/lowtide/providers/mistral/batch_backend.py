@@ -300,10 +300,6 @@ class MistralBatchBackend(BatchBackend):
             await response.aclose()
         return lines
 
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """Never needed: a job is found by the intent id its metadata carries (`finds_by_intent`)."""
-        return None
-
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled job leaves the requests it never ran out of both files, a timed-out one those it did not
         reach, a failed one all of them; a job that succeeded answers every request: a missing one was lost."""
