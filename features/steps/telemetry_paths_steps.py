@@ -9,13 +9,12 @@ import os
 from typing import Any, Protocol
 
 import yaml
+from _otel_globals import reset_otel_globals
 from opentelemetry import trace
-from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
-from opentelemetry.util._once import Once
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -163,23 +162,15 @@ def step_run_batches(context: Context, batches: int, count: int) -> None:
     assert attributes.get("lowtide.run.items.succeeded") == count, attributes
 
 
-def _reset_globals() -> None:
-    # As telemetry.feature's Background does: the API lets a provider be set once per process.
-    trace._TRACER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
-    trace._TRACER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
-    metrics_internal._METER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
-    metrics_internal._METER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
-
-
 @given("OpenTelemetry traces to an in-memory exporter, with no meter provider")
 def step_traces_only(context: Context) -> None:
-    _reset_globals()
+    reset_otel_globals()
     context.spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(context.spans))
     trace.set_tracer_provider(provider)
     os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
-    context.cleanups.append(_reset_globals)
+    context.cleanups.append(reset_otel_globals)
     context.telemetry_ledger = None
 
 

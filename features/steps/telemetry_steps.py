@@ -13,16 +13,15 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from _otel_globals import reset_otel_globals
 from _support import plugins_importable
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context as OtelContext
-from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricsData
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.util._once import Once
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -57,18 +56,9 @@ class Context(StepContext, Protocol):
     telemetry_ledger: str | None
 
 
-def _reset_globals() -> None:
-    # The API lets a provider be set once per process; the scenario's are taken away so that no other scenario runs
-    # with telemetry on.
-    trace._TRACER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
-    trace._TRACER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
-    metrics_internal._METER_PROVIDER = None  # pyright: ignore[reportPrivateUsage]
-    metrics_internal._METER_PROVIDER_SET_ONCE = Once()  # pyright: ignore[reportPrivateUsage]
-
-
 @given("OpenTelemetry is configured with in-memory exporters")
 def step_configured(context: Context) -> None:
-    _reset_globals()
+    reset_otel_globals()
     context.spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(context.spans))
@@ -80,7 +70,7 @@ def step_configured(context: Context) -> None:
     saved = os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
 
     def restore() -> None:
-        _reset_globals()
+        reset_otel_globals()
         os.environ.pop("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", None)
         if saved is not None:
             os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = saved
