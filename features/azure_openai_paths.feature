@@ -19,12 +19,16 @@ Feature: Azure OpenAI's remaining paths: refusals before sending, the direct bat
     Then a ConfigurationError is raised
     And the error names the field "<field>"
     And the error message contains "<says>"
+    And the error message does not contain "Responses endpoint"
     And the API received no calls at all
 
     Examples:
-      | what                | request                                                                                            | field                            | says                                     |
-      | An image by file id | messages: [{role: user, content: [{type: image, source: {type: file, file_id: file-1}}]}]          | messages[0].content[0].source    | Chat Completions takes images by URL only |
-      | A server tool       | {prompt: Hi, tools: [{name: web_search, type: web_search_20250305}]}                               | tools[0].type                    | only function tools are sent             |
+      | what                        | request                                                                                                                                                                                   | field                                           | says                                         |
+      | An image by file id         | messages: [{role: user, content: [{type: image, source: {type: file, file_id: file-1}}]}]                                                                                                 | messages[0].content[0].source                   | send the image inline (base64) or by URL     |
+      | A document by URL           | messages: [{role: user, content: [{type: document, source: {type: url, url: "https://example.com/t.pdf"}}]}]                                                                              | messages[0].content[0].source                   | send the file inline                         |
+      | An image in a tool result   | messages: [{role: user, content: Hi}, {role: assistant, content: [{type: tool_use, id: c1, name: f, input: {}}]}, {role: user, content: [{type: tool_result, tool_use_id: c1, content: [{type: image, source: {type: url, url: "https://example.com/i.png"}}]}]}] | messages[2].content[0].content                  | send images and files in a user message      |
+      | A reasoning summary         | {prompt: Hi, provider_options: {azure_openai: {reasoning: {summary: auto}}}}                                                                                                              | provider_options.azure_openai.reasoning.summary | remove provider_options.azure_openai.reasoning.summary |
+      | A server tool               | {prompt: Hi, tools: [{name: web_search, type: web_search_20250305}]}                                                                                                                      | tools[0].type                                   | only function tools are sent                 |
 
   Scenario: A PDF sent inline goes to the deployment, its tokens left for the API to count
     When the actor is asked with:

@@ -181,6 +181,27 @@ Feature: An actor answered by Groq's live Chat Completions
     And the error message contains "GROQ_API_KEY"
     And the API received no calls at all
 
+  Scenario Outline: Content Groq's Chat Completions cannot carry is refused before anything is sent: <case>
+    Given a Groq actor "readers" with:
+      """
+      max_tokens: 64
+      """
+    When the actor is asked with:
+      """
+      <request>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "Groq's Chat Completions <says>"
+    And the error message does not contain "Responses endpoint"
+    And the API received no calls at all
+
+    Examples:
+      | case                | request                                                                                                                   | field                          | says                                                      |
+      | a PDF sent inline   | messages: [{role: user, content: [{type: document, source: {type: base64, media_type: application/pdf, data: aGVsbG8=}}]}]     | messages[0].content[0].source  | takes no documents (messages[0].content[0]); send the document's text instead |
+      | a document by URL   | messages: [{role: user, content: [{type: document, source: {type: url, url: "https://example.com/t.pdf"}}]}]              | messages[0].content[0].source  | takes no documents                                        |
+      | an image by file id | messages: [{role: user, content: [{type: image, source: {type: file, file_id: file-1}}]}]                                  | messages[0].content[0].source  | takes images by URL only, not by file id (messages[0].content[0]); send the image inline (base64) or by URL |
+
   Scenario Outline: A call Groq would refuse is refused before anything is sent: <case>
     Given a Groq actor "strict" with:
       """

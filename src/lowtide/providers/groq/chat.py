@@ -39,6 +39,7 @@ from lowtide.providers import (
     response_of,
     text_alone,
 )
+from lowtide.providers.openai.chat_limits import ChatLimits
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.options import OpenAIOptions
 from lowtide.providers.openai.requests import to_chat_body
@@ -72,11 +73,26 @@ class ChatDialect:
     owner: str
     usage: UsageShape
 
+    @property
+    def limits(self) -> ChatLimits:
+        """What its Chat Completions cannot carry: no document (`file`) parts, and no Responses endpoint to turn to."""
+        return ChatLimits(
+            api=f"{self.owner}'s Chat Completions",
+            remedies={
+                "tool_result_media": "send images in a user message after the tool result",
+                "image_file_id": "send the image inline (base64) or by URL",
+                "document_url": "send the document's text instead",
+                "document": "send the document's text instead",
+                "reasoning_summary": "leave the reasoning summary out",
+            },
+            documents=False,
+        )
 
-def chat_body(request: ActorRequest, options: Mapping[str, object]) -> dict[str, object]:
+
+def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: ChatDialect) -> dict[str, object]:
     """The body of `POST /v1/chat/completions` for `request`, with the provider's own `options` (those given) added;
-    an extra parameter naming one of them is refused (`ConfigurationError` from the encoder's own check)."""
-    body = to_chat_body(request, _PLAIN_CHAT)
+    an extra parameter naming one of them, or what `dialect`'s API cannot carry, is refused (`ConfigurationError`)."""
+    body = to_chat_body(request, _PLAIN_CHAT, limits=dialect.limits)
     for name, value in options.items():
         if value is None:
             continue

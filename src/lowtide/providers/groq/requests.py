@@ -17,4 +17,6 @@ GROQ = ChatDialect(name=PROVIDER_NAME, owner="Groq", usage=USAGE)
 def encode_request(request: ActorRequest) -> dict[str, object]:
     """The Chat Completions body of `request`, Groq's own settings (`provider_options.groq`) in it."""
     options = check_parameters(request)
-    return chat_body(request, options.model_dump(include={"reasoning_effort", "reasoning_format", "service_tier"}))
+    return chat_body(
+        request, options.model_dump(include={"reasoning_effort", "reasoning_format", "service_tier"}), GROQ
+    )

@@ -30,6 +30,7 @@ from openai.types.responses import (
 
 from lowtide.content import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of
 from lowtide.errors import ConfigurationError
+from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.options import Endpoint
 from lowtide.providers.openai.rules import CONTENT
 from lowtide.types import ActorRequest, ToolSpec
@@ -189,7 +190,7 @@ def _responses_part(part: Part) -> ResponseInputTextParam | ResponseInputImagePa
 # Chat messages.
 
 
-def chat_input(request: ActorRequest) -> list[ChatCompletionMessageParam]:
+def chat_input(request: ActorRequest, limits: ChatLimits = OPENAI_CHAT) -> list[ChatCompletionMessageParam]:
     messages: list[ChatCompletionMessageParam] = []
     for index, message in enumerate(request.messages):
         if isinstance(message.content, str):
@@ -202,7 +203,7 @@ def chat_input(request: ActorRequest) -> list[ChatCompletionMessageParam]:
         elif message.role == "assistant":
             messages.append(_chat_answer(pieces_of(message.role, message.content, index, rules=CONTENT)))
         else:
-            messages.extend(_chat_user(pieces_of(message.role, message.content, index, rules=CONTENT)))
+            messages.extend(_chat_user(pieces_of(message.role, message.content, index, rules=CONTENT), limits))
     return messages
 
 
@@ -218,48 +219,52 @@ def _chat_answer(pieces: Sequence[Piece]) -> ChatCompletionMessageParam:
     return {"role": "assistant", "content": text}
 
 
-def _chat_user(pieces: Sequence[Piece]) -> list[ChatCompletionMessageParam]:
+def _chat_user(pieces: Sequence[Piece], limits: ChatLimits) -> list[ChatCompletionMessageParam]:
     """A user turn: its tool results first, as `tool` messages (each must follow the call it answers), then the
     rest as one user message."""
     messages: list[ChatCompletionMessageParam] = [
-        {"role": "tool", "tool_call_id": piece.call_id, "content": _chat_tool_output(piece)}
+        {"role": "tool", "tool_call_id": piece.call_id, "content": _chat_tool_output(piece, limits)}
         for piece in pieces
         if isinstance(piece, ToolResult)
     ]
-    parts = [_chat_part(piece) for piece in pieces if isinstance(piece, TextPart | ImagePart | FilePart)]
+    parts = [_chat_part(piece, limits) for piece in pieces if isinstance(piece, TextPart | ImagePart | FilePart)]
     if parts:
         messages.append({"role": "user", "content": parts})
     return messages
 
 
-def _chat_tool_output(piece: ToolResult) -> list[ChatCompletionContentPartTextParam]:
+def _chat_tool_output(piece: ToolResult, limits: ChatLimits) -> list[ChatCompletionContentPartTextParam]:
     texts: list[ChatCompletionContentPartTextParam] = []
     for part in piece.parts:
         if not isinstance(part, TextPart):
-            raise ConfigurationError(
-                "Chat Completions takes only text in a tool result; use the Responses endpoint for images and files "
-                f"({piece.where}).",
+            raise limits.refusal(
+                "tool_result_media",
+                "takes only text in a tool result",
+                where=piece.where,
                 field=f"{piece.where}.content",
             )
         texts.append({"type": "text", "text": part.text})
     return texts
 
 
-def _chat_part(part: Part) -> ChatCompletionContentPartParam:
+def _chat_part(part: Part, limits: ChatLimits) -> ChatCompletionContentPartParam:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ImagePart):
         if part.url is None:
-            raise ConfigurationError(
-                f"Chat Completions takes images by URL only, not by file id ({part.where}); use the Responses "
-                "endpoint.",
+            raise limits.refusal(
+                "image_file_id",
+                "takes images by URL only, not by file id",
+                where=part.where,
                 field=f"{part.where}.source",
             )
         return {"type": "image_url", "image_url": {"url": part.url}}
-    return _chat_file(part)
+    return _chat_file(part, limits)
 
 
-def _chat_file(part: FilePart) -> ChatFile:
+def _chat_file(part: FilePart, limits: ChatLimits) -> ChatFile:
+    if not limits.documents:
+        raise limits.refusal("document", "takes no documents", where=part.where, field=f"{part.where}.source")
     file: FileFile = {}
     if part.file_id is not None:
         file["file_id"] = part.file_id
@@ -267,9 +272,7 @@ def _chat_file(part: FilePart) -> ChatFile:
         file["file_data"] = part.data_url
         file["filename"] = str(part.filename)
     else:
-        raise ConfigurationError(
-            f"Chat Completions cannot fetch a document by URL ({part.where}); use the Responses endpoint, or send "
-            "the file inline.",
-            field=f"{part.where}.source",
+        raise limits.refusal(
+            "document_url", "cannot fetch a document by URL", where=part.where, field=f"{part.where}.source"
         )
     return {"type": "file", "file": file}

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from lowtide.content import system_text
 from lowtide.errors import ConfigurationError
+from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.conversation import (
     apply_tool_choice,
     chat_input,
@@ -91,9 +92,11 @@ def to_responses_body(request: ActorRequest, options: OpenAIOptions | None = Non
     return _with_extra(request, body)
 
 
-def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) -> dict[str, object]:
+def to_chat_body(
+    request: ActorRequest, options: OpenAIOptions | None = None, *, limits: ChatLimits = OPENAI_CHAT
+) -> dict[str, object]:
     """The body of `POST /v1/chat/completions` for `request` (whose parameters `options` were checked for, if
-    given)."""
+    given); what the API cannot carry is refused in the words of `limits`."""
     options = options if options is not None else check_parameters(request)
     messages: list[ChatCompletionMessageParam] = []
     if request.system is not None:
@@ -103,7 +106,7 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
             if options.system_role == "developer"
             else {"role": "system", "content": text}
         )
-    messages.extend(chat_input(request))
+    messages.extend(chat_input(request, limits))
     body: dict[str, object] = {
         "model": request.model,
         "messages": messages,
@@ -127,9 +130,8 @@ def to_chat_body(request: ActorRequest, options: OpenAIOptions | None = None) ->
         body["verbosity"] = options.verbosity
     reasoning = options.reasoning or ReasoningOptions()
     if reasoning.summary is not None:
-        raise ConfigurationError(
-            "Chat Completions gives no reasoning summaries; use the Responses endpoint for them.",
-            field="provider_options.openai.reasoning.summary",
+        raise limits.refusal(
+            "reasoning_summary", "gives no reasoning summaries", field="provider_options.openai.reasoning.summary"
         )
     if reasoning.effort is not None:
         body["reasoning_effort"] = reasoning.effort

@@ -19,4 +19,4 @@ def encode_request(request: ActorRequest) -> dict[str, object]:
     in it."""
     options = check_parameters(request)
     own = options.model_dump(include={"repetition_penalty", "min_p", "reasoning_effort"})
-    return chat_body(request, {"top_k": request.top_k, **own})
+    return chat_body(request, {"top_k": request.top_k, **own}, TOGETHER)
