@@ -40,6 +40,7 @@ from lowtide.batching.lines import (
 from lowtide.batching.oneshot import run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.retrying import retrying
+from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.content import (
     ContentRules,
     FilePart,
@@ -117,6 +118,7 @@ __all__ = [
     "StatusError",
     "TextAnswer",
     "TextPart",
+    "TokenPricedCodec",
     "ToolCall",
     "ToolResult",
     "UnreadableLine",
@@ -152,6 +154,7 @@ __all__ = [
     "retrying",
     "run_batch",
     "seconds_of",
+    "sent_tokens",
     "split_for_sdk",
     "split_lines",
     "system_text",

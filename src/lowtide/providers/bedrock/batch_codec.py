@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import cast
 
 from pydantic import BaseModel
@@ -23,21 +22,19 @@ from lowtide import (
     BatchRequestErrored,
     BatchRequestExpired,
     BatchRequestUnreadable,
-    Usage,
 )
 from lowtide.providers import (
-    BatchCodec,
     BatchLimits,
     JSONObject,
     ResultLine,
     Settled,
+    TokenPricedCodec,
     api_error_class,
-    cost_of,
-    cost_range,
     json_count,
     json_object,
     ledger_custom_id,
     parse_response,
+    sent_tokens,
 )
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, MAX_RECORDS, PROVIDER_NAME
@@ -65,7 +62,6 @@ FAILED_CODE = "LOWTIDE_JOB_FAILED"
 one of AWS's."""
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_BYTES_PER_TOKEN = 3
 _ENVELOPE_BYTES = len('{"recordId":"","modelInput":}') + 1
 
 
@@ -74,11 +70,12 @@ def error_line(record_id: str, code: str, message: str) -> dict[str, object]:
     return {"recordId": record_id, "error": {"errorCode": code, "errorMessage": message}}
 
 
-class BedrockBatchCodec(BatchCodec):
+class BedrockBatchCodec(TokenPricedCodec):
     """Bedrock batch records and their outputs; `max_records` is the account's quota of records per job."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
+    usage_shape = USAGE
 
     def __init__(self, max_records: int = MAX_RECORDS) -> None:
         self.limits = BatchLimits(max_requests=max_records, max_bytes=MAX_INPUT_BYTES, max_hours=MAX_HOURS)
@@ -107,21 +104,8 @@ class BedrockBatchCodec(BatchCodec):
         """A job takes one model (its create names it)."""
         return model
 
-    def worst_case_usd(
-        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
-    ) -> Decimal | None:
-        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
-        return cost.total_usd if cost is not None else None
-
-    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
-        return cost_range(
-            self.model_of(params),
-            input_tokens=_input_tokens(params),
-            max_output_tokens=_output_limit(params),
-            mode=BatchProcessingMode.BATCH,
-            provider=USAGE,
-        )
+    def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
+        return sent_tokens(params, leaving_out=("inferenceConfig",)), _output_limit(params)
 
     def custom_id_of(self, line: ResultLine) -> str | None:
         record_id = line.get("recordId")
@@ -171,12 +155,6 @@ def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -
         retryable=status is not None and (status in (408, 429) or status >= 500),
         kind=api_error_class(status) if status is not None else None,
     )
-
-
-def _input_tokens(params: Mapping[str, object]) -> int:
-    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
-    size = len(json.dumps({k: v for k, v in params.items() if k != "inferenceConfig"}, default=str).encode())
-    return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
 def _output_limit(params: Mapping[str, object]) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import cast
 
 from pydantic import BaseModel
@@ -23,19 +22,17 @@ from lowtide import (
     BatchRequestExpired,
     BatchRequestUnreadable,
     InvalidRequestError,
-    Usage,
 )
 from lowtide.providers import (
-    BatchCodec,
     BatchLimits,
     JSONObject,
     ResultLine,
     Settled,
+    TokenPricedCodec,
     api_error_class,
-    cost_of,
-    cost_range,
     ledger_custom_id,
     parse_response,
+    sent_tokens,
 )
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.batch_requests import model_name, rest_body
@@ -67,7 +64,6 @@ never one of Google's status names."""
 
 _ENVELOPE_BYTES = len('{"key":"","request":}') + 1
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_BYTES_PER_TOKEN = 3
 _RETRYABLE = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "ABORTED", "UNKNOWN"})
 _KINDS = {
     "INVALID_ARGUMENT": 400,
@@ -106,11 +102,12 @@ def error_line(key: str, status: str, message: str) -> dict[str, object]:
     return {"key": key, "error": {"message": message, "status": status}}
 
 
-class GeminiBatchCodec(BatchCodec):
+class GeminiBatchCodec(TokenPricedCodec):
     """Gemini batch requests and results: a request is stored as its REST body, model included."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
+    usage_shape = USAGE
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
 
     # Requests.
@@ -137,21 +134,8 @@ class GeminiBatchCodec(BatchCodec):
         """A batch job takes one model (its create names it)."""
         return model
 
-    def worst_case_usd(
-        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
-    ) -> Decimal | None:
-        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
-        return cost.total_usd if cost is not None else None
-
-    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
-        return cost_range(
-            self.model_of(params),
-            input_tokens=_input_tokens(params),
-            max_output_tokens=_output_limit(params),
-            mode=BatchProcessingMode.BATCH,
-            provider=USAGE,
-        )
+    def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
+        return sent_tokens(params, leaving_out=("generationConfig",)), _output_limit(params)
 
     # Answers.
 
@@ -217,12 +201,6 @@ def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -
         retryable=name in _RETRYABLE or (http is not None and (http in (408, 429) or http >= 500)),
         kind=api_error_class(http) if http is not None else None,
     )
-
-
-def _input_tokens(params: Mapping[str, object]) -> int:
-    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
-    size = len(json.dumps({k: v for k, v in params.items() if k != "generationConfig"}, default=str).encode())
-    return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
 def _output_limit(params: Mapping[str, object]) -> int:

@@ -5,18 +5,15 @@ Pure: no client, no key."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
-from lowtide import ActorRequest, BatchProcessingMode
-from lowtide.providers import BatchLimits, ResultLine, Settled, cost_of, cost_range
-from lowtide.providers.groq.chat import CHAT_URL, chat_line_outcome, request_tokens
+from lowtide import ActorRequest
+from lowtide.providers import BatchLimits, ResultLine, Settled
+from lowtide.providers.groq.chat import CHAT_URL, chat_line_outcome
 from lowtide.providers.groq.options import GEN_AI_PROVIDER_NAME, MAX_WINDOW_HOURS, PROVIDER_NAME
 from lowtide.providers.groq.requests import GROQ, encode_request
 from lowtide.providers.groq.rules import USAGE
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
-from lowtide.types import Usage
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "GroqBatchCodec"]
 
@@ -30,28 +27,11 @@ class GroqBatchCodec(OpenAIBatchCodec):
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
+    usage_shape = USAGE
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=float(MAX_WINDOW_HOURS))
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         return {"method": "POST", "url": CHAT_URL, "body": encode_request(request)}
-
-    def worst_case_usd(
-        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
-    ) -> Decimal | None:
-        inputs, outputs = request_tokens(params)
-        usage = Usage(input_tokens=inputs, output_tokens=outputs)
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
-        return cost.total_usd if cost is not None else None
-
-    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
-        inputs, outputs = request_tokens(params)
-        return cost_range(
-            self.model_of(params),
-            input_tokens=inputs,
-            max_output_tokens=outputs,
-            mode=BatchProcessingMode.BATCH,
-            provider=USAGE,
-        )
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None

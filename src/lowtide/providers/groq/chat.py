@@ -54,7 +54,6 @@ __all__ = [
     "chat_response",
     "chat_usage",
     "errored",
-    "request_tokens",
     "retryable",
 ]
 
@@ -102,23 +101,6 @@ def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: Cha
             )
         body[name] = value
     return body
-
-
-# Estimates.
-
-# Fewer bytes per token than typical text, so that a budget's estimate errs high.
-_BYTES_PER_TOKEN = 3
-_OUTPUT_LIMITS = ("max_completion_tokens", "max_tokens")
-
-
-def request_tokens(params: Mapping[str, object]) -> tuple[int, int]:
-    """A stored batch request's (input, output) tokens at most: the input deliberately high, from the size of
-    everything the body sends; the output its limit."""
-    body = json_object(params.get("body"))
-    sent = {name: value for name, value in body.items() if name not in _OUTPUT_LIMITS}
-    size = len(json.dumps(sent, separators=(",", ":"), default=str).encode())
-    limit = next((value for name in _OUTPUT_LIMITS if isinstance(value := body.get(name), int)), 0)
-    return max(1, -(-size // _BYTES_PER_TOKEN)), limit
 
 
 # Answers.

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import cast
 
 from pydantic import BaseModel
@@ -21,19 +20,17 @@ from lowtide import (
     BatchRequestErrored,
     BatchRequestExpired,
     BatchRequestUnreadable,
-    Usage,
 )
 from lowtide.providers import (
-    BatchCodec,
     BatchLimits,
     ResultLine,
     Settled,
+    TokenPricedCodec,
     api_error_class,
-    cost_of,
-    cost_range,
     json_object,
     ledger_custom_id,
     parse_response,
+    sent_tokens,
 )
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.errors import error_of_body
@@ -65,7 +62,6 @@ FAILED_CODE = "lowtide_batch_failed"
 
 _ENVELOPE_BYTES = len('{"custom_id":"","body":}') + 1
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_BYTES_PER_TOKEN = 3
 
 
 def error_line(custom_id: str, code: str, message: str) -> dict[str, object]:
@@ -73,11 +69,12 @@ def error_line(custom_id: str, code: str, message: str) -> dict[str, object]:
     return {"custom_id": custom_id, "error": {"message": message, "code": code}}
 
 
-class MistralBatchCodec(BatchCodec):
+class MistralBatchCodec(TokenPricedCodec):
     """Mistral batch requests and results: a request is stored as its chat completions body, model included."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
+    usage_shape = USAGE
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
 
     # Requests.
@@ -105,21 +102,8 @@ class MistralBatchCodec(BatchCodec):
         """A batch job takes one model (its create names it)."""
         return model
 
-    def worst_case_usd(
-        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
-    ) -> Decimal | None:
-        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=USAGE)
-        return cost.total_usd if cost is not None else None
-
-    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
-        return cost_range(
-            self.model_of(params),
-            input_tokens=_input_tokens(params),
-            max_output_tokens=_output_limit(params),
-            mode=BatchProcessingMode.BATCH,
-            provider=USAGE,
-        )
+    def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
+        return sent_tokens(params, leaving_out=("max_tokens",)), _output_limit(params)
 
     # Answers.
 
@@ -192,12 +176,6 @@ def _status_outcome(status: int, body: Mapping[str, object], batch_id: str, cust
         retryable=status in (408, 429) or status >= 500,
         kind=api_error_class(status, error_type),
     )
-
-
-def _input_tokens(params: Mapping[str, object]) -> int:
-    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
-    size = len(json.dumps({k: v for k, v in params.items() if k != "max_tokens"}, default=str).encode())
-    return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
 def _output_limit(params: Mapping[str, object]) -> int:

@@ -7,19 +7,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import cast
 
 from pydantic import BaseModel
 
-from lowtide.batching.backend import BatchCodec, BatchLimits, ResultLine, Settled
+from lowtide.batching.backend import BatchLimits, ResultLine, Settled
+from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.custom_ids import ledger_custom_id
-from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import UsageShape, cost_of, cost_range
+from lowtide.pricing import UsageShape
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
-from lowtide.types import ActorRequest, ActorResponse, Usage
+from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "OpenAIBatchCodec", "body_of", "url_of"]
 
@@ -30,8 +29,6 @@ MAX_BATCH_BYTES = 200 * 1024 * 1024
 # `{"custom_id":"",` before the stored request and the newline after it, beyond the custom id itself.
 _ENVELOPE_BYTES = len('{"custom_id":"",') + 1
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-# Fewer bytes per token than typical text, so that a budget's estimate errs high.
-_BYTES_PER_TOKEN = 3
 _OUTPUT_LIMITS = ("max_output_tokens", "max_completion_tokens", "max_tokens")
 
 
@@ -46,7 +43,7 @@ def url_of(params: Mapping[str, object]) -> str:
     return url if isinstance(url, str) else ""
 
 
-class OpenAIBatchCodec(BatchCodec):
+class OpenAIBatchCodec(TokenPricedCodec):
     """Batch API requests and results: a request is stored as its input line without the custom id."""
 
     name = PROVIDER_NAME
@@ -85,21 +82,8 @@ class OpenAIBatchCodec(BatchCodec):
             url = url_of(json.loads(params) if isinstance(params, str) else params)
         return f"{url} {model}"
 
-    def worst_case_usd(
-        self, params: Mapping[str, object], params_json: str | None, *, mode: BatchProcessingMode
-    ) -> Decimal | None:
-        usage = Usage(input_tokens=_input_tokens(params), output_tokens=_output_limit(params))
-        cost = cost_of(usage, self.model_of(params), mode=mode, provider=self.usage_shape)
-        return cost.total_usd if cost is not None else None
-
-    def cost_range(self, params: Mapping[str, object]) -> tuple[Decimal, Decimal] | None:
-        return cost_range(
-            self.model_of(params),
-            input_tokens=_input_tokens(params),
-            max_output_tokens=_output_limit(params),
-            mode=BatchProcessingMode.BATCH,
-            provider=self.usage_shape,
-        )
+    def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
+        return sent_tokens(body_of(params), leaving_out=_OUTPUT_LIMITS), _output_limit(params)
 
     # Answers.
 
@@ -124,13 +108,6 @@ def _stored_url(params_json: str) -> str | None:
         return None
     url = params_json[start + len('"url":"') : -2]
     return None if '"' in url or "\\" in url else url
-
-
-def _input_tokens(params: Mapping[str, object]) -> int:
-    """A deliberately high estimate of the input tokens, from the size of everything the body sends."""
-    body = {name: value for name, value in body_of(params).items() if name not in _OUTPUT_LIMITS}
-    size = len(json.dumps(body, separators=(",", ":"), default=str).encode())
-    return max(1, -(-size // _BYTES_PER_TOKEN))
 
 
 def _output_limit(params: Mapping[str, object]) -> int:
