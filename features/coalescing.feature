@@ -227,6 +227,16 @@ Feature: Concurrent calls travel together in one batch
     Then every call was answered with the emulated reply to its prompt
     And the garbage collector sees every object again
 
+  Scenario: A batch actor closed before any call gives back what it kept from the garbage collector
+    Given the garbage collector's freezes are counted
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    Then lowtide froze what the program made before the actor's first call
+    When the actor is closed
+    Then the garbage collector sees every object again
+
   Scenario: A program that froze objects itself for the garbage collector keeps them frozen, and lowtide freezes nothing
     Given an actor "planner" with:
       """

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
-from lowtide.batching.collector import MANY, freeze_survivors
+from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
@@ -473,6 +473,7 @@ class Actor:
     async def aclose(self) -> None:
         self._prompts.forget()  # its providers are closed: a later call builds them anew
         await self._providers.aclose()
+        thaw()  # what lowtide kept from the garbage collector (since this actor was made, say) is given back
 
     def close(self) -> None:
         """Close providers and the loop used by `run_sync`."""
