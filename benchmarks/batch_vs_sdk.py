@@ -10,6 +10,9 @@ subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The con
   polled every `--poll-interval` seconds until it ends, its results streamed into a dict keyed by custom id.
 - `lowtide`: one `Actor` in batch mode (same model, max_tokens and poll interval, a fresh ledger in a temporary
   directory), `asyncio.gather` of N `actor.run(...)` calls.
+- `bare-gather`: no API and no answers, only what the caller's own `asyncio.gather` of N tasks costs (each awaiting
+  a future, all resolved once every task has started), which lowtide's contender pays and the SDK's by hand does
+  not; shown beside the others (and raw-sdk plus it), never subtracted.
 
 Each contender prints one JSON line: wall seconds from its first call to every answer in hand, peak RSS, CPU seconds,
 the number of answers and a checksum of their texts (both must match: same work). The emulator's `/_emulator/stats`
@@ -56,9 +59,11 @@ from harness import (
     write_report,
 )
 
-Contender = Literal["raw-sdk", "floor", "lowtide", "raw-sdk-bulk", "lowtide-bulk"]
-CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide")
+Contender = Literal["raw-sdk", "floor", "lowtide", "bare-gather", "raw-sdk-bulk", "lowtide-bulk"]
+CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide", "bare-gather")
 """The one-batch contenders; `floor` only where the provider's module has one (Anthropic's)."""
+GATHER: Contender = "bare-gather"
+"""The caller's own gathered tasks alone: no API, no answers (excluded from the checksum and the answer count)."""
 BULK_CONTENDERS: tuple[Contender, ...] = ("raw-sdk-bulk", "lowtide-bulk")
 """The bulk run's contenders: many batches, a few at once."""
 _CONTENDER_TIMEOUT_SECONDS = 4 * 3600.0
@@ -85,6 +90,24 @@ async def lowtide_actor(
         responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
         elapsed = time.perf_counter() - start
     return started_at, elapsed, {key(i): response.text for i, response in enumerate(responses)}
+
+
+async def bare_gather(n: int) -> tuple[float, float, dict[str, str]]:
+    """What the caller's own `asyncio.gather` of N tasks costs: each task awaits a future of its own, and the futures
+    are resolved once every task has started (as a batch's answers come after all its calls were made)."""
+    loop = asyncio.get_running_loop()
+    started_at, start = time.time(), time.perf_counter()
+    futures: list[asyncio.Future[str]] = [loop.create_future() for _ in range(n)]
+
+    async def wait(future: asyncio.Future[str]) -> str:
+        return await future
+
+    gathered = asyncio.gather(*(wait(future) for future in futures))
+    await asyncio.sleep(0)  # every task runs up to its await
+    for future in futures:
+        future.set_result("")
+    await gathered
+    return started_at, time.perf_counter() - start, {}
 
 
 async def lowtide_bulk(
@@ -128,7 +151,7 @@ def run_contender(args: argparse.Namespace) -> int:
     # Both import the provider's SDK, and lowtide its provider module (which the registry would import on first use).
     provider = by_hand(args.provider)
     importlib.import_module(provider.sdk)
-    if contender.startswith("lowtide"):
+    if contender.startswith("lowtide") or contender == GATHER:
         importlib.import_module(f"lowtide.providers.{args.provider}")
     rss_at_start = peak_rss_kib()
     cpu_at_start = cpu_seconds()
@@ -137,7 +160,9 @@ def run_contender(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="lowtide-bench-") as scratch:
         ledger = Path(scratch) / "ledger.sqlite3"
         work: Coroutine[Any, Any, tuple[float, float, dict[str, str]]]
-        if contender == "raw-sdk":
+        if contender == GATHER:
+            work = bare_gather(args.requests)
+        elif contender == "raw-sdk":
             work = provider.raw_sdk(args.base_url, args.requests, args.poll_interval)
         elif contender == "floor":
             assert provider.floor is not None, f"{provider.provider} has no floor"
@@ -170,7 +195,7 @@ def run_contender(args: argparse.Namespace) -> int:
         "rss_at_start_kib": rss_at_start,
         "cpu_seconds": round(cpu_seconds() - cpu_at_start, 3),
         "answers": len(texts),
-        "checksum": checksum(texts, args.requests),
+        "checksum": checksum(texts, args.requests) if contender != GATHER else "",
         "full_collections": gc.get_stats()[2]["collections"] - full_collections,
     }
     print(json.dumps(result), flush=True)
@@ -265,7 +290,8 @@ def measure(
         result = json.loads(done.stdout.strip().splitlines()[-1])
         stats = emulator.stats()
         provider = by_hand(args.provider)
-        check_custom_ids(stats, contender, n, provider)
+        if contender != GATHER:
+            check_custom_ids(stats, contender, n, provider)
         calls = {str(route): int(count) for route, count in stats.get("calls", {}).items()}
         measurement = Measurement(**result, calls=calls)
         batches = provider.batch_times(emulator)
@@ -282,7 +308,7 @@ def measure(
             else ""
         )
     )
-    if measurement.answers != n:
+    if measurement.answers != n and contender != GATHER:
         raise RuntimeError(f"{contender} got {measurement.answers} answers of {n}")
     return measurement
 
@@ -296,7 +322,7 @@ def run_series(
         order = list(contenders) if round_ % 2 == 0 else list(contenders)[::-1]
         log(f"round {round_ + 1}/{repeat} at {n} requests: {' then '.join(order)}")
         measurements.extend(measure(contender, n, args) for contender in order)
-    checksums = {m.checksum for m in measurements}
+    checksums = {m.checksum for m in measurements if m.contender != GATHER}
     if len(checksums) != 1:
         raise RuntimeError(f"The contenders' answers differ (checksums {sorted(checksums)}): not the same work.")
     return measurements
@@ -385,13 +411,14 @@ def table(summaries: Sequence[Summary]) -> list[str]:
             f" | **{s.cpu_seconds:.2f} s** | {s.cpu_us_per_request:.0f} us | {s.full_collections}"
             f" | {calls_text(s.calls)} |"
         )
-    if all(s.phases is not None for s in summaries):
+    with_phases = [s for s in summaries if s.phases is not None]
+    if with_phases and all(s.phases is not None for s in summaries if s.contender != GATHER):
         lines += [
             "",
             "| contender | first call to batch created | created to ended | ended to all answers in hand |",
             "|---|---:|---:|---:|",
         ]
-        for s in summaries:
+        for s in with_phases:
             assert s.phases is not None
             lines.append(
                 f"| {s.contender} | {s.phases.to_create:.2f} s | {s.phases.in_batch:.2f} s"
@@ -447,6 +474,24 @@ def ratios(by_size: Sequence[Sequence[Summary]], ours: Contender, raw: Contender
                 else " | |"
             )
         lines.append(row)
+    gathers = [{s.contender: s for s in sizes} for sizes in by_size]
+    if all(GATHER in mine for mine in gathers):
+        lines += [
+            "",
+            f"The caller's own gathered tasks (`{GATHER}`: N tasks awaiting futures, no API), which {ours} pays and"
+            f" {raw} does not, measured alone and shown beside (not subtracted from {ours}):",
+            "",
+            f"| requests | {GATHER}: CPU, RSS growth | CPU, {ours} / ({raw} + {GATHER}) |"
+            f" peak RSS, {ours} / ({raw} + {GATHER}'s growth) |",
+            "|---:|---:|---:|---:|",
+        ]
+        for mine in gathers:
+            a, b, g = mine[ours], mine[raw], mine[GATHER]
+            lines.append(
+                f"| {a.requests:,} | {g.cpu_seconds:.2f} s, {g.growth_mib:.0f} MiB"
+                f" | {a.cpu_seconds / (b.cpu_seconds + g.cpu_seconds):.2f}x"
+                f" | {a.peak_rss_mib / (b.peak_rss_mib + g.growth_mib):.2f}x |"
+            )
     return lines
 
 
@@ -518,7 +563,7 @@ def report(
 
 
 def one_batch_contenders(provider: str) -> tuple[Contender, ...]:
-    return CONTENDERS if by_hand(provider).floor is not None else ("raw-sdk", "lowtide")
+    return CONTENDERS if by_hand(provider).floor is not None else ("raw-sdk", "lowtide", GATHER)
 
 
 def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:

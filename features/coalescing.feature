@@ -215,6 +215,28 @@ Feature: Concurrent calls travel together in one batch
     And lowtide froze what was alive while the calls waited
     And the garbage collector sees every object again
 
+  Scenario: A batch actor made before its calls keeps what the program made until then from the garbage collector, and gives it back once its batch is collected
+    Given the garbage collector's freezes are counted
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    Then lowtide froze what the program made before the actor's first call
+    When the actor is asked 1000 numbered questions at once
+    Then every call was answered with the emulated reply to its prompt
+    And the garbage collector sees every object again
+
+  Scenario: A batch actor closed before any call gives back what it kept from the garbage collector
+    Given the garbage collector's freezes are counted
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      """
+    Then lowtide froze what the program made before the actor's first call
+    When the actor is closed
+    Then the garbage collector sees every object again
+
   Scenario: A program that froze objects itself for the garbage collector keeps them frozen, and lowtide freezes nothing
     Given an actor "planner" with:
       """

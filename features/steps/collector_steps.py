@@ -51,6 +51,12 @@ def step_froze_while_waiting(context: Context) -> None:
     assert context.freezes["freeze"] >= 1, "nothing was frozen"
 
 
+@then("lowtide froze what the program made before the actor's first call")
+def step_froze_before_calls(context: Context) -> None:
+    assert context.freezes["freeze"] == 1, context.freezes
+    assert gc.get_freeze_count() > 0, "nothing is frozen"
+
+
 @then("the garbage collector sees every object again")
 def step_nothing_frozen(context: Context) -> None:
     assert gc.get_freeze_count() == 0, f"{gc.get_freeze_count()} objects are still frozen"

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.engines import engine_for
 from lowtide.batching.keys import derive_key
@@ -94,6 +95,11 @@ class Actor:
         self._prompts = PromptCalls(self, self._engine, self._durable, self._wait)
         self._many = ManyCalls(self, self._engine, self._live)
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
+        if self.configuration.batch_processing is not BatchProcessingMode.LIVE:
+            # Made before the calls it carries, often thousands gathered at once: what the process imported by now
+            # (the SDKs' models, several times a plain object's cost to every full collection) is kept out of the
+            # collector's sight until its first batch is collected (`batching/collector.py`).
+            freeze_survivors(MANY)
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, **kwargs: Any) -> Actor:
@@ -467,6 +473,7 @@ class Actor:
     async def aclose(self) -> None:
         self._prompts.forget()  # its providers are closed: a later call builds them anew
         await self._providers.aclose()
+        thaw()  # what lowtide kept from the garbage collector (since this actor was made, say) is given back
 
     def close(self) -> None:
         """Close providers and the loop used by `run_sync`."""

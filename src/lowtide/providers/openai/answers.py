@@ -7,7 +7,9 @@ import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
+import orjson
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel
@@ -113,8 +115,11 @@ def answer_and_json(
 
     Batch output arrives by the thousand, so this reads the JSON as received rather than SDK models.
     """
+    alone = False
     if body.get("object") == "chat.completion":
         content, stop_reason = _chat_content(body)
+    elif (plain := _plain_message(body)) is not None:
+        content, stop_reason, alone = plain, "end_turn", True
     else:
         content, stop_reason = _responses_content(body)
     model = sys.intern(str(body.get("model", "")))
@@ -133,11 +138,39 @@ def answer_and_json(
         "cost": priced.cost_json,
         "mode": mode.value,
     }
-    answer = answer_of(stored, text_alone=text_alone(content), usage=priced.usage, cost=priced.cost, mode=mode)
+    alone = alone or text_alone(content)
+    answer = answer_of(stored, text_alone=alone, usage=priced.usage, cost=priced.cost, mode=mode)
     return answer, stored
 
 
 # The Responses API.
+
+
+def _plain_message(body: Mapping[str, object]) -> list[dict[str, object]] | None:
+    """The text blocks of what nearly every batch line holds, a completed Responses body whose output is one message
+    of text parts without annotations, read without the general walk (`_responses_content` gives the same blocks and
+    `end_turn` for it); None for anything else."""
+    output = body.get("output")
+    if body.get("status") != "completed" or not isinstance(output, list):
+        return None
+    items = cast("list[object]", output)
+    if len(items) != 1 or not isinstance(items[0], dict):
+        return None
+    message = cast("dict[str, object]", items[0])
+    parts = message.get("content") if message.get("type") == "message" else None
+    if not isinstance(parts, list) or not parts:
+        return None
+    content: list[dict[str, object]] = []
+    for part in cast("list[object]", parts):
+        if not isinstance(part, dict):
+            return None
+        fields = cast("dict[str, object]", part)
+        text = fields.get("text")
+        if fields.get("type") != "output_text" or fields.get("annotations") or not isinstance(text, str):
+            return None
+        content.append({"type": "text", "text": text, "citations": None})
+    return content
+
 
 _INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
@@ -270,16 +303,20 @@ class _Priced:
     cost_json: JSONObject | None
 
 
-_PRICED: dict[tuple[str, str, BatchProcessingMode, str | None, str], _Priced] = {}
+_PRICED: dict[tuple[str, str, BatchProcessingMode, str | None, bytes | str], _Priced] = {}
 _PRICED_MAX = 4096
 
 
 def _priced(
     model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object], shape: UsageShape
 ) -> _Priced:
-    # Keyed by the usage as received (its repr: the API sends its fields in one order), so that any field the price
-    # may depend on is part of the key.
-    key = (shape.genai_provider, model, mode, tier, repr(usage))
+    # Keyed by the usage as received (its JSON, or its repr when orjson cannot write it: the API sends its fields in
+    # one order), so that any field the price may depend on is part of the key.
+    try:
+        seen: bytes | str = orjson.dumps(usage)
+    except TypeError:
+        seen = repr(usage)
+    key = (shape.genai_provider, model, mode, tier, seen)
     priced = _PRICED.get(key)
     if priced is None:
         if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
