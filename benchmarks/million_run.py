@@ -36,6 +36,7 @@ from typing import Any
 
 import httpx
 from anthropic import Anthropic
+
 from harness import Emulator, log, lowtide_command, machine, source_revision, subprocess_environment, write_report
 
 MODEL = "claude-sonnet-5-5"
@@ -317,11 +318,18 @@ def resume(args: argparse.Namespace, n: int, input_file: Path) -> Resume:
                 raise RuntimeError(f"the resumed run exited {code}:\n{(scratch / 'stderr.txt').read_text()[-4000:]}")
             runs.append(
                 Measurement(
-                    items=n, wall_seconds=wall, cpu_seconds=usage.ru_utime + usage.ru_stime,
-                    peak_rss_kib=usage.ru_maxrss, emulator_cpu_seconds=process_cpu_seconds(emulator_pid) - cpu_before,
-                    exit_code=code, samples=samples, load_before=load_before, load_after=load_average(),
-                    killed_at=killed_at, killed_done=killed_done,
-                )  # fmt: skip
+                    items=n,
+                    wall_seconds=wall,
+                    cpu_seconds=usage.ru_utime + usage.ru_stime,
+                    peak_rss_kib=usage.ru_maxrss,
+                    emulator_cpu_seconds=process_cpu_seconds(emulator_pid) - cpu_before,
+                    exit_code=code,
+                    samples=samples,
+                    load_before=load_before,
+                    load_after=load_average(),
+                    killed_at=killed_at,
+                    killed_done=killed_done,
+                )
             )
             log(f"  resume {'first' if kill_at else 'second'}: exit {code}, {wall:.1f}s wall, killed at {killed_at}")
         check_output(scratch / "results.jsonl", n)
@@ -348,7 +356,9 @@ def rss_profile(samples: list[Sample], n: int) -> str:
     return " / ".join(points)
 
 
-def report(args: argparse.Namespace, series: list[Measurement], resumed: Resume | None, by_size: dict[int, float]) -> str:
+def report(
+    args: argparse.Namespace, series: list[Measurement], resumed: Resume | None, by_size: dict[int, float]
+) -> str:
     revision, _ = source_revision()
     lines = [
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {revision}.",
@@ -390,9 +400,7 @@ def report(args: argparse.Namespace, series: list[Measurement], resumed: Resume 
         full = by_size.get(n)
         if full is not None:
             left = full - first.killed_at
-            lines.append(
-                f"| what the uninterrupted run (above) had left at that moment | {left:,.1f} | | | | |"
-            )
+            lines.append(f"| what the uninterrupted run (above) had left at that moment | {left:,.1f} | | | | |")
             lines += ["", f"Resumed wall / what was left: {second.wall_seconds / left:.2f}x."]
         lines += ["", f"Checked on the emulator's side: {resumed.check}."]
     return "\n".join(lines) + "\n"
@@ -408,8 +416,12 @@ def main() -> int:
     parser.add_argument("--sample-seconds", type=float, default=1.0)
     parser.add_argument("--resume-items", type=int, default=1_000_000, help="0 skips the resume")
     parser.add_argument("--kill-at", type=float, default=0.5)
-    parser.add_argument("--no-check-ids", dest="check_ids", action="store_false",
-                        help="skip listing every batch's custom ids for the series (the resume always checks)")
+    parser.add_argument(
+        "--no-check-ids",
+        dest="check_ids",
+        action="store_false",
+        help="skip listing every batch's custom ids for the series (the resume always checks)",
+    )
     parser.add_argument("--work-dir", type=Path, default=ROOT / "build" / "bench" / "million")
     parser.add_argument("--keep", action="store_true", help="keep each run's ledger and results")
     parser.add_argument("--bytecode", choices=("cached", "as-is"), default="cached")
