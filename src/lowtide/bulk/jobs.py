@@ -116,8 +116,9 @@ class Job(BaseModel):
 
 
 class Jobs(Sequence[Job]):
-    """A run's jobs, in order. A prompt given alone is kept as the string it is (a `Job` of that prompt when read):
-    100,000 prompts cost the run no object of their own."""
+    """A run's jobs, in order. A prompt given alone, or a `Job` of a prompt alone (no id, file, messages, citations
+    or overrides: a JSONL line `{"prompt": ...}`), is kept as the string it is (a `Job` of that prompt when read):
+    a million prompts cost the run no object of their own."""
 
     __slots__ = ("_items",)
 
@@ -129,6 +130,8 @@ class Jobs(Sequence[Job]):
     def append(self, job: Job | str) -> None:
         if isinstance(job, str) and (not job or job.isspace()):
             job = Job(prompt=job)  # refused as any blank prompt is
+        elif isinstance(job, Job) and (prompt := _prompt_alone(job)) is not None:
+            job = prompt
         self._items.append(job)
 
     def prompt_alone(self, index: int) -> str | None:
@@ -160,6 +163,12 @@ class Jobs(Sequence[Job]):
 
     def __iter__(self) -> Iterator[Job]:
         return (_job_of(item) for item in self._items)
+
+
+def _prompt_alone(job: Job) -> str | None:
+    """The prompt of `job` when it is that alone (`_job_of` builds the same job again from it)."""
+    alone = job.messages is None and job.file is None and job.citations is None and job.id is None
+    return job.prompt if alone and not job.overrides else None
 
 
 def _job_of(item: Job | str) -> Job:

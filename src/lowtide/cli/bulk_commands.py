@@ -181,6 +181,7 @@ def run(
         abort_on=abort_on or (),
         abort_mode=abort_mode,
     ).add_jobs(jobs)
+    del jobs  # the run holds them now (a prompt alone as its string): a million `Job`s need not stay beside them
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
         _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
