@@ -54,6 +54,37 @@ Feature: Every ledger store answers the dashboard's views alike
       | postgres | sqlite   |
       | sqlite   | postgres |
 
+  Scenario Outline: A batch's results stored again after a crash are counted and priced once, in each store
+    Given a <store> ledger store holding the dashboard's ledger
+    When the run in progress's last batch is answered, its results stored again by a collection replayed after a crash
+    Then spend by provider reads "anthropic 16 answers $0.021"
+    And the batch "batch-live-2" shows 6 results costing $0.009, $0.018 at live prices
+    And the money's sums read the same as a scan of every result
+    When the ledger is copied into a new <copy> ledger store
+    Then the copy's money reads the same as the original's
+
+    Examples: in memory and SQLite
+      | store  | copy   |
+      | memory | sqlite |
+      | sqlite | memory |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | copy     |
+      | postgres | sqlite   |
+      | sqlite   | postgres |
+
+  Scenario Outline: A ledger whose sums counted a replayed batch's results twice has them made again, when it is opened
+    Given a sqlite ledger store holding the dashboard's ledger
+    When the run in progress's last batch is answered, its results stored again by a collection replayed after a crash
+    And the ledger is taken back to schema <version>, its sums counting every result stored, and opened again
+    Then spend by provider reads "anthropic 16 answers $0.021"
+    And the money's sums read the same as a scan of every result
+
+    Examples: SQLite
+      | version |
+      | 9       |
+
   Scenario Outline: A ledger written before the money's sums were kept has them made once, when it is opened
     Given a <store> ledger store holding the dashboard's ledger
     When the run in progress's last batch is answered

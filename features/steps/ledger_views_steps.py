@@ -18,6 +18,7 @@ from lowtide.ledger.records import RequestState
 from lowtide.ledger.runs import LiveAnswer, NewItem
 from lowtide.ledger.scan_views import ScanViews
 from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.sqlite.schema import TOTALS
 from lowtide.ledger.views import Dimension, LedgerViews
 
 NOW = 1_700_000_000.0
@@ -38,6 +39,11 @@ def step_store(context: Context, kind: str) -> None:
 @when("the run in progress's last batch is answered")
 def step_answer(context: Context) -> None:
     answer_waiting(context.views_store, now=NOW + 60)
+
+
+@when("the run in progress's last batch is answered, its results stored again by a collection replayed after a crash")
+def step_answer_replayed(context: Context) -> None:
+    answer_waiting(context.views_store, now=NOW + 60, replayed=True)
 
 
 @then(
@@ -198,4 +204,18 @@ def step_schema_before(context: Context) -> None:
                 "DROP TRIGGER results_totals ON results; DROP FUNCTION lowtide_add_totals(); DROP TABLE result_totals;"
                 " UPDATE schema_version SET version = 4"
             )
+    context.views_store = reopened(context, store)
+
+
+@when("the ledger is taken back to schema {version:d}, its sums counting every result stored, and opened again")
+def step_schema_counting_all(context: Context, version: int) -> None:
+    store = context.views_store
+    assert isinstance(store, Ledger), "a SQLite ledger"
+    store.close()
+    with closing(sqlite3.connect(store.path)) as db, db:
+        db.execute("DELETE FROM result_totals")
+        db.execute(TOTALS.format(after="0"))  # schema 9's sums: a result stored again counted again
+        (counted,) = db.execute("SELECT SUM(answers) FROM result_totals").fetchone()
+        assert counted == 22, f"the replayed batch's 6 results should be counted twice in schema 9's sums: {counted}"
+        db.execute(f"PRAGMA user_version = {version}")
     context.views_store = reopened(context, store)

@@ -98,9 +98,18 @@ class ScanViews:
         ], len(batches)
 
     def _final_results(self) -> Iterator[Stored]:
+        """Every final result, a batch's counted once (the first stored: one stored again after a crash is the same
+        answer)."""
+        seen: set[tuple[object, object]] = set()
         for row in self._rows("results"):
-            if row["state"] != RequestState.PENDING.value:
-                yield row
+            if row["state"] == RequestState.PENDING.value:
+                continue
+            if row["batch_id"]:
+                where = (row["batch_id"], row["key"])
+                if where in seen:
+                    continue
+                seen.add(where)
+            yield row
 
     def timeline(self, bucket_seconds: float, *, run_id: str | None = None) -> list[TimePoint]:
         if run_id is None and self.totals is not None and whole_minutes(bucket_seconds):

@@ -112,6 +112,9 @@ class MemoryTables:
         live_cost_usd: Decimal | None,
         at: float,
     ) -> None:
+        previous = self.latest.get((batch_id, key))
+        if batch_id is not None and previous is not None and previous.state.final and state.final:
+            return  # stored again (a collection replayed after a crash): the same answer, kept and counted once
         self.seq += 1
         self.latest[(batch_id, key)] = StoredResult(
             self.seq, batch_id, key, state, response, error, cost_usd, live_cost_usd, at

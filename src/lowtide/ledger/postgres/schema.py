@@ -206,6 +206,36 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         FROM results o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'
         GROUP BY 1, 2, 3, 4;
     """,
+    # 6: a batch's result stored again (a collection replayed after a crash) was counted again in `result_totals`:
+    # each batch's final result is counted once from now on (a live answer, batch '', each its own), and the sums
+    # are made again.
+    """
+    CREATE OR REPLACE FUNCTION lowtide_add_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO result_totals AS t (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+            SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+                count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+                COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+            FROM added o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'
+                AND (o.batch_id = '' OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id
+                    AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = t.answers + excluded.answers,
+            failures = t.failures + excluded.failures, cost_usd = t.cost_usd + excluded.cost_usd,
+            live_cost_usd = t.live_cost_usd + excluded.live_cost_usd;
+        RETURN NULL;
+    END
+    $$;
+    DELETE FROM result_totals;
+    INSERT INTO result_totals (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+        SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+            count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+            COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+        FROM results o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'
+            AND (o.batch_id = '' OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id
+                AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))
+        GROUP BY 1, 2, 3, 4;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

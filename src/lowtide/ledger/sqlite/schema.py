@@ -18,6 +18,7 @@ __all__ = [
     "REQUEST_STATE",
     "SCHEMA_VERSION",
     "TOTALS",
+    "TOTALS_ONCE",
     "add_totals",
     "last_result",
     "latest_membership",
@@ -74,6 +75,26 @@ TOTALS = (
 """The results stored after `seq` {after} (SQL) added to `result_totals`: by whatever stores results, in the same
 transaction (`record_outcomes`, `record_live`, a copy's `load`), and by migration 9 for the results already stored.
 Part of migration 9: never edited."""
+
+_FIRST_FINAL = (
+    " AND (o.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id"
+    " AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))"
+)
+"""A batch's final result counted once: a result stored again for the same (batch, key) (a collection replayed
+after a crash stores what it had stored) is the same answer, paid once. A live answer has no batch: each is its own."""
+
+TOTALS_ONCE = (
+    "INSERT INTO result_totals (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)"
+    " SELECT CAST(o.at / 60 AS INTEGER) * 60 AS minute, COALESCE(o.batch_id, '') AS batch, COALESCE(r.actor, '?') AS"
+    " actor, COALESCE(r.model, '?') AS model, COUNT(*), SUM(o.state IN ('failed', 'expired', 'canceled')),"
+    " TOTAL(o.cost_usd), TOTAL(o.live_cost_usd) FROM results o LEFT JOIN requests r ON r.key = o.key"
+    " WHERE o.seq > {after} AND o.state <> 'pending'" + _FIRST_FINAL + " GROUP BY minute, batch, actor, model"
+    " ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = answers + excluded.answers,"
+    " failures = failures + excluded.failures, cost_usd = cost_usd + excluded.cost_usd,"
+    " live_cost_usd = live_cost_usd + excluded.live_cost_usd"
+)
+"""`TOTALS` counting each batch's final result once (`_FIRST_FINAL`): what the writers use since schema 10, and
+migration 10's rebuild of the sums. Part of migration 10: never edited."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: batches and requests.
@@ -283,6 +304,12 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     {TOTALS.format(after="0")};
     """,
+    # 10: a batch's result stored again (a collection replayed after a crash) was counted again in `result_totals`:
+    # the sums made again, each batch's final result counted once.
+    f"""
+    DELETE FROM result_totals;
+    {TOTALS_ONCE.format(after="0")};
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -299,7 +326,7 @@ def add_totals(db: sqlite3.Connection, after: int, *, batch_id: str | None = Non
     transaction that stored them. Given the one batch (None: live answers) and time `at` of them all, only their
     requests' actors and models are grouped (a writer's case: a third less work than grouping by all four)."""
     if at is None:
-        db.execute(TOTALS.format(after="?"), (after,))
+        db.execute(TOTALS_ONCE.format(after="?"), (after,))
     else:
         db.execute(_ADD_ONE_BATCH, (int(at // 60) * 60, batch_id or "", after))
 
@@ -309,7 +336,8 @@ _ADD_ONE_BATCH = (
     " SELECT ?, ?, COALESCE(r.actor, '?') AS actor, COALESCE(r.model, '?') AS model, COUNT(*),"
     " SUM(o.state IN ('failed', 'expired', 'canceled')), TOTAL(o.cost_usd), TOTAL(o.live_cost_usd)"
     " FROM results o LEFT JOIN requests r ON r.key = o.key WHERE o.seq > ? AND o.state <> 'pending'"
-    " GROUP BY actor, model"
+    + _FIRST_FINAL
+    + " GROUP BY actor, model"
     " ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = answers + excluded.answers,"
     " failures = failures + excluded.failures, cost_usd = cost_usd + excluded.cost_usd,"
     " live_cost_usd = live_cost_usd + excluded.live_cost_usd"
