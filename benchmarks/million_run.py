@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -254,11 +255,16 @@ def check_created_once(emulator: Emulator, n: int) -> str:
     return f"{len(created):,} custom ids created once each, {len(in_results):,} answered once each; calls {batches}"
 
 
-def measure(args: argparse.Namespace, n: int, input_file: Path) -> Measurement:
-    scratch = args.work_dir / f"run-{n}"
-    subprocess.run(["rm", "-rf", str(scratch)], check=True)
+def _fresh(args: argparse.Namespace, name: str) -> tuple[Path, dict[str, str]]:
+    """An empty scratch directory `name` under the work directory, and the environment the children run in."""
+    scratch = args.work_dir / name
+    shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    environment = subprocess_environment(args.bytecode)
+    return scratch, subprocess_environment(args.bytecode)
+
+
+def measure(args: argparse.Namespace, n: int, input_file: Path) -> Measurement:
+    scratch, environment = _fresh(args, f"run-{n}")
     with Emulator(args.processing_seconds, environment) as emulator:
         command = lowtide_run(args, input_file, scratch, emulator.url)
         load_before = load_average()
@@ -296,10 +302,7 @@ class Resume:
 
 
 def resume(args: argparse.Namespace, n: int, input_file: Path) -> Resume:
-    scratch = args.work_dir / f"resume-{n}"
-    subprocess.run(["rm", "-rf", str(scratch)], check=True)
-    scratch.mkdir(parents=True)
-    environment = subprocess_environment(args.bytecode)
+    scratch, environment = _fresh(args, f"resume-{n}")
     with Emulator(args.processing_seconds, environment) as emulator:
         command = lowtide_run(args, input_file, scratch, emulator.url)
         assert emulator._process is not None  # pyright: ignore[reportPrivateUsage]
