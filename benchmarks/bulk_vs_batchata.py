@@ -32,7 +32,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -45,7 +44,7 @@ from typing import Any, Literal
 
 # The emulator, the environment and the source description are shared with the batch-vs-SDK benchmark (stdlib only,
 # so this script also runs as the batchata contender under its own Python 3.12).
-from harness import Emulator, epoch, log, lowtide_command, source_revision, subprocess_environment
+from harness import Emulator, epoch, log, lowtide_command, source_revision, subprocess_environment, wait_within
 
 BATCHATA_VERSION = "0.4.7"
 # A model batchata 0.4.7 lists (batchata/providers/anthropic/models.py) and genai-prices prices.
@@ -301,15 +300,9 @@ def run_timed(command: Sequence[str], scratch: Path, environment: dict[str, str]
     with (scratch / "stdout.txt").open("w") as stdout, (scratch / "stderr.txt").open("w") as stderr:
         start = time.perf_counter()
         process = subprocess.Popen(command, cwd=scratch, env=environment, stdout=stdout, stderr=stderr)
-        timer = threading.Timer(_CONTENDER_TIMEOUT_SECONDS, process.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
+        code, usage = wait_within(process, _CONTENDER_TIMEOUT_SECONDS)
         elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, elapsed, usage
+    return code, elapsed, usage
 
 
 def read_answers(path: Path, n: int) -> Answers:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Sequence
@@ -226,3 +227,15 @@ def write_report(path: Path, text: str, provider: str = "anthropic", *, markers:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"# Benchmarks\n\n{block}\n")
+
+
+def wait_within(process: subprocess.Popen[bytes], seconds: float) -> tuple[int, Any]:
+    """Wait for `process`, killed if it runs past `seconds`; its exit code and resource usage (its own, `wait4`)."""
+    timer = threading.Timer(seconds, process.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    finally:
+        timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage

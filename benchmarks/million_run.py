@@ -38,7 +38,16 @@ from typing import Any
 import httpx
 from anthropic import Anthropic
 
-from harness import Emulator, log, lowtide_command, machine, source_revision, subprocess_environment, write_report
+from harness import (
+    Emulator,
+    log,
+    lowtide_command,
+    machine,
+    source_revision,
+    subprocess_environment,
+    wait_within,
+    write_report,
+)
 
 MODEL = "claude-sonnet-5-5"
 API_KEY = "sk-ant-benchmark-not-a-real-key"
@@ -177,18 +186,14 @@ def run_child(
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        timer = threading.Timer(_TIMEOUT_SECONDS, process.kill)
-        timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            code, usage = wait_within(process, _TIMEOUT_SECONDS)
         finally:
-            timer.cancel()
             stop.set()
             sampler.join()
         elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
     killed_at, killed_done = killed[0] if killed else (None, 0)
-    return process.returncode, elapsed, usage, samples, killed_at, killed_done
+    return code, elapsed, usage, samples, killed_at, killed_done
 
 
 def lowtide_run(args: argparse.Namespace, input_file: Path, scratch: Path, base_url: str) -> list[str]:

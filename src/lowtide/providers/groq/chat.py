@@ -10,6 +10,7 @@ one reads the same JSON for a provider given as a `ChatDialect`; it also keeps a
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Mapping
@@ -72,7 +73,7 @@ class ChatDialect:
     owner: str
     usage: UsageShape
 
-    @property
+    @functools.cached_property
     def limits(self) -> ChatLimits:
         """What its Chat Completions cannot carry: no document (`file`) parts, and no Responses endpoint to turn to."""
         return ChatLimits(
