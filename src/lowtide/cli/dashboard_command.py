@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import secrets
+import threading
+from typing import TYPE_CHECKING
 
 import click
 
 from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
+
+if TYPE_CHECKING:
+    from lowtide.dashboard.data import DashboardData
 
 __all__ = ["COMMANDS", "TOKEN_ENV"]
 
@@ -64,13 +70,23 @@ def dashboard(ledger: str | None, host: str, port: int, token: str | None, refre
     if token is None and not _loopback(host):
         token = secrets.token_urlsafe(24)
     store = existing_ledger(ledger, read_only=True, never_write=True)
-    app = build_app(DashboardData(store), token=token, refresh_seconds=refresh)
+    data = DashboardData(store)
+    app = build_app(data, token=token, refresh_seconds=refresh)
+    threading.Thread(target=_warm, args=(data,), name="lowtide-dashboard-warm", daemon=True).start()
     suffix = f"/?token={token}" if token else "/"
     if json_output:
         click.echo(json.dumps({"event": "ledger", "location": store.location, "token_required": token is not None}))
     else:
         click.echo(f"lowtide dashboard over {store.location} (read-only)")
     return run_app(app, "lowtide dashboard", host=host, port=port, json_line=json_output, path=suffix)
+
+
+def _warm(data: DashboardData) -> None:
+    """Count the first pages while the server starts; a failure here is the first reader's to see, not a crash."""
+    try:
+        data.warm()
+    except Exception as error:  # the page that asks next computes again and shows it
+        logging.getLogger("lowtide.dashboard").warning("Could not count the ledger yet: %s", error)
 
 
 def _loopback(host: str) -> bool:

@@ -1,27 +1,25 @@
 """What each page of `lowtide dashboard` shows, as JSON, read from a ledger's `views` and records (never written):
 the runs with their progress, ETA, spend and worst case; a page of batches; money over time and by actor, model and
-provider; failures grouped; one request's history. Sums over every result are kept a little while (`Cached`), so
-that a ledger of a million requests is read at most every few seconds, however many browsers poll it.
+provider; failures grouped; one request's history. What a view counted is kept and handed out again (`Cached`): a
+ledger of a million requests is counted again in the background a few times a minute, however many browsers poll
+it, and a page is answered at once with what was last counted (each run says when that was: `counted_at`).
 """
 
 from __future__ import annotations
 
-import math
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from decimal import Decimal
-from typing import TypeVar, cast
 
+from lowtide.dashboard.cache import Cached
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord
 from lowtide.ledger.views import Dimension, RequestHistory, RunProgress, TimePoint, plus
 
-__all__ = ["BATCH_WINDOW_SECONDS", "Cached", "DashboardData", "Json", "money"]
+__all__ = ["BATCH_WINDOW_SECONDS", "DashboardData", "Json", "money"]
 
 Json = dict[str, object]
-T = TypeVar("T")
 
 BATCH_WINDOW_SECONDS = 24 * 3600.0
 """How long a provider gives a batch before it expires its unanswered requests."""
@@ -36,37 +34,20 @@ def money(value: Decimal) -> str:
     return f"${value:.4f}" if value else "$0"
 
 
-class Cached:
-    """A value computed at most once every `ttl` seconds (at least five times as long as it took to compute)."""
-
-    def __init__(self, ttl: float) -> None:
-        self.ttl = ttl
-        self._lock = threading.Lock()
-        self._values: dict[str, tuple[float, object]] = {}
-
-    def get(self, name: str, compute: Callable[[], T], *, final: Callable[[T], bool] | None = None) -> T:
-        """`compute()`, or what it gave less than the time to live ago (a name is always given one kind of value);
-        kept for good when `final` says it can no longer change."""
-        with self._lock:
-            found = self._values.get(name)
-            now = time.monotonic()
-            if found is not None and found[0] > now:
-                return cast("T", found[1])  # stored by this method for this name: a T
-            started = time.monotonic()
-            value = compute()
-            took = time.monotonic() - started
-            until = math.inf if final is not None and final(value) else time.monotonic() + max(self.ttl, 5 * took)
-            self._values[name] = (until, value)
-            return value
-
-
 class DashboardData:
     """The pages' JSON over one ledger."""
 
     def __init__(self, store: LedgerStore, *, clock: Callable[[], float] = time.time, ttl: float = 1.0) -> None:
         self.store = store
         self.clock = clock
-        self.cache = Cached(ttl)
+        self.cache = Cached(ttl, clock=clock)
+
+    def warm(self) -> None:
+        """Count what the pages show first (every run's progress, the money, the failures), so that the first
+        browser to ask is answered at once: called in the background as the dashboard starts."""
+        self.runs()
+        self.money()
+        self.failures()
 
     # runs
 
@@ -77,23 +58,25 @@ class DashboardData:
         for record in reversed(records):
             # A run with nothing waiting changes only when retried, which changes its `updated_at`.
             progress = self.cache.get(
-                f"run:{record.id}:{record.updated_at}",
+                f"run:{record.id}",
                 lambda rid=record.id: self.store.views.run_progress(rid),
+                version=record.updated_at,
                 final=lambda found: found is not None and not found.counts["waiting"],
             )
             if progress is not None:
-                shown.append(self._run(progress, now))
+                shown.append(self._run(progress, now, self.cache.computed_at(f"run:{record.id}") or now))
         return {"now": now, "location": self.store.location, "runs": shown}
 
-    def _run(self, progress: RunProgress, now: float) -> Json:
+    def _run(self, progress: RunProgress, now: float, counted_at: float) -> Json:
         run = progress.run
         counts = progress.counts
         done = sum(n for outcome, n in counts.items() if outcome != "waiting")
         limit = run.options.get("max_cost_usd")
         eta = self._eta(run.id, now) if counts["waiting"] else None
         timeline = self.cache.get(
-            f"timeline:{run.id}:{run.updated_at}",
+            f"timeline:{run.id}",
             lambda: self._timeline(run_id=run.id),
+            version=run.updated_at,
             final=lambda _: not counts["waiting"],
         )
         return {
@@ -105,6 +88,7 @@ class DashboardData:
             "state": "in progress" if counts["waiting"] else "finished",
             "created_at": run.created_at,
             "updated_at": run.updated_at,
+            "counted_at": counted_at,
             "spent": money(progress.spent_usd),
             "spent_usd": float(progress.spent_usd),
             "saved": money(progress.live_usd - progress.spent_usd),

@@ -115,9 +115,16 @@ function renderRuns(data) {
   }
   page.replaceChildren(...data.runs.map((run) => {
     const counts = OUTCOMES.map((o) => fact(o, String(run.counts[o]), `count-${o}`));
+    // A large ledger is counted again in the background: say how old the counts shown are, once it matters.
+    const age = data.now - run.counted_at;
+    const counted = run.state !== "finished" && age > 2 * refreshSeconds
+      ? el("p", { class: "counted", "data-counted": String(Math.round(age)) },
+        `Counted ${duration(age)} ago; counted again in the background.`)
+      : null;
     return el("div", { class: "card run", "data-run": run.id, "data-state": run.state },
       el("h2", {}, run.id, " ", el("small", { class: "run-state" }, `${run.state} · ${run.done} of ${run.items} done`)),
       progressBar(run.counts, run.items),
+      counted,
       el("div", { class: "facts" }, ...counts),
       el("div", { class: "facts" },
         fact("ETA", run.state === "finished" ? "done" : duration(run.eta_seconds), "eta"),
