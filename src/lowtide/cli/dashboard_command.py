@@ -70,7 +70,8 @@ def dashboard(ledger: str | None, host: str, port: int, token: str | None, refre
     if token is None and not _loopback(host):
         token = secrets.token_urlsafe(24)
     store = existing_ledger(ledger, read_only=True, never_write=True)
-    data = DashboardData(store)
+    # Counts are made in the background on a second connection (or pool), so that pages are read meanwhile.
+    data = DashboardData(store, counting=existing_ledger(ledger, read_only=True, never_write=True))
     app = build_app(data, token=token, refresh_seconds=refresh)
     threading.Thread(target=_warm, args=(data,), name="lowtide-dashboard-warm", daemon=True).start()
     suffix = f"/?token={token}" if token else "/"

@@ -35,10 +35,20 @@ def money(value: Decimal) -> str:
 
 
 class DashboardData:
-    """The pages' JSON over one ledger."""
+    """The pages' JSON over one ledger. `counting`: the same ledger opened again, for the counts kept in `cache`
+    (made in the background while pages are read: a SQLite connection answers one query at a time, and a count of a
+    million items must not hold up a page); by default `store` itself."""
 
-    def __init__(self, store: LedgerStore, *, clock: Callable[[], float] = time.time, ttl: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: LedgerStore,
+        *,
+        counting: LedgerStore | None = None,
+        clock: Callable[[], float] = time.time,
+        ttl: float = 1.0,
+    ) -> None:
         self.store = store
+        self.counting = counting or store
         self.clock = clock
         self.cache = Cached(ttl, clock=clock)
 
@@ -59,7 +69,7 @@ class DashboardData:
             # A run with nothing waiting changes only when retried, which changes its `updated_at`.
             progress = self.cache.get(
                 f"run:{record.id}",
-                lambda rid=record.id: self.store.views.run_progress(rid),
+                lambda rid=record.id: self.counting.views.run_progress(rid),
                 version=record.updated_at,
                 final=lambda found: found is not None and not found.counts["waiting"],
             )
@@ -102,7 +112,7 @@ class DashboardData:
     def _eta(self, run_id: str, now: float) -> float | None:
         """When the run's last batch still out should end, at the pace its ended batches kept (from submitted to
         ended); None until one has ended, or while none is out."""
-        batches = self.cache.get(f"run-batches:{run_id}", lambda: self.store.run_store.batches(run_id))
+        batches = self.cache.get(f"run-batches:{run_id}", lambda: self.counting.run_store.batches(run_id))
         records = [self.store.batch(batch_id) for batch_id, _, _, _ in batches]
         took = [
             b.ended_at - b.submitted_at for b in records if b and b.ended_at is not None and b.submitted_at is not None
@@ -141,7 +151,7 @@ class DashboardData:
     # money
 
     def money(self) -> Json:
-        views = self.store.views
+        views = self.counting.views
         timeline = self.cache.get("timeline", self._timeline)
         dimensions: tuple[Dimension, ...] = ("actor", "model", "provider")
         by = {dim: self.cache.get(f"by:{dim}", lambda d=dim: views.spend_by(d)) for dim in dimensions}
@@ -169,13 +179,13 @@ class DashboardData:
         }
 
     def _timeline(self, *, run_id: str | None = None) -> list[Json]:
-        points = self.store.views.timeline(60.0, run_id=run_id)
+        points = self.counting.views.timeline(60.0, run_id=run_id)
         return [_point(p) for p in _coarser(points)]
 
     # failures
 
     def failures(self) -> Json:
-        groups = self.cache.get("failures", lambda: self.store.views.failure_groups(limit=50))
+        groups = self.cache.get("failures", lambda: self.counting.views.failure_groups(limit=50))
         return {
             "now": self.clock(),
             "groups": [
