@@ -70,6 +70,19 @@ class DashboardLibrary:
             store.close()
         return str(path)
 
+    @keyword("Build Large Dashboard Ledger")
+    def build_large_dashboard_ledger(self, name: str, items: int) -> str:
+        """A SQLite ledger file holding one run of `items` requests, all waiting in one batch. Returns its path."""
+        folder = self._workdir / name
+        folder.mkdir()
+        path = folder / "ledger.sqlite3"
+        store = Ledger(path)
+        try:
+            dashboard_ledgers.build_large(store, int(items))
+        finally:
+            store.close()
+        return str(path)
+
     @keyword("Answer The Waiting Batch In")
     def answer_the_waiting_batch_in(self, path: str) -> None:
         """The run in progress's last batch ends, written by another process's connection (this one's)."""

@@ -226,6 +226,20 @@ A Read-Only Ledger File Is Shown, And Nothing Is Written To It Or Beside It
     @{now}=    Files Beside    ${ledger}
     Should Be Equal    ${now}    ${files}
 
+A Run Too Large To Count At Each Refresh Is Shown At Once, And Says How Old Its Counts Are
+    [Setup]    Stop Dashboard
+    ${ledger}=    Build Large Dashboard Ledger    large    100000
+    ${url}=    Start Dashboard    ${ledger}    --refresh    0.2
+    Go To    ${url}#runs
+    Wait Until Text Of Is    [data-run="reviews-large"] [data-fact="count-waiting"] .value    100000
+    ${state}=    Text Of    [data-run="reviews-large"] .run-state
+    Should Be Equal    ${state}    in progress · 0 of 100000 done
+    Wait Until Page Contains    counted again in the background.
+    ${note}=    Text Of    [data-run="reviews-large"] .counted
+    Should Match Regexp    ${note}    ^Counted \\d+s ago; counted again in the background\\.$
+    Take Screenshot    runs-counted-ago
+    [Teardown]    Stop Dashboard
+
 With No Ledger There, It Says So In One Line And Serves Nothing
     @{command}=    Lowtide Command Line
     ${done}=    Run Process    @{command}    dashboard    --ledger    ${TEMPDIR}/no-such-ledger.sqlite3    --port    0

@@ -12,12 +12,13 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
-__all__ = ["PARKED_KEY", "answer_waiting", "build"]
+__all__ = ["LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
 
 OWNER = "dashboard-test-owner"
 PARKED_KEY = "parked-call-1"
 FINISHED = "reviews-finished"
 LIVE = "reviews-live"
+LARGE = "reviews-large"
 ENDPOINT = "http://127.0.0.1:9/v1"
 CHEAP = Decimal("0.0015")
 LIVE_PRICE = Decimal("0.003")
@@ -137,3 +138,13 @@ def answer_waiting(store: LedgerStore, *, now: float | None = None, replayed: bo
         store.record_outcomes("batch-live-2", outcomes, now=now)
         now += 60
     _answer(store, "batch-live-2", outcomes, at=now)
+
+
+def build_large(store: LedgerStore, items: int, *, now: float | None = None) -> None:
+    """Write into `store` (empty) one run of `items` requests, all sent in one batch still out: a run too large to
+    count at each refresh (100,000 items take a few tenths of a second to count)."""
+    now = time.time() if now is None else now
+    keys = [f"large-{i:06d}" for i in range(items)]
+    _claim(store, keys, actor="reviewer", model="model-small", now=now - 600)
+    _run(store, LARGE, keys, now=now - 600, limit=None)
+    _send(store, "batch-large", keys, provider="anthropic", at=now - 600)
