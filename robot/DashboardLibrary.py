@@ -27,6 +27,7 @@ from selenium.webdriver.remote.webelement import WebElement
 
 from _processes import Process, lowtide_command
 from lowtide.ledger.sqlite import Ledger
+from lowtide.ledger.store import open_ledger
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
 import dashboard_ledgers  # features/support, shared with the behave scenarios
@@ -69,6 +70,15 @@ class DashboardLibrary:
         finally:
             store.close()
         return str(path)
+
+    @keyword("Build Dashboard Ledger In")
+    def build_dashboard_ledger_in(self, url: str) -> None:
+        """The tests' runs, batches, failures and parked call written into the (empty) ledger at `url`, any store."""
+        store = open_ledger(url)
+        try:
+            dashboard_ledgers.build(store)
+        finally:
+            store.close()
 
     @keyword("Build Large Dashboard Ledger")
     def build_large_dashboard_ledger(self, name: str, items: int) -> str:

@@ -6,8 +6,9 @@ Documentation       `lowtide dashboard` in a real browser (Debian's headless Chr
 Library             Collections
 Library             Process
 Library             DashboardLibrary.py
+Library             PostgresLibrary.py
 Suite Setup         Open The Dashboard On A Built Ledger
-Suite Teardown      Clean Up
+Suite Teardown      Clean Up Everything
 
 
 *** Variables ***
@@ -240,6 +241,31 @@ A Run Too Large To Count At Each Refresh Is Shown At Once, And Says How Old Its 
     Take Screenshot    runs-counted-ago
     [Teardown]    Stop Dashboard
 
+A PostgreSQL Ledger Is Shown As A SQLite File Is, Its Password Never
+    [Tags]    postgres
+    [Setup]    Stop Dashboard
+    ${database}=    Create PostgreSQL Database
+    Build Dashboard Ledger In    ${database}
+    ${password}=    PostgreSQL Password
+    ${url}=    Start Dashboard    ${database}    --refresh    0.5
+    Go To    ${url}#runs
+    Wait Until Text Of Is    ${LIVE} [data-fact="count-succeeded"] .value    4
+    ${waiting}=    Fact Of    ${LIVE}    count-waiting
+    Should Be Equal    ${waiting}    6
+    ${failed}=    Fact Of    ${FINISHED}    count-failed
+    Should Be Equal    ${failed}    1
+    Show Page    money
+    Wait Until Text Of Is    \#page-money [data-fact="spent"] .value    $0.0120
+    Show Page    failures
+    Wait Until Page Contains    invalid_request_error
+    Take Screenshot    postgres
+    ${page}=    Text Of    body
+    Should Not Contain    ${page}    ${password}
+    ${printed}=    Dashboard Output
+    Should Not Contain    ${printed}    ${password}
+    Should Contain    ${printed}    postgresql://
+    [Teardown]    Stop Dashboard
+
 With No Ledger There, It Says So In One Line And Serves Nothing
     @{command}=    Lowtide Command Line
     ${done}=    Run Process    @{command}    dashboard    --ledger    ${TEMPDIR}/no-such-ledger.sqlite3    --port    0
@@ -251,6 +277,10 @@ With No Ledger There, It Says So In One Line And Serves Nothing
 
 
 *** Keywords ***
+Clean Up Everything
+    Clean Up
+    Stop PostgreSQL
+
 Open The Dashboard On A Built Ledger
     ${ledger}=    Build Dashboard Ledger    shared
     Set Suite Variable    ${LEDGER}    ${ledger}
