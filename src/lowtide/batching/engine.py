@@ -428,7 +428,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                 if batch is not None and await self._rescue_batch(batch):
                     return await self._future(record.key)
             elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
-                return await self._future(record.key)
+                key = record.key
+                del record  # not held while it waits: a resumed bulk run waits on tens of thousands (2 KB each)
+                return await self._future(key)
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
         return stored_outcome(record)

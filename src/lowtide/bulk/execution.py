@@ -91,6 +91,7 @@ class Execution:
             await self._load_finished()
             await self._count_batches()
             await self._attach()
+            self.prepared.sorted_out()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
             state.begin()
             await self._send(self.prepared.to_send)

@@ -4,7 +4,6 @@ results become, and the JSON the ledger stores (whatever store keeps them)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -232,22 +231,6 @@ def answer_json(value: object) -> str:
         return stored_json(value)
 
 
-def loads(text: str) -> Any:
-    """Stored JSON decoded as `json.loads` decodes it, by orjson where that gives the same (several times faster, for
-    the tens of thousands of records a resumed run reads back at once). orjson refuses some of what the standard
-    library reads (NaN, an escaped lone surrogate) and reads an integer beyond 64 bits as a float: those go through
-    `json.loads`, as does any text with a run of 20 digits (the shortest such integer's)."""
-    if _LONG_NUMBER(text) is None:
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
-
-
-_LONG_NUMBER = re.compile(r"[0-9]{20}").search
-
-
 # Built once: `json.dumps` with options builds an encoder on every call, and the ledger encodes every request twice.
 _ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True, default=str).encode
 
@@ -259,14 +242,14 @@ def request_record(row: Row) -> RequestRecord:
         custom_id=row["custom_id"],
         actor=row["actor"],
         model=row["model"],
-        params=loads(row["params"]),
+        params=json.loads(row["params"]),
         params_bytes=row["params_bytes"],
         state=RequestState(row["state"]),
         batch_id=row["batch_id"],
         attempts=row["attempts"],
         max_attempts=row["max_attempts"],
-        response=loads(row["response"]) if row["response"] else None,
-        error=loads(row["error"]) if row["error"] else None,
+        response=json.loads(row["response"]) if row["response"] else None,
+        error=json.loads(row["error"]) if row["error"] else None,
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] else None,
         live_cost_usd=Decimal(row["live_cost_usd"]) if row["live_cost_usd"] else None,
         created_at=row["created_at"],

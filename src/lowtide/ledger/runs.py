@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.ledger.records import RequestState, Row, loads, stored_json
+from lowtide.ledger.records import RequestState, Row, stored_json
 
 __all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "item_row", "job_text", "run_record"]
 
@@ -97,7 +97,7 @@ def item_row(row: Row) -> ItemRow:
     return ItemRow(
         index=int(row["idx"]),
         item_id=row["item_id"],
-        job=loads(row["job"]) if row["job"] is not None else {},
+        job=json.loads(row["job"]) if row["job"] is not None else {},
         key=row["key"],
         attempt=int(row["attempt"]),
         status=row["status"],
