@@ -118,3 +118,9 @@ class Prepared:
     def row_of(self) -> dict[int, ItemRow]:
         """The rows read back, by item index."""
         return {row.index: row for row in self.rows}
+
+    def sorted_out(self) -> None:
+        """The go has sorted its items out (results found, batches attached): the rows read back are not kept for
+        the rest of the run (a resumed run of 1,000,000 items would hold a million of them to its end)."""
+        self.rows = []
+        self.__dict__.pop("row_of", None)

@@ -90,7 +90,8 @@ class Execution:
                     await self.engine.settle_stored(batch)  # results stored before a stop: nothing left to fetch
             await self._load_finished()
             await self._count_batches()
-            self._attach()
+            await self._attach()
+            self.prepared.sorted_out()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
             state.begin()
             await self._send(self.prepared.to_send)
@@ -148,7 +149,7 @@ class Execution:
         batches = await self.engine.ledger.run_store.batches(self.run_id)
         return [batch for batch, _, state, _ in batches if state != "failed"]
 
-    def _attach(self) -> None:
+    async def _attach(self) -> None:
         """Wait on the items a run stopped earlier left out in batches; they count against the cost limit."""
         rows = self.prepared.row_of
         batches: dict[str, list[int]] = {}
@@ -163,7 +164,11 @@ class Execution:
                     [(_, params, _)] = self.run.built(self.prepared, [index])
                     worst_case = self.run.worst_case(params)
                 self.budget.reserve(index, worst_case)
-                self._watch(index, asyncio.ensure_future(self.engine.outcome(self.keys[index])), batch=batch)
+        # Their records read together, a chunk of keys a query (each key alone was a query of its own).
+        outcomes = await self.engine.outcomes([self.keys[index] for index in self.prepared.attach])
+        for batch, indexes in batches.items():
+            for index in indexes:
+                self._watch(index, outcomes[self.keys[index]], batch=batch)
 
     # Sending.
 
