@@ -33,16 +33,16 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
             }
             for i in range(n)
         ]
-        lines = [json.dumps(request) for request in requests]
-        if sum(len(line) + 1 for line in lines) <= INLINE_BYTES:
-            del lines
+        # One copy of the requests at a time: their JSONL's size is counted, not kept.
+        if sum(len(json.dumps(request)) + 1 for request in requests) <= INLINE_BYTES:
             job = await client.batch.jobs.create_async(endpoint="/v1/chat/completions", requests=requests, model=MODEL)
         else:
+            body = "".join(json.dumps(request) + "\n" for request in requests).encode()
             del requests
             uploaded = await client.files.upload_async(
-                file={"file_name": "batch_input.jsonl", "content": "\n".join(lines).encode()}, purpose="batch"
+                file={"file_name": "batch_input.jsonl", "content": body}, purpose="batch"
             )
-            del lines
+            del body
             job = await client.batch.jobs.create_async(
                 endpoint="/v1/chat/completions", input_files=[uploaded.id], model=MODEL
             )
