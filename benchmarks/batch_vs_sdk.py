@@ -6,7 +6,7 @@
 Every measurement gets a fresh `lowtide emulator` subprocess (same processing time), and every contender runs in a
 subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The contenders:
 
-- `raw-sdk`: the provider's official SDK by hand (`by_hand/<provider>.py`): one batch of N requests created,
+- `raw-sdk`: the provider's official SDK by hand (`by_hand/<provider>_batches.py`): one batch of N requests created,
   polled every `--poll-interval` seconds until it ends, its results streamed into a dict keyed by custom id.
 - `lowtide`: one `Actor` in batch mode (same model, max_tokens and poll interval, a fresh ledger in a temporary
   directory), `asyncio.gather` of N `actor.run(...)` calls.
@@ -85,6 +85,8 @@ async def lowtide_actor(
         "ledger": str(ledger),
         "batch": {"poll_interval": poll_interval, "coalesce_window": coalesce_window},
     }
+    if provider.provider_options:
+        configuration["provider_options"] = provider.provider_options
     async with Actor(configuration, api_key=API_KEY) as actor:
         started_at, start = time.time(), time.perf_counter()
         responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
@@ -259,6 +261,7 @@ def measure(
     contender: Contender, n: int, args: argparse.Namespace, *, profile: str | None = None, quiet: bool = False
 ) -> Measurement:
     environment = subprocess_environment(args.bytecode)
+    provider = by_hand(args.provider)
     with Emulator(args.processing_seconds, environment) as emulator:
         command = [
             sys.executable,
@@ -283,13 +286,17 @@ def measure(
         if profile is not None:
             command += ["--profile", profile]
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=_CONTENDER_TIMEOUT_SECONDS, check=False, env=environment
+            command,
+            capture_output=True,
+            text=True,
+            timeout=_CONTENDER_TIMEOUT_SECONDS,
+            check=False,
+            env={**environment, **provider.environment},
         )
         if done.returncode != 0:
             raise RuntimeError(f"{contender} failed ({done.returncode}):\n{done.stderr[-4000:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1])
         stats = emulator.stats()
-        provider = by_hand(args.provider)
         if contender != GATHER:
             check_custom_ids(stats, contender, n, provider)
         calls = {str(route): int(count) for route, count in stats.get("calls", {}).items()}
@@ -611,8 +618,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--provider",
         choices=PROVIDERS,
         default="anthropic",
-        help="whose batch API the contenders use (by_hand/<provider>.py): Anthropic's Message Batches (default),"
-        " OpenAI's Batch API or Gemini's batch mode",
+        help="whose batch API the contenders use (by_hand/<provider>_batches.py): Anthropic's Message Batches"
+        " (default), OpenAI's, Azure OpenAI's, Groq's, Together's or Mistral's Batch API, Gemini's batch mode or"
+        " Bedrock's batch inference",
     )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this Markdown file")
     parser.add_argument(

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from harness import Emulator
@@ -22,7 +22,7 @@ Outcome = tuple[float, float, dict[str, str]]
 ByHandRun = Callable[[str, int, float], Coroutine[Any, Any, Outcome]]
 """One batch of `n` requests at the emulator's root URL, polled every `poll_interval` seconds."""
 
-PROVIDERS = ("anthropic", "openai", "gemini")
+PROVIDERS = ("anthropic", "openai", "gemini", "azure_openai", "bedrock", "mistral", "groq", "together")
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,19 @@ class ByHand:
     """The least a durable client must do (Anthropic's only)."""
     bulk: Callable[[str, int, float, int, int], Coroutine[Any, Any, Outcome]] | None = None
     """The bulk run by hand (Anthropic's only)."""
+    provider_options: dict[str, Any] = field(default_factory=dict[str, Any])
+    """lowtide's actor's `provider_options` for this provider (Bedrock's S3 bucket and role, say)."""
+    environment: dict[str, str] = field(default_factory=dict[str, str])
+    """What every contender's process has in its environment (AWS credentials of no meaning, say): both read it."""
 
 
 def by_hand(provider: str) -> ByHand:
     by_hand_of: ByHand = importlib.import_module(f"by_hand.{provider}_batches").BY_HAND
     return by_hand_of
+
+
+def chat_text(line: dict[str, Any]) -> str:
+    """The answer text of one Chat Completions result line (`response.body.choices[0].message.content`), the shape
+    of the OpenAI-compatible batch APIs' output files (Azure OpenAI, Groq, Together) and of Mistral's."""
+    body = cast("dict[str, Any]", line["response"]["body"])
+    return str(body["choices"][0]["message"]["content"] or "")

@@ -1,0 +1,86 @@
+"""Together's Batch API by hand with the official `together` SDK: the input file written and uploaded
+(`files.upload` takes a path: Together's three-step upload), one job created, polled until it ends, the output file
+streamed into a dict."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from by_hand import BatchTimes, ByHand, chat_text
+from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
+
+MODEL = "meta-llama/Llama-3.3-70B-Instruct-Turbo"
+_ENDED = ("COMPLETED", "FAILED", "EXPIRED", "CANCELLED")
+_HEADERS = {"authorization": f"Bearer {API_KEY}", "user-agent": "Together/Python lowtide-benchmark"}
+"""The emulator tells Together's calls from OpenAI's (the same paths) by the SDK's user agent."""
+
+
+async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
+    """What a careful user of `AsyncTogether` writes (Together's batch docs): the JSONL written to a file and
+    uploaded with `purpose="batch-api"` (`check=False`, as lowtide uploads it: the SDK's own check of the file reads
+    it whole once more), one job for `/v1/chat/completions`, polled, its output file streamed line by line."""
+    from together import AsyncTogether
+
+    async with AsyncTogether(base_url=base_url, api_key=API_KEY) as client:
+        started_at, start = time.time(), time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="together-by-hand-") as folder:
+            path = Path(folder) / "batch_input.jsonl"
+            with path.open("w") as out:
+                for i in range(n):
+                    line = {
+                        "custom_id": key(i),
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": {
+                            "model": MODEL,
+                            "max_tokens": MAX_TOKENS,
+                            "messages": [{"role": "user", "content": prompt(i)}],
+                        },
+                    }
+                    out.write(json.dumps(line) + "\n")
+            uploaded = await client.files.upload(path, purpose="batch-api", check=False)
+        created = await client.batches.create(endpoint="/v1/chat/completions", input_file_id=uploaded.id)
+        job = created.job
+        assert job is not None, created
+        job_id = job.id
+        assert job_id is not None, job
+        while job.status not in _ENDED:
+            await asyncio.sleep(poll_interval)
+            job = await client.batches.retrieve(job_id)
+        texts: dict[str, str] = {}
+        assert job.output_file_id is not None, job
+        async with client.files.with_streaming_response.content(job.output_file_id) as response:
+            async for text in response.iter_lines():
+                if text:
+                    answer = json.loads(text)
+                    texts[answer["custom_id"]] = chat_text(answer)
+        return started_at, time.perf_counter() - start, texts
+
+
+def batch_times(emulator: Emulator) -> list[BatchTimes]:
+    listed = emulator.get_json("/v1/batches", _HEADERS)
+    jobs = listed if isinstance(listed, list) else listed.get("data", [])
+    return [
+        BatchTimes(_epoch(job["created_at"]), _epoch(job["completed_at"]) if job.get("completed_at") else None)
+        for job in jobs
+    ]
+
+
+def _epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+BY_HAND = ByHand(
+    provider="together",
+    model=MODEL,
+    sdk="together",
+    base_path="",
+    raw_sdk=raw_sdk,
+    batch_times=batch_times,
+    created_ids_stat="together_created_custom_ids",
+)
