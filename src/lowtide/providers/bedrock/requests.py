@@ -23,7 +23,6 @@ import re
 from collections.abc import Mapping
 from typing import cast
 
-from anthropic import transform_schema
 from pydantic import BaseModel
 
 from lowtide import ActorRequest, ConfigurationError, ToolSpec
@@ -92,6 +91,9 @@ def _decoded(value: object, parent: str = "") -> object:
 
 
 def _text_format(model: type[BaseModel]) -> dict[str, object]:
+    # Imported here: the Anthropic SDK (1.1 s of CPU and 42 MiB) is wanted for a structured answer's schema alone.
+    from anthropic import transform_schema
+
     schema = json.dumps(transform_schema(model), separators=(",", ":"))
     name = _SCHEMA_NAME.sub("_", model.__name__)[:64]
     return {"type": "json_schema", "structure": {"jsonSchema": {"schema": schema, "name": name}}}
