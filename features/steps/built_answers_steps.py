@@ -277,7 +277,8 @@ def step_anthropic_held(context: Context, held: str) -> None:
     response = outcome.response() if isinstance(outcome, TextAnswer) else outcome
     assert isinstance(response, ActorResponse)
     assert response == response_from_json(json.loads(json.dumps(stored))), (response, stored)
-    assert response.ids.custom_id == "k-1" and response.ids.message_id == "msg_01calm", response.ids
+    assert response.ids.custom_id == "k-1", response.ids
+    assert response.ids.message_id == "msg_01calm", response.ids
 
 
 @then('the ledger stores the block as it came, and the text "{text}"')
