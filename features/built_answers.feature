@@ -31,6 +31,19 @@ Feature: Answers built without a second validation are the answers validation gi
     When its response is built
     Then its response equals the one validated from the same fields, with the same fields set in each part
 
+  Scenario Outline: An Anthropic results line of one text block is held as its fields only when it is text alone
+    Given an Anthropic results line whose one content block is <block>
+    When the Anthropic line is read into its outcome
+    Then the outcome is <held>, its response equal to the one validated from the JSON the ledger stores
+    And the ledger stores the block as it came, and the text "Calm seas."
+
+    Examples:
+      | block                                                              | held                 |
+      | {"type": "text", "text": "Calm seas."}                             | a TextAnswer         |
+      | {"type": "text", "text": "Calm seas.", "citations": null}          | a TextAnswer         |
+      | {"type": "text", "text": "Calm seas.", "citations": []}            | a validated response |
+      | {"type": "text", "text": "Calm seas.", "tint": "blue"}             | a validated response |
+
   Scenario Outline: A bulk run of <provider> read back from the ledger holds its answers as their fields too
     Given an actor of <provider> in batch mode against the emulator, on an in-memory ledger
     When it maps the prompts "one", "two" and "three" in batch mode

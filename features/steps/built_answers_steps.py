@@ -29,6 +29,9 @@ class Context(StepContext, Protocol):
     held: TextAnswer
     stored_answer: dict[str, Any]
     read_back: Answer
+    anthropic_line: dict[str, Any]
+    anthropic_outcome: object
+    anthropic_stored: dict[str, Any] | None
 
 
 _MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini"}
@@ -239,3 +242,48 @@ def step_read_back(context: Context) -> None:
 def step_read_back_validated(context: Context) -> None:
     assert isinstance(context.read_back, ActorResponse), type(context.read_back)
     assert context.read_back == response_from_json(context.stored_answer)
+
+
+@given("an Anthropic results line whose one content block is {block}")
+def step_anthropic_line(context: Context, block: str) -> None:
+    message = {
+        "id": "msg_01calm",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-5-5-20260101",
+        "content": [json.loads(block)],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 4, "service_tier": "batch"},
+    }
+    context.anthropic_line = {"custom_id": "k-1", "result": {"type": "succeeded", "message": message}}
+
+
+@when("the Anthropic line is read into its outcome")
+def step_anthropic_read(context: Context) -> None:
+    from lowtide.providers.anthropic.mapping import line_outcome
+
+    # As the results stream gives it: decoded from the line's bytes.
+    line = json.loads(json.dumps(context.anthropic_line))
+    context.anthropic_outcome, context.anthropic_stored = line_outcome(line, batch_id="msgbatch_1", request_id="req_1")
+
+
+@then("the outcome is {held}, its response equal to the one validated from the JSON the ledger stores")
+def step_anthropic_held(context: Context, held: str) -> None:
+    outcome, stored = context.anthropic_outcome, context.anthropic_stored
+    assert stored is not None, outcome
+    expected = {"a TextAnswer": TextAnswer, "a validated response": ActorResponse}[held]
+    assert isinstance(outcome, expected), type(outcome)
+    response = outcome.response() if isinstance(outcome, TextAnswer) else outcome
+    assert isinstance(response, ActorResponse)
+    assert response == response_from_json(json.loads(json.dumps(stored))), (response, stored)
+    assert response.ids.custom_id == "k-1", response.ids
+    assert response.ids.message_id == "msg_01calm", response.ids
+
+
+@then('the ledger stores the block as it came, and the text "{text}"')
+def step_anthropic_stored(context: Context, text: str) -> None:
+    stored = context.anthropic_stored
+    assert stored is not None
+    assert stored["content"] == context.anthropic_line["result"]["message"]["content"], stored["content"]
+    assert stored["text"] == text, stored["text"]
