@@ -59,6 +59,7 @@ from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, j
 from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
 from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
+from lowtide.priced import PriceCache, Priced
 from lowtide.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
@@ -106,6 +107,8 @@ __all__ = [
     "Part",
     "Phase",
     "Piece",
+    "PriceCache",
+    "Priced",
     "Provider",
     "ProviderOptions",
     "QuotaReport",

@@ -7,12 +7,10 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, cast
 
 import anthropic
 import httpx2
-import orjson
 from anthropic import transform_schema
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
@@ -31,8 +29,9 @@ from lowtide.errors import (
     ConfigurationError,
     OverloadedError,
 )
-from lowtide.json_types import JSONObject, json_object, json_objects
+from lowtide.json_types import json_object, json_objects
 from lowtide.modes import BatchProcessingMode
+from lowtide.priced import PriceCache, Priced
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters
@@ -42,7 +41,6 @@ from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.types import (
     ActorRequest,
     ActorResponse,
-    Cost,
     ProviderIds,
     Usage,
 )
@@ -275,44 +273,17 @@ def _other_block(block: Mapping[str, object]) -> dict[str, object]:
     return {"type": str(block.get("type")), "data": {name: value for name, value in block.items() if value is not None}}
 
 
-@dataclass(frozen=True)
-class _Priced:
-    usage: Usage
-    usage_json: JSONObject
-    cost: Cost | None
-    cost_json: JSONObject | None
+_PRICES = PriceCache()
 
 
-_PRICED: dict[tuple[str, BatchProcessingMode, bytes | str], _Priced] = {}
-_PRICED_MAX = 4096
+def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+    return _PRICES.priced(usage, model, mode, make=lambda: _price_usage(model, mode, usage))
 
 
-def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> _Priced:
-    # Keyed by the usage as received (its JSON, in the order the API sends its fields), so that any field the price
-    # may depend on is part of the key.
-    key = (model, mode, _usage_key(usage))
-    priced = _PRICED.get(key)
-    if priced is None:
-        if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
-            _PRICED.clear()
-        priced = _PRICED[key] = _price_usage(model, mode, usage)
-    return priced
-
-
-def _usage_key(usage: Mapping[str, object]) -> bytes | str:
-    """The usage as its JSON by orjson (a fifth of `repr`'s time), or its `repr` when orjson refuses it (a number beyond
-    64 bits, say)."""
-    try:
-        return orjson.dumps(usage)
-    except TypeError:
-        return repr(usage)
-
-
-def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> _Priced:
+def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
     raw = _without_none(usage)
     counted = Usage.model_validate({name: raw.get(name) or 0 for name in _COUNTS})
-    cost = cost_of(raw, model, mode=mode, provider=USAGE)
-    return _Priced(counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None)
+    return Priced.of(counted, cost_of(raw, model, mode=mode, provider=USAGE))
 
 
 _COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")

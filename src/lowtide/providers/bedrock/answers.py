@@ -12,8 +12,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from lowtide import BatchProcessingMode
-from lowtide.providers import Answer, answer_of, cost_of, json_object, json_objects, text_alone
+from lowtide import BatchProcessingMode, Usage
+from lowtide.providers import (
+    Answer,
+    PriceCache,
+    Priced,
+    answer_of,
+    cost_of,
+    json_object,
+    json_objects,
+    text_alone,
+)
 from lowtide.providers.bedrock.options import PROVIDER_NAME
 from lowtide.providers.bedrock.rules import USAGE, usage_of
 
@@ -37,9 +46,9 @@ def answer_and_json(
     message = json_object(json_object(body.get("output")).get("message"))
     content = _content(message.get("content"))
     stop = str(body.get("stopReason") or "end_turn")
-    usage = usage_of(json_object(body.get("usage")))
+    raw_usage = json_object(body.get("usage"))
     model = sys.intern(model)
-    cost = cost_of(usage, model, mode=mode, provider=USAGE)
+    priced = _PRICES.priced(raw_usage, model, mode, make=lambda: _price(usage_of(raw_usage), model, mode))
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
@@ -48,8 +57,8 @@ def answer_and_json(
         "model": model,
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": None},
-        "usage": usage.model_dump(mode="json"),
-        "cost": cost.model_dump(mode="json") if cost is not None else None,
+        "usage": priced.usage_json,
+        "cost": priced.cost_json,
         "mode": mode.value,
     }
     details: dict[str, object] = {}
@@ -60,7 +69,7 @@ def answer_and_json(
     if details:
         stored["provider_details"] = details
     alone = not details and text_alone(content)
-    return answer_of(stored, text_alone=alone, usage=usage, cost=cost, mode=mode), stored
+    return answer_of(stored, text_alone=alone, usage=priced.usage, cost=priced.cost, mode=mode), stored
 
 
 def _content(raw: object) -> list[dict[str, object]]:
@@ -94,3 +103,11 @@ def _content(raw: object) -> list[dict[str, object]]:
         else:
             blocks.append({"type": "other", "data": dict(block)})
     return blocks
+
+
+_PRICES = PriceCache()
+"""Each usage reported priced once (by model and mode): most answers of a batch report one of a few."""
+
+
+def _price(usage: Usage, model: str, mode: BatchProcessingMode) -> Priced:
+    return Priced.of(usage, cost_of(usage, model, mode=mode, provider=USAGE))

@@ -29,6 +29,8 @@ from lowtide import (
 )
 from lowtide.providers import (
     Answer,
+    PriceCache,
+    Priced,
     Settled,
     UsageShape,
     answer_of,
@@ -139,8 +141,15 @@ def chat_answer(
     content, stop_reason = _content(body)
     model = sys.intern(str(body.get("model", "")))
     raw_usage = json_object(body.get("usage"))
-    usage = chat_usage(raw_usage)
-    cost = cost_of(raw_usage, model, mode=mode, provider=dialect.usage) if raw_usage else None
+    priced = _PRICES.priced(
+        raw_usage,
+        dialect.name,
+        model,
+        mode,
+        make=lambda: Priced.of(
+            chat_usage(raw_usage), cost_of(raw_usage, model, mode=mode, provider=dialect.usage) if raw_usage else None
+        ),
+    )
     message_id = body.get("id")
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
@@ -150,11 +159,16 @@ def chat_answer(
         "model": model,
         "provider": dialect.name,
         "ids": {**ids, "message_id": message_id if isinstance(message_id, str) else None},
-        "usage": usage.model_dump(mode="json"),
-        "cost": cost.model_dump(mode="json") if cost is not None else None,
+        "usage": priced.usage_json,
+        "cost": priced.cost_json,
         "mode": mode.value,
     }
-    return answer_of(stored, text_alone=text_alone(content), usage=usage, cost=cost, mode=mode), stored
+    answer = answer_of(stored, text_alone=text_alone(content), usage=priced.usage, cost=priced.cost, mode=mode)
+    return answer, stored
+
+
+_PRICES = PriceCache()
+"""Each usage reported priced once (by dialect, model and mode): most answers of a batch report one of a few."""
 
 
 def chat_response(

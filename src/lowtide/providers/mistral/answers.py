@@ -7,8 +7,17 @@ import json
 import sys
 from collections.abc import Mapping
 
-from lowtide import BatchProcessingMode, ServerError
-from lowtide.providers import Answer, answer_of, cost_of, json_object, json_objects, text_alone
+from lowtide import BatchProcessingMode, ServerError, Usage
+from lowtide.providers import (
+    Answer,
+    PriceCache,
+    Priced,
+    answer_of,
+    cost_of,
+    json_object,
+    json_objects,
+    text_alone,
+)
 from lowtide.providers.mistral.options import PROVIDER_NAME
 from lowtide.providers.mistral.rules import USAGE, usage_of
 
@@ -38,8 +47,7 @@ def answer_and_json(
     content, stop_reason = _content(body)
     model = sys.intern(str(body.get("model", "")))
     raw_usage = json_object(body.get("usage"))
-    usage = usage_of(raw_usage)
-    cost = cost_of(usage, model, mode=mode, provider=USAGE) if model else None
+    priced = _PRICES.priced(raw_usage, model, mode, make=lambda: _price(usage_of(raw_usage), model, mode))
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
@@ -48,11 +56,11 @@ def answer_and_json(
         "model": model,
         "provider": PROVIDER_NAME,
         "ids": {**ids, "message_id": body.get("id") if isinstance(body.get("id"), str) else None},
-        "usage": usage.model_dump(mode="json"),
-        "cost": cost.model_dump(mode="json") if cost is not None else None,
+        "usage": priced.usage_json,
+        "cost": priced.cost_json,
         "mode": mode.value,
     }
-    answer = answer_of(stored, text_alone=text_alone(content), usage=usage, cost=cost, mode=mode)
+    answer = answer_of(stored, text_alone=text_alone(content), usage=priced.usage, cost=priced.cost, mode=mode)
     return answer, stored
 
 
@@ -101,3 +109,11 @@ def _tool_use(call: Mapping[str, object]) -> dict[str, object]:
     if not isinstance(parsed, dict) or not isinstance(call_id, str):
         return {"type": "function_call", "data": {name: value for name, value in call.items() if value is not None}}
     return {"type": "tool_use", "id": call_id, "name": str(function.get("name")), "input": parsed}
+
+
+_PRICES = PriceCache()
+"""Each usage reported priced once (by model and mode): most answers of a batch report one of a few."""
+
+
+def _price(usage: Usage, model: str, mode: BatchProcessingMode) -> Priced:
+    return Priced.of(usage, cost_of(usage, model, mode=mode, provider=USAGE) if model else None)

@@ -9,20 +9,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
-import orjson
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
-from lowtide.json_types import JSONObject, json_count, json_object, json_objects
+from lowtide.json_types import json_count, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
+from lowtide.priced import PriceCache, Priced
 from lowtide.pricing import UsageShape, cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
 from lowtide.structured import parse_response
-from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
+from lowtide.types import ActorResponse, ProviderIds, Usage
 
 __all__ = [
     "Failure",
@@ -295,35 +295,17 @@ def usage_of(raw: Mapping[str, object]) -> Usage:
     )
 
 
-@dataclass(frozen=True)
-class _Priced:
-    usage: Usage
-    usage_json: JSONObject
-    cost: Cost | None
-    cost_json: JSONObject | None
-
-
-_PRICED: dict[tuple[str, str, BatchProcessingMode, str | None, bytes | str], _Priced] = {}
-_PRICED_MAX = 4096
+_PRICES = PriceCache()
 
 
 def _priced(
     model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object], shape: UsageShape
-) -> _Priced:
-    # Keyed by the usage as received (its JSON, or its repr when orjson cannot write it: the API sends its fields in
-    # one order), so that any field the price may depend on is part of the key.
-    try:
-        seen: bytes | str = orjson.dumps(usage)
-    except TypeError:
-        seen = repr(usage)
-    key = (shape.genai_provider, model, mode, tier, seen)
-    priced = _PRICED.get(key)
-    if priced is None:
-        if len(_PRICED) >= _PRICED_MAX:  # pragma: no cover - a bound on memory, not behaviour
-            _PRICED.clear()
-        counted = usage_of(usage)
-        cost = cost_of(usage, model, mode=mode, provider=shape, service_tier=tier)
-        priced = _PRICED[key] = _Priced(
-            counted, counted.model_dump(mode="json"), cost, cost.model_dump(mode="json") if cost else None
-        )
-    return priced
+) -> Priced:
+    return _PRICES.priced(
+        usage,
+        shape.genai_provider,
+        model,
+        mode,
+        tier,
+        make=lambda: Priced.of(usage_of(usage), cost_of(usage, model, mode=mode, provider=shape, service_tier=tier)),
+    )
