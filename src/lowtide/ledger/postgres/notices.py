@@ -136,7 +136,9 @@ class Listener:
     def __init__(self, url: str, channel: str) -> None:
         self._url = url
         self._channel = channel
-        self._watchers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._watchers: dict[str, dict[asyncio.Event, asyncio.AbstractEventLoop]] = {}
+        """By batch, each watcher's event and its loop: tens of thousands of calls may wait on one batch, each
+        unwatched in constant time."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -148,14 +150,14 @@ class Listener:
         """An event set at the next notice about `batch_id` (for the running event loop); `unwatch` it after."""
         event = asyncio.Event()
         with self._lock:
-            self._watchers.setdefault(batch_id, set()).add((asyncio.get_running_loop(), event))
+            self._watchers.setdefault(batch_id, {})[event] = asyncio.get_running_loop()
         return event
 
     def unwatch(self, batch_id: str, event: asyncio.Event) -> None:
         with self._lock:
             watchers = self._watchers.get(batch_id)
             if watchers is not None:
-                watchers.difference_update({w for w in watchers if w[1] is event})
+                watchers.pop(event, None)
                 if not watchers:
                     del self._watchers[batch_id]
 
@@ -164,14 +166,15 @@ class Listener:
         self._thread.join(timeout=5)
 
     def _wake(self, batch_id: str | None) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         with self._lock:
-            if batch_id is None:
-                woken = [w for watchers in self._watchers.values() for w in watchers]
-            else:
-                woken = list(self._watchers.get(batch_id, ()))
-        for loop, event in woken:
+            watched = self._watchers.values() if batch_id is None else [self._watchers.get(batch_id, {})]
+            for watchers in watched:
+                for event, loop in watchers.items():
+                    by_loop.setdefault(loop, []).append(event)
+        for loop, events in by_loop.items():  # one wake-up of each loop, however many wait there
             with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits there any more
-                loop.call_soon_threadsafe(event.set)
+                loop.call_soon_threadsafe(_set_all, events)
 
     def _run(self) -> None:
         from psycopg import sql
@@ -192,3 +195,8 @@ class Listener:
         while not self._stop.is_set():
             for notice in db.notifies(timeout=0.2):
                 self._wake(notice.payload)
+
+
+def _set_all(events: list[asyncio.Event]) -> None:
+    for event in events:
+        event.set()
