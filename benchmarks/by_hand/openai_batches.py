@@ -3,12 +3,12 @@ polled until it completes, the output file streamed into a dict."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import time
+from typing import Any
 
 from by_hand import BatchTimes, ByHand
-from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
+from by_hand.openai_shaped import one_batch
+from harness import API_KEY, MAX_TOKENS, Emulator, prompt
 
 MODEL = "gpt-5.4-mini"
 
@@ -20,43 +20,31 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 
     async with AsyncOpenAI(base_url=f"{base_url}/v1", api_key=API_KEY) as client:
         started_at, start = time.time(), time.perf_counter()
-        lines = (
-            json.dumps(
-                {
-                    "custom_id": key(i),
-                    "method": "POST",
-                    "url": "/v1/responses",
-                    "body": {
-                        "model": MODEL,
-                        "max_output_tokens": MAX_TOKENS,
-                        "input": [{"role": "user", "content": prompt(i)}],
-                    },
-                }
-            )
-            for i in range(n)
+        texts = await one_batch(
+            client,
+            n,
+            poll_interval,
+            url="/v1/responses",
+            endpoint="/v1/responses",
+            body=lambda i: {
+                "model": MODEL,
+                "max_output_tokens": MAX_TOKENS,
+                "input": [{"role": "user", "content": prompt(i)}],
+            },
+            text_of=_responses_text,
         )
-        uploaded = await client.files.create(file=("input.jsonl", "\n".join(lines).encode()), purpose="batch")
-        batch = await client.batches.create(
-            input_file_id=uploaded.id, endpoint="/v1/responses", completion_window="24h"
-        )
-        while batch.status not in ("completed", "failed", "expired", "cancelled"):
-            await asyncio.sleep(poll_interval)
-            batch = await client.batches.retrieve(batch.id)
-        texts: dict[str, str] = {}
-        assert batch.output_file_id is not None, batch
-        async with client.files.with_streaming_response.content(batch.output_file_id) as response:
-            async for text in response.iter_lines():
-                if text:
-                    line = json.loads(text)
-                    body = line["response"]["body"]
-                    texts[line["custom_id"]] = "".join(
-                        part["text"]
-                        for item in body["output"]
-                        if item["type"] == "message"
-                        for part in item["content"]
-                        if part["type"] == "output_text"
-                    )
         return started_at, time.perf_counter() - start, texts
+
+
+def _responses_text(line: dict[str, Any]) -> str:
+    body = line["response"]["body"]
+    return "".join(
+        part["text"]
+        for item in body["output"]
+        if item["type"] == "message"
+        for part in item["content"]
+        if part["type"] == "output_text"
+    )
 
 
 def batch_times(emulator: Emulator) -> list[BatchTimes]:
