@@ -3,7 +3,8 @@ Feature: The dashboard answers at once, however large the ledger: what it counte
   (`Cached`) and hands it out while the next count is made in the background: only the first reader of a view waits
   for it, a view is counted again at most every five times as long as it took, and each run says when it was
   counted. A small ledger, quick to count, is counted again by the reader that finds it stale, so it is shown as it
-  is now. Here the counting's cost is a clock moved by the count itself, and the background is run by hand.
+  is now. The Runs page does not even wait for a run's first count longer than its patience: a run still being
+  counted is shown as such, and with its counts on the next refresh. Here the counting's cost is a clock moved by the count itself, and the background is run by hand.
 
   Scenario: Readers of a fresh value share one count
     Given a dashboard cache whose counts each take 3 seconds
@@ -72,10 +73,39 @@ Feature: The dashboard answers at once, however large the ledger: what it counte
     Then "runs" was counted 1 time
     And every thread read "runs" as count 1
 
+  Scenario: A page that must not wait is told a value is not counted yet, and the count goes on in the background
+    Given a dashboard cache whose counts each take 3 seconds
+    When "runs" is read by a page that does not wait
+    Then the page was told "runs" is not counted yet
+    And 1 count of "runs" waits in the background
+    When "runs" is read by a page that does not wait
+    Then the page was told "runs" is not counted yet
+    And 1 count of "runs" waits in the background
+    When the counts waiting in the background are made
+    And "runs" is read by a page that does not wait
+    Then the last read of "runs" gave count 1
+    And "runs" was counted 1 time
+
+  Scenario: A first count that failed in the background is told to the next page, which starts it again after
+    Given a dashboard cache whose counts each take 3 seconds
+    When the ledger becomes unreadable
+    And "failures" is read by a page that does not wait
+    And the counts waiting in the background are made
+    Then the dashboard logged "could not count failures again"
+    And reading "failures" by a page that does not wait fails with "the ledger is unreadable"
+    When the ledger becomes readable again
+    And "failures" is read by a page that does not wait
+    And the counts waiting in the background are made
+    And "failures" is read by a page that does not wait
+    Then the last read of "failures" gave count 1
+
   Scenario: The Runs page is answered with what was last counted, and says when that was
     Given the dashboard's ledger in memory, read by a dashboard whose counts of a run take 3 seconds
     When the Runs page is read
-    Then the run "reviews-live" shows 4 succeeded and 6 waiting, counted 0 seconds before the page
+    Then the run "reviews-live" is shown as being counted, with its 10 items
+    When the counts waiting in the background are made
+    And the Runs page is read
+    Then the run "reviews-live" shows 4 succeeded and 6 waiting, counted 6 seconds before the page
     When the run in progress's waiting batch is answered
     And 20 seconds pass on the counting clock
     And the Runs page is read

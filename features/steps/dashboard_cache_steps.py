@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
+from _dashboard import shown_run
 from _stores import open_store
 from dashboard_ledgers import answer_waiting, build
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide.dashboard.cache import Cached
+from lowtide.dashboard.cache import NOT_YET, Cached
 from lowtide.dashboard.data import DashboardData, Json
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.views import LedgerViews, RunProgress
@@ -127,6 +128,11 @@ def step_read_version(context: Context, name: str, times: int, version: int) -> 
 @when("the ledger becomes unreadable")
 def step_unreadable(context: Context) -> None:
     context.counting.unreadable = True
+
+
+@when("the ledger becomes readable again")
+def step_readable(context: Context) -> None:
+    context.counting.unreadable = False
 
 
 @when("the counts waiting in the background are made")
@@ -244,7 +250,7 @@ def step_slow_dashboard(context: Context, seconds: float) -> None:
     context.dashboard_store = open_store(context, "memory")
     build(context.dashboard_store, now=NOW)
     slow = cast(LedgerStore, _SlowStore(context.dashboard_store, context.counting))  # reads as the store reads
-    context.dashboard = DashboardData(slow, clock=context.counting.clock)
+    context.dashboard = DashboardData(slow, clock=context.counting.clock, patience=0.0)
     context.dashboard.cache = Cached(1.0, clock=context.counting.clock, background=context.counting.waiting.append)
 
 
@@ -259,12 +265,7 @@ def step_answer_waiting(context: Context) -> None:
 
 
 def _shown(context: Context, run_id: str) -> Json:
-    runs = context.runs_page["runs"]
-    assert isinstance(runs, list)
-    for run in runs:
-        if isinstance(run, dict) and run.get("id") == run_id:
-            return run
-    raise AssertionError(f"no run {run_id} on the page")
+    return shown_run(context.runs_page, run_id)
 
 
 @then(
@@ -280,6 +281,39 @@ def step_run_shows(context: Context, run_id: str, succeeded: int, waiting: int, 
     assert isinstance(now, float)
     assert isinstance(counted_at, float)
     assert round(now - counted_at) == seconds, f"counted {now - counted_at} s before the page"
+
+
+@then('the run "{run_id}" is shown as being counted, with its {items:d} items')
+def step_run_counting(context: Context, run_id: str, items: int) -> None:
+    run = _shown(context, run_id)
+    assert (run["state"], run["items"]) == ("counting", items), run
+    assert "counts" not in run, run
+
+
+def _within(context: Context, name: str) -> None:
+    value = context.cache.within(name, context.counting.count(name), 0.0)
+    context.counting.reads.setdefault(name, []).append(-1 if value is NOT_YET else value)
+
+
+@when('"{name}" is read by a page that does not wait')
+def step_within(context: Context, name: str) -> None:
+    _within(context, name)
+
+
+@then('the page was told "{name}" is not counted yet')
+def step_not_yet(context: Context, name: str) -> None:
+    assert context.counting.reads[name][-1] == -1, context.counting.reads[name]
+
+
+@then('reading "{name}" by a page that does not wait fails with "{text}"')
+def step_within_fails(context: Context, name: str, text: str) -> None:
+    failed: RuntimeError | None = None
+    try:
+        _within(context, name)
+    except RuntimeError as error:
+        failed = error
+    assert failed is not None, f"the read gave {context.counting.reads[name][-1]}"
+    assert text in str(failed), failed
 
 
 @then('the run "{run_id}" is finished')

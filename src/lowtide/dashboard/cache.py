@@ -9,10 +9,15 @@ arriving meanwhile wait for that same computation rather than starting their own
 they are now. A value whose `final` says it can
 no longer change is kept until its `version` does (a finished run, until it is retried), and is then stale as well.
 A background computation that fails drops the value, so that the next reader computes it again and is told why.
+
+`within` is `get` for a page that must not wait: a name never computed is computed in the background and waited for
+only `patience` seconds; past that the reader is told it is not counted yet (`NOT_YET`) and comes back later, so that
+even the first page over a ledger of a million requests is answered at once.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import math
 import threading
@@ -21,7 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, cast
 
-__all__ = ["QUICK", "SPAN", "Cached"]
+__all__ = ["NOT_YET", "QUICK", "SPAN", "Cached", "NotYet"]
 
 T = TypeVar("T")
 SPAN = 5.0
@@ -30,6 +35,15 @@ QUICK = 0.05
 """A stale value that took less than this many seconds to compute is computed again by its reader, not handed out."""
 
 _log = logging.getLogger("lowtide.dashboard")
+
+
+class NotYet(enum.Enum):
+    """What `Cached.within` gives for a value still being computed for the first time."""
+
+    NOT_YET = "not counted yet"
+
+
+NOT_YET = NotYet.NOT_YET
 
 
 @dataclass
@@ -43,6 +57,10 @@ class _Entry(Generic[T]):
     at: float = 0.0
     took: float = 0.0
     refreshing: bool = False
+    ready: threading.Event = field(default_factory=threading.Event)
+    """Set while a value is known: what a reader of `within` waits on for a first value."""
+    failed: Exception | None = None
+    """Why the last background computation of a name with no value failed, for its next reader."""
 
 
 def _in_a_thread(work: Callable[[], None]) -> None:
@@ -85,6 +103,31 @@ class Cached:
                     return cast("T", entry.value)
             return self._compute(entry, compute, version, final)
 
+    def within(
+        self,
+        name: str,
+        compute: Callable[[], T],
+        patience: float,
+        *,
+        version: Hashable = None,
+        final: Callable[[T], bool] | None = None,
+    ) -> T | NotYet:
+        """As `get`, but a value never computed (or dropped by a failure) is computed in the background and waited
+        for `patience` seconds at most: `NOT_YET` if it is not known by then. A first computation that failed in the
+        background is raised here, to the next reader, once."""
+        with self._lock:
+            entry = self._entries.setdefault(name, _Entry())
+            if not entry.known:
+                failed, entry.failed = entry.failed, None
+                if failed is not None:
+                    raise failed
+                if not entry.refreshing:
+                    entry.refreshing = True
+                    self._background(lambda: self._refresh(name, entry, compute, version, final))
+        if not entry.ready.wait(patience):
+            return NOT_YET
+        return self.get(name, compute, version=version, final=final)
+
     def computed_at(self, name: str) -> float | None:
         """When the value of `name` handed out now started to be computed (what it counts is as of then)."""
         with self._lock:
@@ -107,6 +150,8 @@ class Cached:
             )
             kept = final is not None and final(value)
             entry.until = math.inf if kept else done + max(self.ttl, SPAN * (done - started))
+            entry.failed = None
+            entry.ready.set()
         return value
 
     def _refresh(
@@ -120,10 +165,11 @@ class Cached:
         try:
             with entry.computing:
                 self._compute(entry, compute, version, final)
-        except Exception:
+        except Exception as error:
             _log.exception("The dashboard could not count %s again; the next reader will try", name)
             with self._lock:
-                entry.known, entry.value = False, None
+                entry.known, entry.value, entry.failed = False, None, error
+                entry.ready.clear()
         finally:
             with self._lock:
                 entry.refreshing = False

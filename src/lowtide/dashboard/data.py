@@ -11,10 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from decimal import Decimal
+from typing import cast
 
-from lowtide.dashboard.cache import Cached
+from lowtide.dashboard.cache import NOT_YET, Cached
+from lowtide.dashboard.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord
+from lowtide.ledger.runs import RunRecord
 from lowtide.ledger.views import Dimension, RequestHistory, RunProgress, TimePoint, plus
 
 __all__ = ["BATCH_WINDOW_SECONDS", "DashboardData", "Json", "money"]
@@ -37,7 +40,8 @@ def money(value: Decimal) -> str:
 class DashboardData:
     """The pages' JSON over one ledger. `counting`: the same ledger opened again, for the counts kept in `cache`
     (made in the background while pages are read: a SQLite connection answers one query at a time, and a count of a
-    million items must not hold up a page); by default `store` itself."""
+    million items must not hold up a page); by default `store` itself. `patience`: how long the Runs page waits for a
+    run's first count before showing it as still being counted."""
 
     def __init__(
         self,
@@ -46,15 +50,18 @@ class DashboardData:
         counting: LedgerStore | None = None,
         clock: Callable[[], float] = time.time,
         ttl: float = 1.0,
+        patience: float = 0.5,
     ) -> None:
         self.store = store
         self.counting = counting or store
         self.clock = clock
+        self.patience = patience
         self.cache = Cached(ttl, clock=clock)
 
     def warm(self) -> None:
         """Count what the pages show first (every run's progress, the money, the failures), so that the first
-        browser to ask is answered at once: called in the background as the dashboard starts."""
+        browser to ask is answered at once: called in the background as the dashboard starts (a run too large to
+        count within the page's patience goes on being counted in the cache's own thread)."""
         self.runs()
         self.money()
         self.failures()
@@ -67,13 +74,16 @@ class DashboardData:
         shown: list[Json] = []
         for record in reversed(records):
             # A run with nothing waiting changes only when retried, which changes its `updated_at`.
-            progress = self.cache.get(
+            progress = self.cache.within(
                 f"run:{record.id}",
                 lambda rid=record.id: self.counting.views.run_progress(rid),
+                self.patience,
                 version=record.updated_at,
                 final=lambda found: found is not None and not found.counts["waiting"],
             )
-            if progress is not None:
+            if progress is NOT_YET:
+                shown.append(_counting(record))
+            elif progress is not None:
                 shown.append(self._run(progress, now, self.cache.computed_at(f"run:{record.id}") or now))
         return {"now": now, "location": self.store.location, "runs": shown}
 
@@ -82,16 +92,18 @@ class DashboardData:
         counts = progress.counts
         done = sum(n for outcome, n in counts.items() if outcome != "waiting")
         limit = run.options.get("max_cost_usd")
-        eta = self._eta(run.id, now) if counts["waiting"] else None
-        timeline = self.cache.get(
+        counted = self.cache.within(
             f"timeline:{run.id}",
             lambda: self._timeline(run_id=run.id),
+            self.patience,
             version=run.updated_at,
             final=lambda _: not counts["waiting"],
         )
+        timeline = None if counted is NOT_YET else counted
         return {
             "id": run.id,
             "actor": run.actor,
+            "mode": run.options.get("mode") or "batch",
             "items": run.item_count,
             "counts": counts,
             "done": done,
@@ -104,24 +116,36 @@ class DashboardData:
             "saved": money(progress.live_usd - progress.spent_usd),
             "worst_case_out": money(progress.worst_case_out_usd),
             "cost_limit": money(Decimal(str(limit))) if limit is not None else None,
-            "eta_seconds": eta,
+            "eta_seconds": self._eta(progress, timeline, now) if counts["waiting"] else None,
             "timeline": timeline,
             "retry": f"lowtide retry {run.id}" if counts["failed"] or counts["expired"] else None,
         }
 
-    def _eta(self, run_id: str, now: float) -> float | None:
-        """When the run's last batch still out should end, at the pace its ended batches kept (from submitted to
-        ended); None until one has ended, or while none is out."""
-        batches = self.cache.get(f"run-batches:{run_id}", lambda: self.counting.run_store.batches(run_id))
-        records = [self.store.batch(batch_id) for batch_id, _, _, _ in batches]
-        took = [
-            b.ended_at - b.submitted_at for b in records if b and b.ended_at is not None and b.submitted_at is not None
-        ]
-        out = [b for b in records if b is not None and b.state.outstanding]
-        if not took or not out:
-            return None
-        pace = sum(took) / len(took)
-        return max(0.0, max((b.submitted_at or b.intent_at) + pace for b in out) - now)
+    def _eta(self, progress: RunProgress, timeline: list[Json] | None, now: float) -> float | None:
+        """When the run's last waiting item should be answered (`eta`): a batch run at its batches' pace, counting
+        the batches its unsent items will take; a live run at the rate of its answers."""
+        run = progress.run
+        waiting = progress.counts["waiting"]
+        if run.options.get("mode") == "live":
+            if timeline is None:
+                return None
+            answered = sum(int(cast("int", point["answers"])) for point in timeline)
+            since = float(cast("float", timeline[0]["at"])) if timeline else None
+            return live_run_eta(now, answered_since=since, answered=answered, waiting=waiting)
+        batches = self.cache.get(f"run-batches:{run.id}", lambda: self.counting.run_store.batches(run.id))
+        times: list[BatchTimes] = []
+        for batch_id, _, _, items in batches:
+            record = self.store.batch(batch_id)
+            if record is not None:
+                sent = record.submitted_at if record.submitted_at is not None else record.intent_at
+                times.append(BatchTimes(sent, record.ended_at, record.state.outstanding, items))
+        return batch_run_eta(
+            now,
+            times,
+            waiting=waiting,
+            items_per_batch=_positive(run.options.get("items_per_batch")),
+            parallel=_positive(run.options.get("max_parallel_batches")),
+        )
 
     # batches
 
@@ -209,6 +233,24 @@ class DashboardData:
         return _history(history) if history is not None else None
 
 
+def _counting(run: RunRecord) -> Json:
+    """A run whose first count is still being made: what its record says, and that it is being counted."""
+    return {
+        "id": run.id,
+        "actor": run.actor,
+        "mode": run.options.get("mode") or "batch",
+        "items": run.item_count,
+        "state": "counting",
+        "created_at": run.created_at,
+        "updated_at": run.updated_at,
+    }
+
+
+def _positive(value: object) -> int | None:
+    """A run option that counts something (`items_per_batch`, `max_parallel_batches`), when it is one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _batch(batch: BatchRecord) -> Json:
     return {
         "id": batch.id,
@@ -274,8 +316,10 @@ def _answer_text(response: Mapping[str, object] | None) -> str | None:
 
 
 def _coarser(points: list[TimePoint]) -> list[TimePoint]:
-    """`points` in buckets wide enough that there are at most `_MAX_POINTS` of them."""
-    if len(points) <= _MAX_POINTS:
+    """`points` (minutes, some missing) in buckets wide enough that there are at most `_MAX_POINTS` of them, every
+    bucket from the first to the last present (an empty one as zero): a line drawn through them falls to zero where
+    nothing was answered, instead of joining two busy minutes hours apart."""
+    if not points:
         return points
     span = points[-1].at - points[0].at
     width = 60.0
@@ -286,7 +330,12 @@ def _coarser(points: list[TimePoint]) -> list[TimePoint]:
         at = (p.at // width) * width
         found = merged.get(at)
         merged[at] = plus(found, p) if found is not None else replace(p, at=at)
-    return [merged[at] for at in sorted(merged)]
+    first, last = min(merged), max(merged)
+    steps = round((last - first) / width)
+    return [
+        merged.get(first + i * width) or TimePoint(first + i * width, 0, 0, Decimal(0), Decimal(0))
+        for i in range(steps + 1)
+    ]
 
 
 def _point(p: TimePoint) -> Json:

@@ -36,6 +36,10 @@ function duration(seconds) {
   return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
 }
 
+function money(value) {
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+
 function when(epoch) {
   return epoch ? new Date(epoch * 1000).toISOString().replace("T", " ").slice(0, 19) + "Z" : "";
 }
@@ -91,8 +95,11 @@ function chart(points, series, name) {
   };
   label(series[0].format ? series[0].format(top_value) : String(Math.round(top_value)), 2, top + 10);
   label("0", 2, height - bottom);
-  label(when(x0).slice(5, 16), left, height - 4);
-  label(when(x1).slice(5, 16), width - 2, height - 4, "end");
+  if (x1 === x0) label(when(x0).slice(5, 16), x(x0), height - 4, "middle");  // one interval: one time, under it
+  else {
+    label(when(x0).slice(5, 16), left, height - 4);
+    label(when(x1).slice(5, 16), width - 2, height - 4, "end");
+  }
   const legend = el("div", { class: "legend" },
     ...series.map((s) => el("span", {}, el("i", { style: `background:${s.colour}` }), s.label)));
   return el("div", {}, root, legend);
@@ -107,6 +114,24 @@ function progressBar(counts, total) {
   return bar;
 }
 
+// When the run should end: "done", "unknown" before a batch of it has ended (no pace yet), "due now" once its
+// batches have outlived their pace, else how long.
+function eta(run) {
+  if (run.state === "finished") return "done";
+  if (run.eta_seconds === null || run.eta_seconds === undefined) return "unknown";
+  return run.eta_seconds < 1 ? "due now" : duration(run.eta_seconds);
+}
+
+// Running totals of `keys` over `points`: what was spent up to the end of each interval.
+function cumulative(points, keys) {
+  const sums = Object.fromEntries(keys.map((k) => [k, 0]));
+  return points.map((p) => {
+    const out = { at: p.at };
+    for (const k of keys) out[k] = sums[k] += Number(p[k]) || 0;
+    return out;
+  });
+}
+
 function renderRuns(data) {
   const page = document.getElementById("page-runs");
   if (!data.runs.length) {
@@ -114,6 +139,12 @@ function renderRuns(data) {
     return;
   }
   page.replaceChildren(...data.runs.map((run) => {
+    if (run.state === "counting") {  // its first count is still being made (a very large run): shown at once
+      return el("div", { class: "card run", "data-run": run.id, "data-state": run.state },
+        el("h2", {}, run.id, " ", el("small", { class: "run-state" }, `${run.items} items · being counted`)),
+        el("p", { class: "counted" }, "Counting this run's items for the first time; shown here once counted."),
+        el("div", { class: "facts" }, fact("actor", run.actor, "actor"), fact("started", when(run.created_at), "started")));
+    }
     const counts = OUTCOMES.map((o) => fact(o, String(run.counts[o]), `count-${o}`));
     // A large ledger is counted again in the background: say how old the counts shown are, once it matters.
     const age = data.now - run.counted_at;
@@ -127,14 +158,15 @@ function renderRuns(data) {
       counted,
       el("div", { class: "facts" }, ...counts),
       el("div", { class: "facts" },
-        fact("ETA", run.state === "finished" ? "done" : duration(run.eta_seconds), "eta"),
+        fact("ETA", eta(run), "eta"),
         fact("spent", run.spent, "spent"),
         fact("saved", run.saved, "saved"),
         fact("worst case still out", run.worst_case_out, "worst"),
         fact("cost limit", run.cost_limit || "none", "limit"),
         fact("actor", run.actor, "actor")),
       run.retry ? el("p", {}, "Retry its failed items: ", el("code", {}, run.retry)) : null,
-      chart(run.timeline, [{ key: "answers", label: "answers per interval", colour: "#1f6feb" },
+      run.timeline === null ? el("p", { class: "counted" }, "Its chart is being drawn from the ledger.")
+        : chart(run.timeline, [{ key: "answers", label: "answers per interval", colour: "#1f6feb" },
         { key: "failures", label: "failures", colour: "#cf222e" }], `run-${run.id}`));
   }));
 }
@@ -168,9 +200,9 @@ function renderMoney(data) {
     el("div", { class: "card" }, el("h2", {}, "Spend and savings"),
       el("div", { class: "facts" }, fact("spent", data.spent, "spent"), fact("at live prices", data.live, "live"),
         fact("saved", data.saved, "saved")),
-      chart(data.timeline, [
-        { key: "cost_usd", label: "spent ($)", colour: "#1f6feb", format: (v) => `$${v.toFixed(2)}` },
-        { key: "live_cost_usd", label: "at live prices ($)", colour: "#bf8700" }], "money")),
+      chart(cumulative(data.timeline, ["cost_usd", "live_cost_usd"]), [
+        { key: "cost_usd", label: "spent so far ($)", colour: "#1f6feb", format: money },
+        { key: "live_cost_usd", label: "the same at live prices ($)", colour: "#bf8700" }], "money")),
     ...["actor", "model", "provider"].map((dim) => el("div", { class: "card" }, el("h2", {}, `By ${dim}`),
       spendTable(data.by[dim], dim))));
 }
