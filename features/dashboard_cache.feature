@@ -86,6 +86,18 @@ Feature: The dashboard answers at once, however large the ledger: what it counte
     Then the last read of "runs" gave count 1
     And "runs" was counted 1 time
 
+  Scenario: A quick count made again in the background is waited for no longer than the page's patience
+    Given a dashboard cache whose counts each take 0.01 seconds
+    When "money" is read by a page that does not wait
+    And the counts waiting in the background are made
+    And 2 seconds pass on the counting clock
+    And "money" is read by a page that does not wait
+    Then the last read of "money" gave count 1
+    And 1 count of "money" waits in the background
+    When the counts waiting in the background are made
+    And "money" is read by a page that does not wait
+    Then the last read of "money" gave count 2
+
   Scenario: A first count that failed in the background is told to the next page, which starts it again after
     Given a dashboard cache whose counts each take 3 seconds
     When the ledger becomes unreadable

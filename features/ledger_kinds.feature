@@ -92,3 +92,11 @@ Feature: Kinds of ledger, chosen by the scheme of a ledger's location
     When the ledger entry point "broken = lowtide_broken_plugin:register" is loaded into it
     Then a ConfigurationError is raised
     And the error message contains "Ledger plugin 'broken' (lowtide_broken_plugin:register) failed to load: ModuleNotFoundError"
+
+  Scenario: A store of one's own is another connection to the ledger the process shares, which waits for none of its uses
+    Given a SQLite ledger file "shared.sqlite3" holding a request
+    When the process's store and a store of its own are opened for "shared.sqlite3"
+    Then they are two stores over one ledger, each reading the request
+    And the process's store is the one opened again for "shared.sqlite3"
+    And the store of its own reads while the process's store holds a transaction open
+    And closing the store of its own leaves the process's store reading

@@ -7,6 +7,8 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
+import time
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Protocol
@@ -16,9 +18,12 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.kinds import ENTRY_POINT_GROUP, LedgerKind, LedgerRegistry
 from lowtide.ledger.location import ledger_location
 from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.records import NewRequest
+from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import open_ledger
 
 
@@ -27,6 +32,8 @@ class Context(StepContext, Protocol):
     """A registry of the scenario's own, with the kinds it was given."""
     site_packages: Path
     """The folder a new process finds the scenario's installed store on."""
+    shared_store: LedgerStore
+    own_store: LedgerStore
 
 
 def _entry_point(spec: str) -> EntryPoint:
@@ -168,3 +175,71 @@ def _cli_process(context: Context, command: str, *, installed: bool) -> None:
         check=False,
     )
     w.value = {"code": done.returncode, "out": done.stdout, "err": done.stderr}
+
+
+@given('a SQLite ledger file "{name}" holding a request')
+def step_file_with_request(context: Context, name: str) -> None:
+    path = world(context).path(name)
+    store = open_ledger(path)
+    store.claim(
+        [NewRequest(key="k-1", custom_id="c-1", actor="a", model="m", params={"model": "m"}, max_attempts=1)],
+        owner="scenario",
+        until=time.time() + 60,
+        now=time.time(),
+    )
+
+
+@when('the process\'s store and a store of its own are opened for "{name}"')
+def step_open_both(context: Context, name: str) -> None:
+    path = world(context).path(name)
+    context.shared_store = open_ledger(path)
+    context.own_store = open_ledger(path, own=True)
+    world(context).cleanups.append(context.own_store.close)
+
+
+@then("they are two stores over one ledger, each reading the request")
+def step_two_stores(context: Context) -> None:
+    assert context.own_store is not context.shared_store
+    assert context.own_store.identity() == context.shared_store.identity()
+    for store in (context.shared_store, context.own_store):
+        record = store.request("k-1")
+        assert record is not None, store
+        assert record.custom_id == "c-1", record
+
+
+@then('the process\'s store is the one opened again for "{name}"')
+def step_shared_again(context: Context, name: str) -> None:
+    assert open_ledger(world(context).path(name)) is context.shared_store
+
+
+@then("the store of its own reads while the process's store holds a transaction open")
+def step_reads_meanwhile(context: Context) -> None:
+    shared = context.shared_store
+    assert isinstance(shared, Ledger)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with shared.transaction():
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(30), "the transaction never began"
+        read: list[object] = []
+        reader = threading.Thread(target=lambda: read.append(context.own_store.request("k-1")))
+        reader.start()
+        reader.join(30)  # a store sharing the held connection would wait here until released
+        assert not reader.is_alive(), "the store of its own waited for the process's transaction"
+        assert read, "the store of its own read nothing"
+        assert read[0] is not None, read
+    finally:
+        release.set()
+        holder.join(30)
+
+
+@then("closing the store of its own leaves the process's store reading")
+def step_close_own(context: Context) -> None:
+    context.own_store.close()
+    assert context.shared_store.request("k-1") is not None

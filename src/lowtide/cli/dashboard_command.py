@@ -70,16 +70,21 @@ def dashboard(ledger: str | None, host: str, port: int, token: str | None, refre
     if token is None and not _loopback(host):
         token = secrets.token_urlsafe(24)
     store = existing_ledger(ledger, read_only=True, never_write=True)
-    # Counts are made in the background on a second connection (or pool), so that pages are read meanwhile.
-    data = DashboardData(store, counting=existing_ledger(ledger, read_only=True, never_write=True))
-    app = build_app(data, token=token, refresh_seconds=refresh)
-    threading.Thread(target=_warm, args=(data,), name="lowtide-dashboard-warm", daemon=True).start()
-    suffix = f"/?token={token}" if token else "/"
-    if json_output:
-        click.echo(json.dumps({"event": "ledger", "location": store.location, "token_required": token is not None}))
-    else:
-        click.echo(f"lowtide dashboard over {store.location} (read-only)")
-    return run_app(app, "lowtide dashboard", host=host, port=port, json_line=json_output, path=suffix)
+    # Counts are made in the background on a connection (or pool) of their own, so that pages are read meanwhile:
+    # the process's one store for the ledger would serve both, one query at a time.
+    counting = existing_ledger(ledger, read_only=True, never_write=True, own=True)
+    try:
+        data = DashboardData(store, counting=counting)
+        app = build_app(data, token=token, refresh_seconds=refresh)
+        threading.Thread(target=_warm, args=(data,), name="lowtide-dashboard-warm", daemon=True).start()
+        suffix = f"/?token={token}" if token else "/"
+        if json_output:
+            click.echo(json.dumps({"event": "ledger", "location": store.location, "token_required": token is not None}))
+        else:
+            click.echo(f"lowtide dashboard over {store.location} (read-only)")
+        return run_app(app, "lowtide dashboard", host=host, port=port, json_line=json_output, path=suffix)
+    finally:
+        counting.close()
 
 
 def _warm(data: DashboardData) -> None:

@@ -21,7 +21,12 @@ _SHOWN = 20
 
 
 def existing_ledger(
-    given: str | Path | None, *, read_only: bool = False, source: str = "--ledger", never_write: bool = False
+    given: str | Path | None,
+    *,
+    read_only: bool = False,
+    source: str = "--ledger",
+    never_write: bool = False,
+    own: bool = False,
 ) -> LedgerStore:
     """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs (a database named by a URL must
@@ -30,7 +35,8 @@ def existing_ledger(
     `read_only` (a command that only reads): a ledger this process cannot write (a SQLite file in a read-only
     directory or file system) is opened so that nothing is written, where its kind can; one it can write is opened as
     usual (a SQLite file then leaves no `-wal` or `-shm` file behind). `never_write` (`lowtide dashboard`): opened
-    read-only wherever its kind can, writable or not."""
+    read-only wherever its kind can, writable or not. `own`: a store of the caller's alone, not the process's one
+    (`open_ledger(own=True)`), which the caller closes."""
     location = ledger_location(given, source=source)
     kind = location.kind
     if kind.in_process:
@@ -45,7 +51,8 @@ def existing_ledger(
             f"There is no ledger at {missing}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
-    return open_ledger(location, read_only=never_write or (read_only and not kind.writable(location.target)))
+    read_only = never_write or (read_only and not kind.writable(location.target))
+    return open_ledger(location, read_only=read_only, own=own)
 
 
 def _echo(line: str = "", *, err: bool = False) -> None:

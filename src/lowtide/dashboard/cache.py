@@ -10,9 +10,10 @@ they are now. A value whose `final` says it can
 no longer change is kept until its `version` does (a finished run, until it is retried), and is then stale as well.
 A background computation that fails drops the value, so that the next reader computes it again and is told why.
 
-`within` is `get` for a page that must not wait: a name never computed is computed in the background and waited for
-only `patience` seconds; past that the reader is told it is not counted yet (`NOT_YET`) and comes back later, so that
-even the first page over a ledger of a million requests is answered at once.
+`within` is `get` for a page that must not wait: every computation is made in the background and waited for only
+`patience` seconds; past that the reader gets the value as it was, or, for a name never computed, is told it is not
+counted yet (`NOT_YET`) and comes back later. So even the first page over a ledger of a million requests is answered
+at once, and a quick count never waits behind a slow one that holds the same connection.
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ class _Entry(Generic[T]):
     at: float = 0.0
     took: float = 0.0
     refreshing: bool = False
-    ready: threading.Event = field(default_factory=threading.Event)
-    """Set while a value is known: what a reader of `within` waits on for a first value."""
+    started: float = 0.0
+    """When the latest background computation of this name began (`time.monotonic`)."""
+    settled: threading.Event = field(default_factory=threading.Event)
+    """Set when the latest background computation of this name has ended, well or not (what `within` waits on)."""
     failed: Exception | None = None
     """Why the last background computation of a name with no value failed, for its next reader."""
 
@@ -95,6 +98,8 @@ class Cached:
             if entry.known and (not stale or entry.took >= QUICK or entry.refreshing):
                 if stale and not entry.refreshing:
                     entry.refreshing = True
+                    entry.settled = threading.Event()
+                    entry.started = time.monotonic()
                     self._background(lambda: self._refresh(name, entry, compute, version, final))
                 return cast("T", entry.value)  # stored by `_compute` for this name: a T
         with entry.computing:
@@ -112,21 +117,33 @@ class Cached:
         version: Hashable = None,
         final: Callable[[T], bool] | None = None,
     ) -> T | NotYet:
-        """As `get`, but a value never computed (or dropped by a failure) is computed in the background and waited
-        for `patience` seconds at most: `NOT_YET` if it is not known by then. A first computation that failed in the
-        background is raised here, to the next reader, once."""
+        """As `get`, for a reader that must not wait longer than `patience` seconds: every computation is made in
+        the background. A fresh value is given at once; a stale one that was slow to compute at once too (as `get`
+        gives it); a stale one that was quick is waited for until `patience` after its computation began, else given
+        as it was; a value never computed (or dropped by a failure) likewise, else `NOT_YET`. A computation that
+        failed in the background for a name with no value is raised here, to the next reader, once."""
         with self._lock:
             entry = self._entries.setdefault(name, _Entry())
+            stale = entry.version != version or entry.until <= self.clock()
+            if entry.known and not stale:
+                return cast("T", entry.value)  # stored by `_compute` for this name: a T
             if not entry.known:
                 failed, entry.failed = entry.failed, None
                 if failed is not None:
                     raise failed
-                if not entry.refreshing:
-                    entry.refreshing = True
-                    self._background(lambda: self._refresh(name, entry, compute, version, final))
-        if not entry.ready.wait(patience):
-            return NOT_YET
-        return self.get(name, compute, version=version, final=final)
+            if not entry.refreshing:
+                entry.refreshing = True
+                entry.settled = threading.Event()
+                entry.started = time.monotonic()
+                self._background(lambda: self._refresh(name, entry, compute, version, final))
+            settled = entry.settled
+            # Waited for until `patience` after it started: a reader arriving while a long count goes on is not
+            # held for it again.
+            wait = entry.started + patience - time.monotonic() if not entry.known or entry.took < QUICK else 0.0
+        if wait > 0:
+            settled.wait(wait)
+        with self._lock:
+            return cast("T", entry.value) if entry.known else NOT_YET
 
     def computed_at(self, name: str) -> float | None:
         """When the value of `name` handed out now started to be computed (what it counts is as of then)."""
@@ -151,7 +168,6 @@ class Cached:
             kept = final is not None and final(value)
             entry.until = math.inf if kept else done + max(self.ttl, SPAN * (done - started))
             entry.failed = None
-            entry.ready.set()
         return value
 
     def _refresh(
@@ -169,7 +185,7 @@ class Cached:
             _log.exception("The dashboard could not count %s again; the next reader will try", name)
             with self._lock:
                 entry.known, entry.value, entry.failed = False, None, error
-                entry.ready.clear()
         finally:
             with self._lock:
                 entry.refreshing = False
+                entry.settled.set()

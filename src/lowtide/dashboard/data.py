@@ -8,12 +8,12 @@ it, and a page is answered at once with what was last counted (each run says whe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from decimal import Decimal
-from typing import cast
+from typing import TypeVar, cast
 
-from lowtide.dashboard.cache import NOT_YET, Cached
+from lowtide.dashboard.cache import NOT_YET, Cached, NotYet
 from lowtide.dashboard.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord
@@ -23,6 +23,7 @@ from lowtide.ledger.views import Dimension, RequestHistory, RunProgress, TimePoi
 __all__ = ["BATCH_WINDOW_SECONDS", "DashboardData", "Json", "money"]
 
 Json = dict[str, object]
+T = TypeVar("T")
 
 BATCH_WINDOW_SECONDS = 24 * 3600.0
 """How long a provider gives a batch before it expires its unanswered requests."""
@@ -38,10 +39,12 @@ def money(value: Decimal) -> str:
 
 
 class DashboardData:
-    """The pages' JSON over one ledger. `counting`: the same ledger opened again, for the counts kept in `cache`
-    (made in the background while pages are read: a SQLite connection answers one query at a time, and a count of a
-    million items must not hold up a page); by default `store` itself. `patience`: how long the Runs page waits for a
-    run's first count before showing it as still being counted."""
+    """The pages' JSON over one ledger. `counting`: the same ledger opened again, for the counts that read every item
+    of a run (its progress, chart and batches: made in the background while pages are read, since a SQLite connection
+    answers one query at a time and a count of a million items must not hold up a page); by default `store` itself.
+    The money (kept sums) and the failures (one pass over failed results) are read on `store`, never behind a run's
+    count. `patience`: how long the Runs page waits in all for counts being made before showing what it has (a run
+    still being counted as such, its chart or ETA as not yet drawn)."""
 
     def __init__(
         self,
@@ -70,32 +73,47 @@ class DashboardData:
 
     def runs(self) -> Json:
         now = self.clock()
+        deadline = time.monotonic() + self.patience
         records = self.store.run_store.runs()[-_RUNS_SHOWN:]
         shown: list[Json] = []
         for record in reversed(records):
             # A run with nothing waiting changes only when retried, which changes its `updated_at`.
-            progress = self.cache.within(
+            progress = self._within(
                 f"run:{record.id}",
                 lambda rid=record.id: self.counting.views.run_progress(rid),
-                self.patience,
+                deadline,
                 version=record.updated_at,
                 final=lambda found: found is not None and not found.counts["waiting"],
             )
             if progress is NOT_YET:
                 shown.append(_counting(record))
             elif progress is not None:
-                shown.append(self._run(progress, now, self.cache.computed_at(f"run:{record.id}") or now))
+                counted_at = self.cache.computed_at(f"run:{record.id}") or now
+                shown.append(self._run(progress, now, counted_at, deadline))
         return {"now": now, "location": self.store.location, "runs": shown}
 
-    def _run(self, progress: RunProgress, now: float, counted_at: float) -> Json:
+    def _within(
+        self,
+        name: str,
+        compute: Callable[[], T],
+        deadline: float,
+        *,
+        version: Hashable = None,
+        final: Callable[[T], bool] | None = None,
+    ) -> T | NotYet:
+        """`name` as counted in the background (`Cached.within`), waited for until `deadline` (`time.monotonic`)."""
+        patience = max(0.0, deadline - time.monotonic())
+        return self.cache.within(name, compute, patience, version=version, final=final)
+
+    def _run(self, progress: RunProgress, now: float, counted_at: float, deadline: float) -> Json:
         run = progress.run
         counts = progress.counts
         done = sum(n for outcome, n in counts.items() if outcome != "waiting")
         limit = run.options.get("max_cost_usd")
-        counted = self.cache.within(
+        counted = self._within(
             f"timeline:{run.id}",
-            lambda: self._timeline(run_id=run.id),
-            self.patience,
+            lambda: self._timeline(self.counting, run_id=run.id),
+            deadline,
             version=run.updated_at,
             final=lambda _: not counts["waiting"],
         )
@@ -116,12 +134,12 @@ class DashboardData:
             "saved": money(progress.live_usd - progress.spent_usd),
             "worst_case_out": money(progress.worst_case_out_usd),
             "cost_limit": money(Decimal(str(limit))) if limit is not None else None,
-            "eta_seconds": self._eta(progress, timeline, now) if counts["waiting"] else None,
+            "eta_seconds": self._eta(progress, timeline, now, deadline) if counts["waiting"] else None,
             "timeline": timeline,
             "retry": f"lowtide retry {run.id}" if counts["failed"] or counts["expired"] else None,
         }
 
-    def _eta(self, progress: RunProgress, timeline: list[Json] | None, now: float) -> float | None:
+    def _eta(self, progress: RunProgress, timeline: list[Json] | None, now: float, deadline: float) -> float | None:
         """When the run's last waiting item should be answered (`eta`): a batch run at its batches' pace, counting
         the batches its unsent items will take; a live run at the rate of its answers."""
         run = progress.run
@@ -132,7 +150,9 @@ class DashboardData:
             answered = sum(int(cast("int", point["answers"])) for point in timeline)
             since = float(cast("float", timeline[0]["at"])) if timeline else None
             return live_run_eta(now, answered_since=since, answered=answered, waiting=waiting)
-        batches = self.cache.get(f"run-batches:{run.id}", lambda: self.counting.run_store.batches(run.id))
+        batches = self._within(f"run-batches:{run.id}", lambda: self.counting.run_store.batches(run.id), deadline)
+        if batches is NOT_YET:  # a run of a million items: its batches are found through its items
+            return None
         times: list[BatchTimes] = []
         for batch_id, _, _, items in batches:
             record = self.store.batch(batch_id)
@@ -175,8 +195,10 @@ class DashboardData:
     # money
 
     def money(self) -> Json:
-        views = self.counting.views
-        timeline = self.cache.get("timeline", self._timeline)
+        # Read from kept sums (a few hundred rows at a million results): on the pages' own connection, never behind
+        # a run's count on the counting one.
+        views = self.store.views
+        timeline = self.cache.get("timeline", lambda: self._timeline(self.store))
         dimensions: tuple[Dimension, ...] = ("actor", "model", "provider")
         by = {dim: self.cache.get(f"by:{dim}", lambda d=dim: views.spend_by(d)) for dim in dimensions}
         spent = sum((Decimal(str(p["cost_usd"])) for p in timeline), Decimal(0))
@@ -202,14 +224,15 @@ class DashboardData:
             },
         }
 
-    def _timeline(self, *, run_id: str | None = None) -> list[Json]:
-        points = self.counting.views.timeline(60.0, run_id=run_id)
+    def _timeline(self, store: LedgerStore, *, run_id: str | None = None) -> list[Json]:
+        points = store.views.timeline(60.0, run_id=run_id)
         return [_point(p) for p in _coarser(points)]
 
     # failures
 
     def failures(self) -> Json:
-        groups = self.cache.get("failures", lambda: self.counting.views.failure_groups(limit=50))
+        # One pass over the failed results (bounded by the failures, not the ledger): on the pages' connection too.
+        groups = self.cache.get("failures", lambda: self.store.views.failure_groups(limit=50))
         return {
             "now": self.clock(),
             "groups": [

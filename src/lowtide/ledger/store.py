@@ -50,13 +50,17 @@ _open_lock = threading.Lock()
 _closing_at_exit = False
 
 
-def open_ledger(path: str | Path | LedgerLocation | None = None, *, read_only: bool = False) -> LedgerStore:
+def open_ledger(
+    path: str | Path | LedgerLocation | None = None, *, read_only: bool = False, own: bool = False
+) -> LedgerStore:
     """The process's one ledger for `path` (default location when None: `$LOWTIDE_LEDGER`, else the user's state
     directory), opened on first use by the kind of store its scheme names (`location.ledger_location`): the SQLite
     file a path or `sqlite:` names, the PostgreSQL database of a `postgresql://` URL, the process's memory ledger
     (`memory:`), a plugin's; anything else is a `ConfigurationError`. `read_only`: a store that can (SQLite) is opened
     so that nothing is written to it, nor beside it where that cannot be (`SqliteFile`); the others are opened as they
-    always are.
+    always are. `own`: a store of the caller's alone (another SQLite connection, another PostgreSQL pool), never the
+    process's one nor kept for it, which the caller closes: for work that must not wait behind the process's other
+    uses of the ledger (the dashboard's counts).
 
     Every ledger opened here is closed when the program exits (`atexit`), while the interpreter is whole: a SQLite
     file's checkpoint thread stopped and its last connection closed, which checkpoints the WAL and removes the `-wal`
@@ -67,6 +71,8 @@ def open_ledger(path: str | Path | LedgerLocation | None = None, *, read_only: b
     kind = location.kind
     location = LedgerLocation(kind, kind.place(location.target))
     read_only = read_only and kind.opens_read_only
+    if own:
+        return kind.open(location.target, read_only=read_only)
     global _closing_at_exit
     with _open_lock:
         ledger = _open.get((location, read_only))
