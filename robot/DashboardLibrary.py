@@ -12,9 +12,11 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from robot.api import logger
@@ -26,8 +28,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
 from _processes import Process, lowtide_command
+from lowtide.dashboard.app import build_app
+from lowtide.dashboard.data import DashboardData
+from lowtide.http.server import app_in_thread
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import open_ledger
+from lowtide.ledger.views import LedgerViews, RunProgress
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
 import dashboard_ledgers  # features/support, shared with the behave scenarios
@@ -37,6 +44,33 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 SCREENSHOTS = Path("build/dashboard")
 LISTENING = re.compile(r"lowtide dashboard listening on (http://\S+)")
 _WAIT = 20.0
+
+
+class _HeldViews:
+    """A store's views whose run counts wait until released."""
+
+    def __init__(self, views: LedgerViews, release: threading.Event) -> None:
+        self._views = views
+        self._release = release
+
+    def run_progress(self, run_id: str) -> RunProgress | None:
+        assert self._release.wait(120), "the held counts were never released"
+        return self._views.run_progress(run_id)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._views, name)
+
+
+class _HeldCounts:
+    """A store whose run counts wait until `release` is set; everything else as the store answers it."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
+        self.release = threading.Event()
+        self.views = _HeldViews(store.views, self.release)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -51,6 +85,8 @@ class DashboardLibrary:
         self.url = ""
         self.reach = ""
         """Where the dashboard started last is reached: its address, or, beyond loopback, that on 127.0.0.1."""
+        self._held: _HeldCounts | None = None
+        self._held_server = ExitStack()
 
     # ledgers
 
@@ -199,6 +235,29 @@ class DashboardLibrary:
             process = self._processes.pop()
             process.stop()
             logger.info(f"{process.name} stderr:\n{process.stderr}")
+        if self._held is not None:
+            self._held.release.set()
+            self._held = None
+        self._held_server.close()
+
+    @keyword("Start Dashboard Whose Counts Are Held")
+    def start_dashboard_whose_counts_are_held(self, ledger: str) -> str:
+        """The dashboard's own app over `ledger`, served from this process on a loopback port, its counts of a run
+        held until `Release The Held Counts` (a run too large to count at once, made so on purpose): the Runs page
+        must show such a run as being counted, then with its counts. Returns its address."""
+        store = Ledger(ledger, read_only=True)
+        self._held_server.callback(store.close)
+        self._held = _HeldCounts(store)
+        data = DashboardData(store, counting=cast(LedgerStore, self._held))  # reads as the store reads
+        app = build_app(data, token=None, refresh_seconds=0.5)
+        url, _ = self._held_server.enter_context(app_in_thread(app))
+        self.url = self.reach = url.rstrip("/") + "/"
+        return self.url
+
+    @keyword("Release The Held Counts")
+    def release_the_held_counts(self) -> None:
+        assert self._held is not None, "Start Dashboard Whose Counts Are Held first"
+        self._held.release.set()
 
     @keyword("Ask The Dashboard")
     def ask_the_dashboard(self, path: str, token: str | None = None) -> tuple[int, str]:

@@ -242,6 +242,26 @@ A Run Too Large To Count At Each Refresh Is Shown At Once, And Says How Old Its 
     Take Screenshot    runs-counted-ago
     [Teardown]    Stop Dashboard
 
+A Run Still Being Counted Is Shown At Once As Such, Then With Its Counts
+    [Setup]    Stop Dashboard
+    ${ledger}=    Build Dashboard Ledger    held
+    ${url}=    Start Dashboard Whose Counts Are Held    ${ledger}
+    Go To    ${url}#runs
+    Wait Until Text Of Is    ${LIVE} .run-state    10 items · being counted
+    ${note}=    Text Of    ${LIVE} .counted
+    Should Be Equal    ${note}    Counting this run's items for the first time; shown here once counted.
+    ${actor}=    Fact Of    ${LIVE}    actor
+    Should Be Equal    ${actor}    reviewer
+    Take Screenshot    runs-being-counted
+    Show Page    money
+    Wait Until Text Of Is    \#page-money [data-fact="spent"] .value    $0.0120
+    Show Page    runs
+    Release The Held Counts
+    Wait Until Text Of Is    ${LIVE} [data-fact="count-waiting"] .value    6
+    ${state}=    Text Of    ${LIVE} .run-state
+    Should Be Equal    ${state}    in progress · 4 of 10 done
+    [Teardown]    Stop Dashboard
+
 A PostgreSQL Ledger Is Shown As A SQLite File Is, Its Password Never
     [Tags]    postgres
     [Setup]    Stop Dashboard
