@@ -3,7 +3,6 @@ result types; answers are generated while the results stream, which keeps 100,00
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 
 from lowtide.emulator.anthropic.batches import Batch, Settlement
@@ -16,6 +15,7 @@ from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.faults import Faults, garbled_line
 from lowtide.emulator.core.ids import derived_id
 from lowtide.emulator.core.jsonutil import JsonObject, compact
+from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.core.outcomes import Outcome, find_marker
 from lowtide.emulator.core.prompt import Breakpoint, analyze_prompt
 
@@ -62,11 +62,11 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
 
 
 def result_lines(batch: Batch, settlement: Settlement, faults: Faults, models: ModelCatalogue) -> Iterator[bytes]:
-    """The JSONL results, one `MessageBatchIndividualResponse` per line, in an order unrelated to the requests'
-    (by a hash of custom_id), so that callers who do not join on custom_id find out; each message names the dated
-    model its request's model resolves to (`models`). A request whose line a fault garbles (`Faults.garble`) gets
-    that line instead."""
-    order = sorted(range(len(batch.requests)), key=lambda index: _shuffle_key(batch.requests[index][0]))
+    """The JSONL results, one `MessageBatchIndividualResponse` per line, in an order unrelated to the requests' (by
+    a hash of custom_id, never theirs: `unrelated_order`), so that callers who do not join on custom_id find out; each
+    message names the dated model its request's model resolves to (`models`). A request whose line a fault garbles
+    (`Faults.garble`) gets that line instead."""
+    order = unrelated_order(range(len(batch.requests)), lambda index: batch.requests[index][0])
     for index in order:
         custom_id, params = batch.requests[index]
         line = {"custom_id": custom_id, "result": _result(batch, settlement, index, custom_id, params, models)}
@@ -76,10 +76,6 @@ def result_lines(batch: Batch, settlement: Settlement, faults: Faults, models: M
             unknown = {"custom_id": custom_id, "result": {"type": "teleported", "destination": "elsewhere"}}
             encoded = garbled_line(encoded, garbled, unknown_shape=(compact(unknown) + "\n").encode())
         yield encoded
-
-
-def _shuffle_key(custom_id: str) -> bytes:
-    return hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
 
 
 def _result(

@@ -16,6 +16,7 @@ from typing import cast
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import Faults, garbled_line
 from lowtide.emulator.core.jsonutil import JsonObject, compact
+from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.gemini.batches import BatchRequest, GeminiBatch, Row
 from lowtide.emulator.gemini.catalogue import GeminiModel
 from lowtide.emulator.gemini.errors import GeminiError, rpc_status, status_error
@@ -85,8 +86,6 @@ def result_lines(batch: GeminiBatch, rows: list[Row], faults: Faults) -> Iterato
 
 
 def _shuffled(batch: GeminiBatch) -> list[int]:
-    def order(index: int) -> bytes:
-        key = batch.requests[index].key or str(index)
-        return hashlib.blake2b(f"{batch.id}\x1f{key}".encode(), digest_size=8).digest()
-
-    return sorted(range(len(batch.requests)), key=order)
+    return unrelated_order(
+        range(len(batch.requests)), lambda index: f"{batch.id}\x1f{batch.requests[index].key or str(index)}"
+    )

@@ -18,6 +18,7 @@ from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import garbled_line
 from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, compact, is_int
+from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.mistral.catalogue import served
 from lowtide.emulator.mistral.chat import complete, outcome_of, read_chat
 from lowtide.emulator.mistral.errors import MistralError, invalid, not_found, validation
@@ -270,13 +271,7 @@ class MistralBackend:
         rows = self.rows(job)
         faults = self._shared.faults
 
-        def order(index: int) -> bytes:
-            return hashlib.blake2b(f"{job.id}\x1f{job.requests[index][0]}".encode(), digest_size=8).digest()
-
-        shuffled = sorted(chosen, key=order)
-        if shuffled == sorted(chosen):
-            shuffled.reverse()
-        for index in shuffled:
+        for index in unrelated_order(chosen, lambda index: f"{job.id}\x1f{job.requests[index][0]}"):
             custom_id = job.requests[index][0]
             row = rows[index]
             line: JsonObject = {"id": f"batch-{job.id[:8]}-{index}", "custom_id": custom_id}

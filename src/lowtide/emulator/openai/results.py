@@ -8,13 +8,13 @@ requests', so that callers who do not join on `custom_id` find out."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import Faults, garbled_line
 from lowtide.emulator.core.jsonutil import JsonObject, compact
+from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.openai.batches import OpenAIBatch, RequestKind, Settlement
 from lowtide.emulator.openai.chat import build_completion, completion_id
 from lowtide.emulator.openai.chat_params import read_chat_call
@@ -188,7 +188,4 @@ def _line(batch: OpenAIBatch, custom_id: str, status: int, body: JsonObject) -> 
 
 
 def _shuffled(batch: OpenAIBatch) -> list[int]:
-    def key(index: int) -> bytes:
-        return hashlib.blake2b(batch.requests[index][0].encode(), digest_size=8).digest()
-
-    return sorted(range(len(batch.requests)), key=key)
+    return unrelated_order(range(len(batch.requests)), lambda index: batch.requests[index][0])
