@@ -85,8 +85,15 @@ def result_lines(batch: GeminiBatch, rows: list[Row], faults: Faults) -> Iterato
 
 
 def _shuffled(batch: GeminiBatch) -> list[int]:
+    """The requests' indexes in an order unrelated to theirs, and never theirs when there are two or more: readers
+    join on `key`, and a check of that must not pass by chance (a hash of the job's random id alone matched the
+    requests' order one time in 120 for five requests)."""
+
     def order(index: int) -> bytes:
         key = batch.requests[index].key or str(index)
         return hashlib.blake2b(f"{batch.id}\x1f{key}".encode(), digest_size=8).digest()
 
-    return sorted(range(len(batch.requests)), key=order)
+    shuffled = sorted(range(len(batch.requests)), key=order)
+    if shuffled == sorted(shuffled):
+        shuffled.reverse()
+    return shuffled
