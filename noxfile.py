@@ -21,6 +21,12 @@ from pathlib import Path
 
 import nox
 
+# Python writes the bytecode of what it imports (into each session's venv and src/), whatever the machine says: with
+# PYTHONDONTWRITEBYTECODE set (as on CI), every one of the suites' hundreds of Python processes (behave's, robot's, the
+# `lowtide` commands and clients they start) compiled lowtide and the SDKs it imports from source again, 1 to 2 s of
+# CPU each (a third of the CPU of features/public_api.feature and telemetry.feature, which start such processes).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = [
