@@ -52,8 +52,11 @@ LANGCHAIN = "langchain-core==1.7.2"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
-# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`).
+# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), dealt by
+# the seconds each took in a full run (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py`
+# from the JUnit results: remake it when a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
+FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
 # The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
 README_EXAMPLES = "features/integrations/readme_examples.feature"
@@ -97,16 +100,10 @@ def behave(session: nox.Session) -> None:
 
 
 def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
-    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the largest files first, each to the
-    process with the least so far), each with a ledger of its own for tests that forget to choose one; their output
-    shown once all have ended, and the session failed if any failed."""
-    features = sorted(Path("features").glob("*.feature"), key=lambda path: -path.stat().st_size)
-    groups: list[list[Path]] = [[] for _ in range(BEHAVE_PROCESSES)]
-    sizes = [0] * BEHAVE_PROCESSES
-    for feature in features:
-        least = sizes.index(min(sizes))
-        groups[least].append(feature)
-        sizes[least] += feature.stat().st_size
+    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the longest first, each to the
+    process with the least so far: `_deal`), each with a ledger of its own for tests that forget to choose one; their
+    output shown once all have ended, and the session failed if any failed."""
+    groups = _deal(sorted(Path("features").glob("*.feature")), BEHAVE_PROCESSES)
     logs = Path("build/behave-processes").absolute()
     logs.mkdir(parents=True, exist_ok=True)
     running: list[tuple[int, subprocess.Popen[bytes], Path]] = []
@@ -125,6 +122,31 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
         print(log.read_text(errors="replace"), flush=True)
     if failed:
         session.error(f"behave failed in process {', '.join(map(str, failed))} (build/behave-processes/)")
+
+
+def _deal(features: list[Path], processes: int) -> list[list[Path]]:
+    """The feature files dealt to `processes` groups, the longest first, each to the group with the least time so far.
+    A file's time is what FEATURE_SECONDS says it took (a file it does not know: as long as that many bytes of the
+    files it knows took); dealt by size alone, one process had a third more than the others and the session waited
+    on it."""
+    known: dict[str, float] = {}
+    for line in FEATURE_SECONDS.read_text().splitlines() if FEATURE_SECONDS.exists() else []:
+        if line.strip() and not line.startswith("#"):
+            seconds, name = line.split(maxsplit=1)
+            known[name.strip()] = float(seconds)
+    listed = [feature for feature in features if feature.name in known]
+    per_byte = sum(known[f.name] for f in listed) / max(1, sum(f.stat().st_size for f in listed)) or 1.0
+
+    def seconds(feature: Path) -> float:
+        return known.get(feature.name, feature.stat().st_size * per_byte)
+
+    groups: list[list[Path]] = [[] for _ in range(processes)]
+    totals = [0.0] * processes
+    for feature in sorted(features, key=lambda feature: (-seconds(feature), feature.name)):
+        least = totals.index(min(totals))
+        groups[least].append(feature)
+        totals[least] += seconds(feature)
+    return groups
 
 
 @nox.session
