@@ -58,6 +58,8 @@ ROBOT_PROCESSES = "3"
 BEHAVE_PROCESSES = 3
 FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
+# Each test session's coverage data, a folder each (`_measure`), combined by `coverage_report`.
+COVERAGE_DATA = Path("build/coverage").absolute()
 # The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
 README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
@@ -86,12 +88,13 @@ def types(session: nox.Session) -> None:
 
 @nox.session
 def behave(session: nox.Session) -> None:
-    """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
-    (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES processes side by
-    side (most scenarios wait on sockets, processes and clocks far more than they compute); with posargs, in one."""
+    """Behave scenarios, measured by coverage (into a folder of the session's, emptied first: `_measure`); not those
+    tagged `@postgres` (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES
+    processes side by side (most scenarios wait on sockets, processes and clocks far more than they compute); with
+    posargs, in one."""
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
-    session.run("coverage", "erase")
+    _measure(session)
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave"]
     if session.posargs:
         session.run("coverage", "run", "-p", "-m", "behave", *junit, *session.posargs)
@@ -111,7 +114,7 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
         env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
         for key in [key for key, value in session.env.items() if value is None]:
             env.pop(key, None)
-        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger-{index}/ledger.sqlite3").absolute())
+        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/behave-{index}/ledger.sqlite3").absolute())
         log = logs / f"behave-{index}.log"
         command = [str(Path(session.bin) / "coverage"), "run", "-p", "-m", "behave", *junit, *map(str, group)]
         with log.open("wb") as out:
@@ -161,6 +164,7 @@ def robot(session: nox.Session) -> None:
     """
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
@@ -177,6 +181,7 @@ def postgres(session: nox.Session) -> None:
     starts and removes. posargs: the feature files (default: every feature)."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
@@ -208,6 +213,7 @@ def serve_clients(session: nox.Session) -> None:
     )
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",
         "--outputdir", "build/robot-serve-clients", "--xunit", f"{RESULTS}/serve_clients.xml",
@@ -235,6 +241,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
     provider's SDK is installed beside the framework: its scenarios run other providers' actors too."""
     session.install("-e", f".[{extra},{PROVIDERS}]", pin, *TEST_DEPS)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
@@ -319,12 +326,25 @@ def sdk_tests(session: nox.Session) -> None:
 
 @nox.session
 def coverage_report(session: nox.Session) -> None:
-    """Combine the coverage of every run and fail under `fail_under` ([tool.coverage.report] in pyproject.toml)."""
+    """Combine the coverage of every session that measured (each its folder under COVERAGE_DATA) and fail under
+    `fail_under` ([tool.coverage.report] in pyproject.toml)."""
     session.install("coverage[toml]>=7.10")
-    session.run("coverage", "combine", success_codes=[0, 1])
+    measured = sorted(str(folder) for folder in COVERAGE_DATA.glob("*") if folder.is_dir())
+    session.run("coverage", "combine", *measured, success_codes=[0, 1])
     session.run("coverage", "report")
 
 
 def _contain_ledger(session: nox.Session) -> None:
-    """A test that forgets to choose a ledger writes under build/, never to the user's real one."""
-    session.env["LOWTIDE_LEDGER"] = str(Path("build/test-ledger/ledger.sqlite3").absolute())
+    """A test that forgets to choose a ledger writes under build/ (a folder for each session, as sessions may run at
+    once), never to the user's real one."""
+    session.env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/{session.name}/ledger.sqlite3").absolute())
+
+
+def _measure(session: nox.Session) -> None:
+    """The session's coverage data (its processes', and their subprocesses') goes to a folder of its own under
+    COVERAGE_DATA, emptied first: sessions running at once never erase each other's, and `coverage_report` combines
+    the folders."""
+    folder = COVERAGE_DATA / session.name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    session.env["COVERAGE_FILE"] = str(folder / ".coverage")
