@@ -1,6 +1,6 @@
-"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, the integrations'
-scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients (`lowtide serve` with the official
-TypeScript SDKs under node, and curl), postgres, coverage_report.
+"""Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
+robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
+(`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
 
 `nox -s postgres` runs the scenarios tagged `@postgres`, the ledger's own scenarios (tagged `@stores`) again with a
 PostgreSQL database as their ledger, and the Robot tests tagged `postgres`, against a throwaway PostgreSQL cluster of
@@ -29,15 +29,21 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
+# Two sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The longest start
+# first; coverage_report alone, once every other has ended (`allow_parallel=False`). Most of the suites' time is spent
+# waiting on processes, sockets, batches and rate limits, and one session alone left a two-core machine idle for much
+# of it; each session's coverage and fallback ledger are its own (`_measure`, `_contain_ledger`).
+nox.options.parallel = 2
+nox.options.allow_parallel = True
 nox.options.sessions = [
-    "lint",
-    "types",
     "behave",
     "robot",
+    "postgres",
     "pydantic_ai",
     "langchain",
     "serve_clients",
-    "postgres",
+    "types",
+    "lint",
     "coverage_report",
 ]
 
@@ -324,7 +330,7 @@ def sdk_tests(session: nox.Session) -> None:
         session.error(f"generated tests wrong or missing for: {', '.join(failed)} (build/sdk-tests/<sdk>.json)")
 
 
-@nox.session
+@nox.session(allow_parallel=False)
 def coverage_report(session: nox.Session) -> None:
     """Combine the coverage of every session that measured (each its folder under COVERAGE_DATA) and fail under
     `fail_under` ([tool.coverage.report] in pyproject.toml)."""
