@@ -250,6 +250,13 @@ class ReadmeRunner:
         if self._ports is None:
             self._ports = (Path(tempfile.gettempdir()) / PORTS_LOCK).open("ab")
             fcntl.flock(self._ports, fcntl.LOCK_EX)
+            named = sorted({int(port) for block in blocks_of(self.readme) for port in _PORT.findall(block.text)})
+            taken = [port for port in named if _listened_on(port)]
+            if taken:  # a block would fail to listen, or wait on a server that never starts, until its bound
+                raise AssertionError(
+                    f"port {', '.join(map(str, taken))}, which README.md's examples listen on, is taken by a process "
+                    "that is not theirs: stop it to run them"
+                )
 
 
 def expected_status(block: Block) -> int:
@@ -273,6 +280,11 @@ def _announced_url(process: subprocess.Popen[bytes], timeout: float) -> str:
             return match.group(0)
     _stop(process)
     raise AssertionError("lowtide emulator did not announce its address")
+
+
+def _listened_on(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], output: Path, timeout: float) -> None:
