@@ -1,9 +1,12 @@
 """The seconds each top-level feature file took, read from behave's JUnit results, as `features/feature-seconds.txt`
 holds them: nox's behave session deals the files to its processes by these (`_deal` in noxfile.py).
 
-    python features/support/feature_seconds.py build/test-results/behave > features/feature-seconds.txt
+    python features/support/feature_seconds.py build/test-results/behave [more ...] > features/feature-seconds.txt
 
 A file's time is the sum of its scenarios' times (a Scenario Outline's examples included), rounded up to a tenth.
+On a shared machine one run's times are noisy (a file's time moved eightfold between two runs, with the load and with
+what ran beside it): given the results of several runs, a file's time is its mean share of a run, times the mean
+run's total.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 
 HEADER = (
-    "# Seconds each feature file's scenarios took in a full `nox -s behave` (its three processes side by side, under\n"
-    "# coverage): what noxfile.py deals the files to its processes by. Made by features/support/feature_seconds.py.\n"
+    "# Seconds each feature file's scenarios took in full `nox -s behave` runs (three processes side by side, under\n"
+    "# coverage; the mean of the runs given): what noxfile.py deals the files to its processes by. Made by\n"
+    "# features/support/feature_seconds.py.\n"
 )
 
 
@@ -31,11 +35,22 @@ def feature_seconds(results: Path) -> dict[str, float]:
     return dict(seconds)
 
 
+def mean_seconds(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each file's mean share of its run's total, times the mean total (a file missing from a run: a share of 0)."""
+    totals = [sum(run.values()) or 1.0 for run in runs]
+    names = sorted({name for run in runs for name in run})
+    mean_total = sum(totals) / len(runs)
+    return {
+        name: mean_total * sum(run.get(name, 0.0) / total for run, total in zip(runs, totals, strict=True)) / len(runs)
+        for name in names
+    }
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    times = feature_seconds(Path(argv[0]))
+    times = mean_seconds([feature_seconds(Path(results)) for results in argv])
     sys.stdout.write(HEADER)
     for name, seconds in sorted(times.items(), key=lambda item: (-item[1], item[0])):
         sys.stdout.write(f"{math.ceil(seconds * 10) / 10:.1f} {name}\n")
