@@ -1,6 +1,6 @@
-"""Checks and test sessions. `nox` with no arguments runs them all: lint, types, behave, robot, the integrations'
-scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients (`lowtide serve` with the official
-TypeScript SDKs under node, and curl), postgres, coverage_report.
+"""Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
+robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
+(`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
 
 `nox -s postgres` runs the scenarios tagged `@postgres`, the ledger's own scenarios (tagged `@stores`) again with a
 PostgreSQL database as their ledger, and the Robot tests tagged `postgres`, against a throwaway PostgreSQL cluster of
@@ -21,17 +21,29 @@ from pathlib import Path
 
 import nox
 
+# Python writes the bytecode of what it imports (into each session's venv and src/), whatever the machine says: with
+# PYTHONDONTWRITEBYTECODE set (as on CI), every one of the suites' hundreds of Python processes (behave's, robot's, the
+# `lowtide` commands and clients they start) compiled lowtide and the SDKs it imports from source again, 1 to 2 s of
+# CPU each (a third of the CPU of features/public_api.feature and telemetry.feature, which start such processes).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
+# Two sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The longest start
+# first; coverage_report alone, once every other has ended (`allow_parallel=False`). Most of the suites' time is spent
+# waiting on processes, sockets, batches and rate limits, and one session alone left a two-core machine idle for much
+# of it; each session's coverage and fallback ledger are its own (`_measure`, `_contain_ledger`).
+nox.options.parallel = 2
+nox.options.allow_parallel = True
 nox.options.sessions = [
-    "lint",
-    "types",
     "behave",
     "robot",
+    "postgres",
     "pydantic_ai",
     "langchain",
     "serve_clients",
-    "postgres",
+    "types",
+    "lint",
     "coverage_report",
 ]
 
@@ -46,9 +58,14 @@ LANGCHAIN = "langchain-core==1.7.2"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
-# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`).
+# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), dealt by
+# the seconds each took in a full run (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py`
+# from the JUnit results: remake it when a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
+FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
+# Each test session's coverage data, a folder each (`_measure`), combined by `coverage_report`.
+COVERAGE_DATA = Path("build/coverage").absolute()
 # The README's examples that need a framework run in that framework's session (the rest: robot/readme_examples.robot).
 README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
@@ -77,12 +94,13 @@ def types(session: nox.Session) -> None:
 
 @nox.session
 def behave(session: nox.Session) -> None:
-    """Behave scenarios, measured by coverage (erases data from earlier runs first); not those tagged `@postgres`
-    (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES processes side by
-    side (most scenarios wait on sockets, processes and clocks far more than they compute); with posargs, in one."""
+    """Behave scenarios, measured by coverage (into a folder of the session's, emptied first: `_measure`); not those
+    tagged `@postgres` (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES
+    processes side by side (most scenarios wait on sockets, processes and clocks far more than they compute); with
+    posargs, in one."""
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
-    session.run("coverage", "erase")
+    _measure(session)
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave"]
     if session.posargs:
         session.run("coverage", "run", "-p", "-m", "behave", *junit, *session.posargs)
@@ -91,16 +109,10 @@ def behave(session: nox.Session) -> None:
 
 
 def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
-    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the largest files first, each to the
-    process with the least so far), each with a ledger of its own for tests that forget to choose one; their output
-    shown once all have ended, and the session failed if any failed."""
-    features = sorted(Path("features").glob("*.feature"), key=lambda path: -path.stat().st_size)
-    groups: list[list[Path]] = [[] for _ in range(BEHAVE_PROCESSES)]
-    sizes = [0] * BEHAVE_PROCESSES
-    for feature in features:
-        least = sizes.index(min(sizes))
-        groups[least].append(feature)
-        sizes[least] += feature.stat().st_size
+    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the longest first, each to the
+    process with the least so far: `_deal`), each with a ledger of its own for tests that forget to choose one; their
+    output shown once all have ended, and the session failed if any failed."""
+    groups = _deal(sorted(Path("features").glob("*.feature")), BEHAVE_PROCESSES)
     logs = Path("build/behave-processes").absolute()
     logs.mkdir(parents=True, exist_ok=True)
     running: list[tuple[int, subprocess.Popen[bytes], Path]] = []
@@ -108,7 +120,7 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
         env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
         for key in [key for key, value in session.env.items() if value is None]:
             env.pop(key, None)
-        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger-{index}/ledger.sqlite3").absolute())
+        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/behave-{index}/ledger.sqlite3").absolute())
         log = logs / f"behave-{index}.log"
         command = [str(Path(session.bin) / "coverage"), "run", "-p", "-m", "behave", *junit, *map(str, group)]
         with log.open("wb") as out:
@@ -119,6 +131,31 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
         print(log.read_text(errors="replace"), flush=True)
     if failed:
         session.error(f"behave failed in process {', '.join(map(str, failed))} (build/behave-processes/)")
+
+
+def _deal(features: list[Path], processes: int) -> list[list[Path]]:
+    """The feature files dealt to `processes` groups, the longest first, each to the group with the least time so far.
+    A file's time is what FEATURE_SECONDS says it took (a file it does not know: as long as that many bytes of the
+    files it knows took); dealt by size alone, one process had a third more than the others and the session waited
+    on it."""
+    known: dict[str, float] = {}
+    for line in FEATURE_SECONDS.read_text().splitlines() if FEATURE_SECONDS.exists() else []:
+        if line.strip() and not line.startswith("#"):
+            seconds, name = line.split(maxsplit=1)
+            known[name.strip()] = float(seconds)
+    listed = [feature for feature in features if feature.name in known]
+    per_byte = sum(known[f.name] for f in listed) / max(1, sum(f.stat().st_size for f in listed)) or 1.0
+
+    def seconds(feature: Path) -> float:
+        return known.get(feature.name, feature.stat().st_size * per_byte)
+
+    groups: list[list[Path]] = [[] for _ in range(processes)]
+    totals = [0.0] * processes
+    for feature in sorted(features, key=lambda feature: (-seconds(feature), feature.name)):
+        least = totals.index(min(totals))
+        groups[least].append(feature)
+        totals[least] += seconds(feature)
+    return groups
 
 
 @nox.session
@@ -133,6 +170,7 @@ def robot(session: nox.Session) -> None:
     """
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
@@ -149,6 +187,7 @@ def postgres(session: nox.Session) -> None:
     starts and removes. posargs: the feature files (default: every feature)."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
@@ -180,6 +219,7 @@ def serve_clients(session: nox.Session) -> None:
     )
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "robot",
         "--outputdir", "build/robot-serve-clients", "--xunit", f"{RESULTS}/serve_clients.xml",
@@ -207,6 +247,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
     provider's SDK is installed beside the framework: its scenarios run other providers' actors too."""
     session.install("-e", f".[{extra},{PROVIDERS}]", pin, *TEST_DEPS)
     _contain_ledger(session)
+    _measure(session)
     session.run(
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
@@ -289,14 +330,27 @@ def sdk_tests(session: nox.Session) -> None:
         session.error(f"generated tests wrong or missing for: {', '.join(failed)} (build/sdk-tests/<sdk>.json)")
 
 
-@nox.session
+@nox.session(allow_parallel=False)
 def coverage_report(session: nox.Session) -> None:
-    """Combine the coverage of every run and fail under `fail_under` ([tool.coverage.report] in pyproject.toml)."""
+    """Combine the coverage of every session that measured (each its folder under COVERAGE_DATA) and fail under
+    `fail_under` ([tool.coverage.report] in pyproject.toml)."""
     session.install("coverage[toml]>=7.10")
-    session.run("coverage", "combine", success_codes=[0, 1])
+    measured = sorted(str(folder) for folder in COVERAGE_DATA.glob("*") if folder.is_dir())
+    session.run("coverage", "combine", *measured, success_codes=[0, 1])
     session.run("coverage", "report")
 
 
 def _contain_ledger(session: nox.Session) -> None:
-    """A test that forgets to choose a ledger writes under build/, never to the user's real one."""
-    session.env["LOWTIDE_LEDGER"] = str(Path("build/test-ledger/ledger.sqlite3").absolute())
+    """A test that forgets to choose a ledger writes under build/ (a folder for each session, as sessions may run at
+    once), never to the user's real one."""
+    session.env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/{session.name}/ledger.sqlite3").absolute())
+
+
+def _measure(session: nox.Session) -> None:
+    """The session's coverage data (its processes', and their subprocesses') goes to a folder of its own under
+    COVERAGE_DATA, emptied first: sessions running at once never erase each other's, and `coverage_report` combines
+    the folders."""
+    folder = COVERAGE_DATA / session.name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    session.env["COVERAGE_FILE"] = str(folder / ".coverage")

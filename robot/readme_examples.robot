@@ -1,5 +1,8 @@
 *** Settings ***
-Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
+# Stuck, not slow: each block has a hang bound of its own (5 minutes, features/support/readme.py); its 22 blocks in a
+# row, each starting processes, took over 10 minutes at a load average of 20, and a run may first wait for another
+# run of the examples on the machine to give back the ports they name (the postgres session's): the whole test has 45.
+Test Timeout        45 minutes
 Documentation       README.md's examples run as written: every python and bash block, in order, in a copy of the
 ...                 checkout, against a `lowtide emulator` process (its address, keys, a home directory of their own
 ...                 and a short poll interval given by the environment, never by editing a block). The pydantic-ai

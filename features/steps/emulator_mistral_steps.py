@@ -332,16 +332,19 @@ def step_stats(context: Context, count: int, custom_id: str) -> None:
 # -- requests Mistral's API refuses ----------------------------------------------------------------------------------
 
 _USER = [{"role": "user", "content": "Hello"}]
+RAW_TIMEOUT = 120.0
 _AGENT = {"user-agent": "mistral-client-python/1.9.0"}
 _ONE = [{"custom_id": "a", "body": {"messages": _USER, "max_tokens": 8}}]
 
 
 def _raw(s: _Socket, method: str, path: str, body: object = None, *, text: str | None = None) -> httpx2.Response:
     """A request the SDK cannot be made to send (a body of the wrong shape, a query it would not write), sent with
-    the SDK's user-agent and key over the same socket."""
+    the SDK's user-agent and key over the same socket. Waited for as long as a hang takes, not httpx's 5 s: the job
+    of 100,001 requests (5 MB) is read and refused in about a second, but took over 5 s under coverage at a load
+    average of 27, and the scenario failed on a read timeout."""
     content = text.encode() if text is not None else json.dumps(body).encode() if body is not None else None
     headers = {**_AGENT, "authorization": f"Bearer {KEY}", "content-type": "application/json"}
-    return httpx2.request(method, f"{s.url}{path}", headers=headers, content=content)
+    return httpx2.request(method, f"{s.url}{path}", headers=headers, content=content, timeout=RAW_TIMEOUT)
 
 
 def _sdk_calls(s: _Socket) -> dict[str, Callable[[], object]]:

@@ -342,7 +342,9 @@ def step_gemini_out_of_order(context: Context) -> None:
     keys = [json.loads(line)["key"] for line in data.splitlines() if line.strip()]
     asked = [w.custom_id(key) for key in w.asked]
     assert sorted(keys) == sorted(asked), (keys, asked)
-    assert keys != asked, keys
+    [batch] = _emulation(w).batches.oldest_first()
+    in_job = [request.key for request in batch.requests]
+    assert keys != in_job, keys
 
 
 @then("the Gemini API created each of these requests once: {keys}")

@@ -16,6 +16,7 @@ only where that framework is installed), `<!-- readme-test: skip=REASON -->` (no
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -23,10 +24,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 __all__ = ["Block", "BlockRun", "ReadmeRunner", "blocks_of"]
 
@@ -34,6 +37,8 @@ _FENCE = re.compile(r"^```(\w*)\s*$")
 _DIRECTIVE = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
 _FILE_NAME = re.compile(r"^#\s*([\w.-]+\.(?:ya?ml|toml|json|jsonl|csv|txt))\s*$")
 _PORT = re.compile(r"--port\s+(\d+)")
+PORTS_LOCK = "lowtide-readme-examples.lock"
+"""The lock, in the system's temporary directory, that one run of the examples at a time holds (`_hold_the_ports`)."""
 RUN_LANGUAGES = ("python", "bash")
 # Where a test run points lowtide: the examples use the reader's defaults instead.
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LOWTIDE_SERVE_KEY", "LOWTIDE_LOG_LEVEL")
@@ -131,6 +136,7 @@ class ReadmeRunner:
         self.timeout = timeout
         self._background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
         self._emulator: subprocess.Popen[bytes] | None = None
+        self._ports: IO[bytes] | None = None
         self.environment: dict[str, str] = {}
 
     def start(self, processing_seconds: float = 1.0) -> None:
@@ -185,6 +191,8 @@ class ReadmeRunner:
 
     def run(self, block: Block) -> BlockRun:
         started = time.monotonic()
+        if _PORT.search(block.text):
+            self._hold_the_ports()
         script = self.workdir / f"block-{block.number}.{'py' if block.language == 'python' else 'sh'}"
         script.write_text(block.text, encoding="utf-8")
         command = [self.python, str(script)] if block.language == "python" else ["bash", "-e", str(script)]
@@ -228,7 +236,27 @@ class ReadmeRunner:
         if self._emulator is not None:
             _stop(self._emulator)
             self._emulator = None
+        if self._ports is not None:
+            self._ports.close()  # and the lock with it
+            self._ports = None
         return "\n".join(printed)
+
+    def _hold_the_ports(self) -> None:
+        """The README's servers listen on the ports it names (8765, 8787, ...), as a reader's would: two runs of its
+        examples on one machine at once (the `robot` and `postgres` sessions side by side, or two checkouts) took
+        each other's ports, and a block then failed to listen, or talked to the other run's server. From its first
+        block that names a port until `close`, a run holds a lock of the machine's (released by the system if the
+        process dies); another run waits for it there."""
+        if self._ports is None:
+            self._ports = (Path(tempfile.gettempdir()) / PORTS_LOCK).open("ab")
+            fcntl.flock(self._ports, fcntl.LOCK_EX)
+            named = sorted({int(port) for block in blocks_of(self.readme) for port in _PORT.findall(block.text)})
+            taken = [port for port in named if _listened_on(port)]
+            if taken:  # a block would fail to listen, or wait on a server that never starts, until its bound
+                raise AssertionError(
+                    f"port {', '.join(map(str, taken))}, which README.md's examples listen on, is taken by a process "
+                    "that is not theirs: stop it to run them"
+                )
 
 
 def expected_status(block: Block) -> int:
@@ -252,6 +280,11 @@ def _announced_url(process: subprocess.Popen[bytes], timeout: float) -> str:
             return match.group(0)
     _stop(process)
     raise AssertionError("lowtide emulator did not announce its address")
+
+
+def _listened_on(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], output: Path, timeout: float) -> None:
