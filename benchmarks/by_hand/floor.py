@@ -22,6 +22,12 @@ dumps = orjson.dumps
 loads = orjson.loads
 
 
+def kept(encoded: bytes) -> bytes:
+    """A copy of `orjson.dumps`'s output to keep: each output holds an allocation of about 4 KB however short the JSON
+    (10,000 kept: 40 MiB of peak memory), and a copy holds only its length."""
+    return memoryview(encoded).tobytes()
+
+
 class FloorLedger:
     """The floor's durable record: intents before the create, results lines as they come, answers handed out only
     once their lines are stored."""

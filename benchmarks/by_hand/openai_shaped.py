@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from by_hand.floor import FloorLedger, dumps, loads
+from by_hand.floor import FloorLedger, dumps, kept, loads
 from harness import key
 
 ENDED = ("completed", "failed", "expired", "cancelled")
@@ -68,7 +68,7 @@ async def floor_batch(
     """`one_batch`'s calls, durably: every request's intent (its line's body) in one transaction before the upload,
     each output line decoded once (orjson) and appended as received before its answer is handed out."""
     with FloorLedger(ledger) as durable:
-        lines = [dumps({"custom_id": key(i), "method": "POST", "url": url, "body": body(i)}) for i in range(n)]
+        lines = [kept(dumps({"custom_id": key(i), "method": "POST", "url": url, "body": body(i)})) for i in range(n)]
         durable.intents((key(i), line) for i, line in enumerate(lines))
         data = b"\n".join(lines)
         del lines
