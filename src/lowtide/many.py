@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from lowtide.actor_face import ActorFace
 from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
+from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import canonical_json, derive_key, params_json
 from lowtide.batching.policy import key_twice, other_request
@@ -297,15 +298,20 @@ async def _answers(
         raise
     outcomes: list[Outcome] = []
     failure: BaseException | None = None
-    for index, key in enumerate(keys):
-        future = claimed[key]
-        error = future.exception()
-        if error is not None:
-            # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
-            # raised once every request has settled. What did arrive is in the ledger under its key.
-            failure = failure or error
-            continue
-        outcomes.append(_delivered(engine, future.result(), response_models[index] if response_models else None))
+    freeze_survivors(len(keys))  # the responses made here are kept: the collector's full passes need not walk the rest
+    try:
+        for index, key in enumerate(keys):
+            future = claimed[key]
+            error = future.exception()
+            if error is not None:
+                # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
+                # raised once every request has settled. What did arrive is in the ledger under its key.
+                failure = failure or error
+                continue
+            model = response_models[index] if response_models else None
+            outcomes.append(_delivered(engine, future.result(), model))
+    finally:
+        thaw()
     if failure is not None:
         raise failure
     return outcomes
