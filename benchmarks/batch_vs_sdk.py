@@ -8,8 +8,11 @@ subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The con
 
 - `raw-sdk`: the provider's official SDK by hand (`by_hand/<provider>_batches.py`): one batch of N requests created,
   polled every `--poll-interval` seconds until it ends, its results streamed into a dict keyed by custom id.
+- `floor` (where the provider's module has one): the least a durable client must do with the same API calls.
 - `lowtide`: one `Actor` in batch mode (same model, max_tokens and poll interval, a fresh ledger in a temporary
   directory), `asyncio.gather` of N `actor.run(...)` calls.
+- `lowtide-many`: the same actor answering one `actor.run_many(prompts, keys=...)`: N requests at once without N
+  tasks of the caller's own. Reported beside `lowtide`, never in its place.
 - `bare-gather`: no API and no answers, only what the caller's own `asyncio.gather` of N tasks costs (each awaiting
   a future, all resolved once every task has started), which lowtide's contender pays and the SDK's by hand does
   not; shown beside the others (and raw-sdk plus it), never subtracted.
@@ -59,9 +62,11 @@ from harness import (
     write_report,
 )
 
-Contender = Literal["raw-sdk", "floor", "lowtide", "bare-gather", "raw-sdk-bulk", "lowtide-bulk"]
-CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide", "bare-gather")
-"""The one-batch contenders; `floor` only where the provider's module has one (Anthropic's)."""
+Contender = Literal["raw-sdk", "floor", "lowtide", "lowtide-many", "bare-gather", "raw-sdk-bulk", "lowtide-bulk"]
+CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide", "lowtide-many", "bare-gather")
+"""The one-batch contenders; `floor` only where the provider's module has one."""
+MANY: Contender = "lowtide-many"
+"""lowtide answering the N requests with one `actor.run_many` (no task of the caller's per request)."""
 GATHER: Contender = "bare-gather"
 """The caller's own gathered tasks alone: no API, no answers (excluded from the checksum and the answer count)."""
 BULK_CONTENDERS: tuple[Contender, ...] = ("raw-sdk-bulk", "lowtide-bulk")
@@ -70,10 +75,17 @@ _CONTENDER_TIMEOUT_SECONDS = 4 * 3600.0
 
 
 async def lowtide_actor(
-    base_url: str, n: int, poll_interval: float, coalesce_window: float, ledger: Path, provider: ByHand
+    base_url: str,
+    n: int,
+    poll_interval: float,
+    coalesce_window: float,
+    ledger: Path,
+    provider: ByHand,
+    *,
+    many: bool = False,
 ) -> tuple[float, float, dict[str, str]]:
-    """N concurrent `actor.run` calls of one batch-mode actor."""
-    from lowtide import Actor
+    """N concurrent `actor.run` calls of one batch-mode actor; with `many`, one `actor.run_many` of the N."""
+    from lowtide import Actor, ActorError
 
     configuration: dict[str, Any] = {
         "name": "benchmark",
@@ -89,7 +101,13 @@ async def lowtide_actor(
         configuration["provider_options"] = provider.provider_options
     async with Actor(configuration, api_key=API_KEY) as actor:
         started_at, start = time.time(), time.perf_counter()
-        responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
+        if many:
+            outcomes = await actor.run_many([prompt(i) for i in range(n)], keys=[key(i) for i in range(n)])
+            responses = [outcome for outcome in outcomes if not isinstance(outcome, ActorError)]
+            if len(responses) != n:
+                raise RuntimeError(f"run_many: {n - len(responses)} of {n} requests failed")
+        else:
+            responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
         elapsed = time.perf_counter() - start
     return started_at, elapsed, {key(i): response.text for i, response in enumerate(responses)}
 
@@ -180,7 +198,13 @@ def run_contender(args: argparse.Namespace) -> int:
             )
         else:
             work = lowtide_actor(
-                args.base_url, args.requests, args.poll_interval, args.coalesce_window, ledger, provider
+                args.base_url,
+                args.requests,
+                args.poll_interval,
+                args.coalesce_window,
+                ledger,
+                provider,
+                many=contender == MANY,
             )
         if profiler is not None:
             profiler.enable()
@@ -451,8 +475,11 @@ def ratio_text(ratio: float, target: float | None) -> str:
     return f"{ratio:.2f}x" if target is None else f"**{ratio:.2f}x** ({met(ratio, target)})"
 
 
-def ratios(by_size: Sequence[Sequence[Summary]], ours: Contender, raw: Contender, targets: Targets) -> list[str]:
-    """`ours` against `raw` (and against the floor, when measured) at every size, with the targets."""
+def ratios(
+    by_size: Sequence[Sequence[Summary]], ours: Contender, raw: Contender, targets: Targets, *, gathered: bool = True
+) -> list[str]:
+    """`ours` against `raw` (and against the floor, when measured) at every size, with the targets; with `gathered`,
+    also against `raw` plus the caller's own gathered tasks (`bare-gather`), when measured."""
     with_floor = any(s.contender == "floor" for sizes in by_size for s in sizes)
     wall_target = f" (target {targets.wall}x)" if targets.wall is not None else ""
     header = (
@@ -460,7 +487,7 @@ def ratios(by_size: Sequence[Sequence[Summary]], ours: Contender, raw: Contender
         f" | peak RSS (target {targets.memory}x) | CPU per request: {raw}"
         + (" / floor" if with_floor else "")
         + f" / {ours} |"
-        + (" lowtide / floor, CPU | lowtide's CPU above the floor |" if with_floor else "")
+        + (f" {ours} / floor, CPU | {ours}'s CPU above the floor |" if with_floor else "")
     )
     lines = [header, "|---:|---:|---:|---:|---:|" + ("---:|---:|" if with_floor else "")]
     for sizes in by_size:
@@ -484,7 +511,7 @@ def ratios(by_size: Sequence[Sequence[Summary]], ours: Contender, raw: Contender
             )
         lines.append(row)
     gathers = [{s.contender: s for s in sizes} for sizes in by_size]
-    if all(GATHER in mine for mine in gathers):
+    if gathered and all(GATHER in mine for mine in gathers):
         lines += [
             "",
             f"The caller's own gathered tasks (`{GATHER}`: N tasks awaiting futures, no API), which {ours} pays and"
@@ -519,6 +546,7 @@ def report(
     command = " ".join(["python benchmarks/batch_vs_sdk.py", *sys.argv[1:]])
     contenders = one_batch_contenders(args.provider)
     by_size = [[summarize(measurements, c) for c in contenders] for measurements in runs]
+    targets = ONE_BATCH_TARGETS_OF.get(args.provider, ONE_BATCH_TARGETS)
     lines = [
         f"Run on {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))},"
         f" {(time.time() - started) / 60:.1f} minutes in all.",
@@ -537,8 +565,16 @@ def report(
         "",
         "### One batch: lowtide / raw-sdk at each size (medians)",
         "",
-        *ratios(by_size, "lowtide", "raw-sdk", ONE_BATCH_TARGETS_OF.get(args.provider, ONE_BATCH_TARGETS)),
+        *ratios(by_size, "lowtide", "raw-sdk", targets),
     ]
+    if MANY in contenders:
+        lines += [
+            "",
+            f"`{MANY}`: the same N requests as one `actor.run_many(prompts, keys=...)`, no task of the caller's per"
+            " request (beside `lowtide`, not in its place):",
+            "",
+            *ratios(by_size, MANY, "raw-sdk", targets, gathered=False),
+        ]
     for sizes in by_size:
         lines += [
             "",
@@ -572,14 +608,14 @@ def report(
 
 
 def one_batch_contenders(provider: str) -> tuple[Contender, ...]:
-    return CONTENDERS if by_hand(provider).floor is not None else ("raw-sdk", "lowtide", GATHER)
+    return tuple(c for c in CONTENDERS if c != "floor" or by_hand(provider).floor is not None)
 
 
 def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:
     """One more lowtide run under cProfile (not counted above); the top functions by own time and cumulative time."""
     target = Path(args.profile)
-    log(f"profiling lowtide at {args.requests} requests into {target}")
-    measure("lowtide", args.requests, args, profile=str(target))
+    log(f"profiling {args.profile_contender} at {args.requests} requests into {target}")
+    measure(args.profile_contender, args.requests, args, profile=str(target))
     stats = pstats.Stats(str(target), stream=out)
     stats.sort_stats("tottime").print_stats(25)
     stats.sort_stats("cumulative").print_stats(40)
@@ -627,6 +663,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None, help="write the results into this Markdown file")
     parser.add_argument(
         "--profile", default=None, help="also profile one lowtide run at --requests with cProfile, into this file"
+    )
+    parser.add_argument(
+        "--profile-contender",
+        choices=("lowtide", MANY),
+        default="lowtide",
+        help="the contender --profile runs (default lowtide: the gathered `actor.run` calls)",
     )
     # Internal: run one contender in this process.
     parser.add_argument("--contender", choices=(*CONTENDERS, *BULK_CONTENDERS), help=argparse.SUPPRESS)

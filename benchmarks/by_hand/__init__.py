@@ -45,7 +45,8 @@ class ByHand:
     created_ids_stat: str | None
     """The emulator's stats entry counting each custom id created (none: not checked)."""
     floor: Callable[[str, int, float, Path], Coroutine[Any, Any, Outcome]] | None = None
-    """The least a durable client must do (Anthropic's only)."""
+    """The least a durable client must do with the same API calls (`floor.FloorLedger`): Anthropic's, and the
+    OpenAI-shaped APIs' (`openai_shaped.floor_batch`)."""
     bulk: Callable[[str, int, float, int, int], Coroutine[Any, Any, Outcome]] | None = None
     """The bulk run by hand (Anthropic's only)."""
     provider_options: dict[str, Any] = field(default_factory=dict[str, Any])

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand
+from by_hand.floor import FloorLedger, dumps, loads
 from harness import API_KEY, MAX_TOKENS, Emulator, epoch, key, prompt
 
 MODEL = "claude-sonnet-5-5"
-RESULTS_PER_TRANSACTION = 2000
-"""The floor appends its results in transactions of this many, as lowtide does."""
 
 
 async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, float, dict[str, str]]:
@@ -99,57 +97,21 @@ async def floor_client(
 ) -> tuple[float, float, dict[str, str]]:
     """The least a durable client must do: the raw SDK's create and polls, with every request's intent inserted (one
     transaction) before the create, and each results line decoded once and appended as it came (transactions of
-    `RESULTS_PER_TRANSACTION`) before its answer is handed out. JSON by orjson when it is installed."""
-    import sqlite3
-
+    `floor.RESULTS_PER_TRANSACTION`) before its answer is handed out (`floor.FloorLedger`)."""
     from anthropic import AsyncAnthropic
 
-    try:
-        import orjson
-
-        dumps, loads = orjson.dumps, orjson.loads
-    except ImportError:  # pragma: no cover - orjson is one of lowtide's dependencies
-
-        def dumps(value: Any, /) -> bytes:
-            return json.dumps(value, separators=(",", ":")).encode()
-
-        loads = json.loads
-
-    connection = sqlite3.connect(ledger, isolation_level=None)
-    connection.executescript(
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-        " CREATE TABLE intents (custom_id TEXT PRIMARY KEY, params BLOB NOT NULL, batch_id TEXT);"
-        " CREATE TABLE results (custom_id TEXT NOT NULL, line BLOB NOT NULL);"
-    )
-    try:
+    with FloorLedger(ledger) as durable:
         async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
             started_at, start = time.time(), time.perf_counter()
             requests = sdk_requests(range(n))
-            with connection:
-                connection.execute("BEGIN")
-                connection.executemany(
-                    "INSERT INTO intents (custom_id, params) VALUES (?, ?)",
-                    [(entry["custom_id"], dumps(entry["params"])) for entry in requests],
-                )
+            durable.intents((entry["custom_id"], dumps(entry["params"])) for entry in requests)
             batch = await client.messages.batches.create(requests=requests)
             del requests
-            connection.execute("UPDATE intents SET batch_id = ?", (batch.id,))  # one row per batch would do
+            durable.created(batch.id)
             while batch.processing_status != "ended":
                 await asyncio.sleep(poll_interval)
                 batch = await client.messages.batches.retrieve(batch.id)
             assert batch.results_url is not None
-            texts: dict[str, str] = {}
-            rows: list[tuple[str, bytes]] = []
-            answers: list[tuple[str, str]] = []
-
-            def append() -> None:
-                with connection:
-                    connection.execute("BEGIN")
-                    connection.executemany("INSERT INTO results (custom_id, line) VALUES (?, ?)", rows)
-                texts.update(answers)
-                rows.clear()
-                answers.clear()
-
             response = await client.get(
                 batch.results_url,
                 cast_to=httpx_response(),
@@ -161,26 +123,17 @@ async def floor_client(
                     if not text:
                         continue
                     line = loads(text)
-                    custom_id = line["custom_id"]
-                    rows.append((custom_id, text.encode()))
                     result = line["result"]
-                    if result["type"] == "succeeded":
-                        answers.append(
-                            (
-                                custom_id,
-                                "".join(
-                                    block["text"] for block in result["message"]["content"] if block["type"] == "text"
-                                ),
-                            )
-                        )
-                    if len(rows) >= RESULTS_PER_TRANSACTION:
-                        append()
+                    answer = (
+                        "".join(block["text"] for block in result["message"]["content"] if block["type"] == "text")
+                        if result["type"] == "succeeded"
+                        else None
+                    )
+                    durable.result(line["custom_id"], text.encode(), answer)
             finally:
                 await response.aclose()
-            append()
-            return started_at, time.perf_counter() - start, texts
-    finally:
-        connection.close()
+            durable.flush()
+            return started_at, time.perf_counter() - start, durable.texts
 
 
 def httpx_response() -> Any:

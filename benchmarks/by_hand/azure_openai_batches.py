@@ -5,9 +5,11 @@ polled until it ends, the output file streamed into a dict."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
-from by_hand.openai_shaped import one_batch
+from by_hand.openai_shaped import floor_batch, one_batch
 from harness import API_KEY, MAX_TOKENS, Emulator, prompt
 
 DEPLOYMENT = "gpt-4o-mini"
@@ -23,20 +25,30 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 
     async with AsyncAzureOpenAI(azure_endpoint=base_url, api_version=API_VERSION, api_key=API_KEY) as client:
         started_at, start = time.time(), time.perf_counter()
-        texts = await one_batch(
-            client,
-            n,
-            poll_interval,
-            url="/chat/completions",
-            endpoint="/chat/completions",
-            body=lambda i: {
-                "model": DEPLOYMENT,
-                "max_completion_tokens": MAX_TOKENS,
-                "messages": [{"role": "user", "content": prompt(i)}],
-            },
-            text_of=chat_text,
-        )
+        texts = await one_batch(client, n, poll_interval, **_SHAPE)
         return started_at, time.perf_counter() - start, texts
+
+
+async def floor(base_url: str, n: int, poll_interval: float, ledger: Path) -> tuple[float, float, dict[str, str]]:
+    """The same calls made by the least a durable client must do (`openai_shaped.floor_batch`)."""
+    from openai import AsyncAzureOpenAI
+
+    async with AsyncAzureOpenAI(azure_endpoint=base_url, api_version=API_VERSION, api_key=API_KEY) as client:
+        started_at, start = time.time(), time.perf_counter()
+        texts = await floor_batch(client, n, poll_interval, ledger, **_SHAPE)
+        return started_at, time.perf_counter() - start, texts
+
+
+def _body(i: int) -> dict[str, object]:
+    return {
+        "model": DEPLOYMENT,
+        "max_completion_tokens": MAX_TOKENS,
+        "messages": [{"role": "user", "content": prompt(i)}],
+    }
+
+
+_SHAPE: Any = {"url": "/chat/completions", "endpoint": "/chat/completions", "body": _body, "text_of": chat_text}
+"""What Azure's Chat Completions batch sends and how a line's text is read, for `one_batch` and `floor_batch`."""
 
 
 def batch_times(emulator: Emulator) -> list[BatchTimes]:
@@ -54,4 +66,5 @@ BY_HAND = ByHand(
     raw_sdk=raw_sdk,
     batch_times=batch_times,
     created_ids_stat="azure_openai_created_custom_ids",
+    floor=floor,
 )

@@ -93,7 +93,7 @@ class Actor:
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: LedgerStore | str | Path | None = ledger
         self._prompts = PromptCalls(self, self._engine, self._durable, self._wait)
-        self._many = ManyCalls(self, self._engine, self._live)
+        self._many = ManyCalls(self, self._engine, self._live, self._prompts)
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
         if self.configuration.batch_processing is not BatchProcessingMode.LIVE:
             # Made before the calls it carries, often thousands gathered at once: what the process imported by now

@@ -14,19 +14,24 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from pydantic import BaseModel
+
 from lowtide.actor_face import ActorFace
-from lowtide.arguments import check_budget, check_key, check_messages
+from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
+from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import canonical_json, derive_key, params_json
-from lowtide.batching.policy import other_request
+from lowtide.batching.policy import key_twice, other_request
 from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
 from lowtide.modes import BatchProcessingMode
+from lowtide.prompt_calls import PromptCalls
 from lowtide.provider import Outcome, Provider
 from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
+from lowtide.templates import PromptTemplate
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
@@ -37,11 +42,16 @@ class ManyCalls:
     """The `run_many` of one actor."""
 
     def __init__(
-        self, actor: ActorFace, engine: Callable[[BatchBackend], BatchEngine], live: Callable[[Provider], LiveCaller]
+        self,
+        actor: ActorFace,
+        engine: Callable[[BatchBackend], BatchEngine],
+        live: Callable[[Provider], LiveCaller],
+        prompts: PromptCalls,
     ) -> None:
         self._actor = actor
         self._engine = engine
         self._live = live
+        self._prompts = prompts
 
     async def run(
         self,
@@ -55,6 +65,10 @@ class ManyCalls:
         named = _named(keys, len(requests))
         if max_cost_usd is not None:
             check_budget(max_cost_usd)
+        prompts = self._plain_prompts(requests, mode, max_cost_usd)
+        if prompts is not None:
+            engine, keyed, claimed = await self._prompts.many(*prompts, named, mode)
+            return await _answers(engine, keyed, claimed, None)
         built: list[ActorRequest] = []
         for given in requests:
             if isinstance(given, ActorRequest):
@@ -70,6 +84,29 @@ class ManyCalls:
         if backend is None:
             return await self._outside_ledger(provider, built, max_cost_usd)
         return await self._durable(provider, backend, built, named, max_cost_usd)
+
+    def _plain_prompts(
+        self,
+        requests: Sequence[ActorRequest | str],
+        mode: BatchProcessingMode | str | None,
+        max_cost_usd: float | None,
+    ) -> tuple[BatchBackend, PromptTemplate, list[str]] | None:
+        """Prompts alone (each checked), in durable batch mode with nothing to budget and telemetry off: answered as
+        `run`'s prompts are, from the actor's template (`PromptCalls.many`), with no request built for each; else
+        None (the general path)."""
+        if not requests or max_cost_usd is not None or self._actor.configuration.max_cost_usd is not None or tracing():
+            return None
+        prompts: list[str] = []
+        for given in requests:
+            if not isinstance(given, str):
+                return None
+            prompts.append(given)
+        plain = self._prompts.plain(None, mode)
+        if plain is None or plain[1].around is None:
+            return None
+        for prompt in prompts:
+            check_prompt(prompt)
+        return (*plain, prompts)
 
     async def _outside_ledger(
         self, provider: Provider, built: list[ActorRequest], max_cost_usd: float | None
@@ -116,10 +153,7 @@ class ManyCalls:
         for index, key in enumerate(keys):
             seen = first.setdefault(key, index)
             if seen != index and params_json(params[seen]) != params_json(params[index]):
-                raise ConfigurationError(
-                    f"keys: requests {seen} and {index} have the same key {key!r} but differ; a key names one request.",
-                    field="keys",
-                )
+                raise key_twice(seen, index, key)
         arrival = engine.arrive()  # a window open now waits for these calls while they are checked
         try:
             known = await _known(engine, first, params)
@@ -143,26 +177,7 @@ class ManyCalls:
         finally:
             engine.arrived(arrival)
         del params  # the engine holds them now, until they are queued
-        try:
-            await asyncio.wait(claimed.values())
-        except asyncio.CancelledError:  # the caller gave up: as a cancelled `run`, its calls stop waiting
-            for future in claimed.values():
-                future.cancel()
-            raise
-        outcomes: list[Outcome] = []
-        failure: BaseException | None = None
-        for key, request in zip(keys, built, strict=True):
-            future = claimed[key]
-            error = future.exception()
-            if error is not None:
-                # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
-                # raised once every request has settled. What did arrive is in the ledger under its key.
-                failure = failure or error
-                continue
-            outcomes.append(_delivered(engine, future.result(), request))
-        if failure is not None:
-            raise failure
-        return outcomes
+        return await _answers(engine, keys, claimed, [request.response_model for request in built])
 
     def _later(
         self, provider: Provider, requests: dict[str, ActorRequest], mode: str = "batch"
@@ -263,11 +278,50 @@ async def _preflight(provider: Provider, requests: Sequence[ActorRequest]) -> No
         await provider.preflight(request)
 
 
-def _delivered(engine: BatchEngine, outcome: Settled, request: ActorRequest) -> Outcome:
+async def _answers(
+    engine: BatchEngine,
+    keys: Sequence[str],
+    claimed: dict[str, asyncio.Future[Settled]],
+    response_models: Sequence[type[BaseModel] | None] | None,
+) -> list[Outcome]:
+    """Each request's outcome, in input order, once every claimed call has settled (`response_models`: each
+    request's, None for none)."""
+    try:
+        for future in claimed.values():
+            # One at a time: most are settled when their turn comes, so few wait (a callback on every future of
+            # thousands is as many more objects).
+            if not future.done():
+                await asyncio.wait((future,))
+    except asyncio.CancelledError:  # the caller gave up: as a cancelled `run`, its calls stop waiting
+        for future in claimed.values():
+            future.cancel()
+        raise
+    outcomes: list[Outcome] = []
+    failure: BaseException | None = None
+    freeze_survivors(len(keys))  # the responses made here are kept: the collector's full passes need not walk the rest
+    try:
+        for index, key in enumerate(keys):
+            future = claimed[key]
+            error = future.exception()
+            if error is not None:
+                # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
+                # raised once every request has settled. What did arrive is in the ledger under its key.
+                failure = failure or error
+                continue
+            model = response_models[index] if response_models else None
+            outcomes.append(_delivered(engine, future.result(), model))
+    finally:
+        thaw()
+    if failure is not None:
+        raise failure
+    return outcomes
+
+
+def _delivered(engine: BatchEngine, outcome: Settled, response_model: type[BaseModel] | None) -> Outcome:
     """A request's own outcome: its answer (parsed into its response model), or its own error as stored."""
     if isinstance(outcome, ActorError):
         return outcome
     try:
-        return engine.deliver(outcome, request.response_model)
+        return engine.deliver(outcome, response_model)
     except StructuredOutputError as exc:  # an answer that does not fit the model is that request's own failure
         return exc

@@ -11,7 +11,7 @@ or over the API's size) is checked whole before it is claimed (`Provider.preflig
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
@@ -21,7 +21,8 @@ from pydantic import BaseModel
 from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
-from lowtide.batching.keys import derive_key
+from lowtide.batching.keys import canonical_json, derive_key
+from lowtide.batching.policy import key_twice, other_request
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.store import stored_json
 from lowtide.limits import bounded_by_bytes
@@ -214,6 +215,64 @@ class PromptCalls:
             self._claim(self._engine(backend), template, params_json, key, future=outcome, arrived=arrived)
 
         return claim
+
+    async def many(
+        self,
+        backend: BatchBackend,
+        template: PromptTemplate,
+        prompts: Sequence[str],
+        named: Sequence[str | None],
+        mode: BatchProcessingMode | str | None,
+    ) -> tuple[BatchEngine, list[str], dict[str, asyncio.Future[Settled]]]:
+        """`run_many` of prompts alone (checked), nothing to budget: each call's params made from the template as
+        `run`'s are, the keys the ledger knows read together, the template's checks made once (and a call whose
+        params may not fit checked whole), then all claimed in one moment. The engine, each prompt's key, and the
+        future of each distinct key's outcome. Refused before anything is claimed: a key given to two different
+        prompts, a key the ledger holds for another request, the provider's pre-send checks."""
+        assert template.around is not None
+        before, after = template.around
+        engine = self._engine(backend)
+        params = [before + stored_json(prompt) + after for prompt in prompts]
+        keys = [given or derive_key(backend.name, sent) for given, sent in zip(named, params, strict=True)]
+        first: dict[str, int] = {}  # each key's first prompt: a key given twice for the same prompt travels once
+        for index, key in enumerate(keys):
+            seen = first.setdefault(key, index)
+            if seen != index and params[seen] != params[index]:
+                raise key_twice(seen, index, key)
+        arrival = engine.arrive()  # a window open now waits for these calls while they are checked
+        try:
+            known = await engine.known(list(first))
+            for key, record in known.items():
+                sent = params[first[key]]
+                if canonical_json(record.params) != sent:
+                    raise other_request(key)
+            fresh = [index for key, index in first.items() if key not in known]
+            if fresh:
+                await self._checked(backend, template, mode)
+                provider = template.provider
+                assert provider is not None
+                for index in fresh:
+                    if not template.fits(params[index]):
+                        await provider.preflight(template.request_of(params[index]))
+            came, actor, model = engine.arrival_of(arrival), self._actor.name, template.model
+            claimed = {
+                key: engine.claim(params[index], model=model, key=key, actor=actor, arrived=came)
+                for key, index in first.items()
+            }
+        finally:
+            engine.arrived(arrival)
+        return engine, keys, claimed
+
+    async def _checked(
+        self, backend: BatchBackend, template: PromptTemplate, mode: BatchProcessingMode | str | None
+    ) -> None:
+        """The template's pre-send checks passed: made now (or joined, when under way) if they have not yet."""
+        if template.checked:
+            return
+        if not template.check_under_way():
+            self._start_check(backend, template, mode)
+        assert template.checking is not None
+        await asyncio.shield(template.checking)  # a caller that gives up must not cancel what others wait on
 
     async def check(
         self,

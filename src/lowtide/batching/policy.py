@@ -20,7 +20,7 @@ from lowtide.ledger.store import (
     answer_json,
 )
 
-__all__ = ["other_request", "result_row", "stored_outcome"]
+__all__ = ["key_twice", "other_request", "result_row", "stored_outcome"]
 
 
 def stored_outcome(record: RequestRecord) -> Settled:
@@ -55,4 +55,12 @@ def result_row(key: str, outcome: Settled, stored: dict[str, Any] | None, *, use
 def other_request(key: str) -> ConfigurationError:
     return ConfigurationError(
         f"Key {key!r} already names a different request in the ledger; use a new key for new content.", field="key"
+    )
+
+
+def key_twice(first: int, again: int, key: str) -> ConfigurationError:
+    """`run_many`'s requests `first` and `again` were given the same key but differ."""
+    return ConfigurationError(
+        f"keys: requests {first} and {again} have the same key {key!r} but differ; a key names one request.",
+        field="keys",
     )
