@@ -412,10 +412,15 @@ def report(
             lines.append(
                 f"| what the uninterrupted run (above) had left at that moment | {left:,.1f} | {cpu_left:,.1f} | | | |"
             )
+            walls = (
+                f"{second.wall_seconds / left:.2f}x"
+                if left > 0
+                else "none (the first run took longer to its kill than the whole uninterrupted run: the load moved)"
+            )
             lines += [
                 "",
-                f"Resumed wall / what was left: {second.wall_seconds / left:.2f}x; resumed CPU / CPU left (the"
-                f" uninterrupted run's CPU less the first run's to the kill): {second.cpu_seconds / cpu_left:.2f}x.",
+                f"Resumed wall / what was left: {walls}; resumed CPU / CPU left (the uninterrupted run's CPU less the"
+                f" first run's to the kill): {second.cpu_seconds / cpu_left:.2f}x.",
             ]
         lines += ["", f"Checked on the emulator's side: {resumed.check}."]
     return "\n".join(lines) + "\n"
