@@ -184,7 +184,7 @@ def run(
         abort_on=abort_on or (),
         abort_mode=abort_mode,
     ).add_jobs(jobs)
-    del jobs  # the run holds them now (a prompt alone as its string): a million `Job`s need not stay beside them
+    del jobs  # the run holds them now (a prompt alone as its string)
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
         _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
@@ -285,7 +285,7 @@ def _format(path: Path, given: Format | None, *, template: str | None) -> Format
 
 
 def _load(path: Path, kind: Format, *, template: str | None, file_column: str | None, id_column: str | None) -> Any:
-    from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
+    from lowtide.bulk.loaders import iter_jsonl, load_csv, load_csv_stream, load_jsonl_stream
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():
@@ -302,7 +302,7 @@ def _load(path: Path, kind: Format, *, template: str | None, file_column: str | 
     if kind == "csv":
         assert template is not None
         return load_csv(path, template, file_column=file_column, id_column=id_column)
-    return load_jsonl(path)
+    return iter_jsonl(path)  # a line at a time: the run keeps a prompt alone as its string, never a million `Job`s
 
 
 async def _closing(actor: Any, work: Awaitable[T]) -> T:
