@@ -3,17 +3,20 @@ writes at its end, in input order, without making each answer's result again fro
 
 from __future__ import annotations
 
-import mmap
+import os
 import tempfile
 from array import array
 from typing import IO
 
 __all__ = ["LineSpool"]
 
+_PREAD = getattr(os, "pread", None)
+
 
 class LineSpool:
     """The lines of `count` items, appended to a temporary file (removed when closed) as each item settles, and found
-    again by index: 12 bytes an item in memory, whatever the lines hold."""
+    again by index: 12 bytes an item in memory, whatever the lines hold. Read back by position (`pread`), not mapped:
+    a mapping's pages would count in the process's resident memory, the whole spool at the end of a large run."""
 
     def __init__(self, count: int) -> None:
         self._file = _scratch()
@@ -21,14 +24,14 @@ class LineSpool:
         """Where each item's line starts in the file; -1: none."""
         self._size = array("l", [0]) * count
         self._end = 0
-        self._map: mmap.mmap | None = None
+        self._unflushed = False
 
     def put(self, index: int, line: str) -> None:
         data = line.encode()
         self._file.write(data)
         self._at[index], self._size[index] = self._end, len(data)
         self._end += len(data)
-        self._unmap()
+        self._unflushed = True
 
     def drop(self, index: int) -> None:
         self._at[index] = -1
@@ -40,19 +43,19 @@ class LineSpool:
         at = self._at[index]
         if at < 0:
             return None
-        if self._map is None:
+        if self._unflushed:
             self._file.flush()
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
-        return self._map[at : at + self._size[index]].decode()
+            self._unflushed = False
+        size = self._size[index]
+        if _PREAD is not None:
+            return _PREAD(self._file.fileno(), size, at).decode()
+        self._file.seek(at)  # pragma: no cover - a system without pread (Windows)
+        data = self._file.read(size)  # pragma: no cover
+        self._file.seek(0, os.SEEK_END)  # pragma: no cover - the next line is appended at the end
+        return data.decode()  # pragma: no cover
 
     def close(self) -> None:
-        self._unmap()
         self._file.close()
-
-    def _unmap(self) -> None:
-        if self._map is not None:
-            self._map.close()
-            self._map = None
 
 
 def _scratch() -> IO[bytes]:
