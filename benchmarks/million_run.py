@@ -365,7 +365,7 @@ def rss_profile(samples: list[Sample], n: int) -> str:
 
 
 def report(
-    args: argparse.Namespace, series: list[Measurement], resumed: Resume | None, by_size: dict[int, float]
+    args: argparse.Namespace, series: list[Measurement], resumed: Resume | None, by_size: dict[int, Measurement]
 ) -> str:
     revision, _ = source_revision()
     lines = [
@@ -407,9 +407,21 @@ def report(
         ]
         full = by_size.get(n)
         if full is not None:
-            left = full - first.killed_at
-            lines.append(f"| what the uninterrupted run (above) had left at that moment | {left:,.1f} | | | | |")
-            lines += ["", f"Resumed wall / what was left: {second.wall_seconds / left:.2f}x."]
+            left = full.wall_seconds - first.killed_at
+            cpu_left = full.cpu_seconds - first.cpu_seconds
+            lines.append(
+                f"| what the uninterrupted run (above) had left at that moment | {left:,.1f} | {cpu_left:,.1f} | | | |"
+            )
+            walls = (
+                f"{second.wall_seconds / left:.2f}x"
+                if left > 0
+                else "none (the first run took longer to its kill than the whole uninterrupted run: the load moved)"
+            )
+            lines += [
+                "",
+                f"Resumed wall / what was left: {walls}; resumed CPU / CPU left (the uninterrupted run's CPU less the"
+                f" first run's to the kill): {second.cpu_seconds / cpu_left:.2f}x.",
+            ]
         lines += ["", f"Checked on the emulator's side: {resumed.check}."]
     return "\n".join(lines) + "\n"
 
@@ -456,7 +468,7 @@ def main() -> int:
         input_file = write_input(args.work_dir / f"input-{args.resume_items}.jsonl", args.resume_items)
         log(f"resume of {args.resume_items:,} items, killed at {args.kill_at:.0%}")
         resumed = resume(args, args.resume_items, input_file)
-    text = report(args, series, resumed, {m.items: m.wall_seconds for m in series})
+    text = report(args, series, resumed, {m.items: m for m in series})
     print(text)
     if args.samples_json is not None:
         everything = {str(m.items): [vars(s) for s in m.samples] for m in series}

@@ -149,6 +149,29 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       """
     And the API received 11 batches, of 1 request each
 
+  Scenario: A run stopped half-way and run again writes every line from the ledger, in input order, as a run never stopped does
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews, with review 5 ending as errored
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id whole --items-per-batch 5 --out whole.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --max-cost-usd 0.009 --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run halves: 20 item(s): 11 succeeded, 1 failed, 8 not-run;"
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run halves: 20 item(s): 19 succeeded, 1 failed;"
+    And "halves.jsonl" and "whole.jsonl" hold the same 20 lines in input order, but for what names their runs
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out - --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command's standard output is exactly the lines of "halves.jsonl"
+
   Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
     Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder

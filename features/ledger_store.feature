@@ -522,6 +522,11 @@ Feature: Every ledger store keeps the same guarantees
       | 1     | k1  | 1       | failed  | time limit |
       | 2     | k2  | 1       | not-run | cost limit |
     And the run "r1" has the fingerprint "fp-1", 3 items, and was updated at 1200
+    And the run "r1" reads these outcomes from item 0 up to 3:
+      | index | key | state     | answer | error               | status  | reason     |
+      | 0     | k0  | succeeded | Yes    |                     |         |            |
+      | 1     | k1  | failed    |        | BatchRequestErrored | failed  | time limit |
+      | 2     | k2  |           |        |                     | not-run | cost limit |
     When the run "r1" makes a new attempt of item 1 under the key "k1-retry" at 1210
     Then the run "r1" reads these items:
       | index | key      | attempt | state     | batch | cost | status  | reason     |
@@ -538,6 +543,12 @@ Feature: Every ledger store keeps the same guarantees
       | 2     | k2  | succeeded |       | 0.75 |        |
     And the request "k2" reads the live answer "Live yes", costing 0.75 at batch and live prices
     And the run "r1" would have cost $1.25 live
+    And the run "r1" reads these outcomes from item 1 up to 2:
+      | index | key      | state | answer | status |
+      | 1     | k1-retry |       |        |        |
+    And the run "r1" reads these outcomes from item 2 up to 100:
+      | index | key | state     | answer   | status |
+      | 2     | k2  | succeeded | Live yes |        |
 
     Examples: in memory and SQLite
       | store  |

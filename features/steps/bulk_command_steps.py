@@ -102,6 +102,30 @@ def step_out_all_ok(context: Context, name: str, count: int) -> None:
     assert all(line["status"] == "succeeded" for line in lines), [line["status"] for line in lines]
 
 
+@then('"{name}" and "{other}" hold the same {count:d} lines in input order, but for what names their runs')
+def step_same_lines(context: Context, name: str, other: str, count: int) -> None:
+    def apart_from_run(line: dict[str, Any]) -> dict[str, Any]:
+        """The line but for what names its run (its key; its batch; an error's message names both)."""
+        assert line["key"].endswith(f"-{line['index']}"), line
+        kept = {field: value for field, value in line.items() if field not in ("key", "batch_id", "error")}
+        error = line["error"]
+        return {**kept, "error": {"type": error["type"], "reason": error["reason"]} if error is not None else None}
+
+    ours, theirs = _lines(context, name), _lines(context, other)
+    assert [line["index"] for line in ours] == list(range(count)), [line["index"] for line in ours]
+    assert len(theirs) == count, len(theirs)
+    for mine, whole in zip(ours, theirs, strict=True):
+        assert apart_from_run(mine) == apart_from_run(whole), (mine, whole)
+
+
+@then('the command\'s standard output is exactly the lines of "{name}"')
+def step_stdout_is_file(context: Context, name: str) -> None:
+    w = world(context)
+    out = w.value["out"]
+    assert isinstance(out, str), w.value
+    assert out == w.path(name).read_text(encoding="utf-8"), out[-2000:]
+
+
 @then('the API received a batch with only the request "{key}"')
 def step_batch_with_only(context: Context, key: str) -> None:
     w = world(context)

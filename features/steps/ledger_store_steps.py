@@ -14,9 +14,10 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide.errors import LedgerError
+from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore, RunLedger
 from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem
+from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
 
 
@@ -520,6 +521,33 @@ def step_items(context: Context, run_id: str) -> None:
         for column in context.table.headings:
             if column != "index":
                 _check(f"item {item.index}", column, _ITEM_FIELDS[column](item), row[column])
+
+
+_OUTCOME_FIELDS = {
+    "key": lambda o: o.key,
+    "state": lambda o: o.state,
+    "answer": lambda o: (o.response or {}).get("text"),
+    "error": lambda o: (o.error or {}).get("class"),
+    "status": lambda o: o.status,
+    "reason": lambda o: o.reason,
+}
+
+
+@then('the run "{run_id}" reads these outcomes from item {start:d} up to {stop:d}:')
+def step_outcomes(context: Context, run_id: str, start: int, stop: int) -> None:
+    c = contract(context)
+    found: list[ItemOutcome] = c.runs.outcomes(run_id, start=start, stop=stop)
+
+    async def awaited_face() -> list[ItemOutcome]:  # the async face is made inside the loop that awaits it
+        return await async_ledger(c.store).run_store.outcomes(run_id, start=start, stop=stop)
+
+    awaited = context.runner.run(awaited_face())
+    assert awaited == found, (awaited, found)
+    assert [o.index for o in found] == [int(row["index"]) for row in context.table], [o.index for o in found]
+    for outcome, row in zip(found, context.table, strict=True):
+        for column in context.table.headings:
+            if column != "index":
+                _check(f"item {outcome.index}", column, _OUTCOME_FIELDS[column](outcome), row[column])
 
 
 @then('the run "{run_id}" has no outstanding batches')

@@ -219,7 +219,7 @@ def step_waiting_named(context: Context) -> None:
         error = line["error"]
         assert isinstance(error, dict), line
         assert cast("dict[str, object]", error)["type"] == "APIConnectionError", line
-    advice = waiting_line(result)
+    advice = waiting_line(result.report())
     assert advice is not None, advice
     assert "run the same command again" in advice, advice
     world(context).asked["waiting batch"] = batch

@@ -24,9 +24,16 @@ __all__ = ["key_twice", "other_request", "result_row", "stored_outcome"]
 
 
 def stored_outcome(record: RequestRecord) -> Settled:
-    if record.state is RequestState.SUCCEEDED and record.response is not None:
-        return answer_from_json(record.response)
-    return error_from_json(record.error or {"class": "ActorError", "message": f"{record.key}: no result"})
+    return settled_of(record.key, record.state, record.response, record.error)
+
+
+def settled_of(
+    key: str, state: RequestState | None, response: dict[str, Any] | None, error: dict[str, Any] | None
+) -> Settled:
+    """A request's outcome from what the ledger stored for it: its answer, else its error."""
+    if state is RequestState.SUCCEEDED and response is not None:
+        return answer_from_json(response)
+    return error_from_json(error or {"class": "ActorError", "message": f"{key}: no result"})
 
 
 def result_row(key: str, outcome: Settled, stored: dict[str, Any] | None, *, used: int, allowed: int) -> OutcomeRow:

@@ -103,13 +103,14 @@ class Prepared:
     run_id: str
     store: RunLedger
     backend: BatchBackend | None
-    keys: list[str]
+    keys: Sequence[str]
     rows: list[ItemRow]
     finished: list[int]
     attach: list[int]
-    to_send: list[int]
+    to_send: Sequence[int]
+    """In input order (ascending)."""
     spent: Decimal
-    sizes: list[int]
+    sizes: Sequence[int]
     """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
     identity: str
     """The ledger's identity, which its custom ids carry (`BatchCodec.custom_id_for`)."""

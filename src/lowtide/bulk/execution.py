@@ -9,18 +9,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from array import array
+from bisect import bisect_left
 from collections.abc import Coroutine, Sequence
+from typing import TextIO
 
 from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import ResultLine, Settled, UnreadableLine
 from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
-from lowtide.batching.policy import stored_outcome
+from lowtide.batching.policy import settled_of, stored_outcome
 from lowtide.bulk.decisions import Decisions
 from lowtide.bulk.definition import Prepared, RunDefinition
 from lowtide.bulk.plan import Splitter, batches_from
-from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
-from lowtide.bulk.run_state import RunState, Underway
+from lowtide.bulk.results import ItemResult, ItemStatus
+from lowtide.bulk.run_state import RunEnd, RunState, Underway
 from lowtide.bulk.tally import BatchTally
 from lowtide.errors import (
     ActorError,
@@ -31,7 +34,7 @@ from lowtide.errors import (
     StructuredOutputError,
     classify,
 )
-from lowtide.ledger.runs import ItemRow
+from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import BatchRecord, RequestState
 from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
@@ -44,7 +47,9 @@ log = logging.getLogger(__name__)
 class Execution:
     """One go at a run: attach to what is out, send what is not, keep the limits, report progress."""
 
-    def __init__(self, run: RunDefinition, prepared: Prepared) -> None:
+    def __init__(
+        self, run: RunDefinition, prepared: Prepared, *, hold: bool = True, stream: TextIO | None = None
+    ) -> None:
         self.run = run
         self.prepared = prepared
         self.run_id = prepared.run_id
@@ -63,7 +68,11 @@ class Execution:
         )
         self.tally = BatchTally()
         # Progress is spaced in real seconds: a batch run's clock may stand still between polls.
-        self.state = RunState(run, prepared, underway=self._underway, moment=time.monotonic)
+        self.state = RunState(
+            run, prepared, underway=self._underway, moment=time.monotonic, hold=hold,
+            runs=self.engine.ledger.run_store, rebuild=self._rebuilt,
+        )  # fmt: skip
+        self.stream = stream
         self.budget = self.state.budget
         if self.state.directory is not None:
             self.engine.on_results = self._raw
@@ -81,7 +90,7 @@ class Execution:
         """The items' decisions, written in order from the event loop (never a blocking write from a callback)."""
         self.tasks: set[asyncio.Task[None]] = set()
 
-    async def go(self) -> RunResult:
+    async def go(self) -> RunEnd:
         state = self.state
         try:
             for batch_id in await self.engine.ledger.run_store.outstanding_batches(self.run_id):
@@ -93,14 +102,13 @@ class Execution:
             await self._attach()
             self.prepared.sorted_out()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
-            state.begin()
+            await state.begin()
             await self._send(self.prepared.to_send)
             await self._wait_for_answers()
             if timer is not None:
                 timer.cancel()
             await self.decisions.flush()
             await self._recount_batches()
-            result = state.result(batches=self.tally.total)
         finally:
             for task in self.tasks:
                 task.cancel()
@@ -109,8 +117,7 @@ class Execution:
             except Exception as exc:  # the go failed already: that failure is the one to raise
                 log.warning("Run %s: some of its items' decisions were not written: %s", self.run_id, exc)
             await self.engine.aclose()
-        state.finish(result)
-        return result
+        return await state.conclude(batches=self.tally.total, stream=self.stream)
 
     def _underway(self) -> Underway:
         tally = self.tally
@@ -120,13 +127,21 @@ class Execution:
 
     async def _load_finished(self) -> None:
         rows = self.prepared.row_of
-        sending = set(self.prepared.to_send)
-        again = sending | set(self.prepared.attach)
-        cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
-        if cleared:
-            await self.decisions.decide(cleared)
-        self.state.keep_unsent(self.prepared.rows, sending)
-        async for index, record in self.state.records(self.engine.ledger, self.prepared.finished):
+        if rows:  # (a new run has none: no set of every item to send is made)
+            sending = set(self.prepared.to_send)
+            again = sending | set(self.prepared.attach)
+            cleared = [(i, None, None) for i in again if i in rows and rows[i].status is not None]
+            if cleared:
+                await self.decisions.decide(cleared)
+            self.state.keep_unsent(self.prepared.rows, sending)
+        finished = self.prepared.finished
+        if self.state.results is None:  # not held: an answer stored is read back at the end, not now
+            for index in finished:
+                row = rows[index]
+                if row.request_state is RequestState.SUCCEEDED and row.status is None:
+                    self.state.stored_success(index)
+            finished = [index for index in finished if not self.state.has(index)]
+        async for index, record in self.state.records(self.engine.ledger, finished):
             self.state.set(self._outcome_result(index, stored_outcome(record), rows[index]))
 
     async def _count_batches(self) -> None:
@@ -135,7 +150,7 @@ class Execution:
         rows = self.prepared.row_of
         waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
         self.tally.done = sum(1 for batch in await self._batches_in_ledger() if batch not in waiting)
-        sizes = [self.prepared.sizes[index] for index in self.prepared.to_send]
+        sizes = array("q", (self.prepared.sizes[index] for index in self.prepared.to_send))
         self.batches_after = batches_from(sizes, max_requests=self.run.max_requests(), max_bytes=self.run.max_bytes())
         self.tally.planned = self.batches_after[0]
 
@@ -175,8 +190,12 @@ class Execution:
     async def _send(self, indexes: Sequence[int]) -> None:
         """Send `indexes` in groups, in order. Under a cost limit a group that does not fit waits for the batches out
         to settle at their real cost; then what fits is sent and the rest leads the next group. Only when not one
-        request fits, with nothing out, is the rest not run."""
-        position = {index: at for at, index in enumerate(indexes)}
+        request fits, with nothing out, is the rest not run. `indexes` are in input order (ascending): an item's place
+        among them is found by bisection, not kept in a map of a million entries."""
+
+        def position(index: int) -> int:
+            return bisect_left(indexes, index)
+
         splitter = Splitter(
             ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
             max_requests=self.run.max_requests(),
@@ -185,7 +204,7 @@ class Execution:
 
         def and_after(group: list[int]) -> list[int]:
             """The group and every item after it: what is decided at once when none of them is to be sent."""
-            return group + list(indexes[position[group[-1]] + 1 :])
+            return group + list(indexes[position(group[-1]) + 1 :])
 
         while taken := splitter.take():
             group = [index for (index, _, _), _ in taken]
@@ -208,7 +227,7 @@ class Execution:
                 self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
                 return
             splitter.give_back(taken[fitting:])
-            self.tally.planned = self.batches_after[position[group[fitting - 1]] + 1]
+            self.tally.planned = self.batches_after[position(group[fitting - 1]) + 1]
             await self._dispatch(calls[:fitting], group[:fitting])
 
     def _decide_unsent(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
@@ -355,13 +374,17 @@ class Execution:
         status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
         return item(index, status, error=outcome, reason=reason)
 
+    def _rebuilt(self, outcome: ItemOutcome) -> ItemResult:
+        """A succeeded item's result made again from the answer the ledger stored (a run not holding its results)."""
+        settled = settled_of(outcome.key, outcome.state, outcome.response, outcome.error)
+        return self._outcome_result(outcome.index, settled, None)
+
     def _cut_reason(self) -> str:
         return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
 
     def _decide(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
         """Items the run settles without the API (not sent for the cost limit, or the time limit)."""
-        results = self.state.results
-        undecided = [i for i in indexes if results[i] is None]
+        undecided = [i for i in indexes if not self.state.has(i)]
         if not undecided:
             return
         self.decisions.add([(i, status.value, reason) for i in undecided])

@@ -17,15 +17,15 @@ import signal
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TextIO
 
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.bulk.definition import LiveRunDefinition, Prepared
 from lowtide.bulk.interrupts import on_interrupt
 from lowtide.bulk.jobs import Job
 from lowtide.bulk.progress import RunProgress
-from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
-from lowtide.bulk.run_state import RunState, Underway
+from lowtide.bulk.results import ItemResult, ItemStatus
+from lowtide.bulk.run_state import RunEnd, RunState, Underway
 from lowtide.errors import ActorError, APIUnreachableError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import AsyncRunLedger
@@ -56,8 +56,11 @@ class _Stop:
 class LiveExecution:
     """One go at a live run: stored answers taken as they are, the rest called, at most `max_concurrency` at once."""
 
-    def __init__(self, run: LiveRunDefinition, prepared: Prepared, *, only: set[int] | None = None) -> None:
+    def __init__(
+        self, run: LiveRunDefinition, prepared: Prepared, *, only: set[int] | None = None, stream: TextIO | None = None
+    ) -> None:
         self.run = run
+        self.stream = stream
         self.prepared = prepared
         self._runs: AsyncRunLedger | None = None
         self.run_id = prepared.run_id
@@ -80,13 +83,13 @@ class LiveExecution:
             self._runs = async_ledger(self.run.actor.ledger).run_store
         return self._runs
 
-    async def go(self) -> RunResult:
+    async def go(self) -> RunEnd:
         state = self.state
         caller = self.caller = self.run.actor.live_caller()
         await self._load_finished()
         state.done_before = state.done - len(self.restored)
         timer = asyncio.ensure_future(self._time_limit()) if self.run.time_limit is not None else None
-        state.begin(leaving_out=self.restored)
+        await state.begin(leaving_out=self.restored)
         work = iter([*self.restored, *self.prepared.to_send])
         workers = max(1, min(self.run.actor.configuration.live.max_concurrency, len(self.prepared.to_send) or 1))
         try:
@@ -98,10 +101,7 @@ class LiveExecution:
             for task in self.in_flight.values():
                 task.cancel()
         notes = [self.stop.not_started] if self.stop is not None else []
-        result = state.result(notes=notes, mode="live")
-        result.interrupted = interrupted()
-        state.finish(result)
-        return result
+        return await state.conclude(notes=notes, mode="live", interrupted=interrupted(), stream=self.stream)
 
     def _underway(self) -> Underway:
         return Underway(calls_in_flight=len(self.in_flight))

@@ -26,7 +26,7 @@ from lowtide.config import DEFAULT_PROVIDER
 from lowtide.custom_ids import CustomIdRule
 from lowtide.errors import ConfigurationError
 
-__all__ = ["load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
+__all__ = ["iter_jsonl", "load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
 
 # Enough of an input file to tell a PDF, an image or a workbook from text.
 _HEAD_BYTES = 64
@@ -51,9 +51,17 @@ def load_jsonl(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> list[Jo
     relative to the JSONL file's folder. Blank lines are skipped; a UTF-8 byte order mark is allowed. Raises
     `InputError` naming the file, the lines and what is wrong with each (the first few of them).
     """
+    return list(iter_jsonl(path, provider=provider))
+
+
+def iter_jsonl(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> Iterator[Job]:
+    """The jobs of a JSONL file as `load_jsonl` loads them, each handed on as its line is read and checked, the file
+    read a line at a time: a caller that keeps less than a `Job` per line (`BulkRun.add_jobs` keeps a prompt alone as
+    its string) never holds them all. A problem with any line raises `InputError` once the last line is read, as
+    `load_jsonl` does: whatever consumed the jobs before must not act on them (nothing of a run is recorded or sent
+    before its jobs are added)."""
     source = Path(path)
-    raw = _read_input(source)
-    return _jsonl_jobs(raw.splitlines(), source, source.absolute().parent, provider)
+    return _jsonl_jobs(_input_lines(source), source, source.absolute().parent, provider)
 
 
 def load_jsonl_stream(
@@ -69,14 +77,14 @@ def load_jsonl_stream(
     messages; relative file paths are relative to `base` (default: the working directory). A binary stream
     (`sys.stdin.buffer`) lets a line that is not UTF-8 be named exactly; a text stream that cannot decode stops there.
     """
-    return _jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute(), provider)
+    return list(_jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute(), provider))
 
 
-def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str) -> list[Job]:
+def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str) -> Iterator[Job]:
     problems = Problems(source)
     files = FileChecks()
     ids: dict[str, int] = {}
-    jobs: list[Job] = []
+    jobs = 0
     shape: tuple[str, int] | None = None  # the first line's shape, and its number: every line must have it
     for number, text in _numbered(lines, source, "JSONL", problems):
         if not text.strip():
@@ -97,11 +105,11 @@ def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base
                 problems.add(number, message)
             continue
         check_id(job.id, number, ids, problems)
-        jobs.append(job)
+        jobs += 1
+        yield job
     if not jobs and not problems.total:
         problems.add(None, 'holds no jobs; write one JSON object a line, such as {"prompt": "..."}')
     problems.raise_if_any()
-    return jobs
 
 
 def _numbered(
@@ -242,6 +250,22 @@ def _json_type(value: object) -> str:
     if value is None:
         return "null"
     return "boolean" if isinstance(value, bool) else "number"
+
+
+def _input_lines(source: Path) -> Iterator[bytes]:
+    """The lines of an input file, read a line at a time, as `bytes.splitlines` splits the whole (at LF, CRLF or CR),
+    without their ends; a file that cannot be opened is an `InputError`, as `_read_input` says it."""
+    try:
+        handle = source.open("rb")
+    except FileNotFoundError:
+        raise InputError(source, [InputProblem(None, "does not exist")]) from None
+    except IsADirectoryError:
+        raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
+    except OSError as exc:
+        raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
+    with handle:
+        for chunk in handle:  # (a chunk ends at LF: a CR inside it splits it as the whole file's splitlines would)
+            yield from chunk.splitlines()
 
 
 def _read_input(source: Path) -> bytes:

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import secrets
-import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,11 +25,22 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, response_of
 from lowtide.batching.backend import ResultLine, UnreadableLine
+from lowtide.bulk.atomic import AtomicFile
 from lowtide.bulk.outputs import RAW_FOLDER, RESULTS_FILE
-from lowtide.errors import ActorError
+from lowtide.bulk.report import RunReport, no_usage
+from lowtide.errors import ActorError, APIError
 from lowtide.types import ActorResponse, Usage
 
-__all__ = ["ItemResult", "ItemStatus", "ResultsDirectory", "RunResult", "exact_json", "write_lines"]
+__all__ = [
+    "ItemResult",
+    "ItemStatus",
+    "ReportTally",
+    "ResultsDirectory",
+    "RunResult",
+    "exact_json",
+    "item_line",
+    "write_lines",
+]
 
 
 class ItemStatus(StrEnum):
@@ -230,44 +240,78 @@ class RunResult:
             found[item.status.value] += 1
         return found
 
+    def report(self) -> RunReport:
+        """The run's summary, folded from its items (what `as_json` and `summary` say)."""
+        tally = ReportTally()
+        for item in self.items:
+            tally.add(item)
+        return tally.report(
+            self.run_id, batches=self.batches, mode=self.mode, interrupted=self.interrupted,
+            elapsed_seconds=self.elapsed_seconds, notes=self.notes,
+        )  # fmt: skip
+
     def as_json(self) -> dict[str, object]:
         """The run's summary as `lowtide run --json` prints it (costs as exact numbers through `exact_json`)."""
-        return {
-            "run_id": self.run_id,
-            "counts": self.counts(),
-            "batches": self.batches,
-            "cost_usd": self.cost_usd,
-            "live_cost_usd": self.live_cost_usd,
-            "mode": self.mode,
-            "usage": self.usage(),
-            **({"interrupted": self.interrupted} if self.interrupted is not None else {}),
-        }
+        return self.report().as_json()
 
     def summary(self) -> str:
-        counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
-        if self.mode == "live":
-            used = self.usage()
-            stopped = f" interrupted by {self.interrupted};" if self.interrupted is not None else ""
-            return (
-                f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'}; live;{stopped}"
-                f" {usd(self.cost_usd)} at live prices{self._unknown()};"
-                f" tokens: {used['input_tokens']:,} in, {used['cache_read_input_tokens']:,} cache read,"
-                f" {used['cache_creation_input_tokens']:,} cache write, {used['output_tokens']:,} out"
-            )
-        batches = f" {self.batches} batch(es);" if self.batches is not None else ""
-        return (
-            f"run {self.run_id}: {len(self.items)} item(s): {counts or 'none'};{batches}"
-            f" {usd(self.cost_usd)} at batch prices (live: {usd(self.live_cost_usd)}){self._unknown()}"
-        )
-
-    def _unknown(self) -> str:
-        unpriced = self.unpriced
-        return f" (no price is known for {unpriced} answer(s))" if unpriced else ""
+        return self.report().summary()
 
 
-def usd(amount: Decimal | None) -> str:
-    """An amount of US dollars as summaries show it: "unknown" when it is not known, never $0."""
-    return "unknown" if amount is None else f"${amount:.6f}"
+class ReportTally:
+    """A run's report folded from its items one at a time, in any order: what a run whose results are not held
+    (written from the ledger a chunk at a time) says, as `RunResult.report()` does for one that holds them."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.counts = {status.value: 0 for status in ItemStatus}
+        self.cost = Decimal(0)
+        self.live_cost = Decimal(0)
+        self.unpriced = 0
+        self.usage = no_usage()
+        self.reasons: dict[str, int] = {}
+        self.api_failure: APIError | None = None
+
+    def add(self, item: ItemResult) -> None:
+        self.items += 1
+        self.counts[item.status.value] += 1
+        answer = item.answer
+        if answer is not None:
+            cost = answer.cost
+            if cost is None:
+                self.unpriced += 1
+            else:
+                self.cost += cost.total_usd
+                self.live_cost += cost.live_equivalent_usd
+            used, usage = answer.usage, self.usage
+            usage["input_tokens"] += used.input_tokens
+            usage["cache_read_input_tokens"] += used.cache_read_input_tokens
+            usage["cache_creation_input_tokens"] += used.cache_creation_input_tokens
+            usage["output_tokens"] += used.output_tokens
+        if item.status is not ItemStatus.SUCCEEDED:
+            error = item.error
+            why = item.reason or (f"{type(error).__name__}: {error}" if error else item.status.value)
+            self.reasons[why] = self.reasons.get(why, 0) + 1
+            if self.api_failure is None and isinstance(error, APIError):
+                self.api_failure = error
+
+    def report(
+        self,
+        run_id: str,
+        *,
+        batches: int | None,
+        mode: str,
+        interrupted: str | None,
+        elapsed_seconds: float,
+        notes: Sequence[str],
+    ) -> RunReport:
+        priced = not self.unpriced
+        return RunReport(
+            run_id, self.items, dict(self.counts), self.cost if priced else None,
+            self.live_cost if priced else None, self.unpriced, dict(self.usage), dict(self.reasons),
+            self.api_failure, batches=batches, mode=mode, interrupted=interrupted, elapsed_seconds=elapsed_seconds,
+            notes=list(notes),
+        )  # fmt: skip
 
 
 class ResultsDirectory:
@@ -289,7 +333,20 @@ class ResultsDirectory:
 
     def start(self, finished: Sequence[ItemResult]) -> None:
         """Begin with exactly the items already final (a resumed run), then append as results arrive."""
-        write_lines(self.results_path, (item.as_json() for item in finished))
+        with self.rewrite() as out:
+            out.write("".join(item_line(item) for item in finished))
+        self.append_from_now()
+
+    def rewrite(self) -> AtomicFile:
+        """`results.jsonl` written anew, whole (its lines written and committed by the caller); appending stops until
+        `append_from_now`."""
+        if self._results is not None:
+            self._results.close()
+            self._results = None
+        return AtomicFile(self.results_path)
+
+    def append_from_now(self) -> None:
+        """Append each result as it settles, from now on."""
         self._results = self.results_path.open("a", encoding="utf-8")
 
     def add(self, items: Iterable[ItemResult]) -> None:
@@ -320,47 +377,21 @@ class ResultsDirectory:
 
     def finish(self, items: Sequence[ItemResult]) -> None:
         """Replace `results.jsonl` by every input's line, in input order."""
-        if self._results is not None:
-            self._results.close()
-            self._results = None
-        write_lines(self.results_path, (item.as_json() for item in items))
+        with self.rewrite() as out:
+            out.write("".join(item_line(item) for item in items))
 
 
 def write_lines(path: Path, lines: Iterable[Mapping[str, object]]) -> None:
-    """Write a JSONL file whole beside `path` and move it into place, so a reader (or a crash) sees the old file or the
-    new one, never half of either. The new file takes the old one's permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        mode = 0o666  # less the umask, as for any new file
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(_line(line))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
+    """Write a JSONL file whole beside `path` and move it into place (`AtomicFile`), so a reader (or a crash) sees the
+    old file or the new one, never half of either. The new file takes the old one's permissions."""
+    with AtomicFile(path) as out:
+        for line in lines:
+            out.write(_line(line))
 
 
-def _sync_folder(folder: Path) -> None:
-    """Make a rename in `folder` durable (where the system lets a folder be synced)."""
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - a folder that cannot be opened (Windows)
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:  # pragma: no cover - file systems that refuse it
-        pass
-    finally:
-        os.close(descriptor)
+def item_line(item: ItemResult) -> str:
+    """An item's line in `results.jsonl` and the `--out` file, with its newline."""
+    return _line(item.as_json())
 
 
 def _whole_lines(path: Path) -> set[bytes]:

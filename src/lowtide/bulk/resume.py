@@ -10,14 +10,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.bulk.definition import RunActor
+from lowtide.bulk.items import item_key
 from lowtide.bulk.jobs import Job, Jobs
 from lowtide.bulk.results import ItemStatus, RunResult
-from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun, item_key
+from lowtide.bulk.runner import DEFAULT_PARALLEL_BATCHES, BulkRun
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestState
 
-__all__ = ["item_status", "load_run", "retry_run"]
+__all__ = ["item_status", "load_run", "prepare_retry", "retry_run"]
 
 _SUCCEEDED = RequestState.SUCCEEDED
 
@@ -66,6 +67,13 @@ async def retry_run(actor: RunActor, run_id: str, **options: object) -> RunResul
     In a live run, items it did not attempt are sent too, and an item whose answer is stored but whose
     post-processing failed keeps its answer: only the post-processor runs again (given `post_process=`).
     """
+    run, again = prepare_retry(actor, run_id, **options)
+    return await run.run(only=again)
+
+
+def prepare_retry(actor: RunActor, run_id: str, **options: object) -> tuple[BulkRun, list[int]]:
+    """The run `retry_run` runs again, and the items it sends (their new attempts recorded): for a caller that runs it
+    otherwise (`BulkRun.run_to_files`, as `lowtide retry` does)."""
     run = load_run(actor, run_id, **options)
     store = actor.ledger.run_store
     live = run.mode == "live"
@@ -74,7 +82,7 @@ async def retry_run(actor: RunActor, run_id: str, **options: object) -> RunResul
     paid = [r for r in again if r.request_state is not None and not (live and r.request_state is _SUCCEEDED)]
     store.new_attempts(run_id, [(row.index, item_key(run_id, row.index, row.attempt + 1)) for row in paid],
                        now=actor.clock.now())  # fmt: skip
-    return await run.run(only=[row.index for row in again])
+    return run, [row.index for row in again]
 
 
 def _retryable(row: ItemRow, *, live: bool) -> bool:

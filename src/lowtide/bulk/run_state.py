@@ -1,6 +1,13 @@
-"""Where one go at a bulk run stands, batch or live: each item's result as it is decided, the counts and the money its
-progress shows, the results directory written as items settle, and the end (the `RunResult`, its files, the last
-progress line).
+"""Where one go at a bulk run stands, batch or live: each item's status as it is decided (and its result, held or
+not), the counts and the money its progress shows, the results directory written as items settle, and the end (the
+run's report, its `RunResult` when held, its files, the last progress line).
+
+A run that holds its results (`hold`: what `BulkRun.run` gives back, every `ItemResult` in input order) keeps each
+one. One that does not (`BulkRun.run_to_files`, `lowtide run`) keeps a byte per item and the results that did not
+succeed; the line of each item that succeeds in this go goes to a spool on disk (`LineSpool`), and at the end its
+files are written in input order a chunk of items at a time: from the spool, else from the ledger (an item answered
+in an earlier go, its result made again from its stored answer by `rebuild`), so that memory does not grow with the
+run and no answer is decoded twice.
 
 Both executions hold one (`RunState`) and add only what differs: the batch one its groups, batches out and waiting
 items, the live one its workers, interrupts and post-processing. They tell it what they have out (`Underway`).
@@ -13,26 +20,36 @@ import math
 import sys
 from collections.abc import AsyncIterator, Callable, Container, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from lowtide.answers import Answer
+from lowtide.bulk.atomic import AtomicFile
 from lowtide.bulk.budget import RunBudget
 from lowtide.bulk.citations import citations_json
 from lowtide.bulk.definition import Prepared, RunOutputs
 from lowtide.bulk.progress import ProgressReporter, RunProgress, reporter_for
-from lowtide.bulk.results import ItemResult, ItemStatus, ResultsDirectory, RunResult, write_lines
+from lowtide.bulk.report import RunReport
+from lowtide.bulk.results import ItemResult, ItemStatus, ReportTally, ResultsDirectory, RunResult, item_line
+from lowtide.bulk.spool import LineSpool
 from lowtide.clock import Clock
 from lowtide.errors import ActorError
-from lowtide.ledger.runs import ItemRow
+from lowtide.ledger.interface import AsyncRunLedger
+from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import RequestRecord
 from lowtide.types import ActorResponse
 
-__all__ = ["RunState", "Underway"]
+__all__ = ["RunEnd", "RunState", "Underway"]
 
 _REPORT_EVERY = 0.2
 """Progress reaches the reporters at most this often (seconds of the state's `moment`), unless told `now`."""
 _RECORDS_AT_ONCE = 1000
 """Final requests read back this many at a time: each record holds its whole answer."""
+_OUTCOMES_AT_ONCE = 1000
+"""Items written at the end (a run not holding its results) this many at a time, read from the ledger together."""
+_STATUSES = tuple(ItemStatus)
+_CODE = {status: at + 1 for at, status in enumerate(_STATUSES)}
+"""Each status's byte in `RunState._status` (0: no result yet)."""
+_SUCCEEDED = _CODE[ItemStatus.SUCCEEDED]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +60,14 @@ class Underway:
     batches_done: int = 0
     batches_in_flight: int = 0
     calls_in_flight: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnd:
+    """How a go at a run ended: its report, and every item's result when the run held them."""
+
+    report: RunReport
+    result: RunResult | None
 
 
 class _Records(Protocol):
@@ -63,12 +88,30 @@ class RunState:
         underway: Callable[[], Underway],
         moment: Callable[[], float],
         on_report: Callable[[RunProgress], None] | None = None,
+        hold: bool = True,
+        runs: AsyncRunLedger | None = None,
+        rebuild: Callable[[ItemOutcome], ItemResult] | None = None,
     ) -> None:
+        assert hold or (runs is not None and rebuild is not None), "a run not holding its results reads them back"
         self.run = run
         self.run_id = prepared.run_id
         self.keys = prepared.keys
         self.clock: Clock = run.actor.clock
-        self.results: list[ItemResult | None] = [None] * len(run.jobs)
+        self._status = bytearray(len(run.jobs))
+        """Each item's status (`_CODE`), 0 while it has no result."""
+        held: list[ItemResult | None] = [None] * len(run.jobs) if hold else []
+        self.results: list[ItemResult | None] | None = held if hold else None
+        """Every item's result, when the run holds them."""
+        self._kept: dict[int, ItemResult] = {}
+        """The results that did not succeed, when the run does not hold them (what its summary says why of)."""
+        self._runs = runs
+        self._rebuild = rebuild
+        self._spool = LineSpool(len(run.jobs)) if not hold else None
+        """The lines of the items that succeeded in this go, when the run does not hold its results."""
+        self._spooled = ReportTally()
+        """What the spooled lines' items add to the run's report, added as each is spooled."""
+        self._spool_stale = False
+        """Set if a spooled success was ever replaced (never expected): the end then makes every line again."""
         self.counts = dict.fromkeys(ItemStatus, 0)
         self.done = 0
         self.done_before = 0
@@ -117,13 +160,41 @@ class RunState:
 
     def set(self, result: ItemResult) -> None:
         """Record an item's result, keeping the counts progress reports (a snapshot must not walk every item)."""
-        previous = self.results[result.index]
-        if previous is None:
+        index = result.index
+        self._count(index, result.status)
+        if self.results is not None:
+            self.results[index] = result
+            return
+        spool = self._spool
+        assert spool is not None
+        if spool.holds(index):  # a success replaced: its part of the report cannot be taken back
+            spool.drop(index)
+            self._spool_stale = True
+        if result.status is ItemStatus.SUCCEEDED:
+            self._kept.pop(index, None)
+            spool.put(index, item_line(result))
+            self._spooled.add(result)
+        else:
+            self._kept[index] = result
+
+    def stored_success(self, index: int) -> None:
+        """Item `index` succeeded earlier, its answer in the ledger: counted now, read back only at the end."""
+        assert self.results is None, "a run holding its results reads them back"
+        self._count(index, ItemStatus.SUCCEEDED)
+        self._kept.pop(index, None)
+
+    def _count(self, index: int, status: ItemStatus) -> None:
+        previous = self._status[index]
+        if previous == 0:
             self.done += 1
         else:
-            self.counts[previous.status] -= 1
-        self.counts[result.status] += 1
-        self.results[result.index] = result
+            self.counts[_STATUSES[previous - 1]] -= 1
+        self.counts[status] += 1
+        self._status[index] = _CODE[status]
+
+    def has(self, index: int) -> bool:
+        """Whether item `index` has a result."""
+        return self._status[index] != 0
 
     def settle(self, results: Sequence[ItemResult]) -> None:
         """Record results and append their lines to the results directory."""
@@ -134,7 +205,7 @@ class RunState:
 
     def undecided(self) -> list[int]:
         """The items with no result yet."""
-        return [index for index, result in enumerate(self.results) if result is None]
+        return [index for index, code in enumerate(self._status) if code == 0]
 
     def keep_unsent(self, rows: Sequence[ItemRow], sending: set[int]) -> None:
         """The items never sent that this go does not send either (a retry sends only what failed): they stay as the
@@ -164,18 +235,25 @@ class RunState:
 
     # Reporting.
 
-    def begin(self, leaving_out: Container[int] = ()) -> None:
+    async def begin(self, leaving_out: Container[int] = ()) -> None:
         """The go begins: the results directory starts from the results found (but those `leaving_out`, which this
         go decides again), and the first progress is told."""
-        if self.directory is not None:
-            self.directory.start([r for r in self.results if r is not None and r.index not in leaving_out])
+        directory = self.directory
+        if directory is not None:
+            if self.results is not None:
+                directory.start([r for r in self.results if r is not None and r.index not in leaving_out])
+            else:
+                with directory.rewrite() as out:
+                    async for chunk in self._every_line(settled_only=True):
+                        out.write("".join(line for index, line, _ in chunk if index not in leaving_out))
+                directory.append_from_now()
         self.report(now=True)
 
     def snapshot(self) -> RunProgress:
         counts, underway = self.counts, self._underway()
         return RunProgress(
             run_id=self.run_id,
-            items_total=len(self.results),
+            items_total=len(self._status),
             items_done=self.done,
             succeeded=counts[ItemStatus.SUCCEEDED],
             failed=counts[ItemStatus.FAILED],
@@ -205,16 +283,96 @@ class RunState:
 
     # The end.
 
-    def result(self, *, batches: int | None = None, notes: Sequence[str] = (), mode: str = "batch") -> RunResult:
-        """Every item's result in input order (an item with none is pending)."""
-        items = [r if r is not None else self.item(i, ItemStatus.PENDING) for i, r in enumerate(self.results)]
+    async def conclude(
+        self,
+        *,
+        batches: int | None = None,
+        notes: Sequence[str] = (),
+        mode: str = "batch",
+        interrupted: str | None = None,
+        stream: TextIO | None = None,
+    ) -> RunEnd:
+        """The end: every item's line written, in input order, to `results.jsonl`, the `out` file (each replaced whole,
+        atomically) and `stream`; the run's report folded from the same items; the last progress line."""
+        spooled = self._spool is not None and not self._spool_stale
+        tally = self._spooled if spooled else ReportTally()  # (the spooled lines' items are in it already)
+        files: list[AtomicFile] = []
+        try:
+            if self.run.out is not None:
+                files.append(AtomicFile(self.run.out))
+            if self.directory is not None:
+                files.append(self.directory.rewrite())
+            async for chunk in self._every_line():
+                if files or stream is not None:
+                    text = "".join(line for _, line, _ in chunk)
+                    for out in files:
+                        out.write(text)
+                    if stream is not None:
+                        stream.write(text)
+                for _, _, item in chunk:
+                    if item is not None:
+                        tally.add(item)
+            for out in files:
+                out.commit()
+        finally:
+            for out in files:
+                out.discard()  # (nothing, once committed)
+            if self._spool is not None:
+                self._spool.close()
         elapsed = self.clock.now() - self.started
-        return RunResult(self.run_id, items, elapsed_seconds=elapsed, notes=list(notes), batches=batches, mode=mode)
-
-    def finish(self, result: RunResult) -> None:
-        """The results files written whole, in input order, and the last progress line."""
-        if self.directory is not None:
-            self.directory.finish(result.items)
-        if self.run.out is not None:
-            write_lines(self.run.out, (item.as_json() for item in result.items))
+        report = tally.report(
+            self.run_id, batches=batches, mode=mode, interrupted=interrupted, elapsed_seconds=elapsed, notes=notes
+        )
+        result = None
+        if self.results is not None:
+            items = [r if r is not None else self.item(i, ItemStatus.PENDING) for i, r in enumerate(self.results)]
+            result = RunResult(
+                self.run_id, items, elapsed_seconds=elapsed, notes=list(notes), batches=batches, mode=mode,
+                interrupted=interrupted,
+            )  # fmt: skip
         self.progress.close(self.snapshot())
+        return RunEnd(report, result)
+
+    async def _every_line(
+        self, *, settled_only: bool = False
+    ) -> AsyncIterator[list[tuple[int, str, ItemResult | None]]]:
+        """Every item's line in input order, a chunk at a time, with its result (None: a spooled line, whose item the
+        report has already); an item with no result is pending (`settled_only`: left out). Held results are handed as
+        they are; otherwise those that did not succeed are, a success of this go is its spooled line, and a success
+        of an earlier go is made again from the answer the ledger stored, read a chunk of items at a time."""
+        status, count = self._status, len(self._status)
+        spool = self._spool if not self._spool_stale else None
+        for start in range(0, count, _OUTCOMES_AT_ONCE):
+            stop = min(count, start + _OUTCOMES_AT_ONCE)
+            stored: dict[int, ItemOutcome] = {}
+            if self.results is None and any(
+                status[index] == _SUCCEEDED and (spool is None or not spool.holds(index))
+                for index in range(start, stop)
+            ):
+                assert self._runs is not None
+                stored = {o.index: o for o in await self._runs.outcomes(self.run_id, start=start, stop=stop)}
+            chunk: list[tuple[int, str, ItemResult | None]] = []
+            for index in range(start, stop):
+                if settled_only and status[index] == 0:
+                    continue
+                line = spool.get(index) if spool is not None else None
+                if line is not None:
+                    chunk.append((index, line, None))
+                else:
+                    item = self._result_of(index, stored)
+                    chunk.append((index, item_line(item), item))
+            yield chunk
+
+    def _result_of(self, index: int, stored: dict[int, ItemOutcome]) -> ItemResult:
+        """Item `index`'s result when its line is not spooled: held, kept, made again from the ledger, or pending."""
+        if self.results is not None:
+            held = self.results[index]
+            return held if held is not None else self.item(index, ItemStatus.PENDING)
+        kept = self._kept.get(index)
+        if kept is not None:
+            return kept
+        outcome = stored.get(index)
+        if self._status[index] == _SUCCEEDED and outcome is not None:
+            assert self._rebuild is not None
+            return self._rebuild(outcome)
+        return self.item(index, ItemStatus.PENDING)

@@ -21,6 +21,7 @@ import difflib
 import inspect
 import json
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -34,6 +35,7 @@ from lowtide.budget import worst_case_of
 from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, params_text, preflight
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
+from lowtide.bulk.items import ItemKeys, NewItems, item_key
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
 from lowtide.bulk.live_execution import LiveExecution
 from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
@@ -42,18 +44,19 @@ from lowtide.bulk.outputs import check_outputs, check_owned
 from lowtide.bulk.plain import PlainJobs
 from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
+from lowtide.bulk.report import RunReport
 from lowtide.bulk.results import RunResult
+from lowtide.bulk.run_state import RunEnd
 from lowtide.errors import (
     ConfigurationError,
 )
-from lowtide.ledger.runs import NewItem
 from lowtide.ledger.store import RequestState
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
 
-__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options", "item_key"]
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options"]
 
 
 JobInput = Job | str | Mapping[str, Any]
@@ -232,6 +235,19 @@ class BulkRun:
 
         `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
         """
+        end = await self._run(only, hold=True, stream=None)
+        assert end.result is not None
+        return end.result
+
+    async def run_to_files(self, *, only: Iterable[int] | None = None, stream: TextIO | None = None) -> RunReport:
+        """Run (or resume) the run as `run` does, holding no answer in memory: its results go to its files (`out`,
+        `results_dir`) and `stream`, written at the end from the ledger a chunk of items at a time, in input order.
+        Gives the run's report (counts, cost, usage, why items did not succeed), not its items: what `lowtide run`
+        does, so that a run of millions of items needs no more memory than its batches out (a live run still holds
+        its results)."""
+        return (await self._run(only, hold=False, stream=stream)).report
+
+    async def _run(self, only: Iterable[int] | None, *, hold: bool, stream: TextIO | None) -> RunEnd:
         checked = self._check(write=True)
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         if not self._recorded(checked):
@@ -240,7 +256,13 @@ class BulkRun:
         prepared = self._prepare(checked, write=True)
         wanted = set(only) if only is not None else None
         if wanted is not None:
-            prepared.to_send = [index for index in prepared.to_send if index in wanted]
+            prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
+
+        async def go() -> RunEnd:
+            if self.mode == "live":
+                return await LiveExecution(self, prepared, only=wanted, stream=stream).go()
+            return await Execution(self, prepared, hold=hold, stream=stream).go()
+
         if tracing():
             from lowtide.telemetry.runs import traced_run
 
@@ -251,17 +273,12 @@ class BulkRun:
                 gen_ai_provider=self.actor.provider(self._mode()).telemetry_name(),
                 mode=self.mode,
                 items=len(prepared.to_send),
-                go=lambda: self._go(prepared, wanted),
+                go=go,
             )
-        return await self._go(prepared, wanted)
+        return await go()
 
     def _mode(self) -> BatchProcessingMode:
         return BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
-
-    async def _go(self, prepared: Prepared, wanted: set[int] | None) -> RunResult:
-        if self.mode == "live":
-            return await LiveExecution(self, prepared, only=wanted).go()
-        return await Execution(self, prepared).go()
 
     def record(self) -> str:
         """Record the run and all its items in the ledger, as `run()` does first, and return its id.
@@ -418,17 +435,15 @@ class BulkRun:
                 configuration=self.actor.configuration.model_dump(mode="json"),
                 options=self._options(),
                 fingerprint=fingerprint,
-                items=[
-                    NewItem(index, self.jobs.id_of(index), job_text, item_key(run_id, index, 1))
-                    for index, job_text in enumerate(checked.jobs_json)
-                ],
+                items=NewItems(run_id, checked.jobs_json, self.jobs.id_of),  # made a chunk at a time
                 now=now,
             )
             checked.jobs_json.clear()  # in the ledger now: 100,000 strings need not stay for the run's length
             record = store.run(run_id)
         # A run recorded just now has nothing final or out yet: its rows are not read back.
         rows = store.items(run_id, with_jobs=False) if record is not None and not created else []
-        keys = [row.key for row in rows] or [item_key(run_id, index, 1) for index in range(len(self.jobs))]
+        # Made when asked: only the keys of items on a later attempt (a retry) are kept.
+        keys = ItemKeys(run_id, len(self.jobs), {r.index: r.key for r in rows if r.key != item_key(run_id, r.index, 1)})
         finished = [row.index for row in rows if row.request_state is not None and row.request_state.final]
         spent = sum((row.cost_usd or Decimal(0) for row in rows), Decimal(0))
         done = set(finished)
@@ -439,14 +454,18 @@ class BulkRun:
             if r.request_state is not None and not r.request_state.final and r.request_state is not RequestState.PENDING
         ]
         waiting = set(attach)
-        to_send = [index for index in range(len(self.jobs)) if index not in done and index not in waiting]
+        # Kept as arrays of machine integers for the run's length: a million items are 8 MB, not 36.
+        to_send = array("q", (index for index in range(len(self.jobs)) if index not in done and index not in waiting))
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
         identity = ledger.identity()
         if self.mode == "batch":
-            sizes = [
-                size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key, identity))
-                for size, key in zip(sizes, keys, strict=True)
-            ]
+            sizes = array(
+                "q",
+                (
+                    size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key, identity))
+                    for size, key in zip(sizes, keys, strict=True)
+                ),
+            )
         return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes, identity)
 
     def _run_id(self, checked: Checked) -> str:
@@ -498,11 +517,6 @@ def check_run_options(options: Mapping[str, object]) -> None:
             f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
             field=unknown[0],
         )
-
-
-def item_key(run_id: str, index: int, attempt: int) -> str:
-    """The request key of item `index`'s `attempt`."""
-    return f"{run_id}-{index}" if attempt == 1 else f"{run_id}-{index}-a{attempt}"
 
 
 def _qualified(model: type[BaseModel] | None) -> str | None:

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from lowtide.bulk.results import ItemStatus, usd
+from lowtide.bulk.report import usd
+from lowtide.bulk.results import ItemStatus
 from lowtide.bulk.resume import item_status
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore

@@ -8,12 +8,15 @@ import sys
 from collections.abc import Awaitable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
 from lowtide.cli.params import USD, json_option, ledger_option
-from lowtide.errors import APIError, ConfigurationError
+from lowtide.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from lowtide.bulk.report import RunReport
 
 __all__ = ["COMMANDS"]
 
@@ -181,13 +184,14 @@ def run(
         abort_on=abort_on or (),
         abort_mode=abort_mode,
     ).add_jobs(jobs)
-    del jobs  # the run holds them now (a prompt alone as its string): a million `Job`s need not stay beside them
+    del jobs  # the run holds them now (a prompt alone as its string)
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
         _summary(plan.as_json(), plan.lines(), json_output=json_output, to_stderr=False)
         return 0
-    result = asyncio.run(_closing(actor, bulk.run()))
-    return _report(result, json_output=json_output, to_stdout=to_stdout)
+    # The results go to their files (and standard output) from the ledger, a chunk at a time: none is held.
+    report = asyncio.run(_closing(actor, bulk.run_to_files(stream=sys.stdout if to_stdout else None)))
+    return _report(report, json_output=json_output, to_stdout=to_stdout)
 
 
 @click.command(
@@ -227,7 +231,7 @@ def retry(
     Items already answered are kept as they are; `lowtide status RUN` shows the run afterwards.
     """
     from lowtide.actor import Actor
-    from lowtide.bulk.resume import retry_run
+    from lowtide.bulk.resume import prepare_retry
     from lowtide.cli.ledger_commands import existing_ledger
 
     store = existing_ledger(ledger)
@@ -246,8 +250,13 @@ def retry(
         options["out"] = out
     if actor_file is not None:
         options["sources"] = [(actor_file, "the actor file")]
-    result = asyncio.run(_closing(actor, retry_run(actor, run_id, **options)))
-    return _report(result, json_output=json_output, to_stdout=to_stdout)
+
+    async def again() -> RunReport:
+        run, indexes = prepare_retry(actor, run_id, **options)
+        return await run.run_to_files(only=indexes, stream=sys.stdout if to_stdout else None)
+
+    report = asyncio.run(_closing(actor, again()))
+    return _report(report, json_output=json_output, to_stdout=to_stdout)
 
 
 def _progress_mode(given: str) -> str:
@@ -276,7 +285,7 @@ def _format(path: Path, given: Format | None, *, template: str | None) -> Format
 
 
 def _load(path: Path, kind: Format, *, template: str | None, file_column: str | None, id_column: str | None) -> Any:
-    from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
+    from lowtide.bulk.loaders import iter_jsonl, load_csv, load_csv_stream, load_jsonl_stream
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():
@@ -293,7 +302,7 @@ def _load(path: Path, kind: Format, *, template: str | None, file_column: str | 
     if kind == "csv":
         assert template is not None
         return load_csv(path, template, file_column=file_column, id_column=id_column)
-    return load_jsonl(path)
+    return iter_jsonl(path)  # a line at a time: the run keeps a prompt alone as its string, never a million `Job`s
 
 
 async def _closing(actor: Any, work: Awaitable[T]) -> T:
@@ -313,40 +322,31 @@ def _summary(value: Any, lines: list[str], *, json_output: bool, to_stderr: bool
             click.echo(line, err=to_stderr)
 
 
-def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
-    """The run's summary (on stderr when the results themselves go to stdout), and its exit status."""
-    from lowtide.bulk.results import exact_json
-
-    if to_stdout:
-        for item in result.items:
-            click.echo(exact_json(item.as_json()))
-    lines = [result.summary()]
-    reasons: dict[str, int] = {}
-    for item in result.items:
-        if not item.ok:
-            why = item.reason or (f"{type(item.error).__name__}: {item.error}" if item.error else item.status)
-            reasons[why] = reasons.get(why, 0) + 1
-    lines.extend(f"  {count} item(s): {why}" for why, count in sorted(reasons.items(), key=lambda p: -p[1])[:10])
-    failure = _api_failure(result)
-    if result.to_retry and (failure is None or result.mode == "live"):
-        what = "failed, expired and not attempted" if result.mode == "live" else "failed and expired"
-        lines.append(f"send the {what} items again with: lowtide retry {result.run_id}")
-    waiting = waiting_line(result)
+def _report(report: RunReport, *, json_output: bool, to_stdout: bool) -> int:
+    """The run's summary (on stderr when the results themselves went to stdout), and its exit status."""
+    lines = [report.summary()]
+    reasons = sorted(report.reasons.items(), key=lambda pair: -pair[1])[:10]
+    lines.extend(f"  {count} item(s): {why}" for why, count in reasons)
+    failure = report.api_failure
+    if report.to_retry and (failure is None or report.mode == "live"):
+        what = "failed, expired and not attempted" if report.mode == "live" else "failed and expired"
+        lines.append(f"send the {what} items again with: lowtide retry {report.run_id}")
+    waiting = waiting_line(report)
     if waiting is not None:
         lines.append(waiting)
-    if result.interrupted is not None:
+    if report.interrupted is not None:
         from lowtide.bulk.interrupts import exit_status
 
         lines.append(
-            f"interrupted by {result.interrupted}: the calls in flight were answered and their answers stored; run the"
+            f"interrupted by {report.interrupted}: the calls in flight were answered and their answers stored; run the"
             " same command again to resume without paying twice"
         )
-        _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
-        return exit_status(result.interrupted)
-    _summary(result.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+        _summary(report.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
+        return exit_status(report.interrupted)
+    _summary(report.as_json(), lines, json_output=json_output, to_stderr=to_stdout)
     if failure is not None:
-        if result.mode == "live":
-            then = f"every answer already paid for is stored; send the rest with lowtide retry {result.run_id}"
+        if report.mode == "live":
+            then = f"every answer already paid for is stored; send the rest with lowtide retry {report.run_id}"
         else:
             then = (
                 "batches already created keep running at the API and their requests wait in the ledger; run the"
@@ -357,26 +357,17 @@ def _report(result: Any, *, json_output: bool, to_stdout: bool) -> int:
             err=True,
         )
         return 3
-    return 0 if result.ok else 1
+    return 0 if report.ok else 1
 
 
-def waiting_line(result: Any) -> str | None:
+def waiting_line(report: RunReport) -> str | None:
     """What to do about a run's items waiting on batches the API has (None when none waits)."""
-    if not result.waiting:
+    if not report.waiting:
         return None
     return (
-        f"{len(result.waiting)} item(s) are in batches whose answers were not collected: run the same command again"
-        f" (or lowtide retry {result.run_id}) to collect them; nothing is sent or paid for twice"
+        f"{report.waiting} item(s) are in batches whose answers were not collected: run the same command again"
+        f" (or lowtide retry {report.run_id}) to collect them; nothing is sent or paid for twice"
     )
-
-
-def _api_failure(result: Any) -> APIError | None:
-    """The first error of an item that failed because the API refused or failed a call (not an answer of its own:
-    a connection, a key, a refused create), if one did."""
-    for item in result.items:
-        if isinstance(item.error, APIError):
-            return item.error
-    return None
 
 
 COMMANDS = [run, retry]

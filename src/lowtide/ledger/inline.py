@@ -22,7 +22,7 @@ from lowtide.ledger.records import (
 )
 
 if TYPE_CHECKING:
-    from lowtide.ledger.runs import LiveAnswer
+    from lowtide.ledger.runs import ItemOutcome, LiveAnswer
 
 __all__ = ["InlineAsyncLedger", "InlineAsyncRunLedger", "async_ledger"]
 
@@ -231,6 +231,9 @@ class InlineAsyncRunLedger:
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return self.sync.batches(run_id)
+
+    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        return self.sync.outcomes(run_id, start=start, stop=stop)
 
 
 _IMPLEMENTS: type[AsyncLedgerStore] = InlineAsyncLedger

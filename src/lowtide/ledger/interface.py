@@ -33,7 +33,7 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
 )
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord
+from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord
 
 if TYPE_CHECKING:
     from lowtide.ledger.views import LedgerViews
@@ -73,6 +73,11 @@ class RunLedger(Protocol):
 
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
         """Every item of the run in input order, each with its latest request's state, batch and cost."""
+        ...
+
+    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        """The run's items whose index is from `start` up to (not including) `stop`, in input order, each with what the
+        run decided and its latest request's state, answer and error: a run's results written a chunk at a time."""
         ...
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
@@ -367,6 +372,8 @@ class AsyncRunLedger(Protocol):
     async def outstanding_batches(self, run_id: str) -> list[str]: ...
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]: ...
+
+    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]: ...
 
 
 class AsyncLedgerStore(Protocol):

@@ -1,6 +1,7 @@
 """Bulk runs as every store keeps them: a run (`RunRecord`), its items in input order (`NewItem` written, `ItemRow`
-read back with its latest request's state), and a live item's stored answer (`LiveAnswer`); a store's rows -> these
-records, and an item's job as every store keeps it (`job_text`).
+read back with its latest request's state, `ItemOutcome` with its stored answer or error, for writing the run's
+results), and a live item's stored answer (`LiveAnswer`); a store's rows -> these records, and an item's job as every
+store keeps it (`job_text`).
 
 A run is written once, with all its items, in one transaction: a process that dies afterwards leaves a run that
 `lowtide run` (the same inputs), `lowtide retry` and `lowtide status` can pick up. An item points at the request key
@@ -18,7 +19,17 @@ from typing import Any
 
 from lowtide.ledger.records import RequestState, Row, stored_json
 
-__all__ = ["ItemRow", "LiveAnswer", "NewItem", "RunRecord", "item_row", "job_text", "run_record"]
+__all__ = [
+    "ItemOutcome",
+    "ItemRow",
+    "LiveAnswer",
+    "NewItem",
+    "RunRecord",
+    "item_outcome",
+    "item_row",
+    "job_text",
+    "run_record",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,20 @@ class ItemRow:
     cost_usd: Decimal | None
     worst_case_usd: Decimal | None = None
     """The budget check's estimate of the latest request, while it is not final."""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemOutcome:
+    """An item as writing the run's results needs it: what the run decided, and its latest request's state with the
+    answer or error stored for it (never its parameters, nor the rest of its record)."""
+
+    index: int
+    key: str
+    status: str | None
+    reason: str | None
+    state: RequestState | None
+    response: dict[str, Any] | None
+    error: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,21 @@ def item_row(row: Row) -> ItemRow:
         batch_id=row["batch_id"],
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
         worst_case_usd=Decimal(str(row["worst_case_usd"])) if row["worst_case_usd"] is not None else None,
+    )
+
+
+def item_outcome(row: Row) -> ItemOutcome:
+    """An item as a store's row of a run's outcomes gives it (`idx`, `key`, `status`, `reason`, and its request's
+    `state`, `response` and `error`, NULL when it has none)."""
+    state, response, error = row["state"], row["response"], row["error"]
+    return ItemOutcome(
+        index=int(row["idx"]),
+        key=row["key"],
+        status=row["status"],
+        reason=row["reason"],
+        state=RequestState(state) if state is not None else None,
+        response=json.loads(response) if response else None,
+        error=json.loads(error) if error else None,
     )
 
 

@@ -14,7 +14,7 @@ from lowtide.telemetry.current import RUN
 from lowtide.telemetry.scope import tracer
 
 if TYPE_CHECKING:
-    from lowtide.bulk.results import RunResult
+    from lowtide.bulk.run_state import RunEnd
 
 __all__ = ["traced_run"]
 
@@ -27,8 +27,8 @@ async def traced_run(
     gen_ai_provider: str | None,
     mode: str,
     items: int,
-    go: Callable[[], Awaitable[RunResult]],
-) -> RunResult:
+    go: Callable[[], Awaitable[RunEnd]],
+) -> RunEnd:
     span = tracer().start_span(
         "lowtide.run",
         kind=SpanKind.INTERNAL,
@@ -43,7 +43,7 @@ async def traced_run(
     token = RUN.set(span)
     try:
         with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-            result = await go()
+            end = await go()
     except BaseException as exc:
         span.set_attribute("error.type", type(exc).__name__)
         span.set_status(Status(StatusCode.ERROR, str(exc)[:500]))
@@ -51,9 +51,10 @@ async def traced_run(
         raise
     finally:
         RUN.reset(token)
-    for status, count in result.counts().items():
+    report = end.report
+    for status, count in report.counts().items():
         span.set_attribute(f"lowtide.run.items.{status}", count)
-    if result.batches is not None:
-        span.set_attribute("lowtide.run.batches", result.batches)
+    if report.batches is not None:
+        span.set_attribute("lowtide.run.batches", report.batches)
     span.end()
-    return result
+    return end

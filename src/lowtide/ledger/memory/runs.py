@@ -17,7 +17,7 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.interface import RunLedger
 from lowtide.ledger.memory.tables import MemoryTables, StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, job_text
+from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord, job_text
 
 __all__ = ["MemoryRunStore"]
 
@@ -145,6 +145,30 @@ class MemoryRunStore:
                     )
                 )
         return rows
+
+    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        t = self._tables
+        found: list[ItemOutcome] = []
+        with self._lock:
+            items = self._items.get(run_id, {})
+            for index in range(start, stop):
+                i = items.get(index)
+                if i is None:
+                    continue
+                r = t.requests.get(i.key)
+                o = t.outcome(r) if r is not None else None
+                found.append(
+                    ItemOutcome(
+                        index=i.index,
+                        key=i.key,
+                        status=i.status,
+                        reason=i.reason,
+                        state=t.view_state(r) if r is not None else None,
+                        response=json.loads(o.response) if o is not None and o.response else None,
+                        error=json.loads(o.error) if o is not None and o.error else None,
+                    )
+                )
+        return found
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         with self._lock:

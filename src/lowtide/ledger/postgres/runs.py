@@ -19,7 +19,17 @@ from lowtide.ledger.interface import AsyncRunLedger, RunLedger
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.steps import CHUNK, Op, Sql, run, run_async
 from lowtide.ledger.records import answer_json, stored_json
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, job_text, run_record
+from lowtide.ledger.runs import (
+    ItemOutcome,
+    ItemRow,
+    LiveAnswer,
+    NewItem,
+    RunRecord,
+    item_outcome,
+    item_row,
+    job_text,
+    run_record,
+)
 
 __all__ = ["AsyncPostgresRunStore", "PostgresRunStore"]
 
@@ -68,6 +78,9 @@ class PostgresRunStore:
 
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
         return self._read(_items(run_id, with_jobs=with_jobs))
+
+    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        return self._read(_outcomes(run_id, start=start, stop=stop))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         _not_on_a_loop("decide")
@@ -121,6 +134,9 @@ class AsyncPostgresRunStore:
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return await run_async(self._pool, "read runs", _batches(run_id), transaction=False)
+
+    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        return await run_async(self._pool, "read runs", _outcomes(run_id, start=start, stop=stop), transaction=False)
 
 
 # The operations.
@@ -180,6 +196,16 @@ def _items(run_id: str, *, with_jobs: bool) -> Op[list[ItemRow]]:
         (with_jobs, run_id),
     )
     return [item_row(row) for row in reply.dicts()]
+
+
+def _outcomes(run_id: str, *, start: int, stop: int) -> Op[list[ItemOutcome]]:
+    reply = yield Sql(
+        "SELECT ri.idx, ri.key, ri.status, ri.reason, r.state, r.response, r.error"
+        " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key"
+        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s ORDER BY ri.idx",
+        (run_id, start, stop),
+    )
+    return [item_outcome(row) for row in reply.dicts()]
 
 
 def _decide(run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> Op[None]:

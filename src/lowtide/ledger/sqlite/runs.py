@@ -12,7 +12,17 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.ledger.records import answer_json, stored_json
-from lowtide.ledger.runs import ItemRow, LiveAnswer, NewItem, RunRecord, item_row, job_text, run_record
+from lowtide.ledger.runs import (
+    ItemOutcome,
+    ItemRow,
+    LiveAnswer,
+    NewItem,
+    RunRecord,
+    item_outcome,
+    item_row,
+    job_text,
+    run_record,
+)
 from lowtide.ledger.sqlite.connection import SqliteFile
 from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE, add_totals, last_result, latest_membership
 
@@ -78,6 +88,17 @@ class RunStore:
             (run_id,),
         )
         return [item_row(row) for row in rows]
+
+    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+        """The run's items from index `start` up to `stop`, in input order, with their latest request's state, answer
+        and error (the joins of `items`, without the request's parameters)."""
+        rows = self.ledger.select(
+            f"SELECT ri.idx, ri.key, ri.status, ri.reason, {REQUEST_STATE} AS state, o.response, o.error"
+            f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME}"
+            " WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
+            (run_id, start, stop),
+        )
+        return [item_outcome(row) for row in rows]
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         """Record what the run decided for items without the API: (index, status, reason); None clears it."""
