@@ -72,7 +72,7 @@ def record_intent(
     for chunk in chunks(members):
         reply = yield Sql(
             "SELECT key, state = 'pending' AND (owner IS NULL OR owner = %s) FROM requests"
-            " WHERE key = ANY(%s) ORDER BY key FOR UPDATE",
+            " WHERE key = ANY(%b) ORDER BY key FOR UPDATE",
             (owner, [key for key, _ in chunk]),
         )
         known.update(str(key) for key, _ in reply.rows)
@@ -91,7 +91,7 @@ def record_intent(
     for chunk in chunks(members):
         yield Sql(
             "INSERT INTO batch_members (batch_id, key, custom_id)"
-            " SELECT %s, k, c FROM unnest(%s::text[], %s::text[]) AS t(k, c)",
+            " SELECT %s, k, c FROM unnest(%b::text[], %b::text[]) AS t(k, c)",
             (batch_id, [key for key, _ in chunk], [custom_id for _, custom_id in chunk]),
         )
     yield Sql(
