@@ -11,6 +11,10 @@ created (from the emulator), and the database server's CPU for the PostgreSQL on
 /proc, before and after). The processes start their calls together (a barrier), after their imports. The load average
 is recorded with each figure: these machines are shared.
 
+The processes sharing a ledger run twice: with every process's window (`--window`, 0.5 s), and with a window longer
+than their claims take (`--hosts-window`, 5 s): a process gathers, as its window closes, the calls the others have
+committed by then, so their calls travel in one batch only when each window outlasts the claims of all of them.
+
 Needs PostgreSQL installed (`apt-get install postgresql`): a throwaway cluster is started as the tests start theirs
 (`features/support/postgres.py`).
 """
@@ -57,8 +61,9 @@ def meet(barrier: Path, parties: int) -> None:
         time.sleep(0.005)
 
 
-async def worker(base_url: str, ledger: str, first: int, count: int) -> dict[str, Any]:
-    """`count` concurrent calls (keys `call-first` ..) of one batch-mode actor on `ledger`."""
+async def worker(base_url: str, ledger: str, first: int, count: int, window: float) -> dict[str, Any]:
+    """`count` concurrent calls (keys `call-first` ..) of one batch-mode actor on `ledger`, gathered for `window`
+    seconds."""
     from lowtide import Actor
 
     configuration: dict[str, Any] = {
@@ -69,7 +74,7 @@ async def worker(base_url: str, ledger: str, first: int, count: int) -> dict[str
         "base_url": base_url,
         "api_key_env": _KEY_ENV,
         "ledger": ledger,
-        "batch": {"poll_interval": 1.0, "coalesce_window": 0.5},
+        "batch": {"poll_interval": 1.0, "coalesce_window": window},
     }
     async with Actor(configuration) as actor:
         cpu_before, started = cpu_seconds(), time.time()
@@ -120,7 +125,9 @@ def _server_cpu(cluster: Any) -> float:
     return total / ticks
 
 
-def measure(name: str, calls: int, processes: int, ledger: str, environment: dict[str, str], cluster: Any) -> Run:
+def measure(
+    name: str, calls: int, processes: int, ledger: str, environment: dict[str, str], cluster: Any, window: float
+) -> Run:
     with Emulator(2.0, environment) as emulator, tempfile.TemporaryDirectory() as scratch:
         share, extra = divmod(calls, processes)
         before = _server_cpu(cluster) if cluster is not None else None
@@ -129,7 +136,7 @@ def measure(name: str, calls: int, processes: int, ledger: str, environment: dic
         for p in range(processes):
             count = share + (1 if p < extra else 0)
             argv = [sys.executable, __file__, "--worker", emulator.url, ledger, str(first), str(count), scratch,
-                    str(processes)]  # fmt: skip
+                    str(processes), str(window)]  # fmt: skip
             env = {**environment, _KEY_ENV: API_KEY, "LOWTIDE_HOST_ID": f"bench-host-{p}"}
             children.append(subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env))
             first += count
@@ -185,15 +192,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--window", type=float, default=0.5, help="every process's coalesce window, in seconds")
+    parser.add_argument(
+        "--hosts-window",
+        type=float,
+        default=5.0,
+        help="the processes sharing a ledger again, with this window: longer than their claims take, so that their"
+        " calls can travel in one batch (the same as --window: no such row)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this file's marked block")
-    parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        base_url, ledger, first, count, barrier, parties = args.worker
+        base_url, ledger, first, count, barrier, parties, window = args.worker
         import lowtide  # noqa: F401 - imported before the barrier, so that the calls start together
 
         meet(Path(barrier), int(parties))
-        result = asyncio.run(worker(base_url, ledger, int(first), int(count)))
+        result = asyncio.run(worker(base_url, ledger, int(first), int(count), float(window)))
         print(json.dumps(result))
         return 0
 
@@ -204,19 +219,19 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[Run] = []
     with PostgresCluster.start() as cluster, tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.repeat):
+            hosts = f"{args.processes} processes (hosts), PostgreSQL"
             configurations = [
-                ("1 process, SQLite", 1, str(Path(scratch) / f"ledger-{round_}.sqlite3"), None),
-                ("1 process, PostgreSQL", 1, cluster.create_database(f"one_{round_}"), cluster),
-                (
-                    f"{args.processes} processes (hosts), PostgreSQL",
-                    args.processes,
-                    cluster.create_database(f"many_{round_}"),
-                    cluster,
-                ),
+                ("1 process, SQLite", 1, str(Path(scratch) / f"ledger-{round_}.sqlite3"), None, args.window),
+                ("1 process, PostgreSQL", 1, cluster.create_database(f"one_{round_}"), cluster, args.window),
+                (hosts, args.processes, cluster.create_database(f"many_{round_}"), cluster, args.window),
             ]
-            for name, processes, ledger, server in configurations:
+            if args.hosts_window != args.window:
+                wide = cluster.create_database(f"wide_{round_}")
+                name = f"{hosts}, {args.hosts_window:g} s window"
+                configurations.append((name, args.processes, wide, cluster, args.hosts_window))
+            for name, processes, ledger, server, window in configurations:
                 print(f"{name}: {args.calls:,} calls ...", file=sys.stderr, flush=True)
-                run = measure(name, args.calls, processes, ledger, environment, server)
+                run = measure(name, args.calls, processes, ledger, environment, server, window)
                 print(f"  {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.batches} batch(es)", file=sys.stderr)
                 runs.append(run)
     revision, _ = source_revision()
@@ -229,9 +244,10 @@ def main(argv: list[str] | None = None) -> int:
             *machine(),
             f"- load average (1 min) {load:.2f} at the start; each row gives it as measured after each run",
             f"- command: `python benchmarks/many_hosts.py --calls {args.calls} --processes {args.processes}"
-            f" --repeat {args.repeat}`",
+            f" --repeat {args.repeat} --window {args.window:g} --hosts-window {args.hosts_window:g}`",
             "- emulator: `lowtide emulator --port 0 --processing-seconds 2.0`, a fresh one per run; poll interval"
-            " 1.0 s, coalesce window 0.5 s; PostgreSQL: a throwaway cluster (fsync off) on loopback",
+            f" 1.0 s, coalesce window {args.window:g} s (where a row names none); PostgreSQL: a throwaway cluster"
+            " (fsync off) on loopback",
             "",
             f"### {args.calls:,} calls",
             "",

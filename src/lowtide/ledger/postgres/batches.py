@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import LiteralString
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.postgres.steps import BATCH, LEASE_OVER, NOTIFY, Op, Sql, chunks
@@ -65,42 +66,46 @@ def record_intent(
         " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",
         (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
     )
-    # Locked first: a request another process is taking into its batch (`take_pending`) is waited for, and then
-    # found not to be this owner's any more: it stays out.
-    mine: set[str] = set()
-    known: set[str] = set()
-    for chunk in chunks(members):
-        reply = yield Sql(
-            "SELECT key, state = 'pending' AND (owner IS NULL OR owner = %s) FROM requests"
-            " WHERE key = ANY(%s) ORDER BY key FOR UPDATE",
-            (owner, [key for key, _ in chunk]),
-        )
-        known.update(str(key) for key, _ in reply.rows)
-        mine.update(str(key) for key, free in reply.rows if free)
-    strangers = sorted({key for key, _ in members} - known)
+    # One statement a chunk, in key order: the members are locked (in key order, so that two intents never wait on
+    # each other in a circle), those still pending and this owner's move into the batch, and only those become its
+    # members. A request another process is taking into its batch (`take_pending`) is waited for, and then found not
+    # to be this owner's any more: it stays out.
+    kept: set[str] = set()
+    strangers: list[str] = []
+    for chunk in chunks(sorted(dict(members).items())):
+        keys = [key for key, _ in chunk]
+        ids = [custom_id for _, custom_id in chunk]
+        reply = yield Sql(_JOIN, {"keys": keys, "ids": ids, "batch": batch_id, "owner": owner, "now": now})
+        joined = {str(row[0]) for row in reply.rows}
+        kept |= joined
+        if len(joined) < len(keys):  # not this owner's pending request any more, or not a request at all
+            missing = [key for key in keys if key not in joined]
+            known = yield Sql("SELECT key FROM requests WHERE key = ANY(%b)", (missing,))
+            there = {str(row[0]) for row in known.rows}
+            strangers.extend(key for key in missing if key not in there)
     if strangers:  # a batch of requests the ledger does not hold would be answered to nobody
         raise LedgerError(
             f"The ledger {location} could not record batch {batch_id}: it holds no request {', '.join(strangers[:5])}."
         )
-    if len(mine) < len(members):
-        members = [(key, custom_id) for key, custom_id in members if key in mine]
-        if not members:
+    if len(kept) < len(members):
+        if not kept:
             yield Sql("DELETE FROM batches WHERE id = %s", (batch_id,))
             return []
-        yield Sql("UPDATE batches SET request_count = %s WHERE id = %s", (len(members), batch_id))
-    for chunk in chunks(members):
-        yield Sql(
-            "INSERT INTO batch_members (batch_id, key, custom_id)"
-            " SELECT %s, k, c FROM unnest(%s::text[], %s::text[]) AS t(k, c)",
-            (batch_id, [key for key, _ in chunk], [custom_id for _, custom_id in chunk]),
-        )
-    yield Sql(
-        "UPDATE requests SET state = 'submitting', batch_id = %s, attempts = attempts + 1,"
-        " owner = NULL, owner_until = NULL, updated_at = %s"
-        " WHERE key IN (SELECT key FROM batch_members WHERE batch_id = %s)",
-        (batch_id, now, batch_id),
-    )
-    return [key for key, _ in members]
+        yield Sql("UPDATE batches SET request_count = %s WHERE id = %s", (len(kept), batch_id))
+    return [key for key, _ in members if key in kept]
+
+
+_JOIN: LiteralString = (
+    "WITH locked AS MATERIALIZED (SELECT key FROM requests WHERE key = ANY(%(keys)b) ORDER BY key FOR UPDATE),"
+    " joined AS (UPDATE requests r SET state = 'submitting', batch_id = %(batch)s, attempts = r.attempts + 1,"
+    " owner = NULL, owner_until = NULL, updated_at = %(now)s FROM locked l"
+    " WHERE r.key = l.key AND r.state = 'pending' AND (r.owner IS NULL OR r.owner = %(owner)s) RETURNING r.key)"
+    " INSERT INTO batch_members (batch_id, key, custom_id) SELECT %(batch)s, t.k, t.c"
+    " FROM unnest(%(keys)b::text[], %(ids)b::text[]) AS t(k, c) JOIN joined j ON j.key = t.k ORDER BY t.k"
+    " RETURNING key"
+)
+"""A chunk of an intent's members, in one statement: locked, moved into the batch if still pending and the owner's,
+and recorded as members; the keys that joined."""
 
 
 def record_submitted(

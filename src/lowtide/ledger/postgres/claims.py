@@ -58,8 +58,8 @@ def claim_new(
             "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, max_attempts,"
             " worst_case_usd, scope, state, created_at, updated_at, owner, owner_until)"
             " SELECT k, c, a, m, p, n, x, w, s, 'pending', %s, %s, %s, %s FROM unnest("
-            "%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::int[],"
-            " %s::float8[], %s::text[]) AS t(k, c, a, m, p, n, x, w, s)"
+            "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::int[], %b::int[],"
+            " %b::float8[], %b::text[]) AS t(k, c, a, m, p, n, x, w, s)"
             " ON CONFLICT (key) DO NOTHING RETURNING key",
             (now, now, owner, until, *(list(column) for column in columns)),
         )
@@ -71,7 +71,7 @@ def claim_new(
         if traced:
             keys, contexts = zip(*traced, strict=True)
             yield Sql(
-                "INSERT INTO request_traces (key, context) SELECT * FROM unnest(%s::text[], %s::text[])"
+                "INSERT INTO request_traces (key, context) SELECT * FROM unnest(%b::text[], %b::text[])"
                 " ON CONFLICT (key) DO NOTHING",
                 (list(keys), list(contexts)),
             )
@@ -96,7 +96,7 @@ def requeue(keys: Iterable[str], *, owner: str, until: float, now: float) -> Op[
     for chunk in chunks(list(keys)):
         yield Sql(
             "UPDATE requests SET state = 'pending', batch_id = NULL, owner = %s, owner_until = %s,"
-            " updated_at = %s WHERE key = ANY(%s)",
+            " updated_at = %s WHERE key = ANY(%b)",
             (owner, until, now, list(chunk)),
         )
 
@@ -137,7 +137,7 @@ def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
     """The records of `keys` the ledger knows, in the order given."""
     found: dict[str, RequestRecord] = {}
     for chunk in chunks(keys, size=500):
-        reply = yield Sql("SELECT * FROM request_view WHERE key = ANY(%s)", (list(chunk),))
+        reply = yield Sql("SELECT * FROM request_view WHERE key = ANY(%b)", (list(chunk),))
         for row in reply.dicts():
             record = request_record(row)
             found[record.key] = record
@@ -148,7 +148,7 @@ def traces_of(keys: Sequence[str]) -> Op[dict[str, str]]:
     """The trace contexts stored with `keys` (schema 4), of those that have one."""
     found: dict[str, str] = {}
     for chunk in chunks(keys, size=500):
-        reply = yield Sql("SELECT key, context FROM request_traces WHERE key = ANY(%s)", (list(chunk),))
+        reply = yield Sql("SELECT key, context FROM request_traces WHERE key = ANY(%b)", (list(chunk),))
         for row in reply.rows:
             found[str(row[0])] = str(row[1])
     return found
@@ -178,7 +178,7 @@ def take_pending(
         taken.append(PendingRequest(str(key), str(custom_id), str(params), int(params_bytes), str(model)))
     if taken:
         yield Sql(
-            "UPDATE requests SET owner = %s, owner_until = %s, updated_at = %s WHERE key = ANY(%s)",
+            "UPDATE requests SET owner = %s, owner_until = %s, updated_at = %s WHERE key = ANY(%b)",
             (owner, until, now, [t.key for t in taken]),
         )
     return taken

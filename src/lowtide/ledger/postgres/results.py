@@ -30,8 +30,8 @@ def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float
     # WITH ORDINALITY keeps the arrival order in `seq`.
     yield Sql(
         "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
-        " SELECT %s, k, s, r, e, c, l, %s FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[],"
-        " %s::text[], %s::text[]) WITH ORDINALITY AS t(k, s, r, e, c, l, n) ORDER BY n",
+        " SELECT %s, k, s, r, e, c, l, %s FROM unnest(%b::text[], %b::text[], %b::text[], %b::text[],"
+        " %b::text[], %b::text[]) WITH ORDINALITY AS t(k, s, r, e, c, l, n) ORDER BY n",
         (batch_id, now, keys, states, responses, errors, costs, live_costs),
     )
     yield Sql(NOTIFY, (batch_id,))

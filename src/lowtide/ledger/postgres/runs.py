@@ -172,7 +172,7 @@ def _create(
         chunk = items[start : start + CHUNK]
         yield Sql(
             "INSERT INTO run_items (run_id, idx, item_id, job, key) SELECT %s, i, d, j, k"
-            " FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[]) AS t(i, d, j, k)",
+            " FROM unnest(%b::int[], %b::text[], %b::text[], %b::text[]) AS t(i, d, j, k)",
             (
                 run_id,
                 [i.index for i in chunk],
@@ -214,7 +214,7 @@ def _decide(run_id: str, decisions: Iterable[tuple[int, str | None, str | None]]
         chunk = rows[start : start + CHUNK]
         yield Sql(
             "UPDATE run_items ri SET status = t.s, reason = t.r"
-            " FROM unnest(%s::int[], %s::text[], %s::text[]) AS t(i, s, r)"
+            " FROM unnest(%b::int[], %b::text[], %b::text[]) AS t(i, s, r)"
             " WHERE ri.run_id = %s AND ri.idx = t.i",
             ([i for i, _, _ in chunk], [s for _, s, _ in chunk], [r for _, _, r in chunk], run_id),
         )
@@ -227,7 +227,7 @@ def _new_attempts(run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -
         chunk = rows[start : start + CHUNK]
         yield Sql(
             "UPDATE run_items ri SET key = t.k, attempt = ri.attempt + 1, status = NULL, reason = NULL"
-            " FROM unnest(%s::int[], %s::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i",
+            " FROM unnest(%b::int[], %b::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i",
             ([i for i, _ in chunk], [k for _, k in chunk], run_id),
         )
     yield Sql("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
