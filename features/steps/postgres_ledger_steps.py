@@ -381,13 +381,13 @@ def step_started_answered(context: Context, seconds: float) -> None:
 
 
 _POOL_AT_WORK = """
-import asyncio, sys
+import asyncio, sys, time
 from psycopg_pool.pool_async import MaintenanceTask
 from lowtide.ledger.postgres.pool import PostgresPool
 
 class Slow(MaintenanceTask):
     async def _run(self, pool):
-        await asyncio.sleep(30)
+        await asyncio.sleep(3600)
 
 async def main():
     pool = PostgresPool(sys.argv[1])
@@ -397,31 +397,35 @@ async def main():
     for _ in range(opened.num_workers):  # every worker busy when the loop ends
         opened.run_task(Slow(opened))
     await asyncio.sleep(0.5)
+    print("returned", time.monotonic(), flush=True)  # the system's monotonic clock: the test's too
 
 asyncio.run(main())
 print("exited")
 """
 
 
-@when("a program opens the PostgreSQL ledger's connection pool, gives its workers a task of 30 seconds and returns")
+@when("a program opens the PostgreSQL ledger's connection pool, gives its workers a task of an hour and returns")
 def step_pool_at_work(context: Context) -> None:
-    started = time.monotonic()
+    # Bounded generously (starting Python and lowtide on a loaded machine takes seconds); what is judged is the time
+    # from the program's return to its exit, which a worker holding the loop would make an hour.
     try:
         done = subprocess.run(
             [sys.executable, "-c", _POOL_AT_WORK, context.postgres_url],
-            capture_output=True, text=True, timeout=15, check=False,
+            capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         context.pool_program = None
     else:
-        context.pool_program = (done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+        context.pool_program = (done.returncode, done.stdout, done.stderr, time.monotonic())
 
 
-@then("the program exits within {seconds:d} seconds, with status 0")
+@then("the program exits within {seconds:d} seconds of returning, with status 0")
 def step_pool_program_exited(context: Context, seconds: int) -> None:
     ended = context.pool_program
-    assert ended is not None, f"the program was still running after {seconds} seconds"
-    status, out, err, took = ended
+    assert ended is not None, "the program was still running after 300 seconds"
+    status, out, err, exited = ended
     assert status == 0, (status, err[-2000:])
     assert "exited" in out, (out, err[-2000:])
-    assert took < seconds, took
+    returned = [float(line.split()[1]) for line in out.splitlines() if line.startswith("returned ")]
+    assert returned, (out, err[-2000:])
+    assert exited - returned[0] < seconds, f"exited {exited - returned[0]:.1f} s after returning"
