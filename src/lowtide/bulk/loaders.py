@@ -13,7 +13,8 @@ import io
 import json
 import re
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -255,29 +256,29 @@ def _json_type(value: object) -> str:
 def _input_lines(source: Path) -> Iterator[bytes]:
     """The lines of an input file, read a line at a time, as `bytes.splitlines` splits the whole (at LF, CRLF or CR),
     without their ends; a file that cannot be opened is an `InputError`, as `_read_input` says it."""
-    try:
+    with _unreadable_as_input_error(source):
         handle = source.open("rb")
-    except FileNotFoundError:
-        raise InputError(source, [InputProblem(None, "does not exist")]) from None
-    except IsADirectoryError:
-        raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
-    except OSError as exc:
-        raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
     with handle:
         for chunk in handle:  # (a chunk ends at LF: a CR inside it splits it as the whole file's splitlines would)
             yield from chunk.splitlines()
 
 
 def _read_input(source: Path) -> bytes:
+    with _unreadable_as_input_error(source):
+        return source.read_bytes()
+
+
+@contextmanager
+def _unreadable_as_input_error(source: Path) -> Generator[None]:
+    """An input file that is missing, a folder or unreadable, as the `InputError` that says so."""
     try:
-        raw = source.read_bytes()
+        yield
     except FileNotFoundError:
         raise InputError(source, [InputProblem(None, "does not exist")]) from None
     except IsADirectoryError:
         raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
     except OSError as exc:
         raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
-    return raw
 
 
 def _refuse_binary(head: bytes, source: str | Path, kind: str) -> None:
