@@ -10,11 +10,10 @@ from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
 
-from _support import emulated_reply_to, world
+from _support import emulated_reply_to, set_env, world
 from step_context import Context, then, when
 
 from lowtide.cli import main
-from lowtide.clock import ManualClock
 from lowtide.demo import run_demo
 
 
@@ -27,7 +26,12 @@ def _output(context: Context) -> str:
 def _run_demo(context: Context, config: Path | None) -> None:
     w = world(context)
     out = io.StringIO()
-    failures = w.attempt_async(lambda: run_demo(out, config=config, processing_seconds=0, clock=ManualClock()))
+    # The real clock, as `lowtide demo` runs: its coalescing window (2 s) is what gathers its actors' concurrent calls
+    # into one batch while each checks its model on the in-process emulator; virtual time closed that window after a
+    # turn of the event loop, leaving the batch count to how many turns each actor's checks took (two batches, once
+    # in a full run). Polls are made short, as the README's examples make them, for the scenarios' own actor files.
+    set_env(w, "LOWTIDE_POLL_INTERVAL", "0.05")
+    failures = w.attempt_async(lambda: run_demo(out, config=config, processing_seconds=0))
     w.value = {"out": out.getvalue(), "failures": failures}
     w.witnessed.setdefault("demo outputs", []).append(out.getvalue())
 
