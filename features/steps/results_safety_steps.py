@@ -4,7 +4,6 @@ lone surrogate past every check, and the files a bulk run writes (never over wha
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -21,6 +20,7 @@ from lowtide.batching.engine import BatchEngine, GroupCall
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.status import run_status
 from lowtide.emulator.core.faults import garble_kind
+from lowtide.emulator.core.order import unrelated_order
 from lowtide.errors import ActorError, BatchRequestUnreadable
 from lowtide.ledger.store import RequestState, stored_json
 
@@ -48,11 +48,6 @@ def _result(context: Context) -> RunResult:
     result = bulk.get("result")
     assert isinstance(result, RunResult), f"no run result (error: {world(context).error!r})"
     return result
-
-
-def _line_order(custom_id: str) -> bytes:
-    """Where the emulator writes a request's result line: in the order of a digest of its custom id."""
-    return hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
 
 
 def _indexes(text: str) -> list[int]:
@@ -85,13 +80,14 @@ def step_provider_actor_attempts(context: Context, name: str, provider: str, att
 
 @given('the first result line of the run "{run_id}" ends as errored with {error_type:w}, in the first batch only')
 def step_first_line_errored(context: Context, run_id: str, error_type: str) -> None:
-    """The emulator writes a batch's result lines in the order of a digest of their custom ids: the one first in it
-    fails once (an outcome armed by custom id; the retry has its own)."""
+    """The emulator writes a batch's result lines in its own order (`unrelated_order` of their custom ids, the run's
+    items sent in input order): the one first in it fails once (an outcome armed by custom id; the retry has its
+    own)."""
     w = world(context)
-    count = len(w.asked["bulk"]["prompts"])
-    keys = sorted((f"{run_id}-{n}" for n in range(count)), key=lambda key: _line_order(w.custom_id(key)))
-    w.asked["first line"] = keys[0]
-    w.emu.faults.outcome(w.custom_id(keys[0]), "errored", error_type=error_type)
+    keys = [f"{run_id}-{n}" for n in range(len(w.asked["bulk"]["prompts"]))]
+    first = unrelated_order(range(len(keys)), lambda index: w.custom_id(keys[index]))[0]
+    w.asked["first line"] = keys[first]
+    w.emu.faults.outcome(w.custom_id(keys[first]), "errored", error_type=error_type)
     # The first batch's outcomes are settled as it ends: the outcome is taken back before its results are read.
     w.hooks.before("batches.results", lambda: w.emu.faults.restore_outcomes({}))
 
