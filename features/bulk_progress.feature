@@ -51,6 +51,17 @@ Feature: Bulk progress
       | 1    | 3     | 30.4    | ETA 1m01s     | 60.8    |
       | 100  | 100   | 3725    | done in 1h02m | 0       |
 
+  Scenario Outline: A batch run's time left is its batches' reckoning, whatever the items' rate would say
+    When the batch run has done <done> of <total> items after <elapsed> seconds, <paced> seconds left by its batches
+    Then the progress says "<text>", and the seconds left are <seconds>
+
+    Examples:
+      | done | total | elapsed | paced | text          | seconds |
+      | 1    | 20000 | 1800    | None  | ETA unknown   | None    |
+      | 3    | 12    | 70      | 2     | ETA 2s        | 2       |
+      | 6    | 12    | 70      | 70    | ETA 1m10s     | 70      |
+      | 12   | 12    | 140     | None  | done in 2m20s | 0       |
+
   Scenario Outline: Money is shown to the cent, and to a hundredth of a cent below one cent
     When the run has spent $<spent> of a limit of <limit>
     Then the progress line shows "<text>"

@@ -187,6 +187,18 @@ Feature: Bulk runs: many inputs through batches, in order, resumable, within lim
     When the actor maps the prompts with 3 items per batch, reporting progress to a callback
     Then the callback saw items done rise to 6 of 6, and batches done rise to 2 of 2
 
+  Scenario Outline: A batch run's ETA comes from its batches' pace: the batches still out and those still to send
+    Given 12 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, <parallel> batches at once, reporting progress
+    Then every one of the 12 results succeeded
+    And every report before its first batch was done said the ETA was unknown
+    And when its first batch was done, with 3 of 12 items, the ETA was <low> to <high> seconds
+
+    Examples: all four batches out at once end together; two at once leave a second wave, one batch's time
+      | parallel | low | high |
+      | 4        | 0   | 10   |
+      | 2        | 55  | 85   |
+
   Scenario: The results directory: raw lines per batch and one processed line per input, in order, with no secret
     Given 5 prompts "Review {n}", with prompt 2 ending as errored
     When the actor maps the prompts with 2 items per batch into the results directory "out"

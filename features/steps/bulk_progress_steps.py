@@ -141,6 +141,17 @@ def step_done_after(context: Context, done: int, total: int, elapsed: float) -> 
     )
 
 
+@when(
+    "the batch run has done {done:d} of {total:d} items after {elapsed:g} seconds, {paced} seconds left by its batches"
+)
+def step_paced(context: Context, done: int, total: int, elapsed: float, paced: str) -> None:
+    state = scene(context)
+    state.progress = dataclasses.replace(
+        state.progress, items_done=done, items_total=total, succeeded=done, failed=0, elapsed_seconds=elapsed,
+        paced=True, paced_eta_seconds=None if paced == "None" else float(paced),
+    )  # fmt: skip
+
+
 @when("the run has spent ${spent} of a limit of {limit}")
 def step_spent(context: Context, spent: str, limit: str) -> None:
     state = scene(context)

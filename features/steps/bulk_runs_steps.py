@@ -290,6 +290,35 @@ def step_map_progress(context: Context, count: int) -> None:
     _map(w, items_per_batch=count, on_progress=seen.append)
 
 
+@when("the actor maps the prompts with {count:d} items per batch, {parallel:d} batches at once, reporting progress")
+def step_map_parallel_progress(context: Context, count: int, parallel: int) -> None:
+    w = world(context)
+    seen: list[RunProgress] = []
+    _bulk(w)["progress"] = seen
+    _map(w, items_per_batch=count, max_parallel_batches=parallel, on_progress=seen.append)
+
+
+@then("every report before its first batch was done said the ETA was unknown")
+def step_eta_unknown_before_a_batch(context: Context) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    before = [p for p in seen if p.batches_done == 0]
+    assert before, "no report came before a batch was done"
+    assert all(p.eta_seconds is None and p.eta_text() == "ETA unknown" for p in before), [p.line() for p in before]
+
+
+@then("when its first batch was done, with {done:d} of {total:d} items, the ETA was {low:d} to {high:d} seconds")
+def step_eta_at_first_batch(context: Context, done: int, total: int, low: int, high: int) -> None:
+    seen: list[RunProgress] = _bulk(world(context))["progress"]
+    first = next(p for p in seen if p.batches_done == 1)
+    assert (first.items_done, first.items_total) == (done, total), first.line()
+    eta = first.eta_seconds
+    assert eta is not None, first.line()
+    assert low <= eta <= high, first.line()
+    # What the items' rate alone would have said: the items not done at the pace of those done.
+    by_items = (total - done) * first.elapsed_seconds / done
+    assert not low <= by_items <= high, f"the items' rate ({by_items:.0f}s) would have said as much: {first.line()}"
+
+
 @when("the actor maps the prompts, reporting progress to a callback")
 def step_map_reporting(context: Context) -> None:
     w = world(context)

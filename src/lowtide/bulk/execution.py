@@ -21,6 +21,7 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.policy import settled_of, stored_outcome
 from lowtide.bulk.decisions import Decisions
 from lowtide.bulk.definition import Prepared, RunDefinition
+from lowtide.bulk.eta import batch_run_eta
 from lowtide.bulk.plan import Splitter, batches_from
 from lowtide.bulk.results import ItemResult, ItemStatus
 from lowtide.bulk.run_state import RunEnd, RunState, Underway
@@ -120,8 +121,17 @@ class Execution:
         return await state.conclude(batches=self.tally.total, stream=self.stream)
 
     def _underway(self) -> Underway:
-        tally = self.tally
-        return Underway(batches_total=tally.total, batches_done=tally.done, batches_in_flight=tally.out)
+        tally, now = self.tally, self.clock.now()
+        eta = batch_run_eta(
+            now,
+            tally.times(now),
+            waiting=len(self.keys) - self.state.done,
+            unsent_batches=tally.planned,
+            parallel=self.run.max_parallel_batches,
+        )
+        return Underway(
+            batches_total=tally.total, batches_done=tally.done, batches_in_flight=tally.out, paced_eta_seconds=eta
+        )
 
     # What is there already.
 
@@ -171,7 +181,8 @@ class Execution:
         for index in self.prepared.attach:
             batches.setdefault(rows[index].batch_id or "unrecorded", []).append(index)
         for batch, indexes in batches.items():
-            self.tally.out_with(batch, len(indexes))
+            record = await self.engine.ledger.batch(batch) if batch != "unrecorded" else None
+            self.tally.out_with(batch, len(indexes), sent_at=record.submitted_at if record is not None else None)
             for index in indexes:
                 worst_case = rows[index].worst_case_usd
                 if worst_case is None and self.budget.limit is not None:
@@ -241,7 +252,7 @@ class Execution:
         futures = await self.engine.send_group(calls, actor=self.run.actor.name, later=later)
         self.batches_sent += 1
         batch = f"sent-{self.batches_sent}"
-        self.tally.out_with(batch, len(indexes))
+        self.tally.out_with(batch, len(indexes), sent_at=self.clock.now())
         for call, index in zip(calls, indexes, strict=True):
             self._watch(index, futures[call.key], batch=batch)
         self.state.report(now=True)
@@ -302,7 +313,7 @@ class Execution:
         future.add_done_callback(settled)
 
     def _counted(self, batch: str) -> None:
-        batch_done = self.tally.settled(batch)
+        batch_done = self.tally.settled(batch, at=self.clock.now())
         self.state.change()
         self.state.report(now=batch_done)
 

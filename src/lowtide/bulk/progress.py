@@ -68,6 +68,11 @@ class RunProgress:
     """A live run's calls in flight (None for a batch run, which counts batches instead)."""
     done_before: int = 0
     """Items already done when this go at the run began (a live run resumed): the ETA counts the pace of this go."""
+    paced_eta_seconds: float | None = None
+    """With `paced`, the seconds left as the run reckons them from its batches' pace (`bulk/eta.py`)."""
+    paced: bool = False
+    """Whether the ETA is `paced_eta_seconds` (a batch run: its items end a whole batch at a time, so the rate of
+    the items done so far says nothing of the batches still to end) rather than the items' rate (a live run)."""
 
     @property
     def finished(self) -> bool:
@@ -76,8 +81,11 @@ class RunProgress:
 
     @property
     def eta_seconds(self) -> float | None:
-        """Seconds until every item is done, at the rate items have finished so far; None until one has."""
+        """Seconds until every item is done: a batch run's reckoning from its batches' pace (`paced`), else at the
+        rate items have finished so far; None while neither can tell (no batch ended, no item done)."""
         remaining = max(self.items_total - self.items_done, 0)
+        if self.paced:
+            return 0.0 if remaining == 0 else self.paced_eta_seconds
         done = self.items_done - self.done_before
         if done <= 0:
             return None

@@ -60,6 +60,8 @@ class Underway:
     batches_done: int = 0
     batches_in_flight: int = 0
     calls_in_flight: int | None = None
+    paced_eta_seconds: float | None = None
+    """A batch run's ETA from its batches' pace (None: no batch has ended yet); a live run's comes from its items."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,8 @@ class RunState:
             batches_in_flight=underway.batches_in_flight,
             calls_in_flight=underway.calls_in_flight,
             done_before=self.done_before,
+            paced_eta_seconds=underway.paced_eta_seconds,
+            paced=underway.calls_in_flight is None,
             cost_usd=self.budget.spent,
             cost_limit_usd=self.run.max_cost_usd,
             elapsed_seconds=self.clock.now() - self.started,

@@ -13,8 +13,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TypeVar, cast
 
+from lowtide.bulk.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.dashboard.cache import NOT_YET, Cached, NotYet
-from lowtide.dashboard.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord
 from lowtide.ledger.runs import RunRecord

@@ -1,6 +1,6 @@
-"""When a run should end, as the dashboard estimates it from the ledger alone: a batch run at the pace its ended
-batches kept, counting the batches its items not yet sent will still take (as many at once as the run allows); a
-live run at the rate its answers have come. Pure: the caller reads the ledger and the clock.
+"""When a run should end: a batch run at the pace its ended batches kept, counting the batches its items not yet sent
+will still take (as many at once as the run allows); a live run at the rate its answers have come. Pure: the caller
+gives the batches and the clock (a run's own progress from what its go has seen, the dashboard from the ledger).
 """
 
 from __future__ import annotations
@@ -34,16 +34,17 @@ def batch_run_eta(
     batches: Sequence[BatchTimes],
     *,
     waiting: int,
-    items_per_batch: int | None,
+    items_per_batch: int | None = None,
     parallel: int | None,
+    unsent_batches: int | None = None,
 ) -> float | None:
     """Seconds until a batch run's last item should be answered; None while no batch of it has ended (no pace yet)
     or when nothing waits.
 
     The pace is the mean time from sent to ended of its ended batches. Each batch out ends at its sent time plus the
     pace (now, if that has passed or it has ended and waits to be collected); the items waiting in no batch go out in
-    batches of `items_per_batch` (else the largest batch the run has sent), each as soon as one of the `parallel`
-    places frees, and take the pace each."""
+    batches of `items_per_batch` (else the largest batch the run has sent), or in the `unsent_batches` the caller
+    counted (a run splits by bytes too), each as soon as one of the `parallel` places frees, and take the pace each."""
     took = [b.ended_at - b.sent_at for b in batches if b.ended_at is not None]
     if waiting <= 0 or not took:
         return None
@@ -58,7 +59,8 @@ def batch_run_eta(
     # with other settings), only the last `places` of them to end free one each.
     free = ends[-places:] if len(ends) >= places else ends + [now] * (places - len(ends))
     heapq.heapify(free)
-    for _ in range(math.ceil(unsent / max(size, 1))):
+    to_send = math.ceil(unsent / max(size, 1)) if unsent_batches is None else unsent_batches
+    for _ in range(to_send):
         end = heapq.heappop(free) + pace
         last = max(last, end)
         heapq.heappush(free, end)
