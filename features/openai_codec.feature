@@ -365,6 +365,13 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
         | user      | {"type": "image", "source": {"type": "file", "file_id": "file-1"}}                                | chat_completions | messages[0].content[0].source            | images by URL only                   |
         | user      | {"type": "document", "source": {"type": "url", "url": "https://x/a.pdf"}}                         | chat_completions | messages[0].content[0].source            | cannot fetch a document by URL       |
 
+    Scenario: The reasoning efforts and service tiers taken are exactly those the installed OpenAI SDK knows
+      Then lowtide's OpenAI reasoning efforts and service tiers are the installed SDK's, value for value
+
+    Scenario: The providers of OpenAI's shapes build and read their batches without loading the OpenAI SDK
+      When a fresh Python imports the groq and together SDKs and lowtide's Groq and Together batch providers
+      Then it has not imported the openai SDK
+
   Rule: An answer, from the live SDK or a batch line, is read into lowtide's ActorResponse
 
     Scenario: A Responses answer with reasoning, cited text, a refusal-free message and cached tokens

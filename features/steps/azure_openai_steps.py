@@ -23,7 +23,8 @@ from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
-from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP, INTENT_KEY, remote_batch
+from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
+from lowtide.providers.openai.remote import INTENT_KEY, remote_batch
 
 AZURE_KEY = "azure-lowtide-scenario-secret-77c1"
 DEPLOYMENT = "tide-batch"

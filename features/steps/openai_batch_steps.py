@@ -16,7 +16,8 @@ from lowtide.bulk.plan import RunPlan
 from lowtide.bulk.results import RunResult
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
-from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP, INTENT_KEY
+from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
+from lowtide.providers.openai.remote import INTENT_KEY
 
 
 def _batches(w: World) -> list[Any]:

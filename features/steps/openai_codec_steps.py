@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
+import sys
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -34,8 +37,8 @@ from lowtide.providers.openai.codec import (
     encode_request,
     line_outcome,
     to_outcome,
-    translate_errors,
 )
+from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.live import OpenAIProvider
 
 
@@ -43,6 +46,7 @@ class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     openai_codec: CodecState
+    openai_loaded: str
 
 
 BASE_URL = "https://api.openai.test/v1"
@@ -543,3 +547,36 @@ def step_no_cost(context: Context, says: str) -> None:
     assert s.priced is not None
     assert s.priced[3] is None, s.priced
     assert any(says in record.getMessage() for record in s.log), [record.getMessage() for record in s.log]
+
+
+@then("lowtide's OpenAI reasoning efforts and service tiers are the installed SDK's, value for value")
+def step_options_are_the_sdks(context: Context) -> None:
+    from openai.types.responses import ServiceTier as SdkServiceTier
+    from openai.types.shared import ReasoningEffort as SdkReasoningEffort
+
+    from lowtide.providers.openai.options import ReasoningEffort, ServiceTier
+
+    def values(alias: object) -> set[object]:
+        found: set[object] = set()
+        for arg in typing.get_args(alias):
+            found |= values(arg) if typing.get_args(arg) else {arg}
+        return found
+
+    for ours, sdks in ((ReasoningEffort, SdkReasoningEffort), (ServiceTier, SdkServiceTier)):
+        assert values(ours) == values(sdks), f"lowtide takes {values(ours)}, the SDK {values(sdks)}"
+
+
+@when("a fresh Python imports the groq and together SDKs and lowtide's Groq and Together batch providers")
+def step_fresh_import(context: Context) -> None:
+    code = (
+        "import sys, groq, together\n"
+        "import lowtide.providers.groq.batch, lowtide.providers.together.batch\n"
+        "print(sorted(name for name in sys.modules if name == 'openai' or name.startswith('openai.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    context.openai_loaded = done.stdout.strip()
+
+
+@then("it has not imported the openai SDK")
+def step_no_openai(context: Context) -> None:
+    assert context.openai_loaded == "[]", f"openai modules loaded: {context.openai_loaded[:300]}"

@@ -19,7 +19,8 @@ from lowtide.providers.azure_openai.client import build_client
 from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import encode_request
 from lowtide.providers.azure_openai.rules import USAGE
-from lowtide.providers.openai.codec import to_response, translate_errors
+from lowtide.providers.openai.codec import to_response
+from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds

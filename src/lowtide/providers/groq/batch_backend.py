@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from groq import AsyncGroq
 from groq import BaseModel as GroqModel
-from openai.types import Batch
+from groq.types import BatchRetrieveResponse as Batch
 
 from lowtide import APIError, NotFoundError, RateLimitError
 from lowtide.clock import Clock
@@ -38,21 +38,21 @@ from lowtide.providers import (
 from lowtide.providers.groq.batch_codec import GroqBatchCodec
 from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.groq.errors import translate_errors
-from lowtide.providers.openai.batch_backend import INTENT_KEY, remote_batch
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
 __all__ = ["INPUT_FILE_STEP", "INTENT_KEY", "GroqBatchBackend", "as_batch"]
 
 log = logging.getLogger(__name__)
 
 INPUT_FILE_STEP = "input_file"
-_ENDED = ("completed", "failed", "expired", "cancelled")
 T = TypeVar("T")
 
 
 def as_batch(raw: GroqModel) -> Batch:
-    """A Groq batch (from create, retrieve, list or cancel: each its own SDK class, one shape) as OpenAI's `Batch`,
-    built without validation so that a status or field newer than the SDK is kept, not refused."""
+    """A Groq batch (from create, retrieve, list or cancel: each its own SDK class, one shape) as one of them, built
+    without validation so that a status or field newer than the SDK is kept, not refused (read as OpenAI's shape:
+    `providers.openai.remote`)."""
     return Batch.construct(None, **raw.to_dict())
 
 
@@ -182,7 +182,7 @@ class GroqBatchBackend(BatchBackend):
         if batch.status == "expired":
             return {"custom_id": custom_id, "error": {"code": EXPIRED_CODE, "message": "The batch expired."}}
         if batch.status == "failed":
-            code, message = _failure(known)
+            code, message = failure_of(known)
             return {"custom_id": custom_id, "error": {"code": code, "message": message}}
         return None
 
@@ -224,7 +224,7 @@ class GroqBatchBackend(BatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> Batch:
         known = batch.handle if isinstance(batch.handle, Batch) else None
-        if known is None or known.status not in _ENDED:
+        if known is None or known.status not in ENDED_STATUSES:
             known = await self._raw(batch.id)
         return known
 
@@ -234,13 +234,3 @@ class GroqBatchBackend(BatchBackend):
         return await retrying(
             call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
         )
-
-
-def _failure(batch: Batch | None) -> tuple[str, str]:
-    """The code and message of a batch that failed as a whole (its input file did not pass validation)."""
-    errors = batch.errors.data if batch is not None and batch.errors is not None and batch.errors.data else []
-    if not errors:
-        return "batch_failed", "The batch failed before any request ran."
-    first = errors[0]
-    where = f" (line {first.line})" if first.line is not None else ""
-    return first.code or "batch_failed", f"{first.message or 'The batch failed.'}{where}"

@@ -7,14 +7,12 @@ import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from openai.types.chat import ChatCompletion
-from openai.types.responses import Response
 from pydantic import BaseModel
 
 from lowtide.answers import Answer, answer_of, response_of, text_alone
-from lowtide.errors import APIError, InvalidRequestError, RateLimitError, ServerError
+from lowtide.errors import APIError, InvalidRequestError, PermissionDeniedError, RateLimitError, ServerError
 from lowtide.json_types import json_count, json_object, json_objects
 from lowtide.modes import BatchProcessingMode
 from lowtide.priced import PriceCache, Priced
@@ -24,7 +22,12 @@ from lowtide.providers.openai.rules import USAGE
 from lowtide.structured import parse_response
 from lowtide.types import ActorResponse, ProviderIds, Usage
 
+if TYPE_CHECKING:  # the SDK's types are read, never built, here: a batch's lines need no SDK import
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
 __all__ = [
+    "ERROR_CLASSES",
     "Failure",
     "answer_and_json",
     "failed_response_error",
@@ -53,6 +56,9 @@ def failure_of(body: Mapping[str, object]) -> Failure | None:
 
 _NOT_RETRYABLE = frozenset({"insufficient_quota"})
 """429s that say the account, not the moment, is the problem: sending again cannot help."""
+ERROR_CLASSES: Mapping[str, type[APIError]] = {"insufficient_quota": PermissionDeniedError}
+"""OpenAI's error codes whose class is not their status's: a 429 for `insufficient_quota` is the account's standing,
+not a rate: a `PermissionDeniedError`, which is not retried."""
 _RETRYABLE = frozenset({"rate_limit_exceeded", "server_error", "server_is_overloaded", "slow_down", "timeout"})
 
 

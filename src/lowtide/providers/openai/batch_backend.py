@@ -20,9 +20,7 @@ from openai.types import Batch
 from lowtide.batching.backend import (
     BatchBackend,
     BatchCodec,
-    Counts,
     CreateSteps,
-    Phase,
     RemoteBatch,
     ResultLine,
     UnreadableLine,
@@ -34,63 +32,18 @@ from lowtide.clock import Clock
 from lowtide.config import BatchSettings
 from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
-from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE, translate_errors
+from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.errors import translate_errors
+from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
-__all__ = ["INTENT_KEY", "OpenAIBatchBackend", "remote_batch"]
+__all__ = ["OpenAIBatchBackend"]
 
 log = logging.getLogger(__name__)
 
-INTENT_KEY = "lowtide_intent"
-"""The batch metadata key that carries lowtide's intent id."""
 INPUT_FILE_STEP = "input_file"
 ENDPOINT_STEP = "endpoint"
-
-_PHASES = {
-    "validating": Phase.RUNNING,
-    "in_progress": Phase.RUNNING,
-    "finalizing": Phase.RUNNING,
-    "cancelling": Phase.CANCELING,
-    "completed": Phase.ENDED,
-    "failed": Phase.ENDED,
-    "expired": Phase.ENDED,
-    "cancelled": Phase.ENDED,
-}
 BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
 T = TypeVar("T")
-
-
-def remote_batch(batch: Batch) -> RemoteBatch:
-    """The neutral record of an OpenAI batch. Requests an ended batch did not finish are counted as it ended them:
-    expired, canceled, or (a batch that failed validation) errored."""
-    counts = batch.request_counts
-    total = counts.total if counts is not None else 0
-    done = counts.completed if counts is not None else 0
-    failed = counts.failed if counts is not None else 0
-    rest = max(0, total - done - failed)
-    phase = _PHASES.get(batch.status, Phase.RUNNING)
-    if phase is not Phase.ENDED:
-        neutral = Counts(processing=rest, succeeded=done, errored=failed)
-    elif batch.status == "expired":
-        neutral = Counts(succeeded=done, errored=failed, expired=rest)
-    elif batch.status == "cancelled":
-        neutral = Counts(succeeded=done, errored=failed, canceled=rest)
-    else:
-        neutral = Counts(succeeded=done, errored=failed + rest)
-    ended = batch.completed_at or batch.failed_at or batch.expired_at or batch.cancelled_at
-    metadata = batch.metadata or {}
-    request_id = getattr(batch, "_request_id", None)
-    return RemoteBatch(
-        id=batch.id,
-        phase=phase,
-        status=batch.status,
-        created_at=float(batch.created_at),
-        counts=neutral,
-        ended_at=float(ended) if ended is not None and phase is Phase.ENDED else None,
-        cancel_requested=batch.cancelling_at is not None or batch.status in ("cancelling", "cancelled"),
-        request_id=request_id if isinstance(request_id, str) else None,
-        intent_id=metadata.get(INTENT_KEY),
-        handle=batch,
-    )
 
 
 class OpenAIBatchBackend(BatchBackend):
@@ -224,7 +177,7 @@ class OpenAIBatchBackend(BatchBackend):
         if batch.status == "expired":
             return {"custom_id": custom_id, "error": {"code": EXPIRED_CODE, "message": "The batch expired."}}
         if batch.status == "failed":
-            code, message = _failure(known)
+            code, message = failure_of(known)
             return {"custom_id": custom_id, "error": {"code": code, "message": message}}
         return None
 
@@ -264,7 +217,7 @@ class OpenAIBatchBackend(BatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> Batch:
         known = batch.handle if isinstance(batch.handle, Batch) else None
-        if known is None or known.status not in ("completed", "failed", "expired", "cancelled"):
+        if known is None or known.status not in ENDED_STATUSES:
             known = await self._raw(batch.id)
         return known
 
@@ -274,13 +227,3 @@ class OpenAIBatchBackend(BatchBackend):
         return await retrying(
             call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
         )
-
-
-def _failure(batch: Batch | None) -> tuple[str, str]:
-    """The code and message of a batch that failed as a whole (its input file did not pass validation)."""
-    errors = batch.errors.data if batch is not None and batch.errors is not None and batch.errors.data else []
-    if not errors:
-        return "batch_failed", "The batch failed before any request ran."
-    first = errors[0]
-    where = f" (line {first.line})" if first.line is not None else ""
-    return first.code or "batch_failed", f"{first.message or 'The batch failed.'}{where}"

@@ -28,7 +28,7 @@ from openai import AsyncOpenAI
 from lowtide.errors import ConfigurationError
 from lowtide.limits import InputLimits, byte_size, check_input
 from lowtide.providers.asked import AskedOnce
-from lowtide.providers.openai.codec import translate_errors
+from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.models import context_window, undated
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.requests import Encoded, encode_request, to_responses_body

@@ -1,17 +1,14 @@
 """Pure translations between lowtide's types and OpenAI's, for live calls and batches alike: a request as the body of
-the Responses or Chat Completions API, an answer as an `ActorResponse`, a batch output or error line as an outcome,
-an SDK exception as an `ActorError` (one context manager). Which errors may succeed if sent again is OpenAI's to say,
-so it is said here. No I/O."""
+the Responses or Chat Completions API, an answer as an `ActorResponse`, a batch output or error line as an outcome.
+Which errors may succeed if sent again is OpenAI's to say, so it is said here (an SDK exception as an `ActorError`:
+`errors.py`, the one module of these that imports the `openai` SDK). No I/O."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import Any, cast
+from typing import Any
 
-import httpx2
-import openai
 from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
@@ -21,11 +18,11 @@ from lowtide.errors import (
     BatchRequestErrored,
     BatchRequestExpired,
     BatchRequestUnreadable,
-    PermissionDeniedError,
 )
 from lowtide.modes import BatchProcessingMode
 from lowtide.pricing import UsageShape
 from lowtide.providers.openai.answers import (
+    ERROR_CLASSES,
     answer_and_json,
     failed_response_error,
     failure_of,
@@ -43,14 +40,13 @@ from lowtide.providers.openai.requests import (
     to_responses_body,
 )
 from lowtide.providers.openai.rules import USAGE
-from lowtide.providers.sdk_errors import SdkErrors, StatusError, api_error_class, seconds_of, translating
+from lowtide.providers.sdk_errors import api_error_class
 from lowtide.structured import parse_response, parsed_outcome
 from lowtide.types import ActorResponse
 
 __all__ = [
     "ENDPOINT_URLS",
     "PROVIDER_NAME",
-    "SDK_ERRORS",
     "Encoded",
     "OpenAIOptions",
     "answer_and_json",
@@ -66,7 +62,6 @@ __all__ = [
     "to_outcome",
     "to_response",
     "to_responses_body",
-    "translate_errors",
     "usage_of",
 ]
 
@@ -146,51 +141,5 @@ def _errored(batch_id: str, custom_id: str, status: int | None, code: str, messa
         error_type=code,
         api_message=message,
         retryable=retryable(status, code),
-        kind=api_error_class(status, code, by_type=SDK_ERRORS.by_type) if status is not None else None,
+        kind=api_error_class(status, code, by_type=ERROR_CLASSES) if status is not None else None,
     )
-
-
-def _status_error(exc: openai.APIStatusError) -> StatusError:
-    detail: object = exc.body
-    message = cast("dict[str, object]", detail).get("message") if isinstance(detail, dict) else None
-    headers = exc.response.headers
-    return StatusError(
-        exc.status_code,
-        message if isinstance(message, str) and message else exc.message,
-        request_id=exc.request_id,
-        error_type=exc.code or exc.type,
-        # The wait OpenAI asked for: `retry-after-ms`, else `retry-after` in seconds.
-        retry_after=_first(
-            seconds_of(headers.get("retry-after-ms"), scale=1000.0), seconds_of(headers.get("retry-after"))
-        ),
-    )
-
-
-def _first(*waits: float | None) -> float | None:
-    return next((wait for wait in waits if wait is not None), None)
-
-
-def _url_of(exc: openai.APIConnectionError) -> str:
-    return str(exc.request.url)
-
-
-SDK_ERRORS = SdkErrors(
-    client="OpenAI",
-    api="OpenAI API",
-    status=openai.APIStatusError,
-    read_status=_status_error,
-    connection=openai.APIConnectionError,
-    url_of=_url_of,
-    base=openai.OpenAIError,
-    timeout=openai.APITimeoutError,
-    broken=(httpx2.TransportError,),
-    by_type={"insufficient_quota": PermissionDeniedError},
-)
-"""The OpenAI SDK's exceptions, as `translating` reads them: a 429 for `insufficient_quota` is the account's
-standing, not a rate: a `PermissionDeniedError`, which is not retried."""
-
-
-def translate_errors() -> AbstractContextManager[None]:
-    """Re-raise every SDK exception as the matching `ActorError`, keeping status code, request id, OpenAI's error
-    code and the wait a 429 asked for."""
-    return translating(SDK_ERRORS)

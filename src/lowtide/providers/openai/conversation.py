@@ -4,29 +4,7 @@ Completions messages and tools. Pure; built on the SDK's own parameter types, so
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
-
-from openai.types.chat import (
-    ChatCompletionContentPartParam,
-    ChatCompletionContentPartTextParam,
-    ChatCompletionFunctionToolParam,
-    ChatCompletionMessageFunctionToolCallParam,
-    ChatCompletionMessageParam,
-    ChatCompletionToolChoiceOptionParam,
-)
-from openai.types.chat.chat_completion_content_part_param import File as ChatFile
-from openai.types.chat.chat_completion_content_part_param import FileFile
-from openai.types.chat.chat_completion_named_tool_choice_param import ChatCompletionNamedToolChoiceParam
-from openai.types.responses import (
-    FunctionToolParam,
-    ResponseFunctionCallOutputItemParam,
-    ResponseInputContentParam,
-    ResponseInputFileParam,
-    ResponseInputImageParam,
-    ResponseInputItemParam,
-    ResponseInputTextParam,
-    ToolChoiceFunctionParam,
-)
+from typing import TYPE_CHECKING, Literal
 
 from lowtide.content import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of
 from lowtide.errors import ConfigurationError
@@ -34,6 +12,29 @@ from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.options import Endpoint
 from lowtide.providers.openai.rules import CONTENT
 from lowtide.types import ActorRequest, ToolSpec
+
+if TYPE_CHECKING:  # the SDK's TypedDicts are annotations here: no SDK import to build a request
+    from openai.types.chat import (
+        ChatCompletionContentPartParam,
+        ChatCompletionContentPartTextParam,
+        ChatCompletionFunctionToolParam,
+        ChatCompletionMessageFunctionToolCallParam,
+        ChatCompletionMessageParam,
+        ChatCompletionToolChoiceOptionParam,
+    )
+    from openai.types.chat.chat_completion_content_part_param import File as ChatFile
+    from openai.types.chat.chat_completion_content_part_param import FileFile
+    from openai.types.chat.chat_completion_named_tool_choice_param import ChatCompletionNamedToolChoiceParam
+    from openai.types.responses import (
+        FunctionToolParam,
+        ResponseFunctionCallOutputItemParam,
+        ResponseInputContentParam,
+        ResponseInputFileParam,
+        ResponseInputImageParam,
+        ResponseInputItemParam,
+        ResponseInputTextParam,
+        ToolChoiceFunctionParam,
+    )
 
 __all__ = ["apply_tool_choice", "chat_input", "chat_tool", "responses_input", "responses_tool"]
 

@@ -25,7 +25,8 @@ from lowtide.providers.openai.checks import (
     preflight,
 )
 from lowtide.providers.openai.client import build_client
-from lowtide.providers.openai.codec import encode_request, to_response, translate_errors
+from lowtide.providers.openai.codec import encode_request, to_response
+from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk

@@ -5,20 +5,32 @@ from __future__ import annotations
 
 from typing import Literal
 
-from openai.types.responses import ServiceTier
-from openai.types.shared import ReasoningEffort
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lowtide.errors import ConfigurationError
 from lowtide.parameters import Parameters
 
-__all__ = ["PROVIDER_NAME", "Endpoint", "OpenAIOptions", "ReasoningOptions", "options_of"]
+__all__ = [
+    "PROVIDER_NAME",
+    "Endpoint",
+    "OpenAIOptions",
+    "ReasoningEffort",
+    "ReasoningOptions",
+    "ServiceTier",
+    "options_of",
+]
 
 PROVIDER_NAME = "openai"
 GEN_AI_PROVIDER_NAME = "openai"
 """`gen_ai.provider.name` of its spans: the OpenTelemetry GenAI semantic conventions' value (1.44)."""
 
 Endpoint = Literal["responses", "chat_completions"]
+
+# The SDK's own aliases (`openai.types.shared.ReasoningEffort`, `openai.types.responses.ServiceTier`), written out so
+# that the OpenAI-shaped providers (Groq, Together) that build their bodies here need not import the `openai` SDK;
+# features/openai_options.feature holds them to the installed SDK's, so an SDK that adds a value fails the suite.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None
+ServiceTier = Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None
 
 
 class ReasoningOptions(BaseModel):

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel
 
 from lowtide.content import system_text
@@ -25,6 +23,9 @@ from lowtide.providers.openai.options import Endpoint, OpenAIOptions, ReasoningO
 from lowtide.providers.openai.parameters import check_parameters
 from lowtide.providers.openai.rules import CONTENT
 from lowtide.types import ActorRequest
+
+if TYPE_CHECKING:  # the SDK's types are annotations here: building a body imports no SDK (Groq's and Together's too)
+    from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = [
     "ENDPOINT_URLS",
@@ -186,4 +187,6 @@ def schema_name(model: type[BaseModel]) -> str:
 def strict_schema(model: type[BaseModel]) -> dict[str, object]:
     """`model`'s JSON schema in the strict form OpenAI's structured outputs ask for (every property required, no
     others allowed), made by the SDK's own public helper."""
+    import openai  # the SDK's own schema rules, loaded the first time a response model is sent
+
     return dict(openai.pydantic_function_tool(model)["function"].get("parameters") or {})
