@@ -4,7 +4,7 @@
                                       [--processing-seconds 2] [--poll-interval 1] [--out docs/benchmarks.md]
 
 Every measurement gets a fresh `lowtide emulator` subprocess (same processing time), and every contender runs in a
-subprocess of its own, so that its peak memory (`ru_maxrss`) is its own. The contenders:
+subprocess of its own, so that its peak memory (`VmHWM`: `harness.peak_rss_kib`) is its own. The contenders:
 
 - `raw-sdk`: the provider's official SDK by hand (`by_hand/<provider>_batches.py`): one batch of N requests created,
   polled every `--poll-interval` seconds until it ends, its results streamed into a dict keyed by custom id.

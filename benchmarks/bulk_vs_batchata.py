@@ -14,10 +14,10 @@ Both contenders read the same JSONL file of prompts and write one answer per lin
   `run()`, then its `results()` joined on job ids into the same kind of JSONL file (the glue a user writes).
 
 Every measurement gets a fresh `lowtide emulator` subprocess and a fresh working directory; each contender runs as a
-process of its own, whose wall time (spawn to exit), peak resident memory (`ru_maxrss`) and CPU time come from
-`os.wait4`. API calls come from the emulator's `/_emulator/stats`. The run fails unless both answered every item and
-every request was created exactly once; the answers are compared item by item (the emulator is deterministic: the
-same params give the same text). Performance is judged as lowtide/batchata ratios from the same run.
+process of its own, whose wall time (spawn to exit), peak resident memory and CPU time come from `os.wait4`
+(`harness.wait_within`). API calls come from the emulator's `/_emulator/stats`. The run fails unless both answered
+every item and every request was created exactly once; the answers are compared item by item (the emulator is
+deterministic: the same params give the same text). Performance is judged as lowtide/batchata ratios from the same run.
 """
 
 from __future__ import annotations

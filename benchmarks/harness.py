@@ -22,6 +22,7 @@ import time
 import urllib.request
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import datetime
 from importlib import metadata
 from pathlib import Path
@@ -53,9 +54,29 @@ def checksum(texts: dict[str, str], n: int) -> str:
 
 
 def peak_rss_kib() -> int:
-    """This process's peak resident set size so far, in KiB (Linux reports KiB, macOS bytes)."""
+    """This process's peak resident set size so far, in KiB: its own since it began (`VmHWM` on Linux).
+
+    Not `getrusage(...).ru_maxrss` on Linux: a process started by another counts that one's peak in its own
+    (the kernel records the memory it leaves at `exec`, which a vfork'd child shares with its parent), so a contender
+    spawned by a benchmark that once held 400 MiB reads 400 MiB at its start, and its peak is never below it."""
+    own = high_water_kib(os.getpid())
+    if own is not None:
+        return own
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak // 1024 if sys.platform == "darwin" else peak
+
+
+def high_water_kib(pid: int) -> int | None:
+    """Process `pid`'s peak resident set size since its `exec` (`VmHWM`, Linux), in KiB; None where it cannot be
+    read (another system, or the process gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def cpu_seconds() -> float:
@@ -229,13 +250,45 @@ def write_report(path: Path, text: str, provider: str = "anthropic", *, markers:
     path.write_text(f"# Benchmarks\n\n{block}\n")
 
 
-def wait_within(process: subprocess.Popen[bytes], seconds: float) -> tuple[int, Any]:
-    """Wait for `process`, killed if it runs past `seconds`; its exit code and resource usage (its own, `wait4`)."""
+@dataclass(frozen=True)
+class Usage:
+    """A child's CPU time and peak resident memory, its own (`wait_within`); `ru_maxrss` in `getrusage`'s units."""
+
+    ru_utime: float
+    ru_stime: float
+    ru_maxrss: int
+
+
+def wait_within(process: subprocess.Popen[bytes], seconds: float, *, sample_seconds: float = 0.05) -> tuple[int, Usage]:
+    """Wait for `process`, killed if it runs past `seconds`; its exit code and resource usage (its own, `wait4`).
+
+    Its peak memory is its own: `wait4`'s `ru_maxrss` counts the peak of this process as it was when the child was
+    spawned (see `peak_rss_kib`), so it is taken only when above that; else the highest `VmHWM` sampled while the
+    child ran (every `sample_seconds`), which misses at most what the child reached in its last moments."""
+    spawner = high_water_kib(os.getpid())
+    highest = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while True:
+            seen = high_water_kib(process.pid)
+            if seen is not None:
+                highest[0] = max(highest[0], seen)
+            if done.wait(sample_seconds):
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     timer = threading.Timer(seconds, process.kill)
     timer.start()
     try:
         _, status, usage = os.wait4(process.pid, 0)
     finally:
         timer.cancel()
+        done.set()
+        sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, usage
+    peak = usage.ru_maxrss
+    if spawner is not None and peak <= spawner and highest[0] > 0:
+        peak = highest[0]
+    return process.returncode, Usage(usage.ru_utime, usage.ru_stime, peak)
