@@ -298,10 +298,13 @@ async def _answers(
         raise
     outcomes: list[Outcome] = []
     failure: BaseException | None = None
+    # Each future (and the answer it holds) let go once its response is made, so that the answers and the responses
+    # the caller gets are not all held at once: unless a key comes twice, whose later turn reads the future again.
+    take = claimed.pop if len(claimed) == len(keys) else claimed.__getitem__
     freeze_survivors(len(keys))  # the responses made here are kept: the collector's full passes need not walk the rest
     try:
         for index, key in enumerate(keys):
-            future = claimed[key]
+            future = take(key)
             error = future.exception()
             if error is not None:
                 # Not the request's own outcome (its create refused, its batch past max_wait, the ledger failing):
