@@ -555,7 +555,8 @@ def step_locked(context: Context, low: str, high: str) -> None:
     import psycopg
 
     holder = psycopg.connect(hosts(context).url)  # a transaction left open until the scenario's end
-    holder.execute("SELECT key FROM requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
+    # What an intent holds while it is written: the queue rows of its members (`pending_requests`, schema 7).
+    holder.execute("SELECT key FROM pending_requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
     context.cleanups.append(holder.close)
     context.many_hosts_locked = set(_keys(low, high))
 
