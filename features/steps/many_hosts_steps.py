@@ -23,10 +23,13 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
+from lowtide.answers import TextAnswer
+from lowtide.batching.engine import BatchEngine
+from lowtide.clock import SystemClock
 from lowtide.emulator import Emulator
 from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
-from lowtide.ledger.records import NewRequest
+from lowtide.ledger.records import NewRequest, RequestRecord, RequestState
 from lowtide.ledger.store import LedgerStore, open_ledger
 
 if TYPE_CHECKING:
@@ -42,6 +45,8 @@ class Context(StepContext, Protocol):
     many_hosts_locked: set[str]
     many_hosts_pending: int
     many_hosts_process: subprocess.Popen[str]
+    many_hosts_read: RequestRecord
+    many_hosts_settled: str
     many_hosts_stored_at: float
     many_hosts_taken: set[str]
     many_hosts_took: float
@@ -254,6 +259,70 @@ def step_gathered_away(context: Context, host: str, low: str, high: str) -> None
         await asking
 
     context.runner.run(ask())
+
+
+@when('host "{host}" asks for the keys "{low}" to "{high}", and host "{other}" reads "{key}" while their batch runs')
+def step_read_while_running(context: Context, host: str, low: str, high: str, other: str, key: str) -> None:
+    state = hosts(context)
+
+    async def ask() -> None:
+        asking = asyncio.ensure_future(_ask(state, host, _keys(low, high)))
+        await _batch_exists(state.url)
+        record = await asyncio.to_thread(open_ledger(state.url).request, key)
+        assert record is not None, key
+        assert record.state is RequestState.WAITING, record
+        context.many_hosts_read = record
+        await asking
+
+    context.runner.run(ask())
+
+
+@when('once host "{host}" has its answers, host "{other}" waits on "{key}" as it read it')
+def step_wait_as_read(context: Context, host: str, other: str, key: str) -> None:
+    state = hosts(context)
+    assert len(state.answered[host]) > 0, state.answered
+    record = context.many_hosts_read
+    assert record.key == key, record
+    os.environ[HOST_ID_ENV] = other
+    actor = state.actors[other]
+    backend = actor.batch_backend()
+
+    async def wait() -> None:
+        # Where a call of this host's that had read the record goes next: the engine's own wait for a final record.
+        engine = BatchEngine(backend, actor.ledger, endpoint=backend.endpoint, settings=actor.configuration.batch,
+                             clock=SystemClock())  # fmt: skip
+        try:
+            settled = await asyncio.wait_for(engine._final(record), _HANG)  # pyright: ignore[reportPrivateUsage]
+        finally:
+            await engine.aclose()
+        assert isinstance(settled, ActorResponse | TextAnswer), settled
+        context.many_hosts_settled = settled.text
+
+    context.runner.run(wait())
+
+
+@then('host "{host}" got the emulated reply for "{key}"')
+def step_got_reply(context: Context, host: str, key: str) -> None:
+    text = context.many_hosts_settled
+    assert text.startswith(emulated_reply_to(hosts(context).prompts[key])), (host, key, text)
+
+
+@then("the API was asked for the batch's results once")
+def step_results_once(context: Context) -> None:
+    downloads = [path for method, path, _ in hosts(context).requests if method == "GET" and path.endswith("/results")]
+    assert len(downloads) == 1, downloads
+
+
+@then("the ledger holds {results:d} results and {batches:d} batch, collected")
+def step_results_held(context: Context, results: int, batches: int) -> None:
+    import psycopg
+
+    with psycopg.connect(hosts(context).url) as db:
+        row = db.execute("SELECT count(*) FROM results").fetchone()
+    assert row is not None
+    assert row[0] == results, row
+    held = open_ledger(hosts(context).url).batches()
+    assert [batch.state.value for batch in held] == ["collected"] * batches, held
 
 
 @then("both hosts got the emulated replies for the {count:d} keys")

@@ -231,7 +231,8 @@ def claim_batch(
     reply = yield Sql(
         "UPDATE batches b SET owner = %(owner)s, owner_until = %(until)s"
         " WHERE b.id = %(id)s AND (%(force)s OR b.owner IS NULL OR b.owner = %(owner)s OR b.owner = %(dead)s"
-        f" OR {LEASE_OVER.format(t='b')} IS NULL OR {LEASE_OVER.format(t='b')} < %(now)s)",
+        f" OR {LEASE_OVER.format(t='b')} IS NULL OR {LEASE_OVER.format(t='b')} < %(now)s)"
+        " AND b.state IN ('intent', 'unknown', 'waiting-on-batch', 'ended')",
         {"owner": owner, "until": until, "id": batch_id, "force": force, "dead": dead_owner, "now": now},
     )
     return reply.rowcount == 1
