@@ -91,3 +91,11 @@ Feature: Many hosts, one PostgreSQL ledger
     When another process is gathering the pending calls of that scope, its transaction open
     And a process on a third host gathers the pending calls of that scope
     Then it took none of them, at once
+
+  @postgres
+  Scenario: Hosts sending one scope's pending calls at the same moment put each call in exactly one batch
+    # Schema 7: a pending call is a row of the queue of pending requests; the intent that takes it deletes that row,
+    # guarded by its owner, and a host's gathering takes a row's ownership first. Whoever wins, a call joins one batch.
+    Given the scenario's PostgreSQL ledger holds 400 pending calls of one scope, claimed by host "host-a"
+    When host "host-a" puts its calls into batches of 40 while 6 processes on other hosts gather them into batches of their own, all at once
+    Then every call is in exactly one batch, which the ledger says it is waiting in

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections import Counter
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,6 +45,7 @@ class Context(StepContext, Protocol):
     many_hosts_listeners: list[threading.Thread]
     many_hosts_locked: set[str]
     many_hosts_pending: int
+    many_hosts_batches: dict[str, list[str]]
     many_hosts_process: subprocess.Popen[str]
     many_hosts_read: RequestRecord
     many_hosts_settled: str
@@ -617,6 +619,72 @@ def step_pending_scope(context: Context, count: int, host: str) -> None:
     ]
     ledger.claim(requests, owner=f"{host}/4242/cafe", until=time.time() + 60, now=time.time())
     context.many_hosts_pending = count
+
+
+@when(
+    'host "{host}" puts its calls into batches of {size:d} while {count:d} processes on other hosts gather them into'
+    " batches of their own, all at once"
+)
+def step_race(context: Context, host: str, size: int, count: int) -> None:
+    from lowtide.ledger.postgres.ledger import PostgresLedger  # each thread a process of its own: a store each
+
+    state = hosts(context)
+    keys = [f"call-{n}" for n in range(1, context.many_hosts_pending + 1)]
+    start = threading.Barrier(count + 1)
+    kept: dict[str, list[str]] = {}
+    failures: list[BaseException] = []
+
+    def intent(ledger: PostgresLedger, batch: str, members: list[tuple[str, str]], owner: str) -> None:
+        now = time.time()
+        kept[batch] = ledger.record_intent(batch, provider="anthropic", endpoint="e", members=members,
+                                           request_bytes=1, owner=owner, until=now + 60, now=now)  # fmt: skip
+
+    def gatherer(n: int) -> None:
+        ledger = PostgresLedger(state.url)
+        owner = f"host-g{n}/1/x"
+        try:
+            start.wait()
+            for round_ in range(20):
+                now = time.time()
+                taken = ledger.take_pending("s1", owner=owner, until=now + 60, now=now, limit=25, max_bytes=10**9)
+                if taken:
+                    intent(ledger, f"g{n}-{round_}", [(t.key, t.custom_id) for t in taken], owner)
+        except BaseException as exc:  # the scenario fails on it below
+            failures.append(exc)
+        finally:
+            ledger.close()
+
+    def own() -> None:
+        ledger = PostgresLedger(state.url)
+        try:
+            start.wait()
+            for n, first in enumerate(range(0, len(keys), size)):
+                intent(ledger, f"a-{n}", [(k, k) for k in keys[first : first + size]], f"{host}/4242/cafe")
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            ledger.close()
+
+    threads = [threading.Thread(target=gatherer, args=(n,)) for n in range(count)]
+    threads.append(threading.Thread(target=own))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(_HANG)
+    assert not failures, failures
+    context.many_hosts_batches = kept
+
+
+@then("every call is in exactly one batch, which the ledger says it is waiting in")
+def step_each_once(context: Context) -> None:
+    kept = context.many_hosts_batches
+    joined = Counter(key for keys in kept.values() for key in keys)
+    assert set(joined.values()) == {1}, [key for key, n in joined.items() if n > 1][:5]
+    assert len(joined) == context.many_hosts_pending, sorted(joined)[:5]
+    assert len([b for b, keys in kept.items() if not b.startswith("a-") and keys]) > 0, "no other host took a call"
+    batch_of = {key: batch for batch, keys in kept.items() for key in keys}
+    for record in open_ledger(hosts(context).url).requests():
+        assert (record.state.value, record.batch_id) == ("submitting", batch_of[record.key]), record
 
 
 @given('another process is putting the calls "{low}" to "{high}" into a batch of its own, its transaction open')
