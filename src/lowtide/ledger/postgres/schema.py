@@ -269,8 +269,28 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     # gathering takes from and the intent deletes: the queue of pending claims. Requests move to that form;
     # `requests.batch_id`, `owner` and `owner_until` are unused from here on (a copy's rows still carry them, in the
     # form of 5). The members' foreign keys go: the intent joins only requests it finds in the queue, to the batch it
-    # inserts in the same transaction, and nothing deletes a request (a copy's `load` checks its members).
+    # inserts in the same transaction, and nothing deletes a request (a copy's `load` checks its members). The sums'
+    # trigger looks each result's request up by key (an index lookup per result) instead of hashing the whole
+    # requests table for every statement that stores results (a 100,000-request batch: twelve scans of 100,000 rows).
     """
+    CREATE OR REPLACE FUNCTION lowtide_add_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO result_totals AS t (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+            SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+                count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+                COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+            FROM added o LEFT JOIN LATERAL (SELECT x.actor, x.model FROM requests x WHERE x.key = o.key OFFSET 0) r
+                ON TRUE
+            WHERE o.state <> 'pending'
+                AND (o.batch_id = '' OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id
+                    AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = t.answers + excluded.answers,
+            failures = t.failures + excluded.failures, cost_usd = t.cost_usd + excluded.cost_usd,
+            live_cost_usd = t.live_cost_usd + excluded.live_cost_usd;
+        RETURN NULL;
+    END
+    $$;
     ALTER TABLE batch_members ADD COLUMN seq BIGINT;
     UPDATE batch_members x SET seq = n.seq FROM (
         SELECT m.batch_id, m.custom_id, row_number() OVER (
