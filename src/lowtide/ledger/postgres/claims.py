@@ -167,7 +167,14 @@ def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
     """The records of `keys` the ledger knows, in the order given."""
     found: dict[str, RequestRecord] = {}
     for chunk in chunks(keys, size=500):
-        reply = yield Sql("SELECT * FROM request_view WHERE key = ANY(%b)", (list(chunk),))
+        # Each key looked up by itself (an index lookup, whatever the table's statistics say): `key = ANY(...)` was
+        # planned as a scan of the whole table once the requests table no longer carried its intents' dead rows
+        # (schema 7), 40 ms a read at 100,000 requests, for every reread of the keys waiting on a batch.
+        reply = yield Sql(
+            "SELECT v.* FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
+            " (SELECT * FROM request_view r WHERE r.key = k.key OFFSET 0) v",
+            (list(chunk),),
+        )
         for row in reply.dicts():
             record = request_record(row)
             found[record.key] = record

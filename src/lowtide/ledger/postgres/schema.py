@@ -337,7 +337,9 @@ MIGRATIONS: tuple[LiteralString, ...] = (
             SELECT x.state, x.response, x.error, x.cost_usd, x.live_cost_usd, x.at FROM results x
             WHERE x.batch_id = COALESCE(b.id, '') AND x.key = r.key ORDER BY x.seq DESC LIMIT 1
         ) o ON TRUE
-        LEFT JOIN pending_requests q ON q.key = r.key
+        LEFT JOIN LATERAL (
+            SELECT p.owner, p.owner_until, p.updated_at FROM pending_requests p WHERE p.key = r.key OFFSET 0
+        ) q ON TRUE
         LEFT JOIN owners w ON w.owner = q.owner;
     """,
 )
