@@ -66,6 +66,49 @@ Feature: A PostgreSQL ledger, named by URL
     And the PostgreSQL database holds the request and its answer, in which the API key does not appear
 
   @postgres
+  Scenario: A ledger written at schema 6 with requests in flight is migrated in place, reads as it did, and goes on
+    # Schema 7's intent writes no request row: a request's batch is its latest membership, a pending one a row of the
+    # queue of pending requests. Every request of the old ledger keeps its state, batch, attempts and owner.
+    Given the scenario's PostgreSQL database holds the ledger lowtide wrote at schema version 6 ("postgres-v6-tables.json")
+    When the PostgreSQL ledger is opened by this lowtide
+    Then the PostgreSQL database's schema_version is the latest
+    And it reads every request, batch member, run item and copied row as schema 6's lowtide read them ("postgres-v6.json")
+    When it is copied into a new in-memory ledger, and that into the new SQLite file "copy.sqlite3"
+    Then both copies read every request, batch member, run item and copied row as it does ("postgres-v6.json")
+    When it is copied into a new PostgreSQL database
+    Then that copy reads every request, batch member, run item and copied row as it does ("postgres-v6.json")
+    When batch "b2" answers "b" and sends "d" back for a retry
+    # The intents here are made by "host:3", which owns "d" (requeued by it) alone: "i" and "g" are still host:1's.
+    And "d, i" go into batch "b6"
+    And the API takes batch "b6"
+    And "g" go into batch "b7"
+    Then the requests read
+      | key | state            | batch | attempts | owner  |
+      | a   | succeeded        | b1    | 1        |        |
+      | b   | succeeded        | b2    | 2        |        |
+      | c   | failed           | b1    | 1        |        |
+      | d   | waiting-on-batch | b6    | 2        |        |
+      | e   | pending          |       | 0        |        |
+      | f   | submitting       | b4    | 1        |        |
+      | g   | pending          |       | 0        | host:1 |
+      | h   | pending          |       | 0        | host:2 |
+      | i   | pending          |       | 1        | host:1 |
+      | j   | succeeded        |       | 1        |        |
+    When a process on host "host-9" gathers the pending calls of scope "scope-1" into batch "b8"
+    Then it gathered "e, g, h, i"
+    And the requests read
+      | key | state      | batch | attempts | owner |
+      | e   | submitting | b8    | 1        |       |
+      | g   | submitting | b8    | 1        |       |
+      | h   | submitting | b8    | 1        |       |
+      | i   | submitting | b8    | 2        |       |
+    When the create of batch "b8" is refused
+    Then the requests read
+      | key | state   | batch | attempts | owner |
+      | e   | pending |       | 0        |       |
+      | i   | pending |       | 1        |       |
+
+  @postgres
   Scenario: A wrong password is said without the password, in the error and in every log line
     Given a live actor whose ledger is the scenario's PostgreSQL database, with the wrong password "s3cr%40t-wrong"
     And every log record of every logger is captured

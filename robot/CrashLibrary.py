@@ -33,6 +33,7 @@ from robot.api.deco import keyword, library
 from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.collection import RESULTS_PER_TRANSACTION
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.schema import MIGRATIONS
 from lowtide.parking import status
@@ -844,7 +845,13 @@ class CrashLibrary:
 def _status_report(ledger: str) -> dict[str, Any]:
     """What `lowtide status --ledger LEDGER --json` prints, made in this process (the command costs an interpreter
     start-up): the same report, as JSON."""
-    opened = Ledger(ledger)
+    opened: LedgerStore
+    if ledger.startswith("postgresql://"):
+        from lowtide.ledger.postgres.ledger import PostgresLedger  # the `postgres` extra: its suites alone
+
+        opened = PostgresLedger(ledger)
+    else:
+        opened = Ledger(ledger)
     try:
         report: dict[str, Any] = status(opened).as_json()
     finally:

@@ -7,6 +7,7 @@ from contextlib import closing
 from decimal import Decimal
 from typing import Protocol, cast
 
+from _pg_ledgers import ledger_at
 from _stores import open_store, reopened
 from dashboard_ledgers import PARKED_KEY, answer_waiting, build
 from step_context import Context as StepContext
@@ -14,7 +15,7 @@ from step_context import given, then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import RequestState
+from lowtide.ledger.records import COPIED, RequestState
 from lowtide.ledger.runs import LiveAnswer, NewItem
 from lowtide.ledger.scan_views import ScanViews
 from lowtide.ledger.sqlite import Ledger
@@ -192,18 +193,14 @@ def step_copy_same(context: Context) -> None:
 @when("the ledger is taken back to the schema before its sums of results, and opened again")
 def step_schema_before(context: Context) -> None:
     store = context.views_store
-    store.close()
     if isinstance(store, Ledger):
+        store.close()
         with closing(sqlite3.connect(store.path)) as db:
             db.executescript("DROP TABLE result_totals; PRAGMA user_version = 8;")
-    else:
-        import psycopg
-
-        with psycopg.connect(context.postgres_url, autocommit=True) as db:
-            db.execute(
-                "DROP TRIGGER results_totals ON results; DROP FUNCTION lowtide_add_totals(); DROP TABLE result_totals;"
-                " UPDATE schema_version SET version = 4"
-            )
+    else:  # the same rows, in a ledger made again at schema 4 (the form of its requests every store copies)
+        rows = [(table, COPIED[table], [r for chunk in store.export_rows(table) for r in chunk]) for table in COPIED]
+        store.close()
+        ledger_at(context.postgres_url, 4, rows)
     context.views_store = reopened(context, store)
 
 

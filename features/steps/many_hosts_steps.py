@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections import Counter
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,10 +24,13 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
+from lowtide.answers import TextAnswer
+from lowtide.batching.engine import BatchEngine
+from lowtide.clock import SystemClock
 from lowtide.emulator import Emulator
 from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
-from lowtide.ledger.records import NewRequest
+from lowtide.ledger.records import NewRequest, RequestRecord, RequestState
 from lowtide.ledger.store import LedgerStore, open_ledger
 
 if TYPE_CHECKING:
@@ -41,7 +45,10 @@ class Context(StepContext, Protocol):
     many_hosts_listeners: list[threading.Thread]
     many_hosts_locked: set[str]
     many_hosts_pending: int
+    many_hosts_batches: dict[str, list[str]]
     many_hosts_process: subprocess.Popen[str]
+    many_hosts_read: RequestRecord
+    many_hosts_settled: str
     many_hosts_stored_at: float
     many_hosts_taken: set[str]
     many_hosts_took: float
@@ -254,6 +261,70 @@ def step_gathered_away(context: Context, host: str, low: str, high: str) -> None
         await asking
 
     context.runner.run(ask())
+
+
+@when('host "{host}" asks for the keys "{low}" to "{high}", and host "{other}" reads "{key}" while their batch runs')
+def step_read_while_running(context: Context, host: str, low: str, high: str, other: str, key: str) -> None:
+    state = hosts(context)
+
+    async def ask() -> None:
+        asking = asyncio.ensure_future(_ask(state, host, _keys(low, high)))
+        await _batch_exists(state.url)
+        record = await asyncio.to_thread(open_ledger(state.url).request, key)
+        assert record is not None, key
+        assert record.state is RequestState.WAITING, record
+        context.many_hosts_read = record
+        await asking
+
+    context.runner.run(ask())
+
+
+@when('once host "{host}" has its answers, host "{other}" waits on "{key}" as it read it')
+def step_wait_as_read(context: Context, host: str, other: str, key: str) -> None:
+    state = hosts(context)
+    assert len(state.answered[host]) > 0, state.answered
+    record = context.many_hosts_read
+    assert record.key == key, record
+    os.environ[HOST_ID_ENV] = other
+    actor = state.actors[other]
+    backend = actor.batch_backend()
+
+    async def wait() -> None:
+        # Where a call of this host's that had read the record goes next: the engine's own wait for a final record.
+        engine = BatchEngine(backend, actor.ledger, endpoint=backend.endpoint, settings=actor.configuration.batch,
+                             clock=SystemClock())  # fmt: skip
+        try:
+            settled = await asyncio.wait_for(engine._final(record), _HANG)  # pyright: ignore[reportPrivateUsage]
+        finally:
+            await engine.aclose()
+        assert isinstance(settled, ActorResponse | TextAnswer), settled
+        context.many_hosts_settled = settled.text
+
+    context.runner.run(wait())
+
+
+@then('host "{host}" got the emulated reply for "{key}"')
+def step_got_reply(context: Context, host: str, key: str) -> None:
+    text = context.many_hosts_settled
+    assert text.startswith(emulated_reply_to(hosts(context).prompts[key])), (host, key, text)
+
+
+@then("the API was asked for the batch's results once")
+def step_results_once(context: Context) -> None:
+    downloads = [path for method, path, _ in hosts(context).requests if method == "GET" and path.endswith("/results")]
+    assert len(downloads) == 1, downloads
+
+
+@then("the ledger holds {results:d} results and {batches:d} batch, collected")
+def step_results_held(context: Context, results: int, batches: int) -> None:
+    import psycopg
+
+    with psycopg.connect(hosts(context).url) as db:
+        row = db.execute("SELECT count(*) FROM results").fetchone()
+    assert row is not None
+    assert row[0] == results, row
+    held = open_ledger(hosts(context).url).batches()
+    assert [batch.state.value for batch in held] == ["collected"] * batches, held
 
 
 @then("both hosts got the emulated replies for the {count:d} keys")
@@ -550,12 +621,79 @@ def step_pending_scope(context: Context, count: int, host: str) -> None:
     context.many_hosts_pending = count
 
 
+@when(
+    'host "{host}" puts its calls into batches of {size:d} while {count:d} processes on other hosts gather them into'
+    " batches of their own, all at once"
+)
+def step_race(context: Context, host: str, size: int, count: int) -> None:
+    from lowtide.ledger.postgres.ledger import PostgresLedger  # each thread a process of its own: a store each
+
+    state = hosts(context)
+    keys = [f"call-{n}" for n in range(1, context.many_hosts_pending + 1)]
+    start = threading.Barrier(count + 1)
+    kept: dict[str, list[str]] = {}
+    failures: list[BaseException] = []
+
+    def intent(ledger: PostgresLedger, batch: str, members: list[tuple[str, str]], owner: str) -> None:
+        now = time.time()
+        kept[batch] = ledger.record_intent(batch, provider="anthropic", endpoint="e", members=members,
+                                           request_bytes=1, owner=owner, until=now + 60, now=now)  # fmt: skip
+
+    def gatherer(n: int) -> None:
+        ledger = PostgresLedger(state.url)
+        owner = f"host-g{n}/1/x"
+        try:
+            start.wait()
+            for round_ in range(20):
+                now = time.time()
+                taken = ledger.take_pending("s1", owner=owner, until=now + 60, now=now, limit=25, max_bytes=10**9)
+                if taken:
+                    intent(ledger, f"g{n}-{round_}", [(t.key, t.custom_id) for t in taken], owner)
+        except BaseException as exc:  # the scenario fails on it below
+            failures.append(exc)
+        finally:
+            ledger.close()
+
+    def own() -> None:
+        ledger = PostgresLedger(state.url)
+        try:
+            start.wait()
+            for n, first in enumerate(range(0, len(keys), size)):
+                intent(ledger, f"a-{n}", [(k, k) for k in keys[first : first + size]], f"{host}/4242/cafe")
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            ledger.close()
+
+    threads = [threading.Thread(target=gatherer, args=(n,)) for n in range(count)]
+    threads.append(threading.Thread(target=own))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(_HANG)
+    assert not failures, failures
+    context.many_hosts_batches = kept
+
+
+@then("every call is in exactly one batch, which the ledger says it is waiting in")
+def step_each_once(context: Context) -> None:
+    kept = context.many_hosts_batches
+    joined = Counter(key for keys in kept.values() for key in keys)
+    assert set(joined.values()) == {1}, [key for key, n in joined.items() if n > 1][:5]
+    assert len(joined) == context.many_hosts_pending, sorted(joined)[:5]
+    assert len([b for b, keys in kept.items() if not b.startswith("a-") and keys]) > 0, "no other host took a call"
+    batch_of = {key: batch for batch, keys in kept.items() for key in keys}
+    for record in open_ledger(hosts(context).url).requests():
+        assert (record.state.value, record.batch_id) == ("submitting", batch_of[record.key]), record
+
+
 @given('another process is putting the calls "{low}" to "{high}" into a batch of its own, its transaction open')
 def step_locked(context: Context, low: str, high: str) -> None:
     import psycopg
 
     holder = psycopg.connect(hosts(context).url)  # a transaction left open until the scenario's end
-    holder.execute("SELECT key FROM requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
+    # What an intent holds while it is written: the queue rows of its members (`pending_requests`, schema 7).
+    holder.execute("SELECT key FROM pending_requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
     context.cleanups.append(holder.close)
     context.many_hosts_locked = set(_keys(low, high))
 

@@ -453,9 +453,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
             return True
         batch = await self._batch(batch_id)
         now = self._clock.now()
-        if batch is None or (
-            batch.owner not in (None, self.owner) and owner_alive(batch.owner, batch.owner_until, now)
-        ):
+        if batch is None or not batch.state.outstanding:
+            return False  # collected since the caller read its record (by another process): read it again instead
+        if batch.owner not in (None, self.owner) and owner_alive(batch.owner, batch.owner_until, now):
             return False
         dead = batch.owner if batch.owner != self.owner else None
         until = now + self.settings.lease_seconds

@@ -305,7 +305,8 @@ class LedgerStore(Protocol):
     ) -> bool:
         """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
         on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
-        gets it. `force` takes it regardless."""
+        gets it. `force` takes it regardless. A batch no longer outstanding (collected, canceled, expired, failed) is
+        never taken: a caller that read it outstanding before another process collected it would collect it again."""
         ...
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:

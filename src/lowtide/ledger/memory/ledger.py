@@ -399,7 +399,7 @@ class MemoryLedger:
     ) -> bool:
         with self.lock:
             b = self.tables.batches.get(batch_id)
-            if b is None:
+            if b is None or not b.state.outstanding:
                 return False
             free = b.owner is None or b.owner in (owner, dead_owner) or b.owner_until is None or b.owner_until < now
             if not (force or free):

@@ -5,16 +5,17 @@ a named cursor and `COPY` stream rows, which the operations of `steps` do not.""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, LiteralString
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.postgres.schema import CURRENT_MEMBERSHIP, NEW_FORM
 from lowtide.ledger.postgres.steps import CHUNK
 from lowtide.ledger.records import COPIED
 
 if TYPE_CHECKING:
     from psycopg import Connection
     from psycopg.rows import TupleRow
-    from psycopg.sql import Composed
+    from psycopg.sql import SQL, Composed
 
     from lowtide.ledger.postgres.pool import SyncPool
 
@@ -26,9 +27,13 @@ def export_rows(pool: SyncPool, table: str) -> Iterator[list[tuple[Any, ...]]]:
     from psycopg import sql
 
     columns = COPIED[table]
-    order = "seq" if table == "results" else columns[0]
-    query = sql.SQL("SELECT {} FROM {} ORDER BY {}").format(
-        sql.SQL(", ").join(map(sql.Identifier, columns)), sql.Identifier(table), sql.Identifier(order)
+    order = "seq" if table in ("results", "batch_members") else columns[0]
+    query: Composed | SQL = (
+        sql.SQL(_REQUESTS)
+        if table == "requests"
+        else sql.SQL("SELECT {} FROM {} ORDER BY {}").format(
+            sql.SQL(", ").join(map(sql.Identifier, columns)), sql.Identifier(table), sql.Identifier(order)
+        )
     )
     batch_at = columns.index("batch_id") if table == "results" else -1
     with pool.transaction("read the ledger") as db, db.cursor(name=f"lowtide_export_{table}") as cursor:
@@ -75,9 +80,34 @@ def load(
                             row = (*row[:batch_at], "", *row[batch_at + 1 :])
                         writing.write_row(row)
                     written[table] += len(chunk)
+        # Requests come in the form of 5, which every store copies: brought to this one's (`schema.NEW_FORM`).
+        db.execute(NEW_FORM)
+        strays = _one(db, sql.SQL(_STRAYS))
+        if strays:
+            raise ConfigurationError(
+                f"The ledger copied into {location} names a batch member that is not one of its requests or batches"
+                f" ({strays}): nothing was written.",
+                field="ledger",
+            )
     return written
 
 
-def _one(db: Connection[TupleRow], query: Composed) -> object:
+_REQUESTS: LiteralString = (
+    "SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,"
+    " CASE WHEN b.id IS NULL THEN r.state ELSE 'submitting' END, b.id, r.attempts + (b.id IS NOT NULL)::int,"
+    " r.max_attempts, r.worst_case_usd, r.created_at,"
+    " CASE WHEN b.id IS NULL THEN COALESCE(q.updated_at, r.updated_at) ELSE b.intent_at END, q.owner, q.owner_until"
+    f" FROM requests r {CURRENT_MEMBERSHIP} LEFT JOIN pending_requests q ON q.key = r.key ORDER BY r.key"
+)
+"""A request as the SQLite ledger's schema 5 kept it (the form every store copies): its batch and the attempt it is
+making read from its memberships, its owner from the queue (`schema.NEW_FORM` is the way back)."""
+_STRAYS: LiteralString = (
+    "SELECT m.batch_id || ' ' || m.key FROM batch_members m WHERE NOT EXISTS (SELECT 1 FROM requests r"
+    " WHERE r.key = m.key) OR NOT EXISTS (SELECT 1 FROM batches b WHERE b.id = m.batch_id) LIMIT 1"
+)
+"""A member naming no request or no batch (the foreign keys schema 7 dropped checked this as rows went in)."""
+
+
+def _one(db: Connection[TupleRow], query: Composed | SQL) -> object:
     row = db.execute(query).fetchone()
     return row[0] if row is not None else None

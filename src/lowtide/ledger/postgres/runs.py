@@ -237,16 +237,19 @@ def _record_live(run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> O
     for a in answers:
         params = stored_json(a.params)
         cost = str(a.cost_usd) if a.cost_usd is not None else None
+        # It leaves any batch it was in (its latest membership) and the queue: its outcome is the live answer.
         yield Sql(
             "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state, attempts,"
-            " max_attempts, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, 1, 1, %s, %s)"
+            " max_attempts, created_at, updated_at, left_seq) VALUES (%(k)s, %(k)s, %(a)s, %(m)s, %(p)s, %(n)s,"
+            " %(s)s, 1, 1, %(now)s, %(now)s, COALESCE((SELECT max(seq) FROM batch_members WHERE key = %(k)s), 0))"
             " ON CONFLICT (key) DO UPDATE SET custom_id = excluded.custom_id, actor = excluded.actor,"
             " model = excluded.model, params = excluded.params, params_bytes = excluded.params_bytes,"
             " state = excluded.state, batch_id = NULL, attempts = 1, max_attempts = 1, worst_case_usd = NULL,"
             " created_at = excluded.created_at, updated_at = excluded.updated_at, owner = NULL,"
-            " owner_until = NULL",
-            (a.key, a.key, a.actor, a.model, params, len(params), a.state.value, now, now),
+            " owner_until = NULL, left_seq = excluded.left_seq",
+            {"k": a.key, "a": a.actor, "m": a.model, "p": params, "n": len(params), "s": a.state.value, "now": now},
         )
+        yield Sql("DELETE FROM pending_requests WHERE key = %s", (a.key,))
         # The answer is appended: the request's outcome is its latest result with no batch ('').
         yield Sql(
             "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"

@@ -228,11 +228,13 @@ class BatchRows(RequestRows):
     ) -> bool:
         """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
         on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
-        gets it. `force` takes it regardless."""
+        gets it. `force` takes it regardless. A batch no longer outstanding (collected, canceled, expired, failed)
+        is nobody's to take: nothing is left to do with it."""
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE batches SET owner = ?, owner_until = ? WHERE id = ? AND (? OR owner IS NULL OR owner = ?"
-                " OR owner = ? OR owner_until IS NULL OR owner_until < ?)",
+                " OR owner = ? OR owner_until IS NULL OR owner_until < ?)"
+                " AND state IN ('intent', 'unknown', 'waiting-on-batch', 'ended')",
                 (owner, until, batch_id, force, owner, dead_owner, now),
             )
             return cursor.rowcount == 1
