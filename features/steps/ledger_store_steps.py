@@ -16,7 +16,7 @@ from step_context import given, then, when
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore, RunLedger
-from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import BatchState, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
 
@@ -180,13 +180,31 @@ def step_requests_read(context: Context) -> None:
     rows = [row.as_dict() for row in context.table]
     # Read one by one and all at once: both are how callers read them.
     together = {r.key: r for r in store.requests_for([row["key"] for row in rows])}
+    # And their states alone (`states_of`), which must say what the records say.
+    states = {s.key: s for s in store.states_of([row["key"] for row in rows])}
     for row in rows:
         record = store.request(row["key"])
         assert record is not None, f"the store has no request {row['key']!r}"
         assert together[row["key"]] == record, (together[row["key"]], record)
+        assert states[row["key"]] == KeyState(record.key, record.state, record.batch_id), (states, record)
         for column, expected in row.items():
             if column != "key":
                 _check(row["key"], column, _REQUEST_FIELDS[column](record), expected)
+
+
+@then("the store reads the states of {keys} as:")
+def step_states_read(context: Context, keys: str) -> None:
+    """`states_of`, on the store's sync face and its awaited one: the keys it knows, in the order asked."""
+    c = contract(context)
+    found = c.store.states_of(names(keys))
+
+    async def awaited_face() -> list[KeyState]:  # the async face is made inside the loop that awaits it
+        return await async_ledger(c.store).states_of(names(keys))
+
+    awaited = context.runner.run(awaited_face())
+    assert awaited == found, (awaited, found)
+    expected = [KeyState(row["key"], RequestState(row["state"]), row["batch"] or None) for row in context.table]
+    assert found == expected, (found, expected)
 
 
 @then("the store holds these requests in the state {state}: {keys}")

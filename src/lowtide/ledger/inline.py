@@ -15,6 +15,7 @@ from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -99,6 +100,9 @@ class InlineAsyncLedger:
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return self.sync.requests_for(keys)
+
+    async def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        return self.sync.states_of(keys)
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)

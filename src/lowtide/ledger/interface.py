@@ -27,6 +27,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -200,6 +201,11 @@ class LedgerStore(Protocol):
 
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         """The records of `keys` the ledger knows, in the order given."""
+        ...
+
+    def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        """The state and batch of each of `keys` the ledger knows, in the order given: `requests_for` without the
+        parameters, the answer or the rest of each record (a batch's members, tens of thousands at once)."""
         ...
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
@@ -422,6 +428,8 @@ class AsyncLedgerStore(Protocol):
     async def request(self, key: str) -> RequestRecord | None: ...
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
+
+    async def states_of(self, keys: Sequence[str]) -> list[KeyState]: ...
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]: ...
 
