@@ -136,9 +136,9 @@ class Execution:
             self.state.keep_unsent(self.prepared.rows, sending)
         finished = self.prepared.finished
         if self.state.results is None:  # not held: an answer stored is read back at the end, not now
+            self.state.keep_spooled(lambda index: _stored_success(rows.get(index)))
             for index in finished:
-                row = rows[index]
-                if row.request_state is RequestState.SUCCEEDED and row.status is None:
+                if _stored_success(rows[index]):
                     self.state.stored_success(index)
             finished = [index for index in finished if not self.state.has(index)]
         async for index, record in self.state.records(self.engine.ledger, finished):
@@ -458,3 +458,9 @@ class Execution:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+
+def _stored_success(row: ItemRow | None) -> bool:
+    """Whether the ledger holds the item's answer, and the run decided nothing else for it: its line is the answer's,
+    spooled (by this go or an earlier one) or made from the ledger."""
+    return row is not None and row.request_state is RequestState.SUCCEEDED and row.status is None
