@@ -302,11 +302,14 @@ class RunState:
         )
 
     def report(self, *, now: bool = False) -> None:
-        """Tell the reporters, at most every `_REPORT_EVERY` seconds unless `now` (a batch sent or done)."""
+        """Tell the reporters, at most every `_REPORT_EVERY` seconds unless `now` (a batch sent or done). The spool's
+        lines are written out then too: a kill loses at most those of the moment since (made from the ledger)."""
         moment = self._moment()
         if not now and moment - self._reported_at < _REPORT_EVERY:
             return
         self._reported_at = moment
+        if self._spool is not None:
+            self._spool.flush()
         snapshot = self.snapshot()
         self.progress.update(snapshot)
         if self._on_report is not None:

@@ -190,6 +190,12 @@ class LineSpool:
         self._end += len(record)
         self._unflushed = True
 
+    def flush(self) -> None:
+        """Hand the lines appended so far to the system (a process killed from then on keeps them)."""
+        if self._unflushed:
+            self._file.flush()
+            self._unflushed = False
+
     def drop(self, index: int) -> Tallied | None:
         """Forget item `index`'s line; what it added to the report, if it was spooled."""
         tally = self._tallied(index) if self._at[index] >= 0 else None
