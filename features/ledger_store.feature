@@ -565,6 +565,10 @@ Feature: Every ledger store keeps the same guarantees
       | 0     | k0  | succeeded | Yes    |                     |         |            |
       | 1     | k1  | failed    |        | BatchRequestErrored | failed  | time limit |
       | 2     | k2  |           |        |                     | not-run | cost limit |
+    And the run "r1" reads these outcomes from item 0 up to 3, of items 0, 2 alone:
+      | index | key | state     | answer | error | status  | reason     |
+      | 0     | k0  | succeeded | Yes    |       |         |            |
+      | 2     | k2  |           |        |       | not-run | cost limit |
     When the run "r1" makes a new attempt of item 1 under the key "k1-retry" at 1210
     Then the run "r1" reads these items:
       | index | key      | attempt | state     | batch | cost | status  | reason     |

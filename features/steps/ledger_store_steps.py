@@ -551,13 +551,22 @@ _OUTCOME_FIELDS = {
 }
 
 
+@then('the run "{run_id}" reads these outcomes from item {start:d} up to {stop:d}, of items {indexes} alone:')
+def step_outcomes_of(context: Context, run_id: str, start: int, stop: int, indexes: str) -> None:
+    _outcomes(context, run_id, start, stop, [int(index) for index in names(indexes)])
+
+
 @then('the run "{run_id}" reads these outcomes from item {start:d} up to {stop:d}:')
 def step_outcomes(context: Context, run_id: str, start: int, stop: int) -> None:
+    _outcomes(context, run_id, start, stop, None)
+
+
+def _outcomes(context: Context, run_id: str, start: int, stop: int, only: list[int] | None) -> None:
     c = contract(context)
-    found: list[ItemOutcome] = c.runs.outcomes(run_id, start=start, stop=stop)
+    found: list[ItemOutcome] = c.runs.outcomes(run_id, start=start, stop=stop, only=only)
 
     async def awaited_face() -> list[ItemOutcome]:  # the async face is made inside the loop that awaits it
-        return await async_ledger(c.store).run_store.outcomes(run_id, start=start, stop=stop)
+        return await async_ledger(c.store).run_store.outcomes(run_id, start=start, stop=stop, only=only)
 
     awaited = context.runner.run(awaited_face())
     assert awaited == found, (awaited, found)

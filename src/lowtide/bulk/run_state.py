@@ -384,12 +384,16 @@ class RunState:
         for start in range(0, count, _OUTCOMES_AT_ONCE):
             stop = min(count, start + _OUTCOMES_AT_ONCE)
             stored: dict[int, ItemOutcome] = {}
-            if self.results is None and any(
-                status[index] == _SUCCEEDED and (spool is None or not spool.holds(index))
-                for index in range(start, stop)
-            ):
+            missing = (
+                [i for i in range(start, stop) if status[i] == _SUCCEEDED and (spool is None or not spool.holds(i))]
+                if self.results is None
+                else []
+            )
+            if missing:  # (read alone when the spool has the others: the lines of a moment before a kill, say)
                 assert self._runs is not None
-                stored = {o.index: o for o in await self._runs.outcomes(self.run_id, start=start, stop=stop)}
+                only = missing if spool is not None else None
+                outcomes = await self._runs.outcomes(self.run_id, start=start, stop=stop, only=only)
+                stored = {o.index: o for o in outcomes}
             chunk: list[tuple[int, str, ItemResult | None]] = []
             for index in range(start, stop):
                 if settled_only and status[index] == 0:

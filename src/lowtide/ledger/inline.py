@@ -236,8 +236,10 @@ class InlineAsyncRunLedger:
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return self.sync.batches(run_id)
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return self.sync.outcomes(run_id, start=start, stop=stop)
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]:
+        return self.sync.outcomes(run_id, start=start, stop=stop, only=only)
 
 
 _IMPLEMENTS: type[AsyncLedgerStore] = InlineAsyncLedger

@@ -76,9 +76,10 @@ class RunLedger(Protocol):
         """Every item of the run in input order, each with its latest request's state, batch and cost."""
         ...
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         """The run's items whose index is from `start` up to (not including) `stop`, in input order, each with what the
-        run decided and its latest request's state, answer and error: a run's results written a chunk at a time."""
+        run decided and its latest request's state, answer and error: a run's results written a chunk at a time.
+        `only`: of those, only the items of these indexes (ascending; at most a thousand), the others not read."""
         ...
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
@@ -379,7 +380,9 @@ class AsyncRunLedger(Protocol):
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]: ...
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]: ...
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]: ...
 
 
 class AsyncLedgerStore(Protocol):

@@ -146,12 +146,12 @@ class MemoryRunStore:
                 )
         return rows
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         t = self._tables
         found: list[ItemOutcome] = []
         with self._lock:
             items = self._items.get(run_id, {})
-            for index in range(start, stop):
+            for index in range(start, stop) if only is None else [i for i in only if start <= i < stop]:
                 i = items.get(index)
                 if i is None:
                     continue

@@ -79,8 +79,8 @@ class PostgresRunStore:
     def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
         return self._read(_items(run_id, with_jobs=with_jobs))
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return self._read(_outcomes(run_id, start=start, stop=stop))
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
+        return self._read(_outcomes(run_id, start=start, stop=stop, only=only))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         _not_on_a_loop("decide")
@@ -135,8 +135,11 @@ class AsyncPostgresRunStore:
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return await run_async(self._pool, "read runs", _batches(run_id), transaction=False)
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return await run_async(self._pool, "read runs", _outcomes(run_id, start=start, stop=stop), transaction=False)
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]:
+        op = _outcomes(run_id, start=start, stop=stop, only=only)
+        return await run_async(self._pool, "read runs", op, transaction=False)
 
 
 # The operations.
@@ -198,12 +201,13 @@ def _items(run_id: str, *, with_jobs: bool) -> Op[list[ItemRow]]:
     return [item_row(row) for row in reply.dicts()]
 
 
-def _outcomes(run_id: str, *, start: int, stop: int) -> Op[list[ItemOutcome]]:
+def _outcomes(run_id: str, *, start: int, stop: int, only: Sequence[int] | None) -> Op[list[ItemOutcome]]:
     reply = yield Sql(
         "SELECT ri.idx, ri.key, ri.status, ri.reason, r.state, r.response, r.error"
         " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key"
-        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s ORDER BY ri.idx",
-        (run_id, start, stop),
+        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s AND (%s::bigint[] IS NULL OR ri.idx = ANY(%s))"
+        " ORDER BY ri.idx",
+        (run_id, start, stop, None if only is None else list(only), None if only is None else list(only)),
     )
     return [item_outcome(row) for row in reply.dicts()]
 

@@ -89,14 +89,15 @@ class RunStore:
         )
         return [item_row(row) for row in rows]
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        """The run's items from index `start` up to `stop`, in input order, with their latest request's state, answer
-        and error (the joins of `items`, without the request's parameters)."""
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
+        """The run's items from index `start` up to `stop` (of those, `only` these), in input order, with their latest
+        request's state, answer and error (the joins of `items`, without the request's parameters)."""
+        chosen = f" AND ri.idx IN ({', '.join('?' * len(only))})" if only is not None else ""
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.key, ri.status, ri.reason, {REQUEST_STATE} AS state, o.response, o.error"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME}"
-            " WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
-            (run_id, start, stop),
+            f" WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ?{chosen} ORDER BY ri.idx",
+            (run_id, start, stop, *(only or ())),
         )
         return [item_outcome(row) for row in rows]
 
