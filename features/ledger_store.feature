@@ -559,6 +559,8 @@ Feature: Every ledger store keeps the same guarantees
       | index | key | attempt | status  | reason     |
       | 1     | k1  | 1       | failed  | time limit |
       | 2     | k2  | 1       | not-run | cost limit |
+    And the run "r1" reads from item 1 up to 2 the items 1
+    And the run "r1" reads from item 1 up to 100 the items 1, 2
     And the run "r1" has the fingerprint "fp-1", 3 items, and was updated at 1200
     And the run "r1" reads these outcomes from item 0 up to 3:
       | index | key | state     | answer | error               | status  | reason     |

@@ -541,6 +541,16 @@ def step_items(context: Context, run_id: str) -> None:
                 _check(f"item {item.index}", column, _ITEM_FIELDS[column](item), row[column])
 
 
+@then('the run "{run_id}" reads from item {start:d} up to {stop:d} the items {indexes}')
+def step_items_between(context: Context, run_id: str, start: int, stop: int, indexes: str) -> None:
+    """A run's items read a chunk at a time (`items(start=, stop=)`), each as the whole read gives it."""
+    runs = contract(context).runs
+    whole = {item.index: item for item in runs.items(run_id, with_jobs=False)}
+    found = runs.items(run_id, with_jobs=False, start=start, stop=stop)
+    assert [item.index for item in found] == [int(index) for index in names(indexes)], found
+    assert all(item == whole[item.index] for item in found), (found, whole)
+
+
 _OUTCOME_FIELDS = {
     "key": lambda o: o.key,
     "state": lambda o: o.state,

@@ -72,8 +72,9 @@ class RunLedger(Protocol):
 
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None: ...
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
+        """Every item of the run in input order (those whose index is from `start` up to `stop`: a run sorted a chunk
+        at a time), each with its latest request's state, batch and cost."""
         ...
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:

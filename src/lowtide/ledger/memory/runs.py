@@ -121,11 +121,13 @@ class MemoryRunStore:
             if found is not None:
                 found.options, found.updated_at = _dumps(options), now
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
         t = self._tables
         rows: list[ItemRow] = []
         with self._lock:
             for index in sorted(self._items.get(run_id, {})):
+                if index < start or (stop is not None and index >= stop):
+                    continue
                 i = self._items[run_id][index]
                 r = t.requests.get(i.key)
                 outcome = t.outcome(r) if r is not None else None

@@ -75,8 +75,9 @@ class RunStore:
         with self.ledger.transaction() as db:
             db.execute("UPDATE runs SET options = ?, updated_at = ? WHERE id = ?", (_dumps(options), now, run_id))
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
+        """Every item of the run in input order (from index `start` up to `stop`), each with its latest request's
+        state, batch and cost."""
         job = "ri.job" if with_jobs else "NULL AS job"
         # `request_view` spelt out: SQLite cannot flatten a view on the right of a LEFT JOIN, and would build the
         # whole view (every request of the ledger) to join a run's items to it.
@@ -84,8 +85,8 @@ class RunStore:
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
             f" {REQUEST_STATE} AS request_state, b.id AS batch_id, o.cost_usd, r.worst_case_usd"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
-            " ORDER BY ri.idx",
-            (run_id,),
+            " AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
+            (run_id, start, stop if stop is not None else 2**62),
         )
         return [item_row(row) for row in rows]
 
