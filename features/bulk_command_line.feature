@@ -172,6 +172,31 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     Then the command exits with 1
     And the command's standard output is exactly the lines of "halves.jsonl"
 
+  Scenario: A run stopped half-way keeps its answered lines beside its results; a line torn by a kill is made again from the ledger
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews, with review 5 ending as errored
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id whole --items-per-batch 5 --out whole.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And no spool of the run "whole" is left beside "whole.jsonl"
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --max-cost-usd 0.009 --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run halves: 20 item(s): 11 succeeded, 1 failed, 8 not-run;"
+    And a spool of the run "halves" beside "halves.jsonl" holds the lines of 11 of its 20 items
+    When the last line of the spool of the run "halves" beside "halves.jsonl" is torn, as a killed process leaves it
+    And "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 1
+    And the command printed "run halves: 20 item(s): 19 succeeded, 1 failed;"
+    And the command printed the cost the lines of "halves.jsonl" add up to
+    And "halves.jsonl" and "whole.jsonl" hold the same 20 lines in input order, but for what names their runs
+    And no spool of the run "halves" is left beside "halves.jsonl"
+
   Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
     Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder

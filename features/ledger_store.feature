@@ -141,6 +141,44 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: A request's state and batch are read alone, in the order asked, as its record says them
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha, beta by "worker-1" until 1100 at 1010
+    Then the store reads the states of gamma, beta, nobody, alpha as:
+      | key   | state      | batch |
+      | gamma | pending    |       |
+      | beta  | submitting | b1    |
+      | alpha | submitting | b1    |
+    When "b1" is created as the API's batch "msgbatch_1" at 1020
+    And the batch "b1" ends at 1090 with 1 succeeded and 1 errored
+    And these results of "b1" arrive at 1100:
+      | key   | state     | answer   | cost | live cost |
+      | alpha | succeeded | Answer A | 0.25 | 0.5       |
+      | beta  | pending   |          |      |           |
+    Then the store reads the states of alpha, beta, gamma as:
+      | key   | state     | batch |
+      | alpha | succeeded | b1    |
+      | beta  | pending   | b1    |
+      | gamma | pending   |       |
+    When beta is requeued by "worker-2" until 1300 at 1110
+    And the batch "b2" is recorded holding beta by "worker-2" until 1300 at 1200
+    And "b2" is created as the API's batch "msgbatch_2" at 1210
+    Then the store reads the states of beta, alpha as:
+      | key   | state            | batch |
+      | beta  | waiting-on-batch | b2    |
+      | alpha | succeeded        | b1    |
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: A result of a batch the request has left is kept, and never read as its state
     Given a <store> ledger store
     And these requests are claimed by "worker-1" until 1100 at 1000:
@@ -523,12 +561,18 @@ Feature: Every ledger store keeps the same guarantees
       | index | key | attempt | status  | reason     |
       | 1     | k1  | 1       | failed  | time limit |
       | 2     | k2  | 1       | not-run | cost limit |
+    And the run "r1" reads from item 1 up to 2 the items 1
+    And the run "r1" reads from item 1 up to 100 the items 1, 2
     And the run "r1" has the fingerprint "fp-1", 3 items, and was updated at 1200
     And the run "r1" reads these outcomes from item 0 up to 3:
       | index | key | state     | answer | error               | status  | reason     |
       | 0     | k0  | succeeded | Yes    |                     |         |            |
       | 1     | k1  | failed    |        | BatchRequestErrored | failed  | time limit |
       | 2     | k2  |           |        |                     | not-run | cost limit |
+    And the run "r1" reads these outcomes from item 0 up to 3, of items 0, 2 alone:
+      | index | key | state     | answer | error | status  | reason     |
+      | 0     | k0  | succeeded | Yes    |       |         |            |
+      | 2     | k2  |           |        |       | not-run | cost limit |
     When the run "r1" makes a new attempt of item 1 under the key "k1-retry" at 1210
     Then the run "r1" reads these items:
       | index | key      | attempt | state     | batch | cost | status  | reason     |

@@ -35,6 +35,7 @@ from robot.api.deco import keyword, library
 
 from _custom_ids import keys_created
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
+from lowtide.bulk.spool import spool_path
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 # Fake, and distinctive enough that finding it in any file or log means lowtide wrote it there.
@@ -383,6 +384,45 @@ class BulkLibrary:
         statuses = Counter(str(line["status"]) for line in lines)
         batches = len({line["batch_id"] for line in lines})
         logger.info(f"{path}: {len(lines)} lines, {dict(statuses)}, from {batches} batch(es)")
+
+    @keyword("Results Should Equal But For Batches")
+    def results_should_equal_but_for_batches(self, path: str, other: str) -> None:
+        """Both results files hold the same lines in the same order, each the same but for the batch that carried it
+        (a run killed and resumed splits its items into other batches than a run never stopped)."""
+        ours, theirs = _read_jsonl(Path(path)), _read_jsonl(Path(other))
+        if len(ours) != len(theirs):
+            raise AssertionError(f"{path} holds {len(ours)} line(s), {other} {len(theirs)}.")
+        differ = [
+            str(mine.get("index"))
+            for mine, whole in zip(ours, theirs, strict=True)
+            if {**mine, "batch_id": None} != {**whole, "batch_id": None}
+        ]
+        if differ:
+            raise AssertionError(f"{len(differ)} line(s) of {path} differ from {other}'s: {_few(differ)}")
+        logger.info(f"{path}: {len(ours)} lines, each as in {other} but for its batch")
+
+    @keyword("Tear The Last Line Of The Spool Beside")
+    def tear_the_last_line_of_the_spool_beside(self, out: str, run_id: str) -> int:
+        """Cut the last record of the run's spool (kept beside its `--out` file) in the middle, as a process killed
+        while writing it leaves it; the spool must hold more than that record. Returns its size before."""
+        target = Path(out)
+        path = spool_path(target.parent, target.name, run_id)
+        if not path.exists():
+            raise AssertionError(f"The run {run_id} kept no spool beside {out} ({path.name}).")
+        size = path.stat().st_size
+        if size < 4096:
+            raise AssertionError(f"The spool {path} holds {size} bytes: too few lines to tear one.")
+        with path.open("r+b") as spool:
+            spool.truncate(size - 40)
+        logger.info(f"Tore the last line of {path.name} ({size} bytes before)")
+        return size
+
+    @keyword("No Spool Should Be Left Beside")
+    def no_spool_should_be_left_beside(self, out: str, run_id: str) -> None:
+        target = Path(out)
+        path = spool_path(target.parent, target.name, run_id)
+        if path.exists():
+            raise AssertionError(f"The run {run_id} is complete, but its spool {path} is left.")
 
     @keyword("Results Directory Should Match")
     def results_directory_should_match(self, directory: str, out: str) -> None:

@@ -88,6 +88,39 @@ A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Faile
     Should Contain    ${status.stdout}    ${in_ledger} batch(es);
     No File Should Contain The API Key
 
+A Run Killed Midway And Resumed Writes What A Run Never Stopped Writes, The Line The Kill Tore Made Again
+    [Documentation]    The same 2,000 rows run twice: once never stopped, and once killed with SIGKILL midway and
+    ...    run again. The killed run keeps the lines of the items it had answered in a spool beside its `--out` file;
+    ...    its last line, torn as a kill mid-write leaves it, is found and made again from the ledger, the others
+    ...    copied. The resumed run's results hold the same lines, in the same order, as the run never stopped (but
+    ...    for the batches that carried them), every custom id created once, and the spool is gone once the run is
+    ...    complete.
+    ${rows}=    Set Variable    ${2000}
+    ${csv}=    Write Reviews    ${rows}
+    ${actor}=    Write Actor File
+    ${whole}=    New Directory    whole-
+    @{options}=    Create List    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id    --run-id    spool2k
+    ...    --items-per-batch    200    --max-parallel-batches    3    --progress    none
+    ${never}=    Run Lowtide    run    ${csv}    @{options}    --out    ${whole}/results.jsonl
+    ...    --ledger    ${whole}/ledger.sqlite3
+    Should Be Equal As Integers    ${never.rc}    0    msg=${never.stderr}
+    No Spool Should Be Left Beside    ${whole}/results.jsonl    spool2k
+    Reset Emulator
+    ${work}=    New Directory    killed-
+    @{command}=    Create List    run    ${csv}    @{options}    --out    ${work}/results.jsonl
+    ...    --ledger    ${work}/ledger.sqlite3
+    ${first}=    Start Lowtide    @{command}
+    Kill Lowtide Midway    ${first}    ${work}/ledger.sqlite3    batches=${10}
+    Tear The Last Line Of The Spool Beside    ${work}/results.jsonl    spool2k
+    ${again}=    Run Lowtide    @{command}    timeout=${RESUME_TIMEOUT}
+    Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
+    Should Contain    ${again.stdout}    run spool2k: 2000 item(s): 2000 succeeded; 10 batch(es); $
+    Should Not Contain    ${again.stderr}    Traceback
+    Emulator Should Have Created Each Custom Id Once    spool2k    ${rows}
+    Results Should Be Complete    ${work}/results.jsonl    spool2k    ${TEMPLATE}
+    Results Should Equal But For Batches    ${work}/results.jsonl    ${whole}/results.jsonl
+    No Spool Should Be Left Beside    ${work}/results.jsonl    spool2k
+
 A Dry Run Prints The Plan And Sends Nothing
     [Documentation]    `--dry-run` splits the rows into batches and prices them, prints that, and neither calls
     ...    the API nor records the run.

@@ -6,11 +6,14 @@ import ast
 import csv
 import json
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import yaml
 from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
 from step_context import Context, given, then, when
+
+from lowtide.bulk.spool import LineSpool, spool_path
 
 
 @given('an actor file "{name}" for that API, with the key in "{variable}":')
@@ -116,6 +119,48 @@ def step_same_lines(context: Context, name: str, other: str, count: int) -> None
     assert len(theirs) == count, len(theirs)
     for mine, whole in zip(ours, theirs, strict=True):
         assert apart_from_run(mine) == apart_from_run(whole), (mine, whole)
+
+
+def _spool_of(context: Context, run_id: str, name: str) -> Path:
+    out = world(context).path(name)
+    return spool_path(out.parent, out.name, run_id)
+
+
+@then('no spool of the run "{run_id}" is left beside "{name}"')
+def step_no_spool(context: Context, run_id: str, name: str) -> None:
+    path = _spool_of(context, run_id, name)
+    assert not path.exists(), path
+
+
+@then('a spool of the run "{run_id}" beside "{name}" holds the lines of {count:d} of its {items:d} items')
+def step_spool_holds(context: Context, run_id: str, name: str, count: int, items: int) -> None:
+    path = _spool_of(context, run_id, name)
+    found: list[object] = []
+    spool = LineSpool.kept(items, path, run_id, key_of=lambda i: f"{run_id}-{i}", found=lambda t, n: found.append(t))
+    try:
+        assert spool.path == path, "the spool could not be opened"
+        assert len(spool.earlier) == count == len(found), (len(spool.earlier), len(found))
+    finally:
+        spool.close()
+
+
+@when('the last line of the spool of the run "{run_id}" beside "{name}" is torn, as a killed process leaves it')
+def step_tear_spool(context: Context, run_id: str, name: str) -> None:
+    path = _spool_of(context, run_id, name)
+    size = path.stat().st_size
+    with path.open("r+b") as spool:
+        spool.truncate(size - 40)  # the middle of its last record: its line, cut short
+
+
+@then('the command printed the cost the lines of "{name}" add up to')
+def step_cost_of_lines(context: Context, name: str) -> None:
+    """The summary's cost, which a resumed run adds up from its spool and the ledger, is its lines' own."""
+    printed = world(context).value["out"]
+    assert isinstance(printed, str), printed
+    total = sum(
+        (Decimal(str(line["cost_usd"])) for line in _lines(context, name) if line["cost_usd"] is not None), Decimal(0)
+    )
+    assert f"${total:.6f} at batch prices" in printed, (total, printed)
 
 
 @then('the command\'s standard output is exactly the lines of "{name}"')

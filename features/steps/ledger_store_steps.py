@@ -16,7 +16,7 @@ from step_context import given, then, when
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore, RunLedger
-from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import BatchState, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
 
@@ -180,13 +180,31 @@ def step_requests_read(context: Context) -> None:
     rows = [row.as_dict() for row in context.table]
     # Read one by one and all at once: both are how callers read them.
     together = {r.key: r for r in store.requests_for([row["key"] for row in rows])}
+    # And their states alone (`states_of`), which must say what the records say.
+    states = {s.key: s for s in store.states_of([row["key"] for row in rows])}
     for row in rows:
         record = store.request(row["key"])
         assert record is not None, f"the store has no request {row['key']!r}"
         assert together[row["key"]] == record, (together[row["key"]], record)
+        assert states[row["key"]] == KeyState(record.key, record.state, record.batch_id), (states, record)
         for column, expected in row.items():
             if column != "key":
                 _check(row["key"], column, _REQUEST_FIELDS[column](record), expected)
+
+
+@then("the store reads the states of {keys} as:")
+def step_states_read(context: Context, keys: str) -> None:
+    """`states_of`, on the store's sync face and its awaited one: the keys it knows, in the order asked."""
+    c = contract(context)
+    found = c.store.states_of(names(keys))
+
+    async def awaited_face() -> list[KeyState]:  # the async face is made inside the loop that awaits it
+        return await async_ledger(c.store).states_of(names(keys))
+
+    awaited = context.runner.run(awaited_face())
+    assert awaited == found, (awaited, found)
+    expected = [KeyState(row["key"], RequestState(row["state"]), row["batch"] or None) for row in context.table]
+    assert found == expected, (found, expected)
 
 
 @then("the store holds these requests in the state {state}: {keys}")
@@ -523,6 +541,16 @@ def step_items(context: Context, run_id: str) -> None:
                 _check(f"item {item.index}", column, _ITEM_FIELDS[column](item), row[column])
 
 
+@then('the run "{run_id}" reads from item {start:d} up to {stop:d} the items {indexes}')
+def step_items_between(context: Context, run_id: str, start: int, stop: int, indexes: str) -> None:
+    """A run's items read a chunk at a time (`items(start=, stop=)`), each as the whole read gives it."""
+    runs = contract(context).runs
+    whole = {item.index: item for item in runs.items(run_id, with_jobs=False)}
+    found = runs.items(run_id, with_jobs=False, start=start, stop=stop)
+    assert [item.index for item in found] == [int(index) for index in names(indexes)], found
+    assert all(item == whole[item.index] for item in found), (found, whole)
+
+
 _OUTCOME_FIELDS = {
     "key": lambda o: o.key,
     "state": lambda o: o.state,
@@ -533,13 +561,22 @@ _OUTCOME_FIELDS = {
 }
 
 
+@then('the run "{run_id}" reads these outcomes from item {start:d} up to {stop:d}, of items {indexes} alone:')
+def step_outcomes_of(context: Context, run_id: str, start: int, stop: int, indexes: str) -> None:
+    _outcomes(context, run_id, start, stop, [int(index) for index in names(indexes)])
+
+
 @then('the run "{run_id}" reads these outcomes from item {start:d} up to {stop:d}:')
 def step_outcomes(context: Context, run_id: str, start: int, stop: int) -> None:
+    _outcomes(context, run_id, start, stop, None)
+
+
+def _outcomes(context: Context, run_id: str, start: int, stop: int, only: list[int] | None) -> None:
     c = contract(context)
-    found: list[ItemOutcome] = c.runs.outcomes(run_id, start=start, stop=stop)
+    found: list[ItemOutcome] = c.runs.outcomes(run_id, start=start, stop=stop, only=only)
 
     async def awaited_face() -> list[ItemOutcome]:  # the async face is made inside the loop that awaits it
-        return await async_ledger(c.store).run_store.outcomes(run_id, start=start, stop=stop)
+        return await async_ledger(c.store).run_store.outcomes(run_id, start=start, stop=stop, only=only)
 
     awaited = context.runner.run(awaited_face())
     assert awaited == found, (awaited, found)

@@ -382,7 +382,8 @@ class Actor:
         max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress; and for live
         runs mode, abort_on, abort_mode, post_process, post_process_timeout.
         """
-        from lowtide.bulk.runner import BulkRun, check_run_options
+        from lowtide.bulk.run_options import check_run_options
+        from lowtide.bulk.runner import BulkRun
 
         check_run_options(options)
         return BulkRun(self, **options)

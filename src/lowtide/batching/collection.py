@@ -50,13 +50,15 @@ class Collection(EngineCore):
         """
         if batch.state is not BatchState.ENDED:
             return False
-        records = await self.ledger.requests_for(list((await self.ledger.members(batch.id)).values()))
-        if not all(record.state.final or record.batch_id != batch.id for record in records):
+        # Their states alone: a batch of 50,000 members' full records (parameters, answers) cost a resumed run more
+        # than the rest of its sorting out.
+        states = await self.ledger.states_of(list((await self.ledger.members(batch.id)).values()))
+        if not all(member.state.final or member.batch_id != batch.id for member in states):
             return False
         counts = batch.counts or {}
         state = (
             BatchState.CANCELED
-            if any(record.state is RequestState.CANCELED for record in records)
+            if any(member.state is RequestState.CANCELED for member in states)
             else BatchState.EXPIRED
             if counts.get("expired") and not counts.get("succeeded")
             else BatchState.COLLECTED

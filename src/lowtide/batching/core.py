@@ -359,6 +359,9 @@ class EngineCore:
     async def _final(self, record: RequestRecord) -> Settled:
         raise NotImplementedError
 
+    async def _poll_here(self, batch_id: str) -> bool:
+        raise NotImplementedError
+
     async def _final_of(self, key: str) -> Settled:
         """`_final` of the record the ledger holds for `key` now."""
         return await self._final(await self._reread(key))

@@ -24,7 +24,7 @@ from lowtide.batching.backend import Settled
 from lowtide.batching.coalescing import Coalescing
 from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
-from lowtide.batching.core import REREAD_CHUNK, GroupCall, Queued, shared_done
+from lowtide.batching.core import GroupCall, Queued, shared_done
 from lowtide.batching.keys import canonical_json, owner_alive, params_json
 from lowtide.batching.lookups import Lookups
 from lowtide.batching.policy import other_request, stored_outcome
@@ -34,7 +34,6 @@ from lowtide.errors import (
     ActorError,
     APIError,
     ConfigurationError,
-    InternalError,
     classify,
 )
 from lowtide.ledger.store import (
@@ -190,31 +189,6 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups):
                     _finish_when_done(futures[record.key], record.key, known)
         self._send_groups(fresh)
         freeze_survivors(len(futures))  # a bulk run's group waits on its batch: thousands of calls and their items
-        return futures
-
-    async def outcomes(self, keys: Sequence[str]) -> dict[str, asyncio.Future[Settled]]:
-        """The final outcome of each key the ledger knows, waiting for its batch (or taking over dead work) if need
-        be: a future per key, as `send_group` gives. Their records are read together (one query per `REREAD_CHUNK`
-        keys), not one key at a time: a resumed bulk run attaches to tens of thousands of waiting items at once."""
-        records: dict[str, RequestRecord] = {}
-        futures: dict[str, asyncio.Future[Settled]] = {}
-        try:
-            for start in range(0, len(keys), REREAD_CHUNK):
-                for record in await self.ledger.requests_for(keys[start : start + REREAD_CHUNK]):
-                    records[record.key] = record
-        except Exception as exc:  # each call gets the error, as a read of its own would have given it
-            error = classify(exc, doing="reading the ledger")
-            for key in keys:
-                futures[key] = failed = asyncio.get_running_loop().create_future()
-                failed.set_exception(error)
-            return futures
-        for key in keys:
-            record = records.get(key)
-            if record is None:
-                futures[key] = failed = asyncio.get_running_loop().create_future()
-                failed.set_exception(InternalError(f"request {key} vanished from the ledger"))
-            else:
-                futures[key] = asyncio.ensure_future(self._final(record))
         return futures
 
     async def ticket(self, key: str) -> Ticket:

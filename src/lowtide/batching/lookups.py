@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from lowtide.batching.backend import Settled
 from lowtide.batching.core import REREAD_CHUNK, EngineCore
-from lowtide.errors import classify
-from lowtide.ledger.store import RequestRecord
+from lowtide.errors import InternalError, classify
+from lowtide.ledger.records import KeyState
+from lowtide.ledger.store import RequestRecord, RequestState
 
 __all__ = ["Lookups"]
 
@@ -43,6 +45,49 @@ class Lookups(EngineCore):
             raise error from error.__cause__
         return records
 
+    async def outcomes(self, keys: Sequence[str]) -> dict[str, asyncio.Future[Settled]]:
+        """The final outcome of each key the ledger knows, waiting for its batch (or taking over dead work) if need
+        be: a future per key, as `send_group` gives. Their states are read together (one query per `REREAD_CHUNK`
+        keys), not one key at a time: a resumed bulk run attaches to tens of thousands of waiting items at once. A
+        key waiting on a batch the API has needs nothing more to wait on it (its parameters nor its answer are read:
+        `states_of`); the others (pending, submitting, final by now: a few) have their records read together."""
+        states: dict[str, KeyState] = {}
+        records: dict[str, RequestRecord] = {}
+        futures: dict[str, asyncio.Future[Settled]] = {}
+        try:
+            for start in range(0, len(keys), REREAD_CHUNK):
+                for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
+                    states[found.key] = found
+            others = [key for key in keys if (found := states.get(key)) is not None and _batch_waited(found) is None]
+            for start in range(0, len(others), REREAD_CHUNK):
+                for record in await self.ledger.requests_for(others[start : start + REREAD_CHUNK]):
+                    records[record.key] = record
+        except Exception as exc:  # each call gets the error, as a read of its own would have given it
+            error = classify(exc, doing="reading the ledger")
+            for key in keys:
+                futures[key] = failed = asyncio.get_running_loop().create_future()
+                failed.set_exception(error)
+            return futures
+        for key in keys:
+            found = states.get(key)
+            batch_id = _batch_waited(found) if found is not None else None
+            record = records.get(key)
+            if batch_id is not None:
+                futures[key] = asyncio.ensure_future(self._waiting_on(key, batch_id))
+            elif record is not None:
+                futures[key] = asyncio.ensure_future(self._final(record))
+            else:
+                futures[key] = failed = asyncio.get_running_loop().create_future()
+                failed.set_exception(InternalError(f"request {key} vanished from the ledger"))
+        return futures
+
+    async def _waiting_on(self, key: str, batch_id: str) -> Settled:
+        """`_final` of a request found waiting on a batch the API has, from its state alone: polled here, or (another
+        live process polls it) watched through its record, read then."""
+        if await self._poll_here(batch_id):
+            return await self._future(key)
+        return await self._final_of(key)
+
     async def _read_asked(self) -> None:
         await asyncio.sleep(0)  # every call of this moment asks first
         asked, self._asked, self._reading = self._asked, {}, None
@@ -59,3 +104,8 @@ class Lookups(EngineCore):
             for answer in answers:
                 if not answer.done():  # (a caller that gave up cancelled its own)
                     answer.set_result(key in known)
+
+
+def _batch_waited(found: KeyState) -> str | None:
+    """The batch a request waits on, when its state says it waits on one the API has."""
+    return found.batch_id if found.state is RequestState.WAITING else None

@@ -114,6 +114,9 @@ class Prepared:
     """Each job's size as a batch request, estimated before its file is read: how many batches are still to come."""
     identity: str
     """The ledger's identity, which its custom ids carry (`BatchCodec.custom_id_for`)."""
+    stored: Sequence[int] = ()
+    """Final items answered with nothing decided by the run, kept as their index alone, in input order (a go not
+    holding its results: `sorting.sort_items`); their rows are not in `rows`, nor they in `finished`."""
 
     @cached_property
     def row_of(self) -> dict[int, ItemRow]:

@@ -144,15 +144,19 @@ class Execution:
             if cleared:
                 await self.decisions.decide(cleared)
             self.state.keep_unsent(self.prepared.rows, sending)
-        finished = self.prepared.finished
+        finished, stored = self.prepared.finished, self.prepared.stored
         if self.state.results is None:  # not held: an answer stored is read back at the end, not now
+            self.state.keep_spooled(lambda index: _stored_success(rows.get(index)) or _among(stored, index))
+            for index in stored:  # (kept as their indexes alone: `sorting.sort_items`)
+                self.state.stored_success(index)
             for index in finished:
-                row = rows[index]
-                if row.request_state is RequestState.SUCCEEDED and row.status is None:
+                if _stored_success(rows[index]):
                     self.state.stored_success(index)
             finished = [index for index in finished if not self.state.has(index)]
+        else:
+            finished = [*stored, *finished]
         async for index, record in self.state.records(self.engine.ledger, finished):
-            self.state.set(self._outcome_result(index, stored_outcome(record), rows[index]))
+            self.state.set(self._outcome_result(index, stored_outcome(record), rows.get(index)))
 
     async def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
@@ -469,3 +473,14 @@ class Execution:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+
+def _stored_success(row: ItemRow | None) -> bool:
+    """Whether the ledger holds the item's answer, and the run decided nothing else for it: its line is the answer's,
+    spooled (by this go or an earlier one) or made from the ledger."""
+    return row is not None and row.request_state is RequestState.SUCCEEDED and row.status is None
+
+
+def _among(ascending: Sequence[int], index: int) -> bool:
+    at = bisect_left(ascending, index)
+    return at < len(ascending) and ascending[at] == index

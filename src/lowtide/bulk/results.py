@@ -28,6 +28,7 @@ from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.bulk.atomic import AtomicFile
 from lowtide.bulk.outputs import RAW_FOLDER, RESULTS_FILE
 from lowtide.bulk.report import RunReport, no_usage
+from lowtide.bulk.spool import Tallied
 from lowtide.errors import ActorError, APIError
 from lowtide.types import ActorResponse, Usage
 
@@ -294,6 +295,23 @@ class ReportTally:
             self.reasons[why] = self.reasons.get(why, 0) + 1
             if self.api_failure is None and isinstance(error, APIError):
                 self.api_failure = error
+
+    def count_success(self, tally: Tallied, times: int = 1) -> None:
+        """A success known by what it adds (a line spooled by an earlier go) added, or taken back (-1)."""
+        self.items += times
+        self.counts[ItemStatus.SUCCEEDED.value] += times
+        if not tally.answered:
+            return
+        if tally.cost is None or tally.live_cost is None:
+            self.unpriced += times
+        else:
+            self.cost += tally.cost * times
+            self.live_cost += tally.live_cost * times
+        usage = self.usage
+        usage["input_tokens"] += tally.usage[0] * times
+        usage["cache_read_input_tokens"] += tally.usage[1] * times
+        usage["cache_creation_input_tokens"] += tally.usage[2] * times
+        usage["output_tokens"] += tally.usage[3] * times
 
     def report(
         self,

@@ -20,6 +20,7 @@ import math
 import sys
 from collections.abc import AsyncIterator, Callable, Container, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, TextIO
 
 from lowtide.answers import Answer
@@ -30,7 +31,7 @@ from lowtide.bulk.definition import Prepared, RunOutputs
 from lowtide.bulk.progress import ProgressReporter, RunProgress, reporter_for
 from lowtide.bulk.report import RunReport
 from lowtide.bulk.results import ItemResult, ItemStatus, ReportTally, ResultsDirectory, RunResult, item_line
-from lowtide.bulk.spool import LineSpool
+from lowtide.bulk.spool import LineSpool, Tallied, spool_path
 from lowtide.clock import Clock
 from lowtide.errors import ActorError
 from lowtide.ledger.interface import AsyncRunLedger
@@ -50,6 +51,9 @@ _STATUSES = tuple(ItemStatus)
 _CODE = {status: at + 1 for at, status in enumerate(_STATUSES)}
 """Each status's byte in `RunState._status` (0: no result yet)."""
 _SUCCEEDED = _CODE[ItemStatus.SUCCEEDED]
+_UNFINISHED = frozenset((0, _CODE[ItemStatus.WAITING], _CODE[ItemStatus.PENDING], _CODE[ItemStatus.NOT_RUN]))
+"""The statuses the same run started again would go on from (a retry sends the failed and expired again, from a
+spool of its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +112,18 @@ class RunState:
         """The results that did not succeed, when the run does not hold them (what its summary says why of)."""
         self._runs = runs
         self._rebuild = rebuild
-        self._spool = LineSpool(len(run.jobs)) if not hold else None
-        """The lines of the items that succeeded in this go, when the run does not hold its results."""
+        self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
         self._spooled = ReportTally()
         """What the spooled lines' items add to the run's report, added as each is spooled."""
+        self._spool = self._open_spool(run, len(run.jobs)) if not hold else None
+        """The lines of the items that succeeded (in this go, and in earlier ones when the spool is kept), when the run
+        does not hold its results."""
         self._spool_stale = False
         """Set if a spooled success was ever replaced (never expected): the end then makes every line again."""
         self.counts = dict.fromkeys(ItemStatus, 0)
         self.done = 0
         self.done_before = 0
         """Items done when this go began (the ETA counts the pace of this go alone); set by a live run."""
-        self.directory = ResultsDirectory(run.results_dir) if run.results_dir is not None else None
         self.budget = RunBudget(run.max_cost_usd, prepared.spent)
         self.changed = asyncio.Event()
         self.started = self.clock.now()
@@ -133,6 +138,32 @@ class RunState:
         self._moment = moment
         self._on_report = on_report
         self._reported_at = -math.inf
+
+    def _open_spool(self, run: RunOutputs, count: int) -> LineSpool:
+        """The run's spool: kept across goes beside its results (its results directory, else its `out` file), so
+        that a run started again copies the lines of the items answered before; a temporary one when it writes
+        neither (a stream alone)."""
+        if run.results_dir is not None:
+            path = spool_path(Path(run.results_dir), "results", self.run_id)
+        elif run.out is not None:
+            path = spool_path(Path(run.out).parent, Path(run.out).name, self.run_id)
+        else:
+            return LineSpool(count)
+        keys = self.keys
+        return LineSpool.kept(count, path, self.run_id, key_of=keys.__getitem__, found=self._spooled.count_success)
+
+    def keep_spooled(self, succeeded: Callable[[int], bool]) -> None:
+        """Keep the lines an earlier go spooled of the items that `succeeded` says the ledger has answered (an answer
+        is final: any other is the spool's mistake, never expected); forget the others, made from the ledger."""
+        spool = self._spool
+        if spool is None:
+            return
+        for index in spool.earlier:
+            if not succeeded(index):
+                tally = spool.drop(index)
+                if tally is not None:
+                    self._spooled.count_success(tally, -1)
+        spool.forget_earlier()
 
     # Items.
 
@@ -174,7 +205,7 @@ class RunState:
             self._spool_stale = True
         if result.status is ItemStatus.SUCCEEDED:
             self._kept.pop(index, None)
-            spool.put(index, item_line(result))
+            spool.put(index, item_line(result), result.key, _tallied(result))
             self._spooled.add(result)
         else:
             self._kept[index] = result
@@ -275,11 +306,14 @@ class RunState:
         )
 
     def report(self, *, now: bool = False) -> None:
-        """Tell the reporters, at most every `_REPORT_EVERY` seconds unless `now` (a batch sent or done)."""
+        """Tell the reporters, at most every `_REPORT_EVERY` seconds unless `now` (a batch sent or done). The spool's
+        lines are written out then too: a kill loses at most those of the moment since (made from the ledger)."""
         moment = self._moment()
         if not now and moment - self._reported_at < _REPORT_EVERY:
             return
         self._reported_at = moment
+        if self._spool is not None:
+            self._spool.flush()
         snapshot = self.snapshot()
         self.progress.update(snapshot)
         if self._on_report is not None:
@@ -321,8 +355,8 @@ class RunState:
         finally:
             for out in files:
                 out.discard()  # (nothing, once committed)
-            if self._spool is not None:
-                self._spool.close()
+            if self._spool is not None:  # kept while the run has more to do: the next go copies its lines
+                self._spool.close(keep=not self._spool_stale and not self._complete())
         elapsed = self.clock.now() - self.started
         report = tally.report(
             self.run_id, batches=batches, mode=mode, interrupted=interrupted, elapsed_seconds=elapsed, notes=notes
@@ -337,6 +371,11 @@ class RunState:
         self.progress.close(self.snapshot())
         return RunEnd(report, result)
 
+    def _complete(self) -> bool:
+        """Whether every item has a result that the same run started again would not change (none waiting, pending,
+        not run or missing): its spool is then removed."""
+        return not any(code in _UNFINISHED for code in self._status)
+
     async def _every_line(
         self, *, settled_only: bool = False
     ) -> AsyncIterator[list[tuple[int, str, ItemResult | None]]]:
@@ -349,12 +388,16 @@ class RunState:
         for start in range(0, count, _OUTCOMES_AT_ONCE):
             stop = min(count, start + _OUTCOMES_AT_ONCE)
             stored: dict[int, ItemOutcome] = {}
-            if self.results is None and any(
-                status[index] == _SUCCEEDED and (spool is None or not spool.holds(index))
-                for index in range(start, stop)
-            ):
+            missing = (
+                [i for i in range(start, stop) if status[i] == _SUCCEEDED and (spool is None or not spool.holds(i))]
+                if self.results is None
+                else []
+            )
+            if missing:  # (read alone when the spool has the others: the lines of a moment before a kill, say)
                 assert self._runs is not None
-                stored = {o.index: o for o in await self._runs.outcomes(self.run_id, start=start, stop=stop)}
+                only = missing if spool is not None else None
+                outcomes = await self._runs.outcomes(self.run_id, start=start, stop=stop, only=only)
+                stored = {o.index: o for o in outcomes}
             chunk: list[tuple[int, str, ItemResult | None]] = []
             for index in range(start, stop):
                 if settled_only and status[index] == 0:
@@ -380,3 +423,17 @@ class RunState:
             assert self._rebuild is not None
             return self._rebuild(outcome)
         return self.item(index, ItemStatus.PENDING)
+
+
+def _tallied(item: ItemResult) -> Tallied:
+    """What `item` adds to its run's report (`ReportTally.add`), as a spool keeps it."""
+    answer = item.answer
+    if answer is None:
+        return Tallied(False, None, None, (0, 0, 0, 0))
+    cost, used = answer.cost, answer.usage
+    return Tallied(
+        True,
+        cost.total_usd if cost is not None else None,
+        cost.live_equivalent_usd if cost is not None else None,
+        (used.input_tokens, used.cache_read_input_tokens, used.cache_creation_input_tokens, used.output_tokens),
+    )

@@ -17,8 +17,6 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
-import difflib
-import inspect
 import json
 import re
 from array import array
@@ -32,10 +30,10 @@ from pydantic import BaseModel
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.budget import worst_case_of
-from lowtide.bulk.checks import STAND_IN_ID, Checked, check_batch_jobs, check_live_jobs, params_text, preflight
+from lowtide.bulk.checks import Checked, check_batch_jobs, check_live_jobs, params_text, preflight
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
-from lowtide.bulk.items import ItemKeys, NewItems, item_key
+from lowtide.bulk.items import NewItems
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
 from lowtide.bulk.live_execution import LiveExecution
 from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
@@ -47,16 +45,16 @@ from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.report import RunReport
 from lowtide.bulk.results import RunResult
 from lowtide.bulk.run_state import RunEnd
+from lowtide.bulk.sorting import sized_for, sort_items
 from lowtide.errors import (
     ConfigurationError,
 )
-from lowtide.ledger.store import RequestState
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
 
-__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode", "check_run_options"]
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]
 
 
 JobInput = Job | str | Mapping[str, Any]
@@ -253,7 +251,7 @@ class BulkRun:
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
             await preflight(self, checked, self.actor.provider(self._mode()))
-        prepared = self._prepare(checked, write=True)
+        prepared = self._prepare(checked, write=True, hold=hold)
         wanted = set(only) if only is not None else None
         if wanted is not None:
             prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
@@ -411,8 +409,8 @@ class BulkRun:
         record = self.actor.ledger.run_store.run(self._run_id(checked))
         return record is not None and record.fingerprint == checked.fingerprint
 
-    def _prepare(self, checked: Checked, *, write: bool) -> Prepared:
-        """Find or record the run of checked jobs, and sort its items."""
+    def _prepare(self, checked: Checked, *, write: bool, hold: bool = True) -> Prepared:
+        """Find or record the run of checked jobs, and sort its items (`hold`: the go holds its results)."""
         if checked.unpriced is not None:
             raise checked.unpriced
         backend, fingerprint, sizes = checked.backend, checked.fingerprint, checked.sizes
@@ -441,32 +439,17 @@ class BulkRun:
             checked.jobs_json.clear()  # in the ledger now: 100,000 strings need not stay for the run's length
             record = store.run(run_id)
         # A run recorded just now has nothing final or out yet: its rows are not read back.
-        rows = store.items(run_id, with_jobs=False) if record is not None and not created else []
-        # Made when asked: only the keys of items on a later attempt (a retry) are kept.
-        keys = ItemKeys(run_id, len(self.jobs), {r.index: r.key for r in rows if r.key != item_key(run_id, r.index, 1)})
-        finished = [row.index for row in rows if row.request_state is not None and row.request_state.final]
-        spent = sum((row.cost_usd or Decimal(0) for row in rows), Decimal(0))
-        done = set(finished)
-        # Pending: claimed, never in a batch (a run stopped in between). They are sent again in the run's own groups.
-        attach = [
-            r.index
-            for r in rows
-            if r.request_state is not None and not r.request_state.final and r.request_state is not RequestState.PENDING
-        ]
-        waiting = set(attach)
-        # Kept as arrays of machine integers for the run's length: a million items are 8 MB, not 36.
-        to_send = array("q", (index for index in range(len(self.jobs)) if index not in done and index not in waiting))
+        read = record is not None and not created
+        found = sort_items(store, run_id, len(self.jobs), read=read, rows_of_successes=self.mode == "live" or hold)
+        keys = found.keys
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
         identity = ledger.identity()
         if self.mode == "batch":
-            sizes = array(
-                "q",
-                (
-                    size - len(STAND_IN_ID) + len(self.codec.custom_id_for(key, identity))
-                    for size, key in zip(sizes, keys, strict=True)
-                ),
-            )
-        return Prepared(run_id, store, backend, keys, rows, finished, attach, to_send, spent, sizes, identity)
+            sizes = sized_for(sizes, keys, lambda key: self.codec.custom_id_for(key, identity))
+        return Prepared(
+            run_id, store, backend, keys, found.rows, found.finished, found.attach, found.to_send, found.spent, sizes,
+            identity, stored=found.stored,
+        )  # fmt: skip
 
     def _run_id(self, checked: Checked) -> str:
         """The run's id: the one given, else derived from its settings and jobs."""
@@ -504,19 +487,6 @@ class BulkRun:
 
 
 # Helpers.
-
-
-def check_run_options(options: Mapping[str, object]) -> None:
-    """Refuse a `BulkRun` option by a name it does not take (`Actor.bulk`'s keywords), naming the closest one."""
-    known = sorted(set(inspect.signature(BulkRun).parameters) - {"actor"})
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], known, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ConfigurationError(
-            f"Unknown bulk run option(s): {', '.join(unknown)}.{hint} The options are {', '.join(known)}.",
-            field=unknown[0],
-        )
 
 
 def _qualified(model: type[BaseModel] | None) -> str | None:

@@ -15,6 +15,7 @@ from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -99,6 +100,9 @@ class InlineAsyncLedger:
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return self.sync.requests_for(keys)
+
+    async def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        return self.sync.states_of(keys)
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)
@@ -232,8 +236,10 @@ class InlineAsyncRunLedger:
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return self.sync.batches(run_id)
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return self.sync.outcomes(run_id, start=start, stop=stop)
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]:
+        return self.sync.outcomes(run_id, start=start, stop=stop, only=only)
 
 
 _IMPLEMENTS: type[AsyncLedgerStore] = InlineAsyncLedger

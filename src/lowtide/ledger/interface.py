@@ -27,6 +27,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -71,13 +72,15 @@ class RunLedger(Protocol):
 
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None: ...
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
+        """Every item of the run in input order (those whose index is from `start` up to `stop`: a run sorted a chunk
+        at a time), each with its latest request's state, batch and cost."""
         ...
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         """The run's items whose index is from `start` up to (not including) `stop`, in input order, each with what the
-        run decided and its latest request's state, answer and error: a run's results written a chunk at a time."""
+        run decided and its latest request's state, answer and error: a run's results written a chunk at a time.
+        `only`: of those, only the items of these indexes (ascending; at most a thousand), the others not read."""
         ...
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
@@ -200,6 +203,11 @@ class LedgerStore(Protocol):
 
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         """The records of `keys` the ledger knows, in the order given."""
+        ...
+
+    def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        """The state and batch of each of `keys` the ledger knows, in the order given: `requests_for` without the
+        parameters, the answer or the rest of each record (a batch's members, tens of thousands at once)."""
         ...
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
@@ -374,7 +382,9 @@ class AsyncRunLedger(Protocol):
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]: ...
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]: ...
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]: ...
 
 
 class AsyncLedgerStore(Protocol):
@@ -423,6 +433,8 @@ class AsyncLedgerStore(Protocol):
     async def request(self, key: str) -> RequestRecord | None: ...
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
+
+    async def states_of(self, keys: Sequence[str]) -> list[KeyState]: ...
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]: ...
 

@@ -19,6 +19,7 @@ __all__ = [
     "FOREIGN",
     "BatchRecord",
     "BatchState",
+    "KeyState",
     "NewRequest",
     "OutcomeRow",
     "PendingRequest",
@@ -168,6 +169,17 @@ class RequestRecord:
     updated_at: float
     owner: str | None
     owner_until: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyState:
+    """Where a request stands and nothing else (`LedgerStore.states_of`): its state as `request_view` derives it and
+    the batch it is in. What settling a batch, or attaching to requests out in one, needs of each member: never its
+    parameters nor its answer, which a full `RequestRecord` decodes."""
+
+    key: str
+    state: RequestState
+    batch_id: str | None
 
 
 @dataclass(frozen=True)

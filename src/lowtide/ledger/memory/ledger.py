@@ -31,6 +31,7 @@ from lowtide.ledger.records import (
     FOREIGN,
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -217,6 +218,11 @@ class MemoryLedger:
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         with self.lock:
             return [self.tables.record(self.tables.requests[k]) for k in keys if k in self.tables.requests]
+
+    def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        t = self.tables
+        with self.lock:
+            return [KeyState(k, t.view_state(r), r.batch_id) for k in keys if (r := t.requests.get(k)) is not None]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         with self.lock:

@@ -121,11 +121,13 @@ class MemoryRunStore:
             if found is not None:
                 found.options, found.updated_at = _dumps(options), now
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
         t = self._tables
         rows: list[ItemRow] = []
         with self._lock:
             for index in sorted(self._items.get(run_id, {})):
+                if index < start or (stop is not None and index >= stop):
+                    continue
                 i = self._items[run_id][index]
                 r = t.requests.get(i.key)
                 outcome = t.outcome(r) if r is not None else None
@@ -146,12 +148,12 @@ class MemoryRunStore:
                 )
         return rows
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         t = self._tables
         found: list[ItemOutcome] = []
         with self._lock:
             items = self._items.get(run_id, {})
-            for index in range(start, stop):
+            for index in range(start, stop) if only is None else [i for i in only if start <= i < stop]:
                 i = items.get(index)
                 if i is None:
                     continue

@@ -22,6 +22,7 @@ from lowtide.ledger.postgres.steps import Op, run, run_async
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -143,6 +144,9 @@ class AsyncPostgresLedger:
 
     async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return await self._run("read requests", claims.requests_by_key(keys), transaction=False)
+
+    async def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        return await self._run("read requests' states", claims.states_by_key(keys), transaction=False)
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return await self._run("read trace contexts", claims.traces_of(keys), transaction=False)

@@ -10,6 +10,7 @@ from typing import Any, LiteralString
 
 from lowtide.ledger.postgres.steps import LEASE_OVER, Op, Sql, chunks
 from lowtide.ledger.records import (
+    KeyState,
     NewRequest,
     PendingRequest,
     RequestRecord,
@@ -25,6 +26,7 @@ __all__ = [
     "requests",
     "requests_by_key",
     "requeue",
+    "states_by_key",
     "take_over",
     "take_pending",
 ]
@@ -178,6 +180,16 @@ def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
         for row in reply.dicts():
             record = request_record(row)
             found[record.key] = record
+    return [found[key] for key in keys if key in found]
+
+
+def states_by_key(keys: Sequence[str]) -> Op[list[KeyState]]:
+    """The state and batch of each of `keys` the ledger knows, in the order given (no parameters nor answer read)."""
+    found: dict[str, KeyState] = {}
+    for chunk in chunks(keys, size=500):
+        reply = yield Sql("SELECT key, state, batch_id FROM request_view WHERE key = ANY(%b)", (list(chunk),))
+        for key, state, batch_id in reply.rows:
+            found[str(key)] = KeyState(str(key), RequestState(state), None if batch_id is None else str(batch_id))
     return [found[key] for key in keys if key in found]
 
 

@@ -46,6 +46,7 @@ from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyState,
     NewRequest,
     OutcomeRow,
     PendingRequest,
@@ -171,6 +172,9 @@ class PostgresLedger:
 
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         return run(self._pool, "read requests", claims.requests_by_key(keys), transaction=False)
+
+    def states_of(self, keys: Sequence[str]) -> list[KeyState]:
+        return run(self._pool, "read requests' states", claims.states_by_key(keys), transaction=False)
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return run(self._pool, "read trace contexts", claims.traces_of(keys), transaction=False)

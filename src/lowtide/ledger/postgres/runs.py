@@ -76,11 +76,11 @@ class PostgresRunStore:
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
         run(self._pool, "record a run's options", _update_options(run_id, options, now=now))
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        return self._read(_items(run_id, with_jobs=with_jobs))
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
+        return self._read(_items(run_id, with_jobs=with_jobs, start=start, stop=stop))
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return self._read(_outcomes(run_id, start=start, stop=stop))
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
+        return self._read(_outcomes(run_id, start=start, stop=stop, only=only))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         _not_on_a_loop("decide")
@@ -135,8 +135,11 @@ class AsyncPostgresRunStore:
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
         return await run_async(self._pool, "read runs", _batches(run_id), transaction=False)
 
-    async def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        return await run_async(self._pool, "read runs", _outcomes(run_id, start=start, stop=stop), transaction=False)
+    async def outcomes(
+        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
+    ) -> list[ItemOutcome]:
+        op = _outcomes(run_id, start=start, stop=stop, only=only)
+        return await run_async(self._pool, "read runs", op, transaction=False)
 
 
 # The operations.
@@ -188,22 +191,24 @@ def _update_options(run_id: str, options: dict[str, Any], *, now: float) -> Op[N
     yield Sql("UPDATE runs SET options = %s, updated_at = %s WHERE id = %s", (_dumps(options), now, run_id))
 
 
-def _items(run_id: str, *, with_jobs: bool) -> Op[list[ItemRow]]:
+def _items(run_id: str, *, with_jobs: bool, start: int = 0, stop: int | None = None) -> Op[list[ItemRow]]:
     reply = yield Sql(
         "SELECT ri.idx, ri.item_id, CASE WHEN %s THEN ri.job END AS job, ri.key, ri.attempt, ri.status,"
         " ri.reason, r.state AS request_state, r.batch_id, r.cost_usd, r.worst_case_usd"
-        " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = %s ORDER BY ri.idx",
-        (with_jobs, run_id),
+        " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = %s AND ri.idx >= %s"
+        " AND (%s::bigint IS NULL OR ri.idx < %s) ORDER BY ri.idx",
+        (with_jobs, run_id, start, stop, stop),
     )
     return [item_row(row) for row in reply.dicts()]
 
 
-def _outcomes(run_id: str, *, start: int, stop: int) -> Op[list[ItemOutcome]]:
+def _outcomes(run_id: str, *, start: int, stop: int, only: Sequence[int] | None) -> Op[list[ItemOutcome]]:
     reply = yield Sql(
         "SELECT ri.idx, ri.key, ri.status, ri.reason, r.state, r.response, r.error"
         " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key"
-        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s ORDER BY ri.idx",
-        (run_id, start, stop),
+        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s AND (%s::bigint[] IS NULL OR ri.idx = ANY(%s))"
+        " ORDER BY ri.idx",
+        (run_id, start, stop, None if only is None else list(only), None if only is None else list(only)),
     )
     return [item_outcome(row) for row in reply.dicts()]
 

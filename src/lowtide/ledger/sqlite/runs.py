@@ -75,8 +75,9 @@ class RunStore:
         with self.ledger.transaction() as db:
             db.execute("UPDATE runs SET options = ?, updated_at = ? WHERE id = ?", (_dumps(options), now, run_id))
 
-    def items(self, run_id: str, *, with_jobs: bool = True) -> list[ItemRow]:
-        """Every item of the run in input order, each with its latest request's state, batch and cost."""
+    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
+        """Every item of the run in input order (from index `start` up to `stop`), each with its latest request's
+        state, batch and cost."""
         job = "ri.job" if with_jobs else "NULL AS job"
         # `request_view` spelt out: SQLite cannot flatten a view on the right of a LEFT JOIN, and would build the
         # whole view (every request of the ledger) to join a run's items to it.
@@ -84,19 +85,20 @@ class RunStore:
             f"SELECT ri.idx, ri.item_id, {job}, ri.key, ri.attempt, ri.status, ri.reason,"
             f" {REQUEST_STATE} AS request_state, b.id AS batch_id, o.cost_usd, r.worst_case_usd"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
-            " ORDER BY ri.idx",
-            (run_id,),
+            " AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
+            (run_id, start, stop if stop is not None else 2**62),
         )
         return [item_row(row) for row in rows]
 
-    def outcomes(self, run_id: str, *, start: int, stop: int) -> list[ItemOutcome]:
-        """The run's items from index `start` up to `stop`, in input order, with their latest request's state, answer
-        and error (the joins of `items`, without the request's parameters)."""
+    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
+        """The run's items from index `start` up to `stop` (of those, `only` these), in input order, with their latest
+        request's state, answer and error (the joins of `items`, without the request's parameters)."""
+        chosen = f" AND ri.idx IN ({', '.join('?' * len(only))})" if only is not None else ""
         rows = self.ledger.select(
             f"SELECT ri.idx, ri.key, ri.status, ri.reason, {REQUEST_STATE} AS state, o.response, o.error"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME}"
-            " WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
-            (run_id, start, stop),
+            f" WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ?{chosen} ORDER BY ri.idx",
+            (run_id, start, stop, *(only or ())),
         )
         return [item_outcome(row) for row in rows]
 
