@@ -38,6 +38,7 @@ from lowtide import (
     Outcome,
     ProviderRegistry,
 )
+from lowtide.clock import VirtualClock
 from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 
@@ -74,7 +75,7 @@ class World:
 
     runner: Any
     cleanups: list[Callable[[], object]]
-    clock: ManualClock = field(default_factory=ManualClock)
+    clock: ManualClock | VirtualClock = field(default_factory=ManualClock)
     emulator: Emulator | None = None
     client: Any = None
     registry: ProviderRegistry | None = None
@@ -112,8 +113,9 @@ class World:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the scenario's loop; a call that never returns fails the step instead of the whole run.
 
-        Time is a `ManualClock` in these scenarios, so a call takes milliseconds of real time: one still waiting
-        after `HANG_SECONDS` is waiting for something that will never happen.
+        Time is virtual in these scenarios (a `ManualClock`; a `VirtualClock` on a PostgreSQL ledger), so a call takes
+        milliseconds of real time: one still waiting after `HANG_SECONDS` is waiting for something that will never
+        happen.
         """
 
         async def guarded() -> T:
@@ -277,7 +279,12 @@ def world(context: Context) -> World:
     """The scenario's `World`, made on first use."""
     current = getattr(context, "world", None)
     if not isinstance(current, World):
-        current = World(runner=context.runner, cleanups=context.cleanups)
+        # On a PostgreSQL ledger the calls wait on sockets, and a `ManualClock` would let a poller's sleeps move time
+        # on while a call waits for the database (a batch ended before its call is parked): time moves only when every
+        # task waits, and stands still while one waits for the database (`VirtualClock(wait_for_io=True)`).
+        on_server = os.environ.get("LOWTIDE_LEDGER", "").startswith("postgres")
+        clock = VirtualClock(wait_for_io=True) if on_server else ManualClock()
+        current = World(runner=context.runner, cleanups=context.cleanups, clock=clock)
         context.world = current
     return current
 

@@ -18,6 +18,7 @@ from lowtide.bulk.plan import split
 from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.results import ItemStatus, RunResult
 from lowtide.bulk.runner import BulkRun
+from lowtide.clock import ManualClock
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
 from lowtide.ledger.sqlite import Ledger
@@ -263,7 +264,8 @@ def step_map_cost_limit_parallel(context: Context, count: int, parallel: int, it
 )
 def step_map_time_limit(context: Context, count: int, parallel: int, seconds: float) -> None:
     w = world(context)
-    w.clock.settle = _SETTLE
+    if isinstance(w.clock, ManualClock):  # (virtual time on a database server waits for every task already)
+        w.clock.settle = _SETTLE
     _map(w, items_per_batch=count, max_parallel_batches=parallel, time_limit=seconds)
 
 
@@ -273,7 +275,8 @@ def step_map_time_limit(context: Context, count: int, parallel: int, seconds: fl
 )
 def step_map_cost_and_time(context: Context, count: int, items: float, seconds: float) -> None:
     w = world(context)
-    w.clock.settle = _SETTLE
+    if isinstance(w.clock, ManualClock):  # (virtual time on a database server waits for every task already)
+        w.clock.settle = _SETTLE
     _map(w, items_per_batch=count, max_cost_usd=_cost_limit(w, items), time_limit=seconds)
 
 
