@@ -125,10 +125,14 @@ class MemoryRunStore:
         t = self._tables
         rows: list[ItemRow] = []
         with self._lock:
-            for index in sorted(self._items.get(run_id, {})):
-                if index < start or (stop is not None and index >= stop):
+            items = self._items.get(run_id, {})
+            # The range walked by index, as `outcomes` does: sorting the whole run for each chunk of a sorted-out run
+            # (`bulk.sorting`, 10,000 items a call) made a million-item run's sorting quadratic.
+            end = stop if stop is not None else max(items, default=-1) + 1
+            for index in range(start, end):
+                i = items.get(index)
+                if i is None:
                     continue
-                i = self._items[run_id][index]
                 r = t.requests.get(i.key)
                 outcome = t.outcome(r) if r is not None else None
                 rows.append(
