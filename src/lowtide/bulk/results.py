@@ -40,6 +40,7 @@ __all__ = [
     "RunResult",
     "exact_json",
     "item_line",
+    "tallied",
     "write_lines",
 ]
 
@@ -259,6 +260,20 @@ class RunResult:
         return self.report().summary()
 
 
+def tallied(item: ItemResult) -> Tallied:
+    """What `item`'s answer adds to its run's report (`ReportTally`), as a spool keeps it for a success."""
+    answer = item.answer
+    if answer is None:
+        return Tallied(False, None, None, (0, 0, 0, 0))
+    cost, used = answer.cost, answer.usage
+    return Tallied(
+        True,
+        cost.total_usd if cost is not None else None,
+        cost.live_equivalent_usd if cost is not None else None,
+        (used.input_tokens, used.cache_read_input_tokens, used.cache_creation_input_tokens, used.output_tokens),
+    )
+
+
 class ReportTally:
     """A run's report folded from its items one at a time, in any order: what a run whose results are not held
     (written from the ledger a chunk at a time) says, as `RunResult.report()` does for one that holds them."""
@@ -276,19 +291,7 @@ class ReportTally:
     def add(self, item: ItemResult) -> None:
         self.items += 1
         self.counts[item.status.value] += 1
-        answer = item.answer
-        if answer is not None:
-            cost = answer.cost
-            if cost is None:
-                self.unpriced += 1
-            else:
-                self.cost += cost.total_usd
-                self.live_cost += cost.live_equivalent_usd
-            used, usage = answer.usage, self.usage
-            usage["input_tokens"] += used.input_tokens
-            usage["cache_read_input_tokens"] += used.cache_read_input_tokens
-            usage["cache_creation_input_tokens"] += used.cache_creation_input_tokens
-            usage["output_tokens"] += used.output_tokens
+        self._spend(tallied(item), 1)
         if item.status is not ItemStatus.SUCCEEDED:
             error = item.error
             why = item.reason or (f"{type(error).__name__}: {error}" if error else item.status.value)
@@ -300,6 +303,10 @@ class ReportTally:
         """A success known by what it adds (a line spooled by an earlier go) added, or taken back (-1)."""
         self.items += times
         self.counts[ItemStatus.SUCCEEDED.value] += times
+        self._spend(tally, times)
+
+    def _spend(self, tally: Tallied, times: int) -> None:
+        """What an item's answer adds (`times` 1), or takes back (-1): its cost and usage."""
         if not tally.answered:
             return
         if tally.cost is None or tally.live_cost is None:

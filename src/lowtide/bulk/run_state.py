@@ -30,8 +30,16 @@ from lowtide.bulk.citations import citations_json
 from lowtide.bulk.definition import Prepared, RunOutputs
 from lowtide.bulk.progress import ProgressReporter, RunProgress, reporter_for
 from lowtide.bulk.report import RunReport
-from lowtide.bulk.results import ItemResult, ItemStatus, ReportTally, ResultsDirectory, RunResult, item_line
-from lowtide.bulk.spool import LineSpool, Tallied, spool_path
+from lowtide.bulk.results import (
+    ItemResult,
+    ItemStatus,
+    ReportTally,
+    ResultsDirectory,
+    RunResult,
+    item_line,
+    tallied,
+)
+from lowtide.bulk.spool import LineSpool, spool_path
 from lowtide.clock import Clock
 from lowtide.errors import ActorError
 from lowtide.ledger.interface import AsyncRunLedger
@@ -205,7 +213,7 @@ class RunState:
             self._spool_stale = True
         if result.status is ItemStatus.SUCCEEDED:
             self._kept.pop(index, None)
-            spool.put(index, item_line(result), result.key, _tallied(result))
+            spool.put(index, item_line(result), result.key, tallied(result))
             self._spooled.add(result)
         else:
             self._kept[index] = result
@@ -423,17 +431,3 @@ class RunState:
             assert self._rebuild is not None
             return self._rebuild(outcome)
         return self.item(index, ItemStatus.PENDING)
-
-
-def _tallied(item: ItemResult) -> Tallied:
-    """What `item` adds to its run's report (`ReportTally.add`), as a spool keeps it."""
-    answer = item.answer
-    if answer is None:
-        return Tallied(False, None, None, (0, 0, 0, 0))
-    cost, used = answer.cost, answer.usage
-    return Tallied(
-        True,
-        cost.total_usd if cost is not None else None,
-        cost.live_equivalent_usd if cost is not None else None,
-        (used.input_tokens, used.cache_read_input_tokens, used.cache_creation_input_tokens, used.output_tokens),
-    )
