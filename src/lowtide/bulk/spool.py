@@ -226,9 +226,7 @@ class LineSpool:
         at = self._at[index]
         if at < 0:
             return None
-        if self._unflushed:
-            self._file.flush()
-            self._unflushed = False
+        self.flush()  # (a line appended and not yet handed to the system is read back from the file too)
         size = self._size[index]
         if _PREAD is not None:
             return _PREAD(self._file.fileno(), size, at)
