@@ -8,7 +8,14 @@ from typing import Any
 
 from lowtide.emulator.anthropic.betas import check_beta_params, enabled_beta_params
 from lowtide.emulator.anthropic.catalogue import ModelCatalogue
-from lowtide.emulator.core.documents import check_citations, check_document_block, check_image_block
+from lowtide.emulator.anthropic.message_checks import (
+    MAX_CACHE_BREAKPOINTS,
+    check_breakpoint_count,
+    check_cache_control,
+    check_messages,
+    check_system,
+)
+from lowtide.emulator.core.documents import check_citations
 from lowtide.emulator.core.errors import invalid_request, not_found
 from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, is_int, is_number
 
@@ -52,31 +59,10 @@ COUNT_TOKENS_PARAMS = frozenset(
     {"model", "messages", "cache_control", "output_config", "speed", "system", "thinking", "tool_choice", "tools"}
 )
 MAX_OUTPUT_TOKENS = 128_000
-MAX_CACHE_BREAKPOINTS = 4
 MAX_BATCH_REQUESTS = 100_000
 
 _TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 _CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "document",
-        "search_result",
-        "tool_use",
-        "tool_result",
-        "thinking",
-        "redacted_thinking",
-        "server_tool_use",
-        "web_search_tool_result",
-        "web_fetch_tool_result",
-        "code_execution_tool_result",
-        "bash_code_execution_tool_result",
-        "text_editor_code_execution_tool_result",
-        "tool_search_tool_result",
-        "container_upload",
-    }
-)
 _EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 
 
@@ -116,8 +102,8 @@ def validate_message_params(
         if count_tokens
         else _check_max_tokens(body["max_tokens"], model, models.max_tokens(model) or MAX_OUTPUT_TOKENS)
     )
-    _check_messages(body["messages"])
-    _check_system(body.get("system"))
+    check_messages(body["messages"])
+    check_system(body.get("system"))
     tools = _check_tools(body.get("tools"))
     thinking = _check_thinking(body.get("thinking"), max_tokens)
     _check_tool_choice(body.get("tool_choice"), tools, thinking=thinking)
@@ -128,8 +114,8 @@ def validate_message_params(
     _check_metadata(body.get("metadata"))
     _check_choices(body)
     _check_stream(body.get("stream"), in_batch=in_batch)
-    _check_cache_control(body.get("cache_control"), "cache_control")
-    _check_breakpoint_count(body)
+    check_cache_control(body.get("cache_control"), "cache_control")
+    check_breakpoint_count(body)
     check_beta_params(body, betas)
     if models.serves(model) is None:
         raise not_found(f"model: {model}")
@@ -205,125 +191,6 @@ def _check_max_tokens(value: object, model: str, limit: int) -> int:
     return value
 
 
-def _check_messages(value: object) -> None:
-    messages = as_array(value)
-    if messages is None:
-        raise invalid_request("messages: Input should be a valid list")
-    if not messages:
-        raise invalid_request("messages: at least one message is required")
-    # Tool use ids of the previous assistant turn, which the next user turn must answer, one result each.
-    pending: list[str] = []
-    pending_at = 0
-    for index, item in enumerate(messages):
-        where = f"messages.{index}"
-        message = as_object(item)
-        if message is None:
-            raise invalid_request(f"{where}: Input should be a valid dictionary")
-        for key in message:
-            if key not in ("role", "content"):
-                raise invalid_request(f"{where}.{key}: Extra inputs are not permitted")
-        role = message.get("role")
-        if role not in ("user", "assistant"):
-            raise invalid_request(f"{where}.role: Input should be 'user' or 'assistant'")
-        if "content" not in message:
-            raise invalid_request(f"{where}.content: Field required")
-        final_assistant = role == "assistant" and index == len(messages) - 1
-        blocks = _check_content(message["content"], where, may_be_empty=final_assistant)
-        results = [str(block.get("tool_use_id")) for block in blocks if block.get("type") == "tool_result"]
-        if role == "user":
-            unexpected = [tool_id for tool_id in results if tool_id not in pending]
-            if unexpected:
-                raise invalid_request(
-                    f"{where}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
-                    f"{', '.join(unexpected)}. Each `tool_result` block must have a corresponding `tool_use` "
-                    "block in the previous message."
-                )
-        unanswered = [tool_id for tool_id in pending if tool_id not in results]
-        if unanswered:
-            raise invalid_request(
-                f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately "
-                f"after: {', '.join(unanswered)}. Each `tool_use` block must have a corresponding `tool_result` "
-                "block in the next message."
-            )
-        pending = [str(block.get("id")) for block in blocks if block.get("type") == "tool_use"]
-        pending_at = index
-
-
-def _check_content(value: object, where: str, *, may_be_empty: bool) -> list[JsonObject]:
-    empty = f"{where}: all messages must have non-empty content except for the optional final assistant message"
-    if isinstance(value, str):
-        if not value and not may_be_empty:
-            raise invalid_request(empty)
-        return [{"type": "text", "text": value}]
-    items = as_array(value)
-    if items is None:
-        raise invalid_request(f"{where}.content: Input should be a valid string or a valid list")
-    if not items and not may_be_empty:
-        raise invalid_request(empty)
-    return [_check_block(item, f"{where}.content.{index}") for index, item in enumerate(items)]
-
-
-def _check_block(item: object, where: str) -> JsonObject:
-    block = as_object(item)
-    if block is None:
-        raise invalid_request(f"{where}: Input should be a valid dictionary")
-    kind = block.get("type")
-    if not isinstance(kind, str):
-        raise invalid_request(f"{where}.type: Field required")
-    if kind not in _BLOCK_TYPES:
-        raise invalid_request(f"{where}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
-    if kind == "text":
-        _check_text_block(block, where)
-    elif kind == "tool_use":
-        if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
-            raise invalid_request(f"{where}.tool_use: `id` and `name` are required strings")
-        if as_object(block.get("input")) is None:
-            raise invalid_request(f"{where}.tool_use.input: Input should be a valid dictionary")
-    elif kind == "image":
-        check_image_block(block, where)
-    elif kind == "document":
-        check_document_block(block, where)
-    elif kind == "tool_result":
-        if not isinstance(block.get("tool_use_id"), str):
-            raise invalid_request(f"{where}.tool_result.tool_use_id: Field required")
-        _check_tool_result_content(block.get("content"), f"{where}.tool_result.content")
-    _check_cache_control(block.get("cache_control"), f"{where}.cache_control")
-    return block
-
-
-def _check_tool_result_content(value: object, where: str) -> None:
-    """Images and documents inside a tool result are checked as they are at the top of a message."""
-    for index, item in enumerate(as_array(value) or []):
-        block = as_object(item) or {}
-        if block.get("type") == "image":
-            check_image_block(block, f"{where}.{index}")
-        elif block.get("type") == "document":
-            check_document_block(block, f"{where}.{index}")
-
-
-def _check_text_block(block: JsonObject, where: str) -> None:
-    text = block.get("text")
-    if not isinstance(text, str):
-        raise invalid_request(f"{where}.text: Input should be a valid string")
-    if not text:
-        raise invalid_request(f"{where.split('.')[0]}: text content blocks must be non-empty")
-
-
-def _check_system(value: object) -> None:
-    if value is None or isinstance(value, str):
-        return
-    blocks = as_array(value)
-    if blocks is None:
-        raise invalid_request("system: Input should be a valid string or a valid list")
-    for index, item in enumerate(blocks):
-        where = f"system.{index}"
-        block = as_object(item)
-        if block is None or block.get("type") != "text":
-            raise invalid_request(f"{where}: system blocks must be text blocks")
-        _check_text_block(block, where)
-        _check_cache_control(block.get("cache_control"), f"{where}.cache_control")
-
-
 def _check_tools(value: object) -> dict[str, JsonObject]:
     if value is None:
         return {}
@@ -344,7 +211,7 @@ def _check_tools(value: object) -> dict[str, JsonObject]:
             _check_custom_tool(tool, name, f"{where}.custom")
         elif not isinstance(kind, str):
             raise invalid_request(f"{where}.type: Input should be a valid string")
-        _check_cache_control(tool.get("cache_control"), f"{where}.cache_control")
+        check_cache_control(tool.get("cache_control"), f"{where}.cache_control")
         if name in tools:
             raise invalid_request("tools: Tool names must be unique.")
         tools[name] = tool
@@ -481,28 +348,3 @@ def _check_stream(value: object, *, in_batch: bool) -> None:
         raise invalid_request("stream: Input should be a valid boolean")
     if in_batch and value:
         raise invalid_request("stream: streaming is not supported for requests in a Message Batch")
-
-
-def _check_cache_control(value: object, where: str) -> None:
-    if value is None:
-        return
-    control = as_object(value)
-    if control is None or control.get("type") != "ephemeral":
-        raise invalid_request(f"{where}.type: Input should be 'ephemeral'")
-    if control.get("ttl") not in (None, "5m", "1h"):
-        raise invalid_request(f"{where}.ttl: Input should be '5m' or '1h'")
-
-
-def _check_breakpoint_count(body: JsonObject) -> None:
-    found = int(body.get("cache_control") is not None)
-    for tool in as_array(body.get("tools")) or []:
-        found += tool.get("cache_control") is not None
-    for block in as_array(body.get("system")) or []:
-        found += block.get("cache_control") is not None
-    for message in as_array(body.get("messages")) or []:
-        for block in as_array(message.get("content")) or []:
-            found += block.get("cache_control") is not None
-    if found > MAX_CACHE_BREAKPOINTS:
-        raise invalid_request(
-            f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
-        )
