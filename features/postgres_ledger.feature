@@ -66,6 +66,34 @@ Feature: A PostgreSQL ledger, named by URL
     And the PostgreSQL database holds the request and its answer, in which the API key does not appear
 
   @postgres
+  Scenario: A ledger written at schema 7 with batches in flight is migrated in place, reads as it did, and sums what it stores after
+    # Schema 8 sums the results of a batch of one actor and model without looking each request up: every batch's
+    # actors and models are kept (`batch_kinds`, made for every batch by the migration, then by each intent from the
+    # queue rows, which carry their request's actor and model). "b9" holds two actors and models; "b10" one, its
+    # answer for "l" stored before the migration and stored again here (counted once); "p" waits in the queue.
+    Given the scenario's PostgreSQL database holds the ledger lowtide wrote at schema version 7 ("postgres-v7-tables.json")
+    When the PostgreSQL ledger is opened by this lowtide
+    Then the PostgreSQL database's schema_version is the latest
+    And it reads every request, batch member, run item and copied row as schema 7's lowtide read them ("postgres-v7.json")
+    When it is copied into a new PostgreSQL database
+    Then that copy reads every request, batch member, run item and copied row as it does ("postgres-v7.json")
+    When batch "b9" answers "k, m" at 0.125 each, at 120 seconds
+    And batch "b10" answers "l, n" at 0.25 each, at 150 seconds
+    And a process on host "host-9" gathers the pending calls of scope "scope-2" into batch "b11"
+    Then it gathered "p"
+    When batch "b11" answers "p" at 0.5 each, at 180 seconds
+    Then the sums read
+      | minute | batch | actor | model             | answers | failures | cost  | live cost |
+      | 0      |       | old   | claude-haiku-4-5  | 1       | 0        | 0.002 | 0.002     |
+      | 0      | b1    | old   | claude-haiku-4-5  | 2       | 1        | 0.001 | 0.002     |
+      | 0      | b10   | other | claude-sonnet-4-5 | 1       | 0        | 0.25  | 0.5       |
+      | 120    | b10   | other | claude-sonnet-4-5 | 1       | 0        | 0.25  | 0.5       |
+      | 120    | b9    | old   | claude-haiku-4-5  | 1       | 0        | 0.125 | 0.25      |
+      | 120    | b9    | other | claude-sonnet-4-5 | 1       | 0        | 0.125 | 0.25      |
+      | 180    | b11   | other | claude-sonnet-4-5 | 1       | 0        | 0.5   | 1         |
+    And the sums are those counted again from every result
+
+  @postgres
   Scenario: A ledger written at schema 6 with requests in flight is migrated in place, reads as it did, and goes on
     # Schema 7's intent writes no request row: a request's batch is its latest membership, a pending one a row of the
     # queue of pending requests. Every request of the old ledger keeps its state, batch, attempts and owner.

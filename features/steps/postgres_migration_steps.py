@@ -1,13 +1,15 @@
-"""Steps for a PostgreSQL ledger an earlier lowtide wrote with requests in flight (`features/data/postgres_v6.py`):
-migrated in place when this lowtide opens it, read as that lowtide read it, copied, and worked on from there."""
+"""Steps for a PostgreSQL ledger an earlier lowtide wrote with requests in flight (`features/data/postgres_v6.py`,
+`postgres_v7.py`): migrated in place when this lowtide opens it, read as that lowtide read it, copied, and worked on
+from there, its sums checked."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, LiteralString, Protocol
 
 from _pg_ledgers import ledger_at
 from _support import world
@@ -16,6 +18,7 @@ from step_context import given, then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.postgres.ledger import PostgresLedger
+from lowtide.ledger.records import OutcomeRow, RequestState
 
 
 class Context(StepContext, Protocol):
@@ -60,6 +63,7 @@ def step_open(context: Context) -> None:
 
 
 @then('it reads every request, batch member, run item and copied row as schema 6\'s lowtide read them ("{expected}")')
+@then('it reads every request, batch member, run item and copied row as schema 7\'s lowtide read them ("{expected}")')
 def step_reads_as_before(context: Context, expected: str) -> None:
     _reads_as(world(context).value, expected)
 
@@ -92,3 +96,58 @@ def step_gather_into(context: Context, host: str, scope: str, batch: str) -> Non
 @then('it gathered "{keys}"')
 def step_gathered(context: Context, keys: str) -> None:
     assert context.gathered == [k.strip() for k in keys.split(",")], context.gathered
+
+
+@when('batch "{batch}" answers "{keys}" at {cost} each, at {at:g} seconds')
+def step_batch_answers_at(context: Context, batch: str, keys: str, cost: str, at: float) -> None:
+    ledger: PostgresLedger = world(context).value
+    price = Decimal(cost)
+    answers = [
+        OutcomeRow(k.strip(), RequestState.SUCCEEDED, {"id": "msg", "text": k.strip()}, cost_usd=price,
+                   live_cost_usd=2 * price)
+        for k in keys.split(",")
+    ]  # fmt: skip
+    ledger.record_outcomes(batch, answers, now=at)
+
+
+_SUMS: LiteralString = (
+    "SELECT minute, batch_id, actor, model, sum(answers), sum(failures), sum(cost_usd), sum(live_cost_usd)"
+    " FROM result_totals GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+)
+_COUNTED_AGAIN: LiteralString = (
+    "SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),"
+    " count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),"
+    " COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)"
+    " FROM results o LEFT JOIN requests r ON r.key = o.key WHERE o.state <> 'pending'"
+    " AND (o.batch_id = '' OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id"
+    " AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))"
+    " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+)
+"""Every batch's first final result of each request, and every live answer, counted from the results as they are
+(migration 6's count): what the kept sums must say."""
+
+
+def _sums(context: Context, query: LiteralString) -> list[list[str]]:
+    import psycopg
+
+    with psycopg.connect(context.postgres_url) as db:
+        rows = db.execute(query).fetchall()
+    return [[f"{row[0]:g}", str(row[1]), str(row[2]), str(row[3]), *(str(Decimal(v).normalize()) for v in row[4:])]
+            for row in rows]  # fmt: skip
+
+
+@then("the sums read")
+def step_sums_read(context: Context) -> None:
+    wanted = [
+        [row["minute"], row["batch"], row["actor"], row["model"], row["answers"], row["failures"], row["cost"],
+         row["live cost"]]
+        for row in context.table
+    ]  # fmt: skip
+    found = _sums(context, _SUMS)
+    assert found == wanted, found
+
+
+@then("the sums are those counted again from every result")
+def step_sums_counted_again(context: Context) -> None:
+    kept, again = _sums(context, _SUMS), _sums(context, _COUNTED_AGAIN)
+    assert kept == again, (kept, again)

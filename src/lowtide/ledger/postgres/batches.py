@@ -101,13 +101,19 @@ def record_intent(
 
 _JOIN: LiteralString = (
     "WITH joined AS (DELETE FROM pending_requests q"
-    " WHERE q.key = ANY(%(keys)b) AND (q.owner IS NULL OR q.owner = %(owner)s) RETURNING q.key)"
+    " WHERE q.key = ANY(%(keys)b) AND (q.owner IS NULL OR q.owner = %(owner)s) RETURNING q.key, q.actor, q.model),"
+    " kinds AS (INSERT INTO batch_kinds (batch_id, actor, model) SELECT DISTINCT %(batch)s,"
+    " COALESCE(j.actor, (SELECT r.actor FROM requests r WHERE r.key = j.key)),"
+    " COALESCE(j.model, (SELECT r.model FROM requests r WHERE r.key = j.key)) FROM joined j"
+    " ORDER BY 2, 3 ON CONFLICT DO NOTHING)"
     " INSERT INTO batch_members (batch_id, key, custom_id) SELECT %(batch)s, t.k, t.c"
     " FROM unnest(%(keys)b::text[], %(ids)b::text[]) AS t(k, c) JOIN joined j ON j.key = t.k ORDER BY t.k"
     " RETURNING key"
 )
 """A chunk of an intent's members, in one statement: those still queued and the owner's (or no one's) taken off the
-queue, and recorded as members (the request's batch from then on: no request row is written); the keys that joined."""
+queue, and recorded as members (the request's batch from then on: no request row is written), their actors and models
+as the batch's kinds (`batch_kinds`, from the queue rows: a row queued before schema 8 has none, and its request is
+read); the keys that joined."""
 
 
 def record_submitted(
@@ -162,9 +168,10 @@ def _leave(batch_id: str, *, owner: str | None, until: float | None, now: float)
     counted, and are queued again, owned by `owner` (or by none)."""
     yield Sql(
         "WITH gone AS (UPDATE requests r SET left_seq = m.seq, updated_at = %(now)s FROM batch_members m"
-        " WHERE m.batch_id = %(batch)s AND r.key = m.key AND r.left_seq < m.seq RETURNING r.key, r.scope, r.created_at)"
-        " INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at)"
-        " SELECT key, scope, created_at, %(owner)s, %(until)s, %(now)s FROM gone ORDER BY key"
+        " WHERE m.batch_id = %(batch)s AND r.key = m.key AND r.left_seq < m.seq"
+        " RETURNING r.key, r.scope, r.created_at, r.actor, r.model)"
+        " INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at, actor, model)"
+        " SELECT key, scope, created_at, %(owner)s, %(until)s, %(now)s, actor, model FROM gone ORDER BY key"
         " ON CONFLICT (key) DO NOTHING",
         {"batch": batch_id, "owner": owner, "until": until, "now": now},
     )

@@ -63,9 +63,9 @@ def claim_new(
             " SELECT k, c, a, m, p, n, x, w, s, 'pending', %(now)s, %(now)s FROM unnest("
             "%(k)b::text[], %(c)b::text[], %(a)b::text[], %(m)b::text[], %(p)b::text[], %(n)b::int[], %(x)b::int[],"
             " %(w)b::float8[], %(s)b::text[]) AS t(k, c, a, m, p, n, x, w, s)"
-            " ON CONFLICT (key) DO NOTHING RETURNING key, scope),"
-            " queued AS (INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at)"
-            " SELECT key, scope, %(now)s, %(owner)s, %(until)s, %(now)s FROM fresh)"
+            " ON CONFLICT (key) DO NOTHING RETURNING key, scope, actor, model),"
+            " queued AS (INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at, actor,"
+            " model) SELECT key, scope, %(now)s, %(owner)s, %(until)s, %(now)s, actor, model FROM fresh)"
             " SELECT key FROM fresh",
             {"now": now, "owner": owner, "until": until, **dict(zip("kcampnxws", map(list, columns), strict=True))},
         )
@@ -103,7 +103,7 @@ def take_over(key: str, *, owner: str, until: float, now: float, dead_owner: str
         " FROM batch_members m WHERE m.key = %(key)s AND r.key = m.key AND m.seq > r.left_seq"
         " AND (SELECT x.state FROM results x WHERE x.batch_id = m.batch_id AND x.key = r.key"
         " ORDER BY x.seq DESC LIMIT 1) = 'pending'"
-        " RETURNING r.key, r.scope, r.created_at)"
+        " RETURNING r.key, r.scope, r.created_at, r.actor, r.model)"
         f" {_QUEUE} FROM gone ON CONFLICT (key) DO NOTHING",
         {"owner": owner, "until": until, "now": now, "key": key},
     )
@@ -117,7 +117,8 @@ def requeue(keys: Iterable[str], *, owner: str, until: float, now: float) -> Op[
             "WITH gone AS (UPDATE requests r SET state = 'pending', attempts = r.attempts + (l.seq > r.left_seq)::int,"
             " left_seq = GREATEST(r.left_seq, l.seq), updated_at = %(now)s"
             " FROM (SELECT k, COALESCE((SELECT max(seq) FROM batch_members WHERE key = k), 0) AS seq"
-            " FROM unnest(%(keys)b::text[]) AS k) l WHERE r.key = l.k RETURNING r.key, r.scope, r.created_at)"
+            " FROM unnest(%(keys)b::text[]) AS k) l WHERE r.key = l.k RETURNING r.key, r.scope, r.created_at, r.actor,"
+            " r.model)"
             f" {_QUEUE} FROM gone ORDER BY key ON CONFLICT (key) DO UPDATE SET owner = excluded.owner,"
             " owner_until = excluded.owner_until, updated_at = excluded.updated_at",
             {"owner": owner, "until": until, "now": now, "keys": list(chunk)},
@@ -125,10 +126,11 @@ def requeue(keys: Iterable[str], *, owner: str, until: float, now: float) -> Op[
 
 
 _QUEUE: LiteralString = (
-    "INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at)"
-    " SELECT key, scope, created_at, %(owner)s, %(until)s, %(now)s"
+    "INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at, actor, model)"
+    " SELECT key, scope, created_at, %(owner)s, %(until)s, %(now)s, actor, model"
 )
-"""The requests a statement's `gone` gives (key, scope, created_at) queued, owned by %(owner)s until %(until)s."""
+"""The requests a statement's `gone` gives (key, scope, created_at, actor, model) queued, owned by %(owner)s until
+%(until)s."""
 
 
 def identity() -> Op[str]:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, LiteralString
 
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.postgres.schema import CURRENT_MEMBERSHIP, NEW_FORM
+from lowtide.ledger.postgres.schema import CURRENT_MEMBERSHIP, KINDS, NEW_FORM
 from lowtide.ledger.postgres.steps import CHUNK
 from lowtide.ledger.records import COPIED
 
@@ -80,8 +80,10 @@ def load(
                             row = (*row[:batch_at], "", *row[batch_at + 1 :])
                         writing.write_row(row)
                     written[table] += len(chunk)
-        # Requests come in the form of 5, which every store copies: brought to this one's (`schema.NEW_FORM`).
+        # Requests come in the form of 5, which every store copies: brought to this one's (`schema.NEW_FORM`), and
+        # every batch's kinds made (`schema.KINDS`: its results were counted as they went in, each looked up).
         db.execute(NEW_FORM)
+        db.execute(KINDS)
         strays = _one(db, sql.SQL(_STRAYS))
         if strays:
             raise ConfigurationError(

@@ -254,7 +254,14 @@ def _record_live(run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> O
             " owner_until = NULL, left_seq = excluded.left_seq",
             {"k": a.key, "a": a.actor, "m": a.model, "p": params, "n": len(params), "s": a.state.value, "now": now},
         )
-        yield Sql("DELETE FROM pending_requests WHERE key = %s", (a.key,))
+        # Each batch it was in keeps its actor and model among its kinds (`batch_kinds`): a result of that batch
+        # stored for it later is counted under the request's actor and model as they are now, as every store does.
+        yield Sql(
+            "WITH gone AS (DELETE FROM pending_requests WHERE key = %(k)s)"
+            " INSERT INTO batch_kinds (batch_id, actor, model) SELECT DISTINCT m.batch_id, %(a)s, %(m)s"
+            " FROM batch_members m WHERE m.key = %(k)s ON CONFLICT DO NOTHING",
+            {"k": a.key, "a": a.actor, "m": a.model},
+        )
         # The answer is appended: the request's outcome is its latest result with no batch ('').
         yield Sql(
             "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-__all__ = ["CURRENT_MEMBERSHIP", "LOCK", "MIGRATIONS", "NEW_FORM", "NOTICE_CHANNEL", "SCHEMA_VERSION"]
+__all__ = ["CURRENT_MEMBERSHIP", "KINDS", "LOCK", "MIGRATIONS", "NEW_FORM", "NOTICE_CHANNEL", "SCHEMA_VERSION"]
 
 NOTICE_CHANNEL = "lowtide_batches"
 """The `LISTEN`/`NOTIFY` channel on which a batch's changes (results stored, state changed) are announced, with the
@@ -45,6 +45,17 @@ counted, state `submitting`; a pending one its owner on its row) brought to the 
 row as before it joined, in its latest membership; `left_seq`: the latest membership it left; a pending request: a row
 of `pending_requests`, with its owner). A request's current membership must be its latest (`seq`). Part of migration
 7, and of loading a copy (whose rows are in the form of 5): never edited."""
+
+KINDS: LiteralString = """
+    UPDATE pending_requests q SET actor = r.actor, model = r.model FROM requests r WHERE r.key = q.key;
+    INSERT INTO batch_kinds (batch_id, actor, model)
+        SELECT DISTINCT m.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?')
+        FROM batch_members m LEFT JOIN requests r ON r.key = m.key ORDER BY 1, 2, 3;
+"""
+"""Every batch's kinds (`batch_kinds`: the actors and models of all its members, '?' for a member whose request is
+not there, as the sums name it) and the queue rows' actors and models, made from the requests and memberships as they
+are: part of migration 8, and of loading a copy (whose batches come without kinds). A batch whose kinds are known is
+known whole: a statement storing its results trusts a single kind for every result. Never edited."""
 
 MIGRATIONS: tuple[LiteralString, ...] = (
     # 1: live rate-limit scopes shared by every process using the database (lowtide.ledger.postgres.quotas).
@@ -341,6 +352,68 @@ MIGRATIONS: tuple[LiteralString, ...] = (
             SELECT p.owner, p.owner_until, p.updated_at FROM pending_requests p WHERE p.key = r.key OFFSET 0
         ) q ON TRUE
         LEFT JOIN owners w ON w.owner = q.owner;
+    """,
+    # 8: the sums' trigger looks no request up for a batch whose members are all of one actor and model (what a
+    # batch almost always holds): `batch_kinds` keeps each batch's actors and models, written by its intent from the
+    # queue rows it takes (which carry their request's actor and model from here on: no request is read for them),
+    # and a statement storing one such batch's results adds them to the sums with that actor and model as they are.
+    # A batch of several kinds, a live answer, or a batch `batch_kinds` does not know (copied in) is counted as before,
+    # each result's request looked up by key. A batch's results are only ever its members' (matched by custom id).
+    # The kinds of every batch already recorded, and the queue rows' actors and models, are filled in here once.
+    """
+    ALTER TABLE pending_requests ADD COLUMN actor TEXT, ADD COLUMN model TEXT;  -- NULL: read from its request
+    CREATE TABLE batch_kinds (
+        batch_id TEXT NOT NULL,                 -- a batch, and an actor and model of its members
+        actor    TEXT NOT NULL,
+        model    TEXT NOT NULL,
+        PRIMARY KEY (batch_id, actor, model)
+    );
+    """
+    + KINDS
+    + """
+    CREATE OR REPLACE FUNCTION lowtide_add_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        lone       TEXT;    -- the one batch every result stored belongs to, if there is one
+        kinds      BIGINT;  -- how many actors and models its members have
+        lone_actor TEXT;
+        lone_model TEXT;
+    BEGIN
+        SELECT min(o.batch_id) INTO lone FROM added o HAVING min(o.batch_id) = max(o.batch_id);
+        IF lone IS NOT NULL AND lone <> '' THEN
+            SELECT count(*), min(k.actor), min(k.model) INTO kinds, lone_actor, lone_model FROM batch_kinds k
+                WHERE k.batch_id = lone;
+        END IF;
+        IF kinds = 1 THEN
+            INSERT INTO result_totals AS t (minute, batch_id, actor, model, answers, failures, cost_usd,
+                    live_cost_usd)
+                SELECT floor(o.at / 60) * 60, lone, lone_actor, lone_model, count(*),
+                    count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+                    COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+                FROM added o WHERE o.state <> 'pending'
+                    AND NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id
+                        AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending')
+                GROUP BY 1 ORDER BY 1
+            ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = t.answers + excluded.answers,
+                failures = t.failures + excluded.failures, cost_usd = t.cost_usd + excluded.cost_usd,
+                live_cost_usd = t.live_cost_usd + excluded.live_cost_usd;
+            RETURN NULL;
+        END IF;
+        INSERT INTO result_totals AS t (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)
+            SELECT floor(o.at / 60) * 60, o.batch_id, COALESCE(r.actor, '?'), COALESCE(r.model, '?'), count(*),
+                count(*) FILTER (WHERE o.state IN ('failed', 'expired', 'canceled')),
+                COALESCE(sum(o.cost_usd::numeric), 0), COALESCE(sum(o.live_cost_usd::numeric), 0)
+            FROM added o LEFT JOIN LATERAL (SELECT x.actor, x.model FROM requests x WHERE x.key = o.key OFFSET 0) r
+                ON TRUE
+            WHERE o.state <> 'pending'
+                AND (o.batch_id = '' OR NOT EXISTS (SELECT 1 FROM results p WHERE p.batch_id = o.batch_id
+                    AND p.key = o.key AND p.seq < o.seq AND p.state <> 'pending'))
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET answers = t.answers + excluded.answers,
+            failures = t.failures + excluded.failures, cost_usd = t.cost_usd + excluded.cost_usd,
+            live_cost_usd = t.live_cost_usd + excluded.live_cost_usd;
+        RETURN NULL;
+    END
+    $$;
     """,
 )
 
