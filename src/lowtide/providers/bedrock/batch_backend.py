@@ -55,6 +55,7 @@ from lowtide.providers.bedrock.batch_codec import (
 from lowtide.providers.bedrock.client import AwsClients, call
 from lowtide.providers.bedrock.errors import translate_errors
 from lowtide.providers.bedrock.options import BedrockOptions
+from lowtide.providers.exact_json import read_exactly
 
 __all__ = ["INPUT_STEP", "MODEL_STEP", "BedrockBatchBackend", "client_token", "job_name", "remote_batch"]
 
@@ -432,25 +433,16 @@ def _records(body: bytes) -> tuple[str, bytes]:
 def _without_model(raw: bytes) -> tuple[str, bytes]:
     """A record of lowtide's JSONL without its `modelInput.modelId`, and that model. Read and written again by orjson
     (several times faster than `json`, which this runs once a request), unless orjson cannot read the record exactly
-    (an integer beyond 64 bits, which it would read as a float, or what it refuses: a NaN, an unpaired surrogate):
-    then by `json`. Either way the record's JSON is the same, only its spelling may differ (`1e-7` for `1e-07`)."""
-    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
-        try:
-            fast = cast("dict[str, Any]", orjson.loads(raw))
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            return _model_taken(fast), orjson.dumps(fast) + b"\n"
-    line = cast("dict[str, Any]", json.loads(raw))
+    (`read_exactly`): then by `json`. Either way the record's JSON is the same, only its spelling may differ (`1e-7`
+    for `1e-07`)."""
+    read, by_orjson = read_exactly(raw)
+    line = cast("dict[str, Any]", read)
     model = _model_taken(line)
+    if by_orjson:
+        return model, orjson.dumps(line) + b"\n"
     return model, json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def _model_taken(line: dict[str, Any]) -> str:
     model_input = cast("dict[str, Any]", line["modelInput"])
     return str(model_input.pop("modelId", ""))
-
-
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_RUN = b"0" * 19
-"""A run of 19 digits: a number orjson may not read exactly (beyond 64 bits)."""
