@@ -16,6 +16,21 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
     When the Azure batch input of these requests is encoded: high, low
     Then each line names the deployment "tide-batch" at "/chat/completions", its custom id and nothing else
 
+  Scenario Outline: A stored request is grouped by its deployment however its JSON is read (<read>)
+    Given an Azure OpenAI actor "grouped" with:
+      """
+      batch_processing: batch
+      extra_params: <extra>
+      """
+    When the Azure batch input of these requests is encoded: high, low
+    Then each line names the deployment "tide-batch" at "/chat/completions", its custom id and nothing else
+
+    Examples:
+      | read                                              | extra                                   |
+      | orjson: most requests                             | {metadata: {team: harbour ☃}}           |
+      | orjson, an integer beyond 64 bits read as a float | {seed: 123456789012345678901234567}     |
+      | json: a NaN, which orjson refuses                 | {metadata: {team: harbour}, tide: .nan} |
+
   Scenario: Concurrent calls travel in one batch: one file uploaded, one batch created, the file deleted after
     When the actor is asked these prompts at once:
       | prompt               | key  |

@@ -288,6 +288,27 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
     Then the answer is the emulated reply to "When is high tide?"
     And the bucket still holds the input of the job
 
+  Scenario Outline: The job's input holds each request's Converse body as the ledger stored it, less its modelId (<read>)
+    Given a Bedrock actor "keeper" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30, keep_uploads: true}
+      extra_params: {requestMetadata: <metadata>}
+      """
+    When the actor is asked these prompts at once:
+      | prompt                        | key  |
+      | When is high tide? ☃ é        | high |
+      | Is the harbour "open"? \ tab | open |
+    Then the answer to "high" is the emulated reply to "When is high tide? ☃ é"
+    And the answer to "open" is the emulated reply to "Is the harbour "open"? \ tab"
+    And the job's input holds each request's stored Converse body without its modelId, and the job names its model
+
+    Examples:
+      | read                                              | metadata                               |
+      | orjson: most records                              | {team: harbour, shift: 0.0000001}      |
+      | json: an integer beyond 64 bits, read exactly     | {ticket: 123456789012345678901234567}  |
+      | json: a NaN, which orjson refuses                 | {team: harbour, tide: .nan}            |
+
   Scenario: An intent whose input object was deleted, and whose job was never made, is sent anew, once
     Given the ledger holds a Bedrock intent for the key "high" asking "When is high tide?", its input written by a program that died before creating the job
     And that input object was deleted since

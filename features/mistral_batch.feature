@@ -47,6 +47,25 @@ Feature: An actor answered by Mistral's Batch API, durably
       | low  | succeeded | mistral-small-latest |
       | open | succeeded | mistral-small-latest |
 
+  Scenario Outline: An inline job holds each request's body as the ledger stored it (<read>)
+    Given a Mistral actor "exact" with:
+      """
+      batch_processing: batch
+      batch: {coalesce_window: 0.5, poll_interval: 30}
+      extra_params: <extra>
+      """
+    When the actor is asked these prompts at once:
+      | prompt                     | key  |
+      | When is high tide? ☃ é     | high |
+      | Is the harbour "open"? \\ | open |
+    Then the answer to "high" is the emulated reply to "When is high tide? ☃ é"
+    And the Mistral job holds each request's body as the ledger stored it
+
+    Examples:
+      | read                                          | extra                                     |
+      | orjson: most requests                         | {random_seed: 7, top_p: 0.0000001}        |
+      | json: an integer beyond 64 bits, read exactly | {random_seed: 123456789012345678901234567} |
+
   Scenario: A batch above the inline size is uploaded as a JSONL file, which is deleted once the answers are stored
     Given the actor sends a Mistral batch as an uploaded file above 10 bytes
     When the actor is asked these prompts at once:

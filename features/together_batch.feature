@@ -331,3 +331,7 @@ Feature: An actor answered by Together AI's Batch API, durably
     When the actor runs a bulk run of 5 prompts, 2 to a batch
     Then the run's 5 items succeeded in 3 batches
     And the Together API committed 3 batches
+
+  Scenario: Together's providers read the together SDK's errors as Groq's are read, without loading the groq SDK
+    When a fresh Python imports the together SDK and lowtide's Together batch and live providers
+    Then it has imported neither the groq SDK nor the openai SDK

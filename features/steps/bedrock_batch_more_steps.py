@@ -1,5 +1,6 @@
 """Steps for the Bedrock batch scenarios of features/bedrock_batch.feature beyond the engine's common ones: the
-provider called directly, the bucket after a run, lowtide's cancel and the backend's listing of recent jobs."""
+provider called directly, the bucket after a run (its input records against the ledger's), lowtide's cancel and the
+backend's listing of recent jobs."""
 
 from __future__ import annotations
 
@@ -43,6 +44,26 @@ def step_direct(context: Context, prompt: str) -> None:
 def step_input_kept(context: Context) -> None:
     w = world(context)
     assert len(_inputs(w)) == 1, _inputs(w)
+
+
+@then("the job's input holds each request's stored Converse body without its modelId, and the job names its model")
+def step_input_records(context: Context) -> None:
+    """Each record of the input object, read exactly (`json`: every integer whole, NaN kept), is the ledger's stored
+    body less its `modelId`, whichever way the backend read and wrote it; the job names the model the bodies did."""
+    w = world(context)
+    [key] = _inputs(w)
+    data = w.emu.emulation(BedrockEmulation).objects.buckets[DEFAULT_BUCKET][key].data
+    records = {record["recordId"]: record["modelInput"] for record in map(json.loads, data.splitlines())}
+    stored = w.ledger().requests_for(sorted(w.asked))
+    assert len(records) == len(stored) == len(w.asked), (records, stored)
+    for request in stored:
+        body = dict(request.params)
+        assert body.pop("modelId") == _MODEL, request.params
+        sent = records[request.custom_id]
+        assert "modelId" not in sent, sent
+        assert json.dumps(sent, sort_keys=True) == json.dumps(body, sort_keys=True), (sent, body)
+    [job] = _client(w, "bedrock").list_model_invocation_jobs(maxResults=100)["invocationJobSummaries"]
+    assert job["modelId"] == _MODEL, job
 
 
 @then("the bucket holds no input of lowtide's")

@@ -280,6 +280,20 @@ def step_mistral_created_once(context: Context, keys: str) -> None:
     assert created == {w.custom_id(key): 1 for key in names(keys)}, created
 
 
+@then("the Mistral job holds each request's body as the ledger stored it")
+def step_mistral_job_bodies(context: Context) -> None:
+    """What the emulator received, read exactly (`json`: every integer whole), is each request's stored body, however
+    lowtide read its lines before handing them to the SDK."""
+    w = world(context)
+    [job] = _emulation(w).jobs.values()
+    sent = dict(job.requests)
+    stored = w.ledger().requests_for(sorted(w.asked))
+    assert len(sent) == len(stored) == len(w.asked), (sent, stored)
+    for request in stored:
+        body = sent[request.custom_id]
+        assert json.dumps(body, sort_keys=True) == json.dumps(request.params, sort_keys=True), (body, request.params)
+
+
 @then("a Mistral output file listed the answers in another order than the requests")
 def step_mistral_out_of_order(context: Context) -> None:
     w = world(context)

@@ -1,11 +1,16 @@
 """Steps only Together actors have (features/together_batch.feature): its jobs' input files, named after their
-intents, and its upload's three steps. The steps Groq and Together actors share are in compat_provider_steps.py."""
+intents, its upload's three steps, and what a Together process imports. The steps Groq and Together actors share are
+in compat_provider_steps.py."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 from _compat_apis import TOGETHER
 from _support import world
-from step_context import Context, given, then
+from step_context import Context, given, then, when
 
 from lowtide.providers.together.batch_backend import file_name
 
@@ -33,3 +38,20 @@ def step_together_resumed(context: Context) -> None:
 @given("the Together API will store the next uploaded file but drop the connection before answering")
 def step_together_drop_upload(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("together.files.preprocess")
+
+
+@when("a fresh Python imports the together SDK and lowtide's Together batch and live providers")
+def step_together_fresh_import(context: Context) -> None:
+    code = (
+        "import json, sys, together\n"
+        "import lowtide.providers.together.batch, lowtide.providers.together.live\n"
+        "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in ('groq', 'openai'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    world(context).witnessed["sdk modules"] = json.loads(done.stdout)
+
+
+@then("it has imported neither the groq SDK nor the openai SDK")
+def step_together_no_other_sdk(context: Context) -> None:
+    loaded = world(context).witnessed["sdk modules"]
+    assert loaded == [], f"SDK modules loaded: {loaded[:20]}"

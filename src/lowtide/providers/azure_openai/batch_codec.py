@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from typing import cast
+
+import orjson
 
 from lowtide.batching.backend import BatchLimits
 from lowtide.batching.keys import params_json
@@ -64,9 +67,20 @@ class AzureBatchCodec(OpenAIBatchCodec):
         return model if isinstance(model, str) and model else deployment_of(params)
 
     def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
-        """A batch takes one deployment (two deployments of one model travel apart)."""
-        read = json.loads(params) if isinstance(params, str) else params
+        """A batch takes one deployment (two deployments of one model travel apart). Thousands of queued requests
+        are grouped at once: a stored request's JSON is read by orjson, several times faster than `json` (only its
+        deployment, a string, is read from it), and by `json` where orjson refuses it (a NaN, an unpaired
+        surrogate)."""
+        read = _read(params) if isinstance(params, str) else params
         return f"{BATCH_URL} {deployment_of(read)}"
+
+
+def _read(params: str) -> Mapping[str, object]:
+    try:
+        read: object = orjson.loads(params)
+    except orjson.JSONDecodeError:
+        read = json.loads(params)
+    return cast("Mapping[str, object]", read) if isinstance(read, dict) else {}
 
 
 def _line(params: str) -> str:

@@ -76,12 +76,13 @@ def _content(raw: object) -> list[dict[str, object]]:
     blocks: list[dict[str, object]] = []
     for block in json_objects(raw):
         text = block.get("text")
-        use = json_object(block.get("toolUse"))
-        reasoning = json_object(json_object(block.get("reasoningContent")).get("reasoningText"))
-        if isinstance(text, str):
+        if isinstance(text, str):  # most blocks: the others are looked for only when a block is not text
             if text:
                 blocks.append({"type": "text", "text": text})
-        elif use:
+            continue
+        use = json_object(block.get("toolUse"))
+        reasoning = json_object(json_object(block.get("reasoningContent")).get("reasoningText"))
+        if use:
             fields = use
             arguments = fields.get("input")
             blocks.append(

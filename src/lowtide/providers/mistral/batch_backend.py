@@ -45,6 +45,7 @@ from lowtide.providers import (
     retrying,
     split_lines,
 )
+from lowtide.providers.exact_json import read_exactly
 from lowtide.providers.mistral.batch_codec import (
     CANCELED_CODE,
     EXPIRED_CODE,
@@ -163,7 +164,10 @@ class MistralBatchBackend(BatchBackend):
         first = cast("JSONObject", json.loads(body.split(b"\n", 1)[0]))
         model = str(cast("JSONObject", first.get("body") or {}).get("model") or "")
         if len(body) <= self.inline_bytes:
-            lines = [cast("models.BatchRequestTypedDict", json.loads(raw)) for raw in body.splitlines() if raw.strip()]
+            # Read once a request: by orjson where it reads the line exactly (`read_exactly`), else by `json`.
+            lines = [
+                cast("models.BatchRequestTypedDict", read_exactly(raw)[0]) for raw in body.splitlines() if raw.strip()
+            ]
             return await self._create(lines, model, count, intent_id=intent_id)
         file_id = await self._upload(body, intent_id)
         await steps.done(MODEL_STEP, model)
