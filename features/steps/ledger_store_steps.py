@@ -15,8 +15,9 @@ from step_context import given, then, when
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
-from lowtide.ledger.interface import LedgerStore, RunLedger
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchState, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
 

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Iterable
 
 from lowtide.clock import Clock
-from lowtide.ledger.interface import AsyncRunLedger
+from lowtide.ledger.run_ledger import AsyncRunLedger
 
 __all__ = ["Decision", "Decisions"]
 

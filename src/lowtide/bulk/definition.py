@@ -20,7 +20,8 @@ from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.jobs import Jobs
 from lowtide.bulk.live_options import AbortMode, PostProcess
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
-from lowtide.ledger.interface import LedgerStore, RunLedger
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.live.caller import LiveCaller
 from lowtide.types import ActorRequest

@@ -28,7 +28,7 @@ from lowtide.bulk.results import ItemResult, ItemStatus
 from lowtide.bulk.run_state import RunEnd, RunState, Underway
 from lowtide.errors import ActorError, APIUnreachableError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
-from lowtide.ledger.interface import AsyncRunLedger
+from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import LiveAnswer
 from lowtide.ledger.store import RequestState
 from lowtide.live.caller import LiveCaller

@@ -42,7 +42,7 @@ from lowtide.bulk.results import (
 from lowtide.bulk.spool import LineSpool, spool_path
 from lowtide.clock import Clock
 from lowtide.errors import ActorError
-from lowtide.ledger.interface import AsyncRunLedger
+from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import RequestRecord
 from lowtide.types import ActorResponse

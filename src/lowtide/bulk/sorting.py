@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from lowtide.bulk.checks import STAND_IN_ID
 from lowtide.bulk.items import ItemKeys, item_key
-from lowtide.ledger.interface import RunLedger
+from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestState
 

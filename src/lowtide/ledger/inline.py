@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore, RunLedger
+from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -21,6 +21,7 @@ from lowtide.ledger.records import (
     PendingRequest,
     RequestRecord,
 )
+from lowtide.ledger.run_ledger import RunLedger
 
 if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemOutcome, LiveAnswer

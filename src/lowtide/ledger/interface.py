@@ -34,7 +34,7 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
 )
-from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord
+from lowtide.ledger.run_ledger import AsyncRunLedger, RunLedger
 
 if TYPE_CHECKING:
     from lowtide.ledger.views import LedgerViews
@@ -45,67 +45,6 @@ __all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", 
 
 class LedgerVersionError(ConfigurationError):
     """The ledger was written by a newer lowtide: it refuses to open rather than be misread (every store)."""
-
-
-class RunLedger(Protocol):
-    """The bulk runs a ledger keeps: each run's inputs in order, and which request answers each of them."""
-
-    def run(self, run_id: str) -> RunRecord | None: ...
-
-    def runs(self) -> list[RunRecord]:
-        """Every run, oldest first."""
-        ...
-
-    def create(
-        self,
-        run_id: str,
-        *,
-        actor: str,
-        configuration: dict[str, Any],
-        options: dict[str, Any],
-        fingerprint: str,
-        items: Sequence[NewItem],
-        now: float,
-    ) -> bool:
-        """Record a new run and all its items at once; False when the run id is already taken (nothing written)."""
-        ...
-
-    def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None: ...
-
-    def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
-        """Every item of the run in input order (those whose index is from `start` up to `stop`: a run sorted a chunk
-        at a time), each with its latest request's state, batch and cost."""
-        ...
-
-    def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
-        """The run's items whose index is from `start` up to (not including) `stop`, in input order, each with what the
-        run decided and its latest request's state, answer and error: a run's results written a chunk at a time.
-        `only`: of those, only the items of these indexes (ascending; at most a thousand), the others not read."""
-        ...
-
-    def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
-        """Record what the run decided for items without the API: (index, status, reason); None clears it."""
-        ...
-
-    def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
-        """Point items at the keys of a new attempt (a retry), clearing what the run decided for them."""
-        ...
-
-    def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
-        """Store live answers (or final errors) under their items' keys, and the items' decisions, at once."""
-        ...
-
-    def outstanding_batches(self, run_id: str) -> list[str]:
-        """The ledger ids of batches still out (intent, unknown, processing, ended) holding items of the run."""
-        ...
-
-    def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
-        """(ledger id, API id, state, items of this run in it) of every batch that held an item of the run."""
-        ...
-
-    def live_cost(self, run_id: str) -> Decimal:
-        """What the run's answers would have cost live."""
-        ...
 
 
 class BatchNotices(Protocol):
@@ -366,25 +305,6 @@ class LedgerStore(CollectedResults, Protocol):
     def close(self) -> None:
         """Release what the store holds open: connections, threads (again: nothing)."""
         ...
-
-
-class AsyncRunLedger(Protocol):
-    """What a bulk run asks of its ledger's runs while it runs (from the event loop), awaited; each method means
-    what `RunLedger`'s of the same name means."""
-
-    async def decide(
-        self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float
-    ) -> None: ...
-
-    async def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None: ...
-
-    async def outstanding_batches(self, run_id: str) -> list[str]: ...
-
-    async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]: ...
-
-    async def outcomes(
-        self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
-    ) -> list[ItemOutcome]: ...
 
 
 class AsyncLedgerStore(AsyncCollectedResults, Protocol):

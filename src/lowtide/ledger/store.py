@@ -13,7 +13,7 @@ import atexit
 import threading
 from pathlib import Path
 
-from lowtide.ledger.interface import LedgerStore, RunLedger
+from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import LEDGER_ENV, LedgerLocation, default_ledger_path, ledger_location
 from lowtide.ledger.records import (
     BatchRecord,
@@ -25,6 +25,7 @@ from lowtide.ledger.records import (
     answer_json,
     stored_json,
 )
+from lowtide.ledger.run_ledger import RunLedger
 
 __all__ = [
     "LEDGER_ENV",

@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.errors import LedgerError
-from lowtide.ledger.interface import RunLedger
 from lowtide.ledger.memory.tables import MemoryTables, StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
+from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord, job_text
 
 __all__ = ["MemoryRunStore"]

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from lowtide.ledger.interface import AsyncRunLedger, RunLedger
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.steps import CHUNK, Op, Sql, run, run_async
 from lowtide.ledger.records import answer_json, stored_json
+from lowtide.ledger.run_ledger import AsyncRunLedger, RunLedger
 from lowtide.ledger.runs import (
     ItemOutcome,
     ItemRow,
