@@ -22,14 +22,14 @@ from typing import Any
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
 from lowtide.ledger.memory.runs import MemoryRunStore
-from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest, batch_record
+from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
     FOREIGN,
-    BatchRecord,
     BatchState,
     KeyState,
     NewRequest,
@@ -45,12 +45,11 @@ from lowtide.ledger.scan_views import ScanViews
 __all__ = ["MemoryLedger"]
 
 _UNANSWERED = (RequestState.PENDING, RequestState.SUBMITTING, RequestState.WAITING)
-_UNRESOLVED = (BatchState.INTENT, BatchState.UNKNOWN)
 _ADOPTABLE = (BatchState.WAITING, BatchState.ENDED)
 """Where an adopted batch stands until its results are stored (a `disown` is possible until then)."""
 
 
-class MemoryLedger:
+class MemoryLedger(MemoryBatches):
     """A ledger in this process's memory; safe to share between threads (one lock), never between processes."""
 
     def __init__(self) -> None:
@@ -393,89 +392,12 @@ class MemoryLedger:
             self._give_provider_id(foreign, provider_batch_id)
             return True
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        with self.lock:
-            b = self.tables.batches.get(batch_id)
-            if b is None or not b.state.outstanding:
-                return False
-            free = b.owner is None or b.owner in (owner, dead_owner) or b.owner_until is None or b.owner_until < now
-            if not (force or free):
-                return False
-            b.owner, b.owner_until = owner, until
-            return True
-
-    def release_batch(self, batch_id: str, *, owner: str) -> None:
-        with self.lock:
-            b = self.tables.batches.get(batch_id)
-            if b is not None and b.owner == owner:
-                b.owner, b.owner_until = None, None
-
-    def batch(self, batch_id: str) -> BatchRecord | None:
-        t = self.tables
-        with self.lock:
-            b = t.batches.get(batch_id) or t.batches.get(t.by_provider_id.get(batch_id, ""))
-            return batch_record(b) if b is not None else None
-
-    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
-        wanted = {BatchState(s) for s in states} if states is not None else None
-        with self.lock:
-            found = [batch_record(b) for b in self.tables.batches.values() if wanted is None or b.state in wanted]
-        return sorted(found, key=lambda b: (b.intent_at, b.id))
-
-    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
-        with self.lock:
-            b = self.tables.batches.get(batch_id)
-            if b is not None:
-                b.create_steps[step] = value
-
-    def create_steps(self, batch_id: str) -> dict[str, str]:
-        with self.lock:
-            b = self.tables.batches.get(batch_id)
-            return dict(b.create_steps) if b is not None else {}
-
-    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
-        with self.lock:
-            found = [
-                batch_record(b)
-                for b in self.tables.batches.values()
-                if b.state in _UNRESOLVED
-                and b.provider_batch_id is None
-                and b.provider == provider
-                and b.endpoint == endpoint
-            ]
-        return sorted(found, key=lambda b: (b.intent_at, b.id))
-
-    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
-        with self.lock:
-            return next((b for b in among if custom_id in self.tables.members.get(b, {})), None)
-
-    def members(self, batch_id: str) -> dict[str, str]:
-        with self.lock:
-            return dict(self.tables.members.get(batch_id, {}))
-
-    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-        with self.lock:
-            return self.tables.members_and_attempts(batch_id)
-
-    def stored_finals(self, batch_id: str) -> set[str]:
-        with self.lock:
-            return self.tables.stored_finals(batch_id)
-
     # under the lock
 
     def _unresolved(self, batch_id: str, intent_at: float | None) -> StoredBatch | None:
         """The batch if it is still an unresolved intent (and still the attempt seen at `intent_at`, if given)."""
         b = self.tables.batches.get(batch_id)
-        if b is None or b.provider_batch_id is not None or b.state not in _UNRESOLVED:
+        if b is None or b.provider_batch_id is not None or b.state not in UNRESOLVED:
             return None
         if intent_at is not None and b.intent_at != intent_at:
             return None

@@ -1,0 +1,100 @@
+"""The batches of a `MemoryLedger` as the engine reads and leases them: a batch by its id (or the API's), batches by
+state, unresolved intents, the steps of a create, members, and the lease (`claim_batch`) one process polls a batch
+under. Every read and change under the ledger's one lock (`ledger.py` holds the writes of a batch's life)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+
+from lowtide.ledger.memory.tables import MemoryTables, batch_record
+from lowtide.ledger.records import BatchRecord, BatchState
+
+__all__ = ["UNRESOLVED", "MemoryBatches"]
+
+UNRESOLVED = (BatchState.INTENT, BatchState.UNKNOWN)
+"""A create whose outcome is not known yet: an intent, or one a crash or an unclear answer left unknown."""
+
+
+class MemoryBatches:
+    """The batch reads and leases of `MemoryLedger`, over its tables and under its lock."""
+
+    lock: threading.RLock
+    tables: MemoryTables
+
+    def claim_batch(
+        self,
+        batch_id: str,
+        *,
+        owner: str,
+        until: float,
+        now: float,
+        force: bool = False,
+        dead_owner: str | None = None,
+    ) -> bool:
+        with self.lock:
+            b = self.tables.batches.get(batch_id)
+            if b is None or not b.state.outstanding:
+                return False
+            free = b.owner is None or b.owner in (owner, dead_owner) or b.owner_until is None or b.owner_until < now
+            if not (force or free):
+                return False
+            b.owner, b.owner_until = owner, until
+            return True
+
+    def release_batch(self, batch_id: str, *, owner: str) -> None:
+        with self.lock:
+            b = self.tables.batches.get(batch_id)
+            if b is not None and b.owner == owner:
+                b.owner, b.owner_until = None, None
+
+    def batch(self, batch_id: str) -> BatchRecord | None:
+        t = self.tables
+        with self.lock:
+            b = t.batches.get(batch_id) or t.batches.get(t.by_provider_id.get(batch_id, ""))
+            return batch_record(b) if b is not None else None
+
+    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
+        wanted = {BatchState(s) for s in states} if states is not None else None
+        with self.lock:
+            found = [batch_record(b) for b in self.tables.batches.values() if wanted is None or b.state in wanted]
+        return sorted(found, key=lambda b: (b.intent_at, b.id))
+
+    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
+        with self.lock:
+            b = self.tables.batches.get(batch_id)
+            if b is not None:
+                b.create_steps[step] = value
+
+    def create_steps(self, batch_id: str) -> dict[str, str]:
+        with self.lock:
+            b = self.tables.batches.get(batch_id)
+            return dict(b.create_steps) if b is not None else {}
+
+    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
+        with self.lock:
+            found = [
+                batch_record(b)
+                for b in self.tables.batches.values()
+                if b.state in UNRESOLVED
+                and b.provider_batch_id is None
+                and b.provider == provider
+                and b.endpoint == endpoint
+            ]
+        return sorted(found, key=lambda b: (b.intent_at, b.id))
+
+    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
+        with self.lock:
+            return next((b for b in among if custom_id in self.tables.members.get(b, {})), None)
+
+    def members(self, batch_id: str) -> dict[str, str]:
+        with self.lock:
+            return dict(self.tables.members.get(batch_id, {}))
+
+    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        with self.lock:
+            return self.tables.members_and_attempts(batch_id)
+
+    def stored_finals(self, batch_id: str) -> set[str]:
+        with self.lock:
+            return self.tables.stored_finals(batch_id)
