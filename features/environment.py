@@ -22,7 +22,6 @@ of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file.
 from __future__ import annotations
 
 import asyncio
-import faulthandler
 import gc
 import os
 import shutil
@@ -37,6 +36,7 @@ from typing import Protocol
 
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
+from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
 
 
 class Context(StepContext, Protocol):
@@ -89,14 +89,15 @@ def store(context: Context) -> str:
     return str((context.config.userdata or {}).get("store", "sqlite"))
 
 
-STUCK_SECONDS = 600.0
+STUCK = Stuck(600.0)
 """A scenario still running after this many real seconds is stuck (the longest take well under a minute on a loaded
 machine): every thread's stack is printed and the process ends, so that a hang fails the run at once and says where,
-even one that blocks the event loop (which no `asyncio.wait_for` can interrupt)."""
+even one that blocks the event loop (which no `asyncio.wait_for` can interrupt). A moment before, every running
+event loop's tasks are printed with their stacks. `LOWTIDE_STUCK_SECONDS` sets the seconds (hunting a hang)."""
 
 
 def before_scenario(context: Context, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
+    STUCK.arm()
     context.runner = asyncio.Runner()
     loop_errors: list[str] = []
     context.loop_errors = loop_errors
@@ -121,8 +122,7 @@ def before_scenario(context: Context, scenario: Any) -> None:
 
 
 def after_scenario(context: Context, scenario: Any) -> None:
-    faulthandler.cancel_dump_traceback_later()
-    try:
+    try:  # the cleanups too are watched: a hang closing a ledger or an engine is said as well
         for cleanup in reversed(context.cleanups):
             result = cleanup()
             if asyncio.iscoroutine(result):
@@ -144,6 +144,7 @@ def after_scenario(context: Context, scenario: Any) -> None:
             else:
                 os.environ[name] = value
         shutil.rmtree(context.state_dir, ignore_errors=True)
+        STUCK.disarm()
     if context.loop_errors:
         raise AssertionError("The event loop reported errors nobody handled:\n" + "\n".join(context.loop_errors))
 

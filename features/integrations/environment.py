@@ -7,7 +7,6 @@ frameworks await their own tasks and threads, which virtual time would race past
 from __future__ import annotations
 
 import asyncio
-import faulthandler
 import os
 import shutil
 import sys
@@ -18,17 +17,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 from step_context import Context  # features/support: the typed context every step and hook takes
+from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
 
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME")
 
 
-STUCK_SECONDS = 600.0
+STUCK = Stuck(600.0)
 """A scenario running this many real seconds is stuck: every thread's stack is printed and the process ends (as in
-features/environment.py), so a hang fails the session at once, saying where."""
+features/environment.py), so a hang fails the session at once, saying where, its tasks' stacks printed first."""
 
 
 def before_scenario(context: Context, scenario: Any) -> None:
-    faulthandler.dump_traceback_later(STUCK_SECONDS, exit=True, file=sys.__stderr__ or sys.stderr)
+    STUCK.arm()
     context.runner = asyncio.Runner()
     context.cleanups = []
     state = Path(tempfile.mkdtemp(prefix="lowtide-integration-"))
@@ -43,8 +43,7 @@ def after_scenario(context: Context, scenario: Any) -> None:
     from lowtide.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models
 
-    faulthandler.cancel_dump_traceback_later()
-    try:
+    try:  # the cleanups too are watched: a hang closing a ledger or an engine is said as well
         for cleanup in reversed(context.cleanups):
             result = cleanup()
             if asyncio.iscoroutine(result):
@@ -60,3 +59,4 @@ def after_scenario(context: Context, scenario: Any) -> None:
             else:
                 os.environ[name] = value
         shutil.rmtree(context.state_dir, ignore_errors=True)
+        STUCK.disarm()

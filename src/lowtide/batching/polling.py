@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from lowtide.batching.backend import BatchBackend, BatchLimits, Phase, RemoteBatch
+from lowtide.cancelling import cancel_requests, stop_if_cancelled
 from lowtide.clock import Clock
 from lowtide.errors import APIError, BatchTimeoutError
 from lowtide.settings import BatchSettings, TimeoutPolicy
@@ -43,7 +44,10 @@ async def wait_until_ended(
     known: list[RemoteBatch] = [batch] if isinstance(batch, RemoteBatch) else []
     batch_id = batch.id if isinstance(batch, RemoteBatch) else batch
 
+    asked = cancel_requests()
+
     async def look() -> RemoteBatch:
+        stop_if_cancelled(asked)  # a task asked to stop does not look again, even when a library lost the request
         seen = known.pop() if known else await backend.retrieve(batch_id)
         if on_status is not None:
             recorded = on_status(seen)

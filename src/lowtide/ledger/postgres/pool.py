@@ -14,6 +14,7 @@ import importlib.util
 from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING
 
+from lowtide.cancelling import cancel_requests, stop_if_cancelled
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.hosts import HOST_ID_ENV, host_id
 from lowtide.ledger.postgres.migration import migration
@@ -181,12 +182,16 @@ class PostgresPool:
     async def connection(self, doing: str) -> AsyncGenerator[AsyncConnection[TupleRow]]:
         """A connection of the pool for the length of the `with`; errors said as `LedgerError` (`doing`: what
         could not be done)."""
+        asked = cancel_requests()
         if self._pool is None:
             async with self._opening:
                 if self._pool is None:
                     self._pool = await self._open()
         with ledger_errors(self._url, doing):
             async with self._pool.connection() as connection:
+                # A task cancelled as the pool handed it this connection may not have been told (`lowtide.cancelling`):
+                # it is told now, and the connection goes back.
+                stop_if_cancelled(asked)
                 yield connection
 
     async def aclose(self) -> None:
