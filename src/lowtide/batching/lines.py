@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Protocol, cast
 
 import orjson
 
@@ -28,6 +28,7 @@ __all__ = [
     "decoded_line",
     "feed_lines",
     "file_reader",
+    "read_exactly",
     "read_files",
     "read_line",
     "split_lines",
@@ -142,27 +143,32 @@ def read_line(line: bytes, *, whole: bool = True) -> ResultLine | UnreadableLine
     return value
 
 
-def decoded_line(line: bytes) -> ResultLine:
-    """One line of a results file as JSON: by orjson, several times faster, unless the line holds a run of 19 digits or
-    more (orjson would read an integer beyond 64 bits as a float, without a word), or orjson refuses it (a line cut
-    short): then by `json`, which reads every integer exactly and says where a line broke (`json.JSONDecodeError`).
+def read_exactly(raw: bytes) -> tuple[object, bool]:
+    """`raw` as `json.loads` reads it, and whether orjson read it (then orjson can write it back as it was: every value
+    it gives is one it writes); `json.JSONDecodeError` (a `ValueError`) when it is not JSON.
 
-    `json` would read an unpaired surrogate (`"\\ud800"`) into a string no UTF-8 file or ledger can hold: such a line is
-    refused (`ValueError`), as orjson refuses it."""
-    if _LONG_RUN not in line.translate(_DIGITS_AS_ZERO):
+    By orjson, several times faster (what is read once a request: thousands of lines a batch), unless `raw` holds a
+    run of 19 digits or more (orjson would read an integer beyond 64 bits as a float, without a word), or orjson
+    refuses it (a NaN, an infinity, an unpaired surrogate, a line cut short): then by `json`, which reads every
+    integer exactly, gives the value it always gave, and says where a line broke."""
+    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
         try:
-            value: ResultLine = orjson.loads(line)
+            return orjson.loads(raw), True
         except orjson.JSONDecodeError:
             pass
-        else:
-            return value
-    value = json.loads(line)
-    if _SURROGATE_ESCAPE.search(line):
+    return json.loads(raw), False
+
+
+def decoded_line(line: bytes) -> ResultLine:
+    """One line of a results file as JSON (`read_exactly`). `json` would read an unpaired surrogate (`"\\ud800"`) into
+    a string no UTF-8 file or ledger can hold: such a line is refused (`ValueError`), as orjson refuses it."""
+    value, by_orjson = read_exactly(line)
+    if not by_orjson and _SURROGATE_ESCAPE.search(line):
         try:
             json.dumps(value, ensure_ascii=False).encode()
         except UnicodeEncodeError as exc:
             raise ValueError(f"a string holds an unpaired surrogate (\\u{ord(exc.object[exc.start]):04x})") from None
-    return value
+    return cast("ResultLine", value)
 
 
 def _reason(exc: BaseException) -> str:

@@ -42,6 +42,7 @@ from lowtide.providers import (
     RemoteBatch,
     ResultLine,
     UnreadableLine,
+    read_exactly,
     read_line,
     retrying,
 )
@@ -55,7 +56,6 @@ from lowtide.providers.bedrock.batch_codec import (
 from lowtide.providers.bedrock.client import AwsClients, call
 from lowtide.providers.bedrock.errors import translate_errors
 from lowtide.providers.bedrock.options import BedrockOptions
-from lowtide.providers.exact_json import read_exactly
 
 __all__ = ["INPUT_STEP", "MODEL_STEP", "BedrockBatchBackend", "client_token", "job_name", "remote_batch"]
 

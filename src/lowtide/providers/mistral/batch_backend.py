@@ -41,11 +41,11 @@ from lowtide.providers import (
     RemoteBatch,
     ResultLine,
     UnreadableLine,
+    read_exactly,
     read_line,
     retrying,
     split_lines,
 )
-from lowtide.providers.exact_json import read_exactly
 from lowtide.providers.mistral.batch_codec import (
     CANCELED_CODE,
     EXPIRED_CODE,
