@@ -10,10 +10,10 @@ from contextlib import AbstractContextManager, nullcontext
 
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
-from lowtide.batching.core import EngineCore
+from lowtide.batching.core import REREAD_CHUNK, EngineCore
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unreadable
-from lowtide.batching.policy import result_row
+from lowtide.batching.policy import result_row, stored_outcome
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.records import error_to_json
 from lowtide.errors import (
@@ -158,7 +158,12 @@ class Collection(EngineCore):
         out, what may succeed next time queued again and added to `requeued`) and raises: the other requests wait on
         the batch, which the next collection reads again. A batch reconciliation `adopted` none of whose lines is this
         ledger's was another's: it is disowned (`_disown`).
+
+        A batch collected again (a collection cut short by a crash, or a download that stayed broken) stores only what
+        the ledger lacks: the lines of the members whose final result from it is stored already (`stored_finals`, read
+        once) are neither made into outcomes nor stored again, and their calls, if any wait here, get what is stored.
         """
+        done = await self._stored_before(batch_id, attempts)
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
         seen: set[str] = set()
@@ -180,7 +185,8 @@ class Collection(EngineCore):
             """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""
             if before is not None:
                 await before
-            await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+            if rows:
+                await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
             if tracing():
                 await self._trace_answers(batch_id, rows)
             crashpoint("while-streaming")
@@ -221,6 +227,12 @@ class Collection(EngineCore):
             seen.add(custom_id)
             if key not in attempts:
                 return  # it has left this batch (an earlier look stored its result and sent it again): not its state
+            if key in done:  # stored by a collection before this one, cut short: stored and handed out already
+                if self.on_results is not None:
+                    lines.append(line)  # (the raw results keep each request's line once: one cut short may lack it)
+                    if len(lines) >= chunk:
+                        write()
+                return
             used, allowed = attempts[key]
             outcome, stored = outcome_of(codec, line, custom_id, batch_id=ended.id, request_id=request_id)
             try:
@@ -261,12 +273,14 @@ class Collection(EngineCore):
                     batch_id,
                 )
             unanswered = self.backend.unanswered_line
-            for custom_id in [custom_id for custom_id in members if custom_id not in seen]:
+            for custom_id in [
+                custom_id for custom_id in members if custom_id not in seen and members[custom_id] not in done
+            ]:
                 line = unanswered(ended, custom_id)
                 if line is not None:
                     handle(line)  # a request the provider left out on purpose: the line it stands for
             for custom_id, key in members.items():
-                if custom_id not in seen and key in attempts:
+                if custom_id not in seen and key in attempts and key not in done:
                     error = self._missing(ended.id, custom_id, list(nameless.values()))
                     used, allowed = attempts.get(key, (1, 1))
                     retry_it = bool(strangers and not seen) and used < allowed
@@ -306,6 +320,22 @@ class Collection(EngineCore):
         freeze_survivors(len(last))
         thaw()
         await self._requeue(retry)
+
+    async def _stored_before(self, batch_id: str, attempts: Mapping[str, tuple[int, int]]) -> set[str]:
+        """The keys of the requests now in `batch_id` whose final result from it the ledger holds already; the calls
+        waiting here on any of them are handed what is stored (another process collected part of the batch, then
+        stopped)."""
+        done = await self.ledger.stored_finals(batch_id)
+        if not done:
+            return done
+        done.intersection_update(attempts)
+        waiting = [key for key in done if key in self._futures]
+        for start in range(0, len(waiting), REREAD_CHUNK):
+            records = await self.ledger.requests_for(waiting[start : start + REREAD_CHUNK])
+            # (a record whose result is not final after all is collected as any other: its line is read again)
+            done.difference_update(record.key for record in records if not record.state.final)
+            self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
+        return done
 
     async def _trace_answers(self, batch_id: str, rows: list[OutcomeRow]) -> None:
         """The calls of another process (or of this one before a restart) answered here end their own trace: each
