@@ -10,10 +10,10 @@ from contextlib import AbstractContextManager, nullcontext
 
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
-from lowtide.batching.core import REREAD_CHUNK, EngineCore
 from lowtide.batching.crashpoints import crashpoint
+from lowtide.batching.late import LateWaiters
 from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unreadable
-from lowtide.batching.policy import result_row, stored_outcome
+from lowtide.batching.policy import result_row
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.records import error_to_json
 from lowtide.errors import (
@@ -41,7 +41,7 @@ written; of 10,000: 0.66 s and 180 MiB)."""
 MOST_RESULTS_PER_TRANSACTION = 10_000
 
 
-class Collection(EngineCore):
+class Collection(LateWaiters):
     async def settle_stored(self, batch: BatchRecord) -> bool:
         """Mark an ended batch collected when the ledger already holds every member's result; True if it did.
 
@@ -78,6 +78,7 @@ class Collection(EngineCore):
         provider_batch_id: str | None = None
         requeued: set[str] = set()
         """Requests a collection cut short stored as retryable and queued again: their calls wait on the next batch."""
+        collecting = False
         try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
             record = await self.ledger.batch(batch_id)
             assert record is not None
@@ -93,6 +94,7 @@ class Collection(EngineCore):
                     clock=self._clock,
                     on_status=self._status_recorder(batch_id),
                 )
+                collecting = True
                 await self._collect(
                     batch_id,
                     ended,
@@ -114,7 +116,12 @@ class Collection(EngineCore):
                 provider_batch_id or batch_id, type(exc).__name__, exc,
             )  # fmt: skip
         finally:
-            self._pollers.pop(batch_id, None)
+            try:
+                if collecting and (collected or failure is not None):  # (not when cancelled: the engine is closing)
+                    await self._answer_late_or_reread(members)
+            finally:
+                # At once after the last look for calls that came late: one that comes now sees no poller here.
+                self._pollers.pop(batch_id, None)
             if tracing():
                 _end_span(batch_id, collected, failure)
             try:
@@ -164,6 +171,7 @@ class Collection(EngineCore):
         once) are neither made into outcomes nor stored again, and their calls, if any wait here, get what is stored.
         """
         done = await self._stored_before(batch_id, attempts)
+        registered = self._registered  # (a call that comes to wait on a key of `done` later is answered by `store`)
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
         seen: set[str] = set()
@@ -182,7 +190,9 @@ class Collection(EngineCore):
             settled: list[tuple[str, Settled]],
             lines: list[ResultLine | UnreadableLine],
         ) -> None:
-            """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""
+            """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out (and what is stored
+            to calls that came to wait on a skipped key since)."""
+            nonlocal registered
             if before is not None:
                 await before
             if rows:
@@ -197,6 +207,8 @@ class Collection(EngineCore):
                     log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
             self._settle(settled)
             freeze_survivors(len(settled))  # the answers just handed out live as long as their callers keep them
+            if done:
+                registered = await self._answer_skipped(done, registered)
 
         def write() -> None:
             """Store the chunk in hand, after the chunks before it (the stream is not held up meanwhile)."""
@@ -320,22 +332,6 @@ class Collection(EngineCore):
         freeze_survivors(len(last))
         thaw()
         await self._requeue(retry)
-
-    async def _stored_before(self, batch_id: str, attempts: Mapping[str, tuple[int, int]]) -> set[str]:
-        """The keys of the requests now in `batch_id` whose final result from it the ledger holds already; the calls
-        waiting here on any of them are handed what is stored (another process collected part of the batch, then
-        stopped)."""
-        done = await self.ledger.stored_finals(batch_id)
-        if not done:
-            return done
-        done.intersection_update(attempts)
-        waiting = [key for key in done if key in self._futures]
-        for start in range(0, len(waiting), REREAD_CHUNK):
-            records = await self.ledger.requests_for(waiting[start : start + REREAD_CHUNK])
-            # (a record whose result is not final after all is collected as any other: its line is read again)
-            done.difference_update(record.key for record in records if not record.state.final)
-            self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
-        return done
 
     async def _trace_answers(self, batch_id: str, rows: list[OutcomeRow]) -> None:
         """The calls of another process (or of this one before a restart) answered here end their own trace: each

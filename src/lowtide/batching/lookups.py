@@ -83,7 +83,9 @@ class Lookups(EngineCore):
         for batch_id, waiters in waiting.items():
             # Whether this engine polls the batch is decided once for all its waiters: polled here, each waits on the
             # future its collection settles (no task of its own: a resumed run attaches to tens of thousands), taken
-            # as soon as the decision is known; else (another live process polls it) each watches its record.
+            # as soon as the decision is known, while the batch is still polled here (its collection answers them
+            # however late they come: `LateWaiters`); else (another live process polls it, or this one collected it
+            # since the decision) each reads and watches its record.
             try:
                 here = await self._poll_here(batch_id)
             except Exception as exc:  # each of its calls gets the error, as a wait of its own would have given it
@@ -91,7 +93,7 @@ class Lookups(EngineCore):
                     futures[key] = failed = asyncio.get_running_loop().create_future()
                     failed.set_exception(exc)
                 continue
-            if here:
+            if here and batch_id in self._pollers:  # its collection answers them, however late they come to wait
                 for key in waiters:
                     futures[key] = self._future(key)
             else:
