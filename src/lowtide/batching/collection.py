@@ -122,14 +122,14 @@ class Collection(LateWaiters):
             finally:
                 # At once after the last look for calls that came late: one that comes now sees no poller here.
                 self._pollers.pop(batch_id, None)
-            if tracing():
-                _end_span(batch_id, collected, failure)
-            try:
-                if not collected:  # left to be collected later: by whichever process looks next
-                    await self.ledger.release_batch(batch_id, owner=self.owner)
-            finally:
-                if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
-                    self._fail([key for key in members.values() if key not in requeued], failure)
+                if tracing():
+                    _end_span(batch_id, collected, failure)
+                try:
+                    if not collected:  # left to be collected later: by whichever process looks next
+                        await self.ledger.release_batch(batch_id, owner=self.owner)
+                finally:
+                    if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
+                        self._fail([key for key in members.values() if key not in requeued], failure)
 
     def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], Awaitable[None]]:
         polls = 0
