@@ -474,6 +474,44 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: A batch's keys whose latest result from it is final are read at once, for a collection again
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma, delta are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha, beta, gamma, delta by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    Then the store holds final results from "b1" for none
+    When these results of "b1" arrive at 1100:
+      | key   | state     | answer   | cost |
+      | alpha | succeeded | Answer A | 0.25 |
+      | beta  | pending   |          |      |
+      | gamma | failed    |          |      |
+    Then the store holds final results from "b1" for alpha, gamma
+    When these results of "b1" arrive at 1105:
+      | key   | state     | answer   | cost |
+      | alpha | succeeded | Answer A | 0.25 |
+      | delta | pending   |          |      |
+    Then the store holds final results from "b1" for alpha, gamma
+    When beta is requeued by "worker-1" until 1300 at 1110
+    And the batch "b2" is recorded holding beta by "worker-1" until 1300 at 1200
+    And "b2" is created as the API's batch "msgbatch_2" at 1210
+    And these results of "b2" arrive at 1300:
+      | key  | state     | answer   | cost |
+      | beta | succeeded | Answer B | 0.5  |
+    Then the store holds final results from "b1" for alpha, gamma
+    And the store holds final results from "b2" for beta
+    And the store holds final results from "b3" for none
+    And the planner has committed $0.75
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: The steps of a create made of several calls are kept, the latest value of each
     Given a <store> ledger store
     And the requests alpha are claimed by "worker-1" until 1100 at 1000

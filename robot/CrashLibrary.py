@@ -34,6 +34,7 @@ from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.collection import RESULTS_PER_TRANSACTION
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.records import COPIED
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.schema import MIGRATIONS
 from lowtide.parking import status
@@ -697,6 +698,22 @@ class CrashLibrary:
         if problems:
             raise AssertionError(f"Ledger {ledger}: " + "; ".join(problems))
 
+    @keyword("Every Result Should Be Stored Once")
+    def every_result_should_be_stored_once(self, ledger: str) -> None:
+        """No request has two results stored from one batch: a batch collected again after a crash (part of its
+        results stored before it) stores only the results the ledger lacked."""
+        opened = _opened(ledger)
+        try:
+            columns = COPIED["results"]
+            batch, key = columns.index("batch_id"), columns.index("key")
+            stored = Counter((row[batch], row[key]) for rows in opened.export_rows("results") for row in rows)
+        finally:
+            opened.close()
+        twice = sorted(f"{k} in {b}: {n}" for (b, k), n in stored.items() if n > 1)
+        logger.info(f"Ledger {ledger}: {sum(stored.values())} results, of {len(stored)} requests and batches")
+        if twice:
+            raise AssertionError(f"Ledger {ledger}: {len(twice)} result(s) stored more than once: {_few(twice)}")
+
     @keyword("Ledger Should Show A Crash At")
     def ledger_should_show_a_crash_at(self, ledger: str, stage: str, requests: int) -> None:
         """What the ledger holds right after a client died at `stage`: proof that it died where it was meant to.
@@ -842,16 +859,18 @@ class CrashLibrary:
             params[provider.cursor] = cursor
 
 
-def _status_report(ledger: str) -> dict[str, Any]:
-    """What `lowtide status --ledger LEDGER --json` prints, made in this process (the command costs an interpreter
-    start-up): the same report, as JSON."""
-    opened: LedgerStore
+def _opened(ledger: str) -> LedgerStore:
     if ledger.startswith("postgresql://"):
         from lowtide.ledger.postgres.ledger import PostgresLedger  # the `postgres` extra: its suites alone
 
-        opened = PostgresLedger(ledger)
-    else:
-        opened = Ledger(ledger)
+        return PostgresLedger(ledger)
+    return Ledger(ledger)
+
+
+def _status_report(ledger: str) -> dict[str, Any]:
+    """What `lowtide status --ledger LEDGER --json` prints, made in this process (the command costs an interpreter
+    start-up): the same report, as JSON."""
+    opened = _opened(ledger)
     try:
         report: dict[str, Any] = status(opened).as_json()
     finally:

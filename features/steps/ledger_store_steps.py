@@ -437,6 +437,12 @@ def step_members(context: Context, batch: str) -> None:
     assert attempts == expected, attempts
 
 
+@then('the store holds final results from "{batch}" for {keys}')
+def step_stored_finals(context: Context, batch: str, keys: str) -> None:
+    found = contract(context).store.stored_finals(batch)
+    assert found == set(_none_or(keys)), found
+
+
 @when('the step "{step}" of the create of "{batch}" is recorded as "{value}"')
 def step_create_step(context: Context, step: str, batch: str, value: str) -> None:
     contract(context).store.record_create_step(batch, step, value)

@@ -10,8 +10,8 @@ from contextlib import AbstractContextManager, nullcontext
 
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
-from lowtide.batching.core import EngineCore
 from lowtide.batching.crashpoints import crashpoint
+from lowtide.batching.late import LateWaiters
 from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unreadable
 from lowtide.batching.policy import result_row
 from lowtide.batching.polling import wait_until_ended
@@ -41,7 +41,7 @@ written; of 10,000: 0.66 s and 180 MiB)."""
 MOST_RESULTS_PER_TRANSACTION = 10_000
 
 
-class Collection(EngineCore):
+class Collection(LateWaiters):
     async def settle_stored(self, batch: BatchRecord) -> bool:
         """Mark an ended batch collected when the ledger already holds every member's result; True if it did.
 
@@ -78,6 +78,7 @@ class Collection(EngineCore):
         provider_batch_id: str | None = None
         requeued: set[str] = set()
         """Requests a collection cut short stored as retryable and queued again: their calls wait on the next batch."""
+        collecting = False
         try:  # (the reads too: a poller stopped while it reads releases the batch all the same)
             record = await self.ledger.batch(batch_id)
             assert record is not None
@@ -93,6 +94,7 @@ class Collection(EngineCore):
                     clock=self._clock,
                     on_status=self._status_recorder(batch_id),
                 )
+                collecting = True
                 await self._collect(
                     batch_id,
                     ended,
@@ -114,15 +116,20 @@ class Collection(EngineCore):
                 provider_batch_id or batch_id, type(exc).__name__, exc,
             )  # fmt: skip
         finally:
-            self._pollers.pop(batch_id, None)
-            if tracing():
-                _end_span(batch_id, collected, failure)
             try:
-                if not collected:  # left to be collected later: by whichever process looks next
-                    await self.ledger.release_batch(batch_id, owner=self.owner)
+                if collecting and (collected or failure is not None):  # (not when cancelled: the engine is closing)
+                    await self._answer_late_or_reread(members)
             finally:
-                if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
-                    self._fail([key for key in members.values() if key not in requeued], failure)
+                # At once after the last look for calls that came late: one that comes now sees no poller here.
+                self._pollers.pop(batch_id, None)
+                if tracing():
+                    _end_span(batch_id, collected, failure)
+                try:
+                    if not collected:  # left to be collected later: by whichever process looks next
+                        await self.ledger.release_batch(batch_id, owner=self.owner)
+                finally:
+                    if failure is not None:  # told once the batch is free: `lowtide collect` may take it at once
+                        self._fail([key for key in members.values() if key not in requeued], failure)
 
     def _status_recorder(self, batch_id: str) -> Callable[[RemoteBatch], Awaitable[None]]:
         polls = 0
@@ -158,7 +165,13 @@ class Collection(EngineCore):
         out, what may succeed next time queued again and added to `requeued`) and raises: the other requests wait on
         the batch, which the next collection reads again. A batch reconciliation `adopted` none of whose lines is this
         ledger's was another's: it is disowned (`_disown`).
+
+        A batch collected again (a collection cut short by a crash, or a download that stayed broken) stores only what
+        the ledger lacks: the lines of the members whose final result from it is stored already (`stored_finals`, read
+        once) are neither made into outcomes nor stored again, and their calls, if any wait here, get what is stored.
         """
+        done = await self._stored_before(batch_id, attempts)
+        registered = self._registered  # (a call that comes to wait on a key of `done` later is answered by `store`)
         rows: list[OutcomeRow] = []
         settled: list[tuple[str, Settled]] = []
         seen: set[str] = set()
@@ -177,10 +190,13 @@ class Collection(EngineCore):
             settled: list[tuple[str, Settled]],
             lines: list[ResultLine | UnreadableLine],
         ) -> None:
-            """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out."""
+            """Store a chunk (after the chunk before it); once it is stored, hand its outcomes out (and what is stored
+            to calls that came to wait on a skipped key since)."""
+            nonlocal registered
             if before is not None:
                 await before
-            await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
+            if rows:
+                await self.ledger.record_outcomes(batch_id, rows, now=self._clock.now())
             if tracing():
                 await self._trace_answers(batch_id, rows)
             crashpoint("while-streaming")
@@ -191,6 +207,8 @@ class Collection(EngineCore):
                     log.exception("on_results failed on batch %s; its results are stored all the same.", ended.id)
             self._settle(settled)
             freeze_survivors(len(settled))  # the answers just handed out live as long as their callers keep them
+            if done:
+                registered = await self._answer_skipped(done, registered)
 
         def write() -> None:
             """Store the chunk in hand, after the chunks before it (the stream is not held up meanwhile)."""
@@ -221,6 +239,12 @@ class Collection(EngineCore):
             seen.add(custom_id)
             if key not in attempts:
                 return  # it has left this batch (an earlier look stored its result and sent it again): not its state
+            if key in done:  # stored by a collection before this one, cut short: stored and handed out already
+                if self.on_results is not None:
+                    lines.append(line)  # (the raw results keep each request's line once: one cut short may lack it)
+                    if len(lines) >= chunk:
+                        write()
+                return
             used, allowed = attempts[key]
             outcome, stored = outcome_of(codec, line, custom_id, batch_id=ended.id, request_id=request_id)
             try:
@@ -261,12 +285,14 @@ class Collection(EngineCore):
                     batch_id,
                 )
             unanswered = self.backend.unanswered_line
-            for custom_id in [custom_id for custom_id in members if custom_id not in seen]:
+            for custom_id in [
+                custom_id for custom_id in members if custom_id not in seen and members[custom_id] not in done
+            ]:
                 line = unanswered(ended, custom_id)
                 if line is not None:
                     handle(line)  # a request the provider left out on purpose: the line it stands for
             for custom_id, key in members.items():
-                if custom_id not in seen and key in attempts:
+                if custom_id not in seen and key in attempts and key not in done:
                     error = self._missing(ended.id, custom_id, list(nameless.values()))
                     used, allowed = attempts.get(key, (1, 1))
                     retry_it = bool(strangers and not seen) and used < allowed

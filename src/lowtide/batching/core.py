@@ -118,6 +118,8 @@ class EngineCore:
         self._queued_keys: set[str] = set()
         self._window: asyncio.Task[None] | None = None
         self._futures: dict[str, asyncio.Future[Settled]] = {}
+        self._registered = 0
+        """Futures made by `_future` so far: a collection looks for calls that came to wait late only when it moved."""
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._reconciling: dict[str, asyncio.Task[None]] = {}
         self._creating: dict[str, asyncio.Future[None]] = {}
@@ -250,6 +252,7 @@ class EngineCore:
         if future is None or future.done():
             future = asyncio.get_running_loop().create_future()
             self._futures[key] = future
+            self._registered += 1
         return future
 
     def _settle(self, outcomes: Sequence[tuple[str, Settled]]) -> None:

@@ -68,25 +68,38 @@ class Lookups(EngineCore):
                 futures[key] = failed = asyncio.get_running_loop().create_future()
                 failed.set_exception(error)
             return futures
+        waiting: dict[str, list[str]] = {}
         for key in keys:
             found = states.get(key)
             batch_id = _batch_waited(found) if found is not None else None
             record = records.get(key)
             if batch_id is not None:
-                futures[key] = asyncio.ensure_future(self._waiting_on(key, batch_id))
+                waiting.setdefault(batch_id, []).append(key)
             elif record is not None:
                 futures[key] = asyncio.ensure_future(self._final(record))
             else:
                 futures[key] = failed = asyncio.get_running_loop().create_future()
                 failed.set_exception(InternalError(f"request {key} vanished from the ledger"))
+        for batch_id, waiters in waiting.items():
+            # Whether this engine polls the batch is decided once for all its waiters: polled here, each waits on the
+            # future its collection settles (no task of its own: a resumed run attaches to tens of thousands), taken
+            # as soon as the decision is known, while the batch is still polled here (its collection answers them
+            # however late they come: `LateWaiters`); else (another live process polls it, or this one collected it
+            # since the decision) each reads and watches its record.
+            try:
+                here = await self._poll_here(batch_id)
+            except Exception as exc:  # each of its calls gets the error, as a wait of its own would have given it
+                for key in waiters:
+                    futures[key] = failed = asyncio.get_running_loop().create_future()
+                    failed.set_exception(exc)
+                continue
+            if here and batch_id in self._pollers:  # its collection answers them, however late they come to wait
+                for key in waiters:
+                    futures[key] = self._future(key)
+            else:
+                for key in waiters:
+                    futures[key] = asyncio.ensure_future(self._final_of(key))
         return futures
-
-    async def _waiting_on(self, key: str, batch_id: str) -> Settled:
-        """`_final` of a request found waiting on a batch the API has, from its state alone: polled here, or (another
-        live process polls it) watched through its record, read then."""
-        if await self._poll_here(batch_id):
-            return await self._future(key)
-        return await self._final_of(key)
 
     async def _read_asked(self) -> None:
         await asyncio.sleep(0)  # every call of this moment asks first

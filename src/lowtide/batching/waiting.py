@@ -59,8 +59,11 @@ class Waiting(EngineCore):
                     return await self._future(record.key)
             elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
                 key = record.key
-                del record  # not held while it waits: a resumed bulk run waits on tens of thousands (2 KB each)
-                return await self._future(key)
+                if record.batch_id in self._pollers:  # its collection answers the call, however late it comes
+                    del record  # not held while it waits: a resumed bulk run waits on tens of thousands (2 KB each)
+                    return await self._future(key)
+                record = await self._reread(key)  # collected here since it was decided: what it stored
+                continue
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
         return stored_outcome(record)

@@ -216,6 +216,9 @@ class InlineAsyncLedger:
     async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         return self.sync.members_and_attempts(batch_id)
 
+    async def stored_finals(self, batch_id: str) -> set[str]:
+        return self.sync.stored_finals(batch_id)
+
 
 class InlineAsyncRunLedger:
     """A local `RunLedger` awaited: each method calls the store's own, inline."""

@@ -5,16 +5,15 @@ are shaped for many rows at once (claims, intents, results and requeues take who
 another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
 being read back, and a batch's members are waiting on it through one row, not one write each. Results are appended
 in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
-`Ledger` (`lowtide.ledger.sqlite`), `PostgresLedger` (`lowtide.ledger.postgres`) and `MemoryLedger`
-(`lowtide.ledger.memory`, for tests) implement it, checked by the type checker; `features/ledger_store.feature` holds
-every store to the same scenarios. A store is chosen by the scheme of its location (`kinds.LedgerKind`).
+`Ledger` (`ledger.sqlite`), `PostgresLedger` (`ledger.postgres`) and `MemoryLedger` (`ledger.memory`, for tests)
+implement it and `collected`'s part, checked by the type checker; `features/ledger_store.feature` holds every store
+to the same scenarios. A store is chosen by the scheme of its location (`kinds.LedgerKind`).
 
 `AsyncLedgerStore` is the same store as the event loop calls it: the methods the engine, the actor's batch path and
 bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks the loop for a
 round trip. `lowtide.ledger.inline.async_ledger` gives a store's: PostgreSQL's own (psycopg's async connections), or
 for a local store (SQLite, memory) its sync methods called inline, with no thread. The CLI, parking and `ledger copy`
-keep calling the sync `LedgerStore`.
-"""
+keep calling the sync `LedgerStore`."""
 
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.collected import AsyncCollectedResults, CollectedResults
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -58,7 +58,7 @@ class BatchNotices(Protocol):
     def unwatch(self, batch_id: str, event: asyncio.Event) -> None: ...
 
 
-class LedgerStore(Protocol):
+class LedgerStore(CollectedResults, Protocol):
     """Requests, batches and their members, results, and the owners' leases on them, in one durable store."""
 
     @property
@@ -307,7 +307,7 @@ class LedgerStore(Protocol):
         ...
 
 
-class AsyncLedgerStore(Protocol):
+class AsyncLedgerStore(AsyncCollectedResults, Protocol):
     """The ledger's hot path, awaited: what the engine, the actor's batch path and bulk runs ask of a store from the
     event loop. Each method means what `LedgerStore`'s of the same name means; only how it is called differs."""
 

@@ -92,11 +92,9 @@ class MemoryBatches:
             return dict(self.tables.members.get(batch_id, {}))
 
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-        attempts: dict[str, tuple[int, int]] = {}
         with self.lock:
-            members = dict(self.tables.members.get(batch_id, {}))
-            for key in members.values():
-                r = self.tables.requests.get(key)
-                if r is not None and r.batch_id == batch_id:
-                    attempts[key] = (r.attempts, r.max_attempts)
-        return members, attempts
+            return self.tables.members_and_attempts(batch_id)
+
+    def stored_finals(self, batch_id: str) -> set[str]:
+        with self.lock:
+            return self.tables.stored_finals(batch_id)

@@ -133,6 +133,25 @@ class MemoryTables:
         """The request's latest result for the batch it is in (none when it is in no batch: its live answer)."""
         return self.latest.get((r.batch_id, r.key))
 
+    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
+        members = dict(self.members.get(batch_id, {}))
+        attempts: dict[str, tuple[int, int]] = {}
+        for key in members.values():
+            r = self.requests.get(key)
+            if r is not None and r.batch_id == batch_id:
+                attempts[key] = (r.attempts, r.max_attempts)
+        return members, attempts
+
+    def stored_finals(self, batch_id: str) -> set[str]:
+        """The keys of `batch_id`'s members whose latest result from it is final."""
+        latest = self.latest
+        return {
+            key
+            for key in self.members.get(batch_id, {}).values()
+            if (result := latest.get((batch_id, key))) is not None and result.state.final
+        }
+
     def view_state(self, r: StoredRequest) -> RequestState:
         """`request_view`'s state: the latest result's, else the row's, `submitting` in a batch the API has reading
         as `waiting-on-batch`."""

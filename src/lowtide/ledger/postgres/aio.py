@@ -273,6 +273,9 @@ class AsyncPostgresLedger:
         op = batches.members_and_attempts(batch_id)
         return await self._run("read a batch's members", op, transaction=False)
 
+    async def stored_finals(self, batch_id: str) -> set[str]:
+        return await self._run("read a batch's results", results.stored_finals(batch_id), transaction=False)
+
 
 _IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger
 """The type checker's proof that `AsyncPostgresLedger` is an `AsyncLedgerStore`."""

@@ -305,6 +305,9 @@ class PostgresLedger:
         op = batches.members_and_attempts(batch_id)
         return run(self._pool, "read a batch's members", op, transaction=False)
 
+    def stored_finals(self, batch_id: str) -> set[str]:
+        return run(self._pool, "read a batch's results", results.stored_finals(batch_id), transaction=False)
+
     # moving a ledger
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:

@@ -1,5 +1,5 @@
-"""The PostgreSQL ledger's results: a batch's outcomes appended in arrival order, and announced. An operation
-(`steps.Op`), run by either driver."""
+"""The PostgreSQL ledger's results: a batch's outcomes appended in arrival order, and announced; which of a batch's
+keys have a final result stored. Operations (`steps.Op`), run by either driver."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql
 from lowtide.ledger.records import OutcomeRow, stored_json
 
-__all__ = ["record_outcomes"]
+__all__ = ["record_outcomes", "stored_finals"]
 
 
 def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> Op[int]:
@@ -36,3 +36,11 @@ def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float
     )
     yield Sql(NOTIFY, (batch_id,))
     return len(outcomes)
+
+
+def stored_finals(batch_id: str) -> Op[set[str]]:
+    """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
+    reply = yield Sql(
+        "SELECT DISTINCT ON (key) key, state FROM results WHERE batch_id = %s ORDER BY key, seq DESC", (batch_id,)
+    )
+    return {str(key) for key, state in reply.rows if state != "pending"}

@@ -334,6 +334,15 @@ class BatchRows(RequestRows):
                     attempts[key] = pairs.setdefault(pair, pair)
         return members, attempts
 
+    def stored_finals(self, batch_id: str) -> set[str]:
+        """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            # SQLite reads `state` from the row that gave MAX(seq).
+            cursor.execute("SELECT key, state, MAX(seq) FROM results WHERE batch_id = ? GROUP BY key", (batch_id,))
+            return {key for key, state, _ in cursor if state != "pending"}
+
 
 def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, now: float) -> None:
     """The requests in `batch_id` (an intent that came to nothing: refused, or given up) leave it, back to pending
