@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lowtide.batching.backend import Settled
 from lowtide.batching.core import REREAD_CHUNK, EngineCore
@@ -30,13 +30,19 @@ class LateWaiters(EngineCore):
         if not done:
             return done
         done.intersection_update(attempts)
-        waiting = [key for key in done if key in self._futures]
-        for start in range(0, len(waiting), REREAD_CHUNK):
-            records = await self.ledger.requests_for(waiting[start : start + REREAD_CHUNK])
-            # (a record whose result is not final after all is collected as any other: its line is read again)
-            done.difference_update(record.key for record in records if not record.state.final)
-            self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
+        # (a record whose result is not final after all is collected as any other: its line is read again)
+        done -= await self._answer_stored([key for key in done if key in self._futures])
         return done
+
+    async def _answer_stored(self, keys: Sequence[str]) -> set[str]:
+        """The calls waiting on those of `keys` whose record is final, handed what is stored (a query per
+        `REREAD_CHUNK` keys); the keys whose record is not final."""
+        not_final: set[str] = set()
+        for start in range(0, len(keys), REREAD_CHUNK):
+            records = await self.ledger.requests_for(keys[start : start + REREAD_CHUNK])
+            not_final.update(record.key for record in records if not record.state.final)
+            self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
+        return not_final
 
     async def _answer_skipped(self, done: set[str], since: int) -> int:
         """The calls that came to wait on a key of `done` (its result stored before this collection, its line
@@ -48,9 +54,7 @@ class LateWaiters(EngineCore):
         futures = self._futures
         among = done if len(done) <= len(futures) else list(futures)
         late = [key for key in among if key in done and (future := futures.get(key)) is not None and not future.done()]
-        for start in range(0, len(late), REREAD_CHUNK):
-            records = await self.ledger.requests_for(late[start : start + REREAD_CHUNK])
-            self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
+        await self._answer_stored(late)
         return registered
 
     async def _answer_late(self, members: Mapping[str, str]) -> None:
@@ -77,8 +81,7 @@ class LateWaiters(EngineCore):
                 chunk = late[start : start + REREAD_CHUNK]
                 final = [state.key for state in await self.ledger.states_of(chunk) if state.state.final]
                 if final:
-                    records = await self.ledger.requests_for(final)
-                    self._settle([(record.key, stored_outcome(record)) for record in records if record.state.final])
+                    await self._answer_stored(final)
                 for key in chunk:
                     future = futures.get(key)
                     if future is not None and not future.done():
