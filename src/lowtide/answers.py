@@ -14,7 +14,16 @@ from typing import Any, cast
 
 from lowtide.errors import ActorError
 from lowtide.modes import BatchProcessingMode
-from lowtide.types import ActorResponse, Cost, ProviderIds, TextContent, Usage, built, share_fields_sets
+from lowtide.types import (
+    ActorResponse,
+    Cost,
+    ProviderIds,
+    TextContent,
+    Usage,
+    built_sharing,
+    share_fields_sets,
+    shared_fields_set,
+)
 
 __all__ = ["Answer", "Outcome", "Settled", "TextAnswer", "answer_of", "response_of", "text_alone"]
 
@@ -90,16 +99,26 @@ class TextAnswer:
     def response(self) -> ActorResponse[object]:
         """The `ActorResponse` (built directly: the same field values, fields set and shared sets as validation
         would give, without validating again what the provider checked)."""
-        blocks = ((self.text, self._blocks),) if isinstance(self._blocks, bool) else self._blocks
-        content: list[object] = [
-            built(
-                TextContent,
-                {"type": "text", "text": text, "citations": None},
-                _TEXT_AND_CITATIONS if cited else _TEXT_ONLY,
-            )
-            for text, cited in blocks
-        ]
-        ids = built(
+        blocks = self._blocks
+        content: list[object]
+        if isinstance(blocks, bool):  # the one block of most answers
+            content = [
+                built_sharing(
+                    TextContent,
+                    {"type": "text", "text": self.text, "citations": None},
+                    _CITED_SET if blocks else _TEXT_ONLY_SET,
+                )
+            ]
+        else:
+            content = [
+                built_sharing(
+                    TextContent,
+                    {"type": "text", "text": text, "citations": None},
+                    _CITED_SET if cited else _TEXT_ONLY_SET,
+                )
+                for text, cited in blocks
+            ]
+        ids = built_sharing(
             ProviderIds,
             {
                 "message_id": self.message_id,
@@ -107,9 +126,9 @@ class TextAnswer:
                 "custom_id": self.custom_id,
                 "request_id": self.request_id,
             },
-            _IDS_FIELDS,
+            _IDS_SET,
         )
-        return built(
+        return built_sharing(
             _RESPONSE,
             {
                 "text": self.text,
@@ -125,7 +144,7 @@ class TextAnswer:
                 "ids": ids,
                 "provider_details": None,
             },
-            _ANSWER_FIELDS,
+            _ANSWER_SET,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -208,3 +227,8 @@ _ANSWER_FIELDS = frozenset(
 _IDS_FIELDS = frozenset(("message_id", "batch_id", "custom_id", "request_id"))
 _TEXT_ONLY: frozenset[str] = frozenset(("type", "text"))
 _TEXT_AND_CITATIONS: frozenset[str] = frozenset(("type", "text", "citations"))
+# The shared `model_fields_set`s of what `TextAnswer.response` builds, looked up once.
+_ANSWER_SET = shared_fields_set(_ANSWER_FIELDS)
+_IDS_SET = shared_fields_set(_IDS_FIELDS)
+_TEXT_ONLY_SET = shared_fields_set(_TEXT_ONLY)
+_CITED_SET = shared_fields_set(_TEXT_AND_CITATIONS)

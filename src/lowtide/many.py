@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from lowtide.actor_face import ActorFace
 from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
-from lowtide.batching.collector import freeze_survivors, thaw
+from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
 from lowtide.batching.keys import canonical_json, derive_key, params_json
 from lowtide.batching.policy import key_twice, other_request
@@ -313,6 +313,10 @@ async def _answers(
                 continue
             model = response_models[index] if response_models else None
             outcomes.append(_delivered(engine, future.result(), model))
+            if index % MANY == MANY - 1:
+                # Kept too, a thousand at a time (freezing is a splice of the collector's lists): else the responses
+                # made so far (seven objects each) set off full collections as they pile up, two at 50,000.
+                freeze_survivors(MANY)
     finally:
         thaw()
     if failure is not None:

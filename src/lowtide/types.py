@@ -233,9 +233,15 @@ def built(model: type[ModelT], values: dict[str, Any], fields_set: frozenset[str
     the same fields (see `share_fields_sets`). For data lowtide checked itself, or in a shape it checked, on paths
     that build answers by the thousand; anything else is validated.
     """
+    return built_sharing(model, values, shared_fields_set(fields_set))
+
+
+def built_sharing(model: type[ModelT], values: dict[str, Any], shared: set[str]) -> ModelT:
+    """`built`, given the shared `model_fields_set` itself (`shared_fields_set`, looked up once by a caller that
+    builds many)."""
     instance = model.__new__(model)
     _set_attribute(instance, "__dict__", values)
-    _set_attribute(instance, "__pydantic_fields_set__", shared_fields_set(fields_set))
+    _set_attribute(instance, "__pydantic_fields_set__", shared)
     _set_attribute(instance, "__pydantic_extra__", None)
     _set_attribute(instance, "__pydantic_private__", None)
     return instance

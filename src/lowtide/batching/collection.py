@@ -253,10 +253,13 @@ class Collection(LateWaiters):
                 log.warning("Could not store the answer of request %s in batch %s: %s", custom_id, ended.id, exc)
                 outcome = unreadable(ended.id, custom_id, raw_text(line), f"{type(exc).__name__}: {exc}")
                 row = result_row(key, outcome, None, used=used, allowed=allowed)
-            (retry.add if row.state is RequestState.PENDING else retry.discard)(key)
             rows.append(row)
-            if row.state.final:
-                settled.append((key, outcome))
+            if row.state is RequestState.PENDING:
+                retry.add(key)
+            else:
+                retry.discard(key)
+                if row.state.final:
+                    settled.append((key, outcome))
             if self.on_results is not None:
                 lines.append(line)
             if len(rows) >= chunk:

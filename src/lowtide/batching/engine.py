@@ -330,7 +330,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, Waiting):
         inserted, known = await self.ledger.claim_new(claims, owner=self.owner, until=until, now=now)
         records = {record.key: record for record in known}
         firsts: dict[str, NewRequest] = {}
-        for (*_, until_final), new, claimed in zip(raw, claims, claimed_by, strict=True):
+        for index, ((*_, until_final), new, claimed) in enumerate(zip(raw, claims, claimed_by, strict=True)):
+            if index % MANY == MANY - 1:
+                freeze_survivors(MANY)  # the queue entries made so far are kept: no full collection need walk them
             record = records.get(new.key)
             if record is not None:
                 self._traced.pop(new.key, None)  # known already: no batch of this process will carry it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from sqlite3 import Connection
 from typing import Any
 
@@ -16,6 +17,7 @@ from lowtide.ledger.records import (
     BatchState,
     OutcomeRow,
     PendingRequest,
+    RequestState,
     batch_record,
     foreign_batch_id,
     stored_json,
@@ -24,9 +26,20 @@ from lowtide.ledger.sqlite.connection import chunks
 from lowtide.ledger.sqlite.requests import RequestRows
 from lowtide.ledger.sqlite.schema import add_totals, last_result
 
+_STATE_TEXT = {state: state.value for state in RequestState}
+"""Each state's text, read once a result (an enum's `.value` is a property)."""
+
 
 class BatchRows(RequestRows):
     """The batches, members and results tables of a ledger file."""
+
+    _lone_kinds: dict[str, tuple[str, str, int]]
+    """The batches being collected whose members are all of one actor and model: that actor and model, and the file's
+    `data_version` before they were read (`members_and_attempts`)."""
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        super().__init__(path, read_only=read_only)
+        self._lone_kinds = {}
 
     def record_intent(
         self,
@@ -151,7 +164,7 @@ class BatchRows(RequestRows):
                     (
                         batch_id,
                         o.key,
-                        o.state.value,
+                        _STATE_TEXT[o.state],
                         o.response if isinstance(o.response, str) or o.response is None else stored_json(o.response),
                         stored_json(o.error) if o.error is not None else None,
                         str(o.cost_usd) if o.cost_usd is not None else None,
@@ -161,10 +174,11 @@ class BatchRows(RequestRows):
                     for o in outcomes
                 ],
             )
-            add_totals(db, before, batch_id=batch_id, at=now)
+            add_totals(db, before, batch_id=batch_id, at=now, kind=self._lone_kind(db, batch_id))
         return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
+        self._lone_kinds.pop(batch_id, None)  # (a collection again reads its members again)
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET state = ?, collected_at = ?, owner = NULL, owner_until = NULL WHERE id = ?",
@@ -317,22 +331,56 @@ class BatchRows(RequestRows):
         members: dict[str, str] = {}
         attempts: dict[str, tuple[int, int]] = {}
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        kinds: set[tuple[str | None, str | None]] = set()
         with self._lock:
+            version = _data_version(self._db)  # read first: a commit of another's while they are read changes it
             cursor = self._db.cursor()
             cursor.row_factory = None
             cursor.execute(
                 # A request in a later batch has left this one: only the latest membership can be past `left_seq`.
-                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, m.seq > r.left_seq"
+                "SELECT m.custom_id, m.key, r.attempts, r.max_attempts, m.seq > r.left_seq, r.actor, r.model"
                 " FROM batch_members m LEFT JOIN requests r ON r.key = m.key WHERE m.batch_id = ?",
                 (batch_id,),
             )
-            for custom_id, key, made, allowed, current in cursor:
+            kind: tuple[str | None, str | None] | None = None
+            for custom_id, key, made, allowed, current, actor, model in cursor:
                 key = custom_id if key == custom_id else key
                 members[custom_id] = key
                 if current:  # the attempt it is making now counts
                     pair = (made + 1, allowed)
                     attempts[key] = pairs.setdefault(pair, pair)
+                if kind is None or kind[0] != actor or kind[1] != model:
+                    kind = (actor, model)
+                    kinds.add(kind)
+            self._learn_kind(batch_id, kinds, version)
         return members, attempts
+
+    def _learn_kind(self, batch_id: str, kinds: set[tuple[str | None, str | None]], version: int) -> None:
+        """Keep the one actor and model of every member of `batch_id` (read with its members, at the file's
+        `version`), for `record_outcomes` to add its results to the sums without looking each one's request up;
+        forget it when they are several (or a member's request is gone). See `_lone_kind`."""
+        (lone,) = kinds if len(kinds) == 1 else (None,)
+        if lone is not None and lone[0] is not None and lone[1] is not None:
+            self._lone_kinds[batch_id] = (lone[0], lone[1], version)
+        else:
+            self._lone_kinds.pop(batch_id, None)
+
+    def _lone_kind(self, db: Connection, batch_id: str) -> tuple[str, str] | None:
+        """In a write transaction: the one actor and model of every member of `batch_id` as `_learn_kind` kept it, if
+        it still holds; None to look each result's request up. A batch's members are fixed by its intent, and a
+        request's actor and model change only by a live answer given its key (`record_live`, which forgets what is
+        kept here): it holds unless another connection committed since it was read (the file's `data_version`
+        moved: kept no longer, as cheaper than knowing what that commit wrote)."""
+        kept = self._lone_kinds.get(batch_id)
+        if kept is None:
+            return None
+        if _data_version(db) != kept[2]:
+            del self._lone_kinds[batch_id]
+            return None
+        return kept[0], kept[1]
+
+    def forget_kinds(self) -> None:
+        self._lone_kinds.clear()
 
     def stored_finals(self, batch_id: str) -> set[str]:
         """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
@@ -354,3 +402,9 @@ def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, no
         f" AND left_seq < {in_batch}",
         {"batch": batch_id, "owner": owner[0] if owner else None, "until": owner[1] if owner else None, "now": now},
     )
+
+
+def _data_version(db: Connection) -> int:
+    """SQLite's `data_version`: the same until another connection commits to the file."""
+    (version,) = db.execute("PRAGMA data_version").fetchone()
+    return int(version)

@@ -111,6 +111,10 @@ class SqliteFile:
 
     # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
 
+    def forget_kinds(self) -> None:
+        """A request's actor and model may have changed (a live answer stored under its key): what is kept of the
+        batches' actors and models no longer holds (`BatchRows`)."""
+
     @contextmanager
     def transaction(self) -> Generator[sqlite3.Connection]:
         """One `BEGIN IMMEDIATE` transaction on the ledger's connection."""

@@ -154,6 +154,7 @@ class RunStore:
                 results,
             )
             add_totals(db, before, batch_id=None, at=now)
+            self.ledger.forget_kinds()  # (a key given a live answer may have been a batch's, of another actor or model)
             db.executemany("UPDATE run_items SET status = ?, reason = ? WHERE run_id = ? AND idx = ?", items)
             db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now, run_id))
 

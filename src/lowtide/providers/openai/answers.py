@@ -133,7 +133,9 @@ def answer_and_json(
     message_id = body.get("id")
     priced = _priced(model, mode, tier if isinstance(tier, str) else None, json_object(body.get("usage")), usage_shape)
     stored: dict[str, object] = {
-        "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
+        "text": str(content[0]["text"])  # (one block of text: the plain answer's)
+        if alone and len(content) == 1
+        else "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
         "stop_reason": sys.intern(stop_reason) if stop_reason is not None else None,
         "stop_sequence": None,
