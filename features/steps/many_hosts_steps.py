@@ -227,6 +227,55 @@ def step_two_hosts_ask(context: Context, first: str, low: str, high: str, second
     context.runner.run(both())
 
 
+@given('host "{host}"\'s calls take {seconds:g} seconds to decide whether to poll a batch')
+def step_slow_decision(context: Context, host: str, seconds: float) -> None:
+    from lowtide.batching.waiting import Waiting
+
+    decide = Waiting._decide_poll  # pyright: ignore[reportPrivateUsage]
+
+    async def slow(self: Waiting, batch_id: str) -> bool:
+        # That host's calls find their batch polled elsewhere only once it has ended: they start to wait on it after
+        # its last notice, with records read before.
+        if self.owner.startswith(f"{host}/"):
+            await asyncio.sleep(seconds)
+        return await decide(self, batch_id)
+
+    Waiting._decide_poll = slow  # pyright: ignore[reportPrivateUsage]
+
+    def restore() -> None:
+        Waiting._decide_poll = decide  # pyright: ignore[reportPrivateUsage]
+
+    context.cleanups.append(restore)
+
+
+@when(
+    'host "{first}" asks for the keys "{low}" to "{high}", and once their batch exists host "{second}" asks for the'
+    " same keys one every {gap:g} seconds"
+)
+def step_two_hosts_ask_in_turn(context: Context, first: str, low: str, high: str, second: str, gap: float) -> None:
+    state = hosts(context)
+    keys = _keys(low, high)
+
+    async def both() -> None:
+        asking = asyncio.ensure_future(_ask(state, first, keys))
+        await _batch_exists(state.url)
+        os.environ[HOST_ID_ENV] = second
+        actor = state.actors[second]
+
+        async def one(key: str) -> tuple[ActorResponse[Any], float]:
+            answer = await actor.run(f"Question {key}", key=key)
+            return answer, time.time()
+
+        calls: list[asyncio.Future[tuple[ActorResponse[Any], float]]] = []
+        for key in keys:  # each a call registering its wait while the host's watcher of the batch reads or waits
+            calls.append(asyncio.ensure_future(one(key)))
+            await asyncio.sleep(gap)
+        state.answered[second] = list(await asyncio.wait_for(asyncio.gather(*calls), _HANG))
+        await asking
+
+    context.runner.run(both())
+
+
 @when(
     'host "{host}" asks for the keys "{low}" to "{high}", and while its window is open another host gathers them and'
     " stops before its intent"

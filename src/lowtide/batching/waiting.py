@@ -8,15 +8,20 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable
+from typing import Any
 
 from lowtide.batching.backend import Settled
-from lowtide.batching.core import EngineCore, shared_done
+from lowtide.batching.core import REREAD_CHUNK, BatchWatch, EngineCore, shared_done
 from lowtide.batching.keys import owner_alive
 from lowtide.batching.policy import stored_outcome
-from lowtide.errors import ActorError
-from lowtide.ledger.store import BatchRecord, RequestRecord, RequestState
+from lowtide.errors import ActorError, InternalError, classify
+from lowtide.ledger.records import KeyState
+from lowtide.ledger.store import BatchRecord, BatchState, RequestRecord, RequestState
 
 __all__ = ["Waiting"]
+
+_IN_BATCH = (RequestState.SUBMITTING, RequestState.WAITING)
+"""A request's states while it is in a batch: one a process is creating, or one the API has."""
 
 
 class Waiting(EngineCore):
@@ -57,6 +62,10 @@ class Waiting(EngineCore):
                 batch = await self._batch(record.batch_id or "")
                 if batch is not None and await self._rescue_batch(batch):
                     return await self._future(record.key)
+                if batch is not None:  # a live process is creating it: watched with the others waiting on it
+                    watched = self._watched(record.key, batch.id)
+                    del record
+                    return await asyncio.shield(watched)
             elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
                 key = record.key
                 if record.batch_id in self._pollers:  # its collection answers the call, however late it comes
@@ -64,6 +73,11 @@ class Waiting(EngineCore):
                     return await self._future(key)
                 record = await self._reread(key)  # collected here since it was decided: what it stored
                 continue
+            elif record.state is RequestState.WAITING and record.batch_id is not None:
+                # Another live process polls it: this engine's one watcher of that batch answers the call.
+                watched = self._watched(record.key, record.batch_id)
+                del record
+                return await asyncio.shield(watched)  # (shared by the calls of one key: none cancels the others')
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
         return stored_outcome(record)
@@ -96,6 +110,176 @@ class Waiting(EngineCore):
             return False  # another process took it first: it polls, this one watches
         self._ensure_poller(batch_id)
         return True
+
+    def _watched(
+        self, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None
+    ) -> asyncio.Future[Settled]:
+        """The outcome of `key`, in `batch_id` (which another live process creates or polls), as this engine's one
+        watcher of that batch (started if none runs) gives it: into `future` if given (a call's own)."""
+        watch = self._watches.get(batch_id)
+        if watch is None:
+            watch = BatchWatch({}, set(), asyncio.Event())
+            self._watches[batch_id] = watch
+            self._spawn(self._watch_batch(batch_id, watch), waiters=[])
+        waiting = watch.waiting.get(key)
+        if waiting is not None and not waiting.done():  # another call of this key waits already: the same outcome
+            if future is None:
+                return waiting
+            self._forward(waiting, future)
+            return future
+        watch.waiting[key] = future = future or asyncio.get_running_loop().create_future()
+        watch.fresh.add(key)
+        watch.registered.set()
+        return future
+
+    async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:
+        """Hand calls whose requests another process's batch took (`_left_out`) to whatever the ledger says of them,
+        read by state alone (a query per `REREAD_CHUNK` keys): those waiting on a batch the API has are polled here
+        or watched (`_watched`) with no record read; the others (a few) go through `_final_of`."""
+        keys = [key for key, _ in calls]
+        states: dict[str, KeyState] = {}
+        for start in range(0, len(keys), REREAD_CHUNK):
+            for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
+                states[found.key] = found
+        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled]]]] = {}
+        for key, future in calls:
+            found = states.get(key)
+            if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
+                by_batch.setdefault(found.batch_id, []).append((key, future))
+            elif not future.done():
+                self._forward(self._final_of(key), future)
+        for batch_id, waiting in by_batch.items():
+            if await self._taken_here(batch_id):
+                for key, future in waiting:  # no await since the decision: its poller has settled none of them yet
+                    self._wait_here(batch_id, key, future)
+            else:
+                for key, future in waiting:
+                    if not future.done():
+                        self._watched(key, batch_id, future)
+
+    async def _taken_here(self, batch_id: str) -> bool:
+        """Whether this engine now works on a batch calls of its wait on: reconciles it (a create whose creator
+        died, `_rescue_batch`), or polls it (`_poll_here`: its poller died, or none polls it). Then its own tasks
+        settle those calls."""
+        if batch_id in self._pollers:
+            return True
+        batch = await self._batch(batch_id)
+        if batch is not None and batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
+            return await self._rescue_batch(batch)
+        return await self._poll_here(batch_id)
+
+    def _wait_here(self, batch_id: str, key: str, future: asyncio.Future[Settled]) -> None:
+        """`future` given what this engine's own work on `batch_id` settles for `key` (`_taken_here` said it works on
+        it): while its poller (or reconciliation, or create) is there, whose collection answers the call however late
+        it comes (`LateWaiters`); else (collected here since it was decided) what the ledger holds (`_final_of`)."""
+        if future.done():
+            return
+        if not (batch_id in self._pollers or batch_id in self._reconciling or batch_id in self._creating):
+            self._forward(self._final_of(key), future)
+            return
+        own = self._futures.get(key)
+        if own is None or own.done():
+            self._futures[key] = future
+            self._registered += 1  # (a collection looks for calls that came to wait late when this moved)
+        elif own is not future:
+            self._forward(own, future)
+
+    async def _watch_batch(self, batch_id: str, watch: BatchWatch) -> None:
+        """Watch a batch another live process polls for the calls of this engine waiting on it (`watch.waiting`),
+        until none waits. At each of its notices (where the store announces changes), or after
+        max(`watch_interval`, a quarter of the lease) (its poller may have died; without notices every
+        `watch_interval`), the waiting keys' states are read together (`states_of`, a query per `REREAD_CHUNK` keys),
+        and those that moved (final, requeued, in another batch) have their records read and handed to their calls;
+        then, if any still waits, whether this engine must poll the batch (`_poll_here`: its poller died). A key that
+        registers is read at the watcher's next turn, whatever woke it (its caller's read may predate a notice the
+        watcher took already)."""
+        notices = self.ledger.notices
+        noticed = notices.watch(batch_id) if notices is not None else None  # watched first, read then
+        every = self.settings.watch_interval
+        if noticed is not None:
+            every = max(every, self.settings.lease_seconds / 4)
+        timer: asyncio.Future[None] | None = None
+        try:
+            woken = False  # by a notice or the timer: every key read, and the batch's poller looked at
+            while True:
+                if woken:
+                    if noticed is not None:
+                        noticed.clear()  # before the reads: a notice meanwhile wakes the next turn
+                    keys = list(watch.waiting)
+                else:
+                    keys = list(watch.fresh)
+                watch.fresh.clear()
+                watch.registered.clear()
+                if keys:
+                    await self._hand_moved(batch_id, watch, keys)
+                if woken and watch.waiting and await self._taken_here(batch_id):
+                    # Its creator or poller died and this engine works on it now: its waiters are this engine's.
+                    self._watches.pop(batch_id, None)
+                    for key, future in watch.waiting.items():
+                        self._wait_here(batch_id, key, future)
+                    return
+                if not watch.waiting:  # no await since the last registration was seen: none is missed
+                    self._watches.pop(batch_id, None)
+                    return
+                if watch.fresh:
+                    woken = False
+                    continue
+                if timer is None:
+                    timer = asyncio.ensure_future(self._clock.sleep(every))
+                waits: list[asyncio.Future[Any]] = [timer, asyncio.ensure_future(watch.registered.wait())]
+                if noticed is not None:
+                    waits.append(asyncio.ensure_future(noticed.wait()))
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waited in waits[1:]:
+                        waited.cancel()
+                woken = timer.done() or (noticed is not None and noticed.is_set())
+                if timer.done():
+                    timer = None
+        except BaseException as exc:  # every call waiting gets the error (a cancellation: the engine is closing)
+            if self._watches.get(batch_id) is watch:
+                del self._watches[batch_id]
+            if isinstance(exc, asyncio.CancelledError):
+                for future in watch.waiting.values():
+                    future.cancel()
+            else:
+                error = classify(exc, doing="watching a batch another process polls")
+                for future in watch.waiting.values():
+                    if not future.done():
+                        future.set_exception(error)
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if notices is not None and noticed is not None:
+                notices.unwatch(batch_id, noticed)
+
+    async def _hand_moved(self, batch_id: str, watch: BatchWatch, keys: list[str]) -> None:
+        """Read the states of `keys`; settle those final from their stored records, and hand those otherwise no longer
+        waiting on `batch_id` (requeued, in another batch) to `_final`."""
+        moved: list[str] = []
+        for start in range(0, len(keys), REREAD_CHUNK):
+            chunk = keys[start : start + REREAD_CHUNK]
+            states = {found.key: found for found in await self.ledger.states_of(chunk)}
+            for key in chunk:
+                found = states.get(key)
+                if found is None or found.state not in _IN_BATCH or found.batch_id != batch_id:
+                    moved.append(key)
+        for start in range(0, len(moved), REREAD_CHUNK):
+            chunk = moved[start : start + REREAD_CHUNK]
+            records = {record.key: record for record in await self.ledger.requests_for(chunk)}
+            for key in chunk:
+                future = watch.waiting.pop(key, None)
+                if future is None or future.done():
+                    continue
+                record = records.get(key)
+                if record is None:
+                    future.set_exception(InternalError(f"request {key} vanished from the ledger"))
+                elif record.state.final:
+                    future.set_result(stored_outcome(record))
+                else:
+                    self._forward(self._final(record), future)
 
     async def _watch(self, record: RequestRecord) -> RequestRecord:
         """Wait for another process's work on `record`, and read it again. Where the store announces changes
