@@ -48,6 +48,20 @@ Feature: Many hosts, one PostgreSQL ledger
     And host "host-b" had its answers less than 2 seconds after host "host-a"
 
   @postgres
+  Scenario: A call that comes to wait on another host's batch after the watch read past its result is answered at once
+    # A host's watch of a batch reads, at each notice, only the results stored since its cursor: a call whose result
+    # it read before the call came to wait (here each but the first comes 0.3 seconds after) has its state read when
+    # it registers, not left to the watch's timer (30 seconds).
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    And host "host-b"'s calls after its first come to wait on a batch only once its watch has read past their results
+    When host "host-a" asks for the keys "v-10" to "v-19", and once their batch exists host "host-b" asks for the same keys one every 0.01 seconds
+    Then both hosts got the emulated replies for the 10 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" had its answers less than 2 seconds after host "host-a"
+
+  @postgres
   Scenario: Calls made on two hosts at the same moment travel in one batch, sent by the host whose window closes first
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds

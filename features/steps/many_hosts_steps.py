@@ -42,6 +42,7 @@ class Context(StepContext, Protocol):
 
     many_hosts: Hosts
     many_hosts_holder: PostgresLedger
+    many_hosts_late: list[asyncio.Future[None]]
     many_hosts_listeners: list[threading.Thread]
     many_hosts_locked: set[str]
     many_hosts_pending: int
@@ -796,3 +797,56 @@ def step_took_all_but(context: Context, low: str, high: str, host: str) -> None:
 def step_took_none(context: Context) -> None:
     assert context.many_hosts_took < 5, context.many_hosts_took
     assert context.many_hosts_taken == set(), sorted(context.many_hosts_taken)[:5]
+
+
+@given('host "{host}"\'s calls after its first come to wait on a batch only once its watch has read past their results')
+def step_late_to_watch(context: Context, host: str) -> None:
+    from lowtide.batching.backend import Settled
+    from lowtide.batching.waiting import Waiting
+    from lowtide.ledger.postgres.aio import AsyncPostgresLedger
+
+    watched = Waiting._watched  # pyright: ignore[reportPrivateUsage]
+    since = AsyncPostgresLedger.results_since
+    read: set[str] = set()
+    """The keys whose results a watch has read (its cursor is past them)."""
+    read_more = asyncio.Event()
+    first: set[str] = set()
+
+    async def reading(self: AsyncPostgresLedger, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        keys, cursor = await since(self, batch_id, after)
+        if keys:
+            read.update(keys)
+            read_more.set()
+        return keys, cursor
+
+    def late(
+        self: Waiting, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None
+    ) -> asyncio.Future[Settled]:
+        # The call read its request waiting on the batch, then registers its wait only after the watch read its result
+        # (and a little later, when the watch has done with that notice): its key is behind the watch's cursor.
+        if not self.owner.startswith(f"{host}/") or not first or key in first:
+            first.add(key)
+            return watched(self, key, batch_id, future)
+        out = future or asyncio.get_running_loop().create_future()
+
+        async def register() -> None:
+            while key not in read:
+                read_more.clear()
+                await read_more.wait()
+            await asyncio.sleep(0.3)
+            watched(self, key, batch_id, out)
+
+        context.many_hosts_late.append(asyncio.ensure_future(register()))
+        return out
+
+    context.many_hosts_late = []
+    Waiting._watched = late  # pyright: ignore[reportPrivateUsage]
+    AsyncPostgresLedger.results_since = reading
+
+    def restore() -> None:
+        Waiting._watched = watched  # pyright: ignore[reportPrivateUsage]
+        AsyncPostgresLedger.results_since = since
+        for task in context.many_hosts_late:
+            task.cancel()
+
+    context.cleanups.append(restore)

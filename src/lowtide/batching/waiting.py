@@ -186,13 +186,16 @@ class Waiting(EngineCore):
 
     async def _watch_batch(self, batch_id: str, watch: BatchWatch) -> None:
         """Watch a batch another live process polls for the calls of this engine waiting on it (`watch.waiting`),
-        until none waits. At each of its notices (where the store announces changes), or after
-        max(`watch_interval`, a quarter of the lease) (its poller may have died; without notices every
-        `watch_interval`), the waiting keys' states are read together (`states_of`, a query per `REREAD_CHUNK` keys),
-        and those that moved (final, requeued, in another batch) have their records read and handed to their calls;
-        then, if any still waits, whether this engine must poll the batch (`_poll_here`: its poller died). A key that
-        registers is read at the watcher's next turn, whatever woke it (its caller's read may predate a notice the
-        watcher took already)."""
+        until none waits. A key that registers has its state read at the watcher's next turn, whatever woke it (its
+        caller's read may predate a notice the watcher took already). At each of the batch's notices (where the store
+        announces changes; else every `watch_interval`) the watcher reads only what came since its last read: the
+        keys of the results stored from the batch after its cursor (`results_since`, taken before any state was
+        read), whose records it reads and hands to their calls if they wait here, and the batch's record; when that
+        record's state or owner changed (a call may move without a result: an intent refused, a batch let go), or
+        when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every waiting key's
+        state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the batch
+        (`_taken_here`: its creator or poller died). Without notices (SQLite, memory: a result is seen in the order
+        stored, the cursor misses none) that last look is made at each turn, the states read only on a change."""
         notices = self.ledger.notices
         noticed = notices.watch(batch_id) if notices is not None else None  # watched first, read then
         every = self.settings.watch_interval
@@ -200,19 +203,32 @@ class Waiting(EngineCore):
             every = max(every, self.settings.lease_seconds / 4)
         timer: asyncio.Future[None] | None = None
         try:
-            woken = False  # by a notice or the timer: every key read, and the batch's poller looked at
+            # Before any state is read: a result stored after a key's state was read comes after the cursor.
+            _, cursor = await self.ledger.results_since(batch_id, None)
+            batch = await self._batch(batch_id)
+            seen = (batch.state, batch.owner) if batch is not None else None
+            woken = timed = False  # by a notice or the timer; by the timer
             while True:
+                keys = list(watch.fresh)
+                watch.fresh.clear()
+                watch.registered.clear()
+                owner_looked = False  # whether this engine must take the batch over
                 if woken:
                     if noticed is not None:
                         noticed.clear()  # before the reads: a notice meanwhile wakes the next turn
-                    keys = list(watch.waiting)
-                else:
-                    keys = list(watch.fresh)
-                watch.fresh.clear()
-                watch.registered.clear()
+                    arrived, cursor = await self.ledger.results_since(batch_id, cursor)
+                    waiting = watch.waiting
+                    await self._hand_over(watch, [key for key in dict.fromkeys(arrived) if key in waiting])
+                    batch = await self._batch(batch_id)
+                    now_seen = (batch.state, batch.owner) if batch is not None else None
+                    every_state = now_seen != seen or (timed and noticed is not None)
+                    owner_looked = every_state or noticed is None  # (without notices, its death is seen by time)
+                    seen = now_seen
+                    if every_state:
+                        keys = list(watch.waiting)
                 if keys:
                     await self._hand_moved(batch_id, watch, keys)
-                if woken and watch.waiting and await self._taken_here(batch_id):
+                if owner_looked and watch.waiting and await self._taken_here(batch_id):
                     # Its creator or poller died and this engine works on it now: its waiters are this engine's.
                     self._watches.pop(batch_id, None)
                     for key, future in watch.waiting.items():
@@ -222,7 +238,7 @@ class Waiting(EngineCore):
                     self._watches.pop(batch_id, None)
                     return
                 if watch.fresh:
-                    woken = False
+                    woken = timed = False
                     continue
                 if timer is None:
                     timer = asyncio.ensure_future(self._clock.sleep(every))
@@ -234,8 +250,9 @@ class Waiting(EngineCore):
                 finally:
                     for waited in waits[1:]:
                         waited.cancel()
-                woken = timer.done() or (noticed is not None and noticed.is_set())
-                if timer.done():
+                timed = timer.done()
+                woken = timed or (noticed is not None and noticed.is_set())
+                if timed:
                     timer = None
         except BaseException as exc:  # every call waiting gets the error (a cancellation: the engine is closing)
             if self._watches.get(batch_id) is watch:
@@ -266,8 +283,13 @@ class Waiting(EngineCore):
                 found = states.get(key)
                 if found is None or found.state not in _IN_BATCH or found.batch_id != batch_id:
                     moved.append(key)
-        for start in range(0, len(moved), REREAD_CHUNK):
-            chunk = moved[start : start + REREAD_CHUNK]
+        await self._hand_over(watch, moved)
+
+    async def _hand_over(self, watch: BatchWatch, keys: list[str]) -> None:
+        """Read the records of `keys` (a query per `REREAD_CHUNK`); settle the calls waiting on those final from them,
+        and hand the others (requeued, in another batch) to `_final`."""
+        for start in range(0, len(keys), REREAD_CHUNK):
+            chunk = keys[start : start + REREAD_CHUNK]
             records = {record.key: record for record in await self.ledger.requests_for(chunk)}
             for key in chunk:
                 future = watch.waiting.pop(key, None)
