@@ -820,13 +820,17 @@ def step_late_to_watch(context: Context, host: str) -> None:
         return keys, cursor
 
     def late(
-        self: Waiting, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None
+        self: Waiting,
+        key: str,
+        batch_id: str,
+        future: asyncio.Future[Settled] | None = None,
+        read_after: int | None = None,
     ) -> asyncio.Future[Settled]:
         # The call read its request waiting on the batch, then registers its wait only after the watch read its result
         # (and a little later, when the watch has done with that notice): its key is behind the watch's cursor.
         if not self.owner.startswith(f"{host}/") or not first or key in first:
             first.add(key)
-            return watched(self, key, batch_id, future)
+            return watched(self, key, batch_id, future, read_after)
         out = future or asyncio.get_running_loop().create_future()
 
         async def register() -> None:
@@ -834,7 +838,7 @@ def step_late_to_watch(context: Context, host: str) -> None:
                 read_more.clear()
                 await read_more.wait()
             await asyncio.sleep(0.3)
-            watched(self, key, batch_id, out)
+            watched(self, key, batch_id, out, read_after)
 
         context.many_hosts_late.append(asyncio.ensure_future(register()))
         return out

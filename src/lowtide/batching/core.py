@@ -8,7 +8,7 @@ import functools
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -62,6 +62,11 @@ class BatchWatch:
     """Keys registered since the watcher last read: read at its next turn, whatever woke it."""
     registered: asyncio.Event
     """Set when a key registers, so that a waiting watcher reads it."""
+    rewind: int | None = None
+    """The earliest cursor (`results_since`) after which keys registered since the watcher's last read had their states
+    read by their caller (`rewound`): the watcher reads the results from there at its next turn, not their states."""
+    rewound: set[str] = field(default_factory=set[str])
+    """Keys registered with their state read after `rewind` (waiting on the batch the API has)."""
 
 
 @dataclass(slots=True)

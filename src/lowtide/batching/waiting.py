@@ -112,10 +112,12 @@ class Waiting(EngineCore):
         return True
 
     def _watched(
-        self, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None
+        self, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None, read_after: int | None = None
     ) -> asyncio.Future[Settled]:
         """The outcome of `key`, in `batch_id` (which another live process creates or polls), as this engine's one
-        watcher of that batch (started if none runs) gives it: into `future` if given (a call's own)."""
+        watcher of that batch (started if none runs) gives it: into `future` if given (a call's own). `read_after`: the
+        results' cursor taken before the caller read the key waiting on the batch the API has; the watcher then reads
+        the results from there instead of the key's state."""
         watch = self._watches.get(batch_id)
         if watch is None:
             watch = BatchWatch({}, set(), asyncio.Event())
@@ -128,7 +130,11 @@ class Waiting(EngineCore):
             self._forward(waiting, future)
             return future
         watch.waiting[key] = future = future or asyncio.get_running_loop().create_future()
-        watch.fresh.add(key)
+        if read_after is None:
+            watch.fresh.add(key)
+        else:
+            watch.rewind = read_after if watch.rewind is None else min(watch.rewind, read_after)
+            watch.rewound.add(key)
         watch.registered.set()
         return future
 
@@ -137,25 +143,26 @@ class Waiting(EngineCore):
         read by state alone (a query per `REREAD_CHUNK` keys): those waiting on a batch the API has are polled here
         or watched (`_watched`) with no record read; the others (a few) go through `_final_of`."""
         keys = [key for key, _ in calls]
+        _, since = await self.ledger.results_since("", None)  # before the states: what comes after is read by the watch
         states: dict[str, KeyState] = {}
         for start in range(0, len(keys), REREAD_CHUNK):
             for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
                 states[found.key] = found
-        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled]]]] = {}
+        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
         for key, future in calls:
             found = states.get(key)
             if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
-                by_batch.setdefault(found.batch_id, []).append((key, future))
+                by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
             elif not future.done():
                 self._forward(self._final_of(key), future)
         for batch_id, waiting in by_batch.items():
             if await self._taken_here(batch_id):
-                for key, future in waiting:  # no await since the decision: its poller has settled none of them yet
+                for key, future, _ in waiting:  # no await since the decision: its poller has settled none of them yet
                     self._wait_here(batch_id, key, future)
             else:
-                for key, future in waiting:
+                for key, future, in_api in waiting:  # (one being created may move with no result: its state is read)
                     if not future.done():
-                        self._watched(key, batch_id, future)
+                        self._watched(key, batch_id, future, since if in_api else None)
 
     async def _taken_here(self, batch_id: str) -> bool:
         """Whether this engine now works on a batch calls of its wait on: reconciles it (a create whose creator
@@ -212,17 +219,34 @@ class Waiting(EngineCore):
                 keys = list(watch.fresh)
                 watch.fresh.clear()
                 watch.registered.clear()
+                rewind, rewound = watch.rewind, watch.rewound
+                watch.rewind, watch.rewound = None, set()
                 owner_looked = False  # whether this engine must take the batch over
-                if woken:
-                    if noticed is not None:
+                if woken or rewind is not None:
+                    if noticed is not None and woken:
                         noticed.clear()  # before the reads: a notice meanwhile wakes the next turn
+                    if rewind is not None:
+                        cursor = min(cursor, rewind)
                     arrived, cursor = await self.ledger.results_since(batch_id, cursor)
                     waiting = watch.waiting
                     await self._hand_over(watch, [key for key in dict.fromkeys(arrived) if key in waiting])
                     batch = await self._batch(batch_id)
+                    if rewound and (batch is None or not batch.state.outstanding):
+                        # It ended with no result for some (failed, canceled, expired, before or after their read):
+                        # their states tell.
+                        keys.extend(key for key in rewound if key in watch.waiting)
+                if woken:
                     now_seen = (batch.state, batch.owner) if batch is not None else None
-                    every_state = now_seen != seen or (timed and noticed is not None)
-                    owner_looked = every_state or noticed is None  # (without notices, its death is seen by time)
+                    # Every state is read when the batch may have let calls go with no result: it is no longer
+                    # outstanding, or it was being created (its intent refused, given up); not as it ends.
+                    moved = now_seen != seen and (
+                        batch is None
+                        or not batch.state.outstanding
+                        or (seen is not None and seen[0] in (BatchState.INTENT, BatchState.UNKNOWN))
+                    )
+                    every_state = moved or (timed and noticed is not None)
+                    # (without notices its owner's death is seen by time; with, by the timer or a change of owner)
+                    owner_looked = every_state or noticed is None or now_seen != seen
                     seen = now_seen
                     if every_state:
                         keys = list(watch.waiting)
@@ -237,7 +261,7 @@ class Waiting(EngineCore):
                 if not watch.waiting:  # no await since the last registration was seen: none is missed
                     self._watches.pop(batch_id, None)
                     return
-                if watch.fresh:
+                if watch.fresh or watch.rewind is not None:
                     woken = timed = False
                     continue
                 if timer is None:
