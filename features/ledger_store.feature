@@ -512,6 +512,44 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: The results a batch brought since a cursor are read in the order stored, each once
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma, delta are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha, beta, gamma, delta by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    When a cursor of the results is taken for "b1"
+    Then the results of "b1" since its cursor are of none
+    When these results of "b1" arrive at 1100:
+      | key   | state     | answer   | cost |
+      | beta  | pending   |          |      |
+      | alpha | succeeded | Answer A | 0.25 |
+    Then the results of "b1" since its cursor are of beta, alpha
+    And the results of "b1" since its cursor are of none
+    When beta is requeued by "worker-1" until 1300 at 1110
+    And the batch "b2" is recorded holding beta by "worker-1" until 1300 at 1200
+    And "b2" is created as the API's batch "msgbatch_2" at 1210
+    And a cursor of the results is taken for "b2"
+    And these results of "b2" arrive at 1300:
+      | key  | state     | answer   | cost |
+      | beta | succeeded | Answer B | 0.5  |
+    And these results of "b1" arrive at 1305:
+      | key   | state     | answer   | cost |
+      | delta | succeeded | Answer D | 0.25 |
+      | gamma | failed    |          |      |
+    Then the results of "b1" since its cursor are of delta, gamma
+    And the results of "b2" since its cursor are of beta
+    And the results of "b2" since its cursor are of none
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: The steps of a create made of several calls are kept, the latest value of each
     Given a <store> ledger store
     And the requests alpha are claimed by "worker-1" until 1100 at 1000

@@ -20,6 +20,48 @@ Feature: Many hosts, one PostgreSQL ledger
     And the ledger holds 5 requests and 1 batch, collected
 
   @postgres
+  Scenario: Calls of a host that start waiting on another host's batch one after another are each woken by the database
+    # A host watches a batch another polls once, for all its calls waiting on it: a call that starts waiting while
+    # that watch reads the ledger, or after the notice it woke on, is read at its next turn, not left to its timer
+    # (here 30 seconds: the batch takes 2).
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    When host "host-a" asks for the keys "t-10" to "t-49", and once their batch exists host "host-b" asks for the same keys one every 0.07 seconds
+    Then both hosts got the emulated replies for the 40 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" had its answers less than 2 seconds after host "host-a"
+    And the ledger holds 40 requests and 1 batch, collected
+
+  @postgres
+  Scenario: Calls of a host that start waiting on another host's batch after its last notice are answered at once
+    # The host's watch of that batch reads each call that starts waiting on it, whatever woke it: here every call's
+    # record was read while the batch ran, and the notices were all sent before the calls waited (the watch's timer
+    # is 30 seconds).
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    And host "host-b"'s calls take 3 seconds to decide whether to poll a batch
+    When host "host-a" asks for the keys "u-10" to "u-19", and once their batch exists host "host-b" asks for the same keys one every 0.01 seconds
+    Then both hosts got the emulated replies for the 10 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" had its answers less than 2 seconds after host "host-a"
+
+  @postgres
+  Scenario: A call that comes to wait on another host's batch after the watch read past its result is answered at once
+    # A host's watch of a batch reads, at each notice, only the results stored since its cursor: a call whose result
+    # it read before the call came to wait (here each but the first comes 0.3 seconds after) has its state read when
+    # it registers, not left to the watch's timer (30 seconds).
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    And host "host-b"'s calls after its first come to wait on a batch only once its watch has read past their results
+    When host "host-a" asks for the keys "v-10" to "v-19", and once their batch exists host "host-b" asks for the same keys one every 0.01 seconds
+    Then both hosts got the emulated replies for the 10 keys
+    And the API created 1 batch, with each custom id once
+    And host "host-b" had its answers less than 2 seconds after host "host-a"
+
+  @postgres
   Scenario: Calls made on two hosts at the same moment travel in one batch, sent by the host whose window closes first
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds

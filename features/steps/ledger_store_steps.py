@@ -42,6 +42,8 @@ class Contract:
     created: bool | None = None
     jobs: dict[str, dict[int, dict[str, Any] | str]] = field(default_factory=dict[str, dict[int, dict[str, Any] | str]])
     """The inputs each run was first created with, by item."""
+    cursors: dict[str, int] = field(default_factory=dict[str, int])
+    """By batch, the cursor of its results read so far (`results_since`)."""
 
     @property
     def runs(self) -> RunLedger:
@@ -441,6 +443,23 @@ def step_members(context: Context, batch: str) -> None:
 def step_stored_finals(context: Context, batch: str, keys: str) -> None:
     found = contract(context).store.stored_finals(batch)
     assert found == set(_none_or(keys)), found
+
+
+@given('a cursor of the results is taken for "{batch}"')
+@when('a cursor of the results is taken for "{batch}"')
+def step_cursor(context: Context, batch: str) -> None:
+    found = contract(context)
+    keys, found.cursors[batch] = found.store.results_since(batch, None)
+    assert keys == [], keys
+
+
+@then('the results of "{batch}" since its cursor are of {keys}')
+def step_results_since(context: Context, batch: str, keys: str) -> None:
+    found = contract(context)
+    before = found.cursors[batch]
+    read, found.cursors[batch] = found.store.results_since(batch, before)
+    assert read == _none_or(keys), read
+    assert (found.cursors[batch] > before) == bool(read), (before, found.cursors[batch])
 
 
 @when('the step "{step}" of the create of "{batch}" is recorded as "{value}"')

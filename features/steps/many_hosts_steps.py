@@ -42,6 +42,7 @@ class Context(StepContext, Protocol):
 
     many_hosts: Hosts
     many_hosts_holder: PostgresLedger
+    many_hosts_late: list[asyncio.Future[None]]
     many_hosts_listeners: list[threading.Thread]
     many_hosts_locked: set[str]
     many_hosts_pending: int
@@ -222,6 +223,55 @@ def step_two_hosts_ask(context: Context, first: str, low: str, high: str, second
         asking = asyncio.ensure_future(_ask(state, first, keys))
         await _batch_exists(state.url)
         await _ask(state, second, keys)
+        await asking
+
+    context.runner.run(both())
+
+
+@given('host "{host}"\'s calls take {seconds:g} seconds to decide whether to poll a batch')
+def step_slow_decision(context: Context, host: str, seconds: float) -> None:
+    from lowtide.batching.waiting import Waiting
+
+    decide = Waiting._decide_poll  # pyright: ignore[reportPrivateUsage]
+
+    async def slow(self: Waiting, batch_id: str) -> bool:
+        # That host's calls find their batch polled elsewhere only once it has ended: they start to wait on it after
+        # its last notice, with records read before.
+        if self.owner.startswith(f"{host}/"):
+            await asyncio.sleep(seconds)
+        return await decide(self, batch_id)
+
+    Waiting._decide_poll = slow  # pyright: ignore[reportPrivateUsage]
+
+    def restore() -> None:
+        Waiting._decide_poll = decide  # pyright: ignore[reportPrivateUsage]
+
+    context.cleanups.append(restore)
+
+
+@when(
+    'host "{first}" asks for the keys "{low}" to "{high}", and once their batch exists host "{second}" asks for the'
+    " same keys one every {gap:g} seconds"
+)
+def step_two_hosts_ask_in_turn(context: Context, first: str, low: str, high: str, second: str, gap: float) -> None:
+    state = hosts(context)
+    keys = _keys(low, high)
+
+    async def both() -> None:
+        asking = asyncio.ensure_future(_ask(state, first, keys))
+        await _batch_exists(state.url)
+        os.environ[HOST_ID_ENV] = second
+        actor = state.actors[second]
+
+        async def one(key: str) -> tuple[ActorResponse[Any], float]:
+            answer = await actor.run(f"Question {key}", key=key)
+            return answer, time.time()
+
+        calls: list[asyncio.Future[tuple[ActorResponse[Any], float]]] = []
+        for key in keys:  # each a call registering its wait while the host's watcher of the batch reads or waits
+            calls.append(asyncio.ensure_future(one(key)))
+            await asyncio.sleep(gap)
+        state.answered[second] = list(await asyncio.wait_for(asyncio.gather(*calls), _HANG))
         await asking
 
     context.runner.run(both())
@@ -747,3 +797,60 @@ def step_took_all_but(context: Context, low: str, high: str, host: str) -> None:
 def step_took_none(context: Context) -> None:
     assert context.many_hosts_took < 5, context.many_hosts_took
     assert context.many_hosts_taken == set(), sorted(context.many_hosts_taken)[:5]
+
+
+@given('host "{host}"\'s calls after its first come to wait on a batch only once its watch has read past their results')
+def step_late_to_watch(context: Context, host: str) -> None:
+    from lowtide.batching.backend import Settled
+    from lowtide.batching.waiting import Waiting
+    from lowtide.ledger.postgres.aio import AsyncPostgresLedger
+
+    watched = Waiting._watched  # pyright: ignore[reportPrivateUsage]
+    since = AsyncPostgresLedger.results_since
+    read: set[str] = set()
+    """The keys whose results a watch has read (its cursor is past them)."""
+    read_more = asyncio.Event()
+    first: set[str] = set()
+
+    async def reading(self: AsyncPostgresLedger, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        keys, cursor = await since(self, batch_id, after)
+        if keys:
+            read.update(keys)
+            read_more.set()
+        return keys, cursor
+
+    def late(
+        self: Waiting,
+        key: str,
+        batch_id: str,
+        future: asyncio.Future[Settled] | None = None,
+        read_after: int | None = None,
+    ) -> asyncio.Future[Settled]:
+        # The call read its request waiting on the batch, then registers its wait only after the watch read its result
+        # (and a little later, when the watch has done with that notice): its key is behind the watch's cursor.
+        if not self.owner.startswith(f"{host}/") or not first or key in first:
+            first.add(key)
+            return watched(self, key, batch_id, future, read_after)
+        out = future or asyncio.get_running_loop().create_future()
+
+        async def register() -> None:
+            while key not in read:
+                read_more.clear()
+                await read_more.wait()
+            await asyncio.sleep(0.3)
+            watched(self, key, batch_id, out, read_after)
+
+        context.many_hosts_late.append(asyncio.ensure_future(register()))
+        return out
+
+    context.many_hosts_late = []
+    Waiting._watched = late  # pyright: ignore[reportPrivateUsage]
+    AsyncPostgresLedger.results_since = reading
+
+    def restore() -> None:
+        Waiting._watched = watched  # pyright: ignore[reportPrivateUsage]
+        AsyncPostgresLedger.results_since = since
+        for task in context.many_hosts_late:
+            task.cancel()
+
+    context.cleanups.append(restore)

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -30,7 +30,7 @@ from lowtide.ledger.store import (
 from lowtide.settings import BatchSettings
 from lowtide.telemetry.current import CallTrace, LaterCall
 
-__all__ = ["REREAD_CHUNK", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
+__all__ = ["REREAD_CHUNK", "BatchWatch", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 
 REREAD_CHUNK = 2_000
 """Most keys read in one query when calls read their records again together (`EngineCore._reread`)."""
@@ -53,6 +53,23 @@ class GroupCall:
 
 
 @dataclass(slots=True)
+class BatchWatch:
+    """The calls of an engine waiting on a batch another live process polls, and what wakes its one watcher."""
+
+    waiting: dict[str, asyncio.Future[Settled]]
+    """By key, the outcome its calls wait for."""
+    fresh: set[str]
+    """Keys registered since the watcher last read: read at its next turn, whatever woke it."""
+    registered: asyncio.Event
+    """Set when a key registers, so that a waiting watcher reads it."""
+    rewind: int | None = None
+    """The earliest cursor (`results_since`) after which keys registered since the watcher's last read had their states
+    read by their caller (`rewound`): the watcher reads the results from there at its next turn, not their states."""
+    rewound: set[str] = field(default_factory=set[str])
+    """Keys registered with their state read after `rewind` (waiting on the batch the API has)."""
+
+
+@dataclass(slots=True)
 class Queued:
     key: str
     custom_id: str
@@ -71,6 +88,8 @@ _DOING = {
     "_reconcile": "reconciling a create whose outcome is unknown",
     "_poll": "waiting for a batch and storing its results",
     "forward": "waiting for work already under way",
+    "_attach_left_out": "waiting for another process's batch",
+    "_watch_batch": "watching a batch another process polls",
 }
 
 # Who waits on a background task: their keys, or a callable that fails them with the task's error.
@@ -158,6 +177,9 @@ class EngineCore:
         `_fail`): `run_many`'s, a bulk run's items. Empty, and never read, while it is off."""
         self._poll_decisions: dict[str, asyncio.Future[bool]] = {}
         """Whether this engine polls a batch, being decided (`_poll_here`): the calls waiting on it share it."""
+        self._watches: dict[str, BatchWatch] = {}
+        """The batches another live process polls that calls of this engine wait on, each watched by one task
+        (`Waiting._watch_batch`), with those calls' futures."""
         self._identity: str | None = None
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[ResultLine | UnreadableLine]], None] | None = None
@@ -363,6 +385,9 @@ class EngineCore:
         raise NotImplementedError
 
     async def _poll_here(self, batch_id: str) -> bool:
+        raise NotImplementedError
+
+    async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:
         raise NotImplementedError
 
     async def _final_of(self, key: str) -> Settled:

@@ -4,12 +4,13 @@ outcome is unknown reconciled against the API (`reconcile.decide`) before anythi
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Literal, TypeVar
 
-from lowtide.batching.backend import Phase, RemoteBatch
+from lowtide.batching.backend import Phase, RemoteBatch, Settled
 from lowtide.batching.core import EngineCore, Queued
 from lowtide.batching.crashpoints import crash_during, crashpoint
 from lowtide.batching.keys import owner_alive, params_json
@@ -92,11 +93,14 @@ class Submission(EngineCore):
         """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing
         across processes): their calls here wait for that batch, as any call attached to another's work does."""
         kept = set(recorded)
+        left: list[tuple[str, asyncio.Future[Settled]]] = []
         for entry in entries:
             if entry.key not in kept:
                 future = self._futures.pop(entry.key, None)
                 if future is not None and not future.done():
-                    self._forward(self._final_of(entry.key), future)
+                    left.append((entry.key, future))
+        if left:
+            self._spawn(self._attach_left_out(left), waiters=functools.partial(_fail_all, left))
         return [entry for entry in entries if entry.key in kept]
 
     async def _create(
@@ -430,3 +434,10 @@ class _Steps:
     async def done(self, step: str, value: str) -> None:
         await self._ledger.record_create_step(self._batch_id, step, value)
         crashpoint(f"after-step-{step}")
+
+
+def _fail_all(calls: list[tuple[str, asyncio.Future[Settled]]], error: ActorError) -> None:
+    """The calls of `calls` still waiting get `error`."""
+    for _, future in calls:
+        if not future.done():
+            future.set_exception(error)

@@ -8,15 +8,20 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable
+from typing import Any
 
 from lowtide.batching.backend import Settled
-from lowtide.batching.core import EngineCore, shared_done
+from lowtide.batching.core import REREAD_CHUNK, BatchWatch, EngineCore, shared_done
 from lowtide.batching.keys import owner_alive
 from lowtide.batching.policy import stored_outcome
-from lowtide.errors import ActorError
-from lowtide.ledger.store import BatchRecord, RequestRecord, RequestState
+from lowtide.errors import ActorError, InternalError, classify
+from lowtide.ledger.records import KeyState
+from lowtide.ledger.store import BatchRecord, BatchState, RequestRecord, RequestState
 
 __all__ = ["Waiting"]
+
+_IN_BATCH = (RequestState.SUBMITTING, RequestState.WAITING)
+"""A request's states while it is in a batch: one a process is creating, or one the API has."""
 
 
 class Waiting(EngineCore):
@@ -57,6 +62,10 @@ class Waiting(EngineCore):
                 batch = await self._batch(record.batch_id or "")
                 if batch is not None and await self._rescue_batch(batch):
                     return await self._future(record.key)
+                if batch is not None:  # a live process is creating it: watched with the others waiting on it
+                    watched = self._watched(record.key, batch.id)
+                    del record
+                    return await asyncio.shield(watched)
             elif await self._poll_here(record.batch_id or ""):  # waiting on a batch the API has
                 key = record.key
                 if record.batch_id in self._pollers:  # its collection answers the call, however late it comes
@@ -64,6 +73,11 @@ class Waiting(EngineCore):
                     return await self._future(key)
                 record = await self._reread(key)  # collected here since it was decided: what it stored
                 continue
+            elif record.state is RequestState.WAITING and record.batch_id is not None:
+                # Another live process polls it: this engine's one watcher of that batch answers the call.
+                watched = self._watched(record.key, record.batch_id)
+                del record
+                return await asyncio.shield(watched)  # (shared by the calls of one key: none cancels the others')
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
         return stored_outcome(record)
@@ -96,6 +110,222 @@ class Waiting(EngineCore):
             return False  # another process took it first: it polls, this one watches
         self._ensure_poller(batch_id)
         return True
+
+    def _watched(
+        self, key: str, batch_id: str, future: asyncio.Future[Settled] | None = None, read_after: int | None = None
+    ) -> asyncio.Future[Settled]:
+        """The outcome of `key`, in `batch_id` (which another live process creates or polls), as this engine's one
+        watcher of that batch (started if none runs) gives it: into `future` if given (a call's own). `read_after`: the
+        results' cursor taken before the caller read the key waiting on the batch the API has; the watcher then reads
+        the results from there instead of the key's state."""
+        watch = self._watches.get(batch_id)
+        if watch is None:
+            watch = BatchWatch({}, set(), asyncio.Event())
+            self._watches[batch_id] = watch
+            self._spawn(self._watch_batch(batch_id, watch), waiters=[])
+        waiting = watch.waiting.get(key)
+        if waiting is not None and not waiting.done():  # another call of this key waits already: the same outcome
+            if future is None:
+                return waiting
+            self._forward(waiting, future)
+            return future
+        watch.waiting[key] = future = future or asyncio.get_running_loop().create_future()
+        if read_after is None:
+            watch.fresh.add(key)
+        else:
+            watch.rewind = read_after if watch.rewind is None else min(watch.rewind, read_after)
+            watch.rewound.add(key)
+        watch.registered.set()
+        return future
+
+    async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:
+        """Hand calls whose requests another process's batch took (`_left_out`) to whatever the ledger says of them,
+        read by state alone (a query per `REREAD_CHUNK` keys): those waiting on a batch the API has are polled here
+        or watched (`_watched`) with no record read; the others (a few) go through `_final_of`."""
+        keys = [key for key, _ in calls]
+        _, since = await self.ledger.results_since("", None)  # before the states: what comes after is read by the watch
+        states: dict[str, KeyState] = {}
+        for start in range(0, len(keys), REREAD_CHUNK):
+            for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
+                states[found.key] = found
+        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
+        for key, future in calls:
+            found = states.get(key)
+            if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
+                by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
+            elif not future.done():
+                self._forward(self._final_of(key), future)
+        for batch_id, waiting in by_batch.items():
+            if await self._taken_here(batch_id):
+                for key, future, _ in waiting:  # no await since the decision: its poller has settled none of them yet
+                    self._wait_here(batch_id, key, future)
+            else:
+                for key, future, in_api in waiting:  # (one being created may move with no result: its state is read)
+                    if not future.done():
+                        self._watched(key, batch_id, future, since if in_api else None)
+
+    async def _taken_here(self, batch_id: str) -> bool:
+        """Whether this engine now works on a batch calls of its wait on: reconciles it (a create whose creator
+        died, `_rescue_batch`), or polls it (`_poll_here`: its poller died, or none polls it). Then its own tasks
+        settle those calls."""
+        if batch_id in self._pollers:
+            return True
+        batch = await self._batch(batch_id)
+        if batch is not None and batch.state in (BatchState.INTENT, BatchState.UNKNOWN):
+            return await self._rescue_batch(batch)
+        return await self._poll_here(batch_id)
+
+    def _wait_here(self, batch_id: str, key: str, future: asyncio.Future[Settled]) -> None:
+        """`future` given what this engine's own work on `batch_id` settles for `key` (`_taken_here` said it works on
+        it): while its poller (or reconciliation, or create) is there, whose collection answers the call however late
+        it comes (`LateWaiters`); else (collected here since it was decided) what the ledger holds (`_final_of`)."""
+        if future.done():
+            return
+        if not (batch_id in self._pollers or batch_id in self._reconciling or batch_id in self._creating):
+            self._forward(self._final_of(key), future)
+            return
+        own = self._futures.get(key)
+        if own is None or own.done():
+            self._futures[key] = future
+            self._registered += 1  # (a collection looks for calls that came to wait late when this moved)
+        elif own is not future:
+            self._forward(own, future)
+
+    async def _watch_batch(self, batch_id: str, watch: BatchWatch) -> None:
+        """Watch a batch another live process polls for the calls of this engine waiting on it (`watch.waiting`),
+        until none waits. A key that registers has its state read at the watcher's next turn, whatever woke it (its
+        caller's read may predate a notice the watcher took already). At each of the batch's notices (where the store
+        announces changes; else every `watch_interval`) the watcher reads only what came since its last read: the
+        keys of the results stored from the batch after its cursor (`results_since`, taken before any state was
+        read), whose records it reads and hands to their calls if they wait here, and the batch's record; when that
+        record's state or owner changed (a call may move without a result: an intent refused, a batch let go), or
+        when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every waiting key's
+        state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the batch
+        (`_taken_here`: its creator or poller died). Without notices (SQLite, memory: a result is seen in the order
+        stored, the cursor misses none) that last look is made at each turn, the states read only on a change."""
+        notices = self.ledger.notices
+        noticed = notices.watch(batch_id) if notices is not None else None  # watched first, read then
+        every = self.settings.watch_interval
+        if noticed is not None:
+            every = max(every, self.settings.lease_seconds / 4)
+        timer: asyncio.Future[None] | None = None
+        try:
+            # Before any state is read: a result stored after a key's state was read comes after the cursor.
+            _, cursor = await self.ledger.results_since(batch_id, None)
+            batch = await self._batch(batch_id)
+            seen = (batch.state, batch.owner) if batch is not None else None
+            woken = timed = False  # by a notice or the timer; by the timer
+            while True:
+                keys = list(watch.fresh)
+                watch.fresh.clear()
+                watch.registered.clear()
+                rewind, rewound = watch.rewind, watch.rewound
+                watch.rewind, watch.rewound = None, set()
+                owner_looked = False  # whether this engine must take the batch over
+                if woken or rewind is not None:
+                    if noticed is not None and woken:
+                        noticed.clear()  # before the reads: a notice meanwhile wakes the next turn
+                    if rewind is not None:
+                        cursor = min(cursor, rewind)
+                    arrived, cursor = await self.ledger.results_since(batch_id, cursor)
+                    waiting = watch.waiting
+                    await self._hand_over(watch, [key for key in dict.fromkeys(arrived) if key in waiting])
+                    batch = await self._batch(batch_id)
+                    if rewound and (batch is None or not batch.state.outstanding):
+                        # It ended with no result for some (failed, canceled, expired, before or after their read):
+                        # their states tell.
+                        keys.extend(key for key in rewound if key in watch.waiting)
+                if woken:
+                    now_seen = (batch.state, batch.owner) if batch is not None else None
+                    # Every state is read when the batch may have let calls go with no result: it is no longer
+                    # outstanding, or it was being created (its intent refused, given up); not as it ends.
+                    moved = now_seen != seen and (
+                        batch is None
+                        or not batch.state.outstanding
+                        or (seen is not None and seen[0] in (BatchState.INTENT, BatchState.UNKNOWN))
+                    )
+                    every_state = moved or (timed and noticed is not None)
+                    # (without notices its owner's death is seen by time; with, by the timer or a change of owner)
+                    owner_looked = every_state or noticed is None or now_seen != seen
+                    seen = now_seen
+                    if every_state:
+                        keys = list(watch.waiting)
+                if keys:
+                    await self._hand_moved(batch_id, watch, keys)
+                if owner_looked and watch.waiting and await self._taken_here(batch_id):
+                    # Its creator or poller died and this engine works on it now: its waiters are this engine's.
+                    self._watches.pop(batch_id, None)
+                    for key, future in watch.waiting.items():
+                        self._wait_here(batch_id, key, future)
+                    return
+                if not watch.waiting:  # no await since the last registration was seen: none is missed
+                    self._watches.pop(batch_id, None)
+                    return
+                if watch.fresh or watch.rewind is not None:
+                    woken = timed = False
+                    continue
+                if timer is None:
+                    timer = asyncio.ensure_future(self._clock.sleep(every))
+                waits: list[asyncio.Future[Any]] = [timer, asyncio.ensure_future(watch.registered.wait())]
+                if noticed is not None:
+                    waits.append(asyncio.ensure_future(noticed.wait()))
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waited in waits[1:]:
+                        waited.cancel()
+                timed = timer.done()
+                woken = timed or (noticed is not None and noticed.is_set())
+                if timed:
+                    timer = None
+        except BaseException as exc:  # every call waiting gets the error (a cancellation: the engine is closing)
+            if self._watches.get(batch_id) is watch:
+                del self._watches[batch_id]
+            if isinstance(exc, asyncio.CancelledError):
+                for future in watch.waiting.values():
+                    future.cancel()
+            else:
+                error = classify(exc, doing="watching a batch another process polls")
+                for future in watch.waiting.values():
+                    if not future.done():
+                        future.set_exception(error)
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if notices is not None and noticed is not None:
+                notices.unwatch(batch_id, noticed)
+
+    async def _hand_moved(self, batch_id: str, watch: BatchWatch, keys: list[str]) -> None:
+        """Read the states of `keys`; settle those final from their stored records, and hand those otherwise no longer
+        waiting on `batch_id` (requeued, in another batch) to `_final`."""
+        moved: list[str] = []
+        for start in range(0, len(keys), REREAD_CHUNK):
+            chunk = keys[start : start + REREAD_CHUNK]
+            states = {found.key: found for found in await self.ledger.states_of(chunk)}
+            for key in chunk:
+                found = states.get(key)
+                if found is None or found.state not in _IN_BATCH or found.batch_id != batch_id:
+                    moved.append(key)
+        await self._hand_over(watch, moved)
+
+    async def _hand_over(self, watch: BatchWatch, keys: list[str]) -> None:
+        """Read the records of `keys` (a query per `REREAD_CHUNK`); settle the calls waiting on those final from them,
+        and hand the others (requeued, in another batch) to `_final`."""
+        for start in range(0, len(keys), REREAD_CHUNK):
+            chunk = keys[start : start + REREAD_CHUNK]
+            records = {record.key: record for record in await self.ledger.requests_for(chunk)}
+            for key in chunk:
+                future = watch.waiting.pop(key, None)
+                if future is None or future.done():
+                    continue
+                record = records.get(key)
+                if record is None:
+                    future.set_exception(InternalError(f"request {key} vanished from the ledger"))
+                elif record.state.final:
+                    future.set_result(stored_outcome(record))
+                else:
+                    self._forward(self._final(record), future)
 
     async def _watch(self, record: RequestRecord) -> RequestRecord:
         """Wait for another process's work on `record`, and read it again. Where the store announces changes

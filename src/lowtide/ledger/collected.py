@@ -1,7 +1,8 @@
 """What a store answers about a batch's results already stored: the part of `LedgerStore` (and `AsyncLedgerStore`) a
 collection reads once, before it stores a batch's results, so that a batch collected again (its collection cut short
-by a crash, or a download that stayed broken) stores only what it lacks. Kept apart from `interface`, which holds the
-rest of the protocol."""
+by a crash, or a download that stayed broken) stores only what it lacks; and the results a batch brought since a
+cursor, which a process watching a batch another polls reads at each of its notices (`Waiting._watch_batch`). Kept
+apart from `interface`, which holds the rest of the protocol."""
 
 from __future__ import annotations
 
@@ -17,8 +18,22 @@ class CollectedResults(Protocol):
         read or store again. One read of the batch's results, however many members it has."""
         ...
 
+    def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        """The keys of the results stored from `batch_id` after the cursor `after`, in the order stored, and the cursor
+        past them (`after` itself when there are none). With `after` None, no keys and the cursor past every result
+        stored so far, from any batch: a watch takes it before it reads its calls' states, then asks for what came
+        since. A cursor is the results' arrival order (`seq`): on SQLite and in memory a result is stored and seen in
+        that order; on PostgreSQL a transaction given an earlier `seq` may commit after one given a later (a batch's
+        results are stored by its one poller, chunk after chunk, so only a poller that lost its lease while storing
+        could), so a watch there reads its calls' states too when its timer runs out."""
+        ...
+
 
 class AsyncCollectedResults(Protocol):
     async def stored_finals(self, batch_id: str) -> set[str]:
         """As `CollectedResults.stored_finals`, awaited."""
+        ...
+
+    async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        """As `CollectedResults.results_since`, awaited."""
         ...

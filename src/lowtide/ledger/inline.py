@@ -219,6 +219,9 @@ class InlineAsyncLedger:
     async def stored_finals(self, batch_id: str) -> set[str]:
         return self.sync.stored_finals(batch_id)
 
+    async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        return self.sync.results_since(batch_id, after)
+
 
 class InlineAsyncRunLedger:
     """A local `RunLedger` awaited: each method calls the store's own, inline."""

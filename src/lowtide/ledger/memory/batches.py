@@ -98,3 +98,7 @@ class MemoryBatches:
     def stored_finals(self, batch_id: str) -> set[str]:
         with self.lock:
             return self.tables.stored_finals(batch_id)
+
+    def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        with self.lock:
+            return self.tables.results_since(batch_id, after)

@@ -152,6 +152,19 @@ class MemoryTables:
             if (result := latest.get((batch_id, key))) is not None and result.state.final
         }
 
+    def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        """`LedgerStore.results_since`: the latest result of each member of `batch_id` stored after `after` (the
+        only ones kept), in the order stored."""
+        if after is None:
+            return [], self.seq
+        latest = self.latest
+        found = sorted(
+            (result.seq, key)
+            for key in self.members.get(batch_id, {}).values()
+            if (result := latest.get((batch_id, key))) is not None and result.seq > after
+        )
+        return [key for _, key in found], found[-1][0] if found else after
+
     def view_state(self, r: StoredRequest) -> RequestState:
         """`request_view`'s state: the latest result's, else the row's, `submitting` in a batch the API has reading
         as `waiting-on-batch`."""

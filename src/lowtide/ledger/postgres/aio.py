@@ -276,6 +276,10 @@ class AsyncPostgresLedger:
     async def stored_finals(self, batch_id: str) -> set[str]:
         return await self._run("read a batch's results", results.stored_finals(batch_id), transaction=False)
 
+    async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        op = results.results_since(batch_id, after)
+        return await self._run("read a batch's new results", op, transaction=False)
+
 
 _IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger
 """The type checker's proof that `AsyncPostgresLedger` is an `AsyncLedgerStore`."""

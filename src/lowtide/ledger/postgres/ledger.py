@@ -308,6 +308,10 @@ class PostgresLedger:
     def stored_finals(self, batch_id: str) -> set[str]:
         return run(self._pool, "read a batch's results", results.stored_finals(batch_id), transaction=False)
 
+    def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        op = results.results_since(batch_id, after)
+        return run(self._pool, "read a batch's new results", op, transaction=False)
+
     # moving a ledger
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:

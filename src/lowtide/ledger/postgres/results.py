@@ -1,5 +1,6 @@
 """The PostgreSQL ledger's results: a batch's outcomes appended in arrival order, and announced; which of a batch's
-keys have a final result stored. Operations (`steps.Op`), run by either driver."""
+keys have a final result stored; the results a batch brought since a cursor. Operations (`steps.Op`), run by either
+driver."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql
 from lowtide.ledger.records import OutcomeRow, stored_json
 
-__all__ = ["record_outcomes", "stored_finals"]
+__all__ = ["record_outcomes", "results_since", "stored_finals"]
 
 
 def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> Op[int]:
@@ -44,3 +45,12 @@ def stored_finals(batch_id: str) -> Op[set[str]]:
         "SELECT DISTINCT ON (key) key, state FROM results WHERE batch_id = %s ORDER BY key, seq DESC", (batch_id,)
     )
     return {str(key) for key, state in reply.rows if state != "pending"}
+
+
+def results_since(batch_id: str, after: int | None) -> Op[tuple[list[str], int]]:
+    """The results after `after`, read by `seq` (a range of the primary key, from its end), filtered by batch."""
+    if after is None:
+        reply = yield Sql("SELECT coalesce(max(seq), 0) FROM results", ())
+        return [], int(reply.rows[0][0])
+    reply = yield Sql("SELECT seq, key FROM results WHERE seq > %s AND batch_id = %s ORDER BY seq", (after, batch_id))
+    return [str(key) for _, key in reply.rows], int(reply.rows[-1][0]) if reply.rows else after

@@ -391,6 +391,21 @@ class BatchRows(RequestRows):
             cursor.execute("SELECT key, state, MAX(seq) FROM results WHERE batch_id = ? GROUP BY key", (batch_id,))
             return {key for key, state, _ in cursor if state != "pending"}
 
+    def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
+        """The results after `after` read by `seq` (the rowid: a range from the end of the table), filtered by batch
+        (`+batch_id`: not by `results_batch_key`, whose region of the batch holds all it brought)."""
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            if after is None:
+                cursor.execute("SELECT COALESCE(MAX(seq), 0) FROM results")
+                return [], int(cursor.fetchone()[0])
+            cursor.execute(
+                "SELECT seq, key FROM results WHERE seq > ? AND +batch_id = ? ORDER BY seq", (after, batch_id)
+            )
+            rows: list[tuple[int, str]] = cursor.fetchall()
+            return [key for _, key in rows], rows[-1][0] if rows else after
+
 
 def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, now: float) -> None:
     """The requests in `batch_id` (an intent that came to nothing: refused, or given up) leave it, back to pending
