@@ -207,10 +207,18 @@ class BulkLibrary:
         return str(path)
 
     @keyword("Write Actor File")
-    def write_actor_file(self, name: str = "reviewer", poll_interval: float = 0.2, provider: str = "anthropic") -> str:
+    def write_actor_file(
+        self,
+        name: str = "reviewer",
+        poll_interval: float = 0.2,
+        provider: str = "anthropic",
+        lease_seconds: float | None = None,
+    ) -> str:
         """A YAML actor in batch mode against the emulator: `max_attempts: 1` (what fails stays failed until
         `lowtide retry`), a short poll interval, and a short `reconcile_grace`, since a create cut off by the kill
         cannot still arrive at this emulator seconds later. The key is named (ANTHROPIC_API_KEY), never written.
+        `lease_seconds`: how long other processes leave the actor's claims to it (a test that must tell a run that
+        waited for a dead process's lease from a slow one makes it far longer than any slowness).
         `provider: openai` makes it an OpenAI actor, through the emulator's OpenAI API; `provider: gemini` a Gemini
         actor, through its Gemini API (google-genai adds the API version to the base URL itself); `provider: mistral` a
         Mistral actor, through its Mistral API; `provider: azure_openai` an Azure OpenAI actor at the emulator's Azure
@@ -235,7 +243,9 @@ class BulkLibrary:
             "batch_processing: batch\n"
             f"base_url: {base_url}\n"
             f"api_key_env: {API_KEY_ENV}\n"
-            f"batch: {{poll_interval: {poll_interval:g}, max_attempts: 1, reconcile_grace: 3}}\n"
+            f"batch: {{poll_interval: {poll_interval:g}, max_attempts: 1, reconcile_grace: 3"
+            + ("" if lease_seconds is None else f", lease_seconds: {float(lease_seconds):g}")
+            + "}\n"
             + (_BEDROCK_OPTIONS if provider == "bedrock" else ""),
             encoding="utf-8",
         )
@@ -266,14 +276,15 @@ class BulkLibrary:
                 if "--ledger" in process.argv
                 else ""
             )
+            used = process.cpu_text()
             process.stop()
             raise AssertionError(
-                f"{name} was still running after {timeout:g} s; stopped it.{stuck}\n"
+                f"{name} was still running after {timeout:g} s{used}; stopped it.{stuck}\n"
                 f"stdout:\n{_tail(process.stdout)}\nstderr:\n{_tail(process.stderr)}"
             )
         finished = Finished(code, process.stdout, process.stderr, process.seconds)
         logger.info(
-            f"{' '.join(process.argv[1:])}\nexited with {code} after {finished.seconds:.2f} s\n"
+            f"{' '.join(process.argv[1:])}\nexited with {code} after {finished.seconds:.2f} s{process.cpu_text()}\n"
             f"stdout:\n{_tail(finished.stdout)}\nstderr:\n{_tail(finished.stderr)}"
         )
         return finished

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -30,6 +31,8 @@ class Process:
         self.stderr_path = workdir / f"{name}.stderr"
         self.started = time.monotonic()
         self.ended: float | None = None
+        self.cpu: float | None = None
+        """The CPU seconds it used (user and system), once it has exited and been waited for here."""
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.popen = subprocess.Popen(self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=dict(env))
 
@@ -45,13 +48,30 @@ class Process:
     def seconds(self) -> float:
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
+    def cpu_text(self) -> str:
+        """How much CPU it has used, beside the time it took: on a loaded machine a process waits for a core far
+        longer than it computes, and a slow run that computed little was starved, not stuck."""
+        cpu = self.cpu if self.cpu is not None else self.cpu_so_far()
+        return "" if cpu is None else f" ({cpu:.1f} s of CPU)"
+
+    def cpu_so_far(self) -> float | None:
+        """The CPU seconds a process still running has used (Linux: `/proc`), None where that cannot be read."""
+        try:
+            fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
     def wait(self, timeout: float) -> int | None:
         """The exit code, or None if it is still running after `timeout` seconds. Fails if the process reported
         an asyncio error nobody handled."""
+        reaped, before = self.popen.returncode is not None, _children_cpu()
         try:
             code = self.popen.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
+        if not reaped and self.cpu is None:  # reaped by this wait: the children's CPU grew by its alone
+            self.cpu = _children_cpu() - before
         if self.ended is None:
             self.ended = time.monotonic()
         self.check_no_unhandled_errors()
@@ -77,6 +97,11 @@ class Process:
             self.ended = time.monotonic()
         self.check_no_unhandled_errors()
         return self.popen.returncode
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def lowtide_command() -> list[str]:

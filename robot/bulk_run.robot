@@ -23,9 +23,12 @@ Test Teardown       Stop Processes
 
 *** Variables ***
 ${PROCESSING}       2
-# The resumed run has about 12 s of work here (several times that on a busy machine); the killed run's leases (120 s
-# by default) must not be waited for.
-${RESUME_TIMEOUT}   100
+# The killed run's leases must not be waited for: the actor's lease is made an hour (LEASE), far beyond any slowness,
+# so that a run waiting for it is stuck, not slow. The resumed run itself needs about 5 s of CPU (importing lowtide
+# and the Anthropic SDK 2-3 s of it), and at a load of 12-17 on two cores it waits for a core 10-15 times as long as
+# it computes: 100 s of wall clock were passed that way once, with no lease waited for.
+${LEASE}            3600
+${RESUME_TIMEOUT}   300
 ${RUN}              bulk5k
 ${ROWS}             ${5000}
 ${PER_BATCH}        500
@@ -42,13 +45,13 @@ ${TEMPLATE}         Review {id}: {review}
 A 5,000-Row Run Killed Midway Resumes, Pays Once, And Retry Sends Only The Failed Again
     [Documentation]    The run is killed once a batch's results are stored, while the next group of requests is
     ...    claimed in the ledger but not yet in a batch, with other batches out and more rows unsent. Run again,
-    ...    it takes the dead run's claimed requests over at once, attaches to the batches out and sends the rest:
-    ...    every custom id created exactly once, in well under a minute (a few seconds' work). Then
-    ...    `lowtide retry` sends the failed and expired items, and only them, under `-a2` keys. At the end the
-    ...    results (in `--out` and in the results directory) hold one line per row, in order, and no file holds
-    ...    the API key.
+    ...    it takes the dead run's claimed requests over at once (their owner's pid is gone: its lease, an hour
+    ...    here, is not waited for), attaches to the batches out and sends the rest: every custom id created
+    ...    exactly once. Then `lowtide retry` sends the failed and expired items, and only them, under `-a2` keys.
+    ...    At the end the results (in `--out` and in the results directory) hold one line per row, in order, and no
+    ...    file holds the API key.
     ${csv}=    Write Reviews    ${ROWS}    marked=${MARKED}
-    ${actor}=    Write Actor File
+    ${actor}=    Write Actor File    lease_seconds=${LEASE}
     ${work}=    New Directory    run-
     ${ledger}=    Set Variable    ${work}/ledger.sqlite3
     Arm First Attempt Outcomes    ${RUN}    ${ledger}    errored=${FLAKY}    expired=${EXPIRING}
