@@ -24,7 +24,6 @@ from typing import TypeVar, cast
 from mistralai.client import Mistral, models
 
 from lowtide import (
-    APIConnectionError,
     APIError,
     BatchSettings,
     Clock,
@@ -41,10 +40,9 @@ from lowtide.providers import (
     RemoteBatch,
     ResultLine,
     UnreadableLine,
+    feed_lines,
     read_exactly,
-    read_line,
     retrying,
-    split_lines,
 )
 from lowtide.providers.mistral.batch_codec import (
     CANCELED_CODE,
@@ -289,20 +287,11 @@ class MistralBatchBackend(BatchBackend):
 
     async def _read_file(self, file_id: str, handle: Callable[[ResultLine | UnreadableLine], None]) -> int:
         """Feed every line of a file to `handle`, and return how many were read."""
-        lines = 0
         response = await self._client.files.download_async(file_id=file_id)
         try:
-            async with contextlib.aclosing(split_lines(response.aiter_bytes())) as raw_lines:
-                async for raw, whole in raw_lines:
-                    try:
-                        line = read_line(raw, whole=whole)
-                    except json.JSONDecodeError as exc:
-                        raise APIConnectionError(f"A line of file {file_id} was cut short.") from exc
-                    lines += 1
-                    handle(line)
+            return await feed_lines(response.aiter_bytes(), handle, source=f"file {file_id}")
         finally:
             await response.aclose()
-        return lines
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         """A cancelled job leaves the requests it never ran out of both files, a timed-out one those it did not
