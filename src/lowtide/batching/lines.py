@@ -47,13 +47,18 @@ async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[tuple[byte
     bytes."""
     rest = b""
     async for chunk in chunks:
-        parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
-        rest = parts.pop()
+        parts, rest = _cut(rest, chunk)
         for part in parts:
             if part.strip():
                 yield part, True
     if rest.strip():
         yield rest, False
+
+
+def _cut(rest: bytes, chunk: bytes) -> tuple[list[bytes], bytes]:
+    """The whole lines of `rest` (a line cut across chunks) then `chunk`, and what is left of the last one."""
+    parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
+    return parts, parts.pop()
 
 
 async def feed_lines(
@@ -72,8 +77,7 @@ async def feed_lines(
     lines = 0
     rest = b""
     async for chunk in chunks:
-        parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
-        rest = parts.pop()
+        parts, rest = _cut(rest, chunk)
         for part in parts:
             if part.strip():
                 lines += 1
