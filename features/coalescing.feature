@@ -214,7 +214,6 @@ Feature: Concurrent calls travel together in one batch
     Then every call was answered with the emulated reply to its prompt
     And lowtide froze what was alive while the calls waited
     And the garbage collector sees every object again
-    And the collector looked at its youngest objects every 50000 while lowtide kept objects from it, as before then
 
   Scenario: A batch actor made before its calls keeps what the program made until then from the garbage collector, and gives it back once its batch is collected
     Given the garbage collector's freezes are counted

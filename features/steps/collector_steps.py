@@ -8,16 +8,11 @@ from typing import Protocol
 from step_context import Context as StepContext
 from step_context import given, then
 
-_THRESHOLDS = gc.get_threshold()
-"""The collector's thresholds as the test run has them, before any actor."""
-
 
 class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     freezes: dict[str, int]
-    young: list[int]
-    """The youngest generation's threshold each time lowtide gave back what it froze (just before)."""
 
 
 @given("the garbage collector's freezes are counted")
@@ -27,7 +22,6 @@ def step_count_freezes(context: Context) -> None:
     gc.unfreeze()
     freeze, unfreeze = gc.freeze, gc.unfreeze
     context.freezes = {"freeze": 0, "unfreeze": 0}
-    context.young = []
 
     def counted_freeze() -> None:
         context.freezes["freeze"] += 1
@@ -35,7 +29,6 @@ def step_count_freezes(context: Context) -> None:
 
     def counted_unfreeze() -> None:
         context.freezes["unfreeze"] += 1
-        context.young.append(gc.get_threshold()[0])
         unfreeze()
 
     gc.freeze, gc.unfreeze = counted_freeze, counted_unfreeze
@@ -67,13 +60,6 @@ def step_froze_before_calls(context: Context) -> None:
 @then("the garbage collector sees every object again")
 def step_nothing_frozen(context: Context) -> None:
     assert gc.get_freeze_count() == 0, f"{gc.get_freeze_count()} objects are still frozen"
-
-
-@then("the collector looked at its youngest objects every {young:d} while lowtide kept objects from it, as before then")
-def step_young_threshold(context: Context, young: int) -> None:
-    assert context.young, "nothing was given back"
-    assert max(context.young) == young, (context.young, young)
-    assert gc.get_threshold() == _THRESHOLDS, (gc.get_threshold(), _THRESHOLDS)
 
 
 @then("lowtide neither froze nor thawed anything")
