@@ -23,6 +23,10 @@ __all__ = ["Waiting"]
 _IN_BATCH = (RequestState.SUBMITTING, RequestState.WAITING)
 """A request's states while it is in a batch: one a process is creating, or one the API has."""
 
+_FIRST_LOOK = 0.25
+"""Seconds before calls another process gathered are looked at again (`Waiting._attach_left_out`), doubled at each
+look up to `watch_interval`: the intent that puts them in its batch follows its gathering."""
+
 
 class Waiting(EngineCore):
     def _forward(self, source: Awaitable[Settled], future: asyncio.Future[Settled]) -> None:
@@ -141,28 +145,54 @@ class Waiting(EngineCore):
     async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:
         """Hand calls whose requests another process's batch took (`_left_out`) to whatever the ledger says of them,
         read by state alone (a query per `REREAD_CHUNK` keys): those waiting on a batch the API has are polled here
-        or watched (`_watched`) with no record read; the others (a few) go through `_final_of`."""
-        keys = [key for key, _ in calls]
-        _, since = await self.ledger.results_since("", None)  # before the states: what comes after is read by the watch
-        states: dict[str, KeyState] = {}
-        for start in range(0, len(keys), REREAD_CHUNK):
-            for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
-                states[found.key] = found
-        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
-        for key, future in calls:
-            found = states.get(key)
-            if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
-                by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
-            elif not future.done():
-                self._forward(self._final_of(key), future)
-        for batch_id, waiting in by_batch.items():
-            if await self._taken_here(batch_id):
-                for key, future, _ in waiting:  # no await since the decision: its poller has settled none of them yet
-                    self._wait_here(batch_id, key, future)
-            else:
-                for key, future, in_api in waiting:  # (one being created may move with no result: its state is read)
-                    if not future.done():
-                        self._watched(key, batch_id, future, since if in_api else None)
+        or watched (`_watched`) with no record read; those another live process gathered and has not put in its
+        intent yet (pending, its: most of them, when its gathering and this engine's intent cross) are looked at
+        again together until they are in its batch (as `_final` would look at each by itself), soon at first (its
+        intent follows its gathering), then every `watch_interval`; the others (a few) go through `_final_of`."""
+        pause = min(_FIRST_LOOK, self.settings.watch_interval)
+        while calls:
+            _, since = await self.ledger.results_since("", None)  # before the states: what comes after the watch reads
+            states: dict[str, KeyState] = {}
+            keys = [key for key, _ in calls]
+            for start in range(0, len(keys), REREAD_CHUNK):
+                for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
+                    states[found.key] = found
+            now = self._clock.now()
+            by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
+            gathered: list[tuple[str, asyncio.Future[Settled]]] = []
+            for key, future in calls:
+                found = states.get(key)
+                if future.done():
+                    continue
+                if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
+                    by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
+                elif found is not None and self._gathered_elsewhere(found, now):
+                    gathered.append((key, future))
+                else:
+                    self._forward(self._final_of(key), future)
+            for batch_id, waiting in by_batch.items():
+                if await self._taken_here(batch_id):
+                    for key, future, _ in waiting:  # no await since the decision: its poller has settled none yet
+                        self._wait_here(batch_id, key, future)
+                else:
+                    for key, future, in_api in waiting:  # (one being created may move with no result: state read)
+                        if not future.done():
+                            self._watched(key, batch_id, future, since if in_api else None)
+            calls = gathered
+            if calls:
+                await self._clock.sleep(pause)
+                pause = min(pause * 2, self.settings.watch_interval)
+
+    def _gathered_elsewhere(self, found: KeyState, now: float) -> bool:
+        """Whether `found` is pending, owned by another live process (which gathered it for its next batch) and not
+        queued or awaited here: what `_final` waits on by looking at the ledger again (`_watch`)."""
+        return (
+            found.state is RequestState.PENDING
+            and found.owner not in (None, self.owner)
+            and found.key not in self._futures
+            and found.key not in self._queued_keys
+            and owner_alive(found.owner, found.owner_until, now)
+        )
 
     async def _taken_here(self, batch_id: str) -> bool:
         """Whether this engine now works on a batch calls of its wait on: reconciles it (a create whose creator
