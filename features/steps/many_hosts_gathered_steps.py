@@ -12,13 +12,14 @@ from typing import Any, Protocol
 from step_context import Context as StepContext
 from step_context import given, then
 
-from lowtide.ledger.records import PendingRequest, RequestRecord
+from lowtide.ledger.records import KeyState, PendingRequest, RequestRecord
 
 
 class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     many_hosts_records_read: Counter[str]
+    many_hosts_states_read: Counter[str]
 
 
 @given(
@@ -26,51 +27,90 @@ class Context(StepContext, Protocol):
     " later; the other gathers nothing"
 )
 def step_gather_then_intent(context: Context, low: str, high: str, seconds: float) -> None:
+    _first_gatherer(context, low, high, intent_after=seconds)
+
+
+@given(
+    'the first host to gather waits until "{low}" to "{high}" are claimed and records its batch created {seconds:g}'
+    " seconds after creating it; the other gathers nothing"
+)
+def step_gather_then_created(context: Context, low: str, high: str, seconds: float) -> None:
+    _first_gatherer(context, low, high, created_after=seconds)
+
+
+def _first_gatherer(
+    context: Context, low: str, high: str, *, intent_after: float = 0.0, created_after: float = 0.0
+) -> None:
+    """The first engine to gather takes the other host's calls only once they are all claimed, and writes its intent,
+    or records its created batch, that much later (its batch is being created all that while); the others gather
+    nothing (as when another process holds the scope's gathering). The engines of one process are told apart by
+    owner, not by host id."""
     from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 
     take, intent = AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent
+    submitted, states_of = AsyncPostgresLedger.record_submitted, AsyncPostgresLedger.states_of
     stem, first, last = low.rsplit("-", 1)[0], int(low.rsplit("-", 1)[1]), int(high.rsplit("-", 1)[1])
     keys = [f"{stem}-{n}" for n in range(first, last + 1)]
     gatherers: list[str] = []
-    """The owners that gathered, in turn (the engines of one process: told apart by owner, not by host id)."""
+    """The owners that gathered, in turn."""
+    batches: set[str] = set()
+    """The batches of the first."""
 
     async def gathering(self: AsyncPostgresLedger, scope: str, **kwargs: Any) -> list[PendingRequest]:
         gatherers.append(str(kwargs["owner"]))
         if gatherers[0] != kwargs["owner"]:
-            return []  # as when another process holds the scope's gathering
+            return []
         deadline = time.monotonic() + 60
-        while len(await self.states_of(keys)) < len(keys):  # the other host's claims, committed
+        while len(await states_of(self, keys)) < len(keys):  # the other host's claims, committed (not counted)
             assert time.monotonic() < deadline, "the other host's calls were never claimed"
             await asyncio.sleep(0.02)
         return await take(self, scope, **kwargs)
 
     async def later(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> list[str]:
         if gatherers and gatherers[0] == kwargs["owner"]:
-            await asyncio.sleep(seconds)  # the calls it gathered are its, pending, all this while
+            batches.add(batch_id)
+            await asyncio.sleep(intent_after)  # the calls it gathered are its, pending, all this while
         return await intent(self, batch_id, **kwargs)
 
+    async def created(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> None:
+        if batch_id in batches:
+            await asyncio.sleep(created_after)  # the API has it; the ledger says it is being created
+        await submitted(self, batch_id, **kwargs)
+
     AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = gathering, later
+    AsyncPostgresLedger.record_submitted = created
 
     def restore() -> None:
         AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = take, intent
+        AsyncPostgresLedger.record_submitted = submitted
 
     context.cleanups.append(restore)
 
 
-@given("the hosts' reads of requests' records are counted")
+@given("the hosts' reads of requests' records and states are counted")
 def step_count_records(context: Context) -> None:
     from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 
-    real = AsyncPostgresLedger.requests_for
+    records_for, states_of = AsyncPostgresLedger.requests_for, AsyncPostgresLedger.states_of
     context.many_hosts_records_read = read = Counter[str]()
+    context.many_hosts_states_read = states = Counter[str]()
 
     async def counted(self: AsyncPostgresLedger, keys: Sequence[str]) -> list[RequestRecord]:
-        records = await real(self, keys)
+        records = await records_for(self, keys)
         read.update(record.key for record in records)
         return records
 
-    AsyncPostgresLedger.requests_for = counted
-    context.cleanups.append(lambda: setattr(AsyncPostgresLedger, "requests_for", real))
+    async def counted_states(self: AsyncPostgresLedger, keys: Sequence[str]) -> list[KeyState]:
+        found = await states_of(self, keys)
+        states.update(state.key for state in found)
+        return found
+
+    AsyncPostgresLedger.requests_for, AsyncPostgresLedger.states_of = counted, counted_states
+
+    def restore() -> None:
+        AsyncPostgresLedger.requests_for, AsyncPostgresLedger.states_of = records_for, states_of
+
+    context.cleanups.append(restore)
 
 
 @then("no request's record was read more than once")
@@ -78,3 +118,11 @@ def step_read_once(context: Context) -> None:
     read = context.many_hosts_records_read
     assert read, "no record was read"
     assert max(read.values()) == 1, sorted(read.items())
+
+
+@then('no state of "{low}" to "{high}" was read more than once')
+def step_states_once(context: Context, low: str, high: str) -> None:
+    stem, first, last = low.rsplit("-", 1)[0], int(low.rsplit("-", 1)[1]), int(high.rsplit("-", 1)[1])
+    read = context.many_hosts_states_read
+    counts = {key: read[key] for key in (f"{stem}-{n}" for n in range(first, last + 1))}
+    assert set(counts.values()) == {1}, counts

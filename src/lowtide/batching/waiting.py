@@ -120,8 +120,9 @@ class Waiting(EngineCore):
     ) -> asyncio.Future[Settled]:
         """The outcome of `key`, in `batch_id` (which another live process creates or polls), as this engine's one
         watcher of that batch (started if none runs) gives it: into `future` if given (a call's own). `read_after`: the
-        results' cursor taken before the caller read the key waiting on the batch the API has; the watcher then reads
-        the results from there instead of the key's state."""
+        results' cursor taken before the caller read the key in that batch; the watcher then reads the results from
+        there instead of the key's state (and its state only if the batch is no longer outstanding: a key leaves a
+        batch with no result only when its create is refused or given up, which fails the batch)."""
         watch = self._watches.get(batch_id)
         if watch is None:
             watch = BatchWatch({}, set(), asyncio.Event())
@@ -158,26 +159,26 @@ class Waiting(EngineCore):
                 for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
                     states[found.key] = found
             now = self._clock.now()
-            by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
+            by_batch: dict[str, list[tuple[str, asyncio.Future[Settled]]]] = {}
             gathered: list[tuple[str, asyncio.Future[Settled]]] = []
             for key, future in calls:
                 found = states.get(key)
                 if future.done():
                     continue
                 if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
-                    by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
+                    by_batch.setdefault(found.batch_id, []).append((key, future))
                 elif found is not None and self._gathered_elsewhere(found, now):
                     gathered.append((key, future))
                 else:
                     self._forward(self._final_of(key), future)
             for batch_id, waiting in by_batch.items():
                 if await self._taken_here(batch_id):
-                    for key, future, _ in waiting:  # no await since the decision: its poller has settled none yet
+                    for key, future in waiting:  # no await since the decision: its poller has settled none yet
                         self._wait_here(batch_id, key, future)
                 else:
-                    for key, future, in_api in waiting:  # (one being created may move with no result: state read)
+                    for key, future in waiting:
                         if not future.done():
-                            self._watched(key, batch_id, future, since if in_api else None)
+                            self._watched(key, batch_id, future, since)
             calls = gathered
             if calls:
                 await self._clock.sleep(pause)
@@ -228,11 +229,12 @@ class Waiting(EngineCore):
         announces changes; else every `watch_interval`) the watcher reads only what came since its last read: the
         keys of the results stored from the batch after its cursor (`results_since`, taken before any state was
         read), whose records it reads and hands to their calls if they wait here, and the batch's record; when that
-        record's state or owner changed (a call may move without a result: an intent refused, a batch let go), or
-        when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every waiting key's
-        state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the batch
-        (`_taken_here`: its creator or poller died). Without notices (SQLite, memory: a result is seen in the order
-        stored, the cursor misses none) that last look is made at each turn, the states read only on a change."""
+        record says the batch is no longer outstanding (a call may move without a result: an intent refused or given
+        up), or when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every
+        waiting key's state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the
+        batch (`_taken_here`: its creator or poller died; looked at too when the batch's state or owner changed).
+        Without notices (SQLite, memory: a result is seen in the order stored, the cursor misses none) that last look
+        is made at each turn, the states read only when the batch is no longer outstanding."""
         notices = self.ledger.notices
         noticed = notices.watch(batch_id) if notices is not None else None  # watched first, read then
         every = self.settings.watch_interval
@@ -268,12 +270,9 @@ class Waiting(EngineCore):
                 if woken:
                     now_seen = (batch.state, batch.owner) if batch is not None else None
                     # Every state is read when the batch may have let calls go with no result: it is no longer
-                    # outstanding, or it was being created (its intent refused, given up); not as it ends.
-                    moved = now_seen != seen and (
-                        batch is None
-                        or not batch.state.outstanding
-                        or (seen is not None and seen[0] in (BatchState.INTENT, BatchState.UNKNOWN))
-                    )
+                    # outstanding (only a create refused or given up lets its members go, and it fails the batch);
+                    # not as it is created, nor as it ends.
+                    moved = now_seen != seen and (batch is None or not batch.state.outstanding)
                     every_state = moved or (timed and noticed is not None)
                     # (without notices its owner's death is seen by time; with, by the timer or a change of owner)
                     owner_looked = every_state or noticed is None or now_seen != seen
