@@ -74,9 +74,9 @@ Feature: Many hosts, one PostgreSQL ledger
   @postgres
   Scenario: Calls another host gathered just before this host's intent wait for that host's batch, their records read once
     # Host "host-a" gathers host "host-b"'s calls as its window closes and writes its intent 2 seconds later: host
-    # "host-b"'s own intent, meanwhile, finds them no longer its, pending in host "host-a"'s hands. They are looked at
-    # again together, by their states alone, until they are in that batch, and answered from it: each record is read
-    # once, for its answer (not again at each look, nor by each call waiting a watch interval, here 30 seconds).
+    # "host-b"'s own intent, meanwhile, finds them no longer its, pending in host "host-a"'s hands. One of them is
+    # looked at again, by its state alone, until it is in that batch; then all are, and answered from it: each record
+    # is read once, for its answer (not again at each look, nor by each call waiting a watch interval, here 30 s).
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
@@ -87,6 +87,7 @@ Feature: Many hosts, one PostgreSQL ledger
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
     And no request's record was read more than once
+    And the states of "h-1" to "h-5", but one, were read twice each
 
   @postgres
   Scenario: Calls that wait on another host's batch while it is being created have their states read once

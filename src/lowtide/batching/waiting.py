@@ -149,7 +149,8 @@ class Waiting(EngineCore):
         or watched (`_watched`) with no record read; those another live process gathered and has not put in its
         intent yet (pending, its: most of them, when its gathering and this engine's intent cross) are looked at
         again together until they are in its batch (as `_final` would look at each by itself), soon at first (its
-        intent follows its gathering), then every `watch_interval`; the others (a few) go through `_final_of`."""
+        intent follows its gathering), then every `watch_interval`, by one of them per gathering process until it
+        moves; the others (a few) go through `_final_of`."""
         pause = min(_FIRST_LOOK, self.settings.watch_interval)
         while calls:
             _, since = await self.ledger.results_since("", None)  # before the states: what comes after the watch reads
@@ -180,9 +181,23 @@ class Waiting(EngineCore):
                         if not future.done():
                             self._watched(key, batch_id, future, since)
             calls = gathered
-            if calls:
+            # One call per gathering owner is looked at until it moves (its intent takes them all at once), then all.
+            probes = {states[key].owner or "": key for key, _ in calls}
+            while calls:
                 await self._clock.sleep(pause)
                 pause = min(pause * 2, self.settings.watch_interval)
+                if await self._gatherers_moved(probes):
+                    break
+
+    async def _gatherers_moved(self, probes: dict[str, str]) -> bool:
+        """Whether any of `probes` (a key per owner that gathered calls of this engine's) is no longer pending in its
+        live owner's hands: its intent was written (or it died), so every call it gathered is looked at again."""
+        now = self._clock.now()
+        found = {state.key: state for state in await self.ledger.states_of(list(probes.values()))}
+        return any(
+            (state := found.get(key)) is None or state.owner != owner or not self._gathered_elsewhere(state, now)
+            for owner, key in probes.items()
+        )
 
     def _gathered_elsewhere(self, found: KeyState, now: float) -> bool:
         """Whether `found` is pending, owned by another live process (which gathered it for its next batch) and not
