@@ -141,15 +141,15 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
-  Scenario Outline: A request's state and batch are read alone, in the order asked, as its record says them
+  Scenario Outline: A request's state, batch and owner are read alone, in the order asked, as its record says them
     Given a <store> ledger store
     And the requests alpha, beta, gamma are claimed by "worker-1" until 1100 at 1000
     And the batch "b1" is recorded holding alpha, beta by "worker-1" until 1100 at 1010
     Then the store reads the states of gamma, beta, nobody, alpha as:
-      | key   | state      | batch |
-      | gamma | pending    |       |
-      | beta  | submitting | b1    |
-      | alpha | submitting | b1    |
+      | key   | state      | batch | owner    |
+      | gamma | pending    |       | worker-1 |
+      | beta  | submitting | b1    |          |
+      | alpha | submitting | b1    |          |
     When "b1" is created as the API's batch "msgbatch_1" at 1020
     And the batch "b1" ends at 1090 with 1 succeeded and 1 errored
     And these results of "b1" arrive at 1100:
@@ -157,17 +157,17 @@ Feature: Every ledger store keeps the same guarantees
       | alpha | succeeded | Answer A | 0.25 | 0.5       |
       | beta  | pending   |          |      |           |
     Then the store reads the states of alpha, beta, gamma as:
-      | key   | state     | batch |
-      | alpha | succeeded | b1    |
-      | beta  | pending   | b1    |
-      | gamma | pending   |       |
+      | key   | state     | batch | owner    |
+      | alpha | succeeded | b1    |          |
+      | beta  | pending   | b1    |          |
+      | gamma | pending   |       | worker-1 |
     When beta is requeued by "worker-2" until 1300 at 1110
     And the batch "b2" is recorded holding beta by "worker-2" until 1300 at 1200
     And "b2" is created as the API's batch "msgbatch_2" at 1210
     Then the store reads the states of beta, alpha as:
-      | key   | state            | batch |
-      | beta  | waiting-on-batch | b2    |
-      | alpha | succeeded        | b1    |
+      | key   | state            | batch | owner |
+      | beta  | waiting-on-batch | b2    |       |
+      | alpha | succeeded        | b1    |       |
 
     Examples: in memory and SQLite
       | store  |

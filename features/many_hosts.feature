@@ -72,6 +72,41 @@ Feature: Many hosts, one PostgreSQL ledger
     And that batch holds the 10 requests of both hosts
 
   @postgres
+  Scenario: Calls another host gathered just before this host's intent wait for that host's batch, their records read once
+    # Host "host-a" gathers host "host-b"'s calls as its window closes and writes its intent 2 seconds later: host
+    # "host-b"'s own intent, meanwhile, finds them no longer its, pending in host "host-a"'s hands. One of them is
+    # looked at again, by its state alone, until it is in that batch; then all are, and answered from it: each record
+    # is read once, for its answer (not again at each look, nor by each call waiting a watch interval, here 30 s).
+    Given an emulated API on a socket, whose batches take 1 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
+    And the first host to gather waits until "h-1" to "h-5" are claimed and writes its intent 2 seconds later; the other gathers nothing
+    And the hosts' reads of requests' records and states are counted
+    When host "host-a" asks for the keys "g-1" to "g-5" while host "host-b" asks for "h-1" to "h-5"
+    Then both hosts got the emulated replies for their 5 keys
+    And the API created 1 batch, with each custom id once
+    And that batch holds the 10 requests of both hosts
+    And no request's record was read more than once
+    And the states of "h-1" to "h-5", but one, were read twice each
+
+  @postgres
+  Scenario: Calls that wait on another host's batch while it is being created have their states read once
+    # Host "host-b"'s intent finds its calls in host "host-a"'s batch, which the ledger says is being created for 2
+    # seconds: they are watched from the results' cursor taken before their states were read, not read again when
+    # they register nor when the batch is created (a call leaves a batch with no result only if its create fails).
+    Given an emulated API on a socket, whose batches take 1 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
+    And the first host to gather waits until "h-1" to "h-5" are claimed and records its batch created 2 seconds after creating it; the other gathers nothing
+    And the hosts' reads of requests' records and states are counted
+    When host "host-a" asks for the keys "g-1" to "g-5" while host "host-b" asks for "h-1" to "h-5"
+    Then both hosts got the emulated replies for their 5 keys
+    And the API created 1 batch, with each custom id once
+    And that batch holds the 10 requests of both hosts
+    And no state of "h-1" to "h-5" was read more than once
+    And no request's record was read more than once
+
+  @postgres
   Scenario: Calls another host gathered while they were queued here travel in this host's batch, each once
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds

@@ -189,7 +189,8 @@ def step_requests_read(context: Context) -> None:
         record = store.request(row["key"])
         assert record is not None, f"the store has no request {row['key']!r}"
         assert together[row["key"]] == record, (together[row["key"]], record)
-        assert states[row["key"]] == KeyState(record.key, record.state, record.batch_id), (states, record)
+        alone = KeyState(record.key, record.state, record.batch_id, record.owner, record.owner_until)
+        assert states[row["key"]] == alone, (states, record)
         for column, expected in row.items():
             if column != "key":
                 _check(row["key"], column, _REQUEST_FIELDS[column](record), expected)
@@ -206,8 +207,10 @@ def step_states_read(context: Context, keys: str) -> None:
 
     awaited = context.runner.run(awaited_face())
     assert awaited == found, (awaited, found)
-    expected = [KeyState(row["key"], RequestState(row["state"]), row["batch"] or None) for row in context.table]
-    assert found == expected, (found, expected)
+    expected = [
+        (row["key"], RequestState(row["state"]), row["batch"] or None, row["owner"] or None) for row in context.table
+    ]
+    assert [(s.key, s.state, s.batch_id, s.owner) for s in found] == expected, (found, expected)
 
 
 @then("the store holds these requests in the state {state}: {keys}")

@@ -23,6 +23,10 @@ __all__ = ["Waiting"]
 _IN_BATCH = (RequestState.SUBMITTING, RequestState.WAITING)
 """A request's states while it is in a batch: one a process is creating, or one the API has."""
 
+_FIRST_LOOK = 0.25
+"""Seconds before calls another process gathered are looked at again (`Waiting._attach_left_out`), doubled at each
+look up to `watch_interval`: the intent that puts them in its batch follows its gathering."""
+
 
 class Waiting(EngineCore):
     def _forward(self, source: Awaitable[Settled], future: asyncio.Future[Settled]) -> None:
@@ -116,8 +120,9 @@ class Waiting(EngineCore):
     ) -> asyncio.Future[Settled]:
         """The outcome of `key`, in `batch_id` (which another live process creates or polls), as this engine's one
         watcher of that batch (started if none runs) gives it: into `future` if given (a call's own). `read_after`: the
-        results' cursor taken before the caller read the key waiting on the batch the API has; the watcher then reads
-        the results from there instead of the key's state."""
+        results' cursor taken before the caller read the key in that batch; the watcher then reads the results from
+        there instead of the key's state (and its state only if the batch is no longer outstanding: a key leaves a
+        batch with no result only when its create is refused or given up, which fails the batch)."""
         watch = self._watches.get(batch_id)
         if watch is None:
             watch = BatchWatch({}, set(), asyncio.Event())
@@ -141,28 +146,69 @@ class Waiting(EngineCore):
     async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:
         """Hand calls whose requests another process's batch took (`_left_out`) to whatever the ledger says of them,
         read by state alone (a query per `REREAD_CHUNK` keys): those waiting on a batch the API has are polled here
-        or watched (`_watched`) with no record read; the others (a few) go through `_final_of`."""
-        keys = [key for key, _ in calls]
-        _, since = await self.ledger.results_since("", None)  # before the states: what comes after is read by the watch
-        states: dict[str, KeyState] = {}
-        for start in range(0, len(keys), REREAD_CHUNK):
-            for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
-                states[found.key] = found
-        by_batch: dict[str, list[tuple[str, asyncio.Future[Settled], bool]]] = {}
-        for key, future in calls:
-            found = states.get(key)
-            if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
-                by_batch.setdefault(found.batch_id, []).append((key, future, found.state is RequestState.WAITING))
-            elif not future.done():
-                self._forward(self._final_of(key), future)
-        for batch_id, waiting in by_batch.items():
-            if await self._taken_here(batch_id):
-                for key, future, _ in waiting:  # no await since the decision: its poller has settled none of them yet
-                    self._wait_here(batch_id, key, future)
-            else:
-                for key, future, in_api in waiting:  # (one being created may move with no result: its state is read)
-                    if not future.done():
-                        self._watched(key, batch_id, future, since if in_api else None)
+        or watched (`_watched`) with no record read; those another live process gathered and has not put in its
+        intent yet (pending, its: most of them, when its gathering and this engine's intent cross) are looked at
+        again together until they are in its batch (as `_final` would look at each by itself), soon at first (its
+        intent follows its gathering), then every `watch_interval`, by one of them per gathering process until it
+        moves; the others (a few) go through `_final_of`."""
+        pause = min(_FIRST_LOOK, self.settings.watch_interval)
+        while calls:
+            _, since = await self.ledger.results_since("", None)  # before the states: what comes after the watch reads
+            states: dict[str, KeyState] = {}
+            keys = [key for key, _ in calls]
+            for start in range(0, len(keys), REREAD_CHUNK):
+                for found in await self.ledger.states_of(keys[start : start + REREAD_CHUNK]):
+                    states[found.key] = found
+            now = self._clock.now()
+            by_batch: dict[str, list[tuple[str, asyncio.Future[Settled]]]] = {}
+            gathered: list[tuple[str, asyncio.Future[Settled]]] = []
+            for key, future in calls:
+                found = states.get(key)
+                if future.done():
+                    continue
+                if found is not None and found.state in _IN_BATCH and found.batch_id is not None:
+                    by_batch.setdefault(found.batch_id, []).append((key, future))
+                elif found is not None and self._gathered_elsewhere(found, now):
+                    gathered.append((key, future))
+                else:
+                    self._forward(self._final_of(key), future)
+            for batch_id, waiting in by_batch.items():
+                if await self._taken_here(batch_id):
+                    for key, future in waiting:  # no await since the decision: its poller has settled none yet
+                        self._wait_here(batch_id, key, future)
+                else:
+                    for key, future in waiting:
+                        if not future.done():
+                            self._watched(key, batch_id, future, since)
+            calls = gathered
+            # One call per gathering owner is looked at until it moves (its intent takes them all at once), then all.
+            probes = {states[key].owner or "": key for key, _ in calls}
+            while calls:
+                await self._clock.sleep(pause)
+                pause = min(pause * 2, self.settings.watch_interval)
+                if await self._gatherers_moved(probes):
+                    break
+
+    async def _gatherers_moved(self, probes: dict[str, str]) -> bool:
+        """Whether any of `probes` (a key per owner that gathered calls of this engine's) is no longer pending in its
+        live owner's hands: its intent was written (or it died), so every call it gathered is looked at again."""
+        now = self._clock.now()
+        found = {state.key: state for state in await self.ledger.states_of(list(probes.values()))}
+        return any(
+            (state := found.get(key)) is None or state.owner != owner or not self._gathered_elsewhere(state, now)
+            for owner, key in probes.items()
+        )
+
+    def _gathered_elsewhere(self, found: KeyState, now: float) -> bool:
+        """Whether `found` is pending, owned by another live process (which gathered it for its next batch) and not
+        queued or awaited here: what `_final` waits on by looking at the ledger again (`_watch`)."""
+        return (
+            found.state is RequestState.PENDING
+            and found.owner not in (None, self.owner)
+            and found.key not in self._futures
+            and found.key not in self._queued_keys
+            and owner_alive(found.owner, found.owner_until, now)
+        )
 
     async def _taken_here(self, batch_id: str) -> bool:
         """Whether this engine now works on a batch calls of its wait on: reconciles it (a create whose creator
@@ -198,11 +244,12 @@ class Waiting(EngineCore):
         announces changes; else every `watch_interval`) the watcher reads only what came since its last read: the
         keys of the results stored from the batch after its cursor (`results_since`, taken before any state was
         read), whose records it reads and hands to their calls if they wait here, and the batch's record; when that
-        record's state or owner changed (a call may move without a result: an intent refused, a batch let go), or
-        when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every waiting key's
-        state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the batch
-        (`_taken_here`: its creator or poller died). Without notices (SQLite, memory: a result is seen in the order
-        stored, the cursor misses none) that last look is made at each turn, the states read only on a change."""
+        record says the batch is no longer outstanding (a call may move without a result: an intent refused or given
+        up), or when its timer, max(`watch_interval`, a quarter of the lease), ran out where notices come, every
+        waiting key's state is read too (`_hand_moved`), and, if any still waits, whether this engine must work on the
+        batch (`_taken_here`: its creator or poller died; looked at too when the batch's state or owner changed).
+        Without notices (SQLite, memory: a result is seen in the order stored, the cursor misses none) that last look
+        is made at each turn, the states read only when the batch is no longer outstanding."""
         notices = self.ledger.notices
         noticed = notices.watch(batch_id) if notices is not None else None  # watched first, read then
         every = self.settings.watch_interval
@@ -238,12 +285,9 @@ class Waiting(EngineCore):
                 if woken:
                     now_seen = (batch.state, batch.owner) if batch is not None else None
                     # Every state is read when the batch may have let calls go with no result: it is no longer
-                    # outstanding, or it was being created (its intent refused, given up); not as it ends.
-                    moved = now_seen != seen and (
-                        batch is None
-                        or not batch.state.outstanding
-                        or (seen is not None and seen[0] in (BatchState.INTENT, BatchState.UNKNOWN))
-                    )
+                    # outstanding (only a create refused or given up lets its members go, and it fails the batch);
+                    # not as it is created, nor as it ends.
+                    moved = now_seen != seen and (batch is None or not batch.state.outstanding)
                     every_state = moved or (timed and noticed is not None)
                     # (without notices its owner's death is seen by time; with, by the timer or a change of owner)
                     owner_looked = every_state or noticed is None or now_seen != seen

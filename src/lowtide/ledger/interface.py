@@ -145,8 +145,8 @@ class LedgerStore(CollectedResults, Protocol):
         ...
 
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
-        """The state and batch of each of `keys` the ledger knows, in the order given: `requests_for` without the
-        parameters, the answer or the rest of each record (a batch's members, tens of thousands at once)."""
+        """The state, batch and owner of each of `keys` the ledger knows, in the order given: `requests_for` without
+        the parameters, the answer or the rest of each record (a batch's members, tens of thousands at once)."""
         ...
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:

@@ -180,13 +180,16 @@ class RequestRecord:
 
 @dataclass(frozen=True, slots=True)
 class KeyState:
-    """Where a request stands and nothing else (`LedgerStore.states_of`): its state as `request_view` derives it and
-    the batch it is in. What settling a batch, or attaching to requests out in one, needs of each member: never its
-    parameters nor its answer, which a full `RequestRecord` decodes."""
+    """Where a request stands and nothing else (`LedgerStore.states_of`): its state as `request_view` derives it, the
+    batch it is in, and who owns it while it is pending. What settling a batch, or attaching to requests out in one,
+    needs of each member: never its parameters nor its answer, which a full `RequestRecord` decodes."""
 
     key: str
     state: RequestState
     batch_id: str | None
+    owner: str | None = None
+    """As its record says (`RequestRecord.owner`): of a pending request, the process that queued or gathered it."""
+    owner_until: float | None = None
 
 
 @dataclass(frozen=True)

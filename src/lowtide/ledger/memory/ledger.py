@@ -221,7 +221,11 @@ class MemoryLedger(MemoryBatches):
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
         t = self.tables
         with self.lock:
-            return [KeyState(k, t.view_state(r), r.batch_id) for k in keys if (r := t.requests.get(k)) is not None]
+            return [
+                KeyState(k, t.view_state(r), r.batch_id, r.owner, r.owner_until)
+                for k in keys
+                if (r := t.requests.get(k)) is not None
+            ]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         with self.lock:

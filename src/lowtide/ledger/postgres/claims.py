@@ -186,18 +186,26 @@ def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
 
 
 def states_by_key(keys: Sequence[str]) -> Op[list[KeyState]]:
-    """The state and batch of each of `keys` the ledger knows, in the order given (no parameters nor answer read)."""
+    """The state, batch and owner of each of `keys` the ledger knows, in the order given (no parameters nor answer
+    read)."""
     found: dict[str, KeyState] = {}
     for chunk in chunks(keys, size=500):
         # Each key looked up by itself, as `requests_by_key` does: `key = ANY(...)` over the view took 17 us of the
         # server's a key, this 11 (pg_stat_statements, three hosts waiting on one another's batch, 30,000 calls).
         reply = yield Sql(
-            "SELECT v.key, v.state, v.batch_id FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
-            " (SELECT r.key, r.state, r.batch_id FROM request_view r WHERE r.key = k.key OFFSET 0) v",
+            "SELECT v.key, v.state, v.batch_id, v.owner, v.owner_until FROM unnest(%b::text[]) AS k(key) CROSS JOIN"
+            " LATERAL (SELECT r.key, r.state, r.batch_id, r.owner, r.owner_until FROM request_view r"
+            " WHERE r.key = k.key OFFSET 0) v",
             (list(chunk),),
         )
-        for key, state, batch_id in reply.rows:
-            found[str(key)] = KeyState(str(key), RequestState(state), None if batch_id is None else str(batch_id))
+        for key, state, batch_id, owner, until in reply.rows:
+            found[str(key)] = KeyState(
+                str(key),
+                RequestState(state),
+                None if batch_id is None else str(batch_id),
+                None if owner is None else str(owner),
+                None if until is None else float(until),
+            )
     return [found[key] for key in keys if key in found]
 
 

@@ -138,14 +138,17 @@ class RequestRows(SqliteFile):
             return self._requests_by_key(self._db, keys)
 
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
-        """The state and batch of each of `keys` the ledger knows, in the order given (`request_view`'s columns for
-        them alone: no parameters nor answer read)."""
+        """The state, batch and owner of each of `keys` the ledger knows, in the order given (`request_view`'s columns
+        for them alone: no parameters nor answer read)."""
         found: dict[str, KeyState] = {}
         with self._lock:
             for chunk in chunks(keys, size=500):
-                query = f"SELECT key, state, batch_id FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})"
-                for key, state, batch_id in self._db.execute(query, chunk):
-                    found[key] = KeyState(key, RequestState(state), batch_id)
+                query = (
+                    "SELECT key, state, batch_id, owner, owner_until FROM request_view"
+                    f" WHERE key IN ({', '.join('?' * len(chunk))})"
+                )
+                for key, state, batch_id, owner, until in self._db.execute(query, chunk):
+                    found[key] = KeyState(key, RequestState(state), batch_id, owner, until)
         return [found[key] for key in keys if key in found]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
