@@ -52,6 +52,7 @@ from harness import (  # noqa: E402 - the benchmarks' shared harness, beside thi
 MODEL = "claude-sonnet-5-5"
 MARKERS = ("<!-- benchmark-results-many-hosts:start -->", "<!-- benchmark-results-many-hosts:end -->")
 _KEY_ENV = "LOWTIDE_BENCHMARK_KEY"
+_ROWS = ("sqlite", "postgres", "hosts", "postgres-wide", "hosts-wide")
 
 
 def meet(barrier: Path, parties: int) -> None:
@@ -200,17 +201,32 @@ def main(argv: list[str] | None = None) -> int:
         help="the processes sharing a ledger again, with this window: longer than their claims take, so that their"
         " calls can travel in one batch (the same as --window: no such row)",
     )
+    parser.add_argument(
+        "--rows",
+        default=",".join(_ROWS),
+        help="the configurations to run, of " + ", ".join(_ROWS) + " (the wide ones with --hosts-window: one process"
+        " given the hosts' window is the like-for-like comparison for them)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this file's marked block")
     parser.add_argument("--worker", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         base_url, ledger, first, count, barrier, parties, window = args.worker
-        import lowtide  # noqa: F401 - imported before the barrier, so that the calls start together
+        # Imported before the barrier, so that the calls start together: lowtide, and the provider's backend with its
+        # SDK, which the first call would import (each host pays it once, on a machine of its own).
+        import lowtide.providers.anthropic.backend  # noqa: F401
 
         meet(Path(barrier), int(parties))
         result = asyncio.run(worker(base_url, ledger, int(first), int(count), float(window)))
         print(json.dumps(result))
         return 0
+
+    wanted = [row.strip() for row in args.rows.split(",") if row.strip()]
+    if args.hosts_window == args.window:
+        wanted = [row for row in wanted if not row.endswith("-wide")]
+    unknown = sorted(set(wanted) - set(_ROWS))
+    if unknown:
+        parser.error(f"unknown rows: {', '.join(unknown)} (known: {', '.join(_ROWS)})")
 
     from postgres import PostgresCluster  # features/support: the tests' throwaway cluster
 
@@ -220,16 +236,18 @@ def main(argv: list[str] | None = None) -> int:
     with PostgresCluster.start() as cluster, tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.repeat):
             hosts = f"{args.processes} processes (hosts), PostgreSQL"
-            configurations = [
-                ("1 process, SQLite", 1, str(Path(scratch) / f"ledger-{round_}.sqlite3"), None, args.window),
-                ("1 process, PostgreSQL", 1, cluster.create_database(f"one_{round_}"), cluster, args.window),
-                (hosts, args.processes, cluster.create_database(f"many_{round_}"), cluster, args.window),
-            ]
-            if args.hosts_window != args.window:
-                wide = cluster.create_database(f"wide_{round_}")
-                name = f"{hosts}, {args.hosts_window:g} s window"
-                configurations.append((name, args.processes, wide, cluster, args.hosts_window))
-            for name, processes, ledger, server, window in configurations:
+            wide = f"{args.hosts_window:g} s window"
+            configurations = {
+                "sqlite": ("1 process, SQLite", 1, str(Path(scratch) / f"ledger-{round_}.sqlite3"), None, args.window),
+                "postgres": ("1 process, PostgreSQL", 1, f"one_{round_}", cluster, args.window),
+                "hosts": (hosts, args.processes, f"many_{round_}", cluster, args.window),
+                "postgres-wide": (f"1 process, PostgreSQL, {wide}", 1, f"onewide_{round_}", cluster, args.hosts_window),
+                "hosts-wide": (f"{hosts}, {wide}", args.processes, f"wide_{round_}", cluster, args.hosts_window),
+            }
+            for row in wanted:
+                name, processes, ledger, server, window = configurations[row]
+                if server is not None:
+                    ledger = cluster.create_database(ledger)
                 print(f"{name}: {args.calls:,} calls ...", file=sys.stderr, flush=True)
                 run = measure(name, args.calls, processes, ledger, environment, server, window)
                 print(f"  {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.batches} batch(es)", file=sys.stderr)
@@ -244,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             *machine(),
             f"- load average (1 min) {load:.2f} at the start; each row gives it as measured after each run",
             f"- command: `python benchmarks/many_hosts.py --calls {args.calls} --processes {args.processes}"
-            f" --repeat {args.repeat} --window {args.window:g} --hosts-window {args.hosts_window:g}`",
+            f" --repeat {args.repeat} --window {args.window:g} --hosts-window {args.hosts_window:g}"
+            f" --rows {','.join(wanted)}`",
             "- emulator: `lowtide emulator --port 0 --processing-seconds 2.0`, a fresh one per run; poll interval"
             f" 1.0 s, coalesce window {args.window:g} s (where a row names none); PostgreSQL: a throwaway cluster"
             " (fsync off) on loopback",
