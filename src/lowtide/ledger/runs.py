@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.ledger.records import RequestState, Row, stored_json
+from lowtide.ledger.records import RequestState, Row, request_state, stored_json
 
 __all__ = [
     "ItemOutcome",
@@ -127,7 +127,7 @@ def item_row(row: Row) -> ItemRow:
         attempt=int(row["attempt"]),
         status=row["status"],
         reason=row["reason"],
-        request_state=RequestState(row["request_state"]) if row["request_state"] is not None else None,
+        request_state=request_state(row["request_state"]) if row["request_state"] is not None else None,
         batch_id=row["batch_id"],
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
         worst_case_usd=Decimal(str(row["worst_case_usd"])) if row["worst_case_usd"] is not None else None,
@@ -143,7 +143,7 @@ def item_outcome(row: Row) -> ItemOutcome:
         key=row["key"],
         status=row["status"],
         reason=row["reason"],
-        state=RequestState(state) if state is not None else None,
+        state=request_state(state) if state is not None else None,
         response=json.loads(response) if response else None,
         error=json.loads(error) if error else None,
     )

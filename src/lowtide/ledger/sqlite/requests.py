@@ -16,6 +16,7 @@ from lowtide.ledger.records import (
     RequestState,
     claimed_records,
     request_record,
+    request_state,
     stored_json,
 )
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
@@ -150,7 +151,7 @@ class RequestRows(SqliteFile):
             for chunk in chunks(keys, size=500):
                 query = f"SELECT key, state, batch_id FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})"
                 for key, state, batch_id in self._db.execute(query, chunk):
-                    found[key] = KeyState(key, RequestState(state), batch_id)
+                    found[key] = KeyState(key, request_state(state), batch_id)
         return [found[key] for key in keys if key in found]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
