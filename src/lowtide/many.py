@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.actor_face import ActorFace
+from lowtide.answers import TextAnswer
 from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
@@ -311,8 +312,13 @@ async def _answers(
                 # raised once every request has settled. What did arrive is in the ledger under its key.
                 failure = failure or error
                 continue
+            settled = future.result()
             model = response_models[index] if response_models else None
-            outcomes.append(_delivered(engine, future.result(), model))
+            # An answer held as its fields, with no model to parse it into (nearly every one): its response at once.
+            if model is None and type(settled) is TextAnswer:
+                outcomes.append(settled.response())
+            else:
+                outcomes.append(_delivered(engine, settled, model))
             if index % MANY == MANY - 1:
                 # Kept too, a thousand at a time (freezing is a splice of the collector's lists): else the responses
                 # made so far (seven objects each) set off full collections as they pile up, two at 50,000.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["BatchProcessingMode"]
+__all__ = ["MODE_TEXT", "BatchProcessingMode"]
 
 
 class BatchProcessingMode(StrEnum):
@@ -13,3 +13,7 @@ class BatchProcessingMode(StrEnum):
 
     LIVE = "live"
     BATCH = "batch"
+
+
+MODE_TEXT: dict[BatchProcessingMode, str] = {mode: mode.value for mode in BatchProcessingMode}
+"""Each mode's text, read once an answer as its stored form is made (an enum's `value` is a property)."""

@@ -42,16 +42,25 @@ class PriceCache:
         self.most = most
         self._priced: dict[tuple[object, ...], Priced] = {}
 
+    def get(self, usage: Mapping[str, object], *key: Hashable) -> Priced | None:
+        """The price of `usage` under `key` if it was made before (`priced`): asked first by a codec reading answers
+        by the thousand, which then makes its `make` (a closure) only for a usage it has not seen."""
+        return self._priced.get((*key, _seen(usage)))
+
     def priced(self, usage: Mapping[str, object], *key: Hashable, make: Callable[[], Priced]) -> Priced:
         """The price of `usage` under `key` (model, mode, tier...), made by `make` the first time."""
-        try:
-            seen: bytes | str = orjson.dumps(usage)
-        except TypeError:
-            seen = repr(usage)
-        whole = (*key, seen)
+        whole = (*key, _seen(usage))
         found = self._priced.get(whole)
         if found is None:
             if len(self._priced) >= self.most:  # a bound on memory, not behaviour
                 self._priced.clear()
             found = self._priced[whole] = make()
         return found
+
+
+def _seen(usage: Mapping[str, object]) -> bytes | str:
+    """A usage as a cache's key: its JSON (orjson), or its `repr` where orjson refuses a value."""
+    try:
+        return orjson.dumps(usage)
+    except TypeError:
+        return repr(usage)

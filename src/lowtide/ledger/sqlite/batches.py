@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from pathlib import Path
 from sqlite3 import Connection
 from typing import Any
@@ -28,6 +29,8 @@ from lowtide.ledger.sqlite.schema import add_totals, last_result
 
 _STATE_TEXT = {state: state.value for state in RequestState}
 """Each state's text, read once a result (an enum's `.value` is a property)."""
+_FAILURES = frozenset((RequestState.FAILED, RequestState.EXPIRED, RequestState.CANCELED))
+"""The final states the sums count as failures (`TOTALS`)."""
 
 
 class BatchRows(RequestRows):
@@ -36,10 +39,14 @@ class BatchRows(RequestRows):
     _lone_kinds: dict[str, tuple[str, str, int]]
     """The batches being collected whose members are all of one actor and model: that actor and model, and the file's
     `data_version` before they were read (`members_and_attempts`)."""
+    _finals: dict[str, tuple[set[str], int]]
+    """The batches being collected whose final results this connection knows all of: the keys with one, and the
+    file's `data_version` when they were read (`stored_finals`). See `_counted`."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
         super().__init__(path, read_only=read_only)
         self._lone_kinds = {}
+        self._finals = {}
 
     def record_intent(
         self,
@@ -156,7 +163,10 @@ class BatchRows(RequestRows):
         (`request_view`), so a result of a batch a request has since left is stored and never read as its state.
         """
         with self._transaction() as db:
-            before = last_result(db)
+            version = _data_version(db)
+            kind = self._lone_kind(batch_id, version)
+            finals = self._counted(batch_id, version) if kind is not None else None
+            before = last_result(db) if finals is None else 0
             db.executemany(
                 "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -174,11 +184,16 @@ class BatchRows(RequestRows):
                     for o in outcomes
                 ],
             )
-            add_totals(db, before, batch_id=batch_id, at=now, kind=self._lone_kind(db, batch_id))
+            if finals is None or kind is None:
+                self._finals.pop(batch_id, None)  # (what it kept lacks these from here on)
+                add_totals(db, before, batch_id=batch_id, at=now, kind=kind)
+            else:
+                _add_counted(db, outcomes, finals, batch_id=batch_id, at=now, kind=kind)
         return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
         self._lone_kinds.pop(batch_id, None)  # (a collection again reads its members again)
+        self._finals.pop(batch_id, None)
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET state = ?, collected_at = ?, owner = NULL, owner_until = NULL WHERE id = ?",
@@ -365,31 +380,49 @@ class BatchRows(RequestRows):
         else:
             self._lone_kinds.pop(batch_id, None)
 
-    def _lone_kind(self, db: Connection, batch_id: str) -> tuple[str, str] | None:
+    def _lone_kind(self, batch_id: str, version: int) -> tuple[str, str] | None:
         """In a write transaction: the one actor and model of every member of `batch_id` as `_learn_kind` kept it, if
         it still holds; None to look each result's request up. A batch's members are fixed by its intent, and a
         request's actor and model change only by a live answer given its key (`record_live`, which forgets what is
         kept here): it holds unless another connection committed since it was read (the file's `data_version`
-        moved: kept no longer, as cheaper than knowing what that commit wrote)."""
+        moved: kept no longer, as cheaper than knowing what that commit wrote); `version` is the file's now."""
         kept = self._lone_kinds.get(batch_id)
         if kept is None:
             return None
-        if _data_version(db) != kept[2]:
+        if version != kept[2]:
             del self._lone_kinds[batch_id]
             return None
         return kept[0], kept[1]
 
+    def _counted(self, batch_id: str, version: int) -> set[str] | None:
+        """In a write transaction: the keys whose final result from `batch_id` is stored, as `stored_finals` read
+        them and this connection's `record_outcomes` added to them since, if that still holds (no other connection
+        has committed since they were read: the file's `data_version`, `version` now, has not moved); else None, and
+        the sums look each result up for whether it was counted before (`add_totals`)."""
+        kept = self._finals.get(batch_id)
+        if kept is None:
+            return None
+        if version != kept[1]:
+            del self._finals[batch_id]
+            return None
+        return kept[0]
+
     def forget_kinds(self) -> None:
         self._lone_kinds.clear()
+        self._finals.clear()
 
     def stored_finals(self, batch_id: str) -> set[str]:
         """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
         with self._lock:
+            version = _data_version(self._db)  # read first: a commit of another's while they are read changes it
             cursor = self._db.cursor()
             cursor.row_factory = None
             # SQLite reads `state` from the row that gave MAX(seq).
             cursor.execute("SELECT key, state, MAX(seq) FROM results WHERE batch_id = ? GROUP BY key", (batch_id,))
-            return {key for key, state, _ in cursor if state != "pending"}
+            finals = {key for key, state, _ in cursor if state != "pending"}
+            # Kept for the sums of the results stored next (`_counted`): a copy, for the caller may change its own.
+            self._finals[batch_id] = (set(finals), version)
+            return finals
 
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         """The results after `after` read by `seq` (the rowid: a range from the end of the table), filtered by batch
@@ -417,6 +450,40 @@ def _leave(db: Connection, batch_id: str, *, owner: tuple[str, float] | None, no
         f" AND left_seq < {in_batch}",
         {"batch": batch_id, "owner": owner[0] if owner else None, "until": owner[1] if owner else None, "now": now},
     )
+
+
+def _add_counted(
+    db: Connection, outcomes: Sequence[OutcomeRow], finals: set[str], *, batch_id: str, at: float, kind: tuple[str, str]
+) -> None:
+    """`add_totals` of a batch's results whose actor and model (`kind`) and whose keys counted before (`finals`, added
+    to here) are known: summed here, the results neither read back nor looked up. A final result counts once for its
+    key in the batch (`_FIRST_FINAL`); its cost is summed exactly (`Decimal`), then stored as SQLite's float."""
+    answers = failures = 0
+    cost = live = Decimal(0)
+    for o in outcomes:
+        state = o.state
+        if state is RequestState.PENDING or o.key in finals:
+            continue
+        finals.add(o.key)
+        answers += 1
+        if state in _FAILURES:
+            failures += 1
+        if o.cost_usd is not None:
+            cost += o.cost_usd
+        if o.live_cost_usd is not None:
+            live += o.live_cost_usd
+    if answers:
+        db.execute(
+            _ADD_SUMS, (int(at // 60) * 60, batch_id, kind[0], kind[1], answers, failures, float(cost), float(live))
+        )
+
+
+_ADD_SUMS = (
+    "INSERT INTO result_totals (minute, batch_id, actor, model, answers, failures, cost_usd, live_cost_usd)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (minute, batch_id, actor, model) DO UPDATE SET"
+    " answers = answers + excluded.answers, failures = failures + excluded.failures,"
+    " cost_usd = cost_usd + excluded.cost_usd, live_cost_usd = live_cost_usd + excluded.live_cost_usd"
+)
 
 
 def _data_version(db: Connection) -> int:

@@ -84,6 +84,7 @@ class Ledger(BatchRows):
             for statement in statements(NEW_FORM):
                 db.execute(statement)
             add_totals(db, 0)  # derived from the results copied, never copied themselves
+        self.forget_kinds()  # (what a collection kept of the results it had stored is not all there is now)
         return written
 
 

@@ -48,6 +48,8 @@ class RequestRows(SqliteFile):
             # In key order (a stable sort: of a key given twice the first still counts), for the key's index: see
             # `record_intent`.
             for chunk in chunks(sorted(requests, key=_key)):
+                if _all_new(db, chunk, inserted, owner=owner, until=until, now=now):
+                    continue
                 keys = list({r.key: None for r in chunk if r.key not in inserted})
                 there = {
                     row[0]
@@ -74,15 +76,8 @@ class RequestRows(SqliteFile):
                             until,
                         )
                     )
-                db.executemany(
-                    "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state,"
-                    " max_attempts, worst_case_usd, created_at, updated_at, owner, owner_until)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-                traced = [(r.key, r.trace) for r in chunk if r.trace and r.key not in there]
-                if traced:
-                    db.executemany("INSERT OR IGNORE INTO request_traces (key, context) VALUES (?, ?)", traced)
+                db.executemany(_INSERT, rows)
+                _traces(db, [r for r in chunk if r.trace and r.key not in there])
                 if there:
                     known.extend(self._requests_by_key(db, sorted(there)))
         return inserted, known
@@ -204,3 +199,53 @@ def _filters(
         clauses.append(f"state IN ({', '.join('?' * len(wanted))})")
         args.extend(wanted)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+
+_INSERT = (
+    "INSERT INTO requests (key, custom_id, actor, model, params, params_bytes, state, max_attempts, worst_case_usd,"
+    " created_at, updated_at, owner, owner_until) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _all_new(
+    db: sqlite3.Connection,
+    chunk: Sequence[NewRequest],
+    inserted: dict[str, str],
+    *,
+    owner: str,
+    until: float,
+    now: float,
+) -> bool:
+    """Insert a chunk of `claim_new`'s, as what a claim of new calls almost always is: none of its keys known, so none
+    looked up first (the insert probes the key's index anyway). True when every key was new, and each is added to
+    `inserted`; False when one was there, and then nothing of the chunk is (a savepoint undoes it), for the caller
+    to look its keys up first."""
+    firsts: dict[str, str] = {}
+    rows: list[tuple[Any, ...]] = []
+    for r in chunk:
+        if r.key in firsts or r.key in inserted:
+            continue
+        firsts[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
+        worst = float(r.worst_case_usd) if r.worst_case_usd is not None else None
+        rows.append(
+            (r.key, r.custom_id, r.actor, r.model, params, len(params), r.max_attempts, worst, now, now, owner, until)
+        )
+    db.execute("SAVEPOINT claim_new")
+    try:
+        db.executemany(_INSERT, rows)
+    except sqlite3.IntegrityError:  # a key the ledger has (its primary key): that chunk is looked up first
+        db.execute("ROLLBACK TO claim_new")
+        db.execute("RELEASE claim_new")
+        return False
+    db.execute("RELEASE claim_new")
+    inserted.update(firsts)
+    _traces(db, [r for r in chunk if r.trace])
+    return True
+
+
+def _traces(db: sqlite3.Connection, claims: Sequence[NewRequest]) -> None:
+    """The trace contexts of claims just inserted, stored with them (telemetry on)."""
+    if claims:
+        db.executemany(
+            "INSERT OR IGNORE INTO request_traces (key, context) VALUES (?, ?)", [(r.key, r.trace) for r in claims]
+        )

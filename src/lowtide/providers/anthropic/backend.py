@@ -7,7 +7,6 @@ outright (429, 529), never on doubt.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from decimal import Decimal
@@ -31,7 +30,7 @@ from lowtide.batching.backend import (
     UnreadableLine,
     credential_of,
 )
-from lowtide.batching.lines import read_line, split_lines
+from lowtide.batching.lines import feed_lines
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, BatchSettings
@@ -211,13 +210,9 @@ class AnthropicBatchBackend(BatchBackend):
 
         async def stream() -> None:
             url = await self._results_url(batch)
-            lines = 0
             response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
             try:
-                async with contextlib.aclosing(split_lines(response.aiter_bytes())) as raw_lines:
-                    async for raw, whole in raw_lines:
-                        lines += 1
-                        handle(read_line(raw, whole=whole))
+                lines = await feed_lines(response.aiter_bytes(), handle, source=f"the results of batch {batch.id}")
             finally:
                 await response.aclose()
             if expected is not None and lines < expected:
@@ -229,15 +224,18 @@ class AnthropicBatchBackend(BatchBackend):
         async def peek() -> str | None:
             url = await self._results_url(batch)
             response = await self._client.get(url, cast_to=httpx2.Response, stream=True, options=_RESULTS_OPTIONS)
+            first: list[ResultLine | UnreadableLine] = []
             try:
-                async with contextlib.aclosing(split_lines(response.aiter_bytes())) as raw_lines:
-                    async for raw, whole in raw_lines:
-                        line = read_line(raw, whole=whole)
-                        custom_id = line.custom_id if isinstance(line, UnreadableLine) else line.get("custom_id")
-                        return custom_id if isinstance(custom_id, str) else None
+                await feed_lines(
+                    response.aiter_bytes(), first.append, source=f"the results of batch {batch.id}", first_only=True
+                )
             finally:
                 await response.aclose()
-            return None
+            if not first:
+                return None
+            line = first[0]
+            custom_id = line.custom_id if isinstance(line, UnreadableLine) else line.get("custom_id")
+            return custom_id if isinstance(custom_id, str) else None
 
         return await self._retrying(peek)
 

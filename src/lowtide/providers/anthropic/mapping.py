@@ -30,7 +30,7 @@ from lowtide.errors import (
     OverloadedError,
 )
 from lowtide.json_types import json_object, json_objects
-from lowtide.modes import BatchProcessingMode
+from lowtide.modes import MODE_TEXT, BatchProcessingMode
 from lowtide.priced import PriceCache, Priced
 from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.options import PROVIDER_NAME
@@ -227,7 +227,7 @@ def answer_and_json(
         "ids": {**ids, "message_id": message_id},
         "usage": priced.usage_json,
         "cost": priced.cost_json,
-        "mode": mode.value,
+        "mode": MODE_TEXT[mode],
     }
     if (
         alone
@@ -277,6 +277,12 @@ _PRICES = PriceCache()
 
 
 def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+    found = _PRICES.get(usage, model, mode)
+    return found if found is not None else _price_anew(model, mode, usage)
+
+
+def _price_anew(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+    """A usage not seen yet, priced and kept (its closure made here, not for every answer)."""
     return _PRICES.priced(usage, model, mode, make=lambda: _price_usage(model, mode, usage))
 
 

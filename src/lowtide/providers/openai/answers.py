@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from lowtide.answers import Answer, answer_of, response_of, text_alone
 from lowtide.errors import APIError, InvalidRequestError, PermissionDeniedError, RateLimitError, ServerError
 from lowtide.json_types import json_count, json_object, json_objects
-from lowtide.modes import BatchProcessingMode
+from lowtide.modes import MODE_TEXT, BatchProcessingMode
 from lowtide.priced import PriceCache, Priced
 from lowtide.pricing import UsageShape, cost_of
 from lowtide.providers.openai.options import PROVIDER_NAME
@@ -144,7 +144,7 @@ def answer_and_json(
         "ids": {**ids, "message_id": message_id},
         "usage": priced.usage_json,
         "cost": priced.cost_json,
-        "mode": mode.value,
+        "mode": MODE_TEXT[mode],
     }
     alone = alone or text_alone(content)
     answer = answer_of(stored, text_alone=alone, usage=priced.usage, cost=priced.cost, mode=mode)
@@ -309,6 +309,14 @@ _PRICES = PriceCache()
 def _priced(
     model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object], shape: UsageShape
 ) -> Priced:
+    found = _PRICES.get(usage, shape.genai_provider, model, mode, tier)
+    return found if found is not None else _price_anew(model, mode, tier, usage, shape)
+
+
+def _price_anew(
+    model: str, mode: BatchProcessingMode, tier: str | None, usage: Mapping[str, object], shape: UsageShape
+) -> Priced:
+    """A usage not seen yet, priced and kept (its closure made here, not for every answer)."""
     return _PRICES.priced(
         usage,
         shape.genai_provider,
