@@ -85,6 +85,49 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: Many pending requests are taken over in one call, each as a take-over of its own would go
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma, epsilon are claimed by "worker-1" until 1100 at 1000
+    And the requests zeta are claimed by "worker-5" until 1300 at 1000
+    And the batch "b1" is recorded holding gamma by "worker-1" until 1100 at 1010
+    When "worker-2" takes over these requests at once until 1200 at 1050:
+      | key     | dead owner |
+      | alpha   | worker-1   |
+      | beta    | worker-9   |
+      | gamma   | worker-1   |
+      | delta   |            |
+      | zeta    | worker-1   |
+      | epsilon | worker-1   |
+      | alpha   | worker-1   |
+    Then the take-overs took alpha, epsilon
+    When "worker-3" takes over these requests at once, awaited, until 1300 at 1101:
+      | key     | dead owner |
+      | beta    |            |
+      | alpha   |            |
+      | epsilon | worker-1   |
+    Then the take-overs took beta
+    When "worker-4" takes over these requests at once until 1400 at 1102:
+      | key  | dead owner |
+      | beta | worker-1   |
+    Then the take-overs took none
+    And the store reads these requests:
+      | key     | state      | owner    | until | updated |
+      | alpha   | pending    | worker-2 | 1200  | 1050    |
+      | beta    | pending    | worker-3 | 1300  | 1101    |
+      | gamma   | submitting |          |       | 1010    |
+      | epsilon | pending    | worker-2 | 1200  | 1050    |
+      | zeta    | pending    | worker-5 | 1300  | 1000    |
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: A request is submitting, then waiting on the batch the API has, then what its result says
     Given a <store> ledger store
     And the requests alpha, beta are claimed by "worker-1" until 1100 at 1000

@@ -44,6 +44,8 @@ class Contract:
     """The inputs each run was first created with, by item."""
     cursors: dict[str, int] = field(default_factory=dict[str, int])
     """By batch, the cursor of its results read so far (`results_since`)."""
+    taken: set[str] = field(default_factory=set[str])
+    """The keys the last `take_over_many` took."""
 
     @property
     def runs(self) -> RunLedger:
@@ -249,6 +251,32 @@ def step_take_overs(context: Context) -> None:
             dead_owner=row["dead owner"] or None,
         )
         assert taken == (row["taken"] == "yes"), f"take-over {number} ({dict(row.as_dict())}): taken is {taken}"
+
+
+@when('"{owner}" takes over these requests at once until {until:g} at {now:g}:')
+def step_take_over_many(context: Context, owner: str, until: float, now: float) -> None:
+    """`take_over_many` on the store's sync face."""
+    c = contract(context)
+    keys = [(row["key"], row["dead owner"] or None) for row in context.table]
+    c.taken = c.store.take_over_many(keys, owner=owner, until=until, now=now)
+
+
+@when('"{owner}" takes over these requests at once, awaited, until {until:g} at {now:g}:')
+def step_take_over_many_awaited(context: Context, owner: str, until: float, now: float) -> None:
+    """`take_over_many` on the store's async face."""
+    c = contract(context)
+    keys = [(row["key"], row["dead owner"] or None) for row in context.table]
+
+    async def awaited_face() -> set[str]:  # the async face is made inside the loop that awaits it
+        return await async_ledger(c.store).take_over_many(keys, owner=owner, until=until, now=now)
+
+    c.taken = context.runner.run(awaited_face())
+
+
+@then("the take-overs took {keys}")
+def step_taken_many(context: Context, keys: str) -> None:
+    taken = contract(context).taken
+    assert taken == set(_none_or(keys)), sorted(taken)
 
 
 @then("the store's identity is 12 lowercase hex digits, the same each time it is read and when it is opened again")

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.collector import freeze_survivors, thaw
+from lowtide.batching.core import REREAD_CHUNK
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.batching.late import LateWaiters
 from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unreadable
@@ -50,11 +51,18 @@ class Collection(LateWaiters):
         """
         if batch.state is not BatchState.ENDED:
             return False
-        # Their states alone: a batch of 50,000 members' full records (parameters, answers) cost a resumed run more
-        # than the rest of its sorting out.
-        states = await self.ledger.states_of(list((await self.ledger.members(batch.id)).values()))
-        if not all(member.state.final or member.batch_id != batch.id for member in states):
-            return False
+        keys = list((await self.ledger.members(batch.id)).values())
+        # The members without a final result from the batch are looked at alone (one moved on to another batch does
+        # not hold it open), a chunk at a time: the first chunk of a batch a stop cut short (most of those a resumed
+        # run finds) says so, and its other members' states are not read.
+        finals = await self.ledger.stored_finals(batch.id)
+        missing = [key for key in keys if key not in finals]
+        for start in range(0, len(missing), REREAD_CHUNK):
+            states = await self.ledger.states_of(missing[start : start + REREAD_CHUNK])
+            if not all(member.state.final or member.batch_id != batch.id for member in states):
+                return False
+        # Every member final: their states alone (not their full records) say how the batch ended.
+        states = await self.ledger.states_of(keys)
         counts = batch.counts or {}
         state = (
             BatchState.CANCELED

@@ -167,6 +167,11 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, Waiting):
             news, owner=self.owner, until=now + self.settings.lease_seconds, now=now
         )
         records = {record.key: record for record in known}
+        # Claimed by a process that stopped before their batch existed: they travel in this group instead, taken over
+        # together (a resumed run finds a whole group's claims so), not a transaction each.
+        abandoned = [r for r in records.values() if r.state is RequestState.PENDING and r.owner != self.owner]
+        if abandoned:
+            records.update(await self._take_all_abandoned([r for r in abandoned if not self._mine(r)]))
         futures: dict[str, asyncio.Future[Settled]] = {}
         fresh: list[Queued] = []
         for new, call in zip(news, calls, strict=True):
@@ -177,9 +182,6 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, Waiting):
                 fresh.append(Queued(new.key, new.custom_id, inserted[new.key], call.size, new.model))
                 futures[new.key] = self._future(new.key)
                 continue
-            if record.state is RequestState.PENDING and record.owner != self.owner and not self._mine(record):
-                # Claimed by a process that stopped before its batch existed: it travels in this group instead.
-                record = await self._take_abandoned(record) or record
             if record.state is RequestState.PENDING and record.owner == self.owner and not self._mine(record):
                 fresh.append(Queued(record.key, record.custom_id, call.params, call.size, record.model))
                 futures[record.key] = self._future(record.key)

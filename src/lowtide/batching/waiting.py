@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from lowtide.batching.backend import Settled
@@ -416,6 +416,28 @@ class Waiting(EngineCore):
         if await self.ledger.take_over(record.key, owner=self.owner, until=until, now=now, dead_owner=dead):
             return await self._reread(record.key)
         return None
+
+    async def _take_all_abandoned(self, records: Sequence[RequestRecord]) -> dict[str, RequestRecord]:
+        """`_take_abandoned` of many pending records at once (a dead run's claims, found again by the run resumed):
+        the take-overs one transaction a chunk, those taken read again together; the records now of those taken."""
+        now = self._clock.now()
+        alive: dict[tuple[str | None, float | None], bool] = {}
+        free: list[tuple[str, str | None]] = []
+        for record in records:
+            seen = (record.owner, record.owner_until)
+            if seen not in alive:  # (one dead owner holds them all, most often: its pid looked at once)
+                alive[seen] = owner_alive(record.owner, record.owner_until, now)
+            if alive[seen] and record.owner != self.owner:
+                continue
+            free.append((record.key, record.owner if record.owner != self.owner else None))
+        until = now + self.settings.lease_seconds
+        taken: dict[str, RequestRecord] = {}
+        for start in range(0, len(free), REREAD_CHUNK):
+            chunk = free[start : start + REREAD_CHUNK]
+            keys = await self.ledger.take_over_many(chunk, owner=self.owner, until=until, now=now)
+            if keys:
+                taken.update((again.key, again) for again in await self.ledger.requests_for(sorted(keys)))
+        return taken
 
     async def _rescue_batch(self, batch: BatchRecord) -> bool:
         """Reconcile a batch whose create's outcome is unknown, unless a live process is still creating it."""

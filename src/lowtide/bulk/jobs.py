@@ -48,6 +48,7 @@ __all__ = [
     "job_from",
     "job_input",
     "job_messages",
+    "job_of",
     "override_problems",
     "pydantic_problem",
     "unknown_keys",
@@ -158,20 +159,20 @@ class Jobs(Sequence[Job]):
 
     def __getitem__(self, index: int | slice) -> Job | list[Job]:
         if isinstance(index, slice):
-            return [_job_of(item) for item in self._items[index]]
-        return _job_of(self._items[index])
+            return [job_of(item) for item in self._items[index]]
+        return job_of(self._items[index])
 
     def __iter__(self) -> Iterator[Job]:
-        return (_job_of(item) for item in self._items)
+        return (job_of(item) for item in self._items)
 
 
 def _prompt_alone(job: Job) -> str | None:
-    """The prompt of `job` when it is that alone (`_job_of` builds the same job again from it)."""
+    """The prompt of `job` when it is that alone (`job_of` builds the same job again from it)."""
     alone = job.messages is None and job.file is None and job.citations is None and job.id is None
     return job.prompt if alone and not job.overrides else None
 
 
-def _job_of(item: Job | str) -> Job:
+def job_of(item: Job | str) -> Job:
     """The `Job` of a prompt alone, built as validation would (the prompt was checked when it was added)."""
     if not isinstance(item, str):
         return item

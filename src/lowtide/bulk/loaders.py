@@ -21,13 +21,22 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from lowtide.bulk.files import REQUEST_MAX_BYTES, FileChecks, binary_kind
-from lowtide.bulk.jobs import JOB_KEYS, OVERRIDE_KEYS, Job, check_id, override_problems, pydantic_problem, unknown_keys
+from lowtide.bulk.jobs import (
+    JOB_KEYS,
+    OVERRIDE_KEYS,
+    Job,
+    check_id,
+    job_of,
+    override_problems,
+    pydantic_problem,
+    unknown_keys,
+)
 from lowtide.bulk.problems import InputError, InputProblem, Problems
 from lowtide.config import DEFAULT_PROVIDER
 from lowtide.custom_ids import CustomIdRule
 from lowtide.errors import ConfigurationError
 
-__all__ = ["iter_jsonl", "load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
+__all__ = ["iter_jsonl", "jsonl_inputs", "load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
 
 # Enough of an input file to tell a PDF, an image or a workbook from text.
 _HEAD_BYTES = 64
@@ -61,6 +70,13 @@ def iter_jsonl(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> Iterato
     its string) never holds them all. A problem with any line raises `InputError` once the last line is read, as
     `load_jsonl` does: whatever consumed the jobs before must not act on them (nothing of a run is recorded or sent
     before its jobs are added)."""
+    return (job_of(item) for item in jsonl_inputs(path, provider=provider))
+
+
+def jsonl_inputs(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> Iterator[Job | str]:
+    """The jobs of a JSONL file as `iter_jsonl` hands them on, but a line that is a prompt alone (`{"prompt": ...}`)
+    as its prompt string, checked as its `Job` would be: what `BulkRun.add_jobs` keeps of it, without a `Job` built
+    and validated for each of a million lines (a resumed run reads its input again)."""
     source = Path(path)
     return _jsonl_jobs(_input_lines(source), source, source.absolute().parent, provider)
 
@@ -78,10 +94,13 @@ def load_jsonl_stream(
     messages; relative file paths are relative to `base` (default: the working directory). A binary stream
     (`sys.stdin.buffer`) lets a line that is not UTF-8 be named exactly; a text stream that cannot decode stops there.
     """
-    return list(_jsonl_jobs(lines, name, Path(base if base is not None else Path.cwd()).absolute(), provider))
+    base_path = Path(base if base is not None else Path.cwd()).absolute()
+    return [job_of(item) for item in _jsonl_jobs(lines, name, base_path, provider)]
 
 
-def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str) -> Iterator[Job]:
+def _jsonl_jobs(
+    lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str
+) -> Iterator[Job | str]:
     problems = Problems(source)
     files = FileChecks()
     ids: dict[str, int] = {}
@@ -100,6 +119,10 @@ def _jsonl_jobs(lines: Iterable[str] | Iterable[bytes], source: str | Path, base
                     f"is {_SHAPES[this]}, but line {shape[1]} is {_SHAPES[shape[0]]}; every line of an input must"
                     " have the same shape"
                 )
+            if this == _JOB and len(fields) == 1 and type(prompt := fields.get("prompt")) is str and prompt.strip():
+                jobs += 1  # a prompt alone, valid as its `Job` would be: no `Job` made, no id to check
+                yield prompt
+                continue
             job = _batch_request_job(fields, provider) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
         except _LineProblem as exc:
             for message in exc.messages:

@@ -285,7 +285,7 @@ def _format(path: Path, given: Format | None, *, template: str | None) -> Format
 
 
 def _load(path: Path, kind: Format, *, template: str | None, file_column: str | None, id_column: str | None) -> Any:
-    from lowtide.bulk.loaders import iter_jsonl, load_csv, load_csv_stream, load_jsonl_stream
+    from lowtide.bulk.loaders import jsonl_inputs, load_csv, load_csv_stream, load_jsonl_stream
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():
@@ -302,7 +302,7 @@ def _load(path: Path, kind: Format, *, template: str | None, file_column: str | 
     if kind == "csv":
         assert template is not None
         return load_csv(path, template, file_column=file_column, id_column=id_column)
-    return iter_jsonl(path)  # a line at a time: the run keeps a prompt alone as its string, never a million `Job`s
+    return jsonl_inputs(path)  # a line at a time, a prompt alone as its string: never a million `Job`s
 
 
 async def _closing(actor: Any, work: Awaitable[T]) -> T:

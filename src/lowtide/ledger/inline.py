@@ -90,6 +90,11 @@ class InlineAsyncLedger:
     async def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
         return self.sync.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)
 
+    async def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        return self.sync.take_over_many(keys, owner=owner, until=until, now=now)
+
     async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         self.sync.requeue(keys, owner=owner, until=until, now=now)
 

@@ -122,6 +122,13 @@ class LedgerStore(CollectedResults, Protocol):
         still holding it); True when this call took it."""
         ...
 
+    def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        """`take_over` of each (key, dead owner seen holding it, or None), in order, in one transaction; the keys
+        taken. A resumed bulk run takes over a dead run's claims a chunk at a time, not a transaction each."""
+        ...
+
     def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
         ...
@@ -345,6 +352,10 @@ class AsyncLedgerStore(AsyncCollectedResults, Protocol):
     async def take_over(
         self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None
     ) -> bool: ...
+
+    async def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]: ...
 
     async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None: ...
 

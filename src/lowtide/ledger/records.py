@@ -31,6 +31,7 @@ __all__ = [
     "claimed_records",
     "foreign_batch_id",
     "request_record",
+    "request_state",
     "stored_json",
 ]
 
@@ -69,6 +70,14 @@ class RequestState(StrEnum):
 
 
 _FINAL_STATES = frozenset((RequestState.SUCCEEDED, RequestState.FAILED, RequestState.CANCELED, RequestState.EXPIRED))
+_STATE_OF = {state.value: state for state in RequestState}
+
+
+def request_state(value: str) -> RequestState:
+    """The state a store's row names (`RequestState(value)` through a dict: a resumed run reads hundreds of thousands
+    of them)."""
+    found = _STATE_OF.get(value)
+    return found if found is not None else RequestState(value)  # (an unknown name raises as the enum does)
 
 
 class BatchState(StrEnum):
@@ -269,7 +278,7 @@ def request_record(row: Row) -> RequestRecord:
         model=row["model"],
         params=json.loads(row["params"]),
         params_bytes=row["params_bytes"],
-        state=RequestState(row["state"]),
+        state=request_state(row["state"]),
         batch_id=row["batch_id"],
         attempts=row["attempts"],
         max_attempts=row["max_attempts"],

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from lowtide.ledger.records import RequestState, Row, stored_json
+from lowtide.ledger.records import RequestState, Row, request_state, stored_json
 
 __all__ = [
     "ItemOutcome",
@@ -118,19 +118,21 @@ def run_record(row: Row) -> RunRecord:
 
 
 def item_row(row: Row) -> ItemRow:
-    """An item as a store's row of a run's items (with its latest request's state) gives it."""
+    """An item as a store's row of a run's items (with its latest request's state) gives it. (Each column read once,
+    the record made positionally: a resumed run sorts out 300,000 of them.)"""
+    job, state, cost, worst_case = row["job"], row["request_state"], row["cost_usd"], row["worst_case_usd"]
     return ItemRow(
-        index=int(row["idx"]),
-        item_id=row["item_id"],
-        job=json.loads(row["job"]) if row["job"] is not None else {},
-        key=row["key"],
-        attempt=int(row["attempt"]),
-        status=row["status"],
-        reason=row["reason"],
-        request_state=RequestState(row["request_state"]) if row["request_state"] is not None else None,
-        batch_id=row["batch_id"],
-        cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] is not None else None,
-        worst_case_usd=Decimal(str(row["worst_case_usd"])) if row["worst_case_usd"] is not None else None,
+        int(row["idx"]),
+        row["item_id"],
+        json.loads(job) if job is not None else {},
+        row["key"],
+        int(row["attempt"]),
+        row["status"],
+        row["reason"],
+        request_state(state) if state is not None else None,
+        row["batch_id"],
+        Decimal(cost) if cost is not None else None,
+        Decimal(str(worst_case)) if worst_case is not None else None,
     )
 
 
@@ -143,7 +145,7 @@ def item_outcome(row: Row) -> ItemOutcome:
         key=row["key"],
         status=row["status"],
         reason=row["reason"],
-        state=RequestState(state) if state is not None else None,
+        state=request_state(state) if state is not None else None,
         response=json.loads(response) if response else None,
         error=json.loads(error) if error else None,
     )

@@ -152,19 +152,27 @@ class MemoryLedger(MemoryBatches):
         return inserted, list(known.values())
 
     def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
+        return bool(self.take_over_many([(key, dead_owner)], owner=owner, until=until, now=now))
+
+    def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        taken: set[str] = set()
         with self.lock:
-            r = self.tables.requests.get(key)
-            if r is None or self.tables.view_state(r) is not RequestState.PENDING:
-                return False
-            if not (
-                r.owner is None
-                or r.owner == owner
-                or (r.owner_until is not None and r.owner_until < now)
-                or (dead_owner is not None and r.owner == dead_owner)
-            ):
-                return False
-            r.owner, r.owner_until, r.updated_at = owner, until, now
-            return True
+            for key, dead_owner in keys:
+                r = self.tables.requests.get(key)
+                if r is None or self.tables.view_state(r) is not RequestState.PENDING:
+                    continue
+                if not (
+                    r.owner is None
+                    or r.owner == owner
+                    or (r.owner_until is not None and r.owner_until < now)
+                    or (dead_owner is not None and r.owner == dead_owner)
+                ):
+                    continue
+                r.owner, r.owner_until, r.updated_at = owner, until, now
+                taken.add(key)
+        return taken
 
     def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         with self.lock:

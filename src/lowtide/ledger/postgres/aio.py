@@ -132,6 +132,11 @@ class AsyncPostgresLedger:
         op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)
         return await self._run("take over a request", op)
 
+    async def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        return await self._run("take over requests", claims.take_over_many(keys, owner=owner, until=until, now=now))
+
     async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         await self._run("queue requests again", claims.requeue(keys, owner=owner, until=until, now=now))
 

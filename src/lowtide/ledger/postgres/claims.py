@@ -28,6 +28,7 @@ __all__ = [
     "requeue",
     "states_by_key",
     "take_over",
+    "take_over_many",
     "take_pending",
 ]
 
@@ -108,6 +109,15 @@ def take_over(key: str, *, owner: str, until: float, now: float, dead_owner: str
         {"owner": owner, "until": until, "now": now, "key": key},
     )
     return left.rowcount == 1
+
+
+def take_over_many(keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float) -> Op[set[str]]:
+    """`take_over` of each (key, dead owner), in order: driven in one transaction, a statement or two each."""
+    taken: set[str] = set()
+    for key, dead_owner in keys:
+        if (yield from take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)):
+            taken.add(key)
+    return taken
 
 
 def requeue(keys: Iterable[str], *, owner: str, until: float, now: float) -> Op[None]:

@@ -150,6 +150,11 @@ class PostgresLedger:
         op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)
         return run(self._pool, "take over a request", op)
 
+    def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        return run(self._pool, "take over requests", claims.take_over_many(keys, owner=owner, until=until, now=now))
+
     def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         run(self._pool, "queue requests again", claims.requeue(keys, owner=owner, until=until, now=now))
 

@@ -16,6 +16,7 @@ from lowtide.ledger.records import (
     RequestState,
     claimed_records,
     request_record,
+    request_state,
     stored_json,
 )
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
@@ -84,14 +85,24 @@ class RequestRows(SqliteFile):
     def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
         """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
         still holding it); True when this call took it."""
+        return bool(self.take_over_many([(key, dead_owner)], owner=owner, until=until, now=now))
+
+    def take_over_many(
+        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
+    ) -> set[str]:
+        """`take_over` of each (key, dead owner), in order, in one transaction; the keys taken."""
+        taken: set[str] = set()
         with self._transaction() as db:
-            cursor = db.execute(
-                "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
-                " WHERE key = ? AND (SELECT state FROM request_view WHERE key = ?) = 'pending'"
-                " AND (owner IS NULL OR owner = ? OR owner_until < ? OR owner = ?)",
-                (owner, until, now, key, key, owner, now, dead_owner),
-            )
-            return cursor.rowcount == 1
+            for key, dead_owner in keys:
+                cursor = db.execute(
+                    "UPDATE requests SET owner = ?, owner_until = ?, updated_at = ?"
+                    " WHERE key = ? AND (SELECT state FROM request_view WHERE key = ?) = 'pending'"
+                    " AND (owner IS NULL OR owner = ? OR owner_until < ? OR owner = ?)",
+                    (owner, until, now, key, key, owner, now, dead_owner),
+                )
+                if cursor.rowcount == 1:
+                    taken.add(key)
+        return taken
 
     def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
         """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
@@ -148,7 +159,7 @@ class RequestRows(SqliteFile):
                     f" WHERE key IN ({', '.join('?' * len(chunk))})"
                 )
                 for key, state, batch_id, owner, until in self._db.execute(query, chunk):
-                    found[key] = KeyState(key, RequestState(state), batch_id, owner, until)
+                    found[key] = KeyState(key, request_state(state), batch_id, owner, until)
         return [found[key] for key in keys if key in found]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
