@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
 from sqlite3 import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 from lowtide.ledger.records import (
     ADOPTED,
@@ -27,6 +27,8 @@ from lowtide.ledger.sqlite.connection import chunks
 from lowtide.ledger.sqlite.requests import RequestRows
 from lowtide.ledger.sqlite.schema import add_totals, last_result
 
+T = TypeVar("T")
+
 _STATE_TEXT = {state: state.value for state in RequestState}
 """Each state's text, read once a result (an enum's `.value` is a property)."""
 _FAILURES = frozenset((RequestState.FAILED, RequestState.EXPIRED, RequestState.CANCELED))
@@ -36,7 +38,7 @@ _FAILURES = frozenset((RequestState.FAILED, RequestState.EXPIRED, RequestState.C
 class BatchRows(RequestRows):
     """The batches, members and results tables of a ledger file."""
 
-    _lone_kinds: dict[str, tuple[str, str, int]]
+    _lone_kinds: dict[str, tuple[tuple[str, str], int]]
     """The batches being collected whose members are all of one actor and model: that actor and model, and the file's
     `data_version` before they were read (`members_and_attempts`)."""
     _finals: dict[str, tuple[set[str], int]]
@@ -376,7 +378,7 @@ class BatchRows(RequestRows):
         forget it when they are several (or a member's request is gone). See `_lone_kind`."""
         (lone,) = kinds if len(kinds) == 1 else (None,)
         if lone is not None and lone[0] is not None and lone[1] is not None:
-            self._lone_kinds[batch_id] = (lone[0], lone[1], version)
+            self._lone_kinds[batch_id] = ((lone[0], lone[1]), version)
         else:
             self._lone_kinds.pop(batch_id, None)
 
@@ -386,26 +388,14 @@ class BatchRows(RequestRows):
         request's actor and model change only by a live answer given its key (`record_live`, which forgets what is
         kept here): it holds unless another connection committed since it was read (the file's `data_version`
         moved: kept no longer, as cheaper than knowing what that commit wrote); `version` is the file's now."""
-        kept = self._lone_kinds.get(batch_id)
-        if kept is None:
-            return None
-        if version != kept[2]:
-            del self._lone_kinds[batch_id]
-            return None
-        return kept[0], kept[1]
+        return _unless_moved(self._lone_kinds, batch_id, version)
 
     def _counted(self, batch_id: str, version: int) -> set[str] | None:
         """In a write transaction: the keys whose final result from `batch_id` is stored, as `stored_finals` read
         them and this connection's `record_outcomes` added to them since, if that still holds (no other connection
         has committed since they were read: the file's `data_version`, `version` now, has not moved); else None, and
         the sums look each result up for whether it was counted before (`add_totals`)."""
-        kept = self._finals.get(batch_id)
-        if kept is None:
-            return None
-        if version != kept[1]:
-            del self._finals[batch_id]
-            return None
-        return kept[0]
+        return _unless_moved(self._finals, batch_id, version)
 
     def forget_kinds(self) -> None:
         self._lone_kinds.clear()
@@ -484,6 +474,18 @@ _ADD_SUMS = (
     " answers = answers + excluded.answers, failures = failures + excluded.failures,"
     " cost_usd = cost_usd + excluded.cost_usd, live_cost_usd = live_cost_usd + excluded.live_cost_usd"
 )
+
+
+def _unless_moved(kept: dict[str, tuple[T, int]], batch_id: str, version: int) -> T | None:
+    """What `kept` holds for `batch_id` as read at a file's `data_version`, if the file's is still that (`version`);
+    else None, and forgotten."""
+    found = kept.get(batch_id)
+    if found is None:
+        return None
+    if version != found[1]:
+        del kept[batch_id]
+        return None
+    return found[0]
 
 
 def _data_version(db: Connection) -> int:
