@@ -16,6 +16,7 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
     request_record,
+    request_state,
     stored_json,
 )
 
@@ -211,7 +212,7 @@ def states_by_key(keys: Sequence[str]) -> Op[list[KeyState]]:
         for key, state, batch_id, owner, until in reply.rows:
             found[str(key)] = KeyState(
                 str(key),
-                RequestState(state),
+                request_state(str(state)),
                 None if batch_id is None else str(batch_id),
                 None if owner is None else str(owner),
                 None if until is None else float(until),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from decimal import Decimal
 from operator import attrgetter
 from typing import Any
@@ -55,27 +56,8 @@ class RequestRows(SqliteFile):
                     row[0]
                     for row in db.execute(f"SELECT key FROM requests WHERE key IN ({', '.join('?' * len(keys))})", keys)
                 }
-                rows: list[tuple[Any, ...]] = []
-                for r in chunk:
-                    if r.key in there or r.key in inserted:
-                        continue
-                    inserted[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
-                    rows.append(
-                        (
-                            r.key,
-                            r.custom_id,
-                            r.actor,
-                            r.model,
-                            params,
-                            len(params),
-                            r.max_attempts,
-                            float(r.worst_case_usd) if r.worst_case_usd is not None else None,
-                            now,
-                            now,
-                            owner,
-                            until,
-                        )
-                    )
+                firsts, rows = _new_rows(chunk, there.union(inserted), owner=owner, until=until, now=now)
+                inserted.update(firsts)
                 db.executemany(_INSERT, rows)
                 _traces(db, [r for r in chunk if r.trace and r.key not in there])
                 if there:
@@ -223,16 +205,7 @@ def _all_new(
     looked up first (the insert probes the key's index anyway). True when every key was new, and each is added to
     `inserted`; False when one was there, and then nothing of the chunk is (a savepoint undoes it), for the caller
     to look its keys up first."""
-    firsts: dict[str, str] = {}
-    rows: list[tuple[Any, ...]] = []
-    for r in chunk:
-        if r.key in firsts or r.key in inserted:
-            continue
-        firsts[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
-        worst = float(r.worst_case_usd) if r.worst_case_usd is not None else None
-        rows.append(
-            (r.key, r.custom_id, r.actor, r.model, params, len(params), r.max_attempts, worst, now, now, owner, until)
-        )
+    firsts, rows = _new_rows(chunk, inserted.keys(), owner=owner, until=until, now=now)
     db.execute("SAVEPOINT claim_new")
     try:
         db.executemany(_INSERT, rows)
@@ -244,6 +217,24 @@ def _all_new(
     inserted.update(firsts)
     _traces(db, [r for r in chunk if r.trace])
     return True
+
+
+def _new_rows(
+    chunk: Sequence[NewRequest], leave: AbstractSet[str], *, owner: str, until: float, now: float
+) -> tuple[dict[str, str], list[tuple[Any, ...]]]:
+    """The `requests` rows (`_INSERT`'s) of a chunk's claims, but those whose key is in `leave` and a key's second:
+    with each key's params JSON as stored."""
+    firsts: dict[str, str] = {}
+    rows: list[tuple[Any, ...]] = []
+    for r in chunk:
+        if r.key in firsts or r.key in leave:
+            continue
+        firsts[r.key] = params = r.params if isinstance(r.params, str) else stored_json(r.params)
+        worst = float(r.worst_case_usd) if r.worst_case_usd is not None else None
+        rows.append(
+            (r.key, r.custom_id, r.actor, r.model, params, len(params), r.max_attempts, worst, now, now, owner, until)
+        )
+    return firsts, rows
 
 
 def _traces(db: sqlite3.Connection, claims: Sequence[NewRequest]) -> None:
