@@ -169,9 +169,13 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, Waiting):
         records = {record.key: record for record in known}
         # Claimed by a process that stopped before their batch existed: they travel in this group instead, taken over
         # together (a resumed run finds a whole group's claims so), not a transaction each.
-        abandoned = [r for r in records.values() if r.state is RequestState.PENDING and r.owner != self.owner]
+        abandoned = [
+            r
+            for r in records.values()
+            if r.state is RequestState.PENDING and r.owner != self.owner and not self._mine(r)
+        ]
         if abandoned:
-            records.update(await self._take_all_abandoned([r for r in abandoned if not self._mine(r)]))
+            records.update(await self._take_all_abandoned(abandoned))
         futures: dict[str, asyncio.Future[Settled]] = {}
         fresh: list[Queued] = []
         for new, call in zip(news, calls, strict=True):

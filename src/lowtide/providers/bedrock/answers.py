@@ -48,7 +48,7 @@ def answer_and_json(
     stop = str(body.get("stopReason") or "end_turn")
     raw_usage = json_object(body.get("usage"))
     model = sys.intern(model)
-    priced = _PRICES.get(raw_usage, model, mode) or _price_anew(raw_usage, model, mode)
+    priced = _priced(raw_usage, model, mode)
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),
         "content": content,
@@ -107,14 +107,17 @@ def _content(raw: object) -> list[dict[str, object]]:
 
 
 _PRICES = PriceCache()
+"""Each usage reported priced once (by model and mode): most answers of a batch report one of a few."""
+
+
+def _priced(raw_usage: Mapping[str, object], model: str, mode: BatchProcessingMode) -> Priced:
+    found = _PRICES.get(raw_usage, model, mode)
+    return found if found is not None else _price_anew(raw_usage, model, mode)
 
 
 def _price_anew(raw_usage: Mapping[str, object], model: str, mode: BatchProcessingMode) -> Priced:
     """A usage not seen yet, priced and kept (its closure made here, not for every answer)."""
     return _PRICES.priced(raw_usage, model, mode, make=lambda: _price(usage_of(raw_usage), model, mode))
-
-
-"""Each usage reported priced once (by model and mode): most answers of a batch report one of a few."""
 
 
 def _price(usage: Usage, model: str, mode: BatchProcessingMode) -> Priced:
