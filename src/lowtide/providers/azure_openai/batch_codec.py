@@ -15,6 +15,7 @@ from typing import cast
 import orjson
 
 from lowtide.batching.backend import BatchLimits
+from lowtide.batching.input_file import joined_lines
 from lowtide.batching.keys import params_json
 from lowtide.pricing import UsageShape
 from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
@@ -60,7 +61,7 @@ class AzureBatchCodec(OpenAIBatchCodec):
     def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
         """The input file: one line a request, `{"custom_id", "body", "method", "url"}` (the served model left
         out: the API knows the deployment)."""
-        return "".join(f'{{"custom_id":"{custom_id}",{_line(params)[1:]}\n' for custom_id, params in entries).encode()
+        return joined_lines(f'{{"custom_id":"{custom_id}",{_line(params)[1:]}\n' for custom_id, params in entries)
 
     def model_of(self, params: Mapping[str, object]) -> str:
         model = params.get("model")

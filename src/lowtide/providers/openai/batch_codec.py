@@ -12,6 +12,7 @@ from typing import cast
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchLimits, ResultLine, Settled
+from lowtide.batching.input_file import joined_lines
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.custom_ids import ledger_custom_id
 from lowtide.pricing import UsageShape
@@ -68,7 +69,7 @@ class OpenAIBatchCodec(TokenPricedCodec):
 
     def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
         """The input file: one line a request, the stored `{"method", "url", "body"}` with its custom id in front."""
-        return "".join(f'{{"custom_id":"{custom_id}",{params[1:]}\n' for custom_id, params in entries).encode()
+        return joined_lines(f'{{"custom_id":"{custom_id}",{params[1:]}\n' for custom_id, params in entries)
 
     def model_of(self, params: Mapping[str, object]) -> str:
         model = body_of(params).get("model")
