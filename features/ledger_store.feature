@@ -593,6 +593,55 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: A batch's answers are read from its results alone: each key's latest result from it, in the order asked
+    # What a process watching a batch another polls hands its calls: the state, answer and error of each result,
+    # neither the request's parameters nor its record. A key with no result from the batch is left out; a key still in
+    # the batch reads as its record says.
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma, delta are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha, beta, gamma, delta by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    Then the store reads the answers of "b1" for alpha, beta as:
+      | key | state | answer | error |
+    When these results of "b1" arrive at 1100:
+      | key   | state     | answer   | cost |
+      | alpha | succeeded | Answer A | 0.25 |
+      | beta  | pending   |          |      |
+      | gamma | failed    |          |      |
+      | delta | pending   |          |      |
+    And these results of "b1" arrive at 1105:
+      | key   | state     | answer   | cost |
+      | delta | succeeded | Answer D | 0.25 |
+    Then the store reads the answers of "b1" for gamma, delta, nobody, beta, alpha as:
+      | key   | state     | answer   | error               |
+      | gamma | failed    |          | BatchRequestErrored |
+      | delta | succeeded | Answer D |                     |
+      | beta  | pending   |          |                     |
+      | alpha | succeeded | Answer A |                     |
+    When beta is requeued by "worker-1" until 1300 at 1110
+    And the batch "b2" is recorded holding beta by "worker-1" until 1300 at 1200
+    And "b2" is created as the API's batch "msgbatch_2" at 1210
+    And these results of "b2" arrive at 1300:
+      | key  | state     | answer   | cost |
+      | beta | succeeded | Answer B | 0.5  |
+    Then the store reads the answers of "b2" for alpha, beta as:
+      | key  | state     | answer   | error |
+      | beta | succeeded | Answer B |       |
+    And the store reads the answers of "b1" for beta, alpha as:
+      | key   | state     | answer   | error |
+      | beta  | pending   |          |       |
+      | alpha | succeeded | Answer A |       |
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: The steps of a create made of several calls are kept, the latest value of each
     Given a <store> ledger store
     And the requests alpha are claimed by "worker-1" until 1100 at 1000

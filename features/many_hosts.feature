@@ -72,11 +72,12 @@ Feature: Many hosts, one PostgreSQL ledger
     And that batch holds the 10 requests of both hosts
 
   @postgres
-  Scenario: Calls another host gathered just before this host's intent wait for that host's batch, their records read once
+  Scenario: Calls another host gathered just before this host's intent wait for that host's batch, no record read
     # Host "host-a" gathers host "host-b"'s calls as its window closes and writes its intent 2 seconds later: host
     # "host-b"'s own intent, meanwhile, finds them no longer its, pending in host "host-a"'s hands. One of them is
-    # looked at again, by its state alone, until it is in that batch; then all are, and answered from it: each record
-    # is read once, for its answer (not again at each look, nor by each call waiting a watch interval, here 30 s).
+    # looked at again, by its state alone, until it is in that batch; then all are, and answered from it: each answer
+    # is read once, from the batch's results (no record, no parameters: not at each look, nor for the answer, nor by
+    # each call waiting a watch interval, here 30 s).
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
@@ -86,14 +87,15 @@ Feature: Many hosts, one PostgreSQL ledger
     Then both hosts got the emulated replies for their 5 keys
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
-    And no request's record was read more than once
+    And no request's record was read: the answers of "h-1" to "h-5" were read from their batch's results, once each
     And the states of "h-1" to "h-5", but one, were read twice each
 
   @postgres
   Scenario: Calls that wait on another host's batch while it is being created have their states read once
     # Host "host-b"'s intent finds its calls in host "host-a"'s batch, which the ledger says is being created for 2
     # seconds: they are watched from the results' cursor taken before their states were read, not read again when
-    # they register nor when the batch is created (a call leaves a batch with no result only if its create fails).
+    # they register nor when the batch is created (a call leaves a batch with no result only if its create fails),
+    # and answered from the batch's results, no record read.
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
@@ -104,7 +106,7 @@ Feature: Many hosts, one PostgreSQL ledger
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
     And no state of "h-1" to "h-5" was read more than once
-    And no request's record was read more than once
+    And no request's record was read: the answers of "h-1" to "h-5" were read from their batch's results, once each
 
   @postgres
   Scenario: Calls another host gathered while they were queued here travel in this host's batch, each once

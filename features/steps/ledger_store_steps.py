@@ -16,7 +16,7 @@ from step_context import given, then, when
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchState, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import BatchState, KeyAnswer, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
@@ -491,6 +491,30 @@ def step_results_since(context: Context, batch: str, keys: str) -> None:
     read, found.cursors[batch] = found.store.results_since(batch, before)
     assert read == _none_or(keys), read
     assert (found.cursors[batch] > before) == bool(read), (before, found.cursors[batch])
+
+
+@then('the store reads the answers of "{batch}" for {keys} as:')
+def step_answers_read(context: Context, batch: str, keys: str) -> None:
+    """`answers_of`, on the store's sync face and its awaited one: each key's latest result from `batch`, in the order
+    asked, those with none left out."""
+    c = contract(context)
+    found = c.store.answers_of(batch, names(keys))
+
+    async def awaited_face() -> list[KeyAnswer]:  # the async face is made inside the loop that awaits it
+        return await async_ledger(c.store).answers_of(batch, names(keys))
+
+    awaited = context.runner.run(awaited_face())
+    assert awaited == found, (awaited, found)
+    read = [(a.key, a.state, (a.response or {}).get("text"), (a.error or {}).get("class")) for a in found]
+    expected = [
+        (row["key"], RequestState(row["state"]), row["answer"] or None, row["error"] or None) for row in context.table
+    ]
+    assert read == expected, (read, expected)
+    records = {r.key: r for r in c.store.requests_for(names(keys))}
+    for answer in found:  # a key still in the batch: its answer is its record's
+        record = records[answer.key]
+        if record.batch_id == batch:
+            assert (record.state, record.response, record.error) == (answer.state, answer.response, answer.error)
 
 
 @when('the step "{step}" of the create of "{batch}" is recorded as "{value}"')

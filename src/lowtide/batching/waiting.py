@@ -13,7 +13,7 @@ from typing import Any
 from lowtide.batching.backend import Settled
 from lowtide.batching.core import REREAD_CHUNK, BatchWatch, EngineCore, shared_done
 from lowtide.batching.keys import owner_alive
-from lowtide.batching.policy import stored_outcome
+from lowtide.batching.policy import settled_of, stored_outcome
 from lowtide.errors import ActorError, InternalError, classify
 from lowtide.ledger.records import KeyState
 from lowtide.ledger.store import BatchRecord, BatchState, RequestRecord, RequestState
@@ -276,7 +276,7 @@ class Waiting(EngineCore):
                         cursor = min(cursor, rewind)
                     arrived, cursor = await self.ledger.results_since(batch_id, cursor)
                     waiting = watch.waiting
-                    await self._hand_over(watch, [key for key in dict.fromkeys(arrived) if key in waiting])
+                    await self._hand_over(batch_id, watch, [key for key in dict.fromkeys(arrived) if key in waiting])
                     batch = await self._batch(batch_id)
                     if rewound and (batch is None or not batch.state.outstanding):
                         # It ended with no result for some (failed, canceled, expired, before or after their read):
@@ -351,17 +351,27 @@ class Waiting(EngineCore):
                 found = states.get(key)
                 if found is None or found.state not in _IN_BATCH or found.batch_id != batch_id:
                     moved.append(key)
-        await self._hand_over(watch, moved)
+        await self._hand_over(batch_id, watch, moved)
 
-    async def _hand_over(self, watch: BatchWatch, keys: list[str]) -> None:
-        """Read the records of `keys` (a query per `REREAD_CHUNK`); settle the calls waiting on those final from them,
-        and hand the others (requeued, in another batch) to `_final`."""
+    async def _hand_over(self, batch_id: str, watch: BatchWatch, keys: list[str]) -> None:
+        """Settle the calls waiting on `keys` whose latest result from `batch_id` is final from that result (its answer
+        read from the batch's results alone, `answers_of`: what the caller's outcome is made of, no parameters nor
+        record), and hand the others (requeued, in another batch, left with no result) to `_final`, their records
+        read; a query per `REREAD_CHUNK` keys each."""
         for start in range(0, len(keys), REREAD_CHUNK):
             chunk = keys[start : start + REREAD_CHUNK]
-            records = {record.key: record for record in await self.ledger.requests_for(chunk)}
+            answers = {answer.key: answer for answer in await self.ledger.answers_of(batch_id, chunk)}
+            # A final result is the request's outcome (a request leaves a batch only by a result that sends it on to
+            # another attempt, or with none): the record is read only for the others.
+            again = [key for key in chunk if (found := answers.get(key)) is None or not found.state.final]
+            records = {record.key: record for record in await self.ledger.requests_for(again)} if again else {}
             for key in chunk:
                 future = watch.waiting.pop(key, None)
                 if future is None or future.done():
+                    continue
+                answer = answers.get(key)
+                if answer is not None and answer.state.final:
+                    future.set_result(settled_of(key, answer.state, answer.response, answer.error))
                     continue
                 record = records.get(key)
                 if record is None:

@@ -1,12 +1,16 @@
 """What a store answers about a batch's results already stored: the part of `LedgerStore` (and `AsyncLedgerStore`) a
 collection reads once, before it stores a batch's results, so that a batch collected again (its collection cut short
 by a crash, or a download that stayed broken) stores only what it lacks; and the results a batch brought since a
-cursor, which a process watching a batch another polls reads at each of its notices (`Waiting._watch_batch`). Kept
-apart from `interface`, which holds the rest of the protocol."""
+cursor, which a process watching a batch another polls reads at each of its notices (`Waiting._watch_batch`), and
+those results' answers, which it hands to its calls. Kept apart from `interface`, which holds the rest of the
+protocol."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
+
+from lowtide.ledger.records import KeyAnswer
 
 __all__ = ["AsyncCollectedResults", "CollectedResults"]
 
@@ -28,6 +32,13 @@ class CollectedResults(Protocol):
         could), so a watch there reads its calls' states too when its timer runs out."""
         ...
 
+    def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        """The latest result from `batch_id` of each of `keys` that has one, in the order given: its state, answer and
+        error, read from the batch's results alone (by `(batch_id, key)`: no parameters, no request's record). A final
+        one is the request's outcome, as its record would give it: what a process watching a batch another polls hands
+        its calls (`Waiting._hand_over`), reading the records only of the calls a result sent on to another attempt."""
+        ...
+
 
 class AsyncCollectedResults(Protocol):
     async def stored_finals(self, batch_id: str) -> set[str]:
@@ -36,4 +47,8 @@ class AsyncCollectedResults(Protocol):
 
     async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         """As `CollectedResults.results_since`, awaited."""
+        ...
+
+    async def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        """As `CollectedResults.answers_of`, awaited."""
         ...

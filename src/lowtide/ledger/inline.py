@@ -15,6 +15,7 @@ from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyAnswer,
     KeyState,
     NewRequest,
     OutcomeRow,
@@ -226,6 +227,9 @@ class InlineAsyncLedger:
 
     async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         return self.sync.results_since(batch_id, after)
+
+    async def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        return self.sync.answers_of(batch_id, keys)
 
 
 class InlineAsyncRunLedger:

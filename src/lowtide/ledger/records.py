@@ -19,6 +19,7 @@ __all__ = [
     "FOREIGN",
     "BatchRecord",
     "BatchState",
+    "KeyAnswer",
     "KeyState",
     "NewRequest",
     "OutcomeRow",
@@ -30,6 +31,7 @@ __all__ = [
     "batch_record",
     "claimed_records",
     "foreign_batch_id",
+    "key_answer",
     "request_record",
     "request_state",
     "stored_json",
@@ -199,6 +201,26 @@ class KeyState:
     owner: str | None = None
     """As its record says (`RequestRecord.owner`): of a pending request, the process that queued or gathered it."""
     owner_until: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAnswer:
+    """A request's latest result from one batch, as `CollectedResults.answers_of` reads it from the batch's results
+    alone: what its caller's outcome is made of (`policy.settled_of`; the answer carries its cost), never its
+    parameters nor the rest of its record. Final, it is the request's outcome (a request leaves a batch only by a
+    result that sends it on to another attempt, or with none); pending, the request has moved on."""
+
+    key: str
+    state: RequestState
+    response: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+
+def key_answer(key: str, state: str, response: str | None, error: str | None) -> KeyAnswer:
+    """A result's row as `KeyAnswer` (its JSON decoded)."""
+    return KeyAnswer(
+        key, request_state(state), json.loads(response) if response else None, json.loads(error) if error else None
+    )
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterable, Sequence
 
 from lowtide.ledger.memory.tables import MemoryTables, batch_record
-from lowtide.ledger.records import BatchRecord, BatchState
+from lowtide.ledger.records import BatchRecord, BatchState, KeyAnswer
 
 __all__ = ["UNRESOLVED", "MemoryBatches"]
 
@@ -102,3 +102,7 @@ class MemoryBatches:
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         with self.lock:
             return self.tables.results_since(batch_id, after)
+
+    def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        with self.lock:
+            return self.tables.answers_of(batch_id, keys)

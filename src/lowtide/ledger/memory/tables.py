@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeVar
 
-from lowtide.ledger.records import BatchRecord, BatchState, RequestRecord, RequestState
+from lowtide.ledger.records import BatchRecord, BatchState, KeyAnswer, RequestRecord, RequestState, key_answer
 from lowtide.ledger.views import FAILED_STATES, TimePoint, TotalsKey, plus
 from lowtide.live.quota_state import ScopeState
 
@@ -164,6 +164,15 @@ class MemoryTables:
             if (result := latest.get((batch_id, key))) is not None and result.seq > after
         )
         return [key for _, key in found], found[-1][0] if found else after
+
+    def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        """`LedgerStore.answers_of`: the latest result from `batch_id` of each of `keys` that has one."""
+        latest = self.latest
+        return [
+            key_answer(key, result.state.value, result.response, result.error)
+            for key in keys
+            if (result := latest.get((batch_id, key))) is not None
+        ]
 
     def view_state(self, r: StoredRequest) -> RequestState:
         """`request_view`'s state: the latest result's, else the row's, `submitting` in a batch the API has reading

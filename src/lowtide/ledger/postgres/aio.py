@@ -22,6 +22,7 @@ from lowtide.ledger.postgres.steps import Op, run, run_async
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyAnswer,
     KeyState,
     NewRequest,
     OutcomeRow,
@@ -284,6 +285,10 @@ class AsyncPostgresLedger:
     async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         op = results.results_since(batch_id, after)
         return await self._run("read a batch's new results", op, transaction=False)
+
+    async def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        op = results.answers_of(batch_id, keys)
+        return await self._run("read a batch's answers", op, transaction=False)
 
 
 _IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger

@@ -46,6 +46,7 @@ from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
+    KeyAnswer,
     KeyState,
     NewRequest,
     OutcomeRow,
@@ -316,6 +317,9 @@ class PostgresLedger:
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         op = results.results_since(batch_id, after)
         return run(self._pool, "read a batch's new results", op, transaction=False)
+
+    def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        return run(self._pool, "read a batch's answers", results.answers_of(batch_id, keys), transaction=False)
 
     # moving a ledger
 

@@ -1,15 +1,15 @@
 """The PostgreSQL ledger's results: a batch's outcomes appended in arrival order, and announced; which of a batch's
-keys have a final result stored; the results a batch brought since a cursor. Operations (`steps.Op`), run by either
-driver."""
+keys have a final result stored; the results a batch brought since a cursor, and their answers. Operations
+(`steps.Op`), run by either driver."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql
-from lowtide.ledger.records import OutcomeRow, stored_json
+from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql, chunks
+from lowtide.ledger.records import KeyAnswer, OutcomeRow, key_answer, stored_json
 
-__all__ = ["record_outcomes", "results_since", "stored_finals"]
+__all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals"]
 
 
 def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> Op[int]:
@@ -54,3 +54,19 @@ def results_since(batch_id: str, after: int | None) -> Op[tuple[list[str], int]]
         return [], int(reply.rows[0][0])
     reply = yield Sql("SELECT seq, key FROM results WHERE seq > %s AND batch_id = %s ORDER BY seq", (after, batch_id))
     return [str(key) for _, key in reply.rows], int(reply.rows[-1][0]) if reply.rows else after
+
+
+def answers_of(batch_id: str, keys: Sequence[str]) -> Op[list[KeyAnswer]]:
+    """The latest result from `batch_id` of each of `keys` that has one, in the order given: each key's newest row of
+    `results_batch_key` (batch, key, seq), read from the index's end; no request, no `request_view`."""
+    found: dict[str, KeyAnswer] = {}
+    for chunk in chunks(keys, size=500):
+        reply = yield Sql(
+            "SELECT x.key, x.state, x.response, x.error FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
+            " (SELECT r.key, r.state, r.response, r.error FROM results r WHERE r.batch_id = %s AND r.key = k.key"
+            " ORDER BY r.seq DESC LIMIT 1) x",
+            (list(chunk), batch_id),
+        )
+        for key, state, response, error in reply.rows:
+            found[str(key)] = key_answer(str(key), str(state), response, error)
+    return [found[key] for key in keys if key in found]

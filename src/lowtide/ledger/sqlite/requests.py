@@ -11,11 +11,13 @@ from operator import attrgetter
 from typing import Any
 
 from lowtide.ledger.records import (
+    KeyAnswer,
     KeyState,
     NewRequest,
     RequestRecord,
     RequestState,
     claimed_records,
+    key_answer,
     request_record,
     request_state,
     stored_json,
@@ -142,6 +144,24 @@ class RequestRows(SqliteFile):
                 )
                 for key, state, batch_id, owner, until in self._db.execute(query, chunk):
                     found[key] = KeyState(key, request_state(state), batch_id, owner, until)
+        return [found[key] for key in keys if key in found]
+
+    def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
+        """The latest result from `batch_id` of each of `keys` that has one, in the order given (`results_batch_key`:
+        the batch's region of the results, no request read)."""
+        found: dict[str, KeyAnswer] = {}
+        with self._lock:
+            cursor = self._db.cursor()
+            cursor.row_factory = None
+            for chunk in chunks(keys, size=500):
+                # SQLite reads the other columns from the row that gave MAX(seq): the key's latest result.
+                cursor.execute(
+                    "SELECT key, state, response, error, MAX(seq) FROM results"
+                    f" WHERE batch_id = ? AND key IN ({', '.join('?' * len(chunk))}) GROUP BY key",
+                    (batch_id, *chunk),
+                )
+                for key, state, response, error, _ in cursor:
+                    found[key] = key_answer(key, state, response, error)
         return [found[key] for key in keys if key in found]
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
