@@ -21,6 +21,9 @@ class Context(StepContext, Protocol):
     many_hosts_records_read: Counter[str]
     many_hosts_states_read: Counter[str]
     many_hosts_answers_read: Counter[str]
+    many_hosts_states_asked: list[tuple[float, str]]
+    """When (monotonic) each counted read of a state began, and its key."""
+    many_hosts_gave_up_at: float
 
 
 @given(
@@ -97,6 +100,7 @@ def step_count_records(context: Context) -> None:
     context.many_hosts_records_read = read = Counter[str]()
     context.many_hosts_states_read = states = Counter[str]()
     context.many_hosts_answers_read = answers = Counter[str]()
+    context.many_hosts_states_asked = asked = list[tuple[float, str]]()
 
     async def counted(self: AsyncPostgresLedger, keys: Sequence[str]) -> list[RequestRecord]:
         records = await records_for(self, keys)
@@ -104,6 +108,8 @@ def step_count_records(context: Context) -> None:
         return records
 
     async def counted_states(self: AsyncPostgresLedger, keys: Sequence[str]) -> list[KeyState]:
+        began = time.monotonic()
+        asked.extend((began, key) for key in keys)
         found = await states_of(self, keys)
         states.update(state.key for state in found)
         return found
@@ -144,6 +150,18 @@ def step_states_twice(context: Context, low: str, high: str) -> None:
     # Once when the intent left them out, once when the one looked at meanwhile had moved into the batch.
     counts = _states_read(context, low, high)
     assert sorted(counts.values())[:-1] == [2] * (len(counts) - 1), counts
+
+
+@then('no state of "{low}" to "{high}" was asked for after their callers gave them up')
+def step_no_look_after(context: Context, low: str, high: str) -> None:
+    # Looked at while the other host had them (pending, its), until their callers gave up; not once after.
+    keys = set(_counted(Counter[str](), low, high))
+    asked = [(at, key) for at, key in context.many_hosts_states_asked if key in keys]
+    assert asked, "their states were never looked at: the scenario did not wait on the other host's gathering"
+    late = [
+        (round(at - context.many_hosts_gave_up_at, 2), key) for at, key in asked if at > context.many_hosts_gave_up_at
+    ]
+    assert not late, late
 
 
 def _states_read(context: Context, low: str, high: str) -> dict[str, int]:

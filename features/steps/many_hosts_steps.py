@@ -41,6 +41,8 @@ class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     many_hosts: Hosts
+    many_hosts_gave_up_at: float
+    """When (monotonic) a host's callers had all given their calls up."""
     many_hosts_holder: PostgresLedger
     many_hosts_late: list[asyncio.Future[None]]
     many_hosts_listeners: list[threading.Thread]
@@ -169,6 +171,42 @@ def step_both_at_once(
         await asking
 
     context.runner.run(both())
+
+
+@when(
+    'host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for "{b_low}" to "{b_high}",'
+    " giving them up after {seconds:g} seconds"
+)
+def step_both_one_gives_up(
+    context: Context, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str, seconds: float
+) -> None:
+    state = hosts(context)
+
+    async def both() -> None:
+        asking = asyncio.ensure_future(_ask(state, first, _keys(a_low, a_high)))
+        await asyncio.sleep(0)
+        os.environ[HOST_ID_ENV] = second
+        actor = state.actors[second]
+        calls: list[asyncio.Future[ActorResponse[Any]]] = []
+        for key in _keys(b_low, b_high):
+            state.prompts[key] = f"Question {key}"
+            calls.append(asyncio.ensure_future(actor.run(f"Question {key}", key=key)))
+        await asyncio.sleep(seconds)
+        for call in calls:  # each caller gives its call up: cancelled, as a caller's timeout would
+            call.cancel()
+        given_up = await asyncio.gather(*calls, return_exceptions=True)
+        assert all(isinstance(outcome, asyncio.CancelledError) for outcome in given_up), given_up
+        context.many_hosts_gave_up_at = time.monotonic()
+        await asking
+
+    context.runner.run(both())
+
+
+@then('host "{host}" got the emulated replies for its {count:d} keys, the other host none')
+def step_one_answered(context: Context, host: str, count: int) -> None:
+    state = hosts(context)
+    assert list(state.answered) == [host], state.answered.keys()
+    step_both_own(context, count)
 
 
 @then("both hosts got the emulated replies for their {count:d} keys")

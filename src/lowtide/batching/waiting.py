@@ -150,7 +150,8 @@ class Waiting(EngineCore):
         intent yet (pending, its: most of them, when its gathering and this engine's intent cross) are looked at
         again together until they are in its batch (as `_final` would look at each by itself), soon at first (its
         intent follows its gathering), then every `watch_interval`, by one of them per gathering process until it
-        moves; the others (a few) go through `_final_of`."""
+        moves; the others (a few) go through `_final_of`. A call whose caller gave up meanwhile is looked at no more
+        (the gatherer's batch answers its request all the same, for whoever asks again)."""
         pause = min(_FIRST_LOOK, self.settings.watch_interval)
         while calls:
             _, since = await self.ledger.results_since("", None)  # before the states: what comes after the watch reads
@@ -181,12 +182,13 @@ class Waiting(EngineCore):
                         if not future.done():
                             self._watched(key, batch_id, future, since)
             calls = gathered
-            # One call per gathering owner is looked at until it moves (its intent takes them all at once), then all.
-            probes = {states[key].owner or "": key for key, _ in calls}
             while calls:
                 await self._clock.sleep(pause)
                 pause = min(pause * 2, self.settings.watch_interval)
-                if await self._gatherers_moved(probes):
+                calls = [(key, future) for key, future in calls if not future.done()]  # given up: looked at no more
+                # One call per gathering owner is looked at until it moves (its intent takes them all at once), then
+                # all.
+                if calls and await self._gatherers_moved({states[key].owner or "": key for key, _ in calls}):
                     break
 
     async def _gatherers_moved(self, probes: dict[str, str]) -> bool:
