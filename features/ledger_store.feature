@@ -731,6 +731,7 @@ Feature: Every ledger store keeps the same guarantees
       | 2     | k2  | 1       | not-run | cost limit |
     And the run "r1" reads from item 1 up to 2 the items 1
     And the run "r1" reads from item 1 up to 100 the items 1, 2
+    And the run "r1" reads from item 0 up to 3 apart the answered items 0 costing 0.25, and rows of the items 1, 2
     And the run "r1" has the fingerprint "fp-1", 3 items, and was updated at 1200
     And the run "r1" reads these outcomes from item 0 up to 3:
       | index | key | state     | answer | error               | status  | reason     |
@@ -757,6 +758,8 @@ Feature: Every ledger store keeps the same guarantees
       | 2     | k2  | succeeded |       | 0.75 |        |
     And the request "k2" reads the live answer "Live yes", costing 0.75 at batch and live prices
     And the run "r1" would have cost $1.25 live
+    And the run "r1" reads from item 0 up to 3 apart the answered items 0, 2 costing 1.00, and rows of the items 1
+    And the run "r1" reads from item 1 up to 3 apart the answered items 2 costing 0.75, and rows of the items 1
     And the run "r1" reads these outcomes from item 1 up to 2:
       | index | key      | state | answer | status |
       | 1     | k1-retry |       |        |        |

@@ -632,6 +632,24 @@ def step_items_between(context: Context, run_id: str, start: int, stop: int, ind
     assert all(item == whole[item.index] for item in found), (found, whole)
 
 
+@then(
+    'the run "{run_id}" reads from item {start:d} up to {stop:d} apart the answered items {answered} costing {cost},'
+    " and rows of the items {others}"
+)
+def step_items_apart(
+    context: Context, run_id: str, start: int, stop: int, answered: str, cost: str, others: str
+) -> None:
+    """A run's items as sorting it out reads them (`items_apart`): the plain successes as their indexes and costs
+    alone, each other item's row as `items` gives it."""
+    runs = contract(context).runs
+    whole = {item.index: item for item in runs.items(run_id, with_jobs=False)}
+    apart = runs.items_apart(run_id, start=start, stop=stop)
+    assert apart.answered == [int(index) for index in names(answered)], apart.answered
+    assert apart.answered_cost == Decimal(cost), apart.answered_cost
+    assert [row.index for row in apart.rows] == [int(index) for index in names(others)], apart.rows
+    assert all(row == whole[row.index] for row in apart.rows), (apart.rows, whole)
+
+
 _OUTCOME_FIELDS = {
     "key": lambda o: o.key,
     "state": lambda o: o.state,

@@ -4,7 +4,8 @@ batch or still to send, the keys of those on a later attempt, and what the run h
 The ledger's rows are read ten thousand items at a time, and only those a go needs afterwards are kept: an item
 answered with nothing decided for it by the run (a plain success: most of a resumed run's) is kept as its index alone
 when the go does not hold its results, since it is only counted, its line copied from the spool or made from the
-ledger at the end. A resumed run of 300,000 items held a row for each, and the store's 300,000 rows at once besides.
+ledger at the end; the store then gives such items as their indexes and costs alone (`RunLedger.items_apart`), no row
+made for them. A resumed run of 300,000 items held a row for each, and the store's 300,000 rows at once besides.
 """
 
 from __future__ import annotations
@@ -54,7 +55,17 @@ def sort_items(store: RunLedger, run_id: str, count: int, *, read: bool, rows_of
     """1 for each item final or out: not to send."""
     spent = Decimal(0)
     for start in range(0, count if read else 0, _CHUNK):
-        for row in store.items(run_id, with_jobs=False, start=start, stop=start + _CHUNK):
+        stop, answered = start + _CHUNK, list[int]()
+        if rows_of_successes:
+            chunk = store.items(run_id, with_jobs=False, start=start, stop=stop)
+        else:  # the plain successes counted and placed, no row made for them: most of a resumed run's items
+            apart = store.items_apart(run_id, start=start, stop=stop)
+            spent += apart.answered_cost
+            for index in apart.answered:
+                placed[index] = 1
+            answered, chunk = apart.answered, apart.rows
+        later: list[int] = []
+        for row in chunk:
             index, state = row.index, row.request_state
             if row.key != item_key(run_id, index, 1):
                 retried[index] = row.key
@@ -63,7 +74,7 @@ def sort_items(store: RunLedger, run_id: str, count: int, *, read: bool, rows_of
             if state is not None and state.final:
                 placed[index] = 1
                 if not rows_of_successes and state is RequestState.SUCCEEDED and row.status is None:
-                    stored.append(index)
+                    later.append(index)  # (a plain success on a later attempt: its key is kept)
                     continue
                 finished.append(index)
             elif state is not None and state is not RequestState.PENDING:
@@ -71,6 +82,7 @@ def sort_items(store: RunLedger, run_id: str, count: int, *, read: bool, rows_of
                 placed[index] = 1
                 attach.append(index)
             rows.append(row)
+        stored.extend(sorted(answered + later) if later else answered)
     # Kept as arrays of machine integers for the run's length: a million items are 8 MB, not 36.
     to_send = array("q", (index for index in range(count) if not placed[index]))
     keys = ItemKeys(run_id, count, retried)  # made when asked: only the keys of a later attempt (a retry) are kept

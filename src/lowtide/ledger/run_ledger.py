@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
-from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord
+from lowtide.ledger.runs import ItemOutcome, ItemRow, ItemsApart, LiveAnswer, NewItem, RunRecord
 
 __all__ = ["AsyncRunLedger", "RunLedger"]
 
@@ -42,6 +42,12 @@ class RunLedger(Protocol):
     def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
         """Every item of the run in input order (those whose index is from `start` up to `stop`: a run sorted a chunk
         at a time), each with its latest request's state, batch and cost."""
+        ...
+
+    def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
+        """The run's items whose index is from `start` up to `stop`, as sorting a run out needs them: those answered
+        with nothing decided by the run (plain successes) as their indexes and costs alone, the others' rows (without
+        their jobs) as `items` gives them."""
         ...
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:

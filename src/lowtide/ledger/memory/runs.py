@@ -17,7 +17,7 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.memory.tables import MemoryTables, StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
 from lowtide.ledger.run_ledger import RunLedger
-from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem, RunRecord, job_text
+from lowtide.ledger.runs import ItemOutcome, ItemRow, ItemsApart, LiveAnswer, NewItem, RunRecord, items_apart, job_text
 
 __all__ = ["MemoryRunStore"]
 
@@ -151,6 +151,25 @@ class MemoryRunStore:
                     )
                 )
         return rows
+
+    def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
+        t = self._tables
+        rows: list[tuple[Any, ...]] = []
+        with self._lock:
+            items = self._items.get(run_id, {})
+            for index in range(start, stop):
+                i = items.get(index)
+                if i is None:
+                    continue
+                r = t.requests.get(i.key)
+                if r is None:
+                    rows.append((i.index, i.item_id, i.key, i.attempt, i.status, i.reason, None, None, None, None))
+                    continue
+                outcome = t.outcome(r)
+                cost = outcome.cost_usd if outcome is not None else None
+                request = (t.view_state(r).value, r.batch_id, cost, r.worst_case_usd)
+                rows.append((i.index, i.item_id, i.key, i.attempt, i.status, i.reason, *request))
+        return items_apart(rows)
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         t = self._tables

@@ -22,11 +22,13 @@ from lowtide.ledger.run_ledger import AsyncRunLedger, RunLedger
 from lowtide.ledger.runs import (
     ItemOutcome,
     ItemRow,
+    ItemsApart,
     LiveAnswer,
     NewItem,
     RunRecord,
     item_outcome,
     item_row,
+    items_apart,
     job_text,
     run_record,
 )
@@ -78,6 +80,9 @@ class PostgresRunStore:
 
     def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
         return self._read(_items(run_id, with_jobs=with_jobs, start=start, stop=stop))
+
+    def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
+        return self._read(_items_apart(run_id, start=start, stop=stop))
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         return self._read(_outcomes(run_id, start=start, stop=stop, only=only))
@@ -200,6 +205,16 @@ def _items(run_id: str, *, with_jobs: bool, start: int = 0, stop: int | None = N
         (with_jobs, run_id, start, stop, stop),
     )
     return [item_row(row) for row in reply.dicts()]
+
+
+def _items_apart(run_id: str, *, start: int, stop: int) -> Op[ItemsApart]:
+    reply = yield Sql(
+        "SELECT ri.idx, ri.item_id, ri.key, ri.attempt, ri.status, ri.reason, r.state, r.batch_id, r.cost_usd,"
+        " r.worst_case_usd FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key"
+        " WHERE ri.run_id = %s AND ri.idx >= %s AND ri.idx < %s ORDER BY ri.idx",
+        (run_id, start, stop),
+    )
+    return items_apart(reply.rows)
 
 
 def _outcomes(run_id: str, *, start: int, stop: int, only: Sequence[int] | None) -> Op[list[ItemOutcome]]:

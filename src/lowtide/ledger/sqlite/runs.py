@@ -15,11 +15,13 @@ from lowtide.ledger.records import answer_json, stored_json
 from lowtide.ledger.runs import (
     ItemOutcome,
     ItemRow,
+    ItemsApart,
     LiveAnswer,
     NewItem,
     RunRecord,
     item_outcome,
     item_row,
+    items_apart,
     job_text,
     run_record,
 )
@@ -89,6 +91,16 @@ class RunStore:
             (run_id, start, stop if stop is not None else 2**62),
         )
         return [item_row(row) for row in rows]
+
+    def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
+        """The run's items from index `start` up to `stop`, the plain successes apart (`runs.ItemsApart`)."""
+        rows = self.ledger.select(
+            f"SELECT ri.idx, ri.item_id, ri.key, ri.attempt, ri.status, ri.reason, {REQUEST_STATE}, b.id, o.cost_usd,"
+            f" r.worst_case_usd FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME}"
+            " WHERE ri.run_id = ? AND ri.idx >= ? AND ri.idx < ? ORDER BY ri.idx",
+            (run_id, start, stop),
+        )
+        return items_apart(rows)
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         """The run's items from index `start` up to `stop` (of those, `only` these), in input order, with their latest
