@@ -4,11 +4,11 @@ either driver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, LiteralString
 
-from lowtide.ledger.postgres.steps import LEASE_OVER, Op, Sql, chunks
+from lowtide.ledger.postgres.steps import LEASE_OVER, Op, Reply, Sql, by_key, chunks
 from lowtide.ledger.records import (
     KeyState,
     NewRequest,
@@ -180,44 +180,51 @@ def requests(
 
 def requests_by_key(keys: Sequence[str]) -> Op[list[RequestRecord]]:
     """The records of `keys` the ledger knows, in the order given."""
-    found: dict[str, RequestRecord] = {}
-    for chunk in chunks(keys, size=500):
-        # Each key looked up by itself (an index lookup, whatever the table's statistics say): `key = ANY(...)` was
-        # planned as a scan of the whole table once the requests table no longer carried its intents' dead rows
-        # (schema 7), 40 ms a read at 100,000 requests, for every reread of the keys waiting on a batch.
-        reply = yield Sql(
-            "SELECT v.* FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
-            " (SELECT * FROM request_view r WHERE r.key = k.key OFFSET 0) v",
-            (list(chunk),),
-        )
-        for row in reply.dicts():
-            record = request_record(row)
-            found[record.key] = record
-    return [found[key] for key in keys if key in found]
+    # Each key looked up by itself (an index lookup, whatever the table's statistics say): `key = ANY(...)` was
+    # planned as a scan of the whole table once the requests table no longer carried its intents' dead rows (schema
+    # 7), 40 ms a read at 100,000 requests, for every reread of the keys waiting on a batch.
+    return (yield from by_key(keys, _RECORDS, _records))
+
+
+_RECORDS: LiteralString = (
+    "SELECT v.* FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
+    " (SELECT * FROM request_view r WHERE r.key = k.key OFFSET 0) v"
+)
+
+
+def _records(reply: Reply) -> Iterator[tuple[str, RequestRecord]]:
+    for row in reply.dicts():
+        record = request_record(row)
+        yield record.key, record
 
 
 def states_by_key(keys: Sequence[str]) -> Op[list[KeyState]]:
     """The state, batch and owner of each of `keys` the ledger knows, in the order given (no parameters nor answer
     read)."""
-    found: dict[str, KeyState] = {}
-    for chunk in chunks(keys, size=500):
-        # Each key looked up by itself, as `requests_by_key` does: `key = ANY(...)` over the view took 17 us of the
-        # server's a key, this 11 (pg_stat_statements, three hosts waiting on one another's batch, 30,000 calls).
-        reply = yield Sql(
-            "SELECT v.key, v.state, v.batch_id, v.owner, v.owner_until FROM unnest(%b::text[]) AS k(key) CROSS JOIN"
-            " LATERAL (SELECT r.key, r.state, r.batch_id, r.owner, r.owner_until FROM request_view r"
-            " WHERE r.key = k.key OFFSET 0) v",
-            (list(chunk),),
-        )
-        for key, state, batch_id, owner, until in reply.rows:
-            found[str(key)] = KeyState(
+    # Each key looked up by itself, as `requests_by_key` does: `key = ANY(...)` over the view took 17 us of the
+    # server's a key, this 11 (pg_stat_statements, three hosts waiting on one another's batch, 30,000 calls).
+    return (yield from by_key(keys, _STATES, _states))
+
+
+_STATES: LiteralString = (
+    "SELECT v.key, v.state, v.batch_id, v.owner, v.owner_until FROM unnest(%b::text[]) AS k(key) CROSS JOIN"
+    " LATERAL (SELECT r.key, r.state, r.batch_id, r.owner, r.owner_until FROM request_view r"
+    " WHERE r.key = k.key OFFSET 0) v"
+)
+
+
+def _states(reply: Reply) -> Iterator[tuple[str, KeyState]]:
+    for key, state, batch_id, owner, until in reply.rows:
+        yield (
+            str(key),
+            KeyState(
                 str(key),
                 request_state(str(state)),
                 None if batch_id is None else str(batch_id),
                 None if owner is None else str(owner),
                 None if until is None else float(until),
-            )
-    return [found[key] for key in keys if key in found]
+            ),
+        )
 
 
 def traces_of(keys: Sequence[str]) -> Op[dict[str, str]]:

@@ -4,9 +4,10 @@ keys have a final result stored; the results a batch brought since a cursor, and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import LiteralString
 
-from lowtide.ledger.postgres.steps import NOTIFY, Op, Sql, chunks
+from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key
 from lowtide.ledger.records import KeyAnswer, OutcomeRow, key_answer, stored_json
 
 __all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals"]
@@ -59,14 +60,16 @@ def results_since(batch_id: str, after: int | None) -> Op[tuple[list[str], int]]
 def answers_of(batch_id: str, keys: Sequence[str]) -> Op[list[KeyAnswer]]:
     """The latest result from `batch_id` of each of `keys` that has one, in the order given: each key's newest row of
     `results_batch_key` (batch, key, seq), read from the index's end; no request, no `request_view`."""
-    found: dict[str, KeyAnswer] = {}
-    for chunk in chunks(keys, size=500):
-        reply = yield Sql(
-            "SELECT x.key, x.state, x.response, x.error FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
-            " (SELECT r.key, r.state, r.response, r.error FROM results r WHERE r.batch_id = %s AND r.key = k.key"
-            " ORDER BY r.seq DESC LIMIT 1) x",
-            (list(chunk), batch_id),
-        )
-        for key, state, response, error in reply.rows:
-            found[str(key)] = key_answer(str(key), str(state), response, error)
-    return [found[key] for key in keys if key in found]
+    return (yield from by_key(keys, _ANSWERS, _answers, batch_id))
+
+
+_ANSWERS: LiteralString = (
+    "SELECT x.key, x.state, x.response, x.error FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
+    " (SELECT r.key, r.state, r.response, r.error FROM results r WHERE r.batch_id = %s AND r.key = k.key"
+    " ORDER BY r.seq DESC LIMIT 1) x"
+)
+
+
+def _answers(reply: Reply) -> Iterator[tuple[str, KeyAnswer]]:
+    for key, state, response, error in reply.rows:
+        yield str(key), key_answer(str(key), str(state), response, error)

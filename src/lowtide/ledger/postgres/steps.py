@@ -11,7 +11,7 @@ operation, which may catch it.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, LiteralString, Protocol, TypeVar
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections", "Op", "Reply", "Sql",
-    "chunks", "run", "run_async", "run_on", "run_on_async",
+    "by_key", "chunks", "run", "run_async", "run_on", "run_on_async",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -89,6 +89,18 @@ class AsyncConnections(Protocol):
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def by_key(
+    keys: Sequence[str], query: LiteralString, made: Callable[[Reply], Iterable[tuple[str, T]]], *after: object
+) -> Op[list[T]]:
+    """What `query` finds of each of `keys`, in the order given (a key it finds nothing of left out): a statement a
+    500 keys, given the chunk's keys first (`%b`), then `after`; `made` reads a reply's rows as keys and values. For
+    reads that look each key up by itself, a lateral join on an index (`key = ANY(...)` may be planned as a scan)."""
+    found: dict[str, T] = {}
+    for chunk in chunks(keys, size=500):
+        found.update(made((yield Sql(query, (list(chunk), *after)))))
+    return [found[key] for key in keys if key in found]
 
 
 def run(pool: Connections, doing: str, op: Op[T], *, transaction: bool = True) -> T:
