@@ -136,19 +136,19 @@ def run_record(row: Row) -> RunRecord:
 def item_row(row: Row) -> ItemRow:
     """An item as a store's row of a run's items (with its latest request's state) gives it. (Each column read once,
     the record made positionally: a resumed run sorts out 300,000 of them.)"""
-    job, state, cost, worst_case = row["job"], row["request_state"], row["cost_usd"], row["worst_case_usd"]
-    return ItemRow(
-        int(row["idx"]),
+    job = row["job"]
+    return _item(
+        row["idx"],
         row["item_id"],
         json.loads(job) if job is not None else {},
         row["key"],
-        int(row["attempt"]),
+        row["attempt"],
         row["status"],
         row["reason"],
-        request_state(state) if state is not None else None,
+        row["request_state"],
         row["batch_id"],
-        Decimal(cost) if cost is not None else None,
-        Decimal(str(worst_case)) if worst_case is not None else None,
+        row["cost_usd"],
+        row["worst_case_usd"],
     )
 
 
@@ -167,22 +167,37 @@ def items_apart(rows: Iterable[Sequence[Any]]) -> ItemsApart:
             if cost is not None:
                 costs.append(cost)
             continue
-        kept.append(
-            ItemRow(
-                int(index),
-                item_id,
-                {},
-                key,
-                int(attempt),
-                status,
-                reason,
-                request_state(state) if state is not None else None,
-                batch_id,
-                Decimal(cost) if cost is not None else None,
-                Decimal(str(worst_case)) if worst_case is not None else None,
-            )
-        )
+        kept.append(_item(index, item_id, {}, key, attempt, status, reason, state, batch_id, cost, worst_case))
     return ItemsApart(answered, sum(map(Decimal, costs), Decimal(0)), kept)
+
+
+def _item(
+    index: Any,
+    item_id: Any,
+    job: dict[str, Any],
+    key: Any,
+    attempt: Any,
+    status: Any,
+    reason: Any,
+    state: Any,
+    batch_id: Any,
+    cost: Any,
+    worst_case: Any,
+) -> ItemRow:
+    """An `ItemRow` from a store's columns as they come (the state's name, the costs as text or numbers)."""
+    return ItemRow(
+        int(index),
+        item_id,
+        job,
+        key,
+        int(attempt),
+        status,
+        reason,
+        request_state(state) if state is not None else None,
+        batch_id,
+        Decimal(cost) if cost is not None else None,
+        Decimal(str(worst_case)) if worst_case is not None else None,
+    )
 
 
 def item_outcome(row: Row) -> ItemOutcome:

@@ -153,23 +153,22 @@ class MemoryRunStore:
         return rows
 
     def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
-        t = self._tables
-        rows: list[tuple[Any, ...]] = []
-        with self._lock:
-            items = self._items.get(run_id, {})
-            for index in range(start, stop):
-                i = items.get(index)
-                if i is None:
-                    continue
-                r = t.requests.get(i.key)
-                if r is None:
-                    rows.append((i.index, i.item_id, i.key, i.attempt, i.status, i.reason, None, None, None, None))
-                    continue
-                outcome = t.outcome(r)
-                cost = outcome.cost_usd if outcome is not None else None
-                request = (t.view_state(r).value, r.batch_id, cost, r.worst_case_usd)
-                rows.append((i.index, i.item_id, i.key, i.attempt, i.status, i.reason, *request))
-        return items_apart(rows)
+        # The rows `items` gives, told apart as every store's are (`runs.items_apart`).
+        return items_apart(
+            (
+                row.index,
+                row.item_id,
+                row.key,
+                row.attempt,
+                row.status,
+                row.reason,
+                row.request_state.value if row.request_state is not None else None,
+                row.batch_id,
+                row.cost_usd,
+                row.worst_case_usd,
+            )
+            for row in self.items(run_id, with_jobs=False, start=start, stop=stop)
+        )
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
         t = self._tables

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from lowtide.ledger.records import (
     KeyAnswer,
@@ -135,34 +135,36 @@ class RequestRows(SqliteFile):
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
         """The state, batch and owner of each of `keys` the ledger knows, in the order given (`request_view`'s columns
         for them alone: no parameters nor answer read)."""
-        found: dict[str, KeyState] = {}
+
+        def states(chunk: Sequence[str]) -> Iterator[tuple[str, KeyState]]:
+            query = (
+                "SELECT key, state, batch_id, owner, owner_until FROM request_view"
+                f" WHERE key IN ({', '.join('?' * len(chunk))})"
+            )
+            for key, state, batch_id, owner, until in self._db.execute(query, chunk):
+                yield key, KeyState(key, request_state(state), batch_id, owner, until)
+
         with self._lock:
-            for chunk in chunks(keys, size=500):
-                query = (
-                    "SELECT key, state, batch_id, owner, owner_until FROM request_view"
-                    f" WHERE key IN ({', '.join('?' * len(chunk))})"
-                )
-                for key, state, batch_id, owner, until in self._db.execute(query, chunk):
-                    found[key] = KeyState(key, request_state(state), batch_id, owner, until)
-        return [found[key] for key in keys if key in found]
+            return _in_key_order(keys, states)
 
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         """The latest result from `batch_id` of each of `keys` that has one, in the order given (`results_batch_key`:
         the batch's region of the results, no request read)."""
-        found: dict[str, KeyAnswer] = {}
+
+        def answers(chunk: Sequence[str]) -> Iterator[tuple[str, KeyAnswer]]:
+            # SQLite reads the other columns from the row that gave MAX(seq): the key's latest result.
+            cursor.execute(
+                "SELECT key, state, response, error, MAX(seq) FROM results"
+                f" WHERE batch_id = ? AND key IN ({', '.join('?' * len(chunk))}) GROUP BY key",
+                (batch_id, *chunk),
+            )
+            for key, state, response, error, _ in cursor:
+                yield key, key_answer(key, state, response, error)
+
         with self._lock:
             cursor = self._db.cursor()
             cursor.row_factory = None
-            for chunk in chunks(keys, size=500):
-                # SQLite reads the other columns from the row that gave MAX(seq): the key's latest result.
-                cursor.execute(
-                    "SELECT key, state, response, error, MAX(seq) FROM results"
-                    f" WHERE batch_id = ? AND key IN ({', '.join('?' * len(chunk))}) GROUP BY key",
-                    (batch_id, *chunk),
-                )
-                for key, state, response, error, _ in cursor:
-                    found[key] = key_answer(key, state, response, error)
-        return [found[key] for key in keys if key in found]
+            return _in_key_order(keys, answers)
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         """The trace contexts stored with `keys` (schema 8), of those that have one."""
@@ -174,13 +176,25 @@ class RequestRows(SqliteFile):
         return found
 
     def _requests_by_key(self, db: sqlite3.Connection, keys: Sequence[str]) -> list[RequestRecord]:
-        found: dict[str, RequestRecord] = {}
-        for chunk in chunks(keys, size=500):
+        def records(chunk: Sequence[str]) -> Iterator[tuple[str, RequestRecord]]:
             rows = db.execute(f"SELECT * FROM request_view WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
             for row in rows:
                 record = request_record(row)
-                found[record.key] = record
-        return [found[key] for key in keys if key in found]
+                yield record.key, record
+
+        return _in_key_order(keys, records)
+
+
+T = TypeVar("T")
+
+
+def _in_key_order(keys: Sequence[str], read: Callable[[Sequence[str]], Iterable[tuple[str, T]]]) -> list[T]:
+    """What `read` finds of each of `keys` (a call a 500 keys, giving keys and values), in the order given; a key it
+    finds nothing of left out."""
+    found: dict[str, T] = {}
+    for chunk in chunks(keys, size=500):
+        found.update(read(chunk))
+    return [found[key] for key in keys if key in found]
 
 
 _key = attrgetter("key")
