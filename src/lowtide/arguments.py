@@ -84,8 +84,7 @@ def check_budget(amount: object) -> Decimal:
 
 def check_seconds(name: str, value: object, *, zero: bool = False) -> float:
     """A duration in seconds: a finite number more than 0 (or 0 too, with `zero`); a bool is no number here."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    seconds = float(value) if number else math.nan  # pyright: ignore[reportArgumentType]
+    seconds = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
     if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero):
         least = "0 seconds or more" if zero else "more than 0 seconds"
         raise ConfigurationError(f"{argument(name)} must be {least}, not {value!r}.", field=name)
