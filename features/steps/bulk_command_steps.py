@@ -76,6 +76,47 @@ def step_cli_in_folder(context: Context, command: str) -> None:
     run_cli(w, command, ledger=w.ledger_path, cwd=w.path("actor.yaml").parent)
 
 
+@given("the jobs each run checks are counted")
+def step_count_checked_jobs(context: Context) -> None:
+    """Each go's count of the jobs it checks, and of its jobs: checked whole (`check_batch_jobs`), or only those still
+    to send (`check_jobs_to_send`, where there is one)."""
+    from lowtide.bulk import runner
+
+    w = world(context)
+    counts: list[tuple[int, int]] = w.witnessed.setdefault("jobs checked", [])
+    whole, to_send = runner.check_batch_jobs, getattr(runner, "check_jobs_to_send", None)
+
+    def counted_whole(run: Any, *args: Any, **kwargs: Any) -> Any:
+        counts.append((len(run.jobs), len(run.jobs)))
+        return whole(run, *args, **kwargs)
+
+    def counted_to_send(run: Any, files: Any, plain: Any, indexes: Any, **kwargs: Any) -> Any:
+        assert to_send is not None
+        counts.append((len(indexes), len(run.jobs)))
+        return to_send(run, files, plain, indexes, **kwargs)
+
+    runner.check_batch_jobs = counted_whole
+    w.cleanups.append(lambda: setattr(runner, "check_batch_jobs", whole))
+    if to_send is not None:
+        runner.check_jobs_to_send = counted_to_send
+        w.cleanups.append(lambda: setattr(runner, "check_jobs_to_send", to_send))
+
+
+@then("the run checked {checked:d} of its {count:d} jobs")
+def step_checked_jobs(context: Context, checked: int, count: int) -> None:
+    counts = world(context).witnessed["jobs checked"]
+    assert counts, counts
+    assert counts[-1] == (checked, count), counts
+
+
+@then("the run checked fewer than {most:d} of its {count:d} jobs")
+def step_checked_fewer(context: Context, most: int, count: int) -> None:
+    counts = world(context).witnessed["jobs checked"]
+    assert counts, counts
+    assert counts[-1][0] < most, counts
+    assert counts[-1][1] == count, counts
+
+
 def _lines(context: Context, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in world(context).path(name).read_text(encoding="utf-8").splitlines()]
 
