@@ -176,11 +176,11 @@ def step_no_spool(context: Context, run_id: str, name: str) -> None:
 @then('a spool of the run "{run_id}" beside "{name}" holds the lines of {count:d} of its {items:d} items')
 def step_spool_holds(context: Context, run_id: str, name: str, count: int, items: int) -> None:
     path = _spool_of(context, run_id, name)
-    found: list[object] = []
-    spool = LineSpool.kept(items, path, run_id, key_of=lambda i: f"{run_id}-{i}", found=lambda t, n: found.append(t))
+    found: list[int] = []  # how many items add each distinct part of the report
+    spool = LineSpool.kept(items, path, run_id, key_of=lambda i: f"{run_id}-{i}", found=lambda t, n: found.append(n))
     try:
         assert spool.path == path, "the spool could not be opened"
-        assert len(spool.earlier) == count == len(found), (len(spool.earlier), len(found))
+        assert len(spool.earlier) == count == sum(found), (len(spool.earlier), found)
     finally:
         spool.close()
 
