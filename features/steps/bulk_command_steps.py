@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -79,39 +80,39 @@ def step_cli_in_folder(context: Context, command: str) -> None:
 @given("the jobs each run checks are counted")
 def step_count_checked_jobs(context: Context) -> None:
     """Each go's count of the jobs it checks, and of its jobs: checked whole (`check_batch_jobs`), or only those still
-    to send (`check_jobs_to_send`, where there is one)."""
+    to send (`check_jobs_to_send`, where there is one), as `BulkRun` calls them."""
     from lowtide.bulk import runner
 
     w = world(context)
     counts: list[tuple[int, int]] = w.witnessed.setdefault("jobs checked", [])
-    whole, to_send = runner.check_batch_jobs, getattr(runner, "check_jobs_to_send", None)
+    checks: dict[str, Any] = runner.__dict__
 
-    def counted_whole(run: Any, *args: Any, **kwargs: Any) -> Any:
-        counts.append((len(run.jobs), len(run.jobs)))
-        return whole(run, *args, **kwargs)
+    def counted(name: str, checked: Callable[[Any], int]) -> None:
+        real = checks.get(name)
+        if real is None:
+            return
 
-    def counted_to_send(run: Any, files: Any, plain: Any, indexes: Any, **kwargs: Any) -> Any:
-        assert to_send is not None
-        counts.append((len(indexes), len(run.jobs)))
-        return to_send(run, files, plain, indexes, **kwargs)
+        def counting(run: Any, *args: Any, **kwargs: Any) -> Any:
+            counts.append((checked(args), len(run.jobs)))
+            return real(run, *args, **kwargs)
 
-    runner.check_batch_jobs = counted_whole
-    w.cleanups.append(lambda: setattr(runner, "check_batch_jobs", whole))
-    if to_send is not None:
-        runner.check_jobs_to_send = counted_to_send
-        w.cleanups.append(lambda: setattr(runner, "check_jobs_to_send", to_send))
+        checks[name] = counting
+        w.cleanups.append(lambda: checks.__setitem__(name, real))
+
+    counted("check_batch_jobs", lambda args: -1)  # every job
+    counted("check_jobs_to_send", lambda args: len(args[2]))  # (files, plain, indexes)
 
 
 @then("the run checked {checked:d} of its {count:d} jobs")
 def step_checked_jobs(context: Context, checked: int, count: int) -> None:
-    counts = world(context).witnessed["jobs checked"]
+    counts = [(of if n < 0 else n, of) for n, of in world(context).witnessed["jobs checked"]]
     assert counts, counts
     assert counts[-1] == (checked, count), counts
 
 
 @then("the run checked fewer than {most:d} of its {count:d} jobs")
 def step_checked_fewer(context: Context, most: int, count: int) -> None:
-    counts = world(context).witnessed["jobs checked"]
+    counts = [(of if n < 0 else n, of) for n, of in world(context).witnessed["jobs checked"]]
     assert counts, counts
     assert counts[-1][0] < most, counts
     assert counts[-1][1] == count, counts
