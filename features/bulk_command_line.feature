@@ -197,6 +197,51 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And "halves.jsonl" and "whole.jsonl" hold the same 20 lines in input order, but for what names their runs
     And no spool of the run "halves" is left beside "halves.jsonl"
 
+  Scenario: A run resumed from the same bytes and settings checks only the jobs it still has to send; a changed input or setting is refused as before
+    Given an actor file "thorough.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 1024
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And an actor file "shorter.yaml" for that API, with the key in "LOWTIDE_SCENARIO_KEY":
+      """
+      name: reviewer
+      model: claude-sonnet-4-5
+      max_tokens: 512
+      batch_processing: batch
+      batch: {poll_interval: 0.05, max_attempts: 1}
+      """
+    And a CSV file "rows.csv" of 20 reviews, with review 5 ending as errored
+    And the jobs each run checks are counted
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --max-cost-usd 0.009 --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command printed "run halves: 20 item(s): 11 succeeded, 1 failed, 8 not-run;"
+    And the run checked 20 of its 20 jobs
+    When "lowtide run rows.csv --actor shorter.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "Run 'halves' in"
+    And the command printed on stderr "was made with other inputs or actor settings; resume it with the same ones, or give this run a new id."
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command printed "run halves: 20 item(s): 19 succeeded, 1 failed;"
+    And the run checked 8 of its 20 jobs
+    Given a CSV file "rows.csv" of 21 reviews, with review 5 ending as errored
+    When "lowtide run rows.csv --actor thorough.yaml --template 'Summarize: {review}' --id-column id --run-id halves --items-per-batch 5 --out halves.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "was made with other inputs or actor settings; resume it with the same ones, or give this run a new id."
+    And the run checked 21 of its 21 jobs
+
+  Scenario: A run resumed without a run id is known by its input's bytes too: it checks only the jobs it still has to send
+    Given a JSONL file "prompts.jsonl" of 12 prompts
+    And the jobs each run checks are counted
+    When "lowtide run prompts.jsonl --actor actor.yaml --max-cost-usd 0.0004 --items-per-batch 4 --out prompts-out.jsonl --progress none" runs in the scenario's folder
+    Then the run checked 12 of its 12 jobs
+    When "lowtide run prompts.jsonl --actor actor.yaml --items-per-batch 4 --out prompts-out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And "prompts-out.jsonl" has 12 lines in order, all succeeded
+    And the run checked fewer than 12 of its 12 jobs
+
   Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
     Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder

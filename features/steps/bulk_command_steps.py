@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,47 @@ def step_cli_in_folder(context: Context, command: str) -> None:
     run_cli(w, command, ledger=w.ledger_path, cwd=w.path("actor.yaml").parent)
 
 
+@given("the jobs each run checks are counted")
+def step_count_checked_jobs(context: Context) -> None:
+    """Each go's count of the jobs it checks, and of its jobs: checked whole (`check_batch_jobs`), or only those still
+    to send (`check_jobs_to_send`, where there is one), as `BulkRun` calls them."""
+    from lowtide.bulk import runner
+
+    w = world(context)
+    counts: list[tuple[int, int]] = w.witnessed.setdefault("jobs checked", [])
+    checks: dict[str, Any] = runner.__dict__
+
+    def counted(name: str, checked: Callable[[Any], int]) -> None:
+        real = checks.get(name)
+        if real is None:
+            return
+
+        def counting(run: Any, *args: Any, **kwargs: Any) -> Any:
+            counts.append((checked(args), len(run.jobs)))
+            return real(run, *args, **kwargs)
+
+        checks[name] = counting
+        w.cleanups.append(lambda: checks.__setitem__(name, real))
+
+    counted("check_batch_jobs", lambda args: -1)  # every job
+    counted("check_jobs_to_send", lambda args: len(args[2]))  # (files, plain, indexes)
+
+
+@then("the run checked {checked:d} of its {count:d} jobs")
+def step_checked_jobs(context: Context, checked: int, count: int) -> None:
+    counts = [(of if n < 0 else n, of) for n, of in world(context).witnessed["jobs checked"]]
+    assert counts, counts
+    assert counts[-1] == (checked, count), counts
+
+
+@then("the run checked fewer than {most:d} of its {count:d} jobs")
+def step_checked_fewer(context: Context, most: int, count: int) -> None:
+    counts = [(of if n < 0 else n, of) for n, of in world(context).witnessed["jobs checked"]]
+    assert counts, counts
+    assert counts[-1][0] < most, counts
+    assert counts[-1][1] == count, counts
+
+
 def _lines(context: Context, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in world(context).path(name).read_text(encoding="utf-8").splitlines()]
 
@@ -135,11 +177,11 @@ def step_no_spool(context: Context, run_id: str, name: str) -> None:
 @then('a spool of the run "{run_id}" beside "{name}" holds the lines of {count:d} of its {items:d} items')
 def step_spool_holds(context: Context, run_id: str, name: str, count: int, items: int) -> None:
     path = _spool_of(context, run_id, name)
-    found: list[object] = []
-    spool = LineSpool.kept(items, path, run_id, key_of=lambda i: f"{run_id}-{i}", found=lambda t, n: found.append(t))
+    found: list[int] = []  # how many items add each distinct part of the report
+    spool = LineSpool.kept(items, path, run_id, key_of=lambda i: f"{run_id}-{i}", found=lambda t, n: found.append(n))
     try:
         assert spool.path == path, "the spool could not be opened"
-        assert len(spool.earlier) == count == len(found), (len(spool.earlier), len(found))
+        assert len(spool.earlier) == count == sum(found), (len(spool.earlier), found)
     finally:
         spool.close()
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Generator, Mapping
+from array import array
+from collections.abc import Callable, Generator, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "Checked",
     "CheckedRun",
     "check_batch_jobs",
+    "check_jobs_to_send",
     "check_live_jobs",
     "named",
     "named_id",
@@ -60,7 +62,8 @@ class Checked:
     probes: list[tuple[int, ActorRequest]]
     unpriced: ConfigurationError | None
     """A cost limit with a job of unknown price: raised once the jobs' models are checked."""
-    sizes: list[int]
+    sizes: MutableSequence[int]
+    """Each job's estimated size as a batch request (`check_jobs_to_send`: of the jobs to send; the others' 0)."""
     jobs_json: list[str]
     """Each job's JSON, as the ledger keeps it (empty for a dry run, which writes nothing)."""
     probe_of: list[int] = field(default_factory=list[int])
@@ -72,6 +75,9 @@ class Checked:
     added: bool = False
     """Whether `sizes` are what each job adds to its probe's body (a live run's jobs, not encoded here) rather than
     whole request sizes."""
+    to_send: Callable[[Sequence[int]], Checked] | None = None
+    """A run the ledger holds, known again by the digest of its input and settings, its jobs not checked yet: given
+    the jobs still to send, checks them (`check_jobs_to_send`). `sizes` and `probes` are empty till then."""
 
 
 class CheckedRun(Protocol):
@@ -107,10 +113,47 @@ def check_batch_jobs(
     """Every job of a batch run checked (`plain`: the template of its prompt-only jobs, if one could be made)."""
     checked = Checked(backend, "", [], None, [], [])
     kept = _Kept(run, checked, write=write)
-    probes = _Probes(checked)
-    plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
-    codec, max_bytes = run.codec, run.max_bytes()
+    each = _BatchJob(run, files, plain, checked)
     for index in range(len(run.jobs)):
+        size, job_text = each.check(index, text=True)
+        kept.job(job_text, size)
+    return kept.done()
+
+
+def check_jobs_to_send(
+    run: CheckedRun,
+    files: Mapping[Path, FileInfo],
+    plain: PlainJobs | None,
+    indexes: Sequence[int],
+    *,
+    backend: BatchBackend | None,
+    fingerprint: str,
+) -> Checked:
+    """The jobs of `indexes` checked as `check_batch_jobs` checks each, the others not: a run the ledger holds already,
+    known again by the digest of its input and settings (`fingerprint`, its recorded one), whose other jobs were sent
+    (and checked before they were). The sizes of the others are 0, never asked for; no job's JSON is made."""
+    checked = Checked(backend, fingerprint, [], None, array("q", bytes(8 * len(run.jobs))), [])
+    each = _BatchJob(run, files, plain, checked)
+    for index in indexes:
+        checked.sizes[index], _ = each.check(index, text=False)
+    return checked
+
+
+class _BatchJob:
+    """One job of a batch run checked: its prompt's text, its request (built through the run's template when it is a
+    prompt alone), its price where a cost limit needs it, its size against a batch's; the provider's checks noted."""
+
+    def __init__(
+        self, run: CheckedRun, files: Mapping[Path, FileInfo], plain: PlainJobs | None, checked: Checked
+    ) -> None:
+        self._run, self._files, self._plain, self._checked = run, files, plain, checked
+        self._probes = _Probes(checked)
+        self._plain_probe = _probe(plain.params.with_prompt("-")) if plain is not None else ""
+        self._max_bytes = run.max_bytes()
+
+    def check(self, index: int, *, text: bool) -> tuple[int, str]:
+        """Job `index`'s size as a batch request, and (`text`) its JSON as the ledger keeps it."""
+        run, plain, checked = self._run, self._plain, self._checked
         item_id = run.jobs.id_of(index)
         prompt = run.plain_prompt(index) if plain is not None else None
         if plain is not None and prompt is not None:
@@ -118,23 +161,24 @@ def check_batch_jobs(
                 _check_prompt_text(prompt, index, item_id)
             # The run's template with this prompt: built, encoded and checked as a whole once.
             params_json = plain.params_json(prompt)
-            probes.note(plain_probe, index, plain.params.request)
+            self._probes.note(self._plain_probe, index, plain.params.request)
             if run.max_cost_usd is not None and checked.unpriced is None and run.worst_case(params_json) is None:
                 checked.unpriced = _unpriced(index, item_id, plain.model)
-            size = codec.request_size(STAND_IN_ID, params_json)
-            job_text = plain.job_json(prompt, item_id)
+            size = run.codec.request_size(STAND_IN_ID, params_json)
+            job_text = plain.job_json(prompt, item_id) if text else ""
         else:
             job = run.jobs[index]
-            size, job_text, unpriced_job = _check_job(run, index, job, files, probes, price=checked.unpriced is None)
+            size, job_text, unpriced_job = _check_job(
+                run, index, job, self._files, self._probes, price=checked.unpriced is None
+            )
             checked.unpriced = checked.unpriced or unpriced_job
-        if size > max_bytes:
+        if size > self._max_bytes:
             raise ConfigurationError(
                 f"Job {index}{named_id(item_id)} is about {size:,} bytes as a batch request, more than a batch may"
-                f" hold ({max_bytes:,}).",
+                f" hold ({self._max_bytes:,}).",
                 field="inputs",
             )
-        kept.job(job_text, size)
-    return kept.done()
+        return size, job_text
 
 
 def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: bool) -> Checked:

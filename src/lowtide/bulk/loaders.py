@@ -21,6 +21,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from lowtide.bulk.files import REQUEST_MAX_BYTES, FileChecks, binary_kind
+from lowtide.bulk.input_digest import InputDigest
 from lowtide.bulk.jobs import (
     JOB_KEYS,
     OVERRIDE_KEYS,
@@ -73,12 +74,18 @@ def iter_jsonl(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> Iterato
     return (job_of(item) for item in jsonl_inputs(path, provider=provider))
 
 
-def jsonl_inputs(path: str | Path, *, provider: str = DEFAULT_PROVIDER) -> Iterator[Job | str]:
+def jsonl_inputs(
+    path: str | Path, *, provider: str = DEFAULT_PROVIDER, digest: InputDigest | None = None
+) -> Iterator[Job | str]:
     """The jobs of a JSONL file as `iter_jsonl` hands them on, but a line that is a prompt alone (`{"prompt": ...}`)
     as its prompt string, checked as its `Job` would be: what `BulkRun.add_jobs` keeps of it, without a `Job` built
-    and validated for each of a million lines (a resumed run reads its input again)."""
+    and validated for each of a million lines (a resumed run reads its input again). `digest`: fed the file's bytes
+    as they are read (and how they are read), for `BulkRun.add_jobs`."""
     source = Path(path)
-    return _jsonl_jobs(_input_lines(source), source, source.absolute().parent, provider)
+    base = source.absolute().parent
+    if digest is not None:
+        digest.reading(format="jsonl", folder=str(base), provider=provider)
+    return _jsonl_jobs(_input_lines(source, digest), source, base, provider)
 
 
 def load_jsonl_stream(
@@ -276,13 +283,16 @@ def _json_type(value: object) -> str:
     return "boolean" if isinstance(value, bool) else "number"
 
 
-def _input_lines(source: Path) -> Iterator[bytes]:
+def _input_lines(source: Path, digest: InputDigest | None = None) -> Iterator[bytes]:
     """The lines of an input file, read a line at a time, as `bytes.splitlines` splits the whole (at LF, CRLF or CR),
-    without their ends; a file that cannot be opened is an `InputError`, as `_read_input` says it."""
+    without their ends (`digest` fed each as read, with its end); a file that cannot be opened is an `InputError`,
+    as `_read_input` says it."""
     with _unreadable_as_input_error(source):
         handle = source.open("rb")
     with handle:
         for chunk in handle:  # (a chunk ends at LF: a CR inside it splits it as the whole file's splitlines would)
+            if digest is not None:
+                digest.update(chunk)
             yield from chunk.splitlines()
 
 
@@ -321,16 +331,22 @@ def load_csv(
     *,
     file_column: str | None = None,
     id_column: str | None = None,
+    digest: InputDigest | None = None,
 ) -> list[Job]:
     """Load one job per row of a CSV file, its prompt being `template` filled in with the row's `{column}` values.
 
     `file_column` names a column of file paths (relative to the CSV's folder; an empty cell means no file),
     `id_column` a column of ids. The header is line 1; every row is checked before any job is returned. Raises
     `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
+    `digest`: fed the file's bytes (and how they are read), for `BulkRun.add_jobs`.
     """
     source = Path(path)
+    base = source.absolute().parent
     raw = _read_input(source)
-    return _csv_jobs(_csv_text(raw, source), source, source.absolute().parent, template, file_column, id_column)
+    if digest is not None:
+        digest.reading(format="csv", folder=str(base), template=template, file_column=file_column, id_column=id_column)
+        digest.update(raw)
+    return _csv_jobs(_csv_text(raw, source), source, base, template, file_column, id_column)
 
 
 def load_csv_stream(

@@ -30,9 +30,17 @@ from pydantic import BaseModel
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.budget import worst_case_of
-from lowtide.bulk.checks import Checked, check_batch_jobs, check_live_jobs, params_text, preflight
+from lowtide.bulk.checks import (
+    Checked,
+    check_batch_jobs,
+    check_jobs_to_send,
+    check_live_jobs,
+    params_text,
+    preflight,
+)
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
+from lowtide.bulk.input_digest import InputDigest
 from lowtide.bulk.items import NewItems
 from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
 from lowtide.bulk.live_execution import LiveExecution
@@ -44,11 +52,13 @@ from lowtide.bulk.plan import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.report import RunReport
 from lowtide.bulk.results import RunResult
+from lowtide.bulk.run_identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
 from lowtide.bulk.run_state import RunEnd
 from lowtide.bulk.sorting import sized_for, sort_items
 from lowtide.errors import (
     ConfigurationError,
 )
+from lowtide.ledger.runs import RunRecord
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
@@ -61,22 +71,6 @@ JobInput = Job | str | Mapping[str, Any]
 RunMode = Literal["batch", "live"]
 DEFAULT_PARALLEL_BATCHES = 4
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
-# The settings that shape what is sent; the others (polling, ledger, endpoint, key variable) do not make a new run.
-_SENT_SETTINGS = (
-    "model",
-    "system_prompt",
-    "max_tokens",
-    "temperature",
-    "top_p",
-    "top_k",
-    "stop_sequences",
-    "metadata",
-    "thinking",
-    "tool_choice",
-    "output_config",
-    "cache_control",
-    "extra_params",
-)
 
 
 class BulkRun:
@@ -181,6 +175,9 @@ class BulkRun:
         self._plain: PlainJobs | None = None
         """The template of the prompt-only jobs, as the last check found it."""
         self.jobs = Jobs()
+        self._read: tuple[Jobs, int, str] | None = None
+        """The jobs `add_jobs` read from one input, how many, and the input's digest: while they are still the run's
+        jobs, the run is known by it (`_input_key`)."""
 
     # Adding jobs.
 
@@ -202,10 +199,16 @@ class BulkRun:
         self.jobs.append(job_from(data, where=f"job {len(self.jobs)}"))
         return self
 
-    def add_jobs(self, inputs: Iterable[JobInput]) -> BulkRun:
+    def add_jobs(self, inputs: Iterable[JobInput], *, digest: InputDigest | None = None) -> BulkRun:
         """Add jobs: `Job`s, prompts, or mappings shaped like a line of a JSONL input. Anything else (None, a number,
         bytes, an empty prompt or mapping, a key no job has) is a `ConfigurationError` naming its index in `inputs`,
-        before anything is recorded or sent."""
+        before anything is recorded or sent.
+
+        `digest`: the `InputDigest` a loader fed as it read `inputs` (`jsonl_inputs(path, digest=...)`), read whole
+        once they are added. When they are all the run's jobs, the run is recorded with the digest of its input and
+        settings, by which a resume of the same bytes and settings knows it without checking every job again: only
+        the jobs it still has to send are checked."""
+        fresh = not self.jobs
         given = cast("object", inputs)  # whatever a caller passed, typed or not
         if isinstance(given, str | bytes) or not isinstance(given, Iterable):
             hint = " (one prompt: put it in a list)" if isinstance(given, str) else ""
@@ -214,6 +217,7 @@ class BulkRun:
             )
         for index, value in enumerate(cast("Iterable[object]", inputs)):
             self.jobs.append(job_input(value, where=f"inputs[{index}]"))
+        self._read = (self.jobs, len(self.jobs), digest.hexdigest()) if digest is not None and fresh else None
         return self
 
     # Running.
@@ -373,8 +377,10 @@ class BulkRun:
             return self._plain.model
         return self.codec.model_of(params)
 
-    def _check(self, *, write: bool) -> Checked:
-        """Check every job (nothing is sent before all pass): its file, its params, its cost and size."""
+    def _check(self, *, write: bool, known: bool = True) -> Checked:
+        """Check every job (nothing is sent before all pass): its file, its params, its cost and size. A run the ledger
+        holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
+        `_prepare` has found them (`Checked.to_send`): the others were checked before they were sent."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
@@ -385,8 +391,32 @@ class BulkRun:
                 backend = self.actor.batch_backend("bulk runs (durable batch mode)")
         if self.mode == "live":
             return check_live_jobs(self, files, write=write)
-        self._plain = self._plain_jobs()
-        return check_batch_jobs(self, files, self._plain, backend=backend, write=write)
+        plain = self._plain = self._plain_jobs()
+        record = self._known_run() if write and known else None
+        if record is not None:
+            fingerprint = record.fingerprint
+            return Checked(
+                backend, fingerprint, [], None, [], [],
+                to_send=lambda indexes: check_jobs_to_send(
+                    self, files, plain, indexes, backend=backend, fingerprint=fingerprint
+                ),
+            )  # fmt: skip
+        return check_batch_jobs(self, files, plain, backend=backend, write=write)
+
+    def _known_run(self) -> RunRecord | None:
+        """The run the ledger holds of this input and these settings, known by their digest (`_input_key`), if any."""
+        key = self._input_key()
+        if key is None:
+            return None
+        return known_run(self.actor.ledger.run_store, self.run_id, key, len(self.jobs))
+
+    def _input_key(self) -> str | None:
+        """The digest of the run's input (as `add_jobs` was given it) and of its settings, while its jobs are still
+        those read from it."""
+        read = self._read
+        if read is None or read[0] is not self.jobs or read[1] != len(self.jobs):
+            return None
+        return input_key(self.fingerprint_settings(), read[2])
 
     def plain_prompt(self, index: int) -> str | None:
         """Job `index`'s prompt when the run's template makes its request (a prompt alone, or with an id only)."""
@@ -424,6 +454,8 @@ class BulkRun:
                 " same ones, or give this run a new id.",
                 field="run_id",
             )
+        if record is None and checked.to_send is not None:  # known a moment ago, no longer: every job checked
+            return self._prepare(self._check(write=write, known=False), write=write, hold=hold)
         created = False
         if record is None and write:
             now = self.actor.clock.now()
@@ -442,10 +474,15 @@ class BulkRun:
         read = record is not None and not created
         found = sort_items(store, run_id, len(self.jobs), read=read, rows_of_successes=self.mode == "live" or hold)
         keys = found.keys
+        if checked.to_send is not None:  # the jobs still to send checked now, as they would have been first
+            checked = checked.to_send(found.to_send)
+            if checked.unpriced is not None:
+                raise checked.unpriced
+            sizes = checked.sizes
         # With the run id known, each size counts the job's own custom id instead of the stand-in.
         identity = ledger.identity()
         if self.mode == "batch":
-            sizes = sized_for(sizes, keys, lambda key: self.codec.custom_id_for(key, identity))
+            sizes = sized_for(sizes, keys, found.to_send, lambda key: self.codec.custom_id_for(key, identity))
         return Prepared(
             run_id, store, backend, keys, found.rows, found.finished, found.attach, found.to_send, found.spent, sizes,
             identity, stored=found.stored,
@@ -457,20 +494,19 @@ class BulkRun:
 
     def fingerprint_settings(self) -> dict[str, Any]:
         """The run's settings that make it what it is (with its jobs, its fingerprint)."""
-        configuration = self.actor.configuration.model_dump(mode="json")
-        return {
-            "actor": self.actor.name,
-            "settings": {name: configuration.get(name) for name in _SENT_SETTINGS},
-            "defaults": self.defaults,
-            "response_model": _qualified(self.response_model),
-            "citations": self.citations,
-            **({"mode": "live"} if self.mode == "live" else {}),  # batch runs keep the ids they always had
-        }
+        return fingerprint_settings(
+            self.actor.name,
+            self.actor.configuration.model_dump(mode="json"),
+            defaults=self.defaults,
+            response_model=self.response_model,
+            citations=self.citations,
+            live=self.mode == "live",
+        )
 
     def _options(self) -> dict[str, Any]:
         return {
             "defaults": self.defaults,
-            "response_model": _qualified(self.response_model),
+            "response_model": qualified(self.response_model),
             "citations": self.citations,
             "items_per_batch": self.items_per_batch,
             "max_parallel_batches": self.max_parallel_batches,
@@ -483,11 +519,5 @@ class BulkRun:
             "abort_on": sorted(self.abort_on),
             "abort_mode": self.abort_mode,
             "post_process_timeout": self.post_process_timeout,
+            INPUT_OPTION: self._input_key(),
         }
-
-
-# Helpers.
-
-
-def _qualified(model: type[BaseModel] | None) -> str | None:
-    return f"{model.__module__}:{model.__qualname__}" if model is not None else None

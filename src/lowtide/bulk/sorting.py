@@ -89,6 +89,13 @@ def sort_items(store: RunLedger, run_id: str, count: int, *, read: bool, rows_of
     return SortedItems(keys, rows, finished, stored, attach, to_send, spent)
 
 
-def sized_for(sizes: Sequence[int], keys: Sequence[str], custom_id: Callable[[str], str]) -> array[int]:
-    """Each job's size as a batch request, with its own custom id in place of the stand-in it was measured with."""
-    return array("q", (size - len(STAND_IN_ID) + len(custom_id(key)) for size, key in zip(sizes, keys, strict=True)))
+def sized_for(
+    sizes: Sequence[int], keys: Sequence[str], indexes: Sequence[int], custom_id: Callable[[str], str]
+) -> array[int]:
+    """Each job's size as a batch request, those of `indexes` (the jobs to send: no other size is asked for) with
+    their own custom id in place of the stand-in they were measured with."""
+    sized = array("q", sizes)
+    stand_in = len(STAND_IN_ID)
+    for index in indexes:
+        sized[index] += len(custom_id(keys[index])) - stand_in
+    return sized

@@ -16,6 +16,7 @@ from lowtide.cli.params import USD, json_option, ledger_option
 from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from lowtide.bulk.input_digest import InputDigest
     from lowtide.bulk.report import RunReport
 
 __all__ = ["COMMANDS"]
@@ -163,7 +164,10 @@ def run(
         raise ConfigurationError("--template, --file-column and --id-column are for CSV inputs.", field="template")
     if kind == "csv" and not template:
         raise ConfigurationError("A CSV input needs --template, the prompt with {column} placeholders.")
-    jobs = _load(input_path, kind, template=template, file_column=file_column, id_column=id_column)
+    from lowtide.bulk.input_digest import InputDigest
+
+    digest = InputDigest() if input_path != Path(_STDIO) else None  # a file's bytes: a resume knows the run by them
+    jobs = _load(input_path, kind, template=template, file_column=file_column, id_column=id_column, digest=digest)
     to_stdout = out == Path(_STDIO)
     actor = Actor.from_file(actor_file, name, ledger=ledger)
     bulk = actor.bulk(
@@ -183,7 +187,7 @@ def run(
         mode=mode,
         abort_on=abort_on or (),
         abort_mode=abort_mode,
-    ).add_jobs(jobs)
+    ).add_jobs(jobs, digest=digest)
     del jobs  # the run holds them now (a prompt alone as its string)
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
@@ -284,7 +288,15 @@ def _format(path: Path, given: Format | None, *, template: str | None) -> Format
     )
 
 
-def _load(path: Path, kind: Format, *, template: str | None, file_column: str | None, id_column: str | None) -> Any:
+def _load(
+    path: Path,
+    kind: Format,
+    *,
+    template: str | None,
+    file_column: str | None,
+    id_column: str | None,
+    digest: InputDigest | None,
+) -> Any:
     from lowtide.bulk.loaders import jsonl_inputs, load_csv, load_csv_stream, load_jsonl_stream
 
     if path == Path(_STDIO):
@@ -301,8 +313,8 @@ def _load(path: Path, kind: Format, *, template: str | None, file_column: str | 
         return load_jsonl_stream(stream)
     if kind == "csv":
         assert template is not None
-        return load_csv(path, template, file_column=file_column, id_column=id_column)
-    return jsonl_inputs(path)  # a line at a time, a prompt alone as its string: never a million `Job`s
+        return load_csv(path, template, file_column=file_column, id_column=id_column, digest=digest)
+    return jsonl_inputs(path, digest=digest)  # a line at a time, a prompt alone as its string: never a million `Job`s
 
 
 async def _closing(actor: Any, work: Awaitable[T]) -> T:
