@@ -1,5 +1,6 @@
 """Bulk runs: many prompts or files, loaded from JSONL or CSV, sent through batches with progress shown as they go."""
 
+from lowtide.bulk.csv_loader import load_csv, load_csv_stream
 from lowtide.bulk.jobs import (
     FileInfo,
     InputError,
@@ -10,7 +11,7 @@ from lowtide.bulk.jobs import (
     inspect_file,
     job_messages,
 )
-from lowtide.bulk.loaders import load_csv, load_csv_stream, load_jsonl, load_jsonl_stream
+from lowtide.bulk.loaders import load_jsonl, load_jsonl_stream
 from lowtide.bulk.progress import (
     CallbackReporter,
     MultiReporter,

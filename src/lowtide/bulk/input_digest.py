@@ -2,8 +2,8 @@
 what reading them depended on, so that a resumed run whose input and settings are byte for byte the ones it was
 recorded with is found without checking and fingerprinting every job again (the fingerprint needs each job's JSON).
 
-The digest is taken as the loader reads (`loaders.jsonl_inputs`, `loaders.load_csv`): the bytes digested are the bytes
-the jobs were made from, whatever the file holds by the time the run looks.
+The digest is taken as the loader reads (`loaders.jsonl_inputs`, `csv_loader.load_csv`): the bytes digested are the
+bytes the jobs were made from, whatever the file holds by the time the run looks.
 """
 
 from __future__ import annotations

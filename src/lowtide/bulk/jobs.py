@@ -3,7 +3,7 @@ every job passes before anything is sent, and the messages a job becomes.
 
 A job holds its file's path, never its contents: `file_block` reads and encodes the file only when the job's request
 is built, so that 20,000 jobs naming 20,000 PDFs cost 20,000 small objects, not gigabytes. The loaders that make jobs
-from JSONL and CSV are in `lowtide.bulk.loaders`.
+from JSONL and CSV are in `lowtide.bulk.loaders` and `lowtide.bulk.csv_loader`.
 """
 
 from __future__ import annotations

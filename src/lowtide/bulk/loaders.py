@@ -1,4 +1,5 @@
-"""Jobs from JSONL and CSV inputs, files or streams (standard input): every line checked before any job is returned.
+"""Jobs from JSONL inputs, files or streams (standard input): every line checked before any job is returned (CSV's:
+`csv_loader`).
 
 Loading checks everything a run needs before anything is sent (every line, every file's kind and size, every
 override), but reads no file contents: a job holds the path of its file.
@@ -7,21 +8,17 @@ override), but reads no file contents: a job holds the path of its file.
 from __future__ import annotations
 
 import codecs
-import csv
-import difflib
-import io
 import json
 import re
-import string
-from collections.abc import Generator, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
 from pydantic import ValidationError
 
-from lowtide.bulk.files import REQUEST_MAX_BYTES, FileChecks, binary_kind
+from lowtide.bulk.files import FileChecks
 from lowtide.bulk.input_digest import InputDigest
+from lowtide.bulk.input_reading import input_lines, refuse_binary, resolve, undecodable
 from lowtide.bulk.jobs import (
     JOB_KEYS,
     OVERRIDE_KEYS,
@@ -32,20 +29,12 @@ from lowtide.bulk.jobs import (
     pydantic_problem,
     unknown_keys,
 )
-from lowtide.bulk.problems import InputError, InputProblem, Problems
+from lowtide.bulk.problems import Problems
 from lowtide.config import DEFAULT_PROVIDER
 from lowtide.custom_ids import CustomIdRule
 from lowtide.errors import ConfigurationError
 
-__all__ = ["iter_jsonl", "jsonl_inputs", "load_csv", "load_csv_stream", "load_jsonl", "load_jsonl_stream"]
-
-# Enough of an input file to tell a PDF, an image or a workbook from text.
-_HEAD_BYTES = 64
-
-
-def _resolve(name: str, base: Path) -> Path:
-    """A job's file named in an input: absolute, or relative to the input's folder (not the working directory)."""
-    return (base / Path(name).expanduser()).absolute()
+__all__ = ["iter_jsonl", "jsonl_inputs", "load_jsonl", "load_jsonl_stream"]
 
 
 # -- JSONL -------------------------------------------------------------------------------------------------------
@@ -85,7 +74,7 @@ def jsonl_inputs(
     base = source.absolute().parent
     if digest is not None:
         digest.reading(format="jsonl", folder=str(base), provider=provider)
-    return _jsonl_jobs(_input_lines(source, digest), source, base, provider)
+    return _jsonl_jobs(input_lines(source, digest), source, base, provider)
 
 
 def load_jsonl_stream(
@@ -157,11 +146,11 @@ def _numbered(
             return
         except UnicodeDecodeError as exc:
             # A text stream decodes ahead of the line it hands out: the bad byte is somewhere after this line.
-            problems.add(None, _undecodable(exc, after=number))
+            problems.add(None, undecodable(exc, after=number))
             return
         number += 1
         if number == 1:
-            _refuse_binary(line if isinstance(line, bytes) else line.encode(errors="replace"), source, kind)
+            refuse_binary(line if isinstance(line, bytes) else line.encode(errors="replace"), source, kind)
             line = line.removeprefix(codecs.BOM_UTF8) if isinstance(line, bytes) else line.removeprefix("\ufeff")
         if isinstance(line, str):
             yield number, line
@@ -225,7 +214,7 @@ def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:
         if not isinstance(file, str) or not file:
             messages.append(f"file: expected a path as a string, got {json.dumps(file)}")
         else:
-            path = _resolve(file, base)
+            path = resolve(file, base)
             trouble = files.trouble(file, path)
             if trouble is not None:
                 messages.append(trouble)
@@ -281,236 +270,3 @@ def _json_type(value: object) -> str:
     if value is None:
         return "null"
     return "boolean" if isinstance(value, bool) else "number"
-
-
-def _input_lines(source: Path, digest: InputDigest | None = None) -> Iterator[bytes]:
-    """The lines of an input file, read a line at a time, as `bytes.splitlines` splits the whole (at LF, CRLF or CR),
-    without their ends (`digest` fed each as read, with its end); a file that cannot be opened is an `InputError`,
-    as `_read_input` says it."""
-    with _unreadable_as_input_error(source):
-        handle = source.open("rb")
-    with handle:
-        for chunk in handle:  # (a chunk ends at LF: a CR inside it splits it as the whole file's splitlines would)
-            if digest is not None:
-                digest.update(chunk)
-            yield from chunk.splitlines()
-
-
-def _read_input(source: Path) -> bytes:
-    with _unreadable_as_input_error(source):
-        return source.read_bytes()
-
-
-@contextmanager
-def _unreadable_as_input_error(source: Path) -> Generator[None]:
-    """An input file that is missing, a folder or unreadable, as the `InputError` that says so."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise InputError(source, [InputProblem(None, "does not exist")]) from None
-    except IsADirectoryError:
-        raise InputError(source, [InputProblem(None, "is a folder; name the input file itself")]) from None
-    except OSError as exc:
-        raise InputError(source, [InputProblem(None, f"cannot be read: {exc.strerror or exc}")]) from None
-
-
-def _refuse_binary(head: bytes, source: str | Path, kind: str) -> None:
-    """Refuse an input whose first bytes say it is not text (a PDF, an image, a workbook)."""
-    binary = binary_kind(head[:_HEAD_BYTES])
-    if binary is not None:
-        problem = f"is {binary}, not {kind} text; export the data as {kind} (UTF-8) and load that"
-        raise InputError(source, [InputProblem(None, problem)])
-
-
-# -- CSV ---------------------------------------------------------------------------------------------------------
-
-
-def load_csv(
-    path: str | Path,
-    template: str,
-    *,
-    file_column: str | None = None,
-    id_column: str | None = None,
-    digest: InputDigest | None = None,
-) -> list[Job]:
-    """Load one job per row of a CSV file, its prompt being `template` filled in with the row's `{column}` values.
-
-    `file_column` names a column of file paths (relative to the CSV's folder; an empty cell means no file),
-    `id_column` a column of ids. The header is line 1; every row is checked before any job is returned. Raises
-    `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
-    `digest`: fed the file's bytes (and how they are read), for `BulkRun.add_jobs`.
-    """
-    source = Path(path)
-    base = source.absolute().parent
-    raw = _read_input(source)
-    if digest is not None:
-        digest.reading(format="csv", folder=str(base), template=template, file_column=file_column, id_column=id_column)
-        digest.update(raw)
-    return _csv_jobs(_csv_text(raw, source), source, base, template, file_column, id_column)
-
-
-def load_csv_stream(
-    lines: Iterable[str] | Iterable[bytes],
-    template: str,
-    *,
-    name: str = "<stdin>",
-    base: str | Path | None = None,
-    file_column: str | None = None,
-    id_column: str | None = None,
-) -> list[Job]:
-    """Load one job per row of CSV read from a stream (standard input, say), as `load_csv` loads a file.
-
-    `lines` is an open text or binary stream, or any iterable of lines (with their line ends). `name` stands for
-    the input in error messages; relative file paths are relative to `base` (default: the working directory).
-    """
-    folder = Path(base if base is not None else Path.cwd()).absolute()
-    chunks = iter(lines)
-    try:
-        first = next(chunks, "")
-        if isinstance(first, bytes):
-            text = _csv_text(first + b"".join(cast(Iterator[bytes], chunks)), name)
-        else:
-            _refuse_binary(first.encode(errors="replace"), name, "CSV")
-            text = (first + "".join(cast(Iterator[str], chunks))).removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise InputError(name, [InputProblem(None, _undecodable(exc, after=0))]) from None
-    return _csv_jobs(text, name, folder, template, file_column, id_column)
-
-
-def _undecodable(exc: UnicodeDecodeError, *, after: int) -> str:
-    where = f" after line {after}" if after else ""
-    return (
-        f"cannot be read as UTF-8{where}: the byte 0x{exc.object[exc.start]:02x} is not valid UTF-8; save the input"
-        " as UTF-8 (or read it as bytes, so that the line is named)"
-    )
-
-
-def _csv_text(raw: bytes, source: str | Path) -> str:
-    _refuse_binary(raw, source, "CSV")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        problem = InputProblem(line, f"is not UTF-8 (the byte 0x{raw[exc.start]:02x}); save the file as UTF-8")
-        raise InputError(source, [problem]) from None
-
-
-def _csv_jobs(
-    text: str, source: str | Path, base: Path, template: str, file_column: str | None, id_column: str | None
-) -> list[Job]:
-    problems = Problems(source)
-    # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
-    # The limit is process-wide, so it is only ever raised, never lowered.
-    if csv.field_size_limit() < REQUEST_MAX_BYTES:
-        csv.field_size_limit(REQUEST_MAX_BYTES)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [cell.strip() for cell in next(reader, list[str]())]
-    except csv.Error as exc:
-        raise InputError(source, [InputProblem(1, f"cannot be read as CSV: {exc}")]) from None
-    if not any(header):
-        problems.add(None, "is empty; it needs a header row naming its columns, then one row per job")
-        problems.raise_if_any()
-    _check_header(header, template, file_column, id_column, problems)
-    problems.raise_if_any()
-    files = FileChecks()
-    ids: dict[str, int] = {}
-    jobs: list[Job] = []
-    ended = reader.line_num
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            problems.add(ended + 1, f"cannot be read as CSV: {exc}")
-            break
-        number, ended = ended + 1, reader.line_num
-        if not row:
-            continue
-        job = _csv_job(row, header, template, file_column, id_column, base, files, number, problems)
-        if job is not None:
-            check_id(job.id, number, ids, problems)
-            jobs.append(job)
-    if not jobs and not problems.total:
-        problems.add(None, "has a header but no rows; add one row per job")
-    problems.raise_if_any()
-    return jobs
-
-
-def _template_columns(template: str) -> list[str]:
-    """The columns `template` names, in order (in nested format specs too); raises `ValueError` for a placeholder
-    that names none, or a template `str.format` cannot parse.
-    """
-    columns: list[str] = []
-    for _, name, spec, _ in string.Formatter().parse(template):
-        if name is None:
-            continue
-        root = re.split(r"[.\[]", name, maxsplit=1)[0]
-        if not root or root.isdigit():
-            raise ValueError(f"the placeholder {{{name}}} must name a column, like {{title}}")
-        columns.append(root)
-        if spec and "{" in spec:
-            columns += _template_columns(spec)
-    return columns
-
-
-def _check_header(
-    header: list[str], template: str, file_column: str | None, id_column: str | None, problems: Problems
-) -> None:
-    present = ", ".join(repr(column) for column in header)
-    duplicates = sorted({column for column in header if header.count(column) > 1})
-    if duplicates:
-        problems.add(1, f"the header names {', '.join(repr(c) for c in duplicates)} more than once; rename them")
-    try:
-        wanted = [("the template", column) for column in _template_columns(template)]
-    except ValueError as exc:
-        problems.add(None, f"the template {template!r} is not usable: {exc} (write {{{{ and }}}} for braces)")
-        wanted = []
-    wanted += [(what, column) for what, column in (("file_column", file_column), ("id_column", id_column)) if column]
-    for what, column in dict.fromkeys(wanted):
-        if column not in header:
-            close = difflib.get_close_matches(column, header, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            problems.add(1, f"{what} names the column {column!r}, which is not in the header{hint}; it has {present}")
-
-
-def _csv_job(
-    row: list[str],
-    header: list[str],
-    template: str,
-    file_column: str | None,
-    id_column: str | None,
-    base: Path,
-    files: FileChecks,
-    number: int,
-    problems: Problems,
-) -> Job | None:
-    if len(row) != len(header):
-        problems.add(
-            number,
-            f"has {len(row)} cells but the header has {len(header)} columns; quote cells that hold commas or newlines",
-        )
-        return None
-    values = dict(zip(header, row, strict=True))
-    try:
-        prompt = template.format_map(values)
-    except (IndexError, AttributeError, TypeError, ValueError) as exc:
-        problems.add(number, f"the template cannot be filled in from this row: {exc}")
-        return None
-    found: list[str] = []
-    if not prompt.strip():
-        found.append("the template gives an empty prompt for this row; are its cells empty?")
-    path: Path | None = None
-    name = values[file_column].strip() if file_column else ""
-    if name:
-        path = _resolve(name, base)
-        trouble = files.trouble(name, path)
-        if trouble is not None:
-            found.append(trouble)
-    for message in found:
-        problems.add(number, message)
-    if found:
-        return None
-    job_id = values[id_column].strip() if id_column else ""
-    return Job(prompt=prompt, file=path, id=job_id or None)

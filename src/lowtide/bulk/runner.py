@@ -55,9 +55,7 @@ from lowtide.bulk.results import RunResult
 from lowtide.bulk.run_identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
 from lowtide.bulk.run_state import RunEnd
 from lowtide.bulk.sorting import sized_for, sort_items
-from lowtide.errors import (
-    ConfigurationError,
-)
+from lowtide.errors import ConfigurationError
 from lowtide.ledger.runs import RunRecord
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument

@@ -297,7 +297,8 @@ def _load(
     id_column: str | None,
     digest: InputDigest | None,
 ) -> Any:
-    from lowtide.bulk.loaders import jsonl_inputs, load_csv, load_csv_stream, load_jsonl_stream
+    from lowtide.bulk.csv_loader import load_csv, load_csv_stream
+    from lowtide.bulk.loaders import jsonl_inputs, load_jsonl_stream
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():
