@@ -103,6 +103,11 @@ class MemoryBatches:
         with self.lock:
             return self.tables.results_since(batch_id, after)
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        with self.lock:
+            members = set(self.tables.members.get(batch_id, {}).values())
+        return members.intersection(keys)
+
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         with self.lock:
             return self.tables.answers_of(batch_id, keys)

@@ -70,6 +70,23 @@ _ANSWERS: LiteralString = (
 )
 
 
+def members_among(batch_id: str, keys: Sequence[str]) -> Op[set[str]]:
+    """Which of `keys` were members of `batch_id`: each key's memberships (`batch_members_key`, a request has one an
+    attempt) looked up by key; no request, no `request_view`."""
+    return set((yield from by_key(keys, _MEMBERS, _members, batch_id)))
+
+
+_MEMBERS: LiteralString = (
+    "SELECT x.key FROM unnest(%b::text[]) AS k(key) CROSS JOIN LATERAL"
+    " (SELECT m.key FROM batch_members m WHERE m.key = k.key AND m.batch_id = %s LIMIT 1) x"
+)
+
+
+def _members(reply: Reply) -> Iterator[tuple[str, str]]:
+    for (key,) in reply.rows:
+        yield str(key), str(key)
+
+
 def _answers(reply: Reply) -> Iterator[tuple[str, KeyAnswer]]:
     for key, state, response, error in reply.rows:
         yield str(key), key_answer(str(key), str(state), response, error)

@@ -147,6 +147,11 @@ class RequestRows(SqliteFile):
         with self._lock:
             return _in_key_order(keys, states)
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        """Which of `keys` were members of `batch_id`."""
+        with self._lock:
+            return _members_among(self._db, batch_id, keys)
+
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         """The latest result from `batch_id` of each of `keys` that has one, in the order given (`results_batch_key`:
         the batch's region of the results, no request read)."""
@@ -186,6 +191,15 @@ class RequestRows(SqliteFile):
 
 
 T = TypeVar("T")
+
+
+def _members_among(db: sqlite3.Connection, batch_id: str, keys: Sequence[str]) -> set[str]:
+    """`LedgerStore.members_among` (`batch_members_key`: each key's memberships, one an attempt)."""
+    found: set[str] = set()
+    for chunk in chunks(keys, size=500):
+        query = f"SELECT key FROM batch_members WHERE key IN ({', '.join('?' * len(chunk))}) AND batch_id = ?"
+        found.update(str(key) for (key,) in db.execute(query, (*chunk, batch_id)))
+    return found
 
 
 def _in_key_order(keys: Sequence[str], read: Callable[[Sequence[str]], Iterable[tuple[str, T]]]) -> list[T]:
