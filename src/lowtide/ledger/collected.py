@@ -40,9 +40,10 @@ class CollectedResults(Protocol):
         ...
 
     def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
-        """Which of `keys` were put in `batch_id` (its members, in whichever attempt), looked up by key: no state, no
-        record. A process whose calls another gathered reads it once that process's intent is written, to watch them
-        in its batch from the results' cursor taken before it first read their states (`Waiting._attach_left_out`)."""
+        """Which of `keys` are in `batch_id` now (the batch a request's state reads: its latest membership, unless a
+        result sent it on from there), each looked up by key: no state, no record. A process whose calls another
+        gathered reads it once that process's intent is written, to watch them in its batch from the results' cursor
+        taken before it first read their states (`Waiting._attach_left_out`)."""
         ...
 
 

@@ -105,8 +105,8 @@ class MemoryBatches:
 
     def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
         with self.lock:
-            members = set(self.tables.members.get(batch_id, {}).values())
-        return members.intersection(keys)
+            requests = self.tables.requests
+            return {key for key in keys if (r := requests.get(key)) is not None and r.batch_id == batch_id}
 
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         with self.lock:

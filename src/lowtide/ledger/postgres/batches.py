@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import LiteralString
 
 from lowtide.errors import LedgerError
-from lowtide.ledger.postgres.steps import BATCH, CHUNK, LEASE_OVER, NOTIFY, Op, Sql
+from lowtide.ledger.postgres.steps import BATCH, LEASE_OVER, NOTIFY, Op, Sql, chunks
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
@@ -73,23 +73,18 @@ def record_intent(
     # claims, what it took over, gathered or had requeued), and a request owned by none (back from a refused create)
     # is taken over, by one process, before it is queued again. (Were two to meet in a circle all the same, PostgreSQL
     # would end one with a deadlock error: its whole intent rolled back, nothing sent.) `take_pending` never waits
-    # (`SKIP LOCKED`). Locking every member first, in key order, cost 40% of the intent's server time. Once a chunk
-    # finds none of its members still this owner's (another process gathered them: most often all of them), the rest
-    # go in one statement, and the members left out are checked to be requests in one more, at the end.
+    # (`SKIP LOCKED`). Locking every member first, in key order, cost 40% of the intent's server time. The members
+    # left out (another process gathered them: all of them, often) are checked to be requests in one statement, at the
+    # end, by key (a lateral join: `key = ANY(...)` of tens of thousands may be planned as a scan).
     kept: set[str] = set()
     missing: list[str] = []
-    ordered = sorted(dict(members).items())
-    start, whole = 0, False
-    while start < len(ordered):
-        end = len(ordered) if whole else start + CHUNK
-        keys = [key for key, _ in ordered[start:end]]
-        ids = [custom_id for _, custom_id in ordered[start:end]]
-        start = end
+    for chunk in chunks(sorted(dict(members).items())):
+        keys = [key for key, _ in chunk]
+        ids = [custom_id for _, custom_id in chunk]
         reply = yield Sql(_JOIN, {"keys": keys, "ids": ids, "batch": batch_id, "owner": owner, "now": now})
         joined = {str(row[0]) for row in reply.rows}
         kept |= joined
         missing.extend(key for key in keys if key not in joined)
-        whole = not joined
     strangers: list[str] = []
     if missing:  # not this owner's pending request any more, or not a request at all
         found = yield Sql(_STRANGERS, (missing,))

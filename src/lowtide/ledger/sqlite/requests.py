@@ -23,7 +23,7 @@ from lowtide.ledger.records import (
     stored_json,
 )
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
-from lowtide.ledger.sqlite.schema import latest_membership
+from lowtide.ledger.sqlite.schema import REQUEST_BATCH, latest_membership
 
 
 class RequestRows(SqliteFile):
@@ -194,10 +194,14 @@ T = TypeVar("T")
 
 
 def _members_among(db: sqlite3.Connection, batch_id: str, keys: Sequence[str]) -> set[str]:
-    """`LedgerStore.members_among` (`batch_members_key`: each key's memberships, one an attempt)."""
+    """`LedgerStore.members_among`: the requests of `keys` whose batch (`REQUEST_BATCH`: the latest membership, unless
+    they left it) is `batch_id`."""
     found: set[str] = set()
     for chunk in chunks(keys, size=500):
-        query = f"SELECT key FROM batch_members WHERE key IN ({', '.join('?' * len(chunk))}) AND batch_id = ?"
+        query = (
+            f"SELECT r.key FROM requests r {REQUEST_BATCH}"
+            f" WHERE r.key IN ({', '.join('?' * len(chunk))}) AND m.batch_id = ?"
+        )
         found.update(str(key) for (key,) in db.execute(query, (*chunk, batch_id)))
     return found
 
