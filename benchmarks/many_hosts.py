@@ -8,7 +8,8 @@ configuration against a fresh `lowtide emulator` and a fresh ledger.
 Reported per configuration: wall time from the first call to the last answer (the slowest process's), CPU time of
 the lowtide processes (user + system, summed over them) and per call, the API's calls by route and the batches it
 created (from the emulator), and the database server's CPU for the PostgreSQL ones (its processes' CPU from
-/proc, before and after). The processes start their calls together (a barrier), after their imports. The load average
+/proc, before and after). The processes start their calls together (a barrier), after their imports (those the
+first call would make too: the SDK's HTTP stack, the PostgreSQL driver). The load average
 is recorded with each figure: these machines are shared.
 
 The processes sharing a ledger run twice: with every process's window (`--window`, 0.5 s), and with a window longer
@@ -213,7 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         base_url, ledger, first, count, barrier, parties, window = args.worker
         # Imported before the barrier, so that the calls start together: lowtide, and the provider's backend with its
-        # SDK, which the first call would import (each host pays it once, on a machine of its own).
+        # SDK, which the first call would import (each host pays it once, on a machine of its own); and what the first
+        # call imports besides: the HTTP stack the SDK's client imports when it is first built (httpcore2 and trio,
+        # 0.4 s of a process's CPU) and the PostgreSQL driver and pool a ledger imports when first opened (0.2 s).
+        import httpcore2  # noqa: F401
+        import psycopg_pool  # noqa: F401
+
         import lowtide.providers.anthropic.backend  # noqa: F401
 
         meet(Path(barrier), int(parties))

@@ -631,6 +631,8 @@ Feature: Every ledger store keeps the same guarantees
       | key   | state     | answer   | error |
       | beta  | pending   |          |       |
       | alpha | succeeded | Answer A |       |
+    # Which calls a batch holds now, read from their latest memberships: no state, no record (beta left "b1").
+    And of beta, nobody, gamma the batch "b1" holds gamma, and the batch "b2" holds beta
 
     Examples: in memory and SQLite
       | store  |

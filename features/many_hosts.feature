@@ -75,9 +75,10 @@ Feature: Many hosts, one PostgreSQL ledger
   Scenario: Calls another host gathered just before this host's intent wait for that host's batch, no record read
     # Host "host-a" gathers host "host-b"'s calls as its window closes and writes its intent 2 seconds later: host
     # "host-b"'s own intent, meanwhile, finds them no longer its, pending in host "host-a"'s hands. One of them is
-    # looked at again, by its state alone, until it is in that batch; then all are, and answered from it: each answer
-    # is read once, from the batch's results (no record, no parameters: not at each look, nor for the answer, nor by
-    # each call waiting a watch interval, here 30 s).
+    # looked at again, by its state alone, until it is in that batch; then the others are found among that batch's
+    # members (their states not read again), and all are answered from it: each answer is read once, from the
+    # batch's results (no record, no parameters: not at each look, nor for the answer, nor by each call waiting a
+    # watch interval, here 30 s).
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
@@ -88,7 +89,7 @@ Feature: Many hosts, one PostgreSQL ledger
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
     And no request's record was read: the answers of "h-1" to "h-5" were read from their batch's results, once each
-    And the states of "h-1" to "h-5", but one, were read twice each
+    And the states of "h-1" to "h-5", but one, were read once each
 
   @postgres
   Scenario: Calls another host gathered are looked at no more once their callers gave them up

@@ -493,6 +493,20 @@ def step_results_since(context: Context, batch: str, keys: str) -> None:
     assert (found.cursors[batch] > before) == bool(read), (before, found.cursors[batch])
 
 
+@then('of {keys} the batch "{first}" holds {held}, and the batch "{second}" holds {also}')
+def step_members_among(context: Context, keys: str, first: str, held: str, second: str, also: str) -> None:
+    """`members_among`, on the store's sync face and its awaited one."""
+    c = contract(context)
+
+    async def awaited_face(batch: str) -> set[str]:
+        return await async_ledger(c.store).members_among(batch, names(keys))
+
+    for batch, expected in ((first, held), (second, also)):
+        found = c.store.members_among(batch, names(keys))
+        assert found == set(names(expected)), (batch, found)
+        assert context.runner.run(awaited_face(batch)) == found, batch
+
+
 @then('the store reads the answers of "{batch}" for {keys} as:')
 def step_answers_read(context: Context, batch: str, keys: str) -> None:
     """`answers_of`, on the store's sync face and its awaited one: each key's latest result from `batch`, in the order

@@ -2,8 +2,8 @@
 collection reads once, before it stores a batch's results, so that a batch collected again (its collection cut short
 by a crash, or a download that stayed broken) stores only what it lacks; and the results a batch brought since a
 cursor, which a process watching a batch another polls reads at each of its notices (`Waiting._watch_batch`), and
-those results' answers, which it hands to its calls. Kept apart from `interface`, which holds the rest of the
-protocol."""
+those results' answers, which it hands to its calls; and which of its calls a batch holds. Kept apart from
+`interface`, which holds the rest of the protocol."""
 
 from __future__ import annotations
 
@@ -39,6 +39,13 @@ class CollectedResults(Protocol):
         its calls (`Waiting._hand_over`), reading the records only of the calls a result sent on to another attempt."""
         ...
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        """Which of `keys` are in `batch_id` now (the batch a request's state reads: its latest membership, unless a
+        result sent it on from there), each looked up by key: no state, no record. A process whose calls another
+        gathered reads it once that process's intent is written, to watch them in its batch from the results' cursor
+        taken before it first read their states (`Waiting._attach_left_out`)."""
+        ...
+
 
 class AsyncCollectedResults(Protocol):
     async def stored_finals(self, batch_id: str) -> set[str]:
@@ -51,4 +58,8 @@ class AsyncCollectedResults(Protocol):
 
     async def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         """As `CollectedResults.answers_of`, awaited."""
+        ...
+
+    async def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        """As `CollectedResults.members_among`, awaited."""
         ...

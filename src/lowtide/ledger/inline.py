@@ -231,6 +231,9 @@ class InlineAsyncLedger:
     async def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         return self.sync.answers_of(batch_id, keys)
 
+    async def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        return self.sync.members_among(batch_id, keys)
+
 
 class InlineAsyncRunLedger:
     """A local `RunLedger` awaited: each method calls the store's own, inline."""

@@ -103,6 +103,11 @@ class MemoryBatches:
         with self.lock:
             return self.tables.results_since(batch_id, after)
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        with self.lock:
+            requests = self.tables.requests
+            return {key for key in keys if (r := requests.get(key)) is not None and r.batch_id == batch_id}
+
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         with self.lock:
             return self.tables.answers_of(batch_id, keys)

@@ -290,6 +290,10 @@ class AsyncPostgresLedger:
         op = results.answers_of(batch_id, keys)
         return await self._run("read a batch's answers", op, transaction=False)
 
+    async def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        op = results.members_among(batch_id, keys)
+        return await self._run("read a batch's members", op, transaction=False)
+
 
 _IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger
 """The type checker's proof that `AsyncPostgresLedger` is an `AsyncLedgerStore`."""

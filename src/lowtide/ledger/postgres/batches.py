@@ -73,20 +73,22 @@ def record_intent(
     # claims, what it took over, gathered or had requeued), and a request owned by none (back from a refused create)
     # is taken over, by one process, before it is queued again. (Were two to meet in a circle all the same, PostgreSQL
     # would end one with a deadlock error: its whole intent rolled back, nothing sent.) `take_pending` never waits
-    # (`SKIP LOCKED`). Locking every member first, in key order, cost 40% of the intent's server time.
+    # (`SKIP LOCKED`). Locking every member first, in key order, cost 40% of the intent's server time. The members
+    # left out (another process gathered them: all of them, often) are checked to be requests in one statement, at the
+    # end, by key (a lateral join: `key = ANY(...)` of tens of thousands may be planned as a scan).
     kept: set[str] = set()
-    strangers: list[str] = []
+    missing: list[str] = []
     for chunk in chunks(sorted(dict(members).items())):
         keys = [key for key, _ in chunk]
         ids = [custom_id for _, custom_id in chunk]
         reply = yield Sql(_JOIN, {"keys": keys, "ids": ids, "batch": batch_id, "owner": owner, "now": now})
         joined = {str(row[0]) for row in reply.rows}
         kept |= joined
-        if len(joined) < len(keys):  # not this owner's pending request any more, or not a request at all
-            missing = [key for key in keys if key not in joined]
-            known = yield Sql("SELECT key FROM requests WHERE key = ANY(%b)", (missing,))
-            there = {str(row[0]) for row in known.rows}
-            strangers.extend(key for key in missing if key not in there)
+        missing.extend(key for key in keys if key not in joined)
+    strangers: list[str] = []
+    if missing:  # not this owner's pending request any more, or not a request at all
+        found = yield Sql(_STRANGERS, (missing,))
+        strangers = [str(row[0]) for row in found.rows]
     if strangers:  # a batch of requests the ledger does not hold would be answered to nobody
         raise LedgerError(
             f"The ledger {location} could not record batch {batch_id}: it holds no request {', '.join(strangers[:5])}."
@@ -114,6 +116,14 @@ _JOIN: LiteralString = (
 queue, and recorded as members (the request's batch from then on: no request row is written), their actors and models
 as the batch's kinds (`batch_kinds`, from the queue rows: a row queued before schema 8 has none, and its request is
 read); the keys that joined."""
+
+
+_STRANGERS: LiteralString = (
+    "SELECT t.k FROM unnest(%b::text[]) AS t(k)"
+    " LEFT JOIN LATERAL (SELECT 1 AS one FROM requests r WHERE r.key = t.k) x ON true WHERE x.one IS NULL"
+)
+"""Which of the keys given are no request's: each looked up by itself on the key (a lateral join: `key = ANY(...)` of
+tens of thousands may be planned as a scan), only those found missing returned."""
 
 
 def record_submitted(

@@ -321,6 +321,9 @@ class PostgresLedger:
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         return run(self._pool, "read a batch's answers", results.answers_of(batch_id, keys), transaction=False)
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        return run(self._pool, "read a batch's members", results.members_among(batch_id, keys), transaction=False)
+
     # moving a ledger
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:

@@ -23,7 +23,7 @@ from lowtide.ledger.records import (
     stored_json,
 )
 from lowtide.ledger.sqlite.connection import SqliteFile, chunks
-from lowtide.ledger.sqlite.schema import latest_membership
+from lowtide.ledger.sqlite.schema import REQUEST_BATCH, latest_membership
 
 
 class RequestRows(SqliteFile):
@@ -147,6 +147,11 @@ class RequestRows(SqliteFile):
         with self._lock:
             return _in_key_order(keys, states)
 
+    def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
+        """Which of `keys` were members of `batch_id`."""
+        with self._lock:
+            return _members_among(self._db, batch_id, keys)
+
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
         """The latest result from `batch_id` of each of `keys` that has one, in the order given (`results_batch_key`:
         the batch's region of the results, no request read)."""
@@ -186,6 +191,19 @@ class RequestRows(SqliteFile):
 
 
 T = TypeVar("T")
+
+
+def _members_among(db: sqlite3.Connection, batch_id: str, keys: Sequence[str]) -> set[str]:
+    """`LedgerStore.members_among`: the requests of `keys` whose batch (`REQUEST_BATCH`: the latest membership, unless
+    they left it) is `batch_id`."""
+    found: set[str] = set()
+    for chunk in chunks(keys, size=500):
+        query = (
+            f"SELECT r.key FROM requests r {REQUEST_BATCH}"
+            f" WHERE r.key IN ({', '.join('?' * len(chunk))}) AND m.batch_id = ?"
+        )
+        found.update(str(key) for (key,) in db.execute(query, (*chunk, batch_id)))
+    return found
 
 
 def _in_key_order(keys: Sequence[str], read: Callable[[Sequence[str]], Iterable[tuple[str, T]]]) -> list[T]:
