@@ -25,11 +25,11 @@ from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.core import GroupCall, Queued
 from lowtide.batching.keys import canonical_json, params_json
+from lowtide.batching.left_out import LeftOut
 from lowtide.batching.lookups import Lookups
 from lowtide.batching.policy import other_request, stored_outcome
 from lowtide.batching.submission import Submission
 from lowtide.batching.tickets import Ticket, ticket_of
-from lowtide.batching.waiting import Waiting
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -52,7 +52,7 @@ __all__ = ["BatchEngine", "GroupCall"]
 _Entered = RequestRecord | asyncio.Future[Settled]
 
 
-class BatchEngine(Coalescing, Submission, Collection, Lookups, Waiting):
+class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
     """Runs batch-mode calls for one provider endpoint and key, durably, through one ledger."""
 
     async def run(

@@ -43,7 +43,7 @@ class CollectedResults(Protocol):
         """Which of `keys` are in `batch_id` now (the batch a request's state reads: its latest membership, unless a
         result sent it on from there), each looked up by key: no state, no record. A process whose calls another
         gathered reads it once that process's intent is written, to watch them in its batch from the results' cursor
-        taken before it first read their states (`Waiting._attach_left_out`)."""
+        taken before it first read their states (`LeftOut._attach_left_out`)."""
         ...
 
 
