@@ -59,6 +59,13 @@ class Tallied:
         return f"{int(self.answered)}|{cost}|{live}|{i}|{cr}|{cc}|{o}|{key}".encode()
 
     @staticmethod
+    def split(data: bytes) -> tuple[bytes, bytes]:
+        """An encoded record as its tally's part (what `decode` reads a `Tallied` from, the key given as empty) and its
+        key: records of the same tally share the first."""
+        key = data.split(b"|", 7)[-1]
+        return data[: len(data) - len(key)], key
+
+    @staticmethod
     def decode(data: bytes) -> tuple[Tallied, str]:
         answered, cost, live, i, cr, cc, o, key = data.decode().split("|", 7)
         return (
@@ -169,8 +176,7 @@ class LineSpool:
             start = offset - base
             if zlib.crc32(memoryview(buffer)[start + 4 : start + whole]) != checksum or not 0 <= index < count:
                 break
-            meta = bytes(buffer[start + _HEAD.size : start + _HEAD.size + tally_size])
-            key = meta.split(b"|", 7)[-1]
+            tally, key = Tallied.split(bytes(buffer[start + _HEAD.size : start + _HEAD.size + tally_size]))
             if key.decode() == key_of(index):
                 if at[index] >= 0:  # spooled twice (never expected): the later record stands
                     before = self._tallied(index)
@@ -179,7 +185,7 @@ class LineSpool:
                 else:
                     self.earlier.append(index)
                 at[index], size[index] = offset, whole
-                tallies.add(meta[: len(meta) - len(key)])
+                tallies.add(tally)
                 tallies.give(found, when_over=_MOST_DISTINCT)
             offset += whole
         tallies.give(found)
