@@ -187,3 +187,22 @@ Feature: A PostgreSQL ledger, named by URL
     # next one: a loop ended by cancelling its tasks alone would wait for them forever.
     When a program opens the PostgreSQL ledger's connection pool, gives its workers a task of an hour and returns
     Then the program exits within 15 seconds of returning, with status 0
+
+  @postgres
+  Scenario Outline: An intent PostgreSQL ends in a deadlock is recorded again, whole, through the <face> store
+    # Two processes' intents can meet in a circle of row locks on the queue of pending requests (a statement's
+    # recheck of a row another process changed keeps its lock). PostgreSQL ends one transaction of the circle; that
+    # one is rolled back whole and changed nothing, so it is recorded again, and no call fails for it. Here the other
+    # side of the circle is a plain transaction, locking the queue's last request, then its first.
+    Given a PostgreSQL ledger holding 1001 requests claimed and queued by "host-a"
+    And another transaction holds the queued request last in key order
+    When "host-a" starts recording a batch of all of them through the <face> store
+    And once that write waits on the other transaction, the other asks for the queued request first in key order
+    Then the other transaction is given it while still holding the last: PostgreSQL ended the intent's transaction
+    When the other transaction commits
+    Then the batch is recorded with all 1001 requests as its members, and the write raised no error
+
+    Examples:
+      | face  |
+      | sync  |
+      | async |

@@ -115,6 +115,9 @@ class PostgresCluster:
                 "-w", "-t", "60", "start",
             )  # fmt: skip
             cluster.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{cluster.password}'")
+            # A scenario makes a deadlock whose victim must be lowtide's connection, not its own: the role may set how
+            # long its own connection waits before it looks for one (PostgreSQL 15 and later).
+            cluster.sql(f"GRANT SET ON PARAMETER deadlock_timeout TO {USER}")
             cluster._watch(os.getpid())
         except BaseException:
             cluster.stop()

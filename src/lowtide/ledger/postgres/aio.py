@@ -18,7 +18,7 @@ from lowtide.ledger.postgres import batches, claims, results
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
-from lowtide.ledger.postgres.steps import Op, run, run_async
+from lowtide.ledger.postgres.steps import Op, run, run_again, run_again_async, run_async
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -72,10 +72,7 @@ class AsyncPostgresLedger:
         return AsyncPostgresRunStore(self._pool)
 
     async def _run(self, doing: str, op: Op[T], *, transaction: bool = True) -> T:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            # A task being cancelled (its loop closing, the program stopping) cleans up (a poller releases its
-            # batch): the pool's own tasks may be cancelled already, so the write goes on a plain connection.
+        if _cancelling():
             return run(self._sync, doing, op, transaction=transaction)
         return await run_async(self._pool, doing, op, transaction=transaction)
 
@@ -171,18 +168,24 @@ class AsyncPostgresLedger:
         until: float,
         now: float,
     ) -> list[str]:
-        op = batches.record_intent(
-            batch_id,
-            provider=provider,
-            endpoint=endpoint,
-            members=members,
-            request_bytes=request_bytes,
-            owner=owner,
-            until=until,
-            now=now,
-            location=self.location,
-        )
-        return await self._run("record a batch before creating it", op)
+        def op() -> Op[list[str]]:
+            return batches.record_intent(
+                batch_id,
+                provider=provider,
+                endpoint=endpoint,
+                members=members,
+                request_bytes=request_bytes,
+                owner=owner,
+                until=until,
+                now=now,
+                location=self.location,
+            )
+
+        # Two processes' intents may meet in a circle of row locks (see `batches.record_intent`): the one PostgreSQL
+        # ends is rolled back whole, and recorded again.
+        if _cancelling():
+            return run_again(self._sync, "record a batch before creating it", op)
+        return await run_again_async(self._pool, "record a batch before creating it", op)
 
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -297,3 +300,10 @@ class AsyncPostgresLedger:
 
 _IMPLEMENTS: type[AsyncLedgerStore] = AsyncPostgresLedger
 """The type checker's proof that `AsyncPostgresLedger` is an `AsyncLedgerStore`."""
+
+
+def _cancelling() -> bool:
+    """Whether the running task is being cancelled (its loop closing, the program stopping): it cleans up (a poller
+    releases its batch), and the pool's own tasks may be cancelled already, so its writes go on a plain connection."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -40,7 +40,7 @@ from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
-from lowtide.ledger.postgres.steps import run
+from lowtide.ledger.postgres.steps import Op, run, run_again
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
@@ -199,18 +199,22 @@ class PostgresLedger:
         until: float,
         now: float,
     ) -> list[str]:
-        op = batches.record_intent(
-            batch_id,
-            provider=provider,
-            endpoint=endpoint,
-            members=members,
-            request_bytes=request_bytes,
-            owner=owner,
-            until=until,
-            now=now,
-            location=self.location,
-        )
-        return run(self._pool, "record a batch before creating it", op)
+        def op() -> Op[list[str]]:
+            return batches.record_intent(
+                batch_id,
+                provider=provider,
+                endpoint=endpoint,
+                members=members,
+                request_bytes=request_bytes,
+                owner=owner,
+                until=until,
+                now=now,
+                location=self.location,
+            )
+
+        # Two processes' intents may meet in a circle of row locks (see `batches.record_intent`): the one PostgreSQL
+        # ends is rolled back whole, and recorded again.
+        return run_again(self._pool, "record a batch before creating it", op)
 
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int

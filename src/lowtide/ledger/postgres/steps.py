@@ -6,7 +6,8 @@ one operation serves both faces of the store: `run` drives it on a plain connect
 copy`: `PostgresLedger`), `run_async` on an async one (the event loop's hot path: `AsyncPostgresLedger`), each driver
 owning the transaction the operation runs in. An operation that must survive a statement's failure (an adoption
 losing a race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the
-operation, which may catch it.
+operation, which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`, given how to make
+it: rolled back whole, it is made and driven again.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ if TYPE_CHECKING:
     from psycopg.sql import Composed
 
 __all__ = [
-    "BATCH", "CHUNK", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections", "Op", "Reply", "Sql",
-    "by_key", "chunks", "run", "run_async", "run_on", "run_on_async",
+    "BATCH", "CHUNK", "DEADLOCK_ATTEMPTS", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections", "Op", "Reply",
+    "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_on", "run_on_async",
 ]  # fmt: skip
 
 T = TypeVar("T")
 
 CHUNK = 1000
+DEADLOCK_ATTEMPTS = 5
+"""How many times `run_again` makes and drives an operation PostgreSQL keeps ending in a deadlock."""
 NOTIFY: LiteralString = f"SELECT pg_notify('{NOTICE_CHANNEL}', %s)"
 BATCH: LiteralString = (
     "SELECT b.id, b.provider, b.endpoint, b.provider_batch_id, b.state, b.phase, b.request_count, b.request_bytes,"
@@ -120,6 +123,43 @@ async def run_async(pool: AsyncConnections, doing: str, op: Op[T], *, transactio
             return await _drive_async(db, op)
         async with db.transaction():
             return await _drive_async(db, op)
+
+
+def run_again(pool: Connections, doing: str, make: Callable[[], Op[T]]) -> T:
+    """Drive the operation `make` makes in one transaction on a plain connection of `pool`, made and driven again
+    should PostgreSQL end the transaction in a deadlock (up to `DEADLOCK_ATTEMPTS` times in all).
+
+    PostgreSQL breaks a circle of transactions waiting on each other's row locks by ending one of them: that one is
+    rolled back whole, so it changed nothing, and may be run again from the start, on what the others have since
+    committed. Only an operation whose every statement is in its one transaction may be run again this way."""
+    from psycopg.errors import DeadlockDetected
+
+    with pool.connection(doing) as db:
+        attempt = 1
+        while True:
+            try:
+                with db.transaction():
+                    return _drive(db, make())
+            except DeadlockDetected:
+                if attempt == DEADLOCK_ATTEMPTS:
+                    raise
+                attempt += 1
+
+
+async def run_again_async(pool: AsyncConnections, doing: str, make: Callable[[], Op[T]]) -> T:
+    """`run_again` on an async connection of `pool`: the event loop goes on while the server answers."""
+    from psycopg.errors import DeadlockDetected
+
+    async with pool.connection(doing) as db:
+        attempt = 1
+        while True:
+            try:
+                async with db.transaction():
+                    return await _drive_async(db, make())
+            except DeadlockDetected:
+                if attempt == DEADLOCK_ATTEMPTS:
+                    raise
+                attempt += 1
 
 
 def run_on(db: Connection[TupleRow], op: Op[T]) -> T:
