@@ -206,3 +206,21 @@ Feature: A PostgreSQL ledger, named by URL
       | face  |
       | sync  |
       | async |
+
+  @postgres
+  Scenario Outline: An intent begun while another host gathers its scope waits for the gathering and leaves out what it took, through the <face> store
+    # Hosts whose windows close together: one gathers the scope's pending calls while the others write their
+    # intents. Had an intent gone first, the gathering would have skipped the rows it held and taken the rest: the
+    # calls split over two or three batches. Waiting, each call goes in the gatherer's one batch.
+    Given a PostgreSQL ledger holding 10 requests claimed and queued by "host-b"
+    And host "host-a" has begun gathering their scope, and not yet taken any call
+    When "host-b" starts recording a batch of all of them, of their scope, through the <face> store
+    Then that write waits for the gathering
+    When that gathering goes on and ends
+    Then the gathering took all 10 calls for "host-a"
+    And the write recorded no batch: it left all of them out
+
+    Examples:
+      | face  |
+      | sync  |
+      | async |

@@ -780,7 +780,9 @@ def step_locked(context: Context, low: str, high: str) -> None:
     import psycopg
 
     holder = psycopg.connect(hosts(context).url)  # a transaction left open until the scenario's end
-    # What an intent holds while it is written: the queue rows of its members (`pending_requests`, schema 7).
+    # What an intent holds while it is written: the queue rows of its members (`pending_requests`, schema 7). (An
+    # intent that names its scope also shares the scope's gathering lock, and a gathering then takes none at all:
+    # `postgres_ledger.feature`. These rows are locked as by one that does not, or by a take-over.)
     holder.execute("SELECT key FROM pending_requests WHERE key = ANY(%s) FOR UPDATE", (_keys(low, high),))
     context.cleanups.append(holder.close)
     context.many_hosts_locked = set(_keys(low, high))
@@ -809,10 +811,10 @@ def step_gather_third(context: Context) -> None:
 def step_gathering_elsewhere(context: Context) -> None:
     import psycopg
 
-    from lowtide.ledger.postgres.claims import _GATHERING  # pyright: ignore[reportPrivateUsage]
+    from lowtide.ledger.postgres.steps import GATHERING
 
     holder = psycopg.connect(hosts(context).url)  # the transaction stays open until the scenario's end
-    holder.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_GATHERING, "s1"))
+    holder.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (GATHERING, "s1"))
     context.cleanups.append(holder.close)
 
 

@@ -50,6 +50,7 @@ class Submission(EngineCore):
                 owner=self.owner,
                 until=now + self.settings.lease_seconds,
                 now=now,
+                scope=self.scope,
             )
         finally:  # in the intent, or (its write failed) free to be queued again by a later call
             self._queued_keys.difference_update(e.key for e in entries)

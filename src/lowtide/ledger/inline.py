@@ -125,6 +125,7 @@ class InlineAsyncLedger:
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         return self.sync.record_intent(
             batch_id,
@@ -135,6 +136,7 @@ class InlineAsyncLedger:
             owner=owner,
             until=until,
             now=now,
+            scope=scope,
         )
 
     async def take_pending(

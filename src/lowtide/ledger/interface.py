@@ -173,10 +173,13 @@ class LedgerStore(CollectedResults, Protocol):
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         """Before `create`: the batch and its members (key, custom_id), in one transaction. Only requests still
         pending and owned by `owner` join it: returns their keys (a store that gathers calls across processes may
-        have taken others into another process's batch meanwhile, `take_pending`)."""
+        have taken others into another process's batch meanwhile, `take_pending`). `scope` is the members' (as
+        `take_pending`'s; "" when unknown): such a store does not write an intent of a scope while another process
+        gathers it, so that what that gathering takes it takes whole."""
         ...
 
     def take_pending(
@@ -380,6 +383,7 @@ class AsyncLedgerStore(AsyncCollectedResults, Protocol):
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]: ...
 
     async def take_pending(

@@ -253,6 +253,7 @@ class MemoryLedger(MemoryBatches):
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         t = self.tables
         with self.lock:

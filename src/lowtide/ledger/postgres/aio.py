@@ -167,6 +167,7 @@ class AsyncPostgresLedger:
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         def op() -> Op[list[str]]:
             return batches.record_intent(
@@ -178,6 +179,7 @@ class AsyncPostgresLedger:
                 owner=owner,
                 until=until,
                 now=now,
+                scope=scope,
                 location=self.location,
             )
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import LiteralString
 
 from lowtide.errors import LedgerError
-from lowtide.ledger.postgres.steps import BATCH, LEASE_OVER, NOTIFY, Op, Sql, chunks
+from lowtide.ledger.postgres.steps import BATCH, GATHERING, LEASE_OVER, NOTIFY, Op, Sql, chunks
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
@@ -59,8 +59,17 @@ def record_intent(
     owner: str,
     until: float,
     now: float,
+    scope: str = "",
     location: str,
 ) -> Op[list[str]]:
+    if scope:
+        # Not while another process gathers the scope's pending calls (`claims.take_pending` holds this lock alone,
+        # and gathers none while an intent holds it): an intent begun as another process's gathering takes its calls
+        # waits for that gathering to end, then finds them taken and leaves them out, so that the calls of processes
+        # whose windows close together travel in the gatherer's one batch. Without it, the gathering skipped the
+        # rows the intent had locked (`SKIP LOCKED`) and took the rest: the calls split across two or three batches.
+        # Taken first, before any row: an intent waits for it holding nothing.
+        yield Sql("SELECT pg_advisory_xact_lock_shared(%s, hashtext(%s))", (GATHERING, scope))
     yield Sql(
         "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
         " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",

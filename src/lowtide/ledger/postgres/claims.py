@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, LiteralString
 
-from lowtide.ledger.postgres.steps import LEASE_OVER, Op, Reply, Sql, by_key, chunks
+from lowtide.ledger.postgres.steps import GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks
 from lowtide.ledger.records import (
     KeyState,
     NewRequest,
@@ -32,8 +32,6 @@ __all__ = [
     "take_over_many",
     "take_pending",
 ]
-
-_GATHERING = 0x6C74  # the advisory lock space of gathering a scope's pending calls ("lt")
 
 
 def claim_new(
@@ -242,8 +240,9 @@ def take_pending(
 ) -> Op[list[PendingRequest]]:
     if not scope or limit <= 0:
         return []
-    # One process at a time gathers a scope: another flushing it right now takes these calls itself.
-    free = (yield Sql("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", (_GATHERING, scope))).one()
+    # One process at a time gathers a scope, and none while an intent of the scope is being written (it shares the
+    # lock): another flushing it right now takes these calls itself.
+    free = (yield Sql("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", (GATHERING, scope))).one()
     if free is None or not free[0]:
         return []
     reply = yield Sql(

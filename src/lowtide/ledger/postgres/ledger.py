@@ -198,6 +198,7 @@ class PostgresLedger:
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         def op() -> Op[list[str]]:
             return batches.record_intent(
@@ -209,6 +210,7 @@ class PostgresLedger:
                 owner=owner,
                 until=until,
                 now=now,
+                scope=scope,
                 location=self.location,
             )
 

@@ -25,13 +25,17 @@ if TYPE_CHECKING:
     from psycopg.sql import Composed
 
 __all__ = [
-    "BATCH", "CHUNK", "DEADLOCK_ATTEMPTS", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections", "Op", "Reply",
-    "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_on", "run_on_async",
+    "BATCH", "CHUNK", "DEADLOCK_ATTEMPTS", "GATHERING", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections",
+    "Op", "Reply", "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_on",
+    "run_on_async",
 ]  # fmt: skip
 
 T = TypeVar("T")
 
 CHUNK = 1000
+GATHERING = 0x6C74
+"""The advisory lock space of a scope's pending calls (`lt`), keyed by the scope's `hashtext`: a gathering of them
+(`claims.take_pending`) holds it alone, an intent (`batches.record_intent`) shares it."""
 DEADLOCK_ATTEMPTS = 5
 """How many times `run_again` makes and drives an operation PostgreSQL keeps ending in a deadlock."""
 NOTIFY: LiteralString = f"SELECT pg_notify('{NOTICE_CHANNEL}', %s)"

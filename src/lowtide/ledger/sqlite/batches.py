@@ -61,6 +61,7 @@ class BatchRows(RequestRows):
         owner: str,
         until: float,
         now: float,
+        scope: str = "",
     ) -> list[str]:
         """Before `create`: the batch and its members (key, custom_id), in one transaction; their keys. (No other
         process takes a request this one claimed: `take_pending` takes nothing here.)"""
