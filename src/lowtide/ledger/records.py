@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from lowtide.ledger.answer_form import narrowed, stored_answer
+
 __all__ = [
     "ADOPTED",
     "COPIED",
@@ -219,7 +221,7 @@ class KeyAnswer:
 def key_answer(key: str, state: str, response: str | None, error: str | None) -> KeyAnswer:
     """A result's row as `KeyAnswer` (its JSON decoded)."""
     return KeyAnswer(
-        key, request_state(state), json.loads(response) if response else None, json.loads(error) if error else None
+        key, request_state(state), stored_answer(response) if response else None, json.loads(error) if error else None
     )
 
 
@@ -275,12 +277,14 @@ _dumps = stored_json
 
 
 def answer_json(value: object) -> str:
-    """An answer as the ledger stores it: the same JSON as `stored_json` gives (compact, keys sorted), though not
-    ASCII-escaped, written by orjson, several times faster for the thousands of answers a batch brings.
+    """An answer as the ledger stores it: its text once, in its blocks (`answer_form.narrowed`; `stored_answer` reads
+    it back), as the same JSON as `stored_json` gives (compact, keys sorted), though not ASCII-escaped, written by
+    orjson, several times faster for the thousands of answers a batch brings.
 
     What orjson refuses (an integer beyond 64 bits, a key that is not a string) is written by `stored_json`.
     Requests keep `stored_json` alone: their JSON is hashed into keys, and must not change from one version to the next.
     """
+    value = narrowed(value)
     try:
         return orjson.dumps(value, default=str, option=orjson.OPT_SORT_KEYS).decode()
     except TypeError:
@@ -304,7 +308,7 @@ def request_record(row: Row) -> RequestRecord:
         batch_id=row["batch_id"],
         attempts=row["attempts"],
         max_attempts=row["max_attempts"],
-        response=json.loads(row["response"]) if row["response"] else None,
+        response=stored_answer(row["response"]) if row["response"] else None,
         error=json.loads(row["error"]) if row["error"] else None,
         cost_usd=Decimal(row["cost_usd"]) if row["cost_usd"] else None,
         live_cost_usd=Decimal(row["live_cost_usd"]) if row["live_cost_usd"] else None,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from lowtide.ledger.answer_form import stored_answer
 from lowtide.ledger.records import RequestState, Row, request_state, stored_json
 
 __all__ = [
@@ -210,7 +211,7 @@ def item_outcome(row: Row) -> ItemOutcome:
         status=row["status"],
         reason=row["reason"],
         state=request_state(state) if state is not None else None,
-        response=json.loads(response) if response else None,
+        response=stored_answer(response) if response else None,
         error=json.loads(error) if error else None,
     )
 

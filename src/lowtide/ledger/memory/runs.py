@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.errors import LedgerError
+from lowtide.ledger.answer_form import stored_answer
 from lowtide.ledger.memory.tables import MemoryTables, StoredRequest
 from lowtide.ledger.records import BatchState, answer_json, stored_json
 from lowtide.ledger.run_ledger import RunLedger
@@ -188,7 +189,7 @@ class MemoryRunStore:
                         status=i.status,
                         reason=i.reason,
                         state=t.view_state(r) if r is not None else None,
-                        response=json.loads(o.response) if o is not None and o.response else None,
+                        response=stored_answer(o.response) if o is not None and o.response else None,
                         error=json.loads(o.error) if o is not None and o.error else None,
                     )
                 )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeVar
 
+from lowtide.ledger.answer_form import stored_answer
 from lowtide.ledger.records import BatchRecord, BatchState, KeyAnswer, RequestRecord, RequestState, key_answer
 from lowtide.ledger.views import FAILED_STATES, TimePoint, TotalsKey, plus
 from lowtide.live.quota_state import ScopeState
@@ -199,7 +200,7 @@ class MemoryTables:
             batch_id=r.batch_id,
             attempts=r.attempts,
             max_attempts=r.max_attempts,
-            response=json.loads(o.response) if o is not None and o.response else None,
+            response=stored_answer(o.response) if o is not None and o.response else None,
             error=json.loads(o.error) if o is not None and o.error else None,
             cost_usd=o.cost_usd if o is not None else None,
             live_cost_usd=o.live_cost_usd if o is not None else None,

@@ -1,0 +1,48 @@
+Feature: An answer is stored with its text once, and reads back as the response it was
+  As an operator of a ledger that keeps hundreds of thousands of answers
+  I want each stored answer to hold its text once, in its blocks, rather than beside them a second time
+  So that a batch's results write half the bytes they did, while every reader (the engine, a bulk run, the dashboard,
+  a copy) sees each response as it was answered, and a ledger an earlier lowtide wrote reads as it always did
+
+  The results arrive as Anthropic's results lines would bring them, shaped by its batch codec and stored as the engine
+  stores them (`policy.result_row`); the request "alpha" is claimed by the actor "planner" and sent in the batch "b1".
+
+  Scenario Outline: An answer's text is stored once and put back from its blocks when it is read
+    Given a <store> ledger store
+    And the requests alpha are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    When the result of alpha in "b1" arrives at 1100 answering in blocks <blocks>
+    Then the stored answer of alpha holds its text once
+    And alpha's record, its answer from "b1" and a copy of the ledger read back the response as it was answered
+
+    Examples: in memory and SQLite
+      | store  | blocks                                     |
+      | memory | "Blue whales sing near 20 Hz."             |
+      | sqlite | "Blue whales sing near 20 Hz."             |
+      | sqlite | "Blue whales " + "sing " + "near 20 Hz. é" |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | blocks                                     |
+      | postgres | "Blue whales sing near 20 Hz."             |
+      | postgres | "Blue whales " + "sing " + "near 20 Hz. é" |
+
+  Scenario Outline: An answer an earlier lowtide stored, its text beside its blocks, reads as it did
+    Given a <store> ledger store
+    And the requests alpha are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    When an earlier lowtide stored the result of alpha in "b1" at 1100, answering in blocks "Blue whales " + "sing"
+    Then the stored answer of alpha holds its text twice, as it was stored
+    And alpha's record, its answer from "b1" and a copy of the ledger read back the response as it was answered
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
