@@ -241,6 +241,24 @@ class LineSpool:
         _, _, tally_size, _ = _HEAD.unpack_from(record)
         return record[_HEAD.size + tally_size :].decode()
 
+    def lines(self, start: int, stop: int) -> list[str | None]:
+        """The lines of items `start` to `stop`, in order (None: not spooled), read in one loop of local names: the end
+        of a run reads every item's line, 300,000 one by one, and a call less a line is a fifth of their CPU."""
+        if _PREAD is None:  # pragma: no cover - a system without pread (Windows)
+            return [self.get(index) for index in range(start, stop)]
+        self.flush()  # (as `_record`: a line appended and not yet handed to the system is read back from the file too)
+        at, size, pread, fd = self._at, self._size, _PREAD, self._file.fileno()
+        unpack, head = _HEAD.unpack_from, _HEAD.size
+        lines: list[str | None] = []
+        for index in range(start, stop):
+            place = at[index]
+            if place < 0:
+                lines.append(None)
+                continue
+            record: bytes = pread(fd, size[index], place)
+            lines.append(record[head + unpack(record)[2] :].decode())
+        return lines
+
     def _tallied(self, index: int) -> Tallied | None:
         record = self._record(index)
         if record is None:
