@@ -407,10 +407,11 @@ class RunState:
                 outcomes = await self._runs.outcomes(self.run_id, start=start, stop=stop, only=only)
                 stored = {o.index: o for o in outcomes}
             chunk: list[tuple[int, str, ItemResult | None]] = []
+            lines = spool.lines(start, stop) if spool is not None else None
             for index in range(start, stop):
                 if settled_only and status[index] == 0:
                     continue
-                line = spool.get(index) if spool is not None else None
+                line = lines[index - start] if lines is not None else None
                 if line is not None:
                     chunk.append((index, line, None))
                 else:
