@@ -242,6 +242,33 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And "prompts-out.jsonl" has 12 lines in order, all succeeded
     And the run checked fewer than 12 of its 12 jobs
 
+  Scenario: A run resumed from the same bytes parses only the lines of the jobs it still has to send, and of those that hold an id
+    Given a JSONL file "named.jsonl" of 12 prompts, prompt 1 with the id "second"
+    And the jobs each run checks are counted
+    And the lines each run parses are counted
+    When "lowtide run named.jsonl --actor actor.yaml --run-id named --max-cost-usd 0.0008 --items-per-batch 4 --out named-out.jsonl --progress none" runs in the scenario's folder
+    Then the run parsed 12 lines of its input
+    When "lowtide run named.jsonl --actor actor.yaml --run-id named --items-per-batch 4 --out named-out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 0
+    And "named-out.jsonl" has 12 lines in order, all succeeded
+    And line 2 of "named-out.jsonl" holds the id "second", and no other line an id
+    And the run checked 4 of its 12 jobs
+    And the run parsed 5 lines of its input
+    Given the file "named.jsonl" in the scenario's folder holds:
+      """
+      {"prompt": "Prompt 0"}
+      {"prompt": "Prompt 1", "id": "second"
+      """
+    When "lowtide run named.jsonl --actor actor.yaml --run-id named --items-per-batch 4 --out named-out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "line 2: is not valid JSON"
+    And the run parsed 2 lines of its input
+    Given a JSONL file "named.jsonl" of 13 prompts, prompt 1 with the id "second"
+    When "lowtide run named.jsonl --actor actor.yaml --run-id named --items-per-batch 4 --out named-out.jsonl --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "was made with other inputs or actor settings; resume it with the same ones, or give this run a new id."
+    And the run parsed 13 lines of its input
+
   Scenario: Expired rows are counted as expired, not failed: in the summary, its JSON and the progress lines
     Given a CSV file "tides.csv" of 5 reviews, with review 1 ending as errored and review 3 as expired
     When "lowtide run tides.csv --actor actor.yaml --template 'Summarize: {review}' --run-id tides --progress plain" runs in the scenario's folder

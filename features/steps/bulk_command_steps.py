@@ -103,6 +103,44 @@ def step_count_checked_jobs(context: Context) -> None:
     counted("check_jobs_to_send", lambda args: len(args[2]))  # (files, plain, indexes)
 
 
+@given('a JSONL file "{name}" of {count:d} prompts, prompt {named:d} with the id "{item_id}"')
+def step_jsonl_one_id(context: Context, name: str, count: int, named: int, item_id: str) -> None:
+    lines = [json.dumps({"prompt": f"Prompt {n}", **({"id": item_id} if n == named else {})}) for n in range(count)]
+    world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@given("the lines each run parses are counted")
+def step_count_parsed_lines(context: Context) -> None:
+    """Each JSONL line parsed (its JSON read: `loaders._json_object`, which every way of reading a line calls), counted
+    from one `Then the run parsed` to the next."""
+    from lowtide.bulk import loaders
+
+    w = world(context)
+    parsed: list[int] = w.witnessed.setdefault("lines parsed", [0])
+    functions: dict[str, Any] = loaders.__dict__
+    real = functions["_json_object"]
+
+    def counting(text: str) -> Any:
+        parsed[0] += 1
+        return real(text)
+
+    functions["_json_object"] = counting
+    w.cleanups.append(lambda: functions.__setitem__("_json_object", real))
+
+
+@then("the run parsed {count:d} lines of its input")
+def step_parsed_lines(context: Context, count: int) -> None:
+    parsed: list[int] = world(context).witnessed["lines parsed"]
+    assert parsed[0] == count, parsed
+    parsed[0] = 0
+
+
+@then('line {number:d} of "{name}" holds the id "{item_id}", and no other line an id')
+def step_out_one_id(context: Context, number: int, name: str, item_id: str) -> None:
+    ids = [line["id"] for line in _lines(context, name)]
+    assert ids == [item_id if n == number else None for n in range(1, len(ids) + 1)], ids
+
+
 @then("the run checked {checked:d} of its {count:d} jobs")
 def step_checked_jobs(context: Context, checked: int, count: int) -> None:
     counts = [(of if n < 0 else n, of) for n, of in world(context).witnessed["jobs checked"]]

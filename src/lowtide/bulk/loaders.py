@@ -29,12 +29,20 @@ from lowtide.bulk.jobs import (
     pydantic_problem,
     unknown_keys,
 )
-from lowtide.bulk.problems import Problems
+from lowtide.bulk.problems import InputError, InputProblem, Problems
 from lowtide.config import DEFAULT_PROVIDER
 from lowtide.custom_ids import CustomIdRule
 from lowtide.errors import ConfigurationError
 
-__all__ = ["iter_jsonl", "jsonl_inputs", "load_jsonl", "load_jsonl_stream"]
+__all__ = [
+    "iter_jsonl",
+    "jsonl_inputs",
+    "jsonl_line",
+    "jsonl_reading",
+    "load_jsonl",
+    "load_jsonl_stream",
+    "parsed_jsonl",
+]
 
 
 # -- JSONL -------------------------------------------------------------------------------------------------------
@@ -73,8 +81,13 @@ def jsonl_inputs(
     source = Path(path)
     base = source.absolute().parent
     if digest is not None:
-        digest.reading(format="jsonl", folder=str(base), provider=provider)
-    return _jsonl_jobs(input_lines(source, digest), source, base, provider)
+        jsonl_reading(digest, base, provider)
+    return parsed_jsonl(input_lines(source, digest), source, base, provider)
+
+
+def jsonl_reading(digest: InputDigest, base: Path, provider: str) -> None:
+    """Tell `digest` how the JSONL bytes that follow are read: what a job made of them depends on besides."""
+    digest.reading(format="jsonl", folder=str(base), provider=provider)
 
 
 def load_jsonl_stream(
@@ -91,12 +104,14 @@ def load_jsonl_stream(
     (`sys.stdin.buffer`) lets a line that is not UTF-8 be named exactly; a text stream that cannot decode stops there.
     """
     base_path = Path(base if base is not None else Path.cwd()).absolute()
-    return [job_of(item) for item in _jsonl_jobs(lines, name, base_path, provider)]
+    return [job_of(item) for item in parsed_jsonl(lines, name, base_path, provider)]
 
 
-def _jsonl_jobs(
+def parsed_jsonl(
     lines: Iterable[str] | Iterable[bytes], source: str | Path, base: Path, provider: str
 ) -> Iterator[Job | str]:
+    """The jobs of JSONL `lines` (a prompt alone as its string), every line checked: the problems found, raised as one
+    `InputError` once the last line is read."""
     problems = Problems(source)
     files = FileChecks()
     ids: dict[str, int] = {}
@@ -115,21 +130,40 @@ def _jsonl_jobs(
                     f"is {_SHAPES[this]}, but line {shape[1]} is {_SHAPES[shape[0]]}; every line of an input must"
                     " have the same shape"
                 )
-            if this == _JOB and len(fields) == 1 and type(prompt := fields.get("prompt")) is str and prompt.strip():
-                jobs += 1  # a prompt alone, valid as its `Job` would be: no `Job` made, no id to check
-                yield prompt
-                continue
-            job = _batch_request_job(fields, provider) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
+            job = _line_job(fields, this, base, provider, files)
         except _LineProblem as exc:
             for message in exc.messages:
                 problems.add(number, message)
             continue
-        check_id(job.id, number, ids, problems)
+        if isinstance(job, Job):  # (a prompt alone has no id to check)
+            check_id(job.id, number, ids, problems)
         jobs += 1
         yield job
     if not jobs and not problems.total:
         problems.add(None, 'holds no jobs; write one JSON object a line, such as {"prompt": "..."}')
     problems.raise_if_any()
+
+
+def jsonl_line(line: bytes, number: int, source: str | Path, base: Path, provider: str, files: FileChecks) -> Job | str:
+    """Line `number` of a JSONL input (its bytes, without their end) as its job, checked as `jsonl_inputs` checks it,
+    but alone: its shape is not compared with the other lines', nor its id with theirs. For an input whose every line
+    passed `jsonl_inputs` before (a run known by its bytes, `line_jobs`): what can differ since is the files its jobs
+    name (`files`), a problem with which is an `InputError` naming the line."""
+    try:
+        text = line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+        fields = _json_object(text.decode("utf-8"))
+        this = _BATCH_REQUEST if _BATCH_KEYS & fields.keys() else _JOB
+        return _line_job(fields, this, base, provider, files)
+    except _LineProblem as exc:
+        raise InputError(source, [InputProblem(number, message) for message in exc.messages]) from None
+
+
+def _line_job(fields: dict[str, Any], this: str, base: Path, provider: str, files: FileChecks) -> Job | str:
+    """The job of a line's fields, of the shape `this`; a prompt alone as its string, valid as its `Job` would be (no
+    `Job` made)."""
+    if this == _JOB and len(fields) == 1 and type(prompt := fields.get("prompt")) is str and prompt.strip():
+        return prompt
+    return _batch_request_job(fields, provider) if this == _BATCH_REQUEST else _jsonl_job(fields, base, files)
 
 
 def _numbered(

@@ -17,10 +17,9 @@ passes the run's outstanding batches are canceled, answers already in are kept, 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
@@ -29,20 +28,19 @@ from pydantic import BaseModel
 
 from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
-from lowtide.budget import worst_case_of
 from lowtide.bulk.checks import (
     Checked,
     check_batch_jobs,
     check_jobs_to_send,
     check_live_jobs,
-    params_text,
     preflight,
 )
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.execution import Execution
 from lowtide.bulk.input_digest import InputDigest
 from lowtide.bulk.items import NewItems
-from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input, job_messages
+from lowtide.bulk.jobs import Job, Jobs, check_jobs, described, job_from, job_input
+from lowtide.bulk.line_jobs import JsonlLines, LineJobs
 from lowtide.bulk.live_execution import LiveExecution
 from lowtide.bulk.live_options import AbortMode, PostProcess, check_live_options
 from lowtide.bulk.live_plan import LivePlan, live_plan
@@ -53,14 +51,14 @@ from lowtide.bulk.progress import ProgressCallback, ReporterMode
 from lowtide.bulk.report import RunReport
 from lowtide.bulk.results import RunResult
 from lowtide.bulk.run_identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
+from lowtide.bulk.run_requests import RunRequests
 from lowtide.bulk.run_state import RunEnd
 from lowtide.bulk.sorting import sized_for, sort_items
-from lowtide.errors import ConfigurationError
+from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
 from lowtide.modes import BatchProcessingMode
 from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
-from lowtide.types import ActorRequest
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]
 
@@ -71,7 +69,7 @@ DEFAULT_PARALLEL_BATCHES = 4
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 
 
-class BulkRun:
+class BulkRun(RunRequests):
     """A run over many inputs for one actor: add jobs, then `await run()` (or `plan()` for a dry run).
 
     Options: `run_id` (default: derived from the actor's settings and the inputs, so the same run started again
@@ -194,6 +192,7 @@ class BulkRun:
         if file is not None:
             data["file"] = Path(file).expanduser().absolute()
         data["overrides"] = overrides
+        self._growable()
         self.jobs.append(job_from(data, where=f"job {len(self.jobs)}"))
         return self
 
@@ -213,10 +212,37 @@ class BulkRun:
             raise ConfigurationError(
                 f"inputs must be a list of prompts, Jobs or mappings, not {described(given)}{hint}.", field="inputs"
             )
+        self._growable()
         for index, value in enumerate(cast("Iterable[object]", inputs)):
             self.jobs.append(job_input(value, where=f"inputs[{index}]"))
         self._read = (self.jobs, len(self.jobs), digest.hexdigest()) if digest is not None and fresh else None
         return self
+
+    def add_input(self, lines: JsonlLines) -> BulkRun:
+        """Add the jobs of a JSONL input file, read as bytes (`JsonlLines`). When they are the run's only jobs and the
+        ledger holds a batch run of these very bytes and settings (every line checked when it was recorded), each line
+        is parsed when its job is first asked for: a resume parses the lines of the jobs it still has to send.
+        Otherwise every line is parsed and checked now, as `add_jobs(jsonl_inputs(...))` does, with the same errors."""
+        count = lines.read()
+        if not self.jobs and self.mode == "batch" and self._knows(lines.digest.hexdigest(), count):
+            self.jobs = lines.jobs()
+            self._read = (self.jobs, len(self.jobs), lines.digest.hexdigest())
+            return self
+        return self.add_jobs(lines.parsed(), digest=lines.digest)
+
+    def _knows(self, digest: str, count: int) -> bool:
+        """Whether the ledger holds a run of `count` jobs read from the input of `digest`, with these settings (a
+        ledger that cannot be opened knows none here: it says why when the run opens it, after the input's check)."""
+        try:
+            store = self.actor.ledger.run_store
+            return known_run(store, self.run_id, input_key(self.fingerprint_settings(), digest), count) is not None
+        except (ConfigurationError, LedgerError):
+            return False
+
+    def _growable(self) -> None:
+        """The run's jobs as a list more can be added to: those of an input known by its bytes, parsed whole."""
+        if isinstance(self.jobs, LineJobs):
+            self.jobs = Jobs(self.jobs)
 
     # Running.
 
@@ -295,86 +321,6 @@ class BulkRun:
 
     # Inside.
 
-    def live_request(self, index: int, key: str) -> ActorRequest:
-        """Item `index`'s live request (its files read now), under its key."""
-        return self.job_request(self.jobs[index]).model_copy(update={"custom_id": key})
-
-    def live_worst_case(self, request: ActorRequest) -> Decimal | None:
-        """A live request's worst-case cost, where a budget needs it (`budgeted`); None where none does."""
-        if not self.budgeted:
-            return None
-        return worst_case_of(request, mode=BatchProcessingMode.LIVE, provider=self.actor.configuration.provider)
-
-    def max_requests(self) -> int:
-        settings = self.actor.configuration.batch
-        limit = self.codec.limits.max_requests
-        return min(self.items_per_batch or limit, settings.max_batch_requests, limit)
-
-    def worst_case(self, params: Mapping[str, Any] | str) -> Decimal | None:
-        """A request's worst-case cost, where a budget needs it (`budgeted`); None where none does (pricing each of
-        100,000 requests costs a tenth of a second per thousand, for nothing)."""
-        if not self.budgeted:
-            return None
-        if isinstance(params, str):
-            return self.codec.worst_case_usd(json.loads(params), params, mode=BatchProcessingMode.BATCH)
-        return self.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-
-    @property
-    def budgeted(self) -> bool:
-        """Whether a cost limit counts this run's requests: the run's own, or its actor's (which counts what the
-        actor's requests in the ledger may cost, these among them)."""
-        return self.max_cost_usd is not None or self.actor.configuration.max_cost_usd is not None
-
-    def max_bytes(self) -> int:
-        return min(self.actor.configuration.batch.max_batch_bytes, self.codec.limits.max_bytes)
-
-    def _request_params(self, job: Job, *, with_content: bool = True) -> dict[str, Any]:
-        return self.codec.encode_request(self.job_request(job, with_content=with_content))
-
-    def job_request(self, job: Job, *, with_content: bool = True) -> ActorRequest:
-        """The request of a job; without content, a stand-in text (to check a job without reading files)."""
-        citations = job.citations if job.citations is not None else self.citations
-        if with_content:
-            messages: list[Any] = job_messages(job, citations=citations)
-        elif job.messages is not None:
-            messages = [message.model_dump() for message in job.messages]
-        else:
-            messages = [{"role": "user", "content": job.prompt or "-"}]
-        return self.actor.request(
-            messages=messages, response_model=self.response_model, **{**self.defaults, **job.overrides}
-        )
-
-    @property
-    def codec(self) -> BatchCodec:
-        """The actor's batch codec: enough to build, size and price requests, with no key (a dry run)."""
-        codec = self._codec
-        if codec is None:  # looked up once: it is asked for several times per item
-            codec = self._codec = self.actor.batch_codec("bulk runs (durable batch mode)")
-        return codec
-
-    def built(self, prepared: Prepared, indexes: Sequence[int]) -> Iterator[tuple[int, dict[str, Any] | str, int]]:
-        """(index, params, size) for `indexes`, built one at a time as they are consumed. A prompt-only job's params
-        are their JSON, made from the run's template (`PlainJobs`)."""
-        plain, codec = self._plain, self.codec
-        for index in indexes:
-            prompt = self.plain_prompt(index) if plain is not None else None
-            if plain is not None and prompt is not None:
-                params: dict[str, Any] | str = plain.params_json(prompt)
-                size = codec.request_size(codec.custom_id_for(prepared.keys[index], prepared.identity), params)
-            else:
-                params = self._request_params(self.jobs[index])
-                size = codec.request_size(
-                    codec.custom_id_for(prepared.keys[index], prepared.identity), params_text(params)
-                )
-            yield index, params, size
-
-    def model_of(self, params: Mapping[str, Any] | str) -> str:
-        """The model of params `built` gave."""
-        if isinstance(params, str):
-            assert self._plain is not None
-            return self._plain.model
-        return self.codec.model_of(params)
-
     def _check(self, *, write: bool, known: bool = True) -> Checked:
         """Check every job (nothing is sent before all pass): its file, its params, its cost and size. A run the ledger
         holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
@@ -415,22 +361,6 @@ class BulkRun:
         if read is None or read[0] is not self.jobs or read[1] != len(self.jobs):
             return None
         return input_key(self.fingerprint_settings(), read[2])
-
-    def plain_prompt(self, index: int) -> str | None:
-        """Job `index`'s prompt when the run's template makes its request (a prompt alone, or with an id only)."""
-        prompt = self.jobs.prompt_alone(index)
-        return prompt if prompt is not None else PlainJobs.prompt_of(self.jobs[index])
-
-    def _plain_jobs(self) -> PlainJobs | None:
-        """The template of this run's prompt-only jobs, or None when the general path must build each (a request
-        that cannot be built says so, with its job, there)."""
-        try:
-            return PlainJobs.of(
-                lambda prompt: self._request_params(Job(prompt=prompt)),
-                lambda prompt: self.job_request(Job(prompt=prompt)),
-            )
-        except ConfigurationError:
-            return None
 
     def _recorded(self, checked: Checked) -> bool:
         """Whether the ledger holds this run already, made of these jobs and settings."""

@@ -165,6 +165,7 @@ def run(
     if kind == "csv" and not template:
         raise ConfigurationError("A CSV input needs --template, the prompt with {column} placeholders.")
     from lowtide.bulk.input_digest import InputDigest
+    from lowtide.bulk.line_jobs import JsonlLines
 
     digest = InputDigest() if input_path != Path(_STDIO) else None  # a file's bytes: a resume knows the run by them
     jobs = _load(input_path, kind, template=template, file_column=file_column, id_column=id_column, digest=digest)
@@ -187,7 +188,8 @@ def run(
         mode=mode,
         abort_on=abort_on or (),
         abort_mode=abort_mode,
-    ).add_jobs(jobs, digest=digest)
+    )
+    bulk = bulk.add_input(jobs) if isinstance(jobs, JsonlLines) else bulk.add_jobs(jobs, digest=digest)
     del jobs  # the run holds them now (a prompt alone as its string)
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
@@ -298,7 +300,9 @@ def _load(
     digest: InputDigest | None,
 ) -> Any:
     from lowtide.bulk.csv_loader import load_csv, load_csv_stream
+    from lowtide.bulk.line_jobs import JsonlLines
     from lowtide.bulk.loaders import jsonl_inputs, load_jsonl_stream
+    from lowtide.config import DEFAULT_PROVIDER
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():
@@ -315,7 +319,10 @@ def _load(
     if kind == "csv":
         assert template is not None
         return load_csv(path, template, file_column=file_column, id_column=id_column, digest=digest)
-    return jsonl_inputs(path, digest=digest)  # a line at a time, a prompt alone as its string: never a million `Job`s
+    if digest is None:
+        return jsonl_inputs(path)  # a line at a time, a prompt alone as its string: never a million `Job`s
+    # Read as bytes, parsed by the run: a run the ledger knows by these bytes parses only the lines it sends.
+    return JsonlLines(path, provider=DEFAULT_PROVIDER, digest=digest)
 
 
 async def _closing(actor: Any, work: Awaitable[T]) -> T:
