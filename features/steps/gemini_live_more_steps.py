@@ -216,6 +216,7 @@ def step_details(context: Context) -> None:
 @then("a Gemini answer with safety ratings, stored as a result and read back, keeps them; one without has none")
 def step_stored_details(context: Context) -> None:
     from lowtide.batching.records import answer_from_json
+    from lowtide.ledger.answer_form import stored_answer
     from lowtide.ledger.records import answer_json
     from lowtide.providers import response_of
     from lowtide.providers.gemini.answers import answer_and_json
@@ -227,7 +228,8 @@ def step_stored_details(context: Context) -> None:
             candidate["safetyRatings"] = ratings
         ids = {"batch_id": "batches/b1", "custom_id": "c1", "request_id": None}
         _, stored = answer_and_json({"candidates": [candidate]}, mode=BatchProcessingMode.BATCH, ids=ids)
-        back = response_of(answer_from_json(json.loads(answer_json(stored))))
+        # Written, then read, as the ledger does.
+        back = response_of(answer_from_json(stored_answer(answer_json(stored))))
         expected = {"safety_ratings": ratings} if ratings is not None else None
         assert back.provider_details == expected, back
         assert back.text == "High tide at six.", back
