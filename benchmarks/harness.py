@@ -7,6 +7,7 @@ Imported by the benchmark scripts beside it (run as `python benchmarks/NAME.py`,
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -20,7 +21,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -210,7 +211,10 @@ def machine() -> list[str]:
 
 
 def source_revision() -> tuple[str, str]:
-    """Which lowtide source is measured: the last commit that changed `src/`, and any uncommitted changes there.
+    """Which lowtide source is measured: the last commit that changed `src/`, and any uncommitted changes there; or,
+    when the lowtide the measured processes import is not this checkout's (a snapshot put first on `PYTHONPATH`, as
+    `git archive <commit> src | tar -x -C DIR` makes), that snapshot: the commit whose `src/` it is, when one of this
+    checkout's is.
 
     Returns the description and a fingerprint that changes whenever the source does (to notice edits mid-run).
     """
@@ -219,7 +223,10 @@ def source_revision() -> tuple[str, str]:
     def git(*arguments: str) -> str:
         return subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True).stdout
 
+    imported = imported_source()
     try:
+        if imported is not None and imported != root / "src":
+            return snapshot_revision(imported, git)
         commit = git("log", "-1", "--format=%h", "--", "src").strip()
         changed = git("status", "--porcelain", "--", "src").splitlines()
         diff = git("diff", "HEAD", "--", "src")
@@ -228,6 +235,34 @@ def source_revision() -> tuple[str, str]:
     folders = sorted({str(Path(line[3:].strip()).parent) for line in changed if line.strip()})
     text = f"src/ as of commit {commit}" + (f", with uncommitted changes under {', '.join(folders)}" if folders else "")
     return text, hashlib.sha256(f"{commit}\n{changed}\n{diff}".encode()).hexdigest()
+
+
+def imported_source() -> Path | None:
+    """The directory holding the `lowtide` package the measured processes import (they are given this process's
+    `PYTHONPATH`), or None when there is none."""
+    spec = importlib.util.find_spec("lowtide")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).resolve().parent.parent
+
+
+def snapshot_revision(source: Path, git: Callable[..., str]) -> tuple[str, str]:
+    """A snapshot of `src/` outside this checkout, described by the commit of this checkout whose `src/` it is (its
+    tree's id, written with an index of its own, compared with those of the last 500 commits that changed `src/`)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        index = str(Path(scratch) / "index")
+        git_dir = git("rev-parse", "--absolute-git-dir").strip()
+        command = ["git", "--git-dir", git_dir, "--work-tree", str(source), "-C", str(source)]
+        environment = {**os.environ, "GIT_INDEX_FILE": index}
+        files = ["--", ".", ":(exclude,glob)**/__pycache__/**"]
+        subprocess.run([*command, "add", "--all", "--force", *files], env=environment, capture_output=True, check=True)
+        tree = subprocess.run(
+            [*command, "write-tree"], env=environment, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    for commit in git("log", "-500", "--format=%h", "--", "src").split():
+        if git("rev-parse", f"{commit}:src").strip() == tree:
+            return f"src/ as of commit {commit} (a snapshot: {source})", tree
+    return f"a source outside this checkout, of none of its last 500 commits ({source}, tree {tree[:12]})", tree
 
 
 def write_report(path: Path, text: str, provider: str = "anthropic", *, markers: tuple[str, str] | None = None) -> None:
