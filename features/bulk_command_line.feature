@@ -85,6 +85,18 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed on stderr "Job 1: prompt: the text is not valid Unicode: a lone surrogate (U+D83D) at character 27"
     And the API received no calls at all
 
+  @sqlite
+  Scenario: A new run of a JSONL input that cannot be read leaves no ledger where there was none
+    Given a file "torn.jsonl" containing:
+      """
+      {"prompt": "A fine review"}
+      {"prompt": "A review torn off
+      """
+    When "lowtide run torn.jsonl --actor actor.yaml --progress none" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "torn.jsonl, line 2"
+    And there is still no ledger file
+
   Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
     Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
     And the file "minutes.jsonl" in the scenario's folder holds:

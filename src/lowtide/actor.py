@@ -25,7 +25,7 @@ from lowtide.clock import Clock, SystemClock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
-from lowtide.ledger.store import LedgerStore, open_ledger
+from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier
@@ -367,6 +367,13 @@ class Actor:
     @property
     def ledger(self) -> LedgerStore:
         """The ledger this actor's batch-mode calls and runs are recorded in (opened on first use)."""
+        return self._open_ledger()
+
+    def existing_ledger(self) -> LedgerStore | None:
+        """`ledger`, when there is one to open; None when its location holds none yet (and none is made there)."""
+        given = self._ledger
+        if (given is None or isinstance(given, str | Path)) and missing_ledger(given or self.configuration.ledger):
+            return None
         return self._open_ledger()
 
     @property

@@ -232,10 +232,16 @@ class BulkRun(RunRequests):
 
     def _knows(self, digest: str, count: int) -> bool:
         """Whether the ledger holds a run of `count` jobs read from the input of `digest`, with these settings (a
-        ledger that cannot be opened knows none here: it says why when the run opens it, after the input's check)."""
+        ledger that cannot be opened knows none here: it says why when the run opens it, after the input's check; a
+        ledger not made yet is not made here, so that an input refused leaves none behind)."""
         try:
-            store = self.actor.ledger.run_store
-            return known_run(store, self.run_id, input_key(self.fingerprint_settings(), digest), count) is not None
+            ledger = self.actor.existing_ledger()  # (a run of a ledger not made yet is none it knows: none is made)
+            if ledger is None:
+                return False
+            return (
+                known_run(ledger.run_store, self.run_id, input_key(self.fingerprint_settings(), digest), count)
+                is not None
+            )
         except (ConfigurationError, LedgerError):
             return False
 

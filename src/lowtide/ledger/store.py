@@ -42,6 +42,7 @@ __all__ = [
     "close_ledgers",
     "default_ledger_path",
     "ledger_location",
+    "missing_ledger",
     "open_ledger",
     "stored_json",
 ]
@@ -49,6 +50,13 @@ __all__ = [
 _open: dict[tuple[LedgerLocation, bool], LedgerStore] = {}
 _open_lock = threading.Lock()
 _closing_at_exit = False
+
+
+def missing_ledger(path: str | Path | None) -> str | None:
+    """Where the ledger `path` names should be, shown, when none is there yet (a SQLite file not made); None when
+    there is one, or when only opening it can tell (a database's). Nothing is opened or made."""
+    location = ledger_location(path)
+    return location.kind.missing(location.target)
 
 
 def open_ledger(
