@@ -135,9 +135,13 @@ class Jobs(Sequence[Job]):
             job = prompt
         self._items.append(job)
 
+    def _item(self, index: int) -> Job | str:
+        """Job `index` as it is kept: its prompt when given alone (a subclass may keep it another way until asked)."""
+        return self._items[index]
+
     def prompt_alone(self, index: int) -> str | None:
         """The prompt of job `index` when it was given alone (no id, file, messages or overrides)."""
-        item = self._items[index]
+        item = self._item(index)
         return item if isinstance(item, str) else None
 
     def given(self) -> Iterator[tuple[int, Job]]:
@@ -159,8 +163,8 @@ class Jobs(Sequence[Job]):
 
     def __getitem__(self, index: int | slice) -> Job | list[Job]:
         if isinstance(index, slice):
-            return [job_of(item) for item in self._items[index]]
-        return job_of(self._items[index])
+            return [job_of(self._item(at)) for at in range(len(self))[index]]
+        return job_of(self._item(index))
 
     def __iter__(self) -> Iterator[Job]:
         return (job_of(item) for item in self._items)

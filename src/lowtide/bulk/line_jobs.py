@@ -9,7 +9,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
-from typing import overload
 
 from lowtide.bulk.files import FileChecks
 from lowtide.bulk.input_digest import InputDigest
@@ -97,10 +96,6 @@ class LineJobs(Jobs):
     def append(self, job: Job | str) -> None:
         raise TypeError("the jobs of an input known by its bytes take no more; add them to `Jobs(these)`")
 
-    def prompt_alone(self, index: int) -> str | None:
-        item = self._item(index)
-        return item if isinstance(item, str) else None
-
     def given(self) -> Iterator[tuple[int, Job]]:
         """The jobs given as `Job`s that may name a file or hold an id: what `check_jobs` checks."""
         for index in range(len(self._lines)):
@@ -115,17 +110,6 @@ class LineJobs(Jobs):
 
     def __len__(self) -> int:
         return len(self._lines)
-
-    @overload
-    def __getitem__(self, index: int) -> Job: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Job]: ...
-
-    def __getitem__(self, index: int | slice) -> Job | list[Job]:
-        if isinstance(index, slice):
-            return [job_of(self._item(i)) for i in range(len(self._lines))[index]]
-        return job_of(self._item(index))
 
     def __iter__(self) -> Iterator[Job]:
         return (job_of(self._item(index)) for index in range(len(self._lines)))
