@@ -208,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the configurations to run, of " + ", ".join(_ROWS) + " (the wide ones with --hosts-window: one process"
         " given the hosts' window is the like-for-like comparison for them)",
     )
+    parser.add_argument(
+        "--pg-locale",
+        default=os.environ.get("LOWTIDE_PG_LOCALE") or "C",
+        help="the PostgreSQL cluster's locale (initdb --locale): en_US.UTF-8, say, as many installations have it, where"
+        " the system has it (`locale -a`); default $LOWTIDE_PG_LOCALE, else C",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this file's marked block")
     parser.add_argument("--worker", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -239,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     environment = subprocess_environment("cached")
     started, load = time.time(), os.getloadavg()[0]
     runs: list[Run] = []
-    with PostgresCluster.start() as cluster, tempfile.TemporaryDirectory() as scratch:
+    with PostgresCluster.start(args.pg_locale) as cluster, tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.repeat):
             hosts = f"{args.processes} processes (hosts), PostgreSQL"
             wide = f"{args.hosts_window:g} s window"
@@ -269,10 +275,10 @@ def main(argv: list[str] | None = None) -> int:
             f"- load average (1 min) {load:.2f} at the start; each row gives it as measured after each run",
             f"- command: `python benchmarks/many_hosts.py --calls {args.calls} --processes {args.processes}"
             f" --repeat {args.repeat} --window {args.window:g} --hosts-window {args.hosts_window:g}"
-            f" --rows {','.join(wanted)}`",
+            f" --rows {','.join(wanted)} --pg-locale {args.pg_locale}`",
             "- emulator: `lowtide emulator --port 0 --processing-seconds 2.0`, a fresh one per run; poll interval"
             f" 1.0 s, coalesce window {args.window:g} s (where a row names none); PostgreSQL: a throwaway cluster"
-            " (fsync off) on loopback",
+            f" (fsync off, locale {args.pg_locale}) on loopback",
             "",
             f"### {args.calls:,} calls",
             "",

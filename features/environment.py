@@ -66,19 +66,22 @@ def after_all(context: Context) -> None:
         context.run_wide.postgres.stop()
 
 
-def _postgres_database(context: Context) -> str:
-    """A new database for the scenario, in the run's one cluster (started now if this is the first); dropped after."""
+def _postgres_database(context: Context, icu_locale: str | None = None) -> str:
+    """A new database for the scenario, in the run's one cluster (started now if this is the first); dropped after.
+    With `icu_locale`, in a database whose text is ordered by that language's rules (ICU's)."""
     run: _Run = context.run_wide
     if run.postgres is None:
         run.postgres = PostgresCluster.start()
     cluster = run.postgres
     run.databases += 1
     name = f"scenario_{run.databases}"
-    url = cluster.create_schema("scenarios", name)  # a schema of its own: a database each is far slower
+    database = "scenarios" if icu_locale is None else f"scenarios_icu_{icu_locale.replace('-', '_').lower()}"
+    # A schema of its own: a database each is far slower.
+    url = cluster.create_schema(database, name, icu_locale=icu_locale)
 
     def drop() -> None:
         _forget_ledgers_and_engines()  # their connections first: the schema goes with the scenario
-        cluster.drop_schema("scenarios", name)
+        cluster.drop_schema(database, name)
 
     context.cleanups.append(drop)  # the first added, so the last to run
     return url
@@ -114,7 +117,8 @@ def before_scenario(context: Context, scenario: Any) -> None:
     os.environ["XDG_STATE_HOME"] = str(state / "xdg")
     os.environ["LOWTIDE_LEDGER"] = str(state / "ledger.sqlite3")
     tags = scenario.effective_tags
-    context.new_postgres_database = lambda: _postgres_database(context)  # a second one, where a scenario needs it
+    # A second one, where a scenario needs it (in a database of a language's collation, where it says so).
+    context.new_postgres_database = lambda icu_locale=None: _postgres_database(context, icu_locale)
     if "postgres" in tags:
         context.postgres_url = _postgres_database(context)
     elif store(context) == "postgres" and "stores" in tags and "sqlite" not in tags:

@@ -429,3 +429,65 @@ def step_pool_program_exited(context: Context, seconds: int) -> None:
     returned = [float(line.split()[1]) for line in out.splitlines() if line.startswith("returned ")]
     assert returned, (out, err[-2000:])
     assert exited - returned[0] < seconds, f"exited {exited - returned[0]:.1f} s after returning"
+
+
+@given("the scenario's PostgreSQL database orders text by ICU's \"{locale}\" rules")
+def step_icu_database(context: Context, locale: str) -> None:
+    assert not hasattr(context, "postgres_world"), "name the database before the actor"
+    context.postgres_url = context.new_postgres_database(locale)
+    texts = ["B", "_c", "a"]  # Python's order: byte by byte
+    query = "SELECT t FROM unnest(ARRAY['a', 'B', '_c']) t ORDER BY t"
+    ordered = [row[0] for row in _rows(context.postgres_url, query)]
+    assert sorted(ordered) == texts, ordered
+    assert ordered != texts, f"not a language's order: {ordered}"
+
+
+@when('it makes calls keyed "{keys}" together')
+def step_calls_keyed(context: Context, keys: str) -> None:
+    state = pg(context)
+    actor = state.actor
+    assert actor is not None
+    named = [key.strip() for key in keys.split(",")]
+
+    async def calls() -> None:
+        answers = await actor.run_many([f"Hello {key}" for key in named], keys=named)
+        assert len(answers) == len(named), answers
+        assert all(isinstance(answer, ActorResponse) and answer.text for answer in answers), answers
+
+    world(context).run(calls())
+
+
+@then('the ledger lists its requests in the order "{keys}", as the SQLite ledger does')
+def step_listed_in_order(context: Context, keys: str) -> None:
+    from lowtide.ledger.postgres.ledger import PostgresLedger
+
+    ledger = PostgresLedger(pg(context).url)
+    try:
+        listed = [record.key for record in ledger.requests()]
+    finally:
+        ledger.close()
+    expected = [key.strip() for key in keys.split(",")]
+    assert listed == expected, listed
+    assert sorted(listed) == listed, "not Python's (and SQLite's) order of the keys"
+
+
+_PAYLOADS = {
+    ("batches", "counts"), ("batches", "note"), ("batches", "create_steps"), ("identity", "id"),
+    ("live_quotas", "state"), ("request_traces", "context"), ("requests", "params"), ("results", "response"),
+    ("results", "error"), ("results", "cost_usd"), ("results", "live_cost_usd"), ("run_items", "job"),
+    ("run_items", "reason"), ("runs", "configuration"), ("runs", "options"),
+}  # fmt: skip
+"""The text columns that hold what was said, sent or decided (JSON, notes, digits), never compared nor indexed."""
+
+
+@then("every column of the ledger's tables that holds a name, key or state compares byte by byte")
+def step_byte_order(context: Context) -> None:
+    columns = _rows(
+        pg(context).url,
+        "SELECT c.table_name, c.column_name, c.collation_name FROM information_schema.columns c"
+        " JOIN information_schema.tables t USING (table_schema, table_name)"
+        " WHERE c.table_schema = current_schema() AND c.data_type = 'text' AND t.table_type = 'BASE TABLE'",
+    )
+    assert len(columns) > 50, columns
+    by_locale = {(table, column) for table, column, collation in columns if collation != "C"}
+    assert by_locale == _PAYLOADS, f"compared by the database's locale: {sorted(by_locale - _PAYLOADS)}"

@@ -79,9 +79,12 @@ class PostgresCluster:
         return self.directory / "data"
 
     @classmethod
-    def start(cls) -> PostgresCluster:
+    def start(cls, locale: str | None = None) -> PostgresCluster:
         """initdb, start on a free loopback port, make the `lowtide` role; the cluster is stopped at exit at
-        the latest, even when the tests are interrupted."""
+        the latest, even when the tests are interrupted. Its locale is `locale`, else $LOWTIDE_PG_LOCALE, else "C"
+        (another, en_US.UTF-8 say, where the system has it: the suite or a benchmark run on a server set up as many
+        installations are)."""
+        locale = locale or os.environ.get("LOWTIDE_PG_LOCALE") or "C"
         binaries = server_binaries()
         owner = "postgres" if os.geteuid() == 0 else None
         directory = Path(tempfile.mkdtemp(prefix="lowtide-pg-"))
@@ -98,7 +101,7 @@ class PostgresCluster:
                 os.chown(password_file, account.pw_uid, account.pw_gid)
             cluster._run(
                 str(binaries / "initdb"), "-D", str(cluster.data), "-U", "postgres", "-A", "scram-sha-256",
-                f"--pwfile={password_file}", "--encoding=UTF8", "--locale=C", "--no-sync",
+                f"--pwfile={password_file}", "--encoding=UTF8", f"--locale={locale}", "--no-sync",
             )  # fmt: skip
             password_file.unlink()
             with (cluster.data / "postgresql.conf").open("a") as conf:
@@ -157,17 +160,21 @@ class PostgresCluster:
         secret = self.password if password is None else password
         return f"postgresql://{USER}:{secret}@127.0.0.1:{self.port}/{database}"
 
-    def create_database(self, name: str) -> str:
-        """A new, empty database owned by `lowtide`; its URL."""
-        self.sql(f'CREATE DATABASE "{name}" OWNER {USER} TEMPLATE template0')
+    def create_database(self, name: str, *, icu_locale: str | None = None) -> str:
+        """A new, empty database owned by `lowtide`; its URL. With `icu_locale` ("en-US", say), its text is ordered
+        by that language's rules (ICU's, which the server has whatever the system's locales), as the database of an
+        installation made with a language's locale orders it."""
+        collation = f" LOCALE_PROVIDER icu ICU_LOCALE '{icu_locale}'" if icu_locale else ""
+        self.sql(f'CREATE DATABASE "{name}" OWNER {USER} TEMPLATE template0{collation}')
         return self.url(name)
 
-    def create_schema(self, database: str, name: str) -> str:
-        """A new, empty schema owned by `lowtide` in `database` (made first if need be); the URL of the database
-        with that schema first on its search path. Much cheaper than a database of its own (no files to copy, no
-        checkpoint to drop it): what a run of hundreds of scenarios needs."""
+    def create_schema(self, database: str, name: str, *, icu_locale: str | None = None) -> str:
+        """A new, empty schema owned by `lowtide` in `database` (made first if need be, `icu_locale` as
+        `create_database` takes it); the URL of the database with that schema first on its search path. Much cheaper
+        than a database of its own (no files to copy, no checkpoint to drop it): what a run of hundreds of scenarios
+        needs."""
         if self.sql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'") != "1":
-            self.create_database(database)
+            self.create_database(database, icu_locale=icu_locale)
         self.sql(f'CREATE SCHEMA "{name}" AUTHORIZATION {USER}', database)
         return f"{self.url(database)}?options=-csearch_path%3D{name}"
 

@@ -65,8 +65,9 @@ class Context(Protocol):
     """The scenario's PostgreSQL database (a schema of its own); set only for `@postgres` scenarios and, under
     `-D store=postgres`, `@stores` ones."""
 
-    def new_postgres_database(self) -> str:
-        """Another PostgreSQL database for the scenario, where it needs a second one (features/ only)."""
+    def new_postgres_database(self, icu_locale: str | None = None) -> str:
+        """Another PostgreSQL database for the scenario, where it needs a second one (features/ only); with
+        `icu_locale` ("en-US"), in a database whose text is ordered by that language's rules."""
         ...
 
     # -- the scenario states that helpers shared by several step modules make on first use ------------------------

@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-__all__ = ["CURRENT_MEMBERSHIP", "KINDS", "LOCK", "MIGRATIONS", "NEW_FORM", "NOTICE_CHANNEL", "SCHEMA_VERSION"]
+__all__ = [
+    "CURRENT_MEMBERSHIP",
+    "KINDS",
+    "LOCK",
+    "MIGRATIONS",
+    "NEW_FORM",
+    "NOTICE_CHANNEL",
+    "REQUEST_VIEW",
+    "SCHEMA_VERSION",
+]
 
 NOTICE_CHANNEL = "lowtide_batches"
 """The `LISTEN`/`NOTIFY` channel on which a batch's changes (results stored, state changed) are announced, with the
@@ -45,6 +54,34 @@ counted, state `submitting`; a pending one its owner on its row) brought to the 
 row as before it joined, in its latest membership; `left_seq`: the latest membership it left; a pending request: a row
 of `pending_requests`, with its owner). A request's current membership must be its latest (`seq`). Part of migration
 7, and of loading a copy (whose rows are in the form of 5): never edited."""
+
+REQUEST_VIEW: LiteralString = (
+    """
+    CREATE VIEW request_view AS
+        SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,
+            COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL
+                THEN 'waiting-on-batch' ELSE 'submitting' END) AS state,
+            b.id AS batch_id, r.attempts + (b.id IS NOT NULL)::int AS attempts, r.max_attempts, o.response, o.error,
+            r.worst_case_usd, o.cost_usd, o.live_cost_usd, r.created_at,
+            COALESCE(o.at, b.intent_at, q.updated_at, r.updated_at) AS updated_at, q.owner,
+            COALESCE(w.lease_until, q.owner_until) AS owner_until
+        FROM requests r
+    """
+    + CURRENT_MEMBERSHIP
+    + """
+        LEFT JOIN LATERAL (
+            SELECT x.state, x.response, x.error, x.cost_usd, x.live_cost_usd, x.at FROM results x
+            WHERE x.batch_id = COALESCE(b.id, '') AND x.key = r.key ORDER BY x.seq DESC LIMIT 1
+        ) o ON TRUE
+        LEFT JOIN LATERAL (
+            SELECT p.owner, p.owner_until, p.updated_at FROM pending_requests p WHERE p.key = r.key OFFSET 0
+        ) q ON TRUE
+        LEFT JOIN owners w ON w.owner = q.owner;
+    """
+)
+"""`request_view` as schema 7 made it: each request with its current batch (`CURRENT_MEMBERSHIP`), its latest result
+there, and its owner while it waits in the queue. Made by migration 7, and made again, the same, by 10 (a view must be
+dropped while the columns it reads are altered). Never edited."""
 
 KINDS: LiteralString = """
     UPDATE pending_requests q SET actor = r.actor, model = r.model FROM requests r WHERE r.key = q.key;
@@ -331,28 +368,8 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     DROP INDEX requests_pending;
     DROP INDEX requests_batch;
     ALTER TABLE requests DROP CONSTRAINT requests_batch_id_fkey;
-    DROP VIEW request_view;
-    CREATE VIEW request_view AS
-        SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,
-            COALESCE(o.state, CASE WHEN b.id IS NULL THEN r.state WHEN b.provider_batch_id IS NOT NULL
-                THEN 'waiting-on-batch' ELSE 'submitting' END) AS state,
-            b.id AS batch_id, r.attempts + (b.id IS NOT NULL)::int AS attempts, r.max_attempts, o.response, o.error,
-            r.worst_case_usd, o.cost_usd, o.live_cost_usd, r.created_at,
-            COALESCE(o.at, b.intent_at, q.updated_at, r.updated_at) AS updated_at, q.owner,
-            COALESCE(w.lease_until, q.owner_until) AS owner_until
-        FROM requests r
-    """
-    + CURRENT_MEMBERSHIP
-    + """
-        LEFT JOIN LATERAL (
-            SELECT x.state, x.response, x.error, x.cost_usd, x.live_cost_usd, x.at FROM results x
-            WHERE x.batch_id = COALESCE(b.id, '') AND x.key = r.key ORDER BY x.seq DESC LIMIT 1
-        ) o ON TRUE
-        LEFT JOIN LATERAL (
-            SELECT p.owner, p.owner_until, p.updated_at FROM pending_requests p WHERE p.key = r.key OFFSET 0
-        ) q ON TRUE
-        LEFT JOIN owners w ON w.owner = q.owner;
-    """,
+    DROP VIEW request_view;"""
+    + REQUEST_VIEW,
     # 8: the sums' trigger looks no request up for a batch whose members are all of one actor and model (what a
     # batch almost always holds): `batch_kinds` keeps each batch's actors and models, written by its intent from the
     # queue rows it takes (which carry their request's actor and model from here on: no request is read for them),
@@ -419,6 +436,42 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     # (`ledger.answer_form`): a lowtide before it would refuse such an answer when it read it, on any host sharing the
     # database, so the version moves and an older lowtide refuses the ledger when it opens it instead.
     "SELECT 1",
+    # 10: every name, key and state compares byte by byte (`COLLATE "C"`), whatever the database's locale: they are
+    # ids, never words, and a database made with a language's collation (en_US.UTF-8, say: the default of many
+    # installations) compared each of them by its rules at every index insertion and lookup, a third more of the
+    # server's CPU a call than under "C" (100,000 calls, `benchmarks/many_hosts.py`). Their order is Python's from here
+    # on. No table is rewritten; their indexes are made again. `request_view` reads these columns, so it is dropped
+    # while they change and made again as it was. A column added later names its collation the same way.
+    """
+    DROP VIEW request_view;
+    ALTER TABLE batches ALTER COLUMN id TYPE text COLLATE "C", ALTER COLUMN provider TYPE text COLLATE "C",
+        ALTER COLUMN endpoint TYPE text COLLATE "C", ALTER COLUMN provider_batch_id TYPE text COLLATE "C",
+        ALTER COLUMN state TYPE text COLLATE "C", ALTER COLUMN phase TYPE text COLLATE "C",
+        ALTER COLUMN request_id TYPE text COLLATE "C", ALTER COLUMN owner TYPE text COLLATE "C";
+    ALTER TABLE requests ALTER COLUMN key TYPE text COLLATE "C", ALTER COLUMN custom_id TYPE text COLLATE "C",
+        ALTER COLUMN actor TYPE text COLLATE "C", ALTER COLUMN model TYPE text COLLATE "C",
+        ALTER COLUMN state TYPE text COLLATE "C", ALTER COLUMN batch_id TYPE text COLLATE "C",
+        ALTER COLUMN owner TYPE text COLLATE "C", ALTER COLUMN scope TYPE text COLLATE "C";
+    ALTER TABLE batch_members ALTER COLUMN batch_id TYPE text COLLATE "C",
+        ALTER COLUMN custom_id TYPE text COLLATE "C", ALTER COLUMN key TYPE text COLLATE "C";
+    ALTER TABLE results ALTER COLUMN batch_id TYPE text COLLATE "C", ALTER COLUMN key TYPE text COLLATE "C",
+        ALTER COLUMN state TYPE text COLLATE "C";
+    ALTER TABLE pending_requests ALTER COLUMN key TYPE text COLLATE "C", ALTER COLUMN scope TYPE text COLLATE "C",
+        ALTER COLUMN owner TYPE text COLLATE "C", ALTER COLUMN actor TYPE text COLLATE "C",
+        ALTER COLUMN model TYPE text COLLATE "C";
+    ALTER TABLE batch_kinds ALTER COLUMN batch_id TYPE text COLLATE "C", ALTER COLUMN actor TYPE text COLLATE "C",
+        ALTER COLUMN model TYPE text COLLATE "C";
+    ALTER TABLE result_totals ALTER COLUMN batch_id TYPE text COLLATE "C", ALTER COLUMN actor TYPE text COLLATE "C",
+        ALTER COLUMN model TYPE text COLLATE "C";
+    ALTER TABLE request_traces ALTER COLUMN key TYPE text COLLATE "C";
+    ALTER TABLE owners ALTER COLUMN owner TYPE text COLLATE "C", ALTER COLUMN host TYPE text COLLATE "C";
+    ALTER TABLE live_quotas ALTER COLUMN scope TYPE text COLLATE "C";
+    ALTER TABLE runs ALTER COLUMN id TYPE text COLLATE "C", ALTER COLUMN actor TYPE text COLLATE "C",
+        ALTER COLUMN fingerprint TYPE text COLLATE "C";
+    ALTER TABLE run_items ALTER COLUMN run_id TYPE text COLLATE "C", ALTER COLUMN item_id TYPE text COLLATE "C",
+        ALTER COLUMN key TYPE text COLLATE "C", ALTER COLUMN status TYPE text COLLATE "C";
+    """
+    + REQUEST_VIEW,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
