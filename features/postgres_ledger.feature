@@ -140,7 +140,7 @@ Feature: A PostgreSQL ledger, named by URL
   Scenario: On a database whose locale orders text by a language's rules, the ledger orders its keys byte by byte, as SQLite does
     # Keys, ids and states are not words (schema 10: their columns compare byte by byte, whatever the database's
     # locale). en-US orders "_c, a, B"; Python, SQLite and the ledger "B, _c, a". Comparing them by a language's rules
-    # also cost the server a third more CPU a call.
+    # also cost the server 1.7x its CPU a call under "C" (docs/benchmarks.md).
     Given the scenario's PostgreSQL database orders text by ICU's "en-US" rules
     And an actor in batch mode whose ledger is the scenario's PostgreSQL database
     When it makes calls keyed "a, B, _c" together

@@ -438,8 +438,8 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     "SELECT 1",
     # 10: every name, key and state compares byte by byte (`COLLATE "C"`), whatever the database's locale: they are
     # ids, never words, and a database made with a language's collation (en_US.UTF-8, say: the default of many
-    # installations) compared each of them by its rules at every index insertion and lookup, a third more of the
-    # server's CPU a call than under "C" (100,000 calls, `benchmarks/many_hosts.py`). Their order is Python's from here
+    # installations) compared each of them by its rules at every index insertion and lookup: 1.7x the server's CPU a
+    # call under "C" (en_US.UTF-8, 100,000 calls, `benchmarks/many_hosts.py`). Their order is Python's from here
     # on. No table is rewritten; their indexes are made again. `request_view` reads these columns, so it is dropped
     # while they change and made again as it was. A column added later names its collation the same way.
     """
