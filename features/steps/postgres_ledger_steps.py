@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-from _support import set_env, world
+from _support import names, set_env, world
 from live_concurrency_steps import LiveContext, live
 from step_context import given, then, when
 
@@ -447,7 +447,7 @@ def step_calls_keyed(context: Context, keys: str) -> None:
     state = pg(context)
     actor = state.actor
     assert actor is not None
-    named = [key.strip() for key in keys.split(",")]
+    named = names(keys)
 
     async def calls() -> None:
         answers = await actor.run_many([f"Hello {key}" for key in named], keys=named)
@@ -466,8 +466,7 @@ def step_listed_in_order(context: Context, keys: str) -> None:
         listed = [record.key for record in ledger.requests()]
     finally:
         ledger.close()
-    expected = [key.strip() for key in keys.split(",")]
-    assert listed == expected, listed
+    assert listed == names(keys), listed
     assert sorted(listed) == listed, "not Python's (and SQLite's) order of the keys"
 
 
