@@ -235,7 +235,7 @@ class BulkRun(RunRequests):
         ledger that cannot be opened knows none here: it says why when the run opens it, after the input's check; a
         ledger not made yet is not made here, so that an input refused leaves none behind)."""
         try:
-            ledger = self.actor.existing_ledger()  # (a run of a ledger not made yet is none it knows: none is made)
+            ledger = self.actor.existing_ledger()
             if ledger is None:
                 return False
             return (
