@@ -137,6 +137,19 @@ Feature: A PostgreSQL ledger, named by URL
       | i   | pending |       | 1        |       |
 
   @postgres
+  Scenario: A view of the user's own over a column a migration changes stops it, with the view named and what to do, the ledger unchanged
+    # PostgreSQL changes no column's type or collation that a view reads (schema 10 makes keys and ids compare byte
+    # by byte). The migration is one transaction: refused, it leaves the ledger at its version, every row as it was.
+    Given the scenario's PostgreSQL database holds the rows of "postgres-v7-tables.json" in a ledger at schema version 9, and a view "my_report" of its own over the requests' actors
+    When the PostgreSQL ledger is opened by this lowtide, and refused
+    Then the error is a LedgerError saying "view my_report depends on column" and "Drop it (and any other such view), open the ledger with this lowtide, then make the view again"
+    And the PostgreSQL database's schema_version is 9, every row of the ledger as it was, and "my_report" reads them
+    When the view "my_report" is dropped
+    And the PostgreSQL ledger is opened by this lowtide
+    Then the PostgreSQL database's schema_version is the latest
+    And it reads every request, batch member, run item and copied row as schema 7's lowtide read them ("postgres-v7.json")
+
+  @postgres
   Scenario: On a database whose locale orders text by a language's rules, the ledger orders its keys byte by byte, as SQLite does
     # Keys, ids and states are not words (schema 10: their columns compare byte by byte, whatever the database's
     # locale). en-US orders "_c, a, B"; Python, SQLite and the ledger "B, _c, a". Comparing them by a language's rules

@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any, LiteralString, Protocol
 
 from _pg_ledgers import ledger_at
-from _support import world
+from _support import check_error, world
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -26,6 +26,7 @@ class Context(StepContext, Protocol):
 
     postgres_copy: PostgresLedger
     gathered: list[str]
+    rows_before: dict[str, list[str]]
 
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
@@ -55,11 +56,69 @@ def step_old_ledger(context: Context, version: int, name: str) -> None:
     ledger_at(context.postgres_url, version, [(t, held["columns"], held["rows"]) for t, held in tables.items()])
 
 
+@given(
+    'the scenario\'s PostgreSQL database holds the rows of "{name}" in a ledger at schema version {version:d}, and'
+    ' a view "{view}" of its own over the requests\' actors'
+)
+def step_old_ledger_with_view(context: Context, name: str, version: int, view: str) -> None:
+    step_old_ledger(context, version, name)
+    _sql(context, f"CREATE VIEW {view} AS SELECT actor, count(*) AS calls FROM requests GROUP BY actor")
+    context.rows_before = _ledger_rows(context)
+
+
+def _sql(context: Context, query: str) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(context.postgres_url, autocommit=True) as db:
+        cursor = db.execute(query.encode())
+        return cursor.fetchall() if cursor.description else []
+
+
+def _ledger_rows(context: Context) -> dict[str, list[str]]:
+    """Every row of every table of the scenario's schema, each as PostgreSQL writes a row as text, in order."""
+    tables = _sql(context, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+    return {
+        str(table): [str(row[0]) for row in _sql(context, f"SELECT t::text FROM {table} t ORDER BY 1")]
+        for (table,) in tables
+    }
+
+
 @when("the PostgreSQL ledger is opened by this lowtide")
 def step_open(context: Context) -> None:
     w = world(context)
     w.value = PostgresLedger(context.postgres_url)
     w.cleanups.append(w.value.close)
+
+
+@when("the PostgreSQL ledger is opened by this lowtide, and refused")
+def step_open_refused(context: Context) -> None:
+    w = world(context)
+    w.attempt(lambda: PostgresLedger(context.postgres_url))
+    w.failure()
+
+
+@then('the error is a {kind} saying "{first}" and "{second}"')
+def step_error_says(context: Context, kind: str, first: str, second: str) -> None:
+    error = world(context).failure()
+    check_error(error, kind)
+    assert first in str(error), str(error)
+    assert second in str(error), str(error)
+
+
+@then(
+    'the PostgreSQL database\'s schema_version is {version:d}, every row of the ledger as it was, and "{view}" reads'
+    " them"
+)
+def step_unchanged(context: Context, version: int, view: str) -> None:
+    assert _sql(context, "SELECT version FROM schema_version") == [(version,)]
+    assert _ledger_rows(context) == context.rows_before
+    counted = dict(_sql(context, "SELECT actor, count(*) FROM requests GROUP BY actor"))
+    assert dict(_sql(context, f"SELECT actor, calls FROM {view}")) == counted, counted
+
+
+@when('the view "{view}" is dropped')
+def step_drop_view(context: Context, view: str) -> None:
+    _sql(context, f"DROP VIEW {view}")
 
 
 @then('it reads every request, batch member, run item and copied row as schema 6\'s lowtide read them ("{expected}")')
