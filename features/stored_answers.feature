@@ -46,3 +46,24 @@ Feature: An answer is stored with its text once, and reads back as the response 
     Examples: PostgreSQL
       | store    |
       | postgres |
+
+  Scenario Outline: A stored answer reads back as Python's json reads it, whatever its JSON holds
+    # Read by orjson, several times faster, wherever orjson gives the same value; by json otherwise (an integer
+    # beyond 64 bits, which orjson would make a float, a NaN or an infinity, which it refuses).
+    When a stored answer whose tool input holds <value> is read back
+    Then it reads as Python's json reads it, value for value and type for type, its text put back
+
+    Examples:
+      | value                              |
+      | 123456789012345678901234567890     |
+      | 18446744073709551616               |
+      | -9223372036854775809               |
+      | 9223372036854775807                |
+      | 12345678901234567.89               |
+      | 3.141592653589793238462643383279   |
+      | 1e400                              |
+      | NaN                                |
+      | -0.0                               |
+      | 1E5                                |
+      | "Île-de-Bréhat \ud83c\udf0a"       |
+      | {"deep": [1, [2.5, [null, true]]]} |

@@ -29,6 +29,8 @@ class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     answered: Answered
+    stored_json: str
+    read_back: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -154,3 +156,29 @@ def step_reads_back(context: Context, key: str, batch: str) -> None:
     assert copied is not None
     _reads_as_answered(context, copied.response, "copy")
     assert _stored_json(copy, key) == _stored_json(store, key), "a copy moves the stored form as it is"
+
+
+def _stored_with(value: str) -> str:
+    """A stored answer (its text left out, as `narrowed` stores it) whose one tool call's input holds `value`."""
+    return (
+        '{"content":[{"id":"toolu_1","input":{"value":' + value + '},"name":"record","type":"tool_use"},'
+        '{"text":"Recorded.","type":"text"}],"mode":"batch","model":"claude-sonnet-4-5","provider":"anthropic"}'
+    )
+
+
+@when("a stored answer whose tool input holds {value} is read back")
+def step_read_back_value(context: Context, value: str) -> None:
+    from lowtide.ledger.answer_form import stored_answer
+
+    context.stored_json = _stored_with(value)
+    context.read_back = stored_answer(context.stored_json)
+
+
+@then("it reads as Python's json reads it, value for value and type for type, its text put back")
+def step_reads_as_json(context: Context) -> None:
+    expected: dict[str, Any] = json.loads(context.stored_json)
+    expected = dict(sorted({**expected, "text": "Recorded."}.items()))
+    # repr tells 1 from 1.0, -0.0 from 0.0, and an int of any size from the float nearest it; nan is not equal to
+    # itself, but its repr is its repr.
+    assert repr(context.read_back) == repr(expected), (context.read_back, expected)
+    assert list(context.read_back) == list(expected)

@@ -33,7 +33,6 @@ from lowtide.batching.lines import (
     FileReader,
     feed_lines,
     file_reader,
-    read_exactly,
     read_files,
     read_line,
     split_lines,
@@ -56,6 +55,7 @@ from lowtide.content import (
 )
 from lowtide.custom_ids import CustomIdRule, ledger_custom_id
 from lowtide.endpoints import check_api_key, check_base_url, unreachable
+from lowtide.exact_json import read_exactly
 from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
 from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
