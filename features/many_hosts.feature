@@ -20,6 +20,21 @@ Feature: Many hosts, one PostgreSQL ledger
     And the ledger holds 5 requests and 1 batch, collected
 
   @postgres
+  Scenario: A host whose thousand calls wait on another host's batch gives the garbage collector back all it kept from it
+    # Thousands of calls asking the ledger at once, and the answers a watcher hands out, are kept from the collector's
+    # full passes while they wait (`batching/collector.py`); once the watch has handed every answer out, nothing
+    # lowtide froze stays frozen, whichever host's work ended last.
+    Given an emulated API on a socket, whose batches take 2 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    And the garbage collector's freezes are counted
+    When host "host-a" asks for the keys "g-1000" to "g-2999", and once their batch exists host "host-b" asks for the same keys
+    Then both hosts got the emulated replies for the 2000 keys
+    And the API created 1 batch, with each custom id once
+    And lowtide froze what was alive while the calls waited
+    And the garbage collector sees every object again
+
+  @postgres
   Scenario: Calls of a host that start waiting on another host's batch one after another are each woken by the database
     # A host watches a batch another polls once, for all its calls waiting on it: a call that starts waiting while
     # that watch reads the ledger, or after the notice it woke on, is read at its next turn, not left to its timer

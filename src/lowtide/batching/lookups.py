@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Sequence
 
 from lowtide.batching.backend import Settled
+from lowtide.batching.collector import MANY, freeze_survivors
 from lowtide.batching.core import REREAD_CHUNK, EngineCore
 from lowtide.errors import InternalError, classify
 from lowtide.ledger.records import KeyState
@@ -28,6 +29,8 @@ class Lookups(EngineCore):
                 answer.set_exception(classify(exc, doing="reading the ledger"))
             return answer
         self._asked.setdefault(key, []).append(answer)
+        if len(self._asked) % MANY == 0:
+            freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`) wait here, then for a batch
         if self._reading is None:
             self._reading = self._spawn(self._read_asked(), waiters=[])
         return answer

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from lowtide.batching.backend import Settled
+from lowtide.batching.collector import freeze_survivors, thaw
 from lowtide.batching.core import REREAD_CHUNK, BatchWatch, EngineCore, shared_done
 from lowtide.batching.keys import owner_alive
 from lowtide.batching.policy import settled_of, stored_outcome
@@ -232,6 +233,7 @@ class Waiting(EngineCore):
                     return
                 if not watch.waiting:  # no await since the last registration was seen: none is missed
                     self._watches.pop(batch_id, None)
+                    thaw()  # every answer it brought here is handed out (as a collection gives them back)
                     return
                 if watch.fresh or watch.rewind is not None:
                     woken = timed = False
@@ -308,6 +310,7 @@ class Waiting(EngineCore):
                     future.set_result(stored_outcome(record))
                 else:
                     self._forward(self._final(record), future)
+            freeze_survivors(len(answers))  # the answers just handed out live as long as their callers keep them
 
     async def _watch(self, record: RequestRecord) -> RequestRecord:
         """Wait for another process's work on `record`, and read it again. Where the store announces changes
