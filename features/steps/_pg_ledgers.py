@@ -1,6 +1,6 @@
 """A scenario's PostgreSQL ledger made again at an earlier schema version, holding given rows: how the scenarios
 reach a ledger an earlier lowtide wrote (its tables are that version's migrations, which are never edited), which the
-next store opened on it migrates."""
+next store opened on it migrates; and one statement run on a scenario's database through a connection of its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,17 @@ from urllib.parse import parse_qs, urlsplit
 
 from lowtide.ledger.postgres.schema import MIGRATIONS
 
-__all__ = ["ledger_at"]
+__all__ = ["ledger_at", "pg_rows"]
+
+
+def pg_rows(url: str, query: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows `query` gives (none for a statement that gives none), run on its own connection, committed at once.
+    Without `params`, the query is sent as it is (a `%` in it is a `%`)."""
+    import psycopg  # the `postgres` extra: only the sessions that run PostgreSQL install it
+
+    with psycopg.connect(url, autocommit=True) as db:
+        cursor = db.execute(query.encode(), params)
+        return cursor.fetchall() if cursor.description is not None else []
 
 
 def _schema_of(url: str) -> str:

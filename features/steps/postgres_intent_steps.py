@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from _pg_ledgers import pg_rows
 from step_context import Context as StepContext
 from step_context import given, then, when
 
@@ -46,13 +47,6 @@ class IntentWorld:
 
 def _world(context: Context) -> IntentWorld:
     return context.intent
-
-
-def _rows(url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as db:
-        return db.execute(query.encode(), params).fetchall()
 
 
 @given('a PostgreSQL ledger holding {count:d} requests claimed and queued by "{owner}"')
@@ -157,7 +151,7 @@ def step_recorded(context: Context, count: int) -> None:
     batch = state.ledger.batch("batch-1")
     assert batch is not None
     assert (batch.state, batch.request_count) == ("intent", count), batch
-    left = _rows(context.postgres_url, "SELECT count(*) FROM pending_requests")
+    left = pg_rows(context.postgres_url, "SELECT count(*) FROM pending_requests")
     assert left[0][0] == 0, f"{left[0][0]} requests still queued"
 
 
@@ -167,7 +161,7 @@ def _wait_for_intent_waiting(context: Context) -> None:
     state = _world(context)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        waiting = _rows(
+        waiting = pg_rows(
             context.postgres_url,
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
             " AND query LIKE 'WITH joined AS (DELETE FROM pending_requests%%'",
@@ -208,7 +202,7 @@ def step_write_waits(context: Context) -> None:
     state = _world(context)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        waiting = _rows(
+        waiting = pg_rows(
             context.postgres_url,
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'",
         )
@@ -227,7 +221,7 @@ def step_write_waits(context: Context) -> None:
 def step_gathered(context: Context, count: int, owner: str) -> None:
     state = _world(context)
     assert len(state.gathered) == count, f"the gathering took {len(state.gathered)} calls"
-    owners = _rows(context.postgres_url, "SELECT DISTINCT owner FROM pending_requests")
+    owners = pg_rows(context.postgres_url, "SELECT DISTINCT owner FROM pending_requests")
     assert owners == [(owner,)], owners
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from _pg_ledgers import pg_rows
 from _support import names, set_env, world
 from live_concurrency_steps import LiveContext, live
 from step_context import given, then, when
@@ -51,13 +52,6 @@ def pg(context: Context) -> PostgresWorld:
     if not hasattr(context, "postgres_world"):
         context.postgres_world = PostgresWorld(url=context.postgres_url)
     return context.postgres_world
-
-
-def _rows(url: str, query: str) -> list[tuple[Any, ...]]:
-    import psycopg  # the `postgres` extra: only the @postgres session installs it
-
-    with psycopg.connect(url) as db:
-        return db.execute(query.encode()).fetchall()
 
 
 def _with_password(url: str, password: str, port: int | None = None) -> str:
@@ -162,7 +156,7 @@ def step_call(context: Context) -> None:
 
 @when("another lowtide has moved the database's schema_version one ahead")
 def step_newer(context: Context) -> None:
-    _rows(pg(context).url, "UPDATE schema_version SET version = version + 1 RETURNING version")
+    pg_rows(pg(context).url, "UPDATE schema_version SET version = version + 1 RETURNING version")
     _live_actor(context, pg(context).url)  # a new process: its pool migrates (and checks) on first use
 
 
@@ -205,7 +199,7 @@ def step_no_call(context: Context) -> None:
 
 @then("the PostgreSQL database holds one shared quota scope, in which the API key does not appear")
 def step_scope(context: Context) -> None:
-    rows = _rows(pg(context).url, "SELECT scope, state FROM live_quotas")
+    rows = pg_rows(pg(context).url, "SELECT scope, state FROM live_quotas")
     assert len(rows) == 1, rows
     scope, state = rows[0]
     assert "live-key" not in scope, rows
@@ -225,7 +219,7 @@ def step_no_sqlite(context: Context) -> None:
 def step_latest(context: Context) -> None:
     from lowtide.ledger.postgres.schema import SCHEMA_VERSION
 
-    assert _rows(pg(context).url, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert pg_rows(pg(context).url, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
 @given('LOWTIDE_LEDGER is "{value}"')
@@ -252,12 +246,12 @@ def step_answered(context: Context) -> None:
 def step_request_stored(context: Context) -> None:
     state = pg(context)
     assert state.answer is not None
-    rows = _rows(state.url, "SELECT key, state, response FROM request_view")
+    rows = pg_rows(state.url, "SELECT key, state, response FROM request_view")
     assert len(rows) == 1, rows
     assert rows[0][1] == "succeeded", rows
     assert f'"message_id":"{state.answer.ids.message_id}"' in str(rows[0][2]), rows
-    everything = repr(_rows(state.url, "SELECT * FROM requests")) + repr(_rows(state.url, "SELECT * FROM batches"))
-    everything += repr(_rows(state.url, "SELECT * FROM results"))
+    everything = repr(pg_rows(state.url, "SELECT * FROM requests")) + repr(pg_rows(state.url, "SELECT * FROM batches"))
+    everything += repr(pg_rows(state.url, "SELECT * FROM results"))
     assert "batch-key" not in everything, everything
 
 
@@ -274,7 +268,7 @@ def step_host_id(context: Context, host: str) -> None:
 
 @then('the database shows a connection named "{name}"')
 def step_application_name(context: Context, name: str) -> None:
-    names = [row[0] for row in _rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
+    names = [row[0] for row in pg_rows(pg(context).url, "SELECT application_name FROM pg_stat_activity")]
     assert name in names, names
 
 
@@ -349,7 +343,7 @@ def step_waiting_on_lock(context: Context) -> None:
     state = pg(context)
     assert state.started is not None
     assert not state.started.done(), "the call was answered while the requests table was locked"
-    waiting = _rows(
+    waiting = pg_rows(
         state.url,
         "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name LIKE 'lowtide %'",
     )
@@ -437,7 +431,7 @@ def step_icu_database(context: Context, locale: str) -> None:
     context.postgres_url = context.new_postgres_database(locale)
     texts = ["B", "_c", "a"]  # Python's order: byte by byte
     query = "SELECT t FROM unnest(ARRAY['a', 'B', '_c']) t ORDER BY t"
-    ordered = [row[0] for row in _rows(context.postgres_url, query)]
+    ordered = [row[0] for row in pg_rows(context.postgres_url, query)]
     assert sorted(ordered) == texts, ordered
     assert ordered != texts, f"not a language's order: {ordered}"
 
@@ -481,7 +475,7 @@ _PAYLOADS = {
 
 @then("every column of the ledger's tables that holds a name, key or state compares byte by byte")
 def step_byte_order(context: Context) -> None:
-    columns = _rows(
+    columns = pg_rows(
         pg(context).url,
         "SELECT c.table_name, c.column_name, c.collation_name FROM information_schema.columns c"
         " JOIN information_schema.tables t USING (table_schema, table_name)"

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, LiteralString, Protocol
 
-from _pg_ledgers import ledger_at
+from _pg_ledgers import ledger_at, pg_rows
 from _support import check_error, world
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -62,23 +62,16 @@ def step_old_ledger(context: Context, version: int, name: str) -> None:
 )
 def step_old_ledger_with_view(context: Context, name: str, version: int, view: str) -> None:
     step_old_ledger(context, version, name)
-    _sql(context, f"CREATE VIEW {view} AS SELECT actor, count(*) AS calls FROM requests GROUP BY actor")
+    pg_rows(context.postgres_url, f"CREATE VIEW {view} AS SELECT actor, count(*) AS calls FROM requests GROUP BY actor")
     context.rows_before = _ledger_rows(context)
-
-
-def _sql(context: Context, query: str) -> list[tuple[Any, ...]]:
-    import psycopg
-
-    with psycopg.connect(context.postgres_url, autocommit=True) as db:
-        cursor = db.execute(query.encode())
-        return cursor.fetchall() if cursor.description else []
 
 
 def _ledger_rows(context: Context) -> dict[str, list[str]]:
     """Every row of every table of the scenario's schema, each as PostgreSQL writes a row as text, in order."""
-    tables = _sql(context, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+    url = context.postgres_url
+    tables = pg_rows(url, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
     return {
-        str(table): [str(row[0]) for row in _sql(context, f"SELECT t::text FROM {table} t ORDER BY 1")]
+        str(table): [str(row[0]) for row in pg_rows(url, f"SELECT t::text FROM {table} t ORDER BY 1")]
         for (table,) in tables
     }
 
@@ -110,15 +103,15 @@ def step_error_says(context: Context, kind: str, first: str, second: str) -> Non
     " them"
 )
 def step_unchanged(context: Context, version: int, view: str) -> None:
-    assert _sql(context, "SELECT version FROM schema_version") == [(version,)]
+    assert pg_rows(context.postgres_url, "SELECT version FROM schema_version") == [(version,)]
     assert _ledger_rows(context) == context.rows_before
-    counted = dict(_sql(context, "SELECT actor, count(*) FROM requests GROUP BY actor"))
-    assert dict(_sql(context, f"SELECT actor, calls FROM {view}")) == counted, counted
+    counted = dict(pg_rows(context.postgres_url, "SELECT actor, count(*) FROM requests GROUP BY actor"))
+    assert dict(pg_rows(context.postgres_url, f"SELECT actor, calls FROM {view}")) == counted, counted
 
 
 @when('the view "{view}" is dropped')
 def step_drop_view(context: Context, view: str) -> None:
-    _sql(context, f"DROP VIEW {view}")
+    pg_rows(context.postgres_url, f"DROP VIEW {view}")
 
 
 @then('it reads every request, batch member, run item and copied row as schema 6\'s lowtide read them ("{expected}")')
