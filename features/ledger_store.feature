@@ -37,6 +37,28 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  Scenario Outline: A claim of thousands of requests with known keys among them inserts the others and knows those (<face> face)
+    Given a <store> ledger store
+    And the requests alpha, omega are claimed by "worker-1" until 1100 at 1000
+    When 1500 new requests, with alpha first and omega last, are claimed by "worker-2" until 1200 at 1010 on the <face> face
+    Then the claim inserted the 1500 new requests, and handed back the records of alpha, omega owned by "worker-1"
+    And the store has 1502 requests: alpha and omega as "worker-1" claimed them, the 1500 new ones pending for "worker-2"
+    When 1500 other new requests are claimed by "worker-3" until 1300 at 1020 on the <face> face
+    Then the claim inserted the 1500 new requests, and knew no key
+
+    Examples: in memory and SQLite
+      | store  | face  |
+      | memory | sync  |
+      | memory | async |
+      | sqlite | sync  |
+      | sqlite | async |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | face  |
+      | postgres | sync  |
+      | postgres | async |
+
   Scenario Outline: A request claimed with its call's trace context keeps it, for whichever process answers it
     Given a <store> ledger store
     When the request alpha is claimed with the trace context "trace-a", and beta without one, by "worker-1" until 1100 at 1000

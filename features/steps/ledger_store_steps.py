@@ -3,6 +3,7 @@ the scenario's Examples name (`_stores.open_store`), with every time given outri
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -46,6 +47,8 @@ class Contract:
     """By batch, the cursor of its results read so far (`results_since`)."""
     taken: set[str] = field(default_factory=set[str])
     """The keys the last `take_over_many` took."""
+    new_keys: list[str] = field(default_factory=list[str])
+    """The keys of the new requests of the last claim of many, in the order claimed."""
 
     @property
     def runs(self) -> RunLedger:
@@ -119,6 +122,84 @@ def step_claim_table(context: Context, owner: str, until: float, now: float) -> 
         for row in (r.as_dict() for r in context.table)
     ]
     c.inserted, c.known = c.store.claim_new(requests, owner=owner, until=until, now=now)
+
+
+@when(
+    '{count:d} new requests, with {first} first and {last} last, are claimed by "{owner}" until {until:g} at {now:g}'
+    " on the {face:w} face"
+)
+def step_claim_many_known(
+    context: Context, count: int, first: str, last: str, owner: str, until: float, now: float, face: str
+) -> None:
+    """A claim of many requests (a PostgreSQL store claims them hoping none is known, `claims.hoped`), known keys at
+    its two ends: the last is met once every new one before it is inserted."""
+    c = contract(context)
+    c.new_keys = [f"new-{owner}-{index:05d}" for index in range(count)]
+    requests = [_request(first), *(_request(key) for key in c.new_keys), _request(last)]
+    c.inserted, c.known = _claim_new(context, requests, owner=owner, until=until, now=now, face=face)
+
+
+@when('{count:d} other new requests are claimed by "{owner}" until {until:g} at {now:g} on the {face:w} face')
+def step_claim_many_new(context: Context, count: int, owner: str, until: float, now: float, face: str) -> None:
+    c = contract(context)
+    c.new_keys = [f"new-{owner}-{index:05d}" for index in range(count)]
+    requests = [_request(key) for key in c.new_keys]
+    c.inserted, c.known = _claim_new(context, requests, owner=owner, until=until, now=now, face=face)
+
+
+def _claim_new(
+    context: Context, requests: list[NewRequest], *, owner: str, until: float, now: float, face: str
+) -> tuple[dict[str, str], list[RequestRecord]]:
+    store = contract(context).store
+    if face == "sync":
+        return store.claim_new(requests, owner=owner, until=until, now=now)
+
+    async def awaited_face() -> tuple[dict[str, str], list[RequestRecord]]:
+        return await async_ledger(store).claim_new(requests, owner=owner, until=until, now=now)
+
+    return context.runner.run(awaited_face())
+
+
+@then('the claim inserted the {count:d} new requests, and handed back the records of {known} owned by "{owner}"')
+def step_claimed_many(context: Context, count: int, known: str, owner: str) -> None:
+    c = contract(context)
+    _inserted_new(c, count)
+    assert [r.key for r in c.known] == names(known), [r.key for r in c.known]
+    assert {r.owner for r in c.known} == {owner}, [r.owner for r in c.known]
+
+
+@then("the claim inserted the {count:d} new requests, and knew no key")
+def step_claimed_many_new(context: Context, count: int) -> None:
+    c = contract(context)
+    _inserted_new(c, count)
+    assert c.known == [], [r.key for r in c.known]
+
+
+def _inserted_new(c: Contract, count: int) -> None:
+    assert len(c.inserted) == count, len(c.inserted)
+    assert list(c.inserted) == c.new_keys, list(c.inserted)[:3]
+    for key, params in c.inserted.items():
+        assert _prompt(json.loads(params)) == f"Plan {key}", (key, params)
+
+
+@then(
+    'the store has {count:d} requests: {first} and {last} as "{owner}" claimed them, the {new:d} new ones pending for'
+    ' "{claimer}"'
+)
+def step_many_claimed_read(
+    context: Context, count: int, first: str, last: str, owner: str, new: int, claimer: str
+) -> None:
+    c = contract(context)
+    records = {r.key: r for r in c.store.requests()}
+    assert len(records) == count, len(records)
+    for key in (first, last):
+        record = records[key]
+        assert (record.owner, record.owner_until, _prompt(record.params)) == (owner, 1100, f"Plan {key}")
+    fresh = [records[key] for key in c.new_keys]
+    assert len(fresh) == new
+    assert {(r.state, r.owner, r.owner_until, r.attempts) for r in fresh} == {
+        (RequestState.PENDING, claimer, 1200, 0)
+    }, {(r.state, r.owner, r.owner_until, r.attempts) for r in fresh}
 
 
 @when(

@@ -18,7 +18,15 @@ from lowtide.ledger.postgres import batches, claims, results
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
-from lowtide.ledger.postgres.steps import Op, run, run_again, run_again_async, run_async
+from lowtide.ledger.postgres.steps import (
+    Op,
+    run,
+    run_again,
+    run_again_async,
+    run_async,
+    run_hopeful,
+    run_hopeful_async,
+)
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -124,7 +132,12 @@ class AsyncPostgresLedger:
     async def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
     ) -> tuple[dict[str, str], list[RequestRecord]]:
-        return await self._run("record the calls", claims.claim_new(requests, owner=owner, until=until, now=now))
+        def make(hoping: bool) -> Op[tuple[dict[str, str], list[RequestRecord]]]:
+            return claims.claim_new(requests, owner=owner, until=until, now=now, hoping=hoping)
+
+        if _cancelling():
+            return run_hopeful(self._sync, "record the calls", make, hoping=claims.hoped(requests))
+        return await run_hopeful_async(self._pool, "record the calls", make, hoping=claims.hoped(requests))
 
     async def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
         op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)

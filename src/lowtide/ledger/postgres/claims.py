@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, LiteralString
 
-from lowtide.ledger.postgres.steps import GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks
+from lowtide.ledger.postgres.steps import CHUNK, GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks
 from lowtide.ledger.records import (
     KeyState,
     NewRequest,
@@ -21,8 +21,10 @@ from lowtide.ledger.records import (
 )
 
 __all__ = [
+    "HOPED",
     "claim_new",
     "committed_usd",
+    "hoped",
     "identity",
     "requests",
     "requests_by_key",
@@ -35,11 +37,18 @@ __all__ = [
 
 
 def claim_new(
-    requests: Sequence[NewRequest], *, owner: str, until: float, now: float
+    requests: Sequence[NewRequest], *, owner: str, until: float, now: float, hoping: bool = False
 ) -> Op[tuple[dict[str, str], list[RequestRecord]]]:
     """`LedgerStore.claim_new`. A key another host inserts at the same moment is inserted by one of the two: the
     other's insert waits for that transaction and finds the key known (`ON CONFLICT DO NOTHING`), then reads its
-    record."""
+    record.
+
+    `hoping`: the requests are taken to be new and are inserted without `ON CONFLICT`: 0.78 s of the server's CPU
+    for 100,000 claims, against 0.94 s (each key looked up before its insertion, and its row written once more
+    after). A key the ledger knows then fails the statement on the requests' primary key; driven by
+    `steps.run_hopeful`, the transaction is rolled back whole and the claim made again, not hoping. The stores hope
+    for a claim of `HOPED` requests or more (`hoped`): a program's thousands of calls of one moment, new keys but for
+    a few, almost always; a call or a few asked again (a stored answer wanted) are claimed expecting known keys."""
     inserted: dict[str, str] = {}
     known: list[RequestRecord] = []
     given: set[str] = set()
@@ -63,7 +72,8 @@ def claim_new(
             " SELECT k, c, a, m, p, n, x, w, s, 'pending', %(now)s, %(now)s FROM unnest("
             "%(k)b::text[], %(c)b::text[], %(a)b::text[], %(m)b::text[], %(p)b::text[], %(n)b::int[], %(x)b::int[],"
             " %(w)b::float8[], %(s)b::text[]) AS t(k, c, a, m, p, n, x, w, s)"
-            " ON CONFLICT (key) DO NOTHING RETURNING key, scope, actor, model),"
+            + ("" if hoping else " ON CONFLICT (key) DO NOTHING")
+            + " RETURNING key, scope, actor, model),"
             " queued AS (INSERT INTO pending_requests (key, scope, created_at, owner, owner_until, updated_at, actor,"
             " model) SELECT key, scope, %(now)s, %(owner)s, %(until)s, %(now)s, actor, model FROM fresh)"
             " SELECT key FROM fresh",
@@ -85,6 +95,15 @@ def claim_new(
         if there:
             known.extend((yield from requests_by_key(sorted(there))))
     return inserted, known
+
+
+HOPED = CHUNK
+"""How many requests a claim holds for the stores to claim them hoping none is known (`claim_new`'s `hoping`)."""
+
+
+def hoped(requests: Sequence[NewRequest]) -> bool:
+    """Whether to claim `requests` hoping none is known: there are `HOPED` or more of them."""
+    return len(requests) >= HOPED
 
 
 def take_over(key: str, *, owner: str, until: float, now: float, dead_owner: str | None) -> Op[bool]:

@@ -40,7 +40,7 @@ from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
-from lowtide.ledger.postgres.steps import Op, run, run_again
+from lowtide.ledger.postgres.steps import Op, run, run_again, run_hopeful
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
@@ -145,7 +145,10 @@ class PostgresLedger:
     def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
     ) -> tuple[dict[str, str], list[RequestRecord]]:
-        return run(self._pool, "record the calls", claims.claim_new(requests, owner=owner, until=until, now=now))
+        def make(hoping: bool) -> Op[tuple[dict[str, str], list[RequestRecord]]]:
+            return claims.claim_new(requests, owner=owner, until=until, now=now, hoping=hoping)
+
+        return run_hopeful(self._pool, "record the calls", make, hoping=claims.hoped(requests))
 
     def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
         op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)

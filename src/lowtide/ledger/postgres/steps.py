@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH", "CHUNK", "DEADLOCK_ATTEMPTS", "GATHERING", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections",
-    "Op", "Reply", "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_on",
-    "run_on_async",
+    "Op", "Reply", "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_hopeful",
+    "run_hopeful_async", "run_on", "run_on_async",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -164,6 +164,45 @@ async def run_again_async(pool: AsyncConnections, doing: str, make: Callable[[],
                 if attempt == DEADLOCK_ATTEMPTS:
                     raise
                 attempt += 1
+
+
+def run_hopeful(pool: Connections, doing: str, make: Callable[[bool], Op[T]], *, hoping: bool = True) -> T:
+    """Drive `make(True)` in one transaction on a plain connection of `pool`: the operation that hopes none of the
+    rows it inserts is there already, and so inserts them without `ON CONFLICT` (PostgreSQL's speculative insertion
+    looks each key up before it inserts it, and writes once more after). Should a unique key refuse it (a row another
+    transaction has inserted, or one the caller did not know was there), it was rolled back whole, changing nothing,
+    and `make(False)` is driven in a new transaction: the operation that expects such rows. Not `hoping`: `make(False)`
+    alone."""
+    from psycopg.errors import UniqueViolation
+
+    with pool.connection(doing) as db:
+        if not hoping:
+            with db.transaction():
+                return _drive(db, make(False))
+        try:
+            with db.transaction():
+                return _drive(db, make(True))
+        except UniqueViolation:
+            with db.transaction():
+                return _drive(db, make(False))
+
+
+async def run_hopeful_async(
+    pool: AsyncConnections, doing: str, make: Callable[[bool], Op[T]], *, hoping: bool = True
+) -> T:
+    """`run_hopeful` on an async connection of `pool`: the event loop goes on while the server answers."""
+    from psycopg.errors import UniqueViolation
+
+    async with pool.connection(doing) as db:
+        if not hoping:
+            async with db.transaction():
+                return await _drive_async(db, make(False))
+        try:
+            async with db.transaction():
+                return await _drive_async(db, make(True))
+        except UniqueViolation:
+            async with db.transaction():
+                return await _drive_async(db, make(False))
 
 
 def run_on(db: Connection[TupleRow], op: Op[T]) -> T:
