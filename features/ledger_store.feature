@@ -577,6 +577,46 @@ Feature: Every ledger store keeps the same guarantees
       | store    |
       | postgres |
 
+  # A PostgreSQL store adds results to the sums without looking each up for an earlier final result when it read the
+  # batch's final results since the last statement that stored any (`ledger/postgres/totals.py`); here another
+  # process stores some in between, one of them a result this process stores again.
+  Scenario Outline: Results stored by two processes, each after reading which were final, are counted in the sums once
+    Given a <store> ledger store
+    And the requests alpha, beta, gamma, delta are claimed by "worker-1" until 1100 at 1000
+    And the batch "b1" is recorded holding alpha, beta, gamma, delta by "worker-1" until 1100 at 1010
+    And "b1" is created as the API's batch "msgbatch_1" at 1020
+    And these results of "b1" arrive at 1090:
+      | key   | state     | answer   | cost |
+      | alpha | succeeded | Answer A | 0.25 |
+    When the store and another process on the same ledger each read which results of "b1" are final
+    And these results of "b1" arrive at 1100 through the other process:
+      | key   | state     | answer   | cost |
+      | beta  | succeeded | Answer B | 0.5  |
+      | gamma | pending   |          |      |
+    And these results of "b1" arrive at 1105:
+      | key   | state     | answer   | cost |
+      | beta  | succeeded | Answer B | 0.5  |
+      | gamma | failed    |          |      |
+    And these results of "b1" arrive at 1110:
+      | key   | state     | answer   | cost |
+      | delta | succeeded | Answer D | 1    |
+    Then the sums count 4 results of "planner" costing $1.75, as a scan of every result does
+    When the store reads which results of "b1" are final
+    And these results of "b1" arrive at 1120:
+      | key   | state     | answer   | cost |
+      | delta | succeeded | Answer D | 1    |
+    Then the sums count 4 results of "planner" costing $1.75, as a scan of every result does
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
   Scenario Outline: The results a batch brought since a cursor are read in the order stored, each once
     Given a <store> ledger store
     And the requests alpha, beta, gamma, delta are claimed by "worker-1" until 1100 at 1000

@@ -47,6 +47,8 @@ class Contract:
     """By batch, the cursor of its results read so far (`results_since`)."""
     taken: set[str] = field(default_factory=set[str])
     """The keys the last `take_over_many` took."""
+    other: LedgerStore | None = None
+    """The same ledger opened again, as another process would."""
     new_keys: list[str] = field(default_factory=list[str])
     """The keys of the new requests of the last claim of many, in the order claimed."""
 
@@ -438,7 +440,20 @@ def step_ended(context: Context, batch: str, now: float, succeeded: int, errored
 @given('these results of "{batch}" arrive at {now:g}:')
 @when('these results of "{batch}" arrive at {now:g}:')
 def step_results(context: Context, batch: str, now: float) -> None:
-    outcomes = [
+    outcomes = _outcome_rows(context)
+    assert contract(context).store.record_outcomes(batch, outcomes, now=now) == len(outcomes)
+
+
+@when('these results of "{batch}" arrive at {now:g} through the other process:')
+def step_results_elsewhere(context: Context, batch: str, now: float) -> None:
+    c = contract(context)
+    assert c.other is not None
+    outcomes = _outcome_rows(context)
+    assert c.other.record_outcomes(batch, outcomes, now=now) == len(outcomes)
+
+
+def _outcome_rows(context: Context) -> list[OutcomeRow]:
+    return [
         OutcomeRow(
             key=row["key"],
             state=RequestState(row["state"]),
@@ -449,7 +464,29 @@ def step_results(context: Context, batch: str, now: float) -> None:
         )
         for row in (r.as_dict() for r in context.table)
     ]
-    assert contract(context).store.record_outcomes(batch, outcomes, now=now) == len(outcomes)
+
+
+@when('the store and another process on the same ledger each read which results of "{batch}" are final')
+def step_both_read_finals(context: Context, batch: str) -> None:
+    """The store's `stored_finals`, and another store object's on the same ledger (for memory, the store itself)."""
+    c = contract(context)
+    c.other = reopened(context, c.store)
+    assert c.store.stored_finals(batch) == c.other.stored_finals(batch)
+
+
+@when('the store reads which results of "{batch}" are final')
+def step_read_finals(context: Context, batch: str) -> None:
+    contract(context).store.stored_finals(batch)
+
+
+@then('the sums count {count:d} results of "{actor}" costing ${cost}, as a scan of every result does')
+def step_sums_count(context: Context, count: int, actor: str, cost: str) -> None:
+    from lowtide.ledger.scan_views import ScanViews
+
+    store = contract(context).store
+    kept = store.views.spend_by("actor")
+    assert [(line.name, line.answers, line.cost_usd) for line in kept] == [(actor, count, Decimal(cost))], kept
+    assert kept == ScanViews(store).spend_by("actor"), (kept, ScanViews(store).spend_by("actor"))
 
 
 @given('the batch "{batch}" is collected at {now:g}')

@@ -27,6 +27,7 @@ from lowtide.ledger.postgres.steps import (
     run_hopeful,
     run_hopeful_async,
 )
+from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.records import (
     BatchRecord,
     BatchState,
@@ -56,6 +57,8 @@ class AsyncPostgresLedger:
         self._guards: dict[str, asyncio.Task[None]] = {}
         self._identity: str | None = None
         """A task per owner that ends its lease when its event loop closes (its tasks cancelled) while it is kept."""
+        self._finals = FinalsRead()
+        """What `stored_finals` read of the batches being collected, for the sums to trust (`totals`)."""
 
     @property
     def location(self) -> str:
@@ -245,7 +248,12 @@ class AsyncPostgresLedger:
         await self._run("record a batch's status", op)
 
     async def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
-        return await self._run("store a batch's results", results.record_outcomes(batch_id, outcomes, now=now))
+        vouched = self._finals.vouch(batch_id, outcomes)
+        op = results.record_outcomes(batch_id, outcomes, now=now, vouched=vouched)
+        stores = await self._run("store a batch's results", op)
+        if vouched is not None:
+            self._finals.stored(batch_id, vouched, stores)
+        return len(outcomes)
 
     async def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
         await self._run("record a collected batch", batches.record_collected(batch_id, state=state, now=now))
@@ -298,7 +306,9 @@ class AsyncPostgresLedger:
         return await self._run("read a batch's members", op, transaction=False)
 
     async def stored_finals(self, batch_id: str) -> set[str]:
-        return await self._run("read a batch's results", results.stored_finals(batch_id), transaction=False)
+        finals, stores = await self._run("read a batch's results", results.stored_finals(batch_id), transaction=False)
+        self._finals.read(batch_id, finals, stores)
+        return finals
 
     async def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         op = results.results_since(batch_id, after)

@@ -41,6 +41,7 @@ from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
 from lowtide.ledger.postgres.steps import Op, run, run_again, run_hopeful
+from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
@@ -74,6 +75,8 @@ class PostgresLedger:
         )
         """Each event loop's async face (its pool of async connections belongs to that loop)."""
         self._identity: str | None = None
+        self._finals = FinalsRead()
+        """What `stored_finals` read of the batches being collected, for the sums to trust (`totals`)."""
 
     @property
     def location(self) -> str:
@@ -264,7 +267,12 @@ class PostgresLedger:
         run(self._pool, "record a batch's status", op)
 
     def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
-        return run(self._pool, "store a batch's results", results.record_outcomes(batch_id, outcomes, now=now))
+        vouched = self._finals.vouch(batch_id, outcomes)
+        op = results.record_outcomes(batch_id, outcomes, now=now, vouched=vouched)
+        stores = run(self._pool, "store a batch's results", op)
+        if vouched is not None:
+            self._finals.stored(batch_id, vouched, stores)
+        return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
         run(self._pool, "record a collected batch", batches.record_collected(batch_id, state=state, now=now))
@@ -321,7 +329,9 @@ class PostgresLedger:
         return run(self._pool, "read a batch's members", op, transaction=False)
 
     def stored_finals(self, batch_id: str) -> set[str]:
-        return run(self._pool, "read a batch's results", results.stored_finals(batch_id), transaction=False)
+        finals, stores = run(self._pool, "read a batch's results", results.stored_finals(batch_id), transaction=False)
+        self._finals.read(batch_id, finals, stores)
+        return finals
 
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         op = results.results_since(batch_id, after)

@@ -8,14 +8,21 @@ from collections.abc import Iterator, Sequence
 from typing import LiteralString
 
 from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key
+from lowtide.ledger.postgres.totals import NEW_FINALS, Vouched
 from lowtide.ledger.records import KeyAnswer, OutcomeRow, key_answer, stored_json
 
 __all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals"]
 
 
-def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> Op[int]:
+def record_outcomes(
+    batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float, vouched: Vouched | None = None
+) -> Op[int | None]:
+    """Append `outcomes`, in order, and announce them; with `vouched` (`totals.FinalsRead.vouch`), the batch's count of
+    statements storing its results after this one's (None without)."""
     if not outcomes:
-        return 0
+        return None
+    if vouched is not None:
+        yield Sql("SELECT set_config(%s, %s, true)", (NEW_FINALS, f"{batch_id} {vouched.stores}"))
     keys: list[str] = []
     states: list[str] = []
     responses: list[str | None] = []
@@ -36,16 +43,28 @@ def record_outcomes(batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float
         " %b::text[], %b::text[]) WITH ORDINALITY AS t(k, s, r, e, c, l, n) ORDER BY n",
         (batch_id, now, keys, states, responses, errors, costs, live_costs),
     )
+    stores = None
+    if vouched is not None:
+        stores = yield from _stores(batch_id)
     yield Sql(NOTIFY, (batch_id,))
-    return len(outcomes)
+    return stores
 
 
-def stored_finals(batch_id: str) -> Op[set[str]]:
-    """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
+def stored_finals(batch_id: str) -> Op[tuple[set[str], int | None]]:
+    """The keys whose latest result from `batch_id` is final (the batch's region of `results_batch_key`), and how many
+    statements had stored its results, read first (None: no such batch). Outside a transaction, a statement storing
+    some between the two reads is counted in neither, or in the keys alone: never in the count alone, which would
+    vouch for results it stored (`totals`)."""
+    stores = yield from _stores(batch_id)
     reply = yield Sql(
         "SELECT DISTINCT ON (key) key, state FROM results WHERE batch_id = %s ORDER BY key, seq DESC", (batch_id,)
     )
-    return {str(key) for key, state in reply.rows if state != "pending"}
+    return {str(key) for key, state in reply.rows if state != "pending"}, stores
+
+
+def _stores(batch_id: str) -> Op[int | None]:
+    row = (yield Sql("SELECT result_stores FROM batches WHERE id = %s", (batch_id,))).one()
+    return None if row is None else int(row[0])
 
 
 def results_since(batch_id: str, after: int | None) -> Op[tuple[list[str], int]]:

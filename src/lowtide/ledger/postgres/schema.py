@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import LiteralString
 
+from lowtide.ledger.postgres.totals import ADD_TOTALS
+
 __all__ = [
     "CURRENT_MEMBERSHIP",
     "KINDS",
@@ -472,6 +474,10 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         ALTER COLUMN key TYPE text COLLATE "C", ALTER COLUMN status TYPE text COLLATE "C";
     """
     + REQUEST_VIEW,
+    # 11: each batch counts the statements that stored its results (`batches.result_stores`), and the sums' trigger
+    # adds the results of a statement whose storer vouches for them (it read the batch's final results at the count
+    # the batch still has, and stores none of their keys again) without looking each one up (`totals`).
+    ADD_TOTALS,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
