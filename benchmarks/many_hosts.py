@@ -49,6 +49,7 @@ from harness import (  # noqa: E402 - the benchmarks' shared harness, beside thi
     subprocess_environment,
     write_report,
 )
+from statement_cpu import by_statement, read_from, statement_table  # noqa: E402 - beside this file
 
 MODEL = "claude-sonnet-5-5"
 MARKERS = ("<!-- benchmark-results-many-hosts:start -->", "<!-- benchmark-results-many-hosts:end -->")
@@ -214,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the PostgreSQL cluster's locale (initdb --locale): en_US.UTF-8, say, as many installations have it, where"
         " the system has it (`locale -a`); default $LOWTIDE_PG_LOCALE, else C",
     )
+    parser.add_argument(
+        "--statement-cpu",
+        action="store_true",
+        help="print (to stderr), for each PostgreSQL configuration, the statements that took the most of the"
+        " server's CPU, as the server counts it (`log_statement_stats`: `statement_cpu.py`); its logging costs the"
+        " server a little, so such a run's server CPU figures are not for comparing",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the results into this file's marked block")
     parser.add_argument("--worker", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -246,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     started, load = time.time(), os.getloadavg()[0]
     runs: list[Run] = []
     with PostgresCluster.start(args.pg_locale) as cluster, tempfile.TemporaryDirectory() as scratch:
+        if args.statement_cpu:
+            cluster.sql("ALTER SYSTEM SET log_statement_stats = on")
+            cluster.sql("SELECT pg_reload_conf()")
         for round_ in range(args.repeat):
             hosts = f"{args.processes} processes (hosts), PostgreSQL"
             wide = f"{args.hosts_window:g} s window"
@@ -261,7 +272,12 @@ def main(argv: list[str] | None = None) -> int:
                 if server is not None:
                     ledger = cluster.create_database(ledger)
                 print(f"{name}: {args.calls:,} calls ...", file=sys.stderr, flush=True)
+                log = cluster.directory / "server.log"
+                logged = log.stat().st_size if server is not None and args.statement_cpu else None
                 run = measure(name, args.calls, processes, ledger, environment, server, window)
+                if logged is not None:
+                    table_ = statement_table(by_statement(read_from(log, logged)))
+                    print(f"  the server's CPU by statement ({name}):", *table_, sep="\n  ", file=sys.stderr)
                 print(f"  {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.batches} batch(es)", file=sys.stderr)
                 runs.append(run)
     revision, _ = source_revision()
