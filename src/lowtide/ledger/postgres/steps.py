@@ -175,10 +175,9 @@ def run_hopeful(pool: Connections, doing: str, make: Callable[[bool], Op[T]], *,
     alone."""
     from psycopg.errors import UniqueViolation
 
+    if not hoping:
+        return run(pool, doing, make(False))
     with pool.connection(doing) as db:
-        if not hoping:
-            with db.transaction():
-                return _drive(db, make(False))
         try:
             with db.transaction():
                 return _drive(db, make(True))
@@ -193,10 +192,9 @@ async def run_hopeful_async(
     """`run_hopeful` on an async connection of `pool`: the event loop goes on while the server answers."""
     from psycopg.errors import UniqueViolation
 
+    if not hoping:
+        return await run_async(pool, doing, make(False))
     async with pool.connection(doing) as db:
-        if not hoping:
-            async with db.transaction():
-                return await _drive_async(db, make(False))
         try:
             async with db.transaction():
                 return await _drive_async(db, make(True))
