@@ -46,6 +46,7 @@ from typing import Any, Literal, TextIO
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from by_hand import PROVIDERS, BatchTimes, ByHand, by_hand
+from by_hand.floor import Respond
 from harness import (
     API_KEY,
     MAX_TOKENS,
@@ -62,9 +63,14 @@ from harness import (
     write_report,
 )
 
-Contender = Literal["raw-sdk", "floor", "lowtide", "lowtide-many", "bare-gather", "raw-sdk-bulk", "lowtide-bulk"]
-CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "lowtide", "lowtide-many", "bare-gather")
-"""The one-batch contenders; `floor` only where the provider's module has one."""
+Contender = Literal[
+    "raw-sdk", "floor", "floor-responses", "lowtide", "lowtide-many", "bare-gather", "raw-sdk-bulk", "lowtide-bulk"
+]
+CONTENDERS: tuple[Contender, ...] = ("raw-sdk", "floor", "floor-responses", "lowtide", "lowtide-many", "bare-gather")
+"""The one-batch contenders; `floor` and `floor-responses` only where the provider's module has a floor."""
+FLOORS: tuple[Contender, ...] = ("floor", "floor-responses")
+RESPONSES: Contender = "floor-responses"
+"""The floor doing what lowtide's contract asks of each answer as well (`by_hand.floor.Respond`, lowtide's codec)."""
 MANY: Contender = "lowtide-many"
 """lowtide answering the N requests with one `actor.run_many` (no task of the caller's per request)."""
 GATHER: Contender = "bare-gather"
@@ -110,6 +116,31 @@ async def lowtide_actor(
             responses = await asyncio.gather(*(actor.run(prompt(i), key=key(i)) for i in range(n)))
         elapsed = time.perf_counter() - start
     return started_at, elapsed, {key(i): response.text for i, response in enumerate(responses)}
+
+
+def contract_responder(provider: str) -> Respond:
+    """What `floor-responses` adds to the floor for each line: the outcome `run_many` hands back for it (an
+    `ActorResponse`, priced, or the request's `ActorError`), made by the provider's own batch codec, found as an actor
+    finds it (the provider registry: no SDK client, no key). Made before the contender's baseline, with the prices'
+    table loaded (`genai-prices`' snapshot, which lowtide loads in a thread of its own on its first claim): the bound
+    counts the work on each answer, never a cost paid once a process."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    from lowtide.batching.backend import BatchCodec
+    from lowtide.modes import BatchProcessingMode
+    from lowtide.registry import default_registry
+    from lowtide.structured import parsed_outcome
+
+    codec = getattr(default_registry().resolve(provider, BatchProcessingMode.BATCH).factory, "codec", None)
+    if not isinstance(codec, BatchCodec):
+        raise SystemExit(f"{provider}: no batch codec for floor-responses")
+    get_snapshot()
+
+    def respond(line: dict[str, Any], batch_id: str) -> object:
+        outcome, _ = codec.line_outcome(line, batch_id=batch_id, request_id=None)
+        return parsed_outcome(outcome, None)
+
+    return respond
 
 
 async def bare_gather(n: int) -> tuple[float, float, dict[str, str]]:
@@ -171,8 +202,11 @@ def run_contender(args: argparse.Namespace) -> int:
     # Both import the provider's SDK, and lowtide its provider module (which the registry would import on first use).
     provider = by_hand(args.provider)
     importlib.import_module(provider.sdk)
-    if contender.startswith("lowtide") or contender == GATHER:
+    if contender.startswith("lowtide") or contender in (GATHER, RESPONSES):
         importlib.import_module(f"lowtide.providers.{args.provider}")
+    # The bound's codec (and the provider's batch module with it) before the baseline too: what it measures is the
+    # work on each answer, never an import lowtide's contenders pay in their run.
+    respond = contract_responder(args.provider) if contender == RESPONSES else None
     rss_at_start = peak_rss_kib()
     cpu_at_start = cpu_seconds()
     full_collections = gc.get_stats()[2]["collections"]
@@ -184,9 +218,9 @@ def run_contender(args: argparse.Namespace) -> int:
             work = bare_gather(args.requests)
         elif contender == "raw-sdk":
             work = provider.raw_sdk(args.base_url, args.requests, args.poll_interval)
-        elif contender == "floor":
+        elif contender in FLOORS:
             assert provider.floor is not None, f"{provider.provider} has no floor"
-            work = provider.floor(args.base_url, args.requests, args.poll_interval, ledger)
+            work = provider.floor(args.base_url, args.requests, args.poll_interval, ledger, respond=respond)
         elif contender == "raw-sdk-bulk":
             assert provider.bulk is not None, f"{provider.provider} has no bulk run by hand"
             work = provider.bulk(
@@ -531,6 +565,37 @@ def ratios(
     return lines
 
 
+def contract_floor(by_size: Sequence[Sequence[Summary]], targets: Targets) -> list[str]:
+    """The floor under lowtide's contract (`floor-responses`) against the SDK by hand, with the targets: what any
+    durable client handing back lowtide's responses pays at least, made by lowtide's own codec; and `run_many` (or
+    gathered calls) against it: what lowtide's engine costs above that."""
+    sized = [{s.contender: s for s in sizes} for sizes in by_size]
+    if not all(RESPONSES in mine for mine in sized):
+        return []
+    ours: Contender = MANY if all(MANY in mine for mine in sized) else "lowtide"
+    lines = [
+        "",
+        f"`{RESPONSES}`: the floor doing what lowtide's contract asks of every answer as well (each line made into the"
+        " priced `ActorResponse`, or the request's `ActorError`, by the provider's own batch codec, and every one kept"
+        " until the run returns), nothing of lowtide's engine: the least any durable client handing back lowtide's"
+        " responses pays, with lowtide's mapping. Above it, what the engine costs:",
+        "",
+        f"| requests | CPU, {RESPONSES} / raw-sdk (target {targets.cpu}x) | peak RSS (target {targets.memory}x)"
+        f" | CPU per request: raw-sdk / floor / {RESPONSES} / {ours} | {ours} / {RESPONSES}: CPU, peak RSS |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for mine in sized:
+        bound, raw, engine = mine[RESPONSES], mine["raw-sdk"], mine[ours]
+        per_request = [raw, *([mine["floor"]] if "floor" in mine else []), bound, engine]
+        lines.append(
+            f"| {bound.requests:,} | {ratio_text(bound.cpu_seconds / raw.cpu_seconds, targets.cpu)}"
+            f" | {ratio_text(bound.peak_rss_mib / raw.peak_rss_mib, targets.memory)}"
+            f" | {' / '.join(f'{s.cpu_us_per_request:.0f}' for s in per_request)} us"
+            f" | {engine.cpu_seconds / bound.cpu_seconds:.2f}x, {engine.peak_rss_mib / bound.peak_rss_mib:.2f}x |"
+        )
+    return lines
+
+
 def met(ratio: float, target: float) -> str:
     return "met" if ratio <= target else "missed"
 
@@ -575,6 +640,7 @@ def report(
             "",
             *ratios(by_size, MANY, "raw-sdk", targets, gathered=False),
         ]
+    lines += contract_floor(by_size, targets)
     for sizes in by_size:
         lines += [
             "",
@@ -608,7 +674,7 @@ def report(
 
 
 def one_batch_contenders(provider: str) -> tuple[Contender, ...]:
-    return tuple(c for c in CONTENDERS if c != "floor" or by_hand(provider).floor is not None)
+    return tuple(c for c in CONTENDERS if c not in FLOORS or by_hand(provider).floor is not None)
 
 
 def profile_lowtide(args: argparse.Namespace, out: TextIO) -> None:

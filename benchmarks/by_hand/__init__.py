@@ -12,15 +12,26 @@ import importlib
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    from by_hand.floor import Respond
     from harness import Emulator
 
 Outcome = tuple[float, float, dict[str, str]]
 """A contender's run: when it started (epoch seconds), its wall seconds, and the answer texts by key."""
 ByHandRun = Callable[[str, int, float], Coroutine[Any, Any, Outcome]]
 """One batch of `n` requests at the emulator's root URL, polled every `poll_interval` seconds."""
+
+
+class FloorRun(Protocol):
+    """The floor's run of one batch (`floor.FloorLedger` at `ledger`), and with `respond` the contract's work on each
+    answer as well (`floor-responses`)."""
+
+    def __call__(
+        self, base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
+    ) -> Coroutine[Any, Any, Outcome]: ...
+
 
 PROVIDERS = ("anthropic", "openai", "gemini", "azure_openai", "bedrock", "mistral", "groq", "together")
 
@@ -44,7 +55,7 @@ class ByHand:
     """The batches the emulator holds, with their create and end times (for the phases)."""
     created_ids_stat: str | None
     """The emulator's stats entry counting each custom id created (none: not checked)."""
-    floor: Callable[[str, int, float, Path], Coroutine[Any, Any, Outcome]] | None = None
+    floor: FloorRun | None = None
     """The least a durable client must do with the same API calls (`floor.FloorLedger`): Anthropic's, and the
     OpenAI-shaped APIs' (`openai_shaped.floor_batch`)."""
     bulk: Callable[[str, int, float, int, int], Coroutine[Any, Any, Outcome]] | None = None

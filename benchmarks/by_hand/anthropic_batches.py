@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand
-from by_hand.floor import FloorLedger, dumps, loads
+from by_hand.floor import FloorLedger, Respond, dumps, loads
 from harness import API_KEY, MAX_TOKENS, Emulator, epoch, key, prompt
 
 MODEL = "claude-sonnet-5-5"
@@ -93,14 +93,15 @@ async def raw_sdk_bulk(
 
 
 async def floor_client(
-    base_url: str, n: int, poll_interval: float, ledger: Path
+    base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
 ) -> tuple[float, float, dict[str, str]]:
     """The least a durable client must do: the raw SDK's create and polls, with every request's intent inserted (one
     transaction) before the create, and each results line decoded once and appended as it came (transactions of
-    `floor.RESULTS_PER_TRANSACTION`) before its answer is handed out (`floor.FloorLedger`)."""
+    `floor.RESULTS_PER_TRANSACTION`) before its answer is handed out (`floor.FloorLedger`; with `respond`, each
+    line made into its outcome as well)."""
     from anthropic import AsyncAnthropic
 
-    with FloorLedger(ledger) as durable:
+    with FloorLedger(ledger, respond) as durable:
         async with AsyncAnthropic(base_url=base_url, api_key=API_KEY) as client:
             started_at, start = time.time(), time.perf_counter()
             requests = sdk_requests(range(n))
@@ -126,10 +127,10 @@ async def floor_client(
                     result = line["result"]
                     answer = (
                         "".join(block["text"] for block in result["message"]["content"] if block["type"] == "text")
-                        if result["type"] == "succeeded"
+                        if result["type"] == "succeeded" and respond is None
                         else None
                     )
-                    durable.result(line["custom_id"], text.encode(), answer)
+                    durable.result(line["custom_id"], text.encode(), answer, line)
             finally:
                 await response.aclose()
             durable.flush()

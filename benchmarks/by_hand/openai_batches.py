@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand
+from by_hand.floor import Respond
 from by_hand.openai_shaped import floor_batch, one_batch
 from harness import API_KEY, MAX_TOKENS, Emulator, prompt
 
@@ -25,13 +26,15 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
         return started_at, time.perf_counter() - start, texts
 
 
-async def floor(base_url: str, n: int, poll_interval: float, ledger: Path) -> tuple[float, float, dict[str, str]]:
+async def floor(
+    base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
+) -> tuple[float, float, dict[str, str]]:
     """The same calls made by the least a durable client must do (`openai_shaped.floor_batch`)."""
     from openai import AsyncOpenAI
 
     async with AsyncOpenAI(base_url=f"{base_url}/v1", api_key=API_KEY) as client:
         started_at, start = time.time(), time.perf_counter()
-        texts = await floor_batch(client, n, poll_interval, ledger, **_SHAPE)
+        texts = await floor_batch(client, n, poll_interval, ledger, **_SHAPE, respond=respond)
         return started_at, time.perf_counter() - start, texts
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from by_hand.floor import FloorLedger, dumps, kept, loads
+from by_hand.floor import FloorLedger, Respond, dumps, kept, loads
 from harness import key
 
 ENDED = ("completed", "failed", "expired", "cancelled")
@@ -64,10 +64,12 @@ async def floor_batch(
     body: Callable[[int], dict[str, object]],
     text_of: Callable[[dict[str, Any]], str],
     content_type: str | None = None,
+    respond: Respond | None = None,
 ) -> dict[str, str]:
     """`one_batch`'s calls, durably: every request's intent (its line's body) in one transaction before the upload,
-    each output line decoded once (orjson) and appended as received before its answer is handed out."""
-    with FloorLedger(ledger) as durable:
+    each output line decoded once (orjson) and appended as received before its answer is handed out (with `respond`,
+    each made into its outcome as well: `floor.FloorLedger`)."""
+    with FloorLedger(ledger, respond) as durable:
         lines = [kept(dumps({"custom_id": key(i), "method": "POST", "url": url, "body": body(i)})) for i in range(n)]
         durable.intents((key(i), line) for i, line in enumerate(lines))
         data = b"\n".join(lines)
@@ -90,9 +92,9 @@ async def floor_batch(
                 for raw in parts:
                     if raw:
                         line = loads(raw)
-                        durable.result(line["custom_id"], raw, text_of(line))
+                        durable.result(line["custom_id"], raw, None if respond else text_of(line), line)
             if rest:
                 line = loads(rest)
-                durable.result(line["custom_id"], rest, text_of(line))
+                durable.result(line["custom_id"], rest, None if respond else text_of(line), line)
         durable.flush()
         return durable.texts
