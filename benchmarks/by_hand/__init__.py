@@ -56,8 +56,8 @@ class ByHand:
     created_ids_stat: str | None
     """The emulator's stats entry counting each custom id created (none: not checked)."""
     floor: FloorRun | None = None
-    """The least a durable client must do with the same API calls (`floor.FloorLedger`): Anthropic's, and the
-    OpenAI-shaped APIs' (`openai_shaped.floor_batch`)."""
+    """The least a durable client must do with the same API calls (`floor.FloorLedger`): Anthropic's, the
+    OpenAI-shaped APIs' (`openai_shaped.floor_batch`), Mistral's and Together's; with `respond`, `floor-responses`."""
     bulk: Callable[[str, int, float, int, int], Coroutine[Any, Any, Outcome]] | None = None
     """The bulk run by hand (Anthropic's only)."""
     provider_options: dict[str, Any] = field(default_factory=dict[str, Any])

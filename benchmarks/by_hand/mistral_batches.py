@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
+from by_hand.floor import FloorLedger, Respond, dumps, loads
 from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
 
 MODEL = "mistral-small-latest"
@@ -26,29 +28,7 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 
     async with Mistral(api_key=API_KEY, server_url=base_url) as client:
         started_at, start = time.time(), time.perf_counter()
-        requests: list[dict[str, Any]] = [
-            {
-                "custom_id": key(i),
-                "body": {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt(i)}]},
-            }
-            for i in range(n)
-        ]
-        # One copy of the requests at a time: their JSONL's size is counted, not kept.
-        if sum(len(json.dumps(request)) + 1 for request in requests) <= INLINE_BYTES:
-            job = await client.batch.jobs.create_async(endpoint="/v1/chat/completions", requests=requests, model=MODEL)
-        else:
-            body = "".join(json.dumps(request) + "\n" for request in requests).encode()
-            del requests
-            uploaded = await client.files.upload_async(
-                file={"file_name": "batch_input.jsonl", "content": body}, purpose="batch"
-            )
-            del body
-            job = await client.batch.jobs.create_async(
-                endpoint="/v1/chat/completions", input_files=[uploaded.id], model=MODEL
-            )
-        while job.status not in _ENDED:
-            await asyncio.sleep(poll_interval)
-            job = await client.batch.jobs.get_async(job_id=job.id)
+        job = await _ended(client, await _create(client, _requests(n)), poll_interval)
         texts: dict[str, str] = {}
         assert isinstance(job.output_file, str), job
         response = await client.files.download_async(file_id=job.output_file)
@@ -60,6 +40,65 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
         finally:
             await response.aclose()
         return started_at, time.perf_counter() - start, texts
+
+
+async def floor(
+    base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
+) -> tuple[float, float, dict[str, str]]:
+    """The same calls made by the least a durable client must do (`floor.FloorLedger`): every request's intent (its
+    body) in one transaction before the create, each output line decoded once (orjson) and appended as received before
+    its answer is handed out (with `respond`, each made into its outcome as well)."""
+    from mistralai.client import Mistral
+
+    with FloorLedger(ledger, respond) as durable:
+        async with Mistral(api_key=API_KEY, server_url=base_url) as client:
+            started_at, start = time.time(), time.perf_counter()
+            requests = _requests(n)
+            durable.intents((request["custom_id"], dumps(request["body"])) for request in requests)
+            job = await _create(client, requests)
+            del requests
+            durable.created(job.id)
+            job = await _ended(client, job, poll_interval)
+            assert isinstance(job.output_file, str), job
+            response = await client.files.download_async(file_id=job.output_file)
+            try:
+                async for text in response.aiter_lines():
+                    if text:
+                        line = loads(text)
+                        durable.result(line["custom_id"], text.encode(), None if respond else chat_text(line), line)
+            finally:
+                await response.aclose()
+            durable.flush()
+            return started_at, time.perf_counter() - start, durable.texts
+
+
+def _requests(n: int) -> list[dict[str, Any]]:
+    return [
+        {"custom_id": key(i), "body": {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt(i)}]}}
+        for i in range(n)
+    ]
+
+
+async def _create(client: Any, requests: list[dict[str, Any]]) -> Any:
+    """One job of `requests`: inline up to `INLINE_BYTES` of JSONL, else in an uploaded file (`requests` emptied
+    once its JSONL is made)."""
+    # One copy of the requests at a time: their JSONL's size is counted, not kept.
+    if sum(len(json.dumps(request)) + 1 for request in requests) <= INLINE_BYTES:
+        return await client.batch.jobs.create_async(endpoint="/v1/chat/completions", requests=requests, model=MODEL)
+    body = "".join(json.dumps(request) + "\n" for request in requests).encode()
+    requests.clear()  # (the caller's, not used again: one copy of the requests at a time, as before the upload)
+    uploaded = await client.files.upload_async(
+        file={"file_name": "batch_input.jsonl", "content": body}, purpose="batch"
+    )
+    del body
+    return await client.batch.jobs.create_async(endpoint="/v1/chat/completions", input_files=[uploaded.id], model=MODEL)
+
+
+async def _ended(client: Any, job: Any, poll_interval: float) -> Any:
+    while job.status not in _ENDED:
+        await asyncio.sleep(poll_interval)
+        job = await client.batch.jobs.get_async(job_id=job.id)
+    return job
 
 
 def batch_times(emulator: Emulator) -> list[BatchTimes]:
@@ -78,4 +117,5 @@ BY_HAND = ByHand(
     raw_sdk=raw_sdk,
     batch_times=batch_times,
     created_ids_stat="mistral_created_custom_ids",
+    floor=floor,
 )

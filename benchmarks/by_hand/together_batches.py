@@ -10,8 +10,10 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
+from by_hand.floor import FloorLedger, Respond, dumps, loads
 from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
 
 MODEL = "meta-llama/Llama-3.3-70B-Instruct-Turbo"
@@ -28,30 +30,7 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 
     async with AsyncTogether(base_url=base_url, api_key=API_KEY) as client:
         started_at, start = time.time(), time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="together-by-hand-") as folder:
-            path = Path(folder) / "batch_input.jsonl"
-            with path.open("w") as out:
-                for i in range(n):
-                    line = {
-                        "custom_id": key(i),
-                        "method": "POST",
-                        "url": "/v1/chat/completions",
-                        "body": {
-                            "model": MODEL,
-                            "max_tokens": MAX_TOKENS,
-                            "messages": [{"role": "user", "content": prompt(i)}],
-                        },
-                    }
-                    out.write(json.dumps(line) + "\n")
-            uploaded = await client.files.upload(path, purpose="batch-api", check=False)
-        created = await client.batches.create(endpoint="/v1/chat/completions", input_file_id=uploaded.id)
-        job = created.job
-        assert job is not None, created
-        job_id = job.id
-        assert job_id is not None, job
-        while job.status not in _ENDED:
-            await asyncio.sleep(poll_interval)
-            job = await client.batches.retrieve(job_id)
+        job = await _ended(client, await _create(client, await _uploaded(client, n)), poll_interval)
         texts: dict[str, str] = {}
         assert job.output_file_id is not None, job
         async with client.files.with_streaming_response.content(job.output_file_id) as response:
@@ -60,6 +39,74 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
                     answer = json.loads(text)
                     texts[answer["custom_id"]] = chat_text(answer)
         return started_at, time.perf_counter() - start, texts
+
+
+async def floor(
+    base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
+) -> tuple[float, float, dict[str, str]]:
+    """The same calls made by the least a durable client must do (`floor.FloorLedger`): every request's intent (its
+    body) in one transaction before the create, each output line decoded once (orjson) and appended as received before
+    its answer is handed out (with `respond`, each made into its outcome as well)."""
+    from together import AsyncTogether
+
+    with FloorLedger(ledger, respond) as durable:
+        async with AsyncTogether(base_url=base_url, api_key=API_KEY) as client:
+            started_at, start = time.time(), time.perf_counter()
+            intents: list[tuple[str, bytes]] = []
+            file_id = await _uploaded(client, n, intents)
+            durable.intents(intents)
+            del intents
+            job = await _create(client, file_id)
+            durable.created(str(job.id))
+            job = await _ended(client, job, poll_interval)
+            assert job.output_file_id is not None, job
+            async with client.files.with_streaming_response.content(job.output_file_id) as response:
+                async for text in response.iter_lines():
+                    if text:
+                        line = loads(text)
+                        durable.result(line["custom_id"], text.encode(), None if respond else chat_text(line), line)
+            durable.flush()
+            return started_at, time.perf_counter() - start, durable.texts
+
+
+async def _uploaded(client: Any, n: int, intents: list[tuple[str, bytes]] | None = None) -> str:
+    """The id of the input file of `n` requests, written and uploaded (each request's body added to `intents` as its
+    intent, when given)."""
+    with tempfile.TemporaryDirectory(prefix="together-by-hand-") as folder:
+        path = Path(folder) / "batch_input.jsonl"
+        with path.open("w") as out:
+            for i in range(n):
+                line = {
+                    "custom_id": key(i),
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": {
+                        "model": MODEL,
+                        "max_tokens": MAX_TOKENS,
+                        "messages": [{"role": "user", "content": prompt(i)}],
+                    },
+                }
+                out.write(json.dumps(line) + "\n")
+                if intents is not None:
+                    intents.append((key(i), dumps(line["body"])))
+        uploaded = await client.files.upload(path, purpose="batch-api", check=False)
+    return str(uploaded.id)
+
+
+async def _create(client: Any, file_id: str) -> Any:
+    created = await client.batches.create(endpoint="/v1/chat/completions", input_file_id=file_id)
+    job = created.job
+    assert job is not None, created
+    assert job.id is not None, job
+    return job
+
+
+async def _ended(client: Any, job: Any, poll_interval: float) -> Any:
+    job_id = job.id
+    while job.status not in _ENDED:
+        await asyncio.sleep(poll_interval)
+        job = await client.batches.retrieve(job_id)
+    return job
 
 
 def batch_times(emulator: Emulator) -> list[BatchTimes]:
@@ -83,4 +130,5 @@ BY_HAND = ByHand(
     raw_sdk=raw_sdk,
     batch_times=batch_times,
     created_ids_stat="together_created_custom_ids",
+    floor=floor,
 )
