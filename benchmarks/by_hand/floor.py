@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -62,6 +62,11 @@ class FloorLedger:
         self.responses: list[object] = []
         """With `respond`: every outcome handed out, kept (as `run_many` returns them all)."""
         self._outcomes: list[object] = []
+
+    @property
+    def responding(self) -> bool:
+        """Whether each line is made into its outcome (`floor-responses`), whose text is handed out."""
+        return self._respond is not None
 
     def __enter__(self) -> FloorLedger:
         return self
@@ -112,3 +117,16 @@ class FloorLedger:
             gc.freeze()
         self._rows.clear()
         self._answers.clear()
+
+
+async def store_lines(
+    durable: FloorLedger, lines: AsyncIterator[str], custom_id: str, text_of: Callable[[dict[str, Any]], str]
+) -> None:
+    """A results file read as text lines: each decoded once and appended (`durable.result`) under its `custom_id`
+    field, with its text (`text_of`) unless the floor makes each line into its outcome; the last lines stored."""
+    responding = durable.responding
+    async for text in lines:
+        if text:
+            line = loads(text)
+            durable.result(line[custom_id], text.encode(), None if responding else text_of(line), line)
+    durable.flush()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
-from by_hand.floor import FloorLedger, Respond, dumps, loads
+from by_hand.floor import FloorLedger, Respond, dumps, store_lines
 from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
 
 MODEL = "mistral-small-latest"
@@ -45,9 +45,8 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 async def floor(
     base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
 ) -> tuple[float, float, dict[str, str]]:
-    """The same calls made by the least a durable client must do (`floor.FloorLedger`): every request's intent (its
-    body) in one transaction before the create, each output line decoded once (orjson) and appended as received before
-    its answer is handed out (with `respond`, each made into its outcome as well)."""
+    """`raw_sdk`'s calls made durably (`floor.FloorLedger`): the requests' bodies stored as their intents before the
+    job is created, inline or from a file as by hand; its output read by `floor.store_lines`."""
     from mistralai.client import Mistral
 
     with FloorLedger(ledger, respond) as durable:
@@ -62,13 +61,9 @@ async def floor(
             assert isinstance(job.output_file, str), job
             response = await client.files.download_async(file_id=job.output_file)
             try:
-                async for text in response.aiter_lines():
-                    if text:
-                        line = loads(text)
-                        durable.result(line["custom_id"], text.encode(), None if respond else chat_text(line), line)
+                await store_lines(durable, response.aiter_lines(), "custom_id", chat_text)
             finally:
                 await response.aclose()
-            durable.flush()
             return started_at, time.perf_counter() - start, durable.texts
 
 

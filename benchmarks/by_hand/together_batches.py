@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
-from by_hand.floor import FloorLedger, Respond, dumps, loads
+from by_hand.floor import FloorLedger, Respond, dumps, store_lines
 from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
 
 MODEL = "meta-llama/Llama-3.3-70B-Instruct-Turbo"
@@ -44,9 +44,8 @@ async def raw_sdk(base_url: str, n: int, poll_interval: float) -> tuple[float, f
 async def floor(
     base_url: str, n: int, poll_interval: float, ledger: Path, *, respond: Respond | None = None
 ) -> tuple[float, float, dict[str, str]]:
-    """The same calls made by the least a durable client must do (`floor.FloorLedger`): every request's intent (its
-    body) in one transaction before the create, each output line decoded once (orjson) and appended as received before
-    its answer is handed out (with `respond`, each made into its outcome as well)."""
+    """`raw_sdk`'s calls made durably (`floor.FloorLedger`): each line's body kept as its intent while the input file
+    is written, all stored before the job is created; its output read by `floor.store_lines`."""
     from together import AsyncTogether
 
     with FloorLedger(ledger, respond) as durable:
@@ -61,11 +60,7 @@ async def floor(
             job = await _ended(client, job, poll_interval)
             assert job.output_file_id is not None, job
             async with client.files.with_streaming_response.content(job.output_file_id) as response:
-                async for text in response.iter_lines():
-                    if text:
-                        line = loads(text)
-                        durable.result(line["custom_id"], text.encode(), None if respond else chat_text(line), line)
-            durable.flush()
+                await store_lines(durable, response.iter_lines(), "custom_id", chat_text)
             return started_at, time.perf_counter() - start, durable.texts
 
 
