@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand, chat_text
-from by_hand.floor import FloorLedger, Respond, dumps, store_lines
+from by_hand.floor import FloorLedger, Respond, dumps, kept, store_lines
 from harness import API_KEY, MAX_TOKENS, Emulator, key, prompt
 
 MODEL = "meta-llama/Llama-3.3-70B-Instruct-Turbo"
@@ -83,7 +83,7 @@ async def _uploaded(client: Any, n: int, intents: list[tuple[str, bytes]] | None
                 }
                 out.write(json.dumps(line) + "\n")
                 if intents is not None:
-                    intents.append((key(i), dumps(line["body"])))
+                    intents.append((key(i), kept(dumps(line["body"]))))
         uploaded = await client.files.upload(path, purpose="batch-api", check=False)
     return str(uploaded.id)
 
