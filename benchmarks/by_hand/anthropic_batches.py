@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from by_hand import BatchTimes, ByHand
-from by_hand.floor import FloorLedger, Respond, dumps, loads
+from by_hand.floor import FloorLedger, Respond, dumps, store_lines
 from harness import API_KEY, MAX_TOKENS, Emulator, epoch, key, prompt
 
 MODEL = "claude-sonnet-5-5"
@@ -120,21 +120,18 @@ async def floor_client(
                 options={"headers": {"Accept": "application/binary"}},
             )
             try:
-                async for text in response.aiter_lines():
-                    if not text:
-                        continue
-                    line = loads(text)
-                    result = line["result"]
-                    answer = (
-                        "".join(block["text"] for block in result["message"]["content"] if block["type"] == "text")
-                        if result["type"] == "succeeded" and respond is None
-                        else None
-                    )
-                    durable.result(line["custom_id"], text.encode(), answer, line)
+                await store_lines(durable, response.aiter_lines(), _answer_text)
             finally:
                 await response.aclose()
-            durable.flush()
             return started_at, time.perf_counter() - start, durable.texts
+
+
+def _answer_text(line: dict[str, Any]) -> str | None:
+    """A results line's answer text (its message's text blocks); None for a request that did not succeed."""
+    result = line["result"]
+    if result["type"] != "succeeded":
+        return None
+    return "".join(block["text"] for block in result["message"]["content"] if block["type"] == "text")
 
 
 def httpx_response() -> Any:

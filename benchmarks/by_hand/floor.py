@@ -120,13 +120,14 @@ class FloorLedger:
 
 
 async def store_lines(
-    durable: FloorLedger, lines: AsyncIterator[str], custom_id: str, text_of: Callable[[dict[str, Any]], str]
+    durable: FloorLedger, lines: AsyncIterator[str], text_of: Callable[[dict[str, Any]], str | None]
 ) -> None:
-    """A results file read as text lines: each decoded once and appended (`durable.result`) under its `custom_id`
-    field, with its text (`text_of`) unless the floor makes each line into its outcome; the last lines stored."""
+    """A results file read as text lines: each decoded once and appended (`durable.result`) under its `custom_id`,
+    with its answer's text (`text_of`; None: no answer) unless the floor makes each line into its outcome; the last
+    lines stored."""
     responding = durable.responding
     async for text in lines:
         if text:
             line = loads(text)
-            durable.result(line[custom_id], text.encode(), None if responding else text_of(line), line)
+            durable.result(line["custom_id"], text.encode(), None if responding else text_of(line), line)
     durable.flush()

@@ -61,7 +61,7 @@ async def floor(
             assert isinstance(job.output_file, str), job
             response = await client.files.download_async(file_id=job.output_file)
             try:
-                await store_lines(durable, response.aiter_lines(), "custom_id", chat_text)
+                await store_lines(durable, response.aiter_lines(), chat_text)
             finally:
                 await response.aclose()
             return started_at, time.perf_counter() - start, durable.texts

@@ -60,7 +60,7 @@ async def floor(
             job = await _ended(client, job, poll_interval)
             assert job.output_file_id is not None, job
             async with client.files.with_streaming_response.content(job.output_file_id) as response:
-                await store_lines(durable, response.iter_lines(), "custom_id", chat_text)
+                await store_lines(durable, response.iter_lines(), chat_text)
             return started_at, time.perf_counter() - start, durable.texts
 
 
