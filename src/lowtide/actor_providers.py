@@ -129,7 +129,7 @@ class ActorProviders:
             store = self._quota_store() if settings.share_quota else None
             if store is not None:
                 self._stores.setdefault(asyncio.get_running_loop(), []).append(store)
-            quota = quota_for(provider.quota_scope(), settings, self._clock, store)
+            quota = quota_for(provider.name, provider.quota_scope(), settings, self._clock, store)
             provider.watch_limits(quota.learn)
             caller = callers[id(provider)] = LiveCaller(
                 provider.complete,
