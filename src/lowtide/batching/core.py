@@ -147,6 +147,10 @@ class EngineCore:
         """Intents whose create is in flight here; each future is done once the create came back, however."""
         self._foreign: set[str] = set()
         """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
+        self._stored_from: set[str] = set()
+        """Batches a call was answered from a stored result of, looked at once to be closed if left `ended`."""
+        self._closing: set[asyncio.Task[None]] = set()
+        """Those looks under way: a few reads and a write each, let finish when the engine closes."""
         self._api_failures: list[APIError] | None = None
         """While a one-off `collect_once` runs: the API errors its work met (it has no callers to tell)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -385,6 +389,9 @@ class EngineCore:
         raise NotImplementedError
 
     async def _poll_here(self, batch_id: str) -> bool:
+        raise NotImplementedError
+
+    def _stored_in(self, batch_id: str | None) -> None:
         raise NotImplementedError
 
     async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:

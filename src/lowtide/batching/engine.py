@@ -231,6 +231,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
 
     async def aclose(self) -> None:
         self.closed = True
+        # A batch left `ended` being closed (its answers already handed out, so a program may close at once): the
+        # look ends with the program, or the next program's calls find the batch open again.
+        await asyncio.gather(*list(self._closing), return_exceptions=True)
         thaw()
         for task in list(self._tasks):
             task.cancel()
@@ -353,6 +356,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
                     claimed.set_result(record)
                 elif record.state.final:
                     claimed.set_result(stored_outcome(record))
+                    self._stored_in(record.batch_id)
                 else:
                     self._forward(self._final(record), claimed)
             elif new.key not in firsts:
