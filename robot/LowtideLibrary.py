@@ -40,6 +40,7 @@ from lowtide import (
     ProviderOptions,
     TimeoutPolicy,
 )
+from lowtide.clock import SystemClock
 from lowtide.providers.anthropic.batch import PreparedBatch
 
 T = TypeVar("T")
@@ -50,6 +51,17 @@ DEMO_TOTALS = re.compile(
     r"Cost at batch prices: \$(?P<batch>[0-9.]+)\. The same calls live: \$(?P<live>[0-9.]+)\. "
     r"Saved \$(?P<saved>[0-9.]+)"
 )
+
+
+class _RecordingClock(SystemClock):
+    """Real time, with every wait lowtide asks of it recorded (in seconds, in order)."""
+
+    def __init__(self) -> None:
+        self.sleeps: list[float] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        await super().sleep(seconds)
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -66,8 +78,10 @@ class LowtideLibrary:
         self._actor: Actor | None = None
         self._provider: ClaudeBatchProvider | None = None
         self._sent: dict[str, dict[str, ActorRequest]] = {}
-        self._last_run_seconds: float | None = None
         """The requests of each batch the library sent, keyed by batch id then custom id, for a later `collect`."""
+        self._clock = _RecordingClock()
+        """The actors' clock: real time, each wait lowtide asks of it recorded."""
+        self._sleeps_before = 0
 
     # ---------------------------------------------------------------------------------------------- processes
 
@@ -274,6 +288,7 @@ class LowtideLibrary:
                 },
             },
             ledger=ledger,
+            clock=self._clock,
         )
         self._actors.append(actor)
         self._actor = actor
@@ -285,22 +300,26 @@ class LowtideLibrary:
         error) per prompt, in order."""
         actor = self._require_actor()
         started = time.monotonic()
+        self._sleeps_before = len(self._clock.sleeps)
         keys = [f"request-{index}" for index in range(len(prompts))]
         outcomes = self._run(actor.run_many(list(prompts), keys=keys))
-        self._last_run_seconds = time.monotonic() - started
-        logger.info(f"run_many took {self._last_run_seconds:.3f} s")
+        logger.info(f"run_many took {time.monotonic() - started:.3f} s")
         for prompt, outcome in zip(prompts, outcomes, strict=True):
             logger.info(f"{prompt!r} -> {type(outcome).__name__}: {outcome!r}")
         return outcomes
 
-    @keyword("Last Run Should Have Taken Between")
-    def last_run_should_have_taken_between(self, low: float, high: float) -> None:
-        """The wall time of the last `Run Prompts In One Batch`, in seconds, lies within [low, high]."""
-        took = self._last_run_seconds
-        if took is None:
-            raise AssertionError("Nothing was run yet.")
-        if not low <= took <= high:
-            raise AssertionError(f"The run took {took:.3f} s, outside [{low:g}, {high:g}] s.")
+    @keyword("Lowtide Should Have Waited As The API Asked")
+    def lowtide_should_have_waited_as_the_api_asked(self, seconds: float, poll_interval: float) -> None:
+        """Among the waits of the last `Run Prompts In One Batch` (the actors' clock records each), one of `seconds`
+        (the API's `retry-after`), and none longer than it but the poll interval's: not lowtide's own backoff, which
+        starts at 1 s. Waits as lowtide asked for them, whatever a loaded machine made of them."""
+        waits = self._clock.sleeps[self._sleeps_before :]
+        logger.info(f"waits: {waits}")
+        if not any(abs(wait - seconds) < 0.01 for wait in waits):
+            raise AssertionError(f"No wait of {seconds:g} s among {waits}.")
+        longer = [wait for wait in waits if wait > seconds + 0.01 and abs(wait - poll_interval) > 0.01]
+        if longer:
+            raise AssertionError(f"Waits other than the API's {seconds:g} s and the poll interval: {longer}.")
 
     @keyword("Run Prompt")
     def run_prompt(self, prompt: str, mode: str | None = None) -> ActorResponse[Any]:
