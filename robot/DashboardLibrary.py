@@ -27,7 +27,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
-from _processes import Process, lowtide_command
+from _processes import Process, lowtide_command, whom_file_modes_stop
 from lowtide.dashboard.app import build_app
 from lowtide.dashboard.data import DashboardData
 from lowtide.http.server import app_in_thread
@@ -91,14 +91,11 @@ class DashboardLibrary:
     # ledgers
 
     @keyword("Build Dashboard Ledger")
-    def build_dashboard_ledger(self, name: str, *, readable_by_others: bool = False) -> str:
+    def build_dashboard_ledger(self, name: str) -> str:
         """A SQLite ledger file holding the tests' runs, batches, failures and parked call; closed, so that nothing
         of it waits in a -wal file. Returns its path."""
         folder = self._workdir / name
         folder.mkdir()
-        if readable_by_others:
-            self._workdir.chmod(0o711)
-            folder.chmod(0o755)
         path = folder / "ledger.sqlite3"
         store = Ledger(path)
         try:
@@ -166,14 +163,13 @@ class DashboardLibrary:
     # the command
 
     @keyword("Start Dashboard")
-    def start_dashboard(self, ledger: str, *options: str, as_nobody: bool = False) -> str:
-        """`lowtide dashboard --ledger LEDGER --port 0 OPTIONS` as a process (as `nobody`, whom file modes stop, when
-        this process is root and `as_nobody`); returns the address it printed."""
+    def start_dashboard(self, ledger: str, *options: str, whom_modes_stop: bool = False) -> str:
+        """`lowtide dashboard --ledger LEDGER --port 0 OPTIONS` as a process (with `whom_modes_stop`, as a user whom
+        file modes stop: `whom_file_modes_stop`); returns the address it printed."""
         argv = [*lowtide_command(), "dashboard", "--ledger", ledger, "--port", "0", *options]
+        if whom_modes_stop:
+            argv = whom_file_modes_stop(argv)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        if as_nobody and os.geteuid() == 0:
-            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
-            env = {name: value for name, value in env.items() if not name.startswith("COVERAGE")}
         return self._started(Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env))
 
     def _started(self, process: Process) -> str:
