@@ -1,7 +1,8 @@
 """Robot keywords for `lowtide dashboard` seen in a real browser: the ledger built
 (`features/support/dashboard_ledgers.py`, shared with the behave scenarios), the command started as a process on a
 loopback port, and Debian's headless Chromium driven through selenium and Debian's chromedriver (nothing downloaded:
-selenium is told both paths, and to stay offline). Screenshots go to build/dashboard/, kept by CI as artifacts.
+selenium is told both paths, found on PATH, and to stay offline). Screenshots go to build/dashboard/, kept by CI as
+artifacts.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ from lowtide.ledger.views import LedgerViews, RunProgress
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
 import dashboard_ledgers  # features/support, shared with the behave scenarios
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 SCREENSHOTS = Path("build/dashboard")
 LISTENING = re.compile(r"lowtide dashboard listening on (http://\S+)")
 _WAIT = 20.0
@@ -268,9 +267,12 @@ class DashboardLibrary:
     @keyword("Open Browser")
     def open_browser(self) -> None:
         """Debian's Chromium, headless, with a fresh profile, as the closed network needs it started."""
+        chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+        if chromium is None or chromedriver is None:  # nox installs them first: features/support/system_packages.py
+            raise AssertionError("chromium and chromedriver are needed: apt-get install chromium chromium-driver")
         self._profile = tempfile.mkdtemp(prefix="chromium-", dir=self._workdir)
         options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
+        options.binary_location = chromium
         for argument in (
             "--headless",
             "--no-sandbox",
@@ -286,7 +288,7 @@ class DashboardLibrary:
         ):
             options.add_argument(argument)
         os.environ["SE_OFFLINE"] = "true"  # selenium never looks for a driver or a browser on the network
-        self._browser = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        self._browser = webdriver.Chrome(options=options, service=Service(chromedriver))
         self._browser.set_page_load_timeout(30)
 
     @keyword("Close Browser")
