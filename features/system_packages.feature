@@ -13,9 +13,9 @@ Feature: What the test suite needs from the system is there before any session r
     When root ensures what the sessions "robot" need
     Then the check succeeds, having said only "nox: installing chromium chromium-driver curl with apt-get: session robot needs them"
     And the system's apt-get was called as:
-      | call                                                                                                   |
-      | apt-get update -qq (DEBIAN_FRONTEND=noninteractive)                                                    |
-      | apt-get install -y -qq --no-install-recommends chromium chromium-driver curl (DEBIAN_FRONTEND=noninteractive) |
+      | call                                                                                                                                     |
+      | apt-get -o DPkg::Lock::Timeout=600 update -qq (DEBIAN_FRONTEND=noninteractive)                                                           |
+      | apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium chromium-driver curl (DEBIAN_FRONTEND=noninteractive) |
     And the system now has chromium, chromedriver, curl
     When root ensures what the sessions "robot" need
     Then the check succeeds, having said nothing
@@ -32,10 +32,10 @@ Feature: What the test suite needs from the system is there before any session r
     When a user who is not root ensures what the sessions "postgres, robot" need
     Then the check succeeds, having said only "nox: installing postgresql chromium chromium-driver curl with apt-get: sessions postgres, robot need them"
     And the system's sudo was called as:
-      | call                                                                                                        |
-      | sudo -n true                                                                                                |
-      | sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq                                               |
-      | sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql chromium chromium-driver curl |
+      | call                                                                                                                                                          |
+      | sudo -n true                                                                                                                                                  |
+      | sudo -n env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq                                                                      |
+      | sudo -n env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends postgresql chromium chromium-driver curl |
     And the system now has PostgreSQL's server, chromium, chromedriver, curl
 
   Scenario Outline: A user who may not install is told in one line what is missing and the command that installs it: <case>
@@ -55,8 +55,8 @@ Feature: What the test suite needs from the system is there before any session r
     When root ensures what the sessions "serve_clients" need
     Then the check fails, having said only "nox: session serve_clients needs node 20 or newer (found v18.19.0), not installed here (apt-get has none new enough). Install: node 20 or newer from https://nodejs.org/en/download"
     And the system's apt-get was called as:
-      | call                                                |
-      | apt-get update -qq (DEBIAN_FRONTEND=noninteractive) |
+      | call                                                                           |
+      | apt-get -o DPkg::Lock::Timeout=600 update -qq (DEBIAN_FRONTEND=noninteractive) |
 
   Scenario: A node new enough is installed with npm where apt-get has one
     Given a fresh Debian system whose sudo is not installed

@@ -29,12 +29,12 @@ PROVIDES = {
 }
 APT_GET = """#!/bin/sh
 echo "apt-get $* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >> {calls}
-[ "$1" = install ] || exit 0
+case " $* " in *" install "*) ;; *) exit 0 ;; esac
 [ -f {failure} ] && {{ {cat} {failure} >&2; exit 100; }}
 for word in "$@"; do
   case "$word" in
     postgresql) {mkdir} -p {postgresql}/15/bin && printf '#!/bin/sh\\n' > {postgresql}/15/bin/postgres ;;
-    -*|install) ;;
+    -*|install|DPkg::*) ;;
     *) [ -d {packages}/"$word" ] && {cp} -p {packages}/"$word"/* {bin}/ ;;
   esac
 done

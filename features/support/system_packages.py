@@ -60,6 +60,9 @@ SESSIONS: dict[str, tuple[str, ...]] = {
 """What each nox session needs (robot/dashboard.robot has a test tagged `postgres`: that session needs the browser
 too; robot/readme_examples.robot runs the README's curl examples in both)."""
 _QUIET = {"DEBIAN_FRONTEND": "noninteractive"}
+_WAIT = ["-o", "DPkg::Lock::Timeout=600"]
+"""apt-get waits for a lock another holds (a fresh machine's unattended-upgrades, another checkout's nox), instead of
+failing at once."""
 _NEWER = "https://nodejs.org/en/download"
 
 
@@ -101,13 +104,13 @@ def ensure(sessions: Iterable[str], host: Host, out: TextIO) -> int:
     apt = _apt(host)
     if isinstance(apt, str):
         return _say(out, _cannot(who, lacking, apt, host))
-    updated = host.run([*apt, "update", "-qq"], _QUIET)
+    updated = host.run([*apt, *_WAIT, "update", "-qq"], _QUIET)
     if updated.returncode != 0:
         return _say(out, _failed(who, lacking, "update", updated))
     packages = _installable(lacking, host)
     if packages:
         print(f"nox: installing {' '.join(packages)} with apt-get: {who} them", file=out, flush=True)
-        done = host.run([*apt, "install", "-y", "-qq", "--no-install-recommends", *packages], _QUIET)
+        done = host.run([*apt, *_WAIT, "install", "-y", "-qq", "--no-install-recommends", *packages], _QUIET)
         if done.returncode != 0:
             return _say(out, _failed(who, lacking, f"install {' '.join(packages)}", done))
     still = _lacking(needs, host)
