@@ -31,8 +31,6 @@ class Need:
     name: str
     """What the messages call it: the command, or "PostgreSQL's server"."""
     package: str
-    purpose: str
-    """What the suite uses it for (README.md's Development section says the same)."""
     minimum: int | None = None
     """The oldest major version that serves (`NAME --version`), if any: apt-get installs it only if its candidate is
     as new (Debian 12's nodejs is 18, the SDKs need 20)."""
@@ -43,15 +41,16 @@ class Need:
 
 
 NEEDS = {
-    "postgres": Need("PostgreSQL's server", "postgresql", "a throwaway cluster for the PostgreSQL ledger's tests"),
-    "chromium": Need("chromium", "chromium", "the browser robot/dashboard.robot checks the dashboard in"),
-    "chromedriver": Need("chromedriver", "chromium-driver", "selenium's driver of that browser"),
-    "node": Need("node", "nodejs", "runs the official TypeScript SDKs against lowtide serve", minimum=20),
-    "npm": Need("npm", "npm", "installs those SDKs (robot/clients/package.json)", after="node"),
-    "curl": Need("curl", "curl", "the README's curl examples, and lowtide serve's curl client"),
-    "setpriv": Need("setpriv", "util-linux", "runs lowtide without root's power over file modes", as_root=True),
-    "runuser": Need("runuser", "util-linux", "runs PostgreSQL as its own user, as it refuses root", as_root=True),
+    "postgres": Need("PostgreSQL's server", "postgresql"),
+    "chromium": Need("chromium", "chromium"),
+    "chromedriver": Need("chromedriver", "chromium-driver"),
+    "node": Need("node", "nodejs", minimum=20),
+    "npm": Need("npm", "npm", after="node"),
+    "curl": Need("curl", "curl"),
+    "setpriv": Need("setpriv", "util-linux", as_root=True),
+    "runuser": Need("runuser", "util-linux", as_root=True),
 }
+"""Each need by its key (what each is for: README.md's Development section, whose table lists them all)."""
 SESSIONS: dict[str, tuple[str, ...]] = {
     "robot": ("chromium", "chromedriver", "curl", "setpriv"),
     "postgres": ("postgres", "chromium", "chromedriver", "curl", "setpriv", "runuser"),
