@@ -246,7 +246,8 @@ def step_ci_runs(context: Context) -> None:
 def step_ci_ran_readme(context: Context) -> None:
     lines = (CHECKOUT / "README.md").read_text().splitlines()
     heading = next(n for n, line in enumerate(lines) if line.startswith("# 2. Run the whole test suite"))
-    command = lines[heading + 1]
+    command = next(line for line in lines[heading + 1 :] if not line.startswith("#"))
+    assert command == "python3 -m venv .venv && .venv/bin/pip install nox uv && .venv/bin/nox", command
     assert context.checked[1].startswith(f"+ {command}\n"), context.checked
 
 
