@@ -169,17 +169,20 @@ def _deal(features: list[Path], processes: int) -> list[list[Path]]:
 def robot(session: nox.Session) -> None:
     """Robot Framework suites over real processes and sockets, measured by coverage (subprocesses included).
 
-    The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process, the longest first,
-    as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases and rate limits,
-    not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites
-    tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them; those tagged
-    `long` run in the `soak` session.
+    The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process; the whole of robot/
+    the longest first, as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases
+    and rate limits, not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute
+    RESULTS. Suites tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them;
+    those tagged `long` run in the `soak` session.
     """
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     _measure(session)
+    # The order names the suites as children of robot/ (`Robot.Cli`): given other paths (one suite's file: its suite
+    # is the top one, `Cli`), pabot handed robot `--suite Robot.Cli`, which matched nothing, and the session failed.
+    ordering = [] if session.posargs else ["--ordering", "robot/pabot-order.txt"]
     session.run(
-        "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
+        "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", *ordering,
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
         "--exclude", "postgres", "--exclude", "serve-client", "--exclude", "long",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",

@@ -40,11 +40,13 @@ class CheckoutLibrary:
         copy = folder / "lowtide"
         shutil.copytree(CHECKOUT, copy, ignore=NOT_COPIED, symlinks=True)
         venv = copy / ".venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(venv)], env=_unmeasured(), check=True, timeout=300
+        )
         python = venv / "bin" / "python"
         site = subprocess.run(
             [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            capture_output=True, text=True, check=True, timeout=60,
+            env=_unmeasured(), capture_output=True, text=True, check=True, timeout=60,
         ).stdout.strip()  # fmt: skip
         # The copy's src/ first; then this session's packages, their own .pth files read (its lowtide, installed
         # editable from the real checkout's src/, comes after the copy's and is never the one imported).
@@ -56,7 +58,7 @@ class CheckoutLibrary:
         script.chmod(0o755)
         imported = subprocess.run(
             [str(python), "-c", "import lowtide; print(lowtide.__file__)"],
-            capture_output=True, text=True, check=True, timeout=60,
+            env=_unmeasured(), capture_output=True, text=True, check=True, timeout=60,
         ).stdout.strip()  # fmt: skip
         if not Path(imported).is_relative_to(copy):
             raise AssertionError(f"the copy's environment imports lowtide from {imported}, not from {copy}")
@@ -64,13 +66,14 @@ class CheckoutLibrary:
 
     @keyword("Run Robot Tests In The Copy")
     def run_robot_tests_in_the_copy(self, copy: str, suites: list[str], *tests: str) -> str:
-        """`robot --test T ... SUITES` run by the copy's own Python in the copy (not measured by coverage: its files
-        are not the checkout's); fails unless every test named ran and passed. Returns what robot printed."""
+        """`robot --test T ... SUITES` run by the copy's own Python in the copy; fails unless every test named ran and
+        passed. Returns what robot printed."""
         folder = Path(copy)
         argv = [str(folder / ".venv" / "bin" / "python"), "-m", "robot", "--outputdir", str(folder / "build" / "robot")]
         argv += ["--consolewidth", "100", *(word for test in tests for word in ("--test", test)), *suites]
-        env = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
-        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=1200, check=False)
+        done = subprocess.run(
+            argv, cwd=folder, env=_unmeasured(), capture_output=True, text=True, timeout=1200, check=False
+        )
         printed = done.stdout + done.stderr
         logger.info(f"{' '.join(argv)} in {folder}: rc {done.returncode}\n{printed}")
         expected = f"{len(tests)} test{'s' if len(tests) != 1 else ''}, {len(tests)} passed, 0 failed"
@@ -83,3 +86,9 @@ class CheckoutLibrary:
         for folder in self._folders:
             shutil.rmtree(folder, ignore_errors=True)
         self._folders.clear()
+
+
+def _unmeasured() -> dict[str, str]:
+    """This environment without coverage's variables: nothing run from the copy may be measured, as its files are
+    not the checkout's (removed with the copy, they failed `coverage report`: "No source for code")."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
