@@ -28,7 +28,7 @@ from anthropic.types.messages import MessageBatch
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, emulator_argv, wait_until_listening
+from _processes import Process, emulator_argv, wait_until_listening, whom_file_modes_stop
 from lowtide import (
     Actor,
     ActorRequest,
@@ -102,26 +102,25 @@ class LowtideLibrary:
         """A fresh directory, removed by `Clean Up`."""
         return tempfile.mkdtemp(dir=self._workdir, prefix="scratch-")
 
-    @keyword("Create Directory Another User May Read")
-    def create_directory_another_user_may_read(self) -> str:
-        """A fresh directory (removed by `Clean Up`) that a user other than this one may enter and read."""
-        self._workdir.chmod(0o711)
-        path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="shared-"))
-        path.chmod(0o755)
-        return str(path)
-
     @keyword("Run Lowtide As A User Whom File Modes Stop")
     def run_lowtide_as_a_user_whom_file_modes_stop(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """`lowtide args` as a user for whom a read-only mode counts: `nobody` (through `setpriv`) when this process
-        is root, whom no mode stops; this user otherwise. Coverage does not measure it (`nobody` could not write its
-        data)."""
-        argv = [*self.lowtide_command(), *args]
-        if os.geteuid() == 0:
-            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
-        env = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90, check=False)
+        """`lowtide args` as a user for whom a read-only mode counts (`whom_file_modes_stop`: root without its
+        capabilities, when this process is root), wherever the checkout is."""
+        argv = whom_file_modes_stop([*self.lowtide_command(), *args])
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=False)
         logger.info(f"{' '.join(argv)}: rc {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
         return done
+
+    @keyword("A User Whom File Modes Stop Cannot Write In")
+    def a_user_whom_file_modes_stop_cannot_write_in(self, folder: str) -> None:
+        """Fails unless that user is refused a new file in `folder`: what the tests that run it assume."""
+        probe = Path(folder) / ".written"
+        argv = whom_file_modes_stop(["sh", "-c", ': > "$1"', "sh", str(probe)])
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        if done.returncode == 0 or probe.exists():
+            probe.unlink(missing_ok=True)
+            raise AssertionError(f"{' '.join(argv)} wrote in {folder}: file modes do not stop that user")
+        logger.info(f"{' '.join(argv)}: refused, as it should be: {done.stderr.strip()}")
 
     @keyword("Ask Lowtide Serve In Front Of")
     def ask_lowtide_serve_in_front_of(self, actor_file: str, upstream: str) -> tuple[int, Any]:
