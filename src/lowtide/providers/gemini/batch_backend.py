@@ -21,7 +21,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TypeVar, cast
 
 from google import genai
@@ -274,6 +274,36 @@ class GeminiBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`): a job's requests are named only in its results, once it has
+    # ended. google-genai reads no input back from a job of the Gemini API, and the Files API lets no uploaded file be
+    # downloaded (only the files it generates): `inputs` shows none.
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job the API lists, newest first, page after page."""
+        for batch in await self.recent(created_after=0.0):
+            yield batch
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The key of the job's first inline response, else of its result file's first line."""
+        job = await self._ended(batch)
+        first: list[ResultLine | UnreadableLine] = []
+
+        def handle(line: ResultLine | UnreadableLine) -> None:
+            if not first:
+                first.append(line)
+
+        dest = job.dest
+        if dest is not None and dest.inlined_responses:
+            handle(_inline_line(dest.inlined_responses[0]))
+        elif dest is not None and dest.file_name:
+            file_name = dest.file_name
+            with contextlib.suppress(*_MISSING):  # past the file's retention
+                await self._retrying(lambda: self._read_file(file_name, handle))
+        if not first:
+            return None
+        line = first[0]
+        return line.custom_id if isinstance(line, UnreadableLine) else self.codec.custom_id_of(line)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

@@ -13,8 +13,8 @@ found exactly by the intent id it carries (`finds_by_intent`), never guessed at.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from groq import AsyncGroq
 from groq import BaseModel as GroqModel
@@ -32,7 +32,10 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
+    first_custom_id_in,
+    first_line_reader,
     read_files,
+    read_input,
     retrying,
 )
 from lowtide.providers.groq.batch_codec import GroqBatchCodec
@@ -80,6 +83,7 @@ class GroqBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -153,6 +157,23 @@ class GroqBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every batch of the organisation, from its one answer (Groq's list has no pages), newest first."""
+        for batch in await self.recent(created_after=0.0):
+            yield batch
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
+        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
+        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The custom id of the output file's first line, else the error file's."""
+        known = await self._ended(batch)
+        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

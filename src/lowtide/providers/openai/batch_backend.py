@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Literal, TypeVar, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Literal, TypeVar, cast
 
 from openai import AsyncOpenAI
+from openai.pagination import AsyncCursorPage
 from openai.types import Batch
 
 from lowtide.batching.backend import (
@@ -27,6 +28,7 @@ from lowtide.batching.backend import (
     credential_of,
 )
 from lowtide.batching.lines import file_reader, read_files
+from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, read_input
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -63,6 +65,7 @@ class OpenAIBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -148,6 +151,35 @@ class OpenAIBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._retrying(lambda: self._client.batches.retrieve(batch_id)))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every batch of the organisation, newest first, a page of 100 at a time (`after` the last one shown)."""
+        after: str | None = None
+        while True:
+
+            async def page(cursor: str | None = after) -> AsyncCursorPage[Batch]:
+                if cursor is None:
+                    return await self._client.batches.list(limit=100)
+                return await self._client.batches.list(limit=100, after=cursor)
+
+            listed = await self._retrying(page)
+            for batch in listed.data:
+                yield remote_batch(batch)
+            if not listed.has_more or not listed.data:
+                return
+            after = listed.data[-1].id
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
+        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
+        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The custom id of the output file's first line, else the error file's."""
+        known = await self._ended(batch)
+        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

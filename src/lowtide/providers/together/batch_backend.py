@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from together import AsyncTogether, omit
 from together.types import BatchJob
@@ -38,7 +38,10 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
+    first_custom_id_in,
+    first_line_reader,
     read_files,
+    read_input,
     retrying,
 )
 from lowtide.providers.groq.chat import CHAT_URL
@@ -98,6 +101,7 @@ class TogetherBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
         # What a job's input file says of it (its intent and request count), by file id; and the file each intent of
         # this process uploaded (Together may answer an upload with a file it held already, named otherwise).
         self._files: dict[str, tuple[str, int]] = {}
@@ -185,6 +189,25 @@ class TogetherBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return await self._remote(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job of the account, from its one answer (Together's list is a bare list, no pages), newest first."""
+        jobs = [job for job in await self._retrying(self._client.batches.list) if job.id]
+        jobs.sort(key=lambda job: _epoch(job.created_at) or 0.0, reverse=True)
+        for job in jobs:
+            yield await self._remote(job)
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
+        known = batch.handle if isinstance(batch.handle, BatchJob) else await self._raw(batch.id)
+        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The custom id of the output file's first line, else the error file's."""
+        known = await self._ended(batch)
+        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
