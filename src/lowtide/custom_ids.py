@@ -63,11 +63,11 @@ def parts_of_ledger_custom_id(
     custom_id: str, *, plain: re.Pattern[str], hashed: str, digits: int
 ) -> CustomIdParts | None:
     """`ledger_custom_id` read back: the key and identity of a plain id, `HASHED` for a hashed one, None for an id
-    `ledger_custom_id` never makes in a ledger (a user's own, another program's)."""
-    if custom_id.startswith(hashed):
-        rest = custom_id[len(hashed) :]
-        return HASHED if len(rest) == digits and all(c in "0123456789abcdef" for c in rest) else None
-    if not plain.fullmatch(custom_id):
-        return None
-    matched = _IDENTITY.fullmatch(custom_id)
-    return CustomIdParts(matched.group(1), matched.group(2)) if matched else None
+    `ledger_custom_id` never makes in a ledger (a user's own, another program's). A plain id is read first: it may
+    start as a hashed one does (Anthropic's `k-`, a key `k-1`), but a hashed one is hex digits after its start, never
+    `_` and an identity."""
+    matched = _IDENTITY.fullmatch(custom_id) if plain.fullmatch(custom_id) else None
+    if matched is not None:
+        return CustomIdParts(matched.group(1), matched.group(2))
+    rest = custom_id[len(hashed) :] if custom_id.startswith(hashed) else ""
+    return HASHED if len(rest) == digits and all(c in "0123456789abcdef" for c in rest) else None

@@ -264,6 +264,10 @@ class BatchBackend(ABC):
     grace period. Such a backend records its steps before it sends the create, so that an intent with no steps never
     reached the API."""
 
+    list_page: int = 100
+    """How many batches a listing of the API's asks for a page (`recent`, `listed`): its largest page, or near it.
+    Tests set it lower, to page through a few batches."""
+
     @property
     def name(self) -> str:
         return self.codec.name

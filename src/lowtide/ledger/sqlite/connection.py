@@ -184,9 +184,11 @@ def _read_only(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the -shm is made (or not) at the first read
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             db.close()
-            if mode == "immutable=1":
+            if is_damage(exc):
+                raise LedgerError(damaged_message(path, exc)) from exc
+            if mode == "immutable=1" or not isinstance(exc, sqlite3.OperationalError):
                 raise LedgerError(f"The ledger {path} cannot be read: {exc}.") from None
             continue
         if mode == "immutable=1":

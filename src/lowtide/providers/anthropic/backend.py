@@ -203,7 +203,7 @@ class AnthropicBatchBackend(BatchBackend):
         async def listing() -> None:
             found.clear()
             with translate_errors():
-                async for batch in self._client.messages.batches.list(limit=100):
+                async for batch in self._client.messages.batches.list(limit=self.list_page):
                     if batch.created_at.timestamp() < created_after:
                         break  # listed newest first
                     found.append(remote_batch(batch))
@@ -221,8 +221,8 @@ class AnthropicBatchBackend(BatchBackend):
             async def page(cursor: str | None = after) -> AsyncPage[MessageBatch]:
                 with translate_errors():
                     if cursor is None:
-                        return await self._client.messages.batches.list(limit=100)
-                    return await self._client.messages.batches.list(limit=100, after_id=cursor)
+                        return await self._client.messages.batches.list(limit=self.list_page)
+                    return await self._client.messages.batches.list(limit=self.list_page, after_id=cursor)
 
             listed = await self._retrying(page)
             for batch in listed.data:

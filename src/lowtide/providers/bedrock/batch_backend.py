@@ -74,7 +74,6 @@ _PHASES = {
     "Expired": Phase.ENDED,
 }
 """Every other status (Submitted, Validating, Scheduled, InProgress) is running."""
-_LIST_PAGE = 100
 _RECORD_IN_LINE = re.compile(rb'"recordId"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
 """The record id a line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 T = TypeVar("T")
@@ -295,7 +294,7 @@ class BedrockBatchBackend(BatchBackend):
             while True:
                 arguments: dict[str, object] = {
                     "submitTimeAfter": after,
-                    "maxResults": _LIST_PAGE,
+                    "maxResults": self.list_page,
                     "sortOrder": "Descending",
                 }
                 if token:

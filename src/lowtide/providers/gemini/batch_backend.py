@@ -67,7 +67,6 @@ INLINE_BYTES = 16 * 1024 * 1024
 INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
 _DISPLAY = re.compile(r"^lowtide-(lt_[0-9a-f]+)-(\d+)$")
-_LIST_PAGE = 100
 _MISSING = (NotFoundError, PermissionDeniedError)
 """What the Files API answers for a file that is not there (any more): Gemini answers 403 as often as 404."""
 _KEY_IN_LINE = re.compile(rb'"key"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
@@ -256,7 +255,7 @@ class GeminiBatchBackend(BatchBackend):
 
         async def listing() -> None:
             found.clear()
-            pager = await self._client.aio.batches.list(config={"page_size": _LIST_PAGE})
+            pager = await self._client.aio.batches.list(config={"page_size": self.list_page})
             async for job in pager:
                 batch = remote_batch(job)
                 if batch.created_at < created_after:

@@ -76,7 +76,6 @@ INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
 MAX_TIMEOUT_HOURS = 168
 """The longest `timeout_hours` lowtide asks a job for (a week)."""
-_LIST_PAGE = 100
 
 _PHASES = {
     "QUEUED": Phase.RUNNING,
@@ -227,9 +226,9 @@ class MistralBatchBackend(BatchBackend):
             async def listing(number: int = page) -> models.ListBatchJobsResponse:
                 jobs = self._client.batch.jobs
                 if intent_id is None:
-                    return await jobs.list_async(page=number, page_size=_LIST_PAGE, created_after=since)
+                    return await jobs.list_async(page=number, page_size=self.list_page, created_after=since)
                 return await jobs.list_async(
-                    page=number, page_size=_LIST_PAGE, created_after=since, metadata={INTENT_KEY: intent_id}
+                    page=number, page_size=self.list_page, created_after=since, metadata={INTENT_KEY: intent_id}
                 )
 
             listed = await self._retrying(listing)
@@ -237,7 +236,7 @@ class MistralBatchBackend(BatchBackend):
             for job in data:
                 if job.created_at >= created_after - 1:
                     yield job
-            if len(data) < _LIST_PAGE or (page + 1) * _LIST_PAGE >= listed.total:
+            if len(data) < self.list_page or (page + 1) * self.list_page >= listed.total:
                 return
             page += 1
 

@@ -135,7 +135,7 @@ class OpenAIBatchBackend(BatchBackend):
 
         async def listing() -> None:
             found.clear()
-            async for batch in self._client.batches.list(limit=100):
+            async for batch in self._client.batches.list(limit=self.list_page):
                 if batch.created_at < created_after:
                     break  # listed newest first
                 found.append(remote_batch(batch))
@@ -161,8 +161,8 @@ class OpenAIBatchBackend(BatchBackend):
 
             async def page(cursor: str | None = after) -> AsyncCursorPage[Batch]:
                 if cursor is None:
-                    return await self._client.batches.list(limit=100)
-                return await self._client.batches.list(limit=100, after=cursor)
+                    return await self._client.batches.list(limit=self.list_page)
+                return await self._client.batches.list(limit=self.list_page, after=cursor)
 
             listed = await self._retrying(page)
             for batch in listed.data:
