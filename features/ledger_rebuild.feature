@@ -124,7 +124,9 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     Then each of the 40 questions failed with a LedgerError saying "Rebuild it from the providers' APIs instead: lowtide ledger rebuild"
     When the operator runs `lowtide status`
     Then the command exits with 2
-    And on stderr, the command says "is damaged" and "Do not start a new ledger and run your programs again"
+    And the rebuild printed on stderr "lowtide: The ledger LEDGER "
+    And on stderr, the command says "damaged (database disk image is malformed)" and "Do not start a new ledger and run your programs again"
+    And the rebuild printed on stderr "lowtide ledger rebuild --ledger LEDGER --actors ACTOR_FILE"
     And the command printed one line on stderr, and nothing on stdout
     When the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY`
     Then the command exits with 0
@@ -171,3 +173,9 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     Then each of the 10 questions was answered with the emulated reply to it, from the same API batches for the first 8
     And the Anthropic API created 10 requests in all, each once
     And the ledger in memory holds no request keyed by its custom id alone any more
+
+  @postgres
+  Scenario: A PostgreSQL ledger whose tables are gone from under its programs is a LedgerError saying to rebuild it
+    Given a postgres ledger store holding the requests alpha, beta
+    When its table "batch_members" is dropped while the store is open, and its requests are read
+    Then the read fails with a LedgerError saying "Its tables are damaged or gone" and "lowtide ledger rebuild --ledger postgresql://"

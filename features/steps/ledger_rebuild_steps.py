@@ -215,7 +215,8 @@ def step_command(context: Context, command: str) -> None:
 def _placed(context: Context, text: str) -> str:
     w, r = world(context), _r(context)
     new = w.witnessed.get("new identity", [""])[0]
-    return text.replace("NEW_IDENTITY", new).replace("IDENTITY", r.identity)
+    text = text.replace("NEW_IDENTITY", new).replace("IDENTITY", r.identity)
+    return text.replace("LEDGER", str(w.ledger_path))
 
 
 @then('the rebuild printed "{text}"')

@@ -8,8 +8,8 @@ import asyncio
 import os
 from typing import Any
 
-from _support import World, emulated_reply_to, world
-from step_context import Context, then, when
+from _support import World, check_error, emulated_reply_to, world
+from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.ledger.interface import LedgerStore
@@ -191,3 +191,36 @@ def step_no_unkeyed(context: Context) -> None:
     assert not ledger.unkeyed()
     keys = {r.key for r in ledger.requests()}
     assert set(_state(w)["prompts"]) <= keys, sorted(set(_state(w)["prompts"]) - keys)
+
+
+@given("a postgres ledger store holding the requests {keys}")
+def step_postgres_store(context: Context, keys: str) -> None:
+    from _stores import open_store
+    from ledger_store_steps import _request
+
+    store = open_store(context, "postgres")
+    store.claim([_request(key) for key in keys.split(", ")], owner="worker-1", until=1100.0, now=1000.0)
+    _state(world(context))["store"] = store
+
+
+@when('its table "{table}" is dropped while the store is open, and its requests are read')
+def step_drop_table(context: Context, table: str) -> None:
+    import psycopg
+
+    state = _state(world(context))
+    with psycopg.connect(context.postgres_url, autocommit=True) as db:
+        db.execute(f"DROP TABLE {table} CASCADE")  # the scenario's own schema, first on its search path
+    try:
+        state["store"].requests()
+    except Exception as exc:
+        state["failure"] = exc
+    else:
+        state["failure"] = None
+
+
+@then('the read fails with a {name:w} saying "{first}" and "{second}"')
+def step_read_failed(context: Context, name: str, first: str, second: str) -> None:
+    failure = _state(world(context))["failure"]
+    check_error(failure, name)
+    assert first in str(failure), str(failure)
+    assert second in str(failure), str(failure)

@@ -58,7 +58,8 @@ class AsyncPostgresLedger:
         """A task per owner that ends its lease when its event loop closes (its tasks cancelled) while it is kept."""
         self._identity: str | None = None
         self._unkeyed: bool | None = None
-        """Whether the ledger holds rebuilt requests whose keys are not known, as last read."""
+        """Whether the ledger holds rebuilt requests whose keys are not known, as read with its identity and not yet
+        asked for (`unkeyed`)."""
         self._finals = FinalsRead()
         """What `stored_finals` read of the batches being collected, for the sums to trust (`totals`)."""
 
@@ -75,13 +76,15 @@ class AsyncPostgresLedger:
         return self._identity
 
     async def unkeyed(self) -> bool:
-        if self._unkeyed is None:
-            self._unkeyed = await self._run("read the ledger's rebuilt requests", unkeyed.unkeyed(), transaction=False)
-        return self._unkeyed
+        """Read with the identity by an engine's first claims (once: the next engine reads it again, as it may have
+        changed since)."""
+        read, self._unkeyed = self._unkeyed, None
+        if read is not None:
+            return read
+        return await self._run("read the ledger's rebuilt requests", unkeyed.unkeyed(), transaction=False)
 
     async def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
-        self._unkeyed = await self._run("be written", unkeyed.adopt_unkeyed(requests))
-        return self._unkeyed
+        return await self._run("be written", unkeyed.adopt_unkeyed(requests))
 
     @property
     def notices(self) -> BatchNotices:
