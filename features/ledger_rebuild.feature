@@ -36,6 +36,19 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
       | mistral      |                     | waiting for the batches it cannot read yet   | 8        | 0       |
       | mistral      | , sending files     | waiting for nothing                          | 4        | 4       |
 
+  Scenario: Calls keyed by their requests are rebuilt too: the running batch's bodies, read back from its input, are the ones the ledger stored
+    Given the emulator on a socket, whose batches take 100 seconds
+    And the programs' actor sends its batches to the azure_openai API
+    When a program asks questions 1 to 4 without keys, and they are answered
+    And a program parks questions 5 to 8 without keys, their batches created and still running
+    And the ledger's file is deleted with its -wal and -shm, half-way through the run
+    And the ledger is rebuilt from the API into a new file with the lost ledger's identity, waiting for nothing
+    Then the rebuilt ledger has the lost ledger's identity, and records 8 requests: 4 answered, 4 in batches still running
+    And the rebuilt requests in the running batch hold the bodies their keys were derived from
+    When a program asks questions 1 to 12 without keys
+    Then each of the 12 questions was answered with the emulated reply to it
+    And the API created each of the 12 keys exactly once
+
   Scenario: Without --wait, a batch still running whose requests cannot be read stops the rebuild before anything is written
     Given the emulator on a socket, whose batches take 100 seconds
     And the programs' actor sends its batches to the anthropic API

@@ -361,3 +361,63 @@ def step_created_all(context: Context, count: int) -> None:
     created = _r(context).created()
     assert len(created) == count, created
     assert set(created.values()) == {1}, created
+
+
+# -- calls keyed by their requests ---------------------------------------------------------------------------------
+
+
+def _derived(w: World, r: RebuildWorld, numbers: list[int], *, park: bool = False) -> dict[str, Any]:
+    """Questions asked (or parked) with no key: each keyed by its request (`derive_key`); by that key."""
+
+    async def asking(actor: Actor) -> list[Any]:
+        if park:
+            return await gather(*(actor.submit(f"question {n}") for n in numbers))
+        return await gather(*(actor.run(f"question {n}") for n in numbers))
+
+    outcomes = r.program(w, asking)
+    if park:
+        keyed = {t.key: t for t in outcomes}
+        r.prompts.update({t.key: f"question {n}" for n, t in zip(numbers, outcomes, strict=True)})
+        return keyed
+    keyed = {}
+    for n, outcome in zip(numbers, outcomes, strict=True):
+        key = f"question {n}"  # an answer names its custom id; the prompts are what the checks read
+        keyed[key] = outcome
+        r.prompts[key] = f"question {n}"
+    return keyed
+
+
+@when("a program asks questions {first:d} to {last:d} without keys, and they are answered")
+def step_ask_derived_answered(context: Context, first: int, last: int) -> None:
+    w, r = world(context), _r(context)
+    r.asked = _derived(w, r, _questions(first, last))
+    _answered(r, r.asked)
+    _lost_identity(w, r)
+
+
+@when("a program asks questions {first:d} to {last:d} without keys")
+def step_ask_derived(context: Context, first: int, last: int) -> None:
+    w, r = world(context), _r(context)
+    r.asked = _derived(w, r, _questions(first, last))
+
+
+@when("a program parks questions {first:d} to {last:d} without keys, their batches created and still running")
+def step_park_derived(context: Context, first: int, last: int) -> None:
+    w, r = world(context), _r(context)
+    tickets = _derived(w, r, _questions(first, last), park=True)
+    assert all(t.state == "waiting-on-batch" for t in tickets.values()), tickets
+    w.witnessed["parked keys"] = list(tickets)
+    _lost_identity(w, r)
+
+
+@then("the rebuilt requests in the running batch hold the bodies their keys were derived from")
+def step_bodies(context: Context) -> None:
+    from lowtide.batching.keys import derive_key, params_json
+
+    w, r = world(context), _r(context)
+    parked = w.witnessed["parked keys"]
+    records = the_ledger().requests_for(parked)
+    assert [record.key for record in records] == parked, records
+    for record in records:
+        assert record.params, f"{record.key}: its body is not known"
+        assert derive_key(r.provider, params_json(record.params)) == record.key, record

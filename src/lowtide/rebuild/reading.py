@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, UnreadableLine
+from lowtide.batching.keys import derive_key
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.policy import result_row
 from lowtide.custom_ids import CustomIdParts
@@ -90,7 +91,7 @@ class Reader:
             key = self._key(custom_id, owner)
             if key is None:
                 continue  # not a request of this ledger's (no batch holds two ledgers' requests; a line of no id)
-            params = inputs.get(custom_id)
+            params = _exact(inputs.get(custom_id), key, self.source.provider)
             seen = Seen(custom_id, key, params=params)
             result = read.results.get(custom_id)
             if result is not None:
@@ -167,3 +168,12 @@ class Reader:
             if custom_id not in read.results and (line := self.backend.unanswered_line(batch, custom_id)) is not None:
                 handle(line)
         return read
+
+
+def _exact(params: str | None, key: str, provider: str) -> str | None:
+    """A body read back from a batch's input, when it is the one the ledger stored: a key derived from the body (`auto-`
+    and a digest of it) says so; one that does not match it (an Azure deployment serving a model named otherwise, whose
+    input leaves that name out) is taken as unknown, so that the rerun's claim of the key takes its answer."""
+    if params is None or not key.startswith("auto-"):
+        return params
+    return params if derive_key(provider, params) == key else None
