@@ -19,6 +19,7 @@ from lowtide.cli.rebuild_report import planned, refused_unseen, surveyed, writte
 from lowtide.clock import SystemClock
 from lowtide.errors import ConfigurationError, LedgerError, ProviderCapabilityError
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.location import LedgerLocation
 from lowtide.rebuild import check_target, look, record, sources_of, survey
 from lowtide.settings import BatchSettings
 
@@ -181,23 +182,12 @@ def _provider_backend(text: str) -> BatchBackend:
 def _existing(ledger: str | None) -> LedgerStore | None:
     """The ledger `ledger` names when there is one that can be read (none is made here): opened for reading alone.
     None for a damaged one too: it is moved aside when the rebuild is written (`_target`)."""
-    from lowtide.ledger.store import ledger_location, open_ledger
+    from lowtide.ledger.store import ledger_location
 
     location = ledger_location(ledger)
     if location.kind.in_process or location.kind.missing(location.target) is not None:
         return None
-    store: LedgerStore | None = None
-    try:
-        store = open_ledger(location, read_only=True, own=True)
-        store.identity()
-        sum(len(chunk) for chunk in store.export_rows("requests"))  # damage in its pages shows when they are read
-        return store
-    except LedgerError as exc:
-        if store is not None:
-            store.close()
-        if not location.kind.damaged(location.target, exc):
-            raise
-        return None
+    return _opened(location, read_only=True)
 
 
 def _target(ledger: str | None) -> LedgerStore:
@@ -211,20 +201,31 @@ def _target(ledger: str | None) -> LedgerStore:
             " programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
+    store = _opened(location, read_only=False)
+    if store is not None:
+        return store
+    aside = location.kind.set_aside(location.target)
+    click.echo(f"The damaged ledger was moved aside to {aside}; a new one is made in its place.", err=True)
+    return open_ledger(location, own=True)
+
+
+def _opened(location: LedgerLocation, *, read_only: bool) -> LedgerStore | None:
+    """The ledger at `location`, its requests read through (damage in its pages shows when they are read); None when
+    it is damaged so that its kind can move it aside (`LedgerKind.damaged`)."""
+    from lowtide.ledger.store import open_ledger
+
     store: LedgerStore | None = None
     try:
-        store = open_ledger(location, own=True)
+        store = open_ledger(location, read_only=read_only, own=True)
         store.identity()
-        sum(len(chunk) for chunk in store.export_rows("requests"))  # damage in its pages shows when they are read
+        sum(len(chunk) for chunk in store.export_rows("requests"))
         return store
     except LedgerError as exc:
         if store is not None:
             store.close()
         if not location.kind.damaged(location.target, exc):
             raise
-        aside = location.kind.set_aside(location.target)
-        click.echo(f"The damaged ledger was moved aside to {aside}; a new one is made in its place.", err=True)
-        return open_ledger(location, own=True)
+        return None
 
 
 def _said(line: str) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from groq import AsyncGroq
 from groq import BaseModel as GroqModel
@@ -32,16 +32,15 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
-    first_custom_id_in,
     first_line_reader,
     read_files,
-    read_input,
     retrying,
 )
 from lowtide.providers.groq.batch_codec import GroqBatchCodec
 from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.groq.errors import translate_errors
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
 __all__ = ["INPUT_FILE_STEP", "INTENT_KEY", "GroqBatchBackend", "as_batch"]
@@ -59,7 +58,7 @@ def as_batch(raw: GroqModel) -> Batch:
     return Batch.construct(None, **raw.to_dict())
 
 
-class GroqBatchBackend(BatchBackend):
+class GroqBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one `AsyncGroq` client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = GroqBatchCodec()
@@ -165,15 +164,8 @@ class GroqBatchBackend(BatchBackend):
         for batch in await self.recent(created_after=0.0):
             yield batch
 
-    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
-        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
-        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
-        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of the output file's first line, else the error file's."""
-        known = await self._ended(batch)
-        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
+    async def _known(self, batch: RemoteBatch) -> Batch:
+        return batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

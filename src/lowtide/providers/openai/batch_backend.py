@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal, TypeVar, cast
 
 from openai import AsyncOpenAI
 from openai.pagination import AsyncCursorPage
@@ -28,7 +28,7 @@ from lowtide.batching.backend import (
     credential_of,
 )
 from lowtide.batching.lines import file_reader, read_files
-from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, read_input
+from lowtide.batching.rebuild_reads import first_line_reader
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -36,6 +36,7 @@ from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLim
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.errors import translate_errors
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
 __all__ = ["OpenAIBatchBackend"]
@@ -48,7 +49,7 @@ BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
 T = TypeVar("T")
 
 
-class OpenAIBatchBackend(BatchBackend):
+class OpenAIBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one SDK client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = OpenAIBatchCodec()
@@ -171,15 +172,8 @@ class OpenAIBatchBackend(BatchBackend):
                 return
             after = listed.data[-1].id
 
-    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
-        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
-        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
-        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of the output file's first line, else the error file's."""
-        known = await self._ended(batch)
-        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
+    async def _known(self, batch: RemoteBatch) -> Batch:
+        return batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

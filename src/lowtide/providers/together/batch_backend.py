@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from together import AsyncTogether, omit
 from together.types import BatchJob
@@ -38,14 +38,13 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
-    first_custom_id_in,
     first_line_reader,
     read_files,
-    read_input,
     retrying,
 )
 from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.together.batch_codec import TogetherBatchCodec
 from lowtide.providers.together.errors import translate_errors
 
@@ -77,7 +76,7 @@ def _epoch(moment: datetime | None) -> float | None:
     return moment.timestamp() if moment is not None else None
 
 
-class TogetherBatchBackend(BatchBackend):
+class TogetherBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one `AsyncTogether` client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = TogetherBatchCodec()
@@ -199,15 +198,8 @@ class TogetherBatchBackend(BatchBackend):
         for job in jobs:
             yield await self._remote(job)
 
-    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
-        """The input file's lines, while the file is there (lowtide deletes it once the answers are stored)."""
-        known = batch.handle if isinstance(batch.handle, BatchJob) else await self._raw(batch.id)
-        return await read_input(self._read_file, self.codec, known.input_file_id, handle)
-
-    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of the output file's first line, else the error file's."""
-        known = await self._ended(batch)
-        return await first_custom_id_in(self._first_line, self.codec, (known.output_file_id, known.error_file_id))
+    async def _known(self, batch: RemoteBatch) -> BatchJob:
+        return batch.handle if isinstance(batch.handle, BatchJob) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
