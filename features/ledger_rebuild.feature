@@ -92,6 +92,10 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     And the rebuild printed "8 request(s) in 2 batch(es): 4 answered, 4 in batches still running"
     And the rebuild printed "Nothing was written (--dry-run)."
     And no SQLite ledger file was made at the scenario's ledger
+    When the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY --dry-run --json`
+    Then the command exits with 0
+    And the JSON printed says a dry run of IDENTITY: 2 batches (1 ended, 1 running), 4 answered, 4 waiting, nothing left out
+    And no SQLite ledger file was made at the scenario's ledger
 
   Scenario: A rebuild into a ledger of another identity that holds requests says so, and writes nothing
     Given the emulator on a socket, whose batches take 0 seconds
@@ -127,6 +131,18 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     When a program asks questions 1 to 4 with the keys "k-1" to "k-4"
     Then each of the 4 questions was answered with the emulated reply to it
     And the API created the keys "k-1", "k-3" and "k-4" once each, and "k-2" twice
+
+  Scenario: An ended batch whose results the API no longer holds is said to be unrecoverable, before anything is written
+    Given the emulator on a socket, whose batches take 100 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program parks questions 1 to 4 with the keys "k-1" to "k-4", their batches created and still running
+    And the API's batches end
+    And the API no longer holds the results files of its batches
+    And the ledger's file is deleted with its -wal and -shm, half-way through the run
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY --dry-run`
+    Then the command exits with 0
+    And the rebuild printed "Cannot be recovered: the 4 request(s) of 1 ended batch(es) of this ledger whose results the API no longer holds"
+    And the rebuild printed "0 request(s) in 0 batch(es)"
 
   Scenario: A damaged ledger is a LedgerError saying to rebuild it, in the API and in the CLI, and the rebuild into its place works
     Given the emulator on a socket, whose batches take 0 seconds

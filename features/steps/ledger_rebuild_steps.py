@@ -421,3 +421,34 @@ def step_bodies(context: Context) -> None:
     for record in records:
         assert record.params, f"{record.key}: its body is not known"
         assert derive_key(r.provider, params_json(record.params)) == record.key, record
+
+
+@then(
+    "the JSON printed says a dry run of IDENTITY: {batches:d} batches ({ended:d} ended, {running:d} running),"
+    " {answered:d} answered, {waiting:d} waiting, nothing left out"
+)
+def step_dry_json(context: Context, batches: int, ended: int, running: int, answered: int, waiting: int) -> None:
+    import json
+
+    w, r = world(context), _r(context)
+    printed = json.loads(w.value["out"])
+    assert printed["dry_run"] is True, printed
+    assert printed["identity"] == r.identity, printed
+    assert len(printed["batches"]) == batches, printed["batches"]
+    assert sum(b["ended"] for b in printed["batches"]) == ended, printed["batches"]
+    assert sum(not b["ended"] for b in printed["batches"]) == running, printed["batches"]
+    assert (printed["answered"], printed["waiting"], printed["left_for_the_rerun"]) == (answered, waiting, {}), printed
+
+
+@when("the API no longer holds the results files of its batches")
+def step_results_gone(context: Context) -> None:
+    import httpx
+
+    r = _r(context)
+    headers = {"authorization": "Bearer emulator-key"}
+    listed = httpx.get(r.socket.url + "/v1/batches", headers=headers, timeout=10.0).json()["data"]
+    assert listed, "the API holds no batch"
+    for batch in listed:
+        for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
+            if file_id:
+                httpx.delete(r.socket.url + f"/v1/files/{file_id}", headers=headers, timeout=10.0).raise_for_status()

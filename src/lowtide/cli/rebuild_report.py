@@ -112,6 +112,13 @@ def _notes(plan: Plan) -> list[str]:
             f"{rebuilt.left_out['unanswered']} request(s) their ended batches gave no result for are not recorded:"
             " the rerun sends them."
         )
+    gone = [batch for batch in plan.found if batch.results_gone]
+    if gone:
+        notes.append(
+            f"Cannot be recovered: the {rebuilt.left_out['gone']} request(s) of {len(gone)} ended batch(es) of this"
+            " ledger whose results the API no longer holds (past its retention); a rerun sends them, and pays for"
+            f" them, again: {', '.join(batch.remote.id for batch in gone)}."
+        )
     if plan.gone:
         requests = sum(batch.counts.total for _, batch in plan.gone)
         notes.append(

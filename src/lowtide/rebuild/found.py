@@ -87,6 +87,8 @@ class FoundBatch:
     """The identity its custom ids carry, or `Owner.HASHED`."""
     requests: dict[str, Seen] = field(default_factory=dict[str, Seen])
     """By custom id."""
+    results_gone: bool = False
+    """Ended, and its results no longer held by the API (past its retention): its requests cannot be recovered."""
 
     @property
     def ended(self) -> bool:

@@ -15,11 +15,14 @@ from lowtide.batching.keys import derive_key
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.policy import result_row
 from lowtide.custom_ids import CustomIdParts
-from lowtide.errors import BatchRequestError, ConfigurationError
+from lowtide.errors import BatchRequestError, ConfigurationError, NotFoundError, PermissionDeniedError
 from lowtide.ledger.records import UNKEYED, OutcomeRow, stored_json
 from lowtide.rebuild.found import FoundBatch, Owner, Seen, Source
 
 __all__ = ["Reader"]
+
+_GONE = (NotFoundError, PermissionDeniedError)
+"""What an API answers for results it no longer holds (Gemini answers 403 as often as 404)."""
 
 
 @dataclass
@@ -29,6 +32,8 @@ class _Read:
 
     inputs: dict[str, str] | None = None
     results: dict[str, tuple[OutcomeRow, bool, str]] = field(default_factory=dict[str, tuple[OutcomeRow, bool, str]])
+    gone: bool = False
+    """The batch ended, and its results are no longer held (past the API's retention)."""
 
     def custom_ids(self) -> list[str]:
         return [*(self.inputs or {}), *(cid for cid in self.results if cid not in (self.inputs or {}))]
@@ -66,7 +71,7 @@ class Reader:
             return self._among(inputs), _Read(inputs=inputs)
         try:
             first = await self.backend.first_custom_id(batch)
-        except NotImplementedError:
+        except (NotImplementedError, *_GONE):
             first = None
         if first is not None:
             parts = self._parts(first)
@@ -85,7 +90,7 @@ class Reader:
         requests; `read`, what `owner` read of it already."""
         if read is None or (batch.phase is Phase.ENDED and not read.results and read.inputs is not None):
             read = await self._read_all(batch)
-        found = FoundBatch(self.source, batch, owner)
+        found = FoundBatch(self.source, batch, owner, results_gone=read.gone)
         inputs = read.inputs or {}
         for custom_id in read.custom_ids():
             key = self._key(custom_id, owner)
@@ -163,7 +168,13 @@ class Reader:
             model = stored.get("model") if stored is not None else None
             read.results[custom_id] = (row, retryable, model if isinstance(model, str) else "")
 
-        await self.backend.stream_results(batch, handle)
+        try:
+            await self.backend.stream_results(batch, handle)
+        except _GONE:
+            # Past the API's retention (Anthropic keeps results 29 days): what the input shows, if anything, is left.
+            read.results.clear()
+            read.gone = True
+            return read
         for custom_id in read.inputs or {}:
             if custom_id not in read.results and (line := self.backend.unanswered_line(batch, custom_id)) is not None:
                 handle(line)

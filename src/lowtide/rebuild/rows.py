@@ -53,7 +53,8 @@ class Rebuilt:
     """Of those, requests whose keys could not be read (hashed custom ids), taken over by the rerun's claims."""
     left_out: Counter[str] = field(default_factory=Counter[str])
     """Requests left for the rerun to send, by why: `retry` (its last attempt may be made again), `unanswered`
-    (its ended batch gave no result for it)."""
+    (its ended batch gave no result for it), `gone` (its ended batch's results are no longer held: it may have been
+    answered, and cannot be recovered)."""
 
     @property
     def batches(self) -> int:
@@ -107,7 +108,7 @@ def _kept(held: list[tuple[FoundBatch, Seen]], rebuilt: Rebuilt) -> bool:
     if not batch.ended:
         return True
     if seen.row is None:
-        rebuilt.left_out["unanswered"] += 1
+        rebuilt.left_out["gone" if batch.results_gone else "unanswered"] += 1
         return False
     if seen.retryable and len(held) < batch.source.max_attempts:
         rebuilt.left_out["retry"] += 1
