@@ -90,6 +90,7 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     Then the command exits with 0
     And the rebuild printed "The rebuild of the ledger IDENTITY would record:"
     And the rebuild printed "8 request(s) in 2 batch(es): 4 answered, 4 in batches still running"
+    And the rebuild named each batch of the API with its status and request count
     And the rebuild printed "Nothing was written (--dry-run)."
     And no SQLite ledger file was made at the scenario's ledger
     When the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY --dry-run --json`

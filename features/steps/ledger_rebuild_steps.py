@@ -452,3 +452,17 @@ def step_results_gone(context: Context) -> None:
         for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
             if file_id:
                 httpx.delete(r.socket.url + f"/v1/files/{file_id}", headers=headers, timeout=10.0).raise_for_status()
+
+
+@then("the rebuild named each batch of the API with its status and request count")
+def step_named_batches(context: Context) -> None:
+    import httpx
+
+    w, r = world(context), _r(context)
+    headers = {"authorization": "Bearer emulator-key"}
+    listed = httpx.get(r.socket.url + "/v1/batches", headers=headers, timeout=10.0).json()["data"]
+    assert len(listed) == 2, listed
+    for batch in listed:
+        line = f"    {batch['id']}  {batch['status']}, created "
+        assert line in w.value["out"], (line, w.value["out"])
+        assert f", {batch['request_counts']['total']} request(s)" in w.value["out"], batch

@@ -176,6 +176,12 @@ def planned(plan: Plan, *, dry_run: bool, json_output: bool) -> str:
             f"  {_account(source)}: {len(ended)} ended batch(es) ({sum(len(b.requests) for b in ended)} request(s)),"
             f" {len(running)} running ({sum(len(b.requests) for b in running)} request(s))"
         )
+        for batch in sorted([*ended, *running], key=lambda b: b.remote.created_at):
+            remote, hashed = batch.remote, ", its custom ids hashed" if batch.owner is Owner.HASHED else ""
+            created = _when(remote.created_at)
+            lines.append(
+                f"    {remote.id}  {remote.status}, created {created}, {len(batch.requests)} request(s){hashed}"
+            )
     rebuilt = plan.rebuilt
     lines.append(
         f"  {rebuilt.requests} request(s) in {rebuilt.batches} batch(es): {rebuilt.answered} answered,"
