@@ -182,5 +182,5 @@ def the_ledger() -> LedgerStore:
     return open_ledger(os.environ["LOWTIDE_LEDGER"])
 
 
-def gather(*calls: Coroutine[Any, Any, Any]) -> Coroutine[Any, Any, list[Any]]:
-    return asyncio.gather(*calls, return_exceptions=True)
+async def gather(*calls: Coroutine[Any, Any, Any]) -> list[Any]:
+    return list(await asyncio.gather(*calls, return_exceptions=True))

@@ -206,10 +206,12 @@ def step_postgres_store(context: Context, keys: str) -> None:
 @when('its table "{table}" is dropped while the store is open, and its requests are read')
 def step_drop_table(context: Context, table: str) -> None:
     import psycopg
+    from psycopg import sql
 
     state = _state(world(context))
     with psycopg.connect(context.postgres_url, autocommit=True) as db:
-        db.execute(f"DROP TABLE {table} CASCADE")  # the scenario's own schema, first on its search path
+        # the scenario's own schema, first on its search path
+        db.execute(sql.SQL("DROP TABLE {} CASCADE").format(sql.Identifier(table)))
     try:
         state["store"].requests()
     except Exception as exc:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from _stores import reopened
-from ledger_store_steps import _request, contract
-from step_context import Context, then, when
+from ledger_store_steps import Context, _request, contract
+from step_context import then, when
 
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.records import UNKNOWN_PARAMS, NewRequest, RequestRecord, stored_json

@@ -105,11 +105,13 @@ class RaisingMeterProvider(metrics.NoOpMeterProvider):
 
 
 class _RaisingPropagator(TextMapPropagator):
-    def inject(self, carrier: CarrierT, context: OtelContext | None = None, setter: Setter[Any] | None = None) -> None:
+    def inject(
+        self, carrier: CarrierT, context: OtelContext | None = None, setter: Setter[CarrierT] | None = None
+    ) -> None:
         raise RuntimeError("the propagator broke")
 
     def extract(
-        self, carrier: CarrierT, context: OtelContext | None = None, getter: Getter[Any] | None = None
+        self, carrier: CarrierT, context: OtelContext | None = None, getter: Getter[CarrierT] | None = None
     ) -> OtelContext:
         raise RuntimeError("the propagator broke")
 
