@@ -19,7 +19,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
-from _sdk_audits import AUDITS
+from _sdk_audits import AUDITS, created_ids
 from CrashLibrary import _PROVIDERS, API_KEY, REPLY, CrashLibrary
 
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
@@ -110,11 +110,11 @@ class SoakLibrary(CrashLibrary):
             self._answers_complete(name, group, requests)
         self._created_once(groups, requests)
 
-    def _arm_creates(self, rng: random.Random) -> None:
-        """Now and then the next create fails with an unknown outcome (a 500 before it commits, or its answer dropped
-        after it did); the creates after it answer late, so that creates are in flight while others reconcile.
-        (The emulator queues after-commit faults in order.)"""
-        create = _PROVIDERS[self._provider].fault_prefix + "batches.create"
+    def _arm_creates(self, rng: random.Random, provider: str | None = None) -> None:
+        """Now and then the next create (of `provider`'s API, by default the suite's) fails with an unknown outcome
+        (a 500 before it commits, or its answer dropped after it did); the creates after it answer late, so that
+        creates are in flight while others reconcile. (The emulator queues after-commit faults in order.)"""
+        create = _PROVIDERS[provider or self._provider].fault_prefix + "batches.create"
         draw = rng.random()
         if draw < 0.35:
             self.arm_fault(create, "status", times=1, status=500)
@@ -146,11 +146,11 @@ class SoakLibrary(CrashLibrary):
         """Through the provider's official SDK (`_sdk_audits.py`): every batch listed, every one waited for, every
         result read; each custom id of every group in exactly one batch's results. Then the emulator's own count
         agrees."""
-        batches, created_ids = AUDITS[self._provider](self._require_base_url(), API_KEY, _END_TIMEOUT)
+        batches = AUDITS[self._provider](self._require_base_url(), API_KEY, _END_TIMEOUT)
         seen: Counter[str] = Counter()
-        for custom_id, times in created_ids.items():
+        for custom_id, times in created_ids(batches).items():
             seen[key_of(custom_id)] += times
-        self._totals.batches += batches
+        self._totals.batches += len(batches)
         expected = {f"{group}-{i}" for group in groups for i in range(1, requests + 1)}
         self._totals.requests += len(expected)
         twice = {custom_id: n for custom_id, n in seen.items() if n > 1}
