@@ -110,10 +110,13 @@ class SoakLibrary(CrashLibrary):
             self._answers_complete(name, group, requests)
         self._created_once(groups, requests)
 
-    def _arm_creates(self, rng: random.Random, provider: str | None = None) -> None:
+    def _arm_creates(
+        self, rng: random.Random, provider: str | None = None, delays: tuple[float, float] = (0.1, 0.8)
+    ) -> None:
         """Now and then the next create (of `provider`'s API, by default the suite's) fails with an unknown outcome
-        (a 500 before it commits, or its answer dropped after it did); the creates after it answer late, so that
-        creates are in flight while others reconcile. (The emulator queues after-commit faults in order.)"""
+        (a 500 before it commits, or its answer dropped after it did); the creates after it answer late (`delays`:
+        the range of seconds drawn), so that creates are in flight while others reconcile. (The emulator queues
+        after-commit faults in order.)"""
         create = _PROVIDERS[provider or self._provider].fault_prefix + "batches.create"
         draw = rng.random()
         if draw < 0.35:
@@ -122,7 +125,7 @@ class SoakLibrary(CrashLibrary):
         elif draw < 0.6:
             self.arm_fault(create, "drop_after_commit", times=1)
             self._totals.unknown_creates += 1
-        self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(0.1, 0.8), 2), times=12)
+        self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(*delays), 2), times=12)
 
     def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
         self._totals.clients += 1
