@@ -268,7 +268,7 @@ def soak(session: nox.Session) -> None:
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
-        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:4 hours",
+        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:8 hours",
         *session.posargs, "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
     )  # fmt: skip
 

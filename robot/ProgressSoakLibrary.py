@@ -25,7 +25,7 @@ from _custom_ids import key_of, keys_created
 from _progress import KINDS, Kill, Stats, Watch, draw_plan, stored_results, tally
 from _sdk_audits import AUDITS, created_ids
 from CrashLibrary import _PROVIDERS, API_KEY, _answers, _few, _natural
-from SoakLibrary import SoakLibrary
+from SoakLibrary import SoakLibrary, Totals
 
 # Seconds a client may take before it counts as a hang (its batches take about a second each; a loaded machine
 # takes 10 to 20 s to start a client of two providers' SDKs).
@@ -39,23 +39,15 @@ recognised, and the soak would go on killing at other moments only."""
 
 
 @dataclass
-class _Totals:
-    rounds: int = 0
+class _Totals(Totals):
+    """The random-kill soak's, and what kills timed by progress and two providers add."""
+
     lives: int = 0
-    clients: int = 0
-    kills: int = 0
     outran: int = 0
     left_ended: int = 0
     """Kills that left a batch ended with every result stored, not said collected (the `after-results` shape)."""
-    batches: int = 0
-    requests: int = 0
-    unknown_creates: int = 0
-    double_creates: int = 0
     wrong_provider: int = 0
-    lost_answers: int = 0
-    hangs: int = 0
-    seconds: float = 0.0
-    by_kind: list[Kill] = field(default_factory=list[Kill])
+    planned: list[Kill] = field(default_factory=list[Kill])
 
 
 @dataclass(frozen=True)
@@ -98,7 +90,8 @@ class ProgressSoakLibrary(SoakLibrary):
 
     def __init__(self) -> None:
         super().__init__()
-        self._progress = _Totals()
+        self._progress = self._totals = _Totals()
+        """The run's totals: also the random-kill soak's `_totals`, which its helpers count into."""
 
     @keyword("Run Progress Soak")
     def run_progress_soak(
@@ -119,7 +112,7 @@ class ProgressSoakLibrary(SoakLibrary):
         for provider in names:
             self.use_provider(provider)  # (checks the name)
         variant = f"{providers}:{processes}:{store}"
-        totals = self._progress = _Totals()
+        totals = self._progress = self._totals = _Totals()
         started = time.monotonic()
         for number in range(int(first_round), int(first_round) + int(rounds)):
             self.reset_emulator()
@@ -128,6 +121,7 @@ class ProgressSoakLibrary(SoakLibrary):
             try:
                 self._round(rng, number, names, int(processes), store, kills)
             except AssertionError as exc:
+                totals.failures.append(f"round {number}: {exc}")
                 self.log_diagnostics()
                 raise AssertionError(
                     f"Progress soak round {number} (seed {seed!r}, {variant}) failed; replay it with"
@@ -135,12 +129,13 @@ class ProgressSoakLibrary(SoakLibrary):
                     f"Its kills: {_report(kills)}"
                 ) from None
             finally:
-                totals.by_kind.extend(kills)
+                totals.planned.extend(kills)
                 self.stop_clients()
             totals.rounds += 1
         totals.seconds = time.monotonic() - started
-        counts = tally(totals.by_kind)
-        summary = {k: v for k, v in vars(totals).items() if k != "by_kind"} | {"kills by kind": counts}
+        counts = tally(totals.planned)
+        summary = {k: v for k, v in vars(totals).items() if k not in ("planned", "failures")}
+        summary["planned kills"] = counts
         logger.info(f"Progress soak of {rounds} round(s), seed {seed!r}, {variant}: {summary}", also_console=True)
         never = [k for k in KINDS if sum(counts[k].values()) >= _NEVER_LANDED and not counts[k]["landed"]]
         if never:
@@ -166,9 +161,8 @@ class ProgressSoakLibrary(SoakLibrary):
             lives=rng.choice((1, 1, 2) if hosts else (1, 1, 2, 3)),  # a life of three hosts costs three
         )
         ledger = self._database() if hosts else self.new_ledger()
-        slow = rng.random() < 0.5
-        for provider in providers:
-            if slow:
+        if rng.random() < 0.5:  # half the rounds stream results slowly, as the random-kill soak's
+            for provider in providers:
                 self.arm_fault(_PROVIDERS[provider].results_route, "slow", seconds=0.002)
         lives = round_.lives
         for life in range(1, lives + 1):
@@ -185,7 +179,7 @@ class ProgressSoakLibrary(SoakLibrary):
             kills.extend(landed)
             killed = {k.client for k in landed if k.outcome != "outran"}
             for name in names:
-                code = self._wait_or_hang(name)
+                code = self._wait_or_hang(name, _FINISH_TIMEOUT)
                 if name not in killed and code != 0:
                     self.client_should_have_succeeded(name)  # nobody killed it: it must have answered every call
             totals.lives += 1
@@ -197,7 +191,7 @@ class ProgressSoakLibrary(SoakLibrary):
             self._arm_creates(rng, provider)
         finishers = self._start_all(round_, ledger, hosts, f"{prefix}-finish", lives)
         for name in finishers:
-            self._wait_or_hang(name)
+            self._wait_or_hang(name, _FINISH_TIMEOUT)
         # What the APIs hold first: a call that failed because its request went to another provider is said so.
         held = self._audit(round_)
         for name, group in zip(finishers, round_.groups, strict=True):
@@ -313,21 +307,12 @@ class ProgressSoakLibrary(SoakLibrary):
             self._progress.lost_answers += len(missing)
             raise AssertionError(f"The answers of {name} are not right: " + "; ".join(problems))
 
-    def _wait_or_hang(self, name: str) -> int:
-        try:
-            return self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
-        except AssertionError:
-            self._progress.hangs += 1
-            raise
-
     def _arm_creates(
         self, rng: random.Random, provider: str | None = None, delays: tuple[float, float] = (0.3, 1.2)
     ) -> None:
         """As the random-kill soak's, with the creates answered 0.3 to 1.2 s after they commit: long enough for a
         loaded machine's test process to see the commit, and the ledger without its id, before it kills."""
-        before = self._totals.unknown_creates
         super()._arm_creates(rng, provider, delays)
-        self._progress.unknown_creates += self._totals.unknown_creates - before
 
 
 def _report(kills: list[Kill]) -> str:

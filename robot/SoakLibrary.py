@@ -28,7 +28,7 @@ _END_TIMEOUT = 60.0
 
 
 @dataclass
-class _Totals:
+class Totals:
     rounds: int = 0
     kills: int = 0
     clients: int = 0
@@ -48,7 +48,7 @@ class SoakLibrary(CrashLibrary):
 
     def __init__(self) -> None:
         super().__init__()
-        self._totals = _Totals()
+        self._totals = Totals()
 
     @keyword("Run Soak")
     def run_soak(
@@ -58,7 +58,7 @@ class SoakLibrary(CrashLibrary):
         at once (each with keys of its own, in batches of the same size as the others'); fails at the first round that
         double-created a request, lost an answer or hung, naming the seed and round that replay it."""
         self.use_provider(provider)
-        totals = self._totals = _Totals()
+        totals = self._totals = Totals()
         started = time.monotonic()
         for number in range(int(first_round), int(first_round) + int(rounds)):
             self.reset_emulator()
@@ -131,9 +131,9 @@ class SoakLibrary(CrashLibrary):
         self._totals.clients += 1
         return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=5.0)
 
-    def _wait_or_hang(self, name: str) -> int:
+    def _wait_or_hang(self, name: str, timeout: float = _FINISH_TIMEOUT) -> int:
         try:
-            return self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
+            return self.wait_for_client(name, timeout=timeout)
         except AssertionError:
             self._totals.hangs += 1
             raise
@@ -169,4 +169,4 @@ class SoakLibrary(CrashLibrary):
             raise AssertionError(f"the emulator's created_custom_ids disagree: {created}")
 
 
-__all__ = ["REPLY", "SoakLibrary"]
+__all__ = ["REPLY", "SoakLibrary", "Totals"]

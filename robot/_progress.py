@@ -14,7 +14,6 @@ import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -140,7 +139,7 @@ class Watch:
         pending = [c for c in self._clients if c.plan is not None]
         try:
             while pending and time.monotonic() < deadline:
-                lines = self._ledger.lines() if self._ledger_needed(pending) else None
+                lines = self._read() if self._ledger_needed(pending) else None
                 if lines is not None:
                     self._note_owners(lines)
                 for client in list(pending):
@@ -156,11 +155,17 @@ class Watch:
     # -------------------------------------------------------------------------------------------- the moments
 
     def _ledger_needed(self, pending: list[_Client]) -> bool:
-        """Whether the ledger must be read: a plan waits on it, and it is there to read (opened once the emulator
-        holds a batch, so that this process never makes a ledger the clients would find made)."""
-        if all(c.plan is not None and c.plan.kind == "random" for c in pending):
-            return False
-        return self._ledger.opened or self._emulator_holds_batches()
+        """Whether a plan waits on the ledger."""
+        return not all(c.plan is not None and c.plan.kind == "random" for c in pending)
+
+    def _read(self, *, now: bool = False) -> list[BatchLine] | None:
+        """Every batch of the ledger, with its stored results; None while the ledger may not be whole. It is opened
+        once the emulator holds a batch of the round (a client has made the ledger, its schema and an intent, before
+        it creates a batch): this process never makes a ledger, nor opens one a client is making. `now`: the
+        emulator asked whatever the time since it was last asked."""
+        if not self._ledger.opened and not self._emulator_holds_batches(now=now):
+            return None
+        return self._ledger.lines()
 
     def _step(self, client: _Client, lines: list[BatchLine] | None) -> bool:
         """Kill `client` if its moment has come; True once its plan is settled (fired, or outrun)."""
@@ -204,7 +209,7 @@ class Watch:
         if not any(_in_flight(line) for line in mine):
             return None
         created = self._created_ids()
-        lines = self._ledger.lines() or []
+        lines = self._read() or []
         self._note_owners(lines)
         for line in lines:
             if _in_flight(line) and self._owners.get(line.batch.id) is client:
@@ -223,7 +228,7 @@ class Watch:
         if code != -signal.SIGKILL:
             client.fired = Kill(client.name, client.plan, "outran", f"it exited with code {code} first", seconds)
             return
-        lines = self._ledger.lines() or []
+        lines = self._read(now=True) or []
         self._note_owners(lines)  # a dead client's batches keep its owner: a client killed at random is known by them
         outcome, text, left_ended = where({line.batch.id: line for line in lines})
         client.fired = Kill(client.name, client.plan, outcome, text, seconds, left_ended)
@@ -273,9 +278,9 @@ class Watch:
             if client is not None:
                 self._owners[line.batch.id] = client
 
-    def _emulator_holds_batches(self) -> bool:
-        """Whether the emulator holds a batch of this round, read at most every `_STATS_SECONDS`."""
-        if time.monotonic() - self._holds_at < _STATS_SECONDS:
+    def _emulator_holds_batches(self, *, now: bool = False) -> bool:
+        """Whether the emulator holds a batch of this round, read at most every `_STATS_SECONDS` (unless `now`)."""
+        if not now and time.monotonic() - self._holds_at < _STATS_SECONDS:
             return False
         self._holds_at = time.monotonic()
         stats = self._emulator_stats()
@@ -297,8 +302,7 @@ class Watch:
 
 
 class _LedgerReader:
-    """The round's ledger, opened read-only in this process on first need (a SQLite file once its WAL is there, so
-    that this process never opens it while a client is making it)."""
+    """The round's ledger, opened read-only in this process on first need, through its store's own interface."""
 
     def __init__(self, location: str) -> None:
         self._location = location
@@ -309,12 +313,9 @@ class _LedgerReader:
     def opened(self) -> bool:
         return self._store is not None
 
-    def lines(self) -> list[BatchLine] | None:
-        """Every batch and how many of its results are stored; None while there is no ledger to read."""
-        store = self._open()
-        if store is None:
-            return None
-        lines, _ = store.views.batch_page(limit=100_000)
+    def lines(self) -> list[BatchLine]:
+        """Every batch and how many of its results are stored."""
+        lines, _ = self._open().views.batch_page(limit=100_000)
         return lines
 
     def members(self, batch_id: str) -> set[str]:
@@ -329,11 +330,8 @@ class _LedgerReader:
         if store is not None:
             store.close()
 
-    def _open(self) -> LedgerStore | None:
+    def _open(self) -> LedgerStore:
         if self._store is None:
-            sqlite = not self._location.startswith("postgresql://")
-            if sqlite and not Path(self._location + "-wal").exists():
-                return None
             self._store = open_ledger(self._location, read_only=True, own=True)
         return self._store
 
@@ -352,10 +350,10 @@ def _in_flight(line: BatchLine) -> bool:
 
 
 def stored_results(location: str) -> dict[str, int]:
-    """How many results of each batch the ledger holds (none while there is no ledger): a life's baseline."""
+    """How many results of each batch the ledger holds: a life's baseline (read once a batch was created)."""
     reader = _LedgerReader(location)
     try:
-        return {line.batch.id: line.results for line in reader.lines() or []}
+        return {line.batch.id: line.results for line in reader.lines()}
     finally:
         reader.close()
 
