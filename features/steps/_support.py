@@ -204,6 +204,20 @@ class World:
         assert self.actor is not None, "no actor was set up"
         return self.actor
 
+    def serve_emulator(self, emulator: Emulator | None = None, *, processing_seconds: float = 0.0) -> str:
+        """`emulator` (by default a new one on the scenario's clock, whose batches take `processing_seconds`) on a
+        loopback socket until the scenario ends, as `w.emulator`; its URL, also kept as `witnessed["server url"]`
+        (`lowtide collect` and `cancel`, and actors that build their own clients, reach it by it)."""
+        from lowtide.emulator import Emulator
+        from lowtide.emulator.server import serve_in_thread
+
+        self.emulator = emulator or Emulator(clock=self.clock, processing_seconds=processing_seconds)
+        serving = serve_in_thread(self.emulator)
+        server = serving.__enter__()
+        self.cleanups.append(lambda: serving.__exit__(None, None, None))
+        self.witnessed["server url"] = [server.url]
+        return server.url
+
     def add_actor(self, settings: Mapping[str, Any], **kwargs: Any) -> Actor:
         options: dict[str, Any] = {"clock": self.clock, "registry": self.registry}
         if self.client is not None:
@@ -588,9 +602,12 @@ def new_program_actor(w: World, name: str) -> Actor:
 
 
 async def checked_models(actors: Iterable[Actor]) -> None:
-    """The pre-send checks of each actor's model and settings (which ask the API's models endpoint once per model)."""
+    """Each actor made ready as in a process that has called before: its provider built (`Actor.ready`: the first
+    time in a worker thread, real time that a scenario's manual clock does not count, so that one actor's first call
+    could claim after another's window closed), then the pre-send checks of its model and settings (which ask the
+    API's models endpoint once per model)."""
     for actor in actors:
-        await actor.provider().preflight(actor.request("-"))
+        await (await actor.ready()).preflight(actor.request("-"))
 
 
 def first_prompt(params: Mapping[str, Any]) -> str:

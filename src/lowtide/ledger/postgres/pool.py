@@ -41,7 +41,18 @@ def ledger_errors(url: str, doing: str) -> Generator[None]:
         yield
     except (Error, PoolTimeout, OSError) as exc:
         detail = scrub(str(exc).strip() or type(exc).__name__, url)
-        raise LedgerError(f"The PostgreSQL ledger at {redacted(url)} could not {doing}: {detail}") from None
+        advice = _REBUILD.format(url=redacted(url)) if getattr(exc, "sqlstate", None) in _DAMAGE else ""
+        raise LedgerError(f"The PostgreSQL ledger at {redacted(url)} could not {doing}: {detail}{advice}") from None
+
+
+_DAMAGE = frozenset({"XX001", "XX002", "42P01"})
+"""What says the ledger's data is damaged (`data_corrupted`, `index_corrupted`) or its tables gone from under it
+(`undefined_table`: dropped while a program ran)."""
+_REBUILD = (
+    ". Its tables are damaged or gone: do not start a new ledger and run your programs again (a new ledger has an"
+    " identity of its own, so it would send, and pay for, again every request this one had sent); rebuild it from"
+    " the providers' APIs instead: lowtide ledger rebuild --ledger {url} --actors ACTOR_FILE."
+)
 
 
 def need_psycopg() -> None:
