@@ -33,6 +33,9 @@ _FINISH_TIMEOUT = 180.0
 _END_TIMEOUT = 60.0
 _HOST_LEASE = 3.0
 """The hosts' lease: how long the others leave a killed host's batches before they take them over."""
+_DEFAULT_ROUNDS = {"sqlite": 2, "postgres": 1}
+"""The rounds of a run not given ROUNDS (the `robot` and `postgres` sessions'): each test about 2 minutes on a loaded
+2-core machine (1 min 43 s for two rounds of one process; one round of three hosts takes 70 s, two 2 min 32 s)."""
 _NEVER_LANDED = 4
 """A kind of kill drawn this many times in a run without landing once fails the run: its moment is no longer
 recognised, and the soak would go on killing at other moments only."""
@@ -96,7 +99,7 @@ class ProgressSoakLibrary(SoakLibrary):
     @keyword("Run Progress Soak")
     def run_progress_soak(
         self,
-        rounds: int,
+        rounds: int | None,
         seed: str,
         first_round: int = 1,
         providers: str = "anthropic,mistral",
@@ -107,14 +110,16 @@ class ProgressSoakLibrary(SoakLibrary):
         `providers`) on one ledger: a SQLite file, or (`store=postgres`) a PostgreSQL database, where each client is
         a host of its own and the hosts share keys. Fails at the first round that double-created a request, created
         one at the wrong provider, lost an answer, hung or left a batch outstanding, naming the seed and round that
-        replay it; and if a kind of kill never landed in the whole run (drawn at least `_NEVER_LANDED` times)."""
+        replay it; and if a kind of kill never landed in the whole run (drawn at least `_NEVER_LANDED` times).
+        `rounds` None: `_DEFAULT_ROUNDS` of `store`'s (a round of three hosts costs about twice one process's)."""
+        rounds = _DEFAULT_ROUNDS[store] if rounds is None else int(rounds)
         names = providers.split(",")
         for provider in names:
             self.use_provider(provider)  # (checks the name)
         variant = f"{providers}:{processes}:{store}"
         totals = self._progress = self._totals = _Totals()
         started = time.monotonic()
-        for number in range(int(first_round), int(first_round) + int(rounds)):
+        for number in range(int(first_round), int(first_round) + rounds):
             self.reset_emulator()
             rng = random.Random(f"{seed}:{number}:{variant}")
             kills: list[Kill] = []
