@@ -126,13 +126,8 @@ class ProgressSoakLibrary(SoakLibrary):
             try:
                 self._round(rng, number, names, int(processes), store, kills)
             except AssertionError as exc:
-                totals.failures.append(f"round {number}: {exc}")
-                self.log_diagnostics()
-                raise AssertionError(
-                    f"Progress soak round {number} (seed {seed!r}, {variant}) failed; replay it with"
-                    f" --variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}\n"
-                    f"Its kills: {_report(kills)}"
-                ) from None
+                more = f"\nIts kills: {_report(kills)}"
+                raise self._failed("Progress soak", number, seed, variant, exc, more) from None
             finally:
                 totals.planned.extend(kills)
                 self.stop_clients()

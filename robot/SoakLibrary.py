@@ -66,12 +66,7 @@ class SoakLibrary(CrashLibrary):
             try:
                 self._round(rng, f"s{number}", int(processes))
             except AssertionError as exc:
-                totals.failures.append(f"round {number}: {exc}")
-                self.log_diagnostics()
-                raise AssertionError(
-                    f"Soak round {number} (seed {seed!r}, {processes} process(es), {provider}) failed; replay it"
-                    f" with --variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}"
-                ) from None
+                raise self._failed("Soak", number, seed, f"{processes} process(es), {provider}", exc) from None
             finally:
                 self.stop_clients()
             totals.rounds += 1
@@ -109,6 +104,18 @@ class SoakLibrary(CrashLibrary):
         for name, group in zip(finishers, groups, strict=True):
             self._answers_complete(name, group, requests)
         self._created_once(groups, requests)
+
+    def _failed(
+        self, soak: str, number: int, seed: str, variant: str, exc: AssertionError, more: str = ""
+    ) -> AssertionError:
+        """Round `number` of a soak failed: counted, diagnosed, and the error that says so, naming the seed and round
+        that replay it, then `more`."""
+        self._totals.failures.append(f"round {number}: {exc}")
+        self.log_diagnostics()
+        return AssertionError(
+            f"{soak} round {number} (seed {seed!r}, {variant}) failed; replay it with --variable SEED:{seed}"
+            f" --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}{more}"
+        )
 
     def _arm_creates(
         self, rng: random.Random, provider: str | None = None, delays: tuple[float, float] = (0.1, 0.8)
