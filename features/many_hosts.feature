@@ -110,14 +110,14 @@ Feature: Many hosts, one PostgreSQL ledger
   Scenario: Calls another host gathered are looked at no more once their callers gave them up
     # Host "host-a" gathers host "host-b"'s calls and writes its intent 6 seconds later. Host "host-b"'s intent finds
     # them pending in host "host-a"'s hands and looks at them again, soon at first, then less and less often; its
-    # callers give them up after 2 seconds: from then on their states are not looked at again (nothing waits on
-    # them), and host "host-a"'s batch still holds each request once.
+    # callers give them up after 2 seconds (and not before it looked once): from then on their states are not looked
+    # at again (nothing waits on them), and host "host-a"'s batch still holds each request once.
     Given an emulated API on a socket, whose batches take 1 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 0.2 seconds
     And host "host-b" runs an actor on the scenario's PostgreSQL ledger, gathering calls for 1 seconds
     And the first host to gather waits until "h-1" to "h-5" are claimed and writes its intent 6 seconds later; the other gathers nothing
     And the hosts' reads of requests' records and states are counted
-    When host "host-a" asks for the keys "g-1" to "g-5" while host "host-b" asks for "h-1" to "h-5", giving them up after 2 seconds
+    When host "host-a" asks for the keys "g-1" to "g-5" while host "host-b" asks for "h-1" to "h-5", giving them up after 2 seconds, once their states have been looked at
     Then host "host-a" got the emulated replies for its 5 keys, the other host none
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts

@@ -43,6 +43,8 @@ class Context(StepContext, Protocol):
     many_hosts: Hosts
     many_hosts_gave_up_at: float
     """When (monotonic) a host's callers had all given their calls up."""
+    many_hosts_states_asked: list[tuple[float, str]]
+    """When each counted read of a state began, and its key (many_hosts_gathered_steps.py)."""
     many_hosts_holder: PostgresLedger
     many_hosts_late: list[asyncio.Future[None]]
     many_hosts_listeners: list[threading.Thread]
@@ -175,7 +177,7 @@ def step_both_at_once(
 
 @when(
     'host "{first}" asks for the keys "{a_low}" to "{a_high}" while host "{second}" asks for "{b_low}" to "{b_high}",'
-    " giving them up after {seconds:g} seconds"
+    " giving them up after {seconds:g} seconds, once their states have been looked at"
 )
 def step_both_one_gives_up(
     context: Context, first: str, a_low: str, a_high: str, second: str, b_low: str, b_high: str, seconds: float
@@ -192,6 +194,14 @@ def step_both_one_gives_up(
             state.prompts[key] = f"Question {key}"
             calls.append(asyncio.ensure_future(actor.run(f"Question {key}", key=key)))
         await asyncio.sleep(seconds)
+        # Not before host "second" looked at them once: on a loaded machine its first look (its gathering's end, its
+        # intent finding them in the other host's hands) can come later than `seconds`, and the scenario would then
+        # check nothing about the looks after the callers gave up.
+        looked_at = set(_keys(b_low, b_high))
+        for _ in range(1200):
+            if any(key in looked_at for _, key in context.many_hosts_states_asked):
+                break
+            await asyncio.sleep(0.05)
         for call in calls:  # each caller gives its call up: cancelled, as a caller's timeout would
             call.cancel()
         given_up = await asyncio.gather(*calls, return_exceptions=True)
