@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -15,10 +16,11 @@ from step_context import given, then, when
 from lowtide import ActorError, ActorRequest, ActorResponse, BatchRequestErrored
 from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import BatchCodec
-from lowtide.providers.groq.batch_codec import GroqBatchCodec
+from lowtide.providers.groq.dialect import GROQ
+from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 from lowtide.providers.together.batch_codec import TogetherBatchCodec
 
-_CODECS: dict[str, type[BatchCodec]] = {"Groq": GroqBatchCodec, "Together": TogetherBatchCodec}
+_CODECS: dict[str, Callable[[], BatchCodec]] = {"Groq": lambda: ChatBatchCodec(GROQ), "Together": TogetherBatchCodec}
 
 
 class Context(StepContext, Protocol):

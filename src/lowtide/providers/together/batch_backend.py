@@ -42,9 +42,9 @@ from lowtide.providers import (
     read_files,
     retrying,
 )
-from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.input_files import InputFiles
+from lowtide.providers.openai_compatible.chat import CHAT_URL
 from lowtide.providers.together.batch_codec import TogetherBatchCodec
 from lowtide.providers.together.errors import translate_errors
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from lowtide import ActorRequest
 from lowtide.providers import BatchLimits, ResultLine, Settled
-from lowtide.providers.groq.chat import CHAT_URL, chat_line_outcome
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
+from lowtide.providers.openai_compatible.chat import CHAT_URL, chat_line_outcome
 from lowtide.providers.together.options import PROVIDER_NAME
 from lowtide.providers.together.requests import TOGETHER, encode_request
 from lowtide.providers.together.rules import USAGE

@@ -1,6 +1,6 @@
 """The together SDK's exceptions as lowtide's `ActorError`s (one context manager): an SDK generated as OpenAI's is,
-read as Groq's is (`lowtide.providers.groq.stainless.stainless_errors`, which imports no SDK: a Together process does
-not load the groq SDK)."""
+read by the OpenAI-compatible base (`openai_compatible.stainless.stainless_errors`, which imports no SDK: a
+Together process does not load the groq SDK)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from contextlib import AbstractContextManager
 import together
 
 from lowtide.providers import translating
-from lowtide.providers.groq.stainless import stainless_errors
+from lowtide.providers.openai_compatible.stainless import stainless_errors
 
 __all__ = ["SDK_ERRORS", "translate_errors"]
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
-from lowtide.providers.groq.chat import chat_response
+from lowtide.providers.openai_compatible.chat import chat_response
 from lowtide.providers.together.checks import check_model, input_limits, preflight
 from lowtide.providers.together.client import build_client
 from lowtide.providers.together.errors import translate_errors

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lowtide import ConfigurationError
 from lowtide.providers import Parameters
-from lowtide.providers.groq.parameters import check_stop_sequences
+from lowtide.providers.openai_compatible.dialect import check_stop_sequences
 from lowtide.providers.together.options import TogetherOptions, options_of
 
 __all__ = ["check_parameters"]

@@ -3,15 +3,16 @@ line. Pure; what Together would refuse raises `ConfigurationError` naming the fi
 
 from __future__ import annotations
 
-from lowtide.providers.groq.chat import ChatDialect, chat_body
-from lowtide.providers.together.options import PROVIDER_NAME
+from lowtide.providers.openai_compatible.chat import chat_body
+from lowtide.providers.openai_compatible.dialect import Dialect
+from lowtide.providers.together.options import PROVIDER_NAME, TogetherOptions
 from lowtide.providers.together.parameters import check_parameters
 from lowtide.providers.together.rules import USAGE
 from lowtide.types import ActorRequest
 
 __all__ = ["TOGETHER", "encode_request"]
 
-TOGETHER = ChatDialect(name=PROVIDER_NAME, owner="Together AI", usage=USAGE)
+TOGETHER = Dialect(name=PROVIDER_NAME, owner="Together", api_owner="Together AI", usage=USAGE, options=TogetherOptions)
 
 
 def encode_request(request: ActorRequest) -> dict[str, object]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lowtide import Usage
 from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape
-from lowtide.providers.groq.rules import chat_usage_fields, chat_usage_from_neutral
+from lowtide.providers.openai_compatible.usage import chat_usage_fields, chat_usage_from_neutral
 
 __all__ = ["CONTENT", "USAGE"]
 
