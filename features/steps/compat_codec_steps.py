@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -18,9 +17,9 @@ from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import BatchCodec
 from lowtide.providers.groq.dialect import GROQ
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
-from lowtide.providers.together.batch_codec import TogetherBatchCodec
+from lowtide.providers.together.dialect import TOGETHER
 
-_CODECS: dict[str, Callable[[], BatchCodec]] = {"Groq": lambda: ChatBatchCodec(GROQ), "Together": TogetherBatchCodec}
+_DIALECTS = {"Groq": GROQ, "Together": TOGETHER}
 
 
 class Context(StepContext, Protocol):
@@ -37,7 +36,7 @@ def _dig(value: Any, dotted: str) -> Any:
 
 @given("the {provider:w} batch codec")
 def step_codec(context: Context, provider: str) -> None:
-    context.codec = _CODECS[provider]()
+    context.codec = ChatBatchCodec(_DIALECTS[provider])
 
 
 @when('it encodes a request for "{model}" with the system prompt "{system}" and the settings:')
