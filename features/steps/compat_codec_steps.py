@@ -15,10 +15,11 @@ from step_context import given, then, when
 from lowtide import ActorError, ActorRequest, ActorResponse, BatchRequestErrored
 from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import BatchCodec
-from lowtide.providers.groq.batch_codec import GroqBatchCodec
-from lowtide.providers.together.batch_codec import TogetherBatchCodec
+from lowtide.providers.groq.dialect import GROQ
+from lowtide.providers.openai_compatible.batch import ChatBatchCodec
+from lowtide.providers.together.dialect import TOGETHER
 
-_CODECS: dict[str, type[BatchCodec]] = {"Groq": GroqBatchCodec, "Together": TogetherBatchCodec}
+_DIALECTS = {"Groq": GROQ, "Together": TOGETHER}
 
 
 class Context(StepContext, Protocol):
@@ -35,7 +36,7 @@ def _dig(value: Any, dotted: str) -> Any:
 
 @given("the {provider:w} batch codec")
 def step_codec(context: Context, provider: str) -> None:
-    context.codec = _CODECS[provider]()
+    context.codec = ChatBatchCodec(_DIALECTS[provider])
 
 
 @when('it encodes a request for "{model}" with the system prompt "{system}" and the settings:')

@@ -1,7 +1,7 @@
 """The exceptions of any SDK generated as OpenAI's is (Stainless: groq, together) as `translating` reads them, without
-importing any such SDK: each provider's `errors.py` names its own SDK's classes (`stainless_errors`), so that
-Together's provider, which reads its errors as Groq's, does not import the groq SDK (49 modules: 0.02 s of CPU on
-first use with bytecode cached).
+importing any such SDK: each dialect's `sdk.py` names its own SDK's classes (`stainless_errors`), so that Together's
+provider, which reads its errors as Groq's, does not import the groq SDK (49 modules: 0.02 s of CPU on first use
+with bytecode cached).
 
 Such an SDK raises an `APIStatusError` holding the response and the JSON error body (`{"error": {"message", "type",
 "code"}}`) and an `APIConnectionError` with a timeout subclass, over httpx."""

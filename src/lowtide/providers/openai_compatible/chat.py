@@ -4,18 +4,18 @@ reused as it is), an answer body as an `ActorResponse` stamped with the provider
 and a batch output or error line as its request's outcome. Pure: no client, no key.
 
 OpenAI's own answer reader (`lowtide.providers.openai.answers`) names OpenAI and prices at OpenAI's prices, so this
-one reads the same JSON for a provider given as a `ChatDialect`; it also keeps a reasoning model's `reasoning` field
+one reads the same JSON for a provider given as a `Dialect`; it also keeps a reasoning model's `reasoning` field
 (Groq's `parsed` format, Together's reasoning models) as a thinking block.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from lowtide import (
     ActorResponse,
@@ -32,7 +32,6 @@ from lowtide.providers import (
     PriceCache,
     Priced,
     Settled,
-    UsageShape,
     answer_of,
     api_error_class,
     cost_of,
@@ -42,20 +41,20 @@ from lowtide.providers import (
     response_of,
     text_alone,
 )
-from lowtide.providers.openai.chat_limits import ChatLimits
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.options import OpenAIOptions
 from lowtide.providers.openai.requests import to_chat_body
+from lowtide.providers.openai_compatible.dialect import Dialect
 from lowtide.types import ActorRequest
 
 __all__ = [
     "CHAT_URL",
-    "ChatDialect",
     "chat_answer",
     "chat_body",
     "chat_line_outcome",
     "chat_response",
     "chat_usage",
+    "encode_request",
     "errored",
     "retryable",
 ]
@@ -66,35 +65,19 @@ CHAT_URL = "/v1/chat/completions"
 _PLAIN_CHAT = OpenAIOptions(endpoint="chat_completions")
 
 
-@dataclass(frozen=True)
-class ChatDialect:
-    """Who speaks: the provider's name (stored with every answer), its name for people, and how its usage is
-    priced."""
-
-    name: str
-    owner: str
-    usage: UsageShape
-
-    @functools.cached_property
-    def limits(self) -> ChatLimits:
-        """What its Chat Completions cannot carry: no document (`file`) parts, and no Responses endpoint to turn to."""
-        return ChatLimits(
-            api=f"{self.owner}'s Chat Completions",
-            remedies={
-                "tool_result_media": "send images in a user message after the tool result",
-                "image_file_id": "send the image inline (base64) or by URL",
-                "document_url": "send the document's text instead",
-                "document": "send the document's text instead",
-                "reasoning_summary": "leave the reasoning summary out",
-            },
-            documents=False,
-        )
+def encode_request(request: ActorRequest, dialect: Dialect[BaseModel]) -> dict[str, object]:
+    """The Chat Completions body of `request` for `dialect`'s API (the same for a live call and a batch line), with
+    `top_k` where it takes it and its own settings (`provider_options.<name>`, those of `body_options`) in it; what
+    the API would refuse raises `ConfigurationError` naming the field, before sending."""
+    options = dialect.check_parameters(request)
+    own = options.model_dump(include=set(dialect.body_options))
+    return chat_body(request, {"top_k": request.top_k, **own} if dialect.takes_top_k else own, dialect)
 
 
-def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: ChatDialect) -> dict[str, object]:
+def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: Dialect[BaseModel]) -> dict[str, object]:
     """The body of `POST /v1/chat/completions` for `request`, with the provider's own `options` (those given) added;
     an extra parameter naming one of them, or what `dialect`'s API cannot carry, is refused (`ConfigurationError`)."""
-    body = to_chat_body(request, _PLAIN_CHAT, limits=dialect.limits)
+    body = to_chat_body(request, _PLAIN_CHAT, limits=dialect.chat_limits)
     for name, value in options.items():
         if value is None:
             continue
@@ -132,7 +115,7 @@ def chat_usage(raw: Mapping[str, object]) -> Usage:
 def chat_answer(
     body: Mapping[str, object],
     *,
-    dialect: ChatDialect,
+    dialect: Dialect[BaseModel],
     mode: BatchProcessingMode,
     ids: Mapping[str, str | None],
 ) -> tuple[Answer, dict[str, object]]:
@@ -172,7 +155,7 @@ _PRICES = PriceCache()
 
 
 def chat_response(
-    body: Mapping[str, object], *, dialect: ChatDialect, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+    body: Mapping[str, object], *, dialect: Dialect[BaseModel], mode: BatchProcessingMode, ids: Mapping[str, str | None]
 ) -> ActorResponse[object]:
     """A live answer's body as an `ActorResponse`."""
     answer, _ = chat_answer(body, dialect=dialect, mode=mode, ids=ids)
@@ -221,7 +204,7 @@ def _arguments(arguments: object) -> dict[str, object] | None:
 def chat_line_outcome(
     line: Mapping[str, Any],
     *,
-    dialect: ChatDialect,
+    dialect: Dialect[BaseModel],
     batch_id: str,
     request_id: str | None = None,
 ) -> tuple[Settled, dict[str, Any] | None]:

@@ -1,0 +1,60 @@
+"""`ChatProvider`: one call, one answer, through an OpenAI-compatible API's live Chat Completions with its official
+SDK; a dialect's live provider is this class naming its `Dialect` and `Sdk`."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Generic
+
+from pydantic import BaseModel
+
+from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import InputLimits, credential_of, split_for_sdk
+from lowtide.providers.openai_compatible.chat import chat_response, encode_request
+from lowtide.providers.openai_compatible.checks import input_limits, preflight
+from lowtide.providers.openai_compatible.dialect import Dialect
+from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
+from lowtide.structured import parse_response
+
+__all__ = ["ChatProvider"]
+
+
+class ChatProvider(Provider, Generic[C]):
+    """A live Chat Completions API through its async SDK client."""
+
+    mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
+    dialect: Dialect[BaseModel]
+    sdk: Sdk[C]
+
+    def __init__(self, options: ProviderOptions) -> None:
+        self._client, self._owns_client = build_client(options, self.dialect, self.sdk)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        preflight(request, self.dialect)
+        await check_model(self._client, self.sdk, self.dialect, owned=self._owns_client, request=request)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        return input_limits(request, self.dialect)
+
+    def quota_scope(self) -> str:
+        credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)
+        return f"{self.name}:{self._client.base_url}:{credential}"
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        body = encode_request(request, self.dialect)
+        completions = self._client.chat.completions
+        named, extra = split_for_sdk(body, completions.create)
+        with self.sdk.translate():
+            raw = await completions.with_raw_response.create(**named, stream=False, extra_body=extra or None)
+            answer = await raw.parse()
+        request_id = raw.headers.get("x-request-id")
+        response = chat_response(
+            answer.to_dict(mode="json"),
+            dialect=self.dialect,
+            mode=BatchProcessingMode.LIVE,
+            ids={"batch_id": None, "custom_id": request.custom_id, "request_id": request_id},
+        )
+        return response if request.response_model is None else parse_response(response, request.response_model)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()
