@@ -185,9 +185,15 @@ def robot(session: nox.Session) -> None:
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", *ordering,
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
         "--exclude", "postgres", "--exclude", "serve-client", "--exclude", "long",
-        "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
+        "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100", *_suite_clock(),
         *(session.posargs or ["robot"]),
     )  # fmt: skip
+
+
+def _suite_clock() -> list[str]:
+    """Robot's listener that writes each suite's wall and CPU seconds, when LOWTIDE_SUITE_TIMES names a folder
+    (features/support/clock.py; docs/testing.md)."""
+    return ["--listener", "robot/resources/suite_clock.py"] if os.environ.get("LOWTIDE_SUITE_TIMES") else []
 
 
 @nox.session

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from typing import Protocol
 
+from clock import Clock  # features/support: each feature's wall and CPU seconds, when LOWTIDE_SUITE_TIMES is set
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
 from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
@@ -57,6 +58,15 @@ class _Run:
         self.databases = 0
 
 
+def _session() -> str:
+    """The nox session running this behave (its JUnit folder's name), for the clock's lines."""
+    argv = sys.argv
+    return Path(argv[argv.index("--junit-directory") + 1]).name if "--junit-directory" in argv else "behave"
+
+
+CLOCK = Clock(_session())
+
+
 def before_all(context: Context) -> None:
     context.run_wide = _Run()
 
@@ -64,6 +74,15 @@ def before_all(context: Context) -> None:
 def after_all(context: Context) -> None:
     if context.run_wide.postgres is not None:
         context.run_wide.postgres.stop()
+    CLOCK.stop("(whole process)", process=True)
+
+
+def before_feature(context: Context, feature: Any) -> None:
+    CLOCK.start()
+
+
+def after_feature(context: Context, feature: Any) -> None:
+    CLOCK.stop(Path(feature.filename).name)
 
 
 def _postgres_database(context: Context, icu_locale: str | None = None) -> str:
