@@ -99,6 +99,56 @@ def types(session: nox.Session) -> None:
     session.run("pyright")
 
 
+# `nox -s quick`'s scenarios: in-process (no PostgreSQL, no browser, no Python subprocess), chosen by measured CPU
+# seconds to touch every layer (docs/testing.md says which file stands for which, and what each cost).
+QUICK_FEATURES = [
+    "features/configuration.feature",
+    "features/plain_prompts.feature",
+    "features/call_arguments.feature",
+    "features/batch_provider.feature",
+    "features/exactly_once.feature",
+    "features/memory_ledger.feature",
+    "features/ledger_identity.feature",
+    "features/cost.feature",
+    "features/named_errors.feature",
+    "features/registry.feature",
+    "features/import_cycles.feature",
+    "features/emulator_models.feature",
+    "features/bulk_inputs.feature",
+    "features/serve.feature",
+]
+
+
+@nox.session
+def quick(session: nox.Session) -> None:
+    """What a developer runs before every commit, under 3 minutes on a quiet two-core machine: ruff, pyright over
+    src/ (strict), and QUICK_FEATURES, a fast subset of the behave scenarios that touches every layer, with pyright and
+    behave side by side (a core each). Not among the default sessions: `nox` runs all of it, and more, in lint, types
+    and behave. posargs: other feature files instead of QUICK_FEATURES."""
+    # What pyright reads src/ against, as the types session: the integrations' frameworks, psycopg, every SDK.
+    session.install(
+        "-e", f".[otel,pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "ruff>=0.6"
+    )
+    _contain_ledger(session)
+    if session.run("ruff", "check", *PYTHON_PATHS) is None:
+        return  # `--install-only`: nox ran nothing, so neither is behave started
+    session.run("ruff", "format", "--check", *PYTHON_PATHS)
+    env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
+    log = Path("build/quick-behave.log").absolute()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(session.bin) / "behave"), "--format", "progress", *(session.posargs or QUICK_FEATURES)]
+    with log.open("wb") as out:
+        behave = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        session.run("pyright", "src")
+    finally:
+        failed = behave.wait() != 0
+        session.log(f"behave {' '.join(session.posargs or QUICK_FEATURES)}:")
+        print(log.read_text(errors="replace"), flush=True)
+    if failed:
+        session.error("behave failed (build/quick-behave.log)")
+
+
 @nox.session
 def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (into a folder of the session's, emptied first: `_measure`); not those
