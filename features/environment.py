@@ -27,6 +27,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,16 @@ def after_all(context: Context) -> None:
 
 def before_feature(context: Context, feature: Any) -> None:
     CLOCK.start()
+    # On the feature's layer of the context, so that every scenario of the feature sees the same ones.
+    context.feature_cleanups = ExitStack()
+    context.shared_servers = {}
 
 
 def after_feature(context: Context, feature: Any) -> None:
-    CLOCK.stop(Path(feature.filename).name)
+    try:
+        context.feature_cleanups.close()
+    finally:
+        CLOCK.stop(Path(feature.filename).name)
 
 
 def _postgres_database(context: Context, icu_locale: str | None = None) -> str:
