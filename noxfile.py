@@ -1,6 +1,8 @@
 """Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
 robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
 (`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
+`nox -s quick`, not among them, is what to run before every commit (ruff, pyright over src/, a fast subset of the
+feature files); docs/testing.md says what each session runs and where the suite's time goes.
 
 Before any session starts, what the selected sessions need from the system that pip cannot install (PostgreSQL's
 server, Chromium and its driver, node and npm, curl) is looked for, and what is missing installed with apt-get (as
