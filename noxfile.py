@@ -1,6 +1,8 @@
 """Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
 robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
 (`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
+`nox -s quick`, not among them, is what to run before every commit (ruff, pyright over src/, a fast subset of the
+feature files); docs/testing.md says what each session runs and where the suite's time goes.
 
 Before any session starts, what the selected sessions need from the system that pip cannot install (PostgreSQL's
 server, Chromium and its driver, node and npm, curl) is looked for, and what is missing installed with apt-get (as
@@ -66,9 +68,10 @@ LANGCHAIN = "langchain-core==1.7.2"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
-# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), dealt by
-# the seconds each took in a full run (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py`
-# from the JUnit results: remake it when a file's time changes much; a file it lacks is guessed from its size).
+# Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), each
+# taking the next file when free, the longest first by the seconds each took in a full run
+# (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py` from the JUnit results: remake it when
+# a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
 FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
@@ -100,6 +103,56 @@ def types(session: nox.Session) -> None:
     session.run("pyright")
 
 
+# `nox -s quick`'s scenarios: in-process (no PostgreSQL, no browser, no Python subprocess), chosen by measured CPU
+# seconds to touch every layer (docs/testing.md says which file stands for which, and what each cost).
+QUICK_FEATURES = [
+    "features/configuration.feature",
+    "features/plain_prompts.feature",
+    "features/call_arguments.feature",
+    "features/batch_provider.feature",
+    "features/exactly_once.feature",
+    "features/memory_ledger.feature",
+    "features/ledger_identity.feature",
+    "features/cost.feature",
+    "features/named_errors.feature",
+    "features/registry.feature",
+    "features/import_cycles.feature",
+    "features/emulator_models.feature",
+    "features/bulk_inputs.feature",
+    "features/serve.feature",
+]
+
+
+@nox.session
+def quick(session: nox.Session) -> None:
+    """What a developer runs before every commit, under 3 minutes on a quiet two-core machine: ruff, pyright over
+    src/ (strict), and QUICK_FEATURES, a fast subset of the behave scenarios that touches every layer, with pyright and
+    behave side by side (a core each). Not among the default sessions: `nox` runs all of it, and more, in lint, types
+    and behave. posargs: other feature files instead of QUICK_FEATURES."""
+    # What pyright reads src/ against, as the types session: the integrations' frameworks, psycopg, every SDK.
+    session.install(
+        "-e", f".[otel,pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "ruff>=0.6"
+    )
+    _contain_ledger(session)
+    if session.run("ruff", "check", *PYTHON_PATHS) is None:
+        return  # `--install-only`: nox ran nothing, so neither is behave started
+    session.run("ruff", "format", "--check", *PYTHON_PATHS)
+    env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
+    log = Path("build/quick-behave.log").absolute()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(session.bin) / "behave"), "--format", "progress", *(session.posargs or QUICK_FEATURES)]
+    with log.open("wb") as out:
+        behave = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        session.run("pyright", "src")
+    finally:
+        failed = behave.wait() != 0
+        session.log(f"behave {' '.join(session.posargs or QUICK_FEATURES)}:")
+        print(log.read_text(errors="replace"), flush=True)
+    if failed:
+        session.error("behave failed (build/quick-behave.log)")
+
+
 @nox.session
 def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (into a folder of the session's, emptied first: `_measure`); not those
@@ -117,53 +170,50 @@ def behave(session: nox.Session) -> None:
 
 
 def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
-    """Every top-level feature file, dealt to BEHAVE_PROCESSES behave processes (the longest first, each to the
-    process with the least so far: `_deal`), each with a ledger of its own for tests that forget to choose one; their
+    """Every top-level feature file, run by BEHAVE_PROCESSES behave processes side by side, each taking the next file
+    from one queue when it has finished its last, the longest first (`_longest_first`,
+    `features/support/feature_queue.py`); each with a ledger of its own for tests that forget to choose one; their
     output shown once all have ended, and the session failed if any failed."""
-    groups = _deal(sorted(Path("features").glob("*.feature")), BEHAVE_PROCESSES)
     logs = Path("build/behave-processes").absolute()
-    logs.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    queue = logs / "queue"
+    queue.write_text("".join(f"{feature}\n" for feature in _longest_first(sorted(Path("features").glob("*.feature")))))
     running: list[tuple[int, subprocess.Popen[bytes], Path]] = []
-    for index, group in enumerate(groups):
+    for index in range(BEHAVE_PROCESSES):
         env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
         for key in [key for key, value in session.env.items() if value is None]:
             env.pop(key, None)
         env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/behave-{index}/ledger.sqlite3").absolute())
         log = logs / f"behave-{index}.log"
-        command = [str(Path(session.bin) / "coverage"), "run", "-p", "-m", "behave", *junit, *map(str, group)]
+        taker = ["features/support/feature_queue.py", str(queue)]
+        command = [str(Path(session.bin) / "coverage"), "run", "-p", *taker, *junit]
         with log.open("wb") as out:
             running.append((index, subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env), log))
     failed = [index for index, process, _ in running if process.wait() != 0]
     for index, _, log in running:
-        session.log(f"behave process {index} ({len(groups[index])} features):")
+        session.log(f"behave process {index}:")
         print(log.read_text(errors="replace"), flush=True)
     if failed:
         session.error(f"behave failed in process {', '.join(map(str, failed))} (build/behave-processes/)")
 
 
-def _deal(features: list[Path], processes: int) -> list[list[Path]]:
-    """The feature files dealt to `processes` groups, the longest first, each to the group with the least time so far.
-    A file's time is what FEATURE_SECONDS says it took (a file it does not know: as long as that many bytes of the
-    files it knows took); dealt by size alone, one process had a third more than the others and the session waited
-    on it."""
+def _longest_first(features: list[Path]) -> list[Path]:
+    """The feature files, the longest first. A file's time is what FEATURE_SECONDS says it took (a file it does not
+    know: as long as that many bytes of the files it knows took): the longest started last would keep the session
+    waiting on it alone."""
     known: dict[str, float] = {}
     for line in FEATURE_SECONDS.read_text().splitlines() if FEATURE_SECONDS.exists() else []:
         if line.strip() and not line.startswith("#"):
-            seconds, name = line.split(maxsplit=1)
-            known[name.strip()] = float(seconds)
+            took, name = line.split(maxsplit=1)
+            known[name.strip()] = float(took)
     listed = [feature for feature in features if feature.name in known]
     per_byte = sum(known[f.name] for f in listed) / max(1, sum(f.stat().st_size for f in listed)) or 1.0
 
     def seconds(feature: Path) -> float:
         return known.get(feature.name, feature.stat().st_size * per_byte)
 
-    groups: list[list[Path]] = [[] for _ in range(processes)]
-    totals = [0.0] * processes
-    for feature in sorted(features, key=lambda feature: (-seconds(feature), feature.name)):
-        least = totals.index(min(totals))
-        groups[least].append(feature)
-        totals[least] += seconds(feature)
-    return groups
+    return sorted(features, key=lambda feature: (-seconds(feature), feature.name))
 
 
 @nox.session
@@ -186,9 +236,15 @@ def robot(session: nox.Session) -> None:
         "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", *ordering,
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
         "--exclude", "postgres", "--exclude", "serve-client", "--exclude", "long",
-        "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
+        "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100", *_suite_clock(),
         *(session.posargs or ["robot"]),
     )  # fmt: skip
+
+
+def _suite_clock() -> list[str]:
+    """Robot's listener that writes each suite's wall and CPU seconds, when LOWTIDE_SUITE_TIMES names a folder
+    (features/support/clock.py; docs/testing.md)."""
+    return ["--listener", "robot/resources/suite_clock.py"] if os.environ.get("LOWTIDE_SUITE_TIMES") else []
 
 
 @nox.session

@@ -27,6 +27,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from typing import Protocol
 
+from clock import Clock  # features/support: each feature's wall and CPU seconds, when LOWTIDE_SUITE_TIMES is set
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
 from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
@@ -57,6 +59,15 @@ class _Run:
         self.databases = 0
 
 
+def _session() -> str:
+    """The nox session running this behave (its JUnit folder's name), for the clock's lines."""
+    argv = sys.argv
+    return Path(argv[argv.index("--junit-directory") + 1]).name if "--junit-directory" in argv else "behave"
+
+
+CLOCK = Clock(_session())
+
+
 def before_all(context: Context) -> None:
     context.run_wide = _Run()
 
@@ -64,6 +75,21 @@ def before_all(context: Context) -> None:
 def after_all(context: Context) -> None:
     if context.run_wide.postgres is not None:
         context.run_wide.postgres.stop()
+    CLOCK.stop("(whole process)", process=True)
+
+
+def before_feature(context: Context, feature: Any) -> None:
+    CLOCK.start()
+    # On the feature's layer of the context, so that every scenario of the feature sees the same ones.
+    context.feature_cleanups = ExitStack()
+    context.shared_servers = {}
+
+
+def after_feature(context: Context, feature: Any) -> None:
+    try:
+        context.feature_cleanups.close()
+    finally:
+        CLOCK.stop(Path(feature.filename).name)
 
 
 def _postgres_database(context: Context, icu_locale: str | None = None) -> str:

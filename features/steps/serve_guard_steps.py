@@ -11,20 +11,18 @@ import os
 import socket
 import time
 from collections.abc import Mapping
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
+from shared_servers import shared_server
 from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import ActorError
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
-from lowtide.emulator.server import serve_in_thread
-from lowtide.http.server import app_in_thread
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest
@@ -71,7 +69,6 @@ class Answer:
 class Guarded:
     emulator: Emulator
     emulator_url: str
-    stack: ExitStack
     clock: MovableClock = field(default_factory=MovableClock)
     urls: dict[str, str] = field(default_factory=dict[str, str])
     actors: list[Actor] = field(default_factory=list[Actor])
@@ -101,10 +98,10 @@ def _provider(path: str) -> str:
 
 @given('an emulator behind lowtide serve, on a socket, that also serves "{model}"')
 def guarded_emulator(context: Context, model: str) -> None:
-    stack = ExitStack()
-    context.cleanups.append(stack.close)
-    running = stack.enter_context(serve_in_thread(Emulator(processing_seconds=0, extra_models=[model])))
-    guarded = context.guarded = Guarded(emulator=running.emulator, emulator_url=running.url, stack=stack)
+    emulator = Emulator(processing_seconds=0, extra_models=[model])
+    slot = shared_server(context, "serve-guard-emulator")
+    slot.serve(context, emulator.app)
+    guarded = context.guarded = Guarded(emulator=emulator, emulator_url=slot.url)
     handler = _Records(guarded.records)
     for name in ("lowtide", "uvicorn"):
         logging.getLogger(name).addHandler(handler)
@@ -170,7 +167,8 @@ def _start(
     wires: dict[str, list[Any]] | None = None,
     **options: Any,
 ) -> None:
-    """Both actors served, each by an app of its own on a loopback socket, with `--access-log`."""
+    """Both actors served, each by an app of its own on a loopback socket, with `--access-log` (the feature's
+    servers, `shared_server`: the socket is the feature's, the app and its actors the scenario's)."""
     guarded = _guarded(context)
     os.environ[_UPSTREAM_ENV] = "sk-upstream-never-shown"
     context.cleanups.append(lambda: os.environ.pop(_UPSTREAM_ENV, None))
@@ -193,8 +191,9 @@ def _start(
         guarded.actors.append(actor)
         served = (wires or {}).get(provider)
         app = build_app(actor, served, client_keys=keys or ["key-a"], **options)
-        url, _ = guarded.stack.enter_context(app_in_thread(app, access_log=True))
-        guarded.urls[provider] = url
+        slot = shared_server(context, f"serve-guard-{provider}", access_log=True)
+        slot.serve(context, app, actor)
+        guarded.urls[provider] = slot.url
 
 
 # Bodies.

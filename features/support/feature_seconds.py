@@ -1,5 +1,6 @@
 """The seconds each top-level feature file took, read from behave's JUnit results, as `features/feature-seconds.txt`
-holds them: nox's behave session deals the files to its processes by these (`_deal` in noxfile.py).
+holds them: nox's behave session hands the files to its processes the longest first by these (`_longest_first` in
+noxfile.py).
 
     python features/support/feature_seconds.py build/test-results/behave [more ...] > features/feature-seconds.txt
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -61,6 +62,10 @@ class Context(Protocol):
     """The environment variables the scenario's isolation replaced, restored after it."""
     loop_errors: list[str]
     """What the event loop reported that nobody handled: fails the scenario (features/ only)."""
+    feature_cleanups: ExitStack
+    """Closed after the feature's last scenario: what its scenarios share (`shared_servers.py`) (features/ only)."""
+    shared_servers: dict[str, object]
+    """The feature's servers by name, made on first use: `shared_server` of features/support/shared_servers.py."""
     postgres_url: str
     """The scenario's PostgreSQL database (a schema of its own); set only for `@postgres` scenarios and, under
     `-D store=postgres`, `@stores` ones."""
