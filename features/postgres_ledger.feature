@@ -170,11 +170,15 @@ Feature: A PostgreSQL ledger, named by URL
     And neither the password nor its decoded form appears in the error or in any log record
 
   @postgres
-  Scenario: A database that cannot be reached is said without the password
-    Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw"
+  Scenario: A database that cannot be reached is said, once its outage time is over, without the password
+    # Nothing listens: as while a server restarts, the connection is refused and tried again, here for 1 second
+    # (`lowtide_outage_seconds=1` in the URL; a minute by default).
+    Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw", its outages waited out for 1 second
     And every log record of every logger is captured
     When it makes a call
-    Then the call fails with a LedgerError saying "could not be opened"
+    Then the call fails with a LedgerError saying "could not keep the live quota: its server was out of reach for"
+    And the message says "longer than the 1 s an outage is waited out" and "Connection refused"
+    And a warning said the ledger was out of reach, naming it with its password shown as ***
     And neither the password nor its decoded form appears in the error or in any log record
 
   @postgres
@@ -182,13 +186,13 @@ Feature: A PostgreSQL ledger, named by URL
     Given LOWTIDE_LEDGER is "<env>"
     When "<command>" runs without a ledger
     Then the command exits with 2
-    And on stderr, the command says the ledger "postgresql://ops:***@127.0.0.1:9/lowtide" could not be opened
+    And on stderr, the command says the ledger "postgresql://ops:***@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5" could not be opened
     And "hunter2" appears nowhere in the command's output
 
     Examples:
-      | command                                                              | env                                          |
-      | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide  | ledger.sqlite3                               |
-      | lowtide runs                                                         | postgresql://ops:hunter2@127.0.0.1:9/lowtide  |
+      | command                                                                                        | env                                                                    |
+      | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5 | ledger.sqlite3                                                         |
+      | lowtide runs                                                                                   | postgresql://ops:hunter2@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5 |
 
   Scenario Outline: Without psycopg installed, a PostgreSQL ledger is refused with how to install it, and no password
     Given psycopg is not installed

@@ -102,14 +102,17 @@ def step_wrong_password(context: Context, password: str) -> None:
     _live_actor(context, _with_password(state.url, password))
 
 
-@given('a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}"')
-def step_nothing_listens(context: Context, password: str) -> None:
+@given(
+    'a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}", its'
+    " outages waited out for {seconds:g} second"
+)
+def step_nothing_listens(context: Context, password: str, seconds: float) -> None:
     state = pg(context)
     state.password = password
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])  # closed again at once: nothing listens there
-    _live_actor(context, _with_password(state.url, password, port))
+    _live_actor(context, f"{_with_password(state.url, password, port)}&lowtide_outage_seconds={seconds:g}")
 
 
 @given("every log record of every logger is captured")
@@ -174,6 +177,19 @@ def step_redacted(context: Context) -> None:
     message = str(state.error)
     assert "postgresql://lowtide:***@127.0.0.1:" in message, message
     assert state.password not in message, message
+
+
+@then('the message says "{first}" and "{second}"')
+def step_message_says(context: Context, first: str, second: str) -> None:
+    message = str(pg(context).error)
+    assert first in message, message
+    assert second in message, message
+
+
+@then("a warning said the ledger was out of reach, naming it with its password shown as ***")
+def step_warned_out_of_reach(context: Context) -> None:
+    said = [r.getMessage() for r in pg(context).records if r.name == "lowtide.ledger" and r.levelno == logging.WARNING]
+    assert any("out of reach" in text and "postgresql://lowtide:***@127.0.0.1:" in text for text in said), said
 
 
 @then("neither the password nor its decoded form appears in the error or in any log record")
