@@ -29,7 +29,6 @@ from lowtide.ledger.postgres.steps import (
     run_async,
     run_hopeful,
     run_hopeful_async,
-    told_again,
 )
 from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.records import (
@@ -222,12 +221,7 @@ class AsyncPostgresLedger:
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]:
-        def make(again: bool) -> Op[list[PendingRequest]]:
-            return claims.take_pending(
-                scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes, again=again
-            )
-
-        op = told_again(make)
+        op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return await self._run("gather the calls of other processes", op)
 
     async def record_submitted(
@@ -278,10 +272,7 @@ class AsyncPostgresLedger:
     async def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
         vouched = self._finals.vouch(batch_id, outcomes)
 
-        def make(again: bool) -> Op[int | None]:
-            return results.record_outcomes(batch_id, outcomes, now=now, vouched=vouched, again=again)
-
-        op = told_again(make)
+        op = results.storing(batch_id, outcomes, now=now, vouched=vouched)
         stores = await self._run("store a batch's results", op)
         if vouched is not None:
             self._finals.stored(batch_id, vouched, stores)

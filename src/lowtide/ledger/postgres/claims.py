@@ -4,11 +4,11 @@ either driver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, LiteralString
 
-from lowtide.ledger.postgres.steps import CHUNK, GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks
+from lowtide.ledger.postgres.steps import CHUNK, GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks, told_again
 from lowtide.ledger.records import (
     KeyState,
     NewRequest,
@@ -24,6 +24,7 @@ __all__ = [
     "HOPED",
     "claim_new",
     "committed_usd",
+    "gathering",
     "hoped",
     "identity",
     "requests",
@@ -293,6 +294,17 @@ def take_pending(
             (owner, until, now, [t.key for t in taken]),
         )
     return taken
+
+
+def gathering(
+    scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+) -> Callable[[], Op[list[PendingRequest]]]:
+    """How a driver makes `take_pending`: told when it is made again (`steps.told_again`)."""
+    return told_again(
+        lambda again: take_pending(
+            scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes, again=again
+        )
+    )
 
 
 _GATHERED: LiteralString = (

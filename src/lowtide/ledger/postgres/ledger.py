@@ -41,7 +41,7 @@ from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
-from lowtide.ledger.postgres.steps import Op, run, run_again, run_hopeful, told_again
+from lowtide.ledger.postgres.steps import Op, run, run_again, run_hopeful
 from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
@@ -230,12 +230,7 @@ class PostgresLedger:
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]:
-        def make(again: bool) -> Op[list[PendingRequest]]:
-            return claims.take_pending(
-                scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes, again=again
-            )
-
-        op = told_again(make)
+        op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return run(self._pool, "gather the calls of other processes", op)
 
     def record_submitted(
@@ -286,10 +281,7 @@ class PostgresLedger:
     def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
         vouched = self._finals.vouch(batch_id, outcomes)
 
-        def make(again: bool) -> Op[int | None]:
-            return results.record_outcomes(batch_id, outcomes, now=now, vouched=vouched, again=again)
-
-        op = told_again(make)
+        op = results.storing(batch_id, outcomes, now=now, vouched=vouched)
         stores = run(self._pool, "store a batch's results", op)
         if vouched is not None:
             self._finals.stored(batch_id, vouched, stores)

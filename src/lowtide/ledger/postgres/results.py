@@ -4,14 +4,14 @@ keys have a final result stored; the results a batch brought since a cursor, and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import LiteralString
 
-from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key
+from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key, told_again
 from lowtide.ledger.postgres.totals import NEW_FINALS, Vouched
 from lowtide.ledger.records import KeyAnswer, OutcomeRow, key_answer, stored_json
 
-__all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals"]
+__all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals", "storing"]
 
 
 def record_outcomes(
@@ -60,6 +60,13 @@ def record_outcomes(
         stores = yield from _stores(batch_id)
     yield Sql(NOTIFY, (batch_id,))
     return stores
+
+
+def storing(
+    batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float, vouched: Vouched | None
+) -> Callable[[], Op[int | None]]:
+    """How a driver makes `record_outcomes`: told when it is made again (`steps.told_again`)."""
+    return told_again(lambda again: record_outcomes(batch_id, outcomes, now=now, vouched=vouched, again=again))
 
 
 def stored_finals(batch_id: str) -> Op[tuple[set[str], int | None]]:

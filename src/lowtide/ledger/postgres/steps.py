@@ -7,10 +7,10 @@ copy`: `PostgresLedger`), `run_async` on an async one (the event loop's hot path
 owning the transaction the operation runs in. A driver is given how to make its operation, not the operation: after a
 transient error (an outage of the server: `outage`) the operation is made again and driven on another connection,
 which only an operation safe to repeat may be, even after a commit that applied but whose answer was lost (every one
-of this store is: docs/architecture.md). An operation that must survive a statement's failure (an adoption
-losing a race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the
-operation, which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`, given how to make
-it: rolled back whole, it is made and driven again.
+of this store is: docs/architecture.md). An operation that must survive a statement's failure (an adoption losing a
+race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the operation,
+which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`: rolled back whole, it is
+made and driven again.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ Op = Generator[Sql, Reply, T]
 
 class Connections(Protocol):
     """Where `run` takes a plain connection from (`pool.SyncPool`): `work` done on one, and done again on another
-    after a transient error while an outage of the server lasts (`outage`; without `wait_out`, once)."""
+    after a transient error while an outage of the server lasts (`outage`; without `wait_out`, once more at most, at
+    once, on a new connection: a connection the server ended earlier is no outage)."""
 
     def using(self, doing: str, work: Callable[[Connection[TupleRow]], T], *, wait_out: bool = True) -> T: ...
 
@@ -119,8 +120,8 @@ def run(
     pool: Connections, doing: str, make: Callable[[], Op[T]], *, transaction: bool = True, wait_out: bool = True
 ) -> T:
     """Drive the operation `make` makes on a plain connection of `pool`, in one transaction (or, for a single read,
-    none); made and driven again, on another connection, after a transient error (an outage of the server), unless
-    not `wait_out`."""
+    none); made and driven again, on another connection, after a transient error, while an outage of the server lasts
+    (without `wait_out`, once more at most)."""
 
     def once(db: Connection[TupleRow]) -> T:
         if not transaction:
