@@ -82,8 +82,15 @@ def record_intent(
         (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
     )
     if made.rowcount == 0:
-        # The id is this intent's alone (made for it by its caller): an earlier attempt recorded it, whose commit
-        # applied but whose answer was lost (the server went away at COMMIT, `outage`). What it recorded is the answer.
+        # Recorded by an earlier attempt of this very call, whose commit applied but whose answer was lost (the server
+        # went away at COMMIT, `outage`): the batch is this owner's intent of this call's `now`, and what it recorded
+        # is the answer. Any other batch of that id is refused, as the other stores refuse it.
+        mine = yield Sql(
+            "SELECT 1 FROM batches WHERE id = %s AND owner = %s AND intent_at = %s AND provider = %s AND endpoint = %s",
+            (batch_id, owner, now, provider, endpoint),
+        )
+        if not mine.rows:
+            raise LedgerError(f"The ledger {location} could not record batch {batch_id}: it holds a batch of that id.")
         held = yield Sql("SELECT key FROM batch_members WHERE batch_id = %s", (batch_id,))
         recorded = {str(row[0]) for row in held.rows}
         return [key for key, _ in members if key in recorded]
