@@ -158,7 +158,7 @@ class Outage:
 
     def _stop(self, started: float, wait_out: bool) -> Callable[[RetryCallState], bool]:
         def stop(state: RetryCallState) -> bool:
-            if not wait_out:
+            if not wait_out or self.seconds <= 0:
                 return state.attempt_number >= _IMPATIENT_ATTEMPTS
             return self._out_for(started) >= self.seconds
 

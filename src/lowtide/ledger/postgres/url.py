@@ -15,7 +15,8 @@ from urllib.parse import unquote, urlsplit
 from lowtide.ledger.location import redacted
 
 __all__ = [
-    "DEFAULT_OUTAGE_SECONDS", "OUTAGE_ENV", "OUTAGE_PARAMETER", "connection_url", "outage_seconds", "redacted", "scrub",
+    "DEFAULT_OUTAGE_SECONDS", "OUTAGE_ENV", "OUTAGE_PARAMETER", "connection_url", "outage_given", "outage_seconds",
+    "redacted", "scrub",
 ]  # fmt: skip
 
 
@@ -58,13 +59,19 @@ def connection_url(url: str) -> str:
 def outage_seconds(url: str) -> float:
     """How long the ledger at `url` waits out an outage: its `lowtide_outage_seconds`, else
     `$LOWTIDE_PG_OUTAGE_SECONDS`, else a minute. Raises `ValueError` saying what is wrong with a value given."""
-    given = _split(url)[1]
+    given = outage_given(url)
     if given is not None:
-        return _seconds(given, f"sets {OUTAGE_PARAMETER} to {given!r}")
+        return given
     from_env = os.environ.get(OUTAGE_ENV, "").strip()
     if from_env:
         return _seconds(from_env, f"${OUTAGE_ENV} is {from_env!r}")
     return DEFAULT_OUTAGE_SECONDS
+
+
+def outage_given(url: str) -> float | None:
+    """The URL's own `lowtide_outage_seconds` (None: it gives none); `ValueError` saying what is wrong with it."""
+    given = _split(url)[1]
+    return None if given is None else _seconds(given, f"sets {OUTAGE_PARAMETER} to {given!r}")
 
 
 def _seconds(text: str, where: str) -> float:
@@ -73,7 +80,7 @@ def _seconds(text: str, where: str) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds < float("inf"):
-        raise ValueError(f"{where}: write a number of seconds, 0 or more (0: a failed connection is not tried again).")
+        raise ValueError(f"{where}: write a number of seconds, 0 or more (0: an outage is not waited out).")
     return seconds
 
 
