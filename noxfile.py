@@ -2,10 +2,16 @@
 robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
 (`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
 
+Before any session starts, what the selected sessions need from the system that pip cannot install (PostgreSQL's
+server, Chromium and its driver, node and npm, curl) is looked for, and what is missing installed with apt-get (as
+root, or through sudo when it asks no password); where it cannot be, nox ends, having said in one line what is missing
+and the command that installs it (`_ensure_system_packages`, `features/support/system_packages.py`). `nox -s lint` or
+`nox -s types` needs none of it, and looks for none.
+
 `nox -s postgres` runs the scenarios tagged `@postgres`, the ledger's own scenarios (tagged `@stores`) again with a
 PostgreSQL database as their ledger, and the Robot tests tagged `postgres`, against a throwaway PostgreSQL cluster of
-their own (`features/support/postgres.py`); it needs the server installed (`.ci/run` does: `apt-get install
-postgresql`). The `behave` and `robot` sessions leave those out, so nothing else needs PostgreSQL.
+their own (`features/support/postgres.py`). The `behave` and `robot` sessions leave those out, so nothing else needs
+PostgreSQL.
 
 `nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
 """
@@ -16,6 +22,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -50,7 +57,7 @@ nox.options.sessions = [
 # The OpenTelemetry SDK and its wire format: the telemetry scenarios read lowtide's spans and metrics in memory, and
 # over OTLP from a receiver of their own; lowtide itself installs only the API (`lowtide[otel]`).
 OTEL = ["opentelemetry-sdk>=1.27,<2", "opentelemetry-exporter-otlp-proto-http>=1.27,<2", "opentelemetry-proto>=1.27,<2"]
-# selenium drives Debian's chromium (and chromedriver) in the dashboard's suite: no browser is downloaded.
+# selenium drives Debian's chromium and chromedriver (on PATH) in the dashboard's suite: no browser is downloaded.
 TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", "selenium>=4.20", *OTEL]
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
@@ -97,8 +104,8 @@ def behave(session: nox.Session) -> None:
     """Behave scenarios, measured by coverage (into a folder of the session's, emptied first: `_measure`); not those
     tagged `@postgres` (`default_tags` in pyproject.toml). With no posargs the feature files run in BEHAVE_PROCESSES
     processes side by side (most scenarios wait on sockets, processes and clocks far more than they compute); with
-    posargs, in one."""
-    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
+    posargs, in one. nox itself too: `features/system_packages.feature` runs this noxfile on systems it describes."""
+    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, "nox")
     _contain_ledger(session)
     _measure(session)
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/behave"]
@@ -162,17 +169,20 @@ def _deal(features: list[Path], processes: int) -> list[list[Path]]:
 def robot(session: nox.Session) -> None:
     """Robot Framework suites over real processes and sockets, measured by coverage (subprocesses included).
 
-    The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process, the longest first,
-    as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases and rate limits,
-    not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute RESULTS. Suites
-    tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them; those tagged
-    `long` run in the `soak` session.
+    The suites run side by side, ROBOT_PROCESSES at a time (pabot: each suite one `robot` process; the whole of robot/
+    the longest first, as robot/pabot-order.txt lists them): most of their time is spent waiting on batches, leases
+    and rate limits, not computing. Robot resolves a relative --xunit path inside --outputdir, hence the absolute
+    RESULTS. Suites tagged `serve-client` need node and the TypeScript SDKs: the `serve_clients` session runs them;
+    those tagged `long` run in the `soak` session.
     """
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS, PABOT)
     _contain_ledger(session)
     _measure(session)
+    # The order names the suites as children of robot/ (`Robot.Cli`): given other paths (one suite's file: its suite
+    # is the top one, `Cli`), pabot handed robot `--suite Robot.Cli`, which matched nothing, and the session failed.
+    ordering = [] if session.posargs else ["--ordering", "robot/pabot-order.txt"]
     session.run(
-        "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", "--ordering", "robot/pabot-order.txt",
+        "pabot", "--processes", ROBOT_PROCESSES, "--no-pabotlib", *ordering,
         "--command", "coverage", "run", "-p", "-m", "robot", "--end-command",
         "--exclude", "postgres", "--exclude", "serve-client", "--exclude", "long",
         "--outputdir", "build/robot", "--xunit", f"{RESULTS}/robot.xml", "--consolewidth", "100",
@@ -354,3 +364,45 @@ def _measure(session: nox.Session) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     session.env["COVERAGE_FILE"] = str(folder / ".coverage")
+
+
+# What the selected sessions need from the system that pip cannot install (a PostgreSQL server, Chromium and its
+# driver, node and npm, curl: features/support/system_packages.py says which session needs what), found, or installed
+# with apt-get, once, as nox loads this file and before any session starts: a check in each session would run apt-get
+# in two sessions at once, and a session started before another's check failed would run for nothing.
+SYSTEM_CHECKED = "LOWTIDE_NOX_SYSTEM_PACKAGES"
+"""Set once the check has run: the processes nox starts for each session (which load this file again) skip it."""
+LISTING_ONLY = {"-l", "--list", "--list-sessions", "--json", "--usage", "-h", "--help", "--version"}
+
+
+def _selected_sessions() -> list[str] | None:
+    """The names of the sessions this nox command runs (those it names, what they require, or the defaults), as nox
+    itself lists them (`--list --json`, with the same options); None when the command only lists, or when nox cannot
+    say (it says why itself, next)."""
+    args = sys.argv[1:]
+    options = args[: args.index("--")] if "--" in args else args
+    if LISTING_ONLY & set(options):
+        return None
+    listed = subprocess.run(
+        [sys.executable, "-m", "nox", *options, "--list", "--json", "--noxfile", __file__],
+        capture_output=True, text=True, env={**os.environ, SYSTEM_CHECKED: "listing"}, check=False,
+    )  # fmt: skip
+    if listed.returncode != 0:
+        return None
+    return [str(entry["name"]) for entry in json.loads(listed.stdout)]
+
+
+def _ensure_system_packages() -> None:
+    """Check (and install, where this user may) what the selected sessions need; end nox, having said in one line
+    what is missing and the command that installs it, where that fails."""
+    if os.environ.get(SYSTEM_CHECKED) or "_ARGCOMPLETE" in os.environ:
+        return
+    os.environ[SYSTEM_CHECKED] = "checked"
+    sessions = _selected_sessions()
+    if sessions:
+        checker = Path(__file__).parent / "features" / "support" / "system_packages.py"
+        if subprocess.run([sys.executable, str(checker), *sessions], check=False).returncode != 0:
+            raise SystemExit(1)
+
+
+_ensure_system_packages()

@@ -909,3 +909,32 @@ Feature: Every ledger store keeps the same guarantees
     Examples: PostgreSQL
       | store    |
       | postgres |
+
+  # `lowtide ledger rebuild` loads a lost ledger's rows as a copy's, the ledger taking the lost one's identity; a
+  # request whose custom id was hashed (its key unknown) is kept under `rebuilt:<custom id>` until a claim whose custom
+  # id is that one takes it over, in one transaction, before the claim is written.
+  Scenario Outline: A rebuilt ledger takes the lost one's identity, and a claim takes over the request whose custom id is its own (<face> face)
+    Given a <store> ledger store
+    When the rows of a rebuilt ledger of identity "0123456789ab" are loaded into it: the batch "b1" answered alpha, and the custom id "c-beta" whose key was not known
+    Then the store's identity is "0123456789ab", the same when it is opened again
+    And the store holds rebuilt requests whose keys are not known
+    When the requests alpha, beta, gamma are claimed by "worker-2" until 1200 at 1010 on the <face> face, taking over first the rebuilt requests of their custom ids
+    Then the claim inserted gamma, and knew alpha, beta, each in its batch, owned by none
+    And the store reads these requests:
+      | key   | state     | batch | attempts | owner    | until | updated |
+      | gamma | pending   |       | 0        | worker-2 | 1200  | 1010    |
+    And the requests alpha and beta were answered "Answer alpha" and "Answer beta" in the batch "b1", whose members they are
+    And the store holds no rebuilt request whose key is not known
+
+    Examples: in memory and SQLite
+      | store  | face  |
+      | memory | sync  |
+      | memory | async |
+      | sqlite | sync  |
+      | sqlite | async |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | face  |
+      | postgres | sync  |
+      | postgres | async |

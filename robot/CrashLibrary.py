@@ -34,7 +34,7 @@ from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.collection import RESULTS_PER_TRANSACTION
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import COPIED
+from lowtide.ledger.records import COPIED, BatchState
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.schema import MIGRATIONS
 from lowtide.parking import status
@@ -79,6 +79,8 @@ class _Provider:
     """Pages are asked for by number (`cursor` 0, 1, ...) until one comes back short (Mistral's)."""
 
 
+# The batch states `lowtide status` shows for a batch still outstanding.
+_OUTSTANDING = {state.value for state in BatchState if state.outstanding}
 _PROVIDERS = {
     "anthropic": _Provider(
         list_path="/v1/messages/batches",
@@ -698,6 +700,15 @@ class CrashLibrary:
         if problems:
             raise AssertionError(f"Ledger {ledger}: " + "; ".join(problems))
 
+    @keyword("Every Batch Should Be Collected")
+    def every_batch_should_be_collected(self, ledger: str) -> None:
+        """`lowtide status --json`'s report lists no batch still outstanding: one whose results were all stored
+        before a crash was closed by the next program's calls, without being collected again."""
+        report = _status_report(ledger)
+        open_batches = [(b["id"], b["state"]) for b in report["batches"] if b["state"] in _OUTSTANDING]
+        if open_batches:
+            raise AssertionError(f"Ledger {ledger}: batches not collected: {open_batches}")
+
     @keyword("Every Result Should Be Stored Once")
     def every_result_should_be_stored_once(self, ledger: str) -> None:
         """No request has two results stored from one batch: a batch collected again after a crash (part of its
@@ -721,7 +732,8 @@ class CrashLibrary:
         `after-intent`, `during-create`, `after-create`, `after-step-<step>` (a create step such as the uploaded input
         file recorded): one batch intent without the API's id, every request submitting. `while-polling`: the API's
         batch id recorded, every request waiting on it. `while-streaming`: the first chunk of results
-        (`RESULTS_PER_TRANSACTION`, or all when fewer) stored, the batch not marked collected.
+        (`RESULTS_PER_TRANSACTION`, or all when fewer) stored, the batch not marked collected. `after-results`:
+        every result stored, the batch not marked collected.
         """
         report = _status_report(ledger)
         states = Counter(t["state"] for t in report["tickets"])
@@ -745,6 +757,11 @@ class CrashLibrary:
                 problems.append(f"batch {batch}, expected waiting-on-batch with the API's id")
             if states != Counter({"waiting-on-batch": requests}):
                 problems.append(f"ticket states {dict(states)}, expected all waiting-on-batch")
+        elif stage == "after-results":
+            if batch.get("state") != "ended":
+                problems.append(f"batch {batch}, expected ended (every result stored, not said collected)")
+            if states != Counter({"collected": requests}):
+                problems.append(f"ticket states {dict(states)}, expected all collected")
         elif stage == "while-streaming":
             stored = min(RESULTS_PER_TRANSACTION, requests)
             if batch.get("state") != "ended":

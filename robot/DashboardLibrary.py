@@ -1,7 +1,8 @@
 """Robot keywords for `lowtide dashboard` seen in a real browser: the ledger built
 (`features/support/dashboard_ledgers.py`, shared with the behave scenarios), the command started as a process on a
 loopback port, and Debian's headless Chromium driven through selenium and Debian's chromedriver (nothing downloaded:
-selenium is told both paths, and to stay offline). Screenshots go to build/dashboard/, kept by CI as artifacts.
+selenium is told both paths, found on PATH, and to stay offline). Screenshots go to build/dashboard/, kept by CI as
+artifacts.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
-from _processes import Process, lowtide_command
+from _processes import Process, lowtide_command, whom_file_modes_stop
 from lowtide.dashboard.app import build_app
 from lowtide.dashboard.data import DashboardData
 from lowtide.http.server import app_in_thread
@@ -39,8 +40,6 @@ from lowtide.ledger.views import LedgerViews, RunProgress
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "support"))
 import dashboard_ledgers  # features/support, shared with the behave scenarios
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 SCREENSHOTS = Path("build/dashboard")
 LISTENING = re.compile(r"lowtide dashboard listening on (http://\S+)")
 _WAIT = 20.0
@@ -91,14 +90,11 @@ class DashboardLibrary:
     # ledgers
 
     @keyword("Build Dashboard Ledger")
-    def build_dashboard_ledger(self, name: str, *, readable_by_others: bool = False) -> str:
+    def build_dashboard_ledger(self, name: str) -> str:
         """A SQLite ledger file holding the tests' runs, batches, failures and parked call; closed, so that nothing
         of it waits in a -wal file. Returns its path."""
         folder = self._workdir / name
         folder.mkdir()
-        if readable_by_others:
-            self._workdir.chmod(0o711)
-            folder.chmod(0o755)
         path = folder / "ledger.sqlite3"
         store = Ledger(path)
         try:
@@ -166,14 +162,13 @@ class DashboardLibrary:
     # the command
 
     @keyword("Start Dashboard")
-    def start_dashboard(self, ledger: str, *options: str, as_nobody: bool = False) -> str:
-        """`lowtide dashboard --ledger LEDGER --port 0 OPTIONS` as a process (as `nobody`, whom file modes stop, when
-        this process is root and `as_nobody`); returns the address it printed."""
+    def start_dashboard(self, ledger: str, *options: str, whom_modes_stop: bool = False) -> str:
+        """`lowtide dashboard --ledger LEDGER --port 0 OPTIONS` as a process (with `whom_modes_stop`, as a user whom
+        file modes stop: `whom_file_modes_stop`); returns the address it printed."""
         argv = [*lowtide_command(), "dashboard", "--ledger", ledger, "--port", "0", *options]
+        if whom_modes_stop:
+            argv = whom_file_modes_stop(argv)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        if as_nobody and os.geteuid() == 0:
-            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
-            env = {name: value for name, value in env.items() if not name.startswith("COVERAGE")}
         return self._started(Process(argv, self._workdir, f"dashboard-{len(self._processes) + 1}", env))
 
     def _started(self, process: Process) -> str:
@@ -272,9 +267,12 @@ class DashboardLibrary:
     @keyword("Open Browser")
     def open_browser(self) -> None:
         """Debian's Chromium, headless, with a fresh profile, as the closed network needs it started."""
+        chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+        if chromium is None or chromedriver is None:  # nox installs them first: features/support/system_packages.py
+            raise AssertionError("chromium and chromedriver are needed: apt-get install chromium chromium-driver")
         self._profile = tempfile.mkdtemp(prefix="chromium-", dir=self._workdir)
         options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
+        options.binary_location = chromium
         for argument in (
             "--headless",
             "--no-sandbox",
@@ -290,7 +288,7 @@ class DashboardLibrary:
         ):
             options.add_argument(argument)
         os.environ["SE_OFFLINE"] = "true"  # selenium never looks for a driver or a browser on the network
-        self._browser = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        self._browser = webdriver.Chrome(options=options, service=Service(chromedriver))
         self._browser.set_page_load_timeout(30)
 
     @keyword("Close Browser")

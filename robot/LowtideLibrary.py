@@ -28,7 +28,7 @@ from anthropic.types.messages import MessageBatch
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, emulator_argv, wait_until_listening
+from _processes import Process, emulator_argv, wait_until_listening, whom_file_modes_stop
 from lowtide import (
     Actor,
     ActorRequest,
@@ -40,6 +40,7 @@ from lowtide import (
     ProviderOptions,
     TimeoutPolicy,
 )
+from lowtide.clock import SystemClock
 from lowtide.providers.anthropic.batch import PreparedBatch
 
 T = TypeVar("T")
@@ -50,6 +51,17 @@ DEMO_TOTALS = re.compile(
     r"Cost at batch prices: \$(?P<batch>[0-9.]+)\. The same calls live: \$(?P<live>[0-9.]+)\. "
     r"Saved \$(?P<saved>[0-9.]+)"
 )
+
+
+class _RecordingClock(SystemClock):
+    """Real time, with every wait lowtide asks of it recorded (in seconds, in order)."""
+
+    def __init__(self) -> None:
+        self.sleeps: list[float] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        await super().sleep(seconds)
 
 
 @library(scope="SUITE", auto_keywords=False)
@@ -66,8 +78,10 @@ class LowtideLibrary:
         self._actor: Actor | None = None
         self._provider: ClaudeBatchProvider | None = None
         self._sent: dict[str, dict[str, ActorRequest]] = {}
-        self._last_run_seconds: float | None = None
         """The requests of each batch the library sent, keyed by batch id then custom id, for a later `collect`."""
+        self._clock = _RecordingClock()
+        """The actors' clock: real time, each wait lowtide asks of it recorded."""
+        self._sleeps_before = 0
 
     # ---------------------------------------------------------------------------------------------- processes
 
@@ -88,26 +102,25 @@ class LowtideLibrary:
         """A fresh directory, removed by `Clean Up`."""
         return tempfile.mkdtemp(dir=self._workdir, prefix="scratch-")
 
-    @keyword("Create Directory Another User May Read")
-    def create_directory_another_user_may_read(self) -> str:
-        """A fresh directory (removed by `Clean Up`) that a user other than this one may enter and read."""
-        self._workdir.chmod(0o711)
-        path = Path(tempfile.mkdtemp(dir=self._workdir, prefix="shared-"))
-        path.chmod(0o755)
-        return str(path)
-
     @keyword("Run Lowtide As A User Whom File Modes Stop")
     def run_lowtide_as_a_user_whom_file_modes_stop(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """`lowtide args` as a user for whom a read-only mode counts: `nobody` (through `setpriv`) when this process
-        is root, whom no mode stops; this user otherwise. Coverage does not measure it (`nobody` could not write its
-        data)."""
-        argv = [*self.lowtide_command(), *args]
-        if os.geteuid() == 0:
-            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
-        env = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE")}
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90, check=False)
+        """`lowtide args` as a user for whom a read-only mode counts (`whom_file_modes_stop`: root without its
+        capabilities, when this process is root), wherever the checkout is."""
+        argv = whom_file_modes_stop([*self.lowtide_command(), *args])
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=False)
         logger.info(f"{' '.join(argv)}: rc {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
         return done
+
+    @keyword("A User Whom File Modes Stop Cannot Write In")
+    def a_user_whom_file_modes_stop_cannot_write_in(self, folder: str) -> None:
+        """Fails unless that user is refused a new file in `folder`: what the tests that run it assume."""
+        probe = Path(folder) / ".written"
+        argv = whom_file_modes_stop(["sh", "-c", ': > "$1"', "sh", str(probe)])
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        if done.returncode == 0 or probe.exists():
+            probe.unlink(missing_ok=True)
+            raise AssertionError(f"{' '.join(argv)} wrote in {folder}: file modes do not stop that user")
+        logger.info(f"{' '.join(argv)}: refused, as it should be: {done.stderr.strip()}")
 
     @keyword("Ask Lowtide Serve In Front Of")
     def ask_lowtide_serve_in_front_of(self, actor_file: str, upstream: str) -> tuple[int, Any]:
@@ -274,6 +287,7 @@ class LowtideLibrary:
                 },
             },
             ledger=ledger,
+            clock=self._clock,
         )
         self._actors.append(actor)
         self._actor = actor
@@ -285,22 +299,26 @@ class LowtideLibrary:
         error) per prompt, in order."""
         actor = self._require_actor()
         started = time.monotonic()
+        self._sleeps_before = len(self._clock.sleeps)
         keys = [f"request-{index}" for index in range(len(prompts))]
         outcomes = self._run(actor.run_many(list(prompts), keys=keys))
-        self._last_run_seconds = time.monotonic() - started
-        logger.info(f"run_many took {self._last_run_seconds:.3f} s")
+        logger.info(f"run_many took {time.monotonic() - started:.3f} s")
         for prompt, outcome in zip(prompts, outcomes, strict=True):
             logger.info(f"{prompt!r} -> {type(outcome).__name__}: {outcome!r}")
         return outcomes
 
-    @keyword("Last Run Should Have Taken Between")
-    def last_run_should_have_taken_between(self, low: float, high: float) -> None:
-        """The wall time of the last `Run Prompts In One Batch`, in seconds, lies within [low, high]."""
-        took = self._last_run_seconds
-        if took is None:
-            raise AssertionError("Nothing was run yet.")
-        if not low <= took <= high:
-            raise AssertionError(f"The run took {took:.3f} s, outside [{low:g}, {high:g}] s.")
+    @keyword("Lowtide Should Have Waited As The API Asked")
+    def lowtide_should_have_waited_as_the_api_asked(self, seconds: float, poll_interval: float) -> None:
+        """Among the waits of the last `Run Prompts In One Batch` (the actors' clock records each), one of `seconds`
+        (the API's `retry-after`), and none longer than it but the poll interval's: not lowtide's own backoff, which
+        starts at 1 s. Waits as lowtide asked for them, whatever a loaded machine made of them."""
+        waits = self._clock.sleeps[self._sleeps_before :]
+        logger.info(f"waits: {waits}")
+        if not any(abs(wait - seconds) < 0.01 for wait in waits):
+            raise AssertionError(f"No wait of {seconds:g} s among {waits}.")
+        longer = [wait for wait in waits if wait > seconds + 0.01 and abs(wait - poll_interval) > 0.01]
+        if longer:
+            raise AssertionError(f"Waits other than the API's {seconds:g} s and the poll interval: {longer}.")
 
     @keyword("Run Prompt")
     def run_prompt(self, prompt: str, mode: str | None = None) -> ActorResponse[Any]:

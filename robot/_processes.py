@@ -14,7 +14,7 @@ from pathlib import Path
 
 from robot.api import logger
 
-__all__ = ["LISTENING", "Process", "emulator_argv", "lowtide_command", "wait_until_listening"]
+__all__ = ["LISTENING", "Process", "emulator_argv", "lowtide_command", "wait_until_listening", "whom_file_modes_stop"]
 
 LISTENING = re.compile(r"^lowtide emulator listening on (http://\S+)\s*$", re.MULTILINE)
 # What asyncio's default handler prints for an error no one handled: lowtide must hand every one to a caller.
@@ -110,6 +110,16 @@ def lowtide_command() -> list[str]:
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]
     return [sys.executable, "-m", "lowtide.cli"]
+
+
+def whom_file_modes_stop(argv: Sequence[str]) -> list[str]:
+    """`argv` run by a user whom a read-only file or folder stops: this one, unless it is root, whom no mode stops;
+    then root without its capabilities (`setpriv`) but the one to read and search any folder. A read-only mode stops
+    it as it stops any user, and it reaches the checkout and the Python it runs wherever they are: `nobody`, used
+    before, could not, from a checkout in a folder only its owner may enter (a `mktemp -d` folder, root's home)."""
+    if os.geteuid() != 0:
+        return list(argv)
+    return ["setpriv", "--inh-caps=-all", "--bounding-set=-all,+dac_read_search", *argv]
 
 
 def emulator_argv(

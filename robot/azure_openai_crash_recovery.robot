@@ -36,6 +36,8 @@ Killed While The Create Is In Flight And The Batch Exists
                       during-create:${CRASH_DELAY}      ${REQUESTS}    delay_after_commit
 Killed After The Create Answered, Before Its Batch Id Was Recorded
                       after-create                      ${REQUESTS}
+Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      after-results                     ${REQUESTS}
 
 A Create Whose Answer Is Lost Is Found By Its Intent Id, Not Sent Again
     [Documentation]    The emulator commits the batch and drops the connection without an answer. Nobody is killed:

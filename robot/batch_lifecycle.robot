@@ -177,7 +177,7 @@ A Rate Limit While Polling Waits As Long As The API Asks
     Create Batch Actor    polite    poll_interval=2.0
     Inject Fault    batches.retrieve    429    times=1    retry_after=0.2
     ${outcomes}=    Run Prompts In One Batch    Keep going after a rate limit.
-    Last Run Should Have Taken Between    2.2    2.9
+    Lowtide Should Have Waited As The API Asked    0.2    poll_interval=2.0
     Response Should Be Well Formed    ${outcomes}[0]    custom_id=request-0    batch_id=${outcomes[0].ids.batch_id}
     ...    model=claude-sonnet-5-5
     ${retrieve}=    Emulator Call Count    batches.retrieve

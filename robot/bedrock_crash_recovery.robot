@@ -38,6 +38,8 @@ Killed After The Create Answered, Before Its Job Was Recorded
                       after-create                      ${REQUESTS}    1
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}    1
+Killed After Every Result Was Stored, Before The Job Was Said Collected
+                      after-results                     ${REQUESTS}    1
 
 Killed While The Create Is In Flight And The Job Exists
     [Documentation]    The emulator commits the job and holds its answer back; the client is killed once the emulator
@@ -89,6 +91,7 @@ A Bedrock Client Killed At A Crash Point Loses Nothing And Pays Once
     Emulator Should Hold Batches    1
     Every Request Should Have Been Created Once    crash    ${requests}
     Every Ticket Should Be Collected    ${ledger}    crash    ${requests}
+    Every Batch Should Be Collected    ${ledger}
     IF    $crashpoint == 'after-step-input_uri'
         # The input written before the crash is reused: one upload in all.
         Emulator Call Count Should Be    bedrock.s3.put_object    1

@@ -225,10 +225,10 @@ Lowtide Serve Answers An Upstream Where Nothing Listens In The API's Error Shape
 
 Lowtide Status Reads A Ledger In A Folder It Cannot Write, And Writes Nothing There
     [Documentation]    A ledger on a read-only file in a read-only folder: `lowtide status` and `lowtide runs`, run by
-    ...    a user whom those modes stop (`nobody`, when the suite runs as root), read it through SQLite's read-only
-    ...    modes; the file keeps its bytes and no `-wal` or `-shm` file appears beside it.
+    ...    a user whom those modes stop (root without its capabilities, when the suite runs as root), read it through
+    ...    SQLite's read-only modes; the file keeps its bytes and no `-wal` or `-shm` file appears beside it.
     ${url}=    Start Emulator    0
-    ${dir}=    Create Directory Another User May Read
+    ${dir}=    Create Scratch Directory
     Create File    ${dir}/actor.yaml
     ...    name: reader\nmodel: claude-sonnet-5-5\nbatch_processing: batch\nmax_tokens: 64\nbatch: {poll_interval: 0.2}\n
     Create File    ${dir}/prompts.jsonl    {"prompt": "Is the harbour open?"}\n{"prompt": "When is high tide?"}\n
@@ -236,6 +236,7 @@ Lowtide Status Reads A Ledger In A Folder It Cannot Write, And Writes Nothing Th
     Should Be Equal As Integers    ${made.rc}    0    msg=${made.stderr}
     Run Process    chmod    0444    ${dir}/ledger.sqlite3
     Run Process    chmod    0555    ${dir}
+    A User Whom File Modes Stop Cannot Write In    ${dir}
     ${before}=    Evaluate    hashlib.sha256(pathlib.Path($dir, "ledger.sqlite3").read_bytes()).hexdigest()
     ...    modules=hashlib,pathlib
     ${status}=    Run Lowtide As A User Whom File Modes Stop    status    --ledger    ${dir}/ledger.sqlite3

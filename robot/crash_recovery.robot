@@ -40,6 +40,8 @@ Killed While Polling The Batch
                       while-polling                     ${REQUESTS}
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}
+Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      after-results                     ${REQUESTS}
 
 A Create Whose Answer Is Lost Is Reconciled, Not Sent Again
     [Documentation]    The emulator commits the batch and drops the connection without an answer. Nobody is killed:

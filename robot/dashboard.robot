@@ -213,10 +213,10 @@ The Token In LOWTIDE_DASHBOARD_TOKEN Is The One Required, Beyond Loopback Or On 
     [Teardown]    Stop Dashboard
 
 A Read-Only Ledger File Is Shown, And Nothing Is Written To It Or Beside It
-    ${ledger}=    Build Dashboard Ledger    kept    readable_by_others=${True}
+    ${ledger}=    Build Dashboard Ledger    kept
     ${before}=    Make Read Only    ${ledger}
     @{files}=    Files Beside    ${ledger}
-    ${url}=    Start Dashboard    ${ledger}    --refresh    0.5    as_nobody=${True}
+    ${url}=    Start Dashboard    ${ledger}    --refresh    0.5    whom_modes_stop=${True}
     Go To    ${url}#runs
     Wait Until Text Of Is    ${LIVE} [data-fact="count-waiting"] .value    6
     Show Page    money

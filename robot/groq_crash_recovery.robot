@@ -46,6 +46,8 @@ Killed While Polling The Batch
                       while-polling                     ${REQUESTS}
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}
+Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      after-results                     ${REQUESTS}
 
 Killed After The Input File Was Uploaded And Recorded, Before The Create
     [Documentation]    The client dies once the uploaded file's id is in the ledger. Run again, it creates the batch

@@ -43,6 +43,8 @@ Killed While Polling The Job
                       while-polling                     ${REQUESTS}
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}
+Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      after-results                     ${REQUESTS}
 
 Killed After The Input File Was Uploaded And Recorded, Before The Create
     [Documentation]    Every batch goes as a file (`batch_inline_bytes: 0`): the client dies once the uploaded file's

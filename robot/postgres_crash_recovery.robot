@@ -44,6 +44,8 @@ Killed While Polling The Batch
                       while-polling                     ${REQUESTS}
 Killed While Storing The Results
                       while-streaming                   ${STREAMED}
+Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      after-results                     ${REQUESTS}
 
 
 *** Keywords ***

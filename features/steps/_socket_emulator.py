@@ -10,7 +10,7 @@ from pathlib import Path
 
 from _support import World, set_env
 
-from lowtide.clock import ManualClock
+from lowtide.clock import ManualClock, VirtualClock
 from lowtide.emulator import Emulator, RunningServer
 from lowtide.emulator.server import serve_in_thread
 
@@ -21,7 +21,7 @@ class SocketEmulator:
 
     variable: str
     processing_seconds: float = 0.0
-    clock: ManualClock = field(default_factory=ManualClock)
+    clock: ManualClock | VirtualClock = field(default_factory=ManualClock)
     state_file: str | None = None
     max_request_bytes: int | None = None
     emulator: Emulator | None = None

@@ -588,9 +588,12 @@ def new_program_actor(w: World, name: str) -> Actor:
 
 
 async def checked_models(actors: Iterable[Actor]) -> None:
-    """The pre-send checks of each actor's model and settings (which ask the API's models endpoint once per model)."""
+    """Each actor made ready as in a process that has called before: its provider built (`Actor.ready`: the first
+    time in a worker thread, real time that a scenario's manual clock does not count, so that one actor's first call
+    could claim after another's window closed), then the pre-send checks of its model and settings (which ask the
+    API's models endpoint once per model)."""
     for actor in actors:
-        await actor.provider().preflight(actor.request("-"))
+        await (await actor.ready()).preflight(actor.request("-"))
 
 
 def first_prompt(params: Mapping[str, Any]) -> str:

@@ -9,7 +9,7 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
-from _support import World, check_error, emulated_reply_to, new_program_actor, world
+from _support import World, check_error, checked_models, emulated_reply_to, new_program_actor, world
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorResponse
@@ -223,6 +223,8 @@ def step_two_actors(
 ) -> None:
     w = world(context)
     w.value = {"prompts": {key1: prompt1, key2: prompt2}}
+    # Both made ready first: their windows (virtual time) open as their calls claim, in the order the scenario says.
+    w.run(checked_models([w.actors[first], w.actors[second]]))
 
     async def both() -> tuple[ActorResponse[Any] | BaseException, ActorResponse[Any] | BaseException]:
         return await asyncio.gather(

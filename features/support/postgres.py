@@ -3,8 +3,9 @@
 `stop()`, at exit, or, when the test process dies without either (SIGKILL), by a watchdog process that outlives it.
 
 Shared by behave (`features/environment.py`) and Robot (`robot/PostgresLibrary.py`). Needs the distribution's
-server (`apt-get install postgresql`: `.ci/run` installs it). PostgreSQL refuses to run as root: when the tests run as
-root, the cluster belongs to the `postgres` user the package made, and its programs run through `runuser`.
+server (`apt-get install postgresql`: nox installs it, `system_packages.py`). PostgreSQL refuses to run as root: when
+the tests run as root, the cluster belongs to the `postgres` user the package made, and its programs run through
+`runuser`.
 
     with PostgresCluster.start() as cluster:
         url = cluster.create_database("scenario_1")   # postgresql://lowtide:<password>@127.0.0.1:PORT/scenario_1
@@ -22,12 +23,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
 __all__ = ["PostgresCluster", "PostgresUnavailable", "server_binaries"]
 
+DEBIAN = Path("/usr/lib/postgresql")
+"""Where Debian's `postgresql` package puts each major version's server (`15/bin/postgres`)."""
 USER = "lowtide"
 """The role the tests connect as: a password of its own, so that the tests see a password in every URL."""
 
@@ -36,19 +39,20 @@ class PostgresUnavailable(RuntimeError):
     """No PostgreSQL server is installed here (install the distribution's `postgresql` package)."""
 
 
-def server_binaries() -> Path:
+def server_binaries(environ: Mapping[str, str] = os.environ, debian: Path = DEBIAN) -> Path:
     """The directory of `initdb`, `pg_ctl` and `postgres`: $LOWTIDE_PG_BIN, else the newest under
-    /usr/lib/postgresql (Debian), else wherever `pg_ctl` is on PATH."""
-    explicit = os.environ.get("LOWTIDE_PG_BIN")
+    /usr/lib/postgresql (Debian), else wherever `pg_ctl` is on PATH (`environ` and `debian` name another system's, as
+    `system_packages.py`'s scenarios do)."""
+    explicit = environ.get("LOWTIDE_PG_BIN")
     if explicit:
         return Path(explicit)
-    debian = sorted(
-        (p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "postgres").exists()),
+    found_in_debian = sorted(
+        (p for p in debian.glob("*/bin") if (p / "postgres").exists()),
         key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
     )
-    if debian:
-        return debian[-1]
-    found = shutil.which("pg_ctl")
+    if found_in_debian:
+        return found_in_debian[-1]
+    found = shutil.which("pg_ctl", path=environ.get("PATH", os.defpath))
     if found and (Path(found).resolve().parent / "postgres").exists():
         return Path(found).resolve().parent
     raise PostgresUnavailable(

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-__all__ = ["Block", "BlockRun", "ReadmeRunner", "blocks_of"]
+__all__ = ["NOT_COPIED", "Block", "BlockRun", "ReadmeRunner", "blocks_of"]
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _DIRECTIVE = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
@@ -42,9 +42,10 @@ PORTS_LOCK = "lowtide-readme-examples.lock"
 RUN_LANGUAGES = ("python", "bash")
 # Where a test run points lowtide: the examples use the reader's defaults instead.
 _ISOLATED = ("LOWTIDE_LEDGER", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LOWTIDE_SERVE_KEY", "LOWTIDE_LOG_LEVEL")
-_NOT_COPIED = shutil.ignore_patterns(
+NOT_COPIED = shutil.ignore_patterns(
     ".git", ".nox", ".venv", ".ci-venv", "build", "node_modules", "__pycache__", "*.egg-info", ".coverage*"
 )
+"""What a copy of the checkout leaves out (`shutil.copytree`'s `ignore`): what git does not keep, and made things."""
 FILE_LANGUAGES = ("yaml", "toml")
 
 
@@ -142,7 +143,7 @@ class ReadmeRunner:
     def start(self, processing_seconds: float = 1.0) -> None:
         """Start `lowtide emulator` on a free loopback port and set the environment the blocks run in."""
         if self.copy:
-            shutil.copytree(self.readme.parent, self.workdir, ignore=_NOT_COPIED, dirs_exist_ok=True)
+            shutil.copytree(self.readme.parent, self.workdir, ignore=NOT_COPIED, dirs_exist_ok=True)
         self.workdir.mkdir(parents=True, exist_ok=True)
         home = self.workdir / "home"
         home.mkdir(exist_ok=True)

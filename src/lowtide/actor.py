@@ -179,6 +179,8 @@ class Actor:
         """
         if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
             return await self._in_span(prompt, response_model, mode, key, max_cost_usd, kwargs)
+        if not self._providers.built(mode):  # the first call: its provider's SDK loaded off the event loop
+            await self.ready(mode)
         if key is not None or max_cost_usd is not None:
             check_call(key, max_cost_usd)
         if not kwargs and isinstance(prompt, str):
@@ -276,6 +278,7 @@ class Actor:
                 functools.partial(self.submit, prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
             )
         check_call(key, max_cost_usd)
+        await self.ready(BatchProcessingMode.BATCH)
         request = self.request(prompt, **kwargs)
         backend = self.batch_backend()
         call = await self._durable(
@@ -295,6 +298,7 @@ class Actor:
 
     async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
         """The answer of a parked call, waiting for its batch if need be."""
+        await self.ready(BatchProcessingMode.BATCH)
         if tracing() and CALL.get() is None:  # its span in the trace the call was parked in
             from lowtide.telemetry.actor_calls import traced
 
@@ -448,6 +452,7 @@ class Actor:
         again returns it without paying again. Live, each request is its own call through the actor's live caller
         (quota, retries, middleware), and every error is that request's own, in the list; keys are not used.
         """
+        await self.ready(mode)
         return await self._many.run(requests, mode=mode, keys=keys, max_cost_usd=max_cost_usd)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[object]:
@@ -477,6 +482,20 @@ class Actor:
     def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
         return self._providers.get(mode)
+
+    async def ready(self, mode: BatchProcessingMode | str | None = None) -> Provider:
+        """`provider(mode)`, built off the event loop the first time (its SDK imported and its client made in a
+        worker thread), so that the first call of a provider never stalls the loop's other tasks. Every call of the
+        actor's awaits it; a program may too, to load an actor's provider before its calls begin. The ledger its calls
+        will use (a batch provider's, or a live quota shared through it) is opened there too: a new SQLite file made
+        and migrated, a database connected to."""
+        return await self._providers.ready(mode, then=self._opened_for)
+
+    def _opened_for(self, provider: Provider) -> None:
+        """Open the ledger `provider`'s calls will use, if they use one."""
+        shares_quota = provider.mode is BatchProcessingMode.LIVE and self.configuration.live.share_quota
+        if provider.batch_backend() is not None or shares_quota:
+            self._open_ledger()
 
     async def aclose(self) -> None:
         self._prompts.forget()  # its providers are closed: a later call builds them anew

@@ -5,6 +5,7 @@ through the quota of their scope."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -15,6 +16,7 @@ from lowtide.budget import within_limits, worst_case_of
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.kinds import ledger_registry
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.quota_state import QuotaStore
@@ -67,11 +69,52 @@ class ActorProviders:
         self._observers = tuple(observers)
         self._middleware = tuple(middleware)
         self._providers: dict[BatchProcessingMode, Provider] = {}
+        self._asked: dict[BatchProcessingMode | str, Provider] = {}
+        """The provider given for each mode asked by name (a live fallback's for "batch", say)."""
         self._default: tuple[ActorConfiguration, Provider] | None = None
         self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
             weakref.WeakKeyDictionary()
         )
         self._caps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SpendCap] = weakref.WeakKeyDictionary()
+        self._building = threading.Lock()
+        """Held while a provider is built: by a worker thread (`ready`) or by a caller of `get` on the loop's."""
+        self._readying: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[BatchProcessingMode | str | None, asyncio.Future[Provider]]
+        ] = weakref.WeakKeyDictionary()
+
+    def built(self, mode: BatchProcessingMode | str | None = None) -> bool:
+        """Whether the provider answering calls in `mode` (default: the configured one) is built: a call needs
+        nothing from `ready` first. Cheap, for every call."""
+        if mode is None:
+            default = self._default
+            return default is not None and default[0] is self._configuration()
+        return mode in self._asked
+
+    async def ready(
+        self, mode: BatchProcessingMode | str | None = None, *, then: Callable[[Provider], object] | None = None
+    ) -> Provider:
+        """`get(mode)`, the first time in a worker thread: a provider's SDK imported (a second or more of CPU, and
+        seconds on a loaded machine) and its client made there, so that the first call of a provider never stalls
+        the other tasks of the event loop, and `then(provider)` there after it (what else the first call would open
+        on the loop: its ledger). Concurrent first calls share one build."""
+        if self.built(mode):
+            return self.get(mode)
+        readying = self._readying.setdefault(asyncio.get_running_loop(), {})
+        future = readying.get(mode)
+        if future is None or (future.done() and future.exception() is not None):
+            future = readying[mode] = asyncio.ensure_future(asyncio.to_thread(self._load, mode, then))
+        # Shielded: one caller giving up must not cancel the build the others wait on.
+        return await asyncio.shield(future)
+
+    def _load(self, mode: BatchProcessingMode | str | None, then: Callable[[Provider], object] | None) -> Provider:
+        """What a first call needs loaded, in a worker thread: the provider (its SDK), and the ledger stores' entry
+        points (every installed distribution's metadata read: a third of a second on a cold disk), which its
+        ledger or its live quota's store is found through; then `then`'s."""
+        ledger_registry()
+        provider = self.get(mode)
+        if then is not None:
+            then(provider)
+        return provider
 
     def get(self, mode: BatchProcessingMode | str | None = None) -> Provider:
         """The provider answering calls in `mode` (default: the configured one), built once and reused."""
@@ -82,22 +125,30 @@ class ActorProviders:
         effective, factory = self.resolve(mode)
         provider = self._providers.get(effective)
         if provider is None:
-            options = ProviderOptions(
-                api_key=self._api_key,
-                api_key_env=configuration.api_key_env,
-                base_url=configuration.base_url,
-                http_client=self._http_client,
-                client=self._client,
-                clock=self._clock,
-                batch=configuration.batch,
-                timeout=configuration.timeout,
-                provider_options=configuration.provider_options,
-                max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
-            )
-            provider = self._providers[effective] = factory(options)
+            with self._building:
+                provider = self._providers.get(effective)
+                if provider is None:
+                    provider = self._providers[effective] = self._build(configuration, factory)
         if mode is None:
             self._default = (configuration, provider)
+        else:
+            self._asked[mode] = provider
         return provider
+
+    def _build(self, configuration: ActorConfiguration, factory: ProviderFactory) -> Provider:
+        options = ProviderOptions(
+            api_key=self._api_key,
+            api_key_env=configuration.api_key_env,
+            base_url=configuration.base_url,
+            http_client=self._http_client,
+            client=self._client,
+            clock=self._clock,
+            batch=configuration.batch,
+            timeout=configuration.timeout,
+            provider_options=configuration.provider_options,
+            max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
+        )
+        return factory(options)
 
     def resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
         """The mode a call in `mode` really runs in (after any live fallback), and its provider's factory."""
@@ -129,7 +180,7 @@ class ActorProviders:
             store = self._quota_store() if settings.share_quota else None
             if store is not None:
                 self._stores.setdefault(asyncio.get_running_loop(), []).append(store)
-            quota = quota_for(provider.quota_scope(), settings, self._clock, store)
+            quota = quota_for(provider.name, provider.quota_scope(), settings, self._clock, store)
             provider.watch_limits(quota.learn)
             caller = callers[id(provider)] = LiveCaller(
                 provider.complete,
@@ -160,6 +211,7 @@ class ActorProviders:
 
     async def aclose(self) -> None:
         providers, self._providers, self._default = list(self._providers.values()), {}, None
+        self._asked = {}
         self._callers = weakref.WeakKeyDictionary()
         for store in self._stores.pop(asyncio.get_running_loop(), []):
             if isinstance(store, _Closing):

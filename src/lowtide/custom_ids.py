@@ -8,7 +8,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["CustomIdRule", "ledger_custom_id"]
+__all__ = ["HASHED", "CustomIdParts", "CustomIdRule", "ledger_custom_id", "parts_of_ledger_custom_id"]
+
+_IDENTITY = re.compile(r"(.+)_([0-9a-f]{12})")
+"""A plain custom id made in a ledger: the key, `_`, and the ledger's identity (12 lowercase hex digits, as every
+store makes it)."""
 
 
 @dataclass(frozen=True)
@@ -33,3 +37,37 @@ def ledger_custom_id(key: str, ledger: str | None, *, plain: re.Pattern[str], ha
         return custom_id
     named = key if ledger is None else f"{ledger}\n{key}"
     return hashed + hashlib.sha256(named.encode()).hexdigest()[:digits]
+
+
+@dataclass(frozen=True, slots=True)
+class CustomIdParts:
+    """What a custom id lowtide made in a ledger says of its request (`BatchCodec.custom_id_parts`): its key and the
+    ledger's identity when the id is plain (`<key>_<identity>`), neither when it is hashed (a digest of both, made for
+    a key the provider's id rule does not take as it is)."""
+
+    key: str | None
+    """The request's key; None for a hashed id."""
+    identity: str | None
+    """The identity of the ledger that claimed it (`LedgerStore.identity`); None for a hashed id."""
+
+    @property
+    def hashed(self) -> bool:
+        return self.key is None
+
+
+HASHED = CustomIdParts(None, None)
+"""The parts of a hashed custom id: neither its key nor its ledger can be read from it."""
+
+
+def parts_of_ledger_custom_id(
+    custom_id: str, *, plain: re.Pattern[str], hashed: str, digits: int
+) -> CustomIdParts | None:
+    """`ledger_custom_id` read back: the key and identity of a plain id, `HASHED` for a hashed one, None for an id
+    `ledger_custom_id` never makes in a ledger (a user's own, another program's). A plain id is read first: it may
+    start as a hashed one does (Anthropic's `k-`, a key `k-1`), but a hashed one is hex digits after its start, never
+    `_` and an identity."""
+    matched = _IDENTITY.fullmatch(custom_id) if plain.fullmatch(custom_id) else None
+    if matched is not None:
+        return CustomIdParts(matched.group(1), matched.group(2))
+    rest = custom_id[len(hashed) :] if custom_id.startswith(hashed) else ""
+    return HASHED if len(rest) == digits and all(c in "0123456789abcdef" for c in rest) else None

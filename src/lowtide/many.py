@@ -22,8 +22,8 @@ from lowtide.arguments import check_budget, check_key, check_messages, check_pro
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.engine import BatchEngine
-from lowtide.batching.keys import canonical_json, derive_key, params_json
-from lowtide.batching.policy import key_twice, other_request
+from lowtide.batching.keys import derive_key, params_json
+from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
@@ -267,7 +267,7 @@ async def _known(engine: BatchEngine, first: dict[str, int], params: list[dict[s
     if known:
         for record in await engine.ledger.requests_for(list(known)):
             sent = params[first[record.key]]
-            if record.params != sent and canonical_json(record.params) != params_json(sent):
+            if other_params(record.params, sent):
                 raise other_request(record.key)
     return known
 

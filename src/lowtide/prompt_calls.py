@@ -21,8 +21,8 @@ from pydantic import BaseModel
 from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine import BatchEngine
-from lowtide.batching.keys import canonical_json, derive_key
-from lowtide.batching.policy import key_twice, other_request
+from lowtide.batching.keys import derive_key
+from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.store import stored_json
 from lowtide.limits import bounded_by_bytes
@@ -244,7 +244,7 @@ class PromptCalls:
             known = await engine.known(list(first))
             for key, record in known.items():
                 sent = params[first[key]]
-                if canonical_json(record.params) != sent:
+                if other_params(record.params, sent):
                     raise other_request(key)
             fresh = [index for key, index in first.items() if key not in known]
             if fresh:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from lowtide.answers import Settled
+from lowtide.custom_ids import CustomIdParts
 from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
 from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorRequest, ActorResponse
@@ -35,6 +36,7 @@ __all__ = [
     "BatchLimits",
     "Counts",
     "CreateSteps",
+    "CustomIdParts",
     "Phase",
     "RemoteBatch",
     "ResultLine",
@@ -219,6 +221,22 @@ class BatchCodec(ABC):
         custom_id = line.get("custom_id")
         return custom_id if isinstance(custom_id, str) else None
 
+    # Rebuilding a lost ledger from the API (`lowtide ledger rebuild`): a codec that does not read its own ids back
+    # leaves its provider's batches out of a rebuild, which says so.
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        """What a custom id this codec made (`custom_id_for`) says: the key and the ledger's identity when they can
+        be read from it, `custom_ids.HASHED` when it is a digest of both; None for an id it never makes in a ledger
+        (a user's own, another program's). Only the codec knows its id rule (`custom_ids.parts_of_ledger_custom_id`
+        reads back `ledger_custom_id`'s)."""
+        raise NotImplementedError(f"The {self.name} codec cannot read its custom ids back.")
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """One request of a batch's input as `encode` wrote it (a line of its input file, one of its inline
+        requests): its custom id and its body as the ledger stores it (`encode_request`'s); None for a line of no
+        shape `encode` writes."""
+        raise NotImplementedError(f"The {self.name} codec cannot read a batch's input back.")
+
     @abstractmethod
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
@@ -245,6 +263,10 @@ class BatchBackend(ABC):
     (`resumable`, `resume`), and the API answers with the batch the first create made, if it made one; no listing, no
     grace period. Such a backend records its steps before it sends the create, so that an intent with no steps never
     reached the API."""
+
+    list_page: int = 100
+    """How many batches a listing of the API's asks for a page (`recent`, `listed`): its largest page, or near it.
+    Tests set it lower, to page through a few batches."""
 
     @property
     def name(self) -> str:
@@ -304,9 +326,25 @@ class BatchBackend(ABC):
         return None
 
     async def first_custom_id(self, batch: RemoteBatch) -> str | None:
-        """The custom id of an ended batch's first result line: enough to say whose batch it is. Asked only of a
-        backend that cannot find a batch by its intent (`finds_by_intent` False), which must implement it."""
+        """The custom id of an ended batch's first result line: enough to say whose batch it is. Asked of a backend
+        that cannot find a batch by its intent (`finds_by_intent` False), which must implement it, and by a rebuild
+        (`listed`), which reads the batches of a backend without it from their results alone."""
         raise NotImplementedError
+
+    # What a rebuild of a lost ledger reads (`lowtide ledger rebuild`): every built-in backend implements these; a
+    # backend that does not has its provider's batches left out of a rebuild, which says so.
+
+    def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every batch the API still lists for these credentials, newest first, page after page (transient failures
+        retried)."""
+        raise NotImplementedError(f"The {self.name} backend cannot list the account's batches.")
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """Feed `handle` each request `batch` holds, as its input still says (the uploaded file, the stored object):
+        its custom id and its body as the ledger stores it (`BatchCodec.decode_input`). False, having fed nothing,
+        when the API does not show the input (Anthropic's never does; a file deleted once the results were stored):
+        then only the batch's results, once it has ended, say which requests it held."""
+        return False
 
     @abstractmethod
     async def cancel(self, batch_id: str) -> RemoteBatch:

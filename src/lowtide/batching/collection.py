@@ -74,6 +74,27 @@ class Collection(LateWaiters):
         await self.ledger.record_collected(batch.id, state=state, now=self._clock.now())
         return True
 
+    def _stored_in(self, batch_id: str | None) -> None:
+        """A call was answered from a result the ledger holds, stored from `batch_id`: should that batch have been left
+        `ended` (its process stopped after storing its results, before saying it was collected), it is closed on this
+        pass (`settle_stored`), in the background, once per batch in this engine's life. A batch polled here closes
+        itself."""
+        if batch_id is None or batch_id in self._stored_from or batch_id in self._pollers:
+            return
+        self._stored_from.add(batch_id)
+        closing = self._spawn(self._close_if_stored(batch_id), waiters=[])
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+
+    async def _close_if_stored(self, batch_id: str) -> None:
+        try:
+            batch = await self._batch(batch_id)
+            if batch is not None:
+                await self.settle_stored(batch)
+        except ActorError as exc:  # no call waits on it: it is looked at again on a later pass
+            self._stored_from.discard(batch_id)
+            log.warning("Could not look at whether batch %s is collected: %s", batch_id, exc)
+
     def _ensure_poller(self, batch_id: str, remote: RemoteBatch | None = None) -> None:
         if batch_id in self._pollers:
             return
@@ -327,6 +348,7 @@ class Collection(LateWaiters):
                 writing.cancel()
                 writing.add_done_callback(_retrieved)
             raise
+        crashpoint("after-results")
         counts = ended.counts
         state = (
             BatchState.CANCELED

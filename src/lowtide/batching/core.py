@@ -25,6 +25,7 @@ from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.store import (
     BatchRecord,
     LedgerStore,
+    NewRequest,
     RequestRecord,
 )
 from lowtide.settings import BatchSettings
@@ -147,6 +148,10 @@ class EngineCore:
         """Intents whose create is in flight here; each future is done once the create came back, however."""
         self._foreign: set[str] = set()
         """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
+        self._stored_from: set[str] = set()
+        """Batches a call was answered from a stored result of, looked at once to be closed if left `ended`."""
+        self._closing: set[asyncio.Task[None]] = set()
+        """Those looks under way: a few reads and a write each, let finish when the engine closes."""
         self._api_failures: list[APIError] | None = None
         """While a one-off `collect_once` runs: the API errors its work met (it has no callers to tell)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -181,6 +186,8 @@ class EngineCore:
         """The batches another live process polls that calls of this engine wait on, each watched by one task
         (`Waiting._watch_batch`), with those calls' futures."""
         self._identity: str | None = None
+        self._unkeyed = False
+        """Whether the ledger holds rebuilt requests whose keys are not known (`adopting`), read with its identity."""
         self.closed = False
         self.on_results: Callable[[str, str, Sequence[ResultLine | UnreadableLine]], None] | None = None
         """Called after each chunk of results is stored, with (ledger batch id, API batch id, the chunk's results
@@ -189,10 +196,21 @@ class EngineCore:
         already in the ledger."""
 
     async def identity(self) -> str:
-        """The ledger's identity, which every custom id this engine gives carries (read once: it never changes)."""
+        """The ledger's identity, which every custom id this engine gives carries (read once: it never changes); and,
+        read with it (PostgreSQL: in the same round trip), whether the ledger holds rebuilt requests whose keys are not
+        known, which this engine's claims then take over (`adopting`)."""
         if self._identity is None:
-            self._identity = await self.ledger.identity()
+            identity = await self.ledger.identity()
+            self._unkeyed = await self.ledger.unkeyed()
+            self._identity = identity
         return self._identity
+
+    async def adopting(self, claims: Sequence[NewRequest]) -> None:
+        """Before `claims` are written, in a rebuilt ledger that holds requests whose keys are not known: those whose
+        custom ids are these claims' become theirs, so that the claims find them known and nothing is sent again. A
+        ledger never rebuilt (all but a few) pays nothing: `_unkeyed` is False from its first read."""
+        if self._unkeyed:
+            self._unkeyed = await self.ledger.adopt_unkeyed(claims)
 
     def arrive(self) -> asyncio.Future[None]:
         """A call that came now and waits for something (a ledger read) before its claim: a window that is open
@@ -385,6 +403,9 @@ class EngineCore:
         raise NotImplementedError
 
     async def _poll_here(self, batch_id: str) -> bool:
+        raise NotImplementedError
+
+    def _stored_in(self, batch_id: str | None) -> None:
         raise NotImplementedError
 
     async def _attach_left_out(self, calls: list[tuple[str, asyncio.Future[Settled]]]) -> None:

@@ -1,8 +1,9 @@
 """Named points where a test can make this process die with SIGKILL, to prove that nothing is lost or paid twice.
 
 Set `LOWTIDE_CRASHPOINT` to a stage (`after-intent`, `during-create`, `after-create`, `while-polling`,
-`while-streaming`, or `after-step-<step>`: once a create step a backend records, such as its uploaded input file,
-is in the ledger); `during-create:0.3` dies 0.3 s after the create request was sent. Unset, these are no-ops.
+`while-streaming`, `after-results`: every result stored, the batch not yet said collected; or `after-step-<step>`:
+once a create step a backend records, such as its uploaded input file, is in the ledger); `during-create:0.3` dies
+0.3 s after the create request was sent. Unset, these are no-ops.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import signal
 __all__ = ["CRASHPOINT_ENV", "STAGES", "crash_during", "crashpoint"]
 
 CRASHPOINT_ENV = "LOWTIDE_CRASHPOINT"
-STAGES = ("after-intent", "during-create", "after-create", "while-polling", "while-streaming")
+STAGES = ("after-intent", "during-create", "after-create", "while-polling", "while-streaming", "after-results")
 
 
 def _wanted() -> tuple[str, float]:

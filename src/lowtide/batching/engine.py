@@ -24,10 +24,10 @@ from lowtide.batching.coalescing import Coalescing
 from lowtide.batching.collection import Collection
 from lowtide.batching.collector import MANY, freeze_survivors, thaw
 from lowtide.batching.core import GroupCall, Queued
-from lowtide.batching.keys import canonical_json, params_json
+from lowtide.batching.keys import params_json
 from lowtide.batching.left_out import LeftOut
 from lowtide.batching.lookups import Lookups
-from lowtide.batching.policy import other_request, stored_outcome
+from lowtide.batching.policy import other_params, other_request, stored_outcome
 from lowtide.batching.submission import Submission
 from lowtide.batching.tickets import Ticket, ticket_of
 from lowtide.errors import (
@@ -162,6 +162,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         if later is not None:
             self._later.update((call.key, made) for call, made in zip(calls, later, strict=True))
             news = with_traces(news, {}, self._later)
+        await self.adopting(news)
         # What was inserted is not read back (nor made into records): the group has it.
         inserted, known = await self.ledger.claim_new(
             news, owner=self.owner, until=now + self.settings.lease_seconds, now=now
@@ -231,6 +232,9 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
 
     async def aclose(self) -> None:
         self.closed = True
+        # A batch left `ended` being closed (its answers already handed out, so a program may close at once): the
+        # look ends with the program, or the next program's calls find the batch open again.
+        await asyncio.gather(*list(self._closing), return_exceptions=True)
         thaw()
         for task in list(self._tasks):
             task.cancel()
@@ -310,6 +314,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             claims = [NewRequest(c[0], custom_id_for(c[0], identity), *c[1:6], scope=self.scope) for c in raw]
             if self._traced or self._later:
                 claims = with_traces(claims, self._traced, self._later)
+            await self.adopting(claims)
             await self._record_claims(raw, claims, claimed_by, now)
             freeze_survivors(len(claims))
         except Exception as exc:  # a ledger that cannot be written (disk full, locked): the calls say so
@@ -344,7 +349,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
                 self._traced.pop(new.key, None)  # known already: no batch of this process will carry it
                 if self._later and (later := self._later.pop(new.key, None)) is not None:
                     _finish_when_done(claimed, new.key, later)
-                if record.params != new.params and canonical_json(record.params) != params_json(new.params):
+                if other_params(record.params, new.params):
                     claimed.set_exception(other_request(new.key))
                     continue
                 if record.state is RequestState.PENDING and record.owner == self.owner:
@@ -353,6 +358,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
                     claimed.set_result(record)
                 elif record.state.final:
                     claimed.set_result(stored_outcome(record))
+                    self._stored_in(record.batch_id)
                 else:
                     self._forward(self._final(record), claimed)
             elif new.key not in firsts:

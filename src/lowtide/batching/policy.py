@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lowtide.batching.backend import Settled
+from lowtide.batching.keys import canonical_json, params_json
 from lowtide.batching.records import answer_from_json, error_from_json, error_to_json
 from lowtide.errors import (
     ActorError,
@@ -20,7 +21,7 @@ from lowtide.ledger.store import (
     answer_json,
 )
 
-__all__ = ["key_twice", "other_request", "result_row", "stored_outcome"]
+__all__ = ["key_twice", "other_params", "other_request", "result_row", "stored_outcome"]
 
 
 def stored_outcome(record: RequestRecord) -> Settled:
@@ -57,6 +58,13 @@ def result_row(key: str, outcome: Settled, stored: dict[str, Any] | None, *, use
         return OutcomeRow(key, RequestState.PENDING, error=error)
     final = RequestState.EXPIRED if isinstance(outcome, BatchRequestExpired) else RequestState.FAILED
     return OutcomeRow(key, final, error=error)
+
+
+def other_params(stored: dict[str, Any], sent: dict[str, Any] | str) -> bool:
+    """Whether a call's params (`sent`, or their JSON) are another request's than the ledger's record of its key
+    (`stored`). A rebuilt request whose body the API no longer showed (`records.UNKNOWN_PARAMS`, `{}`) is any
+    request's: its key is all that names it. The dicts compared first, the JSON only when they differ."""
+    return stored != sent and bool(stored) and canonical_json(stored) != params_json(sent)
 
 
 def other_request(key: str) -> ConfigurationError:

@@ -80,6 +80,7 @@ class Waiting(EngineCore):
                 return await asyncio.shield(watched)  # (shared by the calls of one key: none cancels the others')
             # Another live process is on it: watch the ledger.
             record = await self._watch(record)
+        self._stored_in(record.batch_id)
         return stored_outcome(record)
 
     async def _poll_here(self, batch_id: str) -> bool:

@@ -280,6 +280,7 @@ class BulkRun(RunRequests):
         return (await self._run(only, hold=False, stream=stream)).report
 
     async def _run(self, only: Iterable[int] | None, *, hold: bool, stream: TextIO | None) -> RunEnd:
+        await self.actor.ready(self._mode())
         checked = self._check(write=True)
         check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
         if not self._recorded(checked):

@@ -14,7 +14,7 @@ _SAID = (("requests", "request(s)"), ("batches", "batch(es)"), ("results", "resu
 
 @click.group(short_help="Work on a ledger as a whole.")
 def ledger() -> None:
-    """Work on a ledger as a whole: move it to another store."""
+    """Work on a ledger as a whole: move it to another store, or rebuild a lost or damaged one from the APIs."""
 
 
 @ledger.command(
@@ -57,5 +57,13 @@ def copy(source: str, target: str, json_output: bool) -> int:
         click.echo(f"Copied {said} from {given.location} to {into.location}.")
     return 0
 
+
+def _add_rebuild() -> None:
+    from lowtide.cli.rebuild_command import rebuild
+
+    ledger.add_command(rebuild)
+
+
+_add_rebuild()
 
 COMMANDS = [ledger]

@@ -224,6 +224,12 @@ class InlineAsyncLedger:
     async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         return self.sync.members_and_attempts(batch_id)
 
+    async def unkeyed(self) -> bool:
+        return self.sync.unkeyed()
+
+    async def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        return self.sync.adopt_unkeyed(requests)
+
     async def stored_finals(self, batch_id: str) -> set[str]:
         return self.sync.stored_finals(batch_id)
 

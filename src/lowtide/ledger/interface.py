@@ -306,10 +306,28 @@ class LedgerStore(CollectedResults, Protocol):
         """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
         ...
 
-    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
+    def load(
+        self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]], *, identity: str | None = None
+    ) -> dict[str, int]:
         """Write the rows of another ledger (`export_rows`'s, table by table in `COPIED`'s order) in one
         transaction, into a store that holds nothing yet: checked in that transaction, raising `ConfigurationError`
-        when it holds anything. Returns how many rows of each table were written."""
+        when it holds anything. Given `identity`, the ledger takes it in that transaction (a rebuilt ledger takes the
+        identity of the one it stands for, so that its claims make the custom ids that one's made; a copy keeps its
+        own). Returns how many rows of each table were written."""
+        ...
+
+    # rebuilt requests whose keys are not known (`lowtide ledger rebuild`, `records.UNKEYED`)
+
+    def unkeyed(self) -> bool:
+        """Whether the ledger holds rebuilt requests whose keys are not known (their custom ids were hashed): then
+        claims go through `adopt_unkeyed` first. False for a ledger never rebuilt, and asked once per engine, so
+        that its claims pay nothing for it."""
+        ...
+
+    def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        """Each of `requests` whose key the ledger does not know, and whose custom id is a rebuilt request's whose key
+        is not known, takes that request over (its memberships, results and trace) under its own key, in one
+        transaction; the claim then finds it known. Whether any such request is left."""
         ...
 
     def close(self) -> None:
@@ -448,3 +466,7 @@ class AsyncLedgerStore(AsyncCollectedResults, Protocol):
     async def members(self, batch_id: str) -> dict[str, str]: ...
 
     async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]: ...
+
+    async def unkeyed(self) -> bool: ...
+
+    async def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool: ...

@@ -96,6 +96,16 @@ class LedgerKind(ABC):
         read-only, where `opens_read_only`)."""
         return True
 
+    def damaged(self, target: str, error: BaseException) -> bool:
+        """Whether `error` (raised opening or reading the ledger at `target`) says it is damaged, so that it may be
+        moved aside and a new one made in its place (`set_aside`, `lowtide ledger rebuild`). False by default: a
+        database's operator decides what to do with it."""
+        return False
+
+    def set_aside(self, target: str) -> str:
+        """Move the damaged ledger at `target` aside (`damaged`); where it went."""
+        raise NotImplementedError(f"A ledger of the {self.scheme} kind cannot be moved aside.")
+
     def failure(self, error: BaseException) -> str | None:
         """What `error`, raised by this kind's store and not a `LedgerError`, means to a user, in one line that says
         what to do (a SQLite file whose pages are damaged, found while reading it); None for an error it does not

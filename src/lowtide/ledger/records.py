@@ -19,6 +19,9 @@ __all__ = [
     "COPIED",
     "DISOWNED",
     "FOREIGN",
+    "REBUILT",
+    "UNKEYED",
+    "UNKNOWN_PARAMS",
     "BatchRecord",
     "BatchState",
     "KeyAnswer",
@@ -47,6 +50,17 @@ DISOWNED = "adopted an API batch that held none of its requests; reconciled agai
 FOREIGN = "not this ledger's: it held none of this ledger's requests"
 """The note of the record that keeps such a batch apart (`foreign-<API batch id>`, no members), so that it is never
 a candidate again and nothing of it is counted."""
+
+
+REBUILT = "rebuilt from the API (lowtide ledger rebuild)"
+"""The note of a batch a rebuild recorded from what the provider's API still holds."""
+UNKEYED = "rebuilt:"
+"""The start of the key a rebuild gives a request whose custom id is hashed (its key cannot be read from it): this and
+its custom id. A claim whose custom id is that one takes it over under its own key (`LedgerStore.adopt_unkeyed`)."""
+UNKNOWN_PARAMS = "{}"
+"""The parameters a rebuild records for a request whose body the API no longer shows (Anthropic's results alone, an
+input file deleted once the results were stored): no provider's body is empty. A claim of its key with any body
+takes its answer (its key, derived from its body or the caller's own, is all that names it)."""
 
 
 def foreign_batch_id(provider_batch_id: str) -> str:

@@ -11,14 +11,18 @@ from lowtide.config import LiveSettings
 from lowtide.live.quota import Quota, QuotaLimits
 from lowtide.live.quota_state import QuotaStore
 
-__all__ = ["quota_for"]
+__all__ = ["provider_scope", "quota_for"]
 
 _QUOTAS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Quota]] = weakref.WeakKeyDictionary()
 
 
-def quota_for(scope: str, settings: LiveSettings, clock: Clock, store: QuotaStore | None = None) -> Quota:
-    """The running loop's quota for `scope`, made on first use with `settings` and `store` (None: this process
-    alone). The first actor's limits and store stand; what the API's headers say applies to all."""
+def quota_for(
+    provider: str, scope: str, settings: LiveSettings, clock: Clock, store: QuotaStore | None = None
+) -> Quota:
+    """The running loop's quota for `provider`'s `scope` (`Provider.quota_scope`), made on first use with `settings`
+    and `store` (None: this process alone). The first actor's limits and store stand; what the API's headers say
+    applies to all."""
+    scope = provider_scope(provider, scope)
     quotas = _QUOTAS.setdefault(asyncio.get_running_loop(), {})
     quota = quotas.get(scope)
     if quota is None:
@@ -33,3 +37,10 @@ def quota_for(scope: str, settings: LiveSettings, clock: Clock, store: QuotaStor
         )
         quota = quotas[scope] = Quota(scope, limits, clock, store)
     return quota
+
+
+def provider_scope(provider: str, scope: str) -> str:
+    """`scope` within `provider`'s name: two providers behind one address with one key (a gateway, `lowtide emulator`)
+    never share a quota, whatever a provider's `quota_scope` says. The built-in providers' scopes begin with their
+    name already, and keep the form the ledger's shared quotas were stored under."""
+    return scope if scope.startswith(f"{provider}:") else f"{provider}:{scope}"

@@ -23,6 +23,7 @@ from lowtide.batching.backend import (
     BatchLimits,
     Counts,
     CreateSteps,
+    CustomIdParts,
     Phase,
     RemoteBatch,
     ResultLine,
@@ -39,6 +40,7 @@ from lowtide.batching.lines import (
 )
 from lowtide.batching.oneshot import run_batch
 from lowtide.batching.polling import wait_until_ended
+from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.content import (
@@ -53,7 +55,7 @@ from lowtide.content import (
     pieces_of,
     system_text,
 )
-from lowtide.custom_ids import CustomIdRule, ledger_custom_id
+from lowtide.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.endpoints import check_api_key, check_base_url, unreachable
 from lowtide.exact_json import read_exactly
 from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
@@ -78,6 +80,7 @@ from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
 
 __all__ = [
+    "HASHED",
     "NO_LIMITS",
     "NO_STEPS",
     "PROBE_TOKENS",
@@ -91,6 +94,7 @@ __all__ = [
     "ContentRules",
     "Counts",
     "CreateSteps",
+    "CustomIdParts",
     "CustomIdRule",
     "FilePart",
     "FileReader",
@@ -142,8 +146,11 @@ __all__ = [
     "estimate_input_tokens",
     "feed_lines",
     "file_reader",
+    "first_custom_id_in",
+    "first_line_reader",
     "header_int",
     "header_number",
+    "input_lines",
     "json_count",
     "json_object",
     "json_objects",
@@ -151,9 +158,11 @@ __all__ = [
     "ledger_custom_id",
     "parse_response",
     "parsed_outcome",
+    "parts_of_ledger_custom_id",
     "pieces_of",
     "read_exactly",
     "read_files",
+    "read_input",
     "read_line",
     "response_of",
     "retrying",

@@ -71,7 +71,7 @@ class TracedActor(Protocol):
 
     def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode: ...
 
-    def provider(self, mode: BatchProcessingMode | str | None = None) -> Provider: ...
+    async def ready(self, mode: BatchProcessingMode | str | None = None) -> Provider: ...
 
 
 async def traced(
@@ -91,7 +91,7 @@ async def traced(
     try:
         chosen = actor.resolve_mode(mode)
         resolved = chosen.value
-        gen_ai_provider = actor.provider(chosen).telemetry_name()
+        gen_ai_provider = (await actor.ready(chosen)).telemetry_name()  # its SDK loaded off the event loop
     except ActorError:  # the call itself says why (raised inside its span)
         pass
     model, attributes = call_attributes(

@@ -11,6 +11,7 @@ from opentelemetry import propagate
 from opentelemetry.context import Context, attach, detach
 
 from lowtide.json_types import json_object
+from lowtide.telemetry.guard import guarded
 
 __all__ = ["carrier_of_current", "context_of", "continuing"]
 
@@ -18,7 +19,7 @@ __all__ = ["carrier_of_current", "context_of", "continuing"]
 def carrier_of_current() -> str:
     """The current trace context as stored text (`{"traceparent": ...}`), or "" when there is none."""
     carrier: dict[str, str] = {}
-    propagate.inject(carrier)
+    guarded("writing the trace context", lambda: propagate.inject(carrier), None)
     return json.dumps(carrier, sort_keys=True, separators=(",", ":")) if carrier else ""
 
 
@@ -31,14 +32,15 @@ def context_of(stored: str | None) -> Context | None:
     except ValueError:
         return None
     fields = {name: str(value) for name, value in json_object(carrier).items()}
-    return propagate.extract(fields) if fields else None
+    return guarded("reading a stored trace context", lambda: propagate.extract(fields), None) if fields else None
 
 
 @contextmanager
 def continuing(headers: Mapping[str, str]) -> Generator[None]:
     """A client's trace context (its request's `traceparent` and `tracestate`, through the global propagator)
     current meanwhile: a task started here continues the client's trace."""
-    token = attach(propagate.extract({name.lower(): value for name, value in headers.items()}))
+    carrier = {name.lower(): value for name, value in headers.items()}
+    token = attach(guarded("reading a client's trace context", lambda: propagate.extract(carrier), Context()))
     try:
         yield
     finally:

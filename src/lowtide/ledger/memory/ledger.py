@@ -26,6 +26,7 @@ from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
+from lowtide.ledger.memory.unkeyed import adopt_unkeyed, unkeyed_keys
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
@@ -59,6 +60,8 @@ class MemoryLedger(MemoryBatches):
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store = MemoryRunStore(self.lock, self.tables)
         self._identity = secrets.token_hex(6)
+        self._unkeyed: set[str] = set()
+        """The rebuilt requests whose keys are not known yet (`records.UNKEYED`)."""
 
     def __repr__(self) -> str:
         return f"<MemoryLedger at {id(self):#x}>"
@@ -105,9 +108,23 @@ class MemoryLedger(MemoryBatches):
             rows = rows_of(self, table)
         yield rows
 
-    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
+    def load(
+        self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]], *, identity: str | None = None
+    ) -> dict[str, int]:
         with self.lock:
-            return load_into(self, tables)
+            written = load_into(self, tables)
+            if identity is not None:
+                self._identity = identity
+            self._unkeyed = unkeyed_keys(self.tables)
+            return written
+
+    def unkeyed(self) -> bool:
+        with self.lock:
+            return bool(self._unkeyed)
+
+    def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        with self.lock:
+            return adopt_unkeyed(self.tables, self._unkeyed, requests)
 
     # requests
 

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from lowtide.errors import LedgerError
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
-from lowtide.ledger.postgres import batches, claims, results
+from lowtide.ledger.postgres import batches, claims, results, unkeyed
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
@@ -60,8 +60,11 @@ class AsyncPostgresLedger:
         self._notices = notices
         self._owners: set[str] = set()
         self._guards: dict[str, asyncio.Task[None]] = {}
-        self._identity: str | None = None
         """A task per owner that ends its lease when its event loop closes (its tasks cancelled) while it is kept."""
+        self._identity: str | None = None
+        self._unkeyed: bool | None = None
+        """Whether the ledger holds rebuilt requests whose keys are not known, as read with its identity and not yet
+        asked for (`unkeyed`)."""
         self._finals = FinalsRead()
         """What `stored_finals` read of the batches being collected, for the sums to trust (`totals`)."""
 
@@ -71,8 +74,23 @@ class AsyncPostgresLedger:
 
     async def identity(self) -> str:
         if self._identity is None:  # made once with the ledger, never changed: read once
-            self._identity = await self._run("read the ledger's identity", claims.identity, transaction=False)
+            # With whether it holds rebuilt requests whose keys are not known, which an engine's first claims ask
+            # next: one round trip for both.
+            self._identity, self._unkeyed = await self._run(
+                "read the ledger's identity", unkeyed.identity_and_unkeyed, transaction=False
+            )
         return self._identity
+
+    async def unkeyed(self) -> bool:
+        """Read with the identity by an engine's first claims (once: the next engine reads it again, as it may have
+        changed since)."""
+        read, self._unkeyed = self._unkeyed, None
+        if read is not None:
+            return read
+        return await self._run("read the ledger's rebuilt requests", unkeyed.unkeyed, transaction=False)
+
+    async def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        return await self._run("be written", partial(unkeyed.adopt_unkeyed, requests))
 
     @property
     def notices(self) -> BatchNotices:

@@ -46,9 +46,13 @@ def export_rows(pool: SyncPool, table: str) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def load(
-    pool: SyncPool, location: str, tables: Iterable[tuple[str, Iterable[list[tuple[object, ...]]]]]
+    pool: SyncPool,
+    location: str,
+    tables: Iterable[tuple[str, Iterable[list[tuple[object, ...]]]]],
+    *,
+    identity: str | None = None,
 ) -> dict[str, int]:
-    """`LedgerStore.load`, into the ledger at `location` (as people are told it)."""
+    """`LedgerStore.load`, into the ledger at `location` (as people are told it), taking `identity` when given."""
     from psycopg import sql
 
     written: dict[str, int] = {}
@@ -91,6 +95,8 @@ def load(
                 f" ({strays}): nothing was written.",
                 field="ledger",
             )
+        if identity is not None:
+            db.execute("UPDATE identity SET id = %s", (identity,))
     return written
 
 

@@ -34,7 +34,7 @@ from functools import partial
 from typing import Any
 
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.postgres import batches, claims, copying, results
+from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
 from lowtide.ledger.postgres.pool import SyncPool
@@ -367,8 +367,21 @@ class PostgresLedger:
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
         return copying.export_rows(self._pool, table)
 
-    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
-        return copying.load(self._pool, self.location, tables)
+    def load(
+        self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]], *, identity: str | None = None
+    ) -> dict[str, int]:
+        written = copying.load(self._pool, self.location, tables, identity=identity)
+        if identity is not None:
+            self._identity = identity
+        return written
+
+    # rebuilt requests whose keys are not known
+
+    def unkeyed(self) -> bool:
+        return run(self._pool, "read the ledger's rebuilt requests", unkeyed.unkeyed, transaction=False)
+
+    def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        return run(self._pool, "be written", partial(unkeyed.adopt_unkeyed, requests))
 
 
 _IMPLEMENTS: type[LedgerStore] = PostgresLedger

@@ -89,9 +89,21 @@ def transient(exc: BaseException) -> bool:
 
 def said(exc: BaseException, url: str, doing: str) -> LedgerError:
     """`exc` (psycopg's, the pool's, the network's) as the `LedgerError` a user reads: what could not be done and
-    the ledger's URL, its password removed from both."""
+    the ledger's URL, its password removed from both, and, when the ledger's tables are damaged or gone, to rebuild
+    it."""
     detail = scrub(str(exc).strip() or type(exc).__name__, url)
-    return LedgerError(f"The PostgreSQL ledger at {redacted(url)} could not {doing}: {detail}")
+    advice = _REBUILD.format(url=redacted(url)) if getattr(exc, "sqlstate", None) in _DAMAGE else ""
+    return LedgerError(f"The PostgreSQL ledger at {redacted(url)} could not {doing}: {detail}{advice}")
+
+
+_DAMAGE = frozenset({"XX001", "XX002", "42P01"})
+"""What says the ledger's data is damaged (`data_corrupted`, `index_corrupted`) or its tables gone from under it
+(`undefined_table`: dropped while a program ran)."""
+_REBUILD = (
+    ". Its tables are damaged or gone: do not start a new ledger and run your programs again (a new ledger has an"
+    " identity of its own, so it would send, and pay for, again every request this one had sent); rebuild it from"
+    " the providers' APIs instead: lowtide ledger rebuild --ledger {url} --actors ACTOR_FILE."
+)
 
 
 def _said_too(exc: BaseException) -> bool:

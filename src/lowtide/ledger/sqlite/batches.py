@@ -280,7 +280,7 @@ class BatchRows(RequestRows):
 
     def batch(self, batch_id: str) -> BatchRecord | None:
         """A batch by lowtide's id or the API's."""
-        with self._lock:
+        with self._reading():
             row = self._db.execute(
                 "SELECT * FROM batches WHERE id = ? OR provider_batch_id = ?", (batch_id, batch_id)
             ).fetchone()
@@ -293,7 +293,7 @@ class BatchRows(RequestRows):
         if wanted is not None:
             query += f" WHERE state IN ({', '.join('?' * len(wanted))})"
             args.extend(wanted)
-        with self._lock:
+        with self._reading():
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [batch_record(row) for row in rows]
 
@@ -307,13 +307,13 @@ class BatchRows(RequestRows):
 
     def create_steps(self, batch_id: str) -> dict[str, str]:
         """The steps of a create recorded so far, by name."""
-        with self._lock:
+        with self._reading():
             row = self._db.execute("SELECT create_steps FROM batches WHERE id = ?", (batch_id,)).fetchone()
         return dict(json.loads(row[0])) if row is not None and row[0] else {}
 
     def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
         """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
-        with self._lock:
+        with self._reading():
             rows = self._db.execute(
                 "SELECT * FROM batches WHERE state IN ('intent', 'unknown') AND provider_batch_id IS NULL"
                 " AND provider = ? AND endpoint = ? ORDER BY intent_at, id",
@@ -326,7 +326,7 @@ class BatchRows(RequestRows):
         if not among:
             return None
         marks = ", ".join("?" * len(among))
-        with self._lock:
+        with self._reading():
             row = self._db.execute(
                 f"SELECT batch_id FROM batch_members WHERE custom_id = ? AND batch_id IN ({marks}) LIMIT 1",
                 (custom_id, *among),
@@ -335,7 +335,7 @@ class BatchRows(RequestRows):
 
     def members(self, batch_id: str) -> dict[str, str]:
         """custom_id -> key for every request sent in `batch_id`."""
-        with self._lock:
+        with self._reading():
             rows = self._db.execute(
                 "SELECT custom_id, key FROM batch_members WHERE batch_id = ?", (batch_id,)
             ).fetchall()
@@ -350,7 +350,7 @@ class BatchRows(RequestRows):
         attempts: dict[str, tuple[int, int]] = {}
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
         kinds: set[tuple[str | None, str | None]] = set()
-        with self._lock:
+        with self._reading():
             version = _data_version(self._db)  # read first: a commit of another's while they are read changes it
             cursor = self._db.cursor()
             cursor.row_factory = None
@@ -404,7 +404,7 @@ class BatchRows(RequestRows):
 
     def stored_finals(self, batch_id: str) -> set[str]:
         """The keys whose latest result from `batch_id` is final: the batch's region of `results_batch_key`."""
-        with self._lock:
+        with self._reading():
             version = _data_version(self._db)  # read first: a commit of another's while they are read changes it
             cursor = self._db.cursor()
             cursor.row_factory = None
@@ -418,7 +418,7 @@ class BatchRows(RequestRows):
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
         """The results after `after` read by `seq` (the rowid: a range from the end of the table), filtered by batch
         (`+batch_id`: not by `results_batch_key`, whose region of the batch holds all it brought)."""
-        with self._lock:
+        with self._reading():
             cursor = self._db.cursor()
             cursor.row_factory = None
             if after is None:

@@ -63,11 +63,8 @@ class SqliteFile:
             (self._identity,) = self._db.execute("SELECT id FROM identity").fetchone()
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise ConfigurationError(
-                f"{self.path} is not a lowtide ledger, or it is damaged ({exc}). Move it aside and start a new one;"
-                " if it was a ledger, what it held can be recovered with `sqlite3 FILE .recover`.",
-                field="ledger",
-            ) from None
+            lead = "is not a lowtide ledger, or it is damaged"
+            raise LedgerError(damaged_message(self.path, exc, lead=lead)) from exc
         except BaseException:
             self._db.close()
             raise
@@ -106,8 +103,23 @@ class SqliteFile:
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                raise LedgerError(f"The ledger {self.path} could not be written: {exc}.") from exc
+                raise self._failed(exc, "written") from exc
         self.checkpointer.written()
+
+    @contextmanager
+    def _reading(self) -> Generator[sqlite3.Connection]:
+        """The connection, alone, for reads: an error of the database (a damaged page, a lock held too long) is the
+        ledger's `LedgerError`, never a crash of lowtide's."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise self._failed(exc, "read") from exc
+
+    def _failed(self, exc: sqlite3.Error, doing: str) -> LedgerError:
+        if is_damage(exc):
+            return LedgerError(damaged_message(self.path, exc))
+        return LedgerError(f"The ledger {self.path} could not be {doing}: {exc}.")
 
     # For the stores built on this ledger's file (bulk runs: lowtide.ledger.runs).
 
@@ -122,8 +134,28 @@ class SqliteFile:
             yield db
 
     def select(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._db.execute(sql, args).fetchall()
+        with self._reading() as db:
+            return db.execute(sql, args).fetchall()
+
+
+_DAMAGE_CODES = (11, 26)
+"""SQLITE_CORRUPT and SQLITE_NOTADB: the file's pages are not what SQLite wrote (`sqlite_errorcode`'s low byte)."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether `exc` says the ledger's file is damaged (not a lock, a full disk or a read-only place)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.DatabaseError) and isinstance(code, int) and code & 0xFF in _DAMAGE_CODES
+
+
+def damaged_message(path: Path | str, exc: BaseException, *, lead: str = "is damaged") -> str:
+    """What to do with a damaged ledger file, in one line: rebuild it from the APIs, and not start a new one."""
+    return (
+        f"The ledger {path} {lead} ({exc}). Do not start a new ledger and run your programs again: a new ledger has"
+        " an identity of its own, so it would send (and pay for) again every request this one had sent. Rebuild it"
+        f" from the providers' APIs instead: lowtide ledger rebuild --ledger {path} --actors ACTOR_FILE (it moves"
+        " the damaged file aside; lowtide ledger rebuild --help says more)."
+    )
 
 
 def _writable(path: Path) -> sqlite3.Connection:
@@ -152,9 +184,11 @@ def _read_only(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the -shm is made (or not) at the first read
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             db.close()
-            if mode == "immutable=1":
+            if is_damage(exc):
+                raise LedgerError(damaged_message(path, exc)) from exc
+            if mode == "immutable=1" or not isinstance(exc, sqlite3.OperationalError):
                 raise LedgerError(f"The ledger {path} cannot be read: {exc}.") from None
             continue
         if mode == "immutable=1":

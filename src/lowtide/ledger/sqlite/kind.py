@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
+from lowtide.ledger.sqlite.connection import damaged_message, is_damage
 from lowtide.ledger.sqlite.ledger import Ledger
 
 __all__ = ["SqliteKind", "register"]
@@ -56,14 +58,33 @@ class SqliteKind(LedgerKind):
         path = Path(target)
         return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
+    def damaged(self, target: str, error: BaseException) -> bool:
+        """A SQLite file whose pages are damaged, its header still SQLite's (a file that never was a ledger is left
+        where it is)."""
+        if not is_damage(error.__cause__ or error):
+            return False
+        try:
+            with Path(target).open("rb") as file:
+                return file.read(16) == b"SQLite format 3\x00"
+        except OSError:
+            return False
+
+    def set_aside(self, target: str) -> str:
+        """The file renamed `<name>.damaged-<UTC time>`, its `-wal` and `-shm` with it, so that SQLite still pairs
+        them."""
+        path = Path(target).absolute()
+        aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+        for suffix in ("", "-wal", "-shm"):
+            there = path.with_name(path.name + suffix)
+            if there.exists():
+                there.rename(aside.with_name(aside.name + suffix))
+        return str(aside)
+
     def failure(self, error: BaseException) -> str | None:
         """Damage found while reading (a ledger whose pages are corrupt opens, then fails on the rows it reads)."""
         if not isinstance(error, sqlite3.DatabaseError):
             return None
-        return (
-            f"the ledger is damaged ({error}); move it aside and start a new one (what it held can be recovered"
-            " with `sqlite3 FILE .recover`)."
-        )
+        return damaged_message("FILE", error)
 
 
 def register(registry: LedgerRegistry) -> None:

@@ -9,17 +9,18 @@ batches and results are `requests.py`'s and `batches.py`'s; bulk runs `runs.py`'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import COPIED
+from lowtide.ledger.records import COPIED, NewRequest
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
+from lowtide.ledger.sqlite.unkeyed import adopt_unkeyed, holds_unkeyed
 from lowtide.ledger.sqlite.views import SqliteViews
 
 __all__ = ["Ledger"]
@@ -56,15 +57,18 @@ class Ledger(BatchRows):
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
         """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
         query = _EXPORTED.get(table, f"SELECT {', '.join(COPIED[table])} FROM {table} ORDER BY rowid")
-        with self._lock:
+        with self._reading():
             cursor = self._db.cursor()
             cursor.row_factory = None
             cursor.execute(query)
             while chunk := cursor.fetchmany(CHUNK):
                 yield [tuple(row) for row in chunk]
 
-    def load(self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]]) -> dict[str, int]:
-        """Write another ledger's rows in one transaction, into a ledger that holds nothing yet."""
+    def load(
+        self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]], *, identity: str | None = None
+    ) -> dict[str, int]:
+        """Write another ledger's rows in one transaction, into a ledger that holds nothing yet (taking `identity`,
+        when given, in the same transaction)."""
         written: dict[str, int] = {}
         with self._transaction() as db:
             held = [t for t in COPIED if db.execute(f"SELECT EXISTS (SELECT 1 FROM {t})").fetchone()[0]]
@@ -84,8 +88,22 @@ class Ledger(BatchRows):
             for statement in statements(NEW_FORM):
                 db.execute(statement)
             add_totals(db, 0)  # derived from the results copied, never copied themselves
+            if identity is not None:
+                db.execute("UPDATE identity SET id = ?", (identity,))
+        if identity is not None:
+            self._identity = identity
         self.forget_kinds()  # (what a collection kept of the results it had stored is not all there is now)
         return written
+
+    # rebuilt requests whose keys are not known
+
+    def unkeyed(self) -> bool:
+        with self._reading() as db:
+            return holds_unkeyed(db)
+
+    def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
+        with self._transaction() as db:
+            return adopt_unkeyed(db, requests)
 
 
 _EXPORTED = {

@@ -101,7 +101,7 @@ class RequestRows(SqliteFile):
 
     def committed_usd(self, actor: str) -> Decimal:
         """What `actor` has spent (stored costs) plus the worst case of its requests not yet answered."""
-        with self._lock:
+        with self._reading():
             spent, outstanding = self._db.execute(
                 "SELECT COALESCE(SUM(CAST(cost_usd AS REAL)), 0),"
                 " COALESCE(SUM(CASE WHEN state IN ('pending', 'submitting', 'waiting-on-batch')"
@@ -111,7 +111,7 @@ class RequestRows(SqliteFile):
         return Decimal(str(spent)) + Decimal(str(outstanding))
 
     def request(self, key: str) -> RequestRecord | None:
-        with self._lock:
+        with self._reading():
             found = self._requests_by_key(self._db, [key])
         return found[0] if found else None
 
@@ -123,13 +123,13 @@ class RequestRows(SqliteFile):
         states: Iterable[RequestState] | None = None,
     ) -> list[RequestRecord]:
         clauses, args = _filters(batch_id=batch_id, actor=actor, states=states)
-        with self._lock:
+        with self._reading():
             rows = self._db.execute(f"SELECT * FROM request_view{clauses} ORDER BY created_at, key", args).fetchall()
         return [request_record(row) for row in rows]
 
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
         """The records of `keys` the ledger knows, in the order given."""
-        with self._lock:
+        with self._reading():
             return self._requests_by_key(self._db, keys)
 
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
@@ -144,12 +144,12 @@ class RequestRows(SqliteFile):
             for key, state, batch_id, owner, until in self._db.execute(query, chunk):
                 yield key, KeyState(key, request_state(state), batch_id, owner, until)
 
-        with self._lock:
+        with self._reading():
             return _in_key_order(keys, states)
 
     def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
         """Which of `keys` were members of `batch_id`."""
-        with self._lock:
+        with self._reading():
             return _members_among(self._db, batch_id, keys)
 
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
@@ -166,7 +166,7 @@ class RequestRows(SqliteFile):
             for key, state, response, error, _ in cursor:
                 yield key, key_answer(key, state, response, error)
 
-        with self._lock:
+        with self._reading():
             cursor = self._db.cursor()
             cursor.row_factory = None
             return _in_key_order(keys, answers)
@@ -174,7 +174,7 @@ class RequestRows(SqliteFile):
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         """The trace contexts stored with `keys` (schema 8), of those that have one."""
         found: dict[str, str] = {}
-        with self._lock:
+        with self._reading():
             for chunk in chunks(keys, size=500):
                 query = f"SELECT key, context FROM request_traces WHERE key IN ({', '.join('?' * len(chunk))})"
                 found.update((str(key), str(context)) for key, context in self._db.execute(query, chunk))

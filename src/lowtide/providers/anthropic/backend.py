@@ -8,12 +8,13 @@ outright (429, 529), never on doubt.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx2
 from anthropic import AsyncAnthropic
+from anthropic.pagination import AsyncPage
 from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
 
@@ -23,6 +24,7 @@ from lowtide.batching.backend import (
     BatchLimits,
     Counts,
     CreateSteps,
+    CustomIdParts,
     Phase,
     RemoteBatch,
     ResultLine,
@@ -38,6 +40,7 @@ from lowtide.errors import APIConnectionError, APIError, OverloadedError, RateLi
 from lowtide.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.providers.anthropic.mapping import (
     custom_id_for,
+    custom_id_parts,
     line_outcome,
     parse_response,
     to_message_params,
@@ -111,6 +114,17 @@ class AnthropicBatchCodec(BatchCodec):
 
     def custom_id_for(self, key: str, ledger: str | None) -> str:
         return custom_id_for(key, ledger)
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        return custom_id_parts(custom_id)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A request of a create's body (`{"custom_id", "params"}`): the API never shows one back, but the shape is
+        the codec's."""
+        custom_id, params = line.get("custom_id"), line.get("params")
+        if not isinstance(custom_id, str) or not isinstance(params, Mapping):
+            return None
+        return custom_id, cast("Mapping[str, Any]", params)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
@@ -189,13 +203,33 @@ class AnthropicBatchBackend(BatchBackend):
         async def listing() -> None:
             found.clear()
             with translate_errors():
-                async for batch in self._client.messages.batches.list(limit=100):
+                async for batch in self._client.messages.batches.list(limit=self.list_page):
                     if batch.created_at.timestamp() < created_after:
                         break  # listed newest first
                     found.append(remote_batch(batch))
 
         await self._retrying(listing)
         return found
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every Message Batch the workspace lists (29 days' worth: the API keeps them no longer), newest first, a
+        page of 100 at a time, each page's call retried. A batch's requests are named only in its results, once it
+        has ended: `inputs` shows none."""
+        after: str | None = None
+        while True:
+
+            async def page(cursor: str | None = after) -> AsyncPage[MessageBatch]:
+                with translate_errors():
+                    if cursor is None:
+                        return await self._client.messages.batches.list(limit=self.list_page)
+                    return await self._client.messages.batches.list(limit=self.list_page, after_id=cursor)
+
+            listed = await self._retrying(page)
+            for batch in listed.data:
+                yield remote_batch(batch)
+            if not listed.has_more or not listed.last_id:
+                return
+            after = listed.last_id
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._retrying(lambda: self._client.messages.batches.retrieve(batch_id)))

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from lowtide.answers import Answer, TextAnswer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
-from lowtide.custom_ids import ledger_custom_id
+from lowtide.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -55,6 +55,7 @@ __all__ = [
     "check_custom_id",
     "cites_documents",
     "custom_id_for",
+    "custom_id_parts",
     "json_text",
     "line_outcome",
     "parse_response",
@@ -166,6 +167,11 @@ def custom_id_for(key: str, ledger: str | None) -> str:
     identity, `<key>_<ledger>`, when the API allows it (1 to 64 letters, digits, `_` or `-`), else `k-` and a digest of
     both, which no such id can equal. Outside any ledger (None), the key itself, or a digest of it."""
     return ledger_custom_id(key, ledger, plain=CUSTOM_ID_PATTERN, hashed="k-", digits=40)
+
+
+def custom_id_parts(custom_id: str) -> CustomIdParts | None:
+    """`custom_id_for` read back: the key and ledger of a plain id, `HASHED` for a digest, None for another's id."""
+    return parts_of_ledger_custom_id(custom_id, plain=CUSTOM_ID_PATTERN, hashed="k-", digits=40)
 
 
 def to_response(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 import orjson
 
@@ -62,6 +62,15 @@ class AzureBatchCodec(OpenAIBatchCodec):
         """The input file: one line a request, `{"custom_id", "body", "method", "url"}` (the served model left
         out: the API knows the deployment)."""
         return joined_lines(f'{{"custom_id":"{custom_id}",{_line(params)[1:]}\n' for custom_id, params in entries)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A line of the input file with the served model put back as the deployment's name (the file leaves it out):
+        what the ledger stored unless the actor named another (`provider_options.azure_openai.model`)."""
+        decoded = super().decode_input(line)
+        if decoded is None:
+            return None
+        custom_id, params = decoded
+        return custom_id, {**params, "model": deployment_of(params)}
 
     def model_of(self, params: Mapping[str, object]) -> str:
         model = params.get("model")

@@ -20,7 +20,7 @@ import datetime
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar, cast
 
 import orjson
@@ -53,6 +53,7 @@ from lowtide.providers.bedrock.batch_codec import (
     BedrockBatchCodec,
     error_line,
 )
+from lowtide.providers.bedrock.batch_reads import first_record_id, job_inputs
 from lowtide.providers.bedrock.client import AwsClients, call
 from lowtide.providers.bedrock.errors import translate_errors
 from lowtide.providers.bedrock.options import BedrockOptions
@@ -73,7 +74,6 @@ _PHASES = {
     "Expired": Phase.ENDED,
 }
 """Every other status (Submitted, Validating, Scheduled, InProgress) is running."""
-_LIST_PAGE = 100
 _RECORD_IN_LINE = re.compile(rb'"recordId"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
 """The record id a line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 T = TypeVar("T")
@@ -294,7 +294,7 @@ class BedrockBatchBackend(BatchBackend):
             while True:
                 arguments: dict[str, object] = {
                     "submitTimeAfter": after,
-                    "maxResults": _LIST_PAGE,
+                    "maxResults": self.list_page,
                     "sortOrder": "Descending",
                 }
                 if token:
@@ -310,6 +310,28 @@ class BedrockBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._job(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job the account lists, newest first, page after page."""
+        for batch in await self.recent(created_after=0.0):
+            yield batch
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """The records of the job's input object, while it is in the bucket (deleted once the answers are stored)."""
+        job = await self._detailed(batch)
+        uri = _uri_of(job, "inputDataConfig", "s3InputDataConfig")
+        return await job_inputs(self._read, self.codec, uri, str(job.get("modelId") or ""), handle)
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        bucket, output_key, _ = self._output_keys(await self._ended(batch))
+        return await first_record_id(self._read, self.codec, bucket, output_key)
+
+    async def _detailed(self, batch: RemoteBatch) -> Job:
+        """The job as GetModelInvocationJob gives it (a listing's summary names no input)."""
+        known = _known(batch.handle)
+        return known if known is not None and "inputDataConfig" in known else await self._job(batch.id)
 
     async def _job(self, batch_id: str) -> Job:
         return await self._retrying(

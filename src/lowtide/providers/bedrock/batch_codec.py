@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -25,6 +25,7 @@ from lowtide import (
 )
 from lowtide.providers import (
     BatchLimits,
+    CustomIdParts,
     JSONObject,
     ResultLine,
     Settled,
@@ -34,6 +35,7 @@ from lowtide.providers import (
     json_object,
     ledger_custom_id,
     parse_response,
+    parts_of_ledger_custom_id,
     sent_tokens,
 )
 from lowtide.providers.bedrock.answers import answer_and_json
@@ -87,6 +89,17 @@ class BedrockBatchCodec(TokenPricedCodec):
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
         return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A record of lowtide's JSONL: its record id (the custom id) and its Converse body as stored, `modelId`
+        included (the backend puts back what the job's input object leaves out)."""
+        record_id, body = line.get("recordId"), line.get("modelInput")
+        if not isinstance(record_id, str) or not isinstance(body, Mapping):
+            return None
+        return record_id, cast("Mapping[str, Any]", body)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

@@ -21,7 +21,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TypeVar, cast
 
 from google import genai
@@ -67,7 +67,6 @@ INLINE_BYTES = 16 * 1024 * 1024
 INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
 _DISPLAY = re.compile(r"^lowtide-(lt_[0-9a-f]+)-(\d+)$")
-_LIST_PAGE = 100
 _MISSING = (NotFoundError, PermissionDeniedError)
 """What the Files API answers for a file that is not there (any more): Gemini answers 403 as often as 404."""
 _KEY_IN_LINE = re.compile(rb'"key"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
@@ -256,7 +255,7 @@ class GeminiBatchBackend(BatchBackend):
 
         async def listing() -> None:
             found.clear()
-            pager = await self._client.aio.batches.list(config={"page_size": _LIST_PAGE})
+            pager = await self._client.aio.batches.list(config={"page_size": self.list_page})
             async for job in pager:
                 batch = remote_batch(job)
                 if batch.created_at < created_after:
@@ -274,6 +273,36 @@ class GeminiBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`): a job's requests are named only in its results, once it has
+    # ended. google-genai reads no input back from a job of the Gemini API, and the Files API lets no uploaded file be
+    # downloaded (only the files it generates): `inputs` shows none.
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job the API lists, newest first, page after page."""
+        for batch in await self.recent(created_after=0.0):
+            yield batch
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The key of the job's first inline response, else of its result file's first line."""
+        job = await self._ended(batch)
+        first: list[ResultLine | UnreadableLine] = []
+
+        def handle(line: ResultLine | UnreadableLine) -> None:
+            if not first:
+                first.append(line)
+
+        dest = job.dest
+        if dest is not None and dest.inlined_responses:
+            handle(_inline_line(dest.inlined_responses[0]))
+        elif dest is not None and dest.file_name:
+            file_name = dest.file_name
+            with contextlib.suppress(*_MISSING):  # past the file's retention
+                await self._retrying(lambda: self._read_file(file_name, handle))
+        if not first:
+            return None
+        line = first[0]
+        return line.custom_id if isinstance(line, UnreadableLine) else self.codec.custom_id_of(line)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -25,6 +25,7 @@ from lowtide import (
 )
 from lowtide.providers import (
     BatchLimits,
+    CustomIdParts,
     JSONObject,
     ResultLine,
     Settled,
@@ -32,6 +33,7 @@ from lowtide.providers import (
     api_error_class,
     ledger_custom_id,
     parse_response,
+    parts_of_ledger_custom_id,
     sent_tokens,
 )
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
@@ -119,6 +121,16 @@ class GeminiBatchCodec(TokenPricedCodec):
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
         return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A line of the JSONL input: its key (the custom id) and its request body as stored."""
+        key, request = line.get("key"), line.get("request")
+        if not isinstance(key, str) or not isinstance(request, Mapping):
+            return None
+        return key, cast("Mapping[str, Any]", request)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

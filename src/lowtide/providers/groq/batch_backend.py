@@ -13,7 +13,7 @@ found exactly by the intent id it carries (`finds_by_intent`), never guessed at.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from groq import AsyncGroq
@@ -32,6 +32,7 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
+    first_line_reader,
     read_files,
     retrying,
 )
@@ -39,6 +40,7 @@ from lowtide.providers.groq.batch_codec import GroqBatchCodec
 from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.groq.errors import translate_errors
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
 __all__ = ["INPUT_FILE_STEP", "INTENT_KEY", "GroqBatchBackend", "as_batch"]
@@ -56,7 +58,7 @@ def as_batch(raw: GroqModel) -> Batch:
     return Batch.construct(None, **raw.to_dict())
 
 
-class GroqBatchBackend(BatchBackend):
+class GroqBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one `AsyncGroq` client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = GroqBatchCodec()
@@ -80,6 +82,7 @@ class GroqBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -153,6 +156,16 @@ class GroqBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every batch of the organisation, from its one answer (Groq's list has no pages), newest first."""
+        for batch in await self.recent(created_after=0.0):
+            yield batch
+
+    async def _known(self, batch: RemoteBatch) -> Batch:
+        return batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

@@ -19,7 +19,7 @@ import json
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from mistralai.client import Mistral, models
 
@@ -41,6 +41,7 @@ from lowtide.providers import (
     ResultLine,
     UnreadableLine,
     feed_lines,
+    input_lines,
     read_exactly,
     retrying,
 )
@@ -75,7 +76,6 @@ INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
 MAX_TIMEOUT_HOURS = 168
 """The longest `timeout_hours` lowtide asks a job for (a week)."""
-_LIST_PAGE = 100
 
 _PHASES = {
     "QUEUED": Phase.RUNNING,
@@ -226,9 +226,9 @@ class MistralBatchBackend(BatchBackend):
             async def listing(number: int = page) -> models.ListBatchJobsResponse:
                 jobs = self._client.batch.jobs
                 if intent_id is None:
-                    return await jobs.list_async(page=number, page_size=_LIST_PAGE, created_after=since)
+                    return await jobs.list_async(page=number, page_size=self.list_page, created_after=since)
                 return await jobs.list_async(
-                    page=number, page_size=_LIST_PAGE, created_after=since, metadata={INTENT_KEY: intent_id}
+                    page=number, page_size=self.list_page, created_after=since, metadata={INTENT_KEY: intent_id}
                 )
 
             listed = await self._retrying(listing)
@@ -236,7 +236,7 @@ class MistralBatchBackend(BatchBackend):
             for job in data:
                 if job.created_at >= created_after - 1:
                     yield job
-            if len(data) < _LIST_PAGE or (page + 1) * _LIST_PAGE >= listed.total:
+            if len(data) < self.list_page or (page + 1) * self.list_page >= listed.total:
                 return
             page += 1
 
@@ -256,6 +256,49 @@ class MistralBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job the workspace lists, newest first, page after page."""
+        async for job in self._jobs(created_after=0.0):
+            yield remote_batch(job)
+
+    async def inputs(self, batch: RemoteBatch, handle: Callable[[str, Mapping[str, Any]], None]) -> bool:
+        """The lines of a job's uploaded input files, while they are there (lowtide deletes them once the answers
+        are stored). A job sent inline shows its requests to no one: nothing."""
+        job = batch.handle if isinstance(batch.handle, models.BatchJob) else await self._raw(batch.id)
+        if not job.input_files:
+            return False
+        take = input_lines(self.codec, handle)
+        try:
+            for file_id in job.input_files:
+                await self._retrying(lambda file_id=file_id: self._read_file(file_id, take))
+        except NotFoundError:
+            return False
+        return True
+
+    async def first_custom_id(self, batch: RemoteBatch) -> str | None:
+        """The custom id of the first line of the output file, else of the error file, else of the inline outputs."""
+        job = await self._ended(batch)
+        first: list[ResultLine | UnreadableLine] = []
+        for file_id in (job.output_file, job.error_file):
+            if isinstance(file_id, str) and file_id and not first:
+                with contextlib.suppress(NotFoundError):
+                    await self._retrying(lambda file_id=file_id: self._first_line(file_id, first))
+        if not first and isinstance(job.outputs, list) and job.outputs:
+            first.append(cast("ResultLine", job.outputs[0]))
+        if not first:
+            return None
+        line = first[0]
+        return line.custom_id if isinstance(line, UnreadableLine) else self.codec.custom_id_of(line)
+
+    async def _first_line(self, file_id: str, first: list[ResultLine | UnreadableLine]) -> None:
+        response = await self._client.files.download_async(file_id=file_id)
+        try:
+            await feed_lines(response.aiter_bytes(), first.append, source=f"file {file_id}", first_only=True)
+        finally:
+            await response.aclose()
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -23,6 +23,7 @@ from lowtide import (
 )
 from lowtide.providers import (
     BatchLimits,
+    CustomIdParts,
     ResultLine,
     Settled,
     TokenPricedCodec,
@@ -30,6 +31,7 @@ from lowtide.providers import (
     json_object,
     ledger_custom_id,
     parse_response,
+    parts_of_ledger_custom_id,
     sent_tokens,
 )
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
@@ -86,6 +88,16 @@ class MistralBatchCodec(TokenPricedCodec):
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
         return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A line of the JSONL input: its custom id and its chat completions body as stored."""
+        custom_id, body = line.get("custom_id"), line.get("body")
+        if not isinstance(custom_id, str) or not isinstance(body, Mapping):
+            return None
+        return custom_id, cast("Mapping[str, Any]", body)
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

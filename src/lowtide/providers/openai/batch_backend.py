@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Literal, TypeVar, cast
 
 from openai import AsyncOpenAI
+from openai.pagination import AsyncCursorPage
 from openai.types import Batch
 
 from lowtide.batching.backend import (
@@ -27,6 +28,7 @@ from lowtide.batching.backend import (
     credential_of,
 )
 from lowtide.batching.lines import file_reader, read_files
+from lowtide.batching.rebuild_reads import first_line_reader
 from lowtide.batching.retrying import retrying
 from lowtide.clock import Clock
 from lowtide.config import BatchSettings
@@ -34,6 +36,7 @@ from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLim
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.errors import translate_errors
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
 
 __all__ = ["OpenAIBatchBackend"]
@@ -46,7 +49,7 @@ BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
 T = TypeVar("T")
 
 
-class OpenAIBatchBackend(BatchBackend):
+class OpenAIBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one SDK client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = OpenAIBatchCodec()
@@ -63,6 +66,7 @@ class OpenAIBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
 
     @property
     def endpoint(self) -> str:
@@ -132,7 +136,7 @@ class OpenAIBatchBackend(BatchBackend):
 
         async def listing() -> None:
             found.clear()
-            async for batch in self._client.batches.list(limit=100):
+            async for batch in self._client.batches.list(limit=self.list_page):
                 if batch.created_at < created_after:
                     break  # listed newest first
                 found.append(remote_batch(batch))
@@ -148,6 +152,28 @@ class OpenAIBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._retrying(lambda: self._client.batches.retrieve(batch_id)))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every batch of the organisation, newest first, a page of 100 at a time (`after` the last one shown)."""
+        after: str | None = None
+        while True:
+
+            async def page(cursor: str | None = after) -> AsyncCursorPage[Batch]:
+                if cursor is None:
+                    return await self._client.batches.list(limit=self.list_page)
+                return await self._client.batches.list(limit=self.list_page, after=cursor)
+
+            listed = await self._retrying(page)
+            for batch in listed.data:
+                yield remote_batch(batch)
+            if not listed.has_more or not listed.data:
+                return
+            after = listed.data[-1].id
+
+    async def _known(self, batch: RemoteBatch) -> Batch:
+        return batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

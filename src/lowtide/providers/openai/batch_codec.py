@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchLimits, ResultLine, Settled
 from lowtide.batching.input_file import joined_lines
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
-from lowtide.custom_ids import ledger_custom_id
+from lowtide.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.pricing import UsageShape
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
@@ -63,6 +63,16 @@ class OpenAIBatchCodec(TokenPricedCodec):
         """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
         ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
         return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
+        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
+
+    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+        """A line of the input file: its custom id, and the rest as stored (`{"method", "url", "body"}`)."""
+        custom_id = line.get("custom_id")
+        if not isinstance(custom_id, str) or not isinstance(line.get("body"), Mapping):
+            return None
+        return custom_id, {name: value for name, value in line.items() if name != "custom_id"}
 
     def request_size(self, custom_id: str, params_json: str) -> int:
         return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -38,11 +38,13 @@ from lowtide.providers import (
     UnreadableLine,
     credential_of,
     file_reader,
+    first_line_reader,
     read_files,
     retrying,
 )
 from lowtide.providers.groq.chat import CHAT_URL
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.input_files import InputFiles
 from lowtide.providers.together.batch_codec import TogetherBatchCodec
 from lowtide.providers.together.errors import translate_errors
 
@@ -74,7 +76,7 @@ def _epoch(moment: datetime | None) -> float | None:
     return moment.timestamp() if moment is not None else None
 
 
-class TogetherBatchBackend(BatchBackend):
+class TogetherBatchBackend(InputFiles, BatchBackend):
     """The Batch API through one `AsyncTogether` client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = TogetherBatchCodec()
@@ -98,6 +100,7 @@ class TogetherBatchBackend(BatchBackend):
         self._endpoint = str(self._client.base_url).rstrip("/")
         self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
+        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
         # What a job's input file says of it (its intent and request count), by file id; and the file each intent of
         # this process uploaded (Together may answer an upload with a file it held already, named otherwise).
         self._files: dict[str, tuple[str, int]] = {}
@@ -185,6 +188,18 @@ class TogetherBatchBackend(BatchBackend):
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return await self._remote(await self._raw(batch_id))
+
+    # What a rebuild reads (`lowtide ledger rebuild`).
+
+    async def listed(self) -> AsyncIterator[RemoteBatch]:
+        """Every job of the account, from its one answer (Together's list is a bare list, no pages), newest first."""
+        jobs = [job for job in await self._retrying(self._client.batches.list) if job.id]
+        jobs.sort(key=lambda job: _epoch(job.created_at) or 0.0, reverse=True)
+        for job in jobs:
+            yield await self._remote(job)
+
+    async def _known(self, batch: RemoteBatch) -> BatchJob:
+        return batch.handle if isinstance(batch.handle, BatchJob) else await self._raw(batch.id)
 
     async def stream_results(
         self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None

@@ -1,0 +1,70 @@
+*** Settings ***
+Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
+Documentation       A lost ledger rebuilt as a user would: a program's batch-mode calls (`resources/crash_client.py`)
+...                 through `lowtide emulator` on a loopback socket, some answered, some in a batch still running
+...                 when the program is killed; the ledger file deleted with its -wal and -shm; `lowtide ledger
+...                 rebuild` run as a process, first to list the identities the API's batches carry, then with the one
+...                 listed; and the same program run again with the same keys, and more. Every request is answered,
+...                 and the emulator's own counters show each key created in exactly one batch.
+...
+...                 OpenAI's API shows a running batch's requests in its input file: the rebuild records the batch as
+...                 running, and the rerun collects it. Anthropic's shows them only in its results: the rebuild, told to
+...                 `--wait`, waits for the batch to end and records its answers.
+
+Resource            resources/crash.resource
+Library             OperatingSystem
+Library             String
+Library             RebuildLibrary.py
+
+Suite Teardown      Clean Up
+Test Teardown       Stop The Test's Clients
+
+
+*** Variables ***
+# Long enough that the killed program's batch usually still runs when the rebuild reads it, on a loaded machine; the
+# checks hold either way (a batch that ended first is recorded answered).
+${PROCESSING}       40
+
+
+*** Test Cases ***
+A Ledger Deleted Half-Way Through A Run On OpenAI Is Rebuilt, And The Run Finishes Paying Nothing Twice
+    Use Provider    openai
+    A Lost Ledger Is Rebuilt And The Run Finishes    openai    listed=8
+
+A Ledger Deleted While An Anthropic Batch Runs Is Rebuilt Once The Batch Ends, And The Run Finishes
+    Use Provider    anthropic
+    # Listed: the ended batch's 4 requests; the running one's only once it has ended.
+    A Lost Ledger Is Rebuilt And The Run Finishes    anthropic    --wait    listed=4 8
+
+
+*** Keywords ***
+A Lost Ledger Is Rebuilt And The Run Finishes
+    [Arguments]    ${provider}    @{rebuild options}    ${listed}=8
+    ${base_url}=    Fresh Emulator    processing_seconds=${PROCESSING}
+    ${ledger}=    New Ledger
+    ${answered}=    Run Client    a    4    ${ledger}
+    Client Should Have Succeeded    ${answered}
+    ${killed}=    Run Client    b    4    ${ledger}    crashpoint=while-polling
+    Client Should Have Been Killed    ${killed}
+    Delete The Ledger's Files    ${ledger}
+    ${actors}=    Write The Crash Clients' Actor File    ${base_url}    ${provider}
+    ${listing}=    Run Lowtide Ledger Rebuild    --ledger    ${ledger}    --actors    ${actors}
+    Should Be Equal As Integers    ${listing}    0
+    Rebuild Output Should Contain    Nothing was written. Choose the lost ledger's identity
+    File Should Not Exist    ${ledger}
+    @{counts}=    Split String    ${listed}
+    ${identity}=    The Only Identity Listed    @{counts}
+    ${rebuilt}=    Run Lowtide Ledger Rebuild    --ledger    ${ledger}    --actors    ${actors}
+    ...    --identity    ${identity}    @{rebuild options}
+    Should Be Equal As Integers    ${rebuilt}    0
+    Rebuild Output Should Contain    Recorded 2 batch(es), 8 request(s)
+    Rebuild Should Have Printed No Traceback
+    ${again_a}=    Run Client    a    4    ${ledger}
+    Client Should Have Succeeded    ${again_a}
+    Answers Should Be Complete    ${again_a}    a    4
+    # b-1 .. b-4 were in the killed program's batch; b-5 and b-6 were never sent.
+    ${again_b}=    Run Client    b    6    ${ledger}
+    Client Should Have Succeeded    ${again_b}
+    Answers Should Be Complete    ${again_b}    b    6
+    Every Request Should Have Been Created Once    a    4    b    6
+    Every Result Should Be Stored Once    ${ledger}
