@@ -182,6 +182,25 @@ Feature: A PostgreSQL ledger, named by URL
     And neither the password nor its decoded form appears in the error or in any log record
 
   @postgres
+  Scenario Outline: A URL libpq cannot use is said at once, when the ledger is opened, not waited out as an outage
+    # libpq refuses such a URL before it reaches any server, with no SQLSTATE, as it does a refused connection: told
+    # apart by what it says, it fails the first call at once rather than after the outage time (a minute here).
+    Given a live actor whose ledger is the scenario's PostgreSQL database, its URL's port "<port>" and query "<query>"
+    When it makes a call
+    Then it failed within 10 seconds, nothing sent to the API
+    And the call fails with a LedgerError saying "<reason>"
+    And the message says "could not be opened" and "postgresql://lowtide:***@127.0.0.1:"
+
+    Examples:
+      | port     | query                         | reason                                                          |
+      | notaport | connect_timeout=10            | invalid integer value "notaport" for connection option "port"   |
+      | 99999    | connect_timeout=10            | invalid port number: "99999"                                    |
+      | PORT     | sslmode=requir                | invalid sslmode value: "requir"                                 |
+      | PORT     | target_session_attrs=primery  | invalid target_session_attrs value: "primery"                   |
+      | PORT     | port=PORT,1                   | could not match 2 port numbers to 1 hosts                       |
+      | PORT     | sslmod=require                | invalid URI query parameter: "sslmod"                           |
+
+  @postgres
   Scenario Outline: The ledger commands say a PostgreSQL ledger they cannot reach without showing its password
     Given LOWTIDE_LEDGER is "<env>"
     When "<command>" runs without a ledger

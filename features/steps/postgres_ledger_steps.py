@@ -46,6 +46,8 @@ class PostgresWorld:
     locker_lock: threading.Lock = field(default_factory=threading.Lock)
     started: asyncio.Task[ActorResponse[Any]] | None = None
     ticks: int = 0
+    took: float = 0.0
+    """Real seconds the last call took, answered or failed."""
 
 
 def pg(context: Context) -> PostgresWorld:
@@ -115,6 +117,24 @@ def step_nothing_listens(context: Context, password: str, seconds: float) -> Non
     _live_actor(context, f"{_with_password(state.url, password, port)}&lowtide_outage_seconds={seconds:g}")
 
 
+@given('a live actor whose ledger is the scenario\'s PostgreSQL database, its URL\'s port "{port}" and query "{query}"')
+def step_malformed(context: Context, port: str, query: str) -> None:
+    state = pg(context)
+    parts = urlsplit(state.url)
+    state.password = unquote(parts.password or "")
+    netloc = f"{parts.username}:{parts.password}@{parts.hostname}:{port.replace('PORT', str(parts.port))}"
+    _live_actor(context, parts._replace(netloc=netloc, query=query.replace("PORT", str(parts.port))).geturl())
+
+
+@then("it failed within {seconds:g} seconds, nothing sent to the API")
+def step_failed_at_once(context: Context, seconds: float) -> None:
+    state = pg(context)
+    assert state.error is not None, "the call did not fail"
+    assert state.took < seconds, f"the call failed after {state.took:.1f} s: {state.error}"
+    assert state.emulator is not None
+    assert not state.emulator.live_answers, state.emulator.live_answers
+
+
 @given("every log record of every logger is captured")
 def step_capture(context: Context) -> None:
     state = pg(context)
@@ -154,7 +174,9 @@ def step_call(context: Context) -> None:
         except Exception as exc:
             state.error = exc
 
+    began = time.monotonic()
     world(context).run(call())
+    state.took = time.monotonic() - began
 
 
 @when("another lowtide has moved the database's schema_version one ahead")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -58,6 +59,13 @@ _FOR_GOOD = (
 )
 """What a refused connection says when trying again cannot help (libpq gives a connection's failure no SQLSTATE):
 a wrong password, an unknown database or role, a rule of the server's. Said at once, not after a minute."""
+_MALFORMED = re.compile(
+    r'invalid [\w" ]*value|invalid port number|could not match \d+ \w+ \w+ to|invalid ssl protocol|invalid when'
+)
+"""What libpq says of a URL it cannot use, before it reaches any server: a port that is no number or out of range
+(`invalid integer value "x" for connection option "port"`, `invalid port number`), a setting's unknown value
+(`invalid sslmode value: "x"`, target_session_attrs, channel_binding...), hosts and ports that do not pair up. A
+malformed URL is said at once, when the ledger is first opened, not waited out as an outage."""
 
 
 def backoff(tries: int) -> float:
@@ -83,7 +91,7 @@ def transient(exc: BaseException) -> bool:
         # No SQLSTATE: a connection that failed on the client's side (refused, reset, closed, timed out) or one the
         # server refused before it would say why in a field of its own (libpq has only the message).
         said_ = str(exc).lower()
-        return not any(words in said_ for words in _FOR_GOOD)
+        return not (any(words in said_ for words in _FOR_GOOD) or _MALFORMED.search(said_))
     return False
 
 
