@@ -176,7 +176,7 @@ Feature: A PostgreSQL ledger, named by URL
     Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw", its outages waited out for 1 second
     And every log record of every logger is captured
     When it makes a call
-    Then the call fails with a LedgerError saying "could not keep the live quota: its server was out of reach for"
+    Then the call fails with a LedgerError saying "could not be opened: its server was out of reach for"
     And the message says "longer than the 1 s an outage is waited out" and "Connection refused"
     And a warning said the ledger was out of reach, naming it with its password shown as ***
     And neither the password nor its decoded form appears in the error or in any log record

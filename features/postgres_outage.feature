@@ -27,7 +27,7 @@ Feature: A PostgreSQL ledger rides through an outage of its server
   Scenario: A server away longer than the outage time fails the calls waiting on it, saying so; a rerun answers them, nothing created again
     Given an emulated API on a socket, whose batches take 2 seconds
     And a PostgreSQL server of the scenario's own, whose ledger waits out an outage for 3 seconds
-    When host "host-c", a separate process, asks 20 calls on it, and once their batch exists the server is stopped for 10 seconds
+    When host "host-c", a separate process, asks 20 calls on it, and once their batch exists the server is stopped for 10 seconds or more, until the host has ended
     Then every call failed with a LedgerError saying "its server was out of reach for" and "longer than the 3 s an outage is waited out", naming the server with its password shown as ***
     When host "host-c" asks the same 20 calls again, in a new process
     Then every call of the last host got its emulated reply
