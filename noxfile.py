@@ -13,7 +13,8 @@ PostgreSQL database as their ledger, and the Robot tests tagged `postgres`, agai
 their own (`features/support/postgres.py`). The `behave` and `robot` sessions leave those out, so nothing else needs
 PostgreSQL.
 
-`nox -s soak` runs the random-kill soak for 200 rounds of each kind (about 45 minutes; `docs/reliability.md`).
+`nox -s soak` runs the random-kill soak and the progress-timed soak (three hosts on PostgreSQL among its variants) for
+200 rounds of each kind (`docs/reliability.md`).
 """
 
 from __future__ import annotations
@@ -193,8 +194,9 @@ def robot(session: nox.Session) -> None:
 @nox.session
 def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
-    PostgreSQL database, and Robot tests (tag `postgres`), with `lowtide[postgres]`, on a throwaway cluster each run
-    starts and removes. posargs: the feature files (default: every feature)."""
+    PostgreSQL database, and Robot tests (tag `postgres`, not `long`: the progress-timed soak's three hosts run a few
+    rounds here, 200 in the `soak` session), with `lowtide[postgres]`, on a throwaway cluster each run starts and
+    removes. posargs: the feature files (default: every feature)."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     _measure(session)
@@ -209,7 +211,7 @@ def postgres(session: nox.Session) -> None:
         *session.posargs,
     )  # fmt: skip
     session.run(
-        "coverage", "run", "-p", "-m", "robot", "--include", "postgres",
+        "coverage", "run", "-p", "-m", "robot", "--include", "postgres", "--exclude", "long",
         "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
         "robot",
     )  # fmt: skip
@@ -268,14 +270,16 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 
 @nox.session
 def soak(session: nox.Session) -> None:
-    """The random-kill soak, long: 200 rounds each of one and of two processes, for every provider's batch API
-    (ROUNDS, SEED: posargs override)."""
-    session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)
+    """The soaks, long: the random-kill soak's 200 rounds each of one and of two processes, for every provider's batch
+    API, and the progress-timed soak's 200 rounds of each variant (two providers per process; three hosts on one
+    PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, SEED: posargs
+    override; `-- --test "*PostgreSQL*"` runs one test."""
+    session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
-        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:4 hours",
-        *session.posargs, "robot/random_kill_soak.robot",
+        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:8 hours",
+        *session.posargs, "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
     )  # fmt: skip
 
 

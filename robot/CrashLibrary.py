@@ -323,12 +323,15 @@ class CrashLibrary:
         shared: int = 0,
         coalesce_window: float | None = None,
         provider_options: str | None = None,
+        providers: str | None = None,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
         With `crashpoint`, `LOWTIDE_CRASHPOINT` is set to it: the client kills itself at that stage. With `barrier`
         (from `New Barrier`), the client waits until `parties` clients have started before it makes its calls, so
-        that they make them at the same moment rather than one interpreter start-up apart.
+        that they make them at the same moment rather than one interpreter start-up apart. With `providers`
+        (`anthropic,mistral`), the client runs an actor of each, at the emulator's one address with one key, each
+        asking keys of its own (`PREFIX-PROVIDER-i`), instead of the suite's provider's.
         """
         self._started += 1
         name = name or f"client-{self._started}"
@@ -351,7 +354,7 @@ class CrashLibrary:
             "--api-key-env",
             API_KEY_ENV,
             "--provider",
-            self._provider,
+            providers or self._provider,
         ]
         if barrier is not None:
             argv += ["--barrier", barrier, "--parties", str(parties)]

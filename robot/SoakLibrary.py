@@ -19,7 +19,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
-from _sdk_audits import AUDITS
+from _sdk_audits import AUDITS, created_ids
 from CrashLibrary import _PROVIDERS, API_KEY, REPLY, CrashLibrary
 
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
@@ -28,7 +28,7 @@ _END_TIMEOUT = 60.0
 
 
 @dataclass
-class _Totals:
+class Totals:
     rounds: int = 0
     kills: int = 0
     clients: int = 0
@@ -48,7 +48,7 @@ class SoakLibrary(CrashLibrary):
 
     def __init__(self) -> None:
         super().__init__()
-        self._totals = _Totals()
+        self._totals = Totals()
 
     @keyword("Run Soak")
     def run_soak(
@@ -58,7 +58,7 @@ class SoakLibrary(CrashLibrary):
         at once (each with keys of its own, in batches of the same size as the others'); fails at the first round that
         double-created a request, lost an answer or hung, naming the seed and round that replay it."""
         self.use_provider(provider)
-        totals = self._totals = _Totals()
+        totals = self._totals = Totals()
         started = time.monotonic()
         for number in range(int(first_round), int(first_round) + int(rounds)):
             self.reset_emulator()
@@ -66,12 +66,7 @@ class SoakLibrary(CrashLibrary):
             try:
                 self._round(rng, f"s{number}", int(processes))
             except AssertionError as exc:
-                totals.failures.append(f"round {number}: {exc}")
-                self.log_diagnostics()
-                raise AssertionError(
-                    f"Soak round {number} (seed {seed!r}, {processes} process(es), {provider}) failed; replay it"
-                    f" with --variable SEED:{seed} --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}"
-                ) from None
+                raise self._failed("Soak", number, seed, f"{processes} process(es), {provider}", exc) from None
             finally:
                 self.stop_clients()
             totals.rounds += 1
@@ -110,11 +105,26 @@ class SoakLibrary(CrashLibrary):
             self._answers_complete(name, group, requests)
         self._created_once(groups, requests)
 
-    def _arm_creates(self, rng: random.Random) -> None:
-        """Now and then the next create fails with an unknown outcome (a 500 before it commits, or its answer dropped
-        after it did); the creates after it answer late, so that creates are in flight while others reconcile.
-        (The emulator queues after-commit faults in order.)"""
-        create = _PROVIDERS[self._provider].fault_prefix + "batches.create"
+    def _failed(
+        self, soak: str, number: int, seed: str, variant: str, exc: AssertionError, more: str = ""
+    ) -> AssertionError:
+        """Round `number` of a soak failed: counted, diagnosed, and the error that says so, naming the seed and round
+        that replay it, then `more`."""
+        self._totals.failures.append(f"round {number}: {exc}")
+        self.log_diagnostics()
+        return AssertionError(
+            f"{soak} round {number} (seed {seed!r}, {variant}) failed; replay it with --variable SEED:{seed}"
+            f" --variable FIRST_ROUND:{number} --variable ROUNDS:1.\n{exc}{more}"
+        )
+
+    def _arm_creates(
+        self, rng: random.Random, provider: str | None = None, delays: tuple[float, float] = (0.1, 0.8)
+    ) -> None:
+        """Now and then the next create (of `provider`'s API, by default the suite's) fails with an unknown outcome
+        (a 500 before it commits, or its answer dropped after it did); the creates after it answer late (`delays`:
+        the range of seconds drawn), so that creates are in flight while others reconcile. (The emulator queues
+        after-commit faults in order.)"""
+        create = _PROVIDERS[provider or self._provider].fault_prefix + "batches.create"
         draw = rng.random()
         if draw < 0.35:
             self.arm_fault(create, "status", times=1, status=500)
@@ -122,15 +132,15 @@ class SoakLibrary(CrashLibrary):
         elif draw < 0.6:
             self.arm_fault(create, "drop_after_commit", times=1)
             self._totals.unknown_creates += 1
-        self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(0.1, 0.8), 2), times=12)
+        self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(*delays), 2), times=12)
 
     def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
         self._totals.clients += 1
         return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=5.0)
 
-    def _wait_or_hang(self, name: str) -> int:
+    def _wait_or_hang(self, name: str, timeout: float = _FINISH_TIMEOUT) -> int:
         try:
-            return self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
+            return self.wait_for_client(name, timeout=timeout)
         except AssertionError:
             self._totals.hangs += 1
             raise
@@ -146,11 +156,11 @@ class SoakLibrary(CrashLibrary):
         """Through the provider's official SDK (`_sdk_audits.py`): every batch listed, every one waited for, every
         result read; each custom id of every group in exactly one batch's results. Then the emulator's own count
         agrees."""
-        batches, created_ids = AUDITS[self._provider](self._require_base_url(), API_KEY, _END_TIMEOUT)
+        batches = AUDITS[self._provider](self._require_base_url(), API_KEY, _END_TIMEOUT)
         seen: Counter[str] = Counter()
-        for custom_id, times in created_ids.items():
+        for custom_id, times in created_ids(batches).items():
             seen[key_of(custom_id)] += times
-        self._totals.batches += batches
+        self._totals.batches += len(batches)
         expected = {f"{group}-{i}" for group in groups for i in range(1, requests + 1)}
         self._totals.requests += len(expected)
         twice = {custom_id: n for custom_id, n in seen.items() if n > 1}
@@ -166,4 +176,4 @@ class SoakLibrary(CrashLibrary):
             raise AssertionError(f"the emulator's created_custom_ids disagree: {created}")
 
 
-__all__ = ["REPLY", "SoakLibrary"]
+__all__ = ["REPLY", "SoakLibrary", "Totals"]

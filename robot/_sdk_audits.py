@@ -3,9 +3,10 @@ ends, every result read, and how many times each custom id appears in all their 
 nothing was created twice comes from the API as a user of the SDK would see it, not from lowtide or the emulator's
 admin routes.
 
-One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> (batches, Counter[custom_id])`. Gemini's
-jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file; Mistral's
-jobs name it in each line of their output and error files.
+One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> {batch id: custom ids}`: every batch the
+API lists, by the id the API gave it, with the custom id of every result line it holds (`created_ids` counts them).
+Gemini's jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file;
+Mistral's jobs name it in each line of their output and error files.
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     from openai import OpenAI
 
-__all__ = ["AUDITS", "Audit"]
+__all__ = ["AUDITS", "Audit", "created_ids"]
 
-Audit = Callable[[str, str, float], tuple[int, Counter[str]]]
+Audit = Callable[[str, str, float], dict[str, list[str]]]
 _Batch = TypeVar("_Batch")
 
 
-def _anthropic(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def created_ids(batches: dict[str, list[str]]) -> Counter[str]:
+    """How many times each custom id appears in all the batches' results."""
+    seen: Counter[str] = Counter()
+    for custom_ids in batches.values():
+        seen.update(custom_ids)
+    return seen
+
+
+def _anthropic(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     import anthropic
 
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=2)
@@ -36,28 +45,27 @@ def _anthropic(base_url: str, api_key: str, timeout: float) -> tuple[int, Counte
             lambda batch: batch.id,
             timeout,
         )
-        seen: Counter[str] = Counter()
-        for batch in batches:
-            seen.update(result.custom_id for result in client.messages.batches.results(batch.id))
-        return len(batches), seen
+        return {
+            batch.id: [result.custom_id for result in client.messages.batches.results(batch.id)] for batch in batches
+        }
     finally:
         client.close()
 
 
-def _openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _openai(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     import openai
 
     return _openai_shaped(openai.OpenAI(api_key=api_key, base_url=f"{base_url}/v1", max_retries=2), timeout)
 
 
-def _azure_openai(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _azure_openai(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     import openai
 
     client = openai.AzureOpenAI(api_key=api_key, azure_endpoint=base_url, api_version="2024-10-21", max_retries=2)
     return _openai_shaped(client, timeout)
 
 
-def _openai_shaped(client: OpenAI, timeout: float) -> tuple[int, Counter[str]]:
+def _openai_shaped(client: OpenAI, timeout: float) -> dict[str, list[str]]:
     ended = ("completed", "failed", "expired", "cancelled")
     try:
         batches = _until_ended(
@@ -66,18 +74,16 @@ def _openai_shaped(client: OpenAI, timeout: float) -> tuple[int, Counter[str]]:
             lambda batch: batch.id,
             timeout,
         )
-        seen: Counter[str] = Counter()
+        held: dict[str, list[str]] = {}
         for batch in batches:
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                if file_id:
-                    text = client.files.content(file_id).text
-                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
-        return len(batches), seen
+            texts = [client.files.content(f).text for f in (batch.output_file_id, batch.error_file_id) if f]
+            held[batch.id] = _custom_ids(texts, "custom_id")
+        return held
     finally:
         client.close()
 
 
-def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _gemini(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     from google import genai
     from google.genai import types
 
@@ -91,20 +97,19 @@ def _gemini(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[s
             lambda job: str(job.name),
             timeout,
         )
-        seen: Counter[str] = Counter()
+        held: dict[str, list[str]] = {}
         for job in jobs:
-            dest = job.dest
+            dest, ids = job.dest, held.setdefault(str(job.name), [])
             if dest is not None and dest.inlined_responses is not None:
-                seen.update(str((item.metadata or {}).get("key")) for item in dest.inlined_responses)
+                ids.extend(str((item.metadata or {}).get("key")) for item in dest.inlined_responses)
             elif dest is not None and dest.file_name:
-                text = client.files.download(file=dest.file_name).decode()
-                seen.update(json.loads(line)["key"] for line in text.splitlines() if line.strip())
-        return len(jobs), seen
+                ids.extend(_custom_ids([client.files.download(file=dest.file_name).decode()], "key"))
+        return held
     finally:
         client.close()
 
 
-def _bedrock(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _bedrock(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     """Bedrock's jobs through boto3: listed by the control plane, each one's output read from S3 (its records'
     `recordId`s), any credentials (the emulator checks no signature)."""
     import boto3.session
@@ -123,17 +128,17 @@ def _bedrock(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[
         lambda job: str(job["jobArn"]),
         timeout,
     )
-    seen: Counter[str] = Counter()
+    held: dict[str, list[str]] = {}
     for job in jobs:
         bucket, _, prefix = job["outputDataConfig"]["s3OutputDataConfig"]["s3Uri"].removeprefix("s3://").partition("/")
         name = job["inputDataConfig"]["s3InputDataConfig"]["s3Uri"].rsplit("/", 1)[-1]
         key = f"{prefix.rstrip('/')}/{job['jobArn'].rsplit('/', 1)[-1]}/{name}.out".lstrip("/")
         text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
-        seen.update(json.loads(line)["recordId"] for line in text.splitlines() if line.strip())
-    return len(jobs), seen
+        held[str(job["jobArn"])] = _custom_ids([text], "recordId")
+    return held
 
 
-def _mistral(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _mistral(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     from mistralai.client import Mistral, models
 
     ended = {"SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"}
@@ -150,16 +155,15 @@ def _mistral(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[
 
     with Mistral(api_key=api_key, server_url=base_url) as client:
         jobs = _until_ended(lambda: listed(client), lambda job: job.status in ended, lambda job: job.id, timeout)
-        seen: Counter[str] = Counter()
+        held: dict[str, list[str]] = {}
         for job in jobs:
-            for file_id in (job.output_file, job.error_file):
-                if isinstance(file_id, str) and file_id:
-                    text = client.files.download(file_id=file_id).read().decode()
-                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
-        return len(jobs), seen
+            files = [f for f in (job.output_file, job.error_file) if isinstance(f, str) and f]
+            texts = [client.files.download(file_id=f).read().decode() for f in files]
+            held[job.id] = _custom_ids(texts, "custom_id")
+        return held
 
 
-def _groq(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _groq(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     import groq
 
     client = groq.Groq(api_key=api_key, base_url=base_url, max_retries=2)
@@ -171,18 +175,16 @@ def _groq(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str
             lambda batch: batch.id,
             timeout,
         )
-        seen: Counter[str] = Counter()
+        held: dict[str, list[str]] = {}
         for batch in batches:
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                if file_id:
-                    text = client.files.content(file_id).text()
-                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
-        return len(batches), seen
+            texts = [client.files.content(f).text() for f in (batch.output_file_id, batch.error_file_id) if f]
+            held[batch.id] = _custom_ids(texts, "custom_id")
+        return held
     finally:
         client.close()
 
 
-def _together(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter[str]]:
+def _together(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
     import together
 
     client = together.Together(api_key=api_key, base_url=base_url, max_retries=2)
@@ -194,15 +196,18 @@ def _together(base_url: str, api_key: str, timeout: float) -> tuple[int, Counter
             lambda job: str(job.id),
             timeout,
         )
-        seen: Counter[str] = Counter()
+        held: dict[str, list[str]] = {}
         for job in jobs:
-            for file_id in (job.output_file_id, job.error_file_id):
-                if file_id:
-                    text = client.files.content(file_id).text()
-                    seen.update(json.loads(line)["custom_id"] for line in text.splitlines() if line.strip())
-        return len(jobs), seen
+            texts = [client.files.content(f).text() for f in (job.output_file_id, job.error_file_id) if f]
+            held[str(job.id)] = _custom_ids(texts, "custom_id")
+        return held
     finally:
         client.close()
+
+
+def _custom_ids(texts: list[str], field: str) -> list[str]:
+    """The `field` of every line of JSON lines `texts` (a batch's output and error files)."""
+    return [json.loads(line)[field] for text in texts for line in text.splitlines() if line.strip()]
 
 
 def _until_ended(

@@ -20,6 +20,7 @@ Every Example In The README Runs As Written
     Run The README's Examples
     The Examples Not Run Should Be
     ...    the test suite itself
+    ...    it reads the batches of a lost ledger at the real APIs (robot/ledger_rebuild.robot runs it against the emulator)
     ...    needs pydantic-ai
     ...    needs langchain
     ...    needs postgres
@@ -31,5 +32,6 @@ The README's Examples Run With A PostgreSQL Ledger Too
     Run The README's Examples    ${database}
     The Examples Not Run Should Be
     ...    the test suite itself
+    ...    it reads the batches of a lost ledger at the real APIs (robot/ledger_rebuild.robot runs it against the emulator)
     ...    needs pydantic-ai
     ...    needs langchain

@@ -204,6 +204,20 @@ class World:
         assert self.actor is not None, "no actor was set up"
         return self.actor
 
+    def serve_emulator(self, emulator: Emulator | None = None, *, processing_seconds: float = 0.0) -> str:
+        """`emulator` (by default a new one on the scenario's clock, whose batches take `processing_seconds`) on a
+        loopback socket until the scenario ends, as `w.emulator`; its URL, also kept as `witnessed["server url"]`
+        (`lowtide collect` and `cancel`, and actors that build their own clients, reach it by it)."""
+        from lowtide.emulator import Emulator
+        from lowtide.emulator.server import serve_in_thread
+
+        self.emulator = emulator or Emulator(clock=self.clock, processing_seconds=processing_seconds)
+        serving = serve_in_thread(self.emulator)
+        server = serving.__enter__()
+        self.cleanups.append(lambda: serving.__exit__(None, None, None))
+        self.witnessed["server url"] = [server.url]
+        return server.url
+
     def add_actor(self, settings: Mapping[str, Any], **kwargs: Any) -> Actor:
         options: dict[str, Any] = {"clock": self.clock, "registry": self.registry}
         if self.client is not None:

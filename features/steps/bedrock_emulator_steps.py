@@ -20,7 +20,6 @@ from step_context import Context, given, then, when
 from lowtide.emulator import Emulator
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
-from lowtide.emulator.server import serve_in_thread
 
 _ROLE = "arn:aws:iam::123456789012:role/lowtide-batch"
 _MODEL = "amazon.nova-micro-v1:0"
@@ -55,11 +54,7 @@ def _arn(w: World) -> str:
 
 
 def _serve(w: World, emulator: Emulator) -> None:
-    serving = serve_in_thread(emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.emulator = emulator
-    w.witnessed["server url"] = [server.url]
+    w.serve_emulator(emulator)
 
 
 @when("boto3 calls {service}'s {operation:w} with:")

@@ -14,10 +14,8 @@ from botocore.exceptions import ClientError
 from step_context import Context, given, then, when
 
 from lowtide import ActorResponse
-from lowtide.emulator import Emulator
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
-from lowtide.emulator.server import serve_in_thread
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.bedrock.batch_backend import (
     INPUT_STEP,
@@ -70,11 +68,7 @@ def step_aws_account(context: Context, seconds: float) -> None:
         "AWS_ENDPOINT_URL": None,
     }.items():
         set_env(w, variable, value)
-    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
-    serving = serve_in_thread(w.emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.witnessed["server url"] = [server.url]
+    w.serve_emulator(processing_seconds=seconds)
 
 
 @given("the account takes batch inference jobs of {count:d} record or more")

@@ -14,10 +14,8 @@ from google.genai import types
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
-from lowtide.emulator import Emulator
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
-from lowtide.emulator.server import serve_in_thread
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.gemini import GeminiBatchProvider
 from lowtide.providers.gemini.batch_backend import (
@@ -81,11 +79,7 @@ def step_gemini_socket_api(context: Context, seconds: float) -> None:
     """The emulator on a loopback socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its
     URL."""
     w = world(context)
-    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
-    serving = serve_in_thread(w.emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.witnessed["server url"] = [server.url]
+    w.serve_emulator(processing_seconds=seconds)
 
 
 @given('a Gemini actor "{name}" that reaches it with the key in "{variable}", with:')

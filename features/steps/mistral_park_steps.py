@@ -10,8 +10,6 @@ from mistralai.client import Mistral
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, parking
-from lowtide.emulator import Emulator
-from lowtide.emulator.server import serve_in_thread
 
 
 def _program_client(w: World) -> Mistral:
@@ -73,11 +71,7 @@ def step_mistral_socket_api(context: Context, seconds: float) -> None:
     """The emulator on a loopback socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its
     URL."""
     w = world(context)
-    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
-    serving = serve_in_thread(w.emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.witnessed["server url"] = [server.url]
+    w.serve_emulator(processing_seconds=seconds)
 
 
 @given('a Mistral actor "{name}" that reaches it with the key in "{variable}", with:')

@@ -111,15 +111,8 @@ def step_processing_from_now(context: Context, seconds: float) -> None:
 @given("an emulated Anthropic API served on a socket, whose batches take {seconds:g} seconds")
 def step_socket_api(context: Context, seconds: float) -> None:
     """The emulator on a local socket, on the scenario's clock: `lowtide collect` and `cancel` reach it by its URL."""
-    from lowtide.emulator import Emulator
-    from lowtide.emulator.server import serve_in_thread
-
     w = world(context)
-    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
-    serving = serve_in_thread(w.emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.witnessed["server url"] = [server.url]
+    w.serve_emulator(processing_seconds=seconds)
 
 
 @given('an actor "{name}" that reaches it with the key in "{variable}", with:')

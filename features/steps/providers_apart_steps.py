@@ -23,8 +23,6 @@ from lowtide import (
     TextContent,
     Usage,
 )
-from lowtide.emulator import Emulator
-from lowtide.emulator.server import serve_in_thread
 
 # The emulator's counters of the batches each provider's API created, as `GET /_emulator/stats` names them.
 _STATS = {"anthropic": "created_batches", "mistral": "mistral_created_batches", "gemini": "gemini_created_batches"}
@@ -34,19 +32,14 @@ _MEET_SECONDS = 10.0
 
 
 def _url(w: World) -> str:
-    [url] = w.witnessed["shared address"]
+    [url] = w.witnessed["server url"]
     return str(url)
 
 
 @given("every provider's API emulated behind one address, whose batches take {seconds:g} second")
 @given("every provider's API emulated behind one address, whose batches take {seconds:g} seconds")
 def step_one_address(context: Context, seconds: float) -> None:
-    w = world(context)
-    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
-    serving = serve_in_thread(w.emulator)
-    server = serving.__enter__()
-    w.cleanups.append(lambda: serving.__exit__(None, None, None))
-    w.witnessed["shared address"] = [server.url]
+    world(context).serve_emulator(processing_seconds=seconds)
 
 
 def _batch_actor(w: World, provider: str, name: str, model: str, url: str, variable: str) -> None:

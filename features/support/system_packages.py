@@ -55,9 +55,11 @@ SESSIONS: dict[str, tuple[str, ...]] = {
     "robot": ("chromium", "chromedriver", "curl", "setpriv"),
     "postgres": ("postgres", "chromium", "chromedriver", "curl", "setpriv", "runuser"),
     "serve_clients": ("node", "npm", "curl"),
+    "soak": ("postgres", "runuser"),
 }
 """What each nox session needs (robot/dashboard.robot has a test tagged `postgres`: that session needs the browser
-too; robot/readme_examples.robot runs the README's curl examples in both)."""
+too; robot/readme_examples.robot runs the README's curl examples in both; the progress-timed soak's three hosts run on
+a PostgreSQL cluster of the `soak` session's)."""
 _QUIET = {"DEBIAN_FRONTEND": "noninteractive"}
 _WAIT = ["-o", "DPkg::Lock::Timeout=600"]
 """apt-get waits for a lock another holds (a fresh machine's unattended-upgrades, another checkout's nox), instead of

@@ -3,7 +3,10 @@
     python crash_client.py --base-url URL --ledger L --requests N --prefix P --out results.jsonl
 
 Request i (1..N) asks `question i` under the key `P-i`. Once every call has its outcome, one JSON line per request
-(in key order) is written to `--out`: key, prompt, text, batch id, custom id; or, for a call that failed, its error.
+(in key order) is written to `--out`: key, provider, prompt, text, batch id, custom id; or, for a call that failed, its
+error. `--provider anthropic,mistral` runs an actor of each provider in this one process, at the same base URL with
+the same key and batch settings (as against `lowtide emulator`, or a gateway serving several APIs at one address):
+each asks keys of its own, `P-PROVIDER-i`, with `question i to PROVIDER`.
 With `--barrier DIR --parties K`, K clients wait for each other before their first call (which opens the ledger).
 Exits 0 when every call was answered, 1 otherwise. `LOWTIDE_CRASHPOINT` in the environment makes lowtide kill this
 process with SIGKILL at that stage; nothing here tries to survive that: the next run with the same keys must.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import faulthandler
 import json
 import logging
@@ -54,7 +58,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--requests", required=True, type=int, help="how many concurrent calls")
     parser.add_argument("--prefix", required=True, help="keys are PREFIX-1 .. PREFIX-N")
     parser.add_argument("--out", required=True, type=Path, help="where to write one JSON line per request")
-    parser.add_argument("--provider", default="anthropic", choices=sorted(MODELS), help="whose batch API to use")
+    parser.add_argument(
+        "--provider",
+        default="anthropic",
+        type=_providers,
+        help="whose batch API to use; several, comma-separated: an actor of each, asking keys of its own",
+    )
     parser.add_argument("--model", default=None, help="the model (by default, one of the provider's)")
     parser.add_argument(
         "--barrier",
@@ -78,22 +87,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def build_actor(args: argparse.Namespace) -> Actor:
+def _providers(text: str) -> list[str]:
+    providers = text.split(",")
+    unknown = [p for p in providers if p not in MODELS]
+    if unknown or len(set(providers)) != len(providers):
+        raise argparse.ArgumentTypeError(f"providers among {', '.join(sorted(MODELS))}, each once: not {text!r}")
+    return providers
+
+
+def build_actor(args: argparse.Namespace, provider: str) -> Actor:
+    """The actor of `provider`: every provider's actor of a client has the same base URL, key and batch settings,
+    and differs only in its provider, model and name."""
     options = dict(args.provider_options or {})
-    if args.provider == "bedrock":
+    if provider == "bedrock":
         options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
         for variable, value in AWS_ENV.items():
             os.environ.setdefault(variable, value)
     return Actor(
         {
-            "name": "crash-client",
-            "provider": args.provider,
-            "model": args.model or MODELS[args.provider],
+            "name": "crash-client" if len(args.provider) == 1 else f"crash-client-{provider}",
+            "provider": provider,
+            "model": args.model or MODELS[provider],
             "max_tokens": 64,
             "batch_processing": "batch",
             # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
             # adds its API version itself, Azure's client its `/openai`.
-            "base_url": args.base_url + ("/v1" if args.provider == "openai" else ""),
+            "base_url": args.base_url + ("/v1" if provider == "openai" else ""),
             "api_key_env": args.api_key_env,
             **({"provider_options": options} if options else {}),
             "batch": {
@@ -109,16 +128,23 @@ def build_actor(args: argparse.Namespace) -> Actor:
     )
 
 
-def line_for(key: str, prompt: str, outcome: ActorResponse[Any] | BaseException) -> dict[str, Any]:
+def line_for(key: str, provider: str, prompt: str, outcome: ActorResponse[Any] | BaseException) -> dict[str, Any]:
     if isinstance(outcome, ActorResponse):
         return {
             "key": key,
+            "provider": provider,
             "prompt": prompt,
             "text": outcome.text,
             "batch_id": outcome.ids.batch_id,
             "custom_id": outcome.ids.custom_id,
         }
-    return {"key": key, "prompt": prompt, "error": type(outcome).__name__, "message": str(outcome)}
+    return {
+        "key": key,
+        "provider": provider,
+        "prompt": prompt,
+        "error": type(outcome).__name__,
+        "message": str(outcome),
+    }
 
 
 def meet(barrier: Path, parties: int, timeout: float = 60.0) -> None:
@@ -140,24 +166,38 @@ def _print_tasks() -> None:
     sys.stderr.flush()
 
 
+def calls_of(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """(key, provider, prompt) of every call: with one provider `P-i` asks `question i`; with several, each
+    provider's keys and questions are its own (`P-PROVIDER-i`, `question i to PROVIDER`)."""
+    several = len(args.provider) > 1
+    groups = [(args.prefix, args.requests)] + ([(args.shared_prefix, args.shared)] if args.shared_prefix else [])
+    return [
+        (f"{prefix}-{provider}-{i}", provider, f"question {i} to {provider}")
+        if several
+        else (f"{prefix}-{i}", provider, f"question {i}")
+        for provider in args.provider
+        for prefix, count in groups
+        for i in range(1, count + 1)
+    ]
+
+
 async def run(args: argparse.Namespace) -> int:
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, _print_tasks)
-    calls = [(f"{args.prefix}-{i}", f"question {i}") for i in range(1, args.requests + 1)]
-    if args.shared_prefix:
-        calls += [(f"{args.shared_prefix}-{i}", f"question {i}") for i in range(1, args.shared + 1)]
+    calls = calls_of(args)
     started = time.monotonic()
-    async with build_actor(args) as actor:
+    async with contextlib.AsyncExitStack() as stack:
+        actors = {provider: await stack.enter_async_context(build_actor(args, provider)) for provider in args.provider}
 
-        async def call(key: str, prompt: str) -> ActorResponse[Any]:
+        async def call(key: str, provider: str, prompt: str) -> ActorResponse[Any]:
             try:
-                return await actor.run(prompt, key=key)
+                return await actors[provider].run(prompt, key=key)
             except Exception as exc:
                 # Said at once, not only at the end: a client that hangs afterwards still shows why.
                 logging.getLogger("crash_client").error("%s failed: %s: %s", key, type(exc).__name__, exc)
                 raise
 
-        outcomes = await asyncio.gather(*(call(key, prompt) for key, prompt in calls), return_exceptions=True)
-    lines = [line_for(key, prompt, outcome) for (key, prompt), outcome in zip(calls, outcomes, strict=True)]
+        outcomes = await asyncio.gather(*(call(*spec) for spec in calls), return_exceptions=True)
+    lines = [line_for(*spec, outcome) for spec, outcome in zip(calls, outcomes, strict=True)]
     failed = [line for line in lines if "error" in line]
     # Written whole and renamed into place: a reader never sees half a file.
     partial = args.out.with_name(args.out.name + ".partial")

@@ -1,8 +1,15 @@
 """lowtide: run an agent's model calls, and bulk LLM work, through provider batch APIs.
 
-An actor whose configuration says `batch_processing: batch` gets its calls answered through Anthropic's Message
-Batches API (half the price, no stream-idle timeouts, results within 24 hours) and receives the same
-`ActorResponse` a live call gives.
+An actor whose configuration says `batch_processing: batch` gets its calls answered through its provider's batch API
+(Anthropic, OpenAI, Azure OpenAI, Gemini, Bedrock, Mistral, Groq or Together: half the price, no stream-idle
+timeouts, results within the provider's window) and receives the same `ActorResponse` a live call gives; a durable
+ledger (SQLite by default, PostgreSQL, or memory) makes sure no request is paid for twice.
+
+Providers are named in the configuration (`provider: openai`) and found through the registry (`default_registry()`,
+the `lowtide.providers` entry points); only the Anthropic classes, `ClaudeProvider` and `ClaudeBatchProvider`, are
+exported here, the others live in their folders (`lowtide.providers.openai.OpenAIBatchProvider`, ...). `Ledger` is the
+SQLite store (`lowtide.ledger.sqlite`), `MemoryLedger` the memory one; `open_ledger(location)` opens any kind by its
+location (a path, `sqlite:`, `postgresql://`, `memory:`). docs/architecture.md describes the pieces.
 """
 
 import typing as _typing

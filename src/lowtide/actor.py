@@ -28,6 +28,7 @@ from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
+from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier
 from lowtide.many import ManyCalls
 from lowtide.prompt_calls import DurableCall, PromptCalls
@@ -88,7 +89,7 @@ class Actor:
             observers=observers,
             middleware=middleware,
             classifier=retry_classifier,
-            quota_store=lambda: shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger),
+            quota_store=self._quota_store,
         )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: LedgerStore | str | Path | None = ledger
@@ -493,9 +494,17 @@ class Actor:
 
     def _opened_for(self, provider: Provider) -> None:
         """Open the ledger `provider`'s calls will use, if they use one."""
-        shares_quota = provider.mode is BatchProcessingMode.LIVE and self.configuration.live.share_quota
-        if provider.batch_backend() is not None or shares_quota:
+        if provider.batch_backend() is not None:
             self._open_ledger()
+        elif provider.mode is BatchProcessingMode.LIVE and self.configuration.live.share_quota:
+            # Made as the calls will make it: the store a kind keeps apart from the rest of its ledger (PostgreSQL's:
+            # its driver imported here, its pool opened and the schema checked by the first call), else the ledger,
+            # opened here. Opening the ledger instead would have the calls use the process's ledger for a kind of
+            # the first sort, whose schema it checked when it was opened, not their own store.
+            self._quota_store()
+
+    def _quota_store(self) -> QuotaStore:
+        return shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger)
 
     async def aclose(self) -> None:
         self._prompts.forget()  # its providers are closed: a later call builds them anew

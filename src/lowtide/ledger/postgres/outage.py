@@ -5,7 +5,7 @@ errors pass (`transient`), and work tried again, on a new connection, with expon
 
 What is tried again is a whole operation, made anew (`steps`): one whose transaction was rolled back changed nothing,
 and every operation of the store is written to be safe to repeat after a commit whose answer was lost, one that did
-apply (docs/architecture.md, "Riding through a restart").
+apply (docs/ledger.md, "Riding through an outage of the PostgreSQL server").
 """
 
 from __future__ import annotations

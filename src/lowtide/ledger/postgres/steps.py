@@ -7,7 +7,7 @@ copy`: `PostgresLedger`), `run_async` on an async one (the event loop's hot path
 owning the transaction the operation runs in. A driver is given how to make its operation, not the operation: after a
 transient error (an outage of the server: `outage`) the operation is made again and driven on another connection,
 which only an operation safe to repeat may be, even after a commit that applied but whose answer was lost (every one
-of this store is: docs/architecture.md). An operation that must survive a statement's failure (an adoption losing a
+of this store is: docs/ledger.md). An operation that must survive a statement's failure (an adoption losing a
 race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the operation,
 which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`: rolled back whole, it is
 made and driven again.
