@@ -176,20 +176,20 @@ Feature: A PostgreSQL ledger, named by URL
     Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw", its outages waited out for 1 second
     And every log record of every logger is captured
     When it makes a call
-    Then the call fails with a LedgerError saying "could not be opened: its server was out of reach for"
+    Then the call fails with a LedgerError saying "could not keep the live quota: its server was out of reach for"
     And the message says "longer than the 1 s an outage is waited out" and "Connection refused"
     And a warning said the ledger was out of reach, naming it with its password shown as ***
     And neither the password nor its decoded form appears in the error or in any log record
 
   @postgres
-  Scenario Outline: A URL libpq cannot use is said at once, when the ledger is opened, not waited out as an outage
+  Scenario Outline: A URL libpq cannot use is said at the first call, not waited out as an outage
     # libpq refuses such a URL before it reaches any server, with no SQLSTATE, as it does a refused connection: told
     # apart by what it says, it fails the first call at once rather than after the outage time (a minute here).
     Given a live actor whose ledger is the scenario's PostgreSQL database, its URL's port "<port>" and query "<query>"
     When it makes a call
     Then it failed within 10 seconds, nothing sent to the API
     And the call fails with a LedgerError saying "<reason>"
-    And the message says "could not be opened" and "postgresql://lowtide:***@127.0.0.1:"
+    And the message says "could not keep the live quota" and "postgresql://lowtide:***@127.0.0.1:"
 
     Examples:
       | port     | query                         | reason                                                          |
