@@ -16,7 +16,8 @@ and removed at its end: `features/support/postgres.py`).
 
 The same scenarios run on either store: with `-D store=postgres` (`nox -s postgres`), every scenario tagged `@stores`
 and not `@sqlite` (what only a SQLite file has: its WAL, its permissions, its migrations) gets a PostgreSQL database
-of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file.
+of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file. With `-D commits=twice` as well, every
+transaction of the PostgreSQL ledger is made a second time once it has committed, as after an outage at COMMIT.
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ CLOCK = Clock(_session())
 
 def before_all(context: Context) -> None:
     context.run_wide = _Run()
+    if (context.config.userdata or {}).get("commits") == "twice":
+        # Every transaction of a PostgreSQL ledger made a second time once it has committed, as its retry does when
+        # the server goes away at COMMIT (`features/support/commits.py`): a store whose every operation is safe to
+        # repeat passes the same scenarios.
+        from commits import made_twice
+
+        made_twice()
 
 
 def after_all(context: Context) -> None:

@@ -18,6 +18,8 @@ Feature: Kinds of ledger, chosen by the scheme of a ledger's location
       | postgresql://lowtide:pw@db/lowtide   | postgresql | postgresql://lowtide:***@db/lowtide |
       | POSTGRES://lowtide:pw@db/lowtide     | postgresql | POSTGRES://lowtide:***@db/lowtide   |
       | memory:                              | memory     | memory:                             |
+      | postgresql://lowtide:pw@db/lowtide?sslmode=require&lowtide_outage_seconds=300 | postgresql | postgresql://lowtide:***@db/lowtide?sslmode=require&lowtide_outage_seconds=300 |
+    And the location "postgresql://lowtide:pw@db/lowtide?lowtide_outage_seconds=a%20minute" is refused: "ledger 'postgresql://lowtide:***@db/lowtide?lowtide_outage_seconds=a%20minute' sets lowtide_outage_seconds to 'a minute': write a number of seconds, 0 or more (0: an outage is not waited out)."
 
   Scenario: A store of another package plugs in through its entry point, and an actor keeps its ledger there
     Given an emulated Anthropic API whose batches take 120 seconds

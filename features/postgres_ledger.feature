@@ -170,25 +170,48 @@ Feature: A PostgreSQL ledger, named by URL
     And neither the password nor its decoded form appears in the error or in any log record
 
   @postgres
-  Scenario: A database that cannot be reached is said without the password
-    Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw"
+  Scenario: A database that cannot be reached is said, once its outage time is over, without the password
+    # Nothing listens: as while a server restarts, the connection is refused and tried again, here for 1 second
+    # (`lowtide_outage_seconds=1` in the URL; a minute by default).
+    Given a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "hunter2-pw", its outages waited out for 1 second
     And every log record of every logger is captured
     When it makes a call
-    Then the call fails with a LedgerError saying "could not be opened"
+    Then the call fails with a LedgerError saying "could not keep the live quota: its server was out of reach for"
+    And the message says "longer than the 1 s an outage is waited out" and "Connection refused"
+    And a warning said the ledger was out of reach, naming it with its password shown as ***
     And neither the password nor its decoded form appears in the error or in any log record
+
+  @postgres
+  Scenario Outline: A URL libpq cannot use is said at the first call, not waited out as an outage
+    # libpq refuses such a URL before it reaches any server, with no SQLSTATE, as it does a refused connection: told
+    # apart by what it says, it fails the first call at once rather than after the outage time (a minute here).
+    Given a live actor whose ledger is the scenario's PostgreSQL database, its URL's port "<port>" and query "<query>"
+    When it makes a call
+    Then it failed within 10 seconds, nothing sent to the API
+    And the call fails with a LedgerError saying "<reason>"
+    And the message says "could not keep the live quota" and "postgresql://lowtide:***@127.0.0.1:"
+
+    Examples:
+      | port     | query                         | reason                                                          |
+      | notaport | connect_timeout=10            | invalid integer value "notaport" for connection option "port"   |
+      | 99999    | connect_timeout=10            | invalid port number: "99999"                                    |
+      | PORT     | sslmode=requir                | invalid sslmode value: "requir"                                 |
+      | PORT     | target_session_attrs=primery  | invalid target_session_attrs value: "primery"                   |
+      | PORT     | port=PORT,1                   | could not match 2 port numbers to 1 hosts                       |
+      | PORT     | sslmod=require                | invalid URI query parameter: "sslmod"                           |
 
   @postgres
   Scenario Outline: The ledger commands say a PostgreSQL ledger they cannot reach without showing its password
     Given LOWTIDE_LEDGER is "<env>"
     When "<command>" runs without a ledger
     Then the command exits with 2
-    And on stderr, the command says the ledger "postgresql://ops:***@127.0.0.1:9/lowtide" could not be opened
+    And on stderr, the command says the ledger "postgresql://ops:***@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5" could not be opened
     And "hunter2" appears nowhere in the command's output
 
     Examples:
-      | command                                                              | env                                          |
-      | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide  | ledger.sqlite3                               |
-      | lowtide runs                                                         | postgresql://ops:hunter2@127.0.0.1:9/lowtide  |
+      | command                                                                                        | env                                                                    |
+      | lowtide status --ledger postgresql://ops:hunter2@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5 | ledger.sqlite3                                                         |
+      | lowtide runs                                                                                   | postgresql://ops:hunter2@127.0.0.1:9/lowtide?lowtide_outage_seconds=0.5 |
 
   Scenario Outline: Without psycopg installed, a PostgreSQL ledger is refused with how to install it, and no password
     Given psycopg is not installed

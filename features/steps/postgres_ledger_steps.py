@@ -46,6 +46,8 @@ class PostgresWorld:
     locker_lock: threading.Lock = field(default_factory=threading.Lock)
     started: asyncio.Task[ActorResponse[Any]] | None = None
     ticks: int = 0
+    took: float = 0.0
+    """Real seconds the last call took, answered or failed."""
 
 
 def pg(context: Context) -> PostgresWorld:
@@ -102,14 +104,35 @@ def step_wrong_password(context: Context, password: str) -> None:
     _live_actor(context, _with_password(state.url, password))
 
 
-@given('a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}"')
-def step_nothing_listens(context: Context, password: str) -> None:
+@given(
+    'a live actor whose ledger is a PostgreSQL database on a port where nothing listens, password "{password}", its'
+    " outages waited out for {seconds:g} second"
+)
+def step_nothing_listens(context: Context, password: str, seconds: float) -> None:
     state = pg(context)
     state.password = password
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])  # closed again at once: nothing listens there
-    _live_actor(context, _with_password(state.url, password, port))
+    _live_actor(context, f"{_with_password(state.url, password, port)}&lowtide_outage_seconds={seconds:g}")
+
+
+@given('a live actor whose ledger is the scenario\'s PostgreSQL database, its URL\'s port "{port}" and query "{query}"')
+def step_malformed(context: Context, port: str, query: str) -> None:
+    state = pg(context)
+    parts = urlsplit(state.url)
+    state.password = unquote(parts.password or "")
+    netloc = f"{parts.username}:{parts.password}@{parts.hostname}:{port.replace('PORT', str(parts.port))}"
+    _live_actor(context, parts._replace(netloc=netloc, query=query.replace("PORT", str(parts.port))).geturl())
+
+
+@then("it failed within {seconds:g} seconds, nothing sent to the API")
+def step_failed_at_once(context: Context, seconds: float) -> None:
+    state = pg(context)
+    assert state.error is not None, "the call did not fail"
+    assert state.took < seconds, f"the call failed after {state.took:.1f} s: {state.error}"
+    assert state.emulator is not None
+    assert not state.emulator.live_answers, state.emulator.live_answers
 
 
 @given("every log record of every logger is captured")
@@ -151,7 +174,9 @@ def step_call(context: Context) -> None:
         except Exception as exc:
             state.error = exc
 
+    began = time.monotonic()
     world(context).run(call())
+    state.took = time.monotonic() - began
 
 
 @when("another lowtide has moved the database's schema_version one ahead")
@@ -174,6 +199,19 @@ def step_redacted(context: Context) -> None:
     message = str(state.error)
     assert "postgresql://lowtide:***@127.0.0.1:" in message, message
     assert state.password not in message, message
+
+
+@then('the message says "{first}" and "{second}"')
+def step_message_says(context: Context, first: str, second: str) -> None:
+    message = str(pg(context).error)
+    assert first in message, message
+    assert second in message, message
+
+
+@then("a warning said the ledger was out of reach, naming it with its password shown as ***")
+def step_warned_out_of_reach(context: Context) -> None:
+    said = [r.getMessage() for r in pg(context).records if r.name == "lowtide.ledger" and r.levelno == logging.WARNING]
+    assert any("out of reach" in text and "postgresql://lowtide:***@127.0.0.1:" in text for text in said), said
 
 
 @then("neither the password nor its decoded form appears in the error or in any log record")

@@ -207,6 +207,23 @@ class PostgresCluster:
             raise RuntimeError(f"{Path(command[0]).name} failed ({done.returncode}): {done.stderr.strip()}\n{tail}")
         return done.stdout.strip()
 
+    def restart(self) -> None:
+        """Restart the server as an operator would (`pg_ctl restart -m fast`): every connection is ended ("terminating
+        connection due to administrator command"), transactions in flight are rolled back, and it is back when this
+        returns."""
+        self._pg_ctl("-m", "fast", "-w", "-t", "60", "restart")
+
+    def shut_down(self) -> None:
+        """Stop the server (`pg_ctl stop -m fast`) and leave it stopped: connections are refused until `start_up`."""
+        self._pg_ctl("-m", "fast", "-w", "-t", "60", "stop")
+
+    def start_up(self) -> None:
+        """Start the server `shut_down` stopped, on the same port; back when this returns."""
+        self._pg_ctl("-w", "-t", "60", "start")
+
+    def _pg_ctl(self, *arguments: str) -> None:
+        self._run(str(self._bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.directory / "server.log"), *arguments)
+
     def stop(self) -> None:
         """Stop the server (at once: nothing here needs to survive) and remove the directory; idempotent."""
         if self._stopped:

@@ -76,11 +76,24 @@ def record_intent(
     # server's CPU for the intent of 100,000 calls against 0.73 s (three runs each, `log_statement_stats`), and a
     # scan of the whole queue a chunk for a queue of millions. For this transaction alone.
     yield Sql("SET LOCAL enable_seqscan = off")
-    yield Sql(
+    made = yield Sql(
         "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
-        " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s)",
+        " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
         (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
     )
+    if made.rowcount == 0:
+        # Recorded by an earlier attempt of this very call, whose commit applied but whose answer was lost (the server
+        # went away at COMMIT, `outage`): the batch is this owner's intent of this call's `now`, and what it recorded
+        # is the answer. Any other batch of that id is refused, as the other stores refuse it.
+        mine = yield Sql(
+            "SELECT 1 FROM batches WHERE id = %s AND owner = %s AND intent_at = %s AND provider = %s AND endpoint = %s",
+            (batch_id, owner, now, provider, endpoint),
+        )
+        if not mine.rows:
+            raise LedgerError(f"The ledger {location} could not record batch {batch_id}: it holds a batch of that id.")
+        held = yield Sql("SELECT key FROM batch_members WHERE batch_id = %s", (batch_id,))
+        recorded = {str(row[0]) for row in held.rows}
+        return [key for key, _ in members if key in recorded]
     # One statement a chunk, in key order: the members still in the queue of pending requests and this owner's (or
     # no one's) leave it, and only those become its members. A request another process is taking into its batch
     # (`take_pending`) is waited for, and then found not to be this owner's any more: it stays out. Only rows this
@@ -166,18 +179,36 @@ def give_up_intent(
         {"note": note, "id": batch_id, "at": intent_at},
     )
     if failed.rowcount != 1:
-        return None
-    keys = [str(row[0]) for row in (yield Sql("SELECT key FROM batch_members WHERE batch_id = %s", (batch_id,))).rows]
+        # Resolved elsewhere, or given up by an earlier attempt of this very call whose commit applied but whose
+        # answer was lost (`outage`): then the batch failed with this note and its members wait, queued again,
+        # in this owner's hands, stamped with this call's `now`.
+        mine = yield Sql(
+            "SELECT 1 FROM batches b JOIN batch_members m ON m.batch_id = b.id JOIN pending_requests q ON q.key = m.key"
+            " WHERE b.id = %(id)s AND b.state = 'failed' AND b.note = %(note)s AND q.owner = %(owner)s"
+            " AND q.updated_at = %(now)s LIMIT 1",
+            {"id": batch_id, "note": note, "owner": owner, "now": now},
+        )
+        if not mine.rows:
+            return None
+        return (yield from _member_keys(batch_id))
+    keys = yield from _member_keys(batch_id)
     yield from _leave(batch_id, owner=owner, until=until, now=now)
     yield Sql(NOTIFY, (batch_id,))
     return keys
 
 
+def _member_keys(batch_id: str) -> Op[list[str]]:
+    return [str(row[0]) for row in (yield Sql("SELECT key FROM batch_members WHERE batch_id = %s", (batch_id,))).rows]
+
+
 def resume_intent(batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> Op[bool]:
+    # The attempt it looked at, or (made again after a commit whose answer was lost, `outage`) the one this call
+    # began: resumed already by this owner at this call's `now`.
     reply = yield Sql(
-        "UPDATE batches SET state = 'intent', intent_at = %s, owner = %s, owner_until = %s, note = NULL"
-        " WHERE id = %s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown') AND intent_at = %s",
-        (now, owner, until, batch_id, intent_at),
+        "UPDATE batches SET state = 'intent', intent_at = %(now)s, owner = %(owner)s, owner_until = %(until)s,"
+        " note = NULL WHERE id = %(id)s AND provider_batch_id IS NULL AND state IN ('intent', 'unknown')"
+        " AND (intent_at = %(at)s OR (intent_at = %(now)s AND owner = %(owner)s))",
+        {"now": now, "owner": owner, "until": until, "id": batch_id, "at": intent_at},
     )
     return reply.rowcount == 1
 
@@ -235,7 +266,14 @@ def adopt(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
         return False
     if adopted.rowcount == 1:
         yield Sql(NOTIFY, (batch_id,))
-    return adopted.rowcount == 1
+        return True
+    # Adopted elsewhere, or by an earlier attempt of this very call whose commit applied but whose answer was lost
+    # (`outage`): then the intent holds this batch, adopted at this call's `now`.
+    mine = yield Sql(
+        "SELECT 1 FROM batches WHERE id = %s AND provider_batch_id = %s AND note = %s AND submitted_at = %s",
+        (batch_id, provider_batch_id, ADOPTED, now),
+    )
+    return bool(mine.rows)
 
 
 def disown(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
@@ -249,7 +287,14 @@ def disown(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
     )
     row = reply.one()
     if row is None:
-        return False
+        # Disowned elsewhere, or by an earlier attempt of this very call whose commit applied but whose answer was
+        # lost (`outage`): then the batch is kept apart as foreign since this call's `now`.
+        mine = yield Sql(
+            "SELECT 1 FROM batches f JOIN batches b ON b.id = %s WHERE f.id = %s AND f.note = %s AND f.intent_at = %s"
+            " AND b.note = %s AND b.provider_batch_id IS NULL",
+            (batch_id, foreign_batch_id(provider_batch_id), FOREIGN, now, DISOWNED),
+        )
+        return bool(mine.rows)
     yield Sql(
         "INSERT INTO batches (id, provider, endpoint, provider_batch_id, state, request_count, request_bytes,"
         " intent_at, note) VALUES (%s, %s, %s, %s, 'failed', 0, 0, %s, %s)",

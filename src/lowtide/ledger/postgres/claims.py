@@ -4,11 +4,11 @@ either driver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, LiteralString
 
-from lowtide.ledger.postgres.steps import CHUNK, GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks
+from lowtide.ledger.postgres.steps import CHUNK, GATHERING, LEASE_OVER, Op, Reply, Sql, by_key, chunks, told_again
 from lowtide.ledger.records import (
     KeyState,
     NewRequest,
@@ -24,6 +24,7 @@ __all__ = [
     "HOPED",
     "claim_new",
     "committed_usd",
+    "gathering",
     "hoped",
     "identity",
     "requests",
@@ -255,31 +256,64 @@ def traces_of(keys: Sequence[str]) -> Op[dict[str, str]]:
 
 
 def take_pending(
-    scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+    scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int, again: bool = False
 ) -> Op[list[PendingRequest]]:
+    """`LedgerStore.take_pending`. `again`: made again after a transient error (`steps.told_again`), it first looks
+    for what an earlier attempt took, should its commit have applied with its answer lost (`outage`): the calls of
+    the scope in this owner's hands, stamped with this gathering's `now` (no one else takes them meanwhile: the owner
+    is alive). They are the answer; none, and it gathers as the first attempt did."""
     if not scope or limit <= 0:
         return []
+    if again:
+        reply = yield Sql(
+            f"{_GATHERED} WHERE q.scope = %s AND q.owner = %s AND q.updated_at = %s ORDER BY q.created_at, q.key",
+            (scope, owner, now),
+        )
+        if reply.rows:
+            return [_pending(row) for row in reply.rows]
     # One process at a time gathers a scope, and none while an intent of the scope is being written (it shares the
     # lock): another flushing it right now takes these calls itself.
     free = (yield Sql("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", (GATHERING, scope))).one()
     if free is None or not free[0]:
         return []
     reply = yield Sql(
-        "SELECT q.key, r.custom_id, r.params, r.params_bytes, r.model FROM pending_requests q"
-        " JOIN requests r ON r.key = q.key WHERE q.scope = %s AND q.owner IS DISTINCT FROM %s"
+        f"{_GATHERED} WHERE q.scope = %s AND q.owner IS DISTINCT FROM %s"
         " ORDER BY q.created_at, q.key LIMIT %s FOR UPDATE OF q SKIP LOCKED",
         (scope, owner, limit),
     )
     taken: list[PendingRequest] = []
     size = 0
-    for key, custom_id, params, params_bytes, model in reply.rows:
-        size += int(params_bytes) + 64
+    for row in reply.rows:
+        size += int(row[3]) + 64
         if size > max_bytes:
             break
-        taken.append(PendingRequest(str(key), str(custom_id), str(params), int(params_bytes), str(model)))
+        taken.append(_pending(row))
     if taken:
         yield Sql(
             "UPDATE pending_requests SET owner = %s, owner_until = %s, updated_at = %s WHERE key = ANY(%b)",
             (owner, until, now, [t.key for t in taken]),
         )
     return taken
+
+
+def gathering(
+    scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
+) -> Callable[[], Op[list[PendingRequest]]]:
+    """How a driver makes `take_pending`: told when it is made again (`steps.told_again`)."""
+    return told_again(
+        lambda again: take_pending(
+            scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes, again=again
+        )
+    )
+
+
+_GATHERED: LiteralString = (
+    "SELECT q.key, r.custom_id, r.params, r.params_bytes, r.model"
+    " FROM pending_requests q JOIN requests r ON r.key = q.key"
+)
+"""A queued call as a gathering takes it (`_pending` reads it)."""
+
+
+def _pending(row: tuple[Any, ...]) -> PendingRequest:
+    key, custom_id, params, params_bytes, model = row
+    return PendingRequest(str(key), str(custom_id), str(params), int(params_bytes), str(model))

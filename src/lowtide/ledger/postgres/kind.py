@@ -1,13 +1,14 @@
-"""The PostgreSQL store as a kind of ledger: `postgresql://user@host/database` (or `postgres://`), its password never
-shown; registered through the `lowtide.ledgers` entry points. psycopg (the `postgres` extra) is imported only when a
-ledger or its live quota is opened."""
+"""The PostgreSQL store as a kind of ledger: `postgresql://user@host/database` (or `postgres://`; lowtide's own
+`?lowtide_outage_seconds=` checked here), its password never shown; registered through the `lowtide.ledgers` entry
+points. psycopg (the `postgres` extra) is imported only when a ledger or its live quota is opened."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
-from lowtide.ledger.kinds import LedgerKind, LedgerRegistry
+from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
+from lowtide.ledger.postgres.url import outage_given
 
 if TYPE_CHECKING:
     from lowtide.ledger.postgres.ledger import PostgresLedger
@@ -24,7 +25,12 @@ class PostgresKind(LedgerKind):
     example = "postgresql://user@host/database"
 
     def target(self, text: str, rest: str | None) -> str:
-        """The URL as written, its `//` given back where a `Path` folded it into one `/`."""
+        """The URL as written, its `//` given back where a `Path` folded it into one `/`; refused if its
+        `lowtide_outage_seconds` is no number of seconds."""
+        try:
+            outage_given(text)
+        except ValueError as exc:
+            raise NotALocation(str(exc)) from None
         return re.sub(r"^([^:/]+:)/(?!/)", r"\1//", text)
 
     def open(self, target: str, *, read_only: bool) -> PostgresLedger:

@@ -30,6 +30,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from lowtide.ledger.interface import LedgerStore
@@ -84,7 +85,7 @@ class PostgresLedger:
 
     def identity(self) -> str:
         if self._identity is None:  # made once with the ledger, never changed: read once
-            self._identity = run(self._pool, "read the ledger's identity", claims.identity(), transaction=False)
+            self._identity = run(self._pool, "read the ledger's identity", claims.identity, transaction=False)
         return self._identity
 
     @property
@@ -94,7 +95,7 @@ class PostgresLedger:
     @property
     def quota_store(self) -> PostgresQuotaStore:
         if self._quotas is None:
-            self._quotas = PostgresQuotaStore(self.url)
+            self._quotas = PostgresQuotaStore(self.url, outage=self._pool.outage)
         return self._quotas
 
     @property
@@ -154,19 +155,21 @@ class PostgresLedger:
         return run_hopeful(self._pool, "record the calls", make, hoping=claims.hoped(requests))
 
     def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
-        op = claims.take_over(key, owner=owner, until=until, now=now, dead_owner=dead_owner)
+        op = partial(claims.take_over, key, owner=owner, until=until, now=now, dead_owner=dead_owner)
         return run(self._pool, "take over a request", op)
 
     def take_over_many(
         self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
     ) -> set[str]:
-        return run(self._pool, "take over requests", claims.take_over_many(keys, owner=owner, until=until, now=now))
+        return run(
+            self._pool, "take over requests", partial(claims.take_over_many, keys, owner=owner, until=until, now=now)
+        )
 
     def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
-        run(self._pool, "queue requests again", claims.requeue(keys, owner=owner, until=until, now=now))
+        run(self._pool, "queue requests again", partial(claims.requeue, keys, owner=owner, until=until, now=now))
 
     def committed_usd(self, actor: str) -> Decimal:
-        return run(self._pool, "read what an actor committed", claims.committed_usd(actor), transaction=False)
+        return run(self._pool, "read what an actor committed", partial(claims.committed_usd, actor), transaction=False)
 
     def request(self, key: str) -> RequestRecord | None:
         found = self.requests_for([key])
@@ -179,17 +182,17 @@ class PostgresLedger:
         actor: str | None = None,
         states: Iterable[RequestState] | None = None,
     ) -> list[RequestRecord]:
-        op = claims.requests(batch_id=batch_id, actor=actor, states=states)
+        op = partial(claims.requests, batch_id=batch_id, actor=actor, states=states)
         return run(self._pool, "read requests", op, transaction=False)
 
     def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
-        return run(self._pool, "read requests", claims.requests_by_key(keys), transaction=False)
+        return run(self._pool, "read requests", partial(claims.requests_by_key, keys), transaction=False)
 
     def states_of(self, keys: Sequence[str]) -> list[KeyState]:
-        return run(self._pool, "read requests' states", claims.states_by_key(keys), transaction=False)
+        return run(self._pool, "read requests' states", partial(claims.states_by_key, keys), transaction=False)
 
     def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
-        return run(self._pool, "read trace contexts", claims.traces_of(keys), transaction=False)
+        return run(self._pool, "read trace contexts", partial(claims.traces_of, keys), transaction=False)
 
     # batches
 
@@ -227,7 +230,7 @@ class PostgresLedger:
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]:
-        op = claims.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
+        op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return run(self._pool, "gather the calls of other processes", op)
 
     def record_submitted(
@@ -239,50 +242,60 @@ class PostgresLedger:
         request_id: str | None = None,
         now: float,
     ) -> None:
-        op = batches.record_submitted(
-            batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
+        op = partial(
+            batches.record_submitted,
+            batch_id,
+            provider_batch_id=provider_batch_id,
+            phase=phase,
+            request_id=request_id,
+            now=now,
         )
         run(self._pool, "record a created batch", op)
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
-        run(self._pool, "record a create whose outcome is unknown", batches.record_unknown(batch_id, note=note))
+        run(
+            self._pool, "record a create whose outcome is unknown", partial(batches.record_unknown, batch_id, note=note)
+        )
 
     def give_up_intent(
         self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
     ) -> list[str] | None:
-        op = batches.give_up_intent(batch_id, note=note, owner=owner, until=until, now=now, intent_at=intent_at)
+        op = partial(
+            batches.give_up_intent, batch_id, note=note, owner=owner, until=until, now=now, intent_at=intent_at
+        )
         return run(self._pool, "give up a create", op)
 
     def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
-        op = batches.resume_intent(batch_id, intent_at=intent_at, owner=owner, until=until, now=now)
+        op = partial(batches.resume_intent, batch_id, intent_at=intent_at, owner=owner, until=until, now=now)
         return run(self._pool, "resume a create", op)
 
     def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
-        run(self._pool, "record a refused create", batches.record_refused(batch_id, note=note, now=now))
+        run(self._pool, "record a refused create", partial(batches.record_refused, batch_id, note=note, now=now))
 
     def record_status(
         self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
     ) -> None:
-        op = batches.record_status(batch_id, phase=phase, counts=counts, ended_at=ended_at)
+        op = partial(batches.record_status, batch_id, phase=phase, counts=counts, ended_at=ended_at)
         run(self._pool, "record a batch's status", op)
 
     def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
         vouched = self._finals.vouch(batch_id, outcomes)
-        op = results.record_outcomes(batch_id, outcomes, now=now, vouched=vouched)
+
+        op = results.storing(batch_id, outcomes, now=now, vouched=vouched)
         stores = run(self._pool, "store a batch's results", op)
         if vouched is not None:
             self._finals.stored(batch_id, vouched, stores)
         return len(outcomes)
 
     def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None:
-        run(self._pool, "record a collected batch", batches.record_collected(batch_id, state=state, now=now))
+        run(self._pool, "record a collected batch", partial(batches.record_collected, batch_id, state=state, now=now))
 
     def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
-        op = batches.adopt(batch_id, provider_batch_id=provider_batch_id, now=now)
+        op = partial(batches.adopt, batch_id, provider_batch_id=provider_batch_id, now=now)
         return run(self._pool, "adopt a batch", op)
 
     def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
-        op = batches.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
+        op = partial(batches.disown, batch_id, provider_batch_id=provider_batch_id, now=now)
         return run(self._pool, "disown a batch", op)
 
     def claim_batch(
@@ -295,53 +308,59 @@ class PostgresLedger:
         force: bool = False,
         dead_owner: str | None = None,
     ) -> bool:
-        op = batches.claim_batch(batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner)
+        op = partial(
+            batches.claim_batch, batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner
+        )
         return run(self._pool, "take a batch's lease", op)
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:
-        run(self._pool, "release a batch's lease", batches.release_batch(batch_id, owner=owner))
+        run(self._pool, "release a batch's lease", partial(batches.release_batch, batch_id, owner=owner))
 
     def batch(self, batch_id: str) -> BatchRecord | None:
-        return run(self._pool, "read a batch", batches.batch(batch_id), transaction=False)
+        return run(self._pool, "read a batch", partial(batches.batch, batch_id), transaction=False)
 
     def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
-        return run(self._pool, "read batches", batches.batches(states=states), transaction=False)
+        return run(self._pool, "read batches", partial(batches.batches, states=states), transaction=False)
 
     def record_create_step(self, batch_id: str, step: str, value: str) -> None:
-        run(self._pool, "record a step of a create", batches.record_create_step(batch_id, step, value))
+        run(self._pool, "record a step of a create", partial(batches.record_create_step, batch_id, step, value))
 
     def create_steps(self, batch_id: str) -> dict[str, str]:
-        return run(self._pool, "read the steps of a create", batches.create_steps(batch_id), transaction=False)
+        return run(self._pool, "read the steps of a create", partial(batches.create_steps, batch_id), transaction=False)
 
     def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
-        op = batches.unresolved(provider=provider, endpoint=endpoint)
+        op = partial(batches.unresolved, provider=provider, endpoint=endpoint)
         return run(self._pool, "read unresolved creates", op, transaction=False)
 
     def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
-        op = batches.batch_holding(custom_id, among)
+        op = partial(batches.batch_holding, custom_id, among)
         return run(self._pool, "read a batch's members", op, transaction=False)
 
     def members(self, batch_id: str) -> dict[str, str]:
-        return run(self._pool, "read a batch's members", batches.members(batch_id), transaction=False)
+        return run(self._pool, "read a batch's members", partial(batches.members, batch_id), transaction=False)
 
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-        op = batches.members_and_attempts(batch_id)
+        op = partial(batches.members_and_attempts, batch_id)
         return run(self._pool, "read a batch's members", op, transaction=False)
 
     def stored_finals(self, batch_id: str) -> set[str]:
-        finals, stores = run(self._pool, "read a batch's results", results.stored_finals(batch_id), transaction=False)
+        finals, stores = run(
+            self._pool, "read a batch's results", partial(results.stored_finals, batch_id), transaction=False
+        )
         self._finals.read(batch_id, finals, stores)
         return finals
 
     def results_since(self, batch_id: str, after: int | None) -> tuple[list[str], int]:
-        op = results.results_since(batch_id, after)
+        op = partial(results.results_since, batch_id, after)
         return run(self._pool, "read a batch's new results", op, transaction=False)
 
     def answers_of(self, batch_id: str, keys: Sequence[str]) -> list[KeyAnswer]:
-        return run(self._pool, "read a batch's answers", results.answers_of(batch_id, keys), transaction=False)
+        return run(self._pool, "read a batch's answers", partial(results.answers_of, batch_id, keys), transaction=False)
 
     def members_among(self, batch_id: str, keys: Sequence[str]) -> set[str]:
-        return run(self._pool, "read a batch's members", results.members_among(batch_id, keys), transaction=False)
+        return run(
+            self._pool, "read a batch's members", partial(results.members_among, batch_id, keys), transaction=False
+        )
 
     # moving a ledger
 
@@ -359,10 +378,10 @@ class PostgresLedger:
     # rebuilt requests whose keys are not known
 
     def unkeyed(self) -> bool:
-        return run(self._pool, "read the ledger's rebuilt requests", unkeyed.unkeyed(), transaction=False)
+        return run(self._pool, "read the ledger's rebuilt requests", unkeyed.unkeyed, transaction=False)
 
     def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
-        return run(self._pool, "be written", unkeyed.adopt_unkeyed(requests))
+        return run(self._pool, "be written", partial(unkeyed.adopt_unkeyed, requests))
 
 
 _IMPLEMENTS: type[LedgerStore] = PostgresLedger

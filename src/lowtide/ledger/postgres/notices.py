@@ -13,10 +13,13 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lowtide.errors import LedgerError
+from lowtide.ledger.postgres.outage import backoff
 from lowtide.ledger.postgres.pool import SyncPool, connect, host_id, ledger_errors
 from lowtide.ledger.postgres.steps import Op, Sql, run
 
@@ -27,8 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["Heartbeat", "Listener", "end_leases", "renew_leases"]
 
 log = logging.getLogger("lowtide.ledger")
-
-_RECONNECT_SECONDS = 1.0
 
 
 class Heartbeat:
@@ -69,7 +70,7 @@ class Heartbeat:
     def let_go(self, owner: str) -> None:
         """Stop renewing `owner`'s lease and end it: its work is free for any other process at once."""
         self.forget(owner)
-        run(self._pool, "end this process's leases", end_leases([owner]))
+        run(self._pool, "end this process's leases", partial(end_leases, [owner]))
 
     def close(self) -> None:
         """End every lease this process holds, and stop the thread."""
@@ -80,16 +81,20 @@ class Heartbeat:
             thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=5)
-        try:
-            run(self._pool, "end this process's leases", end_leases(owners))
+        try:  # once: a process that stops does not wait out an outage for leases that run out by themselves
+            run(self._pool, "end this process's leases", partial(end_leases, owners), wait_out=False)
         except LedgerError as exc:  # the database is gone: the leases run out by themselves
             log.warning("Could not end this process's leases: %s", exc)
 
     def _run(self) -> None:
+        failed = 0
         while True:
             with self._lock:
                 period = min((lease for lease, _ in self._owners.values()), default=30.0) / 3
-            self._poke.wait(period)
+            # After a failed beat (the server restarting, failing over), the next comes soon, as the ledger's work
+            # waits out an outage (`outage.backoff`): the leases are renewed as soon as the server is back. A beat is
+            # tried once (and once more on a new connection), never held through the outage: `close` does not wait.
+            self._poke.wait(backoff(failed) if failed else period)
             self._poke.clear()
             if self._stop.is_set():
                 return
@@ -97,17 +102,26 @@ class Heartbeat:
                 owners = dict(self._owners)
                 fresh, self._fresh = self._fresh, set()
             try:
-                self._renew({o: held for o, held in owners.items() if o in fresh}, started=True)
-                self._renew({o: held for o, held in owners.items() if o not in fresh}, started=False)
-            except LedgerError as exc:  # the next beat tries again; a lease that runs out meanwhile is taken over
+                self._renew({o: held for o, held in owners.items() if o in fresh}, started=True, wait_out=False)
+                self._renew({o: held for o, held in owners.items() if o not in fresh}, started=False, wait_out=False)
+            except LedgerError as exc:  # tried again soon; a lease that runs out meanwhile is taken over
                 with self._lock:
                     self._fresh |= {o for o in fresh if o in self._owners}
-                log.warning("Could not renew this process's leases: %s", exc)
+                if not failed:
+                    log.warning(
+                        "Could not renew this process's leases (%s); trying again until the server answers.", exc
+                    )
+                failed += 1
+            else:
+                failed = 0
 
-    def _renew(self, owners: dict[str, tuple[float, Callable[[], float]]], *, started: bool) -> None:
+    def _renew(
+        self, owners: dict[str, tuple[float, Callable[[], float]]], *, started: bool, wait_out: bool = True
+    ) -> None:
         if owners:
             rows = [(owner, now() + lease, now()) for owner, (lease, now) in owners.items()]
-            run(self._pool, "renew this process's leases", renew_leases(rows, started=started))
+            op = partial(renew_leases, rows, started=started)
+            run(self._pool, "renew this process's leases", op, wait_out=wait_out)
 
 
 def renew_leases(rows: list[tuple[str, float, float]], *, started: bool) -> Op[None]:
@@ -131,7 +145,8 @@ def end_leases(owners: list[str]) -> Op[None]:
 
 class Listener:
     """One connection listening on `channel`; each notice (a batch's ledger id) wakes the coroutines watching that
-    batch. Should the connection drop, it is made again, and every watcher is woken (it may have missed a notice)."""
+    batch. Should the connection drop (the server restarted, failed over), it is made again, as soon as the server
+    answers, and every watcher is woken: notices sent meanwhile reached no one, so each reads the ledger again."""
 
     def __init__(self, url: str, channel: str) -> None:
         self._url = url
@@ -179,17 +194,26 @@ class Listener:
     def _run(self) -> None:
         from psycopg import sql
 
+        lost: float | None = None
+        tries = 0
         while not self._stop.is_set():
             try:
                 with ledger_errors(self._url, "be listened to"), connect(self._url) as db:
                     db.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
                     self._ready.set()
+                    if lost is not None:
+                        log.warning("Listening to the ledger's notices again, after %.1f s; every watcher reads the "
+                                    "ledger again.", time.monotonic() - lost)  # fmt: skip
+                    lost, tries = None, 0
                     self._wake(None)  # anything announced while no one listened: every watcher looks again
                     self._listen(db)
             except LedgerError as exc:
                 self._ready.set()
-                log.warning("Lost the ledger's notices (%s); listening again in %s s.", exc, _RECONNECT_SECONDS)
-                self._stop.wait(_RECONNECT_SECONDS)
+                if lost is None:  # said once an outage, not at each try
+                    lost = time.monotonic()
+                    log.warning("Lost the ledger's notices (%s); listening again once the server answers.", exc)
+                self._stop.wait(backoff(tries))  # soon at first, then every 2 seconds at most
+                tries += 1
 
     def _listen(self, db: Connection[TupleRow]) -> None:  # until stopped, or the connection fails
         while not self._stop.is_set():

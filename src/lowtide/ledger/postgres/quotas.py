@@ -7,19 +7,27 @@ the second (several statements in one message: psycopg binds their parameters on
 only while this process computes the change (microseconds), never across a wait. A process's first update of a
 scope makes its row first, committed on its own, so that there is always a row to lock. (Pipeline mode would save the
 same round trips, at about twice the client's CPU.) As on SQLite, nothing expires: a process killed mid-call holds no
-reservation, only budget already taken, which the buckets' refill gives back within a minute.
+reservation, only budget already taken, which the buckets' refill gives back within a minute. Through an outage of
+the server an update is made again (`outage`); each writes a mark of its own with the state, so that one made again
+after a commit whose answer was lost finds it and answers what it computed, never changing the state twice.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import orjson
 
+from lowtide.ledger.postgres.outage import Outage
 from lowtide.ledger.postgres.pool import PostgresPool
 from lowtide.live.quota_state import ScopeState
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
 
 __all__ = ["PostgresQuotaStore"]
 
@@ -35,13 +43,15 @@ _WRITE = (
     " ON CONFLICT (scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at; COMMIT"
 )
 """The state back and the commit, in one round trip (an upsert: a row someone removed meanwhile is made again)."""
+_MARK = "written_by"
+"""The key of the state's JSON that names the update that wrote it (`ScopeState.from_json` reads past it)."""
 
 
 class PostgresQuotaStore:
     """The quota scopes kept in the PostgreSQL database at `url`, shared by every process that uses it."""
 
-    def __init__(self, url: str) -> None:
-        self._pool = PostgresPool(url)  # first: says so if psycopg is missing
+    def __init__(self, url: str, *, outage: Outage | None = None) -> None:
+        self._pool = PostgresPool(url, outage=outage)  # first: says so if psycopg is missing
         from psycopg import AsyncClientCursor  # psycopg is the `postgres` extra: imported only when used
 
         self._cursor = AsyncClientCursor
@@ -53,7 +63,13 @@ class PostgresQuotaStore:
         return self._pool.location
 
     async def update(self, scope: str, change: Callable[[ScopeState], T]) -> T:
-        async with self._pool.connection("keep the live quota") as db:
+        # This update's mark, written in the row with the state: made again after a transient error, it finds its
+        # mark if the attempt before committed (its answer lost in an outage), and answers what that attempt
+        # computed, instead of changing the state a second time (an admission taken twice from the buckets).
+        mark = uuid.uuid4().hex
+        computed: list[T] = []
+
+        async def update(db: AsyncConnection[TupleRow]) -> T:
             cursor = self._cursor(db)
             if scope not in self._known:
                 # Committed on its own (the connection is in autocommit), before the transaction: a row made
@@ -67,15 +83,20 @@ class PostgresQuotaStore:
             row = await cursor.fetchone()
             try:
                 stored = cast("dict[str, object]", orjson.loads(str(row[0]))) if row is not None else {}
+                if computed and stored.get(_MARK) == mark:
+                    await cursor.execute("ROLLBACK")  # written already: nothing to change
+                    return computed[0]
                 state = ScopeState.from_json(stored)
                 result = change(state)
             except BaseException:
                 await cursor.execute("ROLLBACK")
                 raise
-            await cursor.execute(
-                _WRITE, {"scope": scope, "state": orjson.dumps(state.as_json()).decode(), "now": time.time()}
-            )
-        return result
+            computed[:] = [result]
+            written = orjson.dumps({**state.as_json(), _MARK: mark}).decode()
+            await cursor.execute(_WRITE, {"scope": scope, "state": written, "now": time.time()})
+            return result
+
+        return await self._pool.using("keep the live quota", update)
 
     async def aclose(self) -> None:
         """Close the connections (a later update opens them again)."""

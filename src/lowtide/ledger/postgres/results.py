@@ -4,23 +4,35 @@ keys have a final result stored; the results a batch brought since a cursor, and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import LiteralString
 
-from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key
+from lowtide.ledger.postgres.steps import NOTIFY, Op, Reply, Sql, by_key, told_again
 from lowtide.ledger.postgres.totals import NEW_FINALS, Vouched
 from lowtide.ledger.records import KeyAnswer, OutcomeRow, key_answer, stored_json
 
-__all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals"]
+__all__ = ["answers_of", "record_outcomes", "results_since", "stored_finals", "storing"]
 
 
 def record_outcomes(
-    batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float, vouched: Vouched | None = None
+    batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float, vouched: Vouched | None = None, again: bool = False
 ) -> Op[int | None]:
     """Append `outcomes`, in order, and announce them; with `vouched` (`totals.FinalsRead.vouch`), the batch's count of
-    statements storing its results after this one's (None without)."""
+    statements storing its results after this one's (None without).
+
+    `again`: made again after a transient error (`steps.told_again`), it first looks whether an earlier attempt
+    stored them, its commit applied and its answer lost (`outage`): its rows carry this call's `now`, and its one
+    statement stored all of them or none. Stored, they are not appended a second time (the sums would not count them
+    twice, but a request's history would show each twice)."""
     if not outcomes:
         return None
+    if again:
+        stored = yield Sql(
+            "SELECT 1 FROM results WHERE batch_id = %s AND key = %s AND at = %s LIMIT 1",
+            (batch_id, outcomes[0].key, now),
+        )
+        if stored.rows:
+            return (yield from _stores(batch_id)) if vouched is not None else None
     if vouched is not None:
         yield Sql("SELECT set_config(%s, %s, true)", (NEW_FINALS, f"{batch_id} {vouched.stores}"))
     keys: list[str] = []
@@ -48,6 +60,13 @@ def record_outcomes(
         stores = yield from _stores(batch_id)
     yield Sql(NOTIFY, (batch_id,))
     return stores
+
+
+def storing(
+    batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float, vouched: Vouched | None
+) -> Callable[[], Op[int | None]]:
+    """How a driver makes `record_outcomes`: told when it is made again (`steps.told_again`)."""
+    return told_again(lambda again: record_outcomes(batch_id, outcomes, now=now, vouched=vouched, again=again))
 
 
 def stored_finals(batch_id: str) -> Op[tuple[set[str], int | None]]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any, TypeVar
 
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
@@ -44,14 +45,14 @@ class PostgresRunStore:
     def __init__(self, pool: SyncPool) -> None:
         self._pool = pool
 
-    def _read(self, op: Op[T]) -> T:
-        return run(self._pool, "read runs", op, transaction=False)
+    def _read(self, make: Callable[[], Op[T]]) -> T:
+        return run(self._pool, "read runs", make, transaction=False)
 
     def run(self, run_id: str) -> RunRecord | None:
-        return self._read(_run(run_id))
+        return self._read(partial(_run, run_id))
 
     def runs(self) -> list[RunRecord]:
-        return self._read(_runs())
+        return self._read(_runs)
 
     def create(
         self,
@@ -64,7 +65,8 @@ class PostgresRunStore:
         items: Sequence[NewItem],
         now: float,
     ) -> bool:
-        op = _create(
+        op = partial(
+            _create,
             run_id,
             actor=actor,
             configuration=configuration,
@@ -76,36 +78,36 @@ class PostgresRunStore:
         return run(self._pool, "record a run", op)
 
     def update_options(self, run_id: str, options: dict[str, Any], *, now: float) -> None:
-        run(self._pool, "record a run's options", _update_options(run_id, options, now=now))
+        run(self._pool, "record a run's options", partial(_update_options, run_id, options, now=now))
 
     def items(self, run_id: str, *, with_jobs: bool = True, start: int = 0, stop: int | None = None) -> list[ItemRow]:
-        return self._read(_items(run_id, with_jobs=with_jobs, start=start, stop=stop))
+        return self._read(partial(_items, run_id, with_jobs=with_jobs, start=start, stop=stop))
 
     def items_apart(self, run_id: str, *, start: int, stop: int) -> ItemsApart:
-        return self._read(_items_apart(run_id, start=start, stop=stop))
+        return self._read(partial(_items_apart, run_id, start=start, stop=stop))
 
     def outcomes(self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None) -> list[ItemOutcome]:
-        return self._read(_outcomes(run_id, start=start, stop=stop, only=only))
+        return self._read(partial(_outcomes, run_id, start=start, stop=stop, only=only))
 
     def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
         _not_on_a_loop("decide")
-        run(self._pool, "record a run's decisions", _decide(run_id, decisions, now=now))
+        run(self._pool, "record a run's decisions", partial(_decide, run_id, decisions, now=now))
 
     def new_attempts(self, run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -> None:
-        run(self._pool, "record a run's new attempts", _new_attempts(run_id, keys, now=now))
+        run(self._pool, "record a run's new attempts", partial(_new_attempts, run_id, keys, now=now))
 
     def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
         _not_on_a_loop("record_live")
-        run(self._pool, "store live answers", _record_live(run_id, answers, now=now))
+        run(self._pool, "store live answers", partial(_record_live, run_id, answers, now=now))
 
     def outstanding_batches(self, run_id: str) -> list[str]:
-        return self._read(_outstanding_batches(run_id))
+        return self._read(partial(_outstanding_batches, run_id))
 
     def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
-        return self._read(_batches(run_id))
+        return self._read(partial(_batches, run_id))
 
     def live_cost(self, run_id: str) -> Decimal:
-        return self._read(_live_cost(run_id))
+        return self._read(partial(_live_cost, run_id))
 
 
 def _not_on_a_loop(method: str) -> None:
@@ -129,21 +131,21 @@ class AsyncPostgresRunStore:
         self._pool = pool
 
     async def decide(self, run_id: str, decisions: Iterable[tuple[int, str | None, str | None]], *, now: float) -> None:
-        await run_async(self._pool, "record a run's decisions", _decide(run_id, decisions, now=now))
+        await run_async(self._pool, "record a run's decisions", partial(_decide, run_id, decisions, now=now))
 
     async def record_live(self, run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> None:
-        await run_async(self._pool, "store live answers", _record_live(run_id, answers, now=now))
+        await run_async(self._pool, "store live answers", partial(_record_live, run_id, answers, now=now))
 
     async def outstanding_batches(self, run_id: str) -> list[str]:
-        return await run_async(self._pool, "read runs", _outstanding_batches(run_id), transaction=False)
+        return await run_async(self._pool, "read runs", partial(_outstanding_batches, run_id), transaction=False)
 
     async def batches(self, run_id: str) -> list[tuple[str, str | None, str, int]]:
-        return await run_async(self._pool, "read runs", _batches(run_id), transaction=False)
+        return await run_async(self._pool, "read runs", partial(_batches, run_id), transaction=False)
 
     async def outcomes(
         self, run_id: str, *, start: int, stop: int, only: Sequence[int] | None = None
     ) -> list[ItemOutcome]:
-        op = _outcomes(run_id, start=start, stop=stop, only=only)
+        op = partial(_outcomes, run_id, start=start, stop=stop, only=only)
         return await run_async(self._pool, "read runs", op, transaction=False)
 
 
@@ -175,7 +177,12 @@ def _create(
         (run_id, actor, _dumps(configuration), _dumps(options), fingerprint, len(items), now, now),
     )
     if reply.rowcount == 0:
-        return False
+        # Taken by another process, or recorded by an earlier attempt of this very call whose commit applied but
+        # whose answer was lost (`outage`): then the run is this one, made at this call's `now`, items and all.
+        mine = yield Sql(
+            "SELECT 1 FROM runs WHERE id = %s AND created_at = %s AND fingerprint = %s", (run_id, now, fingerprint)
+        )
+        return bool(mine.rows)
     for start in range(0, len(items), CHUNK):
         chunk = items[start : start + CHUNK]
         yield Sql(
@@ -247,7 +254,10 @@ def _new_attempts(run_id: str, keys: Iterable[tuple[int, str]], *, now: float) -
         chunk = rows[start : start + CHUNK]
         yield Sql(
             "UPDATE run_items ri SET key = t.k, attempt = ri.attempt + 1, status = NULL, reason = NULL"
-            " FROM unnest(%b::int[], %b::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i",
+            " FROM unnest(%b::int[], %b::text[]) AS t(i, k) WHERE ri.run_id = %s AND ri.idx = t.i"
+            # An attempt's key is its own (`item_key`): an item already on it is not counted again (this call made
+            # again after a commit whose answer was lost, `outage`).
+            " AND ri.key IS DISTINCT FROM t.k",
             ([i for i, _ in chunk], [k for _, k in chunk], run_id),
         )
     yield Sql("UPDATE runs SET updated_at = %s WHERE id = %s", (now, run_id))
@@ -277,19 +287,20 @@ def _record_live(run_id: str, answers: Sequence[LiveAnswer], *, now: float) -> O
             " FROM batch_members m WHERE m.key = %(k)s ON CONFLICT DO NOTHING",
             {"k": a.key, "a": a.actor, "m": a.model},
         )
-        # The answer is appended: the request's outcome is its latest result with no batch ('').
+        # The answer is appended: the request's outcome is its latest result with no batch (''). Once: this call made
+        # again after a commit whose answer was lost (`outage`) finds it stored at its `now`, and its cost summed.
         yield Sql(
             "INSERT INTO results (batch_id, key, state, response, error, cost_usd, live_cost_usd, at)"
-            " VALUES ('', %s, %s, %s, %s, %s, %s, %s)",
-            (
-                a.key,
-                a.state.value,
-                answer_json(a.response) if a.response is not None else None,
-                stored_json(a.error) if a.error is not None else None,
-                cost,
-                cost,
-                now,
-            ),
+            " SELECT '', %(k)s, %(s)s, %(r)s, %(e)s, %(c)s, %(c)s, %(now)s WHERE NOT EXISTS (SELECT 1 FROM results"
+            " WHERE batch_id = '' AND key = %(k)s AND at = %(now)s)",
+            {
+                "k": a.key,
+                "s": a.state.value,
+                "r": answer_json(a.response) if a.response is not None else None,
+                "e": stored_json(a.error) if a.error is not None else None,
+                "c": cost,
+                "now": now,
+            },
         )
         yield Sql(
             "UPDATE run_items SET status = %s, reason = %s WHERE run_id = %s AND idx = %s",

@@ -4,16 +4,18 @@ Each operation is a generator: it yields the statements it needs (`Sql`) one at 
 answer (`Reply`: its rows, its row count), then returns what the operation comes to. It does no I/O of its own, so
 one operation serves both faces of the store: `run` drives it on a plain connection (the CLI, parking, `ledger
 copy`: `PostgresLedger`), `run_async` on an async one (the event loop's hot path: `AsyncPostgresLedger`), each driver
-owning the transaction the operation runs in. An operation that must survive a statement's failure (an adoption
-losing a race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the
-operation, which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`, given how to make
-it: rolled back whole, it is made and driven again.
+owning the transaction the operation runs in. A driver is given how to make its operation, not the operation: after a
+transient error (an outage of the server: `outage`) the operation is made again and driven on another connection,
+which only an operation safe to repeat may be, even after a commit that applied but whose answer was lost (every one
+of this store is: docs/ledger.md). An operation that must survive a statement's failure (an adoption losing a
+race) marks that statement `savepoint`; the driver runs it in a savepoint and throws the error into the operation,
+which may catch it. An operation PostgreSQL may end in a deadlock is run by `run_again`: rolled back whole, it is
+made and driven again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, LiteralString, Protocol, TypeVar
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BATCH", "CHUNK", "DEADLOCK_ATTEMPTS", "GATHERING", "LEASE_OVER", "NOTIFY", "AsyncConnections", "Connections",
     "Op", "Reply", "Sql", "by_key", "chunks", "run", "run_again", "run_again_async", "run_async", "run_hopeful",
-    "run_hopeful_async", "run_on", "run_on_async",
+    "run_hopeful_async", "run_on", "run_on_async", "told_again",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -82,15 +84,19 @@ Op = Generator[Sql, Reply, T]
 
 
 class Connections(Protocol):
-    """Where `run` takes a plain connection from (`pool.SyncPool`)."""
+    """Where `run` takes a plain connection from (`pool.SyncPool`): `work` done on one, and done again on another
+    after a transient error while an outage of the server lasts (`outage`; without `wait_out`, once more at most, at
+    once, on a new connection: a connection the server ended earlier is no outage)."""
 
-    def connection(self, doing: str) -> AbstractContextManager[Connection[TupleRow]]: ...
+    def using(self, doing: str, work: Callable[[Connection[TupleRow]], T], *, wait_out: bool = True) -> T: ...
 
 
 class AsyncConnections(Protocol):
-    """Where `run_async` takes an async connection from (`pool.PostgresPool`)."""
+    """Where `run_async` takes an async connection from (`pool.PostgresPool`), as `Connections`."""
 
-    def connection(self, doing: str) -> AbstractAsyncContextManager[AsyncConnection[TupleRow]]: ...
+    async def using(
+        self, doing: str, work: Callable[[AsyncConnection[TupleRow]], Awaitable[T]], *, wait_out: bool = True
+    ) -> T: ...
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
@@ -110,35 +116,47 @@ def by_key(
     return [found[key] for key in keys if key in found]
 
 
-def run(pool: Connections, doing: str, op: Op[T], *, transaction: bool = True) -> T:
-    """Drive `op` on a plain connection of `pool`, in one transaction (or, for a single read, none)."""
-    with pool.connection(doing) as db:
+def run(
+    pool: Connections, doing: str, make: Callable[[], Op[T]], *, transaction: bool = True, wait_out: bool = True
+) -> T:
+    """Drive the operation `make` makes on a plain connection of `pool`, in one transaction (or, for a single read,
+    none); made and driven again, on another connection, after a transient error, while an outage of the server lasts
+    (without `wait_out`, once more at most)."""
+
+    def once(db: Connection[TupleRow]) -> T:
         if not transaction:
-            return _drive(db, op)
+            return _drive(db, make())
         with db.transaction():
-            return _drive(db, op)
+            return _drive(db, make())
+
+    return pool.using(doing, once, wait_out=wait_out)
 
 
-async def run_async(pool: AsyncConnections, doing: str, op: Op[T], *, transaction: bool = True) -> T:
-    """Drive `op` on an async connection of `pool`, in one transaction (or, for a single read, none): the event
-    loop goes on while the server answers."""
-    async with pool.connection(doing) as db:
+async def run_async(
+    pool: AsyncConnections, doing: str, make: Callable[[], Op[T]], *, transaction: bool = True, wait_out: bool = True
+) -> T:
+    """`run` on an async connection of `pool`: the event loop goes on while the server answers."""
+
+    async def once(db: AsyncConnection[TupleRow]) -> T:
         if not transaction:
-            return await _drive_async(db, op)
+            return await _drive_async(db, make())
         async with db.transaction():
-            return await _drive_async(db, op)
+            return await _drive_async(db, make())
+
+    return await pool.using(doing, once, wait_out=wait_out)
 
 
-def run_again(pool: Connections, doing: str, make: Callable[[], Op[T]]) -> T:
+def run_again(pool: Connections, doing: str, make: Callable[[], Op[T]], *, wait_out: bool = True) -> T:
     """Drive the operation `make` makes in one transaction on a plain connection of `pool`, made and driven again
-    should PostgreSQL end the transaction in a deadlock (up to `DEADLOCK_ATTEMPTS` times in all).
+    should PostgreSQL end the transaction in a deadlock (up to `DEADLOCK_ATTEMPTS` times in all), or, as by `run`,
+    after a transient error.
 
     PostgreSQL breaks a circle of transactions waiting on each other's row locks by ending one of them: that one is
     rolled back whole, so it changed nothing, and may be run again from the start, on what the others have since
     committed. Only an operation whose every statement is in its one transaction may be run again this way."""
     from psycopg.errors import DeadlockDetected
 
-    with pool.connection(doing) as db:
+    def once(db: Connection[TupleRow]) -> T:
         attempt = 1
         while True:
             try:
@@ -149,12 +167,14 @@ def run_again(pool: Connections, doing: str, make: Callable[[], Op[T]]) -> T:
                     raise
                 attempt += 1
 
+    return pool.using(doing, once, wait_out=wait_out)
 
-async def run_again_async(pool: AsyncConnections, doing: str, make: Callable[[], Op[T]]) -> T:
+
+async def run_again_async(pool: AsyncConnections, doing: str, make: Callable[[], Op[T]], *, wait_out: bool = True) -> T:
     """`run_again` on an async connection of `pool`: the event loop goes on while the server answers."""
     from psycopg.errors import DeadlockDetected
 
-    async with pool.connection(doing) as db:
+    async def once(db: AsyncConnection[TupleRow]) -> T:
         attempt = 1
         while True:
             try:
@@ -165,25 +185,32 @@ async def run_again_async(pool: AsyncConnections, doing: str, make: Callable[[],
                     raise
                 attempt += 1
 
+    return await pool.using(doing, once, wait_out=wait_out)
 
-def run_hopeful(pool: Connections, doing: str, make: Callable[[bool], Op[T]], *, hoping: bool = True) -> T:
+
+def run_hopeful(
+    pool: Connections, doing: str, make: Callable[[bool], Op[T]], *, hoping: bool = True, wait_out: bool = True
+) -> T:
     """Drive `make(True)` in one transaction on a plain connection of `pool`: the operation that hopes none of the
     rows it inserts is there already, and so inserts them without `ON CONFLICT` (PostgreSQL's speculative insertion
     looks each key up before it inserts it, and writes once more after). Should a unique key refuse it (a row another
     transaction has inserted, or one the caller did not know was there), it was rolled back whole, changing nothing,
     and `make(False)` is driven in a new transaction: the operation that expects such rows. Not `hoping`: `make(False)`
-    alone."""
+    alone. After a transient error, as by `run`, the whole is done again."""
     from psycopg.errors import UniqueViolation
 
     if not hoping:
-        return run(pool, doing, make(False))
-    with pool.connection(doing) as db:
+        return run(pool, doing, lambda: make(False), wait_out=wait_out)
+
+    def once(db: Connection[TupleRow]) -> T:
         try:
             with db.transaction():
                 return _drive(db, make(True))
         except UniqueViolation:
             with db.transaction():
                 return _drive(db, make(False))
+
+    return pool.using(doing, once, wait_out=wait_out)
 
 
 async def run_hopeful_async(
@@ -193,14 +220,31 @@ async def run_hopeful_async(
     from psycopg.errors import UniqueViolation
 
     if not hoping:
-        return await run_async(pool, doing, make(False))
-    async with pool.connection(doing) as db:
+        return await run_async(pool, doing, lambda: make(False))
+
+    async def once(db: AsyncConnection[TupleRow]) -> T:
         try:
             async with db.transaction():
                 return await _drive_async(db, make(True))
         except UniqueViolation:
             async with db.transaction():
                 return await _drive_async(db, make(False))
+
+    return await pool.using(doing, once)
+
+
+def told_again(make: Callable[[bool], Op[T]]) -> Callable[[], Op[T]]:
+    """How to make an operation that must know whether it is made again: `make(False)` the first time, `make(True)`
+    after (a transient error: the attempt before may have committed, its answer lost), for an operation whose first
+    attempt's work, once committed, would not be found again by doing the same (`claims.take_pending`)."""
+    made = False
+
+    def maker() -> Op[T]:
+        nonlocal made
+        again, made = made, True
+        return make(again)
+
+    return maker
 
 
 def run_on(db: Connection[TupleRow], op: Op[T]) -> T:

@@ -8,7 +8,9 @@ a trigger as results are stored), failures grouped in the server, a request's hi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING, Any, LiteralString, TypeVar
 
 from lowtide.ledger.postgres.steps import BATCH, Op, Sql, run
@@ -52,11 +54,11 @@ class PostgresViews:
         self.ledger = ledger
         self._pool = pool
 
-    def _read(self, op: Op[T]) -> T:
-        return run(self._pool, "read the ledger", op, transaction=False)
+    def _read(self, make: Callable[[], Op[T]]) -> T:
+        return run(self._pool, "read the ledger", make, transaction=False)
 
     def run_progress(self, run_id: str) -> RunProgress | None:
-        found = self._read(_run_progress(run_id))
+        found = self._read(partial(_run_progress, run_id))
         if found is None:
             return None
         row, counted = found
@@ -72,16 +74,16 @@ class PostgresViews:
         return RunProgress(run_record(row), counts, spent, live, worst)
 
     def batch_page(self, *, limit: int, offset: int = 0) -> tuple[list[BatchLine], int]:
-        return self._read(_batch_page(limit, offset))
+        return self._read(partial(_batch_page, limit, offset))
 
     def timeline(self, bucket_seconds: float, *, run_id: str | None = None) -> list[TimePoint]:
-        return self._read(_timeline(bucket_seconds, run_id))
+        return self._read(partial(_timeline, bucket_seconds, run_id))
 
     def spend_by(self, dimension: Dimension) -> list[SpendLine]:
-        return self._read(_spend_by(dimension))
+        return self._read(partial(_spend_by, dimension))
 
     def failure_groups(self, *, limit: int = 50) -> list[FailureGroup]:
-        return self._read(_failure_groups(limit))
+        return self._read(partial(_failure_groups, limit))
 
     def request_history(self, key_or_custom_id: str) -> RequestHistory | None:
         record = self.ledger.request(key_or_custom_id)
@@ -90,14 +92,14 @@ class PostgresViews:
             record = self.ledger.request(key) if key is not None else None
         if record is None:
             return None
-        sent = self._read(_sent(record.key))
+        sent = self._read(partial(_sent, record.key))
         batches: list[tuple[BatchRecord, str, dict[str, str]]] = []
         for batch_id, custom_id in sent:
             batch = self.ledger.batch(batch_id)
             if batch is not None:
                 batches.append((batch, custom_id, self.ledger.create_steps(batch_id)))
-        results = self._read(_results_of(record.key, ["", *(b.id for b, _, _ in batches)]))
-        runs = self._read(_runs_of(record.key))
+        results = self._read(partial(_results_of, record.key, ["", *(b.id for b, _, _ in batches)]))
+        runs = self._read(partial(_runs_of, record.key))
         return RequestHistory(record, batches, results, runs)
 
 
