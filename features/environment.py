@@ -127,10 +127,10 @@ def store(context: Context) -> str:
 
 
 STUCK = Stuck(600.0)
-"""A scenario still running after this many real seconds is stuck (the longest take well under a minute on a loaded
-machine): every thread's stack is printed and the process ends, so that a hang fails the run at once and says where,
-even one that blocks the event loop (which no `asyncio.wait_for` can interrupt). A moment before, every running
-event loop's tasks are printed with their stacks. `LOWTIDE_STUCK_SECONDS` sets the seconds (hunting a hang)."""
+"""A scenario still running after this many seconds of the machine's time (real seconds, each counted for less on a
+machine with more work than cores: `features/support/stuck.py`) is stuck: every running event loop's tasks and every
+thread's stack are printed and the process ends, so that a hang fails the run and says where, even one that blocks the
+event loop (which no `asyncio.wait_for` can interrupt). `LOWTIDE_STUCK_SECONDS` sets the seconds (hunting a hang)."""
 
 
 def before_scenario(context: Context, scenario: Any) -> None:

@@ -1,8 +1,14 @@
 """A scenario that runs too long is stuck: say where, then end the process.
 
-`faulthandler` prints every thread's stack and ends the process even when an event loop is blocked, but a loop that
-only waits (in `select`, nothing left to wake it) shows nothing but `select` that way. So a moment before, a timer
-thread prints the stack of every task of every running event loop: which `await` waits on what nothing will settle.
+Too long is counted in the machine's time, not the wall's: on a machine with more runnable work than cores (the load
+average over the core count), each real second counts for that fraction of one. A scenario starved of CPU by
+everything else a loaded machine runs (the 100,000-request scenario under coverage at a load of 18 took over 600 real
+seconds) is not stuck; one that waits on what nothing will settle is, on a quiet machine and a busy one alike.
+
+A watcher thread prints the stack of every task of every running event loop (a loop that only waits, in `select`,
+shows nothing else: which `await` waits on what), then every thread's, and ends the process. `faulthandler` does the
+same, without the tasks, at `_HARD` times the seconds of wall time: it needs no Python thread to run, so a hang that
+holds the interpreter's lock is ended too.
 """
 
 from __future__ import annotations
@@ -13,12 +19,24 @@ import gc
 import os
 import sys
 import threading
+import time
 from typing import TextIO
 
 __all__ = ["Stuck"]
 
-_TASKS_FIRST = 5.0
-"""Seconds before the process ends at which the tasks are printed."""
+_HARD = 6.0
+"""`faulthandler`'s deadline, in wall seconds, as a multiple of the scenario's seconds."""
+
+_TICK = 1.0
+"""How often, in wall seconds, the watcher counts the scenario's time."""
+
+
+def _busyness() -> float:
+    """How many times over the machine's cores are asked for: the last minute's load average a core, at least 1."""
+    try:
+        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    except OSError:  # no load average on this system: the wall's time
+        return 1.0
 
 
 def _out() -> TextIO:
@@ -52,27 +70,43 @@ def print_tasks(out: TextIO) -> None:
 
 
 class Stuck:
-    """Arm before a scenario, disarm after: past `seconds`, the tasks' stacks, then every thread's, then exit."""
+    """Arm before a scenario, disarm after: past `seconds` of the machine's time (see the module), every running event
+    loop's tasks and every thread's stack are printed, and the process exits."""
 
     def __init__(self, default_seconds: float = 600.0) -> None:
         self.seconds = float(os.environ.get("LOWTIDE_STUCK_SECONDS", default_seconds))
-        self._timer: threading.Timer | None = None
+        self._stop: threading.Event | None = None
 
     def arm(self) -> None:
         self.disarm()
-        faulthandler.dump_traceback_later(self.seconds, exit=True, file=_out())
-        timer = threading.Timer(max(self.seconds - _TASKS_FIRST, 0.0), self._tasks)
-        timer.daemon = True
-        timer.start()
-        self._timer = timer
+        faulthandler.dump_traceback_later(self.seconds * _HARD, exit=True, file=_out())
+        stop = self._stop = threading.Event()
+        threading.Thread(target=self._watch, args=(stop,), name="lowtide-stuck", daemon=True).start()
 
     def disarm(self) -> None:
         faulthandler.cancel_dump_traceback_later()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
 
-    def _tasks(self) -> None:
+    def _watch(self, stop: threading.Event) -> None:
+        began = last = time.monotonic()
+        counted = 0.0
+        while not stop.wait(_TICK):
+            now = time.monotonic()
+            counted += (now - last) / _busyness()
+            last = now
+            if counted >= self.seconds:
+                break
+        else:
+            return
         out = _out()
-        print(f"Stuck for {self.seconds - _TASKS_FIRST:.0f} s: the tasks of every running event loop", file=out)
+        print(
+            f"Stuck: {self.seconds:.0f} s of the machine's time ({time.monotonic() - began:.0f} s of the wall's) in one"
+            " scenario: the tasks of every running event loop, then every thread",
+            file=out,
+        )
         print_tasks(out)
+        faulthandler.dump_traceback(file=out, all_threads=True)
+        out.flush()
+        os._exit(70)
