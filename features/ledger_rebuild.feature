@@ -80,6 +80,17 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     Then each of the 4 questions was answered with the emulated reply to it
     And the API created each of the 6 keys exactly once
 
+  Scenario: A batch the API still validates is listed with the requests its input holds, though its counts say none yet
+    # OpenAI's request_counts say 0 until a batch is validated (the emulator's does so for the first tenth of its
+    # processing time): the listing counts what the input file, read to tell whose the batch is, holds.
+    Given the emulator on a socket, whose batches take 1000 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program parks questions 1 to 4 with the keys "k-1" to "k-4", their batches created and still running
+    And the ledger's file is deleted with its -wal and -shm, half-way through the run
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml`
+    Then the command exits with 0
+    And the command listed the lost ledger's identity with 1 batches and 4 requests
+
   Scenario: A dry run says what it would record, and writes nothing
     Given the emulator on a socket, whose batches take 100 seconds
     And the programs' actor sends its batches to the openai API

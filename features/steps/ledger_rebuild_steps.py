@@ -273,6 +273,15 @@ def step_listed(context: Context, lost: int, other: int) -> None:
         assert line, f"{identity} with {requests} request(s) not listed in:\n{out}"
 
 
+@then("the command listed the lost ledger's identity with {batches:d} batches and {requests:d} requests")
+def step_listed_lost(context: Context, batches: int, requests: int) -> None:
+    out = world(context).value["out"]
+    identity = _r(context).identity
+    line = re.search(rf"^    {identity}  {batches} batch\(es\), (\d+) request\(s\), newest ", out, re.M)
+    assert line, f"{identity} with {batches} batch(es) not listed in:\n{out}"
+    assert int(line.group(1)) == requests, f"{identity} listed with {line.group(1)} request(s), not {requests}:\n{out}"
+
+
 @then("the scenario's ledger holds {count:d} requests, as before")
 def step_holds(context: Context, count: int) -> None:
     assert held(the_ledger())["requests"] == count

@@ -34,9 +34,11 @@ class Counted:
     requests: int = 0
     newest: float | None = None
 
-    def add(self, batch: RemoteBatch) -> None:
+    def add(self, batch: RemoteBatch, shown: int = 0) -> None:
+        """Count `batch`, with the requests its counts say or, when more, the `shown` its input or results were read
+        to hold: a batch still validating counts none yet (OpenAI's `request_counts` are 0 until it is validated)."""
         self.batches += 1
-        self.requests += batch.counts.total
+        self.requests += max(batch.counts.total, shown)
         self.newest = batch.created_at if self.newest is None else max(self.newest, batch.created_at)
 
 
@@ -58,12 +60,13 @@ async def survey(sources: Sequence[Source]) -> list[Survey]:
         seen = Survey(source)
         reader = Reader(source)
         async for batch in reader.batches():
-            owner, _ = await reader.owner(batch)
+            owner, read = await reader.owner(batch)
+            shown = len(read.custom_ids()) if read is not None else 0
             if isinstance(owner, Owner):
                 if owner is not Owner.FOREIGN:
-                    seen.others.setdefault(owner, Counted()).add(batch)
+                    seen.others.setdefault(owner, Counted()).add(batch, shown)
             else:
-                seen.identities.setdefault(owner, Counted()).add(batch)
+                seen.identities.setdefault(owner, Counted()).add(batch, shown)
         found.append(seen)
     return found
 
