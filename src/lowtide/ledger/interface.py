@@ -37,8 +37,8 @@ from lowtide.ledger.records import (
 from lowtide.ledger.run_ledger import AsyncRunLedger, RunLedger
 
 if TYPE_CHECKING:
+    from lowtide.ledger.quota_records import QuotaStore
     from lowtide.ledger.views import LedgerViews
-    from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "LedgerVersionError", "RunLedger"]
 
