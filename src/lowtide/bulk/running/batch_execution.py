@@ -1,7 +1,7 @@
 """One go at a bulk run: attach to what is out, send what is not, keep the cost and time limits, report progress.
 
-`BulkRun` (runner.py) checks the jobs, records the run and sorts its items (`Prepared`); an `Execution` then does
-the sending and waiting for that one go, and gives back the `RunResult`.
+`BulkRun` (`running/runner.py`) checks the jobs, records the run and sorts its items (`Prepared`); an `Execution`
+then does the sending and waiting for that one go, and gives back the `RunResult`.
 """
 
 from __future__ import annotations
