@@ -38,7 +38,7 @@ from lowtide.batching.lines import (
     read_line,
     split_lines,
 )
-from lowtide.batching.oneshot import run_batch
+from lowtide.batching.oneshot import OneBatchCalls, run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
@@ -106,6 +106,7 @@ __all__ = [
     "LazyProvider",
     "LimitListener",
     "LimitWatchers",
+    "OneBatchCalls",
     "Outcome",
     "ParameterCheck",
     "Parameters",
