@@ -23,7 +23,7 @@ from lowtide.batching.backend import BatchCodec, CreateSteps, RemoteBatch
 from lowtide.errors import InvalidRequestError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.errors import translate_errors
-from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
+from lowtide.providers.openai.remote import INTENT_KEY, OpenAIShapedHooks, remote_batch
 from lowtide.providers.openai_compatible.batch_backend import INPUT_FILE_STEP, FileBatchBackend
 
 __all__ = ["OpenAIBatchBackend"]
@@ -34,7 +34,7 @@ ENDPOINT_STEP = "endpoint"
 BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
 
 
-class OpenAIBatchBackend(FileBatchBackend[AsyncOpenAI, Batch]):
+class OpenAIBatchBackend(OpenAIShapedHooks[Batch], FileBatchBackend[AsyncOpenAI, Batch]):
     """The Batch API through one SDK client (its own retries off: lowtide decides what is retried): the files, the
     results and the clean-up are the OpenAI-compatible base's; the endpoint a batch is sent to, the intent id in its
     metadata and the listings are OpenAI's own."""
@@ -139,19 +139,6 @@ class OpenAIBatchBackend(FileBatchBackend[AsyncOpenAI, Batch]):
 
     async def _cancel(self, batch_id: str) -> Batch:
         return await self._client.batches.cancel(batch_id)
-
-    async def _remote(self, raw: Batch) -> RemoteBatch:
-        return remote_batch(raw)
-
-    def _has_ended(self, raw: Batch) -> bool:
-        return raw.status in ENDED_STATUSES
-
-    def _finished(self, batch: RemoteBatch, known: Batch) -> int:
-        counts = known.request_counts
-        return counts.completed + counts.failed if counts else 0
-
-    def _failure(self, known: Batch | None) -> tuple[str, str]:
-        return failure_of(known)
 
     def _translate(self) -> AbstractContextManager[None]:
         return translate_errors()
