@@ -7,7 +7,6 @@ OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +14,8 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.account import AccountEmulation
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.gemini.backend import GeminiBackend
 from lowtide.emulator.gemini.batch_routes import file_and_batch_routes
@@ -29,7 +29,7 @@ from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 __all__ = ["GeminiEmulation"]
 
 
-class GeminiEmulation(Emulation):
+class GeminiEmulation(AccountEmulation[GeminiBackend]):
     """The emulated Gemini API account (`emulator.emulation(GeminiEmulation)`)."""
 
     name = "gemini"
@@ -64,15 +64,6 @@ class GeminiEmulation(Emulation):
     def batches(self) -> GeminiBatchStore:
         return self.backend.batches
 
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        """For every job created whose input could be read, one per request key in it."""
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
-
     def fail_batches(self, times: int = 1, message: str | None = None) -> None:
         """Make the next `times` jobs created end `BATCH_STATE_FAILED` (an internal error, or `message`) when their
         pending time ends."""
@@ -98,22 +89,11 @@ class GeminiEmulation(Emulation):
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {GeminiError: gemini_error_response}
 
-    def stats(self) -> Mapping[str, object]:
-        backend = self.backend
-        return {
-            "gemini_batches": len(backend.batches),
-            "gemini_created_batches": backend.created_batches,
-            "gemini_created_custom_ids": dict(backend.created_custom_ids),
-        }
+    def batch_count(self) -> int:
+        return len(self.backend.batches)
 
-    def reset(self) -> None:
-        self.backend.reset()
+    def encode(self) -> str | None:
+        return self._state.encode(self.backend)
 
-    def saved(self) -> Mapping[str, str]:
-        section = self._state.encode(self.backend)
-        return {"gemini": section} if section is not None else {}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("gemini")
-        if section is not None:
-            restore(self.backend, section)
+    def decode(self, section: Any) -> None:
+        restore(self.backend, section)
