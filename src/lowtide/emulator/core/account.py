@@ -1,16 +1,17 @@
-"""`AccountEmulation`: an emulation over one backend that keeps the exactly-once evidence (`created_custom_ids`,
-`created_batches`), with the stats, reset and state file section every such API names after itself."""
+"""Emulations over one backend that keeps the exactly-once evidence (`created_custom_ids`, `created_batches`):
+`AccountEmulation` gives those counters and the reset; `SectionedEmulation` adds the stats and the state file section
+every such API names after itself."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
-from lowtide.emulator.core.emulation import Emulation
+from lowtide.emulator.core.emulation import Emulation, Shared
 
-__all__ = ["AccountEmulation", "BatchAccount"]
+__all__ = ["AccountEmulation", "BatchAccount", "SectionedEmulation"]
 
 
 class BatchAccount(Protocol):
@@ -30,11 +31,11 @@ B = TypeVar("B", bound=BatchAccount)
 
 
 class AccountEmulation(Emulation, Generic[B]):
-    """An emulation whose account is its `backend`. Its stats are `<name>_batches`, `<name>_created_batches` and
-    `<name>_created_custom_ids`, and its state file section is `<name>`: subclasses say how many batches it holds
-    (`batch_count`) and how its section is written and read (`encode`, `decode`)."""
+    """An emulation whose account is its `backend`: its exactly-once evidence, forgotten with it on reset."""
 
-    backend: B
+    def __init__(self, shared: Shared, backend: B) -> None:
+        super().__init__(shared)
+        self.backend = backend
 
     @property
     def created_custom_ids(self) -> Counter[str]:
@@ -44,17 +45,30 @@ class AccountEmulation(Emulation, Generic[B]):
     def created_batches(self) -> int:
         return self.backend.created_batches
 
+    def reset(self) -> None:
+        self.backend.reset()
+
+
+class SectionedEmulation(AccountEmulation[B]):
+    """An account whose stats are `<name>_batches`, `<name>_created_batches` and `<name>_created_custom_ids`, and
+    whose state file section is `<name>`, written by `encode` (None: nothing to keep) and read back by `decode`.
+    Subclasses say how many batches (jobs) it holds."""
+
+    def __init__(
+        self,
+        shared: Shared,
+        backend: B,
+        *,
+        encode: Callable[[B], str | None],
+        decode: Callable[[B, Any], None],
+    ) -> None:
+        super().__init__(shared, backend)
+        self._encode = encode
+        self._decode = decode
+
     @abstractmethod
     def batch_count(self) -> int:
         """The batches (jobs) the account holds now."""
-
-    @abstractmethod
-    def encode(self) -> str | None:
-        """The account as its state file section's JSON text; None when it holds nothing worth keeping."""
-
-    @abstractmethod
-    def decode(self, section: Any) -> None:
-        """Take back what `encode` wrote."""
 
     def stats(self) -> Mapping[str, object]:
         return {
@@ -63,14 +77,11 @@ class AccountEmulation(Emulation, Generic[B]):
             f"{self.name}_created_custom_ids": dict(self.backend.created_custom_ids),
         }
 
-    def reset(self) -> None:
-        self.backend.reset()
-
     def saved(self) -> Mapping[str, str]:
-        section = self.encode()
+        section = self._encode(self.backend)
         return {self.name: section} if section is not None else {}
 
     def restore(self, document: Mapping[str, Any]) -> None:
         section = document.get(self.name)
         if section is not None:
-            self.decode(section)
+            self._decode(self.backend, section)

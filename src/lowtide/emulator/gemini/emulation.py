@@ -8,13 +8,12 @@ OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.account import AccountEmulation
+from lowtide.emulator.core.account import SectionedEmulation
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.gemini.backend import GeminiBackend
@@ -29,7 +28,7 @@ from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 __all__ = ["GeminiEmulation"]
 
 
-class GeminiEmulation(AccountEmulation[GeminiBackend]):
+class GeminiEmulation(SectionedEmulation[GeminiBackend]):
     """The emulated Gemini API account (`emulator.emulation(GeminiEmulation)`)."""
 
     name = "gemini"
@@ -52,9 +51,7 @@ class GeminiEmulation(AccountEmulation[GeminiBackend]):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = GeminiBackend(shared)
-        self._state = GeminiStateCodec()
+        super().__init__(shared, GeminiBackend(shared), encode=GeminiStateCodec().encode, decode=restore)
 
     @property
     def files(self) -> GeminiFileStore:
@@ -91,9 +88,3 @@ class GeminiEmulation(AccountEmulation[GeminiBackend]):
 
     def batch_count(self) -> int:
         return len(self.backend.batches)
-
-    def encode(self) -> str | None:
-        return self._state.encode(self.backend)
-
-    def decode(self, section: Any) -> None:
-        restore(self.backend, section)

@@ -8,13 +8,12 @@ handle in tests is `emulator.emulation(MistralEmulation)`: `files`, `jobs`, `cre
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.account import AccountEmulation
+from lowtide.emulator.core.account import SectionedEmulation
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import api_key
@@ -31,7 +30,7 @@ USER_AGENT_PREFIX = "mistral-client-"
 """How the mistralai SDKs name themselves in `user-agent` (`mistral-client-python/3.7.0`)."""
 
 
-class MistralEmulation(AccountEmulation[MistralBackend]):
+class MistralEmulation(SectionedEmulation[MistralBackend]):
     """The emulated Mistral account (`emulator.emulation(MistralEmulation)`)."""
 
     name = "mistral"
@@ -52,8 +51,7 @@ class MistralEmulation(AccountEmulation[MistralBackend]):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = MistralBackend(shared)
+        super().__init__(shared, MistralBackend(shared), encode=encode, decode=restore)
 
     @property
     def files(self) -> MistralFileStore:
@@ -91,9 +89,3 @@ class MistralEmulation(AccountEmulation[MistralBackend]):
 
     def batch_count(self) -> int:
         return len(self.backend.jobs)
-
-    def encode(self) -> str | None:
-        return encode(self.backend)
-
-    def decode(self, section: Any) -> None:
-        restore(self.backend, section)

@@ -4,9 +4,9 @@ form."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from lowtide.emulator.core.account import AccountEmulation
+from lowtide.emulator.core.account import SectionedEmulation
 from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.files import FileStore
@@ -17,15 +17,13 @@ __all__ = ["OpenAIAccountEmulation"]
 Backend = TypeVar("Backend", bound=OpenAIBackend)
 
 
-class OpenAIAccountEmulation(AccountEmulation[Backend]):
-    """An emulation over `backend`, an `OpenAIBackend`: `files`, and the exactly-once evidence of `AccountEmulation`."""
+class OpenAIAccountEmulation(SectionedEmulation[Backend]):
+    """An emulation over `backend`, an `OpenAIBackend`: `files`, and the exactly-once evidence."""
 
     def __init__(self, shared: Shared, backend: Backend) -> None:
-        super().__init__(shared)
-        self.backend = backend
+        super().__init__(shared, backend, encode=OpenAIStateCodec().encode, decode=restore)
         if shared.settings.max_request_bytes is not None:
             backend.limits.max_request_bytes = shared.settings.max_request_bytes
-        self._state = OpenAIStateCodec()
 
     @property
     def files(self) -> FileStore:
@@ -33,9 +31,3 @@ class OpenAIAccountEmulation(AccountEmulation[Backend]):
 
     def batch_count(self) -> int:
         return len(self.backend.batches)
-
-    def encode(self) -> str | None:
-        return self._state.encode(self.backend)
-
-    def decode(self, section: Any) -> None:
-        restore(self.backend, section)
