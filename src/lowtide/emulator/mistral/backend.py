@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import garbled_line
-from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, compact, is_int
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, compact, is_int, jsonl_objects
 from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.mistral.catalogue import served
 from lowtide.emulator.mistral.chat import complete, outcome_of, read_chat
@@ -328,13 +328,7 @@ def _inline(value: object) -> list[tuple[str, JsonObject]]:
 def _read_file(content: bytes) -> tuple[list[tuple[str, JsonObject]], str | None]:
     """The requests of a JSONL input file, or the reason it cannot be run (a line that is not a request)."""
     requests: list[tuple[str, JsonObject]] = []
-    for number, raw in enumerate(content.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = as_object(json.loads(raw))
-        except ValueError:
-            line = None
+    for number, line in jsonl_objects(content):
         body = as_object(line.get("body")) if line is not None else None
         if line is None or body is None:
             return requests, f"Line {number} of the input file is not a request (custom_id and body)."
