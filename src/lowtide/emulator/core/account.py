@@ -1,17 +1,18 @@
 """Emulations over one backend that keeps the exactly-once evidence (`created_custom_ids`, `created_batches`):
 `AccountEmulation` gives those counters and the reset; `SectionedEmulation` adds the stats and the state file section
-every such API names after itself."""
+every such API names after itself. `AccountBackend` is such a backend's start: the shared state, the counters, the
+largest file."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lowtide.emulator.core.emulation import Emulation, Shared
 
-__all__ = ["AccountEmulation", "BatchAccount", "SectionedEmulation"]
+__all__ = ["AccountBackend", "AccountEmulation", "BatchAccount", "SectionedEmulation"]
 
 
 class BatchAccount(Protocol):
@@ -28,6 +29,31 @@ class BatchAccount(Protocol):
 
 
 B = TypeVar("B", bound=BatchAccount)
+
+
+class AccountBackend:
+    """A backend on the emulator's `Shared` state (its clock, settings, faults) keeping the exactly-once evidence:
+    `created_custom_ids` (one per custom id of every batch created) and `created_batches`."""
+
+    largest_file: ClassVar[int]
+    """The API's largest file in bytes, unless the settings' `max_file_bytes` lowers it."""
+
+    def __init__(self, shared: Shared) -> None:
+        self._shared = shared
+        self.created_custom_ids: Counter[str] = Counter()
+        self.created_batches = 0
+
+    @property
+    def max_file_bytes(self) -> int:
+        return self._shared.settings.max_file_bytes or self.largest_file
+
+    def now(self) -> float:
+        return self._shared.clock.now()
+
+    def reset(self) -> None:
+        # In place, so that tests holding `created_custom_ids` keep seeing the live object.
+        self.created_custom_ids.clear()
+        self.created_batches = 0
 
 
 class AccountEmulation(Emulation, Generic[B]):

@@ -11,9 +11,9 @@ import datetime
 import hashlib
 import json
 import uuid
-from collections import Counter
 from collections.abc import Iterator, Mapping
 
+from lowtide.emulator.core.account import AccountBackend
 from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import garbled_line
@@ -38,27 +38,19 @@ _LIST_KEYS = frozenset(
 _ENDED = ("SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED")
 
 
-class MistralBackend:
+class MistralBackend(AccountBackend):
+    largest_file = MAX_FILE_BYTES
+
     def __init__(self, shared: Shared) -> None:
-        self._shared = shared
+        super().__init__(shared)
         self.files = MistralFileStore()
         self.jobs: dict[str, MistralJob] = {}
-        self.created_custom_ids: Counter[str] = Counter()
-        self.created_batches = 0
         self._failing: list[str] = []
 
-    @property
-    def max_file_bytes(self) -> int:
-        return self._shared.settings.max_file_bytes or MAX_FILE_BYTES
-
-    def now(self) -> float:
-        return self._shared.clock.now()
-
     def reset(self) -> None:
+        super().reset()
         self.files.clear()
         self.jobs.clear()
-        self.created_custom_ids.clear()
-        self.created_batches = 0
         self._failing.clear()
 
     def fail_jobs(self, times: int = 1, message: str = "Internal error while processing the batch job.") -> None:
