@@ -276,12 +276,15 @@ def window_seconds_of(value: object, *, least_hours: int, most_hours: int) -> fl
     return hours * 3600.0 if least_hours <= hours <= most_hours else None
 
 
-def prefixed_routes(rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str]) -> list[RouteRow]:
+def prefixed_routes(
+    rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str], drop: str = ""
+) -> list[RouteRow]:
     """OpenAI's route rows that an API serves too (`served`, by their names without `openai.`), under its path
-    `prefix` and its own route names (`<name>.<route>`)."""
+    `prefix` (in place of `drop`, the start of OpenAI's path it does not have: Azure's `/v1`) and its own route names
+    (`<name>.<route>`)."""
     wanted = set(served)
     return [
-        (f"{prefix}{path}", method, f"{name}.{route[len('openai.') :]}", handler)
+        (f"{prefix}{path.removeprefix(drop)}", method, f"{name}.{route[len('openai.') :]}", handler)
         for path, method, route, handler in rows
         if route[len("openai.") :] in wanted
     ]
