@@ -23,7 +23,7 @@ from lowtide.bulk.interrupts import exit_status
 from lowtide.bulk.live_plan import LivePlan
 from lowtide.bulk.progress import RunProgress
 from lowtide.bulk.resume import retry_run
-from lowtide.clock import VirtualClock
+from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.store import RequestState
 from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed

@@ -15,11 +15,11 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
-from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.jobs import Jobs
 from lowtide.bulk.live_options import AbortMode, PostProcess
 from lowtide.bulk.progress import ProgressCallback, ReporterMode
+from lowtide.calls.face import ActorFace
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow

@@ -23,13 +23,13 @@ from typing import IO, Any
 import orjson
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, response_of
 from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.bulk.atomic import AtomicFile
 from lowtide.bulk.outputs import RAW_FOLDER, RESULTS_FILE
 from lowtide.bulk.report import RunReport, no_usage
 from lowtide.bulk.spool import Tallied
 from lowtide.errors import ActorError, APIError
+from lowtide.messages.answers import Answer, response_of
 from lowtide.types import ActorResponse, Usage
 
 __all__ = [

@@ -13,13 +13,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchCodec
-from lowtide.budget import worst_case_of
 from lowtide.bulk.checks import params_text
 from lowtide.bulk.definition import Prepared, RunActor
 from lowtide.bulk.jobs import Job, Jobs, job_messages
 from lowtide.bulk.plain import PlainJobs
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.budget import worst_case_of
 from lowtide.errors import ConfigurationError
-from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorRequest
 
 __all__ = ["RunRequests"]

@@ -26,7 +26,6 @@ from typing import Any, Literal, TextIO, cast
 
 from pydantic import BaseModel
 
-from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.checks import (
     Checked,
@@ -54,10 +53,11 @@ from lowtide.bulk.run_identity import INPUT_OPTION, fingerprint_settings, input_
 from lowtide.bulk.run_requests import RunRequests
 from lowtide.bulk.run_state import RunEnd
 from lowtide.bulk.sorting import sized_for, sort_items
+from lowtide.calls.arguments import check_budget, check_count, check_seconds
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
-from lowtide.modes import BatchProcessingMode
-from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]

@@ -302,7 +302,7 @@ def _load(
     from lowtide.bulk.csv_loader import load_csv, load_csv_stream
     from lowtide.bulk.line_jobs import JsonlLines
     from lowtide.bulk.loaders import jsonl_inputs, load_jsonl_stream
-    from lowtide.config import DEFAULT_PROVIDER
+    from lowtide.config.actors import DEFAULT_PROVIDER
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from opentelemetry.context import Context
 
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError
 from lowtide.telemetry.attributes import Attributes, content_attributes, request_attributes
 from lowtide.telemetry.calls import traced_call

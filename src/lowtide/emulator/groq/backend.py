@@ -4,7 +4,7 @@ Raises `OpenAIError` (Groq's error bodies are OpenAI's)."""
 
 from __future__ import annotations
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject

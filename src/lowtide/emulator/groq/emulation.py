@@ -12,13 +12,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from lowtide.core.json_types import json_object
 from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.groq.backend import GroqBackend
 from lowtide.emulator.openai.compat import prefixed_routes
 from lowtide.emulator.openai.emulation import OpenAIEmulation
 from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.openai.state import OpenAIStateCodec, restore
-from lowtide.json_types import json_object
 
 __all__ = ["GroqEmulation", "prefixed_routes"]
 

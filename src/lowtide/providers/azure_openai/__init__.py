@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import LazyCheck
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.azure_openai import rules
 from lowtide.providers.lazy import LazyProvider
 

@@ -13,9 +13,9 @@ from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import run_batch
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.azure_openai.batch_codec import MAX_BATCH_BYTES, MAX_FILES, AzureBatchCodec

@@ -30,8 +30,8 @@ from lowtide.batching.backend import (
 from lowtide.batching.lines import file_reader, read_files
 from lowtide.batching.rebuild_reads import first_line_reader
 from lowtide.batching.retrying import retrying
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE

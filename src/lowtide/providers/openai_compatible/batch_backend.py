@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Generic, Protocol, TypeVar
 
 from lowtide import APIError, NotFoundError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import (
     BatchBackend,
     CreateSteps,
