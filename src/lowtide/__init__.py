@@ -73,7 +73,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.bulk.plan import RunPlan
     from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
     from lowtide.bulk.runner import BulkRun
-    from lowtide.calls import parking
+    from lowtide.calls import parking as parking
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 
 # The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
@@ -94,8 +94,8 @@ _LAZY = {
 }
 
 
-# Modules programs import by their old place at the top (`from lowtide import parking`: docs/batching.md), kept
-# there since they moved into packages (docs/architecture.md, "Where the modules went").
+# Modules programs import from the top (`parking`, as docs/batching.md shows them), served there since they moved
+# into packages (docs/architecture.md, "Where the modules went").
 _MODULES = {"parking": "lowtide.calls.parking"}
 
 
