@@ -10,7 +10,7 @@ from lowtide.bulk.report import usd
 from lowtide.bulk.results import ItemStatus
 from lowtide.bulk.resume import item_status
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.roles import Runs
 
 __all__ = ["RunBatch", "RunStatus", "run_status"]
 
@@ -83,7 +83,7 @@ class RunStatus:
         }
 
 
-def run_status(ledger: LedgerStore, run_id: str) -> RunStatus:
+def run_status(ledger: Runs, run_id: str) -> RunStatus:
     store = ledger.run_store
     record = store.run(run_id)
     if record is None:
