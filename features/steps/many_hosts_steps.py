@@ -24,14 +24,14 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
-from lowtide.answers import TextAnswer
 from lowtide.batching.engine.batch_engine import BatchEngine
-from lowtide.clock import SystemClock
+from lowtide.core.clock import SystemClock
+from lowtide.core.hosts import HOST_ID_ENV
 from lowtide.emulator import Emulator
-from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
 from lowtide.ledger.records import NewRequest, RequestRecord, RequestState
 from lowtide.ledger.store import LedgerStore, open_ledger
+from lowtide.messages.answers import TextAnswer
 
 if TYPE_CHECKING:
     from lowtide.ledger.postgres.ledger import PostgresLedger

@@ -10,17 +10,18 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel
 
-from lowtide.actor_providers import ActorProviders
-from lowtide.arguments import check_key
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.engine.registry import engine_for
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.call_path import ActorCalls, Calls
-from lowtide.call_requests import MessagesInput, ToolsInput, build_request
-from lowtide.clock import Clock, SystemClock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.calls.arguments import check_key
+from lowtide.calls.many import ManyCalls
+from lowtide.calls.path import ActorCalls, Calls
+from lowtide.calls.providers import ActorProviders
+from lowtide.calls.requests import MessagesInput, ToolsInput, build_request
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
@@ -28,7 +29,6 @@ from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier
-from lowtide.many import ManyCalls
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
 from lowtide.telemetry.current import CALL

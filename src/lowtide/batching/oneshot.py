@@ -11,15 +11,15 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from lowtide.answers import Outcome, Settled
 from lowtide.batching.backend import NO_STEPS, BatchBackend, ResultLine, UnreadableLine
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
-from lowtide.clock import Clock
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.store import stored_json
-from lowtide.settings import BatchSettings
-from lowtide.structured import parsed_outcome
+from lowtide.messages.answers import Outcome, Settled
+from lowtide.messages.structured import parsed_outcome
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["OneBatchCalls", "run_batch"]

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from lowtide.custom_ids import CustomIdRule
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import ParameterCheck
-from lowtide.pricing import UsageShape
+from lowtide.core.custom_ids import CustomIdRule
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.parameters import ParameterCheck
+from lowtide.cost.pricing import UsageShape
 from lowtide.providers.lazy import LazyProvider
 
 if TYPE_CHECKING:

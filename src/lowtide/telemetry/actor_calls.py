@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pydantic import BaseModel
 
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError
 from lowtide.telemetry.attributes import Attributes, content_attributes, request_attributes
 from lowtide.telemetry.calls import traced_call
@@ -19,7 +19,7 @@ from lowtide.types import ActorResponse, ChatMessage
 
 if TYPE_CHECKING:
     from lowtide.batching.tickets import Ticket
-    from lowtide.call_path import Calls
+    from lowtide.calls.path import Calls
     from lowtide.provider import Provider
 
 __all__ = ["TracedActor", "TracedCalls", "call_attributes"]

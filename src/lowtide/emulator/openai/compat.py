@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.faults import Faults

@@ -8,12 +8,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from lowtide.core.json_types import json_object
 from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.openai.compat import CompatBackend, prefixed_routes
 from lowtide.emulator.openai.dialect import Dialect
 from lowtide.emulator.openai.emulation import OpenAIEmulation
 from lowtide.emulator.openai.routes import openai_routes
-from lowtide.json_types import json_object
 
 __all__ = ["CompatEmulation"]
 

@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object

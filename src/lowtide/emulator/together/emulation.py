@@ -14,6 +14,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from lowtide.core.json_types import json_object
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.http import request_id
 from lowtide.emulator.openai.dialect_emulation import CompatEmulation
@@ -22,7 +23,6 @@ from lowtide.emulator.openai.http import authenticate, openai_error_response
 from lowtide.emulator.together.backend import TogetherBackend, UploadConflict, UploadRedirect
 from lowtide.emulator.together.dialect import TOGETHER
 from lowtide.emulator.together.routes import UPLOADS, together_routes
-from lowtide.json_types import json_object
 
 __all__ = ["SDK_AGENTS", "TogetherEmulation"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.parameters import LazyCheck
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.anthropic import rules
 from lowtide.providers.registration import Registration
 

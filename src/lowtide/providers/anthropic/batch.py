@@ -25,9 +25,11 @@ from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch, ResultLi
 from lowtide.batching.oneshot import OneBatchCalls
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
-from lowtide.config import BatchProcessingMode
+from lowtide.config.actors import BatchProcessingMode
 from lowtide.errors import BatchRequestError, BatchTimeoutError, ConfigurationError
-from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.structured import parsed_outcome
+from lowtide.messages.wire import Wire
 from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.providers.anthropic.backend import (
     MAX_BATCH_BYTES,
@@ -42,9 +44,7 @@ from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
 from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
-from lowtide.structured import parsed_outcome
 from lowtide.types import ActorRequest
-from lowtide.wire import Wire
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 

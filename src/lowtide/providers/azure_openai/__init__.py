@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.parameters import LazyCheck
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.azure_openai import rules
 from lowtide.providers.registration import Registration
 

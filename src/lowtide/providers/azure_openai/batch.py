@@ -12,8 +12,8 @@ from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import OneBatchCalls
-from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.modes import BatchProcessingMode
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.azure_openai.batch_codec import MAX_BATCH_BYTES, MAX_FILES, AzureBatchCodec

@@ -8,8 +8,8 @@ from __future__ import annotations
 from openai import AsyncAzureOpenAI
 
 from lowtide.batching.backend import BatchCodec, CreateSteps, RemoteBatch
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import InvalidRequestError
 from lowtide.providers.azure_openai.batch_codec import AzureBatchCodec
 from lowtide.providers.azure_openai.requests import BATCH_URL

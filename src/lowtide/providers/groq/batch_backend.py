@@ -14,8 +14,8 @@ from groq import BaseModel as GroqModel
 from groq.types import BatchRetrieveResponse as Batch
 
 from lowtide import APIError, RateLimitError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import RemoteBatch
 from lowtide.providers.groq.dialect import GROQ
 from lowtide.providers.groq.sdk import GROQ_SDK

@@ -14,8 +14,9 @@ from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import OneBatchCalls
-from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.modes import BatchProcessingMode
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.wire import Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
@@ -31,7 +32,6 @@ from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.requests import encode_request
 from lowtide.types import ActorRequest
-from lowtide.wire import Wire
 
 __all__ = ["OpenAIBatchProvider"]
 

@@ -19,7 +19,11 @@ from openai import AsyncOpenAI
 from openai.pagination import AsyncCursorPage
 from openai.types import Batch
 
-from lowtide.batching.backend import BatchCodec, CreateSteps, RemoteBatch
+from lowtide.batching.backend import (
+    BatchCodec,
+    CreateSteps,
+    RemoteBatch,
+)
 from lowtide.errors import InvalidRequestError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai.errors import translate_errors

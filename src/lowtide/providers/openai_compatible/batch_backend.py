@@ -13,8 +13,8 @@ from contextlib import AbstractContextManager
 from typing import Generic, Protocol, TypeVar
 
 from lowtide import APIError, NotFoundError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import (
     BatchBackend,
     CreateSteps,

@@ -9,10 +9,10 @@ import math
 from collections.abc import Sequence
 from decimal import Decimal
 
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
-from lowtide.spelling import argument
+from lowtide.messages.unicode import check_text
 from lowtide.types import ChatMessage
-from lowtide.unicode import check_text
 
 __all__ = ["check_budget", "check_call", "check_count", "check_key", "check_messages", "check_prompt", "check_seconds"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.pricing import worst_case_cost
 from lowtide.errors import BudgetExceededError, ConfigurationError
-from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import worst_case_cost
 from lowtide.types import ActorRequest
 
 __all__ = ["Limit", "within_limits", "worst_case_of"]

@@ -7,8 +7,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lowtide.clock import Clock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.core.clock import Clock
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest
 

@@ -15,7 +15,7 @@ from typing import cast
 
 from starlette.requests import Request
 
-from lowtide.wire import Refusal
+from lowtide.messages.wire import Refusal
 
 __all__ = ["MAX_DEPTH", "nested_deeper_than", "parse_json", "read_body", "read_json"]
 

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.arguments import check_messages, check_prompt
-from lowtide.config import ActorConfiguration
+from lowtide.calls.arguments import check_messages, check_prompt
+from lowtide.config.actors import ActorConfiguration
 from lowtide.errors import ConfigurationError
+from lowtide.messages.unicode import check_request_text
 from lowtide.types import ActorRequest, ChatMessage, ToolSpec
-from lowtide.unicode import check_request_text
 
 __all__ = ["MessagesInput", "ToolsInput", "build_request"]
 

@@ -14,8 +14,8 @@ from typing import Any
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
-from lowtide.clock import Clock, SystemClock
-from lowtide.config import BatchProcessingMode, BatchSettings, TimeoutPolicy
+from lowtide.config.actors import BatchProcessingMode, BatchSettings, TimeoutPolicy
+from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
 from lowtide.provider import ProviderOptions

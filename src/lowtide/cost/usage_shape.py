@@ -1,5 +1,5 @@
 """How one provider reports usage, as pricing reads it: a `UsageShape`, which a provider registers with the registry
-(`ProviderRegistry.register_pricing`) and `lowtide.pricing` prices with genai-prices. Its own module so that the
+(`ProviderRegistry.register_pricing`) and `lowtide.cost.pricing` prices with genai-prices. Its own module so that the
 registry, which keeps the shapes, and pricing, which finds them through the registry, do not import each other."""
 
 from __future__ import annotations

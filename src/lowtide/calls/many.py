@@ -16,24 +16,24 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lowtide.actor_face import ActorFace
-from lowtide.answers import TextAnswer
-from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
-from lowtide.budget import Limit, within_limits, worst_case_of
+from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt
+from lowtide.calls.face import ActorFace
+from lowtide.calls.prompt_calls import PromptCalls, PromptPath
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.budget import Limit, within_limits, worst_case_of
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
-from lowtide.modes import BatchProcessingMode
-from lowtide.prompt_calls import PromptCalls, PromptPath
+from lowtide.messages.answers import TextAnswer
+from lowtide.messages.unicode import check_request_text
 from lowtide.provider import Outcome, Provider
 from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest
-from lowtide.unicode import check_request_text
 
 __all__ = ["ManyCalls"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from lowtide.batching.engine.batch_engine import BatchEngine
-from lowtide.budget import Limit, within_limits, worst_case_of
-from lowtide.config import ActorConfiguration, BatchProcessingMode
-from lowtide.prompt_calls import DurableCall
+from lowtide.calls.prompt_calls import DurableCall
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.cost.budget import Limit, within_limits, worst_case_of
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest
 

@@ -12,9 +12,10 @@ from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from lowtide.batching.engine.registry import close_engines_of
-from lowtide.budget import within_limits, worst_case_of
-from lowtide.clock import Clock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.core.clock import Clock
+from lowtide.cost.budget import within_limits, worst_case_of
+from lowtide.cost.pricing import load_prices_in_background
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.kinds import ledger_registry
 from lowtide.live.caller import LiveCaller, Middleware
@@ -23,7 +24,6 @@ from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier, RetryPolicy, classify
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap
-from lowtide.pricing import load_prices_in_background
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
 from lowtide.types import ActorRequest

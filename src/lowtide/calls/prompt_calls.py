@@ -18,16 +18,16 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel
 
-from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.policy import key_twice, other_params, other_request
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.calls.face import ActorFace
+from lowtide.calls.templates import Claim, PromptTemplate
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.ledger.store import stored_json
-from lowtide.limits import bounded_by_bytes
+from lowtide.messages.limits import bounded_by_bytes
 from lowtide.provider import Provider
-from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["DurableCall", "PromptCalls", "PromptPath"]

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from lowtide.core.json_types import json_object
 from lowtide.errors import ConfigurationError
-from lowtide.json_types import json_object
 
 __all__ = [
     "ContentRules",

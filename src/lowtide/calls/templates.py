@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.ledger.store import stored_json
-from lowtide.limits import NO_LIMITS, InputLimits
+from lowtide.messages.limits import NO_LIMITS, InputLimits
 from lowtide.types import ActorRequest, ChatMessage
 
 if TYPE_CHECKING:

@@ -8,16 +8,16 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lowtide.actor_face import ActorFace
-from lowtide.actor_providers import ActorProviders
-from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket
-from lowtide.call_checks import durable_call, refuse_over
-from lowtide.config import BatchProcessingMode
-from lowtide.prompt_calls import DurableCall, PromptCalls
+from lowtide.calls.arguments import check_call, check_key, check_prompt
+from lowtide.calls.checks import durable_call, refuse_over
+from lowtide.calls.face import ActorFace
+from lowtide.calls.prompt_calls import DurableCall, PromptCalls
+from lowtide.calls.providers import ActorProviders
+from lowtide.config.actors import BatchProcessingMode
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest, ActorResponse
 

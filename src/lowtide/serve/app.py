@@ -24,14 +24,14 @@ from starlette.routing import Route, request_response
 from starlette.types import Receive, Scope, Send
 
 from lowtide.actor import Actor
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError
 from lowtide.ledger.inline import async_ledger
-from lowtide.modes import BatchProcessingMode
-from lowtide.serve_body import read_json
-from lowtide.serve_keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
+from lowtide.messages.wire import Refusal, ServedCall, Wire
+from lowtide.serve.body import read_json
+from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorResponse
-from lowtide.wire import Refusal, ServedCall, Wire
 
 __all__ = ["CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
 

@@ -7,8 +7,8 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide.answers import Answer, response_of
 from lowtide.errors import ActorError, StructuredOutputError
+from lowtide.messages.answers import Answer, response_of
 from lowtide.types import ActorResponse
 
 __all__ = ["json_text", "parse_response", "parsed_outcome"]

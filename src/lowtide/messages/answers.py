@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.modes import BatchProcessingMode
 from lowtide.types import (
     ActorResponse,
     Cost,

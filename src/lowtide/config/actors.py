@@ -14,20 +14,20 @@ from typing import Any, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lowtide.config_files import as_mapping, read_document
-from lowtide.endpoints import base_url_problem
-from lowtide.errors import ConfigurationError
-from lowtide.ledger.location import ledger_problem, redacted
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import ParameterCheck
-from lowtide.settings import (
+from lowtide.config.endpoints import base_url_problem
+from lowtide.config.files import as_mapping, read_document
+from lowtide.config.settings import (
     DEFAULT_PROVIDER,
     BatchSettings,
     LiveSettings,
     SettingsModel,
     TimeoutPolicy,
 )
-from lowtide.spelling import argument
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.parameters import ParameterCheck
+from lowtide.core.spelling import argument
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.location import ledger_problem, redacted
 
 __all__ = [
     "DEFAULT_PROVIDER",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from lowtide.json_types import JSONObject
+from lowtide.core.json_types import JSONObject
 from lowtide.types import Cost, Usage
 
 __all__ = ["PriceCache", "Priced"]

@@ -22,11 +22,11 @@ from genai_prices import calc_price, extract_usage
 from genai_prices.data_snapshot import get_snapshot
 from genai_prices.types import PriceCalculation, TieredPrices
 
+from lowtide.config.settings import DEFAULT_PROVIDER
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.usage_shape import PROBE_TOKENS, UsageShape
 from lowtide.errors import ConfigurationError
-from lowtide.modes import BatchProcessingMode
-from lowtide.settings import DEFAULT_PROVIDER
 from lowtide.types import Cost, Usage
-from lowtide.usage_shape import PROBE_TOKENS, UsageShape
 
 __all__ = [
     "BATCH_DISCOUNT",
@@ -40,7 +40,7 @@ __all__ = [
     "worst_case_cost",
 ]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("lowtide.pricing")
 
 BATCH_DISCOUNT = Decimal("0.5")
 # Models genai-prices has no price for: each is reported once in a process, not once per response.
