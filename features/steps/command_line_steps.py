@@ -162,7 +162,8 @@ def step_stderr_is_help(context: Context, command: str) -> None:
     said = w.value
     run_cli(w, command, ledger=None, cwd=w.path("actor.yaml").parent)
     help_text, w.value = w.value, said
-    assert help_text["code"] == 0 and help_text["out"].startswith("Usage: lowtide "), help_text
+    assert help_text["code"] == 0, help_text
+    assert help_text["out"].startswith("Usage: lowtide "), help_text
     assert said["err"] == help_text["out"], f"{said['err']!r}\nis not\n{help_text['out']!r}"
 
 
