@@ -20,19 +20,18 @@ from lowtide.actor_face import ActorFace
 from lowtide.answers import TextAnswer
 from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
-from lowtide.batching.collector import MANY, freeze_survivors, thaw
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
+from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.live.caller import LiveCaller
 from lowtide.modes import BatchProcessingMode
-from lowtide.prompt_calls import PromptCalls
+from lowtide.prompt_calls import PromptCalls, PromptPath
 from lowtide.provider import Outcome, Provider
 from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
-from lowtide.templates import PromptTemplate
 from lowtide.types import ActorRequest
 from lowtide.unicode import check_request_text
 
@@ -91,23 +90,23 @@ class ManyCalls:
         requests: Sequence[ActorRequest | str],
         mode: BatchProcessingMode | str | None,
         max_cost_usd: float | None,
-    ) -> tuple[BatchBackend, PromptTemplate, list[str]] | None:
+    ) -> tuple[PromptPath, list[str]] | None:
         """Prompts alone (each checked), in durable batch mode with nothing to budget and telemetry off: answered as
         `run`'s prompts are, from the actor's template (`PromptCalls.many`), with no request built for each; else
         None (the general path)."""
-        if not requests or max_cost_usd is not None or self._actor.configuration.max_cost_usd is not None or tracing():
+        if not requests or max_cost_usd is not None or tracing():
             return None
         prompts: list[str] = []
         for given in requests:
             if not isinstance(given, str):
                 return None
             prompts.append(given)
-        plain = self._prompts.plain(None, mode)
-        if plain is None or plain[1].around is None:
+        path = self._prompts.path(None, mode)
+        if path is None or not path.direct:  # (not direct: the actor has a budget, or the template no JSON around)
             return None
         for prompt in prompts:
             check_prompt(prompt)
-        return (*plain, prompts)
+        return path, prompts
 
     async def _outside_ledger(
         self, provider: Provider, built: list[ActorRequest], max_cost_usd: float | None

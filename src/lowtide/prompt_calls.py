@@ -14,13 +14,13 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel
 
 from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.config import ActorConfiguration, BatchProcessingMode
@@ -30,7 +30,7 @@ from lowtide.provider import Provider
 from lowtide.templates import Claim, PromptTemplate
 from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["DurableCall", "PromptCalls"]
+__all__ = ["DurableCall", "PromptCalls", "PromptPath"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,23 @@ class DurableCall:
     params: dict[str, Any]
     key: str
     estimate: Decimal | None
+
+
+class PromptPath(NamedTuple):
+    """How an actor's calls that give only a prompt go in durable batch mode (`PromptCalls.path`): their batch backend
+    and params template, and whether each is claimed straight from its params' JSON."""
+
+    backend: BatchBackend
+    template: PromptTemplate
+    direct: bool
+    """Claimed as it comes, its params the template's JSON around the prompt's, with no budget to check first: the
+    template nests the prompt as JSON (`PromptTemplate.around`) and the actor has no `max_cost_usd`. A call that brings
+    a budget of its own is checked against it first (`PromptCalls.budgeted`)."""
+
+    @property
+    def checked(self) -> bool:
+        """The template passed the provider's pre-send checks: its calls need not wait for them."""
+        return self.template.checked
 
 
 class Durable(Protocol):
@@ -76,28 +93,28 @@ class PromptCalls:
         self._durable = durable
         self._wait = wait
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
-        self._plain: dict[
-            tuple[BatchProcessingMode | str | None, type[BaseModel] | None], tuple[BatchBackend, PromptTemplate] | None
-        ] = {}
+        self._paths: dict[tuple[BatchProcessingMode | str | None, type[BaseModel] | None], PromptPath | None] = {}
         self._looked_up_for: ActorConfiguration | None = None
         """The configuration the two caches above were filled for: another one (or None) empties them."""
         self._alone: set[asyncio.Task[None]] = set()
         """Calls being checked whole before they are claimed."""
 
-    def plain(
-        self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None
-    ) -> tuple[BatchBackend, PromptTemplate] | None:
-        """For a call that gives only a prompt: its batch backend and params template; None when not in durable batch
-        mode. Looked up once per mode and response model, while the actor's configuration stays the same object."""
+    def path(self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None) -> PromptPath | None:
+        """The path of a call that gives only a prompt; None when not in durable batch mode. Looked up once per mode
+        and response model, while the actor's configuration stays the same object (frozen: its budget too)."""
         configuration = self._actor.configuration
         if self._looked_up_for is not configuration:
-            self._looked_up_for, self._plain, self._templates = configuration, {}, {}
+            self._looked_up_for, self._paths, self._templates = configuration, {}, {}
         looked_up = (mode, response_model)
-        if looked_up in self._plain:
-            return self._plain[looked_up]
+        if looked_up in self._paths:
+            return self._paths[looked_up]
         backend = self._actor.provider(mode).batch_backend()
-        found = None if backend is None else (backend, self._template(backend, response_model))
-        self._plain[looked_up] = found
+        found = None
+        if backend is not None:
+            template = self._template(backend, response_model)
+            direct = template.around is not None and configuration.max_cost_usd is None
+            found = PromptPath(backend, template, direct)
+        self._paths[looked_up] = found
         return found
 
     def forget(self) -> None:
@@ -105,11 +122,11 @@ class PromptCalls:
         self._looked_up_for = None
 
     def claim_checked(
-        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
+        self, path: PromptPath, prompt: str, key: str | None
     ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
-        """Claim a call of a checked template."""
-        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
-        return engine, self._claim(engine, template, params_json, key)
+        """Claim a direct call of a checked template."""
+        engine, params_json, key = self._prompt_call(path, prompt, key)
+        return engine, self._claim(engine, path.template, params_json, key)
 
     def _claim(
         self,
@@ -154,26 +171,21 @@ class PromptCalls:
                 params_json, model=template.model, key=key, actor=self._actor.name, future=outcome, arrived=arrived
             )
 
-    def _prompt_call(
-        self, backend: BatchBackend, template: PromptTemplate, prompt: str, key: str | None
-    ) -> tuple[BatchEngine, str, str]:
-        """The engine, params JSON and key of a call: its params made as JSON straight from the template (the
+    def _prompt_call(self, path: PromptPath, prompt: str, key: str | None) -> tuple[BatchEngine, str, str]:
+        """The engine, params JSON and key of a direct call: its params made as JSON straight from the template (the
         configuration's part was checked once; only the prompt is new)."""
-        assert template.around is not None
-        params_json = template.around[0] + stored_json(prompt) + template.around[1]
+        backend, around = path.backend, path.template.around
+        assert around is not None
+        params_json = around[0] + stored_json(prompt) + around[1]
         return self._engine(backend), params_json, key or derive_key(backend.name, params_json)
 
     async def claim(
-        self,
-        backend: BatchBackend,
-        template: PromptTemplate,
-        prompt: str,
-        key: str | None,
-        mode: BatchProcessingMode | str | None,
+        self, path: PromptPath, prompt: str, key: str | None, mode: BatchProcessingMode | str | None
     ) -> tuple[BatchEngine, asyncio.Future[Settled]]:
         """`claim_checked` of a template not checked yet: at once when the ledger knows the call already, else once
         the checks pass (`PromptTemplate.after_check`)."""
-        engine, params_json, key = self._prompt_call(backend, template, prompt, key)
+        backend, template = path.backend, path.template
+        engine, params_json, key = self._prompt_call(path, prompt, key)
         if template.check_under_way():
             # The checks an earlier call started are under way: this call waits for them, with no read of its own.
             return engine, template.after_check(params_json, key)
@@ -218,8 +230,7 @@ class PromptCalls:
 
     async def many(
         self,
-        backend: BatchBackend,
-        template: PromptTemplate,
+        path: PromptPath,
         prompts: Sequence[str],
         named: Sequence[str | None],
         mode: BatchProcessingMode | str | None,
@@ -229,6 +240,8 @@ class PromptCalls:
         params may not fit checked whole), then all claimed in one moment. The engine, each prompt's key, and the
         future of each distinct key's outcome. Refused before anything is claimed: a key given to two different
         prompts, a key the ledger holds for another request, the provider's pre-send checks."""
+        backend, template = path.backend, path.template
+        assert path.direct
         assert template.around is not None
         before, after = template.around
         engine = self._engine(backend)
@@ -275,15 +288,11 @@ class PromptCalls:
         await asyncio.shield(template.checking)  # a caller that gives up must not cancel what others wait on
 
     async def check(
-        self,
-        backend: BatchBackend,
-        template: PromptTemplate,
-        prompt: str,
-        key: str | None,
-        mode: BatchProcessingMode | str | None,
+        self, path: PromptPath, prompt: str, key: str | None, mode: BatchProcessingMode | str | None
     ) -> None:
         """The provider's pre-send checks of calls with a budget, made once: only the prompt varies between them. A
         call the ledger already knows attaches to it unchecked (it was checked when first made)."""
+        backend, template = path.backend, path.template
         engine = self._engine(backend)
         if not template.check_under_way() and await engine.knows(
             key or derive_key(backend.name, template.with_prompt(prompt))
@@ -297,15 +306,15 @@ class PromptCalls:
 
     async def budgeted(
         self,
-        backend: BatchBackend,
-        template: PromptTemplate,
+        path: PromptPath,
         prompt: str,
         response_model: type[BaseModel] | None,
         key: str | None,
         max_cost_usd: float | None,
     ) -> ActorResponse[object]:
         """A call checked against the budgets before it is claimed (and checked whole first, when its params may not
-        fit the provider's limits)."""
+        fit the provider's limits); or one whose params are not the template's JSON around the prompt's."""
+        backend, template = path.backend, path.template
         params = template.with_prompt(prompt)
         checked = None
         limits, provider = template.limits, template.provider
@@ -319,7 +328,7 @@ class PromptCalls:
 
     def _template(self, backend: BatchBackend, response_model: type[BaseModel] | None) -> PromptTemplate:
         """The params of a call that gives only a prompt: built (and checked) once per backend and response model,
-        and anew when the actor's configuration changes (`plain`)."""
+        and anew when the actor's configuration changes (`path`)."""
         template = self._templates.get((backend, response_model))
         if template is None:
             encode_request, request = backend.codec.encode_request, self._actor.request

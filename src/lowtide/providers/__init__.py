@@ -1,13 +1,13 @@
 """What a provider author imports: the one public face of lowtide's provider contract.
 
 A provider is a `Provider` class registered by name and mode with a `ProviderRegistry` (from `lowtide`), through the
-`lowtide.providers` entry-point group (`register(registry)`). A batch provider names its `codec` (a `BatchCodec`:
-requests to its API's bodies and result lines to outcomes, as pure functions) and returns its `BatchBackend` (the
-API calls) from `batch_backend()`; the durable engine then gives it the ledger, keys, coalescing, exactly-once
-create, park and resume, budgets and bulk runs. Its rules are its own, handed to the registry as data: the check of
-its parameters (`register_parameters`, `ParameterCheck`), how its API reports usage for pricing
-(`register_pricing`, `UsageShape`), what it takes as a custom id a user gives (`register_custom_ids`,
-`CustomIdRule`); its errors are mapped by `translating` (`SdkErrors`), its result lines say for themselves whether a
+`lowtide.providers` entry-point group (`register(registry)`; a `Registration` says it as data). A batch provider names
+its `codec` (a `BatchCodec`: requests to its API's bodies and result lines to outcomes, as pure functions) and returns
+its `BatchBackend` (the API calls) from `batch_backend()`; the durable engine then gives it the ledger, keys,
+coalescing, exactly-once create, park and resume, budgets and bulk runs. Its rules are its own, handed to the registry
+as data: the check of its parameters (`register_parameters`, `ParameterCheck`), how its API reports usage for pricing
+(`register_pricing`, `UsageShape`), what it takes as a custom id a user gives (`register_custom_ids`, `CustomIdRule`);
+its errors are mapped by `translating` (`SdkErrors`), its result lines say for themselves whether a
 failed request may be retried (`BatchRequestErrored(retryable=...)`, from `lowtide`).
 
 The request and answer types, the error tree, the clock and the modes come from `lowtide` itself. Everything here is
@@ -38,7 +38,7 @@ from lowtide.batching.lines import (
     read_line,
     split_lines,
 )
-from lowtide.batching.oneshot import run_batch
+from lowtide.batching.oneshot import OneBatchCalls, run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
@@ -67,6 +67,7 @@ from lowtide.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estim
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
 from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.registration import Registration
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.providers.sdk_errors import (
     SdkErrors,
@@ -106,6 +107,7 @@ __all__ = [
     "LazyProvider",
     "LimitListener",
     "LimitWatchers",
+    "OneBatchCalls",
     "Outcome",
     "ParameterCheck",
     "Parameters",
@@ -118,6 +120,7 @@ __all__ = [
     "ProviderOptions",
     "QuotaReport",
     "Refusal",
+    "Registration",
     "RemoteBatch",
     "ResultLine",
     "SdkErrors",

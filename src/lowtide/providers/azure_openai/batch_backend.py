@@ -22,6 +22,7 @@ class AzureBatchBackend(OpenAIBatchBackend):
     """Azure's batches through one `AsyncAzureOpenAI` client (its own retries off: lowtide decides)."""
 
     codec: BatchCodec = AzureBatchCodec()
+    owner = "Azure OpenAI"
     endpoints = (BATCH_URL,)
 
     def __init__(
