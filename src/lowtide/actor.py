@@ -24,10 +24,10 @@ from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
+from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
-from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
