@@ -189,7 +189,7 @@ class Actor:
             return self._untraced
         traced = self._traced
         if traced is None:
-            from lowtide.telemetry.actor_calls import TracedCalls
+            from lowtide.calls.traced import TracedCalls
 
             traced = self._traced = TracedCalls(self, self._untraced)
         return traced
