@@ -14,19 +14,21 @@ from typing import cast
 from lowtide import ActorRequest, BatchProcessingMode, BatchRequestErrored
 from lowtide.providers import (
     BatchLimits,
+    EnvelopeCodec,
     JSONObject,
     ResultLine,
     Settled,
     api_error_class,
+    ended_outcome,
     json_count,
     json_object,
     sent_tokens,
+    unreadable_outcome,
 )
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, MAX_RECORDS, PROVIDER_NAME
 from lowtide.providers.bedrock.requests import converse_body, model_of
 from lowtide.providers.bedrock.rules import USAGE
-from lowtide.providers.envelope_codec import EnvelopeCodec, ended_outcome, unreadable_outcome
 
 __all__ = [
     "EXPIRED_CODE",

@@ -18,13 +18,15 @@ from lowtide import (
 )
 from lowtide.providers import (
     BatchLimits,
+    EnvelopeCodec,
     JSONObject,
     ResultLine,
     Settled,
     api_error_class,
+    ended_outcome,
     sent_tokens,
+    unreadable_outcome,
 )
-from lowtide.providers.envelope_codec import EnvelopeCodec, ended_outcome, unreadable_outcome
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.batch_requests import model_name, rest_body
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME

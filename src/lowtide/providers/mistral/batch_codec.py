@@ -11,8 +11,17 @@ from collections.abc import Mapping
 from typing import cast
 
 from lowtide import ActorRequest, BatchProcessingMode, BatchRequestErrored
-from lowtide.providers import BatchLimits, ResultLine, Settled, api_error_class, json_object, sent_tokens
-from lowtide.providers.envelope_codec import EnvelopeCodec, ended_outcome, unreadable_outcome
+from lowtide.providers import (
+    BatchLimits,
+    EnvelopeCodec,
+    ResultLine,
+    Settled,
+    api_error_class,
+    ended_outcome,
+    json_object,
+    sent_tokens,
+    unreadable_outcome,
+)
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.errors import error_of_body
 from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
