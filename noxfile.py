@@ -1,4 +1,4 @@
-"""Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
+"""Checks and test sessions. `nox` with no arguments runs them all, three at a time (`nox.options.parallel`): behave,
 robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
 (`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
 `nox -s quick`, not among them, is what to run before every commit (ruff, pyright over src/, a fast subset of the
@@ -39,11 +39,13 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
-# Two sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The longest start
-# first; coverage_report alone, once every other has ended (`allow_parallel=False`). Most of the suites' time is spent
-# waiting on processes, sockets, batches and rate limits, and one session alone left a two-core machine idle for much
-# of it; each session's coverage and fallback ledger are its own (`_measure`, `_contain_ledger`).
-nox.options.parallel = 2
+# Three sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The three longest
+# start at once (behave, robot, postgres); coverage_report alone, once every other has ended (`allow_parallel=False`).
+# Most of the suites' time is spent waiting on processes, sockets, batches and rate limits. Two at a time, postgres (one
+# behave process, 14 minutes) started only when behave or robot ended, and ran its last minutes beside the short
+# sessions with one core idle: 35 minutes on a quiet two-core machine for 50 of CPU. Each session's coverage and
+# fallback ledger are its own (`_measure`, `_contain_ledger`).
+nox.options.parallel = 3
 nox.options.allow_parallel = True
 nox.options.sessions = [
     "behave",
