@@ -8,7 +8,7 @@ collector tracks, and the time per object. The baseline is the first row: as man
 leave alive, and nothing else. A full collection visits every tracked object; the SDKs' types are pydantic models,
 and pydantic-core's validators and serializers walk their whole schema tree each time they are visited, so the SDKs'
 objects cost several times a plain object's. lowtide keeps full collections away while thousands of calls wait
-(`batching/collector.py`); the test suite freezes what outlives each scenario (`features/environment.py`).
+(`batching/gc_tuning.py`); the test suite freezes what outlives each scenario (`features/environment.py`).
 """
 
 from __future__ import annotations

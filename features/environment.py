@@ -16,8 +16,10 @@ and removed at its end: `features/support/postgres.py`).
 
 The same scenarios run on either store: with `-D store=postgres` (`nox -s postgres`), every scenario tagged `@stores`
 and not `@sqlite` (what only a SQLite file has: its WAL, its permissions, its migrations) gets a PostgreSQL database
-of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file. With `-D commits=twice` as well, every
-transaction of the PostgreSQL ledger is made a second time once it has committed, as after an outage at COMMIT.
+of its own as its ledger, `LOWTIDE_LEDGER` naming its URL, instead of a file; with `-D store=folder`, a folder of its
+own in the store of another package installed for the run (`features/support/folder_store.py`), `folder:PATH`.
+With `-D commits=twice` as well, every transaction of the PostgreSQL ledger is made a second time once it has
+committed, as after an outage at COMMIT.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).parent / "support"))
 from typing import Protocol
 
 from clock import Clock  # features/support: each feature's wall and CPU seconds, when LOWTIDE_SUITE_TIMES is set
+from folder_store import install_folder_store, uninstall_folder_store  # features/support: the fourth store
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
 from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
@@ -58,6 +61,7 @@ class _Run:
     def __init__(self) -> None:
         self.postgres: PostgresCluster | None = None
         self.databases = 0
+        self.folder_site: Path | None = None
 
 
 def _session() -> str:
@@ -71,6 +75,8 @@ CLOCK = Clock(_session())
 
 def before_all(context: Context) -> None:
     context.run_wide = _Run()
+    if store(context) == "folder":
+        context.run_wide.folder_site = install_folder_store()
     if (context.config.userdata or {}).get("commits") == "twice":
         # Every transaction of a PostgreSQL ledger made a second time once it has committed, as its retry does when
         # the server goes away at COMMIT (`features/support/commits.py`): a store whose every operation is safe to
@@ -83,6 +89,8 @@ def before_all(context: Context) -> None:
 def after_all(context: Context) -> None:
     if context.run_wide.postgres is not None:
         context.run_wide.postgres.stop()
+    if context.run_wide.folder_site is not None:
+        uninstall_folder_store(context.run_wide.folder_site)
     CLOCK.stop("(whole process)", process=True)
 
 
@@ -122,7 +130,8 @@ def _postgres_database(context: Context, icu_locale: str | None = None) -> str:
 
 
 def store(context: Context) -> str:
-    """The store the `@stores` scenarios run on: `sqlite` (default) or `postgres` (`-D store=postgres`)."""
+    """The store the `@stores` scenarios run on: `sqlite` (default), `postgres` (`-D store=postgres`) or `folder`
+    (`-D store=folder`, the store of another package)."""
     return str((context.config.userdata or {}).get("store", "sqlite"))
 
 
@@ -157,6 +166,8 @@ def before_scenario(context: Context, scenario: Any) -> None:
         context.postgres_url = _postgres_database(context)
     elif store(context) == "postgres" and "stores" in tags and "sqlite" not in tags:
         os.environ["LOWTIDE_LEDGER"] = context.postgres_url = _postgres_database(context)
+    elif store(context) == "folder" and "stores" in tags and "sqlite" not in tags:
+        os.environ["LOWTIDE_LEDGER"] = f"folder:{state / 'ledger-folder'}"
 
 
 def after_scenario(context: Context, scenario: Any) -> None:

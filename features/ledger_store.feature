@@ -5,7 +5,8 @@ Feature: Every ledger store keeps the same guarantees
   So that exactly-once submission and never paying twice hold whichever store I pick
 
   Each scenario runs against each store through the `LedgerStore` interface alone (`features/steps/_stores.py` opens
-  it), with times given outright. The rows tagged `@postgres` run in `nox -s postgres`, on a database of their own.
+  it), with times given outright; the `folder` rows against a store of another package, written against the role
+  protocols as a third party would (features/plugins/lowtide_folder_ledger.py). The rows tagged `@postgres` run in `nox -s postgres`, on a database of their own.
   Requests are claimed by the actor "planner"; the batch "b1" of a request "alpha" carries it as the custom id
   "c-alpha"; an answer's cost is binary-exact, so that a store summing in floating point gives the same total.
 
@@ -32,6 +33,32 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
+  Scenario Outline: A key claimed through another opening of the ledger, as another process would, is never inserted again
+    Given a <store> ledger store
+    When the requests alpha are claimed anew by "worker-1" until 1100 at 1000 through another opening of the ledger
+    And the requests alpha, beta are claimed anew by "worker-2" until 1200 at 1010 through the store
+    Then the claim inserted beta, and knew alpha owned by "worker-1"
+    When the requests beta, gamma are claimed anew by "worker-3" until 1300 at 1020 through another opening of the ledger
+    Then the claim inserted gamma, and knew beta owned by "worker-2"
+
+    Examples: in memory and SQLite
+      | store  |
+      | memory |
+      | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -53,6 +80,11 @@ Feature: Every ledger store keeps the same guarantees
       | sqlite | sync  |
       | sqlite | async |
 
+    Examples: in a folder, a store of another package
+      | store  | face  |
+      | folder | sync  |
+      | folder | async |
+
     @postgres
     Examples: PostgreSQL
       | store    | face  |
@@ -69,6 +101,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -101,6 +137,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -144,6 +184,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -201,6 +245,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -239,6 +287,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -276,6 +328,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -321,6 +377,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -350,6 +410,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -392,6 +456,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -406,6 +474,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -434,6 +506,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -468,6 +544,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -499,6 +579,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -533,6 +617,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -571,6 +659,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -612,6 +704,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -649,6 +745,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -701,6 +801,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -722,6 +826,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -749,6 +857,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -836,6 +948,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -855,6 +971,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -888,6 +1008,10 @@ Feature: Every ledger store keeps the same guarantees
       | memory |
       | sqlite |
 
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
+
     @postgres
     Examples: PostgreSQL
       | store    |
@@ -904,6 +1028,10 @@ Feature: Every ledger store keeps the same guarantees
       | store  |
       | memory |
       | sqlite |
+
+    Examples: in a folder, a store of another package
+      | store  |
+      | folder |
 
     @postgres
     Examples: PostgreSQL
@@ -932,6 +1060,11 @@ Feature: Every ledger store keeps the same guarantees
       | memory | async |
       | sqlite | sync  |
       | sqlite | async |
+
+    Examples: in a folder, a store of another package
+      | store  | face  |
+      | folder | sync  |
+      | folder | async |
 
     @postgres
     Examples: PostgreSQL

@@ -22,7 +22,7 @@ Feature: Many hosts, one PostgreSQL ledger
   @postgres
   Scenario: A host whose thousand calls wait on another host's batch gives the garbage collector back all it kept from it
     # Thousands of calls asking the ledger at once, and the answers a watcher hands out, are kept from the collector's
-    # full passes while they wait (`batching/collector.py`); once the watch has handed every answer out, nothing
+    # full passes while they wait (`batching/gc_tuning.py`); once the watch has handed every answer out, nothing
     # lowtide froze stays frozen, whichever host's work ended last.
     Given an emulated API on a socket, whose batches take 2 seconds
     And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds

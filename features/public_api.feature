@@ -14,6 +14,33 @@ Feature: The public API
       | lowtide           |
       | lowtide.providers |
       | lowtide.testing   |
+      | lowtide.bulk      |
+
+  Scenario: lowtide.bulk keeps the names it has always had, its modules grouped by stage behind it
+    Then lowtide.bulk's __all__ is exactly, each of them importable from it in a new Python process:
+      | name              |
+      | CallbackReporter  |
+      | FileInfo          |
+      | InputError        |
+      | InputProblem      |
+      | Job               |
+      | MultiReporter     |
+      | NullReporter      |
+      | PlainReporter     |
+      | ProgressCallback  |
+      | ProgressReporter  |
+      | ReporterMode      |
+      | RichReporter      |
+      | RunProgress       |
+      | check_jobs        |
+      | file_block        |
+      | inspect_file      |
+      | job_messages      |
+      | load_csv          |
+      | load_csv_stream   |
+      | load_jsonl        |
+      | load_jsonl_stream |
+      | reporter_for      |
 
   Scenario: A provider plugin, and lowtide's own fake provider, need nothing but the public faces
     # lowtide for the request and answer types, the errors, the clock and the registry; lowtide.providers for the

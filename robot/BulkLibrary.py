@@ -35,7 +35,7 @@ from robot.api.deco import keyword, library
 
 from _custom_ids import keys_created
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
-from lowtide.bulk.spool import spool_path
+from lowtide.bulk.outputs.spool import spool_path
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 # Fake, and distinctive enough that finding it in any file or log means lowtide wrote it there.

@@ -32,7 +32,7 @@ from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
-from lowtide.batching.collection import RESULTS_PER_TRANSACTION
+from lowtide.batching.engine.collecting import RESULTS_PER_TRANSACTION
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import COPIED, BatchState
 from lowtide.ledger.sqlite import Ledger

@@ -640,6 +640,8 @@ def committed(location: str) -> dict[str, list[dict[str, Any]]] | None:
                 "batches": batches,
                 "requests": cursor.execute("SELECT * FROM request_view ORDER BY created_at").fetchall(),
             }
+    if location.startswith("folder:"):
+        return _committed_through_store(location)
     if not Path(location).exists():
         return None
     connection = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
@@ -651,6 +653,31 @@ def committed(location: str) -> dict[str, list[dict[str, Any]]] | None:
         }
     finally:
         connection.close()
+
+
+def _committed_through_store(location: str) -> dict[str, list[dict[str, Any]]] | None:
+    """`committed` of a store of another package (`-D store=folder`), which no SQL reads: through a store of its
+    own on the ledger, as another process would read it."""
+    import dataclasses
+
+    from lowtide.ledger.store import open_ledger
+
+    if not Path(location.removeprefix("folder:"), "tables.pickle").exists():
+        return None
+    store = open_ledger(location, own=True)
+    try:
+
+        def row(record: Any) -> dict[str, Any]:
+            values = dataclasses.asdict(record)
+            return {name: getattr(value, "value", value) for name, value in values.items()}
+
+        batches = sorted(store.batches(), key=lambda b: (b.intent_at, b.id))
+        return {
+            "batches": [row(b) for b in batches],
+            "requests": [row(r) for r in sorted(store.requests(), key=lambda r: r.created_at)],
+        }
+    finally:
+        store.close()
 
 
 def table_dict(context: Context) -> dict[str, str]:

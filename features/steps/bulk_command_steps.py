@@ -14,7 +14,7 @@ import yaml
 from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
 from step_context import Context, given, then, when
 
-from lowtide.bulk.spool import LineSpool, spool_path
+from lowtide.bulk.outputs.spool import LineSpool, spool_path
 
 
 @given('an actor file "{name}" for that API, with the key in "{variable}":')
@@ -81,7 +81,7 @@ def step_cli_in_folder(context: Context, command: str) -> None:
 def step_count_checked_jobs(context: Context) -> None:
     """Each go's count of the jobs it checks, and of its jobs: checked whole (`check_batch_jobs`), or only those still
     to send (`check_jobs_to_send`, where there is one), as `BulkRun` calls them."""
-    from lowtide.bulk import runner
+    from lowtide.bulk.running import runner
 
     w = world(context)
     counts: list[tuple[int, int]] = w.witnessed.setdefault("jobs checked", [])
@@ -111,13 +111,13 @@ def step_jsonl_one_id(context: Context, name: str, count: int, named: int, item_
 
 @given("the lines each run parses are counted")
 def step_count_parsed_lines(context: Context) -> None:
-    """Each JSONL line parsed (its JSON read: `loaders._json_object`, which every way of reading a line calls), counted
+    """Each JSONL line parsed (its JSON read: `parser._json_object`, which every way of reading a line calls), counted
     from one `Then the run parsed` to the next."""
-    from lowtide.bulk import loaders
+    from lowtide.bulk.inputs import parser
 
     w = world(context)
     parsed: list[int] = w.witnessed.setdefault("lines parsed", [0])
-    functions: dict[str, Any] = loaders.__dict__
+    functions: dict[str, Any] = parser.__dict__
     real = functions["_json_object"]
 
     def counting(text: str) -> Any:

@@ -19,7 +19,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide.bulk import CallbackReporter, MultiReporter, PlainReporter, ProgressReporter, RichReporter, RunProgress
-from lowtide.bulk.progress import reporter_for
+from lowtide.bulk.progress.reporters import reporter_for
 
 
 class Context(StepContext, Protocol):
@@ -443,7 +443,7 @@ def step_raising_callback(context: Context) -> None:
         raise RuntimeError(f"the dashboard is down (update {state.calls})")
 
     state.callback = callback
-    state.log = world(context).keep_log("lowtide.bulk.progress", logging.WARNING)
+    state.log = world(context).keep_log("lowtide.bulk.progress.reporters", logging.WARNING)
 
 
 @then('the callback got {count:d} snapshots of the run "{run_id}"')

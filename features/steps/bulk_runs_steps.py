@@ -14,10 +14,10 @@ from _support import API_KEY, World, emulated_reply_to, new_program_actor, world
 from pydantic import BaseModel, Field
 from step_context import Context, given, then, when
 
-from lowtide.bulk.plan import split
-from lowtide.bulk.progress import RunProgress
-from lowtide.bulk.results import ItemStatus, RunResult
-from lowtide.bulk.runner import BulkRun
+from lowtide.bulk.outputs.results import ItemStatus, RunResult
+from lowtide.bulk.planning.batches import split
+from lowtide.bulk.progress.reporters import RunProgress
+from lowtide.bulk.running.runner import BulkRun
 from lowtide.clock import ManualClock
 from lowtide.config import BatchProcessingMode
 from lowtide.errors import ActorError
@@ -399,7 +399,7 @@ def step_plan(context: Context, count: int, limit: float) -> None:
 
 @when('the run "{run_id}" is retried')
 def step_retry(context: Context, run_id: str) -> None:
-    from lowtide.bulk.resume import retry_run
+    from lowtide.bulk.recorded.resume import retry_run
 
     w = world(context)
     result = w.run(retry_run(w.current_actor(), run_id))
@@ -731,7 +731,7 @@ def step_cost_numbers(context: Context, name: str, bad: int) -> None:
 
 @when('an item answered with the parsed value {parsed}, costing ${cost}, is written to "{name}"')
 def step_write_big_item(context: Context, parsed: str, cost: str, name: str) -> None:
-    from lowtide.bulk.results import ItemResult, write_lines
+    from lowtide.bulk.outputs.results import ItemResult, write_lines
     from lowtide.types import ActorResponse, Cost, ProviderIds, Usage
 
     price = Decimal(cost)
@@ -868,7 +868,7 @@ def step_map_then_file(context: Context, count: int, template: str, ask: str, na
 
 @when('the response model "{path}" is imported')
 def step_import_model(context: Context, path: str) -> None:
-    from lowtide.bulk.models import import_model
+    from lowtide.bulk.recorded.model_paths import import_model
 
     w = world(context)
     w.value = w.attempt(lambda: import_model(path))

@@ -12,10 +12,10 @@ from _support import world
 from step_context import Context, given, then, when
 
 from lowtide import MemoryLedger
-from lowtide.batching import collection
-from lowtide.batching.engine import BatchEngine, GroupCall
+from lowtide.batching.engine import collecting as collection
+from lowtide.batching.engine.batch_engine import BatchEngine, GroupCall
 from lowtide.batching.policy import result_row
-from lowtide.bulk.results import RunResult
+from lowtide.bulk.outputs.results import RunResult
 from lowtide.ledger.records import COPIED
 from lowtide.ledger.store import BatchState, RequestRecord, RequestState, stored_json
 

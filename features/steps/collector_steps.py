@@ -1,4 +1,4 @@
-"""Steps about the garbage collector while many batch calls wait (`lowtide.batching.collector`)."""
+"""Steps about the garbage collector while many batch calls wait (`lowtide.batching.gc_tuning`)."""
 
 from __future__ import annotations
 

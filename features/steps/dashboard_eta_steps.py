@@ -12,7 +12,7 @@ from dashboard_ledgers import answer_waiting, build
 from step_context import Context as StepContext
 from step_context import given, then
 
-from lowtide.bulk.eta import BatchTimes, batch_run_eta, live_run_eta
+from lowtide.bulk.progress.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.dashboard.data import DashboardData, Json
 from lowtide.ledger.interface import LedgerStore
 

@@ -1,5 +1,5 @@
 """Steps of features/documents.feature: images, documents and citations, in the emulator (through the real SDK) and
-through lowtide's actors and `lowtide.bulk.citations`.
+through lowtide's actors and `lowtide.bulk.outputs.citations`.
 
 Emulator steps share the emulator scenario state of emulator_steps (`context.emulator_scenario`, made by "the
 emulator runs on a manual clock"); actor steps share `_support.World`. No `from __future__ import annotations`:
@@ -20,7 +20,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import ActorResponse
-from lowtide.bulk.citations import Citation, citations_of, field_citations
+from lowtide.bulk.outputs.citations import Citation, citations_of, field_citations
 from lowtide.emulator.core.pdf import read_pdf, simple_pdf
 from lowtide.providers.anthropic.mapping import parse_response, to_message_params
 

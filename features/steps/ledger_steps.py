@@ -200,6 +200,9 @@ def step_no_key_in_files(context: Context, present: str, also: str) -> None:
         files = [os.environ["LOWTIDE_LEDGER"]]
         ledger = w.ledger()
         content = repr([list(ledger.export_rows(table)) for table in COPIED]).encode()
+    elif os.environ["LOWTIDE_LEDGER"].startswith("folder:"):  # the fourth store's folder (`-D store=folder`), whole
+        files = sorted(Path(os.environ["LOWTIDE_LEDGER"].removeprefix("folder:")).iterdir())
+        content = b"".join(file.read_bytes() for file in files)
     else:
         files = _files(w.ledger_path)
         content = b"".join(file.read_bytes() for file in files)

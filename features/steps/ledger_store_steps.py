@@ -109,6 +109,22 @@ def step_claim(context: Context, keys: str, owner: str, until: float, now: float
     c.claimed = c.store.claim([_request(key) for key in names(keys)], owner=owner, until=until, now=now)
 
 
+@when('the requests {keys} are claimed anew by "{owner}" until {until:g} at {now:g} through {opening}')
+def step_claim_through(context: Context, keys: str, owner: str, until: float, now: float, opening: str) -> None:
+    """`claim_new` through the scenario's store, or through the same ledger opened again, as another process would
+    (one other opening for the whole scenario)."""
+    c = contract(context)
+    if opening == "the store":
+        store = c.store
+    else:
+        assert opening == "another opening of the ledger", opening
+        if c.other is None:
+            c.other = reopened(context, c.store)
+        store = c.other
+    requests = [_request(key) for key in names(keys)]
+    c.inserted, c.known = store.claim_new(requests, owner=owner, until=until, now=now)
+
+
 @given('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
 @when('these requests are claimed by "{owner}" until {until:g} at {now:g}:')
 def step_claim_table(context: Context, owner: str, until: float, now: float) -> None:

@@ -19,10 +19,10 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ConfigurationError, ItemResult, RunResult, StructuredOutputError
-from lowtide.bulk.interrupts import exit_status
-from lowtide.bulk.live_plan import LivePlan
-from lowtide.bulk.progress import RunProgress
-from lowtide.bulk.resume import retry_run
+from lowtide.bulk.planning.live_plan import LivePlan
+from lowtide.bulk.progress.reporters import RunProgress
+from lowtide.bulk.recorded.resume import retry_run
+from lowtide.bulk.running.interrupts import exit_status
 from lowtide.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.store import RequestState

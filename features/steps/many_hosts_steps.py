@@ -25,7 +25,7 @@ from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
 from lowtide.answers import TextAnswer
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.clock import SystemClock
 from lowtide.emulator import Emulator
 from lowtide.hosts import HOST_ID_ENV
@@ -278,7 +278,7 @@ def step_two_hosts_ask(context: Context, first: str, low: str, high: str, second
 
 @given('host "{host}"\'s calls take {seconds:g} seconds to decide whether to poll a batch')
 def step_slow_decision(context: Context, host: str, seconds: float) -> None:
-    from lowtide.batching.waiting import Waiting
+    from lowtide.batching.engine.waiting import Waiting
 
     decide = Waiting._decide_poll  # pyright: ignore[reportPrivateUsage]
 
@@ -852,7 +852,7 @@ def step_took_none(context: Context) -> None:
 @given('host "{host}"\'s calls after its first come to wait on a batch only once its watch has read past their results')
 def step_late_to_watch(context: Context, host: str) -> None:
     from lowtide.batching.backend import Settled
-    from lowtide.batching.waiting import Waiting
+    from lowtide.batching.engine.waiting import Waiting
     from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 
     watched = Waiting._watched  # pyright: ignore[reportPrivateUsage]

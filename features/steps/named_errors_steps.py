@@ -12,7 +12,7 @@ from _support import API_KEY, remember_env, world
 from step_context import Context, given, then, when
 
 from lowtide import APIUnreachableError, LedgerError
-from lowtide.bulk.results import ItemStatus, RunResult
+from lowtide.bulk.outputs.results import ItemStatus, RunResult
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import NewRequest, open_ledger
 from lowtide.parking import collect, status

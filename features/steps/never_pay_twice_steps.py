@@ -16,7 +16,7 @@ from lowtide import Actor, ActorResponse
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import BatchState
 
-_ENGINE_LOG = "lowtide.batching.engine"
+_ENGINE_LOG = "lowtide.batching.engine.batch_engine"
 
 
 def _prompts(w: World) -> dict[str, str]:

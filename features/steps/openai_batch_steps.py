@@ -12,8 +12,8 @@ from _support import World, emulated_reply_to, names, world
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
-from lowtide.bulk.plan import RunPlan
-from lowtide.bulk.results import RunResult
+from lowtide.bulk.outputs.results import RunResult
+from lowtide.bulk.planning.batches import RunPlan
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP

@@ -69,6 +69,17 @@ def step_star_import(context: Context, name: str) -> None:
     assert sorted(namespace) == sorted(listed), sorted(set(namespace) ^ set(listed))
 
 
+@then("{name}'s __all__ is exactly, each of them importable from it in a new Python process:")
+def step_all_exactly(context: Context, name: str) -> None:
+    assert context.table is not None
+    wanted = [row["name"] for row in context.table]
+    assert sorted(_module(name).__all__) == sorted(wanted), sorted(set(_module(name).__all__) ^ set(wanted))
+    # A new process: what this one imported before cannot stand in for a name the package no longer binds.
+    code = f"from {name} import {', '.join(wanted)}; print('imported')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout.strip() == "imported", done.stderr[-2000:]
+
+
 @then("{path} imports nothing of lowtide but {allowed}")
 def step_imports_only(context: Context, path: str, allowed: str) -> None:
     """Every `lowtide` module the files of `path` (a file, or a folder's modules) import is one of `allowed`."""

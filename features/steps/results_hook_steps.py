@@ -15,9 +15,9 @@ from step_context import Context as StepContext
 from step_context import given, then
 
 from lowtide import BatchProcessingMode
-from lowtide.batching import collection
 from lowtide.batching.backend import ResultLine, UnreadableLine
-from lowtide.batching.engines import engine_for
+from lowtide.batching.engine import collecting as collection
+from lowtide.batching.engine.registry import engine_for
 from lowtide.ledger.store import RequestState
 
 
@@ -71,7 +71,7 @@ def _attach_hook(context: Context, *, fails: bool) -> None:
 
     w.run(attach())
     if fails:
-        handed.log = w.keep_log("lowtide.batching.engine", logging.ERROR)
+        handed.log = w.keep_log("lowtide.batching.engine.batch_engine", logging.ERROR)
 
 
 @given("the actor's batch engine hands each chunk of results to a hook")

@@ -69,27 +69,27 @@ from lowtide.types import (
 
 if _typing.TYPE_CHECKING:
     from lowtide.bulk import InputError, Job, RunProgress
-    from lowtide.bulk.live_plan import LivePlan
-    from lowtide.bulk.plan import RunPlan
-    from lowtide.bulk.results import ItemResult, ItemStatus, RunResult
-    from lowtide.bulk.runner import BulkRun
+    from lowtide.bulk.outputs.results import ItemResult, ItemStatus, RunResult
+    from lowtide.bulk.planning.batches import RunPlan
+    from lowtide.bulk.planning.live_plan import LivePlan
+    from lowtide.bulk.running.runner import BulkRun
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 
 # The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
 # 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one. So are the bulk runs' (`lowtide.bulk`, which
 # `Actor.bulk` and `Actor.map` import when called): a program that only calls `Actor.run` never loads them.
 _LAZY = {
-    "BulkRun": "lowtide.bulk.runner",
+    "BulkRun": "lowtide.bulk.running.runner",
     "ClaudeBatchProvider": "lowtide.providers.anthropic",
     "ClaudeProvider": "lowtide.providers.anthropic",
     "InputError": "lowtide.bulk",
-    "ItemResult": "lowtide.bulk.results",
-    "ItemStatus": "lowtide.bulk.results",
+    "ItemResult": "lowtide.bulk.outputs.results",
+    "ItemStatus": "lowtide.bulk.outputs.results",
     "Job": "lowtide.bulk",
-    "LivePlan": "lowtide.bulk.live_plan",
-    "RunPlan": "lowtide.bulk.plan",
+    "LivePlan": "lowtide.bulk.planning.live_plan",
+    "RunPlan": "lowtide.bulk.planning.batches",
     "RunProgress": "lowtide.bulk",
-    "RunResult": "lowtide.bulk.results",
+    "RunResult": "lowtide.bulk.outputs.results",
 }
 
 

@@ -14,9 +14,9 @@ from pydantic import BaseModel
 from lowtide.actor_providers import ActorProviders
 from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
-from lowtide.batching.collector import MANY, freeze_survivors, thaw
-from lowtide.batching.engine import BatchEngine
-from lowtide.batching.engines import engine_for
+from lowtide.batching.engine.batch_engine import BatchEngine
+from lowtide.batching.engine.registry import engine_for
+from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
 from lowtide.call_checks import durable_call, refuse_over
@@ -39,10 +39,10 @@ from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
-    from lowtide.bulk.live_plan import LivePlan
-    from lowtide.bulk.plan import RunPlan
-    from lowtide.bulk.results import RunResult
-    from lowtide.bulk.runner import BulkRun, JobInput
+    from lowtide.bulk.outputs.results import RunResult
+    from lowtide.bulk.planning.batches import RunPlan
+    from lowtide.bulk.planning.live_plan import LivePlan
+    from lowtide.bulk.running.runner import BulkRun, JobInput
 
 __all__ = ["Actor"]
 
@@ -99,7 +99,7 @@ class Actor:
         if self.configuration.batch_processing is not BatchProcessingMode.LIVE:
             # Made before the calls it carries, often thousands gathered at once: what the process imported by now
             # (the SDKs' models, several times a plain object's cost to every full collection) is kept out of the
-            # collector's sight until its first batch is collected (`batching/collector.py`).
+            # collector's sight until its first batch is collected (`batching/gc_tuning.py`).
             freeze_survivors(MANY)
 
     @classmethod
@@ -394,8 +394,8 @@ class Actor:
         max_parallel_batches, max_cost_usd, time_limit, results_dir, out, on_progress, progress; and for live
         runs mode, abort_on, abort_mode, post_process, post_process_timeout.
         """
-        from lowtide.bulk.run_options import check_run_options
-        from lowtide.bulk.runner import BulkRun
+        from lowtide.bulk.running.options import check_run_options
+        from lowtide.bulk.running.runner import BulkRun
 
         check_run_options(options)
         return BulkRun(self, **options)

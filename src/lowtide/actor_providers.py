@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
-from lowtide.batching.engines import close_engines_of
+from lowtide.batching.engine.registry import close_engines_of
 from lowtide.budget import within_limits, worst_case_of
 from lowtide.clock import Clock
 from lowtide.config import ActorConfiguration, BatchProcessingMode

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.budget import Limit, within_limits, worst_case_of
 from lowtide.config import ActorConfiguration, BatchProcessingMode
 from lowtide.prompt_calls import DurableCall

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TextIO
 
 from lowtide.actor import Actor
-from lowtide.bulk.report import usd
-from lowtide.bulk.results import RunResult
+from lowtide.bulk.outputs.report import usd
+from lowtide.bulk.outputs.results import RunResult
 from lowtide.clock import Clock
 from lowtide.config import BatchProcessingMode, load_actors
 from lowtide.emulator import Emulator

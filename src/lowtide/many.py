@@ -20,8 +20,8 @@ from lowtide.actor_face import ActorFace
 from lowtide.answers import TextAnswer
 from lowtide.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.batching.backend import BatchBackend, Settled
-from lowtide.batching.collector import MANY, freeze_survivors, thaw
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
+from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.budget import Limit, within_limits, worst_case_of

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
 from lowtide.clock import Clock, SystemClock
@@ -65,7 +65,7 @@ class StatusReport:
     def as_json(
         self, *, tickets: Sequence[Ticket] | None = None, batches: Sequence[BatchSummary] | None = None
     ) -> dict[str, Any]:
-        """The report as JSON values (costs as `Decimal`s: `lowtide.bulk.results.exact_json` writes them as
+        """The report as JSON values (costs as `Decimal`s: `lowtide.bulk.outputs.results.exact_json` writes them as
         numbers); `tickets` and `batches` replace the report's own, to show part of them."""
         return {
             "requests": len(self.tickets),

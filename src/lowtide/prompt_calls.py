@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, Settled
-from lowtide.batching.engine import BatchEngine
+from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.config import ActorConfiguration, BatchProcessingMode

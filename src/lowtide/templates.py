@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lowtide.batching.collector import MANY, freeze_survivors, thaw
+from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.ledger.store import stored_json
 from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.types import ActorRequest, ChatMessage

@@ -13,7 +13,7 @@ from lowtide.errors import BatchRequestUnreadable
 
 __all__ = ["custom_id_of", "outcome_of", "raw_text", "unreadable"]
 
-log = logging.getLogger("lowtide.batching.engine")
+log = logging.getLogger("lowtide.batching.engine.batch_engine")
 
 
 def custom_id_of(codec: BatchCodec, line: ResultLine | UnreadableLine) -> str | None:

@@ -1,18 +1,18 @@
 """Bulk runs: many prompts or files, loaded from JSONL or CSV, sent through batches with progress shown as they go."""
 
-from lowtide.bulk.csv_loader import load_csv, load_csv_stream
-from lowtide.bulk.jobs import (
+from lowtide.bulk.inputs.csv_rows import load_csv, load_csv_stream
+from lowtide.bulk.inputs.jobs import (
     FileInfo,
     InputError,
     InputProblem,
     Job,
-    check_jobs,
     file_block,
     inspect_file,
     job_messages,
 )
-from lowtide.bulk.loaders import load_jsonl, load_jsonl_stream
-from lowtide.bulk.progress import (
+from lowtide.bulk.inputs.jsonl import load_jsonl, load_jsonl_stream
+from lowtide.bulk.inputs.parser import check_jobs
+from lowtide.bulk.progress.reporters import (
     CallbackReporter,
     MultiReporter,
     NullReporter,

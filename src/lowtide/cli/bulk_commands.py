@@ -16,8 +16,8 @@ from lowtide.cli.params import USD, json_option, ledger_option
 from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from lowtide.bulk.input_digest import InputDigest
-    from lowtide.bulk.report import RunReport
+    from lowtide.bulk.inputs.digest import InputDigest
+    from lowtide.bulk.outputs.report import RunReport
 
 __all__ = ["COMMANDS"]
 
@@ -157,15 +157,15 @@ def run(
     `lowtide retry RUN` sends them again).
     """
     from lowtide.actor import Actor
-    from lowtide.bulk.models import import_model
+    from lowtide.bulk.recorded.model_paths import import_model
 
     kind = _format(input_path, input_format, template=template)
     if kind == "jsonl" and (template or file_column or id_column):
         raise ConfigurationError("--template, --file-column and --id-column are for CSV inputs.", field="template")
     if kind == "csv" and not template:
         raise ConfigurationError("A CSV input needs --template, the prompt with {column} placeholders.")
-    from lowtide.bulk.input_digest import InputDigest
-    from lowtide.bulk.line_jobs import JsonlLines
+    from lowtide.bulk.inputs.digest import InputDigest
+    from lowtide.bulk.inputs.reading import JsonlLines
 
     digest = InputDigest() if input_path != Path(_STDIO) else None  # a file's bytes: a resume knows the run by them
     jobs = _load(input_path, kind, template=template, file_column=file_column, id_column=id_column, digest=digest)
@@ -237,7 +237,7 @@ def retry(
     Items already answered are kept as they are; `lowtide status RUN` shows the run afterwards.
     """
     from lowtide.actor import Actor
-    from lowtide.bulk.resume import prepare_retry
+    from lowtide.bulk.recorded.resume import prepare_retry
     from lowtide.cli.ledger_commands import existing_ledger
 
     store = existing_ledger(ledger)
@@ -299,9 +299,9 @@ def _load(
     id_column: str | None,
     digest: InputDigest | None,
 ) -> Any:
-    from lowtide.bulk.csv_loader import load_csv, load_csv_stream
-    from lowtide.bulk.line_jobs import JsonlLines
-    from lowtide.bulk.loaders import jsonl_inputs, load_jsonl_stream
+    from lowtide.bulk.inputs.csv_rows import load_csv, load_csv_stream
+    from lowtide.bulk.inputs.jsonl import jsonl_inputs, load_jsonl_stream
+    from lowtide.bulk.inputs.reading import JsonlLines
     from lowtide.config import DEFAULT_PROVIDER
 
     if path == Path(_STDIO):
@@ -333,7 +333,7 @@ async def _closing(actor: Any, work: Awaitable[T]) -> T:
 
 
 def _summary(value: Any, lines: list[str], *, json_output: bool, to_stderr: bool) -> None:
-    from lowtide.bulk.results import exact_json
+    from lowtide.bulk.outputs.results import exact_json
 
     if json_output:
         click.echo(exact_json(value, indent=True), err=to_stderr)
@@ -355,7 +355,7 @@ def _report(report: RunReport, *, json_output: bool, to_stdout: bool) -> int:
     if waiting is not None:
         lines.append(waiting)
     if report.interrupted is not None:
-        from lowtide.bulk.interrupts import exit_status
+        from lowtide.bulk.running.interrupts import exit_status
 
         lines.append(
             f"interrupted by {report.interrupted}: the calls in flight were answered and their answers stored; run the"

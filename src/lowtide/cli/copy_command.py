@@ -49,7 +49,7 @@ def copy(source: str, target: str, json_output: bool) -> int:
     into = open_ledger(ledger_location(target, source="TARGET"))
     counts = copy_ledger(given, into)
     if json_output:
-        from lowtide.bulk.results import exact_json
+        from lowtide.bulk.outputs.results import exact_json
 
         click.echo(exact_json({"source": given.location, "target": into.location, "rows": counts}, indent=True))
     else:

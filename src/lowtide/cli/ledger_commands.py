@@ -60,7 +60,7 @@ def _echo(line: str = "", *, err: bool = False) -> None:
 
 
 def _print_json(value: Any) -> None:
-    from lowtide.bulk.results import exact_json
+    from lowtide.bulk.outputs.results import exact_json
 
     _echo(exact_json(value, indent=True))
 
@@ -148,7 +148,7 @@ def status(
 
 
 def _run_status(store: LedgerStore, run_id: str, *, json_output: bool) -> int:
-    from lowtide.bulk.status import run_status
+    from lowtide.bulk.recorded.status import run_status
 
     report = run_status(store, run_id)
     if json_output:
@@ -165,7 +165,7 @@ def _run_lines(store: LedgerStore, *, latest: int, actor: str | None = None) -> 
 
 
 def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
-    from lowtide.bulk.status import run_status
+    from lowtide.bulk.recorded.status import run_status
 
     records = [r for r in store.run_store.runs() if actor is None or r.actor == actor]
     chosen = records[-latest:] if latest else records
@@ -173,7 +173,7 @@ def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
 
 
 def _run_line(report: Any) -> str:
-    from lowtide.bulk.report import usd
+    from lowtide.bulk.outputs.report import usd
 
     counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
     started = datetime.fromtimestamp(report.created_at, UTC).strftime("%Y-%m-%d %H:%M")

@@ -33,7 +33,7 @@ def _counted(counted: Counted) -> dict[str, Any]:
 
 
 def _json(value: dict[str, Any]) -> str:
-    from lowtide.bulk.results import exact_json
+    from lowtide.bulk.outputs.results import exact_json
 
     return exact_json(value, indent=True)
 

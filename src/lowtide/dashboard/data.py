@@ -13,7 +13,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TypeVar, cast
 
-from lowtide.bulk.eta import BatchTimes, batch_run_eta, live_run_eta
+from lowtide.bulk.progress.eta import BatchTimes, batch_run_eta, live_run_eta
 from lowtide.dashboard.cache import NOT_YET, Cached, NotYet
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord

@@ -1,44 +1,38 @@
 """`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite, PostgreSQL, memory, a plugin's).
 
-The engine, bulk runs, parking and the CLI call these methods and nothing else of a store: no SQL outside one. They
-are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store on
-another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
-being read back, and a batch's members are waiting on it through one row, not one write each. Results are appended
-in arrival order; a request's state is derived from what is stored for it (its latest result for the batch it is in).
-`Ledger` (`ledger.sqlite`), `PostgresLedger` (`ledger.postgres`) and `MemoryLedger` (`ledger.memory`, for tests)
-implement it and `collected`'s part, checked by the type checker; `features/ledger_store.feature` holds every store
-to the same scenarios. A store is chosen by the scheme of its location (`kinds.LedgerKind`).
+`LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, views, quotas, copies) at once;
+code that needs one role is typed against that role. The engine, bulk runs, parking and the CLI call these methods
+and nothing else of a store: no SQL outside one. A batch's members are waiting on it through one row, not one write
+each. Results are appended in arrival order; a request's state is derived from what is stored for it (its latest
+result for the batch it is in). `Ledger` (`ledger.sqlite`), `PostgresLedger` (`ledger.postgres`) and `MemoryLedger`
+(`ledger.memory`, for tests) implement it, checked by the type checker, with what they share from
+`defaults.StoreDefaults`; `features/ledger_store.feature` holds every store to the same scenarios. A store is chosen
+by the scheme of its location (`kinds.LedgerKind`); docs/ledger.md, "Writing a store", says how to write one.
 
-`AsyncLedgerStore` is the same store as the event loop calls it: the methods the engine, the actor's batch path and
-bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks the loop for a
-round trip. `lowtide.ledger.inline.async_ledger` gives a store's: PostgreSQL's own (psycopg's async connections), or
-for a local store (SQLite, memory) its sync methods called inline, with no thread. The CLI, parking and `ledger copy`
-keep calling the sync `LedgerStore`."""
+`AsyncLedgerStore` is the same store as the event loop calls it (`aio_roles`): the methods the engine, the actor's
+batch path and bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks
+the loop for a round trip. `lowtide.ledger.inline.async_ledger` gives a store's: PostgreSQL's own (psycopg's async
+connections), or for a local store (SQLite, memory, a plugin's) its sync methods called inline, with no thread. The
+CLI, parking and `ledger copy` keep calling the sync `LedgerStore`."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.collected import AsyncCollectedResults, CollectedResults
-from lowtide.ledger.records import (
-    BatchRecord,
-    BatchState,
-    KeyState,
-    NewRequest,
-    OutcomeRow,
-    PendingRequest,
-    RequestRecord,
-    RequestState,
+from lowtide.ledger.aio_roles import AsyncBatches, AsyncClaims, AsyncReconciles, AsyncResults, AsyncRuns
+from lowtide.ledger.roles import (
+    Batches,
+    BatchNotices,
+    Claims,
+    Copies,
+    Quotas,
+    Reconciles,
+    Results,
+    Runs,
+    Views,
 )
 from lowtide.ledger.run_ledger import AsyncRunLedger, RunLedger
-
-if TYPE_CHECKING:
-    from lowtide.ledger.views import LedgerViews
-    from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["AsyncLedgerStore", "AsyncRunLedger", "BatchNotices", "LedgerStore", "LedgerVersionError", "RunLedger"]
 
@@ -47,297 +41,18 @@ class LedgerVersionError(ConfigurationError):
     """The ledger was written by a newer lowtide: it refuses to open rather than be misread (every store)."""
 
 
-class BatchNotices(Protocol):
-    """Announcements that a batch changed (results stored, its state moved), from every process using the store."""
-
-    def watch(self, batch_id: str) -> asyncio.Event:
-        """An event set at the next announcement about `batch_id`, for the running event loop; `unwatch` it after.
-        Watch first, then read the store: an announcement between the two is not missed."""
-        ...
-
-    def unwatch(self, batch_id: str, event: asyncio.Event) -> None: ...
-
-
-class LedgerStore(CollectedResults, Protocol):
-    """Requests, batches and their members, results, and the owners' leases on them, in one durable store."""
-
-    @property
-    def location(self) -> str:
-        """Where the store is, as people are told: a file's path, or a database's URL with its password hidden."""
-        ...
-
-    def identity(self) -> str:
-        """The ledger's own id: random, made when the ledger was made, never changed (a copy has its own). Every
-        custom id the ledger's requests are given carries it (`BatchCodec.custom_id_for`), so that no other ledger's
-        batch can be taken for one of this one's."""
-        ...
-
-    @property
-    def run_store(self) -> RunLedger:
-        """The bulk runs kept in this store."""
-        ...
-
-    @property
-    def quota_store(self) -> QuotaStore:
-        """The live quota scopes kept in this store, shared by every process using it."""
-        ...
-
-    @property
-    def views(self) -> LedgerViews:
-        """Bounded read-only summaries for a viewer (`lowtide dashboard`): runs, batches, spend, failures, history."""
-        ...
-
-    @property
-    def notices(self) -> BatchNotices | None:
-        """Announcements of batches that changed, where the store makes them (PostgreSQL's `NOTIFY`); None where
-        a process waiting on another's work reads the store every `watch_interval` instead."""
-        ...
-
-    # owners
-
-    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
-        """`owner` (an engine of this process) is alive: renew its lease now and from then on, on the clock `now`
-        reads, while the process lives. A store whose processes tell each other's liveness otherwise (SQLite: one
-        host, the pid) may do nothing."""
-        ...
-
-    def let_go(self, owner: str) -> None:
-        """`owner` stops: end its lease, so that what it held is free for other processes at once."""
-        ...
-
-    # requests
-
-    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
-        """Insert the requests the ledger does not know (owned by `owner` until `until`); return every record."""
-        ...
-
-    def claim_new(
-        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
-    ) -> tuple[dict[str, str], list[RequestRecord]]:
-        """`claim`, answered as (key -> params JSON as stored, for the keys inserted; records of the keys known)."""
-        ...
-
-    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
-        """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
-        still holding it); True when this call took it."""
-        ...
-
-    def take_over_many(
-        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
-    ) -> set[str]:
-        """`take_over` of each (key, dead owner seen holding it, or None), in order, in one transaction; the keys
-        taken. A resumed bulk run takes over a dead run's claims a chunk at a time, not a transaction each."""
-        ...
-
-    def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None:
-        """Put requests back to pending (for a retry in a later batch), owned by `owner`."""
-        ...
-
-    def committed_usd(self, actor: str) -> Decimal:
-        """What `actor` has spent (stored costs) plus the worst case of its requests not yet answered."""
-        ...
-
-    def request(self, key: str) -> RequestRecord | None: ...
-
-    def requests(
-        self,
-        *,
-        batch_id: str | None = None,
-        actor: str | None = None,
-        states: Iterable[RequestState] | None = None,
-    ) -> list[RequestRecord]: ...
-
-    def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]:
-        """The records of `keys` the ledger knows, in the order given."""
-        ...
-
-    def states_of(self, keys: Sequence[str]) -> list[KeyState]:
-        """The state, batch and owner of each of `keys` the ledger knows, in the order given: `requests_for` without
-        the parameters, the answer or the rest of each record (a batch's members, tens of thousands at once)."""
-        ...
-
-    def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
-        """The trace contexts stored with `keys` when they were claimed (`NewRequest.trace`), of those that have one."""
-        ...
-
-    # batches
-
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
-        """Before `create`: the batch and its members (key, custom_id), in one transaction. Only requests still
-        pending and owned by `owner` join it: returns their keys (a store that gathers calls across processes may
-        have taken others into another process's batch meanwhile, `take_pending`). `scope` is the members' (as
-        `take_pending`'s; "" when unknown): such a store does not write an intent of a scope while another process
-        gathers it, so that what that gathering takes it takes whole."""
-        ...
-
-    def take_pending(
-        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
-    ) -> list[PendingRequest]:
-        """Coalescing across processes: take the pending requests of `scope` that other processes claimed (oldest
-        first, at most `limit` of them and `max_bytes` of params), owned by `owner` from now on, to send in its
-        next batch; their callers, wherever they are, wait for that batch. Rows another process is putting into a
-        batch of its own are skipped, not waited for. A store whose processes each batch their own calls (SQLite:
-        one host) takes nothing."""
-        ...
-
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
-        waiting on it (`request_view`), with no write of its own."""
-        ...
-
-    def record_unknown(self, batch_id: str, *, note: str) -> None: ...
-
-    def give_up_intent(
-        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
-    ) -> list[str] | None:
-        """Reconciliation found no batch for an unknown create: mark the intent failed and put its requests back to
-        pending (owned by `owner`), in one transaction, only if the intent is still unresolved (and, given
-        `intent_at`, still the attempt the caller looked at: not resumed since); its keys, or None when it was
-        resolved or resumed meanwhile (another process adopted a batch for it, or is creating it again)."""
-        ...
-
-    def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool:
-        """Take an unresolved intent over to create its batch again from what its create's steps made (an uploaded
-        file): its attempt starts anew at `now` under `owner`, so that every other reconciler waits for this create
-        and finds its batch. Only if it is still unresolved and still the attempt seen at `intent_at`; True if
-        this caller won it."""
-        ...
-
-    def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
-        """The API refused the create: nothing was processed; the members go back to pending, attempt not counted."""
-        ...
-
-    def record_status(
-        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
-    ) -> None: ...
-
-    def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int:
-        """Append results of `batch_id`, in arrival order; returns how many."""
-        ...
-
-    def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None: ...
-
-    def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
-        """Reconciliation found the API's batch for an unknown create; False if another record already holds that
-        batch, or the intent is no longer unresolved."""
-        ...
-
-    def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
-        """The API's batch `provider_batch_id`, adopted for the intent `batch_id`, held none of its requests once it
-        ended (another ledger's or program's): the intent is unresolved again (`unknown`, no API batch, noted
-        `DISOWNED`), and that batch is kept apart in a record of its own (`foreign-<API id>`, `failed`, no members,
-        noted `FOREIGN`), so that no reconciliation adopts it again and nothing of it is counted. Only while the
-        intent still holds that batch and is not collected; True if this call did it."""
-        ...
-
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
-        on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
-        gets it. `force` takes it regardless. A batch no longer outstanding (collected, canceled, expired, failed) is
-        never taken: a caller that read it outstanding before another process collected it would collect it again."""
-        ...
-
-    def release_batch(self, batch_id: str, *, owner: str) -> None:
-        """`owner` stops working on a batch it holds (it stopped polling it): any process may take it now."""
-        ...
-
-    def batch(self, batch_id: str) -> BatchRecord | None:
-        """A batch by lowtide's id or the API's."""
-        ...
-
-    def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]: ...
-
-    def record_create_step(self, batch_id: str, step: str, value: str) -> None:
-        """A step of a create made of several calls is done (an input file uploaded, say)."""
-        ...
-
-    def create_steps(self, batch_id: str) -> dict[str, str]:
-        """The steps of a create recorded so far, by name."""
-        ...
-
-    def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]:
-        """Intents of `provider` at `endpoint` whose batch id is not known: creates in flight or unknown."""
-        ...
-
-    def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None:
-        """Which of the batches `among` has a member with `custom_id` (a request is in one unresolved batch)."""
-        ...
-
-    def members(self, batch_id: str) -> dict[str, str]:
-        """custom_id -> key for every request sent in `batch_id`."""
-        ...
-
-    def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-        """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`."""
-        ...
-
-    # moving a ledger (`lowtide ledger copy`)
-
-    def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
-        """Every row of `table` (a name of `records.COPIED`), its columns as `COPIED` lists them, in chunks."""
-        ...
-
-    def load(
-        self, tables: Iterable[tuple[str, Iterable[list[tuple[Any, ...]]]]], *, identity: str | None = None
-    ) -> dict[str, int]:
-        """Write the rows of another ledger (`export_rows`'s, table by table in `COPIED`'s order) in one
-        transaction, into a store that holds nothing yet: checked in that transaction, raising `ConfigurationError`
-        when it holds anything. Given `identity`, the ledger takes it in that transaction (a rebuilt ledger takes the
-        identity of the one it stands for, so that its claims make the custom ids that one's made; a copy keeps its
-        own). Returns how many rows of each table were written."""
-        ...
-
-    # rebuilt requests whose keys are not known (`lowtide ledger rebuild`, `records.UNKEYED`)
-
-    def unkeyed(self) -> bool:
-        """Whether the ledger holds rebuilt requests whose keys are not known (their custom ids were hashed): then
-        claims go through `adopt_unkeyed` first. False for a ledger never rebuilt, and asked once per engine, so
-        that its claims pay nothing for it."""
-        ...
-
-    def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool:
-        """Each of `requests` whose key the ledger does not know, and whose custom id is a rebuilt request's whose key
-        is not known, takes that request over (its memberships, results and trace) under its own key, in one
-        transaction; the claim then finds it known. Whether any such request is left."""
-        ...
+class LedgerStore(Claims, Batches, Reconciles, Results, Runs, Views, Quotas, Copies, Protocol):
+    """Every role of a store (`roles`), in one durable store: what a store implements, and what a caller that needs
+    several roles at once (the engine, the CLI's ledger commands) is typed against."""
 
     def close(self) -> None:
         """Release what the store holds open: connections, threads (again: nothing)."""
         ...
 
 
-class AsyncLedgerStore(AsyncCollectedResults, Protocol):
-    """The ledger's hot path, awaited: what the engine, the actor's batch path and bulk runs ask of a store from the
-    event loop. Each method means what `LedgerStore`'s of the same name means; only how it is called differs."""
+class AsyncLedgerStore(AsyncClaims, AsyncBatches, AsyncReconciles, AsyncResults, AsyncRuns, Protocol):
+    """The ledger's hot path, awaited (`aio_roles`): what the engine, the actor's batch path and bulk runs ask of a
+    store from the event loop. Each method means what `LedgerStore`'s of the same name means."""
 
     @property
     def location(self) -> str: ...
@@ -345,128 +60,7 @@ class AsyncLedgerStore(AsyncCollectedResults, Protocol):
     async def identity(self) -> str: ...
 
     @property
-    def run_store(self) -> AsyncRunLedger: ...
-
-    @property
-    def notices(self) -> BatchNotices | None: ...
-
-    @property
     def inline(self) -> LedgerStore | None:
         """The store itself when it answers at once, in this process (a file, memory): a caller may read it without
         awaiting. None for a store across the network, whose reads are gathered (`batching.lookups`)."""
         ...
-
-    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
-        """As `LedgerStore.keep_alive` (once per engine, when it is made)."""
-        ...
-
-    async def let_go(self, owner: str) -> None: ...
-
-    async def claim(
-        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
-    ) -> list[RequestRecord]: ...
-
-    async def claim_new(
-        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
-    ) -> tuple[dict[str, str], list[RequestRecord]]: ...
-
-    async def take_over(
-        self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None
-    ) -> bool: ...
-
-    async def take_over_many(
-        self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float
-    ) -> set[str]: ...
-
-    async def requeue(self, keys: Iterable[str], *, owner: str, until: float, now: float) -> None: ...
-
-    async def committed_usd(self, actor: str) -> Decimal: ...
-
-    async def request(self, key: str) -> RequestRecord | None: ...
-
-    async def requests_for(self, keys: Sequence[str]) -> list[RequestRecord]: ...
-
-    async def states_of(self, keys: Sequence[str]) -> list[KeyState]: ...
-
-    async def traces_of(self, keys: Sequence[str]) -> dict[str, str]: ...
-
-    async def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]: ...
-
-    async def take_pending(
-        self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
-    ) -> list[PendingRequest]: ...
-
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None: ...
-
-    async def record_unknown(self, batch_id: str, *, note: str) -> None: ...
-
-    async def give_up_intent(
-        self, batch_id: str, *, note: str, owner: str, until: float, now: float, intent_at: float | None = None
-    ) -> list[str] | None: ...
-
-    async def resume_intent(self, batch_id: str, *, intent_at: float, owner: str, until: float, now: float) -> bool: ...
-
-    async def record_refused(self, batch_id: str, *, note: str, now: float) -> None: ...
-
-    async def record_status(
-        self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
-    ) -> None: ...
-
-    async def record_outcomes(self, batch_id: str, outcomes: Sequence[OutcomeRow], *, now: float) -> int: ...
-
-    async def record_collected(self, batch_id: str, *, state: BatchState, now: float) -> None: ...
-
-    async def adopt(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool: ...
-
-    async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool: ...
-
-    async def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool: ...
-
-    async def release_batch(self, batch_id: str, *, owner: str) -> None: ...
-
-    async def batch(self, batch_id: str) -> BatchRecord | None: ...
-
-    async def record_create_step(self, batch_id: str, step: str, value: str) -> None: ...
-
-    async def create_steps(self, batch_id: str) -> dict[str, str]: ...
-
-    async def unresolved(self, *, provider: str, endpoint: str) -> list[BatchRecord]: ...
-
-    async def batch_holding(self, custom_id: str, among: Sequence[str]) -> str | None: ...
-
-    async def members(self, batch_id: str) -> dict[str, str]: ...
-
-    async def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]: ...
-
-    async def unkeyed(self) -> bool: ...
-
-    async def adopt_unkeyed(self, requests: Sequence[NewRequest]) -> bool: ...

@@ -23,7 +23,7 @@ from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from lowtide.ledger.interface import LedgerStore
-    from lowtide.live.quota_state import QuotaStore
+    from lowtide.ledger.quota_records import QuotaStore
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import ledger_location
-from lowtide.live.quota_state import QuotaStore
+from lowtide.ledger.quota_records import QuotaStore
 
 __all__ = ["shared_quota_store"]
 

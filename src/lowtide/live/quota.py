@@ -31,8 +31,9 @@ import functools
 from dataclasses import dataclass
 
 from lowtide.clock import Clock
+from lowtide.ledger.quota_records import QuotaStore, ScopeState
 from lowtide.live.events import LiveEvent, Observer, PauseEnded, PauseStarted
-from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
+from lowtide.live.quota_state import LocalQuotaStore
 from lowtide.live.reports import QuotaReport
 
 __all__ = ["Permit", "Quota", "QuotaLimits"]

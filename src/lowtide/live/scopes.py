@@ -8,8 +8,8 @@ import weakref
 
 from lowtide.clock import Clock
 from lowtide.config import LiveSettings
+from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.quota import Quota, QuotaLimits
-from lowtide.live.quota_state import QuotaStore
 
 __all__ = ["provider_scope", "quota_for"]
 

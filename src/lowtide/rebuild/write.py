@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.roles import Copies
 from lowtide.rebuild.plan import Plan
 
 __all__ = ["check_target", "held", "record"]
@@ -16,12 +16,12 @@ __all__ = ["check_target", "held", "record"]
 _HELD = ("requests", "batches")
 
 
-def held(ledger: LedgerStore) -> dict[str, int]:
+def held(ledger: Copies) -> dict[str, int]:
     """How many requests and batches `ledger` holds (read a chunk at a time)."""
     return {table: sum(len(chunk) for chunk in ledger.export_rows(table)) for table in _HELD}
 
 
-def check_target(ledger: LedgerStore, identity: str) -> None:
+def check_target(ledger: Copies, identity: str) -> None:
     """A rebuild goes into a ledger that holds no request nor batch: a `ConfigurationError` saying so, and what to do,
     for one that holds any (another ledger's, whose identity differs: said so; or one rebuilt or used already)."""
     counts = held(ledger)
@@ -45,7 +45,7 @@ def check_target(ledger: LedgerStore, identity: str) -> None:
     )
 
 
-def record(plan: Plan, ledger: LedgerStore) -> dict[str, int]:
+def record(plan: Plan, ledger: Copies) -> dict[str, int]:
     """Write the plan's rows into `ledger` (checked first), which takes the plan's identity; how many rows of each
     table. One transaction of the store's: a rebuild that fails leaves the ledger as it was."""
     check_target(ledger, plan.identity)

@@ -14,7 +14,7 @@ from lowtide.telemetry.current import RUN
 from lowtide.telemetry.scope import tracer
 
 if TYPE_CHECKING:
-    from lowtide.bulk.run_state import RunEnd
+    from lowtide.bulk.running.state import RunEnd
 
 __all__ = ["traced_run"]
 

@@ -87,10 +87,6 @@ class MemoryBatches:
         with self.lock:
             return next((b for b in among if custom_id in self.tables.members.get(b, {})), None)
 
-    def members(self, batch_id: str) -> dict[str, str]:
-        with self.lock:
-            return dict(self.tables.members.get(batch_id, {}))
-
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         with self.lock:
             return self.tables.members_and_attempts(batch_id)

@@ -17,8 +17,8 @@ import orjson
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
+from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import COPIED, BatchState, RequestState, stored_json
-from lowtide.live.quota_state import ScopeState
 
 __all__ = ["Held", "load_into", "rows_of"]
 

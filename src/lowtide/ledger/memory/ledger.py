@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
 from lowtide.errors import LedgerError
+from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
@@ -50,7 +51,7 @@ _ADOPTABLE = (BatchState.WAITING, BatchState.ENDED)
 """Where an adopted batch stands until its results are stored (a `disown` is possible until then)."""
 
 
-class MemoryLedger(MemoryBatches):
+class MemoryLedger(MemoryBatches, StoreDefaults):
     """A ledger in this process's memory; safe to share between threads (one lock), never between processes."""
 
     def __init__(self) -> None:
@@ -88,20 +89,6 @@ class MemoryLedger(MemoryBatches):
         with self.lock:
             totals = dict(self.tables.totals)
         return ScanViews(self, totals=lambda: totals)
-
-    def close(self) -> None:
-        """Nothing to close: what the ledger holds stays readable until the object goes."""
-
-    @property
-    def notices(self) -> None:
-        """None: the engines sharing it are in this process, and read it every `watch_interval`."""
-        return None
-
-    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
-        """Nothing: every owner of an in-memory ledger is this process, alive while it reads the ledger."""
-
-    def let_go(self, owner: str) -> None:
-        """Nothing (see `keep_alive`)."""
 
     def export_rows(self, table: str) -> Iterator[list[tuple[Any, ...]]]:
         with self.lock:
@@ -167,9 +154,6 @@ class MemoryLedger(MemoryBatches):
                     owner_until=until,
                 )
         return inserted, list(known.values())
-
-    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
-        return bool(self.take_over_many([(key, dead_owner)], owner=owner, until=until, now=now))
 
     def take_over_many(
         self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float

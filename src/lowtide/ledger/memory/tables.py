@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import TypeVar
 
 from lowtide.ledger.answer_form import stored_answer
+from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import BatchRecord, BatchState, KeyAnswer, RequestRecord, RequestState, key_answer
 from lowtide.ledger.views import FAILED_STATES, TimePoint, TotalsKey, plus
-from lowtide.live.quota_state import ScopeState
 
 __all__ = ["MemoryQuotaStore", "MemoryTables", "StoredBatch", "StoredRequest", "StoredResult", "batch_record"]
 

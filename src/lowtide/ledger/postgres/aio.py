@@ -16,6 +16,7 @@ from functools import partial
 from typing import TypeVar
 
 from lowtide.errors import LedgerError
+from lowtide.ledger.defaults import AsyncStoreDefaults
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
 from lowtide.ledger.postgres import batches, claims, results, unkeyed
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
@@ -40,7 +41,6 @@ from lowtide.ledger.records import (
     OutcomeRow,
     PendingRequest,
     RequestRecord,
-    claimed_records,
 )
 
 __all__ = ["AsyncPostgresLedger"]
@@ -50,7 +50,7 @@ T = TypeVar("T")
 log = logging.getLogger("lowtide.ledger")
 
 
-class AsyncPostgresLedger:
+class AsyncPostgresLedger(AsyncStoreDefaults):
     """One PostgreSQL ledger in one event loop; made by `PostgresLedger.asynchronous()`."""
 
     def __init__(self, url: str, *, sync: SyncPool, heartbeat: Heartbeat, notices: Callable[[], BatchNotices]) -> None:
@@ -154,12 +154,6 @@ class AsyncPostgresLedger:
                 await self._pool.aclose()  # the loop's last engine has closed: so do its connections
 
     # requests
-
-    async def claim(
-        self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
-    ) -> list[RequestRecord]:
-        inserted, known = await self.claim_new(requests, owner=owner, until=until, now=now)
-        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
 
     async def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float

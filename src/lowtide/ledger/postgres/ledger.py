@@ -33,6 +33,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
@@ -55,13 +56,12 @@ from lowtide.ledger.records import (
     PendingRequest,
     RequestRecord,
     RequestState,
-    claimed_records,
 )
 
 __all__ = ["PostgresLedger"]
 
 
-class PostgresLedger:
+class PostgresLedger(StoreDefaults):
     """One PostgreSQL ledger; safe to share between threads of a process, and between processes on any hosts."""
 
     def __init__(self, url: str) -> None:
@@ -141,10 +141,6 @@ class PostgresLedger:
             return self._listener
 
     # requests
-
-    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
-        inserted, known = self.claim_new(requests, owner=owner, until=until, now=now)
-        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
 
     def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float

@@ -23,7 +23,7 @@ import orjson
 
 from lowtide.ledger.postgres.outage import Outage
 from lowtide.ledger.postgres.pool import PostgresPool
-from lowtide.live.quota_state import ScopeState
+from lowtide.ledger.quota_records import ScopeState
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection

@@ -101,7 +101,7 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     """
     CREATE TABLE live_quotas (
         scope      TEXT PRIMARY KEY,            -- provider, endpoint and a digest of the credentials: never a secret
-        state      TEXT NOT NULL,               -- the buckets and the pause, JSON (lowtide.live.quota_state)
+        state      TEXT NOT NULL,               -- the buckets and the pause, JSON (lowtide.ledger.quota_records)
         updated_at DOUBLE PRECISION NOT NULL
     )
     """,

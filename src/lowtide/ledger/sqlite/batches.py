@@ -333,14 +333,6 @@ class BatchRows(RequestRows):
             ).fetchone()
         return str(row[0]) if row is not None else None
 
-    def members(self, batch_id: str) -> dict[str, str]:
-        """custom_id -> key for every request sent in `batch_id`."""
-        with self._reading():
-            rows = self._db.execute(
-                "SELECT custom_id, key FROM batch_members WHERE batch_id = ?", (batch_id,)
-            ).fetchall()
-        return {row["custom_id"]: row["key"] for row in rows}
-
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         """`members`, and key -> (attempts made, attempts allowed) for the requests now in `batch_id`.
 

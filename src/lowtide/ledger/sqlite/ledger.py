@@ -9,10 +9,11 @@ batches and results are `requests.py`'s and `batches.py`'s; bulk runs `runs.py`'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import COPIED, NewRequest
 from lowtide.ledger.sqlite.batches import BatchRows
@@ -26,7 +27,7 @@ from lowtide.ledger.sqlite.views import SqliteViews
 __all__ = ["Ledger"]
 
 
-class Ledger(BatchRows):
+class Ledger(BatchRows, StoreDefaults):
     """One SQLite ledger file; safe to share between processes, and between threads of one process."""
 
     @property
@@ -40,17 +41,6 @@ class Ledger(BatchRows):
     @property
     def views(self) -> SqliteViews:
         return SqliteViews(self)
-
-    @property
-    def notices(self) -> None:
-        """None: a process waiting on another's work reads the file every `watch_interval`."""
-        return None
-
-    def keep_alive(self, owner: str, *, lease_seconds: float, now: Callable[[], float]) -> None:
-        """Nothing: the processes sharing a file are on one host, where a dead pid tells (`batching.keys`)."""
-
-    def let_go(self, owner: str) -> None:
-        """Nothing (see `keep_alive`)."""
 
     # moving a ledger
 

@@ -14,8 +14,8 @@ from typing import TypeVar, cast
 
 import orjson
 
+from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.sqlite.connection import SqliteFile
-from lowtide.live.quota_state import ScopeState
 
 __all__ = ["LedgerQuotaStore"]
 

@@ -16,7 +16,6 @@ from lowtide.ledger.records import (
     NewRequest,
     RequestRecord,
     RequestState,
-    claimed_records,
     key_answer,
     request_record,
     request_state,
@@ -28,14 +27,6 @@ from lowtide.ledger.sqlite.schema import REQUEST_BATCH, latest_membership
 
 class RequestRows(SqliteFile):
     """The requests table of a ledger file."""
-
-    def claim(self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float) -> list[RequestRecord]:
-        """Insert the requests the ledger does not know (owned by `owner` until `until`); return every record.
-
-        A key the ledger already has is left as it is: the caller attaches to it instead of sending it again.
-        """
-        inserted, known = self.claim_new(requests, owner=owner, until=until, now=now)
-        return claimed_records(requests, inserted, known, owner=owner, until=until, now=now)
 
     def claim_new(
         self, requests: Sequence[NewRequest], *, owner: str, until: float, now: float
@@ -65,11 +56,6 @@ class RequestRows(SqliteFile):
                 if there:
                     known.extend(self._requests_by_key(db, sorted(there)))
         return inserted, known
-
-    def take_over(self, key: str, *, owner: str, until: float, now: float, dead_owner: str | None = None) -> bool:
-        """Own a pending request whose owner's lease ran out, or whose owner is `dead_owner` (a process seen dead,
-        still holding it); True when this call took it."""
-        return bool(self.take_over_many([(key, dead_owner)], owner=owner, until=until, now=now))
 
     def take_over_many(
         self, keys: Sequence[tuple[str, str | None]], *, owner: str, until: float, now: float

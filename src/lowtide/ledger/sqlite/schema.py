@@ -190,7 +190,7 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE live_quotas (
         scope      TEXT PRIMARY KEY,   -- provider, endpoint and a digest of the credentials: never a secret
-        state      TEXT NOT NULL,      -- the buckets and the pause, JSON (lowtide.live.quota_state.ScopeState)
+        state      TEXT NOT NULL,      -- the buckets and the pause, JSON (lowtide.ledger.quota_records.ScopeState)
         updated_at REAL NOT NULL
     );
     """,

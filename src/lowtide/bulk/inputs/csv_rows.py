@@ -1,0 +1,152 @@
+"""Jobs from CSV inputs, a file or a stream (standard input): one job a row, its prompt a `{column}` template filled in
+with the row's values; the header checked here, every row read, parsed and checked by `parser` before any job is
+returned (see `jsonl` for JSONL)."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import re
+import string
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import cast
+
+from lowtide.bulk.inputs.digest import InputDigest
+from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES
+from lowtide.bulk.inputs.jobs import Job
+from lowtide.bulk.inputs.parser import CsvTable, InputParser, Problems, csv_text, refuse_binary, undecodable
+from lowtide.bulk.inputs.problems import InputError, InputProblem
+from lowtide.bulk.inputs.reading import read_input
+
+__all__ = ["load_csv", "load_csv_stream"]
+
+
+def load_csv(
+    path: str | Path,
+    template: str,
+    *,
+    file_column: str | None = None,
+    id_column: str | None = None,
+    digest: InputDigest | None = None,
+) -> list[Job]:
+    """Load one job per row of a CSV file, its prompt being `template` filled in with the row's `{column}` values.
+
+    `file_column` names a column of file paths (relative to the CSV's folder; an empty cell means no file),
+    `id_column` a column of ids. The header is line 1; every row is checked before any job is returned. Raises
+    `InputError` naming the file, the lines and what is wrong (an unknown column lists the columns there are).
+    `digest`: fed the file's bytes (and how they are read), for `BulkRun.add_jobs`.
+    """
+    source = Path(path)
+    base = source.absolute().parent
+    raw = read_input(source)
+    if digest is not None:
+        digest.reading(format="csv", folder=str(base), template=template, file_column=file_column, id_column=id_column)
+        digest.update(raw)
+    return _csv_jobs(csv_text(raw, source), source, base, template, file_column, id_column)
+
+
+def load_csv_stream(
+    lines: Iterable[str] | Iterable[bytes],
+    template: str,
+    *,
+    name: str = "<stdin>",
+    base: str | Path | None = None,
+    file_column: str | None = None,
+    id_column: str | None = None,
+) -> list[Job]:
+    """Load one job per row of CSV read from a stream (standard input, say), as `load_csv` loads a file.
+
+    `lines` is an open text or binary stream, or any iterable of lines (with their line ends). `name` stands for
+    the input in error messages; relative file paths are relative to `base` (default: the working directory).
+    """
+    folder = Path(base if base is not None else Path.cwd()).absolute()
+    chunks = iter(lines)
+    try:
+        first = next(chunks, "")
+        if isinstance(first, bytes):
+            text = csv_text(first + b"".join(cast(Iterator[bytes], chunks)), name)
+        else:
+            refuse_binary(first.encode(errors="replace"), name, "CSV")
+            text = (first + "".join(cast(Iterator[str], chunks))).removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(name, [InputProblem(None, undecodable(exc, after=0))]) from None
+    return _csv_jobs(text, name, folder, template, file_column, id_column)
+
+
+def _csv_jobs(
+    text: str, source: str | Path, base: Path, template: str, file_column: str | None, id_column: str | None
+) -> list[Job]:
+    problems = Problems(source)
+    # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
+    # The limit is process-wide, so it is only ever raised, never lowered.
+    if csv.field_size_limit() < REQUEST_MAX_BYTES:
+        csv.field_size_limit(REQUEST_MAX_BYTES)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [cell.strip() for cell in next(reader, list[str]())]
+    except csv.Error as exc:
+        raise InputError(source, [InputProblem(1, f"cannot be read as CSV: {exc}")]) from None
+    if not any(header):
+        problems.add(None, "is empty; it needs a header row naming its columns, then one row per job")
+        problems.raise_if_any()
+    _check_header(header, template, file_column, id_column, problems)
+    problems.raise_if_any()
+    table = CsvTable(header, template, file_column, id_column)
+    parser = InputParser(source, base, problems=problems)
+    jobs: list[Job] = []
+    ended = reader.line_num
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            problems.add(ended + 1, f"cannot be read as CSV: {exc}")
+            break
+        number, ended = ended + 1, reader.line_num
+        if not row:
+            continue
+        job = parser.csv_row(number, row, table)
+        if job is not None:
+            jobs.append(job)
+    parser.done("has a header but no rows; add one row per job")
+    return jobs
+
+
+def _template_columns(template: str) -> list[str]:
+    """The columns `template` names, in order (in nested format specs too); raises `ValueError` for a placeholder
+    that names none, or a template `str.format` cannot parse.
+    """
+    columns: list[str] = []
+    for _, name, spec, _ in string.Formatter().parse(template):
+        if name is None:
+            continue
+        root = re.split(r"[.\[]", name, maxsplit=1)[0]
+        if not root or root.isdigit():
+            raise ValueError(f"the placeholder {{{name}}} must name a column, like {{title}}")
+        columns.append(root)
+        if spec and "{" in spec:
+            columns += _template_columns(spec)
+    return columns
+
+
+def _check_header(
+    header: list[str], template: str, file_column: str | None, id_column: str | None, problems: Problems
+) -> None:
+    present = ", ".join(repr(column) for column in header)
+    duplicates = sorted({column for column in header if header.count(column) > 1})
+    if duplicates:
+        problems.add(1, f"the header names {', '.join(repr(c) for c in duplicates)} more than once; rename them")
+    try:
+        wanted = [("the template", column) for column in _template_columns(template)]
+    except ValueError as exc:
+        problems.add(None, f"the template {template!r} is not usable: {exc} (write {{{{ and }}}} for braces)")
+        wanted = []
+    wanted += [(what, column) for what, column in (("file_column", file_column), ("id_column", id_column)) if column]
+    for what, column in dict.fromkeys(wanted):
+        if column not in header:
+            close = difflib.get_close_matches(column, header, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.add(1, f"{what} names the column {column!r}, which is not in the header{hint}; it has {present}")

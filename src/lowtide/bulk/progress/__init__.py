@@ -1,0 +1,1 @@
+"""Where a bulk run stands while it goes: its progress, the ways to show it, and its ETA."""

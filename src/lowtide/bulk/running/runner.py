@@ -1,0 +1,459 @@
+"""Bulk runs: many inputs for one actor, through batches the run splits itself, durable and resumable.
+
+A run is recorded in the ledger with all its items before anything is sent, under an id (given, or derived from
+the actor's settings and the inputs). Each item is a request of the ledger under the key `<run id>-<index>`, so a
+run started again with the same id attaches to what is there: stored answers come back at once, batches still out
+are waited on, and only what was never sent is sent. `retry` sends failed and expired items again under new keys.
+
+Sending: items are built (files read, content blocks made) as their batch is sent, not before; batches are split
+by count and bytes; at most `max_parallel_batches` are out at once. With a cost limit, a batch is sent only if the
+run's real cost so far, plus the worst case of what is out, plus its own worst case stays within the limit (a batch
+that does not fit waits for those out to settle at their real cost, then sends what fits, and the rest leads the
+next batch); only when not one request fits with nothing out is the rest `not-run`. With a time limit, when it
+passes the run's outstanding batches are canceled, answers already in are kept, and every item without one is
+`failed` with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal, TextIO, cast
+
+from pydantic import BaseModel
+
+from lowtide.arguments import check_budget, check_count, check_seconds
+from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.bulk.inputs.digest import InputDigest
+from lowtide.bulk.inputs.jobs import Job, Jobs, described, job_from, job_input
+from lowtide.bulk.inputs.parser import check_jobs
+from lowtide.bulk.inputs.reading import JsonlLines, LineJobs
+from lowtide.bulk.outputs.destinations import check_outputs, check_owned
+from lowtide.bulk.outputs.report import RunReport
+from lowtide.bulk.outputs.results import RunResult
+from lowtide.bulk.planning.batches import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
+from lowtide.bulk.planning.checks import (
+    Checked,
+    check_batch_jobs,
+    check_jobs_to_send,
+    check_live_jobs,
+    preflight,
+)
+from lowtide.bulk.planning.live_plan import LivePlan, live_plan
+from lowtide.bulk.planning.plain_jobs import PlainJobs
+from lowtide.bulk.planning.requests import RunRequests
+from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
+from lowtide.bulk.recorded.identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
+from lowtide.bulk.recorded.items import NewItems
+from lowtide.bulk.recorded.sorting import sized_for, sort_items
+from lowtide.bulk.running.batch_execution import Execution
+from lowtide.bulk.running.definition import Prepared, RunActor
+from lowtide.bulk.running.live_execution import LiveExecution
+from lowtide.bulk.running.live_options import AbortMode, PostProcess, check_live_options
+from lowtide.bulk.running.state import RunEnd
+from lowtide.errors import ConfigurationError, LedgerError
+from lowtide.ledger.runs import RunRecord
+from lowtide.modes import BatchProcessingMode
+from lowtide.spelling import argument
+from lowtide.telemetry.switch import tracing
+
+__all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]
+
+
+JobInput = Job | str | Mapping[str, Any]
+RunMode = Literal["batch", "live"]
+DEFAULT_PARALLEL_BATCHES = 4
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+
+
+class BulkRun(RunRequests):
+    """A run over many inputs for one actor: add jobs, then `await run()` (or `plan()` for a dry run).
+
+    Options: `run_id` (default: derived from the actor's settings and the inputs, so the same run started again
+    resumes), `defaults` (Messages parameters for every job; a job's own win), `response_model`, `citations`
+    (the default for jobs with a file), `items_per_batch`, `max_parallel_batches` (default 4), `max_cost_usd`,
+    `time_limit` (seconds), `cancel_grace` (seconds to wait for canceled batches' answers after the time limit),
+    `results_dir`, `out` (a JSONL file written at the end), `sources` (the files the run was read from, never to be
+    written over; the files its jobs send are never either), `on_progress`, `progress` ("auto", "rich", "plain",
+    "none") with `progress_stream` and `progress_interval`.
+
+    Nothing a user gave is written over: before anything is recorded or sent, an `out` or `results_dir` that would
+    write over one of the run's inputs is refused, and so is an existing results file (`out`, `results.jsonl` in
+    `results_dir`) that holds anything but this run's own results (it is replaced when the run resumes or retries).
+
+    A bulk run is a batch run whatever the actor's `batch_processing` (bulk work is what batch APIs are for);
+    `mode="live"` answers each item by a live call instead (the actor's live caller: its quota, retries, deadlines,
+    middleware and observers), each answer stored in the ledger before it is handed on; `time_limit` is then the
+    whole run's deadline, and `items_per_batch` and `max_parallel_batches` are refused. Live only: `abort_on`
+    (error classes, `lowtide.live.retries.ERROR_CLASSES`, that stop the run), `abort_mode` ("drain": let the calls
+    in flight finish; "cancel": cancel them), and `post_process` (an async callable given each successful
+    `ItemResult`) with `post_process_timeout` (seconds).
+    """
+
+    def __init__(
+        self,
+        actor: RunActor,
+        *,
+        run_id: str | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        response_model: type[BaseModel] | None = None,
+        citations: bool = False,
+        items_per_batch: int | None = None,
+        max_parallel_batches: int | None = None,
+        max_cost_usd: float | Decimal | None = None,
+        time_limit: float | None = None,
+        cancel_grace: float = 60.0,
+        results_dir: str | Path | None = None,
+        out: str | Path | None = None,
+        sources: Iterable[str | Path | tuple[str | Path, str]] = (),
+        on_progress: ProgressCallback | None = None,
+        progress: ReporterMode = "none",
+        progress_stream: TextIO | None = None,
+        progress_interval: float = 30.0,
+        mode: RunMode | str = "batch",
+        abort_on: Iterable[str] = (),
+        abort_mode: AbortMode | str = "drain",
+        post_process: PostProcess | None = None,
+        post_process_timeout: float | None = None,
+    ) -> None:
+        live = check_live_options(mode, abort_on, abort_mode, post_process, post_process_timeout)
+        if live is not None and (items_per_batch is not None or max_parallel_batches is not None):
+            raise ConfigurationError(
+                f"{argument('items_per_batch')} and {argument('max_parallel_batches')} are for batch runs; a live"
+                " run's concurrency is the actor's live settings (live.max_concurrency).",
+                field="items_per_batch" if items_per_batch is not None else "max_parallel_batches",
+            )
+        if run_id is not None and not RUN_ID_PATTERN.fullmatch(run_id):
+            raise ConfigurationError(
+                f"Run id {run_id!r} must be 1 to 48 letters, digits, '-' or '_', starting with a letter or digit.",
+                field="run_id",
+            )
+        if items_per_batch is not None:
+            check_count("items_per_batch", items_per_batch, most=API_MAX_BATCH_REQUESTS)
+        if max_parallel_batches is None:
+            max_parallel_batches = DEFAULT_PARALLEL_BATCHES
+        check_count("max_parallel_batches", max_parallel_batches)
+        budget = check_budget(max_cost_usd) if max_cost_usd is not None else None
+        if time_limit is not None:
+            check_seconds("time_limit", time_limit)
+        check_seconds("cancel_grace", cancel_grace, zero=True)
+        check_seconds("progress_interval", progress_interval, zero=True)
+        self.actor = actor
+        self.run_id = run_id
+        self.defaults = dict(defaults or {})
+        self.response_model = response_model
+        self.citations = citations
+        self.items_per_batch = items_per_batch
+        self.max_parallel_batches = max_parallel_batches
+        self.max_cost_usd = budget
+        self.time_limit = time_limit
+        self.cancel_grace = cancel_grace
+        self.results_dir = Path(results_dir) if results_dir is not None else None
+        self.out = Path(out) if out is not None else None
+        self.sources = [
+            (Path(given[0]), given[1]) if isinstance(given, tuple) else (Path(given), "a file the run reads")
+            for given in sources
+        ]
+        """The files the run reads (with what each is, in the user's words): never written over."""
+        self.on_progress = on_progress
+        self.progress: ReporterMode = progress
+        self.progress_stream = progress_stream
+        self.progress_interval = progress_interval
+        self.mode: RunMode = "live" if live is not None else "batch"
+        self.abort_on = live.abort_on if live is not None else frozenset[str]()
+        self.abort_mode: AbortMode = live.abort_mode if live is not None else "drain"
+        self.post_process = post_process
+        self.post_process_timeout = post_process_timeout
+        self._codec: BatchCodec | None = None
+        self._plain: PlainJobs | None = None
+        """The template of the prompt-only jobs, as the last check found it."""
+        self.jobs = Jobs()
+        self._read: tuple[Jobs, int, str] | None = None
+        """The jobs `add_jobs` read from one input, how many, and the input's digest: while they are still the run's
+        jobs, the run is known by it (`_input_key`)."""
+
+    # Adding jobs.
+
+    def add(
+        self,
+        prompt: str | None = None,
+        *,
+        file: str | Path | None = None,
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        id: str | None = None,
+        citations: bool | None = None,
+        **overrides: Any,
+    ) -> BulkRun:
+        """Add one job: a prompt, a file with a prompt, or messages; keyword arguments override Messages params."""
+        data: dict[str, Any] = {"prompt": prompt, "messages": messages, "id": id, "citations": citations}
+        if file is not None:
+            data["file"] = Path(file).expanduser().absolute()
+        data["overrides"] = overrides
+        self._growable()
+        self.jobs.append(job_from(data, where=f"job {len(self.jobs)}"))
+        return self
+
+    def add_jobs(self, inputs: Iterable[JobInput], *, digest: InputDigest | None = None) -> BulkRun:
+        """Add jobs: `Job`s, prompts, or mappings shaped like a line of a JSONL input. Anything else (None, a number,
+        bytes, an empty prompt or mapping, a key no job has) is a `ConfigurationError` naming its index in `inputs`,
+        before anything is recorded or sent.
+
+        `digest`: the `InputDigest` a loader fed as it read `inputs` (`jsonl_inputs(path, digest=...)`), read whole
+        once they are added. When they are all the run's jobs, the run is recorded with the digest of its input and
+        settings, by which a resume of the same bytes and settings knows it without checking every job again: only
+        the jobs it still has to send are checked."""
+        fresh = not self.jobs
+        given = cast("object", inputs)  # whatever a caller passed, typed or not
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            hint = " (one prompt: put it in a list)" if isinstance(given, str) else ""
+            raise ConfigurationError(
+                f"inputs must be a list of prompts, Jobs or mappings, not {described(given)}{hint}.", field="inputs"
+            )
+        self._growable()
+        for index, value in enumerate(cast("Iterable[object]", inputs)):
+            self.jobs.append(job_input(value, where=f"inputs[{index}]"))
+        self._read = (self.jobs, len(self.jobs), digest.hexdigest()) if digest is not None and fresh else None
+        return self
+
+    def add_input(self, lines: JsonlLines) -> BulkRun:
+        """Add the jobs of a JSONL input file, read as bytes (`JsonlLines`). When they are the run's only jobs and the
+        ledger holds a batch run of these very bytes and settings (every line checked when it was recorded), each line
+        is parsed when its job is first asked for: a resume parses the lines of the jobs it still has to send.
+        Otherwise every line is parsed and checked now, as `add_jobs(jsonl_inputs(...))` does, with the same errors."""
+        count = lines.read()
+        if not self.jobs and self.mode == "batch" and self._knows(lines.digest.hexdigest(), count):
+            self.jobs = lines.jobs()
+            self._read = (self.jobs, len(self.jobs), lines.digest.hexdigest())
+            return self
+        return self.add_jobs(lines.parsed(), digest=lines.digest)
+
+    def _knows(self, digest: str, count: int) -> bool:
+        """Whether the ledger holds a run of `count` jobs read from the input of `digest`, with these settings (a
+        ledger that cannot be opened knows none here: it says why when the run opens it, after the input's check; a
+        ledger not made yet is not made here, so that an input refused leaves none behind)."""
+        try:
+            ledger = self.actor.existing_ledger()
+            if ledger is None:
+                return False
+            return (
+                known_run(ledger.run_store, self.run_id, input_key(self.fingerprint_settings(), digest), count)
+                is not None
+            )
+        except (ConfigurationError, LedgerError):
+            return False
+
+    def _growable(self) -> None:
+        """The run's jobs as a list more can be added to: those of an input known by its bytes, parsed whole."""
+        if isinstance(self.jobs, LineJobs):
+            self.jobs = Jobs(self.jobs)
+
+    # Running.
+
+    async def plan(self) -> RunPlan:
+        """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
+        return batch_plan(self, self._prepare(self._check(write=False), write=False))
+
+    async def live_plan(self) -> LivePlan:
+        """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
+        limits make it take. Nothing is sent or written."""
+        prepared = self._prepare(self._check(write=False), write=False)
+        return live_plan(self, prepared)
+
+    async def run(self, *, only: Iterable[int] | None = None) -> RunResult:
+        """Run (or resume) the run; every input gets a result, in input order.
+
+        `only` limits what is sent to those item indexes (what `retry` does); the others report where they stand.
+        """
+        end = await self._run(only, hold=True, stream=None)
+        assert end.result is not None
+        return end.result
+
+    async def run_to_files(self, *, only: Iterable[int] | None = None, stream: TextIO | None = None) -> RunReport:
+        """Run (or resume) the run as `run` does, holding no answer in memory: its results go to its files (`out`,
+        `results_dir`) and `stream`, written at the end from the ledger a chunk of items at a time, in input order.
+        Gives the run's report (counts, cost, usage, why items did not succeed), not its items: what `lowtide run`
+        does, so that a run of millions of items needs no more memory than its batches out (a live run still holds
+        its results)."""
+        return (await self._run(only, hold=False, stream=stream)).report
+
+    async def _run(self, only: Iterable[int] | None, *, hold: bool, stream: TextIO | None) -> RunEnd:
+        await self.actor.ready(self._mode())
+        checked = self._check(write=True)
+        check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
+        if not self._recorded(checked):
+            # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
+            await preflight(self, checked, self.actor.provider(self._mode()))
+        prepared = self._prepare(checked, write=True, hold=hold)
+        wanted = set(only) if only is not None else None
+        if wanted is not None:
+            prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
+
+        async def go() -> RunEnd:
+            if self.mode == "live":
+                return await LiveExecution(self, prepared, only=wanted, stream=stream).go()
+            return await Execution(self, prepared, hold=hold, stream=stream).go()
+
+        if tracing():
+            from lowtide.telemetry.runs import traced_run
+
+            return await traced_run(
+                prepared.run_id,
+                actor=self.actor.name,
+                provider=self.actor.configuration.provider,
+                gen_ai_provider=self.actor.provider(self._mode()).telemetry_name(),
+                mode=self.mode,
+                items=len(prepared.to_send),
+                go=go,
+            )
+        return await go()
+
+    def _mode(self) -> BatchProcessingMode:
+        return BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH
+
+    def record(self) -> str:
+        """Record the run and all its items in the ledger, as `run()` does first, and return its id.
+
+        Nothing is sent: a program can hand the id on (to `lowtide status`, to a later `run`) before running it.
+        """
+        checked = self._check(write=True)
+        check_owned(self._run_id(checked), out=self.out, results_dir=self.results_dir)
+        return self._prepare(checked, write=True).run_id
+
+    def run_sync(self) -> RunResult:
+        """`run` for scripts without an event loop."""
+        return asyncio.run(self.run())
+
+    # Inside.
+
+    def _check(self, *, write: bool, known: bool = True) -> Checked:
+        """Check every job (nothing is sent before all pass): its file, its params, its cost and size. A run the ledger
+        holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
+        `_prepare` has found them (`Checked.to_send`): the others were checked before they were sent."""
+        files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
+        backend: BatchBackend | None = None
+        if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
+            sent = ((path, "a file a job sends") for path in files)
+            check_outputs(out=self.out, results_dir=self.results_dir, inputs=[*self.sources, *sent])
+            _ = self.actor.ledger  # opened (made, if new) now: a ledger that cannot be is said before any call
+            if self.mode == "batch":
+                backend = self.actor.batch_backend("bulk runs (durable batch mode)")
+        if self.mode == "live":
+            return check_live_jobs(self, files, write=write)
+        plain = self._plain = self._plain_jobs()
+        record = self._known_run() if write and known else None
+        if record is not None:
+            fingerprint = record.fingerprint
+            return Checked(
+                backend, fingerprint, [], None, [], [],
+                to_send=lambda indexes: check_jobs_to_send(
+                    self, files, plain, indexes, backend=backend, fingerprint=fingerprint
+                ),
+            )  # fmt: skip
+        return check_batch_jobs(self, files, plain, backend=backend, write=write)
+
+    def _known_run(self) -> RunRecord | None:
+        """The run the ledger holds of this input and these settings, known by their digest (`_input_key`), if any."""
+        key = self._input_key()
+        if key is None:
+            return None
+        return known_run(self.actor.ledger.run_store, self.run_id, key, len(self.jobs))
+
+    def _input_key(self) -> str | None:
+        """The digest of the run's input (as `add_jobs` was given it) and of its settings, while its jobs are still
+        those read from it."""
+        read = self._read
+        if read is None or read[0] is not self.jobs or read[1] != len(self.jobs):
+            return None
+        return input_key(self.fingerprint_settings(), read[2])
+
+    def _recorded(self, checked: Checked) -> bool:
+        """Whether the ledger holds this run already, made of these jobs and settings."""
+        record = self.actor.ledger.run_store.run(self._run_id(checked))
+        return record is not None and record.fingerprint == checked.fingerprint
+
+    def _prepare(self, checked: Checked, *, write: bool, hold: bool = True) -> Prepared:
+        """Find or record the run of checked jobs, and sort its items (`hold`: the go holds its results)."""
+        if checked.unpriced is not None:
+            raise checked.unpriced
+        backend, fingerprint, sizes = checked.backend, checked.fingerprint, checked.sizes
+        run_id = self._run_id(checked)
+        ledger = self.actor.ledger
+        store = ledger.run_store
+        record = store.run(run_id)
+        if record is not None and record.fingerprint != fingerprint:
+            raise ConfigurationError(
+                f"Run {run_id!r} in {ledger.location} was made with other inputs or actor settings; resume it with the"
+                " same ones, or give this run a new id.",
+                field="run_id",
+            )
+        if record is None and checked.to_send is not None:  # known a moment ago, no longer: every job checked
+            return self._prepare(self._check(write=write, known=False), write=write, hold=hold)
+        created = False
+        if record is None and write:
+            now = self.actor.clock.now()
+            created = store.create(
+                run_id,
+                actor=self.actor.name,
+                configuration=self.actor.configuration.model_dump(mode="json"),
+                options=self._options(),
+                fingerprint=fingerprint,
+                items=NewItems(run_id, checked.jobs_json, self.jobs.id_of),  # made a chunk at a time
+                now=now,
+            )
+            checked.jobs_json.clear()  # in the ledger now: 100,000 strings need not stay for the run's length
+            record = store.run(run_id)
+        # A run recorded just now has nothing final or out yet: its rows are not read back.
+        read = record is not None and not created
+        found = sort_items(store, run_id, len(self.jobs), read=read, rows_of_successes=self.mode == "live" or hold)
+        keys = found.keys
+        if checked.to_send is not None:  # the jobs still to send checked now, as they would have been first
+            checked = checked.to_send(found.to_send)
+            if checked.unpriced is not None:
+                raise checked.unpriced
+            sizes = checked.sizes
+        # With the run id known, each size counts the job's own custom id instead of the stand-in.
+        identity = ledger.identity()
+        if self.mode == "batch":
+            sizes = sized_for(sizes, keys, found.to_send, lambda key: self.codec.custom_id_for(key, identity))
+        return Prepared(
+            run_id, store, backend, keys, found.rows, found.finished, found.attach, found.to_send, found.spent, sizes,
+            identity, stored=found.stored,
+        )  # fmt: skip
+
+    def _run_id(self, checked: Checked) -> str:
+        """The run's id: the one given, else derived from its settings and jobs."""
+        return self.run_id or f"run-{checked.fingerprint[:16]}"
+
+    def fingerprint_settings(self) -> dict[str, Any]:
+        """The run's settings that make it what it is (with its jobs, its fingerprint)."""
+        return fingerprint_settings(
+            self.actor.name,
+            self.actor.configuration.model_dump(mode="json"),
+            defaults=self.defaults,
+            response_model=self.response_model,
+            citations=self.citations,
+            live=self.mode == "live",
+        )
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "defaults": self.defaults,
+            "response_model": qualified(self.response_model),
+            "citations": self.citations,
+            "items_per_batch": self.items_per_batch,
+            "max_parallel_batches": self.max_parallel_batches,
+            "max_cost_usd": str(self.max_cost_usd) if self.max_cost_usd is not None else None,
+            "time_limit": self.time_limit,
+            "cancel_grace": self.cancel_grace,
+            "results_dir": str(self.results_dir.absolute()) if self.results_dir is not None else None,
+            "out": str(self.out.absolute()) if self.out is not None else None,
+            "mode": self.mode,
+            "abort_on": sorted(self.abort_on),
+            "abort_mode": self.abort_mode,
+            "post_process_timeout": self.post_process_timeout,
+            INPUT_OPTION: self._input_key(),
+        }
