@@ -127,9 +127,9 @@ def contract_responder(provider: str) -> Respond:
     from genai_prices.data_snapshot import get_snapshot
 
     from lowtide.batching.backend import BatchCodec
-    from lowtide.modes import BatchProcessingMode
+    from lowtide.core.modes import BatchProcessingMode
+    from lowtide.messages.structured import parsed_outcome
     from lowtide.registry import default_registry
-    from lowtide.structured import parsed_outcome
 
     codec = getattr(default_registry().resolve(provider, BatchProcessingMode.BATCH).factory, "codec", None)
     if not isinstance(codec, BatchCodec):

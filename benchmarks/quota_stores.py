@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "suppo
 
 from postgres import PostgresCluster  # features/support: the tests' throwaway cluster
 
-from lowtide.clock import SystemClock
+from lowtide.core.clock import SystemClock
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore

@@ -25,6 +25,12 @@ Feature: The lowtide command behaves like a well-kept CLI
     And the command printed "3    the provider's API refused or failed a call (key, connection, server): what was sent is in the"
     And the command printed "130  interrupted (143: terminated): what was sent is in the ledger; run the same command again to resume"
 
+  Scenario: `lowtide` with no command shows the help on stderr and exits with 2, as a command line missing its command
+    When "lowtide" runs without a ledger
+    Then the command exits with 2
+    And the command printed on stderr what "lowtide --help" prints, and nothing else
+    And the command printed nothing on stdout
+
   Scenario Outline: `lowtide <command> --help` says what the command does and shows how it is used
     When "lowtide <command> --help" runs without a ledger
     Then the command exits with 0

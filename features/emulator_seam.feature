@@ -10,7 +10,7 @@ Feature: The emulator is one folder per API, composed from a list, and outside t
       Then no module outside lowtide.emulator imports it, but these:
         | module                      |
         | lowtide.cli.other_commands  |
-        | lowtide.demo                |
+        | lowtide.cli.demo                |
       And no module of lowtide.emulator.core imports an emulation of lowtide.emulator
       And no emulation of lowtide.emulator imports another emulation, but these built on another API's:
         | emulation    | built on |

@@ -17,6 +17,7 @@ Feature: The emulator serves Together AI's API to the official together SDK
     Then the Together job is "IN_PROGRESS" at 66.67% progress
     When 350 seconds pass on the emulator's clock
     Then the Together job is "COMPLETED" at 100% progress
+    And the Together job names the model "meta-llama/Llama-3.3-70B-Instruct-Turbo"
     And the together SDK lists 1 job
     And the Together job's output file holds an answer from "meta-llama/Llama-3.3-70B-Instruct-Turbo" for each of its 3 requests
     When the together SDK deletes the input file

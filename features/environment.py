@@ -201,7 +201,7 @@ def after_scenario(context: Context, scenario: Any) -> None:
 def _forget_what_the_process_learned() -> None:
     """What a process keeps for its whole life (the models endpoints' answers, the deprecations and unpriced
     models already reported), forgotten as a new process would, so that no scenario depends on those before it."""
-    from lowtide.pricing import forget_unpriced
+    from lowtide.cost.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models
 
     forget_models()

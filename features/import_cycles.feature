@@ -22,7 +22,7 @@ Feature: No import cycle at run time
     Examples:
       | what                                 | module                  | statement                        | name                 |
       | a new cycle                          | lowtide/ledger/kinds.py | from lowtide.ledger import store | lowtide.ledger.kinds |
-      | a module importing the layer above it | lowtide/spelling.py     | from lowtide import config       | lowtide.config       |
+      | a module importing the layer above it | lowtide/core/spelling.py     | from lowtide.config import actors       | lowtide.config.actors       |
 
   Scenario: A cycle closed by an import inside a function is found, and named with where each import is written
     Given a package "loop" whose modules are:

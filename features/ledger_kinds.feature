@@ -72,6 +72,18 @@ Feature: Kinds of ledger, chosen by the scheme of a ledger's location
     Then the command exits with 2
     And the command printed on stderr "'shelf:notes' names no kind of ledger lowtide has (shelf:)"
 
+  Scenario: An error of a store another package installs, one its kind knows, is one line it says, not a traceback
+    # The shelf's store raises an error of its own (not lowtide's LedgerError) when its ledger was taken off the
+    # shelf; its kind's `failure` says what it means, and the command ends with it, as with a usage error.
+    Given the package "lowtide-shelf" is installed for a new process, declaring the ledger entry point "shelf = lowtide_shelf_ledger:register"
+    And the ledger shelf is the scenario's folder "shelf"
+    And a SQLite ledger file "shelf/notes.ledger" holding a request
+    And the shelf's ledger "notes" was taken off it by "ops@example.com"
+    When "lowtide status --ledger shelf:notes" runs in a new process with that package installed
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: The ledger shelf:notes was taken off the shelf by ops@example.com; ask them to put it back."
+    And the command printed nothing on stderr that looks like a traceback
+
   Scenario: A scheme another kind has is refused, unless the new kind replaces it; a scheme of one letter is a drive
     Given a ledger registry with the installed kinds
     When a kind of ledger is registered for the scheme "postgres"

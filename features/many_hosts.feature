@@ -35,6 +35,21 @@ Feature: Many hosts, one PostgreSQL ledger
     And the garbage collector sees every object again
 
   @postgres
+  Scenario: Calls waiting on another host's batch end cancelled when their actor closes, not left waiting for it
+    # Host "host-b" waits for the results of keys host "host-a" asked (`Actor.result`: the caller's own task waits),
+    # watching host "host-a"'s batch (it takes 20 seconds) once, for all its calls waiting on it; closing host
+    # "host-b"'s actor ends that watch, and each call waiting there ends cancelled at once, rather than waiting for
+    # the batch. Host "host-a" still polls and collects its batch.
+    Given an emulated API on a socket, whose batches take 20 seconds
+    And host "host-a" runs an actor on the scenario's PostgreSQL ledger, polling every 0.2 seconds
+    And host "host-b" runs an actor on the scenario's PostgreSQL ledger, polling every 100 seconds
+    When host "host-a" asks for the keys "w-1" to "w-5", and once their batch exists host "host-b" waits for the same keys' results and closes its actor while its watcher of that batch holds them
+    Then host "host-b"'s 5 calls all ended cancelled, within 10 seconds of its actor's close
+    And host "host-a" got the emulated replies for the 5 keys
+    And the API created 1 batch, with each custom id once
+    And the ledger holds 5 requests and 1 batch, collected
+
+  @postgres
   Scenario: Calls of a host that start waiting on another host's batch one after another are each woken by the database
     # A host watches a batch another polls once, for all its calls waiting on it: a call that starts waiting while
     # that watch reads the ledger, or after the notice it woke on, is read at its next turn, not left to its timer

@@ -62,7 +62,7 @@ Feature: A ledger in memory, for tests
       | plan-issue-42 | succeeded | 1        |
     And no SQLite ledger file was made
 
-  Scenario: lowtide.parking sees and collects the batches of the memory ledger
+  Scenario: lowtide.calls.parking sees and collects the batches of the memory ledger
     Given the API will fail the next "batches.results" call with status 401
     When the actor is asked "Plan issue 42" with the key "plan-issue-42"
     Then an AuthenticationError is raised

@@ -124,6 +124,20 @@ Feature: OpenTelemetry traces and metrics
     And the "lowtide.answer" span's parent is the parked call's span, in the same trace
     And the ledger holds a trace context for the key "parked-1"
 
+  Scenario: A traced batch call waits inside its span wrapped once around the call's own path, which awaits the answer
+    Given OpenTelemetry is configured with in-memory exporters
+    And a telemetry actor in "batch" mode
+    When the telemetry actor has answered "warm up", and its call of "hello there" is looked at while it waits on its batch
+    Then the waiting call keeps 3 coroutines of lowtide's, 1000 bytes at most, none entered twice
+    And the innermost awaits the batch's answer itself
+
+  Scenario: Off, a batch call waiting on its batch keeps one small coroutine of lowtide's, which awaits the answer
+    Given no tracer provider is configured any more
+    And a telemetry actor in "batch" mode
+    When the telemetry actor has answered "warm up", and its call of "hello there" is looked at while it waits on its batch
+    Then the waiting call keeps 1 coroutine of lowtide's, 320 bytes at most, none entered twice
+    And the innermost awaits the batch's answer itself
+
   Scenario: Off, lowtide makes no span at all
     Then a live call and a batch call in a process with no tracer provider make no lowtide span
     And a run_many and a batch bulk run in a process with no tracer provider make no lowtide span

@@ -33,11 +33,11 @@ from robot.api.deco import keyword, library
 from _custom_ids import key_of, keys_created
 from _processes import Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.engine.collecting import RESULTS_PER_TRANSACTION
+from lowtide.calls.parking import status
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import COPIED, BatchState
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.schema import MIGRATIONS
-from lowtide.parking import status
 
 API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
 API_KEY = "crash-suite-key"

@@ -40,7 +40,7 @@ from lowtide import (
     ProviderOptions,
     TimeoutPolicy,
 )
-from lowtide.clock import SystemClock
+from lowtide.core.clock import SystemClock
 from lowtide.providers.anthropic.batch import PreparedBatch
 
 T = TypeVar("T")

@@ -39,8 +39,8 @@ def before_scenario(context: Context, scenario: Any) -> None:
 
 
 def after_scenario(context: Context, scenario: Any) -> None:
+    from lowtide.cost.pricing import forget_unpriced
     from lowtide.ledger.store import close_ledgers
-    from lowtide.pricing import forget_unpriced
     from lowtide.providers.anthropic.checks import forget_models
 
     try:  # the cleanups too are watched: a hang closing a ledger or an engine is said as well

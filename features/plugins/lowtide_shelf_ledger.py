@@ -15,6 +15,16 @@ from lowtide.ledger.sqlite import Ledger
 SHELF_ENV = "LOWTIDE_SHELF"
 
 
+class ShelfTakenError(Exception):
+    """The shelf's own error, not a `LedgerError`: a ledger whose file `NAME.taken` says someone took it off the
+    shelf (its kind's `failure` says so to a user)."""
+
+    def __init__(self, name: str, by: str) -> None:
+        super().__init__(name, by)
+        self.name = name
+        self.by = by
+
+
 class ShelfKind(LedgerKind):
     scheme = "shelf"
     example = "shelf:NAME (a ledger on the shelf $LOWTIDE_SHELF)"
@@ -32,6 +42,9 @@ class ShelfKind(LedgerKind):
         return str(Path(target).resolve())
 
     def open(self, target: str, *, read_only: bool) -> Ledger:
+        taken = Path(target).with_suffix(".taken")
+        if taken.is_file():
+            raise ShelfTakenError(Path(target).stem, taken.read_text(encoding="utf-8").strip())
         return Ledger(Path(target))
 
     def shown(self, target: str) -> str:
@@ -39,6 +52,11 @@ class ShelfKind(LedgerKind):
 
     def missing(self, target: str) -> str | None:
         return None if Path(target).is_file() else self.shown(target)
+
+    def failure(self, error: BaseException) -> str | None:
+        if not isinstance(error, ShelfTakenError):
+            return None
+        return f"The ledger shelf:{error.name} was taken off the shelf by {error.by}; ask them to put it back."
 
 
 def register(registry: LedgerRegistry) -> None:

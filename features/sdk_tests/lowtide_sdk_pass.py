@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator
 from lowtide.http.server import app_in_thread
 

@@ -17,7 +17,7 @@ import openai
 from pydantic import BaseModel
 from step_context import Context
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator, RunningServer
 
 KEY = "sk-openai-scenario-key-7f3a"

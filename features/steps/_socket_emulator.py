@@ -10,7 +10,7 @@ from pathlib import Path
 
 from _support import World, set_env
 
-from lowtide.clock import ManualClock, VirtualClock
+from lowtide.core.clock import ManualClock, VirtualClock
 from lowtide.emulator import Emulator, RunningServer
 from lowtide.emulator.server import serve_in_thread
 

@@ -38,7 +38,7 @@ from lowtide import (
     Outcome,
     ProviderRegistry,
 )
-from lowtide.clock import VirtualClock
+from lowtide.core.clock import VirtualClock
 from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 

@@ -498,7 +498,7 @@ def step_actor_without_bucket(context: Context, prompt: str) -> None:
 
 @when("lowtide collects the ended batches of the ledger")
 def step_collect(context: Context) -> None:
-    from lowtide import parking
+    from lowtide.calls import parking
 
     w = world(context)
     w.in_program(lambda: parking.collect(w.ledger(), clock=w.clock))

@@ -8,7 +8,7 @@ from _support import World, world
 from step_context import Context, then
 
 from lowtide import ActorResponse, BatchProcessingMode, BudgetExceededError
-from lowtide.pricing import worst_case_cost
+from lowtide.cost.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
 

@@ -10,10 +10,10 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, MemoryLedger, RunResult
-from lowtide.answers import Answer, TextAnswer
 from lowtide.batching.records import answer_from_json, response_from_json
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.emulator import Emulator
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.answers import Answer, TextAnswer
 from lowtide.types import Usage
 
 

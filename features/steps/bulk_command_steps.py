@@ -14,6 +14,7 @@ import yaml
 from _support import API_KEY, emulated_reply_to, run_cli, set_env, world
 from step_context import Context, given, then, when
 
+from lowtide.bulk.outputs import spool as spools
 from lowtide.bulk.outputs.spool import LineSpool, spool_path
 
 
@@ -204,6 +205,23 @@ def step_same_lines(context: Context, name: str, other: str, count: int) -> None
 def _spool_of(context: Context, run_id: str, name: str) -> Path:
     out = world(context).path(name)
     return spool_path(out.parent, out.name, run_id)
+
+
+@given("the spools are read by position (os.pread)")
+def step_spools_pread(context: Context) -> None:
+    assert spools._PREAD is not None, "this system has no os.pread"  # pyright: ignore[reportPrivateUsage]
+
+
+@given("the spools are read by seeking, as where os.pread is missing (Windows)")
+def step_spools_no_pread(context: Context) -> None:
+    """The spool's reads as on a system without `os.pread`: its lines read back by seeking the file (`_record`)."""
+    before = spools._PREAD  # pyright: ignore[reportPrivateUsage]
+    spools._PREAD = None  # pyright: ignore[reportPrivateUsage]
+
+    def restore() -> None:
+        spools._PREAD = before  # pyright: ignore[reportPrivateUsage]
+
+    world(context).cleanups.append(restore)
 
 
 @then('no spool of the run "{run_id}" is left beside "{name}"')

@@ -18,11 +18,11 @@ from lowtide.bulk.outputs.results import ItemStatus, RunResult
 from lowtide.bulk.planning.batches import split
 from lowtide.bulk.progress.reporters import RunProgress
 from lowtide.bulk.running.runner import BulkRun
-from lowtide.clock import ManualClock
-from lowtide.config import BatchProcessingMode
+from lowtide.config.actors import BatchProcessingMode
+from lowtide.core.clock import ManualClock
+from lowtide.cost.pricing import worst_case_cost
 from lowtide.errors import ActorError
 from lowtide.ledger.sqlite import Ledger
-from lowtide.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
 

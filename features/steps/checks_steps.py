@@ -16,9 +16,9 @@ from _support import FEATURES, PathRefused, World, literal, world
 from step_context import Context, given, then, when
 
 from lowtide import BatchProcessingMode, BulkRun, ModelDeprecationWarning, RunPlan, load_actors
-from lowtide.demo import bundled_configuration
+from lowtide.cli.demo import bundled_configuration
+from lowtide.cost.pricing import cost_of
 from lowtide.emulator.anthropic.catalogue import ModelCatalogue
-from lowtide.pricing import cost_of
 from lowtide.providers.anthropic.models import DEPRECATIONS
 
 # -- the API -----------------------------------------------------------------------------------------------------------

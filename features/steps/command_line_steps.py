@@ -154,6 +154,25 @@ def step_stderr_empty(context: Context) -> None:
     assert err == "", err
 
 
+@then('the command printed on stderr what "{command}" prints, and nothing else')
+def step_stderr_is_help(context: Context, command: str) -> None:
+    """Its whole stderr is what `command` prints on stdout (the help as it is: no "lowtide:" before it, no pointer to
+    `--help` after it)."""
+    w = world(context)
+    said = w.value
+    run_cli(w, command, ledger=None, cwd=w.path("actor.yaml").parent)
+    help_text, w.value = w.value, said
+    assert help_text["code"] == 0, help_text
+    assert help_text["out"].startswith("Usage: lowtide "), help_text
+    assert said["err"] == help_text["out"], f"{said['err']!r}\nis not\n{help_text['out']!r}"
+
+
+@then("the command printed nothing on stdout")
+def step_stdout_empty(context: Context) -> None:
+    out = world(context).value["out"]
+    assert out == "", out
+
+
 @then("the command printed that warning on stderr once")
 def step_warning_once(context: Context) -> None:
     err = world(context).value["err"]

@@ -13,8 +13,8 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import ActorError, ActorRequest, ActorResponse, BatchRequestErrored
-from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import BatchCodec
+from lowtide.messages.answers import TextAnswer, response_of
 from lowtide.providers.groq.dialect import GROQ
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 from lowtide.providers.together.dialect import TOGETHER

@@ -104,8 +104,8 @@ def step_cheaper(context: Context, cheaper: str, dearer: str) -> None:
 
 @when('the usage {usage} of "{model}" is priced in {mode} mode')
 def step_price_usage(context: Context, usage: str, model: str, mode: str) -> None:
-    from lowtide.config import BatchProcessingMode
-    from lowtide.pricing import cost_of
+    from lowtide.config.actors import BatchProcessingMode
+    from lowtide.cost.pricing import cost_of
 
     w = world(context)
     w.value = (json.loads(usage), model, mode, cost_of(json.loads(usage), model, mode=BatchProcessingMode(mode)))

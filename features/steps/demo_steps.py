@@ -14,7 +14,7 @@ from _support import emulated_reply_to, set_env, world
 from step_context import Context, then, when
 
 from lowtide.cli import main
-from lowtide.demo import run_demo
+from lowtide.cli.demo import run_demo
 
 
 def _output(context: Context) -> str:

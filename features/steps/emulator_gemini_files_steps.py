@@ -35,7 +35,7 @@ from google import genai
 from google.genai import _api_client, types
 from step_context import given, then, when
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator, serve_in_thread
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator, serve_in_thread
 
 KEY = "AIza-gemini-scenario-key"

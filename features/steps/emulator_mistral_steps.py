@@ -16,7 +16,7 @@ from mistralai.client import Mistral, errors, models
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator, RateLimits
 from lowtide.emulator.server import serve_in_thread
 

@@ -33,7 +33,7 @@ from openai.types.responses import Response
 from pydantic import BaseModel, Field
 from step_context import Context, given, then, when
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator.core.pdf import simple_pdf
 
 PDF_PAGE = "Tides at Brest!!"

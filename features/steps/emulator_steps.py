@@ -36,7 +36,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import cli
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import ROUTES, Emulator, RunningServer, StateFileError, generate_instance, serve_in_thread
 from lowtide.emulator.anthropic.catalogue import ModelCatalogue
 

@@ -134,6 +134,12 @@ def step_together_status(context: Context, status: str, progress: float) -> None
     assert (job.status, job.progress) == (status, progress), job
 
 
+@then('the Together job names the model "{model}"')
+def step_together_model(context: Context, model: str) -> None:
+    job = _job(context)
+    assert job.model_id == model, job
+
+
 @then('the Together job is "{status}", saying "{says}"')
 def step_together_failed(context: Context, status: str, says: str) -> None:
     job = _job(context)

@@ -189,6 +189,12 @@ def step_file_with_request(context: Context, name: str) -> None:
     )
 
 
+@given('the shelf\'s ledger "{name}" was taken off it by "{who}"')
+def step_shelf_taken(context: Context, name: str, who: str) -> None:
+    """The mark the shelf's store refuses to open a ledger under (features/plugins/lowtide_shelf_ledger.py)."""
+    (Path(os.environ["LOWTIDE_SHELF"]) / f"{name}.taken").write_text(who + "\n", encoding="utf-8")
+
+
 @when('the process\'s store and a store of its own are opened for "{name}"')
 def step_open_both(context: Context, name: str) -> None:
     path = world(context).path(name)

@@ -23,7 +23,7 @@ from lowtide.bulk.planning.live_plan import LivePlan
 from lowtide.bulk.progress.reporters import RunProgress
 from lowtide.bulk.recorded.resume import retry_run
 from lowtide.bulk.running.interrupts import exit_status
-from lowtide.clock import VirtualClock
+from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.ledger.store import RequestState
 from lowtide.live.events import CallSucceeded, ItemFinished, LiveEvent, QuotaAdmitted, QuotaSettled, RunProgressed

@@ -16,7 +16,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse, BudgetExceededError
-from lowtide.clock import VirtualClock
+from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator, Latency, RateLimits
 from lowtide.errors import InvalidRequestError, OverloadedError
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted, QuotaAdmitted, QuotaSettled, Retried

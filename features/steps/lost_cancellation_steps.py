@@ -14,7 +14,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import BatchState

@@ -24,14 +24,14 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorResponse
-from lowtide.answers import TextAnswer
 from lowtide.batching.engine.batch_engine import BatchEngine
-from lowtide.clock import SystemClock
+from lowtide.core.clock import SystemClock
+from lowtide.core.hosts import HOST_ID_ENV
 from lowtide.emulator import Emulator
-from lowtide.hosts import HOST_ID_ENV
 from lowtide.http.server import app_in_thread
 from lowtide.ledger.records import NewRequest, RequestRecord, RequestState
 from lowtide.ledger.store import LedgerStore, open_ledger
+from lowtide.messages.answers import TextAnswer
 
 if TYPE_CHECKING:
     from lowtide.ledger.postgres.ledger import PostgresLedger
@@ -80,6 +80,10 @@ class Hosts:
     lease_ended: float = 0.0
     taken: list[bool] = field(default_factory=list[bool])
     woken: list[float] = field(default_factory=list[float])
+    closed: list[object] = field(default_factory=list[object])
+    """What each call of a host whose actor was closed while they waited ended with (`step_close_while_watched`)."""
+    closed_in: float = 0.0
+    """Seconds from that actor's close to the end of its last call."""
 
 
 def hosts(context: Context) -> Hosts:
@@ -323,6 +327,68 @@ def step_two_hosts_ask_in_turn(context: Context, first: str, low: str, high: str
         await asking
 
     context.runner.run(both())
+
+
+@when(
+    'host "{first}" asks for the keys "{low}" to "{high}", and once their batch exists host "{second}" waits for the'
+    " same keys' results and closes its actor while its watcher of that batch holds them"
+)
+def step_close_while_watched(context: Context, first: str, low: str, high: str, second: str) -> None:
+    """Host `second` waits for the keys' results (`Actor.result`: its own task waits, no task of the engine's between)
+    on the batch host `first` polls, through `second`'s one watcher of it; once that watcher holds every key,
+    `second`'s actor is closed (its engine with it), and how its calls ended is kept."""
+    from lowtide.batching.engine.shared_state import BatchWatch
+    from lowtide.batching.engine.waiting import Waiting
+
+    state = hosts(context)
+    keys = _keys(low, high)
+    watch_batch = Waiting._watch_batch  # pyright: ignore[reportPrivateUsage]
+    watches: list[BatchWatch] = []
+
+    async def noted(self: Waiting, batch_id: str, watch: BatchWatch) -> None:
+        if self.owner.startswith(f"{second}/"):
+            watches.append(watch)
+        await watch_batch(self, batch_id, watch)
+
+    Waiting._watch_batch = noted  # pyright: ignore[reportPrivateUsage]
+
+    def restore() -> None:
+        Waiting._watch_batch = watch_batch  # pyright: ignore[reportPrivateUsage]
+
+    context.cleanups.append(restore)
+
+    async def both() -> None:
+        asking = asyncio.ensure_future(_ask(state, first, keys))
+        await _batch_exists(state.url)
+        os.environ[HOST_ID_ENV] = second
+        actor = state.actors[second]
+        calls = [asyncio.ensure_future(actor.result(key)) for key in keys]
+        deadline = time.monotonic() + _HANG
+        while not (watches and set(watches[0].waiting) == set(keys)):
+            assert time.monotonic() < deadline, f"host {second}'s calls never all waited on its watcher"
+            assert not any(call.done() for call in calls), [call for call in calls if call.done()]
+            await asyncio.sleep(0.02)
+        closed = time.monotonic()
+        await actor.aclose()
+        done, _ = await asyncio.wait(calls, timeout=15)  # (the batch ends 20 seconds after it was made)
+        ended: list[object] = [
+            (call.exception() or call.result()) if not call.cancelled() else asyncio.CancelledError() for call in done
+        ]
+        for call in calls:
+            call.cancel()
+        state.closed_in = time.monotonic() - closed
+        state.closed = list(ended)
+        await asking
+
+    context.runner.run(both())
+
+
+@then("host \"{host}\"'s {count:d} calls all ended cancelled, within {seconds:g} seconds of its actor's close")
+def step_calls_cancelled(context: Context, host: str, count: int, seconds: float) -> None:
+    state = hosts(context)
+    assert len(state.closed) == count, f"{len(state.closed)} of {count} calls ended: {state.closed}"
+    assert all(isinstance(ended, asyncio.CancelledError) for ended in state.closed), state.closed
+    assert state.closed_in < seconds, state.closed_in
 
 
 @when(

@@ -13,9 +13,9 @@ from step_context import Context, given, then, when
 
 from lowtide import APIUnreachableError, LedgerError
 from lowtide.bulk.outputs.results import ItemStatus, RunResult
+from lowtide.calls.parking import collect, status
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import NewRequest, open_ledger
-from lowtide.parking import collect, status
 
 # -- a client built from the environment -----------------------------------------------------------------------------
 

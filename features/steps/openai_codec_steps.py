@@ -25,10 +25,10 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, StructuredOutputError, ToolUseContent
-from lowtide.answers import response_of
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
+from lowtide.cost.pricing import cost_of
 from lowtide.errors import ActorError, APIError, BatchRequestError, RateLimitError
-from lowtide.pricing import cost_of
+from lowtide.messages.answers import response_of
 from lowtide.provider import ProviderOptions
 from lowtide.providers.openai.codec import (
     Encoded,

@@ -23,7 +23,7 @@ from many_hosts_steps import hosts
 from postgres import PostgresCluster
 from step_context import given, then, when
 
-from lowtide.hosts import HOST_ID_ENV
+from lowtide.core.hosts import HOST_ID_ENV
 from lowtide.ledger.store import open_ledger
 
 

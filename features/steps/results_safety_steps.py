@@ -15,10 +15,10 @@ from _openai_provider_support import openai_client
 from _support import check_error, emulated_reply_to, world
 from step_context import Context, given, step, then, when
 
-from lowtide import parking
 from lowtide.batching.engine.batch_engine import BatchEngine, GroupCall
 from lowtide.bulk.outputs.results import ItemStatus, RunResult
 from lowtide.bulk.recorded.status import run_status
+from lowtide.calls import parking
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.core.order import unrelated_order
 from lowtide.errors import ActorError, BatchRequestUnreadable

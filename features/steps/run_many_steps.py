@@ -11,7 +11,7 @@ from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, Outcome
 from lowtide.batching.keys import derive_key
-from lowtide.pricing import worst_case_cost
+from lowtide.cost.pricing import worst_case_cost
 
 
 def _prompts(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from lowtide.http.server import app_in_thread
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.providers import ToolCall, ToolResult, Wire, answer_of, pieces_of
 from lowtide.providers.gemini.serving import GEMINI_WIRES
-from lowtide.serve import build_app
+from lowtide.serve.app import build_app
 from lowtide.testing import Failure, FakeBatch, FakeBatchAPI, FakeBatchCodec, FakeBatchProvider, FakeRequest
 
 

@@ -27,8 +27,8 @@ from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest
 from lowtide.providers.anthropic.serving import MessagesWire
-from lowtide.serve import build_app
-from lowtide.serve_keys import ledger_key, request_key
+from lowtide.serve.app import build_app
+from lowtide.serve.keys import ledger_key, request_key
 
 
 class Context(StepContext, Protocol):

@@ -12,6 +12,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide.actor import Actor
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -23,13 +24,12 @@ from lowtide.errors import (
     LedgerError,
     StructuredOutputError,
 )
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.wire import Refusal, ServedCall, Wire
 from lowtide.provider import Provider
 from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
 from lowtide.registry import ProviderRegistry
-from lowtide.serve import build_app
+from lowtide.serve.app import build_app
 from lowtide.types import ActorRequest, ActorResponse
-from lowtide.wire import Refusal, ServedCall, Wire
 
 
 class Context(StepContext, Protocol):

@@ -20,7 +20,7 @@ from step_context import given, then, when
 
 from lowtide.actor import Actor
 from lowtide.http.server import app_in_thread
-from lowtide.serve import build_app
+from lowtide.serve.app import build_app
 
 if TYPE_CHECKING:
     from serve_steps import Served

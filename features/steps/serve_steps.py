@@ -18,7 +18,7 @@ from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.emulator.server import serve_in_thread
 from lowtide.http.server import app_in_thread
-from lowtide.serve import build_app
+from lowtide.serve.app import build_app
 
 
 class Context(StepContext, Protocol):

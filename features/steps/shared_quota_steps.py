@@ -12,7 +12,7 @@ from _support import world
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide.clock import VirtualClock
+from lowtide.core.clock import VirtualClock
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore

@@ -12,7 +12,6 @@ from _stores import open_store
 from step_context import Context as StepContext
 from step_context import then, when
 
-from lowtide.answers import Answer, response_of
 from lowtide.batching.policy import result_row, stored_outcome
 from lowtide.batching.records import response_from_json
 from lowtide.errors import ActorError
@@ -21,6 +20,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import COPIED, OutcomeRow
 from lowtide.ledger.sqlite import Ledger
+from lowtide.messages.answers import Answer, response_of
 from lowtide.providers.anthropic.mapping import line_outcome
 from lowtide.types import ActorResponse
 

@@ -19,7 +19,7 @@ from step_context import Context as StepContext
 from step_context import given, then, when
 
 from lowtide import Actor, ActorError
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator
 
 
@@ -226,9 +226,9 @@ def step_park_untraced(context: Context, prompt: str, key: str) -> None:
 
 @when('a fresh process collects the ledger until "{key}" is answered')
 def step_collect_until(context: Context, key: str) -> None:
+    from lowtide.calls.parking import collect
     from lowtide.ledger.records import RequestState
     from lowtide.ledger.store import open_ledger
-    from lowtide.parking import collect
 
     context.runner.run(context.telemetry_actor.aclose())
     context.api_clock.advance(61)  # the batch has ended at the API, as the next process finds it
@@ -267,7 +267,7 @@ def step_nothing_to_ask(context: Context) -> None:
 
 @given('a telemetry actor in "live" mode on a virtual clock')
 def step_virtual_actor(context: Context) -> None:
-    from lowtide.clock import VirtualClock
+    from lowtide.core.clock import VirtualClock
     from lowtide.ledger.memory.ledger import MemoryLedger
 
     emulator = context.telemetry_emu = Emulator()

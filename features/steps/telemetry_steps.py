@@ -27,11 +27,11 @@ from step_context import given, then, when
 
 from lowtide import Actor, ActorError, ActorRequest, ActorResponse, ProviderRegistry
 from lowtide._version import __version__
-from lowtide.clock import ManualClock, SystemClock
+from lowtide.calls.parking import collect
+from lowtide.core.clock import ManualClock, SystemClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.ledger.store import open_ledger
-from lowtide.parking import collect
 from lowtide.testing import FakeBatchAPI, FakeBatchProvider
 
 
@@ -587,7 +587,7 @@ import sys
 sys.modules["opentelemetry"] = None  # as if `lowtide[otel]` were not installed (nor an SDK that brings the API)
 import asyncio
 from lowtide import Actor, ProviderRegistry
-from lowtide.clock import SystemClock
+from lowtide.core.clock import SystemClock
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.telemetry.switch import metering, tracing
 from lowtide.testing import FakeBatchAPI, FakeBatchProvider

@@ -16,7 +16,7 @@ from google import genai
 from google.genai import errors, types
 from step_context import Context as StepContext
 
-from lowtide.clock import ManualClock
+from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator
 from lowtide.emulator.gemini.emulation import GeminiEmulation
 

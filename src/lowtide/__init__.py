@@ -17,8 +17,8 @@ import typing as _typing
 from lowtide._version import __version__
 from lowtide.actor import Actor
 from lowtide.batching.tickets import Ticket
-from lowtide.clock import Clock, ManualClock, SystemClock, VirtualClock
-from lowtide.config import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
+from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
 from lowtide.errors import (
     ActorError,
     APIConnectionError,
@@ -73,6 +73,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun
+    from lowtide.calls import parking as parking
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 
 # The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
@@ -93,12 +94,19 @@ _LAZY = {
 }
 
 
+# Modules programs import from the top (`parking`, as docs/batching.md shows them), served there since they moved
+# into packages (docs/architecture.md, "Where the modules went").
+_MODULES = {"parking": "lowtide.calls.parking"}
+
+
 def __getattr__(name: str) -> object:
+    import importlib
+
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name])
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lowtide' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(module), name)
 
 

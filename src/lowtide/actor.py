@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
 
 from pydantic import BaseModel
 
-from lowtide.actor_providers import ActorProviders
-from lowtide.arguments import check_call, check_key, check_prompt
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.engine.registry import engine_for
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
-from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.call_checks import durable_call, refuse_over
-from lowtide.call_requests import MessagesInput, ToolsInput, build_request
-from lowtide.clock import Clock, SystemClock
-from lowtide.config import ActorConfiguration, BatchProcessingMode
+from lowtide.calls.arguments import check_key
+from lowtide.calls.many import ManyCalls
+from lowtide.calls.path import ActorCalls, Calls
+from lowtide.calls.providers import ActorProviders
+from lowtide.calls.requests import MessagesInput, ToolsInput, build_request
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
@@ -30,8 +29,6 @@ from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier
-from lowtide.many import ManyCalls
-from lowtide.prompt_calls import DurableCall, PromptCalls
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
 from lowtide.telemetry.current import CALL
@@ -93,8 +90,9 @@ class Actor:
         )
         self._sync_runner: asyncio.Runner | None = None
         self._ledger: LedgerStore | str | Path | None = ledger
-        self._prompts = PromptCalls(self, self._engine, self._durable, self._wait)
-        self._many = ManyCalls(self, self._engine, self._live, self._prompts)
+        self._untraced = ActorCalls(self, self._providers, self._engine)
+        self._traced: Calls | None = None
+        self._many = ManyCalls(self, self._engine, self._live, self._untraced.prompts)
         self._last_engine: tuple[asyncio.AbstractEventLoop, BatchBackend, ActorConfiguration, BatchEngine] | None = None
         if self.configuration.batch_processing is not BatchProcessingMode.LIVE:
             # Made before the calls it carries, often thousands gathered at once: what the process imported by now
@@ -140,7 +138,7 @@ class Actor:
         )
 
     @overload
-    async def run(
+    def run(
         self,
         prompt: str | None = None,
         *,
@@ -149,10 +147,10 @@ class Actor:
         key: str | None = None,
         max_cost_usd: float | None = None,
         **kwargs: object,
-    ) -> ActorResponse[ModelT]: ...
+    ) -> Coroutine[Any, Any, ActorResponse[ModelT]]: ...
 
     @overload
-    async def run(
+    def run(
         self,
         prompt: str | None = None,
         *,
@@ -161,9 +159,9 @@ class Actor:
         key: str | None = None,
         max_cost_usd: float | None = None,
         **kwargs: object,
-    ) -> ActorResponse[object]: ...
+    ) -> Coroutine[Any, Any, ActorResponse[object]]: ...
 
-    async def run(
+    def run(
         self,
         prompt: str | None = None,
         *,
@@ -172,168 +170,57 @@ class Actor:
         key: str | None = None,
         max_cost_usd: float | None = None,
         **kwargs: Any,
-    ) -> ActorResponse[object]:
-        """Answer one call. `mode` overrides the configuration's `batch_processing` for this call only.
+    ) -> Coroutine[Any, Any, ActorResponse[object]]:
+        """Answer one call (a coroutine: await it). `mode` overrides the configuration's `batch_processing` for this
+        call only.
 
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
         """
-        if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
-            return await self._in_span(prompt, response_model, mode, key, max_cost_usd, kwargs)
-        if not self._providers.built(mode):  # the first call: its provider's SDK loaded off the event loop
-            await self.ready(mode)
-        if key is not None or max_cost_usd is not None:
-            check_call(key, max_cost_usd)
-        if not kwargs and isinstance(prompt, str):
-            check_prompt(prompt)
-            plain = self._prompts.plain(response_model, mode)
-            if plain is not None:
-                if plain[1].around is not None and max_cost_usd is None and self.configuration.max_cost_usd is None:
-                    # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
-                    # coroutine waits on the engine's future itself, with as few locals as it can.
-                    engine, outcome = (
-                        self._prompts.claim_checked(*plain, prompt, key)
-                        if plain[1].checked
-                        else await self._prompts.claim(*plain, prompt, key, mode)
-                    )
-                    del plain
-                    return engine.deliver(await outcome, response_model)
-                if not plain[1].checked:
-                    await self._prompts.check(*plain, prompt, key, mode)
-                return await self._prompts.budgeted(*plain, prompt, response_model, key, max_cost_usd)
-        return await self._run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+        # Not a coroutine of its own: the call's (`ActorCalls.run`) is the only frame each of 100,000 waiting calls
+        # keeps, and it runs nothing before it is awaited (a bad argument is raised by the await, as it always was).
+        calls: Calls = self._calls()
+        return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
 
-    def _in_span(
-        self,
-        prompt: str | None,
-        response_model: type[BaseModel] | None,
-        mode: BatchProcessingMode | str | None,
-        key: str | None,
-        max_cost_usd: float | None,
-        kwargs: dict[str, Any],
-    ) -> Awaitable[ActorResponse[object]]:
-        """`run` again inside its span. Apart from `run`, whose frame every waiting call keeps: a branch there holding
-        the span's arguments would make each of the 100,000 frames of a large batch larger."""
-        from lowtide.telemetry.actor_calls import traced
+    def _calls(self) -> Calls:
+        """The path of a call made now: the actor's own, or, while telemetry is on, the same inside the call's span
+        (`TracedCalls`, made once); a call made inside another's span is that call's part (no span of its own)."""
+        if not tracing() or CALL.get() is not None:
+            return self._untraced
+        traced = self._traced
+        if traced is None:
+            from lowtide.telemetry.actor_calls import TracedCalls
 
-        again = functools.partial(
-            self.run, prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
-        )
-        return traced(self, "run", mode, key, prompt, kwargs, again)
+            traced = self._traced = TracedCalls(self, self._untraced)
+        return traced
 
-    async def _run(
-        self,
-        prompt: str | None,
-        response_model: type[BaseModel] | None,
-        mode: BatchProcessingMode | str | None,
-        key: str | None,
-        max_cost_usd: float | None,
-        kwargs: dict[str, Any],
-    ) -> ActorResponse[object]:
-        request = self.request(prompt, response_model=response_model, **kwargs)
-        provider = self.provider(mode)
-        backend = provider.batch_backend()
-        if backend is None:
-            await provider.preflight(request)
-            if max_cost_usd is not None:
-                # Calls outside the ledger: only the call's own budget applies, at the mode's prices.
-                refuse_over(self.configuration, request, max_cost_usd, mode=provider.mode)
-            if provider.mode is BatchProcessingMode.LIVE:
-                return await self._live(provider).call(request)
-            return await provider.complete(request)
-        params = backend.codec.encode_request(request)
-        call = await self._durable(
-            backend,
-            params,
-            key=key or request.custom_id,
-            max_cost_usd=max_cost_usd,
-            checked=(provider, request),
-        )
-        waiting = self._wait(call, response_model)
-        del request, params  # only the engine holds the params now, and only until they are queued
-        return await waiting
-
-    def _wait(self, call: DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[object]]:
-        return call.engine.run(
-            call.params, key=call.key, actor=self.name, response_model=response_model, worst_case_usd=call.estimate
-        )
-
-    async def submit(
+    def submit(
         self, prompt: str | None = None, *, key: str | None = None, max_cost_usd: float | None = None, **kwargs: Any
-    ) -> Ticket:
-        """Park a batch-mode call: return its ticket as soon as its batch exists, without waiting for the answer.
+    ) -> Coroutine[Any, Any, Ticket]:
+        """Park a batch-mode call: its ticket as soon as its batch exists, without waiting for the answer (a
+        coroutine: await it).
 
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
-        if tracing() and CALL.get() is None:
-            from lowtide.telemetry.actor_calls import traced
-
-            return await traced(
-                self,
-                "submit",
-                BatchProcessingMode.BATCH,
-                key,
-                prompt,
-                kwargs,
-                functools.partial(self.submit, prompt, key=key, max_cost_usd=max_cost_usd, **kwargs),
-            )
-        check_call(key, max_cost_usd)
-        await self.ready(BatchProcessingMode.BATCH)
-        request = self.request(prompt, **kwargs)
-        backend = self.batch_backend()
-        call = await self._durable(
-            backend,
-            backend.codec.encode_request(request),
-            key=key or request.custom_id,
-            max_cost_usd=max_cost_usd,
-            checked=(self.provider(BatchProcessingMode.BATCH), request),
-        )
-        return await call.engine.submit(call.params, key=call.key, actor=self.name, worst_case_usd=call.estimate)
+        return self._calls().submit(prompt, key, max_cost_usd, kwargs)
 
     @overload
-    async def result(self, key: str, *, response_model: type[ModelT]) -> ActorResponse[ModelT]: ...
+    def result(self, key: str, *, response_model: type[ModelT]) -> Coroutine[Any, Any, ActorResponse[ModelT]]: ...
 
     @overload
-    async def result(self, key: str, *, response_model: None = None) -> ActorResponse[object]: ...
+    def result(self, key: str, *, response_model: None = None) -> Coroutine[Any, Any, ActorResponse[object]]: ...
 
-    async def result(self, key: str, *, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
-        """The answer of a parked call, waiting for its batch if need be."""
-        await self.ready(BatchProcessingMode.BATCH)
-        if tracing() and CALL.get() is None:  # its span in the trace the call was parked in
-            from lowtide.telemetry.actor_calls import traced
-
-            stored = (await self._engine().ledger.traces_of([check_key(key)])).get(key)
-            return await traced(
-                self,
-                "result",
-                BatchProcessingMode.BATCH,
-                key,
-                None,
-                {},
-                lambda: self.result(key, response_model=response_model),
-                stored=stored,
-            )
-        return await self._engine().attach(check_key(key), response_model)
+    def result(
+        self, key: str, *, response_model: type[BaseModel] | None = None
+    ) -> Coroutine[Any, Any, ActorResponse[object]]:
+        """The answer of a parked call, waiting for its batch if need be (a coroutine: await it); traced, its span is
+        in the trace the call was parked in."""
+        return self._calls().result(key, response_model)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""
         return ticket_for(self._open_ledger(), check_key(key))
-
-    async def _durable(
-        self,
-        backend: BatchBackend,
-        params: dict[str, object],
-        *,
-        key: str | None,
-        max_cost_usd: float | None,
-        checked: tuple[Provider, ActorRequest] | None,
-    ) -> DurableCall:
-        """The engine, key and worst-case cost of a batch-mode call with `params`, after its checks (`call_checks`)."""
-        key = key or derive_key(backend.name, params)
-        return await durable_call(
-            self.configuration, self._engine(backend), params, key=key, max_cost_usd=max_cost_usd, checked=checked
-        )
 
     def batch_codec(self, capability: str = "durable batch mode") -> BatchCodec:
         """The batch codec of this actor's provider: its requests and results as pure functions, reachable without
@@ -507,7 +394,7 @@ class Actor:
         return shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger)
 
     async def aclose(self) -> None:
-        self._prompts.forget()  # its providers are closed: a later call builds them anew
+        self._untraced.prompts.forget()  # its providers are closed: a later call builds them anew
         await self._providers.aclose()
         thaw()  # what lowtide kept from the garbage collector (since this actor was made, say) is given back
 

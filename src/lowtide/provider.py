@@ -15,19 +15,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from lowtide.answers import Outcome
-from lowtide.clock import Clock, SystemClock
-from lowtide.endpoints import check_api_key, check_base_url
+from lowtide.config.endpoints import check_api_key, check_base_url
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import Clock, SystemClock
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError
-from lowtide.limits import NO_LIMITS, InputLimits
 from lowtide.live.reports import LimitListener
-from lowtide.modes import BatchProcessingMode
-from lowtide.settings import BatchSettings
+from lowtide.messages.answers import Outcome
+from lowtide.messages.limits import NO_LIMITS, InputLimits
 from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
     from lowtide.batching.backend import BatchBackend, BatchCodec
-    from lowtide.wire import Wire
+    from lowtide.messages.wire import Wire
 
 __all__ = ["Outcome", "Provider", "ProviderOptions"]
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING
 
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.parameters import ParameterCheck
 from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import ParameterCheck
 from lowtide.provider import Provider, ProviderOptions
 
 if TYPE_CHECKING:
-    from lowtide.custom_ids import CustomIdRule
-    from lowtide.usage_shape import UsageShape
+    from lowtide.core.custom_ids import CustomIdRule
+    from lowtide.cost.usage_shape import UsageShape
 
 __all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
 

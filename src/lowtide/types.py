@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cas
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from lowtide.modes import BatchProcessingMode
+from lowtide.core.modes import BatchProcessingMode
 
 if TYPE_CHECKING:
-    from lowtide.json_types import JSONObject
+    from lowtide.core.json_types import JSONObject
 else:
     # The same JSON object, in the recursive alias pydantic can validate (json_types' is for type checkers alone).
     from pydantic import JsonValue

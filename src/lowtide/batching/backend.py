@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lowtide.answers import Settled
-from lowtide.custom_ids import CustomIdParts
+from lowtide.core.custom_ids import CustomIdParts
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.answers import Settled
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [

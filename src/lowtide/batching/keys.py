@@ -8,7 +8,7 @@ import os
 import uuid
 from typing import Any
 
-from lowtide.hosts import host_id
+from lowtide.core.hosts import host_id
 
 __all__ = ["canonical_json", "derive_key", "owner_alive", "owner_id", "params_json"]
 

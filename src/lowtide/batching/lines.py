@@ -19,8 +19,8 @@ from typing import Protocol, cast
 import orjson
 
 from lowtide.batching.backend import ResultLine, UnreadableLine
+from lowtide.core.exact_json import orjson_exact, read_exactly
 from lowtide.errors import APIConnectionError
-from lowtide.exact_json import orjson_exact, read_exactly
 
 __all__ = [
     "Download",

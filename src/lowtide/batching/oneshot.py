@@ -1,6 +1,7 @@
 """One batch, outside the ledger: any provider's requests sent through its `BatchBackend` as one batch (one per group
 of requests its batches must keep apart), waited for, and answered request by request. What a batch provider's
-`complete_many` does when called directly, without the durable engine's keys, coalescing or exactly-once create."""
+`complete_many` does when called directly, without the durable engine's keys, coalescing or exactly-once create
+(`OneBatchCalls` gives a provider that and `complete`)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,55 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from lowtide.answers import Outcome, Settled
 from lowtide.batching.backend import NO_STEPS, BatchBackend, ResultLine, UnreadableLine
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
-from lowtide.clock import Clock
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.store import stored_json
-from lowtide.settings import BatchSettings
-from lowtide.structured import parsed_outcome
-from lowtide.types import ActorRequest
+from lowtide.messages.answers import Outcome, Settled
+from lowtide.messages.structured import parsed_outcome
+from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["run_batch"]
+__all__ = ["OneBatchCalls", "run_batch"]
 
 log = logging.getLogger(__name__)
+
+B = TypeVar("B", bound=BatchBackend)
+
+
+class OneBatchCalls(Generic[B]):
+    """What a batch provider called directly does (placed before `Provider` among its bases): `complete_many` one
+    batch per group through `run_batch`, `complete` one batch of its own, `batch_backend()` and `endpoint` its
+    `backend`. The provider sets `backend`, `settings` and `_clock` in its `__init__`."""
+
+    backend: B
+    settings: BatchSettings
+    _clock: Clock
+
+    def batch_backend(self) -> B:
+        return self.backend
+
+    @property
+    def endpoint(self) -> str:
+        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
+        return self.backend.endpoint
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
+        [outcome] = await self.complete_many([request])
+        if isinstance(outcome, ActorError):
+            raise outcome
+        return outcome
+
+    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
+        """The requests as one batch per group its batches keep apart (`run_batch`: per model, per endpoint),
+        outside the ledger: nothing recorded, so that calling it twice pays twice. `Actor.run_many` is the same
+        through the ledger."""
+        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
 
 async def run_batch(

@@ -9,10 +9,10 @@ from collections.abc import Awaitable, Callable
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from lowtide.batching.backend import BatchBackend, BatchLimits, Phase, RemoteBatch
-from lowtide.cancelling import cancel_requests, stop_if_cancelled
-from lowtide.clock import Clock
+from lowtide.config.settings import BatchSettings, TimeoutPolicy
+from lowtide.core.cancelling import cancel_requests, stop_if_cancelled
+from lowtide.core.clock import Clock
 from lowtide.errors import APIError, BatchTimeoutError
-from lowtide.settings import BatchSettings, TimeoutPolicy
 
 __all__ = ["max_wait_of", "wait_until_ended"]
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from lowtide import errors
-from lowtide.answers import Answer, answer_of, text_alone
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -22,7 +22,7 @@ from lowtide.errors import (
     BatchRequestUnreadable,
     DeadlineExceededError,
 )
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.answers import Answer, answer_of, text_alone
 from lowtide.types import ActorResponse, Cost, Usage
 
 __all__ = ["answer_from_json", "error_from_json", "error_to_json", "response_from_json"]

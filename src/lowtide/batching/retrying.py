@@ -13,8 +13,8 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from tenacity.wait import wait_exponential_jitter
 
-from lowtide.clock import Clock
-from lowtide.endpoints import UNREACHABLE_WAITS
+from lowtide.config.endpoints import UNREACHABLE_WAITS
+from lowtide.core.clock import Clock
 from lowtide.errors import APIError, APIUnreachableError, RateLimitError
 
 __all__ = ["retrying"]

@@ -2,7 +2,7 @@
 bounds (its input estimated from the bytes it sends, its output limit) and the provider's `UsageShape`.
 
 A provider's codec says how to read those bounds from its own body (`token_bounds`); the prices, the modes and the
-low/high estimate are the same for every provider (`lowtide.pricing`)."""
+low/high estimate are the same for every provider (`lowtide.cost.pricing`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from collections.abc import Collection, Mapping
 from decimal import Decimal
 
 from lowtide.batching.backend import BatchCodec
-from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import cost_of, cost_range
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.pricing import cost_of, cost_range
+from lowtide.cost.usage_shape import UsageShape
 from lowtide.types import Usage
-from lowtide.usage_shape import UsageShape
 
 __all__ = ["TokenPricedCodec", "sent_tokens"]
 

@@ -302,7 +302,7 @@ def _load(
     from lowtide.bulk.inputs.csv_rows import load_csv, load_csv_stream
     from lowtide.bulk.inputs.jsonl import jsonl_inputs, load_jsonl_stream
     from lowtide.bulk.inputs.reading import JsonlLines
-    from lowtide.config import DEFAULT_PROVIDER
+    from lowtide.config.actors import DEFAULT_PROVIDER
 
     if path == Path(_STDIO):
         if sys.stdin.isatty():

@@ -105,7 +105,7 @@ def status(
 
     Reads the ledger only: no API call. `lowtide collect` fetches what ended batches hold.
     """
-    from lowtide.parking import status as ledger_status
+    from lowtide.calls.parking import status as ledger_status
 
     store = existing_ledger(ledger, read_only=True)
     if run is not None:
@@ -228,7 +228,7 @@ def collect(batches: tuple[str, ...], ledger: str | None, api_key_env: str | Non
     A batch still processing is checked once and left as it is; a batch whose create never got an answer is
     reconciled with the API. Waiting programs (and `lowtide run` again) then find their answers in the ledger.
     """
-    from lowtide.parking import collect as collect_batches
+    from lowtide.calls.parking import collect as collect_batches
 
     store = existing_ledger(ledger)
     try:
@@ -265,8 +265,8 @@ def cancel(target: str, ledger: str | None, api_key_env: str | None, json_output
     Requests the API had not yet answered end as canceled; answers already made are still collected and paid for.
     Exits 1 when the batch has already ended (there is nothing to cancel).
     """
+    from lowtide.calls.parking import cancel as cancel_batch
     from lowtide.errors import BatchNotOutstanding
-    from lowtide.parking import cancel as cancel_batch
 
     store = existing_ledger(ledger)
     try:

@@ -30,8 +30,8 @@ import click
 
 from lowtide._version import __version__
 from lowtide.cli.logs import LEVELS, LOG_LEVEL_ENV, Verbosity
+from lowtide.core.spelling import command_line
 from lowtide.errors import ActorError, APIError
-from lowtide.spelling import command_line
 
 __all__ = ["EXIT_CODES", "cli", "main", "verbosity_options"]
 

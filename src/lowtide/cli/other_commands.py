@@ -43,7 +43,7 @@ def demo(config: Path | None, processing_seconds: float, bulk_items: int) -> int
     Plain calls, structured output, a parked call resumed, a budget, and a bulk run, all through batches of the
     offline Anthropic API that runs in this process. Exits 1 if any call failed.
     """
-    from lowtide.demo import run_demo
+    from lowtide.cli.demo import run_demo
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.errors import ConfigurationError
 

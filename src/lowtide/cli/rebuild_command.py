@@ -16,12 +16,12 @@ import click
 from lowtide.batching.backend import BatchBackend
 from lowtide.cli.params import json_option, ledger_option
 from lowtide.cli.rebuild_report import planned, refused_unseen, surveyed, written
-from lowtide.clock import SystemClock
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import SystemClock
 from lowtide.errors import ConfigurationError, LedgerError, ProviderCapabilityError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import LedgerLocation
 from lowtide.rebuild import check_target, look, record, sources_of, survey
-from lowtide.settings import BatchSettings
 
 __all__ = ["rebuild"]
 
@@ -147,7 +147,7 @@ def _backends(actor_file: Path | None, providers: Sequence[str]) -> list[tuple[B
     given: list[tuple[BatchBackend, str, str, BatchSettings]] = []
     if actor_file is not None:
         from lowtide.actor import Actor
-        from lowtide.config import load_actors
+        from lowtide.config.actors import load_actors
 
         for configuration in load_actors(actor_file).values():
             actor = Actor(configuration)
@@ -164,7 +164,7 @@ def _backends(actor_file: Path | None, providers: Sequence[str]) -> list[tuple[B
 
 
 def _provider_backend(text: str) -> BatchBackend:
-    from lowtide.config import BatchProcessingMode
+    from lowtide.config.actors import BatchProcessingMode
     from lowtide.provider import ProviderOptions
     from lowtide.registry import default_registry
 

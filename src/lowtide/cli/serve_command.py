@@ -95,7 +95,7 @@ def serve(
     from lowtide.actor import Actor
     from lowtide.errors import ConfigurationError
     from lowtide.http.server import run_app
-    from lowtide.serve import CLIENT_KEY_ENV, build_app
+    from lowtide.serve.app import CLIENT_KEY_ENV, build_app
 
     keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
     if not keys:

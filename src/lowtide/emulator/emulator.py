@@ -14,7 +14,7 @@ from typing import Any
 import anthropic
 import openai
 
-from lowtide.clock import Clock, SystemClock
+from lowtide.core.clock import Clock, SystemClock
 from lowtide.emulator.anthropic.batches import BatchSnapshot
 from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.base import EmulatorBase

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from lowtide.exact_json import read_exactly
+from lowtide.core.exact_json import read_exactly
 
 __all__ = ["narrowed", "stored_answer"]
 

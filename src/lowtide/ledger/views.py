@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal, Protocol
 
-from lowtide.json_types import JSONObject
+from lowtide.core.json_types import JSONObject
 from lowtide.ledger.records import BatchRecord, RequestRecord, RequestState
 from lowtide.ledger.runs import RunRecord
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.errors import APITimeoutError, DeadlineExceededError, RateLimitError
 from lowtide.live.events import (
     AttemptStarted,

@@ -30,7 +30,7 @@ import asyncio
 import functools
 from dataclasses import dataclass
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.ledger.quota_records import QuotaStore, ScopeState
 from lowtide.live.events import LiveEvent, Observer, PauseEnded, PauseStarted
 from lowtide.live.quota_state import LocalQuotaStore

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from lowtide.endpoints import UNREACHABLE_WAITS
+from lowtide.config.endpoints import UNREACHABLE_WAITS
 from lowtide.errors import (
     ActorError,
     APIConnectionError,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import weakref
 
-from lowtide.clock import Clock
-from lowtide.config import LiveSettings
+from lowtide.config.actors import LiveSettings
+from lowtide.core.clock import Clock
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.quota import Quota, QuotaLimits
 

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 
 __all__ = ["finishing", "within"]
 

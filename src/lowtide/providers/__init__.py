@@ -1,13 +1,13 @@
 """What a provider author imports: the one public face of lowtide's provider contract.
 
 A provider is a `Provider` class registered by name and mode with a `ProviderRegistry` (from `lowtide`), through the
-`lowtide.providers` entry-point group (`register(registry)`). A batch provider names its `codec` (a `BatchCodec`:
-requests to its API's bodies and result lines to outcomes, as pure functions) and returns its `BatchBackend` (the
-API calls) from `batch_backend()`; the durable engine then gives it the ledger, keys, coalescing, exactly-once
-create, park and resume, budgets and bulk runs. Its rules are its own, handed to the registry as data: the check of
-its parameters (`register_parameters`, `ParameterCheck`), how its API reports usage for pricing
-(`register_pricing`, `UsageShape`), what it takes as a custom id a user gives (`register_custom_ids`,
-`CustomIdRule`); its errors are mapped by `translating` (`SdkErrors`), its result lines say for themselves whether a
+`lowtide.providers` entry-point group (`register(registry)`; a `Registration` says it as data). A batch provider names
+its `codec` (a `BatchCodec`: requests to its API's bodies and result lines to outcomes, as pure functions) and returns
+its `BatchBackend` (the API calls) from `batch_backend()`; the durable engine then gives it the ledger, keys,
+coalescing, exactly-once create, park and resume, budgets and bulk runs. Its rules are its own, handed to the registry
+as data: the check of its parameters (`register_parameters`, `ParameterCheck`), how its API reports usage for pricing
+(`register_pricing`, `UsageShape`), what it takes as a custom id a user gives (`register_custom_ids`, `CustomIdRule`);
+its errors are mapped by `translating` (`SdkErrors`), its result lines say for themselves whether a
 failed request may be retried (`BatchRequestErrored(retryable=...)`, from `lowtide`).
 
 The request and answer types, the error tree, the clock and the modes come from `lowtide` itself. Everything here is
@@ -15,7 +15,6 @@ documented where it is defined; `lowtide.testing.FakeBatchProvider` is a complet
 against this face alone.
 """
 
-from lowtide.answers import Answer, Outcome, Settled, TextAnswer, answer_of, response_of, text_alone
 from lowtide.batching.backend import (
     NO_STEPS,
     BatchBackend,
@@ -38,12 +37,21 @@ from lowtide.batching.lines import (
     read_line,
     split_lines,
 )
-from lowtide.batching.oneshot import run_batch
+from lowtide.batching.oneshot import OneBatchCalls, run_batch
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
-from lowtide.content import (
+from lowtide.config.endpoints import check_api_key, check_base_url, unreachable
+from lowtide.core.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
+from lowtide.core.exact_json import read_exactly
+from lowtide.core.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
+from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters
+from lowtide.cost.priced import PriceCache, Priced
+from lowtide.cost.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
+from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
+from lowtide.messages.answers import Answer, Outcome, Settled, TextAnswer, answer_of, response_of, text_alone
+from lowtide.messages.content import (
     ContentRules,
     FilePart,
     ImagePart,
@@ -55,18 +63,13 @@ from lowtide.content import (
     pieces_of,
     system_text,
 )
-from lowtide.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
-from lowtide.endpoints import check_api_key, check_base_url, unreachable
-from lowtide.exact_json import read_exactly
-from lowtide.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
-from lowtide.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
-from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
-from lowtide.parameters import LazyCheck, ParameterCheck, Parameters
-from lowtide.priced import PriceCache, Priced
-from lowtide.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
+from lowtide.messages.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
+from lowtide.messages.structured import json_text, parse_response, parsed_outcome
+from lowtide.messages.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
 from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.registration import Registration
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.providers.sdk_errors import (
     SdkErrors,
@@ -76,8 +79,6 @@ from lowtide.providers.sdk_errors import (
     seconds_of,
     translating,
 )
-from lowtide.structured import json_text, parse_response, parsed_outcome
-from lowtide.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
 
 __all__ = [
     "HASHED",
@@ -106,6 +107,7 @@ __all__ = [
     "LazyProvider",
     "LimitListener",
     "LimitWatchers",
+    "OneBatchCalls",
     "Outcome",
     "ParameterCheck",
     "Parameters",
@@ -118,6 +120,7 @@ __all__ = [
     "ProviderOptions",
     "QuotaReport",
     "Refusal",
+    "Registration",
     "RemoteBatch",
     "ResultLine",
     "SdkErrors",

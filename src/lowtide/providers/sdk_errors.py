@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from lowtide.endpoints import unreachable
+from lowtide.config.endpoints import unreachable
 from lowtide.errors import (
     APIConnectionError,
     APIError,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from lowtide.batching.backend import BatchBackend, Phase, RemoteBatch
+from lowtide.config.settings import BatchSettings
 from lowtide.ledger.records import OutcomeRow
-from lowtide.settings import BatchSettings
 
 __all__ = ["UNATTRIBUTED", "FoundBatch", "Owner", "Seen", "Source", "sources_of"]
 

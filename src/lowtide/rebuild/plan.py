@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lowtide.batching.backend import Phase, RemoteBatch
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.rebuild.found import FoundBatch, Owner, Source
 from lowtide.rebuild.reading import Reader
 from lowtide.rebuild.rows import Rebuilt, rebuilt_rows

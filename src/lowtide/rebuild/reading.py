@@ -14,7 +14,7 @@ from lowtide.batching.backend import Phase, RemoteBatch, ResultLine, UnreadableL
 from lowtide.batching.keys import derive_key
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.policy import result_row
-from lowtide.custom_ids import CustomIdParts
+from lowtide.core.custom_ids import CustomIdParts
 from lowtide.errors import BatchRequestError, ConfigurationError, NotFoundError, PermissionDeniedError
 from lowtide.ledger.records import UNKEYED, OutcomeRow, stored_json
 from lowtide.rebuild.found import FoundBatch, Owner, Seen, Source

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from lowtide.batching.backend import RemoteBatch
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.ledger.records import (
     REBUILT,
     UNKEYED,
@@ -27,7 +28,6 @@ from lowtide.ledger.records import (
     RequestState,
     stored_json,
 )
-from lowtide.modes import BatchProcessingMode
 from lowtide.rebuild.found import FoundBatch, Owner, Seen
 
 __all__ = ["HASHED_NOTE", "Rebuilt", "rebuilt_rows"]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import cast
 
-from lowtide.json_types import json_objects
+from lowtide.core.json_types import json_objects
 from lowtide.types import ActorResponse, ChatMessage
 
 __all__ = [

@@ -14,8 +14,8 @@ from typing import cast
 from opentelemetry import context as otel_context
 from opentelemetry.trace import Link, SpanKind
 
-from lowtide.answers import Answer, TextAnswer, response_of
-from lowtide.config import ActorConfiguration
+from lowtide.config.actors import ActorConfiguration
+from lowtide.messages.answers import Answer, TextAnswer, response_of
 from lowtide.telemetry.actor_calls import call_attributes
 from lowtide.telemetry.attributes import (
     Attributes,

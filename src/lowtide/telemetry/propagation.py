@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from opentelemetry import propagate
 from opentelemetry.context import Context, attach, detach
 
-from lowtide.json_types import json_object
+from lowtide.core.json_types import json_object
 from lowtide.telemetry.guard import guarded
 
 __all__ = ["carrier_of_current", "context_of", "continuing"]

@@ -18,7 +18,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lowtide.answers import response_of
 from lowtide.batching.backend import Settled
 from lowtide.batching.engine.coalescing import Coalescing
 from lowtide.batching.engine.collecting import Collection
@@ -43,6 +42,7 @@ from lowtide.ledger.store import (
     RequestRecord,
     RequestState,
 )
+from lowtide.messages.answers import response_of
 from lowtide.telemetry.current import CALL, LaterCall, with_traces
 from lowtide.types import ActorResponse
 

@@ -7,11 +7,11 @@ import weakref
 
 from lowtide.batching.backend import BatchBackend
 from lowtide.batching.engine.batch_engine import BatchEngine
-from lowtide.clock import Clock
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.ledger.store import (
     LedgerStore,
 )
-from lowtide.settings import BatchSettings
 
 __all__ = ["close_engines_of", "engine_for"]
 

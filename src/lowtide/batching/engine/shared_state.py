@@ -14,7 +14,8 @@ from typing import Any
 
 from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.keys import owner_id
-from lowtide.clock import Clock
+from lowtide.config.settings import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import (
     ActorError,
     APIError,
@@ -28,7 +29,6 @@ from lowtide.ledger.store import (
     NewRequest,
     RequestRecord,
 )
-from lowtide.settings import BatchSettings
 from lowtide.telemetry.current import CallTrace, LaterCall
 
 __all__ = ["REREAD_CHUNK", "BatchWatch", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]

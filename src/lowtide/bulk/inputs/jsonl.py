@@ -14,7 +14,7 @@ from lowtide.bulk.inputs.digest import InputDigest
 from lowtide.bulk.inputs.jobs import Job, job_of
 from lowtide.bulk.inputs.parser import InputParser
 from lowtide.bulk.inputs.reading import input_lines, jsonl_reading
-from lowtide.config import DEFAULT_PROVIDER
+from lowtide.config.actors import DEFAULT_PROVIDER
 
 __all__ = [
     "iter_jsonl",

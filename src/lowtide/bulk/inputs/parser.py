@@ -29,8 +29,8 @@ from lowtide.bulk.inputs.jobs import (
     unknown_keys,
 )
 from lowtide.bulk.inputs.problems import MAX_PROBLEMS_SHOWN, InputError, InputProblem
-from lowtide.config import DEFAULT_PROVIDER
-from lowtide.custom_ids import CustomIdRule
+from lowtide.config.actors import DEFAULT_PROVIDER
+from lowtide.core.custom_ids import CustomIdRule
 from lowtide.errors import ConfigurationError
 
 __all__ = [
@@ -329,7 +329,9 @@ def _line_job(fields: dict[str, Any], this: str, base: Path, provider: str, file
 def _custom_id_rule(provider: str) -> CustomIdRule:
     """The rule `provider` registered for custom ids (through the default registry, where its parameter check is
     found too); any non-empty string when it registered none, or its plugins cannot load."""
-    from lowtide.registry import default_registry  # the registry's modules import lowtide.config, as this one does
+    from lowtide.registry import (
+        default_registry,  # the registry's modules import lowtide.config.actors, as this one does
+    )
 
     try:
         return default_registry().custom_id_rule(provider) or _ANY_ID

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from lowtide.structured import json_text
+from lowtide.messages.structured import json_text
 from lowtide.types import ActorResponse, TextContent
 
 __all__ = ["Citation", "citations_json", "citations_of", "field_citations"]

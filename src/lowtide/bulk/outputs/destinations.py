@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
-from lowtide.spelling import argument
 
 __all__ = ["RAW_FOLDER", "RESULTS_FILE", "check_outputs", "check_owned", "first_key"]
 

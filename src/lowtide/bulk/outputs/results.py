@@ -23,13 +23,13 @@ from typing import IO, Any
 import orjson
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, response_of
 from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.bulk.outputs.atomic import AtomicFile
 from lowtide.bulk.outputs.destinations import RAW_FOLDER, RESULTS_FILE
 from lowtide.bulk.outputs.report import RunReport, no_usage
 from lowtide.bulk.outputs.spool import Tallied
 from lowtide.errors import ActorError, APIError
+from lowtide.messages.answers import Answer, response_of
 from lowtide.types import ActorResponse, Usage
 
 __all__ = [

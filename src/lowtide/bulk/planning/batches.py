@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
-from lowtide.spelling import argument
 
 if TYPE_CHECKING:
     from lowtide.bulk.running.definition import Prepared, RunDefinition

@@ -27,9 +27,9 @@ from lowtide.bulk.inputs.jobs import FileInfo, Job, Jobs
 from lowtide.bulk.planning.plain_jobs import PlainJobs, job_json
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.store import stored_json
-from lowtide.limits import InputLimits, bounded_by_bytes
+from lowtide.messages.limits import InputLimits, bounded_by_bytes
+from lowtide.messages.unicode import check_text
 from lowtide.types import ActorRequest
-from lowtide.unicode import check_text
 
 if TYPE_CHECKING:
     from lowtide.provider import Provider

@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lowtide.bulk.progress.reporters import format_duration
-from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import cost_range, estimate_input_tokens
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.pricing import cost_range, estimate_input_tokens
 
 if TYPE_CHECKING:
     from lowtide.bulk.running.definition import LiveRunDefinition, Prepared

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lowtide.bulk.inputs.jobs import Job
+from lowtide.calls.templates import PromptTemplate
 from lowtide.ledger.store import stored_json
-from lowtide.templates import PromptTemplate
 from lowtide.types import ActorRequest
 
 __all__ = ["PlainJobs", "job_json"]

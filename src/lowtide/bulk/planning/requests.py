@@ -13,13 +13,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchCodec
-from lowtide.budget import worst_case_of
 from lowtide.bulk.inputs.jobs import Job, Jobs, job_messages
 from lowtide.bulk.planning.checks import params_text
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.running.definition import Prepared, RunActor
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.budget import worst_case_of
 from lowtide.errors import ConfigurationError
-from lowtide.modes import BatchProcessingMode
 from lowtide.types import ActorRequest
 
 __all__ = ["RunRequests"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO, get_args
 
-from lowtide.clock import Clock, SystemClock
+from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:

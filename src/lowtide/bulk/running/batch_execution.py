@@ -14,7 +14,6 @@ from bisect import bisect_left
 from collections.abc import Coroutine, Sequence
 from typing import TextIO
 
-from lowtide.answers import TextAnswer, response_of
 from lowtide.batching.backend import ResultLine, Settled, UnreadableLine
 from lowtide.batching.engine.batch_engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
@@ -37,6 +36,7 @@ from lowtide.errors import (
 )
 from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import BatchRecord, RequestState
+from lowtide.messages.answers import TextAnswer, response_of
 from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
 

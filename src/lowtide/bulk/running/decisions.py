@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.ledger.run_ledger import AsyncRunLedger
 
 __all__ = ["Decision", "Decisions"]

@@ -15,11 +15,11 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
-from lowtide.actor_face import ActorFace
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.inputs.jobs import Jobs
 from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
 from lowtide.bulk.running.live_options import AbortMode, PostProcess
+from lowtide.calls.face import ActorFace
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow

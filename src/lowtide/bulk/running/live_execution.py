@@ -35,7 +35,7 @@ from lowtide.live.caller import LiveCaller
 from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import error_class
 from lowtide.live.timing import finishing, within
-from lowtide.structured import parse_response
+from lowtide.messages.structured import parse_response
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["LiveExecution"]

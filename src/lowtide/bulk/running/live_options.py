@@ -6,11 +6,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from lowtide.arguments import check_seconds
 from lowtide.bulk.outputs.results import ItemResult
+from lowtide.calls.arguments import check_seconds
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
 from lowtide.live.retries import ERROR_CLASSES
-from lowtide.spelling import argument
 
 __all__ = ["AbortMode", "LiveOptions", "PostProcess", "check_live_options"]
 

@@ -26,7 +26,6 @@ from typing import Any, Literal, TextIO, cast
 
 from pydantic import BaseModel
 
-from lowtide.arguments import check_budget, check_count, check_seconds
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.inputs.digest import InputDigest
 from lowtide.bulk.inputs.jobs import Job, Jobs, described, job_from, job_input
@@ -55,10 +54,11 @@ from lowtide.bulk.running.definition import Prepared, RunActor
 from lowtide.bulk.running.live_execution import LiveExecution
 from lowtide.bulk.running.live_options import AbortMode, PostProcess, check_live_options
 from lowtide.bulk.running.state import RunEnd
+from lowtide.calls.arguments import check_budget, check_count, check_seconds
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
-from lowtide.modes import BatchProcessingMode
-from lowtide.spelling import argument
 from lowtide.telemetry.switch import tracing
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]

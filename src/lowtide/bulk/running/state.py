@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from lowtide.answers import Answer
 from lowtide.bulk.outputs.atomic import AtomicFile
 from lowtide.bulk.outputs.citations import citations_json
 from lowtide.bulk.outputs.report import RunReport
@@ -40,11 +39,12 @@ from lowtide.bulk.outputs.spool import LineSpool, spool_path
 from lowtide.bulk.progress.reporters import ProgressReporter, RunProgress, reporter_for
 from lowtide.bulk.running.budget import RunBudget
 from lowtide.bulk.running.definition import Prepared, RunOutputs
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.errors import ActorError
 from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import RequestRecord
+from lowtide.messages.answers import Answer
 from lowtide.types import ActorResponse
 
 __all__ = ["RunEnd", "RunState", "Underway"]

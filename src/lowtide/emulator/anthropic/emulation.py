@@ -19,7 +19,8 @@ from lowtide.emulator.anthropic.filestore import FileStore
 from lowtide.emulator.anthropic.http import authenticate, is_anthropic_caller, require_version
 from lowtide.emulator.anthropic.routes import anthropic_routes
 from lowtide.emulator.anthropic.state import AnthropicSaved, AnthropicStateCodec
-from lowtide.emulator.core.emulation import Emulation, RouteRow, Shared
+from lowtide.emulator.core.account import AccountEmulation
+from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 
 __all__ = ["ACCOUNT_HEADERS", "AnthropicEmulation"]
@@ -31,7 +32,7 @@ ACCOUNT_HEADERS = {
 }
 
 
-class AnthropicEmulation(Emulation):
+class AnthropicEmulation(AccountEmulation[AnthropicBackend]):
     """The emulated Anthropic account (`Emulator.anthropic`): its batches, files, models and counters.
 
     `created_custom_ids` counts, for every batch created (committed, whether or not its creator heard back), one per
@@ -59,21 +60,12 @@ class AnthropicEmulation(Emulation):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = AnthropicBackend(shared)
+        super().__init__(shared, AnthropicBackend(shared))
         self._state = AnthropicStateCodec()
 
     @property
     def limits(self) -> AnthropicLimits:
         return self.backend.limits
-
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
 
     @property
     def live_answers(self) -> Counter[str]:
@@ -142,9 +134,6 @@ class AnthropicEmulation(Emulation):
             "live_answers": dict(backend.live_answers),
             "abandoned_answers": backend.abandoned_answers,
         }
-
-    def reset(self) -> None:
-        self.backend.reset()
 
     def saved(self) -> Mapping[str, str]:
         backend = self.backend

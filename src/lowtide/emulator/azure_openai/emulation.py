@@ -7,9 +7,7 @@ the OpenAI emulation's, kept in the state file's `"azure_openai"` section."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -23,19 +21,18 @@ from lowtide.emulator.azure_openai.errors import (
     resource_not_found,
 )
 from lowtide.emulator.azure_openai.routes import azure_routes
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import request_id
+from lowtide.emulator.openai.account import OpenAIAccountEmulation
 from lowtide.emulator.openai.errors import from_api_error
-from lowtide.emulator.openai.files import FileStore
-from lowtide.emulator.openai.state import OpenAIStateCodec, restore
 
 __all__ = ["AzureOpenAIEmulation"]
 
 _API_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
 
 
-class AzureOpenAIEmulation(Emulation):
+class AzureOpenAIEmulation(OpenAIAccountEmulation[AzureBackend]):
     """The emulated Azure OpenAI resource (`Emulator.emulation(AzureOpenAIEmulation)`): its `deployments` (name ->
     the model it serves; by default one per text model, named after it), `created_custom_ids` and `created_batches`
     (the exactly-once evidence, as OpenAI's), `files`, and `backend.limits` / `backend.max_files` to lower Azure's
@@ -56,27 +53,11 @@ class AzureOpenAIEmulation(Emulation):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = AzureBackend(shared.clock, shared.settings, shared.faults, shared.cache)
-        if shared.settings.max_request_bytes is not None:
-            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
-        self._state = OpenAIStateCodec()
+        super().__init__(shared, AzureBackend(shared.clock, shared.settings, shared.faults, shared.cache))
 
     @property
     def deployments(self) -> dict[str, str]:
         return self.backend.deployments
-
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
-
-    @property
-    def files(self) -> FileStore:
-        return self.backend.files
 
     # -- the emulation ---------------------------------------------------------------------------------------------
 
@@ -111,23 +92,3 @@ class AzureOpenAIEmulation(Emulation):
 
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {AzureError: azure_error_response}
-
-    def stats(self) -> Mapping[str, object]:
-        backend = self.backend
-        return {
-            "azure_openai_batches": len(backend.batches),
-            "azure_openai_created_batches": backend.created_batches,
-            "azure_openai_created_custom_ids": dict(backend.created_custom_ids),
-        }
-
-    def reset(self) -> None:
-        self.backend.reset()
-
-    def saved(self) -> Mapping[str, str]:
-        section = self._state.encode(self.backend)
-        return {"azure_openai": section} if section is not None else {}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("azure_openai")
-        if section is not None:
-            restore(self.backend, section)

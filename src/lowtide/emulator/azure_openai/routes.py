@@ -11,10 +11,24 @@ from lowtide.emulator.azure_openai.errors import AzureError, deployment_not_foun
 from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.core.http import Answer, Handler
 from lowtide.emulator.core.jsonutil import as_object
+from lowtide.emulator.openai.compat import prefixed_routes
 from lowtide.emulator.openai.errors import OpenAIError
-from lowtide.emulator.openai.routes import OpenAIApi
+from lowtide.emulator.openai.routes import OpenAIApi, openai_routes
 
 __all__ = ["azure_routes"]
+
+_SERVED = (
+    "batches.create",
+    "batches.list",
+    "batches.retrieve",
+    "batches.cancel",
+    "files.create",
+    "files.list",
+    "files.retrieve",
+    "files.delete",
+    "files.content",
+)
+"""OpenAI's routes Azure serves as they are, at `/openai/...` for OpenAI's `/v1/...`."""
 
 
 class _AzureApi(OpenAIApi):
@@ -46,23 +60,12 @@ def _azure_shaped(handler: Handler) -> Handler:
 def azure_routes(shared: Shared, backend: AzureBackend) -> list[RouteRow]:
     """Every route of the Azure OpenAI API lowtide uses."""
     api = _AzureApi(shared, backend)
-    batch = "/openai/batches/{batch_id}"
-    file = "/openai/files/{file_id}"
-    rows: list[RouteRow] = [
-        (
-            "/openai/deployments/{deployment}/chat/completions",
-            "POST",
-            "azure_openai.chat.completions.create",
-            api.create_chat_completion,
-        ),
-        ("/openai/batches", "POST", "azure_openai.batches.create", api.create_batch),
-        ("/openai/batches", "GET", "azure_openai.batches.list", api.list_batches),
-        (batch, "GET", "azure_openai.batches.retrieve", api.retrieve_batch),
-        (f"{batch}/cancel", "POST", "azure_openai.batches.cancel", api.cancel_batch),
-        ("/openai/files", "POST", "azure_openai.files.create", api.create_file),
-        ("/openai/files", "GET", "azure_openai.files.list", api.list_files),
-        (file, "GET", "azure_openai.files.retrieve", api.retrieve_file),
-        (file, "DELETE", "azure_openai.files.delete", api.delete_file),
-        (f"{file}/content", "GET", "azure_openai.files.content", api.file_content),
-    ]
+    chat = (
+        "/openai/deployments/{deployment}/chat/completions",
+        "POST",
+        "azure_openai.chat.completions.create",
+        api.create_chat_completion,
+    )
+    openai_rows = openai_routes(shared, backend, api)
+    rows = [chat, *prefixed_routes(openai_rows, name="azure_openai", prefix="/openai", served=_SERVED, drop="/v1")]
     return [(path, method, name, _azure_shaped(handler)) for path, method, name, handler in rows]

@@ -23,7 +23,7 @@ from lowtide.emulator.bedrock.converse import converse
 from lowtide.emulator.bedrock.errors import AwsError, conflict, not_found, validation
 from lowtide.emulator.bedrock.s3 import ObjectStore
 from lowtide.emulator.core.faults import Faults, garbled_line
-from lowtide.emulator.core.jsonutil import JsonObject, as_object, canonical, compact
+from lowtide.emulator.core.jsonutil import JsonObject, as_object, canonical, compact, jsonl_objects
 
 __all__ = ["MAX_RECORDS", "MIN_RECORDS", "BedrockJob", "JobStatus", "JobStore", "Record", "iso", "render_job"]
 
@@ -254,13 +254,7 @@ class JobStore:
         if found is None:
             job.failure = f"The input {job.input_uri} could not be read: no such object."
             return
-        for number, raw in enumerate(found.data.splitlines(), 1):
-            if not raw.strip():
-                continue
-            try:
-                line = as_object(json.loads(raw))
-            except ValueError:
-                line = None
+        for number, line in jsonl_objects(found.data):
             model_input = as_object(line.get("modelInput")) if line is not None else None
             if line is None or model_input is None:
                 job.failure = f"Line {number} of {job.input_uri} is not a record (recordId, modelInput)."

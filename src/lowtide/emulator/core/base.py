@@ -12,7 +12,7 @@ from typing import TypeVar
 import httpx2
 from starlette.applications import Starlette
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.app import build_app
 from lowtide.emulator.core.emulation import Emulation, EmulationError, Shared
 from lowtide.emulator.core.faults import Faults

@@ -17,7 +17,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.faults import Faults

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.emulation import Emulation
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import IN_PROCESS, Answer, DroppedResponse, Handler, Headed, Streamed, chunked, cut_off

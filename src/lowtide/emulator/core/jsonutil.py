@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, cast
 
 import orjson
@@ -22,6 +23,19 @@ def as_object(value: object) -> JsonObject | None:
 def as_array(value: object) -> list[Any] | None:
     """`value` as a JSON array, or None when it is anything else."""
     return cast(list[Any], value) if isinstance(value, list) else None
+
+
+def jsonl_objects(content: bytes) -> Iterator[tuple[int, JsonObject | None]]:
+    """Each line of a JSONL file that is not blank, numbered from 1, as the JSON object it holds (None: it holds
+    none, or is no JSON)."""
+    for number, raw in enumerate(content.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = as_object(json.loads(raw))
+        except ValueError:
+            line = None
+        yield number, line
 
 
 def is_int(value: object) -> TypeIs[int]:

@@ -8,10 +8,10 @@ their pending time ends."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lowtide.emulator.core.account import AccountBackend
 from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.gemini.batch_input import read_batch_body, read_batch_file
@@ -40,31 +40,23 @@ class Place:
     version: str
 
 
-class GeminiBackend:
+class GeminiBackend(AccountBackend):
+    largest_file = MAX_FILE_BYTES
+
     def __init__(self, shared: Shared) -> None:
-        self._shared = shared
+        super().__init__(shared)
         self.files = GeminiFileStore()
         self.batches = GeminiBatchStore()
-        self.created_custom_ids: Counter[str] = Counter()
-        self.created_batches = 0
         self._failing: list[str | None] = []
 
     @property
     def max_inline_bytes(self) -> int:
         return self._shared.settings.max_batch_bytes or MAX_INLINE_BYTES
 
-    @property
-    def max_file_bytes(self) -> int:
-        return self._shared.settings.max_file_bytes or MAX_FILE_BYTES
-
-    def now(self) -> float:
-        return self._shared.clock.now()
-
     def reset(self) -> None:
+        super().reset()
         self.files.clear()
         self.batches.clear()
-        self.created_custom_ids.clear()
-        self.created_batches = 0
         self._failing.clear()
 
     def fail_batches(self, times: int = 1, message: str | None = None) -> None:

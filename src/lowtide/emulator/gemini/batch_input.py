@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, jsonl_objects
 from lowtide.emulator.gemini.batches import BatchRequest
 from lowtide.emulator.gemini.errors import invalid_argument
 from lowtide.emulator.gemini.wire import RpcStatus
@@ -112,13 +112,7 @@ def _inline(value: object) -> list[BatchRequest]:
 def read_batch_file(name: str, content: bytes) -> tuple[list[BatchRequest], RpcStatus | None]:
     """The requests of an input file, or why the job reading it fails."""
     requests: list[BatchRequest] = []
-    for number, raw in enumerate(content.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = as_object(json.loads(raw))
-        except ValueError:
-            line = None
+    for number, line in jsonl_objects(content):
         request = as_object(line.get("request")) if line is not None else None
         key = line.get("key") if line is not None else None
         if line is None or request is None or (key is not None and not isinstance(key, str)):

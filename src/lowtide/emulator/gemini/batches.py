@@ -18,6 +18,7 @@ from typing import Literal
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.gemini.errors import GeminiError, invalid_argument, not_found
 from lowtide.emulator.gemini.names import timestamp
+from lowtide.emulator.gemini.pages import token_page
 from lowtide.emulator.gemini.wire import RpcStatus
 
 __all__ = ["BATCH_WINDOW", "BatchRequest", "BatchState", "GeminiBatch", "GeminiBatchStore", "Row", "render_batch"]
@@ -160,16 +161,7 @@ class GeminiBatchStore:
     def page(self, page_size: str | None, page_token: str | None) -> tuple[list[GeminiBatch], str | None]:
         """One page of `GET /{version}/batches`, newest first, and the next page's token (the last job shown)."""
         size = _page_size(page_size)
-        newest = list(reversed(self._batches.values()))
-        start = 0
-        if page_token:
-            ids = [batch.id for batch in newest]
-            if page_token not in ids:
-                raise invalid_argument(f"Invalid page token: {page_token[:60]}")
-            start = ids.index(page_token) + 1
-        chosen = newest[start : start + size]
-        more = start + size < len(newest)
-        return chosen, chosen[-1].id if more and chosen else None
+        return token_page(list(reversed(self._batches.values())), lambda item: item.id, size, page_token)
 
 
 def _page_size(raw: str | None) -> int:

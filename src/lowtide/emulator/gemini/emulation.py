@@ -7,15 +7,14 @@ OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.account import SectionedEmulation
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.gemini.backend import GeminiBackend
 from lowtide.emulator.gemini.batch_routes import file_and_batch_routes
@@ -29,7 +28,7 @@ from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 __all__ = ["GeminiEmulation"]
 
 
-class GeminiEmulation(Emulation):
+class GeminiEmulation(SectionedEmulation[GeminiBackend]):
     """The emulated Gemini API account (`emulator.emulation(GeminiEmulation)`)."""
 
     name = "gemini"
@@ -52,9 +51,7 @@ class GeminiEmulation(Emulation):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = GeminiBackend(shared)
-        self._state = GeminiStateCodec()
+        super().__init__(shared, GeminiBackend(shared), encode=GeminiStateCodec().encode, decode=restore)
 
     @property
     def files(self) -> GeminiFileStore:
@@ -63,15 +60,6 @@ class GeminiEmulation(Emulation):
     @property
     def batches(self) -> GeminiBatchStore:
         return self.backend.batches
-
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        """For every job created whose input could be read, one per request key in it."""
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
 
     def fail_batches(self, times: int = 1, message: str | None = None) -> None:
         """Make the next `times` jobs created end `BATCH_STATE_FAILED` (an internal error, or `message`) when their
@@ -98,22 +86,5 @@ class GeminiEmulation(Emulation):
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {GeminiError: gemini_error_response}
 
-    def stats(self) -> Mapping[str, object]:
-        backend = self.backend
-        return {
-            "gemini_batches": len(backend.batches),
-            "gemini_created_batches": backend.created_batches,
-            "gemini_created_custom_ids": dict(backend.created_custom_ids),
-        }
-
-    def reset(self) -> None:
-        self.backend.reset()
-
-    def saved(self) -> Mapping[str, str]:
-        section = self._state.encode(self.backend)
-        return {"gemini": section} if section is not None else {}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("gemini")
-        if section is not None:
-            restore(self.backend, section)
+    def batch_count(self) -> int:
+        return len(self.backend.batches)

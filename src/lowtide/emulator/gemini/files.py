@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.gemini.errors import GeminiError, invalid_argument
 from lowtide.emulator.gemini.names import timestamp
+from lowtide.emulator.gemini.pages import token_page
 
 __all__ = ["FILE_LIFETIME", "GeminiFile", "GeminiFileStore", "UploadSession", "check_file_id", "render_file"]
 
@@ -134,14 +135,7 @@ class GeminiFileStore:
         """One page of `GET /{version}/files`, newest first, and the next page's token."""
         size = _page_size(page_size)
         live = [stored for stored in reversed(self._files.values()) if now < stored.expires_at]
-        start = 0
-        if page_token:
-            ids = [stored.id for stored in live]
-            if page_token not in ids:
-                raise invalid_argument(f"Invalid page token: {page_token[:60]}")
-            start = ids.index(page_token) + 1
-        chosen = live[start : start + size]
-        return chosen, chosen[-1].id if start + size < len(live) and chosen else None
+        return token_page(live, lambda item: item.id, size, page_token)
 
 
 def _page_size(raw: str | None) -> int:

@@ -11,13 +11,13 @@ import datetime
 import hashlib
 import json
 import uuid
-from collections import Counter
 from collections.abc import Iterator, Mapping
 
+from lowtide.emulator.core.account import AccountBackend
 from lowtide.emulator.core.emulation import Shared
 from lowtide.emulator.core.errors import ERROR_STATUS
 from lowtide.emulator.core.faults import garbled_line
-from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, compact, is_int
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object, compact, is_int, jsonl_objects
 from lowtide.emulator.core.order import unrelated_order
 from lowtide.emulator.mistral.catalogue import served
 from lowtide.emulator.mistral.chat import complete, outcome_of, read_chat
@@ -38,27 +38,19 @@ _LIST_KEYS = frozenset(
 _ENDED = ("SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED")
 
 
-class MistralBackend:
+class MistralBackend(AccountBackend):
+    largest_file = MAX_FILE_BYTES
+
     def __init__(self, shared: Shared) -> None:
-        self._shared = shared
+        super().__init__(shared)
         self.files = MistralFileStore()
         self.jobs: dict[str, MistralJob] = {}
-        self.created_custom_ids: Counter[str] = Counter()
-        self.created_batches = 0
         self._failing: list[str] = []
 
-    @property
-    def max_file_bytes(self) -> int:
-        return self._shared.settings.max_file_bytes or MAX_FILE_BYTES
-
-    def now(self) -> float:
-        return self._shared.clock.now()
-
     def reset(self) -> None:
+        super().reset()
         self.files.clear()
         self.jobs.clear()
-        self.created_custom_ids.clear()
-        self.created_batches = 0
         self._failing.clear()
 
     def fail_jobs(self, times: int = 1, message: str = "Internal error while processing the batch job.") -> None:
@@ -328,13 +320,7 @@ def _inline(value: object) -> list[tuple[str, JsonObject]]:
 def _read_file(content: bytes) -> tuple[list[tuple[str, JsonObject]], str | None]:
     """The requests of a JSONL input file, or the reason it cannot be run (a line that is not a request)."""
     requests: list[tuple[str, JsonObject]] = []
-    for number, raw in enumerate(content.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = as_object(json.loads(raw))
-        except ValueError:
-            line = None
+    for number, line in jsonl_objects(content):
         body = as_object(line.get("body")) if line is not None else None
         if line is None or body is None:
             return requests, f"Line {number} of the input file is not a request (custom_id and body)."

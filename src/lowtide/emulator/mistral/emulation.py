@@ -7,15 +7,14 @@ handle in tests is `emulator.emulation(MistralEmulation)`: `files`, `jobs`, `cre
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.account import SectionedEmulation
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import api_key
 from lowtide.emulator.mistral.backend import MistralBackend
@@ -31,7 +30,7 @@ USER_AGENT_PREFIX = "mistral-client-"
 """How the mistralai SDKs name themselves in `user-agent` (`mistral-client-python/3.7.0`)."""
 
 
-class MistralEmulation(Emulation):
+class MistralEmulation(SectionedEmulation[MistralBackend]):
     """The emulated Mistral account (`emulator.emulation(MistralEmulation)`)."""
 
     name = "mistral"
@@ -52,8 +51,7 @@ class MistralEmulation(Emulation):
     )
 
     def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = MistralBackend(shared)
+        super().__init__(shared, MistralBackend(shared), encode=encode, decode=restore)
 
     @property
     def files(self) -> MistralFileStore:
@@ -62,15 +60,6 @@ class MistralEmulation(Emulation):
     @property
     def jobs(self) -> dict[str, MistralJob]:
         return self.backend.jobs
-
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        """For every job created whose input could be read, one per request custom id in it."""
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
 
     def fail_jobs(self, times: int = 1, message: str = "Internal error while processing the batch job.") -> None:
         """Make the next `times` jobs created end `FAILED` (with `message` in their `errors`) when their queued time
@@ -98,22 +87,5 @@ class MistralEmulation(Emulation):
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {MistralError: mistral_error_response}
 
-    def stats(self) -> Mapping[str, object]:
-        backend = self.backend
-        return {
-            "mistral_batches": len(backend.jobs),
-            "mistral_created_batches": backend.created_batches,
-            "mistral_created_custom_ids": dict(backend.created_custom_ids),
-        }
-
-    def reset(self) -> None:
-        self.backend.reset()
-
-    def saved(self) -> Mapping[str, str]:
-        section = encode(self.backend)
-        return {"mistral": section} if section is not None else {}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("mistral")
-        if section is not None:
-            restore(self.backend, section)
+    def batch_count(self) -> int:
+        return len(self.backend.jobs)

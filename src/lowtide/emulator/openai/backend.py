@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject

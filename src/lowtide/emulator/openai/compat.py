@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.faults import Faults
@@ -26,18 +26,17 @@ from lowtide.emulator.openai.backend import OpenAIBackend
 from lowtide.emulator.openai.batches import OpenAIBatch
 from lowtide.emulator.openai.catalogue import model_not_found
 from lowtide.emulator.openai.chat_params import ChatCall
+from lowtide.emulator.openai.checks import require_object, required
+from lowtide.emulator.openai.dialect import Dialect
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value
 from lowtide.emulator.openai.files import StoredFile
 from lowtide.emulator.openai.ids import new_alnum
 
-__all__ = ["STAND_IN", "CompatBackend", "CompatBatch", "OwnKeys", "prefixed_routes", "window_seconds_of"]
+__all__ = ["STAND_IN", "CompatBackend", "CompatBatch", "prefixed_routes", "window_seconds_of"]
 
 STAND_IN = "gpt-4.1-mini"
 """The OpenAI model OpenAI's backend answers as, for a model of the API's own catalogue."""
 _STAND_IN_JSON = json.dumps(STAND_IN).encode()
-
-OwnKeys = Mapping[str, tuple[str, ...]]
-"""Body keys the API takes that OpenAI's does not, each with the values it takes (empty: any)."""
 
 
 @dataclass(eq=False)
@@ -57,7 +56,8 @@ class CompatBatch(OpenAIBatch):
 
 
 class CompatBackend(OpenAIBackend):
-    """OpenAI's backend for an API with its own models (`known`) and body keys (`own_keys`). `batch_models` keeps,
+    """OpenAI's backend for an API of OpenAI's shapes (its `dialect`: its own models, body keys, batch windows and
+    listing). `batch_models` keeps,
     for each batch, the model its requests named (OpenAI's backend saw the stand-in), and `batch_windows` its
     completion window in seconds: both in the emulation's state file section."""
 
@@ -70,13 +70,10 @@ class CompatBackend(OpenAIBackend):
         settings: Settings,
         faults: Faults,
         cache: PromptCache,
-        *,
-        known: Callable[[object], bool],
-        own_keys: OwnKeys,
+        dialect: Dialect,
     ) -> None:
         super().__init__(clock, settings, faults, cache)
-        self._known = known
-        self._own_keys = own_keys
+        self.dialect = dialect
         self.batch_models: dict[str, str] = {}
         self.batch_windows: dict[str, float] = {}
         self._renamed: weakref.WeakSet[StoredFile] = weakref.WeakSet()
@@ -95,13 +92,13 @@ class CompatBackend(OpenAIBackend):
         if given is None:
             return body, None
         params = dict(given)
-        for key, values in self._own_keys.items():
+        for key, values in self.dialect.own_keys.items():
             if key in params:
                 value = params.pop(key)
                 if values and value not in values:
                     raise invalid_value(key, value, values)
         model = params.get("model")
-        if self._known(model):
+        if self.dialect.catalogue.known(model):
             params["model"] = STAND_IN
             return params, str(model)
         if isinstance(model, str):
@@ -117,6 +114,44 @@ class CompatBackend(OpenAIBackend):
         return completion, call
 
     # -- batches -------------------------------------------------------------------------------------------------
+
+    def create_batch(self, body: object) -> JsonObject:
+        """A batch of one of the dialect's endpoints, over a completion window within its bounds."""
+        params = require_object(body)
+        endpoint = required(params, "endpoint")
+        window = required(params, "completion_window")
+        dialect = self.dialect
+        if endpoint not in dialect.endpoints:
+            raise invalid_value("endpoint", endpoint, dialect.endpoints)
+        seconds = window_seconds_of(window, least_hours=dialect.least_hours, most_hours=dialect.most_hours)
+        if seconds is None:
+            least, most = window_text(dialect.least_hours * 3600.0), window_text(dialect.most_hours * 3600.0)
+            raise OpenAIError(
+                400,
+                f"Invalid 'completion_window': {window!r}. Durations from {least} to {most} are supported.",
+                param="completion_window",
+                code="invalid_value",
+            )
+        return self.create_compat_batch(params, window_seconds=seconds)
+
+    def retrieve_batch(self, batch_id: str) -> JsonObject:
+        return self.shown(super().retrieve_batch(batch_id))
+
+    def cancel_batch(self, batch_id: str) -> JsonObject:
+        return self.shown(super().cancel_batch(batch_id))
+
+    def list_batches(self, *, after: str | None = None, limit: str | None = None) -> JsonObject:
+        """OpenAI's pages, or every batch, newest first, in one answer (a listing that takes no page, Groq's)."""
+        if self.dialect.paged_listing:
+            return super().list_batches(after=after, limit=limit)
+        batches = list(reversed(self.batches.oldest_first()))
+        return {"object": "list", "data": [self.retrieve_batch(batch.id) for batch in batches]}
+
+    def list_models(self) -> JsonObject:
+        return self.dialect.catalogue.page()
+
+    def retrieve_model(self, model_id: str) -> JsonObject:
+        return self.dialect.catalogue.retrieve(model_id)
 
     def create_compat_batch(self, params: JsonObject, *, window_seconds: float) -> JsonObject:
         """A batch created by OpenAI's backend from a copy of its input file whose lines name the stand-in (the copy
@@ -241,12 +276,15 @@ def window_seconds_of(value: object, *, least_hours: int, most_hours: int) -> fl
     return hours * 3600.0 if least_hours <= hours <= most_hours else None
 
 
-def prefixed_routes(rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str]) -> list[RouteRow]:
+def prefixed_routes(
+    rows: Sequence[RouteRow], *, name: str, prefix: str, served: Sequence[str], drop: str = ""
+) -> list[RouteRow]:
     """OpenAI's route rows that an API serves too (`served`, by their names without `openai.`), under its path
-    `prefix` and its own route names (`<name>.<route>`)."""
+    `prefix` (in place of `drop`, the start of OpenAI's path it does not have: Azure's `/v1`) and its own route names
+    (`<name>.<route>`)."""
     wanted = set(served)
     return [
-        (f"{prefix}{path}", method, f"{name}.{route[len('openai.') :]}", handler)
+        (f"{prefix}{path.removeprefix(drop)}", method, f"{name}.{route[len('openai.') :]}", handler)
         for path, method, route, handler in rows
         if route[len("openai.") :] in wanted
     ]

@@ -5,28 +5,25 @@ APIs share it gets the calls no other emulation claims (`default_caller`)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import request_id
+from lowtide.emulator.openai.account import OpenAIAccountEmulation
 from lowtide.emulator.openai.backend import OpenAIBackend, OpenAILimits
 from lowtide.emulator.openai.batches import OpenAIBatchStore
 from lowtide.emulator.openai.errors import OpenAIError, from_api_error
-from lowtide.emulator.openai.files import FileStore
 from lowtide.emulator.openai.http import authenticate, openai_error_response
 from lowtide.emulator.openai.routes import openai_routes
-from lowtide.emulator.openai.state import OpenAIStateCodec, restore
 
 __all__ = ["OpenAIEmulation"]
 
 
-class OpenAIEmulation(Emulation):
+class OpenAIEmulation(OpenAIAccountEmulation[OpenAIBackend]):
     """The emulated OpenAI account (`Emulator.openai`): its `limits` (lower them to test OpenAI's without 200 MB
     files), `created_custom_ids` and `created_batches` (the exactly-once evidence, as for Anthropic batches), `files`
     and `batches`.
@@ -65,28 +62,14 @@ class OpenAIEmulation(Emulation):
     )
     default_caller = True
 
-    def __init__(self, shared: Shared) -> None:
-        super().__init__(shared)
-        self.backend = OpenAIBackend(shared.clock, shared.settings, shared.faults, shared.cache)
-        if shared.settings.max_request_bytes is not None:
-            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
-        self._state = OpenAIStateCodec()
+    def __init__(self, shared: Shared, backend: OpenAIBackend | None = None) -> None:
+        """`backend`: an account built on OpenAI's (an OpenAI-compatible API's dialect); by default OpenAI's own."""
+        made = backend or OpenAIBackend(shared.clock, shared.settings, shared.faults, shared.cache)
+        super().__init__(shared, made)
 
     @property
     def limits(self) -> OpenAILimits:
         return self.backend.limits
-
-    @property
-    def created_custom_ids(self) -> Counter[str]:
-        return self.backend.created_custom_ids
-
-    @property
-    def created_batches(self) -> int:
-        return self.backend.created_batches
-
-    @property
-    def files(self) -> FileStore:
-        return self.backend.files
 
     @property
     def batches(self) -> OpenAIBatchStore:
@@ -116,23 +99,3 @@ class OpenAIEmulation(Emulation):
 
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {OpenAIError: openai_error_response}
-
-    def stats(self) -> Mapping[str, object]:
-        backend = self.backend
-        return {
-            "openai_batches": len(backend.batches),
-            "openai_created_batches": backend.created_batches,
-            "openai_created_custom_ids": dict(backend.created_custom_ids),
-        }
-
-    def reset(self) -> None:
-        self.backend.reset()
-
-    def saved(self) -> Mapping[str, str]:
-        section = self._state.encode(self.backend)
-        return {"openai": section} if section is not None else {}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("openai")
-        if section is not None:
-            restore(self.backend, section)

@@ -158,22 +158,20 @@ def invalid_value(param: str, value: object, supported: tuple[str, ...] = ()) ->
 
 
 def below_minimum(param: str, minimum: float, value: object, *, integer: bool = True) -> OpenAIError:
-    kind = "integer" if integer else "decimal"
-    return OpenAIError(
-        400,
-        f"Invalid '{param}': {kind} below minimum value. Expected a value >= {minimum:g}, but got {value} instead.",
-        param=param,
-        code=f"{kind}_below_min_value",
-    )
+    return _out_of_range(param, value, integer=integer, side="below minimum", bound=f">= {minimum:g}", code="below_min")
 
 
 def above_maximum(param: str, maximum: float, value: object, *, integer: bool = True) -> OpenAIError:
+    return _out_of_range(param, value, integer=integer, side="above maximum", bound=f"<= {maximum:g}", code="above_max")
+
+
+def _out_of_range(param: str, value: object, *, integer: bool, side: str, bound: str, code: str) -> OpenAIError:
     kind = "integer" if integer else "decimal"
     return OpenAIError(
         400,
-        f"Invalid '{param}': {kind} above maximum value. Expected a value <= {maximum:g}, but got {value} instead.",
+        f"Invalid '{param}': {kind} {side} value. Expected a value {bound}, but got {value} instead.",
         param=param,
-        code=f"{kind}_above_max_value",
+        code=f"{kind}_{code}_value",
     )
 
 

@@ -54,9 +54,9 @@ and the answer's maximum; every live answer carries the `x-ratelimit-*` headers 
 the bucket is full again, as `1m30s`)."""
 
 
-def openai_routes(shared: Shared, backend: OpenAIBackend) -> list[RouteRow]:
-    """Every route of the OpenAI API."""
-    api = OpenAIApi(shared, backend)
+def openai_routes(shared: Shared, backend: OpenAIBackend, api: OpenAIApi | None = None) -> list[RouteRow]:
+    """Every route of the OpenAI API, answered by `api` (by default OpenAI's handlers on `backend`)."""
+    api = api or OpenAIApi(shared, backend)
     batch = "/v1/batches/{batch_id}"
     file = "/v1/files/{file_id}"
     return [

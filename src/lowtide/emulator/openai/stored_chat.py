@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
 from lowtide.emulator.openai.checks import check_keys, check_metadata, require_object, required
 from lowtide.emulator.openai.errors import OpenAIError
+from lowtide.emulator.openai.kept import Kept, items_page
 from lowtide.emulator.openai.pages import cursor_page
 
 __all__ = ["StoredCompletions", "completion_not_found"]
@@ -26,7 +27,8 @@ def completion_not_found(completion_id: str) -> OpenAIError:
 @dataclass
 class _Stored:
     completion: JsonObject
-    requested_model: str
+    model: str
+    """The model the request asked for."""
     messages: list[JsonObject]
     metadata: dict[str, str]
 
@@ -34,17 +36,11 @@ class _Stored:
         return {**self.completion, "metadata": dict(self.metadata)}
 
 
-class StoredCompletions:
+class StoredCompletions(Kept[_Stored]):
     """The account's stored chat completions, oldest first."""
 
-    def __init__(self) -> None:
-        self._stored: dict[str, _Stored] = {}
-
-    def __len__(self) -> int:
-        return len(self._stored)
-
-    def clear(self) -> None:
-        self._stored.clear()
+    def not_found(self, key: str) -> OpenAIError:
+        return completion_not_found(key)
 
     def keep(self, completion: JsonObject, body: JsonObject) -> None:
         """Keep `completion`, answered to `body` (a request that asked `store: true`)."""
@@ -53,27 +49,20 @@ class StoredCompletions:
         metadata = check_metadata(body.get("metadata")) or {}
         self._stored[completion_id] = _Stored(completion, str(body["model"]), messages, metadata)
 
-    def _find(self, completion_id: str) -> _Stored:
-        stored = self._stored.get(completion_id)
-        if stored is None:
-            raise completion_not_found(completion_id)
-        return stored
-
     def retrieve(self, completion_id: str) -> JsonObject:
-        return self._find(completion_id).shown()
+        return self.find(completion_id).shown()
 
     def update(self, completion_id: str, body: object) -> JsonObject:
         """`POST /v1/chat/completions/{id}`: its metadata replaced (the only change the API allows)."""
         params = require_object(body)
         check_keys(params, ("metadata",))
         metadata = check_metadata(required(params, "metadata"))
-        stored = self._find(completion_id)
+        stored = self.find(completion_id)
         stored.metadata = metadata or {}
         return stored.shown()
 
     def delete(self, completion_id: str) -> JsonObject:
-        self._find(completion_id)
-        del self._stored[completion_id]
+        self.remove(completion_id)
         return {"object": "chat.completion.deleted", "id": completion_id, "deleted": True}
 
     def page(
@@ -90,7 +79,7 @@ class StoredCompletions:
         listed = [
             stored.shown()
             for stored in self._stored.values()
-            if (model is None or model in (stored.requested_model, stored.completion.get("model")))
+            if (model is None or model in (stored.model, stored.completion.get("model")))
             and all(stored.metadata.get(key) == value for key, value in metadata.items())
         ]
         return cursor_page(
@@ -99,26 +88,8 @@ class StoredCompletions:
 
     def messages(self, completion_id: str, *, after: str | None, limit: str | None, order: str | None) -> JsonObject:
         """`GET /v1/chat/completions/{id}/messages`: the request's messages, oldest first unless `order=desc`."""
-        stored = self._find(completion_id)
-
-        def missing(message_id: str) -> OpenAIError:
-            return OpenAIError(404, f"Message with id '{message_id}' not found.", param="after")
-
-        return cursor_page(
-            stored.messages, after=after, limit=limit, order=order, default_order="asc", missing_after=missing
-        )
-
-    def state(self) -> list[JsonObject]:
-        """What the state file keeps of each, oldest first."""
-        return [
-            {
-                "completion": stored.completion,
-                "model": stored.requested_model,
-                "messages": stored.messages,
-                "metadata": stored.metadata,
-            }
-            for stored in self._stored.values()
-        ]
+        messages = self.find(completion_id).messages
+        return items_page(messages, "Message", after=after, limit=limit, order=order, default_order="asc")
 
     def restore(self, items: list[JsonObject]) -> None:
         self._stored = {}

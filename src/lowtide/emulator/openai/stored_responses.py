@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
 from lowtide.emulator.openai.errors import OpenAIError
 from lowtide.emulator.openai.ids import derived_hex
-from lowtide.emulator.openai.pages import cursor_page
+from lowtide.emulator.openai.kept import Kept, items_page
 
 __all__ = ["StoredResponse", "StoredResponses", "input_items", "response_not_found"]
 
@@ -61,26 +61,14 @@ class StoredResponse:
         }
 
 
-class StoredResponses:
+class StoredResponses(Kept[StoredResponse]):
     """The account's stored responses, oldest first."""
 
-    def __init__(self) -> None:
-        self._stored: dict[str, StoredResponse] = {}
-
-    def __len__(self) -> int:
-        return len(self._stored)
-
-    def clear(self) -> None:
-        self._stored.clear()
+    def not_found(self, key: str) -> OpenAIError:
+        return response_not_found(key)
 
     def keep(self, stored: StoredResponse) -> None:
         self._stored[stored.id] = stored
-
-    def find(self, response_id: str) -> StoredResponse:
-        stored = self._stored.get(response_id)
-        if stored is None:
-            raise response_not_found(response_id)
-        return stored
 
     def conversation(self, response_id: str) -> list[object] | None:
         """What a request continuing `response_id` reads before its own input; None if no such response is kept."""
@@ -88,8 +76,7 @@ class StoredResponses:
         return list(stored.conversation) if stored is not None else None
 
     def delete(self, response_id: str) -> JsonObject:
-        self.find(response_id)
-        del self._stored[response_id]
+        self.remove(response_id)
         return {"id": response_id, "object": "response", "deleted": True}
 
     def cancel(self, response_id: str, now: float) -> JsonObject:
@@ -102,29 +89,8 @@ class StoredResponses:
 
     def input_items(self, response_id: str, *, after: str | None, limit: str | None, order: str | None) -> JsonObject:
         """`GET /v1/responses/{id}/input_items`: newest first unless `order=asc`."""
-        stored = self.find(response_id)
-
-        def missing(item_id: str) -> OpenAIError:
-            return OpenAIError(404, f"Item with id '{item_id}' not found.", param="after")
-
-        return cursor_page(
-            stored.items, after=after, limit=limit, order=order, default_order="desc", missing_after=missing
-        )
-
-    def state(self) -> list[JsonObject]:
-        """What the state file keeps of each, oldest first."""
-        return [
-            {
-                "response": stored.response,
-                "items": stored.items,
-                "conversation": stored.conversation,
-                "background": stored.background,
-                "created_at": stored.created_at,
-                "ends_at": stored.ends_at,
-                "cancelled_at": stored.cancelled_at,
-            }
-            for stored in self._stored.values()
-        ]
+        items = self.find(response_id).items
+        return items_page(items, "Item", after=after, limit=limit, order=order, default_order="desc")
 
     def restore(self, items: list[JsonObject]) -> None:
         self._stored = {}

@@ -1,8 +1,8 @@
 """The Together half of the emulator's state and operations, free of HTTP: OpenAI's files, batches and chat answers
-(`CompatBackend`) with Together's models and body keys, its three-step upload (start, put the bytes, preprocess; an
-upload of bytes already held answered with a conflict naming that file), and its batch jobs (upper-case statuses,
-dates, a progress percentage). Raises `OpenAIError` (Together's error bodies are OpenAI's), `UploadRedirect` and
-`UploadConflict`."""
+(`CompatBackend`) in Together's dialect (`TOGETHER`: its models and body keys), its three-step upload (start, put the
+bytes, preprocess; an upload of bytes already held answered with a conflict naming that file), and its batch jobs
+(upper-case statuses, dates, a progress percentage). Raises `OpenAIError` (Together's error bodies are OpenAI's),
+`UploadRedirect` and `UploadConflict`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from lowtide.clock import Clock
+from lowtide.core.clock import Clock
 from lowtide.emulator.core.cache import PromptCache
 from lowtide.emulator.core.faults import Faults
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
@@ -19,21 +19,13 @@ from lowtide.emulator.openai.checks import require_object, required
 from lowtide.emulator.openai.compat import CompatBackend
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value, no_such
 from lowtide.emulator.openai.files import StoredFile
-from lowtide.emulator.together.catalogue import known
+from lowtide.emulator.together.dialect import TOGETHER
 
 __all__ = ["PURPOSES", "TogetherBackend", "UploadConflict", "UploadRedirect"]
 
 PURPOSES = ("fine-tune", "calibration", "eval", "batch-api")
 FILE_TYPES = ("jsonl", "parquet", "csv")
-_ENDPOINTS = ("/v1/chat/completions",)
 _DAY = 24 * 3600.0
-_OWN_KEYS = {
-    "top_k": (),
-    "repetition_penalty": (),
-    "min_p": (),
-    "safety_model": (),
-    "context_length_exceeded_behavior": ("truncate", "error"),
-}
 _STATUSES = {
     "validating": "VALIDATING",
     "in_progress": "IN_PROGRESS",
@@ -81,7 +73,7 @@ class TogetherBackend(CompatBackend):
     uploaded file's checksum (in the emulation's state file section)."""
 
     def __init__(self, clock: Clock, settings: Settings, faults: Faults, cache: PromptCache) -> None:
-        super().__init__(clock, settings, faults, cache, known=known, own_keys=_OWN_KEYS)
+        super().__init__(clock, settings, faults, cache, TOGETHER)
         self.checksums: dict[str, str] = {}
         self.purposes: dict[str, str] = {}
         self._pending: dict[str, _Pending] = {}
@@ -180,8 +172,8 @@ class TogetherBackend(CompatBackend):
         params = require_object(body)
         endpoint = required(params, "endpoint")
         input_file_id = required(params, "input_file_id")
-        if endpoint not in _ENDPOINTS:
-            raise invalid_value("endpoint", endpoint, _ENDPOINTS)
+        if endpoint not in TOGETHER.endpoints:
+            raise invalid_value("endpoint", endpoint, TOGETHER.endpoints)
         window = params.get("completion_window")
         if window not in (None, "24h"):
             raise invalid_value("completion_window", window, ("24h",))

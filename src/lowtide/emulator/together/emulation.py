@@ -3,27 +3,26 @@ three-step upload), Batches (jobs) and Chat Completions, in Together's shapes, i
 its `x-request-id`. Its paths are OpenAI's (`/v1/files`, `/v1/batches`, `/v1/chat/completions`): it claims the
 callers whose `User-Agent` the together SDK sends (`AsyncTogether/Python <version>`, or `Together/Python ...` from its
 sync client), so that a program sets `TOGETHER_BASE_URL` alone. The address an upload puts its bytes to is
-Together's own and takes no key, as a presigned storage URL."""
+Together's own and takes no key, as a presigned storage URL. OpenAI's emulation in Together's dialect (`TOGETHER`),
+with Together's uploads and batch jobs beside it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from lowtide.core.json_types import json_object
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.http import request_id
-from lowtide.emulator.openai.emulation import OpenAIEmulation
+from lowtide.emulator.openai.dialect_emulation import CompatEmulation
 from lowtide.emulator.openai.errors import OpenAIError
 from lowtide.emulator.openai.http import authenticate, openai_error_response
-from lowtide.emulator.openai.state import OpenAIStateCodec, restore
 from lowtide.emulator.together.backend import TogetherBackend, UploadConflict, UploadRedirect
+from lowtide.emulator.together.dialect import TOGETHER
 from lowtide.emulator.together.routes import UPLOADS, together_routes
-from lowtide.json_types import json_object
 
 __all__ = ["SDK_AGENTS", "TogetherEmulation"]
 
@@ -51,11 +50,11 @@ def _conflict(request: Request, error: Exception) -> Response:
     return JSONResponse(body, status_code=409, headers={"x-request-id": request_id(request)})
 
 
-class TogetherEmulation(OpenAIEmulation):
-    """The emulated Together account (`Emulator.emulation(TogetherEmulation)`): its `limits`, `created_custom_ids`
-    and `created_batches` (the exactly-once evidence), `files` and `batches`, as OpenAI's emulation has them."""
+class TogetherEmulation(CompatEmulation):
+    """The emulated Together account (`Emulator.emulation(TogetherEmulation)`), as OpenAI's emulation has it."""
 
-    name: ClassVar[str] = "together"
+    dialect = TOGETHER
+    name = TOGETHER.name
     route_names = (
         "together.files.create",
         "together.files.put",
@@ -71,18 +70,13 @@ class TogetherEmulation(OpenAIEmulation):
         "together.models.list",
         "together.chat.completions.create",
     )
-    default_caller = False
 
     def __init__(self, shared: Shared) -> None:
-        self.shared = shared
         self.together = TogetherBackend(shared.clock, shared.settings, shared.faults, shared.cache)
-        self.backend = self.together
-        if shared.settings.max_request_bytes is not None:
-            self.backend.limits.max_request_bytes = shared.settings.max_request_bytes
-        self._state = OpenAIStateCodec()
+        super().__init__(shared, self.together)
 
     def routes(self) -> Sequence[RouteRow]:
-        return together_routes(self.shared, self.together)
+        return [*together_routes(self.together), *super().routes()]
 
     def claims(self, headers: Headers) -> bool:
         return headers.get("user-agent", "").startswith(SDK_AGENTS)
@@ -94,37 +88,11 @@ class TogetherEmulation(OpenAIEmulation):
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {OpenAIError: openai_error_response, UploadRedirect: _redirect, UploadConflict: _conflict}
 
-    def stats(self) -> Mapping[str, object]:
-        backend = self.together
-        return {
-            "together_batches": len(backend.batches),
-            "together_created_batches": backend.created_batches,
-            "together_created_custom_ids": dict(backend.created_custom_ids),
-        }
+    def kept(self) -> dict[str, Mapping[str, object]]:
+        return {**super().kept(), "checksums": self.together.checksums, "purposes": self.together.purposes}
 
-    def saved(self) -> Mapping[str, str]:
-        section = self._state.encode(self.backend)
-        if section is None:
-            return {}
+    def take_back(self, kept: Mapping[str, object]) -> None:
+        super().take_back(kept)
         backend = self.together
-        extra = {
-            "checksums": backend.checksums,
-            "purposes": backend.purposes,
-            "models": backend.batch_models,
-            "windows": backend.batch_windows,
-        }
-        return {"together": section, "together_files": json.dumps(extra, separators=(",", ":"), sort_keys=True)}
-
-    def restore(self, document: Mapping[str, Any]) -> None:
-        section = document.get("together")
-        if section is None:
-            return
-        extra = json_object(document.get("together_files"))
-        backend = self.together
-        backend.checksums.update({key: str(value) for key, value in json_object(extra.get("checksums")).items()})
-        backend.purposes.update({key: str(value) for key, value in json_object(extra.get("purposes")).items()})
-        backend.batch_models.update({key: str(value) for key, value in json_object(extra.get("models")).items()})
-        windows = json_object(extra.get("windows"))
-        backend.batch_windows.update({key: float(str(value)) for key, value in windows.items()})
-        restore(self.backend, section)
-        backend.rewrap()
+        backend.checksums.update({key: str(value) for key, value in json_object(kept.get("checksums")).items()})
+        backend.purposes.update({key: str(value) for key, value in json_object(kept.get("purposes")).items()})

@@ -1,7 +1,7 @@
 """Together's routes, as rows of (path, method, route name, handler) under route names starting `together.`: its
 files (the upload's three steps: `POST /v1/files`, the `PUT` of the bytes to the address it redirects to, `POST
-/v1/files/{id}/preprocess`), its batch jobs, its models (`GET /v1/models`, a bare list), and OpenAI's chat
-completions, file content and file delete handlers served again on Together's backend. `/v1/files`, `/v1/batches`,
+/v1/files/{id}/preprocess`), its batch jobs and its models (`GET /v1/models`, a bare list); OpenAI's chat
+completions, file content and file delete are served by `CompatEmulation`. `/v1/files`, `/v1/batches`,
 `/v1/models` and `/v1/chat/completions` are OpenAI's paths too: the core sends there the calls whose headers
 `TogetherEmulation` claims."""
 
@@ -11,26 +11,22 @@ from typing import cast
 
 from starlette.requests import Request
 
-from lowtide.emulator.core.emulation import RouteRow, Shared
+from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.http import Answer, read_json
-from lowtide.emulator.openai.compat import prefixed_routes
-from lowtide.emulator.openai.routes import openai_routes
 from lowtide.emulator.together.backend import TogetherBackend
-from lowtide.emulator.together.catalogue import CATALOGUE
 
 __all__ = ["UPLOADS", "together_routes"]
 
 UPLOADS = "/together-uploads/"
 """Where an upload's bytes are put: an address the API hands out, as a presigned storage URL, taking no key."""
 _BODY_BYTES = 1024 * 1024
-_SERVED_AS_OPENAI = ("chat.completions.create", "files.content", "files.delete")
 
 
-def together_routes(shared: Shared, backend: TogetherBackend) -> list[RouteRow]:
+def together_routes(backend: TogetherBackend) -> list[RouteRow]:
     api = _TogetherApi(backend)
     file = "/v1/files/{file_id}"
     batch = "/v1/batches/{batch_id}"
-    own: list[RouteRow] = [
+    return [
         ("/v1/files", "POST", "together.files.create", api.start_upload),
         (UPLOADS + "{file_id}", "PUT", "together.files.put", api.put_upload),
         (f"{file}/preprocess", "POST", "together.files.preprocess", api.preprocess),
@@ -42,8 +38,6 @@ def together_routes(shared: Shared, backend: TogetherBackend) -> list[RouteRow]:
         (f"{batch}/cancel", "POST", "together.batches.cancel", api.cancel_batch),
         ("/v1/models", "GET", "together.models.list", api.list_models),
     ]
-    shared_rows = prefixed_routes(openai_routes(shared, backend), name="together", prefix="", served=_SERVED_AS_OPENAI)
-    return [*own, *shared_rows]
 
 
 class _TogetherApi:
@@ -77,7 +71,7 @@ class _TogetherApi:
 
     async def list_models(self, request: Request) -> Answer:
         # Together answers a bare list of its models.
-        return cast("Answer", [model.render() for model in CATALOGUE])
+        return cast("Answer", self._together.dialect.catalogue.listed())
 
     async def retrieve_batch(self, request: Request) -> Answer:
         return self._together.job(request.path_params["batch_id"])

@@ -27,9 +27,9 @@ import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lowtide.cancelling import cancel_requests, stop_if_cancelled
+from lowtide.core.cancelling import cancel_requests, stop_if_cancelled
+from lowtide.core.hosts import HOST_ID_ENV, host_id
 from lowtide.errors import ConfigurationError
-from lowtide.hosts import HOST_ID_ENV, host_id
 from lowtide.ledger.postgres.migration import migration
 from lowtide.ledger.postgres.outage import Outage, said, transient
 from lowtide.ledger.postgres.steps import run_on, run_on_async
@@ -323,7 +323,7 @@ class PostgresPool:
             await self._failed(pool, exc)
             raise
         try:
-            # A task cancelled as the pool handed it this connection may not have been told (`lowtide.cancelling`):
+            # A task cancelled as the pool handed it this connection may not have been told (`lowtide.core.cancelling`):
             # it is told now, and the connection goes back.
             stop_if_cancelled(asked)
             if _idle(self._used.get(db)):

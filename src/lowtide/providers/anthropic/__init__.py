@@ -6,13 +6,11 @@ provider classes (and the Anthropic SDK with them) are imported when first used.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import LazyCheck
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.anthropic import rules
-from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide.providers.anthropic.batch import ClaudeBatchProvider
@@ -21,24 +19,20 @@ if TYPE_CHECKING:
 
 __all__ = ["ClaudeBatchProvider", "ClaudeProvider", "register"]
 
-_CLASSES = {
-    "ClaudeProvider": "lowtide.providers.anthropic.live",
-    "ClaudeBatchProvider": "lowtide.providers.anthropic.batch",
-}
+_REGISTRATION = Registration(
+    "anthropic",
+    __name__,
+    live="ClaudeProvider",
+    batch="ClaudeBatchProvider",
+    usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
+    custom_ids=rules.CUSTOM_IDS,
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters("anthropic", LazyCheck("lowtide.providers.anthropic.parameters", "check_parameters"))
-    registry.register_pricing("anthropic", rules.USAGE)
-    registry.register_custom_ids("anthropic", rules.CUSTOM_IDS)
-    registry.register("anthropic", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["ClaudeProvider"], "ClaudeProvider"))
-    registry.register(
-        "anthropic", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["ClaudeBatchProvider"], "ClaudeBatchProvider")
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

@@ -34,10 +34,10 @@ from lowtide.batching.backend import (
 )
 from lowtide.batching.lines import feed_lines
 from lowtide.batching.retrying import retrying
-from lowtide.clock import Clock
-from lowtide.config import BatchProcessingMode, BatchSettings
+from lowtide.config.actors import BatchProcessingMode, BatchSettings
+from lowtide.core.clock import Clock
+from lowtide.cost.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.errors import APIConnectionError, APIError, OverloadedError, RateLimitError
-from lowtide.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.providers.anthropic.mapping import (
     custom_id_for,
     custom_id_parts,

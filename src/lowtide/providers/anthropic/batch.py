@@ -22,11 +22,14 @@ from typing import ClassVar
 from anthropic.types.messages import MessageBatch
 
 from lowtide.batching.backend import NO_STEPS, BatchCodec, RemoteBatch, ResultLine, UnreadableLine
+from lowtide.batching.oneshot import OneBatchCalls
 from lowtide.batching.outcomes import custom_id_of, outcome_of
 from lowtide.batching.polling import wait_until_ended
-from lowtide.config import BatchProcessingMode, BatchSettings
-from lowtide.errors import ActorError, BatchRequestError, BatchTimeoutError, ConfigurationError
-from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.config.actors import BatchProcessingMode
+from lowtide.errors import BatchRequestError, BatchTimeoutError, ConfigurationError
+from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.structured import parsed_outcome
+from lowtide.messages.wire import Wire
 from lowtide.provider import Outcome, Provider, ProviderOptions
 from lowtide.providers.anthropic.backend import (
     MAX_BATCH_BYTES,
@@ -41,9 +44,7 @@ from lowtide.providers.anthropic.client import build_client
 from lowtide.providers.anthropic.inputs import check_request_input, input_limits
 from lowtide.providers.anthropic.mapping import BatchEntry, to_batch_request, to_message_params
 from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
-from lowtide.structured import parsed_outcome
-from lowtide.types import ActorRequest, ActorResponse
-from lowtide.wire import Wire
+from lowtide.types import ActorRequest
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "ClaudeBatchProvider", "PreparedBatch", "request_id_of"]
 
@@ -86,7 +87,7 @@ class PreparedBatch:
         self.size_bytes = size
 
 
-class ClaudeBatchProvider(Provider):
+class ClaudeBatchProvider(OneBatchCalls[AnthropicBatchBackend], Provider):
     """Anthropic's Message Batches API: half the price of live calls, results within 24 hours."""
 
     name: ClassVar[str] = "anthropic"
@@ -99,25 +100,17 @@ class ClaudeBatchProvider(Provider):
         # The pre-send checks ask the Models API once per model; a failure is skipped, never retried blindly.
         self._client = client.with_options(max_retries=0)
         self._clock = options.clock
-        self.settings: BatchSettings = options.batch
+        self.settings = options.batch
         self.backend = AnthropicBatchBackend(
             client, owns_client=owns_client, clock=options.clock, settings=options.batch
         )
 
     codec: ClassVar[BatchCodec | None] = AnthropicBatchCodec()
 
-    def batch_backend(self) -> AnthropicBatchBackend:
-        return self.backend
-
     def serving_wires(self) -> Sequence[Wire]:
         from lowtide.providers.anthropic.serving import MessagesWire
 
         return (MessagesWire(),)
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
 
     @functools.cached_property
     def _models(self) -> ModelDirectory:
@@ -141,13 +134,6 @@ class ClaudeBatchProvider(Provider):
         return await input_limits(
             self._client, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
         )
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
 
     async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
         """The requests as one batch, outside the ledger: each named by its own `custom_id` (else `request-<index>`),

@@ -1,7 +1,8 @@
 """A Messages request's size and input tokens against what Anthropic takes: 32 MB a request on the Messages API (as
 on token counting), a batch's 256 MB for a request in a batch, and the model's context window (`max_input_tokens`
 from the models endpoint, else lowtide's table). Tokens are counted by `POST /v1/messages/count_tokens` only when the
-cheap bound of `lowtide.limits` does not settle it; each count is kept for the process, per endpoint and credentials.
+cheap bound of `lowtide.messages.limits` does not settle it; each count is kept for the process, per endpoint and
+credentials.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import anthropic
 from anthropic import AsyncAnthropic
 
-from lowtide.limits import InputLimits, byte_size, check_input
+from lowtide.messages.limits import InputLimits, byte_size, check_input
 from lowtide.providers.anthropic.checks import ModelDirectory, ModelFacts
 from lowtide.providers.anthropic.mapping import translate_errors
 from lowtide.providers.anthropic.models import context_window

@@ -12,9 +12,9 @@ from anthropic import AsyncAPIResponse
 from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
-from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.anthropic.checks import ModelDirectory, directory_for, preflight
 from lowtide.providers.anthropic.client import build_client

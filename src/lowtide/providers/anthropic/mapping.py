@@ -17,9 +17,12 @@ from anthropic.types.message_create_params import MessageCreateParamsNonStreamin
 from anthropic.types.messages.batch_create_params import Request as BatchEntry
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, TextAnswer, answer_of, response_of, text_alone
 from lowtide.batching.backend import Settled
-from lowtide.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
+from lowtide.core.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
+from lowtide.core.json_types import json_object, json_objects
+from lowtide.core.modes import MODE_TEXT, BatchProcessingMode
+from lowtide.cost.priced import PriceCache, Priced
+from lowtide.cost.pricing import cost_of
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -29,15 +32,12 @@ from lowtide.errors import (
     ConfigurationError,
     OverloadedError,
 )
-from lowtide.json_types import json_object, json_objects
-from lowtide.modes import MODE_TEXT, BatchProcessingMode
-from lowtide.priced import PriceCache, Priced
-from lowtide.pricing import cost_of
+from lowtide.messages.answers import Answer, TextAnswer, answer_of, response_of, text_alone
+from lowtide.messages.structured import json_text, parse_response, parsed_outcome
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters
 from lowtide.providers.anthropic.rules import CUSTOM_IDS, ERROR_KINDS, RETRYABLE_ERROR_TYPES, USAGE
 from lowtide.providers.sdk_errors import SdkErrors, StatusError, seconds_of, translating
-from lowtide.structured import json_text, parse_response, parsed_outcome
 from lowtide.types import (
     ActorRequest,
     ActorResponse,

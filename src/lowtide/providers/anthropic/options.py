@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 
 __all__ = ["PROVIDER_NAME", "AnthropicOptions", "anthropic_settings"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 from lowtide.providers.anthropic.options import anthropic_settings
 
 __all__ = ["MIN_THINKING_BUDGET", "check_parameters"]

@@ -8,7 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
-from lowtide.custom_ids import CustomIdRule
+from lowtide.core.custom_ids import CustomIdRule
+from lowtide.cost.pricing import PROBE_TOKENS, UsageShape
 from lowtide.errors import (
     APIError,
     AuthenticationError,
@@ -19,7 +20,6 @@ from lowtide.errors import (
     RateLimitError,
     ServerError,
 )
-from lowtide.pricing import PROBE_TOKENS, UsageShape
 from lowtide.types import Usage
 
 __all__ = ["CUSTOM_IDS", "ERROR_KINDS", "RETRYABLE_ERROR_TYPES", "USAGE"]

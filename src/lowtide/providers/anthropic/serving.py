@@ -19,10 +19,10 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.http.sse import encode_event
+from lowtide.messages.wire import Refusal, ServedCall
 from lowtide.providers.anthropic.models import undated
 from lowtide.providers.anthropic.stream_events import message_events
 from lowtide.types import ActorResponse, OtherContent
-from lowtide.wire import Refusal, ServedCall
 
 __all__ = ["MAX_REQUEST_BYTES", "MessagesWire"]
 

@@ -9,13 +9,11 @@ imported when first used.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import LazyCheck
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.azure_openai import rules
-from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide.providers.azure_openai.batch import AzureOpenAIBatchProvider
@@ -25,27 +23,19 @@ if TYPE_CHECKING:
 __all__ = ["AzureOpenAIBatchProvider", "AzureOpenAIProvider", "register"]
 
 _NAME = "azure_openai"
-_CLASSES = {
-    "AzureOpenAIProvider": "lowtide.providers.azure_openai.live",
-    "AzureOpenAIBatchProvider": "lowtide.providers.azure_openai.batch",
-}
+_REGISTRATION = Registration(
+    _NAME,
+    __name__,
+    live="AzureOpenAIProvider",
+    batch="AzureOpenAIBatchProvider",
+    usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters(_NAME, LazyCheck("lowtide.providers.azure_openai.parameters", "check_parameters"))
-    registry.register_pricing(_NAME, rules.USAGE)
-    registry.register(
-        _NAME, BatchProcessingMode.LIVE, LazyProvider(_CLASSES["AzureOpenAIProvider"], "AzureOpenAIProvider")
-    )
-    registry.register(
-        _NAME,
-        BatchProcessingMode.BATCH,
-        LazyProvider(_CLASSES["AzureOpenAIBatchProvider"], "AzureOpenAIBatchProvider"),
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

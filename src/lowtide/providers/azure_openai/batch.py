@@ -8,22 +8,20 @@ batch per deployment, outside the ledger: nothing recorded, and calling it twice
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
-from lowtide.batching.oneshot import run_batch
-from lowtide.errors import ActorError
-from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.modes import BatchProcessingMode
-from lowtide.provider import Outcome, Provider, ProviderOptions
+from lowtide.batching.oneshot import OneBatchCalls
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.azure_openai.batch_codec import MAX_BATCH_BYTES, MAX_FILES, AzureBatchCodec
 from lowtide.providers.azure_openai.checks import MAX_REQUEST_BYTES, check_request, limits_of
 from lowtide.providers.azure_openai.client import build_client
 from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import encode_request
-from lowtide.types import ActorRequest, ActorResponse
+from lowtide.types import ActorRequest
 
 __all__ = ["AzureOpenAIBatchProvider"]
 
@@ -31,7 +29,7 @@ _LINE_ROOM = 256
 """The bytes a request's custom id, method and url add to it as a line of a batch's input file."""
 
 
-class AzureOpenAIBatchProvider(Provider):
+class AzureOpenAIBatchProvider(OneBatchCalls[AzureBatchBackend], Provider):
     """Azure OpenAI's Batch API: half the price of global standard, a 24-hour target (jobs may run longer)."""
 
     name: ClassVar[str] = PROVIDER_NAME
@@ -47,9 +45,6 @@ class AzureOpenAIBatchProvider(Provider):
             client, owns_client=owns_client, clock=options.clock, settings=options.batch, max_files=MAX_FILES
         )
 
-    def batch_backend(self) -> AzureBatchBackend:
-        return self.backend
-
     async def preflight(self, request: ActorRequest) -> None:
         most, where = self._most()
         await check_request(request, max_bytes=most, where=where, ascii_json=True)
@@ -64,17 +59,6 @@ class AzureOpenAIBatchProvider(Provider):
         configured = self.settings.max_batch_bytes
         most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM
         return most, "Azure OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)"
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        """The requests as one batch per deployment, outside the ledger: nothing recorded."""
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -8,8 +8,8 @@ from __future__ import annotations
 from openai import AsyncAzureOpenAI
 
 from lowtide.batching.backend import BatchCodec, CreateSteps, RemoteBatch
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.errors import InvalidRequestError
 from lowtide.providers.azure_openai.batch_codec import AzureBatchCodec
 from lowtide.providers.azure_openai.requests import BATCH_URL
@@ -22,6 +22,7 @@ class AzureBatchBackend(OpenAIBatchBackend):
     """Azure's batches through one `AsyncAzureOpenAI` client (its own retries off: lowtide decides)."""
 
     codec: BatchCodec = AzureBatchCodec()
+    owner = "Azure OpenAI"
     endpoints = (BATCH_URL,)
 
     def __init__(

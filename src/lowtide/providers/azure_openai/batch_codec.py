@@ -17,7 +17,7 @@ import orjson
 from lowtide.batching.backend import BatchLimits
 from lowtide.batching.input_file import joined_lines
 from lowtide.batching.keys import params_json
-from lowtide.pricing import UsageShape
+from lowtide.cost.pricing import UsageShape
 from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import BATCH_URL, encode_request, model_served
 from lowtide.providers.azure_openai.rules import USAGE

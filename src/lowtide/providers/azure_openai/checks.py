@@ -6,7 +6,7 @@ token counting, so an unknown deployment is the API's 404 (`DeploymentNotFound`)
 
 from __future__ import annotations
 
-from lowtide.limits import InputLimits, body_json, byte_size, check_input
+from lowtide.messages.limits import InputLimits, body_json, byte_size, check_input
 from lowtide.providers.azure_openai.requests import encode_request, model_served
 from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, TOOL_TOKENS
 from lowtide.providers.openai.models import context_window

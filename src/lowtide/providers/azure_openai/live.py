@@ -10,9 +10,9 @@ from typing import ClassVar
 import openai
 
 from lowtide.batching.backend import credential_of
-from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.azure_openai.checks import MAX_REQUEST_BYTES, check_request, limits_of
 from lowtide.providers.azure_openai.client import build_client

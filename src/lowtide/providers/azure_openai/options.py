@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 from lowtide.providers.openai.options import OpenAIOptions
 
 __all__ = ["DEFAULT_API_VERSION", "OPENAI_SECTION", "PROVIDER_NAME", "AzureOptions", "azure_options", "openai_options"]

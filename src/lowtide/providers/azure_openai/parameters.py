@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 from lowtide.providers.azure_openai.options import OPENAI_SECTION, PROVIDER_NAME, AzureOptions, azure_options
 from lowtide.providers.azure_openai.options import openai_options as openai_section
 from lowtide.providers.openai.parameters import check_parameters as check_openai

@@ -4,12 +4,10 @@ outputs in S3; both through boto3) and their plugin registration. The provider c
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide import BatchProcessingMode
-from lowtide.providers import LazyProvider
 from lowtide.providers.bedrock import rules
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
@@ -19,23 +17,19 @@ if TYPE_CHECKING:
 
 __all__ = ["BedrockBatchProvider", "BedrockOptions", "BedrockProvider", "register"]
 
-_CLASSES = {
-    "BedrockProvider": "lowtide.providers.bedrock.live",
-    "BedrockBatchProvider": "lowtide.providers.bedrock.batch",
-    "BedrockOptions": "lowtide.providers.bedrock.options",
-}
+_REGISTRATION = Registration(
+    "bedrock",
+    __name__,
+    live="BedrockProvider",
+    batch="BedrockBatchProvider",
+    usage=rules.USAGE,
+    lends={"BedrockOptions": "options"},
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_pricing("bedrock", rules.USAGE)
-    registry.register("bedrock", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["BedrockProvider"], "BedrockProvider"))
-    registry.register(
-        "bedrock", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["BedrockBatchProvider"], "BedrockBatchProvider")
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

@@ -8,19 +8,16 @@ model, outside the ledger: nothing recorded, and calling it twice pays twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide import (
-    ActorError,
     ActorRequest,
-    ActorResponse,
     BatchProcessingMode,
     ConfigurationError,
     Provider,
     ProviderOptions,
 )
-from lowtide.providers import BatchCodec, Outcome, run_batch
+from lowtide.providers import BatchCodec, OneBatchCalls
 from lowtide.providers.bedrock.batch_backend import BedrockBatchBackend
 from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
 from lowtide.providers.bedrock.client import build_clients
@@ -30,7 +27,7 @@ from lowtide.providers.bedrock.requests import converse_body
 __all__ = ["BedrockBatchProvider"]
 
 
-class BedrockBatchProvider(Provider):
+class BedrockBatchProvider(OneBatchCalls[BedrockBatchBackend], Provider):
     """Amazon Bedrock batch inference: half the on-demand price, results within the job's timeout (24 hours)."""
 
     name: ClassVar[str] = "bedrock"
@@ -62,18 +59,6 @@ class BedrockBatchProvider(Provider):
                 )
         options_of(request)
         converse_body(request)
-
-    def batch_backend(self) -> BedrockBatchBackend:
-        return self.backend
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -8,12 +8,11 @@ needs no SDK.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide import BatchProcessingMode
-from lowtide.providers import LazyCheck, LazyProvider
+from lowtide.providers import LazyCheck
 from lowtide.providers.gemini import rules
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
@@ -23,24 +22,20 @@ if TYPE_CHECKING:
 
 __all__ = ["GeminiBatchProvider", "GeminiOptions", "GeminiProvider", "register"]
 
-_CLASSES = {
-    "GeminiProvider": "lowtide.providers.gemini.live",
-    "GeminiBatchProvider": "lowtide.providers.gemini.batch",
-    "GeminiOptions": "lowtide.providers.gemini.options",
-}
+_REGISTRATION = Registration(
+    "gemini",
+    __name__,
+    live="GeminiProvider",
+    batch="GeminiBatchProvider",
+    usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
+    lends={"GeminiOptions": "options"},
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters("gemini", LazyCheck("lowtide.providers.gemini.parameters", "check_parameters"))
-    registry.register_pricing("gemini", rules.USAGE)
-    registry.register("gemini", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["GeminiProvider"], "GeminiProvider"))
-    registry.register(
-        "gemini", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["GeminiBatchProvider"], "GeminiBatchProvider")
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

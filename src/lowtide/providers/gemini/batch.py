@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import BatchCodec, InputLimits, Outcome, Wire, credential_of, run_batch
+from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, Wire, credential_of
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
 from lowtide.providers.gemini.checks import Checks
@@ -24,7 +24,7 @@ __all__ = ["GOOGLE_BASE_URL", "GeminiBatchProvider"]
 GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
 
 
-class GeminiBatchProvider(Provider):
+class GeminiBatchProvider(OneBatchCalls[GeminiBatchBackend], Provider):
     """The Gemini API's batch mode: half the price of live calls, results within 48 hours."""
 
     name: ClassVar[str] = "gemini"
@@ -61,31 +61,11 @@ class GeminiBatchProvider(Provider):
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return await self._checks.input_limits(request)
 
-    def batch_backend(self) -> GeminiBatchBackend:
-        return self.backend
-
     def serving_wires(self) -> Sequence[Wire]:
         """`lowtide serve` speaks Gemini's `generateContent` for a Gemini batch actor."""
         from lowtide.providers.gemini.serving import GEMINI_WIRES  # only a server needs it
 
         return GEMINI_WIRES
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        """The requests as one batch per model, outside the ledger (`run_batch`): nothing recorded, so that calling
-        it twice pays twice. `Actor.run_many` is the same through the ledger."""
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -9,8 +9,8 @@ names the field:
   endpoint) and the call goes on;
 - its size: 20 MB a request (the most the Gemini API takes of one request's body);
 - its input tokens against the model's `inputTokenLimit`: counted by `models.count_tokens` only when the cheap bound
-  of `lowtide.limits` does not settle it, each count kept for the process. The Gemini API counts contents alone, so
-  the system prompt and the function declarations are counted as the text of a first turn.
+  of `lowtide.messages.limits` does not settle it, each count kept for the process. The Gemini API counts contents
+  alone, so the system prompt and the function declarations are counted as the text of a first turn.
 """
 
 from __future__ import annotations

@@ -14,12 +14,12 @@ from groq import BaseModel as GroqModel
 from groq.types import BatchRetrieveResponse as Batch
 
 from lowtide import APIError, RateLimitError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import RemoteBatch
 from lowtide.providers.groq.dialect import GROQ
 from lowtide.providers.groq.sdk import GROQ_SDK
-from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
+from lowtide.providers.openai.remote import INTENT_KEY, OpenAIShapedHooks, remote_batch
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 from lowtide.providers.openai_compatible.batch_backend import INPUT_FILE_STEP, FileBatchBackend
 from lowtide.providers.openai_compatible.chat import CHAT_URL
@@ -36,7 +36,7 @@ def as_batch(raw: GroqModel) -> Batch:
     return Batch.construct(None, **raw.to_dict())
 
 
-class GroqBatchBackend(FileBatchBackend[AsyncGroq, Batch]):
+class GroqBatchBackend(OpenAIShapedHooks[Batch], FileBatchBackend[AsyncGroq, Batch]):
     """The Batch API through one `AsyncGroq` client, its batches created within `completion_window`."""
 
     codec = ChatBatchCodec(GROQ)
@@ -105,16 +105,3 @@ class GroqBatchBackend(FileBatchBackend[AsyncGroq, Batch]):
 
     async def _cancel(self, batch_id: str) -> Batch:
         return as_batch(await self._client.batches.cancel(batch_id))
-
-    async def _remote(self, raw: Batch) -> RemoteBatch:
-        return remote_batch(raw)
-
-    def _has_ended(self, raw: Batch) -> bool:
-        return raw.status in ENDED_STATUSES
-
-    def _finished(self, batch: RemoteBatch, known: Batch) -> int:
-        counts = known.request_counts
-        return counts.completed + counts.failed if counts is not None else 0
-
-    def _failure(self, known: Batch | None) -> tuple[str, str]:
-        return failure_of(known)

@@ -8,12 +8,11 @@ needs no SDK.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide import BatchProcessingMode
-from lowtide.providers import LazyCheck, LazyProvider
+from lowtide.providers import LazyCheck
 from lowtide.providers.mistral import rules
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
@@ -23,24 +22,20 @@ if TYPE_CHECKING:
 
 __all__ = ["MistralBatchProvider", "MistralOptions", "MistralProvider", "register"]
 
-_CLASSES = {
-    "MistralProvider": "lowtide.providers.mistral.live",
-    "MistralBatchProvider": "lowtide.providers.mistral.batch",
-    "MistralOptions": "lowtide.providers.mistral.options",
-}
+_REGISTRATION = Registration(
+    "mistral",
+    __name__,
+    live="MistralProvider",
+    batch="MistralBatchProvider",
+    usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
+    lends={"MistralOptions": "options"},
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters("mistral", LazyCheck("lowtide.providers.mistral.parameters", "check_parameters"))
-    registry.register_pricing("mistral", rules.USAGE)
-    registry.register("mistral", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["MistralProvider"], "MistralProvider"))
-    registry.register(
-        "mistral", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["MistralBatchProvider"], "MistralBatchProvider")
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

@@ -8,11 +8,10 @@ batch per model, outside the ledger: no key, nothing recorded, and calling it tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
-from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import BatchCodec, InputLimits, Outcome, run_batch
+from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls
 from lowtide.providers.mistral.batch_backend import MistralBatchBackend
 from lowtide.providers.mistral.batch_codec import MistralBatchCodec
 from lowtide.providers.mistral.checks import Checks
@@ -22,7 +21,7 @@ from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME, options_in
 __all__ = ["MistralBatchProvider"]
 
 
-class MistralBatchProvider(Provider):
+class MistralBatchProvider(OneBatchCalls[MistralBatchBackend], Provider):
     """Mistral's Batch API: half the price of live calls, each job within its `timeout_hours`."""
 
     name: ClassVar[str] = "mistral"
@@ -54,26 +53,6 @@ class MistralBatchProvider(Provider):
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return await self._checks.input_limits(request)
-
-    def batch_backend(self) -> MistralBatchBackend:
-        return self.backend
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        """The requests as one batch per model, outside the ledger (`run_batch`): nothing recorded, so that calling
-        it twice pays twice. `Actor.run_many` is the same through the ledger."""
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -7,8 +7,8 @@ names the field:
   call's own error; when the endpoint cannot be reached, or answers another status, the check is skipped (logged
   once per endpoint) and the call goes on;
 - its size: 10 MB a chat request (lowtide's bound; Mistral names none below its files');
-- its window: the model's `max_context_length`, against the cheap bound of `lowtide.limits` (Mistral has no token
-  counting endpoint, so a request the bound does not settle goes on, and the API's own 400 comes back).
+- its window: the model's `max_context_length`, against the cheap bound of `lowtide.messages.limits` (Mistral has no
+  token counting endpoint, so a request the bound does not settle goes on, and the API's own 400 comes back).
 """
 
 from __future__ import annotations

@@ -7,13 +7,11 @@ and their plugin registration.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.modes import BatchProcessingMode
-from lowtide.parameters import LazyCheck
-from lowtide.providers.lazy import LazyProvider
+from lowtide.core.parameters import LazyCheck
 from lowtide.providers.openai import rules
+from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide.providers.openai.batch import OpenAIBatchProvider
@@ -23,24 +21,20 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIBatchProvider", "OpenAIOptions", "OpenAIProvider", "register"]
 
-_CLASSES = {
-    "OpenAIProvider": "lowtide.providers.openai.live",
-    "OpenAIBatchProvider": "lowtide.providers.openai.batch",
-    "OpenAIOptions": "lowtide.providers.openai.options",
-}
+_REGISTRATION = Registration(
+    "openai",
+    __name__,
+    live="OpenAIProvider",
+    batch="OpenAIBatchProvider",
+    usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
+    lends={"OpenAIOptions": "options"},
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters("openai", LazyCheck("lowtide.providers.openai.parameters", "check_parameters"))
-    registry.register_pricing("openai", rules.USAGE)
-    registry.register("openai", BatchProcessingMode.LIVE, LazyProvider(_CLASSES["OpenAIProvider"], "OpenAIProvider"))
-    registry.register(
-        "openai", BatchProcessingMode.BATCH, LazyProvider(_CLASSES["OpenAIBatchProvider"], "OpenAIBatchProvider")
-    )
+    _REGISTRATION.register(registry)
 
 
 def __getattr__(name: str) -> object:
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return _REGISTRATION.lent(name)

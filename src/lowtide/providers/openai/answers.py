@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel
 
-from lowtide.answers import Answer, answer_of, response_of, text_alone
+from lowtide.core.json_types import json_count, json_object, json_objects
+from lowtide.core.modes import MODE_TEXT, BatchProcessingMode
+from lowtide.cost.priced import PriceCache, Priced
+from lowtide.cost.pricing import UsageShape, cost_of
 from lowtide.errors import APIError, InvalidRequestError, PermissionDeniedError, RateLimitError, ServerError
-from lowtide.json_types import json_count, json_object, json_objects
-from lowtide.modes import MODE_TEXT, BatchProcessingMode
-from lowtide.priced import PriceCache, Priced
-from lowtide.pricing import UsageShape, cost_of
+from lowtide.messages.answers import Answer, answer_of, response_of, text_alone
+from lowtide.messages.structured import parse_response
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
-from lowtide.structured import parse_response
 from lowtide.types import ActorResponse, ProviderIds, Usage
 
 if TYPE_CHECKING:  # the SDK's types are read, never built, here: a batch's lines need no SDK import

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
-from lowtide.batching.oneshot import run_batch
-from lowtide.errors import ActorError
-from lowtide.limits import InputLimits, body_json, byte_size
-from lowtide.modes import BatchProcessingMode
-from lowtide.provider import Outcome, Provider, ProviderOptions
+from lowtide.batching.oneshot import OneBatchCalls
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.wire import Wire
+from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
 from lowtide.providers.openai.checks import (
@@ -31,8 +31,7 @@ from lowtide.providers.openai.checks import (
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.requests import encode_request
-from lowtide.types import ActorRequest, ActorResponse
-from lowtide.wire import Wire
+from lowtide.types import ActorRequest
 
 __all__ = ["OpenAIBatchProvider"]
 
@@ -40,7 +39,7 @@ _LINE_ROOM = 256
 """The bytes a request's custom id, method and url add to it as a line of a batch's input file."""
 
 
-class OpenAIBatchProvider(Provider):
+class OpenAIBatchProvider(OneBatchCalls[OpenAIBatchBackend], Provider):
     """OpenAI's Batch API: half the price of live calls, results within 24 hours."""
 
     name: ClassVar[str] = "openai"
@@ -56,9 +55,6 @@ class OpenAIBatchProvider(Provider):
         self._client, self._owns_client = client, owns_client
         self._checking = client.with_options(max_retries=0)
         self.backend = OpenAIBatchBackend(client, owns_client=owns_client, clock=options.clock, settings=options.batch)
-
-    def batch_backend(self) -> OpenAIBatchBackend:
-        return self.backend
 
     def serving_wires(self) -> Sequence[Wire]:
         from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
@@ -87,23 +83,6 @@ class OpenAIBatchProvider(Provider):
         return await input_limits(
             self._checking, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
         )
-
-    @property
-    def endpoint(self) -> str:
-        """The API's base URL: what the ledger records of where a batch lives (never the key)."""
-        return self.backend.endpoint
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        """The requests as one batch per endpoint and model, outside the ledger (`oneshot.run_batch`): nothing
-        recorded, so that calling it twice pays twice. `Actor.run_many` is the same through the ledger."""
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

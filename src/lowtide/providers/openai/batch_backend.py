@@ -11,103 +11,67 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Literal, TypeVar, cast
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractContextManager
+from typing import Literal, cast
 
 from openai import AsyncOpenAI
 from openai.pagination import AsyncCursorPage
 from openai.types import Batch
 
 from lowtide.batching.backend import (
-    BatchBackend,
     BatchCodec,
     CreateSteps,
     RemoteBatch,
-    ResultLine,
-    UnreadableLine,
-    credential_of,
 )
-from lowtide.batching.lines import file_reader, read_files
-from lowtide.batching.rebuild_reads import first_line_reader
-from lowtide.batching.retrying import retrying
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
-from lowtide.errors import APIError, InvalidRequestError, NotFoundError, RateLimitError
+from lowtide.errors import InvalidRequestError, RateLimitError
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
-from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.errors import translate_errors
-from lowtide.providers.openai.input_files import InputFiles
-from lowtide.providers.openai.remote import ENDED_STATUSES, INTENT_KEY, failure_of, remote_batch
+from lowtide.providers.openai.remote import INTENT_KEY, OpenAIShapedHooks, remote_batch
+from lowtide.providers.openai_compatible.batch_backend import INPUT_FILE_STEP, FileBatchBackend
 
 __all__ = ["OpenAIBatchBackend"]
 
 log = logging.getLogger(__name__)
 
-INPUT_FILE_STEP = "input_file"
 ENDPOINT_STEP = "endpoint"
 BatchEndpoint = Literal["/v1/responses", "/v1/chat/completions"]
-T = TypeVar("T")
 
 
-class OpenAIBatchBackend(InputFiles, BatchBackend):
-    """The Batch API through one SDK client (its own retries off: lowtide decides what is retried)."""
+class OpenAIBatchBackend(OpenAIShapedHooks[Batch], FileBatchBackend[AsyncOpenAI, Batch]):
+    """The Batch API through one SDK client (its own retries off: lowtide decides what is retried): the files, the
+    results and the clean-up are the OpenAI-compatible base's; the endpoint a batch is sent to, the intent id in its
+    metadata and the listings are OpenAI's own."""
 
     codec: BatchCodec = OpenAIBatchCodec()
-    finds_by_intent = True
+    owner = "OpenAI"
+    handle = Batch
     endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")
     """The urls a batch may be sent to, as its input lines and its create name them (Azure's differ)."""
 
-    def __init__(self, client: AsyncOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
-        self._client = client.with_options(max_retries=0)
-        self._closable = client
-        self._owns_client = owns_client
-        self._clock = clock
-        self.settings = settings
-        self._endpoint = str(self._client.base_url).rstrip("/")
-        self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
-        self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
-        self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._credential
-
-    # The batch's life.
+    # The batch's life: a create also records the endpoint its lines name, so that a resume sends it there.
 
     async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
         """Upload the input file, record it (and the endpoint) as steps, then create the batch naming the intent in
         its metadata."""
         url = self._batch_url(json.loads(body.split(b"\n", 1)[0]).get("url"))
-        file_id = await self._upload(body, intent_id)
+        file_id = await self._upload(body, intent_id, count)
         await steps.done(ENDPOINT_STEP, url)
         await steps.done(INPUT_FILE_STEP, file_id)
-        return await self._create(file_id, url, count, intent_id=intent_id)
+        return await self._create_at(file_id, url, count, intent_id=intent_id)
 
     def resumable(self, steps: Mapping[str, str]) -> bool:
         return INPUT_FILE_STEP in steps and steps.get(ENDPOINT_STEP) in self.endpoints
 
-    async def resume(
-        self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
-    ) -> RemoteBatch | None:
-        """The batch created from the input file the intent uploaded before (a crash came between the upload and the
-        create), not uploaded again; None when that file is gone."""
-        file_id = done[INPUT_FILE_STEP]
-        try:
-            await self._retrying(lambda: self._client.files.retrieve(file_id))
-        except NotFoundError:
-            return None
-        return await self._create(file_id, self._batch_url(done[ENDPOINT_STEP]), count, intent_id=intent_id)
+    async def _create_again(self, file_id: str, done: Mapping[str, str], count: int, *, intent_id: str) -> RemoteBatch:
+        return await self._create_at(file_id, self._batch_url(done[ENDPOINT_STEP]), count, intent_id=intent_id)
 
     def _batch_url(self, url: object) -> str:
         if isinstance(url, str) and url in self.endpoints:
             return url
         raise InvalidRequestError(f"lowtide sends batches to {' or '.join(self.endpoints)}, not {url!r}.")
 
-    async def _create(self, file_id: str, url: str, count: int, *, intent_id: str) -> RemoteBatch:
+    async def _create_at(self, file_id: str, url: str, count: int, *, intent_id: str) -> RemoteBatch:
         async def create() -> Batch:
             return await self._client.batches.create(
                 input_file_id=file_id,
@@ -121,15 +85,6 @@ class OpenAIBatchBackend(InputFiles, BatchBackend):
         batch = await self._retrying(create, retry_on=(RateLimitError,))
         log.info("Submitted batch %s with %d request(s).", batch.id, count)
         return remote_batch(batch)
-
-    async def _upload(self, body: bytes, intent_id: str) -> str:
-        async def upload() -> str:
-            uploaded = await self._client.files.create(
-                file=(f"lowtide-{intent_id}.jsonl", body, "application/jsonl"), purpose="batch"
-            )
-            return uploaded.id
-
-        return await self._retrying(upload)
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
         found: list[RemoteBatch] = []
@@ -150,9 +105,6 @@ class OpenAIBatchBackend(InputFiles, BatchBackend):
                 return batch
         return None
 
-    async def retrieve(self, batch_id: str) -> RemoteBatch:
-        return remote_batch(await self._retrying(lambda: self._client.batches.retrieve(batch_id)))
-
     # What a rebuild reads (`lowtide ledger rebuild`).
 
     async def listed(self) -> AsyncIterator[RemoteBatch]:
@@ -172,84 +124,25 @@ class OpenAIBatchBackend(InputFiles, BatchBackend):
                 return
             after = listed.data[-1].id
 
-    async def _known(self, batch: RemoteBatch) -> Batch:
-        return batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
+    # The base's hooks.
 
-    async def stream_results(
-        self, batch: RemoteBatch, handle: Callable[[ResultLine | UnreadableLine], None], *, expected: int | None = None
-    ) -> None:
-        """The output file's lines, then the error file's, streamed; a whole line that cannot be read goes to `handle`
-        as an `UnreadableLine`. A download broken off is fetched again from the start (so `handle` sees lines twice);
-        one that ends cleanly with fewer lines than the batch counts finished is fetched again too, and after the last
-        retry what it holds is taken (the API wrote no more: the rest were lost)."""
-        known = await self._ended(batch)
-        finished = known.request_counts.completed + known.request_counts.failed if known.request_counts else 0
-        files = (known.output_file_id, known.error_file_id)
-        await read_files(
-            self._read_file,
-            files,
-            handle,
-            finished=finished,
-            retries=self.settings.api_retries,
-            batch=f"Batch {batch.id}",
-        )
+    async def _upload(self, body: bytes, intent_id: str, count: int) -> str:
+        async def upload() -> str:
+            uploaded = await self._client.files.create(
+                file=(f"lowtide-{intent_id}.jsonl", body, "application/jsonl"), purpose="batch"
+            )
+            return uploaded.id
 
-    def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
-        """A canceled batch leaves the requests it never ran out of both files; a batch that failed validation ran
-        none of them; an expired one should list them, and is taken at its word when it does not."""
-        known = batch.handle if isinstance(batch.handle, Batch) else None
-        if batch.status == "cancelled":
-            return {"custom_id": custom_id, "error": {"code": CANCELED_CODE, "message": "The batch was cancelled."}}
-        if batch.status == "expired":
-            return {"custom_id": custom_id, "error": {"code": EXPIRED_CODE, "message": "The batch expired."}}
-        if batch.status == "failed":
-            code, message = failure_of(known)
-            return {"custom_id": custom_id, "error": {"code": code, "message": message}}
-        return None
+        return await self._retrying(upload)
 
-    async def cancel(self, batch_id: str) -> RemoteBatch:
-        batch = await self._retrying(lambda: self._client.batches.cancel(batch_id))
-        log.info("Cancellation of batch %s requested (%s).", batch_id, batch.status)
-        return remote_batch(batch)
+    async def _file_info(self, file_id: str) -> object:
+        return await self._client.files.retrieve(file_id)
 
-    async def finished(self, batch: RemoteBatch) -> None:
-        """Delete the uploaded input file (unless `batch.keep_uploads`): the answers are stored, and OpenAI would
-        keep it (and count it against the organisation's storage) for 30 days."""
-        if self.settings.keep_uploads:
-            return
-        known = batch.handle if isinstance(batch.handle, Batch) else await self._raw(batch.id)
-        await self._delete(known.input_file_id)
+    async def _fetch(self, batch_id: str) -> Batch:
+        return await self._client.batches.retrieve(batch_id)
 
-    async def abandon(self, steps: Mapping[str, str]) -> None:
-        """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
-        file_id = steps.get(INPUT_FILE_STEP)
-        if file_id is not None and not self.settings.keep_uploads:
-            await self._delete(file_id)
+    async def _cancel(self, batch_id: str) -> Batch:
+        return await self._client.batches.cancel(batch_id)
 
-    async def _delete(self, file_id: str) -> None:
-        try:
-            await self._retrying(lambda: self._client.files.delete(file_id))
-        except NotFoundError:
-            return  # deleted already
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._closable.close()
-
-    # Inside.
-
-    async def _raw(self, batch_id: str) -> Batch:
-        return await self._retrying(lambda: self._client.batches.retrieve(batch_id))
-
-    async def _ended(self, batch: RemoteBatch) -> Batch:
-        known = batch.handle if isinstance(batch.handle, Batch) else None
-        if known is None or known.status not in ENDED_STATUSES:
-            known = await self._raw(batch.id)
-        return known
-
-    async def _retrying(
-        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )
+    def _translate(self) -> AbstractContextManager[None]:
+        return translate_errors()

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from lowtide.batching.backend import BatchLimits, ResultLine, Settled
 from lowtide.batching.input_file import joined_lines
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
-from lowtide.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
-from lowtide.pricing import UsageShape
+from lowtide.core.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
+from lowtide.cost.pricing import UsageShape
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE

@@ -10,7 +10,7 @@ names the field:
   batch, its input file's 200 MB;
 - its input tokens against the model's context window (`models.context_window`): counted by
   `POST /v1/responses/input_tokens` (a Chat Completions request as the same conversation in the Responses API's
-  terms) only when the cheap bound of `lowtide.limits` does not settle it, each count kept for the process.
+  terms) only when the cheap bound of `lowtide.messages.limits` does not settle it, each count kept for the process.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import openai
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
-from lowtide.limits import InputLimits, byte_size, check_input
+from lowtide.messages.limits import InputLimits, byte_size, check_input
 from lowtide.providers.asked import AskedOnce
 from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.models import context_window, undated

@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.cost.pricing import UsageShape
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -19,8 +21,7 @@ from lowtide.errors import (
     BatchRequestExpired,
     BatchRequestUnreadable,
 )
-from lowtide.modes import BatchProcessingMode
-from lowtide.pricing import UsageShape
+from lowtide.messages.structured import parse_response, parsed_outcome
 from lowtide.providers.openai.answers import (
     ERROR_CLASSES,
     answer_and_json,
@@ -41,7 +42,6 @@ from lowtide.providers.openai.requests import (
 )
 from lowtide.providers.openai.rules import USAGE
 from lowtide.providers.sdk_errors import api_error_class
-from lowtide.structured import parse_response, parsed_outcome
 from lowtide.types import ActorResponse
 
 __all__ = [

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from lowtide.content import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of
 from lowtide.errors import ConfigurationError
+from lowtide.messages.content import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of
 from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.options import Endpoint
 from lowtide.providers.openai.rules import CONTENT

@@ -11,10 +11,10 @@ from lowtide.batching.backend import BatchCodec, RemoteBatch
 from lowtide.batching.lines import FileReader
 from lowtide.batching.rebuild_reads import FirstLine, first_custom_id_in, read_input
 
-__all__ = ["InputFiles"]
+__all__ = ["BatchFiles", "InputFiles"]
 
 
-class _Files(Protocol):
+class BatchFiles(Protocol):
     """The files a batch of OpenAI's shape names (`Batch`, Groq's batch, Together's `BatchJob`)."""
 
     @property
@@ -34,11 +34,11 @@ class InputFiles:
     _read_file: FileReader
     _first_line: FirstLine
 
-    async def _known(self, batch: RemoteBatch) -> _Files:
+    async def _known(self, batch: RemoteBatch) -> BatchFiles:
         """The batch as the SDK gives it (its `handle`, else retrieved)."""
         raise NotImplementedError
 
-    async def _ended(self, batch: RemoteBatch) -> _Files:
+    async def _ended(self, batch: RemoteBatch) -> BatchFiles:
         """The ended batch as the SDK gives it, its results files named."""
         raise NotImplementedError
 

@@ -12,9 +12,9 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
 from lowtide.batching.backend import credential_of
-from lowtide.limits import InputLimits, body_json, byte_size
+from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.modes import BatchProcessingMode
+from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.openai.checks import (
     MAX_REQUEST_BYTES,

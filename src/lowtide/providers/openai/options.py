@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 
 __all__ = [
     "PROVIDER_NAME",

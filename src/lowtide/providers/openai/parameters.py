@@ -11,8 +11,8 @@ request as it is encoded, so that what the API would refuse is refused before an
 
 from __future__ import annotations
 
+from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
-from lowtide.parameters import Parameters
 from lowtide.providers.openai.options import OpenAIOptions, options_of
 
 __all__ = ["MAX_STOP_SEQUENCES", "MIN_OUTPUT_TOKENS", "check_parameters"]

@@ -5,11 +5,11 @@ SDK's `Batch` and the batch models of the APIs that copy it (Groq's) are read al
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol, cast
+from typing import Generic, Protocol, TypeVar, cast
 
 from lowtide.batching.backend import Counts, Phase, RemoteBatch
 
-__all__ = ["ENDED_STATUSES", "INTENT_KEY", "BatchShape", "failure_of", "remote_batch"]
+__all__ = ["ENDED_STATUSES", "INTENT_KEY", "BatchShape", "OpenAIShapedHooks", "failure_of", "remote_batch"]
 
 INTENT_KEY = "lowtide_intent"
 """The batch metadata key that carries lowtide's intent id."""
@@ -135,3 +135,24 @@ def failure_of(batch: BatchShape | None) -> tuple[str, str]:
     first = errors[0]
     where = f" (line {first.line})" if first.line is not None else ""
     return first.code or "batch_failed", f"{first.message or 'The batch failed.'}{where}"
+
+
+S = TypeVar("S", bound=BatchShape)
+
+
+class OpenAIShapedHooks(Generic[S]):
+    """The hooks of `FileBatchBackend` that read a batch of OpenAI's shape (OpenAI's, Azure's, Groq's), for a backend
+    to take before the base among its bases."""
+
+    async def _remote(self, raw: S) -> RemoteBatch:
+        return remote_batch(raw)
+
+    def _has_ended(self, raw: S) -> bool:
+        return raw.status in ENDED_STATUSES
+
+    def _finished(self, batch: RemoteBatch, known: S) -> int:
+        counts = known.request_counts
+        return counts.completed + counts.failed if counts is not None else 0
+
+    def _failure(self, known: S | None) -> tuple[str, str]:
+        return failure_of(known)

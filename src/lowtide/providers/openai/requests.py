@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from lowtide.content import system_text
 from lowtide.errors import ConfigurationError
+from lowtide.messages.content import system_text
 from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.conversation import (
     apply_tool_choice,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lowtide.content import ContentRules
-from lowtide.pricing import PROBE_TOKENS, UsageShape
+from lowtide.cost.pricing import PROBE_TOKENS, UsageShape
+from lowtide.messages.content import ContentRules
 from lowtide.types import Usage
 
 __all__ = ["CONTENT", "USAGE"]

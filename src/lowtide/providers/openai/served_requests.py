@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from lowtide.messages.wire import Refusal, ServedCall
 from lowtide.providers.openai.options import PROVIDER_NAME, Endpoint
-from lowtide.wire import Refusal, ServedCall
 
 __all__ = ["chat_call", "responses_call"]
 

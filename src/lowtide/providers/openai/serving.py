@@ -23,11 +23,11 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.http.sse import data_line, encode_event
+from lowtide.messages.wire import Refusal, ServedCall
 from lowtide.providers.openai.answers import retryable
 from lowtide.providers.openai.served_requests import chat_call, responses_call
 from lowtide.providers.openai.stream_events import completion_chunks, response_events
 from lowtide.types import ActorResponse, OtherContent, TextContent, ThinkingContent, ToolUseContent, Usage
-from lowtide.wire import Refusal, ServedCall
 
 __all__ = ["MAX_REQUEST_BYTES", "ChatCompletionsWire", "ResponsesWire"]
 

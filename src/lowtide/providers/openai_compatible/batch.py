@@ -9,13 +9,12 @@ batch per model, outside the ledger: no key, nothing recorded, and calling it tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar, Generic
 
 from pydantic import BaseModel
 
-from lowtide import ActorError, ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
-from lowtide.providers import BatchBackend, InputLimits, Outcome, ResultLine, Settled, run_batch
+from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.providers import BatchBackend, InputLimits, OneBatchCalls, ResultLine, Settled
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai_compatible.chat import CHAT_URL, chat_line_outcome, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
@@ -45,7 +44,7 @@ class ChatBatchCodec(OpenAIBatchCodec):
         return chat_line_outcome(line, dialect=self.dialect, batch_id=batch_id, request_id=request_id)
 
 
-class ChatBatchProvider(Provider, Generic[C]):
+class ChatBatchProvider(OneBatchCalls[BatchBackend], Provider, Generic[C]):
     """A Batch API of OpenAI's shape: half the price of live calls, results within the completion window. A
     dialect's batch provider names its `dialect`, `sdk` and `codec`, and builds its backend (`make_backend`)."""
 
@@ -64,9 +63,6 @@ class ChatBatchProvider(Provider, Generic[C]):
         """The dialect's `BatchBackend` over `client`, with the actor's settings (its own options in `options`)."""
         raise NotImplementedError
 
-    def batch_backend(self) -> BatchBackend:
-        return self.backend
-
     def _batch_bytes(self) -> int:
         return min(self.dialect.batch.max_bytes, self.settings.max_batch_bytes)
 
@@ -76,18 +72,6 @@ class ChatBatchProvider(Provider, Generic[C]):
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         return input_limits(request, self.dialect, batch_bytes=self._batch_bytes())
-
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        """One request as one batch of its own, outside the ledger (`complete_many`); `Actor.run` records it."""
-        [outcome] = await self.complete_many([request])
-        if isinstance(outcome, ActorError):
-            raise outcome
-        return outcome
-
-    async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
-        """The requests as one batch per model, outside the ledger (`run_batch`): nothing recorded, so that calling
-        it twice pays twice. `Actor.run_many` is the same through the ledger."""
-        return await run_batch(self.backend, requests, settings=self.settings, clock=self._clock)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

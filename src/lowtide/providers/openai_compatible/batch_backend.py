@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Generic, Protocol, TypeVar
 
 from lowtide import APIError, NotFoundError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import (
     BatchBackend,
     CreateSteps,
@@ -27,8 +28,8 @@ from lowtide.providers import (
     retrying,
 )
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
-from lowtide.providers.openai.input_files import InputFiles
-from lowtide.providers.openai_compatible.sdk import C, Sdk
+from lowtide.providers.openai.input_files import BatchFiles, InputFiles
+from lowtide.providers.openai_compatible.sdk import FilesClient
 
 __all__ = ["INPUT_FILE_STEP", "FileBatchBackend"]
 
@@ -36,39 +37,38 @@ log = logging.getLogger(__name__)
 
 INPUT_FILE_STEP = "input_file"
 T = TypeVar("T")
+F = TypeVar("F", bound=FilesClient)
 
 
-class _Handle(Protocol):
-    """What the base reads of a batch as the SDK gives it."""
+class _Translates(Protocol):
+    """What the base needs of a dialect's `Sdk`: its exceptions re-raised as `ActorError`s."""
+
+    def translate(self) -> AbstractContextManager[None]: ...
+
+
+class _Handle(BatchFiles, Protocol):
+    """What the base reads of a batch as the SDK gives it: its files, and its status."""
 
     @property
     def status(self) -> str | None: ...
-
-    @property
-    def input_file_id(self) -> str | None: ...
-
-    @property
-    def output_file_id(self) -> str | None: ...
-
-    @property
-    def error_file_id(self) -> str | None: ...
 
 
 H = TypeVar("H", bound=_Handle)
 
 
-class FileBatchBackend(InputFiles, BatchBackend, Generic[C, H]):
+class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
     """A Batch API of OpenAI's files through one SDK client (its own retries off: lowtide decides what is retried).
     A dialect's backend names its `sdk`, `owner`, `handle` class, and fills in the hooks below."""
 
     finds_by_intent = True
-    sdk: Sdk[C]
+    sdk: _Translates
+    """The dialect's `Sdk` (or anything that translates its SDK's exceptions)."""
     owner: str
     """The API's name in a log line or an error (`Groq`)."""
     handle: type[H]
     """The SDK's class of a batch, as `RemoteBatch.handle` holds it."""
 
-    def __init__(self, client: C, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
+    def __init__(self, client: F, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
         self._client = client.with_options(max_retries=0)
         self._closable = client
         self._owns_client = owns_client
@@ -144,6 +144,10 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[C, H]):
             await self._retrying(lambda: self._file_info(file_id))
         except NotFoundError:
             return None
+        return await self._create_again(file_id, done, count, intent_id=intent_id)
+
+    async def _create_again(self, file_id: str, done: Mapping[str, str], count: int, *, intent_id: str) -> RemoteBatch:
+        """The create of a resumed intent, from its uploaded file and the steps it recorded (`done`)."""
         return await self._create(file_id, count, intent_id=intent_id)
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
@@ -162,7 +166,7 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[C, H]):
             handle,
             finished=self._finished(batch, known),
             retries=self.settings.api_retries,
-            batch=f"{self.owner} batch {batch.id}",
+            batch=self._named(batch.id),
         )
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
@@ -179,7 +183,7 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[C, H]):
 
     async def cancel(self, batch_id: str) -> RemoteBatch:
         raw = await self._retrying(lambda: self._cancel(batch_id))
-        log.info("Cancellation of %s batch %s requested (%s).", self.owner, batch_id, raw.status)
+        log.info("Cancellation of %s requested (%s).", self._named(batch_id), raw.status)
         return await self._remote(raw)
 
     async def finished(self, batch: RemoteBatch) -> None:
@@ -220,9 +224,17 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[C, H]):
             known = await self._raw(batch.id)
         return known
 
+    def _named(self, batch_id: str) -> str:
+        """A batch as a log line or an error names it."""
+        return f"{self.owner} batch {batch_id}"
+
+    def _translate(self) -> AbstractContextManager[None]:
+        """The SDK's exceptions re-raised as `ActorError`s."""
+        return self.sdk.translate()
+
     async def _retrying(
         self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
     ) -> T:
         return await retrying(
-            call, translate=self.sdk.translate, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
+            call, translate=self._translate, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
         )

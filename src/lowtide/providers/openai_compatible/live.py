@@ -8,12 +8,12 @@ from typing import ClassVar, Generic
 from pydantic import BaseModel
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.messages.structured import parse_response
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
 from lowtide.providers.openai_compatible.chat import chat_response, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
 from lowtide.providers.openai_compatible.dialect import Dialect
 from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
-from lowtide.structured import parse_response
 
 __all__ = ["ChatProvider"]
 

@@ -17,7 +17,7 @@ from lowtide.providers import ProviderOptions, SdkErrors, credential_of, transla
 from lowtide.providers.model_names import model_names
 from lowtide.providers.openai_compatible.dialect import Dialect
 
-__all__ = ["CompatClient", "Sdk", "build_client", "check_model"]
+__all__ = ["CompatClient", "FilesClient", "Sdk", "build_client", "check_model"]
 
 _LOOKUP_TIMEOUT = 30.0
 
@@ -63,9 +63,9 @@ class _Files(Protocol):
     async def delete(self, file_id: str, /) -> object: ...
 
 
-class CompatClient(Protocol):
-    """An async SDK client of OpenAI's make, as lowtide uses it: its key and base URL (what the ledger and the
-    quota scope name), its Chat Completions, its files' downloads and deletes, a copy without retries."""
+class FilesClient(Protocol):
+    """An async SDK client of OpenAI's make, as a Batch API's files use it: its key and base URL (what the ledger
+    names), its files' downloads and deletes, a copy without retries. OpenAI's own client is one."""
 
     @property
     def api_key(self) -> str: ...
@@ -74,14 +74,19 @@ class CompatClient(Protocol):
     def base_url(self) -> object: ...
 
     @property
-    def chat(self) -> _Chat: ...
-
-    @property
     def files(self) -> _Files: ...
 
     def with_options(self, *, max_retries: int = ..., timeout: float = ...) -> Self: ...
 
     async def close(self) -> None: ...
+
+
+class CompatClient(FilesClient, Protocol):
+    """An async SDK client of OpenAI's make, as a dialect uses it: a `FilesClient` with Chat Completions whose raw
+    answers parse asynchronously (OpenAI's own parse at once: its live provider has its own path)."""
+
+    @property
+    def chat(self) -> _Chat: ...
 
 
 C = TypeVar("C", bound=CompatClient)

@@ -23,8 +23,8 @@ from together import AsyncTogether, omit
 from together.types import BatchJob
 
 from lowtide import APIError, NotFoundError, RateLimitError
-from lowtide.clock import Clock
-from lowtide.config import BatchSettings
+from lowtide.config.actors import BatchSettings
+from lowtide.core.clock import Clock
 from lowtide.providers import Counts, Phase, RemoteBatch
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 from lowtide.providers.openai_compatible.batch_backend import INPUT_FILE_STEP, FileBatchBackend

@@ -1,0 +1,229 @@
+"""The providers of one actor: one per mode, resolved through the registry and built on first use from the actor's
+configuration and what was injected (client, key, clock), and the caller of their live calls in each event loop,
+through the quota of their scope."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Any, Protocol, runtime_checkable
+
+from lowtide.batching.engine.registry import close_engines_of
+from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
+from lowtide.core.clock import Clock
+from lowtide.cost.budget import within_limits, worst_case_of
+from lowtide.cost.pricing import load_prices_in_background
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.kinds import ledger_registry
+from lowtide.live.caller import LiveCaller, Middleware
+from lowtide.live.events import Observer
+from lowtide.live.quota_state import QuotaStore
+from lowtide.live.retries import Classifier, RetryPolicy, classify
+from lowtide.live.scopes import quota_for
+from lowtide.live.spend import SpendCap
+from lowtide.provider import Provider, ProviderOptions
+from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
+from lowtide.types import ActorRequest
+
+__all__ = ["ActorProviders"]
+
+
+@runtime_checkable
+class _Closing(Protocol):
+    """A quota store holding connections of its own (PostgreSQL's pool)."""
+
+    async def aclose(self) -> None: ...
+
+
+class ActorProviders:
+    """What answers an actor's calls, per mode; `configuration` gives the actor's current configuration."""
+
+    def __init__(
+        self,
+        configuration: Callable[[], ActorConfiguration],
+        *,
+        registry: ProviderRegistry | None,
+        client: Any,
+        http_client: Any,
+        api_key: str | None,
+        clock: Clock,
+        observers: Sequence[Observer],
+        middleware: Sequence[Middleware],
+        quota_store: Callable[[], QuotaStore],
+        classifier: Classifier | None = None,
+    ) -> None:
+        self._classifier = classifier or classify
+        self._configuration = configuration
+        self._quota_store = quota_store
+        self._stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[QuotaStore]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._registry = registry
+        self._client = client
+        self._http_client = http_client
+        self._api_key = api_key
+        self._clock = clock
+        self._observers = tuple(observers)
+        self._middleware = tuple(middleware)
+        self._providers: dict[BatchProcessingMode, Provider] = {}
+        self._asked: dict[BatchProcessingMode | str, Provider] = {}
+        """The provider given for each mode asked by name (a live fallback's for "batch", say)."""
+        self._default: tuple[ActorConfiguration, Provider] | None = None
+        self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._caps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SpendCap] = weakref.WeakKeyDictionary()
+        self._building = threading.Lock()
+        """Held while a provider is built: by a worker thread (`ready`) or by a caller of `get` on the loop's."""
+        self._readying: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[BatchProcessingMode | str | None, asyncio.Future[Provider]]
+        ] = weakref.WeakKeyDictionary()
+
+    def built(self, mode: BatchProcessingMode | str | None = None) -> bool:
+        """Whether the provider answering calls in `mode` (default: the configured one) is built: a call needs
+        nothing from `ready` first. Cheap, for every call."""
+        if mode is None:
+            default = self._default
+            return default is not None and default[0] is self._configuration()
+        return mode in self._asked
+
+    async def ready(
+        self, mode: BatchProcessingMode | str | None = None, *, then: Callable[[Provider], object] | None = None
+    ) -> Provider:
+        """`get(mode)`, the first time in a worker thread: a provider's SDK imported (a second or more of CPU, and
+        seconds on a loaded machine) and its client made there, so that the first call of a provider never stalls
+        the other tasks of the event loop, and `then(provider)` there after it (what else the first call would open
+        on the loop: its ledger). Concurrent first calls share one build."""
+        if self.built(mode):
+            return self.get(mode)
+        readying = self._readying.setdefault(asyncio.get_running_loop(), {})
+        future = readying.get(mode)
+        if future is None or (future.done() and future.exception() is not None):
+            future = readying[mode] = asyncio.ensure_future(asyncio.to_thread(self._load, mode, then))
+        # Shielded: one caller giving up must not cancel the build the others wait on.
+        return await asyncio.shield(future)
+
+    def _load(self, mode: BatchProcessingMode | str | None, then: Callable[[Provider], object] | None) -> Provider:
+        """What a first call needs loaded, in a worker thread: the provider (its SDK), and the ledger stores' entry
+        points (every installed distribution's metadata read: a third of a second on a cold disk), which its
+        ledger or its live quota's store is found through; then `then`'s."""
+        ledger_registry()
+        provider = self.get(mode)
+        if then is not None:
+            then(provider)
+        return provider
+
+    def get(self, mode: BatchProcessingMode | str | None = None) -> Provider:
+        """The provider answering calls in `mode` (default: the configured one), built once and reused."""
+        configuration = self._configuration()
+        default = self._default
+        if mode is None and default is not None and default[0] is configuration:
+            return default[1]  # resolved once, not again for each of thousands of calls
+        effective, factory = self.resolve(mode)
+        provider = self._providers.get(effective)
+        if provider is None:
+            with self._building:
+                provider = self._providers.get(effective)
+                if provider is None:
+                    provider = self._providers[effective] = self._build(configuration, factory)
+        if mode is None:
+            self._default = (configuration, provider)
+        else:
+            self._asked[mode] = provider
+        return provider
+
+    def _build(self, configuration: ActorConfiguration, factory: ProviderFactory) -> Provider:
+        options = ProviderOptions(
+            api_key=self._api_key,
+            api_key_env=configuration.api_key_env,
+            base_url=configuration.base_url,
+            http_client=self._http_client,
+            client=self._client,
+            clock=self._clock,
+            batch=configuration.batch,
+            timeout=configuration.timeout,
+            provider_options=configuration.provider_options,
+            max_retries=0,  # lowtide retries, by error class: live.retries, batch.api_retries
+        )
+        return factory(options)
+
+    def resolve(self, mode: BatchProcessingMode | str | None) -> tuple[BatchProcessingMode, ProviderFactory]:
+        """The mode a call in `mode` really runs in (after any live fallback), and its provider's factory."""
+        configuration = self._configuration()
+        resolution = (self._registry or default_registry()).resolve(
+            configuration.provider, self.mode(mode), fallback_to_live=configuration.fallback_to_live
+        )
+        return resolution.mode, resolution.factory
+
+    def mode(self, mode: BatchProcessingMode | str | None) -> BatchProcessingMode:
+        if mode is None:
+            return self._configuration().batch_processing
+        try:
+            return BatchProcessingMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in BatchProcessingMode)
+            raise ConfigurationError(f"Unknown mode {mode!r}; choose one of: {choices}.", field="mode") from None
+
+    def live(self, provider: Provider) -> LiveCaller:
+        """The caller of `provider`'s live calls in this event loop: through the quota of its scope, shared with
+        every actor of this process calling with the same credentials at the same endpoint, and (`live.share_quota`)
+        with every process using the actor's ledger."""
+        callers = self._callers.setdefault(asyncio.get_running_loop(), {})
+        caller = callers.get(id(provider))
+        if caller is None:
+            load_prices_in_background()  # while the first call is checked and sent, not when it is answered
+            configuration = self._configuration()
+            settings = configuration.live
+            store = self._quota_store() if settings.share_quota else None
+            if store is not None:
+                self._stores.setdefault(asyncio.get_running_loop(), []).append(store)
+            quota = quota_for(provider.name, provider.quota_scope(), settings, self._clock, store)
+            provider.watch_limits(quota.learn)
+            caller = callers[id(provider)] = LiveCaller(
+                provider.complete,
+                quota,
+                clock=self._clock,
+                policy=RetryPolicy(budgets=settings.retries, classifier=self._classifier),
+                attempt_timeout=settings.attempt_timeout,
+                deadline=settings.deadline,
+                middleware=self._middleware,
+                observers=self._observers,
+                spend=self._cap(configuration),
+                worst_case=lambda request: _worst_case(request, configuration),
+                provider=configuration.provider,
+                gen_ai_provider=provider.telemetry_name(),
+            )
+        return caller
+
+    def _cap(self, configuration: ActorConfiguration) -> SpendCap | None:
+        """The actor's live spending cap in this event loop, shared by its providers."""
+        limit = configuration.live.max_cost_usd
+        if limit is None:
+            return None
+        loop = asyncio.get_running_loop()
+        cap = self._caps.get(loop)
+        if cap is None:
+            cap = self._caps[loop] = SpendCap(Decimal(str(limit)), f"the live calls of actor {configuration.name!r}")
+        return cap
+
+    async def aclose(self) -> None:
+        providers, self._providers, self._default = list(self._providers.values()), {}, None
+        self._asked = {}
+        self._callers = weakref.WeakKeyDictionary()
+        for store in self._stores.pop(asyncio.get_running_loop(), []):
+            if isinstance(store, _Closing):
+                await store.aclose()  # its connections (a PostgreSQL pool); opened again if another actor uses it
+        for provider in providers:
+            backend = provider.batch_backend()
+            if backend is not None:
+                await close_engines_of(backend)
+            await provider.aclose()
+
+
+def _worst_case(request: ActorRequest, configuration: ActorConfiguration) -> Decimal:
+    """What `request` could cost at most, live: its input as estimated and its `max_tokens` answered."""
+    estimate = worst_case_of(request, mode=BatchProcessingMode.LIVE, provider=configuration.provider)
+    return within_limits(estimate, request.model, [])

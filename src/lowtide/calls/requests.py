@@ -1,0 +1,77 @@
+"""A call's `ActorRequest`: the actor's configuration's defaults, then the call's own arguments, checked before
+anything is sent or paid for (`Actor.request`, and every call that builds one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ValidationError
+
+from lowtide.calls.arguments import check_messages, check_prompt
+from lowtide.config.actors import ActorConfiguration
+from lowtide.errors import ConfigurationError
+from lowtide.messages.unicode import check_request_text
+from lowtide.types import ActorRequest, ChatMessage, ToolSpec
+
+__all__ = ["MessagesInput", "ToolsInput", "build_request"]
+
+MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
+ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
+
+
+def build_request(
+    configuration: ActorConfiguration,
+    prompt: str | None,
+    *,
+    messages: MessagesInput | None,
+    system: str | list[dict[str, object]] | None,
+    tools: ToolsInput | None,
+    tool_choice: Mapping[str, object] | None,
+    response_model: type[BaseModel] | None,
+    custom_id: str | None,
+    params: Mapping[str, object],
+) -> ActorRequest:
+    """The request a call of the actor configured by `configuration` would send; bad arguments raise
+    `ConfigurationError` here, before anything is sent or paid for."""
+    if (prompt is None) == (messages is None):
+        raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
+    if prompt is not None:
+        check_prompt(prompt)
+    conversation: list[object] = [{"role": "user", "content": prompt}] if prompt is not None else list(messages or [])
+    config = configuration
+    fields: dict[str, object] = {
+        "model": config.model,
+        "messages": conversation,
+        "max_tokens": config.max_tokens,
+        "system": system if system is not None else config.system_prompt,
+        "tools": list(tools or []),
+        "tool_choice": tool_choice if tool_choice is not None else config.tool_choice,
+        "temperature": config.temperature,
+        "top_p": config.top_p,
+        "top_k": config.top_k,
+        "stop_sequences": config.stop_sequences,
+        "metadata": config.metadata,
+        "thinking": config.thinking,
+        "output_config": config.output_config,
+        "cache_control": config.cache_control,
+        "extra_params": dict(config.extra_params),
+        "provider_options": dict(config.provider_options),
+        "response_model": response_model,
+        "custom_id": custom_id,
+    }
+    unknown = set(params) - set(ActorRequest.model_fields)
+    if unknown:
+        raise ConfigurationError(f"Unknown call parameter(s): {', '.join(sorted(unknown))}.", field=sorted(unknown)[0])
+    fields.update(params)
+    try:
+        request = ActorRequest.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigurationError(
+            f"Invalid call to actor {configuration.name!r}: {where}: {first['msg']}", field=where
+        ) from None
+    if prompt is None:
+        check_messages(request.messages)
+    check_request_text(request)
+    return request

@@ -1,0 +1,57 @@
+"""A provider package's registration as data: its name, its live and batch classes (imported when first used), its
+rules for the registry, and the names the package lends from its modules (its `__getattr__`)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lowtide.core.custom_ids import CustomIdRule
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.parameters import ParameterCheck
+from lowtide.cost.pricing import UsageShape
+from lowtide.providers.lazy import LazyProvider
+
+if TYPE_CHECKING:
+    from lowtide.registry import ProviderRegistry
+
+__all__ = ["Registration"]
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What a provider package's `register(registry)` hands the registry, and the names its `__getattr__` lends.
+
+    `live` and `batch` are class names in the package's `live` and `batch` modules; `lends` names more of its public
+    names by module (`{"GeminiOptions": "options"}`). None of them is imported until first used, so registering a
+    provider loads no SDK."""
+
+    name: str
+    package: str
+    """The package's `__name__`: its modules are found below it."""
+    live: str
+    batch: str
+    usage: UsageShape | None = None
+    parameters: ParameterCheck | None = None
+    custom_ids: CustomIdRule | None = None
+    lends: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    def register(self, registry: ProviderRegistry) -> None:
+        """The package's entry point of the `lowtide.providers` group: its rules, then its two classes."""
+        if self.parameters is not None:
+            registry.register_parameters(self.name, self.parameters)
+        if self.usage is not None:
+            registry.register_pricing(self.name, self.usage)
+        if self.custom_ids is not None:
+            registry.register_custom_ids(self.name, self.custom_ids)
+        registry.register(self.name, BatchProcessingMode.LIVE, LazyProvider(f"{self.package}.live", self.live))
+        registry.register(self.name, BatchProcessingMode.BATCH, LazyProvider(f"{self.package}.batch", self.batch))
+
+    def lent(self, attribute: str) -> object:
+        """The package's `attribute` from the module that defines it, imported now (the package's `__getattr__`)."""
+        module = {self.live: "live", self.batch: "batch", **self.lends}.get(attribute)
+        if module is None:
+            raise AttributeError(f"module {self.package!r} has no attribute {attribute!r}")
+        return getattr(importlib.import_module(f"{self.package}.{module}"), attribute)

@@ -1,0 +1,228 @@
+"""`lowtide serve`: an HTTP server that answers live-looking API calls through an actor's batch mode, so that concurrent
+requests from any client coalesce into batches, with the ledger underneath: a request sent again (the same body, or
+the same `Idempotency-Key`, by the same client key) gets the stored answer instead of being paid twice.
+
+The server is neutral: what a request body means, which model names are the actor's, and how answers and errors look
+on the wire belong to the `Wire`s the actor's provider serves (`Provider.serving_wires`: the Messages API for
+Anthropic, Chat Completions and Responses for OpenAI), each mounted on its own path. Its clients are not trusted:
+whatever it refuses (a wrong key, a method or path it does not serve, a body too large, not JSON, too deep, not
+Unicode, a model it does not answer, what the API would refuse) is refused before anything is recorded or sent, in
+the API's error shape, never with a 500 or a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route, request_response
+from starlette.types import Receive, Scope, Send
+
+from lowtide.actor import Actor
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.errors import ActorError, ConfigurationError
+from lowtide.ledger.inline import async_ledger
+from lowtide.messages.wire import Refusal, ServedCall, Wire
+from lowtide.serve.body import read_json
+from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
+from lowtide.telemetry.switch import tracing
+from lowtide.types import ActorResponse
+
+__all__ = ["CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
+
+CLIENT_KEY_ENV = "LOWTIDE_SERVE_KEY"
+_KEEPALIVE_SECONDS = 15.0
+_log = logging.getLogger("lowtide.serve")
+
+
+@dataclass(frozen=True)
+class _Served:
+    """What every endpoint of one app shares."""
+
+    actor: Actor
+    clients: ClientKeys
+    models: tuple[str, ...]
+    """The models clients may ask for: the actor's, then those `--allow-model` names."""
+    max_body_bytes: int | None
+    idempotency_ttl: float
+
+
+def build_app(
+    actor: Actor,
+    wires: Sequence[Wire] | None = None,
+    *,
+    client_keys: Sequence[str],
+    allow_models: Sequence[str] = (),
+    max_body_bytes: int | None = None,
+    idempotency_ttl: float = IDEMPOTENCY_TTL,
+) -> Starlette:
+    """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
+    `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
+    `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
+    one request for `idempotency_ttl` seconds."""
+    if max_body_bytes is not None and max_body_bytes < 1:
+        raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
+    if not idempotency_ttl > 0:
+        raise ValueError(f"idempotency_ttl must be more than 0 seconds, not {idempotency_ttl}")
+    clients = ClientKeys(client_keys)
+    served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
+    if not served:
+        raise ConfigurationError(
+            f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
+            field="provider",
+        )
+    models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
+    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl)
+    routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
+    paths = ", ".join(f"POST {wire.path}" for wire in served)
+
+    async def not_found(request: Request) -> Response:
+        refusal = Refusal(
+            404,
+            "not_found_error",
+            f"{request.method} {request.url.path} is not served here (lowtide serve answers {paths}).",
+        )
+        return _refused(served[0], refusal)
+
+    routes.append(Route("/{path:path}", _AnyMethod(not_found)))
+    return Starlette(routes=routes)
+
+
+class _AnyMethod:
+    """An endpoint as an ASGI app, which a `Route` calls for every method (a function gets GET alone unless its
+    methods are listed, and Starlette's own 405 for the others), so that it answers each in the API's shape."""
+
+    def __init__(self, endpoint: Callable[[Request], Awaitable[Response]]) -> None:
+        self._app = request_response(endpoint)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+
+def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint answering `wire.path`."""
+    actor = served.actor
+    limit = served.max_body_bytes or wire.max_body_bytes
+
+    async def answer(request: Request) -> Response:
+        if request.method != "POST":
+            message = f"{request.method} {wire.path} is not allowed: lowtide serve answers POST {wire.path}."
+            return _refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
+        scope = served.clients.scope(request.headers, wire.key_header)
+        if scope is None:
+            return _refused(wire, Refusal(401, "authentication_error", "invalid x-api-key"))
+        try:
+            call = wire.call(await read_json(request, limit), request.path_params)
+            arguments = _with_actor_options(actor, call.arguments)
+            await _check(served, wire, arguments)
+        except ActorError as error:
+            return _refused(wire, wire.refusal(error))
+        except Refusal as refusal:
+            return _refused(wire, refusal)
+        except ClientDisconnect:
+            return Response(status_code=400)  # no one is left to read it; the access log shows the request
+        except Exception as error:  # a body some check could not read: the client's to fix, never a crash here
+            _log.warning("lowtide serve could not read a request to %s (%s)", wire.path, type(error).__name__)
+            _log.debug("traceback", exc_info=True)
+            message = f"lowtide serve could not read this request ({type(error).__name__}: {error})."
+            return _refused(wire, Refusal(400, "invalid_request_error", message))
+        try:
+            key = await ledger_key(
+                async_ledger(actor.ledger),
+                now=actor.clock.now(),
+                ttl=served.idempotency_ttl,
+                actor_name=actor.name,
+                path=wire.path,
+                scope=scope,
+                arguments=call.arguments,
+                idempotency_key=request.headers.get("idempotency-key"),
+            )
+        except Exception as error:
+            return _refused(wire, _failure(wire, error))
+        if tracing():  # the call's span continues the client's trace (its `traceparent`)
+            from lowtide.telemetry.propagation import continuing
+
+            with continuing(request.headers):
+                outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
+        else:
+            outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
+        if call.stream:
+            return StreamingResponse(_streamed(wire, call, outcome), media_type="text/event-stream")
+        try:
+            response = await outcome
+        except Exception as error:
+            return _refused(wire, _failure(wire, error))
+        return JSONResponse(wire.message(response, call))
+
+    return answer
+
+
+async def _check(served: _Served, wire: Wire, arguments: Mapping[str, Any]) -> None:
+    """Refuse the call, before anything is recorded or sent, for a model the server does not answer, or what the
+    actor's provider would refuse: the request built as the actor builds it, encoded as the provider will send it,
+    and its pre-send checks (which may ask the API about the model, once)."""
+    refused = wire.model_refusal(str(arguments["model"]), served.models)
+    if refused is not None:
+        raise refused
+    provider = served.actor.provider(BatchProcessingMode.BATCH)
+    checked = served.actor.request(**arguments)
+    backend = provider.batch_backend()
+    if backend is not None:
+        backend.codec.encode_request(checked)
+    await provider.preflight(checked)
+
+
+def _with_actor_options(actor: Actor, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The call's arguments, its `provider_options` laid over the actor's own (a call's options would replace them
+    whole): a wire may pick, say, an endpoint without dropping the actor's other settings."""
+    given = cast("Mapping[str, Mapping[str, Any]] | None", arguments.get("provider_options"))
+    if not given:
+        return dict(arguments)
+    merged = {name: dict(options) for name, options in actor.configuration.provider_options.items()}
+    for name, options in given.items():
+        merged[name] = {**merged.get(name, {}), **options}
+    return {**arguments, "provider_options": merged}
+
+
+def _failure(wire: Wire, error: BaseException) -> Refusal:
+    """A call that failed after its checks, as the API would answer: lowtide's errors as the wire maps them, anything
+    else a 500 in the API's shape (its traceback logged at debug level)."""
+    if isinstance(error, ActorError):
+        return wire.refusal(error)
+    _log.debug("traceback", exc_info=error)
+    return Refusal(500, "api_error", f"lowtide serve failed to answer: {type(error).__name__}: {error}")
+
+
+def _logged(refusal: Refusal) -> Refusal:
+    if refusal.status >= 500:
+        _log.warning("request failed: %s", refusal.message)
+    return refusal
+
+
+def _refused(wire: Wire, refusal: Refusal) -> JSONResponse:
+    body = wire.error_body(_logged(refusal))
+    return JSONResponse(body, status_code=refusal.status, headers=dict(refusal.headers))
+
+
+async def _streamed(
+    wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorResponse[object]]
+) -> AsyncIterator[bytes]:
+    """The answer replayed as events once its batch has ended; until then an SSE comment now and then, which clients
+    ignore, so that idle-connection timeouts do not end the wait."""
+    try:
+        while True:
+            done, _ = await asyncio.wait({outcome}, timeout=_KEEPALIVE_SECONDS)
+            if done:
+                break
+            yield b": waiting on a batch\n\n"
+        response = outcome.result()
+    except Exception as error:
+        yield wire.error_event(_logged(_failure(wire, error)))
+        return
+    for event in wire.events(wire.message(response, call), call):
+        yield event
