@@ -26,14 +26,14 @@ Feature: A provider is its folder: neutral code knows no provider's names, shape
       | retry-after-ms        | a provider's header                   |
     Then they are found only here:
       | module                          | text                        | why                                                  |
-      | settings.py                     | anthropic                   | DEFAULT_PROVIDER: the provider of an actor naming none |
+      | config/settings.py              | anthropic                   | DEFAULT_PROVIDER: the provider of an actor naming none |
       | __init__.py                     | lowtide.providers.anthropic | the default provider's classes, exported lazily       |
       | __init__.py                     | ClaudeBatchProvider         | the default provider's classes, exported lazily       |
       | __init__.py                     | ClaudeProvider              | the default provider's classes, exported lazily       |
       | integrations/langchain/model.py | convert_to_openai_tool      | LangChain's own name for its tool format              |
-      | wire.py                         | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
-      | serve.py                        | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
-      | serve_body.py                   | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
+      | messages/wire.py                | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
+      | serve/app.py                    | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
+      | serve/body.py                   | invalid_request_error       | serve's own refusals (REFUSAL_TYPES), each wire translates them |
 
   Scenario: The check finds a provider's name put in neutral code, and passes over its documentation
     Given a neutral module that says:
