@@ -294,8 +294,8 @@ class CrashLibrary:
 
     @keyword("Use Provider")
     def use_provider(self, provider: str) -> None:
-        """Whose batch API the clients of this suite use (`anthropic` unless said), and so which of the emulator's
-        routes, counters and batch ids the checks read."""
+        """Whose batch API the clients use from now on (`anthropic` unless said; each test of `crash_recovery/`
+        says it), and so which of the emulator's routes, counters and batch ids the checks read."""
         if provider not in _PROVIDERS:
             raise AssertionError(f"No crash client for provider {provider!r}; use one of {sorted(_PROVIDERS)}.")
         self._provider = provider

@@ -1,0 +1,71 @@
+*** Settings ***
+Documentation       Groq's, Mistral's and Together's crash tests:
+...                 `__init__.robot` says what each checks.
+
+Resource            ../resources/crash_recovery.resource
+
+Suite Teardown      Clean Up And Stop PostgreSQL
+Test Template       Killed At A Crash Point
+
+
+*** Test Cases ***    PROVIDER    CRASHPOINT    REQUESTS
+Groq: Killed After The Intent Was Committed, Before The Create Was Sent
+                      groq            after-intent          ${REQUESTS}
+Mistral: Killed After The Intent Was Committed, Before The Create Was Sent
+                      mistral         after-intent          ${REQUESTS}
+Together: Killed After The Intent Was Committed, Before The Create Was Sent
+                      together        after-intent          ${REQUESTS}
+
+Groq: Killed After The Input File Was Uploaded And Recorded, Before The Create
+                      groq            after-step-input_file    ${REQUESTS}
+Mistral: Killed After The Input File Was Uploaded And Recorded, Before The Create
+                      mistral         after-step-input_file    ${REQUESTS}    provider_options=${MISTRAL_FILES}
+Together: Killed After The Input File Was Uploaded And Recorded, Before The Create
+                      together        after-step-input_file    ${REQUESTS}
+
+Groq: Killed While The Create Is In Flight And The Batch Exists
+                      groq            during-create         ${REQUESTS}
+Mistral: Killed While The Create Is In Flight And The Job Exists
+                      mistral         during-create         ${REQUESTS}
+Together: Killed While The Create Is In Flight And The Batch Exists
+                      together        during-create         ${REQUESTS}
+
+Groq: Killed After The Create Answered, Before Its Batch Id Was Recorded
+                      groq            after-create          ${REQUESTS}
+Mistral: Killed After The Create Answered, Before Its Job Id Was Recorded
+                      mistral         after-create          ${REQUESTS}
+Together: Killed After The Create Answered, Before Its Batch Id Was Recorded
+                      together        after-create          ${REQUESTS}
+
+Groq: Killed While Polling The Batch
+                      groq            while-polling         ${REQUESTS}
+Mistral: Killed While Polling The Job
+                      mistral         while-polling         ${REQUESTS}
+Together: Killed While Polling The Batch
+                      together        while-polling         ${REQUESTS}
+
+Groq: Killed While Storing The Results
+                      groq            while-streaming       ${STREAMED}
+Mistral: Killed While Storing The Results
+                      mistral         while-streaming       ${STREAMED}
+Together: Killed While Storing The Results
+                      together        while-streaming       ${STREAMED}
+
+Groq: Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      groq            after-results         ${REQUESTS}
+Mistral: Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      mistral         after-results         ${REQUESTS}
+Together: Killed After Every Result Was Stored, Before The Batch Was Said Collected
+                      together        after-results         ${REQUESTS}
+
+Groq: A Create Whose Answer Is Lost Is Found By Its Intent Id, Not Sent Again
+    [Template]    A Create Whose Answer Is Lost Is Paid Once
+    groq            by its metadata
+Mistral: A Create Whose Answer Is Lost Is Found By Its Metadata, Not Sent Again
+    [Template]    A Create Whose Answer Is Lost Is Paid Once
+    mistral         by its metadata
+Together: A Create Whose Answer Is Lost Is Found By Its Input File, Not Sent Again
+    [Documentation]    Together's jobs carry no metadata: the client finds the job by its input file, uploaded once
+    ...    under a name made from the intent id.
+    [Template]    A Create Whose Answer Is Lost Is Paid Once
+    together        by its metadata
