@@ -6,7 +6,7 @@ Feature: A batch collected again stores only what the ledger lacks
 
   The ledger says which of a batch's requests have a final result from it stored (`stored_finals`, read once per
   collection); their lines in the download are neither made into outcomes nor stored again. The crash suites
-  (`robot/crash_recovery.robot`) kill a process while it stores a batch's results and check the same of the next.
+  (`robot/crash_recovery/`) kill a process while it stores a batch's results and check the same of the next.
 
   A call that read its request waiting on a batch may come to wait on the batch's collection only after the
   collection handed that request's outcome out (its read was slow, or its result was stored by another process and
