@@ -3,6 +3,7 @@ SDK; a dialect's live provider is this class naming its `Dialect` and `Sdk`."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import ClassVar, Generic
 
 from pydantic import BaseModel
@@ -45,7 +46,8 @@ class ChatProvider(Provider, Generic[C]):
         named, extra = split_for_sdk(body, completions.create)
         with self.sdk.translate():
             raw = await completions.with_raw_response.create(**named, stream=False, extra_body=extra or None)
-            answer = await raw.parse()
+            parsed = raw.parse()
+            answer = await parsed if isinstance(parsed, Awaitable) else parsed
         request_id = raw.headers.get("x-request-id")
         response = chat_response(
             answer.to_dict(mode="json"),

@@ -30,7 +30,7 @@ class _Raw(Protocol):
     @property
     def headers(self) -> Any: ...  # each SDK's own httpx's `Headers`
 
-    async def parse(self) -> _Answer: ...
+    def parse(self) -> _Answer | Awaitable[_Answer]: ...
 
 
 class _RawCompletions(Protocol):
@@ -83,7 +83,8 @@ class FilesClient(Protocol):
 
 class CompatClient(FilesClient, Protocol):
     """An async SDK client of OpenAI's make, as a dialect uses it: a `FilesClient` with Chat Completions whose raw
-    answers parse asynchronously (OpenAI's own parse at once: its live provider has its own path)."""
+    answers parse asynchronously (groq's, together's) or at once (OpenAI's own, for an API reached through the openai
+    SDK at another base URL)."""
 
     @property
     def chat(self) -> _Chat: ...
