@@ -17,7 +17,17 @@ from step_context import given, then, when
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchState, KeyAnswer, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import (
+    BatchClaim,
+    BatchIntent,
+    BatchState,
+    KeyAnswer,
+    KeyState,
+    NewRequest,
+    OutcomeRow,
+    RequestRecord,
+    RequestState,
+)
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 from lowtide.live.quota_state import ScopeState
@@ -408,14 +418,16 @@ def _intent(
 ) -> None:
     members = [(key, f"c-{key}") for key in names(keys)]
     contract(context).store.record_intent(
-        batch,
-        provider=provider,
-        endpoint=endpoint,
-        members=members,
-        request_bytes=100 * len(members),
-        owner=owner,
-        until=until,
-        now=now,
+        BatchIntent(
+            batch,
+            provider=provider,
+            endpoint=endpoint,
+            members=members,
+            request_bytes=100 * len(members),
+            owner=owner,
+            until=until,
+            now=now,
+        )
     )
 
 
@@ -583,11 +595,13 @@ def step_batch_claims(context: Context) -> None:
     store = contract(context).store
     for number, row in enumerate(context.table, start=1):
         taken = store.claim_batch(
-            row["batch"],
-            owner=row["owner"],
-            until=float(row["until"]),
-            now=float(row["at"]),
-            force=row["force"] == "yes",
+            BatchClaim(
+                row["batch"],
+                owner=row["owner"],
+                until=float(row["until"]),
+                now=float(row["at"]),
+                force=row["force"] == "yes",
+            )
         )
         assert taken == (row["taken"] == "yes"), f"batch claim {number} ({row.as_dict()}): taken is {taken}"
 

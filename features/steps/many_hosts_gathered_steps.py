@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from step_context import Context as StepContext
 from step_context import given, then
 
-from lowtide.ledger.records import KeyAnswer, KeyState, PendingRequest, RequestRecord
+from lowtide.ledger.records import BatchIntent, KeyAnswer, KeyState, PendingRequest, RequestRecord
 
 
 class Context(StepContext, Protocol):
@@ -70,11 +70,11 @@ def _first_gatherer(
             await asyncio.sleep(0.02)
         return await take(self, scope, **kwargs)
 
-    async def later(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> list[str]:
-        if gatherers and gatherers[0] == kwargs["owner"]:
-            batches.add(batch_id)
+    async def later(self: AsyncPostgresLedger, recorded: BatchIntent) -> list[str]:
+        if gatherers and gatherers[0] == recorded.owner:
+            batches.add(recorded.batch_id)
             await asyncio.sleep(intent_after)  # the calls it gathered are its, pending, all this while
-        return await intent(self, batch_id, **kwargs)
+        return await intent(self, recorded)
 
     async def created(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> None:
         if batch_id in batches:

@@ -9,7 +9,7 @@ import time
 from decimal import Decimal
 
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
 __all__ = ["LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
@@ -48,14 +48,16 @@ def _claim(store: LedgerStore, keys: list[str], *, actor: str, model: str, now: 
 def _send(store: LedgerStore, batch_id: str, keys: list[str], *, provider: str, at: float) -> None:
     identity = store.identity()
     store.record_intent(
-        batch_id,
-        provider=provider,
-        endpoint=ENDPOINT,
-        members=[(key, f"{key}_{identity}") for key in keys],
-        request_bytes=100 * len(keys),
-        owner=OWNER,
-        until=at + 3600,
-        now=at,
+        BatchIntent(
+            batch_id,
+            provider=provider,
+            endpoint=ENDPOINT,
+            members=[(key, f"{key}_{identity}") for key in keys],
+            request_bytes=100 * len(keys),
+            owner=OWNER,
+            until=at + 3600,
+            now=at,
+        )
     )
     store.record_create_step(batch_id, "input_file", f"file-{batch_id}")
     store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)

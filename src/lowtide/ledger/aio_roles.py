@@ -10,6 +10,8 @@ from typing import Protocol
 
 from lowtide.ledger.collected import AsyncCollectedResults
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyState,
@@ -64,19 +66,7 @@ class AsyncBatches(Protocol):
     @property
     def notices(self) -> BatchNotices | None: ...
 
-    async def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]: ...
+    async def record_intent(self, intent: BatchIntent) -> list[str]: ...
 
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -104,16 +94,7 @@ class AsyncBatches(Protocol):
 
     async def create_steps(self, batch_id: str) -> dict[str, str]: ...
 
-    async def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool: ...
+    async def claim_batch(self, claim: BatchClaim) -> bool: ...
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None: ...
 

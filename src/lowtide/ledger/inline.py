@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyAnswer,
@@ -114,30 +116,8 @@ class InlineAsyncLedger:
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)
 
-    async def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
-        return self.sync.record_intent(
-            batch_id,
-            provider=provider,
-            endpoint=endpoint,
-            members=members,
-            request_bytes=request_bytes,
-            owner=owner,
-            until=until,
-            now=now,
-            scope=scope,
-        )
+    async def record_intent(self, intent: BatchIntent) -> list[str]:
+        return self.sync.record_intent(intent)
 
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -188,17 +168,8 @@ class InlineAsyncLedger:
     async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
         return self.sync.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
 
-    async def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        return self.sync.claim_batch(batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner)
+    async def claim_batch(self, claim: BatchClaim) -> bool:
+        return self.sync.claim_batch(claim)
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None:
         self.sync.release_batch(batch_id, owner=owner)

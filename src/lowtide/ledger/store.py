@@ -16,6 +16,8 @@ from pathlib import Path
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import LEDGER_ENV, LedgerLocation, default_ledger_path, ledger_location
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchIntent,
     BatchRecord,
     BatchState,
     NewRequest,
@@ -29,6 +31,8 @@ from lowtide.ledger.run_ledger import RunLedger
 
 __all__ = [
     "LEDGER_ENV",
+    "BatchClaim",
+    "BatchIntent",
     "BatchRecord",
     "BatchState",
     "LedgerLocation",

@@ -21,6 +21,7 @@ from lowtide.errors import (
 )
 from lowtide.ledger.interface import AsyncLedgerStore
 from lowtide.ledger.store import (
+    BatchIntent,
     BatchRecord,
     BatchState,
 )
@@ -41,7 +42,7 @@ class Submission(EngineCore):
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
         try:
-            recorded = await self.ledger.record_intent(
+            intent = BatchIntent(
                 batch_id,
                 provider=self.backend.name,
                 endpoint=self.endpoint,
@@ -52,6 +53,7 @@ class Submission(EngineCore):
                 now=now,
                 scope=self.scope,
             )
+            recorded = await self.ledger.record_intent(intent)
         finally:  # in the intent, or (its write failed) free to be queued again by a later call
             self._queued_keys.difference_update(e.key for e in entries)
             if not self._queued_keys:

@@ -47,6 +47,8 @@ from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyAnswer,
@@ -192,32 +194,8 @@ class PostgresLedger(StoreDefaults):
 
     # batches
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
-        def op() -> Op[list[str]]:
-            return batches.record_intent(
-                batch_id,
-                provider=provider,
-                endpoint=endpoint,
-                members=members,
-                request_bytes=request_bytes,
-                owner=owner,
-                until=until,
-                now=now,
-                scope=scope,
-                location=self.location,
-            )
+    def record_intent(self, intent: BatchIntent) -> list[str]:
+        op = partial(batches.record_intent, intent, location=self.location)
 
         # Two processes' intents may meet in a circle of row locks (see `batches.record_intent`): the one PostgreSQL
         # ends is rolled back whole, and recorded again.
@@ -294,19 +272,8 @@ class PostgresLedger(StoreDefaults):
         op = partial(batches.disown, batch_id, provider_batch_id=provider_batch_id, now=now)
         return run(self._pool, "disown a batch", op)
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        op = partial(
-            batches.claim_batch, batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner
-        )
+    def claim_batch(self, claim: BatchClaim) -> bool:
+        op = partial(batches.claim_batch, claim)
         return run(self._pool, "take a batch's lease", op)
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:
