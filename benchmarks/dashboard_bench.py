@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from lowtide.dashboard.data import DashboardData
-from lowtide.ledger.records import BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import open_ledger
@@ -79,7 +79,7 @@ def build(store: Ledger, n: int, now: float) -> None:
                 now=at,
             )
         )
-        store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+        store.record_submitted(BatchCreated(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at))
         if number >= waiting_from:
             continue
         error = {"class": "BatchRequestErrored", "error_type": "overloaded_error", "message": "overloaded"}

@@ -30,6 +30,7 @@ from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -185,19 +186,9 @@ class FolderLedger(StoreDefaults):
         with self.writing() as ledger:
             return ledger.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         with self.writing() as ledger:
-            return ledger.record_submitted(
-                batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
-            )
+            return ledger.record_submitted(created)
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
         with self.writing() as ledger:

@@ -19,6 +19,7 @@ from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchState,
     KeyAnswer,
@@ -445,7 +446,7 @@ def step_intent_elsewhere(context: Context, batch: str, provider: str, endpoint:
 @given('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
 @when('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
 def step_submitted(context: Context, batch: str, api: str, now: float) -> None:
-    contract(context).store.record_submitted(batch, provider_batch_id=api, phase="running", request_id="req-1", now=now)
+    contract(context).store.record_submitted(BatchCreated(batch, api, "running", now, request_id="req-1"))
 
 
 @given('the create of "{batch}" has an unknown outcome: "{note}"')

@@ -9,7 +9,7 @@ import time
 from decimal import Decimal
 
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
 __all__ = ["LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
@@ -60,7 +60,7 @@ def _send(store: LedgerStore, batch_id: str, keys: list[str], *, provider: str, 
         )
     )
     store.record_create_step(batch_id, "input_file", f"file-{batch_id}")
-    store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+    store.record_submitted(BatchCreated(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at))
 
 
 def _answer(store: LedgerStore, batch_id: str, outcomes: list[OutcomeRow], *, at: float) -> None:

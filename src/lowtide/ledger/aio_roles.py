@@ -11,6 +11,7 @@ from typing import Protocol
 from lowtide.ledger.collected import AsyncCollectedResults
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -72,15 +73,7 @@ class AsyncBatches(Protocol):
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]: ...
 
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None: ...
+    async def record_submitted(self, created: BatchCreated) -> None: ...
 
     async def record_unknown(self, batch_id: str, *, note: str) -> None: ...
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -124,18 +125,8 @@ class InlineAsyncLedger:
     ) -> list[PendingRequest]:
         return self.sync.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
 
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        self.sync.record_submitted(
-            batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
-        )
+    async def record_submitted(self, created: BatchCreated) -> None:
+        self.sync.record_submitted(created)
 
     async def record_unknown(self, batch_id: str, *, note: str) -> None:
         self.sync.record_unknown(batch_id, note=note)

@@ -23,6 +23,7 @@ __all__ = [
     "UNKEYED",
     "UNKNOWN_PARAMS",
     "BatchClaim",
+    "BatchCreated",
     "BatchIntent",
     "BatchRecord",
     "BatchState",
@@ -198,6 +199,19 @@ class BatchIntent:
     def keys(self) -> list[str]:
         """The members' keys, in order: the answer of a store in which every member joins."""
         return [key for key, _ in self.members]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCreated:
+    """What `create` answered, recorded right after it (`Batches.record_submitted`): the API's id of the batch of the
+    intent `batch_id`, where the API says it stands, and the create call's request id (None when the API gave none)."""
+
+    batch_id: str
+    provider_batch_id: str
+    phase: str
+    """`running`, `canceling` or `ended` (`batching.backend.Phase`)."""
+    now: float
+    request_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

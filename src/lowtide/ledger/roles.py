@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lowtide.ledger.collected import CollectedResults
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -145,15 +146,7 @@ class Batches(Protocol):
         one host) takes nothing."""
         ...
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
         waiting on it (`request_view`), with no write of its own."""
         ...

@@ -17,6 +17,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import LEDGER_ENV, LedgerLocation, default_ledger_path, ledger_location
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -32,6 +33,7 @@ from lowtide.ledger.run_ledger import RunLedger
 __all__ = [
     "LEDGER_ENV",
     "BatchClaim",
+    "BatchCreated",
     "BatchIntent",
     "BatchRecord",
     "BatchState",

@@ -32,6 +32,7 @@ from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
     FOREIGN,
+    BatchCreated,
     BatchIntent,
     BatchState,
     KeyState,
@@ -284,22 +285,14 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
         """Nothing: one process, whose engines batch the calls they claimed."""
         return []
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         with self.lock:
-            b = self.tables.batches.get(batch_id)
+            b = self.tables.batches.get(created.batch_id)
             if b is None:
                 return
-            self._give_provider_id(b, provider_batch_id)
-            b.state, b.phase, b.request_id = BatchState.WAITING, phase, request_id
-            b.submitted_at = b.submitted_at if b.submitted_at is not None else now
+            self._give_provider_id(b, created.provider_batch_id)
+            b.state, b.phase, b.request_id = BatchState.WAITING, created.phase, created.request_id
+            b.submitted_at = b.submitted_at if b.submitted_at is not None else created.now
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
         with self.lock:

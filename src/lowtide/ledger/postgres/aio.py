@@ -34,6 +34,7 @@ from lowtide.ledger.postgres.steps import (
 from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -214,23 +215,8 @@ class AsyncPostgresLedger(AsyncStoreDefaults):
         op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return await self._run("gather the calls of other processes", op)
 
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        op = partial(
-            batches.record_submitted,
-            batch_id,
-            provider_batch_id=provider_batch_id,
-            phase=phase,
-            request_id=request_id,
-            now=now,
-        )
+    async def record_submitted(self, created: BatchCreated) -> None:
+        op = partial(batches.record_submitted, created)
         await self._run("record a created batch", op)
 
     async def record_unknown(self, batch_id: str, *, note: str) -> None:

@@ -19,6 +19,7 @@ from lowtide.ledger.records import (
     DISOWNED,
     FOREIGN,
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -145,15 +146,13 @@ _STRANGERS: LiteralString = (
 tens of thousands may be planned as a scan), only those found missing returned."""
 
 
-def record_submitted(
-    batch_id: str, *, provider_batch_id: str, phase: str, request_id: str | None, now: float
-) -> Op[None]:
+def record_submitted(created: BatchCreated) -> Op[None]:
     yield Sql(
         "UPDATE batches SET provider_batch_id = %s, state = 'waiting-on-batch', phase = %s,"
         " request_id = %s, submitted_at = COALESCE(submitted_at, %s) WHERE id = %s",
-        (provider_batch_id, phase, request_id, now, batch_id),
+        (created.provider_batch_id, created.phase, created.request_id, created.now, created.batch_id),
     )
-    yield Sql(NOTIFY, (batch_id,))
+    yield Sql(NOTIFY, (created.batch_id,))
 
 
 def record_unknown(batch_id: str, *, note: str) -> Op[None]:

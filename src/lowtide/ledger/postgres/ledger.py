@@ -48,6 +48,7 @@ from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -207,23 +208,8 @@ class PostgresLedger(StoreDefaults):
         op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return run(self._pool, "gather the calls of other processes", op)
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        op = partial(
-            batches.record_submitted,
-            batch_id,
-            provider_batch_id=provider_batch_id,
-            phase=phase,
-            request_id=request_id,
-            now=now,
-        )
+    def record_submitted(self, created: BatchCreated) -> None:
+        op = partial(batches.record_submitted, created)
         run(self._pool, "record a created batch", op)
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:

@@ -15,6 +15,7 @@ from lowtide.ledger.records import (
     DISOWNED,
     FOREIGN,
     BatchClaim,
+    BatchCreated,
     BatchIntent,
     BatchRecord,
     BatchState,
@@ -87,22 +88,14 @@ class BatchRows(RequestRows):
         """Nothing: the processes sharing a file each batch the calls they claimed."""
         return []
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
         waiting on it (`request_view`), with no write of its own."""
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', phase = ?,"
                 " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
-                (provider_batch_id, phase, request_id, now, batch_id),
+                (created.provider_batch_id, created.phase, created.request_id, created.now, created.batch_id),
             )
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
