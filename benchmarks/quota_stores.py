@@ -25,10 +25,10 @@ from postgres import PostgresCluster  # features/support: the tests' throwaway c
 
 from lowtide.core.clock import SystemClock
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
+from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.live.quota import Quota, QuotaLimits
-from lowtide.live.quota_state import QuotaStore
 
 _WARM_UP = 200
 

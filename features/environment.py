@@ -42,7 +42,10 @@ from clock import Clock  # features/support: each feature's wall and CPU seconds
 from folder_store import install_folder_store, uninstall_folder_store  # features/support: the fourth store
 from postgres import PostgresCluster  # features/support, shared with the Robot suites
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
+from step_index import install as index_steps  # features/support: behave's step lookup by first word
 from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
+
+index_steps()  # before behave loads the step modules (it loads this file first)
 
 
 class Context(StepContext, Protocol):

@@ -138,6 +138,12 @@ Feature: OpenTelemetry traces and metrics
     Then the waiting call keeps 1 coroutine of lowtide's, 320 bytes at most, none entered twice
     And the innermost awaits the batch's answer itself
 
+  Scenario: A traced live call through the actor's live caller waits inside its span wrapped once around the caller's own path
+    Given a telemetry actor in "live" mode whose middleware holds each call until it is let go
+    When the actor's live caller is asked "hello there", and the call is looked at while its middleware holds it
+    Then the waiting call keeps 3 coroutines of lowtide's, 1000 bytes at most, none entered twice
+    And there is one "chat claude-haiku-4-5" span
+
   Scenario: Off, lowtide makes no span at all
     Then a live call and a batch call in a process with no tracer provider make no lowtide span
     And a run_many and a batch bulk run in a process with no tracer provider make no lowtide span

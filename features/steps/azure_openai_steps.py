@@ -17,7 +17,8 @@ import openai
 from _support import World, names, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, BatchProcessingMode, parking
+from lowtide import ActorResponse, BatchProcessingMode
+from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread

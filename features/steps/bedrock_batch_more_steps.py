@@ -12,7 +12,8 @@ from _support import World, world
 from botocore.config import Config
 from step_context import Context, given, then, when
 
-from lowtide import BatchProcessingMode, parking
+from lowtide import BatchProcessingMode
+from lowtide.calls import parking
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
 from lowtide.providers.bedrock.batch import BedrockBatchProvider

@@ -15,7 +15,8 @@ from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, BatchProcessingMode, parking
+from lowtide import ActorResponse, BatchProcessingMode
+from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry, parking
+from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry
+from lowtide.calls import parking
 from lowtide.testing import Failure, FakeBatchAPI, FakeBatchProvider, FakeOutcome, Reply
 
 

@@ -13,7 +13,8 @@ from google import genai
 from google.genai import types
 from step_context import Context, given, then, when
 
-from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
+from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
+from lowtide.calls import parking
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
 from lowtide.ledger.store import BatchIntent, NewRequest, stored_json

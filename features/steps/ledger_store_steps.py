@@ -17,6 +17,7 @@ from step_context import given, then, when
 from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import (
     BatchClaim,
     BatchCreated,
@@ -31,7 +32,6 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
-from lowtide.live.quota_state import ScopeState
 
 
 class Context(StepContext, Protocol):

@@ -9,7 +9,8 @@ from _support import API_KEY, World, set_env, world, yaml_doc
 from mistralai.client import Mistral
 from step_context import Context, given, then, when
 
-from lowtide import Actor, ActorError, parking
+from lowtide import Actor, ActorError
+from lowtide.calls import parking
 
 
 def _program_client(w: World) -> Mistral:

@@ -11,9 +11,10 @@ from _openai_provider_support import RESPONSE_MODELS, openai_client
 from _support import World, emulated_reply_to, names, world
 from step_context import Context, given, then, when
 
-from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode, parking
+from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import RunPlan
+from lowtide.calls import parking
 from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider

@@ -24,7 +24,8 @@ from _support import (
 )
 from step_context import Context, given, then, when
 
-from lowtide import ActorError, ActorResponse, Ticket, parking
+from lowtide import ActorError, ActorResponse, Ticket
+from lowtide.calls import parking
 
 # -- tickets and results ---------------------------------------------------------------------------------------------
 

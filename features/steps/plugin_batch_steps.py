@@ -8,7 +8,8 @@ from typing import Any
 from _support import entry_point, plugins_importable, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, BudgetExceededError, ProviderRegistry, parking
+from lowtide import ActorResponse, BudgetExceededError, ProviderRegistry
+from lowtide.calls import parking
 
 
 def _api() -> Any:

@@ -14,11 +14,12 @@ from step_context import given, then, when
 
 from lowtide.core.clock import VirtualClock
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
+from lowtide.ledger.quota_records import QuotaStore, ScopeState
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.live.events import LiveEvent, PauseEnded, PauseStarted
 from lowtide.live.quota import Permit, Quota, QuotaLimits
-from lowtide.live.quota_state import LocalQuotaStore, QuotaStore, ScopeState
+from lowtide.live.quota_state import LocalQuotaStore
 from lowtide.live.reports import Budget, QuotaReport
 
 if TYPE_CHECKING:

@@ -32,6 +32,7 @@ from lowtide.core.clock import ManualClock, SystemClock
 from lowtide.emulator import Emulator
 from lowtide.ledger.memory.ledger import MemoryLedger
 from lowtide.ledger.store import open_ledger
+from lowtide.live.caller import CallNext, Middleware
 from lowtide.testing import FakeBatchAPI, FakeBatchProvider
 
 
@@ -54,6 +55,7 @@ class Context(StepContext, Protocol):
     telemetry_emu: Emulator
     telemetry_actor: Actor
     telemetry_ledger: str | None
+    telemetry_gate: asyncio.Event
 
 
 @given("OpenTelemetry is configured with in-memory exporters")
@@ -79,7 +81,9 @@ def step_configured(context: Context) -> None:
     context.telemetry_ledger = None
 
 
-def _actor(context: Context, mode: str, ledger: object, emulator: Emulator | None = None) -> None:
+def _actor(
+    context: Context, mode: str, ledger: object, emulator: Emulator | None = None, middleware: Sequence[Middleware] = ()
+) -> None:
     context.telemetry_emu = emulator or Emulator()
     context.telemetry_actor = Actor(
         {
@@ -91,6 +95,7 @@ def _actor(context: Context, mode: str, ledger: object, emulator: Emulator | Non
         },
         client=context.telemetry_emu.client(),
         ledger=ledger,  # pyright: ignore[reportArgumentType]
+        middleware=middleware,
     )
     actor = context.telemetry_actor
     context.cleanups.append(lambda: actor.aclose())
@@ -99,6 +104,17 @@ def _actor(context: Context, mode: str, ledger: object, emulator: Emulator | Non
 @given('a telemetry actor in "{mode}" mode')
 def step_actor(context: Context, mode: str) -> None:
     _actor(context, mode, MemoryLedger())
+
+
+@given('a telemetry actor in "{mode}" mode whose middleware holds each call until it is let go')
+def step_actor_held(context: Context, mode: str) -> None:
+    gate = context.telemetry_gate = asyncio.Event()
+
+    async def hold(request: ActorRequest, call_next: CallNext) -> ActorResponse[object]:
+        await gate.wait()
+        return await call_next(request)
+
+    _actor(context, mode, MemoryLedger(), middleware=[hold])
 
 
 @given('a telemetry actor in "{mode}" mode with the scenario\'s ledger')

@@ -73,7 +73,6 @@ if _typing.TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun
-    from lowtide.calls import parking as parking
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
 
 # The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
@@ -94,16 +93,9 @@ _LAZY = {
 }
 
 
-# Modules programs import from the top (`parking`, as docs/batching.md shows them), served there since they moved
-# into packages (docs/architecture.md, "Where the modules went").
-_MODULES = {"parking": "lowtide.calls.parking"}
-
-
 def __getattr__(name: str) -> object:
     import importlib
 
-    if name in _MODULES:
-        return importlib.import_module(_MODULES[name])
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lowtide' has no attribute {name!r}")

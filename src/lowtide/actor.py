@@ -24,10 +24,10 @@ from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
+from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
-from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier
 from lowtide.provider import Outcome, Provider
 from lowtide.registry import ProviderRegistry
@@ -189,7 +189,7 @@ class Actor:
             return self._untraced
         traced = self._traced
         if traced is None:
-            from lowtide.telemetry.actor_calls import TracedCalls
+            from lowtide.calls.traced import TracedCalls
 
             traced = self._traced = TracedCalls(self, self._untraced)
         return traced

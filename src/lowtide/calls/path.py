@@ -1,5 +1,5 @@
 """One path through an actor's calls (`run`, `submit`, `result`): the prompt-only batch call, a budgeted one, and the
-general call (live, a provider's own `complete`, durable batch). Telemetry wraps it in another with the same face."""
+general call (live, a provider's own `complete`, durable batch). `calls.traced` wraps it in spans, same face."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ Mode = BatchProcessingMode | str | None
 
 
 class Calls(Protocol):
-    """An actor's calls, past their public signatures (`Actor.run`, `submit`, `result`): `ActorCalls`, or telemetry's
-    `TracedCalls` around it, each call inside its span."""
+    """An actor's calls, past their public signatures (`Actor.run`, `submit`, `result`): `ActorCalls`, or, telemetry on,
+    `TracedCalls` (`calls.traced`) around it, each call inside its span."""
 
     async def run(
         self,

@@ -18,9 +18,9 @@ from lowtide.cost.budget import within_limits, worst_case_of
 from lowtide.cost.pricing import load_prices_in_background
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.kinds import ledger_registry
+from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
-from lowtide.live.quota_state import QuotaStore
 from lowtide.live.retries import Classifier, RetryPolicy, classify
 from lowtide.live.scopes import quota_for
 from lowtide.live.spend import SpendCap

@@ -4,11 +4,10 @@ call's deadline, its tokens settled, and every step reported to the observers.""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -35,11 +34,14 @@ from lowtide.telemetry.current import CALL
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["CallNext", "LiveCaller", "Middleware", "estimate_input_tokens"]
+__all__ = ["CallNext", "LiveCaller", "LiveCalls", "Middleware", "estimate_input_tokens"]
 
 log = logging.getLogger(__name__)
 
 CallNext = Callable[[ActorRequest], Awaitable[ActorResponse[object]]]
+LiveCalls = Callable[[ActorRequest, float | None], Coroutine[Any, Any, ActorResponse[object]]]
+"""A live call past `LiveCaller.call` (the request and its deadline): the caller's own path, or telemetry's
+`TracedLiveCalls` around it."""
 Middleware = Callable[[ActorRequest, CallNext], Awaitable[ActorResponse[object]]]
 _numbers = itertools.count(1)
 
@@ -84,6 +86,8 @@ class LiveCaller:
         self._deadline = deadline
         self._middleware = tuple(middleware)
         self._observers = tuple(observers)
+        self._traced: LiveCalls | None = None
+        """The calls inside their spans, made the first time the caller calls with telemetry on."""
         if self._observers:
             quota.listeners.append(self.emit)
 
@@ -94,14 +98,29 @@ class LiveCaller:
             except Exception:  # an observer's bug must not fail the call it watches
                 log.exception("A live-call observer failed on %s", type(event).__name__)
 
-    async def call(self, request: ActorRequest, *, deadline: float | None = None) -> ActorResponse[object]:
-        """Answer `request` through the middleware and the retries; `deadline` (seconds from now) overrides the
-        configured one for this call."""
-        if tracing() and CALL.get() is None:  # telemetry on: the same call again, inside its span
-            from lowtide.telemetry.live_calls import traced_live_call
+    def call(
+        self, request: ActorRequest, *, deadline: float | None = None
+    ) -> Coroutine[Any, Any, ActorResponse[object]]:
+        """Answer `request` through the middleware and the retries (a coroutine: await it); `deadline` (seconds from
+        now) overrides the configured one for this call."""
+        # Not a coroutine of its own, as `Actor.run`: the path's coroutine is the only frame a waiting call keeps here.
+        return self._path()(request, deadline)
 
-            again = functools.partial(self.call, request, deadline=deadline)
-            return await traced_live_call(self._provider, self._gen_ai_provider, request, again)
+    def _path(self) -> LiveCalls:
+        """The path of a call made now: the caller's own (`_answer`), or, while telemetry is on, the same inside the
+        call's span (`TracedLiveCalls`, made once); a call made inside another's span (an actor's call) is that
+        call's part, with no span of its own."""
+        if not tracing() or CALL.get() is not None:
+            return self._answer
+        traced = self._traced
+        if traced is None:
+            from lowtide.telemetry.live_calls import TracedLiveCalls
+
+            traced = self._traced = TracedLiveCalls(self._provider, self._gen_ai_provider, self._answer).call
+        return traced
+
+    async def _answer(self, request: ActorRequest, deadline: float | None) -> ActorResponse[object]:
+        """The call's own path, untraced: its middleware, then its attempts, within the spending cap."""
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
@@ -153,7 +172,7 @@ class LiveCaller:
             if CALL.get() is not None:
                 from lowtide.telemetry.live_calls import retried
 
-                retried(event)
+                retried(event.reason, event.attempt, event.wait)
 
         retrying = AsyncRetrying(
             sleep=self._clock.sleep,

@@ -1,14 +1,14 @@
 """A live quota scope's state kept in this process alone (`LocalQuotaStore`); the records it keeps, and the
-`QuotaStore` interface a ledger's store implements too, live below both in `ledger.quota_records`."""
+`QuotaStore` interface a ledger's store implements too, live below both in `lowtide.ledger.quota_records`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
 
-from lowtide.ledger.quota_records import BucketState, QuotaStore, ScopeState
+from lowtide.ledger.quota_records import ScopeState
 
-__all__ = ["BucketState", "LocalQuotaStore", "QuotaStore", "ScopeState"]
+__all__ = ["LocalQuotaStore"]
 
 T = TypeVar("T")
 

@@ -68,9 +68,11 @@ from lowtide.messages.structured import json_text, parse_response, parsed_outcom
 from lowtide.messages.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
+from lowtide.providers.envelope_codec import EnvelopeCodec, ended_outcome, unreadable_outcome
 from lowtide.providers.lazy import LazyProvider
 from lowtide.providers.registration import Registration
 from lowtide.providers.sdk import split_for_sdk
+from lowtide.providers.sdk_backend import EndedAs, SdkBatchBackend, ended_counts
 from lowtide.providers.sdk_errors import (
     SdkErrors,
     StatusError,
@@ -97,6 +99,8 @@ __all__ = [
     "CreateSteps",
     "CustomIdParts",
     "CustomIdRule",
+    "EndedAs",
+    "EnvelopeCodec",
     "FilePart",
     "FileReader",
     "ImagePart",
@@ -123,6 +127,7 @@ __all__ = [
     "Registration",
     "RemoteBatch",
     "ResultLine",
+    "SdkBatchBackend",
     "SdkErrors",
     "ServedCall",
     "Settled",
@@ -146,6 +151,8 @@ __all__ = [
     "cost_of",
     "cost_range",
     "credential_of",
+    "ended_counts",
+    "ended_outcome",
     "estimate_input_tokens",
     "feed_lines",
     "file_reader",
@@ -178,6 +185,7 @@ __all__ = [
     "text_alone",
     "translating",
     "unreachable",
+    "unreadable_outcome",
     "wait_until_ended",
     "worst_case_cost",
 ]

@@ -8,9 +8,10 @@ outright (429, 529), never on doubt.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from decimal import Decimal
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import httpx2
 from anthropic import AsyncAnthropic
@@ -19,7 +20,6 @@ from anthropic.types.messages import MessageBatch
 from pydantic import BaseModel
 
 from lowtide.batching.backend import (
-    BatchBackend,
     BatchCodec,
     BatchLimits,
     Counts,
@@ -33,7 +33,6 @@ from lowtide.batching.backend import (
     credential_of,
 )
 from lowtide.batching.lines import feed_lines
-from lowtide.batching.retrying import retrying
 from lowtide.config.actors import BatchProcessingMode, BatchSettings
 from lowtide.core.clock import Clock
 from lowtide.cost.pricing import cost_range, estimate_input_tokens, worst_case_cost
@@ -48,6 +47,7 @@ from lowtide.providers.anthropic.mapping import (
 )
 from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.anthropic.rules import USAGE
+from lowtide.providers.sdk_backend import SdkBatchBackend
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = [
@@ -64,7 +64,6 @@ log = logging.getLogger(__name__)
 MAX_BATCH_REQUESTS = 100_000
 MAX_BATCH_BYTES = 256 * 1024 * 1024
 
-T = TypeVar("T")
 
 _JSON_BODY = {"Content-Type": "application/json"}
 _RESULTS_FILE = {"Accept": "application/binary"}
@@ -160,28 +159,22 @@ class AnthropicBatchCodec(BatchCodec):
         return parse_response(response, response_model)
 
 
-class AnthropicBatchBackend(BatchBackend):
+class AnthropicBatchBackend(SdkBatchBackend):
     """The Message Batches API through one SDK client (its own retries off: lowtide decides what is retried)."""
 
     codec: BatchCodec = AnthropicBatchCodec()
 
     def __init__(self, client: AsyncAnthropic, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
         self._client = client.with_options(max_retries=0)
+        key = self._client.api_key or self._client.auth_token or ""
+        super().__init__(
+            endpoint=str(self._client.base_url).rstrip("/"),
+            credential=credential_of(key, owned=owns_client, client=client),
+            clock=clock,
+            settings=settings,
+        )
         self._closable = client
         self._owns_client = owns_client
-        self._clock = clock
-        self.settings = settings
-        self._endpoint = str(self._client.base_url).rstrip("/")
-        key = self._client.api_key or self._client.auth_token or ""
-        self._credential = credential_of(key, owned=owns_client, client=client)
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._credential
 
     # The batch's life.
 
@@ -198,18 +191,12 @@ class AnthropicBatchBackend(BatchBackend):
         return remote_batch(batch)
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        found: list[RemoteBatch] = []
-
-        async def listing() -> None:
-            found.clear()
+        async def listing() -> AsyncGenerator[RemoteBatch, None]:
             with translate_errors():
                 async for batch in self._client.messages.batches.list(limit=self.list_page):
-                    if batch.created_at.timestamp() < created_after:
-                        break  # listed newest first
-                    found.append(remote_batch(batch))
+                    yield remote_batch(batch)
 
-        await self._retrying(listing)
-        return found
+        return await self._newest_since(listing, created_after)
 
     async def listed(self) -> AsyncIterator[RemoteBatch]:
         """Every Message Batch the workspace lists (29 days' worth: the API keeps them no longer), newest first, a
@@ -290,12 +277,8 @@ class AnthropicBatchBackend(BatchBackend):
             raise APIError(f"Batch {batch.id} has no results to download yet (it is {known.processing_status}).")
         return known.results_url
 
-    async def _retrying(
-        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )
+    def _translate(self) -> AbstractContextManager[None]:
+        return translate_errors()
 
 
 _RESULTS_OPTIONS: Any = {"headers": _RESULTS_FILE}

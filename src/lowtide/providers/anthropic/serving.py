@@ -71,17 +71,9 @@ _TYPE_OF_STATUS: Mapping[int, str] = {status: kind for kind, status in _STATUS_O
 class MessagesWire:
     """Anthropic's Messages API (`POST /v1/messages`) for `lowtide serve`."""
 
-    @property
-    def path(self) -> str:
-        return "/v1/messages"
-
-    @property
-    def key_header(self) -> str:
-        return "x-api-key"
-
-    @property
-    def max_body_bytes(self) -> int:
-        return MAX_REQUEST_BYTES
+    path = "/v1/messages"
+    key_header = "x-api-key"
+    max_body_bytes = MAX_REQUEST_BYTES
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         """The actor's call for a request body (parsed JSON); raises `Refusal` (400) for a body the API would refuse

@@ -21,7 +21,8 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar, cast
+from contextlib import AbstractContextManager
+from typing import Any, cast
 
 import orjson
 
@@ -35,16 +36,17 @@ from lowtide import (
     RateLimitError,
 )
 from lowtide.providers import (
-    BatchBackend,
     Counts,
     CreateSteps,
+    EndedAs,
     Phase,
     RemoteBatch,
     ResultLine,
+    SdkBatchBackend,
     UnreadableLine,
+    ended_counts,
     read_exactly,
     read_line,
-    retrying,
 )
 from lowtide.providers.bedrock.batch_codec import (
     EXPIRED_CODE,
@@ -74,9 +76,10 @@ _PHASES = {
     "Expired": Phase.ENDED,
 }
 """Every other status (Submitted, Validating, Scheduled, InProgress) is running."""
+_ENDED_AS: dict[str, EndedAs] = {"Stopped": "canceled", "Expired": "expired", "Failed": "failed"}
+"""How a job of an ended status ended; `Completed` and `PartiallyCompleted` succeeded."""
 _RECORD_IN_LINE = re.compile(rb'"recordId"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
 """The record id a line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
-T = TypeVar("T")
 Job = Mapping[str, Any]
 
 
@@ -113,14 +116,8 @@ def remote_batch(job: Job, *, count: int | None = None) -> RemoteBatch:
     rest = max(0, total - succeeded - errored)
     if phase is not Phase.ENDED:
         counts = Counts(processing=total)
-    elif status == "Stopped":
-        counts = Counts(succeeded=succeeded, errored=errored, canceled=rest)
-    elif status == "Expired":
-        counts = Counts(succeeded=succeeded, errored=errored, expired=rest)
-    elif status == "Failed":
-        counts = Counts(succeeded=succeeded, errored=errored + rest)
     else:
-        counts = Counts(succeeded=succeeded + rest, errored=errored)
+        counts = ended_counts(_ENDED_AS.get(status, "succeeded"), succeeded=succeeded, errored=errored, rest=rest)
     ended = _epoch(job.get("endTime")) or _epoch(job.get("lastModifiedTime"))
     return RemoteBatch(
         id=str(job.get("jobArn") or ""),
@@ -162,25 +159,19 @@ def _s3_parts(uri: str) -> tuple[str, str]:
     return bucket, key
 
 
-class BedrockBatchBackend(BatchBackend):
+class BedrockBatchBackend(SdkBatchBackend):
     """Bedrock batch inference through one set of boto3 clients (which never retry: lowtide decides)."""
 
     idempotent_create = True
 
+    input_step = INPUT_STEP
+    model_step = MODEL_STEP
+
     def __init__(self, clients: AwsClients, options: BedrockOptions, *, clock: Clock, settings: BatchSettings) -> None:
+        super().__init__(endpoint=clients.endpoint, credential=clients.credential, clock=clock, settings=settings)
         self._clients = clients
         self._options = options
-        self._clock = clock
-        self.settings = settings
         self.codec = BedrockBatchCodec(options.max_records)
-
-    @property
-    def endpoint(self) -> str:
-        return self._clients.endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._clients.credential
 
     def _where(self) -> tuple[str, str]:
         """The bucket and role batch mode needs: a `ConfigurationError`-like refusal before anything is sent."""
@@ -217,9 +208,6 @@ class BedrockBatchBackend(BatchBackend):
         await steps.done(MODEL_STEP, model)
         await steps.done(INPUT_STEP, uri)
         return await self._create(uri, model, count, intent_id=intent_id)
-
-    def resumable(self, steps: Mapping[str, str]) -> bool:
-        return INPUT_STEP in steps and bool(steps.get(MODEL_STEP))
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
@@ -421,24 +409,15 @@ class BedrockBatchBackend(BatchBackend):
         the bucket, the account's own record."""
         if self.settings.keep_uploads:
             return
-        await self._delete(_uri_of(await self._ended(batch), "inputDataConfig", "s3InputDataConfig"))
+        await self._delete_input(_uri_of(await self._ended(batch), "inputDataConfig", "s3InputDataConfig"))
 
-    async def abandon(self, steps: Mapping[str, str]) -> None:
-        uri = steps.get(INPUT_STEP)
-        if uri is not None and not self.settings.keep_uploads:
-            await self._delete(uri)
-
-    async def _delete(self, uri: str) -> None:
-        bucket, key = _s3_parts(uri)
+    async def _delete_input(self, uploaded: str) -> None:
+        bucket, key = _s3_parts(uploaded)
         with contextlib.suppress(NotFoundError):
             await self._retrying(lambda: call(self._clients.s3.delete_object, Bucket=bucket, Key=key))
 
-    async def _retrying(
-        self, work: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            work, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )
+    def _translate(self) -> AbstractContextManager[None]:
+        return translate_errors()
 
 
 def _records(body: bytes) -> tuple[str, bytes]:

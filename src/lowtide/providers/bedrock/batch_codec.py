@@ -7,36 +7,23 @@ Pure: no client, no credentials."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import cast
 
-from pydantic import BaseModel
-
-from lowtide import (
-    ActorRequest,
-    ActorResponse,
-    BatchProcessingMode,
-    BatchRequestCanceled,
-    BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
-)
+from lowtide import ActorRequest, BatchProcessingMode, BatchRequestErrored
 from lowtide.providers import (
     BatchLimits,
-    CustomIdParts,
+    EnvelopeCodec,
     JSONObject,
     ResultLine,
     Settled,
-    TokenPricedCodec,
     api_error_class,
+    ended_outcome,
     json_count,
     json_object,
-    ledger_custom_id,
-    parse_response,
-    parts_of_ledger_custom_id,
     sent_tokens,
+    unreadable_outcome,
 )
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, MAX_RECORDS, PROVIDER_NAME
@@ -64,7 +51,6 @@ FAILED_CODE = "LOWTIDE_JOB_FAILED"
 one of AWS's."""
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_ENVELOPE_BYTES = len('{"recordId":"","modelInput":}') + 1
 
 
 def error_line(record_id: str, code: str, message: str) -> dict[str, object]:
@@ -72,8 +58,10 @@ def error_line(record_id: str, code: str, message: str) -> dict[str, object]:
     return {"recordId": record_id, "error": {"errorCode": code, "errorMessage": message}}
 
 
-class BedrockBatchCodec(TokenPricedCodec):
-    """Bedrock batch records and their outputs; `max_records` is the account's quota of records per job."""
+class BedrockBatchCodec(EnvelopeCodec, id_field="recordId", body_field="modelInput", plain_id=_PLAIN_ID):
+    """Bedrock batch records and their outputs; `max_records` is the account's quota of records per job. A record
+    of lowtide's JSONL is `{"recordId": <custom id>, "modelInput": <stored body>}`, its `modelId` included (the
+    backend puts back what the job's input object leaves out)."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
@@ -85,44 +73,11 @@ class BedrockBatchCodec(TokenPricedCodec):
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         return converse_body(request)
 
-    def custom_id_for(self, key: str, ledger: str | None) -> str:
-        """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
-        ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
-        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
-        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
-        """A record of lowtide's JSONL: its record id (the custom id) and its Converse body as stored, `modelId`
-        included (the backend puts back what the job's input object leaves out)."""
-        record_id, body = line.get("recordId"), line.get("modelInput")
-        if not isinstance(record_id, str) or not isinstance(body, Mapping):
-            return None
-        return record_id, cast("Mapping[str, Any]", body)
-
-    def request_size(self, custom_id: str, params_json: str) -> int:
-        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
-
-    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
-        """lowtide's JSONL: a line a request, `{"recordId": <custom id>, "modelInput": <stored body>}`."""
-        return "".join(
-            f'{{"recordId":"{custom_id}","modelInput":{params}}}\n' for custom_id, params in entries
-        ).encode()
-
     def model_of(self, params: Mapping[str, object]) -> str:
         return model_of(params)
 
-    def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
-        """A job takes one model (its create names it)."""
-        return model
-
     def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
         return sent_tokens(params, leaving_out=("inferenceConfig",)), _output_limit(params)
-
-    def custom_id_of(self, line: ResultLine) -> str | None:
-        record_id = line.get("recordId")
-        return record_id if isinstance(record_id, str) else None
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
@@ -139,23 +94,15 @@ class BedrockBatchCodec(TokenPricedCodec):
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
             model = str(line.get("modelId") or "")
             return answer_and_json(cast("JSONObject", output), model=model, mode=BatchProcessingMode.BATCH, ids=ids)
-        return BatchRequestUnreadable(
-            batch_id=batch_id,
-            custom_id=custom_id,
-            raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
-            reason="a record with neither a modelOutput nor an error; a newer lowtide may read it",
-        ), None
-
-    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
-        return parse_response(response, response_model)
+        reason = "a record with neither a modelOutput nor an error; a newer lowtide may read it"
+        return unreadable_outcome(line, batch_id, custom_id, reason)
 
 
 def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -> Settled:
     code = error.get("errorCode")
-    if code == STOPPED_CODE:
-        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
-    if code == EXPIRED_CODE:
-        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
+    ended = ended_outcome(code, batch_id, custom_id, canceled=STOPPED_CODE, expired=EXPIRED_CODE)
+    if ended is not None:
+        return ended
     status = code if isinstance(code, int) and not isinstance(code, bool) else None
     if status is None and isinstance(code, str) and code.isdigit():
         status = int(code)

@@ -21,8 +21,9 @@ import io
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TypeVar, cast
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import cast
 
 from google import genai
 from google.genai import types
@@ -36,16 +37,17 @@ from lowtide import (
     RateLimitError,
 )
 from lowtide.providers import (
-    BatchBackend,
     Counts,
     CreateSteps,
+    EndedAs,
     JSONObject,
     Phase,
     RemoteBatch,
     ResultLine,
+    SdkBatchBackend,
     UnreadableLine,
+    ended_counts,
     read_line,
-    retrying,
 )
 from lowtide.providers.gemini.batch_codec import (
     CANCELED_STATUS,
@@ -81,7 +83,12 @@ _PHASES = {
     "JOB_STATE_EXPIRED": Phase.ENDED,
 }
 """Every other state (pending, queued, running, paused, updating, unspecified) is running."""
-T = TypeVar("T")
+_ENDED_AS: dict[str, EndedAs] = {
+    "JOB_STATE_EXPIRED": "expired",
+    "JOB_STATE_CANCELLED": "canceled",
+    "JOB_STATE_FAILED": "failed",
+}
+"""How a job in an ended state ended; every other ended state succeeded (in part)."""
 
 
 def display_name(intent_id: str, count: int) -> str:
@@ -115,16 +122,12 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     answered = sum(1 for item in inline or () if item.error is None)
     failed = sum(1 for item in inline or () if item.error is not None)
     rest = max(0, total - answered - failed)
+    ended_as = _ENDED_AS.get(state, "succeeded")
     if phase is not Phase.ENDED:
         counts = Counts(processing=total)
-    elif state == "JOB_STATE_EXPIRED":
-        counts = Counts(succeeded=answered, errored=failed, expired=rest)
-    elif state == "JOB_STATE_CANCELLED":
-        counts = Counts(succeeded=answered, errored=failed, canceled=rest)
-    elif state == "JOB_STATE_FAILED":
-        counts = Counts(succeeded=answered, errored=failed + rest)
-    else:
-        counts = Counts(succeeded=answered + rest if inline is None else answered, errored=failed)
+    else:  # a job that succeeded inline has answered in full: what its total says beyond that is not unread
+        unread = 0 if ended_as == "succeeded" and inline is not None else rest
+        counts = ended_counts(ended_as, succeeded=answered, errored=failed, rest=unread)
     ended = _epoch(job.end_time) or _epoch(job.update_time)
     return RemoteBatch(
         id=job.name or "",
@@ -139,30 +142,21 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     )
 
 
-class GeminiBatchBackend(BatchBackend):
+class GeminiBatchBackend(SdkBatchBackend):
     """The Gemini API's batch mode through one google-genai client (which never retries: lowtide decides)."""
 
     codec = GeminiBatchCodec()
     finds_by_intent = True
+    input_step = INPUT_FILE_STEP
+    model_step = MODEL_STEP
 
     def __init__(
         self, client: genai.Client, *, endpoint: str, credential: str, clock: Clock, settings: BatchSettings
     ) -> None:
+        super().__init__(endpoint=endpoint, credential=credential, clock=clock, settings=settings)
         self._client = client
-        self._endpoint = endpoint
-        self._credential = credential
-        self._clock = clock
-        self.settings = settings
         self.inline_bytes = INLINE_BYTES
         """The largest input sent inline; tests set it lower to send files."""
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._credential
 
     # The batch's life.
 
@@ -187,9 +181,6 @@ class GeminiBatchBackend(BatchBackend):
                 return None
             inlined.append(one)
         return inlined
-
-    def resumable(self, steps: Mapping[str, str]) -> bool:
-        return INPUT_FILE_STEP in steps and bool(steps.get(MODEL_STEP))
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
@@ -251,25 +242,12 @@ class GeminiBatchBackend(BatchBackend):
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
         """The jobs listed newest first, page after page, until one created before `created_after`."""
-        found: list[RemoteBatch] = []
 
-        async def listing() -> None:
-            found.clear()
-            pager = await self._client.aio.batches.list(config={"page_size": self.list_page})
-            async for job in pager:
-                batch = remote_batch(job)
-                if batch.created_at < created_after:
-                    break
-                found.append(batch)
+        async def listing() -> AsyncGenerator[RemoteBatch, None]:
+            async for job in await self._client.aio.batches.list(config={"page_size": self.list_page}):
+                yield remote_batch(job)
 
-        await self._retrying(listing)
-        return found
-
-    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
-        for batch in await self.recent(created_after=created_after):
-            if batch.intent_id == intent_id:
-                return batch
-        return None
+        return await self._newest_since(listing, created_after)
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
         return remote_batch(await self._raw(batch_id))
@@ -365,20 +343,11 @@ class GeminiBatchBackend(BatchBackend):
             return
         job = await self._ended(batch)
         if job.dest is not None and job.dest.file_name:
-            await self._delete_file(_file_name(batch.intent_id))
+            await self._delete_input(_file_name(batch.intent_id))
 
-    async def abandon(self, steps: Mapping[str, str]) -> None:
-        """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
-        file_name = steps.get(INPUT_FILE_STEP)
-        if file_name is not None and not self.settings.keep_uploads:
-            await self._delete_file(file_name)
-
-    async def _delete_file(self, file_name: str) -> None:
+    async def _delete_input(self, uploaded: str) -> None:
         with contextlib.suppress(*_MISSING):
-            await self._retrying(lambda: self._client.aio.files.delete(name=file_name))
-
-    async def aclose(self) -> None:
-        return
+            await self._retrying(lambda: self._client.aio.files.delete(name=uploaded))
 
     # Inside.
 
@@ -391,12 +360,8 @@ class GeminiBatchBackend(BatchBackend):
             known = await self._raw(batch.id)
         return known
 
-    async def _retrying(
-        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )
+    def _translate(self) -> AbstractContextManager[None]:
+        return translate_errors()
 
 
 def _inline_line(item: types.InlinedResponse) -> ResultLine:

@@ -6,35 +6,26 @@ result file or from the job's inline responses, which the backend writes in the 
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
-
-from pydantic import BaseModel
+from collections.abc import Mapping
+from typing import cast
 
 from lowtide import (
     ActorRequest,
-    ActorResponse,
     BatchProcessingMode,
-    BatchRequestCanceled,
     BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
     InvalidRequestError,
 )
 from lowtide.providers import (
     BatchLimits,
-    CustomIdParts,
+    EnvelopeCodec,
     JSONObject,
     ResultLine,
     Settled,
-    TokenPricedCodec,
     api_error_class,
-    ledger_custom_id,
-    parse_response,
-    parts_of_ledger_custom_id,
+    ended_outcome,
     sent_tokens,
+    unreadable_outcome,
 )
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.batch_requests import model_name, rest_body
@@ -64,8 +55,8 @@ FAILED_STATUS = "LOWTIDE_BATCH_FAILED"
 """The error statuses of the lines lowtide writes for requests an ended job left unanswered (`unanswered_line`);
 never one of Google's status names."""
 
-_ENVELOPE_BYTES = len('{"key":"","request":}') + 1
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NEITHER = "a line with neither a response nor an error; a newer lowtide may read it"
 _RETRYABLE = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "ABORTED", "UNKNOWN"})
 _KINDS = {
     "INVALID_ARGUMENT": 400,
@@ -104,8 +95,9 @@ def error_line(key: str, status: str, message: str) -> dict[str, object]:
     return {"key": key, "error": {"message": message, "status": status}}
 
 
-class GeminiBatchCodec(TokenPricedCodec):
-    """Gemini batch requests and results: a request is stored as its REST body, model included."""
+class GeminiBatchCodec(EnvelopeCodec, id_field="key", body_field="request", plain_id=_PLAIN_ID):
+    """Gemini batch requests and results: a request is stored as its REST body, model included; a line of the
+    JSONL input is `{"key": <custom id>, "request": <stored body>}`."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
@@ -117,43 +109,13 @@ class GeminiBatchCodec(TokenPricedCodec):
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         return rest_body(request)
 
-    def custom_id_for(self, key: str, ledger: str | None) -> str:
-        """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
-        ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
-        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
-        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
-        """A line of the JSONL input: its key (the custom id) and its request body as stored."""
-        key, request = line.get("key"), line.get("request")
-        if not isinstance(key, str) or not isinstance(request, Mapping):
-            return None
-        return key, cast("Mapping[str, Any]", request)
-
-    def request_size(self, custom_id: str, params_json: str) -> int:
-        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
-
-    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
-        """The JSONL input: a line a request, `{"key": <custom id>, "request": <stored body>}`."""
-        return "".join(f'{{"key":"{custom_id}","request":{params}}}\n' for custom_id, params in entries).encode()
-
     def model_of(self, params: Mapping[str, object]) -> str:
         return model_name(params)
-
-    def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
-        """A batch job takes one model (its create names it)."""
-        return model
 
     def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
         return sent_tokens(params, leaving_out=("generationConfig",)), _output_limit(params)
 
     # Answers.
-
-    def custom_id_of(self, line: ResultLine) -> str | None:
-        key = line.get("key")
-        return key if isinstance(key, str) else None
 
     def line_outcome(
         self, line: ResultLine, *, batch_id: str, request_id: str | None
@@ -181,23 +143,14 @@ class GeminiBatchCodec(TokenPricedCodec):
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
             answer, stored = answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
             return answer, stored
-        return BatchRequestUnreadable(
-            batch_id=batch_id,
-            custom_id=custom_id,
-            raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
-            reason="a line with neither a response nor an error; a newer lowtide may read it",
-        ), None
-
-    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
-        return parse_response(response, response_model)
+        return unreadable_outcome(line, batch_id, custom_id, _NEITHER)
 
 
 def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -> Settled:
     status = error.get("status")
-    if status == CANCELED_STATUS:
-        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
-    if status == EXPIRED_STATUS:
-        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
+    ended = ended_outcome(status, batch_id, custom_id, canceled=CANCELED_STATUS, expired=EXPIRED_STATUS)
+    if ended is not None:
+        return ended
     code = error.get("code")
     number = code if isinstance(code, int) and not isinstance(code, bool) else None
     name = status if isinstance(status, str) and status else None

@@ -92,17 +92,9 @@ class GenerateContentWire:
     """The Gemini API's `POST /{version}/models/{model}:generateContent` (and `:streamGenerateContent`) for
     `lowtide serve`."""
 
-    @property
-    def path(self) -> str:
-        return "/{version}/models/{model}:{method}"
-
-    @property
-    def key_header(self) -> str:
-        return "x-goog-api-key"
-
-    @property
-    def max_body_bytes(self) -> int:
-        return MAX_REQUEST_BYTES
+    path = "/{version}/models/{model}:{method}"
+    key_header = "x-goog-api-key"
+    max_body_bytes = MAX_REQUEST_BYTES
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         """The actor's call a request asks for: its model and method from the path, the rest from its body."""

@@ -92,9 +92,6 @@ class GroqBatchBackend(OpenAIShapedHooks[Batch], FileBatchBackend[AsyncGroq, Bat
         found = [remote_batch(as_batch(batch)) for batch in listed.data if batch.created_at >= created_after]
         return sorted(found, key=lambda batch: batch.created_at, reverse=True)
 
-    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
-        return next((b for b in await self.recent(created_after=created_after) if b.intent_id == intent_id), None)
-
     async def listed(self) -> AsyncIterator[RemoteBatch]:
         """Every batch of the organisation, from its one answer (Groq's list has no pages), newest first."""
         for batch in await self.recent(created_after=0.0):

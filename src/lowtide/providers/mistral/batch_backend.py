@@ -18,13 +18,13 @@ import datetime
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar, cast
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, cast
 
 from mistralai.client import Mistral, models
 
 from lowtide import (
-    APIError,
     BatchSettings,
     Clock,
     InvalidRequestError,
@@ -32,18 +32,19 @@ from lowtide import (
     RateLimitError,
 )
 from lowtide.providers import (
-    BatchBackend,
     Counts,
     CreateSteps,
+    EndedAs,
     JSONObject,
     Phase,
     RemoteBatch,
     ResultLine,
+    SdkBatchBackend,
     UnreadableLine,
+    ended_counts,
     feed_lines,
     input_lines,
     read_exactly,
-    retrying,
 )
 from lowtide.providers.mistral.batch_codec import (
     CANCELED_CODE,
@@ -87,7 +88,8 @@ _PHASES = {
     "CANCELLED": Phase.ENDED,
 }
 """Every status Mistral names; one it adds later is taken as running until it ends as one of these."""
-T = TypeVar("T")
+_ENDED_AS: dict[str, EndedAs] = {"TIMEOUT_EXCEEDED": "expired", "CANCELLED": "canceled", "FAILED": "failed"}
+"""How a job of an ended status ended; `SUCCESS` succeeded."""
 
 
 def timeout_hours(settings: BatchSettings) -> int:
@@ -106,14 +108,8 @@ def remote_batch(job: models.BatchJob) -> RemoteBatch:
     rest = max(0, total - succeeded - failed)
     if phase is not Phase.ENDED:
         counts = Counts(processing=rest, succeeded=succeeded, errored=failed)
-    elif status == "TIMEOUT_EXCEEDED":
-        counts = Counts(succeeded=succeeded, errored=failed, expired=rest)
-    elif status == "CANCELLED":
-        counts = Counts(succeeded=succeeded, errored=failed, canceled=rest)
-    elif status == "FAILED":
-        counts = Counts(succeeded=succeeded, errored=failed + rest)
     else:
-        counts = Counts(succeeded=succeeded + rest, errored=failed)
+        counts = ended_counts(_ENDED_AS.get(status, "succeeded"), succeeded=succeeded, errored=failed, rest=rest)
     metadata = job.metadata if isinstance(job.metadata, dict) else {}
     intent = metadata.get(INTENT_KEY)
     completed = job.completed_at if isinstance(job.completed_at, int) else None
@@ -130,30 +126,21 @@ def remote_batch(job: models.BatchJob) -> RemoteBatch:
     )
 
 
-class MistralBatchBackend(BatchBackend):
+class MistralBatchBackend(SdkBatchBackend):
     """Mistral's Batch API through one mistralai client (which never retries: lowtide decides)."""
 
     codec = MistralBatchCodec()
     finds_by_intent = True
+    input_step = INPUT_FILE_STEP
+    model_step = MODEL_STEP
 
     def __init__(
         self, client: Mistral, *, endpoint: str, credential: str, clock: Clock, settings: BatchSettings
     ) -> None:
+        super().__init__(endpoint=endpoint, credential=credential, clock=clock, settings=settings)
         self._client = client
-        self._endpoint = endpoint
-        self._credential = credential
-        self._clock = clock
-        self.settings = settings
         self.inline_bytes = INLINE_BYTES
         """The largest input sent inline; an actor's `provider_options.mistral.batch_inline_bytes` sets another."""
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._credential
 
     # The batch's life.
 
@@ -171,9 +158,6 @@ class MistralBatchBackend(BatchBackend):
         await steps.done(MODEL_STEP, model)
         await steps.done(INPUT_FILE_STEP, file_id)
         return await self._create(file_id, model, count, intent_id=intent_id)
-
-    def resumable(self, steps: Mapping[str, str]) -> bool:
-        return INPUT_FILE_STEP in steps and bool(steps.get(MODEL_STEP))
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
@@ -361,20 +345,11 @@ class MistralBatchBackend(BatchBackend):
             return
         job = await self._ended(batch)
         for file_id in job.input_files:
-            await self._delete_file(file_id)
+            await self._delete_input(file_id)
 
-    async def abandon(self, steps: Mapping[str, str]) -> None:
-        """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
-        file_id = steps.get(INPUT_FILE_STEP)
-        if file_id is not None and not self.settings.keep_uploads:
-            await self._delete_file(file_id)
-
-    async def _delete_file(self, file_id: str) -> None:
+    async def _delete_input(self, uploaded: str) -> None:
         with contextlib.suppress(NotFoundError):
-            await self._retrying(lambda: self._client.files.delete_async(file_id=file_id))
-
-    async def aclose(self) -> None:
-        return
+            await self._retrying(lambda: self._client.files.delete_async(file_id=uploaded))
 
     # Inside.
 
@@ -387,9 +362,5 @@ class MistralBatchBackend(BatchBackend):
             known = await self._raw(batch.id)
         return known
 
-    async def _retrying(
-        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            call, translate=translate_errors, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )
+    def _translate(self) -> AbstractContextManager[None]:
+        return translate_errors()

@@ -7,32 +7,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import cast
 
-from pydantic import BaseModel
-
-from lowtide import (
-    ActorRequest,
-    ActorResponse,
-    BatchProcessingMode,
-    BatchRequestCanceled,
-    BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
-)
+from lowtide import ActorRequest, BatchProcessingMode, BatchRequestErrored
 from lowtide.providers import (
     BatchLimits,
-    CustomIdParts,
+    EnvelopeCodec,
     ResultLine,
     Settled,
-    TokenPricedCodec,
     api_error_class,
+    ended_outcome,
     json_object,
-    ledger_custom_id,
-    parse_response,
-    parts_of_ledger_custom_id,
     sent_tokens,
+    unreadable_outcome,
 )
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.errors import error_of_body
@@ -62,8 +50,8 @@ EXPIRED_CODE = "lowtide_batch_timeout_exceeded"
 FAILED_CODE = "lowtide_batch_failed"
 """The error codes of the lines lowtide writes for requests an ended job left unanswered (`unanswered_line`)."""
 
-_ENVELOPE_BYTES = len('{"custom_id":"","body":}') + 1
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NEITHER = "a line with neither a response nor an error; a newer lowtide may read it"
 
 
 def error_line(custom_id: str, code: str, message: str) -> dict[str, object]:
@@ -71,8 +59,9 @@ def error_line(custom_id: str, code: str, message: str) -> dict[str, object]:
     return {"custom_id": custom_id, "error": {"message": message, "code": code}}
 
 
-class MistralBatchCodec(TokenPricedCodec):
-    """Mistral batch requests and results: a request is stored as its chat completions body, model included."""
+class MistralBatchCodec(EnvelopeCodec, id_field="custom_id", body_field="body", plain_id=_PLAIN_ID):
+    """Mistral batch requests and results: a request is stored as its chat completions body, model included; a line
+    of the JSONL input is `{"custom_id": <custom id>, "body": <stored body>}`."""
 
     name = PROVIDER_NAME
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
@@ -84,35 +73,9 @@ class MistralBatchCodec(TokenPricedCodec):
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         return encode_request(request)
 
-    def custom_id_for(self, key: str, ledger: str | None) -> str:
-        """The key and the ledger's identity, `<key>_<ledger>`, when that is a plain id (the key alone outside any
-        ledger); otherwise `h:` and a digest of both, which a plain id can never equal."""
-        return ledger_custom_id(key, ledger, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def custom_id_parts(self, custom_id: str) -> CustomIdParts | None:
-        return parts_of_ledger_custom_id(custom_id, plain=_PLAIN_ID, hashed="h:", digits=48)
-
-    def decode_input(self, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
-        """A line of the JSONL input: its custom id and its chat completions body as stored."""
-        custom_id, body = line.get("custom_id"), line.get("body")
-        if not isinstance(custom_id, str) or not isinstance(body, Mapping):
-            return None
-        return custom_id, cast("Mapping[str, Any]", body)
-
-    def request_size(self, custom_id: str, params_json: str) -> int:
-        return len(params_json.encode()) + len(custom_id.encode()) + _ENVELOPE_BYTES
-
-    def encode(self, entries: Iterable[tuple[str, str]]) -> bytes:
-        """The JSONL input: a line a request, `{"custom_id": <custom id>, "body": <stored body>}`."""
-        return "".join(f'{{"custom_id":"{custom_id}","body":{params}}}\n' for custom_id, params in entries).encode()
-
     def model_of(self, params: Mapping[str, object]) -> str:
         model = params.get("model")
         return model if isinstance(model, str) else ""
-
-    def batch_group(self, params: Mapping[str, object] | str, model: str) -> str:
-        """A batch job takes one model (its create names it)."""
-        return model
 
     def token_bounds(self, params: Mapping[str, object]) -> tuple[int, int]:
         return sent_tokens(params, leaving_out=("max_tokens",)), _output_limit(params)
@@ -148,23 +111,14 @@ class MistralBatchCodec(TokenPricedCodec):
                 ), None
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
             return answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
-        return BatchRequestUnreadable(
-            batch_id=batch_id,
-            custom_id=custom_id,
-            raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
-            reason="a line with neither a response nor an error; a newer lowtide may read it",
-        ), None
-
-    def parse(self, response: ActorResponse[object], response_model: type[BaseModel]) -> ActorResponse[object]:
-        return parse_response(response, response_model)
+        return unreadable_outcome(line, batch_id, custom_id, _NEITHER)
 
 
 def _error_outcome(error: Mapping[str, object], batch_id: str, custom_id: str) -> Settled:
     code = error.get("code")
-    if code == CANCELED_CODE:
-        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id)
-    if code == EXPIRED_CODE:
-        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id)
+    ended = ended_outcome(code, batch_id, custom_id, canceled=CANCELED_CODE, expired=EXPIRED_CODE)
+    if ended is not None:
+        return ended
     status = error.get("status_code")
     http = status if isinstance(status, int) and not isinstance(status, bool) else None
     message = error.get("message")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Literal, cast
 
@@ -87,23 +87,11 @@ class OpenAIBatchBackend(OpenAIShapedHooks[Batch], FileBatchBackend[AsyncOpenAI,
         return remote_batch(batch)
 
     async def recent(self, *, created_after: float) -> list[RemoteBatch]:
-        found: list[RemoteBatch] = []
-
-        async def listing() -> None:
-            found.clear()
+        async def listing() -> AsyncGenerator[RemoteBatch, None]:
             async for batch in self._client.batches.list(limit=self.list_page):
-                if batch.created_at < created_after:
-                    break  # listed newest first
-                found.append(remote_batch(batch))
+                yield remote_batch(batch)
 
-        await self._retrying(listing)
-        return found
-
-    async def find_by_intent(self, intent_id: str, *, created_after: float) -> RemoteBatch | None:
-        for batch in await self.recent(created_after=created_after):
-            if batch.intent_id == intent_id:
-                return batch
-        return None
+        return await self._newest_since(listing, created_after)
 
     # What a rebuild reads (`lowtide ledger rebuild`).
 

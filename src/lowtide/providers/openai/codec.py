@@ -5,23 +5,18 @@ Which errors may succeed if sent again is OpenAI's to say, so it is said here (a
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from lowtide.batching.backend import Settled
+from lowtide.core.json_types import json_object
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.cost.pricing import UsageShape
-from lowtide.errors import (
-    ActorError,
-    BatchRequestCanceled,
-    BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
-)
+from lowtide.errors import ActorError, BatchRequestErrored
 from lowtide.messages.structured import parse_response, parsed_outcome
+from lowtide.providers.envelope_codec import ended_outcome, unreadable_outcome
 from lowtide.providers.openai.answers import (
     ERROR_CLASSES,
     answer_and_json,
@@ -53,6 +48,7 @@ __all__ = [
     "batch_line",
     "encode_request",
     "failed_response_error",
+    "file_line_outcome",
     "line_outcome",
     "options_of",
     "parse_response",
@@ -100,38 +96,54 @@ def line_outcome(
     The line's own `request_id` (OpenAI gives one per request) wins over `request_id`, the create call's. An API of
     OpenAI's shapes (Azure's) names its own `provider` and `usage_shape`.
     """
-    custom_id = str(line.get("custom_id"))
-    answer: Mapping[str, Any] = line.get("response") or {}
-    error: Mapping[str, Any] = line.get("error") or {}
-    code = error.get("code")
-    if code == EXPIRED_CODE:
-        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
-    if code == CANCELED_CODE:
-        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
-    status = answer.get("status_code")
-    body: Mapping[str, Any] = answer.get("body") or {}
-    if status == 200:
+
+    def answered(body: Mapping[str, Any], ids: dict[str, str | None]) -> tuple[Settled, dict[str, Any] | None]:
         failure = failure_of(body)
         if failure is None:
-            ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": answer.get("request_id") or request_id}
             return answer_and_json(
                 body, mode=BatchProcessingMode.BATCH, ids=ids, provider=provider, usage_shape=usage_shape
             )
-        return _errored(batch_id, custom_id, None, failure.code, failure.message), None
+        return _errored(batch_id, str(ids["custom_id"]), None, failure.code, failure.message), None
+
+    return file_line_outcome(line, batch_id=batch_id, request_id=request_id, answered=answered, errored=_errored)
+
+
+def file_line_outcome(
+    line: Mapping[str, Any],
+    *,
+    batch_id: str,
+    request_id: str | None,
+    answered: Callable[[Mapping[str, Any], dict[str, str | None]], tuple[Settled, dict[str, Any] | None]],
+    errored: Callable[[str, str, int | None, str, str], BatchRequestErrored],
+) -> tuple[Settled, dict[str, Any] | None]:
+    """A line of a results file of OpenAI's shape as its request's outcome: `answered` reads a 200's body (with the
+    request's ids: the line's own `request_id`, when it has one, wins over the create call's), `errored` makes the
+    outcome of a status, code and message the API refused the request with (each API's error classes its own);
+    expired and canceled as the line's code says; a line of neither is kept as it came."""
+    custom_id = str(line.get("custom_id"))
+    answer = json_object(line.get("response"))
+    error = json_object(line.get("error"))
+    code = error.get("code")
+    ended = ended_outcome(code, batch_id, custom_id, canceled=CANCELED_CODE, expired=EXPIRED_CODE)
+    if ended is not None:
+        return ended, None
+    status = answer.get("status_code")
+    body = json_object(answer.get("body"))
+    if status == 200:
+        line_request = answer.get("request_id")
+        own = line_request if isinstance(line_request, str) and line_request else request_id
+        return answered(body, {"batch_id": batch_id, "custom_id": custom_id, "request_id": own})
     if isinstance(status, int):
-        detail: Mapping[str, Any] = body.get("error") or {}
+        detail = json_object(body.get("error"))
         kind = detail.get("code") or detail.get("type")
         message = detail.get("message") or f"HTTP status {status}"
-        return _errored(batch_id, custom_id, status, str(kind or f"http_{status}"), str(message)), None
+        return errored(batch_id, custom_id, status, str(kind or f"http_{status}"), str(message)), None
     if error:
-        return _errored(batch_id, custom_id, None, str(code), str(error.get("message"))), None
+        return errored(batch_id, custom_id, None, str(code), str(error.get("message"))), None
     # A shape newer than this code: kept as it came, for a later lowtide to read.
-    return BatchRequestUnreadable(
-        batch_id=batch_id,
-        custom_id=custom_id,
-        raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
-        reason="a line with neither a response nor an error; a newer lowtide may read it",
-    ), None
+    return unreadable_outcome(
+        line, batch_id, custom_id, "a line with neither a response nor an error; a newer lowtide may read it"
+    )
 
 
 def _errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Generic, Protocol, TypeVar, cast
 
 from lowtide.batching.backend import Counts, Phase, RemoteBatch
+from lowtide.providers.sdk_backend import EndedAs, ended_counts
 
 __all__ = ["ENDED_STATUSES", "INTENT_KEY", "BatchShape", "OpenAIShapedHooks", "failure_of", "remote_batch"]
 
@@ -24,6 +25,8 @@ _PHASES = {
     "expired": Phase.ENDED,
     "cancelled": Phase.ENDED,
 }
+_ENDED_AS: dict[str, EndedAs] = {"expired": "expired", "cancelled": "canceled"}
+"""How a batch of an ended status ended; any other (`failed` validation, `completed` short of its total) failed."""
 ENDED_STATUSES = frozenset(status for status, phase in _PHASES.items() if phase is Phase.ENDED)
 
 
@@ -102,12 +105,8 @@ def remote_batch(batch: BatchShape) -> RemoteBatch:
     phase = _PHASES.get(batch.status, Phase.RUNNING)
     if phase is not Phase.ENDED:
         neutral = Counts(processing=rest, succeeded=done, errored=failed)
-    elif batch.status == "expired":
-        neutral = Counts(succeeded=done, errored=failed, expired=rest)
-    elif batch.status == "cancelled":
-        neutral = Counts(succeeded=done, errored=failed, canceled=rest)
     else:
-        neutral = Counts(succeeded=done, errored=failed + rest)
+        neutral = ended_counts(_ENDED_AS.get(batch.status, "failed"), succeeded=done, errored=failed, rest=rest)
     ended = batch.completed_at or batch.failed_at or batch.expired_at or batch.cancelled_at
     metadata: object = batch.metadata
     intent_id = cast("Mapping[str, object]", metadata).get(INTENT_KEY) if isinstance(metadata, Mapping) else None

@@ -64,13 +64,8 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", 
 class _OpenAIWire:
     """What both endpoints share: the size limit, the models, errors."""
 
-    @property
-    def key_header(self) -> None:
-        return None
-
-    @property
-    def max_body_bytes(self) -> int:
-        return MAX_REQUEST_BYTES
+    key_header = None
+    max_body_bytes = MAX_REQUEST_BYTES
 
     def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:
         """OpenAI's 404 `model_not_found` for a model this key cannot use, unless `model` names one of `served`: the
@@ -99,9 +94,7 @@ class _OpenAIWire:
 class ChatCompletionsWire(_OpenAIWire):
     """OpenAI's Chat Completions API (`POST /v1/chat/completions`) for `lowtide serve`."""
 
-    @property
-    def path(self) -> str:
-        return "/v1/chat/completions"
+    path = "/v1/chat/completions"
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         return chat_call(body)
@@ -151,9 +144,7 @@ class ChatCompletionsWire(_OpenAIWire):
 class ResponsesWire(_OpenAIWire):
     """OpenAI's Responses API (`POST /v1/responses`) for `lowtide serve`."""
 
-    @property
-    def path(self) -> str:
-        return "/v1/responses"
+    path = "/v1/responses"
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:
         return responses_call(body)

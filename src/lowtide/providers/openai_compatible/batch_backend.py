@@ -8,24 +8,23 @@ is found again, how it lists) is each dialect's backend, in its own folder."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Generic, Protocol, TypeVar
 
-from lowtide import APIError, NotFoundError
+from lowtide import NotFoundError
 from lowtide.config.actors import BatchSettings
 from lowtide.core.clock import Clock
 from lowtide.providers import (
-    BatchBackend,
     CreateSteps,
     RemoteBatch,
     ResultLine,
+    SdkBatchBackend,
     UnreadableLine,
     credential_of,
     file_reader,
     first_line_reader,
     read_files,
-    retrying,
 )
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.input_files import BatchFiles, InputFiles
@@ -36,7 +35,6 @@ __all__ = ["INPUT_FILE_STEP", "FileBatchBackend"]
 log = logging.getLogger(__name__)
 
 INPUT_FILE_STEP = "input_file"
-T = TypeVar("T")
 F = TypeVar("F", bound=FilesClient)
 
 
@@ -56,11 +54,12 @@ class _Handle(BatchFiles, Protocol):
 H = TypeVar("H", bound=_Handle)
 
 
-class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
+class FileBatchBackend(InputFiles, SdkBatchBackend, Generic[F, H]):
     """A Batch API of OpenAI's files through one SDK client (its own retries off: lowtide decides what is retried).
     A dialect's backend names its `sdk`, `owner`, `handle` class, and fills in the hooks below."""
 
     finds_by_intent = True
+    input_step = INPUT_FILE_STEP
     sdk: _Translates
     """The dialect's `Sdk` (or anything that translates its SDK's exceptions)."""
     owner: str
@@ -70,22 +69,16 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
 
     def __init__(self, client: F, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
         self._client = client.with_options(max_retries=0)
+        super().__init__(
+            endpoint=str(self._client.base_url).rstrip("/"),
+            credential=credential_of(self._client.api_key, owned=owns_client, client=client),
+            clock=clock,
+            settings=settings,
+        )
         self._closable = client
         self._owns_client = owns_client
-        self._clock = clock
-        self.settings = settings
-        self._endpoint = str(self._client.base_url).rstrip("/")
-        self._credential = credential_of(self._client.api_key, owned=owns_client, client=client)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
         self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
-
-    @property
-    def credential(self) -> str:
-        return self._credential
 
     # The hooks of a dialect.
 
@@ -130,9 +123,6 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
         file_id = await self._upload(body, intent_id, count)
         await steps.done(INPUT_FILE_STEP, file_id)
         return await self._create(file_id, count, intent_id=intent_id)
-
-    def resumable(self, steps: Mapping[str, str]) -> bool:
-        return INPUT_FILE_STEP in steps
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
@@ -192,17 +182,11 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
             return
         known = await self._known(batch)
         if known.input_file_id:
-            await self._delete(known.input_file_id)
+            await self._delete_input(known.input_file_id)
 
-    async def abandon(self, steps: Mapping[str, str]) -> None:
-        """The create was given up: its uploaded input file is deleted (unless `batch.keep_uploads`)."""
-        file_id = steps.get(INPUT_FILE_STEP)
-        if file_id is not None and not self.settings.keep_uploads:
-            await self._delete(file_id)
-
-    async def _delete(self, file_id: str) -> None:
+    async def _delete_input(self, uploaded: str) -> None:
         try:
-            await self._retrying(lambda: self._client.files.delete(file_id))
+            await self._retrying(lambda: self._client.files.delete(uploaded))
         except NotFoundError:
             return  # deleted already
 
@@ -231,10 +215,3 @@ class FileBatchBackend(InputFiles, BatchBackend, Generic[F, H]):
     def _translate(self) -> AbstractContextManager[None]:
         """The SDK's exceptions re-raised as `ActorError`s."""
         return self.sdk.translate()
-
-    async def _retrying(
-        self, call: Callable[[], Awaitable[T]], *, retry_on: tuple[type[APIError], ...] | None = None
-    ) -> T:
-        return await retrying(
-            call, translate=self._translate, clock=self._clock, retries=self.settings.api_retries, retry_on=retry_on
-        )

@@ -20,10 +20,7 @@ from pydantic import BaseModel
 from lowtide import (
     ActorResponse,
     BatchProcessingMode,
-    BatchRequestCanceled,
     BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
     ConfigurationError,
     Usage,
 )
@@ -41,7 +38,7 @@ from lowtide.providers import (
     response_of,
     text_alone,
 )
-from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
+from lowtide.providers.openai.codec import file_line_outcome
 from lowtide.providers.openai.options import OpenAIOptions
 from lowtide.providers.openai.requests import to_chat_body
 from lowtide.providers.openai_compatible.dialect import Dialect
@@ -210,38 +207,11 @@ def chat_line_outcome(
 ) -> tuple[Settled, dict[str, Any] | None]:
     """An output or error file line as its request's outcome, and for an answer the response as the ledger stores
     it: succeeded (status 200), errored (the API's status, code and message), expired or canceled."""
-    custom_id = str(line.get("custom_id"))
-    answer = json_object(line.get("response"))
-    error = json_object(line.get("error"))
-    code = error.get("code")
-    if code == EXPIRED_CODE:
-        return BatchRequestExpired(batch_id=batch_id, custom_id=custom_id), None
-    if code == CANCELED_CODE:
-        return BatchRequestCanceled(batch_id=batch_id, custom_id=custom_id), None
-    status = answer.get("status_code")
-    body = json_object(answer.get("body"))
-    if status == 200:
-        line_request = answer.get("request_id")
-        ids = {
-            "batch_id": batch_id,
-            "custom_id": custom_id,
-            "request_id": line_request if isinstance(line_request, str) and line_request else request_id,
-        }
+
+    def answered(body: Mapping[str, Any], ids: dict[str, str | None]) -> tuple[Settled, dict[str, Any] | None]:
         return chat_answer(body, dialect=dialect, mode=BatchProcessingMode.BATCH, ids=ids)
-    if isinstance(status, int):
-        detail = json_object(body.get("error"))
-        kind = detail.get("code") or detail.get("type")
-        message = detail.get("message") or f"HTTP status {status}"
-        return errored(batch_id, custom_id, status, str(kind or f"http_{status}"), str(message)), None
-    if error:
-        return errored(batch_id, custom_id, None, str(code), str(error.get("message"))), None
-    # A shape newer than this code: kept as it came, for a later lowtide to read.
-    return BatchRequestUnreadable(
-        batch_id=batch_id,
-        custom_id=custom_id,
-        raw_line=json.dumps(line, ensure_ascii=False, separators=(",", ":")),
-        reason="a line with neither a response nor an error; a newer lowtide may read it",
-    ), None
+
+    return file_line_outcome(line, batch_id=batch_id, request_id=request_id, answered=answered, errored=errored)
 
 
 def errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:
