@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from lowtide.dashboard.data import DashboardData
-from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import open_ledger
@@ -68,16 +68,18 @@ def build(store: Ledger, n: int, now: float) -> None:
         )
         batch_id = f"bench-batch-{number:04d}"
         store.record_intent(
-            batch_id,
-            provider="anthropic" if number % 2 else "openai",
-            endpoint="http://127.0.0.1:9",
-            members=[(key, f"{key}_{identity}") for key in chunk],
-            request_bytes=100 * len(chunk),
-            owner=OWNER,
-            until=at + 3600,
-            now=at,
+            BatchIntent(
+                batch_id,
+                provider="anthropic" if number % 2 else "openai",
+                endpoint="http://127.0.0.1:9",
+                members=[(key, f"{key}_{identity}") for key in chunk],
+                request_bytes=100 * len(chunk),
+                owner=OWNER,
+                until=at + 3600,
+                now=at,
+            )
         )
-        store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+        store.record_submitted(BatchCreated(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at))
         if number >= waiting_from:
             continue
         error = {"class": "BatchRequestErrored", "error_type": "overloaded_error", "message": "overloaded"}

@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import lowtide.ledger.sqlite.batches as batches
-from lowtide.ledger.records import NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchIntent, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.sqlite import Ledger
 
 
@@ -34,14 +34,16 @@ def one(n: int, *, totals: bool) -> float:
             now=1000.0,
         )
         store.record_intent(
-            "b",
-            provider="p",
-            endpoint="e",
-            members=[(k, f"{k}_{identity}") for k in keys],
-            request_bytes=1,
-            owner="o",
-            until=1e10,
-            now=1000.0,
+            BatchIntent(
+                "b",
+                provider="p",
+                endpoint="e",
+                members=[(k, f"{k}_{identity}") for k in keys],
+                request_bytes=1,
+                owner="o",
+                until=1e10,
+                now=1000.0,
+            )
         )
         rows = [
             OutcomeRow(

@@ -9,6 +9,10 @@ request's record, each batch's members and attempts, a run's items, and the rows
 reads the same from it with the current lowtide.
 """
 
+# pyright: reportCallIssue=false
+# (Written against the lowtide of the commit above, whose `record_intent` took its fields as keywords: it is run with
+# that lowtide, never this one.)
+
 from __future__ import annotations
 
 import json

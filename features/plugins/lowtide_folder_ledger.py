@@ -29,6 +29,9 @@ from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyAnswer,
@@ -173,31 +176,9 @@ class FolderLedger(StoreDefaults):
         with self.writing() as ledger:
             return ledger.adopt_unkeyed(requests)
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
+    def record_intent(self, intent: BatchIntent) -> list[str]:
         with self.writing() as ledger:
-            return ledger.record_intent(
-                batch_id,
-                provider=provider,
-                endpoint=endpoint,
-                members=members,
-                request_bytes=request_bytes,
-                owner=owner,
-                until=until,
-                now=now,
-                scope=scope,
-            )
+            return ledger.record_intent(intent)
 
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -205,19 +186,9 @@ class FolderLedger(StoreDefaults):
         with self.writing() as ledger:
             return ledger.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         with self.writing() as ledger:
-            return ledger.record_submitted(
-                batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
-            )
+            return ledger.record_submitted(created)
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
         with self.writing() as ledger:
@@ -241,18 +212,9 @@ class FolderLedger(StoreDefaults):
         with self.reading() as ledger:
             return ledger.create_steps(batch_id)
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
+    def claim_batch(self, claim: BatchClaim) -> bool:
         with self.writing() as ledger:
-            return ledger.claim_batch(batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner)
+            return ledger.claim_batch(claim)
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:
         with self.writing() as ledger:

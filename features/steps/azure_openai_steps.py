@@ -22,6 +22,7 @@ from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread
+from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
@@ -164,14 +165,16 @@ def step_azure_orphan_intent(context: Context, key: str, prompt: str) -> None:
     batch_id = "lt_orphaned_azure_intent"
     body = backend.codec.encode([(custom_id, stored_json(params))])
     ledger.record_intent(
-        batch_id,
-        provider=backend.name,
-        endpoint=backend.endpoint,
-        members=[(key, custom_id)],
-        request_bytes=len(body),
-        owner=dead,
-        until=now - 1,
-        now=now - 120,
+        BatchIntent(
+            batch_id,
+            provider=backend.name,
+            endpoint=backend.endpoint,
+            members=[(key, custom_id)],
+            request_bytes=len(body),
+            owner=dead,
+            until=now - 1,
+            now=now - 120,
+        )
     )
 
     async def upload() -> str:

@@ -18,6 +18,7 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.calls import parking
 from lowtide.emulator import Emulator
+from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 
 # -- the emulated account ---------------------------------------------------------------------------------------------
@@ -138,14 +139,16 @@ def _orphan(w: World, api: CompatApi, key: str, prompt: str) -> tuple[str, str]:
     intent = f"lt_orphaned_{api.name}_intent"
     body = backend.codec.encode([(custom_id, stored_json(params))])
     ledger.record_intent(
-        intent,
-        provider=backend.name,
-        endpoint=backend.endpoint,
-        members=[(key, custom_id)],
-        request_bytes=len(body),
-        owner=dead,
-        until=now - 1,
-        now=now - 120,
+        BatchIntent(
+            intent,
+            provider=backend.name,
+            endpoint=backend.endpoint,
+            members=[(key, custom_id)],
+            request_bytes=len(body),
+            owner=dead,
+            until=now - 1,
+            now=now - 120,
+        )
     )
     file_id = w.run(api.upload(w, intent, body))
     ledger.record_create_step(intent, api.input_file_step, file_id)

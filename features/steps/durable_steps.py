@@ -29,6 +29,7 @@ from _support import (
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, Ticket
+from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest
 from lowtide.providers.anthropic.mapping import CUSTOM_ID_PATTERN, batch_entry, to_message_params
 
@@ -531,14 +532,16 @@ async def _record_intent(w: World, owner: str, key: str, prompt: str, *, created
     assert isinstance(new.params, dict), new.params
     entry = batch_entry(new.custom_id, new.params)
     w.ledger().record_intent(
-        "lt_left-by-a-dead-program",
-        provider="anthropic",
-        endpoint=w.emu.base_url,
-        members=[(new.key, new.custom_id)],
-        request_bytes=len(json.dumps(entry)),
-        owner=owner,
-        until=now + 120,
-        now=now,
+        BatchIntent(
+            "lt_left-by-a-dead-program",
+            provider="anthropic",
+            endpoint=w.emu.base_url,
+            members=[(new.key, new.custom_id)],
+            request_bytes=len(json.dumps(entry)),
+            owner=owner,
+            until=now + 120,
+            now=now,
+        )
     )
     if created:  # the create reached the API; the program died before it could record the batch's id
         client = w.client_over(w.transport())

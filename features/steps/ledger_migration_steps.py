@@ -16,7 +16,7 @@ from step_context import then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.memory import MemoryLedger
-from lowtide.ledger.records import NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchCreated, BatchIntent, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.store import LedgerStore
 from lowtide.providers.anthropic.backend import AnthropicBatchCodec
@@ -75,13 +75,23 @@ def step_batch_answers(context: Context, batch: str, answered: str, retried: str
 def step_into_batch(context: Context, keys: str, batch: str) -> None:
     ledger: Ledger = world(context).value
     members = [(k.strip(), f"c-{k.strip()}") for k in keys.split(",")]
-    ledger.record_intent(batch, provider="anthropic", endpoint="https://api.anthropic.com", members=members,
-                         request_bytes=10, owner="host:3", until=300.0, now=21.0)  # fmt: skip
+    ledger.record_intent(
+        BatchIntent(
+            batch,
+            provider="anthropic",
+            endpoint="https://api.anthropic.com",
+            members=members,
+            request_bytes=10,
+            owner="host:3",
+            until=300.0,
+            now=21.0,
+        )
+    )
 
 
 @when('the API takes batch "{batch}"')
 def step_api_takes(context: Context, batch: str) -> None:
-    world(context).value.record_submitted(batch, provider_batch_id=f"msgbatch_{batch}", phase="running", now=22.0)
+    world(context).value.record_submitted(BatchCreated(batch, f"msgbatch_{batch}", "running", now=22.0))
 
 
 @when('the create of batch "{batch}" is refused')

@@ -17,7 +17,7 @@ from _support import API_KEY, World, emulated_reply_to, run_cli, set_env, world
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, LedgerError
-from lowtide.ledger.records import COPIED
+from lowtide.ledger.records import COPIED, BatchIntent
 from lowtide.ledger.sqlite import Ledger
 from lowtide.ledger.sqlite.schema import SCHEMA_VERSION
 from lowtide.ledger.store import NewRequest, RequestState, close_ledgers, default_ledger_path, open_ledger
@@ -491,14 +491,16 @@ def step_intent_with_stranger(context: Context, count: int, name: str) -> None:
     w.error = None
     try:
         ledger.record_intent(
-            "lt_half_written",
-            provider="anthropic",
-            endpoint="https://api.anthropic.com",
-            members=members,
-            request_bytes=1000,
-            owner="host/1/claimer",
-            until=w.clock.now() + 120,
-            now=w.clock.now(),
+            BatchIntent(
+                "lt_half_written",
+                provider="anthropic",
+                endpoint="https://api.anthropic.com",
+                members=members,
+                request_bytes=1000,
+                owner="host/1/claimer",
+                until=w.clock.now() + 120,
+                now=w.clock.now(),
+            )
         )
     except LedgerError as exc:
         w.error = exc

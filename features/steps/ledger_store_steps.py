@@ -18,7 +18,18 @@ from lowtide.errors import LedgerError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.quota_records import ScopeState
-from lowtide.ledger.records import BatchState, KeyAnswer, KeyState, NewRequest, OutcomeRow, RequestRecord, RequestState
+from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
+    BatchState,
+    KeyAnswer,
+    KeyState,
+    NewRequest,
+    OutcomeRow,
+    RequestRecord,
+    RequestState,
+)
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow, LiveAnswer, NewItem
 
@@ -408,14 +419,16 @@ def _intent(
 ) -> None:
     members = [(key, f"c-{key}") for key in names(keys)]
     contract(context).store.record_intent(
-        batch,
-        provider=provider,
-        endpoint=endpoint,
-        members=members,
-        request_bytes=100 * len(members),
-        owner=owner,
-        until=until,
-        now=now,
+        BatchIntent(
+            batch,
+            provider=provider,
+            endpoint=endpoint,
+            members=members,
+            request_bytes=100 * len(members),
+            owner=owner,
+            until=until,
+            now=now,
+        )
     )
 
 
@@ -433,7 +446,7 @@ def step_intent_elsewhere(context: Context, batch: str, provider: str, endpoint:
 @given('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
 @when('"{batch}" is created as the API\'s batch "{api}" at {now:g}')
 def step_submitted(context: Context, batch: str, api: str, now: float) -> None:
-    contract(context).store.record_submitted(batch, provider_batch_id=api, phase="running", request_id="req-1", now=now)
+    contract(context).store.record_submitted(BatchCreated(batch, api, "running", now, request_id="req-1"))
 
 
 @given('the create of "{batch}" has an unknown outcome: "{note}"')
@@ -583,11 +596,13 @@ def step_batch_claims(context: Context) -> None:
     store = contract(context).store
     for number, row in enumerate(context.table, start=1):
         taken = store.claim_batch(
-            row["batch"],
-            owner=row["owner"],
-            until=float(row["until"]),
-            now=float(row["at"]),
-            force=row["force"] == "yes",
+            BatchClaim(
+                row["batch"],
+                owner=row["owner"],
+                until=float(row["until"]),
+                now=float(row["at"]),
+                force=row["force"] == "yes",
+            )
         )
         assert taken == (row["taken"] == "yes"), f"batch claim {number} ({row.as_dict()}): taken is {taken}"
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from step_context import Context as StepContext
 from step_context import given, then
 
-from lowtide.ledger.records import KeyAnswer, KeyState, PendingRequest, RequestRecord
+from lowtide.ledger.records import BatchCreated, BatchIntent, KeyAnswer, KeyState, PendingRequest, RequestRecord
 
 
 class Context(StepContext, Protocol):
@@ -70,16 +70,16 @@ def _first_gatherer(
             await asyncio.sleep(0.02)
         return await take(self, scope, **kwargs)
 
-    async def later(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> list[str]:
-        if gatherers and gatherers[0] == kwargs["owner"]:
-            batches.add(batch_id)
+    async def later(self: AsyncPostgresLedger, recorded: BatchIntent) -> list[str]:
+        if gatherers and gatherers[0] == recorded.owner:
+            batches.add(recorded.batch_id)
             await asyncio.sleep(intent_after)  # the calls it gathered are its, pending, all this while
-        return await intent(self, batch_id, **kwargs)
+        return await intent(self, recorded)
 
-    async def created(self: AsyncPostgresLedger, batch_id: str, **kwargs: Any) -> None:
-        if batch_id in batches:
+    async def created(self: AsyncPostgresLedger, answered: BatchCreated) -> None:
+        if answered.batch_id in batches:
             await asyncio.sleep(created_after)  # the API has it; the ledger says it is being created
-        await submitted(self, batch_id, **kwargs)
+        await submitted(self, answered)
 
     AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = gathering, later
     AsyncPostgresLedger.record_submitted = created

@@ -29,7 +29,7 @@ from lowtide.core.clock import SystemClock
 from lowtide.core.hosts import HOST_ID_ENV
 from lowtide.emulator import Emulator
 from lowtide.http.server import app_in_thread
-from lowtide.ledger.records import NewRequest, RequestRecord, RequestState
+from lowtide.ledger.records import BatchIntent, NewRequest, RequestRecord, RequestState
 from lowtide.ledger.store import LedgerStore, open_ledger
 from lowtide.messages.answers import TextAnswer
 
@@ -744,14 +744,16 @@ def step_store_results(context: Context, batch_id: str) -> None:
     now = time.time()
     _pending(ledger, "watched-1", "host-q/1/z", until=now + 60)
     ledger.record_intent(
-        batch_id,
-        provider="anthropic",
-        endpoint=state.api or "http://api.invalid",
-        members=[("watched-1", "watched-1")],
-        request_bytes=10,
-        owner="host-q/1/z",
-        until=now + 60,
-        now=now,
+        BatchIntent(
+            batch_id,
+            provider="anthropic",
+            endpoint=state.api or "http://api.invalid",
+            members=[("watched-1", "watched-1")],
+            request_bytes=10,
+            owner="host-q/1/z",
+            until=now + 60,
+            now=now,
+        )
     )
     context.many_hosts_stored_at = time.time()
     from lowtide.ledger.records import OutcomeRow, RequestState
@@ -800,8 +802,18 @@ def step_race(context: Context, host: str, size: int, count: int) -> None:
 
     def intent(ledger: PostgresLedger, batch: str, members: list[tuple[str, str]], owner: str) -> None:
         now = time.time()
-        kept[batch] = ledger.record_intent(batch, provider="anthropic", endpoint="e", members=members,
-                                           request_bytes=1, owner=owner, until=now + 60, now=now)  # fmt: skip
+        kept[batch] = ledger.record_intent(
+            BatchIntent(
+                batch,
+                provider="anthropic",
+                endpoint="e",
+                members=members,
+                request_bytes=1,
+                owner=owner,
+                until=now + 60,
+                now=now,
+            )
+        )
 
     def gatherer(n: int) -> None:
         ledger = PostgresLedger(state.url)

@@ -22,7 +22,7 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.emulator import Emulator, RateLimits
 from lowtide.emulator.mistral.emulation import MistralEmulation
-from lowtide.ledger.store import NewRequest, stored_json
+from lowtide.ledger.store import BatchIntent, NewRequest, stored_json
 from lowtide.providers import Phase
 from lowtide.providers.mistral import MistralBatchProvider
 from lowtide.providers.mistral.batch_backend import (
@@ -142,14 +142,16 @@ def _orphan(context: Context, key: str, prompt: str, *, created: bool, uploaded:
     intent = "lt_0123456789abcdef0123456789abcdef"
     body = backend.codec.encode([(custom_id, stored_json(params))])
     ledger.record_intent(
-        intent,
-        provider=backend.name,
-        endpoint=backend.endpoint,
-        members=[(key, custom_id)],
-        request_bytes=len(body),
-        owner=dead,
-        until=now - 1,
-        now=now - 120,
+        BatchIntent(
+            intent,
+            provider=backend.name,
+            endpoint=backend.endpoint,
+            members=[(key, custom_id)],
+            request_bytes=len(body),
+            owner=dead,
+            until=now - 1,
+            now=now - 120,
+        )
     )
     client = _client(w)
     file_id = ""

@@ -15,6 +15,7 @@ from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import RunPlan
 from lowtide.calls import parking
+from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
@@ -86,14 +87,16 @@ def step_openai_orphan_intent(context: Context, key: str, prompt: str) -> None:
     batch_id = "lt_orphaned_openai_intent"
     body = backend.codec.encode([(custom_id, _json(params))])
     ledger.record_intent(
-        batch_id,
-        provider=backend.name,
-        endpoint=backend.endpoint,
-        members=[(key, custom_id)],
-        request_bytes=len(body),
-        owner=dead,
-        until=now - 1,
-        now=now - 120,
+        BatchIntent(
+            batch_id,
+            provider=backend.name,
+            endpoint=backend.endpoint,
+            members=[(key, custom_id)],
+            request_bytes=len(body),
+            owner=dead,
+            until=now - 1,
+            now=now - 120,
+        )
     )
 
     async def upload() -> str:

@@ -20,7 +20,7 @@ from step_context import given, then, when
 from lowtide.ledger.postgres import claims
 from lowtide.ledger.postgres.ledger import PostgresLedger
 from lowtide.ledger.postgres.steps import Op, Reply, Sql
-from lowtide.ledger.records import NewRequest, PendingRequest
+from lowtide.ledger.records import BatchIntent, NewRequest, PendingRequest
 
 
 class Context(StepContext, Protocol):
@@ -99,7 +99,7 @@ def _start_intent(context: Context, owner: str, face: str, *, scope: str) -> Non
     }
 
     async def through_async() -> list[str]:
-        return await state.ledger.asynchronous().record_intent("batch-1", **arguments)
+        return await state.ledger.asynchronous().record_intent(BatchIntent("batch-1", **arguments))
 
     def write() -> None:
         try:
@@ -107,7 +107,7 @@ def _start_intent(context: Context, owner: str, face: str, *, scope: str) -> Non
                 state.recorded = asyncio.run(through_async())
             else:
                 assert face == "sync", face
-                state.recorded = state.ledger.record_intent("batch-1", **arguments)
+                state.recorded = state.ledger.record_intent(BatchIntent("batch-1", **arguments))
         except BaseException as exc:  # said by the step that reads it
             state.error = exc
 

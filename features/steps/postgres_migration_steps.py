@@ -18,7 +18,7 @@ from step_context import given, then, when
 
 from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.postgres.ledger import PostgresLedger
-from lowtide.ledger.records import OutcomeRow, RequestState
+from lowtide.ledger.records import BatchIntent, OutcomeRow, RequestState
 
 
 class Context(StepContext, Protocol):
@@ -140,8 +140,9 @@ def step_gather_into(context: Context, host: str, scope: str, batch: str) -> Non
     owner = f"{host}/1/x"
     taken = ledger.take_pending(scope, owner=owner, until=400.0, now=30.0, limit=100, max_bytes=10**6)
     members = [(t.key, t.custom_id) for t in taken]
-    kept = ledger.record_intent(batch, provider="anthropic", endpoint="https://api.anthropic.com", members=members,
-                                request_bytes=10, owner=owner, until=400.0, now=31.0)  # fmt: skip
+    intent = BatchIntent(batch, provider="anthropic", endpoint="https://api.anthropic.com", members=members,
+                         request_bytes=10, owner=owner, until=400.0, now=31.0)  # fmt: skip
+    kept = ledger.record_intent(intent)
     context.gathered = sorted(kept)
 
 

@@ -9,7 +9,7 @@ import time
 from decimal import Decimal
 
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchState, NewRequest, OutcomeRow, RequestState
+from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
 __all__ = ["LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
@@ -48,17 +48,19 @@ def _claim(store: LedgerStore, keys: list[str], *, actor: str, model: str, now: 
 def _send(store: LedgerStore, batch_id: str, keys: list[str], *, provider: str, at: float) -> None:
     identity = store.identity()
     store.record_intent(
-        batch_id,
-        provider=provider,
-        endpoint=ENDPOINT,
-        members=[(key, f"{key}_{identity}") for key in keys],
-        request_bytes=100 * len(keys),
-        owner=OWNER,
-        until=at + 3600,
-        now=at,
+        BatchIntent(
+            batch_id,
+            provider=provider,
+            endpoint=ENDPOINT,
+            members=[(key, f"{key}_{identity}") for key in keys],
+            request_bytes=100 * len(keys),
+            owner=OWNER,
+            until=at + 3600,
+            now=at,
+        )
     )
     store.record_create_step(batch_id, "input_file", f"file-{batch_id}")
-    store.record_submitted(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at)
+    store.record_submitted(BatchCreated(batch_id, provider_batch_id=f"api-{batch_id}", phase="running", now=at))
 
 
 def _answer(store: LedgerStore, batch_id: str, outcomes: list[OutcomeRow], *, at: float) -> None:

@@ -10,6 +10,9 @@ from typing import Protocol
 
 from lowtide.ledger.collected import AsyncCollectedResults
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyState,
@@ -64,33 +67,13 @@ class AsyncBatches(Protocol):
     @property
     def notices(self) -> BatchNotices | None: ...
 
-    async def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]: ...
+    async def record_intent(self, intent: BatchIntent) -> list[str]: ...
 
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]: ...
 
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None: ...
+    async def record_submitted(self, created: BatchCreated) -> None: ...
 
     async def record_unknown(self, batch_id: str, *, note: str) -> None: ...
 
@@ -104,16 +87,7 @@ class AsyncBatches(Protocol):
 
     async def create_steps(self, batch_id: str) -> dict[str, str]: ...
 
-    async def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool: ...
+    async def claim_batch(self, claim: BatchClaim) -> bool: ...
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None: ...
 

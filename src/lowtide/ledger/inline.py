@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyAnswer,
@@ -114,48 +117,16 @@ class InlineAsyncLedger:
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)
 
-    async def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
-        return self.sync.record_intent(
-            batch_id,
-            provider=provider,
-            endpoint=endpoint,
-            members=members,
-            request_bytes=request_bytes,
-            owner=owner,
-            until=until,
-            now=now,
-            scope=scope,
-        )
+    async def record_intent(self, intent: BatchIntent) -> list[str]:
+        return self.sync.record_intent(intent)
 
     async def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
     ) -> list[PendingRequest]:
         return self.sync.take_pending(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
 
-    async def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        self.sync.record_submitted(
-            batch_id, provider_batch_id=provider_batch_id, phase=phase, request_id=request_id, now=now
-        )
+    async def record_submitted(self, created: BatchCreated) -> None:
+        self.sync.record_submitted(created)
 
     async def record_unknown(self, batch_id: str, *, note: str) -> None:
         self.sync.record_unknown(batch_id, note=note)
@@ -188,17 +159,8 @@ class InlineAsyncLedger:
     async def disown(self, batch_id: str, *, provider_batch_id: str, now: float) -> bool:
         return self.sync.disown(batch_id, provider_batch_id=provider_batch_id, now=now)
 
-    async def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        return self.sync.claim_batch(batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner)
+    async def claim_batch(self, claim: BatchClaim) -> bool:
+        return self.sync.claim_batch(claim)
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None:
         self.sync.release_batch(batch_id, owner=owner)

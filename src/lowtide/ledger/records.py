@@ -22,6 +22,9 @@ __all__ = [
     "REBUILT",
     "UNKEYED",
     "UNKNOWN_PARAMS",
+    "BatchClaim",
+    "BatchCreated",
+    "BatchIntent",
     "BatchRecord",
     "BatchState",
     "KeyAnswer",
@@ -169,6 +172,71 @@ class NewRequest:
     trace: str = ""
     """The trace context of the call that made it (W3C `traceparent`/`tracestate` as JSON; "" when telemetry is
     off), stored with it so that whichever process answers it ends the same trace (`LedgerStore.traces_of`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchIntent:
+    """A batch about to be created, as `Batches.record_intent` records it before `create` is called: its members
+    join it only while still pending and owned by `owner` (the store answers the keys that joined, `keys` when all
+    did). One record a batch: a store takes it whole, and passes it on whole to another store it wraps."""
+
+    batch_id: str
+    """lowtide's id of the batch, made for this intent (the API's comes later, `record_submitted`)."""
+    provider: str
+    endpoint: str
+    members: Sequence[tuple[str, str]]
+    """(key, custom_id) of each request the batch carries, in the order of its body."""
+    request_bytes: int
+    owner: str
+    """The process (engine) creating it: the batch's lease is its, `until`, from `now` (when the intent is made)."""
+    until: float
+    now: float
+    scope: str = ""
+    """The members' scope (`NewRequest.scope`; "" when unknown): a store that gathers calls across processes writes
+    no intent of a scope while another process gathers it (`Batches.take_pending`)."""
+
+    @property
+    def keys(self) -> list[str]:
+        """The members' keys, in order: the answer of a store in which every member joins."""
+        return [key for key, _ in self.members]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCreated:
+    """What `create` answered, recorded right after it (`Batches.record_submitted`): the API's id of the batch of the
+    intent `batch_id`, where the API says it stands, and the create call's request id (None when the API gave none)."""
+
+    batch_id: str
+    provider_batch_id: str
+    phase: str
+    """`running`, `canceling` or `ended` (`batching.backend.Phase`)."""
+    now: float
+    request_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchClaim:
+    """A process asking for a batch's lease (`Batches.claim_batch`), to create, reconcile or poll it: `owner` holds it
+    `until`, as of `now`, unless another holds an unexpired lease. `dead_owner`, a process seen dead still holding
+    it, does not count as holding it; `force` takes it regardless."""
+
+    batch_id: str
+    owner: str
+    until: float
+    now: float
+    force: bool = False
+    dead_owner: str | None = None
+
+    def free(self, holder: str | None, holder_until: float | None) -> bool:
+        """Whether the lease held by `holder` until `holder_until` is this claim's to take: no one's, the claimant's
+        own or the dead owner's, run out, or forced. (The outstanding state is the store's to check.)"""
+        return (
+            self.force
+            or holder is None
+            or holder in (self.owner, self.dead_owner)
+            or holder_until is None
+            or holder_until < self.now
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lowtide.ledger.collected import CollectedResults
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyState,
@@ -125,23 +128,11 @@ class Batches(Protocol):
         a process waiting on another's work reads the store every `watch_interval` instead."""
         ...
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
+    def record_intent(self, intent: BatchIntent) -> list[str]:
         """Before `create`: the batch and its members (key, custom_id), in one transaction. Only requests still
-        pending and owned by `owner` join it: returns their keys (a store that gathers calls across processes may
-        have taken others into another process's batch meanwhile, `take_pending`). `scope` is the members' (as
-        `take_pending`'s; "" when unknown): such a store does not write an intent of a scope while another process
+        pending and owned by `intent.owner` join it: returns their keys (a store that gathers calls across processes
+        may have taken others into another process's batch meanwhile, `take_pending`). `intent.scope` is the members'
+        (as `take_pending`'s; "" when unknown): such a store does not write an intent of a scope while another process
         gathers it, so that what that gathering takes it takes whole."""
         ...
 
@@ -155,15 +146,7 @@ class Batches(Protocol):
         one host) takes nothing."""
         ...
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
         waiting on it (`request_view`), with no write of its own."""
         ...
@@ -186,20 +169,12 @@ class Batches(Protocol):
         """The steps of a create recorded so far, by name."""
         ...
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
+    def claim_batch(self, claim: BatchClaim) -> bool:
         """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
-        on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
-        gets it. `force` takes it regardless. A batch no longer outstanding (collected, canceled, expired, failed) is
-        never taken: a caller that read it outstanding before another process collected it would collect it again."""
+        on it, or it is held by `claim.dead_owner` (a process seen dead): then exactly one of the callers that saw it
+        dead gets it (`BatchClaim.free`). `claim.force` takes it regardless. A batch no longer outstanding (collected,
+        canceled, expired, failed) is never taken: a caller that read it outstanding before another process collected
+        it would collect it again."""
         ...
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:

@@ -16,6 +16,9 @@ from pathlib import Path
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.location import LEDGER_ENV, LedgerLocation, default_ledger_path, ledger_location
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     NewRequest,
@@ -29,6 +32,9 @@ from lowtide.ledger.run_ledger import RunLedger
 
 __all__ = [
     "LEDGER_ENV",
+    "BatchClaim",
+    "BatchCreated",
+    "BatchIntent",
     "BatchRecord",
     "BatchState",
     "LedgerLocation",

@@ -21,6 +21,8 @@ from lowtide.errors import (
 )
 from lowtide.ledger.interface import AsyncLedgerStore
 from lowtide.ledger.store import (
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
 )
@@ -41,7 +43,7 @@ class Submission(EngineCore):
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
         try:
-            recorded = await self.ledger.record_intent(
+            intent = BatchIntent(
                 batch_id,
                 provider=self.backend.name,
                 endpoint=self.endpoint,
@@ -52,6 +54,7 @@ class Submission(EngineCore):
                 now=now,
                 scope=self.scope,
             )
+            recorded = await self.ledger.record_intent(intent)
         finally:  # in the intent, or (its write failed) free to be queued again by a later call
             self._queued_keys.difference_update(e.key for e in entries)
             if not self._queued_keys:
@@ -142,13 +145,8 @@ class Submission(EngineCore):
                 timer.cancel()
         crashpoint("after-create")
         try:
-            await self.ledger.record_submitted(
-                batch_id,
-                provider_batch_id=remote.id,
-                phase=remote.phase.value,
-                request_id=remote.request_id,
-                now=self._clock.now(),
-            )
+            created = BatchCreated(batch_id, remote.id, remote.phase.value, self._clock.now(), remote.request_id)
+            await self.ledger.record_submitted(created)
         except Exception as exc:
             # The API has the batch, the ledger does not say so. Left `intent`, the next process (or `lowtide
             # collect`) reconciles it: it adopts this batch, which no other intent can claim. Nothing is resent.

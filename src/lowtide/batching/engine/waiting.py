@@ -16,7 +16,7 @@ from lowtide.batching.gc_tuning import freeze_survivors, thaw
 from lowtide.batching.keys import owner_alive
 from lowtide.batching.policy import settled_of, stored_outcome
 from lowtide.errors import ActorError, InternalError, classify
-from lowtide.ledger.store import BatchRecord, BatchState, RequestRecord, RequestState
+from lowtide.ledger.store import BatchClaim, BatchRecord, BatchState, RequestRecord, RequestState
 
 __all__ = ["IN_BATCH", "Waiting"]
 
@@ -107,7 +107,7 @@ class Waiting(EngineCore):
             return False
         dead = batch.owner if batch.owner != self.owner else None
         until = now + self.settings.lease_seconds
-        if not await self.ledger.claim_batch(batch_id, owner=self.owner, until=until, now=now, dead_owner=dead):
+        if not await self.ledger.claim_batch(BatchClaim(batch_id, self.owner, until, now, dead_owner=dead)):
             return False  # another process took it first: it polls, this one watches
         self._ensure_poller(batch_id)
         return True
@@ -388,9 +388,8 @@ class Waiting(EngineCore):
         now = self._clock.now()
         if batch.owner != self.owner and owner_alive(batch.owner, batch.owner_until, now):
             return False
-        if not await self.ledger.claim_batch(
-            batch.id, owner=self.owner, until=now + self.settings.lease_seconds, now=now, force=True
-        ):
+        claim = BatchClaim(batch.id, self.owner, until=now + self.settings.lease_seconds, now=now, force=True)
+        if not await self.ledger.claim_batch(claim):
             return False  # pragma: no cover - lost a race to another process; the caller watches the ledger
         if batch.id in self._reconciling or batch.id in self._creating:
             return True  # another call of this process took it while the lease was being taken

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterable, Sequence
 
 from lowtide.ledger.memory.tables import MemoryTables, batch_record
-from lowtide.ledger.records import BatchRecord, BatchState, KeyAnswer
+from lowtide.ledger.records import BatchClaim, BatchRecord, BatchState, KeyAnswer
 
 __all__ = ["UNRESOLVED", "MemoryBatches"]
 
@@ -22,24 +22,12 @@ class MemoryBatches:
     lock: threading.RLock
     tables: MemoryTables
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
+    def claim_batch(self, claim: BatchClaim) -> bool:
         with self.lock:
-            b = self.tables.batches.get(batch_id)
-            if b is None or not b.state.outstanding:
+            b = self.tables.batches.get(claim.batch_id)
+            if b is None or not b.state.outstanding or not claim.free(b.owner, b.owner_until):
                 return False
-            free = b.owner is None or b.owner in (owner, dead_owner) or b.owner_until is None or b.owner_until < now
-            if not (force or free):
-                return False
-            b.owner, b.owner_until = owner, until
+            b.owner, b.owner_until = claim.owner, claim.until
             return True
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:

@@ -32,6 +32,8 @@ from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
     FOREIGN,
+    BatchCreated,
+    BatchIntent,
     BatchState,
     KeyState,
     NewRequest,
@@ -243,19 +245,8 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
 
     # batches
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
+    def record_intent(self, intent: BatchIntent) -> list[str]:
+        batch_id, members = intent.batch_id, intent.members
         t = self.tables
         with self.lock:
             if batch_id in t.batches:
@@ -269,15 +260,15 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
                 sent[custom_id] = key
             t.batches[batch_id] = StoredBatch(
                 id=batch_id,
-                provider=provider,
-                endpoint=endpoint,
+                provider=intent.provider,
+                endpoint=intent.endpoint,
                 provider_batch_id=None,
                 state=BatchState.INTENT,
                 request_count=len(members),
-                request_bytes=request_bytes,
-                intent_at=now,
-                owner=owner,
-                owner_until=until,
+                request_bytes=intent.request_bytes,
+                intent_at=intent.now,
+                owner=intent.owner,
+                owner_until=intent.until,
             )
             t.members[batch_id] = sent
             for key in sent.values():
@@ -285,8 +276,8 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
             for key in dict.fromkeys(sent.values()):
                 r = t.requests[key]
                 r.state, r.batch_id, r.attempts = RequestState.SUBMITTING, batch_id, r.attempts + 1
-                r.owner, r.owner_until, r.updated_at = None, None, now
-            return [key for key, _ in members]
+                r.owner, r.owner_until, r.updated_at = None, None, intent.now
+            return intent.keys
 
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -294,22 +285,14 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
         """Nothing: one process, whose engines batch the calls they claimed."""
         return []
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         with self.lock:
-            b = self.tables.batches.get(batch_id)
+            b = self.tables.batches.get(created.batch_id)
             if b is None:
                 return
-            self._give_provider_id(b, provider_batch_id)
-            b.state, b.phase, b.request_id = BatchState.WAITING, phase, request_id
-            b.submitted_at = b.submitted_at if b.submitted_at is not None else now
+            self._give_provider_id(b, created.provider_batch_id)
+            b.state, b.phase, b.request_id = BatchState.WAITING, created.phase, created.request_id
+            b.submitted_at = b.submitted_at if b.submitted_at is not None else created.now
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
         with self.lock:

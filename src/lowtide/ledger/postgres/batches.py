@@ -18,6 +18,9 @@ from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
     FOREIGN,
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     batch_record,
@@ -49,27 +52,16 @@ __all__ = [
 ]
 
 
-def record_intent(
-    batch_id: str,
-    *,
-    provider: str,
-    endpoint: str,
-    members: Sequence[tuple[str, str]],
-    request_bytes: int,
-    owner: str,
-    until: float,
-    now: float,
-    scope: str = "",
-    location: str,
-) -> Op[list[str]]:
-    if scope:
+def record_intent(intent: BatchIntent, *, location: str) -> Op[list[str]]:
+    batch_id, members, owner, now = intent.batch_id, intent.members, intent.owner, intent.now
+    if intent.scope:
         # Not while another process gathers the scope's pending calls (`claims.take_pending` holds this lock alone,
         # and gathers none while an intent holds it): an intent begun as another process's gathering takes its calls
         # waits for that gathering to end, then finds them taken and leaves them out, so that the calls of processes
         # whose windows close together travel in the gatherer's one batch. Without it, the gathering skipped the
         # rows the intent had locked (`SKIP LOCKED`) and took the rest: the calls split across two or three batches.
         # Taken first, before any row: an intent waits for it holding nothing.
-        yield Sql("SELECT pg_advisory_xact_lock_shared(%s, hashtext(%s))", (GATHERING, scope))
+        yield Sql("SELECT pg_advisory_xact_lock_shared(%s, hashtext(%s))", (GATHERING, intent.scope))
     # The queue rows are deleted by key (`_JOIN`), a thousand keys a statement: by the queue's primary key, whatever
     # the table's statistics say. A queue filled since it was last analyzed (a burst of 100,000 claims) was read
     # whole for every chunk instead (a sequential scan, estimated the cheaper at 100,000 rows): 0.61 s of the
@@ -79,7 +71,7 @@ def record_intent(
     made = yield Sql(
         "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
         " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-        (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
+        (batch_id, intent.provider, intent.endpoint, len(members), intent.request_bytes, now, owner, intent.until),
     )
     if made.rowcount == 0:
         # Recorded by an earlier attempt of this very call, whose commit applied but whose answer was lost (the server
@@ -87,7 +79,7 @@ def record_intent(
         # is the answer. Any other batch of that id is refused, as the other stores refuse it.
         mine = yield Sql(
             "SELECT 1 FROM batches WHERE id = %s AND owner = %s AND intent_at = %s AND provider = %s AND endpoint = %s",
-            (batch_id, owner, now, provider, endpoint),
+            (batch_id, owner, now, intent.provider, intent.endpoint),
         )
         if not mine.rows:
             raise LedgerError(f"The ledger {location} could not record batch {batch_id}: it holds a batch of that id.")
@@ -154,15 +146,13 @@ _STRANGERS: LiteralString = (
 tens of thousands may be planned as a scan), only those found missing returned."""
 
 
-def record_submitted(
-    batch_id: str, *, provider_batch_id: str, phase: str, request_id: str | None, now: float
-) -> Op[None]:
+def record_submitted(created: BatchCreated) -> Op[None]:
     yield Sql(
         "UPDATE batches SET provider_batch_id = %s, state = 'waiting-on-batch', phase = %s,"
         " request_id = %s, submitted_at = COALESCE(submitted_at, %s) WHERE id = %s",
-        (provider_batch_id, phase, request_id, now, batch_id),
+        (created.provider_batch_id, created.phase, created.request_id, created.now, created.batch_id),
     )
-    yield Sql(NOTIFY, (batch_id,))
+    yield Sql(NOTIFY, (created.batch_id,))
 
 
 def record_unknown(batch_id: str, *, note: str) -> Op[None]:
@@ -304,15 +294,20 @@ def disown(batch_id: str, *, provider_batch_id: str, now: float) -> Op[bool]:
     return True
 
 
-def claim_batch(
-    batch_id: str, *, owner: str, until: float, now: float, force: bool, dead_owner: str | None
-) -> Op[bool]:
+def claim_batch(claim: BatchClaim) -> Op[bool]:
     reply = yield Sql(
         "UPDATE batches b SET owner = %(owner)s, owner_until = %(until)s"
         " WHERE b.id = %(id)s AND (%(force)s OR b.owner IS NULL OR b.owner = %(owner)s OR b.owner = %(dead)s"
         f" OR {LEASE_OVER.format(t='b')} IS NULL OR {LEASE_OVER.format(t='b')} < %(now)s)"
         " AND b.state IN ('intent', 'unknown', 'waiting-on-batch', 'ended')",
-        {"owner": owner, "until": until, "id": batch_id, "force": force, "dead": dead_owner, "now": now},
+        {
+            "owner": claim.owner,
+            "until": claim.until,
+            "id": claim.batch_id,
+            "force": claim.force,
+            "dead": claim.dead_owner,
+            "now": claim.now,
+        },
     )
     return reply.rowcount == 1
 

@@ -47,6 +47,9 @@ from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.postgres.url import redacted
 from lowtide.ledger.postgres.views import PostgresViews
 from lowtide.ledger.records import (
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     KeyAnswer,
@@ -192,32 +195,8 @@ class PostgresLedger(StoreDefaults):
 
     # batches
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
-        def op() -> Op[list[str]]:
-            return batches.record_intent(
-                batch_id,
-                provider=provider,
-                endpoint=endpoint,
-                members=members,
-                request_bytes=request_bytes,
-                owner=owner,
-                until=until,
-                now=now,
-                scope=scope,
-                location=self.location,
-            )
+    def record_intent(self, intent: BatchIntent) -> list[str]:
+        op = partial(batches.record_intent, intent, location=self.location)
 
         # Two processes' intents may meet in a circle of row locks (see `batches.record_intent`): the one PostgreSQL
         # ends is rolled back whole, and recorded again.
@@ -229,23 +208,8 @@ class PostgresLedger(StoreDefaults):
         op = claims.gathering(scope, owner=owner, until=until, now=now, limit=limit, max_bytes=max_bytes)
         return run(self._pool, "gather the calls of other processes", op)
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
-        op = partial(
-            batches.record_submitted,
-            batch_id,
-            provider_batch_id=provider_batch_id,
-            phase=phase,
-            request_id=request_id,
-            now=now,
-        )
+    def record_submitted(self, created: BatchCreated) -> None:
+        op = partial(batches.record_submitted, created)
         run(self._pool, "record a created batch", op)
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
@@ -294,19 +258,8 @@ class PostgresLedger(StoreDefaults):
         op = partial(batches.disown, batch_id, provider_batch_id=provider_batch_id, now=now)
         return run(self._pool, "disown a batch", op)
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
-        op = partial(
-            batches.claim_batch, batch_id, owner=owner, until=until, now=now, force=force, dead_owner=dead_owner
-        )
+    def claim_batch(self, claim: BatchClaim) -> bool:
+        op = partial(batches.claim_batch, claim)
         return run(self._pool, "take a batch's lease", op)
 
     def release_batch(self, batch_id: str, *, owner: str) -> None:

@@ -14,6 +14,9 @@ from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
     FOREIGN,
+    BatchClaim,
+    BatchCreated,
+    BatchIntent,
     BatchRecord,
     BatchState,
     OutcomeRow,
@@ -50,26 +53,24 @@ class BatchRows(RequestRows):
         self._lone_kinds = {}
         self._finals = {}
 
-    def record_intent(
-        self,
-        batch_id: str,
-        *,
-        provider: str,
-        endpoint: str,
-        members: Sequence[tuple[str, str]],
-        request_bytes: int,
-        owner: str,
-        until: float,
-        now: float,
-        scope: str = "",
-    ) -> list[str]:
+    def record_intent(self, intent: BatchIntent) -> list[str]:
         """Before `create`: the batch and its members (key, custom_id), in one transaction; their keys. (No other
         process takes a request this one claimed: `take_pending` takes nothing here.)"""
+        batch_id, members = intent.batch_id, intent.members
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
                 " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?)",
-                (batch_id, provider, endpoint, len(members), request_bytes, now, owner, until),
+                (
+                    batch_id,
+                    intent.provider,
+                    intent.endpoint,
+                    len(members),
+                    intent.request_bytes,
+                    intent.now,
+                    intent.owner,
+                    intent.until,
+                ),
             )
             # In key order: the index by key then takes them in one pass, not 100,000 scattered inserts whose pages
             # outgrow the cache and are written again and again (242 MiB written for a batch that size, against 26).
@@ -79,7 +80,7 @@ class BatchRows(RequestRows):
                     [(batch_id, key, custom_id) for key, custom_id in chunk],
                 )
             # Nothing more: a request's batch is its latest membership (`request_view`), its row is not rewritten.
-        return [key for key, _ in members]
+        return intent.keys
 
     def take_pending(
         self, scope: str, *, owner: str, until: float, now: float, limit: int, max_bytes: int
@@ -87,22 +88,14 @@ class BatchRows(RequestRows):
         """Nothing: the processes sharing a file each batch the calls they claimed."""
         return []
 
-    def record_submitted(
-        self,
-        batch_id: str,
-        *,
-        provider_batch_id: str,
-        phase: str,
-        request_id: str | None = None,
-        now: float,
-    ) -> None:
+    def record_submitted(self, created: BatchCreated) -> None:
         """Right after `create` answered: the API's batch id. One row: every member of a batch the API has is
         waiting on it (`request_view`), with no write of its own."""
         with self._transaction() as db:
             db.execute(
                 "UPDATE batches SET provider_batch_id = ?, state = 'waiting-on-batch', phase = ?,"
                 " request_id = ?, submitted_at = COALESCE(submitted_at, ?) WHERE id = ?",
-                (provider_batch_id, phase, request_id, now, batch_id),
+                (created.provider_batch_id, created.phase, created.request_id, created.now, created.batch_id),
             )
 
     def record_unknown(self, batch_id: str, *, note: str) -> None:
@@ -248,16 +241,7 @@ class BatchRows(RequestRows):
             )
             return True
 
-    def claim_batch(
-        self,
-        batch_id: str,
-        *,
-        owner: str,
-        until: float,
-        now: float,
-        force: bool = False,
-        dead_owner: str | None = None,
-    ) -> bool:
+    def claim_batch(self, claim: BatchClaim) -> bool:
         """Take the right to work on a batch (create, reconcile, poll) unless another process holds an unexpired lease
         on it, or it is held by `dead_owner` (a process seen dead): then exactly one of the callers that saw it dead
         gets it. `force` takes it regardless. A batch no longer outstanding (collected, canceled, expired, failed)
@@ -267,7 +251,7 @@ class BatchRows(RequestRows):
                 "UPDATE batches SET owner = ?, owner_until = ? WHERE id = ? AND (? OR owner IS NULL OR owner = ?"
                 " OR owner = ? OR owner_until IS NULL OR owner_until < ?)"
                 " AND state IN ('intent', 'unknown', 'waiting-on-batch', 'ended')",
-                (owner, until, batch_id, force, owner, dead_owner, now),
+                (claim.owner, claim.until, claim.batch_id, claim.force, claim.owner, claim.dead_owner, claim.now),
             )
             return cursor.rowcount == 1
 
