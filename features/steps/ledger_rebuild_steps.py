@@ -209,7 +209,15 @@ def step_rebuild_waiting(context: Context) -> None:
 def step_command(context: Context, command: str) -> None:
     w, r = world(context), _r(context)
     line = command.replace("actors.yaml", str(r.actor_file(w))).replace("IDENTITY", r.identity)
+    before = sum(r.socket.emu.calls.values())
     run_cli(w, line, ledger=w.ledger_path, cwd=w.path("actors.yaml").parent)
+    w.witnessed["API calls by the command"] = [str(sum(r.socket.emu.calls.values()) - before)]
+
+
+@then("the API was not asked for its batches by the rebuild")
+def step_api_unread(context: Context) -> None:
+    calls = world(context).witnessed["API calls by the command"]
+    assert calls == ["0"], f"the rebuild made {calls[0]} call(s) to the API"
 
 
 def _placed(context: Context, text: str) -> str:
