@@ -144,6 +144,17 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     And the rebuild printed on stderr "memory: is a ledger in one process's memory, gone when this command ends: name the ledger your programs use with --ledger or $"
     And the API was not asked for its batches by the rebuild
 
+  Scenario: An account whose key the API refuses stops the listing with the API's error, exit status 3
+    Given the emulator on a socket, whose batches take 0 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program asks questions 1 to 2 with the keys "k-1" to "k-2", and they are answered
+    And the API will refuse the next "openai.batches.list" call with status 401
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml`
+    Then the command exits with 3
+    And the rebuild printed on stderr "lowtide: Incorrect API key provided."
+    And the rebuild printed on stderr "| status 401 | request id req_"
+    And the command printed one line on stderr, and nothing on stdout
+
   Scenario: An identity whose batches the API does not hold has nothing to rebuild
     Given the emulator on a socket, whose batches take 0 seconds
     And the programs' actor sends its batches to the openai API

@@ -83,6 +83,11 @@ def step_actor(context: Context, provider: str, options: str = "") -> None:
         r.use(provider, options)
 
 
+@when('the API will refuse the next "{route}" call with status {status:d}')
+def step_refuse_next(context: Context, route: str, status: int) -> None:
+    _r(context).socket.emu.faults.fail_next(route, status)
+
+
 @given('the API will let the request "{key}" expire')
 def step_expire(context: Context, key: str) -> None:
     w, r = world(context), _r(context)
