@@ -155,6 +155,20 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     And the rebuild printed on stderr "| status 401 | request id req_"
     And the command printed one line on stderr, and nothing on stdout
 
+  Scenario: A batch another tool made on the same account, whose custom ids name no ledger, is neither listed nor recorded
+    Given the emulator on a socket, whose batches take 0 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program asks questions 1 to 4 with the keys "k-1" to "k-4", and they are answered
+    And another tool of the account runs an OpenAI batch of 3 requests with custom ids of its own, which ends
+    And the ledger's file is deleted with its -wal and -shm, half-way through the run
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml`
+    Then the command exits with 0
+    And the command listed the lost ledger's identity with 1 batches and 4 requests
+    And the command printed one identity, and no batch of unknown owner
+    When the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY`
+    Then the command exits with 0
+    And the rebuild printed "Recorded 1 batch(es), 4 request(s) and 4 result(s)"
+
   Scenario: An identity whose batches the API does not hold has nothing to rebuild
     Given the emulator on a socket, whose batches take 0 seconds
     And the programs' actor sends its batches to the openai API
