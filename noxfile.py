@@ -1,4 +1,4 @@
-"""Checks and test sessions. `nox` with no arguments runs them all, two at a time (`nox.options.parallel`): behave,
+"""Checks and test sessions. `nox` with no arguments runs them all, three at a time (`nox.options.parallel`): behave,
 robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
 (`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
 `nox -s quick`, not among them, is what to run before every commit (ruff, pyright over src/, a fast subset of the
@@ -39,11 +39,13 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
-# Two sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The longest start
-# first; coverage_report alone, once every other has ended (`allow_parallel=False`). Most of the suites' time is spent
-# waiting on processes, sockets, batches and rate limits, and one session alone left a two-core machine idle for much
-# of it; each session's coverage and fallback ledger are its own (`_measure`, `_contain_ledger`).
-nox.options.parallel = 2
+# Three sessions at a time (`nox -j 1` for one): a session's output is shown whole when it ends. The three longest
+# start at once (behave, robot, postgres); coverage_report alone, once every other has ended (`allow_parallel=False`).
+# Most of the suites' time is spent waiting on processes, sockets, batches and rate limits. Two at a time, postgres (one
+# behave process, 14 minutes) started only when behave or robot ended, and ran its last minutes beside the short
+# sessions with one core idle: 35 minutes on a quiet two-core machine for 50 of CPU. Each session's coverage and
+# fallback ledger are its own (`_measure`, `_contain_ledger`).
+nox.options.parallel = 3
 nox.options.allow_parallel = True
 nox.options.sessions = [
     "behave",
@@ -174,28 +176,40 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
     from one queue when it has finished its last, the longest first (`_longest_first`,
     `features/support/feature_queue.py`); each with a ledger of its own for tests that forget to choose one; their
     output shown once all have ended, and the session failed if any failed."""
-    logs = Path("build/behave-processes").absolute()
-    shutil.rmtree(logs, ignore_errors=True)
-    logs.mkdir(parents=True)
-    queue = logs / "queue"
+    queue = Path("build/behave-processes/queue").absolute()
+    queue.parent.mkdir(parents=True, exist_ok=True)
     queue.write_text("".join(f"{feature}\n" for feature in _longest_first(sorted(Path("features").glob("*.feature")))))
-    running: list[tuple[int, subprocess.Popen[bytes], Path]] = []
-    for index in range(BEHAVE_PROCESSES):
-        env = {**os.environ, **{key: value for key, value in session.env.items() if value is not None}}
-        for key in [key for key, value in session.env.items() if value is None]:
-            env.pop(key, None)
-        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/behave-{index}/ledger.sqlite3").absolute())
-        log = logs / f"behave-{index}.log"
-        taker = ["features/support/feature_queue.py", str(queue)]
-        command = [str(Path(session.bin) / "coverage"), "run", "-p", *taker, *junit]
+    Path(f"{queue}.taken").unlink(missing_ok=True)
+    taker = ["features/support/feature_queue.py", str(queue)]
+    _side_by_side(session, "behave", {
+        f"behave-{index}": ["coverage", "run", "-p", *taker, *junit] for index in range(BEHAVE_PROCESSES)
+    })  # fmt: skip
+
+
+def _side_by_side(session: nox.Session, name: str, commands: dict[str, list[str]]) -> None:
+    """Run the commands (programs of the session's venv) at once, each with a fallback ledger of its own for tests
+    that forget to choose one and its output in build/<name>-processes/<key>.log; show each output once all have
+    ended, and fail the session if any failed."""
+    logs = Path(f"build/{name}-processes").absolute()
+    logs.mkdir(parents=True, exist_ok=True)
+    for old in logs.glob("*.log"):
+        old.unlink()
+    running: list[tuple[str, subprocess.Popen[bytes], Path]] = []
+    for key, command in commands.items():
+        env = {**os.environ, **{k: value for k, value in session.env.items() if value is not None}}
+        for unset in [k for k, value in session.env.items() if value is None]:
+            env.pop(unset, None)
+        env["LOWTIDE_LEDGER"] = str(Path(f"build/test-ledger/{key}/ledger.sqlite3").absolute())
+        log = logs / f"{key}.log"
+        program = [str(Path(session.bin) / command[0]), *command[1:]]
         with log.open("wb") as out:
-            running.append((index, subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env), log))
-    failed = [index for index, process, _ in running if process.wait() != 0]
-    for index, _, log in running:
-        session.log(f"behave process {index}:")
+            running.append((key, subprocess.Popen(program, stdout=out, stderr=subprocess.STDOUT, env=env), log))
+    failed = [key for key, process, _ in running if process.wait() != 0]
+    for key, _, log in running:
+        session.log(f"{key}:")
         print(log.read_text(errors="replace"), flush=True)
     if failed:
-        session.error(f"behave failed in process {', '.join(map(str, failed))} (build/behave-processes/)")
+        session.error(f"{name} failed in {', '.join(failed)} (build/{name}-processes/)")
 
 
 def _longest_first(features: list[Path]) -> list[Path]:
@@ -251,26 +265,30 @@ def _suite_clock() -> list[str]:
 def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
     PostgreSQL database, and Robot tests (tag `postgres`, not `long`: the progress-timed soak's three hosts run a few
-    rounds here, 200 in the `soak` session), with `lowtide[postgres]`, on a throwaway cluster each run starts and
-    removes. posargs: the feature files (default: every feature)."""
+    rounds here, 200 in the `soak` session), with `lowtide[postgres]`: the three side by side, each on a throwaway
+    cluster it starts and removes. posargs: the feature files (default: every feature)."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     _measure(session)
-    session.run(
-        "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
-        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
-        *session.posargs,
-    )  # fmt: skip
-    session.run(
-        "coverage", "run", "-p", "-m", "behave", "-D", "store=postgres", "--tags=@stores and not @sqlite",
-        "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres-stores",
-        *session.posargs,
-    )  # fmt: skip
-    session.run(
-        "coverage", "run", "-p", "-m", "robot", "--include", "postgres", "--exclude", "long",
-        "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
-        "robot",
-    )  # fmt: skip
+    # The three parts run side by side, each with a cluster of its own (a free port each): one after another, the
+    # session took 14 minutes (its Robot tests 6.5 of them, the README's examples on PostgreSQL 3) and ran on alone.
+    _side_by_side(session, "postgres", {
+        "postgres-scenarios": [
+            "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
+            "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
+            *session.posargs,
+        ],
+        "postgres-stores": [
+            "coverage", "run", "-p", "-m", "behave", "-D", "store=postgres", "--tags=@stores and not @sqlite",
+            "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres-stores",
+            *session.posargs,
+        ],
+        "postgres-robot": [
+            "coverage", "run", "-p", "-m", "robot", "--include", "postgres", "--exclude", "long",
+            "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
+            "robot",
+        ],
+    })  # fmt: skip
 
 
 @nox.session(name="serve_clients")
