@@ -59,6 +59,7 @@ Feature: The lowtide command behaves like a well-kept CLI
     Examples:
       | command                                                      | message                                                                                 |
       | lowtide stauts                                               | lowtide: No such command 'stauts'. Did you mean 'status'? (see 'lowtide --help')         |
+      | lowtide frobnicate                                           | lowtide: No such command 'frobnicate'. (see 'lowtide --help')                             |
       | lowtide run jobs.jsonl --actor actor.yaml --itmes-per-batch 5 | lowtide: No such option '--itmes-per-batch'. (Did you mean one of: '--items-per-batch', |
       | lowtide status --limit -1                                    | lowtide: Invalid value for '--limit': must be 0 or more, not -1 (see 'lowtide status --help') |
 

@@ -121,6 +121,54 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
     And the rebuild printed on stderr "Nothing was written."
     And the scenario's ledger holds 2 requests, as before
 
+  Scenario Outline: A rebuild told too little, or told wrongly, says what to write instead, before any API is read
+    When "lowtide ledger rebuild <arguments>" runs without a ledger
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: <message>"
+
+    Examples:
+      | arguments                                                     | message                                                                                         |
+      |                                                               | Name the accounts to read: --actors with the actor file your programs use, or --provider NAME.  |
+      | --provider openai --identity 0123456789AB                     | --identity: a ledger's identity is 12 lowercase hex digits (as the listing shows), not '0123456789AB'. |
+      | --provider openai:OPENAI_API_KEY                              | --provider: write NAME or NAME=KEY_VARIABLE, not 'openai:OPENAI_API_KEY'.                       |
+      | --provider openia                                             | No provider named 'openia'. Did you mean 'openai'?                                              |
+      | --provider openai=LOWTIDE_NO_SUCH_KEY                         | No OpenAI API key: set the LOWTIDE_NO_SUCH_KEY environment variable                             |
+      | --provider openai=LOWTIDE_NO_SUCH_KEY --identity 0123456789ab | No OpenAI API key: set the LOWTIDE_NO_SUCH_KEY environment variable                             |
+
+  Scenario: A rebuild into a ledger in one process's memory is refused before the API is read, and names what to write instead
+    Given the emulator on a socket, whose batches take 0 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program asks questions 1 to 2 with the keys "k-1" to "k-2", and they are answered
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY --wait --ledger memory:`
+    Then the command exits with 2
+    And the rebuild printed on stderr "memory: is a ledger in one process's memory, gone when this command ends: name the ledger your programs use with --ledger or $"
+    And the API was not asked for its batches by the rebuild
+
+  Scenario: An account whose key the API refuses stops the listing with the API's error, exit status 3
+    Given the emulator on a socket, whose batches take 0 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program asks questions 1 to 2 with the keys "k-1" to "k-2", and they are answered
+    And the API will refuse the next "openai.batches.list" call with status 401
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml`
+    Then the command exits with 3
+    And the rebuild printed on stderr "lowtide: Incorrect API key provided."
+    And the rebuild printed on stderr "| status 401 | request id req_"
+    And the command printed one line on stderr, and nothing on stdout
+
+  Scenario: A batch another tool made on the same account, whose custom ids name no ledger, is neither listed nor recorded
+    Given the emulator on a socket, whose batches take 0 seconds
+    And the programs' actor sends its batches to the openai API
+    When a program asks questions 1 to 4 with the keys "k-1" to "k-4", and they are answered
+    And another tool of the account runs an OpenAI batch of 3 requests with custom ids of its own, which ends
+    And the ledger's file is deleted with its -wal and -shm, half-way through the run
+    And the operator runs `lowtide ledger rebuild --actors actors.yaml`
+    Then the command exits with 0
+    And the command listed the lost ledger's identity with 1 batches and 4 requests
+    And the command printed one identity, and no batch of unknown owner
+    When the operator runs `lowtide ledger rebuild --actors actors.yaml --identity IDENTITY`
+    Then the command exits with 0
+    And the rebuild printed "Recorded 1 batch(es), 4 request(s) and 4 result(s)"
+
   Scenario: An identity whose batches the API does not hold has nothing to rebuild
     Given the emulator on a socket, whose batches take 0 seconds
     And the programs' actor sends its batches to the openai API

@@ -103,10 +103,12 @@ Feature: An item whose batch exists is never failed for a reason of lowtide's
         | Anthropic | not-utf8       | not UTF-8                              |
         | Anthropic | unknown-shape  | a result of unknown type 'teleported'  |
         | Anthropic | lone-surrogate | a string holds an unpaired surrogate   |
+        | Anthropic | not-an-object  | a JSON list, not an object             |
         | OpenAI    | bad-json       | not JSON                               |
         | OpenAI    | not-utf8       | not UTF-8                              |
         | OpenAI    | unknown-shape  | neither a response nor an error        |
         | OpenAI    | lone-surrogate | a string holds an unpaired surrogate   |
+        | OpenAI    | not-an-object  | a JSON list, not an object             |
 
     Scenario: A garbled line is read once whatever the download it came in: broken off and fetched again, it is kept once
       Given an emulated Anthropic API whose batches take 60 seconds

@@ -83,6 +83,30 @@ def step_actor(context: Context, provider: str, options: str = "") -> None:
         r.use(provider, options)
 
 
+@when("another tool of the account runs an OpenAI batch of {count:d} requests with custom ids of its own, which ends")
+def step_foreign_batch(context: Context, count: int) -> None:
+    """A batch lowtide did not make, on the account the rebuild reads: its custom ids ("row-1", ...) name no ledger."""
+    import io
+    import json
+
+    from openai import OpenAI
+
+    r = _r(context)
+    client = OpenAI(base_url=r.socket.url + "/v1", api_key="emulator-key")
+    body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 16}
+    url = "/v1/chat/completions"
+    lines = [{"custom_id": f"row-{n}", "method": "POST", "url": url, "body": body} for n in range(count)]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    uploaded = client.files.create(file=("rows.jsonl", io.BytesIO(data)), purpose="batch")
+    client.batches.create(input_file_id=uploaded.id, endpoint=url, completion_window="24h")
+    client.close()
+
+
+@when('the API will refuse the next "{route}" call with status {status:d}')
+def step_refuse_next(context: Context, route: str, status: int) -> None:
+    _r(context).socket.emu.faults.fail_next(route, status)
+
+
 @given('the API will let the request "{key}" expire')
 def step_expire(context: Context, key: str) -> None:
     w, r = world(context), _r(context)
@@ -209,7 +233,15 @@ def step_rebuild_waiting(context: Context) -> None:
 def step_command(context: Context, command: str) -> None:
     w, r = world(context), _r(context)
     line = command.replace("actors.yaml", str(r.actor_file(w))).replace("IDENTITY", r.identity)
+    before = sum(r.socket.emu.calls.values())
     run_cli(w, line, ledger=w.ledger_path, cwd=w.path("actors.yaml").parent)
+    w.witnessed["API calls by the command"] = [str(sum(r.socket.emu.calls.values()) - before)]
+
+
+@then("the API was not asked for its batches by the rebuild")
+def step_api_unread(context: Context) -> None:
+    calls = world(context).witnessed["API calls by the command"]
+    assert calls == ["0"], f"the rebuild made {calls[0]} call(s) to the API"
 
 
 def _placed(context: Context, text: str) -> str:
@@ -280,6 +312,14 @@ def step_listed_lost(context: Context, batches: int, requests: int) -> None:
     line = re.search(rf"^    {identity}  {batches} batch\(es\), (\d+) request\(s\), newest ", out, re.M)
     assert line, f"{identity} with {batches} batch(es) not listed in:\n{out}"
     assert int(line.group(1)) == requests, f"{identity} listed with {line.group(1)} request(s), not {requests}:\n{out}"
+
+
+@then("the command printed one identity, and no batch of unknown owner")
+def step_one_identity(context: Context) -> None:
+    out = world(context).value["out"]
+    listed = [line for line in out.splitlines() if line.startswith("    ")]
+    assert len(listed) == 1, out
+    assert listed[0].startswith(f"    {_r(context).identity}  "), out
 
 
 @then("the scenario's ledger holds {count:d} requests, as before")

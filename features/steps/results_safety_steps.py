@@ -312,6 +312,8 @@ def step_raw_results(context: Context, folder: str, key: str) -> None:
     assert named[0].decode("utf-8", "backslashreplace") == record.error["raw_line"], (named[0], record.error)
     if kind == "lone-surrogate":
         assert b"\\ud800" in named[0], named[0]
+    elif kind == "not-an-object":
+        assert isinstance(json.loads(named[0]), list), named[0]
     else:
         try:
             json.loads(named[0].decode("utf-8"))

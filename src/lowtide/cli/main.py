@@ -165,8 +165,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     with command_line(), verbosity.applied(), _terminate_as_exception() as terminated:
         try:
             status = cli.main(given, prog_name="lowtide", standalone_mode=False, obj=verbosity)
-        except click.exceptions.Exit as done:
-            return done.exit_code
         except click.exceptions.NoArgsIsHelpError as exc:
             exc.show()
             return exc.exit_code

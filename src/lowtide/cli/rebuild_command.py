@@ -115,6 +115,8 @@ async def _run(
         if identity is None:
             click.echo(surveyed(await survey(sources), json_output=json_output))
             return 0
+        if not dry_run:  # refused before the APIs are read (a --wait may take hours), when it would be after
+            _refuse_in_process(ledger)
         existing = _existing(ledger)
         if existing is not None:  # refused before the APIs are read, when it would be after
             try:
@@ -190,9 +192,10 @@ def _existing(ledger: str | None) -> LedgerStore | None:
     return _opened(location, read_only=True)
 
 
-def _target(ledger: str | None) -> LedgerStore:
-    """The ledger to rebuild into, made if there is none; a damaged one (a SQLite file) moved aside first."""
-    from lowtide.ledger.store import ledger_location, open_ledger
+def _refuse_in_process(ledger: str | None) -> LedgerLocation:
+    """The location `ledger` names; a `ConfigurationError` when it is a ledger in this process's memory, which a
+    rebuild would write into only to lose it as the command ends."""
+    from lowtide.ledger.store import ledger_location
 
     location = ledger_location(ledger)
     if location.kind.in_process:
@@ -201,6 +204,14 @@ def _target(ledger: str | None) -> LedgerStore:
             " programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
+    return location
+
+
+def _target(ledger: str | None) -> LedgerStore:
+    """The ledger to rebuild into, made if there is none; a damaged one (a SQLite file) moved aside first."""
+    from lowtide.ledger.store import open_ledger
+
+    location = _refuse_in_process(ledger)
     store = _opened(location, read_only=False)
     if store is not None:
         return store

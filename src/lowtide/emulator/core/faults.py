@@ -20,9 +20,10 @@ from lowtide.emulator.core.outcomes import Outcome, OutcomeKind, outcome_kind
 
 __all__ = ["GARBLE_KINDS", "AfterCommit", "Faults", "GarbleKind", "garble_kind", "garbled_line"]
 
-GarbleKind = Literal["bad-json", "not-utf8", "unknown-shape", "lone-surrogate"]
+GarbleKind = Literal["bad-json", "not-utf8", "unknown-shape", "lone-surrogate", "not-an-object"]
 """How a garbled result line is wrong: JSON cut off mid-line (then a newline), bytes that are not UTF-8 in its text,
-a shape the API does not have, or an unpaired surrogate (`\\ud800`) escaped in its text."""
+a shape the API does not have, an unpaired surrogate (`\\ud800`) escaped in its text, or the whole line inside a JSON
+array (valid JSON, not an object)."""
 GARBLE_KINDS: tuple[GarbleKind, ...] = get_args(GarbleKind)
 
 
@@ -322,6 +323,8 @@ def garbled_line(line: bytes, kind: GarbleKind, *, unknown_shape: bytes) -> byte
     provider's API does not have, naming the same request (each provider's results give it)."""
     if kind == "unknown-shape":
         return unknown_shape
+    if kind == "not-an-object":
+        return b"[" + line.rstrip(b"\n") + b"]\n"
     if kind == "bad-json":
         named = line.find(b'"custom_id":"')
         named_end = line.find(b'"', named + len(b'"custom_id":"')) + 1 if named >= 0 else 0
