@@ -20,7 +20,7 @@ from decimal import Decimal
 from enum import Enum
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import httpx2
 import parse
@@ -39,7 +39,7 @@ from lowtide import (
     ProviderRegistry,
 )
 from lowtide.core.clock import VirtualClock
-from lowtide.ledger.store import LedgerStore, open_ledger
+from lowtide.ledger.store import BatchIntent, LedgerStore, open_ledger
 from lowtide.registry import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
@@ -784,3 +784,35 @@ class _Kept(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.into.append(record)
+
+
+class _Backend(Protocol):
+    """What dead_intent reads of a provider's batch backend."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def endpoint(self) -> str: ...
+
+
+def dead_intent(
+    batch_id: str,
+    backend: _Backend,
+    member: tuple[str, str],
+    request_bytes: int,
+    owner: str,
+    now: float,
+    recorded: float,
+) -> BatchIntent:
+    """The intent a process recorded (at `recorded`) for one request before it died: its lease ended a second before
+    `now`, so that the next process reconciles it."""
+    return BatchIntent(
+        batch_id,
+        provider=backend.name,
+        endpoint=backend.endpoint,
+        members=[member],
+        request_bytes=request_bytes,
+        owner=owner,
+        until=now - 1,
+        now=recorded,
+    )

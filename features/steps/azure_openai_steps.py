@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx2
 import openai
-from _support import World, names, set_env, world, yaml_doc
+from _support import World, dead_intent, names, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BatchProcessingMode
@@ -22,7 +22,6 @@ from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread
-from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
@@ -164,18 +163,7 @@ def step_azure_orphan_intent(context: Context, key: str, prompt: str) -> None:
     )
     batch_id = "lt_orphaned_azure_intent"
     body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            batch_id,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
 
     async def upload() -> str:
         uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")

@@ -8,7 +8,7 @@ import datetime
 from typing import Any
 
 import boto3
-from _support import World, set_env, world, yaml_doc
+from _support import World, dead_intent, set_env, world, yaml_doc
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from step_context import Context, given, then, when
@@ -16,7 +16,7 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
-from lowtide.ledger.store import BatchIntent, NewRequest, stored_json
+from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.bedrock.batch_backend import (
     INPUT_STEP,
     MODEL_STEP,
@@ -145,18 +145,7 @@ def _orphan(w: World, key: str, prompt: str, *, created: bool) -> None:
     )
     batch_id = "lt_0123456789abcdef0123456789abcdef"
     body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            batch_id,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
     record = body.decode().replace(f'"modelId":"{MODEL}",', "").encode()
     object_key = "lowtide/input/0123456789abcdef0123456789abcdef.jsonl"
     _client(w, "s3").put_object(Bucket=DEFAULT_BUCKET, Key=object_key, Body=record)

@@ -10,7 +10,7 @@ from collections import Counter
 
 import openai
 from _compat_apis import CompatApi
-from _support import World, emulated_reply_to, names, set_env, world, yaml_doc
+from _support import World, dead_intent, emulated_reply_to, names, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from step_context import Context, given, then, when
@@ -18,7 +18,6 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.calls import parking
 from lowtide.emulator import Emulator
-from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 
 # -- the emulated account ---------------------------------------------------------------------------------------------
@@ -138,18 +137,7 @@ def _orphan(w: World, api: CompatApi, key: str, prompt: str) -> tuple[str, str]:
     )
     intent = f"lt_orphaned_{api.name}_intent"
     body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            intent,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
     file_id = w.run(api.upload(w, intent, body))
     ledger.record_create_step(intent, api.input_file_step, file_id)
     return intent, file_id

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import httpx2
-from _support import API_KEY, World, names, set_env, world, yaml_doc
+from _support import API_KEY, World, dead_intent, names, set_env, world, yaml_doc
 from google import genai
 from google.genai import types
 from step_context import Context, given, then, when
@@ -17,7 +17,7 @@ from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
 from lowtide.calls import parking
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
-from lowtide.ledger.store import BatchIntent, NewRequest, stored_json
+from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.gemini import GeminiBatchProvider
 from lowtide.providers.gemini.batch_backend import (
     INPUT_FILE_STEP,
@@ -182,18 +182,7 @@ def step_gemini_orphan_intent(context: Context, key: str, prompt: str) -> None:
     )
     batch_id = "lt_0123456789abcdef0123456789abcdef"
     body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            batch_id,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
 
     async def upload() -> str:
         config: types.UploadFileConfigDict = {"mime_type": "application/jsonl"}

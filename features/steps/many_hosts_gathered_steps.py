@@ -51,7 +51,7 @@ def _first_gatherer(
     owner, not by host id."""
     from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 
-    take, intent = AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent
+    take, record = AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent
     submitted, states_of = AsyncPostgresLedger.record_submitted, AsyncPostgresLedger.states_of
     stem, first, last = low.rsplit("-", 1)[0], int(low.rsplit("-", 1)[1]), int(high.rsplit("-", 1)[1])
     keys = [f"{stem}-{n}" for n in range(first, last + 1)]
@@ -70,22 +70,22 @@ def _first_gatherer(
             await asyncio.sleep(0.02)
         return await take(self, scope, **kwargs)
 
-    async def later(self: AsyncPostgresLedger, recorded: BatchIntent) -> list[str]:
-        if gatherers and gatherers[0] == recorded.owner:
-            batches.add(recorded.batch_id)
+    async def later(self: AsyncPostgresLedger, intent: BatchIntent) -> list[str]:
+        if gatherers and gatherers[0] == intent.owner:
+            batches.add(intent.batch_id)
             await asyncio.sleep(intent_after)  # the calls it gathered are its, pending, all this while
-        return await intent(self, recorded)
+        return await record(self, intent)
 
-    async def created(self: AsyncPostgresLedger, answered: BatchCreated) -> None:
-        if answered.batch_id in batches:
+    async def created(self: AsyncPostgresLedger, created: BatchCreated) -> None:
+        if created.batch_id in batches:
             await asyncio.sleep(created_after)  # the API has it; the ledger says it is being created
-        await submitted(self, answered)
+        await submitted(self, created)
 
     AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = gathering, later
     AsyncPostgresLedger.record_submitted = created
 
     def restore() -> None:
-        AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = take, intent
+        AsyncPostgresLedger.take_pending, AsyncPostgresLedger.record_intent = take, record
         AsyncPostgresLedger.record_submitted = submitted
 
     context.cleanups.append(restore)

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2
 from _mistral_support import Recording, canned, unreachable
 from _mistral_support import sent as _sent
-from _support import API_KEY, World, names, remember_env, set_env, world, yaml_doc
+from _support import API_KEY, World, dead_intent, names, remember_env, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from mistralai.client import Mistral, models
@@ -22,7 +22,7 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.emulator import Emulator, RateLimits
 from lowtide.emulator.mistral.emulation import MistralEmulation
-from lowtide.ledger.store import BatchIntent, NewRequest, stored_json
+from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers import Phase
 from lowtide.providers.mistral import MistralBatchProvider
 from lowtide.providers.mistral.batch_backend import (
@@ -141,18 +141,7 @@ def _orphan(context: Context, key: str, prompt: str, *, created: bool, uploaded:
     )
     intent = "lt_0123456789abcdef0123456789abcdef"
     body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            intent,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
     client = _client(w)
     file_id = ""
     if uploaded:

@@ -8,14 +8,13 @@ from decimal import Decimal
 from typing import Any
 
 from _openai_provider_support import RESPONSE_MODELS, openai_client
-from _support import World, emulated_reply_to, names, world
+from _support import World, dead_intent, emulated_reply_to, names, world
 from step_context import Context, given, then, when
 
 from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import RunPlan
 from lowtide.calls import parking
-from lowtide.ledger.records import BatchIntent
 from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
 from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
@@ -86,18 +85,7 @@ def step_openai_orphan_intent(context: Context, key: str, prompt: str) -> None:
     )
     batch_id = "lt_orphaned_openai_intent"
     body = backend.codec.encode([(custom_id, _json(params))])
-    ledger.record_intent(
-        BatchIntent(
-            batch_id,
-            provider=backend.name,
-            endpoint=backend.endpoint,
-            members=[(key, custom_id)],
-            request_bytes=len(body),
-            owner=dead,
-            until=now - 1,
-            now=now - 120,
-        )
-    )
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
 
     async def upload() -> str:
         uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")
