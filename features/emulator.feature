@@ -218,24 +218,21 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
         | {"requests": [{"custom_id": "a", "params": "x"}]}                                 | requests.0.params: Input should be a valid dictionary |
         | {"requests": [{"custom_id": "a", "params": {}, "note": 1}]}                       | requests.0.note: Extra inputs             |
 
-    # The CPU bounds are guards against work that grows faster than the requests (quadratic at 100,000 would take
-    # hours), not a measure of speed: measured here, the create takes 3 to 4 s of CPU and the download 8 s, and under
-    # coverage (`nox -s behave`) 5 to 7 s and 30 s.
-    Scenario: 100,000 requests are accepted and served quickly, 100,001 refused
+    # How fast is measured in benchmarks/batch_vs_sdk.py (100,000 requests against the official SDK's own client), not
+    # here: the CPU bounds this scenario had were a timed test. Work that grows faster than the requests (quadratic at
+    # 100,000 would take hours) still ends it, through the stuck watchdog (features/support/stuck.py).
+    Scenario: 100,000 requests are accepted and served, 100,001 refused
       Given the emulator runs on a manual clock with 60 processing seconds
       When I create an emulator batch of 100001 requests
       Then the emulator call fails with BadRequestError, status 400 and error type "invalid_request_error"
       And the emulator error message mentions "at most 100000 items"
-      And the emulator call used less than 30 seconds of CPU
       When I create an emulator batch of 100000 requests
-      Then the emulator call used less than 30 seconds of CPU
-      And the emulator batch is "in_progress" with 100000 requests processing
+      Then the emulator batch is "in_progress" with 100000 requests processing
       When the emulator clock advances 60 seconds
       And I retrieve the emulator batch
       Then the emulator batch is "ended" with counts succeeded=100000
       When I download the emulator batch results as raw lines
       Then the emulator results file has 100000 lines
-      And the emulator call used less than 120 seconds of CPU
 
     Scenario: Bodies over the byte limits are refused with 413
       Given the emulator runs on a manual clock with bodies limited to 2000 bytes

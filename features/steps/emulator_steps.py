@@ -163,7 +163,6 @@ class Scenario:
     previous: Any = None
     error: Exception | None = None
     elapsed: float = 0.0
-    cpu: float = 0.0
     """The process's CPU seconds during the last call: what the emulator's own work costs, whatever the load."""
     batch: Any = None
     batch_ids: list[str] = field(default_factory=list[str])
@@ -189,7 +188,7 @@ class Scenario:
     def run(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run an SDK call, timing it; an API error is kept for the Then steps instead of raised."""
         self.error = None
-        started, cpu = time.perf_counter(), time.process_time()
+        started = time.perf_counter()
         try:
             return self.runner.run(_awaited(make))
         except (anthropic.APIStatusError, anthropic.AnthropicError) as error:
@@ -197,7 +196,6 @@ class Scenario:
             return None
         finally:
             self.elapsed = time.perf_counter() - started
-            self.cpu = time.process_time() - cpu
 
 
 async def _awaited(make: Callable[[], Awaitable[Any]]) -> Any:
@@ -472,12 +470,6 @@ def step_succeeded(context: Context) -> None:
     s = scenario(context)
     assert s.error is None, s.error
     assert s.reply is not None
-
-
-@then("the emulator call used less than {seconds:g} seconds of CPU")
-def step_fast(context: Context, seconds: float) -> None:
-    """CPU time, not wall time: on a shared machine the wall clock measures the other processes too."""
-    assert scenario(context).cpu < seconds, scenario(context).cpu
 
 
 # -- raw HTTP --------------------------------------------------------------------------------------------------------
@@ -1054,10 +1046,9 @@ def step_fetch_results(context: Context) -> None:
 @when("I download the emulator batch results as raw lines")
 def step_results_raw(context: Context) -> None:
     s = scenario(context)
-    started, cpu = time.perf_counter(), time.process_time()
+    started = time.perf_counter()
     raw_call(s, "GET", "/v1/messages/batches/<id>/results")
     s.elapsed = time.perf_counter() - started
-    s.cpu = time.process_time() - cpu
 
 
 @then("the emulator results file has {count:d} lines")
