@@ -27,6 +27,7 @@ def existing_ledger(
     source: str = "--ledger",
     never_write: bool = False,
     own: bool = False,
+    unchanged: bool = False,
 ) -> LedgerStore:
     """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs (a database named by a URL must
@@ -36,7 +37,8 @@ def existing_ledger(
     directory or file system) is opened so that nothing is written, where its kind can; one it can write is opened as
     usual (a SQLite file then leaves no `-wal` or `-shm` file behind). `never_write` (`lowtide dashboard`): opened
     read-only wherever its kind can, writable or not. `own`: a store of the caller's alone, not the process's one
-    (`open_ledger(own=True)`), which the caller closes."""
+    (`open_ledger(own=True)`), which the caller closes. `unchanged` (`lowtide ledger copy`'s source): a store of the
+    caller's too, which never writes to the ledger, even one an older lowtide wrote (`LedgerKind.open_unchanged`)."""
     location = ledger_location(given, source=source)
     kind = location.kind
     if kind.in_process:
@@ -51,6 +53,8 @@ def existing_ledger(
             f"There is no ledger at {missing}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
+    if unchanged:
+        return kind.open_unchanged(kind.place(location.target))
     read_only = never_write or (read_only and not kind.writable(location.target))
     return open_ledger(location, read_only=read_only, own=own)
 
