@@ -51,7 +51,11 @@ def step_ask_for_model(context: Context, prompt: str, model: str) -> None:
     w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=MODELS[model]))
 
 
-_NOT_MODELS: dict[str, Any] = {"an instance of Plan": Plan.model_construct(), "the class int": int, 'the text "Plan"': "Plan"}
+_NOT_MODELS: dict[str, Any] = {
+    "an instance of Plan": Plan.model_construct(),
+    "the class int": int,
+    'the text "Plan"': "Plan",
+}
 
 
 @when('the actor is asked "{prompt:Q}" with {given} as its response model')
