@@ -59,6 +59,12 @@ def existing_ledger(
     return open_ledger(location, read_only=read_only, own=own)
 
 
+def _unknown(unpriced: int) -> str:
+    """The answers whose cost is unknown (a model with no price), said beside a sum that leaves them out: never shown
+    as free."""
+    return f" + {unpriced} answer(s) of unknown cost" if unpriced else ""
+
+
 def _echo(line: str = "", *, err: bool = False) -> None:
     click.echo(line, err=err)
 
@@ -126,7 +132,8 @@ def status(
         counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items()) if v)
         _echo(
             f"  {summary.batch_id or summary.id:<40} {summary.state:<17} {summary.requests:>6} req  {counts:<40}"
-            f" ${summary.cost_usd:.6f} (live ${summary.live_cost_usd:.6f})"
+            f" ${summary.cost_usd:.6f}{_unknown(summary.unpriced)} (live ${summary.live_cost_usd:.6f}"
+            f"{_unknown(summary.unpriced)})"
         )
     for ticket in tickets:
         _echo(f"  {ticket.key:<40} {ticket.state:<17} batch {ticket.batch_id or '-'}  attempts {ticket.attempts}")
@@ -139,10 +146,12 @@ def status(
     for line in report.actors:
         counted = ", ".join(f"{k} {v}" for k, v in sorted(line.states.items()))
         _echo(
-            f"actor {line.actor}: {line.requests} request(s) ({counted}); ${line.cost_usd:.6f} at batch prices,"
-            f" ${line.live_cost_usd:.6f} live"
+            f"actor {line.actor}: {line.requests} request(s) ({counted}); ${line.cost_usd:.6f}{_unknown(line.unpriced)}"
+            f" at batch prices, ${line.live_cost_usd:.6f}{_unknown(line.unpriced)} live"
         )
-    _echo(f"total: ${report.cost_usd:.6f} at batch prices; the same calls live: ${report.live_cost_usd:.6f}")
+    unknown = _unknown(report.unpriced)
+    live = f"${report.live_cost_usd:.6f}{unknown}"
+    _echo(f"total: ${report.cost_usd:.6f}{unknown} at batch prices; the same calls live: {live}")
     records = _run_lines(store, latest=5)
     if records:
         _echo("latest bulk runs (lowtide runs lists them all; lowtide status RUN shows one):")
