@@ -48,7 +48,7 @@ Feature: The lowtide command behaves like a well-kept CLI
       | collect    | Fetch the results of ended batches into the ledger                   |
       | cancel     | Exits 1 when the batch has already ended                             |
       | demo       | Run the main job on the built-in emulator: no key, no network.      |
-      | emulator   | Serve the offline Anthropic and OpenAI APIs on a socket              |
+      | emulator   | Serve offline, on one socket, the APIs of all eight built-in providers |
       | completion | Print the shell code that completes lowtide's commands and options. |
 
   Scenario Outline: A misspelt command or option is named with what was meant, and exits with 2
