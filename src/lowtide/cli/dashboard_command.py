@@ -34,7 +34,7 @@ Examples:
 )
 @ledger_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
-@click.option("--port", type=PORT, default=8788, show_default=True, help="The port to listen on; 0 picks a free one.")
+@click.option("--port", type=PORT, default=8790, show_default=True, help="The port to listen on; 0 picks a free one.")
 @click.option(
     "--token",
     default=None,
