@@ -64,17 +64,77 @@ Feature: An actor answered live by Bedrock's Converse
       | InternalServerException     | 500    | a ServerError       | tried again       |
       | ServiceUnavailableException | 503    | a ServerError       | tried again       |
 
-  Scenario: A model the account does not have is refused as a ValidationException, not tried again
+  Scenario Outline: A model the account does not have is refused in <mode> mode before anything is sent, naming the closest it lists
     Given a Bedrock actor "typo" with:
       """
       model: amazon.nova-mikro-v1:0
+      batch_processing: <mode>
+      """
+    When the actor is asked "When is high tide?"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'amazon.nova-mikro-v1:0'. Did you mean 'amazon.nova-micro-v1:0'"
+    And the API received these calls:
+      | call                    | count |
+      | bedrock.models.get      | 1     |
+      | bedrock.models.list     | 1     |
+      | bedrock.converse        | 0     |
+      | bedrock.s3.put_object   | 0     |
+      | bedrock.batches.create  | 0     |
+
+    Examples:
+      | mode  |
+      | live  |
+      | batch |
+
+  Scenario: A model is looked up once, however many calls name it
+    When the actor is asked "When is high tide?"
+    And the actor is asked "When is low tide?"
+    Then the API received these calls:
+      | call               | count |
+      | bedrock.models.get | 1     |
+      | bedrock.converse   | 2     |
+
+  Scenario: A cross-region inference profile is looked up as a profile, and one the account lacks is refused by name
+    Given a Bedrock actor "profiled" with:
+      """
+      model: us.anthropic.claude-haiku-4-5-20251001-v1:0
+      """
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                 | count |
+      | bedrock.profiles.get | 1     |
+      | bedrock.models.get   | 0     |
+    Given a Bedrock actor "mistyped" with:
+      """
+      model: us.anthropic.claude-haiku-4-5-20251001-v2:0
+      """
+    When the actor is asked "When is high tide?"
+    Then a ConfigurationError is raised
+    And the error message contains "Bedrock's inference profiles at"
+    And the error message contains "Did you mean 'us.anthropic.claude-haiku-4-5-20251001-v1:0'"
+
+  Scenario: A model named by its ARN (provisioned, custom or imported) is left to Converse, which refuses one it lacks
+    Given a Bedrock actor "provisioned" with:
+      """
+      model: arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abc123
       """
     When the actor is asked "When is high tide?"
     Then an InvalidRequestError is raised
     And the error message contains "The provided model identifier is invalid."
     And the API received these calls:
-      | call             | count |
-      | bedrock.converse | 1     |
+      | call               | count |
+      | bedrock.models.get | 0     |
+      | bedrock.converse   | 1     |
+
+  Scenario: Credentials that may not read the account's catalogue (403) leave the model unchecked, and the call goes on
+    Given the account will fail the next "bedrock.models.get" call with status 403
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call               | count |
+      | bedrock.models.get | 1     |
+      | bedrock.converse   | 1     |
 
   Scenario: An image by URL is refused before anything is sent
     When the actor is asked with:
