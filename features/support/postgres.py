@@ -26,7 +26,11 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, LiteralString, cast
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 __all__ = ["PostgresCluster", "PostgresUnavailable", "server_binaries"]
 
@@ -78,7 +82,7 @@ class PostgresCluster:
         self._bin = server_binaries()
         self._stopped = False
         self._watchdog: subprocess.Popen[bytes] | None = None
-        self._admins: dict[str, Any] = {}
+        self._admins: dict[str, Connection[TupleRow]] = {}
         """By database, a superuser's psycopg connection over the Unix socket (`_execute`), kept for the run."""
         self._made: set[str] = set()
         """The databases `create_database` made."""
@@ -216,7 +220,7 @@ class PostgresCluster:
                     dbname=database, autocommit=True, connect_timeout=10,
                 )  # fmt: skip
             try:
-                admin.execute(statement)
+                admin.execute(cast(LiteralString, statement))  # the test's own statements, as `sql` takes them
                 return
             except psycopg.OperationalError:
                 admin.close()  # ended by a restart of the server: made again, once
