@@ -57,3 +57,14 @@ Feature: A PostgreSQL ledger rides through an outage of its server
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
     And the ledger's sums count 10 answers, each once, at the batch's price
+
+  @postgres
+  Scenario: A program's listener and heartbeat ride through a stop of the server: each loss said once, watchers woken and leases renewed on its return
+    # In the test's own process: its listener of batches' notices and its heartbeat are threads of their own, each
+    # trying again, soon, until the server answers.
+    Given a PostgreSQL server of the scenario's own
+    And a program's ledger on it keeps the lease of "owner-1" for 3 seconds and watches batch "batch-1"
+    When the server is stopped until the program has said it lost the ledger's notices and could not renew its leases
+    And the server is started again
+    Then the program said it listens to the ledger's notices again, and the watcher of "batch-1" was woken
+    And the lease of "owner-1" is renewed past the server's return
