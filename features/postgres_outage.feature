@@ -3,10 +3,11 @@ Feature: A PostgreSQL ledger rides through an outage of its server
   I want their calls to wait for the server and go on, and to fail, saying why, only when it stays away too long
   So that a restart costs a pause, never a failed call nor a request paid twice
 
-  Each scenario has a PostgreSQL cluster of its own, restarted, stopped and started as an operator would (`pg_ctl`),
-  the real clock, and an emulated API on a loopback socket whose counters say what was created. Hosts are separate
-  processes (LOWTIDE_HOST_ID), each with its own connections, listener and heartbeat. An outage is waited out for a
-  minute unless the ledger's URL says otherwise (`?lowtide_outage_seconds=`, or $LOWTIDE_PG_OUTAGE_SECONDS).
+  Each scenario has a PostgreSQL database of its own, in a cluster of the feature's own, restarted, stopped and
+  started as an operator would (`pg_ctl`), the real clock, and an emulated API on a loopback socket whose counters say
+  what was created. Hosts are separate processes (LOWTIDE_HOST_ID), each with its own connections, listener and
+  heartbeat. An outage is waited out for a minute unless the ledger's URL says otherwise (`?lowtide_outage_seconds=`,
+  or $LOWTIDE_PG_OUTAGE_SECONDS).
 
   @postgres
   Scenario: A server restarted under 200 calls in flight on two hosts costs a pause, and nothing is created twice
