@@ -153,10 +153,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> object:
-    import importlib
+    import importlib.util
 
     module = _LAZY.get(name)
     if module is None:
+        # A subpackage (`lowtide.ledger` after `import lowtide` alone), as when this file imported them all.
+        if not name.startswith("_") and importlib.util.find_spec(f"lowtide.{name}") is not None:
+            return importlib.import_module(f"lowtide.{name}")
         raise AttributeError(f"module 'lowtide' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # asked once: the next lookup finds it without this function
