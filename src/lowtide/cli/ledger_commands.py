@@ -3,16 +3,19 @@ from the command line. Each reads an existing ledger and says which; none create
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
 from lowtide.errors import APIError, ConfigurationError
-from lowtide.ledger.store import LedgerStore, ledger_location, open_ledger
+
+if TYPE_CHECKING:
+    from lowtide.ledger.store import LedgerStore
+
+# The ledger's stores, and asyncio, are imported by the commands that open one: `lowtide --help` does not.
 
 __all__ = ["COMMANDS", "existing_ledger"]
 
@@ -39,6 +42,8 @@ def existing_ledger(
     read-only wherever its kind can, writable or not. `own`: a store of the caller's alone, not the process's one
     (`open_ledger(own=True)`), which the caller closes. `unchanged` (`lowtide ledger copy`'s source): a store of the
     caller's too, which never writes to the ledger, even one an older lowtide wrote (`LedgerKind.open_unchanged`)."""
+    from lowtide.ledger.store import ledger_location, open_ledger
+
     location = ledger_location(given, source=source)
     kind = location.kind
     if kind.in_process:
@@ -241,6 +246,8 @@ def collect(batches: tuple[str, ...], ledger: str | None, api_key_env: str | Non
     A batch still processing is checked once and left as it is; a batch whose create never got an answer is
     reconciled with the API. Waiting programs (and `lowtide run` again) then find their answers in the ledger.
     """
+    import asyncio
+
     from lowtide.calls.parking import collect as collect_batches
 
     store = existing_ledger(ledger)
@@ -278,6 +285,8 @@ def cancel(target: str, ledger: str | None, api_key_env: str | None, json_output
     Requests the API had not yet answered end as canceled; answers already made are still collected and paid for.
     Exits 1 when the batch has already ended (there is nothing to cancel).
     """
+    import asyncio
+
     from lowtide.calls.parking import cancel as cancel_batch
     from lowtide.errors import BatchNotOutstanding
 

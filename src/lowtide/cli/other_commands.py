@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +42,8 @@ def demo(config: Path | None, processing_seconds: float, bulk_items: int) -> int
     Plain calls, structured output, a parked call resumed, a budget, and a bulk run, all through batches of the
     offline Anthropic API that runs in this process. Exits 1 if any call failed.
     """
+    import asyncio
+
     from lowtide.cli.demo import run_demo
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.errors import ConfigurationError
