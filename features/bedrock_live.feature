@@ -88,6 +88,36 @@ Feature: An actor answered live by Bedrock's Converse
     And the error message contains "Bedrock takes images and documents inline"
     And the API received no calls at all
 
+  Scenario Outline: What Converse would refuse, or has no place for, is refused before anything is sent: <what>
+    When the actor is asked with:
+      """
+      messages: [{role: user, content: When is high tide}]
+      <setting>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<mention>"
+    And the API received no calls at all
+
+    Examples:
+      | what                         | setting                               | field            | mention                                                      |
+      | a temperature above 1        | temperature: 5                        | temperature      | 5 is outside the range Bedrock's Converse takes, 0 to 1      |
+      | a top_p above 1              | top_p: 1.5                            | top_p            | 1.5 is outside the range Bedrock's Converse takes, 0 to 1    |
+      | Anthropic's metadata         | metadata: {user_id: u-42}             | metadata         | extra_params: {requestMetadata: {...}}                       |
+      | an empty stop sequence       | stop_sequences: ['']                  | stop_sequences.0 | the stop sequence is empty; Converse refuses it              |
+      | a stop sequence twice        | stop_sequences: [END, END]            | stop_sequences.1 | 'END' is given twice                                         |
+      | Anthropic's output_config    | output_config: {effort: low}          | output_config    | give `response_model` for structured output                  |
+      | Anthropic's cache_control    | cache_control: {type: ephemeral}      | cache_control    | cache points inside the messages                             |
+
+  Scenario: An actor configured with a temperature Converse refuses is refused as it loads
+    When a Bedrock actor "hot" is set up with:
+      """
+      temperature: 1.2
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "temperature"
+    And the error message contains "1.2 is outside the range Bedrock's Converse takes, 0 to 1"
+
   Scenario: Without a region the actor says which setting to give, before anything is sent
     Given the AWS region is not set anywhere
     When a live Bedrock actor is used
