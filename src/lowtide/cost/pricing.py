@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lowtide.config.settings import DEFAULT_PROVIDER
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.cost.usage_shape import PROBE_TOKENS, UsageShape
+from lowtide.cost.usage_shape import PROBE_TOKENS, UsageShape, neutral_probes
 from lowtide.errors import ConfigurationError
 from lowtide.types import Cost, Usage
 
@@ -39,6 +39,7 @@ __all__ = [
     "estimate_input_tokens",
     "forget_unpriced",
     "load_prices_in_background",
+    "neutral_probes",
     "worst_case_cost",
 ]
 
