@@ -16,7 +16,7 @@ from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from lowtide.bulk.inputs.digest import InputDigest
-    from lowtide.run_reports import RunReport
+    from lowtide.core.run_reports import RunReport
 
 __all__ = ["COMMANDS"]
 

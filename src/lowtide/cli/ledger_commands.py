@@ -191,7 +191,7 @@ def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
 
 
 def _run_line(report: Any) -> str:
-    from lowtide.run_reports import usd
+    from lowtide.core.run_reports import usd
 
     counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
     started = datetime.fromtimestamp(report.created_at, UTC).strftime("%Y-%m-%d %H:%M")

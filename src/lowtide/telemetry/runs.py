@@ -9,7 +9,7 @@ from typing import Protocol, TypeVar
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from lowtide.run_reports import RunReport
+from lowtide.core.run_reports import RunReport
 from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN
 from lowtide.telemetry.scope import tracer

@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.run_reports import format_duration
 from lowtide.cost.pricing import cost_range, estimate_input_tokens
-from lowtide.run_reports import format_duration
 
 if TYPE_CHECKING:
     from lowtide.bulk.running.definition import LiveRunDefinition, Prepared

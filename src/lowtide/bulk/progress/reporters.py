@@ -1,4 +1,4 @@
-"""The ways to show where a bulk run stands (`RunProgress`, from `lowtide.run_reports`): a live rich bar, plain
+"""The ways to show where a bulk run stands (`RunProgress`, from `lowtide.core.run_reports`): a live rich bar, plain
 lines, a callback.
 
 A run can take hours (batches end within 24 hours), so the display must be cheap, honest about what is unknown
@@ -15,8 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO, get_args
 
 from lowtide.core.clock import Clock, SystemClock
+from lowtide.core.run_reports import PROGRESS_SEPARATOR, RunProgress, format_duration
 from lowtide.errors import ConfigurationError
-from lowtide.run_reports import PROGRESS_SEPARATOR, RunProgress, format_duration
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -8,9 +8,9 @@ from typing import Any
 
 from lowtide.bulk.outputs.results import ItemStatus
 from lowtide.bulk.recorded.resume import item_status
+from lowtide.core.run_reports import usd
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.roles import Runs
-from lowtide.run_reports import usd
 
 __all__ = ["RunBatch", "RunStatus", "run_status"]
 

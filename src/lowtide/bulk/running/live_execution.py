@@ -25,6 +25,7 @@ from lowtide.bulk.outputs.results import ItemResult, ItemStatus
 from lowtide.bulk.running.definition import LiveRunDefinition, Prepared
 from lowtide.bulk.running.interrupts import on_interrupt
 from lowtide.bulk.running.state import RunEnd, RunState, Underway
+from lowtide.core.run_reports import RunProgress
 from lowtide.errors import ActorError, APIUnreachableError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.run_ledger import AsyncRunLedger
@@ -35,7 +36,6 @@ from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import error_class
 from lowtide.live.timing import finishing, within
 from lowtide.messages.structured import parse_response
-from lowtide.run_reports import RunProgress
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["LiveExecution"]

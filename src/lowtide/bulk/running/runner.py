@@ -55,10 +55,10 @@ from lowtide.bulk.running.live_options import AbortMode, PostProcess, check_live
 from lowtide.bulk.running.state import RunEnd
 from lowtide.calls.arguments import check_budget, check_count, check_seconds
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.run_reports import RunReport
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
-from lowtide.run_reports import RunReport
 from lowtide.telemetry.switch import tracing
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]

@@ -39,12 +39,12 @@ from lowtide.bulk.progress.reporters import ProgressReporter, reporter_for
 from lowtide.bulk.running.budget import RunBudget
 from lowtide.bulk.running.definition import Prepared, RunOutputs
 from lowtide.core.clock import Clock
+from lowtide.core.run_reports import RunProgress, RunReport
 from lowtide.errors import ActorError
 from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import RequestRecord
 from lowtide.messages.answers import Answer
-from lowtide.run_reports import RunProgress, RunReport
 from lowtide.types import ActorResponse
 
 __all__ = ["RunEnd", "RunState", "Underway"]
