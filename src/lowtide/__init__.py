@@ -21,6 +21,9 @@ from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, Batch
 from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
 from lowtide.errors import (
     ActorError,
+    AgentDivergedError,
+    AgentError,
+    AgentRunError,
     APIConnectionError,
     APIError,
     APITimeoutError,
@@ -48,6 +51,7 @@ from lowtide.errors import (
     RateLimitError,
     ServerError,
     StructuredOutputError,
+    UnstorableValueError,
 )
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.sqlite import Ledger
@@ -68,6 +72,7 @@ from lowtide.types import (
 )
 
 if _typing.TYPE_CHECKING:
+    from lowtide.agents import Agent, AgentContext, AgentHandle, agent
     from lowtide.bulk import InputError, Job, RunProgress
     from lowtide.bulk.outputs.results import ItemResult, ItemStatus, RunResult
     from lowtide.bulk.planning.batches import RunPlan
@@ -79,6 +84,9 @@ if _typing.TYPE_CHECKING:
 # 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one. So are the bulk runs' (`lowtide.bulk`, which
 # `Actor.bulk` and `Actor.map` import when called): a program that only calls `Actor.run` never loads them.
 _LAZY = {
+    "Agent": "lowtide.agents",
+    "AgentContext": "lowtide.agents",
+    "AgentHandle": "lowtide.agents",
     "BulkRun": "lowtide.bulk.running.runner",
     "ClaudeBatchProvider": "lowtide.providers.anthropic",
     "ClaudeProvider": "lowtide.providers.anthropic",
@@ -90,6 +98,7 @@ _LAZY = {
     "RunPlan": "lowtide.bulk.planning.batches",
     "RunProgress": "lowtide.bulk",
     "RunResult": "lowtide.bulk.outputs.results",
+    "agent": "lowtide.agents",
 }
 
 
@@ -112,6 +121,12 @@ __all__ = [
     "ActorError",
     "ActorRequest",
     "ActorResponse",
+    "Agent",
+    "AgentContext",
+    "AgentDivergedError",
+    "AgentError",
+    "AgentHandle",
+    "AgentRunError",
     "AuthenticationError",
     "BatchNotOutstanding",
     "BatchProcessingMode",
@@ -166,9 +181,11 @@ __all__ = [
     "TimeoutPolicy",
     "ToolSpec",
     "ToolUseContent",
+    "UnstorableValueError",
     "Usage",
     "VirtualClock",
     "__version__",
+    "agent",
     "default_registry",
     "load_actors",
     "open_ledger",
