@@ -205,6 +205,15 @@ def step_lowtide_process(context: Context, command: str, variables: str = "") ->
     _process(w, argv, _variables(variables.strip("`")))
 
 
+@when('the run "{run_id}" of "triage" is started in this program')
+def step_start_here(context: Context, run_id: str) -> None:
+    w = world(context)
+    examples = _examples()
+    w.run(examples.triage.start("flaky test", str(_log(w)), run_id=run_id, ledger=w.ledger()))
+    actor = examples.ACTORS.pop("planner")  # built from the environment, as the program's would be
+    w.cleanups.append(actor.aclose)
+
+
 @when("the batches end")
 def step_batches_end(context: Context) -> None:
     world(context).clock.advance(61)
@@ -258,3 +267,35 @@ def step_show(context: Context, run_id: str, count: int, last: str) -> None:
     assert w.value["code"] == 0, w.value
     journal = json.loads(w.value["out"])["journal"]
     assert (len(journal), journal[-1]["state"]) == (count, last), journal
+
+
+@when("`lowtide agents {command}` runs in this process")
+def step_lowtide_in_process(context: Context, command: str) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents {command}", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+    assert w.value["code"] == 0, w.value
+
+
+@then('the batch the run "{run_id}" waited on was canceled at the API')
+def step_batch_canceled(context: Context, run_id: str) -> None:
+    w = world(context)
+    [entry] = w.ledger().agent_journal.entries(run_id)
+    record = w.ledger().request(entry.key)
+    assert record is not None, entry
+    assert record.batch_id is not None, record
+    batch = w.ledger().batch(record.batch_id)
+    assert batch is not None, record
+    assert batch.provider_batch_id is not None, batch
+    snapshot = w.emu.batch(batch.provider_batch_id)
+    assert snapshot.cancel_initiated_at is not None, snapshot
+
+
+@given('a parked run "{run_id}" of the agent "{reference}"')
+def step_parked_run(context: Context, run_id: str, reference: str) -> None:
+    w = world(context)
+    now = w.clock.now()
+    run = AgentRun(
+        run_id=run_id, reference=reference, input='{"args":[],"kwargs":{}}', state=AgentState.PARKED, result=None,
+        error=None, cost_usd=Decimal(0), awaiting=None, holder=None, held_until=None, created_at=now, updated_at=now,
+    )  # fmt: skip
+    w.ledger().agent_journal.open_run(run)
