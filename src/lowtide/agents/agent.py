@@ -76,12 +76,6 @@ class Agent:
         refused = unstorable(list(args), "the agent's arguments") or unstorable(kwargs, "the agent's keyword arguments")
         if refused is not None:
             raise refused
-        if self.reference.startswith("__main__:"):
-            raise ConfigurationError(
-                f"The agent {self.reference} is defined in the script being run, which `lowtide agents resume` cannot"
-                " import: define it in a module of its own and import it.",
-                field="agent",
-            )
         store = store_of(ledger)
         run_id = run_id or uuid.uuid4().hex
         now = self.clock.now()

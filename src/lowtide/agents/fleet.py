@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import importlib
+import importlib.util
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lowtide.agents import rules
 from lowtide.agents.agent import Agent
 from lowtide.agents.driver import advance
+from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
@@ -42,9 +47,9 @@ async def collect_for(store: LedgerStore, run: AgentRun, *, client: object | Non
 
 def imported(reference: str) -> Agent:
     """The agent `module:qualname` names, imported; `ConfigurationError` naming the module when it cannot be."""
-    module_name, _, qualname = reference.partition(":")
+    module_name, _, qualname = reference.rpartition(":")
     try:
-        found: object = importlib.import_module(module_name)
+        found: object = _module(module_name)
         for part in qualname.split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError) as exc:
@@ -56,6 +61,27 @@ def imported(reference: str) -> Agent:
     if not isinstance(found, Agent):
         raise ConfigurationError(f"{reference} is not an @agent function.", field="reference")
     return found
+
+
+def _module(name: str) -> object:
+    """The module `name` names: imported, or for a script's path loaded once under a name of its own."""
+    if not name.endswith(".py"):
+        return importlib.import_module(name)
+    path = Path(name)
+    as_module = f"{SCRIPT_MODULE}{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+    if as_module in sys.modules:
+        return sys.modules[as_module]
+    spec = importlib.util.spec_from_file_location(as_module, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise ImportError(f"No script {name}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[as_module] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[as_module]
+        raise
+    return module
 
 
 @dataclass

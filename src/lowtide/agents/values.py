@@ -7,21 +7,39 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from lowtide.errors import UnstorableValueError
 
-__all__ = ["decoded", "encoded", "fingerprint", "reference_of", "unstorable", "unstorable_type"]
+__all__ = ["SCRIPT_MODULE", "decoded", "encoded", "fingerprint", "reference_of", "unstorable", "unstorable_type"]
 
+SCRIPT_MODULE = "lowtide_agents_script_"
+"""The prefix of the name a script's path is loaded under (`fleet.imported`)."""
 _MODEL = "__lowtide_model__"
 """The key under which a pydantic model's class is named in its stored form."""
 
 
 def reference_of(thing: Any) -> str:
-    """`module:qualname` of a function or class: how another process finds it again."""
-    return f"{getattr(thing, '__module__', '?')}:{getattr(thing, '__qualname__', type(thing).__qualname__)}"
+    """`module:qualname` of a function or class: how another process finds it again. One defined in the script being
+    run (`__main__`) is named by its module when run with `python -m`, else by the script's path (`/path/run.py:f`),
+    which `fleet.imported` loads as a module of its own name (its `if __name__ == "__main__":` part not run)."""
+    module = getattr(thing, "__module__", "?")
+    qualname = getattr(thing, "__qualname__", type(thing).__qualname__)
+    if module == "__main__":
+        main = sys.modules.get("__main__")
+        spec = getattr(main, "__spec__", None)
+        script = getattr(main, "__file__", None)
+        if spec is not None and getattr(spec, "name", None):
+            module = str(spec.name)
+        elif script:
+            module = str(Path(script).resolve())
+    elif module.startswith(SCRIPT_MODULE):  # a script `lowtide agents resume` loaded: named by its path again
+        module = str(getattr(sys.modules.get(module), "__file__", module))
+    return f"{module}:{qualname}"
 
 
 _STORABLE = (BaseModel, str, int, float, bool, list, tuple, dict, type(None))
