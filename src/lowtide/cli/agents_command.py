@@ -55,7 +55,14 @@ def _run_of(store: LedgerStore, run_id: str) -> AgentRun:
     return run
 
 
-@click.group(short_help="Durable agent runs: resume, list, show, stop, retry.")
+@click.group(
+    short_help="Durable agent runs: resume, list, show, stop, retry.",
+    epilog="""\b
+Examples:
+  lowtide agents resume --once
+  lowtide agents list --state parked --json
+  lowtide agents show triage-42""",
+)
 def agents() -> None:
     """Durable agent runs (`@agent` functions): each parks while a model turn's batch is out, and is advanced by
     `lowtide agents resume` once its answer is there."""
@@ -99,7 +106,13 @@ def resume(
         time.sleep(interval)
 
 
-@agents.command(name="list")
+@agents.command(
+    name="list",
+    epilog="""\b
+Examples:
+  lowtide agents list
+  lowtide agents list --state in-doubt --state failed --json""",
+)
 @click.option("--state", "states", multiple=True, type=click.Choice([s.value for s in AgentState]), help="Only these.")
 @ledger_option
 @json_option
@@ -116,7 +129,7 @@ def list_runs(states: tuple[str, ...], ledger: str | None, json_output: bool) ->
     return 0
 
 
-@agents.command()
+@agents.command(epilog="\b\nExamples:\n  lowtide agents show triage-42\n  lowtide agents show triage-42 --json")
 @click.argument("run_id", metavar="RUN")
 @ledger_option
 @json_option
@@ -138,7 +151,7 @@ def show(run_id: str, ledger: str | None, json_output: bool) -> int:
     return 0
 
 
-@agents.command()
+@agents.command(epilog="\b\nExamples:\n  lowtide agents stop triage-42")
 @click.argument("run_id", metavar="RUN")
 @ledger_option
 @api_key_env_option
@@ -158,7 +171,7 @@ def stop(run_id: str, ledger: str | None, api_key_env: str | None) -> int:
     return 0
 
 
-@agents.command()
+@agents.command(epilog="\b\nExamples:\n  lowtide agents retry triage-42 --import myproject.agents")
 @click.argument("run_id", metavar="RUN")
 @click.option("--import", "imports", multiple=True, metavar="MODULE", help="Import MODULE first (repeatable).")
 @ledger_option
