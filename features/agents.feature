@@ -43,3 +43,10 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     Then the start was refused with "belongs to the agent lowtide_agent_examples:triage"
     When a step is asked with an argument of type "Path"
     Then the step was refused with "is a pathlib.PosixPath, which the agent's journal cannot store" before it ran
+
+  Scenario: Runs advanced in one pass send their next turns together: one batch a turn for three runs
+    When the agent "triage" is started as the runs "c-1", "c-2" and "c-3" at once
+    Then the API created 1 batches, of 3 requests
+    When the batches end and the agent runs are resumed once
+    Then the API created 2 batches, of 3 requests each
+    And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2

@@ -4,6 +4,7 @@ against the emulator on a socket."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -299,3 +300,30 @@ def step_parked_run(context: Context, run_id: str, reference: str) -> None:
         error=None, cost_usd=Decimal(0), awaiting=None, holder=None, held_until=None, created_at=now, updated_at=now,
     )  # fmt: skip
     w.ledger().agent_journal.open_run(run)
+
+
+@when('the agent "{name}" is started as the runs "{first}", "{second}" and "{third}" at once')
+def step_start_many(context: Context, name: str, first: str, second: str, third: str) -> None:
+    w = world(context)
+    found = getattr(_examples(), name)
+
+    async def together() -> None:
+        await asyncio.gather(
+            *(found.start("flaky test", str(_log(w)), run_id=r, ledger=w.ledger()) for r in (first, second, third))
+        )
+
+    w.run(together())
+
+
+@then("the API created {count:d} batches, of {size:d} requests")
+@then("the API created {count:d} batches, of {size:d} requests each")
+def step_created_together(context: Context, count: int, size: int) -> None:
+    emu = world(context).emu
+    ids = emu.created_custom_ids
+    assert (emu.created_batches, len(ids), set(ids.values())) == (count, count * size, {1}), (emu.created_batches, ids)
+
+
+@then('the runs "{first}", "{second}" and "{third}" are parked, waiting on their keys at position {position:d}')
+def step_many_parked(context: Context, first: str, second: str, third: str, position: int) -> None:
+    for run_id in (first, second, third):
+        step_parked(context, run_id, f"{run_id}/{position}")

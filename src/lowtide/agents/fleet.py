@@ -4,6 +4,7 @@ outstanding batch canceled where the provider allows) or its in-doubt step let r
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -116,18 +117,19 @@ async def resume_once(
     ) as exc:  # the batches it could reach are collected; a later pass tries the others again
         done.errors.append(("collect", f"{type(exc).__name__}: {exc}"))
     journal = store.agent_journal
+    due: list[tuple[AgentRun, Agent]] = []
     for run in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]):
         if (only is not None and run.run_id != only) or not answered(store, run, clock.now()):
             continue
         try:
-            found = imported(run.reference)
+            due.append((run, imported(run.reference)))
         except ConfigurationError as exc:
             done.errors.append((run.run_id, str(exc)))
             journal.change_run(run.run_id, lambda r, said=str(exc): dataclasses.replace(r, error=said))
-            continue
-        after = await advance(found.fn, store, run.run_id, clock=clock)
-        if after is not None:
-            done.runs.append(after)
+    # Together, so that the next turns of runs advanced in one pass travel in as few batches as the coalescing
+    # window allows (one a turn for runs of one actor), not a batch a run.
+    advanced = await asyncio.gather(*(advance(found.fn, store, run.run_id, clock=clock) for run, found in due))
+    done.runs.extend(run for run in advanced if run is not None)
     return done
 
 
