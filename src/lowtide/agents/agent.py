@@ -12,6 +12,7 @@ from typing import Any
 from lowtide.agents.asking import ask
 from lowtide.agents.driver import AgentFunction, advance
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
+from lowtide.agents.waiting import answered, collect_for
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import AgentRunError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
@@ -107,8 +108,6 @@ class Agent:
         """The run's result, waiting for it: parked, it is advanced whenever its awaited answer is in the ledger
         (the ledger's ended batches are collected every `poll_interval` seconds). A run that failed, stopped or stands
         in doubt raises `AgentRunError` with its state and error."""
-        from lowtide.agents.fleet import collect_for
-
         store = store_of(ledger)
         while True:
             run = await ask(store, lambda: store.agent_journal.agent_run(run_id))
@@ -130,8 +129,6 @@ class Agent:
                 await self.clock.sleep(poll_interval)
 
     async def _ready(self, store: LedgerStore, run: AgentRun) -> bool:
-        from lowtide.agents.fleet import answered
-
         return await ask(store, lambda: answered(store, run, self.clock.now()))
 
 

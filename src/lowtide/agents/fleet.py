@@ -19,31 +19,14 @@ from lowtide.agents import rules
 from lowtide.agents.agent import Agent
 from lowtide.agents.driver import advance
 from lowtide.agents.values import SCRIPT_MODULE
+from lowtide.agents.waiting import answered
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
-__all__ = ["Advanced", "answered", "collect_for", "imported", "resume_once", "retry_run", "stop_run"]
-
-
-def answered(store: LedgerStore, run: AgentRun, now: float) -> bool:
-    """Whether the run can be advanced now: parked with its awaited answer in the ledger (or awaiting nothing), or
-    running with no live process holding it."""
-    if not rules.advanceable(run, now):
-        return False
-    if run.state is AgentState.RUNNING or run.awaiting is None:
-        return True
-    record = store.request(run.awaiting)
-    return record is not None and record.state.final
-
-
-async def collect_for(store: LedgerStore, run: AgentRun, *, client: object | None = None) -> None:
-    """Look once at the batch the run waits on, storing its results if it has ended."""
-    record = store.request(run.awaiting) if run.awaiting else None
-    if record is not None and record.batch_id and not record.state.final:
-        await parking.collect(store, batch_ids=[record.batch_id], client=client)
+__all__ = ["Advanced", "imported", "resume_once", "retry_run", "stop_run"]
 
 
 def imported(reference: str) -> Agent:
