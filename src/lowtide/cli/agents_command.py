@@ -7,7 +7,7 @@ import asyncio
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from lowtide.cli.params import SECONDS, api_key_env_option, json_option, ledger_
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+
+if TYPE_CHECKING:
+    from lowtide.agents.fleet import Advanced
 
 __all__ = ["COMMANDS"]
 
@@ -40,6 +43,14 @@ def _entry_json(entry: JournalEntry) -> dict[str, Any]:
         "cost_usd": None if entry.cost_usd is None else str(entry.cost_usd), "attempts": entry.attempts,
         "error": entry.error, "started_at": entry.started_at, "ended_at": entry.ended_at,
     }  # fmt: skip
+
+
+def _say(done: Advanced) -> None:
+    """Each run advanced, as it now stands, on stdout; what could not be done on stderr."""
+    for run in done.runs:
+        click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else ""))
+    for failed, said in done.errors:
+        click.echo(f"lowtide: {failed}: {said}", err=True)
 
 
 def _importable_here() -> None:
@@ -97,10 +108,7 @@ def resume(
         if json_output:
             _print_json({"advanced": [_run_json(r) for r in done.runs], "errors": dict(done.errors)})
         else:
-            for run in done.runs:
-                click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else ""))
-            for run_id, said in done.errors:
-                click.echo(f"lowtide: {run_id}: {said}", err=True)
+            _say(done)
         if mode == "once":
             return 1 if done.errors else 0
         time.sleep(interval)
@@ -183,10 +191,7 @@ def retry(run_id: str, imports: tuple[str, ...], ledger: str | None, api_key_env
     _importable_here()
     store = existing_ledger(ledger)
     done = asyncio.run(retry_run(store, run_id, imports=imports, api_key_env=api_key_env))
-    for run in done.runs:
-        click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else ""))
-    for failed, said in done.errors:
-        click.echo(f"lowtide: {failed}: {said}", err=True)
+    _say(done)
     return 1 if done.errors else 0
 
 
