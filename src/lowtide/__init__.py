@@ -18,6 +18,7 @@ from lowtide._version import __version__
 
 if _typing.TYPE_CHECKING:
     from lowtide.actor import Actor
+    from lowtide.agents import Agent, AgentContext, AgentHandle, agent
     from lowtide.batching.tickets import Ticket
     from lowtide.bulk import InputError, Job, RunProgress
     from lowtide.bulk.outputs.results import ItemResult, ItemStatus, RunResult
@@ -28,6 +29,9 @@ if _typing.TYPE_CHECKING:
     from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
     from lowtide.errors import (
         ActorError,
+        AgentDivergedError,
+        AgentError,
+        AgentRunError,
         APIConnectionError,
         APIError,
         APITimeoutError,
@@ -55,6 +59,7 @@ if _typing.TYPE_CHECKING:
         RateLimitError,
         ServerError,
         StructuredOutputError,
+        UnstorableValueError,
     )
     from lowtide.ledger.memory import MemoryLedger
     from lowtide.ledger.sqlite import Ledger
@@ -90,6 +95,12 @@ _LAZY = {
     "ActorError": "lowtide.errors",
     "ActorRequest": "lowtide.types",
     "ActorResponse": "lowtide.types",
+    "Agent": "lowtide.agents",
+    "AgentContext": "lowtide.agents",
+    "AgentDivergedError": "lowtide.errors",
+    "AgentError": "lowtide.errors",
+    "AgentHandle": "lowtide.agents",
+    "AgentRunError": "lowtide.errors",
     "AuthenticationError": "lowtide.errors",
     "BatchNotOutstanding": "lowtide.errors",
     "BatchProcessingMode": "lowtide.config.actors",
@@ -137,6 +148,7 @@ _LAZY = {
     "RunResult": "lowtide.bulk.outputs.results",
     "ServerError": "lowtide.errors",
     "StructuredOutputError": "lowtide.errors",
+    "UnstorableValueError": "lowtide.errors",
     "SystemClock": "lowtide.core.clock",
     "TextContent": "lowtide.types",
     "ThinkingContent": "lowtide.types",
@@ -146,6 +158,7 @@ _LAZY = {
     "ToolUseContent": "lowtide.types",
     "Usage": "lowtide.types",
     "VirtualClock": "lowtide.core.clock",
+    "agent": "lowtide.agents",
     "default_registry": "lowtide.registry",
     "load_actors": "lowtide.config.actors",
     "open_ledger": "lowtide.ledger.store",
@@ -180,6 +193,12 @@ __all__ = [
     "ActorError",
     "ActorRequest",
     "ActorResponse",
+    "Agent",
+    "AgentContext",
+    "AgentDivergedError",
+    "AgentError",
+    "AgentHandle",
+    "AgentRunError",
     "AuthenticationError",
     "BatchNotOutstanding",
     "BatchProcessingMode",
@@ -234,9 +253,11 @@ __all__ = [
     "TimeoutPolicy",
     "ToolSpec",
     "ToolUseContent",
+    "UnstorableValueError",
     "Usage",
     "VirtualClock",
     "__version__",
+    "agent",
     "default_registry",
     "load_actors",
     "open_ledger",

@@ -190,6 +190,7 @@ async def collect(
             failures += await engine.collect_once(at_endpoint)
         finally:
             await engine.backend.aclose()
+            await engine.aclose()  # its lease ends now, not when the loop does (`Agent.result` keeps its loop)
     if failures:
         raise failures[0]
     return status(ledger).batches
@@ -226,6 +227,7 @@ async def cancel(
         ledger.record_status(batch.id, phase=remote.phase.value, counts=None, ended_at=None)
     finally:
         await engine.backend.aclose()
+        await engine.aclose()
     updated = ledger.batch(batch.id)
     assert updated is not None
     return next(b for b in status(ledger).batches if b.id == updated.id)
