@@ -1,7 +1,7 @@
 *** Settings ***
 Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       A live bulk run through the command line (`lowtide run --mode live`) against a `lowtide emulator`
-...                 process enforcing rate limits and latency over a real socket: 500 items, more than the first
+...                 process enforcing rate limits and latency over a real socket: 400 items, more than the first
 ...                 minute's budget of requests, the run stopped midway and started again with the same command. It
 ...                 ends with every item answered, in order, none with an error (no 429 reaching the results).
 ...                 Stopped by SIGTERM (or Ctrl-C), the run lets its calls in flight finish and stores their answers:
@@ -13,18 +13,18 @@ Suite Teardown      Clean Up
 
 *** Variables ***
 # More items than the first minute's budget of requests, so that the limits bind after the burst; the count is not
-# the point (2,000 items at 1,500 a minute took 124 s of CPU for the suite under coverage; 500 at 360 do the same).
-${ITEMS}            ${500}
-${MIDWAY}           ${200}
-${RPM}              360
-${INPUT_TPM}        9600
+# the point (2,000 items at 1,500 a minute took 124 s of CPU for the suite under coverage; 400 at 300 do the same).
+${ITEMS}            ${400}
+${MIDWAY}           ${160}
+${RPM}              300
+${INPUT_TPM}        8000
 
 
 *** Test Cases ***
 A Live Run Killed Midway And Resumed Answers Every Item Once
-    [Documentation]    360 requests a minute (the first minute's budget spent in a burst, then 6 a second),
+    [Documentation]    300 requests a minute (the first minute's budget spent in a burst, then 5 a second),
     ...    input tokens limited alike, each answer taking 0.2 s, 32 calls at most in flight; the limits are learned
-    ...    from the headers. Killed after 200 stored answers, resumed: the second process calls only the rest.
+    ...    from the headers. Killed after 160 stored answers, resumed: the second process calls only the rest.
     Start Rate Limited Emulator    --rpm    ${RPM}    --input-tpm    ${INPUT_TPM}    --latency    0.2
     ${prompts}=    Write Prompts    ${ITEMS}
     ${actor}=    Write Live Actor File    32
@@ -42,7 +42,7 @@ A Live Run Killed Midway And Resumed Answers Every Item Once
     Every Item Should Have Been Answered Once    ${ITEMS}
 
 A Live Run Stopped Midway By SIGTERM And Resumed Pays For Every Item Exactly Once
-    [Documentation]    The same run and limits, stopped by SIGTERM after 200 stored answers: it stops starting
+    [Documentation]    The same run and limits, stopped by SIGTERM after 160 stored answers: it stops starting
     ...    calls, lets the ones in flight finish, stores their answers and exits 143; the same command again calls
     ...    only the rest. The emulator counts one answer per item: nothing was paid for twice.
     Start Rate Limited Emulator    --rpm    ${RPM}    --input-tpm    ${INPUT_TPM}    --latency    0.2
