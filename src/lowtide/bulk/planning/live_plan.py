@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from lowtide.bulk.progress.reporters import format_duration
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.cost.pricing import cost_range, estimate_input_tokens
+from lowtide.run_reports import format_duration
 
 if TYPE_CHECKING:
     from lowtide.bulk.running.definition import LiveRunDefinition, Prepared

@@ -22,7 +22,6 @@ from typing import Any, TextIO
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.bulk.inputs.jobs import Job
 from lowtide.bulk.outputs.results import ItemResult, ItemStatus
-from lowtide.bulk.progress.reporters import RunProgress
 from lowtide.bulk.running.definition import LiveRunDefinition, Prepared
 from lowtide.bulk.running.interrupts import on_interrupt
 from lowtide.bulk.running.state import RunEnd, RunState, Underway
@@ -36,6 +35,7 @@ from lowtide.live.events import ItemFinished, RunProgressed
 from lowtide.live.retries import error_class
 from lowtide.live.timing import finishing, within
 from lowtide.messages.structured import parse_response
+from lowtide.run_reports import RunProgress
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["LiveExecution"]

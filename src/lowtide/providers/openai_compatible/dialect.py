@@ -46,6 +46,9 @@ class Dialect(Generic[OptionsT]):
     """The settings of `options` that travel in the request body (when given)."""
     api_key_env: str = ""
     base_url_env: str = ""
+    sdk_paths: tuple[str, ...] = ()
+    """Paths its SDK puts before every route itself (`/v1`): a base URL ending in one would name it twice, and is
+    refused before anything is sent, saying the address to give (OpenAI's base URLs end in `/v1`; these SDKs' not)."""
     refused: Mapping[str, str] = field(default_factory=dict[str, str])
     """The neutral parameters its API has no use for, each with the reason given in the refusal."""
     takes_top_k: bool = False
