@@ -353,14 +353,16 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 def soak(session: nox.Session) -> None:
     """The soaks, long: the random-kill soak's 200 rounds each of one and of two processes, for every provider's batch
     API, and the progress-timed soak's 200 rounds of each variant (two providers per process; three hosts on one
-    PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, SEED: posargs
-    override; `-- --test "*PostgreSQL*"` runs one test."""
+    PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, PROVIDER_ROUNDS
+    (random_kill_soak.robot's OpenAI and Gemini tests, one round in the `robot` session), SEED: posargs override;
+    `-- --test "*PostgreSQL*"` runs one test."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
-        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:8 hours",
-        *session.posargs, "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
+        "--variable", "ROUNDS:200", "--variable", "PROVIDER_ROUNDS:200", "--variable", "SEED:lowtide-soak",
+        "--variable", "TEST_TIMEOUT:8 hours", *session.posargs,
+        "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
     )  # fmt: skip
 
 
