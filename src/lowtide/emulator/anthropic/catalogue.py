@@ -147,8 +147,6 @@ CATALOGUE: tuple[ModelEntry, ...] = (
         aliases=("claude-sonnet-4-5",), lifecycle="deprecated", deprecated="2026-09-30", retires="2026-11-30",
         max_input_tokens=200_000,
     ),
-    _model("claude-opus-4-1-20250805", "Claude Opus 4.1", "2025-08-05", "opus", 32_000,
-           aliases=("claude-opus-4-1",), max_input_tokens=200_000),
 )  # fmt: skip
 
 
