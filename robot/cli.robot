@@ -202,16 +202,6 @@ Lowtide Status Reads A Ledger In A Folder It Cannot Write, And Writes Nothing Th
     Should Be Equal    ${files}    ${{["actor.yaml", "ledger.sqlite3", "prompts.jsonl", "results.jsonl"]}}
     [Teardown]    Run Process    chmod    0755    ${dir}
 
-A Second Emulator On A Busy Port Says So In One Line
-    [Documentation]    `lowtide emulator --port P` where P is taken exits with code 2 and one clear line on stderr,
-    ...    not a traceback. The suite's emulator holds the port.
-    ${url}=    Suite Emulator
-    ${port}=    Fetch From Right    ${url}    :
-    ${result}=    Run Lowtide    emulator    --host    127.0.0.1    --port    ${port}
-    Should Be Equal As Integers    ${result.rc}    2
-    Should Contain    ${result.stderr}    cannot listen on 127.0.0.1:${port}
-    Should Not Contain    ${result.stderr}    Traceback
-
 A Program Using Only The Official SDK Gets Its Answer From The Emulator
     [Documentation]    Nothing but `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` in the environment points an
     ...    unmodified SDK program at `lowtide emulator`.
