@@ -167,6 +167,15 @@ class LowtideLibrary:
         self._base_url = wait_until_listening(process, timeout)
         return self._base_url
 
+    @keyword("Suite Emulator")
+    def suite_emulator(self, processing_seconds: float = 0.0) -> str:
+        """The emulator the suite's tests share: the one running, else one started now (kept until `Stop Emulator`
+        or `Clean Up`). An emulator's start imports every API it serves, seconds of CPU under coverage: tests that
+        only need an emulator to talk to share one."""
+        if self._emulator is not None and self._emulator.popen.poll() is None:
+            return self._require_base_url()
+        return self.start_emulator(processing_seconds)
+
     @keyword("Stop Emulator")
     def stop_emulator(self) -> int | None:
         """Stop the emulator with SIGTERM (SIGKILL only if it ignores that) and return its exit code.

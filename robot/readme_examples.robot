@@ -25,13 +25,16 @@ Every Example In The README Runs As Written
     ...    needs langchain
     ...    needs postgres
 
-The README's Examples Run With A PostgreSQL Ledger Too
-    [Documentation]    The same blocks in order, and the one that moves the ledger into a PostgreSQL database.
+The README's Example That Moves The Ledger Into PostgreSQL Runs As Written
+    [Documentation]    The one block whose behaviour depends on the store (`lowtide ledger copy` of the default ledger
+    ...    into `$DATABASE_URL`, then `lowtide status` on it), after the block that fills the default ledger as a
+    ...    reader's holds it (a planner's batch, its answer and a budgeted run). The other blocks act on the SQLite
+    ...    default ledger whatever `DATABASE_URL` says: they run once, in the test above; the PostgreSQL ledger's
+    ...    behaviour is the `@stores` scenarios' on PostgreSQL and `features/ledger_copy.feature`'s `@postgres` ones.
     [Tags]    postgres
     ${database}=    Create PostgreSQL Database
-    Run The README's Examples    ${database}
+    Run The README's Examples    ${database}    planner.submit(    lowtide ledger copy
     The Examples Not Run Should Be
-    ...    the test suite itself
-    ...    it reads the batches of a lost ledger at the real APIs (robot/ledger_rebuild.robot runs it against the emulator)
-    ...    needs pydantic-ai
-    ...    needs langchain
+    The Output Of The Block Holding    lowtide ledger copy
+    ...    Copied 2 request(s), 2 batch(es), 2 result(s), 0 run(s) from
+    ...    ledger postgresql://lowtide:***@    plan-issue-42    actor planner: 2 request(s) (collected 2)

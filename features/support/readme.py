@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -84,6 +85,8 @@ class BlockRun:
     output: str
     seconds: float
     skipped: str | None = None
+    cpu: float = 0.0
+    """The CPU seconds (user and system) of the processes the block ran and this process waited for."""
 
 
 def blocks_of(readme: Path) -> list[Block]:
@@ -173,14 +176,20 @@ class ReadmeRunner:
             "PYTHONUNBUFFERED": "1",
         }
 
-    def run_all(self, *, needs: Collection[str | None] = (None,)) -> Iterator[BlockRun]:
+    def run_all(self, *, needs: Collection[str | None] = (None,), holding: Collection[str] = ()) -> Iterator[BlockRun]:
         """Each block in order: files written, code run (the blocks that need nothing, or what `needs` names: a
-        framework installed, a database at hand), background servers started; the others skipped, saying why."""
-        for block in blocks_of(self.readme):
+        framework installed, a database at hand), background servers started; the others skipped, saying why.
+        `holding`: only the code blocks holding one of these texts run (the others are not yielded at all); fails
+        naming a text no code block holds."""
+        blocks = blocks_of(self.readme)
+        unheld = [text for text in holding if not any(block.runs and text in block.text for block in blocks)]
+        if unheld:
+            raise AssertionError(f"no python or bash block of {self.readme.name} holds {unheld}")
+        for block in blocks:
             if block.file_name is not None:
                 (self.workdir / block.file_name).write_text(block.text, encoding="utf-8")
                 continue
-            if not block.runs:
+            if not block.runs or (holding and not any(text in block.text for text in holding)):
                 continue
             needed = block.directives.get("needs")
             if "skip" in block.directives:
@@ -191,7 +200,7 @@ class ReadmeRunner:
                 yield self.run(block)
 
     def run(self, block: Block) -> BlockRun:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), _children_cpu()
         if _PORT.search(block.text):
             self._hold_the_ports()
         script = self.workdir / f"block-{block.number}.{'py' if block.language == 'python' else 'sh'}"
@@ -225,7 +234,7 @@ class ReadmeRunner:
         text = printed.read_text(errors="replace")
         if status is None:
             text = f"timed out after {timeout:.0f} s\n{text}"
-        return BlockRun(block, status, text, time.monotonic() - started)
+        return BlockRun(block, status, text, time.monotonic() - started, cpu=_children_cpu() - cpu)
 
     def close(self) -> str:
         """Stop the background servers and the emulator; what the servers printed."""
@@ -281,6 +290,11 @@ def _announced_url(process: subprocess.Popen[bytes], timeout: float) -> str:
             return match.group(0)
     _stop(process)
     raise AssertionError("lowtide emulator did not announce its address")
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _listened_on(port: int) -> bool:
