@@ -46,7 +46,7 @@ from lowtide.config.endpoints import check_api_key, check_base_url, unreachable
 from lowtide.core.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.core.exact_json import read_exactly
 from lowtide.core.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
-from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters
+from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters, check_ranges, refuse_fields
 from lowtide.cost.priced import PriceCache, Priced
 from lowtide.cost.pricing import (
     PROBE_TOKENS,
@@ -156,6 +156,7 @@ __all__ = [
     "check_api_key",
     "check_base_url",
     "check_input",
+    "check_ranges",
     "cost_of",
     "cost_range",
     "credential_of",
@@ -183,6 +184,7 @@ __all__ = [
     "read_files",
     "read_input",
     "read_line",
+    "refuse_fields",
     "response_of",
     "retrying",
     "run_batch",

@@ -11,7 +11,7 @@ refused before anything is recorded or sent:
 from __future__ import annotations
 
 from lowtide import ConfigurationError
-from lowtide.providers import Parameters
+from lowtide.providers import Parameters, check_ranges, refuse_fields
 
 __all__ = ["check_parameters"]
 
@@ -27,15 +27,8 @@ _REFUSED: dict[str, str] = {
 
 def check_parameters(parameters: Parameters) -> None:
     """Refuse what Converse would refuse or drop of `parameters` (a `ConfigurationError` naming the field)."""
-    for name, reason in _REFUSED.items():
-        if getattr(parameters, name) is not None:
-            raise ConfigurationError(f"{name} cannot be sent to Bedrock: {reason}", field=name)
-    for name, (low, high) in _RANGES.items():
-        value = getattr(parameters, name)
-        if value is not None and not low <= value <= high:
-            raise ConfigurationError(
-                f"{name}: {value:g} is outside the range Bedrock's Converse takes, {low:g} to {high:g}.", field=name
-            )
+    refuse_fields(parameters, _REFUSED, who="Bedrock")
+    check_ranges(parameters, _RANGES, who="Bedrock's Converse")
     sequences = parameters.stop_sequences
     for index, sequence in enumerate(sequences):
         where = f"stop_sequences.{index}"
