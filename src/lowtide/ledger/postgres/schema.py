@@ -478,11 +478,12 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     # adds the results of a statement whose storer vouches for them (it read the batch's final results at the count
     # the batch still has, and stores none of their keys again) without looking each one up (`totals`).
     ADD_TOTALS,
-    # 12: durable agent runs and their journals, as the SQLite ledger's schema 12 has them.
+    # 12: durable agent runs and their journals, as the SQLite ledger's schema 12 has them; their names, keys and states
+    # compare byte by byte, as schema 10 made every other (the JSON, errors and costs they hold are never compared).
     """
     CREATE TABLE agent_runs (
         run_id     TEXT COLLATE "C" PRIMARY KEY,
-        reference  TEXT NOT NULL,
+        reference  TEXT COLLATE "C" NOT NULL,
         input      TEXT NOT NULL,
         state      TEXT COLLATE "C" NOT NULL,
         result     TEXT,
@@ -498,10 +499,10 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     CREATE TABLE agent_journal (
         run_id      TEXT COLLATE "C" NOT NULL REFERENCES agent_runs(run_id),
         position    INTEGER NOT NULL,
-        kind        TEXT NOT NULL,
-        name        TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        key         TEXT NOT NULL,
+        kind        TEXT COLLATE "C" NOT NULL,
+        name        TEXT COLLATE "C" NOT NULL,
+        fingerprint TEXT COLLATE "C" NOT NULL,
+        key         TEXT COLLATE "C" NOT NULL,
         result      TEXT,
         error       TEXT,
         cost_usd    TEXT,
