@@ -196,7 +196,7 @@ def step_schema_before(context: Context) -> None:
     if isinstance(store, Ledger):
         store.close()
         with closing(sqlite3.connect(store.path)) as db:
-            db.executescript("DROP TABLE result_totals; PRAGMA user_version = 8;")
+            db.executescript(f"DROP TABLE result_totals; {_LATER_TABLES} PRAGMA user_version = 8;")
     else:  # the same rows, in a ledger made again at schema 4 (the form of its requests every store copies)
         rows = [(table, COPIED[table], [r for chunk in store.export_rows(table) for r in chunk]) for table in COPIED]
         store.close()
@@ -214,5 +214,11 @@ def step_schema_counting_all(context: Context, version: int) -> None:
         db.execute(TOTALS.format(after="0"))  # schema 9's sums: a result stored again counted again
         (counted,) = db.execute("SELECT SUM(answers) FROM result_totals").fetchone()
         assert counted == 22, f"the replayed batch's 6 results should be counted twice in schema 9's sums: {counted}"
+        db.executescript(_LATER_TABLES)
         db.execute(f"PRAGMA user_version = {version}")
     context.views_store = reopened(context, store)
+
+
+_LATER_TABLES = "DROP TABLE agent_journal; DROP TABLE agent_runs;"
+"""The tables schema 12 made (durable agents): a ledger taken back to an earlier schema has none of them, as the
+ledger an older lowtide wrote has none."""

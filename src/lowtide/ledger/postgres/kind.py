@@ -44,11 +44,12 @@ class PostgresKind(LedgerKind):
         from lowtide.errors import ConfigurationError
         from lowtide.ledger.postgres.migration import version_found
         from lowtide.ledger.postgres.outage import said
-        from lowtide.ledger.postgres.pool import connect
+        from lowtide.ledger.postgres.pool import connect, need_psycopg
         from lowtide.ledger.postgres.schema import SCHEMA_VERSION
         from lowtide.ledger.postgres.steps import run_on
         from lowtide.ledger.postgres.url import redacted
 
+        need_psycopg()
         try:
             with connect(target) as connection:
                 found = run_on(connection, version_found())
