@@ -261,12 +261,19 @@ def _suite_clock() -> list[str]:
     return ["--listener", "robot/resources/suite_clock.py"] if os.environ.get("LOWTIDE_SUITE_TIMES") else []
 
 
+def _tagged(tag: str) -> list[str]:
+    """The feature files (any folder under features/) in which `tag` appears: given `features/` whole, a behave that
+    runs 10 of its 123 files still read every one and matched each skipped scenario's steps, 6 s of CPU under
+    coverage."""
+    return sorted(str(path) for path in Path("features").rglob("*.feature") if tag in path.read_text())
+
+
 @nox.session
 def postgres(session: nox.Session) -> None:
     """The PostgreSQL ledger's scenarios (`@postgres`), the ledger's scenarios (`@stores`, not `@sqlite`) on a
     PostgreSQL database, and Robot tests (tag `postgres`, not `long`: the progress-timed soak's three hosts run a few
     rounds here, 200 in the `soak` session), with `lowtide[postgres]`: the three side by side, each on a throwaway
-    cluster it starts and removes. posargs: the feature files (default: every feature)."""
+    cluster it starts and removes. posargs: the feature files (default: every feature naming the part's tag)."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     _measure(session)
@@ -276,12 +283,12 @@ def postgres(session: nox.Session) -> None:
         "postgres-scenarios": [
             "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
             "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
-            *session.posargs,
+            *(session.posargs or _tagged("@postgres")),
         ],
         "postgres-stores": [
             "coverage", "run", "-p", "-m", "behave", "-D", "store=postgres", "--tags=@stores and not @sqlite",
             "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres-stores",
-            *session.posargs,
+            *(session.posargs or _tagged("@stores")),
         ],
         "postgres-robot": [
             "coverage", "run", "-p", "-m", "robot", "--include", "postgres", "--exclude", "long",
@@ -346,14 +353,16 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
 def soak(session: nox.Session) -> None:
     """The soaks, long: the random-kill soak's 200 rounds each of one and of two processes, for every provider's batch
     API, and the progress-timed soak's 200 rounds of each variant (two providers per process; three hosts on one
-    PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, SEED: posargs
-    override; `-- --test "*PostgreSQL*"` runs one test."""
+    PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, PROVIDER_ROUNDS
+    (random_kill_soak.robot's OpenAI and Gemini tests, one round in the `robot` session), SEED: posargs override;
+    `-- --test "*PostgreSQL*"` runs one test."""
     session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
-        "--variable", "ROUNDS:200", "--variable", "SEED:lowtide-soak", "--variable", "TEST_TIMEOUT:8 hours",
-        *session.posargs, "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
+        "--variable", "ROUNDS:200", "--variable", "PROVIDER_ROUNDS:200", "--variable", "SEED:lowtide-soak",
+        "--variable", "TEST_TIMEOUT:8 hours", *session.posargs,
+        "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
     )  # fmt: skip
 
 

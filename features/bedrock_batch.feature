@@ -269,7 +269,11 @@ Feature: An actor answered by Amazon Bedrock batch inference, exactly once
       max_cost_usd: 0.000001
       """
     Then a BudgetExceededError is raised
-    And the API received no calls at all
+    And the API received these calls:
+      | call                   | count |
+      | bedrock.s3.put_object  | 0     |
+      | bedrock.batches.create | 0     |
+      | bedrock.converse       | 0     |
 
   Scenario: A create Bedrock refuses fails its calls at once, and the input it wrote is deleted
     Given the account will fail the next "bedrock.batches.create" call with status 400

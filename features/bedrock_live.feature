@@ -64,17 +64,77 @@ Feature: An actor answered live by Bedrock's Converse
       | InternalServerException     | 500    | a ServerError       | tried again       |
       | ServiceUnavailableException | 503    | a ServerError       | tried again       |
 
-  Scenario: A model the account does not have is refused as a ValidationException, not tried again
+  Scenario Outline: A model the account does not have is refused in <mode> mode before anything is sent, naming the closest it lists
     Given a Bedrock actor "typo" with:
       """
       model: amazon.nova-mikro-v1:0
+      batch_processing: <mode>
+      """
+    When the actor is asked "When is high tide?"
+    Then a ConfigurationError is raised
+    And the error message contains "has no model 'amazon.nova-mikro-v1:0'. Did you mean 'amazon.nova-micro-v1:0'"
+    And the API received these calls:
+      | call                    | count |
+      | bedrock.models.get      | 1     |
+      | bedrock.models.list     | 1     |
+      | bedrock.converse        | 0     |
+      | bedrock.s3.put_object   | 0     |
+      | bedrock.batches.create  | 0     |
+
+    Examples:
+      | mode  |
+      | live  |
+      | batch |
+
+  Scenario: A model is looked up once, however many calls name it
+    When the actor is asked "When is high tide?"
+    And the actor is asked "When is low tide?"
+    Then the API received these calls:
+      | call               | count |
+      | bedrock.models.get | 1     |
+      | bedrock.converse   | 2     |
+
+  Scenario: A cross-region inference profile is looked up as a profile, and one the account lacks is refused by name
+    Given a Bedrock actor "profiled" with:
+      """
+      model: us.anthropic.claude-haiku-4-5-20251001-v1:0
+      """
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                 | count |
+      | bedrock.profiles.get | 1     |
+      | bedrock.models.get   | 0     |
+    Given a Bedrock actor "mistyped" with:
+      """
+      model: us.anthropic.claude-haiku-4-5-20251001-v2:0
+      """
+    When the actor is asked "When is high tide?"
+    Then a ConfigurationError is raised
+    And the error message contains "Bedrock's inference profiles at"
+    And the error message contains "Did you mean 'us.anthropic.claude-haiku-4-5-20251001-v1:0'"
+
+  Scenario: A model named by its ARN (provisioned, custom or imported) is left to Converse, which refuses one it lacks
+    Given a Bedrock actor "provisioned" with:
+      """
+      model: arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abc123
       """
     When the actor is asked "When is high tide?"
     Then an InvalidRequestError is raised
     And the error message contains "The provided model identifier is invalid."
     And the API received these calls:
-      | call             | count |
-      | bedrock.converse | 1     |
+      | call               | count |
+      | bedrock.models.get | 0     |
+      | bedrock.converse   | 1     |
+
+  Scenario: Credentials that may not read the account's catalogue (403) leave the model unchecked, and the call goes on
+    Given the account will fail the next "bedrock.models.get" call with status 403
+    When the actor is asked "When is high tide?"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call               | count |
+      | bedrock.models.get | 1     |
+      | bedrock.converse   | 1     |
 
   Scenario: An image by URL is refused before anything is sent
     When the actor is asked with:
@@ -87,6 +147,36 @@ Feature: An actor answered live by Bedrock's Converse
     Then a ConfigurationError is raised
     And the error message contains "Bedrock takes images and documents inline"
     And the API received no calls at all
+
+  Scenario Outline: What Converse would refuse, or has no place for, is refused before anything is sent: <what>
+    When the actor is asked with:
+      """
+      messages: [{role: user, content: When is high tide}]
+      <setting>
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "<field>"
+    And the error message contains "<mention>"
+    And the API received no calls at all
+
+    Examples:
+      | what                         | setting                               | field            | mention                                                      |
+      | a temperature above 1        | temperature: 5                        | temperature      | 5 is outside the range Bedrock's Converse takes, 0 to 1      |
+      | a top_p above 1              | top_p: 1.5                            | top_p            | 1.5 is outside the range Bedrock's Converse takes, 0 to 1    |
+      | Anthropic's metadata         | metadata: {user_id: u-42}             | metadata         | extra_params: {requestMetadata: {...}}                       |
+      | an empty stop sequence       | stop_sequences: ['']                  | stop_sequences.0 | the stop sequence is empty; Converse refuses it              |
+      | a stop sequence twice        | stop_sequences: [END, END]            | stop_sequences.1 | 'END' is given twice                                         |
+      | Anthropic's output_config    | output_config: {effort: low}          | output_config    | give `response_model` for structured output                  |
+      | Anthropic's cache_control    | cache_control: {type: ephemeral}      | cache_control    | cache points inside the messages                             |
+
+  Scenario: An actor configured with a temperature Converse refuses is refused as it loads
+    When a Bedrock actor "hot" is set up with:
+      """
+      temperature: 1.2
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "temperature"
+    And the error message contains "1.2 is outside the range Bedrock's Converse takes, 0 to 1"
 
   Scenario: Without a region the actor says which setting to give, before anything is sent
     Given the AWS region is not set anywhere

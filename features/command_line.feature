@@ -48,7 +48,7 @@ Feature: The lowtide command behaves like a well-kept CLI
       | collect    | Fetch the results of ended batches into the ledger                   |
       | cancel     | Exits 1 when the batch has already ended                             |
       | demo       | Run the main job on the built-in emulator: no key, no network.      |
-      | emulator   | Serve the offline Anthropic and OpenAI APIs on a socket              |
+      | emulator   | Serve offline, on one socket, the APIs of all eight built-in providers |
       | completion | Print the shell code that completes lowtide's commands and options. |
 
   Scenario Outline: A misspelt command or option is named with what was meant, and exits with 2
@@ -135,6 +135,17 @@ Feature: The lowtide command behaves like a well-kept CLI
     When "lowtide status --batch nowhere" runs in the scenario's folder
     Then the command exits with 2
     And the command printed on stderr "No batch 'nowhere' in the ledger"
+
+  Scenario Outline: A dashboard beyond loopback refuses a token short enough to guess by trying, before it opens anything
+    When "lowtide dashboard --host <host> --token <token> --port 0" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "lowtide: --token has <length> character(s): a dashboard listening beyond loopback (<host>) needs a token of at least 16, or none (one is then made and printed)."
+    And there is still no ledger file
+
+    Examples:
+      | host      | token           | length |
+      | 0.0.0.0   | a               | 1      |
+      | 192.0.2.7 | fifteen-chars15 | 15     |
 
   Scenario Outline: A command that reads the ledger says so when there is none, and leaves none behind
     When "lowtide <command>" runs in the scenario's folder

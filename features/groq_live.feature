@@ -174,6 +174,18 @@ Feature: An actor answered by Groq's live Chat Completions
       | provider | groq                        |
     And the answer's cost is unknown
 
+  Scenario Outline: A base URL ending in the path the Groq SDK adds itself is refused, naming the address to give: <url>
+    Given a Groq actor "doubled" with no client, its base URL "<url>" given by <source>
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "<said> <url> ends with <path>: the Groq SDK adds /openai/v1 before every route itself, so give the address without it, <bare>."
+    And the API received no calls at all
+
+    Examples:
+      | url                                  | source            | said               | path       | bare                             |
+      | http://127.0.0.1:9/v1                | its base_url      | base_url           | /v1        | http://127.0.0.1:9               |
+      | http://127.0.0.1:9/openai/v1/        | GROQ_BASE_URL     | $GROQ_BASE_URL     | /openai/v1 | http://127.0.0.1:9               |
+
   Scenario: Without a key, the actor says which variable to set before anything is sent
     Given a Groq actor "keyless" with no client, whose key variable is unset
     When the actor is asked "Hello"

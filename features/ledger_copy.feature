@@ -52,6 +52,25 @@ Feature: Moving a ledger to another store
     Then copying it into "saved.sqlite3" again is refused with "is not empty"
     And copying it into the in-memory copy again is refused with "is not empty"
 
+  Scenario: A ledger an older lowtide wrote is copied as this lowtide reads it, and the file copied from is left as it was
+    Given a copy of "ledger-v5.sqlite3", a ledger lowtide wrote at schema version 5
+    When `lowtide ledger copy ledger-v5.sqlite3 moved.sqlite3` runs
+    Then the command exits with 0
+    And the command printed "Copied 10 request(s), 5 batch(es), 5 result(s), 1 run(s)"
+    And "ledger-v5.sqlite3" is still, byte for byte, the file lowtide wrote at schema version 5, with nothing beside it
+    When the ledger "moved.sqlite3" is opened by this lowtide
+    Then it reads every request, batch member, run item and copied row as schema 5's lowtide read them ("ledger-v5.json")
+
+  @postgres
+  Scenario: A PostgreSQL ledger an older lowtide wrote is not copied, for that would write to it: the error says what to do
+    Given the scenario's PostgreSQL database holds the ledger lowtide wrote at schema version 7 ("postgres-v7-tables.json")
+    When `lowtide ledger copy DATABASE moved.sqlite3` runs
+    Then the command exits with 2
+    And on stderr, the command says "has schema version 7, older than this lowtide's" and "a copy never writes to its source"
+    And the scenario's PostgreSQL database still holds its ledger at schema version 7
+    And no file "moved.sqlite3" was made
+    And the password of the scenario's database appears nowhere in the command's output
+
   Scenario: Copying a ledger that is not there says so, and makes nothing
     Given a SQLite ledger in which an actor answered 1 calls in batch mode, and a bulk run of 1 prompts
     When `lowtide ledger copy missing.sqlite3 copy.sqlite3` runs

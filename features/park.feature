@@ -199,6 +199,23 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
     And the command printed each actor's cost at batch and live prices
     And the command printed the total cost at batch prices and what the same calls would have cost live
 
+  Scenario: `lowtide status` counts the answers of a model with no price as of unknown cost, never as free
+    Given an actor "pilot" with:
+      """
+      model: claude-mythos-5-1
+      batch_processing: batch
+      batch: {poll_interval: 30}
+      """
+    When these calls are made at once:
+      | actor   | key       | prompt             |
+      | planner | plan-1    | Plan issue 42      |
+      | pilot   | pilot-1   | When is high tide? |
+    And "lowtide status" runs on the scenario's ledger
+    Then the command exits with 0
+    And the command printed "actor pilot: 1 request(s) (collected 1); $0.000000 + 1 answer(s) of unknown cost at batch prices, $0.000000 + 1 answer(s) of unknown cost live"
+    And the command printed " + 1 answer(s) of unknown cost at batch prices; the same calls live: $"
+    And the command printed a line for the batch, "collected", "2 req", and 1 answer(s) of unknown cost
+
   Scenario: `lowtide status --actor` shows one actor's calls
     Given an actor "reviewer" with:
       """

@@ -3,10 +3,11 @@ Feature: A PostgreSQL ledger rides through an outage of its server
   I want their calls to wait for the server and go on, and to fail, saying why, only when it stays away too long
   So that a restart costs a pause, never a failed call nor a request paid twice
 
-  Each scenario has a PostgreSQL cluster of its own, restarted, stopped and started as an operator would (`pg_ctl`),
-  the real clock, and an emulated API on a loopback socket whose counters say what was created. Hosts are separate
-  processes (LOWTIDE_HOST_ID), each with its own connections, listener and heartbeat. An outage is waited out for a
-  minute unless the ledger's URL says otherwise (`?lowtide_outage_seconds=`, or $LOWTIDE_PG_OUTAGE_SECONDS).
+  Each scenario has a PostgreSQL database of its own, in a cluster of the feature's own, restarted, stopped and
+  started as an operator would (`pg_ctl`), the real clock, and an emulated API on a loopback socket whose counters say
+  what was created. Hosts are separate processes (LOWTIDE_HOST_ID), each with its own connections, listener and
+  heartbeat. An outage is waited out for a minute unless the ledger's URL says otherwise (`?lowtide_outage_seconds=`,
+  or $LOWTIDE_PG_OUTAGE_SECONDS).
 
   @postgres
   Scenario: A server restarted under 200 calls in flight on two hosts costs a pause, and nothing is created twice
@@ -57,3 +58,14 @@ Feature: A PostgreSQL ledger rides through an outage of its server
     And the API created 1 batch, with each custom id once
     And that batch holds the 10 requests of both hosts
     And the ledger's sums count 10 answers, each once, at the batch's price
+
+  @postgres
+  Scenario: A program's listener and heartbeat ride through a stop of the server: each loss said once, watchers woken and leases renewed on its return
+    # In the test's own process: its listener of batches' notices and its heartbeat are threads of their own, each
+    # trying again, soon, until the server answers.
+    Given a PostgreSQL server of the scenario's own
+    And a program's ledger on it keeps the lease of "owner-1" for 3 seconds and watches batch "batch-1"
+    When the server is stopped until the program has said it lost the ledger's notices and could not renew its leases
+    And the server is started again
+    Then the program said it listens to the ledger's notices again, and the watcher of "batch-1" was woken
+    And the lease of "owner-1" is renewed past the server's return

@@ -63,3 +63,15 @@ Feature: The public API
     Then the anthropic SDK was imported, and the openai SDK was not
     When a new Python process builds an OpenAI actor in batch mode and its provider
     Then the openai SDK was imported, and the anthropic SDK was not
+
+  Scenario Outline: <what> loads no provider's SDK, no web server and no terminal UI
+    # What starting costs: every `lowtide` command, and every program that imports lowtide, pays for what is imported
+    # before it does anything (docs/benchmarks.md, "Starting"). A provider's SDK is loaded by an actor of its own.
+    When a new Python process runs <code>
+    Then it imported none of <packages>
+
+    Examples:
+      | what                     | code                                                          | packages                                                                                      |
+      | import lowtide           | import lowtide                                                | anthropic, openai, google.genai, boto3, botocore, mistralai, groq, together, starlette, uvicorn, rich, asyncio, pydantic |
+      | lowtide --help           | from lowtide.cli import main; main(["--help"])                | anthropic, openai, google.genai, boto3, botocore, mistralai, groq, together, starlette, uvicorn, rich, asyncio, pydantic |
+      | the in-process emulator  | from lowtide.emulator import Emulator; Emulator()             | anthropic, openai, google.genai, boto3, botocore, mistralai, groq, together, uvicorn, rich                       |

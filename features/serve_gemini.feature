@@ -110,12 +110,18 @@ Feature: lowtide serve speaks the Gemini API's generateContent
 
     Examples:
       | what                                           | status | name             | words                  |
-      | a Gemini request with the wrong x-goog-api-key | 401    | UNAUTHENTICATED  | invalid                |
-      | a Gemini request with no key                   | 401    | UNAUTHENTICATED  | invalid                |
+      | a Gemini request with the wrong x-goog-api-key | 401    | UNAUTHENTICATED  | invalid x-goog-api-key or ?key= |
+      | a Gemini request with no key                   | 401    | UNAUTHENTICATED  | invalid x-goog-api-key or ?key= |
+      | a Gemini request with the wrong ?key=          | 401    | UNAUTHENTICATED  | invalid x-goog-api-key or ?key= |
       | a Gemini body over 20 MB                       | 413    | INVALID_ARGUMENT | at most 20971520 bytes |
       | a GET of Gemini's route                        | 405    | INVALID_ARGUMENT | is not allowed         |
       | a POST to /v1beta/models                       | 404    | NOT_FOUND        | is not served here     |
       | a POST to /v1/messages                         | 404    | NOT_FOUND        | is not served here     |
+
+  Scenario: A key given as ?key=, as Google's API takes it, is the client's key
+    When a Gemini client sends a Gemini request with its key as ?key= to lowtide serve
+    Then lowtide serve answers 200 with a candidate whose text is "tide: Hello"
+    And the fake batch API was sent 1 request(s)
 
   Scenario: The Gemini SDK with a wrong key gets its own error, and the call is not sent
     When the Gemini SDK asks lowtide serve "Hello" with the key "not-the-key" and fails

@@ -47,6 +47,20 @@ Feature: Structured output
       | live  |
       | batch |
 
+  Scenario Outline: A response model that is no pydantic model class is refused by name, before anything is sent
+    Given an actor "clerk" in <mode> mode
+    When the actor is asked "File the harbour permit" with <given> as its response model
+    Then the call fails with ConfigurationError
+    And the error message contains "<message>"
+    And the API received no calls at all
+
+    Examples:
+      | mode  | given               | message                                                                                                     |
+      | batch | an instance of Plan | response_model: give the model class, Plan, not an instance of it (Plan(...)).                              |
+      | live  | an instance of Plan | response_model: give the model class, Plan, not an instance of it (Plan(...)).                              |
+      | batch | the class int       | response_model: a response model is a pydantic model class (a subclass of BaseModel), not the class int.    |
+      | live  | the text "Plan"     | response_model: a response model is a pydantic model class (a subclass of BaseModel), not str 'Plan'.       |
+
   Scenario: An answer cut short by max_tokens is not valid JSON, and says so
     Given an actor "planner" with:
       """

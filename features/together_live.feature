@@ -117,6 +117,18 @@ Feature: An actor answered by Together AI's live Chat Completions
       | provider | together |
     And the answer's cost is unknown
 
+  Scenario Outline: A base URL ending in the path the Together SDK adds itself is refused, naming the address to give: <url>
+    Given a Together actor "doubled" with no client, its base URL "<url>" given by <source>
+    When the actor is asked "Hello"
+    Then a ConfigurationError is raised
+    And the error message contains "<said> <url> ends with <path>: the Together SDK adds /v1 before every route itself, so give the address without it, <bare>."
+    And the API received no calls at all
+
+    Examples:
+      | url                                  | source            | said               | path       | bare                             |
+      | http://127.0.0.1:9/v1                | TOGETHER_BASE_URL | $TOGETHER_BASE_URL | /v1        | http://127.0.0.1:9               |
+      | https://gateway.example/together/v1  | its base_url      | base_url           | /v1        | https://gateway.example/together |
+
   Scenario: Without a key, the actor says which variable to set before anything is sent
     Given a Together actor "keyless" with no client, whose key variable is unset
     When the actor is asked "Hello"

@@ -338,14 +338,18 @@ class BulkLibrary:
 
     @keyword("Interrupt Lowtide Once A Batch Is Out")
     def interrupt_lowtide_once_a_batch_is_out(
-        self, name: str, ledger: str, timeout: float = 180.0, signal_name: str = "SIGINT"
+        self, name: str, ledger: str, timeout: float = 180.0, signal_name: str = "SIGINT", after: int = 0
     ) -> Finished:
         """Ctrl-C (SIGINT, or the signal named) the run `name` once the ledger shows a batch created at the API and
-        not yet settled, as a user would press it while a run waits; returns how it ended."""
+        not yet settled, as a user would press it while a run waits; returns how it ended. With `after`, once the
+        ledger holds more than that many batches: a run resumed after an interrupt waits for a batch of its own, not
+        the one it attaches to at its start."""
         process = self._process(name)
         deadline = time.monotonic() + timeout
         seen = _LedgerView()
-        while not any(seen.batches.get(state, 0) for state in ("waiting-on-batch", "ended")):
+        while sum(seen.batches.values()) <= int(after) or not any(
+            seen.batches.get(state, 0) for state in ("waiting-on-batch", "ended")
+        ):
             if process.popen.poll() is not None:
                 raise AssertionError(f"{name} ended before a batch was out; ledger: {seen}")
             if time.monotonic() > deadline:
@@ -399,14 +403,15 @@ class BulkLibrary:
     @keyword("Results Should Equal But For Batches")
     def results_should_equal_but_for_batches(self, path: str, other: str) -> None:
         """Both results files hold the same lines in the same order, each the same but for the batch that carried it
-        (a run killed and resumed splits its items into other batches than a run never stopped)."""
+        (a run killed and resumed splits its items into other batches than a run never stopped) and a failed item's
+        error message, which names the request's custom id (each ledger's own: `<key>_<ledger identity>`)."""
         ours, theirs = _read_jsonl(Path(path)), _read_jsonl(Path(other))
         if len(ours) != len(theirs):
             raise AssertionError(f"{path} holds {len(ours)} line(s), {other} {len(theirs)}.")
         differ = [
             str(mine.get("index"))
             for mine, whole in zip(ours, theirs, strict=True)
-            if {**mine, "batch_id": None} != {**whole, "batch_id": None}
+            if _but_for_batch(mine) != _but_for_batch(whole)
         ]
         if differ:
             raise AssertionError(f"{len(differ)} line(s) of {path} differ from {other}'s: {_few(differ)}")
@@ -698,6 +703,13 @@ def _read_only(ledger: Path, query: str) -> list[tuple[Any, ...]]:
             db.close()
     except sqlite3.OperationalError:
         return []  # The schema is written in the run's first transaction.
+
+
+def _but_for_batch(line: Mapping[str, Any]) -> dict[str, Any]:
+    """A results line without what differs between two runs of the same rows on two ledgers: its batch, and its
+    error's message (which names the custom id)."""
+    error: Mapping[str, Any] | None = line.get("error")
+    return {**line, "batch_id": None, "error": None if error is None else {**error, "message": None}}
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -8,7 +8,9 @@ One instance per suite; `Stop Processes` (a test teardown) stops the `lowtide` p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -162,6 +164,29 @@ class ResultsLibrary:
         logger.info(f"lowtide {' '.join(args)} exited {code}\nstdout:\n{process.stdout}\nstderr:\n{process.stderr}")
         return Finished(code, process.stdout, process.stderr)
 
+    @keyword("Run Lowtide In This Process")
+    def run_lowtide_in_this_process(self, *args: str) -> Finished:
+        """`lowtide ARGS...` through the console script's own `main`, in this process, its outputs captured: for the
+        commands that only read the ledger (`runs`, `status`) or refuse before anything is sent, where a process of
+        their own would cost an interpreter's start-up (0.7 s of CPU under coverage) and prove nothing more. The
+        commands that call the API (`run`, `collect`) keep their processes: the socket and the key are their point."""
+        from lowtide.cli import main  # the console script's entry point (pyproject's [project.scripts])
+
+        out, err, saved = io.StringIO(), io.StringIO(), dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self._environment())  # what a process of its own is given: the key, no provider's URL
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        logger.info(f"lowtide {' '.join(args)} (in process) exited {code}\nstdout:\n{out.getvalue()}\n"
+                    f"stderr:\n{err.getvalue()}")  # fmt: skip
+        return Finished(code, out.getvalue(), err.getvalue())
+
     # ----------------------------------------------------------------------------------------------- results
 
     @keyword("Results Should Be")
@@ -238,11 +263,17 @@ class ResultsLibrary:
 
     def _start(self, argv: Sequence[str], name: str) -> Process:
         self._started += 1
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_CRASHPOINT", "ANTHROPIC_", "OPENAI_"))}
-        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"})
-        process = Process(argv, self._workdir, f"{name}-{self._started}", env)
+        process = Process(argv, self._workdir, f"{name}-{self._started}", self._environment())
         self._processes.append(process)
         return process
+
+    @staticmethod
+    def _environment() -> dict[str, str]:
+        """A `lowtide` command's environment: this one's without a crash point or a provider's own settings, with the
+        suite's key."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_CRASHPOINT", "ANTHROPIC_", "OPENAI_"))}
+        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"})
+        return env
 
 
 def _named_key(line: bytes, keys: Sequence[str]) -> str:

@@ -1,5 +1,5 @@
 *** Settings ***
-Test Timeout        ${TEST_TIMEOUT}    # stuck, not slow: 3 rounds take a few minutes on a loaded machine
+Test Timeout        ${TEST_TIMEOUT}    # stuck, not slow: 2 rounds take a few minutes on a loaded machine
 Documentation       The random-kill soak: batch-mode clients SIGKILLed at random moments across the whole life cycle
 ...                 (intent, create in flight, reconciliation, polling, streaming results), over three batches of the
 ...                 same size per client, with creates answered late and some failing with an unknown outcome (a 500,
@@ -8,7 +8,9 @@ Documentation       The random-kill soak: batch-mode clients SIGKILLed at random
 ...                 streamed), whether any custom id was created twice; the clients' outputs say whether any answer
 ...                 was lost; a client that does not finish is a hang.
 ...
-...                 Seeded: a failing round names the seed and round that replay it. The default run is short; the
+...                 Seeded: a failing round names the seed and round that replay it. The default run is short (two
+...                 rounds of two Anthropic processes, one round of two OpenAI and of two Gemini processes: their
+...                 batch APIs' shapes; the crash suite kills their clients at every crash point on every run); the
 ...                 `soak` nox session runs 200 rounds of each (`docs/reliability.md`). Each provider's batch API gets
 ...                 the same rounds (`Run Soak ... provider=NAME`); the API's answer to "created twice?" comes through
 ...                 that provider's official SDK (`_sdk_audits.py`). Tests tagged `long` run in the `soak` session only.
@@ -20,9 +22,14 @@ Suite Teardown      Clean Up
 
 
 *** Variables ***
-${ROUNDS}           3
+${ROUNDS}           2
+# The rounds of the default run's other providers (the `soak` session passes 200, as it does ROUNDS).
+${PROVIDER_ROUNDS}  1
 ${FIRST_ROUND}      1
-${SEED}             lowtide
+# Drawn (of `lowtide-N`) so that the default run's few rounds arm both kinds of unknown-outcome create (a 500, a create
+# committed and its answer dropped) in each test, with a kill in each: a seed not chosen left that to chance
+# (`lowtide`'s rounds armed no dropped create in Anthropic's test, no 500 in Gemini's).
+${SEED}             lowtide-5907
 ${PROCESSING}       1
 # The `soak` session's 200 rounds take most of an hour per test.
 ${TEST_TIMEOUT}     10 minutes
@@ -30,6 +37,7 @@ ${TEST_TIMEOUT}     10 minutes
 
 *** Test Cases ***
 One Process Killed At Random Over Same-Size Batches Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more (its rounds kill one client or both)
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1
 
 Two Processes On One Ledger, Creating While The Other Reconciles, Pay Once And Lose No Answer
@@ -40,14 +48,14 @@ One OpenAI Process Killed At Random Pays Once And Loses No Answer
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=openai
 
 Two OpenAI Processes On One Ledger Pay Once And Lose No Answer
-    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openai
+    Run Soak    ${PROVIDER_ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openai
 
 One Gemini Process Killed At Random Pays Once And Loses No Answer
     [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=gemini
 
 Two Gemini Processes On One Ledger Pay Once And Lose No Answer
-    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini
+    Run Soak    ${PROVIDER_ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=gemini
 
 One Bedrock Process Killed At Random Pays Once And Loses No Answer
     [Tags]    long    # Bedrock's soak runs in the `soak` session only

@@ -6,7 +6,9 @@ Documentation       What a bulk run must never lose, for real: `lowtide run` in 
 ...                 cuts part way, every time, leaves the unanswered items waiting on their batch (exit 1, the summary
 ...                 and `lowtide runs` say so); `lowtide collect` and the same command again answer every one, each
 ...                 request created once. A garbled result line is its item's error, its bytes kept in the raw
-...                 results, the others answered. Both providers' batch APIs.
+...                 results, the others answered. Both providers' batch APIs. The commands that only read the ledger
+...                 (`runs`, `status`) and the refused runs, which send nothing, run in this process, through the
+...                 console script's own `main` (`Run Lowtide In This Process`): an interpreter's start-up each saved.
 
 Library             OperatingSystem
 Library             ResultsLibrary.py
@@ -50,8 +52,8 @@ Out Over The Input Is Refused
         ${out}=    Link File    ${input}    hard.jsonl    kind=hard
     END
     ${work}=    New Directory    ledger-
-    ${result}=    Run Lowtide    run    ${input}    --actor    ${actor}    --out    ${out}
-    ...    --ledger    ${work}/ledger.sqlite3    --progress    none
+    ${result}=    Run Lowtide In This Process    run    ${input}    --actor    ${actor}
+    ...    --out    ${out}    --ledger    ${work}/ledger.sqlite3    --progress    none
     Should Be Equal As Integers    ${result.rc}    2    msg=Refused as a usage error: exit 2.\n${result.stderr}
     Should Contain    ${result.stderr}    is the run's input
     Should Contain    ${result.stderr}    writing the results there would destroy it. Name another file for the results.
@@ -78,14 +80,14 @@ Cut Results Are Collected Later
     Should Not Contain    ${first.stdout}    failed
     Should Not Contain    ${first.stderr}    Traceback
     Results Downloads Should Be    ${provider}    2
-    ${runs}=    Run Lowtide    runs    --ledger    ${work}/ledger.sqlite3
+    ${runs}=    Run Lowtide In This Process    runs    --ledger    ${work}/ledger.sqlite3
     Should Contain    ${runs.stdout}    4 item(s): 1 succeeded, 3 waiting
-    ${status}=    Run Lowtide    status    cut    --ledger    ${work}/ledger.sqlite3
+    ${status}=    Run Lowtide In This Process    status    cut    --ledger    ${work}/ledger.sqlite3
     Should Contain    ${status.stdout}    3 item(s) wait on batch
     IF    '${collector}' == 'lowtide collect'
         ${collect}=    Run Lowtide    collect    --ledger    ${work}/ledger.sqlite3    --api-key-env    LOWTIDE_ROBOT_KEY
         Should Be Equal As Integers    ${collect.rc}    0    msg=${collect.stderr}
-        ${status}=    Run Lowtide    status    cut    --ledger    ${work}/ledger.sqlite3
+        ${status}=    Run Lowtide In This Process    status    cut    --ledger    ${work}/ledger.sqlite3
         Should Contain    ${status.stdout}    run cut (actor reader): 4 item(s): 4 succeeded
         Results Downloads Should Be    ${provider}    3
     END

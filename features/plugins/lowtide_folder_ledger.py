@@ -2,7 +2,8 @@
 on disk, shared by every process of the host that opens the folder, registered through the `lowtide.ledgers` entry
 points as a third party's store would be. It imports nothing of lowtide but the public faces a store is written
 against: the kinds registry (`lowtide.ledger.kinds`), the role protocols (`lowtide.ledger.roles`), what every store
-inherits (`lowtide.ledger.defaults`), and, for the rows' logic, the in-memory tables it keeps on disk.
+inherits (`lowtide.ledger.defaults`), the agent journal's records (`lowtide.ledger.journal`), and, for the
+rows' logic, the in-memory tables it keeps on disk.
 
 How it keeps the guarantees: every read takes the folder's lock shared, every change takes it exclusively (`flock`
 on `PATH/lock`, so across processes; a thread lock within one), reads the tables again only when another process
@@ -25,6 +26,8 @@ from typing import Any, TypeVar
 
 from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.quota_records import ScopeState
@@ -136,6 +139,10 @@ class FolderLedger(StoreDefaults):
     @property
     def quota_store(self) -> FolderQuotas:
         return FolderQuotas(self)
+
+    @property
+    def agent_journal(self) -> FolderJournal:
+        return FolderJournal(self)
 
     @property
     def views(self) -> ScanViews:
@@ -392,6 +399,41 @@ class FolderRuns:
             return ledger.run_store.live_cost(run_id)
 
 
+class FolderJournal:
+    """The agent runs of a `FolderLedger`: each read and change the memory store's, under the folder's lock."""
+
+    def __init__(self, store: FolderLedger) -> None:
+        self._store = store
+
+    def open_run(self, run: AgentRun) -> tuple[AgentRun, bool]:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.open_run(run)
+
+    def agent_run(self, run_id: str) -> AgentRun | None:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.agent_run(run_id)
+
+    def agent_runs(self, states: Iterable[AgentState] | None = None) -> list[AgentRun]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.agent_runs(states)
+
+    def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.change_run(run_id, change)
+
+    def entries(self, run_id: str) -> list[JournalEntry]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.entries(run_id)
+
+    def put_entry(self, entry: JournalEntry) -> JournalEntry:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.put_entry(entry)
+
+    def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.change_entry(run_id, position, change)
+
+
 class FolderQuotas:
     """The live quota scopes of a `FolderLedger`, shared by every process of the host that opens the folder."""
 
@@ -414,6 +456,7 @@ def _state(ledger: MemoryLedger) -> dict[str, Any]:
         "tables": vars(ledger.tables),
         "runs": (runs._runs, runs._items),
         "quotas": ledger.quota_store._states,
+        "agents": (ledger.agent_journal.runs, ledger.agent_journal.journal),
         "identity": ledger._identity,
         "unkeyed": ledger._unkeyed,
     }
@@ -423,6 +466,7 @@ def _restore(ledger: MemoryLedger, state: dict[str, Any]) -> None:
     vars(ledger.tables).update(state["tables"])
     ledger.run_store._runs, ledger.run_store._items = state["runs"]
     ledger.quota_store._states = state["quotas"]
+    ledger.agent_journal.runs, ledger.agent_journal.journal = state.get("agents", ({}, {}))
     ledger._identity = state["identity"]
     ledger._unkeyed = state["unkeyed"]
 

@@ -90,6 +90,13 @@ def step_bedrock_actor(context: Context, name: str) -> None:
     w.add_actor({**settings, **given_settings, "provider_options": options})
 
 
+@when('a Bedrock actor "{name}" is set up with:')
+def step_bedrock_configured(context: Context, name: str) -> None:
+    w = world(context)
+    settings = {"name": name, "provider": "bedrock", "model": MODEL, "base_url": _url(w), **yaml_doc(context.text)}
+    w.attempt(lambda: w.add_actor(settings))
+
+
 @given('the account will fail the next "{route}" call with status {status:d}')
 def step_fail_next(context: Context, route: str, status: int) -> None:
     world(context).emu.faults.fail_next(route, status)

@@ -56,6 +56,19 @@ def step_compat_keyless(context: Context, api: CompatApi, name: str) -> None:
     w.add_actor({"name": name, "provider": api.name, "model": api.model, "base_url": w.emu.base_url}, client=None)
 
 
+@given('a {api:Compat} actor "{name}" with no client, its base URL "{url}" given by {source}')
+def step_compat_base_url(context: Context, api: CompatApi, name: str, url: str, source: str) -> None:
+    """`source`: "its base_url", or the name of the provider's base URL variable (the actor then gives none)."""
+    w = world(context)
+    set_env(w, api.key_variable, api.key)
+    settings: dict[str, object] = {"name": name, "provider": api.name, "model": api.model}
+    if source == "its base_url":
+        settings["base_url"] = url
+    else:
+        set_env(w, source, url)
+    w.add_actor(settings, client=None)
+
+
 @given('a {api:Compat} actor "{name}" built from the environment alone')
 def step_compat_from_environment(context: Context, api: CompatApi, name: str) -> None:
     world(context).add_actor({"name": name, "provider": api.name, "model": api.model}, client=None)

@@ -6,10 +6,14 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import sqlite3
+import tempfile
 from collections import Counter
+from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from _pg_ledgers import pg_rows
 from _support import run_cli, world
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -244,3 +248,27 @@ def step_traces_copied(context: Context, count: int) -> None:
     assert all(json.loads(value)["traceparent"].startswith("00-") for value in stored.values()), stored
     for ledger in copies:
         assert ledger.traces_of(keys) == stored, (ledger.location, ledger.traces_of(keys), stored)
+
+
+@then('"{name}" is still, byte for byte, the file lowtide wrote at schema version {version:d}, with nothing beside it')
+def step_source_unchanged(context: Context, name: str, version: int) -> None:
+    """The file copied from, against the one in features/data it was made from: not migrated, not checkpointed, no
+    `-wal` or `-shm` left beside it, no snapshot left in the temporary folder."""
+    path = world(context).path(name)
+    original = Path(__file__).resolve().parent.parent / "data" / name
+    assert path.read_bytes() == original.read_bytes(), f"{name} was written to"
+    beside = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(name) and p.name != name)
+    assert not beside, beside
+    db = sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True)  # reads the file alone, makes nothing beside it
+    try:
+        assert db.execute("PRAGMA user_version").fetchone() == (version,)
+    finally:
+        db.close()
+    made = path.stat().st_mtime  # when the scenario wrote it: it has not been touched since
+    left = [p for p in Path(tempfile.gettempdir()).glob("lowtide-snapshot-*") if p.stat().st_mtime >= made]
+    assert not left, left
+
+
+@then("the scenario's PostgreSQL database still holds its ledger at schema version {version:d}")
+def step_pg_version_kept(context: Context, version: int) -> None:
+    assert pg_rows(context.postgres_url, "SELECT version FROM schema_version") == [(version,)]

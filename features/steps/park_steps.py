@@ -322,6 +322,14 @@ def step_cli_batch_line(context: Context, state: str, requests: str, counts: str
     assert f"${batch.cost_usd:.6f} (live ${batch.live_cost_usd:.6f})" in line, line
 
 
+@then('the command printed a line for the batch, "{state}", "{requests}", and {unknown:d} answer(s) of unknown cost')
+def step_cli_batch_line_unpriced(context: Context, state: str, requests: str, unknown: int) -> None:
+    [batch] = parking.status(world(context).ledger()).batches
+    line = _line_with(context, str(batch.batch_id), state, requests, "succeeded")
+    said = f" + {unknown} answer(s) of unknown cost"
+    assert f"${batch.cost_usd:.6f}{said} (live ${batch.live_cost_usd:.6f}{said})" in line, line
+
+
 @then('the command printed a line for "{key}" with its state "{state}" and "{attempts}"')
 def step_cli_ticket_line(context: Context, key: str, state: str, attempts: str) -> None:
     ticket = next(t for t in parking.status(world(context).ledger()).tickets if t.key == key)

@@ -506,7 +506,9 @@ _PAYLOADS = {
     ("batches", "counts"), ("batches", "note"), ("batches", "create_steps"), ("identity", "id"),
     ("live_quotas", "state"), ("request_traces", "context"), ("requests", "params"), ("results", "response"),
     ("results", "error"), ("results", "cost_usd"), ("results", "live_cost_usd"), ("run_items", "job"),
-    ("run_items", "reason"), ("runs", "configuration"), ("runs", "options"),
+    ("run_items", "reason"), ("runs", "configuration"), ("runs", "options"), ("agent_runs", "input"),
+    ("agent_runs", "result"), ("agent_runs", "error"), ("agent_runs", "cost_usd"), ("agent_journal", "result"),
+    ("agent_journal", "error"), ("agent_journal", "cost_usd"),
 }  # fmt: skip
 """The text columns that hold what was said, sent or decided (JSON, notes, digits), never compared nor indexed."""
 

@@ -1,7 +1,8 @@
 """Steps for a PostgreSQL ledger whose server restarts, or stays away, while lowtide works on it: a cluster of the
-scenario's own (restarted, stopped and started; the run's shared cluster is never touched), hosts as separate
-processes against an emulated API on a loopback socket (`many_hosts_steps`: its counters say what was created), and
-what a user sees: each call's answer or error, the processes' warnings, the command line's output."""
+feature's own, a database in it for each scenario (restarted, stopped and started; the run's shared cluster is never
+touched), hosts as separate processes against an emulated API on a loopback socket (`many_hosts_steps`: its counters
+say what was created), and what a user sees: each call's answer or error, the processes' warnings, the command line's
+output."""
 
 from __future__ import annotations
 
@@ -80,13 +81,30 @@ def step_own_server_waiting(context: Context, seconds: float) -> None:
 
 
 def _own_server(context: Context, seconds: float | None) -> None:
-    # A cluster of its own: restarting the run's shared one would end the connections of every other scenario's
-    # ledger still open in this process.
-    cluster = PostgresCluster.start()
-    context.cleanups.append(cluster.stop)
-    plain = cluster.create_database("outage")
+    # A cluster apart from the run's: restarting the run's shared one would end the connections of every other
+    # scenario's ledger still open in this process. One for the feature, each scenario a database of its own in it:
+    # a cluster each (initdb, start, stop) cost 1.2 s of CPU a scenario.
+    shared = context.shared_servers.get(_CLUSTER)
+    if not isinstance(shared, _FeatureCluster):
+        shared = context.shared_servers[_CLUSTER] = _FeatureCluster(PostgresCluster.start())
+        context.feature_cleanups.callback(shared.cluster.stop)
+    elif not (shared.cluster.data / "postmaster.pid").exists():  # a scenario before ended with its server stopped
+        shared.cluster.start_up()
+    cluster = shared.cluster
+    shared.databases += 1
+    plain = cluster.create_database(f"outage_{shared.databases}")
     url = plain if seconds is None else f"{plain}?lowtide_outage_seconds={seconds:g}"
     context.outage = Outage(cluster, url, plain)
+
+
+_CLUSTER = "outage cluster"
+"""The feature's cluster's name in `context.shared_servers`."""
+
+
+@dataclass
+class _FeatureCluster:
+    cluster: PostgresCluster
+    databases: int = 0
 
 
 _HOST = textwrap.dedent(

@@ -110,6 +110,20 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+@when("a new Python process runs {code}")
+def step_run_fresh(context: Context, code: str) -> None:
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    context.modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@then("it imported none of {packages}")
+def step_none_of(context: Context, packages: str) -> None:
+    names = [name.strip() for name in packages.split(",")]
+    loaded = [name for name in names if any(m == name or m.startswith(name + ".") for m in context.modules)]
+    assert not loaded, f"imported: {', '.join(loaded)}"
+
+
 @when("a new Python process imports lowtide")
 def step_import_fresh(context: Context) -> None:
     context.modules = _modules_after("import lowtide")

@@ -483,6 +483,10 @@ def send_guarded(context: Context, what: str) -> None:
             response = httpx.post(url + _ROUTE, json=_HELLO, headers={"x-goog-api-key": "wrong"})
         case "a Gemini request with no key":
             response = httpx.post(url + _ROUTE, json=_HELLO)
+        case "a Gemini request with the wrong ?key=":
+            response = httpx.post(url + _ROUTE, json=_HELLO, params={"key": "wrong"})
+        case "a Gemini request with its key as ?key=":
+            response = httpx.post(url + _ROUTE, json=_HELLO, params={"key": _KEY})
         case "a GET of Gemini's route":
             response = httpx.get(url + _ROUTE, headers={"x-goog-api-key": _KEY})
         case "a Gemini body over 20 MB":
@@ -513,6 +517,13 @@ def _declared_only(url: str, size: int) -> tuple[int, dict[str, Any]]:
         while len(body) < length:
             body += sock.recv(65536)
     return int(lines[0].split()[1]), json.loads(body)
+
+
+@then('lowtide serve answers 200 with a candidate whose text is "{text}"')
+def google_answer(context: Context, text: str) -> None:
+    served = _served(context)
+    assert served.status == 200, (served.status, served.body)
+    assert served.body["candidates"][0]["content"]["parts"][0]["text"] == text, served.body
 
 
 @then('lowtide serve answers {status:d} in Google\'s error shape, status "{name}", saying "{words}"')

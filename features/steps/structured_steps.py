@@ -51,6 +51,19 @@ def step_ask_for_model(context: Context, prompt: str, model: str) -> None:
     w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=MODELS[model]))
 
 
+_NOT_MODELS: dict[str, Any] = {
+    "an instance of Plan": Plan.model_construct(),
+    "the class int": int,
+    'the text "Plan"': "Plan",
+}
+
+
+@when('the actor is asked "{prompt:Q}" with {given} as its response model')
+def step_ask_with_not_a_model(context: Context, prompt: str, given: str) -> None:
+    w = world(context)
+    w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=_NOT_MODELS[given]))
+
+
 @when('the actor is asked "{prompt:Q}" for a {model:w}, through the forced tool "{tool}"')
 def step_ask_for_model_tool(context: Context, prompt: str, model: str, tool: str) -> None:
     w = world(context)

@@ -9,6 +9,13 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 Together: by its input file, named after the intent) or, Bedrock, makes the create again under the
 ...                 same clientRequestToken and is answered with the job the first create made.
 ...
+...                 The kill points are the batching engine's, the same code for every provider: Anthropic's tests
+...                 kill the client at each of them (and the PostgreSQL ledger's again). What differs by provider is
+...                 its own primitive for finding a create again, and each provider's tests reach it both ways: killed
+...                 after the intent (the API holds no batch: looked for, not found, sent once), killed after its input
+...                 was uploaded and recorded (created from that upload, uploaded once), and a create whose answer is
+...                 lost (found, or Bedrock: made again under its token, and not paid twice).
+...
 ...                 The tests are in one file per group of providers (Anthropic and OpenAI; Azure OpenAI, Bedrock and
 ...                 Gemini; Groq, Mistral and Together; the PostgreSQL ledger's), each a suite that pabot runs in a
 ...                 `robot` process of its own, side by side; what they share is `resources/crash_recovery.resource`.

@@ -16,29 +16,14 @@ OpenAI: Killed After The Intent Was Committed, Before The Create Was Sent
 
 Anthropic: Killed While The Create Is In Flight And The Batch Exists
                       anthropic       during-create         ${REQUESTS}
-OpenAI: Killed While The Create Is In Flight And The Batch Exists
-                      openai          during-create         ${REQUESTS}
-
 Anthropic: Killed After The Create Answered, Before Its Batch Id Was Recorded
                       anthropic       after-create          ${REQUESTS}
-OpenAI: Killed After The Create Answered, Before Its Batch Id Was Recorded
-                      openai          after-create          ${REQUESTS}
-
 Anthropic: Killed While Polling The Batch
                       anthropic       while-polling         ${REQUESTS}
-OpenAI: Killed While Polling The Batch
-                      openai          while-polling         ${REQUESTS}
-
 Anthropic: Killed While Storing The Results
                       anthropic       while-streaming       ${STREAMED}
-OpenAI: Killed While Storing The Results
-                      openai          while-streaming       ${STREAMED}
-
 Anthropic: Killed After Every Result Was Stored, Before The Batch Was Said Collected
                       anthropic       after-results         ${REQUESTS}
-OpenAI: Killed After Every Result Was Stored, Before The Batch Was Said Collected
-                      openai          after-results         ${REQUESTS}
-
 Anthropic: A Create Whose Answer Is Lost Is Reconciled, Not Sent Again
     [Documentation]    The emulator commits the batch and drops the connection without an answer. Nobody is killed:
     ...    the client cannot know whether the batch exists, finds it in the API's list and adopts it.

@@ -23,40 +23,10 @@ Mistral: Killed After The Input File Was Uploaded And Recorded, Before The Creat
 Together: Killed After The Input File Was Uploaded And Recorded, Before The Create
                       together        after-step-input_file    ${REQUESTS}
 
-Groq: Killed While The Create Is In Flight And The Batch Exists
-                      groq            during-create         ${REQUESTS}
-Mistral: Killed While The Create Is In Flight And The Job Exists
-                      mistral         during-create         ${REQUESTS}
-Together: Killed While The Create Is In Flight And The Batch Exists
-                      together        during-create         ${REQUESTS}
-
-Groq: Killed After The Create Answered, Before Its Batch Id Was Recorded
-                      groq            after-create          ${REQUESTS}
-Mistral: Killed After The Create Answered, Before Its Job Id Was Recorded
-                      mistral         after-create          ${REQUESTS}
 Together: Killed After The Create Answered, Before Its Batch Id Was Recorded
-                      together        after-create          ${REQUESTS}
-
-Groq: Killed While Polling The Batch
-                      groq            while-polling         ${REQUESTS}
-Mistral: Killed While Polling The Job
-                      mistral         while-polling         ${REQUESTS}
-Together: Killed While Polling The Batch
-                      together        while-polling         ${REQUESTS}
-
-Groq: Killed While Storing The Results
-                      groq            while-streaming       ${STREAMED}
-Mistral: Killed While Storing The Results
-                      mistral         while-streaming       ${STREAMED}
-Together: Killed While Storing The Results
-                      together        while-streaming       ${STREAMED}
-
-Groq: Killed After Every Result Was Stored, Before The Batch Was Said Collected
-                      groq            after-results         ${REQUESTS}
-Mistral: Killed After Every Result Was Stored, Before The Batch Was Said Collected
-                      mistral         after-results         ${REQUESTS}
-Together: Killed After Every Result Was Stored, Before The Batch Was Said Collected
-                      together        after-results         ${REQUESTS}
+    [Documentation]    The one provider whose finding a lost create depends on what its process knows: the job is found
+    ...    by its input file's name, which a process that did not upload it reads from the API (`files.retrieve`).
+    together        after-create          ${REQUESTS}
 
 Groq: A Create Whose Answer Is Lost Is Found By Its Intent Id, Not Sent Again
     [Template]    A Create Whose Answer Is Lost Is Paid Once

@@ -15,91 +15,172 @@ location (a path, `sqlite:`, `postgresql://`, `memory:`). docs/architecture.md d
 import typing as _typing
 
 from lowtide._version import __version__
-from lowtide.actor import Actor
-from lowtide.batching.tickets import Ticket
-from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
-from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
-from lowtide.errors import (
-    ActorError,
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    APIUnreachableError,
-    AuthenticationError,
-    BatchNotOutstanding,
-    BatchRequestCanceled,
-    BatchRequestError,
-    BatchRequestErrored,
-    BatchRequestExpired,
-    BatchRequestUnreadable,
-    BatchTimeoutError,
-    BudgetExceededError,
-    ConfigurationError,
-    DeadlineExceededError,
-    InternalError,
-    InvalidRequestError,
-    LedgerError,
-    ModelDeprecationWarning,
-    NotFoundError,
-    OverloadedError,
-    PermissionDeniedError,
-    ProviderCapabilityError,
-    ProviderNotFoundError,
-    RateLimitError,
-    ServerError,
-    StructuredOutputError,
-)
-from lowtide.ledger.memory import MemoryLedger
-from lowtide.ledger.sqlite import Ledger
-from lowtide.ledger.store import open_ledger
-from lowtide.provider import Outcome, Provider, ProviderOptions
-from lowtide.registry import ProviderRegistry, default_registry
-from lowtide.types import (
-    ActorRequest,
-    ActorResponse,
-    ChatMessage,
-    Cost,
-    ProviderIds,
-    TextContent,
-    ThinkingContent,
-    ToolSpec,
-    ToolUseContent,
-    Usage,
-)
 
 if _typing.TYPE_CHECKING:
+    from lowtide.actor import Actor
+    from lowtide.agents import Agent, AgentContext, AgentHandle, agent
+    from lowtide.batching.tickets import Ticket
     from lowtide.bulk import InputError, Job, RunProgress
     from lowtide.bulk.outputs.results import ItemResult, ItemStatus, RunResult
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun
+    from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
+    from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
+    from lowtide.errors import (
+        ActorError,
+        AgentDivergedError,
+        AgentError,
+        AgentRunError,
+        APIConnectionError,
+        APIError,
+        APITimeoutError,
+        APIUnreachableError,
+        AuthenticationError,
+        BatchNotOutstanding,
+        BatchRequestCanceled,
+        BatchRequestError,
+        BatchRequestErrored,
+        BatchRequestExpired,
+        BatchRequestUnreadable,
+        BatchTimeoutError,
+        BudgetExceededError,
+        ConfigurationError,
+        DeadlineExceededError,
+        InternalError,
+        InvalidRequestError,
+        LedgerError,
+        ModelDeprecationWarning,
+        NotFoundError,
+        OverloadedError,
+        PermissionDeniedError,
+        ProviderCapabilityError,
+        ProviderNotFoundError,
+        RateLimitError,
+        ServerError,
+        StructuredOutputError,
+        UnstorableValueError,
+    )
+    from lowtide.ledger.memory import MemoryLedger
+    from lowtide.ledger.sqlite import Ledger
+    from lowtide.ledger.store import open_ledger
+    from lowtide.provider import Outcome, Provider, ProviderOptions
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
+    from lowtide.registry import ProviderRegistry, default_registry
+    from lowtide.types import (
+        ActorRequest,
+        ActorResponse,
+        ChatMessage,
+        Cost,
+        ProviderIds,
+        TextContent,
+        ThinkingContent,
+        ToolSpec,
+        ToolUseContent,
+        Usage,
+    )
 
-# The providers' classes are imported when first asked for: an OpenAI user need not load the Anthropic SDK (about
-# 25 MiB and a second of CPU), nor an Anthropic user the OpenAI one. So are the bulk runs' (`lowtide.bulk`, which
-# `Actor.bulk` and `Actor.map` import when called): a program that only calls `Actor.run` never loads them.
+# Every public name but the version is imported when first asked for (`from lowtide import Actor` asks), so that
+# `import lowtide`, and any of its modules (which runs this file first: the `lowtide` command, a provider plugin),
+# costs only what it uses: an OpenAI user need not load the Anthropic SDK (about 25 MiB and a second of CPU), nor a
+# program that only calls `Actor.run` the bulk runs, nor `lowtide --help` the engines, pydantic's models and the
+# ledger's stores (0.6 s of CPU before it printed a line, when they were imported here).
 _LAZY = {
+    "APIConnectionError": "lowtide.errors",
+    "APIError": "lowtide.errors",
+    "APITimeoutError": "lowtide.errors",
+    "APIUnreachableError": "lowtide.errors",
+    "Actor": "lowtide.actor",
+    "ActorConfiguration": "lowtide.config.actors",
+    "ActorError": "lowtide.errors",
+    "ActorRequest": "lowtide.types",
+    "ActorResponse": "lowtide.types",
+    "Agent": "lowtide.agents",
+    "AgentContext": "lowtide.agents",
+    "AgentDivergedError": "lowtide.errors",
+    "AgentError": "lowtide.errors",
+    "AgentHandle": "lowtide.agents",
+    "AgentRunError": "lowtide.errors",
+    "AuthenticationError": "lowtide.errors",
+    "BatchNotOutstanding": "lowtide.errors",
+    "BatchProcessingMode": "lowtide.config.actors",
+    "BatchRequestCanceled": "lowtide.errors",
+    "BatchRequestError": "lowtide.errors",
+    "BatchRequestErrored": "lowtide.errors",
+    "BatchRequestExpired": "lowtide.errors",
+    "BatchRequestUnreadable": "lowtide.errors",
+    "BatchSettings": "lowtide.config.actors",
+    "BatchTimeoutError": "lowtide.errors",
+    "BudgetExceededError": "lowtide.errors",
     "BulkRun": "lowtide.bulk.running.runner",
+    "ChatMessage": "lowtide.types",
     "ClaudeBatchProvider": "lowtide.providers.anthropic",
     "ClaudeProvider": "lowtide.providers.anthropic",
+    "Clock": "lowtide.core.clock",
+    "ConfigurationError": "lowtide.errors",
+    "Cost": "lowtide.types",
+    "DeadlineExceededError": "lowtide.errors",
     "InputError": "lowtide.bulk",
+    "InternalError": "lowtide.errors",
+    "InvalidRequestError": "lowtide.errors",
     "ItemResult": "lowtide.bulk.outputs.results",
     "ItemStatus": "lowtide.bulk.outputs.results",
     "Job": "lowtide.bulk",
+    "Ledger": "lowtide.ledger.sqlite",
+    "LedgerError": "lowtide.errors",
     "LivePlan": "lowtide.bulk.planning.live_plan",
+    "ManualClock": "lowtide.core.clock",
+    "MemoryLedger": "lowtide.ledger.memory",
+    "ModelDeprecationWarning": "lowtide.errors",
+    "NotFoundError": "lowtide.errors",
+    "Outcome": "lowtide.provider",
+    "OverloadedError": "lowtide.errors",
+    "PermissionDeniedError": "lowtide.errors",
+    "Provider": "lowtide.provider",
+    "ProviderCapabilityError": "lowtide.errors",
+    "ProviderIds": "lowtide.types",
+    "ProviderNotFoundError": "lowtide.errors",
+    "ProviderOptions": "lowtide.provider",
+    "ProviderRegistry": "lowtide.registry",
+    "RateLimitError": "lowtide.errors",
     "RunPlan": "lowtide.bulk.planning.batches",
     "RunProgress": "lowtide.bulk",
     "RunResult": "lowtide.bulk.outputs.results",
+    "ServerError": "lowtide.errors",
+    "StructuredOutputError": "lowtide.errors",
+    "UnstorableValueError": "lowtide.errors",
+    "SystemClock": "lowtide.core.clock",
+    "TextContent": "lowtide.types",
+    "ThinkingContent": "lowtide.types",
+    "Ticket": "lowtide.batching.tickets",
+    "TimeoutPolicy": "lowtide.config.actors",
+    "ToolSpec": "lowtide.types",
+    "ToolUseContent": "lowtide.types",
+    "Usage": "lowtide.types",
+    "VirtualClock": "lowtide.core.clock",
+    "agent": "lowtide.agents",
+    "default_registry": "lowtide.registry",
+    "load_actors": "lowtide.config.actors",
+    "open_ledger": "lowtide.ledger.store",
 }
 
 
 def __getattr__(name: str) -> object:
-    import importlib
+    import importlib.util
 
     module = _LAZY.get(name)
     if module is None:
+        # A subpackage (`lowtide.ledger` after `import lowtide` alone), as when this file imported them all.
+        if not name.startswith("_") and importlib.util.find_spec(f"lowtide.{name}") is not None:
+            return importlib.import_module(f"lowtide.{name}")
         raise AttributeError(f"module 'lowtide' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # asked once: the next lookup finds it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [
@@ -112,6 +193,12 @@ __all__ = [
     "ActorError",
     "ActorRequest",
     "ActorResponse",
+    "Agent",
+    "AgentContext",
+    "AgentDivergedError",
+    "AgentError",
+    "AgentHandle",
+    "AgentRunError",
     "AuthenticationError",
     "BatchNotOutstanding",
     "BatchProcessingMode",
@@ -166,9 +253,11 @@ __all__ = [
     "TimeoutPolicy",
     "ToolSpec",
     "ToolUseContent",
+    "UnstorableValueError",
     "Usage",
     "VirtualClock",
     "__version__",
+    "agent",
     "default_registry",
     "load_actors",
     "open_ledger",

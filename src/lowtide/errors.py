@@ -4,7 +4,8 @@
 ActorError
 ├── ConfigurationError            invalid actor configuration or call arguments; raised before anything is sent
 │   ├── InputError                a bulk run's input file or jobs are wrong (lowtide.bulk); names file and line
-│   └── BatchNotOutstanding       cancel of a batch that has ended (or never existed at the API): nothing to cancel
+│   ├── BatchNotOutstanding       cancel of a batch that has ended (or never existed at the API): nothing to cancel
+│   └── UnstorableValueError      an agent step's argument or result that the journal cannot store (names the type)
 ├── ProviderNotFoundError         no provider registered under that name (with "did you mean ...?")
 ├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
 ├── StructuredOutputError         the answer did not validate against the requested `response_model`
@@ -22,6 +23,9 @@ ActorError
 │       └── APIUnreachableError   no connection at all (refused, unknown host): nothing of that call was sent
 ├── LedgerError                   the ledger could not be read or written (disk full, locked, removed)
 ├── InternalError                 lowtide itself failed (a bug); the waiting calls get this, never a hang
+├── AgentError                    a durable agent run could not go on (lowtide.agents); names the run
+│   ├── AgentDivergedError        replay asked, at a position, for another turn or step than the journal holds
+│   └── AgentRunError             the run awaited ended failed, stopped or in doubt (its state and error kept)
 ├── BatchTimeoutError             a batch did not end within `max_wait`; it was canceled or left running
 ├── DeadlineExceededError         a live call did not succeed before its deadline (`live.deadline`), over its attempts
 └── BatchRequestError             one request of an ended batch did not succeed; its neighbours are unaffected
@@ -52,6 +56,9 @@ __all__ = [
     "APITimeoutError",
     "APIUnreachableError",
     "ActorError",
+    "AgentDivergedError",
+    "AgentError",
+    "AgentRunError",
     "AuthenticationError",
     "BatchNotOutstanding",
     "BatchRequestCanceled",
@@ -75,6 +82,7 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "StructuredOutputError",
+    "UnstorableValueError",
 ]
 
 
@@ -162,6 +170,36 @@ class LedgerError(ActorError):
 
     What the ledger already held stays as it was: a write is one transaction, rolled back whole.
     """
+
+
+class UnstorableValueError(ConfigurationError):
+    """Raised for an agent step's argument or result that the journal cannot store (neither JSON nor a pydantic
+    model), naming its type: an argument before the step runs, a result before it is journaled."""
+
+
+class AgentError(ActorError):
+    """Raised when a durable agent run (`lowtide.agents`) cannot go on; `run_id` names it."""
+
+    def __init__(self, message: str, *, run_id: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+
+
+class AgentDivergedError(AgentError):
+    """Replay asked, at `position`, for a different turn or step than the journal holds there (the code changed, or
+    depends on something not journaled): the run fails rather than send a new request under an old key."""
+
+    def __init__(self, message: str, *, run_id: str, position: int) -> None:
+        super().__init__(message, run_id=run_id)
+        self.position = position
+
+
+class AgentRunError(AgentError):
+    """The run awaited (`Agent.result`) ended without a result: `state` is failed, stopped or in-doubt."""
+
+    def __init__(self, message: str, *, run_id: str, state: str) -> None:
+        super().__init__(message, run_id=run_id)
+        self.state = state
 
 
 class InternalError(ActorError):

@@ -9,12 +9,23 @@ import math
 from collections.abc import Sequence
 from decimal import Decimal
 
+from pydantic import BaseModel
+
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
 from lowtide.messages.unicode import check_text
 from lowtide.types import ChatMessage
 
-__all__ = ["check_budget", "check_call", "check_count", "check_key", "check_messages", "check_prompt", "check_seconds"]
+__all__ = [
+    "check_budget",
+    "check_call",
+    "check_count",
+    "check_key",
+    "check_messages",
+    "check_prompt",
+    "check_response_model",
+    "check_seconds",
+]
 
 
 def check_prompt(prompt: object) -> None:
@@ -105,6 +116,19 @@ def check_call(key: object, max_cost_usd: object) -> None:
         check_key(key)
     if max_cost_usd is not None:
         check_budget(max_cost_usd)
+
+
+def check_response_model(response_model: object) -> None:
+    """A response model, when given: a pydantic model class (an instance of one, `Verdict()`, is named as such)."""
+    if response_model is None or (isinstance(response_model, type) and issubclass(response_model, BaseModel)):
+        return
+    if isinstance(response_model, BaseModel):
+        name = type(response_model).__name__
+        said = f"give the model class, {name}, not an instance of it ({name}(...))"
+    else:
+        given = f"the class {response_model.__name__}" if isinstance(response_model, type) else _shown(response_model)
+        said = f"a response model is a pydantic model class (a subclass of BaseModel), not {given}"
+    raise ConfigurationError(f"response_model: {said}.", field="response_model")
 
 
 def _blank(text: str) -> str:

@@ -17,6 +17,7 @@ from lowtide.batching.tickets import Ticket
 from lowtide.config.actors import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
+from lowtide.ledger.records import RequestState
 from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
 from lowtide.provider import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
@@ -34,6 +35,8 @@ class BatchSummary:
     cost_usd: Decimal
     live_cost_usd: Decimal
     endpoint: str
+    unpriced: int = 0
+    """Answers whose cost is unknown (no price for their model), left out of `cost_usd` and `live_cost_usd`."""
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -46,6 +49,8 @@ class ActorTotals:
     states: dict[str, int] = field(default_factory=dict[str, int])
     cost_usd: Decimal = Decimal(0)
     live_cost_usd: Decimal = Decimal(0)
+    unpriced: int = 0
+    """Answers whose cost is unknown (no price for their model), left out of the two sums."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,10 @@ class StatusReport:
     def live_cost_usd(self) -> Decimal:
         return sum((a.live_cost_usd for a in self.actors), Decimal(0))
 
+    @property
+    def unpriced(self) -> int:
+        return sum(a.unpriced for a in self.actors)
+
     def as_json(
         self, *, tickets: Sequence[Ticket] | None = None, batches: Sequence[BatchSummary] | None = None
     ) -> dict[str, Any]:
@@ -74,6 +83,7 @@ class StatusReport:
             "actors": [dict(a.__dict__) for a in self.actors],
             "cost_usd": self.cost_usd,
             "live_cost_usd": self.live_cost_usd,
+            "unpriced": self.unpriced,
         }
 
 
@@ -101,7 +111,7 @@ def status(
         wanted = set(states)
         kept = [(r, t) for r, t in zip(records, tickets, strict=True) if t.state in wanted]
         records, tickets = [r for r, _ in kept], [t for _, t in kept]
-    per_batch: dict[str, list[Decimal]] = {}
+    per_batch: dict[str, tuple[Decimal, Decimal, int]] = {}
     totals: dict[str, ActorTotals] = {}
     for record, ticket in zip(records, tickets, strict=True):
         line = totals.setdefault(record.actor, ActorTotals(record.actor))
@@ -109,20 +119,26 @@ def status(
         line.states[ticket.state] = line.states.get(ticket.state, 0) + 1
         line.cost_usd += record.cost_usd or 0
         line.live_cost_usd += record.live_cost_usd or 0
+        # An answer with no cost is one whose model has no price: shown as such, not as free.
+        unpriced = int(record.state is RequestState.SUCCEEDED and record.cost_usd is None)
+        line.unpriced += unpriced
         if record.batch_id:
-            sums = per_batch.setdefault(record.batch_id, [Decimal(0), Decimal(0)])
-            sums[0] += record.cost_usd or 0
-            sums[1] += record.live_cost_usd or 0
+            cost, live, unknown = per_batch.get(record.batch_id, (Decimal(0), Decimal(0), 0))
+            per_batch[record.batch_id] = (
+                cost + (record.cost_usd or 0),
+                live + (record.live_cost_usd or 0),
+                unknown + unpriced,
+            )
     narrowed = actor is not None or states is not None or batch is not None
     summaries = [
-        _summary(b, *per_batch.get(b.id, [Decimal(0), Decimal(0)]))
+        _summary(b, *per_batch.get(b.id, (Decimal(0), Decimal(0), 0)))
         for b in batches.values()
         if not narrowed or b.id in per_batch
     ]
     return StatusReport(tickets=tickets, batches=summaries, actors=sorted(totals.values(), key=lambda a: a.actor))
 
 
-def _summary(batch: BatchRecord, cost: Decimal, live: Decimal) -> BatchSummary:
+def _summary(batch: BatchRecord, cost: Decimal, live: Decimal, unpriced: int) -> BatchSummary:
     return BatchSummary(
         id=batch.id,
         batch_id=batch.provider_batch_id,
@@ -132,6 +148,7 @@ def _summary(batch: BatchRecord, cost: Decimal, live: Decimal) -> BatchSummary:
         cost_usd=cost,
         live_cost_usd=live,
         endpoint=batch.endpoint,
+        unpriced=unpriced,
     )
 
 
@@ -173,6 +190,7 @@ async def collect(
             failures += await engine.collect_once(at_endpoint)
         finally:
             await engine.backend.aclose()
+            await engine.aclose()  # its lease ends now, not when the loop does (`Agent.result` keeps its loop)
     if failures:
         raise failures[0]
     return status(ledger).batches
@@ -209,6 +227,7 @@ async def cancel(
         ledger.record_status(batch.id, phase=remote.phase.value, counts=None, ended_at=None)
     finally:
         await engine.backend.aclose()
+        await engine.aclose()
     updated = ledger.batch(batch.id)
     assert updated is not None
     return next(b for b in status(ledger).batches if b.id == updated.id)

@@ -12,7 +12,7 @@ from lowtide.batching.backend import BatchBackend
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.tickets import Ticket
-from lowtide.calls.arguments import check_call, check_key, check_prompt
+from lowtide.calls.arguments import check_call, check_key, check_prompt, check_response_model
 from lowtide.calls.checks import durable_call, refuse_over
 from lowtide.calls.face import ActorFace
 from lowtide.calls.prompt_calls import DurableCall, PromptCalls
@@ -87,6 +87,8 @@ class ActorCalls:
             await self._actor.ready(mode)
         if key is not None or max_cost_usd is not None:
             check_call(key, max_cost_usd)
+        if response_model is not None:
+            check_response_model(response_model)
         if not arguments and isinstance(prompt, str):
             check_prompt(prompt)
             path = self.prompts.path(response_model, mode)
@@ -157,6 +159,7 @@ class ActorCalls:
         return await call.engine.submit(call.params, key=call.key, actor=self._actor.name, worst_case_usd=call.estimate)
 
     async def result(self, key: str, response_model: type[BaseModel] | None) -> ActorResponse[object]:
+        check_response_model(response_model)
         return await (await self._parked()).attach(check_key(key), response_model)
 
     async def parked_trace(self, key: str) -> str | None:

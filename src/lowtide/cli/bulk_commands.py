@@ -3,7 +3,6 @@ standard output."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable
 from decimal import Decimal
@@ -17,7 +16,7 @@ from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from lowtide.bulk.inputs.digest import InputDigest
-    from lowtide.bulk.outputs.report import RunReport
+    from lowtide.core.run_reports import RunReport
 
 __all__ = ["COMMANDS"]
 
@@ -156,6 +155,8 @@ def run(
     results go. Exits 0 when every item succeeded, 1 when some did not (the summary says why;
     `lowtide retry RUN` sends them again).
     """
+    import asyncio
+
     from lowtide.actor import Actor
     from lowtide.bulk.recorded.model_paths import import_model
 
@@ -236,6 +237,8 @@ def retry(
 
     Items already answered are kept as they are; `lowtide status RUN` shows the run afterwards.
     """
+    import asyncio
+
     from lowtide.actor import Actor
     from lowtide.bulk.recorded.resume import prepare_retry
     from lowtide.cli.ledger_commands import existing_ledger

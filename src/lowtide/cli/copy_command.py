@@ -31,7 +31,8 @@ def copy(source: str, target: str, json_output: bool) -> int:
     """Copy everything the ledger SOURCE holds (requests, batches, answers, bulk runs, live quotas) into TARGET.
 
     Each is a SQLite file or a PostgreSQL database's postgresql:// URL. TARGET must hold nothing yet: a copy never
-    overwrites a ledger. It is written in one transaction, so a copy that fails leaves it empty. Stop the programs
+    overwrites a ledger, and never writes to SOURCE (a SQLite file an older lowtide wrote is read through a private
+    copy brought up to date). It is written in one transaction, so a copy that fails leaves it empty. Stop the programs
     using SOURCE first: what they write during the copy may be missed, and the copy and SOURCE must not both go on
     with the work in flight. TARGET keeps an identity of its own: the requests copied keep their custom ids, and new
     ones carry TARGET's.
@@ -45,9 +46,12 @@ def copy(source: str, target: str, json_output: bool) -> int:
     missing = location.kind.missing(location.target)
     if missing is not None:
         raise ConfigurationError(f"There is no ledger at {missing} to copy.", field="ledger")
-    given = existing_ledger(source, read_only=True, source="SOURCE")
-    into = open_ledger(ledger_location(target, source="TARGET"))
-    counts = copy_ledger(given, into)
+    given = existing_ledger(source, unchanged=True, source="SOURCE")
+    try:
+        into = open_ledger(ledger_location(target, source="TARGET"))
+        counts = copy_ledger(given, into)
+    finally:
+        given.close()
     if json_output:
         from lowtide.bulk.outputs.results import exact_json
 

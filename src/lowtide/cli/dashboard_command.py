@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "TOKEN_ENV"]
 
 TOKEN_ENV = "LOWTIDE_DASHBOARD_TOKEN"
+SHORTEST_TOKEN = 16
+"""The fewest characters a token given for a page listening beyond loopback may have: a shorter one is guessed by
+trying (the one lowtide makes has 32)."""
 
 
 @click.command(
@@ -31,13 +34,13 @@ Examples:
 )
 @ledger_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
-@click.option("--port", type=PORT, default=8788, show_default=True, help="The port to listen on; 0 picks a free one.")
+@click.option("--port", type=PORT, default=8790, show_default=True, help="The port to listen on; 0 picks a free one.")
 @click.option(
     "--token",
     default=None,
     metavar="TOKEN",
     help=f"The token a browser must bring (the address printed carries it). Default: ${TOKEN_ENV}; beyond loopback"
-    " one is made and printed when none is given.",
+    f" one is made and printed when none is given, and one given must have {SHORTEST_TOKEN} characters or more.",
 )
 @click.option(
     "--refresh",
@@ -66,9 +69,16 @@ def dashboard(ledger: str | None, host: str, port: int, token: str | None, refre
 
     if not refresh > 0:
         raise ConfigurationError("--refresh must be more than 0 seconds.", field="refresh")
+    given = "--token" if token else f"${TOKEN_ENV}"
     token = token or os.environ.get(TOKEN_ENV) or None
     if token is None and not _loopback(host):
         token = secrets.token_urlsafe(24)
+    elif token is not None and len(token) < SHORTEST_TOKEN and not _loopback(host):
+        raise ConfigurationError(
+            f"{given} has {len(token)} character(s): a dashboard listening beyond loopback ({host}) needs a token of at"
+            f" least {SHORTEST_TOKEN}, or none (one is then made and printed).",
+            field="token",
+        )
     store = existing_ledger(ledger, read_only=True, never_write=True)
     # Counts are made in the background on a connection (or pool) of their own, so that pages are read meanwhile:
     # the process's one store for the ledger would serve both, one query at a time.

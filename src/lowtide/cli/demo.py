@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TextIO
 
 from lowtide.actor import Actor
-from lowtide.bulk.outputs.report import usd
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.config.actors import BatchProcessingMode, load_actors
 from lowtide.core.clock import Clock
+from lowtide.core.run_reports import usd
 from lowtide.emulator import Emulator
 from lowtide.errors import ActorError
 from lowtide.ledger.sqlite import Ledger

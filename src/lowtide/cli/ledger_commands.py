@@ -3,16 +3,19 @@ from the command line. Each reads an existing ledger and says which; none create
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lowtide.cli.params import COUNT, api_key_env_option, json_option, ledger_option
 from lowtide.errors import APIError, ConfigurationError
-from lowtide.ledger.store import LedgerStore, ledger_location, open_ledger
+
+if TYPE_CHECKING:
+    from lowtide.ledger.store import LedgerStore
+
+# The ledger's stores, and asyncio, are imported by the commands that open one: `lowtide --help` does not.
 
 __all__ = ["COMMANDS", "existing_ledger"]
 
@@ -27,6 +30,7 @@ def existing_ledger(
     source: str = "--ledger",
     never_write: bool = False,
     own: bool = False,
+    unchanged: bool = False,
 ) -> LedgerStore:
     """The ledger `given` names (default: $LOWTIDE_LEDGER or the state directory), which must exist: a command that
     reads the ledger never leaves an empty one behind where the user expected theirs (a database named by a URL must
@@ -36,7 +40,10 @@ def existing_ledger(
     directory or file system) is opened so that nothing is written, where its kind can; one it can write is opened as
     usual (a SQLite file then leaves no `-wal` or `-shm` file behind). `never_write` (`lowtide dashboard`): opened
     read-only wherever its kind can, writable or not. `own`: a store of the caller's alone, not the process's one
-    (`open_ledger(own=True)`), which the caller closes."""
+    (`open_ledger(own=True)`), which the caller closes. `unchanged` (`lowtide ledger copy`'s source): a store of the
+    caller's too, which never writes to the ledger, even one an older lowtide wrote (`LedgerKind.open_unchanged`)."""
+    from lowtide.ledger.store import ledger_location, open_ledger
+
     location = ledger_location(given, source=source)
     kind = location.kind
     if kind.in_process:
@@ -51,8 +58,16 @@ def existing_ledger(
             f"There is no ledger at {missing}. Name the one your programs use with --ledger or $LOWTIDE_LEDGER.",
             field="ledger",
         )
+    if unchanged:
+        return kind.open_unchanged(kind.place(location.target))
     read_only = never_write or (read_only and not kind.writable(location.target))
     return open_ledger(location, read_only=read_only, own=own)
+
+
+def _unknown(unpriced: int) -> str:
+    """The answers whose cost is unknown (a model with no price), said beside a sum that leaves them out: never shown
+    as free."""
+    return f" + {unpriced} answer(s) of unknown cost" if unpriced else ""
 
 
 def _echo(line: str = "", *, err: bool = False) -> None:
@@ -122,7 +137,8 @@ def status(
         counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items()) if v)
         _echo(
             f"  {summary.batch_id or summary.id:<40} {summary.state:<17} {summary.requests:>6} req  {counts:<40}"
-            f" ${summary.cost_usd:.6f} (live ${summary.live_cost_usd:.6f})"
+            f" ${summary.cost_usd:.6f}{_unknown(summary.unpriced)} (live ${summary.live_cost_usd:.6f}"
+            f"{_unknown(summary.unpriced)})"
         )
     for ticket in tickets:
         _echo(f"  {ticket.key:<40} {ticket.state:<17} batch {ticket.batch_id or '-'}  attempts {ticket.attempts}")
@@ -135,10 +151,12 @@ def status(
     for line in report.actors:
         counted = ", ".join(f"{k} {v}" for k, v in sorted(line.states.items()))
         _echo(
-            f"actor {line.actor}: {line.requests} request(s) ({counted}); ${line.cost_usd:.6f} at batch prices,"
-            f" ${line.live_cost_usd:.6f} live"
+            f"actor {line.actor}: {line.requests} request(s) ({counted}); ${line.cost_usd:.6f}{_unknown(line.unpriced)}"
+            f" at batch prices, ${line.live_cost_usd:.6f}{_unknown(line.unpriced)} live"
         )
-    _echo(f"total: ${report.cost_usd:.6f} at batch prices; the same calls live: ${report.live_cost_usd:.6f}")
+    unknown = _unknown(report.unpriced)
+    live = f"${report.live_cost_usd:.6f}{unknown}"
+    _echo(f"total: ${report.cost_usd:.6f}{unknown} at batch prices; the same calls live: {live}")
     records = _run_lines(store, latest=5)
     if records:
         _echo("latest bulk runs (lowtide runs lists them all; lowtide status RUN shows one):")
@@ -173,7 +191,7 @@ def _runs(store: LedgerStore, *, latest: int, actor: str | None) -> list[Any]:
 
 
 def _run_line(report: Any) -> str:
-    from lowtide.bulk.outputs.report import usd
+    from lowtide.core.run_reports import usd
 
     counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
     started = datetime.fromtimestamp(report.created_at, UTC).strftime("%Y-%m-%d %H:%M")
@@ -228,6 +246,8 @@ def collect(batches: tuple[str, ...], ledger: str | None, api_key_env: str | Non
     A batch still processing is checked once and left as it is; a batch whose create never got an answer is
     reconciled with the API. Waiting programs (and `lowtide run` again) then find their answers in the ledger.
     """
+    import asyncio
+
     from lowtide.calls.parking import collect as collect_batches
 
     store = existing_ledger(ledger)
@@ -265,6 +285,8 @@ def cancel(target: str, ledger: str | None, api_key_env: str | None, json_output
     Requests the API had not yet answered end as canceled; answers already made are still collected and paid for.
     Exits 1 when the batch has already ended (there is nothing to cancel).
     """
+    import asyncio
+
     from lowtide.calls.parking import cancel as cancel_batch
     from lowtide.errors import BatchNotOutstanding
 

@@ -139,6 +139,7 @@ def cli() -> None:
 
 def _register() -> None:
     from lowtide.cli import (
+        agents_command,
         bulk_commands,
         copy_command,
         dashboard_command,
@@ -147,7 +148,15 @@ def _register() -> None:
         serve_command,
     )
 
-    for group in (other_commands, ledger_commands, copy_command, bulk_commands, serve_command, dashboard_command):
+    for group in (
+        other_commands,
+        ledger_commands,
+        copy_command,
+        bulk_commands,
+        serve_command,
+        dashboard_command,
+        agents_command,
+    ):
         for command in group.COMMANDS:
             cli.add_command(verbosity_options(command))
 

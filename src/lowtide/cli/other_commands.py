@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +42,8 @@ def demo(config: Path | None, processing_seconds: float, bulk_items: int) -> int
     Plain calls, structured output, a parked call resumed, a budget, and a bulk run, all through batches of the
     offline Anthropic API that runs in this process. Exits 1 if any call failed.
     """
+    import asyncio
+
     from lowtide.cli.demo import run_demo
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.errors import ConfigurationError
@@ -123,11 +124,14 @@ def emulator(
     access_log: bool,
     json_output: bool,
 ) -> int:
-    """Serve the offline Anthropic and OpenAI APIs on a socket, for the official SDKs and any HTTP client, beside
-    any other API installed in the `lowtide.emulators` entry-point group.
+    """Serve offline, on one socket, the APIs of all eight built-in providers (Anthropic, OpenAI, Azure OpenAI,
+    Gemini, Bedrock with its S3, Mistral, Groq and Together), for their official SDKs and any HTTP client, beside any
+    other API installed in the `lowtide.emulators` entry-point group.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object: event, url,
-    host, port), then serves until Ctrl-C or SIGTERM.
+    host, port), then serves until Ctrl-C or SIGTERM. Not part of any API: GET /_emulator/stats reads the counters
+    (calls by route, batches created), POST /_emulator/faults fails a route's next calls, POST /_emulator/outcomes
+    sets how a batch request by custom id ends, POST /_emulator/reset empties it.
     """
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.emulator.core.ratelimits import RateLimits

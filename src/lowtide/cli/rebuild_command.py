@@ -5,23 +5,25 @@ says (`rebuild_report`)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from lowtide.batching.backend import BatchBackend
 from lowtide.cli.params import json_option, ledger_option
-from lowtide.cli.rebuild_report import planned, refused_unseen, surveyed, written
-from lowtide.config.settings import BatchSettings
-from lowtide.core.clock import SystemClock
 from lowtide.errors import ConfigurationError, LedgerError, ProviderCapabilityError
-from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.location import LedgerLocation
-from lowtide.rebuild import check_target, look, record, sources_of, survey
+
+if TYPE_CHECKING:
+    from lowtide.batching.backend import BatchBackend
+    from lowtide.config.settings import BatchSettings
+    from lowtide.ledger.interface import LedgerStore
+    from lowtide.ledger.location import LedgerLocation
+
+# The rebuild's work (the engine's backends, the ledger's stores, pydantic's models, asyncio) is imported when the
+# command runs: `lowtide --help` and every other command list this one without paying for it.
 
 __all__ = ["rebuild"]
 
@@ -97,6 +99,8 @@ def rebuild(
             f"--identity: a ledger's identity is 12 lowercase hex digits (as the listing shows), not {identity!r}.",
             field="identity",
         )
+    import asyncio
+
     given = _backends(actor_file, providers)
     return asyncio.run(_run(ledger, given, identity, wait=wait, dry_run=dry_run, json_output=json_output))
 
@@ -110,6 +114,10 @@ async def _run(
     dry_run: bool,
     json_output: bool,
 ) -> int:
+    from lowtide.cli.rebuild_report import planned, refused_unseen, surveyed, written
+    from lowtide.core.clock import SystemClock
+    from lowtide.rebuild import check_target, look, record, sources_of, survey
+
     sources = sources_of(given)
     try:
         if identity is None:
@@ -146,6 +154,8 @@ async def _run(
 
 def _backends(actor_file: Path | None, providers: Sequence[str]) -> list[tuple[BatchBackend, str, str, BatchSettings]]:
     """Each account's batch backend, with its actor's name, model and batch settings ("" for a provider alone)."""
+    from lowtide.config.settings import BatchSettings
+
     given: list[tuple[BatchBackend, str, str, BatchSettings]] = []
     if actor_file is not None:
         from lowtide.actor import Actor

@@ -9,10 +9,12 @@ provider knows which.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["LazyCheck", "ParameterCheck", "Parameters"]
+from lowtide.errors import ConfigurationError
+
+__all__ = ["LazyCheck", "ParameterCheck", "Parameters", "check_ranges", "refuse_fields"]
 
 
 class Parameters(Protocol):
@@ -78,3 +80,22 @@ class LazyCheck:
         if check is None:
             check = self._loaded = getattr(importlib.import_module(self.module), self.attribute)
         return check(parameters)
+
+
+def refuse_fields(parameters: Parameters, refused: Mapping[str, str], *, who: str) -> None:
+    """Refuse the first of the `refused` fields that `parameters` sets ("metadata cannot be sent to Mistral: ..."),
+    each with the reason its API gives for having no use for it."""
+    for name, reason in refused.items():
+        if getattr(parameters, name) is not None:
+            raise ConfigurationError(f"{name} cannot be sent to {who}: {reason}", field=name)
+
+
+def check_ranges(parameters: Parameters, ranges: Mapping[str, tuple[float, float]], *, who: str) -> None:
+    """Refuse the first of the `ranges` fields whose value `parameters` sets outside its (low, high), both included
+    ("temperature: 5 is outside the range Bedrock's Converse takes, 0 to 1.")."""
+    for name, (low, high) in ranges.items():
+        value = getattr(parameters, name)
+        if value is not None and not low <= value <= high:
+            raise ConfigurationError(
+                f"{name}: {value:g} is outside the range {who} takes, {low:g} to {high:g}.", field=name
+            )

@@ -16,17 +16,19 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
-
-from genai_prices import calc_price, extract_usage
-from genai_prices.data_snapshot import get_snapshot
-from genai_prices.types import PriceCalculation, TieredPrices
+from typing import TYPE_CHECKING, Any
 
 from lowtide.config.settings import DEFAULT_PROVIDER
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.cost.usage_shape import PROBE_TOKENS, UsageShape
+from lowtide.cost.usage_shape import PROBE_TOKENS, UsageShape, neutral_probes
 from lowtide.errors import ConfigurationError
 from lowtide.types import Cost, Usage
+
+if TYPE_CHECKING:
+    from genai_prices.types import PriceCalculation
+
+# genai-prices is imported when the first price is asked for: its package imports its price-update machinery (httpx2,
+# ssl; about 0.1 s of CPU), which a process that never prices an answer (`lowtide status`, an emulator) need not load.
 
 __all__ = [
     "BATCH_DISCOUNT",
@@ -37,6 +39,7 @@ __all__ = [
     "estimate_input_tokens",
     "forget_unpriced",
     "load_prices_in_background",
+    "neutral_probes",
     "worst_case_cost",
 ]
 
@@ -117,8 +120,14 @@ def load_prices_in_background() -> None:
     global _loading
     with _loading_lock:
         if _loading is None:
-            _loading = threading.Thread(target=get_snapshot, name="lowtide-prices", daemon=False)
+            _loading = threading.Thread(target=_load_snapshot, name="lowtide-prices", daemon=False)
             _loading.start()
+
+
+def _load_snapshot() -> None:
+    from genai_prices.data_snapshot import get_snapshot
+
+    get_snapshot()
 
 
 def forget_unpriced() -> None:
@@ -183,6 +192,8 @@ def _price(raw: Mapping[str, object], model: str, shape: UsageShape, *, context:
 
 @functools.cache
 def _rates(model: str, shape: UsageShape, context: _Context) -> _Rates:
+    from genai_prices.types import TieredPrices
+
     per_token: dict[str, tuple[Decimal, Decimal]] = {}
     thresholds: list[int] = []
     for name, probe in shape.probes:
@@ -195,6 +206,8 @@ def _rates(model: str, shape: UsageShape, context: _Context) -> _Rates:
 
 
 def _calc(raw: Mapping[str, object], model: str, shape: UsageShape, context: _Context) -> PriceCalculation:
+    from genai_prices import calc_price, extract_usage
+
     # Extracted by another provider's extractor, the usage names no model (that provider need not list it).
     response = {"usage": dict(raw)} if shape.extracted_as else {"model": model, "usage": dict(raw)}
     extracted = extract_usage(

@@ -9,10 +9,27 @@ from dataclasses import dataclass
 
 from lowtide.types import Usage
 
-__all__ = ["PROBE_TOKENS", "UsageShape"]
+__all__ = ["PROBE_TOKENS", "UsageShape", "neutral_probes"]
 
 PROBE_TOKENS = 1000
 """The tokens of each kind in a `UsageShape`'s probes."""
+
+_NEUTRAL = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cached_tokens": "cache_read_input_tokens",
+    "cache_write_tokens": "cache_creation_input_tokens",
+}
+"""The token kinds `neutral_probes` makes, and the `Usage` field each stands for."""
+
+
+def neutral_probes(
+    from_neutral: Callable[[Usage], dict[str, object]], *kinds: str
+) -> tuple[tuple[str, dict[str, object]], ...]:
+    """A `UsageShape`'s probes where a neutral `Usage` can stand for every kind it prices apart: for each of `kinds`
+    (of `input_tokens`, `output_tokens`, `cached_tokens`, `cache_write_tokens`), `from_neutral` of a usage with
+    `PROBE_TOKENS` of that kind alone."""
+    return tuple((kind, from_neutral(Usage(**{_NEUTRAL[kind]: PROBE_TOKENS}))) for kind in kinds)
 
 
 @dataclass(frozen=True, eq=False)

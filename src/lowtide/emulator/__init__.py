@@ -10,6 +10,8 @@ from what this package exports: `Emulation`, `Shared`, `RouteRow`, `ErrorHandler
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lowtide.emulator.anthropic.batches import BatchSnapshot
 from lowtide.emulator.core.emulation import (
     Emulation,
@@ -26,7 +28,11 @@ from lowtide.emulator.core.ratelimits import Latency, RateLimits
 from lowtide.emulator.core.schema import generate_instance
 from lowtide.emulator.core.state import StateFileError
 from lowtide.emulator.emulator import Emulator
-from lowtide.emulator.server import RunningServer, serve_in_thread
+
+if TYPE_CHECKING:
+    from lowtide.emulator.server import RunningServer, serve_in_thread
+
+    ROUTES: tuple[str, ...]
 
 # `ROUTES` too (`__getattr__`): every route name faults may be armed for, of every installed emulation.
 __all__ = [
@@ -53,10 +59,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> tuple[str, ...]:
+def __getattr__(name: str) -> object:
     """`ROUTES`: every route name faults may be armed for, of every installed emulation. Read when first asked for,
     not on import: importing the emulator loads no plugin (an emulation that fails to load fails the emulator made
-    with it, with its `EmulationError`, not every import)."""
+    with it, with its `EmulationError`, not every import). `RunningServer` and `serve_in_thread` likewise: the
+    socket's server (uvicorn) is loaded only by a program that serves on one, not by the in-process emulator."""
     if name == "ROUTES":
         return tuple(route for kind in installed_emulations() for route in kind.route_names)
+    if name in ("RunningServer", "serve_in_thread"):
+        from lowtide.emulator import server
+
+        return getattr(server, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

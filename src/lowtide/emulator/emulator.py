@@ -9,10 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
-
-import anthropic
-import openai
+from typing import TYPE_CHECKING, Any
 
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.emulator.anthropic.batches import BatchSnapshot
@@ -22,6 +19,12 @@ from lowtide.emulator.core.emulation import Emulation, installed_emulations
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
 from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.openai.emulation import OpenAIEmulation
+
+if TYPE_CHECKING:
+    # Each SDK is imported when a client of it is asked for: serving the APIs (`lowtide emulator`, a test's
+    # emulator behind a provider's own client) needs neither, and importing both cost 5 s of CPU.
+    import anthropic
+    import openai
 
 __all__ = ["Emulator"]
 
@@ -126,12 +129,16 @@ class Emulator(EmulatorBase):
 
     def client(self, api_key: str = "emulator-key", max_retries: int = 0, **kwargs: Any) -> anthropic.AsyncAnthropic:
         """The real SDK client, wired to this emulator without sockets. Close it (`await client.close()`)."""
+        import anthropic
+
         return anthropic.AsyncAnthropic(
             api_key=api_key, base_url=self.base_url, http_client=self.http_client(), max_retries=max_retries, **kwargs
         )
 
     def openai_client(self, api_key: str = "emulator-key", max_retries: int = 0, **kwargs: Any) -> openai.AsyncOpenAI:
         """The real OpenAI SDK client, wired to this emulator's OpenAI API without sockets. Close it."""
+        import openai
+
         return openai.AsyncOpenAI(
             api_key=api_key,
             base_url=f"{self.base_url}/v1",

@@ -1,13 +1,13 @@
 """`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite, PostgreSQL, memory, a plugin's).
 
-`LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, views, quotas, copies) at once;
-code that needs one role is typed against that role. The engine, bulk runs, parking and the CLI call these methods
-and nothing else of a store: no SQL outside one. A batch's members are waiting on it through one row, not one write
-each. Results are appended in arrival order; a request's state is derived from what is stored for it (its latest
-result for the batch it is in). `Ledger` (`ledger.sqlite`), `PostgresLedger` (`ledger.postgres`) and `MemoryLedger`
-(`ledger.memory`, for tests) implement it, checked by the type checker, with what they share from
-`defaults.StoreDefaults`; `features/ledger_store.feature` holds every store to the same scenarios. A store is chosen
-by the scheme of its location (`kinds.LedgerKind`); docs/ledger.md, "Writing a store", says how to write one.
+`LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, journals, views, quotas, copies) at
+once; code that needs one role is typed against that role. The engine, bulk runs, parking, agent runs and the CLI call
+these methods and nothing else of a store: no SQL outside one. A batch's members are waiting on it through one row, not
+one write each. Results are appended in arrival order; a request's state is derived from what is stored for it (its
+latest result for the batch it is in). `Ledger` (`ledger.sqlite`), `PostgresLedger` (`ledger.postgres`) and
+`MemoryLedger` (`ledger.memory`, for tests) implement it, checked by the type checker, with what they share from
+`defaults.StoreDefaults`; `features/ledger_store.feature` holds every store to the same scenarios. A store is chosen by
+the scheme of its location (`kinds.LedgerKind`); docs/ledger.md, "Writing a store", says how to write one.
 
 `AsyncLedgerStore` is the same store as the event loop calls it (`aio_roles`): the methods the engine, the actor's
 batch path and bulk runs call from coroutines, awaited, so that a store on another machine (PostgreSQL) never blocks
@@ -26,6 +26,7 @@ from lowtide.ledger.roles import (
     BatchNotices,
     Claims,
     Copies,
+    Journals,
     Quotas,
     Reconciles,
     Results,
@@ -41,7 +42,7 @@ class LedgerVersionError(ConfigurationError):
     """The ledger was written by a newer lowtide: it refuses to open rather than be misread (every store)."""
 
 
-class LedgerStore(Claims, Batches, Reconciles, Results, Runs, Views, Quotas, Copies, Protocol):
+class LedgerStore(Claims, Batches, Reconciles, Results, Runs, Journals, Views, Quotas, Copies, Protocol):
     """Every role of a store (`roles`), in one durable store: what a store implements, and what a caller that needs
     several roles at once (the engine, the CLI's ledger commands) is typed against."""
 

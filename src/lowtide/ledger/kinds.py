@@ -77,6 +77,12 @@ class LedgerKind(ABC):
     def open(self, target: str, *, read_only: bool) -> LedgerStore:
         """A new store for the ledger at `target`, made there if it holds none."""
 
+    def open_unchanged(self, target: str) -> LedgerStore:
+        """A new store reading the ledger at `target` that never writes to it, even to bring its schema up to date
+        (`lowtide ledger copy`'s source), or an error saying why it cannot be read so. By default `open` read-only,
+        for a kind whose opening writes nothing to a ledger already up to date."""
+        return self.open(target, read_only=True)
+
     def quota_store(self, target: str) -> QuotaStore | None:
         """The live quota store of the ledger at `target` without opening the rest of it (live calls need only
         the quota); None: the opened ledger's own `quota_store`."""

@@ -1,5 +1,6 @@
 """The roles a ledger's store plays, each a narrow protocol: `Claims`, `Batches`, `Reconciles`, `Results`, `Runs`,
-`Views`, `Quotas` and `Copies`. Code that needs one role is typed against it; `interface.LedgerStore` is all of them.
+`Journals`, `Views`, `Quotas` and `Copies`. Code that needs one role is typed against it; `interface.LedgerStore`
+is all of them.
 
 The methods are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store
 on another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
@@ -29,10 +30,23 @@ from lowtide.ledger.records import (
 from lowtide.ledger.run_ledger import RunLedger
 
 if TYPE_CHECKING:
+    from lowtide.ledger.journal import AgentJournal
     from lowtide.ledger.quota_records import QuotaStore
     from lowtide.ledger.views import LedgerViews
 
-__all__ = ["BatchNotices", "Batches", "Claims", "Copies", "Named", "Quotas", "Reconciles", "Results", "Runs", "Views"]
+__all__ = [
+    "BatchNotices",
+    "Batches",
+    "Claims",
+    "Copies",
+    "Journals",
+    "Named",
+    "Quotas",
+    "Reconciles",
+    "Results",
+    "Runs",
+    "Views",
+]
 
 
 class BatchNotices(Protocol):
@@ -279,6 +293,15 @@ class Runs(Named, Protocol):
     @property
     def run_store(self) -> RunLedger:
         """The bulk runs kept in this store."""
+        ...
+
+
+class Journals(Protocol):
+    """The durable agent runs kept in the store and their journals (`journal.AgentJournal`)."""
+
+    @property
+    def agent_journal(self) -> AgentJournal:
+        """The agent runs kept in this store."""
         ...
 
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lowtide.bulk.progress.reporters import RunProgress
+    from lowtide.core.run_reports import RunProgress
 
 __all__ = [
     "AttemptStarted",

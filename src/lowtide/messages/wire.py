@@ -76,6 +76,12 @@ class Wire(Protocol):
         ...
 
     @property
+    def key_query(self) -> str | None:
+        """The query parameter the API also takes its key in (Gemini's `?key=`), None for an API that takes none.
+        (The access log never writes a query string.)"""
+        ...
+
+    @property
     def max_body_bytes(self) -> int:
         """The most bytes the API takes in one request body: a larger one is refused (413) before it is read."""
         ...

@@ -46,9 +46,17 @@ from lowtide.config.endpoints import check_api_key, check_base_url, unreachable
 from lowtide.core.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.core.exact_json import read_exactly
 from lowtide.core.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
-from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters
+from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters, check_ranges, refuse_fields
 from lowtide.cost.priced import PriceCache, Priced
-from lowtide.cost.pricing import PROBE_TOKENS, UsageShape, cost_of, cost_range, estimate_input_tokens, worst_case_cost
+from lowtide.cost.pricing import (
+    PROBE_TOKENS,
+    UsageShape,
+    cost_of,
+    cost_range,
+    estimate_input_tokens,
+    neutral_probes,
+    worst_case_cost,
+)
 from lowtide.live.reports import Budget, LimitListener, LimitWatchers, QuotaReport, header_int, header_number
 from lowtide.messages.answers import Answer, Outcome, Settled, TextAnswer, answer_of, response_of, text_alone
 from lowtide.messages.content import (
@@ -148,6 +156,7 @@ __all__ = [
     "check_api_key",
     "check_base_url",
     "check_input",
+    "check_ranges",
     "cost_of",
     "cost_range",
     "credential_of",
@@ -166,6 +175,7 @@ __all__ = [
     "json_objects",
     "json_text",
     "ledger_custom_id",
+    "neutral_probes",
     "parse_response",
     "parsed_outcome",
     "parts_of_ledger_custom_id",
@@ -174,6 +184,7 @@ __all__ = [
     "read_files",
     "read_input",
     "read_line",
+    "refuse_fields",
     "response_of",
     "retrying",
     "run_batch",

@@ -113,9 +113,12 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
         if request.method != "POST":
             message = f"{request.method} {wire.path} is not allowed: lowtide serve answers POST {wire.path}."
             return _refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
-        scope = served.clients.scope(request.headers, wire.key_header)
+        in_query = request.query_params.get(wire.key_query) if wire.key_query else None
+        scope = served.clients.scope(request.headers, wire.key_header, in_query)
         if scope is None:
-            return _refused(wire, Refusal(401, "authentication_error", "invalid x-api-key"))
+            named = wire.key_header or "x-api-key"
+            named += f" or ?{wire.key_query}=" if wire.key_query else ""
+            return _refused(wire, Refusal(401, "authentication_error", f"invalid {named}"))
         try:
             call = wire.call(await read_json(request, limit), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)

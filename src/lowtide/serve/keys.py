@@ -45,15 +45,20 @@ class ClientKeys:
             raise ValueError("lowtide serve needs a client key to authenticate its clients")
         self._scopes = [(key.encode(), _scope(key)) for key in keys]
 
-    def scope(self, headers: Mapping[str, str], key_header: str | None = None) -> str | None:
+    def scope(
+        self, headers: Mapping[str, str], key_header: str | None = None, in_query: str | None = None
+    ) -> str | None:
         """The scope of the client key these request headers carry (in `key_header`, else in `x-api-key` or as a
-        bearer token), None when they carry none of the server's."""
+        bearer token; else `in_query`, the key the URL's query gave where the wire takes one there), None when they
+        carry none of the server's."""
         given = headers.get(key_header) if key_header is not None else None
         if given is None:
             given = headers.get("x-api-key")
         if given is None:
             scheme, _, token = headers.get("authorization", "").partition(" ")
             given = token.strip() if scheme.lower() == "bearer" else None
+        if given is None:
+            given = in_query
         if given is None:
             return None
         sent = given.encode()

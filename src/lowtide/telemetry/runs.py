@@ -4,19 +4,27 @@ and its batches' spans are its children. Imported only when telemetry is on."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from lowtide.core.run_reports import RunReport
 from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN
 from lowtide.telemetry.scope import tracer
 
-if TYPE_CHECKING:
-    from lowtide.bulk.running.state import RunEnd
-
 __all__ = ["traced_run"]
+
+
+class _Ended(Protocol):
+    """How a go at a run ended, as the span reads it (bulk/'s `RunEnd`, named so without importing bulk/)."""
+
+    @property
+    def report(self) -> RunReport: ...
+
+
+EndT = TypeVar("EndT", bound=_Ended)
 
 
 async def traced_run(
@@ -27,8 +35,8 @@ async def traced_run(
     gen_ai_provider: str | None,
     mode: str,
     items: int,
-    go: Callable[[], Awaitable[RunEnd]],
-) -> RunEnd:
+    go: Callable[[], Awaitable[EndT]],
+) -> EndT:
     span = tracer().start_span(
         "lowtide.run",
         kind=SpanKind.INTERNAL,

@@ -26,8 +26,8 @@ from pydantic import BaseModel
 from lowtide.batching.backend import ResultLine, UnreadableLine
 from lowtide.bulk.outputs.atomic import AtomicFile
 from lowtide.bulk.outputs.destinations import RAW_FOLDER, RESULTS_FILE
-from lowtide.bulk.outputs.report import RunReport, no_usage
 from lowtide.bulk.outputs.spool import Tallied
+from lowtide.core.run_reports import RunReport, no_usage
 from lowtide.errors import ActorError, APIError
 from lowtide.messages.answers import Answer, response_of
 from lowtide.types import ActorResponse, Usage

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from lowtide.bulk.progress.reporters import format_duration
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.run_reports import format_duration
 from lowtide.cost.pricing import cost_range, estimate_input_tokens
 
 if TYPE_CHECKING:

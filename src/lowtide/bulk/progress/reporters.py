@@ -1,4 +1,5 @@
-"""Where a bulk run stands (`RunProgress`), and the ways to show it: a live rich bar, plain lines, a callback.
+"""The ways to show where a bulk run stands (`RunProgress`, from `lowtide.core.run_reports`): a live rich bar, plain
+lines, a callback.
 
 A run can take hours (batches end within 24 hours), so the display must be cheap, honest about what is unknown
 (no ETA until something has finished) and safe: a user's callback that raises is logged, never fatal.
@@ -10,11 +11,11 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from decimal import ROUND_HALF_UP, Decimal
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO, get_args
 
 from lowtide.core.clock import Clock, SystemClock
+from lowtide.core.run_reports import PROGRESS_SEPARATOR, RunProgress, format_duration
 from lowtide.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -37,109 +38,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_SEPARATOR = " · "
+_SEPARATOR = PROGRESS_SEPARATOR
 _ASCII_SEPARATOR = " | "
-
-
-@dataclass(frozen=True)
-class RunProgress:
-    """A snapshot of a bulk run: items and batches so far, money spent, time taken.
-
-    `items_done` counts items that reached an end (succeeded, failed, expired, canceled or not run).
-    """
-
-    run_id: str
-    items_total: int
-    items_done: int
-    succeeded: int
-    failed: int
-    canceled: int
-    not_run: int
-    batches_total: int
-    """Batches the run has used (in earlier goes too), and those its items still to send should take."""
-    batches_done: int
-    batches_in_flight: int
-    cost_usd: Decimal
-    cost_limit_usd: Decimal | None
-    elapsed_seconds: float
-    expired: int = 0
-    """Items whose request expired in its batch (24 hours) on its last attempt; `retry` sends them again."""
-    calls_in_flight: int | None = None
-    """A live run's calls in flight (None for a batch run, which counts batches instead)."""
-    done_before: int = 0
-    """Items already done when this go at the run began (a live run resumed): the ETA counts the pace of this go."""
-    paced_eta_seconds: float | None = None
-    """With `paced`, the seconds left as the run reckons them from its batches' pace (`bulk/progress/eta.py`)."""
-    paced: bool = False
-    """Whether the ETA is `paced_eta_seconds` (a batch run: its items end a whole batch at a time, so the rate of
-    the items done so far says nothing of the batches still to end) rather than the items' rate (a live run)."""
-
-    @property
-    def finished(self) -> bool:
-        """Whether every item has reached an end."""
-        return self.items_done >= self.items_total
-
-    @property
-    def eta_seconds(self) -> float | None:
-        """Seconds until every item is done: a batch run's reckoning from its batches' pace (`paced`), else at the
-        rate items have finished so far; None while neither can tell (no batch ended, no item done)."""
-        remaining = max(self.items_total - self.items_done, 0)
-        if self.paced:
-            return 0.0 if remaining == 0 else self.paced_eta_seconds
-        done = self.items_done - self.done_before
-        if done <= 0:
-            return None
-        if remaining == 0:
-            return 0.0
-        if self.elapsed_seconds <= 0:
-            return None
-        return remaining * self.elapsed_seconds / done
-
-    def line(self, separator: str = _SEPARATOR) -> str:
-        """The progress as one line of text, as `PlainReporter` prints it."""
-        head = f"run {self.run_id}: {self.items_text()} ({self.counts_text()})"
-        return separator.join([head, self.batches_text(), self.cost_text(), self.eta_text()])
-
-    def items_text(self) -> str:
-        return f"{self.items_done}/{self.items_total} items"
-
-    def counts_text(self) -> str:
-        return (
-            f"{self.succeeded} ok, {self.failed} failed, {self.expired} expired, {self.canceled} canceled,"
-            f" {self.not_run} not run"
-        )
-
-    def batches_text(self) -> str:
-        if self.calls_in_flight is not None:
-            return f"live, {self.calls_in_flight} call(s) in flight"
-        return f"batches {self.batches_done}/{self.batches_total} done, {self.batches_in_flight} in flight"
-
-    def cost_text(self) -> str:
-        if self.cost_limit_usd is None:
-            return f"{_usd(self.cost_usd)} spent"
-        return f"{_usd(self.cost_usd)} of {_usd(self.cost_limit_usd)}"
-
-    def eta_text(self) -> str:
-        if self.finished:
-            return f"done in {format_duration(self.elapsed_seconds)}"
-        eta = self.eta_seconds
-        return "ETA unknown" if eta is None else f"ETA {format_duration(eta)}"
-
-
-def _usd(amount: Decimal) -> str:
-    """Dollars to the cent, or to a hundredth of a cent under one cent, where small runs' costs live."""
-    places = Decimal("0.01") if amount == 0 or abs(amount) >= Decimal("0.01") else Decimal("0.0001")
-    return f"${amount.quantize(places, rounding=ROUND_HALF_UP)}"
-
-
-def format_duration(seconds: float) -> str:
-    """A duration as a person reads it: `45s`, `4m10s`, `2h05m`."""
-    whole = max(round(seconds), 0)
-    if whole < 60:
-        return f"{whole}s"
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
 ProgressCallback = Callable[[RunProgress], None]

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from lowtide.bulk.outputs.report import usd
 from lowtide.bulk.outputs.results import ItemStatus
 from lowtide.bulk.recorded.resume import item_status
+from lowtide.core.run_reports import usd
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.roles import Runs
 

@@ -22,10 +22,10 @@ from typing import Any, TextIO
 from lowtide.batching.records import error_from_json, error_to_json, response_from_json
 from lowtide.bulk.inputs.jobs import Job
 from lowtide.bulk.outputs.results import ItemResult, ItemStatus
-from lowtide.bulk.progress.reporters import RunProgress
 from lowtide.bulk.running.definition import LiveRunDefinition, Prepared
 from lowtide.bulk.running.interrupts import on_interrupt
 from lowtide.bulk.running.state import RunEnd, RunState, Underway
+from lowtide.core.run_reports import RunProgress
 from lowtide.errors import ActorError, APIUnreachableError, StructuredOutputError
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.run_ledger import AsyncRunLedger

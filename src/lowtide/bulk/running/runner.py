@@ -32,7 +32,6 @@ from lowtide.bulk.inputs.jobs import Job, Jobs, described, job_from, job_input
 from lowtide.bulk.inputs.parser import check_jobs
 from lowtide.bulk.inputs.reading import JsonlLines, LineJobs
 from lowtide.bulk.outputs.destinations import check_outputs, check_owned
-from lowtide.bulk.outputs.report import RunReport
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.planning.checks import (
@@ -56,6 +55,7 @@ from lowtide.bulk.running.live_options import AbortMode, PostProcess, check_live
 from lowtide.bulk.running.state import RunEnd
 from lowtide.calls.arguments import check_budget, check_count, check_seconds
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.core.run_reports import RunReport
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord

@@ -25,7 +25,6 @@ from typing import Protocol, TextIO
 
 from lowtide.bulk.outputs.atomic import AtomicFile
 from lowtide.bulk.outputs.citations import citations_json
-from lowtide.bulk.outputs.report import RunReport
 from lowtide.bulk.outputs.results import (
     ItemResult,
     ItemStatus,
@@ -36,10 +35,11 @@ from lowtide.bulk.outputs.results import (
     tallied,
 )
 from lowtide.bulk.outputs.spool import LineSpool, spool_path
-from lowtide.bulk.progress.reporters import ProgressReporter, RunProgress, reporter_for
+from lowtide.bulk.progress.reporters import ProgressReporter, reporter_for
 from lowtide.bulk.running.budget import RunBudget
 from lowtide.bulk.running.definition import Prepared, RunOutputs
 from lowtide.core.clock import Clock
+from lowtide.core.run_reports import RunProgress, RunReport
 from lowtide.errors import ActorError
 from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow

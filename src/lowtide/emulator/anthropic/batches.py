@@ -50,6 +50,9 @@ class Settlement:
     cache: dict[int, CacheUsage] = field(default_factory=dict[int, CacheUsage])
     files: dict[str, StoredFile] = field(default_factory=dict[str, StoredFile])
     """The uploaded files the batch's requests read when they ran, kept for its results whatever becomes of them."""
+    prompt_tokens: dict[int, int] = field(default_factory=dict[int, int], compare=False)
+    """Each succeeded request's input tokens, as settling counted them, so that its results need not count again.
+    Not saved with the emulator's state: a settlement read back counts them as its results stream."""
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = dict.fromkeys(RESULT_KINDS, 0)

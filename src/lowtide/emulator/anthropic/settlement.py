@@ -48,6 +48,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
             else:
                 settlement.files.update(used)
                 breakpoints = prompt.breakpoints
+                settlement.prompt_tokens[index] = prompt.tokens
         if outcome is not None:
             settlement.kinds.append(outcome.kind)
             if outcome.kind == "errored":
@@ -90,7 +91,7 @@ def _result(
             model=models.resolved(params["model"]),
             # Derived, so that downloading the results twice gives the same file.
             message_id=derived_id("msg", batch.id, custom_id),
-            prompt_tokens=analyze_prompt(params).tokens,
+            prompt_tokens=settlement.prompt_tokens.get(index) or analyze_prompt(params).tokens,
             cache=settlement.cache.get(index, NO_CACHE),
             service_tier="batch",
         )

@@ -19,6 +19,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
+from lowtide.emulator.bedrock.catalog import catalog_routes
 from lowtide.emulator.bedrock.errors import AwsError, aws_error_response, from_api_error
 from lowtide.emulator.bedrock.http import BEDROCK, S3, service_of
 from lowtide.emulator.bedrock.jobs import BedrockJob, JobStore, Record
@@ -32,7 +33,7 @@ from lowtide.emulator.core.jsonutil import JsonObject
 __all__ = ["MIN_RECORDS_ENV", "BedrockEmulation"]
 
 MIN_RECORDS_ENV = "LOWTIDE_EMULATOR_BEDROCK_MIN_RECORDS"
-_BEDROCK_PATHS = ("/model-invocation-job", "/model/")
+_BEDROCK_PATHS = ("/model-invocation-job", "/model/", "/foundation-models", "/inference-profiles")
 
 
 class BedrockEmulation(Emulation):
@@ -44,6 +45,10 @@ class BedrockEmulation(Emulation):
         "bedrock.batches.list",
         "bedrock.batches.stop",
         "bedrock.batches.get",
+        "bedrock.models.list",
+        "bedrock.models.get",
+        "bedrock.profiles.list",
+        "bedrock.profiles.get",
         "bedrock.converse",
         "bedrock.converse_stream",
         "bedrock.s3.put_object",
@@ -76,7 +81,10 @@ class BedrockEmulation(Emulation):
         self.jobs.failing.extend([message] * times)
 
     def routes(self) -> Sequence[RouteRow]:
-        return bedrock_routes(self.jobs, self.shared.settings, self.shared.clock.now, self.conversations)
+        return [
+            *bedrock_routes(self.jobs, self.shared.settings, self.shared.clock.now, self.conversations),
+            *catalog_routes(self.shared.settings),
+        ]
 
     def fallback_routes(self) -> Sequence[RouteRow]:
         return s3_routes(self.objects, self.shared.clock.now)

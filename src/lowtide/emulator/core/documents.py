@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -81,10 +81,7 @@ class Document:
 
 
 def check_image_block(block: JsonObject, where: str) -> None:
-    for key in block:
-        if key not in _IMAGE_KEYS:
-            raise invalid_request(f"{where}.image.{key}: Extra inputs are not permitted")
-    source = _source(block, f"{where}.image")
+    source = _source(block, f"{where}.image", _IMAGE_KEYS)
     kind = source.get("type")
     if kind == "base64":
         _check_image_base64(source, f"{where}.image.source.base64")
@@ -97,10 +94,7 @@ def check_image_block(block: JsonObject, where: str) -> None:
 
 
 def check_document_block(block: JsonObject, where: str) -> None:
-    for key in block:
-        if key not in _DOCUMENT_KEYS:
-            raise invalid_request(f"{where}.document.{key}: Extra inputs are not permitted")
-    source = _source(block, f"{where}.document")
+    source = _source(block, f"{where}.document", _DOCUMENT_KEYS)
     kind = source.get("type")
     if kind == "base64":
         _check_pdf(source, where)
@@ -152,7 +146,11 @@ def check_citations(body: Mapping[str, Any]) -> None:
         )
 
 
-def _source(block: JsonObject, where: str) -> JsonObject:
+def _source(block: JsonObject, where: str, keys: Collection[str]) -> JsonObject:
+    """The block's `source` object, once the block holds no key but `keys` (an image's, a document's)."""
+    for key in block:
+        if key not in keys:
+            raise invalid_request(f"{where}.{key}: Extra inputs are not permitted")
     if "source" not in block:
         raise invalid_request(f"{where}.source: Field required")
     source = as_object(block["source"])

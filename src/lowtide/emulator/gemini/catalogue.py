@@ -25,6 +25,9 @@ class GeminiModel:
 
 
 MODELS: tuple[GeminiModel, ...] = (
+    GeminiModel("gemini-3.8-flash", "Gemini 3.8 Flash", 1_048_576, 65_536, True),
+    GeminiModel("gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", 1_048_576, 65_536, True),
+    GeminiModel("gemini-3.1-flash-lite", "Gemini 3.1 Flash-Lite", 1_048_576, 65_536, True),
     GeminiModel("gemini-3-pro-preview", "Gemini 3 Pro Preview", 1_048_576, 65_536, True),
     GeminiModel("gemini-3-flash-preview", "Gemini 3 Flash Preview", 1_048_576, 65_536, True),
     GeminiModel("gemini-2.5-pro", "Gemini 2.5 Pro", 1_048_576, 65_536, True),

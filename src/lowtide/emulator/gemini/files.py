@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lowtide.emulator.core.jsonutil import JsonObject
+from lowtide.emulator.core.produced import file_pieces
 from lowtide.emulator.gemini.errors import GeminiError, invalid_argument
 from lowtide.emulator.gemini.names import timestamp
 from lowtide.emulator.gemini.pages import token_page
@@ -52,11 +53,7 @@ class GeminiFile:
         return self.created_at + FILE_LIFETIME
 
     def pieces(self) -> Iterator[bytes]:
-        if self.content is not None:
-            yield self.content
-            return
-        assert self.lines is not None, "a file holds content or produces lines"
-        yield from self.lines()
+        return file_pieces(self.content, self.lines)
 
     def digest(self) -> tuple[int, str]:
         """Its size and its SHA-256 in base64, as the resource reports them."""

@@ -284,7 +284,14 @@ def prefixed_routes(
     (`<name>.<route>`)."""
     wanted = set(served)
     return [
-        (f"{prefix}{path.removeprefix(drop)}", method, f"{name}.{route[len('openai.') :]}", handler)
+        (_own(f"{prefix}{path.removeprefix(drop)}", prefix), method, f"{name}.{route[len('openai.') :]}", handler)
         for path, method, route, handler in rows
         if route[len("openai.") :] in wanted
     ]
+
+
+def _own(path: str, prefix: str) -> str:
+    """A model id under an API's own prefix is the rest of the path, slashes and all (Groq's `openai/gpt-oss-20b`,
+    `meta-llama/llama-4-scout-17b-16e-instruct`). OpenAI's own paths keep the one-segment template: the APIs that share
+    them (Anthropic's and Mistral's `/v1/models/{id}`) are told apart on that template."""
+    return path.replace("{model_id}", "{model_id:path}") if prefix else path

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from lowtide.emulator.core.jsonutil import JsonObject
+from lowtide.emulator.core.produced import file_pieces
 from lowtide.emulator.openai.errors import OpenAIError, no_such
 from lowtide.emulator.openai.pages import list_limit
 
@@ -41,11 +42,7 @@ class StoredFile:
         return self._size
 
     def pieces(self) -> Iterator[bytes]:
-        if self.content is not None:
-            yield self.content
-            return
-        assert self.lines is not None, "a file holds content or produces lines"
-        yield from self.lines()
+        return file_pieces(self.content, self.lines)
 
     def alive(self, now: float) -> bool:
         return self.expires_at is None or now < self.expires_at

@@ -17,6 +17,12 @@ from lowtide.providers.openai.stream_events import response_events
 __all__ = ["stored_routes"]
 
 
+def _paging(request: Request) -> dict[str, str | None]:
+    """What a list of a stored object's items is asked for (`after`, `limit`, `order`), as OpenAI reads it."""
+    query = request.query_params
+    return {"after": query.get("after"), "limit": query.get("limit"), "order": query.get("order")}
+
+
 def stored_routes(backend: OpenAIBackend) -> list[RouteRow]:
     api = _StoredApi(backend)
     response = "/v1/responses/{response_id}"
@@ -77,13 +83,7 @@ class _StoredApi:
         return self._openai.cancel_response(request.path_params["response_id"])
 
     async def input_items(self, request: Request) -> Answer:
-        query = request.query_params
-        return self._openai.responses.input_items(
-            request.path_params["response_id"],
-            after=query.get("after"),
-            limit=query.get("limit"),
-            order=query.get("order"),
-        )
+        return self._openai.responses.input_items(request.path_params["response_id"], **_paging(request))
 
     # -- chat completions ----------------------------------------------------------------------------------------
 
@@ -112,13 +112,7 @@ class _StoredApi:
         return self._openai.completions.delete(request.path_params["completion_id"])
 
     async def completion_messages(self, request: Request) -> Answer:
-        query = request.query_params
-        return self._openai.completions.messages(
-            request.path_params["completion_id"],
-            after=query.get("after"),
-            limit=query.get("limit"),
-            order=query.get("order"),
-        )
+        return self._openai.completions.messages(request.path_params["completion_id"], **_paging(request))
 
     # -- models --------------------------------------------------------------------------------------------------
 

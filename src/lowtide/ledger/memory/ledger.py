@@ -25,6 +25,7 @@ from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
+from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.memory.unkeyed import adopt_unkeyed, unkeyed_keys
@@ -62,6 +63,7 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
         self.tables = MemoryTables()
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store = MemoryRunStore(self.lock, self.tables)
+        self._journal = MemoryJournal(self.lock)
         self._identity = secrets.token_hex(6)
         self._unkeyed: set[str] = set()
         """The rebuilt requests whose keys are not known yet (`records.UNKEYED`)."""
@@ -80,6 +82,10 @@ class MemoryLedger(MemoryBatches, StoreDefaults):
     @property
     def run_store(self) -> MemoryRunStore:
         return self._run_store
+
+    @property
+    def agent_journal(self) -> MemoryJournal:
+        return self._journal
 
     @property
     def quota_store(self) -> MemoryQuotaStore:

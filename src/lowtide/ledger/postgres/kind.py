@@ -38,6 +38,32 @@ class PostgresKind(LedgerKind):
 
         return PostgresLedger(target)
 
+    def open_unchanged(self, target: str) -> PostgresLedger:
+        """Opened as usual, once its schema is known to be this lowtide's: opening one an older lowtide wrote would
+        bring it up to date, which is a write, so it is refused saying how to do that first."""
+        from lowtide.errors import ConfigurationError
+        from lowtide.ledger.postgres.migration import version_found
+        from lowtide.ledger.postgres.outage import said
+        from lowtide.ledger.postgres.pool import connect
+        from lowtide.ledger.postgres.schema import SCHEMA_VERSION
+        from lowtide.ledger.postgres.steps import run_on
+        from lowtide.ledger.postgres.url import redacted
+
+        try:
+            with connect(target) as connection:
+                found = run_on(connection, version_found())
+        except Exception as exc:
+            raise said(exc, target, "be read") from None
+        if 0 < found < SCHEMA_VERSION:
+            raise ConfigurationError(
+                f"The ledger {redacted(target)} has schema version {found}, older than this lowtide's"
+                f" ({SCHEMA_VERSION}). Copying it would bring it up to date, which writes to it, and a copy never"
+                " writes to its source: run any lowtide command on it once (lowtide collect --ledger URL, say), then"
+                " copy it.",
+                field="ledger",
+            )
+        return self.open(target, read_only=True)
+
     def quota_store(self, target: str) -> PostgresQuotaStore:
         from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 

@@ -37,6 +37,7 @@ from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
+from lowtide.ledger.postgres.journal import PostgresJournal
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
 from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
@@ -94,6 +95,10 @@ class PostgresLedger(StoreDefaults):
     @property
     def run_store(self) -> PostgresRunStore:
         return PostgresRunStore(self._pool)
+
+    @property
+    def agent_journal(self) -> PostgresJournal:
+        return PostgresJournal(self._pool)
 
     @property
     def quota_store(self) -> PostgresQuotaStore:

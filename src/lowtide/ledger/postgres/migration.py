@@ -15,7 +15,7 @@ from lowtide.ledger.interface import LedgerVersionError
 from lowtide.ledger.postgres.schema import LOCK, MIGRATIONS, SCHEMA_VERSION
 from lowtide.ledger.postgres.steps import Op, Sql
 
-__all__ = ["migration"]
+__all__ = ["migration", "version_found"]
 
 
 def migration() -> Op[int]:
@@ -41,6 +41,15 @@ def migration() -> Op[int]:
             raise
         yield Sql("UPDATE schema_version SET version = %s", (version + 1,))
     return started
+
+
+def version_found() -> Op[int]:
+    """The ledger's schema version, read without writing anything (0: the database holds no ledger)."""
+    row = (yield Sql("SELECT to_regclass('schema_version') IS NOT NULL")).one()
+    if row is None or not row[0]:
+        return 0
+    row = (yield Sql("SELECT version FROM schema_version")).one()
+    return int(str(row[0])) if row is not None else 0
 
 
 _FEATURE_NOT_SUPPORTED = "0A000"

@@ -478,6 +478,42 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     # adds the results of a statement whose storer vouches for them (it read the batch's final results at the count
     # the batch still has, and stores none of their keys again) without looking each one up (`totals`).
     ADD_TOTALS,
+    # 12: durable agent runs and their journals, as the SQLite ledger's schema 12 has them; their names, keys and states
+    # compare byte by byte, as schema 10 made every other (the JSON, errors and costs they hold are never compared).
+    """
+    CREATE TABLE agent_runs (
+        run_id     TEXT COLLATE "C" PRIMARY KEY,
+        reference  TEXT COLLATE "C" NOT NULL,
+        input      TEXT NOT NULL,
+        state      TEXT COLLATE "C" NOT NULL,
+        result     TEXT,
+        error      TEXT,
+        cost_usd   TEXT NOT NULL,
+        awaiting   TEXT COLLATE "C",
+        holder     TEXT COLLATE "C",
+        held_until DOUBLE PRECISION,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX agent_runs_state ON agent_runs (state);
+    CREATE TABLE agent_journal (
+        run_id      TEXT COLLATE "C" NOT NULL REFERENCES agent_runs(run_id),
+        position    INTEGER NOT NULL,
+        kind        TEXT COLLATE "C" NOT NULL,
+        name        TEXT COLLATE "C" NOT NULL,
+        fingerprint TEXT COLLATE "C" NOT NULL,
+        key         TEXT COLLATE "C" NOT NULL,
+        result      TEXT,
+        error       TEXT,
+        cost_usd    TEXT,
+        idempotent  INTEGER NOT NULL,
+        retry       INTEGER NOT NULL,
+        attempts    INTEGER NOT NULL,
+        started_at  DOUBLE PRECISION NOT NULL,
+        ended_at    DOUBLE PRECISION,
+        PRIMARY KEY (run_id, position)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

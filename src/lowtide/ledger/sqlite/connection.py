@@ -176,6 +176,32 @@ def _writable(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
 
 
+def schema_version(path: Path) -> int:
+    """The schema version of the ledger file at `path`, read without writing to it (0: no ledger there)."""
+    db = _read_only(path)
+    try:
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+    finally:
+        db.close()
+    return int(version)
+
+
+def snapshot(path: Path, into: Path, *, writable: bool) -> None:
+    """Copy the ledger file at `path` (its WAL's writes included) into the new file `into` by SQLite's online backup,
+    changing nothing `path` holds. `writable`: read through a plain connection, whose close checkpoints and removes the
+    `-wal` and `-shm` files as any lowtide process's last close does (a read-only one would leave them behind); else
+    through a read-only one."""
+    source = sqlite3.connect(path, timeout=30.0) if writable else _read_only(path)
+    try:
+        copy = sqlite3.connect(into)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()
+
+
 def _read_only(path: Path) -> sqlite3.Connection:
     """A connection that reads the ledger at `path` and writes nothing: `mode=ro`, else (no `-shm` can be made
     beside it) `immutable=1`."""

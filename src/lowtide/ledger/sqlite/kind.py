@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
-from lowtide.ledger.sqlite.connection import damaged_message, is_damage
+from lowtide.ledger.sqlite.connection import damaged_message, is_damage, schema_version
 from lowtide.ledger.sqlite.ledger import Ledger
+from lowtide.ledger.sqlite.schema import SCHEMA_VERSION
 
 __all__ = ["SqliteKind", "register"]
 
@@ -45,6 +46,18 @@ class SqliteKind(LedgerKind):
 
     def open(self, target: str, *, read_only: bool) -> Ledger:
         return Ledger(Path(target).absolute(), read_only=read_only)
+
+    def open_unchanged(self, target: str) -> Ledger:
+        """A ledger an older lowtide wrote, which reading needs brought up to date, is read from a private copy
+        migrated in its stead (`Snapshot`), so that what the file holds never changes; one up to date is opened as
+        usual where it can be written (closing it leaves no `-wal` or `-shm` file behind), else read-only."""
+        path = Path(target).absolute()
+        writable = self.writable(target)
+        if 0 < schema_version(path) < SCHEMA_VERSION:
+            from lowtide.ledger.sqlite.snapshot import Snapshot
+
+            return Snapshot(path, writable=writable)
+        return Ledger(path, read_only=not writable)
 
     def shown(self, target: str) -> str:
         return target

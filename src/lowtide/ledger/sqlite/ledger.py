@@ -18,6 +18,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import COPIED, NewRequest
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
+from lowtide.ledger.sqlite.journal import SqliteJournal
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
@@ -33,6 +34,10 @@ class Ledger(BatchRows, StoreDefaults):
     @property
     def run_store(self) -> RunStore:
         return RunStore(self)
+
+    @property
+    def agent_journal(self) -> SqliteJournal:
+        return SqliteJournal(self)
 
     @property
     def quota_store(self) -> LedgerQuotaStore:

@@ -314,6 +314,42 @@ MIGRATIONS: tuple[str, ...] = (
     # (`ledger.answer_form`): a lowtide before it would refuse such an answer when it read it, deep in a run, so the
     # version moves and an older lowtide refuses the ledger when it opens it instead, saying to upgrade.
     "SELECT 1",
+    # 12: durable agent runs (`lowtide.agents`): a run, and the journal of its model turns and steps, each entry's
+    # intent written before it starts and its result or error after (`ledger.journal_records`).
+    """
+    CREATE TABLE agent_runs (
+        run_id     TEXT PRIMARY KEY,
+        reference  TEXT NOT NULL,               -- module:qualname
+        input      TEXT NOT NULL,               -- JSON
+        state      TEXT NOT NULL,               -- running | parked | waiting-on-person | in-doubt | finished | ...
+        result     TEXT,
+        error      TEXT,
+        cost_usd   TEXT NOT NULL,               -- exact decimal
+        awaiting   TEXT,                        -- the key of the turn it waits for
+        holder     TEXT,                        -- the process advancing it, and until when
+        held_until REAL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX agent_runs_state ON agent_runs (state);
+    CREATE TABLE agent_journal (
+        run_id      TEXT NOT NULL REFERENCES agent_runs(run_id),
+        position    INTEGER NOT NULL,
+        kind        TEXT NOT NULL,              -- turn | step
+        name        TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        result      TEXT,
+        error       TEXT,
+        cost_usd    TEXT,
+        idempotent  INTEGER NOT NULL,
+        retry       INTEGER NOT NULL,
+        attempts    INTEGER NOT NULL,
+        started_at  REAL NOT NULL,
+        ended_at    REAL,
+        PRIMARY KEY (run_id, position)
+    ) WITHOUT ROWID;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -73,6 +73,7 @@ class MessagesWire:
 
     path = "/v1/messages"
     key_header = "x-api-key"
+    key_query = None
     max_body_bytes = MAX_REQUEST_BYTES
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lowtide.providers import LazyCheck
 from lowtide.providers.bedrock import rules
 from lowtide.providers.registration import Registration
 
@@ -23,6 +24,7 @@ _REGISTRATION = Registration(
     live="BedrockProvider",
     batch="BedrockBatchProvider",
     usage=rules.USAGE,
+    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
     lends={"BedrockOptions": "options"},
 )
 

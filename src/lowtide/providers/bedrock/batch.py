@@ -21,6 +21,7 @@ from lowtide.providers import BatchCodec, OneBatchCalls
 from lowtide.providers.bedrock.batch_backend import BedrockBatchBackend
 from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
 from lowtide.providers.bedrock.client import build_clients
+from lowtide.providers.bedrock.models import check_model
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_in, options_of
 from lowtide.providers.bedrock.requests import converse_body
 
@@ -39,9 +40,8 @@ class BedrockBatchProvider(OneBatchCalls[BedrockBatchBackend], Provider):
         self._clock = options.clock
         self.settings = options.batch
         self._options = options_in(options.provider_options)
-        self.backend = BedrockBatchBackend(
-            build_clients(options), self._options, clock=options.clock, settings=options.batch
-        )
+        self._clients = build_clients(options)
+        self.backend = BedrockBatchBackend(self._clients, self._options, clock=options.clock, settings=options.batch)
 
     async def preflight(self, request: ActorRequest) -> None:
         """The actor's bucket and role, the request's Bedrock settings and its Converse body, checked before anything
@@ -59,6 +59,7 @@ class BedrockBatchProvider(OneBatchCalls[BedrockBatchBackend], Provider):
                 )
         options_of(request)
         converse_body(request)
+        await check_model(self._clients, request.model)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -13,6 +13,7 @@ from lowtide.providers import json_count, json_object, parse_response, response_
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.client import Json, build_clients, call
 from lowtide.providers.bedrock.errors import translate_errors
+from lowtide.providers.bedrock.models import check_model
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_of
 from lowtide.providers.bedrock.requests import converse_body, sdk_body
 
@@ -38,6 +39,7 @@ class BedrockProvider(Provider):
     async def preflight(self, request: ActorRequest) -> None:
         options_of(request)
         converse_body(request)
+        await check_model(self._clients, request.model)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         body = sdk_body(converse_body(request))

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from lowtide import ActorRequest, ConfigurationError, ToolSpec
 from lowtide.providers import FilePart, ImagePart, Part, TextPart, ToolCall, ToolResult, pieces_of, system_text
+from lowtide.providers.bedrock.parameters import check_parameters
 from lowtide.providers.bedrock.rules import CONTENT
 
 __all__ = ["converse_body", "model_of", "sdk_body"]
@@ -44,6 +45,7 @@ def model_of(body: Mapping[str, object]) -> str:
 
 def converse_body(request: ActorRequest) -> dict[str, object]:
     """`request` as a Converse body with its `modelId`, JSON all through (bytes as base64)."""
+    check_parameters(request)
     inference: dict[str, object] = {"maxTokens": request.max_tokens}
     if request.temperature is not None:
         inference["temperature"] = request.temperature

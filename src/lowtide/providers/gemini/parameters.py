@@ -12,7 +12,7 @@ request as it is encoded, so that what the API would refuse is refused before an
 from __future__ import annotations
 
 from lowtide import ConfigurationError
-from lowtide.providers import Parameters
+from lowtide.providers import Parameters, check_ranges, refuse_fields
 from lowtide.providers.gemini.options import GeminiOptions, options_of
 
 __all__ = ["MAX_STOP_SEQUENCES", "check_parameters"]
@@ -33,15 +33,8 @@ def check_parameters(parameters: Parameters) -> GeminiOptions:
     """Refuse what Gemini would refuse of `parameters` (a `ConfigurationError` naming the field); their Gemini
     settings (`options_of`) when all is well."""
     options = options_of(parameters)
-    for name, reason in _REFUSED.items():
-        if getattr(parameters, name) is not None:
-            raise ConfigurationError(f"{name} cannot be sent to Gemini: {reason}", field=name)
-    for name, (low, high) in _RANGES.items():
-        value = getattr(parameters, name)
-        if value is not None and not low <= value <= high:
-            raise ConfigurationError(
-                f"{name}: {value:g} is outside the range Gemini takes, {low:g} to {high:g}.", field=name
-            )
+    refuse_fields(parameters, _REFUSED, who="Gemini")
+    check_ranges(parameters, _RANGES, who="Gemini")
     if parameters.top_k is not None and parameters.top_k < 1:
         raise ConfigurationError(f"top_k: {parameters.top_k} is below 1, the least Gemini takes.", field="top_k")
     _check_stop_sequences(parameters.stop_sequences)

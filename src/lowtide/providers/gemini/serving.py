@@ -94,6 +94,7 @@ class GenerateContentWire:
 
     path = "/{version}/models/{model}:{method}"
     key_header = "x-goog-api-key"
+    key_query = "key"
     max_body_bytes = MAX_REQUEST_BYTES
 
     def call(self, body: object, route: Mapping[str, str]) -> ServedCall:

@@ -67,6 +67,7 @@ GROQ = Dialect(
     body_options=("reasoning_effort", "reasoning_format", "service_tier"),
     api_key_env="GROQ_API_KEY",
     base_url_env="GROQ_BASE_URL",
+    sdk_paths=("/openai/v1", "/openai", "/v1"),
     refused={
         "top_k": "Groq has no top_k; use temperature or top_p.",
         "thinking": "Groq's reasoning models think by `provider_options.groq.reasoning_effort`, not `thinking`.",

@@ -10,7 +10,7 @@ request as it is encoded, so that what the API would refuse is refused before an
 from __future__ import annotations
 
 from lowtide import ConfigurationError
-from lowtide.providers import Parameters
+from lowtide.providers import Parameters, check_ranges, refuse_fields
 from lowtide.providers.mistral.options import MistralOptions, options_of
 
 __all__ = ["check_parameters"]
@@ -30,15 +30,8 @@ def check_parameters(parameters: Parameters) -> MistralOptions:
     """Refuse what Mistral would refuse of `parameters` (a `ConfigurationError` naming the field); their Mistral
     settings (`options_of`) when all is well."""
     options = options_of(parameters)
-    for name, reason in _REFUSED.items():
-        if getattr(parameters, name) is not None:
-            raise ConfigurationError(f"{name} cannot be sent to Mistral: {reason}", field=name)
-    for name, (low, high) in _RANGES.items():
-        value = getattr(parameters, name)
-        if value is not None and not low <= value <= high:
-            raise ConfigurationError(
-                f"{name}: {value:g} is outside the range Mistral takes, {low:g} to {high:g}.", field=name
-            )
+    refuse_fields(parameters, _REFUSED, who="Mistral")
+    check_ranges(parameters, _RANGES, who="Mistral")
     sequences = parameters.stop_sequences
     for index, sequence in enumerate(sequences):
         where = f"stop_sequences.{index}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lowtide import Usage
-from lowtide.providers import PROBE_TOKENS, ContentRules, UsageShape, json_count
+from lowtide.providers import ContentRules, UsageShape, json_count, neutral_probes
 
 __all__ = ["CONTENT", "USAGE", "usage_of"]
 
@@ -35,18 +35,11 @@ def _fields(raw: Mapping[str, object]) -> dict[str, int]:
     return {"input_tokens": counted.input_tokens, "output_tokens": counted.output_tokens}
 
 
-def _probe(**counts: int) -> dict[str, object]:
-    return _from_neutral(Usage(**counts))
-
-
 USAGE = UsageShape(
     genai_provider="mistral",
     owner="Mistral",
     fields=_fields,
-    probes=(
-        ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
-        ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
-    ),
+    probes=neutral_probes(_from_neutral, "input_tokens", "output_tokens"),
     from_neutral=_from_neutral,
 )
 """How Mistral's usage is priced by genai-prices (batch at Mistral's 50% discount where it lists no batch price)."""

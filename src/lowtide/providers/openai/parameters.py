@@ -11,7 +11,7 @@ request as it is encoded, so that what the API would refuse is refused before an
 
 from __future__ import annotations
 
-from lowtide.core.parameters import Parameters
+from lowtide.core.parameters import Parameters, check_ranges, refuse_fields
 from lowtide.errors import ConfigurationError
 from lowtide.providers.openai.options import OpenAIOptions, options_of
 
@@ -39,15 +39,8 @@ def check_parameters(parameters: Parameters) -> OpenAIOptions:
     """Refuse what OpenAI would refuse of `parameters` (a `ConfigurationError` naming the field); their OpenAI
     settings (`options_of`) when all is well."""
     options = options_of(parameters)
-    for name, reason in _REFUSED.items():
-        if getattr(parameters, name) is not None:
-            raise ConfigurationError(f"{name} cannot be sent to OpenAI: {reason}", field=name)
-    for name, (low, high) in _RANGES.items():
-        value = getattr(parameters, name)
-        if value is not None and not low <= value <= high:
-            raise ConfigurationError(
-                f"{name}: {value:g} is outside the range OpenAI takes, {low:g} to {high:g}.", field=name
-            )
+    refuse_fields(parameters, _REFUSED, who="OpenAI")
+    check_ranges(parameters, _RANGES, who="OpenAI")
     if options.endpoint == "responses":
         if parameters.stop_sequences:
             raise ConfigurationError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lowtide.cost.pricing import PROBE_TOKENS, UsageShape
+from lowtide.cost.pricing import UsageShape, neutral_probes
 from lowtide.messages.content import ContentRules
 from lowtide.types import Usage
 
@@ -48,20 +48,11 @@ def _fields(raw: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
-def _probe(**counts: int) -> dict[str, object]:
-    return _from_neutral(Usage(**counts))
-
-
 USAGE = UsageShape(
     genai_provider="openai",
     owner="OpenAI",
     fields=_fields,
-    probes=(
-        ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
-        ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
-        ("cached_tokens", _probe(cache_read_input_tokens=PROBE_TOKENS)),
-        ("cache_write_tokens", _probe(cache_creation_input_tokens=PROBE_TOKENS)),
-    ),
+    probes=neutral_probes(_from_neutral, "input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens"),
     from_neutral=_from_neutral,
     flavor=_flavor,
     priced_tiers=frozenset({"flex", "priority"}),

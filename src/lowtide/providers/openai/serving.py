@@ -65,6 +65,7 @@ class _OpenAIWire:
     """What both endpoints share: the size limit, the models, errors."""
 
     key_header = None
+    key_query = None
     max_body_bytes = MAX_REQUEST_BYTES
 
     def model_refusal(self, model: str, served: Sequence[str]) -> Refusal | None:

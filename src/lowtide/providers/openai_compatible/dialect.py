@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from lowtide import BatchProcessingMode, ConfigurationError
-from lowtide.providers import BatchLimits, LazyProvider, Parameters, UsageShape
+from lowtide.providers import BatchLimits, LazyProvider, Parameters, UsageShape, check_ranges, refuse_fields
 from lowtide.providers.openai.chat_limits import ChatLimits
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ class Dialect(Generic[OptionsT]):
     """The settings of `options` that travel in the request body (when given)."""
     api_key_env: str = ""
     base_url_env: str = ""
+    sdk_paths: tuple[str, ...] = ()
+    """Paths its SDK puts before every route itself (`/v1`): a base URL ending in one would name it twice, and is
+    refused before anything is sent, saying the address to give (OpenAI's base URLs end in `/v1`; these SDKs' not)."""
     refused: Mapping[str, str] = field(default_factory=dict[str, str])
     """The neutral parameters its API has no use for, each with the reason given in the refusal."""
     takes_top_k: bool = False
@@ -89,15 +92,8 @@ class Dialect(Generic[OptionsT]):
         """Refuse what the API would refuse of `parameters` (a `ConfigurationError` naming the field); its settings
         when all is well. The registry's parameter check of the dialect."""
         options = self.options_in(parameters.provider_options)
-        for name, reason in self.refused.items():
-            if getattr(parameters, name) is not None:
-                raise ConfigurationError(f"{name} cannot be sent to {self.owner}: {reason}", field=name)
-        for name, (low, high) in _RANGES.items():
-            value = getattr(parameters, name)
-            if value is not None and not low <= value <= high:
-                raise ConfigurationError(
-                    f"{name}: {value:g} is outside the range {self.owner} takes, {low:g} to {high:g}.", field=name
-                )
+        refuse_fields(parameters, self.refused, who=self.owner)
+        check_ranges(parameters, _RANGES, who=self.owner)
         if self.takes_top_k and parameters.top_k is not None and parameters.top_k < 1:
             raise ConfigurationError(
                 f"top_k: {parameters.top_k} is below 1, the least {self.owner} takes.", field="top_k"

@@ -132,7 +132,23 @@ def build_client(options: ProviderOptions, dialect: Dialect[BaseModel], sdk: Sdk
             f"the emulator ({dialect.base_url_env} pointing at `lowtide emulator`).",
             field="api_key_env",
         )
-    return kind(**options.sdk_settings(api_key, options.base_url_from(dialect.base_url_env))), True
+    base_url = options.base_url_from(dialect.base_url_env)
+    if base_url is not None:
+        _check_sdk_paths(base_url, dialect, "base_url" if options.base_url is not None else f"${dialect.base_url_env}")
+    return kind(**options.sdk_settings(api_key, base_url)), True
+
+
+def _check_sdk_paths(base_url: str, dialect: Dialect[BaseModel], source: str) -> None:
+    """Refuse a base URL ending in a path the dialect's SDK adds itself (`TOGETHER_BASE_URL=http://host/v1`: every
+    call would go to `/v1/v1/...`, and the first error would be a model the wrong endpoint does not list)."""
+    bare = base_url.rstrip("/")
+    for path in dialect.sdk_paths:
+        if bare.endswith(path):
+            raise ConfigurationError(
+                f"{source} {base_url} ends with {path}: the {dialect.owner} SDK adds {dialect.sdk_paths[0]} before"
+                f" every route itself, so give the address without it, {bare[: -len(path)] or '/'}.",
+                field="base_url",
+            )
 
 
 async def check_model(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from lowtide import Usage
-from lowtide.providers import PROBE_TOKENS, UsageShape, json_count, json_object
+from lowtide.providers import UsageShape, json_count, json_object, neutral_probes
 
 __all__ = ["chat_usage_fields", "chat_usage_from_neutral", "chat_usage_shape"]
 
@@ -32,10 +32,6 @@ def chat_usage_fields(raw: Mapping[str, object]) -> dict[str, int]:
     }
 
 
-def _probe(**counts: int) -> dict[str, object]:
-    return chat_usage_from_neutral(Usage(**counts))
-
-
 def chat_usage_shape(
     genai_provider: str,
     owner: str,
@@ -49,11 +45,7 @@ def chat_usage_shape(
         genai_provider=genai_provider,
         owner=owner,
         fields=chat_usage_fields,
-        probes=(
-            ("input_tokens", _probe(input_tokens=PROBE_TOKENS)),
-            ("output_tokens", _probe(output_tokens=PROBE_TOKENS)),
-            ("cached_tokens", _probe(cache_read_input_tokens=PROBE_TOKENS)),
-        ),
+        probes=neutral_probes(chat_usage_from_neutral, "input_tokens", "output_tokens", "cached_tokens"),
         from_neutral=chat_usage_from_neutral,
         flavor=flavor,
         extracted_as=extracted_as,

@@ -46,6 +46,7 @@ TOGETHER = Dialect(
     body_options=("repetition_penalty", "min_p", "reasoning_effort"),
     api_key_env="TOGETHER_API_KEY",
     base_url_env="TOGETHER_BASE_URL",
+    sdk_paths=("/v1",),
     refused={
         "thinking": "Together's reasoning models think by `provider_options.together.reasoning_effort`, not "
         "`thinking`.",

@@ -1,0 +1,52 @@
+@stores
+Feature: Durable agents: model turns and steps journaled, replayed, never paid or run twice
+  As a developer running an agent whose model turns go through batches
+  I want its turns and tool calls journaled in the ledger, the run parked while a batch is out and resumed later
+  So that no tool runs twice, nothing is paid twice, and a run never silently does something other than it did
+
+  The agent is `lowtide_agent_examples.triage` (features/plugins): three model turns and two tools whose side
+  effects append a line to a file. Here it runs in this process against the emulated API (batches take 60 seconds of
+  the scenario's clock); `agents_cli.feature` runs it in processes that are killed.
+
+  Background:
+    Given an emulated Anthropic API whose batches take 60 seconds
+    And the example agents use a batch-mode actor "planner" of the scenario's ledger
+
+  Scenario: A run parks at each turn, is resumed as its answers come, and every tool runs once
+    When the agent "triage" is started as the run "t-1"
+    Then the run "t-1" is parked, waiting on the key "t-1/0"
+    When the batches end and the agent runs are resumed once
+    Then the run "t-1" is parked, waiting on the key "t-1/2"
+    When the batches end and the agent runs are resumed once
+    Then the run "t-1" is parked, waiting on the key "t-1/4"
+    When the batches end and the agent runs are resumed once
+    Then the run "t-1" is finished, its result beginning "Emulated reply to"
+    And the side effects are "read-log flaky test" and one "comment" line
+    And the API created 3 batches, one request each, every custom id once
+    And the run's journal holds turn, step, turn, step, turn, each done, the turns' costs adding up to the run's cost
+    When the agent "triage" is started as the run "t-1" again
+    Then the run "t-1" is finished, its result beginning "Emulated reply to"
+    And the API created 3 batches, one request each, every custom id once
+
+  Scenario: Replay that asks for another turn than the journal holds fails the run, naming the position and both
+    When the agent "triage" is started as the run "t-2"
+    And the batches end and the agent runs are resumed once
+    And the agent's code changes its second turn
+    And the batches end and the agent runs are resumed once
+    Then the run "t-2" failed with an error containing "diverged at position 2"
+    And the run "t-2" failed with an error containing "Review the plan again"
+    And the API created 2 batches, one request each, every custom id once
+
+  Scenario: A run id taken by another agent is refused; a step's argument the journal cannot store is refused before it runs
+    When the agent "triage" is started as the run "t-3"
+    And the agent "other" is started as the run "t-3"
+    Then the start was refused with "belongs to the agent lowtide_agent_examples:triage"
+    When a step is asked with an argument of type "Path"
+    Then the step was refused with "is a pathlib.PosixPath, which the agent's journal cannot store" before it ran
+
+  Scenario: Runs advanced in one pass send their next turns together: one batch a turn for three runs
+    When the agent "triage" is started as the runs "c-1", "c-2" and "c-3" at once
+    Then the API created 1 batches, of 3 requests
+    When the batches end and the agent runs are resumed once
+    Then the API created 2 batches, of 3 requests each
+    And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2

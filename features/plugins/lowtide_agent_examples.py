@@ -1,0 +1,83 @@
+"""The durable agents of the agent scenarios (features/agents*.feature), in a module of their own so that a
+`lowtide agents resume` process imports them by reference as it would a user's: a three-turn agent with two tools
+whose side effects append a line to a file, and a second agent to reuse a run id with.
+
+Its actors are the scenario's when it set them (`ACTORS`, in the scenario's process), else built from the
+environment (`AGENT_EXAMPLES_URL`: the emulator's socket; the key in `AGENT_EXAMPLES_KEY`), as a program's would be.
+`AGENT_EXAMPLES_DIE_IN=<tool>` kills the process inside that tool, before its side effect, with SIGKILL;
+`AGENT_EXAMPLES_VARIANT=changed` makes the agent ask a different second turn (code changed between two processes).
+`python -c 'import lowtide_agent_examples as m; m.main()' RUN LOG` starts a run of `triage` and prints its state
+(imported, not run as `__main__`: a run's agent is named by the module any process imports it from)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+from lowtide import Actor, AgentContext, agent
+
+ACTORS: dict[str, Actor] = {}
+
+
+def actor(name: str) -> Actor:
+    if name not in ACTORS:
+        ACTORS[name] = Actor(
+            {
+                "name": name,
+                "model": "claude-sonnet-5-5",
+                "batch_processing": "batch",
+                "base_url": os.environ["AGENT_EXAMPLES_URL"],
+                "api_key_env": "AGENT_EXAMPLES_KEY",
+            }
+        )
+    return ACTORS[name]
+
+
+def _side_effect(tool: str, log: str, line: str) -> None:
+    if os.environ.get("AGENT_EXAMPLES_DIE_IN") == tool:
+        os.kill(os.getpid(), signal.SIGKILL)
+    with Path(log).open("a") as out:
+        out.write(line + "\n")
+
+
+def read_build_log(log: str, issue: str) -> str:
+    """The first tool: reads the build log (appends "read-log <issue>")."""
+    _side_effect("read_build_log", log, f"read-log {issue}")
+    return f"the build log of {issue}"
+
+
+def post_comment(log: str, text: str) -> dict[str, int]:
+    """The second tool: posts a comment (appends "comment <text>")."""
+    _side_effect("post_comment", log, f"comment {text}")
+    return {"comment_id": len(text)}
+
+
+@agent
+async def triage(ctx: AgentContext, issue: str, log: str) -> str:
+    """Plan, read the build log, review, comment, summarize: three model turns, two tools."""
+    plan = await ctx.run(actor("planner"), f"Plan a fix for: {issue}")
+    build_log = await ctx.step(read_build_log, log, issue)
+    second = "Review the plan again" if os.environ.get("AGENT_EXAMPLES_VARIANT") == "changed" else "Review the plan"
+    review = await ctx.run(actor("planner"), f"{second}: {plan.text[:20]} / {build_log}")
+    await ctx.step(post_comment, log, review.text[:12])
+    summary = await ctx.run(actor("planner"), f"Summarize: {issue}")
+    return summary.text[:40]
+
+
+@agent
+async def other(ctx: AgentContext, issue: str) -> str:
+    """Another agent, one turn."""
+    return (await ctx.run(actor("planner"), issue)).text
+
+
+async def _start(run_id: str, log: str) -> None:
+    handle = await triage.start("flaky test", log, run_id=run_id)
+    print(handle.state)
+    await actor("planner").aclose()
+
+
+def main() -> None:
+    asyncio.run(_start(sys.argv[1], sys.argv[2]))

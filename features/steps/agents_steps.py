@@ -1,0 +1,329 @@
+"""Steps for durable agents (features/agents.feature, agents_cli.feature): the example agents of
+features/plugins/lowtide_agent_examples.py started, resumed and inspected, in this process or in `lowtide` processes
+against the emulator on a socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from _support import PLUGINS, World, plugins_importable, run_cli, set_env, world
+from step_context import Context, given, then, when
+
+from lowtide.errors import ActorError
+from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind
+
+PROCESS_SECONDS = 120.0
+"""A `lowtide` process of these scenarios takes about a second; one still running after this has hung."""
+
+
+def _examples() -> Any:
+    plugins_importable()
+    import lowtide_agent_examples
+
+    return lowtide_agent_examples
+
+
+def _log(w: World) -> Path:
+    return w.path("side-effects.log")
+
+
+def _run(w: World, run_id: str) -> AgentRun:
+    run = w.ledger().agent_journal.agent_run(run_id)
+    assert run is not None, f"no run {run_id!r}"
+    return run
+
+
+def _in_process(w: World) -> bool:
+    return "agent client" in w.witnessed
+
+
+# -- the agents in this process ---------------------------------------------------------------------------------------
+
+
+@given('the example agents use a batch-mode actor "{name}" of the scenario\'s ledger')
+def step_examples_actor(context: Context, name: str) -> None:
+    w = world(context)
+    examples = _examples()
+    actor = w.add_actor({"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch"})
+    examples.ACTORS[name] = actor
+    w.cleanups.append(lambda: examples.ACTORS.pop(name, None))
+    w.witnessed["agent client"] = [w.client]
+
+
+@when('the agent "{name}" is started as the run "{run_id}"')
+@when('the agent "{name}" is started as the run "{run_id}" again')
+def step_start(context: Context, name: str, run_id: str) -> None:
+    w = world(context)
+    found = getattr(_examples(), name)
+    args = ("flaky test", str(_log(w))) if name == "triage" else ("flaky test",)
+    w.error = None
+    try:
+        w.value = w.run(found.start(*args, run_id=run_id, ledger=w.ledger()))
+    except ActorError as exc:
+        w.error = exc
+
+
+def _resume(w: World) -> None:
+    from lowtide.agents.fleet import resume_once
+
+    [client] = w.witnessed["agent client"]
+    done = w.run(resume_once(w.ledger(), client=client, clock=w.clock))
+    assert not done.errors, done.errors
+
+
+@when("the batches end and the agent runs are resumed once")
+def step_end_and_resume(context: Context) -> None:
+    w = world(context)
+    w.clock.advance(61)
+    _resume(w)
+
+
+@when("the agent's code changes its second turn")
+def step_code_changes(context: Context) -> None:
+    set_env(world(context), "AGENT_EXAMPLES_VARIANT", "changed")
+
+
+@when('a step is asked with an argument of type "Path"')
+def step_unstorable_argument(context: Context) -> None:
+    from lowtide.agents.context import AgentContext
+
+    w = world(context)
+    ran: list[object] = []
+    ctx = AgentContext("t-path", w.ledger(), [], w.clock)
+    w.error = None
+    try:
+        w.run(ctx.step(ran.append, Path("notes.txt")))
+    except ActorError as exc:
+        w.error = exc
+    w.witnessed["ran"] = ran
+
+
+@then('the start was refused with "{text}"')
+def step_start_refused(context: Context, text: str) -> None:
+    w = world(context)
+    assert text in str(w.error or "no error"), w.error
+
+
+@then('the step was refused with "{text}" before it ran')
+def step_step_refused(context: Context, text: str) -> None:
+    w = world(context)
+    assert text in str(w.error or "no error"), w.error
+    assert w.witnessed["ran"] == [], w.witnessed["ran"]
+    assert w.ledger().agent_journal.entries("t-path") == [], "a refused step left an intent"
+
+
+# -- what the ledger, the API and the side effects say ----------------------------------------------------------------
+
+
+@then('the run "{run_id}" is parked, waiting on the key "{key}"')
+def step_parked(context: Context, run_id: str, key: str) -> None:
+    run = _run(world(context), run_id)
+    assert (run.state, run.awaiting, run.holder) == (AgentState.PARKED, key, None), run
+
+
+@then('the run "{run_id}" is finished, its result beginning "{text}"')
+def step_finished(context: Context, run_id: str, text: str) -> None:
+    run = _run(world(context), run_id)
+    assert run.state is AgentState.FINISHED, run
+    assert str(json.loads(run.result or "null")).startswith(text), run
+
+
+@then('the run "{run_id}" {state} with an error containing "{text}"')
+def step_run_error(context: Context, run_id: str, state: str, text: str) -> None:
+    run = _run(world(context), run_id)
+    assert (run.state.value, text in (run.error or "")) == (state, True), run
+
+
+@then('the side effects are "{first}" and one "comment" line')
+def step_side_effects(context: Context, first: str) -> None:
+    lines = _log(world(context)).read_text().splitlines()
+    assert [lines[0], lines[1].split(" ")[0], len(lines)] == [first, "comment", 2], lines
+
+
+@then("the API created {count:d} batches, one request each, every custom id once")
+def step_created(context: Context, count: int) -> None:
+    emu = world(context).emu
+    ids = emu.created_custom_ids
+    assert (emu.created_batches, len(ids), set(ids.values())) == (count, count, {1}), (emu.created_batches, ids)
+
+
+@then("the run's journal holds turn, step, turn, step, turn, each done, the turns' costs adding up to the run's cost")
+def step_journal(context: Context) -> None:
+    w = world(context)
+    [run] = [r for r in w.ledger().agent_journal.agent_runs() if r.state is AgentState.FINISHED]
+    entries = w.ledger().agent_journal.entries(run.run_id)
+    kinds = [e.kind for e in entries]
+    assert kinds == [EntryKind.TURN, EntryKind.STEP] * 2 + [EntryKind.TURN], kinds
+    assert all(e.result is not None and e.attempts == 1 for e in entries), entries
+    assert run.cost_usd == sum((e.cost_usd or Decimal(0) for e in entries), Decimal(0)) > 0, run
+
+
+# -- `lowtide` processes --------------------------------------------------------------------------------------------
+
+
+@given("the example agents reach the emulated API on its socket")
+def step_examples_socket(context: Context) -> None:
+    w = world(context)
+    [url] = w.witnessed["server url"]
+    set_env(w, "AGENT_EXAMPLES_URL", url)
+    set_env(w, "AGENT_EXAMPLES_KEY", "emulator-key")
+    set_env(w, "ANTHROPIC_API_KEY", "emulator-key")  # what `collect` reaches the API's batches with
+    paths = [str(PLUGINS), os.environ.get("PYTHONPATH", "")]
+    set_env(w, "PYTHONPATH", os.pathsep.join(p for p in paths if p))
+
+
+def _process(w: World, argv: list[str], env: dict[str, str]) -> None:
+    done = subprocess.run(
+        argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=PROCESS_SECONDS, check=False
+    )
+    w.value = {"code": done.returncode, "out": done.stdout, "err": done.stderr}
+
+
+def _variables(text: str) -> dict[str, str]:
+    """`LOWTIDE_CRASHPOINT=after-create`, or several such separated by spaces; "" for none."""
+    return dict(item.split("=", 1) for item in text.split())
+
+
+@when('a program starts the run "{run_id}" of "triage" with {variables}')
+def step_program_start(context: Context, run_id: str, variables: str) -> None:
+    w = world(context)
+    code = "import lowtide_agent_examples as m; m.main()"
+    _process(w, [sys.executable, "-c", code, run_id, str(_log(w))], _variables(variables.strip("`")))
+
+
+@when("`lowtide agents {command}` runs in a new process with {variables}")
+@when("`lowtide agents {command}` runs in a new process")
+def step_lowtide_process(context: Context, command: str, variables: str = "") -> None:
+    w = world(context)
+    argv = [sys.executable, "-m", "lowtide", "agents", *command.split(), "--ledger", os.environ["LOWTIDE_LEDGER"]]
+    _process(w, argv, _variables(variables.strip("`")))
+
+
+@when('the run "{run_id}" of "triage" is started in this program')
+def step_start_here(context: Context, run_id: str) -> None:
+    w = world(context)
+    examples = _examples()
+    w.run(examples.triage.start("flaky test", str(_log(w)), run_id=run_id, ledger=w.ledger()))
+    actor = examples.ACTORS.pop("planner")  # built from the environment, as the program's would be
+    w.cleanups.append(actor.aclose)
+
+
+@when("the batches end")
+def step_batches_end(context: Context) -> None:
+    world(context).clock.advance(61)
+
+
+@then("the process was killed")
+def step_killed(context: Context) -> None:
+    value = world(context).value
+    assert value["code"] == -9, value
+
+
+@then("the process exited {code:d}")
+def step_exited(context: Context, code: int) -> None:
+    value = world(context).value
+    assert value["code"] == code, value
+
+
+@then('the process said on stderr "{text}"')
+def step_stderr(context: Context, text: str) -> None:
+    value = world(context).value
+    assert text in value["err"], value
+
+
+@then('the run "{run_id}" stands {state}')
+def step_run_state(context: Context, run_id: str, state: str) -> None:
+    run = _run(world(context), run_id)
+    assert run.state.value == state, run
+
+
+@then("the side effects are exactly {lines}")
+def step_side_effects_exactly(context: Context, lines: str) -> None:
+    path = _log(world(context))
+    found = path.read_text().splitlines() if path.exists() else []
+    wanted = [] if lines == "none" else [line.strip().strip('"') for line in lines.split('",')]
+    assert found == wanted, found
+
+
+@then('`lowtide agents list --json` says the run "{run_id}" is {state}')
+def step_list_json(context: Context, run_id: str, state: str) -> None:
+    w = world(context)
+    run_cli(w, "lowtide agents list --json", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+    assert w.value["code"] == 0, w.value
+    runs = {r["run_id"]: r for r in json.loads(w.value["out"])}
+    assert runs[run_id]["state"] == state, runs
+
+
+@then('`lowtide agents show {run_id}` lists {count:d} entries, the last "{last}"')
+def step_show(context: Context, run_id: str, count: int, last: str) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents show {run_id} --json", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+    assert w.value["code"] == 0, w.value
+    journal = json.loads(w.value["out"])["journal"]
+    assert (len(journal), journal[-1]["state"]) == (count, last), journal
+
+
+@when("`lowtide agents {command}` runs in this process")
+def step_lowtide_in_process(context: Context, command: str) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents {command}", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+    assert w.value["code"] == 0, w.value
+
+
+@then('the batch the run "{run_id}" waited on was canceled at the API')
+def step_batch_canceled(context: Context, run_id: str) -> None:
+    w = world(context)
+    [entry] = w.ledger().agent_journal.entries(run_id)
+    record = w.ledger().request(entry.key)
+    assert record is not None, entry
+    assert record.batch_id is not None, record
+    batch = w.ledger().batch(record.batch_id)
+    assert batch is not None, record
+    assert batch.provider_batch_id is not None, batch
+    snapshot = w.emu.batch(batch.provider_batch_id)
+    assert snapshot.cancel_initiated_at is not None, snapshot
+
+
+@given('a parked run "{run_id}" of the agent "{reference}"')
+def step_parked_run(context: Context, run_id: str, reference: str) -> None:
+    w = world(context)
+    now = w.clock.now()
+    run = AgentRun(
+        run_id=run_id, reference=reference, input='{"args":[],"kwargs":{}}', state=AgentState.PARKED, result=None,
+        error=None, cost_usd=Decimal(0), awaiting=None, holder=None, held_until=None, created_at=now, updated_at=now,
+    )  # fmt: skip
+    w.ledger().agent_journal.open_run(run)
+
+
+@when('the agent "{name}" is started as the runs "{first}", "{second}" and "{third}" at once')
+def step_start_many(context: Context, name: str, first: str, second: str, third: str) -> None:
+    w = world(context)
+    found = getattr(_examples(), name)
+
+    async def together() -> None:
+        await asyncio.gather(
+            *(found.start("flaky test", str(_log(w)), run_id=r, ledger=w.ledger()) for r in (first, second, third))
+        )
+
+    w.run(together())
+
+
+@then("the API created {count:d} batches, of {size:d} requests")
+@then("the API created {count:d} batches, of {size:d} requests each")
+def step_created_together(context: Context, count: int, size: int) -> None:
+    emu = world(context).emu
+    ids = emu.created_custom_ids
+    assert (emu.created_batches, len(ids), set(ids.values())) == (count, count * size, {1}), (emu.created_batches, ids)
+
+
+@then('the runs "{first}", "{second}" and "{third}" are parked, waiting on their keys at position {position:d}')
+def step_many_parked(context: Context, first: str, second: str, third: str, position: int) -> None:
+    for run_id in (first, second, third):
+        step_parked(context, run_id, f"{run_id}/{position}")

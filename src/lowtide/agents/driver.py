@@ -1,0 +1,65 @@
+"""Advancing one agent run: take its lease, replay its journal and run it on to its next park, or its end, and write
+what it came to. One process at a time advances a run (`rules.lease`); what it writes at the end it writes only
+while it still holds it, so that a run stopped meanwhile stays stopped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from lowtide.agents import rules
+from lowtide.agents.asking import ask
+from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped
+from lowtide.agents.values import encoded, unstorable
+from lowtide.batching.keys import owner_id
+from lowtide.core.clock import Clock, SystemClock
+from lowtide.ledger.journal import RunChange
+from lowtide.ledger.journal_records import AgentRun, AgentState
+
+if TYPE_CHECKING:
+    from lowtide.ledger.interface import LedgerStore
+
+__all__ = ["AgentFunction", "advance"]
+
+AgentFunction = Callable[..., Coroutine[Any, Any, Any]]
+"""An agent's own function: `async def f(ctx, *args, **kwargs)`."""
+
+
+async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: Clock | None = None) -> AgentRun | None:
+    """Advance the run `run_id` of the agent `fn` as far as it goes now: the run as it then stands, or None when
+    another live process holds it (or it is not advanceable: ended, in doubt, waiting on a person)."""
+    clock = clock or SystemClock()
+    journal = store.agent_journal
+    owner = owner_id()
+    held = await ask(store, lambda: journal.change_run(run_id, rules.lease(owner, clock.now())))
+    if held is None:
+        return None
+    entries = await ask(store, lambda: journal.entries(run_id))
+    ctx = AgentContext(run_id, store, entries, clock)
+    given = json.loads(held.input)
+    change: RunChange
+    try:
+        value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))
+    except Parked as parked:
+        change = rules.parked(owner, parked.key, ctx.cost_usd, clock.now())
+    except InDoubt as doubt:
+        entry = doubt.entry
+        said = (
+            f"step {entry.position} ({entry.name}) began in a process that died before its result was stored, and it"
+            f" is not idempotent: run `lowtide agents retry {run_id}` to run it again."
+        )
+        change = rules.ended(owner, AgentState.IN_DOUBT, ctx.cost_usd, clock.now(), error=said)
+    except Stopped:
+        change = rules.released(owner, clock.now())
+    except Exception as exc:
+        said = f"{type(exc).__name__}: {exc}"
+        change = rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=said)
+    else:
+        bad = unstorable(value, "the agent's result")
+        if bad is not None:
+            change = rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=str(bad))
+        else:
+            change = rules.ended(owner, AgentState.FINISHED, ctx.cost_usd, clock.now(), result=encoded(value))
+    await ask(store, lambda: journal.change_run(run_id, change))
+    return await ask(store, lambda: journal.agent_run(run_id))

@@ -1,0 +1,29 @@
+"""Whether a run can be advanced now (its awaited answer in the ledger, or its process dead), and a look at the
+batch it waits on: what `resume` and `Agent.result` both ask before advancing a run."""
+
+from __future__ import annotations
+
+from lowtide.agents import rules
+from lowtide.calls import parking
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.journal_records import AgentRun, AgentState
+
+__all__ = ["answered", "collect_for"]
+
+
+def answered(store: LedgerStore, run: AgentRun, now: float) -> bool:
+    """Whether the run can be advanced now: parked with its awaited answer in the ledger (or awaiting nothing), or
+    running with no live process holding it."""
+    if not rules.advanceable(run, now):
+        return False
+    if run.state is AgentState.RUNNING or run.awaiting is None:
+        return True
+    record = store.request(run.awaiting)
+    return record is not None and record.state.final
+
+
+async def collect_for(store: LedgerStore, run: AgentRun, *, client: object | None = None) -> None:
+    """Look once at the batch the run waits on, storing its results if it has ended."""
+    record = store.request(run.awaiting) if run.awaiting else None
+    if record is not None and record.batch_id and not record.state.final:
+        await parking.collect(store, batch_ids=[record.batch_id], client=client)

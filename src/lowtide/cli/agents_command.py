@@ -1,0 +1,203 @@
+"""`lowtide agents`: the durable agent runs of a ledger (`lowtide.agents`), seen and handled from the command line:
+`resume` (cron's `--once`, or `--watch`), `list`, `show`, `stop` and `retry`."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from lowtide.cli.ledger_commands import existing_ledger
+from lowtide.cli.params import SECONDS, api_key_env_option, json_option, ledger_option
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+
+if TYPE_CHECKING:
+    from lowtide.agents.fleet import Advanced
+    from lowtide.ledger.interface import LedgerStore
+
+__all__ = ["COMMANDS"]
+
+
+def _print_json(value: Any) -> None:
+    from lowtide.bulk.outputs.results import exact_json
+
+    click.echo(exact_json(value, indent=True))
+
+
+def _run_json(run: AgentRun) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id, "agent": run.reference, "state": run.state.value, "cost_usd": str(run.cost_usd),
+        "awaiting": run.awaiting, "error": run.error, "created_at": run.created_at, "updated_at": run.updated_at,
+    }  # fmt: skip
+
+
+def _entry_json(entry: JournalEntry) -> dict[str, Any]:
+    state = "done" if entry.result is not None else "failed" if entry.error is not None else "begun"
+    return {
+        "position": entry.position, "kind": entry.kind.value, "name": entry.name, "key": entry.key, "state": state,
+        "cost_usd": None if entry.cost_usd is None else str(entry.cost_usd), "attempts": entry.attempts,
+        "error": entry.error, "started_at": entry.started_at, "ended_at": entry.ended_at,
+    }  # fmt: skip
+
+
+def _say(done: Advanced) -> None:
+    """Each run advanced, as it now stands, on stdout; what could not be done on stderr."""
+    for run in done.runs:
+        click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else ""))
+    for failed, said in done.errors:
+        click.echo(f"lowtide: {failed}: {said}", err=True)
+
+
+def _importable_here() -> None:
+    # As `python -m` does: the agents of the project the command runs in are importable by their references.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
+def _run_of(store: LedgerStore, run_id: str) -> AgentRun:
+    run = store.agent_journal.agent_run(run_id)
+    if run is None:
+        raise ConfigurationError(f"No agent run {run_id!r} in the ledger {store.location}.", field="run")
+    return run
+
+
+@click.group(
+    short_help="Durable agent runs: resume, list, show, stop, retry.",
+    epilog="""\b
+Examples:
+  lowtide agents resume --once
+  lowtide agents list --state parked --json
+  lowtide agents show triage-42""",
+)
+def agents() -> None:
+    """Durable agent runs (`@agent` functions): each parks while a model turn's batch is out, and is advanced by
+    `lowtide agents resume` once its answer is there."""
+
+
+@agents.command(
+    epilog="""\b
+Examples:
+  lowtide agents resume --once                         from cron: one pass, then exit
+  lowtide agents resume --watch --interval 60
+  lowtide agents resume --once --import myproject.agents"""
+)
+@click.option("--once", "mode", flag_value="once", default=True, help="One pass, then exit (the default).")
+@click.option("--watch", "mode", flag_value="watch", help="A pass every --interval seconds until interrupted.")
+@click.option("--interval", type=SECONDS, default=60.0, show_default=True, help="Seconds between --watch passes.")
+@click.option("--import", "imports", multiple=True, metavar="MODULE", help="Import MODULE first (repeatable).")
+@ledger_option
+@api_key_env_option
+@json_option
+def resume(
+    mode: str, interval: float, imports: tuple[str, ...], ledger: str | None, api_key_env: str | None, json_output: bool
+) -> int:
+    """Collect the ledger's ended batches, then advance every run whose awaited answer is there (or whose process
+    died) to its next park or its end. Exits 1 when a run could not be resumed (its agent cannot be imported: the
+    run stays parked) or a batch could not be collected."""
+    import asyncio
+
+    from lowtide.agents.fleet import resume_once
+
+    _importable_here()
+    store = existing_ledger(ledger)
+    while True:
+        done = asyncio.run(resume_once(store, imports=imports, api_key_env=api_key_env))
+        if json_output:
+            _print_json({"advanced": [_run_json(r) for r in done.runs], "errors": dict(done.errors)})
+        else:
+            _say(done)
+        if mode == "once":
+            return 1 if done.errors else 0
+        time.sleep(interval)
+
+
+@agents.command(
+    name="list",
+    epilog="""\b
+Examples:
+  lowtide agents list
+  lowtide agents list --state in-doubt --state failed --json""",
+)
+@click.option("--state", "states", multiple=True, type=click.Choice([s.value for s in AgentState]), help="Only these.")
+@ledger_option
+@json_option
+def list_runs(states: tuple[str, ...], ledger: str | None, json_output: bool) -> int:
+    """The ledger's agent runs, oldest first: id, state, cost, and the key a parked run waits on."""
+    store = existing_ledger(ledger, read_only=True)
+    runs = store.agent_journal.agent_runs([AgentState(s) for s in states] if states else None)
+    if json_output:
+        _print_json([_run_json(r) for r in runs])
+        return 0
+    for run in runs:
+        waits = f" waiting on {run.awaiting}" if run.state is AgentState.PARKED and run.awaiting else ""
+        click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}{waits}")
+    return 0
+
+
+@agents.command(epilog="\b\nExamples:\n  lowtide agents show triage-42\n  lowtide agents show triage-42 --json")
+@click.argument("run_id", metavar="RUN")
+@ledger_option
+@json_option
+def show(run_id: str, ledger: str | None, json_output: bool) -> int:
+    """A run's timeline: each turn and step, in order, with its key, cost and outcome."""
+    store = existing_ledger(ledger, read_only=True)
+    run = _run_of(store, run_id)
+    entries = store.agent_journal.entries(run_id)
+    if json_output:
+        _print_json({**_run_json(run), "journal": [_entry_json(e) for e in entries]})
+        return 0
+    click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}")
+    for entry in entries:
+        shown = _entry_json(entry)
+        cost = f" ${shown['cost_usd']}" if shown["cost_usd"] else ""
+        click.echo(f"  {entry.position} {entry.kind.value} {entry.name} {shown['state']}{cost} [{entry.key}]")
+    if run.error:
+        click.echo(f"  {run.error}")
+    return 0
+
+
+@agents.command(epilog="\b\nExamples:\n  lowtide agents stop triage-42")
+@click.argument("run_id", metavar="RUN")
+@ledger_option
+@api_key_env_option
+def stop(run_id: str, ledger: str | None, api_key_env: str | None) -> int:
+    """Stop a run: `stopped` at once, and the batch it waits on canceled where the provider allows. Exits 1 when the
+    run has already ended."""
+    from lowtide.agents.fleet import stop_run
+
+    store = existing_ledger(ledger)
+    _run_of(store, run_id)
+    try:
+        import asyncio
+
+        run = asyncio.run(stop_run(store, run_id, api_key_env=api_key_env))
+    except ConfigurationError as exc:
+        click.echo(f"lowtide: {exc}", err=True)
+        return 1
+    click.echo(f"{run.run_id} {run.state.value}")
+    return 0
+
+
+@agents.command(epilog="\b\nExamples:\n  lowtide agents retry triage-42 --import myproject.agents")
+@click.argument("run_id", metavar="RUN")
+@click.option("--import", "imports", multiple=True, metavar="MODULE", help="Import MODULE first (repeatable).")
+@ledger_option
+@api_key_env_option
+def retry(run_id: str, imports: tuple[str, ...], ledger: str | None, api_key_env: str | None) -> int:
+    """Run an in-doubt run's step again (you checked it is safe to), and advance the run on."""
+    from lowtide.agents.fleet import retry_run
+
+    _importable_here()
+    store = existing_ledger(ledger)
+    import asyncio
+
+    done = asyncio.run(retry_run(store, run_id, imports=imports, api_key_env=api_key_env))
+    _say(done)
+    return 1 if done.errors else 0
+
+
+COMMANDS = [agents]

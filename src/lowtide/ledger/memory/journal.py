@@ -1,0 +1,64 @@
+"""`MemoryJournal`: the agent runs of a `MemoryLedger` and their journals (`journal.AgentJournal`), each change
+under the ledger's one lock, with the meaning the SQLite store's tables give them (`sqlite/journal.py`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+
+__all__ = ["MemoryJournal"]
+
+
+class MemoryJournal:
+    """The agent runs of one `MemoryLedger` (records are frozen: what is handed out is never changed in place)."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self.runs: dict[str, AgentRun] = {}
+        self.journal: dict[tuple[str, int], JournalEntry] = {}
+
+    def open_run(self, run: AgentRun) -> tuple[AgentRun, bool]:
+        with self._lock:
+            stored = self.runs.get(run.run_id)
+            if stored is not None:
+                return stored, False
+            self.runs[run.run_id] = run
+            return run, True
+
+    def agent_run(self, run_id: str) -> AgentRun | None:
+        with self._lock:
+            return self.runs.get(run_id)
+
+    def agent_runs(self, states: Iterable[AgentState] | None = None) -> list[AgentRun]:
+        wanted = set(states) if states is not None else None
+        with self._lock:
+            runs = [r for r in self.runs.values() if wanted is None or r.state in wanted]
+        return sorted(runs, key=lambda r: (r.created_at, r.run_id))
+
+    def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
+        with self._lock:
+            stored = self.runs.get(run_id)
+            changed = change(stored) if stored is not None else None
+            if changed is not None:
+                self.runs[run_id] = changed
+            return changed
+
+    def entries(self, run_id: str) -> list[JournalEntry]:
+        with self._lock:
+            found = [e for (r, _), e in self.journal.items() if r == run_id]
+        return sorted(found, key=lambda e: e.position)
+
+    def put_entry(self, entry: JournalEntry) -> JournalEntry:
+        with self._lock:
+            return self.journal.setdefault((entry.run_id, entry.position), entry)
+
+    def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
+        with self._lock:
+            stored = self.journal.get((run_id, position))
+            changed = change(stored) if stored is not None else None
+            if changed is not None:
+                self.journal[(run_id, position)] = changed
+            return changed

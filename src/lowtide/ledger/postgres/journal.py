@@ -1,0 +1,140 @@
+"""`PostgresJournal`: a PostgreSQL ledger's agent runs and their journals (`journal.AgentJournal`), each operation
+written once (`steps.Op`). A guarded change reads its row `FOR UPDATE` and writes it in the same transaction, so that
+of processes on several hosts changing a run at once each sees the change before its own; a run id recorded on two
+hosts at once is recorded by one (`ON CONFLICT DO NOTHING`), the other handed that run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import LiteralString, TypeVar
+
+from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry, entry_of, entry_row, run_of, run_row
+from lowtide.ledger.postgres.pool import SyncPool
+from lowtide.ledger.postgres.steps import Op, Sql, run
+
+__all__ = ["PostgresJournal"]
+
+T = TypeVar("T")
+
+_RUNS: LiteralString = (
+    "run_id, reference, input, state, result, error, cost_usd, awaiting, holder, held_until, created_at, updated_at"
+)
+_ENTRIES: LiteralString = (
+    "run_id, position, kind, name, fingerprint, key, result, error, cost_usd, idempotent, retry, attempts,"
+    " started_at, ended_at"
+)
+_INSERT_RUN: LiteralString = (
+    f"INSERT INTO agent_runs ({_RUNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (run_id) DO NOTHING"
+)
+_UPDATE_RUN: LiteralString = (
+    "UPDATE agent_runs SET reference = %s, input = %s, state = %s, result = %s, error = %s, cost_usd = %s,"
+    " awaiting = %s, holder = %s, held_until = %s, created_at = %s, updated_at = %s WHERE run_id = %s"
+)
+_INSERT_ENTRY: LiteralString = (
+    f"INSERT INTO agent_journal ({_ENTRIES}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (run_id, position) DO NOTHING"
+)
+_UPDATE_ENTRY: LiteralString = (
+    "UPDATE agent_journal SET kind = %s, name = %s, fingerprint = %s, key = %s, result = %s, error = %s,"
+    " cost_usd = %s, idempotent = %s, retry = %s, attempts = %s, started_at = %s, ended_at = %s"
+    " WHERE run_id = %s AND position = %s"
+)
+
+
+class PostgresJournal:
+    """The agent runs of one PostgreSQL ledger."""
+
+    def __init__(self, pool: SyncPool) -> None:
+        self._pool = pool
+
+    def _do(self, doing: str, make: Callable[[], Op[T]], *, transaction: bool = True) -> T:
+        return run(self._pool, doing, make, transaction=transaction)
+
+    def open_run(self, run: AgentRun) -> tuple[AgentRun, bool]:
+        return self._do("record an agent run", partial(_open_run, run))
+
+    def agent_run(self, run_id: str) -> AgentRun | None:
+        return self._do("read an agent run", partial(_agent_run, run_id, lock=False), transaction=False)
+
+    def agent_runs(self, states: Iterable[AgentState] | None = None) -> list[AgentRun]:
+        wanted = [s.value for s in states] if states is not None else None
+        return self._do("read agent runs", partial(_agent_runs, wanted), transaction=False)
+
+    def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
+        return self._do("change an agent run", partial(_change_run, run_id, change))
+
+    def entries(self, run_id: str) -> list[JournalEntry]:
+        return self._do("read an agent's journal", partial(_entries, run_id), transaction=False)
+
+    def put_entry(self, entry: JournalEntry) -> JournalEntry:
+        return self._do("journal an agent's intent", partial(_put_entry, entry))
+
+    def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
+        return self._do("journal an agent's result", partial(_change_entry, run_id, position, change))
+
+
+def _agent_run(run_id: str, *, lock: bool) -> Op[AgentRun | None]:
+    query: LiteralString = f"SELECT {_RUNS} FROM agent_runs WHERE run_id = %s" + (" FOR UPDATE" if lock else "")
+    row = (yield Sql(query, (run_id,))).one()
+    return run_of(row) if row is not None else None
+
+
+def _agent_runs(states: list[str] | None) -> Op[list[AgentRun]]:
+    if states is None:
+        reply = yield Sql(f"SELECT {_RUNS} FROM agent_runs ORDER BY created_at, run_id")
+    else:
+        reply = yield Sql(
+            f"SELECT {_RUNS} FROM agent_runs WHERE state = ANY(%s) ORDER BY created_at, run_id", (states,)
+        )
+    return [run_of(row) for row in reply.rows]
+
+
+def _open_run(run: AgentRun) -> Op[tuple[AgentRun, bool]]:
+    inserted = (yield Sql(_INSERT_RUN, run_row(run))).rowcount
+    if inserted:
+        return run, True
+    stored = yield from _agent_run(run.run_id, lock=False)
+    assert stored is not None, run.run_id
+    return stored, False
+
+
+def _change_run(run_id: str, change: RunChange) -> Op[AgentRun | None]:
+    stored = yield from _agent_run(run_id, lock=True)
+    changed = change(stored) if stored is not None else None
+    if changed is not None:
+        row = run_row(changed)
+        yield Sql(_UPDATE_RUN, (*row[1:], row[0]))
+    return changed
+
+
+def _entry(run_id: str, position: int, *, lock: bool) -> Op[JournalEntry | None]:
+    query: LiteralString = f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = %s AND position = %s" + (
+        " FOR UPDATE" if lock else ""
+    )
+    row = (yield Sql(query, (run_id, position))).one()
+    return entry_of(row) if row is not None else None
+
+
+def _entries(run_id: str) -> Op[list[JournalEntry]]:
+    reply = yield Sql(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = %s ORDER BY position", (run_id,))
+    return [entry_of(row) for row in reply.rows]
+
+
+def _put_entry(entry: JournalEntry) -> Op[JournalEntry]:
+    if (yield Sql(_INSERT_ENTRY, entry_row(entry))).rowcount:
+        return entry
+    stored = yield from _entry(entry.run_id, entry.position, lock=False)
+    assert stored is not None, entry
+    return stored
+
+
+def _change_entry(run_id: str, position: int, change: EntryChange) -> Op[JournalEntry | None]:
+    stored = yield from _entry(run_id, position, lock=True)
+    changed = change(stored) if stored is not None else None
+    if changed is not None:
+        row = entry_row(changed)
+        yield Sql(_UPDATE_ENTRY, (*row[2:], row[0], row[1]))
+    return changed

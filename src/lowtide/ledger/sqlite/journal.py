@@ -1,0 +1,86 @@
+"""`SqliteJournal`: the SQLite ledger's agent runs and their journals (`journal.AgentJournal`), in its `agent_runs`
+and `agent_journal` tables; a guarded change reads and writes its row in one `BEGIN IMMEDIATE` transaction, so that
+of two processes changing a run at once the second sees the first's change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal_records import (
+    ENTRY_COLUMNS,
+    RUN_COLUMNS,
+    AgentRun,
+    AgentState,
+    JournalEntry,
+    entry_of,
+    entry_row,
+    run_of,
+    run_row,
+)
+from lowtide.ledger.sqlite.connection import SqliteFile
+
+__all__ = ["SqliteJournal"]
+
+_RUNS = ", ".join(RUN_COLUMNS)
+_ENTRIES = ", ".join(ENTRY_COLUMNS)
+_PUT_RUN = f"INSERT OR REPLACE INTO agent_runs ({_RUNS}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})"
+_PUT_ENTRY = f"INSERT OR REPLACE INTO agent_journal ({_ENTRIES}) VALUES ({', '.join('?' * len(ENTRY_COLUMNS))})"
+
+
+class SqliteJournal:
+    """The agent runs of one ledger file."""
+
+    def __init__(self, ledger: SqliteFile) -> None:
+        self.ledger = ledger
+
+    def open_run(self, run: AgentRun) -> tuple[AgentRun, bool]:
+        with self.ledger.transaction() as db:
+            row = db.execute(f"SELECT {_RUNS} FROM agent_runs WHERE run_id = ?", (run.run_id,)).fetchone()
+            if row is not None:
+                return run_of(row), False
+            db.execute(_PUT_RUN, run_row(run))
+        return run, True
+
+    def agent_run(self, run_id: str) -> AgentRun | None:
+        rows = self.ledger.select(f"SELECT {_RUNS} FROM agent_runs WHERE run_id = ?", (run_id,))
+        return run_of(rows[0]) if rows else None
+
+    def agent_runs(self, states: Iterable[AgentState] | None = None) -> list[AgentRun]:
+        wanted = [s.value for s in states] if states is not None else None
+        where = f" WHERE state IN ({', '.join('?' * len(wanted))})" if wanted is not None else ""
+        rows = self.ledger.select(f"SELECT {_RUNS} FROM agent_runs{where} ORDER BY created_at, run_id", wanted or ())
+        return [run_of(row) for row in rows]
+
+    def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
+        with self.ledger.transaction() as db:
+            row = db.execute(f"SELECT {_RUNS} FROM agent_runs WHERE run_id = ?", (run_id,)).fetchone()
+            changed = change(run_of(row)) if row is not None else None
+            if changed is not None:
+                db.execute(_PUT_RUN, run_row(changed))
+        return changed
+
+    def entries(self, run_id: str) -> list[JournalEntry]:
+        rows = self.ledger.select(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? ORDER BY position", (run_id,))
+        return [entry_of(row) for row in rows]
+
+    def put_entry(self, entry: JournalEntry) -> JournalEntry:
+        with self.ledger.transaction() as db:
+            row = db.execute(
+                f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?",
+                (entry.run_id, entry.position),
+            ).fetchone()
+            if row is not None:
+                return entry_of(row)
+            db.execute(_PUT_ENTRY, entry_row(entry))
+        return entry
+
+    def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
+        with self.ledger.transaction() as db:
+            row = db.execute(
+                f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?", (run_id, position)
+            ).fetchone()
+            changed = change(entry_of(row)) if row is not None else None
+            if changed is not None:
+                db.execute(_PUT_ENTRY, entry_row(changed))
+        return changed
