@@ -199,11 +199,6 @@ class Submission(EngineCore):
                 self._rewatch(list((await self.ledger.members(batch_id)).values()))
                 return
             now = self._clock.now()
-            others = [
-                self._unresolved(other, now)
-                for other in await self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
-                if other.id != batch_id
-            ]
             if self.backend.idempotent_create:
                 if await self._create_again(record):
                     return
@@ -217,6 +212,16 @@ class Submission(EngineCore):
                 for remote in await self.backend.recent(created_after=record.intent_at - CLOCK_SKEW)
                 if remote.id not in self._foreign and await self.ledger.batch(remote.id) is None
             }
+            # The rival intents are read after the listing, never before: an intent is recorded before its create is
+            # sent, so every batch the listing holds has its intent among them. Read first, a rival recorded and
+            # created in between was missing, and its batch, still being created, was adopted as this intent's (the
+            # progress soak on PostgreSQL: two hosts' requests in one batch, then created again).
+            now = self._clock.now()
+            others = [
+                self._unresolved(other, now)
+                for other in await self.ledger.unresolved(provider=self.backend.name, endpoint=self.endpoint)
+                if other.id != batch_id
+            ]
             decision = decide(
                 self._unresolved(record, now),
                 others,
