@@ -50,3 +50,39 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     When the batches end and the agent runs are resumed once
     Then the API created 2 batches, of 3 requests each
     And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2
+
+  Scenario: A run that asks a person waits for the decision, is approved a day later, and goes on
+    When the agent "careful" is started as the run "a-1"
+    And the batches end and the agent runs are resumed once
+    Then the run "a-1" waits on a person, asked "Post the plan as a comment?"
+    And `lowtide agents list --state waiting-on-person --json` lists only the run "a-1", asking "Post the plan as a comment?"
+    When a day passes and the agent runs are resumed once
+    Then the run "a-1" waits on a person, asked "Post the plan as a comment?"
+    And the side effects are exactly none
+    When the run "a-1" is approved with the result "LGTM"
+    Then the run "a-1" stands parked
+    When the agent runs are resumed once
+    Then the run "a-1" is finished, its result beginning "posted LGTM"
+    And the side effects are exactly "comment LGTM"
+    And `lowtide agents show a-1 --json` says its question was approved after 86400 seconds
+    And the API created 1 batches, one request each, every custom id once
+
+  Scenario: Denied, a run goes on without the step; a second decision, an unknown run and a run not waiting are refused
+    When the agent "careful" is started as the run "a-2"
+    And the batches end and the agent runs are resumed once
+    And `lowtide agents approve a-2 --deny --result '"not today"'` runs in this process
+    Then `lowtide agents approve a-2` is refused with "is parked, not waiting on a person: nothing to approve (its question 'Post the plan as a comment? {"issue":"flaky test"}' was denied)"
+    When the agent runs are resumed once
+    Then the run "a-2" is finished, its result beginning "not posted: not today"
+    And the side effects are exactly none
+    And `lowtide agents approve a-2` is refused with "is finished, not waiting on a person"
+    And `lowtide agents approve nobody` is refused with "No agent run 'nobody'"
+    And `lowtide agents approve a-2 --result '{oops'` is refused with "not JSON"
+    When the agent "careful" is started as the run "a-3"
+    Then `lowtide agents approve a-3` is refused with "is parked, not waiting on a person: nothing to approve."
+    And the run "a-3" is parked, waiting on the key "a-3/0"
+    When the batches end and the agent runs are resumed once
+    And the run "a-3"'s question is decided by an approval whose process died before it moved the run on
+    Then `lowtide agents approve a-3 --deny` is refused with "already has a decision"
+    When the agent runs are resumed once
+    Then the run "a-3" is finished, its result beginning "posted Emulated"

@@ -1,6 +1,7 @@
 """The durable agents of the agent scenarios (features/agents*.feature), in a module of their own so that a
 `lowtide agents resume` process imports them by reference as it would a user's: a three-turn agent with two tools
-whose side effects append a line to a file, and a second agent to reuse a run id with.
+whose side effects append a line to a file, a second agent to reuse a run id with, and one that asks a person
+before it posts.
 
 Its actors are the scenario's when it set them (`ACTORS`, in the scenario's process), else built from the
 environment (`AGENT_EXAMPLES_URL`: the emulator's socket; the key in `AGENT_EXAMPLES_KEY`), as a program's would be.
@@ -71,6 +72,18 @@ async def triage(ctx: AgentContext, issue: str, log: str) -> str:
 async def other(ctx: AgentContext, issue: str) -> str:
     """Another agent, one turn."""
     return (await ctx.run(actor("planner"), issue)).text
+
+
+@agent
+async def careful(ctx: AgentContext, issue: str, log: str) -> str:
+    """Plan, then ask a person before posting the plan (the text the person gives, if any, posted instead)."""
+    plan = await ctx.run(actor("planner"), f"Plan a fix for: {issue}")
+    decision = await ctx.approval("Post the plan as a comment?", details={"issue": issue})
+    if not decision.approved:
+        return f"not posted: {decision.result}"
+    text = decision.result if isinstance(decision.result, str) else plan.text[:12]
+    await ctx.step(post_comment, log, text)
+    return f"posted {text}"
 
 
 async def _start(run_id: str, log: str) -> None:

@@ -5,6 +5,7 @@ against the emulator on a socket."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -62,7 +63,7 @@ def step_examples_actor(context: Context, name: str) -> None:
 def step_start(context: Context, name: str, run_id: str) -> None:
     w = world(context)
     found = getattr(_examples(), name)
-    args = ("flaky test", str(_log(w))) if name == "triage" else ("flaky test",)
+    args = ("flaky test", str(_log(w))) if name in ("triage", "careful") else ("flaky test",)
     w.error = None
     try:
         w.value = w.run(found.start(*args, run_id=run_id, ledger=w.ledger()))
@@ -83,6 +84,74 @@ def step_end_and_resume(context: Context) -> None:
     w = world(context)
     w.clock.advance(61)
     _resume(w)
+
+
+@when("a day passes and the agent runs are resumed once")
+def step_day_passes(context: Context) -> None:
+    w = world(context)
+    w.clock.advance(86_400)
+    _resume(w)
+
+
+@when("the agent runs are resumed once")
+def step_resume_once(context: Context) -> None:
+    _resume(world(context))
+
+
+@when('the run "{run_id}" is approved with the result "{text}"')
+def step_approve(context: Context, run_id: str, text: str) -> None:
+    w = world(context)
+    careful = _examples().careful
+    clock, careful.clock = careful.clock, w.clock  # the decision's time on the scenario's clock
+    try:
+        careful.approve(run_id, result=text, ledger=w.ledger())
+    finally:
+        careful.clock = clock
+
+
+@when('the run "{run_id}"\'s question is decided by an approval whose process died before it moved the run on')
+def step_half_approved(context: Context, run_id: str) -> None:
+    w = world(context)
+    journal = w.ledger().agent_journal
+    run = _run(w, run_id)
+    [asked] = [e for e in journal.entries(run_id) if e.key == run.awaiting]
+    decided = '{"approved":true,"result":null}'
+    journal.change_entry(run_id, asked.position, lambda e: dataclasses.replace(e, result=decided))
+
+
+@then('`lowtide agents {command}` is refused with "{text}"')
+@when('`lowtide agents {command}` is refused with "{text}"')
+def step_refused(context: Context, command: str, text: str) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents {command}", ledger=None)
+    assert (w.value["code"] != 0, text in w.value["err"]) == (True, True), w.value
+
+
+@then('the run "{run_id}" waits on a person, asked "{question}"')
+def step_waits_on_person(context: Context, run_id: str, question: str) -> None:
+    run = _run(world(context), run_id)
+    assert (run.state, run.holder) == (AgentState.WAITING_ON_PERSON, None), run
+    [asked] = [e for e in world(context).ledger().agent_journal.entries(run_id) if e.key == run.awaiting]
+    assert (asked.kind, asked.name.startswith(question), asked.result) == (EntryKind.PERSON, True, None), asked
+
+
+@then('`lowtide agents list --state waiting-on-person --json` lists only the run "{run_id}", asking "{question}"')
+def step_list_waiting(context: Context, run_id: str, question: str) -> None:
+    w = world(context)
+    run_cli(w, "lowtide agents list --state waiting-on-person --json", ledger=None)
+    assert w.value["code"] == 0, w.value
+    runs = [(r["run_id"], r["state"], r["question"].split(" {")[0]) for r in json.loads(w.value["out"])]
+    assert runs == [(run_id, "waiting-on-person", question)], runs
+    run_cli(w, f"lowtide agents show {run_id}", ledger=None)
+    assert f"waiting on a person: {question}" in w.value["out"], w.value
+
+
+@then("`lowtide agents show {run_id} --json` says its question was {decision} after {seconds:d} seconds")
+def step_show_decision(context: Context, run_id: str, decision: str, seconds: int) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents show {run_id} --json", ledger=None)
+    [asked] = [e for e in json.loads(w.value["out"])["journal"] if e["kind"] == "person"]
+    assert (asked["state"], asked["ended_at"] - asked["started_at"]) == (decision, seconds), asked
 
 
 @when("the agent's code changes its second turn")

@@ -3,6 +3,6 @@ are journaled in the ledger, so that a run parks while a turn's batch is out, it
 process resumes it (`lowtide agents resume`) without paying or running anything twice. docs/agents.md."""
 
 from lowtide.agents.agent import Agent, AgentHandle, agent
-from lowtide.agents.context import AgentContext
+from lowtide.agents.context import AgentContext, Decision
 
-__all__ = ["Agent", "AgentContext", "AgentHandle", "agent"]
+__all__ = ["Agent", "AgentContext", "AgentHandle", "Decision", "agent"]

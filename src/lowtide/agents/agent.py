@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from lowtide.agents.approvals import approve_run
 from lowtide.agents.asking import ask
 from lowtide.agents.driver import AgentFunction, advance
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
@@ -100,6 +101,14 @@ class Agent:
         """Advance a run of this agent as far as it goes now (what `lowtide agents resume` does for each run)."""
         store = store_of(ledger)
         await advance(self.fn, store, run_id, clock=self.clock)
+        return AgentHandle(run_id, store)
+
+    def approve(self, run_id: str, *, deny: bool = False, result: Any = None, ledger: LedgerLike = None) -> AgentHandle:
+        """Record a person's decision for the run waiting on one (`ctx.approval`): approved, or denied with `deny`,
+        with `result` (a JSON value) for the run's code. The next resume (or `result`) advances the run. A run not
+        waiting on a person, unknown or already decided, raises `ConfigurationError`, nothing changed."""
+        store = store_of(ledger)
+        approve_run(store, run_id, deny=deny, result=result, clock=self.clock)
         return AgentHandle(run_id, store)
 
     async def result(

@@ -1,14 +1,15 @@
 """`AgentContext`: what an agent's code is handed, its model turns (`run`) and steps (`step`) journaled. Each asks the
 journal at its position first: what is done returns its stored result (nothing paid, nothing run), a different
 request than the journal holds there is a divergence, and a step begun without a result is in doubt. A batch-mode
-turn whose answer is not in the ledger yet is submitted under its key and parks the run (`Parked`)."""
+turn whose answer is not in the ledger yet is submitted under its key and parks the run (`Parked`); a question to a
+person whose decision is not journaled yet leaves the run waiting on that person (`WaitingOnPerson`)."""
 
 from __future__ import annotations
 
 import inspect
 import typing
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from lowtide.core.clock import Clock
     from lowtide.ledger.interface import LedgerStore
 
-__all__ = ["AgentContext", "InDoubt", "JournaledError", "Parked", "Stopped"]
+__all__ = ["AgentContext", "Decision", "InDoubt", "JournaledError", "Parked", "Stopped", "WaitingOnPerson"]
 
 T = TypeVar("T")
 
@@ -40,6 +41,23 @@ class Parked(BaseException):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
+
+
+class WaitingOnPerson(BaseException):
+    """The run asks a person (`entry`, its question) and no decision is journaled yet: abandoned here, as `Parked`."""
+
+    def __init__(self, entry: JournalEntry) -> None:
+        super().__init__(entry.name)
+        self.entry = entry
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a person decided (`lowtide agents approve RUN [--deny] [--result JSON]`, or `Agent.approve`)."""
+
+    approved: bool
+    result: Any = None
+    """What the person gave with the decision (`--result`: any JSON value), or None."""
 
 
 class InDoubt(BaseException):
@@ -175,6 +193,23 @@ class AgentContext:
         await self._settle(entry, result=response.model_dump_json(), error=None, cost=cost)
         await self._check_stopped()
         return response
+
+    # -- a person's decision ----------------------------------------------------------------------------------------
+
+    async def approval(self, question: str, *, details: Any = None) -> Decision:
+        """Ask a person to approve what comes next: the first time, the run stops here in state `waiting-on-person`
+        (its process may exit) until `lowtide agents approve RUN [--deny] [--result JSON]` records the decision; the
+        next resume replays to here and gets it. `details` (a JSON value) is shown with the question."""
+        refused = unstorable(details, "the question's details")
+        if refused is not None:
+            raise refused
+        key = f"{self.run_id}/{self._position}"
+        name = question if details is None else f"{question} {encoded(details)}"
+        entry, _ = await self._intent(EntryKind.PERSON, name, fingerprint("person", question, details), key)
+        if entry.result is None:
+            raise WaitingOnPerson(entry)
+        said = decoded(entry.result)
+        return Decision(approved=bool(said["approved"]), result=said.get("result"))
 
     # -- steps -------------------------------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lowtide.agents import rules
 from lowtide.agents.asking import ask
-from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped
+from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped, WaitingOnPerson
 from lowtide.agents.values import encoded, unstorable
 from lowtide.batching.keys import owner_id
 from lowtide.core.clock import Clock, SystemClock
@@ -43,6 +43,8 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))
     except Parked as parked:
         change = rules.parked(owner, parked.key, ctx.cost_usd, clock.now())
+    except WaitingOnPerson as asking:
+        change = rules.waiting(owner, asking.entry.key, ctx.cost_usd, clock.now())
     except InDoubt as doubt:
         entry = doubt.entry
         said = (

@@ -10,7 +10,18 @@ from lowtide.batching.keys import owner_alive
 from lowtide.ledger.journal import RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState
 
-__all__ = ["LEASE_SECONDS", "advanceable", "ended", "lease", "parked", "released", "stopped", "unblocked"]
+__all__ = [
+    "LEASE_SECONDS",
+    "advanceable",
+    "decided",
+    "ended",
+    "lease",
+    "parked",
+    "released",
+    "stopped",
+    "unblocked",
+    "waiting",
+]
 
 LEASE_SECONDS = 900.0
 """How long a process holds a run it advances before another host may take it over (on the same host a dead pid
@@ -50,6 +61,32 @@ def parked(owner: str, key: str, cost: Decimal, now: float) -> RunChange:
         return dataclasses.replace(
             run, state=AgentState.PARKED, awaiting=key, cost_usd=cost, holder=None, held_until=None, updated_at=now
         )
+
+    return change
+
+
+def waiting(owner: str, key: str, cost: Decimal, now: float) -> RunChange:
+    """The run asks a person (the question under `key`): no process holds it until the decision is given."""
+
+    def change(run: AgentRun) -> AgentRun | None:
+        if not _held(run, owner):
+            return None
+        return dataclasses.replace(
+            run, state=AgentState.WAITING_ON_PERSON, awaiting=key, cost_usd=cost, holder=None, held_until=None,
+            updated_at=now,
+        )  # fmt: skip
+
+    return change
+
+
+def decided(key: str, now: float) -> RunChange:
+    """`lowtide agents approve`: the run waiting on the question `key` is parked awaiting nothing, so that the next
+    resume advances it (and its replay reads the decision from the journal)."""
+
+    def change(run: AgentRun) -> AgentRun | None:
+        if run.state is not AgentState.WAITING_ON_PERSON or run.awaiting != key:
+            return None
+        return dataclasses.replace(run, state=AgentState.PARKED, awaiting=None, updated_at=now)
 
     return change
 

@@ -1,8 +1,9 @@
 """`lowtide agents`: the durable agent runs of a ledger (`lowtide.agents`), seen and handled from the command line:
-`resume` (cron's `--once`, or `--watch`), `list`, `show`, `stop` and `retry`."""
+`resume` (cron's `--once`, or `--watch`), `list`, `show`, `stop`, `retry` and `approve`."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -13,7 +14,7 @@ import click
 from lowtide.cli.ledger_commands import existing_ledger
 from lowtide.cli.params import SECONDS, api_key_env_option, json_option, ledger_option
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind, JournalEntry
 
 if TYPE_CHECKING:
     from lowtide.agents.fleet import Advanced
@@ -28,20 +29,40 @@ def _print_json(value: Any) -> None:
     click.echo(exact_json(value, indent=True))
 
 
-def _run_json(run: AgentRun) -> dict[str, Any]:
+def _run_json(store: LedgerStore, run: AgentRun) -> dict[str, Any]:
+    from lowtide.agents.approvals import question
+
+    asked = question(store, run)
     return {
         "run_id": run.run_id, "agent": run.reference, "state": run.state.value, "cost_usd": str(run.cost_usd),
-        "awaiting": run.awaiting, "error": run.error, "created_at": run.created_at, "updated_at": run.updated_at,
+        "awaiting": run.awaiting, "question": None if asked is None else asked.name, "error": run.error,
+        "created_at": run.created_at, "updated_at": run.updated_at,
     }  # fmt: skip
 
 
+def _entry_state(entry: JournalEntry) -> str:
+    if entry.kind is EntryKind.PERSON:  # a question: its decision, or still waiting for one
+        return "waiting" if entry.result is None else "approved" if json.loads(entry.result)["approved"] else "denied"
+    return "done" if entry.result is not None else "failed" if entry.error is not None else "begun"
+
+
 def _entry_json(entry: JournalEntry) -> dict[str, Any]:
-    state = "done" if entry.result is not None else "failed" if entry.error is not None else "begun"
+    state = _entry_state(entry)
     return {
         "position": entry.position, "kind": entry.kind.value, "name": entry.name, "key": entry.key, "state": state,
         "cost_usd": None if entry.cost_usd is None else str(entry.cost_usd), "attempts": entry.attempts,
         "error": entry.error, "started_at": entry.started_at, "ended_at": entry.ended_at,
     }  # fmt: skip
+
+
+def _waits(store: LedgerStore, run: AgentRun) -> str:
+    """What a parked or waiting run waits for, as a person reads it ("" for a run that waits on nothing)."""
+    from lowtide.agents.approvals import question
+
+    asked = question(store, run)
+    if asked is not None:
+        return f" waiting on a person: {asked.name}"
+    return f" waiting on {run.awaiting}" if run.state is AgentState.PARKED and run.awaiting else ""
 
 
 def _say(done: Advanced) -> None:
@@ -66,7 +87,7 @@ def _run_of(store: LedgerStore, run_id: str) -> AgentRun:
 
 
 @click.group(
-    short_help="Durable agent runs: resume, list, show, stop, retry.",
+    short_help="Durable agent runs: resume, list, show, stop, retry, approve.",
     epilog="""\b
 Examples:
   lowtide agents resume --once
@@ -107,7 +128,7 @@ def resume(
     while True:
         done = asyncio.run(resume_once(store, imports=imports, api_key_env=api_key_env))
         if json_output:
-            _print_json({"advanced": [_run_json(r) for r in done.runs], "errors": dict(done.errors)})
+            _print_json({"advanced": [_run_json(store, r) for r in done.runs], "errors": dict(done.errors)})
         else:
             _say(done)
         if mode == "once":
@@ -130,11 +151,10 @@ def list_runs(states: tuple[str, ...], ledger: str | None, json_output: bool) ->
     store = existing_ledger(ledger, read_only=True)
     runs = store.agent_journal.agent_runs([AgentState(s) for s in states] if states else None)
     if json_output:
-        _print_json([_run_json(r) for r in runs])
+        _print_json([_run_json(store, r) for r in runs])
         return 0
     for run in runs:
-        waits = f" waiting on {run.awaiting}" if run.state is AgentState.PARKED and run.awaiting else ""
-        click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}{waits}")
+        click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}{_waits(store, run)}")
     return 0
 
 
@@ -148,13 +168,15 @@ def show(run_id: str, ledger: str | None, json_output: bool) -> int:
     run = _run_of(store, run_id)
     entries = store.agent_journal.entries(run_id)
     if json_output:
-        _print_json({**_run_json(run), "journal": [_entry_json(e) for e in entries]})
+        _print_json({**_run_json(store, run), "journal": [_entry_json(e) for e in entries]})
         return 0
-    click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}")
+    click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}{_waits(store, run)}")
     for entry in entries:
         shown = _entry_json(entry)
         cost = f" ${shown['cost_usd']}" if shown["cost_usd"] else ""
-        click.echo(f"  {entry.position} {entry.kind.value} {entry.name} {shown['state']}{cost} [{entry.key}]")
+        waited = (entry.ended_at or time.time()) - entry.started_at
+        took = f" after {waited:.0f} s" if entry.kind is EntryKind.PERSON else ""
+        click.echo(f"  {entry.position} {entry.kind.value} {entry.name} {shown['state']}{took}{cost} [{entry.key}]")
     if run.error:
         click.echo(f"  {run.error}")
     return 0
@@ -198,6 +220,36 @@ def retry(run_id: str, imports: tuple[str, ...], ledger: str | None, api_key_env
     done = asyncio.run(retry_run(store, run_id, imports=imports, api_key_env=api_key_env))
     _say(done)
     return 1 if done.errors else 0
+
+
+@agents.command(
+    epilog="""\b
+Examples:
+  lowtide agents approve deploy-7
+  lowtide agents approve deploy-7 --deny --result '"not on a Friday"'
+  lowtide agents approve deploy-7 --result '{"comment": "LGTM, edited"}'"""
+)
+@click.argument("run_id", metavar="RUN")
+@click.option("--deny", is_flag=True, help="Deny what the run asks (the default approves it).")
+@click.option("--result", "given", metavar="JSON", help="A JSON value the run's code receives with the decision.")
+@ledger_option
+def approve(run_id: str, deny: bool, given: str | None, ledger: str | None) -> int:
+    """Record your decision for a run waiting on a person (`waiting-on-person`): the next `lowtide agents resume`
+    advances it. Exits 1 when the run is not waiting on a person (already decided, or never asked)."""
+    from lowtide.agents.approvals import approve_run
+
+    try:
+        result = None if given is None else json.loads(given)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc} (a string is written '\"text\"')", param_hint="--result") from exc
+    store = existing_ledger(ledger)
+    try:
+        run = approve_run(store, run_id, deny=deny, result=result)
+    except ConfigurationError as exc:
+        click.echo(f"lowtide: {exc}", err=True)
+        return 1
+    click.echo(f"{run.run_id} {run.state.value}: {'denied' if deny else 'approved'}; `lowtide agents resume` goes on")
+    return 0
 
 
 COMMANDS = [agents]

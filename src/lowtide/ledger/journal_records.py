@@ -30,6 +30,8 @@ class AgentState(StrEnum):
     PARKED = "parked"
     """Waiting on a model turn's batch (`AgentRun.awaiting`); no process holds it."""
     WAITING_ON_PERSON = "waiting-on-person"
+    """A step asked a person's decision (`AgentContext.approval`; `AgentRun.awaiting` is its key) and none is given
+    yet (`lowtide agents approve`)."""
     IN_DOUBT = "in-doubt"
     """A step's intent is journaled without its result (its process died inside it) and it may not run twice."""
     FINISHED = "finished"
@@ -44,6 +46,8 @@ class AgentState(StrEnum):
 class EntryKind(StrEnum):
     TURN = "turn"
     STEP = "step"
+    PERSON = "person"
+    """A person's decision asked (`AgentContext.approval`): its name is the question, its result the decision."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +66,8 @@ class AgentRun:
     """Why it failed, stands in doubt, or could not be resumed (an import error), as a person reads it."""
     cost_usd: Decimal
     awaiting: str | None
-    """The ledger key of the model turn whose answer the run waits for (parked)."""
+    """The ledger key of the model turn whose answer the run waits for (parked), or of the question a person is asked
+    (waiting-on-person)."""
     holder: str | None
     """The process advancing it (`batching.keys.owner_id`), while it does."""
     held_until: float | None
