@@ -345,7 +345,9 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
         *(session.posargs or [f"features/integrations/{name}.feature", f"features/integrations/{name}_gemini.feature",
-                              f"features/integrations/{name}_providers.feature", README_EXAMPLES]),
+                              f"features/integrations/{name}_providers.feature",
+                              *map(str, Path("features/integrations").glob(f"{name}_durable.feature")),
+                              README_EXAMPLES]),
     )  # fmt: skip
 
 

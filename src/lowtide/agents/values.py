@@ -52,8 +52,9 @@ def unstorable(value: Any, where: str) -> UnstorableValueError | None:
 
 
 def unstorable_type(kind: object, where: str) -> UnstorableValueError | None:
-    """Why values of the declared type `kind` cannot be stored, or None when they can (or it is no plain class)."""
-    if not isinstance(kind, type) or issubclass(kind, _STORABLE):
+    """Why values of the declared type `kind` cannot be stored, or None when they can (or it says nothing: no plain
+    class, `Any`, `object`)."""
+    if not isinstance(kind, type) or kind in (Any, object) or issubclass(kind, _STORABLE):
         return None
     return _refusal(where, f"{kind.__module__}.{kind.__qualname__}")
 

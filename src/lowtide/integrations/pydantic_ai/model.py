@@ -13,7 +13,8 @@ from pydantic_ai.settings import ModelSettings
 
 from lowtide.actor import Actor
 from lowtide.integrations.pydantic_ai.errors import mapped_errors
-from lowtide.integrations.pydantic_ai.messages import step_of, to_call, to_model_response
+from lowtide.integrations.pydantic_ai.messages import Call, step_of, to_call, to_model_response
+from lowtide.types import ActorResponse
 
 __all__ = ["KeyFunction", "LowtideModel", "LowtideModelSettings"]
 
@@ -85,10 +86,14 @@ class LowtideModel(Model):
         key = self._key_for(messages, settings)
         budget = settings.get("lowtide_max_cost_usd")
         with mapped_errors(self.model_name):
-            response = await self.actor.run(
-                response_model=call.response_model, key=key, max_cost_usd=budget, **call.arguments()
-            )
+            response = await self.answer(call, key, budget)
         return to_model_response(response, system=self.system)
+
+    async def answer(self, call: Call, key: str | None, budget: float | None) -> ActorResponse[object]:
+        """The actor's answer to one request (a durable agent's model answers it as a journaled turn instead)."""
+        return await self.actor.run(
+            response_model=call.response_model, key=key, max_cost_usd=budget, **call.arguments()
+        )
 
     def _key_for(self, messages: list[ModelMessage], settings: dict[str, Any]) -> str | None:
         step = step_of(messages)

@@ -1,0 +1,203 @@
+"""Steps of `pydantic_ai_durable.feature`: the durable pydantic-ai agent of features/plugins/lowtide_durable_forecast.py
+started, resumed and approved in this process, and resumed by `lowtide agents` processes that are killed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _world import HANG_SECONDS, World, world
+from step_context import Context, given, then, when
+
+from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.journal_records import AgentRun, AgentState
+from lowtide.ledger.store import open_ledger
+
+PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
+
+
+def _examples() -> Any:
+    if str(PLUGINS) not in sys.path:
+        sys.path.insert(0, str(PLUGINS))
+    import lowtide_durable_forecast
+
+    return lowtide_durable_forecast
+
+
+def _store() -> LedgerStore:
+    return open_ledger(os.environ["LOWTIDE_LEDGER"])
+
+
+def _run(run_id: str) -> AgentRun:
+    run = _store().agent_journal.agent_run(run_id)
+    assert run is not None, f"no run {run_id!r}"
+    return run
+
+
+def _log() -> Path:
+    return Path(os.environ["DURABLE_FORECAST_LOG"])
+
+
+@given("the durable forecast agent reaches the emulated Anthropic API on a loopback socket")
+def step_durable_socket(context: Context) -> None:
+    from lowtide.emulator import Emulator
+
+    w = world(context)
+    w.emulator = Emulator(processing_seconds=0.2)
+    w.set_env("DURABLE_FORECAST_URL", w.served_url())
+    w.set_env("DURABLE_FORECAST_KEY", "emulator-key")
+    w.set_env("ANTHROPIC_API_KEY", "emulator-key")  # what `collect` reaches the API's batches with
+    w.set_env("DURABLE_FORECAST_LOG", str(Path(os.environ["LOWTIDE_LEDGER"]).parent / "side-effects.log"))
+    w.set_env("PYTHONPATH", os.pathsep.join(p for p in (str(PLUGINS), os.environ.get("PYTHONPATH", "")) if p))
+    examples = _examples()
+
+    async def close() -> None:  # the actor built from this scenario's socket goes with it
+        for actor in examples.ACTORS.values():
+            await actor.aclose()
+        examples.ACTORS.clear()
+
+    w.cleanups.append(close)
+
+
+@when('the durable forecast agent is started as the run "{run_id}"')
+def step_durable_start(context: Context, run_id: str) -> None:
+    w = world(context)
+    w.run(_examples().forecast.start("[[emulator:tool:weather]] Forecast for Paris", run_id=run_id))
+
+
+@when('the agent runs are resumed in this process until the run "{run_id}" is {state}')
+def step_resume_until(context: Context, run_id: str, state: str) -> None:
+    """`resume --once` passes, as cron's would be, until the run reaches `state` (its batches end in 0.2 s)."""
+    from lowtide.agents.fleet import resume_once
+
+    w = world(context)
+    deadline = time.monotonic() + HANG_SECONDS
+    while (run := _run(run_id)).state.value != state:
+        assert run.state in (AgentState.PARKED, AgentState.RUNNING), run
+        assert time.monotonic() < deadline, f"the run is still {run.state.value} after {HANG_SECONDS:g} s: {run}"
+        done = w.run(resume_once(_store()))
+        assert not done.errors, done.errors
+        if run.state is AgentState.PARKED and _run(run_id).state is AgentState.PARKED:
+            w.run(asyncio.sleep(0.05))
+
+
+@when('the batch the run "{run_id}" waits on has ended')
+def step_batch_ended(context: Context, run_id: str) -> None:
+    from lowtide.agents.waiting import collect_for
+
+    w = world(context)
+    deadline = time.monotonic() + HANG_SECONDS
+    run = _run(run_id)
+    while not ((record := _store().request(run.awaiting or "")) is not None and record.state.final):
+        assert time.monotonic() < deadline, f"the batch of {run.awaiting} has not ended: {record}"
+        w.run(collect_for(_store(), run))
+        w.run(asyncio.sleep(0.05))
+
+
+@when("`lowtide agents {command}` runs here")
+def step_agents_here(context: Context, command: str) -> None:
+    from lowtide.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["agents", *shlex.split(command)])
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    assert code == 0, (code, out.getvalue(), err.getvalue())
+
+
+def _process(w: World, command: str, variables: str) -> None:
+    env = {**os.environ, **dict(item.split("=", 1) for item in variables.split())}
+    argv = [sys.executable, "-m", "lowtide", "agents", *shlex.split(command)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=HANG_SECONDS * 2, check=False)
+    w.results.append({"code": done.returncode, "out": done.stdout, "err": done.stderr})
+
+
+@when('the run "{run_id}" is retried in this process')
+def step_retry_here(context: Context, run_id: str) -> None:
+    """`lowtide agents retry` as this process's loop runs it (the command's own `asyncio.run` would leave the actor
+    this module keeps bound to a loop it closed)."""
+    from lowtide.agents.fleet import retry_run
+
+    done = world(context).run(retry_run(_store(), run_id))
+    assert not done.errors, done.errors
+
+
+@when("`lowtide agents {command}` runs in a new process with `{variables}`")
+@when("`lowtide agents {command}` runs in a new process")
+def step_agents_process(context: Context, command: str, variables: str = "") -> None:
+    _process(world(context), command, variables)
+
+
+@then("the new process was killed")
+def step_process_killed(context: Context) -> None:
+    done = world(context).results[-1]
+    assert done["code"] == -9, done
+
+
+@then("the new process exited 0")
+def step_process_exited(context: Context) -> None:
+    done = world(context).results[-1]
+    assert done["code"] == 0, done
+
+
+@then('the run "{run_id}" stands parked')
+def step_stands_parked(context: Context, run_id: str) -> None:
+    run = _run(run_id)
+    assert (run.state, run.holder) == (AgentState.PARKED, None), run
+
+
+@then('the run "{run_id}" stands in-doubt, its error naming "{text}"')
+def step_stands_in_doubt(context: Context, run_id: str, text: str) -> None:
+    run = _run(run_id)
+    assert (run.state, text in (run.error or "")) == (AgentState.IN_DOUBT, True), run
+
+
+@then('the run "{run_id}" asks a person "{question}"')
+def step_asks(context: Context, run_id: str, question: str) -> None:
+    run = _run(run_id)
+    [asked] = [e for e in _store().agent_journal.entries(run_id) if e.key == run.awaiting]
+    assert (run.state, asked.name.startswith(question), asked.result) == (
+        AgentState.WAITING_ON_PERSON, True, None
+    ), (run, asked)  # fmt: skip
+    assert '"args":{"text":' in asked.name, asked  # the call's arguments shown with the question
+
+
+@then("the tools' side effects are exactly {tools}")
+def step_side_effects(context: Context, tools: str) -> None:
+    found = _log().read_text().splitlines() if _log().exists() else []
+    assert found == [t.strip() for t in tools.split(",")], found
+
+
+@then('the run "{run_id}" finished with a forecast')
+def step_finished_forecast(context: Context, run_id: str) -> None:
+    from lowtide.agents.values import decoded
+
+    run = _run(run_id)
+    assert run.state is AgentState.FINISHED, run
+    assert isinstance(decoded(run.result or "null"), _examples().Forecast), run.result
+
+
+@then('the run "{run_id}"\'s journal holds {kinds}')
+def step_journal_kinds(context: Context, run_id: str, kinds: str) -> None:
+    entries = _store().agent_journal.entries(run_id)
+    assert [e.kind.value for e in entries] == [k.strip() for k in kinds.split(",")], entries
+    assert all(e.done and e.attempts == 1 for e in entries), entries
+
+
+@then('the model\'s last request carried the tool result "{text}"')
+def step_last_request(context: Context, text: str) -> None:
+    emu = world(context).emu
+    [(_, params)] = emu.batch(emu.anthropic.batches.newest_first()[0]).requests
+    last = params["messages"][-1]
+    assert (text in json.dumps(last), "tool_result" in json.dumps(last)) == (True, True), last

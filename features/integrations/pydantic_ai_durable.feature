@@ -1,0 +1,56 @@
+@integration @pydantic_ai
+Feature: A pydantic-ai agent made durable: its requests batch turns, its tools run once, its approvals wait on a person
+  As a developer whose agents are written with pydantic-ai
+  I want to wrap an unchanged agent so that its run parks while a request's batch is out and cron resumes it
+  So that a process killed anywhere never runs a tool twice, and a tool that needs approval waits for a person
+
+  The agent is `lowtide_durable_forecast.forecast` (features/plugins): a pydantic-ai `Agent` with a `weather` tool and
+  a `post_note` tool declared `requires_approval=True`, whose side effects append the tool's name to a file, wrapped
+  in `DurableAgent`. The emulated Anthropic API is on a loopback socket and ends batches after 0.2 seconds; its model
+  calls weather, then post_note, then gives the forecast: three requests a run.
+
+  Background:
+    Given the durable forecast agent reaches the emulated Anthropic API on a loopback socket
+
+  Scenario: A run parks on each request, waits on a person for the tool that needs approval, and runs each tool once
+    When the durable forecast agent is started as the run "d-1"
+    Then the run "d-1" stands parked
+    When the agent runs are resumed in this process until the run "d-1" is waiting-on-person
+    Then the run "d-1" asks a person "Run the tool post_note?"
+    And the tools' side effects are exactly weather
+    When `lowtide agents approve d-1` runs here
+    And the agent runs are resumed in this process until the run "d-1" is finished
+    Then the run "d-1" finished with a forecast
+    And the tools' side effects are exactly weather, post_note
+    And the run "d-1"'s journal holds turn, step, turn, person, step, turn
+    And the emulator was sent 3 requests, none of them twice
+
+  Scenario: A denied tool never runs, and the model is told why
+    When the durable forecast agent is started as the run "d-2"
+    And the agent runs are resumed in this process until the run "d-2" is waiting-on-person
+    And `lowtide agents approve d-2 --deny --result '"Not today. [[emulator:tool:final_result]]"'` runs here
+    And the agent runs are resumed in this process until the run "d-2" is finished
+    Then the tools' side effects are exactly weather
+    And the model's last request carried the tool result "Not today."
+    And the emulator was sent 3 requests, none of them twice
+
+  Scenario: Killed after a tool's result is stored and inside the approved tool, resumed by new processes: every tool once
+    When the durable forecast agent is started as the run "d-3"
+    And the batch the run "d-3" waits on has ended
+    And `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=agent-after-step`
+    Then the new process was killed
+    And the tools' side effects are exactly weather
+    When `lowtide agents resume --once` runs in a new process
+    Then the new process exited 0
+    And the run "d-3" stands parked
+    When the agent runs are resumed in this process until the run "d-3" is waiting-on-person
+    And `lowtide agents approve d-3` runs here
+    And `lowtide agents resume --once` runs in a new process with `DURABLE_FORECAST_DIE_IN=post_note`
+    Then the new process was killed
+    When the agent runs are resumed in this process until the run "d-3" is in-doubt
+    Then the run "d-3" stands in-doubt, its error naming "pydantic-ai:tool post_note"
+    When the run "d-3" is retried in this process
+    And the agent runs are resumed in this process until the run "d-3" is finished
+    Then the run "d-3" finished with a forecast
+    And the tools' side effects are exactly weather, post_note
+    And the emulator was sent 3 requests, none of them twice

@@ -1,0 +1,74 @@
+"""The durable pydantic-ai agent of features/integrations/pydantic_ai_durable.feature, in a module of its own so that a
+`lowtide agents resume` process imports it by reference as it would a user's: an unchanged pydantic-ai `Agent` with a
+weather tool and a tool that needs a person's approval (`post_note`), whose side effects append the tool's name to a
+file (`DURABLE_FORECAST_LOG`), made durable by `DurableAgent`.
+
+Its actor is the scenario's when it set one (`ACTORS`), else built from the environment (`DURABLE_FORECAST_URL`: the
+emulator's socket; the key in `DURABLE_FORECAST_KEY`), as a program's would be. `DURABLE_FORECAST_DIE_IN=<tool>`
+kills the process inside that tool, before its side effect, with SIGKILL. Only the `pydantic_ai` nox session, which
+installs pydantic-ai, imports it."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+from pydantic import BaseModel
+from pydantic_ai import Agent
+
+from lowtide import Actor
+from lowtide.integrations.pydantic_ai import DurableAgent
+
+ACTORS: dict[str, Actor] = {}
+
+
+class Forecast(BaseModel):
+    city: str
+    summary: str
+    temperature_c: int
+
+
+def actor() -> Actor:
+    if "forecaster" not in ACTORS:
+        ACTORS["forecaster"] = Actor(
+            {
+                "name": "forecaster",
+                "model": "claude-sonnet-5-5",
+                "max_tokens": 1024,
+                "batch_processing": "batch",
+                "batch": {"poll_interval": 0.05, "coalesce_window": 0.2},
+                "base_url": os.environ["DURABLE_FORECAST_URL"],
+                "api_key_env": "DURABLE_FORECAST_KEY",
+            }
+        )
+    return ACTORS["forecaster"]
+
+
+def _side_effect(tool: str) -> None:
+    if os.environ.get("DURABLE_FORECAST_DIE_IN") == tool:
+        os.kill(os.getpid(), signal.SIGKILL)
+    with Path(os.environ["DURABLE_FORECAST_LOG"]).open("a") as out:
+        out.write(tool + "\n")
+
+
+# No model of its own: `DurableAgent` answers its requests through the actor (an agent's own model is replaced).
+plain = Agent(output_type=Forecast, instructions="Give the forecast.")
+
+
+@plain.tool_plain
+async def weather(city: str) -> str:
+    """Today's weather in a city."""
+    _side_effect("weather")
+    # The emulated model calls the tool a tool's result names: the note next.
+    return f"Sunny in {city}. [[emulator:tool:post_note]]"
+
+
+@plain.tool_plain(requires_approval=True)
+async def post_note(text: str) -> str:
+    """Post a note about the forecast (a person approves it first)."""
+    _side_effect("post_note")
+    return "Posted. [[emulator:tool:final_result]]"
+
+
+forecast = DurableAgent(plain, actor, name="forecast")

@@ -1,0 +1,150 @@
+"""`DurableAgent`: an unchanged pydantic-ai `Agent` run as a lowtide durable agent (`lowtide.agents`): each model
+request a journaled batch turn through `LowtideModel`, each tool call a journaled step, each tool that needs a
+person's approval (`requires_approval`) a question the run waits on (`lowtide agents approve`). As pydantic-ai's own
+Temporal and DBOS integrations do, it wraps the agent through its public interfaces only (`override`, toolsets)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
+from pydantic_ai.messages import ModelMessage, ToolCallPart
+from pydantic_ai.tools import RunContext
+from pydantic_ai.toolsets import WrapperToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+
+from lowtide.actor import Actor
+from lowtide.agents.agent import Agent
+from lowtide.agents.context import AgentContext
+from lowtide.agents.values import reference_of
+from lowtide.integrations.pydantic_ai.messages import Call
+from lowtide.integrations.pydantic_ai.model import LowtideModel
+from lowtide.types import ActorResponse
+
+__all__ = ["DurableAgent"]
+
+_RAISED = "__pydantic_ai_raised__"
+"""The key under which a tool's control-flow exception (a retry asked of the model, a call deferred) is journaled as
+the step's result, so that replay raises it again for pydantic-ai rather than fail the step."""
+
+
+class _JournaledModel(LowtideModel):
+    """`LowtideModel` whose requests are the run's model turns (`ctx.run`): answered from the journal on replay,
+    else submitted under the turn's key, the run parked until the batch's answer is in."""
+
+    def __init__(self, actor: Actor, ctx: AgentContext) -> None:
+        super().__init__(actor)
+        self._ctx = ctx
+
+    async def answer(self, call: Call, key: str | None, budget: float | None) -> ActorResponse[object]:
+        limit: dict[str, Any] = {} if budget is None else {"max_cost_usd": budget}
+        return await self._ctx.run(self.actor, response_model=call.response_model, **limit, **call.arguments())
+
+
+@dataclass
+class _JournaledToolset(WrapperToolset[Any]):
+    """Each tool call of the wrapped toolset a step of the run: run once, its result journaled and replayed."""
+
+    journal: AgentContext
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        async def called(tool_name: str, arguments: dict[str, Any]) -> Any:
+            try:
+                return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+            except ModelRetry as retry:
+                return {_RAISED: "retry", "message": retry.message}
+            except (ApprovalRequired, CallDeferred) as deferred:
+                return {_RAISED: type(deferred).__name__, "metadata": deferred.metadata}
+
+        called.__module__, called.__qualname__ = "pydantic-ai", f"tool {name}"  # the journal names the step so
+        value: Any = await self.journal.step(called, name, tool_args)
+        raised = _raised(value)
+        if raised is not None:
+            raise raised
+        return value
+
+
+def _raised(value: Any) -> Exception | None:
+    """The control-flow exception a tool raised, as journaled (see `_RAISED`), or None for a tool's result."""
+    said: dict[str, Any] = value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    if said.get(_RAISED) == "retry":
+        return ModelRetry(said["message"])
+    if said.get(_RAISED) in ("ApprovalRequired", "CallDeferred"):
+        kind = ApprovalRequired if said[_RAISED] == "ApprovalRequired" else CallDeferred
+        return kind(metadata=said["metadata"])
+    return None
+
+
+def _question(call: ToolCallPart) -> str:
+    return f"Run the tool {call.tool_name}?"
+
+
+class DurableAgent(Agent):
+    """A pydantic-ai agent made durable: `DurableAgent(agent, actor, name="forecast")`, assigned at the top of a
+    module under that `name`, so that `lowtide agents resume` imports it again. `start(prompt, run_id=...)` returns
+    once the run has parked on its first request's batch; every tool call runs once; a tool with
+    `requires_approval=True` makes the run wait on a person, its decision (`approve RUN [--deny] [--result TEXT]`:
+    the result is the denial's message to the model) given to the agent as `DeferredToolResults`."""
+
+    def __init__(self, wrapped: PydanticAgent[None, Any], actor: Actor | Callable[[], Actor], *, name: str) -> None:
+        self.wrapped = wrapped
+        self._actor = actor
+        caller = inspect.currentframe()
+        module = caller.f_back.f_globals.get("__name__", "?") if caller and caller.f_back else "?"
+        super().__init__(self._advance)
+        self.reference = reference_of(SimpleNamespace(__module__=module, __qualname__=name))
+
+    @property
+    def actor(self) -> Actor:
+        """The actor the agent's requests go through: given, or what `actor=make_actor` makes each time a run is
+        advanced (so that it can keep one per process, or per ledger, as it likes)."""
+        return self._actor if isinstance(self._actor, Actor) else self._actor()
+
+    async def _advance(self, ctx: AgentContext, prompt: str) -> Any:
+        model = _JournaledModel(self.actor, ctx)
+        toolsets = [_JournaledToolset(t, ctx) for t in self.wrapped.toolsets]
+        history: Sequence[ModelMessage] | None = None
+        results: DeferredToolResults | None = None
+        asked: str | None = prompt
+        output_type: Any = [self.wrapped.output_type, DeferredToolRequests]
+        # Tool calls one at a time, in the order the model asked them: each takes the journal's next position.
+        with (
+            self.wrapped.override(model=model, toolsets=toolsets, tools=[]),
+            self.wrapped.parallel_tool_call_execution_mode("sequential"),
+        ):
+            while True:
+                run = await self.wrapped.run(
+                    asked, message_history=history, deferred_tool_results=results, output_type=output_type
+                )
+                if not isinstance(run.output, DeferredToolRequests):
+                    return run.output
+                results = await _decided(ctx, run.output)
+                history, asked = run.all_messages(), None
+
+
+async def _decided(ctx: AgentContext, requests: DeferredToolRequests) -> DeferredToolResults:
+    """A person's decision on each call that needs one (the run waits on the first undecided), as pydantic-ai's
+    deferred results: an approval runs the tool; a denial tells the model why (the decision's result, if text); for
+    a call the tool deferred, the decision's result is the tool's result."""
+    results = DeferredToolResults()
+    for call in requests.approvals:
+        decision = await ctx.approval(
+            _question(call), details={"tool_call_id": call.tool_call_id, "args": call.args_as_dict()}
+        )
+        denied = decision.result if isinstance(decision.result, str) else "The tool call was denied."
+        results.approvals[call.tool_call_id] = True if decision.approved else ToolDenied(denied)
+    for call in requests.calls:
+        decision = await ctx.approval(
+            f"Give the result of the tool {call.tool_name}",
+            details={"tool_call_id": call.tool_call_id, "args": call.args_as_dict()},
+        )
+        results.calls[call.tool_call_id] = decision.result if decision.approved else ToolDenied("Not given.")
+    return results
