@@ -86,3 +86,19 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     Then `lowtide agents approve a-3 --deny` is refused with "already has a decision"
     When the agent runs are resumed once
     Then the run "a-3" is finished, its result beginning "posted Emulated"
+
+  Scenario: A run's budget covers all its turns: the turn that would cross it is not sent, the run fails naming both
+    When the agent "triage" is started as the run "b-1" with a budget of $1
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    Then the run "b-1" is finished, its result beginning "Emulated reply to"
+    And `lowtide agents list --json` says the run "b-1" spent its turns' cost of its budget "1"
+    When the agent "triage" is started as the run "b-2" with a budget of $0.0052
+    And the batches end and the agent runs are resumed once
+    Then the run "b-2" failed with an error containing "Budget exceeded for agent run 'b-2' (its next turn)"
+    And the run "b-2" failed with an error containing "with $0.000087 already spent or committed that crosses the limit of $0.005200. Nothing was sent."
+    When the agent "triage" is started as the run "b-3" with a budget of $0.000001
+    Then the run "b-3" failed with an error containing "could cost up to $0.005152, and with $0.000000 already spent"
+    And the API created 4 batches, one request each, every custom id once
+    And the side effects are exactly "read-log flaky test", "comment Emulated rep", "read-log flaky test"

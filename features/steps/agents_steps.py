@@ -71,6 +71,25 @@ def step_start(context: Context, name: str, run_id: str) -> None:
         w.error = exc
 
 
+@when('the agent "{name}" is started as the run "{run_id}" with a budget of ${amount}')
+def step_start_budget(context: Context, name: str, run_id: str, amount: str) -> None:
+    w = world(context)
+    found = getattr(_examples(), name)
+    w.run(found.start("flaky test", str(_log(w)), run_id=run_id, ledger=w.ledger(), max_cost_usd=Decimal(amount)))
+
+
+@then('`lowtide agents list --json` says the run "{run_id}" spent its turns\' cost of its budget "{amount}"')
+def step_list_budget(context: Context, run_id: str, amount: str) -> None:
+    w = world(context)
+    run_cli(w, "lowtide agents list --json", ledger=None)
+    [shown] = [r for r in json.loads(w.value["out"]) if r["run_id"] == run_id]
+    spent = sum((e.cost_usd or Decimal(0) for e in w.ledger().agent_journal.entries(run_id)), Decimal(0))
+    assert (Decimal(shown["cost_usd"]), shown["max_cost_usd"]) == (spent, amount), (shown, spent)
+    assert spent > 0, spent
+    run_cli(w, f"lowtide agents show {run_id}", ledger=None)
+    assert f"${spent} of ${amount}" in w.value["out"], w.value
+
+
 def _resume(w: World) -> None:
     from lowtide.agents.fleet import resume_once
 

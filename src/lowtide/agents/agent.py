@@ -14,6 +14,7 @@ from lowtide.agents.asking import ask
 from lowtide.agents.driver import AgentFunction, advance
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
 from lowtide.agents.waiting import answered, collect_for
+from lowtide.calls.arguments import check_budget
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import AgentRunError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
@@ -71,18 +72,28 @@ class Agent:
         return f"<Agent {self.reference}>"
 
     async def start(
-        self, *args: Any, run_id: str | None = None, ledger: LedgerLike = None, **kwargs: Any
+        self,
+        *args: Any,
+        run_id: str | None = None,
+        ledger: LedgerLike = None,
+        max_cost_usd: float | Decimal | None = None,
+        **kwargs: Any,
     ) -> AgentHandle:
         """Start a run (under `run_id`, else a new one) and advance it until it parks or ends. A run id the ledger
-        knows returns that run, untouched (never a second one); a run id of another agent is refused."""
+        knows returns that run, untouched (never a second one); a run id of another agent is refused.
+        `max_cost_usd` is the run's budget over all its turns: a turn whose worst case would cross it, with what the
+        run has spent, is not sent, and the run fails naming both."""
         refused = unstorable(list(args), "the agent's arguments") or unstorable(kwargs, "the agent's keyword arguments")
         if refused is not None:
             raise refused
+        given: dict[str, Any] = {"args": list(args), "kwargs": kwargs}
+        if max_cost_usd is not None:  # kept with the run's input: every process that advances the run reads it there
+            given["max_cost_usd"] = str(check_budget(max_cost_usd))
         store = store_of(ledger)
         run_id = run_id or uuid.uuid4().hex
         now = self.clock.now()
         new = AgentRun(
-            run_id=run_id, reference=self.reference, input=encoded({"args": list(args), "kwargs": kwargs}),
+            run_id=run_id, reference=self.reference, input=encoded(given),
             state=AgentState.RUNNING, result=None, error=None, cost_usd=Decimal(0), awaiting=None, holder=None,
             held_until=None, created_at=now, updated_at=now,
         )  # fmt: skip

@@ -6,9 +6,10 @@ person whose decision is not journaled yet leaves the run waiting on that person
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from lowtide.agents.asking import ask
+from lowtide.agents.budget import over, turn_arguments
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.errors import ActorError, AgentDivergedError, ConfigurationError
+from lowtide.errors import ActorError, AgentDivergedError, BudgetExceededError, ConfigurationError
 from lowtide.ledger.journal_records import AgentState, EntryKind, JournalEntry
 from lowtide.messages.structured import parse_response
 from lowtide.types import ActorResponse
@@ -77,8 +79,18 @@ class JournaledError(ActorError):
 class AgentContext:
     """The journaled face of one advance of a run: its turns, its steps, and the key of the step running now."""
 
-    def __init__(self, run_id: str, store: LedgerStore, entries: list[JournalEntry], clock: Clock) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        store: LedgerStore,
+        entries: list[JournalEntry],
+        clock: Clock,
+        *,
+        max_cost_usd: Decimal | None = None,
+    ) -> None:
         self.run_id = run_id
+        self.max_cost_usd = max_cost_usd
+        """The run's budget over all its turns, or None."""
         self._store = store
         self._journal = store.agent_journal
         self._entries = {e.position: e for e in entries}
@@ -167,7 +179,9 @@ class AgentContext:
             response = ActorResponse[object].model_validate_json(entry.result)
             return parse_response(response, response_model) if response_model is not None else response
         if actor.resolve_mode(mode) is BatchProcessingMode.LIVE:
-            response = await self._answered(entry, actor.run(prompt, mode=mode, **kwargs))
+            limited = self._budgeted(kwargs)
+            with self._as_runs_budget(kwargs, limited):
+                response = await self._answered(entry, actor.run(prompt, mode=mode, **limited))
         else:
             ledger = actor.ledger
             if ledger.identity() != self._store.identity():
@@ -178,10 +192,26 @@ class AgentContext:
                 )
             record = await self._io(lambda: ledger.request(entry.key))
             if record is None or not record.state.final:
-                await actor.submit(prompt, key=entry.key, **kwargs)  # never twice: the ledger knows the key
+                limited = self._budgeted(kwargs)
+                with self._as_runs_budget(kwargs, limited):
+                    await actor.submit(prompt, key=entry.key, **limited)  # never twice: the ledger knows the key
                 raise Parked(entry.key)
             response = await self._answered(entry, actor.result(entry.key))
         return parse_response(response, response_model) if response_model is not None else response
+
+    def _budgeted(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return turn_arguments(self.run_id, self.max_cost_usd, self.cost_usd, kwargs)
+
+    @contextlib.contextmanager
+    def _as_runs_budget(self, kwargs: dict[str, Any], limited: dict[str, Any]) -> Generator[None]:
+        """A refusal of the budget this turn was given from the run's (`limited` is not the turn's own arguments),
+        said as the run's: its budget and what it has spent."""
+        try:
+            yield
+        except BudgetExceededError as exc:
+            if self.max_cost_usd is None or limited is kwargs or not exc.scope.startswith("this call"):
+                raise
+            raise over(self.run_id, self.max_cost_usd, self.cost_usd, exc.estimate_usd) from exc
 
     async def _answered(self, entry: JournalEntry, call: Awaitable[ActorResponse[object]]) -> ActorResponse[object]:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Coroutine
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lowtide.agents import rules
@@ -36,8 +37,9 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
     if held is None:
         return None
     entries = await ask(store, lambda: journal.entries(run_id))
-    ctx = AgentContext(run_id, store, entries, clock)
     given = json.loads(held.input)
+    budget = given.get("max_cost_usd")
+    ctx = AgentContext(run_id, store, entries, clock, max_cost_usd=None if budget is None else Decimal(budget))
     change: RunChange
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))

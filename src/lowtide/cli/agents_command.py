@@ -35,7 +35,8 @@ def _run_json(store: LedgerStore, run: AgentRun) -> dict[str, Any]:
     asked = question(store, run)
     return {
         "run_id": run.run_id, "agent": run.reference, "state": run.state.value, "cost_usd": str(run.cost_usd),
-        "awaiting": run.awaiting, "question": None if asked is None else asked.name, "error": run.error,
+        "max_cost_usd": _budget(run), "awaiting": run.awaiting, "question": None if asked is None else asked.name,
+        "error": run.error,
         "created_at": run.created_at, "updated_at": run.updated_at,
     }  # fmt: skip
 
@@ -53,6 +54,16 @@ def _entry_json(entry: JournalEntry) -> dict[str, Any]:
         "cost_usd": None if entry.cost_usd is None else str(entry.cost_usd), "attempts": entry.attempts,
         "error": entry.error, "started_at": entry.started_at, "ended_at": entry.ended_at,
     }  # fmt: skip
+
+
+def _budget(run: AgentRun) -> str | None:
+    """The run's budget over all its turns (`Agent.start(..., max_cost_usd=...)`, kept with its input), or None."""
+    return json.loads(run.input).get("max_cost_usd")
+
+
+def _cost(run: AgentRun) -> str:
+    budget = _budget(run)
+    return f"${run.cost_usd}" + (f" of ${budget}" if budget is not None else "")
 
 
 def _waits(store: LedgerStore, run: AgentRun) -> str:
@@ -170,7 +181,7 @@ def show(run_id: str, ledger: str | None, json_output: bool) -> int:
     if json_output:
         _print_json({**_run_json(store, run), "journal": [_entry_json(e) for e in entries]})
         return 0
-    click.echo(f"{run.run_id} {run.state.value} ${run.cost_usd} {run.reference}{_waits(store, run)}")
+    click.echo(f"{run.run_id} {run.state.value} {_cost(run)} {run.reference}{_waits(store, run)}")
     for entry in entries:
         shown = _entry_json(entry)
         cost = f" ${shown['cost_usd']}" if shown["cost_usd"] else ""
