@@ -102,3 +102,9 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     Then the run "b-3" failed with an error containing "could cost up to $0.005152, and with $0.000000 already spent"
     And the API created 4 batches, one request each, every custom id once
     And the side effects are exactly "read-log flaky test", "comment Emulated rep", "read-log flaky test"
+
+  Scenario: A step longer than the lease keeps its run: a process on another host cannot take it over meanwhile
+    When the agent "patient" is started as the run "l-1" on the host "host-a", and the host "host-b" tries to take it over 1000 seconds in
+    Then the host "host-b" was refused the run "l-1", its lease renewed past then by the host "host-a"
+    And the run "l-1" is finished, its result beginning "done after 1500 s"
+    And the side effects are exactly "long-job 1500"

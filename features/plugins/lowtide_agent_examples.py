@@ -1,7 +1,7 @@
 """The durable agents of the agent scenarios (features/agents*.feature), in a module of their own so that a
 `lowtide agents resume` process imports them by reference as it would a user's: a three-turn agent with two tools
-whose side effects append a line to a file, a second agent to reuse a run id with, and one that asks a person
-before it posts.
+whose side effects append a line to a file, a second agent to reuse a run id with, one that asks a person
+before it posts, and one whose one step outlasts a run's lease.
 
 Its actors are the scenario's when it set them (`ACTORS`, in the scenario's process), else built from the
 environment (`AGENT_EXAMPLES_URL`: the emulator's socket; the key in `AGENT_EXAMPLES_KEY`), as a program's would be.
@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from lowtide import Actor, AgentContext, agent
+from lowtide.core.clock import Clock, SystemClock
 
 ACTORS: dict[str, Actor] = {}
 
@@ -84,6 +85,23 @@ async def careful(ctx: AgentContext, issue: str, log: str) -> str:
     text = decision.result if isinstance(decision.result, str) else plan.text[:12]
     await ctx.step(post_comment, log, text)
     return f"posted {text}"
+
+
+CLOCK: list[Clock] = []
+"""The scenario's clock, when it set one: what `long_job` waits on."""
+
+
+async def long_job(log: str, seconds: int) -> str:
+    """A step that takes `seconds` (of the scenario's clock), then appends "long-job <seconds>"."""
+    await (CLOCK[0] if CLOCK else SystemClock()).sleep(seconds)
+    _side_effect("long_job", log, f"long-job {seconds}")
+    return f"done after {seconds} s"
+
+
+@agent
+async def patient(ctx: AgentContext, issue: str, log: str) -> str:
+    """One step, longer than a run's lease."""
+    return await ctx.step(long_job, log, 1500)
 
 
 async def _start(run_id: str, log: str) -> None:

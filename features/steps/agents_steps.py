@@ -90,6 +90,59 @@ def step_list_budget(context: Context, run_id: str, amount: str) -> None:
     assert f"${spent} of ${amount}" in w.value["out"], w.value
 
 
+@when(
+    'the agent "patient" is started as the run "{run_id}" on the host "{host}", and the host "{other}" tries to take'
+    " it over {seconds:d} seconds in"
+)
+def step_start_contended(context: Context, run_id: str, host: str, other: str, seconds: int) -> None:
+    """The run's process on one host, and a process on another host that finds it (its step still running) after
+    `seconds` and asks for its lease, as a `resume` there would: both in this process, on a clock of their own."""
+    from lowtide.agents import rules
+    from lowtide.core.clock import VirtualClock
+
+    w = world(context)
+    examples = _examples()
+    set_env(w, "LOWTIDE_HOST_ID", host)
+    # Waits that overlap (the step's, the lease's renewals, the other host's), as they do in real time.
+    clock = VirtualClock(w.clock.now())
+    examples.CLOCK[:] = [clock]
+    w.cleanups.append(examples.CLOCK.clear)
+    patient = examples.patient
+    before, patient.clock = patient.clock, clock
+    journal = w.ledger().agent_journal
+
+    async def contender() -> tuple[AgentRun | None, AgentRun | None, float]:
+        await clock.sleep(seconds)
+        os.environ["LOWTIDE_HOST_ID"] = other
+        try:
+            seen = journal.agent_run(run_id)
+            return seen, journal.change_run(run_id, rules.lease(f"{other}/1/contender", clock.now())), clock.now()
+        finally:
+            os.environ["LOWTIDE_HOST_ID"] = host
+
+    async def both() -> tuple[Any, tuple[AgentRun | None, AgentRun | None, float]]:
+        return await asyncio.gather(
+            patient.start("flaky test", str(_log(w)), run_id=run_id, ledger=w.ledger()), contender()
+        )
+
+    try:
+        _, w.witnessed["contender"] = w.run(both())
+    finally:
+        patient.clock = before
+
+
+@then('the host "{other}" was refused the run "{run_id}", its lease renewed past then by the host "{host}"')
+def step_contender_refused(context: Context, other: str, run_id: str, host: str) -> None:
+    seen, took, at = world(context).witnessed["contender"]
+    assert took is None, took
+    assert seen is not None, run_id
+    assert (seen.state, (seen.holder or "").split("/")[0], (seen.held_until or 0) > at) == (
+        AgentState.RUNNING,
+        host,
+        True,
+    ), seen
+
+
 def _resume(w: World) -> None:
     from lowtide.agents.fleet import resume_once
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from lowtide.agents.asking import ask
 from lowtide.agents.budget import over, turn_arguments
+from lowtide.agents.lease import lease_kept
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.core.modes import BatchProcessingMode
@@ -87,8 +88,11 @@ class AgentContext:
         clock: Clock,
         *,
         max_cost_usd: Decimal | None = None,
+        holder: str | None = None,
     ) -> None:
         self.run_id = run_id
+        self._holder = holder
+        """The process holding the run's lease (`driver.advance`), renewed while a step runs."""
         self.max_cost_usd = max_cost_usd
         """The run's budget over all its turns, or None."""
         self._store = store
@@ -181,7 +185,8 @@ class AgentContext:
         if actor.resolve_mode(mode) is BatchProcessingMode.LIVE:
             limited = self._budgeted(kwargs)
             with self._as_runs_budget(kwargs, limited):
-                response = await self._answered(entry, actor.run(prompt, mode=mode, **limited))
+                async with lease_kept(self._store, self.run_id, self._holder, self._clock):
+                    response = await self._answered(entry, actor.run(prompt, mode=mode, **limited))
         else:
             ledger = actor.ledger
             if ledger.identity() != self._store.identity():
@@ -272,7 +277,8 @@ class AgentContext:
         try:
             value = fn(*args, **kwargs)
             if inspect.isawaitable(value):
-                value = await value
+                async with lease_kept(self._store, self.run_id, self._holder, self._clock):
+                    value = await value
         except Exception as exc:
             await self._settle(entry, result=None, error=f"{type(exc).__name__}: {exc}", cost=None)
             raise

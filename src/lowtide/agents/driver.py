@@ -39,7 +39,9 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
     entries = await ask(store, lambda: journal.entries(run_id))
     given = json.loads(held.input)
     budget = given.get("max_cost_usd")
-    ctx = AgentContext(run_id, store, entries, clock, max_cost_usd=None if budget is None else Decimal(budget))
+    ctx = AgentContext(
+        run_id, store, entries, clock, max_cost_usd=None if budget is None else Decimal(budget), holder=owner
+    )
     change: RunChange
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))

@@ -18,6 +18,7 @@ __all__ = [
     "lease",
     "parked",
     "released",
+    "renewed",
     "stopped",
     "unblocked",
     "waiting",
@@ -46,6 +47,17 @@ def lease(owner: str, now: float) -> RunChange:
         return dataclasses.replace(
             run, state=AgentState.RUNNING, holder=owner, held_until=now + LEASE_SECONDS, updated_at=now
         )
+
+    return change
+
+
+def renewed(owner: str, now: float) -> RunChange:
+    """The holder, still working on the run, keeps it another `LEASE_SECONDS` (as long as it holds it)."""
+
+    def change(run: AgentRun) -> AgentRun | None:
+        if not _held(run, owner):
+            return None
+        return dataclasses.replace(run, held_until=now + LEASE_SECONDS)
 
     return change
 
