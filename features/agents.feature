@@ -103,8 +103,17 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the API created 4 batches, one request each, every custom id once
     And the side effects are exactly "read-log flaky test", "comment Emulated rep", "read-log flaky test"
 
+  # Not on PostgreSQL: its store is asked from a thread, and a virtual clock moves on while the loop waits for one
+  # (the renewal's write would take virtual minutes); the renewal is the same change on every store.
+  @sqlite
   Scenario: A step longer than the lease keeps its run: a process on another host cannot take it over meanwhile
     When the agent "patient" is started as the run "l-1" on the host "host-a", and the host "host-b" tries to take it over 1000 seconds in
     Then the host "host-b" was refused the run "l-1", its lease renewed past then by the host "host-a"
     And the run "l-1" is finished, its result beginning "done after 1500 s"
     And the side effects are exactly "long-job 1500"
+
+  Scenario: A ledger copied to another store carries its agent runs and their journals
+    When the agent "triage" is started as the run "m-1"
+    And the batches end and the agent runs are resumed once
+    And the scenario's ledger is copied into the new SQLite file "copy.sqlite3", and that file into a new in-memory ledger
+    Then both copies hold the run "m-1" and its journal of 3 entries as the scenario's ledger does

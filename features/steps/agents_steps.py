@@ -143,6 +143,33 @@ def step_contender_refused(context: Context, other: str, run_id: str, host: str)
     ), seen
 
 
+@when('the scenario\'s ledger is copied into the new SQLite file "{name}", and that file into a new in-memory ledger')
+def step_copy_agents(context: Context, name: str) -> None:
+    from lowtide.ledger.copy import copy_ledger
+    from lowtide.ledger.memory import MemoryLedger
+    from lowtide.ledger.store import open_ledger
+
+    w = world(context)
+    saved = open_ledger(w.path(name))
+    counts = copy_ledger(w.ledger(), saved)
+    back = MemoryLedger()
+    copy_ledger(saved, back)
+    w.witnessed["copies"] = [counts, saved, back]
+
+
+@then('both copies hold the run "{run_id}" and its journal of {count:d} entries as the scenario\'s ledger does')
+def step_copies_hold(context: Context, run_id: str, count: int) -> None:
+    w = world(context)
+    counts, *copies = w.witnessed["copies"]
+    assert (counts["agent_runs"], counts["agent_journal"]) == (1, count), counts
+    held = w.ledger().agent_journal
+    entries = held.entries(run_id)
+    assert len(entries) == count, entries
+    for copy in copies:
+        assert copy.agent_journal.agent_run(run_id) == held.agent_run(run_id), copy.location
+        assert copy.agent_journal.entries(run_id) == entries, copy.location
+
+
 def _resume(w: World) -> None:
     from lowtide.agents.fleet import resume_once
 

@@ -58,6 +58,8 @@ def copy(source: str, target: str, json_output: bool) -> int:
         click.echo(exact_json({"source": given.location, "target": into.location, "rows": counts}, indent=True))
     else:
         said = ", ".join(f"{counts.get(table, 0)} {words}" for table, words in _SAID)
+        if counts.get("agent_runs"):  # said only where there are any: most ledgers hold none
+            said += f", {counts['agent_runs']} agent run(s)"
         click.echo(f"Copied {said} from {given.location} to {into.location}.")
     return 0
 

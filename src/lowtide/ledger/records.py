@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import orjson
 
 from lowtide.ledger.answer_form import narrowed, stored_answer
+from lowtide.ledger.journal_records import ENTRY_COLUMNS, RUN_COLUMNS
 
 __all__ = [
     "ADOPTED",
@@ -139,11 +140,13 @@ COPIED: dict[str, tuple[str, ...]] = {
     "runs": ("id", "actor", "configuration", "options", "fingerprint", "item_count", "created_at", "updated_at"),
     "run_items": ("run_id", "idx", "item_id", "job", "key", "attempt", "status", "reason"),
     "live_quotas": ("scope", "state", "updated_at"),
+    "agent_runs": RUN_COLUMNS,
+    "agent_journal": ENTRY_COLUMNS,
 }  # fmt: skip
 """What a ledger holds, table by table in an order its references allow, as every store keeps it: the rows a copy
 moves from one store to another (`LedgerStore.export_rows` and `load`; results in arrival order, a live answer's
 batch None; `request_traces`, the trace context stored with a request's claim while telemetry was on, so that a
-copy's answers still end their calls' traces)."""
+copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows)."""
 
 
 class Row(Protocol):

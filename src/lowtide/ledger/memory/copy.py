@@ -15,6 +15,8 @@ from typing import Any, Protocol, cast
 import orjson
 
 from lowtide.errors import ConfigurationError
+from lowtide.ledger.journal_records import entry_of, entry_row, run_of, run_row
+from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.quota_records import ScopeState
@@ -36,6 +38,9 @@ class Held(Protocol):
 
     @property
     def quota_store(self) -> MemoryQuotaStore: ...
+
+    @property
+    def agent_journal(self) -> MemoryJournal: ...
 
 
 def _money(value: Decimal | None) -> str | None:
@@ -84,6 +89,10 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
     if table == "live_quotas":
         now = time.time()
         return [(scope, orjson.dumps(state.as_json()).decode(), now) for scope, state in ledger.quota_store.states()]
+    if table == "agent_runs":
+        return [run_row(r) for r in ledger.agent_journal.agent_runs()]
+    if table == "agent_journal":
+        return [entry_row(e) for _, e in sorted(ledger.agent_journal.journal.items())]
     raise ValueError(f"no table {table!r}")
 
 
@@ -144,6 +153,10 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
         ledger.run_store.load_run(v)
     elif table == "run_items":
         ledger.run_store.load_item(v)
+    elif table == "agent_runs":
+        ledger.agent_journal.open_run(run_of(tuple(v.values())))
+    elif table == "agent_journal":
+        ledger.agent_journal.put_entry(entry_of(tuple(v.values())))
     elif table == "live_quotas":
         stored = cast("dict[str, object]", orjson.loads(str(v["state"])))
         ledger.quota_store.load(str(v["scope"]), ScopeState.from_json(stored))

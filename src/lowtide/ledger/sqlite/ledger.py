@@ -102,6 +102,7 @@ class Ledger(BatchRows, StoreDefaults):
 
 
 _EXPORTED = {
+    "agent_journal": f"SELECT {', '.join(COPIED['agent_journal'])} FROM agent_journal ORDER BY run_id, position",
     "requests": "SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,"
     " CASE WHEN b.id IS NULL THEN r.state ELSE 'submitting' END, b.id, r.attempts + (b.id IS NOT NULL), r.max_attempts,"
     " r.worst_case_usd, r.created_at, CASE WHEN b.id IS NULL THEN r.updated_at ELSE b.intent_at END,"
