@@ -7,7 +7,9 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
   The agent is `lowtide_durable_forecast.forecast` (features/plugins): a pydantic-ai `Agent` with a `weather` tool and
   a `post_note` tool declared `requires_approval=True`, whose side effects append the tool's name to a file, wrapped
   in `DurableAgent`. The emulated Anthropic API is on a loopback socket and ends batches after 0.2 seconds; its model
-  calls weather, then post_note, then gives the forecast: three requests a run.
+  calls weather, then post_note, then gives the forecast: three requests a run. The processes killed are real ones
+  (each imports the agent by its reference and replays the journal before it dies); the resumes between them run in
+  this process, through what `lowtide agents resume --once` runs.
 
   Background:
     Given the durable forecast agent reaches the emulated Anthropic API on a loopback socket
@@ -34,17 +36,15 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     And the model's last request carried the tool result "Not today."
     And the emulator was sent 3 requests, none of them twice
 
-  Scenario: Killed after a tool's result is stored and inside the approved tool, resumed by new processes: every tool once
+  Scenario: `lowtide agents resume --once` killed after a tool's result is stored and inside the approved tool: every tool once
     When the durable forecast agent is started as the run "d-3"
     And the batch the run "d-3" waits on has ended
     And `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=agent-after-step`
     Then the new process was killed
     And the tools' side effects are exactly weather
-    When `lowtide agents resume --once` runs in a new process
-    Then the new process exited 0
-    And the run "d-3" stands parked
     When the agent runs are resumed in this process until the run "d-3" is waiting-on-person
-    And `lowtide agents approve d-3` runs here
+    Then the tools' side effects are exactly weather
+    When `lowtide agents approve d-3` runs here
     And `lowtide agents resume --once` runs in a new process with `DURABLE_FORECAST_DIE_IN=post_note`
     Then the new process was killed
     When the agent runs are resumed in this process until the run "d-3" is in-doubt

@@ -145,12 +145,6 @@ def step_process_killed(context: Context) -> None:
     assert done["code"] == -9, done
 
 
-@then("the new process exited 0")
-def step_process_exited(context: Context) -> None:
-    done = world(context).results[-1]
-    assert done["code"] == 0, done
-
-
 @then('the run "{run_id}" stands parked')
 def step_stands_parked(context: Context, run_id: str) -> None:
     run = _run(run_id)
