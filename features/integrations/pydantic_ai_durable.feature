@@ -5,11 +5,11 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
   So that a process killed anywhere never runs a tool twice, and a tool that needs approval waits for a person
 
   The agent is `lowtide_durable_forecast.forecast` (features/plugins): a pydantic-ai `Agent` with a `weather` tool and
-  a `post_note` tool declared `requires_approval=True`, whose side effects append the tool's name to a file, wrapped
-  in `DurableAgent`. The emulated Anthropic API is on a loopback socket and ends batches after 0.2 seconds; its model
-  calls weather, then post_note, then gives the forecast: three requests a run. The processes killed are real ones
-  (each imports the agent by its reference and replays the journal before it dies); the resumes between them run in
-  this process, through what `lowtide agents resume --once` runs.
+  a `post_note` tool declared `requires_approval=True`, whose side effects append a line to a file ("weather",
+  "post_note <its text>"), wrapped in `DurableAgent`. The emulated Anthropic API is on a loopback socket and ends
+  batches after 0.2 seconds; its model calls weather, then post_note, then gives the forecast: three requests a run.
+  The processes killed are real ones (each imports the agent by its reference and replays the journal before it
+  dies); the resumes between them run in this process, through what `lowtide agents resume --once` runs.
 
   Background:
     Given the durable forecast agent reaches the emulated Anthropic API on a loopback socket
@@ -20,10 +20,10 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     When the agent runs are resumed in this process until the run "d-1" is waiting-on-person
     Then the run "d-1" asks a person "Run the tool post_note?"
     And the tools' side effects are exactly weather
-    When `lowtide agents approve d-1` runs here
+    When `lowtide agents approve d-1 --result '{"text": "Edited by a person"}'` runs here
     And the agent runs are resumed in this process until the run "d-1" is finished
     Then the run "d-1" finished with a forecast
-    And the tools' side effects are exactly weather, post_note
+    And the tools' side effects are exactly weather, post_note Edited by a person
     And the run "d-1"'s journal holds turn, step, turn, person, step, turn
     And the emulator was sent 3 requests, none of them twice
 
@@ -44,7 +44,7 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     And the tools' side effects are exactly weather
     When the agent runs are resumed in this process until the run "d-3" is waiting-on-person
     Then the tools' side effects are exactly weather
-    When `lowtide agents approve d-3` runs here
+    When `lowtide agents approve d-3 --result '{"text": "Checked"}'` runs here
     And `lowtide agents resume --once` runs in a new process with `DURABLE_FORECAST_DIE_IN=post_note`
     Then the new process was killed
     When the agent runs are resumed in this process until the run "d-3" is in-doubt
@@ -52,5 +52,5 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     When the run "d-3" is retried in this process
     And the agent runs are resumed in this process until the run "d-3" is finished
     Then the run "d-3" finished with a forecast
-    And the tools' side effects are exactly weather, post_note
+    And the tools' side effects are exactly weather, post_note Checked
     And the emulator was sent 3 requests, none of them twice

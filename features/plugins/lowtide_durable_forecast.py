@@ -1,7 +1,7 @@
 """The durable pydantic-ai agent of features/integrations/pydantic_ai_durable.feature, in a module of its own so that a
 `lowtide agents resume` process imports it by reference as it would a user's: an unchanged pydantic-ai `Agent` with a
-weather tool and a tool that needs a person's approval (`post_note`), whose side effects append the tool's name to a
-file (`DURABLE_FORECAST_LOG`), made durable by `DurableAgent`.
+weather tool and a tool that needs a person's approval (`post_note`), whose side effects append a line to a file
+(`DURABLE_FORECAST_LOG`: "weather", "post_note <text>"), made durable by `DurableAgent`.
 
 Its actor is the scenario's when it set one (`ACTORS`), else built from the environment (`DURABLE_FORECAST_URL`: the
 emulator's socket; the key in `DURABLE_FORECAST_KEY`), as a program's would be. `DURABLE_FORECAST_DIE_IN=<tool>`
@@ -45,11 +45,11 @@ def actor() -> Actor:
     return ACTORS["forecaster"]
 
 
-def _side_effect(tool: str) -> None:
+def _side_effect(tool: str, line: str) -> None:
     if os.environ.get("DURABLE_FORECAST_DIE_IN") == tool:
         os.kill(os.getpid(), signal.SIGKILL)
     with Path(os.environ["DURABLE_FORECAST_LOG"]).open("a") as out:
-        out.write(tool + "\n")
+        out.write(line + "\n")
 
 
 # No model of its own: `DurableAgent` answers its requests through the actor (an agent's own model is replaced).
@@ -59,7 +59,7 @@ plain = Agent(output_type=Forecast, instructions="Give the forecast.")
 @plain.tool_plain
 async def weather(city: str) -> str:
     """Today's weather in a city."""
-    _side_effect("weather")
+    _side_effect("weather", "weather")
     # The emulated model calls the tool a tool's result names: the note next.
     return f"Sunny in {city}. [[emulator:tool:post_note]]"
 
@@ -67,7 +67,7 @@ async def weather(city: str) -> str:
 @plain.tool_plain(requires_approval=True)
 async def post_note(text: str) -> str:
     """Post a note about the forecast (a person approves it first)."""
-    _side_effect("post_note")
+    _side_effect("post_note", f"post_note {text}")
     return "Posted. [[emulator:tool:final_result]]"
 
 

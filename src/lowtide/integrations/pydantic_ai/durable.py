@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from pydantic_ai import Agent as PydanticAgent
-from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
 from pydantic_ai.messages import ModelMessage, ToolCallPart
 from pydantic_ai.tools import RunContext
@@ -21,7 +21,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from lowtide.actor import Actor
 from lowtide.agents.agent import Agent
-from lowtide.agents.context import AgentContext
+from lowtide.agents.context import AgentContext, Decision
 from lowtide.agents.values import reference_of
 from lowtide.integrations.pydantic_ai.messages import Call
 from lowtide.integrations.pydantic_ai.model import LowtideModel
@@ -91,8 +91,9 @@ class DurableAgent(Agent):
     """A pydantic-ai agent made durable: `DurableAgent(agent, actor, name="forecast")`, assigned at the top of a
     module under that `name`, so that `lowtide agents resume` imports it again. `start(prompt, run_id=...)` returns
     once the run has parked on its first request's batch; every tool call runs once; a tool with
-    `requires_approval=True` makes the run wait on a person, its decision (`approve RUN [--deny] [--result TEXT]`:
-    the result is the denial's message to the model) given to the agent as `DeferredToolResults`."""
+    `requires_approval=True` makes the run wait on a person, its decision given to the agent as
+    `DeferredToolResults`: `approve RUN` runs the tool, `--result '{"arg": ...}'` with those arguments instead of the
+    model's; `--deny --result '"why"'` tells the model why not."""
 
     def __init__(self, wrapped: PydanticAgent[None, Any], actor: Actor | Callable[[], Actor], *, name: str) -> None:
         self.wrapped = wrapped
@@ -130,6 +131,18 @@ class DurableAgent(Agent):
                 history, asked = run.all_messages(), None
 
 
+def _approval(decision: Decision) -> bool | ToolApproved | ToolDenied:
+    """pydantic-ai's answer to an approval asked: denied, with the person's text as the model's reason; approved, with
+    the arguments the person gave (a JSON object) instead of the model's, or as the model asked."""
+    if not decision.approved:
+        return ToolDenied(decision.result if isinstance(decision.result, str) else "The tool call was denied.")
+    given: Any = decision.result
+    if isinstance(given, dict):
+        arguments: dict[str, Any] = given  # pyright: ignore[reportUnknownVariableType] - a JSON object's keys are str
+        return ToolApproved(override_args=arguments)
+    return True
+
+
 async def _decided(ctx: AgentContext, requests: DeferredToolRequests) -> DeferredToolResults:
     """A person's decision on each call that needs one (the run waits on the first undecided), as pydantic-ai's
     deferred results: an approval runs the tool; a denial tells the model why (the decision's result, if text); for
@@ -139,8 +152,7 @@ async def _decided(ctx: AgentContext, requests: DeferredToolRequests) -> Deferre
         decision = await ctx.approval(
             _question(call), details={"tool_call_id": call.tool_call_id, "args": call.args_as_dict()}
         )
-        denied = decision.result if isinstance(decision.result, str) else "The tool call was denied."
-        results.approvals[call.tool_call_id] = True if decision.approved else ToolDenied(denied)
+        results.approvals[call.tool_call_id] = _approval(decision)
     for call in requests.calls:
         decision = await ctx.approval(
             f"Give the result of the tool {call.tool_name}",
