@@ -69,8 +69,10 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
 
   Scenario: Denied, a run goes on without the step; a second decision, an unknown run and a run not waiting are refused
     When the agent "careful" is started as the run "a-2"
-    And the batches end and the agent runs are resumed once
-    And `lowtide agents approve a-2 --deny --result '"not today"'` runs in this process
+    And the batches end and are collected
+    And `lowtide agents resume --once` runs in this process
+    Then the command printed "a-2 waiting-on-person: Post the plan as a comment? {"issue":"flaky test"} (`lowtide agents approve a-2 [--deny]`)"
+    When `lowtide agents approve a-2 --deny --result '"not today"'` runs in this process
     Then `lowtide agents approve a-2` is refused with "is parked, not waiting on a person: nothing to approve (its question 'Post the plan as a comment? {"issue":"flaky test"}' was denied)"
     When the agent runs are resumed once
     Then the run "a-2" is finished, its result beginning "not posted: not today"

@@ -192,6 +192,16 @@ def step_day_passes(context: Context) -> None:
     _resume(w)
 
 
+@when("the batches end and are collected")
+def step_end_and_collect(context: Context) -> None:
+    from lowtide.calls import parking
+
+    w = world(context)
+    w.clock.advance(61)
+    [client] = w.witnessed["agent client"]
+    w.run(parking.collect(w.ledger(), client=client, clock=w.clock))
+
+
 @when("the agent runs are resumed once")
 def step_resume_once(context: Context) -> None:
     _resume(world(context))

@@ -66,6 +66,13 @@ def _cost(run: AgentRun) -> str:
     return f"${run.cost_usd}" + (f" of ${budget}" if budget is not None else "")
 
 
+def _asks(store: LedgerStore, run: AgentRun) -> str:
+    from lowtide.agents.approvals import question
+
+    asked = question(store, run)
+    return "" if asked is None else f": {asked.name} (`lowtide agents approve {run.run_id} [--deny]`)"
+
+
 def _waits(store: LedgerStore, run: AgentRun) -> str:
     """What a parked or waiting run waits for, as a person reads it ("" for a run that waits on nothing)."""
     from lowtide.agents.approvals import question
@@ -76,10 +83,11 @@ def _waits(store: LedgerStore, run: AgentRun) -> str:
     return f" waiting on {run.awaiting}" if run.state is AgentState.PARKED and run.awaiting else ""
 
 
-def _say(done: Advanced) -> None:
-    """Each run advanced, as it now stands, on stdout; what could not be done on stderr."""
+def _say(store: LedgerStore, done: Advanced) -> None:
+    """Each run advanced, as it now stands (and what a person is asked), on stdout; what could not be done on
+    stderr."""
     for run in done.runs:
-        click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else ""))
+        click.echo(f"{run.run_id} {run.state.value}" + (f": {run.error}" if run.error else "") + _asks(store, run))
     for failed, said in done.errors:
         click.echo(f"lowtide: {failed}: {said}", err=True)
 
@@ -141,7 +149,7 @@ def resume(
         if json_output:
             _print_json({"advanced": [_run_json(store, r) for r in done.runs], "errors": dict(done.errors)})
         else:
-            _say(done)
+            _say(store, done)
         if mode == "once":
             return 1 if done.errors else 0
         time.sleep(interval)
@@ -229,7 +237,7 @@ def retry(run_id: str, imports: tuple[str, ...], ledger: str | None, api_key_env
     import asyncio
 
     done = asyncio.run(retry_run(store, run_id, imports=imports, api_key_env=api_key_env))
-    _say(done)
+    _say(store, done)
     return 1 if done.errors else 0
 
 
