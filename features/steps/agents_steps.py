@@ -126,7 +126,8 @@ def step_start_contended(context: Context, run_id: str, host: str, other: str, s
         )
 
     try:
-        _, w.witnessed["contender"] = w.run(both())
+        _, found = w.run(both())
+        w.witnessed["contender"] = list(found)
     finally:
         patient.clock = before
 
