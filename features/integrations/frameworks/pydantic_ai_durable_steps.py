@@ -23,6 +23,9 @@ from lowtide.ledger.journal_records import AgentRun, AgentState
 from lowtide.ledger.store import open_ledger
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
+POLL_SECONDS = 0.2
+"""Between two looks at a batch (the emulator ends one after 0.2 s): each look builds a provider's client and asks
+the API over the socket, as a `resume --once` from cron would."""
 
 
 def _examples() -> Any:
@@ -87,7 +90,7 @@ def step_resume_until(context: Context, run_id: str, state: str) -> None:
         done = w.run(resume_once(_store()))
         assert not done.errors, done.errors
         if run.state is AgentState.PARKED and _run(run_id).state is AgentState.PARKED:
-            w.run(asyncio.sleep(0.05))
+            w.run(asyncio.sleep(POLL_SECONDS))
 
 
 @when('the batch the run "{run_id}" waits on has ended')
@@ -100,7 +103,7 @@ def step_batch_ended(context: Context, run_id: str) -> None:
     while not ((record := _store().request(run.awaiting or "")) is not None and record.state.final):
         assert time.monotonic() < deadline, f"the batch of {run.awaiting} has not ended: {record}"
         w.run(collect_for(_store(), run))
-        w.run(asyncio.sleep(0.05))
+        w.run(asyncio.sleep(POLL_SECONDS))
 
 
 @when("`lowtide agents {command}` runs here")
