@@ -111,7 +111,7 @@ def guarded_emulator(context: Context, model: str) -> None:
 @given("lowtide serve runs an Anthropic and an OpenAI actor, with")
 def serve_both(context: Context) -> None:
     """The table's rows (option, value): client keys (comma-separated), body limit (bytes), allowed models
-    (comma-separated), idempotency ttl (seconds)."""
+    (comma-separated), idempotency ttl (seconds), body timeout (seconds)."""
     options = {row["option"]: row["value"] for row in context.table}
     _start(
         context,
@@ -119,6 +119,7 @@ def serve_both(context: Context) -> None:
         allow_models=[name.strip() for name in options.get("allowed models", "").split(",") if name.strip()],
         max_body_bytes=int(options["body limit"]) if "body limit" in options else None,
         idempotency_ttl=float(options.get("idempotency ttl", 86400)),
+        body_timeout=float(options.get("body timeout", 30)),
     )
 
 
@@ -289,6 +290,22 @@ def _read_answer(sock: socket.socket) -> Answer:
         assert chunk, "the connection closed in the middle of the answer"
         rest += chunk
     return Answer(int(status_line.split()[1]), headers, json.loads(rest[:length]))
+
+
+@when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", then only its first {sent:d} bytes')
+def post_stalled(context: Context, size: int, path: str, sent: int) -> None:
+    """Over a raw socket: the headers and `sent` bytes of the body, then nothing but waiting for the answer, which
+    must come once the server's body timeout has passed, the connection still open."""
+    guarded = _guarded(context)
+    guarded.path = path
+    host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
+        f"anthropic-version: 2023-06-01\r\ncontent-length: {size}\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head.encode() + json.dumps(_request(path)).encode()[:sent])
+        guarded.answer = _read_answer(sock)
 
 
 @when('a request body {what} is posted to lowtide serve at "{path}"')

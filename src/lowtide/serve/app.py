@@ -33,7 +33,11 @@ from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorResponse
 
-__all__ = ["CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
+__all__ = ["BODY_TIMEOUT", "CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
+
+BODY_TIMEOUT = 30.0
+"""Seconds a request body may go without a byte arriving: far longer than any client's pause between two packets of
+one body, short enough that a client gone quiet half-way does not hold its request for ever."""
 
 CLIENT_KEY_ENV = "LOWTIDE_SERVE_KEY"
 _KEEPALIVE_SECONDS = 15.0
@@ -50,6 +54,8 @@ class _Served:
     """The models clients may ask for: the actor's, then those `--allow-model` names."""
     max_body_bytes: int | None
     idempotency_ttl: float
+    body_timeout: float
+    """Seconds a request body may go without a byte arriving before it is refused (408)."""
 
 
 def build_app(
@@ -60,15 +66,18 @@ def build_app(
     allow_models: Sequence[str] = (),
     max_body_bytes: int | None = None,
     idempotency_ttl: float = IDEMPOTENCY_TTL,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
     `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
     `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
-    one request for `idempotency_ttl` seconds."""
+    one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused."""
     if max_body_bytes is not None and max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
     if not idempotency_ttl > 0:
         raise ValueError(f"idempotency_ttl must be more than 0 seconds, not {idempotency_ttl}")
+    if not body_timeout > 0:
+        raise ValueError(f"body_timeout must be more than 0 seconds, not {body_timeout}")
     clients = ClientKeys(client_keys)
     served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
     if not served:
@@ -77,7 +86,7 @@ def build_app(
             field="provider",
         )
     models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
-    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl)
+    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout)
     routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
     paths = ", ".join(f"POST {wire.path}" for wire in served)
 
@@ -120,7 +129,7 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
             named += f" or ?{wire.key_query}=" if wire.key_query else ""
             return _refused(wire, Refusal(401, "authentication_error", f"invalid {named}"))
         try:
-            call = wire.call(await read_json(request, limit), request.path_params)
+            call = wire.call(await read_json(request, limit, idle_seconds=served.body_timeout), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)
             await _check(served, wire, arguments)
         except ActorError as error:
