@@ -50,6 +50,21 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | /v1/messages         |
       | /v1/chat/completions |
 
+  Scenario Outline: Headers too large, or that never end, are refused with 431 and 408 in the API's shape
+    Given lowtide serve runs an Anthropic and an OpenAI actor, each on a server of its own whose headers must arrive within 0.3 seconds
+    When a request whose headers hold 200000 bytes is sent to lowtide serve at "<path>", its body after them
+    Then lowtide serve answers 431 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "headers are larger than this server reads: 65,536 bytes at most"
+    When a request whose headers never end is sent to lowtide serve at "<path>"
+    Then lowtide serve answers 408 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "headers did not arrive whole within 0.3 seconds"
+    And nothing was sent upstream
+
+    Examples:
+      | path                 |
+      | /v1/messages         |
+      | /v1/chat/completions |
+
   Scenario Outline: A body lowtide serve cannot read is refused with 400, without a traceback
     When a request body <what> is posted to lowtide serve at "<path>"
     Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"

@@ -103,7 +103,7 @@ def serve(
     from lowtide.actor import Actor
     from lowtide.errors import ConfigurationError
     from lowtide.http.server import run_app
-    from lowtide.serve.app import CLIENT_KEY_ENV, build_app
+    from lowtide.serve.app import CLIENT_KEY_ENV, build_app, error_body
 
     keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
     if not keys:
@@ -124,7 +124,15 @@ def serve(
         idempotency_ttl=idempotency_ttl,
         body_timeout=body_timeout,
     )
-    return run_app(app, "lowtide serve", host=host, port=port, access_log=access_log, json_line=json_output)
+    return run_app(
+        app,
+        "lowtide serve",
+        host=host,
+        port=port,
+        access_log=access_log,
+        json_line=json_output,
+        error_body=error_body(actor),
+    )
 
 
 COMMANDS = [serve]

@@ -12,6 +12,7 @@ the API's error shape, never with a 500 or a traceback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorResponse
 
-__all__ = ["BODY_TIMEOUT", "CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
+__all__ = ["BODY_TIMEOUT", "CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "error_body", "request_key"]
 
 BODY_TIMEOUT = 30.0
 """Seconds a request body may go without a byte arriving: far longer than any client's pause between two packets of
@@ -79,12 +80,7 @@ def build_app(
     if not body_timeout > 0:
         raise ValueError(f"body_timeout must be more than 0 seconds, not {body_timeout}")
     clients = ClientKeys(client_keys)
-    served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
-    if not served:
-        raise ConfigurationError(
-            f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
-            field="provider",
-        )
+    served = _wires(actor, wires)
     models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
     settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout)
     routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
@@ -100,6 +96,28 @@ def build_app(
 
     routes.append(Route("/{path:path}", _AnyMethod(not_found)))
     return Starlette(routes=routes)
+
+
+def _wires(actor: Actor, wires: Sequence[Wire] | None) -> list[Wire]:
+    served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
+    if not served:
+        raise ConfigurationError(
+            f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
+            field="provider",
+        )
+    return served
+
+
+def error_body(actor: Actor, wires: Sequence[Wire] | None = None) -> Callable[[int, str], tuple[str, bytes]]:
+    """How the server writes the errors it answers before the app reads a request (headers too large, too slow, not
+    HTTP): in the error shape of the API the actor is served as (its first wire's, as the 404 for an unknown path)."""
+    wire = _wires(actor, wires)[0]
+
+    def render(status: int, message: str) -> tuple[str, bytes]:
+        refusal = Refusal(status, "invalid_request_error", message)
+        return "application/json", json.dumps(wire.error_body(refusal)).encode()
+
+    return render
 
 
 class _AnyMethod:
