@@ -8,24 +8,26 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
   a `post_note` tool declared `requires_approval=True`, whose side effects append a line to a file ("weather",
   "post_note <its text>"), wrapped in `DurableAgent`. The emulated Anthropic API is on a loopback socket and ends
   batches after 0.2 seconds; its model calls weather, then post_note, then gives the forecast: three requests a run.
-  The processes killed are real ones (each imports the agent by its reference and replays the journal before it
+  In the first, the weather tool asks the model to call it again (`ModelRetry`) the first time: journaled, so that
+  each replay raises it again rather than run the tool. The processes killed are real ones (each imports the agent by its reference and replays the journal before it
   dies); the resumes between them run in this process, through what `lowtide agents resume --once` runs.
 
   Background:
     Given the durable forecast agent reaches the emulated Anthropic API on a loopback socket
 
   Scenario: A run parks on each request, waits on a person for the tool that needs approval, and runs each tool once
+    Given the weather tool asks the model to call it again the first time
     When the durable forecast agent is started as the run "d-1"
     Then the run "d-1" stands parked
     When the agent runs are resumed in this process until the run "d-1" is waiting-on-person
     Then the run "d-1" asks a person "Run the tool post_note?"
-    And the tools' side effects are exactly weather
+    And the tools' side effects are exactly weather retry, weather
     When `lowtide agents approve d-1 --result '{"text": "Edited by a person"}'` runs here
     And the agent runs are resumed in this process until the run "d-1" is finished
     Then the run "d-1" finished with a forecast
-    And the tools' side effects are exactly weather, post_note Edited by a person
-    And the run "d-1"'s journal holds turn, step, turn, person, step, turn
-    And the emulator was sent 3 requests, none of them twice
+    And the tools' side effects are exactly weather retry, weather, post_note Edited by a person
+    And the run "d-1"'s journal holds turn, step, turn, step, turn, person, step, turn
+    And the emulator was sent 4 requests, none of them twice
 
   Scenario: A denied tool never runs, and the model is told why
     When the durable forecast agent is started as the run "d-2"

@@ -5,8 +5,9 @@ weather tool and a tool that needs a person's approval (`post_note`), whose side
 
 Its actor is the scenario's when it set one (`ACTORS`), else built from the environment (`DURABLE_FORECAST_URL`: the
 emulator's socket; the key in `DURABLE_FORECAST_KEY`), as a program's would be. `DURABLE_FORECAST_DIE_IN=<tool>`
-kills the process inside that tool, before its side effect, with SIGKILL. Only the `pydantic_ai` nox session, which
-installs pydantic-ai, imports it."""
+kills the process inside that tool, before its side effect, with SIGKILL; `DURABLE_FORECAST_RETRY=1` makes the
+weather tool ask the model to call it again (`ModelRetry`) the first time in a run. Only the `pydantic_ai` nox
+session, which installs pydantic-ai, imports it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import signal
 from pathlib import Path
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
+from pydantic_ai import Agent, ModelRetry
 
 from lowtide import Actor
 from lowtide.integrations.pydantic_ai import DurableAgent
@@ -56,9 +57,18 @@ def _side_effect(tool: str, line: str) -> None:
 plain = Agent(output_type=Forecast, instructions="Give the forecast.")
 
 
+def _logged(line: str) -> bool:
+    log = Path(os.environ["DURABLE_FORECAST_LOG"])
+    return log.exists() and line in log.read_text().splitlines()
+
+
 @plain.tool_plain
 async def weather(city: str) -> str:
     """Today's weather in a city."""
+    if os.environ.get("DURABLE_FORECAST_RETRY") and not _logged("weather retry"):
+        # Once a run (the log tells): the model is asked to call it again, as a flaky API's tool would.
+        _side_effect("weather", "weather retry")
+        raise ModelRetry("The weather service was busy: call it again. [[emulator:tool:weather]]")
     _side_effect("weather", "weather")
     # The emulated model calls the tool a tool's result names: the note next.
     return f"Sunny in {city}. [[emulator:tool:post_note]]"

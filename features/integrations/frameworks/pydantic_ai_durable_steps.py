@@ -71,6 +71,11 @@ def step_durable_socket(context: Context) -> None:
     w.cleanups.append(close)
 
 
+@given("the weather tool asks the model to call it again the first time")
+def step_weather_retries(context: Context) -> None:
+    world(context).set_env("DURABLE_FORECAST_RETRY", "1")
+
+
 @when('the durable forecast agent is started as the run "{run_id}"')
 def step_durable_start(context: Context, run_id: str) -> None:
     w = world(context)
