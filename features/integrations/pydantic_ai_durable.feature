@@ -38,6 +38,17 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     And the model's last request carried the tool result "Not today."
     And the emulator was sent 3 requests, none of them twice
 
+  Scenario: A tool answered from outside the run (CallDeferred) waits on a person, who gives its result
+    When the durable tides agent is started as the run "t-1"
+    And the agent runs are resumed in this process until the run "t-1" is waiting-on-person
+    Then the run "t-1" asks a person "Give the result of the tool tide_table"
+    When `lowtide agents approve t-1 --result '"High water at 06:12."'` runs here
+    And the agent runs are resumed in this process until the run "t-1" is finished
+    Then the run "t-1" finished with the model's text
+    And the model's last request carried the tool result "High water at 06:12."
+    And the run "t-1"'s journal holds turn, step, person, turn
+    And the emulator was sent 2 requests, none of them twice
+
   Scenario: `lowtide agents resume --once` killed after a tool's result is stored and inside the approved tool: every tool once
     When the durable forecast agent is started as the run "d-3"
     And the batch the run "d-3" waits on has ended

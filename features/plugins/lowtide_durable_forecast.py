@@ -7,7 +7,8 @@ Its actor is the scenario's when it set one (`ACTORS`), else built from the envi
 emulator's socket; the key in `DURABLE_FORECAST_KEY`), as a program's would be. `DURABLE_FORECAST_DIE_IN=<tool>`
 kills the process inside that tool, before its side effect, with SIGKILL; `DURABLE_FORECAST_RETRY=1` makes the
 weather tool ask the model to call it again (`ModelRetry`) the first time in a run. Only the `pydantic_ai` nox
-session, which installs pydantic-ai, imports it."""
+session, which installs pydantic-ai, imports it. `tides` is a second agent, whose tool a person answers
+(`CallDeferred`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import signal
 from pathlib import Path
 
 from pydantic import BaseModel
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, CallDeferred, ModelRetry
 
 from lowtide import Actor
 from lowtide.integrations.pydantic_ai import DurableAgent
@@ -82,3 +83,16 @@ async def post_note(text: str) -> str:
 
 
 forecast = DurableAgent(plain, actor, name="forecast")
+
+
+# A second agent, whose one tool is answered from outside the run (`CallDeferred`): a person gives its result.
+tide_reader = Agent(instructions="Say when high water is.")
+
+
+@tide_reader.tool_plain
+async def tide_table(port: str) -> str:
+    """Today's tides at a port: read by a person from the harbour's board."""
+    raise CallDeferred()
+
+
+tides = DurableAgent(tide_reader, actor, name="tides")

@@ -76,10 +76,13 @@ def step_weather_retries(context: Context) -> None:
     world(context).set_env("DURABLE_FORECAST_RETRY", "1")
 
 
-@when('the durable forecast agent is started as the run "{run_id}"')
-def step_durable_start(context: Context, run_id: str) -> None:
+PROMPTS = {"forecast": "[[emulator:tool:weather]] Forecast for Paris", "tides": "[[emulator:tool:tide_table]] Brest"}
+
+
+@when('the durable {name} agent is started as the run "{run_id}"')
+def step_durable_start(context: Context, name: str, run_id: str) -> None:
     w = world(context)
-    w.run(_examples().forecast.start("[[emulator:tool:weather]] Forecast for Paris", run_id=run_id))
+    w.run(getattr(_examples(), name).start(PROMPTS[name], run_id=run_id))
 
 
 @when('the agent runs are resumed in this process until the run "{run_id}" is {state}')
@@ -172,7 +175,7 @@ def step_asks(context: Context, run_id: str, question: str) -> None:
     assert (run.state, asked.name.startswith(question), asked.result) == (
         AgentState.WAITING_ON_PERSON, True, None
     ), (run, asked)  # fmt: skip
-    assert '"args":{"text":' in asked.name, asked  # the call's arguments shown with the question
+    assert '"args":{' in asked.name, asked  # the call's arguments shown with the question
 
 
 @then("the tools' side effects are exactly {tools}")
@@ -188,6 +191,15 @@ def step_finished_forecast(context: Context, run_id: str) -> None:
     run = _run(run_id)
     assert run.state is AgentState.FINISHED, run
     assert isinstance(decoded(run.result or "null"), _examples().Forecast), run.result
+
+
+@then('the run "{run_id}" finished with the model\'s text')
+def step_finished_text(context: Context, run_id: str) -> None:
+    from lowtide.agents.values import decoded
+
+    run = _run(run_id)
+    assert run.state is AgentState.FINISHED, run
+    assert str(decoded(run.result or "null")).startswith("Emulated reply"), run.result
 
 
 @then('the run "{run_id}"\'s journal holds {kinds}')
