@@ -72,6 +72,7 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the batches end and are collected
     And `lowtide agents resume --once` runs in this process
     Then the command printed "a-2 waiting-on-person: Post the plan as a comment? {"issue":"flaky test"} (`lowtide agents approve a-2 [--deny]`)"
+    And approving the run "a-2" from Python with a path as its result is refused with "the decision's result is a pathlib.PosixPath"
     When `lowtide agents approve a-2 --deny --result '"not today"'` runs in this process
     Then `lowtide agents approve a-2` is refused with "is parked, not waiting on a person: nothing to approve (its question 'Post the plan as a comment? {"issue":"flaky test"}' was denied)"
     When the agent runs are resumed once

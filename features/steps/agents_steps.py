@@ -219,6 +219,18 @@ def step_approve(context: Context, run_id: str, text: str) -> None:
         careful.clock = clock
 
 
+@then('approving the run "{run_id}" from Python with a path as its result is refused with "{text}"')
+def step_approve_unstorable(context: Context, run_id: str, text: str) -> None:
+    w = world(context)
+    refused: ActorError | None = None
+    try:
+        _examples().careful.approve(run_id, result=Path("notes.txt"), ledger=w.ledger())
+    except ActorError as exc:
+        refused = exc
+    assert text in str(refused or "taken: nothing refused"), refused
+    assert _run(w, run_id).state is AgentState.WAITING_ON_PERSON, _run(w, run_id)
+
+
 @when('the run "{run_id}"\'s question is decided by an approval whose process died before it moved the run on')
 def step_half_approved(context: Context, run_id: str) -> None:
     w = world(context)
