@@ -91,7 +91,7 @@ class SoakLibrary(CrashLibrary):
             time.sleep(rng.uniform(0.05, 3.5))
             doomed = [name for name in names if rng.random() < 0.8] or names[:1]
             for name in doomed:
-                self._clients[name].popen.send_signal(signal.SIGKILL)
+                self._process_client(name).popen.send_signal(signal.SIGKILL)
                 totals.kills += 1
             for name in names:
                 self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
