@@ -35,7 +35,7 @@ from robot.api.deco import keyword, library
 
 from _custom_ids import keys_created
 from _in_process import lowtide_in_this_process
-from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
+from _processes import UNMEASURED, Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 from lowtide.bulk.outputs.spool import spool_path
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -260,9 +260,11 @@ class BulkLibrary:
     # ---------------------------------------------------------------------------------------------- `lowtide`
 
     @keyword("Start Lowtide")
-    def start_lowtide(self, *args: str, name: str | None = None) -> str:
-        """Start `lowtide ARGS...` with the fake API key in its environment; returns the process's name."""
-        process = self._start([*lowtide_command(), *args], name or "lowtide")
+    def start_lowtide(self, *args: str, name: str | None = None, measured: bool = True) -> str:
+        """Start `lowtide ARGS...` with the fake API key in its environment; returns the process's name.
+        `measured=False`, for a run the test kills with SIGKILL: not under coverage, which writes a process's data at
+        its exit, which SIGKILL never reaches (measuring it would cost 1-1.5 s of CPU and add nothing)."""
+        process = self._start([*lowtide_command(), *args], name or "lowtide", measured=measured)
         self._named[process.name] = process
         return process.name
 
@@ -654,9 +656,13 @@ class BulkLibrary:
             raise AssertionError(f"No process named {name!r} was started.")
         return process
 
-    def _start(self, argv: Sequence[str], name: str) -> Process:
+    def _start(self, argv: Sequence[str], name: str, measured: bool = True) -> Process:
         self._started += 1
-        process = Process(argv, self._workdir, f"{name}-{self._started}", self._environment())
+        env = self._environment()
+        if not measured:
+            for variable in UNMEASURED:
+                env.pop(variable, None)
+        process = Process(argv, self._workdir, f"{name}-{self._started}", env)
         self._processes.append(process)
         logger.info(f"Started {process.name} (pid {process.popen.pid}): {' '.join(argv)}")
         return process

@@ -34,7 +34,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
-from _in_process import Ran, in_this_process
+from _in_process import in_this_process
 from _processes import UNMEASURED, Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.engine.collecting import RESULTS_PER_TRANSACTION
 from lowtide.calls.parking import status
@@ -218,23 +218,10 @@ class _RanHere:
 
     name: str
     out: Path
-    ran: Ran
-
-    @property
-    def code(self) -> int | None:
-        return self.ran.code
-
-    @property
-    def stdout(self) -> str:
-        return self.ran.stdout
-
-    @property
-    def stderr(self) -> str:
-        return self.ran.stderr
-
-    @property
-    def seconds(self) -> float:
-        return self.ran.seconds
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
 
 
 _CLIENT_MODULE: list[ModuleType] = []
@@ -469,7 +456,7 @@ class CrashLibrary:
             self._environment({API_KEY_ENV: API_KEY}),
             loggers=("lowtide", "crash_client"),
         )
-        self._clients[name] = _RanHere(name, out, ran)
+        self._clients[name] = _RanHere(name, out, ran.code, ran.stdout, ran.stderr, ran.seconds)
         self._ran_here.append(name)
         logger.info(
             f"{name} ran in this process: {requests} request(s) {prefix}-*, exit code {ran.code} after "

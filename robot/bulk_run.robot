@@ -90,7 +90,7 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     @{command}=    Create List    run    ${csv}    @{options}
     ...    --out    ${out}    --results-dir    ${work}/resdir    --ledger    ${ledger}
 
-    ${first}=    Start Lowtide    @{command}
+    ${first}=    Start Lowtide    @{command}    measured=${FALSE}
     Kill Lowtide Midway    ${first}    ${ledger}    batches=${BATCHES}
     Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    partial=${TRUE}
     File Should Not Exist    ${out}
