@@ -67,7 +67,8 @@ def in_this_process(main: Callable[[], int], what: str, env: Mapping[str, str], 
 
 
 def lowtide_in_this_process(args: Sequence[str], env: Mapping[str, str]) -> Ran:
-    """`lowtide ARGS...` through the console script's own `main` (pyproject's [project.scripts]) in this process."""
+    """`lowtide ARGS...` in this process, through `lowtide.cli.main`: what the console script (`lowtide.__main__:run`)
+    calls once its imports are done."""
     from lowtide.cli import main
 
     return in_this_process(lambda: main(list(args)), f"lowtide {' '.join(args)}", env)
