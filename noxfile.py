@@ -71,9 +71,9 @@ LANGCHAIN = "langchain-core==1.7.2"
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
 # Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), each
-# taking the next file when free, the longest first by the seconds each took in a full run
-# (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py` from the JUnit results: remake it when
-# a file's time changes much; a file it lacks is guessed from its size).
+# taking the next file when free, the longest first by the CPU seconds each took in a full run
+# (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py --cpu` from the suite clock's lines:
+# remake it when a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
 FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
