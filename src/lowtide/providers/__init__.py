@@ -68,6 +68,7 @@ from lowtide.messages.content import (
     TextPart,
     ToolCall,
     ToolResult,
+    first_image,
     pieces_of,
     system_text,
 )
@@ -166,6 +167,7 @@ __all__ = [
     "feed_lines",
     "file_reader",
     "first_custom_id_in",
+    "first_image",
     "first_line_reader",
     "header_int",
     "header_number",
