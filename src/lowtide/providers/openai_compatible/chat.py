@@ -32,10 +32,12 @@ from lowtide.providers import (
     answer_of,
     api_error_class,
     cost_of,
+    first_choice,
     json_count,
     json_object,
     json_objects,
     response_of,
+    stop_reason,
     text_alone,
 )
 from lowtide.providers.openai.codec import file_line_outcome
@@ -160,11 +162,7 @@ def chat_response(
 
 
 def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
-    choices = json_objects(body.get("choices"))
-    if not choices:
-        return [], None
-    choice = choices[0]
-    message = json_object(choice.get("message"))
+    choice, message = first_choice(body)
     content: list[dict[str, object]] = []
     reasoning = message.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
@@ -183,7 +181,7 @@ def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str |
     finish = choice.get("finish_reason")
     if finish == "content_filter":
         return content, "refusal"
-    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+    return content, stop_reason(finish, _FINISH)
 
 
 def _arguments(arguments: object) -> dict[str, object] | None:
