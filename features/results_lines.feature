@@ -32,3 +32,8 @@ Feature: A provider's results files read line by line, as their bytes come
       | what                    | line                               | reason                     |
       | a byte that is no UTF-8 | {"custom_id": "a", "t": "caf\xc3"} | not UTF-8: byte 0xc3 at 28 |
       | JSON nested too deeply  | 100000 brackets deep               | JSON nested too deeply     |
+
+  Scenario: A line of a shape the codec does not know is that request's unreadable result, the line kept as it came
+    When the Groq codec's outcome of the line {"custom_id": "r-1", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": "many"}}}} is read
+    Then it is BatchRequestUnreadable for "r-1" in "b-1", saying "ValueError: invalid literal for int() with base 10: 'many'"
+    And its raw line is {"custom_id":"r-1","response":{"status_code":200,"body":{"usage":{"prompt_tokens":"many"}}}}

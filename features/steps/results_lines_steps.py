@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import json
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import ActorError
+from lowtide import ActorError, BatchRequestUnreadable
+from lowtide.batching.outcomes import outcome_of
 from lowtide.providers import ResultLine, UnreadableLine, feed_lines, read_line, split_lines
+from lowtide.providers.groq.dialect import GROQ
+from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 
 
 class Context(StepContext, Protocol):
@@ -22,6 +26,7 @@ class Context(StepContext, Protocol):
     counted: int
     failure: ActorError | None
     read: ResultLine | UnreadableLine
+    read_outcome: object
 
 
 async def _downloaded(chunks: list[bytes]) -> AsyncIterator[bytes]:
@@ -101,3 +106,22 @@ def step_unreadable(context: Context, reason: str) -> None:
     found: Any = context.read
     assert isinstance(found, UnreadableLine), found
     assert found.reason == reason, found.reason
+
+
+@when("the Groq codec's outcome of the line {line} is read")
+def step_outcome(context: Context, line: str) -> None:
+    context.read_outcome = outcome_of(ChatBatchCodec(GROQ), json.loads(line), "r-1", batch_id="b-1", request_id=None)[0]
+
+
+@then('it is BatchRequestUnreadable for "{custom_id}" in "{batch_id}", saying "{reason}"')
+def step_outcome_unreadable(context: Context, custom_id: str, batch_id: str, reason: str) -> None:
+    found = context.read_outcome
+    assert isinstance(found, BatchRequestUnreadable), found
+    assert (found.custom_id, found.batch_id, found.reason) == (custom_id, batch_id, reason), vars(found)
+
+
+@then("its raw line is {line}")
+def step_outcome_raw(context: Context, line: str) -> None:
+    found = context.read_outcome
+    assert isinstance(found, BatchRequestUnreadable), found
+    assert found.raw_line == line, found.raw_line
