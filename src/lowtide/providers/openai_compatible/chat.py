@@ -30,7 +30,6 @@ from lowtide.providers import (
     Priced,
     Settled,
     answer_of,
-    api_error_class,
     cost_of,
     first_choice,
     json_count,
@@ -40,6 +39,7 @@ from lowtide.providers import (
     stop_reason,
     text_alone,
 )
+from lowtide.providers.openai.codec import errored as openai_errored
 from lowtide.providers.openai.codec import file_line_outcome
 from lowtide.providers.openai.options import OpenAIOptions
 from lowtide.providers.openai.requests import to_chat_body
@@ -213,12 +213,6 @@ def chat_line_outcome(
 
 
 def errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:
-    """A request the batch ran and the API refused."""
-    return BatchRequestErrored(
-        batch_id=batch_id,
-        custom_id=custom_id,
-        error_type=code,
-        api_message=message,
-        retryable=retryable(status, code),
-        kind=api_error_class(status, code) if status is not None else None,
-    )
+    """A request the batch ran and the API refused: read as OpenAI's are, by this module's `retryable`, its kind from
+    the status alone (OpenAI's codes are OpenAI's own)."""
+    return openai_errored(batch_id, custom_id, status, code, message, by_type=None, retryable_of=retryable)
