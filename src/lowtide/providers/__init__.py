@@ -75,6 +75,7 @@ from lowtide.messages.content import (
     TextPart,
     ToolCall,
     ToolResult,
+    first_image,
     pieces_of,
     system_text,
 )
@@ -175,6 +176,7 @@ __all__ = [
     "file_reader",
     "first_choice",
     "first_custom_id_in",
+    "first_image",
     "first_line_reader",
     "header_int",
     "header_number",

@@ -32,6 +32,7 @@ from lowtide.providers import (
     answer_of,
     cost_of,
     first_choice,
+    first_image,
     json_count,
     json_object,
     json_objects,
@@ -70,7 +71,14 @@ def encode_request(request: ActorRequest, dialect: Dialect[BaseModel]) -> dict[s
     the API would refuse raises `ConfigurationError` naming the field, before sending."""
     options = dialect.check_parameters(request)
     own = options.model_dump(include=set(dialect.body_options))
-    return chat_body(request, {"top_k": request.top_k, **own} if dialect.takes_top_k else own, dialect)
+    body = chat_body(request, {"top_k": request.top_k, **own} if dialect.takes_top_k else own, dialect)
+    if request.model in dialect.text_only_models and (where := first_image(request.messages)) is not None:
+        instead = f" (send it to one that does, such as {dialect.vision_example!r})" if dialect.vision_example else ""
+        raise ConfigurationError(
+            f"{where}: {dialect.owner}'s model {request.model!r} takes text only; it cannot read an image{instead}.",
+            field=where,
+        )
+    return body
 
 
 def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: Dialect[BaseModel]) -> dict[str, object]:
