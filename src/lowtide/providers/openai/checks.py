@@ -15,6 +15,7 @@ names the field:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ import openai
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
-from lowtide.messages.limits import InputLimits, byte_size, check_input
+from lowtide.messages.limits import InputLimits, body_json, byte_size, check_input
 from lowtide.providers.asked import AskedOnce, Directories
 from lowtide.providers.model_names import did_you_mean
 from lowtide.providers.openai.errors import translate_errors
@@ -36,6 +37,7 @@ from lowtide.types import ActorRequest
 __all__ = [
     "MAX_REQUEST_BYTES",
     "TOOL_TOKENS",
+    "Checks",
     "ModelDirectory",
     "count_input_tokens",
     "directory_for",
@@ -233,3 +235,35 @@ def _as_responses(request: ActorRequest) -> dict[str, Any]:
 async def _no_such_model(client: AsyncOpenAI, directory: ModelDirectory, model: str) -> ConfigurationError:
     where = f"the API at {directory.endpoint} has no model {model!r}"
     return did_you_mean(model, await directory.names(client), where=where, listed=_LISTED)
+
+
+class Checks:
+    """The checks an OpenAI provider (live or batch) makes before anything is sent: `Provider.preflight` and
+    `Provider.input_limits`, asking through `checking`, against the directory of `client`'s endpoint (the client as
+    given or built, which is what names it), with its bodies' JSON as they are sent (ASCII only in a batch's file) and
+    at most `max_bytes` a request (`where` says whose limit that is)."""
+
+    def __init__(
+        self, client: AsyncOpenAI, *, owned: bool, checking: AsyncOpenAI, ascii_json: bool, max_bytes: int, where: str
+    ) -> None:
+        self._client, self._owned, self._checking = client, owned, checking
+        self._ascii_json, self._max_bytes, self._where = ascii_json, max_bytes, where
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        return directory_for(self._client, owned=self._owned)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        encoded = await preflight(self._checking, self._models, request)
+        body = body_json(encoded.body, ascii_json=self._ascii_json)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._checking, self._models, request, encoded, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        body = body_json(encode_request(request).body, ascii_json=self._ascii_json)
+        return await self._limits(request, byte_size(body))
+
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
+        return await input_limits(
+            self._checking, self._models, request, body_bytes=body_bytes, max_bytes=self._max_bytes, where=self._where
+        )
