@@ -11,7 +11,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -281,15 +281,24 @@ def post_sized(context: Context, size: int, path: str) -> None:
 @when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", its headers only')
 def post_declared(context: Context, size: int, path: str) -> None:
     """Over a raw socket: the headers, then nothing but waiting for the answer (which must come without the body)."""
+    _raw(context, path, lambda host: _head(path, host, size))
+
+
+def _head(path: str, host: str, size: int, extra: str = "") -> bytes:
+    """A request's line and headers, declaring a body of `size` bytes."""
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
+        f"anthropic-version: 2023-06-01\r\n{extra}content-length: {size}\r\n\r\n"
+    ).encode()
+
+
+def _raw(context: Context, path: str, sent: Callable[[str], bytes]) -> None:
+    """Over a raw socket to the server of `path`: `sent(host)` all at once, then the answer read off the socket."""
     guarded = _guarded(context)
     guarded.path = path
     host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
-        f"anthropic-version: 2023-06-01\r\ncontent-length: {size}\r\n\r\n"
-    )
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(head.encode())
+        sock.sendall(sent(host))
         guarded.answer = _read_answer(sock)
 
 
@@ -312,44 +321,21 @@ def _read_answer(sock: socket.socket) -> Answer:
 
 @when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", then only its first {sent:d} bytes')
 def post_stalled(context: Context, size: int, path: str, sent: int) -> None:
-    """Over a raw socket: the headers and `sent` bytes of the body, then nothing but waiting for the answer, which
-    must come once the server's body timeout has passed, the connection still open."""
-    guarded = _guarded(context)
-    guarded.path = path
-    host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
-        f"anthropic-version: 2023-06-01\r\ncontent-length: {size}\r\n\r\n"
-    )
-    with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(head.encode() + json.dumps(_request(path)).encode()[:sent])
-        guarded.answer = _read_answer(sock)
+    """The headers and `sent` bytes of the body, then nothing but waiting for the answer, which must come once the
+    server's body timeout has passed, the connection still open."""
+    _raw(context, path, lambda host: _head(path, host, size) + json.dumps(_request(path)).encode()[:sent])
 
 
 @when('a request whose headers hold {size:d} bytes is sent to lowtide serve at "{path}", its body after them')
 def post_large_headers(context: Context, size: int, path: str) -> None:
-    """Over a raw socket, all at once: the answer must be read, not a connection reset by unread bytes."""
-    guarded = _guarded(context)
-    guarded.path = path
-    host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
+    """All at once: the answer must be read, not a connection reset by unread bytes."""
     body = json.dumps(_request(path)).encode()
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
-        f"x-padding: {'p' * size}\r\ncontent-length: {len(body)}\r\n\r\n"
-    )
-    with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(head.encode() + body)
-        guarded.answer = _read_answer(sock)
+    _raw(context, path, lambda host: _head(path, host, len(body), f"x-padding: {'p' * size}\r\n") + body)
 
 
 @when('a request whose headers never end is sent to lowtide serve at "{path}"')
 def post_unended_headers(context: Context, path: str) -> None:
-    guarded = _guarded(context)
-    guarded.path = path
-    host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\n".encode())
-        guarded.answer = _read_answer(sock)
+    _raw(context, path, lambda host: f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\n".encode())
 
 
 @when('a request body {what} is posted to lowtide serve at "{path}"')
