@@ -324,14 +324,14 @@ def serve_clients(session: nox.Session) -> None:
 @nox.session(name="pydantic_ai")
 def pydantic_ai(session: nox.Session) -> None:
     """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), measured by coverage."""
     _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
 
 
 @nox.session
 def langchain(session: nox.Session) -> None:
     """LangChain over lowtide's chat model (`features/integrations/langchain*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), measured by coverage."""
     _integration(session, "langchain", LANGCHAIN, "langchain")
 
 
@@ -345,7 +345,8 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
         "coverage", "run", "-p", "-m", "behave", f"--tags=@{name}",
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
         *(session.posargs or [f"features/integrations/{name}.feature", f"features/integrations/{name}_gemini.feature",
-                              f"features/integrations/{name}_providers.feature", README_EXAMPLES]),
+                              f"features/integrations/{name}_providers.feature",
+                              f"features/integrations/{name}_stream.feature", README_EXAMPLES]),
     )  # fmt: skip
 
 

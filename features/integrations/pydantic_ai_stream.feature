@@ -33,10 +33,10 @@ Feature: pydantic-ai's streaming with a lowtide model
     And the weather tool was called once
 
     Examples:
-      | mode  | how                    |
-      | batch | run_stream_events      |
+      | mode  | how                     |
+      | batch | run_stream_events       |
       | live  | an event stream handler |
-      | batch | agent.iter             |
+      | batch | agent.iter              |
 
   Scenario: An actor used from a new event loop gets clients of that loop, and closing it after its loop ended logs nothing
     Given a plain agent over an Anthropic actor in batch mode, built from the emulator's address on a loopback socket

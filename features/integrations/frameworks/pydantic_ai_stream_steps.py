@@ -10,7 +10,7 @@ from collections.abc import AsyncIterable
 from typing import Any, Protocol
 
 from _world import World, world
-from pydantic_ai import Agent, RunContext
+from pydantic_ai import Agent, AgentRunResultEvent, RunContext
 from pydantic_ai.messages import (
     AgentStreamEvent,
     FunctionToolCallEvent,
@@ -63,9 +63,11 @@ def step_streamed_usage(context: Context, count: int) -> None:
     (result,) = world(context).results
     usage = result.usage
     assert usage.requests == count, f"{usage.requests} requests"
-    assert usage.input_tokens > 0 and usage.output_tokens > 0, usage
+    assert usage.input_tokens > 0, usage
+    assert usage.output_tokens > 0, usage
     response = result.all_messages()[-1]
-    assert response.usage.cost is not None and response.usage.cost > 0, response.usage
+    assert response.usage.cost is not None, response.usage
+    assert response.usage.cost > 0, response.usage
 
 
 @when('the agent\'s output for "{prompt}" is streamed')
@@ -95,7 +97,9 @@ def step_events(context: Context, prompt: str, how: str) -> None:
         async with agent.run_stream_events(text) as stream:
             async for event in stream:
                 events.append(event)
-        return getattr(events[-1], "result").output
+        last = events[-1]
+        assert isinstance(last, AgentRunResultEvent), f"the events ended with {last!r}"
+        return last.result.output
 
     async def with_handler() -> Any:
         async def handler(_: RunContext[None], stream: AsyncIterable[AgentStreamEvent]) -> None:
