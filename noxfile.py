@@ -1,6 +1,6 @@
 """Checks and test sessions. `nox` with no arguments runs them all, three at a time (`nox.options.parallel`): behave,
-robot, postgres, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned), serve_clients
-(`lowtide serve` with the official TypeScript SDKs under node, and curl), types, lint; then coverage_report.
+robot, postgres, types, the integrations' scenarios (pydantic_ai, langchain: each with its framework, pinned),
+serve_clients (`lowtide serve` with the official TypeScript SDKs under node, and curl), lint; then coverage_report.
 `nox -s quick`, not among them, is what to run before every commit (ruff, pyright over src/, a fast subset of the
 feature files); docs/testing.md says what each session runs and where the suite's time goes.
 
@@ -45,16 +45,18 @@ nox.options.reuse_existing_virtualenvs = True
 # behave process, 14 minutes) started only when behave or robot ended, and ran its last minutes beside the short
 # sessions with one core idle: 35 minutes on a quiet two-core machine for 50 of CPU. Each session's coverage and
 # fallback ledger are its own (`_measure`, `_contain_ledger`).
+# The short sessions follow, the longest first (CPU seconds measured 28 November: types' pyright 114, pydantic_ai's
+# scenarios 55, langchain's 38; serve_clients and lint shorter), so that the last to start is a short one.
 nox.options.parallel = 3
 nox.options.allow_parallel = True
 nox.options.sessions = [
     "behave",
     "robot",
     "postgres",
+    "types",
     "pydantic_ai",
     "langchain",
     "serve_clients",
-    "types",
     "lint",
     "coverage_report",
 ]
@@ -73,9 +75,9 @@ LANGCHAIN_TESTS = "langchain-tests==1.1.9"
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
 # Behave's feature files run side by side in this many processes (the default run; `_behave_side_by_side`), each
-# taking the next file when free, the longest first by the seconds each took in a full run
-# (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py` from the JUnit results: remake it when
-# a file's time changes much; a file it lacks is guessed from its size).
+# taking the next file when free, the longest first by the CPU seconds each took in a full run
+# (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py --cpu` from the suite clock's lines:
+# remake it when a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
 FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()

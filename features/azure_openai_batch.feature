@@ -212,3 +212,25 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
     Then a ConfigurationError is raised
     And the error names the field "provider_options.azure_openai.endpoint"
     And the API received no calls at all
+
+  Scenario: The README's deployment, given to `lowtide emulator` by a variable, answers a batch actor as written there
+    Given `lowtide emulator` runs with LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS="reviews-global-batch=gpt-4o-mini", named by AZURE_OPENAI_ENDPOINT
+    And an Azure OpenAI actor "azure-reviewer" that builds its own client from those variables, with:
+      """
+      model: reviews-global-batch
+      batch_processing: batch
+      provider_options:
+        azure_openai: {model: gpt-4o-mini, api_version: "2024-10-21"}
+      """
+    When the actor is asked "Review this pull request"
+    Then the answer is the emulated reply to "Review this pull request"
+
+  Scenario Outline: `lowtide emulator` refuses a deployment it cannot serve, before it listens
+    When "lowtide emulator --port 0 --azure-deployment <given>" runs without a ledger
+    Then on stderr, the last line is "<says>"
+    And the command exits with 2
+
+    Examples:
+      | given               | says                                                                                                                     |
+      | tides=gpt-4o-mni    | lowtide: --azure-deployment tides=gpt-4o-mni: the emulator serves no model 'gpt-4o-mni'. Did you mean 'gpt-4o-mini', 'gpt-5.4-mini', 'gpt-4.1-mini'? |
+      | tides               | lowtide: Invalid value for '--azure-deployment': expected NAME=MODEL, not 'tides' (see 'lowtide emulator --help')       |

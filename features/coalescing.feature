@@ -248,3 +248,7 @@ Feature: Concurrent calls travel together in one batch
     When the actor is asked 1000 numbered questions at once
     Then every call was answered with the emulated reply to its prompt
     And lowtide neither froze nor thawed anything
+    # Counting the frozen objects walks them all (0.13 s with the SDKs loaded): once for the process, not per actor.
+    When 5 more batch actors are made
+    Then lowtide did not count the frozen objects again
+    And lowtide neither froze nor thawed anything

@@ -71,6 +71,35 @@ Feature: An actor answered by Groq's Batch API, durably
       | groq.files.create        | 0     |
       | groq.batches.create      | 0     |
 
+  Scenario Outline: An image sent to a Groq model that takes text only is refused before anything is sent (<mode>)
+    Given a Groq actor "viewer" with:
+      """
+      batch_processing: <mode>
+      model: llama-3.1-8b-instant
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "What does this chart say?"}
+            - {type: image, source: {type: url, url: "https://example.com/tides.png"}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "messages[0].content[1]"
+    And the error message contains "Groq's model 'llama-3.1-8b-instant' takes text only; it cannot read an image (send it to one that does, such as 'meta-llama/llama-4-scout-17b-16e-instruct')"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                         | count |
+      | groq.files.create            | 0     |
+      | groq.batches.create          | 0     |
+      | groq.chat.completions.create | 0     |
+
+    Examples:
+      | mode  |
+      | batch |
+      | live  |
+
   Scenario: A call whose worst case is over its budget is refused before anything is sent
     Given a Groq actor "tides" with:
       """

@@ -123,6 +123,28 @@ Feature: An actor answered by Mistral's chat completions, live
       | Anthropic's thinking     | thinking: {type: enabled, budget_tokens: 2048}  | thinking                            | think by themselves                      |
       | a negative random seed   | provider_options: {mistral: {random_seed: -1}}  | provider_options.mistral.random_seed | Invalid Mistral setting                 |
 
+  Scenario: An image sent to a Mistral model whose models endpoint says it does not read images is refused before the call
+    Given a Mistral actor "viewer" with:
+      """
+      model: mistral-large-latest
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "What does this chart say?"}
+            - {type: image, source: {type: url, url: "https://example.com/tides.png"}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "messages[0].content[1]"
+    And the error message contains "Mistral's model 'mistral-large-latest' does not read images (its models endpoint says vision: false)"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | mistral.models.get       | 1     |
+      | mistral.chat.completions | 0     |
+
   Scenario: A model Mistral does not serve is refused before the call, naming the models it may have meant
     Given a Mistral actor "typo" with:
       """

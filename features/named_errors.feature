@@ -21,6 +21,8 @@ Feature: Errors name their cause, and the command exits as documented
       | http://              | 'http://' has no host                                                                              |
       | http://h:99999       | has a port that is not a number from 0 to 65535                                                    |
       | https://u:pw@h/a b   | 'https://u:***@h/a b' holds a space                                                                |
+      | https://h/a\u00a0b   | holds whitespace; a URL holds none (percent-encode it, as %20 for a space)                        |
+      | https://h/a\x07b     | holds a control character (U+0007); a URL holds none                                              |
 
   Scenario Outline: An API key holding <what> is a ConfigurationError naming api_key, which never shows the key
     Given an actor "planner" in batch mode that builds its own client, with "ANTHROPIC_API_KEY" set to "<key>"
@@ -30,9 +32,10 @@ Feature: Errors name their cause, and the command exits as documented
     And the ledger holds no request
 
     Examples:
-      | what                  | key                 |
-      | a newline at its end  | sk-ant-secret\n     |
-      | a tab inside it       | sk-ant\tsecret      |
+      | what                               | key                |
+      | a newline at its end               | sk-ant-secret\n    |
+      | a tab inside it                    | sk-ant\tsecret     |
+      | a character beyond ASCII inside it | sk-ant\u00e9secret |
 
   Scenario: An API key given in code is checked the same way
     Given an actor "planner" in batch mode given the API key " sk-ant-secret"

@@ -113,6 +113,35 @@ Feature: Reconciliation never guesses, and no call waits on work that died
       | collected | 1        | yes       |                                           |
     And the request "a-1" travelled in the batch noted "create never reached the API (reconciled)", then in another
 
+  # Two engines of one process stand for two processes (as above). The interleaving the progress soak met on
+  # PostgreSQL: "slow" records its intent and its create is committed while "unlucky"'s first look lists the batches,
+  # so the listing holds a batch whose intent was not yet in the ledger when the look began.
+  @sqlite
+  Scenario: A rival create recorded and committed while an unknown create lists the batches is not adopted for it
+    Given an actor "unlucky" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 1, coalesce_window: 0.1, reconcile_grace: 8, watch_interval: 0.5}
+      """
+    And an actor "slow" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 1, coalesce_window: 0.1, reconcile_grace: 8, watch_interval: 0.5}
+      """
+    And the API will fail the next "batches.create" call with status 500
+    And "slow" asks "question 2" with the key "b-1" as lowtide first lists the batches, its create answered once lowtide logs "a create of the same size is still in flight"
+    When "unlucky" asks "question 1" with the key "a-1", and the call "slow" made meanwhile ends too
+    Then both calls were answered with the emulated reply to their questions
+    And the API created each of the 2 requests exactly once
+    And the API committed 2 batches
+    And each answer came from the API batch its ledger batch adopted, which holds its request
+    And the ledger's batches are, in any order:
+      | state     | requests | API batch | note                                      |
+      | failed    | 1        | no        | create never reached the API (reconciled) |
+      | collected | 1        | yes       |                                           |
+      | collected | 1        | yes       |                                           |
+    And the request "a-1" travelled in the batch noted "create never reached the API (reconciled)", then in another
+
   Scenario Outline: An error in <work> reaches the calls waiting on it, as a classified error
     Given an actor "agents" with:
       """

@@ -35,6 +35,36 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | /v1/messages         | request_too_large     | -                 |
       | /v1/responses        | invalid_request_error | request_too_large |
 
+  Scenario Outline: A body that stops arriving is refused with 408 once the body timeout passes, in the API's shape
+    Given lowtide serve runs an Anthropic and an OpenAI actor, with
+      | option       | value |
+      | client keys  | key-a |
+      | body timeout | 0.3   |
+    When a body declaring 500 bytes is sent to lowtide serve at "<path>", then only its first 20 bytes
+    Then lowtide serve answers 408 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "20 bytes of the 500 its Content-Length declared came, then nothing for 0.3 seconds"
+    And nothing was sent upstream
+
+    Examples:
+      | path                 |
+      | /v1/messages         |
+      | /v1/chat/completions |
+
+  Scenario Outline: Headers too large, or that never end, are refused with 431 and 408 in the API's shape
+    Given lowtide serve runs an Anthropic and an OpenAI actor, each on a server of its own whose headers must arrive within 0.3 seconds
+    When a request whose headers hold 200000 bytes is sent to lowtide serve at "<path>", its body after them
+    Then lowtide serve answers 431 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "headers are larger than this server reads: 65,536 bytes at most"
+    When a request whose headers never end is sent to lowtide serve at "<path>"
+    Then lowtide serve answers 408 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "headers did not arrive whole within 0.3 seconds"
+    And nothing was sent upstream
+
+    Examples:
+      | path                 |
+      | /v1/messages         |
+      | /v1/chat/completions |
+
   Scenario Outline: A body lowtide serve cannot read is refused with 400, without a traceback
     When a request body <what> is posted to lowtide serve at "<path>"
     Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
@@ -252,6 +282,7 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | option          | value | words                                        |
       | max_body_bytes  | 0     | max_body_bytes must be 1 or more             |
       | idempotency_ttl | 0     | idempotency_ttl must be more than 0 seconds  |
+      | body_timeout    | 0     | body_timeout must be more than 0 seconds     |
 
   Scenario: The command refuses a retention of 0 seconds before it starts
     When "lowtide serve --actor actor.yaml --client-key key-a --idempotency-ttl 0" runs without a ledger

@@ -85,6 +85,33 @@ Feature: An actor answered by Together AI's Batch API, durably
       | together.files.create    | 0     |
       | together.batches.create  | 0     |
 
+  Scenario: An image sent to a Together model that takes text only is refused before anything is sent
+    Given a Together actor "viewer" with:
+      """
+      batch_processing: batch
+      model: meta-llama/Llama-3.3-70B-Instruct-Turbo
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "Read the chart."}
+        - role: assistant
+          content: "Send it."
+        - role: user
+          content:
+            - {type: image, source: {type: base64, media_type: image/png, data: iVBORw0KGgo=}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "messages[2].content[0]"
+    And the error message contains "Together's model 'meta-llama/Llama-3.3-70B-Instruct-Turbo' takes text only"
+    And the ledger holds no requests and no batches
+    And the API received these calls:
+      | call                     | count |
+      | together.files.create    | 0     |
+      | together.batches.create  | 0     |
+
   Scenario: A call whose worst case is over its budget is refused before anything is sent
     Given a Together actor "tides" with:
       """

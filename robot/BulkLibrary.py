@@ -34,7 +34,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import keys_created
-from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
+from _in_process import lowtide_in_this_process
+from _processes import UNMEASURED, Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 from lowtide.bulk.outputs.spool import spool_path
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -259,9 +260,11 @@ class BulkLibrary:
     # ---------------------------------------------------------------------------------------------- `lowtide`
 
     @keyword("Start Lowtide")
-    def start_lowtide(self, *args: str, name: str | None = None) -> str:
-        """Start `lowtide ARGS...` with the fake API key in its environment; returns the process's name."""
-        process = self._start([*lowtide_command(), *args], name or "lowtide")
+    def start_lowtide(self, *args: str, name: str | None = None, measured: bool = True) -> str:
+        """Start `lowtide ARGS...` with the fake API key in its environment; returns the process's name.
+        `measured=False`, for a run the test kills with SIGKILL: not under coverage, which writes a process's data at
+        its exit, which SIGKILL never reaches (measuring it would cost 1-1.5 s of CPU and add nothing)."""
+        process = self._start([*lowtide_command(), *args], name or "lowtide", measured=measured)
         self._named[process.name] = process
         return process.name
 
@@ -293,6 +296,23 @@ class BulkLibrary:
     def run_lowtide(self, *args: str, timeout: float = 180.0) -> Finished:
         """`lowtide ARGS...` to its end: `${result.rc}`, `${result.stdout}`, `${result.stderr}`."""
         return self.wait_for_lowtide(self.start_lowtide(*args), timeout=timeout)
+
+    @keyword("Run Lowtide In This Process")
+    def run_lowtide_in_this_process(self, *args: str) -> Finished:
+        """`lowtide ARGS...` through the console script's own `main` in this process, with the environment a process
+        of its own is given: for the runs that are not killed or signalled, whose point is the command's, not its
+        process's (a process costs 2-5 s of CPU under coverage, importing lowtide and the provider's SDK again)."""
+        ran = lowtide_in_this_process(args, self._environment())
+        finished = Finished(ran.code, ran.stdout, ran.stderr, ran.seconds)
+        # Kept as a process's are, so that `No File Should Contain The API Key` reads what this run printed too.
+        self._started += 1
+        for stream, text in (("stdout", ran.stdout), ("stderr", ran.stderr)):
+            (self._workdir / f"lowtide-{self._started}-in-process.{stream}").write_text(text, encoding="utf-8")
+        logger.info(
+            f"lowtide {' '.join(args)} (in this process)\nexited with {ran.code} after {ran.seconds:.2f} s "
+            f"({ran.cpu:.1f} s of CPU)\nstdout:\n{_tail(ran.stdout)}\nstderr:\n{_tail(ran.stderr)}"
+        )
+        return finished
 
     @keyword("Kill Lowtide Midway")
     def kill_lowtide_midway(self, name: str, ledger: str, batches: int, timeout: float = 180.0) -> dict[str, int]:
@@ -622,16 +642,26 @@ class BulkLibrary:
                 return found
             params["after_id"] = page["last_id"]
 
+    @staticmethod
+    def _environment() -> dict[str, str]:
+        """A `lowtide` command's environment: this one's without a crash point or Anthropic's own settings, with the
+        suite's key and Bedrock's credentials."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_CRASHPOINT", "ANTHROPIC_"))}
+        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1", **_AWS_ENV})
+        return env
+
     def _process(self, name: str) -> Process:
         process = self._named.get(name)
         if process is None:
             raise AssertionError(f"No process named {name!r} was started.")
         return process
 
-    def _start(self, argv: Sequence[str], name: str) -> Process:
+    def _start(self, argv: Sequence[str], name: str, measured: bool = True) -> Process:
         self._started += 1
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_CRASHPOINT", "ANTHROPIC_"))}
-        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1", **_AWS_ENV})
+        env = self._environment()
+        if not measured:
+            for variable in UNMEASURED:
+                env.pop(variable, None)
         process = Process(argv, self._workdir, f"{name}-{self._started}", env)
         self._processes.append(process)
         logger.info(f"Started {process.name} (pid {process.popen.pid}): {' '.join(argv)}")

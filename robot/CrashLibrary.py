@@ -1,7 +1,8 @@
 """Robot keywords that kill `lowtide` clients mid-batch and prove that nothing is lost or paid twice.
 
 Every process is real: `lowtide emulator` on a loopback socket, and `resources/crash_client.py`, which runs N keyed
-batch-mode calls through one ledger file and is killed with SIGKILL by `LOWTIDE_CRASHPOINT` at a chosen stage. What
+batch-mode calls through one ledger file and is killed with SIGKILL by `LOWTIDE_CRASHPOINT` at a chosen stage. A client
+nobody kills may run in this process instead (`Run Client In This Process`), against the same socket. What
 the suites check afterwards comes from outside the client: its output file, the emulator's own record of the batches
 it created (`GET /_emulator/stats`), and `lowtide status --json` over the ledger.
 
@@ -11,6 +12,7 @@ One instance per suite. `Stop Processes` (a test teardown) stops every process t
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -24,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -31,7 +34,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
-from _processes import Process, emulator_argv, stop_all, wait_until_listening
+from _in_process import in_this_process
+from _processes import UNMEASURED, Process, emulator_argv, stop_all, wait_until_listening
 from lowtide.batching.engine.collecting import RESULTS_PER_TRANSACTION
 from lowtide.calls.parking import status
 from lowtide.ledger.interface import LedgerStore
@@ -202,6 +206,38 @@ class _Client(Process):
         super().__init__(argv, workdir, name, env)
         self.out = out
 
+    @property
+    def code(self) -> int | None:
+        """The exit code (negative: killed by that signal), None while it runs."""
+        return self.popen.poll()
+
+
+@dataclass(frozen=True)
+class _RanHere:
+    """A client run in this process (`Run Client In This Process`): what the checks read of a client process."""
+
+    name: str
+    out: Path
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+_CLIENT_MODULE: list[ModuleType] = []
+
+
+def _crash_client() -> ModuleType:
+    """`resources/crash_client.py` as a module, loaded once."""
+    if not _CLIENT_MODULE:
+        spec = importlib.util.spec_from_file_location("crash_client", CLIENT)
+        if spec is None or spec.loader is None:
+            raise AssertionError(f"Cannot load {CLIENT}.")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _CLIENT_MODULE.append(module)
+    return _CLIENT_MODULE[0]
+
 
 @library(scope="SUITE", auto_keywords=False)
 class CrashLibrary:
@@ -212,7 +248,9 @@ class CrashLibrary:
         self._emulator: Process | None = None
         self._base_url: str | None = None
         self._provider = "anthropic"
-        self._clients: dict[str, _Client] = {}
+        self._clients: dict[str, _Client | _RanHere] = {}
+        self._ran_here: list[str] = []
+        """The clients run in this process since the last `Stop Clients`: `Log Diagnostics` shows their logs."""
         self._processes: list[Process] = []
         self._ledgers: list[Path] = []
         self._started = 0
@@ -324,6 +362,7 @@ class CrashLibrary:
         coalesce_window: float | None = None,
         provider_options: str | None = None,
         providers: str | None = None,
+        measured: bool = True,
     ) -> str:
         """Start `crash_client.py` for keys `PREFIX-1` .. `PREFIX-N` on `ledger`; returns the client's name.
 
@@ -332,30 +371,12 @@ class CrashLibrary:
         that they make them at the same moment rather than one interpreter start-up apart. With `providers`
         (`anthropic,mistral`), the client runs an actor of each, at the emulator's one address with one key, each
         asking keys of its own (`PREFIX-PROVIDER-i`), instead of the suite's provider's.
+
+        A client that will die of SIGKILL (its `crashpoint`, or `measured=False`: the test kills it) runs without
+        coverage, when the suite runs under it (`UNMEASURED`: SIGKILL leaves no coverage data to write).
         """
-        self._started += 1
-        name = name or f"client-{self._started}"
-        if name in self._clients:
-            raise AssertionError(f"A client named {name!r} was already started in this suite.")
-        out = self._workdir / f"{name}.jsonl"
-        argv = [
-            sys.executable,
-            str(CLIENT),
-            "--base-url",
-            self._require_base_url(),
-            "--ledger",
-            ledger,
-            "--requests",
-            str(requests),
-            "--prefix",
-            prefix,
-            "--out",
-            str(out),
-            "--api-key-env",
-            API_KEY_ENV,
-            "--provider",
-            providers or self._provider,
-        ]
+        name, out = self._new_client(name)
+        argv = [sys.executable, str(CLIENT), *self._client_args(prefix, requests, ledger, out, providers)]
         if barrier is not None:
             argv += ["--barrier", barrier, "--parties", str(parties)]
         if max_batch_requests is not None:
@@ -375,12 +396,71 @@ class CrashLibrary:
             env["LOWTIDE_HOST_ID"] = host_id  # a host of its own: known to the others by its lease alone
         if crashpoint:
             env[CRASHPOINT_ENV] = crashpoint
-        process = _Client(argv, self._workdir, name, self._environment(env), out)
+        environment = self._environment(env)
+        if crashpoint or not measured:
+            for variable in UNMEASURED:
+                environment.pop(variable, None)
+        process = _Client(argv, self._workdir, name, environment, out)
         self._processes.append(process)
         self._clients[name] = process
         logger.info(
             f"Started {name} (pid {process.popen.pid}): {requests} request(s) {prefix}-*, "
             f"{CRASHPOINT_ENV}={crashpoint or '(unset)'}"
+        )
+        return name
+
+    def _new_client(self, name: str | None) -> tuple[str, Path]:
+        """A new client's name (given, or the next free one) and its output file."""
+        self._started += 1
+        name = name or f"client-{self._started}"
+        if name in self._clients:
+            raise AssertionError(f"A client named {name!r} was already started in this suite.")
+        return name, self._workdir / f"{name}.jsonl"
+
+    def _client_args(self, prefix: str, requests: int, ledger: str, out: Path, providers: str | None) -> list[str]:
+        """`crash_client.py`'s arguments every client is given."""
+        return [
+            "--base-url",
+            self._require_base_url(),
+            "--ledger",
+            ledger,
+            "--requests",
+            str(requests),
+            "--prefix",
+            prefix,
+            "--out",
+            str(out),
+            "--api-key-env",
+            API_KEY_ENV,
+            "--provider",
+            providers or self._provider,
+        ]
+
+    @keyword("Run Client In This Process")
+    def run_client_in_this_process(
+        self, prefix: str, requests: int, ledger: str, name: str | None = None, provider_options: str | None = None
+    ) -> str:
+        """What `Run Client` does, in this process (`crash_client.run_here`, with the environment a client process
+        is given, no crash point): for the run that finishes a killed client's work, or a client nobody kills. A
+        process of its own costs an interpreter's start-up and lowtide and the provider's SDK imported again
+        (2-3 s of CPU under coverage), and proves nothing more: the client is killed in its own process, and what
+        the next one does with that client's ledger is the same code here. Returns the client's name."""
+        name, out = self._new_client(name)
+        args = self._client_args(prefix, requests, ledger, out, None)
+        if provider_options:
+            args += ["--provider-options", provider_options]
+        client = _crash_client()
+        ran = in_this_process(
+            lambda: client.run_here(client.parse_args(args)),
+            name,
+            self._environment({API_KEY_ENV: API_KEY}),
+            loggers=("lowtide", "crash_client"),
+        )
+        self._clients[name] = _RanHere(name, out, ran.code, ran.stdout, ran.stderr, ran.seconds)
+        self._ran_here.append(name)
+        logger.info(
+            f"{name} ran in this process: {requests} request(s) {prefix}-*, exit code {ran.code} after "
+            f"{ran.seconds:.2f} s ({ran.cpu:.1f} s of CPU).\nstdout:\n{ran.stdout}\nstderr:\n{_tail(ran.stderr)}"
         )
         return name
 
@@ -391,11 +471,11 @@ class CrashLibrary:
         A client still running after `timeout` seconds is a hang: its stacks are logged (SIGUSR1 makes it print
         them), it is stopped and the keyword fails.
         """
-        client = self._client(name)
+        client = self._process_client(name)
         code = client.wait(timeout)
         if code is None:
             # Every client still running prints its stacks: a hang is often one client waiting on another.
-            running = [c for c in self._clients.values() if c.popen.poll() is None]
+            running = [c for c in self._clients.values() if isinstance(c, _Client) and c.code is None]
             for other in running:
                 other.popen.send_signal(signal.SIGUSR1)  # every thread's stack (faulthandler)
                 other.popen.send_signal(signal.SIGUSR2)  # every asyncio task's stack (the client's own handler)
@@ -436,19 +516,19 @@ class CrashLibrary:
     def kill_client(self, name: str, timeout: float = 60.0) -> None:
         """SIGKILL the client now (a crash at a moment the test chose from outside: its create seen by the
         emulator, say) and wait until it is gone."""
-        client = self._client(name)
+        client = self._process_client(name)
         client.popen.send_signal(signal.SIGKILL)
         client.wait(timeout)
 
     @keyword("Client Exit Code")
     def client_exit_code(self, name: str) -> int | None:
-        return self._client(name).popen.poll()
+        return self._client(name).code
 
     @keyword("Client Should Have Been Killed")
     def client_should_have_been_killed(self, name: str) -> None:
         """The client died of SIGKILL (exit code -9, what its crash point does) and wrote no answers."""
         client = self._client(name)
-        code = client.popen.poll()
+        code = client.code
         if code != -signal.SIGKILL:
             raise AssertionError(
                 f"{name} should have been killed by its crash point (exit code {-signal.SIGKILL}), "
@@ -460,7 +540,7 @@ class CrashLibrary:
     @keyword("Client Should Have Succeeded")
     def client_should_have_succeeded(self, name: str) -> None:
         client = self._client(name)
-        code = client.popen.poll()
+        code = client.code
         if code != 0:
             raise AssertionError(
                 f"{name} should have exited with 0, but its exit code is {code}.\n"
@@ -477,7 +557,7 @@ class CrashLibrary:
     def stop_processes(self) -> None:
         """Stop every process started since the last call (clients and emulator), even if a test failed midway."""
         processes, self._processes = self._processes, []
-        self._emulator, self._base_url, self._ledgers = None, None, []
+        self._emulator, self._base_url, self._ledgers, self._ran_here = None, None, [], []
         self._stop(processes)
         self._abandon_ledger_creation()
 
@@ -486,7 +566,7 @@ class CrashLibrary:
         """Stop every client still running, leaving the emulator up (for suites that share one)."""
         clients = [p for p in self._processes if isinstance(p, _Client)]
         self._processes = [p for p in self._processes if not isinstance(p, _Client)]
-        self._ledgers = []
+        self._ledgers, self._ran_here = [], []
         self._stop(clients)
         self._abandon_ledger_creation()
 
@@ -785,12 +865,12 @@ class CrashLibrary:
                 logger.info(f"Emulator stats (full): {json.dumps(stats, sort_keys=True)}")
             except Exception as exc:
                 logger.info(f"No emulator stats: {exc!r}")
-        for process in self._processes:
-            if isinstance(process, _Client):
-                logger.info(
-                    f"{process.name} exit code {process.popen.poll()} after {process.seconds:.2f} s\n"
-                    f"stdout:\n{process.stdout}\nstderr:\n{_tail(process.stderr, 60)}"
-                )
+        clients = [p for p in self._processes if isinstance(p, _Client)]
+        for client in [*clients, *(self._clients[name] for name in self._ran_here)]:
+            logger.info(
+                f"{client.name} exit code {client.code} after {client.seconds:.2f} s\n"
+                f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr, 60)}"
+            )
         for ledger in self._ledgers:
             if not ledger.exists():
                 continue
@@ -843,10 +923,16 @@ class CrashLibrary:
         if db is not None:
             db.close()
 
-    def _client(self, name: str) -> _Client:
+    def _client(self, name: str) -> _Client | _RanHere:
         client = self._clients.get(name)
         if client is None:
             raise AssertionError(f"No client named {name!r} was started in this suite.")
+        return client
+
+    def _process_client(self, name: str) -> _Client:
+        client = self._client(name)
+        if not isinstance(client, _Client):
+            raise AssertionError(f"{name} ran in this process: it has no process to wait for or kill.")
         return client
 
     def _require_base_url(self) -> str:
@@ -901,7 +987,7 @@ def _status_report(ledger: str) -> dict[str, Any]:
     return report
 
 
-def _answers(client: _Client) -> list[dict[str, Any]]:
+def _answers(client: _Client | _RanHere) -> list[dict[str, Any]]:
     """The client's output lines; a client that wrote none fails the keyword."""
     if not client.out.exists():
         raise AssertionError(f"{client.name} wrote no output ({client.out}).\nstderr:\n{_tail(client.stderr)}")

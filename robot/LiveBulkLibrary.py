@@ -19,7 +19,8 @@ import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
+from _in_process import lowtide_in_this_process
+from _processes import UNMEASURED, Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 # A fake key, distinctive so that a leak would be seen.
@@ -44,13 +45,20 @@ class LiveBulkLibrary:
             self._scratch = Path(tempfile.mkdtemp(prefix="lowtide-live-bulk-"))
         return self._scratch
 
-    def _start(self, argv: Sequence[str], name: str) -> Process:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOWTIDE_", "ANTHROPIC_"))}
-        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"})
-        process = Process(argv, self._workdir, f"{name}-{len(self._processes) + 1}", env)
+    def _start(self, argv: Sequence[str], name: str, measured: bool = True) -> Process:
+        process = Process(argv, self._workdir, f"{name}-{len(self._processes) + 1}", self._environment(measured))
         self._processes.append(process)
         logger.info(f"Started {process.name} (pid {process.popen.pid}): {' '.join(argv)}")
         return process
+
+    @staticmethod
+    def _environment(measured: bool = True) -> dict[str, str]:
+        """A `lowtide` run's: this one's without lowtide's or Anthropic's settings, with the suite's key; without
+        coverage's, for a run the test kills with SIGKILL (`UNMEASURED`)."""
+        leave_out = ("LOWTIDE_", "ANTHROPIC_", *(() if measured else UNMEASURED))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(leave_out)}
+        env.update({API_KEY_ENV: API_KEY, "PYTHONUNBUFFERED": "1"})
+        return env
 
     # -- the emulator ----------------------------------------------------------------------------------------
 
@@ -105,21 +113,23 @@ class LiveBulkLibrary:
     # -- lowtide ---------------------------------------------------------------------------------------------
 
     @keyword("Start Lowtide")
-    def start_lowtide(self, *args: str) -> str:
-        process = self._start([*lowtide_command(), *args], "lowtide")
+    def start_lowtide(self, *args: str, measured: bool = True) -> str:
+        """Start `lowtide ARGS...`; `measured=False` for a run the test kills with SIGKILL (`UNMEASURED`)."""
+        process = self._start([*lowtide_command(), *args], "lowtide", measured=measured)
         self._named[process.name] = process
         return process.name
 
-    @keyword("Wait For Lowtide")
-    def wait_for_lowtide(self, name: str, timeout: float = 180.0) -> int:
-        """The exit code of `name`; fails if it runs past `timeout` seconds."""
-        process = self._named[name]
-        code = process.wait(float(timeout))
-        if code is None:
-            process.stop()
-            raise AssertionError(f"{name} still ran after {timeout} s:\n{process.stderr[-3000:]}")
-        logger.info(f"{name} exited {code} after {process.seconds:.1f} s\nstderr:\n{process.stderr[-3000:]}")
-        return code
+    @keyword("Run Lowtide In This Process")
+    def run_lowtide_in_this_process(self, *args: str) -> int:
+        """`lowtide ARGS...` in this process (the console script's own `main`, the environment a run's process is
+        given), to its end; its exit code. For the run that resumes a stopped one: nobody kills or signals it, and
+        its own process would cost an interpreter's start-up and lowtide's and the SDK's imports (2-3 s of CPU under
+        coverage)."""
+        ran = lowtide_in_this_process(args, self._environment())
+        logger.info(
+            f"lowtide (in this process) exited {ran.code} after {ran.seconds:.1f} s\nstderr:\n{ran.stderr[-3000:]}"
+        )
+        return ran.code
 
     @keyword("Kill Lowtide After Answers")
     def kill_lowtide_after_answers(

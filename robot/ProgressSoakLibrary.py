@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,9 +173,9 @@ class ProgressSoakLibrary(SoakLibrary):
             if not any(plans):
                 plans[0] = draw_plan(rng)
             baseline = stored_results(ledger) if self._emulator_holds_batches(providers) else {}
-            names = self._start_all(round_, ledger, hosts, f"{prefix}-life{life}", life)
+            names = self._start_all(round_, ledger, hosts, f"{prefix}-life{life}", life, planned=plans)
             stats = {p: Stats(_PROVIDERS[p].batches_stat, _PROVIDERS[p].created_stat) for p in providers}
-            clients = [(name, self._clients[name], plan) for name, plan in zip(names, plans, strict=True)]
+            clients = [(name, self._process_client(name), plan) for name, plan in zip(names, plans, strict=True)]
             landed = Watch(self._require_base_url(), ledger, stats, clients, baseline).run(_FINISH_TIMEOUT)
             kills.extend(landed)
             killed = {k.client for k in landed if k.outcome != "outran"}
@@ -201,12 +202,17 @@ class ProgressSoakLibrary(SoakLibrary):
         self.every_result_should_be_stored_once(ledger)
         logger.info(f"Round {number}: {len(kills)} kill(s) planned: {_report(kills)}")
 
-    def _start_all(self, round_: _Round, ledger: str, hosts: bool, name: str, life: int) -> list[str]:
+    def _start_all(
+        self, round_: _Round, ledger: str, hosts: bool, name: str, life: int, planned: Sequence[object] = ()
+    ) -> list[str]:
         """A client for each group, started together (a barrier): on PostgreSQL each a host of its own, known to the
-        others by its lease alone, and the same host again in every life."""
+        others by its lease alone, and the same host again in every life. A group with a kill `planned` (its plan not
+        None) runs unmeasured by coverage (`UNMEASURED`: SIGKILL leaves no coverage data to write; one that outruns
+        its kill ends as a finisher does, which is measured)."""
         barrier = self.new_barrier()
         names: list[str] = []
-        for group in round_.groups:
+        plans = list(planned) or [None] * len(round_.groups)
+        for group, plan in zip(round_.groups, plans, strict=True):
             self._progress.clients += 1
             names.append(
                 self.start_client(
@@ -223,6 +229,7 @@ class ProgressSoakLibrary(SoakLibrary):
                     shared_prefix=round_.shared_prefix,
                     shared=round_.shared * life,
                     providers=",".join(round_.providers),
+                    measured=plan is None,
                 )
             )
         self.wait_for_barrier(barrier, len(names), timeout=_FINISH_TIMEOUT)

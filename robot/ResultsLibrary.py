@@ -8,9 +8,7 @@ One instance per suite; `Stop Processes` (a test teardown) stops the `lowtide` p
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -25,6 +23,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from _custom_ids import key_of, keys_created
+from _in_process import lowtide_in_this_process
 from _processes import Process, emulator_argv, lowtide_command, stop_all, wait_until_listening
 
 API_KEY_ENV = "LOWTIDE_ROBOT_KEY"
@@ -152,40 +151,17 @@ class ResultsLibrary:
 
     # ---------------------------------------------------------------------------------------------- `lowtide`
 
-    @keyword("Run Lowtide")
-    def run_lowtide(self, *args: str, timeout: float = 120.0) -> Finished:
-        """`lowtide ARGS...` to its end: `${result.rc}`, `${result.stdout}`, `${result.stderr}`."""
-        process = self._start([*lowtide_command(), *args], "lowtide")
-        code = process.wait(timeout)
-        if code is None:
-            process.stop()
-            raise AssertionError(f"lowtide {' '.join(args)} still ran after {timeout:g} s.\n{process.stderr}")
-        process.check_no_unhandled_errors()
-        logger.info(f"lowtide {' '.join(args)} exited {code}\nstdout:\n{process.stdout}\nstderr:\n{process.stderr}")
-        return Finished(code, process.stdout, process.stderr)
-
     @keyword("Run Lowtide In This Process")
     def run_lowtide_in_this_process(self, *args: str) -> Finished:
-        """`lowtide ARGS...` through the console script's own `main`, in this process, its outputs captured: for the
-        commands that only read the ledger (`runs`, `status`) or refuse before anything is sent, where a process of
-        their own would cost an interpreter's start-up (0.7 s of CPU under coverage) and prove nothing more. The
-        commands that call the API (`run`, `collect`) keep their processes: the socket and the key are their point."""
-        from lowtide.cli import main  # the console script's entry point (pyproject's [project.scripts])
-
-        out, err, saved = io.StringIO(), io.StringIO(), dict(os.environ)
-        os.environ.clear()
-        os.environ.update(self._environment())  # what a process of its own is given: the key, no provider's URL
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(list(args))
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 1
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-        logger.info(f"lowtide {' '.join(args)} (in process) exited {code}\nstdout:\n{out.getvalue()}\n"
-                    f"stderr:\n{err.getvalue()}")  # fmt: skip
-        return Finished(code, out.getvalue(), err.getvalue())
+        """`lowtide ARGS...` through the console script's own `main`, in this process, its outputs captured: every
+        command of this suite, none of which is killed or signalled. A process of its own would cost an interpreter's
+        start-up and the provider's SDK imported again (1-3 s of CPU under coverage) and prove nothing more: the run
+        still reaches the emulator's socket, with the key from the environment it is given."""
+        ran = lowtide_in_this_process(args, self._environment())
+        logger.info(
+            f"lowtide {' '.join(args)} (in process) exited {ran.code}\nstdout:\n{ran.stdout}\nstderr:\n{ran.stderr}"
+        )
+        return Finished(ran.code, ran.stdout, ran.stderr)
 
     # ----------------------------------------------------------------------------------------------- results
 

@@ -87,11 +87,20 @@ class SoakLibrary(CrashLibrary):
             self.arm_fault(_PROVIDERS[self._provider].results_route, "slow", seconds=0.002)
         kills = rng.choice((0, 1, 1, 2, 3))
         for _ in range(kills):
-            names = [self._client_for(group, requests, ledger, size) for group in groups]
-            time.sleep(rng.uniform(0.05, 3.5))
-            doomed = [name for name in names if rng.random() < 0.8] or names[:1]
+            # Who dies is drawn before the clients start, so that they run unmeasured by coverage (SIGKILL leaves
+            # none to write: `UNMEASURED`). The same draws as when they followed the pause's: the random stream
+            # after them, and so every later draw of the round, is the same.
+            dies = [rng.random() < 0.8 for _ in groups]
+            dies[0] = dies[0] or not any(dies)
+            pause = rng.uniform(0.05, 3.5)
+            names = [
+                self._client_for(group, requests, ledger, size, measured=not dead)
+                for group, dead in zip(groups, dies, strict=True)
+            ]
+            time.sleep(pause)
+            doomed = [name for name, dead in zip(names, dies, strict=True) if dead]
             for name in doomed:
-                self._clients[name].popen.send_signal(signal.SIGKILL)
+                self._process_client(name).popen.send_signal(signal.SIGKILL)
                 totals.kills += 1
             for name in names:
                 self.wait_for_client(name, timeout=_FINISH_TIMEOUT)
@@ -134,9 +143,11 @@ class SoakLibrary(CrashLibrary):
             self._totals.unknown_creates += 1
         self.arm_fault(create, "delay_after_commit", seconds=round(rng.uniform(*delays), 2), times=12)
 
-    def _client_for(self, group: str, requests: int, ledger: str, size: int) -> str:
+    def _client_for(self, group: str, requests: int, ledger: str, size: int, measured: bool = True) -> str:
         self._totals.clients += 1
-        return self.start_client(group, requests, ledger, max_batch_requests=size, reconcile_grace=5.0)
+        return self.start_client(
+            group, requests, ledger, max_batch_requests=size, reconcile_grace=5.0, measured=measured
+        )
 
     def _wait_or_hang(self, name: str, timeout: float = _FINISH_TIMEOUT) -> int:
         try:

@@ -9,6 +9,14 @@ Documentation       `lowtide run` over a CSV of hundreds of rows in ten batches,
 ...                 of each other provider runs the same command through its own batch API (three batches each: the
 ...                 API's shape is the point, not the count).
 ...
+...                 The runs killed, signalled or resumed after a kill are processes of their own; every other command
+...                 (the reference run never stopped, `retry`, `status`, the dry run, the refused template, each other
+...                 provider's run, the run that finishes the signalled ones) runs in this process through the console
+...                 script's own `main` (`Run Lowtide In This Process`: the environment a process is given, its output
+...                 kept in files for the key's check, its ledgers closed after as at a process's exit), which saves an
+...                 interpreter's start-up and lowtide's and the SDK's imports each, 2-5 s of CPU under coverage. That
+...                 an ordinary exit closes the ledger is ledger.feature's "exits without closing anything" scenario.
+...
 ...                 Some rows carry `[[emulator:errored]]` (every attempt of them fails); some first attempts are
 ...                 armed to fail (`overloaded_error`) or expire through the emulator's `/_emulator/outcomes` route,
 ...                 by custom id (`<run id>-<index>`), so that their retry (`<run id>-<index>-a2`) succeeds.
@@ -67,8 +75,8 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     Arm First Attempt Outcomes    ${RUN}    ${whole}/ledger.sqlite3    errored=${FLAKY}    expired=${EXPIRING}
     @{options}=    Create List    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    ${RUN}    --items-per-batch    ${PER_BATCH}    --max-parallel-batches    3    --progress    plain
-    ${never}=    Run Lowtide    run    ${csv}    @{options}    --out    ${whole}/results.jsonl
-    ...    --ledger    ${whole}/ledger.sqlite3    timeout=${RESUME_TIMEOUT}
+    ${never}=    Run Lowtide In This Process    run    ${csv}    @{options}    --out    ${whole}/results.jsonl
+    ...    --ledger    ${whole}/ledger.sqlite3
     Should Be Equal As Integers    ${never.rc}    1    msg=Some items failed: exit code 1.\n${never.stderr}
     Should Contain    ${never.stdout}    run ${RUN}: 400 item(s): 390 succeeded, 7 failed, 3 expired; ${BATCHES} batch(es); $
     No Spool Should Be Left Beside    ${whole}/results.jsonl    ${RUN}
@@ -82,7 +90,7 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     @{command}=    Create List    run    ${csv}    @{options}
     ...    --out    ${out}    --results-dir    ${work}/resdir    --ledger    ${ledger}
 
-    ${first}=    Start Lowtide    @{command}
+    ${first}=    Start Lowtide    @{command}    measured=${FALSE}
     Kill Lowtide Midway    ${first}    ${ledger}    batches=${BATCHES}
     Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    partial=${TRUE}
     File Should Not Exist    ${out}
@@ -101,7 +109,7 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     Results Should Equal But For Batches    ${out}    ${whole}/results.jsonl
     No Spool Should Be Left Beside    ${work}/resdir/results    ${RUN}
 
-    ${retry}=    Run Lowtide    retry    ${RUN}    --ledger    ${ledger}    --progress    plain
+    ${retry}=    Run Lowtide In This Process    retry    ${RUN}    --ledger    ${ledger}    --progress    plain
     Should Be Equal As Integers    ${retry.rc}    1    msg=The marked rows still fail: exit code 1.\n${retry.stderr}
     Should Contain    ${retry.stdout}    run ${RUN}: 400 item(s): 396 succeeded, 4 failed; ${BATCHES + 1} batch(es); $
     Should Not Contain    ${retry.stderr}    Traceback
@@ -111,7 +119,7 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     Results Directory Should Match    ${work}/resdir    ${out}
 
     ${in_ledger}=    Every Batch Should Be Collected    ${ledger}    ${BATCHES + 1}
-    ${status}=    Run Lowtide    status    ${RUN}    --ledger    ${ledger}
+    ${status}=    Run Lowtide In This Process    status    ${RUN}    --ledger    ${ledger}
     Should Be Equal As Integers    ${status.rc}    0    msg=${status.stderr}
     Should Contain    ${status.stdout}    run ${RUN} (actor reviewer): 400 item(s): 396 succeeded, 4 failed
     Should Contain    ${status.stdout}    ${in_ledger} batch(es);
@@ -123,7 +131,7 @@ A Dry Run Prints The Plan And Sends Nothing
     ${csv}=    Write Reviews    ${SMALL}
     ${actor}=    Write Actor File
     ${work}=    New Directory    dry-
-    ${plan}=    Run Lowtide    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ${plan}=    Run Lowtide In This Process    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    dry    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --dry-run
     Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
@@ -134,7 +142,7 @@ A Dry Run Prints The Plan And Sends Nothing
     Should Contain    ${plan.stdout}    dry run: nothing was sent
     Emulator Should Have Seen No Calls
     File Should Not Exist    ${work}/results.jsonl
-    ${status}=    Run Lowtide    status    dry    --ledger    ${work}/ledger.sqlite3
+    ${status}=    Run Lowtide In This Process    status    dry    --ledger    ${work}/ledger.sqlite3
     Should Be Equal As Integers    ${status.rc}    2
     Should Contain    ${status.stderr}    has no run 'dry'
 
@@ -144,7 +152,7 @@ A Template Naming A Missing Column Is Refused Before Anything Is Sent
     ${csv}=    Write Reviews    50
     ${actor}=    Write Actor File
     ${work}=    New Directory    bad-
-    ${result}=    Run Lowtide    run    ${csv}    --actor    ${actor}    --template    Review {review} in {language}
+    ${result}=    Run Lowtide In This Process    run    ${csv}    --actor    ${actor}    --template    Review {review} in {language}
     ...    --run-id    bad    --out    ${work}/results.jsonl    --ledger    ${work}/ledger.sqlite3
     Should Be Equal As Integers    ${result.rc}    2    msg=${result.stderr}
     Should Be Empty    ${result.stdout}
@@ -168,11 +176,11 @@ An OpenAI Actor's Run Goes Through OpenAI's Batch API, Resumable And Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    oai    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${plan}=    Run Lowtide    @{command}    --dry-run
+    ${plan}=    Run Lowtide In This Process    @{command}    --dry-run
     Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
     Should Match Regexp    ${plan.stdout}    (?m)^estimated cost: \\$0\\.0*[1-9][0-9.]* to \\$[0-9.]+ at batch prices$
     Emulator Should Have Seen No Calls
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run oai: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -180,7 +188,7 @@ An OpenAI Actor's Run Goes Through OpenAI's Batch API, Resumable And Paid Once
     Emulator Should Have Created Batches    3    provider=openai
     Results Should Be Complete    ${work}/results.jsonl    oai    ${TEMPLATE}
     Reset Emulator
-    ${again}=    Run Lowtide    @{command}
+    ${again}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
     Should Contain    ${again.stdout}    run oai: 120 item(s): 120 succeeded
     Emulator Should Have Seen No Calls
@@ -196,7 +204,7 @@ A Gemini Actor's Run Goes Through Gemini's Batch Mode, Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    gem    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run gem: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -216,7 +224,7 @@ A Bedrock Actor's Run Goes Through Bedrock Batch Inference, Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    bed    --items-per-batch    100    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run bed: 300 item(s): 300 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -234,7 +242,7 @@ A Mistral Actor's Run Goes Through Mistral's Batch Jobs, Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    mis    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run mis: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -254,7 +262,7 @@ An Azure OpenAI Actor's Run Goes Through Azure's Batch API At Its Deployment, Pa
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    azr    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run azr: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -273,7 +281,7 @@ A Groq Actor's Run Goes Through Groq's Batch API, Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    grq    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run grq: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -292,7 +300,7 @@ A Together Actor's Run Goes Through Together's Batch API, Paid Once
     @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
     ...    --run-id    tgr    --items-per-batch    ${SMALL_BATCH}    --out    ${work}/results.jsonl
     ...    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${run}=    Run Lowtide    @{command}
+    ${run}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
     Should Contain    ${run.stdout}    run tgr: 120 item(s): 120 succeeded; 3 batch(es); $
     Should Not Contain    ${run.stderr}    Traceback
@@ -327,7 +335,7 @@ SIGTERM And Ctrl-C End A Run With One Line Saying Nothing Is Lost And How To Res
     Should Contain    ${stopped.stderr}    lowtide run ${csv} --actor ${actor}
     Should Not Contain    ${stopped.stderr}    Traceback
     Ledger Should Be Closed    ${work}/ledger.sqlite3
-    ${again}=    Run Lowtide    @{command}
+    ${again}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
     Should Contain    ${again.stdout}    run stop: 300 item(s): 300 succeeded
     Ledger Should Be Closed    ${work}/ledger.sqlite3

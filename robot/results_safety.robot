@@ -1,14 +1,15 @@
 *** Settings ***
 Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
-Documentation       What a bulk run must never lose, for real: `lowtide run` in its own process against `lowtide
-...                 emulator` on a loopback socket. An `--out` that is the run's input (by its path, a symbolic or a
-...                 hard link) is refused before anything is sent, the input intact. A results download the emulator
-...                 cuts part way, every time, leaves the unanswered items waiting on their batch (exit 1, the summary
-...                 and `lowtide runs` say so); `lowtide collect` and the same command again answer every one, each
-...                 request created once. A garbled result line is its item's error, its bytes kept in the raw
-...                 results, the others answered. Both providers' batch APIs. The commands that only read the ledger
-...                 (`runs`, `status`) and the refused runs, which send nothing, run in this process, through the
-...                 console script's own `main` (`Run Lowtide In This Process`): an interpreter's start-up each saved.
+Documentation       What a bulk run must never lose, for real: `lowtide run` against `lowtide emulator` on a loopback
+...                 socket. An `--out` that is the run's input (by its path, a symbolic or a hard link) is refused
+...                 before anything is sent, the input intact. A results download the emulator cuts part way, every
+...                 time, leaves the unanswered items waiting on their batch (exit 1, the summary and `lowtide runs`
+...                 say so); `lowtide collect` and the same command again answer every one, each request created once.
+...                 A garbled result line is its item's error, its bytes kept in the raw results, the others answered.
+...                 Both providers' batch APIs. No command here is killed or signalled: each runs in this process,
+...                 through the console script's own `main` (`Run Lowtide In This Process`), with the environment a
+...                 process of its own is given, an interpreter's start-up and the SDK's imports each saved (the
+...                 commands killed and resumed in processes of their own: bulk_run.robot, crash_recovery/).
 
 Library             OperatingSystem
 Library             ResultsLibrary.py
@@ -72,7 +73,7 @@ Cut Results Are Collected Later
     Cut Results Downloads    ${provider}    after_lines=1    times=2
     @{command}=    Create List    run    ${input}    --actor    ${actor}    --run-id    cut    --out    ${work}/out.jsonl
     ...    --results-dir    ${work}/res    --ledger    ${work}/ledger.sqlite3    --progress    none
-    ${first}=    Run Lowtide    @{command}
+    ${first}=    Run Lowtide In This Process    @{command}
     # The API failed a call (a download broken for good): exit 3, and nothing is lost.
     Should Be Equal As Integers    ${first.rc}    3    msg=The API failed a call: exit 3.\n${first.stderr}
     Should Contain    ${first.stdout}    run cut: 4 item(s): 1 succeeded, 3 waiting
@@ -85,13 +86,13 @@ Cut Results Are Collected Later
     ${status}=    Run Lowtide In This Process    status    cut    --ledger    ${work}/ledger.sqlite3
     Should Contain    ${status.stdout}    3 item(s) wait on batch
     IF    '${collector}' == 'lowtide collect'
-        ${collect}=    Run Lowtide    collect    --ledger    ${work}/ledger.sqlite3    --api-key-env    LOWTIDE_ROBOT_KEY
+        ${collect}=    Run Lowtide In This Process    collect    --ledger    ${work}/ledger.sqlite3    --api-key-env    LOWTIDE_ROBOT_KEY
         Should Be Equal As Integers    ${collect.rc}    0    msg=${collect.stderr}
         ${status}=    Run Lowtide In This Process    status    cut    --ledger    ${work}/ledger.sqlite3
         Should Contain    ${status.stdout}    run cut (actor reader): 4 item(s): 4 succeeded
         Results Downloads Should Be    ${provider}    3
     END
-    ${again}=    Run Lowtide    @{command}
+    ${again}=    Run Lowtide In This Process    @{command}
     Should Be Equal As Integers    ${again.rc}    0    msg=${again.stderr}
     Should Contain    ${again.stdout}    run cut: 4 item(s): 4 succeeded
     Results Downloads Should Be    ${provider}    3
@@ -109,7 +110,7 @@ A Garbled Line Fails Its Item Alone
     ${actor}=    Write Actor File    ${provider}
     ${work}=    New Directory    run-
     Garble Result Line    garbled-1    ${how}    ${work}/ledger.sqlite3
-    ${result}=    Run Lowtide    run    ${input}    --actor    ${actor}    --run-id    garbled    --out    ${work}/out.jsonl
+    ${result}=    Run Lowtide In This Process    run    ${input}    --actor    ${actor}    --run-id    garbled    --out    ${work}/out.jsonl
     ...    --results-dir    ${work}/res    --ledger    ${work}/ledger.sqlite3    --progress    none
     Should Be Equal As Integers    ${result.rc}    1    msg=One item failed: exit 1.\n${result.stderr}
     Should Contain    ${result.stdout}    run garbled: 3 item(s): 2 succeeded, 1 failed

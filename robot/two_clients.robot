@@ -78,7 +78,7 @@ The Second Client Finishes What A First One Killed While Polling Left
     Every Request Should Have Been Created Once    shared    ${REQUESTS}
     Every Ticket Should Be Collected    ${ledger}    shared    ${REQUESTS}
     ${stats}=    Emulator Stats
-    ${again}=    Run Client    shared    ${REQUESTS}    ${ledger}    name=doomed-again
+    ${again}=    Run Client In This Process    shared    ${REQUESTS}    ${ledger}    name=doomed-again
     Client Should Have Succeeded    ${again}
     Answers Should Be The Same    ${second}    ${again}
     Emulator Call Count Should Be    batches.create    ${stats}[calls][batches.create]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -346,6 +348,23 @@ def step_azure_socket(context: Context) -> None:
     server = serving.__enter__()
     w.cleanups.append(lambda: serving.__exit__(None, None, None))
     set_env(w, "AZURE_OPENAI_ENDPOINT", server.url)
+    set_env(w, "AZURE_OPENAI_API_KEY", AZURE_KEY)
+    set_env(w, "OPENAI_API_VERSION", VERSION)
+
+
+@given(
+    '`lowtide emulator` runs with LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS="{deployments}", named by AZURE_OPENAI_ENDPOINT'
+)
+def step_azure_emulator_command(context: Context, deployments: str) -> None:
+    """The command in a process of its own, as a reader of the README starts it, its deployments from the variable."""
+    w = world(context)
+    command = [sys.executable, "-m", "lowtide", "emulator", "--port", "0", "--json", "--processing-seconds", "0"]
+    env = {**os.environ, "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS": deployments}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    w.cleanups.append(lambda: (process.terminate(), process.wait(30)))
+    assert process.stdout is not None
+    listening = json.loads(process.stdout.readline())
+    set_env(w, "AZURE_OPENAI_ENDPOINT", listening["url"])
     set_env(w, "AZURE_OPENAI_API_KEY", AZURE_KEY)
     set_env(w, "OPENAI_API_VERSION", VERSION)
 

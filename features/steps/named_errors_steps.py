@@ -4,6 +4,7 @@ be written."""
 
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 from typing import Any
@@ -26,15 +27,20 @@ def step_actor_own_client(context: Context, name: str, variable: str, value: str
     for name_of in {variable, "ANTHROPIC_API_KEY"}:
         remember_env(context, name_of)
     os.environ["ANTHROPIC_API_KEY"] = API_KEY
-    os.environ[variable] = value.replace("\\n", "\n").replace("\\t", "\t")
+    os.environ[variable] = _unescaped(value)
     w.add_actor({"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch"}, client=None)
+
+
+def _unescaped(value: str) -> str:
+    """A value as a table cell writes it, its escapes (`\\n`, `\\t`, `\\x07`, `\\u00a0`) read as the characters."""
+    return codecs.decode(value, "unicode_escape")
 
 
 @given('an actor "{name}" in batch mode given the API key "{key}"')
 def step_actor_given_key(context: Context, name: str, key: str) -> None:
     w = world(context)
     settings = {"name": name, "model": "claude-sonnet-5-5", "batch_processing": "batch"}
-    w.add_actor(settings, client=None, api_key=key.replace("\\n", "\n").replace("\\t", "\t"))
+    w.add_actor(settings, client=None, api_key=_unescaped(key))
 
 
 @given('an OpenAI actor "{name}" in {mode:w} mode whose API refuses connections')
@@ -61,7 +67,7 @@ def step_openai_actor_own_client(context: Context, name: str, variable: str, val
     for name_of in {variable, "OPENAI_API_KEY"}:
         remember_env(context, name_of)
     os.environ["OPENAI_API_KEY"] = "sk-openai-scenario"
-    os.environ[variable] = value.replace("\\n", "\n")
+    os.environ[variable] = _unescaped(value)
     settings = {"name": name, "provider": "openai", "model": "gpt-5.4-mini", "batch_processing": "batch"}
     w.add_actor(settings, client=None)
 

@@ -115,6 +115,34 @@ def step_adopted_elsewhere(context: Context) -> None:
     w.hooks.before("batches.list", adopt)
 
 
+@given(
+    '"{rival}" asks "{prompt}" with the key "{key}" as lowtide first lists the batches, its create answered once '
+    'lowtide logs "{text}"'
+)
+def step_rival_during_listing(context: Context, rival: str, prompt: str, key: str, text: str) -> None:
+    """The first listing waits until `rival`'s call has recorded its intent and the API has committed its create; the
+    create's answer is held until lowtide logs `text`, so the rival's batch is listed while its create is in flight.
+    Held until an unknown create is reconciled too: a look that adopted the rival's batch must fail the scenario's
+    checks, not hang it."""
+    w = world(context)
+    logged, adopted = _when_logged(w, text), _when_logged(w, "reconciled with the API's")
+    committed = asyncio.Event()
+
+    async def held() -> None:
+        committed.set()
+        waits = [asyncio.ensure_future(logged.wait()), asyncio.ensure_future(adopted.wait())]
+        _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for wait in pending:
+            wait.cancel()
+
+    async def rival_call() -> None:
+        w.witnessed["rival call"] = [(key, prompt, asyncio.ensure_future(w.actors[rival].run(prompt, key=key)))]
+        await committed.wait()
+
+    w.hooks.after("batches.create", held, nth=1)  # the first create the API commits: the one that failed is not
+    w.hooks.before("batches.list", rival_call)
+
+
 @given('the ledger\'s "{method}" fails once with "{failure}"')
 def step_ledger_fails(context: Context, method: str, failure: str) -> None:
     """The ledger's `method` raises once. A store of its own async face (PostgreSQL's) fails there, where the engine
@@ -232,6 +260,25 @@ def step_two_actors(
         )
 
     w.asked = dict(zip((key1, key2), w.run(both()), strict=True))
+
+
+@when('"{first}" asks "{prompt}" with the key "{key}", and the call "{second}" made meanwhile ends too')
+def step_call_and_rival(context: Context, first: str, prompt: str, key: str, second: str) -> None:
+    w = world(context)
+
+    async def both() -> dict[str, ActorResponse[Any] | BaseException]:
+        try:
+            mine: ActorResponse[Any] | BaseException = await w.actors[first].run(prompt, key=key)
+        except Exception as error:  # the outcome is what the scenario checks
+            mine = error
+        [(rival_key, _, rival)] = w.witnessed["rival call"]
+        [theirs] = await asyncio.gather(rival, return_exceptions=True)
+        return {key: mine, rival_key: theirs}
+
+    w.run(checked_models([w.actors[first], w.actors[second]]))
+    w.asked = w.run(both())
+    [(rival_key, rival_prompt, _)] = w.witnessed["rival call"]
+    w.value = {"prompts": {key: prompt, rival_key: rival_prompt}}
 
 
 # -- outcomes ----------------------------------------------------------------------------------------------------------

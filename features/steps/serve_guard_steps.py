@@ -5,12 +5,13 @@ the bytes on the wire matter), so that status, headers and error bodies are seen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,11 +24,12 @@ from step_context import given, then, when
 from lowtide import ActorError
 from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
+from lowtide.http.server import app_in_thread
 from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.memory import MemoryLedger
 from lowtide.ledger.records import NewRequest
 from lowtide.providers.anthropic.serving import MessagesWire
-from lowtide.serve.app import build_app
+from lowtide.serve.app import build_app, error_body
 from lowtide.serve.keys import ledger_key, request_key
 
 
@@ -111,7 +113,7 @@ def guarded_emulator(context: Context, model: str) -> None:
 @given("lowtide serve runs an Anthropic and an OpenAI actor, with")
 def serve_both(context: Context) -> None:
     """The table's rows (option, value): client keys (comma-separated), body limit (bytes), allowed models
-    (comma-separated), idempotency ttl (seconds)."""
+    (comma-separated), idempotency ttl (seconds), body timeout (seconds)."""
     options = {row["option"]: row["value"] for row in context.table}
     _start(
         context,
@@ -119,7 +121,16 @@ def serve_both(context: Context) -> None:
         allow_models=[name.strip() for name in options.get("allowed models", "").split(",") if name.strip()],
         max_body_bytes=int(options["body limit"]) if "body limit" in options else None,
         idempotency_ttl=float(options.get("idempotency ttl", 86400)),
+        body_timeout=float(options.get("body timeout", 30)),
     )
+
+
+@given(
+    "lowtide serve runs an Anthropic and an OpenAI actor, each on a server of its own whose headers must arrive within "
+    "{seconds:g} seconds"
+)
+def serve_own_servers(context: Context, seconds: float) -> None:
+    _start(context, header_seconds=seconds)
 
 
 @given("lowtide serve runs an Anthropic and an OpenAI actor that fail in a way lowtide does not expect")
@@ -165,6 +176,7 @@ def _start(
     actor_class: type[Actor] = Actor,
     ledger: type[MemoryLedger] | None = None,
     wires: dict[str, list[Any]] | None = None,
+    header_seconds: float | None = None,
     **options: Any,
 ) -> None:
     """Both actors served, each by an app of its own on a loopback socket, with `--access-log` (the feature's
@@ -191,6 +203,13 @@ def _start(
         guarded.actors.append(actor)
         served = (wires or {}).get(provider)
         app = build_app(actor, served, client_keys=keys or ["key-a"], **options)
+        if header_seconds is not None:  # a server of its own, as `lowtide serve` starts it, with a short limit
+            shapes = error_body(actor, served)
+            started = app_in_thread(app, access_log=True, error_body=shapes, header_seconds=header_seconds)
+            stack = contextlib.ExitStack()
+            guarded.urls[provider], _ = stack.enter_context(started)
+            context.cleanups.append(stack.close)
+            continue
         slot = shared_server(context, f"serve-guard-{provider}", access_log=True)
         slot.serve(context, app, actor)
         guarded.urls[provider] = slot.url
@@ -262,15 +281,24 @@ def post_sized(context: Context, size: int, path: str) -> None:
 @when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", its headers only')
 def post_declared(context: Context, size: int, path: str) -> None:
     """Over a raw socket: the headers, then nothing but waiting for the answer (which must come without the body)."""
+    _raw(context, path, lambda host: _head(path, host, size))
+
+
+def _head(path: str, host: str, size: int, extra: str = "") -> bytes:
+    """A request's line and headers, declaring a body of `size` bytes."""
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
+        f"anthropic-version: 2023-06-01\r\n{extra}content-length: {size}\r\n\r\n"
+    ).encode()
+
+
+def _raw(context: Context, path: str, sent: Callable[[str], bytes]) -> None:
+    """Over a raw socket to the server of `path`: `sent(host)` all at once, then the answer read off the socket."""
     guarded = _guarded(context)
     guarded.path = path
     host, port = guarded.urls[_provider(path)].removeprefix("http://").split(":")
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\ncontent-type: application/json\r\n"
-        f"anthropic-version: 2023-06-01\r\ncontent-length: {size}\r\n\r\n"
-    )
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(head.encode())
+        sock.sendall(sent(host))
         guarded.answer = _read_answer(sock)
 
 
@@ -289,6 +317,25 @@ def _read_answer(sock: socket.socket) -> Answer:
         assert chunk, "the connection closed in the middle of the answer"
         rest += chunk
     return Answer(int(status_line.split()[1]), headers, json.loads(rest[:length]))
+
+
+@when('a body declaring {size:d} bytes is sent to lowtide serve at "{path}", then only its first {sent:d} bytes')
+def post_stalled(context: Context, size: int, path: str, sent: int) -> None:
+    """The headers and `sent` bytes of the body, then nothing but waiting for the answer, which must come once the
+    server's body timeout has passed, the connection still open."""
+    _raw(context, path, lambda host: _head(path, host, size) + json.dumps(_request(path)).encode()[:sent])
+
+
+@when('a request whose headers hold {size:d} bytes is sent to lowtide serve at "{path}", its body after them')
+def post_large_headers(context: Context, size: int, path: str) -> None:
+    """All at once: the answer must be read, not a connection reset by unread bytes."""
+    body = json.dumps(_request(path)).encode()
+    _raw(context, path, lambda host: _head(path, host, len(body), f"x-padding: {'p' * size}\r\n") + body)
+
+
+@when('a request whose headers never end is sent to lowtide serve at "{path}"')
+def post_unended_headers(context: Context, path: str) -> None:
+    _raw(context, path, lambda host: f"POST {path} HTTP/1.1\r\nHost: {host}\r\nx-api-key: key-a\r\n".encode())
 
 
 @when('a request body {what} is posted to lowtide serve at "{path}"')

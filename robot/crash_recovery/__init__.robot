@@ -25,7 +25,11 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 anew (`Fresh Emulator`). The client (`resources/crash_client.py --provider ...`, through the
 ...                 provider's own SDK) is killed by lowtide's own crash points (`LOWTIDE_CRASHPOINT`); a create still
 ...                 in flight when it dies is kept in flight by the emulator's `delay_after_commit` fault, which
-...                 commits the batch and answers only later. The tests tagged `postgres` (`nox -s postgres`) run the Anthropic crash tests on a
+...                 commits the batch and answers only later. The killed client runs unmeasured by coverage (SIGKILL
+...                 leaves none to write); the client run again after it, and the one whose create's answer is lost,
+...                 run in the `robot` process itself (`Run Client In This Process`: the same client code and
+...                 environment, an interpreter's start-up and the SDK's imports saved), so that each test starts
+...                 one process. The tests tagged `postgres` (`nox -s postgres`) run the Anthropic crash tests on a
 ...                 PostgreSQL ledger, a database of their own each in a throwaway cluster. Since schema 7 the intent
 ...                 writes no request row (a request's batch is its latest membership, a pending one a row of
 ...                 `pending_requests`): a client killed between the intent and the create leaves every request

@@ -217,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     # `kill -USR1 PID` prints every thread's stack to stderr: what a hung client is waiting for.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    return run_here(args)
+
+
+def run_here(args: argparse.Namespace) -> int:
+    """The client's work without `main`'s set-up of the process: what a Robot library runs in its own process
+    (CrashLibrary's `Run Client In This Process`, whose caller puts the loggers back and writes their records)."""
     logging.getLogger("lowtide").setLevel(logging.INFO)
     if args.barrier is not None:
         meet(args.barrier, args.parties)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
 if TYPE_CHECKING:
     from lowtide.emulator.core.ratelimits import Latency
+    from lowtide.emulator.emulator import Emulator
 
 __all__ = ["COMMANDS"]
 
@@ -94,6 +96,15 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     help="Also serve these models, beside its catalogue (comma-separated, repeatable).",
 )
 @click.option(
+    "--azure-deployment",
+    "azure_deployments",
+    multiple=True,
+    metavar="NAME=MODEL",
+    envvar="LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS",
+    help="Azure OpenAI: also a deployment NAME serving MODEL (repeatable; or $LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS,"
+    " comma-separated). By default every OpenAI text model has a deployment of its own name.",
+)
+@click.option(
     "--rpm", type=COUNT, help="Live calls: requests per minute, per provider and API key (default: no limit)."
 )
 @click.option("--input-tpm", type=COUNT, help="Live Messages calls: input tokens per minute, per API key.")
@@ -116,6 +127,7 @@ def emulator(
     api_keys: tuple[str, ...],
     state_file: str | None,
     models: tuple[str, ...],
+    azure_deployments: tuple[str, ...],
     rpm: int | None,
     input_tpm: int | None,
     output_tpm: int | None,
@@ -156,7 +168,31 @@ def emulator(
         raise ConfigurationError(str(error), field="state_file") from None
     except EmulationError as error:  # an installed emulation that cannot be loaded, named
         raise ConfigurationError(str(error)) from None
+    if azure_deployments:
+        _deploy(served, azure_deployments)
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)
+
+
+def _deploy(served: Emulator, given: tuple[str, ...]) -> None:
+    """`--azure-deployment NAME=MODEL` (each value may hold several, comma-separated, as the variable does): a model
+    OpenAI's emulation does not serve is refused, naming those it does."""
+    from lowtide.emulator.azure_openai.backend import default_deployments
+    from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
+    from lowtide.errors import ConfigurationError
+
+    known = default_deployments()
+    deployments = served.emulation(AzureOpenAIEmulation).deployments
+    for pair in (part.strip() for value in given for part in value.split(",") if part.strip()):
+        name, equals, model = (side.strip() for side in pair.partition("="))
+        if not equals or not name or not model:
+            raise click.BadParameter(f"expected NAME=MODEL, not {pair!r}", param_hint="'--azure-deployment'")
+        if model not in known:
+            close = difflib.get_close_matches(model, sorted(known), n=3)
+            hint = f" Did you mean {', '.join(repr(name) for name in close)}?" if close else ""
+            raise ConfigurationError(
+                f"--azure-deployment {pair}: the emulator serves no model {model!r}.{hint}", field="azure_deployment"
+            )
+        deployments[name] = model
 
 
 def _latency(given: str | None) -> Latency:

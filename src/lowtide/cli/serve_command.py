@@ -61,6 +61,13 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     show_default=True,
     help="Seconds an Idempotency-Key names the same request; sent again later, it is a new request.",
 )
+@click.option(
+    "--body-timeout",
+    type=SECONDS,
+    default=30.0,
+    show_default=True,
+    help="Refuse (408) a request whose body goes this many seconds without a byte arriving.",
+)
 @ledger_option
 @click.option(
     "--access-log", is_flag=True, help="Log a line per request: method, path, status, duration (never keys or bodies)."
@@ -75,6 +82,7 @@ def serve(
     allow_models: tuple[str, ...],
     max_body_bytes: int | None,
     idempotency_ttl: float,
+    body_timeout: float,
     ledger: str | None,
     access_log: bool,
     json_output: bool,
@@ -95,7 +103,7 @@ def serve(
     from lowtide.actor import Actor
     from lowtide.errors import ConfigurationError
     from lowtide.http.server import run_app
-    from lowtide.serve.app import CLIENT_KEY_ENV, build_app
+    from lowtide.serve.app import CLIENT_KEY_ENV, build_app, error_body
 
     keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
     if not keys:
@@ -105,6 +113,8 @@ def serve(
         )
     if not idempotency_ttl > 0:
         raise ConfigurationError("--idempotency-ttl must be more than 0 seconds.", field="idempotency_ttl")
+    if not body_timeout > 0:
+        raise ConfigurationError("--body-timeout must be more than 0 seconds.", field="body_timeout")
     actor = Actor.from_file(actor_file, name, ledger=ledger)
     app = build_app(
         actor,
@@ -112,8 +122,17 @@ def serve(
         allow_models=allow_models,
         max_body_bytes=max_body_bytes,
         idempotency_ttl=idempotency_ttl,
+        body_timeout=body_timeout,
     )
-    return run_app(app, "lowtide serve", host=host, port=port, access_log=access_log, json_line=json_output)
+    return run_app(
+        app,
+        "lowtide serve",
+        host=host,
+        port=port,
+        access_log=access_log,
+        json_line=json_output,
+        error_body=error_body(actor),
+    )
 
 
 COMMANDS = [serve]

@@ -131,8 +131,5 @@ def _unusable_character(value: str) -> str | None:
 
 
 def _kind_of(character: str) -> str:
-    if character.isspace():
-        return "whitespace"
-    if unicodedata.category(character).startswith("C"):
-        return f"a control character (U+{ord(character):04X})"
-    return f"a character beyond ASCII (U+{ord(character):04X})"
+    # Only whitespace and control characters are asked about (`_unusable_character`).
+    return "whitespace" if character.isspace() else f"a control character (U+{ord(character):04X})"

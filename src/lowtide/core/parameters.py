@@ -9,12 +9,14 @@ provider knows which.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import Any, Protocol, TypeVar
 
 from lowtide.errors import ConfigurationError
 
-__all__ = ["LazyCheck", "ParameterCheck", "Parameters", "check_ranges", "refuse_fields"]
+__all__ = ["LazyCheck", "ParameterCheck", "Parameters", "check_ranges", "refuse_fields", "with_extra_params"]
+
+Body = TypeVar("Body", bound=MutableMapping[str, object])
 
 
 class Parameters(Protocol):
@@ -99,3 +101,19 @@ def check_ranges(parameters: Parameters, ranges: Mapping[str, tuple[float, float
             raise ConfigurationError(
                 f"{name}: {value:g} is outside the range {who} takes, {low:g} to {high:g}.", field=name
             )
+
+
+def with_extra_params(body: Body, extra: Mapping[str, object], *, not_extra: Mapping[str, str] | None = None) -> Body:
+    """`body` with a call's `extra_params` merged in at the top. Refused, before anything is merged: a name in
+    `not_extra` (the API's field lowtide cannot honour, with why), or one the body already sets (an extra parameter
+    adds to what lowtide sends; it never silently replaces it)."""
+    for name, reason in (not_extra or {}).items():
+        if name in extra:
+            raise ConfigurationError(f"extra_params cannot set {name}: {reason}.", field=f"extra_params.{name}")
+    clashes = set(extra) & set(body)
+    if clashes:
+        raise ConfigurationError(
+            f"extra_params repeats parameter(s) already set: {', '.join(sorted(clashes))}", field="extra_params"
+        )
+    body.update(extra)
+    return body

@@ -19,6 +19,7 @@ import uvicorn
 
 from lowtide.http.access_log import AccessLog
 from lowtide.http.dropped import ConnectionDropped
+from lowtide.http.guarded import HEADER_BYTES, HEADER_SECONDS, ErrorBody, guarded_protocol
 
 __all__ = ["app_in_thread", "run_app"]
 
@@ -34,12 +35,15 @@ def run_app(
     access_log: bool = False,
     json_line: bool = False,
     path: str = "",
+    error_body: ErrorBody | None = None,
 ) -> int:
     """Serve `app` until SIGTERM or SIGINT, then return 0 (2 if the address cannot be listened on, 1 if uvicorn
     fails).
 
     Once it accepts connections it prints where, on stdout: `{name} listening on URL`, or with `json_line` one JSON
     object, `{"event": "listening", "url": ..., "host": ..., "port": ...}`. `path` is added to the URL announced.
+    A request whose headers are too large, too slow or not HTTP is answered as `error_body` writes an error (else
+    in plain text) before the app sees it (`guarded.py`).
     """
     try:
         sock = _bind(host, port)
@@ -52,7 +56,7 @@ def run_app(
     def announce() -> None:
         print(json.dumps(listening) if json_line else f"{name} listening on {url}", flush=True)
 
-    server = _server(app, access_log=access_log, on_ready=announce)
+    server = _server(app, access_log=access_log, on_ready=announce, error_body=error_body)
     with _signals_stop(server):
         server.run(sockets=[sock])
     return 0 if server.started else 1
@@ -60,12 +64,20 @@ def run_app(
 
 @contextmanager
 def app_in_thread(
-    app: object, *, host: str = "127.0.0.1", port: int = 0, access_log: bool = False
+    app: object,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    access_log: bool = False,
+    error_body: ErrorBody | None = None,
+    header_seconds: float = HEADER_SECONDS,
 ) -> Generator[tuple[str, int]]:
     """Serve the ASGI `app` on a socket from a background thread for the `with` block; yields its URL and port."""
     sock = _bind(host, port)
     ready = threading.Event()
-    server = _server(app, access_log=access_log, on_ready=ready.set)
+    server = _server(
+        app, access_log=access_log, on_ready=ready.set, error_body=error_body, header_seconds=header_seconds
+    )
 
     def serve() -> None:
         try:
@@ -108,11 +120,25 @@ class _Server(uvicorn.Server):
         self._on_ready()
 
 
-def _server(app: Any, *, access_log: bool, on_ready: Callable[[], None]) -> _Server:
+def _server(
+    app: Any,
+    *,
+    access_log: bool,
+    on_ready: Callable[[], None],
+    error_body: ErrorBody | None = None,
+    header_seconds: float = HEADER_SECONDS,
+) -> _Server:
     # uvicorn's own access log is off: at its log level (warning) it would log nothing, and it would log the query
     # string and the client's address. Ours logs a line per request on lowtide's log (`access_log.py`).
     served = AccessLog(app) if access_log else app
-    config = uvicorn.Config(served, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+    config = uvicorn.Config(
+        served,
+        http=guarded_protocol(error_body, header_seconds=header_seconds),
+        h11_max_incomplete_event_size=HEADER_BYTES,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )
     # After the config, which sets up uvicorn's loggers (keeping the filters they have).
     logging.getLogger("uvicorn.error").addFilter(_not_a_dropped_connection)
     return _Server(config, on_ready)

@@ -5,7 +5,7 @@ column order that every store writes and reads back alike."""
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
@@ -109,7 +109,7 @@ def _decimal(value: Any) -> Decimal | None:
 
 def run_row(run: AgentRun) -> tuple[Any, ...]:
     """The run as a row of `RUN_COLUMNS` (its state as text, its cost as exact text)."""
-    row = list(astuple(run))
+    row = [getattr(run, name) for name in RUN_COLUMNS]  # not `astuple`: it deep-copies every field
     row[RUN_COLUMNS.index("state")] = run.state.value
     row[RUN_COLUMNS.index("cost_usd")] = str(run.cost_usd)
     return tuple(row)
@@ -124,7 +124,7 @@ def run_of(row: Any) -> AgentRun:
 
 
 def entry_row(entry: JournalEntry) -> tuple[Any, ...]:
-    row = list(astuple(entry))
+    row = [getattr(entry, name) for name in ENTRY_COLUMNS]
     row[ENTRY_COLUMNS.index("kind")] = entry.kind.value
     row[ENTRY_COLUMNS.index("cost_usd")] = None if entry.cost_usd is None else str(entry.cost_usd)
     row[ENTRY_COLUMNS.index("idempotent")] = int(entry.idempotent)

@@ -21,6 +21,7 @@ __all__ = [
     "TextPart",
     "ToolCall",
     "ToolResult",
+    "first_image",
     "pieces_of",
     "system_text",
 ]
@@ -85,6 +86,19 @@ class ToolResult:
 
 
 Piece = Part | ToolCall | ToolResult
+
+
+def first_image(messages: Sequence[object]) -> str | None:
+    """Where the first image of a conversation's messages is (`messages[i].content[j]`), or None: for a model that
+    takes text only, refused naming it. (An image inside a tool result is the encoders' to refuse or carry.)"""
+    for index, message in enumerate(messages):
+        content: object = getattr(message, "content", None)
+        if not isinstance(content, list):
+            continue
+        for number, block in enumerate(cast(list[object], content)):
+            if isinstance(block, Mapping) and cast(Mapping[str, object], block).get("type") == "image":
+                return f"messages[{index}].content[{number}]"
+    return None
 
 
 def system_text(system: str | Sequence[Mapping[str, object]], *, rules: ContentRules) -> str:

@@ -46,7 +46,14 @@ from lowtide.config.endpoints import check_api_key, check_base_url, unreachable
 from lowtide.core.custom_ids import HASHED, CustomIdRule, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.core.exact_json import read_exactly
 from lowtide.core.json_types import JSONObject, JSONValue, json_count, json_object, json_objects
-from lowtide.core.parameters import LazyCheck, ParameterCheck, Parameters, check_ranges, refuse_fields
+from lowtide.core.parameters import (
+    LazyCheck,
+    ParameterCheck,
+    Parameters,
+    check_ranges,
+    refuse_fields,
+    with_extra_params,
+)
 from lowtide.cost.priced import PriceCache, Priced
 from lowtide.cost.pricing import (
     PROBE_TOKENS,
@@ -68,6 +75,7 @@ from lowtide.messages.content import (
     TextPart,
     ToolCall,
     ToolResult,
+    first_image,
     pieces_of,
     system_text,
 )
@@ -76,6 +84,7 @@ from lowtide.messages.structured import json_text, parse_response, parsed_outcom
 from lowtide.messages.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
+from lowtide.providers.chat_choices import first_choice, stop_reason
 from lowtide.providers.envelope_codec import EnvelopeCodec, ended_outcome, unreadable_outcome
 from lowtide.providers.lazy import LazyProvider
 from lowtide.providers.registration import Registration
@@ -165,7 +174,9 @@ __all__ = [
     "estimate_input_tokens",
     "feed_lines",
     "file_reader",
+    "first_choice",
     "first_custom_id_in",
+    "first_image",
     "first_line_reader",
     "header_int",
     "header_number",
@@ -192,11 +203,13 @@ __all__ = [
     "sent_tokens",
     "split_for_sdk",
     "split_lines",
+    "stop_reason",
     "system_text",
     "text_alone",
     "translating",
     "unreachable",
     "unreadable_outcome",
     "wait_until_ended",
+    "with_extra_params",
     "worst_case_cost",
 ]

@@ -5,13 +5,16 @@ others. A provider's pre-send checks use it, so that thousands of calls cost one
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import weakref
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["AskedOnce"]
+__all__ = ["AskedOnce", "Directories"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+C = TypeVar("C")
 
 
 class AskedOnce(Generic[K, V]):
@@ -56,3 +59,31 @@ class AskedOnce(Generic[K, V]):
     def _forget(self, key: K, done: asyncio.Task[V]) -> None:
         if self._asking.get(key) is done:
             del self._asking[key]
+
+
+class Directories(Generic[C, V]):
+    """What a provider knows of its endpoints' models (a directory each, made by `make(endpoint)`): one per endpoint
+    and credential for the clients lowtide builds, shared by every actor with that key; one per client for a client
+    lowtide did not build (an emulator's, say), which is an endpoint of its own and whose directory goes with it."""
+
+    def __init__(self, make: Callable[[str], V]) -> None:
+        self._make = make
+        self._shared: dict[tuple[str, str], V] = {}
+        self._injected: weakref.WeakKeyDictionary[C, V] = weakref.WeakKeyDictionary()
+
+    def of(self, client: C, endpoint: str, *, owned: bool, credential: str) -> V:
+        """The directory of `client`, which calls `endpoint` with `credential` (kept only as its hash)."""
+        if not owned:
+            directory = self._injected.get(client)
+            if directory is None:
+                directory = self._injected[client] = self._make(endpoint)
+            return directory
+        key = (endpoint, hashlib.sha256(credential.encode()).hexdigest())
+        directory = self._shared.get(key)
+        if directory is None:
+            directory = self._shared[key] = self._make(endpoint)
+        return directory
+
+    def forget(self) -> None:
+        """Forget what the endpoints of built clients said, as a new process would (for tests)."""
+        self._shared.clear()

@@ -86,13 +86,21 @@ class ModelNames:
             log.warning("The models endpoint of %s %s: model names are not checked before sending.", self.endpoint, why)
 
 
-def did_you_mean(model: str, names: Sequence[str], *, where: str, hint: str = "") -> ConfigurationError:
+def did_you_mean(
+    model: str,
+    names: Sequence[str],
+    *,
+    where: str,
+    hint: str = "",
+    listed: str = "its models list names the models it serves",
+) -> ConfigurationError:
     """The refusal of an unknown `model` (`where` says whose: "Groq at https://... has no model 'x'"), naming the
-    closest of `names`, or, with none near, pointing to the list; `hint` (a sentence) ends it."""
+    closest of `names`, or, with none near, pointing to the list (`listed`: where it is); `hint` (a sentence) ends
+    it."""
     close = difflib.get_close_matches(model, list(names), n=_SUGGESTIONS)
     more = f" {hint}" if hint else ""
     if not close:
-        return ConfigurationError(f"model: {where} (its models list names the models it serves).{more}", field="model")
+        return ConfigurationError(f"model: {where} ({listed}).{more}", field="model")
     quoted = [repr(name) for name in close]
     options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
     return ConfigurationError(f"model: {where}. Did you mean {options}?{more}", field="model")

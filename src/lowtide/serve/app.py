@@ -12,6 +12,7 @@ the API's error shape, never with a 500 or a traceback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,11 @@ from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorResponse
 
-__all__ = ["CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "request_key"]
+__all__ = ["BODY_TIMEOUT", "CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "error_body", "request_key"]
+
+BODY_TIMEOUT = 30.0
+"""Seconds a request body may go without a byte arriving: far longer than any client's pause between two packets of
+one body, short enough that a client gone quiet half-way does not hold its request for ever."""
 
 CLIENT_KEY_ENV = "LOWTIDE_SERVE_KEY"
 _KEEPALIVE_SECONDS = 15.0
@@ -50,6 +55,8 @@ class _Served:
     """The models clients may ask for: the actor's, then those `--allow-model` names."""
     max_body_bytes: int | None
     idempotency_ttl: float
+    body_timeout: float
+    """Seconds a request body may go without a byte arriving before it is refused (408)."""
 
 
 def build_app(
@@ -60,24 +67,22 @@ def build_app(
     allow_models: Sequence[str] = (),
     max_body_bytes: int | None = None,
     idempotency_ttl: float = IDEMPOTENCY_TTL,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
     `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
     `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
-    one request for `idempotency_ttl` seconds."""
+    one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused."""
     if max_body_bytes is not None and max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
     if not idempotency_ttl > 0:
         raise ValueError(f"idempotency_ttl must be more than 0 seconds, not {idempotency_ttl}")
+    if not body_timeout > 0:
+        raise ValueError(f"body_timeout must be more than 0 seconds, not {body_timeout}")
     clients = ClientKeys(client_keys)
-    served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
-    if not served:
-        raise ConfigurationError(
-            f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
-            field="provider",
-        )
+    served = _wires(actor, wires)
     models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
-    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl)
+    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout)
     routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
     paths = ", ".join(f"POST {wire.path}" for wire in served)
 
@@ -91,6 +96,28 @@ def build_app(
 
     routes.append(Route("/{path:path}", _AnyMethod(not_found)))
     return Starlette(routes=routes)
+
+
+def _wires(actor: Actor, wires: Sequence[Wire] | None) -> list[Wire]:
+    served = list(wires if wires is not None else actor.provider(BatchProcessingMode.BATCH).serving_wires())
+    if not served:
+        raise ConfigurationError(
+            f"lowtide serve cannot serve the actor {actor.name!r}: its provider speaks no API lowtide serves.",
+            field="provider",
+        )
+    return served
+
+
+def error_body(actor: Actor, wires: Sequence[Wire] | None = None) -> Callable[[int, str], tuple[str, bytes]]:
+    """How the server writes the errors it answers before the app reads a request (headers too large, too slow, not
+    HTTP): in the error shape of the API the actor is served as (its first wire's, as the 404 for an unknown path)."""
+    wire = _wires(actor, wires)[0]
+
+    def render(status: int, message: str) -> tuple[str, bytes]:
+        refusal = Refusal(status, "invalid_request_error", message)
+        return "application/json", json.dumps(wire.error_body(refusal)).encode()
+
+    return render
 
 
 class _AnyMethod:
@@ -120,7 +147,7 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
             named += f" or ?{wire.key_query}=" if wire.key_query else ""
             return _refused(wire, Refusal(401, "authentication_error", f"invalid {named}"))
         try:
-            call = wire.call(await read_json(request, limit), request.path_params)
+            call = wire.call(await read_json(request, limit, idle_seconds=served.body_timeout), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)
             await _check(served, wire, arguments)
         except ActorError as error:

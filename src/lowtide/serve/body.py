@@ -36,26 +36,44 @@ UTF-8 decoder refuses one written as bytes)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-async def read_json(request: Request, limit: int) -> object:
-    """The request's body, at most `limit` bytes, as checked JSON; raises `Refusal` (413 or 400) otherwise."""
-    body = await read_body(request, limit)
+async def read_json(request: Request, limit: int, *, idle_seconds: float | None = None) -> object:
+    """The request's body, at most `limit` bytes, as checked JSON; raises `Refusal` (413, 408 or 400) otherwise."""
+    body = await read_body(request, limit, idle_seconds=idle_seconds)
     if len(body) > _IN_THREAD_BYTES:
         return await asyncio.to_thread(parse_json, body)
     return parse_json(body)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, *, idle_seconds: float | None = None) -> bytes:
     """The request's body, refused with 413 as soon as it is known to be over `limit` bytes: before a byte of it is
-    read when its `Content-Length` says so, else when the bytes received pass the limit (a chunked body)."""
+    read when its `Content-Length` says so, else when the bytes received pass the limit (a chunked body). Refused
+    with 408 when `idle_seconds` pass with no byte of it arriving (a client that declared 500 bytes and sent 20 would
+    otherwise hold the request, and its connection, for ever)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
     body = bytearray()
-    async for chunk in request.stream():
+    chunks = aiter(request.stream())
+    while True:
+        try:
+            async with asyncio.timeout(idle_seconds):
+                chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return bytes(body)
+        except TimeoutError:
+            raise _stalled(len(body), declared, idle_seconds) from None
         if len(body) + len(chunk) > limit:
             raise _too_large(limit)
         body += chunk
-    return bytes(body)
+
+
+def _stalled(received: int, declared: str | None, idle_seconds: float | None) -> Refusal:
+    of = f" of the {declared} its Content-Length declared" if declared is not None else ""
+    return Refusal(
+        408,
+        "invalid_request_error",
+        f"The request body stopped arriving: {received} bytes{of} came, then nothing for {idle_seconds:g} seconds.",
+    )
 
 
 def parse_json(body: bytes) -> object:

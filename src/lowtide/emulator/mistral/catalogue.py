@@ -19,12 +19,15 @@ class MistralModel:
     id: str
     window: int
     aliases: tuple[str, ...] = ()
+    vision: bool = False
+    """Whether it reads images (`capabilities.vision`, as Mistral's models endpoint says)."""
 
 
 MODELS: tuple[MistralModel, ...] = (
     MistralModel("mistral-large-2411", 131_072, ("mistral-large-latest",)),
-    MistralModel("mistral-medium-2505", 131_072, ("mistral-medium-latest",)),
-    MistralModel("mistral-small-2503", 131_072, ("mistral-small-latest",)),
+    MistralModel("pixtral-large-2411", 131_072, ("pixtral-large-latest",), vision=True),
+    MistralModel("mistral-medium-2505", 131_072, ("mistral-medium-latest",), vision=True),
+    MistralModel("mistral-small-2503", 131_072, ("mistral-small-latest",), vision=True),
     MistralModel("ministral-8b-2410", 131_072, ("ministral-8b-latest",)),
     MistralModel("codestral-2501", 262_144, ("codestral-latest",)),
     MistralModel("open-mistral-nemo", 131_072, ("mistral-nemo",)),
@@ -36,7 +39,7 @@ def find(name: str, extra: Iterable[str] = ()) -> MistralModel | None:
     for model in MODELS:
         if name == model.id or name in model.aliases:
             return model
-    return MistralModel(name, 131_072) if name in extra else None
+    return MistralModel(name, 131_072, vision=True) if name in extra else None
 
 
 def served(name: object, extra: Iterable[str]) -> MistralModel:
@@ -54,7 +57,7 @@ def card(model: MistralModel, name: str | None = None) -> JsonObject:
         "object": "model",
         "created": _CREATED,
         "owned_by": "mistralai",
-        "capabilities": {"completion_chat": True, "function_calling": True, "vision": False},
+        "capabilities": {"completion_chat": True, "function_calling": True, "vision": model.vision},
         "name": model.id,
         "description": f"Emulated {model.id}",
         "max_context_length": model.window,

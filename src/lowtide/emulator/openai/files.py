@@ -15,7 +15,7 @@ from lowtide.emulator.core.produced import file_pieces
 from lowtide.emulator.openai.errors import OpenAIError, no_such
 from lowtide.emulator.openai.pages import list_limit
 
-__all__ = ["BATCH_FILE_LIFETIME", "PURPOSES", "FileStore", "StoredFile", "render_file"]
+__all__ = ["BATCH_FILE_LIFETIME", "PURPOSES", "FileStore", "StoredFile", "file_fields", "render_file"]
 
 BATCH_FILE_LIFETIME = 30 * 24 * 3600.0
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
@@ -126,14 +126,21 @@ class FileStore:
         }
 
 
-def render_file(stored: StoredFile) -> JsonObject:
-    """The `FileObject`."""
+def file_fields(stored: StoredFile) -> JsonObject:
+    """The fields every OpenAI-shaped file object opens with (OpenAI's `FileObject`, Together's file)."""
     return {
         "id": stored.id,
         "object": "file",
         "bytes": stored.size,
         "created_at": int(stored.created_at),
         "filename": stored.filename,
+    }
+
+
+def render_file(stored: StoredFile) -> JsonObject:
+    """The `FileObject`."""
+    return {
+        **file_fields(stored),
         "purpose": stored.purpose,
         "status": "processed",
         "expires_at": int(stored.expires_at) if stored.expires_at is not None else None,

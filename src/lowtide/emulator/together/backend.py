@@ -18,7 +18,7 @@ from lowtide.emulator.core.settings import Settings
 from lowtide.emulator.openai.checks import require_object, required
 from lowtide.emulator.openai.compat import CompatBackend
 from lowtide.emulator.openai.errors import OpenAIError, invalid_value, no_such
-from lowtide.emulator.openai.files import StoredFile
+from lowtide.emulator.openai.files import StoredFile, file_fields
 from lowtide.emulator.together.dialect import TOGETHER
 
 __all__ = ["PURPOSES", "TogetherBackend", "UploadConflict", "UploadRedirect"]
@@ -140,11 +140,7 @@ class TogetherBackend(CompatBackend):
 
     def render_file(self, stored: StoredFile) -> JsonObject:
         return {
-            "id": stored.id,
-            "object": "file",
-            "bytes": stored.size,
-            "created_at": int(stored.created_at),
-            "filename": stored.filename,
+            **file_fields(stored),
             "FileType": stored.filename.rsplit(".", 1)[-1] if "." in stored.filename else "jsonl",
             "purpose": self.purposes.get(stored.id, "batch-api" if stored.purpose == "batch" else stored.purpose),
             "processing_status": "COMPLETED",

@@ -14,14 +14,11 @@ that names the field; and a warning, once per model in a process, for a deprecat
 from __future__ import annotations
 
 import asyncio
-import difflib
-import hashlib
 import inspect
 import logging
 import os
 import re
 import warnings
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -32,7 +29,8 @@ from anthropic import AsyncAnthropic
 from lowtide.errors import ConfigurationError, ModelDeprecationWarning
 from lowtide.providers.anthropic.mapping import to_message_params, translate_errors
 from lowtide.providers.anthropic.models import Deprecation, deprecation, max_output_tokens, undated
-from lowtide.providers.asked import AskedOnce
+from lowtide.providers.asked import AskedOnce, Directories
+from lowtide.providers.model_names import did_you_mean
 from lowtide.types import ActorRequest, ToolSpec
 
 __all__ = ["TOOL_NAME", "ModelDirectory", "ModelFacts", "check_tools", "directory_for", "forget_models", "preflight"]
@@ -43,7 +41,7 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 _DEPRECATIONS_PAGE = "https://docs.anthropic.com/en/docs/resources/model-deprecations"
 # A look-up is a courtesy: it must not hold a call up for long.
 _LOOKUP_TIMEOUT = 30.0
-_SUGGESTIONS = 3
+_LISTED = "GET /v1/models lists the models it serves"
 
 
 @dataclass(frozen=True)
@@ -139,27 +137,21 @@ class ModelDirectory:
         return self._names
 
 
-_SHARED: dict[tuple[str, str], ModelDirectory] = {}
-_INJECTED: weakref.WeakKeyDictionary[AsyncAnthropic, ModelDirectory] = weakref.WeakKeyDictionary()
+_DIRECTORIES: Directories[AsyncAnthropic, ModelDirectory] = Directories(ModelDirectory)
 _WARNED: set[str] = set()
 
 
 def directory_for(client: AsyncAnthropic, *, owned: bool) -> ModelDirectory:
     """The directory of `client`'s endpoint and credentials. A client lowtide did not build (an emulator's, say) is
     an endpoint of its own, whose directory goes with it."""
-    endpoint = str(client.base_url).rstrip("/")
-    if not owned:
-        directory = _INJECTED.get(client)
-        if directory is None:
-            directory = _INJECTED[client] = ModelDirectory(endpoint)
-        return directory
-    credential = hashlib.sha256((client.api_key or client.auth_token or "").encode()).hexdigest()
-    return _SHARED.setdefault((endpoint, credential), ModelDirectory(endpoint))
+    return _DIRECTORIES.of(
+        client, str(client.base_url).rstrip("/"), owned=owned, credential=client.api_key or client.auth_token or ""
+    )
 
 
 def forget_models() -> None:
     """Forget what endpoints said and which deprecations were warned about, as a new process would (for tests)."""
-    _SHARED.clear()
+    _DIRECTORIES.forget()
     _WARNED.clear()
 
 
@@ -234,12 +226,7 @@ async def _no_such_model(
         return ConfigurationError(
             f"model: {where} (end of life: {known.end_of_life}); use {known.replacement!r} instead.", field="model"
         )
-    close = difflib.get_close_matches(model, await directory.names(client), n=_SUGGESTIONS)
-    if not close:
-        return ConfigurationError(f"model: {where} (GET /v1/models lists the models it serves).", field="model")
-    quoted = [repr(name) for name in close]
-    options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-    return ConfigurationError(f"model: {where}. Did you mean {options}?", field="model")
+    return did_you_mean(model, await directory.names(client), where=where, listed=_LISTED)
 
 
 def _retired(end_of_life: date | None, known: Deprecation | None) -> str:

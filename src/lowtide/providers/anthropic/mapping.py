@@ -21,6 +21,7 @@ from lowtide.batching.backend import Settled
 from lowtide.core.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.core.json_types import json_object, json_objects
 from lowtide.core.modes import MODE_TEXT, BatchProcessingMode
+from lowtide.core.parameters import with_extra_params
 from lowtide.cost.priced import PriceCache, Priced
 from lowtide.cost.pricing import cost_of
 from lowtide.errors import (
@@ -100,13 +101,7 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
         output_config["format"] = {"type": "json_schema", "schema": transform_schema(request.response_model)}
     if output_config:
         params["output_config"] = output_config
-    clashes = set(request.extra_params) & set(params)
-    if clashes:
-        raise ConfigurationError(
-            f"extra_params repeats parameter(s) already set: {', '.join(sorted(clashes))}", field="extra_params"
-        )
-    params.update(request.extra_params)
-    return params
+    return with_extra_params(params, request.extra_params)
 
 
 _JSON_INSTRUCTION = (

@@ -15,7 +15,6 @@ names the field:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import json
@@ -35,6 +34,7 @@ from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.options import options_of
 from lowtide.providers.gemini.requests import Encoded, encode_request
 from lowtide.providers.gemini.rules import CONTENT
+from lowtide.providers.model_names import did_you_mean
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -53,7 +53,6 @@ log = logging.getLogger(__name__)
 MAX_REQUEST_BYTES = 20 * 1024 * 1024
 """The most bytes the Gemini API takes in one request's body (inline data included)."""
 _LOOKUP_TIMEOUT_MS = 30_000
-_SUGGESTIONS = 3
 _KEY_STATUSES = frozenset({401, 403})
 _KEY_INVALID = "API_KEY_INVALID"
 """The reason of the 400 Gemini answers a key it does not know with."""
@@ -291,9 +290,4 @@ def _counted(request: ActorRequest, encoded: Encoded) -> list[types.ContentDict]
 async def _no_such_model(client: genai.Client, directory: ModelDirectory, model: str) -> ConfigurationError:
     at = f" at {directory.endpoint}" if directory.endpoint is not None else ""
     where = f"the Gemini API{at} has no model {model!r}"
-    close = difflib.get_close_matches(model.removeprefix("models/"), await directory.names(client), n=_SUGGESTIONS)
-    if not close:
-        return ConfigurationError(f"model: {where} (its models list names the models it serves).", field="model")
-    quoted = [repr(name) for name in close]
-    options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-    return ConfigurationError(f"model: {where}. Did you mean {options}?", field="model")
+    return did_you_mean(model.removeprefix("models/"), await directory.names(client), where=where)

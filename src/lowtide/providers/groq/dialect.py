@@ -76,6 +76,22 @@ GROQ = Dialect(
         "metadata": "Groq's Chat Completions take no request metadata.",
     },
     max_stop_sequences=4,
+    # Groq's model pages: of its chat models, Llama 4 Scout and Maverick read images; these take text only.
+    text_only_models=frozenset(
+        {
+            "llama-3.1-8b-instant",
+            "llama-3.3-70b-versatile",
+            "openai/gpt-oss-20b",
+            "openai/gpt-oss-120b",
+            "qwen/qwen3-32b",
+            "moonshotai/kimi-k2-instruct",
+            "moonshotai/kimi-k2-instruct-0905",
+            "allam-2-7b",
+            "groq/compound",
+            "groq/compound-mini",
+        }
+    ),
+    vision_example="meta-llama/llama-4-scout-17b-16e-instruct",
     gen_ai_provider_name="groq",  # the OpenTelemetry GenAI semantic conventions' value (1.44)
     # 50,000 requests, the file at most 100 MB (the SDK's own word); a window of up to 7 days.
     batch=BatchLimits(max_requests=50_000, max_bytes=100 * 1024 * 1024, max_hours=float(MAX_WINDOW_HOURS)),

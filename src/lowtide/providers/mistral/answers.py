@@ -14,8 +14,10 @@ from lowtide.providers import (
     Priced,
     answer_of,
     cost_of,
+    first_choice,
     json_object,
     json_objects,
+    stop_reason,
     text_alone,
 )
 from lowtide.providers.mistral.options import PROVIDER_NAME
@@ -65,11 +67,7 @@ def answer_and_json(
 
 
 def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
-    choices = json_objects(body.get("choices"))
-    if not choices:
-        return [], None
-    choice = choices[0]
-    message = json_object(choice.get("message"))
+    choice, message = first_choice(body)
     content: list[dict[str, object]] = []
     text = message.get("content")
     if isinstance(text, str):
@@ -82,7 +80,7 @@ def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str |
     finish = choice.get("finish_reason")
     if finish == "stop" and any(block["type"] == "tool_use" for block in content):
         return content, "tool_use"
-    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+    return content, stop_reason(finish, _FINISH)
 
 
 def _chunk(chunk: Mapping[str, object]) -> dict[str, object]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from mistralai.client import Mistral, models
 
 from lowtide import ActorRequest, APIConnectionError, APIError, AuthenticationError, ConfigurationError, NotFoundError
-from lowtide.providers import AskedOnce, InputLimits, body_json, byte_size, check_input
+from lowtide.providers import AskedOnce, InputLimits, body_json, byte_size, check_input, first_image
 from lowtide.providers.mistral.errors import translate_errors
 from lowtide.providers.mistral.requests import encode_request
 
@@ -39,6 +39,8 @@ class ModelFacts:
 
     id: str
     window: int | None
+    vision: bool = True
+    """Whether it reads images (its card's `capabilities.vision`; True when the card does not say)."""
 
 
 _DIRECTORIES: dict[str, AskedOnce[str, ModelFacts | None]] = {}
@@ -58,12 +60,14 @@ class Checks:
     async def preflight(self, request: ActorRequest) -> None:
         body = encode_request(request)
         facts = await self._facts(request.model)
+        _check_vision(request, facts)
         limits = self._limits(request, facts, byte_size(body_json(body, ascii_json=False)))
         await check_input(request, size=limits.body_bytes, limits=limits, count=_uncounted)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
         body = encode_request(request)
         facts = await self._facts(request.model)
+        _check_vision(request, facts)
         return self._limits(request, facts, byte_size(body_json(body, ascii_json=False)))
 
     @staticmethod
@@ -98,7 +102,8 @@ class Checks:
         if not isinstance(card, models.BaseModelCard | models.FTModelCard):
             return ModelFacts(model, None)
         window = card.max_context_length
-        return ModelFacts(card.id, window if isinstance(window, int) and window > 0 else None)
+        vision = card.capabilities.vision
+        return ModelFacts(card.id, window if isinstance(window, int) and window > 0 else None, vision is not False)
 
     async def _unknown(self, model: str) -> str:
         message = f"model: Mistral does not know the model {model!r} ({self._endpoint})."
@@ -120,6 +125,19 @@ class Checks:
         if self._scope not in _SKIPPED and for_process:
             _SKIPPED.add(self._scope)
         log.warning("Mistral's model check is skipped for %s: %s.", self._endpoint, why)
+
+
+def _check_vision(request: ActorRequest, facts: ModelFacts | None) -> None:
+    """An image sent to a model whose card says it does not read images, refused naming where it is."""
+    if facts is None or facts.vision:
+        return
+    where = first_image(request.messages)
+    if where is not None:
+        raise ConfigurationError(
+            f"{where}: Mistral's model {request.model!r} does not read images (its models endpoint says vision:"
+            " false); send them to one that does, such as 'mistral-small-latest' or 'pixtral-large-latest'.",
+            field=where,
+        )
 
 
 def forget_models() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from lowtide import ActorRequest, ConfigurationError
+from lowtide import ActorRequest, ConfigurationError, providers
 from lowtide.providers import FilePart, ImagePart, Part, Piece, TextPart, ToolCall, ToolResult, pieces_of, system_text
 from lowtide.providers.mistral.parameters import check_parameters
 from lowtide.providers.mistral.rules import CONTENT
@@ -186,13 +186,4 @@ def _part(part: Part) -> Json:
 
 
 def _with_extra(request: ActorRequest, body: Json) -> Json:
-    for name, reason in _NOT_EXTRA.items():
-        if name in request.extra_params:
-            raise ConfigurationError(f"extra_params cannot set {name}: {reason}.", field=f"extra_params.{name}")
-    clashes = set(request.extra_params) & set(body)
-    if clashes:
-        raise ConfigurationError(
-            f"extra_params repeats parameter(s) already set: {', '.join(sorted(clashes))}", field="extra_params"
-        )
-    body.update(request.extra_params)
-    return body
+    return providers.with_extra_params(body, request.extra_params, not_extra=_NOT_EXTRA)

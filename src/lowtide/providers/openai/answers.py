@@ -18,6 +18,7 @@ from lowtide.cost.pricing import UsageShape, cost_of
 from lowtide.errors import APIError, InvalidRequestError, PermissionDeniedError, RateLimitError, ServerError
 from lowtide.messages.answers import Answer, answer_of, response_of, text_alone
 from lowtide.messages.structured import parse_response
+from lowtide.providers.chat_choices import first_choice, stop_reason
 from lowtide.providers.openai.options import PROVIDER_NAME
 from lowtide.providers.openai.rules import USAGE
 from lowtide.types import ActorResponse, ProviderIds, Usage
@@ -230,11 +231,7 @@ _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
 
 
 def _chat_content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
-    choices = json_objects(body.get("choices"))
-    if not choices:
-        return [], None
-    choice = choices[0]
-    message = json_object(choice.get("message"))
+    choice, message = first_choice(body)
     content: list[dict[str, object]] = []
     text = message.get("content")
     if isinstance(text, str) and text:
@@ -255,7 +252,7 @@ def _chat_content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], 
     finish = choice.get("finish_reason")
     if finish == "content_filter" or (finish == "stop" and isinstance(refusal, str) and refusal):
         return content, "refusal"
-    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+    return content, stop_reason(finish, _FINISH)
 
 
 # Blocks.

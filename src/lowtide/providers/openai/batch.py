@@ -8,29 +8,20 @@ batch per endpoint and model, outside the ledger: no key, nothing recorded, and 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import OneBatchCalls
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.limits import InputLimits
 from lowtide.messages.wire import Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.openai.batch_backend import OpenAIBatchBackend
 from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCodec
-from lowtide.providers.openai.checks import (
-    MAX_REQUEST_BYTES,
-    ModelDirectory,
-    check_request_input,
-    directory_for,
-    input_limits,
-    preflight,
-)
+from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
-from lowtide.providers.openai.requests import encode_request
 from lowtide.types import ActorRequest
 
 __all__ = ["OpenAIBatchProvider"]
@@ -51,9 +42,17 @@ class OpenAIBatchProvider(OneBatchCalls[OpenAIBatchBackend], Provider):
         client, owns_client = build_client(options)
         self.settings = options.batch
         self._clock = options.clock
-        # The pre-send checks ask the models endpoint once per model; a failure is skipped, never retried blindly.
-        self._client, self._owns_client = client, owns_client
-        self._checking = client.with_options(max_retries=0)
+        # The pre-send checks ask the models endpoint once per model; a failure is skipped, never retried blindly. A
+        # line of a batch is a request as OpenAI takes one, within its input file (less its custom id and url).
+        configured = options.batch.max_batch_bytes
+        self._checks = Checks(
+            client,
+            owned=owns_client,
+            checking=client.with_options(max_retries=0),
+            ascii_json=True,
+            max_bytes=min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM,
+            where="OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)",
+        )
         self.backend = OpenAIBatchBackend(client, owns_client=owns_client, clock=options.clock, settings=options.batch)
 
     def serving_wires(self) -> Sequence[Wire]:
@@ -61,28 +60,11 @@ class OpenAIBatchProvider(OneBatchCalls[OpenAIBatchBackend], Provider):
 
         return (ChatCompletionsWire(), ResponsesWire())
 
-    @functools.cached_property
-    def _models(self) -> ModelDirectory:
-        # The client as given or built (not the copy without retries), which is what names the endpoint.
-        return directory_for(self._client, owned=self._owns_client)
-
     async def preflight(self, request: ActorRequest) -> None:
-        encoded = await preflight(self._checking, self._models, request)
-        body = body_json(encoded.body, ascii_json=True)
-        limits = await self._limits(request, byte_size(body))
-        await check_request_input(self._checking, self._models, request, encoded, body, limits=limits)
+        await self._checks.preflight(request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, byte_size(body_json(encode_request(request).body, ascii_json=True)))
-
-    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
-        # A line of a batch is a request as OpenAI takes one, within its input file (less its custom id and url).
-        configured = self.settings.max_batch_bytes
-        most = min(MAX_REQUEST_BYTES, MAX_BATCH_BYTES, configured) - _LINE_ROOM
-        where = "OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)"
-        return await input_limits(
-            self._checking, self._models, request, body_bytes=body_bytes, max_bytes=most, where=where
-        )
+        return await self._checks.input_limits(request)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

@@ -15,10 +15,9 @@ names the field:
 
 from __future__ import annotations
 
-import difflib
+import functools
 import hashlib
 import logging
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +25,9 @@ import openai
 from openai import AsyncOpenAI
 
 from lowtide.errors import ConfigurationError
-from lowtide.messages.limits import InputLimits, byte_size, check_input
-from lowtide.providers.asked import AskedOnce
+from lowtide.messages.limits import InputLimits, body_json, byte_size, check_input
+from lowtide.providers.asked import AskedOnce, Directories
+from lowtide.providers.model_names import did_you_mean
 from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.models import context_window, undated
 from lowtide.providers.openai.options import PROVIDER_NAME
@@ -37,6 +37,7 @@ from lowtide.types import ActorRequest
 __all__ = [
     "MAX_REQUEST_BYTES",
     "TOOL_TOKENS",
+    "Checks",
     "ModelDirectory",
     "count_input_tokens",
     "directory_for",
@@ -52,7 +53,7 @@ MAX_REQUEST_BYTES = 50 * 1024 * 1024
 TOOL_TOKENS = 1_000
 """More than OpenAI adds to a prompt for the tools it declares, beyond their JSON."""
 _LOOKUP_TIMEOUT = 30.0
-_SUGGESTIONS = 3
+_LISTED = "GET /v1/models lists the models it serves"
 _COUNTED = ("model", "input", "instructions", "tools", "tool_choice", "text", "reasoning", "parallel_tool_calls")
 
 
@@ -121,26 +122,18 @@ class ModelDirectory:
         return self._names
 
 
-_SHARED: dict[tuple[str, str], ModelDirectory] = {}
-_INJECTED: weakref.WeakKeyDictionary[AsyncOpenAI, ModelDirectory] = weakref.WeakKeyDictionary()
+_DIRECTORIES: Directories[AsyncOpenAI, ModelDirectory] = Directories(ModelDirectory)
 
 
 def directory_for(client: AsyncOpenAI, *, owned: bool) -> ModelDirectory:
     """The directory of `client`'s endpoint and credentials. A client lowtide did not build (an emulator's, say) is
     an endpoint of its own, whose directory goes with it."""
-    endpoint = str(client.base_url).rstrip("/")
-    if not owned:
-        directory = _INJECTED.get(client)
-        if directory is None:
-            directory = _INJECTED[client] = ModelDirectory(endpoint)
-        return directory
-    credential = hashlib.sha256(client.api_key.encode()).hexdigest()
-    return _SHARED.setdefault((endpoint, credential), ModelDirectory(endpoint))
+    return _DIRECTORIES.of(client, str(client.base_url).rstrip("/"), owned=owned, credential=client.api_key)
 
 
 def forget_models() -> None:
     """Forget what endpoints said, as a new process would (for tests)."""
-    _SHARED.clear()
+    _DIRECTORIES.forget()
 
 
 async def preflight(client: AsyncOpenAI, directory: ModelDirectory, request: ActorRequest) -> Encoded:
@@ -241,9 +234,36 @@ def _as_responses(request: ActorRequest) -> dict[str, Any]:
 
 async def _no_such_model(client: AsyncOpenAI, directory: ModelDirectory, model: str) -> ConfigurationError:
     where = f"the API at {directory.endpoint} has no model {model!r}"
-    close = difflib.get_close_matches(model, await directory.names(client), n=_SUGGESTIONS)
-    if not close:
-        return ConfigurationError(f"model: {where} (GET /v1/models lists the models it serves).", field="model")
-    quoted = [repr(name) for name in close]
-    options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-    return ConfigurationError(f"model: {where}. Did you mean {options}?", field="model")
+    return did_you_mean(model, await directory.names(client), where=where, listed=_LISTED)
+
+
+class Checks:
+    """The checks an OpenAI provider (live or batch) makes before anything is sent: `Provider.preflight` and
+    `Provider.input_limits`, asking through `checking`, against the directory of `client`'s endpoint (the client as
+    given or built, which is what names it), with its bodies' JSON as they are sent (ASCII only in a batch's file) and
+    at most `max_bytes` a request (`where` says whose limit that is)."""
+
+    def __init__(
+        self, client: AsyncOpenAI, *, owned: bool, checking: AsyncOpenAI, ascii_json: bool, max_bytes: int, where: str
+    ) -> None:
+        self._client, self._owned, self._checking = client, owned, checking
+        self._ascii_json, self._max_bytes, self._where = ascii_json, max_bytes, where
+
+    @functools.cached_property
+    def _models(self) -> ModelDirectory:
+        return directory_for(self._client, owned=self._owned)
+
+    async def preflight(self, request: ActorRequest) -> None:
+        encoded = await preflight(self._checking, self._models, request)
+        body = body_json(encoded.body, ascii_json=self._ascii_json)
+        limits = await self._limits(request, byte_size(body))
+        await check_request_input(self._checking, self._models, request, encoded, body, limits=limits)
+
+    async def input_limits(self, request: ActorRequest) -> InputLimits:
+        body = body_json(encode_request(request).body, ascii_json=self._ascii_json)
+        return await self._limits(request, byte_size(body))
+
+    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
+        return await input_limits(
+            self._checking, self._models, request, body_bytes=body_bytes, max_bytes=self._max_bytes, where=self._where
+        )

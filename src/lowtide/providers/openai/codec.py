@@ -14,7 +14,7 @@ from lowtide.batching.backend import Settled
 from lowtide.core.json_types import json_object
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.cost.pricing import UsageShape
-from lowtide.errors import ActorError, BatchRequestErrored
+from lowtide.errors import ActorError, APIError, BatchRequestErrored
 from lowtide.messages.structured import parse_response, parsed_outcome
 from lowtide.providers.envelope_codec import ended_outcome, unreadable_outcome
 from lowtide.providers.openai.answers import (
@@ -47,6 +47,7 @@ __all__ = [
     "answer_and_json",
     "batch_line",
     "encode_request",
+    "errored",
     "failed_response_error",
     "file_line_outcome",
     "line_outcome",
@@ -103,9 +104,9 @@ def line_outcome(
             return answer_and_json(
                 body, mode=BatchProcessingMode.BATCH, ids=ids, provider=provider, usage_shape=usage_shape
             )
-        return _errored(batch_id, str(ids["custom_id"]), None, failure.code, failure.message), None
+        return errored(batch_id, str(ids["custom_id"]), None, failure.code, failure.message), None
 
-    return file_line_outcome(line, batch_id=batch_id, request_id=request_id, answered=answered, errored=_errored)
+    return file_line_outcome(line, batch_id=batch_id, request_id=request_id, answered=answered, errored=errored)
 
 
 def file_line_outcome(
@@ -146,12 +147,24 @@ def file_line_outcome(
     )
 
 
-def _errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:
+def errored(
+    batch_id: str,
+    custom_id: str,
+    status: int | None,
+    code: str,
+    message: str,
+    *,
+    by_type: Mapping[str, type[APIError]] | None = ERROR_CLASSES,
+    retryable_of: Callable[[int | None, str], bool] = retryable,
+) -> BatchRequestErrored:
+    """A request the batch ran and the API refused (`status` None: refused in the line's own error object): whether
+    it may be sent again by `retryable_of`, its kind by its status and, where `by_type` names its code, by that
+    (OpenAI's rules and codes by default; an OpenAI-compatible API gives its own)."""
     return BatchRequestErrored(
         batch_id=batch_id,
         custom_id=custom_id,
         error_type=code,
         api_message=message,
-        retryable=retryable(status, code),
-        kind=api_error_class(status, code, by_type=ERROR_CLASSES) if status is not None else None,
+        retryable=retryable_of(status, code),
+        kind=api_error_class(status, code, by_type=by_type) if status is not None else None,
     )

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -14,16 +13,9 @@ from openai.types.responses import Response
 from lowtide.batching.backend import credential_of
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
-from lowtide.messages.limits import InputLimits, body_json, byte_size
+from lowtide.messages.limits import InputLimits
 from lowtide.provider import Provider, ProviderOptions
-from lowtide.providers.openai.checks import (
-    MAX_REQUEST_BYTES,
-    ModelDirectory,
-    check_request_input,
-    directory_for,
-    input_limits,
-    preflight,
-)
+from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response
 from lowtide.providers.openai.errors import translate_errors
@@ -46,24 +38,20 @@ class OpenAIProvider(Provider):
         self._client, self._owns_client = build_client(options)
         self._clock = options.clock
         self._watchers = LimitWatchers()
-
-    @functools.cached_property
-    def _models(self) -> ModelDirectory:
-        return directory_for(self._client, owned=self._owns_client)
+        self._checks = Checks(
+            self._client,
+            owned=self._owns_client,
+            checking=self._client,
+            ascii_json=False,
+            max_bytes=MAX_REQUEST_BYTES,
+            where="OpenAI",
+        )
 
     async def preflight(self, request: ActorRequest) -> None:
-        encoded = await preflight(self._client, self._models, request)
-        body = body_json(encoded.body, ascii_json=False)
-        limits = await self._limits(request, byte_size(body))
-        await check_request_input(self._client, self._models, request, encoded, body, limits=limits)
+        await self._checks.preflight(request)
 
     async def input_limits(self, request: ActorRequest) -> InputLimits:
-        return await self._limits(request, byte_size(body_json(encode_request(request).body, ascii_json=False)))
-
-    async def _limits(self, request: ActorRequest, body_bytes: int) -> InputLimits:
-        return await input_limits(
-            self._client, self._models, request, body_bytes=body_bytes, max_bytes=MAX_REQUEST_BYTES, where="OpenAI"
-        )
+        return await self._checks.input_limits(request)
 
     def quota_scope(self) -> str:
         credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)

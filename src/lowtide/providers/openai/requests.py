@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from lowtide.errors import ConfigurationError
+from lowtide.core.parameters import with_extra_params
 from lowtide.messages.content import system_text
 from lowtide.providers.openai.chat_limits import OPENAI_CHAT, ChatLimits
 from lowtide.providers.openai.conversation import (
@@ -162,16 +162,7 @@ _NOT_EXTRA = {
 
 
 def _with_extra(request: ActorRequest, body: dict[str, object]) -> dict[str, object]:
-    for name, reason in _NOT_EXTRA.items():
-        if name in request.extra_params:
-            raise ConfigurationError(f"extra_params cannot set {name}: {reason}.", field=f"extra_params.{name}")
-    clashes = set(request.extra_params) & set(body)
-    if clashes:
-        raise ConfigurationError(
-            f"extra_params repeats parameter(s) already set: {', '.join(sorted(clashes))}", field="extra_params"
-        )
-    body.update(request.extra_params)
-    return body
+    return with_extra_params(body, request.extra_params, not_extra=_NOT_EXTRA)
 
 
 # Structured output.

@@ -30,14 +30,17 @@ from lowtide.providers import (
     Priced,
     Settled,
     answer_of,
-    api_error_class,
     cost_of,
+    first_choice,
+    first_image,
     json_count,
     json_object,
     json_objects,
     response_of,
+    stop_reason,
     text_alone,
 )
+from lowtide.providers.openai.codec import errored as openai_errored
 from lowtide.providers.openai.codec import file_line_outcome
 from lowtide.providers.openai.options import OpenAIOptions
 from lowtide.providers.openai.requests import to_chat_body
@@ -68,7 +71,14 @@ def encode_request(request: ActorRequest, dialect: Dialect[BaseModel]) -> dict[s
     the API would refuse raises `ConfigurationError` naming the field, before sending."""
     options = dialect.check_parameters(request)
     own = options.model_dump(include=set(dialect.body_options))
-    return chat_body(request, {"top_k": request.top_k, **own} if dialect.takes_top_k else own, dialect)
+    body = chat_body(request, {"top_k": request.top_k, **own} if dialect.takes_top_k else own, dialect)
+    if request.model in dialect.text_only_models and (where := first_image(request.messages)) is not None:
+        instead = f" (send it to one that does, such as {dialect.vision_example!r})" if dialect.vision_example else ""
+        raise ConfigurationError(
+            f"{where}: {dialect.owner}'s model {request.model!r} takes text only; it cannot read an image{instead}.",
+            field=where,
+        )
+    return body
 
 
 def chat_body(request: ActorRequest, options: Mapping[str, object], dialect: Dialect[BaseModel]) -> dict[str, object]:
@@ -160,11 +170,7 @@ def chat_response(
 
 
 def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str | None]:
-    choices = json_objects(body.get("choices"))
-    if not choices:
-        return [], None
-    choice = choices[0]
-    message = json_object(choice.get("message"))
+    choice, message = first_choice(body)
     content: list[dict[str, object]] = []
     reasoning = message.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
@@ -183,7 +189,7 @@ def _content(body: Mapping[str, object]) -> tuple[list[dict[str, object]], str |
     finish = choice.get("finish_reason")
     if finish == "content_filter":
         return content, "refusal"
-    return content, _FINISH.get(str(finish), finish if isinstance(finish, str) else None)
+    return content, stop_reason(finish, _FINISH)
 
 
 def _arguments(arguments: object) -> dict[str, object] | None:
@@ -215,12 +221,6 @@ def chat_line_outcome(
 
 
 def errored(batch_id: str, custom_id: str, status: int | None, code: str, message: str) -> BatchRequestErrored:
-    """A request the batch ran and the API refused."""
-    return BatchRequestErrored(
-        batch_id=batch_id,
-        custom_id=custom_id,
-        error_type=code,
-        api_message=message,
-        retryable=retryable(status, code),
-        kind=api_error_class(status, code) if status is not None else None,
-    )
+    """A request the batch ran and the API refused: read as OpenAI's are, by this module's `retryable`, its kind from
+    the status alone (OpenAI's codes are OpenAI's own)."""
+    return openai_errored(batch_id, custom_id, status, code, message, by_type=None, retryable_of=retryable)

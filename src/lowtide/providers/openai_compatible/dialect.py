@@ -58,6 +58,12 @@ class Dialect(Generic[OptionsT]):
     """Its name in what its Chat Completions cannot carry (`Together AI's Chat Completions`); `owner` when empty."""
     gen_ai_provider_name: str | None = None
     """`gen_ai.provider.name` of its spans, where the OpenTelemetry GenAI conventions name one."""
+    text_only_models: frozenset[str] = frozenset()
+    """Models the API serves that take text only (from its documentation): an image sent to one is refused before
+    anything is sent, naming where it is. A model not named here is left to the API (a list of the vision models
+    would refuse every new one the day it ships)."""
+    vision_example: str = ""
+    """A model of its own that takes images, named in that refusal."""
     max_live_bytes: int = MAX_LIVE_BYTES
     batch: BatchLimits = _BATCH
     """What one batch's input file may hold, and the longest completion window."""

@@ -5,8 +5,7 @@ Its parameter rules, checked as an actor loads and on every request as it is enc
 `top_p` from 0 to 1, `top_k` at least 1 (sent); no `thinking`, `output_config`, `cache_control` or `metadata` (the
 refusal names Together's means); stop sequences none empty, none twice. genai-prices has no usage extractor of its
 own for Together: OpenAI's Chat Completions extractor reads the same `usage` object, at Together's prices (batch at
-its 50% discount where genai-prices lists no batch price).
-"""
+its 50% discount where genai-prices lists no batch price)."""
 
 from __future__ import annotations
 
@@ -37,6 +36,10 @@ class TogetherOptions(BaseModel):
     API has the last word. Never sent."""
 
 
+_TEXT_ONLY = """meta-llama/Llama-3.3-70B-Instruct-Turbo meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo openai/gpt-oss-20b
+    meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo openai/gpt-oss-120b deepseek-ai/DeepSeek-V3"""
+"""Together's serverless chat models that take text only, from its model pages (Llama 4, Vision and VL read images)."""
+
 TOGETHER = Dialect(
     name="together",
     owner="Together",
@@ -56,6 +59,8 @@ TOGETHER = Dialect(
     },
     takes_top_k=True,
     max_stop_sequences=16,  # Together names no limit; this bound only refuses a runaway list
+    text_only_models=frozenset(_TEXT_ONLY.split()),
+    vision_example="meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
     gen_ai_provider_name=None,  # the conventions (1.44) name no value for Together: its name
 )
 """Together's Chat Completions under `/v1/`; limits of 50,000 requests and 100 MB an input file, 24 hours."""

@@ -1,5 +1,4 @@
-"""`TogetherProvider`: one call, one answer, through Together AI's live Chat Completions, with the official together
-SDK."""
+"""`TogetherProvider`: one call, one answer, through Together AI's live Chat Completions, with its official SDK."""
 
 from __future__ import annotations
 
