@@ -69,6 +69,8 @@ TEST_DEPS = ["behave>=1.2.6", "robotframework>=7", "coverage[toml]>=7.10", "sele
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
+# LangChain's standard tests for chat models, run by the `langchain` session against lowtide's (with pytest: its kit).
+LANGCHAIN_TESTS = "langchain-tests==1.1.9"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
 PABOT = "robotframework-pabot==5.2.2"
 ROBOT_PROCESSES = "3"
@@ -102,8 +104,9 @@ def types(session: nox.Session) -> None:
     """pyright over src/ (strict) and over the test code, features/ and robot/'s libraries (basic; [tool.pyright] in
     pyproject.toml), with the integrations' frameworks and the test tools installed so that they type-check too."""
     session.install(
-        "-e", f".[otel,pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "pytest>=8"
-    )
+        "-e", f".[otel,pydantic-ai,langchain,postgres,{PROVIDERS}]", *TEST_DEPS, "pyright>=1.1.390", "pytest>=8",
+        LANGCHAIN_TESTS,
+    )  # fmt: skip
     session.run("pyright")
 
 
@@ -326,15 +329,23 @@ def serve_clients(session: nox.Session) -> None:
 @nox.session(name="pydantic_ai")
 def pydantic_ai(session: nox.Session) -> None:
     """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), measured by coverage."""
     _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
 
 
 @nox.session
 def langchain(session: nox.Session) -> None:
     """LangChain over lowtide's chat model (`features/integrations/langchain*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), and LangChain's own standard tests
+    (`features/integrations/langchain_kit/`), measured by coverage."""
     _integration(session, "langchain", LANGCHAIN, "langchain")
+    if not session.posargs:
+        session.install(LANGCHAIN_TESTS, LANGCHAIN)
+        session.run(
+            "coverage", "run", "-p", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--benchmark-disable",
+            "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function", "-rsx",
+            "--junitxml", f"{RESULTS}/langchain/standard_tests.xml", "features/integrations/langchain_kit",
+        )  # fmt: skip
 
 
 def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
@@ -348,6 +359,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
         "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{name}",
         *(session.posargs or [f"features/integrations/{name}.feature", f"features/integrations/{name}_gemini.feature",
                               f"features/integrations/{name}_providers.feature",
+                              f"features/integrations/{name}_stream.feature",
                               *map(str, Path("features/integrations").glob(f"{name}_durable.feature")),
                               README_EXAMPLES]),
     )  # fmt: skip

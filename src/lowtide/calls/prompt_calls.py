@@ -94,17 +94,21 @@ class PromptCalls:
         self._wait = wait
         self._templates: dict[tuple[BatchBackend, type[BaseModel] | None], PromptTemplate] = {}
         self._paths: dict[tuple[BatchProcessingMode | str | None, type[BaseModel] | None], PromptPath | None] = {}
-        self._looked_up_for: ActorConfiguration | None = None
-        """The configuration the two caches above were filled for: another one (or None) empties them."""
+        self._looked_up_for: tuple[ActorConfiguration, asyncio.AbstractEventLoop] | None = None
+        """The configuration and event loop the two caches above were filled for (a loop has providers of its own):
+        another one (or None) empties them."""
         self._alone: set[asyncio.Task[None]] = set()
         """Calls being checked whole before they are claimed."""
 
     def path(self, response_model: type[BaseModel] | None, mode: BatchProcessingMode | str | None) -> PromptPath | None:
         """The path of a call that gives only a prompt; None when not in durable batch mode. Looked up once per mode
-        and response model, while the actor's configuration stays the same object (frozen: its budget too)."""
+        and response model, while the actor's configuration stays the same object (frozen: its budget too) and the
+        event loop the same."""
         configuration = self._actor.configuration
-        if self._looked_up_for is not configuration:
-            self._looked_up_for, self._paths, self._templates = configuration, {}, {}
+        loop = asyncio.get_running_loop()
+        looked_up_for = self._looked_up_for
+        if looked_up_for is None or looked_up_for[0] is not configuration or looked_up_for[1] is not loop:
+            self._looked_up_for, self._paths, self._templates = (configuration, loop), {}, {}
         looked_up = (mode, response_model)
         if looked_up in self._paths:
             return self._paths[looked_up]

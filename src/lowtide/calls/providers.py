@@ -1,10 +1,11 @@
-"""The providers of one actor: one per mode, resolved through the registry and built on first use from the actor's
-configuration and what was injected (client, key, clock), and the caller of their live calls in each event loop,
-through the quota of their scope."""
+"""The providers of one actor: one per mode and event loop, resolved through the registry and built on first use from
+the actor's configuration and what was injected (client, key, clock), and the caller of their live calls in each event
+loop, through the quota of their scope."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -30,12 +31,33 @@ from lowtide.types import ActorRequest
 
 __all__ = ["ActorProviders"]
 
+log = logging.getLogger(__name__)
+
 
 @runtime_checkable
 class _Closing(Protocol):
     """A quota store holding connections of its own (PostgreSQL's pool)."""
 
     async def aclose(self) -> None: ...
+
+
+class _Built:
+    """The providers built for one event loop (or for none: a dry run's, adopted by the first loop that calls)."""
+
+    __slots__ = ("asked", "default", "providers")
+
+    def __init__(self) -> None:
+        self.providers: dict[BatchProcessingMode, Provider] = {}
+        self.asked: dict[BatchProcessingMode | str, Provider] = {}
+        """The provider given for each mode asked by name (a live fallback's for "batch", say)."""
+        self.default: tuple[ActorConfiguration, Provider] | None = None
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class ActorProviders:
@@ -68,10 +90,11 @@ class ActorProviders:
         self._clock = clock
         self._observers = tuple(observers)
         self._middleware = tuple(middleware)
-        self._providers: dict[BatchProcessingMode, Provider] = {}
-        self._asked: dict[BatchProcessingMode | str, Provider] = {}
-        """The provider given for each mode asked by name (a live fallback's for "batch", say)."""
-        self._default: tuple[ActorConfiguration, Provider] | None = None
+        self._built: dict[asyncio.AbstractEventLoop | None, _Built] = {}
+        """Per event loop: an SDK's HTTP client keeps connections of the loop it was first used on, which another loop
+        cannot use ("Connection error": a batch create of unknown outcome) nor close once that loop has ended."""
+        self._last: tuple[asyncio.AbstractEventLoop | None, _Built] | None = None
+        self._closing: set[asyncio.Future[None]] = set()
         self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
             weakref.WeakKeyDictionary()
         )
@@ -85,10 +108,37 @@ class ActorProviders:
     def built(self, mode: BatchProcessingMode | str | None = None) -> bool:
         """Whether the provider answering calls in `mode` (default: the configured one) is built: a call needs
         nothing from `ready` first. Cheap, for every call."""
+        built = self._for(_current_loop())
         if mode is None:
-            default = self._default
+            default = built.default
             return default is not None and default[0] is self._configuration()
-        return mode in self._asked
+        return mode in built.asked
+
+    def _for(self, loop: asyncio.AbstractEventLoop | None) -> _Built:
+        """The providers of `loop`: those built without a loop are adopted by the first loop that asks (nothing of
+        theirs has connected yet); a loop's first ask retires the providers of loops that have ended."""
+        last = self._last
+        if last is not None and last[0] is loop:
+            return last[1]
+        built = self._built.get(loop)
+        if built is None:
+            built = self._built.pop(None, None) if loop is not None else None
+            built = self._built[loop] = built or _Built()
+            ended = self._retire_ended() if loop is not None else []
+            if ended:
+                closing = asyncio.ensure_future(_close_ended(ended))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        self._last = (loop, built)
+        return built
+
+    def _retire_ended(self) -> list[Provider]:
+        """Forget the providers of loops that have ended; their closing (`_close_ended`), on the running loop, is
+        returned to be awaited, or, when `_for` retires them, left to a task of its own."""
+        ended: list[Provider] = []
+        for loop in [loop for loop in self._built if loop is not None and loop.is_closed()]:
+            ended.extend(self._built.pop(loop).providers.values())
+        return ended
 
     async def ready(
         self, mode: BatchProcessingMode | str | None = None, *, then: Callable[[Provider], object] | None = None
@@ -99,40 +149,50 @@ class ActorProviders:
         on the loop: its ledger). Concurrent first calls share one build."""
         if self.built(mode):
             return self.get(mode)
-        readying = self._readying.setdefault(asyncio.get_running_loop(), {})
+        loop = asyncio.get_running_loop()
+        readying = self._readying.setdefault(loop, {})
         future = readying.get(mode)
         if future is None or (future.done() and future.exception() is not None):
-            future = readying[mode] = asyncio.ensure_future(asyncio.to_thread(self._load, mode, then))
+            future = readying[mode] = asyncio.ensure_future(asyncio.to_thread(self._load, mode, then, loop))
         # Shielded: one caller giving up must not cancel the build the others wait on.
         return await asyncio.shield(future)
 
-    def _load(self, mode: BatchProcessingMode | str | None, then: Callable[[Provider], object] | None) -> Provider:
+    def _load(
+        self,
+        mode: BatchProcessingMode | str | None,
+        then: Callable[[Provider], object] | None,
+        loop: asyncio.AbstractEventLoop,
+    ) -> Provider:
         """What a first call needs loaded, in a worker thread: the provider (its SDK), and the ledger stores' entry
         points (every installed distribution's metadata read: a third of a second on a cold disk), which its
         ledger or its live quota's store is found through; then `then`'s."""
         ledger_registry()
-        provider = self.get(mode)
+        provider = self.get(mode, loop=loop)
         if then is not None:
             then(provider)
         return provider
 
-    def get(self, mode: BatchProcessingMode | str | None = None) -> Provider:
-        """The provider answering calls in `mode` (default: the configured one), built once and reused."""
+    def get(
+        self, mode: BatchProcessingMode | str | None = None, *, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Provider:
+        """The provider answering calls in `mode` (default: the configured one) on `loop` (default: the running one),
+        built once per loop and reused."""
         configuration = self._configuration()
-        default = self._default
+        built = self._for(loop or _current_loop())
+        default = built.default
         if mode is None and default is not None and default[0] is configuration:
             return default[1]  # resolved once, not again for each of thousands of calls
         effective, factory = self.resolve(mode)
-        provider = self._providers.get(effective)
+        provider = built.providers.get(effective)
         if provider is None:
             with self._building:
-                provider = self._providers.get(effective)
+                provider = built.providers.get(effective)
                 if provider is None:
-                    provider = self._providers[effective] = self._build(configuration, factory)
+                    provider = built.providers[effective] = self._build(configuration, factory)
         if mode is None:
-            self._default = (configuration, provider)
+            built.default = (configuration, provider)
         else:
-            self._asked[mode] = provider
+            built.asked[mode] = provider
         return provider
 
     def _build(self, configuration: ActorConfiguration, factory: ProviderFactory) -> Provider:
@@ -210,8 +270,14 @@ class ActorProviders:
         return cap
 
     async def aclose(self) -> None:
-        providers, self._providers, self._default = list(self._providers.values()), {}, None
-        self._asked = {}
+        """Close the providers of this loop (and of none), and those of loops that have ended; a later call builds
+        them anew."""
+        loop = asyncio.get_running_loop()
+        await _close_ended(self._retire_ended())
+        providers = [
+            p for owner in (loop, None) if (built := self._built.pop(owner, None)) for p in built.providers.values()
+        ]
+        self._last = None
         self._callers = weakref.WeakKeyDictionary()
         for store in self._stores.pop(asyncio.get_running_loop(), []):
             if isinstance(store, _Closing):
@@ -221,6 +287,20 @@ class ActorProviders:
             if backend is not None:
                 await close_engines_of(backend)
             await provider.aclose()
+
+
+async def _close_ended(providers: list[Provider]) -> None:
+    """Close providers whose event loop has ended. Their connections cannot be closed without it (their sockets are
+    freed with them), but their clients must be marked closed: an SDK's client closes itself when collected by
+    starting a task on whatever loop is running then, which fails ("Task exception was never retrieved ... Event loop
+    is closed"). Each `aclose` marks its client closed before it reaches a dead connection, which fails as that."""
+    for provider in providers:
+        try:
+            await provider.aclose()
+        except RuntimeError:
+            pass  # "Event loop is closed": the loop of its connections
+        except Exception as exc:
+            log.debug("Closing the provider of an ended event loop: %r", exc)
 
 
 def _worst_case(request: ActorRequest, configuration: ActorConfiguration) -> Decimal:

@@ -1,19 +1,20 @@
 """Pure mapping between LangChain's chat messages and lowtide's neutral call: messages, bound tools and tool choice
-as `Actor.run` arguments, and an `ActorResponse` as an `AIMessage`."""
+as `Actor.run` arguments, and an `ActorResponse` as an `AIMessage` (or, streamed, as one `AIMessageChunk`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
-from langchain_core.messages.tool import tool_call
+from langchain_core.messages.tool import tool_call, tool_call_chunk
 
 from lowtide.integrations.turns import Block, Role, append_turn
 from lowtide.types import ActorResponse, TextContent, ToolUseContent
 
-__all__ = ["to_ai_message", "to_arguments", "tool_choice_of", "tool_spec"]
+__all__ = ["to_ai_chunk", "to_ai_message", "to_arguments", "tool_choice_of", "tool_spec"]
 
 
 def to_arguments(
@@ -175,4 +176,20 @@ def to_ai_message(response: ActorResponse[object]) -> AIMessage:
             ),
         ),
         response_metadata={key: value for key, value in metadata.items() if value is not None},
+    )
+
+
+def to_ai_chunk(message: AIMessage) -> AIMessageChunk:
+    """A finished `AIMessage` as the one, last chunk of a stream: its text, its tool calls as chunks (arguments as
+    JSON, as a provider streams them), its usage and metadata, so that the chunks added up give the message back."""
+    return AIMessageChunk(
+        content=message.content,
+        id=message.id,
+        tool_call_chunks=[
+            tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=index)
+            for index, call in enumerate(message.tool_calls)
+        ],
+        usage_metadata=message.usage_metadata,
+        response_metadata=message.response_metadata,
+        chunk_position="last",
     )

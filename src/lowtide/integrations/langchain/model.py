@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LangSmithParams, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -19,7 +19,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from lowtide.actor import Actor
 from lowtide.errors import ActorError
-from lowtide.integrations.langchain.messages import to_ai_message, to_arguments
+from lowtide.integrations.langchain.messages import to_ai_chunk, to_ai_message, to_arguments
 
 __all__ = ["LowtideChatModel"]
 
@@ -52,6 +52,25 @@ class LowtideChatModel(BaseChatModel):
         config = self.actor.configuration
         return {"actor": config.name, "provider": config.provider, "model": config.model}
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        """LangSmith's standard parameters: the actor's provider and model, and this call's sampling settings
+        (the actor's defaults where the call sets none)."""
+        config = self.actor.configuration
+        temperature = kwargs.get("temperature", config.temperature)
+        max_tokens = kwargs.get("max_tokens", config.max_tokens)
+        params = LangSmithParams(
+            ls_provider=config.provider,
+            ls_model_name=kwargs.get("model") or config.model,
+            ls_model_type="chat",
+            ls_max_tokens=max_tokens,
+        )
+        if temperature is not None:
+            params["ls_temperature"] = temperature
+        stops = stop or list(config.stop_sequences)
+        if stops:
+            params["ls_stop"] = stops
+        return params
+
     async def _agenerate(
         self,
         messages: list[BaseMessage],
@@ -77,6 +96,32 @@ class LowtideChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         return self._run_sync(lambda: self._agenerate(messages, stop, **kwargs))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """`stream`, `astream` and `astream_events`: the finished answer as one chunk (its text, tool calls and
+        usage), in batch mode and live alike, so that code written for streaming works unchanged."""
+        chunk = _only_chunk(await self._agenerate(messages, stop, **kwargs))
+        if run_manager is not None:
+            await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+        yield chunk
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        chunk = _only_chunk(self._run_sync(lambda: self._agenerate(messages, stop, **kwargs)))
+        if run_manager is not None:
+            run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+        yield chunk
 
     def batch(
         self,
@@ -121,3 +166,10 @@ class LowtideChatModel(BaseChatModel):
                 self._runner.run(self.actor.aclose())
                 self._runner.close()
                 self._runner = None
+
+
+def _only_chunk(result: ChatResult) -> ChatGenerationChunk:
+    """The answer of `result` as the one chunk of a stream."""
+    message = result.generations[0].message
+    assert isinstance(message, AIMessage)
+    return ChatGenerationChunk(message=to_ai_chunk(message))

@@ -3,17 +3,20 @@ by the actor's mode, so that an agent gets the ledger, coalescing, park and resu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from pydantic_ai.messages import InstructionPart, ModelMessage, ModelResponse
-from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import RunContext
 
 from lowtide.actor import Actor
 from lowtide.integrations.pydantic_ai.errors import mapped_errors
 from lowtide.integrations.pydantic_ai.messages import Call, step_of, to_call, to_model_response
+from lowtide.integrations.pydantic_ai.stream import FinishedStream
 from lowtide.types import ActorResponse
 
 __all__ = ["KeyFunction", "LowtideModel", "LowtideModelSettings"]
@@ -94,6 +97,20 @@ class LowtideModel(Model):
         return await self.actor.run(
             response_model=call.response_model, key=key, max_cost_usd=budget, **call.arguments()
         )
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncGenerator[StreamedResponse]:
+        """`request`'s answer as a stream (`agent.run_stream`, `run_stream_events`, `iter`): in batch mode the
+        finished answer, each part one event; live, the same, once lowtide's caller has the whole answer."""
+        answer = await self.request(messages, model_settings, model_request_parameters)
+        _, parameters = self.prepare_request(model_settings, model_request_parameters)
+        yield FinishedStream(model_request_parameters=parameters, answer=answer)
 
     def _key_for(self, messages: list[ModelMessage], settings: dict[str, Any]) -> str | None:
         step = step_of(messages)

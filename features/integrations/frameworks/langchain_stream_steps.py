@@ -1,0 +1,130 @@
+"""Steps of `langchain_stream.feature`: LangChain's streaming interfaces over `LowtideChatModel`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Protocol
+
+from _world import world
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_steps import lookup
+from step_context import Context as StepContext
+from step_context import then, when
+
+from lowtide.integrations.langchain import LowtideChatModel
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context."""
+
+    model: LowtideChatModel
+    chunks: list[AIMessageChunk]
+    events: list[dict[str, Any]]
+
+
+@when('the model\'s answer to "{prompt}" is read with {how}')
+def step_stream(context: Context, prompt: str, how: str) -> None:
+    model = context.model
+    if how == "stream":
+        chunks = list(model.stream(prompt))
+    else:
+
+        async def collect() -> list[Any]:
+            return [chunk async for chunk in model.astream(prompt)]
+
+        chunks = world(context).run(collect())
+    assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks), [type(chunk) for chunk in chunks]
+    context.chunks = chunks
+
+
+@then('{count:d} AIMessageChunk came, the last, quoting "{text}"')
+def step_chunks(context: Context, count: int, text: str) -> None:
+    chunks = context.chunks
+    assert len(chunks) == count, f"{len(chunks)} chunks: {chunks!r}"
+    assert chunks[-1].chunk_position == "last", chunks[-1]
+    assert text in chunks[-1].text, f"{chunks[-1].text!r} does not quote {text!r}"
+
+
+@then("the last chunk carries the answer's usage, its {mode} mode and its cost")
+def step_chunk_usage(context: Context, mode: str) -> None:
+    last = context.chunks[-1]
+    usage = last.usage_metadata
+    assert usage is not None, "the last chunk has no usage"
+    assert usage["input_tokens"] > 0, usage
+    assert usage["output_tokens"] > 0, usage
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"], usage
+    assert last.response_metadata["mode"] == mode, last.response_metadata
+    assert last.response_metadata["cost_usd"] > 0, last.response_metadata
+
+
+@when('the model with a lookup tool streams its answer to "{prompt}"')
+def step_stream_tool(context: Context, prompt: str) -> None:
+    chain = context.model.bind_tools([lookup])
+
+    async def collect() -> list[Any]:
+        return [chunk async for chunk in chain.astream(prompt)]
+
+    context.chunks = world(context).run(collect())
+
+
+@then("the chunks added up call the lookup tool with arguments that are a JSON object")
+def step_tool_chunks(context: Context) -> None:
+    chunks = context.chunks
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    assert isinstance(total, AIMessageChunk), total
+    (piece,) = total.tool_call_chunks
+    assert piece["name"] == "lookup", piece
+    assert isinstance(json.loads(piece["args"] or ""), dict), piece
+    (call,) = total.tool_calls
+    assert call["name"] == "lookup", call
+    assert call["id"] == piece["id"], call
+    assert isinstance(call["args"], dict), call
+
+
+@when('the model\'s events for "{prompt}" are read with astream_events')
+def step_events(context: Context, prompt: str) -> None:
+    model = context.model
+
+    async def collect() -> list[dict[str, Any]]:
+        return [dict(event) async for event in model.astream_events(prompt, version="v2")]
+
+    context.events = world(context).run(asyncio.wait_for(collect(), 60.0))
+
+
+@then('an on_chat_model_stream event carried a chunk quoting "{text}"')
+def step_stream_event(context: Context, text: str) -> None:
+    streamed = [e["data"]["chunk"] for e in context.events if e["event"] == "on_chat_model_stream"]
+    assert streamed, f"no stream event: {[e['event'] for e in context.events]}"
+    assert any(text in chunk.text for chunk in streamed), streamed
+
+
+@then("the on_chat_model_end event's message is the same answer, with its usage")
+def step_end_event(context: Context) -> None:
+    (end,) = [e for e in context.events if e["event"] == "on_chat_model_end"]
+    output = end["data"]["output"]
+    assert isinstance(output, AIMessage), output
+    streamed = [e["data"]["chunk"] for e in context.events if e["event"] == "on_chat_model_stream"]
+    assert output.text == "".join(chunk.text for chunk in streamed), (output, streamed)
+    assert output.usage_metadata is not None, output
+    assert output.usage_metadata["output_tokens"] > 0, output
+
+
+@then(
+    'its standard parameters for a call with stop "{stop}" are provider "{provider}", model "{model}", '
+    'type "{kind}", max tokens {max_tokens:d}, stop "{stop_again}"'
+)
+def step_ls_params(
+    context: Context, stop: str, provider: str, model: str, kind: str, max_tokens: int, stop_again: str
+) -> None:
+    params = context.model._get_ls_params(stop=[stop])  # pyright: ignore[reportPrivateUsage]: LangSmith's hook
+    expected = {
+        "ls_provider": provider,
+        "ls_model_name": model,
+        "ls_model_type": kind,
+        "ls_max_tokens": max_tokens,
+        "ls_stop": [stop_again],
+    }
+    assert dict(params) == expected, params

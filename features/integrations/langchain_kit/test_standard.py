@@ -1,0 +1,137 @@
+"""LangChain's standard tests (`langchain-tests`: `ChatModelUnitTests`, `ChatModelIntegrationTests`, the contract
+LangChain asks of every chat model) against `LowtideChatModel`, its actors built from the emulator's address on a
+loopback socket (`nox -s langchain` runs them with pytest: they are LangChain's kit, not our scenarios)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_tests.integration_tests import ChatModelIntegrationTests
+from langchain_tests.unit_tests import ChatModelUnitTests
+
+from lowtide import Actor
+from lowtide.emulator import Emulator, RunningServer, serve_in_thread
+from lowtide.integrations.langchain import LowtideChatModel
+
+_SERVER: list[RunningServer] = []
+_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-emulator-key", "OPENAI_API_KEY": "sk-emulator-key", "GEMINI_API_KEY": "emu-key"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """One emulator for the session, on a loopback socket, and a ledger of the session's own."""
+    os.environ["LOWTIDE_LEDGER"] = str(Path(tmp_path_factory.mktemp("ledger")) / "ledger.sqlite3")
+    os.environ.update(_KEYS)
+    with serve_in_thread(Emulator(processing_seconds=0.05)) as server:
+        _SERVER.append(server)
+        yield server
+        _SERVER.clear()
+
+
+def _actor(provider: str, model: str, mode: str) -> Actor:
+    url = _SERVER[0].url
+    return Actor(
+        {
+            "name": f"kit-{provider}-{mode}",
+            "provider": provider,
+            "model": model,
+            "max_tokens": 1024,
+            "batch_processing": mode,
+            "batch": {"poll_interval": 0.02, "coalesce_window": 0.05},
+            "base_url": f"{url}/v1" if provider == "openai" else url,
+        }
+    )
+
+
+class _Lowtide:
+    """What every configuration of the kit shares: the model class, and the capabilities lowtide's model has."""
+
+    provider = "anthropic"
+    model_id = "claude-sonnet-5-5"
+    mode = "live"
+
+    @property
+    def chat_model_class(self) -> type[LowtideChatModel]:
+        return LowtideChatModel
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        if not _SERVER:  # the unit tests build the model without the session's emulator: no call is made
+            return {"actor": Actor({"name": "kit", "provider": self.provider, "model": self.model_id})}
+        return {"actor": _actor(self.provider, self.model_id, self.mode)}
+
+    @property
+    def has_tool_choice(self) -> bool:
+        return True
+
+    @property
+    def supports_image_inputs(self) -> bool:
+        # The kit's image test downloads its picture from the web, and these tests have no network; an image sent
+        # in a conversation is checked by langchain.feature ("A whole conversation is sent").
+        return False
+
+
+_EMULATED_MODEL = pytest.mark.xfail(
+    reason="an emulator limit, not lowtide's: the emulated model fills a tool's arguments from the schema, without "
+    "reading the prompt ({'input': 1} where the test asked for 3; a customer's unicode name lost), so it cannot pass "
+    "tests that check the arguments a model chose (issue 59: 'the emulator's model behaves like a cooperative model')",
+    strict=True,
+)
+
+
+class _KitIntegration(_Lowtide, ChatModelIntegrationTests):
+    """The integration class, with the tests the emulated model cannot pass marked as such."""
+
+    @_EMULATED_MODEL
+    def test_tool_calling(self, model: Any) -> None:
+        super().test_tool_calling(model)
+
+    @_EMULATED_MODEL
+    async def test_tool_calling_async(self, model: Any) -> None:
+        await super().test_tool_calling_async(model)
+
+    @_EMULATED_MODEL
+    def test_agent_loop(self, model: Any) -> None:
+        super().test_agent_loop(model)
+
+    @_EMULATED_MODEL
+    def test_unicode_tool_call_integration(
+        self, model: Any, *, tool_choice: str | None = None, force_tool_call: bool = True
+    ) -> None:
+        super().test_unicode_tool_call_integration(model, tool_choice=tool_choice, force_tool_call=force_tool_call)
+
+
+class TestAnthropicUnit(_Lowtide, ChatModelUnitTests):
+    pass
+
+
+class TestAnthropicLive(_KitIntegration):
+    pass
+
+
+class TestAnthropicBatch(_KitIntegration):
+    mode = "batch"
+
+
+class TestOpenAILive(_KitIntegration):
+    provider = "openai"
+    model_id = "gpt-4o-mini"
+
+    @pytest.mark.xfail(
+        reason="lowtide's, still open (issue 59): an OpenAI actor on its default endpoint, the Responses API, refuses "
+        "LangChain's standard `stop` (the API has no stop sequences); `provider_options.openai.endpoint: "
+        "chat_completions` sends them",
+        strict=True,
+    )
+    def test_stop_sequence(self, model: Any) -> None:
+        super().test_stop_sequence(model)
+
+
+class TestGeminiBatch(_KitIntegration):
+    provider = "gemini"
+    model_id = "gemini-2.5-flash"
+    mode = "batch"

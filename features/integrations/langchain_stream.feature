@@ -1,0 +1,36 @@
+@integration @langchain
+Feature: LangChain's streaming with a lowtide chat model
+  As a developer whose chains stream (stream, astream, astream_events)
+  I want them to work unchanged over a lowtide actor, in batch and in live mode
+  So that moving a chain onto batches does not mean rewriting how it reads its answers
+
+  Background:
+    Given an emulated Anthropic API that ends batches after 0.2 seconds
+
+  Scenario Outline: stream gives the finished answer as one last chunk, its usage on it
+    Given a LangChain chat model over an actor in <mode> mode
+    When the model's answer to "Where does the tide go?" is read with <how>
+    Then 1 AIMessageChunk came, the last, quoting "Where does the tide go?"
+    And the last chunk carries the answer's usage, its <mode> mode and its cost
+    And the emulator created <batches> batches
+
+    Examples:
+      | mode  | how     | batches |
+      | batch | stream  | 1       |
+      | live  | astream | 0       |
+
+  Scenario: A streamed tool call adds up to the tool call
+    Given a LangChain chat model over an actor in batch mode
+    When the model with a lookup tool streams its answer to "[[emulator:tool:lookup]] Where is order 42?"
+    Then the chunks added up call the lookup tool with arguments that are a JSON object
+    And the emulator created 1 batch
+
+  Scenario: astream_events tells the chunk as it streams and the message at the end
+    Given a LangChain chat model over an actor in batch mode
+    When the model's events for "Tell me of the harbour" are read with astream_events
+    Then an on_chat_model_stream event carried a chunk quoting "Tell me of the harbour"
+    And the on_chat_model_end event's message is the same answer, with its usage
+
+  Scenario: LangSmith's standard parameters name the actor's provider and model
+    Given a LangChain chat model over an actor in batch mode
+    Then its standard parameters for a call with stop "END" are provider "anthropic", model "claude-sonnet-5-5", type "chat", max tokens 1024, stop "END"

@@ -1,0 +1,74 @@
+"""`FinishedStream`: a pydantic-ai `StreamedResponse` replaying an answer lowtide has finished, so that `run_stream`,
+`run_stream_events`, `agent.iter` and event handlers work with `LowtideModel` in both modes: each part of the answer
+arrives as one event (its whole text, its whole tool call), then the usage and finish reason."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from pydantic_ai.messages import (
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from pydantic_ai.models import StreamedResponse
+
+__all__ = ["FinishedStream"]
+
+
+@dataclass
+class FinishedStream(StreamedResponse):
+    """The events of `answer`, a response already answered (in a batch, or live): a batch has nothing to stream
+    before its answer, and a live answer arrives whole from lowtide's caller (its retries and quota see the whole)."""
+
+    answer: ModelResponse
+    _timestamp: datetime = field(default_factory=lambda: datetime.now(UTC), init=False)
+
+    def __post_init__(self) -> None:
+        self._usage = self.answer.usage
+        self.provider_response_id = self.answer.provider_response_id
+        self.provider_details = self.answer.provider_details
+        self.finish_reason = self.answer.finish_reason
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        for index, part in enumerate(self.answer.parts):
+            for event in self._events_of(index, part):
+                yield event
+
+    def _events_of(self, index: int, part: ModelResponsePart) -> Iterator[ModelResponseStreamEvent]:
+        if isinstance(part, TextPart):
+            yield from self._parts_manager.handle_text_delta(vendor_part_id=index, content=part.content)
+        elif isinstance(part, ToolCallPart):
+            args = cast("str | dict[str, Any] | None", part.args)
+            yield self._parts_manager.handle_tool_call_part(
+                vendor_part_id=index, tool_name=part.tool_name, args=args, tool_call_id=part.tool_call_id
+            )
+        elif isinstance(part, ThinkingPart):
+            yield from self._parts_manager.handle_thinking_delta(
+                vendor_part_id=index,
+                content=part.content,
+                signature=part.signature,
+                provider_name=part.provider_name,
+            )
+
+    @property
+    def model_name(self) -> str:
+        return self.answer.model_name or ""
+
+    @property
+    def provider_name(self) -> str | None:
+        return self.answer.provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        return self._timestamp
