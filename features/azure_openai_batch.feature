@@ -232,5 +232,5 @@ Feature: An actor answered by Azure OpenAI's global batch deployments, durably
 
     Examples:
       | given               | says                                                                                                                     |
-      | tides=gpt-4o-mni    | lowtide: --azure-deployment tides=gpt-4o-mni: the emulator serves no model 'gpt-4o-mni'. Did you mean 'gpt-4o-mini', 'gpt-5.4-mini', 'gpt-4.1-mini'? |
+      | tides=gpt-4o-mni    | lowtide: Azure deployment tides=gpt-4o-mni: the emulator serves no model 'gpt-4o-mni'. Did you mean 'gpt-4o-mini', 'gpt-5.4-mini', 'gpt-4.1-mini'? |
       | tides               | lowtide: Invalid value for '--azure-deployment': expected NAME=MODEL, not 'tides' (see 'lowtide emulator --help')       |

@@ -35,8 +35,11 @@ def step_interrupted_while_importing(context: Context, command: str, module: str
     env = dict(os.environ, PYTHONVERBOSE="1", LOWTIDE_LEDGER=str(ledger), ANTHROPIC_API_KEY="unused")
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing is to be sent: a refused port says so loudly if it is
     argv = shlex.split(command)
+    # SIGINT as a terminal gives it: a session run in the background (nox's parallel sessions) may ignore SIGINT, and
+    # a child inherits that, which would make the command deaf to the Ctrl-C this sends.
     process = subprocess.Popen(
         [sys.executable, script, *argv[1:]],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         cwd=ledger.parent,
         env=env,
         stdout=subprocess.PIPE,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
+import os
 import sys
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,9 +14,11 @@ from click.shell_completion import get_completion_class
 
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
+_DEPLOYMENTS_ENV = "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS"
+"""The variable the emulated Azure resource reads its further deployments from (`--azure-deployment` sets it)."""
+
 if TYPE_CHECKING:
     from lowtide.emulator.core.ratelimits import Latency
-    from lowtide.emulator.emulator import Emulator
 
 __all__ = ["COMMANDS"]
 
@@ -100,7 +104,7 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     "azure_deployments",
     multiple=True,
     metavar="NAME=MODEL",
-    envvar="LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS",
+    envvar=_DEPLOYMENTS_ENV,
     help="Azure OpenAI: also a deployment NAME serving MODEL (repeatable; or $LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS,"
     " comma-separated). By default every OpenAI text model has a deployment of its own name.",
 )
@@ -153,46 +157,45 @@ def emulator(
     from lowtide.errors import ConfigurationError
 
     try:
-        served = Emulator(
-            processing_seconds=processing_seconds,
-            cancel_seconds=cancel_seconds,
-            api_keys=list(api_keys) or None,
-            state_file=state_file,
-            extra_models=[name.strip() for names in models for name in names.split(",") if name.strip()],
-            rate_limits=RateLimits(
-                rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None, tpm=tpm or None
-            ),
-            latency=_latency(latency),
-        )
+        with _deployments(azure_deployments):
+            served = Emulator(
+                processing_seconds=processing_seconds,
+                cancel_seconds=cancel_seconds,
+                api_keys=list(api_keys) or None,
+                state_file=state_file,
+                extra_models=[name.strip() for names in models for name in names.split(",") if name.strip()],
+                rate_limits=RateLimits(
+                    rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None, tpm=tpm or None
+                ),
+                latency=_latency(latency),
+            )
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
     except EmulationError as error:  # an installed emulation that cannot be loaded, named
         raise ConfigurationError(str(error)) from None
-    if azure_deployments:
-        _deploy(served, azure_deployments)
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)
 
 
-def _deploy(served: Emulator, given: tuple[str, ...]) -> None:
-    """`--azure-deployment NAME=MODEL` (each value may hold several, comma-separated, as the variable does): a model
-    OpenAI's emulation does not serve is refused, naming those it does."""
-    from lowtide.emulator.azure_openai.backend import default_deployments
-    from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
-    from lowtide.errors import ConfigurationError
-
-    known = default_deployments()
-    deployments = served.emulation(AzureOpenAIEmulation).deployments
+@contextmanager
+def _deployments(given: tuple[str, ...]) -> Generator[None]:
+    """`--azure-deployment NAME=MODEL` values (each may hold several, comma-separated) handed to the emulation that
+    reads them, through the variable it reads (`_DEPLOYMENTS_ENV`), for as long as the emulator is being made."""
+    if not given:
+        yield
+        return
     for pair in (part.strip() for value in given for part in value.split(",") if part.strip()):
-        name, equals, model = (side.strip() for side in pair.partition("="))
-        if not equals or not name or not model:
+        name, equals, model = pair.partition("=")
+        if not equals or not name.strip() or not model.strip():
             raise click.BadParameter(f"expected NAME=MODEL, not {pair!r}", param_hint="'--azure-deployment'")
-        if model not in known:
-            close = difflib.get_close_matches(model, sorted(known), n=3)
-            hint = f" Did you mean {', '.join(repr(name) for name in close)}?" if close else ""
-            raise ConfigurationError(
-                f"--azure-deployment {pair}: the emulator serves no model {model!r}.{hint}", field="azure_deployment"
-            )
-        deployments[name] = model
+    before = os.environ.get(_DEPLOYMENTS_ENV)
+    os.environ[_DEPLOYMENTS_ENV] = ",".join(given)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(_DEPLOYMENTS_ENV, None)
+        else:
+            os.environ[_DEPLOYMENTS_ENV] = before
 
 
 def _latency(given: str | None) -> Latency:

@@ -6,6 +6,8 @@ the OpenAI emulation's, kept in the state file's `"azure_openai"` section."""
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 from collections.abc import Mapping, Sequence
 
@@ -13,7 +15,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lowtide.emulator.azure_openai.backend import AzureBackend
+from lowtide.emulator.azure_openai.backend import AzureBackend, default_deployments
 from lowtide.emulator.azure_openai.errors import (
     ACCESS_DENIED,
     AzureError,
@@ -21,15 +23,37 @@ from lowtide.emulator.azure_openai.errors import (
     resource_not_found,
 )
 from lowtide.emulator.azure_openai.routes import azure_routes
-from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.emulation import EmulationError, ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import request_id
 from lowtide.emulator.openai.account import OpenAIAccountEmulation
 from lowtide.emulator.openai.errors import from_api_error
 
-__all__ = ["AzureOpenAIEmulation"]
+__all__ = ["DEPLOYMENTS_ENV", "AzureOpenAIEmulation", "deployments_from"]
 
 _API_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
+
+
+DEPLOYMENTS_ENV = "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS"
+"""More deployments of the emulated resource, `NAME=MODEL` pairs separated by commas (`lowtide emulator
+--azure-deployment` sets it)."""
+
+
+def deployments_from(given: str) -> dict[str, str]:
+    """The deployments `given` names (`NAME=MODEL,...`); a pair not of that shape, or naming a model OpenAI's
+    emulation does not serve, raises `EmulationError` saying which, with the closest names."""
+    known = default_deployments()
+    found: dict[str, str] = {}
+    for pair in (part.strip() for part in given.replace("\n", ",").split(",") if part.strip()):
+        name, equals, model = (side.strip() for side in pair.partition("="))
+        if not equals or not name or not model:
+            raise EmulationError(f"Azure deployment {pair!r}: expected NAME=MODEL ({DEPLOYMENTS_ENV}).")
+        if model not in known:
+            close = difflib.get_close_matches(model, sorted(known), n=3)
+            hint = f" Did you mean {', '.join(repr(each) for each in close)}?" if close else ""
+            raise EmulationError(f"Azure deployment {pair}: the emulator serves no model {model!r}.{hint}")
+        found[name] = model
+    return found
 
 
 class AzureOpenAIEmulation(OpenAIAccountEmulation[AzureBackend]):
@@ -54,6 +78,7 @@ class AzureOpenAIEmulation(OpenAIAccountEmulation[AzureBackend]):
 
     def __init__(self, shared: Shared) -> None:
         super().__init__(shared, AzureBackend(shared.clock, shared.settings, shared.faults, shared.cache))
+        self.backend.deployments.update(deployments_from(os.environ.get(DEPLOYMENTS_ENV, "")))
 
     @property
     def deployments(self) -> dict[str, str]:
