@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,16 +36,6 @@ class Context(StepContext, Protocol):
 def _folder(context: Context) -> Path:
     """The scenario's input folder (bulk_inputs_steps' own), where its files are made and its jobs run."""
     return world(context).path("")
-
-
-@contextlib.contextmanager
-def inside(folder: Path) -> Iterator[None]:
-    previous = Path.cwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
 
 
 def the_block(context: Context) -> dict[str, Any]:
@@ -132,7 +120,7 @@ def _map(context: Context, prompt: str, names: list[str], mode: str, *, citation
     async def mapping(actor: Actor) -> RunResult:
         return await actor.map(jobs, mode=mode, progress="none", citations=citations)
 
-    with inside(folder):
+    with contextlib.chdir(folder):
         result = r.program(w, mapping)
     context.office_run = result
     return result
@@ -150,7 +138,7 @@ def step_map_cited(context: Context, prompt: str, name: str, mode: str) -> None:
 
 
 def _converted_text(folder: Path, name: str) -> str:
-    with inside(folder):
+    with contextlib.chdir(folder):
         return str(file_block(name, citations=False)["source"]["data"])
 
 
@@ -205,7 +193,7 @@ def step_plan(context: Context, many: int, first: str, few: int, second: str) ->
     converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
     converted._convert = counting  # pyright: ignore[reportPrivateUsage]
     try:
-        with inside(folder):
+        with contextlib.chdir(folder):
             plan = context.runner.run(actor.map(jobs, dry_run=True, progress="none"))
     finally:
         converted._convert = real  # pyright: ignore[reportPrivateUsage]
