@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry
+from lowtide import ActorError, ActorResponse, BatchTimeoutError, ProviderOptions, ProviderRegistry
 from lowtide.calls import parking
 from lowtide.testing import Failure, FakeBatchAPI, FakeBatchProvider, FakeOutcome, Reply
 
@@ -144,6 +144,33 @@ def step_outside_ledger(context: Context, name: str, prompts: str) -> None:
     assert provider.name == name, provider.name
     requests = [actor.request(prompt.strip()) for prompt in prompts.split(",")]
     w.outcomes = w.run(provider.complete_many(requests))
+
+
+@when('the provider "{name}" is asked, as one batch outside the ledger, for {what}')
+def step_outside_ledger_refused(context: Context, name: str, what: str) -> None:
+    """`complete_many` over requests the API cannot take in one batch (`what` says which), or a plain pair."""
+    w = world(context)
+    actor = w.current_actor()
+    provider = actor.provider()
+    assert provider.name == name, provider.name
+    requests = {
+        "no requests": [],
+        'two requests with the custom id "twin"': [
+            actor.request("one", custom_id="twin"),
+            actor.request("two", custom_id="twin"),
+        ],
+        "10001 requests": [actor.request("tide")] * 10_001,
+        "2 requests of 26 million characters each": [actor.request("x" * 26_000_000)] * 2,
+        '"one, two"': [actor.request("one"), actor.request("two")],
+    }[what]
+    w.outcomes = w.attempt_async(lambda: provider.complete_many(requests)) or []
+
+
+@then('the timeout names the requests "{custom_ids}"')
+def step_timeout_names(context: Context, custom_ids: str) -> None:
+    error = world(context).failure()
+    assert isinstance(error, BatchTimeoutError), repr(error)
+    assert error.custom_ids == [c.strip() for c in custom_ids.split(",")], error.custom_ids
 
 
 @when("a FakeBatchProvider is built without being registered")
