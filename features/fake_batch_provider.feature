@@ -149,18 +149,19 @@ Feature: A fake batch provider for testing programs that use lowtide
       | an image's text | messages[0].content: the fake provider 'fake' takes text alone. |
 
   # Outside the ledger (`complete_many`, `lowtide.providers.run_batch`) a batch the API cannot take is refused before
-  # anything is sent: the request count and size limits are the codec's (the fake's: 10,000 and 50 MB).
+  # anything is sent: the request count and size limits are the codec's (the fake's, 10,000 and 50 MB, set lower here).
   Scenario Outline: Outside the ledger, a batch the API cannot take is refused before anything is sent (<what>)
+    Given the fake API takes at most 3 requests and 2 MiB a batch
     When the provider "fake" is asked, as one batch outside the ledger, for <what>
     Then it was refused with a ConfigurationError saying "<message>"
     And the fake API was asked to create 0 batches and made 0
 
     Examples:
-      | what                                     | message                                                         |
-      | no requests                              | A batch needs at least one request.                             |
-      | two requests with the custom id "twin"   | custom_id 'twin' is used twice in one batch.                    |
-      | 10001 requests                           | 10001 requests exceed the API's limit of 10,000 per batch.      |
-      | 2 requests of 26 million characters each | MiB, over the API's limit of 48 MiB; split it.                  |
+      | what                                      | message                                                        |
+      | no requests                               | A batch needs at least one request.                            |
+      | two requests with the custom id "twin"    | custom_id 'twin' is used twice in one batch.                   |
+      | 4 requests                                | 4 requests exceed the API's limit of 3 per batch.              |
+      | 2 requests of 1.1 million characters each | The batch is 2.1 MiB, over the API's limit of 2 MiB; split it. |
 
   # The custom ids are the API's: the fake's are the request's name, `@`, then the ledger's tag (none outside it).
   Scenario: Outside the ledger, a batch that outlasts the actor's max_wait is canceled, its error naming its requests
