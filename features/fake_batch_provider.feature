@@ -176,6 +176,10 @@ Feature: A fake batch provider for testing programs that use lowtide
     And the timeout names the requests "request-0@, request-1@"
     And the fake API "fake" has its batch "ended"
 
+  Scenario: A ledger rebuild is refused for an API that cannot list its batches, saying to leave its actors out
+    When a ledger rebuild surveys the fake API's account
+    Then it was refused with a ConfigurationError saying "The fake backend cannot list the account's batches. A rebuild cannot tell which of its batches were the lost ledger's, so it recovers none of fake's: leave its actors out to rebuild the rest (a rerun would send their requests again)."
+
   Scenario: Two fake providers, under names of the test's choice, keep their batches apart
     Given a fake batch API whose batches take 60 seconds, registered as the provider "slow-fake"
     And a plugin actor "patient" of the provider "slow-fake" with:

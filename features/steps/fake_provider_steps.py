@@ -17,6 +17,7 @@ from lowtide import (
     ActorRequest,
     ActorResponse,
     BatchProcessingMode,
+    BatchSettings,
     BatchTimeoutError,
     Provider,
     ProviderOptions,
@@ -196,6 +197,18 @@ def _provider_named(context: Context, name: str) -> tuple[Actor, Provider]:
     provider = actor.provider()
     assert provider.name == name, provider.name
     return actor, provider
+
+
+@when("a ledger rebuild surveys the fake API's account")
+def step_rebuild_survey(context: Context) -> None:
+    """What `lowtide ledger rebuild` asks first of each account its actors reach: the batches it lists."""
+    from lowtide.rebuild import sources_of, survey
+
+    actor, provider = _provider_named(context, "fake")
+    backend = provider.batch_backend()
+    assert backend is not None
+    w = world(context)
+    w.attempt(lambda: w.run(survey(sources_of([(backend, actor.name, "fake-1", BatchSettings())]))))
 
 
 @then('the timeout names the requests "{custom_ids}"')
