@@ -1,0 +1,130 @@
+"""Steps for `provider: openai_compatible` (features/openai_compatible.feature): an actor built from its YAML alone
+(lowtide makes the openai SDK client from `provider_options.openai_compatible`), its HTTP going in process to the
+emulator's OpenAI wire, which lacks the parts the scenario names."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import httpx2
+from _support import World, set_env, world, yaml_doc
+from step_context import Context, given, then, when
+
+from lowtide import ActorResponse
+from lowtide.emulator import Emulator
+from lowtide.providers.openai.remote import INTENT_KEY
+
+COMPAT_KEY = "sk-compat-lowtide-scenario-secret-71c4"
+"""The endpoint's key, in COMPAT_KEY: distinctive, so that a leak into the ledger is caught."""
+
+
+def _emulator(w: World, lacks: str, **settings: Any) -> None:
+    parts = [part.strip() for part in lacks.split(",") if part.strip()]
+    w.emulator = Emulator(clock=w.clock, openai_lacks=parts, **settings)
+    set_env(w, "COMPAT_KEY", COMPAT_KEY)
+
+
+@given('an emulated OpenAI-compatible endpoint lacking ""')
+@given('an emulated OpenAI-compatible endpoint lacking "{lacks}"')
+def step_endpoint(context: Context, lacks: str = "") -> None:
+    _emulator(world(context), lacks)
+
+
+@given('an emulated OpenAI-compatible endpoint lacking "" whose batches take {seconds:d} seconds')
+@given('an emulated OpenAI-compatible endpoint lacking "{lacks}" whose batches take {seconds:d} seconds')
+def step_slow_endpoint(context: Context, seconds: int, lacks: str = "") -> None:
+    _emulator(world(context), lacks, processing_seconds=seconds)
+
+
+def _actor(w: World, name: str, text: str | None) -> None:
+    settings = {
+        "name": name,
+        "provider": "openai_compatible",
+        "model": "gpt-4o-mini",
+        "max_tokens": 256,
+        "batch_processing": "batch",
+        "batch": {"coalesce_window": 0.5, "poll_interval": 30, "reconcile_grace": 60},
+        **yaml_doc(text),
+    }
+    # No client: lowtide builds the openai SDK's from the settings; only its HTTP is the scenario's, in process.
+    http = httpx2.AsyncClient(transport=w.transport())
+    w.cleanups.append(http.aclose)
+    w.add_actor(settings, client=None, http_client=http)
+
+
+@given('an OpenAI-compatible actor "{name}" with:')
+def step_actor(context: Context, name: str) -> None:
+    _actor(world(context), name, context.text)
+
+
+@when('an OpenAI-compatible actor "{name}" is asked a question with:')
+def step_actor_asked(context: Context, name: str) -> None:
+    w = world(context)
+    w.attempt(lambda: _actor(w, name, context.text))
+    if w.error is None:
+        w.attempt_async(lambda: w.current_actor().run("When is high tide?", key="high"))
+
+
+@given("the endpoint will commit the next batch but drop the connection before answering")
+def step_drop_after_commit(context: Context) -> None:
+    world(context).emu.faults.drop_after_commit("openai.batches.create")
+
+
+@when("its batch is canceled through the actor's backend")
+def step_cancel(context: Context) -> None:
+    w = world(context)
+    [batch] = w.ledger().batches()
+    assert batch.provider_batch_id is not None, batch
+    backend = w.current_actor().batch_backend()
+    w.value = w.attempt(lambda: w.run(backend.cancel(batch.provider_batch_id or "")))
+
+
+@then("the batch is being canceled")
+def step_canceling(context: Context) -> None:
+    w = world(context)
+    w.succeeded()
+    assert w.value is not None, "nothing was canceled"
+    assert w.value.cancel_requested, w.value
+
+
+def _costs(w: World) -> list[tuple[ActorResponse[Any], Any]]:
+    answers = [outcome for outcome in w.asked.values() if isinstance(outcome, ActorResponse)] or [w.answer()]
+    return [(answer, answer.cost) for answer in answers]
+
+
+def _check_price(w: World, input_price: str, output_price: str, share: Decimal, pricing: str) -> None:
+    for answer, cost in _costs(w):
+        assert cost is not None, f"{answer.text!r} has no cost"
+        assert (cost.pricing, cost.source) == (pricing, "configured"), cost
+        usage = answer.usage
+        live_in = usage.input_tokens * Decimal(input_price) / 1_000_000
+        live_out = usage.output_tokens * Decimal(output_price) / 1_000_000
+        assert usage.output_tokens > 0, usage
+        assert cost.live_equivalent_usd == live_in + live_out, (usage, cost)
+        assert (cost.input_usd, cost.output_usd) == (live_in * share, live_out * share), (usage, cost)
+
+
+@then("every answer was priced at the configured prices, half of {input_price} and {output_price} a million tokens")
+def step_batch_priced(context: Context, input_price: str, output_price: str) -> None:
+    _check_price(world(context), input_price, output_price, Decimal("0.5"), "batch")
+
+
+@then("every answer was priced at the configured live prices, {input_price} and {output_price} a million tokens")
+def step_live_priced(context: Context, input_price: str, output_price: str) -> None:
+    _check_price(world(context), input_price, output_price, Decimal(1), "live")
+
+
+@then("the batch's metadata {says}")
+def step_metadata(context: Context, says: str) -> None:
+    w = world(context)
+    [recorded] = w.ledger().batches()
+    batch = w.emu.openai.batches.find(recorded.provider_batch_id or "")
+    expected = {INTENT_KEY: recorded.id} if says == "names lowtide's intent id" else None
+    assert batch.metadata == expected, (says, batch.metadata)
+
+
+@then("the ledger file does not contain the key")
+def step_key_not_stored(context: Context) -> None:
+    w = world(context)
+    assert COMPAT_KEY.encode() not in w.ledger_path.read_bytes()
