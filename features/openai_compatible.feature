@@ -5,7 +5,7 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
 
   Every call goes through the unmodified openai SDK, built by lowtide from the actor's settings (the base URL below,
   the key from COMPAT_KEY), to the emulator's OpenAI wire in process; the emulator is told which parts the endpoint
-  lacks (`openai_lacks`), as `lowtide emulator --openai-lacks` is.
+  lacks (`compatible_lacks`), as `lowtide emulator --compatible-lacks` is.
 
   Scenario Outline: The issue's actor answers concurrent calls in one batch, priced at its configured prices (<dialect>)
     Given an emulated OpenAI-compatible endpoint lacking "<lacks>"

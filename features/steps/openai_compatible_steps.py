@@ -21,7 +21,7 @@ COMPAT_KEY = "sk-compat-lowtide-scenario-secret-71c4"
 
 def _emulator(w: World, lacks: str, **settings: Any) -> None:
     parts = [part.strip() for part in lacks.split(",") if part.strip()]
-    w.emulator = Emulator(clock=w.clock, openai_lacks=parts, **settings)
+    w.emulator = Emulator(clock=w.clock, compatible_lacks=parts, **settings)
     set_env(w, "COMPAT_KEY", COMPAT_KEY)
 
 

@@ -17,7 +17,7 @@ from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.base import EmulatorBase
 from lowtide.emulator.core.emulation import Emulation, installed_emulations
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
-from lowtide.emulator.core.settings import OPENAI_PARTS, Settings
+from lowtide.emulator.core.settings import COMPATIBLE_PARTS, Settings
 from lowtide.emulator.openai.emulation import OpenAIEmulation
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class Emulator(EmulatorBase):
     a 429 with `retry-after` over them and the `anthropic-ratelimit-*` headers on every live answer; `latency` makes
     each live answer take a fixed time plus a time per output token, on the emulator's clock.
 
-    `openai_lacks` switches parts of OpenAI's wire off (`metadata`, `cancel`, `models`), so that it stands for an
+    `compatible_lacks` switches parts of OpenAI's wire off (`metadata`, `cancel`, `models`), so that it stands for an
     OpenAI-compatible endpoint without them (`provider: openai_compatible` is tested so).
 
     `emulations` are the APIs served (`Emulation` classes): by default every one installed in the
@@ -71,16 +71,18 @@ class Emulator(EmulatorBase):
         rate_limits: RateLimits | None = None,
         latency: Latency | None = None,
         emulations: Iterable[type[Emulation]] | None = None,
-        openai_lacks: Iterable[str] = (),
+        compatible_lacks: Iterable[str] = (),
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
             raise ValueError("processing_seconds and cancel_seconds cannot be negative")
         extra = tuple(extra_models)
         if isinstance(extra_models, str) or not all(_is_name(name) for name in extra):
             raise ValueError("extra_models must be model names (non-empty strings), e.g. ('claude-unknown-9',)")
-        lacks = frozenset(openai_lacks)
-        if isinstance(openai_lacks, str) or not lacks <= OPENAI_PARTS:
-            raise ValueError(f"openai_lacks names parts of OpenAI's wire: any of {', '.join(sorted(OPENAI_PARTS))}")
+        lacks = frozenset(compatible_lacks)
+        if isinstance(compatible_lacks, str) or not lacks <= COMPATIBLE_PARTS:
+            raise ValueError(
+                f"compatible_lacks names parts of OpenAI's wire: any of {', '.join(sorted(COMPATIBLE_PARTS))}"
+            )
         settings = Settings(
             processing_seconds=processing_seconds,
             cancel_seconds=cancel_seconds,
@@ -91,7 +93,7 @@ class Emulator(EmulatorBase):
             extra_models=extra,
             rate_limits=rate_limits or RateLimits(),
             latency=latency or Latency(),
-            openai_lacks=lacks,
+            compatible_lacks=lacks,
         )
         super().__init__(
             clock if clock is not None else SystemClock(),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
 
-__all__ = ["OPENAI_PARTS", "Settings"]
+__all__ = ["COMPATIBLE_PARTS", "Settings"]
 
 
 @dataclass
@@ -26,10 +26,11 @@ class Settings:
     extra_models: tuple[str, ...] = ()
     rate_limits: RateLimits = field(default_factory=RateLimits)
     latency: Latency = field(default_factory=Latency)
-    openai_lacks: frozenset[str] = frozenset()
-    """Parts OpenAI's wire leaves out, to stand for an OpenAI-compatible endpoint without them (`OPENAI_PARTS`):
+    compatible_lacks: frozenset[str] = frozenset()
+    """Parts OpenAI's wire leaves out, to stand for an OpenAI-compatible endpoint without them (`COMPATIBLE_PARTS`):
     `metadata` (a batch's metadata is taken and dropped), `cancel` and `models` (those routes answer 404)."""
 
 
-OPENAI_PARTS = frozenset({"metadata", "cancel", "models"})
-"""The parts of OpenAI's wire an OpenAI-compatible endpoint may lack, each switched off by `Settings.openai_lacks`."""
+COMPATIBLE_PARTS = frozenset({"metadata", "cancel", "models"})
+"""The parts of OpenAI's wire an OpenAI-compatible endpoint may lack, each switched off by
+`Settings.compatible_lacks`."""

@@ -143,8 +143,8 @@ class OpenAIApi:
 
     def _lacking(self, part: str, request: Request) -> None:
         """The 404 OpenAI answers for a path it does not serve, when the emulator is told the endpoint lacks `part`
-        (`Settings.openai_lacks`)."""
-        if part in self._shared.settings.openai_lacks:
+        (`Settings.compatible_lacks`)."""
+        if part in self._shared.settings.compatible_lacks:
             raise OpenAIError(404, f"Invalid URL ({request.method} {request.url.path})")
 
     async def list_models(self, request: Request) -> Answer:
@@ -163,7 +163,7 @@ class OpenAIApi:
     async def create_batch(self, request: Request) -> Answer:
         body = await self.json_body(request, _BATCH_BODY_BYTES)
         fields = as_object(body)
-        if fields is not None and "metadata" in self._shared.settings.openai_lacks:
+        if fields is not None and "metadata" in self._shared.settings.compatible_lacks:
             # An endpoint without batch metadata takes the key and keeps nothing of it (as such gateways do).
             body = {key: value for key, value in fields.items() if key != "metadata"}
         return self._openai.create_batch(body)
