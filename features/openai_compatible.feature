@@ -143,3 +143,30 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
       | dialect   | lacks  | outcome                                                                 | cancels |
       | full      |        | the batch is being canceled                                             | 1       |
       | no cancel | cancel | the error message contains "My gateway at http://127.0.0.1:8765/v1 cannot cancel a batch" | 0       |
+
+  Scenario: A bulk run's cost limit is kept at the configured batch prices: one worst case more than was spent, never two
+    Given an emulated OpenAI-compatible endpoint lacking ""
+    And an OpenAI-compatible actor "compat" with:
+      """
+      provider_options:
+        openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, prices: {gpt-4o-mini: {input: 0.15, output: 0.6}}}
+      """
+    And 9 prompts "Review {n}"
+    When the endpoint's actor maps the prompts, 3 items per batch, a cost limit of 1.5 items' worst case
+    Then the run's groups are 9 completed, 0 failed, 0 canceled and 0 not run
+    And the run spent less than its cost limit, at the configured batch prices
+    And the API received these calls:
+      | call                  | count |
+      | openai.batches.create | 9     |
+
+  Scenario: A cost limit on a model the endpoint has no price for is refused before anything is sent
+    Given an emulated OpenAI-compatible endpoint lacking "models"
+    And an OpenAI-compatible actor "compat" with:
+      """
+      provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, lacks: [models]}}
+      """
+    And 3 prompts "Review {n}"
+    When the endpoint's actor maps the prompts with a cost limit of 1 dollars
+    Then a ConfigurationError is raised
+    And the error message contains "no price is known for model 'gpt-4o-mini', so the cost limit cannot be kept"
+    And the API received no calls at all

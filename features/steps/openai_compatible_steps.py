@@ -11,7 +11,7 @@ import httpx2
 from _support import World, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse
+from lowtide import ActorError, ActorResponse, BatchProcessingMode
 from lowtide.emulator import Emulator
 from lowtide.providers.openai.remote import INTENT_KEY
 
@@ -128,3 +128,38 @@ def step_metadata(context: Context, says: str) -> None:
 def step_key_not_stored(context: Context) -> None:
     w = world(context)
     assert COMPAT_KEY.encode() not in w.ledger_path.read_bytes()
+
+
+@when("the endpoint's actor maps the prompts, {size:d} items per batch, a cost limit of {items:g} items' worst case")
+def step_map_with_limit(context: Context, size: int, items: float) -> None:
+    """The limit is `items` times one prompt's worst case at the endpoint's configured batch price (the prompts are
+    all of one size)."""
+    w = world(context)
+    actor = w.current_actor()
+    prompts: list[str] = w.asked["bulk"]["prompts"]
+    codec = actor.batch_codec()
+    worst = codec.worst_case_usd(codec.encode_request(actor.request(prompts[0])), None, mode=BatchProcessingMode.BATCH)
+    assert worst is not None, "the configured price gives no worst case"
+    w.asked["bulk"]["limit"] = limit = worst * Decimal(items)
+    w.error = None
+    try:
+        w.asked["bulk"]["result"] = w.run(actor.map(prompts, items_per_batch=size, max_cost_usd=limit))
+    except ActorError as exc:
+        w.error = exc
+
+
+@then("the run spent less than its cost limit, at the configured batch prices")
+def step_spent_within(context: Context) -> None:
+    bulk = world(context).asked["bulk"]
+    costs = [item.response.cost for item in bulk["result"] if item.response is not None]
+    assert len(costs) == len(bulk["prompts"]), costs
+    assert all(cost is not None and cost.pricing == "batch" for cost in costs), costs
+    spent = sum((cost.total_usd for cost in costs if cost is not None), Decimal(0))
+    assert Decimal(0) < spent < bulk["limit"], (spent, bulk["limit"])
+
+
+@when("the endpoint's actor maps the prompts with a cost limit of {usd:g} dollars")
+def step_map_with_dollars(context: Context, usd: float) -> None:
+    w = world(context)
+    prompts: list[str] = w.asked["bulk"]["prompts"]
+    w.attempt(lambda: w.run(w.current_actor().map(prompts, max_cost_usd=usd)))
