@@ -144,6 +144,19 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
       | full      |        | the batch is being canceled                                             | 1       |
       | no cancel | cancel | the error message contains "My gateway at http://127.0.0.1:8765/v1 cannot cancel a batch" | 0       |
 
+  Scenario: `lowtide cancel` reaches the endpoint from what the ledger recorded alone, with no actor file
+    Given an emulated OpenAI-compatible endpoint lacking "" whose batches take 600 seconds
+    And an OpenAI-compatible actor "compat" with:
+      """
+      provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY}}
+      """
+    When the actor parks "When is high tide?" with the key "high"
+    And lowtide cancels the key "high" from the ledger alone
+    Then the ledger's batch is canceling
+    And the API received these calls:
+      | call                  | count |
+      | openai.batches.cancel | 1     |
+
   Scenario: A bulk run's cost limit is kept at the configured batch prices: one worst case more than was spent, never two
     Given an emulated OpenAI-compatible endpoint lacking ""
     And an OpenAI-compatible actor "compat" with:

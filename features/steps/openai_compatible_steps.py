@@ -8,10 +8,12 @@ from decimal import Decimal
 from typing import Any
 
 import httpx2
+import openai
 from _support import World, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
 from lowtide import ActorError, ActorResponse, BatchProcessingMode
+from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.providers.openai.remote import INTENT_KEY
 
@@ -78,6 +80,24 @@ def step_cancel(context: Context) -> None:
     assert batch.provider_batch_id is not None, batch
     backend = w.current_actor().batch_backend()
     w.value = w.attempt(lambda: w.run(backend.cancel(batch.provider_batch_id or "")))
+
+
+@when('lowtide cancels the key "{key}" from the ledger alone')
+def step_cancel_from_ledger(context: Context, key: str) -> None:
+    """As `lowtide cancel KEY` does: the provider and endpoint the ledger recorded, no settings; the openai SDK's
+    client is the scenario's (its HTTP in process)."""
+    w = world(context)
+    [batch] = w.ledger().batches()
+    http = httpx2.AsyncClient(transport=w.transport())
+    client = openai.AsyncOpenAI(api_key=COMPAT_KEY, base_url=batch.endpoint, http_client=http, max_retries=0)
+    w.cleanups.append(client.close)
+    w.value = w.in_program(lambda: parking.cancel(w.ledger(), key, client=client, clock=w.clock))
+
+
+@then("the ledger's batch is canceling")
+def step_ledger_canceling(context: Context) -> None:
+    [batch] = world(context).ledger().batches()
+    assert batch.phase == "canceling", batch
 
 
 @then("the batch is being canceled")

@@ -56,7 +56,11 @@ def _sdk(options: EndpointOptions) -> Sdk[AsyncOpenAI]:
 
 def _settings(options: ProviderOptions) -> tuple[EndpointOptions, ProviderOptions]:
     """The endpoint's settings, and the provider options with its base URL (the actor's `base_url` wins)."""
-    endpoint: EndpointOptions = ENDPOINT.options_in(options.provider_options)
+    section = dict(options.provider_options.get(ENDPOINT.name) or {})
+    if "base_url" not in section and options.base_url is not None:
+        # A ledger's batches reached from the endpoint it recorded alone (`lowtide cancel`, `lowtide collect`).
+        section["base_url"] = options.base_url
+    endpoint: EndpointOptions = ENDPOINT.options_in({ENDPOINT.name: section})
     if options.base_url is None:
         options = dataclasses.replace(options, base_url=endpoint.base_url)
     return endpoint, options
