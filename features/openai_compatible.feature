@@ -61,6 +61,42 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
       | full                      |                | 0     |
       | no metadata, by its file  | metadata       | 1     |
 
+  Scenario: A create the endpoint answered with a server error, and never made, is looked for at each poll of the grace period (0, 30 and 60 s), then made from the file uploaded
+    Given an emulated OpenAI-compatible endpoint lacking "metadata"
+    And an OpenAI-compatible actor "compat" with:
+      """
+      provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, lacks: [metadata]}}
+      """
+    And the endpoint will fail the next batch create with status 500
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the OpenAI API was sent each of these requests once: high
+    And the API received these calls:
+      | call                  | count |
+      | openai.files.create   | 1     |
+      | openai.batches.create | 2     |
+      | openai.files.list     | 3     |
+      | openai.batches.list   | 3     |
+      | openai.files.retrieve | 1     |
+
+  Scenario: A dry run prices the run at the configured batch prices, sending nothing
+    Given an emulated OpenAI-compatible endpoint lacking "models"
+    And an OpenAI-compatible actor "compat" with:
+      """
+      provider_options:
+        openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, lacks: [models], prices: {gpt-4o-mini: {input: 0.15, output: 0.6}}}
+      """
+    And 4 prompts "Review {n}"
+    When the endpoint's actor plans a run of the prompts
+    Then the plan's cost range is above nothing, at most 4 worst cases at the configured batch prices
+    And the API received no calls at all
+
+  Scenario: `lowtide emulator` refuses to switch off a part of OpenAI's wire an endpoint cannot lack, before it listens
+    When `lowtide emulator --compatible-lacks metadata,files --port 0` is run in process
+    Then the command exits with 2
+    And the command printed on stderr "Invalid value for '--compatible-lacks'"
+    And the command printed on stderr "any of cancel, metadata, models"
+
   Scenario: A model the endpoint has no price for is answered with its cost unknown, never $0, live or batch
     Given an emulated OpenAI-compatible endpoint lacking ""
     And an OpenAI-compatible actor "compat" with:
@@ -109,6 +145,8 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
       | the key variable unset      | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: UNSET_COMPAT_KEY}}        | set the UNSET_COMPAT_KEY environment variable         |
       | a model not in its list     | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, models: [gpt-4o-mini-2024-07-18, gpt-4.1]}} | Did you mean 'gpt-4o-mini-2024-07-18'? |
       | a part it cannot lack       | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, lacks: [files]}} | provider_options.openai_compatible.lacks              |
+      | a key where its variable goes | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: "sk-live 123"}}          | api_key_env names an environment variable             |
+      | an empty models list        | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, models: []}}   | leave it out to ask the endpoint                      |
       | a negative price            | provider_options: {openai_compatible: {base_url: "http://127.0.0.1:8765/v1", api_key_env: COMPAT_KEY, prices: {gpt-4o-mini: {input: -1, output: 1}}}} | provider_options.openai_compatible.prices |
 
   Scenario: A model its models endpoint does not list is refused naming the closest it does, before the call is recorded

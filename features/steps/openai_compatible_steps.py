@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx2
 import openai
-from _support import World, set_env, world, yaml_doc
+from _support import World, run_cli, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
 from lowtide import ActorError, ActorResponse, BatchProcessingMode
@@ -183,3 +183,34 @@ def step_map_with_dollars(context: Context, usd: float) -> None:
     w = world(context)
     prompts: list[str] = w.asked["bulk"]["prompts"]
     w.attempt(lambda: w.run(w.current_actor().map(prompts, max_cost_usd=usd)))
+
+
+@given("the endpoint will fail the next batch create with status {status:d}")
+def step_fail_create(context: Context, status: int) -> None:
+    world(context).emu.faults.fail_next("openai.batches.create", status)
+
+
+@when("the endpoint's actor plans a run of the prompts")
+def step_plan(context: Context) -> None:
+    w = world(context)
+    run = w.current_actor().bulk(progress="none")
+    run.add_jobs(w.asked["bulk"]["prompts"])
+    w.value = w.run(run.plan())
+
+
+@then("the plan's cost range is above nothing, at most {count:d} worst cases at the configured batch prices")
+def step_plan_range(context: Context, count: int) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    codec = actor.batch_codec()
+    params = codec.encode_request(actor.request(w.asked["bulk"]["prompts"][0]))
+    worst = codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+    assert worst is not None, "no worst case"
+    plan = w.value
+    assert Decimal(0) < plan.cost_low_usd < plan.cost_high_usd, plan
+    assert plan.cost_high_usd <= worst * count, (plan.cost_high_usd, worst)
+
+
+@when("`{command}` is run in process")
+def step_run_in_process(context: Context, command: str) -> None:
+    run_cli(world(context), command, ledger=None)

@@ -138,8 +138,6 @@ class EndpointBatchBackend(OpenAIBatchBackend):
         ids = {stored.id for stored in files.data if stored.filename == name}
         if intent_id in self._uploaded:
             ids.add(self._uploaded[intent_id])
-        if not ids:
-            return None
         for batch in await self.recent(created_after=created_after):
             handle = batch.handle
             if isinstance(handle, Batch) and handle.input_file_id in ids:
