@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import logging
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -26,8 +25,6 @@ if TYPE_CHECKING:
     from lowtide import ProviderRegistry
 
 __all__ = ["ENDPOINT", "EndpointOptions", "ModelPrice", "Part", "dialect_of", "price_of", "register"]
-
-log = logging.getLogger(__name__)
 
 Part = Literal["metadata", "cancel", "models"]
 """An optional part of OpenAI's API an endpoint may lack: batch metadata, batch cancel, a models list."""
