@@ -4,14 +4,19 @@ lowtide's and an SDK's imports, 1-4 s of CPU under coverage."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
+import sys
 from dataclasses import dataclass
+from typing import Any
 
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _in_process import lowtide_in_this_process
+import live_client
+from _in_process import in_this_process, lowtide_in_this_process
 
 __all__ = ["InProcessLibrary"]
 
@@ -44,6 +49,22 @@ class InProcessLibrary:
             ran = lowtide_in_this_process(command, env)
         logger.info(f"lowtide {' '.join(command)}: rc {ran.code}\nstdout:\n{ran.stdout}\nstderr:\n{ran.stderr}")
         return Result(ran.code, _without_last_newline(ran.stdout), _without_last_newline(ran.stderr))
+
+    @keyword("Run Live Client In This Process")
+    def run_live_client_in_this_process(self, base_url: str, *args: str) -> dict[str, Any]:
+        """`live_client.py BASE_URL ARGS...` (many live calls at once through one actor) in this process, with this
+        process's environment; fails unless it ends with 0, and returns the JSON summary it prints last."""
+        argv = sys.argv
+        sys.argv = ["live_client.py", base_url, *args]
+        try:
+            ran = in_this_process(lambda: asyncio.run(live_client.main()) or 0, "live_client.py", dict(os.environ))
+        finally:
+            sys.argv = argv
+        logger.info(f"live_client.py {base_url} {' '.join(args)}: rc {ran.code}\n{ran.stdout}\n{ran.stderr}")
+        if ran.code != 0:
+            raise AssertionError(f"live_client.py ended with {ran.code}:\n{ran.stderr}")
+        summary: dict[str, Any] = json.loads(ran.stdout.strip().splitlines()[-1])
+        return summary
 
 
 def _without_last_newline(text: str) -> str:
