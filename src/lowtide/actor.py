@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun, JobInput
+    from lowtide.streaming import StreamEvent
 
 __all__ = ["Actor"]
 
@@ -181,6 +182,34 @@ class Actor:
         # keeps, and it runs nothing before it is awaited (a bad argument is raised by the await, as it always was).
         calls: Calls = self._calls()
         return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        response_model: type[BaseModel] | None = None,
+        mode: BatchProcessingMode | str | None = None,
+        key: str | None = None,
+        max_cost_usd: float | None = None,
+        **kwargs: Any,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Answer one call as it is written: `async for event in actor.stream(...)` gives `TextDelta`s and
+        `ToolCallDelta`s as they arrive, then the `ActorResponse` `run` would have returned (same content, usage and
+        cost), last. Same arguments as `run`.
+
+        Live, the provider's streaming API is used (one without one gives its answer as the one event) through the
+        actor's live caller: middleware, quota, retries until a piece has arrived, spending cap. A stream that breaks
+        after pieces arrived raises `StreamInterruptedError`, never a short answer. In batch mode the call goes
+        through the ledger as `run`'s does (its key, never paid twice) and its answer is the one event.
+        """
+        from lowtide.calls.streamed import streamed
+
+        def whole() -> Coroutine[Any, Any, ActorResponse[object]]:
+            return self.run(
+                prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
+            )
+
+        return streamed(self, self._live, whole, prompt, response_model, mode, key, max_cost_usd, kwargs)
 
     def _calls(self) -> Calls:
         """The path of a call made now: the actor's own, or, while telemetry is on, the same inside the call's span
