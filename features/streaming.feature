@@ -20,6 +20,8 @@ Feature: An actor's answer streamed as it is written
       | openai responses          | 1       |
       | openai chat_completions   | 1       |
       | groq                      | 1       |
+      | gemini                    | 1       |
+      | mistral                   | 1       |
 
   Scenario Outline: A tool call streams its id and name first, then its arguments, through <api>
     Given a streaming actor on <api> in live mode
@@ -32,6 +34,8 @@ Feature: An actor's answer streamed as it is written
       | anthropic               |
       | openai responses        |
       | openai chat_completions |
+      | gemini                  |
+      | mistral                 |
 
   Scenario: In batch mode the stream is the finished answer, kept in the ledger and never paid twice
     Given a streaming actor on anthropic in batch mode

@@ -11,7 +11,7 @@ import httpx2
 from _compat_apis import GROQ_KEY
 from _httpx_bridge import Httpx2Bridge
 from _openai_provider_support import openai_client
-from _support import World, world
+from _support import API_KEY, World, world
 from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
@@ -19,7 +19,13 @@ from lowtide.providers.anthropic import ClaudeProvider
 from lowtide.registry import ProviderRegistry
 from lowtide.streaming import TextDelta, ToolCallDelta
 
-_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4-mini", "groq": "llama-3.1-8b-instant"}
+_MODELS = {
+    "anthropic": "claude-sonnet-5-5",
+    "openai": "gpt-5.4-mini",
+    "groq": "llama-3.1-8b-instant",
+    "gemini": "gemini-2.5-flash",
+    "mistral": "mistral-small-latest",
+}
 _TEXT_EVENTS = (b'"text_delta"', b"response.output_text.delta", b'"content":"')
 
 
@@ -46,7 +52,8 @@ class Recording(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}") if request.method == "POST" else {}
         response = await self._inner.handle_async_request(request)
-        if not (isinstance(body, dict) and body.get("stream") is True):
+        asked = isinstance(body, dict) and body.get("stream") is True
+        if not (asked or request.url.path.endswith(":streamGenerateContent")):
             return response
         self.streams += 1
         if not self.cut:
@@ -71,6 +78,20 @@ def _c(context: Context) -> StreamingContext:
 def _client(w: World, api: str, transport: Recording) -> Any:
     if api == "anthropic":
         return w.client_over(transport)
+    if api == "gemini":
+        from google import genai
+        from google.genai import types
+
+        http = httpx2.AsyncClient(transport=transport, base_url=w.emu.base_url)
+        w.cleanups.append(http.aclose)
+        options = types.HttpOptions(base_url=w.emu.base_url, api_version="v1beta", httpx_async_client=http)
+        return genai.Client(api_key=API_KEY, http_options=options)
+    if api == "mistral":
+        from mistralai.client import Mistral
+
+        http = httpx2.AsyncClient(transport=transport, base_url=w.emu.base_url)
+        w.cleanups.append(http.aclose)
+        return Mistral(api_key=API_KEY, server_url=w.emu.base_url, async_client=http)
     if api == "groq":
         import groq
 
