@@ -22,6 +22,7 @@ Feature: An actor's answer streamed as it is written
       | groq                      | 1       |
       | gemini                    | 1       |
       | mistral                   | 1       |
+      | azure_openai              | 1       |
 
   Scenario Outline: A tool call streams its id and name first, then its arguments, through <api>
     Given a streaming actor on <api> in live mode

@@ -8,6 +8,7 @@ from typing import Any, Protocol, cast
 
 import httpx
 import httpx2
+import openai
 from _compat_apis import GROQ_KEY
 from _httpx_bridge import Httpx2Bridge
 from _openai_provider_support import openai_client
@@ -25,6 +26,7 @@ _MODELS = {
     "groq": "llama-3.1-8b-instant",
     "gemini": "gemini-2.5-flash",
     "mistral": "mistral-small-latest",
+    "azure_openai": "tide-stream",
 }
 _TEXT_EVENTS = (b'"text_delta"', b"response.output_text.delta", b'"content":"')
 
@@ -92,6 +94,16 @@ def _client(w: World, api: str, transport: Recording) -> Any:
         http = httpx2.AsyncClient(transport=transport, base_url=w.emu.base_url)
         w.cleanups.append(http.aclose)
         return Mistral(api_key=API_KEY, server_url=w.emu.base_url, async_client=http)
+    if api == "azure_openai":
+        from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
+
+        w.emu.emulation(AzureOpenAIEmulation).deployments["tide-stream"] = "gpt-4o-mini"
+        http = httpx2.AsyncClient(transport=transport, base_url=w.emu.base_url)
+        azure = openai.AsyncAzureOpenAI(
+            api_key=API_KEY, azure_endpoint=w.emu.base_url, api_version="2024-10-21", http_client=http, max_retries=0
+        )
+        w.cleanups.append(azure.close)
+        return azure
     if api == "groq":
         import groq
 
