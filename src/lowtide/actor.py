@@ -15,7 +15,7 @@ from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.engine.registry import engine_for
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.calls.arguments import check_key
+from lowtide.calls.arguments import check_call, check_key, check_response_model
 from lowtide.calls.many import ManyCalls
 from lowtide.calls.path import ActorCalls, Calls
 from lowtide.calls.providers import ActorProviders
@@ -209,7 +209,12 @@ class Actor:
                 prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
             )
 
-        return streamed(self, self._live, whole, prompt, response_model, mode, key, max_cost_usd, kwargs)
+        def request() -> ActorRequest:
+            check_call(key, max_cost_usd)
+            check_response_model(response_model)
+            return self.request(prompt, response_model=response_model, **kwargs)
+
+        return streamed(self, mode, self._live, whole, request, max_cost_usd)
 
     def _calls(self) -> Calls:
         """The path of a call made now: the actor's own, or, while telemetry is on, the same inside the call's span

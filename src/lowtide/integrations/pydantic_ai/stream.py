@@ -28,12 +28,26 @@ __all__ = ["FinishedStream", "LiveStream"]
 
 
 @dataclass
-class FinishedStream(StreamedResponse):
+class _Stream(StreamedResponse):
+    """What both streams say alike: no provider URL (lowtide's actor is the provider), the time the stream began."""
+
+    _timestamp: datetime = field(default_factory=lambda: datetime.now(UTC), init=False)
+
+    @property
+    def provider_url(self) -> str | None:
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        return self._timestamp
+
+
+@dataclass
+class FinishedStream(_Stream):
     """The events of `answer`, a response already answered (in a batch, or live): a batch has nothing to stream
     before its answer, and a live answer arrives whole from lowtide's caller (its retries and quota see the whole)."""
 
     answer: ModelResponse
-    _timestamp: datetime = field(default_factory=lambda: datetime.now(UTC), init=False)
 
     def __post_init__(self) -> None:
         self._usage = self.answer.usage
@@ -70,17 +84,9 @@ class FinishedStream(StreamedResponse):
     def provider_name(self) -> str | None:
         return self.answer.provider_name
 
-    @property
-    def provider_url(self) -> str | None:
-        return None
-
-    @property
-    def timestamp(self) -> datetime:
-        return self._timestamp
-
 
 @dataclass
-class LiveStream(StreamedResponse):
+class LiveStream(_Stream):
     """A live answer as `actor.stream` gives it: each text or tool-call delta one event, as it arrives; the finished
     answer (`finish`: pydantic-ai's `ModelResponse` of it) gives the usage, ids and finish reason at the end."""
 
@@ -88,7 +94,6 @@ class LiveStream(StreamedResponse):
     finish: Callable[[ActorResponse[object]], ModelResponse]
     model: str
     system: str
-    _timestamp: datetime = field(default_factory=lambda: datetime.now(UTC), init=False)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         with mapped_errors(self.model):
@@ -121,11 +126,3 @@ class LiveStream(StreamedResponse):
     @property
     def provider_name(self) -> str | None:
         return self.system
-
-    @property
-    def provider_url(self) -> str | None:
-        return None
-
-    @property
-    def timestamp(self) -> datetime:
-        return self._timestamp

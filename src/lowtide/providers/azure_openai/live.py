@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Generator, Mapping
+from contextlib import contextmanager
 from typing import ClassVar
 
 import openai
@@ -64,34 +65,37 @@ class AzureOpenAIProvider(Provider):
         if self._watchers:
             self._watchers.tell(quota_report(headers, now=self._clock.now()))
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        body = encode_request(request).body
+    @contextmanager
+    def _calling(self) -> Generator[None]:
+        """A call's SDK errors as lowtide's, the rate-limit headers of a refusal told to the quota first."""
         with translate_errors():
-            named, extra = split_for_sdk(body, self._client.chat.completions.create)
             try:
-                # The SDK sends a body naming `model` to `/deployments/{model}/chat/completions`.
-                raw = await self._client.chat.completions.with_raw_response.create(
-                    **named, stream=False, extra_body=extra or None
-                )
+                yield
             except openai.APIStatusError as exc:
                 self._tell(exc.response.headers)
                 raise
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        body = encode_request(request).body
+        named, extra = split_for_sdk(body, self._client.chat.completions.create)
+        with self._calling():
+            # The SDK sends a body naming `model` to `/deployments/{model}/chat/completions`.
+            raw = await self._client.chat.completions.with_raw_response.create(
+                **named, stream=False, extra_body=extra or None
+            )
             self._tell(raw.headers)
             answer = raw.parse()
         return self._response(request, answer, raw.headers)
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
         """The answer through the streamed Chat Completions: its chunks' pieces as they come, then the answer."""
-        body = {**encode_request(request).body, **INCLUDE_USAGE}
-        with translate_errors():
-            named, extra = split_for_sdk(body, self._client.chat.completions.create)
-            try:
-                raw = await self._client.chat.completions.with_raw_response.create(
-                    **named, stream=True, extra_body=extra or None
-                )
-            except openai.APIStatusError as exc:
-                self._tell(exc.response.headers)
-                raise
+        named, extra = split_for_sdk(
+            {**encode_request(request).body, **INCLUDE_USAGE}, self._client.chat.completions.create
+        )
+        with self._calling():
+            raw = await self._client.chat.completions.with_raw_response.create(
+                **named, stream=True, extra_body=extra or None
+            )
             self._tell(raw.headers)
             async for piece in chat_pieces(raw.parse()):
                 whole = not isinstance(piece, TextDelta | ToolCallDelta)
