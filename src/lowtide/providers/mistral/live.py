@@ -113,7 +113,9 @@ def _finished(chunks: list[JSONObject]) -> dict[str, object]:
     body = merged(chunks)
     if not finished(body):
         # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
-        raise APIConnectionError(f"Mistral's stream ended after {len(chunks)} chunk(s), before its answer finished.")
+        raise APIConnectionError(
+            f"Mistral's stream ended after {len(chunks)} chunk(s), before its answer was finished."
+        )
     return body
 
 
