@@ -4,11 +4,12 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
   So that every model request is created once and every tool runs at most once, exactly once when it completed
 
   The agent is `lowtide_agent_examples.triage` (features/plugins): three model turns and two tools, `read_build_log`
-  and `post_comment`, whose side effects append a line to a file. Every process here is a real one (the program that
-  starts the run, and `lowtide agents ...`), reaching the emulated API on a loopback socket; its batches take 60
-  seconds of the scenario's clock, which moves only when a step says the batches end. (The stopped run is started in
-  this process: a process boundary proves nothing more there.) `LOWTIDE_CRASHPOINT` kills a
-  process with SIGKILL at a named point; `AGENT_EXAMPLES_DIE_IN` inside a tool, before its side effect.
+  and `post_comment`, whose side effects append a line to a file. Every process killed here is a real one (the program
+  that starts the run, and `lowtide agents ...`), reaching the emulated API on a loopback socket; its batches take 60
+  seconds of the scenario's clock, which moves only when a step says the batches end. A command that is not killed
+  runs in this process, which knows only what the ledger holds, as a new process would (a process boundary proves
+  nothing more there). `LOWTIDE_CRASHPOINT` kills a process with SIGKILL at a named point; `AGENT_EXAMPLES_DIE_IN`
+  inside a tool, before its side effect.
 
   Background:
     Given an emulated Anthropic API served on a socket, whose batches take 60 seconds
@@ -17,31 +18,29 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
   Scenario: Killed before a turn's create, after it, after a step's result is stored and inside a step: nothing twice
     When a program starts the run "k-1" of "triage" with `LOWTIDE_CRASHPOINT=after-intent`
     Then the process was killed
-    When `lowtide agents resume --once` runs in a new process
-    Then the process exited 0
-    And the run "k-1" stands parked
+    When `lowtide agents resume --once` runs in this process, exiting 0
+    Then the run "k-1" stands parked
     When the batches end
     And `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=agent-after-step`
     Then the process was killed
     And the side effects are exactly "read-log flaky test"
     When `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=after-create`
     Then the process was killed
-    When `lowtide agents resume --once` runs in a new process
+    When `lowtide agents resume --once` runs in this process, exiting 0
     Then the run "k-1" stands parked
     And the side effects are exactly "read-log flaky test"
     When the batches end
     And `lowtide agents resume --once` runs in a new process with `AGENT_EXAMPLES_DIE_IN=post_comment`
     Then the process was killed
-    When `lowtide agents resume --once` runs in a new process
+    When `lowtide agents resume --once` runs in this process, exiting 0
     Then the run "k-1" in-doubt with an error containing "step 3 (lowtide_agent_examples:post_comment) began"
     And `lowtide agents list --json` says the run "k-1" is in-doubt
     And the side effects are exactly "read-log flaky test"
-    When `lowtide agents retry k-1` runs in a new process
-    Then the process exited 0
-    And the run "k-1" stands parked
+    When `lowtide agents retry k-1` runs in this process, exiting 0
+    Then the run "k-1" stands parked
     And the side effects are exactly "read-log flaky test", "comment Emulated rep"
     When the batches end
-    And `lowtide agents resume --once` runs in a new process
+    And `lowtide agents resume --once` runs in this process, exiting 0
     Then the run "k-1" stands finished
     And `lowtide agents show k-1` lists 5 entries, the last "done"
     And the API created 3 batches, one request each, every custom id once
@@ -54,9 +53,8 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     And the batch the run "s-1" waited on was canceled at the API
     Given a parked run "gone-1" of the agent "lowtide_vanished_agents:triage"
     When the batches end
-    And `lowtide agents resume --once` runs in a new process
-    Then the process exited 1
-    And the process said on stderr "No module named 'lowtide_vanished_agents'"
+    And `lowtide agents resume --once` runs in this process, exiting 1
+    Then the process said on stderr "No module named 'lowtide_vanished_agents'"
     And the run "gone-1" stands parked
     And the run "s-1" stands stopped
     And the side effects are exactly none

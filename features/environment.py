@@ -44,8 +44,10 @@ from postgres import PostgresCluster  # features/support, shared with the Robot 
 from step_context import Context as StepContext  # features/support: the typed context every step and hook takes
 from step_index import install as index_steps  # features/support: behave's step lookup by first word
 from stuck import Stuck  # features/support: a hang said, tasks and threads, before the process ends
+from tls_once import install as share_tls_contexts  # features/support: one certificate bundle read a process
 
 index_steps()  # before behave loads the step modules (it loads this file first)
+share_tls_contexts()
 
 
 class Context(StepContext, Protocol):

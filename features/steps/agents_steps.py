@@ -468,6 +468,19 @@ def step_lowtide_in_process(context: Context, command: str) -> None:
     assert w.value["code"] == 0, w.value
 
 
+@when("`lowtide agents {command}` runs in this process, exiting {code:d}")
+def step_lowtide_in_process_exiting(context: Context, command: str, code: int) -> None:
+    """A command no kill interrupts, in this process: it knows only what the ledger holds, as a new process would; the
+    example agents' actors it built from the environment are forgotten after it, as that process's would be."""
+    w = world(context)
+    run_cli(w, f"lowtide agents {command}", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+    examples = sys.modules.get("lowtide_agent_examples")
+    if examples is not None:
+        for name in list(examples.ACTORS):
+            w.cleanups.append(examples.ACTORS.pop(name).aclose)
+    assert w.value["code"] == code, w.value
+
+
 @then('the batch the run "{run_id}" waited on was canceled at the API')
 def step_batch_canceled(context: Context, run_id: str) -> None:
     w = world(context)
