@@ -7,6 +7,7 @@ person whose decision is not journaled yet leaves the run waiting on that person
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Generator
@@ -295,7 +296,16 @@ class AgentContext:
 
 
 def _returned(fn: Callable[..., Any]) -> object:
-    """The return type `fn` declares, evaluated where it can be (a string annotation of its module's names)."""
+    """The return type `fn` declares, evaluated where it can be (a string annotation of its module's names); once
+    per function (evaluating annotations costs more than the rest of a replayed step)."""
+    try:
+        return _declared(fn)
+    except TypeError:  # unhashable (a callable object comparing by value): evaluated each time
+        return _declared.__wrapped__(fn)
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared(fn: Callable[..., Any]) -> object:
     try:
         return typing.get_type_hints(fn).get("return")
     except Exception:  # an annotation naming what its module does not define: nothing to check beforehand
