@@ -177,7 +177,7 @@ class AgentContext:
         name = f"{actor.name}: {shown[:60]!r}"
         asked = fingerprint("turn", actor.name, prompt, mode, sorted(kwargs.items()), reference_of(response_model))
         key = f"{self.run_id}/{self._position}"
-        entry, _ = await self._intent(EntryKind.TURN, name, asked, key)
+        entry, known = await self._intent(EntryKind.TURN, name, asked, key)
         if entry.error is not None:
             raise JournaledError(entry.error)
         if entry.result is not None:
@@ -196,7 +196,8 @@ class AgentContext:
                     f" {self.run_id!r} is in {self._store.location}: give both the same ledger.",
                     field="ledger",
                 )
-            record = await self._io(lambda: ledger.request(entry.key))
+            # A turn first journaled now was submitted by no earlier process (its intent comes first): nothing to read.
+            record = await self._io(lambda: ledger.request(entry.key)) if known else None
             if record is None or not record.state.final:
                 limited = self._budgeted(kwargs)
                 with self._as_runs_budget(kwargs, limited):

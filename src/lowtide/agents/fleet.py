@@ -20,7 +20,7 @@ from lowtide.agents.agent import Agent
 from lowtide.agents.asking import ask
 from lowtide.agents.driver import advanced
 from lowtide.agents.values import SCRIPT_MODULE
-from lowtide.agents.waiting import answered
+from lowtide.agents.waiting import advanceable_now
 from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
@@ -103,9 +103,8 @@ async def resume_once(
         done.errors.append(("collect", f"{type(exc).__name__}: {exc}"))
     journal = store.agent_journal
     due: list[tuple[AgentRun, Agent]] = []
-    for run in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]):
-        if (only is not None and run.run_id != only) or not answered(store, run, clock.now()):
-            continue
+    waiting = [r for r in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]) if only in (None, r.run_id)]
+    for run in advanceable_now(store, waiting, clock.now()):
         try:
             due.append((run, imported(run.reference)))
         except ConfigurationError as exc:
