@@ -14,7 +14,7 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     Given an emulated Anthropic API served on a socket, whose batches take 60 seconds
     And the example agents reach the emulated API on its socket
 
-  Scenario: Killed before a turn's create, after it, after a step's result is stored and inside a step: nothing twice
+  Scenario: Killed before a turn's create, after it, after a step's result is stored, during a replay and inside a step: nothing twice
     When a program starts the run "k-1" of "triage" with `LOWTIDE_CRASHPOINT=after-intent`
     Then the process was killed
     When `lowtide agents resume --once` runs in a new process
@@ -25,6 +25,8 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     Then the process was killed
     And the side effects are exactly "read-log flaky test"
     When `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=after-create`
+    Then the process was killed
+    When `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=agent-replayed-step`
     Then the process was killed
     When `lowtide agents resume --once` runs in a new process
     Then the run "k-1" stands parked

@@ -268,6 +268,7 @@ class AgentContext:
         if entry.error is not None:
             raise JournaledError(entry.error)
         if entry.result is not None:
+            crashpoint("agent-replayed-step")  # a replay killed half-way: the next one starts it over
             return decoded(entry.result)
         if known:  # begun by an earlier process, which died before its result was stored
             if not (entry.idempotent or entry.retry):
