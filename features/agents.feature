@@ -51,6 +51,22 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     Then the API created 2 batches, of 3 requests each
     And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2
 
+  Scenario: The dashboard's Agents page counts the runs by state and shows a run's timeline: each turn and step, its batch, cost and wait
+    When the agent "triage" is started as the run "d-1"
+    And the agent "careful" is started as the run "d-2"
+    And the batches end and the agent runs are resumed once
+    Then the run "d-2" waits on a person, asked "Post the plan as a comment?"
+    When the dashboard's Agents page is read, showing the run "d-1"
+    Then it counts 1 parked and 1 waiting-on-person run, none in the other states
+    And it lists "d-1" parked and "d-2" waiting-on-person, asking "Post the plan as a comment?"
+    And the run "d-1"'s timeline is:
+      | kind | outcome | batch | cost | waited    |
+      | turn | done    | yes   | yes  | over 60   |
+      | step | done    | no    | no   | 0         |
+      | turn | begun   | yes   | no   | until now |
+    When the dashboard's Agents page is read, showing the run "d-9"
+    Then it shows no run
+
   Scenario: A run that asks a person waits for the decision, is approved a day later, and goes on
     When the agent "careful" is started as the run "a-1"
     And the batches end and the agent runs are resumed once
