@@ -37,6 +37,13 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the run "t-2" failed with an error containing "Review the plan again"
     And the API created 2 batches, one request each, every custom id once
 
+  Scenario: A failed step replays as its first error's class where that is a builtin or lowtide's, else as JournaledError naming it
+    When the agent "forgiving" is started as the run "e-1"
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    Then the run "e-1" is finished, its result beginning "ValueError: no build log; ConfigurationError: no such repository; JournaledError(lowtide_agent_examples.ToolBroke): lowtide_agent_examples.ToolBroke: the tool broke"
+
   Scenario: A run id taken by another agent is refused; a step's argument the journal cannot store is refused before it runs
     When the agent "triage" is started as the run "t-3"
     And the agent "other" is started as the run "t-3"

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from lowtide.agents.asking import ask
 from lowtide.agents.budget import over, turn_arguments
+from lowtide.agents.failures import JournaledError, journaled, replayed
 from lowtide.agents.lease import lease_kept
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
 from lowtide.batching.crashpoints import crashpoint
@@ -72,10 +73,6 @@ class InDoubt(BaseException):
 
 class Stopped(BaseException):
     """The run was stopped (`lowtide agents stop`) while its process advanced it."""
-
-
-class JournaledError(ActorError):
-    """A turn or step that failed when it first ran fails again on replay, with the error the journal kept."""
 
 
 class AgentContext:
@@ -179,7 +176,7 @@ class AgentContext:
         key = f"{self.run_id}/{self._position}"
         entry, known = await self._intent(EntryKind.TURN, name, asked, key)
         if entry.error is not None:
-            raise JournaledError(entry.error)
+            raise replayed(entry.error)
         if entry.result is not None:
             response = ActorResponse[object].model_validate_json(entry.result)
             return parse_response(response, response_model) if response_model is not None else response
@@ -224,7 +221,7 @@ class AgentContext:
         try:
             response = await call
         except ActorError as exc:
-            await self._settle(entry, result=None, error=f"{type(exc).__name__}: {exc}", cost=None)
+            await self._settle(entry, result=None, error=journaled(exc), cost=None)
             raise
         cost = response.cost.total_usd if response.cost is not None else None
         await self._settle(entry, result=response.model_dump_json(), error=None, cost=cost)
@@ -266,7 +263,7 @@ class AgentContext:
         key = f"{self.run_id}/{self._position}"
         entry, known = await self._intent(EntryKind.STEP, reference, asked, key, idempotent=idempotent)
         if entry.error is not None:
-            raise JournaledError(entry.error)
+            raise replayed(entry.error)
         if entry.result is not None:
             crashpoint("agent-replayed-step")  # a replay killed half-way: the next one starts it over
             return decoded(entry.result)
@@ -283,13 +280,13 @@ class AgentContext:
                 async with lease_kept(self._store, self.run_id, self._holder, self._clock):
                     value = await value
         except Exception as exc:
-            await self._settle(entry, result=None, error=f"{type(exc).__name__}: {exc}", cost=None)
+            await self._settle(entry, result=None, error=journaled(exc), cost=None)
             raise
         finally:
             self._step_key = None
         bad = unstorable(value, f"the result of {reference}")
         if bad is not None:
-            await self._settle(entry, result=None, error=str(bad), cost=None)
+            await self._settle(entry, result=None, error=journaled(bad), cost=None)
             raise bad
         await self._settle(entry, result=encoded(value), error=None, cost=None)
         crashpoint("agent-after-step")
