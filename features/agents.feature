@@ -44,6 +44,15 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the batches end and the agent runs are resumed once
     Then the run "e-1" is finished, its result beginning "ValueError: no build log; ConfigurationError: no such repository; JournaledError(lowtide_agent_examples.ToolBroke): lowtide_agent_examples.ToolBroke: the tool broke"
 
+  Scenario: A run is one trace, whichever processes advance it: each advance a span of it, its turns' calls within
+    Given OpenTelemetry is configured with in-memory exporters
+    When the agent "triage" is started as the run "o-1"
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    Then the run "o-1" is finished, its result beginning "Emulated reply to"
+    And the run "o-1" is one trace: its start's span, and an advance span under it for each of parked, parked, parked and finished
+
   Scenario: A run id taken by another agent is refused; a step's argument the journal cannot store is refused before it runs
     When the agent "triage" is started as the run "t-3"
     And the agent "other" is started as the run "t-3"

@@ -87,3 +87,19 @@ def _waited(context: Context, step: dict[str, Any], expected: str) -> str:
 @then("it shows no run")
 def step_agent_no_run(context: Context) -> None:
     assert _page(context)["shown"] is None, _page(context)["shown"]
+
+
+@then('the run "{run_id}" is one trace: its start\'s span, and an advance span under it for each of {outcomes}')
+def step_one_trace(context: Context, run_id: str, outcomes: str) -> None:
+    spans = [s for s in context.spans.get_finished_spans() if (s.attributes or {}).get("lowtide.agent.run.id") == run_id]
+    [root] = [s for s in spans if s.name == "lowtide.agent.run"]
+    advances = sorted((s for s in spans if s.name == "lowtide.agent.advance"), key=lambda s: s.start_time or 0)
+    assert root.context is not None
+    assert all(s.context is not None and s.context.trace_id == root.context.trace_id for s in advances), advances
+    assert all(s.parent is not None and s.parent.span_id == root.context.span_id for s in advances), advances
+    said = [str((s.attributes or {}).get("lowtide.agent.outcome")) for s in advances]
+    assert said == [o.strip() for o in outcomes.replace(" and ", ", ").split(",")], said
+    # The turns' calls (their chat spans, made as their answers come) are in the run's trace too.
+    calls = [s for s in context.spans.get_finished_spans() if s.name.startswith("chat ")]
+    assert calls, [s.name for s in context.spans.get_finished_spans()]
+    assert {s.context.trace_id for s in calls if s.context is not None} == {root.context.trace_id}, calls

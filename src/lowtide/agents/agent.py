@@ -22,6 +22,7 @@ from lowtide.errors import AgentRunError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState
 from lowtide.ledger.store import open_ledger
+from lowtide.telemetry.switch import tracing
 
 __all__ = ["Agent", "AgentHandle", "agent", "store_of"]
 
@@ -93,6 +94,17 @@ class Agent:
             given["max_cost_usd"] = str(check_budget(max_cost_usd))
         store = store_of(ledger)
         run_id = run_id or uuid.uuid4().hex
+        if not tracing():
+            return await self._open(store, run_id, given)
+        from lowtide.telemetry.agent_runs import run_span
+
+        with run_span(run_id, self.reference) as carrier:
+            if carrier:  # every process that advances the run continues this trace
+                given["trace"] = carrier
+            return await self._open(store, run_id, given)
+
+    async def _open(self, store: LedgerStore, run_id: str, given: dict[str, Any]) -> AgentHandle:
+        """Record the run (unless its id is known) and advance it."""
         now = self.clock.now()
         owner = owner_id()
         # Recorded held by this process, which advances it at once: no second transaction to take its lease.
