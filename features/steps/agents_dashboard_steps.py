@@ -1,12 +1,18 @@
-"""Steps for the dashboard's Agents page (features/agents.feature): its JSON read through the dashboard's own web
-application, in process, at the scenario's clock."""
+"""Steps for what is seen of durable agent runs (features/agents.feature): the dashboard's Agents page, its JSON read
+through the dashboard's own web application, in process, at the scenario's clock; and a run's trace."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from _support import world
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from step_context import Context, then, when
+
+
+class TracedContext(Context, Protocol):
+    spans: InMemorySpanExporter
+    """What `OpenTelemetry is configured with in-memory exporters` (telemetry_steps) collects."""
 
 
 @when('the dashboard\'s Agents page is read, showing the run "{run_id}"')
@@ -90,8 +96,9 @@ def step_agent_no_run(context: Context) -> None:
 
 
 @then('the run "{run_id}" is one trace: its start\'s span, and an advance span under it for each of {outcomes}')
-def step_one_trace(context: Context, run_id: str, outcomes: str) -> None:
-    spans = [s for s in context.spans.get_finished_spans() if (s.attributes or {}).get("lowtide.agent.run.id") == run_id]
+def step_one_trace(context: TracedContext, run_id: str, outcomes: str) -> None:
+    finished = context.spans.get_finished_spans()
+    spans = [s for s in finished if (s.attributes or {}).get("lowtide.agent.run.id") == run_id]
     [root] = [s for s in spans if s.name == "lowtide.agent.run"]
     advances = sorted((s for s in spans if s.name == "lowtide.agent.advance"), key=lambda s: s.start_time or 0)
     assert root.context is not None
@@ -100,6 +107,6 @@ def step_one_trace(context: Context, run_id: str, outcomes: str) -> None:
     said = [str((s.attributes or {}).get("lowtide.agent.outcome")) for s in advances]
     assert said == [o.strip() for o in outcomes.replace(" and ", ", ").split(",")], said
     # The turns' calls (their chat spans, made as their answers come) are in the run's trace too.
-    calls = [s for s in context.spans.get_finished_spans() if s.name.startswith("chat ")]
-    assert calls, [s.name for s in context.spans.get_finished_spans()]
+    calls = [s for s in finished if s.name.startswith("chat ")]
+    assert calls, [s.name for s in finished]
     assert {s.context.trace_id for s in calls if s.context is not None} == {root.context.trace_id}, calls
