@@ -6,9 +6,10 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
   The agent is `lowtide_agent_examples.triage` (features/plugins): three model turns and two tools, `read_build_log`
   and `post_comment`, whose side effects append a line to a file. Every process here is a real one (the program that
   starts the run, and `lowtide agents ...`), reaching the emulated API on a loopback socket; its batches take 60
-  seconds of the scenario's clock, which moves only when a step says the batches end. (The stopped run is started in
-  this process: a process boundary proves nothing more there.) `LOWTIDE_CRASHPOINT` kills a
-  process with SIGKILL at a named point; `AGENT_EXAMPLES_DIE_IN` inside a tool, before its side effect.
+  seconds of the scenario's clock, which moves only when a step says the batches end. (The stopped run is started,
+  stopped, and resumed past an unimportable agent in this process: a process boundary proves nothing more there.)
+  `LOWTIDE_CRASHPOINT` kills a process with SIGKILL at a named point (`agent-replayed-step`: as a replay returns a
+  journaled step's result); `AGENT_EXAMPLES_DIE_IN` inside a tool, before its side effect.
 
   Background:
     Given an emulated Anthropic API served on a socket, whose batches take 60 seconds
@@ -56,7 +57,7 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     And the batch the run "s-1" waited on was canceled at the API
     Given a parked run "gone-1" of the agent "lowtide_vanished_agents:triage"
     When the batches end
-    And `lowtide agents resume --once` runs in a new process
+    And `lowtide agents resume --once` runs in this process, whatever its exit
     Then the process exited 1
     And the process said on stderr "No module named 'lowtide_vanished_agents'"
     And the run "gone-1" stands parked

@@ -471,6 +471,12 @@ def step_lowtide_in_process(context: Context, command: str) -> None:
     assert w.value["code"] == 0, w.value
 
 
+@when("`lowtide agents {command}` runs in this process, whatever its exit")
+def step_lowtide_in_process_any(context: Context, command: str) -> None:
+    w = world(context)
+    run_cli(w, f"lowtide agents {command}", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
+
+
 @then('the batch the run "{run_id}" waited on was canceled at the API')
 def step_batch_canceled(context: Context, run_id: str) -> None:
     w = world(context)
