@@ -42,7 +42,7 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the batches end and the agent runs are resumed once
     And the batches end and the agent runs are resumed once
     And the batches end and the agent runs are resumed once
-    Then the run "e-1" is finished, its result beginning "ValueError: no build log; ConfigurationError: no such repository; JournaledError(lowtide_agent_examples.ToolBroke): lowtide_agent_examples.ToolBroke: the tool broke"
+    Then the run "e-1" is finished, its result beginning "ValueError: no build log; ConfigurationError: no such repository; JournaledError(lowtide.errors.AgentRunError): lowtide.errors.AgentRunError: the run is gone; JournaledError(lowtide_agent_examples.ToolBroke): lowtide_agent_examples.ToolBroke: the tool broke"
 
   Scenario: A run is one trace, whichever processes advance it: each advance a span of it, its turns' calls within
     Given OpenTelemetry is configured with in-memory exporters

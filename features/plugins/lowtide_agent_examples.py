@@ -16,6 +16,7 @@ import asyncio
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from lowtide import Actor, AgentContext, agent
@@ -92,14 +93,25 @@ class ToolBroke(Exception):
 
 
 def broken_tool(kind: str) -> str:
-    """Fails with a builtin error, one of lowtide's own, or one of its own module's."""
+    """Fails with a builtin error, one of lowtide's own, one of lowtide's that needs more than its message to be
+    made, or one of its own module's."""
+    from lowtide.errors import AgentRunError, ConfigurationError
+
     if kind == "builtin":
         raise ValueError("no build log")
     if kind == "lowtide":
-        from lowtide.errors import ConfigurationError
-
         raise ConfigurationError("no such repository")
+    if kind == "lowtide-fields":
+        raise AgentRunError("the run is gone", run_id="r", state="stopped")
     raise ToolBroke("the tool broke")
+
+
+@dataclass
+class BrokenTools:
+    """A step given as a callable object that compares by value (unhashable): its return type read each time."""
+
+    def __call__(self, kind: str) -> str:
+        return broken_tool(kind)
 
 
 @agent
@@ -107,13 +119,14 @@ async def forgiving(ctx: AgentContext, issue: str, log: str) -> str:
     """Goes on past each tool's error, a turn after each (so that each later advance replays the errors before it):
     its result says which class each error was raised as, as the last advance replayed it."""
     seen: list[str] = []
-    for kind in ("builtin", "lowtide", "own"):
-        try:
-            await ctx.step(broken_tool, kind)
-        except Exception as exc:
-            named = getattr(exc, "error_class", None)
-            seen.append(type(exc).__name__ + (f"({named})" if named else "") + f": {exc}")
-        await ctx.run(actor("planner"), f"After the {kind} tool's error: {issue}")
+    for kinds in (("builtin",), ("lowtide", "lowtide-fields"), ("own",)):
+        for kind in kinds:
+            try:
+                await ctx.step(BrokenTools() if kind == "own" else broken_tool, kind)
+            except Exception as exc:
+                named = getattr(exc, "error_class", None)
+                seen.append(type(exc).__name__ + (f"({named})" if named else "") + f": {exc}")
+        await ctx.run(actor("planner"), f"After the {kinds[-1]} tool's error: {issue}")
     return "; ".join(seen)
 
 
