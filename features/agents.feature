@@ -37,6 +37,22 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     And the run "t-2" failed with an error containing "Review the plan again"
     And the API created 2 batches, one request each, every custom id once
 
+  Scenario: A failed step replays as its first error's class where that is a builtin or lowtide's, else as JournaledError naming it
+    When the agent "forgiving" is started as the run "e-1"
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    Then the run "e-1" is finished, its result beginning "ValueError: no build log; ConfigurationError: no such repository; JournaledError(lowtide.errors.AgentRunError): lowtide.errors.AgentRunError: the run is gone; JournaledError(lowtide_agent_examples.ToolBroke): lowtide_agent_examples.ToolBroke: the tool broke"
+
+  Scenario: A run is one trace, whichever processes advance it: each advance a span of it, its turns' calls within
+    Given OpenTelemetry is configured with in-memory exporters
+    When the agent "triage" is started as the run "o-1"
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    And the batches end and the agent runs are resumed once
+    Then the run "o-1" is finished, its result beginning "Emulated reply to"
+    And the run "o-1" is one trace: its start's span, and an advance span under it for each of parked, parked, parked and finished
+
   Scenario: A run id taken by another agent is refused; a step's argument the journal cannot store is refused before it runs
     When the agent "triage" is started as the run "t-3"
     And the agent "other" is started as the run "t-3"
@@ -50,6 +66,22 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     When the batches end and the agent runs are resumed once
     Then the API created 2 batches, of 3 requests each
     And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2
+
+  Scenario: The dashboard's Agents page counts the runs by state and shows a run's timeline: each turn and step, its batch, cost and wait
+    When the agent "triage" is started as the run "d-1"
+    And the agent "careful" is started as the run "d-2"
+    And the batches end and the agent runs are resumed once
+    Then the run "d-2" waits on a person, asked "Post the plan as a comment?"
+    When the dashboard's Agents page is read, showing the run "d-1"
+    Then it counts 1 parked and 1 waiting-on-person run, none in the other states
+    And it lists "d-1" parked and "d-2" waiting-on-person, asking "Post the plan as a comment?"
+    And the run "d-1"'s timeline is:
+      | kind | outcome | batch | cost | waited    |
+      | turn | done    | yes   | yes  | over 60   |
+      | step | done    | no    | no   | 0         |
+      | turn | begun   | yes   | no   | until now |
+    When the dashboard's Agents page is read, showing the run "d-9"
+    Then it shows no run
 
   Scenario: A run that asks a person waits for the decision, is approved a day later, and goes on
     When the agent "careful" is started as the run "a-1"

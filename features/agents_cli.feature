@@ -8,14 +8,15 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
   that starts the run, and `lowtide agents ...`), reaching the emulated API on a loopback socket; its batches take 60
   seconds of the scenario's clock, which moves only when a step says the batches end. A command that is not killed
   runs in this process, which knows only what the ledger holds, as a new process would (a process boundary proves
-  nothing more there). `LOWTIDE_CRASHPOINT` kills a process with SIGKILL at a named point; `AGENT_EXAMPLES_DIE_IN`
+  nothing more there). `LOWTIDE_CRASHPOINT` kills a process with SIGKILL at a named point
+  (`agent-replayed-step`: as a replay returns a journaled step's result); `AGENT_EXAMPLES_DIE_IN`
   inside a tool, before its side effect.
 
   Background:
     Given an emulated Anthropic API served on a socket, whose batches take 60 seconds
     And the example agents reach the emulated API on its socket
 
-  Scenario: Killed before a turn's create, after it, after a step's result is stored and inside a step: nothing twice
+  Scenario: Killed before a turn's create, after it, after a step's result is stored, during a replay and inside a step: nothing twice
     When a program starts the run "k-1" of "triage" with `LOWTIDE_CRASHPOINT=after-intent`
     Then the process was killed
     When `lowtide agents resume --once` runs in this process, exiting 0
@@ -25,6 +26,8 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     Then the process was killed
     And the side effects are exactly "read-log flaky test"
     When `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=after-create`
+    Then the process was killed
+    When `lowtide agents resume --once` runs in a new process with `LOWTIDE_CRASHPOINT=agent-replayed-step`
     Then the process was killed
     When `lowtide agents resume --once` runs in this process, exiting 0
     Then the run "k-1" stands parked

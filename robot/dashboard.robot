@@ -123,6 +123,31 @@ One Request Is Found By Custom Id Or Key, With Its Batches, Create Steps, Result
     Search Request    no-such-request
     Wait Until Page Contains    No request with that key or custom id.
 
+The Agents Page Counts Agent Runs By State And Shows A Run's Timeline
+    [Documentation]    Each turn and step in order: its outcome, the batch it went in, its cost, how long it waited.
+    Go To    ${URL}#runs
+    Show Page    agents
+    Wait Until Text Of Is    \#page-agents [data-fact="agents-parked"] .value    1
+    ${finished}=    Fact Of    \#page-agents    agents-finished
+    Should Be Equal    ${finished}    0
+    @{listed}=    Texts Of    \#agents-table tbody tr:nth-child(1) td
+    Should Be Equal    ${listed}[0]    triage-7
+    Should Be Equal    ${listed}[1]    parked
+    Should Be Equal    ${listed}[3]    $0.0015
+    Go To    ${URL}#agents=triage-7
+    Wait Until Text Of Is    \#agent-run h2 .run-state    parked
+    @{turn}=    Texts Of    \#agent-timeline tbody tr:nth-child(1) td
+    Should Be Equal    ${turn}[1]    turn
+    Should Be Equal    ${turn}[3]    done
+    Should Be Equal    ${turn}[4]    batch-fin
+    Should Be Equal    ${turn}[5]    $0.0015
+    Should Be Equal    ${turn}[6]    1h 0m
+    @{waiting}=    Texts Of    \#agent-timeline tbody tr:nth-child(3) td
+    Should Be Equal    ${waiting}[3]    begun
+    Should Be Equal    ${waiting}[4]    batch-live-2
+    Should Match Regexp    ${waiting}[6]    ^1\\d?m \\d+s$
+    Take Screenshot    agents
+
 The Page Updates Itself As The Ledger Changes
     Show Page    runs
     Wait Until Text Of Is    ${LIVE} [data-fact="count-waiting"] .value    6

@@ -24,6 +24,9 @@ Every Example In The README Runs As Written
     ...    needs pydantic-ai
     ...    needs langchain
     ...    needs postgres
+    # The durable agent parks, its process exits, and two `resume --once` processes take it to its end.
+    The Output Of The Block Holding    triage.start(    parked
+    The Output Of The Block Holding    lowtide agents list    triage-42    finished
 
 The README's Example That Moves The Ledger Into PostgreSQL Runs As Written
     [Documentation]    The one block whose behaviour depends on the store (`lowtide ledger copy` of the default ledger

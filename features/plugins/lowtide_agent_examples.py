@@ -1,7 +1,7 @@
 """The durable agents of the agent scenarios (features/agents*.feature), in a module of their own so that a
 `lowtide agents resume` process imports them by reference as it would a user's: a three-turn agent with two tools
 whose side effects append a line to a file, a second agent to reuse a run id with, one that asks a person
-before it posts, and one whose one step outlasts a run's lease.
+before it posts, one whose one step outlasts a run's lease, and one that goes on past its tools' errors.
 
 Its actors are the scenario's when it set them (`ACTORS`, in the scenario's process), else built from the
 environment (`AGENT_EXAMPLES_URL`: the emulator's socket; the key in `AGENT_EXAMPLES_KEY`), as a program's would be.
@@ -16,6 +16,7 @@ import asyncio
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from lowtide import Actor, AgentContext, agent
@@ -85,6 +86,48 @@ async def careful(ctx: AgentContext, issue: str, log: str) -> str:
     text = decision.result if isinstance(decision.result, str) else plan.text[:12]
     await ctx.step(post_comment, log, text)
     return f"posted {text}"
+
+
+class ToolBroke(Exception):
+    """A tool's own error class: a user's module, which a replay does not import to rebuild it."""
+
+
+def broken_tool(kind: str) -> str:
+    """Fails with a builtin error, one of lowtide's own, one of lowtide's that needs more than its message to be
+    made, or one of its own module's."""
+    from lowtide.errors import AgentRunError, ConfigurationError
+
+    if kind == "builtin":
+        raise ValueError("no build log")
+    if kind == "lowtide":
+        raise ConfigurationError("no such repository")
+    if kind == "lowtide-fields":
+        raise AgentRunError("the run is gone", run_id="r", state="stopped")
+    raise ToolBroke("the tool broke")
+
+
+@dataclass
+class BrokenTools:
+    """A step given as a callable object that compares by value (unhashable): its return type read each time."""
+
+    def __call__(self, kind: str) -> str:
+        return broken_tool(kind)
+
+
+@agent
+async def forgiving(ctx: AgentContext, issue: str, log: str) -> str:
+    """Goes on past each tool's error, a turn after each (so that each later advance replays the errors before it):
+    its result says which class each error was raised as, as the last advance replayed it."""
+    seen: list[str] = []
+    for kinds in (("builtin",), ("lowtide", "lowtide-fields"), ("own",)):
+        for kind in kinds:
+            try:
+                await ctx.step(BrokenTools() if kind == "own" else broken_tool, kind)
+            except Exception as exc:
+                named = getattr(exc, "error_class", None)
+                seen.append(type(exc).__name__ + (f"({named})" if named else "") + f": {exc}")
+        await ctx.run(actor("planner"), f"After the {kinds[-1]} tool's error: {issue}")
+    return "; ".join(seen)
 
 
 CLOCK: list[Clock] = []

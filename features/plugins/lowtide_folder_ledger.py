@@ -18,7 +18,7 @@ import fcntl
 import os
 import pickle
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -420,6 +420,10 @@ class FolderJournal:
     def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
         with self._store.writing() as ledger:
             return ledger.agent_journal.change_run(run_id, change)
+
+    def change_runs(self, changes: Mapping[str, RunChange]) -> dict[str, AgentRun | None]:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.change_runs(changes)
 
     def entries(self, run_id: str) -> list[JournalEntry]:
         with self._store.reading() as ledger:

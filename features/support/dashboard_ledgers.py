@@ -1,7 +1,8 @@
 """A ledger as `lowtide dashboard` is shown it in the tests, written through the ledger's own interface (`LedgerStore`):
 a finished run (4 answered, 1 failed, 1 expired), a run in progress (4 answered in an ended batch, 6 waiting in a
 batch still out, a cost limit), and a call parked by `actor.submit` (no run) waiting longest of all, in another
-provider's batch. `answer_waiting` ends the run in progress, as a process collecting its batch would."""
+provider's batch; and a durable agent run parked on its second turn (the Agents page). `answer_waiting` ends the run in
+progress, as a process collecting its batch would."""
 
 from __future__ import annotations
 
@@ -9,16 +10,18 @@ import time
 from decimal import Decimal
 
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind, JournalEntry
 from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
-__all__ = ["LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
+__all__ = ["AGENT_RUN", "LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
 
 OWNER = "dashboard-test-owner"
 PARKED_KEY = "parked-call-1"
 FINISHED = "reviews-finished"
 LIVE = "reviews-live"
 LARGE = "reviews-large"
+AGENT_RUN = "triage-7"
 ENDPOINT = "http://127.0.0.1:9/v1"
 CHEAP = Decimal("0.0015")
 LIVE_PRICE = Decimal("0.003")
@@ -127,6 +130,41 @@ def build(store: LedgerStore, *, now: float | None = None) -> None:
     _send(store, "batch-live-1", live[:4], provider="anthropic", at=now - 90 * 60)
     _answer(store, "batch-live-1", [_ok(key) for key in live[:4]], at=now - 60 * 60)
     _send(store, "batch-live-2", live[4:], provider="anthropic", at=now - 10 * 60)
+    _agent_run(store, first_turn=finished[0], second_turn=live[4], now=now)
+
+
+def _agent_run(store: LedgerStore, *, first_turn: str, second_turn: str, now: float) -> None:
+    """A run whose first turn went in the finished run's batch (answered an hour after it was sent), whose step ran,
+    and whose second turn waits in the batch still out (its requests stand for the turns' own)."""
+    journal = store.agent_journal
+    journal.open_run(
+        AgentRun(
+            run_id=AGENT_RUN, reference="agents_app:triage", input='{"args":["flaky test"],"kwargs":{}}',
+            state=AgentState.PARKED, result=None, error=None, cost_usd=CHEAP, awaiting=second_turn, holder=None,
+            held_until=None, created_at=now - 3 * 3600, updated_at=now - 10 * 60,
+        )
+    )  # fmt: skip
+    entries = [
+        (
+            EntryKind.TURN,
+            "planner: 'Plan a fix for: flaky test'",
+            first_turn,
+            '{"text":"a plan"}',
+            CHEAP,
+            3 * 3600,
+            2 * 3600,
+        ),
+        (EntryKind.STEP, "agents_app:read_build_log", f"{AGENT_RUN}/1", '"3 failures"', None, 2 * 3600, 2 * 3600),
+        (EntryKind.TURN, "planner: 'Review this plan'", second_turn, None, None, 10 * 60, None),
+    ]
+    for position, (kind, name, key, result, cost, started, ended) in enumerate(entries):
+        journal.put_entry(
+            JournalEntry(
+                run_id=AGENT_RUN, position=position, kind=kind, name=name, fingerprint=f"f{position}", key=key,
+                result=result, error=None, cost_usd=cost, idempotent=False, retry=False, attempts=1,
+                started_at=now - started, ended_at=None if ended is None else now - ended,
+            )
+        )  # fmt: skip
 
 
 def answer_waiting(store: LedgerStore, *, now: float | None = None, replayed: bool = False) -> None:

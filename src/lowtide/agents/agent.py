@@ -11,15 +11,18 @@ from typing import Any
 
 from lowtide.agents.approvals import approve_run
 from lowtide.agents.asking import ask
-from lowtide.agents.driver import AgentFunction, advance
+from lowtide.agents.driver import AgentFunction, advance, advance_held
+from lowtide.agents.rules import LEASE_SECONDS
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
 from lowtide.agents.waiting import answered, collect_for
+from lowtide.batching.keys import owner_id
 from lowtide.calls.arguments import check_budget
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import AgentRunError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState
 from lowtide.ledger.store import open_ledger
+from lowtide.telemetry.switch import tracing
 
 __all__ = ["Agent", "AgentHandle", "agent", "store_of"]
 
@@ -91,11 +94,24 @@ class Agent:
             given["max_cost_usd"] = str(check_budget(max_cost_usd))
         store = store_of(ledger)
         run_id = run_id or uuid.uuid4().hex
+        if not tracing():
+            return await self._open(store, run_id, given)
+        from lowtide.telemetry.agent_runs import run_span
+
+        with run_span(run_id, self.reference) as carrier:
+            if carrier:  # every process that advances the run continues this trace
+                given["trace"] = carrier
+            return await self._open(store, run_id, given)
+
+    async def _open(self, store: LedgerStore, run_id: str, given: dict[str, Any]) -> AgentHandle:
+        """Record the run (unless its id is known) and advance it."""
         now = self.clock.now()
+        owner = owner_id()
+        # Recorded held by this process, which advances it at once: no second transaction to take its lease.
         new = AgentRun(
             run_id=run_id, reference=self.reference, input=encoded(given),
-            state=AgentState.RUNNING, result=None, error=None, cost_usd=Decimal(0), awaiting=None, holder=None,
-            held_until=None, created_at=now, updated_at=now,
+            state=AgentState.RUNNING, result=None, error=None, cost_usd=Decimal(0), awaiting=None, holder=owner,
+            held_until=now + LEASE_SECONDS, created_at=now, updated_at=now,
         )  # fmt: skip
         stored, created = await ask(store, lambda: store.agent_journal.open_run(new))
         if stored.reference != self.reference:
@@ -105,7 +121,7 @@ class Agent:
                 field="run_id",
             )
         if created:
-            await advance(self.fn, store, run_id, clock=self.clock)
+            await advance_held(self.fn, store, stored, owner, self.clock)
         return AgentHandle(run_id, store)
 
     async def advance(self, run_id: str, *, ledger: LedgerLike = None) -> AgentHandle:

@@ -7,6 +7,7 @@ person whose decision is not journaled yet leaves the run waiting on that person
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Generator
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 
 from lowtide.agents.asking import ask
 from lowtide.agents.budget import over, turn_arguments
+from lowtide.agents.failures import JournaledError, journaled, replayed
 from lowtide.agents.lease import lease_kept
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
 from lowtide.batching.crashpoints import crashpoint
@@ -71,10 +73,6 @@ class InDoubt(BaseException):
 
 class Stopped(BaseException):
     """The run was stopped (`lowtide agents stop`) while its process advanced it."""
-
-
-class JournaledError(ActorError):
-    """A turn or step that failed when it first ran fails again on replay, with the error the journal kept."""
 
 
 class AgentContext:
@@ -176,9 +174,9 @@ class AgentContext:
         name = f"{actor.name}: {shown[:60]!r}"
         asked = fingerprint("turn", actor.name, prompt, mode, sorted(kwargs.items()), reference_of(response_model))
         key = f"{self.run_id}/{self._position}"
-        entry, _ = await self._intent(EntryKind.TURN, name, asked, key)
+        entry, known = await self._intent(EntryKind.TURN, name, asked, key)
         if entry.error is not None:
-            raise JournaledError(entry.error)
+            raise replayed(entry.error)
         if entry.result is not None:
             response = ActorResponse[object].model_validate_json(entry.result)
             return parse_response(response, response_model) if response_model is not None else response
@@ -195,7 +193,8 @@ class AgentContext:
                     f" {self.run_id!r} is in {self._store.location}: give both the same ledger.",
                     field="ledger",
                 )
-            record = await self._io(lambda: ledger.request(entry.key))
+            # A turn first journaled now was submitted by no earlier process (its intent comes first): nothing to read.
+            record = await self._io(lambda: ledger.request(entry.key)) if known else None
             if record is None or not record.state.final:
                 limited = self._budgeted(kwargs)
                 with self._as_runs_budget(kwargs, limited):
@@ -222,7 +221,7 @@ class AgentContext:
         try:
             response = await call
         except ActorError as exc:
-            await self._settle(entry, result=None, error=f"{type(exc).__name__}: {exc}", cost=None)
+            await self._settle(entry, result=None, error=journaled(exc), cost=None)
             raise
         cost = response.cost.total_usd if response.cost is not None else None
         await self._settle(entry, result=response.model_dump_json(), error=None, cost=cost)
@@ -264,8 +263,9 @@ class AgentContext:
         key = f"{self.run_id}/{self._position}"
         entry, known = await self._intent(EntryKind.STEP, reference, asked, key, idempotent=idempotent)
         if entry.error is not None:
-            raise JournaledError(entry.error)
+            raise replayed(entry.error)
         if entry.result is not None:
+            crashpoint("agent-replayed-step")  # a replay killed half-way: the next one starts it over
             return decoded(entry.result)
         if known:  # begun by an earlier process, which died before its result was stored
             if not (entry.idempotent or entry.retry):
@@ -280,13 +280,13 @@ class AgentContext:
                 async with lease_kept(self._store, self.run_id, self._holder, self._clock):
                     value = await value
         except Exception as exc:
-            await self._settle(entry, result=None, error=f"{type(exc).__name__}: {exc}", cost=None)
+            await self._settle(entry, result=None, error=journaled(exc), cost=None)
             raise
         finally:
             self._step_key = None
         bad = unstorable(value, f"the result of {reference}")
         if bad is not None:
-            await self._settle(entry, result=None, error=str(bad), cost=None)
+            await self._settle(entry, result=None, error=journaled(bad), cost=None)
             raise bad
         await self._settle(entry, result=encoded(value), error=None, cost=None)
         crashpoint("agent-after-step")
@@ -295,7 +295,16 @@ class AgentContext:
 
 
 def _returned(fn: Callable[..., Any]) -> object:
-    """The return type `fn` declares, evaluated where it can be (a string annotation of its module's names)."""
+    """The return type `fn` declares, evaluated where it can be (a string annotation of its module's names); once
+    per function (evaluating annotations costs more than the rest of a replayed step)."""
+    try:
+        return _declared(fn)
+    except TypeError:  # unhashable (a callable object comparing by value): evaluated each time
+        return _declared.__wrapped__(fn)
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared(fn: Callable[..., Any]) -> object:
     try:
         return typing.get_type_hints(fn).get("return")
     except Exception:  # an annotation naming what its module does not define: nothing to check beforehand

@@ -17,11 +17,12 @@ from lowtide.batching.keys import owner_id
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.ledger.journal import RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState
+from lowtide.telemetry.switch import tracing
 
 if TYPE_CHECKING:
     from lowtide.ledger.interface import LedgerStore
 
-__all__ = ["AgentFunction", "advance"]
+__all__ = ["AgentFunction", "advance", "advance_held", "advanced"]
 
 AgentFunction = Callable[..., Coroutine[Any, Any, Any]]
 """An agent's own function: `async def f(ctx, *args, **kwargs)`."""
@@ -36,36 +37,64 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
     held = await ask(store, lambda: journal.change_run(run_id, rules.lease(owner, clock.now())))
     if held is None:
         return None
-    entries = await ask(store, lambda: journal.entries(run_id))
-    given = json.loads(held.input)
+    return await advance_held(fn, store, held, owner, clock)
+
+
+async def advance_held(fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock) -> AgentRun:
+    """Advance a run this process holds (`owner`), and write what it came to: the run as it then stands."""
+    journal = store.agent_journal
+    change = await advanced(fn, store, held, owner, clock)
+    written = await ask(store, lambda: journal.change_run(held.run_id, change))
+    if written is None:  # stopped meanwhile: as the stop left it
+        written = await ask(store, lambda: journal.agent_run(held.run_id))
+    assert written is not None, held.run_id
+    return written
+
+
+async def advanced(fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock) -> RunChange:
+    """Replay the run `owner` holds and run it on to its next park or its end: the change that writes what it came
+    to, which the caller writes (alone, or in one transaction with the other runs of a `resume` pass). With
+    telemetry on, the advance is a span of the run's trace (its context stored with the run's input)."""
+    given: dict[str, Any] = json.loads(held.input)
+    if not tracing():
+        return (await _advanced(fn, store, held, given, owner, clock))[1]
+    from lowtide.telemetry.agent_runs import advance_span
+
+    with advance_span(held.run_id, given.get("trace")) as span:
+        outcome, change = await _advanced(fn, store, held, given, owner, clock)
+        span.set_attribute("lowtide.agent.outcome", outcome)
+    return change
+
+
+async def _advanced(
+    fn: AgentFunction, store: LedgerStore, held: AgentRun, given: dict[str, Any], owner: str, clock: Clock
+) -> tuple[str, RunChange]:
+    """What the advance came to (its outcome's name, for its span) and the change that writes it."""
+    run_id = held.run_id
+    entries = await ask(store, lambda: store.agent_journal.entries(run_id))
     budget = given.get("max_cost_usd")
     ctx = AgentContext(
         run_id, store, entries, clock, max_cost_usd=None if budget is None else Decimal(budget), holder=owner
     )
-    change: RunChange
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))
     except Parked as parked:
-        change = rules.parked(owner, parked.key, ctx.cost_usd, clock.now())
+        return "parked", rules.parked(owner, parked.key, ctx.cost_usd, clock.now())
     except WaitingOnPerson as asking:
-        change = rules.waiting(owner, asking.entry.key, ctx.cost_usd, clock.now())
+        return "waiting-on-person", rules.waiting(owner, asking.entry.key, ctx.cost_usd, clock.now())
     except InDoubt as doubt:
         entry = doubt.entry
         said = (
             f"step {entry.position} ({entry.name}) began in a process that died before its result was stored, and it"
             f" is not idempotent: run `lowtide agents retry {run_id}` to run it again."
         )
-        change = rules.ended(owner, AgentState.IN_DOUBT, ctx.cost_usd, clock.now(), error=said)
+        return "in-doubt", rules.ended(owner, AgentState.IN_DOUBT, ctx.cost_usd, clock.now(), error=said)
     except Stopped:
-        change = rules.released(owner, clock.now())
+        return "stopped", rules.released(owner, clock.now())
     except Exception as exc:
         said = f"{type(exc).__name__}: {exc}"
-        change = rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=said)
-    else:
-        bad = unstorable(value, "the agent's result")
-        if bad is not None:
-            change = rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=str(bad))
-        else:
-            change = rules.ended(owner, AgentState.FINISHED, ctx.cost_usd, clock.now(), result=encoded(value))
-    await ask(store, lambda: journal.change_run(run_id, change))
-    return await ask(store, lambda: journal.agent_run(run_id))
+        return "failed", rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=said)
+    bad = unstorable(value, "the agent's result")
+    if bad is not None:
+        return "failed", rules.ended(owner, AgentState.FAILED, ctx.cost_usd, clock.now(), error=str(bad))
+    return "finished", rules.ended(owner, AgentState.FINISHED, ctx.cost_usd, clock.now(), result=encoded(value))

@@ -17,9 +17,11 @@ from pathlib import Path
 
 from lowtide.agents import rules
 from lowtide.agents.agent import Agent
-from lowtide.agents.driver import advance
+from lowtide.agents.asking import ask
+from lowtide.agents.driver import advanced
 from lowtide.agents.values import SCRIPT_MODULE
-from lowtide.agents.waiting import answered
+from lowtide.agents.waiting import advanceable_now
+from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
@@ -101,18 +103,29 @@ async def resume_once(
         done.errors.append(("collect", f"{type(exc).__name__}: {exc}"))
     journal = store.agent_journal
     due: list[tuple[AgentRun, Agent]] = []
-    for run in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]):
-        if (only is not None and run.run_id != only) or not answered(store, run, clock.now()):
-            continue
+    waiting = [r for r in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]) if only in (None, r.run_id)]
+    for run in advanceable_now(store, waiting, clock.now()):
         try:
             due.append((run, imported(run.reference)))
         except ConfigurationError as exc:
             done.errors.append((run.run_id, str(exc)))
             journal.change_run(run.run_id, lambda r, said=str(exc): dataclasses.replace(r, error=said))
-    # Together, so that the next turns of runs advanced in one pass travel in as few batches as the coalescing
-    # window allows (one a turn for runs of one actor), not a batch a run.
-    advanced = await asyncio.gather(*(advance(found.fn, store, run.run_id, clock=clock) for run, found in due))
-    done.runs.extend(run for run in advanced if run is not None)
+    if not due:
+        return done
+    # Leased together, advanced together, their ends written together: a transaction a pass for each, not one a run
+    # for each; and together so that the next turns of runs advanced in one pass travel in as few batches as the
+    # coalescing window allows (one a turn for runs of one actor), not a batch a run. A run whose end waits for the
+    # pass's slowest run is held meanwhile by this live process (its lease), so nothing else advances it.
+    owner, now = owner_id(), clock.now()
+    held = await ask(store, lambda: journal.change_runs({run.run_id: rules.lease(owner, now) for run, _ in due}))
+    going = [(taken, found) for run, found in due if (taken := held[run.run_id]) is not None]
+    changes = await asyncio.gather(*(advanced(found.fn, store, run, owner, clock) for run, found in going))
+    ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
+    written = await ask(store, lambda: journal.change_runs(ends))
+    for run_id, run in written.items():
+        now_as = run if run is not None else await ask(store, lambda run_id=run_id: journal.agent_run(run_id))
+        if now_as is not None:
+            done.runs.append(now_as)
     return done
 
 

@@ -2,7 +2,9 @@
 
 Set `LOWTIDE_CRASHPOINT` to a stage (`after-intent`, `during-create`, `after-create`, `while-polling`,
 `while-streaming`, `after-results`: every result stored, the batch not yet said collected; or `after-step-<step>`:
-once a create step a backend records, such as its uploaded input file, is in the ledger); `during-create:0.3` dies
+once a create step a backend records, such as its uploaded input file, is in the ledger; a durable agent's
+`agent-after-step`, once a step's result is journaled, and `agent-replayed-step`, as a replay returns a journaled
+step's result); `during-create:0.3` dies
 0.3 s after the create request was sent. Unset, these are no-ops.
 """
 

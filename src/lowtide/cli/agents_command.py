@@ -14,7 +14,7 @@ import click
 from lowtide.cli.ledger_commands import existing_ledger
 from lowtide.cli.params import SECONDS, api_key_env_option, json_option, ledger_option
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind, JournalEntry
+from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind
 
 if TYPE_CHECKING:
     from lowtide.agents.fleet import Advanced
@@ -23,46 +23,22 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+def _run_json(store: LedgerStore, run: AgentRun) -> dict[str, Any]:
+    from lowtide.agents.timeline import run_json
+
+    return run_json(store, run)
+
+
 def _print_json(value: Any) -> None:
     from lowtide.bulk.outputs.results import exact_json
 
     click.echo(exact_json(value, indent=True))
 
 
-def _run_json(store: LedgerStore, run: AgentRun) -> dict[str, Any]:
-    from lowtide.agents.approvals import question
-
-    asked = question(store, run)
-    return {
-        "run_id": run.run_id, "agent": run.reference, "state": run.state.value, "cost_usd": str(run.cost_usd),
-        "max_cost_usd": _budget(run), "awaiting": run.awaiting, "question": None if asked is None else asked.name,
-        "error": run.error,
-        "created_at": run.created_at, "updated_at": run.updated_at,
-    }  # fmt: skip
-
-
-def _entry_state(entry: JournalEntry) -> str:
-    if entry.kind is EntryKind.PERSON:  # a question: its decision, or still waiting for one
-        return "waiting" if entry.result is None else "approved" if json.loads(entry.result)["approved"] else "denied"
-    return "done" if entry.result is not None else "failed" if entry.error is not None else "begun"
-
-
-def _entry_json(entry: JournalEntry) -> dict[str, Any]:
-    state = _entry_state(entry)
-    return {
-        "position": entry.position, "kind": entry.kind.value, "name": entry.name, "key": entry.key, "state": state,
-        "cost_usd": None if entry.cost_usd is None else str(entry.cost_usd), "attempts": entry.attempts,
-        "error": entry.error, "started_at": entry.started_at, "ended_at": entry.ended_at,
-    }  # fmt: skip
-
-
-def _budget(run: AgentRun) -> str | None:
-    """The run's budget over all its turns (`Agent.start(..., max_cost_usd=...)`, kept with its input), or None."""
-    return json.loads(run.input).get("max_cost_usd")
-
-
 def _cost(run: AgentRun) -> str:
-    budget = _budget(run)
+    from lowtide.agents.timeline import budget_of
+
+    budget = budget_of(run)
     return f"${run.cost_usd}" + (f" of ${budget}" if budget is not None else "")
 
 
@@ -183,15 +159,17 @@ def list_runs(states: tuple[str, ...], ledger: str | None, json_output: bool) ->
 @json_option
 def show(run_id: str, ledger: str | None, json_output: bool) -> int:
     """A run's timeline: each turn and step, in order, with its key, cost and outcome."""
+    from lowtide.agents.timeline import entry_json, timeline
+
     store = existing_ledger(ledger, read_only=True)
     run = _run_of(store, run_id)
     entries = store.agent_journal.entries(run_id)
     if json_output:
-        _print_json({**_run_json(store, run), "journal": [_entry_json(e) for e in entries]})
+        _print_json({**_run_json(store, run), "journal": timeline(store, entries, time.time())})
         return 0
     click.echo(f"{run.run_id} {run.state.value} {_cost(run)} {run.reference}{_waits(store, run)}")
     for entry in entries:
-        shown = _entry_json(entry)
+        shown = entry_json(entry)
         cost = f" ${shown['cost_usd']}" if shown["cost_usd"] else ""
         waited = (entry.ended_at or time.time()) - entry.started_at
         took = f" after {waited:.0f} s" if entry.kind is EntryKind.PERSON else ""

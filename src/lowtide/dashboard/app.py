@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from lowtide.dashboard.agents import agent_run_page, agents_page
 from lowtide.dashboard.data import DashboardData, Json
 
 __all__ = ["COOKIE", "build_app"]
@@ -107,6 +108,12 @@ def build_app(data: DashboardData, *, token: str | None, refresh_seconds: float 
     def failures(request: Request) -> Json | None:
         return data.failures()
 
+    def agent_runs(request: Request) -> Json | None:
+        # With `?run=ID`, that run's timeline too (`shown`, None when the ledger has no such run).
+        wanted = request.query_params.get("run", "").strip()
+        page = agents_page(data.store, data.clock())
+        return {**page, "shown": agent_run_page(data.store, wanted, data.clock()) if wanted else None}
+
     routes = [
         Route("/", page),
         Route("/static/{name}", static),
@@ -115,6 +122,7 @@ def build_app(data: DashboardData, *, token: str | None, refresh_seconds: float 
         Route("/api/money", api(spend)),
         Route("/api/failures", api(failures)),
         Route("/api/request", api(one)),
+        Route("/api/agents", api(agent_runs)),
     ]
     return Starlette(routes=routes)
 

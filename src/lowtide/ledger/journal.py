@@ -6,7 +6,7 @@ transaction, so that the rules (who holds the lease, which state may follow whic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
@@ -34,6 +34,11 @@ class AgentJournal(Protocol):
     def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
         """Apply `change` to the run as stored, in one transaction: the run written, or None (no such run, or the
         change declined)."""
+        ...
+
+    def change_runs(self, changes: Mapping[str, RunChange]) -> dict[str, AgentRun | None]:
+        """`change_run` for many runs (by id) in one transaction: what a `resume` pass writes for all the runs it
+        advances, rather than a transaction a run. Each id to the run written, or None."""
         ...
 
     def entries(self, run_id: str) -> list[JournalEntry]:

@@ -244,11 +244,46 @@ function renderRequest(data) {
     data.error ? el("div", {}, el("h2", {}, "Error"), el("pre", { id: "request-error" }, JSON.stringify(data.error, null, 1))) : null));
 }
 
+// Agent runs by state, the latest changed listed; with `#agents=RUN`, that run's timeline above them.
+const AGENT_STATES = ["running", "parked", "waiting-on-person", "in-doubt", "finished", "failed", "stopped"];
+
+function agentId() {
+  const hash = location.hash.replace(/^#/, "");
+  return hash.startsWith("agents=") ? decodeURIComponent(hash.slice(7)) : "";
+}
+
+function renderAgentRun(data) {
+  const run = data.run;
+  const rows = data.timeline.map((t) => [String(t.position), t.kind, t.name, t.state, t.batch_id || "—",
+    t.cost || "—", duration(t.waited_seconds), String(t.attempts), t.error || ""]);
+  return el("div", { class: "card", id: "agent-run", "data-run": run.run_id, "data-state": run.state },
+    el("h2", {}, run.run_id, " ", el("small", { class: "run-state" }, run.state)),
+    el("div", { class: "facts" }, fact("agent", run.agent, "agent"), fact("cost", run.cost, "cost"),
+      fact("budget", run.budget || "none", "budget"),
+      fact("waits on", run.question || run.awaiting || "—", "awaiting"), fact("started", when(run.created_at), "started")),
+    run.error ? el("p", { class: "counted" }, run.error) : null,
+    table(["#", "kind", "turn or step", "outcome", "batch", "cost", "waited", "attempts", "error"], rows,
+      { id: "agent-timeline" }));
+}
+
+function renderAgents(data) {
+  const page = document.getElementById("page-agents");
+  const counts = el("div", { class: "facts" }, ...AGENT_STATES.map((s) => fact(s, String(data.counts[s]), `agents-${s}`)));
+  const rows = data.runs.map((r) => [el("a", { href: `#agents=${encodeURIComponent(r.run_id)}` }, r.run_id), r.state,
+    r.agent, r.cost, r.for_seconds === null ? "—" : duration(r.for_seconds), r.question || r.awaiting || "", r.error || ""]);
+  const list = el("div", { class: "card" }, el("h2", {}, `Agent runs, the latest changed first (${data.runs.length} of ${data.total})`),
+    counts, rows.length ? table(["run", "state", "agent", "cost", "in this state for", "waits on", "error"], rows,
+      { id: "agents-table" }) : el("p", { class: "empty" }, `No agent runs in ${data.location}.`));
+  page.replaceChildren(...[data.shown ? renderAgentRun(data.shown) : null, list].filter((n) => n));
+}
+
 const PAGES = {
   runs: { url: () => "/api/runs", render: renderRuns },
   batches: { url: () => `/api/batches?page=${batchPage}`, render: renderBatches },
   money: { url: () => "/api/money", render: renderMoney },
   failures: { url: () => "/api/failures", render: renderFailures },
+  agents: { url: () => { const id = agentId(); return id ? `/api/agents?run=${encodeURIComponent(id)}` : "/api/agents"; },
+    render: renderAgents },
   request: { url: () => { const id = requestId(); return id ? `/api/request?id=${encodeURIComponent(id)}` : null; },
     render: renderRequest },
 };

@@ -4,7 +4,7 @@ under the ledger's one lock, with the meaning the SQLite store's tables give the
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lowtide.ledger.journal import EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
@@ -45,6 +45,10 @@ class MemoryJournal:
             if changed is not None:
                 self.runs[run_id] = changed
             return changed
+
+    def change_runs(self, changes: Mapping[str, RunChange]) -> dict[str, AgentRun | None]:
+        with self._lock:
+            return {run_id: self.change_run(run_id, change) for run_id, change in changes.items()}
 
     def entries(self, run_id: str) -> list[JournalEntry]:
         with self._lock:

@@ -5,7 +5,7 @@ hosts at once is recorded by one (`ON CONFLICT DO NOTHING`), the other handed th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import LiteralString, TypeVar
 
@@ -66,6 +66,9 @@ class PostgresJournal:
     def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
         return self._do("change an agent run", partial(_change_run, run_id, change))
 
+    def change_runs(self, changes: Mapping[str, RunChange]) -> dict[str, AgentRun | None]:
+        return self._do("change agent runs", partial(_change_runs, dict(changes)))
+
     def entries(self, run_id: str) -> list[JournalEntry]:
         return self._do("read an agent's journal", partial(_entries, run_id), transaction=False)
 
@@ -108,6 +111,20 @@ def _change_run(run_id: str, change: RunChange) -> Op[AgentRun | None]:
         row = run_row(changed)
         yield Sql(_UPDATE_RUN, (*row[1:], row[0]))
     return changed
+
+
+def _change_runs(changes: dict[str, RunChange]) -> Op[dict[str, AgentRun | None]]:
+    # Locked in the order of their ids, so that two hosts locking overlapping sets never wait on each other in a ring.
+    reply = yield Sql(
+        f"SELECT {_RUNS} FROM agent_runs WHERE run_id = ANY(%s) ORDER BY run_id FOR UPDATE", (sorted(changes),)
+    )
+    done: dict[str, AgentRun | None] = dict.fromkeys(changes)
+    for stored in (run_of(row) for row in reply.rows):
+        changed = done[stored.run_id] = changes[stored.run_id](stored)
+        if changed is not None:
+            row = run_row(changed)
+            yield Sql(_UPDATE_RUN, (*row[1:], row[0]))
+    return done
 
 
 def _entry(run_id: str, position: int, *, lock: bool) -> Op[JournalEntry | None]:

@@ -4,7 +4,7 @@ of two processes changing a run at once the second sees the first's change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lowtide.ledger.journal import EntryChange, RunChange
 from lowtide.ledger.journal_records import (
@@ -25,6 +25,8 @@ __all__ = ["SqliteJournal"]
 _RUNS = ", ".join(RUN_COLUMNS)
 _ENTRIES = ", ".join(ENTRY_COLUMNS)
 _PUT_RUN = f"INSERT OR REPLACE INTO agent_runs ({_RUNS}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})"
+_CHUNK = 500
+"""Run ids read in one query (below SQLite's limit of bound parameters)."""
 _PUT_ENTRY = f"INSERT OR REPLACE INTO agent_journal ({_ENTRIES}) VALUES ({', '.join('?' * len(ENTRY_COLUMNS))})"
 
 
@@ -59,6 +61,19 @@ class SqliteJournal:
             if changed is not None:
                 db.execute(_PUT_RUN, run_row(changed))
         return changed
+
+    def change_runs(self, changes: Mapping[str, RunChange]) -> dict[str, AgentRun | None]:
+        ids = list(changes)
+        done: dict[str, AgentRun | None] = dict.fromkeys(ids)
+        with self.ledger.transaction() as db:
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                query = f"SELECT {_RUNS} FROM agent_runs WHERE run_id IN ({', '.join('?' * len(chunk))})"
+                for row in db.execute(query, chunk).fetchall():
+                    stored = run_of(row)
+                    done[stored.run_id] = changes[stored.run_id](stored)
+            db.executemany(_PUT_RUN, [run_row(run) for run in done.values() if run is not None])
+        return done
 
     def entries(self, run_id: str) -> list[JournalEntry]:
         rows = self.ledger.select(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? ORDER BY position", (run_id,))
