@@ -48,11 +48,9 @@ class SyncLoop:
 
     def close(self, last: Coroutine[Any, Any, object]) -> None:
         """Run `last` (the actor's closing) on the loop, started for it if need be, then stop and close the loop."""
-        self._started()
         with self._lock:
-            loop, thread = self._loop, self._thread
+            loop, thread = self._start()
             self._loop = self._thread = None
-        assert loop is not None and thread is not None
         try:
             asyncio.run_coroutine_threadsafe(last, loop).result()
         finally:
@@ -63,11 +61,15 @@ class SyncLoop:
 
     def _started(self) -> asyncio.AbstractEventLoop:
         with self._lock:
-            if self._loop is None:
-                loop = self._loop = asyncio.new_event_loop()
-                self._thread = threading.Thread(target=loop.run_forever, name="lowtide-run-sync", daemon=True)
-                self._thread.start()
-            return self._loop
+            return self._start()[0]
+
+    def _start(self) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+        """The loop and its thread, started now if they were not (the lock held)."""
+        if self._loop is None or self._thread is None:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=self._loop.run_forever, name="lowtide-run-sync", daemon=True)
+            self._thread.start()
+        return self._loop, self._thread
 
 
 def _settle(answer: concurrent.futures.Future[T], task: asyncio.Task[T]) -> None:
