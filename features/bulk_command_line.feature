@@ -67,6 +67,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be a whole number between 1 and 100,000, not 0. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | --out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml/results | --results-dir: cannot make the folder actor.yaml/results: Not a directory. |
 
     @sqlite
     Examples: with no ledger file there

@@ -15,7 +15,7 @@ import yaml
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from CrashLibrary import API_KEY, API_KEY_ENV
+from _crash_providers import API_KEY, API_KEY_ENV
 from resources.crash_client import AWS_ENV, BEDROCK, MODELS
 
 _IDENTITY_LINE = re.compile(r"^    ([0-9a-f]{12})  (\d+) batch\(es\), (\d+) request\(s\), newest ", re.M)
