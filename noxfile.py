@@ -322,9 +322,12 @@ def serve_clients(session: nox.Session) -> None:
     clients.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "client.mjs", "curl.sh"):
         shutil.copyfile(Path("robot/clients") / name, clients / name)
+    # The SDKs' versions are pinned: npm's cached metadata serves them without asking the registry whether it is
+    # stale (a fresh install: 6.2 s of CPU and 15 s of wall against 7.1 and 18; with node_modules in place, 1 s).
     session.run(
-        "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", external=True
-    )
+        "npm", "install", "--prefix", str(clients), "--no-audit", "--no-fund", "--no-package-lock", "--prefer-offline",
+        external=True,
+    )  # fmt: skip
     session.install("-e", f".[otel,{PROVIDERS}]", *TEST_DEPS)  # the tidegem plugin's server speaks Gemini's wire
     _contain_ledger(session)
     _measure(session)

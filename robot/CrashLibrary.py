@@ -217,7 +217,14 @@ class CrashLibrary(CrashChecks):
 
     @keyword("Run Client In This Process")
     def run_client_in_this_process(
-        self, prefix: str, requests: int, ledger: str, name: str | None = None, provider_options: str | None = None
+        self,
+        prefix: str,
+        requests: int,
+        ledger: str,
+        name: str | None = None,
+        provider_options: str | None = None,
+        shared_prefix: str | None = None,
+        shared: int = 0,
     ) -> str:
         """What `Run Client` does, in this process (`crash_client.run_here`, with the environment a client process
         is given, no crash point): for the run that finishes a killed client's work, or a client nobody kills. A
@@ -228,6 +235,8 @@ class CrashLibrary(CrashChecks):
         args = self._client_args(prefix, requests, ledger, out, None)
         if provider_options:
             args += ["--provider-options", provider_options]
+        if shared_prefix is not None:
+            args += ["--shared-prefix", shared_prefix, "--shared", str(shared)]
         client = _crash_client()
         ran = in_this_process(
             lambda: client.run_here(client.parse_args(args)),
