@@ -161,6 +161,7 @@ def step_every_call_refused(context: Context) -> None:
         "bulk": lambda: actor.bulk().add("Hello"),
         "map": lambda: w.run(actor.map(["Hello"])),
         "run_sync": lambda: actor.run_sync("Hello"),
+        "stream": lambda: actor.stream("Hello"),
         "async with": lambda: w.run(actor.__aenter__()),
     }
     for name, call in calls.items():

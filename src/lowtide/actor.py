@@ -206,6 +206,8 @@ class Actor:
         after pieces arrived raises `StreamInterruptedError`, never a short answer. In batch mode the call goes
         through the ledger as `run`'s does (its key, never paid twice) and its answer is the one event.
         """
+        if self._closed:
+            raise ActorClosedError(self.name)
         from lowtide.calls.streamed import streamed
 
         def whole() -> Coroutine[Any, Any, ActorResponse[object]]:
